@@ -1,0 +1,104 @@
+// Stage 1, bounds: the axis-aligned box of each cloth's particle positions, and with
+// `includePrevious` of its previous positions as well (continuous collision needs the swept box).
+// All cloths of a scene are reduced in one dispatch per pass. The result is exact (min/max only) and
+// bitwise equal on every backend; -0 orders below +0. An empty cloth gives the empty box (types.h).
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "vkcollide/context.h"
+#include "vkcollide/result.h"
+#include "vkcollide/types.h"
+
+namespace vkc {
+
+// Host-side input of the bounds stage, shared by every backend.
+struct BoundsInput {
+  std::span<const Float4> particles;      // the scene's particles, xyz + inverse mass
+  std::span<const Float4> prevParticles;  // empty, or as many as `particles`
+  std::span<const ClothRange> cloths;     // each within `particles`
+  bool includePrevious = false;           // requires prevParticles
+};
+
+// Checks a BoundsInput: cloth ranges inside the particle array, prevParticles' count, every
+// position finite. The error names the cloth and particle ("cloths[2].particles[17]...").
+Status validate(const BoundsInput& input);
+
+// Computes one Aabb per cloth on the CPU. `out` must hold input.cloths.size() boxes.
+// backend: kCpuScalar or kCpuSimd. On error `out` is unchanged.
+Status computeBoundsCpu(const BoundsInput& input, std::span<Aabb> out, Backend backend);
+
+// A range of a VkBuffer, in bytes. The size is needed because Vulkan cannot tell it.
+struct BufferRange {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceSize offset = 0;
+  VkDeviceSize size = 0;
+};
+
+struct BoundsStageCreateInfo {
+  std::span<const ClothRange> cloths;  // the layout of the scene's particle buffer (copied)
+  uint32_t particleCount = 0;          // elements in the particle buffer(s)
+  bool includePrevious = false;
+};
+
+// Synchronization around recorded work. vkcollide inserts one barrier before its first pass (from
+// `srcStage/srcAccess`, the host's last writes of the particle buffers) and one after its last pass
+// (to `dstStage/dstAccess`, the host's next use of the outputs). Defaults are conservative.
+struct RecordSync {
+  VkPipelineStageFlags2 srcStage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+  VkAccessFlags2 srcAccess = VK_ACCESS_2_MEMORY_WRITE_BIT;
+  VkPipelineStageFlags2 dstStage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+  VkAccessFlags2 dstAccess = VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT;
+};
+
+struct BoundsRecordInfo {
+  BufferRange particles;      // host buffer: particleCount Float4, STORAGE_BUFFER usage
+  BufferRange prevParticles;  // required with includePrevious; else ignored
+  // Where the boxes go: clothCount Aabb. Null buffer: the stage's own output (outputBuffer()).
+  BufferRange boxes;
+  RecordSync sync;
+};
+
+// GPU per-pass times of the last run(), in nanoseconds.
+struct PassTiming {
+  const char* name = "";
+  double ns = 0;
+};
+
+// The bounds stage on a Vulkan device. Holds the cloth table and scratch in device memory.
+class BoundsStage {
+ public:
+  static Result<std::unique_ptr<BoundsStage>> create(Context& context, const BoundsStageCreateInfo& info);
+  ~BoundsStage();
+
+  // Records the stage into the host's command buffer (which must be in the recording state and
+  // belong to a pool of the context's queue family). Validates the buffers before recording
+  // anything: a null buffer, a range too small, a misaligned offset or a range beyond the
+  // device's maxStorageBufferRange is an error and nothing is recorded.
+  Status record(VkCommandBuffer commandBuffer, const BoundsRecordInfo& info);
+
+  // The stage's own output buffer (clothCount Aabb), written by record() when info.boxes is null.
+  BufferRange outputBuffer() const;
+
+  // Convenience path: validates `input` (its cloths must equal the stage's layout), uploads it,
+  // records and submits on the context's queue, waits, and reads the boxes back. GPU timestamps of
+  // each pass are kept for timings().
+  Result<std::vector<Aabb>> run(const BoundsInput& input);
+  const std::vector<PassTiming>& timings() const;
+
+  struct Impl;
+
+ private:
+  explicit BoundsStage(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// One call on any backend (the Vulkan one needs `context`): what tests and tools use to run one
+// body on every backend.
+Result<std::vector<Aabb>> computeBounds(Backend backend, Context* context, const BoundsInput& input);
+
+}  // namespace vkc

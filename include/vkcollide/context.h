@@ -1,0 +1,103 @@
+// The Vulkan side of vkcollide: a Context is one VkDevice and one queue that vkcollide records
+// work for. Engines import the device they already have (vkcollide owns nothing it imports);
+// tools, tests and samples let vkcollide create one.
+//
+// Requirements on the device: Vulkan 1.3 with the synchronization2 feature, subgroup basic and
+// arithmetic operations in compute shaders, and VK_KHR_push_descriptor. Context creation checks them
+// and returns kUnsupported listing everything that is missing.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "vkcollide/result.h"
+
+namespace vkc {
+
+namespace detail {
+struct ContextImpl;
+}
+
+// What matters to vkcollide about a Vulkan device.
+struct DeviceInfo {
+  uint32_t index = 0;  // position in vkEnumeratePhysicalDevices
+  std::string name;
+  VkPhysicalDeviceType type = VK_PHYSICAL_DEVICE_TYPE_OTHER;
+  uint32_t vendorId = 0;
+  uint32_t deviceId = 0;
+  std::string vendorName;  // "NVIDIA", "AMD", "Intel", "Mesa (CPU)", ...
+  std::string driverName;  // VkPhysicalDeviceDriverProperties
+  std::string driverInfo;
+  uint32_t apiVersion = 0;
+  uint32_t subgroupSize = 0;
+  uint64_t maxStorageBufferRange = 0;
+  uint32_t maxComputeSharedMemorySize = 0;
+  uint32_t maxComputeWorkGroupInvocations = 0;
+  uint32_t maxComputeWorkGroupCount[3] = {};
+  uint32_t maxPushConstantsSize = 0;
+  uint64_t minStorageBufferOffsetAlignment = 0;
+  float timestampPeriodNs = 0;  // 0: the queue family has no timestamps
+  uint64_t deviceLocalBytes = 0;
+  std::vector<std::string> missing;  // requirements this device does not meet (empty: usable)
+
+  bool usable() const { return missing.empty(); }
+};
+
+// Called for every validation-layer message of a context created with validation. The default
+// (empty function) prints the message to stderr; every message is also counted.
+using ValidationCallback = std::function<void(const char* message)>;
+
+struct ContextCreateInfo {
+  // Which device: an index into vkEnumeratePhysicalDevices or a case-insensitive substring of the
+  // device name. Null or empty: the environment variable VKC_DEVICE, and if that is unset the first
+  // discrete GPU, else the first integrated GPU, else any usable device (lavapipe).
+  const char* deviceSelector = nullptr;
+  // Enable VK_LAYER_KHRONOS_validation with synchronization validation. Creation fails with
+  // kUnsupported if the layer is not installed (it never silently runs without it).
+  bool enableValidation = false;
+  ValidationCallback onValidationMessage;
+};
+
+// A device the host already owns. vkcollide never destroys any of these handles. The device must
+// have been created with the requirements above enabled (see the file comment).
+struct ContextImportInfo {
+  VkInstance instance = VK_NULL_HANDLE;
+  VkPhysicalDevice physicalDevice = VK_NULL_HANDLE;
+  VkDevice device = VK_NULL_HANDLE;
+  uint32_t queueFamilyIndex = 0;  // must support compute
+  VkQueue queue = VK_NULL_HANDLE; // used only by the convenience paths (upload, run, download)
+  PFN_vkGetInstanceProcAddr getInstanceProcAddr = nullptr;
+};
+
+class Context {
+ public:
+  // Creates an instance, picks a device (see ContextCreateInfo) and creates a device and queue.
+  static Result<std::unique_ptr<Context>> create(const ContextCreateInfo& info = {});
+  // Wraps a host's device without taking ownership.
+  static Result<std::unique_ptr<Context>> import(const ContextImportInfo& info);
+  // Lists every Vulkan device with what vkcollide needs to know about it (for `vkcollide devices`).
+  static Result<std::vector<DeviceInfo>> enumerateDevices();
+
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  const DeviceInfo& deviceInfo() const;
+  VkDevice device() const;
+  bool imported() const;
+  // Validation messages seen so far (0 unless created with enableValidation).
+  uint64_t validationMessageCount() const;
+
+  detail::ContextImpl& impl() { return *impl_; }
+
+ private:
+  explicit Context(std::unique_ptr<detail::ContextImpl> impl);
+  std::unique_ptr<detail::ContextImpl> impl_;
+};
+
+}  // namespace vkc

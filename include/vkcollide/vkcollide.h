@@ -1,0 +1,8 @@
+// vkcollide: a cross-vendor GPU collision engine for cloth and particles.
+// Include this header for the whole public API.
+#pragma once
+
+#include "vkcollide/bounds.h"
+#include "vkcollide/context.h"
+#include "vkcollide/result.h"
+#include "vkcollide/types.h"

@@ -1,0 +1,53 @@
+// Compiled both as GLSL (#include from shaders/*.comp) and as C++ (GLM gives the GLSL types).
+// Every struct that crosses the host/device boundary is declared once, in shaders/shared/, with
+// std430-compatible layout; the C++ side checks sizes and offsets with static_asserts.
+#ifndef VKC_SHARED_COMMON_H
+#define VKC_SHARED_COMMON_H
+
+#ifdef __cplusplus
+#include <cstddef>
+#include <cstdint>
+#include <glm/glm.hpp>
+#define VKC_NAMESPACE_BEGIN namespace vkc::gpu {
+#define VKC_NAMESPACE_END }
+#define VKC_CONSTANT(type, name, value) inline constexpr type name = value
+#define VKC_CHECK_LAYOUT(type, size) static_assert(sizeof(type) == (size), #type " size must match std430")
+#define VKC_CHECK_OFFSET(type, member, offset) \
+  static_assert(offsetof(type, member) == (offset), #type "::" #member " offset must match std430")
+VKC_NAMESPACE_BEGIN
+using uint = uint32_t;
+using vec4 = glm::vec4;
+using uvec4 = glm::uvec4;
+using ivec4 = glm::ivec4;
+VKC_NAMESPACE_END
+#else
+#define VKC_NAMESPACE_BEGIN
+#define VKC_NAMESPACE_END
+#define VKC_CONSTANT(type, name, value) const type name = value
+#define VKC_CHECK_LAYOUT(type, size)
+#define VKC_CHECK_OFFSET(type, member, offset)
+#endif
+
+VKC_NAMESPACE_BEGIN
+
+// A run of consecutive particles that belongs to one cloth, in the scene's particle buffer.
+// firstTile is the index of the cloth's first bounds tile (prefix sum over cloths, set by the host).
+struct ClothRange {
+  uint first;
+  uint count;
+  uint firstTile;
+  uint tileCount;
+};
+VKC_CHECK_LAYOUT(ClothRange, 16);
+
+// An axis-aligned box. lo.w and hi.w are 0. An empty box has lo = +inf and hi = -inf.
+struct Aabb {
+  vec4 lo;
+  vec4 hi;
+};
+VKC_CHECK_LAYOUT(Aabb, 32);
+VKC_CHECK_OFFSET(Aabb, hi, 16);
+
+VKC_NAMESPACE_END
+
+#endif  // VKC_SHARED_COMMON_H

@@ -1,0 +1,26 @@
+// Private: validation of inputs, shared by every backend so that all of them reject the same
+// inputs with the same messages. Errors name the field: "cloths[2].particles[17].x is nan".
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "shared/common.h"
+#include "vkcollide/result.h"
+#include "vkcollide/types.h"
+
+namespace vkc::detail {
+
+// Each cloth inside [0, particleCount), without overflow.
+Status validateClothRanges(std::span<const ClothRange> cloths, uint64_t particleCount, const char* what);
+
+// Every particle of every cloth: xyz finite, w (inverse mass) finite and >= 0. `array` names the
+// array in messages ("particles", "prevParticles").
+Status validateParticles(std::span<const Float4> particles, std::span<const ClothRange> cloths, const char* array);
+
+// The GPU cloth table: ranges plus each cloth's bounds tiles (prefix sum). Returns the tile count.
+uint32_t makeClothTable(std::span<const ClothRange> cloths, std::vector<gpu::ClothRange>& table);
+
+}  // namespace vkc::detail

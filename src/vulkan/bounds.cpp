@@ -1,0 +1,282 @@
+// The bounds stage on Vulkan: two passes of shaders/bounds.comp (tiles, then merge), recorded by the
+// Recorder, which derives the barrier between them from their declared buffer uses.
+#include <cstring>
+
+#include "context_impl.h"
+#include "recorder.h"
+#include "scene/validate.h"
+#include "shared/bounds.h"
+#include "vkcollide/bounds.h"
+
+namespace vkc {
+
+static_assert(sizeof(Float4) == sizeof(gpu::vec4) && sizeof(Aabb) == sizeof(gpu::Aabb));
+static_assert(offsetof(Aabb, hi) == offsetof(gpu::Aabb, hi));
+
+using detail::Access;
+using detail::Buffer;
+using detail::MemoryUsage;
+
+struct BoundsStage::Impl {
+  detail::ContextImpl& ctx;
+  std::vector<ClothRange> cloths;
+  std::vector<gpu::ClothRange> table;
+  uint32_t particleCount = 0;
+  uint32_t tileCount = 0;
+  bool includePrevious = false;
+  const detail::Pipeline* tilesPipeline = nullptr;
+  const detail::Pipeline* mergePipeline = nullptr;
+  Buffer clothTable, tileBoxes, output, dummy;
+  // Convenience path (run): device copies of the particles and staging, made on first use.
+  Buffer particles, prevParticles, upload, readback;
+  VkQueryPool queries = VK_NULL_HANDLE;
+  std::vector<PassTiming> timings;
+
+  explicit Impl(detail::ContextImpl& c) : ctx(c) {}
+  ~Impl() {
+    if (queries != VK_NULL_HANDLE) ctx.vk.vkDestroyQueryPool(ctx.device, queries, nullptr);
+  }
+
+  Status checkRange(const BufferRange& r, const char* field, VkDeviceSize needed) const {
+    if (r.buffer == VK_NULL_HANDLE) {
+      return Error{ErrorCode::kInvalidArgument, std::string("BoundsRecordInfo::") + field + ".buffer is null"};
+    }
+    if (r.size < needed) {
+      return Error{ErrorCode::kBufferTooSmall, std::string("BoundsRecordInfo::") + field + " holds " +
+                                                   std::to_string(r.size) + " bytes; the stage needs " +
+                                                   std::to_string(needed) + " bytes"};
+    }
+    const VkDeviceSize align = ctx.info.minStorageBufferOffsetAlignment;
+    if (align > 0 && r.offset % align != 0) {
+      return Error{ErrorCode::kInvalidArgument, std::string("BoundsRecordInfo::") + field + ".offset " +
+                                                    std::to_string(r.offset) + " is not a multiple of the device's "
+                                                    "minStorageBufferOffsetAlignment (" + std::to_string(align) + ")"};
+    }
+    return {};
+  }
+
+  // Builds the passes for one record. particle/prev ranges are validated by the caller.
+  detail::Recorder makeRecorder(const BufferRange& parts, const BufferRange& prev, const BufferRange& boxes) const {
+    detail::Recorder rec(ctx);
+    const gpu::BoundsPush push{static_cast<uint32_t>(table.size()), tileCount, particleCount, includePrevious ? 1u : 0u};
+    const BufferRange tileRange{tileBoxes.handle(), 0, std::max<VkDeviceSize>(tileCount, 1) * sizeof(gpu::BoundsTileBox)};
+    const BufferRange tableRange{clothTable.handle(), 0, table.size() * sizeof(gpu::ClothRange)};
+    const BufferRange dummyRange = dummy.range();
+    if (tileCount > 0) {
+      detail::Pass tiles;
+      tiles.name = "vkc.bounds.tiles";
+      tiles.pipeline = tilesPipeline;
+      tiles.bindings = {{parts, Access::kRead},
+                        {includePrevious ? prev : dummyRange, Access::kRead},
+                        {tableRange, Access::kRead},
+                        {tileRange, Access::kWrite},
+                        {dummyRange, Access::kRead}};
+      tiles.setPush(push);
+      tiles.groupCount = tileCount;
+      rec.add(std::move(tiles));
+    }
+    detail::Pass merge;
+    merge.name = "vkc.bounds.merge";
+    merge.pipeline = mergePipeline;
+    merge.bindings = {{dummyRange, Access::kRead},
+                      {dummyRange, Access::kRead},
+                      {tableRange, Access::kRead},
+                      {tileRange, Access::kRead},
+                      {boxes, Access::kWrite}};
+    merge.setPush(push);
+    merge.groupCount = static_cast<uint32_t>(table.size());
+    rec.add(std::move(merge));
+    return rec;
+  }
+};
+
+BoundsStage::BoundsStage(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+BoundsStage::~BoundsStage() = default;
+
+Result<std::unique_ptr<BoundsStage>> BoundsStage::create(Context& context, const BoundsStageCreateInfo& info) {
+  detail::ContextImpl& ctx = context.impl();
+  auto impl = std::make_unique<Impl>(ctx);
+  VKC_TRY(detail::validateClothRanges(info.cloths, info.particleCount, "BoundsStageCreateInfo"));
+  const uint64_t maxRange = ctx.info.maxStorageBufferRange;
+  const uint64_t particleBytes = uint64_t{info.particleCount} * sizeof(Float4);
+  if (particleBytes > maxRange) {
+    return Error{ErrorCode::kLimitExceeded,
+                 "BoundsStageCreateInfo::particleCount " + std::to_string(info.particleCount) + " needs " +
+                     std::to_string(particleBytes) + " bytes in one storage buffer binding; the device '" +
+                     ctx.info.name + "' allows maxStorageBufferRange = " + std::to_string(maxRange) + " bytes (" +
+                     std::to_string(maxRange / sizeof(Float4)) + " particles)"};
+  }
+  if (uint64_t{info.cloths.size()} * sizeof(gpu::Aabb) > maxRange) {
+    return Error{ErrorCode::kLimitExceeded, "BoundsStageCreateInfo::cloths: too many cloths for maxStorageBufferRange"};
+  }
+  impl->cloths.assign(info.cloths.begin(), info.cloths.end());
+  impl->particleCount = info.particleCount;
+  impl->includePrevious = info.includePrevious;
+  impl->tileCount = detail::makeClothTable(info.cloths, impl->table);
+
+  auto tiles = ctx.pipelines->get({"bounds", gpu::kBoundsBindingCount, sizeof(gpu::BoundsPush), {gpu::kBoundsPassTiles}});
+  if (!tiles) return tiles.error();
+  auto merge = ctx.pipelines->get({"bounds", gpu::kBoundsBindingCount, sizeof(gpu::BoundsPush), {gpu::kBoundsPassMerge}});
+  if (!merge) return merge.error();
+  impl->tilesPipeline = *tiles;
+  impl->mergePipeline = *merge;
+
+  auto& alloc = *ctx.allocator;
+  const VkDeviceSize clothCount = std::max<VkDeviceSize>(info.cloths.size(), 1);
+  auto make = [&](Buffer& b, VkDeviceSize size, MemoryUsage usage) -> Status {
+    auto r = alloc.createBuffer(size, usage);
+    if (!r) return r.error();
+    b = std::move(r.value());
+    return {};
+  };
+  VKC_TRY(make(impl->clothTable, clothCount * sizeof(gpu::ClothRange), MemoryUsage::kDeviceLocal));
+  VKC_TRY(make(impl->tileBoxes, std::max<VkDeviceSize>(impl->tileCount, 1) * sizeof(gpu::BoundsTileBox),
+               MemoryUsage::kDeviceLocal));
+  VKC_TRY(make(impl->output, clothCount * sizeof(gpu::Aabb), MemoryUsage::kDeviceLocal));
+  VKC_TRY(make(impl->dummy, sizeof(gpu::vec4), MemoryUsage::kDeviceLocal));
+
+  if (!impl->table.empty()) {
+    Buffer staging;
+    const VkDeviceSize bytes = impl->table.size() * sizeof(gpu::ClothRange);
+    VKC_TRY(make(staging, bytes, MemoryUsage::kUpload));
+    std::memcpy(staging.mapped(), impl->table.data(), bytes);
+    VKC_TRY(ctx.submitAndWait([&](VkCommandBuffer cmd) -> Status {
+      const VkBufferCopy region{0, 0, bytes};
+      ctx.vk.vkCmdCopyBuffer(cmd, staging.handle(), impl->clothTable.handle(), 1, &region);
+      return {};
+    }));
+  }
+  if (ctx.info.timestampPeriodNs > 0) {
+    VkQueryPoolCreateInfo qpci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    qpci.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    qpci.queryCount = 4;
+    VKC_VK_TRY(ctx.vk.vkCreateQueryPool(ctx.device, &qpci, nullptr, &impl->queries));
+  }
+  return std::unique_ptr<BoundsStage>(new BoundsStage(std::move(impl)));
+}
+
+BufferRange BoundsStage::outputBuffer() const {
+  return {impl_->output.handle(), 0, impl_->table.size() * sizeof(gpu::Aabb)};
+}
+
+const std::vector<PassTiming>& BoundsStage::timings() const { return impl_->timings; }
+
+Status BoundsStage::record(VkCommandBuffer commandBuffer, const BoundsRecordInfo& info) {
+  Impl& s = *impl_;
+  if (commandBuffer == VK_NULL_HANDLE) return Error{ErrorCode::kInvalidArgument, "BoundsStage::record: commandBuffer is null"};
+  if (s.table.empty()) return {};  // no cloths: nothing to do
+  const VkDeviceSize particleBytes = VkDeviceSize{s.particleCount} * sizeof(Float4);
+  BufferRange parts = info.particles, prev = info.prevParticles, boxes = info.boxes;
+  if (s.particleCount == 0) {
+    parts = s.dummy.range();
+    prev = s.dummy.range();
+  } else {
+    VKC_TRY(s.checkRange(parts, "particles", particleBytes));
+    parts.size = particleBytes;
+    if (s.includePrevious) {
+      VKC_TRY(s.checkRange(prev, "prevParticles", particleBytes));
+      prev.size = particleBytes;
+    }
+  }
+  const VkDeviceSize boxBytes = s.table.size() * sizeof(gpu::Aabb);
+  if (boxes.buffer == VK_NULL_HANDLE) {
+    boxes = outputBuffer();
+  } else {
+    VKC_TRY(s.checkRange(boxes, "boxes", boxBytes));
+    boxes.size = boxBytes;
+  }
+  return s.makeRecorder(parts, prev, boxes).record(commandBuffer, info.sync);
+}
+
+Result<std::vector<Aabb>> BoundsStage::run(const BoundsInput& input) {
+  Impl& s = *impl_;
+  VKC_TRY(validate(input));
+  if (input.particles.size() != s.particleCount || input.includePrevious != s.includePrevious ||
+      !std::equal(input.cloths.begin(), input.cloths.end(), s.cloths.begin(), s.cloths.end(),
+                  [](const ClothRange& a, const ClothRange& b) { return a.first == b.first && a.count == b.count; })) {
+    return Error{ErrorCode::kInvalidArgument,
+                 "BoundsStage::run: the input's cloths, particle count or includePrevious differ from the stage's"};
+  }
+  std::vector<Aabb> out(s.table.size());
+  if (s.table.empty()) return out;
+  auto& alloc = *s.ctx.allocator;
+  const VkDeviceSize particleBytes = VkDeviceSize{s.particleCount} * sizeof(Float4);
+  const VkDeviceSize uploadBytes = particleBytes * (s.includePrevious ? 2 : 1);
+  const VkDeviceSize boxBytes = out.size() * sizeof(Aabb);
+  auto ensure = [&](Buffer& b, VkDeviceSize size, MemoryUsage usage) -> Status {
+    if (b && b.size() >= size) return {};
+    auto r = alloc.createBuffer(size, usage);
+    if (!r) return r.error();
+    b = std::move(r.value());
+    return {};
+  };
+  if (particleBytes > 0) {
+    VKC_TRY(ensure(s.particles, particleBytes, MemoryUsage::kDeviceLocal));
+    if (s.includePrevious) VKC_TRY(ensure(s.prevParticles, particleBytes, MemoryUsage::kDeviceLocal));
+    VKC_TRY(ensure(s.upload, uploadBytes, MemoryUsage::kUpload));
+    std::memcpy(s.upload.mapped(), input.particles.data(), particleBytes);
+    if (s.includePrevious) {
+      std::memcpy(static_cast<char*>(s.upload.mapped()) + particleBytes, input.prevParticles.data(), particleBytes);
+    }
+  }
+  VKC_TRY(ensure(s.readback, boxBytes, MemoryUsage::kReadback));
+
+  const BufferRange parts{s.particles.handle(), 0, particleBytes};
+  const BufferRange prev{s.prevParticles.handle(), 0, particleBytes};
+  const detail::Recorder rec = s.makeRecorder(particleBytes > 0 ? parts : s.dummy.range(),
+                                              s.includePrevious && particleBytes > 0 ? prev : s.dummy.range(),
+                                              outputBuffer());
+  RecordSync sync;
+  sync.srcStage = VK_PIPELINE_STAGE_2_COPY_BIT;
+  sync.srcAccess = VK_ACCESS_2_TRANSFER_WRITE_BIT;
+  sync.dstStage = VK_PIPELINE_STAGE_2_COPY_BIT;
+  sync.dstAccess = VK_ACCESS_2_TRANSFER_READ_BIT;
+  VKC_TRY(s.ctx.submitAndWait([&](VkCommandBuffer cmd) -> Status {
+    if (particleBytes > 0) {
+      VkBufferCopy region{0, 0, particleBytes};
+      s.ctx.vk.vkCmdCopyBuffer(cmd, s.upload.handle(), s.particles.handle(), 1, &region);
+      if (s.includePrevious) {
+        region.srcOffset = particleBytes;
+        s.ctx.vk.vkCmdCopyBuffer(cmd, s.upload.handle(), s.prevParticles.handle(), 1, &region);
+      }
+    }
+    VKC_TRY(rec.record(cmd, sync, s.queries));
+    const VkBufferCopy region{0, 0, boxBytes};
+    s.ctx.vk.vkCmdCopyBuffer(cmd, s.output.handle(), s.readback.handle(), 1, &region);
+    return {};
+  }));
+  std::memcpy(out.data(), s.readback.mapped(), boxBytes);
+
+  s.timings.clear();
+  if (s.queries != VK_NULL_HANDLE) {
+    const size_t passCount = rec.passes().size();
+    uint64_t stamps[4] = {};
+    VKC_VK_TRY(s.ctx.vk.vkGetQueryPoolResults(s.ctx.device, s.queries, 0, static_cast<uint32_t>(2 * passCount),
+                                              sizeof stamps, stamps, sizeof(uint64_t),
+                                              VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+    for (size_t i = 0; i < passCount; ++i) {
+      s.timings.push_back({i + 1 == passCount ? "merge" : "tiles",
+                           static_cast<double>(stamps[2 * i + 1] - stamps[2 * i]) * static_cast<double>(s.ctx.info.timestampPeriodNs)});
+    }
+  }
+  return out;
+}
+
+Result<std::vector<Aabb>> computeBounds(Backend backend, Context* context, const BoundsInput& input) {
+  if (backend != Backend::kVulkan) {
+    std::vector<Aabb> out(input.cloths.size());
+    VKC_TRY(computeBoundsCpu(input, out, backend));
+    return out;
+  }
+  if (context == nullptr) return Error{ErrorCode::kInvalidArgument, "computeBounds: the Vulkan backend needs a context"};
+  VKC_TRY(validate(input));
+  BoundsStageCreateInfo ci;
+  ci.cloths = input.cloths;
+  ci.particleCount = static_cast<uint32_t>(input.particles.size());
+  ci.includePrevious = input.includePrevious;
+  auto stage = BoundsStage::create(*context, ci);
+  if (!stage) return stage.error();
+  return (*stage)->run(input);
+}
+
+}  // namespace vkc

@@ -1,0 +1,55 @@
+// Private: what a Context holds. Function pointers come from volk: instance-level ones are loaded
+// globally by volk, device-level ones into a per-context table (so an imported device and a created
+// one can live side by side).
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+
+#include "memory.h"
+#include "pipelines.h"
+#include "vk_common.h"
+#include "vkcollide/context.h"
+
+namespace vkc::detail {
+
+struct ContextImpl {
+  VkInstance instance = VK_NULL_HANDLE;
+  VkPhysicalDevice physicalDevice = VK_NULL_HANDLE;
+  VkDevice device = VK_NULL_HANDLE;
+  uint32_t queueFamily = 0;
+  VkQueue queue = VK_NULL_HANDLE;
+  bool ownsInstance = false;
+  bool ownsDevice = false;
+  VolkDeviceTable vk{};
+  VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
+  bool debugLabels = false;  // VK_EXT_debug_utils is enabled on the instance
+
+  DeviceInfo info;
+  VkPhysicalDeviceProperties properties{};
+  std::atomic<uint64_t> validationMessages{0};
+  ValidationCallback onValidationMessage;
+
+  std::unique_ptr<Allocator> allocator;
+  std::unique_ptr<PipelineCache> pipelines;
+
+  // Convenience submissions (upload, run, download): one pool and fence, serialized.
+  std::mutex submitMutex;
+  VkCommandPool commandPool = VK_NULL_HANDLE;
+  VkFence fence = VK_NULL_HANDLE;
+
+  ~ContextImpl();
+  Status finishSetup();  // device table, allocator, pipelines, pool: shared by create and import
+  // Records `fn` into a fresh primary command buffer, submits it on the queue and waits.
+  Status submitAndWait(const std::function<Status(VkCommandBuffer)>& fn);
+
+  void beginLabel(VkCommandBuffer cmd, const char* name) const;
+  void endLabel(VkCommandBuffer cmd) const;
+};
+
+// Fills a DeviceInfo, including the list of unmet requirements.
+DeviceInfo queryDeviceInfo(VkPhysicalDevice device, uint32_t index);
+
+}  // namespace vkc::detail

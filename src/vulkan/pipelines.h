@@ -1,0 +1,48 @@
+// Private: compute pipelines, built once per (shader, specialization constants) and cached. Every
+// pipeline uses one push-descriptor set of storage buffers (bindings 0..bindingCount-1) and one
+// push-constant range, so recording needs no descriptor pools.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "vk_common.h"
+
+namespace vkc::detail {
+
+struct PipelineDesc {
+  const char* shader = "";  // name of shaders/<name>.comp
+  uint32_t bindingCount = 0;
+  uint32_t pushConstantSize = 0;
+  std::vector<uint32_t> specialization;  // constant_id i = specialization[i]
+};
+
+struct Pipeline {
+  std::string name;  // shader name and specialization, for labels and errors
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
+  uint32_t bindingCount = 0;
+  uint32_t pushConstantSize = 0;
+};
+
+class PipelineCache {
+ public:
+  PipelineCache(const VolkDeviceTable& vk, VkDevice device) : vk_(vk), device_(device) {}
+  ~PipelineCache();
+  // The pipeline for `desc`, created on first use. The pointer stays valid for the cache's life.
+  Result<const Pipeline*> get(const PipelineDesc& desc);
+  size_t size() const { return pipelines_.size(); }
+
+ private:
+  const VolkDeviceTable& vk_;
+  VkDevice device_;
+  std::map<std::string, std::unique_ptr<Pipeline>> pipelines_;
+  std::map<std::string, VkShaderModule> modules_;
+  std::mutex mutex_;
+};
+
+}  // namespace vkc::detail

@@ -1,0 +1,154 @@
+#include "recorder.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+
+#include "context_impl.h"
+
+namespace vkc::detail {
+namespace {
+
+bool overlaps(const BufferUse& a, const BufferUse& b) {
+  return a.buffer == b.buffer && a.offset < b.offset + b.size && b.offset < a.offset + a.size;
+}
+
+bool reads(const BufferUse& u) { return (static_cast<uint8_t>(u.access) & 1u) != 0; }
+bool writes(const BufferUse& u) { return (static_cast<uint8_t>(u.access) & 2u) != 0; }
+
+std::string describe(const char* kind, const BufferUse& u) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%s on buffer 0x%" PRIx64 " [%" PRIu64 ", %" PRIu64 ")", kind, u.buffer,
+                static_cast<uint64_t>(u.offset), static_cast<uint64_t>(u.offset + u.size));
+  return buf;
+}
+
+}  // namespace
+
+std::vector<BarrierDecision> planBarriers(std::span<const std::vector<BufferUse>> passes) {
+  std::vector<BarrierDecision> plan(passes.size());
+  // Accesses since the last barrier (a global barrier orders everything before it).
+  std::vector<BufferUse> pendingReads, pendingWrites;
+  for (size_t i = 0; i < passes.size(); ++i) {
+    BarrierDecision& d = plan[i];
+    for (const BufferUse& u : passes[i]) {
+      if (d.needed) break;
+      for (const BufferUse& w : pendingWrites) {
+        if (!overlaps(u, w)) continue;
+        d = {true, describe(writes(u) ? "write-after-write" : "read-after-write", u)};
+        break;
+      }
+      if (d.needed || !writes(u)) continue;
+      for (const BufferUse& r : pendingReads) {
+        if (!overlaps(u, r)) continue;
+        d = {true, describe("write-after-read", u)};
+        break;
+      }
+    }
+    if (d.needed) {
+      pendingReads.clear();
+      pendingWrites.clear();
+    }
+    for (const BufferUse& u : passes[i]) {
+      if (reads(u)) pendingReads.push_back(u);
+      if (writes(u)) pendingWrites.push_back(u);
+    }
+  }
+  return plan;
+}
+
+namespace {
+
+std::vector<BufferUse> usesOf(const Pass& p) {
+  std::vector<BufferUse> uses = p.extraUses;
+  for (const Binding& b : p.bindings) {
+    uses.push_back({reinterpret_cast<uint64_t>(b.range.buffer), b.range.offset, b.range.size, b.access});
+  }
+  return uses;
+}
+
+void globalBarrier(const ContextImpl& ctx, VkCommandBuffer cmd, VkPipelineStageFlags2 srcStage,
+                   VkAccessFlags2 srcAccess, VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess) {
+  VkMemoryBarrier2 mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
+  mb.srcStageMask = srcStage;
+  mb.srcAccessMask = srcAccess;
+  mb.dstStageMask = dstStage;
+  mb.dstAccessMask = dstAccess;
+  VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+  dep.memoryBarrierCount = 1;
+  dep.pMemoryBarriers = &mb;
+  ctx.vk.vkCmdPipelineBarrier2(cmd, &dep);
+}
+
+}  // namespace
+
+std::vector<BarrierDecision> Recorder::plan() const {
+  std::vector<std::vector<BufferUse>> uses;
+  uses.reserve(passes_.size());
+  for (const Pass& p : passes_) uses.push_back(usesOf(p));
+  return planBarriers(uses);
+}
+
+Status Recorder::record(VkCommandBuffer cmd, const RecordSync& sync, VkQueryPool timestamps) const {
+  // Check every pass before recording anything: a failed record leaves the command buffer untouched.
+  const uint32_t maxX = ctx_.info.maxComputeWorkGroupCount[0], maxY = ctx_.info.maxComputeWorkGroupCount[1];
+  for (const Pass& p : passes_) {
+    if (p.pipeline == nullptr || p.bindings.size() != p.pipeline->bindingCount ||
+        p.push.size() != p.pipeline->pushConstantSize) {
+      return Error{ErrorCode::kInvalidArgument, "pass '" + p.name + "' does not match its pipeline's layout"};
+    }
+    if (p.groupCount > static_cast<uint64_t>(maxX) * maxY) {
+      return Error{ErrorCode::kLimitExceeded, "pass '" + p.name + "' needs " + std::to_string(p.groupCount) +
+                                                  " workgroups, more than the device's maxComputeWorkGroupCount allows"};
+    }
+  }
+  const std::vector<BarrierDecision> barriers = plan();
+  constexpr VkPipelineStageFlags2 kCompute = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
+  constexpr VkAccessFlags2 kStorage = VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
+
+  if (timestamps != VK_NULL_HANDLE) {
+    ctx_.vk.vkCmdResetQueryPool(cmd, timestamps, 0, static_cast<uint32_t>(2 * passes_.size()));
+  }
+  globalBarrier(ctx_, cmd, sync.srcStage, sync.srcAccess, kCompute, kStorage);
+  for (size_t i = 0; i < passes_.size(); ++i) {
+    const Pass& p = passes_[i];
+    if (i > 0 && barriers[i].needed) {
+      globalBarrier(ctx_, cmd, kCompute, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, kCompute, kStorage);
+    }
+    ctx_.beginLabel(cmd, p.name.c_str());
+    if (timestamps != VK_NULL_HANDLE) {
+      ctx_.vk.vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, timestamps, static_cast<uint32_t>(2 * i));
+    }
+    ctx_.vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline->pipeline);
+    std::vector<VkDescriptorBufferInfo> infos(p.bindings.size());
+    std::vector<VkWriteDescriptorSet> writes(p.bindings.size());
+    for (uint32_t b = 0; b < p.bindings.size(); ++b) {
+      infos[b] = {p.bindings[b].range.buffer, p.bindings[b].range.offset, p.bindings[b].range.size};
+      writes[b] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+      writes[b].dstBinding = b;
+      writes[b].descriptorCount = 1;
+      writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      writes[b].pBufferInfo = &infos[b];
+    }
+    ctx_.vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline->layout, 0,
+                                      static_cast<uint32_t>(writes.size()), writes.data());
+    if (!p.push.empty()) {
+      ctx_.vk.vkCmdPushConstants(cmd, p.pipeline->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                                 static_cast<uint32_t>(p.push.size()), p.push.data());
+    }
+    if (p.groupCount > 0) {
+      const uint32_t x = std::min(p.groupCount, maxX);
+      const uint32_t y = (p.groupCount + x - 1) / x;
+      ctx_.vk.vkCmdDispatch(cmd, x, y, 1);
+    }
+    if (timestamps != VK_NULL_HANDLE) {
+      ctx_.vk.vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, timestamps,
+                                   static_cast<uint32_t>(2 * i + 1));
+    }
+    ctx_.endLabel(cmd);
+  }
+  globalBarrier(ctx_, cmd, kCompute, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, sync.dstStage, sync.dstAccess);
+  return {};
+}
+
+}  // namespace vkc::detail

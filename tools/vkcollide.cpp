@@ -1,0 +1,146 @@
+// The vkcollide command line tool.
+//   vkcollide devices                       lists the Vulkan devices and what matters about them
+//   vkcollide bounds [--device SEL] [--particles N] [--cloths C] [--prev]
+//                                           runs the bounds stage on a Vulkan device and on the CPU
+//                                           (scalar and SIMD) on a random scene and compares them
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "vkcollide/vkcollide.h"
+
+namespace {
+
+const char* typeName(VkPhysicalDeviceType t) {
+  switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "CPU";
+    default: return "other";
+  }
+}
+
+int usage() {
+  std::fprintf(stderr,
+               "usage: vkcollide devices\n"
+               "       vkcollide bounds [--device SEL] [--particles N] [--cloths C] [--prev]\n");
+  return 2;
+}
+
+int devices() {
+  auto infos = vkc::Context::enumerateDevices();
+  if (!infos) {
+    std::fprintf(stderr, "vkcollide: %s\n", infos.message().c_str());
+    return 1;
+  }
+  std::printf("%zu Vulkan device(s)\n", infos->size());
+  for (const vkc::DeviceInfo& d : *infos) {
+    std::printf("[%u] %s\n", d.index, d.name.c_str());
+    std::printf("    type %s, vendor %s (0x%04X), device 0x%04X\n", typeName(d.type), d.vendorName.c_str(), d.vendorId,
+                d.deviceId);
+    std::printf("    driver %s %s, Vulkan %u.%u.%u\n", d.driverName.c_str(), d.driverInfo.c_str(),
+                VK_API_VERSION_MAJOR(d.apiVersion), VK_API_VERSION_MINOR(d.apiVersion), VK_API_VERSION_PATCH(d.apiVersion));
+    std::printf("    subgroup size %u, maxStorageBufferRange %llu MiB, shared memory %u KiB, %u invocations/group\n",
+                d.subgroupSize, static_cast<unsigned long long>(d.maxStorageBufferRange >> 20),
+                d.maxComputeSharedMemorySize >> 10, d.maxComputeWorkGroupInvocations);
+    std::printf("    maxComputeWorkGroupCount %u x %u x %u, push constants %u B, device-local memory %llu MiB\n",
+                d.maxComputeWorkGroupCount[0], d.maxComputeWorkGroupCount[1], d.maxComputeWorkGroupCount[2],
+                d.maxPushConstantsSize, static_cast<unsigned long long>(d.deviceLocalBytes >> 20));
+    if (d.timestampPeriodNs > 0) {
+      std::printf("    timestamps: %.3f ns per tick\n", static_cast<double>(d.timestampPeriodNs));
+    } else {
+      std::printf("    timestamps: none\n");
+    }
+    if (d.usable()) {
+      std::printf("    usable by vkcollide: yes\n");
+    } else {
+      for (const std::string& m : d.missing) std::printf("    usable by vkcollide: no, missing %s\n", m.c_str());
+    }
+  }
+  return 0;
+}
+
+bool sameBits(const vkc::Aabb& a, const vkc::Aabb& b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+int bounds(int argc, char** argv) {
+  const char* device = nullptr;
+  uint32_t particles = 1'000'003, cloths = 7;
+  bool prev = false;
+  for (int i = 0; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--device" && i + 1 < argc) device = argv[++i];
+    else if (a == "--particles" && i + 1 < argc) particles = static_cast<uint32_t>(std::strtoul(argv[++i], nullptr, 10));
+    else if (a == "--cloths" && i + 1 < argc) cloths = static_cast<uint32_t>(std::strtoul(argv[++i], nullptr, 10));
+    else if (a == "--prev") prev = true;
+    else return usage();
+  }
+  if (cloths == 0) cloths = 1;
+  std::mt19937 rng(42);
+  std::uniform_real_distribution<float> u(-100.0f, 100.0f);
+  std::vector<vkc::Float4> p(particles), q(prev ? particles : 0);
+  for (auto& x : p) x = {u(rng), u(rng), u(rng), 1.0f};
+  for (auto& x : q) x = {u(rng), u(rng), u(rng), 1.0f};
+  std::vector<vkc::ClothRange> ranges(cloths);
+  for (uint32_t c = 0; c < cloths; ++c) {
+    const uint32_t first = static_cast<uint32_t>(uint64_t{particles} * c / cloths);
+    ranges[c] = {first, static_cast<uint32_t>(uint64_t{particles} * (c + 1) / cloths) - first};
+  }
+  const vkc::BoundsInput input{p, q, ranges, prev};
+
+  vkc::ContextCreateInfo ci;
+  ci.deviceSelector = device;
+  auto ctx = vkc::Context::create(ci);
+  if (!ctx) {
+    std::fprintf(stderr, "vkcollide: %s\n", ctx.message().c_str());
+    return 1;
+  }
+  std::printf("bounds: %u particles in %u cloths%s on '%s'\n", particles, cloths, prev ? " (+ previous positions)" : "",
+              (*ctx)->deviceInfo().name.c_str());
+  vkc::BoundsStageCreateInfo sci{ranges, particles, prev};
+  auto stage = vkc::BoundsStage::create(**ctx, sci);
+  if (!stage) {
+    std::fprintf(stderr, "vkcollide: %s\n", stage.message().c_str());
+    return 1;
+  }
+  auto gpu = (*stage)->run(input);
+  if (!gpu) {
+    std::fprintf(stderr, "vkcollide: %s\n", gpu.message().c_str());
+    return 1;
+  }
+  for (const vkc::PassTiming& t : (*stage)->timings()) std::printf("  vulkan pass %-6s %10.3f ms\n", t.name, t.ns * 1e-6);
+  int mismatches = 0;
+  for (vkc::Backend b : {vkc::Backend::kCpuScalar, vkc::Backend::kCpuSimd}) {
+    std::vector<vkc::Aabb> cpu(ranges.size());
+    const auto t0 = std::chrono::steady_clock::now();
+    const vkc::Status st = vkc::computeBoundsCpu(input, cpu, b);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (!st) {
+      std::fprintf(stderr, "vkcollide: %s\n", st.message().c_str());
+      return 1;
+    }
+    int diff = 0;
+    for (size_t c = 0; c < cpu.size(); ++c) diff += sameBits(cpu[c], (*gpu)[c]) ? 0 : 1;
+    std::printf("  %-10s %10.3f ms  %s\n", vkc::toString(b), ms,
+                diff == 0 ? "bitwise equal to vulkan" : "DIFFERS from vulkan");
+    mismatches += diff;
+  }
+  const vkc::Aabb& b0 = (*gpu)[0];
+  std::printf("  cloth 0 box: [%g %g %g] .. [%g %g %g]\n", double(b0.lo.x), double(b0.lo.y), double(b0.lo.z),
+              double(b0.hi.x), double(b0.hi.y), double(b0.hi.z));
+  return mismatches == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return usage();
+  const std::string cmd = argv[1];
+  if (cmd == "devices") return devices();
+  if (cmd == "bounds") return bounds(argc - 2, argv + 2);
+  return usage();
+}
