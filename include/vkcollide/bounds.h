@@ -91,6 +91,7 @@ class BoundsStage {
   const std::vector<PassTiming>& timings() const;
 
   struct Impl;
+  Impl& impl() { return *impl_; }
 
  private:
   explicit BoundsStage(std::unique_ptr<Impl> impl);

@@ -2,7 +2,7 @@
 // work for. Engines import the device they already have (vkcollide owns nothing it imports);
 // tools, tests and samples let vkcollide create one.
 //
-// Requirements on the device: Vulkan 1.3 with the synchronization2 feature, subgroup basic and
+// Requirements on the device: Vulkan 1.3 with the synchronization2 and maintenance4 features, subgroup basic and
 // arithmetic operations in compute shaders, and VK_KHR_push_descriptor. Context creation checks them
 // and returns kUnsupported listing everything that is missing.
 #pragma once

@@ -2,6 +2,7 @@
 // Recorder, which derives the barrier between them from their declared buffer uses.
 #include <cstring>
 
+#include "bounds_stage.h"
 #include "context_impl.h"
 #include "recorder.h"
 #include "scene/validate.h"
@@ -161,10 +162,10 @@ BufferRange BoundsStage::outputBuffer() const {
 
 const std::vector<PassTiming>& BoundsStage::timings() const { return impl_->timings; }
 
-Status BoundsStage::record(VkCommandBuffer commandBuffer, const BoundsRecordInfo& info) {
-  Impl& s = *impl_;
-  if (commandBuffer == VK_NULL_HANDLE) return Error{ErrorCode::kInvalidArgument, "BoundsStage::record: commandBuffer is null"};
-  if (s.table.empty()) return {};  // no cloths: nothing to do
+// Validates the host's buffers and returns the recorder for them; an empty recorder for no cloths.
+static Result<detail::Recorder> recorderFor(BoundsStage::Impl& s, const BufferRange& outputBuffer,
+                                            const BoundsRecordInfo& info) {
+  if (s.table.empty()) return detail::Recorder(s.ctx);  // no cloths: nothing to do
   const VkDeviceSize particleBytes = VkDeviceSize{s.particleCount} * sizeof(Float4);
   BufferRange parts = info.particles, prev = info.prevParticles, boxes = info.boxes;
   if (s.particleCount == 0) {
@@ -180,12 +181,26 @@ Status BoundsStage::record(VkCommandBuffer commandBuffer, const BoundsRecordInfo
   }
   const VkDeviceSize boxBytes = s.table.size() * sizeof(gpu::Aabb);
   if (boxes.buffer == VK_NULL_HANDLE) {
-    boxes = outputBuffer();
+    boxes = outputBuffer;
   } else {
     VKC_TRY(s.checkRange(boxes, "boxes", boxBytes));
     boxes.size = boxBytes;
   }
-  return s.makeRecorder(parts, prev, boxes).record(commandBuffer, info.sync);
+  return s.makeRecorder(parts, prev, boxes);
+}
+
+Status BoundsStage::record(VkCommandBuffer commandBuffer, const BoundsRecordInfo& info) {
+  if (commandBuffer == VK_NULL_HANDLE) return Error{ErrorCode::kInvalidArgument, "BoundsStage::record: commandBuffer is null"};
+  auto rec = recorderFor(*impl_, outputBuffer(), info);
+  if (!rec) return rec.error();
+  if (rec->passes().empty()) return {};
+  return rec->record(commandBuffer, info.sync);
+}
+
+Result<std::vector<detail::BarrierDecision>> detail::boundsBarrierPlan(BoundsStage& stage, const BoundsRecordInfo& info) {
+  auto rec = recorderFor(stage.impl(), stage.outputBuffer(), info);
+  if (!rec) return rec.error();
+  return rec->plan();
 }
 
 Result<std::vector<Aabb>> BoundsStage::run(const BoundsInput& input) {

@@ -291,6 +291,8 @@ DeviceInfo queryDeviceInfo(VkPhysicalDevice device, uint32_t index) {
   if (info.apiVersion >= VK_API_VERSION_1_3) {
     vkGetPhysicalDeviceFeatures2(device, &f2);
     if (!f13.synchronization2) info.missing.push_back("feature synchronization2");
+    // glslang's vulkan1.3 target declares workgroup sizes with LocalSizeId, which needs maintenance4.
+    if (!f13.maintenance4) info.missing.push_back("feature maintenance4");
   }
   const VkSubgroupFeatureFlags ops = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
   if ((subgroup.supportedOperations & ops) != ops) info.missing.push_back("subgroup basic + arithmetic operations");
@@ -460,6 +462,7 @@ Result<std::unique_ptr<Context>> Context::create(const ContextCreateInfo& info) 
   qci.pQueuePriorities = &priority;
   VkPhysicalDeviceVulkan13Features f13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
   f13.synchronization2 = VK_TRUE;
+  f13.maintenance4 = VK_TRUE;
   VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f13};
   const char* extensions[] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
   VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &f2};

@@ -1,0 +1,101 @@
+#include "support/vulkan_fixture.h"
+
+namespace vkc::test {
+namespace {
+std::mutex gMutex;
+std::vector<std::string> gMessages;
+}  // namespace
+
+Context* sharedContext(std::string* error) {
+  static std::string creationError;
+  static std::unique_ptr<Context> context = [] {
+    ContextCreateInfo ci;
+    ci.enableValidation = true;
+    ci.onValidationMessage = [](const char* msg) {
+      std::lock_guard lock(gMutex);
+      gMessages.emplace_back(msg);
+    };
+    auto r = Context::create(ci);
+    if (!r) {
+      creationError = r.message();
+      return std::unique_ptr<Context>();
+    }
+    return std::move(r.value());
+  }();
+  if (!context && error != nullptr) *error = creationError;
+  return context.get();
+}
+
+std::vector<std::string> takeValidationMessages() {
+  std::lock_guard lock(gMutex);
+  return std::exchange(gMessages, {});
+}
+
+void VulkanTest::SetUp() {
+  std::string error;
+  ctx_ = sharedContext(&error);
+  ASSERT_NE(ctx_, nullptr) << "no Vulkan context with validation (the Vulkan tests need "
+                              "mesa-vulkan-drivers and vulkan-validationlayers): "
+                           << error;
+  takeValidationMessages();
+}
+
+void VulkanTest::expectNoValidationMessages() {
+  const std::vector<std::string> messages = takeValidationMessages();
+  if (messages.empty()) return;
+  std::string all;
+  for (const std::string& m : messages) all += "\n  " + m;
+  ADD_FAILURE() << messages.size() << " validation message(s):" << all;
+}
+
+void VulkanTest::TearDown() {
+  if (ctx_ != nullptr) expectNoValidationMessages();
+}
+
+void VulkanTest::submit(const std::function<void(VkCommandBuffer)>& fn) {
+  const Status s = impl().submitAndWait([&](VkCommandBuffer cmd) -> Status {
+    fn(cmd);
+    return {};
+  });
+  ASSERT_TRUE(s.ok()) << s.message();
+}
+
+void BackendTest::SetUp() {
+  if (backend() != Backend::kVulkan) return;
+  std::string error;
+  ctx_ = sharedContext(&error);
+  ASSERT_NE(ctx_, nullptr) << "no Vulkan context with validation: " << error;
+  takeValidationMessages();
+}
+
+void VulkanTest_expectNoValidationMessagesIf(bool check) {
+  if (check) VulkanTest::expectNoValidationMessages();
+}
+
+VkCommandBuffer VulkanTest::beginCommandBuffer() {
+  VkCommandBufferAllocateInfo cbai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  cbai.commandPool = impl().commandPool;
+  cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  cbai.commandBufferCount = 1;
+  VkCommandBuffer cmd = VK_NULL_HANDLE;
+  EXPECT_EQ(impl().vk.vkAllocateCommandBuffers(impl().device, &cbai, &cmd), VK_SUCCESS);
+  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  EXPECT_EQ(impl().vk.vkBeginCommandBuffer(cmd, &bi), VK_SUCCESS);
+  return cmd;
+}
+
+void VulkanTest::freeCommandBuffer(VkCommandBuffer cmd) {
+  impl().vk.vkEndCommandBuffer(cmd);
+  impl().vk.vkFreeCommandBuffers(impl().device, impl().commandPool, 1, &cmd);
+}
+
+std::string backendName(const ::testing::TestParamInfo<Backend>& info) {
+  switch (info.param) {
+    case Backend::kVulkan: return "Vulkan";
+    case Backend::kCpuScalar: return "CpuScalar";
+    case Backend::kCpuSimd: return "CpuSimd";
+  }
+  return "Unknown";
+}
+
+}  // namespace vkc::test

@@ -1,0 +1,70 @@
+// The Vulkan test fixture: one context per test process, created with VK_LAYER_KHRONOS_validation
+// and synchronization validation. Any validation message fails the test that caused it. If the layer
+// or a usable device is missing, the test fails with the reason: Vulkan tests never skip.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "vkcollide/vkcollide.h"
+#include "vulkan/context_impl.h"
+
+namespace vkc::test {
+
+// The process-wide validated context, or null with `error` set.
+Context* sharedContext(std::string* error);
+
+// Validation messages received since the last takeValidationMessages().
+std::vector<std::string> takeValidationMessages();
+
+class VulkanTest : public ::testing::Test {
+ public:
+  // Adds a non-fatal failure for every validation message received since the last check (static so
+  // that EXPECT_NONFATAL_FAILURE can call it: this is the check that fails every Vulkan test).
+  static void expectNoValidationMessages();
+
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+  Context& ctx() { return *ctx_; }
+  detail::ContextImpl& impl() { return ctx_->impl(); }
+  // A primary command buffer in the recording state, for tests that record without submitting.
+  VkCommandBuffer beginCommandBuffer();
+  void freeCommandBuffer(VkCommandBuffer cmd);
+  // Records with fn, submits on the context's queue and waits; fails the test on error.
+  void submit(const std::function<void(VkCommandBuffer)>& fn);
+
+ private:
+  Context* ctx_ = nullptr;
+};
+
+void VulkanTest_expectNoValidationMessagesIf(bool check);
+
+// One test body for every backend: TEST_P on this fixture, instantiated with VKC_ALL_BACKENDS.
+// For the Vulkan parameter it behaves like VulkanTest (validated context, messages fail the test).
+class BackendTest : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override;
+  void TearDown() override { VulkanTest_expectNoValidationMessagesIf(ctx_ != nullptr); }
+  Backend backend() const { return GetParam(); }
+  Context* ctx() { return ctx_; }  // null for the CPU backends
+
+ private:
+  Context* ctx_ = nullptr;
+};
+
+std::string backendName(const ::testing::TestParamInfo<Backend>& info);
+}  // namespace vkc::test
+namespace vkc {
+inline void PrintTo(Backend b, std::ostream* os) { *os << toString(b); }
+}  // namespace vkc
+namespace vkc::test {
+
+#define VKC_ALL_BACKENDS \
+  ::testing::Values(::vkc::Backend::kVulkan, ::vkc::Backend::kCpuScalar, ::vkc::Backend::kCpuSimd), ::vkc::test::backendName
+
+}  // namespace vkc::test

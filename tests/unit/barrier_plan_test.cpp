@@ -1,0 +1,56 @@
+// The recorder's barrier plan: barriers exactly where a later pass touches what an earlier one wrote
+// (or writes what an earlier one read), and nowhere else.
+#include <gtest/gtest.h>
+
+#include "vulkan/recorder.h"
+
+namespace vkc::detail {
+namespace {
+
+constexpr uint64_t A = 0xA, B = 0xB;
+BufferUse use(uint64_t buf, VkDeviceSize off, VkDeviceSize size, Access a) { return {buf, off, size, a}; }
+
+std::vector<bool> needed(const std::vector<std::vector<BufferUse>>& passes) {
+  std::vector<bool> out;
+  for (const BarrierDecision& d : planBarriers(passes)) out.push_back(d.needed);
+  return out;
+}
+
+TEST(BarrierPlan, ReadAfterWrite) {
+  const auto plan = planBarriers(std::vector<std::vector<BufferUse>>{{use(A, 0, 64, Access::kWrite)}, {use(A, 0, 64, Access::kRead)}});
+  EXPECT_FALSE(plan[0].needed);
+  EXPECT_TRUE(plan[1].needed);
+  EXPECT_NE(plan[1].reason.find("read-after-write"), std::string::npos) << plan[1].reason;
+}
+
+TEST(BarrierPlan, WriteAfterReadAndWriteAfterWrite) {
+  EXPECT_EQ(needed({{use(A, 0, 64, Access::kRead)}, {use(A, 32, 64, Access::kWrite)}}), (std::vector<bool>{false, true}));
+  EXPECT_EQ(needed({{use(A, 0, 64, Access::kWrite)}, {use(A, 63, 1, Access::kWrite)}}), (std::vector<bool>{false, true}));
+  EXPECT_EQ(needed({{use(A, 0, 64, Access::kReadWrite)}, {use(A, 0, 64, Access::kReadWrite)}}),
+            (std::vector<bool>{false, true}));
+}
+
+TEST(BarrierPlan, NoBarrierForReadsOrDisjointRanges) {
+  EXPECT_EQ(needed({{use(A, 0, 64, Access::kRead)}, {use(A, 0, 64, Access::kRead)}}), (std::vector<bool>{false, false}));
+  EXPECT_EQ(needed({{use(A, 0, 64, Access::kWrite)}, {use(A, 64, 64, Access::kRead)}}), (std::vector<bool>{false, false}));
+  EXPECT_EQ(needed({{use(A, 0, 64, Access::kWrite)}, {use(B, 0, 64, Access::kRead)}}), (std::vector<bool>{false, false}));
+}
+
+TEST(BarrierPlan, HazardAcrossAnUnrelatedPass) {
+  // write A; read B (no barrier); read A (barrier: A was written before the last barrier).
+  EXPECT_EQ(needed({{use(A, 0, 16, Access::kWrite)}, {use(B, 0, 16, Access::kRead)}, {use(A, 0, 16, Access::kRead)}}),
+            (std::vector<bool>{false, false, true}));
+}
+
+TEST(BarrierPlan, ABarrierOrdersEverythingBeforeIt) {
+  // write A; write B, read A (barrier); read A again (no barrier: the pending write to A was ordered,
+  // and only reads of A came since); read B (barrier: B written after the last barrier).
+  EXPECT_EQ(needed({{use(A, 0, 16, Access::kWrite)},
+                    {use(B, 0, 16, Access::kWrite), use(A, 0, 16, Access::kRead)},
+                    {use(A, 0, 16, Access::kRead)},
+                    {use(B, 0, 16, Access::kRead)}}),
+            (std::vector<bool>{false, true, false, true}));
+}
+
+}  // namespace
+}  // namespace vkc::detail
