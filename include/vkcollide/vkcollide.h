@@ -3,6 +3,7 @@
 #pragma once
 
 #include "vkcollide/bounds.h"
+#include "vkcollide/collide_shapes.h"
 #include "vkcollide/context.h"
 #include "vkcollide/result.h"
 #include "vkcollide/types.h"

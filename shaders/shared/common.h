@@ -5,6 +5,7 @@
 #define VKC_SHARED_COMMON_H
 
 #ifdef __cplusplus
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <glm/glm.hpp>
@@ -14,11 +15,31 @@
 #define VKC_CHECK_LAYOUT(type, size) static_assert(sizeof(type) == (size), #type " size must match std430")
 #define VKC_CHECK_OFFSET(type, member, offset) \
   static_assert(offsetof(type, member) == (offset), #type "::" #member " offset must match std430")
+// Functions written once for GLSL and C++ (GLM provides GLSL's vector types and built-ins).
+#define VKC_FN inline
+#define VKC_INOUT(type) type&
+#define VKC_OUT(type) type&
+#define VKC_PRECISE
 VKC_NAMESPACE_BEGIN
 using uint = uint32_t;
-using vec4 = glm::vec4;
-using uvec4 = glm::uvec4;
-using ivec4 = glm::ivec4;
+using glm::vec3;
+using glm::vec4;
+using glm::uvec2;
+using glm::uvec4;
+using glm::ivec4;
+using glm::abs;
+using glm::clamp;
+using glm::cross;
+using glm::dot;
+using glm::floor;
+using glm::max;
+using glm::min;
+using glm::mix;
+using glm::sqrt;
+using glm::frexp;
+using glm::ldexp;
+using glm::ivec3;
+inline int findLSB(uint x) { return x == 0u ? -1 : std::countr_zero(x); }
 VKC_NAMESPACE_END
 #else
 #define VKC_NAMESPACE_BEGIN
@@ -26,6 +47,11 @@ VKC_NAMESPACE_END
 #define VKC_CONSTANT(type, name, value) const type name = value
 #define VKC_CHECK_LAYOUT(type, size)
 #define VKC_CHECK_OFFSET(type, member, offset)
+#define VKC_FN
+#define VKC_INOUT(type) inout type
+#define VKC_OUT(type) out type
+// Forbids contracting a * b + c into a fused multiply-add, so that GPU and CPU round alike.
+#define VKC_PRECISE precise
 #endif
 
 VKC_NAMESPACE_BEGIN

@@ -1,0 +1,76 @@
+// Stages 2-4: sphere and capsule collision. Per cloth, any number of spheres given at the frame's
+// start and end, and capsules given as pairs of sphere indices (radii may differ: tapered capsules).
+// Per collision iteration, the particles' current positions are pushed out of every shape (discrete),
+// or out of every shape their path crossed during the iteration (continuous, CCD); friction changes
+// the previous positions (velocity only) and collision mass scaling the current inverse masses.
+//
+// Inverse masses: prevParticles[i].w is particle i's inverse mass and is never changed; on output
+// particles[i].w is that inverse mass, scaled by 1 / (1 + k |correction|^2) where the particle
+// collided and collisionMassScale k > 0 (the next iteration starts again from prevParticles[i].w).
+// A particle with inverse mass 0 never moves.
+//
+// Backends give equal grid masks (bitwise) and positions within kShapeCollisionTolerance.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "vkcollide/result.h"
+#include "vkcollide/types.h"
+
+namespace vkc {
+
+// Positions agree across backends within this absolute tolerance times (1 + |position|) (the
+// shaders may fuse multiply-adds; the CPU twins do not).
+inline constexpr float kShapeCollisionTolerance = 1e-4f;
+
+// A capsule: the hull of two of the cloth's spheres (indices into ClothColliders::spheres). Both
+// indices must differ. When one sphere holds the other the capsule is that sphere (no cone).
+struct Capsule {
+  uint32_t sphere0 = 0;
+  uint32_t sphere1 = 0;
+};
+
+// One cloth's colliders for one frame, in the cloth's own space.
+struct ClothColliders {
+  std::span<const Float4> spheres;      // at the frame's end: xyz centre, w radius >= 0
+  std::span<const Float4> prevSpheres;  // at the frame's start; empty: the same as `spheres`
+  std::span<const Capsule> capsules;
+};
+
+struct ShapeCollisionSettings {
+  bool continuous = false;        // sweep each particle's path (prev -> current) against the moving shapes
+  float friction = 0;             // Coulomb-like friction coefficient, >= 0
+  float collisionMassScale = 0;   // k >= 0 (see the file comment)
+  // The shapes at this iteration's start and end: mix(prevSpheres, spheres, alpha). Iteration i of
+  // n usually takes alphaBegin = i / n and alphaEnd = (i + 1) / n. 0 <= alphaBegin <= alphaEnd <= 1.
+  float alphaBegin = 0;
+  float alphaEnd = 1;
+};
+
+struct ShapeCollisionInput {
+  std::span<Float4> particles;      // current positions, xyz + inverse mass (updated)
+  std::span<Float4> prevParticles;  // positions at the iteration's start, w = inverse mass (updated by friction)
+  std::span<const ClothRange> cloths;
+  std::span<const ClothColliders> colliders;  // one per cloth
+  ShapeCollisionSettings settings;
+};
+
+// Integer by-products of a run, for conformance checks: equal on every backend.
+struct ShapeCollisionDebug {
+  // Each cloth's sphere grid: 2 sets ("first", "last") x 3 axes x 8 cells x maskWords words, with
+  // maskWords = ceil((spheres + capsules) / 32); the cloths' grids are concatenated in order. All
+  // zero for a cloth whose particles and spheres do not overlap.
+  std::vector<uint32_t> masks;
+  std::vector<uint32_t> maskWords;  // per cloth
+};
+
+// Checks everything collideShapes* reads. Errors name the field, e.g.
+// "colliders[2].capsules[5].sphere1 is 9; the cloth has 4 spheres".
+Status validate(const ShapeCollisionInput& input);
+
+// One collision iteration on the CPU (kCpuScalar or kCpuSimd). On error nothing is changed.
+Status collideShapesCpu(const ShapeCollisionInput& input, Backend backend, ShapeCollisionDebug* debug = nullptr);
+
+}  // namespace vkc

@@ -1,0 +1,129 @@
+// The CPU twin of sphere and capsule collision. The arithmetic is the shaders' own: the shared
+// headers collide_shapes_math.h (functions) and collide_shapes_kernel.h (the per-particle and
+// per-mask-word logic, included into ShapeKernel below) are compiled here as C++ with GLM.
+#include "cpu/collide_shapes.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <limits>
+
+#include "shared/collide_shapes_math.h"
+#include "util/try.h"
+#include "vkcollide/bounds.h"
+
+namespace vkc::gpu {
+namespace {
+
+// The kernel's accessors over host arrays; the kernel's functions become members.
+struct ShapeKernel {
+  const vec4* spheres;
+  const Cone* cones;
+  const CapsuleSpheres* capsuleTable;
+  const uint32_t* masks;
+  const uint32_t* csr;
+  uint32_t sphereTotal;
+  uint32_t capsuleTotal;
+
+  vec4 preparedSphere(uint sphere, uint atEnd) const { return spheres[atEnd * sphereTotal + sphere]; }
+  Cone preparedCone(uint capsule, uint atEnd) const { return cones[atEnd * capsuleTotal + capsule]; }
+  CapsuleSpheres capsuleSpheres(uint capsule) const { return capsuleTable[capsule]; }
+  uint gridMask(uint index) const { return masks[index]; }
+  uint sphereCapsule(uint index) const { return csr[index]; }
+
+#include "shared/collide_shapes_kernel.h"
+};
+
+}  // namespace
+}  // namespace vkc::gpu
+
+namespace vkc::cpu {
+namespace {
+
+gpu::ShapeKernel kernelFor(const ShapesState& s) {
+  return gpu::ShapeKernel{s.spheres.data(),        s.cones.data(),          s.layout.capsules.data(),
+                          s.masks.data(),          s.layout.sphereCapsules.data(), s.layout.sphereCount,
+                          s.layout.capsuleCount};
+}
+
+}  // namespace
+
+void prepareShapes(const ShapeCollisionInput& in, std::span<const Aabb> particleBounds, ShapesState& s) {
+  s.layout = detail::makeShapesLayout(in.cloths, in.colliders);
+  s.flags = detail::shapeFlags(in.settings);
+  detail::interpolateSpheres(in.colliders, in.settings.alphaBegin, in.settings.alphaEnd, s.spheres);
+  const uint32_t S = s.layout.sphereCount, C = s.layout.capsuleCount;
+  s.cones.resize(2 * C);
+  for (uint32_t end = 0; end < 2; ++end) {
+    for (uint32_t k = 0; k < C; ++k) {
+      const gpu::CapsuleSpheres cap = s.layout.capsules[k];
+      s.cones[end * C + k] = gpu::makeCone(s.spheres[end * S + cap.sphere0], s.spheres[end * S + cap.sphere1]);
+    }
+  }
+  const bool ccd = (s.flags & gpu::kCollideFlagContinuous) != 0;
+  s.grids.resize(s.layout.cloths.size());
+  for (size_t c = 0; c < s.layout.cloths.size(); ++c) {
+    const gpu::ShapeCloth& sc = s.layout.cloths[c];
+    constexpr float inf = std::numeric_limits<float>::infinity();
+    gpu::vec3 lo(inf), hi(-inf);
+    for (uint32_t i = sc.firstSphere; i < sc.firstSphere + sc.sphereCount; ++i) {
+      for (uint32_t end = ccd ? 0u : 1u; end < 2; ++end) {
+        const gpu::vec4 sp = s.spheres[end * S + i];
+        lo = gpu::min(lo, gpu::vec3(sp) - sp.w);
+        hi = gpu::max(hi, gpu::vec3(sp) + sp.w);
+      }
+    }
+    const Aabb& b = particleBounds[c];
+    s.grids[c] = gpu::makeGrid({b.lo.x, b.lo.y, b.lo.z}, {b.hi.x, b.hi.y, b.hi.z}, lo, hi);
+  }
+  s.masks.assign(s.layout.maskWordCount, 0u);
+  gpu::ShapeKernel k = kernelFor(s);
+  for (size_t c = 0; c < s.layout.cloths.size(); ++c) {
+    const gpu::ShapeCloth& sc = s.layout.cloths[c];
+    if (s.grids[c].lower.w == 0.0f) continue;
+    for (uint32_t set = 0; set < 2; ++set)
+      for (uint32_t axis = 0; axis < 3; ++axis)
+        for (uint32_t cell = 0; cell < gpu::kGridCells; ++cell)
+          for (uint32_t w = 0; w < sc.maskWords; ++w)
+            s.masks[k.maskIndex(sc, set, axis, cell, w)] = k.buildMaskWord(sc, s.grids[c], ccd ? 1u : 0u, set, axis, cell, w);
+  }
+}
+
+void collideClothScalar(const ShapesState& s, uint32_t cloth, const ShapeCollisionSettings& settings,
+                        Float4* particles, Float4* prevParticles) {
+  gpu::ShapeKernel k = kernelFor(s);
+  const gpu::ShapeCloth& sc = s.layout.cloths[cloth];
+  for (uint32_t i = sc.firstParticle; i < sc.firstParticle + sc.particleCount; ++i) {
+    gpu::vec4 p(particles[i].x, particles[i].y, particles[i].z, particles[i].w);
+    gpu::vec4 q(prevParticles[i].x, prevParticles[i].y, prevParticles[i].z, prevParticles[i].w);
+    k.collideParticle(sc, s.grids[cloth], s.flags, settings.friction, settings.collisionMassScale, p, q);
+    particles[i] = {p.x, p.y, p.z, p.w};
+    prevParticles[i] = {q.x, q.y, q.z, q.w};
+  }
+}
+
+}  // namespace vkc::cpu
+
+namespace vkc {
+
+Status collideShapesCpu(const ShapeCollisionInput& in, Backend backend, ShapeCollisionDebug* debug) {
+  if (backend == Backend::kVulkan) {
+    return Error{ErrorCode::kInvalidArgument, "collideShapesCpu: backend must be kCpuScalar or kCpuSimd"};
+  }
+  VKC_TRY(validate(in));
+  std::vector<Aabb> bounds(in.cloths.size());
+  VKC_TRY(computeBoundsCpu({in.particles, in.prevParticles, in.cloths, in.settings.continuous}, bounds, backend));
+  cpu::ShapesState state;
+  cpu::prepareShapes(in, bounds, state);
+  for (uint32_t c = 0; c < in.cloths.size(); ++c) {
+    cpu::collideClothScalar(state, c, in.settings, in.particles.data(), in.prevParticles.data());
+  }
+  if (debug != nullptr) {
+    debug->masks = state.masks;
+    debug->maskWords.clear();
+    for (const gpu::ShapeCloth& sc : state.layout.cloths) debug->maskWords.push_back(sc.maskWords);
+  }
+  return {};
+}
+
+}  // namespace vkc

@@ -1,0 +1,31 @@
+// Private: the CPU twin of shaders/collide_shapes.comp, pass by pass, on prepared tables. The Vulkan
+// stage and the tests use the pieces; collideShapesCpu runs them all.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "scene/shapes_layout.h"
+#include "shared/collide_shapes.h"
+
+namespace vkc::cpu {
+
+// Everything the passes share, prepared from a validated input.
+struct ShapesState {
+  detail::ShapesLayout layout;
+  std::vector<gpu::vec4> spheres;  // 2 * sphereCount: the iteration's start, then its end
+  std::vector<gpu::Cone> cones;    // 2 * capsuleCount: likewise
+  std::vector<gpu::ShapeGrid> grids;
+  std::vector<uint32_t> masks;
+  uint32_t flags = 0;
+};
+
+// Prepares spheres, cones, grids and masks. `particleBounds[c]` is cloth c's box (with the previous
+// positions when continuous).
+void prepareShapes(const ShapeCollisionInput& in, std::span<const Aabb> particleBounds, ShapesState& state);
+
+// Collides particles [begin, end) of cloth c (scalar reference).
+void collideClothScalar(const ShapesState& state, uint32_t cloth, const ShapeCollisionSettings& settings,
+                        Float4* particles, Float4* prevParticles);
+
+}  // namespace vkc::cpu

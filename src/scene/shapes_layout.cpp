@@ -1,0 +1,180 @@
+#include "scene/shapes_layout.h"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "scene/validate.h"
+#include "shared/collide_shapes_math.h"
+#include "util/try.h"
+
+namespace vkc::detail {
+
+ShapesLayout makeShapesLayout(std::span<const ClothRange> cloths, std::span<const ClothColliders> colliders) {
+  ShapesLayout L;
+  L.cloths.resize(cloths.size());
+  for (size_t c = 0; c < cloths.size(); ++c) {
+    const ClothColliders& col = colliders[c];
+    gpu::ShapeCloth& sc = L.cloths[c];
+    const uint32_t spheres = static_cast<uint32_t>(col.spheres.size());
+    const uint32_t capsules = static_cast<uint32_t>(col.capsules.size());
+    sc.firstParticle = cloths[c].first;
+    sc.particleCount = cloths[c].count;
+    sc.firstSphere = L.sphereCount;
+    sc.sphereCount = spheres;
+    sc.firstCapsule = L.capsuleCount;
+    sc.capsuleCount = capsules;
+    sc.maskWords = (spheres + capsules + 31u) / 32u;
+    sc.firstMaskWord = L.maskWordCount;
+    sc.groupCount = (cloths[c].count + gpu::kShapesGroupSize - 1) / gpu::kShapesGroupSize;
+    sc.firstGroup = L.groupCount;
+    sc.firstSphereCapsule = static_cast<uint32_t>(L.sphereCapsules.size());
+    sc.pad0 = 0;
+    for (const Capsule& cap : col.capsules) {
+      L.capsules.push_back({sc.firstSphere + cap.sphere0, sc.firstSphere + cap.sphere1});
+    }
+    // CSR: offsets (spheres + 1), then the capsules of each sphere in ascending order.
+    std::vector<uint32_t> counts(spheres + 1, 0);
+    for (const Capsule& cap : col.capsules) {
+      ++counts[cap.sphere0 + 1];
+      ++counts[cap.sphere1 + 1];
+    }
+    for (uint32_t s = 0; s < spheres; ++s) counts[s + 1] += counts[s];
+    const size_t base = L.sphereCapsules.size();
+    L.sphereCapsules.insert(L.sphereCapsules.end(), counts.begin(), counts.end());
+    L.sphereCapsules.resize(base + spheres + 1 + 2 * capsules);
+    std::vector<uint32_t> fill(counts.begin(), counts.end() - 1);
+    for (uint32_t k = 0; k < capsules; ++k) {
+      L.sphereCapsules[base + spheres + 1 + fill[col.capsules[k].sphere0]++] = k;
+      L.sphereCapsules[base + spheres + 1 + fill[col.capsules[k].sphere1]++] = k;
+    }
+    L.sphereCount += spheres;
+    L.capsuleCount += capsules;
+    L.maskWordCount += gpu::kGridMaskRows * sc.maskWords;
+    L.groupCount += sc.groupCount;
+  }
+  return L;
+}
+
+void interpolateSpheres(std::span<const ClothColliders> colliders, float alphaBegin, float alphaEnd,
+                        std::vector<gpu::vec4>& out) {
+  size_t total = 0;
+  for (const ClothColliders& c : colliders) total += c.spheres.size();
+  out.resize(2 * total);
+  size_t i = 0;
+  for (const ClothColliders& c : colliders) {
+    for (size_t s = 0; s < c.spheres.size(); ++s, ++i) {
+      const Float4& e = c.spheres[s];
+      const Float4& b = c.prevSpheres.empty() ? e : c.prevSpheres[s];
+      const gpu::vec4 start(b.x, b.y, b.z, b.w), end(e.x, e.y, e.z, e.w);
+      out[i] = gpu::interpolateSphere(start, end, alphaBegin);
+      out[total + i] = gpu::interpolateSphere(start, end, alphaEnd);
+    }
+  }
+}
+
+uint32_t shapeFlags(const ShapeCollisionSettings& s) {
+  return (s.continuous ? gpu::kCollideFlagContinuous : 0u) | (s.friction > 0 ? gpu::kCollideFlagFriction : 0u) |
+         (s.collisionMassScale > 0 ? gpu::kCollideFlagMassScale : 0u);
+}
+
+namespace {
+
+std::string at(const char* array, size_t c, const char* field, size_t i) {
+  return "colliders[" + std::to_string(c) + "]." + field + "[" + std::to_string(i) + "]" + (array ? array : "");
+}
+
+Status validateSpheres(std::span<const Float4> spheres, size_t c, const char* field) {
+  for (size_t i = 0; i < spheres.size(); ++i) {
+    const Float4& s = spheres[i];
+    const float v[4] = {s.x, s.y, s.z, s.w};
+    for (int k = 0; k < 4; ++k) {
+      if (!std::isfinite(v[k])) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, ".%c is %g: sphere centres and radii must be finite", "xyzw"[k],
+                      static_cast<double>(v[k]));
+        return Error{ErrorCode::kInvalidArgument, at(nullptr, c, field, i) + buf};
+      }
+    }
+    if (s.w < 0) {
+      return Error{ErrorCode::kInvalidArgument,
+                   at(nullptr, c, field, i) + ".w (radius) is " + std::to_string(s.w) + ": radii must be >= 0"};
+    }
+  }
+  return {};
+}
+
+Status checkSetting(float v, float lo, float hi, const char* name) {
+  if (std::isfinite(v) && v >= lo && v <= hi) return {};
+  return Error{ErrorCode::kInvalidArgument, std::string("ShapeCollisionSettings::") + name + " is " + std::to_string(v) +
+                                                "; it must be finite and in [" + std::to_string(lo) + ", " +
+                                                (std::isinf(hi) ? std::string("inf") : std::to_string(hi)) + "]"};
+}
+
+}  // namespace
+
+}  // namespace vkc::detail
+
+namespace vkc {
+
+Status validate(const ShapeCollisionInput& in) {
+  using detail::at;
+  const float inf = INFINITY;
+  VKC_TRY(detail::checkSetting(in.settings.friction, 0.0f, inf, "friction"));
+  VKC_TRY(detail::checkSetting(in.settings.collisionMassScale, 0.0f, inf, "collisionMassScale"));
+  VKC_TRY(detail::checkSetting(in.settings.alphaBegin, 0.0f, 1.0f, "alphaBegin"));
+  VKC_TRY(detail::checkSetting(in.settings.alphaEnd, in.settings.alphaBegin, 1.0f, "alphaEnd"));
+  if (in.particles.size() > UINT32_MAX) {
+    return Error{ErrorCode::kLimitExceeded, "ShapeCollisionInput::particles: more than 2^32-1 particles"};
+  }
+  if (in.prevParticles.size() != in.particles.size()) {
+    return Error{ErrorCode::kInvalidArgument, "ShapeCollisionInput::prevParticles has " +
+                                                  std::to_string(in.prevParticles.size()) +
+                                                  " elements; it must have as many as particles (" +
+                                                  std::to_string(in.particles.size()) + ")"};
+  }
+  if (in.colliders.size() != in.cloths.size()) {
+    return Error{ErrorCode::kInvalidArgument, "ShapeCollisionInput::colliders has " + std::to_string(in.colliders.size()) +
+                                                  " entries; it must have one per cloth (" +
+                                                  std::to_string(in.cloths.size()) + ")"};
+  }
+  VKC_TRY(detail::validateClothRanges(in.cloths, in.particles.size(), "ShapeCollisionInput"));
+  uint64_t spheres = 0, capsules = 0;
+  for (size_t c = 0; c < in.colliders.size(); ++c) {
+    const ClothColliders& col = in.colliders[c];
+    spheres += col.spheres.size();
+    capsules += col.capsules.size();
+    VKC_TRY(detail::validateSpheres(col.spheres, c, "spheres"));
+    if (!col.prevSpheres.empty() && col.prevSpheres.size() != col.spheres.size()) {
+      return Error{ErrorCode::kInvalidArgument, "colliders[" + std::to_string(c) + "].prevSpheres has " +
+                                                    std::to_string(col.prevSpheres.size()) +
+                                                    " elements; it must be empty or have as many as spheres (" +
+                                                    std::to_string(col.spheres.size()) + ")"};
+    }
+    VKC_TRY(detail::validateSpheres(col.prevSpheres, c, "prevSpheres"));
+    for (size_t k = 0; k < col.capsules.size(); ++k) {
+      const Capsule& cap = col.capsules[k];
+      const uint32_t idx[2] = {cap.sphere0, cap.sphere1};
+      for (int e = 0; e < 2; ++e) {
+        if (idx[e] >= col.spheres.size()) {
+          return Error{ErrorCode::kInvalidArgument, at(nullptr, c, "capsules", k) + ".sphere" + std::to_string(e) +
+                                                        " is " + std::to_string(idx[e]) + "; the cloth has " +
+                                                        std::to_string(col.spheres.size()) + " spheres"};
+        }
+      }
+      if (cap.sphere0 == cap.sphere1) {
+        return Error{ErrorCode::kInvalidArgument, at(nullptr, c, "capsules", k) +
+                                                      ": sphere0 and sphere1 are both " + std::to_string(cap.sphere0) +
+                                                      " (a capsule needs two different spheres)"};
+      }
+    }
+  }
+  if (spheres > UINT32_MAX / 4 || capsules > UINT32_MAX / 4) {
+    return Error{ErrorCode::kLimitExceeded, "ShapeCollisionInput::colliders: too many spheres or capsules in total"};
+  }
+  VKC_TRY(detail::validateParticles(in.particles, in.cloths, "particles"));
+  VKC_TRY(detail::validateParticles(in.prevParticles, in.cloths, "prevParticles"));
+  return {};
+}
+
+}  // namespace vkc

@@ -1,0 +1,31 @@
+// Private: validation of shape-collision input and the tables every backend builds from it (cloth
+// table with grid and workgroup offsets, global capsule indices, the sphere -> capsules CSR).
+#pragma once
+
+#include <vector>
+
+#include "shared/collide_shapes.h"
+#include "vkcollide/collide_shapes.h"
+
+namespace vkc::detail {
+
+struct ShapesLayout {
+  std::vector<gpu::ShapeCloth> cloths;
+  std::vector<gpu::CapsuleSpheres> capsules;  // global sphere indices
+  std::vector<uint32_t> sphereCapsules;       // per cloth: sphereCount + 1 offsets, then local capsule indices
+  uint32_t sphereCount = 0;                   // in all cloths
+  uint32_t capsuleCount = 0;
+  uint32_t maskWordCount = 0;
+  uint32_t groupCount = 0;  // collide workgroups of kShapesGroupSize particles
+};
+
+// `sphereCounts[c]` and `capsules[c]` of cloth c.
+ShapesLayout makeShapesLayout(std::span<const ClothRange> cloths, std::span<const ClothColliders> colliders);
+
+// Spheres of all cloths at the iteration's start (first sphereCount) and end (next sphereCount).
+void interpolateSpheres(std::span<const ClothColliders> colliders, float alphaBegin, float alphaEnd,
+                        std::vector<gpu::vec4>& out);
+
+uint32_t shapeFlags(const ShapeCollisionSettings& s);
+
+}  // namespace vkc::detail
