@@ -32,27 +32,10 @@ Status validate(const BoundsInput& input);
 // backend: kCpuScalar or kCpuSimd. On error `out` is unchanged.
 Status computeBoundsCpu(const BoundsInput& input, std::span<Aabb> out, Backend backend);
 
-// A range of a VkBuffer, in bytes. The size is needed because Vulkan cannot tell it.
-struct BufferRange {
-  VkBuffer buffer = VK_NULL_HANDLE;
-  VkDeviceSize offset = 0;
-  VkDeviceSize size = 0;
-};
-
 struct BoundsStageCreateInfo {
   std::span<const ClothRange> cloths;  // the layout of the scene's particle buffer (copied)
   uint32_t particleCount = 0;          // elements in the particle buffer(s)
   bool includePrevious = false;
-};
-
-// Synchronization around recorded work. vkcollide inserts one barrier before its first pass (from
-// `srcStage/srcAccess`, the host's last writes of the particle buffers) and one after its last pass
-// (to `dstStage/dstAccess`, the host's next use of the outputs). Defaults are conservative.
-struct RecordSync {
-  VkPipelineStageFlags2 srcStage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
-  VkAccessFlags2 srcAccess = VK_ACCESS_2_MEMORY_WRITE_BIT;
-  VkPipelineStageFlags2 dstStage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
-  VkAccessFlags2 dstAccess = VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT;
 };
 
 struct BoundsRecordInfo {
@@ -61,12 +44,6 @@ struct BoundsRecordInfo {
   // Where the boxes go: clothCount Aabb. Null buffer: the stage's own output (outputBuffer()).
   BufferRange boxes;
   RecordSync sync;
-};
-
-// GPU per-pass times of the last run(), in nanoseconds.
-struct PassTiming {
-  const char* name = "";
-  double ns = 0;
 };
 
 // The bounds stage on a Vulkan device. Holds the cloth table and scratch in device memory.

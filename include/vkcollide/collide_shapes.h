@@ -13,9 +13,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
+#include "vkcollide/context.h"
 #include "vkcollide/result.h"
 #include "vkcollide/types.h"
 
@@ -72,5 +74,53 @@ Status validate(const ShapeCollisionInput& input);
 
 // One collision iteration on the CPU (kCpuScalar or kCpuSimd). On error nothing is changed.
 Status collideShapesCpu(const ShapeCollisionInput& input, Backend backend, ShapeCollisionDebug* debug = nullptr);
+
+struct ShapeStageCreateInfo {
+  std::span<const ClothRange> cloths;  // the layout of the scene's particle buffers (copied)
+  uint32_t particleCount = 0;          // elements in the particle buffers
+  // The colliders' layout: per cloth, the number of spheres and the capsules (copied). Sphere
+  // values are not read here; each record() passes the frame's spheres.
+  std::span<const ClothColliders> colliders;
+};
+
+struct ShapeRecordInfo {
+  BufferRange particles;      // host buffer: particleCount Float4, read and written
+  BufferRange prevParticles;  // host buffer: particleCount Float4, read, and written with friction
+  // This frame's spheres: the same counts and capsules as at creation. They are copied into the
+  // command buffer (vkCmdUpdateBuffer), so the host's arrays may change after record() returns.
+  std::span<const ClothColliders> colliders;
+  ShapeCollisionSettings settings;
+  RecordSync sync;
+};
+
+// Sphere and capsule collision on a Vulkan device: the bounds stage, then four passes (prepare,
+// grid, masks, collide), all cloths of the scene in one dispatch each.
+class ShapeCollisionStage {
+ public:
+  static Result<std::unique_ptr<ShapeCollisionStage>> create(Context& context, const ShapeStageCreateInfo& info);
+  ~ShapeCollisionStage();
+
+  // Records one collision iteration into the host's command buffer (recording state, outside a
+  // render pass, of a pool of the context's queue family). Validates the colliders, the settings and
+  // the buffers first: on error nothing is recorded.
+  Status record(VkCommandBuffer commandBuffer, const ShapeRecordInfo& info);
+
+  // Convenience path: validates `input` (its layout must be the stage's), uploads, records, submits,
+  // waits and writes the results back into input.particles and input.prevParticles.
+  Status run(const ShapeCollisionInput& input, ShapeCollisionDebug* debug = nullptr);
+  // GPU times of the last run()'s passes.
+  const std::vector<PassTiming>& timings() const;
+
+  struct Impl;
+
+ private:
+  explicit ShapeCollisionStage(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// One iteration on any backend (Vulkan needs `context`): for tools and tests that run one body on
+// every backend.
+Status collideShapes(Backend backend, Context* context, const ShapeCollisionInput& input,
+                     ShapeCollisionDebug* debug = nullptr);
 
 }  // namespace vkc

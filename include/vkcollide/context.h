@@ -74,6 +74,29 @@ struct ContextImportInfo {
   PFN_vkGetInstanceProcAddr getInstanceProcAddr = nullptr;
 };
 
+// A range of a VkBuffer, in bytes. The size is needed because Vulkan cannot tell it.
+struct BufferRange {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceSize offset = 0;
+  VkDeviceSize size = 0;
+};
+
+// Synchronization around recorded work. vkcollide inserts one barrier before its first pass (from
+// `srcStage/srcAccess`, the host's last writes of the particle buffers) and one after its last pass
+// (to `dstStage/dstAccess`, the host's next use of the outputs). Defaults are conservative.
+struct RecordSync {
+  VkPipelineStageFlags2 srcStage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+  VkAccessFlags2 srcAccess = VK_ACCESS_2_MEMORY_WRITE_BIT;
+  VkPipelineStageFlags2 dstStage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+  VkAccessFlags2 dstAccess = VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT;
+};
+
+// GPU per-pass times of the last run(), in nanoseconds.
+struct PassTiming {
+  const char* name = "";
+  double ns = 0;
+};
+
 class Context {
  public:
   // Creates an instance, picks a device (see ContextCreateInfo) and creates a device and queue.

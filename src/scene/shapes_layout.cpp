@@ -113,45 +113,34 @@ Status checkSetting(float v, float lo, float hi, const char* name) {
 
 }  // namespace
 
-}  // namespace vkc::detail
-
-namespace vkc {
-
-Status validate(const ShapeCollisionInput& in) {
-  using detail::at;
+Status validateShapeSettings(const ShapeCollisionSettings& s) {
   const float inf = INFINITY;
-  VKC_TRY(detail::checkSetting(in.settings.friction, 0.0f, inf, "friction"));
-  VKC_TRY(detail::checkSetting(in.settings.collisionMassScale, 0.0f, inf, "collisionMassScale"));
-  VKC_TRY(detail::checkSetting(in.settings.alphaBegin, 0.0f, 1.0f, "alphaBegin"));
-  VKC_TRY(detail::checkSetting(in.settings.alphaEnd, in.settings.alphaBegin, 1.0f, "alphaEnd"));
-  if (in.particles.size() > UINT32_MAX) {
-    return Error{ErrorCode::kLimitExceeded, "ShapeCollisionInput::particles: more than 2^32-1 particles"};
-  }
-  if (in.prevParticles.size() != in.particles.size()) {
-    return Error{ErrorCode::kInvalidArgument, "ShapeCollisionInput::prevParticles has " +
-                                                  std::to_string(in.prevParticles.size()) +
-                                                  " elements; it must have as many as particles (" +
-                                                  std::to_string(in.particles.size()) + ")"};
-  }
-  if (in.colliders.size() != in.cloths.size()) {
-    return Error{ErrorCode::kInvalidArgument, "ShapeCollisionInput::colliders has " + std::to_string(in.colliders.size()) +
+  VKC_TRY(checkSetting(s.friction, 0.0f, inf, "friction"));
+  VKC_TRY(checkSetting(s.collisionMassScale, 0.0f, inf, "collisionMassScale"));
+  VKC_TRY(checkSetting(s.alphaBegin, 0.0f, 1.0f, "alphaBegin"));
+  VKC_TRY(checkSetting(s.alphaEnd, s.alphaBegin, 1.0f, "alphaEnd"));
+  return {};
+}
+
+Status validateColliders(std::span<const ClothColliders> colliders, size_t clothCount) {
+  if (colliders.size() != clothCount) {
+    return Error{ErrorCode::kInvalidArgument, "colliders has " + std::to_string(colliders.size()) +
                                                   " entries; it must have one per cloth (" +
-                                                  std::to_string(in.cloths.size()) + ")"};
+                                                  std::to_string(clothCount) + ")"};
   }
-  VKC_TRY(detail::validateClothRanges(in.cloths, in.particles.size(), "ShapeCollisionInput"));
   uint64_t spheres = 0, capsules = 0;
-  for (size_t c = 0; c < in.colliders.size(); ++c) {
-    const ClothColliders& col = in.colliders[c];
+  for (size_t c = 0; c < colliders.size(); ++c) {
+    const ClothColliders& col = colliders[c];
     spheres += col.spheres.size();
     capsules += col.capsules.size();
-    VKC_TRY(detail::validateSpheres(col.spheres, c, "spheres"));
+    VKC_TRY(validateSpheres(col.spheres, c, "spheres"));
     if (!col.prevSpheres.empty() && col.prevSpheres.size() != col.spheres.size()) {
       return Error{ErrorCode::kInvalidArgument, "colliders[" + std::to_string(c) + "].prevSpheres has " +
                                                     std::to_string(col.prevSpheres.size()) +
                                                     " elements; it must be empty or have as many as spheres (" +
                                                     std::to_string(col.spheres.size()) + ")"};
     }
-    VKC_TRY(detail::validateSpheres(col.prevSpheres, c, "prevSpheres"));
+    VKC_TRY(validateSpheres(col.prevSpheres, c, "prevSpheres"));
     for (size_t k = 0; k < col.capsules.size(); ++k) {
       const Capsule& cap = col.capsules[k];
       const uint32_t idx[2] = {cap.sphere0, cap.sphere1};
@@ -163,15 +152,48 @@ Status validate(const ShapeCollisionInput& in) {
         }
       }
       if (cap.sphere0 == cap.sphere1) {
-        return Error{ErrorCode::kInvalidArgument, at(nullptr, c, "capsules", k) +
-                                                      ": sphere0 and sphere1 are both " + std::to_string(cap.sphere0) +
+        return Error{ErrorCode::kInvalidArgument, at(nullptr, c, "capsules", k) + ": sphere0 and sphere1 are both " +
+                                                      std::to_string(cap.sphere0) +
                                                       " (a capsule needs two different spheres)"};
       }
     }
   }
-  if (spheres > UINT32_MAX / 4 || capsules > UINT32_MAX / 4) {
-    return Error{ErrorCode::kLimitExceeded, "ShapeCollisionInput::colliders: too many spheres or capsules in total"};
+  if (spheres > UINT32_MAX / 8 || capsules > UINT32_MAX / 8) {
+    return Error{ErrorCode::kLimitExceeded, "colliders: too many spheres or capsules in total"};
   }
+  return {};
+}
+
+bool sameColliderLayout(std::span<const ClothColliders> a, std::span<const ClothColliders> b) {
+  if (a.size() != b.size()) return false;
+  for (size_t c = 0; c < a.size(); ++c) {
+    if (a[c].spheres.size() != b[c].spheres.size() || a[c].capsules.size() != b[c].capsules.size()) return false;
+    for (size_t k = 0; k < a[c].capsules.size(); ++k) {
+      if (a[c].capsules[k].sphere0 != b[c].capsules[k].sphere0 || a[c].capsules[k].sphere1 != b[c].capsules[k].sphere1) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace vkc::detail
+
+namespace vkc {
+
+Status validate(const ShapeCollisionInput& in) {
+  VKC_TRY(detail::validateShapeSettings(in.settings));
+  if (in.particles.size() > UINT32_MAX) {
+    return Error{ErrorCode::kLimitExceeded, "ShapeCollisionInput::particles: more than 2^32-1 particles"};
+  }
+  if (in.prevParticles.size() != in.particles.size()) {
+    return Error{ErrorCode::kInvalidArgument, "ShapeCollisionInput::prevParticles has " +
+                                                  std::to_string(in.prevParticles.size()) +
+                                                  " elements; it must have as many as particles (" +
+                                                  std::to_string(in.particles.size()) + ")"};
+  }
+  VKC_TRY(detail::validateClothRanges(in.cloths, in.particles.size(), "ShapeCollisionInput"));
+  VKC_TRY(detail::validateColliders(in.colliders, in.cloths.size()));
   VKC_TRY(detail::validateParticles(in.particles, in.cloths, "particles"));
   VKC_TRY(detail::validateParticles(in.prevParticles, in.cloths, "prevParticles"));
   return {};

@@ -28,4 +28,10 @@ void interpolateSpheres(std::span<const ClothColliders> colliders, float alphaBe
 
 uint32_t shapeFlags(const ShapeCollisionSettings& s);
 
+Status validateShapeSettings(const ShapeCollisionSettings& s);
+// Colliders of `clothCount` cloths: finite spheres, radii >= 0, capsule indices.
+Status validateColliders(std::span<const ClothColliders> colliders, size_t clothCount);
+// Whether b has a's sphere counts and capsules (the layout a stage was created with).
+bool sameColliderLayout(std::span<const ClothColliders> a, std::span<const ClothColliders> b);
+
 }  // namespace vkc::detail

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "bounds_stage.h"
+#include "buffer_check.h"
 #include "context_impl.h"
 #include "recorder.h"
 #include "scene/validate.h"
@@ -39,27 +40,20 @@ struct BoundsStage::Impl {
   }
 
   Status checkRange(const BufferRange& r, const char* field, VkDeviceSize needed) const {
-    if (r.buffer == VK_NULL_HANDLE) {
-      return Error{ErrorCode::kInvalidArgument, std::string("BoundsRecordInfo::") + field + ".buffer is null"};
-    }
-    if (r.size < needed) {
-      return Error{ErrorCode::kBufferTooSmall, std::string("BoundsRecordInfo::") + field + " holds " +
-                                                   std::to_string(r.size) + " bytes; the stage needs " +
-                                                   std::to_string(needed) + " bytes"};
-    }
-    const VkDeviceSize align = ctx.info.minStorageBufferOffsetAlignment;
-    if (align > 0 && r.offset % align != 0) {
-      return Error{ErrorCode::kInvalidArgument, std::string("BoundsRecordInfo::") + field + ".offset " +
-                                                    std::to_string(r.offset) + " is not a multiple of the device's "
-                                                    "minStorageBufferOffsetAlignment (" + std::to_string(align) + ")"};
-    }
-    return {};
+    return detail::checkBufferRange(ctx, r, "BoundsRecordInfo", field, needed);
   }
 
   // Builds the passes for one record. particle/prev ranges are validated by the caller.
   detail::Recorder makeRecorder(const BufferRange& parts, const BufferRange& prev, const BufferRange& boxes) const {
     detail::Recorder rec(ctx);
-    const gpu::BoundsPush push{static_cast<uint32_t>(table.size()), tileCount, particleCount, includePrevious ? 1u : 0u};
+    appendPasses(rec, parts, prev, boxes, includePrevious);
+    return rec;
+  }
+
+  void appendPasses(detail::Recorder& rec, const BufferRange& parts, const BufferRange& prev, const BufferRange& boxes,
+                    bool withPrevious) const {
+    if (table.empty()) return;
+    const gpu::BoundsPush push{static_cast<uint32_t>(table.size()), tileCount, particleCount, withPrevious ? 1u : 0u};
     const BufferRange tileRange{tileBoxes.handle(), 0, std::max<VkDeviceSize>(tileCount, 1) * sizeof(gpu::BoundsTileBox)};
     const BufferRange tableRange{clothTable.handle(), 0, table.size() * sizeof(gpu::ClothRange)};
     const BufferRange dummyRange = dummy.range();
@@ -68,7 +62,7 @@ struct BoundsStage::Impl {
       tiles.name = "vkc.bounds.tiles";
       tiles.pipeline = tilesPipeline;
       tiles.bindings = {{parts, Access::kRead},
-                        {includePrevious ? prev : dummyRange, Access::kRead},
+                        {withPrevious ? prev : dummyRange, Access::kRead},
                         {tableRange, Access::kRead},
                         {tileRange, Access::kWrite},
                         {dummyRange, Access::kRead}};
@@ -87,7 +81,6 @@ struct BoundsStage::Impl {
     merge.setPush(push);
     merge.groupCount = static_cast<uint32_t>(table.size());
     rec.add(std::move(merge));
-    return rec;
   }
 };
 
@@ -195,6 +188,11 @@ Status BoundsStage::record(VkCommandBuffer commandBuffer, const BoundsRecordInfo
   if (!rec) return rec.error();
   if (rec->passes().empty()) return {};
   return rec->record(commandBuffer, info.sync);
+}
+
+void detail::appendBoundsPasses(BoundsStage& stage, Recorder& rec, const BufferRange& particles,
+                                const BufferRange& prevParticles, bool includePrevious) {
+  stage.impl().appendPasses(rec, particles, prevParticles, stage.outputBuffer(), includePrevious);
 }
 
 Result<std::vector<detail::BarrierDecision>> detail::boundsBarrierPlan(BoundsStage& stage, const BoundsRecordInfo& info) {

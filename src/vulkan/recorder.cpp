@@ -62,7 +62,11 @@ namespace {
 std::vector<BufferUse> usesOf(const Pass& p) {
   std::vector<BufferUse> uses = p.extraUses;
   for (const Binding& b : p.bindings) {
-    uses.push_back({reinterpret_cast<uint64_t>(b.range.buffer), b.range.offset, b.range.size, b.access});
+    // A bound buffer the pass does not touch still counts as read: the shader module uses every
+    // binding statically (passes are selected by a specialization constant), so drivers and the
+    // synchronization validation layer may treat it as accessed.
+    const Access a = b.access == Access::kNone ? Access::kRead : b.access;
+    uses.push_back({reinterpret_cast<uint64_t>(b.range.buffer), b.range.offset, b.range.size, a});
   }
   return uses;
 }

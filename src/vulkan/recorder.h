@@ -20,7 +20,9 @@ namespace vkc::detail {
 
 struct ContextImpl;
 
-enum class Access : uint8_t { kRead = 1, kWrite = 2, kReadWrite = 3 };
+// kNone: bound (the pipeline's layout needs every binding) but not touched by this pass; planned as
+// a read (see usesOf in recorder.cpp).
+enum class Access : uint8_t { kNone = 0, kRead = 1, kWrite = 2, kReadWrite = 3 };
 
 // One buffer range a pass touches. `buffer` is an opaque id (the VkBuffer handle).
 struct BufferUse {

@@ -1,0 +1,154 @@
+#version 460
+// Sphere and capsule collision (one collision iteration for all cloths of a scene), four passes
+// selected by a specialization constant:
+//   PREPARE  spheres interpolated to the iteration's start and end, and the capsules' cones
+//   GRID     per cloth, the grid box: particles' bounds (from the bounds stage) ∩ spheres' box
+//   MASKS    every word of every cloth's 8x8x8 sphere bitmask grid (any number of shapes)
+//   COLLIDE  per particle: candidate shapes from the grid, cones then spheres, discrete or CCD,
+//            averaged correction, friction, mass scaling
+// The arithmetic lives in shared/collide_shapes_math.h and shared/collide_shapes_kernel.h, which the
+// CPU twin (src/cpu/collide_shapes.cpp) compiles too.
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_GOOGLE_include_directive : require
+#include "shared/collide_shapes_math.h"
+
+layout(constant_id = 0) const uint kPass = kShapesPassPrepare;
+layout(local_size_x = 64) in;  // kShapesGroupSize
+
+layout(std430, set = 0, binding = kShapesBindingParticles) buffer Particles { vec4 particles[]; };
+layout(std430, set = 0, binding = kShapesBindingPrevParticles) buffer Prev { vec4 prevParticles[]; };
+layout(std430, set = 0, binding = kShapesBindingCloths) readonly buffer Cloths { ShapeCloth cloths[]; };
+layout(std430, set = 0, binding = kShapesBindingSpheres) readonly buffer Spheres { vec4 rawSpheres[]; };
+layout(std430, set = 0, binding = kShapesBindingCapsules) readonly buffer Capsules { CapsuleSpheres capsules[]; };
+layout(std430, set = 0, binding = kShapesBindingSphereCapsules) readonly buffer Csr { uint csr[]; };
+layout(std430, set = 0, binding = kShapesBindingPrepared) buffer Prepared { vec4 prepared[]; };
+layout(std430, set = 0, binding = kShapesBindingBounds) readonly buffer Bounds { Aabb bounds[]; };
+layout(std430, set = 0, binding = kShapesBindingGrids) buffer Grids { ShapeGrid grids[]; };
+layout(std430, set = 0, binding = kShapesBindingMasks) buffer Masks { uint masks[]; };
+layout(push_constant) uniform Push { ShapesPush pc; };
+
+vec4 preparedSphere(uint sphere, uint atEnd) { return prepared[atEnd * pc.sphereCount + sphere]; }
+Cone preparedCone(uint capsule, uint atEnd) {
+  uint b = 2u * pc.sphereCount + 3u * (atEnd * pc.capsuleCount + capsule);
+  return Cone(prepared[b], prepared[b + 1u], prepared[b + 2u]);
+}
+CapsuleSpheres capsuleSpheres(uint capsule) { return capsules[capsule]; }
+uint gridMask(uint index) { return masks[index]; }
+uint sphereCapsule(uint index) { return csr[index]; }
+
+#include "shared/collide_shapes_kernel.h"
+
+uint linearGroup() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }
+uint linearInvocation() { return linearGroup() * kShapesGroupSize + gl_LocalInvocationIndex; }
+
+void preparePass() {
+  uint id = linearInvocation();
+  uint S = pc.sphereCount;
+  if (id < S) {
+    prepared[id] = interpolateSphere(rawSpheres[id], rawSpheres[S + id], pc.alphaBegin);
+    prepared[S + id] = interpolateSphere(rawSpheres[id], rawSpheres[S + id], pc.alphaEnd);
+  } else if (id < S + pc.capsuleCount) {
+    uint k = id - S;
+    CapsuleSpheres cap = capsules[k];
+    for (uint atEnd = 0u; atEnd < 2u; ++atEnd) {
+      float alpha = atEnd == 0u ? pc.alphaBegin : pc.alphaEnd;
+      Cone cone = makeCone(interpolateSphere(rawSpheres[cap.sphere0], rawSpheres[S + cap.sphere0], alpha),
+                           interpolateSphere(rawSpheres[cap.sphere1], rawSpheres[S + cap.sphere1], alpha));
+      uint b = 2u * S + 3u * (atEnd * pc.capsuleCount + k);
+      prepared[b] = cone.center;
+      prepared[b + 1u] = cone.axis;
+      prepared[b + 2u] = cone.dims;
+    }
+  }
+}
+
+shared vec3 sLo[kShapesGroupSize];
+shared vec3 sHi[kShapesGroupSize];
+
+void gridPass() {
+  uint cloth = linearGroup();
+  if (cloth >= pc.clothCount) return;  // uniform per workgroup
+  ShapeCloth c = cloths[cloth];
+  const float inf = uintBitsToFloat(0x7F800000u);
+  vec3 lo = vec3(inf), hi = vec3(-inf);
+  uint firstEnd = (pc.flags & kCollideFlagContinuous) != 0u ? 0u : 1u;
+  for (uint i = gl_LocalInvocationIndex; i < c.sphereCount; i += kShapesGroupSize) {
+    for (uint atEnd = firstEnd; atEnd < 2u; ++atEnd) {
+      vec4 s = preparedSphere(c.firstSphere + i, atEnd);
+      lo = min(lo, vec3(s) - s.w);
+      hi = max(hi, vec3(s) + s.w);
+    }
+  }
+  lo = subgroupMin(lo);
+  hi = subgroupMax(hi);
+  if (subgroupElect()) {
+    sLo[gl_SubgroupID] = lo;
+    sHi[gl_SubgroupID] = hi;
+  }
+  barrier();
+  if (gl_LocalInvocationIndex == 0u) {
+    for (uint s = 1u; s < gl_NumSubgroups; ++s) {
+      lo = min(lo, sLo[s]);
+      hi = max(hi, sHi[s]);
+    }
+    Aabb b = bounds[cloth];
+    grids[cloth] = makeGrid(vec3(b.lo), vec3(b.hi), lo, hi);
+  }
+}
+
+// The cloth that owns a word / workgroup: the last cloth whose first index is <= x (cloths with none
+// come before the cloth that shares their first index).
+uint clothOfMaskWord(uint x) {
+  uint lo = 0u, hi = pc.clothCount;
+  while (lo < hi) {
+    uint mid = (lo + hi) / 2u;
+    if (cloths[mid].firstMaskWord <= x) lo = mid + 1u; else hi = mid;
+  }
+  return lo - 1u;
+}
+uint clothOfGroup(uint x) {
+  uint lo = 0u, hi = pc.clothCount;
+  while (lo < hi) {
+    uint mid = (lo + hi) / 2u;
+    if (cloths[mid].firstGroup <= x) lo = mid + 1u; else hi = mid;
+  }
+  return lo - 1u;
+}
+
+void masksPass() {
+  uint index = linearInvocation();
+  if (index >= pc.maskWordCount) return;
+  uint cloth = clothOfMaskWord(index);
+  ShapeCloth c = cloths[cloth];
+  uint local = index - c.firstMaskWord;
+  uint row = local / c.maskWords, word = local % c.maskWords;
+  ShapeGrid g = grids[cloth];
+  uint bits = 0u;
+  if (g.lower.w != 0.0f) {
+    uint ccd = (pc.flags & kCollideFlagContinuous) != 0u ? 1u : 0u;
+    bits = buildMaskWord(c, g, ccd, row / 24u, (row / kGridCells) % 3u, row % kGridCells, word);
+  }
+  masks[index] = bits;
+}
+
+void collidePass() {
+  uint group = linearGroup();
+  if (group >= pc.groupCount) return;
+  uint cloth = clothOfGroup(group);
+  ShapeCloth c = cloths[cloth];
+  uint i = c.firstParticle + (group - c.firstGroup) * kShapesGroupSize + gl_LocalInvocationIndex;
+  if (i >= c.firstParticle + c.particleCount || i >= pc.particleCount) return;
+  vec4 p = particles[i];
+  vec4 q = prevParticles[i];
+  collideParticle(c, grids[cloth], pc.flags, pc.friction, pc.massScale, p, q);
+  particles[i] = p;
+  if ((pc.flags & kCollideFlagFriction) != 0u) prevParticles[i] = q;
+}
+
+void main() {
+  if (kPass == kShapesPassPrepare) preparePass();
+  else if (kPass == kShapesPassGrid) gridPass();
+  else if (kPass == kShapesPassMasks) masksPass();
+  else collidePass();
+}

@@ -1,0 +1,335 @@
+// Sphere and capsule collision on Vulkan: the bounds passes, then the four passes of
+// shaders/collide_shapes.comp, in one Recorder so that the barriers between all six come from their
+// declared buffer uses.
+#include <array>
+#include <cstring>
+#include <string>
+
+#include "bounds_stage.h"
+#include "buffer_check.h"
+#include "context_impl.h"
+#include "recorder.h"
+#include "scene/shapes_layout.h"
+#include "scene/validate.h"
+#include "vkcollide/bounds.h"
+#include "vkcollide/collide_shapes.h"
+
+namespace vkc {
+
+using detail::Access;
+using detail::Buffer;
+using detail::MemoryUsage;
+
+struct ShapeCollisionStage::Impl {
+  detail::ContextImpl& ctx;
+  std::vector<ClothRange> cloths;
+  uint32_t particleCount = 0;
+  std::vector<uint32_t> sphereCounts;
+  std::vector<std::vector<Capsule>> capsules;
+  detail::ShapesLayout layout;
+  std::unique_ptr<BoundsStage> bounds;
+  const detail::Pipeline* pipelines[4] = {};
+  Buffer clothTable, capsuleTable, csr, rawSpheres, prepared, grids, masks, dummy;
+  // Convenience path.
+  Buffer particles, prevParticles, upload, readback;
+  VkQueryPool queries = VK_NULL_HANDLE;
+  std::vector<PassTiming> timings;
+  std::vector<gpu::vec4> sphereData;  // scratch for record()
+  std::vector<std::string> lastPasses;  // names of the passes last recorded, for timings
+
+  explicit Impl(detail::ContextImpl& c) : ctx(c) {}
+  ~Impl() {
+    if (queries != VK_NULL_HANDLE) ctx.vk.vkDestroyQueryPool(ctx.device, queries, nullptr);
+  }
+
+  Status checkLayout(std::span<const ClothColliders> colliders, const char* what) const {
+    bool same = colliders.size() == sphereCounts.size();
+    for (size_t c = 0; same && c < colliders.size(); ++c) {
+      same = colliders[c].spheres.size() == sphereCounts[c] && colliders[c].capsules.size() == capsules[c].size();
+      for (size_t k = 0; same && k < capsules[c].size(); ++k) {
+        same = colliders[c].capsules[k].sphere0 == capsules[c][k].sphere0 &&
+               colliders[c].capsules[k].sphere1 == capsules[c][k].sphere1;
+      }
+    }
+    if (same) return {};
+    return Error{ErrorCode::kInvalidArgument, std::string(what) +
+                                                  ".colliders: sphere counts or capsules differ from the stage's layout "
+                                                  "(create a new ShapeCollisionStage when they change)"};
+  }
+
+  BufferRange whole(const Buffer& b) const { return b.range(); }
+
+  // Validated record: the sphere upload, then every pass.
+  Status recordValidated(VkCommandBuffer cmd, BufferRange parts, BufferRange prev,
+                         std::span<const ClothColliders> colliders, const ShapeCollisionSettings& settings,
+                         RecordSync sync, VkQueryPool timestampPool) {
+    detail::interpolateSpheres(colliders, 0.0f, 1.0f, sphereData);  // alpha 0 and 1: the raw frame start and end
+    const uint32_t flags = detail::shapeFlags(settings);
+    const bool ccd = settings.continuous, friction = (flags & gpu::kCollideFlagFriction) != 0;
+    if (particleCount == 0) parts = prev = dummy.range();
+
+    detail::Recorder rec(ctx);
+    detail::appendBoundsPasses(*bounds, rec, parts, prev, ccd);
+    const gpu::ShapesPush push{static_cast<uint32_t>(layout.cloths.size()),
+                               particleCount,
+                               layout.sphereCount,
+                               layout.capsuleCount,
+                               layout.maskWordCount,
+                               flags,
+                               settings.friction,
+                               settings.collisionMassScale,
+                               settings.alphaBegin,
+                               settings.alphaEnd,
+                               layout.groupCount,
+                               0};
+    const BufferRange boundsOut = bounds->outputBuffer();
+    auto pass = [&](const char* name, uint32_t kind, uint32_t groups, std::array<Access, gpu::kShapesBindingCount> a) {
+      detail::Pass p;
+      p.name = name;
+      p.pipeline = pipelines[kind];
+      const BufferRange ranges[gpu::kShapesBindingCount] = {
+          parts, prev, whole(clothTable), whole(rawSpheres), whole(capsuleTable), whole(csr), whole(prepared),
+          boundsOut.size > 0 ? boundsOut : dummy.range(), whole(grids), whole(masks)};
+      for (uint32_t b = 0; b < gpu::kShapesBindingCount; ++b) p.bindings.push_back({ranges[b], a[b]});
+      p.setPush(push);
+      p.groupCount = groups;
+      rec.add(std::move(p));
+    };
+    constexpr Access N = Access::kNone, R = Access::kRead, W = Access::kWrite, RW = Access::kReadWrite;
+    const uint32_t G = gpu::kShapesGroupSize;
+    //                                                                   parts prev cloth raw caps csr  prep bnds grid mask
+    pass("vkc.shapes.prepare", 0, (layout.sphereCount + layout.capsuleCount + G - 1) / G, {N, N, N, R, R, N, W, N, N, N});
+    pass("vkc.shapes.grid", 1, static_cast<uint32_t>(layout.cloths.size()), {N, N, R, N, N, N, R, R, W, N});
+    pass("vkc.shapes.masks", 2, (layout.maskWordCount + G - 1) / G, {N, N, R, N, R, N, R, N, R, W});
+    pass("vkc.shapes.collide", 3, layout.groupCount, {RW, friction ? RW : R, R, N, R, R, R, N, R, R});
+
+    // The frame's spheres go into the command buffer. Before: earlier frames' reads of the buffer
+    // must be done (write-after-read); after: the recorder's opening barrier covers the copy.
+    if (!sphereData.empty()) {
+      VkMemoryBarrier2 mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
+      mb.srcStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
+      mb.dstStageMask = VK_PIPELINE_STAGE_2_COPY_BIT;
+      mb.dstAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT;
+      VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+      dep.memoryBarrierCount = 1;
+      dep.pMemoryBarriers = &mb;
+      ctx.vk.vkCmdPipelineBarrier2(cmd, &dep);
+      const auto* bytes = reinterpret_cast<const uint8_t*>(sphereData.data());
+      const VkDeviceSize total = sphereData.size() * sizeof(gpu::vec4);
+      for (VkDeviceSize off = 0; off < total; off += 65536) {
+        ctx.vk.vkCmdUpdateBuffer(cmd, rawSpheres.handle(), off, std::min<VkDeviceSize>(65536, total - off), bytes + off);
+      }
+      sync.srcStage |= VK_PIPELINE_STAGE_2_COPY_BIT;
+      sync.srcAccess |= VK_ACCESS_2_TRANSFER_WRITE_BIT;
+    }
+    lastPasses.clear();
+    for (const detail::Pass& p : rec.passes()) lastPasses.push_back(p.name);
+    return rec.record(cmd, sync, timestampPool);
+  }
+};
+
+ShapeCollisionStage::ShapeCollisionStage(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ShapeCollisionStage::~ShapeCollisionStage() = default;
+const std::vector<PassTiming>& ShapeCollisionStage::timings() const { return impl_->timings; }
+
+Result<std::unique_ptr<ShapeCollisionStage>> ShapeCollisionStage::create(Context& context,
+                                                                         const ShapeStageCreateInfo& info) {
+  detail::ContextImpl& ctx = context.impl();
+  VKC_TRY(detail::validateClothRanges(info.cloths, info.particleCount, "ShapeStageCreateInfo"));
+  VKC_TRY(detail::validateColliders(info.colliders, info.cloths.size()));
+  auto impl = std::make_unique<Impl>(ctx);
+  impl->cloths.assign(info.cloths.begin(), info.cloths.end());
+  impl->particleCount = info.particleCount;
+  for (const ClothColliders& c : info.colliders) {
+    impl->sphereCounts.push_back(static_cast<uint32_t>(c.spheres.size()));
+    impl->capsules.emplace_back(c.capsules.begin(), c.capsules.end());
+  }
+  impl->layout = detail::makeShapesLayout(info.cloths, info.colliders);
+  const detail::ShapesLayout& L = impl->layout;
+
+  // Device limits: every binding must fit in maxStorageBufferRange.
+  const uint64_t maxRange = ctx.info.maxStorageBufferRange;
+  struct Need {
+    const char* what;
+    uint64_t bytes;
+  } needs[] = {
+      {"particleCount", uint64_t{info.particleCount} * sizeof(Float4)},
+      {"colliders (spheres and capsules: prepared shapes)", (2ull * L.sphereCount + 6ull * L.capsuleCount) * 16},
+      {"colliders (grid mask words)", uint64_t{L.maskWordCount} * 4},
+      {"colliders (sphere-capsule table)", uint64_t{L.sphereCapsules.size()} * 4},
+  };
+  for (const Need& n : needs) {
+    if (n.bytes > maxRange) {
+      return Error{ErrorCode::kLimitExceeded, std::string("ShapeStageCreateInfo::") + n.what + " needs " +
+                                                  std::to_string(n.bytes) + " bytes in one storage buffer; the device '" +
+                                                  ctx.info.name + "' allows maxStorageBufferRange = " +
+                                                  std::to_string(maxRange)};
+    }
+  }
+
+  auto boundsStage = BoundsStage::create(context, {info.cloths, info.particleCount, true});
+  if (!boundsStage) return boundsStage.error();
+  impl->bounds = std::move(boundsStage.value());
+  for (uint32_t pass = 0; pass < 4; ++pass) {
+    auto p = ctx.pipelines->get({"collide_shapes", gpu::kShapesBindingCount, sizeof(gpu::ShapesPush), {pass}});
+    if (!p) return p.error();
+    impl->pipelines[pass] = *p;
+  }
+  auto make = [&](Buffer& b, VkDeviceSize bytes, MemoryUsage usage = MemoryUsage::kDeviceLocal) -> Status {
+    auto r = ctx.allocator->createBuffer(std::max<VkDeviceSize>(bytes, 16), usage);
+    if (!r) return r.error();
+    b = std::move(r.value());
+    return {};
+  };
+  VKC_TRY(make(impl->clothTable, L.cloths.size() * sizeof(gpu::ShapeCloth)));
+  VKC_TRY(make(impl->capsuleTable, L.capsules.size() * sizeof(gpu::CapsuleSpheres)));
+  VKC_TRY(make(impl->csr, L.sphereCapsules.size() * sizeof(uint32_t)));
+  VKC_TRY(make(impl->rawSpheres, 2ull * L.sphereCount * sizeof(gpu::vec4)));
+  VKC_TRY(make(impl->prepared, (2ull * L.sphereCount + 6ull * L.capsuleCount) * sizeof(gpu::vec4)));
+  VKC_TRY(make(impl->grids, L.cloths.size() * sizeof(gpu::ShapeGrid)));
+  VKC_TRY(make(impl->masks, uint64_t{L.maskWordCount} * sizeof(uint32_t)));
+  VKC_TRY(make(impl->dummy, 16));
+
+  // Static tables, uploaded once.
+  struct Upload {
+    const void* data;
+    VkDeviceSize bytes;
+    Buffer* dst;
+  } uploads[] = {{L.cloths.data(), L.cloths.size() * sizeof(gpu::ShapeCloth), &impl->clothTable},
+                 {L.capsules.data(), L.capsules.size() * sizeof(gpu::CapsuleSpheres), &impl->capsuleTable},
+                 {L.sphereCapsules.data(), L.sphereCapsules.size() * sizeof(uint32_t), &impl->csr}};
+  VkDeviceSize total = 0;
+  for (const Upload& u : uploads) total += u.bytes;
+  if (total > 0) {
+    Buffer staging;
+    VKC_TRY(make(staging, total, MemoryUsage::kUpload));
+    VKC_TRY(ctx.submitAndWait([&](VkCommandBuffer cmd) -> Status {
+      VkDeviceSize off = 0;
+      for (const Upload& u : uploads) {
+        if (u.bytes == 0) continue;
+        std::memcpy(static_cast<char*>(staging.mapped()) + off, u.data, u.bytes);
+        const VkBufferCopy region{off, 0, u.bytes};
+        ctx.vk.vkCmdCopyBuffer(cmd, staging.handle(), u.dst->handle(), 1, &region);
+        off += u.bytes;
+      }
+      return {};
+    }));
+  }
+  if (ctx.info.timestampPeriodNs > 0) {
+    VkQueryPoolCreateInfo qpci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    qpci.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    qpci.queryCount = 12;
+    VKC_VK_TRY(ctx.vk.vkCreateQueryPool(ctx.device, &qpci, nullptr, &impl->queries));
+  }
+  return std::unique_ptr<ShapeCollisionStage>(new ShapeCollisionStage(std::move(impl)));
+}
+
+Status ShapeCollisionStage::record(VkCommandBuffer commandBuffer, const ShapeRecordInfo& info) {
+  Impl& s = *impl_;
+  if (commandBuffer == VK_NULL_HANDLE) {
+    return Error{ErrorCode::kInvalidArgument, "ShapeCollisionStage::record: commandBuffer is null"};
+  }
+  VKC_TRY(detail::validateShapeSettings(info.settings));
+  VKC_TRY(detail::validateColliders(info.colliders, s.cloths.size()));
+  VKC_TRY(s.checkLayout(info.colliders, "ShapeRecordInfo"));
+  BufferRange parts = info.particles, prev = info.prevParticles;
+  if (s.particleCount > 0) {
+    const VkDeviceSize bytes = VkDeviceSize{s.particleCount} * sizeof(Float4);
+    VKC_TRY(detail::checkBufferRange(s.ctx, parts, "ShapeRecordInfo", "particles", bytes));
+    VKC_TRY(detail::checkBufferRange(s.ctx, prev, "ShapeRecordInfo", "prevParticles", bytes));
+    parts.size = prev.size = bytes;
+  }
+  return s.recordValidated(commandBuffer, parts, prev, info.colliders, info.settings, info.sync, VK_NULL_HANDLE);
+}
+
+Status ShapeCollisionStage::run(const ShapeCollisionInput& input, ShapeCollisionDebug* debug) {
+  Impl& s = *impl_;
+  VKC_TRY(validate(input));
+  VKC_TRY(s.checkLayout(input.colliders, "ShapeCollisionInput"));
+  if (input.particles.size() != s.particleCount ||
+      !std::equal(input.cloths.begin(), input.cloths.end(), s.cloths.begin(), s.cloths.end(),
+                  [](const ClothRange& a, const ClothRange& b) { return a.first == b.first && a.count == b.count; })) {
+    return Error{ErrorCode::kInvalidArgument,
+                 "ShapeCollisionStage::run: the input's cloths or particle count differ from the stage's"};
+  }
+  auto& alloc = *s.ctx.allocator;
+  const VkDeviceSize bytes = VkDeviceSize{s.particleCount} * sizeof(Float4);
+  const VkDeviceSize maskBytes = VkDeviceSize{s.layout.maskWordCount} * sizeof(uint32_t);
+  auto ensure = [&](Buffer& b, VkDeviceSize size, MemoryUsage usage) -> Status {
+    size = std::max<VkDeviceSize>(size, 16);
+    if (b && b.size() >= size) return {};
+    auto r = alloc.createBuffer(size, usage);
+    if (!r) return r.error();
+    b = std::move(r.value());
+    return {};
+  };
+  VKC_TRY(ensure(s.particles, bytes, MemoryUsage::kDeviceLocal));
+  VKC_TRY(ensure(s.prevParticles, bytes, MemoryUsage::kDeviceLocal));
+  VKC_TRY(ensure(s.upload, 2 * bytes, MemoryUsage::kUpload));
+  VKC_TRY(ensure(s.readback, 2 * bytes + maskBytes, MemoryUsage::kReadback));
+  if (bytes > 0) {
+    std::memcpy(s.upload.mapped(), input.particles.data(), bytes);
+    std::memcpy(static_cast<char*>(s.upload.mapped()) + bytes, input.prevParticles.data(), bytes);
+  }
+  RecordSync sync;
+  sync.srcStage = VK_PIPELINE_STAGE_2_COPY_BIT;
+  sync.srcAccess = VK_ACCESS_2_TRANSFER_WRITE_BIT;
+  sync.dstStage = VK_PIPELINE_STAGE_2_COPY_BIT;
+  sync.dstAccess = VK_ACCESS_2_TRANSFER_READ_BIT;
+  VKC_TRY(s.ctx.submitAndWait([&](VkCommandBuffer cmd) -> Status {
+    if (bytes > 0) {
+      VkBufferCopy region{0, 0, bytes};
+      s.ctx.vk.vkCmdCopyBuffer(cmd, s.upload.handle(), s.particles.handle(), 1, &region);
+      region.srcOffset = bytes;
+      s.ctx.vk.vkCmdCopyBuffer(cmd, s.upload.handle(), s.prevParticles.handle(), 1, &region);
+    }
+    VKC_TRY(s.recordValidated(cmd, {s.particles.handle(), 0, bytes}, {s.prevParticles.handle(), 0, bytes},
+                              input.colliders, input.settings, sync, s.queries));
+    if (bytes > 0) {
+      VkBufferCopy region{0, 0, bytes};
+      s.ctx.vk.vkCmdCopyBuffer(cmd, s.particles.handle(), s.readback.handle(), 1, &region);
+      region.dstOffset = bytes;
+      s.ctx.vk.vkCmdCopyBuffer(cmd, s.prevParticles.handle(), s.readback.handle(), 1, &region);
+    }
+    if (maskBytes > 0) {
+      const VkBufferCopy region{0, 2 * bytes, maskBytes};
+      s.ctx.vk.vkCmdCopyBuffer(cmd, s.masks.handle(), s.readback.handle(), 1, &region);
+    }
+    return {};
+  }));
+  if (bytes > 0) {
+    std::memcpy(input.particles.data(), s.readback.mapped(), bytes);
+    std::memcpy(input.prevParticles.data(), static_cast<const char*>(s.readback.mapped()) + bytes, bytes);
+  }
+  if (debug != nullptr) {
+    debug->masks.resize(s.layout.maskWordCount);
+    if (maskBytes > 0) std::memcpy(debug->masks.data(), static_cast<const char*>(s.readback.mapped()) + 2 * bytes, maskBytes);
+    debug->maskWords.clear();
+    for (const gpu::ShapeCloth& sc : s.layout.cloths) debug->maskWords.push_back(sc.maskWords);
+  }
+  s.timings.clear();
+  if (s.queries != VK_NULL_HANDLE) {
+    const uint32_t passCount = static_cast<uint32_t>(s.lastPasses.size());
+    uint64_t stamps[12] = {};
+    VKC_VK_TRY(s.ctx.vk.vkGetQueryPoolResults(s.ctx.device, s.queries, 0, 2 * passCount, sizeof stamps, stamps,
+                                              sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+    for (uint32_t i = 0; i < passCount; ++i) {
+      s.timings.push_back({s.lastPasses[i].c_str(),
+                           static_cast<double>(stamps[2 * i + 1] - stamps[2 * i]) *
+                               static_cast<double>(s.ctx.info.timestampPeriodNs)});
+    }
+  }
+  return {};
+}
+
+Status collideShapes(Backend backend, Context* context, const ShapeCollisionInput& input, ShapeCollisionDebug* debug) {
+  if (backend != Backend::kVulkan) return collideShapesCpu(input, backend, debug);
+  if (context == nullptr) return Error{ErrorCode::kInvalidArgument, "collideShapes: the Vulkan backend needs a context"};
+  VKC_TRY(validate(input));
+  auto stage = ShapeCollisionStage::create(
+      *context, {input.cloths, static_cast<uint32_t>(input.particles.size()), input.colliders});
+  if (!stage) return stage.error();
+  return (*stage)->run(input, debug);
+}
+
+}  // namespace vkc
