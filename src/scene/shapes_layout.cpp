@@ -58,6 +58,16 @@ ShapesLayout makeShapesLayout(std::span<const ClothRange> cloths, std::span<cons
 
 void interpolateSpheres(std::span<const ClothColliders> colliders, float alphaBegin, float alphaEnd,
                         std::vector<gpu::vec4>& out) {
+  packRawSpheres(colliders, out);
+  const size_t total = out.size() / 2;
+  for (size_t i = 0; i < total; ++i) {
+    const gpu::vec4 start = out[i], end = out[total + i];
+    out[i] = gpu::interpolateSphere(start, end, alphaBegin);
+    out[total + i] = gpu::interpolateSphere(start, end, alphaEnd);
+  }
+}
+
+void packRawSpheres(std::span<const ClothColliders> colliders, std::vector<gpu::vec4>& out) {
   size_t total = 0;
   for (const ClothColliders& c : colliders) total += c.spheres.size();
   out.resize(2 * total);
@@ -66,9 +76,8 @@ void interpolateSpheres(std::span<const ClothColliders> colliders, float alphaBe
     for (size_t s = 0; s < c.spheres.size(); ++s, ++i) {
       const Float4& e = c.spheres[s];
       const Float4& b = c.prevSpheres.empty() ? e : c.prevSpheres[s];
-      const gpu::vec4 start(b.x, b.y, b.z, b.w), end(e.x, e.y, e.z, e.w);
-      out[i] = gpu::interpolateSphere(start, end, alphaBegin);
-      out[total + i] = gpu::interpolateSphere(start, end, alphaEnd);
+      out[i] = gpu::vec4(b.x, b.y, b.z, b.w);
+      out[total + i] = gpu::vec4(e.x, e.y, e.z, e.w);
     }
   }
 }

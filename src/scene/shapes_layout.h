@@ -26,6 +26,10 @@ ShapesLayout makeShapesLayout(std::span<const ClothRange> cloths, std::span<cons
 void interpolateSpheres(std::span<const ClothColliders> colliders, float alphaBegin, float alphaEnd,
                         std::vector<gpu::vec4>& out);
 
+// The frame's raw spheres of all cloths as the GPU takes them: starts (prevSpheres, or spheres when
+// empty), then ends.
+void packRawSpheres(std::span<const ClothColliders> colliders, std::vector<gpu::vec4>& out);
+
 uint32_t shapeFlags(const ShapeCollisionSettings& s);
 
 Status validateShapeSettings(const ShapeCollisionSettings& s);

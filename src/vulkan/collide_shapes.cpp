@@ -63,7 +63,7 @@ struct ShapeCollisionStage::Impl {
   Status recordValidated(VkCommandBuffer cmd, BufferRange parts, BufferRange prev,
                          std::span<const ClothColliders> colliders, const ShapeCollisionSettings& settings,
                          RecordSync sync, VkQueryPool timestampPool) {
-    detail::interpolateSpheres(colliders, 0.0f, 1.0f, sphereData);  // alpha 0 and 1: the raw frame start and end
+    detail::packRawSpheres(colliders, sphereData);
     const uint32_t flags = detail::shapeFlags(settings);
     const bool ccd = settings.continuous, friction = (flags & gpu::kCollideFlagFriction) != 0;
     if (particleCount == 0) parts = prev = dummy.range();
