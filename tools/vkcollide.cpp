@@ -3,7 +3,13 @@
 //   vkcollide bounds [--device SEL] [--particles N] [--cloths C] [--prev]
 //                                           runs the bounds stage on a Vulkan device and on the CPU
 //                                           (scalar and SIMD) on a random scene and compares them
+//   vkcollide shapes [--device SEL] [--size N] [--spheres S] [--capsules C] [--ccd] [--friction F]
+//                                           one sphere/capsule collision iteration of an N x N cloth
+//                                           falling through S spheres and C capsules, on the Vulkan
+//                                           device and on the CPU twins, compared
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -28,7 +34,8 @@ const char* typeName(VkPhysicalDeviceType t) {
 int usage() {
   std::fprintf(stderr,
                "usage: vkcollide devices\n"
-               "       vkcollide bounds [--device SEL] [--particles N] [--cloths C] [--prev]\n");
+               "       vkcollide bounds [--device SEL] [--particles N] [--cloths C] [--prev]\n"
+               "       vkcollide shapes [--device SEL] [--size N] [--spheres S] [--capsules C] [--ccd] [--friction F]\n");
   return 2;
 }
 
@@ -135,6 +142,102 @@ int bounds(int argc, char** argv) {
   return mismatches == 0 ? 0 : 1;
 }
 
+int shapes(int argc, char** argv) {
+  const char* device = nullptr;
+  uint32_t size = 256, sphereCount = 32, capsuleCount = 16;
+  vkc::ShapeCollisionSettings settings;
+  for (int i = 0; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--device" && i + 1 < argc) device = argv[++i];
+    else if (a == "--size" && i + 1 < argc) size = static_cast<uint32_t>(std::strtoul(argv[++i], nullptr, 10));
+    else if (a == "--spheres" && i + 1 < argc) sphereCount = static_cast<uint32_t>(std::strtoul(argv[++i], nullptr, 10));
+    else if (a == "--capsules" && i + 1 < argc) capsuleCount = static_cast<uint32_t>(std::strtoul(argv[++i], nullptr, 10));
+    else if (a == "--ccd") settings.continuous = true;
+    else if (a == "--friction" && i + 1 < argc) settings.friction = std::strtof(argv[++i], nullptr);
+    else return usage();
+  }
+  if (size == 0 || sphereCount < 2) return usage();
+  // A 2 m square cloth falling 4 cm this iteration, through spheres scattered around its plane, with
+  // capsules between neighbouring spheres.
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  const uint32_t n = size * size;
+  std::vector<vkc::Float4> particles(n), prev(n);
+  for (uint32_t y = 0; y < size; ++y) {
+    for (uint32_t x = 0; x < size; ++x) {
+      const float fx = 2.0f * static_cast<float>(x) / static_cast<float>(size) - 1.0f;
+      const float fz = 2.0f * static_cast<float>(y) / static_cast<float>(size) - 1.0f;
+      prev[y * size + x] = {fx, 0.02f, fz, 1.0f};
+      particles[y * size + x] = {fx, -0.02f, fz, 1.0f};
+    }
+  }
+  std::vector<vkc::Float4> spheres(sphereCount), prevSpheres(sphereCount);
+  for (auto& s : spheres) s = {u(rng), 0.1f * u(rng), u(rng), 0.08f + 0.1f * std::abs(u(rng))};
+  for (uint32_t k = 0; k < sphereCount; ++k) prevSpheres[k] = {spheres[k].x, spheres[k].y - 0.01f, spheres[k].z, spheres[k].w};
+  std::vector<vkc::Capsule> capsules(capsuleCount);
+  for (uint32_t k = 0; k < capsuleCount; ++k) capsules[k] = {k % sphereCount, (k + 1) % sphereCount};
+  const vkc::ClothRange cloth{0, n};
+  const vkc::ClothColliders colliders{spheres, prevSpheres, capsules};
+
+  vkc::ContextCreateInfo ci;
+  ci.deviceSelector = device;
+  auto ctx = vkc::Context::create(ci);
+  if (!ctx) {
+    std::fprintf(stderr, "vkcollide: %s\n", ctx.message().c_str());
+    return 1;
+  }
+  std::printf("shapes: %u particles, %u spheres, %u capsules, %s%s, on '%s'\n", n, sphereCount, capsuleCount,
+              settings.continuous ? "continuous" : "discrete", settings.friction > 0 ? " + friction" : "",
+              (*ctx)->deviceInfo().name.c_str());
+  auto stage = vkc::ShapeCollisionStage::create(**ctx, {{&cloth, 1}, n, {&colliders, 1}});
+  if (!stage) {
+    std::fprintf(stderr, "vkcollide: %s\n", stage.message().c_str());
+    return 1;
+  }
+  std::vector<vkc::Float4> gp = particles, gq = prev;
+  vkc::ShapeCollisionDebug gpuDebug;
+  for (int warm = 0; warm < 2; ++warm) {
+    gp = particles;
+    gq = prev;
+    const vkc::Status st = (*stage)->run({gp, gq, {&cloth, 1}, {&colliders, 1}, settings}, &gpuDebug);
+    if (!st) {
+      std::fprintf(stderr, "vkcollide: %s\n", st.message().c_str());
+      return 1;
+    }
+  }
+  double gpuNs = 0;
+  for (const vkc::PassTiming& t : (*stage)->timings()) {
+    std::printf("  vulkan %-20s %9.3f ms\n", t.name, t.ns * 1e-6);
+    gpuNs += t.ns;
+  }
+  std::printf("  vulkan total                %9.3f ms\n", gpuNs * 1e-6);
+  int failures = 0;
+  for (vkc::Backend b : {vkc::Backend::kCpuScalar, vkc::Backend::kCpuSimd}) {
+    std::vector<vkc::Float4> cp = particles, cq = prev;
+    vkc::ShapeCollisionDebug cpuDebug;
+    const auto t0 = std::chrono::steady_clock::now();
+    const vkc::Status st = vkc::collideShapesCpu({cp, cq, {&cloth, 1}, {&colliders, 1}, settings}, b, &cpuDebug);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (!st) {
+      std::fprintf(stderr, "vkcollide: %s\n", st.message().c_str());
+      return 1;
+    }
+    float maxDiff = 0;
+    size_t moved = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      maxDiff = std::max({maxDiff, std::abs(cp[i].x - gp[i].x), std::abs(cp[i].y - gp[i].y), std::abs(cp[i].z - gp[i].z)});
+      moved += std::memcmp(&cp[i], &particles[i], sizeof cp[i]) != 0;
+    }
+    const bool masksEqual = cpuDebug.masks == gpuDebug.masks;
+    const bool ok = masksEqual && maxDiff <= vkc::kShapeCollisionTolerance * 2.0f;
+    failures += ok ? 0 : 1;
+    std::printf("  %-10s %9.3f ms (whole iteration)  moved %zu, masks %s, max |diff| to vulkan %.3g %s\n",
+                vkc::toString(b), ms, moved, masksEqual ? "equal" : "DIFFER", static_cast<double>(maxDiff),
+                ok ? "" : "BEYOND TOLERANCE");
+  }
+  return failures == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -142,5 +245,6 @@ int main(int argc, char** argv) {
   const std::string cmd = argv[1];
   if (cmd == "devices") return devices();
   if (cmd == "bounds") return bounds(argc - 2, argv + 2);
+  if (cmd == "shapes") return shapes(argc - 2, argv + 2);
   return usage();
 }
