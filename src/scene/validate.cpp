@@ -57,7 +57,7 @@ uint32_t makeClothTable(std::span<const ClothRange> cloths, std::vector<gpu::Clo
 
 namespace vkc {
 
-Status validate(const BoundsInput& input) {
+Status detail::validateBoundsLayout(const BoundsInput& input) {
   if (input.particles.size() > UINT32_MAX) {
     return Error{ErrorCode::kLimitExceeded, "BoundsInput::particles: more than 2^32-1 particles"};
   }
@@ -70,6 +70,11 @@ Status validate(const BoundsInput& input) {
                        ")" + (input.includePrevious ? " when includePrevious is set" : " or none")};
     }
   }
+  return {};
+}
+
+Status validate(const BoundsInput& input) {
+  VKC_TRY(detail::validateBoundsLayout(input));
   VKC_TRY(detail::validateParticles(input.particles, input.cloths, "particles"));
   if (input.includePrevious) VKC_TRY(detail::validateParticles(input.prevParticles, input.cloths, "prevParticles"));
   return {};

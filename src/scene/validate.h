@@ -9,6 +9,7 @@
 
 #include "shared/common.h"
 #include "vkcollide/result.h"
+#include "vkcollide/bounds.h"
 #include "vkcollide/types.h"
 
 namespace vkc::detail {
@@ -19,6 +20,9 @@ Status validateClothRanges(std::span<const ClothRange> cloths, uint64_t particle
 // Every particle of every cloth: xyz finite, w (inverse mass) finite and >= 0. `array` names the
 // array in messages ("particles", "prevParticles").
 Status validateParticles(std::span<const Float4> particles, std::span<const ClothRange> cloths, const char* array);
+
+// The parts of validate(BoundsInput) that do not read the particles: sizes and cloth ranges.
+Status validateBoundsLayout(const BoundsInput& input);
 
 // The GPU cloth table: ranges plus each cloth's bounds tiles (prefix sum). Returns the tile count.
 uint32_t makeClothTable(std::span<const ClothRange> cloths, std::vector<gpu::ClothRange>& table);
