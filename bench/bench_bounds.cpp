@@ -230,7 +230,7 @@ class DeviceCopy {
     uint64_t stamps[2] = {};
     VKC_VK_TRY(ctx_.vk.vkGetQueryPoolResults(ctx_.device, queries_, 0, 2, sizeof stamps, stamps, sizeof(uint64_t),
                                              VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
-    return static_cast<double>(stamps[1] - stamps[0]) * static_cast<double>(ctx_.info.timestampPeriodNs) * 1e-6;
+    return ctx_.timestampDeltaNs(stamps[0], stamps[1]) * 1e-6;
   }
 
  private:

@@ -59,7 +59,7 @@ int devices() {
                 d.maxComputeWorkGroupCount[0], d.maxComputeWorkGroupCount[1], d.maxComputeWorkGroupCount[2],
                 d.maxPushConstantsSize, static_cast<unsigned long long>(d.deviceLocalBytes >> 20));
     if (d.timestampPeriodNs > 0) {
-      std::printf("    timestamps: %.3f ns per tick\n", static_cast<double>(d.timestampPeriodNs));
+      std::printf("    timestamps: %.3f ns per tick, %u valid bits\n", static_cast<double>(d.timestampPeriodNs), d.timestampValidBits);
     } else {
       std::printf("    timestamps: none\n");
     }

@@ -42,6 +42,7 @@ struct DeviceInfo {
   uint32_t maxPushConstantsSize = 0;
   uint64_t minStorageBufferOffsetAlignment = 0;
   float timestampPeriodNs = 0;  // 0: the queue family has no timestamps
+  uint32_t timestampValidBits = 0;
   uint64_t deviceLocalBytes = 0;
   std::vector<std::string> missing;  // requirements this device does not meet (empty: usable)
 

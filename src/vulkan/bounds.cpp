@@ -269,7 +269,7 @@ Result<std::vector<Aabb>> BoundsStage::run(const BoundsInput& input) {
                                               VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
     for (size_t i = 0; i < passCount; ++i) {
       s.timings.push_back({i + 1 == passCount ? "merge" : "tiles",
-                           static_cast<double>(stamps[2 * i + 1] - stamps[2 * i]) * static_cast<double>(s.ctx.info.timestampPeriodNs)});
+                           s.ctx.timestampDeltaNs(stamps[2 * i], stamps[2 * i + 1])});
     }
   }
   return out;

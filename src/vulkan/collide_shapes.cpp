@@ -315,8 +315,7 @@ Status ShapeCollisionStage::run(const ShapeCollisionInput& input, ShapeCollision
                                               sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
     for (uint32_t i = 0; i < passCount; ++i) {
       s.timings.push_back({s.lastPasses[i].c_str(),
-                           static_cast<double>(stamps[2 * i + 1] - stamps[2 * i]) *
-                               static_cast<double>(s.ctx.info.timestampPeriodNs)});
+                           s.ctx.timestampDeltaNs(stamps[2 * i], stamps[2 * i + 1])});
     }
   }
   return {};

@@ -306,7 +306,10 @@ DeviceInfo queryDeviceInfo(VkPhysicalDevice device, uint32_t index) {
     vkGetPhysicalDeviceQueueFamilyProperties(device, &n, nullptr);
     std::vector<VkQueueFamilyProperties> families(n);
     vkGetPhysicalDeviceQueueFamilyProperties(device, &n, families.data());
-    if (families[*family].timestampValidBits > 0) info.timestampPeriodNs = lim.timestampPeriod;
+    if (families[*family].timestampValidBits > 0) {
+      info.timestampPeriodNs = lim.timestampPeriod;
+      info.timestampValidBits = families[*family].timestampValidBits;
+    }
   }
   return info;
 }

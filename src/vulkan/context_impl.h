@@ -45,6 +45,13 @@ struct ContextImpl {
   // Records `fn` into a fresh primary command buffer, submits it on the queue and waits.
   Status submitAndWait(const std::function<Status(VkCommandBuffer)>& fn);
 
+  // Nanoseconds between two timestamps of the queue (wrap-around within timestampValidBits).
+  double timestampDeltaNs(uint64_t begin, uint64_t end) const {
+    const uint32_t bits = info.timestampValidBits;
+    const uint64_t mask = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+    return static_cast<double>((end - begin) & mask) * static_cast<double>(info.timestampPeriodNs);
+  }
+
   void beginLabel(VkCommandBuffer cmd, const char* name) const;
   void endLabel(VkCommandBuffer cmd) const;
 };
