@@ -6,7 +6,7 @@ set -euo pipefail
 PACKAGES=(
   cmake g++ make git pkg-config
   libvulkan-dev libvulkan1 libvulkan-volk-dev glslang-tools
-  libglm-dev libhwy-dev googletest libgtest-dev
+  libglm-dev libhwy-dev googletest libgtest-dev nlohmann-json3-dev gzip
   mesa-vulkan-drivers vulkan-validationlayers
 )
 
