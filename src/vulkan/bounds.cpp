@@ -129,23 +129,12 @@ Result<std::unique_ptr<BoundsStage>> BoundsStage::create(Context& context, const
   VKC_TRY(make(impl->output, clothCount * sizeof(gpu::Aabb), MemoryUsage::kDeviceLocal));
   VKC_TRY(make(impl->dummy, sizeof(gpu::vec4), MemoryUsage::kDeviceLocal));
 
-  if (!impl->table.empty()) {
-    Buffer staging;
-    const VkDeviceSize bytes = impl->table.size() * sizeof(gpu::ClothRange);
-    VKC_TRY(make(staging, bytes, MemoryUsage::kUpload));
-    std::memcpy(staging.mapped(), impl->table.data(), bytes);
-    VKC_TRY(ctx.submitAndWait([&](VkCommandBuffer cmd) -> Status {
-      const VkBufferCopy region{0, 0, bytes};
-      ctx.vk.vkCmdCopyBuffer(cmd, staging.handle(), impl->clothTable.handle(), 1, &region);
-      return {};
-    }));
-  }
-  if (ctx.info.timestampPeriodNs > 0) {
-    VkQueryPoolCreateInfo qpci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
-    qpci.queryType = VK_QUERY_TYPE_TIMESTAMP;
-    qpci.queryCount = 4;
-    VKC_VK_TRY(ctx.vk.vkCreateQueryPool(ctx.device, &qpci, nullptr, &impl->queries));
-  }
+  const detail::ContextImpl::Upload table{impl->table.data(), impl->table.size() * sizeof(gpu::ClothRange),
+                                         impl->clothTable.handle()};
+  VKC_TRY(ctx.uploadNow({&table, 1}));
+  auto pool = ctx.createTimestampPool(4);
+  if (!pool) return pool.error();
+  impl->queries = *pool;
   return std::unique_ptr<BoundsStage>(new BoundsStage(std::move(impl)));
 }
 
@@ -216,13 +205,7 @@ Result<std::vector<Aabb>> BoundsStage::run(const BoundsInput& input) {
   const VkDeviceSize particleBytes = VkDeviceSize{s.particleCount} * sizeof(Float4);
   const VkDeviceSize uploadBytes = particleBytes * (s.includePrevious ? 2 : 1);
   const VkDeviceSize boxBytes = out.size() * sizeof(Aabb);
-  auto ensure = [&](Buffer& b, VkDeviceSize size, MemoryUsage usage) -> Status {
-    if (b && b.size() >= size) return {};
-    auto r = alloc.createBuffer(size, usage);
-    if (!r) return r.error();
-    b = std::move(r.value());
-    return {};
-  };
+  auto ensure = [&](Buffer& b, VkDeviceSize size, MemoryUsage usage) { return alloc.ensureBuffer(b, size, usage); };
   if (particleBytes > 0) {
     VKC_TRY(ensure(s.particles, particleBytes, MemoryUsage::kDeviceLocal));
     if (s.includePrevious) VKC_TRY(ensure(s.prevParticles, particleBytes, MemoryUsage::kDeviceLocal));
@@ -260,18 +243,9 @@ Result<std::vector<Aabb>> BoundsStage::run(const BoundsInput& input) {
   }));
   std::memcpy(out.data(), s.readback.mapped(), boxBytes);
 
-  s.timings.clear();
-  if (s.queries != VK_NULL_HANDLE) {
-    const size_t passCount = rec.passes().size();
-    uint64_t stamps[4] = {};
-    VKC_VK_TRY(s.ctx.vk.vkGetQueryPoolResults(s.ctx.device, s.queries, 0, static_cast<uint32_t>(2 * passCount),
-                                              sizeof stamps, stamps, sizeof(uint64_t),
-                                              VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
-    for (size_t i = 0; i < passCount; ++i) {
-      s.timings.push_back({i + 1 == passCount ? "merge" : "tiles",
-                           s.ctx.timestampDeltaNs(stamps[2 * i], stamps[2 * i + 1])});
-    }
-  }
+  auto timings = rec.readTimings(s.queries);
+  if (!timings) return timings.error();
+  s.timings = std::move(timings.value());
   return out;
 }
 

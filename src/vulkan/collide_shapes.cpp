@@ -2,6 +2,7 @@
 // shaders/collide_shapes.comp, in one Recorder so that the barriers between all six come from their
 // declared buffer uses.
 #include <array>
+#include <optional>
 #include <cstring>
 #include <string>
 
@@ -35,7 +36,7 @@ struct ShapeCollisionStage::Impl {
   VkQueryPool queries = VK_NULL_HANDLE;
   std::vector<PassTiming> timings;
   std::vector<gpu::vec4> sphereData;  // scratch for record()
-  std::vector<std::string> lastPasses;  // names of the passes last recorded, for timings
+  std::optional<detail::Recorder> last;  // the passes last recorded, for timings
 
   explicit Impl(detail::ContextImpl& c) : ctx(c) {}
   ~Impl() {
@@ -106,14 +107,8 @@ struct ShapeCollisionStage::Impl {
     // The frame's spheres go into the command buffer. Before: earlier frames' reads of the buffer
     // must be done (write-after-read); after: the recorder's opening barrier covers the copy.
     if (!sphereData.empty()) {
-      VkMemoryBarrier2 mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
-      mb.srcStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
-      mb.dstStageMask = VK_PIPELINE_STAGE_2_COPY_BIT;
-      mb.dstAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT;
-      VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
-      dep.memoryBarrierCount = 1;
-      dep.pMemoryBarriers = &mb;
-      ctx.vk.vkCmdPipelineBarrier2(cmd, &dep);
+      detail::globalBarrier(ctx, cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_NONE,
+                            VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
       const auto* bytes = reinterpret_cast<const uint8_t*>(sphereData.data());
       const VkDeviceSize total = sphereData.size() * sizeof(gpu::vec4);
       for (VkDeviceSize off = 0; off < total; off += 65536) {
@@ -122,9 +117,9 @@ struct ShapeCollisionStage::Impl {
       sync.srcStage |= VK_PIPELINE_STAGE_2_COPY_BIT;
       sync.srcAccess |= VK_ACCESS_2_TRANSFER_WRITE_BIT;
     }
-    lastPasses.clear();
-    for (const detail::Pass& p : rec.passes()) lastPasses.push_back(p.name);
-    return rec.record(cmd, sync, timestampPool);
+    const Status st = rec.record(cmd, sync, timestampPool);
+    last.emplace(std::move(rec));
+    return st;
   }
 };
 
@@ -191,36 +186,14 @@ Result<std::unique_ptr<ShapeCollisionStage>> ShapeCollisionStage::create(Context
   VKC_TRY(make(impl->dummy, 16));
 
   // Static tables, uploaded once.
-  struct Upload {
-    const void* data;
-    VkDeviceSize bytes;
-    Buffer* dst;
-  } uploads[] = {{L.cloths.data(), L.cloths.size() * sizeof(gpu::ShapeCloth), &impl->clothTable},
-                 {L.capsules.data(), L.capsules.size() * sizeof(gpu::CapsuleSpheres), &impl->capsuleTable},
-                 {L.sphereCapsules.data(), L.sphereCapsules.size() * sizeof(uint32_t), &impl->csr}};
-  VkDeviceSize total = 0;
-  for (const Upload& u : uploads) total += u.bytes;
-  if (total > 0) {
-    Buffer staging;
-    VKC_TRY(make(staging, total, MemoryUsage::kUpload));
-    VKC_TRY(ctx.submitAndWait([&](VkCommandBuffer cmd) -> Status {
-      VkDeviceSize off = 0;
-      for (const Upload& u : uploads) {
-        if (u.bytes == 0) continue;
-        std::memcpy(static_cast<char*>(staging.mapped()) + off, u.data, u.bytes);
-        const VkBufferCopy region{off, 0, u.bytes};
-        ctx.vk.vkCmdCopyBuffer(cmd, staging.handle(), u.dst->handle(), 1, &region);
-        off += u.bytes;
-      }
-      return {};
-    }));
-  }
-  if (ctx.info.timestampPeriodNs > 0) {
-    VkQueryPoolCreateInfo qpci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
-    qpci.queryType = VK_QUERY_TYPE_TIMESTAMP;
-    qpci.queryCount = 12;
-    VKC_VK_TRY(ctx.vk.vkCreateQueryPool(ctx.device, &qpci, nullptr, &impl->queries));
-  }
+  const detail::ContextImpl::Upload uploads[] = {
+      {L.cloths.data(), L.cloths.size() * sizeof(gpu::ShapeCloth), impl->clothTable.handle()},
+      {L.capsules.data(), L.capsules.size() * sizeof(gpu::CapsuleSpheres), impl->capsuleTable.handle()},
+      {L.sphereCapsules.data(), L.sphereCapsules.size() * sizeof(uint32_t), impl->csr.handle()}};
+  VKC_TRY(ctx.uploadNow(uploads));
+  auto pool = ctx.createTimestampPool(12);
+  if (!pool) return pool.error();
+  impl->queries = *pool;
   return std::unique_ptr<ShapeCollisionStage>(new ShapeCollisionStage(std::move(impl)));
 }
 
@@ -255,13 +228,8 @@ Status ShapeCollisionStage::run(const ShapeCollisionInput& input, ShapeCollision
   auto& alloc = *s.ctx.allocator;
   const VkDeviceSize bytes = VkDeviceSize{s.particleCount} * sizeof(Float4);
   const VkDeviceSize maskBytes = VkDeviceSize{s.layout.maskWordCount} * sizeof(uint32_t);
-  auto ensure = [&](Buffer& b, VkDeviceSize size, MemoryUsage usage) -> Status {
-    size = std::max<VkDeviceSize>(size, 16);
-    if (b && b.size() >= size) return {};
-    auto r = alloc.createBuffer(size, usage);
-    if (!r) return r.error();
-    b = std::move(r.value());
-    return {};
+  auto ensure = [&](Buffer& b, VkDeviceSize size, MemoryUsage usage) {
+    return alloc.ensureBuffer(b, std::max<VkDeviceSize>(size, 16), usage);
   };
   VKC_TRY(ensure(s.particles, bytes, MemoryUsage::kDeviceLocal));
   VKC_TRY(ensure(s.prevParticles, bytes, MemoryUsage::kDeviceLocal));
@@ -307,17 +275,9 @@ Status ShapeCollisionStage::run(const ShapeCollisionInput& input, ShapeCollision
     debug->maskWords.clear();
     for (const gpu::ShapeCloth& sc : s.layout.cloths) debug->maskWords.push_back(sc.maskWords);
   }
-  s.timings.clear();
-  if (s.queries != VK_NULL_HANDLE) {
-    const uint32_t passCount = static_cast<uint32_t>(s.lastPasses.size());
-    uint64_t stamps[12] = {};
-    VKC_VK_TRY(s.ctx.vk.vkGetQueryPoolResults(s.ctx.device, s.queries, 0, 2 * passCount, sizeof stamps, stamps,
-                                              sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
-    for (uint32_t i = 0; i < passCount; ++i) {
-      s.timings.push_back({s.lastPasses[i].c_str(),
-                           s.ctx.timestampDeltaNs(stamps[2 * i], stamps[2 * i + 1])});
-    }
-  }
+  auto timings = s.last->readTimings(s.queries);
+  if (!timings) return timings.error();
+  s.timings = std::move(timings.value());
   return {};
 }
 

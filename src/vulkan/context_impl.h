@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <span>
 
 #include "memory.h"
 #include "pipelines.h"
@@ -44,6 +45,16 @@ struct ContextImpl {
   Status finishSetup();  // device table, allocator, pipelines, pool: shared by create and import
   // Records `fn` into a fresh primary command buffer, submits it on the queue and waits.
   Status submitAndWait(const std::function<Status(VkCommandBuffer)>& fn);
+
+  // Copies host data into device buffers now (staging buffer, one submission, wait).
+  struct Upload {
+    const void* data;
+    VkDeviceSize bytes;
+    VkBuffer dst;
+  };
+  Status uploadNow(std::span<const Upload> uploads);
+  // A timestamp query pool of `count` queries, or VK_NULL_HANDLE where the queue has no timestamps.
+  Result<VkQueryPool> createTimestampPool(uint32_t count);
 
   // Nanoseconds between two timestamps of the queue (wrap-around within timestampValidBits).
   double timestampDeltaNs(uint64_t begin, uint64_t end) const {

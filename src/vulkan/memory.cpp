@@ -156,6 +156,14 @@ Result<Buffer> Allocator::createBuffer(VkDeviceSize size, MemoryUsage usage, VkB
   return out;
 }
 
+Status Allocator::ensureBuffer(Buffer& b, VkDeviceSize size, MemoryUsage usage) {
+  if (b && b.size() >= size) return {};
+  auto r = createBuffer(size, usage);
+  if (!r) return r.error();
+  b = std::move(r.value());
+  return {};
+}
+
 void Allocator::release(Buffer& b) {
   vk_.vkDestroyBuffer(device_, b.buffer_, nullptr);
   if (b.allocSize_ == 0) return;  // creation failed before memory was bound

@@ -77,6 +77,8 @@ class Allocator {
 
   // Creates a buffer of `size` bytes (> 0). STORAGE and TRANSFER_SRC/DST usages are always added.
   Result<Buffer> createBuffer(VkDeviceSize size, MemoryUsage usage, VkBufferUsageFlags extraUsage = 0);
+  // Keeps `b` if it already holds `size` bytes, else replaces it with a new buffer of that size.
+  Status ensureBuffer(Buffer& b, VkDeviceSize size, MemoryUsage usage);
   size_t blockCount() const { return blocks_.size(); }
 
  private:

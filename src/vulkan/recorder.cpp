@@ -71,6 +71,8 @@ std::vector<BufferUse> usesOf(const Pass& p) {
   return uses;
 }
 
+}  // namespace
+
 void globalBarrier(const ContextImpl& ctx, VkCommandBuffer cmd, VkPipelineStageFlags2 srcStage,
                    VkAccessFlags2 srcAccess, VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess) {
   VkMemoryBarrier2 mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
@@ -83,8 +85,6 @@ void globalBarrier(const ContextImpl& ctx, VkCommandBuffer cmd, VkPipelineStageF
   dep.pMemoryBarriers = &mb;
   ctx.vk.vkCmdPipelineBarrier2(cmd, &dep);
 }
-
-}  // namespace
 
 std::vector<BarrierDecision> Recorder::plan() const {
   std::vector<std::vector<BufferUse>> uses;
@@ -99,10 +99,10 @@ Status Recorder::record(VkCommandBuffer cmd, const RecordSync& sync, VkQueryPool
   for (const Pass& p : passes_) {
     if (p.pipeline == nullptr || p.bindings.size() != p.pipeline->bindingCount ||
         p.push.size() != p.pipeline->pushConstantSize) {
-      return Error{ErrorCode::kInvalidArgument, "pass '" + p.name + "' does not match its pipeline's layout"};
+      return Error{ErrorCode::kInvalidArgument, std::string("pass '") + p.name + "' does not match its pipeline's layout"};
     }
     if (p.groupCount > static_cast<uint64_t>(maxX) * maxY) {
-      return Error{ErrorCode::kLimitExceeded, "pass '" + p.name + "' needs " + std::to_string(p.groupCount) +
+      return Error{ErrorCode::kLimitExceeded, std::string("pass '") + p.name + "' needs " + std::to_string(p.groupCount) +
                                                   " workgroups, more than the device's maxComputeWorkGroupCount allows"};
     }
   }
@@ -119,7 +119,7 @@ Status Recorder::record(VkCommandBuffer cmd, const RecordSync& sync, VkQueryPool
     if (i > 0 && barriers[i].needed) {
       globalBarrier(ctx_, cmd, kCompute, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, kCompute, kStorage);
     }
-    ctx_.beginLabel(cmd, p.name.c_str());
+    ctx_.beginLabel(cmd, p.name);
     if (timestamps != VK_NULL_HANDLE) {
       ctx_.vk.vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, timestamps, static_cast<uint32_t>(2 * i));
     }
@@ -153,6 +153,19 @@ Status Recorder::record(VkCommandBuffer cmd, const RecordSync& sync, VkQueryPool
   }
   globalBarrier(ctx_, cmd, kCompute, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, sync.dstStage, sync.dstAccess);
   return {};
+}
+
+Result<std::vector<PassTiming>> Recorder::readTimings(VkQueryPool timestamps) const {
+  std::vector<uint64_t> stamps(2 * passes_.size());
+  std::vector<PassTiming> out;
+  if (timestamps == VK_NULL_HANDLE || passes_.empty()) return out;
+  VKC_VK_TRY(ctx_.vk.vkGetQueryPoolResults(ctx_.device, timestamps, 0, static_cast<uint32_t>(stamps.size()),
+                                           stamps.size() * sizeof(uint64_t), stamps.data(), sizeof(uint64_t),
+                                           VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+  for (size_t i = 0; i < passes_.size(); ++i) {
+    out.push_back({passes_[i].name, ctx_.timestampDeltaNs(stamps[2 * i], stamps[2 * i + 1])});
+  }
+  return out;
 }
 
 }  // namespace vkc::detail

@@ -46,7 +46,7 @@ struct Binding {
 };
 
 struct Pass {
-  std::string name;                 // debug label and timing name
+  const char* name = "";            // debug label and timing name (a string literal)
   const Pipeline* pipeline = nullptr;
   std::vector<Binding> bindings;    // binding i of the pipeline's set; every binding must be set
   std::vector<uint8_t> push;        // pipeline->pushConstantSize bytes
@@ -60,6 +60,10 @@ struct Pass {
   }
 };
 
+// One global memory barrier (synchronization2).
+void globalBarrier(const ContextImpl& ctx, VkCommandBuffer cmd, VkPipelineStageFlags2 srcStage,
+                   VkAccessFlags2 srcAccess, VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess);
+
 class Recorder {
  public:
   explicit Recorder(ContextImpl& context) : ctx_(context) {}
@@ -71,6 +75,9 @@ class Recorder {
   // constants, dispatch), then the closing barrier. With a query pool, timestamps 2i and 2i+1
   // bracket pass i (the pool must hold 2 * passes().size() queries; it is reset here).
   Status record(VkCommandBuffer cmd, const RecordSync& sync, VkQueryPool timestamps = VK_NULL_HANDLE) const;
+
+  // After the submission that recorded with `timestamps` completed: each pass's GPU time.
+  Result<std::vector<PassTiming>> readTimings(VkQueryPool timestamps) const;
 
  private:
   ContextImpl& ctx_;

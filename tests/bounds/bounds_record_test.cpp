@@ -133,8 +133,8 @@ TEST_F(BoundsRecordVulkan, RunReportsGpuTimingsPerPass) {
   ASSERT_TRUE((*stage)->run({p, {}, cloths, false}).ok());
   const auto& t = (*stage)->timings();
   ASSERT_EQ(t.size(), 2u);
-  EXPECT_STREQ(t[0].name, "tiles");
-  EXPECT_STREQ(t[1].name, "merge");
+  EXPECT_STREQ(t[0].name, "vkc.bounds.tiles");
+  EXPECT_STREQ(t[1].name, "vkc.bounds.merge");
   EXPECT_GT(t[0].ns, 0.0);
 }
 
