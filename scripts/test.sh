@@ -14,7 +14,7 @@ export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 jobs="$(nproc)"
 case "$variant" in
   default)    dir=build-test;   flags=(-DVKC_WERROR=ON);                  select=() ;;
-  --sanitize) dir=build-asan;   flags=(-DVKC_WERROR=ON -DVKC_SANITIZE=ON -DVKC_BUILD_BENCH=OFF -DVKC_BUILD_TOOLS=OFF); select=(-E Vulkan) ;;
+  --sanitize) dir=build-asan;   flags=(-DVKC_WERROR=ON -DVKC_SANITIZE=ON -DVKC_BUILD_BENCH=OFF -DVKC_BUILD_TOOLS=OFF -DVKC_BUILD_SAMPLES=OFF); select=(-E Vulkan) ;;
   --scalar)   dir=build-scalar; flags=(-DVKC_WERROR=ON -DVKC_SIMD=OFF -DVKC_BUILD_BENCH=OFF);     select=() ;;
   *) echo "usage: scripts/test.sh [--sanitize|--scalar]" >&2; exit 2 ;;
 esac
