@@ -5,7 +5,7 @@
 //
 // Stability: within a 256-key chunk of a tile, each key's rank among the keys of its digit comes from a
 // ballot match inside its subgroup (lanes in invocation-id order) and from the subgroups before it
-// (serialized in subgroup-id order). Keys are assigned to invocations by `slot`, the workgroup-wide
+// (a prefix over per-subgroup digit counts, in subgroup-id order). Keys are assigned to invocations by `slot`, the workgroup-wide
 // exclusive scan of 1 in exactly that (subgroup id, invocation id) order, so the rank order is the
 // input order whatever the device's subgroup size or its mapping of invocations to subgroups.
 #extension GL_KHR_shader_subgroup_basic : require
@@ -29,6 +29,7 @@ layout(push_constant) uniform Push { RadixSortPush pc; };
 shared uint sBins[kRadixBins];         // per digit: counts (histogram), running destinations (scatter)
 shared uint sSub[kRadixGroupSize];     // per subgroup: totals, then their exclusive prefix (any subgroup size >= 1)
 shared uint sTotal;
+shared uint sCounts[kRadixMaxSubgroups * (kRadixBins / 4u)];  // scatter: 8-bit counts per (subgroup, digit)
 
 uint linearGroupIndex() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }
 
@@ -84,6 +85,18 @@ void histogramPass() {
 }
 
 void scanPass() {
+  if (pc.smallScan != 0u) {  // few tiles: invocation d scans digit d's row on its own (no barriers)
+    uint d = gl_LocalInvocationIndex;
+    if (linearGroupIndex() != 0u || d >= (1u << pc.bits)) return;
+    uint run = 0u;
+    for (uint t = 0u; t < pc.tileCount; ++t) {
+      uint c = tileHist[d * pc.tileCount + t];
+      tileHist[d * pc.tileCount + t] = run;
+      run += c;
+    }
+    digitTotals[d] = run;
+    return;
+  }
   uint digit = linearGroupIndex();
   if (digit >= (1u << pc.bits)) return;
   uint slot = invocationSlot();
@@ -119,6 +132,14 @@ void scatterPass() {
   memoryBarrierShared();
   barrier();
 
+  // Per subgroup and digit, 8-bit counts (then exclusive prefixes over the subgroups before), 4 per
+  // word: at most kRadixMaxSubgroups subgroups (checked by the host; the guard keeps indices in bounds).
+  if (gl_NumSubgroups > kRadixMaxSubgroups) return;  // uniform
+  uint words = gl_NumSubgroups * (kRadixBins / 4u);
+  for (uint w = gl_LocalInvocationIndex; w < words; w += kRadixGroupSize) sCounts[w] = 0u;
+  memoryBarrierShared();
+  barrier();
+
   for (uint c = begin; c < end; c += kRadixGroupSize) {  // uniform
     uint i = c + slot;
     bool valid = i < end;
@@ -135,26 +156,48 @@ void scatterPass() {
     uvec4 validBallot = subgroupBallot(valid);
     peers &= valid ? validBallot : ~validBallot;
     uint rank = subgroupBallotExclusiveBitCount(peers);
-    uint count = subgroupBallotBitCount(peers);
+    uint count = subgroupBallotBitCount(peers);  // <= subgroup size <= 128: fits 8 bits
     bool leader = subgroupBallotFindLSB(peers) == gl_SubgroupInvocationID;
+    uint word = gl_SubgroupID * (kRadixBins / 4u) + (digit >> 2u);
+    uint byteShift = (digit & 3u) * 8u;
+    if (valid && leader) atomicOr(sCounts[word], count << byteShift);  // distinct bytes: order-independent
+    memoryBarrierShared();
+    barrier();
 
-    // Subgroups claim their ranges of each digit one after another, in subgroup-id order.
-    uint base = 0u;
-    for (uint s = 0u; s < gl_NumSubgroups; ++s) {  // uniform
-      if (gl_SubgroupID == s) {
-        if (valid) base = sBins[digit];
-        subgroupMemoryBarrierShared();
-        subgroupBarrier();
-        if (valid && leader) sBins[digit] = base + count;
+    // Invocation w < 64 owns digits 4w..4w+3: exclusive prefix over the subgroups, in subgroup-id order.
+    // A prefix is read only by a subgroup that has keys of that digit, so it is < 256 there.
+    uvec4 run = uvec4(0u);
+    if (gl_LocalInvocationIndex < kRadixBins / 4u) {
+      for (uint s = 0u; s < gl_NumSubgroups; ++s) {
+        uint at = s * (kRadixBins / 4u) + gl_LocalInvocationIndex;
+        uint packed = sCounts[at];
+        sCounts[at] = (run.x & 0xFFu) | ((run.y & 0xFFu) << 8u) | ((run.z & 0xFFu) << 16u) | ((run.w & 0xFFu) << 24u);
+        run += uvec4(packed & 0xFFu, (packed >> 8u) & 0xFFu, (packed >> 16u) & 0xFFu, packed >> 24u);
       }
-      memoryBarrierShared();
-      barrier();
     }
-    uint dst = base + rank;
-    if (valid && dst < n) {
-      keysOut[dst] = key;
-      valuesOut[dst] = value;
+    memoryBarrierShared();
+    barrier();
+
+    if (valid) {
+      uint dst = sBins[digit] + ((sCounts[word] >> byteShift) & 0xFFu) + rank;
+      if (dst < n) {
+        keysOut[dst] = key;
+        valuesOut[dst] = value;
+      }
     }
+    memoryBarrierShared();
+    barrier();
+
+    for (uint w = gl_LocalInvocationIndex; w < words; w += kRadixGroupSize) sCounts[w] = 0u;
+    if (gl_LocalInvocationIndex < kRadixBins / 4u) {
+      uint d = gl_LocalInvocationIndex * 4u;
+      sBins[d] += run.x;
+      sBins[d + 1u] += run.y;
+      sBins[d + 2u] += run.z;
+      sBins[d + 3u] += run.w;
+    }
+    memoryBarrierShared();
+    barrier();
   }
 }
 

@@ -20,6 +20,7 @@ static_assert(gpu::kRadixTileSize == gpu::kRadixGroupSize * gpu::kRadixItemsPerT
 static_assert(gpu::kRadixBins == (1u << gpu::kRadixDigitBits) && gpu::kRadixBins == gpu::kRadixGroupSize,
               "the histogram pass clears and writes one bin per invocation");
 static_assert(radixSortPassCount(32) == 32 / gpu::kRadixDigitBits);
+static_assert(gpu::kRadixGroupSize <= 256u, "8-bit per-subgroup counts: a chunk holds at most 256 keys of one digit");
 
 using detail::Access;
 using detail::Buffer;
@@ -85,6 +86,7 @@ struct RadixSortStage::Impl {
       push.bits = std::min(gpu::kRadixDigitBits, keyBits - push.shift);
       push.tileCount = tileCount;
       push.countFromBuffer = countBuffer != nullptr ? 1u : 0u;
+      push.smallScan = tileCount <= gpu::kRadixSmallScanTiles ? 1u : 0u;
       add("vkc.radix_sort.histogram", gpu::kRadixPassHistogram, tileCount, push,
           {{kIn, Access::kRead},
            {vIn, Access::kNone},
@@ -93,7 +95,7 @@ struct RadixSortStage::Impl {
            {hist, Access::kWrite},
            {totals, Access::kNone},
            {countRange, Access::kRead}});
-      add("vkc.radix_sort.scan", gpu::kRadixPassScan, 1u << push.bits, push,
+      add("vkc.radix_sort.scan", gpu::kRadixPassScan, push.smallScan != 0 ? 1u : 1u << push.bits, push,
           {{kIn, Access::kNone},
            {vIn, Access::kNone},
            {kOut, Access::kNone},
@@ -177,12 +179,20 @@ Result<std::unique_ptr<RadixSortStage>> RadixSortStage::create(Context& context,
                      ctx.info.name + "' allows maxStorageBufferRange = " + std::to_string(maxRange) + " bytes (" +
                      std::to_string(maxRange / 4) + " keys)"};
   }
-  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceVulkan13Properties props13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_PROPERTIES};
+  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES, &props13};
   VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &subgroup};
   vkGetPhysicalDeviceProperties2(ctx.physicalDevice, &props);
   if ((subgroup.supportedOperations & VK_SUBGROUP_FEATURE_BALLOT_BIT) == 0) {
     return Error{ErrorCode::kUnsupported, "RadixSortStage: the device '" + ctx.info.name +
                                               "' lacks subgroup ballot operations (VK_SUBGROUP_FEATURE_BALLOT_BIT)"};
+  }
+  const uint32_t minSubgroup = std::min(props13.minSubgroupSize == 0 ? subgroup.subgroupSize : props13.minSubgroupSize,
+                                        subgroup.subgroupSize);
+  if (minSubgroup * gpu::kRadixMaxSubgroups < gpu::kRadixGroupSize) {
+    return Error{ErrorCode::kUnsupported, "RadixSortStage: the device '" + ctx.info.name + "' may run subgroups of " +
+                                              std::to_string(minSubgroup) + " invocations; the sort needs at least " +
+                                              std::to_string(gpu::kRadixGroupSize / gpu::kRadixMaxSubgroups)};
   }
   auto impl = std::make_unique<Impl>(ctx);
   impl->maxCount = info.maxCount;
