@@ -103,9 +103,10 @@ VKC_FN bool sphereContact(vec4 sphere, vec3 p, VKC_OUT(vec3) delta) {
 //    approach is at tc = halfB / minusA (vertex of the quadratic), clamped to [0, 1]; the trajectory
 //    counts only if there |q| < (1 - kCcdSkinFraction) r, i.e. it enters deeper than 20% of the radius.
 //  - back = (1 - toi) / (1 + k), k = (tc - toi) / (1 - toi) = -sqrt(D) / (minusA (1 - toi)): NvCloth's
-//    impulse reduction. The corrected relative position q1 + (q0 - q1) back corresponds to a time
-//    before the closest approach, so the discrete test then pushes the particle out on the side it
-//    came from (no tunnelling).
+//    impulse reduction, k clamped to [0, (tPass - toi) / (1 - toi)] (see below). The corrected
+//    relative position q1 + (q0 - q1) back corresponds to a time between the entry and the path's
+//    closest approach to the centre, so the discrete test then pushes the particle out on the side it
+//    came from (no tunnelling), also for a shape that grows while it moves.
 VKC_FN bool sweptContact(vec3 q0, vec3 q1, float r0, float r1, VKC_OUT(float) toi, VKC_OUT(float) back) {
   toi = 1.0f;
   back = 0.0f;
@@ -128,6 +129,13 @@ VKC_FN bool sweptContact(vec3 q0, vec3 q1, float r0, float r1, VKC_OUT(float) to
   float oneMinusToi = 1.0f - toi;
   if (!(oneMinusToi > kCollideEpsilon)) return false;
   float minusK = sqrtD / (minusA * oneMinusToi);
+  // Deviation from NvCloth: k is at most g = (tPass - toi) / (1 - toi), with tPass the time the
+  // relative path passes closest to the centre (axis). With a constant radius tPass is the vertex tc
+  // and nothing changes; with a growing radius tc comes later than tPass and NvCloth's k put the
+  // point past the centre, so that the discrete test pushed it out of the shape's far side.
+  vec3 dq = q1 - q0;  // |dq|^2 > (r1 - r0)^2 + eps here (minusA < -eps)
+  float g = (-dot(q0, dq) / dot(dq, dq) - toi) / oneMinusToi;
+  minusK = max(minusK, -max(g, 0.0f));
   back = oneMinusToi / (1.0f - minusK);
   return true;
 }
