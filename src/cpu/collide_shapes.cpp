@@ -116,7 +116,11 @@ Status collideShapesCpu(const ShapeCollisionInput& in, Backend backend, ShapeCol
   cpu::ShapesState state;
   cpu::prepareShapes(in, bounds, state);
   for (uint32_t c = 0; c < in.cloths.size(); ++c) {
-    cpu::collideClothScalar(state, c, in.settings, in.particles.data(), in.prevParticles.data());
+    if (backend == Backend::kCpuSimd) {
+      cpu::collideClothSimd(state, c, in.settings, in.particles.data(), in.prevParticles.data());
+    } else {
+      cpu::collideClothScalar(state, c, in.settings, in.particles.data(), in.prevParticles.data());
+    }
   }
   if (debug != nullptr) {
     debug->masks = state.masks;
