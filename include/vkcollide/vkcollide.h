@@ -6,4 +6,5 @@
 #include "vkcollide/collide_shapes.h"
 #include "vkcollide/context.h"
 #include "vkcollide/result.h"
+#include "vkcollide/scene.h"
 #include "vkcollide/types.h"
