@@ -21,6 +21,12 @@ struct ShapesState {
   uint32_t flags = 0;
 };
 
+// Checks the values of particles (finite, inverse mass >= 0) through the bounds stage's keys; where
+// a cloth's keys are suspicious, detail::validateParticles names the first bad value (`array`: the
+// field name in the message).
+Status checkParticleValues(std::span<const Float4> particles, std::span<const ClothRange> cloths, Backend backend,
+                           const char* array);
+
 // Prepares spheres, cones, grids and masks. `particleBounds[c]` is cloth c's box (with the previous
 // positions when continuous).
 void prepareShapes(const ShapeCollisionInput& in, std::span<const Aabb> particleBounds, ShapesState& state);

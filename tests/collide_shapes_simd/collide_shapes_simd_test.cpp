@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -267,6 +268,43 @@ TEST(CollideShapesSimd, RandomScenesMatchScalar) {
     spec.alphaBegin = 0.1f * static_cast<float>(rng() % 5);
     spec.alphaEnd = spec.alphaBegin + 0.1f * static_cast<float>(rng() % 6);
     compareSimdScalar(makeScene(100 + trial, spec));
+  }
+}
+
+// collideShapesCpu checks particle values through the bounds keys rather than validate()'s scan
+// (cpu::checkParticleValues): its errors must still be validate()'s, and nothing may change.
+TEST(CollideShapesSimd, ParticleValueErrorsAreValidates) {
+  const float nan = std::nanf("");
+  struct Bad {
+    bool prev;
+    uint32_t index;
+    int component;
+    float value;
+  };
+  const Bad bads[] = {{false, 40, 0, nan}, {false, 77, 3, -1.0f}, {true, 5, 1, INFINITY}, {true, 120, 3, -0.5f},
+                      {true, 130, 2, -INFINITY}};
+  for (const bool continuous : {false, true}) {
+    for (const Bad& bad : bads) {
+      for (const Backend backend : {Backend::kCpuScalar, Backend::kCpuSimd}) {
+        SCOPED_TRACE(std::string(continuous ? "ccd " : "discrete ") + toString(backend) + " " +
+                     (bad.prev ? "prev " : "particles ") + std::to_string(bad.index));
+        SceneSpec spec;
+        spec.particleCounts = {100, 50};
+        spec.continuous = continuous;
+        SimdScene scene = makeScene(21, spec);
+        Float4& p = bad.prev ? scene.prev[bad.index] : scene.particles[bad.index];
+        float* components[4] = {&p.x, &p.y, &p.z, &p.w};
+        *components[bad.component] = bad.value;
+        const SimdScene before = scene;
+        const Status expected = validate(scene.input());
+        ASSERT_FALSE(expected.ok());
+        const Status got = collideShapesCpu(scene.input(), backend);
+        ASSERT_FALSE(got.ok());
+        EXPECT_EQ(got.message(), expected.message());
+        EXPECT_EQ(std::memcmp(scene.particles.data(), before.particles.data(), scene.particles.size() * sizeof(Float4)), 0);
+        EXPECT_EQ(std::memcmp(scene.prev.data(), before.prev.data(), scene.prev.size() * sizeof(Float4)), 0);
+      }
+    }
   }
 }
 
