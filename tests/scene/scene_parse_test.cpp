@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <random>
 #include <string>
 
 #include "vkcollide/scene.h"
@@ -234,6 +235,33 @@ TEST(SceneParse, RoundTripEveryFieldBitwise) {
   EXPECT_TRUE(*again == *s);
   EXPECT_EQ(std::memcmp(again->cloths[0].particles.data(), s->cloths[0].particles.data(), 2 * sizeof(Float4)), 0);
   EXPECT_TRUE(std::signbit(again->cloths[0].particles[0].z));
+}
+
+// 200 000 random finite floats (random bit patterns: denormals, huge and tiny exponents) survive
+// writeScene -> parseScene bit for bit.
+TEST(SceneParse, RandomFloatsRoundTripBitwise) {
+  std::mt19937 rng(12345);
+  Scene s;
+  SceneCloth& c = s.cloths.emplace_back();
+  c.particles.resize(25000);
+  c.prevParticles.resize(25000);
+  auto randomFloat = [&] {
+    for (;;) {
+      const uint32_t bits = static_cast<uint32_t>(rng());
+      float f;
+      std::memcpy(&f, &bits, sizeof f);
+      if (std::isfinite(f)) return f;
+    }
+  };
+  for (auto* v : {&c.particles, &c.prevParticles}) {
+    for (Float4& p : *v) p = {randomFloat(), randomFloat(), randomFloat(), randomFloat()};
+  }
+  Result<Scene> back = parseScene(writeScene(s));
+  ASSERT_TRUE(back) << back.message();
+  ASSERT_EQ(back->cloths.size(), 1u);
+  EXPECT_EQ(std::memcmp(back->cloths[0].particles.data(), c.particles.data(), c.particles.size() * sizeof(Float4)), 0);
+  EXPECT_EQ(std::memcmp(back->cloths[0].prevParticles.data(), c.prevParticles.data(),
+                        c.prevParticles.size() * sizeof(Float4)), 0);
 }
 
 }  // namespace
