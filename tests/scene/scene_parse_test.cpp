@@ -177,6 +177,21 @@ TEST(SceneParse, NonFiniteNumbers) {
   ASSERT_TRUE(tiny) << tiny.message();
   EXPECT_EQ(tiny->cloths[0].particles[1].x, 0.0f);
   EXPECT_TRUE(std::signbit(tiny->cloths[0].particles[1].x));
+  // However many digits: magnitude decides, not the exponent's sign.
+  const std::string longTiny = "-0." + std::string(500, '0') + "1";
+  const std::string longHuge = "1" + std::string(500, '0');
+  Result<Scene> t2 = parseScene(replaced(kValid, "[0.5, 1, 0, 0]", "[" + longTiny + ", 100000e-400, 0, 0]"));
+  ASSERT_TRUE(t2) << t2.message();
+  EXPECT_EQ(t2->cloths[0].particles[1].x, 0.0f);
+  EXPECT_TRUE(std::signbit(t2->cloths[0].particles[1].x));
+  EXPECT_EQ(t2->cloths[0].particles[1].y, 0.0f);
+  EXPECT_ERROR(replaced(kValid, "[0.5, 1, 0, 0]", "[" + longHuge + ", 0, 0, 0]"), "cloths[0].particles[1][0]: expected a finite number");
+  EXPECT_ERROR(replaced(kValid, "[0.5, 1, 0, 0]", "[0.0001e400, 0, 0, 0]"), "beyond the float range");
+  // The largest float and its rounding neighbourhood read fine.
+  Result<Scene> big = parseScene(replaced(kValid, "[0.5, 1, 0, 0]", "[3.4028235e38, -3.40282356e38, 0, 0]"));
+  ASSERT_TRUE(big) << big.message();
+  EXPECT_EQ(big->cloths[0].particles[1].x, std::numeric_limits<float>::max());
+  EXPECT_EQ(big->cloths[0].particles[1].y, -std::numeric_limits<float>::max());
   EXPECT_EQ(tiny->cloths[0].particles[1].y, 0.0f);
   EXPECT_EQ(tiny->cloths[0].particles[1].z, std::numeric_limits<float>::denorm_min());
 }
