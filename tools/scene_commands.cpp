@@ -253,8 +253,10 @@ int usageError(const std::string& message) {
 
 // Loads the scene, plans and validates its stages. Returns kExitOk or the exit code to return.
 int prepare(const std::string& path, const std::vector<const StageDesc*>& skip, Scene& scene,
-            std::vector<const StageDesc*>& stages, SceneBuffers& buffers) {
+            std::vector<const StageDesc*>& stages, SceneBuffers& buffers, double& loadMs) {
+  const auto t0 = std::chrono::steady_clock::now();
   Result<Scene> loaded = loadScene(path);
+  loadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   if (!loaded) {
     std::fprintf(stderr, "vkcollide: %s\n", loaded.message().c_str());
     return kExitUsage;
@@ -366,7 +368,8 @@ int stepCommand(int argc, char** argv) {
   Scene scene;
   std::vector<const StageDesc*> stages;
   SceneBuffers input;
-  if (const int rc = prepare(scenePath, skip, scene, stages, input); rc != kExitOk) return rc;
+  double loadMs = 0;
+  if (const int rc = prepare(scenePath, skip, scene, stages, input, loadMs); rc != kExitOk) return rc;
 
   std::unique_ptr<Context> context;
   if (*backend == Backend::kVulkan) {
@@ -378,8 +381,8 @@ int stepCommand(int argc, char** argv) {
     }
   }
   const char* name = toString(*backend);
-  std::printf("step: %s: %zu cloths, %zu particles; stages: %s; backend %s%s%s\n", scenePath.c_str(),
-              scene.cloths.size(), particleCount(scene), stageList(scene, stages, skip).c_str(), name, context ? " on " : "",
+  std::printf("step: %s (loaded in %.1f ms): %zu cloths, %zu particles; stages: %s; backend %s%s%s\n",
+              scenePath.c_str(), loadMs, scene.cloths.size(), particleCount(scene), stageList(scene, stages, skip).c_str(), name, context ? " on " : "",
               context ? context->deviceInfo().name.c_str() : "");
 
   Runner runner(*backend, context.get());
@@ -404,12 +407,15 @@ int stepCommand(int argc, char** argv) {
     moved += std::memcmp(&input.particles[i], &result.particles[i], sizeof(Float4)) != 0;
   }
   storeSceneBuffers(result, scene);
+  const auto s0 = std::chrono::steady_clock::now();
   const Status st = saveScene(scene, outPath);
+  const double saveMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s0).count();
   if (!st) {
     std::fprintf(stderr, "vkcollide: %s\n", st.message().c_str());
     return kExitFailed;
   }
-  std::printf("  %zu of %zu particles changed; wrote %s\n", moved, input.particles.size(), outPath.c_str());
+  std::printf("  %zu of %zu particles changed; wrote %s in %.1f ms\n", moved, input.particles.size(), outPath.c_str(),
+              saveMs);
   return kExitOk;
 }
 
@@ -452,14 +458,15 @@ int compareCommand(int argc, char** argv) {
   Scene scene;
   std::vector<const StageDesc*> stages;
   SceneBuffers input;
-  if (const int rc = prepare(scenePath, skip, scene, stages, input); rc != kExitOk) return rc;
+  double loadMs = 0;
+  if (const int rc = prepare(scenePath, skip, scene, stages, input, loadMs); rc != kExitOk) return rc;
 
   std::string vulkanError;
   std::unique_ptr<Context> context = createContext(device, validation, &vulkanError);
   std::vector<Backend> backends = {Backend::kCpuScalar, Backend::kCpuSimd};  // the reference first
   if (context) backends.push_back(Backend::kVulkan);
-  std::printf("compare: %s: %zu cloths, %zu particles; stages: %s; repeat %d\n", scenePath.c_str(),
-              scene.cloths.size(), particleCount(scene), stageList(scene, stages, skip).c_str(), repeat);
+  std::printf("compare: %s (loaded in %.1f ms): %zu cloths, %zu particles; stages: %s; repeat %d\n",
+              scenePath.c_str(), loadMs, scene.cloths.size(), particleCount(scene), stageList(scene, stages, skip).c_str(), repeat);
   if (context) {
     std::printf("  vulkan device: %s\n", context->deviceInfo().name.c_str());
   } else {
