@@ -307,19 +307,41 @@ TEST(SceneCompareVulkan, DoctoredResultsFail) {
   EXPECT_EQ(r.exitCode, 1) << r.output;
 }
 
-// The NvCloth drape scene enables self collision: step refuses it until that stage is built, and
-// otherwise runs it on the CPU.
-TEST(SceneStepErrors, DrapeSceneLoadsInTheTool) {
+// The NvCloth drape scene enables self collision: step refuses it until that stage is built (and
+// otherwise runs it); with --skip self the shape stage runs, and the output is a loadable scene.
+TEST(SceneStepErrors, DrapeSceneInTheTool) {
+  const std::string drape = "'" + std::string(VKC_SOURCE_DIR) + "/bench/scenes/nvcloth-drape-64.json'";
   const std::string out = tempPath("drape-out.json.gz");
-  const ToolRun r = runTool("step '" + std::string(VKC_SOURCE_DIR) + "/bench/scenes/nvcloth-drape-64.json' --backend cpu --out '" + out + "'");
+  std::remove(out.c_str());
+  const ToolRun r = runTool("step " + drape + " --backend cpu --out '" + out + "'");
   const bool selfBuilt = runTool("stages").output.find("self    available") != std::string::npos;
   if (selfBuilt) {
     EXPECT_EQ(r.exitCode, 0) << r.output;
   } else {
     EXPECT_EQ(r.exitCode, 2) << r.output;
     EXPECT_NE(r.output.find("self collision stage"), std::string::npos) << r.output;
+    EXPECT_FALSE(fileExists(out));
   }
+  const ToolRun skipped = runTool("step " + drape + " --backend cpu --skip self --out '" + out + "'");
+  ASSERT_EQ(skipped.exitCode, 0) << skipped.output;
+  EXPECT_NE(skipped.output.find("enabled but skipped: self"), std::string::npos) << skipped.output;
+  Result<Scene> before = loadScene(std::string(VKC_SOURCE_DIR) + "/bench/scenes/nvcloth-drape-64.json");
+  Result<Scene> after = loadScene(out);
+  ASSERT_TRUE(before && after);
+  ASSERT_EQ(after->cloths[0].particles.size(), 4096u);
+  EXPECT_EQ(after->settings, before->settings);  // the settings are written back as they were
+  size_t changed = 0;
+  for (size_t i = 0; i < 4096; ++i) changed += !(after->cloths[0].particles[i] == before->cloths[0].particles[i]);
+  EXPECT_GT(changed, 100u);  // the drape rests on its sphere and capsule
+  EXPECT_EQ(runTool("step " + drape + " --backend cpu --skip selfie --out '" + out + "'").exitCode, 2);
   std::remove(out.c_str());
+}
+
+TEST(SceneCompareVulkan, DrapeShapeStageAgrees) {
+  const ToolRun r = runTool("compare '" + std::string(VKC_SOURCE_DIR) + "/bench/scenes/nvcloth-drape-64.json' --skip self --validation");
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("masks equal"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("every backend agrees with cpu-scalar"), std::string::npos) << r.output;
 }
 
 }  // namespace
