@@ -154,6 +154,36 @@ TEST_P(ShapeAnalytic, ParticleInsideATaperedCapsuleEndsOnTheSurfaceNextToTheNear
   }
 }
 
+TEST_P(ShapeAnalytic, ACapsuleWhoseSphereHoldsTheOtherIsTheBiggerSphere) {
+  // The hull is the big sphere: a particle inside the small one (so inside both) lands on the big
+  // one's surface, not between the two surfaces.
+  std::mt19937 rng(16);
+  const V3 big{0.3, -0.2, 0.1}, small = big + V3{0.2, 0.1, -0.05};
+  const Float4 sBig = toFloat4(big, 0.6f), sSmall = toFloat4(small, 0.25f);
+  std::vector<Float4> p;
+  std::vector<V3> want;
+  for (int i = 0; i < 500; ++i) {
+    const V3 x = i % 2 == 0 ? pointInBall(small, 0.25, 0.05, rng) : pointInBall(big, 0.6, 0.05, rng);
+    p.push_back(toFloat4(x, 1.0f));
+    want.push_back(big + (xyz(p.back()) - big) * (0.6 / length(xyz(p.back()) - big)));
+  }
+  for (bool ccd : {false, true}) {
+    for (bool bigFirst : {true, false}) {
+      SCOPED_TRACE(std::string(ccd ? "continuous" : "discrete") + (bigFirst ? ", big sphere first" : ", small sphere first"));
+      Scene s;
+      s.addCloth(p, p, bigFirst ? std::vector<Float4>{sBig, sSmall} : std::vector<Float4>{sSmall, sBig}, {{0, 1}});
+      s.settings.continuous = ccd;
+      collide(backend(), ctx(), s);
+      int bad = 0;
+      for (size_t i = 0; i < p.size(); ++i) {
+        const double err = length(xyz(s.particles[i]) - want[i]);
+        if (!(err <= 1e-5) && bad++ < 3) ADD_FAILURE() << i << ": " << str(p[i]) << " -> " << str(s.particles[i]);
+      }
+      EXPECT_EQ(bad, 0);
+    }
+  }
+}
+
 TEST_P(ShapeAnalytic, ParticlesOutsideEveryShapeAreUntouched) {
   std::mt19937 rng(14);
   std::uniform_real_distribution<double> u(-3.0, 3.0);
