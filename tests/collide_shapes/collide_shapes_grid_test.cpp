@@ -79,7 +79,7 @@ bool touches(const Scene& s, uint32_t c, uint32_t shape, V3 p0, V3 p1, bool ccd)
     }
     if (apart) return false;
   }
-  const int steps = ccd ? 64 : 0;
+  const int steps = ccd ? 32 : 0;
   for (int i = 0; i <= steps; ++i) {
     const double t = ccd ? static_cast<double>(i) / steps : 1.0;
     auto at = [&](uint32_t k) {
