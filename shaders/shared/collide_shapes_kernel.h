@@ -116,9 +116,10 @@ VKC_FN void collideParticle(ShapeCloth c, ShapeGrid g, uint flags, float frictio
         vec3 v0 = vec3(a1) - vec3(a0);
         vec3 v1 = vec3(b1) - vec3(b0);
         // Along the axis (invalid cone: the bigger sphere's).
-        float u = cone.dims.z != 0.0f
-                      ? clamp(0.5f + 0.5f * dot(pos - vec3(cone.center), vec3(cone.axis)) / cone.dims.x, 0.0f, 1.0f)
-                      : (a1.w >= b1.w ? 0.0f : 1.0f);
+        float u = a1.w >= b1.w ? 0.0f : 1.0f;
+        if (cone.dims.z != 0.0f) {
+          u = clamp(0.5f + 0.5f * dot(pos - vec3(cone.center), vec3(cone.axis)) / cone.dims.x, 0.0f, 1.0f);
+        }
         sum.velocity += mix(v0, v1, u);
       }
     }

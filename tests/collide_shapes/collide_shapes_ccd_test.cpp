@@ -49,7 +49,9 @@ CrossingScene crossingScene() {
   const double r = 0.05;
   CrossingScene cs;
   auto length = [&] { return r * (1.2 + 18.8 * u(rng)); };
-  auto offset = [&](V3 perpTo) { return randomPerpendicular(perpTo, rng) * (r * kMaxOffset * std::sqrt(u(rng))); };
+  auto offset = [&](V3 perpTo) {
+    return randomPerpendicular(perpTo, rng) * (r * kMaxOffset * std::sqrt(u(rng)));
+  };
   const V3 move{0.2, 0.2, -0.1};
 
   for (int moving = 0; moving < 2; ++moving) {
@@ -99,7 +101,8 @@ CrossingScene crossingScene() {
     }
     std::vector<Float4> prevSpheres;
     if (moving) prevSpheres = {s0, s1};
-    cs.scene.addCloth(p, q, {toFloat4(h.c0 + shift, s0.w), toFloat4(h.c1 + shift, s1.w)}, {{0, 1}}, prevSpheres);
+    cs.scene.addCloth(p, q, {toFloat4(h.c0 + shift, s0.w), toFloat4(h.c1 + shift, s1.w)}, {{0, 1}},
+                      prevSpheres);
   }
   // Through the end spheres of a capsule in any direction, from outside that end's cap (a point
   // nearer to that sphere's cap than to the rest of the surface).
@@ -141,7 +144,8 @@ double onEntrySide(const CrossingScene& cs, size_t i, const Float4& f) {
     const Hull h = hullOf(s.spheres[cloth], s.capsules[cloth][0]);
     const V3 a = xyz(s.prev[i]), b = xyz(f);
     double worst = 1.0;
-    for (int k = 0; k <= 200; ++k) worst = std::min(worst, h.distance(a + (b - a) * (k / 200.0)) / std::min(h.r0, h.r1));
+    for (int k = 0; k <= 200; ++k)
+      worst = std::min(worst, h.distance(a + (b - a) * (k / 200.0)) / std::min(h.r0, h.r1));
     return worst + kEndDepth;
   }
   V3 rel = xyz(f) - c.shapeEnd;
@@ -167,8 +171,9 @@ TEST_P(ShapeCcd, FastTrajectoriesThroughThinShapesEndOnTheSideTheyCameFrom) {
     const bool bad = !(onEntrySide(cs, i, f) > 0.0);
     const bool in = !(endDistance(s, c, f) >= -1e-5 * 0.06);
     if ((bad || in) && wrongSide[c] + inside[c] < 3) {
-      ADD_FAILURE() << kClothNames[c] << " particle " << i << ": from " << str(s.prev[i]) << " ends at " << str(f)
-                    << " (entry side " << onEntrySide(cs, i, f) << ", distance " << endDistance(s, c, f) << ")";
+      ADD_FAILURE() << kClothNames[c] << " particle " << i << ": from " << str(s.prev[i]) << " ends at "
+                    << str(f) << " (entry side " << onEntrySide(cs, i, f) << ", distance "
+                    << endDistance(s, c, f) << ")";
     }
     wrongSide[c] += bad;
     inside[c] += in;
@@ -186,7 +191,8 @@ TEST_P(ShapeCcd, WithoutCcdTheSameTrajectoriesTunnel) {
   collide(backend(), ctx(), s);
   int tunnelled[kCloths] = {};
   for (size_t i = 0; i < s.particles.size(); ++i) {
-    tunnelled[cs.clothOf[i]] += bitwiseEqual(s.particles[i], before.particles[i]) && onEntrySide(cs, i, s.particles[i]) < 0;
+    tunnelled[cs.clothOf[i]] +=
+        bitwiseEqual(s.particles[i], before.particles[i]) && onEntrySide(cs, i, s.particles[i]) < 0;
   }
   for (int c = 0; c < kCloths; ++c) EXPECT_EQ(tunnelled[c], kTrajectories) << kClothNames[c];
 }
@@ -274,7 +280,8 @@ TEST_P(ShapeCcd, AGrowingSphereSweepingOverParticlesPushesThemAhead) {
   for (size_t i = 0; i < s.particles.size(); ++i) {
     const Float4& f = s.particles[i];
     EXPECT_GE(sphereDistance(s.spheres[0][0], xyz(f)), -1e-5) << i << ": " << str(f);
-    if (!(f.x > 1.4f) && behind++ < 3) ADD_FAILURE() << i << ": from " << str(s.prev[i]) << " ends behind at " << str(f);
+    if (!(f.x > 1.4f) && behind++ < 3)
+      ADD_FAILURE() << i << ": from " << str(s.prev[i]) << " ends behind at " << str(f);
   }
   EXPECT_EQ(behind, 0);
 }
