@@ -23,8 +23,8 @@ V3 pointInBall(V3 c, double r, double minFraction, std::mt19937& rng) {
 
 void expectNear(const Float4& got, V3 want, double tol, const std::string& what) {
   const double err = length(xyz(got) - want);
-  EXPECT_LE(err, tol) << what << ": got " << str(got) << ", want (" << want.x << ", " << want.y << ", " << want.z
-                      << "), error " << err;
+  EXPECT_LE(err, tol) << what << ": got " << str(got) << ", want (" << want.x << ", " << want.y << ", "
+                      << want.z << "), error " << err;
 }
 
 TEST_P(ShapeAnalytic, ParticleInsideASphereEndsOnTheSurfaceAlongTheRadius) {
@@ -52,8 +52,9 @@ TEST_P(ShapeAnalytic, ParticleInsideASphereEndsOnTheSurfaceAlongTheRadius) {
     const double r = static_cast<double>(s.spheres[c][0].w), tol = 4e-6 * (r + length(xyz(s.spheres[c][0])));
     for (uint32_t i = 0; i < s.cloths[c].count; ++i) {
       const uint32_t k = s.cloths[c].first + i;
-      expectNear(s.particles[k], want[c][i], tol, "cloth " + std::to_string(c) + " particle " + std::to_string(i));
-      EXPECT_EQ(s.particles[k].w, before.particles[k].w);  // no mass scaling
+      expectNear(s.particles[k], want[c][i], tol,
+                 "cloth " + std::to_string(c) + " particle " + std::to_string(i));
+      EXPECT_EQ(s.particles[k].w, before.particles[k].w);    // no mass scaling
       EXPECT_TRUE(bitwiseEqual(s.prev[k], before.prev[k]));  // no friction
     }
   }
@@ -69,7 +70,8 @@ TEST_P(ShapeAnalytic, ParticleInsideACapsuleCylinderEndsOnTheSurfaceAlongTheNorm
     const V3 axis = randomUnit(rng);
     const double len = 0.5 + 3 * u(rng);
     const double r = static_cast<float>(0.05 + 0.5 * u(rng));
-    const Float4 s0 = toFloat4(c0, static_cast<float>(r)), s1 = toFloat4(c0 + axis * len, static_cast<float>(r));
+    const Float4 s0 = toFloat4(c0, static_cast<float>(r)),
+                 s1 = toFloat4(c0 + axis * len, static_cast<float>(r));
     // The axis as the engine sees it (float centres).
     const V3 f0 = xyz(s0), f1 = xyz(s1);
     const V3 a = normalize(f1 - f0);
@@ -115,15 +117,18 @@ TEST_P(ShapeAnalytic, ParticleInsideATaperedCapsuleEndsOnTheSurfaceNextToTheNear
     const double r0 = 0.1 + 0.6 * u(rng);
     // Radii from strongly tapered (r1 close to r0 - len) to widening.
     const double r1 = std::max(0.02, r0 + (2 * u(rng) - 1) * 0.9 * len);
-    const Float4 s0 = toFloat4(c0, static_cast<float>(r0)), s1 = toFloat4(c0 + randomUnit(rng) * len, static_cast<float>(r1));
+    const Float4 s0 = toFloat4(c0, static_cast<float>(r0)),
+                 s1 = toFloat4(c0 + randomUnit(rng) * len, static_cast<float>(r1));
     const Hull h{xyz(s0), xyz(s1), static_cast<double>(s0.w), static_cast<double>(s1.w)};
     std::vector<Float4> p;
     std::vector<V3> w;
     const double rMax = std::max(h.r0, h.r1);
     while (p.size() < 400) {
       // Rejection sampling in the capsule's box; keep points clearly inside (not on the surface).
-      const V3 lo{std::min(h.c0.x, h.c1.x) - rMax, std::min(h.c0.y, h.c1.y) - rMax, std::min(h.c0.z, h.c1.z) - rMax};
-      const V3 hi{std::max(h.c0.x, h.c1.x) + rMax, std::max(h.c0.y, h.c1.y) + rMax, std::max(h.c0.z, h.c1.z) + rMax};
+      const V3 lo{std::min(h.c0.x, h.c1.x) - rMax, std::min(h.c0.y, h.c1.y) - rMax,
+                  std::min(h.c0.z, h.c1.z) - rMax};
+      const V3 hi{std::max(h.c0.x, h.c1.x) + rMax, std::max(h.c0.y, h.c1.y) + rMax,
+                  std::max(h.c0.z, h.c1.z) + rMax};
       const V3 q{lo.x + (hi.x - lo.x) * u(rng), lo.y + (hi.y - lo.y) * u(rng), lo.z + (hi.z - lo.z) * u(rng)};
       const Float4 f = toFloat4(q, 1.0f);
       V3 nearest;
@@ -154,13 +159,48 @@ TEST_P(ShapeAnalytic, ParticleInsideATaperedCapsuleEndsOnTheSurfaceNextToTheNear
   }
 }
 
+TEST_P(ShapeAnalytic, ACapsuleWhoseSphereHoldsTheOtherIsTheBiggerSphere) {
+  // The hull is the big sphere: a particle inside the small one (so inside both) lands on the big
+  // one's surface, not between the two surfaces.
+  std::mt19937 rng(16);
+  const V3 big{0.3, -0.2, 0.1}, small = big + V3{0.2, 0.1, -0.05};
+  const Float4 sBig = toFloat4(big, 0.6f), sSmall = toFloat4(small, 0.25f);
+  std::vector<Float4> p;
+  std::vector<V3> want;
+  for (int i = 0; i < 500; ++i) {
+    const V3 x = i % 2 == 0 ? pointInBall(small, 0.25, 0.05, rng) : pointInBall(big, 0.6, 0.05, rng);
+    p.push_back(toFloat4(x, 1.0f));
+    want.push_back(big + (xyz(p.back()) - big) * (0.6 / length(xyz(p.back()) - big)));
+  }
+  for (bool ccd : {false, true}) {
+    for (bool bigFirst : {true, false}) {
+      SCOPED_TRACE(std::string(ccd ? "continuous" : "discrete") +
+                   (bigFirst ? ", big sphere first" : ", small sphere first"));
+      Scene s;
+      s.addCloth(p, p, bigFirst ? std::vector<Float4>{sBig, sSmall} : std::vector<Float4>{sSmall, sBig},
+                 {{0, 1}});
+      s.settings.continuous = ccd;
+      collide(backend(), ctx(), s);
+      int bad = 0;
+      for (size_t i = 0; i < p.size(); ++i) {
+        const double err = length(xyz(s.particles[i]) - want[i]);
+        if (!(err <= 1e-5) && bad++ < 3)
+          ADD_FAILURE() << i << ": " << str(p[i]) << " -> " << str(s.particles[i]);
+      }
+      EXPECT_EQ(bad, 0);
+    }
+  }
+}
+
 TEST_P(ShapeAnalytic, ParticlesOutsideEveryShapeAreUntouched) {
   std::mt19937 rng(14);
   std::uniform_real_distribution<double> u(-3.0, 3.0);
-  std::vector<Float4> spheres = {{0, 0, 0, 1.0f}, {1.5f, 0.2f, 0, 0.5f}, {-1, 1, 1, 0.3f}, {0.5f, -1, 0.5f, 0.7f}};
+  std::vector<Float4> spheres = {
+      {0, 0, 0, 1.0f}, {1.5f, 0.2f, 0, 0.5f}, {-1, 1, 1, 0.3f}, {0.5f, -1, 0.5f, 0.7f}};
   std::vector<Capsule> caps = {{0, 1}, {2, 3}, {1, 2}};
   std::vector<Hull> shapes;
-  for (const Float4& sp : spheres) shapes.push_back({xyz(sp), xyz(sp), static_cast<double>(sp.w), static_cast<double>(sp.w)});
+  for (const Float4& sp : spheres)
+    shapes.push_back({xyz(sp), xyz(sp), static_cast<double>(sp.w), static_cast<double>(sp.w)});
   for (const Capsule& c : caps) shapes.push_back(hullOf(spheres, c));
   std::vector<Float4> p, q;
   while (p.size() < 3000) {

@@ -57,14 +57,17 @@ const std::vector<Case>& cases() {
          s.prevSpheres[1][1].w = -1.0f;
        },
        "colliders[1].prevSpheres[1].w"},
-      {"previous spheres count",
-       [](Scene& s) { s.prevSpheres[0] = {s.spheres[0][0]}; },
+      {"previous spheres count", [](Scene& s) { s.prevSpheres[0] = {s.spheres[0][0]}; },
        "colliders[0].prevSpheres has 1 elements"},
-      {"capsule sphere0 out of range", [](Scene& s) { s.capsules[0][1].sphere0 = 4; }, "colliders[0].capsules[1].sphere0 is 4"},
-      {"capsule sphere1 out of range",
-       [](Scene& s) { s.capsules[1][0].sphere1 = 0xFFFFFFFFu; },
+      {"capsule sphere0 out of range", [](Scene& s) { s.capsules[0][1].sphere0 = 4; },
+       "colliders[0].capsules[1].sphere0 is 4"},
+      {"capsule sphere1 out of range", [](Scene& s) { s.capsules[1][0].sphere1 = 0xFFFFFFFFu; },
        "colliders[1].capsules[0].sphere1 is 4294967295"},
-      {"capsule of a sphere with itself", [](Scene& s) { s.capsules[0][0] = {1, 1}; }, "colliders[0].capsules[0]: sphere0 and sphere1"},
+      {"capsule of a sphere with itself",
+       [](Scene& s) {
+         s.capsules[0][0] = {1, 1};
+       },
+       "colliders[0].capsules[0]: sphere0 and sphere1"},
       {"alphaBegin negative", [](Scene& s) { s.settings.alphaBegin = -0.1f; }, "alphaBegin"},
       {"alphaEnd above 1", [](Scene& s) { s.settings.alphaEnd = 1.5f; }, "alphaEnd"},
       {"alphaEnd before alphaBegin",
@@ -105,7 +108,8 @@ TEST_P(ShapeBadInput, EveryCaseNamesTheFieldAndChangesNothing) {
     ASSERT_FALSE(st.ok());
     EXPECT_EQ(st.error().code, ErrorCode::kInvalidArgument);
     EXPECT_NE(st.message().find(c.field), std::string::npos) << st.message();
-    EXPECT_EQ(std::memcmp(s.particles.data(), before.particles.data(), s.particles.size() * sizeof(Float4)), 0);
+    EXPECT_EQ(std::memcmp(s.particles.data(), before.particles.data(), s.particles.size() * sizeof(Float4)),
+              0);
     EXPECT_EQ(std::memcmp(s.prev.data(), before.prev.data(), s.prev.size() * sizeof(Float4)), 0);
     EXPECT_EQ(debug.masks, (std::vector<uint32_t>{7u, 7u}));
     EXPECT_EQ(debug.maskWords, (std::vector<uint32_t>{9u}));
@@ -124,8 +128,10 @@ TEST_P(ShapeBadInput, CollidersCountMustMatchTheCloths) {
     std::vector<ClothColliders> storage;
     const Status st = collideShapes(backend(), ctx(), withColliderCount(s, count, storage));
     ASSERT_FALSE(st.ok());
-    EXPECT_NE(st.message().find("colliders has " + std::to_string(count) + " entries"), std::string::npos) << st.message();
-    EXPECT_EQ(std::memcmp(s.particles.data(), before.particles.data(), s.particles.size() * sizeof(Float4)), 0);
+    EXPECT_NE(st.message().find("colliders has " + std::to_string(count) + " entries"), std::string::npos)
+        << st.message();
+    EXPECT_EQ(std::memcmp(s.particles.data(), before.particles.data(), s.particles.size() * sizeof(Float4)),
+              0);
   }
 }
 
@@ -135,7 +141,8 @@ class ShapeBadInputVulkan : public VulkanTest {
  protected:
   std::unique_ptr<ShapeCollisionStage> makeStage(Scene& s) {
     ShapeCollisionInput in = s.input();
-    auto stage = ShapeCollisionStage::create(ctx(), {s.cloths, static_cast<uint32_t>(s.particles.size()), in.colliders});
+    auto stage = ShapeCollisionStage::create(
+        ctx(), {s.cloths, static_cast<uint32_t>(s.particles.size()), in.colliders});
     EXPECT_TRUE(stage.ok()) << stage.message();
     return stage.ok() ? std::move(stage.value()) : nullptr;
   }
@@ -154,13 +161,15 @@ TEST_F(ShapeBadInputVulkan, StageRunRejectsEveryCaseAndChangesNothing) {
     const Status st = stage->run(s.input(), &debug);
     ASSERT_FALSE(st.ok());
     EXPECT_NE(st.message().find(c.field), std::string::npos) << st.message();
-    EXPECT_EQ(std::memcmp(s.particles.data(), before.particles.data(), s.particles.size() * sizeof(Float4)), 0);
+    EXPECT_EQ(std::memcmp(s.particles.data(), before.particles.data(), s.particles.size() * sizeof(Float4)),
+              0);
     EXPECT_EQ(std::memcmp(s.prev.data(), before.prev.data(), s.prev.size() * sizeof(Float4)), 0);
     EXPECT_EQ(debug.masks, (std::vector<uint32_t>{7u}));
   }
   std::vector<ClothColliders> storage;
   Scene s = validScene();
-  EXPECT_NE(stage->run(withColliderCount(s, 1, storage)).message().find("colliders has 1 entries"), std::string::npos);
+  EXPECT_NE(stage->run(withColliderCount(s, 1, storage)).message().find("colliders has 1 entries"),
+            std::string::npos);
   // The stage still works after all those rejections, and equals the CPU.
   Scene cpu = validScene();
   ASSERT_TRUE(stage->run(good.input()).ok());
@@ -179,7 +188,8 @@ TEST_F(ShapeBadInputVulkan, CreateRejectsBadColliders) {
     Scene s = validScene();
     c.spoil(s);
     ShapeCollisionInput in = s.input();
-    auto stage = ShapeCollisionStage::create(ctx(), {s.cloths, static_cast<uint32_t>(s.particles.size()), in.colliders});
+    auto stage = ShapeCollisionStage::create(
+        ctx(), {s.cloths, static_cast<uint32_t>(s.particles.size()), in.colliders});
     ASSERT_FALSE(stage.ok());
     EXPECT_NE(stage.message().find(c.field), std::string::npos) << stage.message();
   }
@@ -200,7 +210,8 @@ TEST_F(ShapeBadInputVulkan, RecordRejectsBadCollidersAndSettingsAndRecordsNothin
 
   for (const Case& c : cases()) {
     const std::string field = c.field;
-    if (field.rfind("cloths[", 0) == 0) continue;  // particle values live in the device buffers: not checked by record()
+    if (field.rfind("cloths[", 0) == 0)
+      continue;  // particle values live in the device buffers: not checked by record()
     SCOPED_TRACE(c.name);
     Scene bad = validScene();
     c.spoil(bad);

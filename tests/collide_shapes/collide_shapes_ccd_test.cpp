@@ -1,5 +1,5 @@
-// Continuous collision, one body per backend. Random fast trajectories through a thin sphere, a thin
-// moving sphere and a thin capsule (10k each, all three in one run: one dispatch on Vulkan) must end
+// Continuous collision, one body per backend. Random fast trajectories through thin spheres and
+// capsules, static, moving and tapered (10k each, all in one run: one dispatch on Vulkan) must end
 // on the side they came from; a sphere sweeping over resting particles pushes them along; a growing
 // sphere pushes out a particle it reaches. Each case also runs without CCD to show the tunnelling
 // the test would catch.
@@ -19,11 +19,20 @@ using ShapeCcd = BackendTest;
 
 constexpr int kTrajectories = 10000;
 constexpr double kMaxOffset = 0.7;  // of the radius: deeper than the CCD skin
+constexpr double kEndOffset = 0.6;  // through a capsule's end
+constexpr double kEndDepth = 0.25;  // see onEntrySide
 
 struct Crossing {
   V3 shapeEnd;  // the shape's centre (sphere) or a point on its axis (capsule) at the end
   V3 side;      // the direction the particle came from, relative to the shape, perpendicular to any axis
+  V3 axis;      // capsules: the unit axis (the shapes do not rotate); spheres: 0
+  bool throughEnd = false;  // through a capsule's end sphere, any direction: see onEntrySide
 };
+
+constexpr int kCloths = 7;
+const char* const kClothNames[kCloths] = {"static sphere",          "moving sphere",  "static capsule",
+                                          "static tapered capsule", "moving capsule", "capsule ends",
+                                          "tapered capsule ends"};
 
 struct CrossingScene {
   Scene scene;
@@ -31,26 +40,30 @@ struct CrossingScene {
   std::vector<uint32_t> clothOf;
 };
 
-// Cloth 0: a static sphere; cloth 1: a sphere moving 0.3; cloth 2: a static cylinder capsule. All
-// radii 0.05; paths 0.06 .. 1 on each side of the closest approach (up to 40 radii per iteration).
+// Cloth 0: a static sphere; 1: a sphere moving 0.3; 2: a static cylinder capsule; 3: a static
+// tapered capsule (radius 0.06 -> 0.03); 4: a cylinder capsule moving 0.3. Radii 0.05 otherwise;
+// paths 0.06 .. 1 on each side of the closest approach (up to 40 radii per iteration).
 CrossingScene crossingScene() {
   std::mt19937 rng(21);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   const double r = 0.05;
   CrossingScene cs;
   auto length = [&] { return r * (1.2 + 18.8 * u(rng)); };
-  auto offset = [&](V3 perpTo) { return randomPerpendicular(perpTo, rng) * (r * kMaxOffset * std::sqrt(u(rng))); };
+  auto offset = [&](V3 perpTo) {
+    return randomPerpendicular(perpTo, rng) * (r * kMaxOffset * std::sqrt(u(rng)));
+  };
+  const V3 move{0.2, 0.2, -0.1};
 
   for (int moving = 0; moving < 2; ++moving) {
     const V3 c0{0.3, -0.2, 0.1};
-    const V3 c1 = moving ? c0 + V3{0.2, 0.2, -0.1} : c0;
+    const V3 c1 = moving ? c0 + move : c0;
     std::vector<Float4> p, q;
     for (int i = 0; i < kTrajectories; ++i) {
       const V3 d = randomUnit(rng);
       const V3 b = offset(d);
       q.push_back(toFloat4(c0 + b - d * length(), 1.0f));
       p.push_back(toFloat4(c1 + b + d * length(), 1.0f));
-      cs.crossings.push_back({c1, d * -1.0});
+      cs.crossings.push_back({c1, d * -1.0, {}});
       cs.clothOf.push_back(static_cast<uint32_t>(cs.scene.cloths.size()));
     }
     std::vector<Float4> prevSpheres;
@@ -58,45 +71,91 @@ CrossingScene crossingScene() {
     cs.scene.addCloth(p, q, {toFloat4(c1, static_cast<float>(r))}, {}, prevSpheres);
   }
 
-  const Float4 s0{-0.4f, 0.1f, 0.2f, static_cast<float>(r)}, s1{0.3f, 0.5f, -0.3f, static_cast<float>(r)};
-  const Hull h{xyz(s0), xyz(s1), r, r};
-  const V3 axis = normalize(h.c1 - h.c0);
-  const double len = shapes::length(h.c1 - h.c0);
-  std::vector<Float4> p, q;
-  while (p.size() < kTrajectories) {
-    const V3 onAxis = h.c0 + axis * (len * (0.2 + 0.6 * u(rng)));
-    const V3 across = randomPerpendicular(axis, rng);
-    const V3 d = normalize(across + axis * (0.4 * u(rng) - 0.2));  // mostly across the axis
-    const V3 b = randomPerpendicular(axis, rng);
-    const V3 off = normalize(b - across * dot(b, across)) * (r * kMaxOffset * std::sqrt(u(rng)));
-    const Float4 from = toFloat4(onAxis + off - d * length(), 1.0f);
-    const Float4 to = toFloat4(onAxis + off + d * length(), 1.0f);
-    if (h.distance(xyz(from)) < 0.01 * r || h.distance(xyz(to)) < 0.01 * r) continue;
-    q.push_back(from);
-    p.push_back(to);
-    const V3 dPerp = d - axis * dot(d, axis);
-    cs.crossings.push_back({onAxis, dPerp * -1.0});
-    cs.clothOf.push_back(static_cast<uint32_t>(cs.scene.cloths.size()));
+  for (int kind = 0; kind < 3; ++kind) {
+    const bool tapered = kind == 1, moving = kind == 2;
+    const Float4 s0{-0.4f, 0.1f, 0.2f, static_cast<float>(tapered ? 0.06 : r)};
+    const Float4 s1{0.3f, 0.5f, -0.3f, static_cast<float>(tapered ? 0.03 : r)};
+    const Hull h{xyz(s0), xyz(s1), static_cast<double>(s0.w), static_cast<double>(s1.w)};
+    const V3 shift = moving ? move : V3{};
+    const Hull hEnd{h.c0 + shift, h.c1 + shift, h.r0, h.r1};
+    const V3 axis = normalize(h.c1 - h.c0);
+    const double len = shapes::length(h.c1 - h.c0);
+    const double sb = (h.r0 - h.r1) / len, cb = std::sqrt(1 - sb * sb);
+    std::vector<Float4> p, q;
+    while (p.size() < kTrajectories) {
+      const double x = len * (0.2 + 0.6 * u(rng));
+      const double radius = (h.r0 - x * sb) / cb;  // distance from the axis to the surface at x
+      const V3 onAxis = h.c0 + axis * x;
+      const V3 across = randomPerpendicular(axis, rng);
+      const V3 d = normalize(across + axis * (0.4 * u(rng) - 0.2));  // mostly across the axis
+      const V3 b = randomPerpendicular(axis, rng);
+      const V3 off = normalize(b - across * dot(b, across)) * (radius * kMaxOffset * std::sqrt(u(rng)));
+      const Float4 from = toFloat4(onAxis + off - d * length(), 1.0f);
+      const Float4 to = toFloat4(onAxis + shift + off + d * length(), 1.0f);
+      if (h.distance(xyz(from)) < 0.01 * r || hEnd.distance(xyz(to)) < 0.01 * r) continue;
+      q.push_back(from);
+      p.push_back(to);
+      const V3 dPerp = d - axis * dot(d, axis);
+      cs.crossings.push_back({onAxis + shift, dPerp * -1.0, axis});
+      cs.clothOf.push_back(static_cast<uint32_t>(cs.scene.cloths.size()));
+    }
+    std::vector<Float4> prevSpheres;
+    if (moving) prevSpheres = {s0, s1};
+    cs.scene.addCloth(p, q, {toFloat4(h.c0 + shift, s0.w), toFloat4(h.c1 + shift, s1.w)}, {{0, 1}},
+                      prevSpheres);
   }
-  cs.scene.addCloth(p, q, {s0, s1}, {{0, 1}});
+  // Through the end spheres of a capsule in any direction, from outside that end's cap (a point
+  // nearer to that sphere's cap than to the rest of the surface).
+  for (int tapered = 0; tapered < 2; ++tapered) {
+    const Float4 s0{-0.4f, 0.1f, 0.2f, static_cast<float>(tapered ? 0.08 : r)};
+    const Float4 s1{0.3f, 0.5f, -0.3f, static_cast<float>(r)};
+    const Hull h{xyz(s0), xyz(s1), static_cast<double>(s0.w), static_cast<double>(s1.w)};
+    std::vector<Float4> p, q;
+    while (p.size() < kTrajectories) {
+      const bool end0 = u(rng) < 0.5;
+      const V3 c = end0 ? h.c0 : h.c1;
+      const double radius = end0 ? h.r0 : h.r1;
+      const V3 d = randomUnit(rng);
+      const V3 off = randomPerpendicular(d, rng) * (radius * kEndOffset * std::sqrt(u(rng)));
+      const Float4 from = toFloat4(c + off - d * (radius * (1.2 + 18.8 * u(rng))), 1.0f);
+      const Float4 to = toFloat4(c + off + d * (radius * (1.2 + 18.8 * u(rng))), 1.0f);
+      V3 nearest;
+      if (h.distance(xyz(from), &nearest) < 0.01 * r || h.distance(xyz(to)) < 0.01 * r) continue;
+      if (Hull::sphere(c, radius, nearest, nullptr) > 1e-9) continue;  // not from this end's cap
+      q.push_back(from);
+      p.push_back(to);
+      cs.crossings.push_back({{}, {}, {}, true});
+      cs.clothOf.push_back(static_cast<uint32_t>(cs.scene.cloths.size()));
+    }
+    cs.scene.addCloth(p, q, {s0, s1}, {{0, 1}});
+  }
   return cs;
 }
 
 // The particle's position relative to the shape at the end, without its component along the axis
-// (capsule cloth), projected on the side it came from: > 0 on that side.
+// (capsules), projected on the side it came from: > 0 on that side.
+// Through an end: the straight segment from the start to the end position must not reach deeper
+// into the capsule than kEndDepth radii (> 0 when it does not).
 double onEntrySide(const CrossingScene& cs, size_t i, const Float4& f) {
-  V3 rel = xyz(f) - cs.crossings[i].shapeEnd;
-  if (cs.clothOf[i] == 2) {
+  const Crossing& c = cs.crossings[i];
+  if (c.throughEnd) {
     const Scene& s = cs.scene;
-    const V3 axis = normalize(xyz(s.spheres[2][1]) - xyz(s.spheres[2][0]));
-    rel = rel - axis * dot(rel, axis);
+    const uint32_t cloth = cs.clothOf[i];
+    const Hull h = hullOf(s.spheres[cloth], s.capsules[cloth][0]);
+    const V3 a = xyz(s.prev[i]), b = xyz(f);
+    double worst = 1.0;
+    for (int k = 0; k <= 200; ++k)
+      worst = std::min(worst, h.distance(a + (b - a) * (k / 200.0)) / std::min(h.r0, h.r1));
+    return worst + kEndDepth;
   }
-  return dot(rel, normalize(cs.crossings[i].side));
+  V3 rel = xyz(f) - c.shapeEnd;
+  rel = rel - c.axis * dot(rel, c.axis);
+  return dot(rel, normalize(c.side));
 }
 
 double endDistance(const Scene& s, uint32_t cloth, const Float4& f) {
   const auto& sp = s.spheres[cloth];
-  if (cloth == 2) return hullOf(sp, s.capsules[2][0]).distance(xyz(f));
+  if (!s.capsules[cloth].empty()) return hullOf(sp, s.capsules[cloth][0]).distance(xyz(f));
   return sphereDistance(sp[0], xyz(f));
 }
 
@@ -105,22 +164,23 @@ TEST_P(ShapeCcd, FastTrajectoriesThroughThinShapesEndOnTheSideTheyCameFrom) {
   cs.scene.settings.continuous = true;
   Scene& s = cs.scene;
   collide(backend(), ctx(), s);
-  int wrongSide[3] = {}, inside[3] = {};
+  int wrongSide[kCloths] = {}, inside[kCloths] = {};
   for (size_t i = 0; i < s.particles.size(); ++i) {
     const uint32_t c = cs.clothOf[i];
     const Float4& f = s.particles[i];
     const bool bad = !(onEntrySide(cs, i, f) > 0.0);
-    const bool in = !(endDistance(s, c, f) >= -1e-5 * 0.05);
+    const bool in = !(endDistance(s, c, f) >= -1e-5 * 0.06);
     if ((bad || in) && wrongSide[c] + inside[c] < 3) {
-      ADD_FAILURE() << "cloth " << c << " particle " << i << ": from " << str(s.prev[i]) << " ends at " << str(f)
-                    << " (entry side " << onEntrySide(cs, i, f) << ", distance " << endDistance(s, c, f) << ")";
+      ADD_FAILURE() << kClothNames[c] << " particle " << i << ": from " << str(s.prev[i]) << " ends at "
+                    << str(f) << " (entry side " << onEntrySide(cs, i, f) << ", distance "
+                    << endDistance(s, c, f) << ")";
     }
     wrongSide[c] += bad;
     inside[c] += in;
   }
-  for (int c = 0; c < 3; ++c) {
-    EXPECT_EQ(wrongSide[c], 0) << "cloth " << c << ": tunnelled of " << kTrajectories;
-    EXPECT_EQ(inside[c], 0) << "cloth " << c << ": left inside of " << kTrajectories;
+  for (int c = 0; c < kCloths; ++c) {
+    EXPECT_EQ(wrongSide[c], 0) << kClothNames[c] << ": tunnelled of " << kTrajectories;
+    EXPECT_EQ(inside[c], 0) << kClothNames[c] << ": left inside of " << kTrajectories;
   }
 }
 
@@ -129,11 +189,12 @@ TEST_P(ShapeCcd, WithoutCcdTheSameTrajectoriesTunnel) {
   Scene& s = cs.scene;
   const Scene before = s;
   collide(backend(), ctx(), s);
-  int tunnelled[3] = {};
+  int tunnelled[kCloths] = {};
   for (size_t i = 0; i < s.particles.size(); ++i) {
-    tunnelled[cs.clothOf[i]] += bitwiseEqual(s.particles[i], before.particles[i]) && onEntrySide(cs, i, s.particles[i]) < 0;
+    tunnelled[cs.clothOf[i]] +=
+        bitwiseEqual(s.particles[i], before.particles[i]) && onEntrySide(cs, i, s.particles[i]) < 0;
   }
-  for (int c = 0; c < 3; ++c) EXPECT_EQ(tunnelled[c], kTrajectories) << "cloth " << c;
+  for (int c = 0; c < kCloths; ++c) EXPECT_EQ(tunnelled[c], kTrajectories) << kClothNames[c];
 }
 
 // Particles at rest near the x axis; a sphere of radius 0.2 moves from x = -1 to x = 1 (the whole
@@ -219,7 +280,8 @@ TEST_P(ShapeCcd, AGrowingSphereSweepingOverParticlesPushesThemAhead) {
   for (size_t i = 0; i < s.particles.size(); ++i) {
     const Float4& f = s.particles[i];
     EXPECT_GE(sphereDistance(s.spheres[0][0], xyz(f)), -1e-5) << i << ": " << str(f);
-    if (!(f.x > 1.4f) && behind++ < 3) ADD_FAILURE() << i << ": from " << str(s.prev[i]) << " ends behind at " << str(f);
+    if (!(f.x > 1.4f) && behind++ < 3)
+      ADD_FAILURE() << i << ": from " << str(s.prev[i]) << " ends behind at " << str(f);
   }
   EXPECT_EQ(behind, 0);
 }

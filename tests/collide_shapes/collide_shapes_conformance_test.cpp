@@ -29,7 +29,8 @@ void addRandomCloth(Scene& s, std::mt19937& rng, V3 origin, uint32_t n, uint32_t
     const V3 c = origin + V3{u(rng), u(rng), u(rng)} * spread;
     const double r = 0.08 + 0.3 * std::abs(u(rng));
     sp.push_back(toFloat4(c, static_cast<float>(r)));
-    prevSp.push_back(toFloat4(c + V3{u(rng), u(rng), u(rng)} * 0.15, static_cast<float>(r * (0.8 + 0.4 * std::abs(u(rng))))));
+    prevSp.push_back(toFloat4(c + V3{u(rng), u(rng), u(rng)} * 0.15,
+                              static_cast<float>(r * (0.8 + 0.4 * std::abs(u(rng))))));
   }
   std::vector<Capsule> caps;
   for (uint32_t k = 0; k < capsules && spheres > 1; ++k) {
@@ -48,18 +49,24 @@ const Variant kVariants[] = {
     {"discrete, friction, mass scaling", {.friction = 0.6f, .collisionMassScale = 4.0f}},
     {"continuous", {.continuous = true, .alphaBegin = 0.25f, .alphaEnd = 0.5f}},
     {"continuous, friction, mass scaling",
-     {.continuous = true, .friction = 0.3f, .collisionMassScale = 1.5f, .alphaBegin = 0.5f, .alphaEnd = 1.0f}},
+     {.continuous = true,
+      .friction = 0.3f,
+      .collisionMassScale = 1.5f,
+      .alphaBegin = 0.5f,
+      .alphaEnd = 1.0f}},
 };
 
 void expectClose(const std::vector<Float4>& got, const std::vector<Float4>& want, const char* what) {
   ASSERT_EQ(got.size(), want.size());
   int reported = 0;
   for (size_t i = 0; i < got.size(); ++i) {
-    const float g[4] = {got[i].x, got[i].y, got[i].z, got[i].w}, w[4] = {want[i].x, want[i].y, want[i].z, want[i].w};
+    const float g[4] = {got[i].x, got[i].y, got[i].z, got[i].w},
+                w[4] = {want[i].x, want[i].y, want[i].z, want[i].w};
     for (int k = 0; k < 4; ++k) {
       const float tol = kShapeCollisionTolerance * (1.0f + std::abs(w[k]));
       if (!(std::abs(g[k] - w[k]) <= tol) && reported++ < 5) {
-        ADD_FAILURE() << what << "[" << i << "]." << "xyzw"[k] << ": got " << g[k] << ", reference " << w[k];
+        ADD_FAILURE() << what << "[" << i << "]."
+                      << "xyzw"[k] << ": got " << g[k] << ", reference " << w[k];
       }
     }
   }
@@ -85,7 +92,8 @@ size_t expectConforms(Backend backend, Context* ctx, const Scene& scene) {
   expectClose(got.particles, ref.particles, "particles");
   expectClose(got.prev, ref.prev, "prevParticles");
   size_t moved = 0;
-  for (size_t i = 0; i < scene.particles.size(); ++i) moved += !bitwiseEqual(scene.particles[i], ref.particles[i]);
+  for (size_t i = 0; i < scene.particles.size(); ++i)
+    moved += !bitwiseEqual(scene.particles[i], ref.particles[i]);
   return moved;
 }
 
@@ -109,13 +117,14 @@ TEST_P(ShapeConformance, ManyClothsOfDifferentSizesAndShapeCounts) {
   struct C {
     uint32_t particles, spheres, capsules;
   };
-  const C cloths[] = {{5, 3, 1},     {0, 8, 4},  {1, 1, 0},   {4096, 33, 0}, {63, 0, 0},  {0, 0, 0},
-                      {2049, 31, 1}, {65, 2, 1}, {700, 64, 0}, {7, 20, 30},  {1000, 100, 60}, {0, 40, 40}};
+  const C cloths[] = {{5, 3, 1},     {0, 8, 4},  {1, 1, 0},    {4096, 33, 0}, {63, 0, 0},      {0, 0, 0},
+                      {2049, 31, 1}, {65, 2, 1}, {700, 64, 0}, {7, 20, 30},   {1000, 100, 60}, {0, 40, 40}};
   std::mt19937 rng(41);
   Scene s;
   for (size_t c = 0; c < std::size(cloths); ++c) {
     // Cloths side by side (each one's shapes near its own particles), with an unused particle between.
-    addRandomCloth(s, rng, {6.0 * static_cast<double>(c), 0, 0}, cloths[c].particles, cloths[c].spheres, cloths[c].capsules);
+    addRandomCloth(s, rng, {6.0 * static_cast<double>(c), 0, 0}, cloths[c].particles, cloths[c].spheres,
+                   cloths[c].capsules);
     s.particles.push_back({1e3f, 1e3f, 1e3f, 1.0f});
     s.prev.push_back({1e3f, 1e3f, 1e3f, 1.0f});
   }

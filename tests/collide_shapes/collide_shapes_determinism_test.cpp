@@ -33,10 +33,15 @@ Scene moderateScene() {
       prevSp.push_back(toFloat4(c + V3{u(rng), u(rng), u(rng)} * 0.2, sp.back().w));
     }
     std::vector<Capsule> caps;
-    for (uint32_t k = 0; k < sz[2]; ++k) caps.push_back({k, (3 * k + 1) % sz[1]});  // even counts: never k itself
+    for (uint32_t k = 0; k < sz[2]; ++k)
+      caps.push_back({k, (3 * k + 1) % sz[1]});  // even counts: never k itself
     s.addCloth(p, q, sp, caps, prevSp);
   }
-  s.settings = {.continuous = true, .friction = 0.4f, .collisionMassScale = 2.0f, .alphaBegin = 0.25f, .alphaEnd = 0.75f};
+  s.settings = {.continuous = true,
+                .friction = 0.4f,
+                .collisionMassScale = 2.0f,
+                .alphaBegin = 0.25f,
+                .alphaEnd = 0.75f};
   return s;
 }
 

@@ -85,9 +85,9 @@ void checkFriction(Backend backend, Context* ctx, bool continuous, float mu) {
     const bool ok = length(xyz(s.prev[i]) - want) <= tol && std::abs(dot(dPrev, n)) <= tol &&
                     dot(vtAfter, vt) >= -tol * length(vt) && length(vtAfter) <= length(vt) + tol;
     if (!ok && bad++ < 5) {
-      ADD_FAILURE() << "particle " << i << ": prev " << str(before.prev[i]) << " -> " << str(s.prev[i]) << ", want ("
-                    << want.x << ", " << want.y << ", " << want.z << "); |vt| " << length(vt) << " -> "
-                    << length(vtAfter) << ", normal part of the prev change " << dot(dPrev, n);
+      ADD_FAILURE() << "particle " << i << ": prev " << str(before.prev[i]) << " -> " << str(s.prev[i])
+                    << ", want (" << want.x << ", " << want.y << ", " << want.z << "); |vt| " << length(vt)
+                    << " -> " << length(vtAfter) << ", normal part of the prev change " << dot(dPrev, n);
     }
   }
   EXPECT_EQ(bad, 0u);
@@ -116,7 +116,8 @@ TEST_P(ShapeFrictionMass, WithoutFrictionPreviousPositionsAreUnchanged) {
     const Scene before = s;
     collide(backend(), ctx(), s);
     ASSERT_EQ(std::memcmp(s.prev.data(), before.prev.data(), s.prev.size() * sizeof(Float4)), 0);
-    ASSERT_NE(std::memcmp(s.particles.data(), before.particles.data(), s.particles.size() * sizeof(Float4)), 0);
+    ASSERT_NE(std::memcmp(s.particles.data(), before.particles.data(), s.particles.size() * sizeof(Float4)),
+              0);
   }
 }
 
@@ -127,13 +128,15 @@ void checkMassScaling(const Scene& before, const Scene& after, float k, size_t* 
     const float userW = before.prev[i].w;
     EXPECT_EQ(after.prev[i].w, userW) << i << ": prev.w must stay the user's inverse mass";
     if (length(delta) == 0.0) {
-      if (!(after.particles[i].w == userW) && bad++ < 5) ADD_FAILURE() << i << ": no contact, w " << after.particles[i].w;
+      if (!(after.particles[i].w == userW) && bad++ < 5)
+        ADD_FAILURE() << i << ": no contact, w " << after.particles[i].w;
       continue;
     }
     ++*contacts;
     const double want = static_cast<double>(userW) / (1.0 + static_cast<double>(k) * dot(delta, delta));
     if (!(std::abs(static_cast<double>(after.particles[i].w) - want) <= 2e-6 * want) && bad++ < 5) {
-      ADD_FAILURE() << i << ": w " << after.particles[i].w << ", want " << want << " (|delta| " << length(delta) << ")";
+      ADD_FAILURE() << i << ": w " << after.particles[i].w << ", want " << want << " (|delta| "
+                    << length(delta) << ")";
     }
   }
   EXPECT_EQ(bad, 0u);

@@ -40,7 +40,8 @@ Scene randomScene(uint32_t seed, bool ccd) {
       const V3 centre{u(rng) * spread, u(rng) * spread, u(rng) * spread};
       const double r = 0.05 + 0.35 * std::abs(u(rng));
       sp.push_back(toFloat4(centre, static_cast<float>(r)));
-      prevSp.push_back(toFloat4(centre + V3{u(rng), u(rng), u(rng)} * 0.4, static_cast<float>(r * (0.6 + 0.8 * std::abs(u(rng))))));
+      prevSp.push_back(toFloat4(centre + V3{u(rng), u(rng), u(rng)} * 0.4,
+                                static_cast<float>(r * (0.6 + 0.8 * std::abs(u(rng))))));
     }
     std::vector<Capsule> caps;
     std::mt19937 pick(seed + 99);  // 32-bit results
@@ -79,7 +80,7 @@ bool touches(const Scene& s, uint32_t c, uint32_t shape, V3 p0, V3 p1, bool ccd)
     }
     if (apart) return false;
   }
-  const int steps = ccd ? 64 : 0;
+  const int steps = ccd ? 32 : 0;
   for (int i = 0; i <= steps; ++i) {
     const double t = ccd ? static_cast<double>(i) / steps : 1.0;
     auto at = [&](uint32_t k) {
@@ -127,7 +128,8 @@ void checkGrid(Backend backend, Context* ctx, uint32_t seed, bool ccd) {
   size_t touchedParticles = 0, stuck = 0, movedClear = 0;
   for (uint32_t c = 0; c < s.cloths.size(); ++c) {
     const uint32_t words = debug.maskWords[c];
-    const uint32_t S = static_cast<uint32_t>(s.spheres[c].size()), C = static_cast<uint32_t>(s.capsules[c].size());
+    const uint32_t S = static_cast<uint32_t>(s.spheres[c].size()),
+                   C = static_cast<uint32_t>(s.capsules[c].size());
     ASSERT_EQ(words, (S + C + 31) / 32);
     auto bit = [&](uint32_t set, uint32_t axis, uint32_t cell, uint32_t shape) {
       return (debug.masks[base + ((set * 3 + axis) * 8 + cell) * words + shape / 32] >> (shape % 32)) & 1u;
@@ -137,7 +139,8 @@ void checkGrid(Backend backend, Context* ctx, uint32_t seed, bool ccd) {
       for (uint32_t row = 0; row < 48; ++row) {
         const uint32_t set = row / 24, axis = row / 8 % 3, cell = row % 8;
         const Capsule cap = s.capsules[c][k];
-        ASSERT_EQ(bit(set, axis, cell, S + k), bit(set, axis, cell, cap.sphere0) | bit(set, axis, cell, cap.sphere1))
+        ASSERT_EQ(bit(set, axis, cell, S + k),
+                  bit(set, axis, cell, cap.sphere0) | bit(set, axis, cell, cap.sphere1))
             << "cloth " << c << " capsule " << k << " row " << row;
       }
     }
@@ -168,7 +171,8 @@ void checkGrid(Backend backend, Context* ctx, uint32_t seed, bool ccd) {
       const float a1[3] = {before.particles[i].x, before.particles[i].y, before.particles[i].z};
       const float a0[3] = {before.prev[i].x, before.prev[i].y, before.prev[i].z};
       for (int axis = 0; axis < 3 && inGrid; ++axis) {
-        const float x0 = ccd ? std::min(a0[axis], a1[axis]) : a1[axis], x1 = ccd ? std::max(a0[axis], a1[axis]) : a1[axis];
+        const float x0 = ccd ? std::min(a0[axis], a1[axis]) : a1[axis],
+                    x1 = ccd ? std::max(a0[axis], a1[axis]) : a1[axis];
         const float c0 = (x0 - g.lower[axis]) * g.scale[axis], c1 = (x1 - g.lower[axis]) * g.scale[axis];
         inGrid = c1 >= 0.0f && c0 < 8.0f;
         lo[axis] = c0 < 0.0f ? 0 : static_cast<int>(c0);
@@ -198,9 +202,10 @@ void checkGrid(Backend backend, Context* ctx, uint32_t seed, bool ccd) {
       if (!ccd && !any && moved) {
         bool near = false;
         for (uint32_t k = 0; k < S + C && !near; ++k) {
-          const Hull h = k < S ? Hull{xyz(s.spheres[c][k]), xyz(s.spheres[c][k]), static_cast<double>(s.spheres[c][k].w),
-                                      static_cast<double>(s.spheres[c][k].w)}
-                               : hullOf(s.spheres[c], s.capsules[c][k - S]);
+          const Hull h =
+              k < S ? Hull{xyz(s.spheres[c][k]), xyz(s.spheres[c][k]), static_cast<double>(s.spheres[c][k].w),
+                           static_cast<double>(s.spheres[c][k].w)}
+                    : hullOf(s.spheres[c], s.capsules[c][k - S]);
           near = h.distance(p1) < 1e-5 * std::max(h.r0, h.r1);
         }
         if (!near && movedClear++ < 5) ADD_FAILURE() << "particle " << i << " touches no shape but moved";

@@ -52,15 +52,33 @@ inline void collide(Backend backend, Context* ctx, Scene& s, ShapeCollisionDebug
 struct V3 {
   double x = 0, y = 0, z = 0;
 };
-inline V3 operator+(V3 a, V3 b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
-inline V3 operator-(V3 a, V3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
-inline V3 operator*(V3 a, double k) { return {a.x * k, a.y * k, a.z * k}; }
-inline double dot(V3 a, V3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-inline V3 cross(V3 a, V3 b) { return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
-inline double length(V3 a) { return std::sqrt(dot(a, a)); }
-inline V3 normalize(V3 a) { return a * (1.0 / length(a)); }
-inline V3 xyz(const Float4& f) { return {f.x, f.y, f.z}; }
-inline Float4 toFloat4(V3 v, float w) { return {static_cast<float>(v.x), static_cast<float>(v.y), static_cast<float>(v.z), w}; }
+inline V3 operator+(V3 a, V3 b) {
+  return {a.x + b.x, a.y + b.y, a.z + b.z};
+}
+inline V3 operator-(V3 a, V3 b) {
+  return {a.x - b.x, a.y - b.y, a.z - b.z};
+}
+inline V3 operator*(V3 a, double k) {
+  return {a.x * k, a.y * k, a.z * k};
+}
+inline double dot(V3 a, V3 b) {
+  return a.x * b.x + a.y * b.y + a.z * b.z;
+}
+inline V3 cross(V3 a, V3 b) {
+  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+inline double length(V3 a) {
+  return std::sqrt(dot(a, a));
+}
+inline V3 normalize(V3 a) {
+  return a * (1.0 / length(a));
+}
+inline V3 xyz(const Float4& f) {
+  return {f.x, f.y, f.z};
+}
+inline Float4 toFloat4(V3 v, float w) {
+  return {static_cast<float>(v.x), static_cast<float>(v.y), static_cast<float>(v.z), w};
+}
 
 inline V3 randomUnit(std::mt19937& rng) {
   std::normal_distribution<double> n(0.0, 1.0);
@@ -123,7 +141,9 @@ struct Hull {
   }
 };
 
-inline double sphereDistance(const Float4& s, V3 p) { return length(p - xyz(s)) - static_cast<double>(s.w); }
+inline double sphereDistance(const Float4& s, V3 p) {
+  return length(p - xyz(s)) - static_cast<double>(s.w);
+}
 
 inline Hull hullOf(const std::vector<Float4>& spheres, Capsule c) {
   const Float4& a = spheres[c.sphere0];
@@ -131,7 +151,9 @@ inline Hull hullOf(const std::vector<Float4>& spheres, Capsule c) {
   return {xyz(a), xyz(b), static_cast<double>(a.w), static_cast<double>(b.w)};
 }
 
-inline bool bitwiseEqual(const Float4& a, const Float4& b) { return std::memcmp(&a, &b, sizeof(Float4)) == 0; }
+inline bool bitwiseEqual(const Float4& a, const Float4& b) {
+  return std::memcmp(&a, &b, sizeof(Float4)) == 0;
+}
 
 inline std::string str(const Float4& f) {
   return "(" + std::to_string(f.x) + ", " + std::to_string(f.y) + ", " + std::to_string(f.z) + ", " +
