@@ -60,7 +60,7 @@ struct Options {
   uint32_t iterations = 2;   // constraint iterations per substep (each: every colour of every kind)
   uint32_t pngEvery = 10;    // write every K-th frame as PNG
   uint32_t width = 640, height = 480;
-  std::string out = "drape-out";
+  std::string out;  // empty: drape-out in the working directory (see defaultOutDir)
   std::string device;
   bool validate = false;
   bool check = false;
@@ -107,6 +107,24 @@ uint32_t parseCount(const char* flag, const char* value, uint32_t lo, uint32_t h
          value + "'");
   }
   return static_cast<uint32_t>(v);
+}
+
+// drape-out/ in the working directory, unless that is inside the source tree (outside its build
+// directories): then drape-out/ next to the executable's build files, so that nothing is written
+// where git would see it.
+std::string defaultOutDir() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path cwd = fs::weakly_canonical(fs::current_path(ec), ec);
+  const fs::path source = fs::weakly_canonical(DRAPE_SOURCE_DIR, ec);
+  auto inside = [](const fs::path& p, const fs::path& root) {
+    const auto [r, q] = std::mismatch(root.begin(), root.end(), p.begin(), p.end());
+    return r == root.end();
+  };
+  const fs::path rel = fs::relative(cwd, source, ec);
+  const bool inBuildDir = !rel.empty() && rel.begin()->string().rfind("build", 0) == 0;
+  if (inside(cwd, source) && !inBuildDir) return (fs::path(DRAPE_BINARY_DIR) / "drape-out").string();
+  return "drape-out";
 }
 
 Options parseOptions(int argc, char** argv) {
@@ -157,7 +175,7 @@ Options parseOptions(int argc, char** argv) {
       o.self = true;
     } else if (a == "--help" || a == "-h") {
       std::printf(
-          "usage: drape [--size N=128] [--frames F=240] [--substeps S=8] [--iterations J=2] [--out DIR=drape-out]\n"
+          "usage: drape [--size N=128] [--frames F=240] [--substeps S=8] [--iterations J=2] [--out DIR=./drape-out]\n"
           "             [--png-every K=10] [--width W] [--height H] [--validate] [--check] [--no-cpu]\n"
           "             [--device SELECTOR] [--cpu-backend simd|scalar] [--perturb-cpu] [--self]\n");
       std::exit(0);
@@ -165,6 +183,7 @@ Options parseOptions(int argc, char** argv) {
       fail("unknown argument '" + a + "' (see --help)");
     }
   }
+  if (o.out.empty()) o.out = defaultOutDir();
   return o;
 }
 
