@@ -21,6 +21,7 @@
 #include "scene/self_collision_layout.h"
 #include "util/try.h"
 #include "vkcollide/bounds.h"
+#include "vkcollide/radix_sort.h"
 #include "vkcollide/self_collision.h"
 
 namespace vkc::gpu {
@@ -44,35 +45,6 @@ struct SelfKernel {
 }  // namespace
 }  // namespace vkc::gpu
 
-namespace vkc::cpu {
-
-void radixSortPairs(std::vector<uint32_t>& keys, std::vector<uint32_t>& values) {
-  const size_t n = keys.size();
-  if (n < 2) return;
-  std::vector<uint32_t> k2(n), v2(n);
-  constexpr uint32_t kBits = 11, kBuckets = 1u << kBits;
-  std::vector<uint32_t> count(kBuckets);
-  for (uint32_t shift = 0; shift < 32; shift += kBits) {
-    std::fill(count.begin(), count.end(), 0u);
-    for (size_t i = 0; i < n; ++i) ++count[(keys[i] >> shift) & (kBuckets - 1)];
-    if (count[(keys[0] >> shift) & (kBuckets - 1)] == n) continue;  // one digit everywhere: order unchanged
-    uint32_t sum = 0;
-    for (uint32_t& c : count) {
-      const uint32_t t = c;
-      c = sum;
-      sum += t;
-    }
-    for (size_t i = 0; i < n; ++i) {
-      const uint32_t dst = count[(keys[i] >> shift) & (kBuckets - 1)]++;
-      k2[dst] = keys[i];
-      v2[dst] = values[i];
-    }
-    keys.swap(k2);
-    values.swap(v2);
-  }
-}
-
-}  // namespace vkc::cpu
 
 namespace vkc {
 
@@ -106,7 +78,7 @@ Status collideSelfCpu(const SelfCollisionInput& in, Backend backend, SelfCollisi
       ck[i] = gpu::selfCellKey(g, {p.x, p.y, p.z});
       ci[i] = sc.firstItem + i;
     }
-    cpu::radixSortPairs(ck, ci);
+    VKC_TRY(radixSortCpu(ck, ci, 32, backend));  // stable: equal keys keep the item order
     std::copy(ck.begin(), ck.end(), s.keys.begin() + sc.firstItem);
     std::copy(ci.begin(), ci.end(), s.items.begin() + sc.firstItem);
   }

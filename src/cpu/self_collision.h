@@ -1,5 +1,5 @@
-// Private: the CPU twin of shaders/self_collision.comp. Both CPU backends sort the same way
-// (a stable LSD radix sort of (key, item) per cloth) and apply the same per-pair arithmetic
+// Private: the CPU twin of shaders/self_collision.comp. Both CPU backends sort each cloth's (key, item)
+// pairs with radixSortCpu (stable, so equal on every backend) and apply the same per-pair arithmetic
 // (shared/self_collision.h); they differ only in how they find each slot's column ranges.
 #pragma once
 
@@ -24,9 +24,6 @@ struct SelfSorted {
   std::vector<float> rx, ry, rz;   // SoA copies of rest (SIMD path, with rest positions), padded
   std::vector<gpu::SelfGrid> grids;
 };
-
-// Stable sort of (keys[i], values[i]) by key (LSD radix, 11-bit digits, uniform digits skipped).
-void radixSortPairs(std::vector<uint32_t>& keys, std::vector<uint32_t>& values);
 
 // Per slot of one cloth (slots [begin, end)): neighbour count and summed correction, found with
 // running column pointers and SIMD distance tests; the same pairs in the same order as the shader's

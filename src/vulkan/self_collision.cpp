@@ -14,6 +14,7 @@
 #include "bounds_stage.h"
 #include "buffer_check.h"
 #include "context_impl.h"
+#include "radix_sort_stage.h"
 #include "recorder.h"
 #include "scene/self_collision_layout.h"
 #include "vkcollide/bounds.h"
@@ -35,8 +36,8 @@ struct SelfCollisionStage::Impl {
   uint32_t itemCount = 0;
   std::unique_ptr<BoundsStage> bounds;
   const detail::Pipeline* pipelines[5] = {};
-  const detail::Pipeline* sortPipelines[2] = {};
-  Buffer clothTable, items, keys, values, sortedPos, sortedRest, tmpKeys, tmpValues, debug, dummy;
+  std::unique_ptr<RadixSortStage> sort;
+  Buffer clothTable, items, keys, values, sortedPos, sortedRest, debug, dummy;
   // Convenience path.
   Buffer particles, rest, upload, readback;
   VkQueryPool queries = VK_NULL_HANDLE;
@@ -52,25 +53,9 @@ struct SelfCollisionStage::Impl {
     return {b.handle(), 0, VkDeviceSize{itemCount} * elementSize};
   }
 
-  // Stable sort of keys/values (itemCount elements) by their low keyBits bits.
+  // Stable sort of keys/values (itemCount elements) by their low keyBits bits: the radix sort's passes.
   void appendSort(detail::Recorder& rec, uint32_t keyBits) const {
-    const uint32_t push[2] = {itemCount, keyBits >= 32 ? 0xFFFFFFFFu : (1u << keyBits) - 1u};
-    const BufferRange k = slots(keys, 4), v = slots(values, 4), tk = slots(tmpKeys, 4), tv = slots(tmpValues, 4);
-    const uint32_t groups = (itemCount + 63) / 64;
-    detail::Pass rank;
-    rank.name = "vkc.self.sort.rank";
-    rank.pipeline = sortPipelines[0];
-    rank.bindings = {{k, Access::kRead}, {v, Access::kRead}, {tk, Access::kWrite}, {tv, Access::kWrite}};
-    rank.setPush(push);
-    rank.groupCount = groups;
-    rec.add(std::move(rank));
-    detail::Pass copy;
-    copy.name = "vkc.self.sort.copy";
-    copy.pipeline = sortPipelines[1];
-    copy.bindings = {{k, Access::kWrite}, {v, Access::kWrite}, {tk, Access::kRead}, {tv, Access::kRead}};
-    copy.setPush(push);
-    copy.groupCount = groups;
-    rec.add(std::move(copy));
+    detail::appendRadixSortPasses(*sort, rec, slots(keys, 4), slots(values, 4), itemCount, keyBits);
   }
 
   detail::Pass selfPass(const char* name, uint32_t kind, const gpu::SelfPush& push, BufferRange parts, BufferRange restRange,
@@ -172,10 +157,10 @@ Result<std::unique_ptr<SelfCollisionStage>> SelfCollisionStage::create(Context& 
     if (!p) return p.error();
     impl->pipelines[pass] = *p;
   }
-  for (uint32_t pass = 0; pass < 2; ++pass) {
-    auto p = ctx.pipelines->get({"self_collision_ranksort", 4, 2 * sizeof(uint32_t), {pass}});
-    if (!p) return p.error();
-    impl->sortPipelines[pass] = *p;
+  if (n > 0) {
+    auto sortStage = RadixSortStage::create(context, {n});
+    if (!sortStage) return sortStage.error();
+    impl->sort = std::move(sortStage.value());
   }
   auto make = [&](Buffer& b, VkDeviceSize bytes) -> Status {
     auto r = ctx.allocator->createBuffer(std::max<VkDeviceSize>(bytes, 16), MemoryUsage::kDeviceLocal);
@@ -187,8 +172,6 @@ Result<std::unique_ptr<SelfCollisionStage>> SelfCollisionStage::create(Context& 
   VKC_TRY(make(impl->items, VkDeviceSize{n} * 4));
   VKC_TRY(make(impl->keys, VkDeviceSize{n} * 4));
   VKC_TRY(make(impl->values, VkDeviceSize{n} * 4));
-  VKC_TRY(make(impl->tmpKeys, VkDeviceSize{n} * 4));
-  VKC_TRY(make(impl->tmpValues, VkDeviceSize{n} * 4));
   VKC_TRY(make(impl->sortedPos, VkDeviceSize{n} * 16));
   VKC_TRY(make(impl->sortedRest, impl->useRest ? VkDeviceSize{n} * 16 : 16));
   VKC_TRY(make(impl->dummy, 16));
