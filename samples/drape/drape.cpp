@@ -10,14 +10,15 @@
 //  - the particle buffer (vec4 per particle: xyz + inverse mass) is vkcollide's particle buffer AND
 //    the render's vertex buffer: nothing is copied;
 //  - the sample's passes and vkcollide's are ordered with vkc::RecordSync (srcStage/dstStage).
-// Per frame and per substep: integrate -> distance constraints -> vkcollide shapes (CCD, friction).
+// Per frame and per substep: integrate -> distance constraints -> vkcollide self collision ->
+// vkcollide shapes (CCD, friction; last, so that every substep ends outside the colliders).
 // It writes PNG frames and a contact sheet, prints per-pass GPU times (timestamps), and at the end
 // runs the same frames on the CPU (the same solver in C++ + vkc::collideShapesCpu) and prints how far
 // the two runs drift apart.
 //
 // Usage: drape [--size N] [--frames F] [--substeps S] [--iterations J] [--out DIR] [--png-every K]
 //              [--validate] [--check] [--no-cpu] [--device SELECTOR] [--cpu-backend simd|scalar]
-//              [--perturb-cpu] [--self]
+//              [--perturb-cpu] [--self-every K] [--no-self]
 // --validate (or DRAPE_VALIDATE=1): VK_LAYER_KHRONOS_validation with synchronization validation;
 // the program exits non-zero if the layer reported anything. --check: exit non-zero unless the
 // cloth is finite, outside the colliders (within tolerance), unbroken, and ends on the sphere.
@@ -42,6 +43,7 @@
 #include "cloth_fs.spv.h"
 #include "cloth_vs.spv.h"
 #include "integrate.spv.h"
+#include "vkcollide/self_collision.h"  // (not yet in vkcollide.h on the self branch)
 #include "vkcollide/vkcollide.h"
 
 namespace drape {
@@ -65,7 +67,8 @@ struct Options {
   bool validate = false;
   bool check = false;
   bool cpuTwin = true;
-  bool self = false;
+  bool self = true;         // vkcollide self collision (--no-self: off)
+  uint32_t selfEvery = 0;   // self collision in substeps K-1, 2K-1, ... of a frame (0: K = substeps, once per frame)
   vkc::Backend cpuBackend = vkc::Backend::kCpuSimd;
   bool perturbCpu = false;  // start the CPU twin 1 ulp higher (shows how differences grow)
 };
@@ -171,19 +174,27 @@ Options parseOptions(int argc, char** argv) {
       }
     } else if (a == "--perturb-cpu") {
       o.perturbCpu = true;
-    } else if (a == "--self") {
-      o.self = true;
+    } else if (a == "--self-every") {
+      o.selfEvery = parseCount("--self-every", value(), 1, 64);
+    } else if (a == "--no-self") {
+      o.self = false;
     } else if (a == "--help" || a == "-h") {
       std::printf(
           "usage: drape [--size N=128] [--frames F=240] [--substeps S=8] [--iterations J=2] [--out DIR=./drape-out]\n"
           "             [--png-every K=10] [--width W] [--height H] [--validate] [--check] [--no-cpu]\n"
-          "             [--device SELECTOR] [--cpu-backend simd|scalar] [--perturb-cpu] [--self]\n");
+          "             [--device SELECTOR] [--cpu-backend simd|scalar] [--perturb-cpu]\n"
+          "             [--self-every K=substeps] [--no-self]\n");
       std::exit(0);
     } else {
       fail("unknown argument '" + a + "' (see --help)");
     }
   }
   if (o.out.empty()) o.out = defaultOutDir();
+  if (o.selfEvery == 0) o.selfEvery = o.substeps;
+  if (o.selfEvery > o.substeps) {
+    fail("--self-every " + std::to_string(o.selfEvery) + " is more than --substeps " + std::to_string(o.substeps) +
+         " (self collision would never run; use --no-self)");
+  }
   return o;
 }
 
@@ -238,6 +249,17 @@ std::vector<vkc::Float4> colliderSpheres(const Options& o, const Scene& sc) {
   return {f4(sc.sphere), f4(sc.capsuleA), f4(sc.capsuleB)};
 }
 
+// Particles of the cloth keep 0.9 grid spacings apart: less than any rest distance of the grid,
+// so no rest positions are needed to exempt grid neighbours.
+bool selfInSubstep(const Options& o, uint32_t substep) { return o.self && (substep + 1) % o.selfEvery == 0; }
+
+vkc::SelfCollisionSettings selfSettings(const Options& o, const Scene& sc) {
+  vkc::SelfCollisionSettings s;
+  s.distance = 0.9f * sc.clothSide / static_cast<float>(o.size - 1);
+  s.stiffness = 1.0f;
+  return s;
+}
+
 vkc::ShapeCollisionSettings shapeSettings(const Options& o, const Scene& sc, uint32_t substep) {
   vkc::ShapeCollisionSettings s;
   s.continuous = true;
@@ -282,6 +304,10 @@ void cpuFrame(CpuCloth& c, const Options& o, const Scene& sc, std::span<const vk
           c.particles[b] = toF4(pb);
         }
       }
+    }
+    if (selfInSubstep(o, s)) {
+      const vkc::SelfCollisionInput self{c.particles, {}, cloths, {}, selfSettings(o, sc)};
+      must(vkc::collideSelfCpu(self, o.cpuBackend), "collideSelfCpu");
     }
     const vkc::ShapeCollisionInput input{c.particles, c.prev, cloths, colliders, shapeSettings(o, sc, s)};
     must(vkc::collideShapesCpu(input, o.cpuBackend), "collideShapesCpu");
@@ -747,9 +773,10 @@ void pushBuffers(VkCommandBuffer cmd, const ComputePipeline& p, VkBuffer b0, VkB
 }
 
 // The sample's timed sections, in the order they run within a frame.
-enum Section { kIntegrate, kConstraints, kShapes, kRender, kSectionCount };
-const char* const kSectionNames[kSectionCount] = {"integrate (sample)", "constraints (sample)", "vkcollide shapes",
-                                                   "render + readback"};
+enum Section { kIntegrate, kConstraints, kSelf, kShapes, kRender, kSectionCount };
+const char* const kSectionNames[kSectionCount] = {"integrate (sample)", "constraints (sample)", "vkcollide self",
+                                                   "vkcollide shapes", "render + readback"};
+constexpr uint32_t kStampsPerSubstep = 4;  // after integrate, constraints, self, shapes
 
 double medianOf(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -769,8 +796,11 @@ int run(const Options& o) {
   if (ec) fail("cannot create --out directory '" + o.out + "': " + ec.message());
 
   Gpu g = createGpu(o);
-  std::printf("drape: %ux%u cloth (%u particles), %u frames, %u substeps x %u constraint iterations, device %s%s\n", n, n,
-              count, o.frames, o.substeps, o.iterations, g.props.deviceName, o.validate ? ", validation on" : "");
+  std::printf("drape: %ux%u cloth (%u particles), %u frames, %u substeps x %u constraint iterations, self collision %s, "
+              "device %s%s\n",
+              n, n, count, o.frames, o.substeps, o.iterations,
+              !o.self ? "off" : ("every " + std::to_string(o.selfEvery) + " substeps").c_str(), g.props.deviceName,
+              o.validate ? ", validation on" : "");
 
   // The renderer's device, imported: vkcollide records into the sample's command buffers and uses
   // the queue only for its one-time uploads.
@@ -791,10 +821,11 @@ int run(const Options& o) {
   auto stageResult = vkc::ShapeCollisionStage::create(*context, {cloths, count, colliders});
   if (!stageResult) fail("vkc::ShapeCollisionStage::create: " + stageResult.message());
   std::unique_ptr<vkc::ShapeCollisionStage> shapes = std::move(stageResult.value());
+  std::unique_ptr<vkc::SelfCollisionStage> selfStage;
   if (o.self) {
-    // TODO(lead): self collision (vkc::SelfCollisionStage, branch `self`) goes here, recorded after
-    // the shape stage in every substep with the same RecordSync pattern.
-    std::printf("drape: --self: self collision is not in this build yet (SelfCollisionStage pending); running without\n");
+    auto r = vkc::SelfCollisionStage::create(*context, {cloths, count, {}, false});
+    if (!r) fail("vkc::SelfCollisionStage::create: " + r.message());
+    selfStage = std::move(r.value());
   }
 
   // Buffers. The particle buffer is storage (solver, vkcollide) AND vertex (render).
@@ -846,7 +877,7 @@ int run(const Options& o) {
   VkFence fence = VK_NULL_HANDLE;
   DRAPE_VK(vkCreateFence(g.device, &fci, nullptr, &fence));
   // Timestamps: one before the frame's work, then one after every section.
-  const uint32_t queryCount = 2 + 3 * o.substeps;
+  const uint32_t queryCount = 2 + kStampsPerSubstep * o.substeps;
   VkQueryPool queries = VK_NULL_HANDLE;
   if (g.timestampBits > 0) {
     VkQueryPoolCreateInfo qpci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
@@ -981,8 +1012,19 @@ int run(const Options& o) {
           }
         }
       }
-      stamp();  // (vkcollide's opening barrier, from `sync.src*`, orders its passes after the constraints)
-      // 3. vkcollide: sphere and capsule collision of this substep, swept (CCD) from prev to current.
+      stamp();
+      // 3. vkcollide: self collision (particles of the cloth keep selfSettings().distance apart).
+      //    vkcollide's opening barrier (from `sync.src*`) orders its passes after the constraints;
+      //    its closing barrier (to `sync.dst*`) orders the shape stage after it.
+      if (selfInSubstep(o, s)) {
+        vkc::SelfRecordInfo si;
+        si.particles = {particles.buffer, 0, particleBytes};
+        si.settings = selfSettings(o, sc);
+        si.sync = sync;
+        must(selfStage->record(cmd, si), "SelfCollisionStage::record");
+      }
+      stamp();
+      // 4. vkcollide: sphere and capsule collision of this substep, swept (CCD) from prev to current.
       vkc::ShapeRecordInfo ri;
       ri.particles = {particles.buffer, 0, particleBytes};
       ri.prevParticles = {prev.buffer, 0, particleBytes};
@@ -991,7 +1033,6 @@ int run(const Options& o) {
       ri.sync = sync;
       must(shapes->record(cmd, ri), "ShapeCollisionStage::record");
       stamp();
-      // 4. (optional) self collision: see the TODO above.
     }
 
     // 5. Render: colliders, then the cloth straight from the particle buffer.
@@ -1089,11 +1130,13 @@ int run(const Options& o) {
       };
       double sum[kSectionCount] = {};
       for (uint32_t s = 0; s < o.substeps; ++s) {
-        sum[kIntegrate] += ms(3 * s, 3 * s + 1);
-        sum[kConstraints] += ms(3 * s + 1, 3 * s + 2);
-        sum[kShapes] += ms(3 * s + 2, 3 * s + 3);
+        const uint32_t q = kStampsPerSubstep * s;
+        sum[kIntegrate] += ms(q, q + 1);
+        sum[kConstraints] += ms(q + 1, q + 2);
+        sum[kSelf] += ms(q + 2, q + 3);
+        sum[kShapes] += ms(q + 3, q + 4);
       }
-      sum[kRender] = ms(3 * o.substeps, 3 * o.substeps + 1);
+      sum[kRender] = ms(kStampsPerSubstep * o.substeps, kStampsPerSubstep * o.substeps + 1);
       for (int k = 0; k < kSectionCount; ++k) sectionMs[k].push_back(sum[k]);
     }
 
@@ -1161,8 +1204,13 @@ int run(const Options& o) {
   for (int k = 0; k < kSectionCount && queries != VK_NULL_HANDLE; ++k) {
     const double m = medianOf(sectionMs[k]);
     total += m;
-    std::printf("  %-22s %8.3f ms%s\n", kSectionNames[k], m,
-                k < kRender ? (" (" + std::to_string(o.substeps) + " substeps)").c_str() : "");
+    std::string note;
+    if (k == kSelf) {
+      note = " (" + std::to_string(o.self ? o.substeps / o.selfEvery : 0) + " passes)";
+    } else if (k < kRender) {
+      note = " (" + std::to_string(o.substeps) + " substeps)";
+    }
+    std::printf("  %-22s %8.3f ms%s\n", kSectionNames[k], m, note.c_str());
   }
   if (queries == VK_NULL_HANDLE) std::printf("  (the queue has no timestamps)\n");
   std::printf("  %-22s %8.3f ms; submit-to-fence wall time %.3f ms; %u frames simulated+rendered in %.2f s\n", "sum",
@@ -1199,7 +1247,7 @@ int run(const Options& o) {
     }
     const auto t0 = std::chrono::steady_clock::now();
     size_t next = 0;
-    std::printf("drape: CPU twin (same solver in C++ + vkc::collideShapesCpu, %s): |GPU - CPU| position difference\n",
+    std::printf("drape: CPU twin (same solver in C++ + vkc::collideSelfCpu + vkc::collideShapesCpu, %s): |GPU - CPU|\n",
                 vkc::toString(o.cpuBackend));
     std::printf("  %6s %12s %12s\n", "frame", "max (m)", "mean (m)");
     for (uint32_t f = 1; f <= o.frames && next < snapshots.size(); ++f) {
@@ -1219,17 +1267,18 @@ int run(const Options& o) {
     std::printf(
         "  CPU twin took %.2f s%s. Both sides do the same float operations in the same order: the\n"
         "  solver is one source (cloth_shared.h; GLSL `precise`, C++ -ffp-contract=off) and vkcollide's\n"
-        "  GPU and CPU collision agree within kShapeCollisionTolerance. 0 means bitwise equal (lavapipe\n"
-        "  runs the shaders on this CPU with IEEE float operations). A GPU whose sqrt, division or\n"
-        "  collision rounds differently starts tiny differences that the contacts amplify (which particle\n"
-        "  touches first, friction sticking or slipping): the runs drift apart chaotically over the\n"
-        "  frames while each stays plausible (--perturb-cpu starts the CPU 1 ulp higher to show it).\n",
+        "  GPU and CPU collision agree within kShapeCollisionTolerance / kSelfCollisionTolerance. 0 means\n"
+        "  bitwise equal (lavapipe runs the shaders on this CPU with IEEE float operations). A GPU whose\n"
+        "  sqrt, division or collision rounds differently starts tiny differences that the contacts\n"
+        "  amplify (which particle touches first, friction sticking or slipping): the runs drift apart\n"
+        "  chaotically over the frames while each stays plausible (--perturb-cpu starts the CPU 1 ulp higher to show it).\n",
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
         o.perturbCpu ? " (started 1 ulp higher: --perturb-cpu)" : "");
   }
 
   vkDeviceWaitIdle(g.device);
   shapes.reset();
+  selfStage.reset();
   context.reset();
   if (queries != VK_NULL_HANDLE) vkDestroyQueryPool(g.device, queries, nullptr);
   vkDestroyFence(g.device, fence, nullptr);
