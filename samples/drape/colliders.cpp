@@ -60,7 +60,9 @@ void appendTaperedCapsule(Mesh& mesh, glm::vec3 a, float ra, glm::vec3 b, float 
   }
 }
 
-float sphereDepth(glm::vec3 p, glm::vec3 centre, float radius) { return radius - glm::length(p - centre); }
+float sphereDepth(glm::vec3 p, glm::vec3 centre, float radius) {
+  return radius - glm::length(p - centre);
+}
 
 float taperedCapsuleDepth(glm::vec3 p, glm::vec3 a, float ra, glm::vec3 b, float rb) {
   auto depth = [&](float t) { return (ra + (rb - ra) * t) - glm::length(p - (a + (b - a) * t)); };

@@ -37,11 +37,11 @@
 #include <glm/glm.hpp>
 #include <glm/gtc/matrix_transform.hpp>
 
+#include "cloth_fs.spv.h"
 #include "cloth_shared.h"
+#include "cloth_vs.spv.h"
 #include "colliders.h"
 #include "constraints.spv.h"
-#include "cloth_fs.spv.h"
-#include "cloth_vs.spv.h"
 #include "integrate.spv.h"
 #include "vkcollide/self_collision.h"  // (not yet in vkcollide.h on the self branch)
 #include "vkcollide/vkcollide.h"
@@ -56,19 +56,20 @@ using glm::vec4;
 // Options and scene
 
 struct Options {
-  uint32_t size = 128;       // particles per side
-  uint32_t frames = 240;     // 60 Hz frames
-  uint32_t substeps = 8;     // solver steps per frame (each: integrate, constraints, collision)
-  uint32_t iterations = 2;   // constraint iterations per substep (each: every colour of every kind)
-  uint32_t pngEvery = 10;    // write every K-th frame as PNG
+  uint32_t size = 128;      // particles per side
+  uint32_t frames = 200;    // 60 Hz frames
+  uint32_t substeps = 8;    // solver steps per frame (each: integrate, constraints, collision)
+  uint32_t iterations = 2;  // constraint iterations per substep (each: every colour of every kind)
+  uint32_t pngEvery = 10;   // write every K-th frame as PNG
   uint32_t width = 640, height = 480;
   std::string out;  // empty: drape-out in the working directory (see defaultOutDir)
   std::string device;
   bool validate = false;
   bool check = false;
   bool cpuTwin = true;
-  bool self = true;         // vkcollide self collision (--no-self: off)
-  uint32_t selfEvery = 0;   // self collision in substeps K-1, 2K-1, ... of a frame (0: K = substeps, once per frame)
+  bool self = true;  // vkcollide self collision (--no-self: off)
+  uint32_t selfEvery =
+      0;  // self collision in substeps K-1, 2K-1, ... of a frame (0: K = substeps, once per frame)
   vkc::Backend cpuBackend = vkc::Backend::kCpuSimd;
   bool perturbCpu = false;  // start the CPU twin 1 ulp higher (shows how differences grow)
 };
@@ -77,12 +78,12 @@ struct Options {
 struct Scene {
   float clothSide = 2.0f;
   vec3 clothCentre{0.0f, 0.72f, 0.0f};
-  vec4 sphere{-0.25f, 0.0f, 0.0f, 0.45f};            // xyz centre, w radius
-  vec4 capsuleA{0.45f, 0.0f, -0.7f, 0.2f};            // tapered capsule: two spheres
+  vec4 sphere{-0.25f, 0.0f, 0.0f, 0.45f};   // xyz centre, w radius
+  vec4 capsuleA{0.45f, 0.0f, -0.7f, 0.2f};  // tapered capsule: two spheres
   vec4 capsuleB{0.85f, 0.1f, 0.45f, 0.1f};
   vec3 gravity{0.0f, -9.81f, 0.0f};
   float frameDt = 1.0f / 60.0f;
-  float damping = 0.998f;     // velocity kept per substep
+  float damping = 0.998f;  // velocity kept per substep
   float stiffStructural = 1.0f, stiffShear = 0.8f, stiffBend = 0.5f;
   float friction = 0.6f;
 };
@@ -92,9 +93,9 @@ struct Scene {
   std::exit(1);
 }
 
-#define DRAPE_VK(expr)                                                                   \
-  do {                                                                                   \
-    const VkResult drape_r_ = (expr);                                                    \
+#define DRAPE_VK(expr)                                                                                      \
+  do {                                                                                                      \
+    const VkResult drape_r_ = (expr);                                                                       \
     if (drape_r_ != VK_SUCCESS) fail(std::string(#expr) + " failed: VkResult " + std::to_string(drape_r_)); \
   } while (0)
 
@@ -106,8 +107,8 @@ uint32_t parseCount(const char* flag, const char* value, uint32_t lo, uint32_t h
   char* end = nullptr;
   const long v = std::strtol(value, &end, 10);
   if (end == value || *end != '\0' || v < static_cast<long>(lo) || v > static_cast<long>(hi)) {
-    fail(std::string(flag) + " must be an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got '" +
-         value + "'");
+    fail(std::string(flag) + " must be an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+         "], got '" + value + "'");
   }
   return static_cast<uint32_t>(v);
 }
@@ -132,7 +133,8 @@ std::string defaultOutDir() {
 
 Options parseOptions(int argc, char** argv) {
   Options o;
-  if (const char* env = std::getenv("DRAPE_VALIDATE"); env != nullptr && std::strcmp(env, "0") != 0) o.validate = true;
+  if (const char* env = std::getenv("DRAPE_VALIDATE"); env != nullptr && std::strcmp(env, "0") != 0)
+    o.validate = true;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> const char* {
@@ -180,7 +182,8 @@ Options parseOptions(int argc, char** argv) {
       o.self = false;
     } else if (a == "--help" || a == "-h") {
       std::printf(
-          "usage: drape [--size N=128] [--frames F=240] [--substeps S=8] [--iterations J=2] [--out DIR=./drape-out]\n"
+          "usage: drape [--size N=128] [--frames F=200] [--substeps S=8] [--iterations J=2] [--out "
+          "DIR=./drape-out]\n"
           "             [--png-every K=10] [--width W] [--height H] [--validate] [--check] [--no-cpu]\n"
           "             [--device SELECTOR] [--cpu-backend simd|scalar] [--perturb-cpu]\n"
           "             [--self-every K=substeps] [--no-self]\n");
@@ -192,8 +195,8 @@ Options parseOptions(int argc, char** argv) {
   if (o.out.empty()) o.out = defaultOutDir();
   if (o.selfEvery == 0) o.selfEvery = o.substeps;
   if (o.selfEvery > o.substeps) {
-    fail("--self-every " + std::to_string(o.selfEvery) + " is more than --substeps " + std::to_string(o.substeps) +
-         " (self collision would never run; use --no-self)");
+    fail("--self-every " + std::to_string(o.selfEvery) + " is more than --substeps " +
+         std::to_string(o.substeps) + " (self collision would never run; use --no-self)");
   }
   return o;
 }
@@ -226,12 +229,13 @@ std::vector<gpu::ConstraintPush> constraintColours(const Options& o, const Scene
     uint32_t axis, mask;
     float rest, stiffness;
   };
-  const Kind kinds[] = {{1, 0, 0, 1, h, sc.stiffStructural},      {0, 1, 1, 1, h, sc.stiffStructural},
-                        {1, 1, 1, 1, diagonal, sc.stiffShear},     {-1, 1, 1, 1, diagonal, sc.stiffShear},
-                        {2, 0, 0, 2, 2 * h, sc.stiffBend},         {0, 2, 1, 2, 2 * h, sc.stiffBend}};
+  const Kind kinds[] = {{1, 0, 0, 1, h, sc.stiffStructural},   {0, 1, 1, 1, h, sc.stiffStructural},
+                        {1, 1, 1, 1, diagonal, sc.stiffShear}, {-1, 1, 1, 1, diagonal, sc.stiffShear},
+                        {2, 0, 0, 2, 2 * h, sc.stiffBend},     {0, 2, 1, 2, 2 * h, sc.stiffBend}};
   std::vector<gpu::ConstraintPush> out;
   for (const Kind& k : kinds) {
-    for (uint32_t value : {0u, k.mask}) out.push_back({o.size, k.rest, k.stiffness, k.dx, k.dy, k.axis, k.mask, value});
+    for (uint32_t value : {0u, k.mask})
+      out.push_back({o.size, k.rest, k.stiffness, k.dx, k.dy, k.axis, k.mask, value});
   }
   return out;
 }
@@ -240,7 +244,9 @@ const vkc::Capsule kCapsules[] = {{1, 2}};
 
 // Half the grid spacing: the cloth's particles keep this far from the colliders' surfaces, so that
 // the flat triangles between them (which cut corners over a curved surface) stay outside too.
-float clothThickness(const Options& o, const Scene& sc) { return 0.5f * sc.clothSide / static_cast<float>(o.size - 1); }
+float clothThickness(const Options& o, const Scene& sc) {
+  return 0.5f * sc.clothSide / static_cast<float>(o.size - 1);
+}
 
 // The colliders as vkcollide sees them: the drawn shapes grown by the cloth's thickness.
 std::vector<vkc::Float4> colliderSpheres(const Options& o, const Scene& sc) {
@@ -251,7 +257,9 @@ std::vector<vkc::Float4> colliderSpheres(const Options& o, const Scene& sc) {
 
 // Particles of the cloth keep 0.9 grid spacings apart: less than any rest distance of the grid,
 // so no rest positions are needed to exempt grid neighbours.
-bool selfInSubstep(const Options& o, uint32_t substep) { return o.self && (substep + 1) % o.selfEvery == 0; }
+bool selfInSubstep(const Options& o, uint32_t substep) {
+  return o.self && (substep + 1) % o.selfEvery == 0;
+}
 
 vkc::SelfCollisionSettings selfSettings(const Options& o, const Scene& sc) {
   vkc::SelfCollisionSettings s;
@@ -277,8 +285,12 @@ struct CpuCloth {
   std::vector<vkc::Float4> particles, prev;
 };
 
-vec4 toVec(const vkc::Float4& f) { return {f.x, f.y, f.z, f.w}; }
-vkc::Float4 toF4(const vec4& v) { return {v.x, v.y, v.z, v.w}; }
+vec4 toVec(const vkc::Float4& f) {
+  return {f.x, f.y, f.z, f.w};
+}
+vkc::Float4 toF4(const vec4& v) {
+  return {v.x, v.y, v.z, v.w};
+}
 
 void cpuFrame(CpuCloth& c, const Options& o, const Scene& sc, std::span<const vkc::Float4> spheres) {
   const gpu::IntegratePush ip = integratePush(o, sc);
@@ -323,7 +335,7 @@ struct FrameStats {
   // particle is at least that far outside (-1e30: none came within 0.1 m of it).
   float sphereDepth = -1e30f;
   float capsuleDepth = -1e30f;
-  float maxStretch = 0;     // longest structural edge / rest length
+  float maxStretch = 0;  // longest structural edge / rest length
 };
 
 FrameStats frameStats(std::span<const vkc::Float4> p, const Options& o, const Scene& sc) {
@@ -374,10 +386,12 @@ struct Gpu {
 
 uint64_t gValidationMessages = 0;
 
-VKAPI_ATTR VkBool32 VKAPI_CALL onValidation(VkDebugUtilsMessageSeverityFlagBitsEXT, VkDebugUtilsMessageTypeFlagsEXT,
+VKAPI_ATTR VkBool32 VKAPI_CALL onValidation(VkDebugUtilsMessageSeverityFlagBitsEXT,
+                                            VkDebugUtilsMessageTypeFlagsEXT,
                                             const VkDebugUtilsMessengerCallbackDataEXT* data, void*) {
   ++gValidationMessages;
-  std::fprintf(stderr, "drape: validation: %s\n", data != nullptr && data->pMessage != nullptr ? data->pMessage : "?");
+  std::fprintf(stderr, "drape: validation: %s\n",
+               data != nullptr && data->pMessage != nullptr ? data->pMessage : "?");
   return VK_FALSE;
 }
 
@@ -386,7 +400,8 @@ bool hasLayer(const char* name) {
   vkEnumerateInstanceLayerProperties(&n, nullptr);
   std::vector<VkLayerProperties> layers(n);
   vkEnumerateInstanceLayerProperties(&n, layers.data());
-  return std::any_of(layers.begin(), layers.end(), [&](const VkLayerProperties& l) { return std::strcmp(l.layerName, name) == 0; });
+  return std::any_of(layers.begin(), layers.end(),
+                     [&](const VkLayerProperties& l) { return std::strcmp(l.layerName, name) == 0; });
 }
 
 Gpu createGpu(const Options& o) {
@@ -404,7 +419,8 @@ Gpu createGpu(const Options& o) {
   VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
   app.pApplicationName = "vkcollide drape sample";
   app.apiVersion = VK_API_VERSION_1_3;
-  const VkValidationFeatureEnableEXT enables[] = {VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
+  const VkValidationFeatureEnableEXT enables[] = {
+      VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
   VkValidationFeaturesEXT features{VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
   features.enabledValidationFeatureCount = 1;
   features.pEnabledValidationFeatures = enables;
@@ -419,8 +435,10 @@ Gpu createGpu(const Options& o) {
   volkLoadInstance(g.instance);
   if (o.validate) {
     VkDebugUtilsMessengerCreateInfoEXT mci{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
-    mci.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
-    mci.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+    mci.messageSeverity =
+        VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+    mci.messageType =
+        VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
     mci.pfnUserCallback = onValidation;
     DRAPE_VK(vkCreateDebugUtilsMessengerEXT(g.instance, &mci, nullptr, &g.messenger));
   }
@@ -446,7 +464,7 @@ Gpu createGpu(const Options& o) {
       if ((fams[f].queueFlags & need) != need) continue;
       const int rank = p.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU     ? 0
                        : p.deviceType == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU ? 1
-                                                                                 : 2;
+                                                                                : 2;
       if (rank < bestRank) {
         bestRank = rank;
         g.physical = d;
@@ -456,7 +474,9 @@ Gpu createGpu(const Options& o) {
       break;
     }
   }
-  if (g.physical == VK_NULL_HANDLE) fail("no Vulkan 1.3 device with a graphics+compute queue" + (o.device.empty() ? std::string() : " matching '" + o.device + "'"));
+  if (g.physical == VK_NULL_HANDLE)
+    fail("no Vulkan 1.3 device with a graphics+compute queue" +
+         (o.device.empty() ? std::string() : " matching '" + o.device + "'"));
   vkGetPhysicalDeviceProperties(g.physical, &g.props);
   vkGetPhysicalDeviceMemoryProperties(g.physical, &g.memory);
 
@@ -504,8 +524,9 @@ VkDeviceMemory allocate(const Gpu& g, const VkMemoryRequirements& req, bool host
   VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   mai.allocationSize = req.size;
   mai.memoryTypeIndex =
-      host ? memoryType(g, req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
-                                                   VK_MEMORY_PROPERTY_HOST_CACHED_BIT,
+      host ? memoryType(g, req.memoryTypeBits,
+                        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
+                            VK_MEMORY_PROPERTY_HOST_CACHED_BIT,
                         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)
            : memoryType(g, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
   VkDeviceMemory mem = VK_NULL_HANDLE;
@@ -540,7 +561,8 @@ struct Image {
   VkImageView view = VK_NULL_HANDLE;
 };
 
-Image createImage(const Gpu& g, uint32_t w, uint32_t h, VkFormat format, VkImageUsageFlags usage, VkImageAspectFlags aspect) {
+Image createImage(const Gpu& g, uint32_t w, uint32_t h, VkFormat format, VkImageUsageFlags usage,
+                  VkImageAspectFlags aspect) {
   Image im;
   VkImageCreateInfo ici{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
   ici.imageType = VK_IMAGE_TYPE_2D;
@@ -650,13 +672,15 @@ struct GraphicsPipeline {
 GraphicsPipeline graphicsPipeline(const Gpu& g) {
   GraphicsPipeline p;
   // The particle buffer again, as a storage buffer for the vertex shader's normals.
-  VkDescriptorSetLayoutBinding binding0{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_VERTEX_BIT, nullptr};
+  VkDescriptorSetLayoutBinding binding0{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_VERTEX_BIT,
+                                        nullptr};
   VkDescriptorSetLayoutCreateInfo dslci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
   dslci.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
   dslci.bindingCount = 1;
   dslci.pBindings = &binding0;
   DRAPE_VK(vkCreateDescriptorSetLayout(g.device, &dslci, nullptr, &p.setLayout));
-  const VkPushConstantRange range{VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(RenderPush)};
+  const VkPushConstantRange range{VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
+                                  sizeof(RenderPush)};
   VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   plci.setLayoutCount = 1;
   plci.pSetLayouts = &p.setLayout;
@@ -698,8 +722,8 @@ GraphicsPipeline graphicsPipeline(const Gpu& g) {
   ds.depthWriteEnable = VK_TRUE;
   ds.depthCompareOp = VK_COMPARE_OP_LESS;
   VkPipelineColorBlendAttachmentState blendAttachment{};
-  blendAttachment.colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT |
-                                   VK_COLOR_COMPONENT_A_BIT;
+  blendAttachment.colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT |
+                                   VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
   VkPipelineColorBlendStateCreateInfo cb{VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
   cb.attachmentCount = 1;
   cb.pAttachments = &blendAttachment;
@@ -743,8 +767,8 @@ void memoryBarrier(VkCommandBuffer cmd, VkPipelineStageFlags2 srcStage, VkAccess
 }
 
 VkImageMemoryBarrier2 imageBarrier(VkImage image, VkImageAspectFlags aspect, VkPipelineStageFlags2 srcStage,
-                                   VkAccessFlags2 srcAccess, VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess,
-                                   VkImageLayout from, VkImageLayout to) {
+                                   VkAccessFlags2 srcAccess, VkPipelineStageFlags2 dstStage,
+                                   VkAccessFlags2 dstAccess, VkImageLayout from, VkImageLayout to) {
   VkImageMemoryBarrier2 b{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2};
   b.srcStageMask = srcStage;
   b.srcAccessMask = srcAccess;
@@ -761,7 +785,8 @@ VkImageMemoryBarrier2 imageBarrier(VkImage image, VkImageAspectFlags aspect, VkP
 
 void pushBuffers(VkCommandBuffer cmd, const ComputePipeline& p, VkBuffer b0, VkBuffer b1 = VK_NULL_HANDLE) {
   VkDescriptorBufferInfo infos[2] = {{b0, 0, VK_WHOLE_SIZE}, {b1, 0, VK_WHOLE_SIZE}};
-  VkWriteDescriptorSet writes[2] = {{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}, {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}};
+  VkWriteDescriptorSet writes[2] = {{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET},
+                                    {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}};
   for (uint32_t b = 0; b < 2; ++b) {
     writes[b].dstBinding = b;
     writes[b].descriptorCount = 1;
@@ -769,13 +794,14 @@ void pushBuffers(VkCommandBuffer cmd, const ComputePipeline& p, VkBuffer b0, VkB
     writes[b].pBufferInfo = &infos[b];
   }
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
-  vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, b1 == VK_NULL_HANDLE ? 1 : 2, writes);
+  vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, b1 == VK_NULL_HANDLE ? 1 : 2,
+                            writes);
 }
 
 // The sample's timed sections, in the order they run within a frame.
 enum Section { kIntegrate, kConstraints, kSelf, kShapes, kRender, kSectionCount };
-const char* const kSectionNames[kSectionCount] = {"integrate (sample)", "constraints (sample)", "vkcollide self",
-                                                   "vkcollide shapes", "render + readback"};
+const char* const kSectionNames[kSectionCount] = {"integrate (sample)", "constraints (sample)",
+                                                  "vkcollide self", "vkcollide shapes", "render + readback"};
 constexpr uint32_t kStampsPerSubstep = 4;  // after integrate, constraints, self, shapes
 
 double medianOf(std::vector<double> v) {
@@ -796,11 +822,13 @@ int run(const Options& o) {
   if (ec) fail("cannot create --out directory '" + o.out + "': " + ec.message());
 
   Gpu g = createGpu(o);
-  std::printf("drape: %ux%u cloth (%u particles), %u frames, %u substeps x %u constraint iterations, self collision %s, "
-              "device %s%s\n",
-              n, n, count, o.frames, o.substeps, o.iterations,
-              !o.self ? "off" : ("every " + std::to_string(o.selfEvery) + " substeps").c_str(), g.props.deviceName,
-              o.validate ? ", validation on" : "");
+  std::printf(
+      "drape: %ux%u cloth (%u particles), %u frames, %u substeps x %u constraint iterations, self collision "
+      "%s, "
+      "device %s%s\n",
+      n, n, count, o.frames, o.substeps, o.iterations,
+      !o.self ? "off" : ("every " + std::to_string(o.selfEvery) + " substeps").c_str(), g.props.deviceName,
+      o.validate ? ", validation on" : "");
 
   // The renderer's device, imported: vkcollide records into the sample's command buffers and uses
   // the queue only for its one-time uploads.
@@ -843,18 +871,23 @@ int run(const Options& o) {
   Mesh colliderMesh;
   // Drawn at their true size; they collide grown by the cloth's thickness (colliderSpheres).
   appendSphere(colliderMesh, vec3(sc.sphere), sc.sphere.w, 48, 24);
-  appendTaperedCapsule(colliderMesh, vec3(sc.capsuleA), sc.capsuleA.w, vec3(sc.capsuleB), sc.capsuleB.w, 32, 16);
+  appendTaperedCapsule(colliderMesh, vec3(sc.capsuleA), sc.capsuleA.w, vec3(sc.capsuleB), sc.capsuleB.w, 32,
+                       16);
   const VkDeviceSize clothIndexBytes = clothIndices.size() * sizeof(uint32_t);
   const VkDeviceSize meshVertexBytes = colliderMesh.vertices.size() * sizeof(vec4);
   const VkDeviceSize meshIndexBytes = colliderMesh.indices.size() * sizeof(uint32_t);
-  Buffer clothIndexBuffer = createBuffer(g, clothIndexBytes, VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, false);
-  Buffer meshVertices = createBuffer(g, meshVertexBytes, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, false);
-  Buffer meshIndices = createBuffer(g, meshIndexBytes, VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, false);
+  Buffer clothIndexBuffer = createBuffer(
+      g, clothIndexBytes, VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, false);
+  Buffer meshVertices = createBuffer(
+      g, meshVertexBytes, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, false);
+  Buffer meshIndices = createBuffer(
+      g, meshIndexBytes, VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, false);
   const VkDeviceSize imageBytes = VkDeviceSize{o.width} * o.height * 4;
   Buffer readParticles = createBuffer(g, particleBytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true);
   Buffer readImage = createBuffer(g, imageBytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true);
   Image color = createImage(g, o.width, o.height, kColorFormat,
-                            VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT, VK_IMAGE_ASPECT_COLOR_BIT);
+                            VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                            VK_IMAGE_ASPECT_COLOR_BIT);
   Image depth = createImage(g, o.width, o.height, kDepthFormat, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
                             VK_IMAGE_ASPECT_DEPTH_BIT);
 
@@ -908,7 +941,8 @@ int run(const Options& o) {
     std::memcpy(bytes, initial.data(), particleBytes);
     std::memcpy(bytes + particleBytes, clothIndices.data(), clothIndexBytes);
     std::memcpy(bytes + particleBytes + clothIndexBytes, colliderMesh.vertices.data(), meshVertexBytes);
-    std::memcpy(bytes + particleBytes + clothIndexBytes + meshVertexBytes, colliderMesh.indices.data(), meshIndexBytes);
+    std::memcpy(bytes + particleBytes + clothIndexBytes + meshVertexBytes, colliderMesh.indices.data(),
+                meshIndexBytes);
     DRAPE_VK(vkBeginCommandBuffer(cmd, &begin));
     VkBufferCopy region{0, 0, particleBytes};
     vkCmdCopyBuffer(cmd, staging.buffer, particles.buffer, 1, &region);
@@ -962,10 +996,11 @@ int run(const Options& o) {
     std::vector<vkc::Float4> particles;
   };
   std::vector<Snapshot> snapshots;
-  auto snapshotFrame = [&](uint32_t f) {  // 1-based frame numbers: 1, 2, 4, 8, ... and every 30th, and the last
-    const uint32_t k = f + 1;
-    return (k & (k - 1)) == 0 || k % 30 == 0 || k == o.frames;
-  };
+  auto snapshotFrame =
+      [&](uint32_t f) {  // 1-based frame numbers: 1, 2, 4, 8, ... and every 30th, and the last
+        const uint32_t k = f + 1;
+        return (k & (k - 1)) == 0 || k % 30 == 0 || k == o.frames;
+      };
   FrameStats worst;
   worst.maxStretch = 0;
   uint32_t firstBadFrame = 0, worstStretchFrame = 0;
@@ -981,14 +1016,15 @@ int run(const Options& o) {
     if (queries != VK_NULL_HANDLE) vkCmdResetQueryPool(cmd, queries, 0, queryCount);
     uint32_t query = 0;
     auto stamp = [&]() {
-      if (queries != VK_NULL_HANDLE) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, queries, query);
+      if (queries != VK_NULL_HANDLE)
+        vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, queries, query);
       ++query;
     };
     // The previous frame's render and readback read the particles: finish before integrating.
-    memoryBarrier(cmd, VK_PIPELINE_STAGE_2_VERTEX_ATTRIBUTE_INPUT_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT |
-                           VK_PIPELINE_STAGE_2_COPY_BIT,
-                  VK_ACCESS_2_NONE,
-                  VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_NONE);
+    memoryBarrier(cmd,
+                  VK_PIPELINE_STAGE_2_VERTEX_ATTRIBUTE_INPUT_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT |
+                      VK_PIPELINE_STAGE_2_COPY_BIT,
+                  VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_NONE);
     stamp();
     for (uint32_t s = 0; s < o.substeps; ++s) {
       // 1. Verlet integration (the sample's shader).
@@ -1003,7 +1039,8 @@ int run(const Options& o) {
       for (uint32_t it = 0; it < o.iterations; ++it) {
         for (size_t k = 0; k < colours.size(); ++k) {
           pushBuffers(cmd, constraints, particles.buffer);
-          vkCmdPushConstants(cmd, constraints.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof colours[k], &colours[k]);
+          vkCmdPushConstants(cmd, constraints.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof colours[k],
+                             &colours[k]);
           vkCmdDispatch(cmd, groups, 1, 1);
           if (it + 1 < o.iterations || k + 1 < colours.size()) {
             memoryBarrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
@@ -1040,12 +1077,13 @@ int run(const Options& o) {
         imageBarrier(color.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_NONE,
                      VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
                      VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL),
-        imageBarrier(depth.image, VK_IMAGE_ASPECT_DEPTH_BIT,
-                     VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
-                     VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
-                     VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
-                     VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
-                     VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL)};
+        imageBarrier(
+            depth.image, VK_IMAGE_ASPECT_DEPTH_BIT,
+            VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
+            VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
+            VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
+            VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
+            VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL)};
     VkDependencyInfo di{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
     di.imageMemoryBarrierCount = 2;
     di.pImageMemoryBarriers = toAttachment;
@@ -1084,22 +1122,24 @@ int run(const Options& o) {
     }
     const VkDeviceSize zero = 0;
     RenderPush push{viewProj, vec4(0.55f, 0.58f, 0.62f, 1), vec4(0.55f, 0.58f, 0.62f, 1), 0, {}};
-    vkCmdPushConstants(cmd, render.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof push, &push);
+    vkCmdPushConstants(cmd, render.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
+                       sizeof push, &push);
     vkCmdBindVertexBuffers(cmd, 0, 1, &meshVertices.buffer, &zero);
     vkCmdBindIndexBuffer(cmd, meshIndices.buffer, 0, VK_INDEX_TYPE_UINT32);
     vkCmdDrawIndexed(cmd, static_cast<uint32_t>(colliderMesh.indices.size()), 1, 0, 0, 0);
     push = {viewProj, vec4(0.85f, 0.33f, 0.22f, 1), vec4(0.95f, 0.78f, 0.35f, 1), n, {}};
-    vkCmdPushConstants(cmd, render.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof push, &push);
+    vkCmdPushConstants(cmd, render.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
+                       sizeof push, &push);
     vkCmdBindVertexBuffers(cmd, 0, 1, &particles.buffer, &zero);  // the particle buffer, as it is
     vkCmdBindIndexBuffer(cmd, clothIndexBuffer.buffer, 0, VK_INDEX_TYPE_UINT32);
     vkCmdDrawIndexed(cmd, static_cast<uint32_t>(clothIndices.size()), 1, 0, 0, 0);
     vkCmdEndRendering(cmd);
 
     // 6. Readback: the image (frames that become PNGs) and the particles (checks, CPU comparison).
-    VkImageMemoryBarrier2 toCopy =
-        imageBarrier(color.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
-                     VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT,
-                     VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    VkImageMemoryBarrier2 toCopy = imageBarrier(
+        color.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+        VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT,
+        VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
     di = {VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
     di.imageMemoryBarrierCount = 1;
     di.pImageMemoryBarriers = &toCopy;
@@ -1108,25 +1148,29 @@ int run(const Options& o) {
       VkBufferImageCopy bic{};
       bic.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
       bic.imageExtent = {o.width, o.height, 1};
-      vkCmdCopyImageToBuffer(cmd, color.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readImage.buffer, 1, &bic);
+      vkCmdCopyImageToBuffer(cmd, color.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readImage.buffer, 1,
+                             &bic);
     }
     const VkBufferCopy region{0, 0, particleBytes};
     vkCmdCopyBuffer(cmd, particles.buffer, readParticles.buffer, 1, &region);
     stamp();
-    memoryBarrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
-                  VK_ACCESS_2_HOST_READ_BIT);
+    memoryBarrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                  VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
     DRAPE_VK(vkEndCommandBuffer(cmd));
     const auto t0 = std::chrono::steady_clock::now();
     submit();
-    frameMs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    frameMs.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
 
     if (queries != VK_NULL_HANDLE) {
       std::vector<uint64_t> ts(queryCount);
-      DRAPE_VK(vkGetQueryPoolResults(g.device, queries, 0, queryCount, ts.size() * sizeof(uint64_t), ts.data(),
-                                     sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+      DRAPE_VK(vkGetQueryPoolResults(g.device, queries, 0, queryCount, ts.size() * sizeof(uint64_t),
+                                     ts.data(), sizeof(uint64_t),
+                                     VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
       const uint64_t mask = g.timestampBits >= 64 ? ~uint64_t{0} : (uint64_t{1} << g.timestampBits) - 1;
       auto ms = [&](uint32_t a, uint32_t b) {
-        return static_cast<double>((ts[b] - ts[a]) & mask) * static_cast<double>(g.props.limits.timestampPeriod) * 1e-6;
+        return static_cast<double>((ts[b] - ts[a]) & mask) *
+               static_cast<double>(g.props.limits.timestampPeriod) * 1e-6;
       };
       double sum[kSectionCount] = {};
       for (uint32_t s = 0; s < o.substeps; ++s) {
@@ -1149,11 +1193,13 @@ int run(const Options& o) {
       worst.maxStretch = st.maxStretch;
       worstStretchFrame = frame;
     }
-    if (!bad && (!st.finite || st.sphereDepth > penetrationTolerance || st.capsuleDepth > penetrationTolerance)) {
+    if (!bad &&
+        (!st.finite || st.sphereDepth > penetrationTolerance || st.capsuleDepth > penetrationTolerance)) {
       bad = true;
       firstBadFrame = frame;
     }
-    if (snapshotFrame(frame)) snapshots.push_back({frame + 1, std::vector<vkc::Float4>(result.begin(), result.end())});
+    if (snapshotFrame(frame))
+      snapshots.push_back({frame + 1, std::vector<vkc::Float4>(result.begin(), result.end())});
     if (savePng) {
       const auto* px = static_cast<const uint8_t*>(readImage.mapped);
       Saved sv{frame, std::vector<uint8_t>(px, px + imageBytes)};
@@ -1166,7 +1212,8 @@ int run(const Options& o) {
       saved.push_back(std::move(sv));
     }
   }
-  const double simSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - simStart).count();
+  const double simSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - simStart).count();
   const std::vector<vkc::Float4> gpuFinal = snapshots.back().particles;
 
   // Contact sheet: up to 12 of the saved frames, evenly spaced, at half size, 4 per row.
@@ -1183,7 +1230,8 @@ int run(const Options& o) {
           for (uint32_t k = 0; k < 4; ++k) {  // 2x2 box filter
             uint32_t acc = 0;
             for (uint32_t dy = 0; dy < 2; ++dy) {
-              for (uint32_t dx = 0; dx < 2; ++dx) acc += sv.rgba[((size_t{2 * y + dy} * o.width) + 2 * x + dx) * 4 + k];
+              for (uint32_t dx = 0; dx < 2; ++dx)
+                acc += sv.rgba[((size_t{2 * y + dy} * o.width) + 2 * x + dx) * 4 + k];
             }
             sheet[((size_t{oy + y} * cw * cols) + ox + x) * 4 + k] = static_cast<uint8_t>(acc / 4);
           }
@@ -1195,7 +1243,8 @@ int run(const Options& o) {
       fail("cannot write " + path);
     }
     std::printf("drape: wrote %zu frames and %s (frames", saved.size(), path.c_str());
-    for (size_t c = 0; c < cells; ++c) std::printf(" %u", saved[cells == 1 ? 0 : c * (saved.size() - 1) / (cells - 1)].frame);
+    for (size_t c = 0; c < cells; ++c)
+      std::printf(" %u", saved[cells == 1 ? 0 : c * (saved.size() - 1) / (cells - 1)].frame);
     std::printf(")\n");
   }
 
@@ -1213,12 +1262,14 @@ int run(const Options& o) {
     std::printf("  %-22s %8.3f ms%s\n", kSectionNames[k], m, note.c_str());
   }
   if (queries == VK_NULL_HANDLE) std::printf("  (the queue has no timestamps)\n");
-  std::printf("  %-22s %8.3f ms; submit-to-fence wall time %.3f ms; %u frames simulated+rendered in %.2f s\n", "sum",
-              total, medianOf(frameMs), o.frames, simSeconds);
-  std::printf("drape: worst over all frames: sphere depth %.5f m, capsule depth %.5f m, max structural stretch %.3f (frame %u), %s\n"
-              "       (depths: positive = inside the drawn shape; the cloth keeps %.4f m away from it)\n",
-              double{worst.sphereDepth}, double{worst.capsuleDepth}, double{worst.maxStretch}, worstStretchFrame, worst.finite ? "all finite" : "NaN/inf found",
-              double{clothThickness(o, sc)});
+  std::printf("  %-22s %8.3f ms; submit-to-fence wall time %.3f ms; %u frames simulated+rendered in %.2f s\n",
+              "sum", total, medianOf(frameMs), o.frames, simSeconds);
+  std::printf(
+      "drape: worst over all frames: sphere depth %.5f m, capsule depth %.5f m, max structural stretch %.3f "
+      "(frame %u), %s\n"
+      "       (depths: positive = inside the drawn shape; the cloth keeps %.4f m away from it)\n",
+      double{worst.sphereDepth}, double{worst.capsuleDepth}, double{worst.maxStretch}, worstStretchFrame,
+      worst.finite ? "all finite" : "NaN/inf found", double{clothThickness(o, sc)});
 
   // The cloth ends on the sphere: the particle above the sphere's centre rests on its top.
   const vec3 top = vec3(sc.sphere) + vec3(0, sc.sphere.w, 0);
@@ -1234,8 +1285,9 @@ int run(const Options& o) {
   const float heightAboveTop = gpuFinal[nearest].y - top.y;
   const bool onSphere = std::sqrt(best) < 0.1f && heightAboveTop > -penetrationTolerance &&
                         heightAboveTop < clothThickness(o, sc) + 0.05f;
-  std::printf("drape: cloth over the sphere's top: particle %u at %.4f m above it, %.4f m off-axis: %s\n", nearest,
-              double{heightAboveTop}, double{std::sqrt(best)}, onSphere ? "resting on the sphere" : "NOT on the sphere");
+  std::printf("drape: cloth over the sphere's top: particle %u at %.4f m above it, %.4f m off-axis: %s\n",
+              nearest, double{heightAboveTop}, double{std::sqrt(best)},
+              onSphere ? "resting on the sphere" : "NOT on the sphere");
 
   // CPU twin: the same frames with the same solver in C++ and vkc::collideShapesCpu.
   if (o.cpuTwin) {
@@ -1247,8 +1299,10 @@ int run(const Options& o) {
     }
     const auto t0 = std::chrono::steady_clock::now();
     size_t next = 0;
-    std::printf("drape: CPU twin (same solver in C++ + vkc::collideSelfCpu + vkc::collideShapesCpu, %s): |GPU - CPU|\n",
-                vkc::toString(o.cpuBackend));
+    std::printf(
+        "drape: CPU twin (same solver in C++ + vkc::collideSelfCpu + vkc::collideShapesCpu, %s): |GPU - "
+        "CPU|\n",
+        vkc::toString(o.cpuBackend));
     std::printf("  %6s %12s %12s\n", "frame", "max (m)", "mean (m)");
     for (uint32_t f = 1; f <= o.frames && next < snapshots.size(); ++f) {
       cpuFrame(cpu, o, sc, spheres);
@@ -1271,7 +1325,8 @@ int run(const Options& o) {
         "  bitwise equal (lavapipe runs the shaders on this CPU with IEEE float operations). A GPU whose\n"
         "  sqrt, division or collision rounds differently starts tiny differences that the contacts\n"
         "  amplify (which particle touches first, friction sticking or slipping): the runs drift apart\n"
-        "  chaotically over the frames while each stays plausible (--perturb-cpu starts the CPU 1 ulp higher to show it).\n",
+        "  chaotically over the frames while each stays plausible (--perturb-cpu starts the CPU 1 ulp higher "
+        "to show it).\n",
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
         o.perturbCpu ? " (started 1 ulp higher: --perturb-cpu)" : "");
   }
@@ -1290,7 +1345,8 @@ int run(const Options& o) {
   vkDestroyDescriptorSetLayout(g.device, render.setLayout, nullptr);
   destroy(g, color);
   destroy(g, depth);
-  for (Buffer* b : {&particles, &prev, &clothIndexBuffer, &meshVertices, &meshIndices, &readParticles, &readImage}) {
+  for (Buffer* b :
+       {&particles, &prev, &clothIndexBuffer, &meshVertices, &meshIndices, &readParticles, &readImage}) {
     destroy(g, *b);
   }
   vkDestroyDevice(g.device, nullptr);
@@ -1306,8 +1362,12 @@ int run(const Options& o) {
   }
   if (o.check) {
     const bool ok = !bad && worst.finite && worst.maxStretch < 2.0f && onSphere;
-    if (bad) std::printf("drape: check: frame %u has NaN or a particle inside a collider beyond %.3f m\n", firstBadFrame, double{penetrationTolerance});
-    if (worst.maxStretch >= 2.0f) std::printf("drape: check: a structural edge stretched to %.2fx its rest length\n", double{worst.maxStretch});
+    if (bad)
+      std::printf("drape: check: frame %u has NaN or a particle inside a collider beyond %.3f m\n",
+                  firstBadFrame, double{penetrationTolerance});
+    if (worst.maxStretch >= 2.0f)
+      std::printf("drape: check: a structural edge stretched to %.2fx its rest length\n",
+                  double{worst.maxStretch});
     if (!onSphere) std::printf("drape: check: the cloth does not end resting on the sphere\n");
     std::printf("drape: check %s\n", ok ? "passed" : "FAILED");
     if (!ok) rc = 1;
@@ -1318,4 +1378,6 @@ int run(const Options& o) {
 }  // namespace
 }  // namespace drape
 
-int main(int argc, char** argv) { return drape::run(drape::parseOptions(argc, argv)); }
+int main(int argc, char** argv) {
+  return drape::run(drape::parseOptions(argc, argv));
+}

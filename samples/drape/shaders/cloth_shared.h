@@ -11,9 +11,9 @@
 #include <glm/glm.hpp>
 namespace drape::gpu {
 using uint = uint32_t;
-using std::sqrt;
 using glm::vec3;
 using glm::vec4;
+using std::sqrt;
 #define DRAPE_CONST(type, name, value) inline constexpr type name = value
 #define DRAPE_FN inline
 #define DRAPE_INOUT(type) type&
@@ -45,9 +45,9 @@ DRAPE_CHECK_SIZE(IntegratePush, 32);
 // colour in parallel, in place, and the result does not depend on thread order (Gauss-Seidel over
 // colours, no atomics).
 struct ConstraintPush {
-  uint gridSize;     // particles per side (the cloth is gridSize x gridSize)
-  float rest;        // rest length (m)
-  float stiffness;   // fraction of the error removed per iteration, in [0, 1]
+  uint gridSize;    // particles per side (the cloth is gridSize x gridSize)
+  float rest;       // rest length (m)
+  float stiffness;  // fraction of the error removed per iteration, in [0, 1]
   int dx;
   int dy;
   uint axis;
