@@ -32,6 +32,7 @@
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <glm/glm.hpp>
@@ -367,6 +368,42 @@ FrameStats frameStats(std::span<const vkc::Float4> p, const Options& o, const Sc
     }
   }
   return st;
+}
+
+// The closest two particles that are not within two grid steps of each other (what self collision
+// keeps apart), with a hash grid of cell size `cell`; returns `cell` when no such pair is closer.
+float closestNonNeighbours(std::span<const vkc::Float4> p, uint32_t n, float cell) {
+  auto key = [cell](float x, float y, float z) {
+    const auto q = [cell](float v) { return static_cast<int64_t>(std::floor(v / cell)) & 0x1FFFFF; };
+    return (q(x) << 42) | (q(y) << 21) | q(z);
+  };
+  std::unordered_map<int64_t, std::vector<uint32_t>> grid;
+  for (uint32_t i = 0; i < p.size(); ++i) {
+    if (std::isfinite(p[i].x) && std::isfinite(p[i].y) && std::isfinite(p[i].z)) {
+      grid[key(p[i].x, p[i].y, p[i].z)].push_back(i);
+    }
+  }
+  float best = cell;
+  for (uint32_t i = 0; i < p.size(); ++i) {
+    if (!std::isfinite(p[i].x) || !std::isfinite(p[i].y) || !std::isfinite(p[i].z)) continue;
+    const vec3 a(p[i].x, p[i].y, p[i].z);
+    for (int dx = -1; dx <= 1; ++dx) {
+      for (int dy = -1; dy <= 1; ++dy) {
+        for (int dz = -1; dz <= 1; ++dz) {
+          const auto it = grid.find(key(a.x + static_cast<float>(dx) * cell, a.y + static_cast<float>(dy) * cell,
+                                        a.z + static_cast<float>(dz) * cell));
+          if (it == grid.end()) continue;
+          for (uint32_t j : it->second) {
+            const int gx = static_cast<int>(i % n) - static_cast<int>(j % n);
+            const int gy = static_cast<int>(i / n) - static_cast<int>(j / n);
+            if (j <= i || (std::abs(gx) <= 2 && std::abs(gy) <= 2)) continue;
+            best = std::min(best, glm::length(vec3(p[j].x, p[j].y, p[j].z) - a));
+          }
+        }
+      }
+    }
+  }
+  return best;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1288,6 +1325,13 @@ int run(const Options& o) {
   std::printf("drape: cloth over the sphere's top: particle %u at %.4f m above it, %.4f m off-axis: %s\n",
               nearest, double{heightAboveTop}, double{std::sqrt(best)},
               onSphere ? "resting on the sphere" : "NOT on the sphere");
+  {
+    const float h = sc.clothSide / static_cast<float>(o.size - 1);
+    std::printf("drape: last frame: closest particles more than 2 grid steps apart are %.4f m apart (grid step %.4f m; "
+                "self collision distance %s)\n",
+                double{closestNonNeighbours(gpuFinal, n, h)}, double{h},
+                o.self ? (std::to_string(selfSettings(o, sc).distance) + " m").c_str() : "off");
+  }
 
   // CPU twin: the same frames with the same solver in C++ and vkc::collideShapesCpu.
   if (o.cpuTwin) {
