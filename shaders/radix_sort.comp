@@ -140,11 +140,16 @@ void scatterPass() {
   memoryBarrierShared();
   barrier();
 
+  // The pairs of the first chunk; each iteration loads the next chunk's before its barriers, so the
+  // loads' latency overlaps the ranking.
+  bool valid = begin + slot < end;
+  uint key = valid ? keysIn[begin + slot] : 0u;
+  uint value = valid ? valuesIn[begin + slot] : 0u;
   for (uint c = begin; c < end; c += kRadixGroupSize) {  // uniform
-    uint i = c + slot;
-    bool valid = i < end;
-    uint key = valid ? keysIn[i] : 0u;
-    uint value = valid ? valuesIn[i] : 0u;
+    uint next = c + kRadixGroupSize + slot;
+    bool nextValid = next < end;
+    uint nextKey = nextValid ? keysIn[next] : 0u;
+    uint nextValue = nextValid ? valuesIn[next] : 0u;
     uint digit = (key >> pc.shift) & mask;
     // Lanes of this subgroup with the same digit and validity.
     uvec4 peers = subgroupBallot(true);
@@ -198,6 +203,9 @@ void scatterPass() {
     }
     memoryBarrierShared();
     barrier();
+    valid = nextValid;
+    key = nextKey;
+    value = nextValue;
   }
 }
 
