@@ -62,7 +62,13 @@ struct RadixSortRecordInfo {
 };
 
 // The radix sort on a Vulkan device. Holds its scratch (ping-pong key/value buffers, per-tile
-// histograms) in device memory. Needs subgroup ballot operations (kUnsupported otherwise).
+// histograms) in device memory. Needs subgroup ballot operations and subgroups of at least 4
+// invocations (create() returns kUnsupported otherwise); any subgroup size from 4 to 128 works.
+//
+// Passes (see shaders/shared/radix_sort.h): per 8-bit digit, HISTOGRAM (per 4096-key tile), SCAN
+// (per digit value over the tiles; reduce-then-scan, no inter-workgroup waiting) and SCATTER (per
+// tile, stable ranks from subgroup ballots); digit passes alternate between the host's buffers and
+// the stage's scratch, and an odd number of them ends with a COPY back into the host's buffers.
 class RadixSortStage {
  public:
   static Result<std::unique_ptr<RadixSortStage>> create(Context& context, const RadixSortStageCreateInfo& info);
