@@ -31,7 +31,7 @@ Status validateRadixSort(std::span<const uint32_t> keys, std::span<const uint32_
 // Sorts (keys[i], values[i]) in place on the CPU. backend: kCpuScalar (the reference: LSD radix sort,
 // 8-bit digits, one histogram-scan-scatter round per digit) or kCpuSimd (the optimized variant: all
 // digit histograms in one read, passes whose digit is the same for every key skipped, pairs moved
-// as 64-bit words through write-combining lines, Highway for packing). keys.size() == values.size(),
+// as 64-bit words, Highway for packing). keys.size() == values.size(),
 // keyBits in 1..32; on error nothing is changed. Scratch: kCpuScalar allocates 8 bytes per pair per
 // call; kCpuSimd keeps 16 bytes per pair (of the largest sort so far) per calling thread, reused.
 Status radixSortCpu(std::span<uint32_t> keys, std::span<uint32_t> values, uint32_t keyBits, Backend backend);

@@ -4,8 +4,6 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
-#include <iterator>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -53,58 +51,23 @@ void radixSortScalar(uint32_t* keys, uint32_t* values, size_t count, uint32_t ke
 
 namespace {
 
-// Scatter with software write combining: each digit's pairs are gathered in a 64-byte line that stays
-// in L1 and is flushed whole, so the 256 output streams cost line writes instead of scattered 8-byte
-// stores (fewer cache-line and TLB misses on large arrays). The output order is the same as a plain
-// stable scatter: each line is flushed, in order, to the digit's running offset.
-constexpr uint32_t kLine = 8;  // pairs per 64-byte line
-constexpr size_t kPlainScatterMax = size_t{1} << 16;
-
-struct alignas(64) Lines {
-  uint64_t pairs[kBins][kLine];
-  uint32_t fill[kBins];
-};
-
-// out == nullptr: write keys / values (split) instead of packed pairs.
+// One stable scatter of packed pairs; out == nullptr: into keys / values (split) instead. (Software
+// write combining through 64-byte lines per digit was tried and measured no faster here.)
 void scatterPass(const uint64_t* in, size_t count, uint32_t shift, uint32_t mask, std::array<size_t, kBins> offset,
-                 uint64_t* out, uint32_t* keys, uint32_t* values, Lines& lines) {
-  std::fill(std::begin(lines.fill), std::end(lines.fill), 0u);
-  auto flush = [&](uint32_t d, uint32_t n) {
-    const size_t at = offset[d];
-    if (out != nullptr) {
-      std::memcpy(out + at, lines.pairs[d], n * sizeof(uint64_t));
-    } else {
-      for (uint32_t j = 0; j < n; ++j) {
-        keys[at + j] = static_cast<uint32_t>(lines.pairs[d][j]);
-        values[at + j] = static_cast<uint32_t>(lines.pairs[d][j] >> 32);
-      }
-    }
-    offset[d] = at + n;
-  };
-  if (count <= kPlainScatterMax) {  // cache-resident: plain stores beat the line bookkeeping
+                 uint64_t* out, uint32_t* keys, uint32_t* values) {
+  if (out != nullptr) {
     for (size_t i = 0; i < count; ++i) {
       const uint64_t pair = in[i];
-      const size_t at = offset[(static_cast<uint32_t>(pair) >> shift) & mask]++;
-      if (out != nullptr) {
-        out[at] = pair;
-      } else {
-        keys[at] = static_cast<uint32_t>(pair);
-        values[at] = static_cast<uint32_t>(pair >> 32);
-      }
+      out[offset[(static_cast<uint32_t>(pair) >> shift) & mask]++] = pair;
     }
     return;
   }
   for (size_t i = 0; i < count; ++i) {
     const uint64_t pair = in[i];
-    const uint32_t d = (static_cast<uint32_t>(pair) >> shift) & mask;
-    uint32_t& f = lines.fill[d];
-    lines.pairs[d][f++] = pair;
-    if (f == kLine) {
-      flush(d, kLine);
-      f = 0;
-    }
+    const size_t at = offset[(static_cast<uint32_t>(pair) >> shift) & mask]++;
+    keys[at] = static_cast<uint32_t>(pair);
+    values[at] = static_cast<uint32_t>(pair >> 32);
   }
-  for (uint32_t d = 0; d <= mask; ++d) flush(d, lines.fill[d]);
 }
 
 }  // namespace
@@ -113,16 +76,11 @@ void radixSortFast(uint32_t* keys, uint32_t* values, size_t count, uint32_t keyB
   if (count < 2) return;
   const uint32_t passes = radixSortPassCount(keyBits);
   // Per-thread scratch kept between calls (repeated sorts, e.g. once per frame, do not pay for fresh
-  // pages every time): two ping-pong arrays of packed pairs and the write-combining lines.
-  struct Scratch {
-    std::vector<uint64_t> pairs;
-    std::unique_ptr<Lines> lines = std::make_unique<Lines>();
-  };
-  thread_local Scratch scratch;
-  if (scratch.pairs.size() < 2 * count) scratch.pairs.resize(2 * count);
-  uint64_t* const a = scratch.pairs.data();
+  // pages every time): two ping-pong arrays of packed pairs.
+  thread_local std::vector<uint64_t> scratch;
+  if (scratch.size() < 2 * count) scratch.resize(2 * count);
+  uint64_t* const a = scratch.data();
   uint64_t* const b = a + count;
-  Lines* const lines = scratch.lines.get();
   // Pack block by block and count every digit's histogram while the block's keys are in cache.
   std::vector<std::array<size_t, kBins>> hist(passes);
   for (auto& h : hist) h.fill(0);
@@ -154,7 +112,7 @@ void radixSortFast(uint32_t* keys, uint32_t* values, size_t count, uint32_t keyB
       run += hist[p][d];
     }
     const bool last = k + 1 == active.size();  // the last pass writes the host's arrays directly
-    scatterPass(in, count, shift, mask, offset, last ? nullptr : out, keys, values, *lines);
+    scatterPass(in, count, shift, mask, offset, last ? nullptr : out, keys, values);
     std::swap(in, out);
   }
 }
