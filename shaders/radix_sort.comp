@@ -151,18 +151,34 @@ void scatterPass() {
     uint nextKey = nextValid ? keysIn[next] : 0u;
     uint nextValue = nextValid ? valuesIn[next] : 0u;
     uint digit = (key >> pc.shift) & mask;
-    // Lanes of this subgroup with the same digit and validity.
-    uvec4 peers = subgroupBallot(true);
-    for (uint b = 0u; b < pc.bits; ++b) {  // uniform
-      bool set = ((digit >> b) & 1u) != 0u;
-      uvec4 ballot = subgroupBallot(set);
-      peers &= set ? ballot : ~ballot;
+    // Lanes of this subgroup with the same digit and validity: rank among them, their count, leader.
+    uint rank, count;  // count <= subgroup size <= 128: fits 8 bits
+    bool leader;
+    if (gl_SubgroupSize <= 32u) {  // one ballot word (cheaper on CPU drivers)
+      uint peers = subgroupBallot(valid).x;
+      if (!valid) peers = ~peers;
+      for (uint b = 0u; b < pc.bits; ++b) {  // uniform
+        bool set = ((digit >> b) & 1u) != 0u;
+        uint ballot = subgroupBallot(set).x;
+        peers &= set ? ballot : ~ballot;
+      }
+      peers &= subgroupBallot(true).x;
+      rank = bitCount(peers & gl_SubgroupLtMask.x);
+      count = bitCount(peers);
+      leader = uint(findLSB(peers)) == gl_SubgroupInvocationID;
+    } else {
+      uvec4 peers = subgroupBallot(true);
+      for (uint b = 0u; b < pc.bits; ++b) {  // uniform
+        bool set = ((digit >> b) & 1u) != 0u;
+        uvec4 ballot = subgroupBallot(set);
+        peers &= set ? ballot : ~ballot;
+      }
+      uvec4 validBallot = subgroupBallot(valid);
+      peers &= valid ? validBallot : ~validBallot;
+      rank = subgroupBallotExclusiveBitCount(peers);
+      count = subgroupBallotBitCount(peers);
+      leader = subgroupBallotFindLSB(peers) == gl_SubgroupInvocationID;
     }
-    uvec4 validBallot = subgroupBallot(valid);
-    peers &= valid ? validBallot : ~validBallot;
-    uint rank = subgroupBallotExclusiveBitCount(peers);
-    uint count = subgroupBallotBitCount(peers);  // <= subgroup size <= 128: fits 8 bits
-    bool leader = subgroupBallotFindLSB(peers) == gl_SubgroupInvocationID;
     uint word = gl_SubgroupID * (kRadixBins / 4u) + (digit >> 2u);
     uint byteShift = (digit & 3u) * 8u;
     if (valid && leader) atomicOr(sCounts[word], count << byteShift);  // distinct bytes: order-independent
