@@ -15,6 +15,9 @@
 #include "shared/radix_sort.h"
 
 layout(constant_id = 0) const uint kPass = kRadixPassHistogram;
+// 1: the scatter matches digits with 128-bit ballots even on subgroups of up to 32 (lets tests on such
+// devices cover the path larger subgroups take).
+layout(constant_id = 1) const uint kWideBallot = 0u;
 layout(local_size_x = 256) in;  // kRadixGroupSize
 
 layout(std430, set = 0, binding = kRadixBindingKeysIn) readonly buffer KeysIn { uint keysIn[]; };
@@ -154,7 +157,7 @@ void scatterPass() {
     // Lanes of this subgroup with the same digit and validity: rank among them, their count, leader.
     uint rank, count;  // count <= subgroup size <= 128: fits 8 bits
     bool leader;
-    if (gl_SubgroupSize <= 32u) {  // one ballot word (cheaper on CPU drivers)
+    if (kWideBallot == 0u && gl_SubgroupSize <= 32u) {  // one ballot word (cheaper on CPU drivers)
       uint peers = subgroupBallot(valid).x;
       if (!valid) peers = ~peers;
       for (uint b = 0u; b < pc.bits; ++b) {  // uniform
