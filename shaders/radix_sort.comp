@@ -15,6 +15,9 @@
 #include "shared/radix_sort.h"
 
 layout(constant_id = 0) const uint kPass = kRadixPassHistogram;
+// 1: the scatter matches digits with 128-bit ballots even on subgroups of up to 32 (lets tests on such
+// devices cover the path larger subgroups take).
+layout(constant_id = 1) const uint kWideBallot = 0u;
 layout(local_size_x = 256) in;  // kRadixGroupSize
 
 layout(std430, set = 0, binding = kRadixBindingKeysIn) readonly buffer KeysIn { uint keysIn[]; };
@@ -140,24 +143,45 @@ void scatterPass() {
   memoryBarrierShared();
   barrier();
 
+  // The pairs of the first chunk; each iteration loads the next chunk's before its barriers, so the
+  // loads' latency overlaps the ranking.
+  bool valid = begin + slot < end;
+  uint key = valid ? keysIn[begin + slot] : 0u;
+  uint value = valid ? valuesIn[begin + slot] : 0u;
   for (uint c = begin; c < end; c += kRadixGroupSize) {  // uniform
-    uint i = c + slot;
-    bool valid = i < end;
-    uint key = valid ? keysIn[i] : 0u;
-    uint value = valid ? valuesIn[i] : 0u;
+    uint next = c + kRadixGroupSize + slot;
+    bool nextValid = next < end;
+    uint nextKey = nextValid ? keysIn[next] : 0u;
+    uint nextValue = nextValid ? valuesIn[next] : 0u;
     uint digit = (key >> pc.shift) & mask;
-    // Lanes of this subgroup with the same digit and validity.
-    uvec4 peers = subgroupBallot(true);
-    for (uint b = 0u; b < pc.bits; ++b) {  // uniform
-      bool set = ((digit >> b) & 1u) != 0u;
-      uvec4 ballot = subgroupBallot(set);
-      peers &= set ? ballot : ~ballot;
+    // Lanes of this subgroup with the same digit and validity: rank among them, their count, leader.
+    uint rank, count;  // count <= subgroup size <= 128: fits 8 bits
+    bool leader;
+    if (kWideBallot == 0u && gl_SubgroupSize <= 32u) {  // one ballot word (cheaper on CPU drivers)
+      uint peers = subgroupBallot(valid).x;
+      if (!valid) peers = ~peers;
+      for (uint b = 0u; b < pc.bits; ++b) {  // uniform
+        bool set = ((digit >> b) & 1u) != 0u;
+        uint ballot = subgroupBallot(set).x;
+        peers &= set ? ballot : ~ballot;
+      }
+      peers &= subgroupBallot(true).x;
+      rank = bitCount(peers & gl_SubgroupLtMask.x);
+      count = bitCount(peers);
+      leader = uint(findLSB(peers)) == gl_SubgroupInvocationID;
+    } else {
+      uvec4 peers = subgroupBallot(true);
+      for (uint b = 0u; b < pc.bits; ++b) {  // uniform
+        bool set = ((digit >> b) & 1u) != 0u;
+        uvec4 ballot = subgroupBallot(set);
+        peers &= set ? ballot : ~ballot;
+      }
+      uvec4 validBallot = subgroupBallot(valid);
+      peers &= valid ? validBallot : ~validBallot;
+      rank = subgroupBallotExclusiveBitCount(peers);
+      count = subgroupBallotBitCount(peers);
+      leader = subgroupBallotFindLSB(peers) == gl_SubgroupInvocationID;
     }
-    uvec4 validBallot = subgroupBallot(valid);
-    peers &= valid ? validBallot : ~validBallot;
-    uint rank = subgroupBallotExclusiveBitCount(peers);
-    uint count = subgroupBallotBitCount(peers);  // <= subgroup size <= 128: fits 8 bits
-    bool leader = subgroupBallotFindLSB(peers) == gl_SubgroupInvocationID;
     uint word = gl_SubgroupID * (kRadixBins / 4u) + (digit >> 2u);
     uint byteShift = (digit & 3u) * 8u;
     if (valid && leader) atomicOr(sCounts[word], count << byteShift);  // distinct bytes: order-independent
@@ -198,6 +222,9 @@ void scatterPass() {
     }
     memoryBarrierShared();
     barrier();
+    valid = nextValid;
+    key = nextKey;
+    value = nextValue;
   }
 }
 

@@ -37,6 +37,8 @@ struct RadixSortStage::Impl {
   detail::ContextImpl& ctx;
   uint32_t maxCount = 0;
   const detail::Pipeline* pipelines[4] = {};
+  const detail::Pipeline* wideScatter = nullptr;  // the scatter with 128-bit ballots on any subgroup size
+  bool forceWideBallot = false;
   Buffer keysScratch, valuesScratch, tileHist, digitTotals, dummy;
   // Convenience path (run): device copies and staging, made on first use.
   Buffer keys, values, upload, readback;
@@ -68,7 +70,7 @@ struct RadixSortStage::Impl {
                    std::vector<detail::Binding> bindings) {
       detail::Pass p;
       p.name = name;
-      p.pipeline = pipelines[pass];
+      p.pipeline = pass == gpu::kRadixPassScatter && forceWideBallot ? wideScatter : pipelines[pass];
       p.bindings = std::move(bindings);
       p.setPush(push);
       p.groupCount = groups;
@@ -196,10 +198,12 @@ Result<std::unique_ptr<RadixSortStage>> RadixSortStage::create(Context& context,
   }
   auto impl = std::make_unique<Impl>(ctx);
   impl->maxCount = info.maxCount;
-  for (uint32_t pass = 0; pass < 4; ++pass) {
-    auto p = ctx.pipelines->get({"radix_sort", gpu::kRadixBindingTotal, sizeof(gpu::RadixSortPush), {pass}});
+  for (uint32_t pass = 0; pass < 5; ++pass) {
+    const uint32_t kind = pass < 4 ? pass : gpu::kRadixPassScatter;
+    auto p = ctx.pipelines->get(
+        {"radix_sort", gpu::kRadixBindingTotal, sizeof(gpu::RadixSortPush), {kind, pass < 4 ? 0u : 1u}});
     if (!p) return p.error();
-    impl->pipelines[pass] = *p;
+    (pass < 4 ? impl->pipelines[pass] : impl->wideScatter) = *p;
   }
   auto& alloc = *ctx.allocator;
   auto make = [&](Buffer& b, VkDeviceSize size) -> Status {
@@ -244,6 +248,8 @@ void detail::appendRadixSortPassesGpuCount(RadixSortStage& stage, Recorder& rec,
   const BufferRange count{countBuffer.buffer, countBuffer.offset, sizeof(uint32_t)};
   stage.impl().appendPasses(rec, keys, values, &count, maxCount, keyBits);
 }
+
+void detail::forceRadixSortWideBallot(RadixSortStage& stage, bool wide) { stage.impl().forceWideBallot = wide; }
 
 Result<std::vector<detail::BarrierDecision>> detail::radixSortBarrierPlan(RadixSortStage& stage,
                                                                           const RadixSortRecordInfo& info) {
