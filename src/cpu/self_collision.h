@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "shared/self_collision.h"
+#include "vkcollide/types.h"
 
 namespace vkc::cpu {
 
@@ -24,6 +25,10 @@ struct SelfSorted {
   std::vector<float> rx, ry, rz;   // SoA copies of rest (SIMD path, with rest positions), padded
   std::vector<gpu::SelfGrid> grids;
 };
+
+// keys[i] = selfCellKey(grid, particles[itemParticles[i]]) for i < count, with SIMD (bitwise equal).
+void selfCellKeysSimd(const Float4* particles, size_t particleCount, const uint32_t* itemParticles, uint32_t count,
+                      const gpu::SelfGrid& grid, uint32_t* keys);
 
 // Per slot of one cloth (slots [begin, end)): neighbour count and summed correction, found with
 // running column pointers and SIMD distance tests; the same pairs in the same order as the shader's

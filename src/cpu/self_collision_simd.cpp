@@ -189,6 +189,39 @@ void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGri
   gatherFound(s, begin, n, K, found, grid, d, stiffness, counts, sums, pairs);
 }
 
+// selfCellKey for `count` items, lanes at a time (the same float operations: subtract, multiply, add,
+// clamp with NaN to 1, truncate). Positions are gathered from the AoS particles by item.
+void CellKeys(const float* particles, const uint32_t* itemParticles, uint32_t count, const gpu::SelfGrid& g,
+              uint32_t* keys) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  const hn::RebindToUnsigned<decltype(df)> du;
+  const size_t N = hn::Lanes(df);
+  const uint32_t axis[3] = {g.axes.x, g.axes.y, g.axes.z};
+  const float maxCoord[3] = {gpu::kSelfSweepMaxCoord, gpu::kSelfHashMaxCoord, gpu::kSelfHashMaxCoord};
+  const auto one = hn::Set(df, 1.0f);
+  uint32_t i = 0;
+  for (; i + N <= count; i += static_cast<uint32_t>(N)) {
+    const auto index = hn::BitCast(di, hn::ShiftLeft<2>(hn::LoadU(du, itemParticles + i)));
+    hn::Vec<decltype(du)> cells[3];
+    for (int a = 0; a < 3; ++a) {
+      const uint32_t ax = axis[a];
+      const auto p = hn::GatherIndex(df, particles + ax, index);
+      auto c = hn::Add(hn::Mul(hn::Sub(p, hn::Set(df, g.lower[static_cast<int>(ax)])), hn::Set(df, g.scale[static_cast<int>(ax)])), one);
+      c = hn::IfThenElse(hn::Ge(c, one), c, one);  // NaN -> 1
+      const auto top = hn::Set(df, maxCoord[a]);
+      c = hn::IfThenElse(hn::Le(c, top), c, top);
+      cells[a] = hn::BitCast(du, hn::ConvertTo(di, c));
+    }
+    const auto key = hn::Or(cells[0], hn::Or(hn::ShiftLeft<16>(cells[1]), hn::ShiftLeft<24>(cells[2])));
+    hn::StoreU(key, du, keys + i);
+  }
+  for (; i < count; ++i) {
+    const float* p = particles + size_t{itemParticles[i]} * 4;
+    keys[i] = gpu::selfCellKey(g, gpu::vec3(p[0], p[1], p[2]));
+  }
+}
+
 size_t Lanes() { return hn::Lanes(hn::ScalableTag<float>()); }
 
 }  // namespace vkc::cpu::HWY_NAMESPACE
@@ -197,6 +230,7 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace vkc::cpu {
 HWY_EXPORT(Sweep);
+HWY_EXPORT(CellKeys);
 HWY_EXPORT(Lanes);
 }  // namespace vkc::cpu
 #endif
@@ -205,6 +239,23 @@ HWY_EXPORT(Lanes);
 #if !defined(VKC_HAVE_SIMD) || HWY_ONCE
 namespace vkc::cpu {
 
+
+void selfCellKeysSimd(const Float4* particles, size_t particleCount, const uint32_t* itemParticles, uint32_t count,
+                      const gpu::SelfGrid& grid, uint32_t* keys) {
+#ifdef VKC_HAVE_SIMD
+  // The gather's 32-bit element offsets (4 floats per particle) must not overflow.
+  if (particleCount < (size_t{1} << 29)) {
+    HWY_DYNAMIC_DISPATCH(CellKeys)(&particles[0].x, itemParticles, count, grid, keys);
+    return;
+  }
+#else
+  (void)particleCount;
+#endif
+  for (uint32_t i = 0; i < count; ++i) {
+    const Float4& p = particles[itemParticles[i]];
+    keys[i] = gpu::selfCellKey(grid, {p.x, p.y, p.z});
+  }
+}
 
 void selfSweepSimd(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGrid& grid, float d,
                    float stiffness, bool useRest, uint32_t* counts, gpu::vec3* sums,
