@@ -44,7 +44,6 @@
 #include "colliders.h"
 #include "constraints.spv.h"
 #include "integrate.spv.h"
-#include "vkcollide/self_collision.h"  // (not yet in vkcollide.h on the self branch)
 #include "vkcollide/vkcollide.h"
 
 namespace drape {
