@@ -314,6 +314,7 @@ struct Row {
   double threadMs = 0;   // CPU: median thread CPU time of the whole call
   double collideThreadMs = 0;
   double speedupThread = 0;  // cpu-scalar threadMs / threadMs
+  double rooflineFractionThread = 0;  // CPU: memcpy thread time / thread time
   double bytes = 0;
   double gbps = 0;
   double rooflineFraction = 0;
@@ -439,7 +440,11 @@ void printRow(const Row& r) {
     // The part of the call outside the collide loop, from the thread times (the steadier figure).
     std::snprintf(prep, sizeof prep, "%.1f", 100.0 * std::max(0.0, r.threadMs - r.collideThreadMs) / r.threadMs);
     std::snprintf(thread, sizeof thread, "%.4f", r.threadMs);
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "roofline (thread) %.3f", r.rooflineFractionThread);
+    note = buf + (note.empty() ? "" : ", " + note);
   }
+  if (r.backend == "cpu-memcpy") std::snprintf(thread, sizeof thread, "%.4f", r.threadMs);
   if (r.speedupVsScalar > 0) std::snprintf(speed, sizeof speed, "%.2fx", r.speedupVsScalar);
   if (r.speedupThread > 0) std::snprintf(speedThread, sizeof speedThread, "%.2fx", r.speedupThread);
   std::printf("%-17s %8u %4u %4u %-8s %-11s %10.4f %8.2f %6.2f %8.3f %10s %5s %7s %9s %7s %4u  %s\n", r.scene.c_str(),
@@ -475,7 +480,7 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo& dev,
        "same run, roofline_fraction = gbps / roofline gbps; cpu times wall clock, one thread, whole "
        "collideShapesCpu call (median_ms) and the collide loop alone (collide_ms); vulkan times GPU timestamps "
        "(sum of the stage's passes, bounds included); thread_ms, collide_thread_ms: median thread CPU time "
-       "(CLOCK_THREAD_CPUTIME_ID) of the same calls; speedup_vs_scalar = cpu-scalar median_ms / median_ms (_thread: of thread_ms); "
+       "(CLOCK_THREAD_CPUTIME_ID) of the same calls, roofline_fraction_thread = cpu-memcpy thread_ms / thread_ms; speedup_vs_scalar = cpu-scalar median_ms / median_ms (_thread: of thread_ms); "
        "nvcloth_ms: NvCloth 1.1.6 CPU shape collision per iteration on one core (bench/scenes/README.md)\",\n";
   s += "  \"rows\": [\n";
   for (size_t i = 0; i < rows.size(); ++i) {
@@ -489,7 +494,8 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo& dev,
          ", \"moved\": " + std::to_string(r.moved);
     if (r.collideMs > 0) {
       s += ", \"collide_ms\": " + jsonNumber(r.collideMs) + ", \"thread_ms\": " + jsonNumber(r.threadMs) +
-           ", \"collide_thread_ms\": " + jsonNumber(r.collideThreadMs);
+           ", \"collide_thread_ms\": " + jsonNumber(r.collideThreadMs) +
+           ", \"roofline_fraction_thread\": " + jsonNumber(r.rooflineFractionThread);
     }
     if (r.speedupThread > 0) s += ", \"speedup_vs_scalar_thread\": " + jsonNumber(r.speedupThread);
     if (r.speedupVsScalar > 0) s += ", \"speedup_vs_scalar\": " + jsonNumber(r.speedupVsScalar);
@@ -503,6 +509,7 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo& dev,
       }
       s += "}";
     }
+    if (r.backend == "cpu-memcpy") s += ", \"thread_ms\": " + jsonNumber(r.threadMs);
     s += i + 1 < rows.size() ? "},\n" : "}\n";
   }
   s += "  ]\n}\n";
@@ -574,10 +581,27 @@ class Runner {
     std::vector<Float4> src(2 * size_t{n}), dst(2 * size_t{n});
     Row mem = base("cpu-memcpy");
     {
-      const WallSamples w = sampleWall([&] { std::memcpy(dst.data(), src.data(), src.size() * sizeof(Float4)); },
-                                       o_.reps, warmups, 0.5, kCellBudgetMs, std::min(o_.reps, kMinReps));
-      mem.medianMs = median(w.ms);
-      mem.reps = static_cast<uint32_t>(w.ms.size());
+      // Samples of `inner` copies (at least ~0.5 ms), wall clock and thread CPU time.
+      auto copyOnce = [&] { std::memcpy(dst.data(), src.data(), src.size() * sizeof(Float4)); };
+      double once = 0;
+      for (uint32_t i = 0; i < warmups; ++i) {
+        const double t0 = nowMs();
+        copyOnce();
+        once = nowMs() - t0;
+      }
+      const uint32_t inner = once < 0.5 ? static_cast<uint32_t>(std::ceil(0.5 / std::max(once, 1e-6))) : 1u;
+      const uint32_t reps = repsFor(o_.reps, once * inner);
+      std::vector<double> ms, threadMs;
+      for (uint32_t r = 0; r < reps; ++r) {
+        const double c0 = threadCpuMs();
+        const double t0 = nowMs();
+        for (uint32_t i = 0; i < inner; ++i) copyOnce();
+        ms.push_back((nowMs() - t0) / inner);
+        threadMs.push_back((threadCpuMs() - c0) / inner);
+      }
+      mem.medianMs = median(ms);
+      mem.threadMs = median(threadMs);
+      mem.reps = reps;
       mem.gbps = gbps(bytes, mem.medianMs);
       mem.rooflineFraction = 1;
     }
@@ -617,6 +641,7 @@ class Runner {
       r.collideThreadMs = median(collideThread);
       r.gbps = gbps(bytes, r.medianMs);
       r.rooflineFraction = mem.gbps > 0 ? r.gbps / mem.gbps : 0;
+      r.rooflineFractionThread = r.threadMs > 0 ? mem.threadMs / r.threadMs : 0;
       r.moved = moved;
       if (b == Backend::kCpuScalar) {
         scalarMs = r.medianMs;
