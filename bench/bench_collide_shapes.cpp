@@ -56,6 +56,7 @@ struct Options {
   uint32_t reps = 7;
   bool repsGiven = false;
   bool quick = false;
+  bool allTargets = false;
 };
 
 void usage(std::FILE* f) {
@@ -74,6 +75,7 @@ void usage(std::FILE* f) {
                "  --scenes-only      only the NvCloth drape scenes\n"
                "  --reps R           timed repetitions per measurement, median reported (default 7; fewer,\n"
                "                     at least 3, where R would take over ~3 s)\n"
+               "  --simd-targets     also time cpu-simd on every SIMD target this CPU runs (rows cpu-simd:TARGET)\n"
                "  --quick            N = 2^10 and 2^12, 8 spheres, the 64x64 drape only, 3 reps (smoke test)\n"
                "  --json PATH        write results as JSON (default bench_collide_shapes.json)\n");
 }
@@ -183,6 +185,8 @@ std::optional<Options> parseOptions(int argc, char** argv) {
       o.scenes = false;
     } else if (a == "--scenes-only") {
       o.synthetic = false;
+    } else if (a == "--simd-targets") {
+      o.allTargets = true;
     } else if (a == "--quick") {
       o.quick = true;
     } else {
@@ -415,7 +419,7 @@ class DeviceCopy {
 };
 
 void printHeader() {
-  std::printf("%-17s %8s %4s %4s %-8s %-11s %10s %8s %6s %8s %10s %5s %7s %9s %7s %4s  %s\n", "scene", "N", "S",
+  std::printf("%-17s %8s %4s %4s %-8s %-15s %10s %8s %6s %8s %10s %5s %7s %9s %7s %4s  %s\n", "scene", "N", "S",
               "C", "mode", "backend", "median_ms", "ns/part", "GB/s", "roofline", "collide_ms", "prep%", "vs_scal",
               "thread_ms", "vs_scal", "reps", "note");
 }
@@ -444,10 +448,10 @@ void printRow(const Row& r) {
     std::snprintf(buf, sizeof buf, "roofline (thread) %.3f", r.rooflineFractionThread);
     note = buf + (note.empty() ? "" : ", " + note);
   }
-  if (r.backend == "cpu-memcpy") std::snprintf(thread, sizeof thread, "%.4f", r.threadMs);
+  if (r.threadMs > 0) std::snprintf(thread, sizeof thread, "%.4f", r.threadMs);
   if (r.speedupVsScalar > 0) std::snprintf(speed, sizeof speed, "%.2fx", r.speedupVsScalar);
   if (r.speedupThread > 0) std::snprintf(speedThread, sizeof speedThread, "%.2fx", r.speedupThread);
-  std::printf("%-17s %8u %4u %4u %-8s %-11s %10.4f %8.2f %6.2f %8.3f %10s %5s %7s %9s %7s %4u  %s\n", r.scene.c_str(),
+  std::printf("%-17s %8u %4u %4u %-8s %-15s %10.4f %8.2f %6.2f %8.3f %10s %5s %7s %9s %7s %4u  %s\n", r.scene.c_str(),
               r.n, r.spheres, r.capsules, r.mode.c_str(), r.backend.c_str(), r.medianMs, r.medianMs * 1e6 / r.n, r.gbps,
               r.rooflineFraction, collide, prep, speed, thread, speedThread, r.reps, note.c_str());
   std::fflush(stdout);
@@ -492,6 +496,7 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo& dev,
          ", \"bytes\": " + jsonNumber(r.bytes) + ", \"gbps\": " + jsonNumber(r.gbps) +
          ", \"roofline_fraction\": " + jsonNumber(r.rooflineFraction) + ", \"reps\": " + std::to_string(r.reps) +
          ", \"moved\": " + std::to_string(r.moved);
+    if (r.collideMs == 0 && r.threadMs > 0) s += ", \"thread_ms\": " + jsonNumber(r.threadMs);
     if (r.collideMs > 0) {
       s += ", \"collide_ms\": " + jsonNumber(r.collideMs) + ", \"thread_ms\": " + jsonNumber(r.threadMs) +
            ", \"collide_thread_ms\": " + jsonNumber(r.collideThreadMs) +
@@ -509,7 +514,6 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo& dev,
       }
       s += "}";
     }
-    if (r.backend == "cpu-memcpy") s += ", \"thread_ms\": " + jsonNumber(r.threadMs);
     s += i + 1 < rows.size() ? "},\n" : "}\n";
   }
   s += "  ]\n}\n";
@@ -651,6 +655,30 @@ class Runner {
       if (scalarThreadMs > 0) r.speedupThread = scalarThreadMs / r.threadMs;
       rows.push_back(r);
       printRow(rows.back());
+    }
+
+    if (o_.allTargets && o_.simd) {
+      Status status;
+      cpu::forEachSimdTarget([&](const char* target) {
+        if (!status) return;
+        Row r = base("cpu-simd");
+        r.backend += std::string(":") + target;
+        std::vector<double> ms, threadMs;
+        status = timeCpu(p, warmups, ms, threadMs, [&] { return collideShapesCpu(p.input(), Backend::kCpuSimd); });
+        if (!status) return;
+        checkResult(p, refP, refPrev, r.backend);
+        r.medianMs = median(ms);
+        r.threadMs = median(threadMs);
+        r.reps = static_cast<uint32_t>(ms.size());
+        r.gbps = gbps(bytes, r.medianMs);
+        r.rooflineFraction = mem.gbps > 0 ? r.gbps / mem.gbps : 0;
+        r.moved = moved;
+        if (scalarMs > 0) r.speedupVsScalar = scalarMs / r.medianMs;
+        if (scalarThreadMs > 0) r.speedupThread = scalarThreadMs / r.threadMs;
+        rows.push_back(r);
+        printRow(rows.back());
+      });
+      VKC_TRY(status);
     }
 
     if (context_ == nullptr || !o_.vulkan || (o_.vulkanMaxN != 0 && n > o_.vulkanMaxN)) return {};

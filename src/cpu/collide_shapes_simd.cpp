@@ -93,9 +93,13 @@ HWY_INLINE MF sweptContact(const V3& q0, const V3& q1, VF r0, VF r1, VF& toi, VF
   const VF disc = hn::Sub(hn::Mul(m01, m01), hn::Mul(m00, m11));
   const VF halfB = hn::Sub(m01, m00);
   const VF minusA = hn::Add(hn::Sub(m01, m11), halfB);
+  toi = one;
+  back = zero;
   MF ok = hn::And(hn::Lt(minusA, hn::Neg(eps)), hn::Gt(disc, zero));
+  if (hn::AllFalse(df, ok)) return ok;  // the common case: no lane's path meets the shape
   const VF sqrtD = hn::Sqrt(hn::Max(disc, zero));  // disc <= 0 lanes are already out
   ok = hn::And(ok, hn::Lt(halfB, sqrtD));
+  if (hn::AllFalse(df, ok)) return ok;
   toi = hn::Div(glmMin(zero, hn::Add(halfB, sqrtD)), minusA);
   ok = hn::And(ok, hn::Lt(toi, one));
   const VF tc = glmMin(glmMax(hn::Div(halfB, minusA), zero), one);
@@ -159,6 +163,10 @@ HWY_INLINE MF coneContact(const gpu::Cone& cone, const V3& p, V3& delta) {
   MF hit = hn::Not(hn::Gt(hn::Abs(base), hn::Set(df, cone.dims.x)));
   const VF rp = glmMax(hn::Add(hn::Mul(t, slope), hn::Set(df, cone.center.w)), zero);
   hit = hn::And(hit, hn::Gt(rp, dPerp));
+  if (hn::AllFalse(df, hit)) {
+    delta = splat(gpu::vec3(0.0f));
+    return hit;
+  }
   const MF useRadial = hn::Gt(dPerp, hn::Mul(hn::Set(df, gpu::kCollideEpsilon), rp));
   const V3 n = select(useRadial, div(radial, dPerp), splat(gpu::anyPerpendicular(axis3)));
   const V3 dir = sub(n, splat(cone.axis.w * axis3));
@@ -173,6 +181,10 @@ HWY_INLINE MF sphereContact(gpu::vec4 sphere, const V3& p, V3& delta) {
   const VF d2 = dot(d, d);
   const VF r = hn::Set(df, sphere.w);
   const MF hit = hn::Lt(d2, hn::Mul(r, r));
+  if (hn::AllFalse(df, hit)) {
+    delta = splat(gpu::vec3(0.0f));
+    return hit;
+  }
   const VF len = hn::Sqrt(d2);
   const MF far = hn::Gt(len, hn::Mul(hn::Set(df, gpu::kCollideEpsilon), r));
   const VF scale = hn::Sub(hn::Div(r, len), hn::Set(df, 1.0f));
