@@ -266,9 +266,13 @@ HWY_INLINE void accumulate(Sum& sum, MF contrib, const V3& target, const V3& del
   sum.count = hn::Add(sum.count, hn::IfThenElseZero(contrib, hn::Set(DF(), 1.0f)));
 }
 
+// What a batch changed: positions (kMovedPositions) and previous positions (kMovedPrevious, friction).
+constexpr uint32_t kMovedPositions = 1u, kMovedPrevious = 2u;
+
 // collideParticle for one batch of Lanes(df) particles in SoA form; `active` are the lanes with a
-// particle of non-zero inverse mass. Candidate words are computed here into v.cand / any.
-HWY_INLINE void collideBatch(ClothView& v, uint32_t* cand, uint32_t* any, MF active, V3& pos, VF& pw, V3& old,
+// particle of non-zero inverse mass. Candidate words are computed here into v.cand / any. Returns
+// kMoved* flags (pw is always reset to qw).
+HWY_INLINE uint32_t collideBatch(ClothView& v, uint32_t* cand, uint32_t* any, MF active, V3& pos, VF& pw, V3& old,
                              const VF& qw) {
   const DF df;
   const DU du;
@@ -301,7 +305,7 @@ HWY_INLINE void collideBatch(ClothView& v, uint32_t* cand, uint32_t* any, MF act
     rowHi[axis] = hn::Add(base0, hn::Mul(cellHi, maskWords));  // set 0 ("first") at cellHi
     rowLo[axis] = hn::Add(base1, hn::Mul(cellLo, maskWords));  // set 1 ("last") at cellLo
   }
-  if (hn::AllFalse(df, active)) return;
+  if (hn::AllFalse(df, active)) return 0u;
   const auto activeU = hn::RebindMask(du, active);
   const uint32_t* masks = v.s.masks.data();
   HWY_ALIGN uint32_t tmp[hn::MaxLanes(du)];
@@ -379,7 +383,8 @@ HWY_INLINE void collideBatch(ClothView& v, uint32_t* cand, uint32_t* any, MF act
 
   // applyContacts.
   const MF has = hn::Gt(sum.count, zero);
-  if (hn::AllFalse(df, has)) return;
+  if (hn::AllFalse(df, has)) return 0u;
+  uint32_t moved = kMovedPositions;
   const VF invCount = hn::Div(hn::Set(df, 1.0f), hn::IfThenElse(has, sum.count, hn::Set(df, 1.0f)));
   const V3 avg = mul(sum.delta, invCount);
   const VF avgLen2 = dot(avg, avg);
@@ -391,12 +396,16 @@ HWY_INLINE void collideBatch(ClothView& v, uint32_t* cand, uint32_t* any, MF act
     const VF vt2 = dot(vt, vt);
     fr = hn::And(fr, hn::Gt(vt2, zero));
     const VF j = glmMax(hn::Mul(hn::Set(df, -v.friction), hn::Sqrt(hn::Div(avgLen2, vt2))), hn::Set(df, -1.0f));
-    old = select(fr, sub(old, mul(j, vt)), old);
+    if (!hn::AllFalse(df, fr)) {
+      old = select(fr, sub(old, mul(j, vt)), old);
+      moved |= kMovedPrevious;
+    }
   }
   if ((v.flags & gpu::kCollideFlagMassScale) != 0u) {
     pw = hn::IfThenElse(has, hn::Div(pw, hn::Add(hn::Set(df, 1.0f), hn::Mul(hn::Set(df, v.massScale), avgLen2))), pw);
   }
   pos = select(has, add(pos, avg), pos);
+  return moved;
 }
 
 }  // namespace
@@ -404,6 +413,7 @@ HWY_INLINE void collideBatch(ClothView& v, uint32_t* cand, uint32_t* any, MF act
 void CollideCloth(const ShapesState& s, uint32_t cloth, float friction, float massScale, Float4* particles,
                   Float4* prevParticles) {
   const DF df;
+  const DU du;
   const size_t lanes = hn::Lanes(df);
   const gpu::ShapeCloth& c = s.layout.cloths[cloth];
   const gpu::ShapeGrid& g = s.grids[cloth];
@@ -437,9 +447,14 @@ void CollideCloth(const ShapesState& s, uint32_t cloth, float friction, float ma
     hn::LoadInterleaved4(df, pp, px, py, pz, pw);
     hn::LoadInterleaved4(df, qq, qx, qy, qz, qw);
     V3 pos{px, py, pz}, old{qx, qy, qz};
-    collideBatch(v, cand.get(), any.get(), hn::Ne(qw, zero), pos, pw, old, qw);
-    hn::StoreInterleaved4(pos.x, pos.y, pos.z, pw, df, pp);
-    hn::StoreInterleaved4(old.x, old.y, old.z, qw, df, qq);
+    const VU pwBefore = hn::BitCast(du, pw);
+    const uint32_t moved = collideBatch(v, cand.get(), any.get(), hn::Ne(qw, zero), pos, pw, old, qw);
+    // Stores only what changed (most batches touch no shape): the same memory afterwards, less
+    // write traffic. p.w is reset to prev.w, compared bitwise.
+    if ((moved & kMovedPositions) != 0u || !hn::AllTrue(du, hn::Eq(hn::BitCast(du, pw), pwBefore))) {
+      hn::StoreInterleaved4(pos.x, pos.y, pos.z, pw, df, pp);
+    }
+    if ((moved & kMovedPrevious) != 0u) hn::StoreInterleaved4(old.x, old.y, old.z, qw, df, qq);
     if (count < lanes) {
       std::memcpy(&p[i].x, tailP, count * sizeof(Float4));
       std::memcpy(&q[i].x, tailQ, count * sizeof(Float4));
