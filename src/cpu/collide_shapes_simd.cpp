@@ -9,7 +9,10 @@
 // each shape to the lanes whose own candidate bit is set. A shape's data is uniform across lanes,
 // so it is broadcast. The arithmetic is the shared kernel's, operation by operation in the same
 // order (GLM's dot is (x + y) + z, mix is a (1 - t) + b t), without fused multiply-adds, so the
-// results match the scalar twin (bitwise, up to the sign of zeros).
+// results match the scalar twin (bitwise, up to the sign of zeros). Lanes without a particle (the
+// tail, padded) or with inverse mass 0 are inactive; a batch stores back only the arrays it changed.
+// Costs on one core (bench_collide_shapes): the NvCloth 65k drape, CCD and friction, 6.5-7x the
+// scalar twin with AVX-512 (16 lanes), ~5x with AVX2.
 #include "cpu/collide_shapes.h"
 
 #include <algorithm>
