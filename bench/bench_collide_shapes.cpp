@@ -56,6 +56,7 @@ struct Options {
   uint32_t reps = 7;
   bool repsGiven = false;
   bool quick = false;
+  bool allTargets = false;
 };
 
 void usage(std::FILE* f) {
@@ -74,6 +75,7 @@ void usage(std::FILE* f) {
                "  --scenes-only      only the NvCloth drape scenes\n"
                "  --reps R           timed repetitions per measurement, median reported (default 7; fewer,\n"
                "                     at least 3, where R would take over ~3 s)\n"
+               "  --simd-targets     also time cpu-simd on every SIMD target this CPU runs (rows cpu-simd:TARGET)\n"
                "  --quick            N = 2^10 and 2^12, 8 spheres, the 64x64 drape only, 3 reps (smoke test)\n"
                "  --json PATH        write results as JSON (default bench_collide_shapes.json)\n");
 }
@@ -183,6 +185,8 @@ std::optional<Options> parseOptions(int argc, char** argv) {
       o.scenes = false;
     } else if (a == "--scenes-only") {
       o.synthetic = false;
+    } else if (a == "--simd-targets") {
+      o.allTargets = true;
     } else if (a == "--quick") {
       o.quick = true;
     } else {
@@ -314,6 +318,7 @@ struct Row {
   double threadMs = 0;   // CPU: median thread CPU time of the whole call
   double collideThreadMs = 0;
   double speedupThread = 0;  // cpu-scalar threadMs / threadMs
+  double rooflineFractionThread = 0;  // CPU: memcpy thread time / thread time
   double bytes = 0;
   double gbps = 0;
   double rooflineFraction = 0;
@@ -414,7 +419,7 @@ class DeviceCopy {
 };
 
 void printHeader() {
-  std::printf("%-17s %8s %4s %4s %-8s %-11s %10s %8s %6s %8s %10s %5s %7s %9s %7s %4s  %s\n", "scene", "N", "S",
+  std::printf("%-17s %8s %4s %4s %-8s %-15s %10s %8s %6s %8s %10s %5s %7s %9s %7s %4s  %s\n", "scene", "N", "S",
               "C", "mode", "backend", "median_ms", "ns/part", "GB/s", "roofline", "collide_ms", "prep%", "vs_scal",
               "thread_ms", "vs_scal", "reps", "note");
 }
@@ -439,10 +444,14 @@ void printRow(const Row& r) {
     // The part of the call outside the collide loop, from the thread times (the steadier figure).
     std::snprintf(prep, sizeof prep, "%.1f", 100.0 * std::max(0.0, r.threadMs - r.collideThreadMs) / r.threadMs);
     std::snprintf(thread, sizeof thread, "%.4f", r.threadMs);
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "roofline (thread) %.3f", r.rooflineFractionThread);
+    note = buf + (note.empty() ? "" : ", " + note);
   }
+  if (r.threadMs > 0) std::snprintf(thread, sizeof thread, "%.4f", r.threadMs);
   if (r.speedupVsScalar > 0) std::snprintf(speed, sizeof speed, "%.2fx", r.speedupVsScalar);
   if (r.speedupThread > 0) std::snprintf(speedThread, sizeof speedThread, "%.2fx", r.speedupThread);
-  std::printf("%-17s %8u %4u %4u %-8s %-11s %10.4f %8.2f %6.2f %8.3f %10s %5s %7s %9s %7s %4u  %s\n", r.scene.c_str(),
+  std::printf("%-17s %8u %4u %4u %-8s %-15s %10.4f %8.2f %6.2f %8.3f %10s %5s %7s %9s %7s %4u  %s\n", r.scene.c_str(),
               r.n, r.spheres, r.capsules, r.mode.c_str(), r.backend.c_str(), r.medianMs, r.medianMs * 1e6 / r.n, r.gbps,
               r.rooflineFraction, collide, prep, speed, thread, speedThread, r.reps, note.c_str());
   std::fflush(stdout);
@@ -475,7 +484,7 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo& dev,
        "same run, roofline_fraction = gbps / roofline gbps; cpu times wall clock, one thread, whole "
        "collideShapesCpu call (median_ms) and the collide loop alone (collide_ms); vulkan times GPU timestamps "
        "(sum of the stage's passes, bounds included); thread_ms, collide_thread_ms: median thread CPU time "
-       "(CLOCK_THREAD_CPUTIME_ID) of the same calls; speedup_vs_scalar = cpu-scalar median_ms / median_ms (_thread: of thread_ms); "
+       "(CLOCK_THREAD_CPUTIME_ID) of the same calls, roofline_fraction_thread = cpu-memcpy thread_ms / thread_ms; speedup_vs_scalar = cpu-scalar median_ms / median_ms (_thread: of thread_ms); "
        "nvcloth_ms: NvCloth 1.1.6 CPU shape collision per iteration on one core (bench/scenes/README.md)\",\n";
   s += "  \"rows\": [\n";
   for (size_t i = 0; i < rows.size(); ++i) {
@@ -487,9 +496,11 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo& dev,
          ", \"bytes\": " + jsonNumber(r.bytes) + ", \"gbps\": " + jsonNumber(r.gbps) +
          ", \"roofline_fraction\": " + jsonNumber(r.rooflineFraction) + ", \"reps\": " + std::to_string(r.reps) +
          ", \"moved\": " + std::to_string(r.moved);
+    if (r.collideMs == 0 && r.threadMs > 0) s += ", \"thread_ms\": " + jsonNumber(r.threadMs);
     if (r.collideMs > 0) {
       s += ", \"collide_ms\": " + jsonNumber(r.collideMs) + ", \"thread_ms\": " + jsonNumber(r.threadMs) +
-           ", \"collide_thread_ms\": " + jsonNumber(r.collideThreadMs);
+           ", \"collide_thread_ms\": " + jsonNumber(r.collideThreadMs) +
+           ", \"roofline_fraction_thread\": " + jsonNumber(r.rooflineFractionThread);
     }
     if (r.speedupThread > 0) s += ", \"speedup_vs_scalar_thread\": " + jsonNumber(r.speedupThread);
     if (r.speedupVsScalar > 0) s += ", \"speedup_vs_scalar\": " + jsonNumber(r.speedupVsScalar);
@@ -574,10 +585,27 @@ class Runner {
     std::vector<Float4> src(2 * size_t{n}), dst(2 * size_t{n});
     Row mem = base("cpu-memcpy");
     {
-      const WallSamples w = sampleWall([&] { std::memcpy(dst.data(), src.data(), src.size() * sizeof(Float4)); },
-                                       o_.reps, warmups, 0.5, kCellBudgetMs, std::min(o_.reps, kMinReps));
-      mem.medianMs = median(w.ms);
-      mem.reps = static_cast<uint32_t>(w.ms.size());
+      // Samples of `inner` copies (at least ~0.5 ms), wall clock and thread CPU time.
+      auto copyOnce = [&] { std::memcpy(dst.data(), src.data(), src.size() * sizeof(Float4)); };
+      double once = 0;
+      for (uint32_t i = 0; i < warmups; ++i) {
+        const double t0 = nowMs();
+        copyOnce();
+        once = nowMs() - t0;
+      }
+      const uint32_t inner = once < 0.5 ? static_cast<uint32_t>(std::ceil(0.5 / std::max(once, 1e-6))) : 1u;
+      const uint32_t reps = repsFor(o_.reps, once * inner);
+      std::vector<double> ms, threadMs;
+      for (uint32_t r = 0; r < reps; ++r) {
+        const double c0 = threadCpuMs();
+        const double t0 = nowMs();
+        for (uint32_t i = 0; i < inner; ++i) copyOnce();
+        ms.push_back((nowMs() - t0) / inner);
+        threadMs.push_back((threadCpuMs() - c0) / inner);
+      }
+      mem.medianMs = median(ms);
+      mem.threadMs = median(threadMs);
+      mem.reps = reps;
       mem.gbps = gbps(bytes, mem.medianMs);
       mem.rooflineFraction = 1;
     }
@@ -617,6 +645,7 @@ class Runner {
       r.collideThreadMs = median(collideThread);
       r.gbps = gbps(bytes, r.medianMs);
       r.rooflineFraction = mem.gbps > 0 ? r.gbps / mem.gbps : 0;
+      r.rooflineFractionThread = r.threadMs > 0 ? mem.threadMs / r.threadMs : 0;
       r.moved = moved;
       if (b == Backend::kCpuScalar) {
         scalarMs = r.medianMs;
@@ -626,6 +655,30 @@ class Runner {
       if (scalarThreadMs > 0) r.speedupThread = scalarThreadMs / r.threadMs;
       rows.push_back(r);
       printRow(rows.back());
+    }
+
+    if (o_.allTargets && o_.simd) {
+      Status status;
+      cpu::forEachSimdTarget([&](const char* target) {
+        if (!status) return;
+        Row r = base("cpu-simd");
+        r.backend += std::string(":") + target;
+        std::vector<double> ms, threadMs;
+        status = timeCpu(p, warmups, ms, threadMs, [&] { return collideShapesCpu(p.input(), Backend::kCpuSimd); });
+        if (!status) return;
+        checkResult(p, refP, refPrev, r.backend);
+        r.medianMs = median(ms);
+        r.threadMs = median(threadMs);
+        r.reps = static_cast<uint32_t>(ms.size());
+        r.gbps = gbps(bytes, r.medianMs);
+        r.rooflineFraction = mem.gbps > 0 ? r.gbps / mem.gbps : 0;
+        r.moved = moved;
+        if (scalarMs > 0) r.speedupVsScalar = scalarMs / r.medianMs;
+        if (scalarThreadMs > 0) r.speedupThread = scalarThreadMs / r.threadMs;
+        rows.push_back(r);
+        printRow(rows.back());
+      });
+      VKC_TRY(status);
     }
 
     if (context_ == nullptr || !o_.vulkan || (o_.vulkanMaxN != 0 && n > o_.vulkanMaxN)) return {};

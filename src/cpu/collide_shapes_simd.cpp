@@ -9,7 +9,10 @@
 // each shape to the lanes whose own candidate bit is set. A shape's data is uniform across lanes,
 // so it is broadcast. The arithmetic is the shared kernel's, operation by operation in the same
 // order (GLM's dot is (x + y) + z, mix is a (1 - t) + b t), without fused multiply-adds, so the
-// results match the scalar twin (bitwise, up to the sign of zeros).
+// results match the scalar twin (bitwise, up to the sign of zeros). Lanes without a particle (the
+// tail, padded) or with inverse mass 0 are inactive; a batch stores back only the arrays it changed.
+// Costs on one core (bench_collide_shapes): the NvCloth 65k drape, CCD and friction, 6.5-7x the
+// scalar twin with AVX-512 (16 lanes), ~5x with AVX2.
 #include "cpu/collide_shapes.h"
 
 #include <algorithm>
@@ -93,9 +96,13 @@ HWY_INLINE MF sweptContact(const V3& q0, const V3& q1, VF r0, VF r1, VF& toi, VF
   const VF disc = hn::Sub(hn::Mul(m01, m01), hn::Mul(m00, m11));
   const VF halfB = hn::Sub(m01, m00);
   const VF minusA = hn::Add(hn::Sub(m01, m11), halfB);
+  toi = one;
+  back = zero;
   MF ok = hn::And(hn::Lt(minusA, hn::Neg(eps)), hn::Gt(disc, zero));
+  if (hn::AllFalse(df, ok)) return ok;  // the common case: no lane's path meets the shape
   const VF sqrtD = hn::Sqrt(hn::Max(disc, zero));  // disc <= 0 lanes are already out
   ok = hn::And(ok, hn::Lt(halfB, sqrtD));
+  if (hn::AllFalse(df, ok)) return ok;
   toi = hn::Div(glmMin(zero, hn::Add(halfB, sqrtD)), minusA);
   ok = hn::And(ok, hn::Lt(toi, one));
   const VF tc = glmMin(glmMax(hn::Div(halfB, minusA), zero), one);
@@ -159,6 +166,10 @@ HWY_INLINE MF coneContact(const gpu::Cone& cone, const V3& p, V3& delta) {
   MF hit = hn::Not(hn::Gt(hn::Abs(base), hn::Set(df, cone.dims.x)));
   const VF rp = glmMax(hn::Add(hn::Mul(t, slope), hn::Set(df, cone.center.w)), zero);
   hit = hn::And(hit, hn::Gt(rp, dPerp));
+  if (hn::AllFalse(df, hit)) {
+    delta = splat(gpu::vec3(0.0f));
+    return hit;
+  }
   const MF useRadial = hn::Gt(dPerp, hn::Mul(hn::Set(df, gpu::kCollideEpsilon), rp));
   const V3 n = select(useRadial, div(radial, dPerp), splat(gpu::anyPerpendicular(axis3)));
   const V3 dir = sub(n, splat(cone.axis.w * axis3));
@@ -173,6 +184,10 @@ HWY_INLINE MF sphereContact(gpu::vec4 sphere, const V3& p, V3& delta) {
   const VF d2 = dot(d, d);
   const VF r = hn::Set(df, sphere.w);
   const MF hit = hn::Lt(d2, hn::Mul(r, r));
+  if (hn::AllFalse(df, hit)) {
+    delta = splat(gpu::vec3(0.0f));
+    return hit;
+  }
   const VF len = hn::Sqrt(d2);
   const MF far = hn::Gt(len, hn::Mul(hn::Set(df, gpu::kCollideEpsilon), r));
   const VF scale = hn::Sub(hn::Div(r, len), hn::Set(df, 1.0f));
@@ -254,9 +269,13 @@ HWY_INLINE void accumulate(Sum& sum, MF contrib, const V3& target, const V3& del
   sum.count = hn::Add(sum.count, hn::IfThenElseZero(contrib, hn::Set(DF(), 1.0f)));
 }
 
+// What a batch changed: positions (kMovedPositions) and previous positions (kMovedPrevious, friction).
+constexpr uint32_t kMovedPositions = 1u, kMovedPrevious = 2u;
+
 // collideParticle for one batch of Lanes(df) particles in SoA form; `active` are the lanes with a
-// particle of non-zero inverse mass. Candidate words are computed here into v.cand / any.
-HWY_INLINE void collideBatch(ClothView& v, uint32_t* cand, uint32_t* any, MF active, V3& pos, VF& pw, V3& old,
+// particle of non-zero inverse mass. Candidate words are computed here into v.cand / any. Returns
+// kMoved* flags (pw is always reset to qw).
+HWY_INLINE uint32_t collideBatch(ClothView& v, uint32_t* cand, uint32_t* any, MF active, V3& pos, VF& pw, V3& old,
                              const VF& qw) {
   const DF df;
   const DU du;
@@ -289,7 +308,7 @@ HWY_INLINE void collideBatch(ClothView& v, uint32_t* cand, uint32_t* any, MF act
     rowHi[axis] = hn::Add(base0, hn::Mul(cellHi, maskWords));  // set 0 ("first") at cellHi
     rowLo[axis] = hn::Add(base1, hn::Mul(cellLo, maskWords));  // set 1 ("last") at cellLo
   }
-  if (hn::AllFalse(df, active)) return;
+  if (hn::AllFalse(df, active)) return 0u;
   const auto activeU = hn::RebindMask(du, active);
   const uint32_t* masks = v.s.masks.data();
   HWY_ALIGN uint32_t tmp[hn::MaxLanes(du)];
@@ -367,7 +386,8 @@ HWY_INLINE void collideBatch(ClothView& v, uint32_t* cand, uint32_t* any, MF act
 
   // applyContacts.
   const MF has = hn::Gt(sum.count, zero);
-  if (hn::AllFalse(df, has)) return;
+  if (hn::AllFalse(df, has)) return 0u;
+  uint32_t moved = kMovedPositions;
   const VF invCount = hn::Div(hn::Set(df, 1.0f), hn::IfThenElse(has, sum.count, hn::Set(df, 1.0f)));
   const V3 avg = mul(sum.delta, invCount);
   const VF avgLen2 = dot(avg, avg);
@@ -379,12 +399,16 @@ HWY_INLINE void collideBatch(ClothView& v, uint32_t* cand, uint32_t* any, MF act
     const VF vt2 = dot(vt, vt);
     fr = hn::And(fr, hn::Gt(vt2, zero));
     const VF j = glmMax(hn::Mul(hn::Set(df, -v.friction), hn::Sqrt(hn::Div(avgLen2, vt2))), hn::Set(df, -1.0f));
-    old = select(fr, sub(old, mul(j, vt)), old);
+    if (!hn::AllFalse(df, fr)) {
+      old = select(fr, sub(old, mul(j, vt)), old);
+      moved |= kMovedPrevious;
+    }
   }
   if ((v.flags & gpu::kCollideFlagMassScale) != 0u) {
     pw = hn::IfThenElse(has, hn::Div(pw, hn::Add(hn::Set(df, 1.0f), hn::Mul(hn::Set(df, v.massScale), avgLen2))), pw);
   }
   pos = select(has, add(pos, avg), pos);
+  return moved;
 }
 
 }  // namespace
@@ -392,6 +416,7 @@ HWY_INLINE void collideBatch(ClothView& v, uint32_t* cand, uint32_t* any, MF act
 void CollideCloth(const ShapesState& s, uint32_t cloth, float friction, float massScale, Float4* particles,
                   Float4* prevParticles) {
   const DF df;
+  const DU du;
   const size_t lanes = hn::Lanes(df);
   const gpu::ShapeCloth& c = s.layout.cloths[cloth];
   const gpu::ShapeGrid& g = s.grids[cloth];
@@ -425,9 +450,14 @@ void CollideCloth(const ShapesState& s, uint32_t cloth, float friction, float ma
     hn::LoadInterleaved4(df, pp, px, py, pz, pw);
     hn::LoadInterleaved4(df, qq, qx, qy, qz, qw);
     V3 pos{px, py, pz}, old{qx, qy, qz};
-    collideBatch(v, cand.get(), any.get(), hn::Ne(qw, zero), pos, pw, old, qw);
-    hn::StoreInterleaved4(pos.x, pos.y, pos.z, pw, df, pp);
-    hn::StoreInterleaved4(old.x, old.y, old.z, qw, df, qq);
+    const VU pwBefore = hn::BitCast(du, pw);
+    const uint32_t moved = collideBatch(v, cand.get(), any.get(), hn::Ne(qw, zero), pos, pw, old, qw);
+    // Stores only what changed (most batches touch no shape): the same memory afterwards, less
+    // write traffic. p.w is reset to prev.w, compared bitwise.
+    if ((moved & kMovedPositions) != 0u || !hn::AllTrue(du, hn::Eq(hn::BitCast(du, pw), pwBefore))) {
+      hn::StoreInterleaved4(pos.x, pos.y, pos.z, pw, df, pp);
+    }
+    if ((moved & kMovedPrevious) != 0u) hn::StoreInterleaved4(old.x, old.y, old.z, qw, df, qq);
     if (count < lanes) {
       std::memcpy(&p[i].x, tailP, count * sizeof(Float4));
       std::memcpy(&q[i].x, tailQ, count * sizeof(Float4));

@@ -48,7 +48,8 @@ struct SceneSpec {
 
 // Spheres in [-2, 2]^3 (some moving and growing between the frame's start and end), capsules between
 // random pairs, and particles placed around the spheres' surfaces (inside and outside), with a
-// velocity large enough for CCD to matter; every 13th particle has inverse mass 0.
+// velocity large enough for CCD to matter; every 13th particle has inverse mass 0, every 7th a
+// current inverse mass that is half its previous one (to be reset).
 SimdScene makeScene(uint32_t seed, const SceneSpec& spec) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
@@ -92,6 +93,8 @@ SimdScene makeScene(uint32_t seed, const SceneSpec& spec) {
       s.particles.push_back(p);
       const float speed = spec.continuous ? 0.4f : 0.05f;
       s.prev.push_back({p.x + speed * u(rng), p.y + speed * u(rng), p.z + speed * u(rng), p.w});
+      // As after a mass-scaled iteration: the kernel resets particles[i].w from prevParticles[i].w.
+      if (i % 7 == 3) s.particles.back().w *= 0.5f;
     }
     s.spheres.push_back(sp);
     s.prevSpheres.push_back(pp);
@@ -224,16 +227,27 @@ TEST(CollideShapesSimd, NestedCapsulesAndSpheresOnlyMatchScalar) {
 }
 
 TEST(CollideShapesSimd, ClothsWithOddCountsMatchScalar) {
-  // Cloth sizes around every lane count (1, 4, 8, 16), empty cloths, a cloth without shapes in reach.
+  // Cloth sizes around every lane count (1, 4, 8, 16), empty cloths, and a last cloth whose shapes are
+  // out of reach (no grid: only the inverse masses are reset).
   SceneSpec spec;
-  spec.particleCounts = {0, 1, 3, 5, 7, 9, 15, 17, 31, 33, 0, 63, 65, 257};
+  spec.particleCounts = {0, 1, 3, 5, 7, 9, 15, 17, 31, 33, 0, 63, 65, 257, 100};
   spec.spheres = 20;
   spec.capsules = 15;
   spec.continuous = true;
   spec.friction = 0.3f;
   spec.massScale = 0.5f;
-  const Counts c = compareSimdScalar(makeScene(9, spec));
+  SimdScene scene = makeScene(9, spec);
+  for (Float4& sphere : scene.spheres.back()) sphere.x += 100.0f;
+  for (Float4& sphere : scene.prevSpheres.back()) sphere.x += 100.0f;
+  const Counts c = compareSimdScalar(scene);
   EXPECT_GT(c.moved, 100u);
+  SimdScene out = scene;
+  ASSERT_TRUE(collideShapesCpu(out.input(), Backend::kCpuSimd).ok());
+  const ClothRange far = scene.cloths.back();
+  for (uint32_t i = far.first; i < far.first + far.count; ++i) {
+    EXPECT_EQ(out.particles[i].x, scene.particles[i].x);
+    EXPECT_EQ(out.particles[i].w, scene.prev[i].w);
+  }
 }
 
 TEST(CollideShapesSimd, ZeroAndOneParticle) {
