@@ -6,6 +6,11 @@
 // (settings.interCollision). A stage this build does not have yet is never skipped silently: a scene
 // that enables it is refused (exit 2) unless the user skips that stage explicitly (--skip STAGE).
 //
+// `step` chains the stages on one backend (shapes, then self collision, each on the particles the one
+// before left). `compare` runs every stage of every backend on the CPU scalar reference's result of
+// the stage before (see compareCommand) and checks positions within the stage's tolerance and the
+// integer by-products (shape masks; self keys, pairs and neighbour counts) exactly, per cloth.
+//
 // Exit codes: 0 success; 1 a run failed, results differ beyond tolerance, or a backend is not
 // deterministic; 2 usage errors and bad scenes (nothing is written then).
 //
