@@ -12,12 +12,14 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "vkcollide/collide_shapes.h"
 #include "vkcollide/result.h"
+#include "vkcollide/self_collision.h"
 #include "vkcollide/types.h"
 
 namespace vkc {
@@ -88,25 +90,46 @@ Status saveScene(const Scene& scene, const std::string& path);
 std::string writeScene(const Scene& scene);
 
 // A Scene laid out for the stages: every cloth's particles concatenated (cloth c is cloths[c] of the
-// arrays) and per-cloth collider views. `colliders` points into the Scene's vectors: the Scene must
-// outlive this and its cloths' sphere/capsule vectors must not change.
+// arrays) and per-cloth collider and self-collision views. `colliders` and `selfSubsets` point into
+// the Scene's vectors: the Scene must outlive this and its cloths' spheres, capsules and
+// selfCollisionIndices must not change.
 struct SceneBuffers {
   std::vector<Float4> particles;
   std::vector<Float4> prevParticles;
   std::vector<ClothRange> cloths;
   std::vector<ClothColliders> colliders;
+  // Every cloth's restPositions concatenated (particles.size() elements) when every cloth that has
+  // particles gives them; empty when none does, or when only some do and self collision is off.
+  std::vector<Float4> restPositions;
+  // Per cloth, its selfCollisionIndices (cloth-local; an empty span: all of the cloth's particles).
+  std::vector<std::span<const uint32_t>> selfSubsets;
 
   // A shape-collision input over these arrays (one iteration over the whole frame: alpha 0 .. 1).
   ShapeCollisionInput shapeInput(const ShapeCollisionSettings& settings) {
     return {particles, prevParticles, cloths, colliders, settings};
   }
+
+  // A self-collision input over these arrays: `particles` (updated in place), `restPositions`, the
+  // cloth ranges and one subset per cloth. Pass it to validate() / collideSelf*() as is.
+  SelfCollisionInput selfInput(const SelfCollisionSettings& settings) {
+    return {particles, restPositions, cloths, selfSubsets, settings};
+  }
 };
 
 // Builds the concatenated layout. kLimitExceeded if the scene has 2^32 particles or more.
+// kInvalidArgument, naming the cloth, if a cloth's prevParticles or restPositions (when given) do
+// not have one element per particle, or if the scene enables self collision and gives restPositions
+// for some cloths with particles but not for others (self collision culls with rest positions for
+// every cloth or for none).
 Result<SceneBuffers> makeSceneBuffers(const Scene& scene);
 
 // The shape-collision settings of a scene's settings (alphaBegin 0, alphaEnd 1).
 ShapeCollisionSettings shapeCollisionSettings(const SceneSettings& settings);
+
+// The self-collision settings of a scene's settings.selfCollision (distance and stiffness as given:
+// the scene's stiffness is already the fraction per pass). Without settings.selfCollision: distance
+// 0, which validate() refuses.
+SelfCollisionSettings selfCollisionSettings(const SceneSettings& settings);
 
 // Copies the buffers' particles and prevParticles back into the scene's cloths. Precondition:
 // `buffers` came from makeSceneBuffers(scene) (same cloths and counts).

@@ -102,3 +102,57 @@ write("ccd-fast-strip.json", {
         "capsules": [[0, 1]],
     }],
 })
+
+# Self collision (distance 0.05, stiffness 1) on isolated close pairs: a 6 x 4 grid 0.2 apart, and
+# next to some grid particles a partner closer than the distance. The pairs that collide end exactly
+# `distance` apart: equal masses, unequal masses (w 1 and 2), a pinned partner, a coincident pair (pushed
+# apart along the sweep axis); a pair of pinned particles never moves. Pairs that must not collide:
+# one also close at rest (restPositions), one whose partner is not in selfCollisionIndices, and the
+# second cloth's particles 0.01 from the first cloth's (self collision stays within a cloth). The second
+# cloth also has a pair of its own and a ball that one particle ends inside (the shape stage runs first).
+SELF_D = 0.05
+s_base = grid(6, 4, -0.5, 0.5, -0.3, 0.3, 0.3, pinned={(4, 2)})
+s_rest = [list(p) for p in s_base]
+s_parts = [list(p) for p in s_base]
+s_subset = list(range(len(s_base)))
+# (grid index, offset, partner inverse mass, close at rest, in the subset)
+for base, off, w, close_rest, in_subset in [
+        (0, (0.02, 0.01, 0.0), 1.0, False, True),    # equal masses
+        (2, (0.0, 0.03, 0.0), 2.0, False, True),     # unequal masses
+        (4, (0.0, 0.0, 0.025), 0.0, False, True),    # pinned partner
+        (14, (0.0, 0.0, 0.0), 1.0, False, True),     # coincident
+        (16, (0.01, 0.0, 0.0), 0.0, False, True),    # both pinned (grid (4, 2) is pinned)
+        (7, (0.015, 0.0, 0.015), 1.0, True, True),   # close at rest too: culled
+        (9, (0.02, 0.0, 0.0), 1.0, False, False),    # partner not in the subset
+]:
+    b = s_base[base]
+    p = [r(b[0] + off[0]), r(b[1] + off[1]), r(b[2] + off[2]), w]
+    s_parts.append(p)
+    s_rest.append([p[0], p[1], p[2], 0.0] if close_rest else [p[0], r(p[1] + 0.5), p[2], 0.0])
+    if in_subset:
+        s_subset.append(len(s_parts) - 1)
+s_rest = [[p[0], p[1], p[2], 0.0] for p in s_rest]
+t_parts = grid(3, 3, -0.49, -0.09, -0.3, 0.1, 0.3)
+t_rest = [[p[0], p[1], p[2], 0.0] for p in t_parts]
+t_parts.append([r(t_parts[4][0] + 0.03), t_parts[4][1], t_parts[4][2], 1.0])  # a pair of its own
+t_rest.append([t_parts[-1][0], r(t_parts[-1][1] + 0.5), t_parts[-1][2], 0.0])
+write("self-collision-pairs.json", {
+    "format": "vkcollide-scene",
+    "version": 1,
+    "settings": {"continuousCollision": False, "selfCollision": {"distance": SELF_D, "stiffness": 1.0}},
+    "cloths": [
+        {
+            "name": "isolated close pairs",
+            "particles": s_parts,
+            "restPositions": s_rest,
+            "selfCollisionIndices": s_subset,
+        },
+        {
+            "name": "second cloth with a ball",
+            "translation": [2.0, 0.0, 0.0],
+            "particles": t_parts,
+            "restPositions": t_rest,
+            "spheres": [[-0.09, 0.25, 0.1, 0.1]],
+        },
+    ],
+})

@@ -360,6 +360,30 @@ Result<SceneBuffers> makeSceneBuffers(const Scene& scene) {
     }
     b.prevParticles.insert(b.prevParticles.end(), prev.begin(), prev.end());
     b.colliders.push_back({c.spheres, c.prevSpheres, c.capsules});
+    b.selfSubsets.emplace_back(c.selfCollisionIndices);
+  }
+  // Rest positions: all cloths with particles give them, or none does.
+  std::optional<size_t> withRest, withoutRest;
+  for (size_t i = 0; i < scene.cloths.size(); ++i) {
+    const SceneCloth& c = scene.cloths[i];
+    if (!c.restPositions.empty() && c.restPositions.size() != c.particles.size()) {
+      return invalid("cloths[" + std::to_string(i) + "].restPositions has " + std::to_string(c.restPositions.size()) +
+                     " elements; particles has " + std::to_string(c.particles.size()));
+    }
+    if (c.particles.empty()) continue;
+    (c.restPositions.empty() ? withoutRest : withRest).emplace(i);
+  }
+  if (withRest && withoutRest) {
+    if (scene.settings.selfCollision) {
+      return invalid("cloths[" + std::to_string(*withoutRest) + "].restPositions: absent, but cloths[" +
+                     std::to_string(*withRest) +
+                     "] has them; self collision needs rest positions for every cloth with particles or for none");
+    }
+  } else if (withRest) {
+    b.restPositions.reserve(total);
+    for (const SceneCloth& c : scene.cloths) {
+      b.restPositions.insert(b.restPositions.end(), c.restPositions.begin(), c.restPositions.end());
+    }
   }
   return b;
 }
@@ -371,6 +395,13 @@ ShapeCollisionSettings shapeCollisionSettings(const SceneSettings& settings) {
   s.collisionMassScale = settings.collisionMassScale;
   s.alphaBegin = 0;
   s.alphaEnd = 1;
+  return s;
+}
+
+SelfCollisionSettings selfCollisionSettings(const SceneSettings& settings) {
+  SelfCollisionSettings s;
+  s.distance = settings.selfCollision ? settings.selfCollision->distance : 0.0f;
+  s.stiffness = settings.selfCollision ? settings.selfCollision->stiffness : 0.0f;
   return s;
 }
 

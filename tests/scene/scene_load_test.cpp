@@ -151,12 +151,17 @@ TEST(SceneLoad, DocumentedExampleAndSamplesParse) {
   ASSERT_TRUE(s) << s.message();
   ASSERT_EQ(s->cloths.size(), 1u);
   EXPECT_EQ(s->cloths[0].capsules.size(), 1u);
-  for (const char* sample : {"sphere-and-capsule.json", "two-cloths.json", "ccd-fast-strip.json"}) {
+  for (const char* sample :
+       {"sphere-and-capsule.json", "two-cloths.json", "ccd-fast-strip.json", "self-collision-pairs.json"}) {
     Result<Scene> sc = loadScene(std::string(VKC_SOURCE_DIR) + "/samples/scenes/" + sample);
     ASSERT_TRUE(sc) << sc.message();
     Result<SceneBuffers> b = makeSceneBuffers(*sc);
     ASSERT_TRUE(b) << b.message();
     EXPECT_TRUE(validate(b->shapeInput(shapeCollisionSettings(sc->settings))).ok()) << sample;
+    if (sc->settings.selfCollision) {
+      const Status st = validate(b->selfInput(selfCollisionSettings(sc->settings)));
+      EXPECT_TRUE(st.ok()) << sample << ": " << st.message();
+    }
   }
 }
 
@@ -201,6 +206,60 @@ TEST(SceneLoad, BuffersConcatenateCloths) {
   EXPECT_EQ(scene.cloths[2].particles[0].y, 7.0f);
   EXPECT_EQ(scene.cloths[2].prevParticles.size(), 1u);
   EXPECT_EQ(scene.cloths[0].prevParticles[0].x, -1.0f);
+}
+
+// The self-collision view: concatenated rest positions, one subset per cloth pointing into the scene,
+// the settings; rest positions for only some cloths are refused when self collision is on.
+TEST(SceneLoad, BuffersGiveTheSelfCollisionInput) {
+  Scene scene;
+  scene.cloths.resize(3);
+  scene.cloths[0].particles = {{0, 0, 0, 1}, {0.01f, 0, 0, 1}, {1, 0, 0, 1}};
+  scene.cloths[0].restPositions = {{0, 0, 0, 0}, {0, 1, 0, 0}, {1, 0, 0, 0}};
+  scene.cloths[0].selfCollisionIndices = {0, 2};
+  // Cloth 1 is empty (needs no rest positions); cloth 2 has all its particles self-colliding.
+  scene.cloths[2].particles = {{5, 5, 5, 1}, {5, 5, 5.01f, 1}};
+  scene.cloths[2].restPositions = {{5, 5, 5, 0}, {6, 5, 5, 0}};
+  scene.settings.selfCollision = SceneSelfCollision{0.05f, 0.75f};
+  Result<SceneBuffers> b = makeSceneBuffers(scene);
+  ASSERT_TRUE(b) << b.message();
+  const SelfCollisionSettings st = selfCollisionSettings(scene.settings);
+  EXPECT_EQ(st.distance, 0.05f);
+  EXPECT_EQ(st.stiffness, 0.75f);
+  const SelfCollisionInput in = b->selfInput(st);
+  ASSERT_EQ(in.particles.size(), 5u);
+  EXPECT_EQ(in.particles.data(), b->particles.data());
+  ASSERT_EQ(in.restPositions.size(), 5u);
+  EXPECT_EQ(in.restPositions[4], (Float4{6, 5, 5, 0}));
+  ASSERT_EQ(in.cloths.size(), 3u);
+  ASSERT_EQ(in.subsets.size(), 3u);
+  EXPECT_EQ(in.subsets[0].data(), scene.cloths[0].selfCollisionIndices.data());
+  EXPECT_EQ(in.subsets[0].size(), 2u);
+  EXPECT_TRUE(in.subsets[1].empty());
+  EXPECT_TRUE(in.subsets[2].empty());
+  EXPECT_TRUE(validate(in).ok()) << validate(in).message();
+  // Runs: cloth 2's pair separates; cloth 0's close pair (0, 1) is not, as particle 1 is outside the subset.
+  ASSERT_TRUE(collideSelfCpu(in, Backend::kCpuScalar).ok());
+  EXPECT_EQ(b->particles[1], scene.cloths[0].particles[1]);
+  EXPECT_NE(b->particles[4], scene.cloths[2].particles[1]);
+
+  // Rest positions for cloth 0 only: refused with self collision on, dropped with it off.
+  scene.cloths[2].restPositions.clear();
+  Result<SceneBuffers> partial = makeSceneBuffers(scene);
+  ASSERT_FALSE(partial);
+  EXPECT_NE(partial.message().find("cloths[2].restPositions: absent, but cloths[0] has them"), std::string::npos)
+      << partial.message();
+  scene.settings.selfCollision.reset();
+  partial = makeSceneBuffers(scene);
+  ASSERT_TRUE(partial) << partial.message();
+  EXPECT_TRUE(partial->restPositions.empty());
+  EXPECT_EQ(selfCollisionSettings(scene.settings).distance, 0.0f);  // validate() refuses it
+  EXPECT_FALSE(validate(partial->selfInput(selfCollisionSettings(scene.settings))).ok());
+  // A wrong length names the cloth.
+  scene.cloths[0].restPositions.pop_back();
+  partial = makeSceneBuffers(scene);
+  ASSERT_FALSE(partial);
+  EXPECT_NE(partial.message().find("cloths[0].restPositions has 2 elements; particles has 3"), std::string::npos)
+      << partial.message();
 }
 
 }  // namespace
