@@ -5,5 +5,6 @@
 #include "vkcollide/bounds.h"
 #include "vkcollide/collide_shapes.h"
 #include "vkcollide/context.h"
+#include "vkcollide/radix_sort.h"
 #include "vkcollide/result.h"
 #include "vkcollide/types.h"

@@ -1,0 +1,100 @@
+// Radix sort: a stable sort of 32-bit keys carrying a 32-bit payload (value), on a Vulkan device or on
+// the CPU. Used by self and inter collision to sort (cell key, particle index) pairs, and usable on its
+// own.
+//
+// What is sorted: the pairs are ordered by the low `keyBits` bits of each key (key & (2^keyBits - 1)),
+// ascending; pairs whose masked keys are equal keep their input order (stable). Bits of a key above
+// `keyBits` are ignored for ordering but travel with the key unchanged. keyBits = 32 sorts full keys.
+// Fewer key bits run fewer digit passes: ceil(keyBits / 8) passes of (at most) 8-bit digits.
+//
+// Every backend gives the same output, bit for bit (a stable sort has exactly one answer).
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "vkcollide/context.h"
+#include "vkcollide/result.h"
+#include "vkcollide/types.h"
+
+namespace vkc {
+
+// Checks keyBits (1..32) and that keys and values have the same length. `owner` prefixes the
+// field names in the message ("radixSortCpu: keyBits 0 ...").
+Status validateRadixSort(std::span<const uint32_t> keys, std::span<const uint32_t> values, uint32_t keyBits,
+                         const char* owner);
+
+// Sorts (keys[i], values[i]) in place on the CPU. backend: kCpuScalar (the reference: LSD radix sort,
+// 8-bit digits, one histogram-scan-scatter round per digit) or kCpuSimd (the optimized variant: all
+// digit histograms in one read, passes whose digit is the same for every key skipped, pairs moved
+// as 64-bit words, Highway for packing). keys.size() == values.size(), keyBits in 1..32; on error
+// nothing is changed. Allocates scratch of 2 x 8 bytes per pair (SIMD) or 8 bytes per pair (scalar).
+Status radixSortCpu(std::span<uint32_t> keys, std::span<uint32_t> values, uint32_t keyBits, Backend backend);
+
+struct RadixSortStageCreateInfo {
+  // The most pairs one record() may sort. The stage allocates scratch for this many (2 x 4 bytes per
+  // pair plus 1 KiB per 4096-pair tile). Must be >= 1 and at most maxStorageBufferRange / 4.
+  uint32_t maxCount = 0;
+};
+
+struct RadixSortRecordInfo {
+  // The host's buffers, sorted in place: `count` uint32 keys and `count` uint32 values
+  // (STORAGE_BUFFER usage, offsets aligned to minStorageBufferOffsetAlignment, the two ranges must
+  // not overlap). After the recorded work, keys and values hold the sorted pairs. The stage's own
+  // scratch buffers hold the intermediate passes; after an odd number of digit passes a copy pass
+  // brings the result back, so the output always ends in these buffers.
+  BufferRange keys;
+  BufferRange values;
+  // Pairs to sort (0..maxCount). With countBuffer set, the upper bound: the buffers must hold this
+  // many and the device sorts min(countBuffer[0], count) pairs.
+  uint32_t count = 0;
+  uint32_t keyBits = 32;  // 1..32: sort by the low keyBits bits of each key
+  // Optional: a buffer whose first uint32 is the number of pairs, written earlier on the device (sizes
+  // known only on the GPU). Null: `count` pairs. The sort reads it when it runs; every dispatch is
+  // sized for `count` and workgroups beyond the real count exit early.
+  BufferRange countBuffer;
+  RecordSync sync;
+};
+
+// The radix sort on a Vulkan device. Holds its scratch (ping-pong key/value buffers, per-tile
+// histograms) in device memory. Needs subgroup ballot operations (kUnsupported otherwise).
+class RadixSortStage {
+ public:
+  static Result<std::unique_ptr<RadixSortStage>> create(Context& context, const RadixSortStageCreateInfo& info);
+  ~RadixSortStage();
+
+  // Records the sort into the host's command buffer (recording state, a pool of the context's queue
+  // family). Validates everything first: count > maxCount, keyBits outside 1..32, a null buffer, a
+  // range too small or misaligned are errors naming the field, and nothing is recorded. count 0
+  // (without countBuffer) records nothing.
+  Status record(VkCommandBuffer commandBuffer, const RadixSortRecordInfo& info);
+
+  // Convenience path: uploads keys and values (same length, at most maxCount), sorts them on the
+  // device, waits and reads them back into the spans. GPU times of each pass are kept for timings().
+  // On error the spans are unchanged.
+  Status run(std::span<uint32_t> keys, std::span<uint32_t> values, uint32_t keyBits = 32);
+  const std::vector<PassTiming>& timings() const;
+
+  uint32_t maxCount() const;
+
+  struct Impl;
+  Impl& impl() { return *impl_; }
+
+ private:
+  explicit RadixSortStage(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// One call on any backend (the Vulkan one needs `context` and creates a stage sized for keys.size()):
+// what tests and tools use to run one body on every backend. On error the spans are unchanged.
+Status radixSort(Backend backend, Context* context, std::span<uint32_t> keys, std::span<uint32_t> values,
+                 uint32_t keyBits = 32);
+
+// Digit passes a sort of `keyBits` bits runs on every backend: ceil(keyBits / 8).
+constexpr uint32_t radixSortPassCount(uint32_t keyBits) { return (keyBits + 7) / 8; }
+
+}  // namespace vkc

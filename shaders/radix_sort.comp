@@ -1,0 +1,175 @@
+#version 460
+// Radix sort, one digit pass in three dispatches (see shaders/shared/radix_sort.h): HISTOGRAM per tile,
+// SCAN per digit value over the tiles, SCATTER per tile; COPY brings the result back after an odd
+// number of passes. Reduce-then-scan: no workgroup waits on another (no forward-progress assumption).
+//
+// Stability: within a 256-key chunk of a tile, each key's rank among the keys of its digit comes from a
+// ballot match inside its subgroup (lanes in invocation-id order) and from the subgroups before it
+// (serialized in subgroup-id order). Keys are assigned to invocations by `slot`, the workgroup-wide
+// exclusive scan of 1 in exactly that (subgroup id, invocation id) order, so the rank order is the
+// input order whatever the device's subgroup size or its mapping of invocations to subgroups.
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_GOOGLE_include_directive : require
+#include "shared/radix_sort.h"
+
+layout(constant_id = 0) const uint kPass = kRadixPassHistogram;
+layout(local_size_x = 256) in;  // kRadixGroupSize
+
+layout(std430, set = 0, binding = kRadixBindingKeysIn) readonly buffer KeysIn { uint keysIn[]; };
+layout(std430, set = 0, binding = kRadixBindingValuesIn) readonly buffer ValuesIn { uint valuesIn[]; };
+layout(std430, set = 0, binding = kRadixBindingKeysOut) writeonly buffer KeysOut { uint keysOut[]; };
+layout(std430, set = 0, binding = kRadixBindingValuesOut) writeonly buffer ValuesOut { uint valuesOut[]; };
+layout(std430, set = 0, binding = kRadixBindingTileHist) buffer TileHist { uint tileHist[]; };
+layout(std430, set = 0, binding = kRadixBindingDigitTotals) buffer DigitTotals { uint digitTotals[]; };
+layout(std430, set = 0, binding = kRadixBindingCount) readonly buffer CountBuffer { uint countBuffer[]; };
+layout(push_constant) uniform Push { RadixSortPush pc; };
+
+shared uint sBins[kRadixBins];         // per digit: counts (histogram), running destinations (scatter)
+shared uint sSub[kRadixGroupSize];     // per subgroup: totals, then their exclusive prefix (any subgroup size >= 1)
+shared uint sTotal;
+
+uint linearGroupIndex() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }
+
+uint elementCount() { return pc.countFromBuffer != 0u ? min(countBuffer[0], pc.count) : pc.count; }
+
+// Exclusive prefix sum of v over the workgroup in (subgroup id, invocation id) order; `total` is the
+// sum. Has barriers: call from uniform control flow.
+uint groupExclusiveScan(uint v, out uint total) {
+  uint inclusive = subgroupInclusiveAdd(v);
+  uint subgroupTotal = subgroupAdd(v);
+  if (subgroupElect()) sSub[gl_SubgroupID] = subgroupTotal;
+  memoryBarrierShared();
+  barrier();
+  if (gl_LocalInvocationIndex == 0u) {
+    uint run = 0u;
+    for (uint s = 0u; s < gl_NumSubgroups; ++s) {
+      uint t = sSub[s];
+      sSub[s] = run;
+      run += t;
+    }
+    sTotal = run;
+  }
+  memoryBarrierShared();
+  barrier();
+  uint result = sSub[gl_SubgroupID] + inclusive - v;
+  total = sTotal;
+  memoryBarrierShared();
+  barrier();  // sSub and sTotal may be reused by the next call
+  return result;
+}
+
+// This invocation's position 0..255 in (subgroup id, invocation id) order.
+uint invocationSlot() {
+  uint total;
+  return groupExclusiveScan(1u, total);
+}
+
+void histogramPass() {
+  uint tile = linearGroupIndex();
+  if (tile >= pc.tileCount) return;  // uniform per workgroup
+  uint mask = (1u << pc.bits) - 1u;
+  uint lid = gl_LocalInvocationIndex;
+  sBins[lid] = 0u;  // kRadixGroupSize == kRadixBins
+  memoryBarrierShared();
+  barrier();
+  uint begin = tile * kRadixTileSize;
+  uint end = min(begin + kRadixTileSize, elementCount());
+  for (uint i = begin + lid; i < end; i += kRadixGroupSize) atomicAdd(sBins[(keysIn[i] >> pc.shift) & mask], 1u);
+  memoryBarrierShared();
+  barrier();
+  // Tiles beyond the count (countFromBuffer) write zeros, so the scan needs no count.
+  if (lid <= mask) tileHist[lid * pc.tileCount + tile] = sBins[lid];
+}
+
+void scanPass() {
+  uint digit = linearGroupIndex();
+  if (digit >= (1u << pc.bits)) return;
+  uint slot = invocationSlot();
+  uint row = digit * pc.tileCount;
+  uint carry = 0u;
+  for (uint t0 = 0u; t0 < pc.tileCount; t0 += kRadixGroupSize) {  // uniform
+    uint t = t0 + slot;
+    uint v = t < pc.tileCount ? tileHist[row + t] : 0u;
+    uint total;
+    uint prefix = groupExclusiveScan(v, total);
+    if (t < pc.tileCount) tileHist[row + t] = carry + prefix;
+    carry += total;
+  }
+  if (gl_LocalInvocationIndex == 0u) digitTotals[digit] = carry;
+}
+
+void scatterPass() {
+  uint tile = linearGroupIndex();
+  if (tile >= pc.tileCount) return;
+  uint n = elementCount();
+  uint begin = tile * kRadixTileSize;
+  if (begin >= n) return;  // uniform: beyond the device-side count
+  uint end = min(begin + kRadixTileSize, n);
+  uint bins = 1u << pc.bits;
+  uint mask = bins - 1u;
+  uint slot = invocationSlot();
+
+  // Destination of this tile's first key of each digit: all smaller digits, plus this digit's keys in
+  // earlier tiles.
+  uint total;
+  uint digitBase = groupExclusiveScan(slot < bins ? digitTotals[slot] : 0u, total);
+  if (slot < bins) sBins[slot] = digitBase + tileHist[slot * pc.tileCount + tile];
+  memoryBarrierShared();
+  barrier();
+
+  for (uint c = begin; c < end; c += kRadixGroupSize) {  // uniform
+    uint i = c + slot;
+    bool valid = i < end;
+    uint key = valid ? keysIn[i] : 0u;
+    uint value = valid ? valuesIn[i] : 0u;
+    uint digit = (key >> pc.shift) & mask;
+    // Lanes of this subgroup with the same digit and validity.
+    uvec4 peers = subgroupBallot(true);
+    for (uint b = 0u; b < pc.bits; ++b) {  // uniform
+      bool set = ((digit >> b) & 1u) != 0u;
+      uvec4 ballot = subgroupBallot(set);
+      peers &= set ? ballot : ~ballot;
+    }
+    uvec4 validBallot = subgroupBallot(valid);
+    peers &= valid ? validBallot : ~validBallot;
+    uint rank = subgroupBallotExclusiveBitCount(peers);
+    uint count = subgroupBallotBitCount(peers);
+    bool leader = subgroupBallotFindLSB(peers) == gl_SubgroupInvocationID;
+
+    // Subgroups claim their ranges of each digit one after another, in subgroup-id order.
+    uint base = 0u;
+    for (uint s = 0u; s < gl_NumSubgroups; ++s) {  // uniform
+      if (gl_SubgroupID == s) {
+        if (valid) base = sBins[digit];
+        subgroupMemoryBarrierShared();
+        subgroupBarrier();
+        if (valid && leader) sBins[digit] = base + count;
+      }
+      memoryBarrierShared();
+      barrier();
+    }
+    uint dst = base + rank;
+    if (valid && dst < n) {
+      keysOut[dst] = key;
+      valuesOut[dst] = value;
+    }
+  }
+}
+
+void copyPass() {
+  uint begin = linearGroupIndex() * kRadixTileSize;
+  uint end = min(begin + kRadixTileSize, elementCount());
+  for (uint i = begin + gl_LocalInvocationIndex; i < end; i += kRadixGroupSize) {
+    keysOut[i] = keysIn[i];
+    valuesOut[i] = valuesIn[i];
+  }
+}
+
+void main() {
+  if (kPass == kRadixPassHistogram) histogramPass();
+  else if (kPass == kRadixPassScan) scanPass();
+  else if (kPass == kRadixPassScatter) scatterPass();
+  else copyPass();
+}

@@ -1,0 +1,134 @@
+// The CPU twin of the radix sort (see src/cpu/radix_sort.h and include/vkcollide/radix_sort.h).
+#include "cpu/radix_sort.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "shared/radix_sort.h"
+#include "util/try.h"
+#include "vkcollide/radix_sort.h"
+
+namespace vkc {
+namespace cpu {
+
+namespace {
+constexpr uint32_t kBits = gpu::kRadixDigitBits;
+constexpr uint32_t kBins = gpu::kRadixBins;
+
+uint32_t digitBits(uint32_t pass, uint32_t keyBits) { return std::min(kBits, keyBits - pass * kBits); }
+}  // namespace
+
+void radixSortScalar(uint32_t* keys, uint32_t* values, size_t count, uint32_t keyBits) {
+  const uint32_t passes = radixSortPassCount(keyBits);
+  std::vector<uint32_t> tmpKeys(count), tmpValues(count);
+  uint32_t *inK = keys, *inV = values, *outK = tmpKeys.data(), *outV = tmpValues.data();
+  for (uint32_t p = 0; p < passes; ++p) {
+    const uint32_t shift = p * kBits, mask = (1u << digitBits(p, keyBits)) - 1u;
+    std::array<size_t, kBins> offset{};
+    for (size_t i = 0; i < count; ++i) ++offset[(inK[i] >> shift) & mask];
+    size_t run = 0;
+    for (size_t& o : offset) {
+      const size_t c = o;
+      o = run;
+      run += c;
+    }
+    for (size_t i = 0; i < count; ++i) {
+      const size_t dst = offset[(inK[i] >> shift) & mask]++;
+      outK[dst] = inK[i];
+      outV[dst] = inV[i];
+    }
+    std::swap(inK, outK);
+    std::swap(inV, outV);
+  }
+  if (passes % 2 == 1 && count > 0) {
+    std::memcpy(keys, inK, count * sizeof(uint32_t));
+    std::memcpy(values, inV, count * sizeof(uint32_t));
+  }
+}
+
+void radixSortFast(uint32_t* keys, uint32_t* values, size_t count, uint32_t keyBits) {
+  if (count < 2) return;
+  const uint32_t passes = radixSortPassCount(keyBits);
+  std::vector<uint64_t> a(count), b(count);
+  // Pack block by block and count every digit's histogram while the block's keys are in cache.
+  std::vector<std::array<size_t, kBins>> hist(passes);
+  for (auto& h : hist) h.fill(0);
+  constexpr size_t kBlock = 4096;
+  for (size_t begin = 0; begin < count; begin += kBlock) {
+    const size_t end = std::min(count, begin + kBlock);
+    packPairs(keys + begin, values + begin, a.data() + begin, end - begin);
+    for (uint32_t p = 0; p < passes; ++p) {
+      const uint32_t shift = p * kBits, mask = (1u << digitBits(p, keyBits)) - 1u;
+      size_t* h = hist[p].data();
+      for (size_t i = begin; i < end; ++i) ++h[(keys[i] >> shift) & mask];
+    }
+  }
+  // Passes that change the order: a digit shared by every key leaves a stable pass as the identity.
+  std::vector<uint32_t> active;
+  for (uint32_t p = 0; p < passes; ++p) {
+    const uint32_t shift = p * kBits, mask = (1u << digitBits(p, keyBits)) - 1u;
+    if (hist[p][(keys[0] >> shift) & mask] != count) active.push_back(p);
+  }
+  uint64_t* in = a.data();
+  uint64_t* out = b.data();
+  for (size_t k = 0; k < active.size(); ++k) {
+    const uint32_t p = active[k];
+    const uint32_t shift = p * kBits, mask = (1u << digitBits(p, keyBits)) - 1u;
+    std::array<size_t, kBins> offset;
+    size_t run = 0;
+    for (uint32_t d = 0; d < kBins; ++d) {
+      offset[d] = run;
+      run += hist[p][d];
+    }
+    if (k + 1 == active.size()) {  // the last pass writes the host's arrays directly
+      for (size_t i = 0; i < count; ++i) {
+        const uint64_t pair = in[i];
+        const size_t dst = offset[(static_cast<uint32_t>(pair) >> shift) & mask]++;
+        keys[dst] = static_cast<uint32_t>(pair);
+        values[dst] = static_cast<uint32_t>(pair >> 32);
+      }
+    } else {
+      for (size_t i = 0; i < count; ++i) {
+        const uint64_t pair = in[i];
+        out[offset[(static_cast<uint32_t>(pair) >> shift) & mask]++] = pair;
+      }
+      std::swap(in, out);
+    }
+  }
+}
+
+}  // namespace cpu
+
+Status validateRadixSort(std::span<const uint32_t> keys, std::span<const uint32_t> values, uint32_t keyBits,
+                         const char* owner) {
+  if (keyBits == 0 || keyBits > 32) {
+    return Error{ErrorCode::kInvalidArgument,
+                 std::string(owner) + ": keyBits is " + std::to_string(keyBits) + "; it must be 1..32"};
+  }
+  if (keys.size() != values.size()) {
+    return Error{ErrorCode::kInvalidArgument, std::string(owner) + ": values.size() " + std::to_string(values.size()) +
+                                                  " differs from keys.size() " + std::to_string(keys.size())};
+  }
+  if (!keys.empty() && keys.data() < values.data() + values.size() && values.data() < keys.data() + keys.size()) {
+    return Error{ErrorCode::kInvalidArgument, std::string(owner) + ": keys and values overlap"};
+  }
+  return {};
+}
+
+Status radixSortCpu(std::span<uint32_t> keys, std::span<uint32_t> values, uint32_t keyBits, Backend backend) {
+  if (backend == Backend::kVulkan) {
+    return Error{ErrorCode::kInvalidArgument, "radixSortCpu: backend must be kCpuScalar or kCpuSimd"};
+  }
+  VKC_TRY(validateRadixSort(keys, values, keyBits, "radixSortCpu"));
+  if (backend == Backend::kCpuScalar) {
+    cpu::radixSortScalar(keys.data(), values.data(), keys.size(), keyBits);
+  } else {
+    cpu::radixSortFast(keys.data(), values.data(), keys.size(), keyBits);
+  }
+  return {};
+}
+
+}  // namespace vkc

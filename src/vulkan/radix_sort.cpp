@@ -1,0 +1,308 @@
+// The radix sort on Vulkan: per digit pass, HISTOGRAM, SCAN and SCATTER dispatches of
+// shaders/radix_sort.comp, ping-ponging between the host's buffers and the stage's scratch (a COPY
+// pass after an odd number of digit passes), recorded by the Recorder, which derives every barrier
+// from the passes' declared buffer uses.
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "buffer_check.h"
+#include "context_impl.h"
+#include "radix_sort_stage.h"
+#include "recorder.h"
+#include "shared/radix_sort.h"
+#include "util/try.h"
+#include "vkcollide/radix_sort.h"
+
+namespace vkc {
+
+static_assert(gpu::kRadixTileSize == gpu::kRadixGroupSize * gpu::kRadixItemsPerThread);
+static_assert(gpu::kRadixBins == (1u << gpu::kRadixDigitBits) && gpu::kRadixBins == gpu::kRadixGroupSize,
+              "the histogram pass clears and writes one bin per invocation");
+static_assert(radixSortPassCount(32) == 32 / gpu::kRadixDigitBits);
+
+using detail::Access;
+using detail::Buffer;
+using detail::MemoryUsage;
+
+namespace {
+// Digit passes plus the copy: the most passes one sort appends.
+constexpr uint32_t kMaxPasses = 3 * radixSortPassCount(32) + 1;
+
+uint32_t tilesFor(uint32_t count) { return (count + gpu::kRadixTileSize - 1) / gpu::kRadixTileSize; }
+}  // namespace
+
+struct RadixSortStage::Impl {
+  detail::ContextImpl& ctx;
+  uint32_t maxCount = 0;
+  const detail::Pipeline* pipelines[4] = {};
+  Buffer keysScratch, valuesScratch, tileHist, digitTotals, dummy;
+  // Convenience path (run): device copies and staging, made on first use.
+  Buffer keys, values, upload, readback;
+  VkQueryPool queries = VK_NULL_HANDLE;
+  std::vector<PassTiming> timings;
+
+  explicit Impl(detail::ContextImpl& c) : ctx(c) {}
+  ~Impl() {
+    if (queries != VK_NULL_HANDLE) ctx.vk.vkDestroyQueryPool(ctx.device, queries, nullptr);
+  }
+
+  // Appends the passes for validated ranges. `count` is the exact count, or with a count buffer the
+  // upper bound that sizes the dispatches.
+  void appendPasses(detail::Recorder& rec, const BufferRange& hostKeys, const BufferRange& hostValues,
+                    const BufferRange* countBuffer, uint32_t count, uint32_t keyBits) const {
+    if (count == 0) return;
+    const uint32_t tileCount = tilesFor(count);
+    const VkDeviceSize bytes = VkDeviceSize{count} * sizeof(uint32_t);
+    const BufferRange scratchKeys{keysScratch.handle(), 0, bytes};
+    const BufferRange scratchValues{valuesScratch.handle(), 0, bytes};
+    const BufferRange hist{tileHist.handle(), 0, VkDeviceSize{tileCount} * gpu::kRadixBins * sizeof(uint32_t)};
+    const BufferRange totals{digitTotals.handle(), 0, gpu::kRadixBins * sizeof(uint32_t)};
+    const BufferRange countRange = countBuffer != nullptr ? *countBuffer : dummy.range();
+    const BufferRange keysA = {hostKeys.buffer, hostKeys.offset, bytes};
+    const BufferRange valuesA = {hostValues.buffer, hostValues.offset, bytes};
+    const uint32_t passCount = radixSortPassCount(keyBits);
+
+    auto add = [&](const char* name, uint32_t pass, uint32_t groups, const gpu::RadixSortPush& push,
+                   std::vector<detail::Binding> bindings) {
+      detail::Pass p;
+      p.name = name;
+      p.pipeline = pipelines[pass];
+      p.bindings = std::move(bindings);
+      p.setPush(push);
+      p.groupCount = groups;
+      rec.add(std::move(p));
+    };
+    for (uint32_t d = 0; d < passCount; ++d) {
+      const bool fromHost = d % 2 == 0;
+      const BufferRange& kIn = fromHost ? keysA : scratchKeys;
+      const BufferRange& vIn = fromHost ? valuesA : scratchValues;
+      const BufferRange& kOut = fromHost ? scratchKeys : keysA;
+      const BufferRange& vOut = fromHost ? scratchValues : valuesA;
+      gpu::RadixSortPush push{};
+      push.count = count;
+      push.shift = d * gpu::kRadixDigitBits;
+      push.bits = std::min(gpu::kRadixDigitBits, keyBits - push.shift);
+      push.tileCount = tileCount;
+      push.countFromBuffer = countBuffer != nullptr ? 1u : 0u;
+      add("vkc.radix_sort.histogram", gpu::kRadixPassHistogram, tileCount, push,
+          {{kIn, Access::kRead},
+           {vIn, Access::kNone},
+           {kOut, Access::kNone},
+           {vOut, Access::kNone},
+           {hist, Access::kWrite},
+           {totals, Access::kNone},
+           {countRange, Access::kRead}});
+      add("vkc.radix_sort.scan", gpu::kRadixPassScan, 1u << push.bits, push,
+          {{kIn, Access::kNone},
+           {vIn, Access::kNone},
+           {kOut, Access::kNone},
+           {vOut, Access::kNone},
+           {hist, Access::kReadWrite},
+           {totals, Access::kWrite},
+           {countRange, Access::kNone}});
+      add("vkc.radix_sort.scatter", gpu::kRadixPassScatter, tileCount, push,
+          {{kIn, Access::kRead},
+           {vIn, Access::kRead},
+           {kOut, Access::kWrite},
+           {vOut, Access::kWrite},
+           {hist, Access::kRead},
+           {totals, Access::kRead},
+           {countRange, Access::kRead}});
+    }
+    if (passCount % 2 == 1) {
+      gpu::RadixSortPush push{};
+      push.count = count;
+      push.bits = 1;
+      push.tileCount = tileCount;
+      push.countFromBuffer = countBuffer != nullptr ? 1u : 0u;
+      add("vkc.radix_sort.copy", gpu::kRadixPassCopy, tileCount, push,
+          {{scratchKeys, Access::kRead},
+           {scratchValues, Access::kRead},
+           {keysA, Access::kWrite},
+           {valuesA, Access::kWrite},
+           {hist, Access::kNone},
+           {totals, Access::kNone},
+           {countRange, Access::kRead}});
+    }
+  }
+
+  Status checkRange(const BufferRange& r, const char* field, VkDeviceSize needed) const {
+    return detail::checkBufferRange(ctx, r, "RadixSortRecordInfo", field, needed);
+  }
+
+  // Validates `info` and returns its passes (none for count 0 without a count buffer).
+  Result<detail::Recorder> recorderFor(const RadixSortRecordInfo& info) const {
+    if (info.keyBits == 0 || info.keyBits > 32) {
+      return Error{ErrorCode::kInvalidArgument,
+                   "RadixSortRecordInfo::keyBits is " + std::to_string(info.keyBits) + "; it must be 1..32"};
+    }
+    if (info.count > maxCount) {
+      return Error{ErrorCode::kLimitExceeded, "RadixSortRecordInfo::count " + std::to_string(info.count) +
+                                                  " exceeds the stage's maxCount " + std::to_string(maxCount)};
+    }
+    detail::Recorder rec(ctx);
+    const bool hasCountBuffer = info.countBuffer.buffer != VK_NULL_HANDLE;
+    if (info.count == 0) return rec;  // nothing to sort (with a count buffer: at most 0 pairs)
+    const VkDeviceSize bytes = VkDeviceSize{info.count} * sizeof(uint32_t);
+    VKC_TRY(checkRange(info.keys, "keys", bytes));
+    VKC_TRY(checkRange(info.values, "values", bytes));
+    if (info.keys.buffer == info.values.buffer && info.keys.offset < info.values.offset + bytes &&
+        info.values.offset < info.keys.offset + bytes) {
+      return Error{ErrorCode::kInvalidArgument, "RadixSortRecordInfo::keys and RadixSortRecordInfo::values overlap"};
+    }
+    BufferRange countRange = info.countBuffer;
+    if (hasCountBuffer) {
+      VKC_TRY(checkRange(countRange, "countBuffer", sizeof(uint32_t)));
+      countRange.size = sizeof(uint32_t);
+    }
+    appendPasses(rec, info.keys, info.values, hasCountBuffer ? &countRange : nullptr, info.count, info.keyBits);
+    return rec;
+  }
+};
+
+RadixSortStage::RadixSortStage(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+RadixSortStage::~RadixSortStage() = default;
+
+Result<std::unique_ptr<RadixSortStage>> RadixSortStage::create(Context& context, const RadixSortStageCreateInfo& info) {
+  detail::ContextImpl& ctx = context.impl();
+  const uint64_t maxRange = ctx.info.maxStorageBufferRange;
+  if (info.maxCount == 0) {
+    return Error{ErrorCode::kInvalidArgument, "RadixSortStageCreateInfo::maxCount is 0; it must be at least 1"};
+  }
+  if (uint64_t{info.maxCount} * sizeof(uint32_t) > maxRange) {
+    return Error{ErrorCode::kLimitExceeded,
+                 "RadixSortStageCreateInfo::maxCount " + std::to_string(info.maxCount) + " needs " +
+                     std::to_string(uint64_t{info.maxCount} * 4) + " bytes in one storage buffer binding; the device '" +
+                     ctx.info.name + "' allows maxStorageBufferRange = " + std::to_string(maxRange) + " bytes (" +
+                     std::to_string(maxRange / 4) + " keys)"};
+  }
+  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &subgroup};
+  vkGetPhysicalDeviceProperties2(ctx.physicalDevice, &props);
+  if ((subgroup.supportedOperations & VK_SUBGROUP_FEATURE_BALLOT_BIT) == 0) {
+    return Error{ErrorCode::kUnsupported, "RadixSortStage: the device '" + ctx.info.name +
+                                              "' lacks subgroup ballot operations (VK_SUBGROUP_FEATURE_BALLOT_BIT)"};
+  }
+  auto impl = std::make_unique<Impl>(ctx);
+  impl->maxCount = info.maxCount;
+  for (uint32_t pass = 0; pass < 4; ++pass) {
+    auto p = ctx.pipelines->get({"radix_sort", gpu::kRadixBindingTotal, sizeof(gpu::RadixSortPush), {pass}});
+    if (!p) return p.error();
+    impl->pipelines[pass] = *p;
+  }
+  auto& alloc = *ctx.allocator;
+  auto make = [&](Buffer& b, VkDeviceSize size) -> Status {
+    auto r = alloc.createBuffer(size, MemoryUsage::kDeviceLocal);
+    if (!r) return r.error();
+    b = std::move(r.value());
+    return {};
+  };
+  const VkDeviceSize bytes = VkDeviceSize{info.maxCount} * sizeof(uint32_t);
+  VKC_TRY(make(impl->keysScratch, bytes));
+  VKC_TRY(make(impl->valuesScratch, bytes));
+  VKC_TRY(make(impl->tileHist, VkDeviceSize{tilesFor(info.maxCount)} * gpu::kRadixBins * sizeof(uint32_t)));
+  VKC_TRY(make(impl->digitTotals, gpu::kRadixBins * sizeof(uint32_t)));
+  VKC_TRY(make(impl->dummy, 16));
+  auto pool = ctx.createTimestampPool(2 * kMaxPasses);
+  if (!pool) return pool.error();
+  impl->queries = *pool;
+  return std::unique_ptr<RadixSortStage>(new RadixSortStage(std::move(impl)));
+}
+
+uint32_t RadixSortStage::maxCount() const { return impl_->maxCount; }
+const std::vector<PassTiming>& RadixSortStage::timings() const { return impl_->timings; }
+
+Status RadixSortStage::record(VkCommandBuffer commandBuffer, const RadixSortRecordInfo& info) {
+  if (commandBuffer == VK_NULL_HANDLE) {
+    return Error{ErrorCode::kInvalidArgument, "RadixSortStage::record: commandBuffer is null"};
+  }
+  auto rec = impl_->recorderFor(info);
+  if (!rec) return rec.error();
+  if (rec->passes().empty()) return {};
+  return rec->record(commandBuffer, info.sync);
+}
+
+void detail::appendRadixSortPasses(RadixSortStage& stage, Recorder& rec, const BufferRange& keys,
+                                   const BufferRange& values, uint32_t count, uint32_t keyBits) {
+  stage.impl().appendPasses(rec, keys, values, nullptr, count, keyBits);
+}
+
+void detail::appendRadixSortPassesGpuCount(RadixSortStage& stage, Recorder& rec, const BufferRange& keys,
+                                           const BufferRange& values, const BufferRange& countBuffer,
+                                           uint32_t maxCount, uint32_t keyBits) {
+  const BufferRange count{countBuffer.buffer, countBuffer.offset, sizeof(uint32_t)};
+  stage.impl().appendPasses(rec, keys, values, &count, maxCount, keyBits);
+}
+
+Result<std::vector<detail::BarrierDecision>> detail::radixSortBarrierPlan(RadixSortStage& stage,
+                                                                          const RadixSortRecordInfo& info) {
+  auto rec = stage.impl().recorderFor(info);
+  if (!rec) return rec.error();
+  return rec->plan();
+}
+
+Status RadixSortStage::run(std::span<uint32_t> keys, std::span<uint32_t> values, uint32_t keyBits) {
+  Impl& s = *impl_;
+  VKC_TRY(validateRadixSort(keys, values, keyBits, "RadixSortStage::run"));
+  if (keys.size() > s.maxCount) {
+    return Error{ErrorCode::kLimitExceeded, "RadixSortStage::run: keys.size() " + std::to_string(keys.size()) +
+                                                " exceeds the stage's maxCount " + std::to_string(s.maxCount)};
+  }
+  s.timings.clear();
+  if (keys.empty()) return {};
+  const uint32_t count = static_cast<uint32_t>(keys.size());
+  const VkDeviceSize bytes = VkDeviceSize{count} * sizeof(uint32_t);
+  auto& alloc = *s.ctx.allocator;
+  VKC_TRY(alloc.ensureBuffer(s.keys, bytes, MemoryUsage::kDeviceLocal));
+  VKC_TRY(alloc.ensureBuffer(s.values, bytes, MemoryUsage::kDeviceLocal));
+  VKC_TRY(alloc.ensureBuffer(s.upload, 2 * bytes, MemoryUsage::kUpload));
+  VKC_TRY(alloc.ensureBuffer(s.readback, 2 * bytes, MemoryUsage::kReadback));
+  std::memcpy(s.upload.mapped(), keys.data(), bytes);
+  std::memcpy(static_cast<char*>(s.upload.mapped()) + bytes, values.data(), bytes);
+
+  RadixSortRecordInfo info;
+  info.keys = {s.keys.handle(), 0, bytes};
+  info.values = {s.values.handle(), 0, bytes};
+  info.count = count;
+  info.keyBits = keyBits;
+  auto rec = s.recorderFor(info);
+  if (!rec) return rec.error();
+  RecordSync sync;
+  sync.srcStage = VK_PIPELINE_STAGE_2_COPY_BIT;
+  sync.srcAccess = VK_ACCESS_2_TRANSFER_WRITE_BIT;
+  sync.dstStage = VK_PIPELINE_STAGE_2_COPY_BIT;
+  sync.dstAccess = VK_ACCESS_2_TRANSFER_READ_BIT;
+  VKC_TRY(s.ctx.submitAndWait([&](VkCommandBuffer cmd) -> Status {
+    VkBufferCopy region{0, 0, bytes};
+    s.ctx.vk.vkCmdCopyBuffer(cmd, s.upload.handle(), s.keys.handle(), 1, &region);
+    region.srcOffset = bytes;
+    s.ctx.vk.vkCmdCopyBuffer(cmd, s.upload.handle(), s.values.handle(), 1, &region);
+    VKC_TRY(rec->record(cmd, sync, s.queries));
+    region = {0, 0, bytes};
+    s.ctx.vk.vkCmdCopyBuffer(cmd, s.keys.handle(), s.readback.handle(), 1, &region);
+    region.dstOffset = bytes;
+    s.ctx.vk.vkCmdCopyBuffer(cmd, s.values.handle(), s.readback.handle(), 1, &region);
+    return {};
+  }));
+  auto timings = rec->readTimings(s.queries);
+  if (!timings) return timings.error();
+  std::memcpy(keys.data(), s.readback.mapped(), bytes);
+  std::memcpy(values.data(), static_cast<const char*>(s.readback.mapped()) + bytes, bytes);
+  s.timings = std::move(timings.value());
+  return {};
+}
+
+Status radixSort(Backend backend, Context* context, std::span<uint32_t> keys, std::span<uint32_t> values,
+                 uint32_t keyBits) {
+  if (backend != Backend::kVulkan) return radixSortCpu(keys, values, keyBits, backend);
+  if (context == nullptr) return Error{ErrorCode::kInvalidArgument, "radixSort: the Vulkan backend needs a context"};
+  VKC_TRY(validateRadixSort(keys, values, keyBits, "radixSort"));
+  if (keys.empty()) return {};
+  if (keys.size() > UINT32_MAX) return Error{ErrorCode::kLimitExceeded, "radixSort: keys.size() exceeds 2^32 - 1"};
+  auto stage = RadixSortStage::create(*context, {static_cast<uint32_t>(keys.size())});
+  if (!stage) return stage.error();
+  return (*stage)->run(keys, values, keyBits);
+}
+
+}  // namespace vkc

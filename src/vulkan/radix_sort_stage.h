@@ -1,0 +1,31 @@
+// Private: the radix sort's passes for other stages (self and inter collision append them to their own
+// Recorder, so the barriers between their passes and the sort's come from the declared uses).
+#pragma once
+
+#include <vector>
+
+#include "recorder.h"
+#include "vkcollide/radix_sort.h"
+
+namespace vkc::detail {
+
+// Appends the passes that sort `count` (key, value) pairs of the ranges `keys` and `values` in place
+// by their low `keyBits` bits. Preconditions (the caller validates): 1 <= keyBits <= 32,
+// count <= stage.maxCount(), both ranges hold count * 4 bytes, are aligned and do not overlap each
+// other or the stage's scratch. count 0 appends nothing. The stage's scratch is reused by every
+// append; appending two sorts to one recorder is fine (the recorder orders them).
+void appendRadixSortPasses(RadixSortStage& stage, Recorder& rec, const BufferRange& keys, const BufferRange& values,
+                           uint32_t count, uint32_t keyBits);
+
+// The same with the count known only on the device: the sort reads min(countBuffer[0], maxCount)
+// when it runs (countBuffer: at least 4 bytes, aligned). Dispatches are sized for maxCount
+// (<= stage.maxCount()); `keys`/`values` must hold maxCount * 4 bytes. Workgroups beyond the real
+// count exit early (the histogram still writes their zero counts).
+void appendRadixSortPassesGpuCount(RadixSortStage& stage, Recorder& rec, const BufferRange& keys,
+                                   const BufferRange& values, const BufferRange& countBuffer, uint32_t maxCount,
+                                   uint32_t keyBits);
+
+// The passes record() would record for `info` (after validation) and their barrier plan.
+Result<std::vector<BarrierDecision>> radixSortBarrierPlan(RadixSortStage& stage, const RadixSortRecordInfo& info);
+
+}  // namespace vkc::detail
