@@ -7,6 +7,10 @@
 //                                           one sphere/capsule collision iteration of an N x N cloth
 //                                           falling through S spheres and C capsules, on the Vulkan
 //                                           device and on the CPU twins, compared
+//   vkcollide step SCENE --backend B --out OUT  one iteration of a scene file on one backend, written
+//                                           back as a scene (tools/scene_commands.cpp)
+//   vkcollide compare SCENE                 one iteration on every backend, compared with cpu-scalar
+//   vkcollide stages                        the iteration's stages and whether this build has them
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -17,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "scene_commands.h"
 #include "vkcollide/vkcollide.h"
 
 namespace {
@@ -35,7 +40,9 @@ int usage() {
   std::fprintf(stderr,
                "usage: vkcollide devices\n"
                "       vkcollide bounds [--device SEL] [--particles N] [--cloths C] [--prev]\n"
-               "       vkcollide shapes [--device SEL] [--size N] [--spheres S] [--capsules C] [--ccd] [--friction F]\n");
+               "       vkcollide shapes [--device SEL] [--size N] [--spheres S] [--capsules C] [--ccd] [--friction F]\n"
+               "%s",
+               vkc::tool::sceneUsage());
   return 2;
 }
 
@@ -246,5 +253,8 @@ int main(int argc, char** argv) {
   if (cmd == "devices") return devices();
   if (cmd == "bounds") return bounds(argc - 2, argv + 2);
   if (cmd == "shapes") return shapes(argc - 2, argv + 2);
+  if (cmd == "step") return vkc::tool::stepCommand(argc - 2, argv + 2);
+  if (cmd == "compare") return vkc::tool::compareCommand(argc - 2, argv + 2);
+  if (cmd == "stages") return vkc::tool::stagesCommand();
   return usage();
 }

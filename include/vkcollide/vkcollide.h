@@ -7,4 +7,5 @@
 #include "vkcollide/context.h"
 #include "vkcollide/radix_sort.h"
 #include "vkcollide/result.h"
+#include "vkcollide/scene.h"
 #include "vkcollide/types.h"

@@ -1,0 +1,125 @@
+// Stage 5: self collision. Keeps the particles of each cloth at least `distance` apart from the other
+// particles of the same cloth. Per cloth, a grid over the cloth's bounds (sweep axis = the longest edge
+// in 65533 cells, the two others hashed into 253 cells of at least `distance`), 32-bit cell keys,
+// a stable sort of (key, particle), and for every particle a scan of its nine neighbour columns over
+// the sweep range. Pairs closer than `distance` whose rest positions (when given) are not closer than
+// `distance` push each other apart: NvCloth's delta s / (eps + w_i + w_j) * diff * (1 - d / |diff|).
+//
+// Jacobi, not Gauss-Seidel: every particle gathers its own correction from all of its neighbours'
+// positions at the pass's start (deterministic, no atomics) and moves by its inverse mass times the
+// average of those corrections. NvCloth's CPU solver instead visits each pair once (half stencil) and
+// moves both particles at once, in sorted order (Gauss-Seidel). An isolated pair ends at exactly
+// `distance` either way (stiffness 1, equal masses); in clusters, Jacobi with averaging moves less per
+// pass (it never overshoots where several neighbours push the same way) and needs more iterations to
+// separate a dense cluster. A particle with inverse mass 0 never moves.
+//
+// All cloths of a scene go through each pass together; each cloth has its own grid from its own bounds,
+// and particles of different cloths never collide here (that is inter collision).
+//
+// Backends give equal sorted keys and pair sets (exactly) and positions within
+// kSelfCollisionTolerance.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "vkcollide/context.h"
+#include "vkcollide/result.h"
+#include "vkcollide/types.h"
+
+namespace vkc {
+
+// Positions agree across backends within this absolute tolerance times (1 + |position|): the CPU
+// backends are bitwise equal to each other; a GPU's sqrt and division may round differently.
+inline constexpr float kSelfCollisionTolerance = 1e-5f;
+
+struct SelfCollisionSettings {
+  float distance = 0;   // minimum distance between particles of a cloth, > 0 and finite (scene units)
+  float stiffness = 1;  // fraction of the violation corrected per pass, in [0, 1]
+};
+
+struct SelfCollisionInput {
+  std::span<Float4> particles;            // xyz + inverse mass w >= 0 (xyz updated)
+  // Empty, or one per particle (xyz used): pairs closer than `distance` at rest never collide.
+  std::span<const Float4> restPositions;
+  std::span<const ClothRange> cloths;
+  // Empty: every particle of every cloth self-collides. Otherwise one span per cloth: the cloth-local
+  // indices (< cloth count, no duplicates) of the particles that self-collide; an empty span means all
+  // of that cloth's particles. Particles outside the subset are neither moved nor seen.
+  std::span<const std::span<const uint32_t>> subsets;
+  SelfCollisionSettings settings;
+};
+
+// Integer by-products of a run, for conformance and geometry checks. Equal on every backend.
+struct SelfCollisionDebug {
+  // The items (self-colliding particles) cloth by cloth, each cloth's sorted by (key, particle order
+  // in the cloth's item list): their cell keys and scene particle indices.
+  std::vector<uint32_t> sortedKeys;
+  std::vector<uint32_t> sortedParticles;
+  std::vector<uint32_t> clothFirstItem;  // per cloth, where its items start in the two arrays above
+  // Per scene particle: how many neighbours it gathered from (0 outside every cloth or subset).
+  std::vector<uint32_t> neighbourCounts;
+  // Every pair the engine treated, as scene particle indices (i < j), sorted, once each.
+  std::vector<std::array<uint32_t, 2>> pairs;
+  // Number of (particle, neighbour) entries seen; twice pairs.size() when every pair was seen from both
+  // sides (as the gather must).
+  uint64_t directedPairs = 0;
+};
+
+// Checks everything collideSelf* reads. Errors name the field, e.g. "settings.distance is -1: ...",
+// "subsets[1][7] is 4096; cloth 1 has 4096 particles".
+Status validate(const SelfCollisionInput& input);
+
+// One self-collision pass on the CPU (kCpuScalar: the shader's own gather with binary searches;
+// kCpuSimd: the same pairs in the same order with running column pointers and SIMD distance tests).
+// On error nothing is changed.
+Status collideSelfCpu(const SelfCollisionInput& input, Backend backend, SelfCollisionDebug* debug = nullptr);
+
+struct SelfStageCreateInfo {
+  std::span<const ClothRange> cloths;  // the layout of the scene's particle buffer (copied)
+  uint32_t particleCount = 0;          // elements in the particle buffer
+  std::span<const std::span<const uint32_t>> subsets;  // as in SelfCollisionInput (copied)
+  bool restPositions = false;          // record() binds rest positions
+};
+
+struct SelfRecordInfo {
+  BufferRange particles;      // host buffer: particleCount Float4, read and written
+  BufferRange restPositions;  // with SelfStageCreateInfo::restPositions: particleCount Float4, read
+  SelfCollisionSettings settings;
+  RecordSync sync;
+};
+
+// Self collision on a Vulkan device: the bounds passes, keys, the radix sort (and a second stable sort
+// by cloth when the scene has several), gather, collide.
+class SelfCollisionStage {
+ public:
+  static Result<std::unique_ptr<SelfCollisionStage>> create(Context& context, const SelfStageCreateInfo& info);
+  ~SelfCollisionStage();
+
+  // Records one pass into the host's command buffer (recording state, outside a render pass, of a pool
+  // of the context's queue family). Validates the settings and buffers first: on error nothing is
+  // recorded.
+  Status record(VkCommandBuffer commandBuffer, const SelfRecordInfo& info);
+
+  // Convenience path: validates `input` (its layout must be the stage's), uploads, records, submits,
+  // waits and writes the particles back. With `debug`, a second submission lists the pairs.
+  Status run(const SelfCollisionInput& input, SelfCollisionDebug* debug = nullptr);
+  // GPU times of the last run()'s passes.
+  const std::vector<PassTiming>& timings() const;
+
+  struct Impl;
+
+ private:
+  explicit SelfCollisionStage(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// One pass on any backend (Vulkan needs `context`): for tools and tests that run one body on every
+// backend.
+Status collideSelf(Backend backend, Context* context, const SelfCollisionInput& input,
+                   SelfCollisionDebug* debug = nullptr);
+
+}  // namespace vkc

@@ -1,0 +1,154 @@
+// The CPU twin of self collision. Keys, grids and the per-pair arithmetic are the shader's own
+// (shared/self_collision.h); the scalar backend also runs the shader's gather itself
+// (shared/self_collision_kernel.h, included into SelfKernel below: binary search per column).
+//
+// Where we differ from NvCloth's CPU solver (SwSelfCollision): NvCloth visits each pair once (a half
+// stencil of five columns) and moves both particles immediately, in sorted order: Gauss-Seidel, whose
+// result depends on the visiting order and which cannot run in parallel without atomics. We gather:
+// every particle scans the full nine-column neighbourhood, sums its corrections from positions taken
+// at the pass's start and moves by their average (Jacobi with averaging). The GPU needs this for
+// determinism without float atomics, and the CPU does the same so that every backend gives the same
+// answer. Convergence: an isolated pair is resolved in one pass either way; in a dense cluster
+// Gauss-Seidel propagates corrections within the pass and converges in fewer iterations, while the
+// averaged Jacobi step moves less (never overshoots) and needs more.
+#include "cpu/self_collision.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "cpu/bounds.h"
+#include "scene/self_collision_layout.h"
+#include "util/try.h"
+#include "vkcollide/bounds.h"
+#include "vkcollide/radix_sort.h"
+#include "vkcollide/self_collision.h"
+
+namespace vkc::gpu {
+namespace {
+
+// The kernel's accessors over host arrays; the kernel's functions become members.
+struct SelfKernel {
+  const uint32_t* keys;
+  const vec4* pos;
+  const vec4* rest;
+  std::vector<uint32_t>* sink;
+
+  uint sortedKey(uint slot) const { return keys[slot]; }
+  vec4 sortedPos(uint slot) const { return pos[slot]; }
+  vec4 sortedRest(uint slot) const { return rest[slot]; }
+  void emitPair(uint /*index*/, uint slot) const { sink->push_back(slot); }
+
+#include "shared/self_collision_kernel.h"
+};
+
+}  // namespace
+}  // namespace vkc::gpu
+
+
+namespace vkc {
+
+Status collideSelfCpu(const SelfCollisionInput& in, Backend backend, SelfCollisionDebug* debug) {
+  if (backend == Backend::kVulkan) {
+    return Error{ErrorCode::kInvalidArgument, "collideSelfCpu: backend must be kCpuScalar or kCpuSimd"};
+  }
+  VKC_TRY(validate(in));
+  std::vector<Aabb> bounds(in.cloths.size());
+  VKC_TRY(computeBoundsCpu({in.particles, {}, in.cloths, false}, bounds, backend));
+  const detail::SelfLayout L = detail::makeSelfLayout(in.cloths, in.subsets);
+  const float d = in.settings.distance, stiffness = in.settings.stiffness;
+  const bool useRest = !in.restPositions.empty();
+  const size_t n = L.itemParticles.size();
+
+  // Keys, then the stable sort of each cloth's (key, item).
+  cpu::SelfSorted s;
+  s.grids.resize(in.cloths.size());
+  s.keys.resize(n);
+  s.items.resize(n);
+  std::vector<uint32_t> ck, ci;
+  for (size_t c = 0; c < in.cloths.size(); ++c) {
+    const Aabb& b = bounds[c];
+    const gpu::SelfGrid g = gpu::makeSelfGrid({b.lo.x, b.lo.y, b.lo.z}, {b.hi.x, b.hi.y, b.hi.z}, d);
+    s.grids[c] = g;
+    const gpu::SelfCloth& sc = L.cloths[c];
+    ck.resize(sc.itemCount);
+    ci.resize(sc.itemCount);
+    for (uint32_t i = 0; i < sc.itemCount; ++i) {
+      const Float4& p = in.particles[L.itemParticles[sc.firstItem + i]];
+      ck[i] = gpu::selfCellKey(g, {p.x, p.y, p.z});
+      ci[i] = sc.firstItem + i;
+    }
+    VKC_TRY(radixSortCpu(ck, ci, 32, backend));  // stable: equal keys keep the item order
+    std::copy(ck.begin(), ck.end(), s.keys.begin() + sc.firstItem);
+    std::copy(ci.begin(), ci.end(), s.items.begin() + sc.firstItem);
+  }
+  const bool simd = backend == Backend::kCpuSimd;
+  s.pos.resize(n);
+  if (useRest) s.rest.resize(n);
+  if (simd) {
+    constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+    for (auto* v : {&s.x, &s.y, &s.z}) v->assign(n + cpu::kSelfSimdPad, kNaN);
+    if (useRest) for (auto* v : {&s.rx, &s.ry, &s.rz}) v->assign(n + cpu::kSelfSimdPad, kNaN);
+  }
+  for (size_t k = 0; k < n; ++k) {
+    const uint32_t particle = L.itemParticles[s.items[k]];
+    const Float4& p = in.particles[particle];
+    s.pos[k] = {p.x, p.y, p.z, p.w};
+    if (useRest) {
+      const Float4& r = in.restPositions[particle];
+      s.rest[k] = {r.x, r.y, r.z, r.w};
+    }
+    if (simd) {
+      s.x[k] = p.x, s.y[k] = p.y, s.z[k] = p.z;
+      if (useRest) s.rx[k] = s.rest[k].x, s.ry[k] = s.rest[k].y, s.rz[k] = s.rest[k].z;
+    }
+  }
+
+  // The gather, per cloth.
+  std::vector<uint32_t> counts(n, 0);
+  std::vector<gpu::vec3> sums(n, gpu::vec3(0.0f));
+  std::vector<std::array<uint32_t, 2>> slotPairs;
+  std::vector<uint32_t> sink;
+  for (size_t c = 0; c < in.cloths.size(); ++c) {
+    const gpu::SelfCloth& sc = L.cloths[c];
+    const uint32_t begin = sc.firstItem, end = sc.firstItem + sc.itemCount;
+    if (simd) {
+      cpu::selfSweepSimd(s, begin, end, s.grids[c], d, stiffness, useRest, counts.data(), sums.data(),
+                         debug != nullptr ? &slotPairs : nullptr);
+      continue;
+    }
+    gpu::SelfKernel kernel{s.keys.data(), s.pos.data(), useRest ? s.rest.data() : nullptr, &sink};
+    for (uint32_t k = begin; k < end; ++k) {
+      sink.clear();
+      counts[k] = kernel.selfGather(k, begin, end, s.grids[c], d, stiffness, useRest, debug != nullptr, 0u, sums[k]);
+      for (const uint32_t m : sink) slotPairs.push_back({k, m});
+    }
+  }
+  for (size_t k = 0; k < n; ++k) {
+    if (counts[k] == 0) continue;
+    const gpu::vec4 p = gpu::selfApply(s.pos[k], sums[k], counts[k]);
+    Float4& out = in.particles[L.itemParticles[s.items[k]]];
+    out.x = p.x, out.y = p.y, out.z = p.z;
+  }
+
+  if (debug != nullptr) {
+    debug->sortedKeys = s.keys;
+    debug->sortedParticles.resize(n);
+    for (size_t k = 0; k < n; ++k) debug->sortedParticles[k] = L.itemParticles[s.items[k]];
+    debug->clothFirstItem.clear();
+    for (const gpu::SelfCloth& sc : L.cloths) debug->clothFirstItem.push_back(sc.firstItem);
+    debug->neighbourCounts.assign(in.particles.size(), 0);
+    for (size_t k = 0; k < n; ++k) debug->neighbourCounts[debug->sortedParticles[k]] = counts[k];
+    debug->directedPairs = slotPairs.size();
+    debug->pairs.clear();
+    for (const auto& [k, m] : slotPairs) {
+      const uint32_t i = debug->sortedParticles[k], j = debug->sortedParticles[m];
+      debug->pairs.push_back({std::min(i, j), std::max(i, j)});
+    }
+    std::sort(debug->pairs.begin(), debug->pairs.end());
+    debug->pairs.erase(std::unique(debug->pairs.begin(), debug->pairs.end()), debug->pairs.end());
+  }
+  return {};
+}
+
+}  // namespace vkc

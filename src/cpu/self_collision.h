@@ -1,0 +1,35 @@
+// Private: the CPU twin of shaders/self_collision.comp. Both CPU backends sort each cloth's (key, item)
+// pairs with radixSortCpu (stable, so equal on every backend) and apply the same per-pair arithmetic
+// (shared/self_collision.h); they differ only in how they find each slot's column ranges.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "shared/self_collision.h"
+
+namespace vkc::cpu {
+
+// Slack after the SoA arrays (NaN-filled), so that SIMD loads may read a whole vector past a run.
+inline constexpr size_t kSelfSimdPad = 64;
+
+// A scene's items sorted cloth by cloth, and each cloth's grid.
+struct SelfSorted {
+  std::vector<uint32_t> keys;      // per slot: the cell key
+  std::vector<uint32_t> items;     // per slot: the item index
+  std::vector<gpu::vec4> pos;      // per slot: the particle (xyz, inverse mass)
+  std::vector<gpu::vec4> rest;     // per slot: its rest position (empty without rest positions)
+  std::vector<float> x, y, z;      // SoA copies of pos (SIMD path), padded by kSelfSimdPad
+  std::vector<float> rx, ry, rz;   // SoA copies of rest (SIMD path, with rest positions), padded
+  std::vector<gpu::SelfGrid> grids;
+};
+
+// Per slot of one cloth (slots [begin, end)): neighbour count and summed correction, found with
+// running column pointers and SIMD distance tests; the same pairs in the same order as the shader's
+// gather. With `pairs`, appends (slot, neighbour slot) for every neighbour.
+void selfSweepSimd(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGrid& grid, float d,
+                   float stiffness, bool useRest, uint32_t* counts, gpu::vec3* sums,
+                   std::vector<std::array<uint32_t, 2>>* pairs);
+
+}  // namespace vkc::cpu

@@ -1,0 +1,387 @@
+// Scene files: the schema (parseScene), the writer (writeScene) and the stage layout (SceneBuffers).
+#include "vkcollide/scene.h"
+
+#include <charconv>
+#include <cstring>
+#include <limits>
+
+#include "io/file.h"
+#include "io/json_reader.h"
+
+namespace vkc {
+
+namespace {
+
+Error invalid(std::string message) { return Error{ErrorCode::kInvalidArgument, std::move(message)}; }
+
+std::string knownKeys(std::initializer_list<const char*> keys) {
+  std::string s;
+  for (const char* k : keys) {
+    if (!s.empty()) s += ", ";
+    s += k;
+  }
+  return s;
+}
+
+// The reader's path already ends with the key, so the message names it.
+bool unknownKey(io::JsonReader& r, const std::string& known) {
+  return r.fail("unknown key (known keys here: " + known + ")");
+}
+
+bool readFloat4s(io::JsonReader& r, std::vector<Float4>& out, const char* what) {
+  out.clear();
+  return r.readArray([&](size_t) {
+    float v[4];
+    if (!r.readFloats(v, 4, what)) return false;
+    out.push_back({v[0], v[1], v[2], v[3]});
+    return true;
+  });
+}
+
+bool readSelf(io::JsonReader& r, SceneSelfCollision& s) {
+  bool distance = false, stiffness = false;
+  const bool ok = r.readObject([&](std::string_view key) {
+    if (key == "distance") return distance = true, r.readFloat(s.distance);
+    if (key == "stiffness") return stiffness = true, r.readFloat(s.stiffness);
+    return unknownKey(r, knownKeys({"distance", "stiffness"}));
+  });
+  if (!ok) return false;
+  if (!distance) return r.fail("missing required key \"distance\"");
+  if (!stiffness) return r.fail("missing required key \"stiffness\"");
+  return true;
+}
+
+bool readInter(io::JsonReader& r, SceneInterCollision& s) {
+  bool distance = false, stiffness = false;
+  const bool ok = r.readObject([&](std::string_view key) {
+    if (key == "distance") return distance = true, r.readFloat(s.distance);
+    if (key == "stiffness") return stiffness = true, r.readFloat(s.stiffness);
+    if (key == "iterations") return r.readUint32(s.iterations);
+    return unknownKey(r, knownKeys({"distance", "stiffness", "iterations"}));
+  });
+  if (!ok) return false;
+  if (!distance) return r.fail("missing required key \"distance\"");
+  if (!stiffness) return r.fail("missing required key \"stiffness\"");
+  return true;
+}
+
+bool readSettings(io::JsonReader& r, SceneSettings& s) {
+  return r.readObject([&](std::string_view key) {
+    if (key == "continuousCollision") return r.readBool(s.continuousCollision);
+    if (key == "friction") return r.readFloat(s.friction);
+    if (key == "collisionMassScale") return r.readFloat(s.collisionMassScale);
+    if (key == "selfCollision") return readSelf(r, s.selfCollision.emplace());
+    if (key == "interCollision") return readInter(r, s.interCollision.emplace());
+    return unknownKey(r, knownKeys({"continuousCollision", "friction", "collisionMassScale", "selfCollision", "interCollision"}));
+  });
+}
+
+bool readCloth(io::JsonReader& r, SceneCloth& c) {
+  bool particles = false, prevParticles = false, prevSpheres = false;
+  const bool ok = r.readObject([&](std::string_view key) {
+    if (key == "name") return r.readString(c.name);
+    if (key == "particles") return particles = true, readFloat4s(r, c.particles, "[x, y, z, invMass]");
+    if (key == "prevParticles") return prevParticles = true, readFloat4s(r, c.prevParticles, "[x, y, z, invMass]");
+    if (key == "spheres") return readFloat4s(r, c.spheres, "[x, y, z, radius]");
+    if (key == "prevSpheres") return prevSpheres = true, readFloat4s(r, c.prevSpheres, "[x, y, z, radius]");
+    if (key == "restPositions") return readFloat4s(r, c.restPositions, "[x, y, z, w]");
+    if (key == "capsules") {
+      c.capsules.clear();
+      return r.readArray([&](size_t) {
+        Capsule cap;
+        size_t n = 0;
+        const bool okCap = r.readArray([&](size_t i) {
+          if (i >= 2) return r.fail("one element too many: expected 2 sphere indices [i, j]");
+          ++n;
+          return r.readUint32(i == 0 ? cap.sphere0 : cap.sphere1);
+        });
+        if (!okCap) return false;
+        if (n != 2) return r.fail("expected 2 sphere indices [i, j], found " + std::to_string(n));
+        c.capsules.push_back(cap);
+        return true;
+      });
+    }
+    if (key == "selfCollisionIndices") {
+      c.selfCollisionIndices.clear();
+      return r.readArray([&](size_t) {
+        uint32_t v = 0;
+        if (!r.readUint32(v)) return false;
+        c.selfCollisionIndices.push_back(v);
+        return true;
+      });
+    }
+    if (key == "translation") return r.readFloats(c.translation.data(), 3, "[x, y, z]");
+    if (key == "rotation") {
+      float q[4];
+      if (!r.readFloats(q, 4, "[x, y, z, w]")) return false;
+      c.rotation = {q[0], q[1], q[2], q[3]};
+      return true;
+    }
+    return unknownKey(r, knownKeys({"name", "particles", "prevParticles", "spheres", "prevSpheres", "capsules",
+                                 "restPositions", "selfCollisionIndices", "translation", "rotation"}));
+  });
+  if (!ok) return false;
+  // Whole-cloth rules, reported at the field that breaks them.
+  if (!particles) return r.fail("missing required key \"particles\"");
+  const auto count = [](size_t n) { return std::to_string(n); };
+  if (!prevParticles) {
+    c.prevParticles = c.particles;
+  } else if (c.prevParticles.size() != c.particles.size()) {
+    return r.failAtKey("prevParticles", "has " + count(c.prevParticles.size()) + " elements; particles has " +
+                                            count(c.particles.size()));
+  }
+  if (!prevSpheres) {
+    c.prevSpheres = c.spheres;
+  } else if (c.prevSpheres.size() != c.spheres.size()) {
+    return r.failAtKey("prevSpheres",
+                       "has " + count(c.prevSpheres.size()) + " elements; spheres has " + count(c.spheres.size()));
+  }
+  if (!c.restPositions.empty() && c.restPositions.size() != c.particles.size()) {
+    return r.failAtKey("restPositions", "has " + count(c.restPositions.size()) + " elements; particles has " +
+                                            count(c.particles.size()));
+  }
+  for (size_t k = 0; k < c.capsules.size(); ++k) {
+    const Capsule& cap = c.capsules[k];
+    for (int e = 0; e < 2; ++e) {
+      const uint32_t s = e == 0 ? cap.sphere0 : cap.sphere1;
+      if (s >= c.spheres.size()) {
+        return r.failAtKey("capsules[" + count(k) + "][" + std::to_string(e) + "]",
+                           "sphere index " + std::to_string(s) + " is out of range; the cloth has " +
+                               count(c.spheres.size()) + " spheres");
+      }
+    }
+  }
+  for (size_t k = 0; k < c.selfCollisionIndices.size(); ++k) {
+    if (c.selfCollisionIndices[k] >= c.particles.size()) {
+      return r.failAtKey("selfCollisionIndices[" + count(k) + "]",
+                         "particle index " + std::to_string(c.selfCollisionIndices[k]) +
+                             " is out of range; the cloth has " + count(c.particles.size()) + " particles");
+    }
+  }
+  return true;
+}
+
+// Shortest text that reads back as the same float.
+void appendFloat(std::string& out, float v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+void appendString(std::string& out, std::string_view s) {
+  out += '"';
+  for (const char ch : s) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (c < 0x20) {
+      char buf[8];
+      static const char* hex = "0123456789abcdef";
+      buf[0] = '\\', buf[1] = 'u', buf[2] = '0', buf[3] = '0', buf[4] = hex[c >> 4], buf[5] = hex[c & 15];
+      out.append(buf, 6);
+    } else {
+      out += ch;
+    }
+  }
+  out += '"';
+}
+
+void appendFloats(std::string& out, const float* v, size_t n) {
+  out += '[';
+  for (size_t i = 0; i < n; ++i) {
+    if (i) out += ", ";
+    appendFloat(out, v[i]);
+  }
+  out += ']';
+}
+
+void appendFloat4s(std::string& out, const char* key, const std::vector<Float4>& v, bool last = false) {
+  out += "      \"";
+  out += key;
+  out += "\": [";
+  for (size_t i = 0; i < v.size(); ++i) {
+    out += i ? ",\n        " : "\n        ";
+    const float f[4] = {v[i].x, v[i].y, v[i].z, v[i].w};
+    appendFloats(out, f, 4);
+  }
+  out += v.empty() ? "]" : "\n      ]";
+  out += last ? "\n" : ",\n";
+}
+
+}  // namespace
+
+bool operator==(const SceneCloth& a, const SceneCloth& b) {
+  if (a.capsules.size() != b.capsules.size()) return false;
+  for (size_t k = 0; k < a.capsules.size(); ++k) {
+    if (a.capsules[k].sphere0 != b.capsules[k].sphere0 || a.capsules[k].sphere1 != b.capsules[k].sphere1) return false;
+  }
+  return a.name == b.name && a.particles == b.particles && a.prevParticles == b.prevParticles &&
+         a.spheres == b.spheres && a.prevSpheres == b.prevSpheres && a.restPositions == b.restPositions &&
+         a.selfCollisionIndices == b.selfCollisionIndices && a.translation == b.translation && a.rotation == b.rotation;
+}
+
+Result<Scene> parseScene(std::string_view json) {
+  io::JsonReader r(json);
+  Scene scene;
+  bool format = false, version = false, cloths = false;
+  r.readObject([&](std::string_view key) {
+    if (key == "format") {
+      std::string f;
+      if (!r.readString(f)) return false;
+      if (f != kSceneFormat) return r.fail("expected \"" + std::string(kSceneFormat) + "\", found \"" + f + "\"");
+      return format = true;
+    }
+    if (key == "version") {
+      uint32_t v = 0;
+      if (!r.readUint32(v)) return false;
+      if (v != kSceneVersion) {
+        return r.fail("unsupported version " + std::to_string(v) + " (this build reads version " +
+                      std::to_string(kSceneVersion) + ")");
+      }
+      return version = true;
+    }
+    if (key == "settings") return readSettings(r, scene.settings);
+    if (key == "cloths") {
+      cloths = true;
+      scene.cloths.clear();
+      return r.readArray([&](size_t) { return readCloth(r, scene.cloths.emplace_back()); });
+    }
+    return unknownKey(r, knownKeys({"format", "version", "settings", "cloths"}));
+  });
+  if (!r.failed() && !format) r.fail("missing required key \"format\" (\"" + std::string(kSceneFormat) + "\")");
+  if (!r.failed() && !version) r.fail("missing required key \"version\"");
+  if (!r.failed() && !cloths) r.fail("missing required key \"cloths\"");
+  r.expectEnd();
+  if (r.failed()) return invalid(r.error());
+  return scene;
+}
+
+Result<Scene> loadScene(const std::string& path) {
+  Result<std::string> text = io::readFile(path);
+  if (!text) return text.error();
+  Result<Scene> scene = parseScene(*text);
+  if (!scene) return invalid(path + ": " + scene.message());
+  return scene;
+}
+
+std::string writeScene(const Scene& scene) {
+  std::string out;
+  size_t floats = 0;
+  for (const SceneCloth& c : scene.cloths) {
+    floats += 4 * (c.particles.size() + c.prevParticles.size() + c.spheres.size() + c.prevSpheres.size() +
+                   c.restPositions.size());
+  }
+  out.reserve(1024 + floats * 16);
+  const SceneSettings& s = scene.settings;
+  out += "{\n  \"format\": \"";
+  out += kSceneFormat;
+  out += "\",\n  \"version\": " + std::to_string(kSceneVersion) + ",\n  \"settings\": {\n";
+  out += "    \"continuousCollision\": ";
+  out += s.continuousCollision ? "true" : "false";
+  out += ",\n    \"friction\": ";
+  appendFloat(out, s.friction);
+  out += ",\n    \"collisionMassScale\": ";
+  appendFloat(out, s.collisionMassScale);
+  if (s.selfCollision) {
+    out += ",\n    \"selfCollision\": {\"distance\": ";
+    appendFloat(out, s.selfCollision->distance);
+    out += ", \"stiffness\": ";
+    appendFloat(out, s.selfCollision->stiffness);
+    out += "}";
+  }
+  if (s.interCollision) {
+    out += ",\n    \"interCollision\": {\"distance\": ";
+    appendFloat(out, s.interCollision->distance);
+    out += ", \"stiffness\": ";
+    appendFloat(out, s.interCollision->stiffness);
+    out += ", \"iterations\": " + std::to_string(s.interCollision->iterations) + "}";
+  }
+  out += "\n  },\n  \"cloths\": [";
+  for (size_t i = 0; i < scene.cloths.size(); ++i) {
+    const SceneCloth& c = scene.cloths[i];
+    out += i ? ",\n    {\n" : "\n    {\n";
+    if (!c.name.empty()) {
+      out += "      \"name\": ";
+      appendString(out, c.name);
+      out += ",\n";
+    }
+    out += "      \"translation\": ";
+    appendFloats(out, c.translation.data(), 3);
+    out += ",\n      \"rotation\": ";
+    const float q[4] = {c.rotation.x, c.rotation.y, c.rotation.z, c.rotation.w};
+    appendFloats(out, q, 4);
+    out += ",\n";
+    appendFloat4s(out, "spheres", c.spheres);
+    appendFloat4s(out, "prevSpheres", c.prevSpheres);
+    out += "      \"capsules\": [";
+    for (size_t k = 0; k < c.capsules.size(); ++k) {
+      out += k ? ", [" : "[";
+      out += std::to_string(c.capsules[k].sphere0) + ", " + std::to_string(c.capsules[k].sphere1) + "]";
+    }
+    out += "],\n";
+    if (!c.selfCollisionIndices.empty()) {
+      out += "      \"selfCollisionIndices\": [";
+      for (size_t k = 0; k < c.selfCollisionIndices.size(); ++k) {
+        if (k) out += k % 16 ? ", " : ",\n        ";
+        out += std::to_string(c.selfCollisionIndices[k]);
+      }
+      out += "],\n";
+    }
+    if (!c.restPositions.empty()) appendFloat4s(out, "restPositions", c.restPositions);
+    appendFloat4s(out, "prevParticles", c.prevParticles);
+    appendFloat4s(out, "particles", c.particles, true);
+    out += "    }";
+  }
+  out += scene.cloths.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  return out;
+}
+
+Status saveScene(const Scene& scene, const std::string& path) { return io::writeFile(path, writeScene(scene)); }
+
+Result<SceneBuffers> makeSceneBuffers(const Scene& scene) {
+  SceneBuffers b;
+  uint64_t total = 0;
+  for (const SceneCloth& c : scene.cloths) total += c.particles.size();
+  if (total > std::numeric_limits<uint32_t>::max()) {
+    return Error{ErrorCode::kLimitExceeded,
+                 "the scene has " + std::to_string(total) + " particles; at most 2^32 - 1 are supported"};
+  }
+  b.particles.reserve(total);
+  b.prevParticles.reserve(total);
+  for (const SceneCloth& c : scene.cloths) {
+    b.cloths.push_back({static_cast<uint32_t>(b.particles.size()), static_cast<uint32_t>(c.particles.size())});
+    b.particles.insert(b.particles.end(), c.particles.begin(), c.particles.end());
+    // A Scene built in code may leave prevParticles empty: the same as particles.
+    const std::vector<Float4>& prev = c.prevParticles.empty() ? c.particles : c.prevParticles;
+    if (prev.size() != c.particles.size()) {
+      return invalid("cloths[" + std::to_string(b.cloths.size() - 1) + "].prevParticles has " +
+                     std::to_string(prev.size()) + " elements; particles has " + std::to_string(c.particles.size()));
+    }
+    b.prevParticles.insert(b.prevParticles.end(), prev.begin(), prev.end());
+    b.colliders.push_back({c.spheres, c.prevSpheres, c.capsules});
+  }
+  return b;
+}
+
+ShapeCollisionSettings shapeCollisionSettings(const SceneSettings& settings) {
+  ShapeCollisionSettings s;
+  s.continuous = settings.continuousCollision;
+  s.friction = settings.friction;
+  s.collisionMassScale = settings.collisionMassScale;
+  s.alphaBegin = 0;
+  s.alphaEnd = 1;
+  return s;
+}
+
+void storeSceneBuffers(const SceneBuffers& buffers, Scene& scene) {
+  for (size_t c = 0; c < scene.cloths.size() && c < buffers.cloths.size(); ++c) {
+    SceneCloth& cloth = scene.cloths[c];
+    const ClothRange r = buffers.cloths[c];
+    cloth.particles.assign(buffers.particles.begin() + r.first, buffers.particles.begin() + r.first + r.count);
+    cloth.prevParticles.assign(buffers.prevParticles.begin() + r.first,
+                               buffers.prevParticles.begin() + r.first + r.count);
+  }
+}
+
+}  // namespace vkc

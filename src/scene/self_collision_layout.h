@@ -1,0 +1,29 @@
+// Private: validation of self-collision input and the item tables every backend builds from it (each
+// cloth's self-colliding particles, as consecutive items).
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "shared/self_collision.h"
+#include "vkcollide/self_collision.h"
+
+namespace vkc::detail {
+
+struct SelfLayout {
+  std::vector<gpu::SelfCloth> cloths;
+  std::vector<uint32_t> itemParticles;  // scene particle index of each item
+};
+
+// Precondition: the subsets were validated against the cloths.
+SelfLayout makeSelfLayout(std::span<const ClothRange> cloths, std::span<const std::span<const uint32_t>> subsets);
+
+Status validateSelfSettings(const SelfCollisionSettings& s, const char* what);
+// Cloth ranges within particleCount, subsets (count, range, duplicates), restCount 0 or particleCount.
+Status validateSelfLayout(std::span<const ClothRange> cloths, uint64_t particleCount,
+                          std::span<const std::span<const uint32_t>> subsets, uint64_t restCount, const char* what);
+
+// Bits needed for cloth indices 0..clothCount-1 (0 for at most one cloth).
+uint32_t clothKeyBits(size_t clothCount);
+
+}  // namespace vkc::detail

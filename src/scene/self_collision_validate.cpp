@@ -1,0 +1,110 @@
+// Validation of self-collision input and its item tables, shared by every backend (so that all of
+// them reject the same inputs with the same messages).
+#include <bit>
+#include <cmath>
+#include <string>
+
+#include "scene/self_collision_layout.h"
+#include "scene/validate.h"
+#include "util/try.h"
+
+namespace vkc::detail {
+
+SelfLayout makeSelfLayout(std::span<const ClothRange> cloths, std::span<const std::span<const uint32_t>> subsets) {
+  SelfLayout L;
+  L.cloths.resize(cloths.size());
+  uint64_t total = 0;
+  for (size_t c = 0; c < cloths.size(); ++c) {
+    const bool sub = !subsets.empty() && !subsets[c].empty();
+    total += sub ? subsets[c].size() : cloths[c].count;
+  }
+  L.itemParticles.reserve(total);
+  for (size_t c = 0; c < cloths.size(); ++c) {
+    const uint32_t first = static_cast<uint32_t>(L.itemParticles.size());
+    if (!subsets.empty() && !subsets[c].empty()) {
+      for (const uint32_t local : subsets[c]) L.itemParticles.push_back(cloths[c].first + local);
+    } else {
+      for (uint32_t i = 0; i < cloths[c].count; ++i) L.itemParticles.push_back(cloths[c].first + i);
+    }
+    L.cloths[c] = {first, static_cast<uint32_t>(L.itemParticles.size()) - first, 0, 0};
+  }
+  return L;
+}
+
+Status validateSelfSettings(const SelfCollisionSettings& s, const char* what) {
+  const std::string w(what);
+  // The grid's sweep scale is 65533 / max(edge, d): d must be a normal float so that it stays finite.
+  if (!std::isfinite(s.distance) || !(s.distance >= 1e-30f)) {
+    return Error{ErrorCode::kInvalidArgument, w + ".settings.distance is " + std::to_string(s.distance) +
+                                                  ": the self-collision distance must be finite and > 0 (>= 1e-30)"};
+  }
+  if (!(s.stiffness >= 0.0f && s.stiffness <= 1.0f)) {
+    return Error{ErrorCode::kInvalidArgument,
+                 w + ".settings.stiffness is " + std::to_string(s.stiffness) + ": it must be in [0, 1]"};
+  }
+  return {};
+}
+
+Status validateSelfLayout(std::span<const ClothRange> cloths, uint64_t particleCount,
+                          std::span<const std::span<const uint32_t>> subsets, uint64_t restCount, const char* what) {
+  const std::string w(what);
+  if (particleCount > UINT32_MAX) {
+    return Error{ErrorCode::kLimitExceeded, w + ".particles: more than 2^32-1 particles"};
+  }
+  VKC_TRY(validateClothRanges(cloths, particleCount, what));
+  if (restCount != 0 && restCount != particleCount) {
+    return Error{ErrorCode::kInvalidArgument, w + ".restPositions has " + std::to_string(restCount) +
+                                                  " elements; it must be empty or have one per particle (" +
+                                                  std::to_string(particleCount) + ")"};
+  }
+  if (!subsets.empty() && subsets.size() != cloths.size()) {
+    return Error{ErrorCode::kInvalidArgument, w + ".subsets has " + std::to_string(subsets.size()) +
+                                                  " entries; it must be empty or have one per cloth (" +
+                                                  std::to_string(cloths.size()) + ")"};
+  }
+  std::vector<uint8_t> seen;
+  for (size_t c = 0; c < subsets.size(); ++c) {
+    const uint32_t n = cloths[c].count;
+    seen.assign(n, 0);
+    for (size_t k = 0; k < subsets[c].size(); ++k) {
+      const uint32_t i = subsets[c][k];
+      const std::string field = w + ".subsets[" + std::to_string(c) + "][" + std::to_string(k) + "] is " + std::to_string(i);
+      if (i >= n) {
+        return Error{ErrorCode::kInvalidArgument,
+                     field + "; cloth " + std::to_string(c) + " has " + std::to_string(n) + " particles"};
+      }
+      if (seen[i] != 0) return Error{ErrorCode::kInvalidArgument, field + ", which appears earlier in the subset"};
+      seen[i] = 1;
+    }
+  }
+  return {};
+}
+
+uint32_t clothKeyBits(size_t clothCount) {
+  return clothCount <= 1 ? 0u : static_cast<uint32_t>(std::bit_width(clothCount - 1));
+}
+
+}  // namespace vkc::detail
+
+namespace vkc {
+
+Status validate(const SelfCollisionInput& input) {
+  VKC_TRY(detail::validateSelfSettings(input.settings, "SelfCollisionInput"));
+  VKC_TRY(detail::validateSelfLayout(input.cloths, input.particles.size(), input.subsets, input.restPositions.size(),
+                                     "SelfCollisionInput"));
+  VKC_TRY(detail::validateParticles(input.particles, input.cloths, "particles"));
+  if (!input.restPositions.empty()) {
+    // Rest positions: xyz finite (w is not read).
+    for (size_t c = 0; c < input.cloths.size(); ++c) {
+      for (uint32_t j = 0; j < input.cloths[c].count; ++j) {
+        const Float4& r = input.restPositions[input.cloths[c].first + j];
+        if (std::isfinite(r.x) && std::isfinite(r.y) && std::isfinite(r.z)) continue;
+        return Error{ErrorCode::kInvalidArgument, "SelfCollisionInput.cloths[" + std::to_string(c) + "].restPositions[" +
+                                                      std::to_string(j) + "] is not finite"};
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace vkc

@@ -1,0 +1,240 @@
+// Scene parsing: defaults, and every kind of bad file gives a kInvalidArgument error naming the JSON
+// path (or the line and column of a syntax error).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "vkcollide/scene.h"
+
+namespace vkc {
+namespace {
+
+// A valid two-cloth scene; tests replace parts of it.
+const char* kValid = R"({
+  "format": "vkcollide-scene", "version": 1,
+  "settings": {"continuousCollision": false, "friction": 0.25, "collisionMassScale": 0.5},
+  "cloths": [
+    {"name": "a", "particles": [[0, 1, 0, 1], [0.5, 1, 0, 0]],
+     "spheres": [[0, 0, 0, 0.5], [1, 0, 0, 0.25]], "capsules": [[0, 1]]},
+    {"particles": [[0, 2, 0, 1]], "prevParticles": [[0, 2.5, 0, 1]],
+     "spheres": [[0, 0, 0, 1]], "prevSpheres": [[0, -0.1, 0, 1]],
+     "translation": [1, 2, 3], "rotation": [0, 0.7071068, 0, 0.7071068],
+     "restPositions": [[0, 0, 0, 0]], "selfCollisionIndices": [0]}
+  ]
+})";
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+// Parses `text`, expects failure and returns the message.
+std::string errorOf(const std::string& text) {
+  Result<Scene> s = parseScene(text);
+  EXPECT_FALSE(s.ok()) << "parsed: " << text;
+  if (s.ok()) return {};
+  EXPECT_EQ(s.error().code, ErrorCode::kInvalidArgument);
+  return s.message();
+}
+
+#define EXPECT_ERROR(text, substring)                                  \
+  do {                                                                 \
+    const std::string vkc_msg = errorOf(text);                         \
+    EXPECT_NE(vkc_msg.find(substring), std::string::npos) << vkc_msg; \
+  } while (0)
+
+TEST(SceneParse, ValidSceneAndDefaults) {
+  Result<Scene> s = parseScene(kValid);
+  ASSERT_TRUE(s) << s.message();
+  EXPECT_FALSE(s->settings.continuousCollision);
+  EXPECT_EQ(s->settings.friction, 0.25f);
+  EXPECT_EQ(s->settings.collisionMassScale, 0.5f);
+  EXPECT_FALSE(s->settings.selfCollision);
+  EXPECT_FALSE(s->settings.interCollision);
+  ASSERT_EQ(s->cloths.size(), 2u);
+  const SceneCloth& a = s->cloths[0];
+  EXPECT_EQ(a.name, "a");
+  EXPECT_EQ(a.prevParticles, a.particles);  // default: particles
+  EXPECT_EQ(a.prevSpheres, a.spheres);      // default: spheres
+  ASSERT_EQ(a.capsules.size(), 1u);
+  EXPECT_EQ(a.capsules[0].sphere0, 0u);
+  EXPECT_EQ(a.capsules[0].sphere1, 1u);
+  EXPECT_EQ(a.translation, (std::array<float, 3>{0, 0, 0}));
+  EXPECT_EQ(a.rotation, (Float4{0, 0, 0, 1}));
+  EXPECT_TRUE(a.restPositions.empty());
+  EXPECT_TRUE(a.selfCollisionIndices.empty());
+  const SceneCloth& b = s->cloths[1];
+  EXPECT_TRUE(b.name.empty());
+  EXPECT_EQ(b.prevParticles[0].y, 2.5f);
+  EXPECT_EQ(b.prevSpheres[0].y, -0.1f);
+  EXPECT_EQ(b.translation, (std::array<float, 3>{1, 2, 3}));
+  EXPECT_EQ(b.rotation.w, 0.7071068f);
+  EXPECT_TRUE(b.capsules.empty());
+}
+
+TEST(SceneParse, MinimalSceneDefaults) {
+  Result<Scene> s = parseScene(R"({"format": "vkcollide-scene", "version": 1, "cloths": [{"particles": []}]})");
+  ASSERT_TRUE(s) << s.message();
+  EXPECT_EQ(s->settings, SceneSettings{});
+  EXPECT_EQ(s->settings.friction, 0.0f);
+  EXPECT_EQ(s->settings.collisionMassScale, 0.0f);
+  EXPECT_FALSE(s->settings.continuousCollision);
+  ASSERT_EQ(s->cloths.size(), 1u);
+  EXPECT_TRUE(s->cloths[0].particles.empty());
+  EXPECT_TRUE(s->cloths[0].spheres.empty());
+  Result<Scene> none = parseScene(R"({"format": "vkcollide-scene", "version": 1, "cloths": []})");
+  ASSERT_TRUE(none) << none.message();
+  EXPECT_TRUE(none->cloths.empty());
+}
+
+TEST(SceneParse, SelfAndInterCollisionSettings) {
+  Result<Scene> s = parseScene(replaced(kValid, R"("collisionMassScale": 0.5)",
+                                        R"("collisionMassScale": 0.5, "selfCollision": {"distance": 0.01, "stiffness": 0.9},
+                                           "interCollision": {"distance": 0.02, "stiffness": 1, "iterations": 3})"));
+  ASSERT_TRUE(s) << s.message();
+  ASSERT_TRUE(s->settings.selfCollision);
+  EXPECT_EQ(s->settings.selfCollision->distance, 0.01f);
+  EXPECT_EQ(s->settings.selfCollision->stiffness, 0.9f);
+  ASSERT_TRUE(s->settings.interCollision);
+  EXPECT_EQ(s->settings.interCollision->iterations, 3u);
+  Result<Scene> d = parseScene(replaced(kValid, R"("collisionMassScale": 0.5)",
+                                        R"("interCollision": {"distance": 0.02, "stiffness": 1})"));
+  ASSERT_TRUE(d) << d.message();
+  EXPECT_EQ(d->settings.interCollision->iterations, 1u);  // default
+}
+
+TEST(SceneParse, UnknownKeysAreNamed) {
+  EXPECT_ERROR(replaced(kValid, R"("version": 1,)", R"("version": 1, "colths": [],)"), "colths: unknown key");
+  EXPECT_ERROR(replaced(kValid, R"("friction")", R"("fricton")"), "settings.fricton: unknown key");
+  EXPECT_ERROR(replaced(kValid, R"("spheres": [[0, 0, 0, 1]])", R"("sphere": [[0, 0, 0, 1]])"),
+               "cloths[1].sphere: unknown key");
+  EXPECT_ERROR(replaced(kValid, R"("collisionMassScale": 0.5)",
+                        R"("selfCollision": {"distance": 1, "stiffness": 1, "iterations": 2})"),
+               "settings.selfCollision.iterations: unknown key");
+}
+
+TEST(SceneParse, WrongTypes) {
+  EXPECT_ERROR(replaced(kValid, R"("continuousCollision": false)", R"("continuousCollision": 0)"),
+               "settings.continuousCollision: expected true or false, found the number 0");
+  EXPECT_ERROR(replaced(kValid, R"("friction": 0.25)", R"("friction": "0.25")"),
+               "settings.friction: expected a finite number, found a string");
+  EXPECT_ERROR(replaced(kValid, R"("name": "a")", R"("name": 1)"), "cloths[0].name: expected a string");
+  EXPECT_ERROR(replaced(kValid, R"("capsules": [[0, 1]])", R"("capsules": [[0, 1.5]])"),
+               "cloths[0].capsules[0][1]: expected an unsigned integer, found 1.5");
+  EXPECT_ERROR(replaced(kValid, R"("capsules": [[0, 1]])", R"("capsules": [[-1, 1]])"),
+               "cloths[0].capsules[0][0]: expected an unsigned integer");
+  EXPECT_ERROR(replaced(kValid, R"("cloths": [)", R"("cloths": {"x": [)") + "}", "cloths: expected an array, found an object");
+  EXPECT_ERROR(replaced(kValid, R"("settings": {)", R"("settings": [{)"), "settings: expected an object, found an array");
+  EXPECT_ERROR(replaced(kValid, R"("version": 1)", R"("version": "1")"), "version: expected an unsigned integer");
+  EXPECT_ERROR("[]", "expected an object, found an array");
+}
+
+TEST(SceneParse, MissingRequiredFields) {
+  EXPECT_ERROR(replaced(kValid, R"("particles": [[0, 2, 0, 1]], )", ""), "cloths[1]: missing required key \"particles\"");
+  EXPECT_ERROR(replaced(kValid, R"("format": "vkcollide-scene", )", ""), "missing required key \"format\"");
+  EXPECT_ERROR(replaced(kValid, R"("version": 1,)", ""), "missing required key \"version\"");
+  EXPECT_ERROR(R"({"format": "vkcollide-scene", "version": 1})", "missing required key \"cloths\"");
+  EXPECT_ERROR(replaced(kValid, R"("collisionMassScale": 0.5)", R"("selfCollision": {"stiffness": 1})"),
+               "settings.selfCollision: missing required key \"distance\"");
+}
+
+TEST(SceneParse, WrongLengths) {
+  EXPECT_ERROR(replaced(kValid, "[0.5, 1, 0, 0]", "[0.5, 1, 0]"),
+               "cloths[0].particles[1]: expected 4 numbers [x, y, z, invMass], found 3");
+  EXPECT_ERROR(replaced(kValid, "[0.5, 1, 0, 0]", "[0.5, 1, 0, 0, 0]"), "cloths[0].particles[1][4]: one element too many");
+  EXPECT_ERROR(replaced(kValid, "[1, 0, 0, 0.25]", "[1, 0, 0]"), "cloths[0].spheres[1]: expected 4 numbers [x, y, z, radius]");
+  EXPECT_ERROR(replaced(kValid, R"("capsules": [[0, 1]])", R"("capsules": [[0]])"),
+               "cloths[0].capsules[0]: expected 2 sphere indices");
+  EXPECT_ERROR(replaced(kValid, R"("capsules": [[0, 1]])", R"("capsules": [[0, 1, 1]])"),
+               "cloths[0].capsules[0][2]: one element too many");
+  EXPECT_ERROR(replaced(kValid, "[1, 2, 3]", "[1, 2]"), "cloths[1].translation: expected 3 numbers");
+  EXPECT_ERROR(replaced(kValid, "[0, 0.7071068, 0, 0.7071068]", "[0, 0.7071068, 0]"), "cloths[1].rotation: expected 4 numbers");
+  EXPECT_ERROR(replaced(kValid, R"("prevParticles": [[0, 2.5, 0, 1]])", R"("prevParticles": [[0, 2.5, 0, 1], [0, 0, 0, 1]])"),
+               "cloths[1].prevParticles: has 2 elements; particles has 1");
+  EXPECT_ERROR(replaced(kValid, R"("prevSpheres": [[0, -0.1, 0, 1]])", R"("prevSpheres": [])"),
+               "cloths[1].prevSpheres: has 0 elements; spheres has 1");
+  EXPECT_ERROR(replaced(kValid, R"("restPositions": [[0, 0, 0, 0]])", R"("restPositions": [[0, 0, 0, 0], [0, 0, 0, 0]])"),
+               "cloths[1].restPositions: has 2 elements; particles has 1");
+}
+
+TEST(SceneParse, NonFiniteNumbers) {
+  EXPECT_ERROR(replaced(kValid, "[1, 0, 0, 0.25]", "[1, 0, 1e39, 0.25]"),
+               "cloths[0].spheres[1][2]: expected a finite number, found 1e39");
+  EXPECT_ERROR(replaced(kValid, "[1, 0, 0, 0.25]", "[1, 0, -1e400, 0.25]"), "cloths[0].spheres[1][2]: expected a finite number");
+  EXPECT_ERROR(replaced(kValid, "[1, 0, 0, 0.25]", "[1, 0, NaN, 0.25]"), "cloths[0].spheres[1][2]: expected a finite number, found NaN");
+  EXPECT_ERROR(replaced(kValid, "[1, 0, 0, 0.25]", "[1, 0, Infinity, 0.25]"), "expected a finite number, found Infinity");
+  EXPECT_ERROR(replaced(kValid, "[1, 0, 0, 0.25]", "[1, 0, -Infinity, 0.25]"), "found -Infinity");
+  EXPECT_ERROR(replaced(kValid, "[1, 0, 0, 0.25]", "[1, 0, null, 0.25]"), "cloths[0].spheres[1][2]: expected a finite number, found null");
+  EXPECT_ERROR(replaced(kValid, R"("friction": 0.25)", R"("friction": 1e9999)"), "settings.friction: expected a finite number");
+  // Tiny numbers are finite: they round to zero (with their sign).
+  Result<Scene> tiny = parseScene(replaced(kValid, "[0.5, 1, 0, 0]", "[-1e-60, 1e-400, 1.4e-45, 0]"));
+  ASSERT_TRUE(tiny) << tiny.message();
+  EXPECT_EQ(tiny->cloths[0].particles[1].x, 0.0f);
+  EXPECT_TRUE(std::signbit(tiny->cloths[0].particles[1].x));
+  EXPECT_EQ(tiny->cloths[0].particles[1].y, 0.0f);
+  EXPECT_EQ(tiny->cloths[0].particles[1].z, std::numeric_limits<float>::denorm_min());
+}
+
+TEST(SceneParse, IndexRanges) {
+  EXPECT_ERROR(replaced(kValid, R"("capsules": [[0, 1]])", R"("capsules": [[0, 2]])"),
+               "cloths[0].capsules[0][1]: sphere index 2 is out of range; the cloth has 2 spheres");
+  EXPECT_ERROR(replaced(kValid, R"("capsules": [[0, 1]])", R"("capsules": [[0, 4294967296]])"),
+               "cloths[0].capsules[0][1]: expected an unsigned integer below 2^32");
+  EXPECT_ERROR(replaced(kValid, R"("selfCollisionIndices": [0])", R"("selfCollisionIndices": [0, 1])"),
+               "cloths[1].selfCollisionIndices[1]: particle index 1 is out of range; the cloth has 1 particles");
+}
+
+TEST(SceneParse, FormatAndVersion) {
+  EXPECT_ERROR(replaced(kValid, R"("vkcollide-scene")", R"("nvcloth-scene")"),
+               R"(format: expected "vkcollide-scene", found "nvcloth-scene")");
+  EXPECT_ERROR(replaced(kValid, R"("version": 1)", R"("version": 2)"), "version: unsupported version 2 (this build reads version 1)");
+  EXPECT_ERROR(replaced(kValid, R"("version": 1)", R"("version": 1, "version": 1)"), "version: duplicate key");
+}
+
+TEST(SceneParse, SyntaxErrors) {
+  EXPECT_ERROR("", "expected an object, found the end of input");
+  EXPECT_ERROR("{", "line 1, column 2: expected a key string (end of input)");
+  EXPECT_ERROR(std::string(kValid) + " x", "unexpected text after the scene");
+  EXPECT_ERROR(replaced(kValid, "[0.5, 1, 0, 0]", "[0.5, 1, 0,]"), "cloths[0].particles[1][3]: expected a finite number, found ']'");
+  EXPECT_ERROR(replaced(kValid, R"("name": "a")", R"("name": "a)"), "line 5");
+  EXPECT_ERROR(std::string(kValid).substr(0, 200), "(end of input)");
+  EXPECT_ERROR(replaced(kValid, "0.25,", "0.25 "), "line 3, column");
+  EXPECT_ERROR(replaced(kValid, "0.25", "+0.25"), "settings.friction: expected a finite number, found '+'");
+  EXPECT_ERROR(replaced(kValid, "0.25", "00.25"), "expected ',' or '}'");
+  EXPECT_ERROR(replaced(kValid, "0.25", ".25"), "settings.friction: expected a finite number, found '.'");
+  EXPECT_ERROR(replaced(kValid, R"("name": "a")", "\"name\": \"a\x01\""), "control character in a string");
+  EXPECT_ERROR(replaced(kValid, R"("name": "a")", R"("name": "\ud800")"), "unpaired surrogate");
+}
+
+TEST(SceneParse, StringEscapesRoundTrip) {
+  Result<Scene> s = parseScene(replaced(kValid, R"("name": "a")", R"("name": "q\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00\u0001")"));
+  ASSERT_TRUE(s) << s.message();
+  EXPECT_EQ(s->cloths[0].name, "q\"\\/\b\f\n\r\t\xC3\xA9\xF0\x9F\x98\x80\x01");
+  Result<Scene> again = parseScene(writeScene(*s));
+  ASSERT_TRUE(again) << again.message();
+  EXPECT_EQ(again->cloths[0].name, s->cloths[0].name);
+}
+
+TEST(SceneParse, RoundTripEveryFieldBitwise) {
+  Result<Scene> s = parseScene(replaced(kValid, R"("collisionMassScale": 0.5)",
+                                        R"("collisionMassScale": 0.5, "selfCollision": {"distance": 0.01, "stiffness": 0.9},
+                                           "interCollision": {"distance": 0.02, "stiffness": 1, "iterations": 3})"));
+  ASSERT_TRUE(s) << s.message();
+  // Awkward floats: the smallest denormal, the largest float, -0, values with 9 significant digits.
+  s->cloths[0].particles[0] = {std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::max(), -0.0f,
+                               0.1f};
+  s->cloths[0].particles[1] = {1.00000012f, 3.40282326e38f, 1.17549435e-38f, 16777217.0f};
+  Result<Scene> again = parseScene(writeScene(*s));
+  ASSERT_TRUE(again) << again.message();
+  EXPECT_TRUE(*again == *s);
+  EXPECT_EQ(std::memcmp(again->cloths[0].particles.data(), s->cloths[0].particles.data(), 2 * sizeof(Float4)), 0);
+  EXPECT_TRUE(std::signbit(again->cloths[0].particles[0].z));
+}
+
+}  // namespace
+}  // namespace vkc

@@ -1,0 +1,180 @@
+// Self-collision conformance: one scene on every backend against the CPU scalar reference. Sorted
+// keys, sorted particles, neighbour counts and pair sets equal exactly; positions within
+// kSelfCollisionTolerance (CPU SIMD: bitwise). On Vulkan, 100 reruns are bitwise identical; the
+// recorded path works on the host's own buffers.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "self_collision_support.h"
+#include "shared/self_collision.h"
+#include "support/vulkan_fixture.h"
+
+namespace vkc::test {
+namespace {
+
+using SelfCollisionConformance = BackendTest;
+
+// Three cloths (a crumpled one with rest positions... rest positions are scene-wide, so every cloth
+// has them), one with a subset, an empty one, and counts that are not multiples of the group size.
+SelfScene conformanceScene() {
+  SelfScene s;
+  std::vector<Float4> rest;
+  crumpledCloth(23, 0.04f, 4, s.particles, rest);
+  s.rest = rest;
+  s.cloths.push_back({0, static_cast<uint32_t>(s.particles.size())});
+  s.cloths.push_back({static_cast<uint32_t>(s.particles.size()), 0});
+  const uint32_t first = static_cast<uint32_t>(s.particles.size());
+  const auto cloud = randomCloud(301, 4, {0, 0, 0, 0}, {0.5f, 0.3f, 0.4f, 0});
+  s.particles.insert(s.particles.end(), cloud.begin(), cloud.end());
+  s.rest.insert(s.rest.end(), cloud.begin(), cloud.end());
+  for (size_t i = first; i < s.particles.size(); ++i) s.rest[i].x += 10.0f * float(i);  // far apart at rest
+  s.cloths.push_back({first, 301});
+  s.subsets.resize(3);
+  for (uint32_t i = 0; i < 301; i += 3) s.subsets[2].push_back(i);
+  for (size_t i = 0; i < s.particles.size(); i += 7) s.particles[i].w = 0.25f * float(i % 5);  // some fixed
+  s.settings = {0.045f, 0.9f};
+  return s;
+}
+
+TEST_P(SelfCollisionConformance, MatchesCpuScalar) {
+  SelfScene ref = conformanceScene();
+  SelfCollisionDebug want;
+  ASSERT_TRUE(collideSelfCpu(ref.input(), Backend::kCpuScalar, &want).ok());
+  ASSERT_GT(want.pairs.size(), 100u);
+
+  SelfScene s = conformanceScene();
+  SelfCollisionDebug got;
+  const Status st = collideSelf(backend(), ctx(), s.input(), &got);
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(got.sortedKeys, want.sortedKeys);
+  EXPECT_EQ(got.sortedParticles, want.sortedParticles);
+  EXPECT_EQ(got.clothFirstItem, want.clothFirstItem);
+  EXPECT_EQ(got.neighbourCounts, want.neighbourCounts);
+  EXPECT_EQ(got.pairs, want.pairs);
+  EXPECT_EQ(got.directedPairs, want.directedPairs);
+  size_t moved = 0;
+  for (size_t i = 0; i < s.particles.size(); ++i) {
+    const Float4 a = s.particles[i], b = ref.particles[i];
+    const float tol = kSelfCollisionTolerance * (1.0f + std::max({std::abs(b.x), std::abs(b.y), std::abs(b.z)}));
+    EXPECT_NEAR(a.x, b.x, tol) << i;
+    EXPECT_NEAR(a.y, b.y, tol) << i;
+    EXPECT_NEAR(a.z, b.z, tol) << i;
+    EXPECT_EQ(a.w, b.w) << i;
+    if (backend() == Backend::kCpuSimd) {
+      EXPECT_EQ(std::memcmp(&a, &b, sizeof a), 0) << i;
+    }
+    moved += std::memcmp(&b, &conformanceScene().particles[i], sizeof b) != 0;
+  }
+  EXPECT_GT(moved, 50u);
+}
+
+// The keys sort as (key, item) within each cloth: checked against the shared key function directly.
+TEST_P(SelfCollisionConformance, SortedKeysAreTheCellKeysInOrder) {
+  SelfScene s = conformanceScene();
+  const std::vector<Float4> before = s.particles;
+  SelfCollisionDebug got;
+  ASSERT_TRUE(collideSelf(backend(), ctx(), s.input(), &got).ok());
+  for (size_t c = 0; c < s.cloths.size(); ++c) {
+    const uint32_t begin = got.clothFirstItem[c];
+    const uint32_t end = c + 1 < s.cloths.size() ? got.clothFirstItem[c + 1] : uint32_t(got.sortedKeys.size());
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (uint32_t i = 0; i < s.cloths[c].count; ++i) {
+      const Float4& p = before[s.cloths[c].first + i];
+      const float v[3] = {p.x, p.y, p.z};
+      for (int a = 0; a < 3; ++a) lo[a] = std::min(lo[a], v[a]), hi[a] = std::max(hi[a], v[a]);
+    }
+    const gpu::SelfGrid g = gpu::makeSelfGrid({lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}, s.settings.distance);
+    for (uint32_t k = begin; k < end; ++k) {
+      const Float4& p = before[got.sortedParticles[k]];
+      EXPECT_EQ(got.sortedKeys[k], gpu::selfCellKey(g, {p.x, p.y, p.z})) << k;
+      const uint32_t key = got.sortedKeys[k];
+      EXPECT_GE(key & 0xFFFF, 1u);
+      EXPECT_LE(key & 0xFFFF, 65534u);
+      EXPECT_GE((key >> 16) & 0xFF, 1u);
+      EXPECT_LE((key >> 16) & 0xFF, 254u);
+      EXPECT_GE(key >> 24, 1u);
+      EXPECT_LE(key >> 24, 254u);
+      if (k > begin) {
+        EXPECT_LE(got.sortedKeys[k - 1], key) << k;
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, SelfCollisionConformance, VKC_ALL_BACKENDS);
+
+class SelfCollisionVulkan : public VulkanTest {};
+
+TEST_F(SelfCollisionVulkan, HundredRerunsAreBitwiseIdentical) {
+  SelfScene base;
+  crumpledCloth(16, 0.05f, 6, base.particles, base.rest);
+  base.cloths = {{0, 200}, {200, 56}};
+  base.settings = {0.06f, 0.9f};
+  SelfStageCreateInfo ci;
+  ci.cloths = base.cloths;
+  ci.particleCount = static_cast<uint32_t>(base.particles.size());
+  ci.restPositions = true;
+  auto stage = SelfCollisionStage::create(ctx(), ci);
+  ASSERT_TRUE(stage.ok()) << stage.message();
+  std::vector<Float4> first;
+  for (int run = 0; run < 100; ++run) {
+    SelfScene s = base;
+    ASSERT_TRUE((*stage)->run(s.input()).ok());
+    if (run == 0) {
+      first = s.particles;
+      EXPECT_NE(std::memcmp(first.data(), base.particles.data(), first.size() * sizeof(Float4)), 0);
+    } else {
+      ASSERT_EQ(std::memcmp(first.data(), s.particles.data(), first.size() * sizeof(Float4)), 0) << "run " << run;
+    }
+  }
+  EXPECT_FALSE((*stage)->timings().empty());
+}
+
+TEST_F(SelfCollisionVulkan, RecordsIntoHostBuffersAndRejectsBadRecords) {
+  SelfScene s;
+  crumpledCloth(12, 0.05f, 7, s.particles, s.rest);
+  s.cloths = {{0, static_cast<uint32_t>(s.particles.size())}};
+  s.settings = {0.04f, 1.0f};
+  SelfScene ref = s;
+  ASSERT_TRUE(collideSelfCpu(ref.input(), Backend::kCpuScalar).ok());
+
+  SelfStageCreateInfo ci;
+  ci.cloths = s.cloths;
+  ci.particleCount = static_cast<uint32_t>(s.particles.size());
+  auto stage = SelfCollisionStage::create(ctx(), ci);
+  ASSERT_TRUE(stage.ok()) << stage.message();
+  auto& alloc = *impl().allocator;
+  const VkDeviceSize bytes = s.particles.size() * sizeof(Float4);
+  auto host = alloc.createBuffer(bytes, detail::MemoryUsage::kUpload);
+  ASSERT_TRUE(host.ok());
+  std::memcpy(host->mapped(), s.particles.data(), bytes);
+
+  VkCommandBuffer cmd = beginCommandBuffer();
+  SelfRecordInfo bad;
+  bad.particles = {host->handle(), 0, bytes - 16};
+  bad.settings = s.settings;
+  Status st = (*stage)->record(cmd, bad);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("SelfRecordInfo::particles"), std::string::npos) << st.message();
+  bad.particles.size = bytes;
+  bad.settings.stiffness = 2;
+  st = (*stage)->record(cmd, bad);
+  EXPECT_NE(st.message().find("settings.stiffness"), std::string::npos) << st.message();
+  freeCommandBuffer(cmd);
+
+  SelfRecordInfo info;
+  info.particles = {host->handle(), 0, bytes};
+  info.settings = s.settings;
+  submit([&](VkCommandBuffer c) { ASSERT_TRUE((*stage)->record(c, info).ok()); });
+  std::vector<Float4> got(s.particles.size());
+  std::memcpy(got.data(), host->mapped(), bytes);
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_NEAR(got[i].x, ref.particles[i].x, 1e-5f) << i;
+    EXPECT_NEAR(got[i].y, ref.particles[i].y, 1e-5f) << i;
+    EXPECT_NEAR(got[i].z, ref.particles[i].z, 1e-5f) << i;
+  }
+}
+
+}  // namespace
+}  // namespace vkc::test
