@@ -150,7 +150,7 @@ void broadPass() {
     state.pairSlots = 0u;
     state.gridLo = vec4(inf, inf, inf, 0.0);
     state.gridHi = vec4(-inf, -inf, -inf, 0.0);
-    state.gridScale = vec4(0.0);
+    state.grid = makeSelfGrid(vec3(inf), vec3(-inf), pc.distance);
   }
   syncGroup();
   uint axis = sAxis;
@@ -203,8 +203,7 @@ void broadPass() {
     vec4 gl = floatFromKey(sLo[0]), gh = floatFromKey(sHi[0]);
     state.gridLo = vec4(gl.xyz, 0.0);
     state.gridHi = vec4(gh.xyz, 0.0);
-    float s = interGridScale(gl.xyz, gh.xyz, pc.distance);
-    state.gridScale = vec4(s, s, s, 1.0);
+    state.grid = makeSelfGrid(gl.xyz, gh.xyz, pc.distance);
   }
 }
 
@@ -312,63 +311,46 @@ void markWritePass() {
   }
 }
 
-// --- narrow phase (indirect: one invocation per marked particle) --------------------------------
+// --- narrow phase (indirect: one invocation per marked particle or sorted slot) -----------------
+
+// Accessors for the shared gather kernels (self collision's and ours).
+uint sortedKey(uint slot) { return keys[slot]; }
+uint sortedValue(uint slot) { return values[slot]; }
+InterMarked markedAt(uint index) { return marked[min(index, pc.capacity - 1u)]; }
+vec4 sortedPos(uint slot) { return markedAt(values[slot]).position; }
+vec4 sortedRest(uint slot) { return vec4(0.0); }
+void emitPair(uint index, uint slot) {}
+#include "shared/inter_collision_kernel.h"
 
 void keysPass() {
   uint i = linearInvocation();
   if (i >= state.markedCount) return;
-  keys[i] = interKey(interCellOf(marked[i].position.xyz, state.gridLo.xyz, state.gridScale.x));
+  keys[i] = selfCellKey(state.grid, marked[i].position.xyz);
   values[i] = i;
 }
 
-// First slot in [0, m) whose key is >= k (upper: > k).
-uint searchKeys(uint m, uint k, bool upper) {
-  uint lo = 0u, hi = m;
-  while (lo < hi) {
-    uint mid = (lo + hi) / 2u;
-    uint v = keys[mid];
-    if (upper ? v <= k : v < k) lo = mid + 1u; else hi = mid;
-  }
-  return lo;
-}
-
 void gatherPass() {
-  uint i = linearInvocation();
+  uint k = linearInvocation();
   uint m = state.markedCount;
+  if (k >= m) return;
+  uint i = values[k];
   if (i >= m) return;
-  InterMarked a = marked[i];
-  uvec4 cell = interCellOf(a.position.xyz, state.gridLo.xyz, state.gridScale.x);
-  vec3 sum = vec3(0.0);
-  float cnt = 0.0;
-  uint hits = 0u;
-  for (int dz = -1; dz <= 1; ++dz) {
-    for (int dy = -1; dy <= 1; ++dy) {
-      int z = int(cell.z) + dz, y = int(cell.y) + dy;
-      if (z < 0 || y < 0 || z >= int(kInterGridCells) || y >= int(kInterGridCells)) continue;
-      uint x0 = cell.x > 0u ? cell.x - 1u : 0u, x1 = min(cell.x + 1u, kInterGridCells - 1u);
-      uint begin = searchKeys(m, interKey(uvec4(x0, uint(y), uint(z), 0u)), false);
-      uint end = searchKeys(m, interKey(uvec4(x1, uint(y), uint(z), 0u)), true);
-      for (uint s = begin; s < end; ++s) {
-        uint j = values[s];
-        if (j >= m) continue;
-        InterMarked b = marked[j];
-        if (b.cloth == a.cloth || !interFilterAllows(a.group, a.mask, b.group, b.mask)) continue;
-        if (interPairDelta(a.position, b.position, pc.distance, pc.stiffness, sum, cnt)) ++hits;
-      }
-    }
-  }
-  delta[i] = cnt > 0.0 ? vec4(sum / cnt, 0.0) : vec4(0.0);
-  if (pc.firstIteration != 0u) contacts[i] = hits;
+  vec3 sum;
+  uint n = interGather(k, m, state.grid, pc.distance, pc.stiffness, sum);
+  vec4 p = marked[i].position;
+  delta[i] = n > 0u ? selfApply(p, sum, n) : p;
+  if (pc.firstIteration != 0u) contacts[i] = n;
 }
 
 void applyPass() {
   uint i = linearInvocation();
   if (i >= state.markedCount) return;
-  vec4 d = delta[i];
-  precise vec3 p = marked[i].position.xyz + d.xyz;
-  marked[i].position.xyz = p;
-  precise vec4 t = delta[pc.capacity + i] + d;
+  vec4 p = marked[i].position;
+  vec4 q = delta[i];
+  precise vec3 step = q.xyz - p.xyz;
+  precise vec4 t = delta[pc.capacity + i] + vec4(step, 0.0);
   delta[pc.capacity + i] = t;
+  marked[i].position = q;
 }
 
 void writeBackPass() {

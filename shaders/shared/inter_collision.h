@@ -1,9 +1,13 @@
 // Layouts, constants and arithmetic of inter collision (shaders/inter_collision.comp and its CPU twin
 // src/cpu/inter_collision.cpp). Every float operation of the stage is written here once, `precise`
-// on the GPU and with -ffp-contract=off on the CPU, so that both round alike.
+// on the GPU and with -ffp-contract=off on the CPU, so that both round alike. The narrow phase is
+// self collision's machinery (shared/self_collision.h: grid, keys, column ranges, pair test and
+// correction; shared/self_collision_kernel.h: the column search) over one grid spanning the overlap
+// boxes, restricted to pairs of different, filter-allowed cloths (shared/inter_collision_kernel.h).
 #ifndef VKC_SHARED_INTER_COLLISION_H
 #define VKC_SHARED_INTER_COLLISION_H
 #include "common.h"
+#include "self_collision.h"
 
 VKC_NAMESPACE_BEGIN
 
@@ -12,15 +16,10 @@ VKC_CONSTANT(uint, kInterGroupSize, 256u);
 // bounds stage's (the cloth table's firstTile / tileCount count these tiles).
 VKC_CONSTANT(uint, kInterTileSize, 2048u);
 VKC_CONSTANT(uint, kInterItemsPerInvocation, 8u);
-// Narrow-phase grid: kInterGridCells cells per axis (10 bits each), key = x | y << 10 | z << 20.
-VKC_CONSTANT(uint, kInterGridBits, 10u);
-VKC_CONSTANT(uint, kInterGridCells, 1024u);
-VKC_CONSTANT(uint, kInterKeyBits, 30u);
-// Key of an unused slot when a sort runs over more slots than there are marked particles.
-VKC_CONSTANT(uint, kInterSentinelKey, 0xFFFFFFFFu);
-// Relative slack of world boxes and cell size: rounding never loses a pair closer than `distance`.
+// Narrow-phase keys are self collision's 32-bit cell keys (selfCellKey).
+VKC_CONSTANT(uint, kInterKeyBits, 32u);
+// Relative slack of world boxes: rounding of particle transforms never falls outside.
 VKC_CONSTANT(float, kInterBoxSlack, 1.0e-5f);
-VKC_CONSTANT(float, kInterCellSlack, 1.0e-3f);
 VKC_CONSTANT(uint, kInterNoAxis, 3u);
 
 // Pass selected by specialization constant 0.
@@ -28,9 +27,9 @@ VKC_CONSTANT(uint, kInterPassBroad, 0u);     // 1 workgroup: world boxes, sweep,
 VKC_CONSTANT(uint, kInterPassMarkCount, 1u); // per tile: marked particles of the tile
 VKC_CONSTANT(uint, kInterPassMarkScan, 2u);  // 1 workgroup: tile offsets, marked count, indirect args
 VKC_CONSTANT(uint, kInterPassMarkWrite, 3u); // per tile: gathers the marked particles in world space
-VKC_CONSTANT(uint, kInterPassKeys, 4u);      // indirect: grid key of each marked particle
-VKC_CONSTANT(uint, kInterPassGather, 5u);    // indirect: Jacobi delta of each marked particle
-VKC_CONSTANT(uint, kInterPassApply, 6u);     // indirect: positions += delta, total += delta
+VKC_CONSTANT(uint, kInterPassKeys, 4u);      // indirect: cell key of each marked particle
+VKC_CONSTANT(uint, kInterPassGather, 5u);    // indirect, per sorted slot: the particle's new position (Jacobi)
+VKC_CONSTANT(uint, kInterPassApply, 6u);     // indirect: total += new - old, position = new
 VKC_CONSTANT(uint, kInterPassWriteBack, 7u); // indirect: local positions += R^T total
 
 VKC_CONSTANT(uint, kInterBindingParticles, 0u);   // vec4[particleCount] local xyz + w (read; writeback: rw)
@@ -44,7 +43,7 @@ VKC_CONSTANT(uint, kInterBindingTiles, 7u);       // uint[2 * tileCount]: counts
 VKC_CONSTANT(uint, kInterBindingMarked, 8u);      // InterMarked[particleCount]
 VKC_CONSTANT(uint, kInterBindingKeys, 9u);        // uint[particleCount] keys, sorted in place
 VKC_CONSTANT(uint, kInterBindingValues, 10u);     // uint[particleCount] marked indices, sorted with the keys
-VKC_CONSTANT(uint, kInterBindingDelta, 11u);      // vec4[2 * particleCount]: this iteration's step, then total
+VKC_CONSTANT(uint, kInterBindingDelta, 11u);      // vec4[2 * particleCount]: new positions, then total displacement
 VKC_CONSTANT(uint, kInterBindingContacts, 12u);   // uint[particleCount] contacts of marked i (first iteration)
 VKC_CONSTANT(uint, kInterBindingCount, 13u);
 
@@ -88,15 +87,16 @@ struct InterState {
   uint dispatchZ;
   vec4 gridLo;     // union of the overlap boxes (empty: +inf)
   vec4 gridHi;
-  vec4 gridScale;  // xyz: 1 / cell size; w: 1 when the grid is used
-  uint axis;       // sweep axis, kInterNoAxis without non-empty cloths
+  SelfGrid grid;   // self collision's grid over [gridLo, gridHi]
+  uint axis;       // broad-phase sweep axis, kInterNoAxis without non-empty cloths
   uint pairSlots;  // partner entries written (2 per cloth pair)
   uint pad0;
   uint pad1;
 };
-VKC_CHECK_LAYOUT(InterState, 80);
+VKC_CHECK_LAYOUT(InterState, 112);
 VKC_CHECK_OFFSET(InterState, gridLo, 16);
-VKC_CHECK_OFFSET(InterState, axis, 64);
+VKC_CHECK_OFFSET(InterState, grid, 48);
+VKC_CHECK_OFFSET(InterState, axis, 96);
 
 // A marked particle: world position (w = inverse mass) and where it came from.
 struct InterMarked {
@@ -205,46 +205,6 @@ VKC_FN uint interSweepAxis(vec3 lo, vec3 hi) {
   if (e.y > e.x) axis = 1u;
   if (e.z > (axis == 0u ? e.x : e.y)) axis = 2u;
   return axis;
-}
-
-// 1 / cell size of the grid over a non-empty box: cells at least `distance` wide (so that a pair
-// closer than `distance` is in neighbouring cells) and at most kInterGridCells - 2 per longest edge.
-VKC_FN float interGridScale(vec3 lo, vec3 hi, float distance) {
-  VKC_PRECISE vec3 e = hi - lo;
-  VKC_PRECISE float edge = max(max(e.x, e.y), e.z) / float(kInterGridCells - 2u);
-  VKC_PRECISE float cell = max(distance, edge) * (1.0f + kInterCellSlack);
-  VKC_PRECISE float s = 1.0f / cell;
-  return s;
-}
-
-VKC_FN uint interCell(float x, float lo, float scale) {
-  VKC_PRECISE float f = floor((x - lo) * scale);
-  f = clamp(f, 0.0f, float(kInterGridCells - 1u));  // also maps NaN-free far values to the border
-  return uint(f);
-}
-
-VKC_FN uvec4 interCellOf(vec3 p, vec3 lo, float scale) {
-  return uvec4(interCell(p.x, lo.x, scale), interCell(p.y, lo.y, scale), interCell(p.z, lo.z, scale), 0u);
-}
-
-VKC_FN uint interKey(uvec4 cell) { return cell.x | (cell.y << kInterGridBits) | (cell.z << (2u * kInterGridBits)); }
-
-// Response of particle i to j: adds to `sum` and `n` when the pair is closer than `distance`;
-// returns whether it counts as a contact (within distance, before the mass test).
-VKC_FN bool interPairDelta(vec4 pi, vec4 pj, float distance, float stiffness, VKC_INOUT(vec3) sum, VKC_INOUT(float) n) {
-  VKC_PRECISE vec3 d = vec3(pi) - vec3(pj);
-  VKC_PRECISE float dd = (d.x * d.x + d.y * d.y) + d.z * d.z;
-  VKC_PRECISE float limit = distance * distance;
-  if (!(dd < limit)) return false;
-  VKC_PRECISE float wsum = pi.w + pj.w;
-  if (dd > 0.0f && wsum > 0.0f) {
-    VKC_PRECISE float len = sqrt(dd);
-    VKC_PRECISE float f = stiffness * (pi.w / wsum) * (distance / len - 1.0f);
-    VKC_PRECISE vec3 r = sum + d * f;
-    sum = r;
-    n = n + 1.0f;
-  }
-  return true;
 }
 
 VKC_NAMESPACE_END

@@ -14,10 +14,31 @@
 #include "vkcollide/inter_collision.h"
 #include "vkcollide/radix_sort.h"
 
+namespace vkc::gpu {
+namespace {
+
+// The shared gather kernels' accessors over host arrays; their functions become members.
+struct InterKernel {
+  const uint32_t* keys;
+  const uint32_t* values;
+  const InterMarked* marked;
+
+  uint sortedKey(uint slot) const { return keys[slot]; }
+  uint sortedValue(uint slot) const { return values[slot]; }
+  InterMarked markedAt(uint index) const { return marked[index]; }
+  vec4 sortedPos(uint slot) const { return marked[values[slot]].position; }
+  vec4 sortedRest(uint /*slot*/) const { return vec4(0.0f); }
+  void emitPair(uint /*index*/, uint /*slot*/) const {}
+
+#include "shared/inter_collision_kernel.h"
+};
+
+}  // namespace
+}  // namespace vkc::gpu
+
 namespace vkc {
 namespace {
 
-using gpu::uvec4;
 using gpu::vec3;
 using gpu::vec4;
 
@@ -42,7 +63,7 @@ void broadPhase(const std::vector<gpu::InterCloth>& cloths, std::span<const Aabb
   st = gpu::InterState{};
   st.gridLo = vec4(kInf, kInf, kInf, 0.0f);
   st.gridHi = vec4(-kInf, -kInf, -kInf, 0.0f);
-  st.gridScale = vec4(0.0f);
+  st.grid = gpu::makeSelfGrid(vec3(kInf), vec3(-kInf), distance);
   st.axis = gpu::kInterNoAxis;
 
   vec4 ulo(kInf, kInf, kInf, 0.0f), uhi(-kInf, -kInf, -kInf, 0.0f);
@@ -132,10 +153,7 @@ void broadPhase(const std::vector<gpu::InterCloth>& cloths, std::span<const Aabb
     offset += w.partnerCount;
   }
   st.pairSlots = offset;
-  if (offset > 0) {
-    const float s = gpu::interGridScale(v3(st.gridLo), v3(st.gridHi), distance);
-    st.gridScale = vec4(s, s, s, 1.0f);
-  }
+  if (offset > 0) st.grid = gpu::makeSelfGrid(v3(st.gridLo), v3(st.gridHi), distance);
 }
 
 bool isMarked(const Broad& broad, uint32_t c, vec3 p) {
@@ -189,44 +207,28 @@ Status interCollideCpu(const InterCollisionInput& input, std::span<Float4> out, 
     }
   }
 
-  // 4. Narrow phase: keys, stable sort, Jacobi gather, apply; `iterations` times.
+  // 4. Narrow phase, `iterations` times: self collision's keys, the radix sort (stable: equal keys keep
+  // the marked order), the gather per sorted slot (Jacobi: positions from the pass's start), apply.
   const size_t m = marked.size();
   std::vector<uint32_t> keys(m), values(m), contacts(m, 0);
-  std::vector<vec4> step(m), total(m, vec4(0.0f));
-  const vec3 gridLo = v3(broad.state.gridLo);
-  const float scale = broad.state.gridScale.x;
+  std::vector<vec4> next(m), total(m, vec4(0.0f));
+  const gpu::SelfGrid grid = broad.state.grid;
   for (uint32_t it = 0; it < set.iterations && m > 0; ++it) {
-    for (size_t i = 0; i < m; ++i) keys[i] = gpu::interKey(gpu::interCellOf(v3(marked[i].position), gridLo, scale));
+    for (size_t i = 0; i < m; ++i) keys[i] = gpu::selfCellKey(grid, v3(marked[i].position));
     std::iota(values.begin(), values.end(), 0u);
-    VKC_TRY(radixSortCpu(keys, values, gpu::kInterKeyBits, backend));  // stable: equal keys keep index order
-    const std::vector<uint32_t>& sortedKeys = keys;
-    for (size_t i = 0; i < m; ++i) {
-      const gpu::InterMarked& a = marked[i];
-      const uvec4 cell = gpu::interCellOf(v3(a.position), gridLo, scale);
-      vec3 sum(0.0f);
-      float cnt = 0.0f;
-      uint32_t hits = 0;
-      for (int dz = -1; dz <= 1; ++dz) {
-        for (int dy = -1; dy <= 1; ++dy) {
-          const int z = static_cast<int>(cell.z) + dz, y = static_cast<int>(cell.y) + dy;
-          if (z < 0 || y < 0 || z >= static_cast<int>(gpu::kInterGridCells) || y >= static_cast<int>(gpu::kInterGridCells)) continue;
-          const uint32_t x0 = cell.x > 0 ? cell.x - 1 : 0, x1 = std::min(cell.x + 1, gpu::kInterGridCells - 1);
-          const uint32_t klo = gpu::interKey(uvec4(x0, y, z, 0)), khi = gpu::interKey(uvec4(x1, y, z, 0));
-          const size_t begin = std::lower_bound(sortedKeys.begin(), sortedKeys.end(), klo) - sortedKeys.begin();
-          const size_t end = std::upper_bound(sortedKeys.begin(), sortedKeys.end(), khi) - sortedKeys.begin();
-          for (size_t s = begin; s < end; ++s) {
-            const gpu::InterMarked& b = marked[values[s]];
-            if (b.cloth == a.cloth || !gpu::interFilterAllows(a.group, a.mask, b.group, b.mask)) continue;
-            if (gpu::interPairDelta(a.position, b.position, set.distance, set.stiffness, sum, cnt)) ++hits;
-          }
-        }
-      }
-      step[i] = cnt > 0.0f ? vec4(sum / cnt, 0.0f) : vec4(0.0f);
-      if (it == 0) contacts[i] = hits;
+    VKC_TRY(radixSortCpu(keys, values, gpu::kInterKeyBits, backend));
+    gpu::InterKernel kernel{keys.data(), values.data(), marked.data()};
+    for (uint32_t k = 0; k < m; ++k) {
+      const uint32_t i = values[k];
+      vec3 sum;
+      const uint32_t n = kernel.interGather(k, static_cast<uint32_t>(m), grid, set.distance, set.stiffness, sum);
+      next[i] = n > 0 ? gpu::selfApply(marked[i].position, sum, n) : marked[i].position;
+      if (it == 0) contacts[i] = n;
     }
     for (size_t i = 0; i < m; ++i) {
-      marked[i].position = vec4(v3(marked[i].position) + v3(step[i]), marked[i].position.w);
-      total[i] = total[i] + step[i];
+      const vec3 step = v3(next[i]) - v3(marked[i].position);
+      total[i] = total[i] + vec4(step, 0.0f);
+      marked[i].position = next[i];
     }
   }
 
