@@ -25,11 +25,20 @@ struct SelfSorted {
   std::vector<gpu::SelfGrid> grids;
 };
 
+// Optional per-slot pair filter (inter collision sweeps several cloths' particles at once): a pair
+// (k, m) counts only if cloth[k] != cloth[m] and (group[k] & mask[m]) != 0 && (group[m] & mask[k]) != 0.
+struct SelfPairFilter {
+  const uint32_t* cloth = nullptr;
+  const uint32_t* group = nullptr;
+  const uint32_t* mask = nullptr;
+};
+
 // Per slot of one cloth (slots [begin, end)): neighbour count and summed correction, found with
 // running column pointers and SIMD distance tests; the same pairs in the same order as the shader's
-// gather. With `pairs`, appends (slot, neighbour slot) for every neighbour.
+// gather. With `pairs`, appends (slot, neighbour slot) for every neighbour. With `filter`, pairs it
+// refuses are skipped (the others keep their order).
 void selfSweepSimd(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGrid& grid, float d,
                    float stiffness, bool useRest, uint32_t* counts, gpu::vec3* sums,
-                   std::vector<std::array<uint32_t, 2>>* pairs);
+                   std::vector<std::array<uint32_t, 2>>* pairs, const SelfPairFilter* filter = nullptr);
 
 }  // namespace vkc::cpu

@@ -70,11 +70,15 @@ namespace {
 // Applies the neighbours of slot k whose bits are set in `bits` (candidates base + b), in order.
 inline void applyBits(const SelfSorted& s, uint32_t k, uint32_t base, uint64_t bits, const gpu::SelfGrid& grid,
                       float d, float stiffness, uint32_t& count, gpu::vec3& acc,
-                      std::vector<std::array<uint32_t, 2>>* pairs) {
+                      std::vector<std::array<uint32_t, 2>>* pairs, const SelfPairFilter* filter) {
   while (bits != 0) {
     const uint32_t m = base + static_cast<uint32_t>(__builtin_ctzll(bits));
     bits &= bits - 1;
     if (m == k) continue;
+    if (filter != nullptr && (filter->cloth[m] == filter->cloth[k] || (filter->group[k] & filter->mask[m]) == 0 ||
+                              (filter->group[m] & filter->mask[k]) == 0)) {
+      continue;
+    }
     acc += gpu::selfPairCorrection(s.pos[k], s.pos[m], k, m, grid.axes.x, d, stiffness);
     ++count;
     if (pairs != nullptr) pairs->push_back({k, m});
@@ -100,7 +104,7 @@ uint64_t pairBitsScalar(const SelfSorted& s, uint32_t k, uint32_t a, uint32_t z,
 
 void selfSweepSimd(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGrid& grid, float d,
                    float stiffness, bool useRest, uint32_t* counts, gpu::vec3* sums,
-                   std::vector<std::array<uint32_t, 2>>* pairs) {
+                   std::vector<std::array<uint32_t, 2>>* pairs, const SelfPairFilter* filter) {
 #ifdef VKC_HAVE_SIMD
   const auto pairBits = HWY_DYNAMIC_DISPATCH(PairBits);
   // Vectors of up to 32 lanes fit the 64-bit chunks below (and the NaN padding).
@@ -132,7 +136,7 @@ void selfSweepSimd(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu:
         const uint32_t top = std::min(z, base + 64);
         const uint64_t bits = vector && top - base >= 4 ? pairBits(s, k, base, top, d2, useRest)
                                                         : pairBitsScalar(s, k, base, top, d2, useRest);
-        applyBits(s, k, base, bits, grid, d, stiffness, count, acc, pairs);
+        applyBits(s, k, base, bits, grid, d, stiffness, count, acc, pairs, filter);
       }
     }
     counts[k] = count;
