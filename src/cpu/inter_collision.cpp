@@ -1,12 +1,15 @@
 // The CPU twin of shaders/inter_collision.comp: the same passes in the same order with the same
 // arithmetic (shaders/shared/inter_collision.h), so that integer results (pairs, marked particles,
-// contact counts) are equal and positions round alike. The SIMD backend differs only in the bounds
-// stage it runs first (computeBoundsCpu with kCpuSimd); the rest is the scalar code.
+// contact counts) are equal and positions round alike. The SIMD backend runs the SIMD bounds and radix
+// sort and self collision's SIMD sweep (cpu::selfSweepSimd with a cross-cloth filter) instead of the
+// shader's binary-search gather; it finds the same pairs in the same order, so results are bitwise
+// equal. Broad phase and marking are the same scalar code on both.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
 
+#include "cpu/self_collision.h"
 #include "scene/inter_collision.h"
 #include "shared/inter_collision.h"
 #include "util/try.h"
@@ -213,17 +216,49 @@ Status interCollideCpu(const InterCollisionInput& input, std::span<Float4> out, 
   std::vector<uint32_t> keys(m), values(m), contacts(m, 0);
   std::vector<vec4> next(m), total(m, vec4(0.0f));
   const gpu::SelfGrid grid = broad.state.grid;
+  cpu::SelfSorted sorted;  // SIMD backend
+  std::vector<uint32_t> counts(m), slotCloth(m), slotGroup(m), slotMask(m);
+  std::vector<vec3> sums(m);
   for (uint32_t it = 0; it < set.iterations && m > 0; ++it) {
     for (size_t i = 0; i < m; ++i) keys[i] = gpu::selfCellKey(grid, v3(marked[i].position));
     std::iota(values.begin(), values.end(), 0u);
     VKC_TRY(radixSortCpu(keys, values, gpu::kInterKeyBits, backend));
-    gpu::InterKernel kernel{keys.data(), values.data(), marked.data()};
-    for (uint32_t k = 0; k < m; ++k) {
-      const uint32_t i = values[k];
-      vec3 sum;
-      const uint32_t n = kernel.interGather(k, static_cast<uint32_t>(m), grid, set.distance, set.stiffness, sum);
-      next[i] = n > 0 ? gpu::selfApply(marked[i].position, sum, n) : marked[i].position;
-      if (it == 0) contacts[i] = n;
+    if (backend == Backend::kCpuScalar) {
+      // The shader's gather: binary search per column.
+      gpu::InterKernel kernel{keys.data(), values.data(), marked.data()};
+      for (uint32_t k = 0; k < m; ++k) {
+        const uint32_t i = values[k];
+        vec3 sum;
+        const uint32_t n = kernel.interGather(k, static_cast<uint32_t>(m), grid, set.distance, set.stiffness, sum);
+        next[i] = n > 0 ? gpu::selfApply(marked[i].position, sum, n) : marked[i].position;
+        if (it == 0) contacts[i] = n;
+      }
+    } else {
+      // Self collision's SIMD sweep (running column pointers, vector distance tests) over all marked
+      // particles as one run of slots, with the cross-cloth filter: the same pairs in the same order.
+      sorted.keys = keys;
+      sorted.items = values;
+      sorted.pos.resize(m);
+      constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+      for (auto* v : {&sorted.x, &sorted.y, &sorted.z}) v->assign(m + cpu::kSelfSimdPad, kNaN);
+      for (uint32_t k = 0; k < m; ++k) {
+        const gpu::InterMarked& a = marked[values[k]];
+        sorted.pos[k] = a.position;
+        sorted.x[k] = a.position.x;
+        sorted.y[k] = a.position.y;
+        sorted.z[k] = a.position.z;
+        slotCloth[k] = a.cloth;
+        slotGroup[k] = a.group;
+        slotMask[k] = a.mask;
+      }
+      const cpu::SelfPairFilter filter{slotCloth.data(), slotGroup.data(), slotMask.data()};
+      cpu::selfSweepSimd(sorted, 0, static_cast<uint32_t>(m), grid, set.distance, set.stiffness, false, counts.data(),
+                         sums.data(), nullptr, &filter);
+      for (uint32_t k = 0; k < m; ++k) {
+        const uint32_t i = values[k];
+        next[i] = counts[k] > 0 ? gpu::selfApply(marked[i].position, sums[k], counts[k]) : marked[i].position;
+        if (it == 0) contacts[i] = counts[k];
+      }
     }
     for (size_t i = 0; i < m; ++i) {
       const vec3 step = v3(next[i]) - v3(marked[i].position);
