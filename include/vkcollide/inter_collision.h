@@ -7,19 +7,23 @@
 //     one that starts beyond its upper bound (NvCloth's early exit); the pair filter decides;
 //  3. marking: the particles of a cloth inside the overlap of its box with any partner's box are
 //     gathered in world space with their (cloth, particle) indices (in scene order);
-//  4. narrow phase, `iterations` times: uniform grid keys (cell >= distance), stable sort, and for
-//     every gathered particle a gather (Jacobi) over the 27 neighbouring cells of the particles of
-//     other, filter-allowed cloths closer than `distance`;
+//  4. narrow phase, `iterations` times: self collision's machinery over the gathered particles of all
+//     cloths at once (include/vkcollide/self_collision.h): one self-collision grid over the union of
+//     the overlap boxes, 32-bit cell keys, stable radix sort, and per sorted slot a gather (Jacobi)
+//     over the nine neighbour columns within the sweep reach, keeping only particles of other cloths
+//     that the filter allows and that are closer than `distance`;
 //  5. each gathered particle's summed world displacement is rotated back into its cloth's frame and
 //     added to its local position. Particles never touched keep their exact bits.
-// Response of one pair (i, j), d = p_i - p_j in world space, |d| < distance, w = inverse masses:
-//   delta_i += stiffness * w_i / (w_i + w_j) * d * (distance / |d| - 1)
-// averaged over the pair count of particle i. Two isolated particles of equal mass with stiffness 1
-// end exactly `distance` apart (up to rounding) after one iteration. Pairs with w_i + w_j == 0 or
-// |d| == 0 are skipped. Same-cloth pairs are never touched (self collision is another stage).
+// Response: self collision's. For a pair (i, j), diff = p_j - p_i in world space, w = inverse masses:
+//   c_ij = stiffness / (FLT_EPSILON + w_i + w_j) * diff * (1 - distance / |diff|)
+// and p_i += w_i * (sum of c_ij) / (number of pairs of i). Two isolated particles of equal mass with
+// stiffness 1 end `distance` apart (to float rounding) after one iteration. Coincident particles are
+// pushed apart along the grid's sweep axis. Same-cloth pairs are never touched (self collision is
+// another stage).
 // Differences from NvCloth: the filter is a collision group and mask per cloth (a C++ callback cannot
-// run on a GPU), there is no 32-cloth limit, the response is Jacobi (gathered, deterministic), and
-// the previous positions are not turned into impulses (the caller's integrator owns them).
+// run on a GPU), there is no 32-cloth limit, the response is Jacobi (gathered, deterministic) with
+// averaging, and the previous positions are not turned into impulses (the caller's integrator owns
+// them).
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -80,7 +84,7 @@ struct InterCollisionReport {
   // Per scene particle: the number of cross-cloth, filter-allowed particles closer than `distance`
   // in the first iteration (0 for particles that were not marked).
   std::vector<uint32_t> contacts;
-  Aabb gridBounds;                         // the narrow phase's grid (union of the overlap boxes)
+  Aabb gridBounds;                         // the narrow phase's grid box: the union of the overlap boxes
 };
 
 // Checks an input: cloth ranges, particles finite with w >= 0, translations finite, rotations finite

@@ -10,6 +10,7 @@
 #include "bounds_stage.h"
 #include "buffer_check.h"
 #include "context_impl.h"
+#include "inter_collision_stage.h"
 #include "radix_sort_stage.h"
 #include "recorder.h"
 #include "scene/inter_collision.h"
@@ -245,19 +246,39 @@ Status InterCollisionStage::setTransforms(std::span<const InterClothDesc> cloths
 
 const std::vector<PassTiming>& InterCollisionStage::timings() const { return impl_->timings; }
 
-Status InterCollisionStage::record(VkCommandBuffer commandBuffer, const InterCollisionRecordInfo& info) {
-  Impl& s = *impl_;
-  if (commandBuffer == VK_NULL_HANDLE) {
-    return Error{ErrorCode::kInvalidArgument, "InterCollisionStage::record: commandBuffer is null"};
-  }
-  if (s.table.empty() || s.particleCount == 0) return {};
+// Validates the host's buffer and returns the recorder for one step; empty without cloths or particles.
+static Result<detail::Recorder> recorderFor(InterCollisionStage::Impl& s, const InterCollisionRecordInfo& info) {
+  detail::Recorder rec(s.ctx);
+  if (s.table.empty() || s.particleCount == 0) return rec;
   const VkDeviceSize bytes = VkDeviceSize{s.particleCount} * sizeof(Float4);
   VKC_TRY(detail::checkBufferRange(s.ctx, info.particles, "InterCollisionRecordInfo", "particles", bytes));
   BufferRange parts = info.particles;
   parts.size = bytes;
-  detail::Recorder rec(s.ctx);
   s.appendPasses(rec, parts);
-  return rec.record(commandBuffer, info.sync);
+  return rec;
+}
+
+Status InterCollisionStage::record(VkCommandBuffer commandBuffer, const InterCollisionRecordInfo& info) {
+  if (commandBuffer == VK_NULL_HANDLE) {
+    return Error{ErrorCode::kInvalidArgument, "InterCollisionStage::record: commandBuffer is null"};
+  }
+  auto rec = recorderFor(*impl_, info);
+  if (!rec) return rec.error();
+  if (rec->passes().empty()) return {};
+  return rec->record(commandBuffer, info.sync);
+}
+
+Result<std::vector<detail::PlannedPass>> detail::interCollisionBarrierPlan(InterCollisionStage& stage,
+                                                                           const InterCollisionRecordInfo& info) {
+  auto rec = recorderFor(stage.impl(), info);
+  if (!rec) return rec.error();
+  const std::vector<BarrierDecision> plan = rec->plan();
+  std::vector<PlannedPass> out;
+  for (size_t i = 0; i < plan.size(); ++i) {
+    const Pass& p = rec->passes()[i];
+    out.push_back({p.name, p.indirect.buffer != VK_NULL_HANDLE, plan[i]});
+  }
+  return out;
 }
 
 Result<std::vector<Float4>> InterCollisionStage::run(const InterCollisionInput& input, InterCollisionReport* report) {

@@ -2,11 +2,13 @@
 // particle buffer (indirect dispatch, barriers from the declared uses).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 
 #include "inter_scene.h"
 #include "support/vulkan_fixture.h"
+#include "vulkan/inter_collision_stage.h"
 
 namespace vkc::test {
 namespace {
@@ -71,6 +73,48 @@ TEST_F(InterCollisionVulkan, RecordsIntoTheHostsCommandBuffer) {
   std::vector<Float4> got(s.particles.size());
   std::memcpy(got.data(), static_cast<char*>(buf->mapped()) + offset, bytes);
   EXPECT_EQ(std::memcmp(got.data(), twice->data(), bytes), 0);
+}
+
+TEST_F(InterCollisionVulkan, BarrierPlanOrdersEveryIndirectDispatch) {
+  // mark_scan writes the marked count and the dispatch arguments; every pass over marked particles is
+  // dispatched indirectly from them, and the plan puts a barrier between each writer and its readers.
+  const InterScene s = denseScene();
+  InterCollisionStageCreateInfo ci{s.cloths, s.filters, static_cast<uint32_t>(s.particles.size()), s.settings};
+  auto stage = InterCollisionStage::create(ctx(), ci);
+  ASSERT_TRUE(stage.ok()) << stage.message();
+  auto buf = impl().allocator->createBuffer(s.particles.size() * sizeof(Float4), detail::MemoryUsage::kDeviceLocal);
+  ASSERT_TRUE(buf.ok());
+  InterCollisionRecordInfo ri;
+  ri.particles = buf->range();
+  auto plan = detail::interCollisionBarrierPlan(**stage, ri);
+  ASSERT_TRUE(plan.ok()) << plan.message();
+  std::vector<std::string> names;
+  size_t indirect = 0;
+  for (size_t i = 0; i < plan->size(); ++i) {
+    const detail::PlannedPass& p = (*plan)[i];
+    names.push_back(p.name);
+    if (!p.indirect) continue;
+    ++indirect;
+    EXPECT_TRUE(p.name.rfind("vkc.inter.", 0) == 0) << p.name;
+    // Each indirect pass reads what the pass before it wrote (keys after apply or mark_write, the
+    // sort's output, gather's new positions, apply's totals).
+    EXPECT_TRUE(p.barrier.needed) << i << " " << p.name;
+  }
+  // keys, gather, apply per iteration, then write_back.
+  EXPECT_EQ(indirect, 3u * s.settings.iterations + 1u);
+  ASSERT_GE(names.size(), 6u);
+  EXPECT_EQ(names[0], "vkc.bounds.tiles");
+  EXPECT_EQ(names.back(), "vkc.inter.write_back");
+  const auto scan = std::find(names.begin(), names.end(), "vkc.inter.mark_scan");
+  ASSERT_NE(scan, names.end());
+  const auto firstKeys = std::find(scan, names.end(), "vkc.inter.keys");
+  ASSERT_NE(firstKeys, names.end());
+  EXPECT_TRUE((*plan)[static_cast<size_t>(firstKeys - names.begin())].barrier.needed);
+  // Bad buffer: nothing planned, the field is named.
+  ri.particles.size = 16;
+  auto bad = detail::interCollisionBarrierPlan(**stage, ri);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("InterCollisionRecordInfo::particles"), std::string::npos) << bad.message();
 }
 
 }  // namespace
