@@ -122,8 +122,12 @@ VKC_CHECK_LAYOUT(InterPush, 32);
 
 // --- arithmetic shared by both backends -------------------------------------------------------
 
-// Columns of the rotation matrix of a unit quaternion.
-VKC_FN void interRotationColumns(vec4 q, VKC_OUT(vec3) c0, VKC_OUT(vec3) c1, VKC_OUT(vec3) c2) {
+// Columns of the rotation matrix of a quaternion that is unit length within the validated tolerance;
+// it is normalized first, so that the matrix is orthonormal to float precision (R^T inverts it).
+VKC_FN void interRotationColumns(vec4 quat, VKC_OUT(vec3) c0, VKC_OUT(vec3) c1, VKC_OUT(vec3) c2) {
+  VKC_PRECISE float len2 = (quat.x * quat.x + quat.y * quat.y) + (quat.z * quat.z + quat.w * quat.w);
+  VKC_PRECISE float inv = 1.0f / sqrt(len2);
+  VKC_PRECISE vec4 q = quat * inv;
   VKC_PRECISE float x2 = q.x + q.x;
   VKC_PRECISE float y2 = q.y + q.y;
   VKC_PRECISE float z2 = q.z + q.z;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 
 #include "inter_scene.h"
@@ -205,14 +206,13 @@ TEST_P(InterCollision, ConformsToTheScalarReference) {
   // size), filters, several iterations; integer results equal, positions within 1e-5.
   InterScene s;
   std::mt19937 rng(21);
+  s.particles.push_back({9, 9, 9, 1});  // a particle in no cloth
   const uint32_t sizes[] = {0, 1, 255, 257, 2049, 7, 600, 0, 3000};
   for (uint32_t c = 0; c < std::size(sizes); ++c) {
     const float f = static_cast<float>(c);
     addRandomCloth(s, sizes[c], 0.8f, {0.35f * f, 0.1f * static_cast<float>(c % 3), -0.2f * static_cast<float>(c % 2), 0},
                    quatAxisAngle(f + 1, 1, -1, 0.5f * f), rng);
   }
-  s.particles.insert(s.particles.begin(), {9, 9, 9, 1});  // a particle in no cloth
-  for (auto& c : s.cloths) c.range.first += 1;
   s.filters = {{3, 0x2, ~0x8u}, {6, 0x8, ~0u}};
   s.settings = {0.05f, 0.7f, 4};
   InterCollisionReport want, got;
@@ -275,6 +275,36 @@ TEST_P(InterCollision, BroadPhaseMatchesAllPairsOfBoxes) {
   }
   EXPECT_GT(want.size(), 100u);
   EXPECT_EQ(report.clothPairs, want);
+}
+
+TEST_P(InterCollision, EmptyScenesAndEmptyClothsChangeNothing) {
+  InterScene none;
+  none.settings = {0.1f, 1.0f, 1};
+  InterCollisionReport report;
+  auto out = interCollide(backend(), ctx(), none.input(), &report);
+  ASSERT_TRUE(out.ok()) << out.message();
+  EXPECT_TRUE(out->empty());
+  EXPECT_TRUE(report.clothPairs.empty());
+  // Cloths without particles, a single particle each, and particles outside every cloth.
+  InterScene s;
+  s.particles = {{0, 0, 0, 1}, {0.01f, 0, 0, 1}, {0.02f, 0, 0, 1}};
+  s.cloths = {{{0, 0}, {}, {0, 0, 0, 1}}, {{1, 1}, {}, {0, 0, 0, 1}}, {{3, 0}, {}, {0, 0, 0, 1}}};
+  s.settings = {0.1f, 1.0f, 2};
+  out = interCollide(backend(), ctx(), s.input(), &report);
+  ASSERT_TRUE(out.ok()) << out.message();
+  EXPECT_EQ(*out, s.particles);
+  EXPECT_TRUE(report.marked.empty());
+  // Two single-particle cloths at the same place (coincident): pushed apart along the sweep axis,
+  // symmetric, to the distance.
+  s.cloths = {InterClothDesc{{0, 1}, {}, {0, 0, 0, 1}}, InterClothDesc{{2, 1}, Float4{-0.02f, 0, 0, 0}, {0, 0, 0, 1}}};
+  out = interCollide(backend(), ctx(), s.input(), &report);
+  ASSERT_TRUE(out.ok()) << out.message();
+  EXPECT_EQ(report.clothPairs, (std::vector<InterClothPair>{{0, 1}}));
+  EXPECT_EQ(report.contacts, (std::vector<uint32_t>{1, 0, 1}));
+  const float gap = std::fabs(((*out)[2].x - 0.02f) - (*out)[0].x) + std::fabs((*out)[2].y - (*out)[0].y) +
+                    std::fabs((*out)[2].z - (*out)[0].z);
+  EXPECT_NEAR(gap, 0.1f, 1e-6f);
+  EXPECT_EQ((*out)[1], s.particles[1]);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, InterCollision, VKC_ALL_BACKENDS);
