@@ -237,6 +237,10 @@ Status InterCollisionStage::setTransforms(std::span<const InterClothDesc> cloths
                                                   std::to_string(s.cloths.size())};
   }
   VKC_TRY(detail::validateInterTransforms(cloths));
+  const bool same = std::equal(cloths.begin(), cloths.end(), s.cloths.begin(), [](const InterClothDesc& a, const InterClothDesc& b) {
+    return a.translation == b.translation && a.rotation == b.rotation;
+  });
+  if (same) return {};  // the table on the device is current
   for (size_t c = 0; c < cloths.size(); ++c) {
     s.cloths[c].translation = cloths[c].translation;
     s.cloths[c].rotation = cloths[c].rotation;

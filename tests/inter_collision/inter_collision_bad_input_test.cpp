@@ -111,6 +111,19 @@ TEST_F(InterCollisionStageVulkan, BadTransformsLeaveTheStageUnchanged) {
   auto after = (*stage)->run(s.input());
   ASSERT_TRUE(after.ok()) << after.message();
   EXPECT_EQ(*after, *before);
+  // Each run takes its input's transforms: cloth 1 moved away collides with nothing, moved back
+  // gives the first answer again.
+  EXPECT_NE(*before, s.particles);
+  InterScene moved = s;
+  moved.cloths[1].translation.x += 10.0f;
+  InterCollisionReport report;
+  auto far = (*stage)->run(moved.input(), &report);
+  ASSERT_TRUE(far.ok()) << far.message();
+  EXPECT_TRUE(report.clothPairs.empty());
+  EXPECT_EQ(*far, moved.particles);
+  auto back = (*stage)->run(s.input());
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ(*back, *before);
 }
 
 }  // namespace
