@@ -1,5 +1,6 @@
-// bench_inter_collision: (a) batching: one stage's per-iteration cost on 1 cloth x N particles against
-// N/1024 cloths x 1024 particles (sphere/capsule collision, the stage every iteration runs); (b) inter
+// bench_inter_collision: (a) batching: a stage's per-iteration cost on 1 cloth x N particles against
+// N/1024 cloths x 1024 particles (sphere/capsule collision, rows "layout", and self collision, rows
+// "self": the stages every iteration runs); (b) inter
 // collision for 2, 16 and 256 overlapping cloths. Vulkan rows are the sum of the GPU timestamps of the
 // stage's passes (median over reps); CPU rows are wall-clock medians. A table on stdout, JSON with
 // --json. --quick: tiny sizes, 3 reps (the ctest smoke test).
@@ -16,6 +17,7 @@
 #include "vkcollide/vkcollide.h"
 #include "vkcollide/collide_shapes.h"
 #include "vkcollide/inter_collision.h"
+#include "vkcollide/self_collision.h"
 
 namespace vkc::bench {
 namespace {
@@ -133,6 +135,65 @@ bool benchLayout(Context& ctx, const Options& o, uint32_t clothCount, uint32_t s
         },
         o.reps, 1, 5.0, o.quick ? 500.0 : 8000.0, 3);
     rows.push_back({"layout", scene, toString(b), clothCount, n, median(w.ms), static_cast<uint32_t>(w.ms.size()), 0, 0, {}});
+  }
+  return true;
+}
+
+// The same layouts through self collision: square cloths with the same spacing h (so that the
+// neighbourhoods are alike), d = 0.8 h as in NvCloth's measurements.
+bool benchSelfLayout(Context& ctx, const Options& o, uint32_t clothCount, uint32_t side, std::vector<Row>& rows) {
+  const float h = 0.01f;
+  std::vector<Float4> particles;
+  std::vector<ClothRange> cloths;
+  for (uint32_t c = 0; c < clothCount; ++c) {
+    cloths.push_back({static_cast<uint32_t>(particles.size()), side * side});
+    for (uint32_t y = 0; y < side; ++y) {
+      for (uint32_t x = 0; x < side; ++x) {
+        const float fx = static_cast<float>(x) * h, fy = static_cast<float>(y) * h;
+        particles.push_back({fx, fy, 0.3f * h * std::sin(40.0f * fx) * std::cos(37.0f * fy), 1.0f});
+      }
+    }
+  }
+  const uint32_t n = static_cast<uint32_t>(particles.size());
+  const std::string scene = std::to_string(clothCount) + " x " + std::to_string(side * side);
+  const SelfCollisionSettings settings{0.8f * h, 1.0f};
+  SelfStageCreateInfo ci;
+  ci.cloths = cloths;
+  ci.particleCount = n;
+  auto stage = SelfCollisionStage::create(ctx, ci);
+  if (!stage) {
+    std::fprintf(stderr, "bench_inter_collision: SelfCollisionStage::create: %s\n", stage.message().c_str());
+    return false;
+  }
+  std::vector<double> ms;
+  std::map<std::string, std::vector<double>> perPass;
+  for (uint32_t r = 0; r < o.reps + 1; ++r) {
+    std::vector<Float4> p = particles;
+    SelfCollisionInput in;
+    in.particles = p;
+    in.cloths = cloths;
+    in.settings = settings;
+    const Status st = (*stage)->run(in);
+    if (!st) {
+      std::fprintf(stderr, "bench_inter_collision: self run: %s\n", st.message().c_str());
+      return false;
+    }
+    if (r > 0) ms.push_back(gpuSumMs((*stage)->timings(), &perPass));
+  }
+  rows.push_back({"self", scene, "vulkan", clothCount, n, median(ms), o.reps, 0, 0, medians(perPass)});
+  for (Backend b : {Backend::kCpuScalar, Backend::kCpuSimd}) {
+    std::vector<Float4> p = particles;
+    SelfCollisionInput in;
+    in.particles = p;
+    in.cloths = cloths;
+    in.settings = settings;
+    const WallSamples w = sampleWall(
+        [&] {
+          std::memcpy(p.data(), particles.data(), p.size() * sizeof(Float4));
+          if (!collideSelfCpu(in, b).ok()) std::abort();
+        },
+        o.reps, 1, 5.0, o.quick ? 500.0 : 8000.0, 3);
+    rows.push_back({"self", scene, toString(b), clothCount, n, median(w.ms), static_cast<uint32_t>(w.ms.size()), 0, 0, {}});
   }
   return true;
 }
@@ -282,6 +343,8 @@ int run(const Options& o) {
   const uint32_t bigSide = o.quick ? 128 : 1024;
   bool ok = benchLayout(ctx, o, 1, bigSide, rows);
   ok = ok && benchLayout(ctx, o, bigSide * bigSide / 1024, 32, rows);
+  ok = ok && benchSelfLayout(ctx, o, 1, bigSide, rows);
+  ok = ok && benchSelfLayout(ctx, o, bigSide * bigSide / 1024, 32, rows);
   for (size_t i = 0; i < rows.size(); ++i) printRow(rows[i]);
   const size_t layoutRows = rows.size();
   // (b) inter collision.
@@ -293,14 +356,17 @@ int run(const Options& o) {
   if (!ok) return 1;
   // The batching target: many cloths cost at most 2x one cloth of the same particle count.
   std::printf("\n");
-  for (const char* b : {"vulkan", "cpu-scalar", "cpu-simd"}) {
-    double one = 0, many = 0;
-    for (size_t i = 0; i < layoutRows; ++i) {
-      if (rows[i].backend != b) continue;
-      (rows[i].cloths == 1 ? one : many) = rows[i].medianMs;
+  for (const char* part : {"layout", "self"}) {
+    for (const char* b : {"vulkan", "cpu-scalar", "cpu-simd"}) {
+      double one = 0, many = 0;
+      for (size_t i = 0; i < layoutRows; ++i) {
+        if (rows[i].backend != b || rows[i].part != part) continue;
+        (rows[i].cloths == 1 ? one : many) = rows[i].medianMs;
+      }
+      std::printf("%-6s %-10s: %u cloths / 1 cloth = %.2fx per iteration (target <= 2x)\n",
+                  std::strcmp(part, "layout") == 0 ? "shapes" : "self", b, bigSide * bigSide / 1024,
+                  one > 0 ? many / one : 0.0);
     }
-    std::printf("layout %-10s: %u cloths / 1 cloth = %.2fx per iteration (target <= 2x)\n", b,
-                bigSide * bigSide / 1024, one > 0 ? many / one : 0.0);
   }
   if (!writeJson(o.json, ctx, rows, o)) {
     std::fprintf(stderr, "bench_inter_collision: cannot write %s\n", o.json.c_str());
