@@ -241,16 +241,15 @@ uint markBits(uint t, uint c) {
   return bits;
 }
 
-// Exclusive prefix of `v` over the workgroup (in invocation order) and the total in sSub[...].
+// Exclusive prefix of `v` over the workgroup in local invocation order (which the marked order
+// follows), and the total. A plain shared-memory scan: no assumption on how invocations map to
+// subgroups, and 256 additions are nothing next to the marking itself.
 uint groupExclusiveAdd(uint v, out uint total) {
-  uint inclusive = subgroupInclusiveAdd(v);
-  if (gl_SubgroupInvocationID == gl_SubgroupSize - 1u || gl_LocalInvocationIndex == kInterGroupSize - 1u) {
-    sSub[gl_SubgroupID] = inclusive;
-  }
+  sSub[gl_LocalInvocationIndex] = v;
   syncGroup();
   if (gl_LocalInvocationIndex == 0u) {
     uint run = 0u;
-    for (uint s = 0u; s < gl_NumSubgroups; ++s) {
+    for (uint s = 0u; s < kInterGroupSize; ++s) {
       uint x = sSub[s];
       sSub[s] = run;
       run += x;
@@ -259,7 +258,7 @@ uint groupExclusiveAdd(uint v, out uint total) {
   }
   syncGroup();
   total = sTotal;
-  return sSub[gl_SubgroupID] + inclusive - v;
+  return sSub[gl_LocalInvocationIndex];
 }
 
 void markCountPass() {
