@@ -6,7 +6,7 @@ set -euo pipefail
 PACKAGES=(
   cmake g++ make git pkg-config
   libvulkan-dev libvulkan1 libvulkan-volk-dev glslang-tools
-  libglm-dev libhwy-dev googletest libgtest-dev nlohmann-json3-dev gzip zlib1g-dev libstb-dev
+  libglm-dev libhwy-dev googletest libgtest-dev gzip zlib1g-dev libstb-dev
   clang libclang-rt-14-dev
   mesa-vulkan-drivers vulkan-validationlayers
 )

@@ -4,7 +4,7 @@
 //   PREPARE  spheres interpolated to the iteration's start and end, and the capsules' cones
 //   GRID     per cloth, the grid box: particles' bounds (from the bounds stage) ∩ spheres' box
 //   MASKS    every word of every cloth's 8x8x8 sphere bitmask grid (any number of shapes)
-//   COLLIDE  per particle: candidate shapes from the grid, cones then spheres, discrete or CCD,
+//   COLLIDE  per particle: candidate shapes from the grid, capsules then the other spheres, discrete or CCD,
 //            averaged correction, friction, mass scaling
 // The arithmetic lives in shared/collide_shapes_math.h and shared/collide_shapes_kernel.h, which the
 // CPU twin (src/cpu/collide_shapes.cpp) compiles too.

@@ -5,7 +5,7 @@
 //
 // Stability: within a 256-key chunk of a tile, each key's rank among the keys of its digit comes from a
 // ballot match inside its subgroup (lanes in invocation-id order) and from the subgroups before it
-// (serialized in subgroup-id order). Keys are assigned to invocations by `slot`, the workgroup-wide
+// (a prefix over per-subgroup digit counts, in subgroup-id order). Keys are assigned to invocations by `slot`, the workgroup-wide
 // exclusive scan of 1 in exactly that (subgroup id, invocation id) order, so the rank order is the
 // input order whatever the device's subgroup size or its mapping of invocations to subgroups.
 #extension GL_KHR_shader_subgroup_basic : require
@@ -15,6 +15,9 @@
 #include "shared/radix_sort.h"
 
 layout(constant_id = 0) const uint kPass = kRadixPassHistogram;
+// 1: the scatter matches digits with 128-bit ballots even on subgroups of up to 32 (lets tests on such
+// devices cover the path larger subgroups take).
+layout(constant_id = 1) const uint kWideBallot = 0u;
 layout(local_size_x = 256) in;  // kRadixGroupSize
 
 layout(std430, set = 0, binding = kRadixBindingKeysIn) readonly buffer KeysIn { uint keysIn[]; };
@@ -29,6 +32,7 @@ layout(push_constant) uniform Push { RadixSortPush pc; };
 shared uint sBins[kRadixBins];         // per digit: counts (histogram), running destinations (scatter)
 shared uint sSub[kRadixGroupSize];     // per subgroup: totals, then their exclusive prefix (any subgroup size >= 1)
 shared uint sTotal;
+shared uint sCounts[kRadixMaxSubgroups * (kRadixBins / 4u)];  // scatter: 8-bit counts per (subgroup, digit)
 
 uint linearGroupIndex() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }
 
@@ -84,6 +88,18 @@ void histogramPass() {
 }
 
 void scanPass() {
+  if (pc.smallScan != 0u) {  // few tiles: invocation d scans digit d's row on its own (no barriers)
+    uint d = gl_LocalInvocationIndex;
+    if (linearGroupIndex() != 0u || d >= (1u << pc.bits)) return;
+    uint run = 0u;
+    for (uint t = 0u; t < pc.tileCount; ++t) {
+      uint c = tileHist[d * pc.tileCount + t];
+      tileHist[d * pc.tileCount + t] = run;
+      run += c;
+    }
+    digitTotals[d] = run;
+    return;
+  }
   uint digit = linearGroupIndex();
   if (digit >= (1u << pc.bits)) return;
   uint slot = invocationSlot();
@@ -119,42 +135,96 @@ void scatterPass() {
   memoryBarrierShared();
   barrier();
 
-  for (uint c = begin; c < end; c += kRadixGroupSize) {  // uniform
-    uint i = c + slot;
-    bool valid = i < end;
-    uint key = valid ? keysIn[i] : 0u;
-    uint value = valid ? valuesIn[i] : 0u;
-    uint digit = (key >> pc.shift) & mask;
-    // Lanes of this subgroup with the same digit and validity.
-    uvec4 peers = subgroupBallot(true);
-    for (uint b = 0u; b < pc.bits; ++b) {  // uniform
-      bool set = ((digit >> b) & 1u) != 0u;
-      uvec4 ballot = subgroupBallot(set);
-      peers &= set ? ballot : ~ballot;
-    }
-    uvec4 validBallot = subgroupBallot(valid);
-    peers &= valid ? validBallot : ~validBallot;
-    uint rank = subgroupBallotExclusiveBitCount(peers);
-    uint count = subgroupBallotBitCount(peers);
-    bool leader = subgroupBallotFindLSB(peers) == gl_SubgroupInvocationID;
+  // Per subgroup and digit, 8-bit counts (then exclusive prefixes over the subgroups before), 4 per
+  // word: at most kRadixMaxSubgroups subgroups (checked by the host; the guard keeps indices in bounds).
+  if (gl_NumSubgroups > kRadixMaxSubgroups) return;  // uniform
+  uint words = gl_NumSubgroups * (kRadixBins / 4u);
+  for (uint w = gl_LocalInvocationIndex; w < words; w += kRadixGroupSize) sCounts[w] = 0u;
+  memoryBarrierShared();
+  barrier();
 
-    // Subgroups claim their ranges of each digit one after another, in subgroup-id order.
-    uint base = 0u;
-    for (uint s = 0u; s < gl_NumSubgroups; ++s) {  // uniform
-      if (gl_SubgroupID == s) {
-        if (valid) base = sBins[digit];
-        subgroupMemoryBarrierShared();
-        subgroupBarrier();
-        if (valid && leader) sBins[digit] = base + count;
+  // The pairs of the first chunk; each iteration loads the next chunk's before its barriers, so the
+  // loads' latency overlaps the ranking.
+  bool valid = begin + slot < end;
+  uint key = valid ? keysIn[begin + slot] : 0u;
+  uint value = valid ? valuesIn[begin + slot] : 0u;
+  for (uint c = begin; c < end; c += kRadixGroupSize) {  // uniform
+    uint next = c + kRadixGroupSize + slot;
+    bool nextValid = next < end;
+    uint nextKey = nextValid ? keysIn[next] : 0u;
+    uint nextValue = nextValid ? valuesIn[next] : 0u;
+    uint digit = (key >> pc.shift) & mask;
+    // Lanes of this subgroup with the same digit and validity: rank among them, their count, leader.
+    uint rank, count;  // count <= subgroup size <= 128: fits 8 bits
+    bool leader;
+    if (kWideBallot == 0u && gl_SubgroupSize <= 32u) {  // one ballot word (cheaper on CPU drivers)
+      uint peers = subgroupBallot(valid).x;
+      if (!valid) peers = ~peers;
+      for (uint b = 0u; b < pc.bits; ++b) {  // uniform
+        bool set = ((digit >> b) & 1u) != 0u;
+        uint ballot = subgroupBallot(set).x;
+        peers &= set ? ballot : ~ballot;
       }
-      memoryBarrierShared();
-      barrier();
+      peers &= subgroupBallot(true).x;
+      rank = bitCount(peers & gl_SubgroupLtMask.x);
+      count = bitCount(peers);
+      leader = uint(findLSB(peers)) == gl_SubgroupInvocationID;
+    } else {
+      uvec4 peers = subgroupBallot(true);
+      for (uint b = 0u; b < pc.bits; ++b) {  // uniform
+        bool set = ((digit >> b) & 1u) != 0u;
+        uvec4 ballot = subgroupBallot(set);
+        peers &= set ? ballot : ~ballot;
+      }
+      uvec4 validBallot = subgroupBallot(valid);
+      peers &= valid ? validBallot : ~validBallot;
+      rank = subgroupBallotExclusiveBitCount(peers);
+      count = subgroupBallotBitCount(peers);
+      leader = subgroupBallotFindLSB(peers) == gl_SubgroupInvocationID;
     }
-    uint dst = base + rank;
-    if (valid && dst < n) {
-      keysOut[dst] = key;
-      valuesOut[dst] = value;
+    uint word = gl_SubgroupID * (kRadixBins / 4u) + (digit >> 2u);
+    uint byteShift = (digit & 3u) * 8u;
+    if (valid && leader) atomicOr(sCounts[word], count << byteShift);  // distinct bytes: order-independent
+    memoryBarrierShared();
+    barrier();
+
+    // Invocation w < 64 owns digits 4w..4w+3: exclusive prefix over the subgroups, in subgroup-id order.
+    // A prefix is read only by a subgroup that has keys of that digit, so it is < 256 there.
+    uvec4 run = uvec4(0u);
+    if (gl_LocalInvocationIndex < kRadixBins / 4u) {
+      for (uint s = 0u; s < gl_NumSubgroups; ++s) {
+        uint at = s * (kRadixBins / 4u) + gl_LocalInvocationIndex;
+        uint packed = sCounts[at];
+        sCounts[at] = (run.x & 0xFFu) | ((run.y & 0xFFu) << 8u) | ((run.z & 0xFFu) << 16u) | ((run.w & 0xFFu) << 24u);
+        run += uvec4(packed & 0xFFu, (packed >> 8u) & 0xFFu, (packed >> 16u) & 0xFFu, packed >> 24u);
+      }
     }
+    memoryBarrierShared();
+    barrier();
+
+    if (valid) {
+      uint dst = sBins[digit] + ((sCounts[word] >> byteShift) & 0xFFu) + rank;
+      if (dst < n) {
+        keysOut[dst] = key;
+        valuesOut[dst] = value;
+      }
+    }
+    memoryBarrierShared();
+    barrier();
+
+    for (uint w = gl_LocalInvocationIndex; w < words; w += kRadixGroupSize) sCounts[w] = 0u;
+    if (gl_LocalInvocationIndex < kRadixBins / 4u) {
+      uint d = gl_LocalInvocationIndex * 4u;
+      sBins[d] += run.x;
+      sBins[d + 1u] += run.y;
+      sBins[d + 2u] += run.z;
+      sBins[d + 3u] += run.w;
+    }
+    memoryBarrierShared();
+    barrier();
+    valid = nextValid;
+    key = nextKey;
+    value = nextValue;
   }
 }
 

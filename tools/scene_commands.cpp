@@ -4,7 +4,7 @@
 // One iteration is a fixed list of stages (kStages), each enabled by the scene: sphere/capsule
 // collision (any cloth with spheres), self collision (settings.selfCollision), inter collision
 // (settings.interCollision). A stage this build does not have yet is never skipped silently: a scene
-// that enables it is refused (exit 2).
+// that enables it is refused (exit 2) unless the user skips that stage explicitly (--skip STAGE).
 //
 // Exit codes: 0 success; 1 a run failed, results differ beyond tolerance, or a backend is not
 // deterministic; 2 usage errors and bad scenes (nothing is written then).
@@ -62,14 +62,24 @@ bool stageEnabled(StageId id, const Scene& scene) {
   return false;
 }
 
-// The stages the scene enables, in order; an error naming the first one this build lacks.
-Result<std::vector<const StageDesc*>> plannedStages(const Scene& scene) {
+const StageDesc* findStage(const std::string& name) {
+  for (const StageDesc& s : kStages) {
+    if (name == s.name) return &s;
+  }
+  return nullptr;
+}
+
+// The stages the scene enables, in order, less those the user skips explicitly (--skip); an error
+// naming the first one this build lacks.
+Result<std::vector<const StageDesc*>> plannedStages(const Scene& scene, const std::vector<const StageDesc*>& skip) {
   std::vector<const StageDesc*> stages;
   for (const StageDesc& s : kStages) {
     if (!stageEnabled(s.id, scene)) continue;
+    if (std::find(skip.begin(), skip.end(), &s) != skip.end()) continue;
     if (!s.inThisBuild) {
       return Error{ErrorCode::kUnsupported, std::string("the scene enables the ") + s.name + " collision stage (" +
-                                                s.enabledBy + "), which this build does not have yet"};
+                                                s.enabledBy + "), which this build does not have yet (--skip " +
+                                                s.name + " runs the other stages)"};
     }
     stages.push_back(&s);
   }
@@ -106,6 +116,7 @@ class Runner {
   Status run(const Scene& scene, const std::vector<const StageDesc*>& stages, SceneBuffers& buffers,
              std::vector<StageOutput>& outputs) {
     outputs.assign(stages.size(), {});
+    if (const Status st = createStages(stages, buffers); !st) return st;
     for (size_t k = 0; k < stages.size(); ++k) {
       StageOutput& out = outputs[k];
       const auto t0 = std::chrono::steady_clock::now();
@@ -126,16 +137,24 @@ class Runner {
   }
 
  private:
-  Status runShapes(const Scene& scene, SceneBuffers& buffers, StageOutput& out) {
-    const ShapeCollisionInput input = buffers.shapeInput(shapeCollisionSettings(scene.settings));
-    ShapeCollisionDebug debug;
-    if (backend_ == Backend::kVulkan) {
-      if (!shapes_) {
+  // Device objects (pipelines, buffers) are made once, before the first timed run.
+  Status createStages(const std::vector<const StageDesc*>& stages, const SceneBuffers& buffers) {
+    if (backend_ != Backend::kVulkan) return {};
+    for (const StageDesc* s : stages) {
+      if (s->id == StageId::kShapes && !shapes_) {
         auto stage = ShapeCollisionStage::create(
             *context_, {buffers.cloths, static_cast<uint32_t>(buffers.particles.size()), buffers.colliders});
         if (!stage) return stage.error();
         shapes_ = std::move(*stage);
       }
+    }
+    return {};
+  }
+
+  Status runShapes(const Scene& scene, SceneBuffers& buffers, StageOutput& out) {
+    const ShapeCollisionInput input = buffers.shapeInput(shapeCollisionSettings(scene.settings));
+    ShapeCollisionDebug debug;
+    if (backend_ == Backend::kVulkan) {
       const Status st = shapes_->run(input, &debug);
       if (!st) return st;
       double ns = 0;
@@ -233,14 +252,17 @@ int usageError(const std::string& message) {
 }
 
 // Loads the scene, plans and validates its stages. Returns kExitOk or the exit code to return.
-int prepare(const std::string& path, Scene& scene, std::vector<const StageDesc*>& stages, SceneBuffers& buffers) {
+int prepare(const std::string& path, const std::vector<const StageDesc*>& skip, Scene& scene,
+            std::vector<const StageDesc*>& stages, SceneBuffers& buffers, double& loadMs) {
+  const auto t0 = std::chrono::steady_clock::now();
   Result<Scene> loaded = loadScene(path);
+  loadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   if (!loaded) {
     std::fprintf(stderr, "vkcollide: %s\n", loaded.message().c_str());
     return kExitUsage;
   }
   scene = std::move(*loaded);
-  auto planned = plannedStages(scene);
+  auto planned = plannedStages(scene, skip);
   if (!planned) {
     std::fprintf(stderr, "vkcollide: %s: %s\n", path.c_str(), planned.message().c_str());
     return kExitUsage;
@@ -260,10 +282,18 @@ int prepare(const std::string& path, Scene& scene, std::vector<const StageDesc*>
   return kExitOk;
 }
 
-std::string stageList(const std::vector<const StageDesc*>& stages) {
+// "shapes, self" and the stages the scene enables that --skip left out.
+std::string stageList(const Scene& scene, const std::vector<const StageDesc*>& stages,
+                      const std::vector<const StageDesc*>& skip) {
   std::string s;
   for (const StageDesc* d : stages) s += (s.empty() ? "" : ", ") + std::string(d->name);
-  return s.empty() ? "none (nothing collides)" : s;
+  if (s.empty()) s = "none (nothing collides)";
+  std::string skipped;
+  for (const StageDesc* d : skip) {
+    if (stageEnabled(d->id, scene)) skipped += (skipped.empty() ? "" : ", ") + std::string(d->name);
+  }
+  if (!skipped.empty()) s += " (enabled but skipped: " + skipped + ")";
+  return s;
 }
 
 std::unique_ptr<Context> createContext(const char* device, bool validation, std::string* error) {
@@ -287,8 +317,8 @@ size_t particleCount(const Scene& scene) {
 }  // namespace
 
 const char* sceneUsage() {
-  return "       vkcollide step SCENE --backend vulkan|cpu|cpu-scalar [--device SEL] [--repeat K] [--validation] --out OUT\n"
-         "       vkcollide compare SCENE [--device SEL] [--repeat K] [--validation]\n"
+  return "       vkcollide step SCENE --backend vulkan|cpu|cpu-scalar [--device SEL] [--repeat K] [--skip STAGE]... [--validation] --out OUT\n"
+         "       vkcollide compare SCENE [--device SEL] [--repeat K] [--skip STAGE]... [--validation]\n"
          "       vkcollide stages\n";
 }
 
@@ -306,6 +336,7 @@ int stepCommand(int argc, char** argv) {
   const char* device = nullptr;
   int repeat = 1;
   bool validation = false;
+  std::vector<const StageDesc*> skip;
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
     const bool hasValue = i + 1 < argc;
@@ -320,6 +351,10 @@ int stepCommand(int argc, char** argv) {
       outPath = argv[++i];
     } else if (a == "--validation") {
       validation = true;
+    } else if (a == "--skip" && hasValue) {
+      const StageDesc* st = findStage(argv[++i]);
+      if (!st) return usageError(std::string("--skip: unknown stage '") + argv[i] + "' (vkcollide stages lists them)");
+      skip.push_back(st);
     } else if (!a.empty() && a[0] != '-' && scenePath.empty()) {
       scenePath = a;
     } else {
@@ -333,7 +368,8 @@ int stepCommand(int argc, char** argv) {
   Scene scene;
   std::vector<const StageDesc*> stages;
   SceneBuffers input;
-  if (const int rc = prepare(scenePath, scene, stages, input); rc != kExitOk) return rc;
+  double loadMs = 0;
+  if (const int rc = prepare(scenePath, skip, scene, stages, input, loadMs); rc != kExitOk) return rc;
 
   std::unique_ptr<Context> context;
   if (*backend == Backend::kVulkan) {
@@ -345,8 +381,8 @@ int stepCommand(int argc, char** argv) {
     }
   }
   const char* name = toString(*backend);
-  std::printf("step: %s: %zu cloths, %zu particles; stages: %s; backend %s%s%s\n", scenePath.c_str(),
-              scene.cloths.size(), particleCount(scene), stageList(stages).c_str(), name, context ? " on " : "",
+  std::printf("step: %s (loaded in %.1f ms): %zu cloths, %zu particles; stages: %s; backend %s%s%s\n",
+              scenePath.c_str(), loadMs, scene.cloths.size(), particleCount(scene), stageList(scene, stages, skip).c_str(), name, context ? " on " : "",
               context ? context->deviceInfo().name.c_str() : "");
 
   Runner runner(*backend, context.get());
@@ -371,12 +407,15 @@ int stepCommand(int argc, char** argv) {
     moved += std::memcmp(&input.particles[i], &result.particles[i], sizeof(Float4)) != 0;
   }
   storeSceneBuffers(result, scene);
+  const auto s0 = std::chrono::steady_clock::now();
   const Status st = saveScene(scene, outPath);
+  const double saveMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s0).count();
   if (!st) {
     std::fprintf(stderr, "vkcollide: %s\n", st.message().c_str());
     return kExitFailed;
   }
-  std::printf("  %zu of %zu particles changed; wrote %s\n", moved, input.particles.size(), outPath.c_str());
+  std::printf("  %zu of %zu particles changed; wrote %s in %.1f ms\n", moved, input.particles.size(), outPath.c_str(),
+              saveMs);
   return kExitOk;
 }
 
@@ -385,6 +424,7 @@ int compareCommand(int argc, char** argv) {
   const char* device = nullptr;
   int repeat = 1;
   bool validation = false;
+  std::vector<const StageDesc*> skip;
   std::optional<Backend> perturbBackend, perturbMaskBackend;
   float perturbDelta = 0;
   for (int i = 0; i < argc; ++i) {
@@ -396,6 +436,10 @@ int compareCommand(int argc, char** argv) {
       if (!parseRepeat(argv[++i], repeat)) return usageError(std::string("--repeat: expected 1 .. 100000, found '") + argv[i] + "'");
     } else if (a == "--validation") {
       validation = true;
+    } else if (a == "--skip" && hasValue) {
+      const StageDesc* st = findStage(argv[++i]);
+      if (!st) return usageError(std::string("--skip: unknown stage '") + argv[i] + "' (vkcollide stages lists them)");
+      skip.push_back(st);
     } else if (a == "--perturb-backend" && i + 2 < argc) {
       perturbBackend = parseBackend(argv[++i]);
       perturbDelta = std::strtof(argv[++i], nullptr);
@@ -414,14 +458,15 @@ int compareCommand(int argc, char** argv) {
   Scene scene;
   std::vector<const StageDesc*> stages;
   SceneBuffers input;
-  if (const int rc = prepare(scenePath, scene, stages, input); rc != kExitOk) return rc;
+  double loadMs = 0;
+  if (const int rc = prepare(scenePath, skip, scene, stages, input, loadMs); rc != kExitOk) return rc;
 
   std::string vulkanError;
   std::unique_ptr<Context> context = createContext(device, validation, &vulkanError);
   std::vector<Backend> backends = {Backend::kCpuScalar, Backend::kCpuSimd};  // the reference first
   if (context) backends.push_back(Backend::kVulkan);
-  std::printf("compare: %s: %zu cloths, %zu particles; stages: %s; repeat %d\n", scenePath.c_str(),
-              scene.cloths.size(), particleCount(scene), stageList(stages).c_str(), repeat);
+  std::printf("compare: %s (loaded in %.1f ms): %zu cloths, %zu particles; stages: %s; repeat %d\n",
+              scenePath.c_str(), loadMs, scene.cloths.size(), particleCount(scene), stageList(scene, stages, skip).c_str(), repeat);
   if (context) {
     std::printf("  vulkan device: %s\n", context->deviceInfo().name.c_str());
   } else {

@@ -28,7 +28,9 @@ namespace vkc {
 inline constexpr float kShapeCollisionTolerance = 1e-4f;
 
 // A capsule: the hull of two of the cloth's spheres (indices into ClothColliders::spheres). Both
-// indices must differ. When one sphere holds the other the capsule is that sphere (no cone).
+// indices must differ. When one sphere holds the other the capsule is that sphere (no cone). A
+// capsule collides as one shape (one contact): a sphere that belongs to a capsule does not collide
+// on its own as well.
 struct Capsule {
   uint32_t sphere0 = 0;
   uint32_t sphere1 = 0;

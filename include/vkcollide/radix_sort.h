@@ -31,8 +31,9 @@ Status validateRadixSort(std::span<const uint32_t> keys, std::span<const uint32_
 // Sorts (keys[i], values[i]) in place on the CPU. backend: kCpuScalar (the reference: LSD radix sort,
 // 8-bit digits, one histogram-scan-scatter round per digit) or kCpuSimd (the optimized variant: all
 // digit histograms in one read, passes whose digit is the same for every key skipped, pairs moved
-// as 64-bit words, Highway for packing). keys.size() == values.size(), keyBits in 1..32; on error
-// nothing is changed. Allocates scratch of 2 x 8 bytes per pair (SIMD) or 8 bytes per pair (scalar).
+// as 64-bit words, Highway for packing). keys.size() == values.size(),
+// keyBits in 1..32; on error nothing is changed. Scratch: kCpuScalar allocates 8 bytes per pair per
+// call; kCpuSimd keeps 16 bytes per pair (of the largest sort so far) per calling thread, reused.
 Status radixSortCpu(std::span<uint32_t> keys, std::span<uint32_t> values, uint32_t keyBits, Backend backend);
 
 struct RadixSortStageCreateInfo {
@@ -61,7 +62,13 @@ struct RadixSortRecordInfo {
 };
 
 // The radix sort on a Vulkan device. Holds its scratch (ping-pong key/value buffers, per-tile
-// histograms) in device memory. Needs subgroup ballot operations (kUnsupported otherwise).
+// histograms) in device memory. Needs subgroup ballot operations and subgroups of at least 4
+// invocations (create() returns kUnsupported otherwise); any subgroup size from 4 to 128 works.
+//
+// Passes (see shaders/shared/radix_sort.h): per 8-bit digit, HISTOGRAM (per 4096-key tile), SCAN
+// (per digit value over the tiles; reduce-then-scan, no inter-workgroup waiting) and SCATTER (per
+// tile, stable ranks from subgroup ballots); digit passes alternate between the host's buffers and
+// the stage's scratch, and an odd number of them ends with a COPY back into the host's buffers.
 class RadixSortStage {
  public:
   static Result<std::unique_ptr<RadixSortStage>> create(Context& context, const RadixSortStageCreateInfo& info);

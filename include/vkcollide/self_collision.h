@@ -38,7 +38,9 @@ inline constexpr float kSelfCollisionTolerance = 1e-5f;
 
 struct SelfCollisionSettings {
   float distance = 0;   // minimum distance between particles of a cloth, > 0 and finite (scene units)
-  float stiffness = 1;  // fraction of the violation corrected per pass, in [0, 1]
+  // Fraction of the violation corrected per pass, in [0, 1]. (NvCloth derives its per-iteration value
+  // from a per-second one as 1 - (1 - s)^(stiffnessFrequency * dt); callers convert the same way.)
+  float stiffness = 1;
 };
 
 struct SelfCollisionInput {

@@ -8,4 +8,5 @@
 #include "vkcollide/radix_sort.h"
 #include "vkcollide/result.h"
 #include "vkcollide/scene.h"
+#include "vkcollide/self_collision.h"
 #include "vkcollide/types.h"

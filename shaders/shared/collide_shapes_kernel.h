@@ -64,27 +64,11 @@ VKC_FN uint candidates(ShapeCloth c, uvec4 cellLo, uvec4 cellHi, uint word) {
   return bits;
 }
 
-// Whether the sphere (local index) is left to the capsules that use it: a candidate cone drops its
-// spheres when the particle is within its section, and the far sphere when it is beyond one end, so
-// that no contact is counted twice (NvCloth's order: cones first, then the remaining spheres).
-VKC_FN bool sphereDropped(ShapeCloth c, uvec4 cellLo, uvec4 cellHi, uint sphere, vec3 p) {
-  uint begin = sphereCapsule(c.firstSphereCapsule + sphere);
-  uint end = sphereCapsule(c.firstSphereCapsule + sphere + 1u);
-  uint listBase = c.firstSphereCapsule + c.sphereCount + 1u;
-  for (uint i = begin; i < end; ++i) {
-    uint capsule = sphereCapsule(listBase + i);
-    uint shape = c.sphereCount + capsule;
-    if ((candidates(c, cellLo, cellHi, shape / 32u) & (1u << (shape % 32u))) == 0u) continue;
-    Cone cone = preparedCone(c.firstCapsule + capsule, 1u);
-    if (cone.dims.z == 0.0f) continue;
-    uint region = coneRegion(cone, p);
-    if (region == kConeSection) return true;
-    CapsuleSpheres caps = capsuleSpheres(c.firstCapsule + capsule);
-    uint global = c.firstSphere + sphere;
-    if (region == kConeBeyond0 && caps.sphere0 != global) return true;
-    if (region == kConeBeyond1 && caps.sphere1 != global) return true;
-  }
-  return false;
+// Whether the sphere (local index) belongs to a capsule: then the capsule, the hull of its spheres,
+// collides it (capsuleContact, capsuleSweep), and the sphere alone does not. A capsule is a candidate
+// wherever one of its spheres is (its mask bits are the union of theirs), so no contact is lost.
+VKC_FN bool sphereInCapsule(ShapeCloth c, uint sphere) {
+  return sphereCapsule(c.firstSphereCapsule + sphere + 1u) != sphereCapsule(c.firstSphereCapsule + sphere);
 }
 
 // Collides one particle with its cloth's spheres and capsules. p: current position, prev: position
@@ -111,7 +95,7 @@ VKC_FN void collideParticle(ShapeCloth c, ShapeGrid g, uint flags, float frictio
   sum.count = 0u;
   bool wantVelocity = (flags & kCollideFlagFriction) != 0u;
   uint shapeCount = c.sphereCount + c.capsuleCount;
-  // Cones first.
+  // Capsules first.
   for (uint word = c.sphereCount / 32u; word < c.maskWords; ++word) {
     uint bits = candidates(c, cellLo, cellHi, word) & ~bitsBelow(word, c.sphereCount) & bitsBelow(word, shapeCount);
     while (bits != 0u) {
@@ -119,33 +103,41 @@ VKC_FN void collideParticle(ShapeCloth c, ShapeGrid g, uint flags, float frictio
       bits &= bits - 1u;
       uint capsule = c.firstCapsule + word * 32u + bit - c.sphereCount;
       Cone cone = preparedCone(capsule, 1u);
-      vec3 target = ccd ? coneSweep(preparedCone(capsule, 0u), cone, old, pos) : pos;
+      CapsuleSpheres caps = capsuleSpheres(capsule);
+      vec4 a1 = preparedSphere(caps.sphere0, 1u), b1 = preparedSphere(caps.sphere1, 1u);
+      vec4 a0 = preparedSphere(caps.sphere0, 0u), b0 = preparedSphere(caps.sphere1, 0u);
+      vec3 target = ccd ? capsuleSweep(preparedCone(capsule, 0u), cone, a0, a1, b0, b1, old, pos) : pos;
       vec3 delta;
-      bool touched = coneContact(cone, target, delta);
+      bool touched = capsuleContact(cone, a1, b1, target, delta);
       if (!touched && target == pos) continue;
       sum.delta += target + delta - pos;
       sum.count += 1u;
       if (wantVelocity) {
-        CapsuleSpheres caps = capsuleSpheres(capsule);
-        vec3 v0 = vec3(preparedSphere(caps.sphere0, 1u)) - vec3(preparedSphere(caps.sphere0, 0u));
-        vec3 v1 = vec3(preparedSphere(caps.sphere1, 1u)) - vec3(preparedSphere(caps.sphere1, 0u));
-        float u = clamp(0.5f + 0.5f * dot(pos - vec3(cone.center), vec3(cone.axis)) / cone.dims.x, 0.0f, 1.0f);
+        vec3 v0 = vec3(a1) - vec3(a0);
+        vec3 v1 = vec3(b1) - vec3(b0);
+        // Along the axis (invalid cone: the bigger sphere's).
+        float u = a1.w >= b1.w ? 0.0f : 1.0f;
+        if (cone.dims.z != 0.0f) {
+          u = clamp(0.5f + 0.5f * dot(pos - vec3(cone.center), vec3(cone.axis)) / cone.dims.x, 0.0f, 1.0f);
+        }
         sum.velocity += mix(v0, v1, u);
       }
     }
   }
-  // Then the spheres no cone has taken.
+  // Then the spheres of no capsule.
   for (uint word = 0u; word * 32u < c.sphereCount; ++word) {
     uint bits = candidates(c, cellLo, cellHi, word) & bitsBelow(word, c.sphereCount);
     while (bits != 0u) {
       uint bit = uint(findLSB(bits));
       bits &= bits - 1u;
       uint local = word * 32u + bit;
-      if (c.capsuleCount != 0u && sphereDropped(c, cellLo, cellHi, local, pos)) continue;
+      if (c.capsuleCount != 0u && sphereInCapsule(c, local)) continue;
       uint sphere = c.firstSphere + local;
       vec4 s1 = preparedSphere(sphere, 1u);
       vec4 s0 = preparedSphere(sphere, 0u);
-      vec3 target = ccd ? sphereSweep(s0, s1, old, pos) : pos;
+      vec3 target = pos;
+      float toi;
+      if (ccd) sphereSweep(s0, s1, old, pos, toi, target);
       vec3 delta;
       bool touched = sphereContact(s1, target, delta);
       if (!touched && target == pos) continue;

@@ -103,9 +103,10 @@ VKC_FN bool sphereContact(vec4 sphere, vec3 p, VKC_OUT(vec3) delta) {
 //    approach is at tc = halfB / minusA (vertex of the quadratic), clamped to [0, 1]; the trajectory
 //    counts only if there |q| < (1 - kCcdSkinFraction) r, i.e. it enters deeper than 20% of the radius.
 //  - back = (1 - toi) / (1 + k), k = (tc - toi) / (1 - toi) = -sqrt(D) / (minusA (1 - toi)): NvCloth's
-//    impulse reduction. The corrected relative position q1 + (q0 - q1) back corresponds to a time
-//    before the closest approach, so the discrete test then pushes the particle out on the side it
-//    came from (no tunnelling).
+//    impulse reduction, k clamped to [0, (tPass - toi) / (1 - toi)] (see below). The corrected
+//    relative position q1 + (q0 - q1) back corresponds to a time between the entry and the path's
+//    closest approach to the centre, so the discrete test then pushes the particle out on the side it
+//    came from (no tunnelling), also for a shape that grows while it moves.
 VKC_FN bool sweptContact(vec3 q0, vec3 q1, float r0, float r1, VKC_OUT(float) toi, VKC_OUT(float) back) {
   toi = 1.0f;
   back = 0.0f;
@@ -128,41 +129,91 @@ VKC_FN bool sweptContact(vec3 q0, vec3 q1, float r0, float r1, VKC_OUT(float) to
   float oneMinusToi = 1.0f - toi;
   if (!(oneMinusToi > kCollideEpsilon)) return false;
   float minusK = sqrtD / (minusA * oneMinusToi);
+  // Deviation from NvCloth: k is at most g = (tPass - toi) / (1 - toi), with tPass the time the
+  // relative path passes closest to the centre (axis). With a constant radius tPass is the vertex tc
+  // and nothing changes; with a growing radius tc comes later than tPass and NvCloth's k put the
+  // point past the centre, so that the discrete test pushed it out of the shape's far side.
+  vec3 dq = q1 - q0;  // |dq|^2 > (r1 - r0)^2 + eps here (minusA < -eps)
+  float g = (-dot(q0, dq) / dot(dq, dq) - toi) / oneMinusToi;
+  minusK = max(minusK, -max(g, 0.0f));
   back = oneMinusToi / (1.0f - minusK);
   return true;
 }
 
 // Sphere CCD between the iteration's start (s0) and end (s1) spheres for a particle moving p0 -> p1.
-// Returns the corrected end position (p1 when there is no hit).
-VKC_FN vec3 sphereSweep(vec4 s0, vec4 s1, vec3 p0, vec3 p1) {
+// Returns true on a hit, with the time of entry and the corrected end position.
+VKC_FN bool sphereSweep(vec4 s0, vec4 s1, vec3 p0, vec3 p1, VKC_OUT(float) toi, VKC_OUT(vec3) target) {
+  target = p1;
   vec3 q0 = p0 - vec3(s0), q1 = p1 - vec3(s1);
-  float toi, back;
-  if (!sweptContact(q0, q1, s0.w, s1.w, toi, back)) return p1;
-  return p1 + (q0 - q1) * back;
+  float back;
+  if (!sweptContact(q0, q1, s0.w, s1.w, toi, back)) return false;
+  target = p1 + (q0 - q1) * back;
+  return true;
 }
 
 // Cone CCD (the seed's cross-product form): the same quadratic on q = (p - m) x A with the cone's
 // radius at the particle's axial position; a hit counts only if, at the time of impact, the particle
-// is within the section of the cone interpolated to that time.
-VKC_FN vec3 coneSweep(Cone c0, Cone c1, vec3 p0, vec3 p1) {
-  if (c0.dims.z == 0.0f || c1.dims.z == 0.0f) return p1;
+// is within the section of the cone interpolated to that time. Returns true on a hit, with the time
+// of entry and the corrected end position.
+VKC_FN bool coneSweep(Cone c0, Cone c1, vec3 p0, vec3 p1, VKC_OUT(float) toi, VKC_OUT(vec3) target) {
+  target = p1;
+  toi = 1.0f;
+  if (c0.dims.z == 0.0f || c1.dims.z == 0.0f) return false;
   vec3 d0 = p0 - vec3(c0.center), d1 = p1 - vec3(c1.center);
   vec3 a0 = vec3(c0.axis), a1 = vec3(c1.axis);
   vec3 q0 = cross(d0, a0), q1 = cross(d1, a1);
   float r0 = max(dot(d0, a0) * c0.axis.w + c0.center.w, 0.0f);
   float r1 = max(dot(d1, a1) * c1.axis.w + c1.center.w, 0.0f);
-  float toi, back;
-  if (!sweptContact(q0, q1, r0, r1, toi, back)) return p1;
+  float back;
+  if (!sweptContact(q0, q1, r0, r1, toi, back)) return false;
   vec3 d = mix(d0, d1, toi);
   vec3 h = mix(a0 * c0.dims.x, a1 * c1.dims.x, toi);
   float la = sqrt(dot(h, h));
-  if (!(la > 0.0f)) return p1;
+  if (!(la > 0.0f)) return false;
   vec3 axis = h / la;
   float slope = mix(c0.axis.w, c1.axis.w, toi);
   float t = dot(d, axis);
   float dPerp = sqrt(max(dot(d, d) - t * t, 0.0f));
-  if (!(abs(t + slope * dPerp) < la)) return p1;
-  return p1 + (d0 - d1) * back;
+  if (!(abs(t + slope * dPerp) < la)) return false;
+  target = p1 + (d0 - d1) * back;
+  // The impulse reduction moves the point on along the path, which for a path nearly along the axis
+  // can leave the section, past an end: the discrete test would then push it out of the far end
+  // sphere. Use the point of entry instead.
+  if (coneRegion(c1, target) != kConeSection) target = p1 + (d0 - d1) * (1.0f - toi);
+  return true;
+}
+
+// A capsule (the hull of its spheres s0, s1 and their cone) is one shape: its spheres do not collide
+// on their own as well (the kernel skips spheres that belong to a capsule), so nothing is counted
+// twice and no end of a capsule is left out.
+// Discrete: the nearest surface is the cone within its section, else the sphere at that end; when
+// one sphere holds the other (invalid cone), the bigger sphere.
+VKC_FN bool capsuleContact(Cone cone, vec4 s0, vec4 s1, vec3 p, VKC_OUT(vec3) delta) {
+  if (cone.dims.z == 0.0f) return sphereContact(s0.w >= s1.w ? s0 : s1, p, delta);
+  uint region = coneRegion(cone, p);
+  if (region == kConeSection) return coneContact(cone, p, delta);
+  return sphereContact(region == kConeBeyond0 ? s0 : s1, p, delta);
+}
+
+// CCD: the earliest entry into the hull over the cone's section and both spheres (the hull is their
+// union), so that a path entering through an end cap is caught even when it leaves the capsule
+// beside its cone. Returns the corrected end position (p1 when there is no hit).
+VKC_FN vec3 capsuleSweep(Cone c0, Cone c1, vec4 a0, vec4 a1, vec4 b0, vec4 b1, vec3 p0, vec3 p1) {
+  vec3 best = p1, target;
+  float first = 2.0f, toi;
+  if (coneSweep(c0, c1, p0, p1, toi, target) && toi < first) {
+    first = toi;
+    best = target;
+  }
+  if (sphereSweep(a0, a1, p0, p1, toi, target) && toi < first) {
+    first = toi;
+    best = target;
+  }
+  if (sphereSweep(b0, b1, p0, p1, toi, target) && toi < first) {
+    first = toi;
+    best = target;
+  }
+  return best;
 }
 
 // A sphere at time alpha between the frame's start and end. Written out (not mix) and `precise`, so

@@ -22,6 +22,11 @@ VKC_CONSTANT(uint, kRadixItemsPerThread, 16u);
 VKC_CONSTANT(uint, kRadixTileSize, 4096u);  // kRadixGroupSize * kRadixItemsPerThread
 VKC_CONSTANT(uint, kRadixDigitBits, 8u);    // bits per digit pass (at most; the last pass may use fewer)
 VKC_CONSTANT(uint, kRadixBins, 256u);       // 1 << kRadixDigitBits
+// The scatter pass keeps 8-bit digit counts per subgroup: subgroups of at least 4 invocations (the
+// stage checks the device's minSubgroupSize).
+VKC_CONSTANT(uint, kRadixMaxSubgroups, 64u);  // kRadixGroupSize / 4
+// At most this many tiles: the scan runs as one workgroup, invocation d scanning digit d's row alone.
+VKC_CONSTANT(uint, kRadixSmallScanTiles, 32u);
 
 // Pass selected by specialization constant 0.
 VKC_CONSTANT(uint, kRadixPassHistogram, 0u);
@@ -44,7 +49,7 @@ struct RadixSortPush {
   uint bits;             // digit width of this pass, 1..kRadixDigitBits
   uint tileCount;        // tiles covering `count`; the stride of tileHist's digit rows
   uint countFromBuffer;  // 1: the element count is min(countBuffer[0], count)
-  uint pad0;
+  uint smallScan;        // 1: tileCount <= kRadixSmallScanTiles, the scan is one workgroup
   uint pad1;
   uint pad2;
 };

@@ -16,6 +16,40 @@ VKC_FN uint selfLowerBound(uint begin, uint end, uint key) {
   return begin;
 }
 
+// The same slot, searched outward from `hint` (begin <= hint <= end): galloping steps of 1, 2, 4, ...
+// bracket the answer, then a binary search. A neighbour column's range is usually close to the slot
+// itself in sorted order, so this reads far fewer keys than a search over the whole cloth.
+VKC_FN uint selfLowerBoundFrom(uint begin, uint end, uint hint, uint key) {
+  uint lo = begin, hi = end;  // the answer lies in [lo, hi]
+  uint step = 1u;
+  if (hint < end && sortedKey(hint) < key) {  // after hint
+    lo = hint + 1u;
+    for (;;) {
+      uint probe = lo + step - 1u;
+      if (probe >= end) break;
+      if (sortedKey(probe) >= key) {
+        hi = probe;
+        break;
+      }
+      lo = probe + 1u;
+      step *= 2u;
+    }
+  } else {  // at or before hint: hint == end or sortedKey(hint) >= key
+    hi = hint;
+    for (;;) {
+      if (hi - begin < step) break;
+      uint probe = hi - step;
+      if (sortedKey(probe) < key) {
+        lo = probe + 1u;
+        break;
+      }
+      hi = probe;
+      step *= 2u;
+    }
+  }
+  return selfLowerBound(lo, hi, key);
+}
+
 // Gathers slot k's neighbours among its cloth's sorted slots [begin, end): the nine columns in order
 // 0..8, each column's slots in sorted order. Returns their number; `sum` is the summed correction.
 // With `emit`, neighbour n's slot goes to emitPair(outBase + n, slot).
@@ -29,7 +63,7 @@ VKC_FN uint selfGather(uint k, uint begin, uint end, SelfGrid g, float d, float 
   uint count = 0u;
   for (uint c = 0u; c < 9u; ++c) {
     uvec2 r = selfColumnRange(key, c, g.axes.w);
-    for (uint m = selfLowerBound(begin, end, r.x); m < end; ++m) {
+    for (uint m = selfLowerBoundFrom(begin, end, k, r.x); m < end; ++m) {
       if (sortedKey(m) > r.y) break;
       if (m == k) continue;
       vec4 pj = sortedPos(m);

@@ -2,6 +2,7 @@
 // stage and the tests use the pieces; collideShapesCpu runs them all.
 #pragma once
 
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -20,12 +21,29 @@ struct ShapesState {
   uint32_t flags = 0;
 };
 
+// Checks the values of particles (finite, inverse mass >= 0) through the bounds stage's keys; where
+// a cloth's keys are suspicious, detail::validateParticles names the first bad value (`array`: the
+// field name in the message).
+Status checkParticleValues(std::span<const Float4> particles, std::span<const ClothRange> cloths, Backend backend,
+                           const char* array);
+
 // Prepares spheres, cones, grids and masks. `particleBounds[c]` is cloth c's box (with the previous
 // positions when continuous).
 void prepareShapes(const ShapeCollisionInput& in, std::span<const Aabb> particleBounds, ShapesState& state);
 
-// Collides particles [begin, end) of cloth c (scalar reference).
+// Collides the particles of cloth c (scalar reference).
 void collideClothScalar(const ShapesState& state, uint32_t cloth, const ShapeCollisionSettings& settings,
                         Float4* particles, Float4* prevParticles);
+
+// The same with Highway SIMD across particles (src/cpu/collide_shapes_simd.cpp; runtime dispatch):
+// positions within kShapeCollisionTolerance of the scalar twin. The scalar loop where the build has
+// no SIMD (VKC_SIMD=OFF).
+void collideClothSimd(const ShapesState& state, uint32_t cloth, const ShapeCollisionSettings& settings,
+                      Float4* particles, Float4* prevParticles);
+
+// For tests: calls fn(target name) once per SIMD target that this build compiled and this CPU runs,
+// with Highway's runtime dispatch forced to that target meanwhile (collideClothSimd then runs it);
+// restores normal dispatch afterwards. A scalar-only build calls fn once ("none (VKC_SIMD=OFF)").
+void forEachSimdTarget(const std::function<void(const char* target)>& fn);
 
 }  // namespace vkc::cpu

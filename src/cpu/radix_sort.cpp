@@ -49,17 +49,45 @@ void radixSortScalar(uint32_t* keys, uint32_t* values, size_t count, uint32_t ke
   }
 }
 
+namespace {
+
+// One stable scatter of packed pairs; out == nullptr: into keys / values (split) instead. (Software
+// write combining through 64-byte lines per digit was tried and measured no faster here.)
+void scatterPass(const uint64_t* in, size_t count, uint32_t shift, uint32_t mask, std::array<size_t, kBins> offset,
+                 uint64_t* out, uint32_t* keys, uint32_t* values) {
+  if (out != nullptr) {
+    for (size_t i = 0; i < count; ++i) {
+      const uint64_t pair = in[i];
+      out[offset[(static_cast<uint32_t>(pair) >> shift) & mask]++] = pair;
+    }
+    return;
+  }
+  for (size_t i = 0; i < count; ++i) {
+    const uint64_t pair = in[i];
+    const size_t at = offset[(static_cast<uint32_t>(pair) >> shift) & mask]++;
+    keys[at] = static_cast<uint32_t>(pair);
+    values[at] = static_cast<uint32_t>(pair >> 32);
+  }
+}
+
+}  // namespace
+
 void radixSortFast(uint32_t* keys, uint32_t* values, size_t count, uint32_t keyBits) {
   if (count < 2) return;
   const uint32_t passes = radixSortPassCount(keyBits);
-  std::vector<uint64_t> a(count), b(count);
+  // Per-thread scratch kept between calls (repeated sorts, e.g. once per frame, do not pay for fresh
+  // pages every time): two ping-pong arrays of packed pairs.
+  thread_local std::vector<uint64_t> scratch;
+  if (scratch.size() < 2 * count) scratch.resize(2 * count);
+  uint64_t* const a = scratch.data();
+  uint64_t* const b = a + count;
   // Pack block by block and count every digit's histogram while the block's keys are in cache.
   std::vector<std::array<size_t, kBins>> hist(passes);
   for (auto& h : hist) h.fill(0);
   constexpr size_t kBlock = 4096;
   for (size_t begin = 0; begin < count; begin += kBlock) {
     const size_t end = std::min(count, begin + kBlock);
-    packPairs(keys + begin, values + begin, a.data() + begin, end - begin);
+    packPairs(keys + begin, values + begin, a + begin, end - begin);
     for (uint32_t p = 0; p < passes; ++p) {
       const uint32_t shift = p * kBits, mask = (1u << digitBits(p, keyBits)) - 1u;
       size_t* h = hist[p].data();
@@ -72,31 +100,20 @@ void radixSortFast(uint32_t* keys, uint32_t* values, size_t count, uint32_t keyB
     const uint32_t shift = p * kBits, mask = (1u << digitBits(p, keyBits)) - 1u;
     if (hist[p][(keys[0] >> shift) & mask] != count) active.push_back(p);
   }
-  uint64_t* in = a.data();
-  uint64_t* out = b.data();
+  uint64_t* in = a;
+  uint64_t* out = b;
   for (size_t k = 0; k < active.size(); ++k) {
     const uint32_t p = active[k];
     const uint32_t shift = p * kBits, mask = (1u << digitBits(p, keyBits)) - 1u;
-    std::array<size_t, kBins> offset;
+    std::array<size_t, kBins> offset{};
     size_t run = 0;
     for (uint32_t d = 0; d < kBins; ++d) {
       offset[d] = run;
       run += hist[p][d];
     }
-    if (k + 1 == active.size()) {  // the last pass writes the host's arrays directly
-      for (size_t i = 0; i < count; ++i) {
-        const uint64_t pair = in[i];
-        const size_t dst = offset[(static_cast<uint32_t>(pair) >> shift) & mask]++;
-        keys[dst] = static_cast<uint32_t>(pair);
-        values[dst] = static_cast<uint32_t>(pair >> 32);
-      }
-    } else {
-      for (size_t i = 0; i < count; ++i) {
-        const uint64_t pair = in[i];
-        out[offset[(static_cast<uint32_t>(pair) >> shift) & mask]++] = pair;
-      }
-      std::swap(in, out);
-    }
+    const bool last = k + 1 == active.size();  // the last pass writes the host's arrays directly
+    scatterPass(in, count, shift, mask, offset, last ? nullptr : out, keys, values);
+    std::swap(in, out);
   }
 }
 

@@ -14,7 +14,8 @@ void radixSortScalar(uint32_t* keys, uint32_t* values, size_t count, uint32_t ke
 // The optimized variant: pairs packed into 64-bit words (Highway interleave) while the histograms of
 // every digit are counted in the same read; passes whose digit is equal for all keys are skipped (a
 // stable pass over one digit value is the identity); the last pass that runs scatters straight back
-// into keys / values.
+// into keys / values. Keeps its scratch per thread between calls: 16 bytes per pair of the largest
+// sort so far.
 void radixSortFast(uint32_t* keys, uint32_t* values, size_t count, uint32_t keyBits);
 
 // Packs keys[i] | uint64(values[i]) << 32 into out[i] (Highway where the build has SIMD).

@@ -73,9 +73,15 @@ Status collideSelfCpu(const SelfCollisionInput& in, Backend backend, SelfCollisi
     const gpu::SelfCloth& sc = L.cloths[c];
     ck.resize(sc.itemCount);
     ci.resize(sc.itemCount);
+    if (backend == Backend::kCpuSimd) {
+      cpu::selfCellKeysSimd(in.particles.data(), in.particles.size(), L.itemParticles.data() + sc.firstItem,
+                            sc.itemCount, g, ck.data());
+    }
     for (uint32_t i = 0; i < sc.itemCount; ++i) {
-      const Float4& p = in.particles[L.itemParticles[sc.firstItem + i]];
-      ck[i] = gpu::selfCellKey(g, {p.x, p.y, p.z});
+      if (backend != Backend::kCpuSimd) {
+        const Float4& p = in.particles[L.itemParticles[sc.firstItem + i]];
+        ck[i] = gpu::selfCellKey(g, {p.x, p.y, p.z});
+      }
       ci[i] = sc.firstItem + i;
     }
     VKC_TRY(radixSortCpu(ck, ci, 32, backend));  // stable: equal keys keep the item order

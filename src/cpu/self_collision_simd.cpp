@@ -8,64 +8,10 @@
 #include <algorithm>
 #include <cstring>
 
-#ifdef VKC_HAVE_SIMD
-#undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "cpu/self_collision_simd.cpp"
-#include <hwy/foreach_target.h>  // IWYU pragma: keep
-#include <hwy/highway.h>
-
-HWY_BEFORE_NAMESPACE();
-namespace vkc::cpu::HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
-
-// pairBitsScalar with vectors: candidates of [a, z) lanes at a time (SoA arrays padded with NaN, so
-// loads past z read NaN, whose comparisons are false; lanes past z are masked off as well).
-uint64_t PairBits(const SelfSorted& s, uint32_t k, uint32_t a, uint32_t z, float d2, bool useRest) {
-  const hn::ScalableTag<float> df;
-  const size_t N = hn::Lanes(df);
-  const auto px = hn::Set(df, s.x[k]), py = hn::Set(df, s.y[k]), pz = hn::Set(df, s.z[k]);
-  const auto vd2 = hn::Set(df, d2);
-  uint64_t bits = 0;
-  for (uint32_t i = a; i < z; i += static_cast<uint32_t>(N)) {
-    const auto dx = hn::Sub(hn::LoadU(df, s.x.data() + i), px);
-    const auto dy = hn::Sub(hn::LoadU(df, s.y.data() + i), py);
-    const auto dz = hn::Sub(hn::LoadU(df, s.z.data() + i), pz);
-    // dist2 = dx*dx + dy*dy + dz*dz, left to right, without fusing (as selfIsPair).
-    const auto dist2 = hn::Add(hn::Add(hn::Mul(dx, dx), hn::Mul(dy, dy)), hn::Mul(dz, dz));
-    auto mask = hn::And(hn::Lt(dist2, vd2), hn::FirstN(df, z - i));
-    if (useRest) {
-      const auto rx = hn::Sub(hn::LoadU(df, s.rx.data() + i), hn::Set(df, s.rx[k]));
-      const auto ry = hn::Sub(hn::LoadU(df, s.ry.data() + i), hn::Set(df, s.ry[k]));
-      const auto rz = hn::Sub(hn::LoadU(df, s.rz.data() + i), hn::Set(df, s.rz[k]));
-      const auto rest2 = hn::Add(hn::Add(hn::Mul(rx, rx), hn::Mul(ry, ry)), hn::Mul(rz, rz));
-      mask = hn::AndNot(hn::Lt(rest2, vd2), mask);
-    }
-    uint8_t maskBytes[8] = {};
-    hn::StoreMaskBits(df, mask, maskBytes);
-    uint64_t m = 0;
-    std::memcpy(&m, maskBytes, (N + 7) / 8 < 8 ? (N + 7) / 8 : 8);
-    if (N < 64) m &= (uint64_t{1} << N) - 1;
-    bits |= m << (i - a);
-  }
-  return bits;
-}
-
-size_t Lanes() { return hn::Lanes(hn::ScalableTag<float>()); }
-
-}  // namespace vkc::cpu::HWY_NAMESPACE
-HWY_AFTER_NAMESPACE();
-
-#if HWY_ONCE
+// Helpers compiled once (this file is included again for every SIMD target).
+#ifndef VKC_SELF_COLLISION_SIMD_HELPERS
+#define VKC_SELF_COLLISION_SIMD_HELPERS
 namespace vkc::cpu {
-HWY_EXPORT(PairBits);
-HWY_EXPORT(Lanes);
-}  // namespace vkc::cpu
-#endif
-#endif  // VKC_HAVE_SIMD
-
-#if !defined(VKC_HAVE_SIMD) || HWY_ONCE
-namespace vkc::cpu {
-namespace {
 
 // Applies the neighbours of slot k whose bits are set in `bits` (candidates base + b), in order.
 inline void applyBits(const SelfSorted& s, uint32_t k, uint32_t base, uint64_t bits, const gpu::SelfGrid& grid,
@@ -75,10 +21,7 @@ inline void applyBits(const SelfSorted& s, uint32_t k, uint32_t base, uint64_t b
     const uint32_t m = base + static_cast<uint32_t>(__builtin_ctzll(bits));
     bits &= bits - 1;
     if (m == k) continue;
-    if (filter != nullptr && (filter->cloth[m] == filter->cloth[k] || (filter->group[k] & filter->mask[m]) == 0 ||
-                              (filter->group[m] & filter->mask[k]) == 0)) {
-      continue;
-    }
+    if (filter != nullptr && !filter->allows(k, m)) continue;
     acc += gpu::selfPairCorrection(s.pos[k], s.pos[m], k, m, grid.axes.x, d, stiffness);
     ++count;
     if (pairs != nullptr) pairs->push_back({k, m});
@@ -87,7 +30,7 @@ inline void applyBits(const SelfSorted& s, uint32_t k, uint32_t base, uint64_t b
 
 // Candidates [a, z) of slot k: bit i set where candidate a + i is a pair (z - a <= 64). The same
 // arithmetic as selfIsPair (no fused multiply-add), scalar.
-uint64_t pairBitsScalar(const SelfSorted& s, uint32_t k, uint32_t a, uint32_t z, float d2, bool useRest) {
+inline uint64_t pairBitsScalar(const SelfSorted& s, uint32_t k, uint32_t a, uint32_t z, float d2, bool useRest) {
   uint64_t bits = 0;
   const gpu::vec4 pi = s.pos[k];
   const gpu::vec4 ri = useRest ? s.rest[k] : gpu::vec4(0.0f);
@@ -99,20 +42,243 @@ uint64_t pairBitsScalar(const SelfSorted& s, uint32_t k, uint32_t a, uint32_t z,
   return bits;
 }
 
-}  // namespace
+// Sums each slot's corrections from the pairs a half-neighbourhood sweep found (local slots k < m, in
+// `found`), in the order the gather visits them: column (hash offsets of the neighbour's cells, in
+// selfColumnRange's order), then slot; the same selfPairCorrection calls as the scalar backend, in
+// the same order, so the sums are bitwise equal. Writes counts/sums for every slot of the cloth.
+inline void gatherFound(const SelfSorted& s, uint32_t begin, uint32_t n, const uint32_t* keys,
+                        std::vector<uint64_t>& found, const gpu::SelfGrid& grid, float d, float stiffness,
+                        uint32_t* counts, gpu::vec3* sums, std::vector<std::array<uint32_t, 2>>* pairs,
+                        const SelfPairFilter* filter) {
+  std::fill(counts + begin, counts + begin + n, 0u);
+  std::fill(sums + begin, sums + begin + n, gpu::vec3(0.0f));
+  if (filter != nullptr) {  // the filter is symmetric: drop refused pairs before both sides see them
+    found.erase(std::remove_if(found.begin(), found.end(),
+                               [&](uint64_t f) {
+                                 return !filter->allows(begin + static_cast<uint32_t>(f >> 32),
+                                                        begin + static_cast<uint32_t>(f & 0xFFFFFFFFu));
+                               }),
+                found.end());
+  }
+  if (found.empty()) return;
+  std::vector<uint32_t> offset(n + 1, 0);
+  for (const uint64_t f : found) {
+    ++offset[f >> 32];
+    ++offset[f & 0xFFFFFFFFu];
+  }
+  uint32_t total = 0;
+  for (uint32_t k = 0; k <= n; ++k) {
+    const uint32_t c = offset[k];
+    offset[k] = total;
+    total += c;
+  }
+  std::vector<uint32_t> entries(total);
+  std::vector<uint32_t> fill(offset.begin(), offset.end() - 1);
+  for (const uint64_t f : found) {
+    const uint32_t k = static_cast<uint32_t>(f >> 32), m = static_cast<uint32_t>(f & 0xFFFFFFFFu);
+    entries[fill[k]++] = m;
+    entries[fill[m]++] = k;
+  }
+  // The gather's order: column (h1 offset, then h0 offset), then slot. Keys of one column order as
+  // slots do, so comparing (column, slot) is comparing (column, key, slot).
+  auto column = [&](uint32_t k, uint32_t m) {
+    return ((keys[m] >> 24) + 1u - (keys[k] >> 24)) * 3u + (((keys[m] >> 16) & 0xFFu) + 1u - ((keys[k] >> 16) & 0xFFu));
+  };
+  for (uint32_t k = 0; k < n; ++k) {
+    uint32_t* e = entries.data() + offset[k];
+    const uint32_t count = offset[k + 1] - offset[k];
+    if (count == 0) continue;
+    std::sort(e, e + count, [&](uint32_t a, uint32_t b) {
+      const uint32_t ca = column(k, a), cb = column(k, b);
+      return ca != cb ? ca < cb : a < b;
+    });
+    gpu::vec3 acc(0.0f);
+    for (uint32_t j = 0; j < count; ++j) {
+      const uint32_t m = begin + e[j];
+      acc += gpu::selfPairCorrection(s.pos[begin + k], s.pos[m], begin + k, m, grid.axes.x, d, stiffness);
+      if (pairs != nullptr) pairs->push_back({begin + k, m});
+    }
+    counts[begin + k] = count;
+    sums[begin + k] = acc;
+  }
+}
 
+}  // namespace vkc::cpu
+#endif
+
+#ifdef VKC_HAVE_SIMD
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/self_collision_simd.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+HWY_BEFORE_NAMESPACE();
+namespace vkc::cpu::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// The whole sweep, compiled per target. It finds each pair once, NvCloth's way (a half
+// neighbourhood: the slot's own column after the slot, and the four columns whose keys are larger:
+// (+1, 0), (-1, +1), (0, +1), (+1, +1)), then sums each slot's corrections in the gather's order
+// (below), so that the result is bitwise the scalar backend's. Per slot and column, the two running
+// pointers advance without unpredictable branches (the keys end with a sentinel above every bound, and
+// a pointer moves by a step or two per slot), then one vector of candidates from the run's start is
+// tested (lanes past the run masked off; a longer run loops).
+void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGrid& grid, float d, float stiffness,
+           bool useRest, uint32_t* counts, gpu::vec3* sums, std::vector<std::array<uint32_t, 2>>* pairs,
+           const SelfPairFilter* filter) {
+  const hn::ScalableTag<float> df;
+  const uint32_t N = static_cast<uint32_t>(hn::Lanes(df));
+  const uint32_t n = end - begin;
+  // This cloth's keys and a sentinel: 0xFFFFFFFF exceeds every column bound (hash cells are <= 255).
+  std::vector<uint32_t> keyStore(n + 1);
+  std::copy(s.keys.begin() + begin, s.keys.begin() + end, keyStore.begin());
+  keyStore[n] = 0xFFFFFFFFu;
+  const uint32_t* K = keyStore.data();
+  const float* X = s.x.data() + begin;
+  const float* Y = s.y.data() + begin;
+  const float* Z = s.z.data() + begin;
+  const float* RX = useRest ? s.rx.data() + begin : nullptr;
+  const float* RY = useRest ? s.ry.data() + begin : nullptr;
+  const float* RZ = useRest ? s.rz.data() + begin : nullptr;
+  const auto vd2 = hn::Set(df, d * d);
+  const uint32_t reach = grid.axes.w;
+  std::vector<uint64_t> found;  // (k << 32 | m), k < m, local slots
+  uint32_t first[9] = {}, last[9] = {};
+  for (uint32_t k = 0; k < n; ++k) {
+    const uint32_t key = K[k];
+    const uint32_t sweep = key & 0xFFFFu;
+    const uint32_t sLo = sweep > reach ? sweep - reach : 0u;
+    const uint32_t sHi = std::min(sweep + reach, 0xFFFFu);
+    const auto px = hn::Set(df, X[k]), py = hn::Set(df, Y[k]), pz = hn::Set(df, Z[k]);
+    const auto rx = hn::Set(df, useRest ? RX[k] : 0.0f), ry = hn::Set(df, useRest ? RY[k] : 0.0f),
+               rz = hn::Set(df, useRest ? RZ[k] : 0.0f);
+    for (uint32_t c = 4; c < 9; ++c) {
+      // selfColumnRange, with the hash offsets added to the key's high half (no wrap: cells 1..254).
+      const uint32_t base = (key & 0xFFFF0000u) + ((c % 3u) << 16) + ((c / 3u) << 24) - 0x01010000u;
+      const uint32_t lo = base | sLo, hi = base | sHi;
+      uint32_t a = k + 1;
+      if (c != 4) {
+        a = first[c];
+        a += K[a] < lo;
+        a += K[a] < lo;
+        while (K[a] < lo) ++a;
+        first[c] = a;
+      }
+      uint32_t z = std::max(last[c], a);
+      z += K[z] <= hi;
+      z += K[z] <= hi;
+      while (K[z] <= hi) ++z;
+      last[c] = z;
+      for (uint32_t i = a;;) {
+        const auto dx = hn::Sub(hn::LoadU(df, X + i), px);
+        const auto dy = hn::Sub(hn::LoadU(df, Y + i), py);
+        const auto dz = hn::Sub(hn::LoadU(df, Z + i), pz);
+        // dist2 = dx*dx + dy*dy + dz*dz, left to right, without fusing (as selfIsPair), which is
+        // symmetric in the pair (x - y = -(y - x) exactly).
+        const auto dist2 = hn::Add(hn::Add(hn::Mul(dx, dx), hn::Mul(dy, dy)), hn::Mul(dz, dz));
+        auto mask = hn::And(hn::Lt(dist2, vd2), hn::FirstN(df, z - std::min(i, z)));
+        if (useRest) {
+          const auto ex = hn::Sub(hn::LoadU(df, RX + i), rx);
+          const auto ey = hn::Sub(hn::LoadU(df, RY + i), ry);
+          const auto ez = hn::Sub(hn::LoadU(df, RZ + i), rz);
+          const auto rest2 = hn::Add(hn::Add(hn::Mul(ex, ex), hn::Mul(ey, ey)), hn::Mul(ez, ez));
+          mask = hn::AndNot(hn::Lt(rest2, vd2), mask);
+        }
+        uint8_t maskBytes[8] = {};
+        hn::StoreMaskBits(df, mask, maskBytes);
+        uint64_t bits = 0;
+        std::memcpy(&bits, maskBytes, sizeof bits);
+        while (bits != 0) {
+          found.push_back(uint64_t{k} << 32 | (i + static_cast<uint32_t>(__builtin_ctzll(bits))));
+          bits &= bits - 1;
+        }
+        i += N;
+        if (i >= z) break;
+      }
+    }
+  }
+  gatherFound(s, begin, n, K, found, grid, d, stiffness, counts, sums, pairs, filter);
+}
+
+// selfCellKey for `count` items, lanes at a time (the same float operations: subtract, multiply, add,
+// clamp with NaN to 1, truncate). Positions are gathered from the AoS particles by item.
+void CellKeys(const float* particles, const uint32_t* itemParticles, uint32_t count, const gpu::SelfGrid& g,
+              uint32_t* keys) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  const hn::RebindToUnsigned<decltype(df)> du;
+  const size_t N = hn::Lanes(df);
+  const uint32_t axis[3] = {g.axes.x, g.axes.y, g.axes.z};
+  const float maxCoord[3] = {gpu::kSelfSweepMaxCoord, gpu::kSelfHashMaxCoord, gpu::kSelfHashMaxCoord};
+  const auto one = hn::Set(df, 1.0f);
+  uint32_t i = 0;
+  for (; i + N <= count; i += static_cast<uint32_t>(N)) {
+    const auto index = hn::BitCast(di, hn::ShiftLeft<2>(hn::LoadU(du, itemParticles + i)));
+    hn::Vec<decltype(du)> cells[3];
+    for (int a = 0; a < 3; ++a) {
+      const uint32_t ax = axis[a];
+      const auto p = hn::GatherIndex(df, particles + ax, index);
+      auto c = hn::Add(hn::Mul(hn::Sub(p, hn::Set(df, g.lower[static_cast<int>(ax)])), hn::Set(df, g.scale[static_cast<int>(ax)])), one);
+      c = hn::IfThenElse(hn::Ge(c, one), c, one);  // NaN -> 1
+      const auto top = hn::Set(df, maxCoord[a]);
+      c = hn::IfThenElse(hn::Le(c, top), c, top);
+      cells[a] = hn::BitCast(du, hn::ConvertTo(di, c));
+    }
+    const auto key = hn::Or(cells[0], hn::Or(hn::ShiftLeft<16>(cells[1]), hn::ShiftLeft<24>(cells[2])));
+    hn::StoreU(key, du, keys + i);
+  }
+  for (; i < count; ++i) {
+    const float* p = particles + size_t{itemParticles[i]} * 4;
+    keys[i] = gpu::selfCellKey(g, gpu::vec3(p[0], p[1], p[2]));
+  }
+}
+
+size_t Lanes() { return hn::Lanes(hn::ScalableTag<float>()); }
+
+}  // namespace vkc::cpu::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace vkc::cpu {
+HWY_EXPORT(Sweep);
+HWY_EXPORT(CellKeys);
+HWY_EXPORT(Lanes);
+}  // namespace vkc::cpu
+#endif
+#endif  // VKC_HAVE_SIMD
+
+#if !defined(VKC_HAVE_SIMD) || HWY_ONCE
+namespace vkc::cpu {
+
+
+void selfCellKeysSimd(const Float4* particles, size_t particleCount, const uint32_t* itemParticles, uint32_t count,
+                      const gpu::SelfGrid& grid, uint32_t* keys) {
+#ifdef VKC_HAVE_SIMD
+  // The gather's 32-bit element offsets (4 floats per particle) must not overflow.
+  if (particleCount < (size_t{1} << 29)) {
+    HWY_DYNAMIC_DISPATCH(CellKeys)(&particles[0].x, itemParticles, count, grid, keys);
+    return;
+  }
+#else
+  (void)particleCount;
+#endif
+  for (uint32_t i = 0; i < count; ++i) {
+    const Float4& p = particles[itemParticles[i]];
+    keys[i] = gpu::selfCellKey(grid, {p.x, p.y, p.z});
+  }
+}
 
 void selfSweepSimd(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGrid& grid, float d,
                    float stiffness, bool useRest, uint32_t* counts, gpu::vec3* sums,
                    std::vector<std::array<uint32_t, 2>>* pairs, const SelfPairFilter* filter) {
 #ifdef VKC_HAVE_SIMD
-  const auto pairBits = HWY_DYNAMIC_DISPATCH(PairBits);
-  // Vectors of up to 32 lanes fit the 64-bit chunks below (and the NaN padding).
-  const bool vector = HWY_DYNAMIC_DISPATCH(Lanes)() <= 32;
-#else
-  const bool vector = false;
-  uint64_t (*pairBits)(const SelfSorted&, uint32_t, uint32_t, uint32_t, float, bool) = nullptr;
+  // Vectors of up to 64 lanes fit the 64-bit masks (and, with kSelfSimdPad, the padding).
+  if (HWY_DYNAMIC_DISPATCH(Lanes)() <= 64) {
+    HWY_DYNAMIC_DISPATCH(Sweep)(s, begin, end, grid, d, stiffness, useRest, counts, sums, pairs, filter);
+    return;
+  }
 #endif
+  // Scalar fallback (no SIMD in the build): the shader's ranges found with running pointers.
   const float d2 = d * d;
   const uint32_t* keys = s.keys.data();
   // Column c's range [lo, hi] (selfColumnRange) is key + const - min(reach, sweep) .. key + const +
@@ -134,9 +300,8 @@ void selfSweepSimd(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu:
       last[c] = z;
       for (uint32_t base = a; base < z; base += 64) {
         const uint32_t top = std::min(z, base + 64);
-        const uint64_t bits = vector && top - base >= 4 ? pairBits(s, k, base, top, d2, useRest)
-                                                        : pairBitsScalar(s, k, base, top, d2, useRest);
-        applyBits(s, k, base, bits, grid, d, stiffness, count, acc, pairs, filter);
+        applyBits(s, k, base, pairBitsScalar(s, k, base, top, d2, useRest), grid, d, stiffness, count, acc, pairs,
+                  filter);
       }
     }
     counts[k] = count;

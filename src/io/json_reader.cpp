@@ -1,5 +1,6 @@
 #include "io/json_reader.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -138,6 +139,52 @@ bool JsonReader::beginContainer(char open, const char* what) {
   return true;
 }
 
+namespace {
+
+// For a JSON number (valid syntax) with a nonzero digit: whether its magnitude is below 1, i.e. the
+// decimal exponent of its first nonzero digit is negative. Exact for any length of digits and
+// exponent (the exponent saturates far beyond any float).
+bool decimalMagnitudeNegative(std::string_view t) {
+  size_t i = (t[0] == '-') ? 1 : 0;
+  int64_t magnitude = 0;
+  bool found = false;
+  int64_t intDigits = 0;
+  const size_t intStart = i;
+  while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+  intDigits = static_cast<int64_t>(i - intStart);
+  for (size_t k = intStart; k < i && !found; ++k) {
+    if (t[k] != '0') {
+      found = true;
+      magnitude = intDigits - 1 - static_cast<int64_t>(k - intStart);
+    }
+  }
+  if (i < t.size() && t[i] == '.') {
+    ++i;
+    const size_t fracStart = i;
+    while (i < t.size() && t[i] >= '0' && t[i] <= '9') {
+      if (!found && t[i] != '0') {
+        found = true;
+        magnitude = -1 - static_cast<int64_t>(i - fracStart);
+      }
+      ++i;
+    }
+  }
+  int64_t exponent = 0;
+  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+    ++i;
+    bool negative = false;
+    if (i < t.size() && (t[i] == '+' || t[i] == '-')) negative = t[i++] == '-';
+    while (i < t.size() && t[i] >= '0' && t[i] <= '9') {
+      exponent = std::min<int64_t>(exponent * 10 + (t[i] - '0'), int64_t{1} << 40);
+      ++i;
+    }
+    if (negative) exponent = -exponent;
+  }
+  return found && magnitude + exponent < 0;
+}
+
+}  // namespace
+
 bool JsonReader::readFloat(float& out) {
   if (failed()) return false;
   skipSpace();
@@ -149,19 +196,10 @@ bool JsonReader::readFloat(float& out) {
   float value = 0;
   const auto r = std::from_chars(first, last, value);
   if (r.ec == std::errc::result_out_of_range) {
-    // Too large (an error) or too small (rounds to zero): tell them apart through double, and
-    // failing that, through the exponent's sign.
-    double d = 0;
-    const auto rd = std::from_chars(first, last, d);
-    bool tiny = false;
-    if (rd.ec == std::errc()) {
-      tiny = std::abs(d) < 1.0;
-    } else {
-      const std::string_view t(first, len);
-      const size_t e = t.find_first_of("eE");
-      tiny = e != std::string_view::npos && e + 1 < t.size() && t[e + 1] == '-';
+    // Too large (an error) or too small (rounds to zero, keeping the sign).
+    if (!decimalMagnitudeNegative(std::string_view(first, len))) {
+      return fail("expected a finite number, found " + std::string(first, len) + " (beyond the float range)");
     }
-    if (!tiny) return fail("expected a finite number, found " + std::string(first, len) + " (beyond the float range)");
     value = (first[0] == '-') ? -0.0f : 0.0f;
   } else if (r.ec != std::errc() || r.ptr != last) {
     return fail("expected a finite number, found " + std::string(first, len));

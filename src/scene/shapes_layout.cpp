@@ -190,7 +190,7 @@ bool sameColliderLayout(std::span<const ClothColliders> a, std::span<const Cloth
 
 namespace vkc {
 
-Status validate(const ShapeCollisionInput& in) {
+Status detail::validateShapeLayout(const ShapeCollisionInput& in) {
   VKC_TRY(detail::validateShapeSettings(in.settings));
   if (in.particles.size() > UINT32_MAX) {
     return Error{ErrorCode::kLimitExceeded, "ShapeCollisionInput::particles: more than 2^32-1 particles"};
@@ -203,6 +203,11 @@ Status validate(const ShapeCollisionInput& in) {
   }
   VKC_TRY(detail::validateClothRanges(in.cloths, in.particles.size(), "ShapeCollisionInput"));
   VKC_TRY(detail::validateColliders(in.colliders, in.cloths.size()));
+  return {};
+}
+
+Status validate(const ShapeCollisionInput& in) {
+  VKC_TRY(detail::validateShapeLayout(in));
   VKC_TRY(detail::validateParticles(in.particles, in.cloths, "particles"));
   VKC_TRY(detail::validateParticles(in.prevParticles, in.cloths, "prevParticles"));
   return {};

@@ -33,6 +33,9 @@ void packRawSpheres(std::span<const ClothColliders> colliders, std::vector<gpu::
 uint32_t shapeFlags(const ShapeCollisionSettings& s);
 
 Status validateShapeSettings(const ShapeCollisionSettings& s);
+// validate(ShapeCollisionInput) without reading the particles' values: settings, sizes, cloth ranges,
+// colliders (validate() then checks particles and prevParticles with validateParticles).
+Status validateShapeLayout(const ShapeCollisionInput& in);
 // Colliders of `clothCount` cloths: finite spheres, radii >= 0, capsule indices.
 Status validateColliders(std::span<const ClothColliders> colliders, size_t clothCount);
 // Whether b has a's sphere counts and capsules (the layout a stage was created with).

@@ -20,6 +20,7 @@ static_assert(gpu::kRadixTileSize == gpu::kRadixGroupSize * gpu::kRadixItemsPerT
 static_assert(gpu::kRadixBins == (1u << gpu::kRadixDigitBits) && gpu::kRadixBins == gpu::kRadixGroupSize,
               "the histogram pass clears and writes one bin per invocation");
 static_assert(radixSortPassCount(32) == 32 / gpu::kRadixDigitBits);
+static_assert(gpu::kRadixGroupSize <= 256u, "8-bit per-subgroup counts: a chunk holds at most 256 keys of one digit");
 
 using detail::Access;
 using detail::Buffer;
@@ -36,6 +37,8 @@ struct RadixSortStage::Impl {
   detail::ContextImpl& ctx;
   uint32_t maxCount = 0;
   const detail::Pipeline* pipelines[4] = {};
+  const detail::Pipeline* wideScatter = nullptr;  // the scatter with 128-bit ballots on any subgroup size
+  bool forceWideBallot = false;
   Buffer keysScratch, valuesScratch, tileHist, digitTotals, dummy;
   // Convenience path (run): device copies and staging, made on first use.
   Buffer keys, values, upload, readback;
@@ -67,7 +70,7 @@ struct RadixSortStage::Impl {
                    std::vector<detail::Binding> bindings) {
       detail::Pass p;
       p.name = name;
-      p.pipeline = pipelines[pass];
+      p.pipeline = pass == gpu::kRadixPassScatter && forceWideBallot ? wideScatter : pipelines[pass];
       p.bindings = std::move(bindings);
       p.setPush(push);
       p.groupCount = groups;
@@ -85,6 +88,7 @@ struct RadixSortStage::Impl {
       push.bits = std::min(gpu::kRadixDigitBits, keyBits - push.shift);
       push.tileCount = tileCount;
       push.countFromBuffer = countBuffer != nullptr ? 1u : 0u;
+      push.smallScan = tileCount <= gpu::kRadixSmallScanTiles ? 1u : 0u;
       add("vkc.radix_sort.histogram", gpu::kRadixPassHistogram, tileCount, push,
           {{kIn, Access::kRead},
            {vIn, Access::kNone},
@@ -93,7 +97,7 @@ struct RadixSortStage::Impl {
            {hist, Access::kWrite},
            {totals, Access::kNone},
            {countRange, Access::kRead}});
-      add("vkc.radix_sort.scan", gpu::kRadixPassScan, 1u << push.bits, push,
+      add("vkc.radix_sort.scan", gpu::kRadixPassScan, push.smallScan != 0 ? 1u : 1u << push.bits, push,
           {{kIn, Access::kNone},
            {vIn, Access::kNone},
            {kOut, Access::kNone},
@@ -177,19 +181,29 @@ Result<std::unique_ptr<RadixSortStage>> RadixSortStage::create(Context& context,
                      ctx.info.name + "' allows maxStorageBufferRange = " + std::to_string(maxRange) + " bytes (" +
                      std::to_string(maxRange / 4) + " keys)"};
   }
-  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceVulkan13Properties props13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_PROPERTIES};
+  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES, &props13};
   VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &subgroup};
   vkGetPhysicalDeviceProperties2(ctx.physicalDevice, &props);
   if ((subgroup.supportedOperations & VK_SUBGROUP_FEATURE_BALLOT_BIT) == 0) {
     return Error{ErrorCode::kUnsupported, "RadixSortStage: the device '" + ctx.info.name +
                                               "' lacks subgroup ballot operations (VK_SUBGROUP_FEATURE_BALLOT_BIT)"};
   }
+  const uint32_t minSubgroup = std::min(props13.minSubgroupSize == 0 ? subgroup.subgroupSize : props13.minSubgroupSize,
+                                        subgroup.subgroupSize);
+  if (minSubgroup * gpu::kRadixMaxSubgroups < gpu::kRadixGroupSize) {
+    return Error{ErrorCode::kUnsupported, "RadixSortStage: the device '" + ctx.info.name + "' may run subgroups of " +
+                                              std::to_string(minSubgroup) + " invocations; the sort needs at least " +
+                                              std::to_string(gpu::kRadixGroupSize / gpu::kRadixMaxSubgroups)};
+  }
   auto impl = std::make_unique<Impl>(ctx);
   impl->maxCount = info.maxCount;
-  for (uint32_t pass = 0; pass < 4; ++pass) {
-    auto p = ctx.pipelines->get({"radix_sort", gpu::kRadixBindingTotal, sizeof(gpu::RadixSortPush), {pass}});
+  for (uint32_t pass = 0; pass < 5; ++pass) {
+    const uint32_t kind = pass < 4 ? pass : gpu::kRadixPassScatter;
+    auto p = ctx.pipelines->get(
+        {"radix_sort", gpu::kRadixBindingTotal, sizeof(gpu::RadixSortPush), {kind, pass < 4 ? 0u : 1u}});
     if (!p) return p.error();
-    impl->pipelines[pass] = *p;
+    (pass < 4 ? impl->pipelines[pass] : impl->wideScatter) = *p;
   }
   auto& alloc = *ctx.allocator;
   auto make = [&](Buffer& b, VkDeviceSize size) -> Status {
@@ -234,6 +248,8 @@ void detail::appendRadixSortPassesGpuCount(RadixSortStage& stage, Recorder& rec,
   const BufferRange count{countBuffer.buffer, countBuffer.offset, sizeof(uint32_t)};
   stage.impl().appendPasses(rec, keys, values, &count, maxCount, keyBits);
 }
+
+void detail::forceRadixSortWideBallot(RadixSortStage& stage, bool wide) { stage.impl().forceWideBallot = wide; }
 
 Result<std::vector<detail::BarrierDecision>> detail::radixSortBarrierPlan(RadixSortStage& stage,
                                                                           const RadixSortRecordInfo& info) {

@@ -25,6 +25,10 @@ void appendRadixSortPassesGpuCount(RadixSortStage& stage, Recorder& rec, const B
                                    const BufferRange& values, const BufferRange& countBuffer, uint32_t maxCount,
                                    uint32_t keyBits);
 
+// For tests: the scatter matches digits with 128-bit ballots (the path of subgroups above 32) whatever
+// the device's subgroup size, so that devices with small subgroups (lavapipe: 8) cover it too.
+void forceRadixSortWideBallot(RadixSortStage& stage, bool wide);
+
 // The passes record() would record for `info` (after validation) and their barrier plan.
 Result<std::vector<BarrierDecision>> radixSortBarrierPlan(RadixSortStage& stage, const RadixSortRecordInfo& info);
 

@@ -1,6 +1,7 @@
 // Private: Vulkan includes (through volk) and error helpers shared by src/vulkan/.
 #pragma once
 
+#include "vkc_volk_names.h"  // volk's globals prefixed vkc_: the host keeps its own Vulkan symbols
 #include <volk.h>
 
 #include <string>

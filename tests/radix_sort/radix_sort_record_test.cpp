@@ -251,6 +251,20 @@ TEST_F(RadixSortRecordVulkan, RunRejectsMoreThanMaxCountAndStaysUsable) {
   expectEqualPairs(q, want);
 }
 
+TEST_F(RadixSortRecordVulkan, WideBallotPathSortsLikeStableSort) {
+  // The 128-bit ballot path that subgroups above 32 take (AMD wave64, 128-wide devices), forced here.
+  auto stage = RadixSortStage::create(ctx(), {200'000});
+  ASSERT_TRUE(stage.ok()) << stage.message();
+  detail::forceRadixSortWideBallot(**stage, true);
+  for (uint32_t bits : {32u, 13u}) {
+    SCOPED_TRACE("keyBits " + std::to_string(bits));
+    const Pairs in = randomPairs(150'001, bits, bits == 32 ? 4096u : 0u);
+    Pairs got = in;
+    ASSERT_TRUE((*stage)->run(got.keys, got.values, bits).ok());
+    expectEqualPairs(got, stableSorted(in, bits));
+  }
+}
+
 TEST_F(RadixSortRecordVulkan, RepeatedRunsAreBitwiseIdenticalAndTimed) {
   // Many ties (keys < 64) and a count that is not a multiple of any workgroup size.
   const Pairs in = randomPairs(250'001, 8, 64);

@@ -134,6 +134,32 @@ TEST(SceneLoad, FileErrors) {
   EXPECT_FALSE(fileExists(nowhere));
 }
 
+// The example in docs/scene-format.md is a valid scene, and the sample scenes load.
+TEST(SceneLoad, DocumentedExampleAndSamplesParse) {
+  std::FILE* f = std::fopen((std::string(VKC_SOURCE_DIR) + "/docs/scene-format.md").c_str(), "rb");
+  ASSERT_NE(f, nullptr);
+  std::string doc;
+  char buf[4096];
+  size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) doc.append(buf, n);
+  std::fclose(f);
+  const size_t begin = doc.find("```json\n");
+  ASSERT_NE(begin, std::string::npos);
+  const size_t end = doc.find("```", begin + 8);
+  ASSERT_NE(end, std::string::npos);
+  Result<Scene> s = parseScene(std::string_view(doc).substr(begin + 8, end - begin - 8));
+  ASSERT_TRUE(s) << s.message();
+  ASSERT_EQ(s->cloths.size(), 1u);
+  EXPECT_EQ(s->cloths[0].capsules.size(), 1u);
+  for (const char* sample : {"sphere-and-capsule.json", "two-cloths.json", "ccd-fast-strip.json"}) {
+    Result<Scene> sc = loadScene(std::string(VKC_SOURCE_DIR) + "/samples/scenes/" + sample);
+    ASSERT_TRUE(sc) << sc.message();
+    Result<SceneBuffers> b = makeSceneBuffers(*sc);
+    ASSERT_TRUE(b) << b.message();
+    EXPECT_TRUE(validate(b->shapeInput(shapeCollisionSettings(sc->settings))).ok()) << sample;
+  }
+}
+
 TEST(SceneLoad, BuffersConcatenateCloths) {
   Scene scene;
   scene.cloths.resize(3);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <random>
 #include <string>
 
 #include "vkcollide/scene.h"
@@ -176,6 +177,21 @@ TEST(SceneParse, NonFiniteNumbers) {
   ASSERT_TRUE(tiny) << tiny.message();
   EXPECT_EQ(tiny->cloths[0].particles[1].x, 0.0f);
   EXPECT_TRUE(std::signbit(tiny->cloths[0].particles[1].x));
+  // However many digits: magnitude decides, not the exponent's sign.
+  const std::string longTiny = "-0." + std::string(500, '0') + "1";
+  const std::string longHuge = "1" + std::string(500, '0');
+  Result<Scene> t2 = parseScene(replaced(kValid, "[0.5, 1, 0, 0]", "[" + longTiny + ", 100000e-400, 0, 0]"));
+  ASSERT_TRUE(t2) << t2.message();
+  EXPECT_EQ(t2->cloths[0].particles[1].x, 0.0f);
+  EXPECT_TRUE(std::signbit(t2->cloths[0].particles[1].x));
+  EXPECT_EQ(t2->cloths[0].particles[1].y, 0.0f);
+  EXPECT_ERROR(replaced(kValid, "[0.5, 1, 0, 0]", "[" + longHuge + ", 0, 0, 0]"), "cloths[0].particles[1][0]: expected a finite number");
+  EXPECT_ERROR(replaced(kValid, "[0.5, 1, 0, 0]", "[0.0001e400, 0, 0, 0]"), "beyond the float range");
+  // The largest float and its rounding neighbourhood read fine.
+  Result<Scene> big = parseScene(replaced(kValid, "[0.5, 1, 0, 0]", "[3.4028235e38, -3.40282356e38, 0, 0]"));
+  ASSERT_TRUE(big) << big.message();
+  EXPECT_EQ(big->cloths[0].particles[1].x, std::numeric_limits<float>::max());
+  EXPECT_EQ(big->cloths[0].particles[1].y, -std::numeric_limits<float>::max());
   EXPECT_EQ(tiny->cloths[0].particles[1].y, 0.0f);
   EXPECT_EQ(tiny->cloths[0].particles[1].z, std::numeric_limits<float>::denorm_min());
 }
@@ -234,6 +250,33 @@ TEST(SceneParse, RoundTripEveryFieldBitwise) {
   EXPECT_TRUE(*again == *s);
   EXPECT_EQ(std::memcmp(again->cloths[0].particles.data(), s->cloths[0].particles.data(), 2 * sizeof(Float4)), 0);
   EXPECT_TRUE(std::signbit(again->cloths[0].particles[0].z));
+}
+
+// 200 000 random finite floats (random bit patterns: denormals, huge and tiny exponents) survive
+// writeScene -> parseScene bit for bit.
+TEST(SceneParse, RandomFloatsRoundTripBitwise) {
+  std::mt19937 rng(12345);
+  Scene s;
+  SceneCloth& c = s.cloths.emplace_back();
+  c.particles.resize(25000);
+  c.prevParticles.resize(25000);
+  auto randomFloat = [&] {
+    for (;;) {
+      const uint32_t bits = static_cast<uint32_t>(rng());
+      float f;
+      std::memcpy(&f, &bits, sizeof f);
+      if (std::isfinite(f)) return f;
+    }
+  };
+  for (auto* v : {&c.particles, &c.prevParticles}) {
+    for (Float4& p : *v) p = {randomFloat(), randomFloat(), randomFloat(), randomFloat()};
+  }
+  Result<Scene> back = parseScene(writeScene(s));
+  ASSERT_TRUE(back) << back.message();
+  ASSERT_EQ(back->cloths.size(), 1u);
+  EXPECT_EQ(std::memcmp(back->cloths[0].particles.data(), c.particles.data(), c.particles.size() * sizeof(Float4)), 0);
+  EXPECT_EQ(std::memcmp(back->cloths[0].prevParticles.data(), c.prevParticles.data(),
+                        c.prevParticles.size() * sizeof(Float4)), 0);
 }
 
 }  // namespace

@@ -102,6 +102,29 @@ TEST_P(SelfCollisionConformance, SortedKeysAreTheCellKeysInOrder) {
   }
 }
 
+// No 16-bit limit: one cloth of 90 000 particles (NvCloth stops at 65 532), pairs across the whole of it.
+TEST_P(SelfCollisionConformance, MoreThan65535ParticlesInOneCloth) {
+  SelfScene ref;
+  crumpledCloth(300, 0.01f, 9, ref.particles, ref.rest);
+  ref.cloths = {{0, 90000}};
+  ref.settings = {0.008f, 1.0f};
+  SelfScene s = ref;
+  SelfCollisionDebug want, got;
+  ASSERT_TRUE(collideSelfCpu(ref.input(), Backend::kCpuScalar, &want).ok());
+  const Status st = collideSelf(backend(), ctx(), s.input(), &got);
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(got.sortedKeys, want.sortedKeys);
+  EXPECT_EQ(got.sortedParticles, want.sortedParticles);
+  ASSERT_EQ(got.pairs, want.pairs);
+  size_t high = 0;
+  for (const auto& p : got.pairs) high += p[0] < 65536 && p[1] >= 65536;
+  EXPECT_GT(high, 100u) << "pairs between particles below and above index 65536";
+  for (size_t i = 0; i < s.particles.size(); ++i) {
+    ASSERT_NEAR(s.particles[i].x, ref.particles[i].x, kSelfCollisionTolerance * 4) << i;
+    ASSERT_NEAR(s.particles[i].z, ref.particles[i].z, kSelfCollisionTolerance * 4) << i;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, SelfCollisionConformance, VKC_ALL_BACKENDS);
 
 class SelfCollisionVulkan : public VulkanTest {};

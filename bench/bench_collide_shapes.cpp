@@ -1,0 +1,843 @@
+// Sphere/capsule collision benchmark: one collision iteration on every backend (Vulkan: GPU
+// timestamps of the stage's passes; CPU scalar and CPU SIMD: wall clock, one thread), on synthetic
+// cloth sheets (N particles x S spheres with S/2 capsules, discrete and CCD) and on the NvCloth drape
+// states of bench/scenes/ (CCD, friction 0.3), against a copy roofline measured in the same run
+// (std::memcpy on the CPU, shaders/copy.comp on the device). Prints a table and writes JSON. See
+// `bench_collide_shapes --help`.
+//
+// Bytes: the stage reads particles and prevParticles and writes both back: 64 B per particle. The
+// roofline copies 32 B per particle (read + write: 64 B). roofline fraction = GB/s / the copy's GB/s
+// of the same N (so 1 means "as fast as copying the particle arrays").
+// Every run starts from the same input (restored before each repetition, outside the timing); the
+// results of every backend are checked against cpu-scalar (within kShapeCollisionTolerance).
+// CPU rows also give the time of the collide loop alone ("collide_ms", prepared tables: the rest,
+// "prep", is validation, bounds, sphere interpolation, cones, grid and masks).
+// CPU rows also give the thread's CPU time (CLOCK_THREAD_CPUTIME_ID, "thread_ms"): on a machine shared
+// with other jobs it leaves out the time the thread waited for a core, so it is the steadier per-core
+// figure; the SIMD/scalar speedups are given for both.
+// lavapipe: unless LP_NUM_THREADS is set, it is set to 1 (one worker thread, for per-core figures).
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <random>
+#include <time.h>
+#include <string>
+#include <vector>
+
+#include "bench_common.h"
+#include "cpu/bounds.h"
+#include "cpu/collide_shapes.h"
+#include "vkcollide/scene.h"
+#include "vkcollide/vkcollide.h"
+#include "vulkan/context_impl.h"
+#include "vulkan/recorder.h"
+
+namespace vkc::bench {
+namespace {
+
+struct Options {
+  std::string device;
+  std::string json = "bench_collide_shapes.json";
+  uint32_t minLog2 = 14;
+  uint32_t maxLog2 = 22;
+  uint32_t maxN = 0;        // 0: no cap beyond maxLog2
+  uint32_t vulkanMaxN = 1u << 20;
+  std::vector<uint32_t> spheres = {8, 32, 128};
+  bool discrete = true, ccd = true;
+  bool vulkan = true, scalar = true, simd = true;
+  bool scenes = true, synthetic = true;
+  uint32_t reps = 7;
+  bool repsGiven = false;
+  bool quick = false;
+};
+
+void usage(std::FILE* f) {
+  std::fprintf(f,
+               "usage: bench_collide_shapes [options]\n"
+               "  --device SEL       Vulkan device: index or name substring (default: VKC_DEVICE, else first GPU)\n"
+               "  --min-log2 K       smallest synthetic N = 2^K particles (default 14: 16k)\n"
+               "  --max-log2 K       largest synthetic N = 2^K particles (default 22: 4M); N steps by 4x\n"
+               "  --max-n N          skip synthetic sizes above N particles\n"
+               "  --vulkan-max-n N   skip Vulkan rows above N particles (default 1048576: lavapipe is slow;\n"
+               "                     0: no cap)\n"
+               "  --spheres LIST     sphere counts, comma separated (default 8,32,128); capsules = spheres / 2\n"
+               "  --mode M           discrete, ccd or both (default both)\n"
+               "  --backend LIST     vulkan, cpu-scalar, cpu-simd, comma separated (default all three)\n"
+               "  --no-scenes        skip the NvCloth drape scenes\n"
+               "  --scenes-only      only the NvCloth drape scenes\n"
+               "  --reps R           timed repetitions per measurement, median reported (default 7; fewer,\n"
+               "                     at least 3, where R would take over ~3 s)\n"
+               "  --quick            N = 2^10 and 2^12, 8 spheres, the 64x64 drape only, 3 reps (smoke test)\n"
+               "  --json PATH        write results as JSON (default bench_collide_shapes.json)\n");
+}
+
+bool parseUint(const char* s, uint32_t& out) {
+  char* end = nullptr;
+  const unsigned long v = std::strtoul(s, &end, 10);
+  if (end == s || *end != '\0' || v > UINT32_MAX) return false;
+  out = static_cast<uint32_t>(v);
+  return true;
+}
+
+std::vector<std::string> splitList(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    const size_t comma = s.find(',', start);
+    const size_t end = comma == std::string::npos ? s.size() : comma;
+    if (end > start) out.push_back(s.substr(start, end - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::optional<Options> parseOptions(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> const char* {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "bench_collide_shapes: %s needs a value\n", a.c_str());
+        return nullptr;
+      }
+      return argv[++i];
+    };
+    auto number = [&](uint32_t& out) {
+      const char* v = value();
+      if (v == nullptr) return false;
+      if (!parseUint(v, out)) {
+        std::fprintf(stderr, "bench_collide_shapes: %s: '%s' is not a non-negative integer\n", a.c_str(), v);
+        return false;
+      }
+      return true;
+    };
+    if (a == "--help" || a == "-h") {
+      usage(stdout);
+      std::exit(0);
+    } else if (a == "--device") {
+      const char* v = value();
+      if (v == nullptr) return std::nullopt;
+      o.device = v;
+    } else if (a == "--json") {
+      const char* v = value();
+      if (v == nullptr) return std::nullopt;
+      o.json = v;
+    } else if (a == "--min-log2") {
+      if (!number(o.minLog2)) return std::nullopt;
+    } else if (a == "--max-log2") {
+      if (!number(o.maxLog2)) return std::nullopt;
+    } else if (a == "--max-n") {
+      if (!number(o.maxN)) return std::nullopt;
+    } else if (a == "--vulkan-max-n") {
+      if (!number(o.vulkanMaxN)) return std::nullopt;
+    } else if (a == "--reps") {
+      if (!number(o.reps)) return std::nullopt;
+      o.repsGiven = true;
+    } else if (a == "--spheres") {
+      const char* v = value();
+      if (v == nullptr) return std::nullopt;
+      o.spheres.clear();
+      for (const std::string& s : splitList(v)) {
+        uint32_t n = 0;
+        if (!parseUint(s.c_str(), n) || n < 2 || n > 4096) {
+          std::fprintf(stderr, "bench_collide_shapes: --spheres: '%s' is not a count in 2..4096\n", s.c_str());
+          return std::nullopt;
+        }
+        o.spheres.push_back(n);
+      }
+    } else if (a == "--mode") {
+      const char* v = value();
+      if (v == nullptr) return std::nullopt;
+      const std::string m = v;
+      if (m != "discrete" && m != "ccd" && m != "both") {
+        std::fprintf(stderr, "bench_collide_shapes: --mode: '%s' is not discrete, ccd or both\n", v);
+        return std::nullopt;
+      }
+      o.discrete = m != "ccd";
+      o.ccd = m != "discrete";
+    } else if (a == "--backend") {
+      const char* v = value();
+      if (v == nullptr) return std::nullopt;
+      o.vulkan = o.scalar = o.simd = false;
+      for (const std::string& b : splitList(v)) {
+        if (b == "vulkan") {
+          o.vulkan = true;
+        } else if (b == "cpu-scalar") {
+          o.scalar = true;
+        } else if (b == "cpu-simd") {
+          o.simd = true;
+        } else {
+          std::fprintf(stderr, "bench_collide_shapes: --backend: unknown backend '%s'\n", b.c_str());
+          return std::nullopt;
+        }
+      }
+    } else if (a == "--no-scenes") {
+      o.scenes = false;
+    } else if (a == "--scenes-only") {
+      o.synthetic = false;
+    } else if (a == "--quick") {
+      o.quick = true;
+    } else {
+      std::fprintf(stderr, "bench_collide_shapes: unknown option '%s'\n", a.c_str());
+      usage(stderr);
+      return std::nullopt;
+    }
+  }
+  if (o.quick) {
+    if (!o.repsGiven) o.reps = 3;
+    o.spheres = {8};
+  }
+  if (o.reps == 0 || o.spheres.empty()) {
+    std::fprintf(stderr, "bench_collide_shapes: --reps must be >= 1 and --spheres not empty\n");
+    return std::nullopt;
+  }
+  if (o.maxLog2 > 24 || o.minLog2 > o.maxLog2) {
+    std::fprintf(stderr, "bench_collide_shapes: need --min-log2 <= --max-log2 <= 24\n");
+    return std::nullopt;
+  }
+  if (!o.vulkan && !o.scalar && !o.simd) {
+    std::fprintf(stderr, "bench_collide_shapes: --backend selects nothing\n");
+    return std::nullopt;
+  }
+  return o;
+}
+
+// One collision problem: an input and everything it points to, plus a pristine copy of the particles.
+struct Problem {
+  std::string scene;  // "synthetic" or the drape file's name
+  uint32_t spheres = 0, capsules = 0;
+  bool continuous = false;
+  double nvclothMs = 0;  // NvCloth's CPU figure for this scene (0: none)
+  std::vector<Float4> particles, prev, particles0, prev0;
+  std::vector<ClothRange> cloths;
+  std::vector<Float4> sphereData, prevSphereData;
+  std::vector<Capsule> capsuleData;
+  std::vector<ClothColliders> colliders;
+  ShapeCollisionSettings settings;
+
+  uint32_t n() const { return static_cast<uint32_t>(particles.size()); }
+  void restore() {
+    std::memcpy(particles.data(), particles0.data(), particles.size() * sizeof(Float4));
+    std::memcpy(prev.data(), prev0.data(), prev.size() * sizeof(Float4));
+  }
+  ShapeCollisionInput input() { return {particles, prev, cloths, colliders, settings}; }
+};
+
+// A cloth sheet of n particles (a wavy 2 x 2 square in xz, row after row as a cloth mesh lays them
+// out), moving down by 0.01 per iteration, over `spheres` spheres (radius ~0.25 (8 / S)^(1/3)) poking
+// through it and moving by up to 0.02, paired into S/2 capsules (spheres 2k and 2k+1, 2 to 4 radii
+// apart, tapered).
+std::unique_ptr<Problem> syntheticProblem(uint32_t n, uint32_t spheres, bool continuous) {
+  auto p = std::make_unique<Problem>();
+  p->scene = "synthetic";
+  p->continuous = continuous;
+  std::mt19937 rng(12345u + spheres);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  const uint32_t side = std::max(2u, static_cast<uint32_t>(std::ceil(std::sqrt(static_cast<double>(n)))));
+  p->particles.resize(n);
+  p->prev.resize(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    const float x = -1.0f + 2.0f * static_cast<float>(i % side) / static_cast<float>(side - 1);
+    const float z = -1.0f + 2.0f * static_cast<float>(i / side) / static_cast<float>(side - 1);
+    const float y = 0.1f * std::sin(3.0f * x) * std::cos(2.0f * z);
+    p->particles[i] = {x, y - 0.01f, z, 1.0f};
+    p->prev[i] = {x, y, z, 1.0f};
+  }
+  const float radius = 0.25f * std::cbrt(8.0f / static_cast<float>(spheres));
+  for (uint32_t k = 0; k < spheres; ++k) {
+    Float4 s;
+    const float r = radius * (0.75f + 0.25f * u(rng));
+    if (k % 2 == 1) {
+      const Float4& a = p->sphereData.back();
+      float dx = u(rng), dy = 0.3f * u(rng), dz = u(rng);
+      const float len = std::sqrt(dx * dx + dy * dy + dz * dz) + 1e-3f;
+      const float dist = (2.0f + std::abs(u(rng)) * 2.0f) * radius / len;
+      s = {a.x + dx * dist, a.y + dy * dist, a.z + dz * dist, r};
+    } else {
+      s = {u(rng), -0.15f + 0.15f * u(rng), u(rng), r};
+    }
+    p->sphereData.push_back(s);
+    p->prevSphereData.push_back({s.x + 0.02f * u(rng), s.y + 0.02f * u(rng), s.z + 0.02f * u(rng), s.w});
+  }
+  for (uint32_t k = 0; k + 1 < spheres; k += 2) p->capsuleData.push_back({k, k + 1});
+  p->spheres = spheres;
+  p->capsules = static_cast<uint32_t>(p->capsuleData.size());
+  p->cloths = {{0, n}};
+  p->colliders = {{p->sphereData, p->prevSphereData, p->capsuleData}};
+  p->settings.continuous = continuous;
+  p->particles0 = p->particles;
+  p->prev0 = p->prev;
+  return p;
+}
+
+// An NvCloth drape state (one cloth) through the scene loader.
+Result<std::unique_ptr<Problem>> sceneProblem(const std::string& file, double nvclothMs) {
+  const std::string path = std::string(VKC_SOURCE_DIR) + "/bench/scenes/" + file;
+  auto scene = loadScene(path);
+  if (!scene) return scene.error();
+  if (scene->cloths.size() != 1) return Error{ErrorCode::kInvalidArgument, path + ": expected one cloth"};
+  const SceneCloth& c = scene->cloths[0];
+  auto p = std::make_unique<Problem>();
+  p->scene = file.substr(0, file.find(".json"));
+  p->nvclothMs = nvclothMs;
+  p->particles = c.particles;
+  p->prev = c.prevParticles;
+  p->sphereData = c.spheres;
+  p->prevSphereData = c.prevSpheres;
+  p->capsuleData = c.capsules;
+  p->spheres = static_cast<uint32_t>(c.spheres.size());
+  p->capsules = static_cast<uint32_t>(c.capsules.size());
+  p->cloths = {{0, p->n()}};
+  p->colliders = {{p->sphereData, p->prevSphereData, p->capsuleData}};
+  p->settings = shapeCollisionSettings(scene->settings);
+  p->continuous = p->settings.continuous;
+  p->particles0 = p->particles;
+  p->prev0 = p->prev;
+  return p;
+}
+
+struct Row {
+  std::string scene;
+  uint32_t n = 0, spheres = 0, capsules = 0;
+  std::string mode;  // discrete / ccd
+  std::string backend;
+  double medianMs = 0;
+  double collideMs = 0;  // CPU: the collide loop alone (prepared tables)
+  double threadMs = 0;   // CPU: median thread CPU time of the whole call
+  double collideThreadMs = 0;
+  double speedupThread = 0;  // cpu-scalar threadMs / threadMs
+  double bytes = 0;
+  double gbps = 0;
+  double rooflineFraction = 0;
+  double speedupVsScalar = 0;  // cpu-scalar median / this median (same problem)
+  double nvclothMs = 0;
+  uint32_t reps = 0;
+  uint32_t moved = 0;  // particles the iteration moved
+  std::vector<PassTiming> passMedians;
+};
+
+constexpr double kCellBudgetMs = 3000;
+constexpr uint32_t kMinReps = 3;
+
+double gbps(double bytes, double ms) { return ms > 0 ? bytes / (ms * 1e6) : 0; }
+
+double threadCpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) * 1e-6;
+}
+
+uint32_t repsFor(uint32_t reps, double onceMs) {
+  if (onceMs * reps <= kCellBudgetMs) return reps;
+  return std::max(std::min(reps, kMinReps), static_cast<uint32_t>(kCellBudgetMs / std::max(onceMs, 1e-3)));
+}
+
+std::string cpuModel() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const size_t colon = line.find(':');
+    if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+  }
+  return "unknown";
+}
+
+std::string apiVersionString(uint32_t v) {
+  return std::to_string(VK_API_VERSION_MAJOR(v)) + "." + std::to_string(VK_API_VERSION_MINOR(v)) + "." +
+         std::to_string(VK_API_VERSION_PATCH(v));
+}
+
+// The device's copy roofline: shaders/copy.comp over n vec4, timed by a timestamp pair.
+class DeviceCopy {
+ public:
+  static Result<std::unique_ptr<DeviceCopy>> create(detail::ContextImpl& ctx, uint32_t maxN) {
+    auto c = std::unique_ptr<DeviceCopy>(new DeviceCopy(ctx));
+    auto pipe = ctx.pipelines->get({"copy", 2, sizeof(uint32_t), {}});
+    if (!pipe) return pipe.error();
+    c->pipeline_ = *pipe;
+    const VkDeviceSize bytes = VkDeviceSize{maxN} * sizeof(Float4);
+    for (detail::Buffer* b : {&c->src_, &c->dst_}) {
+      auto r = ctx.allocator->createBuffer(bytes, detail::MemoryUsage::kDeviceLocal);
+      if (!r) return r.error();
+      *b = std::move(r.value());
+    }
+    VKC_TRY(ctx.submitAndWait([&](VkCommandBuffer cmd) -> Status {
+      ctx.vk.vkCmdFillBuffer(cmd, c->src_.handle(), 0, VK_WHOLE_SIZE, 0x3F800000u);
+      ctx.vk.vkCmdFillBuffer(cmd, c->dst_.handle(), 0, VK_WHOLE_SIZE, 0u);
+      return {};
+    }));
+    VkQueryPoolCreateInfo qpci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    qpci.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    qpci.queryCount = 2;
+    VKC_VK_TRY(ctx.vk.vkCreateQueryPool(ctx.device, &qpci, nullptr, &c->queries_));
+    return c;
+  }
+
+  ~DeviceCopy() {
+    if (queries_ != VK_NULL_HANDLE) ctx_.vk.vkDestroyQueryPool(ctx_.device, queries_, nullptr);
+  }
+
+  // One copy of n vec4: GPU time in ms.
+  Result<double> run(uint32_t n) {
+    detail::Recorder rec(ctx_);
+    detail::Pass p;
+    p.name = "bench.copy";
+    p.pipeline = pipeline_;
+    const VkDeviceSize bytes = VkDeviceSize{n} * sizeof(Float4);
+    p.bindings = {{BufferRange{src_.handle(), 0, bytes}, detail::Access::kRead},
+                  {BufferRange{dst_.handle(), 0, bytes}, detail::Access::kWrite}};
+    p.setPush(n);
+    p.groupCount = (n + 255) / 256;
+    rec.add(std::move(p));
+    VKC_TRY(ctx_.submitAndWait([&](VkCommandBuffer cmd) { return rec.record(cmd, RecordSync{}, queries_); }));
+    uint64_t stamps[2] = {};
+    VKC_VK_TRY(ctx_.vk.vkGetQueryPoolResults(ctx_.device, queries_, 0, 2, sizeof stamps, stamps, sizeof(uint64_t),
+                                             VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+    return ctx_.timestampDeltaNs(stamps[0], stamps[1]) * 1e-6;
+  }
+
+ private:
+  explicit DeviceCopy(detail::ContextImpl& ctx) : ctx_(ctx) {}
+  detail::ContextImpl& ctx_;
+  const detail::Pipeline* pipeline_ = nullptr;
+  detail::Buffer src_, dst_;
+  VkQueryPool queries_ = VK_NULL_HANDLE;
+};
+
+void printHeader() {
+  std::printf("%-17s %8s %4s %4s %-8s %-11s %10s %8s %6s %8s %10s %5s %7s %9s %7s %4s  %s\n", "scene", "N", "S",
+              "C", "mode", "backend", "median_ms", "ns/part", "GB/s", "roofline", "collide_ms", "prep%", "vs_scal",
+              "thread_ms", "vs_scal", "reps", "note");
+}
+
+void printRow(const Row& r) {
+  std::string note;
+  if (r.nvclothMs > 0) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "NvCloth %.3f ms: %.2fx", r.nvclothMs, r.nvclothMs / r.medianMs);
+    note = buf;
+  }
+  for (const PassTiming& t : r.passMedians) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%s%s %.3f", note.empty() ? "" : ", ", t.name, t.ns * 1e-6);
+    note += buf;
+  }
+  if (r.moved > 0) note += (note.empty() ? "" : ", ") + std::to_string(r.moved) + " moved";
+  const bool cpu = r.collideMs > 0;
+  char collide[32] = "-", prep[32] = "-", speed[32] = "-", thread[32] = "-", speedThread[32] = "-";
+  if (cpu) {
+    std::snprintf(collide, sizeof collide, "%.4f", r.collideMs);
+    // The part of the call outside the collide loop, from the thread times (the steadier figure).
+    std::snprintf(prep, sizeof prep, "%.1f", 100.0 * std::max(0.0, r.threadMs - r.collideThreadMs) / r.threadMs);
+    std::snprintf(thread, sizeof thread, "%.4f", r.threadMs);
+  }
+  if (r.speedupVsScalar > 0) std::snprintf(speed, sizeof speed, "%.2fx", r.speedupVsScalar);
+  if (r.speedupThread > 0) std::snprintf(speedThread, sizeof speedThread, "%.2fx", r.speedupThread);
+  std::printf("%-17s %8u %4u %4u %-8s %-11s %10.4f %8.2f %6.2f %8.3f %10s %5s %7s %9s %7s %4u  %s\n", r.scene.c_str(),
+              r.n, r.spheres, r.capsules, r.mode.c_str(), r.backend.c_str(), r.medianMs, r.medianMs * 1e6 / r.n, r.gbps,
+              r.rooflineFraction, collide, prep, speed, thread, speedThread, r.reps, note.c_str());
+  std::fflush(stdout);
+}
+
+bool writeJson(const std::string& path, const Options& o, const DeviceInfo& dev, const std::string& date,
+               const std::string& lpThreads, const std::vector<Row>& rows) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) return false;
+  std::string s = "{\n";
+  s += "  \"benchmark\": \"collide_shapes\",\n";
+  s += "  \"device\": " + jsonString(dev.name) + ",\n";
+  s += "  \"driver\": " + jsonString(dev.driverName + (dev.driverInfo.empty() ? "" : " " + dev.driverInfo)) + ",\n";
+  s += "  \"vendor\": " + jsonString(dev.vendorName) + ",\n";
+  s += "  \"vulkan_api\": " + jsonString(apiVersionString(dev.apiVersion)) + ",\n";
+  s += "  \"subgroup_size\": " + std::to_string(dev.subgroupSize) + ",\n";
+  s += "  \"lp_num_threads\": " + jsonString(lpThreads) + ",\n";
+  s += "  \"cpu\": " + jsonString(cpuModel()) + ",\n";
+  s += "  \"cpu_simd_target\": " + jsonString(cpu::simdTargetName()) + ",\n";
+  s += "  \"cpu_threads\": 1,\n";
+  s += "  \"date\": " + jsonString(date) + ",\n";
+  s += "  \"options\": {\"reps\": " + std::to_string(o.reps) + ", \"min_log2\": " + std::to_string(o.minLog2) +
+       ", \"max_log2\": " + std::to_string(o.maxLog2) + ", \"max_n\": " + std::to_string(o.maxN) +
+       ", \"vulkan_max_n\": " + std::to_string(o.vulkanMaxN) + ", \"quick\": " + (o.quick ? "true" : "false") +
+       ", \"spheres\": [";
+  for (size_t i = 0; i < o.spheres.size(); ++i) s += (i ? ", " : "") + std::to_string(o.spheres[i]);
+  s += "]},\n";
+  s += "  \"notes\": \"one collision iteration; bytes = 64*N (particles and prevParticles read and written); "
+       "roofline = copy of 32*N bytes (cpu-memcpy for cpu rows, vulkan-copy for vulkan rows) measured in the "
+       "same run, roofline_fraction = gbps / roofline gbps; cpu times wall clock, one thread, whole "
+       "collideShapesCpu call (median_ms) and the collide loop alone (collide_ms); vulkan times GPU timestamps "
+       "(sum of the stage's passes, bounds included); thread_ms, collide_thread_ms: median thread CPU time "
+       "(CLOCK_THREAD_CPUTIME_ID) of the same calls; speedup_vs_scalar = cpu-scalar median_ms / median_ms (_thread: of thread_ms); "
+       "nvcloth_ms: NvCloth 1.1.6 CPU shape collision per iteration on one core (bench/scenes/README.md)\",\n";
+  s += "  \"rows\": [\n";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    s += "    {\"scene\": " + jsonString(r.scene) + ", \"n\": " + std::to_string(r.n) +
+         ", \"spheres\": " + std::to_string(r.spheres) + ", \"capsules\": " + std::to_string(r.capsules) +
+         ", \"mode\": " + jsonString(r.mode) + ", \"backend\": " + jsonString(r.backend) +
+         ", \"median_ms\": " + jsonNumber(r.medianMs) + ", \"ns_per_particle\": " + jsonNumber(r.medianMs * 1e6 / r.n) +
+         ", \"bytes\": " + jsonNumber(r.bytes) + ", \"gbps\": " + jsonNumber(r.gbps) +
+         ", \"roofline_fraction\": " + jsonNumber(r.rooflineFraction) + ", \"reps\": " + std::to_string(r.reps) +
+         ", \"moved\": " + std::to_string(r.moved);
+    if (r.collideMs > 0) {
+      s += ", \"collide_ms\": " + jsonNumber(r.collideMs) + ", \"thread_ms\": " + jsonNumber(r.threadMs) +
+           ", \"collide_thread_ms\": " + jsonNumber(r.collideThreadMs);
+    }
+    if (r.speedupThread > 0) s += ", \"speedup_vs_scalar_thread\": " + jsonNumber(r.speedupThread);
+    if (r.speedupVsScalar > 0) s += ", \"speedup_vs_scalar\": " + jsonNumber(r.speedupVsScalar);
+    if (r.nvclothMs > 0) {
+      s += ", \"nvcloth_ms\": " + jsonNumber(r.nvclothMs) + ", \"speedup_vs_nvcloth\": " + jsonNumber(r.nvclothMs / r.medianMs);
+    }
+    if (!r.passMedians.empty()) {
+      s += ", \"passes_median_ms\": {";
+      for (size_t k = 0; k < r.passMedians.size(); ++k) {
+        s += (k ? ", " : "") + jsonString(r.passMedians[k].name) + ": " + jsonNumber(r.passMedians[k].ns * 1e-6);
+      }
+      s += "}";
+    }
+    s += i + 1 < rows.size() ? "},\n" : "}\n";
+  }
+  s += "  ]\n}\n";
+  const bool ok = std::fwrite(s.data(), 1, s.size(), f) == s.size();
+  return std::fclose(f) == 0 && ok;
+}
+
+uint32_t countMoved(const Problem& p) {
+  uint32_t moved = 0;
+  for (size_t i = 0; i < p.particles.size(); ++i) {
+    const Float4 &a = p.particles[i], &b = p.particles0[i];
+    if (a.x != b.x || a.y != b.y || a.z != b.z) ++moved;
+  }
+  return moved;
+}
+
+// Largest violation of |a - ref| <= tol (1 + |ref|) over positions, previous positions and w, in units
+// of the tolerance (<= 1: within).
+double worstError(const Problem& p, const std::vector<Float4>& refP, const std::vector<Float4>& refPrev) {
+  double worst = 0;
+  auto check = [&](const Float4& a, const Float4& b) {
+    const float xs[4] = {a.x, a.y, a.z, a.w}, ys[4] = {b.x, b.y, b.z, b.w};
+    for (int k = 0; k < 4; ++k) {
+      const double err = std::abs(static_cast<double>(xs[k]) - static_cast<double>(ys[k])) /
+                         (static_cast<double>(kShapeCollisionTolerance) * (1.0 + std::abs(static_cast<double>(ys[k]))));
+      worst = std::isnan(err) ? 1e30 : std::max(worst, err);
+    }
+  };
+  for (size_t i = 0; i < p.particles.size(); ++i) {
+    check(p.particles[i], refP[i]);
+    check(p.prev[i], refPrev[i]);
+  }
+  return worst;
+}
+
+class Runner {
+ public:
+  Runner(const Options& o, Context* context, DeviceCopy* copy) : o_(o), context_(context), copy_(copy) {}
+
+  bool mismatch = false;
+  std::vector<Row> rows;
+
+  // Every selected backend on one problem.
+  Status run(Problem& p) {
+    const uint32_t n = p.n();
+    const double bytes = 64.0 * n;
+    const std::string mode = p.continuous ? "ccd" : "discrete";
+    auto base = [&](const char* backend) {
+      Row r;
+      r.scene = p.scene;
+      r.n = n;
+      r.spheres = p.spheres;
+      r.capsules = p.capsules;
+      r.mode = mode;
+      r.backend = backend;
+      r.bytes = bytes;
+      r.nvclothMs = p.nvclothMs;
+      return r;
+    };
+    const uint32_t warmups = o_.quick ? 1 : 2;
+
+    // The reference result (cpu-scalar), also the check for every other backend.
+    p.restore();
+    VKC_TRY(collideShapesCpu(p.input(), Backend::kCpuScalar));
+    const std::vector<Float4> refP = p.particles, refPrev = p.prev;
+    const uint32_t moved = countMoved(p);
+
+    // CPU roofline: memcpy of 32 N bytes.
+    std::vector<Float4> src(2 * size_t{n}), dst(2 * size_t{n});
+    Row mem = base("cpu-memcpy");
+    {
+      const WallSamples w = sampleWall([&] { std::memcpy(dst.data(), src.data(), src.size() * sizeof(Float4)); },
+                                       o_.reps, warmups, 0.5, kCellBudgetMs, std::min(o_.reps, kMinReps));
+      mem.medianMs = median(w.ms);
+      mem.reps = static_cast<uint32_t>(w.ms.size());
+      mem.gbps = gbps(bytes, mem.medianMs);
+      mem.rooflineFraction = 1;
+    }
+    rows.push_back(mem);
+    printRow(rows.back());
+
+    double scalarMs = 0, scalarThreadMs = 0;
+    for (const Backend b : {Backend::kCpuScalar, Backend::kCpuSimd}) {
+      if ((b == Backend::kCpuScalar && !o_.scalar) || (b == Backend::kCpuSimd && !o_.simd)) continue;
+      Row r = base(toString(b));
+      std::vector<double> ms, threadMs;
+      VKC_TRY(timeCpu(p, warmups, ms, threadMs, [&] { return collideShapesCpu(p.input(), b); }));
+      r.medianMs = median(ms);
+      r.threadMs = median(threadMs);
+      r.reps = static_cast<uint32_t>(ms.size());
+      checkResult(p, refP, refPrev, r.backend);
+      // The collide loop alone, on tables prepared once (prepareShapes reads only the colliders,
+      // settings and bounds, not the particles it would move).
+      p.restore();
+      std::vector<Aabb> bounds(p.cloths.size());
+      VKC_TRY(computeBoundsCpu({p.particles, p.prev, p.cloths, p.settings.continuous}, bounds, b));
+      cpu::ShapesState state;
+      cpu::prepareShapes(p.input(), bounds, state);
+      std::vector<double> collide, collideThread;
+      VKC_TRY(timeCpu(p, warmups, collide, collideThread, [&]() -> Status {
+        for (uint32_t c = 0; c < p.cloths.size(); ++c) {
+          if (b == Backend::kCpuSimd) {
+            cpu::collideClothSimd(state, c, p.settings, p.particles.data(), p.prev.data());
+          } else {
+            cpu::collideClothScalar(state, c, p.settings, p.particles.data(), p.prev.data());
+          }
+        }
+        return {};
+      }));
+      checkResult(p, refP, refPrev, r.backend + " (collide loop)");
+      r.collideMs = median(collide);
+      r.collideThreadMs = median(collideThread);
+      r.gbps = gbps(bytes, r.medianMs);
+      r.rooflineFraction = mem.gbps > 0 ? r.gbps / mem.gbps : 0;
+      r.moved = moved;
+      if (b == Backend::kCpuScalar) {
+        scalarMs = r.medianMs;
+        scalarThreadMs = r.threadMs;
+      }
+      if (scalarMs > 0) r.speedupVsScalar = scalarMs / r.medianMs;
+      if (scalarThreadMs > 0) r.speedupThread = scalarThreadMs / r.threadMs;
+      rows.push_back(r);
+      printRow(rows.back());
+    }
+
+    if (context_ == nullptr || !o_.vulkan || (o_.vulkanMaxN != 0 && n > o_.vulkanMaxN)) return {};
+
+    Row dcopy = base("vulkan-copy");
+    {
+      std::vector<double> ms;
+      double once = 0;
+      for (uint32_t i = 0; i < warmups; ++i) {
+        const double t0 = nowMs();
+        auto t = copy_->run(2 * n);
+        once = nowMs() - t0;
+        if (!t) return t.error();
+      }
+      const uint32_t reps = repsFor(o_.reps, once);
+      for (uint32_t i = 0; i < reps; ++i) {
+        auto t = copy_->run(2 * n);
+        if (!t) return t.error();
+        ms.push_back(*t);
+      }
+      dcopy.medianMs = median(ms);
+      dcopy.reps = reps;
+      dcopy.gbps = gbps(bytes, dcopy.medianMs);
+      dcopy.rooflineFraction = 1;
+    }
+    rows.push_back(dcopy);
+    printRow(rows.back());
+
+    ShapeStageCreateInfo sci;
+    sci.cloths = p.cloths;
+    sci.particleCount = n;
+    sci.colliders = p.colliders;
+    auto stage = ShapeCollisionStage::create(*context_, sci);
+    if (!stage) return stage.error();
+    std::vector<double> total;
+    std::vector<std::vector<double>> perPass;
+    std::vector<const char*> passNames;
+    uint32_t reps = o_.reps;
+    for (uint32_t i = 0; i < warmups + reps; ++i) {
+      p.restore();
+      const double t0 = nowMs();
+      VKC_TRY((*stage)->run(p.input()));
+      const double dt = nowMs() - t0;
+      if (i == 0) checkResult(p, refP, refPrev, "vulkan");
+      if (i + 1 == warmups) reps = repsFor(o_.reps, dt);
+      if (i < warmups) continue;
+      const std::vector<PassTiming>& t = (*stage)->timings();
+      if (perPass.size() != t.size()) {
+        perPass.assign(t.size(), {});
+        passNames.clear();
+        for (const PassTiming& pt : t) passNames.push_back(pt.name);
+      }
+      double sum = 0;
+      for (size_t k = 0; k < t.size(); ++k) {
+        sum += t[k].ns;
+        perPass[k].push_back(t[k].ns);
+      }
+      total.push_back(sum * 1e-6);
+    }
+    Row vk = base("vulkan");
+    vk.medianMs = median(total);
+    vk.reps = reps;
+    vk.gbps = gbps(bytes, vk.medianMs);
+    vk.rooflineFraction = dcopy.gbps > 0 ? vk.gbps / dcopy.gbps : 0;
+    vk.moved = moved;
+    if (scalarMs > 0) vk.speedupVsScalar = scalarMs / vk.medianMs;
+    for (size_t k = 0; k < perPass.size(); ++k) vk.passMedians.push_back({passNames[k], median(perPass[k])});
+    rows.push_back(vk);
+    printRow(rows.back());
+    return {};
+  }
+
+ private:
+  // Times fn on a freshly restored input each repetition (the restore is not timed).
+  template <class Fn>
+  Status timeCpu(Problem& p, uint32_t warmups, std::vector<double>& ms, std::vector<double>& threadMs, Fn&& fn) {
+    double once = 0;
+    for (uint32_t i = 0; i < warmups; ++i) {
+      p.restore();
+      const double t0 = nowMs();
+      VKC_TRY(fn());
+      once = nowMs() - t0;
+    }
+    const uint32_t reps = repsFor(o_.reps, once);
+    for (uint32_t i = 0; i < reps; ++i) {
+      p.restore();
+      const double c0 = threadCpuMs();
+      const double t0 = nowMs();
+      VKC_TRY(fn());
+      ms.push_back(nowMs() - t0);
+      threadMs.push_back(threadCpuMs() - c0);
+    }
+    return {};
+  }
+
+  void checkResult(const Problem& p, const std::vector<Float4>& refP, const std::vector<Float4>& refPrev,
+                   const std::string& what) {
+    const double worst = worstError(p, refP, refPrev);
+    if (worst > 1.0) {
+      std::fprintf(stderr, "bench_collide_shapes: %s N=%u S=%u: %s differs from cpu-scalar by %.3g x the tolerance\n",
+                   p.scene.c_str(), p.n(), p.spheres, what.c_str(), worst);
+      mismatch = true;
+    }
+  }
+
+  const Options& o_;
+  Context* context_;
+  DeviceCopy* copy_;
+};
+
+int runBench(const Options& o) {
+  setenv("LP_NUM_THREADS", "1", 0);  // lavapipe: one worker thread unless the caller chose
+  const char* lp = std::getenv("LP_NUM_THREADS");
+  const std::string lpThreads = lp != nullptr ? lp : "";
+  const std::string date = utcDate();
+
+  std::vector<uint32_t> sizes;
+  if (o.synthetic) {
+    if (o.quick) {
+      sizes = {1u << 10, 1u << 12};
+    } else {
+      for (uint32_t k = o.minLog2; k <= o.maxLog2; k += 2) {
+        if (o.maxN == 0 || (1u << k) <= o.maxN) sizes.push_back(1u << k);
+      }
+    }
+  }
+  uint32_t maxVulkanN = 65025;
+  for (const uint32_t n : sizes) {
+    if (o.vulkanMaxN == 0 || n <= o.vulkanMaxN) maxVulkanN = std::max(maxVulkanN, n);
+  }
+
+  std::unique_ptr<Context> contextOwner;
+  std::unique_ptr<DeviceCopy> copy;
+  DeviceInfo dev;
+  if (o.vulkan) {
+    ContextCreateInfo ci;
+    if (!o.device.empty()) ci.deviceSelector = o.device.c_str();
+    auto created = Context::create(ci);
+    if (!created) {
+      std::fprintf(stderr, "bench_collide_shapes: no Vulkan context: %s\n", created.message().c_str());
+      return 1;
+    }
+    contextOwner = std::move(created.value());
+    dev = contextOwner->deviceInfo();
+    if (dev.timestampPeriodNs > 0) {
+      auto c = DeviceCopy::create(contextOwner->impl(), 2 * maxVulkanN);
+      if (!c) {
+        std::fprintf(stderr, "bench_collide_shapes: copy kernel: %s\n", c.message().c_str());
+        return 1;
+      }
+      copy = std::move(c.value());
+    } else {
+      std::printf("bench_collide_shapes: the device's queue has no timestamps: Vulkan rows are skipped\n");
+    }
+  }
+  std::printf("bench_collide_shapes: device '%s' (%s %s), LP_NUM_THREADS=%s; CPU '%s', SIMD target %s, one thread\n",
+              dev.name.c_str(), dev.driverName.c_str(), dev.driverInfo.c_str(), lpThreads.c_str(), cpuModel().c_str(),
+              cpu::simdTargetName());
+  std::printf("bench_collide_shapes: reps %u (median), Vulkan rows up to N = %u, %s\n\n", o.reps, o.vulkanMaxN,
+              date.c_str());
+
+  Runner runner(o, copy ? contextOwner.get() : nullptr, copy.get());
+  printHeader();
+  if (o.scenes) {
+    struct SceneFile {
+      const char* file;
+      double nvclothMs;
+    };
+    std::vector<SceneFile> files = {{"nvcloth-drape-64.json", 0.082}, {"nvcloth-drape-255.json.gz", 1.24}};
+    if (o.quick) files.resize(1);
+    for (const SceneFile& f : files) {
+      auto p = sceneProblem(f.file, f.nvclothMs);
+      if (!p) {
+        std::fprintf(stderr, "bench_collide_shapes: %s: %s\n", f.file, p.message().c_str());
+        return 1;
+      }
+      if (const Status s = runner.run(**p); !s) {
+        std::fprintf(stderr, "bench_collide_shapes: %s: %s\n", f.file, s.message().c_str());
+        return 1;
+      }
+    }
+  }
+  for (const uint32_t n : sizes) {
+    for (const uint32_t spheres : o.spheres) {
+      for (const bool continuous : {false, true}) {
+        if ((continuous && !o.ccd) || (!continuous && !o.discrete)) continue;
+        auto p = syntheticProblem(n, spheres, continuous);
+        if (const Status s = runner.run(*p); !s) {
+          std::fprintf(stderr, "bench_collide_shapes: N=%u S=%u: %s\n", n, spheres, s.message().c_str());
+          return 1;
+        }
+      }
+    }
+  }
+
+  if (!writeJson(o.json, o, dev, date, lpThreads, runner.rows)) {
+    std::fprintf(stderr, "bench_collide_shapes: cannot write %s\n", o.json.c_str());
+    return 1;
+  }
+  std::printf("\nbench_collide_shapes: wrote %s\n", o.json.c_str());
+  if (runner.mismatch) {
+    std::fprintf(stderr, "bench_collide_shapes: some backend differs from cpu-scalar (see above)\n");
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace vkc::bench
+
+int main(int argc, char** argv) {
+  const auto options = vkc::bench::parseOptions(argc, argv);
+  if (!options) return 2;
+  return vkc::bench::runBench(*options);
+}

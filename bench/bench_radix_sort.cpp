@@ -1,0 +1,349 @@
+// Radix sort benchmark: sorting N (key, value) uint32 pairs for N = 2^min .. 2^max, on the CPU (std::sort
+// on packed 64-bit pairs, the scalar radix reference, the optimized radix variant; wall clock) and on a
+// Vulkan device (GPU timestamps of the sort's passes). Prints pairs per second and writes JSON (device,
+// driver, date, rows). Every backend's output is checked against the scalar reference. See --help.
+//
+// CPU rows time one call on a fresh copy of the input: the copy (8 N bytes) is inside the time for every
+// CPU row alike. Vulkan rows are the sum of the sort's pass timestamps (upload and readback excluded).
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench_common.h"
+#include "cpu/bounds.h"
+#include "vkcollide/vkcollide.h"
+
+namespace vkc::bench {
+namespace {
+
+struct Options {
+  std::string device;
+  std::string json = "bench_radix_sort.json";
+  uint32_t minLog2 = 16;
+  uint32_t maxLog2 = 24;
+  uint32_t step = 2;
+  uint32_t reps = 9;
+  bool repsGiven = false;
+  uint32_t keyBits = 32;
+  bool quick = false;
+  bool noGpu = false;
+};
+
+void usage(std::FILE* f) {
+  std::fprintf(f,
+               "usage: bench_radix_sort [options]\n"
+               "  --device SEL     Vulkan device: index or name substring (default: VKC_DEVICE, else first GPU)\n"
+               "  --min-log2 K     smallest N = 2^K pairs (default 16)\n"
+               "  --max-log2 K     largest N = 2^K pairs (default 24; at most 26)\n"
+               "  --step S         log2 step between sizes (default 2)\n"
+               "  --reps R         timed repetitions per measurement, median reported (default 9; fewer,\n"
+               "                   at least 3, where R would take over ~4 s)\n"
+               "  --key-bits B     sort by the low B bits (1..32, default 32); keys are random below 2^B\n"
+               "  --no-gpu         CPU rows only\n"
+               "  --quick          N = 2^10 and 2^14 only, 3 reps (smoke test)\n"
+               "  --json PATH      write results as JSON (default bench_radix_sort.json)\n");
+}
+
+bool parseUint(const char* s, uint32_t& out) {
+  char* end = nullptr;
+  const unsigned long v = std::strtoul(s, &end, 10);
+  if (end == s || *end != '\0' || v > UINT32_MAX) return false;
+  out = static_cast<uint32_t>(v);
+  return true;
+}
+
+std::optional<Options> parseOptions(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> const char* {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "bench_radix_sort: %s needs a value\n", a.c_str());
+        return nullptr;
+      }
+      return argv[++i];
+    };
+    auto number = [&](uint32_t& out) {
+      const char* v = value();
+      if (v == nullptr) return false;
+      if (!parseUint(v, out)) {
+        std::fprintf(stderr, "bench_radix_sort: %s: '%s' is not a non-negative integer\n", a.c_str(), v);
+        return false;
+      }
+      return true;
+    };
+    if (a == "--help" || a == "-h") {
+      usage(stdout);
+      std::exit(0);
+    } else if (a == "--device") {
+      const char* v = value();
+      if (v == nullptr) return std::nullopt;
+      o.device = v;
+    } else if (a == "--json") {
+      const char* v = value();
+      if (v == nullptr) return std::nullopt;
+      o.json = v;
+    } else if (a == "--min-log2") {
+      if (!number(o.minLog2)) return std::nullopt;
+    } else if (a == "--max-log2") {
+      if (!number(o.maxLog2)) return std::nullopt;
+    } else if (a == "--step") {
+      if (!number(o.step)) return std::nullopt;
+    } else if (a == "--reps") {
+      if (!number(o.reps)) return std::nullopt;
+      o.repsGiven = true;
+    } else if (a == "--key-bits") {
+      if (!number(o.keyBits)) return std::nullopt;
+    } else if (a == "--no-gpu") {
+      o.noGpu = true;
+    } else if (a == "--quick") {
+      o.quick = true;
+    } else {
+      std::fprintf(stderr, "bench_radix_sort: unknown option '%s'\n", a.c_str());
+      usage(stderr);
+      return std::nullopt;
+    }
+  }
+  if (o.quick && !o.repsGiven) o.reps = 3;
+  if (o.reps == 0 || o.step == 0 || o.keyBits == 0 || o.keyBits > 32) {
+    std::fprintf(stderr, "bench_radix_sort: need --reps >= 1, --step >= 1, 1 <= --key-bits <= 32\n");
+    return std::nullopt;
+  }
+  if (o.maxLog2 > 26 || o.minLog2 > o.maxLog2) {
+    std::fprintf(stderr, "bench_radix_sort: need --min-log2 <= --max-log2 <= 26\n");
+    return std::nullopt;
+  }
+  return o;
+}
+
+struct Row {
+  uint32_t n = 0;
+  std::string backend;
+  double medianMs = 0;
+  double pairsPerSecond = 0;
+  uint32_t reps = 0;
+  uint32_t inner = 1;
+  std::vector<std::pair<std::string, double>> passMedians;  // Vulkan: median ms per pass kind (summed over digits)
+};
+
+constexpr double kCellBudgetMs = 4000;
+constexpr uint32_t kMinReps = 3;
+
+std::string cpuModel() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const size_t colon = line.find(':');
+    if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+  }
+  return "unknown";
+}
+
+void printRow(const Row& r) {
+  std::string note;
+  if (r.inner > 1) note = "x" + std::to_string(r.inner) + " calls/sample";
+  for (const auto& [name, ms] : r.passMedians) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%s%s %.3f ms", note.empty() ? "" : ", ", name.c_str(), ms);
+    note += buf;
+  }
+  std::printf("%10u  %-14s %12.4f %12.4f %5u  %s\n", r.n, r.backend.c_str(), r.medianMs, r.pairsPerSecond * 1e-9,
+              r.reps, note.c_str());
+  std::fflush(stdout);
+}
+
+bool writeJson(const std::string& path, const Options& o, const DeviceInfo* dev, const std::string& date,
+               const std::vector<Row>& rows) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) return false;
+  std::string s = "{\n  \"benchmark\": \"radix_sort\",\n";
+  s += "  \"device\": " + jsonString(dev ? dev->name : "none") + ",\n";
+  s += "  \"driver\": " + jsonString(dev ? dev->driverName + " " + dev->driverInfo : "") + ",\n";
+  s += "  \"subgroup_size\": " + std::to_string(dev ? dev->subgroupSize : 0) + ",\n";
+  s += "  \"cpu\": " + jsonString(cpuModel()) + ",\n";
+  s += "  \"cpu_simd_target\": " + jsonString(cpu::simdTargetName()) + ",\n";
+  s += "  \"date\": " + jsonString(date) + ",\n";
+  s += "  \"options\": {\"key_bits\": " + std::to_string(o.keyBits) + ", \"reps\": " + std::to_string(o.reps) +
+       ", \"min_log2\": " + std::to_string(o.minLog2) + ", \"max_log2\": " + std::to_string(o.maxLog2) +
+       ", \"quick\": " + (o.quick ? "true" : "false") + "},\n";
+  s += "  \"notes\": \"pairs_per_second = n / median time; cpu rows: wall clock of one call including a copy of "
+       "the 8n input bytes; vulkan rows: sum of the sort's GPU pass timestamps\",\n";
+  s += "  \"rows\": [\n";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    s += "    {\"n\": " + std::to_string(r.n) + ", \"backend\": " + jsonString(r.backend) +
+         ", \"median_ms\": " + jsonNumber(r.medianMs) + ", \"pairs_per_second\": " + jsonNumber(r.pairsPerSecond) +
+         ", \"reps\": " + std::to_string(r.reps);
+    if (r.inner > 1) s += ", \"calls_per_sample\": " + std::to_string(r.inner);
+    if (!r.passMedians.empty()) {
+      s += ", \"passes_median_ms\": {";
+      for (size_t k = 0; k < r.passMedians.size(); ++k) {
+        s += (k ? ", " : "") + jsonString(r.passMedians[k].first) + ": " + jsonNumber(r.passMedians[k].second);
+      }
+      s += "}";
+    }
+    s += i + 1 < rows.size() ? "},\n" : "}\n";
+  }
+  s += "  ]\n}\n";
+  const bool ok = std::fwrite(s.data(), 1, s.size(), f) == s.size();
+  return std::fclose(f) == 0 && ok;
+}
+
+int runBench(const Options& o) {
+  std::unique_ptr<Context> context;
+  if (!o.noGpu) {
+    ContextCreateInfo ci;
+    if (!o.device.empty()) ci.deviceSelector = o.device.c_str();
+    auto created = Context::create(ci);
+    if (!created) {
+      std::fprintf(stderr, "bench_radix_sort: no Vulkan context: %s\n", created.message().c_str());
+      return 1;
+    }
+    context = std::move(created.value());
+  }
+  const DeviceInfo* dev = context ? &context->deviceInfo() : nullptr;
+  const bool timestamps = dev != nullptr && dev->timestampPeriodNs > 0;
+  const std::string date = utcDate();
+  std::vector<uint32_t> log2s;
+  if (o.quick) {
+    log2s = {10, 14};
+  } else {
+    for (uint32_t k = o.minLog2; k <= o.maxLog2; k += o.step) log2s.push_back(k);
+  }
+  const uint32_t maxN = 1u << log2s.back();
+  std::printf("bench_radix_sort: device '%s' (%s), CPU '%s', SIMD target %s, keyBits %u, %s\n",
+              dev ? dev->name.c_str() : "none", dev ? dev->driverName.c_str() : "", cpuModel().c_str(),
+              cpu::simdTargetName(), o.keyBits, date.c_str());
+  if (dev != nullptr && !timestamps) std::printf("bench_radix_sort: no timestamps on the queue: Vulkan rows skipped\n");
+  std::printf("%10s  %-14s %12s %12s %5s  %s\n", "N", "backend", "median_ms", "Gpairs/s", "reps", "note");
+
+  // Random keys below 2^keyBits (xorshift), values = index.
+  std::vector<uint32_t> keys(maxN), values(maxN);
+  uint32_t x = 0x9E3779B9u;
+  const uint32_t mask = o.keyBits == 32 ? ~0u : (1u << o.keyBits) - 1u;
+  for (uint32_t i = 0; i < maxN; ++i) {
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    keys[i] = x & mask;
+    values[i] = i;
+  }
+
+  std::unique_ptr<RadixSortStage> stage;
+  if (timestamps) {
+    auto s = RadixSortStage::create(*context, {maxN});
+    if (!s) {
+      std::fprintf(stderr, "bench_radix_sort: RadixSortStage::create: %s\n", s.message().c_str());
+      return 1;
+    }
+    stage = std::move(s.value());
+  }
+
+  const uint32_t warmups = o.quick ? 1 : 2;
+  std::vector<Row> rows;
+  bool mismatch = false;
+  std::vector<uint32_t> wk(maxN), wv(maxN), refK, refV;
+  std::vector<uint64_t> packed(maxN);
+  for (const uint32_t k : log2s) {
+    const uint32_t n = 1u << k;
+    refK.assign(keys.begin(), keys.begin() + n);
+    refV.assign(values.begin(), values.begin() + n);
+    if (const Status s = radixSortCpu(refK, refV, o.keyBits, Backend::kCpuScalar); !s) {
+      std::fprintf(stderr, "bench_radix_sort: %s\n", s.message().c_str());
+      return 1;
+    }
+    auto cpuRow = [&](const std::string& name, auto&& fn) {
+      const WallSamples w = sampleWall(fn, o.reps, warmups, 0.5, kCellBudgetMs, std::min(o.reps, kMinReps));
+      Row r{n, name};
+      r.medianMs = median(w.ms);
+      r.pairsPerSecond = n / (r.medianMs * 1e-3);
+      r.reps = static_cast<uint32_t>(w.ms.size());
+      r.inner = w.inner;
+      rows.push_back(r);
+      printRow(r);
+    };
+    cpuRow("cpu-std-sort", [&] {
+      for (uint32_t i = 0; i < n; ++i) packed[i] = (uint64_t{keys[i]} << 32) | values[i];
+      std::sort(packed.begin(), packed.begin() + n);
+    });
+    for (const Backend b : {Backend::kCpuScalar, Backend::kCpuSimd}) {
+      cpuRow(std::string("cpu-radix-") + (b == Backend::kCpuScalar ? "scalar" : "simd"), [&] {
+        std::memcpy(wk.data(), keys.data(), n * sizeof(uint32_t));
+        std::memcpy(wv.data(), values.data(), n * sizeof(uint32_t));
+        (void)radixSortCpu({wk.data(), n}, {wv.data(), n}, o.keyBits, b);
+      });
+      if (!std::equal(refK.begin(), refK.end(), wk.begin()) || !std::equal(refV.begin(), refV.end(), wv.begin())) {
+        std::fprintf(stderr, "bench_radix_sort: N=%u: %s differs from the scalar reference\n", n, toString(b));
+        mismatch = true;
+      }
+    }
+    if (!stage) continue;
+
+    std::vector<double> total;
+    std::map<std::string, std::vector<double>> perKind;
+    uint32_t reps = o.reps;
+    for (uint32_t i = 0; i < warmups + reps; ++i) {
+      std::memcpy(wk.data(), keys.data(), n * sizeof(uint32_t));
+      std::memcpy(wv.data(), values.data(), n * sizeof(uint32_t));
+      const double t0 = nowMs();
+      if (const Status s = stage->run({wk.data(), n}, {wv.data(), n}, o.keyBits); !s) {
+        std::fprintf(stderr, "bench_radix_sort: RadixSortStage::run: %s\n", s.message().c_str());
+        return 1;
+      }
+      const double wall = nowMs() - t0;
+      if (i == 0 && (!std::equal(refK.begin(), refK.end(), wk.begin()) ||
+                     !std::equal(refV.begin(), refV.end(), wv.begin()))) {
+        std::fprintf(stderr, "bench_radix_sort: N=%u: vulkan differs from the scalar reference\n", n);
+        mismatch = true;
+      }
+      if (i + 1 == warmups && wall * reps > kCellBudgetMs) {
+        reps = std::max(kMinReps, static_cast<uint32_t>(kCellBudgetMs / std::max(wall, 1e-3)));
+        reps = std::min(reps, o.reps);
+      }
+      if (i < warmups) continue;
+      double sum = 0;
+      std::map<std::string, double> kinds;
+      for (const PassTiming& t : stage->timings()) {
+        sum += t.ns;
+        kinds[t.name] += t.ns * 1e-6;
+      }
+      for (const auto& [name, ms] : kinds) perKind[name].push_back(ms);
+      total.push_back(sum * 1e-6);
+    }
+    Row r{n, "vulkan"};
+    r.medianMs = median(total);
+    r.pairsPerSecond = r.medianMs > 0 ? n / (r.medianMs * 1e-3) : 0;
+    r.reps = reps;
+    for (const auto& [name, v] : perKind) r.passMedians.emplace_back(name, median(v));
+    rows.push_back(r);
+    printRow(r);
+  }
+  if (!writeJson(o.json, o, dev, date, rows)) {
+    std::fprintf(stderr, "bench_radix_sort: cannot write %s\n", o.json.c_str());
+    return 1;
+  }
+  std::printf("bench_radix_sort: wrote %s\n", o.json.c_str());
+  if (mismatch) {
+    std::fprintf(stderr, "bench_radix_sort: some backend differs from the scalar reference (see above)\n");
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace vkc::bench
+
+int main(int argc, char** argv) {
+  const auto o = vkc::bench::parseOptions(argc, argv);
+  if (!o) return 2;
+  return vkc::bench::runBench(*o);
+}

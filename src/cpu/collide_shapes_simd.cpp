@@ -1,0 +1,471 @@
+// Highway SIMD twin of the collide pass of sphere and capsule collision (shaders/collide_shapes.comp,
+// collideParticle in shaders/shared/collide_shapes_kernel.h), compiled once per target and chosen at
+// run time. The prepared tables (spheres, cones, grid, masks) are the scalar twin's (prepareShapes).
+//
+// Lanes are particles: a batch of Lanes(df) particles is loaded as SoA (LoadInterleaved4 of xyzw).
+// Each lane's grid cells give its candidate mask words (gathered from the shared masks, the same
+// words the scalar kernel reads); the batch walks the union (OR over lanes) of the candidate bits in
+// the scalar kernel's order (cones first, then the spheres no candidate cone has taken) and applies
+// each shape to the lanes whose own candidate bit is set. A shape's data is uniform across lanes,
+// so it is broadcast. The arithmetic is the shared kernel's, operation by operation in the same
+// order (GLM's dot is (x + y) + z, mix is a (1 - t) + b t), without fused multiply-adds, so the
+// results match the scalar twin (bitwise, up to the sign of zeros).
+#include "cpu/collide_shapes.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "shared/collide_shapes_math.h"
+
+#ifdef VKC_HAVE_SIMD
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/collide_shapes_simd.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/aligned_allocator.h>
+#include <hwy/highway.h>
+
+HWY_BEFORE_NAMESPACE();
+namespace vkc::cpu::HWY_NAMESPACE {
+namespace {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using DF = hn::ScalableTag<float>;
+using DU = hn::RebindToUnsigned<DF>;
+using DI = hn::RebindToSigned<DF>;
+using VF = hn::Vec<DF>;
+using VU = hn::Vec<DU>;
+using VI = hn::Vec<DI>;
+using MF = hn::Mask<DF>;
+
+struct V3 {
+  VF x, y, z;
+};
+
+HWY_INLINE V3 splat(gpu::vec3 v) {
+  const DF df;
+  return {hn::Set(df, v.x), hn::Set(df, v.y), hn::Set(df, v.z)};
+}
+HWY_INLINE V3 add(const V3& a, const V3& b) { return {hn::Add(a.x, b.x), hn::Add(a.y, b.y), hn::Add(a.z, b.z)}; }
+HWY_INLINE V3 sub(const V3& a, const V3& b) { return {hn::Sub(a.x, b.x), hn::Sub(a.y, b.y), hn::Sub(a.z, b.z)}; }
+HWY_INLINE V3 mul(const V3& a, VF s) { return {hn::Mul(a.x, s), hn::Mul(a.y, s), hn::Mul(a.z, s)}; }
+HWY_INLINE V3 mul(VF s, const V3& a) { return {hn::Mul(s, a.x), hn::Mul(s, a.y), hn::Mul(s, a.z)}; }
+HWY_INLINE V3 div(const V3& a, VF s) { return {hn::Div(a.x, s), hn::Div(a.y, s), hn::Div(a.z, s)}; }
+// GLM: tmp = a * b; tmp.x + tmp.y + tmp.z.
+HWY_INLINE VF dot(const V3& a, const V3& b) {
+  return hn::Add(hn::Add(hn::Mul(a.x, b.x), hn::Mul(a.y, b.y)), hn::Mul(a.z, b.z));
+}
+// GLM: (x.y y.z - y.y x.z, x.z y.x - y.z x.x, x.x y.y - y.x x.y).
+HWY_INLINE V3 cross(const V3& a, const V3& b) {
+  return {hn::Sub(hn::Mul(a.y, b.z), hn::Mul(b.y, a.z)), hn::Sub(hn::Mul(a.z, b.x), hn::Mul(b.z, a.x)),
+          hn::Sub(hn::Mul(a.x, b.y), hn::Mul(b.x, a.y))};
+}
+// GLM mix: a (1 - t) + b t.
+HWY_INLINE VF mix(VF a, VF b, VF t) {
+  const VF one = hn::Set(DF(), 1.0f);
+  return hn::Add(hn::Mul(a, hn::Sub(one, t)), hn::Mul(b, t));
+}
+HWY_INLINE V3 mix(const V3& a, const V3& b, VF t) {
+  const VF oneMinusT = hn::Sub(hn::Set(DF(), 1.0f), t);
+  return {hn::Add(hn::Mul(a.x, oneMinusT), hn::Mul(b.x, t)), hn::Add(hn::Mul(a.y, oneMinusT), hn::Mul(b.y, t)),
+          hn::Add(hn::Mul(a.z, oneMinusT), hn::Mul(b.z, t))};
+}
+HWY_INLINE V3 select(MF m, const V3& yes, const V3& no) {
+  return {hn::IfThenElse(m, yes.x, no.x), hn::IfThenElse(m, yes.y, no.y), hn::IfThenElse(m, yes.z, no.z)};
+}
+HWY_INLINE V3 selectOrZero(MF m, const V3& yes) {
+  return {hn::IfThenElseZero(m, yes.x), hn::IfThenElseZero(m, yes.y), hn::IfThenElseZero(m, yes.z)};
+}
+HWY_INLINE MF notEqual(const V3& a, const V3& b) {
+  return hn::Or(hn::Or(hn::Ne(a.x, b.x), hn::Ne(a.y, b.y)), hn::Ne(a.z, b.z));
+}
+// GLM max(x, y) = x < y ? y : x and min(x, y) = y < x ? y : x (exact, signs of zero included).
+HWY_INLINE VF glmMax(VF x, VF y) { return hn::IfThenElse(hn::Lt(x, y), y, x); }
+HWY_INLINE VF glmMin(VF x, VF y) { return hn::IfThenElse(hn::Lt(y, x), y, x); }
+
+// sweptContact (collide_shapes_math.h), per lane. Returns the lanes that hit; toi and back as there.
+HWY_INLINE MF sweptContact(const V3& q0, const V3& q1, VF r0, VF r1, VF& toi, VF& back) {
+  const DF df;
+  const VF zero = hn::Zero(df), one = hn::Set(df, 1.0f);
+  const VF eps = hn::Set(df, gpu::kCollideEpsilon);
+  const VF m00 = hn::Sub(dot(q0, q0), hn::Mul(r0, r0));
+  const VF m01 = hn::Sub(dot(q0, q1), hn::Mul(r0, r1));
+  const VF m11 = hn::Sub(dot(q1, q1), hn::Mul(r1, r1));
+  const VF disc = hn::Sub(hn::Mul(m01, m01), hn::Mul(m00, m11));
+  const VF halfB = hn::Sub(m01, m00);
+  const VF minusA = hn::Add(hn::Sub(m01, m11), halfB);
+  MF ok = hn::And(hn::Lt(minusA, hn::Neg(eps)), hn::Gt(disc, zero));
+  const VF sqrtD = hn::Sqrt(hn::Max(disc, zero));  // disc <= 0 lanes are already out
+  ok = hn::And(ok, hn::Lt(halfB, sqrtD));
+  toi = hn::Div(glmMin(zero, hn::Add(halfB, sqrtD)), minusA);
+  ok = hn::And(ok, hn::Lt(toi, one));
+  const VF tc = glmMin(glmMax(hn::Div(halfB, minusA), zero), one);
+  const V3 qc = mix(q0, q1, tc);
+  const VF rc = mix(r0, r1, tc);
+  const VF deep = hn::Mul(hn::Set(df, 1.0f - gpu::kCcdSkinFraction), rc);
+  ok = hn::And(ok, hn::Lt(dot(qc, qc), hn::Mul(deep, deep)));
+  const VF oneMinusToi = hn::Sub(one, toi);
+  ok = hn::And(ok, hn::Gt(oneMinusToi, eps));
+  const VF minusK = hn::Div(sqrtD, hn::Mul(minusA, oneMinusToi));
+  back = hn::Div(oneMinusToi, hn::Sub(one, minusK));
+  return ok;
+}
+
+// sphereSweep: the corrected end position (p1 where there is no hit).
+HWY_INLINE V3 sphereSweep(gpu::vec4 s0, gpu::vec4 s1, const V3& p0, const V3& p1) {
+  const DF df;
+  const V3 q0 = sub(p0, splat(gpu::vec3(s0))), q1 = sub(p1, splat(gpu::vec3(s1)));
+  VF toi, back;
+  const MF hit = sweptContact(q0, q1, hn::Set(df, s0.w), hn::Set(df, s1.w), toi, back);
+  if (hn::AllFalse(df, hit)) return p1;
+  return select(hit, add(p1, mul(sub(q0, q1), back)), p1);
+}
+
+// coneSweep; the caller has checked that both cones are valid.
+HWY_INLINE V3 coneSweep(const gpu::Cone& c0, const gpu::Cone& c1, const V3& p0, const V3& p1) {
+  const DF df;
+  const VF zero = hn::Zero(df);
+  const V3 d0 = sub(p0, splat(gpu::vec3(c0.center))), d1 = sub(p1, splat(gpu::vec3(c1.center)));
+  const V3 a0 = splat(gpu::vec3(c0.axis)), a1 = splat(gpu::vec3(c1.axis));
+  const V3 q0 = cross(d0, a0), q1 = cross(d1, a1);
+  const VF r0 = glmMax(hn::Add(hn::Mul(dot(d0, a0), hn::Set(df, c0.axis.w)), hn::Set(df, c0.center.w)), zero);
+  const VF r1 = glmMax(hn::Add(hn::Mul(dot(d1, a1), hn::Set(df, c1.axis.w)), hn::Set(df, c1.center.w)), zero);
+  VF toi, back;
+  MF ok = sweptContact(q0, q1, r0, r1, toi, back);
+  if (hn::AllFalse(df, ok)) return p1;
+  const V3 d = mix(d0, d1, toi);
+  const V3 h = mix(splat(gpu::vec3(c0.axis) * c0.dims.x), splat(gpu::vec3(c1.axis) * c1.dims.x), toi);
+  const VF la = hn::Sqrt(dot(h, h));
+  ok = hn::And(ok, hn::Gt(la, zero));
+  const V3 axis = div(h, la);
+  const VF slope = mix(hn::Set(df, c0.axis.w), hn::Set(df, c1.axis.w), toi);
+  const VF t = dot(d, axis);
+  const VF dPerp = hn::Sqrt(glmMax(hn::Sub(dot(d, d), hn::Mul(t, t)), zero));
+  ok = hn::And(ok, hn::Lt(hn::Abs(hn::Add(t, hn::Mul(slope, dPerp))), la));
+  return select(ok, add(p1, mul(sub(d0, d1), back)), p1);
+}
+
+// coneContact on a valid cone: the lanes inside the cone's section, and their deltas.
+HWY_INLINE MF coneContact(const gpu::Cone& cone, const V3& p, V3& delta) {
+  const DF df;
+  const VF zero = hn::Zero(df);
+  const gpu::vec3 axis3 = gpu::vec3(cone.axis);
+  const V3 axis = splat(axis3);
+  const VF slope = hn::Set(df, cone.axis.w);
+  const V3 d = sub(p, splat(gpu::vec3(cone.center)));
+  const VF t = dot(d, axis);
+  const V3 radial = sub(d, mul(t, axis));
+  const VF dPerp = hn::Sqrt(glmMax(dot(radial, radial), zero));
+  const VF base = hn::Add(t, hn::Mul(slope, dPerp));
+  MF hit = hn::Not(hn::Gt(hn::Abs(base), hn::Set(df, cone.dims.x)));
+  const VF rp = glmMax(hn::Add(hn::Mul(t, slope), hn::Set(df, cone.center.w)), zero);
+  hit = hn::And(hit, hn::Gt(rp, dPerp));
+  const MF useRadial = hn::Gt(dPerp, hn::Mul(hn::Set(df, gpu::kCollideEpsilon), rp));
+  const V3 n = select(useRadial, div(radial, dPerp), splat(gpu::anyPerpendicular(axis3)));
+  const V3 dir = sub(n, splat(cone.axis.w * axis3));
+  delta = selectOrZero(hit, mul(dir, hn::Mul(hn::Set(df, cone.dims.y), hn::Sub(rp, dPerp))));
+  return hit;
+}
+
+// sphereContact: the lanes inside the sphere, and their deltas.
+HWY_INLINE MF sphereContact(gpu::vec4 sphere, const V3& p, V3& delta) {
+  const DF df;
+  const V3 d = sub(p, splat(gpu::vec3(sphere)));
+  const VF d2 = dot(d, d);
+  const VF r = hn::Set(df, sphere.w);
+  const MF hit = hn::Lt(d2, hn::Mul(r, r));
+  const VF len = hn::Sqrt(d2);
+  const MF far = hn::Gt(len, hn::Mul(hn::Set(df, gpu::kCollideEpsilon), r));
+  const VF scale = hn::Sub(hn::Div(r, len), hn::Set(df, 1.0f));
+  const V3 centre = {hn::Sub(hn::Zero(df), d.x), hn::Sub(r, d.y), hn::Sub(hn::Zero(df), d.z)};
+  delta = selectOrZero(hit, select(far, mul(d, scale), centre));
+  return hit;
+}
+
+// coneRegion per lane: the lanes beyond sphere0's end and those beyond sphere1's end.
+HWY_INLINE void coneRegion(const gpu::Cone& cone, const V3& p, MF& beyond0, MF& beyond1) {
+  const DF df;
+  const V3 d = sub(p, splat(gpu::vec3(cone.center)));
+  const VF t = dot(d, splat(gpu::vec3(cone.axis)));
+  const VF dPerp = hn::Sqrt(glmMax(hn::Sub(dot(d, d), hn::Mul(t, t)), hn::Zero(df)));
+  const VF base = hn::Add(t, hn::Mul(hn::Set(df, cone.axis.w), dPerp));
+  beyond0 = hn::Lt(base, hn::Set(df, -cone.dims.x));
+  beyond1 = hn::AndNot(beyond0, hn::Gt(base, hn::Set(df, cone.dims.x)));
+}
+
+struct ClothView {
+  const ShapesState& s;
+  const gpu::ShapeCloth& c;
+  const gpu::ShapeGrid& g;
+  uint32_t flags;
+  float friction;
+  float massScale;
+  const uint32_t* cand;  // maskWords x Lanes: each lane's candidate bits of each word
+  const uint32_t* any;   // maskWords: the union over the batch's lanes
+};
+
+HWY_INLINE MF candidateBit(const ClothView& v, uint32_t shape) {
+  const DU du;
+  const VU word = hn::Load(du, v.cand + (shape / 32u) * hn::Lanes(du));
+  return hn::RebindMask(DF(), hn::TestBit(word, hn::Set(du, 1u << (shape % 32u))));
+}
+
+// sphereDropped per lane: the lanes for which a candidate cone has taken the sphere (local index).
+HWY_INLINE MF sphereDropped(const ClothView& v, uint32_t sphere, const V3& p) {
+  const DF df;
+  const gpu::ShapeCloth& c = v.c;
+  const std::vector<uint32_t>& csr = v.s.layout.sphereCapsules;
+  const uint32_t begin = csr[c.firstSphereCapsule + sphere];
+  const uint32_t end = csr[c.firstSphereCapsule + sphere + 1u];
+  const uint32_t listBase = c.firstSphereCapsule + c.sphereCount + 1u;
+  const uint32_t global = c.firstSphere + sphere;
+  MF dropped = hn::FirstN(df, 0);
+  for (uint32_t i = begin; i < end; ++i) {
+    const uint32_t capsule = csr[listBase + i];
+    const uint32_t shape = c.sphereCount + capsule;
+    if ((v.any[shape / 32u] & (1u << (shape % 32u))) == 0u) continue;
+    const gpu::Cone& cone = v.s.cones[v.s.layout.capsuleCount + c.firstCapsule + capsule];
+    if (cone.dims.z == 0.0f) continue;
+    MF beyond0, beyond1;
+    coneRegion(cone, p, beyond0, beyond1);
+    const gpu::CapsuleSpheres caps = v.s.layout.capsules[c.firstCapsule + capsule];
+    MF drop = hn::Not(hn::Or(beyond0, beyond1));  // within the section
+    if (caps.sphere0 != global) drop = hn::Or(drop, beyond0);
+    if (caps.sphere1 != global) drop = hn::Or(drop, beyond1);
+    dropped = hn::Or(dropped, hn::And(candidateBit(v, shape), drop));
+  }
+  return dropped;
+}
+
+// The scalar kernel's bitsBelow.
+inline uint32_t bitsBelow(uint32_t word, uint32_t n) {
+  const uint32_t first = word * 32u;
+  if (n >= first + 32u) return 0xFFFFFFFFu;
+  if (n <= first) return 0u;
+  return (1u << (n - first)) - 1u;
+}
+
+struct Sum {
+  V3 delta, velocity;
+  VF count;
+};
+
+HWY_INLINE void accumulate(Sum& sum, MF contrib, const V3& target, const V3& delta, const V3& pos) {
+  sum.delta = add(sum.delta, selectOrZero(contrib, sub(add(target, delta), pos)));
+  sum.count = hn::Add(sum.count, hn::IfThenElseZero(contrib, hn::Set(DF(), 1.0f)));
+}
+
+// collideParticle for one batch of Lanes(df) particles in SoA form; `active` are the lanes with a
+// particle of non-zero inverse mass. Candidate words are computed here into v.cand / any.
+HWY_INLINE void collideBatch(ClothView& v, uint32_t* cand, uint32_t* any, MF active, V3& pos, VF& pw, V3& old,
+                             const VF& qw) {
+  const DF df;
+  const DU du;
+  const DI di;
+  const size_t lanes = hn::Lanes(df);
+  const gpu::ShapeCloth& c = v.c;
+  const gpu::ShapeGrid& g = v.g;
+  const bool ccd = (v.flags & gpu::kCollideFlagContinuous) != 0u;
+  pw = qw;
+  const V3 lo = ccd ? V3{glmMin(pos.x, old.x), glmMin(pos.y, old.y), glmMin(pos.z, old.z)} : pos;
+  const V3 hi = ccd ? V3{glmMax(pos.x, old.x), glmMax(pos.y, old.y), glmMax(pos.z, old.z)} : pos;
+  const VF zero = hn::Zero(df);
+  const VF maxCell = hn::Set(df, float(gpu::kGridCells - 1u));
+  VI rowLo[3], rowHi[3];
+  const VF los[3] = {lo.x, lo.y, lo.z}, his[3] = {hi.x, hi.y, hi.z};
+  const VI maskWords = hn::Set(di, static_cast<int32_t>(c.maskWords));
+  for (uint32_t axis = 0; axis < 3; ++axis) {
+    const VF lower = hn::Set(df, g.lower[static_cast<int>(axis)]);
+    const VF scale = hn::Set(df, g.scale[static_cast<int>(axis)]);
+    const VF a = hn::Mul(hn::Sub(los[axis], lower), scale);
+    const VF b = hn::Mul(hn::Sub(his[axis], lower), scale);
+    active = hn::And(active, hn::And(hn::Ge(b, zero), hn::Lt(a, hn::Set(df, float(gpu::kGridCells)))));
+    // Clamped into [0, 7] on every lane (gather indices stay in range); on active lanes this is the
+    // scalar kernel's a < 0 ? 0 : uint(a) and min(uint(b), 7).
+    const VI cellLo = hn::ConvertTo(di, hn::Min(hn::Max(a, zero), maxCell));
+    const VI cellHi = hn::ConvertTo(di, hn::Min(hn::Max(b, zero), maxCell));
+    // maskIndex: firstMaskWord + ((set * 3 + axis) * 8 + cell) * maskWords + word
+    const VI base0 = hn::Set(di, static_cast<int32_t>(c.firstMaskWord + (0u * 3u + axis) * gpu::kGridCells * c.maskWords));
+    const VI base1 = hn::Set(di, static_cast<int32_t>(c.firstMaskWord + (1u * 3u + axis) * gpu::kGridCells * c.maskWords));
+    rowHi[axis] = hn::Add(base0, hn::Mul(cellHi, maskWords));  // set 0 ("first") at cellHi
+    rowLo[axis] = hn::Add(base1, hn::Mul(cellLo, maskWords));  // set 1 ("last") at cellLo
+  }
+  if (hn::AllFalse(df, active)) return;
+  const auto activeU = hn::RebindMask(du, active);
+  const uint32_t* masks = v.s.masks.data();
+  HWY_ALIGN uint32_t tmp[hn::MaxLanes(du)];
+  for (uint32_t w = 0; w < c.maskWords; ++w) {
+    const VI wv = hn::Set(di, static_cast<int32_t>(w));
+    VU bits = hn::IfThenElseZero(activeU, hn::Set(du, 0xFFFFFFFFu));
+    for (uint32_t axis = 0; axis < 3; ++axis) {
+      bits = hn::And(bits, hn::GatherIndex(du, masks, hn::Add(rowHi[axis], wv)));
+      bits = hn::And(bits, hn::GatherIndex(du, masks, hn::Add(rowLo[axis], wv)));
+    }
+    hn::Store(bits, du, cand + w * lanes);
+    hn::Store(bits, du, tmp);
+    uint32_t u = 0;
+    for (size_t l = 0; l < lanes; ++l) u |= tmp[l];
+    any[w] = u;
+  }
+
+  Sum sum{splat(gpu::vec3(0.0f)), splat(gpu::vec3(0.0f)), zero};
+  const bool wantVelocity = (v.flags & gpu::kCollideFlagFriction) != 0u;
+  const uint32_t S = v.s.layout.sphereCount, C = v.s.layout.capsuleCount;
+  const gpu::vec4* spheres = v.s.spheres.data();
+  const uint32_t shapeCount = c.sphereCount + c.capsuleCount;
+  // Cones first.
+  for (uint32_t word = c.sphereCount / 32u; word < c.maskWords; ++word) {
+    uint32_t bits = any[word] & ~bitsBelow(word, c.sphereCount) & bitsBelow(word, shapeCount);
+    while (bits != 0u) {
+      const uint32_t bit = static_cast<uint32_t>(__builtin_ctz(bits));
+      bits &= bits - 1u;
+      const uint32_t local = word * 32u + bit - c.sphereCount;
+      const uint32_t capsule = c.firstCapsule + local;
+      const gpu::Cone& cone = v.s.cones[C + capsule];
+      if (cone.dims.z == 0.0f) continue;  // no contact and no sweep: coneContact and coneSweep give nothing
+      const MF lanesIn = candidateBit(v, word * 32u + bit);
+      const gpu::Cone& cone0 = v.s.cones[capsule];
+      const V3 target = ccd && cone0.dims.z != 0.0f ? coneSweep(cone0, cone, old, pos) : pos;
+      V3 delta;
+      const MF touched = coneContact(cone, target, delta);
+      const MF contrib = hn::And(lanesIn, hn::Or(touched, notEqual(target, pos)));
+      if (hn::AllFalse(df, contrib)) continue;
+      accumulate(sum, contrib, target, delta, pos);
+      if (wantVelocity) {
+        const gpu::CapsuleSpheres caps = v.s.layout.capsules[capsule];
+        const V3 v0 = splat(gpu::vec3(spheres[S + caps.sphere0]) - gpu::vec3(spheres[caps.sphere0]));
+        const V3 v1 = splat(gpu::vec3(spheres[S + caps.sphere1]) - gpu::vec3(spheres[caps.sphere1]));
+        const VF along = dot(sub(pos, splat(gpu::vec3(cone.center))), splat(gpu::vec3(cone.axis)));
+        const VF half = hn::Set(df, 0.5f);
+        VF u = hn::Add(half, hn::Div(hn::Mul(half, along), hn::Set(df, cone.dims.x)));
+        u = glmMin(glmMax(u, zero), hn::Set(df, 1.0f));
+        sum.velocity = add(sum.velocity, selectOrZero(contrib, mix(v0, v1, u)));
+      }
+    }
+  }
+  // Then the spheres no cone has taken.
+  for (uint32_t word = 0; word * 32u < c.sphereCount; ++word) {
+    uint32_t bits = any[word] & bitsBelow(word, c.sphereCount);
+    while (bits != 0u) {
+      const uint32_t bit = static_cast<uint32_t>(__builtin_ctz(bits));
+      bits &= bits - 1u;
+      const uint32_t local = word * 32u + bit;
+      MF lanesIn = candidateBit(v, local);
+      if (c.capsuleCount != 0u) lanesIn = hn::AndNot(sphereDropped(v, local, pos), lanesIn);
+      if (hn::AllFalse(df, lanesIn)) continue;
+      const uint32_t sphere = c.firstSphere + local;
+      const gpu::vec4 s1 = spheres[S + sphere];
+      const gpu::vec4 s0 = spheres[sphere];
+      const V3 target = ccd ? sphereSweep(s0, s1, old, pos) : pos;
+      V3 delta;
+      const MF touched = sphereContact(s1, target, delta);
+      const MF contrib = hn::And(lanesIn, hn::Or(touched, notEqual(target, pos)));
+      if (hn::AllFalse(df, contrib)) continue;
+      accumulate(sum, contrib, target, delta, pos);
+      if (wantVelocity) sum.velocity = add(sum.velocity, selectOrZero(contrib, splat(gpu::vec3(s1) - gpu::vec3(s0))));
+    }
+  }
+
+  // applyContacts.
+  const MF has = hn::Gt(sum.count, zero);
+  if (hn::AllFalse(df, has)) return;
+  const VF invCount = hn::Div(hn::Set(df, 1.0f), hn::IfThenElse(has, sum.count, hn::Set(df, 1.0f)));
+  const V3 avg = mul(sum.delta, invCount);
+  const VF avgLen2 = dot(avg, avg);
+  if (wantVelocity) {
+    MF fr = hn::And(has, hn::Gt(avgLen2, zero));
+    const V3 n = div(avg, hn::Sqrt(avgLen2));
+    const V3 vel = sub(sub(pos, old), mul(sum.velocity, invCount));
+    const V3 vt = sub(vel, mul(dot(vel, n), n));
+    const VF vt2 = dot(vt, vt);
+    fr = hn::And(fr, hn::Gt(vt2, zero));
+    const VF j = glmMax(hn::Mul(hn::Set(df, -v.friction), hn::Sqrt(hn::Div(avgLen2, vt2))), hn::Set(df, -1.0f));
+    old = select(fr, sub(old, mul(j, vt)), old);
+  }
+  if ((v.flags & gpu::kCollideFlagMassScale) != 0u) {
+    pw = hn::IfThenElse(has, hn::Div(pw, hn::Add(hn::Set(df, 1.0f), hn::Mul(hn::Set(df, v.massScale), avgLen2))), pw);
+  }
+  pos = select(has, add(pos, avg), pos);
+}
+
+}  // namespace
+
+void CollideCloth(const ShapesState& s, uint32_t cloth, float friction, float massScale, Float4* particles,
+                  Float4* prevParticles) {
+  const DF df;
+  const size_t lanes = hn::Lanes(df);
+  const gpu::ShapeCloth& c = s.layout.cloths[cloth];
+  const gpu::ShapeGrid& g = s.grids[cloth];
+  Float4* p = particles + c.firstParticle;
+  Float4* q = prevParticles + c.firstParticle;
+  const uint32_t n = c.particleCount;
+  if (g.lower.w == 0.0f) {  // no shape can be touched: the kernel only resets the inverse masses
+    for (uint32_t i = 0; i < n; ++i) p[i].w = q[i].w;
+    return;
+  }
+  auto cand = hwy::AllocateAligned<uint32_t>(std::max<size_t>(c.maskWords, 1) * lanes);
+  auto any = hwy::AllocateAligned<uint32_t>(std::max<size_t>(c.maskWords, 1));
+  ClothView v{s, c, g, s.flags, friction, massScale, cand.get(), any.get()};
+  HWY_ALIGN float tailP[4 * hn::MaxLanes(df)];
+  HWY_ALIGN float tailQ[4 * hn::MaxLanes(df)];
+  const VF zero = hn::Zero(df);
+  for (uint32_t i = 0; i < n; i += static_cast<uint32_t>(lanes)) {
+    const size_t count = std::min<size_t>(lanes, n - i);
+    float* pp = &p[i].x;
+    float* qq = &q[i].x;
+    if (count < lanes) {
+      // The tail: padded with inverse mass 0 (inactive lanes), copied back afterwards.
+      std::memset(tailP, 0, sizeof tailP);
+      std::memset(tailQ, 0, sizeof tailQ);
+      std::memcpy(tailP, pp, count * sizeof(Float4));
+      std::memcpy(tailQ, qq, count * sizeof(Float4));
+      pp = tailP;
+      qq = tailQ;
+    }
+    VF px, py, pz, pw, qx, qy, qz, qw;
+    hn::LoadInterleaved4(df, pp, px, py, pz, pw);
+    hn::LoadInterleaved4(df, qq, qx, qy, qz, qw);
+    V3 pos{px, py, pz}, old{qx, qy, qz};
+    collideBatch(v, cand.get(), any.get(), hn::Ne(qw, zero), pos, pw, old, qw);
+    hn::StoreInterleaved4(pos.x, pos.y, pos.z, pw, df, pp);
+    hn::StoreInterleaved4(old.x, old.y, old.z, qw, df, qq);
+    if (count < lanes) {
+      std::memcpy(&p[i].x, tailP, count * sizeof(Float4));
+      std::memcpy(&q[i].x, tailQ, count * sizeof(Float4));
+    }
+  }
+}
+
+}  // namespace vkc::cpu::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace vkc::cpu {
+HWY_EXPORT(CollideCloth);
+
+void collideClothSimd(const ShapesState& state, uint32_t cloth, const ShapeCollisionSettings& settings,
+                      Float4* particles, Float4* prevParticles) {
+  HWY_DYNAMIC_DISPATCH(CollideCloth)(state, cloth, settings.friction, settings.collisionMassScale, particles,
+                                     prevParticles);
+}
+
+void forEachSimdTarget(const std::function<void(const char* target)>& fn) {
+  for (const int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    fn(hwy::TargetName(target));
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+}  // namespace vkc::cpu
+#endif
+
+#else  // scalar-only build
+
+namespace vkc::cpu {
+void collideClothSimd(const ShapesState& state, uint32_t cloth, const ShapeCollisionSettings& settings,
+                      Float4* particles, Float4* prevParticles) {
+  collideClothScalar(state, cloth, settings, particles, prevParticles);
+}
+
+void forEachSimdTarget(const std::function<void(const char* target)>& fn) { fn("none (VKC_SIMD=OFF)"); }
+}  // namespace vkc::cpu
+#endif

@@ -1,0 +1,312 @@
+// The SIMD twin of sphere/capsule collision against the scalar twin, on every SIMD target this build
+// has and this CPU runs: random scenes with many contacts (discrete and CCD, friction, mass scaling,
+// moving and tapered shapes, nested capsules, multi-word masks, several cloths), particle counts that
+// are not multiples of any lane count, and 0 and 1 particles. Masks must be bitwise equal; positions,
+// previous positions and inverse masses within kShapeCollisionTolerance (1 + |value|).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cpu/collide_shapes.h"
+#include "vkcollide/collide_shapes.h"
+
+namespace vkc::test {
+namespace {
+
+struct SimdScene {
+  std::vector<Float4> particles, prev;
+  std::vector<ClothRange> cloths;
+  std::vector<std::vector<Float4>> spheres, prevSpheres;
+  std::vector<std::vector<Capsule>> capsules;
+  std::vector<ClothColliders> colliders;
+  ShapeCollisionSettings settings;
+
+  ShapeCollisionInput input() {
+    colliders.clear();
+    for (size_t c = 0; c < cloths.size(); ++c) colliders.push_back({spheres[c], prevSpheres[c], capsules[c]});
+    return {particles, prev, cloths, colliders, settings};
+  }
+};
+
+struct SceneSpec {
+  std::vector<uint32_t> particleCounts;  // per cloth
+  uint32_t spheres = 8;
+  uint32_t capsules = 4;
+  bool continuous = false;
+  float friction = 0;
+  float massScale = 0;
+  float alphaBegin = 0;
+  float alphaEnd = 1;
+  bool nested = false;  // also capsules whose one sphere holds the other (no cone)
+};
+
+// Spheres in [-2, 2]^3 (some moving and growing between the frame's start and end), capsules between
+// random pairs, and particles placed around the spheres' surfaces (inside and outside), with a
+// velocity large enough for CCD to matter; every 13th particle has inverse mass 0.
+SimdScene makeScene(uint32_t seed, const SceneSpec& spec) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  SimdScene s;
+  s.settings.continuous = spec.continuous;
+  s.settings.friction = spec.friction;
+  s.settings.collisionMassScale = spec.massScale;
+  s.settings.alphaBegin = spec.alphaBegin;
+  s.settings.alphaEnd = spec.alphaEnd;
+  for (const uint32_t n : spec.particleCounts) {
+    std::vector<Float4> sp, pp;
+    for (uint32_t k = 0; k < spec.spheres; ++k) {
+      sp.push_back({u(rng) * 2, u(rng) * 2, u(rng) * 2, 0.1f + 0.4f * std::abs(u(rng))});
+      const bool moves = k % 3 != 0;
+      pp.push_back({sp.back().x + (moves ? 0.2f * u(rng) : 0.0f), sp.back().y + (moves ? 0.2f * u(rng) : 0.0f),
+                    sp.back().z, sp.back().w * (moves ? 0.8f : 1.0f)});
+    }
+    std::vector<Capsule> caps;
+    for (uint32_t k = 0; k < spec.capsules && spec.spheres > 1; ++k) {
+      const uint32_t a = static_cast<uint32_t>(rng() % spec.spheres);
+      const uint32_t b = (a + 1 + static_cast<uint32_t>(rng() % (spec.spheres - 1))) % spec.spheres;
+      caps.push_back({a, b});
+      if (spec.nested && k % 4 == 1) {  // sphere b inside sphere a: an invalid cone at both ends
+        sp[b] = {sp[a].x + 0.01f, sp[a].y, sp[a].z, sp[a].w * 0.5f};
+        pp[b] = {pp[a].x + 0.01f, pp[a].y, pp[a].z, pp[a].w * 0.5f};
+      }
+    }
+    s.cloths.push_back({static_cast<uint32_t>(s.particles.size()), n});
+    for (uint32_t i = 0; i < n; ++i) {
+      Float4 p;
+      if (spec.spheres > 0 && i % 5 != 0) {
+        const Float4& c = sp[rng() % spec.spheres];
+        float dx = u(rng), dy = u(rng), dz = u(rng);
+        const float len = std::sqrt(dx * dx + dy * dy + dz * dz) + 1e-3f;
+        const float r = c.w * (0.6f + 0.7f * std::abs(u(rng))) / len;
+        p = {c.x + dx * r, c.y + dy * r, c.z + dz * r, 1.0f};
+      } else {
+        p = {u(rng) * 2.5f, u(rng) * 2.5f, u(rng) * 2.5f, 1.0f};
+      }
+      if (i % 13 == 0) p.w = 0.0f;
+      s.particles.push_back(p);
+      const float speed = spec.continuous ? 0.4f : 0.05f;
+      s.prev.push_back({p.x + speed * u(rng), p.y + speed * u(rng), p.z + speed * u(rng), p.w});
+    }
+    s.spheres.push_back(sp);
+    s.prevSpheres.push_back(pp);
+    s.capsules.push_back(caps);
+  }
+  return s;
+}
+
+bool near(float a, float b) { return std::abs(a - b) <= kShapeCollisionTolerance * (1.0f + std::abs(b)); }
+
+struct Counts {
+  uint32_t moved = 0, frictioned = 0, scaled = 0;
+  float maxDiff = 0;
+};
+
+// Runs scalar and SIMD (every target) on copies of the scene and compares them.
+Counts compareSimdScalar(SimdScene scene) {
+  Counts counts;
+  SimdScene scalar = scene;
+  ShapeCollisionDebug scalarDebug;
+  const Status s = collideShapesCpu(scalar.input(), Backend::kCpuScalar, &scalarDebug);
+  EXPECT_TRUE(s.ok()) << s.message();
+  for (size_t i = 0; i < scene.particles.size(); ++i) {
+    const Float4 &a = scene.particles[i], &b = scalar.particles[i];
+    if (a.x != b.x || a.y != b.y || a.z != b.z) ++counts.moved;
+    const Float4 &c = scene.prev[i], &d = scalar.prev[i];
+    if (c.x != d.x || c.y != d.y || c.z != d.z) ++counts.frictioned;
+    if (b.w != d.w) ++counts.scaled;
+  }
+  cpu::forEachSimdTarget([&](const char* target) {
+    SCOPED_TRACE(target);
+    SimdScene simd = scene;
+    ShapeCollisionDebug simdDebug;
+    const Status t = collideShapesCpu(simd.input(), Backend::kCpuSimd, &simdDebug);
+    ASSERT_TRUE(t.ok()) << t.message();
+    EXPECT_EQ(simdDebug.masks, scalarDebug.masks);
+    EXPECT_EQ(simdDebug.maskWords, scalarDebug.maskWords);
+    uint32_t bad = 0;
+    for (size_t i = 0; i < scene.particles.size(); ++i) {
+      const Float4 &p = simd.particles[i], &q = scalar.particles[i];
+      const Float4 &pp = simd.prev[i], &qq = scalar.prev[i];
+      const float xs[8] = {p.x, p.y, p.z, p.w, pp.x, pp.y, pp.z, pp.w};
+      const float ys[8] = {q.x, q.y, q.z, q.w, qq.x, qq.y, qq.z, qq.w};
+      for (int k = 0; k < 8; ++k) {
+        counts.maxDiff = std::max(counts.maxDiff, std::abs(xs[k] - ys[k]));
+        if (!near(xs[k], ys[k]) && bad++ < 5) {
+          ADD_FAILURE() << "particle " << i << " component " << k << ": simd " << xs[k] << ", scalar " << ys[k];
+        }
+      }
+    }
+    EXPECT_EQ(bad, 0u);
+  });
+  return counts;
+}
+
+TEST(CollideShapesSimd, RunsEverySimdTarget) {
+  std::vector<std::string> targets;
+  cpu::forEachSimdTarget([&](const char* target) { targets.push_back(target); });
+  ASSERT_FALSE(targets.empty());
+  std::string list;
+  for (const std::string& t : targets) list += " " + t;
+  std::printf("[ info ] SIMD targets compared with scalar:%s\n", list.c_str());
+}
+
+TEST(CollideShapesSimd, DiscreteMatchesScalar) {
+  SceneSpec spec;
+  spec.particleCounts = {3001};
+  const Counts c = compareSimdScalar(makeScene(1, spec));
+  EXPECT_GT(c.moved, 1000u);  // the scene has contacts to compare
+  EXPECT_EQ(c.frictioned, 0u);
+  EXPECT_EQ(c.scaled, 0u);
+  std::printf("[ info ] discrete: %u of 3001 moved, max |simd - scalar| %g\n", c.moved, static_cast<double>(c.maxDiff));
+}
+
+TEST(CollideShapesSimd, ContinuousMatchesScalar) {
+  SceneSpec spec;
+  spec.particleCounts = {2999};
+  spec.continuous = true;
+  spec.alphaBegin = 0.25f;
+  spec.alphaEnd = 0.5f;
+  const Counts c = compareSimdScalar(makeScene(2, spec));
+  EXPECT_GT(c.moved, 1000u);
+  std::printf("[ info ] continuous: %u of 2999 moved, max |simd - scalar| %g\n", c.moved, static_cast<double>(c.maxDiff));
+}
+
+TEST(CollideShapesSimd, FrictionAndMassScaleMatchScalar) {
+  for (const bool continuous : {false, true}) {
+    SCOPED_TRACE(continuous ? "continuous" : "discrete");
+    SceneSpec spec;
+    spec.particleCounts = {2053};
+    spec.continuous = continuous;
+    spec.friction = 0.4f;
+    spec.massScale = 3.0f;
+    const Counts c = compareSimdScalar(makeScene(3 + (continuous ? 1u : 0u), spec));
+    EXPECT_GT(c.moved, 500u);
+    EXPECT_GT(c.frictioned, 200u);  // friction changed previous positions
+    EXPECT_GT(c.scaled, 500u);      // and mass scaling the inverse masses
+  }
+}
+
+TEST(CollideShapesSimd, MultiWordMasksMatchScalar) {
+  // 50 spheres + 40 capsules = 90 shapes: 3 mask words, capsules starting inside word 1.
+  for (const bool continuous : {false, true}) {
+    SCOPED_TRACE(continuous ? "continuous" : "discrete");
+    SceneSpec spec;
+    spec.particleCounts = {4001};
+    spec.spheres = 50;
+    spec.capsules = 40;
+    spec.continuous = continuous;
+    spec.friction = 0.2f;
+    spec.massScale = 1.0f;
+    const Counts c = compareSimdScalar(makeScene(5 + (continuous ? 1u : 0u), spec));
+    EXPECT_GT(c.moved, 1000u);
+  }
+}
+
+TEST(CollideShapesSimd, NestedCapsulesAndSpheresOnlyMatchScalar) {
+  for (const uint32_t capsules : {0u, 12u}) {
+    SCOPED_TRACE(capsules);
+    SceneSpec spec;
+    spec.particleCounts = {1500};
+    spec.spheres = 12;
+    spec.capsules = capsules;
+    spec.nested = true;
+    spec.continuous = true;
+    spec.friction = 0.3f;
+    const Counts c = compareSimdScalar(makeScene(7 + capsules, spec));
+    EXPECT_GT(c.moved, 300u);
+  }
+}
+
+TEST(CollideShapesSimd, ClothsWithOddCountsMatchScalar) {
+  // Cloth sizes around every lane count (1, 4, 8, 16), empty cloths, a cloth without shapes in reach.
+  SceneSpec spec;
+  spec.particleCounts = {0, 1, 3, 5, 7, 9, 15, 17, 31, 33, 0, 63, 65, 257};
+  spec.spheres = 20;
+  spec.capsules = 15;
+  spec.continuous = true;
+  spec.friction = 0.3f;
+  spec.massScale = 0.5f;
+  const Counts c = compareSimdScalar(makeScene(9, spec));
+  EXPECT_GT(c.moved, 100u);
+}
+
+TEST(CollideShapesSimd, ZeroAndOneParticle) {
+  for (const uint32_t n : {0u, 1u}) {
+    SCOPED_TRACE(n);
+    SceneSpec spec;
+    spec.particleCounts = {n};
+    SimdScene scene = makeScene(11, spec);
+    if (n == 1) {  // put the particle inside sphere 0 so that it moves
+      const Float4 c = scene.spheres[0][0];
+      scene.particles[0] = {c.x + 0.1f * c.w, c.y, c.z, 1.0f};
+      scene.prev[0] = scene.particles[0];
+    }
+    const Counts c = compareSimdScalar(scene);
+    EXPECT_EQ(c.moved, n);
+  }
+}
+
+TEST(CollideShapesSimd, RandomScenesMatchScalar) {
+  std::mt19937 rng(1234);
+  for (uint32_t trial = 0; trial < 12; ++trial) {
+    SCOPED_TRACE(trial);
+    SceneSpec spec;
+    const uint32_t cloths = 1 + static_cast<uint32_t>(rng() % 3);
+    for (uint32_t c = 0; c < cloths; ++c) spec.particleCounts.push_back(static_cast<uint32_t>(rng() % 700));
+    spec.spheres = static_cast<uint32_t>(rng() % 40);
+    spec.capsules = spec.spheres > 1 ? static_cast<uint32_t>(rng() % 30) : 0u;
+    spec.continuous = rng() % 2 == 0;
+    spec.friction = rng() % 2 == 0 ? 0.0f : 0.5f;
+    spec.massScale = rng() % 2 == 0 ? 0.0f : 2.0f;
+    spec.nested = rng() % 2 == 0;
+    spec.alphaBegin = 0.1f * static_cast<float>(rng() % 5);
+    spec.alphaEnd = spec.alphaBegin + 0.1f * static_cast<float>(rng() % 6);
+    compareSimdScalar(makeScene(100 + trial, spec));
+  }
+}
+
+// collideShapesCpu checks particle values through the bounds keys rather than validate()'s scan
+// (cpu::checkParticleValues): its errors must still be validate()'s, and nothing may change.
+TEST(CollideShapesSimd, ParticleValueErrorsAreValidates) {
+  const float nan = std::nanf("");
+  struct Bad {
+    bool prev;
+    uint32_t index;
+    int component;
+    float value;
+  };
+  const Bad bads[] = {{false, 40, 0, nan}, {false, 77, 3, -1.0f}, {true, 5, 1, INFINITY}, {true, 120, 3, -0.5f},
+                      {true, 130, 2, -INFINITY}};
+  for (const bool continuous : {false, true}) {
+    for (const Bad& bad : bads) {
+      for (const Backend backend : {Backend::kCpuScalar, Backend::kCpuSimd}) {
+        SCOPED_TRACE(std::string(continuous ? "ccd " : "discrete ") + toString(backend) + " " +
+                     (bad.prev ? "prev " : "particles ") + std::to_string(bad.index));
+        SceneSpec spec;
+        spec.particleCounts = {100, 50};
+        spec.continuous = continuous;
+        SimdScene scene = makeScene(21, spec);
+        Float4& p = bad.prev ? scene.prev[bad.index] : scene.particles[bad.index];
+        float* components[4] = {&p.x, &p.y, &p.z, &p.w};
+        *components[bad.component] = bad.value;
+        const SimdScene before = scene;
+        const Status expected = validate(scene.input());
+        ASSERT_FALSE(expected.ok());
+        const Status got = collideShapesCpu(scene.input(), backend);
+        ASSERT_FALSE(got.ok());
+        EXPECT_EQ(got.message(), expected.message());
+        EXPECT_EQ(std::memcmp(scene.particles.data(), before.particles.data(), scene.particles.size() * sizeof(Float4)), 0);
+        EXPECT_EQ(std::memcmp(scene.prev.data(), before.prev.data(), scene.prev.size() * sizeof(Float4)), 0);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace vkc::test
