@@ -61,11 +61,13 @@ Status collideSelfCpu(const SelfCollisionInput& in, Backend backend, SelfCollisi
   const size_t n = L.itemParticles.size();
 
   // Keys, then the stable sort of each cloth's (key, item).
-  cpu::SelfSorted s;
+  // Per-thread scratch kept between calls (a solver calls this every iteration): no fresh pages and
+  // no zeroing; every slot below n is written before it is read.
+  thread_local cpu::SelfSorted s;
   s.grids.resize(in.cloths.size());
   s.keys.resize(n);
   s.items.resize(n);
-  std::vector<uint32_t> ck, ci;
+  thread_local std::vector<uint32_t> ck, ci;
   for (size_t c = 0; c < in.cloths.size(); ++c) {
     const Aabb& b = bounds[c];
     const gpu::SelfGrid g = gpu::makeSelfGrid({b.lo.x, b.lo.y, b.lo.z}, {b.hi.x, b.hi.y, b.hi.z}, d);
@@ -93,8 +95,12 @@ Status collideSelfCpu(const SelfCollisionInput& in, Backend backend, SelfCollisi
   if (useRest) s.rest.resize(n);
   if (simd) {
     constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-    for (auto* v : {&s.x, &s.y, &s.z}) v->assign(n + cpu::kSelfSimdPad, kNaN);
-    if (useRest) for (auto* v : {&s.rx, &s.ry, &s.rz}) v->assign(n + cpu::kSelfSimdPad, kNaN);
+    auto pad = [&](std::vector<float>& v) {
+      v.resize(n + cpu::kSelfSimdPad);
+      std::fill(v.begin() + static_cast<std::ptrdiff_t>(n), v.end(), kNaN);
+    };
+    for (auto* v : {&s.x, &s.y, &s.z}) pad(*v);
+    if (useRest) for (auto* v : {&s.rx, &s.ry, &s.rz}) pad(*v);
   }
   for (size_t k = 0; k < n; ++k) {
     const uint32_t particle = L.itemParticles[s.items[k]];
@@ -111,8 +117,10 @@ Status collideSelfCpu(const SelfCollisionInput& in, Backend backend, SelfCollisi
   }
 
   // The gather, per cloth.
-  std::vector<uint32_t> counts(n, 0);
-  std::vector<gpu::vec3> sums(n, gpu::vec3(0.0f));
+  thread_local std::vector<uint32_t> counts;
+  thread_local std::vector<gpu::vec3> sums;
+  counts.assign(n, 0);
+  sums.resize(n);  // written for every slot of every cloth
   std::vector<std::array<uint32_t, 2>> slotPairs;
   std::vector<uint32_t> sink;
   for (size_t c = 0; c < in.cloths.size(); ++c) {
