@@ -199,6 +199,42 @@ void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGri
       if (i + N >= z) break;
     }
   };
+  // Two blocks in one vector (lenA + lenB <= N): lanes below lenA hold slots a.., the others slots
+  // b.. (lane i: slot b - lenA + i; b >= a + lenA, so these loads stay in the arrays). Otherwise as
+  // testBlock.
+  auto testTwo = [&](uint32_t k, uint32_t a, uint32_t lenA, uint32_t b, uint32_t lenB, int32_t sLo, int32_t sHi,
+                     VF px, VF py, VF pz, VF rx, VF ry, VF rz) HWY_ATTR __attribute__((always_inline)) {
+    const uint32_t off = b - lenA;
+    const auto firstF = hn::FirstN(df, lenA);
+    const auto firstI = hn::RebindMask(di, firstF);
+    const int32_t* KI = reinterpret_cast<const int32_t*>(K);
+    const auto key = hn::IfThenElse(firstI, hn::LoadU(di, KI + a), hn::LoadU(di, KI + off));
+    const auto sw = hn::And(key, sweepMask);
+    const auto inSweep =
+        hn::RebindMask(df, hn::And(hn::Gt(sw, hn::Set(di, sLo - 1)), hn::Lt(sw, hn::Set(di, sHi + 1))));
+    const auto dx = hn::Sub(hn::IfThenElse(firstF, hn::LoadU(df, X + a), hn::LoadU(df, X + off)), px);
+    const auto dy = hn::Sub(hn::IfThenElse(firstF, hn::LoadU(df, Y + a), hn::LoadU(df, Y + off)), py);
+    const auto dz = hn::Sub(hn::IfThenElse(firstF, hn::LoadU(df, Z + a), hn::LoadU(df, Z + off)), pz);
+    const auto dist2 = hn::Add(hn::Add(hn::Mul(dx, dx), hn::Mul(dy, dy)), hn::Mul(dz, dz));
+    auto mask = hn::And(hn::And(hn::Lt(dist2, vd2), inSweep), hn::FirstN(df, lenA + lenB));
+    if (hn::AllFalse(df, mask)) return;
+    if (useRest) {
+      const auto ex = hn::Sub(hn::IfThenElse(firstF, hn::LoadU(df, RX + a), hn::LoadU(df, RX + off)), rx);
+      const auto ey = hn::Sub(hn::IfThenElse(firstF, hn::LoadU(df, RY + a), hn::LoadU(df, RY + off)), ry);
+      const auto ez = hn::Sub(hn::IfThenElse(firstF, hn::LoadU(df, RZ + a), hn::LoadU(df, RZ + off)), rz);
+      const auto rest2 = hn::Add(hn::Add(hn::Mul(ex, ex), hn::Mul(ey, ey)), hn::Mul(ez, ez));
+      mask = hn::AndNot(hn::Lt(rest2, vd2), mask);
+    }
+    uint8_t maskBytes[8] = {};
+    hn::StoreMaskBits(df, mask, maskBytes);
+    uint64_t bits = 0;
+    std::memcpy(&bits, maskBytes, sizeof bits);
+    while (bits != 0) {
+      const uint32_t lane = static_cast<uint32_t>(__builtin_ctzll(bits));
+      found.push_back(uint64_t{k} << 32 | ((lane < lenA ? a : off) + lane));
+      bits &= bits - 1;
+    }
+  };
   // Runs of slots in one column (equal hash cells, key >> 16 == h1 << 8 | h0). A slot's half
   // neighbourhood lies in two blocks of consecutive slots: its own row (the rest of its column and
   // column h0 + 1) and the next row (columns h0 - 1 .. h0 + 1 of row h1 + 1); the blocks' ends only
@@ -229,7 +265,13 @@ void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGri
       const auto px = hn::Set(df, X[k]), py = hn::Set(df, Y[k]), pz = hn::Set(df, Z[k]);
       const auto rx = hn::Set(df, useRest ? RX[k] : 0.0f), ry = hn::Set(df, useRest ? RY[k] : 0.0f),
                  rz = hn::Set(df, useRest ? RZ[k] : 0.0f);
-      if (shortB && endA - k - 1 <= blockMax) {
+      const uint32_t lenA = endA - k - 1, lenB = endB - beginB;
+      if (lenA + lenB <= N) {
+        testTwo(k, k + 1, lenA, beginB, lenB, static_cast<int32_t>(sLo), static_cast<int32_t>(sHi), px, py, pz, rx,
+                ry, rz);
+        continue;
+      }
+      if (shortB && lenA <= blockMax) {
         testBlock(k, k + 1, endA, static_cast<int32_t>(sLo), static_cast<int32_t>(sHi), px, py, pz, rx, ry, rz);
         testBlock(k, beginB, endB, static_cast<int32_t>(sLo), static_cast<int32_t>(sHi), px, py, pz, rx, ry, rz);
         continue;
@@ -240,7 +282,8 @@ void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGri
         const uint32_t lo = base | sLo, hi = base | sHi;
         uint32_t a = k + 1;
         if (c != 4) {
-          a = first[c];
+          // A pointer left behind by slots of short blocks restarts no earlier than its column.
+          a = std::max(first[c], start[column + (c / 3u) * 0x100u + c % 3u - 0x101u]);
           a += K[a] < lo;
           a += K[a] < lo;
           while (K[a] < lo) ++a;
