@@ -52,9 +52,15 @@ Status collideSelfCpu(const SelfCollisionInput& in, Backend backend, SelfCollisi
   if (backend == Backend::kVulkan) {
     return Error{ErrorCode::kInvalidArgument, "collideSelfCpu: backend must be kCpuScalar or kCpuSimd"};
   }
-  VKC_TRY(validate(in));
+  // validate(in), with its particle scan left to the bounds reduction (which checks the particles
+  // through its keys anyway); on a bad particle validate(in) names it as the self-collision input.
+  VKC_TRY(detail::validateSelfInputLayout(in));
   std::vector<Aabb> bounds(in.cloths.size());
-  VKC_TRY(computeBoundsCpu({in.particles, {}, in.cloths, false}, bounds, backend));
+  if (const Status st = computeBoundsCpu({in.particles, {}, in.cloths, false}, bounds, backend); !st) {
+    VKC_TRY(validate(in));
+    return st;
+  }
+  VKC_TRY(detail::validateSelfRest(in));
   const detail::SelfLayout L = detail::makeSelfLayout(in.cloths, in.subsets);
   const float d = in.settings.distance, stiffness = in.settings.stiffness;
   const bool useRest = !in.restPositions.empty();
