@@ -250,13 +250,75 @@ void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGri
   start.assign(tableSize, 0u);
   for (uint32_t k = 0; k < n; ++k) ++start[(K[k] >> 16) - c0 + 1u];
   for (uint32_t c = 1; c < tableSize; ++c) start[c] += start[c - 1];
+  // Slots whose blocks do not fit one vector, kept out of line (the hot loop keeps its registers).
+  auto slowSlot = [&](uint32_t k, uint32_t column, uint32_t endA, uint32_t beginB, uint32_t endB) HWY_ATTR
+                      __attribute__((noinline)) {
+    const uint32_t key = K[k];
+    const uint32_t sweep = key & 0xFFFFu;
+    const uint32_t sLo = sweep > reach ? sweep - reach : 0u;
+    const uint32_t sHi = std::min(sweep + reach, 0xFFFFu);
+    const auto px = hn::Set(df, X[k]), py = hn::Set(df, Y[k]), pz = hn::Set(df, Z[k]);
+    const auto rx = hn::Set(df, useRest ? RX[k] : 0.0f), ry = hn::Set(df, useRest ? RY[k] : 0.0f),
+               rz = hn::Set(df, useRest ? RZ[k] : 0.0f);
+    const uint32_t lenA = endA - k - 1;
+    const bool shortB = endB - beginB <= blockMax;
+    if (shortB && lenA <= blockMax) {
+      testBlock(k, k + 1, endA, static_cast<int32_t>(sLo), static_cast<int32_t>(sHi), px, py, pz, rx, ry, rz);
+      testBlock(k, beginB, endB, static_cast<int32_t>(sLo), static_cast<int32_t>(sHi), px, py, pz, rx, ry, rz);
+      return;
+    }
+    for (uint32_t c = 4; c < 9; ++c) {
+      // selfColumnRange, with the hash offsets added to the key's high half (no wrap: cells 1..254).
+      const uint32_t base = (key & 0xFFFF0000u) + ((c % 3u) << 16) + ((c / 3u) << 24) - 0x01010000u;
+      const uint32_t lo = base | sLo, hi = base | sHi;
+      uint32_t a = k + 1;
+      if (c != 4) {
+        // A pointer left behind by slots of short blocks restarts no earlier than its column.
+        a = std::max(first[c], start[column + (c / 3u) * 0x100u + c % 3u - 0x101u]);
+        a += K[a] < lo;
+        a += K[a] < lo;
+        while (K[a] < lo) ++a;
+        first[c] = a;
+      }
+      uint32_t z = std::max(last[c], a);
+      z += K[z] <= hi;
+      z += K[z] <= hi;
+      while (K[z] <= hi) ++z;
+      last[c] = z;
+      for (uint32_t i = a;;) {
+        const auto dx = hn::Sub(hn::LoadU(df, X + i), px);
+        const auto dy = hn::Sub(hn::LoadU(df, Y + i), py);
+        const auto dz = hn::Sub(hn::LoadU(df, Z + i), pz);
+        // dist2 = dx*dx + dy*dy + dz*dz, left to right, without fusing (as selfIsPair), which is
+        // symmetric in the pair (x - y = -(y - x) exactly).
+        const auto dist2 = hn::Add(hn::Add(hn::Mul(dx, dx), hn::Mul(dy, dy)), hn::Mul(dz, dz));
+        auto mask = hn::And(hn::Lt(dist2, vd2), hn::FirstN(df, z - std::min(i, z)));
+        if (useRest) {
+          const auto ex = hn::Sub(hn::LoadU(df, RX + i), rx);
+          const auto ey = hn::Sub(hn::LoadU(df, RY + i), ry);
+          const auto ez = hn::Sub(hn::LoadU(df, RZ + i), rz);
+          const auto rest2 = hn::Add(hn::Add(hn::Mul(ex, ex), hn::Mul(ey, ey)), hn::Mul(ez, ez));
+          mask = hn::AndNot(hn::Lt(rest2, vd2), mask);
+        }
+        uint8_t maskBytes[8] = {};
+        hn::StoreMaskBits(df, mask, maskBytes);
+        uint64_t bits = 0;
+        std::memcpy(&bits, maskBytes, sizeof bits);
+        while (bits != 0) {
+          found.push_back(uint64_t{k} << 32 | (i + static_cast<uint32_t>(__builtin_ctzll(bits))));
+          bits &= bits - 1;
+        }
+        i += N;
+        if (i >= z) break;
+      }
+    }
+  };
   for (uint32_t r0 = 0; r0 < n;) {
     const uint32_t column = (K[r0] >> 16) - c0;
     const uint32_t r1 = start[column + 1u];
     const uint32_t endA = start[column + 2u];          // row h1 up to column h0 + 1
     const uint32_t beginB = start[column + 0xFFu];     // (h1 + 1, h0 - 1)
     const uint32_t endB = start[column + 0x102u];      // up to (h1 + 1, h0 + 1)
-    const bool shortB = endB - beginB <= blockMax;
     for (uint32_t k = r0; k < r1; ++k) {
       const uint32_t key = K[k];
       const uint32_t sweep = key & 0xFFFFu;
@@ -271,56 +333,7 @@ void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGri
                 ry, rz);
         continue;
       }
-      if (shortB && lenA <= blockMax) {
-        testBlock(k, k + 1, endA, static_cast<int32_t>(sLo), static_cast<int32_t>(sHi), px, py, pz, rx, ry, rz);
-        testBlock(k, beginB, endB, static_cast<int32_t>(sLo), static_cast<int32_t>(sHi), px, py, pz, rx, ry, rz);
-        continue;
-      }
-      for (uint32_t c = 4; c < 9; ++c) {
-        // selfColumnRange, with the hash offsets added to the key's high half (no wrap: cells 1..254).
-        const uint32_t base = (key & 0xFFFF0000u) + ((c % 3u) << 16) + ((c / 3u) << 24) - 0x01010000u;
-        const uint32_t lo = base | sLo, hi = base | sHi;
-        uint32_t a = k + 1;
-        if (c != 4) {
-          // A pointer left behind by slots of short blocks restarts no earlier than its column.
-          a = std::max(first[c], start[column + (c / 3u) * 0x100u + c % 3u - 0x101u]);
-          a += K[a] < lo;
-          a += K[a] < lo;
-          while (K[a] < lo) ++a;
-          first[c] = a;
-        }
-        uint32_t z = std::max(last[c], a);
-        z += K[z] <= hi;
-        z += K[z] <= hi;
-        while (K[z] <= hi) ++z;
-        last[c] = z;
-        for (uint32_t i = a;;) {
-          const auto dx = hn::Sub(hn::LoadU(df, X + i), px);
-          const auto dy = hn::Sub(hn::LoadU(df, Y + i), py);
-          const auto dz = hn::Sub(hn::LoadU(df, Z + i), pz);
-          // dist2 = dx*dx + dy*dy + dz*dz, left to right, without fusing (as selfIsPair), which is
-          // symmetric in the pair (x - y = -(y - x) exactly).
-          const auto dist2 = hn::Add(hn::Add(hn::Mul(dx, dx), hn::Mul(dy, dy)), hn::Mul(dz, dz));
-          auto mask = hn::And(hn::Lt(dist2, vd2), hn::FirstN(df, z - std::min(i, z)));
-          if (useRest) {
-            const auto ex = hn::Sub(hn::LoadU(df, RX + i), rx);
-            const auto ey = hn::Sub(hn::LoadU(df, RY + i), ry);
-            const auto ez = hn::Sub(hn::LoadU(df, RZ + i), rz);
-            const auto rest2 = hn::Add(hn::Add(hn::Mul(ex, ex), hn::Mul(ey, ey)), hn::Mul(ez, ez));
-            mask = hn::AndNot(hn::Lt(rest2, vd2), mask);
-          }
-          uint8_t maskBytes[8] = {};
-          hn::StoreMaskBits(df, mask, maskBytes);
-          uint64_t bits = 0;
-          std::memcpy(&bits, maskBytes, sizeof bits);
-          while (bits != 0) {
-            found.push_back(uint64_t{k} << 32 | (i + static_cast<uint32_t>(__builtin_ctzll(bits))));
-            bits &= bits - 1;
-          }
-          i += N;
-          if (i >= z) break;
-        }
-      }
+      slowSlot(k, column, endA, beginB, endB);
     }
     r0 = r1;
   }
