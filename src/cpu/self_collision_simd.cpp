@@ -243,7 +243,7 @@ void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGri
   // lagging behind when skipped is harmless, they only move forward).
   // start[c - c0]: the first slot whose column (key >> 16) is >= c, for the cloth's columns c0 .. and
   // the two rows above its last (counts, then an exclusive scan: no data-dependent branches).
-  const uint32_t blockMax = 2 * N;
+  const uint32_t blockMax = 4 * N;  // (measured: 4N a few % faster than 2N, no worse than 8N)
   const uint32_t c0 = n > 0 ? K[0] >> 16 : 0u;
   const uint32_t tableSize = n > 0 ? (K[n - 1] >> 16) - c0 + 0x104u : 0u;
   thread_local std::vector<uint32_t> start;
