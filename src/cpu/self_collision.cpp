@@ -73,14 +73,14 @@ Status collideSelfCpu(const SelfCollisionInput& in, Backend backend, SelfCollisi
   s.grids.resize(in.cloths.size());
   s.keys.resize(n);
   s.items.resize(n);
-  thread_local std::vector<uint32_t> ck, ci;
   for (size_t c = 0; c < in.cloths.size(); ++c) {
     const Aabb& b = bounds[c];
     const gpu::SelfGrid g = gpu::makeSelfGrid({b.lo.x, b.lo.y, b.lo.z}, {b.hi.x, b.hi.y, b.hi.z}, d);
     s.grids[c] = g;
     const gpu::SelfCloth& sc = L.cloths[c];
-    ck.resize(sc.itemCount);
-    ci.resize(sc.itemCount);
+    // The cloth's slots, sorted in place.
+    const std::span<uint32_t> ck(s.keys.data() + sc.firstItem, sc.itemCount);
+    const std::span<uint32_t> ci(s.items.data() + sc.firstItem, sc.itemCount);
     if (backend == Backend::kCpuSimd) {
       cpu::selfCellKeysSimd(in.particles.data(), in.particles.size(), L.itemParticles.data() + sc.firstItem,
                             sc.itemCount, g, ck.data());
@@ -93,8 +93,6 @@ Status collideSelfCpu(const SelfCollisionInput& in, Backend backend, SelfCollisi
       ci[i] = sc.firstItem + i;
     }
     VKC_TRY(radixSortCpu(ck, ci, 32, backend));  // stable: equal keys keep the item order
-    std::copy(ck.begin(), ck.end(), s.keys.begin() + sc.firstItem);
-    std::copy(ci.begin(), ci.end(), s.items.begin() + sc.firstItem);
   }
   const bool simd = backend == Backend::kCpuSimd;
   s.pos.resize(n);
