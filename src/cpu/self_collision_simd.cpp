@@ -1,8 +1,9 @@
-// The CPU SIMD backend's gather of self collision (Highway, runtime dispatch). It finds the same
-// column ranges as the shader's binary searches with nine running pointers (a column's key range only
-// moves forward as the slot's key grows, see below), tests the candidates of a range several at a time,
-// and applies each neighbour's correction with the shared scalar function in the shader's order: the
-// results are bitwise equal to the scalar backend's.
+// The CPU SIMD backend's gather of self collision (Highway, runtime dispatch). It finds each pair once
+// over a half neighbourhood: a table of column starts gives every slot two blocks of consecutive
+// candidate slots, tested a vector at a time with the sweep window as a mask (dense columns: running
+// pointers per column window instead). Then each slot's pairs are put in the gather's order (column,
+// then slot) and applied with the shared scalar function: the results are bitwise equal to the scalar
+// backend's, which runs the shader's own gather. Keys come from vector gathers.
 #include "cpu/self_collision.h"
 
 #include <algorithm>
