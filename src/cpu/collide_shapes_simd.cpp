@@ -5,14 +5,16 @@
 // Lanes are particles: a batch of Lanes(df) particles is loaded as SoA (LoadInterleaved4 of xyzw).
 // Each lane's grid cells give its candidate mask words (gathered from the shared masks, the same
 // words the scalar kernel reads); the batch walks the union (OR over lanes) of the candidate bits in
-// the scalar kernel's order (cones first, then the spheres no candidate cone has taken) and applies
-// each shape to the lanes whose own candidate bit is set. A shape's data is uniform across lanes,
-// so it is broadcast. The arithmetic is the shared kernel's, operation by operation in the same
+// the scalar kernel's order (capsules first, each as one shape: the hull of its spheres, then the
+// spheres that belong to no capsule) and applies each shape to the lanes whose own candidate bit is
+// set. Where the kernel branches per particle (a capsule's region: cone or end sphere; which of the
+// cone and end-sphere sweeps enters first) the lanes take masks. A shape's data is uniform across
+// lanes, so it is broadcast. The arithmetic is the shared kernel's, operation by operation in the same
 // order (GLM's dot is (x + y) + z, mix is a (1 - t) + b t), without fused multiply-adds, so the
 // results match the scalar twin (bitwise, up to the sign of zeros). Lanes without a particle (the
 // tail, padded) or with inverse mass 0 are inactive; a batch stores back only the arrays it changed.
-// Costs on one core (bench_collide_shapes): the NvCloth 65k drape, CCD and friction, 6.5-7x the
-// scalar twin with AVX-512 (16 lanes), ~5x with AVX2.
+// Costs on one core (bench_collide_shapes, thread CPU time): the NvCloth 65k drape, CCD and
+// friction, 7.5x the scalar twin with AVX-512 (16 lanes), 5.2x with AVX2; synthetic scenes 4-11x.
 #include "cpu/collide_shapes.h"
 
 #include <algorithm>
@@ -85,8 +87,9 @@ HWY_INLINE MF notEqual(const V3& a, const V3& b) {
 HWY_INLINE VF glmMax(VF x, VF y) { return hn::IfThenElse(hn::Lt(x, y), y, x); }
 HWY_INLINE VF glmMin(VF x, VF y) { return hn::IfThenElse(hn::Lt(y, x), y, x); }
 
-// sweptContact (collide_shapes_math.h), per lane. Returns the lanes that hit; toi and back as there.
-HWY_INLINE MF sweptContact(const V3& q0, const V3& q1, VF r0, VF r1, VF& toi, VF& back) {
+// sweptContact (collide_shapes_math.h), per lane. Returns the lanes (of `lanes`) that hit; toi and
+// back as there (meaningful on those lanes only).
+HWY_INLINE MF sweptContact(MF lanes, const V3& q0, const V3& q1, VF r0, VF r1, VF& toi, VF& back) {
   const DF df;
   const VF zero = hn::Zero(df), one = hn::Set(df, 1.0f);
   const VF eps = hn::Set(df, gpu::kCollideEpsilon);
@@ -98,7 +101,7 @@ HWY_INLINE MF sweptContact(const V3& q0, const V3& q1, VF r0, VF r1, VF& toi, VF
   const VF minusA = hn::Add(hn::Sub(m01, m11), halfB);
   toi = one;
   back = zero;
-  MF ok = hn::And(hn::Lt(minusA, hn::Neg(eps)), hn::Gt(disc, zero));
+  MF ok = hn::And(lanes, hn::And(hn::Lt(minusA, hn::Neg(eps)), hn::Gt(disc, zero)));
   if (hn::AllFalse(df, ok)) return ok;  // the common case: no lane's path meets the shape
   const VF sqrtD = hn::Sqrt(hn::Max(disc, zero));  // disc <= 0 lanes are already out
   ok = hn::And(ok, hn::Lt(halfB, sqrtD));
@@ -112,87 +115,24 @@ HWY_INLINE MF sweptContact(const V3& q0, const V3& q1, VF r0, VF r1, VF& toi, VF
   ok = hn::And(ok, hn::Lt(dot(qc, qc), hn::Mul(deep, deep)));
   const VF oneMinusToi = hn::Sub(one, toi);
   ok = hn::And(ok, hn::Gt(oneMinusToi, eps));
-  const VF minusK = hn::Div(sqrtD, hn::Mul(minusA, oneMinusToi));
+  if (hn::AllFalse(df, ok)) return ok;
+  VF minusK = hn::Div(sqrtD, hn::Mul(minusA, oneMinusToi));
+  // k at most (tPass - toi) / (1 - toi), tPass = -q0.dq / |dq|^2.
+  const V3 dq = sub(q1, q0);
+  const VF g = hn::Div(hn::Sub(hn::Div(hn::Neg(dot(q0, dq)), dot(dq, dq)), toi), oneMinusToi);
+  minusK = glmMax(minusK, hn::Neg(glmMax(g, zero)));
   back = hn::Div(oneMinusToi, hn::Sub(one, minusK));
   return ok;
 }
 
-// sphereSweep: the corrected end position (p1 where there is no hit).
-HWY_INLINE V3 sphereSweep(gpu::vec4 s0, gpu::vec4 s1, const V3& p0, const V3& p1) {
+// sphereSweep: the lanes (of `lanes`) that hit, their time of entry and corrected end position
+// (target = p1 on the other lanes).
+HWY_INLINE MF sphereSweep(MF lanes, gpu::vec4 s0, gpu::vec4 s1, const V3& p0, const V3& p1, VF& toi, V3& target) {
   const DF df;
   const V3 q0 = sub(p0, splat(gpu::vec3(s0))), q1 = sub(p1, splat(gpu::vec3(s1)));
-  VF toi, back;
-  const MF hit = sweptContact(q0, q1, hn::Set(df, s0.w), hn::Set(df, s1.w), toi, back);
-  if (hn::AllFalse(df, hit)) return p1;
-  return select(hit, add(p1, mul(sub(q0, q1), back)), p1);
-}
-
-// coneSweep; the caller has checked that both cones are valid.
-HWY_INLINE V3 coneSweep(const gpu::Cone& c0, const gpu::Cone& c1, const V3& p0, const V3& p1) {
-  const DF df;
-  const VF zero = hn::Zero(df);
-  const V3 d0 = sub(p0, splat(gpu::vec3(c0.center))), d1 = sub(p1, splat(gpu::vec3(c1.center)));
-  const V3 a0 = splat(gpu::vec3(c0.axis)), a1 = splat(gpu::vec3(c1.axis));
-  const V3 q0 = cross(d0, a0), q1 = cross(d1, a1);
-  const VF r0 = glmMax(hn::Add(hn::Mul(dot(d0, a0), hn::Set(df, c0.axis.w)), hn::Set(df, c0.center.w)), zero);
-  const VF r1 = glmMax(hn::Add(hn::Mul(dot(d1, a1), hn::Set(df, c1.axis.w)), hn::Set(df, c1.center.w)), zero);
-  VF toi, back;
-  MF ok = sweptContact(q0, q1, r0, r1, toi, back);
-  if (hn::AllFalse(df, ok)) return p1;
-  const V3 d = mix(d0, d1, toi);
-  const V3 h = mix(splat(gpu::vec3(c0.axis) * c0.dims.x), splat(gpu::vec3(c1.axis) * c1.dims.x), toi);
-  const VF la = hn::Sqrt(dot(h, h));
-  ok = hn::And(ok, hn::Gt(la, zero));
-  const V3 axis = div(h, la);
-  const VF slope = mix(hn::Set(df, c0.axis.w), hn::Set(df, c1.axis.w), toi);
-  const VF t = dot(d, axis);
-  const VF dPerp = hn::Sqrt(glmMax(hn::Sub(dot(d, d), hn::Mul(t, t)), zero));
-  ok = hn::And(ok, hn::Lt(hn::Abs(hn::Add(t, hn::Mul(slope, dPerp))), la));
-  return select(ok, add(p1, mul(sub(d0, d1), back)), p1);
-}
-
-// coneContact on a valid cone: the lanes inside the cone's section, and their deltas.
-HWY_INLINE MF coneContact(const gpu::Cone& cone, const V3& p, V3& delta) {
-  const DF df;
-  const VF zero = hn::Zero(df);
-  const gpu::vec3 axis3 = gpu::vec3(cone.axis);
-  const V3 axis = splat(axis3);
-  const VF slope = hn::Set(df, cone.axis.w);
-  const V3 d = sub(p, splat(gpu::vec3(cone.center)));
-  const VF t = dot(d, axis);
-  const V3 radial = sub(d, mul(t, axis));
-  const VF dPerp = hn::Sqrt(glmMax(dot(radial, radial), zero));
-  const VF base = hn::Add(t, hn::Mul(slope, dPerp));
-  MF hit = hn::Not(hn::Gt(hn::Abs(base), hn::Set(df, cone.dims.x)));
-  const VF rp = glmMax(hn::Add(hn::Mul(t, slope), hn::Set(df, cone.center.w)), zero);
-  hit = hn::And(hit, hn::Gt(rp, dPerp));
-  if (hn::AllFalse(df, hit)) {
-    delta = splat(gpu::vec3(0.0f));
-    return hit;
-  }
-  const MF useRadial = hn::Gt(dPerp, hn::Mul(hn::Set(df, gpu::kCollideEpsilon), rp));
-  const V3 n = select(useRadial, div(radial, dPerp), splat(gpu::anyPerpendicular(axis3)));
-  const V3 dir = sub(n, splat(cone.axis.w * axis3));
-  delta = selectOrZero(hit, mul(dir, hn::Mul(hn::Set(df, cone.dims.y), hn::Sub(rp, dPerp))));
-  return hit;
-}
-
-// sphereContact: the lanes inside the sphere, and their deltas.
-HWY_INLINE MF sphereContact(gpu::vec4 sphere, const V3& p, V3& delta) {
-  const DF df;
-  const V3 d = sub(p, splat(gpu::vec3(sphere)));
-  const VF d2 = dot(d, d);
-  const VF r = hn::Set(df, sphere.w);
-  const MF hit = hn::Lt(d2, hn::Mul(r, r));
-  if (hn::AllFalse(df, hit)) {
-    delta = splat(gpu::vec3(0.0f));
-    return hit;
-  }
-  const VF len = hn::Sqrt(d2);
-  const MF far = hn::Gt(len, hn::Mul(hn::Set(df, gpu::kCollideEpsilon), r));
-  const VF scale = hn::Sub(hn::Div(r, len), hn::Set(df, 1.0f));
-  const V3 centre = {hn::Sub(hn::Zero(df), d.x), hn::Sub(r, d.y), hn::Sub(hn::Zero(df), d.z)};
-  delta = selectOrZero(hit, select(far, mul(d, scale), centre));
+  VF back;
+  const MF hit = sweptContact(lanes, q0, q1, hn::Set(df, s0.w), hn::Set(df, s1.w), toi, back);
+  target = hn::AllFalse(df, hit) ? p1 : select(hit, add(p1, mul(sub(q0, q1), back)), p1);
   return hit;
 }
 
@@ -207,6 +147,122 @@ HWY_INLINE void coneRegion(const gpu::Cone& cone, const V3& p, MF& beyond0, MF& 
   beyond1 = hn::AndNot(beyond0, hn::Gt(base, hn::Set(df, cone.dims.x)));
 }
 
+// coneSweep, the same contract as sphereSweep; both cones must be valid (the caller checks: an
+// invalid one gives no hit).
+HWY_INLINE MF coneSweep(MF lanes, const gpu::Cone& c0, const gpu::Cone& c1, const V3& p0, const V3& p1, VF& toi,
+                        V3& target) {
+  const DF df;
+  const VF zero = hn::Zero(df);
+  target = p1;
+  const V3 d0 = sub(p0, splat(gpu::vec3(c0.center))), d1 = sub(p1, splat(gpu::vec3(c1.center)));
+  const V3 a0 = splat(gpu::vec3(c0.axis)), a1 = splat(gpu::vec3(c1.axis));
+  const V3 q0 = cross(d0, a0), q1 = cross(d1, a1);
+  const VF r0 = glmMax(hn::Add(hn::Mul(dot(d0, a0), hn::Set(df, c0.axis.w)), hn::Set(df, c0.center.w)), zero);
+  const VF r1 = glmMax(hn::Add(hn::Mul(dot(d1, a1), hn::Set(df, c1.axis.w)), hn::Set(df, c1.center.w)), zero);
+  VF back;
+  MF ok = sweptContact(lanes, q0, q1, r0, r1, toi, back);
+  if (hn::AllFalse(df, ok)) return ok;
+  const V3 d = mix(d0, d1, toi);
+  const V3 h = mix(splat(gpu::vec3(c0.axis) * c0.dims.x), splat(gpu::vec3(c1.axis) * c1.dims.x), toi);
+  const VF la = hn::Sqrt(dot(h, h));
+  ok = hn::And(ok, hn::Gt(la, zero));
+  const V3 axis = div(h, la);
+  const VF slope = mix(hn::Set(df, c0.axis.w), hn::Set(df, c1.axis.w), toi);
+  const VF t = dot(d, axis);
+  const VF dPerp = hn::Sqrt(glmMax(hn::Sub(dot(d, d), hn::Mul(t, t)), zero));
+  ok = hn::And(ok, hn::Lt(hn::Abs(hn::Add(t, hn::Mul(slope, dPerp))), la));
+  if (hn::AllFalse(df, ok)) return ok;
+  const V3 dd = sub(d0, d1);
+  const V3 reduced = add(p1, mul(dd, back));
+  // A reduced point outside the section falls back to the point of entry.
+  MF beyond0, beyond1;
+  coneRegion(c1, reduced, beyond0, beyond1);
+  const MF outside = hn::And(ok, hn::Or(beyond0, beyond1));
+  const V3 entry = hn::AllFalse(df, outside) ? reduced : add(p1, mul(dd, hn::Sub(hn::Set(df, 1.0f), toi)));
+  target = select(ok, select(outside, entry, reduced), p1);
+  return ok;
+}
+
+// capsuleSweep: the earliest entry over the cone's section and both spheres (the first in this
+// order on ties), per lane of `lanes`; p1 where none hits.
+HWY_INLINE V3 capsuleSweep(MF lanes, const gpu::Cone& c0, const gpu::Cone& c1, gpu::vec4 a0, gpu::vec4 a1,
+                           gpu::vec4 b0, gpu::vec4 b1, const V3& p0, const V3& p1) {
+  const DF df;
+  V3 best = p1, target;
+  VF first = hn::Set(df, 2.0f), toi;
+  auto take = [&](MF hit) {
+    if (hn::AllFalse(df, hit)) return;
+    const MF earlier = hn::And(hit, hn::Lt(toi, first));
+    first = hn::IfThenElse(earlier, toi, first);
+    best = select(earlier, target, best);
+  };
+  if (c0.dims.z != 0.0f && c1.dims.z != 0.0f) take(coneSweep(lanes, c0, c1, p0, p1, toi, target));
+  take(sphereSweep(lanes, a0, a1, p0, p1, toi, target));
+  take(sphereSweep(lanes, b0, b1, p0, p1, toi, target));
+  return best;
+}
+
+// coneContact on a valid cone: the lanes (of `lanes`) inside the cone's section, and their deltas
+// (zero elsewhere).
+HWY_INLINE MF coneContact(MF lanes, const gpu::Cone& cone, const V3& p, V3& delta) {
+  const DF df;
+  const VF zero = hn::Zero(df);
+  const gpu::vec3 axis3 = gpu::vec3(cone.axis);
+  const V3 axis = splat(axis3);
+  const VF slope = hn::Set(df, cone.axis.w);
+  const V3 d = sub(p, splat(gpu::vec3(cone.center)));
+  const VF t = dot(d, axis);
+  const V3 radial = sub(d, mul(t, axis));
+  const VF dPerp = hn::Sqrt(glmMax(dot(radial, radial), zero));
+  const VF base = hn::Add(t, hn::Mul(slope, dPerp));
+  MF hit = hn::AndNot(hn::Gt(hn::Abs(base), hn::Set(df, cone.dims.x)), lanes);
+  const VF rp = glmMax(hn::Add(hn::Mul(t, slope), hn::Set(df, cone.center.w)), zero);
+  hit = hn::And(hit, hn::Gt(rp, dPerp));
+  if (hn::AllFalse(df, hit)) {
+    delta = splat(gpu::vec3(0.0f));
+    return hit;
+  }
+  const MF useRadial = hn::Gt(dPerp, hn::Mul(hn::Set(df, gpu::kCollideEpsilon), rp));
+  const V3 n = select(useRadial, div(radial, dPerp), splat(gpu::anyPerpendicular(axis3)));
+  const V3 dir = sub(n, splat(cone.axis.w * axis3));
+  delta = selectOrZero(hit, mul(dir, hn::Mul(hn::Set(df, cone.dims.y), hn::Sub(rp, dPerp))));
+  return hit;
+}
+
+// sphereContact: the lanes (of `lanes`) inside the sphere, and their deltas (zero elsewhere).
+HWY_INLINE MF sphereContact(MF lanes, gpu::vec4 sphere, const V3& p, V3& delta) {
+  const DF df;
+  const V3 d = sub(p, splat(gpu::vec3(sphere)));
+  const VF d2 = dot(d, d);
+  const VF r = hn::Set(df, sphere.w);
+  const MF hit = hn::And(lanes, hn::Lt(d2, hn::Mul(r, r)));
+  if (hn::AllFalse(df, hit)) {
+    delta = splat(gpu::vec3(0.0f));
+    return hit;
+  }
+  const VF len = hn::Sqrt(d2);
+  const MF far = hn::Gt(len, hn::Mul(hn::Set(df, gpu::kCollideEpsilon), r));
+  const VF scale = hn::Sub(hn::Div(r, len), hn::Set(df, 1.0f));
+  const V3 centre = {hn::Sub(hn::Zero(df), d.x), hn::Sub(r, d.y), hn::Sub(hn::Zero(df), d.z)};
+  delta = selectOrZero(hit, select(far, mul(d, scale), centre));
+  return hit;
+}
+
+// capsuleContact: per lane, the cone within its section, else the sphere at that end; an invalid
+// cone: the bigger sphere. The lanes (of `lanes`) touched and their deltas (zero elsewhere).
+HWY_INLINE MF capsuleContact(MF lanes, const gpu::Cone& cone, gpu::vec4 s0, gpu::vec4 s1, const V3& p, V3& delta) {
+  if (cone.dims.z == 0.0f) return sphereContact(lanes, s0.w >= s1.w ? s0 : s1, p, delta);
+  MF beyond0, beyond1;
+  coneRegion(cone, p, beyond0, beyond1);
+  V3 d0, d1;
+  const MF hit = coneContact(hn::AndNot(hn::Or(beyond0, beyond1), lanes), cone, p, delta);
+  const MF hit0 = sphereContact(hn::And(beyond0, lanes), s0, p, d0);
+  const MF hit1 = sphereContact(hn::And(beyond1, lanes), s1, p, d1);
+  // The three sets of lanes are disjoint; each delta is zero outside its own hits.
+  delta = select(hit0, d0, select(hit1, d1, delta));
+  return hn::Or(hn::Or(hit, hit0), hit1);
+}
+
 struct ClothView {
   const ShapesState& s;
   const gpu::ShapeCloth& c;
@@ -216,39 +272,13 @@ struct ClothView {
   float massScale;
   const uint32_t* cand;  // maskWords x Lanes: each lane's candidate bits of each word
   const uint32_t* any;   // maskWords: the union over the batch's lanes
+  const uint32_t* freeSpheres;  // maskWords: the bits of the spheres that belong to no capsule
 };
 
 HWY_INLINE MF candidateBit(const ClothView& v, uint32_t shape) {
   const DU du;
   const VU word = hn::Load(du, v.cand + (shape / 32u) * hn::Lanes(du));
   return hn::RebindMask(DF(), hn::TestBit(word, hn::Set(du, 1u << (shape % 32u))));
-}
-
-// sphereDropped per lane: the lanes for which a candidate cone has taken the sphere (local index).
-HWY_INLINE MF sphereDropped(const ClothView& v, uint32_t sphere, const V3& p) {
-  const DF df;
-  const gpu::ShapeCloth& c = v.c;
-  const std::vector<uint32_t>& csr = v.s.layout.sphereCapsules;
-  const uint32_t begin = csr[c.firstSphereCapsule + sphere];
-  const uint32_t end = csr[c.firstSphereCapsule + sphere + 1u];
-  const uint32_t listBase = c.firstSphereCapsule + c.sphereCount + 1u;
-  const uint32_t global = c.firstSphere + sphere;
-  MF dropped = hn::FirstN(df, 0);
-  for (uint32_t i = begin; i < end; ++i) {
-    const uint32_t capsule = csr[listBase + i];
-    const uint32_t shape = c.sphereCount + capsule;
-    if ((v.any[shape / 32u] & (1u << (shape % 32u))) == 0u) continue;
-    const gpu::Cone& cone = v.s.cones[v.s.layout.capsuleCount + c.firstCapsule + capsule];
-    if (cone.dims.z == 0.0f) continue;
-    MF beyond0, beyond1;
-    coneRegion(cone, p, beyond0, beyond1);
-    const gpu::CapsuleSpheres caps = v.s.layout.capsules[c.firstCapsule + capsule];
-    MF drop = hn::Not(hn::Or(beyond0, beyond1));  // within the section
-    if (caps.sphere0 != global) drop = hn::Or(drop, beyond0);
-    if (caps.sphere1 != global) drop = hn::Or(drop, beyond1);
-    dropped = hn::Or(dropped, hn::And(candidateBit(v, shape), drop));
-  }
-  return dropped;
 }
 
 // The scalar kernel's bitsBelow.
@@ -331,52 +361,59 @@ HWY_INLINE uint32_t collideBatch(ClothView& v, uint32_t* cand, uint32_t* any, MF
   const uint32_t S = v.s.layout.sphereCount, C = v.s.layout.capsuleCount;
   const gpu::vec4* spheres = v.s.spheres.data();
   const uint32_t shapeCount = c.sphereCount + c.capsuleCount;
-  // Cones first.
+  // Capsules first.
   for (uint32_t word = c.sphereCount / 32u; word < c.maskWords; ++word) {
     uint32_t bits = any[word] & ~bitsBelow(word, c.sphereCount) & bitsBelow(word, shapeCount);
     while (bits != 0u) {
       const uint32_t bit = static_cast<uint32_t>(__builtin_ctz(bits));
       bits &= bits - 1u;
-      const uint32_t local = word * 32u + bit - c.sphereCount;
-      const uint32_t capsule = c.firstCapsule + local;
-      const gpu::Cone& cone = v.s.cones[C + capsule];
-      if (cone.dims.z == 0.0f) continue;  // no contact and no sweep: coneContact and coneSweep give nothing
+      const uint32_t capsule = c.firstCapsule + word * 32u + bit - c.sphereCount;
       const MF lanesIn = candidateBit(v, word * 32u + bit);
-      const gpu::Cone& cone0 = v.s.cones[capsule];
-      const V3 target = ccd && cone0.dims.z != 0.0f ? coneSweep(cone0, cone, old, pos) : pos;
+      const gpu::Cone& cone = v.s.cones[C + capsule];
+      const gpu::CapsuleSpheres caps = v.s.layout.capsules[capsule];
+      const gpu::vec4 a1 = spheres[S + caps.sphere0], b1 = spheres[S + caps.sphere1];
+      const gpu::vec4 a0 = spheres[caps.sphere0], b0 = spheres[caps.sphere1];
+      const V3 target = ccd ? capsuleSweep(lanesIn, v.s.cones[capsule], cone, a0, a1, b0, b1, old, pos) : pos;
       V3 delta;
-      const MF touched = coneContact(cone, target, delta);
+      const MF touched = capsuleContact(lanesIn, cone, a1, b1, target, delta);
       const MF contrib = hn::And(lanesIn, hn::Or(touched, notEqual(target, pos)));
       if (hn::AllFalse(df, contrib)) continue;
       accumulate(sum, contrib, target, delta, pos);
       if (wantVelocity) {
-        const gpu::CapsuleSpheres caps = v.s.layout.capsules[capsule];
-        const V3 v0 = splat(gpu::vec3(spheres[S + caps.sphere0]) - gpu::vec3(spheres[caps.sphere0]));
-        const V3 v1 = splat(gpu::vec3(spheres[S + caps.sphere1]) - gpu::vec3(spheres[caps.sphere1]));
-        const VF along = dot(sub(pos, splat(gpu::vec3(cone.center))), splat(gpu::vec3(cone.axis)));
-        const VF half = hn::Set(df, 0.5f);
-        VF u = hn::Add(half, hn::Div(hn::Mul(half, along), hn::Set(df, cone.dims.x)));
-        u = glmMin(glmMax(u, zero), hn::Set(df, 1.0f));
-        sum.velocity = add(sum.velocity, selectOrZero(contrib, mix(v0, v1, u)));
+        const gpu::vec3 v0 = gpu::vec3(a1) - gpu::vec3(a0);
+        const gpu::vec3 v1 = gpu::vec3(b1) - gpu::vec3(b0);
+        V3 vel;
+        if (cone.dims.z != 0.0f) {  // along the axis
+          const VF along = dot(sub(pos, splat(gpu::vec3(cone.center))), splat(gpu::vec3(cone.axis)));
+          const VF half = hn::Set(df, 0.5f);
+          VF u = hn::Add(half, hn::Div(hn::Mul(half, along), hn::Set(df, cone.dims.x)));
+          u = glmMin(glmMax(u, zero), hn::Set(df, 1.0f));
+          vel = mix(splat(v0), splat(v1), u);
+        } else {  // an invalid cone: the bigger sphere's (the scalar kernel's mix, uniform)
+          vel = splat(gpu::mix(v0, v1, a1.w >= b1.w ? 0.0f : 1.0f));
+        }
+        sum.velocity = add(sum.velocity, selectOrZero(contrib, vel));
       }
     }
   }
-  // Then the spheres no cone has taken.
+  // Then the spheres of no capsule.
   for (uint32_t word = 0; word * 32u < c.sphereCount; ++word) {
-    uint32_t bits = any[word] & bitsBelow(word, c.sphereCount);
+    uint32_t bits = any[word] & v.freeSpheres[word];
     while (bits != 0u) {
       const uint32_t bit = static_cast<uint32_t>(__builtin_ctz(bits));
       bits &= bits - 1u;
       const uint32_t local = word * 32u + bit;
-      MF lanesIn = candidateBit(v, local);
-      if (c.capsuleCount != 0u) lanesIn = hn::AndNot(sphereDropped(v, local, pos), lanesIn);
-      if (hn::AllFalse(df, lanesIn)) continue;
+      const MF lanesIn = candidateBit(v, local);
       const uint32_t sphere = c.firstSphere + local;
       const gpu::vec4 s1 = spheres[S + sphere];
       const gpu::vec4 s0 = spheres[sphere];
-      const V3 target = ccd ? sphereSweep(s0, s1, old, pos) : pos;
+      V3 target = pos;
+      if (ccd) {
+        VF toi;
+        sphereSweep(lanesIn, s0, s1, old, pos, toi, target);
+      }
       V3 delta;
-      const MF touched = sphereContact(s1, target, delta);
+      const MF touched = sphereContact(lanesIn, s1, target, delta);
       const MF contrib = hn::And(lanesIn, hn::Or(touched, notEqual(target, pos)));
       if (hn::AllFalse(df, contrib)) continue;
       accumulate(sum, contrib, target, delta, pos);
@@ -429,7 +466,16 @@ void CollideCloth(const ShapesState& s, uint32_t cloth, float friction, float ma
   }
   auto cand = hwy::AllocateAligned<uint32_t>(std::max<size_t>(c.maskWords, 1) * lanes);
   auto any = hwy::AllocateAligned<uint32_t>(std::max<size_t>(c.maskWords, 1));
-  ClothView v{s, c, g, s.flags, friction, massScale, cand.get(), any.get()};
+  // The spheres that collide on their own (sphereInCapsule: a capsule's spheres do not).
+  auto freeSpheres = hwy::AllocateAligned<uint32_t>(std::max<size_t>(c.maskWords, 1));
+  for (uint32_t w = 0; w < std::max<uint32_t>(c.maskWords, 1); ++w) freeSpheres[w] = bitsBelow(w, c.sphereCount);
+  if (c.capsuleCount != 0u) {
+    const uint32_t* csr = s.layout.sphereCapsules.data() + c.firstSphereCapsule;
+    for (uint32_t k = 0; k < c.sphereCount; ++k) {
+      if (csr[k + 1u] != csr[k]) freeSpheres[k / 32u] &= ~(1u << (k % 32u));
+    }
+  }
+  ClothView v{s, c, g, s.flags, friction, massScale, cand.get(), any.get(), freeSpheres.get()};
   HWY_ALIGN float tailP[4 * hn::MaxLanes(df)];
   HWY_ALIGN float tailQ[4 * hn::MaxLanes(df)];
   const VF zero = hn::Zero(df);

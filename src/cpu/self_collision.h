@@ -30,11 +30,23 @@ struct SelfSorted {
 void selfCellKeysSimd(const Float4* particles, size_t particleCount, const uint32_t* itemParticles, uint32_t count,
                       const gpu::SelfGrid& grid, uint32_t* keys);
 
+// Optional per-slot pair filter (inter collision sweeps several cloths' particles at once): a pair
+// (k, m) counts only if cloth[k] != cloth[m] and (group[k] & mask[m]) != 0 && (group[m] & mask[k]) != 0.
+struct SelfPairFilter {
+  const uint32_t* cloth = nullptr;
+  const uint32_t* group = nullptr;
+  const uint32_t* mask = nullptr;
+  bool allows(uint32_t k, uint32_t m) const {
+    return cloth[k] != cloth[m] && (group[k] & mask[m]) != 0 && (group[m] & mask[k]) != 0;
+  }
+};
+
 // Per slot of one cloth (slots [begin, end)): neighbour count and summed correction, found with
 // running column pointers and SIMD distance tests; the same pairs in the same order as the shader's
-// gather. With `pairs`, appends (slot, neighbour slot) for every neighbour.
+// gather. With `pairs`, appends (slot, neighbour slot) for every neighbour. With `filter` (indexed by
+// slot), pairs it refuses are skipped; the others keep their order.
 void selfSweepSimd(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGrid& grid, float d,
                    float stiffness, bool useRest, uint32_t* counts, gpu::vec3* sums,
-                   std::vector<std::array<uint32_t, 2>>* pairs);
+                   std::vector<std::array<uint32_t, 2>>* pairs, const SelfPairFilter* filter = nullptr);
 
 }  // namespace vkc::cpu

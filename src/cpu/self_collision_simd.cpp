@@ -17,11 +17,12 @@ namespace vkc::cpu {
 // Applies the neighbours of slot k whose bits are set in `bits` (candidates base + b), in order.
 inline void applyBits(const SelfSorted& s, uint32_t k, uint32_t base, uint64_t bits, const gpu::SelfGrid& grid,
                       float d, float stiffness, uint32_t& count, gpu::vec3& acc,
-                      std::vector<std::array<uint32_t, 2>>* pairs) {
+                      std::vector<std::array<uint32_t, 2>>* pairs, const SelfPairFilter* filter) {
   while (bits != 0) {
     const uint32_t m = base + static_cast<uint32_t>(__builtin_ctzll(bits));
     bits &= bits - 1;
     if (m == k) continue;
+    if (filter != nullptr && !filter->allows(k, m)) continue;
     acc += gpu::selfPairCorrection(s.pos[k], s.pos[m], k, m, grid.axes.x, d, stiffness);
     ++count;
     if (pairs != nullptr) pairs->push_back({k, m});
@@ -47,10 +48,19 @@ inline uint64_t pairBitsScalar(const SelfSorted& s, uint32_t k, uint32_t a, uint
 // selfColumnRange's order), then slot; the same selfPairCorrection calls as the scalar backend, in
 // the same order, so the sums are bitwise equal. Writes counts/sums for every slot of the cloth.
 inline void gatherFound(const SelfSorted& s, uint32_t begin, uint32_t n, const uint32_t* keys,
-                        const std::vector<uint64_t>& found, const gpu::SelfGrid& grid, float d, float stiffness,
-                        uint32_t* counts, gpu::vec3* sums, std::vector<std::array<uint32_t, 2>>* pairs) {
+                        std::vector<uint64_t>& found, const gpu::SelfGrid& grid, float d, float stiffness,
+                        uint32_t* counts, gpu::vec3* sums, std::vector<std::array<uint32_t, 2>>* pairs,
+                        const SelfPairFilter* filter) {
   std::fill(counts + begin, counts + begin + n, 0u);
   std::fill(sums + begin, sums + begin + n, gpu::vec3(0.0f));
+  if (filter != nullptr) {  // the filter is symmetric: drop refused pairs before both sides see them
+    found.erase(std::remove_if(found.begin(), found.end(),
+                               [&](uint64_t f) {
+                                 return !filter->allows(begin + static_cast<uint32_t>(f >> 32),
+                                                        begin + static_cast<uint32_t>(f & 0xFFFFFFFFu));
+                               }),
+                found.end());
+  }
   if (found.empty()) return;
   // The gather's order: column (h1 offset, then h0 offset), then slot. Keys of one column order as
   // slots do, so comparing (column, slot) is comparing (column, key, slot).
@@ -142,7 +152,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 // sentinels above every bound), then vectors of candidates from the window's start (lanes past its
 // end masked off).
 void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGrid& grid, float d, float stiffness,
-           bool useRest, uint32_t* counts, gpu::vec3* sums, std::vector<std::array<uint32_t, 2>>* pairs) {
+           bool useRest, uint32_t* counts, gpu::vec3* sums, std::vector<std::array<uint32_t, 2>>* pairs,
+           const SelfPairFilter* filter) {
   const hn::ScalableTag<float> df;
   const uint32_t N = static_cast<uint32_t>(hn::Lanes(df));
   const uint32_t n = end - begin;
@@ -338,7 +349,7 @@ void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGri
     }
     r0 = r1;
   }
-  gatherFound(s, begin, n, K, found, grid, d, stiffness, counts, sums, pairs);
+  gatherFound(s, begin, n, K, found, grid, d, stiffness, counts, sums, pairs, filter);
 }
 
 // selfCellKey for `count` items, lanes at a time (the same float operations: subtract, multiply, add,
@@ -411,11 +422,11 @@ void selfCellKeysSimd(const Float4* particles, size_t particleCount, const uint3
 
 void selfSweepSimd(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGrid& grid, float d,
                    float stiffness, bool useRest, uint32_t* counts, gpu::vec3* sums,
-                   std::vector<std::array<uint32_t, 2>>* pairs) {
+                   std::vector<std::array<uint32_t, 2>>* pairs, const SelfPairFilter* filter) {
 #ifdef VKC_HAVE_SIMD
   // Vectors of up to 64 lanes fit the 64-bit masks (and, with kSelfSimdPad, the padding).
   if (HWY_DYNAMIC_DISPATCH(Lanes)() <= 64) {
-    HWY_DYNAMIC_DISPATCH(Sweep)(s, begin, end, grid, d, stiffness, useRest, counts, sums, pairs);
+    HWY_DYNAMIC_DISPATCH(Sweep)(s, begin, end, grid, d, stiffness, useRest, counts, sums, pairs, filter);
     return;
   }
 #endif
@@ -441,7 +452,8 @@ void selfSweepSimd(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu:
       last[c] = z;
       for (uint32_t base = a; base < z; base += 64) {
         const uint32_t top = std::min(z, base + 64);
-        applyBits(s, k, base, pairBitsScalar(s, k, base, top, d2, useRest), grid, d, stiffness, count, acc, pairs);
+        applyBits(s, k, base, pairBitsScalar(s, k, base, top, d2, useRest), grid, d, stiffness, count, acc, pairs,
+                  filter);
       }
     }
     counts[k] = count;

@@ -57,10 +57,12 @@ std::vector<BarrierDecision> planBarriers(std::span<const std::vector<BufferUse>
   return plan;
 }
 
-namespace {
-
 std::vector<BufferUse> usesOf(const Pass& p) {
   std::vector<BufferUse> uses = p.extraUses;
+  if (p.indirect.buffer != VK_NULL_HANDLE) {
+    uses.push_back({reinterpret_cast<uint64_t>(p.indirect.buffer), p.indirect.offset, sizeof(VkDispatchIndirectCommand),
+                    Access::kRead});
+  }
   for (const Binding& b : p.bindings) {
     // A bound buffer the pass does not touch still counts as read: the shader module uses every
     // binding statically (passes are selected by a specialization constant), so drivers and the
@@ -70,8 +72,6 @@ std::vector<BufferUse> usesOf(const Pass& p) {
   }
   return uses;
 }
-
-}  // namespace
 
 void globalBarrier(const ContextImpl& ctx, VkCommandBuffer cmd, VkPipelineStageFlags2 srcStage,
                    VkAccessFlags2 srcAccess, VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess) {
@@ -109,15 +109,21 @@ Status Recorder::record(VkCommandBuffer cmd, const RecordSync& sync, VkQueryPool
   const std::vector<BarrierDecision> barriers = plan();
   constexpr VkPipelineStageFlags2 kCompute = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
   constexpr VkAccessFlags2 kStorage = VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
+  // With an indirect dispatch, every barrier also makes earlier writes visible to the indirect-command
+  // read (a barrier placed for another hazard may be the one that orders the arguments' writer).
+  const bool anyIndirect = std::any_of(passes_.begin(), passes_.end(),
+                                       [](const Pass& p) { return p.indirect.buffer != VK_NULL_HANDLE; });
+  const VkPipelineStageFlags2 dstStage = kCompute | (anyIndirect ? VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT : 0);
+  const VkAccessFlags2 dstAccess = kStorage | (anyIndirect ? VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT : 0);
 
   if (timestamps != VK_NULL_HANDLE) {
     ctx_.vk.vkCmdResetQueryPool(cmd, timestamps, 0, static_cast<uint32_t>(2 * passes_.size()));
   }
-  globalBarrier(ctx_, cmd, sync.srcStage, sync.srcAccess, kCompute, kStorage);
+  globalBarrier(ctx_, cmd, sync.srcStage, sync.srcAccess, dstStage, dstAccess);
   for (size_t i = 0; i < passes_.size(); ++i) {
     const Pass& p = passes_[i];
     if (i > 0 && barriers[i].needed) {
-      globalBarrier(ctx_, cmd, kCompute, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, kCompute, kStorage);
+      globalBarrier(ctx_, cmd, kCompute, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, dstStage, dstAccess);
     }
     ctx_.beginLabel(cmd, p.name);
     if (timestamps != VK_NULL_HANDLE) {
@@ -140,7 +146,9 @@ Status Recorder::record(VkCommandBuffer cmd, const RecordSync& sync, VkQueryPool
       ctx_.vk.vkCmdPushConstants(cmd, p.pipeline->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
                                  static_cast<uint32_t>(p.push.size()), p.push.data());
     }
-    if (p.groupCount > 0) {
+    if (p.indirect.buffer != VK_NULL_HANDLE) {
+      ctx_.vk.vkCmdDispatchIndirect(cmd, p.indirect.buffer, p.indirect.offset);
+    } else if (p.groupCount > 0) {
       const uint32_t x = std::min(p.groupCount, maxX);
       const uint32_t y = (p.groupCount + x - 1) / x;
       ctx_.vk.vkCmdDispatch(cmd, x, y, 1);

@@ -51,7 +51,11 @@ struct Pass {
   std::vector<Binding> bindings;    // binding i of the pipeline's set; every binding must be set
   std::vector<uint8_t> push;        // pipeline->pushConstantSize bytes
   uint32_t groupCount = 0;          // workgroups; split over x and y when above the device limit
-  std::vector<BufferUse> extraUses; // uses outside the bindings (none yet; e.g. indirect arguments)
+  std::vector<BufferUse> extraUses; // uses outside the bindings
+  // Non-null buffer: vkCmdDispatchIndirect with the VkDispatchIndirectCommand at indirect.offset
+  // (size 12, buffer created with INDIRECT_BUFFER usage) instead of groupCount; planned as a read, and
+  // the recorder's barriers then also cover the indirect-command read.
+  BufferRange indirect;
 
   template <class T>
   void setPush(const T& value) {
@@ -59,6 +63,9 @@ struct Pass {
     std::memcpy(push.data(), &value, sizeof(T));
   }
 };
+
+// Every buffer range pass `p` touches (bindings, extraUses, indirect arguments), as planned.
+std::vector<BufferUse> usesOf(const Pass& p);
 
 // One global memory barrier (synchronization2).
 void globalBarrier(const ContextImpl& ctx, VkCommandBuffer cmd, VkPipelineStageFlags2 srcStage,

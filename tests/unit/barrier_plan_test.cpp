@@ -52,5 +52,23 @@ TEST(BarrierPlan, ABarrierOrdersEverythingBeforeIt) {
             (std::vector<bool>{false, true, false, true}));
 }
 
+TEST(BarrierPlan, IndirectArgumentsAreARead) {
+  // A pass that writes the dispatch arguments, then a pass dispatched indirectly from them: the
+  // indirect range is one of its uses, so the plan puts a barrier between the two.
+  Pass writer;
+  writer.extraUses = {use(A, 16, 16, Access::kWrite)};
+  Pass indirect;
+  indirect.indirect = BufferRange{reinterpret_cast<VkBuffer>(A), 16, 16};
+  const std::vector<BufferUse> uses = usesOf(indirect);
+  ASSERT_EQ(uses.size(), 1u);
+  EXPECT_EQ(uses[0].offset, 16u);
+  EXPECT_EQ(uses[0].size, sizeof(VkDispatchIndirectCommand));
+  EXPECT_EQ(uses[0].access, Access::kRead);
+  EXPECT_EQ(needed({usesOf(writer), usesOf(indirect)}), (std::vector<bool>{false, true}));
+  // Arguments elsewhere in the same buffer: no hazard.
+  indirect.indirect.offset = 64;
+  EXPECT_EQ(needed({usesOf(writer), usesOf(indirect)}), (std::vector<bool>{false, false}));
+}
+
 }  // namespace
 }  // namespace vkc::detail

@@ -1,0 +1,150 @@
+// Stage 6, inter collision: keeps the particles of different cloths at least `distance` apart.
+// Each cloth keeps its particles in its own local space; a rigid local-to-world transform
+// (translation + unit rotation quaternion) places it in the world. One step:
+//  1. bounds of each cloth (the bounds stage), widened by `distance`, rotated into world space;
+//  2. broad phase: sweep axis = longest edge of the union of those world boxes, cloths sorted by
+//     their lower bound on it, each cloth scans its neighbours in that order and stops at the first
+//     one that starts beyond its upper bound (NvCloth's early exit); the pair filter decides;
+//  3. marking: the particles of a cloth inside the overlap of its box with any partner's box are
+//     gathered in world space with their (cloth, particle) indices (in scene order);
+//  4. narrow phase, `iterations` times: self collision's machinery over the gathered particles of all
+//     cloths at once (include/vkcollide/self_collision.h): one self-collision grid over the union of
+//     the overlap boxes, 32-bit cell keys, stable radix sort, and per sorted slot a gather (Jacobi)
+//     over the nine neighbour columns within the sweep reach, keeping only particles of other cloths
+//     that the filter allows and that are closer than `distance`;
+//  5. each gathered particle's summed world displacement is rotated back into its cloth's frame and
+//     added to its local position. Particles never touched keep their exact bits.
+// Response: self collision's. For a pair (i, j), diff = p_j - p_i in world space, w = inverse masses:
+//   c_ij = stiffness / (FLT_EPSILON + w_i + w_j) * diff * (1 - distance / |diff|)
+// and p_i += w_i * (sum of c_ij) / (number of pairs of i). Two isolated particles of equal mass with
+// stiffness 1 end `distance` apart (to float rounding) after one iteration. Coincident particles are
+// pushed apart along the grid's sweep axis. Same-cloth pairs are never touched (self collision is
+// another stage).
+// Differences from NvCloth: the filter is a collision group and mask per cloth (a C++ callback cannot
+// run on a GPU), there is no 32-cloth limit, the response is Jacobi (gathered, deterministic) with
+// averaging, and the previous positions are not turned into impulses (the caller's integrator owns
+// them).
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "vkcollide/context.h"
+#include "vkcollide/result.h"
+#include "vkcollide/types.h"
+
+namespace vkc {
+
+// A cloth of an inter-collision scene: its particle range and its local-to-world transform,
+// world = rotate(rotation, local) + translation.
+struct InterClothDesc {
+  ClothRange range;
+  Float4 translation;                // xyz in world units; w ignored
+  Float4 rotation{0, 0, 0, 1};       // quaternion (x, y, z, w); |q| must be 1 within 1e-3
+};
+
+// Pair filter: cloths a and b collide iff (group_a & mask_b) != 0 && (group_b & mask_a) != 0.
+// Cloths without an entry have group 1 and mask 0xFFFFFFFF (everything collides with everything).
+struct InterCollisionFilter {
+  uint32_t cloth = 0;  // index into InterCollisionInput::cloths; at most one entry per cloth
+  uint32_t group = 1;
+  uint32_t mask = 0xFFFFFFFFu;
+};
+
+struct InterCollisionSettings {
+  float distance = 0;      // world units, > 0 and finite
+  float stiffness = 1;     // in (0, 1]
+  uint32_t iterations = 1; // 1 .. kMaxInterIterations
+};
+
+inline constexpr uint32_t kMaxInterIterations = 64;
+
+struct InterCollisionInput {
+  std::span<const Float4> particles;               // local positions xyz + inverse mass w (>= 0)
+  std::span<const InterClothDesc> cloths;          // ranges inside `particles`
+  std::span<const InterCollisionFilter> filters;   // optional
+  InterCollisionSettings settings;
+};
+
+// A pair of cloths that passed the broad phase and the filter: a < b.
+struct InterClothPair {
+  uint32_t a = 0;
+  uint32_t b = 0;
+  friend bool operator==(const InterClothPair&, const InterClothPair&) = default;
+  friend auto operator<=>(const InterClothPair&, const InterClothPair&) = default;
+};
+
+// What a step did, for tests and tools. Integer parts are equal on every backend.
+struct InterCollisionReport {
+  std::vector<InterClothPair> clothPairs;  // sorted by (a, b)
+  std::vector<uint32_t> marked;            // scene particle indices that reached the narrow phase, ascending
+  // Per scene particle: the number of cross-cloth, filter-allowed particles closer than `distance`
+  // in the first iteration (0 for particles that were not marked).
+  std::vector<uint32_t> contacts;
+  Aabb gridBounds;                         // the narrow phase's grid box: the union of the overlap boxes
+};
+
+// Checks an input: cloth ranges, particles finite with w >= 0, translations finite, rotations finite
+// and unit length within 1e-3, filters naming existing cloths once, distance > 0 and finite,
+// stiffness in (0, 1], iterations in [1, kMaxInterIterations]. The message names the field
+// ("cloths[3].rotation", "filters[1].cloth", "settings.distance").
+Status validate(const InterCollisionInput& input);
+
+// One step on the CPU: `out` (input.particles.size()) receives the new local positions (particles
+// outside every cloth are copied). backend: kCpuScalar or kCpuSimd. On error `out` and `report` are
+// unchanged. `report` may be null.
+Status interCollideCpu(const InterCollisionInput& input, std::span<Float4> out, Backend backend,
+                       InterCollisionReport* report = nullptr);
+
+struct InterCollisionStageCreateInfo {
+  std::span<const InterClothDesc> cloths;        // layout (ranges) and initial transforms (copied)
+  std::span<const InterCollisionFilter> filters; // copied
+  uint32_t particleCount = 0;                    // elements in the particle buffer
+  InterCollisionSettings settings;
+};
+
+struct InterCollisionRecordInfo {
+  BufferRange particles;  // particleCount Float4 in local space, STORAGE_BUFFER usage; updated in place
+  RecordSync sync;
+};
+
+// Inter collision on a Vulkan device: one command buffer per step, no host round trip (the marked
+// particle count stays on the GPU and sizes the narrow phase through vkCmdDispatchIndirect).
+class InterCollisionStage {
+ public:
+  // Validates the description (not the particles) and allocates everything for the worst case.
+  // Limits: clothCount * (clothCount - 1) partner slots and particleCount marked particles must fit
+  // maxStorageBufferRange.
+  static Result<std::unique_ptr<InterCollisionStage>> create(Context& context, const InterCollisionStageCreateInfo& info);
+  ~InterCollisionStage();
+
+  // Replaces the transforms (same cloth count, validated; on error nothing changes). Takes effect
+  // at the next record()/run(), through an upload made now.
+  Status setTransforms(std::span<const InterClothDesc> cloths);
+
+  // Records one step into the host's command buffer (recording state, pool of the context's queue
+  // family). The particles must be finite with w >= 0 (record() cannot read them; run() checks).
+  Status record(VkCommandBuffer commandBuffer, const InterCollisionRecordInfo& info);
+
+  // Convenience path: validates `input` (its ranges, filters and settings must equal the stage's;
+  // transforms are taken from it), uploads, records, submits, waits and reads the particles back.
+  // `report`, when not null, is filled from the GPU's buffers.
+  Result<std::vector<Float4>> run(const InterCollisionInput& input, InterCollisionReport* report = nullptr);
+  const std::vector<PassTiming>& timings() const;
+
+  struct Impl;
+  Impl& impl() { return *impl_; }
+
+ private:
+  explicit InterCollisionStage(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// One call on any backend (the Vulkan one needs `context`).
+Result<std::vector<Float4>> interCollide(Backend backend, Context* context, const InterCollisionInput& input,
+                                         InterCollisionReport* report = nullptr);
+
+}  // namespace vkc
