@@ -52,27 +52,35 @@ Status collideSelfCpu(const SelfCollisionInput& in, Backend backend, SelfCollisi
   if (backend == Backend::kVulkan) {
     return Error{ErrorCode::kInvalidArgument, "collideSelfCpu: backend must be kCpuScalar or kCpuSimd"};
   }
-  VKC_TRY(validate(in));
+  // validate(in), with its particle scan left to the bounds reduction (which checks the particles
+  // through its keys anyway); on a bad particle validate(in) names it as the self-collision input.
+  VKC_TRY(detail::validateSelfInputLayout(in));
   std::vector<Aabb> bounds(in.cloths.size());
-  VKC_TRY(computeBoundsCpu({in.particles, {}, in.cloths, false}, bounds, backend));
+  if (const Status st = computeBoundsCpu({in.particles, {}, in.cloths, false}, bounds, backend); !st) {
+    VKC_TRY(validate(in));
+    return st;
+  }
+  VKC_TRY(detail::validateSelfRest(in));
   const detail::SelfLayout L = detail::makeSelfLayout(in.cloths, in.subsets);
   const float d = in.settings.distance, stiffness = in.settings.stiffness;
   const bool useRest = !in.restPositions.empty();
   const size_t n = L.itemParticles.size();
 
   // Keys, then the stable sort of each cloth's (key, item).
-  cpu::SelfSorted s;
+  // Per-thread scratch kept between calls (a solver calls this every iteration): no fresh pages and
+  // no zeroing; every slot below n is written before it is read.
+  thread_local cpu::SelfSorted s;
   s.grids.resize(in.cloths.size());
   s.keys.resize(n);
   s.items.resize(n);
-  std::vector<uint32_t> ck, ci;
   for (size_t c = 0; c < in.cloths.size(); ++c) {
     const Aabb& b = bounds[c];
     const gpu::SelfGrid g = gpu::makeSelfGrid({b.lo.x, b.lo.y, b.lo.z}, {b.hi.x, b.hi.y, b.hi.z}, d);
     s.grids[c] = g;
     const gpu::SelfCloth& sc = L.cloths[c];
-    ck.resize(sc.itemCount);
-    ci.resize(sc.itemCount);
+    // The cloth's slots, sorted in place.
+    const std::span<uint32_t> ck(s.keys.data() + sc.firstItem, sc.itemCount);
+    const std::span<uint32_t> ci(s.items.data() + sc.firstItem, sc.itemCount);
     if (backend == Backend::kCpuSimd) {
       cpu::selfCellKeysSimd(in.particles.data(), in.particles.size(), L.itemParticles.data() + sc.firstItem,
                             sc.itemCount, g, ck.data());
@@ -85,16 +93,18 @@ Status collideSelfCpu(const SelfCollisionInput& in, Backend backend, SelfCollisi
       ci[i] = sc.firstItem + i;
     }
     VKC_TRY(radixSortCpu(ck, ci, 32, backend));  // stable: equal keys keep the item order
-    std::copy(ck.begin(), ck.end(), s.keys.begin() + sc.firstItem);
-    std::copy(ci.begin(), ci.end(), s.items.begin() + sc.firstItem);
   }
   const bool simd = backend == Backend::kCpuSimd;
   s.pos.resize(n);
   if (useRest) s.rest.resize(n);
   if (simd) {
     constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-    for (auto* v : {&s.x, &s.y, &s.z}) v->assign(n + cpu::kSelfSimdPad, kNaN);
-    if (useRest) for (auto* v : {&s.rx, &s.ry, &s.rz}) v->assign(n + cpu::kSelfSimdPad, kNaN);
+    auto pad = [&](std::vector<float>& v) {
+      v.resize(n + cpu::kSelfSimdPad);
+      std::fill(v.begin() + static_cast<std::ptrdiff_t>(n), v.end(), kNaN);
+    };
+    for (auto* v : {&s.x, &s.y, &s.z}) pad(*v);
+    if (useRest) for (auto* v : {&s.rx, &s.ry, &s.rz}) pad(*v);
   }
   for (size_t k = 0; k < n; ++k) {
     const uint32_t particle = L.itemParticles[s.items[k]];
@@ -111,8 +121,10 @@ Status collideSelfCpu(const SelfCollisionInput& in, Backend backend, SelfCollisi
   }
 
   // The gather, per cloth.
-  std::vector<uint32_t> counts(n, 0);
-  std::vector<gpu::vec3> sums(n, gpu::vec3(0.0f));
+  thread_local std::vector<uint32_t> counts;
+  thread_local std::vector<gpu::vec3> sums;
+  counts.assign(n, 0);
+  sums.resize(n);  // written for every slot of every cloth
   std::vector<std::array<uint32_t, 2>> slotPairs;
   std::vector<uint32_t> sink;
   for (size_t c = 0; c < in.cloths.size(); ++c) {

@@ -23,6 +23,12 @@ Status validateSelfSettings(const SelfCollisionSettings& s, const char* what);
 Status validateSelfLayout(std::span<const ClothRange> cloths, uint64_t particleCount,
                           std::span<const std::span<const uint32_t>> subsets, uint64_t restCount, const char* what);
 
+// validate(SelfCollisionInput) in its three steps, in its order: settings and layout, the particles
+// (detail::validateParticles), the rest positions. The CPU backends let the bounds reduction check
+// the particles (it does anyway) and run the full validate() only when it reports a bad particle.
+Status validateSelfInputLayout(const SelfCollisionInput& input);
+Status validateSelfRest(const SelfCollisionInput& input);
+
 // Bits needed for cloth indices 0..clothCount-1 (0 for at most one cloth).
 uint32_t clothKeyBits(size_t clothCount);
 

@@ -18,15 +18,21 @@ SelfLayout makeSelfLayout(std::span<const ClothRange> cloths, std::span<const st
     const bool sub = !subsets.empty() && !subsets[c].empty();
     total += sub ? subsets[c].size() : cloths[c].count;
   }
-  L.itemParticles.reserve(total);
+  L.itemParticles.resize(total);
+  uint32_t* out = L.itemParticles.data();
+  uint32_t first = 0;
   for (size_t c = 0; c < cloths.size(); ++c) {
-    const uint32_t first = static_cast<uint32_t>(L.itemParticles.size());
+    const uint32_t base = cloths[c].first;
+    uint32_t count = cloths[c].count;
     if (!subsets.empty() && !subsets[c].empty()) {
-      for (const uint32_t local : subsets[c]) L.itemParticles.push_back(cloths[c].first + local);
+      const std::span<const uint32_t> sub = subsets[c];
+      count = static_cast<uint32_t>(sub.size());
+      for (uint32_t i = 0; i < count; ++i) out[first + i] = base + sub[i];
     } else {
-      for (uint32_t i = 0; i < cloths[c].count; ++i) L.itemParticles.push_back(cloths[c].first + i);
+      for (uint32_t i = 0; i < count; ++i) out[first + i] = base + i;  // (a loop the compiler vectorises)
     }
-    L.cloths[c] = {first, static_cast<uint32_t>(L.itemParticles.size()) - first, 0, 0};
+    L.cloths[c] = {first, count, 0, 0};
+    first += count;
   }
   return L;
 }
@@ -68,13 +74,17 @@ Status validateSelfLayout(std::span<const ClothRange> cloths, uint64_t particleC
     seen.assign(n, 0);
     for (size_t k = 0; k < subsets[c].size(); ++k) {
       const uint32_t i = subsets[c][k];
+      if (i < n && seen[i] == 0) {
+        seen[i] = 1;
+        continue;
+      }
+      // (the message is built only for the offending entry)
       const std::string field = w + ".subsets[" + std::to_string(c) + "][" + std::to_string(k) + "] is " + std::to_string(i);
       if (i >= n) {
         return Error{ErrorCode::kInvalidArgument,
                      field + "; cloth " + std::to_string(c) + " has " + std::to_string(n) + " particles"};
       }
-      if (seen[i] != 0) return Error{ErrorCode::kInvalidArgument, field + ", which appears earlier in the subset"};
-      seen[i] = 1;
+      return Error{ErrorCode::kInvalidArgument, field + ", which appears earlier in the subset"};
     }
   }
   return {};
@@ -86,25 +96,36 @@ uint32_t clothKeyBits(size_t clothCount) {
 
 }  // namespace vkc::detail
 
-namespace vkc {
+namespace vkc::detail {
 
-Status validate(const SelfCollisionInput& input) {
-  VKC_TRY(detail::validateSelfSettings(input.settings, "SelfCollisionInput"));
-  VKC_TRY(detail::validateSelfLayout(input.cloths, input.particles.size(), input.subsets, input.restPositions.size(),
-                                     "SelfCollisionInput"));
-  VKC_TRY(detail::validateParticles(input.particles, input.cloths, "particles"));
-  if (!input.restPositions.empty()) {
-    // Rest positions: xyz finite (w is not read).
-    for (size_t c = 0; c < input.cloths.size(); ++c) {
-      for (uint32_t j = 0; j < input.cloths[c].count; ++j) {
-        const Float4& r = input.restPositions[input.cloths[c].first + j];
-        if (std::isfinite(r.x) && std::isfinite(r.y) && std::isfinite(r.z)) continue;
-        return Error{ErrorCode::kInvalidArgument, "SelfCollisionInput.cloths[" + std::to_string(c) + "].restPositions[" +
-                                                      std::to_string(j) + "] is not finite"};
-      }
+Status validateSelfInputLayout(const SelfCollisionInput& input) {
+  VKC_TRY(validateSelfSettings(input.settings, "SelfCollisionInput"));
+  return validateSelfLayout(input.cloths, input.particles.size(), input.subsets, input.restPositions.size(),
+                            "SelfCollisionInput");
+}
+
+Status validateSelfRest(const SelfCollisionInput& input) {
+  if (input.restPositions.empty()) return {};
+  // Rest positions: xyz finite (w is not read).
+  for (size_t c = 0; c < input.cloths.size(); ++c) {
+    for (uint32_t j = 0; j < input.cloths[c].count; ++j) {
+      const Float4& r = input.restPositions[input.cloths[c].first + j];
+      if (std::isfinite(r.x) && std::isfinite(r.y) && std::isfinite(r.z)) continue;
+      return Error{ErrorCode::kInvalidArgument, "SelfCollisionInput.cloths[" + std::to_string(c) + "].restPositions[" +
+                                                    std::to_string(j) + "] is not finite"};
     }
   }
   return {};
+}
+
+}  // namespace vkc::detail
+
+namespace vkc {
+
+Status validate(const SelfCollisionInput& input) {
+  VKC_TRY(detail::validateSelfInputLayout(input));
+  VKC_TRY(detail::validateParticles(input.particles, input.cloths, "particles"));
+  return detail::validateSelfRest(input);
 }
 
 }  // namespace vkc
