@@ -435,6 +435,46 @@ TEST_P(SceneStep, InterCollisionLeavesIsolatedCrossClothPairsAtTheDistance) {
   std::remove(out.c_str());
 }
 
+// A scene enabling all three stages: step chains shapes, self, inter in that order, each on what the
+// one before left; the file is bitwise the library's chain on the scalar backend, and inter
+// collision changed something there (the self-collision sample, its second cloth moved next to the
+// first and inter collision switched on).
+TEST(SceneStepChain, ShapesThenSelfThenInter) {
+  std::string text = readText(kSamples + "self-collision-pairs.json");
+  const std::string fromT = "\"translation\": [2.0, 0.0, 0.0]", fromS = "\"selfCollision\": {";
+  ASSERT_NE(text.find(fromT), std::string::npos);
+  text.replace(text.find(fromT), fromT.size(), "\"translation\": [0.02, 0.0, 0.0]");
+  ASSERT_NE(text.find(fromS), std::string::npos);
+  text.insert(text.find(fromS), "\"interCollision\": {\"distance\": 0.05, \"stiffness\": 0.8, \"iterations\": 3}, ");
+  const std::string in = tempPath("chain.json"), out = tempPath("chain-out.json");
+  writeText(in, text);
+  const ToolRun r = runTool("step '" + in + "' --backend cpu-scalar --out '" + out + "'");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("stages: shapes, self, inter;"), std::string::npos) << r.output;
+  Result<Scene> before = loadScene(in);
+  Result<Scene> after = loadScene(out);
+  ASSERT_TRUE(before && after);
+  Result<SceneBuffers> b = makeSceneBuffers(*before);
+  ASSERT_TRUE(b) << b.message();
+  ASSERT_TRUE(collideShapesCpu(b->shapeInput(shapeCollisionSettings(before->settings)), Backend::kCpuScalar).ok());
+  ASSERT_TRUE(collideSelfCpu(b->selfInput(selfCollisionSettings(before->settings)), Backend::kCpuScalar).ok());
+  const std::vector<Float4> withoutInter = b->particles;
+  std::vector<Float4> next(b->particles.size());
+  InterCollisionReport report;
+  ASSERT_TRUE(
+      interCollideCpu(b->interInput(interCollisionSettings(before->settings)), next, Backend::kCpuScalar, &report).ok());
+  EXPECT_EQ(report.clothPairs.size(), 1u);
+  size_t changedByInter = 0;
+  for (size_t i = 0; i < next.size(); ++i) changedByInter += !samePosition(next[i], withoutInter[i]);
+  EXPECT_GT(changedByInter, 2u);
+  b->particles = next;
+  Scene expected = *before;
+  storeSceneBuffers(*b, expected);
+  EXPECT_TRUE(*after == expected);
+  std::remove(in.c_str());
+  std::remove(out.c_str());
+}
+
 INSTANTIATE_TEST_SUITE_P(Cpu, SceneStep, ::testing::Values("cpu", "cpu-scalar"),
                          [](const auto& p) { return std::string(p.param) == "cpu" ? "Simd" : "Scalar"; });
 INSTANTIATE_TEST_SUITE_P(Vulkan, SceneStep, ::testing::Values("vulkan"), [](const auto&) { return "Vulkan"; });
