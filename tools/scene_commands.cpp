@@ -6,10 +6,11 @@
 // (settings.interCollision). A stage this build does not have yet is never skipped silently: a scene
 // that enables it is refused (exit 2) unless the user skips that stage explicitly (--skip STAGE).
 //
-// `step` chains the stages on one backend (shapes, then self collision, each on the particles the one
-// before left). `compare` runs every stage of every backend on the CPU scalar reference's result of
-// the stage before (see compareCommand) and checks positions within the stage's tolerance and the
-// integer by-products (shape masks; self keys, pairs and neighbour counts) exactly, per cloth.
+// `step` chains the stages on one backend (shapes, then self collision, then inter collision, each on
+// the particles the one before left). `compare` runs every stage of every backend on the CPU scalar
+// reference's result of the stage before (see compareCommand) and checks positions within the stage's
+// tolerance and the integer by-products (shape masks; self keys, pairs and neighbour counts; inter
+// cloth pairs, marked particles and contact counts) exactly, per cloth.
 //
 // Exit codes: 0 success; 1 a run failed, results differ beyond tolerance, or a backend is not
 // deterministic; 2 usage errors and bad scenes (nothing is written then).
@@ -18,6 +19,8 @@
 // of every particle in that backend's result of every stage, --perturb-mask NAME flips a bit of its
 // shape grid masks, --perturb-self NAME keys|pairs|counts doctors its self-collision integers (flips
 // a bit of the first sorted key, drops the last pair, or adds one to particle 0's neighbour count),
+// --perturb-inter NAME pairs|marked|contacts doctors its inter-collision integers (drops the last
+// cloth pair or the last marked particle, or adds one to particle 0's contact count),
 // and --perturb-stage STAGE limits these to one stage, so that tests can see compare fail.
 #include "scene_commands.h"
 
@@ -57,7 +60,7 @@ struct StageDesc {
 constexpr StageDesc kStages[] = {
     {StageId::kShapes, "shapes", "a cloth with spheres", true},
     {StageId::kSelf, "self", "settings.selfCollision", true},
-    {StageId::kInter, "inter", "settings.interCollision", false},
+    {StageId::kInter, "inter", "settings.interCollision", true},
 };
 
 bool stageEnabled(StageId id, const Scene& scene) {
@@ -103,6 +106,9 @@ Status validateStages(const Scene& scene, const std::vector<const StageDesc*>& s
     } else if (s->id == StageId::kSelf) {
       const Status st = validate(buffers.selfInput(selfCollisionSettings(scene.settings)));
       if (!st) return Error{st.error().code, "self collision: " + st.message()};
+    } else if (s->id == StageId::kInter) {
+      const Status st = validate(buffers.interInput(interCollisionSettings(scene.settings)));
+      if (!st) return Error{st.error().code, "inter collision: " + st.message()};
     }
   }
   return {};
@@ -115,6 +121,7 @@ struct StageOutput {
   std::vector<uint32_t> masks;      // shapes: the grid masks (ShapeCollisionDebug), cloths concatenated
   std::vector<uint32_t> maskWords;  // shapes: per cloth
   SelfCollisionDebug self;          // self: sorted keys, pairs, neighbour counts (with Runner's debug on)
+  InterCollisionReport inter;       // inter: cloth pairs, marked particles, contacts (with Runner's debug on)
   double hostMs = 0;                // wall clock of the stage (Vulkan: upload, submit, wait, download)
   double gpuMs = -1;                // Vulkan: sum of the passes' GPU timestamps
 };
@@ -122,13 +129,14 @@ struct StageOutput {
 // Runs stages on one backend, keeping device objects across runs.
 class Runner {
  public:
-  // `debug`: also collect each stage's integer by-products (shape masks, self keys and pairs). The
-  // shape masks come at no cost; self collision lists its pairs in a second pass (on Vulkan, a second
-  // submission outside the timed GPU passes, but inside the host time).
+  // `debug`: also collect each stage's integer by-products (shape masks, self keys and pairs, the
+  // inter-collision report). The shape masks come at no cost; self collision lists its pairs in a
+  // second pass (on Vulkan, a second submission outside the timed GPU passes, but inside the host
+  // time); the inter report is read back from the stage's buffers (inside the host time).
   Runner(Backend backend, Context* context, bool debug) : backend_(backend), context_(context), debug_(debug) {}
 
   // Makes the device objects (pipelines, buffers) once, before the first timed run.
-  Status createStages(const std::vector<const StageDesc*>& stages, const SceneBuffers& buffers) {
+  Status createStages(const Scene& scene, const std::vector<const StageDesc*>& stages, const SceneBuffers& buffers) {
     if (backend_ != Backend::kVulkan) return {};
     for (const StageDesc* s : stages) {
       if (s->id == StageId::kShapes && !shapes_) {
@@ -145,6 +153,15 @@ class Runner {
         auto stage = SelfCollisionStage::create(*context_, ci);
         if (!stage) return stage.error();
         self_ = std::move(*stage);
+      } else if (s->id == StageId::kInter && !inter_) {
+        InterCollisionStageCreateInfo ci;
+        ci.cloths = buffers.interCloths;
+        ci.filters = buffers.interFilters;
+        ci.particleCount = static_cast<uint32_t>(buffers.particles.size());
+        ci.settings = interCollisionSettings(scene.settings);
+        auto stage = InterCollisionStage::create(*context_, ci);
+        if (!stage) return stage.error();
+        inter_ = std::move(*stage);
       }
     }
     return {};
@@ -158,9 +175,7 @@ class Runner {
     switch (stage.id) {
       case StageId::kShapes: st = runShapes(scene, buffers, out); break;
       case StageId::kSelf: st = runSelf(scene, buffers, out); break;
-      case StageId::kInter:
-        st = Error{ErrorCode::kUnsupported, std::string(stage.name) + " collision is not in this build"};
-        break;
+      case StageId::kInter: st = runInter(scene, buffers, out); break;
     }
     if (!st) return st;
     out.hostMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -202,11 +217,32 @@ class Runner {
     return collideSelfCpu(input, backend_, debug);
   }
 
+  // Inter collision writes new positions to a separate array; they replace buffers.particles.
+  Status runInter(const Scene& scene, SceneBuffers& buffers, StageOutput& out) {
+    const InterCollisionInput input = buffers.interInput(interCollisionSettings(scene.settings));
+    InterCollisionReport* report = debug_ ? &out.inter : nullptr;
+    if (backend_ == Backend::kVulkan) {
+      Result<std::vector<Float4>> result = inter_->run(input, report);
+      if (!result) return result.error();
+      buffers.particles = std::move(*result);
+      double ns = 0;
+      for (const PassTiming& t : inter_->timings()) ns += t.ns;
+      out.gpuMs = ns * 1e-6;
+      return {};
+    }
+    std::vector<Float4> result(buffers.particles.size());
+    const Status st = interCollideCpu(input, result, backend_, report);
+    if (!st) return st;
+    buffers.particles = std::move(result);
+    return {};
+  }
+
   Backend backend_;
   Context* context_;
   bool debug_;
   std::unique_ptr<ShapeCollisionStage> shapes_;
   std::unique_ptr<SelfCollisionStage> self_;
+  std::unique_ptr<InterCollisionStage> inter_;
 };
 
 bool sameBits(const std::vector<Float4>& a, const std::vector<Float4>& b) {
@@ -218,11 +254,22 @@ bool sameSelfDebug(const SelfCollisionDebug& a, const SelfCollisionDebug& b) {
          a.neighbourCounts == b.neighbourCounts && a.pairs == b.pairs && a.directedPairs == b.directedPairs;
 }
 
+// The report's integers, and its grid box bitwise (x, y, z of both corners).
+bool sameInterReport(const InterCollisionReport& a, const InterCollisionReport& b) {
+  const float ga[6] = {a.gridBounds.lo.x, a.gridBounds.lo.y, a.gridBounds.lo.z,
+                       a.gridBounds.hi.x, a.gridBounds.hi.y, a.gridBounds.hi.z};
+  const float gb[6] = {b.gridBounds.lo.x, b.gridBounds.lo.y, b.gridBounds.lo.z,
+                       b.gridBounds.hi.x, b.gridBounds.hi.y, b.gridBounds.hi.z};
+  return a.clothPairs == b.clothPairs && a.marked == b.marked && a.contacts == b.contacts &&
+         std::memcmp(ga, gb, sizeof ga) == 0;
+}
+
 bool sameOutputs(const std::vector<StageOutput>& a, const std::vector<StageOutput>& b) {
   if (a.size() != b.size()) return false;
   for (size_t k = 0; k < a.size(); ++k) {
     if (!sameBits(a[k].particles, b[k].particles) || !sameBits(a[k].prevParticles, b[k].prevParticles) ||
-        a[k].masks != b[k].masks || !sameSelfDebug(a[k].self, b[k].self)) {
+        a[k].masks != b[k].masks || !sameSelfDebug(a[k].self, b[k].self) ||
+        !sameInterReport(a[k].inter, b[k].inter)) {
       return false;
     }
   }
@@ -254,7 +301,7 @@ int runRepeated(Runner& runner, const Scene& scene, const std::vector<const Stag
     std::fprintf(stderr, "vkcollide: %s: %s\n", backendName, st.message().c_str());
     return st.error().code == ErrorCode::kInvalidArgument ? kExitUsage : kExitFailed;
   };
-  if (const Status st = runner.createStages(stages, input); !st) return fail(st);
+  if (const Status st = runner.createStages(scene, stages, input); !st) return fail(st);
   for (int r = 0; r < repeat; ++r) {
     SceneBuffers b = input;
     std::vector<StageOutput> out(stages.size());
@@ -474,6 +521,8 @@ struct Perturb {
   std::optional<Backend> mask;       // --perturb-mask NAME: flip a bit of the shape grid masks
   std::optional<Backend> self;       // --perturb-self NAME keys|pairs|counts: doctor the self integers
   std::string selfWhat;
+  std::optional<Backend> inter;      // --perturb-inter NAME pairs|marked|contacts: doctor the inter integers
+  std::string interWhat;
   const StageDesc* stage = nullptr;  // --perturb-stage STAGE: only that stage's results (default: all)
 
   void apply(Backend b, const StageDesc& stageDesc, StageOutput& out) const {
@@ -487,6 +536,12 @@ struct Perturb {
       if (selfWhat == "keys" && !d.sortedKeys.empty()) d.sortedKeys[0] ^= 1u;
       if (selfWhat == "pairs" && !d.pairs.empty()) d.pairs.pop_back();
       if (selfWhat == "counts" && !d.neighbourCounts.empty()) d.neighbourCounts[0] += 1;
+    }
+    if (inter == b && stageDesc.id == StageId::kInter) {
+      InterCollisionReport& r = out.inter;
+      if (interWhat == "pairs" && !r.clothPairs.empty()) r.clothPairs.pop_back();
+      if (interWhat == "marked" && !r.marked.empty()) r.marked.pop_back();
+      if (interWhat == "contacts" && !r.contacts.empty()) r.contacts[0] += 1;
     }
   }
 };
@@ -543,7 +598,42 @@ std::string compareSelf(const StageOutput& a, const StageOutput& e, size_t c, Cl
          std::to_string(yp.size()) + (counts ? "), counts equal" : "), counts DIFFER");
 }
 
-float stageTolerance(StageId id) { return id == StageId::kSelf ? kSelfCollisionTolerance : kShapeCollisionTolerance; }
+// Inter collision reuses self collision's response and machinery (inter_collision.h) and its
+// tolerance, kSelfCollisionTolerance (the inter-collision conformance tests use the same 1e-5).
+float stageTolerance(StageId id) { return id == StageId::kShapes ? kShapeCollisionTolerance : kSelfCollisionTolerance; }
+
+// Inter stage, one cloth: are the cloth pairs it takes part in, its marked particles and its
+// particles' contact counts exactly equal?
+std::string compareInter(const StageOutput& a, const StageOutput& e, size_t c, ClothRange range, int& failures) {
+  const InterCollisionReport& x = a.inter;
+  const InterCollisionReport& y = e.inter;
+  auto clothPairs = [c](const InterCollisionReport& r) {
+    std::vector<InterClothPair> p;
+    for (const InterClothPair& q : r.clothPairs) {
+      if (q.a == c || q.b == c) p.push_back(q);
+    }
+    return p;
+  };
+  auto clothMarked = [range](const InterCollisionReport& r) {
+    std::vector<uint32_t> m;
+    for (uint32_t i : r.marked) {
+      if (i >= range.first && i - range.first < range.count) m.push_back(i);
+    }
+    return m;
+  };
+  const auto xp = clothPairs(x), yp = clothPairs(y);
+  const auto xm = clothMarked(x), ym = clothMarked(y);
+  const bool pairs = xp == yp;
+  const bool marked = xm == ym;
+  bool contacts = x.contacts.size() == y.contacts.size() && size_t{range.first} + range.count <= y.contacts.size();
+  for (uint32_t j = 0; contacts && j < range.count; ++j) {
+    contacts = x.contacts[range.first + j] == y.contacts[range.first + j];
+  }
+  failures += !pairs + !marked + !contacts;
+  return std::string(pairs ? "cloth pairs equal (" : "cloth pairs DIFFER (") + std::to_string(yp.size()) +
+         (marked ? "), marked equal (" : "), marked DIFFER (") + std::to_string(ym.size()) +
+         (contacts ? "), contacts equal" : "), contacts DIFFER");
+}
 
 }  // namespace
 
@@ -580,6 +670,13 @@ int compareCommand(int argc, char** argv) {
       if (!perturb.self) return usageError(std::string("unknown backend '") + argv[i - 1] + "'");
       if (perturb.selfWhat != "keys" && perturb.selfWhat != "pairs" && perturb.selfWhat != "counts") {
         return usageError("--perturb-self: expected keys, pairs or counts, found '" + perturb.selfWhat + "'");
+      }
+    } else if (a == "--perturb-inter" && i + 2 < argc) {
+      perturb.inter = parseBackend(argv[++i]);
+      perturb.interWhat = argv[++i];
+      if (!perturb.inter) return usageError(std::string("unknown backend '") + argv[i - 1] + "'");
+      if (perturb.interWhat != "pairs" && perturb.interWhat != "marked" && perturb.interWhat != "contacts") {
+        return usageError("--perturb-inter: expected pairs, marked or contacts, found '" + perturb.interWhat + "'");
       }
     } else if (a == "--perturb-stage" && hasValue) {
       perturb.stage = findStage(argv[++i]);
@@ -655,7 +752,7 @@ int compareCommand(int argc, char** argv) {
   // Per stage, cloth and backend: the largest differences to the reference, and the scaled error
   // |d| / (tolerance * (1 + |reference|)) that must stay <= 1.
   int failures = 0;
-  std::printf("  tolerance: |difference| <= t * (1 + |reference value|), per component; t = %g (shapes), %g (self)\n",
+  std::printf("  tolerance: |difference| <= t * (1 + |reference value|), per component; t = %g (shapes), %g (self, inter)\n",
               static_cast<double>(kShapeCollisionTolerance), static_cast<double>(kSelfCollisionTolerance));
   std::printf("  each stage starts from cpu-scalar's result of the stage before, on every backend\n");
   std::printf("  %-7s %-5s %-24s %-10s %11s %11s %11s %8s  %s\n", "stage", "cloth", "name", "backend", "max|dpos|",
@@ -686,8 +783,9 @@ int compareCommand(int argc, char** argv) {
           account(a.prevParticles[i].z, e.prevParticles[i].z, dPrev);
           account(a.prevParticles[i].w, e.prevParticles[i].w, dW);
         }
-        const std::string integers =
-            stages[k]->id == StageId::kSelf ? compareSelf(a, e, c, range, failures) : compareMasks(a, e, c, failures);
+        const std::string integers = stages[k]->id == StageId::kSelf    ? compareSelf(a, e, c, range, failures)
+                                     : stages[k]->id == StageId::kInter ? compareInter(a, e, c, range, failures)
+                                                                        : compareMasks(a, e, c, failures);
         const bool within = scaled <= 1.0f;
         if (!within) ++failures;
         std::string name = scene.cloths[c].name.substr(0, 24);
@@ -698,7 +796,9 @@ int compareCommand(int argc, char** argv) {
       }
     }
   }
-  std::printf("  times, median of %d (ms; self host times include listing the pairs for the check):\n", repeat);
+  std::printf("  times, median of %d (ms; self host times include listing the pairs for the check, inter host "
+              "times reading back its report):\n",
+              repeat);
   for (const BackendRun& run : runs) {
     std::printf("    %-10s", toString(run.backend));
     for (size_t k = 0; k < stages.size(); ++k) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "vkcollide/collide_shapes.h"
+#include "vkcollide/inter_collision.h"
 #include "vkcollide/result.h"
 #include "vkcollide/self_collision.h"
 #include "vkcollide/types.h"
@@ -64,6 +65,10 @@ struct SceneCloth {
   std::vector<uint32_t> selfCollisionIndices;  // empty (absent: all particles) or indices < particles.size()
   std::array<float, 3> translation{0, 0, 0};   // local to world: world = rotate(local) + translation
   Float4 rotation{0, 0, 0, 1};                 // unit quaternion x, y, z, w
+  // Inter-collision filter (InterCollisionFilter): cloths a and b collide iff
+  // (group_a & mask_b) != 0 && (group_b & mask_a) != 0. The defaults let everything collide.
+  uint32_t collisionGroup = 1;
+  uint32_t collisionMask = 0xFFFFFFFFu;
   // Every field equal (floats compared with ==).
   friend bool operator==(const SceneCloth& a, const SceneCloth& b);
 };
@@ -90,7 +95,7 @@ Status saveScene(const Scene& scene, const std::string& path);
 std::string writeScene(const Scene& scene);
 
 // A Scene laid out for the stages: every cloth's particles concatenated (cloth c is cloths[c] of the
-// arrays) and per-cloth collider and self-collision views. `colliders` and `selfSubsets` point into
+// arrays) and per-cloth collider, self-collision and inter-collision views. `colliders` and `selfSubsets` point into
 // the Scene's vectors: the Scene must outlive this and its cloths' spheres, capsules and
 // selfCollisionIndices must not change.
 struct SceneBuffers {
@@ -103,6 +108,10 @@ struct SceneBuffers {
   std::vector<Float4> restPositions;
   // Per cloth, its selfCollisionIndices (cloth-local; an empty span: all of the cloth's particles).
   std::vector<std::span<const uint32_t>> selfSubsets;
+  // Per cloth, its range with its local-to-world transform (translation, rotation) for inter collision.
+  std::vector<InterClothDesc> interCloths;
+  // One entry per cloth, in order: its collisionGroup and collisionMask.
+  std::vector<InterCollisionFilter> interFilters;
 
   // A shape-collision input over these arrays (one iteration over the whole frame: alpha 0 .. 1).
   ShapeCollisionInput shapeInput(const ShapeCollisionSettings& settings) {
@@ -113,6 +122,14 @@ struct SceneBuffers {
   // cloth ranges and one subset per cloth. Pass it to validate() / collideSelf*() as is.
   SelfCollisionInput selfInput(const SelfCollisionSettings& settings) {
     return {particles, restPositions, cloths, selfSubsets, settings};
+  }
+
+  // An inter-collision input over these arrays: `particles` (local positions), the cloths'
+  // transforms and one filter per cloth. Pass it to validate() / interCollideCpu() / interCollide()
+  // as is; the new positions come back in a separate array (copy them into `particles` to chain
+  // stages).
+  InterCollisionInput interInput(const InterCollisionSettings& settings) const {
+    return {particles, interCloths, interFilters, settings};
   }
 };
 
@@ -130,6 +147,10 @@ ShapeCollisionSettings shapeCollisionSettings(const SceneSettings& settings);
 // the scene's stiffness is already the fraction per pass). Without settings.selfCollision: distance
 // 0, which validate() refuses.
 SelfCollisionSettings selfCollisionSettings(const SceneSettings& settings);
+
+// The inter-collision settings of a scene's settings.interCollision (distance, stiffness and
+// iterations as given). Without settings.interCollision: distance 0, which validate() refuses.
+InterCollisionSettings interCollisionSettings(const SceneSettings& settings);
 
 // Copies the buffers' particles and prevParticles back into the scene's cloths. Precondition:
 // `buffers` came from makeSceneBuffers(scene) (same cloths and counts).

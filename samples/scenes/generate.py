@@ -156,3 +156,73 @@ write("self-collision-pairs.json", {
         },
     ],
 })
+
+# Inter collision (distance 0.05, stiffness 1, 2 iterations) between three cloths, each rotated and
+# translated: the scene is laid out in world space and every cloth's particles are stored in its own
+# local space (local = inverse rotation of (world - translation)). "lower sheet" (5 x 5, spacing 0.2,
+# a pinned particle) and "upper sheet" (5 x 5, spacing 0.2, some particles with inverse mass 2) are
+# parallel, 0.03 apart, and overlap by three columns: isolated cross-cloth pairs (equal masses,
+# unequal masses, a pinned partner) that end `distance` apart. The lower sheet also holds two of its
+# own particles 0.02 apart inside the overlap (same cloth: untouched). "filtered patch" (group 2,
+# mask 2) lies 0.02 from the lower sheet's other columns, but the filter keeps it out of inter
+# collision with both sheets (group 1); it has a close pair of its own too (untouched).
+INTER_D = 0.05
+
+
+def qmul(a, b):
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return [aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+            aw * bw - ax * bx - ay * by - az * bz]
+
+
+def to_local(world, translation, q):
+    """The inverse of world = rotate(q, local) + translation."""
+    v = [world[0] - translation[0], world[1] - translation[1], world[2] - translation[2], 0.0]
+    conj = [-q[0], -q[1], -q[2], q[3]]
+    p = qmul(qmul(conj, v), q)
+    return [r(p[0]), r(p[1]), r(p[2]), world[3]]
+
+
+def world_grid(nx, nz, x0, z0, y, spacing, mass_of=lambda i, j: 1.0):
+    return [[x0 + spacing * i, y, z0 + spacing * j, mass_of(i, j)] for j in range(nz) for i in range(nx)]
+
+
+lower_t, lower_q = [0.1, 0.5, -0.2], [0.0, 0.258819, 0.0, 0.9659258]              # 30 deg about y
+upper_t, upper_q = [0.6, 0.4, 0.1], [0.3535534, 0.3535534, 0.0, 0.8660254]         # 60 deg about (1, 1, 0)
+patch_t, patch_q = [-0.3, 0.6, -0.1], [0.0, 0.0, 0.7071068, 0.7071068]             # 90 deg about z
+lower_w = world_grid(5, 5, -0.4, -0.4, 0.5, 0.2, lambda i, j: 0.0 if (i, j) == (4, 4) else 1.0)
+lower_w += [[0.1, 0.5, 0.1, 1.0], [0.12, 0.5, 0.1, 1.0]]  # a close pair of its own, inside the overlap
+upper_w = world_grid(5, 5, 0.0, -0.4, 0.53, 0.2, lambda i, j: 2.0 if i == 1 else 1.0)
+patch_w = world_grid(2, 3, -0.39, -0.4, 0.52, 0.2)
+patch_w += [[-0.29, 0.52, -0.3, 1.0], [-0.29, 0.52, -0.28, 1.0]]  # a close pair of its own
+write("inter-collision-cloths.json", {
+    "format": "vkcollide-scene",
+    "version": 1,
+    "settings": {"continuousCollision": False,
+                 "interCollision": {"distance": INTER_D, "stiffness": 1.0, "iterations": 2}},
+    "cloths": [
+        {
+            "name": "lower sheet",
+            "translation": lower_t,
+            "rotation": lower_q,
+            "particles": [to_local(p, lower_t, lower_q) for p in lower_w],
+        },
+        {
+            "name": "upper sheet",
+            "translation": upper_t,
+            "rotation": upper_q,
+            "particles": [to_local(p, upper_t, upper_q) for p in upper_w],
+        },
+        {
+            "name": "filtered patch",
+            "translation": patch_t,
+            "rotation": patch_q,
+            "collisionGroup": 2,
+            "collisionMask": 2,
+            "particles": [to_local(p, patch_t, patch_q) for p in patch_w],
+        },
+    ],
+})

@@ -117,8 +117,11 @@ bool readCloth(io::JsonReader& r, SceneCloth& c) {
       c.rotation = {q[0], q[1], q[2], q[3]};
       return true;
     }
+    if (key == "collisionGroup") return r.readUint32(c.collisionGroup);
+    if (key == "collisionMask") return r.readUint32(c.collisionMask);
     return unknownKey(r, knownKeys({"name", "particles", "prevParticles", "spheres", "prevSpheres", "capsules",
-                                 "restPositions", "selfCollisionIndices", "translation", "rotation"}));
+                                 "restPositions", "selfCollisionIndices", "translation", "rotation",
+                                 "collisionGroup", "collisionMask"}));
   });
   if (!ok) return false;
   // Whole-cloth rules, reported at the field that breaks them.
@@ -218,7 +221,8 @@ bool operator==(const SceneCloth& a, const SceneCloth& b) {
   }
   return a.name == b.name && a.particles == b.particles && a.prevParticles == b.prevParticles &&
          a.spheres == b.spheres && a.prevSpheres == b.prevSpheres && a.restPositions == b.restPositions &&
-         a.selfCollisionIndices == b.selfCollisionIndices && a.translation == b.translation && a.rotation == b.rotation;
+         a.selfCollisionIndices == b.selfCollisionIndices && a.translation == b.translation && a.rotation == b.rotation &&
+         a.collisionGroup == b.collisionGroup && a.collisionMask == b.collisionMask;
 }
 
 Result<Scene> parseScene(std::string_view json) {
@@ -311,6 +315,8 @@ std::string writeScene(const Scene& scene) {
     out += ",\n      \"rotation\": ";
     const float q[4] = {c.rotation.x, c.rotation.y, c.rotation.z, c.rotation.w};
     appendFloats(out, q, 4);
+    out += ",\n      \"collisionGroup\": " + std::to_string(c.collisionGroup);
+    out += ",\n      \"collisionMask\": " + std::to_string(c.collisionMask);
     out += ",\n";
     appendFloat4s(out, "spheres", c.spheres);
     appendFloat4s(out, "prevSpheres", c.prevSpheres);
@@ -361,6 +367,12 @@ Result<SceneBuffers> makeSceneBuffers(const Scene& scene) {
     b.prevParticles.insert(b.prevParticles.end(), prev.begin(), prev.end());
     b.colliders.push_back({c.spheres, c.prevSpheres, c.capsules});
     b.selfSubsets.emplace_back(c.selfCollisionIndices);
+    InterClothDesc desc;
+    desc.range = b.cloths.back();
+    desc.translation = {c.translation[0], c.translation[1], c.translation[2], 0.0f};
+    desc.rotation = c.rotation;
+    b.interCloths.push_back(desc);
+    b.interFilters.push_back({static_cast<uint32_t>(b.interCloths.size() - 1), c.collisionGroup, c.collisionMask});
   }
   // Rest positions: all cloths with particles give them, or none does.
   std::optional<size_t> withRest, withoutRest;
@@ -402,6 +414,14 @@ SelfCollisionSettings selfCollisionSettings(const SceneSettings& settings) {
   SelfCollisionSettings s;
   s.distance = settings.selfCollision ? settings.selfCollision->distance : 0.0f;
   s.stiffness = settings.selfCollision ? settings.selfCollision->stiffness : 0.0f;
+  return s;
+}
+
+InterCollisionSettings interCollisionSettings(const SceneSettings& settings) {
+  InterCollisionSettings s;
+  s.distance = settings.interCollision ? settings.interCollision->distance : 0.0f;
+  s.stiffness = settings.interCollision ? settings.interCollision->stiffness : 0.0f;
+  s.iterations = settings.interCollision ? settings.interCollision->iterations : 1u;
   return s;
 }
 

@@ -304,6 +304,177 @@ TEST_P(SceneStep, SelfCollisionLeavesIsolatedPairsAtTheDistance) {
   std::remove(out.c_str());
 }
 
+// World position of a cloth's local point, in double: world = q * p * q^-1 + translation (an
+// evaluation independent of the engine's).
+struct World {
+  double x, y, z;
+};
+World toWorld(const SceneCloth& c, const Float4& p) {
+  const double qx = c.rotation.x, qy = c.rotation.y, qz = c.rotation.z, qw = c.rotation.w;
+  const double px = p.x, py = p.y, pz = p.z;
+  const double tx = 2 * (qy * pz - qz * py), ty = 2 * (qz * px - qx * pz), tz = 2 * (qx * py - qy * px);
+  const double ox = c.translation[0], oy = c.translation[1], oz = c.translation[2];
+  return {px + qw * tx + (qy * tz - qz * ty) + ox, py + qw * ty + (qz * tx - qx * tz) + oy,
+          pz + qw * tz + (qx * ty - qy * tx) + oz};
+}
+double distance(const World& a, const World& b) {
+  return std::sqrt((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y) + (a.z - b.z) * (a.z - b.z));
+}
+
+// Inter collision (distance d, stiffness 1, 2 iterations) on three rotated and translated cloths:
+// every isolated pair of particles of different cloths that the filter allows and that is closer
+// than d in world space (found here by brute force from the file, in double) ends d apart, each
+// particle moving by its share w / (w_i + w_j) of the correction, pinned particles not at all.
+// Every other particle keeps its exact bits: same-cloth close pairs, and close particles of a cloth
+// the collision filter (collisionGroup / collisionMask) keeps out. And the file holds what the
+// library computes (interInput).
+TEST_P(SceneStep, InterCollisionLeavesIsolatedCrossClothPairsAtTheDistance) {
+  const std::string in = kSamples + "inter-collision-cloths.json";
+  const std::string out = tempPath(std::string(GetParam()) + "_inter.json");
+  const ToolRun r = runTool("step '" + in + "' --backend " + GetParam() + " --repeat 2 --out '" + out + "'" +
+                            (std::string(GetParam()) == "vulkan" ? " --validation" : ""));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("stages: inter;"), std::string::npos) << r.output;
+  Result<Scene> before = loadScene(in);
+  Result<Scene> after = loadScene(out);
+  ASSERT_TRUE(before) << before.message();
+  ASSERT_TRUE(after) << after.message();
+  ASSERT_TRUE(before->settings.interCollision.has_value());
+  ASSERT_EQ(before->settings.interCollision->stiffness, 1.0f);
+  const double d = before->settings.interCollision->distance;
+  ASSERT_EQ(after->cloths.size(), before->cloths.size());
+  EXPECT_EQ(after->settings, before->settings);
+
+  struct Ref {
+    size_t cloth, index;
+  };
+  std::vector<Ref> all;
+  std::vector<World> world;
+  for (size_t c = 0; c < before->cloths.size(); ++c) {
+    ASSERT_EQ(after->cloths[c].particles.size(), before->cloths[c].particles.size());
+    EXPECT_EQ(after->cloths[c].translation, before->cloths[c].translation);
+    EXPECT_EQ(after->cloths[c].rotation, before->cloths[c].rotation);
+    EXPECT_EQ(after->cloths[c].collisionGroup, before->cloths[c].collisionGroup);
+    EXPECT_EQ(after->cloths[c].collisionMask, before->cloths[c].collisionMask);
+    for (size_t i = 0; i < before->cloths[c].particles.size(); ++i) {
+      all.push_back({c, i});
+      world.push_back(toWorld(before->cloths[c], before->cloths[c].particles[i]));
+    }
+  }
+  auto allowed = [&](size_t a, size_t b) {
+    const SceneCloth& ca = before->cloths[a];
+    const SceneCloth& cb = before->cloths[b];
+    return (ca.collisionGroup & cb.collisionMask) != 0 && (cb.collisionGroup & ca.collisionMask) != 0;
+  };
+  std::vector<int> partner(all.size(), -1);
+  size_t sameCloth = 0, filtered = 0;
+  for (size_t i = 0; i < all.size(); ++i) {
+    for (size_t j = i + 1; j < all.size(); ++j) {
+      if (distance(world[i], world[j]) >= d) continue;
+      if (all[i].cloth == all[j].cloth) {
+        ++sameCloth;
+      } else if (!allowed(all[i].cloth, all[j].cloth)) {
+        ++filtered;
+      } else {
+        ASSERT_EQ(partner[i], -1) << "particle " << i << " is in two pairs: the sample's pairs must be isolated";
+        ASSERT_EQ(partner[j], -1) << "particle " << j << " is in two pairs";
+        partner[i] = static_cast<int>(j);
+        partner[j] = static_cast<int>(i);
+      }
+    }
+  }
+  auto particleOf = [&](const Scene& s, size_t k) { return s.cloths[all[k].cloth].particles[all[k].index]; };
+  size_t collided = 0, pinnedPartner = 0, unequalMasses = 0;
+  for (size_t i = 0; i < all.size(); ++i) {
+    const Float4 p0 = particleOf(*before, i), p1 = particleOf(*after, i);
+    if (partner[i] < 0) {
+      EXPECT_TRUE(samePosition(p1, p0)) << "cloth " << all[i].cloth << " particle " << all[i].index
+                                        << " collides with no other cloth and moved";
+      continue;
+    }
+    const size_t j = static_cast<size_t>(partner[i]);
+    if (j < i) continue;
+    const Float4 q0 = particleOf(*before, j), q1 = particleOf(*after, j);
+    if (p0.w == 0) {
+      EXPECT_TRUE(samePosition(p1, p0)) << "pinned particle " << i << " moved";
+    }
+    if (q0.w == 0) {
+      EXPECT_TRUE(samePosition(q1, q0)) << "pinned particle " << j << " moved";
+    }
+    if (p0.w == 0 && q0.w == 0) continue;
+    ++collided;
+    pinnedPartner += p0.w == 0 || q0.w == 0;
+    unequalMasses += p0.w != 0 && q0.w != 0 && p0.w != q0.w;
+    const World a = toWorld(before->cloths[all[i].cloth], p1), b = toWorld(before->cloths[all[j].cloth], q1);
+    const double scale = 1 + std::max({std::abs(a.x), std::abs(a.y), std::abs(a.z), std::abs(b.x), std::abs(b.y), std::abs(b.z)});
+    const double tol = double{kSelfCollisionTolerance} * scale;
+    EXPECT_NEAR(distance(a, b), d, 2 * tol) << "pair " << i << ", " << j;
+    // Rigid transforms keep lengths: the local displacements are the world ones.
+    const double mi = distance(p1, p0), mj = distance(q1, q0);
+    EXPECT_NEAR(mi * double{q0.w}, mj * double{p0.w}, 4 * tol) << "pair " << i << ", " << j;
+    EXPECT_NEAR(mi + mj, d - distance(world[i], world[j]), 2 * tol) << "pair " << i << ", " << j;
+  }
+  // The sample covers every case.
+  EXPECT_GE(collided, 10u);
+  EXPECT_GE(pinnedPartner, 1u);
+  EXPECT_GE(unequalMasses, 1u);
+  EXPECT_GE(sameCloth, 2u);
+  EXPECT_GE(filtered, 1u);
+
+  // The file holds what the library computes: bitwise on the scalar backend.
+  Result<SceneBuffers> buffers = makeSceneBuffers(*before);
+  ASSERT_TRUE(buffers) << buffers.message();
+  std::vector<Float4> next(buffers->particles.size());
+  ASSERT_TRUE(interCollideCpu(buffers->interInput(interCollisionSettings(before->settings)), next, Backend::kCpuScalar).ok());
+  buffers->particles = next;
+  Scene expected = *before;
+  storeSceneBuffers(*buffers, expected);
+  if (std::string(GetParam()) == "cpu-scalar") {
+    EXPECT_TRUE(*after == expected);
+  }
+  std::remove(out.c_str());
+}
+
+// A scene enabling all three stages: step chains shapes, self, inter in that order, each on what the
+// one before left; the file is bitwise the library's chain on the scalar backend, and inter
+// collision changed something there (the self-collision sample, its second cloth moved next to the
+// first and inter collision switched on).
+TEST(SceneStepChain, ShapesThenSelfThenInter) {
+  std::string text = readText(kSamples + "self-collision-pairs.json");
+  const std::string fromT = "\"translation\": [2.0, 0.0, 0.0]", fromS = "\"selfCollision\": {";
+  ASSERT_NE(text.find(fromT), std::string::npos);
+  text.replace(text.find(fromT), fromT.size(), "\"translation\": [0.02, 0.0, 0.0]");
+  ASSERT_NE(text.find(fromS), std::string::npos);
+  text.insert(text.find(fromS), "\"interCollision\": {\"distance\": 0.05, \"stiffness\": 0.8, \"iterations\": 3}, ");
+  const std::string in = tempPath("chain.json"), out = tempPath("chain-out.json");
+  writeText(in, text);
+  const ToolRun r = runTool("step '" + in + "' --backend cpu-scalar --out '" + out + "'");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("stages: shapes, self, inter;"), std::string::npos) << r.output;
+  Result<Scene> before = loadScene(in);
+  Result<Scene> after = loadScene(out);
+  ASSERT_TRUE(before && after);
+  Result<SceneBuffers> b = makeSceneBuffers(*before);
+  ASSERT_TRUE(b) << b.message();
+  ASSERT_TRUE(collideShapesCpu(b->shapeInput(shapeCollisionSettings(before->settings)), Backend::kCpuScalar).ok());
+  ASSERT_TRUE(collideSelfCpu(b->selfInput(selfCollisionSettings(before->settings)), Backend::kCpuScalar).ok());
+  const std::vector<Float4> withoutInter = b->particles;
+  std::vector<Float4> next(b->particles.size());
+  InterCollisionReport report;
+  ASSERT_TRUE(
+      interCollideCpu(b->interInput(interCollisionSettings(before->settings)), next, Backend::kCpuScalar, &report).ok());
+  EXPECT_EQ(report.clothPairs.size(), 1u);
+  size_t changedByInter = 0;
+  for (size_t i = 0; i < next.size(); ++i) changedByInter += !samePosition(next[i], withoutInter[i]);
+  EXPECT_GT(changedByInter, 2u);
+  b->particles = next;
+  Scene expected = *before;
+  storeSceneBuffers(*b, expected);
+  EXPECT_TRUE(*after == expected);
+  std::remove(in.c_str());
+  std::remove(out.c_str());
+}
+
 INSTANTIATE_TEST_SUITE_P(Cpu, SceneStep, ::testing::Values("cpu", "cpu-scalar"),
                          [](const auto& p) { return std::string(p.param) == "cpu" ? "Simd" : "Scalar"; });
 INSTANTIATE_TEST_SUITE_P(Vulkan, SceneStep, ::testing::Values("vulkan"), [](const auto&) { return "Vulkan"; });
@@ -354,23 +525,33 @@ TEST(SceneStepErrors, BadScenesExit2WithoutOutput) {
   EXPECT_FALSE(fileExists(out));
 }
 
-// Bad self-collision input is refused before anything runs (exit 2, the field named, no output).
+// Bad self- and inter-collision input is refused before anything runs (exit 2, the field named, no
+// output).
 TEST(SceneStepErrors, BadSelfCollisionInputExit2) {
-  const std::string good = readText(kSamples + "self-collision-pairs.json");
-  ASSERT_FALSE(good.empty());
   const struct {
+    const char* sample;
     const char* what;
     std::string from, to, message;
   } cases[] = {
-      {"negative distance", "\"distance\": 0.05", "\"distance\": -0.05", "distance"},
-      {"stiffness above 1", "\"stiffness\": 1.0", "\"stiffness\": 1.5", "stiffness"},
-      {"duplicate subset index", "\"selfCollisionIndices\": [0, 1,", "\"selfCollisionIndices\": [1, 1,", "subsets[0]"},
-      {"rest positions for one cloth only", "\"restPositions\": [\n        [-0.49",
+      {"self-collision-pairs.json", "negative distance", "\"distance\": 0.05", "\"distance\": -0.05", "distance"},
+      {"self-collision-pairs.json", "stiffness above 1", "\"stiffness\": 1.0", "\"stiffness\": 1.5", "stiffness"},
+      {"self-collision-pairs.json", "duplicate subset index", "\"selfCollisionIndices\": [0, 1,",
+       "\"selfCollisionIndices\": [1, 1,", "subsets[0]"},
+      {"self-collision-pairs.json", "rest positions for one cloth only", "\"restPositions\": [\n        [-0.49",
        "\"prevParticles\": [\n        [-0.49", "cloths[1].restPositions: absent, but cloths[0] has them"},
+      {"inter-collision-cloths.json", "inter: zero distance", "\"distance\": 0.05", "\"distance\": 0",
+       "inter collision: settings.distance"},
+      {"inter-collision-cloths.json", "inter: stiffness above 1", "\"stiffness\": 1.0", "\"stiffness\": 1.5",
+       "inter collision: settings.stiffness"},
+      {"inter-collision-cloths.json", "inter: too many iterations", "\"iterations\": 2", "\"iterations\": 65",
+       "inter collision: settings.iterations"},
+      {"inter-collision-cloths.json", "inter: rotation not unit", "[0.0, 0.258819, 0.0, 0.9659258]",
+       "[0.0, 0.5, 0.0, 0.9659258]", "inter collision: cloths[0].rotation has length"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.what);
-    std::string text = good;
+    std::string text = readText(kSamples + c.sample);
+    ASSERT_FALSE(text.empty()) << c.sample;
     const size_t at = text.find(c.from);
     ASSERT_NE(at, std::string::npos) << c.from;
     text.replace(at, c.from.size(), c.to);
@@ -391,6 +572,7 @@ TEST(SceneStepErrors, StagesThisBuildLacksAreRefused) {
   const ToolRun stages = runTool("stages");
   ASSERT_EQ(stages.exitCode, 0) << stages.output;
   ASSERT_NE(stages.output.find("shapes  available"), std::string::npos) << stages.output;
+  EXPECT_NE(stages.output.find("inter   available"), std::string::npos) << stages.output;
   const std::string good = readText(kSamples + "two-cloths.json");
   const struct {
     const char* stage;
@@ -431,13 +613,15 @@ TEST(SceneStepErrors, StagesThisBuildLacksAreRefused) {
 // compare runs Vulkan too where a device exists (lavapipe here), hence "Vulkan" in the name.
 TEST(SceneCompareVulkan, SamplesAgree) {
   for (const char* sample :
-       {"sphere-and-capsule.json", "two-cloths.json", "ccd-fast-strip.json", "self-collision-pairs.json"}) {
+       {"sphere-and-capsule.json", "two-cloths.json", "ccd-fast-strip.json", "self-collision-pairs.json",
+        "inter-collision-cloths.json"}) {
     SCOPED_TRACE(sample);
     const ToolRun r = runTool("compare '" + kSamples + sample + "' --repeat 2 --validation");
     EXPECT_EQ(r.exitCode, 0) << r.output;
     EXPECT_NE(r.output.find("every backend agrees with cpu-scalar"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("cpu-simd"), std::string::npos) << r.output;
-    EXPECT_NE(r.output.find("masks equal"), std::string::npos) << r.output;
+    const bool inter = std::string(sample) == "inter-collision-cloths.json";  // no shapes: no masks
+    EXPECT_NE(r.output.find(inter ? "vulkan device" : "masks equal"), std::string::npos) << r.output;
     EXPECT_EQ(r.output.find("BEYOND"), std::string::npos) << r.output;
     EXPECT_EQ(r.output.find("DIFFER"), std::string::npos) << r.output;
     if (std::string(sample) == "self-collision-pairs.json") {
@@ -445,6 +629,15 @@ TEST(SceneCompareVulkan, SamplesAgree) {
       size_t rows = 0;
       for (size_t at = 0; (at = r.output.find("keys equal, pairs equal (", at)) != std::string::npos; ++at) ++rows;
       EXPECT_EQ(rows, 4u) << r.output;
+    }
+    if (inter) {
+      // The three cloths, on both other backends: cloth pairs, marked particles and contacts equal;
+      // the two sheets are a cloth pair, the filtered patch is in none.
+      size_t rows = 0;
+      for (size_t at = 0; (at = r.output.find("cloth pairs equal (", at)) != std::string::npos; ++at) ++rows;
+      EXPECT_EQ(rows, 6u) << r.output;
+      EXPECT_NE(r.output.find("cloth pairs equal (1), marked equal ("), std::string::npos) << r.output;
+      EXPECT_NE(r.output.find("cloth pairs equal (0), marked equal (0), contacts equal"), std::string::npos) << r.output;
     }
   }
 }
@@ -489,6 +682,35 @@ TEST(SceneCompareVulkan, DoctoredSelfResultsFail) {
   r = runTool("compare " + scene + " --perturb-backend cpu 5e-6 --perturb-stage self");
   EXPECT_EQ(r.exitCode, 0) << r.output;
   EXPECT_EQ(runTool("compare " + scene + " --perturb-self cpu sizes").exitCode, 2);
+}
+
+// Doctored inter-collision results fail compare, and only the inter rows.
+TEST(SceneCompareVulkan, DoctoredInterResultsFail) {
+  const std::string scene = "'" + kSamples + "inter-collision-cloths.json'";
+  for (const char* what : {"pairs", "marked", "contacts"}) {
+    SCOPED_TRACE(what);
+    const ToolRun r = runTool("compare " + scene + " --perturb-inter cpu " + what);
+    EXPECT_EQ(r.exitCode, 1) << r.output;
+    EXPECT_NE(r.output.find(std::string(what) + " DIFFER"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("BEYOND"), std::string::npos) << r.output;
+  }
+  ToolRun r = runTool("compare " + scene + " --perturb-inter vulkan contacts");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("contacts DIFFER"), std::string::npos) << r.output;
+  r = runTool("compare " + scene + " --perturb-backend vulkan 1e-3 --perturb-stage inter");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  size_t beyond = 0;
+  std::istringstream lines(r.output);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("BEYOND TOLERANCE") == std::string::npos) continue;
+    ++beyond;
+    EXPECT_EQ(line.find("  inter "), 0u) << line;
+  }
+  EXPECT_EQ(beyond, 3u) << r.output;  // the three cloths' inter rows of Vulkan
+  // Just inside the tolerance still passes (|x| <= 0.8: 1e-5 * (1 + 0.8) > 5e-6).
+  r = runTool("compare " + scene + " --perturb-backend cpu 5e-6 --perturb-stage inter");
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_EQ(runTool("compare " + scene + " --perturb-inter cpu keys").exitCode, 2);
 }
 
 // The NvCloth drape scene enables self collision: step runs shapes then self; with --skip self only

@@ -152,7 +152,8 @@ TEST(SceneLoad, DocumentedExampleAndSamplesParse) {
   ASSERT_EQ(s->cloths.size(), 1u);
   EXPECT_EQ(s->cloths[0].capsules.size(), 1u);
   for (const char* sample :
-       {"sphere-and-capsule.json", "two-cloths.json", "ccd-fast-strip.json", "self-collision-pairs.json"}) {
+       {"sphere-and-capsule.json", "two-cloths.json", "ccd-fast-strip.json", "self-collision-pairs.json",
+        "inter-collision-cloths.json"}) {
     Result<Scene> sc = loadScene(std::string(VKC_SOURCE_DIR) + "/samples/scenes/" + sample);
     ASSERT_TRUE(sc) << sc.message();
     Result<SceneBuffers> b = makeSceneBuffers(*sc);
@@ -160,6 +161,10 @@ TEST(SceneLoad, DocumentedExampleAndSamplesParse) {
     EXPECT_TRUE(validate(b->shapeInput(shapeCollisionSettings(sc->settings))).ok()) << sample;
     if (sc->settings.selfCollision) {
       const Status st = validate(b->selfInput(selfCollisionSettings(sc->settings)));
+      EXPECT_TRUE(st.ok()) << sample << ": " << st.message();
+    }
+    if (sc->settings.interCollision) {
+      const Status st = validate(b->interInput(interCollisionSettings(sc->settings)));
       EXPECT_TRUE(st.ok()) << sample << ": " << st.message();
     }
   }
@@ -260,6 +265,56 @@ TEST(SceneLoad, BuffersGiveTheSelfCollisionInput) {
   ASSERT_FALSE(partial);
   EXPECT_NE(partial.message().find("cloths[0].restPositions has 2 elements; particles has 3"), std::string::npos)
       << partial.message();
+}
+
+// The inter-collision view: one cloth description per cloth (range, translation, rotation) and one
+// filter per cloth (group, mask), over the concatenated particles; the settings as given.
+TEST(SceneLoad, BuffersGiveTheInterCollisionInput) {
+  Scene scene;
+  scene.cloths.resize(3);
+  scene.cloths[0].particles = {{0, 0, 0, 1}, {1, 0, 0, 1}};
+  scene.cloths[0].translation = {0, 0, 0.01f};  // cloth 0's particle 0 lies 0.01 from cloth 2's
+  scene.cloths[1].particles = {{0, 0, 0.01f, 1}};
+  scene.cloths[1].collisionGroup = 2;  // mask 0xFFFFFFFF, but cloth 0's group 1 & mask 4 == 0
+  scene.cloths[1].collisionMask = 4;
+  scene.cloths[2].particles = {{0, 0, 0, 1}};
+  scene.cloths[2].rotation = {0, 0, 1, 0};  // 180 degrees about z: (0, 0, 0) stays put
+  scene.settings.interCollision = SceneInterCollision{0.05f, 1.0f, 2};
+  Result<SceneBuffers> b = makeSceneBuffers(scene);
+  ASSERT_TRUE(b) << b.message();
+  const InterCollisionSettings st = interCollisionSettings(scene.settings);
+  EXPECT_EQ(st.distance, 0.05f);
+  EXPECT_EQ(st.stiffness, 1.0f);
+  EXPECT_EQ(st.iterations, 2u);
+  const InterCollisionInput in = b->interInput(st);
+  ASSERT_EQ(in.particles.size(), 4u);
+  EXPECT_EQ(in.particles.data(), b->particles.data());
+  ASSERT_EQ(in.cloths.size(), 3u);
+  EXPECT_EQ(in.cloths[1].range.first, 2u);
+  EXPECT_EQ(in.cloths[1].range.count, 1u);
+  EXPECT_EQ(in.cloths[0].translation.z, 0.01f);
+  EXPECT_EQ(in.cloths[2].rotation, (Float4{0, 0, 1, 0}));
+  ASSERT_EQ(in.filters.size(), 3u);
+  for (uint32_t c = 0; c < 3; ++c) EXPECT_EQ(in.filters[c].cloth, c);
+  EXPECT_EQ(in.filters[0].group, 1u);
+  EXPECT_EQ(in.filters[0].mask, 0xFFFFFFFFu);
+  EXPECT_EQ(in.filters[1].group, 2u);
+  EXPECT_EQ(in.filters[1].mask, 4u);
+  ASSERT_TRUE(validate(in).ok()) << validate(in).message();
+  // Runs: cloths 0 and 2 (world (0, 0, 0.01) and (0, 0, 0)) end 0.05 apart; cloth 1 (world
+  // (0, 0, 0.01) too) is filtered out and keeps its bits.
+  std::vector<Float4> out(in.particles.size());
+  InterCollisionReport report;
+  ASSERT_TRUE(interCollideCpu(in, out, Backend::kCpuScalar, &report).ok());
+  EXPECT_EQ(report.clothPairs, (std::vector<InterClothPair>{{0, 2}}));
+  EXPECT_EQ(out[2], b->particles[2]);
+  EXPECT_EQ(out[1], b->particles[1]);
+  EXPECT_NEAR(out[0].z + 0.01f - out[3].z, 0.05f, 1e-6f);  // cloth 2 is rotated about z: z unchanged
+
+  // Without settings.interCollision: distance 0, refused by validate().
+  scene.settings.interCollision.reset();
+  EXPECT_EQ(interCollisionSettings(scene.settings).distance, 0.0f);
+  EXPECT_FALSE(validate(b->interInput(interCollisionSettings(scene.settings))).ok());
 }
 
 }  // namespace

@@ -23,6 +23,7 @@ const char* kValid = R"({
     {"particles": [[0, 2, 0, 1]], "prevParticles": [[0, 2.5, 0, 1]],
      "spheres": [[0, 0, 0, 1]], "prevSpheres": [[0, -0.1, 0, 1]],
      "translation": [1, 2, 3], "rotation": [0, 0.7071068, 0, 0.7071068],
+     "collisionGroup": 6, "collisionMask": 4294967295,
      "restPositions": [[0, 0, 0, 0]], "selfCollisionIndices": [0]}
   ]
 })";
@@ -67,6 +68,8 @@ TEST(SceneParse, ValidSceneAndDefaults) {
   EXPECT_EQ(a.capsules[0].sphere1, 1u);
   EXPECT_EQ(a.translation, (std::array<float, 3>{0, 0, 0}));
   EXPECT_EQ(a.rotation, (Float4{0, 0, 0, 1}));
+  EXPECT_EQ(a.collisionGroup, 1u);             // default: group 1
+  EXPECT_EQ(a.collisionMask, 0xFFFFFFFFu);     // default: collides with every group
   EXPECT_TRUE(a.restPositions.empty());
   EXPECT_TRUE(a.selfCollisionIndices.empty());
   const SceneCloth& b = s->cloths[1];
@@ -75,6 +78,8 @@ TEST(SceneParse, ValidSceneAndDefaults) {
   EXPECT_EQ(b.prevSpheres[0].y, -0.1f);
   EXPECT_EQ(b.translation, (std::array<float, 3>{1, 2, 3}));
   EXPECT_EQ(b.rotation.w, 0.7071068f);
+  EXPECT_EQ(b.collisionGroup, 6u);
+  EXPECT_EQ(b.collisionMask, 0xFFFFFFFFu);
   EXPECT_TRUE(b.capsules.empty());
 }
 
@@ -133,6 +138,14 @@ TEST(SceneParse, WrongTypes) {
   EXPECT_ERROR(replaced(kValid, R"("settings": {)", R"("settings": [{)"), "settings: expected an object, found an array");
   EXPECT_ERROR(replaced(kValid, R"("version": 1)", R"("version": "1")"), "version: expected an unsigned integer");
   EXPECT_ERROR("[]", "expected an object, found an array");
+  EXPECT_ERROR(replaced(kValid, R"("collisionGroup": 6)", R"("collisionGroup": "6")"),
+               "cloths[1].collisionGroup: expected an unsigned integer, found a string");
+  EXPECT_ERROR(replaced(kValid, R"("collisionGroup": 6)", R"("collisionGroup": 1.5)"),
+               "cloths[1].collisionGroup: expected an unsigned integer, found 1.5");
+  EXPECT_ERROR(replaced(kValid, R"("collisionMask": 4294967295)", R"("collisionMask": true)"),
+               "cloths[1].collisionMask: expected an unsigned integer");
+  EXPECT_ERROR(replaced(kValid, R"("collisionMask": 4294967295)", R"("collisionMask": 1e3)"),
+               "cloths[1].collisionMask: expected an unsigned integer");
 }
 
 TEST(SceneParse, MissingRequiredFields) {
@@ -203,6 +216,15 @@ TEST(SceneParse, IndexRanges) {
                "cloths[0].capsules[0][1]: expected an unsigned integer below 2^32");
   EXPECT_ERROR(replaced(kValid, R"("selfCollisionIndices": [0])", R"("selfCollisionIndices": [0, 1])"),
                "cloths[1].selfCollisionIndices[1]: particle index 1 is out of range; the cloth has 1 particles");
+  EXPECT_ERROR(replaced(kValid, R"("collisionMask": 4294967295)", R"("collisionMask": 4294967296)"),
+               "cloths[1].collisionMask: expected an unsigned integer below 2^32");
+  EXPECT_ERROR(replaced(kValid, R"("collisionGroup": 6)", R"("collisionGroup": -1)"),
+               "cloths[1].collisionGroup: expected an unsigned integer");
+  EXPECT_ERROR(replaced(kValid, R"("collisionGroup": 6)", R"("collisionGroup": 6, "collisionGroup": 6)"),
+               "cloths[1].collisionGroup: duplicate key");
+  Result<Scene> zero = parseScene(replaced(kValid, R"("collisionGroup": 6)", R"("collisionGroup": 0)"));
+  ASSERT_TRUE(zero) << zero.message();  // group 0 is valid: the cloth collides with nothing
+  EXPECT_EQ(zero->cloths[1].collisionGroup, 0u);
 }
 
 TEST(SceneParse, FormatAndVersion) {
@@ -245,11 +267,21 @@ TEST(SceneParse, RoundTripEveryFieldBitwise) {
   s->cloths[0].particles[0] = {std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::max(), -0.0f,
                                0.1f};
   s->cloths[0].particles[1] = {1.00000012f, 3.40282326e38f, 1.17549435e-38f, 16777217.0f};
+  s->cloths[0].collisionGroup = 0x80000001u;  // written although cloth 1's are the defaults
+  s->cloths[0].collisionMask = 0u;
   Result<Scene> again = parseScene(writeScene(*s));
   ASSERT_TRUE(again) << again.message();
   EXPECT_TRUE(*again == *s);
   EXPECT_EQ(std::memcmp(again->cloths[0].particles.data(), s->cloths[0].particles.data(), 2 * sizeof(Float4)), 0);
   EXPECT_TRUE(std::signbit(again->cloths[0].particles[0].z));
+  EXPECT_EQ(again->cloths[0].collisionGroup, 0x80000001u);
+  EXPECT_EQ(again->cloths[0].collisionMask, 0u);
+  EXPECT_EQ(again->cloths[1].collisionGroup, 6u);
+  EXPECT_NE(writeScene(*s).find("\"collisionMask\": 4294967295"), std::string::npos);
+  // The fields take part in ==.
+  Scene other = *again;
+  other.cloths[1].collisionMask = 3;
+  EXPECT_FALSE(other == *s);
 }
 
 // 200 000 random finite floats (random bit patterns: denormals, huge and tiny exponents) survive
