@@ -1,5 +1,5 @@
 // libFuzzer target: parseScene on arbitrary bytes must return a value or an error, never crash,
-// hang or read out of bounds; and every scene it accepts must survive writeScene -> parseScene
+// hang or read out of bounds; every scene it accepts must survive writeScene -> parseScene
 // unchanged (bitwise: the written text of the re-read scene is the same text).
 // Built and run by scripts/fuzz.sh (clang, -fsanitize=fuzzer,address,undefined).
 #include <cstdint>
@@ -30,10 +30,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::fprintf(stderr, "the scene changed through writeScene -> parseScene\n");
     std::abort();
   }
-  // The stage layout of any accepted scene can be built.
+  // The stage layout of any accepted scene is built or refused with a message (it checks rules across
+  // cloths and settings that the parser leaves to it, e.g. rest positions for every cloth or none
+  // when self collision is on), never crashes.
   vkc::Result<vkc::SceneBuffers> buffers = vkc::makeSceneBuffers(*scene);
-  if (!buffers) {
-    std::fprintf(stderr, "makeSceneBuffers failed: %s\n", buffers.message().c_str());
+  if (!buffers && buffers.message().empty()) {
+    std::fprintf(stderr, "makeSceneBuffers failed without a message\n");
     std::abort();
   }
   return 0;
