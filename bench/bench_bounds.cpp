@@ -52,60 +52,32 @@ void usage(std::FILE* f) {
                "  --json PATH      write results as JSON (default bench_bounds.json)\n");
 }
 
-bool parseUint(const char* s, uint32_t& out) {
-  char* end = nullptr;
-  const unsigned long v = std::strtoul(s, &end, 10);
-  if (end == s || *end != '\0' || v > UINT32_MAX) return false;
-  out = static_cast<uint32_t>(v);
-  return true;
-}
-
 std::optional<Options> parseOptions(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> const char* {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "bench_bounds: %s needs a value\n", a.c_str());
-        return nullptr;
-      }
-      return argv[++i];
-    };
-    auto number = [&](uint32_t& out) {
-      const char* v = value();
-      if (v == nullptr) return false;
-      if (!parseUint(v, out)) {
-        std::fprintf(stderr, "bench_bounds: %s: '%s' is not a non-negative integer\n", a.c_str(), v);
-        return false;
-      }
-      return true;
-    };
-    if (a == "--help" || a == "-h") {
+  ArgReader args("bench_bounds", argc, argv);
+  while (args.next()) {
+    if (args.is("--help") || args.is("-h")) {
       usage(stdout);
       std::exit(0);
-    } else if (a == "--device") {
-      const char* v = value();
-      if (v == nullptr) return std::nullopt;
-      o.device = v;
-    } else if (a == "--json") {
-      const char* v = value();
-      if (v == nullptr) return std::nullopt;
-      o.json = v;
-    } else if (a == "--min-log2") {
-      if (!number(o.minLog2)) return std::nullopt;
-    } else if (a == "--max-log2") {
-      if (!number(o.maxLog2)) return std::nullopt;
-    } else if (a == "--reps") {
-      if (!number(o.reps)) return std::nullopt;
+    } else if (args.is("--device")) {
+      if (!args.text(o.device)) return std::nullopt;
+    } else if (args.is("--json")) {
+      if (!args.text(o.json)) return std::nullopt;
+    } else if (args.is("--min-log2")) {
+      if (!args.number(o.minLog2)) return std::nullopt;
+    } else if (args.is("--max-log2")) {
+      if (!args.number(o.maxLog2)) return std::nullopt;
+    } else if (args.is("--reps")) {
+      if (!args.number(o.reps)) return std::nullopt;
       o.repsGiven = true;
-    } else if (a == "--cloths") {
-      if (!number(o.cloths)) return std::nullopt;
-    } else if (a == "--prev") {
+    } else if (args.is("--cloths")) {
+      if (!args.number(o.cloths)) return std::nullopt;
+    } else if (args.is("--prev")) {
       o.prev = true;
-    } else if (a == "--quick") {
+    } else if (args.is("--quick")) {
       o.quick = true;
     } else {
-      std::fprintf(stderr, "bench_bounds: unknown option '%s'\n", a.c_str());
+      std::fprintf(stderr, "bench_bounds: unknown option '%s'\n", args.arg().c_str());
       usage(stderr);
       return std::nullopt;
     }
@@ -164,22 +136,6 @@ std::vector<ClothRange> splitCloths(uint32_t n, uint32_t cloths) {
 
 bool sameBoxes(const std::vector<Aabb>& a, const std::vector<Aabb>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(Aabb)) == 0;
-}
-
-std::string cpuModel() {
-  std::ifstream f("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.rfind("model name", 0) != 0) continue;
-    const size_t colon = line.find(':');
-    if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
-  }
-  return "unknown";
-}
-
-std::string apiVersionString(uint32_t v) {
-  return std::to_string(VK_API_VERSION_MAJOR(v)) + "." + std::to_string(VK_API_VERSION_MINOR(v)) + "." +
-         std::to_string(VK_API_VERSION_PATCH(v));
 }
 
 // The device's copy roofline: shaders/copy.comp over n vec4, timed by a timestamp pair.
@@ -270,13 +226,8 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo& dev,
   if (f == nullptr) return false;
   std::string s = "{\n";
   s += "  \"benchmark\": \"bounds\",\n";
-  s += "  \"device\": " + jsonString(dev.name) + ",\n";
-  s += "  \"driver\": " + jsonString(dev.driverName + (dev.driverInfo.empty() ? "" : " " + dev.driverInfo)) + ",\n";
-  s += "  \"vendor\": " + jsonString(dev.vendorName) + ",\n";
-  s += "  \"vulkan_api\": " + jsonString(apiVersionString(dev.apiVersion)) + ",\n";
-  s += "  \"subgroup_size\": " + std::to_string(dev.subgroupSize) + ",\n";
-  s += "  \"cpu\": " + jsonString(cpuModel()) + ",\n";
-  s += "  \"cpu_simd_target\": " + jsonString(cpu::simdTargetName()) + ",\n";
+  s += jsonDeviceFields(dev);
+  s += jsonHostFields();
   s += "  \"date\": " + jsonString(date) + ",\n";
   s += "  \"options\": {\"cloths\": " + std::to_string(o.cloths) + ", \"include_previous\": " +
        (o.prev ? "true" : "false") + ", \"reps\": " + std::to_string(o.reps) +

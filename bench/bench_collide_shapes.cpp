@@ -80,14 +80,6 @@ void usage(std::FILE* f) {
                "  --json PATH        write results as JSON (default bench_collide_shapes.json)\n");
 }
 
-bool parseUint(const char* s, uint32_t& out) {
-  char* end = nullptr;
-  const unsigned long v = std::strtoul(s, &end, 10);
-  if (end == s || *end != '\0' || v > UINT32_MAX) return false;
-  out = static_cast<uint32_t>(v);
-  return true;
-}
-
 std::vector<std::string> splitList(const std::string& s) {
   std::vector<std::string> out;
   size_t start = 0;
@@ -103,48 +95,28 @@ std::vector<std::string> splitList(const std::string& s) {
 
 std::optional<Options> parseOptions(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> const char* {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "bench_collide_shapes: %s needs a value\n", a.c_str());
-        return nullptr;
-      }
-      return argv[++i];
-    };
-    auto number = [&](uint32_t& out) {
-      const char* v = value();
-      if (v == nullptr) return false;
-      if (!parseUint(v, out)) {
-        std::fprintf(stderr, "bench_collide_shapes: %s: '%s' is not a non-negative integer\n", a.c_str(), v);
-        return false;
-      }
-      return true;
-    };
-    if (a == "--help" || a == "-h") {
+  ArgReader args("bench_collide_shapes", argc, argv);
+  while (args.next()) {
+    if (args.is("--help") || args.is("-h")) {
       usage(stdout);
       std::exit(0);
-    } else if (a == "--device") {
-      const char* v = value();
-      if (v == nullptr) return std::nullopt;
-      o.device = v;
-    } else if (a == "--json") {
-      const char* v = value();
-      if (v == nullptr) return std::nullopt;
-      o.json = v;
-    } else if (a == "--min-log2") {
-      if (!number(o.minLog2)) return std::nullopt;
-    } else if (a == "--max-log2") {
-      if (!number(o.maxLog2)) return std::nullopt;
-    } else if (a == "--max-n") {
-      if (!number(o.maxN)) return std::nullopt;
-    } else if (a == "--vulkan-max-n") {
-      if (!number(o.vulkanMaxN)) return std::nullopt;
-    } else if (a == "--reps") {
-      if (!number(o.reps)) return std::nullopt;
+    } else if (args.is("--device")) {
+      if (!args.text(o.device)) return std::nullopt;
+    } else if (args.is("--json")) {
+      if (!args.text(o.json)) return std::nullopt;
+    } else if (args.is("--min-log2")) {
+      if (!args.number(o.minLog2)) return std::nullopt;
+    } else if (args.is("--max-log2")) {
+      if (!args.number(o.maxLog2)) return std::nullopt;
+    } else if (args.is("--max-n")) {
+      if (!args.number(o.maxN)) return std::nullopt;
+    } else if (args.is("--vulkan-max-n")) {
+      if (!args.number(o.vulkanMaxN)) return std::nullopt;
+    } else if (args.is("--reps")) {
+      if (!args.number(o.reps)) return std::nullopt;
       o.repsGiven = true;
-    } else if (a == "--spheres") {
-      const char* v = value();
+    } else if (args.is("--spheres")) {
+      const char* v = args.value();
       if (v == nullptr) return std::nullopt;
       o.spheres.clear();
       for (const std::string& s : splitList(v)) {
@@ -155,8 +127,8 @@ std::optional<Options> parseOptions(int argc, char** argv) {
         }
         o.spheres.push_back(n);
       }
-    } else if (a == "--mode") {
-      const char* v = value();
+    } else if (args.is("--mode")) {
+      const char* v = args.value();
       if (v == nullptr) return std::nullopt;
       const std::string m = v;
       if (m != "discrete" && m != "ccd" && m != "both") {
@@ -165,8 +137,8 @@ std::optional<Options> parseOptions(int argc, char** argv) {
       }
       o.discrete = m != "ccd";
       o.ccd = m != "discrete";
-    } else if (a == "--backend") {
-      const char* v = value();
+    } else if (args.is("--backend")) {
+      const char* v = args.value();
       if (v == nullptr) return std::nullopt;
       o.vulkan = o.scalar = o.simd = false;
       for (const std::string& b : splitList(v)) {
@@ -181,16 +153,16 @@ std::optional<Options> parseOptions(int argc, char** argv) {
           return std::nullopt;
         }
       }
-    } else if (a == "--no-scenes") {
+    } else if (args.is("--no-scenes")) {
       o.scenes = false;
-    } else if (a == "--scenes-only") {
+    } else if (args.is("--scenes-only")) {
       o.synthetic = false;
-    } else if (a == "--simd-targets") {
+    } else if (args.is("--simd-targets")) {
       o.allTargets = true;
-    } else if (a == "--quick") {
+    } else if (args.is("--quick")) {
       o.quick = true;
     } else {
-      std::fprintf(stderr, "bench_collide_shapes: unknown option '%s'\n", a.c_str());
+      std::fprintf(stderr, "bench_collide_shapes: unknown option '%s'\n", args.arg().c_str());
       usage(stderr);
       return std::nullopt;
     }
@@ -345,22 +317,6 @@ uint32_t repsFor(uint32_t reps, double onceMs) {
   return std::max(std::min(reps, kMinReps), static_cast<uint32_t>(kCellBudgetMs / std::max(onceMs, 1e-3)));
 }
 
-std::string cpuModel() {
-  std::ifstream f("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.rfind("model name", 0) != 0) continue;
-    const size_t colon = line.find(':');
-    if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
-  }
-  return "unknown";
-}
-
-std::string apiVersionString(uint32_t v) {
-  return std::to_string(VK_API_VERSION_MAJOR(v)) + "." + std::to_string(VK_API_VERSION_MINOR(v)) + "." +
-         std::to_string(VK_API_VERSION_PATCH(v));
-}
-
 // The device's copy roofline: shaders/copy.comp over n vec4, timed by a timestamp pair.
 class DeviceCopy {
  public:
@@ -463,14 +419,9 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo& dev,
   if (f == nullptr) return false;
   std::string s = "{\n";
   s += "  \"benchmark\": \"collide_shapes\",\n";
-  s += "  \"device\": " + jsonString(dev.name) + ",\n";
-  s += "  \"driver\": " + jsonString(dev.driverName + (dev.driverInfo.empty() ? "" : " " + dev.driverInfo)) + ",\n";
-  s += "  \"vendor\": " + jsonString(dev.vendorName) + ",\n";
-  s += "  \"vulkan_api\": " + jsonString(apiVersionString(dev.apiVersion)) + ",\n";
-  s += "  \"subgroup_size\": " + std::to_string(dev.subgroupSize) + ",\n";
+  s += jsonDeviceFields(dev);
   s += "  \"lp_num_threads\": " + jsonString(lpThreads) + ",\n";
-  s += "  \"cpu\": " + jsonString(cpuModel()) + ",\n";
-  s += "  \"cpu_simd_target\": " + jsonString(cpu::simdTargetName()) + ",\n";
+  s += jsonHostFields();
   s += "  \"cpu_threads\": 1,\n";
   s += "  \"date\": " + jsonString(date) + ",\n";
   s += "  \"options\": {\"reps\": " + std::to_string(o.reps) + ", \"min_log2\": " + std::to_string(o.minLog2) +
