@@ -222,8 +222,6 @@ void printRow(const Row& r) {
 
 bool writeJson(const std::string& path, const Options& o, const DeviceInfo& dev, const std::string& date,
                const std::vector<uint32_t>& log2s, const std::vector<Row>& rows) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (f == nullptr) return false;
   std::string s = "{\n";
   s += "  \"benchmark\": \"bounds\",\n";
   s += jsonDeviceFields(dev);
@@ -256,19 +254,13 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo& dev,
     s += i + 1 < rows.size() ? "},\n" : "}\n";
   }
   s += "  ]\n}\n";
-  const bool ok = std::fwrite(s.data(), 1, s.size(), f) == s.size();
-  return std::fclose(f) == 0 && ok;
+  return writeTextFile(path, s);
 }
 
 int runBench(const Options& o) {
-  ContextCreateInfo ci;
-  if (!o.device.empty()) ci.deviceSelector = o.device.c_str();
-  auto created = Context::create(ci);
-  if (!created) {
-    std::fprintf(stderr, "bench_bounds: no Vulkan context: %s\n", created.message().c_str());
-    return 1;
-  }
-  Context& context = **created;
+  const std::unique_ptr<Context> owner = createContext("bench_bounds", o.device);
+  if (!owner) return 1;
+  Context& context = *owner;
   detail::ContextImpl& ctx = context.impl();
   const DeviceInfo& dev = context.deviceInfo();
   const bool timestamps = dev.timestampPeriodNs > 0;

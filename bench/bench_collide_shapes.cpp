@@ -415,8 +415,6 @@ void printRow(const Row& r) {
 
 bool writeJson(const std::string& path, const Options& o, const DeviceInfo& dev, const std::string& date,
                const std::string& lpThreads, const std::vector<Row>& rows) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (f == nullptr) return false;
   std::string s = "{\n";
   s += "  \"benchmark\": \"collide_shapes\",\n";
   s += jsonDeviceFields(dev);
@@ -468,8 +466,7 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo& dev,
     s += i + 1 < rows.size() ? "},\n" : "}\n";
   }
   s += "  ]\n}\n";
-  const bool ok = std::fwrite(s.data(), 1, s.size(), f) == s.size();
-  return std::fclose(f) == 0 && ok;
+  return writeTextFile(path, s);
 }
 
 uint32_t countMoved(const Problem& p) {
@@ -765,14 +762,8 @@ int runBench(const Options& o) {
   std::unique_ptr<DeviceCopy> copy;
   DeviceInfo dev;
   if (o.vulkan) {
-    ContextCreateInfo ci;
-    if (!o.device.empty()) ci.deviceSelector = o.device.c_str();
-    auto created = Context::create(ci);
-    if (!created) {
-      std::fprintf(stderr, "bench_collide_shapes: no Vulkan context: %s\n", created.message().c_str());
-      return 1;
-    }
-    contextOwner = std::move(created.value());
+    contextOwner = createContext("bench_collide_shapes", o.device);
+    if (!contextOwner) return 1;
     dev = contextOwner->deviceInfo();
     if (dev.timestampPeriodNs > 0) {
       auto c = DeviceCopy::create(contextOwner->impl(), 2 * maxVulkanN);

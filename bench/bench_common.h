@@ -10,11 +10,13 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "cpu/bounds.h"  // cpu::simdTargetName
 #include "vkcollide/context.h"
+#include "vkcollide/result.h"
 
 namespace vkc::bench {
 
@@ -178,6 +180,28 @@ inline std::string jsonNumber(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
+}
+
+// Writes `text` to `path` (created or truncated); false when the file cannot be opened, written or closed.
+inline bool writeTextFile(const std::string& path, const std::string& text) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) return false;
+  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  return std::fclose(f) == 0 && ok;
+}
+
+// A Vulkan context on the device picked by `device` (index or name substring; empty: VKC_DEVICE,
+// else the first GPU, see ContextCreateInfo::deviceSelector). On failure prints
+// "<prog>: no Vulkan context: <message>" to stderr and returns null.
+inline std::unique_ptr<Context> createContext(const char* prog, const std::string& device) {
+  ContextCreateInfo ci;
+  if (!device.empty()) ci.deviceSelector = device.c_str();
+  auto created = Context::create(ci);
+  if (!created) {
+    std::fprintf(stderr, "%s: no Vulkan context: %s\n", prog, created.message().c_str());
+    return nullptr;
+  }
+  return std::move(created.value());
 }
 
 // JSON object members (two-space indent, one per line, each ending in ",\n") describing the Vulkan

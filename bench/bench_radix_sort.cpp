@@ -124,8 +124,6 @@ void printRow(const Row& r) {
 
 bool writeJson(const std::string& path, const Options& o, const DeviceInfo* dev, const std::string& date,
                const std::vector<Row>& rows) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (f == nullptr) return false;
   std::string s = "{\n  \"benchmark\": \"radix_sort\",\n";
   s += "  \"device\": " + jsonString(dev ? dev->name : "none") + ",\n";
   s += "  \"driver\": " + jsonString(dev ? dev->driverName + " " + dev->driverInfo : "") + ",\n";
@@ -154,21 +152,14 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo* dev,
     s += i + 1 < rows.size() ? "},\n" : "}\n";
   }
   s += "  ]\n}\n";
-  const bool ok = std::fwrite(s.data(), 1, s.size(), f) == s.size();
-  return std::fclose(f) == 0 && ok;
+  return writeTextFile(path, s);
 }
 
 int runBench(const Options& o) {
   std::unique_ptr<Context> context;
   if (!o.noGpu) {
-    ContextCreateInfo ci;
-    if (!o.device.empty()) ci.deviceSelector = o.device.c_str();
-    auto created = Context::create(ci);
-    if (!created) {
-      std::fprintf(stderr, "bench_radix_sort: no Vulkan context: %s\n", created.message().c_str());
-      return 1;
-    }
-    context = std::move(created.value());
+    context = createContext("bench_radix_sort", o.device);
+    if (!context) return 1;
   }
   const DeviceInfo* dev = context ? &context->deviceInfo() : nullptr;
   const bool timestamps = dev != nullptr && dev->timestampPeriodNs > 0;

@@ -211,8 +211,6 @@ void printRow(const Row& r) {
 }
 
 bool writeJson(const std::string& path, const Options& o, const DeviceInfo* dev, const std::vector<Row>& rows) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (f == nullptr) return false;
   std::string s = "{\n  \"benchmark\": \"self_collision\",\n";
   if (dev != nullptr) {
     s += "  \"device\": " + jsonString(dev->name) + ",\n";
@@ -250,21 +248,14 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo* dev,
     s += i + 1 < rows.size() ? "},\n" : "}\n";
   }
   s += "  ]\n}\n";
-  const bool ok = std::fwrite(s.data(), 1, s.size(), f) == s.size();
-  return std::fclose(f) == 0 && ok;
+  return writeTextFile(path, s);
 }
 
 int runBench(const Options& o) {
   std::unique_ptr<Context> context;
   if (!o.noVulkan) {
-    ContextCreateInfo ci;
-    if (!o.device.empty()) ci.deviceSelector = o.device.c_str();
-    auto created = Context::create(ci);
-    if (!created) {
-      std::fprintf(stderr, "bench_self_collision: no Vulkan context: %s\n", created.message().c_str());
-      return 1;
-    }
-    context = std::move(created.value());
+    context = createContext("bench_self_collision", o.device);
+    if (!context) return 1;
   }
   const DeviceInfo* dev = context ? &context->deviceInfo() : nullptr;
   std::printf("bench_self_collision: device '%s'; CPU '%s', SIMD target %s; %s\n",
