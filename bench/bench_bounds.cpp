@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "bench_common.h"
+#include "bench_device_copy.h"
 #include "cpu/bounds.h"
 #include "vkcollide/vkcollide.h"
 #include "vulkan/context_impl.h"
@@ -52,60 +53,32 @@ void usage(std::FILE* f) {
                "  --json PATH      write results as JSON (default bench_bounds.json)\n");
 }
 
-bool parseUint(const char* s, uint32_t& out) {
-  char* end = nullptr;
-  const unsigned long v = std::strtoul(s, &end, 10);
-  if (end == s || *end != '\0' || v > UINT32_MAX) return false;
-  out = static_cast<uint32_t>(v);
-  return true;
-}
-
 std::optional<Options> parseOptions(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> const char* {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "bench_bounds: %s needs a value\n", a.c_str());
-        return nullptr;
-      }
-      return argv[++i];
-    };
-    auto number = [&](uint32_t& out) {
-      const char* v = value();
-      if (v == nullptr) return false;
-      if (!parseUint(v, out)) {
-        std::fprintf(stderr, "bench_bounds: %s: '%s' is not a non-negative integer\n", a.c_str(), v);
-        return false;
-      }
-      return true;
-    };
-    if (a == "--help" || a == "-h") {
+  ArgReader args("bench_bounds", argc, argv);
+  while (args.next()) {
+    if (args.is("--help") || args.is("-h")) {
       usage(stdout);
       std::exit(0);
-    } else if (a == "--device") {
-      const char* v = value();
-      if (v == nullptr) return std::nullopt;
-      o.device = v;
-    } else if (a == "--json") {
-      const char* v = value();
-      if (v == nullptr) return std::nullopt;
-      o.json = v;
-    } else if (a == "--min-log2") {
-      if (!number(o.minLog2)) return std::nullopt;
-    } else if (a == "--max-log2") {
-      if (!number(o.maxLog2)) return std::nullopt;
-    } else if (a == "--reps") {
-      if (!number(o.reps)) return std::nullopt;
+    } else if (args.is("--device")) {
+      if (!args.text(o.device)) return std::nullopt;
+    } else if (args.is("--json")) {
+      if (!args.text(o.json)) return std::nullopt;
+    } else if (args.is("--min-log2")) {
+      if (!args.number(o.minLog2)) return std::nullopt;
+    } else if (args.is("--max-log2")) {
+      if (!args.number(o.maxLog2)) return std::nullopt;
+    } else if (args.is("--reps")) {
+      if (!args.number(o.reps)) return std::nullopt;
       o.repsGiven = true;
-    } else if (a == "--cloths") {
-      if (!number(o.cloths)) return std::nullopt;
-    } else if (a == "--prev") {
+    } else if (args.is("--cloths")) {
+      if (!args.number(o.cloths)) return std::nullopt;
+    } else if (args.is("--prev")) {
       o.prev = true;
-    } else if (a == "--quick") {
+    } else if (args.is("--quick")) {
       o.quick = true;
     } else {
-      std::fprintf(stderr, "bench_bounds: unknown option '%s'\n", a.c_str());
+      std::fprintf(stderr, "bench_bounds: unknown option '%s'\n", args.arg().c_str());
       usage(stderr);
       return std::nullopt;
     }
@@ -166,81 +139,6 @@ bool sameBoxes(const std::vector<Aabb>& a, const std::vector<Aabb>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(Aabb)) == 0;
 }
 
-std::string cpuModel() {
-  std::ifstream f("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.rfind("model name", 0) != 0) continue;
-    const size_t colon = line.find(':');
-    if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
-  }
-  return "unknown";
-}
-
-std::string apiVersionString(uint32_t v) {
-  return std::to_string(VK_API_VERSION_MAJOR(v)) + "." + std::to_string(VK_API_VERSION_MINOR(v)) + "." +
-         std::to_string(VK_API_VERSION_PATCH(v));
-}
-
-// The device's copy roofline: shaders/copy.comp over n vec4, timed by a timestamp pair.
-class DeviceCopy {
- public:
-  static Result<std::unique_ptr<DeviceCopy>> create(detail::ContextImpl& ctx, uint32_t maxN) {
-    auto c = std::unique_ptr<DeviceCopy>(new DeviceCopy(ctx));
-    auto pipe = ctx.pipelines->get({"copy", 2, sizeof(uint32_t), {}});
-    if (!pipe) return pipe.error();
-    c->pipeline_ = *pipe;
-    const VkDeviceSize bytes = VkDeviceSize{maxN} * sizeof(Float4);
-    for (detail::Buffer* b : {&c->src_, &c->dst_}) {
-      auto r = ctx.allocator->createBuffer(bytes, detail::MemoryUsage::kDeviceLocal);
-      if (!r) return r.error();
-      *b = std::move(r.value());
-    }
-    // Touch both buffers once so that no timed copy pays for first-touch page faults (CPU drivers)
-    // or reads never-written memory.
-    VKC_TRY(ctx.submitAndWait([&](VkCommandBuffer cmd) -> Status {
-      ctx.vk.vkCmdFillBuffer(cmd, c->src_.handle(), 0, VK_WHOLE_SIZE, 0x3F800000u);
-      ctx.vk.vkCmdFillBuffer(cmd, c->dst_.handle(), 0, VK_WHOLE_SIZE, 0u);
-      return {};
-    }));
-    VkQueryPoolCreateInfo qpci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
-    qpci.queryType = VK_QUERY_TYPE_TIMESTAMP;
-    qpci.queryCount = 2;
-    VKC_VK_TRY(ctx.vk.vkCreateQueryPool(ctx.device, &qpci, nullptr, &c->queries_));
-    return c;
-  }
-
-  ~DeviceCopy() {
-    if (queries_ != VK_NULL_HANDLE) ctx_.vk.vkDestroyQueryPool(ctx_.device, queries_, nullptr);
-  }
-
-  // One copy of n vec4: GPU time in ms.
-  Result<double> run(uint32_t n) {
-    detail::Recorder rec(ctx_);
-    detail::Pass p;
-    p.name = "bench.copy";
-    p.pipeline = pipeline_;
-    const VkDeviceSize bytes = VkDeviceSize{n} * sizeof(Float4);
-    p.bindings = {{BufferRange{src_.handle(), 0, bytes}, detail::Access::kRead},
-                  {BufferRange{dst_.handle(), 0, bytes}, detail::Access::kWrite}};
-    p.setPush(n);
-    p.groupCount = (n + 255) / 256;  // the Recorder splits it over x and y above the device limit
-    rec.add(std::move(p));
-    VKC_TRY(ctx_.submitAndWait([&](VkCommandBuffer cmd) { return rec.record(cmd, RecordSync{}, queries_); }));
-    uint64_t stamps[2] = {};
-    VKC_VK_TRY(ctx_.vk.vkGetQueryPoolResults(ctx_.device, queries_, 0, 2, sizeof stamps, stamps, sizeof(uint64_t),
-                                             VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
-    return ctx_.timestampDeltaNs(stamps[0], stamps[1]) * 1e-6;
-  }
-
- private:
-  explicit DeviceCopy(detail::ContextImpl& ctx) : ctx_(ctx) {}
-  detail::ContextImpl& ctx_;
-  const detail::Pipeline* pipeline_ = nullptr;
-  detail::Buffer src_, dst_;
-  VkQueryPool queries_ = VK_NULL_HANDLE;
-};
-
 // Reps for device measurements, from the wall time of one warm-up call.
 uint32_t deviceReps(uint32_t reps, double wallMs) {
   if (wallMs * reps <= kCellBudgetMs) return reps;
@@ -266,17 +164,10 @@ void printRow(const Row& r) {
 
 bool writeJson(const std::string& path, const Options& o, const DeviceInfo& dev, const std::string& date,
                const std::vector<uint32_t>& log2s, const std::vector<Row>& rows) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (f == nullptr) return false;
   std::string s = "{\n";
   s += "  \"benchmark\": \"bounds\",\n";
-  s += "  \"device\": " + jsonString(dev.name) + ",\n";
-  s += "  \"driver\": " + jsonString(dev.driverName + (dev.driverInfo.empty() ? "" : " " + dev.driverInfo)) + ",\n";
-  s += "  \"vendor\": " + jsonString(dev.vendorName) + ",\n";
-  s += "  \"vulkan_api\": " + jsonString(apiVersionString(dev.apiVersion)) + ",\n";
-  s += "  \"subgroup_size\": " + std::to_string(dev.subgroupSize) + ",\n";
-  s += "  \"cpu\": " + jsonString(cpuModel()) + ",\n";
-  s += "  \"cpu_simd_target\": " + jsonString(cpu::simdTargetName()) + ",\n";
+  s += jsonDeviceFields(dev);
+  s += jsonHostFields();
   s += "  \"date\": " + jsonString(date) + ",\n";
   s += "  \"options\": {\"cloths\": " + std::to_string(o.cloths) + ", \"include_previous\": " +
        (o.prev ? "true" : "false") + ", \"reps\": " + std::to_string(o.reps) +
@@ -305,19 +196,13 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo& dev,
     s += i + 1 < rows.size() ? "},\n" : "}\n";
   }
   s += "  ]\n}\n";
-  const bool ok = std::fwrite(s.data(), 1, s.size(), f) == s.size();
-  return std::fclose(f) == 0 && ok;
+  return writeTextFile(path, s);
 }
 
 int runBench(const Options& o) {
-  ContextCreateInfo ci;
-  if (!o.device.empty()) ci.deviceSelector = o.device.c_str();
-  auto created = Context::create(ci);
-  if (!created) {
-    std::fprintf(stderr, "bench_bounds: no Vulkan context: %s\n", created.message().c_str());
-    return 1;
-  }
-  Context& context = **created;
+  const std::unique_ptr<Context> owner = createContext("bench_bounds", o.device);
+  if (!owner) return 1;
+  Context& context = *owner;
   detail::ContextImpl& ctx = context.impl();
   const DeviceInfo& dev = context.deviceInfo();
   const bool timestamps = dev.timestampPeriodNs > 0;

@@ -1,4 +1,5 @@
-// Helpers shared by the benchmarks: medians, wall-clock sampling, a small JSON writer.
+// Helpers shared by the benchmarks: option parsing, host description (CPU model, Vulkan API version
+// string), medians, wall-clock sampling, a small JSON writer.
 #pragma once
 
 #include <algorithm>
@@ -6,11 +7,99 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
+#include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "cpu/bounds.h"  // cpu::simdTargetName
+#include "vkcollide/context.h"
+#include "vkcollide/result.h"
+
 namespace vkc::bench {
+
+// Parses a whole decimal string into a uint32_t; false (out untouched) on an empty string, trailing
+// characters or a value above UINT32_MAX.
+inline bool parseUint(const char* s, uint32_t& out) {
+  char* end = nullptr;
+  const unsigned long v = std::strtoul(s, &end, 10);
+  if (end == s || *end != '\0' || v > UINT32_MAX) return false;
+  out = static_cast<uint32_t>(v);
+  return true;
+}
+
+// Walks a benchmark's command line one option at a time. `prog` prefixes the error messages
+// ("prog: --reps needs a value", "prog: --reps: 'x' is not a non-negative integer"), which go to
+// stderr; the caller then returns its usage error.
+//   ArgReader args("bench_x", argc, argv);
+//   while (args.next()) { if (args.is("--reps")) { if (!args.number(o.reps)) return std::nullopt; } ... }
+class ArgReader {
+ public:
+  ArgReader(const char* prog, int argc, char** argv) : prog_(prog), argc_(argc), argv_(argv) {}
+
+  // Moves to the next option; false after the last one.
+  bool next() {
+    if (i_ + 1 >= argc_) return false;
+    arg_ = argv_[++i_];
+    return true;
+  }
+  const std::string& arg() const { return arg_; }
+  bool is(const char* name) const { return arg_ == name; }
+
+  // The current option's value (the next argument, consumed); nullptr with a message when missing.
+  const char* value() {
+    if (i_ + 1 >= argc_) {
+      std::fprintf(stderr, "%s: %s needs a value\n", prog_, arg_.c_str());
+      return nullptr;
+    }
+    return argv_[++i_];
+  }
+  // The value as a string; false with a message when missing.
+  bool text(std::string& out) {
+    const char* v = value();
+    if (v == nullptr) return false;
+    out = v;
+    return true;
+  }
+  // The value as a non-negative integer; false with a message when missing or not a number.
+  bool number(uint32_t& out) {
+    const char* v = value();
+    if (v == nullptr) return false;
+    if (!parseUint(v, out)) {
+      std::fprintf(stderr, "%s: %s: '%s' is not a non-negative integer\n", prog_, arg_.c_str(), v);
+      return false;
+    }
+    return true;
+  }
+
+ private:
+  const char* prog_;
+  int argc_;
+  char** argv_;
+  int i_ = 0;
+  std::string arg_;
+};
+
+// The host CPU's "model name" from /proc/cpuinfo, "unknown" where there is none.
+inline std::string cpuModel() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const size_t colon = line.find(':');
+    if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+  }
+  return "unknown";
+}
+
+// A packed Vulkan API version (VK_MAKE_API_VERSION layout: major 7 bits at 22, minor 10 bits at 12,
+// patch 12 bits) as "major.minor.patch".
+inline std::string apiVersionString(uint32_t v) {
+  return std::to_string((v >> 22) & 0x7Fu) + "." + std::to_string((v >> 12) & 0x3FFu) + "." +
+         std::to_string(v & 0xFFFu);
+}
 
 inline double median(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -91,6 +180,46 @@ inline std::string jsonNumber(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
+}
+
+// Writes `text` to `path` (created or truncated); false when the file cannot be opened, written or closed.
+inline bool writeTextFile(const std::string& path, const std::string& text) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) return false;
+  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  return std::fclose(f) == 0 && ok;
+}
+
+// A Vulkan context on the device picked by `device` (index or name substring; empty: VKC_DEVICE,
+// else the first GPU, see ContextCreateInfo::deviceSelector). On failure prints
+// "<prog>: no Vulkan context: <message>" to stderr and returns null.
+inline std::unique_ptr<Context> createContext(const char* prog, const std::string& device) {
+  ContextCreateInfo ci;
+  if (!device.empty()) ci.deviceSelector = device.c_str();
+  auto created = Context::create(ci);
+  if (!created) {
+    std::fprintf(stderr, "%s: no Vulkan context: %s\n", prog, created.message().c_str());
+    return nullptr;
+  }
+  return std::move(created.value());
+}
+
+// JSON object members (two-space indent, one per line, each ending in ",\n") describing the Vulkan
+// device: "device", "driver" (name and driver info), "vendor", "vulkan_api", "subgroup_size".
+inline std::string jsonDeviceFields(const DeviceInfo& dev) {
+  std::string s;
+  s += "  \"device\": " + jsonString(dev.name) + ",\n";
+  s += "  \"driver\": " + jsonString(dev.driverName + (dev.driverInfo.empty() ? "" : " " + dev.driverInfo)) + ",\n";
+  s += "  \"vendor\": " + jsonString(dev.vendorName) + ",\n";
+  s += "  \"vulkan_api\": " + jsonString(apiVersionString(dev.apiVersion)) + ",\n";
+  s += "  \"subgroup_size\": " + std::to_string(dev.subgroupSize) + ",\n";
+  return s;
+}
+
+// JSON object members (same layout) describing the host CPU: "cpu" (model name) and
+// "cpu_simd_target" (the Highway target the CPU SIMD twins dispatch to).
+inline std::string jsonHostFields() {
+  return "  \"cpu\": " + jsonString(cpuModel()) + ",\n  \"cpu_simd_target\": " + jsonString(cpu::simdTargetName()) + ",\n";
 }
 
 }  // namespace vkc::bench

@@ -300,8 +300,6 @@ void printRow(const Row& r) {
 }
 
 bool writeJson(const std::string& path, const Context& ctx, const std::vector<Row>& rows, const Options& o) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (f == nullptr) return false;
   std::string s = "{\n  \"benchmark\": \"bench_inter_collision\",\n  \"date\": " + jsonString(utcDate()) +
                   ",\n  \"device\": " + jsonString(ctx.deviceInfo().name) + ",\n  \"quick\": " +
                   (o.quick ? "true" : "false") +
@@ -319,17 +317,13 @@ bool writeJson(const std::string& path, const Context& ctx, const std::vector<Ro
     s += i + 1 < rows.size() ? "}},\n" : "}}\n";
   }
   s += "  ]\n}\n";
-  const bool ok = std::fwrite(s.data(), 1, s.size(), f) == s.size();
-  return std::fclose(f) == 0 && ok;
+  return writeTextFile(path, s);
 }
 
 int run(const Options& o) {
-  auto created = Context::create();
-  if (!created) {
-    std::fprintf(stderr, "bench_inter_collision: no Vulkan context: %s\n", created.message().c_str());
-    return 1;
-  }
-  Context& ctx = **created;
+  const std::unique_ptr<Context> owner = createContext("bench_inter_collision", "");
+  if (!owner) return 1;
+  Context& ctx = *owner;
   if (ctx.deviceInfo().timestampPeriodNs <= 0) {
     std::fprintf(stderr, "bench_inter_collision: the device's queue has no timestamps\n");
     return 1;

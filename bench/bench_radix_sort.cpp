@@ -52,62 +52,34 @@ void usage(std::FILE* f) {
                "  --json PATH      write results as JSON (default bench_radix_sort.json)\n");
 }
 
-bool parseUint(const char* s, uint32_t& out) {
-  char* end = nullptr;
-  const unsigned long v = std::strtoul(s, &end, 10);
-  if (end == s || *end != '\0' || v > UINT32_MAX) return false;
-  out = static_cast<uint32_t>(v);
-  return true;
-}
-
 std::optional<Options> parseOptions(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> const char* {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "bench_radix_sort: %s needs a value\n", a.c_str());
-        return nullptr;
-      }
-      return argv[++i];
-    };
-    auto number = [&](uint32_t& out) {
-      const char* v = value();
-      if (v == nullptr) return false;
-      if (!parseUint(v, out)) {
-        std::fprintf(stderr, "bench_radix_sort: %s: '%s' is not a non-negative integer\n", a.c_str(), v);
-        return false;
-      }
-      return true;
-    };
-    if (a == "--help" || a == "-h") {
+  ArgReader args("bench_radix_sort", argc, argv);
+  while (args.next()) {
+    if (args.is("--help") || args.is("-h")) {
       usage(stdout);
       std::exit(0);
-    } else if (a == "--device") {
-      const char* v = value();
-      if (v == nullptr) return std::nullopt;
-      o.device = v;
-    } else if (a == "--json") {
-      const char* v = value();
-      if (v == nullptr) return std::nullopt;
-      o.json = v;
-    } else if (a == "--min-log2") {
-      if (!number(o.minLog2)) return std::nullopt;
-    } else if (a == "--max-log2") {
-      if (!number(o.maxLog2)) return std::nullopt;
-    } else if (a == "--step") {
-      if (!number(o.step)) return std::nullopt;
-    } else if (a == "--reps") {
-      if (!number(o.reps)) return std::nullopt;
+    } else if (args.is("--device")) {
+      if (!args.text(o.device)) return std::nullopt;
+    } else if (args.is("--json")) {
+      if (!args.text(o.json)) return std::nullopt;
+    } else if (args.is("--min-log2")) {
+      if (!args.number(o.minLog2)) return std::nullopt;
+    } else if (args.is("--max-log2")) {
+      if (!args.number(o.maxLog2)) return std::nullopt;
+    } else if (args.is("--step")) {
+      if (!args.number(o.step)) return std::nullopt;
+    } else if (args.is("--reps")) {
+      if (!args.number(o.reps)) return std::nullopt;
       o.repsGiven = true;
-    } else if (a == "--key-bits") {
-      if (!number(o.keyBits)) return std::nullopt;
-    } else if (a == "--no-gpu") {
+    } else if (args.is("--key-bits")) {
+      if (!args.number(o.keyBits)) return std::nullopt;
+    } else if (args.is("--no-gpu")) {
       o.noGpu = true;
-    } else if (a == "--quick") {
+    } else if (args.is("--quick")) {
       o.quick = true;
     } else {
-      std::fprintf(stderr, "bench_radix_sort: unknown option '%s'\n", a.c_str());
+      std::fprintf(stderr, "bench_radix_sort: unknown option '%s'\n", args.arg().c_str());
       usage(stderr);
       return std::nullopt;
     }
@@ -137,17 +109,6 @@ struct Row {
 constexpr double kCellBudgetMs = 4000;
 constexpr uint32_t kMinReps = 3;
 
-std::string cpuModel() {
-  std::ifstream f("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.rfind("model name", 0) != 0) continue;
-    const size_t colon = line.find(':');
-    if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
-  }
-  return "unknown";
-}
-
 void printRow(const Row& r) {
   std::string note;
   if (r.inner > 1) note = "x" + std::to_string(r.inner) + " calls/sample";
@@ -163,14 +124,11 @@ void printRow(const Row& r) {
 
 bool writeJson(const std::string& path, const Options& o, const DeviceInfo* dev, const std::string& date,
                const std::vector<Row>& rows) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (f == nullptr) return false;
   std::string s = "{\n  \"benchmark\": \"radix_sort\",\n";
   s += "  \"device\": " + jsonString(dev ? dev->name : "none") + ",\n";
   s += "  \"driver\": " + jsonString(dev ? dev->driverName + " " + dev->driverInfo : "") + ",\n";
   s += "  \"subgroup_size\": " + std::to_string(dev ? dev->subgroupSize : 0) + ",\n";
-  s += "  \"cpu\": " + jsonString(cpuModel()) + ",\n";
-  s += "  \"cpu_simd_target\": " + jsonString(cpu::simdTargetName()) + ",\n";
+  s += jsonHostFields();
   s += "  \"date\": " + jsonString(date) + ",\n";
   s += "  \"options\": {\"key_bits\": " + std::to_string(o.keyBits) + ", \"reps\": " + std::to_string(o.reps) +
        ", \"min_log2\": " + std::to_string(o.minLog2) + ", \"max_log2\": " + std::to_string(o.maxLog2) +
@@ -194,21 +152,14 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo* dev,
     s += i + 1 < rows.size() ? "},\n" : "}\n";
   }
   s += "  ]\n}\n";
-  const bool ok = std::fwrite(s.data(), 1, s.size(), f) == s.size();
-  return std::fclose(f) == 0 && ok;
+  return writeTextFile(path, s);
 }
 
 int runBench(const Options& o) {
   std::unique_ptr<Context> context;
   if (!o.noGpu) {
-    ContextCreateInfo ci;
-    if (!o.device.empty()) ci.deviceSelector = o.device.c_str();
-    auto created = Context::create(ci);
-    if (!created) {
-      std::fprintf(stderr, "bench_radix_sort: no Vulkan context: %s\n", created.message().c_str());
-      return 1;
-    }
-    context = std::move(created.value());
+    context = createContext("bench_radix_sort", o.device);
+    if (!context) return 1;
   }
   const DeviceInfo* dev = context ? &context->deviceInfo() : nullptr;
   const bool timestamps = dev != nullptr && dev->timestampPeriodNs > 0;

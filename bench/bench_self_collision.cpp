@@ -53,44 +53,41 @@ void usage(std::FILE* f) {
 std::optional<Options> parseOptions(int argc, char** argv) {
   Options o;
   bool repsGiven = false, sizesGiven = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
-    if (a == "--help" || a == "-h") {
+  ArgReader args("bench_self_collision", argc, argv);
+  while (args.next()) {
+    if (args.is("--help") || args.is("-h")) {
       usage(stdout);
       std::exit(0);
-    } else if (a == "--device" || a == "--json" || a == "--reps" || a == "--sizes") {
-      const char* v = value();
-      if (v == nullptr) {
-        std::fprintf(stderr, "bench_self_collision: %s needs a value\n", a.c_str());
-        return std::nullopt;
-      }
-      if (a == "--device") o.device = v;
-      if (a == "--json") o.json = v;
-      if (a == "--reps") {
-        o.reps = static_cast<uint32_t>(std::strtoul(v, nullptr, 10));
-        repsGiven = true;
-      }
-      if (a == "--sizes") {
-        o.sizes.clear();
-        for (const char* p = v; *p != '\0';) {
-          char* end = nullptr;
-          const unsigned long n = std::strtoul(p, &end, 10);
-          if (end == p || n < 2 || n > 4096) {
-            std::fprintf(stderr, "bench_self_collision: --sizes: sizes are integers in 2..4096\n");
-            return std::nullopt;
-          }
-          o.sizes.push_back(static_cast<uint32_t>(n));
-          p = *end == ',' ? end + 1 : end;
+    } else if (args.is("--device")) {
+      if (!args.text(o.device)) return std::nullopt;
+    } else if (args.is("--json")) {
+      if (!args.text(o.json)) return std::nullopt;
+    } else if (args.is("--reps")) {
+      const char* v = args.value();
+      if (v == nullptr) return std::nullopt;
+      o.reps = static_cast<uint32_t>(std::strtoul(v, nullptr, 10));
+      repsGiven = true;
+    } else if (args.is("--sizes")) {
+      const char* v = args.value();
+      if (v == nullptr) return std::nullopt;
+      o.sizes.clear();
+      for (const char* p = v; *p != '\0';) {
+        char* end = nullptr;
+        const unsigned long n = std::strtoul(p, &end, 10);
+        if (end == p || n < 2 || n > 4096) {
+          std::fprintf(stderr, "bench_self_collision: --sizes: sizes are integers in 2..4096\n");
+          return std::nullopt;
         }
-        sizesGiven = true;
+        o.sizes.push_back(static_cast<uint32_t>(n));
+        p = *end == ',' ? end + 1 : end;
       }
-    } else if (a == "--quick") {
+      sizesGiven = true;
+    } else if (args.is("--quick")) {
       o.quick = true;
-    } else if (a == "--no-vulkan") {
+    } else if (args.is("--no-vulkan")) {
       o.noVulkan = true;
     } else {
-      std::fprintf(stderr, "bench_self_collision: unknown option '%s'\n", a.c_str());
+      std::fprintf(stderr, "bench_self_collision: unknown option '%s'\n", args.arg().c_str());
       usage(stderr);
       return std::nullopt;
     }
@@ -201,17 +198,6 @@ const char* groupOf(const std::string& pass) {
   return "sort";  // the radix sort's passes and the cloth keys of the second sort
 }
 
-std::string cpuModel() {
-  std::ifstream f("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.rfind("model name", 0) != 0) continue;
-    const size_t colon = line.find(':');
-    if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
-  }
-  return "unknown";
-}
-
 void printRow(const Row& r) {
   std::string note;
   for (const auto& [g, ms] : r.groups) {
@@ -225,16 +211,13 @@ void printRow(const Row& r) {
 }
 
 bool writeJson(const std::string& path, const Options& o, const DeviceInfo* dev, const std::vector<Row>& rows) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (f == nullptr) return false;
   std::string s = "{\n  \"benchmark\": \"self_collision\",\n";
   if (dev != nullptr) {
     s += "  \"device\": " + jsonString(dev->name) + ",\n";
     s += "  \"driver\": " + jsonString(dev->driverName + " " + dev->driverInfo) + ",\n";
     s += "  \"subgroup_size\": " + std::to_string(dev->subgroupSize) + ",\n";
   }
-  s += "  \"cpu\": " + jsonString(cpuModel()) + ",\n";
-  s += "  \"cpu_simd_target\": " + jsonString(cpu::simdTargetName()) + ",\n";
+  s += jsonHostFields();
   s += "  \"date\": " + jsonString(utcDate()) + ",\n";
   s += "  \"options\": {\"reps\": " + std::to_string(o.reps) + ", \"quick\": " + (o.quick ? "true" : "false") + "},\n";
   s += "  \"notes\": \"one self-collision pass (one solver iteration); cpu rows: wall clock of collideSelfCpu on one "
@@ -265,21 +248,14 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo* dev,
     s += i + 1 < rows.size() ? "},\n" : "}\n";
   }
   s += "  ]\n}\n";
-  const bool ok = std::fwrite(s.data(), 1, s.size(), f) == s.size();
-  return std::fclose(f) == 0 && ok;
+  return writeTextFile(path, s);
 }
 
 int runBench(const Options& o) {
   std::unique_ptr<Context> context;
   if (!o.noVulkan) {
-    ContextCreateInfo ci;
-    if (!o.device.empty()) ci.deviceSelector = o.device.c_str();
-    auto created = Context::create(ci);
-    if (!created) {
-      std::fprintf(stderr, "bench_self_collision: no Vulkan context: %s\n", created.message().c_str());
-      return 1;
-    }
-    context = std::move(created.value());
+    context = createContext("bench_self_collision", o.device);
+    if (!context) return 1;
   }
   const DeviceInfo* dev = context ? &context->deviceInfo() : nullptr;
   std::printf("bench_self_collision: device '%s'; CPU '%s', SIMD target %s; %s\n",
