@@ -53,8 +53,8 @@ namespace {
 
 // One stable scatter of packed pairs; out == nullptr: into keys / values (split) instead. (Software
 // write combining through 64-byte lines per digit was tried and measured no faster here.)
-void scatterPass(const uint64_t* in, size_t count, uint32_t shift, uint32_t mask, std::array<size_t, kBins> offset,
-                 uint64_t* out, uint32_t* keys, uint32_t* values) {
+void scatterPass(const uint64_t* in, size_t count, uint32_t shift, uint32_t mask, size_t* offset, uint64_t* out,
+                 uint32_t* keys, uint32_t* values) {
   if (out != nullptr) {
     for (size_t i = 0; i < count; ++i) {
       const uint64_t pair = in[i];
@@ -74,45 +74,51 @@ void scatterPass(const uint64_t* in, size_t count, uint32_t shift, uint32_t mask
 
 void radixSortFast(uint32_t* keys, uint32_t* values, size_t count, uint32_t keyBits) {
   if (count < 2) return;
-  const uint32_t passes = radixSortPassCount(keyBits);
+  // Digit width: the shader's 8 bits for short arrays; 11 bits (3 passes for 32-bit keys instead of
+  // 4) once the array is long enough that a 2048-bin prefix is cheap next to a scatter pass. Any
+  // digit width gives the same stable order, so the result is the scalar twin's.
+  const uint32_t bits = count >= 8192 && keyBits > 16 ? 11u : kBits;
+  const uint32_t bins = 1u << bits;
+  const uint32_t passes = (keyBits + bits - 1) / bits;
+  auto digitMask = [&](uint32_t p) { return (1u << std::min(bits, keyBits - p * bits)) - 1u; };
   // Per-thread scratch kept between calls (repeated sorts, e.g. once per frame, do not pay for fresh
-  // pages every time): two ping-pong arrays of packed pairs.
+  // pages every time): two ping-pong arrays of packed pairs, and the histograms.
   thread_local std::vector<uint64_t> scratch;
   if (scratch.size() < 2 * count) scratch.resize(2 * count);
   uint64_t* const a = scratch.data();
   uint64_t* const b = a + count;
   // Pack block by block and count every digit's histogram while the block's keys are in cache.
-  std::vector<std::array<size_t, kBins>> hist(passes);
-  for (auto& h : hist) h.fill(0);
+  thread_local std::vector<size_t> histStore;
+  histStore.assign(size_t{passes} * bins, 0);
   constexpr size_t kBlock = 4096;
   for (size_t begin = 0; begin < count; begin += kBlock) {
     const size_t end = std::min(count, begin + kBlock);
     packPairs(keys + begin, values + begin, a + begin, end - begin);
     for (uint32_t p = 0; p < passes; ++p) {
-      const uint32_t shift = p * kBits, mask = (1u << digitBits(p, keyBits)) - 1u;
-      size_t* h = hist[p].data();
+      const uint32_t shift = p * bits, mask = digitMask(p);
+      size_t* h = histStore.data() + size_t{p} * bins;
       for (size_t i = begin; i < end; ++i) ++h[(keys[i] >> shift) & mask];
     }
   }
   // Passes that change the order: a digit shared by every key leaves a stable pass as the identity.
-  std::vector<uint32_t> active;
+  uint32_t active[32];
+  uint32_t activeCount = 0;
   for (uint32_t p = 0; p < passes; ++p) {
-    const uint32_t shift = p * kBits, mask = (1u << digitBits(p, keyBits)) - 1u;
-    if (hist[p][(keys[0] >> shift) & mask] != count) active.push_back(p);
+    if (histStore[size_t{p} * bins + ((keys[0] >> (p * bits)) & digitMask(p))] != count) active[activeCount++] = p;
   }
   uint64_t* in = a;
   uint64_t* out = b;
-  for (size_t k = 0; k < active.size(); ++k) {
+  for (uint32_t k = 0; k < activeCount; ++k) {
     const uint32_t p = active[k];
-    const uint32_t shift = p * kBits, mask = (1u << digitBits(p, keyBits)) - 1u;
-    std::array<size_t, kBins> offset{};
+    size_t* offset = histStore.data() + size_t{p} * bins;  // turned into the digits' first slots
     size_t run = 0;
-    for (uint32_t d = 0; d < kBins; ++d) {
+    for (uint32_t d = 0; d < bins; ++d) {
+      const size_t c = offset[d];
       offset[d] = run;
-      run += hist[p][d];
+      run += c;
     }
-    const bool last = k + 1 == active.size();  // the last pass writes the host's arrays directly
-    scatterPass(in, count, shift, mask, offset, last ? nullptr : out, keys, values);
+    const bool last = k + 1 == activeCount;  // the last pass writes the host's arrays directly
+    scatterPass(in, count, p * bits, digitMask(p), offset, last ? nullptr : out, keys, values);
     std::swap(in, out);
   }
 }
