@@ -53,7 +53,7 @@ namespace {
 
 // One stable scatter of packed pairs; out == nullptr: into keys / values (split) instead. (Software
 // write combining through 64-byte lines per digit was tried and measured no faster here.)
-void scatterPass(const uint64_t* in, size_t count, uint32_t shift, uint32_t mask, size_t* offset, uint64_t* out,
+void scatterPass(const uint64_t* in, size_t count, uint32_t shift, uint32_t mask, uint32_t* offset, uint64_t* out,
                  uint32_t* keys, uint32_t* values) {
   if (out != nullptr) {
     for (size_t i = 0; i < count; ++i) {
@@ -64,7 +64,7 @@ void scatterPass(const uint64_t* in, size_t count, uint32_t shift, uint32_t mask
   }
   for (size_t i = 0; i < count; ++i) {
     const uint64_t pair = in[i];
-    const size_t at = offset[(static_cast<uint32_t>(pair) >> shift) & mask]++;
+    const uint32_t at = offset[(static_cast<uint32_t>(pair) >> shift) & mask]++;
     keys[at] = static_cast<uint32_t>(pair);
     values[at] = static_cast<uint32_t>(pair >> 32);
   }
@@ -74,6 +74,11 @@ void scatterPass(const uint64_t* in, size_t count, uint32_t shift, uint32_t mask
 
 void radixSortFast(uint32_t* keys, uint32_t* values, size_t count, uint32_t keyBits) {
   if (count < 2) return;
+  // 32-bit counters (half the cache the histograms take); beyond them, the reference.
+  if (count > 0xFFFFFFFFu) {
+    radixSortScalar(keys, values, count, keyBits);
+    return;
+  }
   // Digit width: the shader's 8 bits for short arrays; 11 bits (3 passes for 32-bit keys instead of
   // 4) once the array is long enough that a 2048-bin prefix is cheap next to a scatter pass. Any
   // digit width gives the same stable order, so the result is the scalar twin's.
@@ -88,37 +93,50 @@ void radixSortFast(uint32_t* keys, uint32_t* values, size_t count, uint32_t keyB
   uint64_t* const a = scratch.data();
   uint64_t* const b = a + count;
   // Pack block by block and count every digit's histogram while the block's keys are in cache.
-  thread_local std::vector<size_t> histStore;
+  thread_local std::vector<uint32_t> histStore;
   histStore.assign(size_t{passes} * bins, 0);
   constexpr size_t kBlock = 4096;
+  uint32_t shifts[32], masks[32];
+  for (uint32_t p = 0; p < passes; ++p) shifts[p] = p * bits, masks[p] = digitMask(p);
   for (size_t begin = 0; begin < count; begin += kBlock) {
     const size_t end = std::min(count, begin + kBlock);
     packPairs(keys + begin, values + begin, a + begin, end - begin);
+    uint32_t* const h = histStore.data();
+    if (passes == 3) {  // 32-bit keys in 11-bit digits: the three counts in one loop
+      uint32_t* const h1 = h + bins;
+      uint32_t* const h2 = h1 + bins;
+      for (size_t i = begin; i < end; ++i) {
+        const uint32_t key = keys[i];
+        ++h[key & masks[0]];
+        ++h1[(key >> shifts[1]) & masks[1]];
+        ++h2[(key >> shifts[2]) & masks[2]];
+      }
+      continue;
+    }
     for (uint32_t p = 0; p < passes; ++p) {
-      const uint32_t shift = p * bits, mask = digitMask(p);
-      size_t* h = histStore.data() + size_t{p} * bins;
-      for (size_t i = begin; i < end; ++i) ++h[(keys[i] >> shift) & mask];
+      uint32_t* const hp = h + size_t{p} * bins;
+      for (size_t i = begin; i < end; ++i) ++hp[(keys[i] >> shifts[p]) & masks[p]];
     }
   }
   // Passes that change the order: a digit shared by every key leaves a stable pass as the identity.
   uint32_t active[32];
   uint32_t activeCount = 0;
   for (uint32_t p = 0; p < passes; ++p) {
-    if (histStore[size_t{p} * bins + ((keys[0] >> (p * bits)) & digitMask(p))] != count) active[activeCount++] = p;
+    if (histStore[size_t{p} * bins + ((keys[0] >> shifts[p]) & masks[p])] != count) active[activeCount++] = p;
   }
   uint64_t* in = a;
   uint64_t* out = b;
   for (uint32_t k = 0; k < activeCount; ++k) {
     const uint32_t p = active[k];
-    size_t* offset = histStore.data() + size_t{p} * bins;  // turned into the digits' first slots
-    size_t run = 0;
+    uint32_t* offset = histStore.data() + size_t{p} * bins;  // turned into the digits' first slots
+    uint32_t run = 0;
     for (uint32_t d = 0; d < bins; ++d) {
-      const size_t c = offset[d];
+      const uint32_t c = offset[d];
       offset[d] = run;
       run += c;
     }
     const bool last = k + 1 == activeCount;  // the last pass writes the host's arrays directly
-    scatterPass(in, count, p * bits, digitMask(p), offset, last ? nullptr : out, keys, values);
+    scatterPass(in, count, shifts[p], masks[p], offset, last ? nullptr : out, keys, values);
     std::swap(in, out);
   }
 }

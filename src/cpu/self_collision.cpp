@@ -82,7 +82,10 @@ Status collideSelfCpu(const SelfCollisionInput& in, Backend backend, SelfCollisi
     const std::span<uint32_t> ck(s.keys.data() + sc.firstItem, sc.itemCount);
     const std::span<uint32_t> ci(s.items.data() + sc.firstItem, sc.itemCount);
     if (backend == Backend::kCpuSimd) {
-      cpu::selfCellKeysSimd(in.particles.data(), in.particles.size(), L.itemParticles.data() + sc.firstItem,
+      // A cloth without a subset: its items are its particles in order.
+      const bool whole = in.subsets.empty() || in.subsets[c].empty();
+      cpu::selfCellKeysSimd(whole ? in.particles.data() + in.cloths[c].first : in.particles.data(),
+                            in.particles.size(), whole ? nullptr : L.itemParticles.data() + sc.firstItem,
                             sc.itemCount, g, ck.data());
     }
     for (uint32_t i = 0; i < sc.itemCount; ++i) {
@@ -92,7 +95,15 @@ Status collideSelfCpu(const SelfCollisionInput& in, Backend backend, SelfCollisi
       }
       ci[i] = sc.firstItem + i;
     }
-    VKC_TRY(radixSortCpu(ck, ci, 32, backend));  // stable: equal keys keep the item order
+    // Stable: equal keys keep the item order. Both backends give the one stable order (the SIMD
+    // backend's sort uses the keys' layout, see selfSortByKey).
+    if (backend == Backend::kCpuSimd) {
+      // The hash cells of the box's upper corner bound the cloth's (cells grow with the coordinates).
+      const uint32_t top = gpu::selfCellKey(g, {b.hi.x, b.hi.y, b.hi.z});
+      cpu::selfSortByKey(ck.data(), ci.data(), sc.itemCount, (top >> 16) & 0xFFu, top >> 24);
+    } else {
+      VKC_TRY(radixSortCpu(ck, ci, 32, backend));
+    }
   }
   const bool simd = backend == Backend::kCpuSimd;
   s.pos.resize(n);

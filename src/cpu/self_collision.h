@@ -27,8 +27,17 @@ struct SelfSorted {
 };
 
 // keys[i] = selfCellKey(grid, particles[itemParticles[i]]) for i < count, with SIMD (bitwise equal).
+// itemParticles == nullptr: the items are particles[0 .. count) in order (contiguous loads, no gathers).
 void selfCellKeysSimd(const Float4* particles, size_t particleCount, const uint32_t* itemParticles, uint32_t count,
                       const gpu::SelfGrid& grid, uint32_t* keys);
+
+// Sorts one cloth's (key, item) pairs stably by key: the order radixSortCpu gives (a stable sort has one
+// result), faster for the self-collision keys (sweep | hash0 << 16 | hash1 << 24) of a draped cloth
+// under 16 384 items: a counting sort by column over the box of hash cells 1..cells0 x 1..cells1, then
+// within each column by sweep cell (an insertion pass, or a radix sort for long columns). Larger cloths,
+// boxes with more than 4 or fewer than 1/2 columns per item, and keys outside the box take
+// radixSortFast. Keeps its scratch per thread between calls.
+void selfSortByKey(uint32_t* keys, uint32_t* items, uint32_t count, uint32_t cells0, uint32_t cells1);
 
 // Optional per-slot pair filter (inter collision sweeps several cloths' particles at once): a pair
 // (k, m) counts only if cloth[k] != cloth[m] and (group[k] & mask[m]) != 0 && (group[m] & mask[k]) != 0.

@@ -353,7 +353,8 @@ void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGri
 }
 
 // selfCellKey for `count` items, lanes at a time (the same float operations: subtract, multiply, add,
-// clamp with NaN to 1, truncate). Positions are gathered from the AoS particles by item.
+// clamp with NaN to 1, truncate). Positions are gathered from the AoS particles by item; without
+// `itemParticles` the items are particles[0 .. count) in order, loaded with de-interleaving loads.
 void CellKeys(const float* particles, const uint32_t* itemParticles, uint32_t count, const gpu::SelfGrid& g,
               uint32_t* keys) {
   const hn::ScalableTag<float> df;
@@ -363,24 +364,36 @@ void CellKeys(const float* particles, const uint32_t* itemParticles, uint32_t co
   const uint32_t axis[3] = {g.axes.x, g.axes.y, g.axes.z};
   const float maxCoord[3] = {gpu::kSelfSweepMaxCoord, gpu::kSelfHashMaxCoord, gpu::kSelfHashMaxCoord};
   const auto one = hn::Set(df, 1.0f);
-  uint32_t i = 0;
-  for (; i + N <= count; i += static_cast<uint32_t>(N)) {
-    const auto index = hn::BitCast(di, hn::ShiftLeft<2>(hn::LoadU(du, itemParticles + i)));
+  using VF = hn::Vec<decltype(df)>;
+  auto key = [&](const VF (&p)[3]) HWY_ATTR {  // p[a]: coordinates on axis a (x, y, z)
     hn::Vec<decltype(du)> cells[3];
     for (int a = 0; a < 3; ++a) {
-      const uint32_t ax = axis[a];
-      const auto p = hn::GatherIndex(df, particles + ax, index);
-      auto c = hn::Add(hn::Mul(hn::Sub(p, hn::Set(df, g.lower[static_cast<int>(ax)])), hn::Set(df, g.scale[static_cast<int>(ax)])), one);
+      const int ax = static_cast<int>(axis[a]);
+      auto c = hn::Add(hn::Mul(hn::Sub(p[ax], hn::Set(df, g.lower[ax])), hn::Set(df, g.scale[ax])), one);
       c = hn::IfThenElse(hn::Ge(c, one), c, one);  // NaN -> 1
       const auto top = hn::Set(df, maxCoord[a]);
       c = hn::IfThenElse(hn::Le(c, top), c, top);
       cells[a] = hn::BitCast(du, hn::ConvertTo(di, c));
     }
-    const auto key = hn::Or(cells[0], hn::Or(hn::ShiftLeft<16>(cells[1]), hn::ShiftLeft<24>(cells[2])));
-    hn::StoreU(key, du, keys + i);
+    return hn::Or(cells[0], hn::Or(hn::ShiftLeft<16>(cells[1]), hn::ShiftLeft<24>(cells[2])));
+  };
+  uint32_t i = 0;
+  if (itemParticles == nullptr) {
+    for (; i + N <= count; i += static_cast<uint32_t>(N)) {
+      VF p[3], w;
+      hn::LoadInterleaved4(df, particles + size_t{i} * 4, p[0], p[1], p[2], w);
+      hn::StoreU(key(p), du, keys + i);
+    }
+  } else {
+    for (; i + N <= count; i += static_cast<uint32_t>(N)) {
+      const auto index = hn::BitCast(di, hn::ShiftLeft<2>(hn::LoadU(du, itemParticles + i)));
+      const VF p[3] = {hn::GatherIndex(df, particles, index), hn::GatherIndex(df, particles + 1, index),
+                       hn::GatherIndex(df, particles + 2, index)};
+      hn::StoreU(key(p), du, keys + i);
+    }
   }
   for (; i < count; ++i) {
-    const float* p = particles + size_t{itemParticles[i]} * 4;
+    const float* p = particles + size_t{itemParticles != nullptr ? itemParticles[i] : i} * 4;
     keys[i] = gpu::selfCellKey(g, gpu::vec3(p[0], p[1], p[2]));
   }
 }
@@ -407,7 +420,7 @@ void selfCellKeysSimd(const Float4* particles, size_t particleCount, const uint3
                       const gpu::SelfGrid& grid, uint32_t* keys) {
 #ifdef VKC_HAVE_SIMD
   // The gather's 32-bit element offsets (4 floats per particle) must not overflow.
-  if (particleCount < (size_t{1} << 29)) {
+  if (itemParticles == nullptr || particleCount < (size_t{1} << 29)) {
     HWY_DYNAMIC_DISPATCH(CellKeys)(&particles[0].x, itemParticles, count, grid, keys);
     return;
   }
@@ -415,7 +428,7 @@ void selfCellKeysSimd(const Float4* particles, size_t particleCount, const uint3
   (void)particleCount;
 #endif
   for (uint32_t i = 0; i < count; ++i) {
-    const Float4& p = particles[itemParticles[i]];
+    const Float4& p = particles[itemParticles != nullptr ? itemParticles[i] : i];
     keys[i] = gpu::selfCellKey(grid, {p.x, p.y, p.z});
   }
 }

@@ -1,0 +1,93 @@
+// The SIMD backend's sort of self-collision keys (cpu::selfSortByKey) against std::stable_sort, on key
+// sets shaped like a cloth's: few particles per column, long columns (their own radix sort), a mix,
+// many equal keys (stability), sparse columns (the radix fallback), and sizes around the threshold
+// where it hands over to the radix sort.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <algorithm>
+#include <random>
+#include <string>
+
+#include "cpu/self_collision.h"
+#include "radix_sort/radix_sort_reference.h"
+
+namespace vkc::test {
+namespace {
+
+uint32_t cellKey(uint32_t sweep, uint32_t h0, uint32_t h1) { return sweep | h0 << 16 | h1 << 24; }
+
+// cells0 x cells1: the box of hash cells the sort is told the keys lie in.
+void expectSortsLikeStableSort(const Pairs& in, uint32_t cells0, uint32_t cells1) {
+  Pairs got = in;
+  cpu::selfSortByKey(got.keys.data(), got.values.data(), static_cast<uint32_t>(got.keys.size()), cells0, cells1);
+  const Pairs want = stableSorted(in, 32);
+  EXPECT_EQ(firstDifference(got.keys, want.keys), -1) << "keys, count " << in.keys.size();
+  EXPECT_EQ(firstDifference(got.values, want.values), -1) << "values (stability), count " << in.keys.size();
+}
+
+// count keys over a box of `cols0` x `cols1` hash cells, sweep cells in [1, sweepRange].
+Pairs cellPairs(uint32_t count, uint32_t cols0, uint32_t cols1, uint32_t sweepRange, uint32_t seed) {
+  std::mt19937 rng(seed);
+  auto below = [&](uint32_t n) { return static_cast<uint32_t>(rng() % n); };
+  std::vector<uint32_t> keys(count);
+  for (uint32_t& k : keys) k = cellKey(1 + below(sweepRange), 1 + below(cols0), 1 + below(cols1));
+  return pairsWithKeys(std::move(keys));
+}
+
+uint32_t sideFor(uint32_t n) { return std::max(1u, static_cast<uint32_t>(std::ceil(std::sqrt(double(n))))); }
+
+TEST(SelfCollisionSort, FewParticlesPerColumnLikeADrape) {
+  // About one particle per column of the box (the NvCloth drapes: 1 to 45 per occupied column): the
+  // counting sort below 16 384 items, the radix sort from there on.
+  for (uint32_t n : {0u, 1u, 2u, 3u, 100u, 4096u, 16383u, 16384u, 16385u, 65025u}) {
+    SCOPED_TRACE("count " + std::to_string(n));
+    const uint32_t side = std::min(sideFor(n), 254u);
+    expectSortsLikeStableSort(cellPairs(n, side, side, 65533, n + 7), side, side);
+  }
+}
+
+TEST(SelfCollisionSort, LongColumnsAmongShortOnes) {
+  // Most columns hold a particle or two, a few hold hundreds (each sorted by its own radix passes);
+  // and a flat cloth's box (tens of particles in every column: the radix sort).
+  for (uint32_t n : {1000u, 4096u, 12000u}) {
+    SCOPED_TRACE("count " + std::to_string(n));
+    const uint32_t side = sideFor(n);
+    std::vector<uint32_t> keys = cellPairs(n - n / 4, side, side, 65533, n).keys;
+    for (const uint32_t k : cellPairs(n / 4, 3, 2, 65533, n + 1).keys) keys.push_back(k);
+    std::shuffle(keys.begin(), keys.end(), std::mt19937(n));
+    expectSortsLikeStableSort(pairsWithKeys(std::move(keys)), side, side);
+    expectSortsLikeStableSort(cellPairs(n, 1, 20, 65533, n + 2), 1, 20);
+  }
+}
+
+TEST(SelfCollisionSort, EqualKeysKeepTheirOrder) {
+  for (uint32_t n : {2u, 33u, 5000u}) {
+    SCOPED_TRACE("count " + std::to_string(n));
+    const uint32_t side = sideFor(n);
+    // Runs of equal keys inside a sparse box (the counting path), and a box of one cell.
+    std::vector<uint32_t> keys = cellPairs(n, side, side, 65533, n).keys;
+    for (size_t i = 0; i < keys.size(); i += 3) keys[i] = cellKey(9, 1, 1);
+    expectSortsLikeStableSort(pairsWithKeys(std::move(keys)), side, side);
+    expectSortsLikeStableSort(cellPairs(n, side, side, 4, n + 1), side, side);  // 4 sweep cells per column
+    expectSortsLikeStableSort(pairsWithKeys(std::vector<uint32_t>(n, cellKey(7, 1, 1))), 1, 1);
+  }
+}
+
+TEST(SelfCollisionSort, KeysOutsideTheBoxAndSparseBoxes) {
+  // Keys the box does not hold (cells 0, past the box, 255, any 32 bits) are still sorted (by the
+  // radix fallback, without touching memory outside the column table: ASan runs this), as are boxes
+  // far larger than the item count.
+  for (const uint32_t stray : {cellKey(5, 0, 3), cellKey(5, 3, 0), cellKey(5, 11, 3), cellKey(5, 3, 11),
+                               cellKey(0xFFFF, 255, 255)}) {
+    std::vector<uint32_t> keys = cellPairs(120, 10, 10, 65533, stray).keys;
+    keys[60] = stray;
+    expectSortsLikeStableSort(pairsWithKeys(std::move(keys)), 10, 10);
+  }
+  expectSortsLikeStableSort(randomPairs(10'000, 11), 100, 100);
+  expectSortsLikeStableSort(cellPairs(500, 254, 254, 65534, 3), 254, 254);
+  expectSortsLikeStableSort(cellPairs(500, 20, 20, 65534, 4), 0, 20);
+}
+
+}  // namespace
+}  // namespace vkc::test
