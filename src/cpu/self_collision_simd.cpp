@@ -193,12 +193,7 @@ void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGri
   const hn::ScalableTag<float> df;
   const uint32_t N = static_cast<uint32_t>(hn::Lanes(df));
   const uint32_t n = end - begin;
-  // This cloth's keys and sentinels (a vector of them past the end): 0xFFFFFFFF exceeds every
-  // column bound (hash cells are <= 254).
-  thread_local std::vector<uint32_t> keyStore;  // scratch reused across calls
-  keyStore.assign(n + N + 1, 0xFFFFFFFFu);
-  std::copy(s.keys.begin() + begin, s.keys.begin() + end, keyStore.begin());
-  const uint32_t* K = keyStore.data();
+  const uint32_t* K = s.keys.data() + begin;  // this cloth's keys
   const float* X = s.x.data() + begin;
   const float* Y = s.y.data() + begin;
   const float* Z = s.z.data() + begin;
@@ -224,9 +219,13 @@ void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGri
   start.assign(tableSize, 0u);
   for (uint32_t k = 0; k < n; ++k) ++start[(K[k] >> 16) - c0 + 1u];
   for (uint32_t c = 1; c < tableSize; ++c) start[c] += start[c - 1];
+  // The keys with sentinels (a vector of them past the end), for the dense slots' running pointers
+  // (filled only when there are some): 0xFFFFFFFF exceeds every column bound (hash cells <= 254).
+  thread_local std::vector<uint32_t> keyStore;  // scratch reused across calls
+  const uint32_t* KS = nullptr;
   // Slots with a long block (dense columns), kept out of line (the hot loop keeps its registers).
   auto denseSlot = [&](uint32_t k, uint32_t column) HWY_ATTR __attribute__((noinline)) {
-    const uint32_t key = K[k];
+    const uint32_t key = KS[k];
     const uint32_t sweep = key & 0xFFFFu;
     const uint32_t sLo = sweep > reach ? sweep - reach : 0u;
     const uint32_t sHi = std::min(sweep + reach, 0xFFFFu);
@@ -239,18 +238,18 @@ void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGri
       if (c != 4) {
         // A pointer left behind by slots of short blocks restarts no earlier than its column.
         a = std::max(first[c], start[column + (c / 3u) * 0x100u + c % 3u - 0x101u]);
-        a += K[a] < lo;
-        a += K[a] < lo;
-        while (K[a] < lo) ++a;
+        a += KS[a] < lo;
+        a += KS[a] < lo;
+        while (KS[a] < lo) ++a;
         first[c] = a;
       }
       uint32_t z = std::max(last[c], a);
-      z += K[z] <= hi;
-      z += K[z] <= hi;
-      while (K[z] <= hi) ++z;
+      z += KS[z] <= hi;
+      z += KS[z] <= hi;
+      while (KS[z] <= hi) ++z;
       last[c] = z;
       for (uint32_t i = a; i < z; i += N) {
-        const auto load = [&](const float* P) HWY_ATTR { return hn::LoadU(df, P + i); };
+        const auto load = [&](const float* P) HWY_ATTR __attribute__((always_inline)) { return hn::LoadU(df, P + i); };
         // dist2 = dx*dx + dy*dy + dz*dz, left to right, without fusing (as selfIsPair), which is
         // symmetric in the pair (x - y = -(y - x) exactly).
         const auto dx = hn::Sub(load(X), px);
@@ -262,41 +261,74 @@ void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGri
       }
     }
   };
-  for (uint32_t r0 = 0; r0 < n;) {
-    const uint32_t column = (K[r0] >> 16) - c0;
-    const uint32_t r1 = start[column + 1u];
-    const uint32_t endA = start[column + 2u];          // row h1 up to column h0 + 1
-    const uint32_t beginB = start[column + 0xFFu];     // (h1 + 1, h0 - 1)
-    const uint32_t endB = start[column + 0x102u];      // up to (h1 + 1, h0 + 1)
-    const uint32_t lenB = endB - beginB;
-    for (uint32_t k = r0; k < r1; ++k) {
-      const uint32_t lenA = endA - k - 1;
-      if (lenA > blockMax || lenB > blockMax) {
-        denseSlot(k, column);
-        continue;
-      }
-      // Candidate j < lenA + lenB: slot k + 1 + j (block A), or offB + j (block B) from lenA on.
-      // offB >= k + 1 (block B starts after block A's end), and every load below starts before n:
-      // masked-off lanes read the padding.
-      const uint32_t total = lenA + lenB, offB = beginB - lenA;
-      const auto px = hn::Set(df, X[k]), py = hn::Set(df, Y[k]), pz = hn::Set(df, Z[k]);
-      for (uint32_t j = 0; j < total; j += N) {
-        const uint32_t ja = std::min(j, lenA);
-        const uint32_t ia = k + 1 + ja, ib = offB + j;
-        const auto fromA = hn::FirstN(df, lenA - ja);
-        const auto load = [&](const float* P)
-                              HWY_ATTR { return hn::IfThenElse(fromA, hn::LoadU(df, P + ia), hn::LoadU(df, P + ib)); };
-        const auto dx = hn::Sub(load(X), px);
-        const auto dy = hn::Sub(load(Y), py);
-        const auto dz = hn::Sub(load(Z), pz);
-        const auto dist2 = hn::Add(hn::Add(hn::Mul(dx, dx), hn::Mul(dy, dy)), hn::Mul(dz, dz));
-        const auto mask = hn::And(hn::Lt(dist2, vd2), hn::FirstN(df, total - j));
-        if (HWY_UNLIKELY(!hn::AllFalse(df, mask))) {
-          appendPairs(df, mask, load, k, ia, lenA - ja, ib, RX, RY, RZ, vd2, found);
-        }
-      }
+  // Slot k's two blocks: A = [k + 1, endA) (its own row) and B = [beginB, endB) (the next row).
+  struct Blocks {
+    uint32_t lenA, lenB, beginB;
+  };
+  auto blocks = [&](uint32_t k) HWY_ATTR __attribute__((always_inline)) {
+    const uint32_t column = (K[k] >> 16) - c0;
+    const uint32_t endA = start[column + 2u];       // row h1 up to column h0 + 1
+    const uint32_t beginB = start[column + 0xFFu];  // (h1 + 1, h0 - 1)
+    const uint32_t endB = start[column + 0x102u];   // up to (h1 + 1, h0 + 1)
+    return Blocks{endA - k - 1, endB - beginB, beginB};
+  };
+  // Short blocks' candidates, concatenated: candidate j < lenA + lenB is slot k + 1 + j (block A),
+  // or beginB - lenA + j from lenA on (>= k + 1: block B starts at or after block A's end). Calls
+  // f(mask, load, ia, split, ib) for each vector of them: lanes below `split` hold slots ia + lane,
+  // the others slots ib + lane; load(P) loads them from the SoA array P (every load starts before
+  // n: masked-off lanes read the padding); `mask`: the lanes closer than d.
+  auto forVectors = [&](uint32_t k, const Blocks& b, auto&& f) HWY_ATTR __attribute__((always_inline)) {
+    const uint32_t total = b.lenA + b.lenB, offB = b.beginB - b.lenA;
+    const auto px = hn::Set(df, X[k]), py = hn::Set(df, Y[k]), pz = hn::Set(df, Z[k]);
+    for (uint32_t j = 0; j < total; j += N) {
+      const uint32_t ja = std::min(j, b.lenA);
+      const uint32_t ia = k + 1 + ja, ib = offB + j, split = b.lenA - ja;
+      const auto fromA = hn::FirstN(df, split);
+      const auto load = [&](const float* P) HWY_ATTR __attribute__((always_inline)) {
+        return hn::IfThenElse(fromA, hn::LoadU(df, P + ia), hn::LoadU(df, P + ib));
+      };
+      const auto dx = hn::Sub(load(X), px);
+      const auto dy = hn::Sub(load(Y), py);
+      const auto dz = hn::Sub(load(Z), pz);
+      const auto dist2 = hn::Add(hn::Add(hn::Mul(dx, dx), hn::Mul(dy, dy)), hn::Mul(dz, dz));
+      f(hn::And(hn::Lt(dist2, vd2), hn::FirstN(df, total - j)), load, ia, split, ib);
     }
-    r0 = r1;
+  };
+  // Pass 1, the hot loop, with no calls (every register stays live): slots with a candidate closer
+  // than d go to `hits`, slots with a long block (dense columns) to `dense`, both in slot order.
+  thread_local std::vector<uint32_t> hits, dense;  // scratch reused across calls
+  if (hits.size() < n + 1) hits.resize(n + 1);
+  if (dense.size() < n) dense.resize(n);
+  uint32_t hitCount = 0, denseCount = 0;
+  for (uint32_t k = 0; k < n; ++k) {
+    const Blocks b = blocks(k);
+    if (b.lenA > blockMax || b.lenB > blockMax) {
+      dense[denseCount++] = k;
+      continue;
+    }
+    auto any = hn::FirstN(df, 0);
+    forVectors(k, b, [&](const auto mask, const auto&, uint32_t, uint32_t, uint32_t)
+                   HWY_ATTR __attribute__((always_inline)) { any = hn::Or(any, mask); });
+    hits[hitCount] = k;  // kept only with a candidate (no branch)
+    hitCount += hn::AllFalse(df, any) ? 0u : 1u;
+  }
+  // Pass 2: the candidates of those slots again, each close one to `found` after the rest cull.
+  for (uint32_t h = 0; h < hitCount; ++h) {
+    const uint32_t k = hits[h];
+    forVectors(k, blocks(k), [&](const auto mask, const auto& load, uint32_t ia, uint32_t split, uint32_t ib)
+                                 HWY_ATTR __attribute__((always_inline)) {
+      if (!hn::AllFalse(df, mask)) appendPairs(df, mask, load, k, ia, split, ib, RX, RY, RZ, vd2, found);
+    });
+  }
+  // Pass 3: dense slots by the columns' windows (the running pointers only move forward).
+  if (denseCount > 0) {
+    keyStore.assign(n + N + 1, 0xFFFFFFFFu);
+    std::copy(K, K + n, keyStore.begin());
+    KS = keyStore.data();
+  }
+  for (uint32_t h = 0; h < denseCount; ++h) {
+    const uint32_t k = dense[h];
+    denseSlot(k, (K[k] >> 16) - c0);
   }
   gatherFound(s, begin, n, K, found, grid, d, stiffness, counts, sums, pairs, filter);
 }
