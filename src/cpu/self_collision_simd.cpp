@@ -215,10 +215,15 @@ void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGri
   const uint32_t blockMax = 4 * N;  // (measured: 4N a few % faster than 2N, no worse than 8N)
   const uint32_t c0 = n > 0 ? K[0] >> 16 : 0u;
   const uint32_t tableSize = n > 0 ? (K[n - 1] >> 16) - c0 + 0x104u : 0u;
-  thread_local std::vector<uint32_t> start;
+  // (Each column's end written by its slots, the last write winning, then a running maximum over
+  // the empty columns: stores only, no chain through memory, no data-dependent branches.)
+  thread_local std::vector<uint32_t> start;  // scratch reused across calls
   start.assign(tableSize, 0u);
-  for (uint32_t k = 0; k < n; ++k) ++start[(K[k] >> 16) - c0 + 1u];
-  for (uint32_t c = 1; c < tableSize; ++c) start[c] += start[c - 1];
+  for (uint32_t k = 0; k < n; ++k) start[(K[k] >> 16) - c0 + 1u] = k + 1;
+  for (uint32_t c = 1, top = 0; c < tableSize; ++c) {
+    top = std::max(top, start[c]);
+    start[c] = top;
+  }
   // The keys with sentinels (a vector of them past the end), for the dense slots' running pointers
   // (filled only when there are some): 0xFFFFFFFF exceeds every column bound (hash cells <= 254).
   thread_local std::vector<uint32_t> keyStore;  // scratch reused across calls
@@ -280,9 +285,7 @@ void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGri
   auto forVectors = [&](uint32_t k, const Blocks& b, auto&& f) HWY_ATTR __attribute__((always_inline)) {
     const uint32_t total = b.lenA + b.lenB, offB = b.beginB - b.lenA;
     const auto px = hn::Set(df, X[k]), py = hn::Set(df, Y[k]), pz = hn::Set(df, Z[k]);
-    for (uint32_t j = 0; j < total; j += N) {
-      const uint32_t ja = std::min(j, b.lenA);
-      const uint32_t ia = k + 1 + ja, ib = offB + j, split = b.lenA - ja;
+    auto vector = [&](uint32_t ia, uint32_t ib, uint32_t split, uint32_t valid) HWY_ATTR __attribute__((always_inline)) {
       const auto fromA = hn::FirstN(df, split);
       const auto load = [&](const float* P) HWY_ATTR __attribute__((always_inline)) {
         return hn::IfThenElse(fromA, hn::LoadU(df, P + ia), hn::LoadU(df, P + ib));
@@ -291,7 +294,12 @@ void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGri
       const auto dy = hn::Sub(load(Y), py);
       const auto dz = hn::Sub(load(Z), pz);
       const auto dist2 = hn::Add(hn::Add(hn::Mul(dx, dx), hn::Mul(dy, dy)), hn::Mul(dz, dz));
-      f(hn::And(hn::Lt(dist2, vd2), hn::FirstN(df, total - j)), load, ia, split, ib);
+      f(hn::And(hn::Lt(dist2, vd2), hn::FirstN(df, valid)), load, ia, split, ib);
+    };
+    vector(k + 1, offB, b.lenA, total);  // (the first one even when empty: fewer branches)
+    for (uint32_t j = N; j < total; j += N) {
+      const uint32_t ja = std::min(j, b.lenA);
+      vector(k + 1 + ja, offB + j, b.lenA - ja, total - j);
     }
   };
   // Pass 1, the hot loop, with no calls (every register stays live): slots with a candidate closer
@@ -299,19 +307,22 @@ void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGri
   thread_local std::vector<uint32_t> hits, dense;  // scratch reused across calls
   if (hits.size() < n + 1) hits.resize(n + 1);
   if (dense.size() < n) dense.resize(n);
-  uint32_t hitCount = 0, denseCount = 0;
+  uint32_t* hitEnd = hits.data();
+  uint32_t* denseEnd = dense.data();
   for (uint32_t k = 0; k < n; ++k) {
     const Blocks b = blocks(k);
     if (b.lenA > blockMax || b.lenB > blockMax) {
-      dense[denseCount++] = k;
+      *denseEnd++ = k;
       continue;
     }
     auto any = hn::FirstN(df, 0);
     forVectors(k, b, [&](const auto mask, const auto&, uint32_t, uint32_t, uint32_t)
                    HWY_ATTR __attribute__((always_inline)) { any = hn::Or(any, mask); });
-    hits[hitCount] = k;  // kept only with a candidate (no branch)
-    hitCount += hn::AllFalse(df, any) ? 0u : 1u;
+    *hitEnd = k;  // kept only with a candidate (no branch)
+    hitEnd += hn::AllFalse(df, any) ? 0 : 1;
   }
+  const uint32_t hitCount = static_cast<uint32_t>(hitEnd - hits.data());
+  const uint32_t denseCount = static_cast<uint32_t>(denseEnd - dense.data());
   // Pass 2: the candidates of those slots again, each close one to `found` after the rest cull.
   for (uint32_t h = 0; h < hitCount; ++h) {
     const uint32_t k = hits[h];
