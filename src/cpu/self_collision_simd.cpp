@@ -1,7 +1,7 @@
 // The CPU SIMD backend's gather of self collision (Highway, runtime dispatch). It finds each pair once
 // over a half neighbourhood: a table of column starts gives every slot two blocks of consecutive
-// candidate slots, tested a vector at a time with the sweep window as a mask (dense columns: running
-// pointers per column window instead). Then each slot's pairs are put in the gather's order (column,
+// candidate slots, tested as one list a vector at a time (dense columns: running pointers per column
+// window instead). Then each slot's pairs are put in the gather's order (column,
 // then slot) and applied with the shared scalar function: the results are bitwise equal to the scalar
 // backend's, which runs the shader's own gather. Keys come from vector gathers.
 #include "cpu/self_collision.h"
@@ -172,21 +172,24 @@ HWY_INLINE void appendPairs(DF df, hn::Mask<DF> mask, const Load& load, uint32_t
 // neighbourhood: the slot's own column after the slot, and the four columns whose keys are larger:
 // (+1, 0), (-1, +1), (0, +1), (+1, +1)), then sums each slot's corrections in the gather's order
 // (gatherFound), so that the result is bitwise the scalar backend's. A table of column starts gives
-// each run of slots in one column its two blocks of candidates (below); when both are short, their
-// concatenation is tested a vector at a time (blended loads where a vector spans both), without the
-// sweep window: one loop of few, equal steps per slot. Dense columns fall back to per-column
-// windows: two running pointers per column that advance without unpredictable branches (the keys
-// end with sentinels above every bound), then vectors of candidates from the window's start (lanes
-// past its end masked off).
+// each slot its two blocks of candidates (below); when both are short, their concatenation is
+// tested a vector at a time (blended loads where a vector spans both), without the sweep window. The
+// hot loop over the slots makes no calls and takes no unpredictable branch but its vector count: it
+// only lists the slots with a close candidate (tested again, then appended, in a second pass) and
+// the dense slots. Those (a long block) go by per-column windows in a third pass: two running
+// pointers per column that advance without unpredictable branches (the keys end with sentinels
+// above every bound), then vectors of candidates from the window's start (lanes past its end masked
+// off).
 //
 // Why the short blocks need no sweep window (the pairs stay exactly the scalar backend's, which
 // tests only candidates whose sweep cells lie within `reach` of the slot's): a pair has
 // fl(dist2) < fl(d * d), so |fl(x_m - x_k)| < d on the sweep axis (rounding is monotone), and the
 // unclamped cell coordinates (p - lower) * scale + 1 differ by at most d * scale plus rounding
-// errors of a few ulps of coordinates below 2^16 (< 0.05 cells; both particles far outside the grid
+// errors of a few ulps of coordinates below 2^17 (< 0.1 cells; both particles far outside the grid
 // clamp to the same end cell, and clamping never increases a difference). Truncated, the cells
-// differ by at most floor(d * scale) + 1 < reach = 2 + floor(d * scale) (NaN and infinite positions
-// never pass dist2 < d2). So every pair already lies in the window; the window only saves work.
+// differ by at most floor(d * scale) + 1 < reach = 2 + floor(d * scale) (a saturated reach covers
+// every cell; NaN and infinite positions never pass dist2 < d2). So every pair already lies in the
+// window; the window would only filter candidates that fail the distance test anyway.
 void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGrid& grid, float d, float stiffness,
            bool useRest, uint32_t* counts, gpu::vec3* sums, std::vector<std::array<uint32_t, 2>>* pairs,
            const SelfPairFilter* filter) {
@@ -204,14 +207,13 @@ void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGri
   const uint32_t reach = grid.axes.w;
   std::vector<uint64_t> found;  // (k << 32 | m), k < m, local slots
   uint32_t first[9] = {}, last[9] = {};
-  // Runs of slots in one column (equal hash cells, key >> 16 == h1 << 8 | h0). A slot's half
-  // neighbourhood lies in two blocks of consecutive slots: its own row (the rest of its column and
-  // column h0 + 1) and the next row (columns h0 - 1 .. h0 + 1 of row h1 + 1); the blocks' ends only
-  // move forward from run to run. Short blocks (sparse cloth) are tested whole; long ones (dense
-  // columns) go by the five columns' sweep windows (running pointers; lagging behind when skipped is
-  // harmless, they only move forward).
+  // Columns: equal hash cells, key >> 16 == h1 << 8 | h0. A slot's half neighbourhood lies in two
+  // blocks of consecutive slots: its own row (the rest of its column and column h0 + 1) and the next
+  // row (columns h0 - 1 .. h0 + 1 of row h1 + 1). Short blocks (sparse cloth) are tested whole; long
+  // ones (dense columns) go by the five columns' sweep windows (running pointers; lagging behind
+  // when skipped is harmless, they only move forward).
   // start[c - c0]: the first slot whose column (key >> 16) is >= c, for the cloth's columns c0 .. and
-  // the two rows above its last (counts, then an exclusive scan: no data-dependent branches).
+  // the two rows above its last.
   const uint32_t blockMax = 4 * N;  // (measured: 4N a few % faster than 2N, no worse than 8N)
   const uint32_t c0 = n > 0 ? K[0] >> 16 : 0u;
   const uint32_t tableSize = n > 0 ? (K[n - 1] >> 16) - c0 + 0x104u : 0u;
@@ -228,7 +230,7 @@ void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGri
   // (filled only when there are some): 0xFFFFFFFF exceeds every column bound (hash cells <= 254).
   thread_local std::vector<uint32_t> keyStore;  // scratch reused across calls
   const uint32_t* KS = nullptr;
-  // Slots with a long block (dense columns), kept out of line (the hot loop keeps its registers).
+  // A slot with a long block (dense columns), by the columns' windows.
   auto denseSlot = [&](uint32_t k, uint32_t column) HWY_ATTR __attribute__((noinline)) {
     const uint32_t key = KS[k];
     const uint32_t sweep = key & 0xFFFFu;
