@@ -1,7 +1,7 @@
 // The CPU SIMD backend's gather of self collision (Highway, runtime dispatch). It finds each pair once
 // over a half neighbourhood: a table of column starts gives every slot two blocks of consecutive
-// candidate slots, tested a vector at a time with the sweep window as a mask (dense columns: running
-// pointers per column window instead). Then each slot's pairs are put in the gather's order (column,
+// candidate slots, tested as one list a vector at a time (dense columns: running pointers per column
+// window instead). Then each slot's pairs are put in the gather's order (column,
 // then slot) and applied with the shared scalar function: the results are bitwise equal to the scalar
 // backend's, which runs the shader's own gather. Keys come from vector gathers.
 #include "cpu/self_collision.h"
@@ -142,143 +142,101 @@ HWY_BEFORE_NAMESPACE();
 namespace vkc::cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// Appends (k << 32 | m) to `found` for each candidate lane set in `mask` (close enough) whose rest
+// positions are not closer than d (with rest positions; the same arithmetic as selfIsPair). Lane i
+// holds slot base + i below lane `split`, slot baseB + i from it on; load(P) loads the candidates'
+// values of the SoA array P in that lane order. Called only for masks with a lane set (rare).
+template <class DF, class Load>
+HWY_INLINE void appendPairs(DF df, hn::Mask<DF> mask, const Load& load, uint32_t k, uint32_t base, uint32_t split,
+                            uint32_t baseB, const float* RX, const float* RY, const float* RZ,
+                            hn::Vec<DF> vd2, std::vector<uint64_t>& found) {
+  if (RX != nullptr) {
+    const auto ex = hn::Sub(load(RX), hn::Set(df, RX[k]));
+    const auto ey = hn::Sub(load(RY), hn::Set(df, RY[k]));
+    const auto ez = hn::Sub(load(RZ), hn::Set(df, RZ[k]));
+    const auto rest2 = hn::Add(hn::Add(hn::Mul(ex, ex), hn::Mul(ey, ey)), hn::Mul(ez, ez));
+    mask = hn::AndNot(hn::Lt(rest2, vd2), mask);
+  }
+  uint8_t maskBytes[8] = {};
+  hn::StoreMaskBits(df, mask, maskBytes);
+  uint64_t bits = 0;
+  std::memcpy(&bits, maskBytes, sizeof bits);
+  while (bits != 0) {
+    const uint32_t lane = static_cast<uint32_t>(__builtin_ctzll(bits));
+    found.push_back(uint64_t{k} << 32 | ((lane < split ? base : baseB) + lane));
+    bits &= bits - 1;
+  }
+}
+
 // The whole sweep, compiled per target. It finds each pair once, NvCloth's way (a half
 // neighbourhood: the slot's own column after the slot, and the four columns whose keys are larger:
 // (+1, 0), (-1, +1), (0, +1), (+1, +1)), then sums each slot's corrections in the gather's order
-// (below), so that the result is bitwise the scalar backend's. A table of column starts gives each
-// run of slots in one column its two blocks of candidates (below); short blocks are tested whole, a
-// vector at a time with the sweep window as a mask. Dense columns fall back to per-column windows:
-// two running pointers per column that advance without unpredictable branches (the keys end with
-// sentinels above every bound), then vectors of candidates from the window's start (lanes past its
-// end masked off).
+// (gatherFound), so that the result is bitwise the scalar backend's. A table of column starts gives
+// each slot its two blocks of candidates (below); when both are short, their concatenation is
+// tested a vector at a time (blended loads where a vector spans both), without the sweep window. The
+// hot loop over the slots makes no calls and takes no unpredictable branch but its vector count: it
+// only lists the slots with a close candidate (tested again, then appended, in a second pass) and
+// the dense slots. Those (a long block) go by per-column windows in a third pass: two running
+// pointers per column that advance without unpredictable branches (the keys end with sentinels
+// above every bound), then vectors of candidates from the window's start (lanes past its end masked
+// off).
+//
+// Why the short blocks need no sweep window (the pairs stay exactly the scalar backend's, which
+// tests only candidates whose sweep cells lie within `reach` of the slot's): a pair has
+// fl(dist2) < fl(d * d), so |fl(x_m - x_k)| < d on the sweep axis (rounding is monotone), and the
+// unclamped cell coordinates (p - lower) * scale + 1 differ by at most d * scale plus rounding
+// errors of a few ulps of coordinates below 2^17 (< 0.1 cells; both particles far outside the grid
+// clamp to the same end cell, and clamping never increases a difference). Truncated, the cells
+// differ by at most floor(d * scale) + 1 < reach = 2 + floor(d * scale) (a saturated reach covers
+// every cell; NaN and infinite positions never pass dist2 < d2). So every pair already lies in the
+// window; the window would only filter candidates that fail the distance test anyway.
 void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGrid& grid, float d, float stiffness,
            bool useRest, uint32_t* counts, gpu::vec3* sums, std::vector<std::array<uint32_t, 2>>* pairs,
            const SelfPairFilter* filter) {
   const hn::ScalableTag<float> df;
   const uint32_t N = static_cast<uint32_t>(hn::Lanes(df));
   const uint32_t n = end - begin;
-  // This cloth's keys and sentinels (a vector of them past the end, for the block tests' loads):
-  // 0xFFFFFFFF exceeds every column bound (hash cells are <= 254).
-  thread_local std::vector<uint32_t> keyStore;  // scratch reused across calls
-  keyStore.assign(n + N + 1, 0xFFFFFFFFu);
-  std::copy(s.keys.begin() + begin, s.keys.begin() + end, keyStore.begin());
-  const uint32_t* K = keyStore.data();
+  const uint32_t* K = s.keys.data() + begin;  // this cloth's keys
   const float* X = s.x.data() + begin;
   const float* Y = s.y.data() + begin;
   const float* Z = s.z.data() + begin;
   const float* RX = useRest ? s.rx.data() + begin : nullptr;
   const float* RY = useRest ? s.ry.data() + begin : nullptr;
   const float* RZ = useRest ? s.rz.data() + begin : nullptr;
-  const hn::RebindToSigned<decltype(df)> di;
   const auto vd2 = hn::Set(df, d * d);
-  const auto sweepMask = hn::Set(di, 0xFFFF);
   const uint32_t reach = grid.axes.w;
   std::vector<uint64_t> found;  // (k << 32 | m), k < m, local slots
   uint32_t first[9] = {}, last[9] = {};
-  // Candidates [a, z) of slot k (any columns): each one whose sweep cell lies in [sLo, sHi] and that
-  // is a pair goes to `found`. Lanes past z are masked off (their loads read the padding).
-  using VF = hn::Vec<decltype(df)>;
-  auto testBlock = [&](uint32_t k, uint32_t a, uint32_t z, int32_t sLo, int32_t sHi, VF px, VF py, VF pz, VF rx,
-                       VF ry, VF rz) HWY_ATTR __attribute__((always_inline)) {
-    const auto vLo = hn::Set(di, sLo - 1), vHi = hn::Set(di, sHi + 1);  // open bounds
-    for (uint32_t i = a;; i += N) {  // one masked vector even when empty: fewer branches
-      const auto sw = hn::And(hn::BitCast(di, hn::LoadU(di, reinterpret_cast<const int32_t*>(K) + i)), sweepMask);
-      const auto inSweep = hn::RebindMask(df, hn::And(hn::Gt(sw, vLo), hn::Lt(sw, vHi)));
-      const auto dx = hn::Sub(hn::LoadU(df, X + i), px);
-      const auto dy = hn::Sub(hn::LoadU(df, Y + i), py);
-      const auto dz = hn::Sub(hn::LoadU(df, Z + i), pz);
-      const auto dist2 = hn::Add(hn::Add(hn::Mul(dx, dx), hn::Mul(dy, dy)), hn::Mul(dz, dz));
-      auto mask = hn::And(hn::And(hn::Lt(dist2, vd2), inSweep), hn::FirstN(df, z - std::min(i, z)));
-      if (hn::AllFalse(df, mask)) {
-        if (i + N >= z) break;
-        continue;
-      }
-      if (useRest) {
-        const auto ex = hn::Sub(hn::LoadU(df, RX + i), rx);
-        const auto ey = hn::Sub(hn::LoadU(df, RY + i), ry);
-        const auto ez = hn::Sub(hn::LoadU(df, RZ + i), rz);
-        const auto rest2 = hn::Add(hn::Add(hn::Mul(ex, ex), hn::Mul(ey, ey)), hn::Mul(ez, ez));
-        mask = hn::AndNot(hn::Lt(rest2, vd2), mask);
-      }
-      uint8_t maskBytes[8] = {};
-      hn::StoreMaskBits(df, mask, maskBytes);
-      uint64_t bits = 0;
-      std::memcpy(&bits, maskBytes, sizeof bits);
-      while (bits != 0) {
-        found.push_back(uint64_t{k} << 32 | (i + static_cast<uint32_t>(__builtin_ctzll(bits))));
-        bits &= bits - 1;
-      }
-      if (i + N >= z) break;
-    }
-  };
-  // Two blocks in one vector (lenA + lenB <= N): lanes below lenA hold slots a.., the others slots
-  // b.. (lane i: slot b - lenA + i; b >= a + lenA, so these loads stay in the arrays). Otherwise as
-  // testBlock.
-  auto testTwo = [&](uint32_t k, uint32_t a, uint32_t lenA, uint32_t b, uint32_t lenB, int32_t sLo, int32_t sHi,
-                     VF px, VF py, VF pz, VF rx, VF ry, VF rz) HWY_ATTR __attribute__((always_inline)) {
-    const uint32_t off = b - lenA;
-    const auto firstF = hn::FirstN(df, lenA);
-    const auto firstI = hn::RebindMask(di, firstF);
-    const int32_t* KI = reinterpret_cast<const int32_t*>(K);
-    const auto key = hn::IfThenElse(firstI, hn::LoadU(di, KI + a), hn::LoadU(di, KI + off));
-    const auto sw = hn::And(key, sweepMask);
-    const auto inSweep =
-        hn::RebindMask(df, hn::And(hn::Gt(sw, hn::Set(di, sLo - 1)), hn::Lt(sw, hn::Set(di, sHi + 1))));
-    const auto dx = hn::Sub(hn::IfThenElse(firstF, hn::LoadU(df, X + a), hn::LoadU(df, X + off)), px);
-    const auto dy = hn::Sub(hn::IfThenElse(firstF, hn::LoadU(df, Y + a), hn::LoadU(df, Y + off)), py);
-    const auto dz = hn::Sub(hn::IfThenElse(firstF, hn::LoadU(df, Z + a), hn::LoadU(df, Z + off)), pz);
-    const auto dist2 = hn::Add(hn::Add(hn::Mul(dx, dx), hn::Mul(dy, dy)), hn::Mul(dz, dz));
-    auto mask = hn::And(hn::And(hn::Lt(dist2, vd2), inSweep), hn::FirstN(df, lenA + lenB));
-    if (hn::AllFalse(df, mask)) return;
-    if (useRest) {
-      const auto ex = hn::Sub(hn::IfThenElse(firstF, hn::LoadU(df, RX + a), hn::LoadU(df, RX + off)), rx);
-      const auto ey = hn::Sub(hn::IfThenElse(firstF, hn::LoadU(df, RY + a), hn::LoadU(df, RY + off)), ry);
-      const auto ez = hn::Sub(hn::IfThenElse(firstF, hn::LoadU(df, RZ + a), hn::LoadU(df, RZ + off)), rz);
-      const auto rest2 = hn::Add(hn::Add(hn::Mul(ex, ex), hn::Mul(ey, ey)), hn::Mul(ez, ez));
-      mask = hn::AndNot(hn::Lt(rest2, vd2), mask);
-    }
-    uint8_t maskBytes[8] = {};
-    hn::StoreMaskBits(df, mask, maskBytes);
-    uint64_t bits = 0;
-    std::memcpy(&bits, maskBytes, sizeof bits);
-    while (bits != 0) {
-      const uint32_t lane = static_cast<uint32_t>(__builtin_ctzll(bits));
-      found.push_back(uint64_t{k} << 32 | ((lane < lenA ? a : off) + lane));
-      bits &= bits - 1;
-    }
-  };
-  // Runs of slots in one column (equal hash cells, key >> 16 == h1 << 8 | h0). A slot's half
-  // neighbourhood lies in two blocks of consecutive slots: its own row (the rest of its column and
-  // column h0 + 1) and the next row (columns h0 - 1 .. h0 + 1 of row h1 + 1); the blocks' ends only
-  // move forward from run to run. Short blocks (sparse cloth) are tested whole with the sweep cells
-  // as a mask; long ones (dense columns) go by the five columns' sweep windows (running pointers;
-  // lagging behind when skipped is harmless, they only move forward).
+  // Columns: equal hash cells, key >> 16 == h1 << 8 | h0. A slot's half neighbourhood lies in two
+  // blocks of consecutive slots: its own row (the rest of its column and column h0 + 1) and the next
+  // row (columns h0 - 1 .. h0 + 1 of row h1 + 1). Short blocks (sparse cloth) are tested whole; long
+  // ones (dense columns) go by the five columns' sweep windows (running pointers; lagging behind
+  // when skipped is harmless, they only move forward).
   // start[c - c0]: the first slot whose column (key >> 16) is >= c, for the cloth's columns c0 .. and
-  // the two rows above its last (counts, then an exclusive scan: no data-dependent branches).
+  // the two rows above its last.
   const uint32_t blockMax = 4 * N;  // (measured: 4N a few % faster than 2N, no worse than 8N)
   const uint32_t c0 = n > 0 ? K[0] >> 16 : 0u;
   const uint32_t tableSize = n > 0 ? (K[n - 1] >> 16) - c0 + 0x104u : 0u;
-  thread_local std::vector<uint32_t> start;
+  // (Each column's end written by its slots, the last write winning, then a running maximum over
+  // the empty columns: stores only, no chain through memory, no data-dependent branches.)
+  thread_local std::vector<uint32_t> start;  // scratch reused across calls
   start.assign(tableSize, 0u);
-  for (uint32_t k = 0; k < n; ++k) ++start[(K[k] >> 16) - c0 + 1u];
-  for (uint32_t c = 1; c < tableSize; ++c) start[c] += start[c - 1];
-  // Slots whose blocks do not fit one vector, kept out of line (the hot loop keeps its registers).
-  auto slowSlot = [&](uint32_t k, uint32_t column, uint32_t endA, uint32_t beginB, uint32_t endB) HWY_ATTR
-                      __attribute__((noinline)) {
-    const uint32_t key = K[k];
+  for (uint32_t k = 0; k < n; ++k) start[(K[k] >> 16) - c0 + 1u] = k + 1;
+  for (uint32_t c = 1, top = 0; c < tableSize; ++c) {
+    top = std::max(top, start[c]);
+    start[c] = top;
+  }
+  // The keys with sentinels (a vector of them past the end), for the dense slots' running pointers
+  // (filled only when there are some): 0xFFFFFFFF exceeds every column bound (hash cells <= 254).
+  thread_local std::vector<uint32_t> keyStore;  // scratch reused across calls
+  const uint32_t* KS = nullptr;
+  // A slot with a long block (dense columns), by the columns' windows.
+  auto denseSlot = [&](uint32_t k, uint32_t column) HWY_ATTR __attribute__((noinline)) {
+    const uint32_t key = KS[k];
     const uint32_t sweep = key & 0xFFFFu;
     const uint32_t sLo = sweep > reach ? sweep - reach : 0u;
     const uint32_t sHi = std::min(sweep + reach, 0xFFFFu);
     const auto px = hn::Set(df, X[k]), py = hn::Set(df, Y[k]), pz = hn::Set(df, Z[k]);
-    const auto rx = hn::Set(df, useRest ? RX[k] : 0.0f), ry = hn::Set(df, useRest ? RY[k] : 0.0f),
-               rz = hn::Set(df, useRest ? RZ[k] : 0.0f);
-    const uint32_t lenA = endA - k - 1;
-    const bool shortB = endB - beginB <= blockMax;
-    if (shortB && lenA <= blockMax) {
-      testBlock(k, k + 1, endA, static_cast<int32_t>(sLo), static_cast<int32_t>(sHi), px, py, pz, rx, ry, rz);
-      testBlock(k, beginB, endB, static_cast<int32_t>(sLo), static_cast<int32_t>(sHi), px, py, pz, rx, ry, rz);
-      return;
-    }
     for (uint32_t c = 4; c < 9; ++c) {
       // selfColumnRange, with the hash offsets added to the key's high half (no wrap: cells 1..254).
       const uint32_t base = (key & 0xFFFF0000u) + ((c % 3u) << 16) + ((c / 3u) << 24) - 0x01010000u;
@@ -287,67 +245,103 @@ void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGri
       if (c != 4) {
         // A pointer left behind by slots of short blocks restarts no earlier than its column.
         a = std::max(first[c], start[column + (c / 3u) * 0x100u + c % 3u - 0x101u]);
-        a += K[a] < lo;
-        a += K[a] < lo;
-        while (K[a] < lo) ++a;
+        a += KS[a] < lo;
+        a += KS[a] < lo;
+        while (KS[a] < lo) ++a;
         first[c] = a;
       }
       uint32_t z = std::max(last[c], a);
-      z += K[z] <= hi;
-      z += K[z] <= hi;
-      while (K[z] <= hi) ++z;
+      z += KS[z] <= hi;
+      z += KS[z] <= hi;
+      while (KS[z] <= hi) ++z;
       last[c] = z;
-      for (uint32_t i = a;;) {
-        const auto dx = hn::Sub(hn::LoadU(df, X + i), px);
-        const auto dy = hn::Sub(hn::LoadU(df, Y + i), py);
-        const auto dz = hn::Sub(hn::LoadU(df, Z + i), pz);
+      for (uint32_t i = a; i < z; i += N) {
+        const auto load = [&](const float* P) HWY_ATTR __attribute__((always_inline)) { return hn::LoadU(df, P + i); };
         // dist2 = dx*dx + dy*dy + dz*dz, left to right, without fusing (as selfIsPair), which is
         // symmetric in the pair (x - y = -(y - x) exactly).
+        const auto dx = hn::Sub(load(X), px);
+        const auto dy = hn::Sub(load(Y), py);
+        const auto dz = hn::Sub(load(Z), pz);
         const auto dist2 = hn::Add(hn::Add(hn::Mul(dx, dx), hn::Mul(dy, dy)), hn::Mul(dz, dz));
-        auto mask = hn::And(hn::Lt(dist2, vd2), hn::FirstN(df, z - std::min(i, z)));
-        if (useRest) {
-          const auto ex = hn::Sub(hn::LoadU(df, RX + i), rx);
-          const auto ey = hn::Sub(hn::LoadU(df, RY + i), ry);
-          const auto ez = hn::Sub(hn::LoadU(df, RZ + i), rz);
-          const auto rest2 = hn::Add(hn::Add(hn::Mul(ex, ex), hn::Mul(ey, ey)), hn::Mul(ez, ez));
-          mask = hn::AndNot(hn::Lt(rest2, vd2), mask);
-        }
-        uint8_t maskBytes[8] = {};
-        hn::StoreMaskBits(df, mask, maskBytes);
-        uint64_t bits = 0;
-        std::memcpy(&bits, maskBytes, sizeof bits);
-        while (bits != 0) {
-          found.push_back(uint64_t{k} << 32 | (i + static_cast<uint32_t>(__builtin_ctzll(bits))));
-          bits &= bits - 1;
-        }
-        i += N;
-        if (i >= z) break;
+        const auto mask = hn::And(hn::Lt(dist2, vd2), hn::FirstN(df, z - i));
+        if (HWY_UNLIKELY(!hn::AllFalse(df, mask))) appendPairs(df, mask, load, k, i, 64, i, RX, RY, RZ, vd2, found);
       }
     }
   };
-  for (uint32_t r0 = 0; r0 < n;) {
-    const uint32_t column = (K[r0] >> 16) - c0;
-    const uint32_t r1 = start[column + 1u];
-    const uint32_t endA = start[column + 2u];          // row h1 up to column h0 + 1
-    const uint32_t beginB = start[column + 0xFFu];     // (h1 + 1, h0 - 1)
-    const uint32_t endB = start[column + 0x102u];      // up to (h1 + 1, h0 + 1)
-    for (uint32_t k = r0; k < r1; ++k) {
-      const uint32_t key = K[k];
-      const uint32_t sweep = key & 0xFFFFu;
-      const uint32_t sLo = sweep > reach ? sweep - reach : 0u;
-      const uint32_t sHi = std::min(sweep + reach, 0xFFFFu);
-      const auto px = hn::Set(df, X[k]), py = hn::Set(df, Y[k]), pz = hn::Set(df, Z[k]);
-      const auto rx = hn::Set(df, useRest ? RX[k] : 0.0f), ry = hn::Set(df, useRest ? RY[k] : 0.0f),
-                 rz = hn::Set(df, useRest ? RZ[k] : 0.0f);
-      const uint32_t lenA = endA - k - 1, lenB = endB - beginB;
-      if (lenA + lenB <= N) {
-        testTwo(k, k + 1, lenA, beginB, lenB, static_cast<int32_t>(sLo), static_cast<int32_t>(sHi), px, py, pz, rx,
-                ry, rz);
-        continue;
-      }
-      slowSlot(k, column, endA, beginB, endB);
+  // Slot k's two blocks: A = [k + 1, endA) (its own row) and B = [beginB, endB) (the next row).
+  struct Blocks {
+    uint32_t lenA, lenB, beginB;
+  };
+  auto blocks = [&](uint32_t k) HWY_ATTR __attribute__((always_inline)) {
+    const uint32_t column = (K[k] >> 16) - c0;
+    const uint32_t endA = start[column + 2u];       // row h1 up to column h0 + 1
+    const uint32_t beginB = start[column + 0xFFu];  // (h1 + 1, h0 - 1)
+    const uint32_t endB = start[column + 0x102u];   // up to (h1 + 1, h0 + 1)
+    return Blocks{endA - k - 1, endB - beginB, beginB};
+  };
+  // Short blocks' candidates, concatenated: candidate j < lenA + lenB is slot k + 1 + j (block A),
+  // or beginB - lenA + j from lenA on (>= k + 1: block B starts at or after block A's end). Calls
+  // f(mask, load, ia, split, ib) for each vector of them: lanes below `split` hold slots ia + lane,
+  // the others slots ib + lane; load(P) loads them from the SoA array P (every load starts before
+  // n: masked-off lanes read the padding); `mask`: the lanes closer than d.
+  auto forVectors = [&](uint32_t k, const Blocks& b, auto&& f) HWY_ATTR __attribute__((always_inline)) {
+    const uint32_t total = b.lenA + b.lenB, offB = b.beginB - b.lenA;
+    const auto px = hn::Set(df, X[k]), py = hn::Set(df, Y[k]), pz = hn::Set(df, Z[k]);
+    auto vector = [&](uint32_t ia, uint32_t ib, uint32_t split, uint32_t valid) HWY_ATTR __attribute__((always_inline)) {
+      const auto fromA = hn::FirstN(df, split);
+      const auto load = [&](const float* P) HWY_ATTR __attribute__((always_inline)) {
+        return hn::IfThenElse(fromA, hn::LoadU(df, P + ia), hn::LoadU(df, P + ib));
+      };
+      const auto dx = hn::Sub(load(X), px);
+      const auto dy = hn::Sub(load(Y), py);
+      const auto dz = hn::Sub(load(Z), pz);
+      const auto dist2 = hn::Add(hn::Add(hn::Mul(dx, dx), hn::Mul(dy, dy)), hn::Mul(dz, dz));
+      f(hn::And(hn::Lt(dist2, vd2), hn::FirstN(df, valid)), load, ia, split, ib);
+    };
+    vector(k + 1, offB, b.lenA, total);  // (the first one even when empty: fewer branches)
+    for (uint32_t j = N; j < total; j += N) {
+      const uint32_t ja = std::min(j, b.lenA);
+      vector(k + 1 + ja, offB + j, b.lenA - ja, total - j);
     }
-    r0 = r1;
+  };
+  // Pass 1, the hot loop, with no calls (every register stays live): slots with a candidate closer
+  // than d go to `hits`, slots with a long block (dense columns) to `dense`, both in slot order.
+  thread_local std::vector<uint32_t> hits, dense;  // scratch reused across calls
+  if (hits.size() < n + 1) hits.resize(n + 1);
+  if (dense.size() < n) dense.resize(n);
+  uint32_t* hitEnd = hits.data();
+  uint32_t* denseEnd = dense.data();
+  for (uint32_t k = 0; k < n; ++k) {
+    const Blocks b = blocks(k);
+    if (b.lenA > blockMax || b.lenB > blockMax) {
+      *denseEnd++ = k;
+      continue;
+    }
+    auto any = hn::FirstN(df, 0);
+    forVectors(k, b, [&](const auto mask, const auto&, uint32_t, uint32_t, uint32_t)
+                   HWY_ATTR __attribute__((always_inline)) { any = hn::Or(any, mask); });
+    *hitEnd = k;  // kept only with a candidate (no branch)
+    hitEnd += hn::AllFalse(df, any) ? 0 : 1;
+  }
+  const uint32_t hitCount = static_cast<uint32_t>(hitEnd - hits.data());
+  const uint32_t denseCount = static_cast<uint32_t>(denseEnd - dense.data());
+  // Pass 2: the candidates of those slots again, each close one to `found` after the rest cull.
+  for (uint32_t h = 0; h < hitCount; ++h) {
+    const uint32_t k = hits[h];
+    forVectors(k, blocks(k), [&](const auto mask, const auto& load, uint32_t ia, uint32_t split, uint32_t ib)
+                                 HWY_ATTR __attribute__((always_inline)) {
+      if (!hn::AllFalse(df, mask)) appendPairs(df, mask, load, k, ia, split, ib, RX, RY, RZ, vd2, found);
+    });
+  }
+  // Pass 3: dense slots by the columns' windows (the running pointers only move forward).
+  if (denseCount > 0) {
+    keyStore.assign(n + N + 1, 0xFFFFFFFFu);
+    std::copy(K, K + n, keyStore.begin());
+    KS = keyStore.data();
+  }
+  for (uint32_t h = 0; h < denseCount; ++h) {
+    const uint32_t k = dense[h];
+    denseSlot(k, (K[k] >> 16) - c0);
   }
   gatherFound(s, begin, n, K, found, grid, d, stiffness, counts, sums, pairs, filter);
 }
