@@ -187,9 +187,11 @@ HWY_INLINE void appendPairs(DF df, hn::Mask<DF> mask, const Load& load, uint32_t
 // unclamped cell coordinates (p - lower) * scale + 1 differ by at most d * scale plus rounding
 // errors of a few ulps of coordinates below 2^17 (< 0.1 cells; both particles far outside the grid
 // clamp to the same end cell, and clamping never increases a difference). Truncated, the cells
-// differ by at most floor(d * scale) + 1 < reach = 2 + floor(d * scale) (a saturated reach covers
-// every cell; NaN and infinite positions never pass dist2 < d2). So every pair already lies in the
-// window; the window would only filter candidates that fail the distance test anyway.
+// differ by less than d * scale + 1.1, so by at most floor(d * scale) + 2 = reach (fl(d * scale)
+// never rounds below an integer the exact product reaches), and the window is +-reach inclusive (a
+// saturated reach covers every cell; NaN and infinite positions never pass dist2 < d2). So every
+// pair already lies in the window; the window would only filter candidates that fail the distance
+// test anyway.
 void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGrid& grid, float d, float stiffness,
            bool useRest, uint32_t* counts, gpu::vec3* sums, std::vector<std::array<uint32_t, 2>>* pairs,
            const SelfPairFilter* filter) {
