@@ -145,8 +145,8 @@ Status collideSelfCpu(const SelfCollisionInput& in, Backend backend, SelfCollisi
   // The gather, per cloth.
   thread_local std::vector<uint32_t> counts;
   thread_local std::vector<gpu::vec3> sums;
-  counts.assign(n, 0);
-  sums.resize(n);  // written for every slot of every cloth
+  counts.resize(n);  // written for every slot of every cloth
+  sums.resize(n);    // read only where a count is set
   std::vector<std::array<uint32_t, 2>> slotPairs;
   std::vector<uint32_t> sink;
   for (size_t c = 0; c < in.cloths.size(); ++c) {

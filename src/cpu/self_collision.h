@@ -50,9 +50,9 @@ struct SelfPairFilter {
   }
 };
 
-// Per slot of one cloth (slots [begin, end)): neighbour count and summed correction, found with
-// running column pointers and SIMD distance tests; the same pairs in the same order as the shader's
-// gather. With `pairs`, appends (slot, neighbour slot) for every neighbour. With `filter` (indexed by
+// Per slot of one cloth (slots [begin, end)): neighbour count and summed correction (sums[k] is
+// written only where counts[k] > 0), found with running column pointers and SIMD distance tests; the
+// same pairs in the same order as the shader's gather. With `pairs`, appends (slot, neighbour slot) for every neighbour. With `filter` (indexed by
 // slot), pairs it refuses are skipped; the others keep their order.
 void selfSweepSimd(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGrid& grid, float d,
                    float stiffness, bool useRest, uint32_t* counts, gpu::vec3* sums,

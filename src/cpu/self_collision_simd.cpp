@@ -46,13 +46,13 @@ inline uint64_t pairBitsScalar(const SelfSorted& s, uint32_t k, uint32_t a, uint
 // Sums each slot's corrections from the pairs a half-neighbourhood sweep found (local slots k < m, in
 // `found`), in the order the gather visits them: column (hash offsets of the neighbour's cells, in
 // selfColumnRange's order), then slot; the same selfPairCorrection calls as the scalar backend, in
-// the same order, so the sums are bitwise equal. Writes counts/sums for every slot of the cloth.
+// the same order, so the sums are bitwise equal. Writes the count of every slot of the cloth, and
+// the sum where the count is not 0.
 inline void gatherFound(const SelfSorted& s, uint32_t begin, uint32_t n, const uint32_t* keys,
                         std::vector<uint64_t>& found, const gpu::SelfGrid& grid, float d, float stiffness,
                         uint32_t* counts, gpu::vec3* sums, std::vector<std::array<uint32_t, 2>>* pairs,
                         const SelfPairFilter* filter) {
-  std::fill(counts + begin, counts + begin + n, 0u);
-  std::fill(sums + begin, sums + begin + n, gpu::vec3(0.0f));
+  std::fill(counts + begin, counts + begin + n, 0u);  // (sums only where a count is set, below)
   if (filter != nullptr) {  // the filter is symmetric: drop refused pairs before both sides see them
     found.erase(std::remove_if(found.begin(), found.end(),
                                [&](uint64_t f) {
