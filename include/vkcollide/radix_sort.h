@@ -5,7 +5,9 @@
 // What is sorted: the pairs are ordered by the low `keyBits` bits of each key (key & (2^keyBits - 1)),
 // ascending; pairs whose masked keys are equal keep their input order (stable). Bits of a key above
 // `keyBits` are ignored for ordering but travel with the key unchanged. keyBits = 32 sorts full keys.
-// Fewer key bits run fewer digit passes: ceil(keyBits / 8) passes of (at most) 8-bit digits.
+// Fewer key bits run fewer digit passes: on Vulkan and kCpuScalar ceil(keyBits / 8) passes of (at most)
+// 8-bit digits; kCpuSimd uses 11-bit digits from 8192 pairs on when keyBits > 16 (3 passes for 32
+// bits) and skips passes whose digit every key shares.
 //
 // Every backend gives the same output, bit for bit (a stable sort has exactly one answer).
 #pragma once
@@ -30,8 +32,8 @@ Status validateRadixSort(std::span<const uint32_t> keys, std::span<const uint32_
 
 // Sorts (keys[i], values[i]) in place on the CPU. backend: kCpuScalar (the reference: LSD radix sort,
 // 8-bit digits, one histogram-scan-scatter round per digit) or kCpuSimd (the optimized variant: all
-// digit histograms in one read, passes whose digit is the same for every key skipped, pairs moved
-// as 64-bit words, Highway for packing). keys.size() == values.size(),
+// digit histograms in one read, 11-bit digits for 8192 pairs or more when keyBits > 16, passes whose
+// digit is the same for every key skipped, pairs moved as 64-bit words, Highway for packing). keys.size() == values.size(),
 // keyBits in 1..32; on error nothing is changed. Scratch: kCpuScalar allocates 8 bytes per pair per
 // call; kCpuSimd keeps 16 bytes per pair (of the largest sort so far) per calling thread, reused.
 Status radixSortCpu(std::span<uint32_t> keys, std::span<uint32_t> values, uint32_t keyBits, Backend backend);
@@ -77,7 +79,7 @@ class RadixSortStage {
   // Records the sort into the host's command buffer (recording state, a pool of the context's queue
   // family). Validates everything first: count > maxCount, keyBits outside 1..32, a null buffer, a
   // range too small or misaligned are errors naming the field, and nothing is recorded. count 0
-  // (without countBuffer) records nothing.
+  // records nothing and checks no buffer (with a countBuffer too: count bounds its value).
   Status record(VkCommandBuffer commandBuffer, const RadixSortRecordInfo& info);
 
   // Convenience path: uploads keys and values (same length, at most maxCount), sorts them on the
@@ -101,7 +103,8 @@ class RadixSortStage {
 Status radixSort(Backend backend, Context* context, std::span<uint32_t> keys, std::span<uint32_t> values,
                  uint32_t keyBits = 32);
 
-// Digit passes a sort of `keyBits` bits runs on every backend: ceil(keyBits / 8).
+// Digit passes a sort of `keyBits` bits runs on Vulkan and kCpuScalar: ceil(keyBits / 8) (kCpuSimd: see
+// radixSortCpu).
 constexpr uint32_t radixSortPassCount(uint32_t keyBits) { return (keyBits + 7) / 8; }
 
 }  // namespace vkc
