@@ -37,7 +37,9 @@ namespace vkc {
 inline constexpr float kSelfCollisionTolerance = 1e-5f;
 
 struct SelfCollisionSettings {
-  float distance = 0;   // minimum distance between particles of a cloth, > 0 and finite (scene units)
+  // Minimum distance between particles of a cloth (scene units): finite and >= 1e-30 (a normal float,
+  // so that the grid's scale 65533 / max(edge, distance) stays finite).
+  float distance = 0;
   // Fraction of the violation corrected per pass, in [0, 1]. (NvCloth derives its per-iteration value
   // from a per-second one as 1 - (1 - s)^(stiffnessFrequency * dt); callers convert the same way.)
   float stiffness = 1;
@@ -77,7 +79,9 @@ Status validate(const SelfCollisionInput& input);
 
 // One self-collision pass on the CPU (kCpuScalar: the shader's own gather with binary searches;
 // kCpuSimd: the same pairs in the same order with running column pointers and SIMD distance tests).
-// On error nothing is changed.
+// On error nothing is changed. Keeps its scratch (keys, sorted copies of the positions, counts: about
+// 64 bytes per self-colliding particle of the largest call so far) per calling thread, reused by
+// later calls (a solver calls it every iteration).
 Status collideSelfCpu(const SelfCollisionInput& input, Backend backend, SelfCollisionDebug* debug = nullptr);
 
 struct SelfStageCreateInfo {
