@@ -79,9 +79,9 @@ Status validate(const SelfCollisionInput& input);
 
 // One self-collision pass on the CPU (kCpuScalar: the shader's own gather with binary searches;
 // kCpuSimd: the same pairs in the same order with running column pointers and SIMD distance tests).
-// On error nothing is changed. Keeps its scratch (keys, sorted copies of the positions, counts: about
-// 64 bytes per self-colliding particle of the largest call so far) per calling thread, reused by
-// later calls (a solver calls it every iteration).
+// On error nothing is changed. Keeps its scratch (keys, sort buffers, sorted copies of the positions,
+// counts: about 80 bytes per self-colliding particle of the largest call so far, 110 with rest
+// positions) per calling thread, reused by later calls (a solver calls it every iteration).
 Status collideSelfCpu(const SelfCollisionInput& input, Backend backend, SelfCollisionDebug* debug = nullptr);
 
 struct SelfStageCreateInfo {
