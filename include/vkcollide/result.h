@@ -1,5 +1,7 @@
 // Results and errors. No exception crosses the vkcollide API: every fallible call returns a
-// Status or a Result<T> that carries an error code and a message naming the offending field.
+// Status or a Result<T> that carries an error code and a message naming the offending field. The one
+// exception is running out of host memory: std::bad_alloc from a host allocation (scratch in
+// proportion to the input, std::vector results) propagates as the standard library throws it.
 #pragma once
 
 #include <string>
