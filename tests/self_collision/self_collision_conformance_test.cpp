@@ -9,14 +9,16 @@
 #include "self_collision_support.h"
 #include "shared/self_collision.h"
 #include "support/vulkan_fixture.h"
+#include "vkcollide/scene.h"
 
 namespace vkc::test {
 namespace {
 
 using SelfCollisionConformance = BackendTest;
 
-// Three cloths (a crumpled one with rest positions... rest positions are scene-wide, so every cloth
-// has them), one with a subset, an empty one, and counts that are not multiples of the group size.
+// Four cloths (a crumpled one with rest positions... rest positions are scene-wide, so every cloth
+// has them), one with a subset, an empty one, one of a single particle, and counts that are not
+// multiples of the group size.
 SelfScene conformanceScene() {
   SelfScene s;
   std::vector<Float4> rest;
@@ -30,7 +32,10 @@ SelfScene conformanceScene() {
   s.rest.insert(s.rest.end(), cloud.begin(), cloud.end());
   for (size_t i = first; i < s.particles.size(); ++i) s.rest[i].x += 10.0f * float(i);  // far apart at rest
   s.cloths.push_back({first, 301});
-  s.subsets.resize(3);
+  s.cloths.push_back({static_cast<uint32_t>(s.particles.size()), 1});
+  s.particles.push_back({0.1f, 0.1f, 0.1f, 1.0f});
+  s.rest.push_back({0.1f, 0.1f, 0.1f, 1.0f});
+  s.subsets.resize(4);
   for (uint32_t i = 0; i < 301; i += 3) s.subsets[2].push_back(i);
   for (size_t i = 0; i < s.particles.size(); i += 7) s.particles[i].w = 0.25f * float(i % 5);  // some fixed
   s.settings = {0.045f, 0.9f};
@@ -127,6 +132,33 @@ TEST_P(SelfCollisionConformance, MoreThan65535ParticlesInOneCloth) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, SelfCollisionConformance, VKC_ALL_BACKENDS);
 
+// The NvCloth drapes (65 025 and 4 096 particles: the SIMD backend's radix and column-counting sorts,
+// its short-block and dense sweeps): SIMD equals scalar bit for bit, keys and pairs exactly.
+TEST(SelfCollisionSimd, NvClothDrapesAreBitwiseTheScalarResult) {
+  for (const char* file : {"nvcloth-drape-64.json", "nvcloth-drape-255.json.gz"}) {
+    SCOPED_TRACE(file);
+    Result<Scene> scene = loadScene(std::string(VKC_SOURCE_DIR) + "/bench/scenes/" + file);
+    ASSERT_TRUE(scene.ok()) << scene.message();
+    ASSERT_TRUE(scene->settings.selfCollision.has_value());
+    SelfScene s;
+    for (const SceneCloth& c : scene->cloths) {
+      s.cloths.push_back({static_cast<uint32_t>(s.particles.size()), static_cast<uint32_t>(c.particles.size())});
+      s.particles.insert(s.particles.end(), c.particles.begin(), c.particles.end());
+    }
+    s.settings = {scene->settings.selfCollision->distance, scene->settings.selfCollision->stiffness};
+    SelfScene simd = s;
+    SelfCollisionDebug want, got;
+    ASSERT_TRUE(collideSelfCpu(s.input(), Backend::kCpuScalar, &want).ok());
+    ASSERT_TRUE(collideSelfCpu(simd.input(), Backend::kCpuSimd, &got).ok());
+    EXPECT_GT(want.pairs.size(), 40u);
+    EXPECT_EQ(got.sortedKeys, want.sortedKeys);
+    EXPECT_EQ(got.sortedParticles, want.sortedParticles);
+    EXPECT_EQ(got.neighbourCounts, want.neighbourCounts);
+    EXPECT_EQ(got.pairs, want.pairs);
+    EXPECT_EQ(std::memcmp(simd.particles.data(), s.particles.data(), s.particles.size() * sizeof(Float4)), 0);
+  }
+}
+
 class SelfCollisionVulkan : public VulkanTest {};
 
 TEST_F(SelfCollisionVulkan, HundredRerunsAreBitwiseIdentical) {
@@ -141,17 +173,42 @@ TEST_F(SelfCollisionVulkan, HundredRerunsAreBitwiseIdentical) {
   auto stage = SelfCollisionStage::create(ctx(), ci);
   ASSERT_TRUE(stage.ok()) << stage.message();
   std::vector<Float4> first;
+  SelfCollisionDebug firstDebug;
   for (int run = 0; run < 100; ++run) {
     SelfScene s = base;
-    ASSERT_TRUE((*stage)->run(s.input()).ok());
+    SelfCollisionDebug debug;
+    ASSERT_TRUE((*stage)->run(s.input(), &debug).ok());
     if (run == 0) {
       first = s.particles;
+      firstDebug = debug;
       EXPECT_NE(std::memcmp(first.data(), base.particles.data(), first.size() * sizeof(Float4)), 0);
+      EXPECT_FALSE(firstDebug.pairs.empty());
     } else {
       ASSERT_EQ(std::memcmp(first.data(), s.particles.data(), first.size() * sizeof(Float4)), 0) << "run " << run;
+      ASSERT_EQ(debug.sortedKeys, firstDebug.sortedKeys) << "run " << run;
+      ASSERT_EQ(debug.sortedParticles, firstDebug.sortedParticles) << "run " << run;
+      ASSERT_EQ(debug.neighbourCounts, firstDebug.neighbourCounts) << "run " << run;
+      ASSERT_EQ(debug.pairs, firstDebug.pairs) << "run " << run;
     }
   }
   EXPECT_FALSE((*stage)->timings().empty());
+}
+
+// A layout whose particles do not fit one storage buffer binding is refused at create(), naming the
+// field and the device's limit (nothing is allocated on the device).
+TEST_F(SelfCollisionVulkan, LayoutsBeyondTheBufferRangeAreRefused) {
+  const uint64_t range = ctx().deviceInfo().maxStorageBufferRange;
+  ASSERT_LT(range / 16 + 1, uint64_t{0xFFFFFFFF});
+  const uint32_t tooMany = static_cast<uint32_t>(range / 16 + 1);
+  const ClothRange cloths[] = {{0, tooMany}};
+  SelfStageCreateInfo ci;
+  ci.cloths = cloths;
+  ci.particleCount = tooMany;
+  auto stage = SelfCollisionStage::create(ctx(), ci);
+  ASSERT_FALSE(stage.ok());
+  EXPECT_EQ(stage.error().code, ErrorCode::kLimitExceeded);
+  EXPECT_NE(stage.message().find("SelfStageCreateInfo::particleCount"), std::string::npos) << stage.message();
+  EXPECT_NE(stage.message().find("maxStorageBufferRange"), std::string::npos) << stage.message();
 }
 
 TEST_F(SelfCollisionVulkan, RecordsIntoHostBuffersAndRejectsBadRecords) {
@@ -184,6 +241,14 @@ TEST_F(SelfCollisionVulkan, RecordsIntoHostBuffersAndRejectsBadRecords) {
   bad.settings.stiffness = 2;
   st = (*stage)->record(cmd, bad);
   EXPECT_NE(st.message().find("settings.stiffness"), std::string::npos) << st.message();
+  // A stage created with rest positions needs their buffer in every record.
+  ci.restPositions = true;
+  auto restStage = SelfCollisionStage::create(ctx(), ci);
+  ASSERT_TRUE(restStage.ok()) << restStage.message();
+  bad.settings.stiffness = 1;
+  st = (*restStage)->record(cmd, bad);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("SelfRecordInfo::restPositions"), std::string::npos) << st.message();
   freeCommandBuffer(cmd);
 
   SelfRecordInfo info;
