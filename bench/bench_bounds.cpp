@@ -27,16 +27,12 @@
 namespace vkc::bench {
 namespace {
 
-struct Options {
-  std::string device;
-  std::string json = "bench_bounds.json";
+struct Options : CommonOptions {
+  Options() : CommonOptions("bench_bounds.json", 15) {}
   uint32_t minLog2 = 10;
   uint32_t maxLog2 = 22;
-  uint32_t reps = 15;
-  bool repsGiven = false;
   uint32_t cloths = 1;
   bool prev = false;
-  bool quick = false;
 };
 
 void usage(std::FILE* f) {
@@ -56,33 +52,14 @@ void usage(std::FILE* f) {
 std::optional<Options> parseOptions(int argc, char** argv) {
   Options o;
   ArgReader args("bench_bounds", argc, argv);
-  while (args.next()) {
-    if (args.is("--help") || args.is("-h")) {
-      usage(stdout);
-      std::exit(0);
-    } else if (args.is("--device")) {
-      if (!args.text(o.device)) return std::nullopt;
-    } else if (args.is("--json")) {
-      if (!args.text(o.json)) return std::nullopt;
-    } else if (args.is("--min-log2")) {
-      if (!args.number(o.minLog2)) return std::nullopt;
-    } else if (args.is("--max-log2")) {
-      if (!args.number(o.maxLog2)) return std::nullopt;
-    } else if (args.is("--reps")) {
-      if (!args.number(o.reps)) return std::nullopt;
-      o.repsGiven = true;
-    } else if (args.is("--cloths")) {
-      if (!args.number(o.cloths)) return std::nullopt;
-    } else if (args.is("--prev")) {
-      o.prev = true;
-    } else if (args.is("--quick")) {
-      o.quick = true;
-    } else {
-      std::fprintf(stderr, "bench_bounds: unknown option '%s'\n", args.arg().c_str());
-      usage(stderr);
-      return std::nullopt;
-    }
-  }
+  const bool parsed = parseCommonOptions(args, o, usage, [&] {
+    if (args.is("--min-log2")) return taken(args.number(o.minLog2));
+    if (args.is("--max-log2")) return taken(args.number(o.maxLog2));
+    if (args.is("--cloths")) return taken(args.number(o.cloths));
+    if (args.is("--prev")) return setFlag(o.prev);
+    return Parsed::kUnknown;
+  });
+  if (!parsed) return std::nullopt;
   if (o.quick && !o.repsGiven) o.reps = 3;
   if (o.reps == 0 || o.cloths == 0) {
     std::fprintf(stderr, "bench_bounds: --reps and --cloths must be >= 1\n");

@@ -46,6 +46,7 @@ class ArgReader {
     return true;
   }
   const std::string& arg() const { return arg_; }
+  const char* prog() const { return prog_; }
   bool is(const char* name) const { return arg_ == name; }
 
   // The current option's value (the next argument, consumed); nullptr with a message when missing.
@@ -81,6 +82,62 @@ class ArgReader {
   int i_ = 0;
   std::string arg_;
 };
+
+// The options every benchmark takes (a program's Options derives from this and sets the defaults).
+struct CommonOptions {
+  std::string device;      // --device SEL: index or name substring; empty: VKC_DEVICE, else the first GPU
+  std::string json;        // --json PATH
+  uint32_t reps = 0;       // --reps R
+  bool repsGiven = false;  // --reps was on the command line (--quick lowers only a default)
+  bool quick = false;      // --quick: the smoke test's tiny sizes
+
+  CommonOptions(std::string defaultJson, uint32_t defaultReps) : json(std::move(defaultJson)), reps(defaultReps) {}
+};
+
+// What a program's own option handler made of the current option.
+enum class Parsed {
+  kTaken,    // consumed it (and its value)
+  kBad,      // rejected it; the handler printed why
+  kUnknown,  // not one of the program's options
+};
+inline Parsed taken(bool ok) { return ok ? Parsed::kTaken : Parsed::kBad; }
+// A switch: sets `flag` to `value`.
+inline Parsed setFlag(bool& flag, bool value = true) {
+  flag = value;
+  return Parsed::kTaken;
+}
+
+// Walks the command line: --device, --json, --reps, --quick into `o`; --help or -h prints the usage
+// to stdout and exits 0; every other option goes to `own()` (which reads it from `args`). An option
+// nobody knows prints "<prog>: unknown option '<option>'" and the usage to stderr. False on any error
+// (the program then returns its usage error).
+template <class Own>
+bool parseCommonOptions(ArgReader& args, CommonOptions& o, void (*usage)(std::FILE*), Own&& own) {
+  while (args.next()) {
+    if (args.is("--help") || args.is("-h")) {
+      usage(stdout);
+      std::exit(0);
+    } else if (args.is("--device")) {
+      if (!args.text(o.device)) return false;
+    } else if (args.is("--json")) {
+      if (!args.text(o.json)) return false;
+    } else if (args.is("--reps")) {
+      if (!args.number(o.reps)) return false;
+      o.repsGiven = true;
+    } else if (args.is("--quick")) {
+      o.quick = true;
+    } else {
+      const Parsed p = own();
+      if (p == Parsed::kBad) return false;
+      if (p == Parsed::kUnknown) {
+        std::fprintf(stderr, "%s: unknown option '%s'\n", args.prog(), args.arg().c_str());
+        usage(stderr);
+        return false;
+      }
+    }
+  }
+  return true;
+}
 
 // The host CPU's "model name" from /proc/cpuinfo, "unknown" where there is none.
 inline std::string cpuModel() {

@@ -24,16 +24,12 @@
 namespace vkc::bench {
 namespace {
 
-struct Options {
-  std::string device;
-  std::string json = "bench_radix_sort.json";
+struct Options : CommonOptions {
+  Options() : CommonOptions("bench_radix_sort.json", 9) {}
   uint32_t minLog2 = 16;
   uint32_t maxLog2 = 24;
   uint32_t step = 2;
-  uint32_t reps = 9;
-  bool repsGiven = false;
   uint32_t keyBits = 32;
-  bool quick = false;
   bool noGpu = false;
 };
 
@@ -55,35 +51,15 @@ void usage(std::FILE* f) {
 std::optional<Options> parseOptions(int argc, char** argv) {
   Options o;
   ArgReader args("bench_radix_sort", argc, argv);
-  while (args.next()) {
-    if (args.is("--help") || args.is("-h")) {
-      usage(stdout);
-      std::exit(0);
-    } else if (args.is("--device")) {
-      if (!args.text(o.device)) return std::nullopt;
-    } else if (args.is("--json")) {
-      if (!args.text(o.json)) return std::nullopt;
-    } else if (args.is("--min-log2")) {
-      if (!args.number(o.minLog2)) return std::nullopt;
-    } else if (args.is("--max-log2")) {
-      if (!args.number(o.maxLog2)) return std::nullopt;
-    } else if (args.is("--step")) {
-      if (!args.number(o.step)) return std::nullopt;
-    } else if (args.is("--reps")) {
-      if (!args.number(o.reps)) return std::nullopt;
-      o.repsGiven = true;
-    } else if (args.is("--key-bits")) {
-      if (!args.number(o.keyBits)) return std::nullopt;
-    } else if (args.is("--no-gpu")) {
-      o.noGpu = true;
-    } else if (args.is("--quick")) {
-      o.quick = true;
-    } else {
-      std::fprintf(stderr, "bench_radix_sort: unknown option '%s'\n", args.arg().c_str());
-      usage(stderr);
-      return std::nullopt;
-    }
-  }
+  const bool parsed = parseCommonOptions(args, o, usage, [&] {
+    if (args.is("--min-log2")) return taken(args.number(o.minLog2));
+    if (args.is("--max-log2")) return taken(args.number(o.maxLog2));
+    if (args.is("--step")) return taken(args.number(o.step));
+    if (args.is("--key-bits")) return taken(args.number(o.keyBits));
+    if (args.is("--no-gpu")) return setFlag(o.noGpu);
+    return Parsed::kUnknown;
+  });
+  if (!parsed) return std::nullopt;
   if (o.quick && !o.repsGiven) o.reps = 3;
   if (o.reps == 0 || o.step == 0 || o.keyBits == 0 || o.keyBits > 32) {
     std::fprintf(stderr, "bench_radix_sort: need --reps >= 1, --step >= 1, 1 <= --key-bits <= 32\n");
