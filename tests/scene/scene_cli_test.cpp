@@ -98,7 +98,15 @@ double shapeDistance(const Float4& p, const SceneCloth& c) {
   return best;
 }
 
-class SceneStep : public ::testing::TestWithParam<const char*> {};
+class SceneStep : public ::testing::TestWithParam<const char*> {
+ protected:
+  // `step` of `in` into `out` on the test's backend, two iterations (--repeat 2), Vulkan under validation.
+  ToolRun stepTwice(const std::string& in, const std::string& out) const {
+    const std::string backend = GetParam();
+    return runTool("step '" + in + "' --backend " + backend + " --repeat 2 --out '" + out + "'" +
+                   (backend == "vulkan" ? " --validation" : ""));
+  }
+};
 
 // Discrete collision: every movable particle ends outside every shape (on its surface if it was
 // inside), particles that were outside are not moved, and the file holds exactly what the library
@@ -108,8 +116,7 @@ TEST_P(SceneStep, ParticlesEndOutsideEveryShape) {
     SCOPED_TRACE(sample);
     const std::string in = kSamples + sample;
     const std::string out = tempPath(std::string(GetParam()) + "_" + sample);
-    const ToolRun r = runTool("step '" + in + "' --backend " + GetParam() + " --repeat 2 --out '" + out + "'" +
-                          (std::string(GetParam()) == "vulkan" ? " --validation" : ""));
+    const ToolRun r = stepTwice(in, out);
     ASSERT_EQ(r.exitCode, 0) << r.output;
     Result<Scene> before = loadScene(in);
     Result<Scene> after = loadScene(out);
@@ -206,8 +213,7 @@ bool samePosition(const Float4& a, const Float4& b) { return a.x == b.x && a.y =
 TEST_P(SceneStep, SelfCollisionLeavesIsolatedPairsAtTheDistance) {
   const std::string in = kSamples + "self-collision-pairs.json";
   const std::string out = tempPath(std::string(GetParam()) + "_self.json");
-  const ToolRun r = runTool("step '" + in + "' --backend " + GetParam() + " --repeat 2 --out '" + out + "'" +
-                            (std::string(GetParam()) == "vulkan" ? " --validation" : ""));
+  const ToolRun r = stepTwice(in, out);
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("stages: shapes, self;"), std::string::npos) << r.output;
   Result<Scene> before = loadScene(in);
@@ -332,8 +338,7 @@ double distance(const World& a, const World& b) {
 TEST_P(SceneStep, InterCollisionLeavesIsolatedCrossClothPairsAtTheDistance) {
   const std::string in = kSamples + "inter-collision-cloths.json";
   const std::string out = tempPath(std::string(GetParam()) + "_inter.json");
-  const ToolRun r = runTool("step '" + in + "' --backend " + GetParam() + " --repeat 2 --out '" + out + "'" +
-                            (std::string(GetParam()) == "vulkan" ? " --validation" : ""));
+  const ToolRun r = stepTwice(in, out);
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("stages: inter;"), std::string::npos) << r.output;
   Result<Scene> before = loadScene(in);
