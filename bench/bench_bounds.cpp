@@ -163,13 +163,7 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo& dev,
          ", \"bytes\": " + jsonNumber(r.bytes) + ", \"gbps\": " + jsonNumber(r.gbps) +
          ", \"roofline_fraction\": " + jsonNumber(r.rooflineFraction) + ", \"reps\": " + std::to_string(r.reps);
     if (r.inner > 1) s += ", \"calls_per_sample\": " + std::to_string(r.inner);
-    if (!r.passMedians.empty()) {
-      s += ", \"passes_median_ms\": {";
-      for (size_t k = 0; k < r.passMedians.size(); ++k) {
-        s += (k ? ", " : "") + jsonString(r.passMedians[k].name) + ": " + jsonNumber(r.passMedians[k].ns * 1e-6);
-      }
-      s += "}";
-    }
+    if (!r.passMedians.empty()) s += ", \"passes_median_ms\": " + jsonPassMsObject(r.passMedians);
     s += i + 1 < rows.size() ? "},\n" : "}\n";
   }
   s += "  ]\n}\n";
@@ -370,11 +364,7 @@ int runBench(const Options& o) {
     printRow(rows.back());
   }
 
-  if (!writeJson(o.json, o, dev, date, log2s, rows)) {
-    std::fprintf(stderr, "bench_bounds: cannot write %s\n", o.json.c_str());
-    return 1;
-  }
-  std::printf("\nbench_bounds: wrote %s\n", o.json.c_str());
+  if (!reportWritten("bench_bounds", o.json, writeJson(o.json, o, dev, date, log2s, rows))) return 1;
   if (mismatch) {
     std::fprintf(stderr, "bench_bounds: some backend's boxes differ from cpu-scalar (see above)\n");
     return 1;

@@ -380,13 +380,7 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo& dev,
     if (r.nvclothMs > 0) {
       s += ", \"nvcloth_ms\": " + jsonNumber(r.nvclothMs) + ", \"speedup_vs_nvcloth\": " + jsonNumber(r.nvclothMs / r.medianMs);
     }
-    if (!r.passMedians.empty()) {
-      s += ", \"passes_median_ms\": {";
-      for (size_t k = 0; k < r.passMedians.size(); ++k) {
-        s += (k ? ", " : "") + jsonString(r.passMedians[k].name) + ": " + jsonNumber(r.passMedians[k].ns * 1e-6);
-      }
-      s += "}";
-    }
+    if (!r.passMedians.empty()) s += ", \"passes_median_ms\": " + jsonPassMsObject(r.passMedians);
     s += i + 1 < rows.size() ? "},\n" : "}\n";
   }
   s += "  ]\n}\n";
@@ -740,11 +734,9 @@ int runBench(const Options& o) {
     }
   }
 
-  if (!writeJson(o.json, o, dev, date, lpThreads, runner.rows)) {
-    std::fprintf(stderr, "bench_collide_shapes: cannot write %s\n", o.json.c_str());
+  if (!reportWritten("bench_collide_shapes", o.json, writeJson(o.json, o, dev, date, lpThreads, runner.rows))) {
     return 1;
   }
-  std::printf("\nbench_collide_shapes: wrote %s\n", o.json.c_str());
   if (runner.mismatch) {
     std::fprintf(stderr, "bench_collide_shapes: some backend differs from cpu-scalar (see above)\n");
     return 1;

@@ -239,12 +239,42 @@ inline std::string jsonNumber(double v) {
   return buf;
 }
 
+// A JSON object of milliseconds by name, {"a": 1.5, "b": 0.25}, in the order of `ms` (pairs of
+// name and milliseconds: a vector of pairs or a map).
+template <class NamedMs>
+std::string jsonMsObject(const NamedMs& ms) {
+  std::string s = "{";
+  for (const auto& [name, v] : ms) s += (s.size() > 1 ? ", " : "") + jsonString(name) + ": " + jsonNumber(v);
+  return s + "}";
+}
+
+// The same object of per-pass times (PassTiming holds ns); `numbered` names them "0 name", "1 name", ...
+// (for stages that run passes of one name more than once).
+inline std::string jsonPassMsObject(const std::vector<PassTiming>& passes, bool numbered = false) {
+  std::vector<std::pair<std::string, double>> ms;
+  for (size_t k = 0; k < passes.size(); ++k) {
+    ms.emplace_back(numbered ? std::to_string(k) + " " + passes[k].name : passes[k].name, passes[k].ns * 1e-6);
+  }
+  return jsonMsObject(ms);
+}
+
 // Writes `text` to `path` (created or truncated); false when the file cannot be opened, written or closed.
 inline bool writeTextFile(const std::string& path, const std::string& text) {
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (f == nullptr) return false;
   const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
   return std::fclose(f) == 0 && ok;
+}
+
+// Says how writing the results file went: "<prog>: wrote <path>" on stdout (after an empty line where
+// `blankLineFirst`), else "<prog>: cannot write <path>" on stderr. Returns `written`.
+inline bool reportWritten(const char* prog, const std::string& path, bool written, bool blankLineFirst = true) {
+  if (!written) {
+    std::fprintf(stderr, "%s: cannot write %s\n", prog, path.c_str());
+    return false;
+  }
+  std::printf("%s%s: wrote %s\n", blankLineFirst ? "\n" : "", prog, path.c_str());
+  return true;
 }
 
 // A Vulkan context on the device picked by `device` (index or name substring; empty: VKC_DEVICE,

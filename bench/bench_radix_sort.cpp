@@ -118,13 +118,7 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo* dev,
          ", \"median_ms\": " + jsonNumber(r.medianMs) + ", \"pairs_per_second\": " + jsonNumber(r.pairsPerSecond) +
          ", \"reps\": " + std::to_string(r.reps);
     if (r.inner > 1) s += ", \"calls_per_sample\": " + std::to_string(r.inner);
-    if (!r.passMedians.empty()) {
-      s += ", \"passes_median_ms\": {";
-      for (size_t k = 0; k < r.passMedians.size(); ++k) {
-        s += (k ? ", " : "") + jsonString(r.passMedians[k].first) + ": " + jsonNumber(r.passMedians[k].second);
-      }
-      s += "}";
-    }
+    if (!r.passMedians.empty()) s += ", \"passes_median_ms\": " + jsonMsObject(r.passMedians);
     s += i + 1 < rows.size() ? "},\n" : "}\n";
   }
   s += "  ]\n}\n";
@@ -254,11 +248,7 @@ int runBench(const Options& o) {
     rows.push_back(r);
     printRow(r);
   }
-  if (!writeJson(o.json, o, dev, date, rows)) {
-    std::fprintf(stderr, "bench_radix_sort: cannot write %s\n", o.json.c_str());
-    return 1;
-  }
-  std::printf("bench_radix_sort: wrote %s\n", o.json.c_str());
+  if (!reportWritten("bench_radix_sort", o.json, writeJson(o.json, o, dev, date, rows), false)) return 1;
   if (mismatch) {
     std::fprintf(stderr, "bench_radix_sort: some backend differs from the scalar reference (see above)\n");
     return 1;

@@ -213,16 +213,8 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo* dev,
          ", \"reps\": " + std::to_string(r.reps) + ", \"pairs\": " + std::to_string(r.pairs) +
          ", \"max_diff_vs_scalar\": " + jsonNumber(r.maxDiff);
     if (!r.groups.empty()) {
-      s += ", \"groups_median_ms\": {";
-      for (size_t k = 0; k < r.groups.size(); ++k) {
-        s += (k ? ", " : "") + jsonString(r.groups[k].first) + ": " + jsonNumber(r.groups[k].second);
-      }
-      s += "}, \"passes_median_ms\": {";
-      for (size_t k = 0; k < r.passes.size(); ++k) {
-        s += (k ? ", " : "") + jsonString(std::to_string(k) + " " + r.passes[k].name) + ": " +
-             jsonNumber(r.passes[k].ns * 1e-6);
-      }
-      s += "}";
+      s += ", \"groups_median_ms\": " + jsonMsObject(r.groups) +
+           ", \"passes_median_ms\": " + jsonPassMsObject(r.passes, true);
     }
     s += i + 1 < rows.size() ? "},\n" : "}\n";
   }
@@ -358,11 +350,7 @@ int runBench(const Options& o) {
     rows.push_back(row);
     printRow(rows.back());
   }
-  if (!writeJson(o.json, o, dev, rows)) {
-    std::fprintf(stderr, "bench_self_collision: cannot write %s\n", o.json.c_str());
-    return 1;
-  }
-  std::printf("\nbench_self_collision: wrote %s\n", o.json.c_str());
+  if (!reportWritten("bench_self_collision", o.json, writeJson(o.json, o, dev, rows))) return 1;
   return mismatch ? 1 : 0;
 }
 
