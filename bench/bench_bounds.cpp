@@ -53,11 +53,8 @@ std::optional<Options> parseOptions(int argc, char** argv) {
   Options o;
   ArgReader args("bench_bounds", argc, argv);
   const bool parsed = parseCommonOptions(args, o, usage, [&] {
-    if (args.is("--min-log2")) return taken(args.number(o.minLog2));
-    if (args.is("--max-log2")) return taken(args.number(o.maxLog2));
-    if (args.is("--cloths")) return taken(args.number(o.cloths));
     if (args.is("--prev")) return setFlag(o.prev);
-    return Parsed::kUnknown;
+    return numberOption(args, {{"--min-log2", &o.minLog2}, {"--max-log2", &o.maxLog2}, {"--cloths", &o.cloths}});
   });
   if (!parsed) return std::nullopt;
   if (o.quick && !o.repsGiven) o.reps = 3;

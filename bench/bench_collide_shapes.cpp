@@ -94,10 +94,6 @@ std::optional<Options> parseOptions(int argc, char** argv) {
   Options o;
   ArgReader args("bench_collide_shapes", argc, argv);
   const bool parsed = parseCommonOptions(args, o, usage, [&]() -> Parsed {
-    if (args.is("--min-log2")) return taken(args.number(o.minLog2));
-    if (args.is("--max-log2")) return taken(args.number(o.maxLog2));
-    if (args.is("--max-n")) return taken(args.number(o.maxN));
-    if (args.is("--vulkan-max-n")) return taken(args.number(o.vulkanMaxN));
     if (args.is("--no-scenes")) return setFlag(o.scenes, false);
     if (args.is("--scenes-only")) return setFlag(o.synthetic, false);
     if (args.is("--simd-targets")) return setFlag(o.allTargets);
@@ -145,7 +141,10 @@ std::optional<Options> parseOptions(int argc, char** argv) {
       }
       return Parsed::kTaken;
     }
-    return Parsed::kUnknown;
+    return numberOption(args, {{"--min-log2", &o.minLog2},
+                               {"--max-log2", &o.maxLog2},
+                               {"--max-n", &o.maxN},
+                               {"--vulkan-max-n", &o.vulkanMaxN}});
   });
   if (!parsed) return std::nullopt;
   if (o.quick) {

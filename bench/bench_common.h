@@ -10,8 +10,10 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <initializer_list>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cpu/bounds.h"  // cpu::simdTargetName
@@ -101,6 +103,14 @@ enum class Parsed {
   kUnknown,  // not one of the program's options
 };
 inline Parsed taken(bool ok) { return ok ? Parsed::kTaken : Parsed::kBad; }
+// Options of the form "--name N" (a non-negative integer): the one named by the current option reads
+// its value into its target; kUnknown where none is.
+inline Parsed numberOption(ArgReader& args, std::initializer_list<std::pair<const char*, uint32_t*>> options) {
+  for (const auto& [name, target] : options) {
+    if (args.is(name)) return taken(args.number(*target));
+  }
+  return Parsed::kUnknown;
+}
 // A switch: sets `flag` to `value`.
 inline Parsed setFlag(bool& flag, bool value = true) {
   flag = value;

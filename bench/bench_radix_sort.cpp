@@ -52,12 +52,11 @@ std::optional<Options> parseOptions(int argc, char** argv) {
   Options o;
   ArgReader args("bench_radix_sort", argc, argv);
   const bool parsed = parseCommonOptions(args, o, usage, [&] {
-    if (args.is("--min-log2")) return taken(args.number(o.minLog2));
-    if (args.is("--max-log2")) return taken(args.number(o.maxLog2));
-    if (args.is("--step")) return taken(args.number(o.step));
-    if (args.is("--key-bits")) return taken(args.number(o.keyBits));
     if (args.is("--no-gpu")) return setFlag(o.noGpu);
-    return Parsed::kUnknown;
+    return numberOption(args, {{"--min-log2", &o.minLog2},
+                               {"--max-log2", &o.maxLog2},
+                               {"--step", &o.step},
+                               {"--key-bits", &o.keyBits}});
   });
   if (!parsed) return std::nullopt;
   if (o.quick && !o.repsGiven) o.reps = 3;
