@@ -62,10 +62,7 @@ std::optional<Options> parseOptions(int argc, char** argv) {
     std::fprintf(stderr, "bench_bounds: --reps and --cloths must be >= 1\n");
     return std::nullopt;
   }
-  if (o.maxLog2 > 26 || o.minLog2 > o.maxLog2) {
-    std::fprintf(stderr, "bench_bounds: need --min-log2 <= --max-log2 <= 26\n");
-    return std::nullopt;
-  }
+  if (!log2RangeOk("bench_bounds", o.minLog2, o.maxLog2, 26)) return std::nullopt;
   return o;
 }
 

@@ -155,10 +155,7 @@ std::optional<Options> parseOptions(int argc, char** argv) {
     std::fprintf(stderr, "bench_collide_shapes: --reps must be >= 1 and --spheres not empty\n");
     return std::nullopt;
   }
-  if (o.maxLog2 > 24 || o.minLog2 > o.maxLog2) {
-    std::fprintf(stderr, "bench_collide_shapes: need --min-log2 <= --max-log2 <= 24\n");
-    return std::nullopt;
-  }
+  if (!log2RangeOk("bench_collide_shapes", o.minLog2, o.maxLog2, 24)) return std::nullopt;
   if (!o.vulkan && !o.scalar && !o.simd) {
     std::fprintf(stderr, "bench_collide_shapes: --backend selects nothing\n");
     return std::nullopt;

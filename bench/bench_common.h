@@ -149,6 +149,13 @@ bool parseCommonOptions(ArgReader& args, CommonOptions& o, void (*usage)(std::FI
   return true;
 }
 
+// --min-log2 <= --max-log2 <= maxLog2Limit; else false, with "<prog>: need --min-log2 <= --max-log2 <= <limit>".
+inline bool log2RangeOk(const char* prog, uint32_t minLog2, uint32_t maxLog2, uint32_t maxLog2Limit) {
+  if (maxLog2 <= maxLog2Limit && minLog2 <= maxLog2) return true;
+  std::fprintf(stderr, "%s: need --min-log2 <= --max-log2 <= %u\n", prog, maxLog2Limit);
+  return false;
+}
+
 // The host CPU's "model name" from /proc/cpuinfo, "unknown" where there is none.
 inline std::string cpuModel() {
   std::ifstream f("/proc/cpuinfo");

@@ -64,10 +64,7 @@ std::optional<Options> parseOptions(int argc, char** argv) {
     std::fprintf(stderr, "bench_radix_sort: need --reps >= 1, --step >= 1, 1 <= --key-bits <= 32\n");
     return std::nullopt;
   }
-  if (o.maxLog2 > 26 || o.minLog2 > o.maxLog2) {
-    std::fprintf(stderr, "bench_radix_sort: need --min-log2 <= --max-log2 <= 26\n");
-    return std::nullopt;
-  }
+  if (!log2RangeOk("bench_radix_sort", o.minLog2, o.maxLog2, 26)) return std::nullopt;
   return o;
 }
 
