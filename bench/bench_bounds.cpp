@@ -27,16 +27,12 @@
 namespace vkc::bench {
 namespace {
 
-struct Options {
-  std::string device;
-  std::string json = "bench_bounds.json";
+struct Options : CommonOptions {
+  Options() : CommonOptions("bench_bounds.json", 15) {}
   uint32_t minLog2 = 10;
   uint32_t maxLog2 = 22;
-  uint32_t reps = 15;
-  bool repsGiven = false;
   uint32_t cloths = 1;
   bool prev = false;
-  bool quick = false;
 };
 
 void usage(std::FILE* f) {
@@ -56,42 +52,17 @@ void usage(std::FILE* f) {
 std::optional<Options> parseOptions(int argc, char** argv) {
   Options o;
   ArgReader args("bench_bounds", argc, argv);
-  while (args.next()) {
-    if (args.is("--help") || args.is("-h")) {
-      usage(stdout);
-      std::exit(0);
-    } else if (args.is("--device")) {
-      if (!args.text(o.device)) return std::nullopt;
-    } else if (args.is("--json")) {
-      if (!args.text(o.json)) return std::nullopt;
-    } else if (args.is("--min-log2")) {
-      if (!args.number(o.minLog2)) return std::nullopt;
-    } else if (args.is("--max-log2")) {
-      if (!args.number(o.maxLog2)) return std::nullopt;
-    } else if (args.is("--reps")) {
-      if (!args.number(o.reps)) return std::nullopt;
-      o.repsGiven = true;
-    } else if (args.is("--cloths")) {
-      if (!args.number(o.cloths)) return std::nullopt;
-    } else if (args.is("--prev")) {
-      o.prev = true;
-    } else if (args.is("--quick")) {
-      o.quick = true;
-    } else {
-      std::fprintf(stderr, "bench_bounds: unknown option '%s'\n", args.arg().c_str());
-      usage(stderr);
-      return std::nullopt;
-    }
-  }
+  const bool parsed = parseCommonOptions(args, o, usage, [&] {
+    if (args.is("--prev")) return setFlag(o.prev);
+    return numberOption(args, {{"--min-log2", &o.minLog2}, {"--max-log2", &o.maxLog2}, {"--cloths", &o.cloths}});
+  });
+  if (!parsed) return std::nullopt;
   if (o.quick && !o.repsGiven) o.reps = 3;
   if (o.reps == 0 || o.cloths == 0) {
     std::fprintf(stderr, "bench_bounds: --reps and --cloths must be >= 1\n");
     return std::nullopt;
   }
-  if (o.maxLog2 > 26 || o.minLog2 > o.maxLog2) {
-    std::fprintf(stderr, "bench_bounds: need --min-log2 <= --max-log2 <= 26\n");
-    return std::nullopt;
-  }
+  if (!log2RangeOk("bench_bounds", o.minLog2, o.maxLog2, 26)) return std::nullopt;
   return o;
 }
 
@@ -186,13 +157,7 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo& dev,
          ", \"bytes\": " + jsonNumber(r.bytes) + ", \"gbps\": " + jsonNumber(r.gbps) +
          ", \"roofline_fraction\": " + jsonNumber(r.rooflineFraction) + ", \"reps\": " + std::to_string(r.reps);
     if (r.inner > 1) s += ", \"calls_per_sample\": " + std::to_string(r.inner);
-    if (!r.passMedians.empty()) {
-      s += ", \"passes_median_ms\": {";
-      for (size_t k = 0; k < r.passMedians.size(); ++k) {
-        s += (k ? ", " : "") + jsonString(r.passMedians[k].name) + ": " + jsonNumber(r.passMedians[k].ns * 1e-6);
-      }
-      s += "}";
-    }
+    if (!r.passMedians.empty()) s += ", \"passes_median_ms\": " + jsonPassMsObject(r.passMedians);
     s += i + 1 < rows.size() ? "},\n" : "}\n";
   }
   s += "  ]\n}\n";
@@ -393,11 +358,7 @@ int runBench(const Options& o) {
     printRow(rows.back());
   }
 
-  if (!writeJson(o.json, o, dev, date, log2s, rows)) {
-    std::fprintf(stderr, "bench_bounds: cannot write %s\n", o.json.c_str());
-    return 1;
-  }
-  std::printf("\nbench_bounds: wrote %s\n", o.json.c_str());
+  if (!reportWritten("bench_bounds", o.json, writeJson(o.json, o, dev, date, log2s, rows))) return 1;
   if (mismatch) {
     std::fprintf(stderr, "bench_bounds: some backend's boxes differ from cpu-scalar (see above)\n");
     return 1;

@@ -43,9 +43,8 @@
 namespace vkc::bench {
 namespace {
 
-struct Options {
-  std::string device;
-  std::string json = "bench_collide_shapes.json";
+struct Options : CommonOptions {
+  Options() : CommonOptions("bench_collide_shapes.json", 7) {}
   uint32_t minLog2 = 14;
   uint32_t maxLog2 = 22;
   uint32_t maxN = 0;        // 0: no cap beyond maxLog2
@@ -54,9 +53,6 @@ struct Options {
   bool discrete = true, ccd = true;
   bool vulkan = true, scalar = true, simd = true;
   bool scenes = true, synthetic = true;
-  uint32_t reps = 7;
-  bool repsGiven = false;
-  bool quick = false;
   bool allTargets = false;
 };
 
@@ -97,50 +93,39 @@ std::vector<std::string> splitList(const std::string& s) {
 std::optional<Options> parseOptions(int argc, char** argv) {
   Options o;
   ArgReader args("bench_collide_shapes", argc, argv);
-  while (args.next()) {
-    if (args.is("--help") || args.is("-h")) {
-      usage(stdout);
-      std::exit(0);
-    } else if (args.is("--device")) {
-      if (!args.text(o.device)) return std::nullopt;
-    } else if (args.is("--json")) {
-      if (!args.text(o.json)) return std::nullopt;
-    } else if (args.is("--min-log2")) {
-      if (!args.number(o.minLog2)) return std::nullopt;
-    } else if (args.is("--max-log2")) {
-      if (!args.number(o.maxLog2)) return std::nullopt;
-    } else if (args.is("--max-n")) {
-      if (!args.number(o.maxN)) return std::nullopt;
-    } else if (args.is("--vulkan-max-n")) {
-      if (!args.number(o.vulkanMaxN)) return std::nullopt;
-    } else if (args.is("--reps")) {
-      if (!args.number(o.reps)) return std::nullopt;
-      o.repsGiven = true;
-    } else if (args.is("--spheres")) {
+  const bool parsed = parseCommonOptions(args, o, usage, [&]() -> Parsed {
+    if (args.is("--no-scenes")) return setFlag(o.scenes, false);
+    if (args.is("--scenes-only")) return setFlag(o.synthetic, false);
+    if (args.is("--simd-targets")) return setFlag(o.allTargets);
+    if (args.is("--spheres")) {
       const char* v = args.value();
-      if (v == nullptr) return std::nullopt;
+      if (v == nullptr) return Parsed::kBad;
       o.spheres.clear();
       for (const std::string& s : splitList(v)) {
         uint32_t n = 0;
         if (!parseUint(s.c_str(), n) || n < 2 || n > 4096) {
           std::fprintf(stderr, "bench_collide_shapes: --spheres: '%s' is not a count in 2..4096\n", s.c_str());
-          return std::nullopt;
+          return Parsed::kBad;
         }
         o.spheres.push_back(n);
       }
-    } else if (args.is("--mode")) {
+      return Parsed::kTaken;
+    }
+    if (args.is("--mode")) {
       const char* v = args.value();
-      if (v == nullptr) return std::nullopt;
+      if (v == nullptr) return Parsed::kBad;
       const std::string m = v;
       if (m != "discrete" && m != "ccd" && m != "both") {
         std::fprintf(stderr, "bench_collide_shapes: --mode: '%s' is not discrete, ccd or both\n", v);
-        return std::nullopt;
+        return Parsed::kBad;
       }
       o.discrete = m != "ccd";
       o.ccd = m != "discrete";
-    } else if (args.is("--backend")) {
+      return Parsed::kTaken;
+    }
+    if (args.is("--backend")) {
       const char* v = args.value();
-      if (v == nullptr) return std::nullopt;
+      if (v == nullptr) return Parsed::kBad;
       o.vulkan = o.scalar = o.simd = false;
       for (const std::string& b : splitList(v)) {
         if (b == "vulkan") {
@@ -151,23 +136,17 @@ std::optional<Options> parseOptions(int argc, char** argv) {
           o.simd = true;
         } else {
           std::fprintf(stderr, "bench_collide_shapes: --backend: unknown backend '%s'\n", b.c_str());
-          return std::nullopt;
+          return Parsed::kBad;
         }
       }
-    } else if (args.is("--no-scenes")) {
-      o.scenes = false;
-    } else if (args.is("--scenes-only")) {
-      o.synthetic = false;
-    } else if (args.is("--simd-targets")) {
-      o.allTargets = true;
-    } else if (args.is("--quick")) {
-      o.quick = true;
-    } else {
-      std::fprintf(stderr, "bench_collide_shapes: unknown option '%s'\n", args.arg().c_str());
-      usage(stderr);
-      return std::nullopt;
+      return Parsed::kTaken;
     }
-  }
+    return numberOption(args, {{"--min-log2", &o.minLog2},
+                               {"--max-log2", &o.maxLog2},
+                               {"--max-n", &o.maxN},
+                               {"--vulkan-max-n", &o.vulkanMaxN}});
+  });
+  if (!parsed) return std::nullopt;
   if (o.quick) {
     if (!o.repsGiven) o.reps = 3;
     o.spheres = {8};
@@ -176,10 +155,7 @@ std::optional<Options> parseOptions(int argc, char** argv) {
     std::fprintf(stderr, "bench_collide_shapes: --reps must be >= 1 and --spheres not empty\n");
     return std::nullopt;
   }
-  if (o.maxLog2 > 24 || o.minLog2 > o.maxLog2) {
-    std::fprintf(stderr, "bench_collide_shapes: need --min-log2 <= --max-log2 <= 24\n");
-    return std::nullopt;
-  }
+  if (!log2RangeOk("bench_collide_shapes", o.minLog2, o.maxLog2, 24)) return std::nullopt;
   if (!o.vulkan && !o.scalar && !o.simd) {
     std::fprintf(stderr, "bench_collide_shapes: --backend selects nothing\n");
     return std::nullopt;
@@ -400,13 +376,7 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo& dev,
     if (r.nvclothMs > 0) {
       s += ", \"nvcloth_ms\": " + jsonNumber(r.nvclothMs) + ", \"speedup_vs_nvcloth\": " + jsonNumber(r.nvclothMs / r.medianMs);
     }
-    if (!r.passMedians.empty()) {
-      s += ", \"passes_median_ms\": {";
-      for (size_t k = 0; k < r.passMedians.size(); ++k) {
-        s += (k ? ", " : "") + jsonString(r.passMedians[k].name) + ": " + jsonNumber(r.passMedians[k].ns * 1e-6);
-      }
-      s += "}";
-    }
+    if (!r.passMedians.empty()) s += ", \"passes_median_ms\": " + jsonPassMsObject(r.passMedians);
     s += i + 1 < rows.size() ? "},\n" : "}\n";
   }
   s += "  ]\n}\n";
@@ -760,11 +730,9 @@ int runBench(const Options& o) {
     }
   }
 
-  if (!writeJson(o.json, o, dev, date, lpThreads, runner.rows)) {
-    std::fprintf(stderr, "bench_collide_shapes: cannot write %s\n", o.json.c_str());
+  if (!reportWritten("bench_collide_shapes", o.json, writeJson(o.json, o, dev, date, lpThreads, runner.rows))) {
     return 1;
   }
-  std::printf("\nbench_collide_shapes: wrote %s\n", o.json.c_str());
   if (runner.mismatch) {
     std::fprintf(stderr, "bench_collide_shapes: some backend differs from cpu-scalar (see above)\n");
     return 1;

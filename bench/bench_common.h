@@ -10,8 +10,10 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <initializer_list>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cpu/bounds.h"  // cpu::simdTargetName
@@ -46,6 +48,7 @@ class ArgReader {
     return true;
   }
   const std::string& arg() const { return arg_; }
+  const char* prog() const { return prog_; }
   bool is(const char* name) const { return arg_ == name; }
 
   // The current option's value (the next argument, consumed); nullptr with a message when missing.
@@ -81,6 +84,77 @@ class ArgReader {
   int i_ = 0;
   std::string arg_;
 };
+
+// The options every benchmark takes (a program's Options derives from this and sets the defaults).
+struct CommonOptions {
+  std::string device;      // --device SEL: index or name substring; empty: VKC_DEVICE, else the first GPU
+  std::string json;        // --json PATH
+  uint32_t reps = 0;       // --reps R
+  bool repsGiven = false;  // --reps was on the command line (--quick lowers only a default)
+  bool quick = false;      // --quick: the smoke test's tiny sizes
+
+  CommonOptions(std::string defaultJson, uint32_t defaultReps) : json(std::move(defaultJson)), reps(defaultReps) {}
+};
+
+// What a program's own option handler made of the current option.
+enum class Parsed {
+  kTaken,    // consumed it (and its value)
+  kBad,      // rejected it; the handler printed why
+  kUnknown,  // not one of the program's options
+};
+inline Parsed taken(bool ok) { return ok ? Parsed::kTaken : Parsed::kBad; }
+// Options of the form "--name N" (a non-negative integer): the one named by the current option reads
+// its value into its target; kUnknown where none is.
+inline Parsed numberOption(ArgReader& args, std::initializer_list<std::pair<const char*, uint32_t*>> options) {
+  for (const auto& [name, target] : options) {
+    if (args.is(name)) return taken(args.number(*target));
+  }
+  return Parsed::kUnknown;
+}
+// A switch: sets `flag` to `value`.
+inline Parsed setFlag(bool& flag, bool value = true) {
+  flag = value;
+  return Parsed::kTaken;
+}
+
+// Walks the command line: --device, --json, --reps, --quick into `o`; --help or -h prints the usage
+// to stdout and exits 0; every other option goes to `own()` (which reads it from `args`). An option
+// nobody knows prints "<prog>: unknown option '<option>'" and the usage to stderr. False on any error
+// (the program then returns its usage error).
+template <class Own>
+bool parseCommonOptions(ArgReader& args, CommonOptions& o, void (*usage)(std::FILE*), Own&& own) {
+  while (args.next()) {
+    if (args.is("--help") || args.is("-h")) {
+      usage(stdout);
+      std::exit(0);
+    } else if (args.is("--device")) {
+      if (!args.text(o.device)) return false;
+    } else if (args.is("--json")) {
+      if (!args.text(o.json)) return false;
+    } else if (args.is("--reps")) {
+      if (!args.number(o.reps)) return false;
+      o.repsGiven = true;
+    } else if (args.is("--quick")) {
+      o.quick = true;
+    } else {
+      const Parsed p = own();
+      if (p == Parsed::kBad) return false;
+      if (p == Parsed::kUnknown) {
+        std::fprintf(stderr, "%s: unknown option '%s'\n", args.prog(), args.arg().c_str());
+        usage(stderr);
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+// --min-log2 <= --max-log2 <= maxLog2Limit; else false, with "<prog>: need --min-log2 <= --max-log2 <= <limit>".
+inline bool log2RangeOk(const char* prog, uint32_t minLog2, uint32_t maxLog2, uint32_t maxLog2Limit) {
+  if (maxLog2 <= maxLog2Limit && minLog2 <= maxLog2) return true;
+  std::fprintf(stderr, "%s: need --min-log2 <= --max-log2 <= %u\n", prog, maxLog2Limit);
+  return false;
+}
 
 // The host CPU's "model name" from /proc/cpuinfo, "unknown" where there is none.
 inline std::string cpuModel() {
@@ -182,12 +256,42 @@ inline std::string jsonNumber(double v) {
   return buf;
 }
 
+// A JSON object of milliseconds by name, {"a": 1.5, "b": 0.25}, in the order of `ms` (pairs of
+// name and milliseconds: a vector of pairs or a map).
+template <class NamedMs>
+std::string jsonMsObject(const NamedMs& ms) {
+  std::string s = "{";
+  for (const auto& [name, v] : ms) s += (s.size() > 1 ? ", " : "") + jsonString(name) + ": " + jsonNumber(v);
+  return s + "}";
+}
+
+// The same object of per-pass times (PassTiming holds ns); `numbered` names them "0 name", "1 name", ...
+// (for stages that run passes of one name more than once).
+inline std::string jsonPassMsObject(const std::vector<PassTiming>& passes, bool numbered = false) {
+  std::vector<std::pair<std::string, double>> ms;
+  for (size_t k = 0; k < passes.size(); ++k) {
+    ms.emplace_back(numbered ? std::to_string(k) + " " + passes[k].name : passes[k].name, passes[k].ns * 1e-6);
+  }
+  return jsonMsObject(ms);
+}
+
 // Writes `text` to `path` (created or truncated); false when the file cannot be opened, written or closed.
 inline bool writeTextFile(const std::string& path, const std::string& text) {
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (f == nullptr) return false;
   const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
   return std::fclose(f) == 0 && ok;
+}
+
+// Says how writing the results file went: "<prog>: wrote <path>" on stdout (after an empty line where
+// `blankLineFirst`), else "<prog>: cannot write <path>" on stderr. Returns `written`.
+inline bool reportWritten(const char* prog, const std::string& path, bool written, bool blankLineFirst = true) {
+  if (!written) {
+    std::fprintf(stderr, "%s: cannot write %s\n", prog, path.c_str());
+    return false;
+  }
+  std::printf("%s%s: wrote %s\n", blankLineFirst ? "\n" : "", prog, path.c_str());
+  return true;
 }
 
 // A Vulkan context on the device picked by `device` (index or name substring; empty: VKC_DEVICE,

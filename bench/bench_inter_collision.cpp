@@ -311,10 +311,8 @@ bool writeJson(const std::string& path, const Context& ctx, const std::vector<Ro
          jsonString(r.backend) + ", \"cloths\": " + std::to_string(r.cloths) + ", \"particles\": " +
          std::to_string(r.particles) + ", \"median_ms\": " + jsonNumber(r.medianMs) + ", \"reps\": " +
          std::to_string(r.reps) + ", \"marked\": " + std::to_string(r.marked) + ", \"cloth_pairs\": " +
-         std::to_string(r.pairs) + ", \"passes_ms\": {";
-    size_t k = 0;
-    for (const auto& [name, v] : r.passMs) s += (k++ ? ", " : "") + jsonString(name) + ": " + jsonNumber(v);
-    s += i + 1 < rows.size() ? "}},\n" : "}}\n";
+         std::to_string(r.pairs) + ", \"passes_ms\": " + jsonMsObject(r.passMs);
+    s += i + 1 < rows.size() ? "},\n" : "}\n";
   }
   s += "  ]\n}\n";
   return writeTextFile(path, s);
@@ -362,11 +360,7 @@ int run(const Options& o) {
                   one > 0 ? many / one : 0.0);
     }
   }
-  if (!writeJson(o.json, ctx, rows, o)) {
-    std::fprintf(stderr, "bench_inter_collision: cannot write %s\n", o.json.c_str());
-    return 1;
-  }
-  std::printf("\nbench_inter_collision: wrote %s\n", o.json.c_str());
+  if (!reportWritten("bench_inter_collision", o.json, writeJson(o.json, ctx, rows, o))) return 1;
   return 0;
 }
 

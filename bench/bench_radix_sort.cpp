@@ -24,16 +24,12 @@
 namespace vkc::bench {
 namespace {
 
-struct Options {
-  std::string device;
-  std::string json = "bench_radix_sort.json";
+struct Options : CommonOptions {
+  Options() : CommonOptions("bench_radix_sort.json", 9) {}
   uint32_t minLog2 = 16;
   uint32_t maxLog2 = 24;
   uint32_t step = 2;
-  uint32_t reps = 9;
-  bool repsGiven = false;
   uint32_t keyBits = 32;
-  bool quick = false;
   bool noGpu = false;
 };
 
@@ -55,44 +51,20 @@ void usage(std::FILE* f) {
 std::optional<Options> parseOptions(int argc, char** argv) {
   Options o;
   ArgReader args("bench_radix_sort", argc, argv);
-  while (args.next()) {
-    if (args.is("--help") || args.is("-h")) {
-      usage(stdout);
-      std::exit(0);
-    } else if (args.is("--device")) {
-      if (!args.text(o.device)) return std::nullopt;
-    } else if (args.is("--json")) {
-      if (!args.text(o.json)) return std::nullopt;
-    } else if (args.is("--min-log2")) {
-      if (!args.number(o.minLog2)) return std::nullopt;
-    } else if (args.is("--max-log2")) {
-      if (!args.number(o.maxLog2)) return std::nullopt;
-    } else if (args.is("--step")) {
-      if (!args.number(o.step)) return std::nullopt;
-    } else if (args.is("--reps")) {
-      if (!args.number(o.reps)) return std::nullopt;
-      o.repsGiven = true;
-    } else if (args.is("--key-bits")) {
-      if (!args.number(o.keyBits)) return std::nullopt;
-    } else if (args.is("--no-gpu")) {
-      o.noGpu = true;
-    } else if (args.is("--quick")) {
-      o.quick = true;
-    } else {
-      std::fprintf(stderr, "bench_radix_sort: unknown option '%s'\n", args.arg().c_str());
-      usage(stderr);
-      return std::nullopt;
-    }
-  }
+  const bool parsed = parseCommonOptions(args, o, usage, [&] {
+    if (args.is("--no-gpu")) return setFlag(o.noGpu);
+    return numberOption(args, {{"--min-log2", &o.minLog2},
+                               {"--max-log2", &o.maxLog2},
+                               {"--step", &o.step},
+                               {"--key-bits", &o.keyBits}});
+  });
+  if (!parsed) return std::nullopt;
   if (o.quick && !o.repsGiven) o.reps = 3;
   if (o.reps == 0 || o.step == 0 || o.keyBits == 0 || o.keyBits > 32) {
     std::fprintf(stderr, "bench_radix_sort: need --reps >= 1, --step >= 1, 1 <= --key-bits <= 32\n");
     return std::nullopt;
   }
-  if (o.maxLog2 > 26 || o.minLog2 > o.maxLog2) {
-    std::fprintf(stderr, "bench_radix_sort: need --min-log2 <= --max-log2 <= 26\n");
-    return std::nullopt;
-  }
+  if (!log2RangeOk("bench_radix_sort", o.minLog2, o.maxLog2, 26)) return std::nullopt;
   return o;
 }
 
@@ -142,13 +114,7 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo* dev,
          ", \"median_ms\": " + jsonNumber(r.medianMs) + ", \"pairs_per_second\": " + jsonNumber(r.pairsPerSecond) +
          ", \"reps\": " + std::to_string(r.reps);
     if (r.inner > 1) s += ", \"calls_per_sample\": " + std::to_string(r.inner);
-    if (!r.passMedians.empty()) {
-      s += ", \"passes_median_ms\": {";
-      for (size_t k = 0; k < r.passMedians.size(); ++k) {
-        s += (k ? ", " : "") + jsonString(r.passMedians[k].first) + ": " + jsonNumber(r.passMedians[k].second);
-      }
-      s += "}";
-    }
+    if (!r.passMedians.empty()) s += ", \"passes_median_ms\": " + jsonMsObject(r.passMedians);
     s += i + 1 < rows.size() ? "},\n" : "}\n";
   }
   s += "  ]\n}\n";
@@ -278,11 +244,7 @@ int runBench(const Options& o) {
     rows.push_back(r);
     printRow(r);
   }
-  if (!writeJson(o.json, o, dev, date, rows)) {
-    std::fprintf(stderr, "bench_radix_sort: cannot write %s\n", o.json.c_str());
-    return 1;
-  }
-  std::printf("bench_radix_sort: wrote %s\n", o.json.c_str());
+  if (!reportWritten("bench_radix_sort", o.json, writeJson(o.json, o, dev, date, rows), false)) return 1;
   if (mismatch) {
     std::fprintf(stderr, "bench_radix_sort: some backend differs from the scalar reference (see above)\n");
     return 1;

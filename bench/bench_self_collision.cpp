@@ -29,11 +29,8 @@
 namespace vkc::bench {
 namespace {
 
-struct Options {
-  std::string device;
-  std::string json = "bench_self_collision.json";
-  uint32_t reps = 9;
-  bool quick = false;
+struct Options : CommonOptions {
+  Options() : CommonOptions("bench_self_collision.json", 9) {}
   bool noVulkan = false;
   std::vector<uint32_t> sizes = {64, 256, 1024};
 };
@@ -52,47 +49,29 @@ void usage(std::FILE* f) {
 
 std::optional<Options> parseOptions(int argc, char** argv) {
   Options o;
-  bool repsGiven = false, sizesGiven = false;
+  bool sizesGiven = false;
   ArgReader args("bench_self_collision", argc, argv);
-  while (args.next()) {
-    if (args.is("--help") || args.is("-h")) {
-      usage(stdout);
-      std::exit(0);
-    } else if (args.is("--device")) {
-      if (!args.text(o.device)) return std::nullopt;
-    } else if (args.is("--json")) {
-      if (!args.text(o.json)) return std::nullopt;
-    } else if (args.is("--reps")) {
-      const char* v = args.value();
-      if (v == nullptr) return std::nullopt;
-      o.reps = static_cast<uint32_t>(std::strtoul(v, nullptr, 10));
-      repsGiven = true;
-    } else if (args.is("--sizes")) {
-      const char* v = args.value();
-      if (v == nullptr) return std::nullopt;
-      o.sizes.clear();
-      for (const char* p = v; *p != '\0';) {
-        char* end = nullptr;
-        const unsigned long n = std::strtoul(p, &end, 10);
-        if (end == p || n < 2 || n > 4096) {
-          std::fprintf(stderr, "bench_self_collision: --sizes: sizes are integers in 2..4096\n");
-          return std::nullopt;
-        }
-        o.sizes.push_back(static_cast<uint32_t>(n));
-        p = *end == ',' ? end + 1 : end;
+  const bool parsed = parseCommonOptions(args, o, usage, [&]() -> Parsed {
+    if (args.is("--no-vulkan")) return setFlag(o.noVulkan);
+    if (!args.is("--sizes")) return Parsed::kUnknown;
+    const char* v = args.value();
+    if (v == nullptr) return Parsed::kBad;
+    o.sizes.clear();
+    for (const char* p = v; *p != '\0';) {
+      char* end = nullptr;
+      const unsigned long n = std::strtoul(p, &end, 10);
+      if (end == p || n < 2 || n > 4096) {
+        std::fprintf(stderr, "bench_self_collision: --sizes: sizes are integers in 2..4096\n");
+        return Parsed::kBad;
       }
-      sizesGiven = true;
-    } else if (args.is("--quick")) {
-      o.quick = true;
-    } else if (args.is("--no-vulkan")) {
-      o.noVulkan = true;
-    } else {
-      std::fprintf(stderr, "bench_self_collision: unknown option '%s'\n", args.arg().c_str());
-      usage(stderr);
-      return std::nullopt;
+      o.sizes.push_back(static_cast<uint32_t>(n));
+      p = *end == ',' ? end + 1 : end;
     }
-  }
-  if (o.quick && !repsGiven) o.reps = 3;
+    sizesGiven = true;
+    return Parsed::kTaken;
+  });
+  if (!parsed) return std::nullopt;
+  if (o.quick && !o.repsGiven) o.reps = 3;
   if (o.quick && !sizesGiven) o.sizes = {16, 32};
   if (o.reps == 0) {
     std::fprintf(stderr, "bench_self_collision: --reps must be >= 1\n");
@@ -234,16 +213,8 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo* dev,
          ", \"reps\": " + std::to_string(r.reps) + ", \"pairs\": " + std::to_string(r.pairs) +
          ", \"max_diff_vs_scalar\": " + jsonNumber(r.maxDiff);
     if (!r.groups.empty()) {
-      s += ", \"groups_median_ms\": {";
-      for (size_t k = 0; k < r.groups.size(); ++k) {
-        s += (k ? ", " : "") + jsonString(r.groups[k].first) + ": " + jsonNumber(r.groups[k].second);
-      }
-      s += "}, \"passes_median_ms\": {";
-      for (size_t k = 0; k < r.passes.size(); ++k) {
-        s += (k ? ", " : "") + jsonString(std::to_string(k) + " " + r.passes[k].name) + ": " +
-             jsonNumber(r.passes[k].ns * 1e-6);
-      }
-      s += "}";
+      s += ", \"groups_median_ms\": " + jsonMsObject(r.groups) +
+           ", \"passes_median_ms\": " + jsonPassMsObject(r.passes, true);
     }
     s += i + 1 < rows.size() ? "},\n" : "}\n";
   }
@@ -379,11 +350,7 @@ int runBench(const Options& o) {
     rows.push_back(row);
     printRow(rows.back());
   }
-  if (!writeJson(o.json, o, dev, rows)) {
-    std::fprintf(stderr, "bench_self_collision: cannot write %s\n", o.json.c_str());
-    return 1;
-  }
-  std::printf("\nbench_self_collision: wrote %s\n", o.json.c_str());
+  if (!reportWritten("bench_self_collision", o.json, writeJson(o.json, o, dev, rows))) return 1;
   return mismatch ? 1 : 0;
 }
 

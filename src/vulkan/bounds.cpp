@@ -8,6 +8,7 @@
 #include "recorder.h"
 #include "scene/validate.h"
 #include "shared/bounds.h"
+#include "stage_common.h"
 #include "vkcollide/bounds.h"
 
 namespace vkc {
@@ -31,13 +32,10 @@ struct BoundsStage::Impl {
   Buffer clothTable, tileBoxes, output, dummy;
   // Convenience path (run): device copies of the particles and staging, made on first use.
   Buffer particles, prevParticles, upload, readback;
-  VkQueryPool queries = VK_NULL_HANDLE;
+  detail::TimestampPool queries{ctx};
   std::vector<PassTiming> timings;
 
   explicit Impl(detail::ContextImpl& c) : ctx(c) {}
-  ~Impl() {
-    if (queries != VK_NULL_HANDLE) ctx.vk.vkDestroyQueryPool(ctx.device, queries, nullptr);
-  }
 
   Status checkRange(const BufferRange& r, const char* field, VkDeviceSize needed) const {
     return detail::checkBufferRange(ctx, r, "BoundsRecordInfo", field, needed);
@@ -108,33 +106,23 @@ Result<std::unique_ptr<BoundsStage>> BoundsStage::create(Context& context, const
   impl->includePrevious = info.includePrevious;
   impl->tileCount = detail::makeClothTable(info.cloths, impl->table);
 
-  auto tiles = ctx.pipelines->get({"bounds", gpu::kBoundsBindingCount, sizeof(gpu::BoundsPush), {gpu::kBoundsPassTiles}});
-  if (!tiles) return tiles.error();
-  auto merge = ctx.pipelines->get({"bounds", gpu::kBoundsBindingCount, sizeof(gpu::BoundsPush), {gpu::kBoundsPassMerge}});
-  if (!merge) return merge.error();
-  impl->tilesPipeline = *tiles;
-  impl->mergePipeline = *merge;
+  static_assert(gpu::kBoundsPassTiles == 0 && gpu::kBoundsPassMerge == 1);
+  const detail::Pipeline* passes[2] = {};
+  VKC_TRY(detail::getPassPipelines(ctx, "bounds", gpu::kBoundsBindingCount, sizeof(gpu::BoundsPush), passes));
+  impl->tilesPipeline = passes[gpu::kBoundsPassTiles];
+  impl->mergePipeline = passes[gpu::kBoundsPassMerge];
 
-  auto& alloc = *ctx.allocator;
   const VkDeviceSize clothCount = std::max<VkDeviceSize>(info.cloths.size(), 1);
-  auto make = [&](Buffer& b, VkDeviceSize size, MemoryUsage usage) -> Status {
-    auto r = alloc.createBuffer(size, usage);
-    if (!r) return r.error();
-    b = std::move(r.value());
-    return {};
-  };
-  VKC_TRY(make(impl->clothTable, clothCount * sizeof(gpu::ClothRange), MemoryUsage::kDeviceLocal));
-  VKC_TRY(make(impl->tileBoxes, std::max<VkDeviceSize>(impl->tileCount, 1) * sizeof(gpu::BoundsTileBox),
-               MemoryUsage::kDeviceLocal));
-  VKC_TRY(make(impl->output, clothCount * sizeof(gpu::Aabb), MemoryUsage::kDeviceLocal));
-  VKC_TRY(make(impl->dummy, sizeof(gpu::vec4), MemoryUsage::kDeviceLocal));
+  VKC_TRY(detail::makeBuffer(ctx, impl->clothTable, clothCount * sizeof(gpu::ClothRange)));
+  VKC_TRY(detail::makeBuffer(ctx, impl->tileBoxes,
+                             std::max<VkDeviceSize>(impl->tileCount, 1) * sizeof(gpu::BoundsTileBox)));
+  VKC_TRY(detail::makeBuffer(ctx, impl->output, clothCount * sizeof(gpu::Aabb)));
+  VKC_TRY(detail::makeBuffer(ctx, impl->dummy, sizeof(gpu::vec4)));
 
   const detail::ContextImpl::Upload table{impl->table.data(), impl->table.size() * sizeof(gpu::ClothRange),
                                          impl->clothTable.handle()};
   VKC_TRY(ctx.uploadNow({&table, 1}));
-  auto pool = ctx.createTimestampPool(4);
-  if (!pool) return pool.error();
-  impl->queries = *pool;
+  VKC_TRY(impl->queries.create(4));
   return std::unique_ptr<BoundsStage>(new BoundsStage(std::move(impl)));
 }
 
@@ -172,11 +160,8 @@ static Result<detail::Recorder> recorderFor(BoundsStage::Impl& s, const BufferRa
 }
 
 Status BoundsStage::record(VkCommandBuffer commandBuffer, const BoundsRecordInfo& info) {
-  if (commandBuffer == VK_NULL_HANDLE) return Error{ErrorCode::kInvalidArgument, "BoundsStage::record: commandBuffer is null"};
-  auto rec = recorderFor(*impl_, outputBuffer(), info);
-  if (!rec) return rec.error();
-  if (rec->passes().empty()) return {};
-  return rec->record(commandBuffer, info.sync);
+  VKC_TRY(detail::checkCommandBuffer(commandBuffer, "BoundsStage"));
+  return detail::recordPasses(recorderFor(*impl_, outputBuffer(), info), commandBuffer, info.sync);
 }
 
 void detail::appendBoundsPasses(BoundsStage& stage, Recorder& rec, const BufferRange& particles,
@@ -222,11 +207,7 @@ Result<std::vector<Aabb>> BoundsStage::run(const BoundsInput& input) {
   const detail::Recorder rec = s.makeRecorder(particleBytes > 0 ? parts : s.dummy.range(),
                                               s.includePrevious && particleBytes > 0 ? prev : s.dummy.range(),
                                               outputBuffer());
-  RecordSync sync;
-  sync.srcStage = VK_PIPELINE_STAGE_2_COPY_BIT;
-  sync.srcAccess = VK_ACCESS_2_TRANSFER_WRITE_BIT;
-  sync.dstStage = VK_PIPELINE_STAGE_2_COPY_BIT;
-  sync.dstAccess = VK_ACCESS_2_TRANSFER_READ_BIT;
+  const RecordSync sync = detail::copyInCopyOutSync();
   VKC_TRY(s.ctx.submitAndWait([&](VkCommandBuffer cmd) -> Status {
     if (particleBytes > 0) {
       VkBufferCopy region{0, 0, particleBytes};
@@ -242,10 +223,7 @@ Result<std::vector<Aabb>> BoundsStage::run(const BoundsInput& input) {
     return {};
   }));
   std::memcpy(out.data(), s.readback.mapped(), boxBytes);
-
-  auto timings = rec.readTimings(s.queries);
-  if (!timings) return timings.error();
-  s.timings = std::move(timings.value());
+  VKC_TRY(detail::storeTimings(rec, s.queries, s.timings));
   return out;
 }
 

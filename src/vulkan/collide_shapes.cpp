@@ -12,6 +12,7 @@
 #include "recorder.h"
 #include "scene/shapes_layout.h"
 #include "scene/validate.h"
+#include "stage_common.h"
 #include "vkcollide/bounds.h"
 #include "vkcollide/collide_shapes.h"
 
@@ -33,15 +34,12 @@ struct ShapeCollisionStage::Impl {
   Buffer clothTable, capsuleTable, csr, rawSpheres, prepared, grids, masks, dummy;
   // Convenience path.
   Buffer particles, prevParticles, upload, readback;
-  VkQueryPool queries = VK_NULL_HANDLE;
+  detail::TimestampPool queries{ctx};
   std::vector<PassTiming> timings;
   std::vector<gpu::vec4> sphereData;  // scratch for record()
   std::optional<detail::Recorder> last;  // the passes last recorded, for timings
 
   explicit Impl(detail::ContextImpl& c) : ctx(c) {}
-  ~Impl() {
-    if (queries != VK_NULL_HANDLE) ctx.vk.vkDestroyQueryPool(ctx.device, queries, nullptr);
-  }
 
   Status checkLayout(std::span<const ClothColliders> colliders, const char* what) const {
     bool same = colliders.size() == sphereCounts.size();
@@ -165,17 +163,9 @@ Result<std::unique_ptr<ShapeCollisionStage>> ShapeCollisionStage::create(Context
   auto boundsStage = BoundsStage::create(context, {info.cloths, info.particleCount, true});
   if (!boundsStage) return boundsStage.error();
   impl->bounds = std::move(boundsStage.value());
-  for (uint32_t pass = 0; pass < 4; ++pass) {
-    auto p = ctx.pipelines->get({"collide_shapes", gpu::kShapesBindingCount, sizeof(gpu::ShapesPush), {pass}});
-    if (!p) return p.error();
-    impl->pipelines[pass] = *p;
-  }
-  auto make = [&](Buffer& b, VkDeviceSize bytes, MemoryUsage usage = MemoryUsage::kDeviceLocal) -> Status {
-    auto r = ctx.allocator->createBuffer(std::max<VkDeviceSize>(bytes, 16), usage);
-    if (!r) return r.error();
-    b = std::move(r.value());
-    return {};
-  };
+  VKC_TRY(detail::getPassPipelines(ctx, "collide_shapes", gpu::kShapesBindingCount, sizeof(gpu::ShapesPush),
+                                    impl->pipelines));
+  auto make = [&](Buffer& b, VkDeviceSize bytes) { return detail::makeBuffer(ctx, b, bytes); };
   VKC_TRY(make(impl->clothTable, L.cloths.size() * sizeof(gpu::ShapeCloth)));
   VKC_TRY(make(impl->capsuleTable, L.capsules.size() * sizeof(gpu::CapsuleSpheres)));
   VKC_TRY(make(impl->csr, L.sphereCapsules.size() * sizeof(uint32_t)));
@@ -191,17 +181,13 @@ Result<std::unique_ptr<ShapeCollisionStage>> ShapeCollisionStage::create(Context
       {L.capsules.data(), L.capsules.size() * sizeof(gpu::CapsuleSpheres), impl->capsuleTable.handle()},
       {L.sphereCapsules.data(), L.sphereCapsules.size() * sizeof(uint32_t), impl->csr.handle()}};
   VKC_TRY(ctx.uploadNow(uploads));
-  auto pool = ctx.createTimestampPool(12);
-  if (!pool) return pool.error();
-  impl->queries = *pool;
+  VKC_TRY(impl->queries.create(12));
   return std::unique_ptr<ShapeCollisionStage>(new ShapeCollisionStage(std::move(impl)));
 }
 
 Status ShapeCollisionStage::record(VkCommandBuffer commandBuffer, const ShapeRecordInfo& info) {
   Impl& s = *impl_;
-  if (commandBuffer == VK_NULL_HANDLE) {
-    return Error{ErrorCode::kInvalidArgument, "ShapeCollisionStage::record: commandBuffer is null"};
-  }
+  VKC_TRY(detail::checkCommandBuffer(commandBuffer, "ShapeCollisionStage"));
   VKC_TRY(detail::validateShapeSettings(info.settings));
   VKC_TRY(detail::validateColliders(info.colliders, s.cloths.size()));
   VKC_TRY(s.checkLayout(info.colliders, "ShapeRecordInfo"));
@@ -239,11 +225,7 @@ Status ShapeCollisionStage::run(const ShapeCollisionInput& input, ShapeCollision
     std::memcpy(s.upload.mapped(), input.particles.data(), bytes);
     std::memcpy(static_cast<char*>(s.upload.mapped()) + bytes, input.prevParticles.data(), bytes);
   }
-  RecordSync sync;
-  sync.srcStage = VK_PIPELINE_STAGE_2_COPY_BIT;
-  sync.srcAccess = VK_ACCESS_2_TRANSFER_WRITE_BIT;
-  sync.dstStage = VK_PIPELINE_STAGE_2_COPY_BIT;
-  sync.dstAccess = VK_ACCESS_2_TRANSFER_READ_BIT;
+  const RecordSync sync = detail::copyInCopyOutSync();
   VKC_TRY(s.ctx.submitAndWait([&](VkCommandBuffer cmd) -> Status {
     if (bytes > 0) {
       VkBufferCopy region{0, 0, bytes};
@@ -275,10 +257,7 @@ Status ShapeCollisionStage::run(const ShapeCollisionInput& input, ShapeCollision
     debug->maskWords.clear();
     for (const gpu::ShapeCloth& sc : s.layout.cloths) debug->maskWords.push_back(sc.maskWords);
   }
-  auto timings = s.last->readTimings(s.queries);
-  if (!timings) return timings.error();
-  s.timings = std::move(timings.value());
-  return {};
+  return detail::storeTimings(*s.last, s.queries, s.timings);
 }
 
 Status collideShapes(Backend backend, Context* context, const ShapeCollisionInput& input, ShapeCollisionDebug* debug) {

@@ -15,6 +15,7 @@
 #include "recorder.h"
 #include "scene/inter_collision.h"
 #include "shared/inter_collision.h"
+#include "stage_common.h"
 #include "util/try.h"
 #include "vkcollide/bounds.h"
 #include "vkcollide/inter_collision.h"
@@ -41,14 +42,11 @@ struct InterCollisionStage::Impl {
   const detail::Pipeline* pipes[8] = {};
   Buffer clothTable, world, sorted, partners, state, tiles, marked, keys, values, delta, contacts, dummy;
   Buffer particles, upload, readback;  // convenience path
-  VkQueryPool queries = VK_NULL_HANDLE;
+  detail::TimestampPool queries{ctx};
   uint32_t queryCount = 0;
   std::vector<PassTiming> timings;
 
   explicit Impl(detail::ContextImpl& c) : ctx(c) {}
-  ~Impl() {
-    if (queries != VK_NULL_HANDLE) ctx.vk.vkDestroyQueryPool(ctx.device, queries, nullptr);
-  }
 
   detail::Pass pass(const char* name, uint32_t kind, const BufferRange& parts, Access partsAccess,
                     std::initializer_list<std::pair<uint32_t, Access>> access, uint32_t firstIteration = 0) const {
@@ -195,17 +193,10 @@ Result<std::unique_ptr<InterCollisionStage>> InterCollisionStage::create(Context
   if (!sort) return sort.error();
   impl->sort = std::move(sort.value());
 
-  for (uint32_t k = 0; k < 8; ++k) {
-    auto p = ctx.pipelines->get({"inter_collision", gpu::kInterBindingCount, sizeof(gpu::InterPush), {k}});
-    if (!p) return p.error();
-    impl->pipes[k] = *p;
-  }
-  auto& alloc = *ctx.allocator;
-  auto make = [&](Buffer& b, VkDeviceSize size, VkBufferUsageFlags extra = 0) -> Status {
-    auto r = alloc.createBuffer(std::max<VkDeviceSize>(size, 16), MemoryUsage::kDeviceLocal, extra);
-    if (!r) return r.error();
-    b = std::move(r.value());
-    return {};
+  VKC_TRY(detail::getPassPipelines(ctx, "inter_collision", gpu::kInterBindingCount, sizeof(gpu::InterPush),
+                                    impl->pipes));
+  auto make = [&](Buffer& b, VkDeviceSize bytes, VkBufferUsageFlags extra = 0) {
+    return detail::makeBuffer(ctx, b, bytes, MemoryUsage::kDeviceLocal, extra);
   };
   const VkDeviceSize clothCount = std::max<VkDeviceSize>(n, 1);
   const VkDeviceSize cap = impl->capacity;
@@ -223,9 +214,7 @@ Result<std::unique_ptr<InterCollisionStage>> InterCollisionStage::create(Context
   VKC_TRY(make(impl->dummy, sizeof(gpu::vec4)));
   VKC_TRY(impl->uploadTable());
   impl->queryCount = 2 * (8 + 4 * kMaxInterIterations + 8 * 4 * kMaxInterIterations);
-  auto pool = ctx.createTimestampPool(impl->queryCount);
-  if (!pool) return pool.error();
-  impl->queries = *pool;
+  VKC_TRY(impl->queries.create(impl->queryCount));
   return std::unique_ptr<InterCollisionStage>(new InterCollisionStage(std::move(impl)));
 }
 
@@ -263,13 +252,8 @@ static Result<detail::Recorder> recorderFor(InterCollisionStage::Impl& s, const 
 }
 
 Status InterCollisionStage::record(VkCommandBuffer commandBuffer, const InterCollisionRecordInfo& info) {
-  if (commandBuffer == VK_NULL_HANDLE) {
-    return Error{ErrorCode::kInvalidArgument, "InterCollisionStage::record: commandBuffer is null"};
-  }
-  auto rec = recorderFor(*impl_, info);
-  if (!rec) return rec.error();
-  if (rec->passes().empty()) return {};
-  return rec->record(commandBuffer, info.sync);
+  VKC_TRY(detail::checkCommandBuffer(commandBuffer, "InterCollisionStage"));
+  return detail::recordPasses(recorderFor(*impl_, info), commandBuffer, info.sync);
 }
 
 Result<std::vector<detail::PlannedPass>> detail::interCollisionBarrierPlan(InterCollisionStage& stage,
@@ -332,15 +316,11 @@ Result<std::vector<Float4>> InterCollisionStage::run(const InterCollisionInput& 
   detail::Recorder rec(s.ctx);
   s.appendPasses(rec, BufferRange{s.particles.handle(), 0, bytes});
   const bool timed = 2 * rec.passes().size() <= s.queryCount;
-  RecordSync sync;
-  sync.srcStage = VK_PIPELINE_STAGE_2_COPY_BIT;
-  sync.srcAccess = VK_ACCESS_2_TRANSFER_WRITE_BIT;
-  sync.dstStage = VK_PIPELINE_STAGE_2_COPY_BIT;
-  sync.dstAccess = VK_ACCESS_2_TRANSFER_READ_BIT;
+  const RecordSync sync = detail::copyInCopyOutSync();
   VKC_TRY(s.ctx.submitAndWait([&](VkCommandBuffer cmd) -> Status {
     const VkBufferCopy up{0, 0, bytes};
     s.ctx.vk.vkCmdCopyBuffer(cmd, s.upload.handle(), s.particles.handle(), 1, &up);
-    VKC_TRY(rec.record(cmd, sync, timed ? s.queries : VK_NULL_HANDLE));
+    VKC_TRY(rec.record(cmd, sync, timed ? VkQueryPool{s.queries} : VK_NULL_HANDLE));
     auto copy = [&](const Buffer& src, VkDeviceSize dst, VkDeviceSize size) {
       const VkBufferCopy region{0, dst, size};
       s.ctx.vk.vkCmdCopyBuffer(cmd, src.handle(), s.readback.handle(), 1, &region);
@@ -386,9 +366,7 @@ Result<std::vector<Float4>> InterCollisionStage::run(const InterCollisionInput& 
     *report = std::move(r);
   }
   if (timed) {
-    auto t = rec.readTimings(s.queries);
-    if (!t) return t.error();
-    s.timings = std::move(t.value());
+    VKC_TRY(detail::storeTimings(rec, s.queries, s.timings));
   } else {
     s.timings.clear();
   }

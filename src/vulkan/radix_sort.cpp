@@ -11,6 +11,7 @@
 #include "radix_sort_stage.h"
 #include "recorder.h"
 #include "shared/radix_sort.h"
+#include "stage_common.h"
 #include "util/try.h"
 #include "vkcollide/radix_sort.h"
 
@@ -42,13 +43,10 @@ struct RadixSortStage::Impl {
   Buffer keysScratch, valuesScratch, tileHist, digitTotals, dummy;
   // Convenience path (run): device copies and staging, made on first use.
   Buffer keys, values, upload, readback;
-  VkQueryPool queries = VK_NULL_HANDLE;
+  detail::TimestampPool queries{ctx};
   std::vector<PassTiming> timings;
 
   explicit Impl(detail::ContextImpl& c) : ctx(c) {}
-  ~Impl() {
-    if (queries != VK_NULL_HANDLE) ctx.vk.vkDestroyQueryPool(ctx.device, queries, nullptr);
-  }
 
   // Appends the passes for validated ranges. `count` is the exact count, or with a count buffer the
   // upper bound that sizes the dispatches.
@@ -205,22 +203,14 @@ Result<std::unique_ptr<RadixSortStage>> RadixSortStage::create(Context& context,
     if (!p) return p.error();
     (pass < 4 ? impl->pipelines[pass] : impl->wideScatter) = *p;
   }
-  auto& alloc = *ctx.allocator;
-  auto make = [&](Buffer& b, VkDeviceSize size) -> Status {
-    auto r = alloc.createBuffer(size, MemoryUsage::kDeviceLocal);
-    if (!r) return r.error();
-    b = std::move(r.value());
-    return {};
-  };
+  auto make = [&](Buffer& b, VkDeviceSize bytes) { return detail::makeBuffer(ctx, b, bytes); };
   const VkDeviceSize bytes = VkDeviceSize{info.maxCount} * sizeof(uint32_t);
   VKC_TRY(make(impl->keysScratch, bytes));
   VKC_TRY(make(impl->valuesScratch, bytes));
   VKC_TRY(make(impl->tileHist, VkDeviceSize{tilesFor(info.maxCount)} * gpu::kRadixBins * sizeof(uint32_t)));
   VKC_TRY(make(impl->digitTotals, gpu::kRadixBins * sizeof(uint32_t)));
   VKC_TRY(make(impl->dummy, 16));
-  auto pool = ctx.createTimestampPool(2 * kMaxPasses);
-  if (!pool) return pool.error();
-  impl->queries = *pool;
+  VKC_TRY(impl->queries.create(2 * kMaxPasses));
   return std::unique_ptr<RadixSortStage>(new RadixSortStage(std::move(impl)));
 }
 
@@ -228,13 +218,8 @@ uint32_t RadixSortStage::maxCount() const { return impl_->maxCount; }
 const std::vector<PassTiming>& RadixSortStage::timings() const { return impl_->timings; }
 
 Status RadixSortStage::record(VkCommandBuffer commandBuffer, const RadixSortRecordInfo& info) {
-  if (commandBuffer == VK_NULL_HANDLE) {
-    return Error{ErrorCode::kInvalidArgument, "RadixSortStage::record: commandBuffer is null"};
-  }
-  auto rec = impl_->recorderFor(info);
-  if (!rec) return rec.error();
-  if (rec->passes().empty()) return {};
-  return rec->record(commandBuffer, info.sync);
+  VKC_TRY(detail::checkCommandBuffer(commandBuffer, "RadixSortStage"));
+  return detail::recordPasses(impl_->recorderFor(info), commandBuffer, info.sync);
 }
 
 void detail::appendRadixSortPasses(RadixSortStage& stage, Recorder& rec, const BufferRange& keys,
@@ -284,11 +269,7 @@ Status RadixSortStage::run(std::span<uint32_t> keys, std::span<uint32_t> values,
   info.keyBits = keyBits;
   auto rec = s.recorderFor(info);
   if (!rec) return rec.error();
-  RecordSync sync;
-  sync.srcStage = VK_PIPELINE_STAGE_2_COPY_BIT;
-  sync.srcAccess = VK_ACCESS_2_TRANSFER_WRITE_BIT;
-  sync.dstStage = VK_PIPELINE_STAGE_2_COPY_BIT;
-  sync.dstAccess = VK_ACCESS_2_TRANSFER_READ_BIT;
+  const RecordSync sync = detail::copyInCopyOutSync();
   VKC_TRY(s.ctx.submitAndWait([&](VkCommandBuffer cmd) -> Status {
     VkBufferCopy region{0, 0, bytes};
     s.ctx.vk.vkCmdCopyBuffer(cmd, s.upload.handle(), s.keys.handle(), 1, &region);
@@ -301,11 +282,9 @@ Status RadixSortStage::run(std::span<uint32_t> keys, std::span<uint32_t> values,
     s.ctx.vk.vkCmdCopyBuffer(cmd, s.values.handle(), s.readback.handle(), 1, &region);
     return {};
   }));
-  auto timings = rec->readTimings(s.queries);
-  if (!timings) return timings.error();
+  VKC_TRY(detail::storeTimings(*rec, s.queries, s.timings));
   std::memcpy(keys.data(), s.readback.mapped(), bytes);
   std::memcpy(values.data(), static_cast<const char*>(s.readback.mapped()) + bytes, bytes);
-  s.timings = std::move(timings.value());
   return {};
 }
 

@@ -17,6 +17,7 @@
 #include "radix_sort_stage.h"
 #include "recorder.h"
 #include "scene/self_collision_layout.h"
+#include "stage_common.h"
 #include "vkcollide/bounds.h"
 #include "vkcollide/self_collision.h"
 
@@ -40,14 +41,11 @@ struct SelfCollisionStage::Impl {
   Buffer clothTable, items, keys, values, sortedPos, sortedRest, debug, dummy;
   // Convenience path.
   Buffer particles, rest, upload, readback;
-  VkQueryPool queries = VK_NULL_HANDLE;
+  detail::TimestampPool queries{ctx};
   std::vector<PassTiming> timings;
   std::optional<detail::Recorder> last;
 
   explicit Impl(detail::ContextImpl& c) : ctx(c) {}
-  ~Impl() {
-    if (queries != VK_NULL_HANDLE) ctx.vk.vkDestroyQueryPool(ctx.device, queries, nullptr);
-  }
 
   BufferRange slots(const Buffer& b, VkDeviceSize elementSize) const {
     return {b.handle(), 0, VkDeviceSize{itemCount} * elementSize};
@@ -152,22 +150,14 @@ Result<std::unique_ptr<SelfCollisionStage>> SelfCollisionStage::create(Context& 
   auto boundsStage = BoundsStage::create(context, {info.cloths, info.particleCount, false});
   if (!boundsStage) return boundsStage.error();
   impl->bounds = std::move(boundsStage.value());
-  for (uint32_t pass = 0; pass < 5; ++pass) {
-    auto p = ctx.pipelines->get({"self_collision", gpu::kSelfBindingCount, sizeof(gpu::SelfPush), {pass}});
-    if (!p) return p.error();
-    impl->pipelines[pass] = *p;
-  }
+  VKC_TRY(detail::getPassPipelines(ctx, "self_collision", gpu::kSelfBindingCount, sizeof(gpu::SelfPush),
+                                    impl->pipelines));
   if (n > 0) {
     auto sortStage = RadixSortStage::create(context, {n});
     if (!sortStage) return sortStage.error();
     impl->sort = std::move(sortStage.value());
   }
-  auto make = [&](Buffer& b, VkDeviceSize bytes) -> Status {
-    auto r = ctx.allocator->createBuffer(std::max<VkDeviceSize>(bytes, 16), MemoryUsage::kDeviceLocal);
-    if (!r) return r.error();
-    b = std::move(r.value());
-    return {};
-  };
+  auto make = [&](Buffer& b, VkDeviceSize bytes) { return detail::makeBuffer(ctx, b, bytes); };
   VKC_TRY(make(impl->clothTable, impl->layout.cloths.size() * sizeof(gpu::SelfCloth)));
   VKC_TRY(make(impl->items, VkDeviceSize{n} * 4));
   VKC_TRY(make(impl->keys, VkDeviceSize{n} * 4));
@@ -179,17 +169,13 @@ Result<std::unique_ptr<SelfCollisionStage>> SelfCollisionStage::create(Context& 
       {impl->layout.cloths.data(), impl->layout.cloths.size() * sizeof(gpu::SelfCloth), impl->clothTable.handle()},
       {impl->layout.itemParticles.data(), impl->layout.itemParticles.size() * 4, impl->items.handle()}};
   VKC_TRY(ctx.uploadNow(uploads));
-  auto pool = ctx.createTimestampPool(64);
-  if (!pool) return pool.error();
-  impl->queries = *pool;
+  VKC_TRY(impl->queries.create(64));
   return std::unique_ptr<SelfCollisionStage>(new SelfCollisionStage(std::move(impl)));
 }
 
 Status SelfCollisionStage::record(VkCommandBuffer commandBuffer, const SelfRecordInfo& info) {
   Impl& s = *impl_;
-  if (commandBuffer == VK_NULL_HANDLE) {
-    return Error{ErrorCode::kInvalidArgument, "SelfCollisionStage::record: commandBuffer is null"};
-  }
+  VKC_TRY(detail::checkCommandBuffer(commandBuffer, "SelfCollisionStage"));
   VKC_TRY(detail::validateSelfSettings(info.settings, "SelfRecordInfo"));
   if (s.itemCount == 0) return {};
   const VkDeviceSize bytes = VkDeviceSize{s.particleCount} * sizeof(Float4);
@@ -236,11 +222,7 @@ Status SelfCollisionStage::run(const SelfCollisionInput& input, SelfCollisionDeb
   if (debug != nullptr) VKC_TRY(alloc.ensureBuffer(s.debug, slotWords, MemoryUsage::kDeviceLocal));
   std::memcpy(s.upload.mapped(), input.particles.data(), bytes);
   if (s.useRest) std::memcpy(static_cast<char*>(s.upload.mapped()) + bytes, input.restPositions.data(), bytes);
-  RecordSync sync;
-  sync.srcStage = VK_PIPELINE_STAGE_2_COPY_BIT;
-  sync.srcAccess = VK_ACCESS_2_TRANSFER_WRITE_BIT;
-  sync.dstStage = VK_PIPELINE_STAGE_2_COPY_BIT;
-  sync.dstAccess = VK_ACCESS_2_TRANSFER_READ_BIT;
+  const RecordSync sync = detail::copyInCopyOutSync();
   VKC_TRY(s.ctx.submitAndWait([&](VkCommandBuffer cmd) -> Status {
     VkBufferCopy region{0, 0, bytes};
     s.ctx.vk.vkCmdCopyBuffer(cmd, s.upload.handle(), s.particles.handle(), 1, &region);
@@ -261,9 +243,7 @@ Status SelfCollisionStage::run(const SelfCollisionInput& input, SelfCollisionDeb
     return {};
   }));
   std::memcpy(input.particles.data(), s.readback.mapped(), bytes);
-  auto timings = s.last->readTimings(s.queries);
-  if (!timings) return timings.error();
-  s.timings = std::move(timings.value());
+  VKC_TRY(detail::storeTimings(*s.last, s.queries, s.timings));
   if (debug == nullptr) return {};
 
   // Debug: the sorted keys and items, the counts, then a second submission lists each slot's neighbours.

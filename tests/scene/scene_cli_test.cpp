@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -97,7 +98,15 @@ double shapeDistance(const Float4& p, const SceneCloth& c) {
   return best;
 }
 
-class SceneStep : public ::testing::TestWithParam<const char*> {};
+class SceneStep : public ::testing::TestWithParam<const char*> {
+ protected:
+  // `step` of `in` into `out` on the test's backend, two iterations (--repeat 2), Vulkan under validation.
+  ToolRun stepTwice(const std::string& in, const std::string& out) const {
+    const std::string backend = GetParam();
+    return runTool("step '" + in + "' --backend " + backend + " --repeat 2 --out '" + out + "'" +
+                   (backend == "vulkan" ? " --validation" : ""));
+  }
+};
 
 // Discrete collision: every movable particle ends outside every shape (on its surface if it was
 // inside), particles that were outside are not moved, and the file holds exactly what the library
@@ -107,8 +116,7 @@ TEST_P(SceneStep, ParticlesEndOutsideEveryShape) {
     SCOPED_TRACE(sample);
     const std::string in = kSamples + sample;
     const std::string out = tempPath(std::string(GetParam()) + "_" + sample);
-    const ToolRun r = runTool("step '" + in + "' --backend " + GetParam() + " --repeat 2 --out '" + out + "'" +
-                          (std::string(GetParam()) == "vulkan" ? " --validation" : ""));
+    const ToolRun r = stepTwice(in, out);
     ASSERT_EQ(r.exitCode, 0) << r.output;
     Result<Scene> before = loadScene(in);
     Result<Scene> after = loadScene(out);
@@ -205,8 +213,7 @@ bool samePosition(const Float4& a, const Float4& b) { return a.x == b.x && a.y =
 TEST_P(SceneStep, SelfCollisionLeavesIsolatedPairsAtTheDistance) {
   const std::string in = kSamples + "self-collision-pairs.json";
   const std::string out = tempPath(std::string(GetParam()) + "_self.json");
-  const ToolRun r = runTool("step '" + in + "' --backend " + GetParam() + " --repeat 2 --out '" + out + "'" +
-                            (std::string(GetParam()) == "vulkan" ? " --validation" : ""));
+  const ToolRun r = stepTwice(in, out);
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("stages: shapes, self;"), std::string::npos) << r.output;
   Result<Scene> before = loadScene(in);
@@ -331,8 +338,7 @@ double distance(const World& a, const World& b) {
 TEST_P(SceneStep, InterCollisionLeavesIsolatedCrossClothPairsAtTheDistance) {
   const std::string in = kSamples + "inter-collision-cloths.json";
   const std::string out = tempPath(std::string(GetParam()) + "_inter.json");
-  const ToolRun r = runTool("step '" + in + "' --backend " + GetParam() + " --repeat 2 --out '" + out + "'" +
-                            (std::string(GetParam()) == "vulkan" ? " --validation" : ""));
+  const ToolRun r = stepTwice(in, out);
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("stages: inter;"), std::string::npos) << r.output;
   Result<Scene> before = loadScene(in);
@@ -657,27 +663,39 @@ TEST(SceneCompareVulkan, DoctoredResultsFail) {
   EXPECT_EQ(r.exitCode, 1) << r.output;
 }
 
-// Doctored self-collision results fail compare, and only the self rows: each stage is compared on
-// the same input, so a difference is blamed on the stage that made it.
-TEST(SceneCompareVulkan, DoctoredSelfResultsFail) {
-  const std::string scene = "'" + kSamples + "self-collision-pairs.json'";
-  for (const char* what : {"keys", "pairs", "counts"}) {
+// `compare` of `scene` with the CPU's `what` doctored (--perturb-<stage> cpu <what>) fails on
+// "<what> DIFFER" alone, for each `what`: no row is beyond tolerance.
+void expectDoctoredDiffers(const std::string& scene, const std::string& stage,
+                           std::initializer_list<const char*> whats) {
+  for (const char* what : whats) {
     SCOPED_TRACE(what);
-    const ToolRun r = runTool("compare " + scene + " --perturb-self cpu " + what);
+    const ToolRun r = runTool("compare " + scene + " --perturb-" + stage + " cpu " + what);
     EXPECT_EQ(r.exitCode, 1) << r.output;
     EXPECT_NE(r.output.find(std::string(what) + " DIFFER"), std::string::npos) << r.output;
     EXPECT_EQ(r.output.find("BEYOND"), std::string::npos) << r.output;
   }
-  ToolRun r = runTool("compare " + scene + " --perturb-backend vulkan 1e-3 --perturb-stage self");
-  EXPECT_EQ(r.exitCode, 1) << r.output;
+}
+
+// The rows of a compare output that are beyond tolerance; each must be one of `stage`'s rows.
+size_t beyondRowsOf(const std::string& output, const std::string& stage) {
   size_t beyond = 0;
-  std::istringstream lines(r.output);
+  std::istringstream lines(output);
   for (std::string line; std::getline(lines, line);) {
     if (line.find("BEYOND TOLERANCE") == std::string::npos) continue;
     ++beyond;
-    EXPECT_EQ(line.find("  self "), 0u) << line;
+    EXPECT_EQ(line.find("  " + stage + " "), 0u) << line;
   }
-  EXPECT_EQ(beyond, 2u) << r.output;  // the two cloths' self rows of Vulkan
+  return beyond;
+}
+
+// Doctored self-collision results fail compare, and only the self rows: each stage is compared on
+// the same input, so a difference is blamed on the stage that made it.
+TEST(SceneCompareVulkan, DoctoredSelfResultsFail) {
+  const std::string scene = "'" + kSamples + "self-collision-pairs.json'";
+  expectDoctoredDiffers(scene, "self", {"keys", "pairs", "counts"});
+  ToolRun r = runTool("compare " + scene + " --perturb-backend vulkan 1e-3 --perturb-stage self");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_EQ(beyondRowsOf(r.output, "self"), 2u) << r.output;  // the two cloths' self rows of Vulkan
   // Just inside the self tolerance still passes (|x| <= 0.5: 1e-5 * (1 + 0.5) > 5e-6).
   r = runTool("compare " + scene + " --perturb-backend cpu 5e-6 --perturb-stage self");
   EXPECT_EQ(r.exitCode, 0) << r.output;
@@ -687,26 +705,13 @@ TEST(SceneCompareVulkan, DoctoredSelfResultsFail) {
 // Doctored inter-collision results fail compare, and only the inter rows.
 TEST(SceneCompareVulkan, DoctoredInterResultsFail) {
   const std::string scene = "'" + kSamples + "inter-collision-cloths.json'";
-  for (const char* what : {"pairs", "marked", "contacts"}) {
-    SCOPED_TRACE(what);
-    const ToolRun r = runTool("compare " + scene + " --perturb-inter cpu " + what);
-    EXPECT_EQ(r.exitCode, 1) << r.output;
-    EXPECT_NE(r.output.find(std::string(what) + " DIFFER"), std::string::npos) << r.output;
-    EXPECT_EQ(r.output.find("BEYOND"), std::string::npos) << r.output;
-  }
+  expectDoctoredDiffers(scene, "inter", {"pairs", "marked", "contacts"});
   ToolRun r = runTool("compare " + scene + " --perturb-inter vulkan contacts");
   EXPECT_EQ(r.exitCode, 1) << r.output;
   EXPECT_NE(r.output.find("contacts DIFFER"), std::string::npos) << r.output;
   r = runTool("compare " + scene + " --perturb-backend vulkan 1e-3 --perturb-stage inter");
   EXPECT_EQ(r.exitCode, 1) << r.output;
-  size_t beyond = 0;
-  std::istringstream lines(r.output);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.find("BEYOND TOLERANCE") == std::string::npos) continue;
-    ++beyond;
-    EXPECT_EQ(line.find("  inter "), 0u) << line;
-  }
-  EXPECT_EQ(beyond, 3u) << r.output;  // the three cloths' inter rows of Vulkan
+  EXPECT_EQ(beyondRowsOf(r.output, "inter"), 3u) << r.output;  // the three cloths' inter rows of Vulkan
   // Just inside the tolerance still passes (|x| <= 0.8: 1e-5 * (1 + 0.8) > 5e-6).
   r = runTool("compare " + scene + " --perturb-backend cpu 5e-6 --perturb-stage inter");
   EXPECT_EQ(r.exitCode, 0) << r.output;
