@@ -75,6 +75,13 @@ int devices() {
     } else {
       for (const std::string& m : d.missing) std::printf("    usable by vkcollide: no, missing %s\n", m.c_str());
     }
+    if (d.missingForSort.empty()) {
+      std::printf("    radix sort, self and inter collision: yes (min subgroup %u)\n", d.minSubgroupSize);
+    } else {
+      for (const std::string& m : d.missingForSort) {
+        std::printf("    radix sort, self and inter collision: no, missing %s\n", m.c_str());
+      }
+    }
   }
   return 0;
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "context_impl.h"
+#include "radix_sort_stage.h"
 
 namespace vkc {
 namespace detail {
@@ -298,6 +299,15 @@ DeviceInfo queryDeviceInfo(VkPhysicalDevice device, uint32_t index) {
   if ((subgroup.supportedOperations & ops) != ops) info.missing.push_back("subgroup basic + arithmetic operations");
   if ((subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) == 0) info.missing.push_back("subgroup operations in compute");
   if (!hasExtension(device, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME)) info.missing.push_back(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+  info.minSubgroupSize = subgroup.subgroupSize;
+  if (info.apiVersion >= VK_API_VERSION_1_3) {  // (the 1.3 properties struct may be chained only then)
+    VkPhysicalDeviceVulkan13Properties props13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_PROPERTIES};
+    VkPhysicalDeviceProperties2 p13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &props13};
+    vkGetPhysicalDeviceProperties2(device, &p13);
+    if (props13.minSubgroupSize != 0) info.minSubgroupSize = std::min(props13.minSubgroupSize, subgroup.subgroupSize);
+  }
+  info.missingForSort =
+      radixSortMissing(subgroup.supportedOperations, info.minSubgroupSize, info.maxComputeSharedMemorySize);
   const auto family = pickQueueFamily(device);
   if (!family) {
     info.missing.push_back("a queue family with compute");

@@ -179,20 +179,10 @@ Result<std::unique_ptr<RadixSortStage>> RadixSortStage::create(Context& context,
                      ctx.info.name + "' allows maxStorageBufferRange = " + std::to_string(maxRange) + " bytes (" +
                      std::to_string(maxRange / 4) + " keys)"};
   }
-  VkPhysicalDeviceVulkan13Properties props13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_PROPERTIES};
-  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES, &props13};
-  VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &subgroup};
-  vkGetPhysicalDeviceProperties2(ctx.physicalDevice, &props);
-  if ((subgroup.supportedOperations & VK_SUBGROUP_FEATURE_BALLOT_BIT) == 0) {
-    return Error{ErrorCode::kUnsupported, "RadixSortStage: the device '" + ctx.info.name +
-                                              "' lacks subgroup ballot operations (VK_SUBGROUP_FEATURE_BALLOT_BIT)"};
-  }
-  const uint32_t minSubgroup = std::min(props13.minSubgroupSize == 0 ? subgroup.subgroupSize : props13.minSubgroupSize,
-                                        subgroup.subgroupSize);
-  if (minSubgroup * gpu::kRadixMaxSubgroups < gpu::kRadixGroupSize) {
-    return Error{ErrorCode::kUnsupported, "RadixSortStage: the device '" + ctx.info.name + "' may run subgroups of " +
-                                              std::to_string(minSubgroup) + " invocations; the sort needs at least " +
-                                              std::to_string(gpu::kRadixGroupSize / gpu::kRadixMaxSubgroups)};
+  if (!ctx.info.missingForSort.empty()) {  // (queried with the device: ballot, subgroup size, shared memory)
+    std::string list;
+    for (const std::string& m : ctx.info.missingForSort) list += (list.empty() ? "" : ", ") + m;
+    return Error{ErrorCode::kUnsupported, "RadixSortStage: the device '" + ctx.info.name + "' lacks " + list};
   }
   auto impl = std::make_unique<Impl>(ctx);
   impl->maxCount = info.maxCount;
@@ -235,6 +225,24 @@ void detail::appendRadixSortPassesGpuCount(RadixSortStage& stage, Recorder& rec,
 }
 
 void detail::forceRadixSortWideBallot(RadixSortStage& stage, bool wide) { stage.impl().forceWideBallot = wide; }
+
+std::vector<std::string> detail::radixSortMissing(VkSubgroupFeatureFlags subgroupOperations, uint32_t minSubgroupSize,
+                                                  uint32_t maxSharedBytes) {
+  std::vector<std::string> missing;
+  if ((subgroupOperations & VK_SUBGROUP_FEATURE_BALLOT_BIT) == 0) {
+    missing.push_back("subgroup ballot operations (VK_SUBGROUP_FEATURE_BALLOT_BIT)");
+  }
+  // The scatter keeps 8-bit counts for at most kRadixMaxSubgroups subgroups of a workgroup.
+  if (uint64_t{minSubgroupSize} * gpu::kRadixMaxSubgroups < gpu::kRadixGroupSize) {
+    missing.push_back("subgroups of at least " + std::to_string(gpu::kRadixGroupSize / gpu::kRadixMaxSubgroups) +
+                      " invocations (the device may run " + std::to_string(minSubgroupSize) + ")");
+  }
+  if (maxSharedBytes < kRadixSortSharedBytes) {
+    missing.push_back(std::to_string(kRadixSortSharedBytes) + " bytes of compute shared memory (maxComputeSharedMemorySize " +
+                      std::to_string(maxSharedBytes) + ")");
+  }
+  return missing;
+}
 
 Result<std::vector<detail::BarrierDecision>> detail::radixSortBarrierPlan(RadixSortStage& stage,
                                                                           const RadixSortRecordInfo& info) {

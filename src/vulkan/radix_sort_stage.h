@@ -2,12 +2,27 @@
 // Recorder, so the barriers between their passes and the sort's come from the declared uses).
 #pragma once
 
+#include <string>
 #include <vector>
+
+#include "shared/radix_sort.h"
 
 #include "recorder.h"
 #include "vkcollide/radix_sort.h"
 
 namespace vkc::detail {
+
+// Bytes of workgroup shared memory shaders/radix_sort.comp declares (sBins, sSub, sTotal, sCounts):
+// above the 16 KiB every Vulkan device guarantees.
+inline constexpr uint32_t kRadixSortSharedBytes =
+    4 * (gpu::kRadixBins + gpu::kRadixGroupSize + 1 + gpu::kRadixMaxSubgroups * (gpu::kRadixBins / 4));
+
+// What the radix sort (and so self and inter collision) needs beyond the context's requirements,
+// given the device's subgroup operations, its smallest subgroup size (VkPhysicalDeviceVulkan13
+// Properties::minSubgroupSize, or subgroupSize) and maxComputeSharedMemorySize: one line per missing
+// requirement (empty: the sort runs).
+std::vector<std::string> radixSortMissing(VkSubgroupFeatureFlags subgroupOperations, uint32_t minSubgroupSize,
+                                          uint32_t maxSharedBytes);
 
 // Appends the passes that sort `count` (key, value) pairs of the ranges `keys` and `values` in place
 // by their low `keyBits` bits. Preconditions (the caller validates): 1 <= keyBits <= 32,
