@@ -297,9 +297,20 @@ inline bool reportWritten(const char* prog, const std::string& path, bool writte
 // A Vulkan context on the device picked by `device` (index or name substring; empty: VKC_DEVICE,
 // else the first GPU, see ContextCreateInfo::deviceSelector). On failure prints
 // "<prog>: no Vulkan context: <message>" to stderr and returns null.
+// With VKC_BENCH_VALIDATION=1 in the environment (the ctest smoke tests set it) the context runs
+// the validation layer with synchronization validation, and the first message ends the program with
+// exit code 3: a benchmark whose recording is invalid fails its smoke test.
 inline std::unique_ptr<Context> createContext(const char* prog, const std::string& device) {
   ContextCreateInfo ci;
   if (!device.empty()) ci.deviceSelector = device.c_str();
+  if (const char* v = std::getenv("VKC_BENCH_VALIDATION"); v != nullptr && std::string(v) == "1") {
+    ci.enableValidation = true;
+    ci.onValidationMessage = [prog](const char* message) {
+      std::fprintf(stderr, "%s: validation message (VKC_BENCH_VALIDATION=1): %s\n", prog, message);
+      std::fflush(stderr);
+      std::_Exit(3);
+    };
+  }
   auto created = Context::create(ci);
   if (!created) {
     std::fprintf(stderr, "%s: no Vulkan context: %s\n", prog, created.message().c_str());
