@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,11 +23,30 @@
 namespace vkc::bench {
 namespace {
 
-struct Options {
-  bool quick = false;
-  uint32_t reps = 9;
-  std::string json = "bench_inter_collision.json";
+struct Options : CommonOptions {
+  Options() : CommonOptions("bench_inter_collision.json", 9) {}
 };
+
+void usage(std::FILE* f) {
+  std::fprintf(f,
+               "usage: bench_inter_collision [options]\n"
+               "  --device SEL  Vulkan device: index or name substring (default: VKC_DEVICE, else first GPU)\n"
+               "  --quick       tiny scenes, 3 reps (smoke test)\n"
+               "  --reps N      samples per row (default 9)\n"
+               "  --json PATH   results as JSON (default bench_inter_collision.json)\n");
+}
+
+std::optional<Options> parseOptions(int argc, char** argv) {
+  Options o;
+  ArgReader args("bench_inter_collision", argc, argv);
+  if (!parseCommonOptions(args, o, usage, [] { return Parsed::kUnknown; })) return std::nullopt;
+  if (o.quick && !o.repsGiven) o.reps = 3;
+  if (o.reps == 0) {
+    std::fprintf(stderr, "bench_inter_collision: --reps must be >= 1\n");
+    return std::nullopt;
+  }
+  return o;
+}
 
 struct Row {
   std::string part;     // "layout" or "inter"
@@ -319,7 +339,7 @@ bool writeJson(const std::string& path, const Context& ctx, const std::vector<Ro
 }
 
 int run(const Options& o) {
-  const std::unique_ptr<Context> owner = createContext("bench_inter_collision", "");
+  const std::unique_ptr<Context> owner = createContext("bench_inter_collision", o.device);
   if (!owner) return 1;
   Context& ctx = *owner;
   if (ctx.deviceInfo().timestampPeriodNs <= 0) {
@@ -368,24 +388,7 @@ int run(const Options& o) {
 }  // namespace vkc::bench
 
 int main(int argc, char** argv) {
-  vkc::bench::Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--quick") {
-      o.quick = true;
-      o.reps = 3;
-    } else if (a == "--json" && i + 1 < argc) {
-      o.json = argv[++i];
-    } else if (a == "--reps" && i + 1 < argc) {
-      o.reps = static_cast<uint32_t>(std::max(1L, std::strtol(argv[++i], nullptr, 10)));
-    } else {
-      std::fprintf(stderr,
-                   "usage: bench_inter_collision [--quick] [--reps N] [--json PATH]\n"
-                   "  --quick      tiny scenes, 3 reps (smoke test)\n"
-                   "  --reps N     samples per row (default 9)\n"
-                   "  --json PATH  results as JSON (default bench_inter_collision.json)\n");
-      return 2;
-    }
-  }
-  return vkc::bench::run(o);
+  const auto options = vkc::bench::parseOptions(argc, argv);
+  if (!options) return 2;
+  return vkc::bench::run(*options);
 }
