@@ -195,22 +195,27 @@ Status SelfCollisionStage::run(const SelfCollisionInput& input, SelfCollisionDeb
   bool same = input.particles.size() == s.particleCount && input.restPositions.empty() != s.useRest &&
               std::equal(input.cloths.begin(), input.cloths.end(), s.cloths.begin(), s.cloths.end(),
                          [](const ClothRange& a, const ClothRange& b) { return a.first == b.first && a.count == b.count; });
-  same = same && input.subsets.size() == s.subsets.size();
-  for (size_t c = 0; same && c < s.subsets.size(); ++c) {
-    same = std::equal(input.subsets[c].begin(), input.subsets[c].end(), s.subsets[c].begin(), s.subsets[c].end());
+  // Subsets compared per cloth, where no subsets and an empty one both mean all the cloth's particles.
+  for (size_t c = 0; same && c < s.cloths.size(); ++c) {
+    const std::span<const uint32_t> in = input.subsets.empty() ? std::span<const uint32_t>() : input.subsets[c];
+    const std::span<const uint32_t> st = s.subsets.empty() ? std::span<const uint32_t>() : std::span<const uint32_t>(s.subsets[c]);
+    same = std::equal(in.begin(), in.end(), st.begin(), st.end());
   }
   if (!same) {
     return Error{ErrorCode::kInvalidArgument, "SelfCollisionStage::run: the input's cloths, particle count, subsets "
                                               "or rest positions differ from the stage's"};
   }
   const uint32_t n = s.itemCount;
-  if (debug != nullptr) {
-    *debug = {};
-    debug->neighbourCounts.assign(s.particleCount, 0);
-    for (const gpu::SelfCloth& sc : s.layout.cloths) debug->clothFirstItem.push_back(sc.firstItem);
-  }
+  // The debug results are built here and the particles kept aside: the caller's outputs are written
+  // only once nothing can fail any more.
+  SelfCollisionDebug result;
+  result.neighbourCounts.assign(s.particleCount, 0);
+  for (const gpu::SelfCloth& sc : s.layout.cloths) result.clothFirstItem.push_back(sc.firstItem);
   s.timings.clear();
-  if (n == 0) return {};
+  if (n == 0) {
+    if (debug != nullptr) *debug = std::move(result);
+    return {};
+  }
   auto& alloc = *s.ctx.allocator;
   const VkDeviceSize bytes = VkDeviceSize{s.particleCount} * sizeof(Float4);
   const VkDeviceSize restBytes = s.useRest ? bytes : 0;
@@ -242,18 +247,22 @@ Status SelfCollisionStage::run(const SelfCollisionInput& input, SelfCollisionDeb
     }
     return {};
   }));
-  std::memcpy(input.particles.data(), s.readback.mapped(), bytes);
   VKC_TRY(detail::storeTimings(*s.last, s.queries, s.timings));
-  if (debug == nullptr) return {};
+  if (debug == nullptr) {
+    std::memcpy(input.particles.data(), s.readback.mapped(), bytes);
+    return {};
+  }
+  std::vector<Float4> moved(s.particleCount);
+  std::memcpy(moved.data(), s.readback.mapped(), bytes);
 
   // Debug: the sorted keys and items, the counts, then a second submission lists each slot's neighbours.
   const auto* words = reinterpret_cast<const uint32_t*>(static_cast<const char*>(s.readback.mapped()) + bytes);
-  debug->sortedKeys.assign(words, words + n);
+  result.sortedKeys.assign(words, words + n);
   std::vector<uint32_t> counts(words + 2 * n, words + 3 * n);
-  debug->sortedParticles.resize(n);
+  result.sortedParticles.resize(n);
   for (uint32_t k = 0; k < n; ++k) {
-    debug->sortedParticles[k] = s.layout.itemParticles[std::min(words[n + k], n - 1)];
-    debug->neighbourCounts[debug->sortedParticles[k]] = counts[k];
+    result.sortedParticles[k] = s.layout.itemParticles[std::min(words[n + k], n - 1)];
+    result.neighbourCounts[result.sortedParticles[k]] = counts[k];
   }
   std::vector<uint32_t> offsets(n);
   uint64_t total = 0;
@@ -261,7 +270,7 @@ Status SelfCollisionStage::run(const SelfCollisionInput& input, SelfCollisionDeb
     offsets[k] = static_cast<uint32_t>(total);
     total += counts[k];
   }
-  debug->directedPairs = total;
+  result.directedPairs = total;
   const VkDeviceSize debugBytes = (VkDeviceSize{n} + total) * 4;
   if (debugBytes > s.ctx.info.maxStorageBufferRange || n + total > UINT32_MAX) {
     return Error{ErrorCode::kLimitExceeded, "SelfCollisionStage::run: the debug pair list needs " +
@@ -288,12 +297,14 @@ Status SelfCollisionStage::run(const SelfCollisionInput& input, SelfCollisionDeb
   for (uint32_t k = 0; k < n; ++k) {
     for (uint32_t e = 0; e < counts[k]; ++e) {
       const uint32_t m = std::min(d[n + offsets[k] + e], n - 1);
-      const uint32_t i = debug->sortedParticles[k], j = debug->sortedParticles[m];
-      debug->pairs.push_back({std::min(i, j), std::max(i, j)});
+      const uint32_t i = result.sortedParticles[k], j = result.sortedParticles[m];
+      result.pairs.push_back({std::min(i, j), std::max(i, j)});
     }
   }
-  std::sort(debug->pairs.begin(), debug->pairs.end());
-  debug->pairs.erase(std::unique(debug->pairs.begin(), debug->pairs.end()), debug->pairs.end());
+  std::sort(result.pairs.begin(), result.pairs.end());
+  result.pairs.erase(std::unique(result.pairs.begin(), result.pairs.end()), result.pairs.end());
+  std::memcpy(input.particles.data(), moved.data(), bytes);
+  *debug = std::move(result);
   return {};
 }
 

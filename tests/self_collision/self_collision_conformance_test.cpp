@@ -194,6 +194,30 @@ TEST_F(SelfCollisionVulkan, HundredRerunsAreBitwiseIdentical) {
   EXPECT_FALSE((*stage)->timings().empty());
 }
 
+// run() takes the stage's layout in either spelling of "every particle": no subsets, or an empty
+// subset per cloth; a different subset is refused.
+TEST_F(SelfCollisionVulkan, RunAcceptsEitherSpellingOfNoSubset) {
+  SelfScene s;
+  crumpledCloth(10, 0.05f, 3, s.particles, s.rest);
+  s.rest.clear();
+  s.cloths = {{0, 60}, {60, 40}};
+  s.settings = {0.06f, 1.0f};
+  SelfStageCreateInfo ci;
+  ci.cloths = s.cloths;
+  ci.particleCount = static_cast<uint32_t>(s.particles.size());
+  auto stage = SelfCollisionStage::create(ctx(), ci);
+  ASSERT_TRUE(stage.ok()) << stage.message();
+  SelfScene ref = s;
+  ASSERT_TRUE((*stage)->run(ref.input()).ok());
+  s.subsets = {{}, {}};
+  ASSERT_TRUE((*stage)->run(s.input()).ok());
+  EXPECT_EQ(std::memcmp(s.particles.data(), ref.particles.data(), s.particles.size() * sizeof(Float4)), 0);
+  s.subsets = {{}, {1, 2, 3}};
+  const Status st = (*stage)->run(s.input());
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("subsets"), std::string::npos) << st.message();
+}
+
 // A layout whose particles do not fit one storage buffer binding is refused at create(), naming the
 // field and the device's limit (nothing is allocated on the device).
 TEST_F(SelfCollisionVulkan, LayoutsBeyondTheBufferRangeAreRefused) {
