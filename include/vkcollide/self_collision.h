@@ -107,7 +107,8 @@ class SelfCollisionStage {
 
   // Records one pass into the host's command buffer (recording state, outside a render pass, of a pool
   // of the context's queue family). Validates the settings and buffers first: on error nothing is
-  // recorded.
+  // recorded. A layout without self-colliding particles records nothing and checks only the command
+  // buffer and the settings (its buffers are never read).
   Status record(VkCommandBuffer commandBuffer, const SelfRecordInfo& info);
 
   // Convenience path: validates `input` (its layout must be the stage's), uploads, records, submits,
