@@ -9,7 +9,6 @@
 #include "self_collision_support.h"
 #include "shared/self_collision.h"
 #include "support/vulkan_fixture.h"
-#include "vkcollide/scene.h"
 
 namespace vkc::test {
 namespace {
@@ -137,15 +136,8 @@ INSTANTIATE_TEST_SUITE_P(Backends, SelfCollisionConformance, VKC_ALL_BACKENDS);
 TEST(SelfCollisionSimd, NvClothDrapesAreBitwiseTheScalarResult) {
   for (const char* file : {"nvcloth-drape-64.json", "nvcloth-drape-255.json.gz"}) {
     SCOPED_TRACE(file);
-    Result<Scene> scene = loadScene(std::string(VKC_SOURCE_DIR) + "/bench/scenes/" + file);
-    ASSERT_TRUE(scene.ok()) << scene.message();
-    ASSERT_TRUE(scene->settings.selfCollision.has_value());
-    SelfScene s;
-    for (const SceneCloth& c : scene->cloths) {
-      s.cloths.push_back({static_cast<uint32_t>(s.particles.size()), static_cast<uint32_t>(c.particles.size())});
-      s.particles.insert(s.particles.end(), c.particles.begin(), c.particles.end());
-    }
-    s.settings = {scene->settings.selfCollision->distance, scene->settings.selfCollision->stiffness};
+    SelfScene s = benchSceneForSelf(file);
+    ASSERT_FALSE(s.particles.empty());
     SelfScene simd = s;
     SelfCollisionDebug want, got;
     ASSERT_TRUE(collideSelfCpu(s.input(), Backend::kCpuScalar, &want).ok());

@@ -10,23 +10,9 @@
 
 #include "cpu/collide_shapes.h"  // forEachSimdTarget
 #include "self_collision_support.h"
-#include "vkcollide/scene.h"
 
 namespace vkc::test {
 namespace {
-
-SelfScene drapeScene(const char* file) {
-  SelfScene s;
-  Result<Scene> scene = loadScene(std::string(VKC_SOURCE_DIR) + "/bench/scenes/" + file);
-  EXPECT_TRUE(scene.ok()) << scene.message();
-  if (!scene.ok()) return s;
-  for (const SceneCloth& c : scene->cloths) {
-    s.cloths.push_back({static_cast<uint32_t>(s.particles.size()), static_cast<uint32_t>(c.particles.size())});
-    s.particles.insert(s.particles.end(), c.particles.begin(), c.particles.end());
-  }
-  s.settings = {scene->settings.selfCollision->distance, scene->settings.selfCollision->stiffness};
-  return s;
-}
 
 void expectEveryTargetMatchesScalar(const SelfScene& scene, size_t minPairs) {
   SelfScene scalar = scene;
@@ -46,11 +32,13 @@ void expectEveryTargetMatchesScalar(const SelfScene& scene, size_t minPairs) {
   });
 }
 
-TEST(SelfCollisionSimdTargets, NvClothDrape) { expectEveryTargetMatchesScalar(drapeScene("nvcloth-drape-64.json"), 40); }
+TEST(SelfCollisionSimdTargets, NvClothDrape) {
+  expectEveryTargetMatchesScalar(benchSceneForSelf("nvcloth-drape-64.json"), 40);
+}
 
 TEST(SelfCollisionSimdTargets, DrapeSquashedFlat) {
   // The 255² drape pressed to 5% of its height: long columns (the dense path) and many pairs.
-  SelfScene s = drapeScene("nvcloth-drape-255.json.gz");
+  SelfScene s = benchSceneForSelf("nvcloth-drape-255.json.gz");
   for (Float4& p : s.particles) p.y *= 0.05f;
   expectEveryTargetMatchesScalar(s, 1000);
 }

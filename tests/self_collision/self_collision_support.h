@@ -1,13 +1,17 @@
 // Scenes and the O(N^2) reference for the self-collision tests.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <array>
 #include <cmath>
 #include <cstdint>
 #include <random>
 #include <set>
+#include <string>
 #include <vector>
 
+#include "vkcollide/scene.h"
 #include "vkcollide/self_collision.h"
 
 namespace vkc::test {
@@ -94,6 +98,24 @@ inline void crumpledCloth(uint32_t n, float h, uint32_t seed, std::vector<Float4
       particles.push_back({fx + 0.25f * h * u(rng), fy + 0.25f * h * u(rng), z + 0.25f * h * u(rng), 1.0f});
     }
   }
+}
+
+// A scene file of bench/scenes/ (the NvCloth drapes) as a self-collision scene: its cloths, particles
+// and selfCollision settings. A file that does not load (or has no selfCollision) fails the test and
+// gives an empty scene.
+inline SelfScene benchSceneForSelf(const std::string& file) {
+  SelfScene s;
+  Result<Scene> scene = loadScene(std::string(VKC_SOURCE_DIR) + "/bench/scenes/" + file);
+  if (!scene.ok() || !scene->settings.selfCollision.has_value()) {
+    ADD_FAILURE() << file << ": " << (scene.ok() ? "no selfCollision settings" : scene.message());
+    return s;
+  }
+  for (const SceneCloth& c : scene->cloths) {
+    s.cloths.push_back({static_cast<uint32_t>(s.particles.size()), static_cast<uint32_t>(c.particles.size())});
+    s.particles.insert(s.particles.end(), c.particles.begin(), c.particles.end());
+  }
+  s.settings = {scene->settings.selfCollision->distance, scene->settings.selfCollision->stiffness};
+  return s;
 }
 
 }  // namespace vkc::test
