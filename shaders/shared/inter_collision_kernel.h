@@ -18,9 +18,11 @@ VKC_FN uint interGather(uint k, uint count, SelfGrid g, float d, float stiffness
   VKC_PRECISE float d2 = d * d;
   VKC_PRECISE vec3 acc = vec3(0.0f);
   uint n = 0u;
+  uint from = k;  // where to search from, as in selfGather
   for (uint c = 0u; c < 9u; ++c) {
     uvec2 r = selfColumnRange(key, c, g.axes.w);
-    for (uint m = selfLowerBound(0u, count, r.x); m < count; ++m) {
+    uint m = selfLowerBoundFrom(0u, count, c % 3u == 0u ? k : from, r.x);
+    for (; m < count; ++m) {
       if (sortedKey(m) > r.y) break;
       InterMarked b = markedAt(sortedValue(m));
       if (b.cloth == a.cloth || !interFilterAllows(a.group, a.mask, b.group, b.mask)) continue;
@@ -28,6 +30,7 @@ VKC_FN uint interGather(uint k, uint count, SelfGrid g, float d, float stiffness
       acc += selfPairCorrection(a.position, b.position, k, m, g.axes.x, d, stiffness);
       ++n;
     }
+    from = m;
   }
   sum = acc;
   return n;

@@ -61,9 +61,14 @@ VKC_FN uint selfGather(uint k, uint begin, uint end, SelfGrid g, float d, float 
   VKC_PRECISE float d2 = d * d;
   VKC_PRECISE vec3 acc = vec3(0.0f);
   uint count = 0u;
+  // The three columns of a row are consecutive in key order: the second and third start at or after
+  // where the scan of the one before stopped, so their searches start there (short gallops); a row's
+  // first column is searched from k (its own row: nearby; the rows above and below: a longer gallop).
+  uint from = k;
   for (uint c = 0u; c < 9u; ++c) {
     uvec2 r = selfColumnRange(key, c, g.axes.w);
-    for (uint m = selfLowerBoundFrom(begin, end, k, r.x); m < end; ++m) {
+    uint m = selfLowerBoundFrom(begin, end, c % 3u == 0u ? k : from, r.x);
+    for (; m < end; ++m) {
       if (sortedKey(m) > r.y) break;
       if (m == k) continue;
       vec4 pj = sortedPos(m);
@@ -73,6 +78,7 @@ VKC_FN uint selfGather(uint k, uint begin, uint end, SelfGrid g, float d, float 
       acc += selfPairCorrection(pi, pj, k, m, g.axes.x, d, stiffness);
       ++count;
     }
+    from = m;  // (<= end: the next column's keys are all above r.y)
   }
   sum = acc;
   return count;
