@@ -65,6 +65,8 @@ Status collideSelfCpu(const SelfCollisionInput& in, Backend backend, SelfCollisi
   const float d = in.settings.distance, stiffness = in.settings.stiffness;
   const bool useRest = !in.restPositions.empty();
   const size_t n = L.itemParticles.size();
+  // A cloth without a subset: its items are its particles in order (item i: particle first + i).
+  auto wholeCloth = [&](size_t c) { return in.subsets.empty() || in.subsets[c].empty(); };
 
   // Keys, then the stable sort of each cloth's (key, item).
   // Per-thread scratch kept between calls (a solver calls this every iteration): no fresh pages and
@@ -82,8 +84,7 @@ Status collideSelfCpu(const SelfCollisionInput& in, Backend backend, SelfCollisi
     const std::span<uint32_t> ck(s.keys.data() + sc.firstItem, sc.itemCount);
     const std::span<uint32_t> ci(s.items.data() + sc.firstItem, sc.itemCount);
     if (backend == Backend::kCpuSimd) {
-      // A cloth without a subset: its items are its particles in order.
-      const bool whole = in.subsets.empty() || in.subsets[c].empty();
+      const bool whole = wholeCloth(c);
       cpu::selfCellKeysSimd(whole ? in.particles.data() + in.cloths[c].first : in.particles.data(),
                             in.particles.size(), whole ? nullptr : L.itemParticles.data() + sc.firstItem,
                             sc.itemCount, g, ck.data());
@@ -134,7 +135,7 @@ Status collideSelfCpu(const SelfCollisionInput& in, Backend backend, SelfCollisi
   };
   for (size_t c = 0; c < in.cloths.size(); ++c) {
     const gpu::SelfCloth& sc = L.cloths[c];
-    if (in.subsets.empty() || in.subsets[c].empty()) {
+    if (wholeCloth(c)) {
       const uint32_t offset = in.cloths[c].first - sc.firstItem;  // (mod 2^32)
       gatherSlots(sc.firstItem, sc.firstItem + sc.itemCount, [&](uint32_t item) { return item + offset; });
     } else {
