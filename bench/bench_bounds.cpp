@@ -149,18 +149,15 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo& dev,
   s += "  \"notes\": \"bounds bytes = 16*N (32*N with include_previous); roofline bytes = 2*16*N (copy: read + "
        "write); roofline_fraction = gbps / the roofline gbps of the same n (vulkan-copy for vulkan rows, "
        "cpu-memcpy for cpu rows); vulkan times are GPU timestamps (sum of passes), cpu times wall clock\",\n";
-  s += "  \"rows\": [\n";
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const Row& r = rows[i];
-    s += "    {\"n\": " + std::to_string(r.n) + ", \"cloths\": " + std::to_string(o.cloths) +
-         ", \"backend\": " + jsonString(r.backend) + ", \"median_ms\": " + jsonNumber(r.medianMs) +
-         ", \"bytes\": " + jsonNumber(r.bytes) + ", \"gbps\": " + jsonNumber(r.gbps) +
-         ", \"roofline_fraction\": " + jsonNumber(r.rooflineFraction) + ", \"reps\": " + std::to_string(r.reps);
-    if (r.inner > 1) s += ", \"calls_per_sample\": " + std::to_string(r.inner);
-    if (!r.passMedians.empty()) s += ", \"passes_median_ms\": " + jsonPassMsObject(r.passMedians);
-    s += i + 1 < rows.size() ? "},\n" : "}\n";
-  }
-  s += "  ]\n}\n";
+  s += jsonRowsAndEnd(rows, [&](const Row& r) {
+    std::string m = "\"n\": " + std::to_string(r.n) + ", \"cloths\": " + std::to_string(o.cloths) +
+        ", \"backend\": " + jsonString(r.backend) + ", \"median_ms\": " + jsonNumber(r.medianMs) +
+        ", \"bytes\": " + jsonNumber(r.bytes) + ", \"gbps\": " + jsonNumber(r.gbps) +
+        ", \"roofline_fraction\": " + jsonNumber(r.rooflineFraction) + ", \"reps\": " + std::to_string(r.reps);
+    if (r.inner > 1) m += ", \"calls_per_sample\": " + std::to_string(r.inner);
+    if (!r.passMedians.empty()) m += ", \"passes_median_ms\": " + jsonPassMsObject(r.passMedians);
+    return m;
+  });
   return writeTextFile(path, s);
 }
 

@@ -355,31 +355,29 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo& dev,
        "(sum of the stage's passes, bounds included); thread_ms, collide_thread_ms: median thread CPU time "
        "(CLOCK_THREAD_CPUTIME_ID) of the same calls, roofline_fraction_thread = cpu-memcpy thread_ms / thread_ms; speedup_vs_scalar = cpu-scalar median_ms / median_ms (_thread: of thread_ms); "
        "nvcloth_ms: NvCloth 1.1.6 CPU shape collision per iteration on one core (bench/scenes/README.md)\",\n";
-  s += "  \"rows\": [\n";
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const Row& r = rows[i];
-    s += "    {\"scene\": " + jsonString(r.scene) + ", \"n\": " + std::to_string(r.n) +
-         ", \"spheres\": " + std::to_string(r.spheres) + ", \"capsules\": " + std::to_string(r.capsules) +
-         ", \"mode\": " + jsonString(r.mode) + ", \"backend\": " + jsonString(r.backend) +
-         ", \"median_ms\": " + jsonNumber(r.medianMs) + ", \"ns_per_particle\": " + jsonNumber(r.medianMs * 1e6 / r.n) +
-         ", \"bytes\": " + jsonNumber(r.bytes) + ", \"gbps\": " + jsonNumber(r.gbps) +
-         ", \"roofline_fraction\": " + jsonNumber(r.rooflineFraction) + ", \"reps\": " + std::to_string(r.reps) +
-         ", \"moved\": " + std::to_string(r.moved);
-    if (r.collideMs == 0 && r.threadMs > 0) s += ", \"thread_ms\": " + jsonNumber(r.threadMs);
+  s += jsonRowsAndEnd(rows, [&](const Row& r) {
+    std::string m = "\"scene\": " + jsonString(r.scene) + ", \"n\": " + std::to_string(r.n) +
+        ", \"spheres\": " + std::to_string(r.spheres) + ", \"capsules\": " + std::to_string(r.capsules) +
+        ", \"mode\": " + jsonString(r.mode) + ", \"backend\": " + jsonString(r.backend) +
+        ", \"median_ms\": " + jsonNumber(r.medianMs) + ", \"ns_per_particle\": " + jsonNumber(r.medianMs * 1e6 / r.n) +
+        ", \"bytes\": " + jsonNumber(r.bytes) + ", \"gbps\": " + jsonNumber(r.gbps) +
+        ", \"roofline_fraction\": " + jsonNumber(r.rooflineFraction) + ", \"reps\": " + std::to_string(r.reps) +
+        ", \"moved\": " + std::to_string(r.moved);
+    if (r.collideMs == 0 && r.threadMs > 0) m += ", \"thread_ms\": " + jsonNumber(r.threadMs);
     if (r.collideMs > 0) {
-      s += ", \"collide_ms\": " + jsonNumber(r.collideMs) + ", \"thread_ms\": " + jsonNumber(r.threadMs) +
+      m += ", \"collide_ms\": " + jsonNumber(r.collideMs) + ", \"thread_ms\": " + jsonNumber(r.threadMs) +
            ", \"collide_thread_ms\": " + jsonNumber(r.collideThreadMs) +
            ", \"roofline_fraction_thread\": " + jsonNumber(r.rooflineFractionThread);
     }
-    if (r.speedupThread > 0) s += ", \"speedup_vs_scalar_thread\": " + jsonNumber(r.speedupThread);
-    if (r.speedupVsScalar > 0) s += ", \"speedup_vs_scalar\": " + jsonNumber(r.speedupVsScalar);
+    if (r.speedupThread > 0) m += ", \"speedup_vs_scalar_thread\": " + jsonNumber(r.speedupThread);
+    if (r.speedupVsScalar > 0) m += ", \"speedup_vs_scalar\": " + jsonNumber(r.speedupVsScalar);
     if (r.nvclothMs > 0) {
-      s += ", \"nvcloth_ms\": " + jsonNumber(r.nvclothMs) + ", \"speedup_vs_nvcloth\": " + jsonNumber(r.nvclothMs / r.medianMs);
+      m += ", \"nvcloth_ms\": " + jsonNumber(r.nvclothMs) +
+           ", \"speedup_vs_nvcloth\": " + jsonNumber(r.nvclothMs / r.medianMs);
     }
-    if (!r.passMedians.empty()) s += ", \"passes_median_ms\": " + jsonPassMsObject(r.passMedians);
-    s += i + 1 < rows.size() ? "},\n" : "}\n";
-  }
-  s += "  ]\n}\n";
+    if (!r.passMedians.empty()) m += ", \"passes_median_ms\": " + jsonPassMsObject(r.passMedians);
+    return m;
+  });
   return writeTextFile(path, s);
 }
 

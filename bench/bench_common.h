@@ -319,6 +319,15 @@ inline std::unique_ptr<Context> createContext(const char* prog, const std::strin
   return std::move(created.value());
 }
 
+// The results file's tail: the "rows" array (one object per line, whose members rowMembers(row)
+// returns without braces), then the brace closing the file's object.
+template <class Row, class Members>
+std::string jsonRowsAndEnd(const std::vector<Row>& rows, Members&& rowMembers) {
+  std::string s = "  \"rows\": [\n";
+  for (size_t i = 0; i < rows.size(); ++i) s += "    {" + rowMembers(rows[i]) + (i + 1 < rows.size() ? "},\n" : "}\n");
+  return s + "  ]\n}\n";
+}
+
 // JSON object members (two-space indent, one per line, each ending in ",\n") describing the Vulkan
 // device: "device", "driver" (name and driver info), "vendor", "vulkan_api", "subgroup_size".
 inline std::string jsonDeviceFields(const DeviceInfo& dev) {

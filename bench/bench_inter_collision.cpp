@@ -323,18 +323,15 @@ bool writeJson(const std::string& path, const Context& ctx, const std::vector<Ro
   std::string s = "{\n  \"benchmark\": \"bench_inter_collision\",\n  \"date\": " + jsonString(utcDate()) +
                   ",\n  \"device\": " + jsonString(ctx.deviceInfo().name) + ",\n  \"quick\": " +
                   (o.quick ? "true" : "false") +
-                  ",\n  \"units\": \"ms per iteration: vulkan = sum of GPU pass timestamps, cpu = wall clock\",\n"
-                  "  \"rows\": [\n";
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const Row& r = rows[i];
-    s += "    {\"part\": " + jsonString(r.part) + ", \"scene\": " + jsonString(r.scene) + ", \"backend\": " +
-         jsonString(r.backend) + ", \"cloths\": " + std::to_string(r.cloths) + ", \"particles\": " +
-         std::to_string(r.particles) + ", \"median_ms\": " + jsonNumber(r.medianMs) + ", \"reps\": " +
-         std::to_string(r.reps) + ", \"marked\": " + std::to_string(r.marked) + ", \"cloth_pairs\": " +
-         std::to_string(r.pairs) + ", \"passes_ms\": " + jsonMsObject(r.passMs);
-    s += i + 1 < rows.size() ? "},\n" : "}\n";
-  }
-  s += "  ]\n}\n";
+                  ",\n  \"units\": \"ms per iteration: vulkan = sum of GPU pass timestamps, cpu = wall clock\",\n";
+  s += jsonRowsAndEnd(rows, [&](const Row& r) {
+    std::string m = "\"part\": " + jsonString(r.part) + ", \"scene\": " + jsonString(r.scene) + ", \"backend\": " +
+        jsonString(r.backend) + ", \"cloths\": " + std::to_string(r.cloths) + ", \"particles\": " +
+        std::to_string(r.particles) + ", \"median_ms\": " + jsonNumber(r.medianMs) + ", \"reps\": " +
+        std::to_string(r.reps) + ", \"marked\": " + std::to_string(r.marked) + ", \"cloth_pairs\": " +
+        std::to_string(r.pairs) + ", \"passes_ms\": " + jsonMsObject(r.passMs);
+    return m;
+  });
   return writeTextFile(path, s);
 }
 

@@ -107,17 +107,14 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo* dev,
        ", \"quick\": " + (o.quick ? "true" : "false") + "},\n";
   s += "  \"notes\": \"pairs_per_second = n / median time; cpu rows: wall clock of one call including a copy of "
        "the 8n input bytes; vulkan rows: sum of the sort's GPU pass timestamps\",\n";
-  s += "  \"rows\": [\n";
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const Row& r = rows[i];
-    s += "    {\"n\": " + std::to_string(r.n) + ", \"backend\": " + jsonString(r.backend) +
-         ", \"median_ms\": " + jsonNumber(r.medianMs) + ", \"pairs_per_second\": " + jsonNumber(r.pairsPerSecond) +
-         ", \"reps\": " + std::to_string(r.reps);
-    if (r.inner > 1) s += ", \"calls_per_sample\": " + std::to_string(r.inner);
-    if (!r.passMedians.empty()) s += ", \"passes_median_ms\": " + jsonMsObject(r.passMedians);
-    s += i + 1 < rows.size() ? "},\n" : "}\n";
-  }
-  s += "  ]\n}\n";
+  s += jsonRowsAndEnd(rows, [&](const Row& r) {
+    std::string m = "\"n\": " + std::to_string(r.n) + ", \"backend\": " + jsonString(r.backend) +
+        ", \"median_ms\": " + jsonNumber(r.medianMs) + ", \"pairs_per_second\": " + jsonNumber(r.pairsPerSecond) +
+        ", \"reps\": " + std::to_string(r.reps);
+    if (r.inner > 1) m += ", \"calls_per_sample\": " + std::to_string(r.inner);
+    if (!r.passMedians.empty()) m += ", \"passes_median_ms\": " + jsonMsObject(r.passMedians);
+    return m;
+  });
   return writeTextFile(path, s);
 }
 

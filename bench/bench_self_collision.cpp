@@ -204,21 +204,18 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo* dev,
        "thread's CPU time (robust on a loaded host); vulkan rows: sum of GPU timestamps of the passes "
        "(bounds, keys, radix sort, gather, collide), upload and readback excluded; max_diff_vs_scalar: largest "
        "coordinate difference from cpu-scalar\",\n";
-  s += "  \"rows\": [\n";
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const Row& r = rows[i];
-    s += "    {\"scene\": " + jsonString(r.scene) + ", \"particles\": " + std::to_string(r.particles) +
-         ", \"backend\": " + jsonString(r.backend) + ", \"median_ms\": " + jsonNumber(r.medianMs) +
-         (r.backend == "vulkan" ? std::string() : ", \"median_thread_cpu_ms\": " + jsonNumber(r.medianCpuMs)) +
-         ", \"reps\": " + std::to_string(r.reps) + ", \"pairs\": " + std::to_string(r.pairs) +
-         ", \"max_diff_vs_scalar\": " + jsonNumber(r.maxDiff);
+  s += jsonRowsAndEnd(rows, [&](const Row& r) {
+    std::string m = "\"scene\": " + jsonString(r.scene) + ", \"particles\": " + std::to_string(r.particles) +
+        ", \"backend\": " + jsonString(r.backend) + ", \"median_ms\": " + jsonNumber(r.medianMs) +
+        (r.backend == "vulkan" ? std::string() : ", \"median_thread_cpu_ms\": " + jsonNumber(r.medianCpuMs)) +
+        ", \"reps\": " + std::to_string(r.reps) + ", \"pairs\": " + std::to_string(r.pairs) +
+        ", \"max_diff_vs_scalar\": " + jsonNumber(r.maxDiff);
     if (!r.groups.empty()) {
-      s += ", \"groups_median_ms\": " + jsonMsObject(r.groups) +
+      m += ", \"groups_median_ms\": " + jsonMsObject(r.groups) +
            ", \"passes_median_ms\": " + jsonPassMsObject(r.passes, true);
     }
-    s += i + 1 < rows.size() ? "},\n" : "}\n";
-  }
-  s += "  ]\n}\n";
+    return m;
+  });
   return writeTextFile(path, s);
 }
 
