@@ -165,7 +165,7 @@ int runBench(const Options& o) {
   const std::unique_ptr<Context> owner = createContext("bench_bounds", o.device);
   if (!owner) return 1;
   Context& context = *owner;
-  detail::ContextImpl& ctx = context.impl();
+  detail::ContextImpl& ctx = detail::Internals::of(context);
   const DeviceInfo& dev = context.deviceInfo();
   const bool timestamps = dev.timestampPeriodNs > 0;
   const std::string date = utcDate();
@@ -217,7 +217,8 @@ int runBench(const Options& o) {
 
     // Reference boxes: every backend must give them bitwise.
     std::vector<Aabb> reference(cloths.size()), boxes(cloths.size());
-    if (const Status s = computeBoundsCpu(input, reference, Backend::kCpuScalar); !s) {
+    input.boxes = reference;
+    if (const Status s = computeBoundsCpu(input, Backend::kCpuScalar); !s) {
       std::fprintf(stderr, "bench_bounds: computeBoundsCpu: %s\n", s.message().c_str());
       return 1;
     }
@@ -237,11 +238,12 @@ int runBench(const Options& o) {
     rows.push_back(mem);
     printRow(rows.back());
 
+    input.boxes = boxes;
     for (const Backend b : {Backend::kCpuScalar, Backend::kCpuSimd}) {
       Status status;
       const WallSamples w = sampleWall(
           [&] {
-            const Status s = computeBoundsCpu(input, boxes, b);
+            const Status s = computeBoundsCpu(input, b);
             if (!s) status = s;
           },
           o.reps, warmups, 0.5, kCellBudgetMs, std::min(o.reps, kMinReps));
@@ -316,13 +318,13 @@ int runBench(const Options& o) {
     uint32_t reps = reps0;
     for (uint32_t i = 0; i < warmups + reps; ++i) {
       const double t0 = nowMs();
-      auto r = (*stage)->run(input);
+      const Status r = (*stage)->run(input);
       const double dt = nowMs() - t0;
       if (!r) {
         std::fprintf(stderr, "bench_bounds: BoundsStage::run: %s\n", r.message().c_str());
         return 1;
       }
-      if (i == 0 && !sameBoxes(*r, reference)) {
+      if (i == 0 && !sameBoxes(boxes, reference)) {
         std::fprintf(stderr, "bench_bounds: N=%u: vulkan boxes differ from cpu-scalar\n", n);
         mismatch = true;
       }

@@ -486,7 +486,7 @@ class Runner {
       // settings and bounds, not the particles it would move).
       p.restore();
       std::vector<Aabb> bounds(p.cloths.size());
-      VKC_TRY(computeBoundsCpu({p.particles, p.prev, p.cloths, p.settings.continuous}, bounds, b));
+      VKC_TRY(computeBoundsCpu({p.particles, p.prev, p.cloths, p.settings.continuous, bounds}, b));
       cpu::ShapesState state;
       cpu::prepareShapes(p.input(), bounds, state);
       std::vector<double> collide, collideThread;
@@ -678,7 +678,7 @@ int runBench(const Options& o) {
     if (!contextOwner) return 1;
     dev = contextOwner->deviceInfo();
     if (dev.timestampPeriodNs > 0) {
-      auto c = DeviceCopy::create(contextOwner->impl(), 2 * maxVulkanN);
+      auto c = DeviceCopy::create(detail::Internals::of(*contextOwner), 2 * maxVulkanN);
       if (!c) {
         std::fprintf(stderr, "bench_collide_shapes: copy kernel: %s\n", c.message().c_str());
         return 1;

@@ -111,7 +111,8 @@ int bounds(int argc, char** argv) {
     const uint32_t first = static_cast<uint32_t>(uint64_t{particles} * c / cloths);
     ranges[c] = {first, static_cast<uint32_t>(uint64_t{particles} * (c + 1) / cloths) - first};
   }
-  const vkc::BoundsInput input{p, q, ranges, prev};
+  std::vector<vkc::Aabb> gpu(ranges.size());
+  vkc::BoundsInput input{p, q, ranges, prev, gpu};
 
   vkc::ContextCreateInfo ci;
   ci.deviceSelector = device;
@@ -128,29 +129,29 @@ int bounds(int argc, char** argv) {
     std::fprintf(stderr, "vkcollide: %s\n", stage.message().c_str());
     return 1;
   }
-  auto gpu = (*stage)->run(input);
-  if (!gpu) {
-    std::fprintf(stderr, "vkcollide: %s\n", gpu.message().c_str());
+  if (const vkc::Status st = (*stage)->run(input); !st) {
+    std::fprintf(stderr, "vkcollide: %s\n", st.message().c_str());
     return 1;
   }
   for (const vkc::PassTiming& t : (*stage)->timings()) std::printf("  vulkan pass %-6s %10.3f ms\n", t.name, t.ns * 1e-6);
   int mismatches = 0;
   for (vkc::Backend b : {vkc::Backend::kCpuScalar, vkc::Backend::kCpuSimd}) {
     std::vector<vkc::Aabb> cpu(ranges.size());
+    input.boxes = cpu;
     const auto t0 = std::chrono::steady_clock::now();
-    const vkc::Status st = vkc::computeBoundsCpu(input, cpu, b);
+    const vkc::Status st = vkc::computeBoundsCpu(input, b);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (!st) {
       std::fprintf(stderr, "vkcollide: %s\n", st.message().c_str());
       return 1;
     }
     int diff = 0;
-    for (size_t c = 0; c < cpu.size(); ++c) diff += sameBits(cpu[c], (*gpu)[c]) ? 0 : 1;
+    for (size_t c = 0; c < cpu.size(); ++c) diff += sameBits(cpu[c], gpu[c]) ? 0 : 1;
     std::printf("  %-10s %10.3f ms  %s\n", vkc::toString(b), ms,
                 diff == 0 ? "bitwise equal to vulkan" : "DIFFERS from vulkan");
     mismatches += diff;
   }
-  const vkc::Aabb& b0 = (*gpu)[0];
+  const vkc::Aabb& b0 = gpu[0];
   std::printf("  cloth 0 box: [%g %g %g] .. [%g %g %g]\n", double(b0.lo.x), double(b0.lo.y), double(b0.lo.z),
               double(b0.hi.x), double(b0.hi.y), double(b0.hi.z));
   return mismatches == 0 ? 0 : 1;

@@ -113,9 +113,10 @@ class ShapeCollisionStage {
   // GPU times of the last run()'s passes.
   const std::vector<PassTiming>& timings() const;
 
-  struct Impl;
+  struct Impl;  // opaque
 
  private:
+  friend struct detail::Internals;
   explicit ShapeCollisionStage(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

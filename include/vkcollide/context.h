@@ -23,6 +23,7 @@ namespace vkc {
 
 namespace detail {
 struct ContextImpl;
+struct Internals;  // how vkcollide's own code reaches the Impl of the public classes
 }
 
 // What matters to vkcollide about a Vulkan device.
@@ -56,6 +57,44 @@ struct DeviceInfo {
   bool usable() const { return missing.empty(); }
 };
 
+// Device memory from the host's own allocator (VMA-style). When `allocate` is set, every buffer
+// vkcollide creates gets its memory from these callbacks (one call per buffer; vkcollide does no
+// suballocation of its own then) and `free` gives it back; both may be called from any thread that
+// calls vkcollide, never concurrently for the same context. Without them vkcollide suballocates 64 MiB
+// blocks from vkAllocateMemory itself.
+struct DeviceMemoryAllocation {
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  VkDeviceSize offset = 0;  // where the buffer starts in `memory` (a multiple of the alignment asked for)
+  void* mapped = nullptr;   // host-visible memory: the host address of `offset`; else null
+  uint64_t userHandle = 0;  // the host's own id for the allocation, handed back to `free`
+};
+
+struct DeviceMemoryCallbacks {
+  void* userData = nullptr;
+  // Fills `out` with memory of a type in requirements.memoryTypeBits that has every flag of
+  // `requiredFlags` (and preferably those of `preferredFlags`), at least requirements.size bytes at
+  // an offset aligned to requirements.alignment, mapped when the type is host-visible. Returns
+  // VK_SUCCESS, or the error (e.g. VK_ERROR_OUT_OF_DEVICE_MEMORY), which vkcollide reports as
+  // ErrorCode::kOutOfMemory and after which it leaves nothing allocated for that call.
+  VkResult (*allocate)(void* userData, const VkMemoryRequirements& requirements, VkMemoryPropertyFlags requiredFlags,
+                       VkMemoryPropertyFlags preferredFlags, DeviceMemoryAllocation* out) = nullptr;
+  void (*free)(void* userData, const DeviceMemoryAllocation& allocation) = nullptr;
+};
+
+// What a stage allocates in device memory, before it is created (XStage::memoryRequirements): the
+// sum of its buffers' sizes (each buffer may take up to its memory alignment more), per kind of
+// memory. The convenience path run() allocates its copies of the inputs on first use, not counted.
+struct MemoryRequirements {
+  VkDeviceSize deviceLocalBytes = 0;  // scratch, tables and outputs read by the GPU
+  VkDeviceSize hostVisibleBytes = 0;  // staging of the static tables (written by create(), copied by recordUpload())
+  uint32_t bufferCount = 0;
+  friend bool operator==(const MemoryRequirements&, const MemoryRequirements&) = default;
+};
+
+// Stages keep one set of scratch buffers per frame in flight (their create info's framesInFlight),
+// chosen by each record()'s `frame`: the host may record frame f + 1 while frame f still runs.
+inline constexpr uint32_t kMaxFramesInFlight = 8;
+
 // Called for every validation-layer message of a context created with validation. The default
 // (empty function) prints the message to stderr; every message is also counted.
 using ValidationCallback = std::function<void(const char* message)>;
@@ -69,6 +108,7 @@ struct ContextCreateInfo {
   // kUnsupported if the layer is not installed (it never silently runs without it).
   bool enableValidation = false;
   ValidationCallback onValidationMessage;
+  DeviceMemoryCallbacks memory;  // optional: the host's device-memory allocator
 };
 
 // A device the host already owns. vkcollide never destroys any of these handles. The device must
@@ -78,8 +118,11 @@ struct ContextImportInfo {
   VkPhysicalDevice physicalDevice = VK_NULL_HANDLE;
   VkDevice device = VK_NULL_HANDLE;
   uint32_t queueFamilyIndex = 0;  // must support compute
-  VkQueue queue = VK_NULL_HANDLE; // used only by the convenience paths (upload, run, download)
+  // Used only by the convenience paths (XStage::run and the one-call functions): create(),
+  // recordUpload() and record() never touch a queue, so a renderer may leave this null.
+  VkQueue queue = VK_NULL_HANDLE;
   PFN_vkGetInstanceProcAddr getInstanceProcAddr = nullptr;
+  DeviceMemoryCallbacks memory;  // optional: the host's device-memory allocator
 };
 
 // A range of a VkBuffer, in bytes. The size is needed because Vulkan cannot tell it.
@@ -124,9 +167,8 @@ class Context {
   // Validation messages seen so far (0 unless created with enableValidation).
   uint64_t validationMessageCount() const;
 
-  detail::ContextImpl& impl() { return *impl_; }
-
  private:
+  friend struct detail::Internals;
   explicit Context(std::unique_ptr<detail::ContextImpl> impl);
   std::unique_ptr<detail::ContextImpl> impl_;
 };

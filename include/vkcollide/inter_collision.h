@@ -135,10 +135,10 @@ class InterCollisionStage {
   Result<std::vector<Float4>> run(const InterCollisionInput& input, InterCollisionReport* report = nullptr);
   const std::vector<PassTiming>& timings() const;
 
-  struct Impl;
-  Impl& impl() { return *impl_; }
+  struct Impl;  // opaque
 
  private:
+  friend struct detail::Internals;
   explicit InterCollisionStage(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

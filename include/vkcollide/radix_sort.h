@@ -90,10 +90,10 @@ class RadixSortStage {
 
   uint32_t maxCount() const;
 
-  struct Impl;
-  Impl& impl() { return *impl_; }
+  struct Impl;  // opaque
 
  private:
+  friend struct detail::Internals;
   explicit RadixSortStage(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

@@ -16,6 +16,8 @@ enum class ErrorCode {
   kLimitExceeded,     // the input exceeds a device limit; the message says which and its value
   kUnsupported,       // the device lacks a feature vkcollide needs; the message lists them
   kVulkan,            // a Vulkan call failed; the message names the call and the VkResult
+  kOutOfMemory,       // device or host-visible memory ran out (VK_ERROR_OUT_OF_DEVICE/HOST_MEMORY)
+  kDeviceLost,        // the device was lost (VK_ERROR_DEVICE_LOST); the context must be recreated
   kValidation,        // the validation layer reported a message (tests, and contexts created with validation)
   kIo,                // a file could not be read or written
 };

@@ -117,9 +117,10 @@ class SelfCollisionStage {
   // GPU times of the last run()'s passes.
   const std::vector<PassTiming>& timings() const;
 
-  struct Impl;
+  struct Impl;  // opaque
 
  private:
+  friend struct detail::Internals;
   explicit SelfCollisionStage(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

@@ -26,15 +26,11 @@ void boundsKeysScalar(const float* xyzw, size_t count, uint32_t lo[4], uint32_t 
 
 namespace vkc {
 
-Status computeBoundsCpu(const BoundsInput& input, std::span<Aabb> out, Backend backend) {
+Status computeBoundsCpu(const BoundsInput& input, Backend backend) {
   if (backend == Backend::kVulkan) {
     return Error{ErrorCode::kInvalidArgument, "computeBoundsCpu: backend must be kCpuScalar or kCpuSimd"};
   }
-  if (out.size() != input.cloths.size()) {
-    return Error{ErrorCode::kBufferTooSmall, "computeBoundsCpu: out holds " + std::to_string(out.size()) +
-                                                 " boxes; the input has " + std::to_string(input.cloths.size()) +
-                                                 " cloths"};
-  }
+  const std::span<Aabb> out = input.boxes;
   VKC_TRY(detail::validateBoundsLayout(input));
   const auto fold = backend == Backend::kCpuSimd ? cpu::boundsKeysSimd : cpu::boundsKeysScalar;
   constexpr float kInf = std::numeric_limits<float>::infinity();

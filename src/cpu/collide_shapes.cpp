@@ -133,7 +133,7 @@ Status collideShapesCpu(const ShapeCollisionInput& in, Backend backend, ShapeCol
   // the first bad value, so the errors are validate()'s, in its order).
   VKC_TRY(detail::validateShapeLayout(in));
   std::vector<Aabb> bounds(in.cloths.size());
-  VKC_TRY(computeBoundsCpu({in.particles, in.prevParticles, in.cloths, in.settings.continuous}, bounds, backend));
+  VKC_TRY(computeBoundsCpu({in.particles, in.prevParticles, in.cloths, in.settings.continuous, bounds}, backend));
   if (!in.settings.continuous) VKC_TRY(cpu::checkParticleValues(in.prevParticles, in.cloths, backend, "prevParticles"));
   cpu::ShapesState state;
   cpu::prepareShapes(in, bounds, state);

@@ -190,7 +190,8 @@ Status interCollideCpu(const InterCollisionInput& input, std::span<Float4> out, 
   BoundsInput bi;
   bi.particles = input.particles;
   bi.cloths = ranges;
-  VKC_TRY(computeBoundsCpu(bi, local, backend));
+  bi.boxes = local;
+  VKC_TRY(computeBoundsCpu(bi, backend));
 
   // 2. Broad phase.
   Broad broad;

@@ -56,7 +56,7 @@ Status collideSelfCpu(const SelfCollisionInput& in, Backend backend, SelfCollisi
   // through its keys anyway); on a bad particle validate(in) names it as the self-collision input.
   VKC_TRY(detail::validateSelfInputLayout(in));
   std::vector<Aabb> bounds(in.cloths.size());
-  if (const Status st = computeBoundsCpu({in.particles, {}, in.cloths, false}, bounds, backend); !st) {
+  if (const Status st = computeBoundsCpu({in.particles, {}, in.cloths, false, bounds}, backend); !st) {
     VKC_TRY(validate(in));
     return st;
   }

@@ -62,6 +62,11 @@ Status detail::validateBoundsLayout(const BoundsInput& input) {
     return Error{ErrorCode::kLimitExceeded, "BoundsInput::particles: more than 2^32-1 particles"};
   }
   VKC_TRY(detail::validateClothRanges(input.cloths, input.particles.size(), "BoundsInput"));
+  if (input.boxes.size() != input.cloths.size()) {
+    return Error{ErrorCode::kBufferTooSmall, "BoundsInput::boxes holds " + std::to_string(input.boxes.size()) +
+                                                 " boxes; the input has " + std::to_string(input.cloths.size()) +
+                                                 " cloths"};
+  }
   if (input.includePrevious || !input.prevParticles.empty()) {
     if (input.prevParticles.size() != input.particles.size()) {
       return Error{ErrorCode::kInvalidArgument,

@@ -11,7 +11,7 @@ namespace vkc::detail {
 // Appends the bounds passes over validated particle ranges (a stage created with includePrevious
 // may run without it) writing the stage's own output, for stages that run bounds first.
 void appendBoundsPasses(BoundsStage& stage, Recorder& rec, const BufferRange& particles,
-                        const BufferRange& prevParticles, bool includePrevious);
+                        const BufferRange& prevParticles, bool includePrevious, uint32_t frame);
 
 // The passes record() would record for `info` (after validation) and their barrier plan.
 Result<std::vector<BarrierDecision>> boundsBarrierPlan(BoundsStage& stage, const BoundsRecordInfo& info);

@@ -68,7 +68,7 @@ struct ShapeCollisionStage::Impl {
     if (particleCount == 0) parts = prev = dummy.range();
 
     detail::Recorder rec(ctx);
-    detail::appendBoundsPasses(*bounds, rec, parts, prev, ccd);
+    detail::appendBoundsPasses(*bounds, rec, parts, prev, ccd, 0);
     const gpu::ShapesPush push{static_cast<uint32_t>(layout.cloths.size()),
                                particleCount,
                                layout.sphereCount,
@@ -127,7 +127,7 @@ const std::vector<PassTiming>& ShapeCollisionStage::timings() const { return imp
 
 Result<std::unique_ptr<ShapeCollisionStage>> ShapeCollisionStage::create(Context& context,
                                                                          const ShapeStageCreateInfo& info) {
-  detail::ContextImpl& ctx = context.impl();
+  detail::ContextImpl& ctx = detail::Internals::of(context);
   VKC_TRY(detail::validateClothRanges(info.cloths, info.particleCount, "ShapeStageCreateInfo"));
   VKC_TRY(detail::validateColliders(info.colliders, info.cloths.size()));
   auto impl = std::make_unique<Impl>(ctx);

@@ -346,7 +346,7 @@ Status ContextImpl::finishSetup() {
   vkGetPhysicalDeviceProperties(physicalDevice, &properties);
   VkPhysicalDeviceMemoryProperties mem;
   vkGetPhysicalDeviceMemoryProperties(physicalDevice, &mem);
-  allocator = std::make_unique<Allocator>(vk, device, mem);
+  allocator = std::make_unique<Allocator>(vk, device, mem, memoryCallbacks);
   pipelines = std::make_unique<PipelineCache>(vk, device);
   VkCommandPoolCreateInfo cpci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   cpci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT | VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
@@ -387,6 +387,7 @@ Status ContextImpl::submitAndWait(const std::function<Status(VkCommandBuffer)>& 
   return {};
 }
 
+// TEMPORARY (removed once every stage records its uploads): a blocking upload on the queue.
 Status ContextImpl::uploadNow(std::span<const Upload> uploads) {
   VkDeviceSize total = 0;
   for (const Upload& u : uploads) total += u.bytes;
@@ -439,6 +440,8 @@ const char* toString(ErrorCode code) {
     case ErrorCode::kLimitExceeded: return "limit exceeded";
     case ErrorCode::kUnsupported: return "unsupported";
     case ErrorCode::kVulkan: return "Vulkan error";
+    case ErrorCode::kOutOfMemory: return "out of memory";
+    case ErrorCode::kDeviceLost: return "device lost";
     case ErrorCode::kValidation: return "validation message";
     case ErrorCode::kIo: return "I/O error";
   }
@@ -471,8 +474,16 @@ Result<std::vector<DeviceInfo>> Context::enumerateDevices() {
   return infos;
 }
 
+// Both callbacks or neither.
+static Status checkMemoryCallbacks(const DeviceMemoryCallbacks& m, const char* owner) {
+  if ((m.allocate == nullptr) == (m.free == nullptr)) return {};
+  return Error{ErrorCode::kInvalidArgument, std::string(owner) + "::memory: allocate and free must both be set or both be null"};
+}
+
 Result<std::unique_ptr<Context>> Context::create(const ContextCreateInfo& info) {
+  VKC_TRY(checkMemoryCallbacks(info.memory, "ContextCreateInfo"));
   auto impl = std::make_unique<ContextImpl>();
+  impl->memoryCallbacks = info.memory;
   impl->onValidationMessage = info.onValidationMessage;
   auto inst = detail::createInstance(info.enableValidation);
   if (!inst) return inst.error();
@@ -526,9 +537,11 @@ Result<std::unique_ptr<Context>> Context::import(const ContextImportInfo& info) 
   if (info.getInstanceProcAddr == nullptr) {
     return Error{ErrorCode::kInvalidArgument, "ContextImportInfo::getInstanceProcAddr is null"};
   }
+  VKC_TRY(checkMemoryCallbacks(info.memory, "ContextImportInfo"));
   VKC_TRY(detail::initLoader(info.getInstanceProcAddr));
   volkLoadInstanceOnly(info.instance);
   auto impl = std::make_unique<ContextImpl>();
+  impl->memoryCallbacks = info.memory;
   impl->instance = info.instance;
   impl->physicalDevice = info.physicalDevice;
   impl->device = info.device;

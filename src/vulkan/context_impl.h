@@ -33,6 +33,7 @@ struct ContextImpl {
   std::atomic<uint64_t> validationMessages{0};
   ValidationCallback onValidationMessage;
 
+  DeviceMemoryCallbacks memoryCallbacks;  // the host's, or none
   std::unique_ptr<Allocator> allocator;
   std::unique_ptr<PipelineCache> pipelines;
 
@@ -43,10 +44,11 @@ struct ContextImpl {
 
   ~ContextImpl();
   Status finishSetup();  // device table, allocator, pipelines, pool: shared by create and import
-  // Records `fn` into a fresh primary command buffer, submits it on the queue and waits.
+  // Records `fn` into a fresh primary command buffer, submits it on the queue and waits. Only the
+  // convenience paths (run(), the one-call functions) call this: create() and record() never submit.
   Status submitAndWait(const std::function<Status(VkCommandBuffer)>& fn);
 
-  // Copies host data into device buffers now (staging buffer, one submission, wait).
+  // TEMPORARY: copies host data into device buffers now (staging buffer, one submission, wait).
   struct Upload {
     const void* data;
     VkDeviceSize bytes;
@@ -65,6 +67,16 @@ struct ContextImpl {
 
   void beginLabel(VkCommandBuffer cmd, const char* name) const;
   void endLabel(VkCommandBuffer cmd) const;
+};
+
+// How vkcollide's own code reaches the private state behind the public classes (friend of each).
+struct Internals {
+  static ContextImpl& of(Context& c) { return *c.impl_; }
+  static const ContextImpl& of(const Context& c) { return *c.impl_; }
+  template <class Stage>
+  static typename Stage::Impl& of(Stage& s) {
+    return *s.impl_;
+  }
 };
 
 // Fills a DeviceInfo, including the list of unmet requirements.

@@ -92,7 +92,7 @@ struct InterCollisionStage::Impl {
         gpu::kInterBindingPartners, gpu::kInterBindingSorted, gpu::kInterBindingState, gpu::kInterBindingTiles,
         gpu::kInterBindingValues, gpu::kInterBindingWorld, gpu::kInterBindingCloths, gpu::kInterBindingLocalBoxes;
     constexpr Access R = Access::kRead, W = Access::kWrite, RW = Access::kReadWrite;
-    detail::appendBoundsPasses(*bounds, rec, parts, parts, false);
+    detail::appendBoundsPasses(*bounds, rec, parts, parts, false, 0);
     detail::Pass broad = pass("vkc.inter.broad", gpu::kInterPassBroad, parts, Access::kNone,
                               {{kInterBindingCloths, R}, {kInterBindingLocalBoxes, R}, {kInterBindingWorld, RW},
                                {kInterBindingSorted, RW}, {kInterBindingPartners, W}, {kInterBindingState, RW}});
@@ -149,7 +149,7 @@ InterCollisionStage::~InterCollisionStage() = default;
 
 Result<std::unique_ptr<InterCollisionStage>> InterCollisionStage::create(Context& context,
                                                                          const InterCollisionStageCreateInfo& info) {
-  detail::ContextImpl& ctx = context.impl();
+  detail::ContextImpl& ctx = detail::Internals::of(context);
   VKC_TRY(detail::validateInterLayout(info.cloths, info.filters, info.settings, info.particleCount,
                                       "InterCollisionStageCreateInfo"));
   auto impl = std::make_unique<Impl>(ctx);
@@ -258,7 +258,7 @@ Status InterCollisionStage::record(VkCommandBuffer commandBuffer, const InterCol
 
 Result<std::vector<detail::PlannedPass>> detail::interCollisionBarrierPlan(InterCollisionStage& stage,
                                                                            const InterCollisionRecordInfo& info) {
-  auto rec = recorderFor(stage.impl(), info);
+  auto rec = recorderFor(detail::Internals::of(stage), info);
   if (!rec) return rec.error();
   const std::vector<BarrierDecision> plan = rec->plan();
   std::vector<PlannedPass> out;

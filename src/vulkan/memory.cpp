@@ -56,6 +56,9 @@ Buffer& Buffer::operator=(Buffer&& o) noexcept {
     block_ = o.block_;
     offset_ = o.offset_;
     allocSize_ = o.allocSize_;
+    hostVisible_ = o.hostVisible_;
+    external_ = o.external_;
+    hostAlloc_ = o.hostAlloc_;
   }
   return *this;
 }
@@ -68,17 +71,18 @@ void Buffer::reset() {
   mapped_ = nullptr;
 }
 
-Allocator::Allocator(const VolkDeviceTable& vk, VkDevice device, const VkPhysicalDeviceMemoryProperties& props)
-    : vk_(vk), device_(device), props_(props) {}
+Allocator::Allocator(const VolkDeviceTable& vk, VkDevice device, const VkPhysicalDeviceMemoryProperties& props,
+                     const DeviceMemoryCallbacks& callbacks)
+    : vk_(vk), device_(device), props_(props), callbacks_(callbacks) {}
 
-Allocator::~Allocator() {
-  for (Block& b : blocks_) {
-    if (b.memory != VK_NULL_HANDLE) vk_.vkFreeMemory(device_, b.memory, nullptr);
-  }
+MemoryRequirements Allocator::inUse() const {
+  std::lock_guard lock(mutex_);
+  return inUse_;
 }
 
-std::optional<uint32_t> Allocator::findMemoryType(uint32_t typeBits, MemoryUsage usage) const {
-  VkMemoryPropertyFlags required = 0, preferred = 0;
+// Property flags a usage needs (required) and would like (preferred).
+static void usageFlags(MemoryUsage usage, VkMemoryPropertyFlags& required, VkMemoryPropertyFlags& preferred) {
+  required = preferred = 0;
   switch (usage) {
     case MemoryUsage::kDeviceLocal: required = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT; break;
     case MemoryUsage::kUpload:
@@ -89,6 +93,17 @@ std::optional<uint32_t> Allocator::findMemoryType(uint32_t typeBits, MemoryUsage
       preferred = VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
       break;
   }
+}
+
+Allocator::~Allocator() {
+  for (Block& b : blocks_) {
+    if (b.memory != VK_NULL_HANDLE) vk_.vkFreeMemory(device_, b.memory, nullptr);
+  }
+}
+
+std::optional<uint32_t> Allocator::findMemoryType(uint32_t typeBits, MemoryUsage usage) const {
+  VkMemoryPropertyFlags required = 0, preferred = 0;
+  usageFlags(usage, required, preferred);
   std::optional<uint32_t> fallback;
   for (uint32_t i = 0; i < props_.memoryTypeCount; ++i) {
     if ((typeBits & (1u << i)) == 0) continue;
@@ -109,10 +124,43 @@ Result<Buffer> Allocator::createBuffer(VkDeviceSize size, MemoryUsage usage, VkB
   bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   Buffer out;
   VKC_VK_TRY(vk_.vkCreateBuffer(device_, &bci, nullptr, &out.buffer_));
-  out.owner_ = this;
+  out.owner_ = this;  // from here on, `out` destroys the buffer (and frees what was bound) when it goes
   out.size_ = size;
+  out.hostVisible_ = usage != MemoryUsage::kDeviceLocal;
   VkMemoryRequirements req;
   vk_.vkGetBufferMemoryRequirements(device_, out.buffer_, &req);
+  VKC_TRY(callbacks_.allocate != nullptr ? bindFromHost(out, req, usage) : bindFromBlocks(out, req, usage));
+  std::lock_guard lock(mutex_);
+  (out.hostVisible_ ? inUse_.hostVisibleBytes : inUse_.deviceLocalBytes) += size;
+  ++inUse_.bufferCount;
+  return out;
+}
+
+Status Allocator::bindFromHost(Buffer& out, const VkMemoryRequirements& req, MemoryUsage usage) {
+  VkMemoryPropertyFlags required = 0, preferred = 0;
+  usageFlags(usage, required, preferred);
+  DeviceMemoryAllocation a;
+  if (const VkResult r = callbacks_.allocate(callbacks_.userData, req, required, preferred, &a); r != VK_SUCCESS) {
+    return vkError(r, "DeviceMemoryCallbacks::allocate");
+  }
+  if (a.memory == VK_NULL_HANDLE || (usage != MemoryUsage::kDeviceLocal && a.mapped == nullptr)) {
+    callbacks_.free(callbacks_.userData, a);
+    return Error{ErrorCode::kInvalidArgument, usage != MemoryUsage::kDeviceLocal && a.memory != VK_NULL_HANDLE
+                                                  ? "DeviceMemoryCallbacks::allocate returned host-visible memory without a mapping"
+                                                  : "DeviceMemoryCallbacks::allocate returned VK_SUCCESS without memory"};
+  }
+  if (const VkResult r = vk_.vkBindBufferMemory(device_, out.buffer_, a.memory, a.offset); r != VK_SUCCESS) {
+    callbacks_.free(callbacks_.userData, a);
+    return vkError(r, "vkBindBufferMemory");
+  }
+  out.external_ = true;
+  out.hostAlloc_ = a;
+  out.allocSize_ = req.size;
+  out.mapped_ = a.mapped;
+  return {};
+}
+
+Status Allocator::bindFromBlocks(Buffer& out, const VkMemoryRequirements& req, MemoryUsage usage) {
   const auto type = findMemoryType(req.memoryTypeBits, usage);
   if (!type) return Error{ErrorCode::kUnsupported, "no memory type fits the buffer's usage"};
 
@@ -144,16 +192,15 @@ Result<Buffer> Allocator::createBuffer(VkDeviceSize size, MemoryUsage usage, VkB
     blocks_.push_back(std::move(block));
   }
   Block& b = blocks_[blockIndex];
+  if (const VkResult r = vk_.vkBindBufferMemory(device_, out.buffer_, b.memory, *offset); r != VK_SUCCESS) {
+    b.ranges->free(*offset, req.size);
+    return vkError(r, "vkBindBufferMemory");
+  }
   out.block_ = blockIndex;
   out.offset_ = *offset;
   out.allocSize_ = req.size;
-  if (const VkResult r = vk_.vkBindBufferMemory(device_, out.buffer_, b.memory, *offset); r != VK_SUCCESS) {
-    b.ranges->free(*offset, req.size);
-    out.allocSize_ = 0;
-    return vkError(r, "vkBindBufferMemory");
-  }
   if (b.mapped != nullptr) out.mapped_ = static_cast<char*>(b.mapped) + *offset;
-  return out;
+  return {};
 }
 
 Status Allocator::ensureBuffer(Buffer& b, VkDeviceSize size, MemoryUsage usage) {
@@ -167,8 +214,13 @@ Status Allocator::ensureBuffer(Buffer& b, VkDeviceSize size, MemoryUsage usage) 
 void Allocator::release(Buffer& b) {
   vk_.vkDestroyBuffer(device_, b.buffer_, nullptr);
   if (b.allocSize_ == 0) return;  // creation failed before memory was bound
+  if (b.external_) {
+    callbacks_.free(callbacks_.userData, b.hostAlloc_);
+  }
   std::lock_guard lock(mutex_);
-  blocks_[b.block_].ranges->free(b.offset_, b.allocSize_);
+  if (!b.external_) blocks_[b.block_].ranges->free(b.offset_, b.allocSize_);
+  (b.hostVisible_ ? inUse_.hostVisibleBytes : inUse_.deviceLocalBytes) -= b.size_;
+  --inUse_.bufferCount;
 }
 
 }  // namespace vkc::detail

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "vk_common.h"
-#include "vkcollide/bounds.h"
+#include "vkcollide/context.h"
 
 namespace vkc::detail {
 
@@ -64,13 +64,18 @@ class Buffer {
   uint32_t block_ = 0;
   VkDeviceSize offset_ = 0;
   VkDeviceSize allocSize_ = 0;
+  bool hostVisible_ = false;
+  bool external_ = false;            // memory from the host's DeviceMemoryCallbacks
+  DeviceMemoryAllocation hostAlloc_;  // when external_
 };
 
 class Allocator {
  public:
   static constexpr VkDeviceSize kBlockSize = 64ull << 20;
 
-  Allocator(const VolkDeviceTable& vk, VkDevice device, const VkPhysicalDeviceMemoryProperties& props);
+  // With callbacks.allocate set, every buffer's memory comes from the host's callbacks.
+  Allocator(const VolkDeviceTable& vk, VkDevice device, const VkPhysicalDeviceMemoryProperties& props,
+            const DeviceMemoryCallbacks& callbacks = {});
   ~Allocator();
   Allocator(const Allocator&) = delete;
   Allocator& operator=(const Allocator&) = delete;
@@ -80,6 +85,8 @@ class Allocator {
   // Keeps `b` if it already holds `size` bytes, else replaces it with a new buffer of that size.
   Status ensureBuffer(Buffer& b, VkDeviceSize size, MemoryUsage usage);
   size_t blockCount() const { return blocks_.size(); }
+  // Buffers alive now and their requested sizes, by kind of memory (what MemoryRequirements counts).
+  MemoryRequirements inUse() const;
 
  private:
   friend class Buffer;
@@ -91,12 +98,16 @@ class Allocator {
   };
   void release(Buffer& b);
   std::optional<uint32_t> findMemoryType(uint32_t typeBits, MemoryUsage usage) const;
+  Status bindFromBlocks(Buffer& out, const VkMemoryRequirements& req, MemoryUsage usage);
+  Status bindFromHost(Buffer& out, const VkMemoryRequirements& req, MemoryUsage usage);
 
   const VolkDeviceTable& vk_;
   VkDevice device_;
   VkPhysicalDeviceMemoryProperties props_;
+  DeviceMemoryCallbacks callbacks_;
   std::vector<Block> blocks_;
-  std::mutex mutex_;
+  MemoryRequirements inUse_;
+  mutable std::mutex mutex_;
 };
 
 }  // namespace vkc::detail

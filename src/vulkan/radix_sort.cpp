@@ -167,7 +167,7 @@ RadixSortStage::RadixSortStage(std::unique_ptr<Impl> impl) : impl_(std::move(imp
 RadixSortStage::~RadixSortStage() = default;
 
 Result<std::unique_ptr<RadixSortStage>> RadixSortStage::create(Context& context, const RadixSortStageCreateInfo& info) {
-  detail::ContextImpl& ctx = context.impl();
+  detail::ContextImpl& ctx = detail::Internals::of(context);
   const uint64_t maxRange = ctx.info.maxStorageBufferRange;
   if (info.maxCount == 0) {
     return Error{ErrorCode::kInvalidArgument, "RadixSortStageCreateInfo::maxCount is 0; it must be at least 1"};
@@ -214,17 +214,17 @@ Status RadixSortStage::record(VkCommandBuffer commandBuffer, const RadixSortReco
 
 void detail::appendRadixSortPasses(RadixSortStage& stage, Recorder& rec, const BufferRange& keys,
                                    const BufferRange& values, uint32_t count, uint32_t keyBits) {
-  stage.impl().appendPasses(rec, keys, values, nullptr, count, keyBits);
+  detail::Internals::of(stage).appendPasses(rec, keys, values, nullptr, count, keyBits);
 }
 
 void detail::appendRadixSortPassesGpuCount(RadixSortStage& stage, Recorder& rec, const BufferRange& keys,
                                            const BufferRange& values, const BufferRange& countBuffer,
                                            uint32_t maxCount, uint32_t keyBits) {
   const BufferRange count{countBuffer.buffer, countBuffer.offset, sizeof(uint32_t)};
-  stage.impl().appendPasses(rec, keys, values, &count, maxCount, keyBits);
+  detail::Internals::of(stage).appendPasses(rec, keys, values, &count, maxCount, keyBits);
 }
 
-void detail::forceRadixSortWideBallot(RadixSortStage& stage, bool wide) { stage.impl().forceWideBallot = wide; }
+void detail::forceRadixSortWideBallot(RadixSortStage& stage, bool wide) { detail::Internals::of(stage).forceWideBallot = wide; }
 
 std::vector<std::string> detail::radixSortMissing(VkSubgroupFeatureFlags subgroupOperations, uint32_t minSubgroupSize,
                                                   uint32_t maxSharedBytes) {
@@ -246,7 +246,7 @@ std::vector<std::string> detail::radixSortMissing(VkSubgroupFeatureFlags subgrou
 
 Result<std::vector<detail::BarrierDecision>> detail::radixSortBarrierPlan(RadixSortStage& stage,
                                                                           const RadixSortRecordInfo& info) {
-  auto rec = stage.impl().recorderFor(info);
+  auto rec = detail::Internals::of(stage).recorderFor(info);
   if (!rec) return rec.error();
   return rec->plan();
 }

@@ -1,5 +1,7 @@
 #include "recorder.h"
 
+#include "stage_common.h"
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -119,7 +121,13 @@ Status Recorder::record(VkCommandBuffer cmd, const RecordSync& sync, VkQueryPool
   if (timestamps != VK_NULL_HANDLE) {
     ctx_.vk.vkCmdResetQueryPool(cmd, timestamps, 0, static_cast<uint32_t>(2 * passes_.size()));
   }
-  globalBarrier(ctx_, cmd, sync.srcStage, sync.srcAccess, dstStage, dstAccess);
+  for (TableUpload* u : uploads_) {
+    if (!u->recorded()) u->record(ctx_, cmd);
+  }
+  // The opening barrier also waits for earlier compute work of this stage (its scratch is reused by
+  // every record() of the same frame, whatever the host names as its last writer).
+  globalBarrier(ctx_, cmd, sync.srcStage | kCompute, sync.srcAccess | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, dstStage,
+                dstAccess);
   for (size_t i = 0; i < passes_.size(); ++i) {
     const Pass& p = passes_[i];
     if (i > 0 && barriers[i].needed) {

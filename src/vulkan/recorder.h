@@ -19,6 +19,7 @@
 namespace vkc::detail {
 
 struct ContextImpl;
+class TableUpload;
 
 // kNone: bound (the pipeline's layout needs every binding) but not touched by this pass; planned as
 // a read (see usesOf in recorder.cpp).
@@ -75,10 +76,12 @@ class Recorder {
  public:
   explicit Recorder(ContextImpl& context) : ctx_(context) {}
   void add(Pass pass) { passes_.push_back(std::move(pass)); }
+  // A stage's static-table upload that record() records first, unless it was recorded before.
+  void addUpload(TableUpload& upload) { uploads_.push_back(&upload); }
   const std::vector<Pass>& passes() const { return passes_; }
   std::vector<BarrierDecision> plan() const;
 
-  // Records: the host-sync barrier, then each pass (barrier if planned, label, descriptors, push
+  // Records: the uploads not recorded yet, the host-sync barrier, then each pass (barrier if planned, label, descriptors, push
   // constants, dispatch), then the closing barrier. With a query pool, timestamps 2i and 2i+1
   // bracket pass i (the pool must hold 2 * passes().size() queries; it is reset here).
   Status record(VkCommandBuffer cmd, const RecordSync& sync, VkQueryPool timestamps = VK_NULL_HANDLE) const;
@@ -89,6 +92,7 @@ class Recorder {
  private:
   ContextImpl& ctx_;
   std::vector<Pass> passes_;
+  std::vector<TableUpload*> uploads_;
 };
 
 }  // namespace vkc::detail

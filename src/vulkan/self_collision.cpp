@@ -98,7 +98,7 @@ struct SelfCollisionStage::Impl {
     const BufferRange dbg = counts ? slots(debug, 4) : dummy.range();
     const gpu::SelfPush push = pushFor(settings, counts);
     detail::Recorder rec(ctx);
-    detail::appendBoundsPasses(*bounds, rec, parts, dummy.range(), false);
+    detail::appendBoundsPasses(*bounds, rec, parts, dummy.range(), false, 0);
     constexpr Access N = Access::kNone, R = Access::kRead, W = Access::kWrite, RW = Access::kReadWrite;
     const Access restUse = useRest ? R : N, sortedRestW = useRest ? W : N, sortedRestR = useRest ? R : N;
     //                                                              parts rest  cloth items bnds keys values spos srest debug
@@ -125,7 +125,7 @@ SelfCollisionStage::~SelfCollisionStage() = default;
 const std::vector<PassTiming>& SelfCollisionStage::timings() const { return impl_->timings; }
 
 Result<std::unique_ptr<SelfCollisionStage>> SelfCollisionStage::create(Context& context, const SelfStageCreateInfo& info) {
-  detail::ContextImpl& ctx = context.impl();
+  detail::ContextImpl& ctx = detail::Internals::of(context);
   VKC_TRY(detail::validateSelfLayout(info.cloths, info.particleCount, info.subsets,
                                      info.restPositions ? info.particleCount : 0, "SelfStageCreateInfo"));
   auto impl = std::make_unique<Impl>(ctx);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstring>
 #include <span>
 #include <string>
 #include <vector>
@@ -36,6 +37,117 @@ class TimestampPool {
   ContextImpl& ctx_;
   VkQueryPool pool_ = VK_NULL_HANDLE;
 };
+
+// A buffer a stage owns, planned from its create info alone, so that memoryRequirements() (before
+// creation) and create() count the same buffers. perFrame: one copy per frame in flight.
+struct BufferSpec {
+  VkDeviceSize bytes = 0;  // as requested; a buffer holds at least 16 bytes (one vec4: empty tables still bind)
+  MemoryUsage usage = MemoryUsage::kDeviceLocal;
+  bool perFrame = false;
+  VkBufferUsageFlags extraUsage = 0;
+};
+
+inline VkDeviceSize specBytes(const BufferSpec& s) { return std::max<VkDeviceSize>(s.bytes, 16); }
+
+// What creating buffers from `specs` with `frames` frames in flight allocates (Allocator::inUse counts alike).
+inline MemoryRequirements requirementsOf(std::span<const BufferSpec> specs, uint32_t frames) {
+  MemoryRequirements r;
+  for (const BufferSpec& s : specs) {
+    const uint32_t copies = s.perFrame ? frames : 1;
+    (s.usage == MemoryUsage::kDeviceLocal ? r.deviceLocalBytes : r.hostVisibleBytes) += copies * specBytes(s);
+    r.bufferCount += copies;
+  }
+  return r;
+}
+
+// The buffers of a stage, indexed by the stage's own enum and the frame.
+class StageBuffers {
+ public:
+  Status create(ContextImpl& ctx, std::span<const BufferSpec> specs, uint32_t frames) {
+    buffers_.clear();
+    buffers_.resize(specs.size());
+    for (size_t i = 0; i < specs.size(); ++i) {
+      buffers_[i].resize(specs[i].perFrame ? frames : 1);
+      for (Buffer& b : buffers_[i]) {
+        auto r = ctx.allocator->createBuffer(specBytes(specs[i]), specs[i].usage, specs[i].extraUsage);
+        if (!r) return r.error();
+        b = std::move(r.value());
+      }
+    }
+    return {};
+  }
+  // A shared buffer ignores `frame`.
+  const Buffer& get(uint32_t id, uint32_t frame = 0) const {
+    const std::vector<Buffer>& copies = buffers_[id];
+    return copies[copies.size() == 1 ? 0 : frame];
+  }
+  BufferRange range(uint32_t id, uint32_t frame = 0) const { return get(id, frame).range(); }
+
+ private:
+  std::vector<std::vector<Buffer>> buffers_;
+};
+
+// Static tables (cloth tables, capsule lists, subsets, ...): create() writes them into a host-visible
+// staging buffer (a memcpy: no queue, no submission) and the copies into their device buffers are
+// recorded into the host's command buffer by recordUpload(), or by the first record() when the host
+// did not call it. The staging buffer lives as long as the stage, so recordUpload() may run again.
+struct TableCopy {
+  const void* data = nullptr;
+  VkDeviceSize bytes = 0;
+  uint32_t dst = 0;  // the destination's id in the stage's StageBuffers (a shared buffer)
+};
+
+class TableUpload {
+ public:
+  static VkDeviceSize stagingBytes(std::span<const TableCopy> tables) {
+    VkDeviceSize total = 0;
+    for (const TableCopy& t : tables) total += t.bytes;
+    return total;
+  }
+  // Writes every table into `staging` (host-visible, at least stagingBytes(tables)) and keeps the copies.
+  void write(const StageBuffers& buffers, uint32_t stagingId, std::span<const TableCopy> tables) {
+    staging_ = buffers.get(stagingId).handle();
+    copies_.clear();
+    VkDeviceSize offset = 0;
+    for (const TableCopy& t : tables) {
+      if (t.bytes == 0) continue;
+      std::memcpy(static_cast<char*>(buffers.get(stagingId).mapped()) + offset, t.data, t.bytes);
+      copies_.push_back({buffers.get(t.dst).handle(), VkBufferCopy{offset, 0, t.bytes}});
+      offset += t.bytes;
+    }
+  }
+  bool recorded() const { return recorded_; }
+  // Records the copies between two barriers: earlier compute reads of the tables finish first (a
+  // repeated upload), and the compute passes recorded next see the new contents.
+  void record(const ContextImpl& ctx, VkCommandBuffer cmd) {
+    recorded_ = true;
+    if (copies_.empty()) return;
+    globalBarrier(ctx, cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COPY_BIT,
+                  VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    for (const auto& [dst, region] : copies_) ctx.vk.vkCmdCopyBuffer(cmd, staging_, dst, 1, &region);
+    globalBarrier(ctx, cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                  VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+  }
+
+ private:
+  VkBuffer staging_ = VK_NULL_HANDLE;
+  std::vector<std::pair<VkBuffer, VkBufferCopy>> copies_;
+  bool recorded_ = false;
+};
+
+// create()'s check of framesInFlight: "<owner>::framesInFlight is 0: ...".
+inline Status checkFramesInFlight(uint32_t frames, const char* owner) {
+  if (frames >= 1 && frames <= kMaxFramesInFlight) return {};
+  return Error{ErrorCode::kInvalidArgument, std::string(owner) + "::framesInFlight is " + std::to_string(frames) +
+                                                ": must be in 1.." + std::to_string(kMaxFramesInFlight)};
+}
+
+// record()'s check of the frame index against the stage's framesInFlight.
+inline Status checkFrame(uint32_t frame, uint32_t frames, const char* owner) {
+  if (frame < frames) return {};
+  return Error{ErrorCode::kInvalidArgument, std::string(owner) + "::frame is " + std::to_string(frame) +
+                                                "; the stage was created with framesInFlight = " + std::to_string(frames)};
+}
 
 // A device-local (or `usage`) buffer of at least 16 bytes (one vec4: empty tables still bind) into `b`.
 inline Status makeBuffer(ContextImpl& ctx, Buffer& b, VkDeviceSize bytes, MemoryUsage usage = MemoryUsage::kDeviceLocal,

@@ -14,7 +14,10 @@ namespace vkc::detail {
 const char* vkResultName(VkResult r);
 
 inline Error vkError(VkResult r, const char* call) {
-  return Error{ErrorCode::kVulkan, std::string(call) + " failed: " + vkResultName(r)};
+  const ErrorCode code = r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY ? ErrorCode::kOutOfMemory
+                         : r == VK_ERROR_DEVICE_LOST                                            ? ErrorCode::kDeviceLost
+                                                                                                : ErrorCode::kVulkan;
+  return Error{code, std::string(call) + " failed: " + vkResultName(r)};
 }
 
 }  // namespace vkc::detail

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "support/bounds_reference.h"
 #include "support/vulkan_fixture.h"
 
 namespace vkc::test {
@@ -17,14 +18,16 @@ using BoundsBadInput = BackendTest;
 // the output array is untouched.
 void expectRejected(Backend backend, Context* ctx, const BoundsInput& in, const std::string& field) {
   if (backend == Backend::kVulkan) {
-    auto r = computeBounds(backend, ctx, in);
+    auto r = boundsOf(backend, ctx, in);
     ASSERT_FALSE(r.ok());
     EXPECT_NE(r.message().find(field), std::string::npos) << r.message();
     return;
   }
   const Aabb sentinel{{7, 7, 7, 7}, {7, 7, 7, 7}};
   std::vector<Aabb> out(in.cloths.size(), sentinel);
-  const Status s = computeBoundsCpu(in, out, backend);
+  BoundsInput withOut = in;
+  withOut.boxes = out;
+  const Status s = computeBoundsCpu(withOut, backend);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().code, ErrorCode::kInvalidArgument);
   EXPECT_NE(s.message().find(field), std::string::npos) << s.message();
@@ -84,10 +87,12 @@ TEST(BoundsCpuApi, RejectsWrongOutputSizeAndVulkanBackend) {
   const std::vector<Float4> p = {{0, 0, 0, 1}};
   const std::vector<ClothRange> cloths = {{0, 1}};
   std::vector<Aabb> out(2);
-  EXPECT_EQ(computeBoundsCpu({p, {}, cloths, false}, out, Backend::kCpuScalar).error().code, ErrorCode::kBufferTooSmall);
+  const Status tooMany = computeBoundsCpu({p, {}, cloths, false, out}, Backend::kCpuScalar);
+  EXPECT_EQ(tooMany.error().code, ErrorCode::kBufferTooSmall);
+  EXPECT_NE(tooMany.message().find("BoundsInput::boxes"), std::string::npos) << tooMany.message();
   out.resize(1);
-  EXPECT_FALSE(computeBoundsCpu({p, {}, cloths, false}, out, Backend::kVulkan).ok());
-  EXPECT_FALSE(computeBounds(Backend::kVulkan, nullptr, {p, {}, cloths, false}).ok());
+  EXPECT_FALSE(computeBoundsCpu({p, {}, cloths, false, out}, Backend::kVulkan).ok());
+  EXPECT_FALSE(computeBounds(Backend::kVulkan, nullptr, {p, {}, cloths, false, out}).ok());
 }
 
 }  // namespace

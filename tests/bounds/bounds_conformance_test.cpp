@@ -21,7 +21,7 @@ std::vector<Float4> randomParticles(size_t n, uint32_t seed, float scale) {
 }
 
 void expectMatchesReference(Backend backend, Context* ctx, const BoundsInput& in) {
-  auto boxes = computeBounds(backend, ctx, in);
+  auto boxes = boundsOf(backend, ctx, in);
   ASSERT_TRUE(boxes.ok()) << boxes.message();
   ASSERT_EQ(boxes->size(), in.cloths.size());
   for (size_t c = 0; c < in.cloths.size(); ++c) {
@@ -93,7 +93,7 @@ TEST_P(BoundsConformance, IncludesPreviousPositions) {
 TEST_P(BoundsConformance, EmptyClothGivesTheEmptyBox) {
   const std::vector<Float4> p = {{1, 2, 3, 1}};
   const std::vector<ClothRange> cloths = {{0, 0}, {0, 1}, {1, 0}};
-  auto boxes = computeBounds(backend(), ctx(), {p, {}, cloths, false});
+  auto boxes = boundsOf(backend(), ctx(), {p, {}, cloths, false});
   ASSERT_TRUE(boxes.ok()) << boxes.message();
   EXPECT_TRUE((*boxes)[0].empty());
   EXPECT_EQ((*boxes)[0].lo.x, std::numeric_limits<float>::infinity());
@@ -106,7 +106,7 @@ TEST_P(BoundsConformance, EmptyClothGivesTheEmptyBox) {
 
 TEST_P(BoundsConformance, NoClothsGiveNoBoxes) {
   const std::vector<Float4> p = {{1, 2, 3, 1}};
-  auto boxes = computeBounds(backend(), ctx(), {p, {}, {}, false});
+  auto boxes = boundsOf(backend(), ctx(), {p, {}, {}, false});
   ASSERT_TRUE(boxes.ok()) << boxes.message();
   EXPECT_TRUE(boxes->empty());
 }

@@ -130,7 +130,8 @@ TEST_F(BoundsRecordVulkan, RunReportsGpuTimingsPerPass) {
   const std::vector<ClothRange> cloths = {{0, 50'000}};
   auto stage = BoundsStage::create(ctx(), {cloths, 50'000, false});
   ASSERT_TRUE(stage.ok());
-  ASSERT_TRUE((*stage)->run({p, {}, cloths, false}).ok());
+  std::vector<Aabb> boxes(1);
+  ASSERT_TRUE((*stage)->run({p, {}, cloths, false, boxes}).ok());
   const auto& t = (*stage)->timings();
   ASSERT_EQ(t.size(), 2u);
   EXPECT_STREQ(t[0].name, "vkc.bounds.tiles");
@@ -145,12 +146,13 @@ TEST_F(BoundsRecordVulkan, HundredRerunsAreBitwiseIdentical) {
   for (uint32_t c = 0; c < 13; ++c) cloths.push_back({c * 15000u, c == 12 ? 200003u - 12u * 15000u : 15000u});
   auto stage = BoundsStage::create(ctx(), {cloths, 200'003, true});
   ASSERT_TRUE(stage.ok());
-  auto first = (*stage)->run({p, q, cloths, true});
-  ASSERT_TRUE(first.ok()) << first.message();
+  std::vector<Aabb> first(cloths.size()), again(cloths.size());
+  const Status st = (*stage)->run({p, q, cloths, true, first});
+  ASSERT_TRUE(st.ok()) << st.message();
   for (int i = 0; i < 100; ++i) {
-    auto again = (*stage)->run({p, q, cloths, true});
-    ASSERT_TRUE(again.ok()) << again.message();
-    ASSERT_EQ(std::memcmp(again->data(), first->data(), first->size() * sizeof(Aabb)), 0) << "rerun " << i;
+    const Status r = (*stage)->run({p, q, cloths, true, again});
+    ASSERT_TRUE(r.ok()) << r.message();
+    ASSERT_EQ(std::memcmp(again.data(), first.data(), first.size() * sizeof(Aabb)), 0) << "rerun " << i;
   }
 }
 
@@ -160,13 +162,13 @@ TEST_F(BoundsRecordVulkan, RunRejectsInputOfAnotherLayoutAndLeavesTheStageUsable
   auto stage = BoundsStage::create(ctx(), {cloths, 100, false});
   ASSERT_TRUE(stage.ok());
   const std::vector<ClothRange> other = {{0, 50}};
-  EXPECT_FALSE((*stage)->run({p, {}, other, false}).ok());
+  std::vector<Aabb> boxes(1);
+  EXPECT_FALSE((*stage)->run({p, {}, other, false, boxes}).ok());
   auto bad = p;
   bad[3].x = std::numeric_limits<float>::quiet_NaN();
-  EXPECT_FALSE((*stage)->run({bad, {}, cloths, false}).ok());
-  auto ok = (*stage)->run({p, {}, cloths, false});
-  ASSERT_TRUE(ok.ok());
-  EXPECT_TRUE(bitwiseEqual((*ok)[0], referenceBounds(p, {}, cloths[0], false)));
+  EXPECT_FALSE((*stage)->run({bad, {}, cloths, false, boxes}).ok());
+  ASSERT_TRUE((*stage)->run({p, {}, cloths, false, boxes}).ok());
+  EXPECT_TRUE(bitwiseEqual(boxes[0], referenceBounds(p, {}, cloths[0], false)));
 }
 
 }  // namespace

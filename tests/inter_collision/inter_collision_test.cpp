@@ -255,7 +255,7 @@ TEST_P(InterCollision, BroadPhaseMatchesAllPairsOfBoxes) {
   std::vector<ClothRange> ranges;
   for (const auto& c : s.cloths) ranges.push_back(c.range);
   std::vector<Aabb> local(ranges.size());
-  ASSERT_TRUE(computeBoundsCpu({s.particles, {}, ranges, false}, local, Backend::kCpuScalar).ok());
+  ASSERT_TRUE(computeBoundsCpu({s.particles, {}, ranges, false, local}, Backend::kCpuScalar).ok());
   std::vector<gpu::vec3> lo(ranges.size()), hi(ranges.size());
   for (size_t c = 0; c < ranges.size(); ++c) {
     gpu::vec3 c0, c1, c2;

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <span>
+#include <vector>
 
+#include "vkcollide/bounds.h"
 #include "vkcollide/types.h"
 
 namespace vkc::test {
@@ -12,5 +14,13 @@ Aabb referenceBounds(std::span<const Float4> particles, std::span<const Float4> 
                      bool includePrevious);
 
 bool bitwiseEqual(const Aabb& a, const Aabb& b);
+
+// computeBounds into a fresh array of one box per cloth (in.boxes is replaced).
+inline Result<std::vector<Aabb>> boundsOf(Backend backend, Context* ctx, BoundsInput in) {
+  std::vector<Aabb> boxes(in.cloths.size());
+  in.boxes = boxes;
+  if (const Status s = computeBounds(backend, ctx, in); !s) return s.error();
+  return boxes;
+}
 
 }  // namespace vkc::test

@@ -91,6 +91,29 @@ void VulkanTest::freeCommandBuffer(VkCommandBuffer cmd) {
   impl().vk.vkFreeCommandBuffers(impl().device, impl().commandPool, 1, &cmd);
 }
 
+void VulkanTest::submitRecorded(std::span<const VkCommandBuffer> cmds) {
+  const auto& vk = impl().vk;
+  std::lock_guard lock(impl().submitMutex);
+  for (size_t i = 0; i < cmds.size(); ++i) {
+    ASSERT_EQ(vk.vkEndCommandBuffer(cmds[i]), VK_SUCCESS);
+    VkCommandBufferSubmitInfo cbsi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO};
+    cbsi.commandBuffer = cmds[i];
+    VkSubmitInfo2 si{VK_STRUCTURE_TYPE_SUBMIT_INFO_2};
+    si.commandBufferInfoCount = 1;
+    si.pCommandBufferInfos = &cbsi;
+    ASSERT_EQ(vk.vkQueueSubmit2(impl().queue, 1, &si, i + 1 == cmds.size() ? impl().fence : VK_NULL_HANDLE), VK_SUCCESS);
+  }
+  ASSERT_EQ(vk.vkWaitForFences(impl().device, 1, &impl().fence, VK_TRUE, UINT64_MAX), VK_SUCCESS);
+  ASSERT_EQ(vk.vkResetFences(impl().device, 1, &impl().fence), VK_SUCCESS);
+  for (VkCommandBuffer cmd : cmds) vk.vkFreeCommandBuffers(impl().device, impl().commandPool, 1, &cmd);
+}
+
+detail::Buffer VulkanTest::hostBuffer(VkDeviceSize bytes) {
+  auto b = impl().allocator->createBuffer(bytes, detail::MemoryUsage::kReadback);
+  EXPECT_TRUE(b.ok()) << b.message();
+  return b ? std::move(b.value()) : detail::Buffer{};
+}
+
 std::string backendName(const ::testing::TestParamInfo<Backend>& info) {
   switch (info.param) {
     case Backend::kVulkan: return "Vulkan";

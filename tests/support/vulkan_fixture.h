@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -31,10 +32,15 @@ class VulkanTest : public ::testing::Test {
   void SetUp() override;
   void TearDown() override;
   Context& ctx() { return *ctx_; }
-  detail::ContextImpl& impl() { return ctx_->impl(); }
+  detail::ContextImpl& impl() { return detail::Internals::of(*ctx_); }
   // A primary command buffer in the recording state, for tests that record without submitting.
   VkCommandBuffer beginCommandBuffer();
   void freeCommandBuffer(VkCommandBuffer cmd);
+  // Ends each command buffer (from beginCommandBuffer), submits them in order, one submission each,
+  // waits for all, and frees them: the frames-in-flight pattern of a renderer.
+  void submitRecorded(std::span<const VkCommandBuffer> cmds);
+  // A host-visible buffer of `bytes` (usage: storage, transfer), from the test context's allocator.
+  detail::Buffer hostBuffer(VkDeviceSize bytes);
   // Records with fn, submits on the context's queue and waits; fails the test on error.
   void submit(const std::function<void(VkCommandBuffer)>& fn);
 

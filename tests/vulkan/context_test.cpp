@@ -58,11 +58,11 @@ TEST_F(ContextVulkan, ImportedDeviceIsUsedButNotOwned) {
     auto imported = Context::import(ii);
     ASSERT_TRUE(imported.ok()) << imported.message();
     EXPECT_TRUE((*imported)->imported());
-    auto boxes = computeBounds(Backend::kVulkan, imported->get(), {p, {}, cloths, false});
+    auto boxes = boundsOf(Backend::kVulkan, imported->get(), {p, {}, cloths, false});
     ASSERT_TRUE(boxes.ok()) << boxes.message();
     EXPECT_TRUE(bitwiseEqual((*boxes)[1], referenceBounds(p, {}, cloths[1], false)));
   }  // the imported context is gone; the device must still work
-  auto again = computeBounds(Backend::kVulkan, &ctx(), {p, {}, cloths, false});
+  auto again = boundsOf(Backend::kVulkan, &ctx(), {p, {}, cloths, false});
   ASSERT_TRUE(again.ok()) << again.message();
 }
 
