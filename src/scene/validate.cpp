@@ -57,6 +57,17 @@ uint32_t makeClothTable(std::span<const ClothRange> cloths, std::vector<gpu::Clo
 
 namespace vkc {
 
+Status detail::validateSeparation(float distance, float stiffness, const std::string& owner) {
+  if (!std::isfinite(distance) || !(distance >= 1e-30f)) {
+    return Error{ErrorCode::kInvalidArgument, owner + ".distance is " + std::to_string(distance) +
+                                                  ": it must be finite and > 0 (>= 1e-30, a normal float)"};
+  }
+  if (!(stiffness >= 0.0f && stiffness <= 1.0f)) {
+    return Error{ErrorCode::kInvalidArgument, owner + ".stiffness is " + std::to_string(stiffness) + ": it must be in [0, 1]"};
+  }
+  return {};
+}
+
 Status detail::validateBoundsLayout(const BoundsInput& input) {
   if (input.particles.size() > UINT32_MAX) {
     return Error{ErrorCode::kLimitExceeded, "BoundsInput::particles: more than 2^32-1 particles"};

@@ -21,6 +21,11 @@ Status validateClothRanges(std::span<const ClothRange> cloths, uint64_t particle
 // array in messages ("particles", "prevParticles").
 Status validateParticles(std::span<const Float4> particles, std::span<const ClothRange> cloths, const char* array);
 
+// The distance and stiffness of a particle-particle separation (self and inter collision check them
+// alike): distance finite and >= 1e-30 (a normal float: the grids divide by it), stiffness in [0, 1].
+// Messages name "<owner>.distance" / "<owner>.stiffness", e.g. "settings.distance is -1: ...".
+Status validateSeparation(float distance, float stiffness, const std::string& owner);
+
 // The parts of validate(BoundsInput) that do not read the particles: sizes and cloth ranges.
 Status validateBoundsLayout(const BoundsInput& input);
 
