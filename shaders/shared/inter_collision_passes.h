@@ -12,10 +12,10 @@ inline constexpr PassDecl kInterPasses[] = {
   //                                                                                                parts cloths lbox world sorted partners state tiles marked keys values delta contacts
   passDecl("vkc.inter.broad",      kInterPassBroad,     kInterGroupSize, kInterBindingCount, "-     R      R    RW    RW     W        RW    -     -      -    -      -     -"),
   passDecl("vkc.inter.mark_count", kInterPassMarkCount, kInterGroupSize, kInterBindingCount, "R     R      -    R     -      R        -     W     -      -    -      -     -"),
-  passDecl("vkc.inter.mark_scan",  kInterPassMarkScan,  kInterGroupSize, kInterBindingCount, "-     -      -    -     -      -        RW    RW    -      -    -      -     -"),
+  passDecl("vkc.inter.mark_scan",  kInterPassMarkScan,  kInterGroupSize, kInterBindingCount, "-     -      -    -     -      -        W     RW    -      -    -      -     -"),
   passDecl("vkc.inter.mark_write", kInterPassMarkWrite, kInterGroupSize, kInterBindingCount, "R     R      -    R     -      R        -     R     W      -    -      W     W"),
   passDecl("vkc.inter.keys",       kInterPassKeys,      kInterGroupSize, kInterBindingCount, "-     -      -    -     -      -        R     -     R      W    W      -     -"),
-  passDecl("vkc.inter.gather",     kInterPassGather,    kInterGroupSize, kInterBindingCount, "-     -      -    -     -      -        R     -     R      R    R      RW    RW"),
+  passDecl("vkc.inter.gather",     kInterPassGather,    kInterGroupSize, kInterBindingCount, "-     -      -    -     -      -        R     -     R      R    R      W     W"),
   passDecl("vkc.inter.apply",      kInterPassApply,     kInterGroupSize, kInterBindingCount, "-     -      -    -     -      -        R     -     RW     -    -      RW    -"),
   passDecl("vkc.inter.write_back", kInterPassWriteBack, kInterGroupSize, kInterBindingCount, "RW    -      -    R     -      -        R     -     R      -    -      R     -"),
 };

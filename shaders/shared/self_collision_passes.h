@@ -13,8 +13,8 @@ inline constexpr PassDecl kSelfPasses[] = {
   //                                                                                      parts rest cloths items bnds keys values spos srest debug
   passDecl("vkc.self.keys",      kSelfPassKeys,      kSelfGroupSize, kSelfBindingCount, "R     -    R      R     R    W    W      -    -     -"),
   passDecl("vkc.self.clothKeys", kSelfPassClothKeys, kSelfGroupSize, kSelfBindingCount, "-     -    R      -     -    W    R      -    -     -"),
-  passDecl("vkc.self.gather",    kSelfPassGather,    kSelfGroupSize, kSelfBindingCount, "R     R    R      R     R    RW   R      W    W     -"),
-  passDecl("vkc.self.collide",   kSelfPassCollide,   kSelfGroupSize, kSelfBindingCount, "RW    -    R      R     R    R    R      R    R     W"),
+  passDecl("vkc.self.gather",    kSelfPassGather,    kSelfGroupSize, kSelfBindingCount, "R     R    R      R     R    W    R      W    W     -"),
+  passDecl("vkc.self.collide",   kSelfPassCollide,   kSelfGroupSize, kSelfBindingCount, "W     -    R      R     R    R    R      R    R     W"),
   passDecl("vkc.self.pairs",     kSelfPassPairs,     kSelfGroupSize, kSelfBindingCount, "-     -    R      -     R    R    -      R    R     RW"),
 };
 // clang-format on

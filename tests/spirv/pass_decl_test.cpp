@@ -14,6 +14,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -68,7 +69,9 @@ std::vector<uint32_t> optimize(const std::vector<uint32_t>& words, const std::st
     f.read(reinterpret_cast<char*>(result.data()), static_cast<std::streamsize>(result.size() * 4));
   } else {
     std::ifstream f(err);
-    log = cmd + " failed (" + std::to_string(rc) + "): " + std::string(std::istreambuf_iterator<char>(f), {});
+    std::ostringstream text;
+    text << f.rdbuf();
+    log = cmd + " failed (" + std::to_string(rc) + "): " + text.str();
   }
   fs::remove_all(dir);
   return result;
@@ -117,9 +120,9 @@ std::vector<std::string> compare(const StageDecl& stage, const PassDecl& d, cons
   return errors;
 }
 
-class PassDecl_ : public testing::TestWithParam<const StageDecl*> {};
+class PassDeclTable : public testing::TestWithParam<const StageDecl*> {};
 
-TEST_P(PassDecl_, MatchesTheCompiledShader) {
+TEST_P(PassDeclTable, MatchesTheCompiledShader) {
   ASSERT_TRUE(std::strlen(VKC_SPIRV_OPT) > 0) << "spirv-opt was not found when configuring (Debian: spirv-tools, "
                                                  "scripts/setup.sh installs it)";
   const StageDecl& stage = *GetParam();
@@ -147,8 +150,8 @@ TEST_P(PassDecl_, MatchesTheCompiledShader) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Stages, PassDecl_, testing::ValuesIn(kStages),
-                         [](const testing::TestParamInfo<const StageDecl*>& info) { return std::string(info.param->shader); });
+INSTANTIATE_TEST_SUITE_P(Stages, PassDeclTable, testing::ValuesIn(kStages),
+                         [](const testing::TestParamInfo<const StageDecl*>& p) { return std::string(p.param->shader); });
 
 // The analysis itself, on a tiny module: a read-only binding that is stored to is seen as written.
 TEST(PassDeclAnalysis, SeesLoadsStoresAndAtomics) {
