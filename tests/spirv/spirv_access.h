@@ -64,6 +64,15 @@ bool forEachInstruction(const std::vector<uint32_t>& words, F&& f) {
   return true;
 }
 
+// Whether the module has a specialization constant with SpecId `specId`.
+inline bool hasSpecId(const std::vector<uint32_t>& words, uint32_t specId) {
+  bool found = false;
+  (void)forEachInstruction(words, [&](uint32_t opcode, const uint32_t* w, uint32_t n) {
+    found = found || (opcode == op::kDecorate && n == 4 && w[2] == dec::kSpecId && w[3] == specId);
+  });
+  return found;
+}
+
 // `words` with specialization constant `specId` turned into a plain constant of value `value` (its
 // SpecId decoration removed); the other specialization constants stay. Empty, with `log` set, when
 // the module has no scalar specialization constant `specId`.
