@@ -11,12 +11,18 @@
 //   R   read
 //   W   written, not read
 //   RW  read and written (atomics count as both)
-// A token may end in '?': the access is the pass's maximum but depends on a runtime flag that the
-// shader reads from its push constants, and the stage narrows it when recording (for example the
-// shape collide pass writes prevParticles only with friction). Without '?' the test also demands
-// that the specialized shader really does what the token says (a declared but absent write would be
-// a needless barrier, a declared but absent read a wrong comment); with '?' an absent access is
-// accepted. An access the shader does beyond its token is always an error.
+// A token is the most the pass may do. Where a runtime flag decides (the shape collide pass writes
+// prevParticles only with friction), the token says the maximum and the stage narrows the access
+// when recording (Pass::narrow); checkPass() refuses an access outside the token.
+//
+// The test (tests/spirv/pass_decl_test.cpp) fails when the specialized shader reads or writes beyond
+// the token, when a token that writes meets a readonly binding (or one that reads a writeonly
+// binding), and on a workgroup size or binding count other than the declared. It also fails when the
+// specialized shader has no code at all for a declared read or write: such a token is not a
+// correctness bug (only a needless barrier, or a wrong comment), but it is where a table rots. A
+// token ending in '?' (e.g. "W?") accepts that absence, for an access that the shader's code may
+// legitimately lack (none of today's passes needs one: the runtime flags are push constants, so the
+// code for both cases is in the specialized module).
 #ifndef VKC_SHARED_PASS_DECL_H
 #define VKC_SHARED_PASS_DECL_H
 #ifndef __cplusplus
