@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "shared/copy_passes.h"
 #include "vkcollide/vkcollide.h"
 #include "vulkan/context_impl.h"
 #include "vulkan/recorder.h"
@@ -16,7 +17,7 @@ class DeviceCopy {
  public:
   static Result<std::unique_ptr<DeviceCopy>> create(detail::ContextImpl& ctx, uint32_t maxN) {
     auto c = std::unique_ptr<DeviceCopy>(new DeviceCopy(ctx));
-    auto pipe = ctx.pipelines->get({"copy", 2, sizeof(uint32_t), {}});
+    auto pipe = ctx.pipelines->get({gpu::kCopyStage.shader, gpu::kCopyBindingCount, sizeof(uint32_t), {}});
     if (!pipe) return pipe.error();
     c->pipeline_ = *pipe;
     const VkDeviceSize bytes = VkDeviceSize{maxN} * sizeof(Float4);
@@ -46,14 +47,12 @@ class DeviceCopy {
   // One copy of n vec4: GPU time in ms.
   Result<double> run(uint32_t n) {
     detail::Recorder rec(ctx_);
-    detail::Pass p;
-    p.name = "bench.copy";
-    p.pipeline = pipeline_;
     const VkDeviceSize bytes = VkDeviceSize{n} * sizeof(Float4);
-    p.bindings = {{BufferRange{src_.handle(), 0, bytes}, detail::Access::kRead},
-                  {BufferRange{dst_.handle(), 0, bytes}, detail::Access::kWrite}};
+    const BufferRange ranges[] = {{src_.handle(), 0, bytes}, {dst_.handle(), 0, bytes}};
+    detail::Pass p = detail::passFromDecl(gpu::kCopyPasses[0], pipeline_, ranges);
     p.setPush(n);
-    p.groupCount = (n + 255) / 256;  // the Recorder splits it over x and y above the device limit
+    // The Recorder splits the groups over x and y above the device limit.
+    p.groupCount = (n + gpu::kCopyGroupSize - 1) / gpu::kCopyGroupSize;
     rec.add(std::move(p));
     VKC_TRY(ctx_.submitAndWait([&](VkCommandBuffer cmd) { return rec.record(cmd, RecordSync{}, queries_); }));
     uint64_t stamps[2] = {};

@@ -5,7 +5,7 @@ set -euo pipefail
 
 PACKAGES=(
   cmake g++ make git pkg-config
-  libvulkan-dev libvulkan1 libvulkan-volk-dev glslang-tools
+  libvulkan-dev libvulkan1 libvulkan-volk-dev glslang-tools spirv-tools
   libglm-dev libhwy-dev googletest libgtest-dev gzip zlib1g-dev libstb-dev
   clang libclang-rt-14-dev
   mesa-vulkan-drivers vulkan-validationlayers

@@ -11,7 +11,7 @@
 #include "shared/float_order.h"
 
 layout(constant_id = 0) const uint kPass = kBoundsPassTiles;
-layout(local_size_x = 256) in;  // kBoundsGroupSize, checked below
+layout(local_size_x = kBoundsGroupSize) in;  // checked against the pass declarations (tests/spirv/pass_decl_test.cpp)
 
 layout(std430, set = 0, binding = kBoundsBindingParticles) readonly buffer Particles { vec4 particles[]; };
 layout(std430, set = 0, binding = kBoundsBindingPrevParticles) readonly buffer Prev { vec4 prevParticles[]; };

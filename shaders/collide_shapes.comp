@@ -14,7 +14,7 @@
 #include "shared/collide_shapes_math.h"
 
 layout(constant_id = 0) const uint kPass = kShapesPassPrepare;
-layout(local_size_x = 64) in;  // kShapesGroupSize
+layout(local_size_x = kShapesGroupSize) in;  // checked against the pass declarations (tests/spirv/pass_decl_test.cpp)
 
 layout(std430, set = 0, binding = kShapesBindingParticles) buffer Particles { vec4 particles[]; };
 layout(std430, set = 0, binding = kShapesBindingPrevParticles) buffer Prev { vec4 prevParticles[]; };

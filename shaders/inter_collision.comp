@@ -11,7 +11,7 @@
 #include "shared/float_order.h"
 
 layout(constant_id = 0) const uint kPass = kInterPassBroad;
-layout(local_size_x = 256) in;  // kInterGroupSize
+layout(local_size_x = kInterGroupSize) in;  // checked against the pass declarations (tests/spirv/pass_decl_test.cpp)
 
 layout(std430, set = 0, binding = kInterBindingParticles) buffer Particles { vec4 particles[]; };
 layout(std430, set = 0, binding = kInterBindingCloths) readonly buffer Cloths { InterCloth cloths[]; };

@@ -18,7 +18,7 @@ layout(constant_id = 0) const uint kPass = kRadixPassHistogram;
 // 1: the scatter matches digits with 128-bit ballots even on subgroups of up to 32 (lets tests on such
 // devices cover the path larger subgroups take).
 layout(constant_id = 1) const uint kWideBallot = 0u;
-layout(local_size_x = 256) in;  // kRadixGroupSize
+layout(local_size_x = kRadixGroupSize) in;  // checked against the pass declarations (tests/spirv/pass_decl_test.cpp)
 
 layout(std430, set = 0, binding = kRadixBindingKeysIn) readonly buffer KeysIn { uint keysIn[]; };
 layout(std430, set = 0, binding = kRadixBindingValuesIn) readonly buffer ValuesIn { uint valuesIn[]; };

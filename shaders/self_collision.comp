@@ -18,7 +18,7 @@
 #include "shared/self_collision.h"
 
 layout(constant_id = 0) const uint kPass = kSelfPassKeys;
-layout(local_size_x = 64) in;  // kSelfGroupSize
+layout(local_size_x = kSelfGroupSize) in;  // checked against the pass declarations (tests/spirv/pass_decl_test.cpp)
 
 layout(std430, set = 0, binding = kSelfBindingParticles) buffer Particles { vec4 particles[]; };
 layout(std430, set = 0, binding = kSelfBindingRest) readonly buffer Rest { vec4 restPositions[]; };

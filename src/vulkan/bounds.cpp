@@ -9,6 +9,7 @@
 #include "recorder.h"
 #include "scene/validate.h"
 #include "shared/bounds.h"
+#include "shared/bounds_passes.h"
 #include "stage_common.h"
 #include "vkcollide/bounds.h"
 
@@ -80,26 +81,14 @@ struct BoundsStage::Impl {
     const BufferRange tableRange{buffers.get(kClothTable).handle(), 0, table.size() * sizeof(gpu::ClothRange)};
     const BufferRange dummyRange = buffers.range(kDummy);
     if (tileCount > 0) {
-      detail::Pass tiles;
-      tiles.name = "vkc.bounds.tiles";
-      tiles.pipeline = tilesPipeline;
-      tiles.bindings = {{parts, Access::kRead},
-                        {withPrevious ? prev : dummyRange, Access::kRead},
-                        {tableRange, Access::kRead},
-                        {tileRange, Access::kWrite},
-                        {dummyRange, Access::kRead}};
+      const BufferRange ranges[] = {parts, withPrevious ? prev : dummyRange, tableRange, tileRange, dummyRange};
+      detail::Pass tiles = detail::passFromDecl(gpu::kBoundsPasses[gpu::kBoundsPassTiles], tilesPipeline, ranges);
       tiles.setPush(push);
       tiles.groupCount = tileCount;
       rec.add(std::move(tiles));
     }
-    detail::Pass merge;
-    merge.name = "vkc.bounds.merge";
-    merge.pipeline = mergePipeline;
-    merge.bindings = {{dummyRange, Access::kRead},
-                      {dummyRange, Access::kRead},
-                      {tableRange, Access::kRead},
-                      {tileRange, Access::kRead},
-                      {boxes, Access::kWrite}};
+    const BufferRange ranges[] = {dummyRange, dummyRange, tableRange, tileRange, boxes};
+    detail::Pass merge = detail::passFromDecl(gpu::kBoundsPasses[gpu::kBoundsPassMerge], mergePipeline, ranges);
     merge.setPush(push);
     merge.groupCount = static_cast<uint32_t>(table.size());
     rec.add(std::move(merge));

@@ -12,6 +12,7 @@
 #include "recorder.h"
 #include "scene/shapes_layout.h"
 #include "scene/validate.h"
+#include "shared/collide_shapes_passes.h"
 #include "stage_common.h"
 #include "vkcollide/bounds.h"
 #include "vkcollide/collide_shapes.h"
@@ -82,25 +83,22 @@ struct ShapeCollisionStage::Impl {
                                layout.groupCount,
                                0};
     const BufferRange boundsOut = bounds->outputBuffer();
-    auto pass = [&](const char* name, uint32_t kind, uint32_t groups, std::array<Access, gpu::kShapesBindingCount> a) {
-      detail::Pass p;
-      p.name = name;
-      p.pipeline = pipelines[kind];
+    auto pass = [&](uint32_t kind, uint32_t groups) {
       const BufferRange ranges[gpu::kShapesBindingCount] = {
           parts, prev, whole(clothTable), whole(rawSpheres), whole(capsuleTable), whole(csr), whole(prepared),
           boundsOut.size > 0 ? boundsOut : dummy.range(), whole(grids), whole(masks)};
-      for (uint32_t b = 0; b < gpu::kShapesBindingCount; ++b) p.bindings.push_back({ranges[b], a[b]});
+      detail::Pass p = detail::passFromDecl(gpu::kShapesPasses[kind], pipelines[kind], ranges);
       p.setPush(push);
       p.groupCount = groups;
-      rec.add(std::move(p));
+      return p;
     };
-    constexpr Access N = Access::kNone, R = Access::kRead, W = Access::kWrite, RW = Access::kReadWrite;
     const uint32_t G = gpu::kShapesGroupSize;
-    //                                                                   parts prev cloth raw caps csr  prep bnds grid mask
-    pass("vkc.shapes.prepare", 0, (layout.sphereCount + layout.capsuleCount + G - 1) / G, {N, N, N, R, R, N, W, N, N, N});
-    pass("vkc.shapes.grid", 1, static_cast<uint32_t>(layout.cloths.size()), {N, N, R, N, N, N, R, R, W, N});
-    pass("vkc.shapes.masks", 2, (layout.maskWordCount + G - 1) / G, {N, N, R, N, R, N, R, N, R, W});
-    pass("vkc.shapes.collide", 3, layout.groupCount, {RW, friction ? RW : R, R, N, R, R, R, N, R, R});
+    rec.add(pass(gpu::kShapesPassPrepare, (layout.sphereCount + layout.capsuleCount + G - 1) / G));
+    rec.add(pass(gpu::kShapesPassGrid, static_cast<uint32_t>(layout.cloths.size())));
+    rec.add(pass(gpu::kShapesPassMasks, (layout.maskWordCount + G - 1) / G));
+    detail::Pass collide = pass(gpu::kShapesPassCollide, layout.groupCount);
+    if (!friction) collide.narrow(gpu::kShapesBindingPrevParticles, Access::kRead);
+    rec.add(std::move(collide));
 
     // The frame's spheres go into the command buffer. Before: earlier frames' reads of the buffer
     // must be done (write-after-read); after: the recorder's opening barrier covers the copy.

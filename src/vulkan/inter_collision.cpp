@@ -15,6 +15,7 @@
 #include "recorder.h"
 #include "scene/inter_collision.h"
 #include "shared/inter_collision.h"
+#include "shared/inter_collision_passes.h"
 #include "stage_common.h"
 #include "util/try.h"
 #include "vkcollide/bounds.h"
@@ -23,7 +24,6 @@
 
 namespace vkc {
 
-using detail::Access;
 using detail::Buffer;
 using detail::MemoryUsage;
 
@@ -48,8 +48,8 @@ struct InterCollisionStage::Impl {
 
   explicit Impl(detail::ContextImpl& c) : ctx(c) {}
 
-  detail::Pass pass(const char* name, uint32_t kind, const BufferRange& parts, Access partsAccess,
-                    std::initializer_list<std::pair<uint32_t, Access>> access, uint32_t firstIteration = 0) const {
+  // The pass `kind` over the particle range `parts`, at its declared access.
+  detail::Pass pass(uint32_t kind, const BufferRange& parts, uint32_t firstIteration = 0) const {
     const VkDeviceSize clothCount = table.size();
     const BufferRange ranges[gpu::kInterBindingCount] = {
         parts,
@@ -66,74 +66,47 @@ struct InterCollisionStage::Impl {
         delta.range(),
         contacts.range(),
     };
-    detail::Pass p;
-    p.name = name;
-    p.pipeline = pipes[kind];
-    p.bindings.resize(gpu::kInterBindingCount);
-    for (uint32_t b = 0; b < gpu::kInterBindingCount; ++b) p.bindings[b] = {ranges[b], Access::kNone};
-    p.bindings[gpu::kInterBindingParticles].access = partsAccess;
-    for (const auto& [binding, a] : access) p.bindings[binding].access = a;
+    detail::Pass p = detail::passFromDecl(gpu::kInterPasses[kind], pipes[kind], ranges);
     const gpu::InterPush push{static_cast<uint32_t>(clothCount), tileCount, particleCount, capacity,
                               settings.distance, settings.stiffness, firstIteration, 0u};
     p.setPush(push);
     return p;
   }
 
-  detail::Pass indirectPass(const char* name, uint32_t kind, const BufferRange& parts, Access partsAccess,
-                            std::initializer_list<std::pair<uint32_t, Access>> access, uint32_t firstIteration = 0) const {
-    detail::Pass p = pass(name, kind, parts, partsAccess, access, firstIteration);
+  detail::Pass indirectPass(uint32_t kind, const BufferRange& parts, uint32_t firstIteration = 0) const {
+    detail::Pass p = pass(kind, parts, firstIteration);
     p.indirect = BufferRange{state.handle(), offsetof(gpu::InterState, dispatchX), sizeof(VkDispatchIndirectCommand)};
     return p;
   }
 
   // Every pass of one step over the validated particle range `parts`.
   void appendPasses(detail::Recorder& rec, const BufferRange& parts) const {
-    using gpu::kInterBindingContacts, gpu::kInterBindingDelta, gpu::kInterBindingKeys, gpu::kInterBindingMarked,
-        gpu::kInterBindingPartners, gpu::kInterBindingSorted, gpu::kInterBindingState, gpu::kInterBindingTiles,
-        gpu::kInterBindingValues, gpu::kInterBindingWorld, gpu::kInterBindingCloths, gpu::kInterBindingLocalBoxes;
-    constexpr Access R = Access::kRead, W = Access::kWrite, RW = Access::kReadWrite;
     detail::appendBoundsPasses(*bounds, rec, parts, parts, false, 0);
-    detail::Pass broad = pass("vkc.inter.broad", gpu::kInterPassBroad, parts, Access::kNone,
-                              {{kInterBindingCloths, R}, {kInterBindingLocalBoxes, R}, {kInterBindingWorld, RW},
-                               {kInterBindingSorted, RW}, {kInterBindingPartners, W}, {kInterBindingState, RW}});
+    detail::Pass broad = pass(gpu::kInterPassBroad, parts);
     broad.groupCount = 1;
     rec.add(std::move(broad));
     if (tileCount > 0) {
-      detail::Pass count = pass("vkc.inter.mark_count", gpu::kInterPassMarkCount, parts, R,
-                                {{kInterBindingCloths, R}, {kInterBindingWorld, R}, {kInterBindingPartners, R},
-                                 {kInterBindingTiles, W}});
+      detail::Pass count = pass(gpu::kInterPassMarkCount, parts);
       count.groupCount = tileCount;
       rec.add(std::move(count));
     }
-    detail::Pass scan = pass("vkc.inter.mark_scan", gpu::kInterPassMarkScan, parts, Access::kNone,
-                             {{kInterBindingTiles, RW}, {kInterBindingState, RW}});
+    detail::Pass scan = pass(gpu::kInterPassMarkScan, parts);
     scan.groupCount = 1;
     rec.add(std::move(scan));
     if (tileCount > 0) {
-      detail::Pass write = pass("vkc.inter.mark_write", gpu::kInterPassMarkWrite, parts, R,
-                                {{kInterBindingCloths, R}, {kInterBindingWorld, R}, {kInterBindingPartners, R},
-                                 {kInterBindingTiles, R}, {kInterBindingMarked, W}, {kInterBindingDelta, W},
-                                 {kInterBindingContacts, W}});
+      detail::Pass write = pass(gpu::kInterPassMarkWrite, parts);
       write.groupCount = tileCount;
       rec.add(std::move(write));
     }
     const BufferRange countRange{state.handle(), offsetof(gpu::InterState, markedCount), sizeof(uint32_t)};
     for (uint32_t it = 0; it < settings.iterations; ++it) {
-      rec.add(indirectPass("vkc.inter.keys", gpu::kInterPassKeys, parts, Access::kNone,
-                           {{kInterBindingState, R}, {kInterBindingMarked, R}, {kInterBindingKeys, W},
-                            {kInterBindingValues, W}}));
+      rec.add(indirectPass(gpu::kInterPassKeys, parts));
       detail::appendRadixSortPassesGpuCount(*sort, rec, keys.range(), values.range(), countRange, capacity,
                                             gpu::kInterKeyBits);
-      rec.add(indirectPass("vkc.inter.gather", gpu::kInterPassGather, parts, Access::kNone,
-                           {{kInterBindingState, R}, {kInterBindingMarked, R}, {kInterBindingKeys, R},
-                            {kInterBindingValues, R}, {kInterBindingDelta, RW}, {kInterBindingContacts, RW}},
-                           it == 0 ? 1u : 0u));
-      rec.add(indirectPass("vkc.inter.apply", gpu::kInterPassApply, parts, Access::kNone,
-                           {{kInterBindingState, R}, {kInterBindingMarked, RW}, {kInterBindingDelta, RW}}));
+      rec.add(indirectPass(gpu::kInterPassGather, parts, it == 0 ? 1u : 0u));
+      rec.add(indirectPass(gpu::kInterPassApply, parts));
     }
-    rec.add(indirectPass("vkc.inter.write_back", gpu::kInterPassWriteBack, parts, RW,
-                         {{kInterBindingState, R}, {kInterBindingMarked, R}, {kInterBindingWorld, R},
-                          {kInterBindingDelta, R}}));
+    rec.add(indirectPass(gpu::kInterPassWriteBack, parts));
   }
 
   Status uploadTable() {

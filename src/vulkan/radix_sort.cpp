@@ -11,6 +11,7 @@
 #include "radix_sort_stage.h"
 #include "recorder.h"
 #include "shared/radix_sort.h"
+#include "shared/radix_sort_passes.h"
 #include "stage_common.h"
 #include "util/try.h"
 #include "vkcollide/radix_sort.h"
@@ -23,7 +24,6 @@ static_assert(gpu::kRadixBins == (1u << gpu::kRadixDigitBits) && gpu::kRadixBins
 static_assert(radixSortPassCount(32) == 32 / gpu::kRadixDigitBits);
 static_assert(gpu::kRadixGroupSize <= 256u, "8-bit per-subgroup counts: a chunk holds at most 256 keys of one digit");
 
-using detail::Access;
 using detail::Buffer;
 using detail::MemoryUsage;
 
@@ -64,12 +64,10 @@ struct RadixSortStage::Impl {
     const BufferRange valuesA = {hostValues.buffer, hostValues.offset, bytes};
     const uint32_t passCount = radixSortPassCount(keyBits);
 
-    auto add = [&](const char* name, uint32_t pass, uint32_t groups, const gpu::RadixSortPush& push,
-                   std::vector<detail::Binding> bindings) {
-      detail::Pass p;
-      p.name = name;
-      p.pipeline = pass == gpu::kRadixPassScatter && forceWideBallot ? wideScatter : pipelines[pass];
-      p.bindings = std::move(bindings);
+    auto add = [&](uint32_t pass, uint32_t groups, const gpu::RadixSortPush& push,
+                   std::initializer_list<BufferRange> ranges) {
+      const detail::Pipeline* pipeline = pass == gpu::kRadixPassScatter && forceWideBallot ? wideScatter : pipelines[pass];
+      detail::Pass p = detail::passFromDecl(gpu::kRadixPasses[pass], pipeline, {ranges.begin(), ranges.size()});
       p.setPush(push);
       p.groupCount = groups;
       rec.add(std::move(p));
@@ -87,30 +85,10 @@ struct RadixSortStage::Impl {
       push.tileCount = tileCount;
       push.countFromBuffer = countBuffer != nullptr ? 1u : 0u;
       push.smallScan = tileCount <= gpu::kRadixSmallScanTiles ? 1u : 0u;
-      add("vkc.radix_sort.histogram", gpu::kRadixPassHistogram, tileCount, push,
-          {{kIn, Access::kRead},
-           {vIn, Access::kNone},
-           {kOut, Access::kNone},
-           {vOut, Access::kNone},
-           {hist, Access::kWrite},
-           {totals, Access::kNone},
-           {countRange, Access::kRead}});
-      add("vkc.radix_sort.scan", gpu::kRadixPassScan, push.smallScan != 0 ? 1u : 1u << push.bits, push,
-          {{kIn, Access::kNone},
-           {vIn, Access::kNone},
-           {kOut, Access::kNone},
-           {vOut, Access::kNone},
-           {hist, Access::kReadWrite},
-           {totals, Access::kWrite},
-           {countRange, Access::kNone}});
-      add("vkc.radix_sort.scatter", gpu::kRadixPassScatter, tileCount, push,
-          {{kIn, Access::kRead},
-           {vIn, Access::kRead},
-           {kOut, Access::kWrite},
-           {vOut, Access::kWrite},
-           {hist, Access::kRead},
-           {totals, Access::kRead},
-           {countRange, Access::kRead}});
+      add(gpu::kRadixPassHistogram, tileCount, push, {kIn, vIn, kOut, vOut, hist, totals, countRange});
+      add(gpu::kRadixPassScan, push.smallScan != 0 ? 1u : 1u << push.bits, push,
+          {kIn, vIn, kOut, vOut, hist, totals, countRange});
+      add(gpu::kRadixPassScatter, tileCount, push, {kIn, vIn, kOut, vOut, hist, totals, countRange});
     }
     if (passCount % 2 == 1) {
       gpu::RadixSortPush push{};
@@ -118,14 +96,8 @@ struct RadixSortStage::Impl {
       push.bits = 1;
       push.tileCount = tileCount;
       push.countFromBuffer = countBuffer != nullptr ? 1u : 0u;
-      add("vkc.radix_sort.copy", gpu::kRadixPassCopy, tileCount, push,
-          {{scratchKeys, Access::kRead},
-           {scratchValues, Access::kRead},
-           {keysA, Access::kWrite},
-           {valuesA, Access::kWrite},
-           {hist, Access::kNone},
-           {totals, Access::kNone},
-           {countRange, Access::kRead}});
+      add(gpu::kRadixPassCopy, tileCount, push,
+          {scratchKeys, scratchValues, keysA, valuesA, hist, totals, countRange});
     }
   }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 
 #include "context_impl.h"
 
@@ -59,6 +60,39 @@ std::vector<BarrierDecision> planBarriers(std::span<const std::vector<BufferUse>
   return plan;
 }
 
+Pass passFromDecl(const gpu::PassDecl& decl, const Pipeline* pipeline, std::span<const BufferRange> ranges) {
+  Pass p;
+  p.decl = &decl;
+  p.name = decl.name;
+  p.pipeline = pipeline;
+  p.bindings.resize(ranges.size());
+  for (size_t b = 0; b < ranges.size(); ++b) {
+    p.bindings[b] = {ranges[b], b < gpu::kPassMaxBindings ? static_cast<Access>(decl.access[b]) : Access::kNone};
+  }
+  return p;
+}
+
+Status checkPass(const Pass& p) {
+  const std::string pass = std::string("pass '") + p.name + "'";
+  if (p.decl == nullptr) return Error{ErrorCode::kInvalidArgument, pass + " has no declaration (passFromDecl)"};
+  if (std::strcmp(p.name, p.decl->name) != 0) {
+    return Error{ErrorCode::kInvalidArgument, pass + " is labelled differently from its declaration '" + p.decl->name + "'"};
+  }
+  if (p.bindings.size() != p.decl->bindingCount) {
+    return Error{ErrorCode::kInvalidArgument, pass + " has " + std::to_string(p.bindings.size()) +
+                                                  " bindings; its declaration has " + std::to_string(p.decl->bindingCount)};
+  }
+  for (uint32_t b = 0; b < p.bindings.size(); ++b) {
+    const auto used = static_cast<uint8_t>(p.bindings[b].access), declared = static_cast<uint8_t>(p.decl->access[b]);
+    if ((used & ~declared) != 0) {
+      return Error{ErrorCode::kInvalidArgument, pass + " binding " + std::to_string(b) + ": access " +
+                                                    std::to_string(used) + " exceeds the declared " +
+                                                    std::to_string(declared) + " (1 read, 2 write, 3 both)"};
+    }
+  }
+  return {};
+}
+
 std::vector<BufferUse> usesOf(const Pass& p) {
   std::vector<BufferUse> uses = p.extraUses;
   if (p.indirect.buffer != VK_NULL_HANDLE) {
@@ -99,6 +133,7 @@ Status Recorder::record(VkCommandBuffer cmd, const RecordSync& sync, VkQueryPool
   // Check every pass before recording anything: a failed record leaves the command buffer untouched.
   const uint32_t maxX = ctx_.info.maxComputeWorkGroupCount[0], maxY = ctx_.info.maxComputeWorkGroupCount[1];
   for (const Pass& p : passes_) {
+    VKC_TRY(checkPass(p));
     if (p.pipeline == nullptr || p.bindings.size() != p.pipeline->bindingCount ||
         p.push.size() != p.pipeline->pushConstantSize) {
       return Error{ErrorCode::kInvalidArgument, std::string("pass '") + p.name + "' does not match its pipeline's layout"};

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "pipelines.h"
+#include "shared/pass_decl.h"
 #include "vk_common.h"
 #include "vkcollide/bounds.h"
 
@@ -22,8 +23,11 @@ struct ContextImpl;
 class TableUpload;
 
 // kNone: bound (the pipeline's layout needs every binding) but not touched by this pass; planned as
-// a read (see usesOf in recorder.cpp).
+// a read (see usesOf in recorder.cpp). Same values as gpu::PassAccess (shaders/shared/pass_decl.h).
 enum class Access : uint8_t { kNone = 0, kRead = 1, kWrite = 2, kReadWrite = 3 };
+static_assert(static_cast<uint8_t>(gpu::PassAccess::kReadWrite) == static_cast<uint8_t>(Access::kReadWrite) &&
+              static_cast<uint8_t>(gpu::PassAccess::kWrite) == static_cast<uint8_t>(Access::kWrite) &&
+              static_cast<uint8_t>(gpu::PassAccess::kRead) == static_cast<uint8_t>(Access::kRead));
 
 // One buffer range a pass touches. `buffer` is an opaque id (the VkBuffer handle).
 struct BufferUse {
@@ -46,8 +50,10 @@ struct Binding {
   Access access = Access::kRead;
 };
 
+// Passes are made by passFromDecl (below) from their declaration in shaders/shared/<stage>_passes.h.
 struct Pass {
-  const char* name = "";            // debug label and timing name (a string literal)
+  const gpu::PassDecl* decl = nullptr;  // the declaration (record() refuses a pass without one)
+  const char* name = "";            // debug label and timing name (a string literal: decl->name)
   const Pipeline* pipeline = nullptr;
   std::vector<Binding> bindings;    // binding i of the pipeline's set; every binding must be set
   std::vector<uint8_t> push;        // pipeline->pushConstantSize bytes
@@ -63,7 +69,19 @@ struct Pass {
     push.resize(sizeof(T));
     std::memcpy(push.data(), &value, sizeof(T));
   }
+  // Lowers binding b's access below the declared maximum for this record (a runtime flag makes the
+  // shader skip it); checkPass() refuses an access the declaration does not allow.
+  void narrow(uint32_t b, Access access) { bindings[b].access = access; }
 };
+
+// The pass `decl` run by `pipeline` (the stage's shader specialized with decl.pass): its label, and
+// binding i = ranges[i] (ranges.size() == decl.bindingCount) at the declared access.
+Pass passFromDecl(const gpu::PassDecl& decl, const Pipeline* pipeline, std::span<const BufferRange> ranges);
+
+// OK when `p` has a declaration, its label, one binding per declared binding, and every access a
+// subset of the declared one; else kInvalidArgument naming the pass and binding. Recorder::record
+// checks every pass with it.
+Status checkPass(const Pass& p);
 
 // Every buffer range pass `p` touches (bindings, extraUses, indirect arguments), as planned.
 std::vector<BufferUse> usesOf(const Pass& p);

@@ -17,6 +17,7 @@
 #include "radix_sort_stage.h"
 #include "recorder.h"
 #include "scene/self_collision_layout.h"
+#include "shared/self_collision_passes.h"
 #include "stage_common.h"
 #include "vkcollide/bounds.h"
 #include "vkcollide/self_collision.h"
@@ -56,11 +57,9 @@ struct SelfCollisionStage::Impl {
     detail::appendRadixSortPasses(*sort, rec, slots(keys, 4), slots(values, 4), itemCount, keyBits);
   }
 
-  detail::Pass selfPass(const char* name, uint32_t kind, const gpu::SelfPush& push, BufferRange parts, BufferRange restRange,
-                        BufferRange debugRange, std::array<Access, gpu::kSelfBindingCount> a) const {
-    detail::Pass p;
-    p.name = name;
-    p.pipeline = pipelines[kind];
+  // The pass `kind` at its declared access; without rest positions, rest and sortedRest untouched.
+  detail::Pass selfPass(uint32_t kind, const gpu::SelfPush& push, BufferRange parts, BufferRange restRange,
+                        BufferRange debugRange) const {
     const BufferRange boundsOut = bounds->outputBuffer();
     const BufferRange ranges[gpu::kSelfBindingCount] = {
         parts,
@@ -73,7 +72,11 @@ struct SelfCollisionStage::Impl {
         slots(sortedPos, 16),
         useRest ? slots(sortedRest, 16) : dummy.range(),
         debugRange};
-    for (uint32_t b = 0; b < gpu::kSelfBindingCount; ++b) p.bindings.push_back({ranges[b], a[b]});
+    detail::Pass p = detail::passFromDecl(gpu::kSelfPasses[kind], pipelines[kind], ranges);
+    if (!useRest) {
+      p.narrow(gpu::kSelfBindingRest, Access::kNone);
+      p.narrow(gpu::kSelfBindingSortedRest, Access::kNone);
+    }
     p.setPush(push);
     p.groupCount = (itemCount + gpu::kSelfGroupSize - 1) / gpu::kSelfGroupSize;
     return p;
@@ -99,21 +102,17 @@ struct SelfCollisionStage::Impl {
     const gpu::SelfPush push = pushFor(settings, counts);
     detail::Recorder rec(ctx);
     detail::appendBoundsPasses(*bounds, rec, parts, dummy.range(), false, 0);
-    constexpr Access N = Access::kNone, R = Access::kRead, W = Access::kWrite, RW = Access::kReadWrite;
-    const Access restUse = useRest ? R : N, sortedRestW = useRest ? W : N, sortedRestR = useRest ? R : N;
-    //                                                              parts rest  cloth items bnds keys values spos srest debug
-    rec.add(selfPass("vkc.self.keys", gpu::kSelfPassKeys, push, parts, restRange, dbg, {R, N, R, R, R, W, W, N, N, N}));
+    rec.add(selfPass(gpu::kSelfPassKeys, push, parts, restRange, dbg));
     appendSort(rec, 32);
     const uint32_t clothBits = detail::clothKeyBits(cloths.size());
     if (clothBits > 0) {
-      rec.add(selfPass("vkc.self.clothKeys", gpu::kSelfPassClothKeys, push, parts, restRange, dbg,
-                       {N, N, R, N, N, W, R, N, N, N}));
+      rec.add(selfPass(gpu::kSelfPassClothKeys, push, parts, restRange, dbg));
       appendSort(rec, clothBits);
     }
-    rec.add(selfPass("vkc.self.gather", gpu::kSelfPassGather, push, parts, restRange, dbg,
-                     {R, restUse, R, R, R, RW, R, W, sortedRestW, N}));
-    rec.add(selfPass("vkc.self.collide", gpu::kSelfPassCollide, push, parts, restRange, dbg,
-                     {RW, N, R, R, R, R, R, R, sortedRestR, counts ? W : N}));
+    rec.add(selfPass(gpu::kSelfPassGather, push, parts, restRange, dbg));
+    detail::Pass collide = selfPass(gpu::kSelfPassCollide, push, parts, restRange, dbg);
+    if (!counts) collide.narrow(gpu::kSelfBindingDebug, Access::kNone);
+    rec.add(std::move(collide));
     const Status st = rec.record(cmd, sync, pool);
     last.emplace(std::move(rec));
     return st;
@@ -283,10 +282,8 @@ Status SelfCollisionStage::run(const SelfCollisionInput& input, SelfCollisionDeb
   gpu::SelfPush push = s.pushFor(input.settings, false);
   push.debugBase = n;
   detail::Recorder rec(s.ctx);
-  constexpr Access N = Access::kNone, R = Access::kRead, RW = Access::kReadWrite;
-  rec.add(s.selfPass("vkc.self.pairs", gpu::kSelfPassPairs, push, {s.particles.handle(), 0, bytes},
-                     s.useRest ? BufferRange{s.rest.handle(), 0, bytes} : s.dummy.range(), {s.debug.handle(), 0, debugBytes},
-                     {N, N, R, N, R, R, N, R, s.useRest ? R : N, RW}));
+  rec.add(s.selfPass(gpu::kSelfPassPairs, push, {s.particles.handle(), 0, bytes},
+                     s.useRest ? BufferRange{s.rest.handle(), 0, bytes} : s.dummy.range(), {s.debug.handle(), 0, debugBytes}));
   VKC_TRY(s.ctx.submitAndWait([&](VkCommandBuffer cmd) -> Status {
     VKC_TRY(rec.record(cmd, sync));
     const VkBufferCopy region{0, 0, debugBytes};

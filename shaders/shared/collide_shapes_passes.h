@@ -1,0 +1,24 @@
+// The passes of the shape collision stage (shaders/collide_shapes.comp, src/vulkan/collide_shapes.cpp);
+// see pass_decl.h. The collide pass writes prevParticles only with friction (the stage narrows it
+// to R without).
+#ifndef VKC_SHARED_COLLIDE_SHAPES_PASSES_H
+#define VKC_SHARED_COLLIDE_SHAPES_PASSES_H
+#include "collide_shapes.h"
+#include "pass_decl.h"
+
+namespace vkc::gpu {
+
+// clang-format off
+inline constexpr PassDecl kShapesPasses[] = {
+  //                                                                                     parts prev cloths spheres caps csr prep bnds grid mask
+  passDecl("vkc.shapes.prepare", kShapesPassPrepare, kShapesGroupSize, kShapesBindingCount, "-    -    -      R       R    -   W    -    -    -"),
+  passDecl("vkc.shapes.grid",    kShapesPassGrid,    kShapesGroupSize, kShapesBindingCount, "-    -    R      -       -    -   R    R    W    -"),
+  passDecl("vkc.shapes.masks",   kShapesPassMasks,   kShapesGroupSize, kShapesBindingCount, "-    -    R      -       R    -   R    -    R    W"),
+  passDecl("vkc.shapes.collide", kShapesPassCollide, kShapesGroupSize, kShapesBindingCount, "RW   RW   R      -       R    R   R    -    R    R"),
+};
+// clang-format on
+inline constexpr StageDecl kShapesStage{"collide_shapes", kShapesBindingCount, kShapesPasses};
+static_assert(validStage(kShapesStage));
+
+}  // namespace vkc::gpu
+#endif  // VKC_SHARED_COLLIDE_SHAPES_PASSES_H
