@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "support/bounds_reference.h"
+#include "support/device_memory.h"
 #include "support/vulkan_fixture.h"
 
 namespace vkc::test {
@@ -64,6 +65,31 @@ TEST_F(ContextVulkan, ImportedDeviceIsUsedButNotOwned) {
   }  // the imported context is gone; the device must still work
   auto again = boundsOf(Backend::kVulkan, &ctx(), {p, {}, cloths, false});
   ASSERT_TRUE(again.ok()) << again.message();
+}
+
+TEST_F(ContextVulkan, MemoryCallbacksComeInPairsAndCarryEveryBuffer) {
+  TestDeviceMemory memory(impl());
+  DeviceMemoryCallbacks half = memory.callbacks();
+  half.free = nullptr;
+  auto r = importTestContext(impl(), false, half);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.message().find("ContextImportInfo::memory"), std::string::npos) << r.message();
+  ContextCreateInfo ci;
+  ci.memory = half;
+  auto created = Context::create(ci);
+  ASSERT_FALSE(created.ok());
+  EXPECT_NE(created.message().find("ContextCreateInfo::memory"), std::string::npos) << created.message();
+
+  // With both, every buffer of the context (device-local and host-visible) comes from the host.
+  auto c = importTestContext(impl(), true, memory.callbacks());
+  ASSERT_TRUE(c.ok()) << c.message();
+  std::vector<Float4> p(100, Float4{1, 2, 3, 1});
+  const std::vector<ClothRange> cloths = {{0, 100}};
+  auto boxes = boundsOf(Backend::kVulkan, c->get(), {p, {}, cloths, false});
+  ASSERT_TRUE(boxes.ok()) << boxes.message();
+  EXPECT_GT(memory.calls(), 0);
+  EXPECT_EQ(memory.live(), 0);  // the one-call path's stage is gone
+  EXPECT_EQ(detail::Internals::of(**c).allocator->blockCount(), 0u);  // no block of vkcollide's own
 }
 
 TEST(ContextImportApi, RejectsNullHandles) {
