@@ -567,7 +567,7 @@ class Runner {
     rows.push_back(dcopy);
     printRow(rows.back());
 
-    ShapeStageCreateInfo sci;
+    ShapeCollisionStageCreateInfo sci;
     sci.cloths = p.cloths;
     sci.particleCount = n;
     sci.colliders = p.colliders;

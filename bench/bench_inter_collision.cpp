@@ -126,7 +126,7 @@ bool benchLayout(Context& ctx, const Options& o, uint32_t clothCount, uint32_t s
   ShapeScene s = shapeScene(clothCount, side);
   const uint32_t n = static_cast<uint32_t>(s.particles.size());
   const std::string scene = std::to_string(clothCount) + " x " + std::to_string(side * side);
-  ShapeStageCreateInfo ci{s.cloths, n, s.colliders};
+  ShapeCollisionStageCreateInfo ci{s.cloths, n, s.colliders};
   auto stage = ShapeCollisionStage::create(ctx, ci);
   if (!stage) {
     std::fprintf(stderr, "bench_inter_collision: ShapeCollisionStage::create: %s\n", stage.message().c_str());

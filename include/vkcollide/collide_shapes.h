@@ -77,38 +77,56 @@ Status validate(const ShapeCollisionInput& input);
 // One collision iteration on the CPU (kCpuScalar or kCpuSimd). On error nothing is changed.
 Status collideShapesCpu(const ShapeCollisionInput& input, Backend backend, ShapeCollisionDebug* debug = nullptr);
 
-struct ShapeStageCreateInfo {
+struct ShapeCollisionStageCreateInfo {
   std::span<const ClothRange> cloths;  // the layout of the scene's particle buffers (copied)
   uint32_t particleCount = 0;          // elements in the particle buffers
   // The colliders' layout: per cloth, the number of spheres and the capsules (copied). Sphere
-  // values are not read here; each record() passes the frame's spheres.
+  // values are only validated here (finite, radius >= 0); each record() passes the frame's spheres.
   std::span<const ClothColliders> colliders;
+  uint32_t framesInFlight = 1;  // 1..kMaxFramesInFlight sets of scratch and sphere buffers (context.h)
 };
 
-struct ShapeRecordInfo {
+struct ShapeCollisionRecordInfo {
   BufferRange particles;      // host buffer: particleCount Float4, read and written
   BufferRange prevParticles;  // host buffer: particleCount Float4, read, and written with friction
   // This frame's spheres: the same counts and capsules as at creation. They are copied into the
   // command buffer (vkCmdUpdateBuffer), so the host's arrays may change after record() returns.
   std::span<const ClothColliders> colliders;
   ShapeCollisionSettings settings;
+  uint32_t frame = 0;  // which set of scratch and sphere buffers: < framesInFlight
   RecordSync sync;
 };
 
 // Sphere and capsule collision on a Vulkan device: the bounds stage, then four passes (prepare,
-// grid, masks, collide), all cloths of the scene in one dispatch each.
+// grid, masks, collide), all cloths of the scene in one dispatch each. Holds the static tables
+// (cloth table, capsules, sphere -> capsules) once and, per frame in flight, the frame's spheres and
+// the passes' scratch (prepared shapes, grids, masks) and an embedded bounds stage with the same
+// framesInFlight. create() does no queue work: the tables are staged in host-visible memory and
+// copied by recordUpload() or the first record().
 class ShapeCollisionStage {
  public:
-  static Result<std::unique_ptr<ShapeCollisionStage>> create(Context& context, const ShapeStageCreateInfo& info);
+  static Result<std::unique_ptr<ShapeCollisionStage>> create(Context& context,
+                                                             const ShapeCollisionStageCreateInfo& info);
+  // The device memory create() would allocate for `info`, the embedded bounds stage's included
+  // (validated as create() does).
+  static Result<MemoryRequirements> memoryRequirements(const Context& context,
+                                                       const ShapeCollisionStageCreateInfo& info);
   ~ShapeCollisionStage();
 
-  // Records one collision iteration into the host's command buffer (recording state, outside a
-  // render pass, of a pool of the context's queue family). Validates the colliders, the settings and
-  // the buffers first: on error nothing is recorded.
-  Status record(VkCommandBuffer commandBuffer, const ShapeRecordInfo& info);
+  // Records the upload of the static tables (this stage's and its bounds stage's). Optional: the
+  // first record() does it when it was not done; call it when the first record() goes into a command
+  // buffer that may be submitted after another one that uses the stage.
+  Status recordUpload(VkCommandBuffer commandBuffer);
 
-  // Convenience path: validates `input` (its layout must be the stage's), uploads, records, submits,
-  // waits and writes the results back into input.particles and input.prevParticles.
+  // Records one collision iteration into the host's command buffer (recording state, outside a
+  // render pass, of a pool of the context's queue family). Validates the frame, the colliders, the
+  // settings and the buffers first: on error nothing is recorded. Command buffers recorded with
+  // different frames may be in flight at once; two with the same frame must not be.
+  Status record(VkCommandBuffer commandBuffer, const ShapeCollisionRecordInfo& info);
+
+  // Convenience path: validates `input` (its layout must be the stage's), uploads, records, submits
+  // on the context's queue, waits and writes the results back into input.particles and
+  // input.prevParticles (untouched on error). Uses frame 0.
   Status run(const ShapeCollisionInput& input, ShapeCollisionDebug* debug = nullptr);
   // GPU times of the last run()'s passes.
   const std::vector<PassTiming>& timings() const;

@@ -1,6 +1,7 @@
 // Sphere and capsule collision on Vulkan: the bounds passes, then the four passes of
 // shaders/collide_shapes.comp, in one Recorder so that the barriers between all six come from their
 // declared buffer uses.
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <cstring>
@@ -8,6 +9,7 @@
 
 #include "bounds_stage.h"
 #include "buffer_check.h"
+#include "collide_shapes_stage.h"
 #include "context_impl.h"
 #include "recorder.h"
 #include "scene/shapes_layout.h"
@@ -24,23 +26,63 @@ using detail::Buffer;
 using detail::MemoryUsage;
 
 struct ShapeCollisionStage::Impl {
+  // The stage's buffers (StageBuffers ids). The static tables are shared; the frame's spheres and
+  // every buffer a pass writes are per frame in flight.
+  enum : uint32_t {
+    kClothTable,
+    kCapsuleTable,
+    kCsr,
+    kRawSpheres,
+    kPrepared,
+    kGrids,
+    kMasks,
+    kDummy,
+    kStaging,
+    kBufferCount
+  };
+
   detail::ContextImpl& ctx;
   std::vector<ClothRange> cloths;
   uint32_t particleCount = 0;
+  uint32_t frames = 1;
   std::vector<uint32_t> sphereCounts;
   std::vector<std::vector<Capsule>> capsules;
   detail::ShapesLayout layout;
   std::unique_ptr<BoundsStage> bounds;
   const detail::Pipeline* pipelines[4] = {};
-  Buffer clothTable, capsuleTable, csr, rawSpheres, prepared, grids, masks, dummy;
+  detail::StageBuffers buffers;
+  mutable detail::TableUpload upload;  // recorded by the first Recorder that records these passes
   // Convenience path.
-  Buffer particles, prevParticles, upload, readback;
+  Buffer particles, prevParticles, runUpload, readback;
   detail::TimestampPool queries{ctx};
   std::vector<PassTiming> timings;
   std::vector<gpu::vec4> sphereData;  // scratch for record()
   std::optional<detail::Recorder> last;  // the passes last recorded, for timings
 
   explicit Impl(detail::ContextImpl& c) : ctx(c) {}
+
+  // Every buffer of a stage with layout `L` (memoryRequirements() and create() both use this).
+  static std::array<detail::BufferSpec, kBufferCount> plan(const detail::ShapesLayout& L) {
+    constexpr MemoryUsage kDevice = MemoryUsage::kDeviceLocal;
+    std::array<detail::BufferSpec, kBufferCount> p{};
+    p[kClothTable] = {L.cloths.size() * sizeof(gpu::ShapeCloth)};
+    p[kCapsuleTable] = {L.capsules.size() * sizeof(gpu::CapsuleSpheres)};
+    p[kCsr] = {L.sphereCapsules.size() * sizeof(uint32_t)};
+    p[kRawSpheres] = {2ull * L.sphereCount * sizeof(gpu::vec4), kDevice, true};
+    p[kPrepared] = {(2ull * L.sphereCount + 6ull * L.capsuleCount) * sizeof(gpu::vec4), kDevice, true};
+    p[kGrids] = {L.cloths.size() * sizeof(gpu::ShapeGrid), kDevice, true};
+    p[kMasks] = {uint64_t{L.maskWordCount} * sizeof(uint32_t), kDevice, true};
+    p[kDummy] = {sizeof(gpu::vec4)};
+    p[kStaging] = {detail::TableUpload::stagingBytes(tables(L)), MemoryUsage::kUpload};
+    return p;
+  }
+
+  // The static tables of layout `L`, in staging order.
+  static std::array<detail::TableCopy, 3> tables(const detail::ShapesLayout& L) {
+    return {{{L.cloths.data(), L.cloths.size() * sizeof(gpu::ShapeCloth), kClothTable},
+             {L.capsules.data(), L.capsules.size() * sizeof(gpu::CapsuleSpheres), kCapsuleTable},
+             {L.sphereCapsules.data(), L.sphereCapsules.size() * sizeof(uint32_t), kCsr}}};
+  }
 
   Status checkLayout(std::span<const ClothColliders> colliders, const char* what) const {
     bool same = colliders.size() == sphereCounts.size();
@@ -57,19 +99,18 @@ struct ShapeCollisionStage::Impl {
                                                   "(create a new ShapeCollisionStage when they change)"};
   }
 
-  BufferRange whole(const Buffer& b) const { return b.range(); }
+  BufferRange whole(uint32_t id, uint32_t frame = 0) const { return buffers.range(id, frame); }
 
-  // Validated record: the sphere upload, then every pass.
-  Status recordValidated(VkCommandBuffer cmd, BufferRange parts, BufferRange prev,
-                         std::span<const ClothColliders> colliders, const ShapeCollisionSettings& settings,
-                         RecordSync sync, VkQueryPool timestampPool) {
-    detail::packRawSpheres(colliders, sphereData);
+  // The passes of one record over validated particle ranges, using frame `frame`'s buffers.
+  detail::Recorder makeRecorder(BufferRange parts, BufferRange prev, const ShapeCollisionSettings& settings,
+                                uint32_t frame) const {
     const uint32_t flags = detail::shapeFlags(settings);
     const bool ccd = settings.continuous, friction = (flags & gpu::kCollideFlagFriction) != 0;
-    if (particleCount == 0) parts = prev = dummy.range();
+    if (particleCount == 0) parts = prev = whole(kDummy);
 
     detail::Recorder rec(ctx);
-    detail::appendBoundsPasses(*bounds, rec, parts, prev, ccd, 0);
+    rec.addUpload(upload);
+    detail::appendBoundsPasses(*bounds, rec, parts, prev, ccd, frame);
     const gpu::ShapesPush push{static_cast<uint32_t>(layout.cloths.size()),
                                particleCount,
                                layout.sphereCount,
@@ -82,11 +123,12 @@ struct ShapeCollisionStage::Impl {
                                settings.alphaEnd,
                                layout.groupCount,
                                0};
-    const BufferRange boundsOut = bounds->outputBuffer();
+    const BufferRange boundsOut = bounds->outputBuffer(frame);
+    const uint32_t f = frame;
     auto pass = [&](uint32_t kind, uint32_t groups) {
       const BufferRange ranges[gpu::kShapesBindingCount] = {
-          parts, prev, whole(clothTable), whole(rawSpheres), whole(capsuleTable), whole(csr), whole(prepared),
-          boundsOut.size > 0 ? boundsOut : dummy.range(), whole(grids), whole(masks)};
+          parts, prev, whole(kClothTable), whole(kRawSpheres, f), whole(kCapsuleTable), whole(kCsr), whole(kPrepared, f),
+          boundsOut.size > 0 ? boundsOut : whole(kDummy), whole(kGrids, f), whole(kMasks, f)};
       detail::Pass p = detail::passFromDecl(gpu::kShapesPasses[kind], pipelines[kind], ranges);
       p.setPush(push);
       p.groupCount = groups;
@@ -99,7 +141,17 @@ struct ShapeCollisionStage::Impl {
     detail::Pass collide = pass(gpu::kShapesPassCollide, layout.groupCount);
     if (!friction) collide.narrow(gpu::kShapesBindingPrevParticles, Access::kRead);
     rec.add(std::move(collide));
+    return rec;
+  }
 
+  // Validated record: the sphere upload, then every pass.
+  Status recordValidated(VkCommandBuffer cmd, BufferRange parts, BufferRange prev,
+                         std::span<const ClothColliders> colliders, const ShapeCollisionSettings& settings,
+                         RecordSync sync, uint32_t frame, VkQueryPool timestampPool) {
+    detail::packRawSpheres(colliders, sphereData);
+    detail::Recorder rec = makeRecorder(parts, prev, settings, frame);
+    // The passes are checked before the sphere upload: a refused record leaves the command buffer as it was.
+    for (const detail::Pass& p : rec.passes()) VKC_TRY(detail::checkPass(p));
     // The frame's spheres go into the command buffer. Before: earlier frames' reads of the buffer
     // must be done (write-after-read); after: the recorder's opening barrier covers the copy.
     if (!sphereData.empty()) {
@@ -108,7 +160,8 @@ struct ShapeCollisionStage::Impl {
       const auto* bytes = reinterpret_cast<const uint8_t*>(sphereData.data());
       const VkDeviceSize total = sphereData.size() * sizeof(gpu::vec4);
       for (VkDeviceSize off = 0; off < total; off += 65536) {
-        ctx.vk.vkCmdUpdateBuffer(cmd, rawSpheres.handle(), off, std::min<VkDeviceSize>(65536, total - off), bytes + off);
+        ctx.vk.vkCmdUpdateBuffer(cmd, buffers.get(kRawSpheres, frame).handle(), off,
+                                 std::min<VkDeviceSize>(65536, total - off), bytes + off);
       }
       sync.srcStage |= VK_PIPELINE_STAGE_2_COPY_BIT;
       sync.srcAccess |= VK_ACCESS_2_TRANSFER_WRITE_BIT;
@@ -123,22 +176,10 @@ ShapeCollisionStage::ShapeCollisionStage(std::unique_ptr<Impl> impl) : impl_(std
 ShapeCollisionStage::~ShapeCollisionStage() = default;
 const std::vector<PassTiming>& ShapeCollisionStage::timings() const { return impl_->timings; }
 
-Result<std::unique_ptr<ShapeCollisionStage>> ShapeCollisionStage::create(Context& context,
-                                                                         const ShapeStageCreateInfo& info) {
-  detail::ContextImpl& ctx = detail::Internals::of(context);
-  VKC_TRY(detail::validateClothRanges(info.cloths, info.particleCount, "ShapeStageCreateInfo"));
-  VKC_TRY(detail::validateColliders(info.colliders, info.cloths.size()));
-  auto impl = std::make_unique<Impl>(ctx);
-  impl->cloths.assign(info.cloths.begin(), info.cloths.end());
-  impl->particleCount = info.particleCount;
-  for (const ClothColliders& c : info.colliders) {
-    impl->sphereCounts.push_back(static_cast<uint32_t>(c.spheres.size()));
-    impl->capsules.emplace_back(c.capsules.begin(), c.capsules.end());
-  }
-  impl->layout = detail::makeShapesLayout(info.cloths, info.colliders);
-  const detail::ShapesLayout& L = impl->layout;
-
-  // Device limits: every binding must fit in maxStorageBufferRange.
+// The checks create() and memoryRequirements() share: the description and the device's limits.
+static Status checkCreateInfo(const detail::ContextImpl& ctx, const ShapeCollisionStageCreateInfo& info,
+                              const detail::ShapesLayout& L) {
+  // Every binding must fit in maxStorageBufferRange.
   const uint64_t maxRange = ctx.info.maxStorageBufferRange;
   struct Need {
     const char* what;
@@ -151,52 +192,113 @@ Result<std::unique_ptr<ShapeCollisionStage>> ShapeCollisionStage::create(Context
   };
   for (const Need& n : needs) {
     if (n.bytes > maxRange) {
-      return Error{ErrorCode::kLimitExceeded, std::string("ShapeStageCreateInfo::") + n.what + " needs " +
+      return Error{ErrorCode::kLimitExceeded, std::string("ShapeCollisionStageCreateInfo::") + n.what + " needs " +
                                                   std::to_string(n.bytes) + " bytes in one storage buffer; the device '" +
                                                   ctx.info.name + "' allows maxStorageBufferRange = " +
                                                   std::to_string(maxRange)};
     }
   }
+  return {};
+}
 
-  auto boundsStage = BoundsStage::create(context, {info.cloths, info.particleCount, true});
+// Validates `info` and builds its layout (the layout is only built from validated colliders).
+static Status checkAndLayout(const detail::ContextImpl& ctx, const ShapeCollisionStageCreateInfo& info,
+                             detail::ShapesLayout& layout) {
+  VKC_TRY(detail::validateClothRanges(info.cloths, info.particleCount, "ShapeCollisionStageCreateInfo"));
+  VKC_TRY(detail::validateColliders(info.colliders, info.cloths.size()));
+  VKC_TRY(detail::checkFramesInFlight(info.framesInFlight, "ShapeCollisionStageCreateInfo"));
+  layout = detail::makeShapesLayout(info.cloths, info.colliders);
+  return checkCreateInfo(ctx, info, layout);
+}
+
+// The embedded bounds stage: with the previous positions (CCD may be chosen per record()).
+static BoundsStageCreateInfo boundsInfo(const ShapeCollisionStageCreateInfo& info) {
+  return {.cloths = info.cloths,
+          .particleCount = info.particleCount,
+          .includePrevious = true,
+          .framesInFlight = info.framesInFlight};
+}
+
+Result<MemoryRequirements> ShapeCollisionStage::memoryRequirements(const Context& context,
+                                                                   const ShapeCollisionStageCreateInfo& info) {
+  detail::ShapesLayout layout;
+  VKC_TRY(checkAndLayout(detail::Internals::of(context), info, layout));
+  auto need = BoundsStage::memoryRequirements(context, boundsInfo(info));
+  if (!need) return need.error();
+  const MemoryRequirements own = detail::requirementsOf(Impl::plan(layout), info.framesInFlight);
+  need->deviceLocalBytes += own.deviceLocalBytes;
+  need->hostVisibleBytes += own.hostVisibleBytes;
+  need->bufferCount += own.bufferCount;
+  return need;
+}
+
+Result<std::unique_ptr<ShapeCollisionStage>> ShapeCollisionStage::create(Context& context,
+                                                                         const ShapeCollisionStageCreateInfo& info) {
+  detail::ContextImpl& ctx = detail::Internals::of(context);
+  auto impl = std::make_unique<Impl>(ctx);
+  VKC_TRY(checkAndLayout(ctx, info, impl->layout));
+  impl->cloths.assign(info.cloths.begin(), info.cloths.end());
+  impl->particleCount = info.particleCount;
+  impl->frames = info.framesInFlight;
+  for (const ClothColliders& c : info.colliders) {
+    impl->sphereCounts.push_back(static_cast<uint32_t>(c.spheres.size()));
+    impl->capsules.emplace_back(c.capsules.begin(), c.capsules.end());
+  }
+
+  auto boundsStage = BoundsStage::create(context, boundsInfo(info));
   if (!boundsStage) return boundsStage.error();
   impl->bounds = std::move(boundsStage.value());
   VKC_TRY(detail::getPassPipelines(ctx, "collide_shapes", gpu::kShapesBindingCount, sizeof(gpu::ShapesPush),
                                     impl->pipelines));
-  auto make = [&](Buffer& b, VkDeviceSize bytes) { return detail::makeBuffer(ctx, b, bytes); };
-  VKC_TRY(make(impl->clothTable, L.cloths.size() * sizeof(gpu::ShapeCloth)));
-  VKC_TRY(make(impl->capsuleTable, L.capsules.size() * sizeof(gpu::CapsuleSpheres)));
-  VKC_TRY(make(impl->csr, L.sphereCapsules.size() * sizeof(uint32_t)));
-  VKC_TRY(make(impl->rawSpheres, 2ull * L.sphereCount * sizeof(gpu::vec4)));
-  VKC_TRY(make(impl->prepared, (2ull * L.sphereCount + 6ull * L.capsuleCount) * sizeof(gpu::vec4)));
-  VKC_TRY(make(impl->grids, L.cloths.size() * sizeof(gpu::ShapeGrid)));
-  VKC_TRY(make(impl->masks, uint64_t{L.maskWordCount} * sizeof(uint32_t)));
-  VKC_TRY(make(impl->dummy, 16));
-
-  // Static tables, uploaded once.
-  const detail::ContextImpl::Upload uploads[] = {
-      {L.cloths.data(), L.cloths.size() * sizeof(gpu::ShapeCloth), impl->clothTable.handle()},
-      {L.capsules.data(), L.capsules.size() * sizeof(gpu::CapsuleSpheres), impl->capsuleTable.handle()},
-      {L.sphereCapsules.data(), L.sphereCapsules.size() * sizeof(uint32_t), impl->csr.handle()}};
-  VKC_TRY(ctx.uploadNow(uploads));
+  VKC_TRY(impl->buffers.create(ctx, Impl::plan(impl->layout), impl->frames));
+  impl->upload.write(impl->buffers, Impl::kStaging, Impl::tables(impl->layout));
   VKC_TRY(impl->queries.create(12));
   return std::unique_ptr<ShapeCollisionStage>(new ShapeCollisionStage(std::move(impl)));
 }
 
-Status ShapeCollisionStage::record(VkCommandBuffer commandBuffer, const ShapeRecordInfo& info) {
+Status ShapeCollisionStage::recordUpload(VkCommandBuffer commandBuffer) {
+  if (commandBuffer == VK_NULL_HANDLE) {
+    return Error{ErrorCode::kInvalidArgument, "ShapeCollisionStage::recordUpload: commandBuffer is null"};
+  }
+  VKC_TRY(impl_->bounds->recordUpload(commandBuffer));
+  impl_->upload.record(impl_->ctx, commandBuffer);
+  return {};
+}
+
+std::vector<uint64_t> detail::shapeFrameWrites(ShapeCollisionStage& stage, uint32_t frame) {
+  const ShapeCollisionStage::Impl& s = Internals::of(stage);
+  const BufferRange dummy = s.whole(ShapeCollisionStage::Impl::kDummy);
+  const ShapeCollisionSettings everything{.continuous = true, .friction = 1, .collisionMassScale = 1};
+  std::vector<uint64_t> out = {
+      reinterpret_cast<uint64_t>(s.buffers.get(ShapeCollisionStage::Impl::kRawSpheres, frame).handle())};
+  const Recorder rec = s.makeRecorder(dummy, dummy, everything, frame);
+  for (const Pass& p : rec.passes()) {
+    for (const BufferUse& u : usesOf(p)) {
+      const bool writes = u.access == Access::kWrite || u.access == Access::kReadWrite;
+      if (writes && u.buffer != reinterpret_cast<uint64_t>(dummy.buffer)) out.push_back(u.buffer);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+Status ShapeCollisionStage::record(VkCommandBuffer commandBuffer, const ShapeCollisionRecordInfo& info) {
   Impl& s = *impl_;
   VKC_TRY(detail::checkCommandBuffer(commandBuffer, "ShapeCollisionStage"));
+  VKC_TRY(detail::checkFrame(info.frame, s.frames, "ShapeCollisionRecordInfo"));
   VKC_TRY(detail::validateShapeSettings(info.settings));
   VKC_TRY(detail::validateColliders(info.colliders, s.cloths.size()));
-  VKC_TRY(s.checkLayout(info.colliders, "ShapeRecordInfo"));
+  VKC_TRY(s.checkLayout(info.colliders, "ShapeCollisionRecordInfo"));
   BufferRange parts = info.particles, prev = info.prevParticles;
   if (s.particleCount > 0) {
     const VkDeviceSize bytes = VkDeviceSize{s.particleCount} * sizeof(Float4);
-    VKC_TRY(detail::checkBufferRange(s.ctx, parts, "ShapeRecordInfo", "particles", bytes));
-    VKC_TRY(detail::checkBufferRange(s.ctx, prev, "ShapeRecordInfo", "prevParticles", bytes));
+    VKC_TRY(detail::checkBufferRange(s.ctx, parts, "ShapeCollisionRecordInfo", "particles", bytes));
+    VKC_TRY(detail::checkBufferRange(s.ctx, prev, "ShapeCollisionRecordInfo", "prevParticles", bytes));
     parts.size = prev.size = bytes;
   }
-  return s.recordValidated(commandBuffer, parts, prev, info.colliders, info.settings, info.sync, VK_NULL_HANDLE);
+  return s.recordValidated(commandBuffer, parts, prev, info.colliders, info.settings, info.sync, info.frame,
+                           VK_NULL_HANDLE);
 }
 
 Status ShapeCollisionStage::run(const ShapeCollisionInput& input, ShapeCollisionDebug* debug) {
@@ -217,22 +319,22 @@ Status ShapeCollisionStage::run(const ShapeCollisionInput& input, ShapeCollision
   };
   VKC_TRY(ensure(s.particles, bytes, MemoryUsage::kDeviceLocal));
   VKC_TRY(ensure(s.prevParticles, bytes, MemoryUsage::kDeviceLocal));
-  VKC_TRY(ensure(s.upload, 2 * bytes, MemoryUsage::kUpload));
+  VKC_TRY(ensure(s.runUpload, 2 * bytes, MemoryUsage::kUpload));
   VKC_TRY(ensure(s.readback, 2 * bytes + maskBytes, MemoryUsage::kReadback));
   if (bytes > 0) {
-    std::memcpy(s.upload.mapped(), input.particles.data(), bytes);
-    std::memcpy(static_cast<char*>(s.upload.mapped()) + bytes, input.prevParticles.data(), bytes);
+    std::memcpy(s.runUpload.mapped(), input.particles.data(), bytes);
+    std::memcpy(static_cast<char*>(s.runUpload.mapped()) + bytes, input.prevParticles.data(), bytes);
   }
   const RecordSync sync = detail::copyInCopyOutSync();
   VKC_TRY(s.ctx.submitAndWait([&](VkCommandBuffer cmd) -> Status {
     if (bytes > 0) {
       VkBufferCopy region{0, 0, bytes};
-      s.ctx.vk.vkCmdCopyBuffer(cmd, s.upload.handle(), s.particles.handle(), 1, &region);
+      s.ctx.vk.vkCmdCopyBuffer(cmd, s.runUpload.handle(), s.particles.handle(), 1, &region);
       region.srcOffset = bytes;
-      s.ctx.vk.vkCmdCopyBuffer(cmd, s.upload.handle(), s.prevParticles.handle(), 1, &region);
+      s.ctx.vk.vkCmdCopyBuffer(cmd, s.runUpload.handle(), s.prevParticles.handle(), 1, &region);
     }
     VKC_TRY(s.recordValidated(cmd, {s.particles.handle(), 0, bytes}, {s.prevParticles.handle(), 0, bytes},
-                              input.colliders, input.settings, sync, s.queries));
+                              input.colliders, input.settings, sync, 0, s.queries));
     if (bytes > 0) {
       VkBufferCopy region{0, 0, bytes};
       s.ctx.vk.vkCmdCopyBuffer(cmd, s.particles.handle(), s.readback.handle(), 1, &region);
@@ -241,10 +343,11 @@ Status ShapeCollisionStage::run(const ShapeCollisionInput& input, ShapeCollision
     }
     if (maskBytes > 0) {
       const VkBufferCopy region{0, 2 * bytes, maskBytes};
-      s.ctx.vk.vkCmdCopyBuffer(cmd, s.masks.handle(), s.readback.handle(), 1, &region);
+      s.ctx.vk.vkCmdCopyBuffer(cmd, s.buffers.get(Impl::kMasks, 0).handle(), s.readback.handle(), 1, &region);
     }
     return {};
   }));
+  VKC_TRY(detail::storeTimings(*s.last, s.queries, s.timings));  // before any output is written
   if (bytes > 0) {
     std::memcpy(input.particles.data(), s.readback.mapped(), bytes);
     std::memcpy(input.prevParticles.data(), static_cast<const char*>(s.readback.mapped()) + bytes, bytes);
@@ -255,7 +358,7 @@ Status ShapeCollisionStage::run(const ShapeCollisionInput& input, ShapeCollision
     debug->maskWords.clear();
     for (const gpu::ShapeCloth& sc : s.layout.cloths) debug->maskWords.push_back(sc.maskWords);
   }
-  return detail::storeTimings(*s.last, s.queries, s.timings);
+  return {};
 }
 
 Status collideShapes(Backend backend, Context* context, const ShapeCollisionInput& input, ShapeCollisionDebug* debug) {
@@ -263,7 +366,8 @@ Status collideShapes(Backend backend, Context* context, const ShapeCollisionInpu
   if (context == nullptr) return Error{ErrorCode::kInvalidArgument, "collideShapes: the Vulkan backend needs a context"};
   VKC_TRY(validate(input));
   auto stage = ShapeCollisionStage::create(
-      *context, {input.cloths, static_cast<uint32_t>(input.particles.size()), input.colliders});
+      *context, {.cloths = input.cloths, .particleCount = static_cast<uint32_t>(input.particles.size()),
+                 .colliders = input.colliders});
   if (!stage) return stage.error();
   return (*stage)->run(input, debug);
 }

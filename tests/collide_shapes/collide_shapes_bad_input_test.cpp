@@ -1,7 +1,7 @@
 // Bad input to sphere/capsule collision: every backend (collideShapes), the Vulkan stage's create(),
 // run() and record() reject it with an error that names the field, and change nothing: particles,
 // previous positions, debug output and the host's buffers stay as they were, and a rejected record()
-// leaves the command buffer empty. (tests/vulkan/collide_shapes_stage_test.cpp has the record()
+// leaves the command buffer empty; framesInFlight and the record's frame are checked too. (tests/vulkan/collide_shapes_stage_test.cpp has the record()
 // buffer-size, layout-change and device-limit-by-sphere-count cases.)
 #include <gtest/gtest.h>
 
@@ -215,7 +215,7 @@ TEST_F(ShapeBadInputVulkan, RecordRejectsBadCollidersAndSettingsAndRecordsNothin
     SCOPED_TRACE(c.name);
     Scene bad = validScene();
     c.spoil(bad);
-    ShapeRecordInfo info;
+    ShapeCollisionRecordInfo info;
     info.particles = {host->handle(), 0, bytes};
     info.prevParticles = {host->handle(), bytes, bytes};
     info.colliders = bad.input().colliders;
@@ -229,7 +229,7 @@ TEST_F(ShapeBadInputVulkan, RecordRejectsBadCollidersAndSettingsAndRecordsNothin
     ASSERT_EQ(std::memcmp(host->mapped(), original.data(), 2 * bytes), 0);
   }
   // A good record() changes the buffer.
-  ShapeRecordInfo info;
+  ShapeCollisionRecordInfo info;
   info.particles = {host->handle(), 0, bytes};
   info.prevParticles = {host->handle(), bytes, bytes};
   info.colliders = s.input().colliders;
@@ -238,6 +238,52 @@ TEST_F(ShapeBadInputVulkan, RecordRejectsBadCollidersAndSettingsAndRecordsNothin
   info.sync.dstAccess = VK_ACCESS_2_HOST_READ_BIT;
   submit([&](VkCommandBuffer cmd) { ASSERT_TRUE(stage->record(cmd, info).ok()); });
   EXPECT_NE(std::memcmp(host->mapped(), original.data(), 2 * bytes), 0);
+}
+
+TEST_F(ShapeBadInputVulkan, FramesInFlightOutOfRangeIsRejectedByCreateAndMemoryRequirements) {
+  Scene s = validScene();
+  ShapeCollisionInput in = s.input();
+  for (uint32_t frames : {0u, kMaxFramesInFlight + 1}) {
+    SCOPED_TRACE(frames);
+    const ShapeCollisionStageCreateInfo info{.cloths = s.cloths,
+                                             .particleCount = static_cast<uint32_t>(s.particles.size()),
+                                             .colliders = in.colliders,
+                                             .framesInFlight = frames};
+    const std::string field = "ShapeCollisionStageCreateInfo::framesInFlight is " + std::to_string(frames);
+    auto stage = ShapeCollisionStage::create(ctx(), info);
+    ASSERT_FALSE(stage.ok());
+    EXPECT_NE(stage.message().find(field), std::string::npos) << stage.message();
+    auto need = ShapeCollisionStage::memoryRequirements(ctx(), info);
+    ASSERT_FALSE(need.ok());
+    EXPECT_NE(need.message().find(field), std::string::npos) << need.message();
+  }
+}
+
+TEST_F(ShapeBadInputVulkan, RecordRejectsAFrameBeyondFramesInFlightAndRecordsNothing) {
+  Scene s = validScene();
+  ShapeCollisionInput in = s.input();
+  const uint32_t n = static_cast<uint32_t>(s.particles.size());
+  auto stage = ShapeCollisionStage::create(
+      ctx(), {.cloths = s.cloths, .particleCount = n, .colliders = in.colliders, .framesInFlight = 2});
+  ASSERT_TRUE(stage.ok()) << stage.message();
+  const VkDeviceSize bytes = n * sizeof(Float4);
+  detail::Buffer host = hostBuffer(2 * bytes);
+  std::memcpy(host.mapped(), s.particles.data(), bytes);
+  std::memcpy(static_cast<char*>(host.mapped()) + bytes, s.prev.data(), bytes);
+  ShapeCollisionRecordInfo info;
+  info.particles = {host.handle(), 0, bytes};
+  info.prevParticles = {host.handle(), bytes, bytes};
+  info.colliders = in.colliders;
+  info.settings = s.settings;
+  info.frame = 2;
+  submit([&](VkCommandBuffer cmd) {
+    const Status st = (*stage)->record(cmd, info);
+    ASSERT_FALSE(st.ok());
+    EXPECT_EQ(st.error().code, ErrorCode::kInvalidArgument);
+    EXPECT_NE(st.message().find("ShapeCollisionRecordInfo::frame is 2"), std::string::npos) << st.message();
+  });
+  EXPECT_EQ(std::memcmp(host.mapped(), s.particles.data(), bytes), 0);
+  EXPECT_FALSE((*stage)->recordUpload(VK_NULL_HANDLE).ok());
 }
 
 TEST_F(ShapeBadInputVulkan, MoreCapsulesThanTheDeviceAllowsIsAnError) {

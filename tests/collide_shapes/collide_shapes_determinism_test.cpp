@@ -55,7 +55,7 @@ TEST_F(ShapeDeterminismVulkan, HundredRecordedRerunsAreBitwiseIdenticalAndEqualR
   const VkDeviceSize bytes = n * sizeof(Float4);
   auto host = impl().allocator->createBuffer(2 * bytes, detail::MemoryUsage::kUpload);
   ASSERT_TRUE(host.ok());
-  ShapeRecordInfo info;
+  ShapeCollisionRecordInfo info;
   info.particles = {host->handle(), 0, bytes};
   info.prevParticles = {host->handle(), bytes, bytes};
   info.colliders = in.colliders;

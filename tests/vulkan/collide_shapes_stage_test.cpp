@@ -146,7 +146,7 @@ TEST_F(ShapeStageVulkan, RecordsIntoHostBuffersAndRejectsBadRecords) {
   ASSERT_TRUE(host.ok());
   std::memcpy(host->mapped(), s.particles.data(), n * sizeof(Float4));
   std::memcpy(static_cast<char*>(host->mapped()) + n * sizeof(Float4), s.prev.data(), n * sizeof(Float4));
-  ShapeRecordInfo info;
+  ShapeCollisionRecordInfo info;
   info.particles = {host->handle(), 0, n * sizeof(Float4)};
   info.prevParticles = {host->handle(), n * sizeof(Float4), n * sizeof(Float4)};
   info.colliders = in.colliders;
@@ -154,7 +154,7 @@ TEST_F(ShapeStageVulkan, RecordsIntoHostBuffersAndRejectsBadRecords) {
   info.sync.dstAccess = VK_ACCESS_2_HOST_READ_BIT;
 
   VkCommandBuffer cmd = beginCommandBuffer();
-  ShapeRecordInfo bad = info;
+  ShapeCollisionRecordInfo bad = info;
   bad.particles.size -= 16;
   EXPECT_EQ((*stage)->record(cmd, bad).error().code, ErrorCode::kBufferTooSmall);
   std::vector<ClothColliders> otherLayout(in.colliders.begin(), in.colliders.end());
