@@ -1,0 +1,104 @@
+// The drape sample's Vulkan scaffolding, as a renderer has it: its own instance and device (with what
+// vkcollide needs), buffers, images, its compute and graphics pipelines, barriers. Nothing here
+// calls vkcollide.
+#pragma once
+
+#include <volk.h>
+
+#include <cstdint>
+#include <string>
+
+#include <glm/glm.hpp>
+
+#include "options.h"
+
+#define DRAPE_VK(expr)                                                                                      \
+  do {                                                                                                      \
+    const VkResult drape_r_ = (expr);                                                                       \
+    if (drape_r_ != VK_SUCCESS) fail(std::string(#expr) + " failed: VkResult " + std::to_string(drape_r_)); \
+  } while (0)
+
+namespace drape {
+
+// The renderer's own device.
+struct Gpu {
+  VkInstance instance = VK_NULL_HANDLE;
+  VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
+  VkPhysicalDevice physical = VK_NULL_HANDLE;
+  VkDevice device = VK_NULL_HANDLE;
+  uint32_t family = 0;
+  VkQueue queue = VK_NULL_HANDLE;
+  VkPhysicalDeviceProperties props{};
+  VkPhysicalDeviceMemoryProperties memory{};
+  uint32_t timestampBits = 0;
+};
+
+// A device with one queue family that does graphics and compute, Vulkan 1.3 (synchronization2,
+// maintenance4, dynamicRendering) and VK_KHR_push_descriptor; --validate adds the validation layer
+// with synchronization validation. Exits on failure.
+Gpu createGpu(const Options& o);
+// Messages the validation layer reported so far.
+uint64_t validationMessages();
+
+struct Buffer {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  VkDeviceSize size = 0;
+  void* mapped = nullptr;
+};
+
+// A buffer with its own memory: device-local, or host-visible, coherent and mapped (`host`).
+Buffer createBuffer(const Gpu& g, VkDeviceSize size, VkBufferUsageFlags usage, bool host);
+void destroy(const Gpu& g, Buffer& b);
+
+struct Image {
+  VkImage image = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  VkImageView view = VK_NULL_HANDLE;
+};
+
+Image createImage(const Gpu& g, uint32_t w, uint32_t h, VkFormat format, VkImageUsageFlags usage,
+                  VkImageAspectFlags aspect);
+void destroy(const Gpu& g, Image& im);
+
+struct ComputePipeline {
+  VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+};
+
+// The sample's solver passes (shaders/integrate.comp: particles, prev; shaders/constraints.comp:
+// particles), each with its push constants (cloth_shared.h).
+ComputePipeline integratePipeline(const Gpu& g);
+ComputePipeline constraintsPipeline(const Gpu& g);
+void destroy(const Gpu& g, ComputePipeline& p);
+// Binds `p` and pushes its storage buffers (b1 only where the pipeline has two).
+void pushBuffers(VkCommandBuffer cmd, const ComputePipeline& p, VkBuffer b0, VkBuffer b1 = VK_NULL_HANDLE);
+
+// The cloth and collider render (cloth_vs.vert, cloth_fs.frag).
+struct RenderPush {
+  glm::mat4 viewProj;
+  glm::vec4 frontColor;
+  glm::vec4 backColor;
+  uint32_t gridSize;
+  uint32_t pad[3];
+};
+static_assert(sizeof(RenderPush) == 112);
+
+constexpr VkFormat kColorFormat = VK_FORMAT_R8G8B8A8_UNORM;
+constexpr VkFormat kDepthFormat = VK_FORMAT_D32_SFLOAT;
+
+struct GraphicsPipeline {
+  VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+};
+GraphicsPipeline graphicsPipeline(const Gpu& g);
+
+void memoryBarrier(VkCommandBuffer cmd, VkPipelineStageFlags2 srcStage, VkAccessFlags2 srcAccess,
+                   VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess);
+VkImageMemoryBarrier2 imageBarrier(VkImage image, VkImageAspectFlags aspect, VkPipelineStageFlags2 srcStage,
+                                   VkAccessFlags2 srcAccess, VkPipelineStageFlags2 dstStage,
+                                   VkAccessFlags2 dstAccess, VkImageLayout from, VkImageLayout to);
+
+}  // namespace drape
