@@ -22,6 +22,8 @@
 // --validate (or DRAPE_VALIDATE=1): VK_LAYER_KHRONOS_validation with synchronization validation;
 // the program exits non-zero if the layer reported anything. --check: exit non-zero unless the
 // cloth is finite, outside the colliders (within tolerance), unbroken, and ends on the sphere.
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -57,6 +59,88 @@ double medianOf(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
+}
+
+long residentBytes() {
+  long pages = 0, resident = 0;
+  if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    std::fclose(f);
+  }
+  return resident * sysconf(_SC_PAGESIZE);
+}
+
+// What --json writes: the same checks as the CPU soak (tests/soak/drape_soak.cpp) on the GPU run.
+struct Results {
+  FrameStats worst;
+  bool bad;
+  uint32_t firstBadFrame;
+  float penetrationTolerance;  // of --check, against the drawn shapes
+  float thickness;
+  std::vector<double> frameMs;
+  std::vector<double> sectionMedianMs;  // empty without timestamps
+  uint32_t warmupFrames;
+  long rssAfterWarmup, rssMax;
+};
+
+// Resident-set growth allowed after the warm-up (the driver's caches and pools settle by then; a leak
+// per frame grows without end).
+constexpr long kRssSlackBytes = 4 << 20;
+// Depth allowed inside the colliders as vkcollide sees them (drawn shapes grown by the thickness):
+// float rounding of the projection, as in the CPU soak.
+constexpr float kColliderDepthTolerance = 1e-4f;
+
+void writeResults(const Options& o, const Gpu& g, const Results& r) {
+  auto num = [](double v) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%.6g", v);
+    return std::isfinite(v) ? std::string(b) : std::string("null");
+  };
+  auto str = [](const std::string& v) {
+    std::string out = "\"";
+    for (char c : v) out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+    return out + "\"";
+  };
+  std::vector<double> sorted = r.frameMs;
+  std::sort(sorted.begin(), sorted.end());
+  const double p99 = sorted.empty() ? 0 : sorted[std::min(sorted.size() - 1, sorted.size() * 99 / 100)];
+  const float depth = std::max(r.worst.sphereDepth, r.worst.capsuleDepth) + r.thickness;
+  const long growth = r.rssMax - r.rssAfterWarmup;
+  const bool ok = r.worst.finite && depth <= kColliderDepthTolerance && growth <= kRssSlackBytes;
+  const uint32_t a = g.props.apiVersion;
+  std::string s = "{\n  \"benchmark\": \"drape_soak\",\n";
+  s += "  \"device\": " + str(g.props.deviceName) + ",\n  \"driver\": " + str(g.driver) + ",\n";
+  s += "  \"vulkan_api\": \"" + std::to_string(VK_API_VERSION_MAJOR(a)) + "." + std::to_string(VK_API_VERSION_MINOR(a)) +
+       "." + std::to_string(VK_API_VERSION_PATCH(a)) + "\",\n";
+  s += "  \"subgroup_size\": " + std::to_string(g.subgroupSize) + ",\n";
+  if (const char* w = std::getenv("LP_NATIVE_VECTOR_WIDTH")) s += "  \"lp_native_vector_width\": " + str(w) + ",\n";
+  s += "  \"options\": {\"size\": " + std::to_string(o.size) + ", \"frames\": " + std::to_string(o.frames) +
+       ", \"substeps\": " + std::to_string(o.substeps) + ", \"iterations\": " + std::to_string(o.iterations) +
+       ", \"self_every\": " + (o.self ? std::to_string(o.selfEvery) : std::string("0")) +
+       ", \"png_every\": " + std::to_string(o.pngEvery) + "},\n";
+  s += "  \"notes\": \"the drape sample on the Vulkan device: frame_ms = submit-to-fence wall time per frame (simulation + "
+       "render + readback); gpu sections = medians of timestamps; max_depth_in_collider_m = deepest particle at the end of "
+       "any frame inside a collider as vkcollide sees it (drawn shape grown by the cloth thickness), checked against " +
+       num(kColliderDepthTolerance) + " m; rss = resident set after warmup_frames and the most later, growth checked "
+       "against " + std::to_string(kRssSlackBytes >> 20) + " MiB\",\n";
+  s += "  \"rows\": [\n    {\"frames\": " + std::to_string(o.frames) + ", \"frame_ms_median\": " +
+       num(sorted.empty() ? 0 : sorted[sorted.size() / 2]) + ", \"frame_ms_p99\": " + num(p99) +
+       ", \"frame_ms_max\": " + num(sorted.empty() ? 0 : sorted.back());
+  const char* const keys[] = {"integrate_ms", "constraints_ms", "vkcollide_self_ms", "vkcollide_shapes_ms", "render_ms"};
+  for (size_t k = 0; k < r.sectionMedianMs.size() && k < 5; ++k) s += ", \"" + std::string(keys[k]) + "\": " + num(r.sectionMedianMs[k]);
+  s += ", \"finite\": " + std::string(r.worst.finite ? "true" : "false") +
+       ", \"max_depth_in_collider_m\": " + num(depth) + ", \"max_depth_in_drawn_shape_m\": " +
+       num(std::max(r.worst.sphereDepth, r.worst.capsuleDepth)) + ", \"max_structural_stretch\": " + num(r.worst.maxStretch) +
+       ", \"warmup_frames\": " + std::to_string(r.warmupFrames) + ", \"rss_kib_after_warmup\": " +
+       std::to_string(r.rssAfterWarmup >> 10) + ", \"rss_kib_max_later\": " + std::to_string(r.rssMax >> 10) +
+       ", \"checks_passed\": " + (ok ? "true" : "false") + "}\n  ]\n}\n";
+  std::FILE* f = std::fopen(o.json.c_str(), "w");
+  if (f == nullptr || std::fwrite(s.data(), 1, s.size(), f) != s.size() || std::fclose(f) != 0) fail("cannot write " + o.json);
+  std::printf("drape: wrote %s (frame %.3f ms median, deepest %.3g m inside a collider, resident set %+ld KiB after %u "
+              "warm-up frames): checks %s\n",
+              o.json.c_str(), sorted.empty() ? 0.0 : sorted[sorted.size() / 2], double{depth}, growth >> 10, r.warmupFrames,
+              ok ? "passed" : "FAILED");
+  if (!ok) std::exit(1);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -226,10 +310,14 @@ int run(const Options& o) {
   // Particles inside a drawn collider (which they should keep clothThickness away from) by more
   // than this fail --check. (The cloth's spacing is 0.016 m at 128x128, 0.065 m at 32x32.)
   const float penetrationTolerance = 0.005f;  // m
+  // Memory: the resident set after the warm-up frames (a tenth of the run, at most 100) and the most
+  // it reached later (the --json results; lavapipe's own allocations count too).
+  const uint32_t warmupFrames = std::min(100u, std::max(1u, o.frames / 10));
+  long rssAfterWarmup = 0, rssMax = 0;
   const auto simStart = std::chrono::steady_clock::now();
 
   for (uint32_t frame = 0; frame < o.frames; ++frame) {
-    const bool savePng = frame % o.pngEvery == 0 || frame + 1 == o.frames;
+    const bool savePng = o.pngEvery > 0 && (frame % o.pngEvery == 0 || frame + 1 == o.frames);
     DRAPE_VK(vkBeginCommandBuffer(cmd, &begin));
     if (queries != VK_NULL_HANDLE) vkCmdResetQueryPool(cmd, queries, 0, queryCount);
     uint32_t query = 0;
@@ -401,6 +489,8 @@ int run(const Options& o) {
       bad = true;
       firstBadFrame = frame;
     }
+    if (frame + 1 == warmupFrames) rssAfterWarmup = rssMax = residentBytes();
+    if (frame + 1 > warmupFrames) rssMax = std::max(rssMax, residentBytes());
     if (snapshotFrame(frame))
       snapshots.push_back({frame + 1, std::vector<vkc::Float4>(result.begin(), result.end())});
     if (savePng) {
@@ -420,7 +510,7 @@ int run(const Options& o) {
   const std::vector<vkc::Float4> gpuFinal = snapshots.back().particles;
 
   // Contact sheet: up to 12 of the saved frames, evenly spaced, at half size, 4 per row.
-  {
+  if (!saved.empty()) {
     const size_t cells = std::min<size_t>(12, saved.size());
     const uint32_t cw = o.width / 2, ch = o.height / 2, cols = 4;
     const uint32_t rows = static_cast<uint32_t>((cells + cols - 1) / cols);
@@ -561,6 +651,12 @@ int run(const Options& o) {
   if (g.messenger != VK_NULL_HANDLE) vkDestroyDebugUtilsMessengerEXT(g.instance, g.messenger, nullptr);
   vkDestroyInstance(g.instance, nullptr);
 
+  if (!o.json.empty()) {
+    Results r{worst, bad, firstBadFrame, penetrationTolerance, clothThickness(o, sc), frameMs, {}, warmupFrames,
+              rssAfterWarmup, rssMax};
+    for (int k = 0; k < kSectionCount && queries != VK_NULL_HANDLE; ++k) r.sectionMedianMs.push_back(medianOf(sectionMs[k]));
+    writeResults(o, g, r);
+  }
   std::printf("drape: wall time %.2f s\n",
               std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count());
   int rc = 0;

@@ -115,6 +115,12 @@ Gpu createGpu(const Options& o) {
     fail("no Vulkan 1.3 device with a graphics+compute queue" +
          (o.device.empty() ? std::string() : " matching '" + o.device + "'"));
   vkGetPhysicalDeviceProperties(g.physical, &g.props);
+  VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES, &driver};
+  VkPhysicalDeviceProperties2 props2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &subgroup};
+  vkGetPhysicalDeviceProperties2(g.physical, &props2);
+  g.subgroupSize = subgroup.subgroupSize;
+  g.driver = std::string(driver.driverName) + " " + driver.driverInfo;
   vkGetPhysicalDeviceMemoryProperties(g.physical, &g.memory);
 
   // What vkcollide needs (vkcollide/context.h): Vulkan 1.3 with synchronization2 and maintenance4,

@@ -31,6 +31,8 @@ struct Gpu {
   VkPhysicalDeviceProperties props{};
   VkPhysicalDeviceMemoryProperties memory{};
   uint32_t timestampBits = 0;
+  uint32_t subgroupSize = 0;
+  std::string driver;  // driver name and info (VkPhysicalDeviceDriverProperties)
 };
 
 // A device with one queue family that does graphics and compute, Vulkan 1.3 (synchronization2,

@@ -65,13 +65,15 @@ Options parseOptions(int argc, char** argv) {
     } else if (a == "--iterations") {
       o.iterations = parseCount("--iterations", value(), 1, 64);
     } else if (a == "--png-every") {
-      o.pngEvery = parseCount("--png-every", value(), 1, 100000);
+      o.pngEvery = parseCount("--png-every", value(), 0, 100000);
     } else if (a == "--width") {
       o.width = parseCount("--width", value(), 16, 4096);
     } else if (a == "--height") {
       o.height = parseCount("--height", value(), 16, 4096);
     } else if (a == "--out") {
       o.out = value();
+    } else if (a == "--json") {
+      o.json = value();
     } else if (a == "--device") {
       o.device = value();
     } else if (a == "--validate") {
@@ -101,7 +103,7 @@ Options parseOptions(int argc, char** argv) {
           "DIR=./drape-out]\n"
           "             [--png-every K=10] [--width W] [--height H] [--validate] [--check] [--no-cpu]\n"
           "             [--device SELECTOR] [--cpu-backend simd|scalar] [--perturb-cpu]\n"
-          "             [--self-every K=substeps] [--no-self]\n");
+          "             [--self-every K=substeps] [--no-self] [--json PATH]\n");
       std::exit(0);
     } else {
       fail("unknown argument '" + a + "' (see --help)");

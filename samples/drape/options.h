@@ -16,10 +16,11 @@ struct Options {
   uint32_t frames = 200;    // 60 Hz frames
   uint32_t substeps = 8;    // solver steps per frame (each: integrate, constraints, collision)
   uint32_t iterations = 2;  // constraint iterations per substep (each: every colour of every kind)
-  uint32_t pngEvery = 10;   // write every K-th frame as PNG
+  uint32_t pngEvery = 10;   // write every K-th frame as PNG (0: no PNGs, no contact sheet)
   uint32_t width = 640, height = 480;
   std::string out;  // empty: drape-out in the working directory (see defaultOutDir)
   std::string device;
+  std::string json;  // --json PATH: the run's numbers and checks as a results file (bench/results format)
   bool validate = false;
   bool check = false;
   bool cpuTwin = true;
