@@ -10,6 +10,8 @@
 //  - the particle buffer (vec4 per particle: xyz + inverse mass) is vkcollide's particle buffer AND
 //    the render's vertex buffer: nothing is copied;
 //  - the sample's passes and vkcollide's are ordered with vkc::RecordSync (srcStage/dstStage).
+// Every call into vkcollide is in collision.cpp (start reading there); this file is the frame loop
+// and the output, gpu.cpp the renderer's Vulkan scaffolding, cloth.cpp the sample's own solver.
 // Per frame and per substep: integrate -> distance constraints -> vkcollide self collision ->
 // vkcollide shapes (CCD, friction; last, so that every substep ends outside the colliders).
 // It writes PNG frames and a contact sheet, prints per-pass GPU times (timestamps), and at the end
@@ -18,7 +20,9 @@
 //
 // Usage: drape [--size N] [--frames F] [--substeps S] [--iterations J] [--out DIR] [--png-every K]
 //              [--validate] [--check] [--no-cpu] [--device SELECTOR] [--cpu-backend simd|scalar]
-//              [--perturb-cpu] [--self-every K] [--no-self]
+//              [--perturb-cpu] [--self-every K] [--no-self] [--json PATH]
+// --png-every 0: no PNGs. --json: frame times and the soak's checks as a results file (exit 1 when a
+// check fails; bench/drape_soak.sh).
 // --validate (or DRAPE_VALIDATE=1): VK_LAYER_KHRONOS_validation with synchronization validation;
 // the program exits non-zero if the layer reported anything. --check: exit non-zero unless the
 // cloth is finite, outside the colliders (within tolerance), unbroken, and ends on the sphere.
