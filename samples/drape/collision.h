@@ -13,13 +13,6 @@
 
 namespace drape {
 
-// The particle buffers the sample's solver, vkcollide and the render share (vec4: xyz + inverse mass).
-struct ParticleBuffers {
-  VkBuffer particles = VK_NULL_HANDLE;  // also the render's vertex buffer
-  VkBuffer prev = VK_NULL_HANDLE;       // positions at the substep's start (Verlet)
-  VkDeviceSize bytes = 0;               // of each
-};
-
 // vkcollide inside the renderer's frame: imports the renderer's device and creates the stages once;
 // then, per substep, records self collision and sphere/capsule collision into the frame's command
 // buffer, ordered after the sample's compute writes and before everything that reads the particles.

@@ -11,7 +11,8 @@
 //    the render's vertex buffer: nothing is copied;
 //  - the sample's passes and vkcollide's are ordered with vkc::RecordSync (srcStage/dstStage).
 // Every call into vkcollide is in collision.cpp (start reading there); this file is the frame loop
-// and the output, gpu.cpp the renderer's Vulkan scaffolding, cloth.cpp the sample's own solver.
+// and the output; solver.cpp and cloth.cpp are the sample's own solver (GPU, CPU twin), render.cpp
+// its render, gpu.cpp the renderer's Vulkan scaffolding.
 // Per frame and per substep: integrate -> distance constraints -> vkcollide self collision ->
 // vkcollide shapes (CCD, friction; last, so that every substep ends outside the colliders).
 // It writes PNG frames and a contact sheet, prints per-pass GPU times (timestamps), and at the end
@@ -46,6 +47,8 @@
 #include "collision.h"
 #include "gpu.h"
 #include "options.h"
+#include "render.h"
+#include "solver.h"
 
 namespace drape {
 namespace {
@@ -58,6 +61,61 @@ enum Section { kIntegrate, kConstraints, kSelf, kShapes, kRender, kSectionCount 
 const char* const kSectionNames[kSectionCount] = {"integrate (sample)", "constraints (sample)",
                                                   "vkcollide self", "vkcollide shapes", "render + readback"};
 constexpr uint32_t kStampsPerSubstep = 4;  // after integrate, constraints, self, shapes
+
+// GPU timestamps of the frame's sections: one before the frame's work, then one after every section
+// (nothing without timestamps on the queue).
+class SectionTimer {
+ public:
+  SectionTimer(const Gpu& g, const Options& o)
+      : g_(g), substeps_(o.substeps), count_(2 + kStampsPerSubstep * o.substeps) {
+    if (g.timestampBits == 0) return;
+    VkQueryPoolCreateInfo qpci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    qpci.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    qpci.queryCount = count_;
+    DRAPE_VK(vkCreateQueryPool(g.device, &qpci, nullptr, &pool_));
+  }
+  void destroy() {
+    if (pool_ != VK_NULL_HANDLE) vkDestroyQueryPool(g_.device, pool_, nullptr);
+    pool_ = VK_NULL_HANDLE;
+  }
+  bool enabled() const { return pool_ != VK_NULL_HANDLE; }
+  void begin(VkCommandBuffer cmd) {
+    if (enabled()) vkCmdResetQueryPool(cmd, pool_, 0, count_);
+    next_ = 0;
+  }
+  void stamp(VkCommandBuffer cmd) {
+    if (enabled()) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pool_, next_);
+    ++next_;
+  }
+  // After the frame's fence: each section's milliseconds (summed over the substeps) into `sectionMs`.
+  void read(std::vector<std::vector<double>>& sectionMs) const {
+    if (!enabled()) return;
+    std::vector<uint64_t> ts(count_);
+    DRAPE_VK(vkGetQueryPoolResults(g_.device, pool_, 0, count_, ts.size() * sizeof(uint64_t), ts.data(),
+                                   sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+    const uint64_t mask = g_.timestampBits >= 64 ? ~uint64_t{0} : (uint64_t{1} << g_.timestampBits) - 1;
+    auto ms = [&](uint32_t a, uint32_t b) {
+      return static_cast<double>((ts[b] - ts[a]) & mask) * static_cast<double>(g_.props.limits.timestampPeriod) *
+             1e-6;
+    };
+    double sum[kSectionCount] = {};
+    for (uint32_t s = 0; s < substeps_; ++s) {
+      const uint32_t q = kStampsPerSubstep * s;
+      sum[kIntegrate] += ms(q, q + 1);
+      sum[kConstraints] += ms(q + 1, q + 2);
+      sum[kSelf] += ms(q + 2, q + 3);
+      sum[kShapes] += ms(q + 3, q + 4);
+    }
+    sum[kRender] = ms(kStampsPerSubstep * substeps_, kStampsPerSubstep * substeps_ + 1);
+    for (int k = 0; k < kSectionCount; ++k) sectionMs[k].push_back(sum[k]);
+  }
+
+ private:
+  const Gpu& g_;
+  uint32_t substeps_, count_;
+  VkQueryPool pool_ = VK_NULL_HANDLE;
+  uint32_t next_ = 0;
+};
 
 double medianOf(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -147,6 +205,57 @@ void writeResults(const Options& o, const Gpu& g, const Results& r) {
   if (!ok) std::exit(1);
 }
 
+// The GPU particles at some frames (1-based), for the comparison with the CPU twin.
+struct Snapshot {
+  uint32_t frame;
+  std::vector<vkc::Float4> particles;
+};
+
+// Runs the same frames on the CPU (cloth.cpp's cpuFrame: the same solver in C++ and vkcollide's CPU
+// collision) and prints how far they are from the GPU's snapshots.
+void compareWithCpuTwin(const Options& o, const Scene& sc, std::span<const vkc::Float4> spheres,
+                        const std::vector<vkc::Float4>& initial, const std::vector<Snapshot>& snapshots) {
+  const uint32_t count = o.size * o.size;
+  CpuCloth cpu{initial, initial};
+  if (o.perturbCpu) {
+    for (size_t i = 0; i < count; ++i) {
+      cpu.particles[i].y = cpu.prev[i].y = std::nextafter(initial[i].y, 1e30f);
+    }
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  size_t next = 0;
+  std::printf(
+      "drape: CPU twin (same solver in C++ + vkc::collideSelfCpu + vkc::collideShapesCpu, %s): |GPU - "
+      "CPU|\n",
+      cpuBackendName(o));
+  std::printf("  %6s %12s %12s\n", "frame", "max (m)", "mean (m)");
+  for (uint32_t f = 1; f <= o.frames && next < snapshots.size(); ++f) {
+    cpuFrame(cpu, o, sc, spheres);
+    if (snapshots[next].frame != f) continue;
+    double maxD = 0, sumD = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+      const vkc::Float4& a = snapshots[next].particles[i];
+      const vkc::Float4& b = cpu.particles[i];
+      const double d = glm::length(glm::dvec3(a.x - b.x, a.y - b.y, a.z - b.z));
+      maxD = std::max(maxD, d);
+      sumD += d;
+    }
+    std::printf("  %6u %12.3e %12.3e\n", f, maxD, sumD / count);
+    ++next;
+  }
+  std::printf(
+      "  CPU twin took %.2f s%s. Both sides do the same float operations in the same order: the\n"
+      "  solver is one source (cloth_shared.h; GLSL `precise`, C++ -ffp-contract=off) and vkcollide's\n"
+      "  GPU and CPU collision agree within kShapeCollisionTolerance / kSelfCollisionTolerance. 0 means\n"
+      "  bitwise equal (lavapipe runs the shaders on this CPU with IEEE float operations). A GPU whose\n"
+      "  sqrt, division or collision rounds differently starts tiny differences that the contacts\n"
+      "  amplify (which particle touches first, friction sticking or slipping): the runs drift apart\n"
+      "  chaotically over the frames while each stays plausible (--perturb-cpu starts the CPU 1 ulp higher "
+      "to show it).\n",
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+      o.perturbCpu ? " (started 1 ulp higher: --perturb-cpu)" : "");
+}
+
 // ---------------------------------------------------------------------------------------------
 
 int run(const Options& o) {
@@ -171,44 +280,15 @@ int run(const Options& o) {
   const std::vector<vkc::Float4> spheres = colliderSpheres(o, sc);
   auto collision = std::make_unique<Collision>(g, o, sc, spheres);
 
-  // Buffers. The particle buffer is storage (solver, vkcollide) AND vertex (render).
+  // The particle buffers: storage (solver, vkcollide) AND vertex (render); host copies for the checks.
   const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
                                      VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
   Buffer particles = createBuffer(g, particleBytes, storage | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, false);
   Buffer prev = createBuffer(g, particleBytes, storage, false);
-  std::vector<uint32_t> clothIndices;
-  for (uint32_t y = 0; y + 1 < n; ++y) {
-    for (uint32_t x = 0; x + 1 < n; ++x) {
-      const uint32_t a = y * n + x, b = a + 1, c = a + n, d = c + 1;
-      clothIndices.insert(clothIndices.end(), {a, c, b, b, c, d});
-    }
-  }
-  Mesh colliderMesh;
-  // Drawn at their true size; they collide grown by the cloth's thickness (colliderSpheres).
-  appendSphere(colliderMesh, vec3(sc.sphere), sc.sphere.w, 48, 24);
-  appendTaperedCapsule(colliderMesh, vec3(sc.capsuleA), sc.capsuleA.w, vec3(sc.capsuleB), sc.capsuleB.w, 32,
-                       16);
-  const VkDeviceSize clothIndexBytes = clothIndices.size() * sizeof(uint32_t);
-  const VkDeviceSize meshVertexBytes = colliderMesh.vertices.size() * sizeof(vec4);
-  const VkDeviceSize meshIndexBytes = colliderMesh.indices.size() * sizeof(uint32_t);
-  Buffer clothIndexBuffer = createBuffer(
-      g, clothIndexBytes, VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, false);
-  Buffer meshVertices = createBuffer(
-      g, meshVertexBytes, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, false);
-  Buffer meshIndices = createBuffer(
-      g, meshIndexBytes, VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, false);
-  const VkDeviceSize imageBytes = VkDeviceSize{o.width} * o.height * 4;
   Buffer readParticles = createBuffer(g, particleBytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true);
-  Buffer readImage = createBuffer(g, imageBytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true);
-  Image color = createImage(g, o.width, o.height, kColorFormat,
-                            VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
-                            VK_IMAGE_ASPECT_COLOR_BIT);
-  Image depth = createImage(g, o.width, o.height, kDepthFormat, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
-                            VK_IMAGE_ASPECT_DEPTH_BIT);
-
-  ComputePipeline integrate = integratePipeline(g);
-  ComputePipeline constraints = constraintsPipeline(g);
-  GraphicsPipeline render = graphicsPipeline(g);
+  const ParticleBuffers shared{particles.buffer, prev.buffer, particleBytes};
+  Solver solver = createSolver(g, o, sc);
+  Renderer renderer = createRenderer(g, o, sc);
 
   VkCommandPoolCreateInfo cpci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   cpci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
@@ -224,15 +304,7 @@ int run(const Options& o) {
   VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   VkFence fence = VK_NULL_HANDLE;
   DRAPE_VK(vkCreateFence(g.device, &fci, nullptr, &fence));
-  // Timestamps: one before the frame's work, then one after every section.
-  const uint32_t queryCount = 2 + kStampsPerSubstep * o.substeps;
-  VkQueryPool queries = VK_NULL_HANDLE;
-  if (g.timestampBits > 0) {
-    VkQueryPoolCreateInfo qpci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
-    qpci.queryType = VK_QUERY_TYPE_TIMESTAMP;
-    qpci.queryCount = queryCount;
-    DRAPE_VK(vkCreateQueryPool(g.device, &qpci, nullptr, &queries));
-  }
+  SectionTimer timer(g, o);
 
   auto submit = [&]() {
     VkCommandBufferSubmitInfo cbsi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO};
@@ -247,60 +319,26 @@ int run(const Options& o) {
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
 
-  // Initial upload through a staging buffer: particles, prev (= particles: at rest), meshes.
+  // Initial upload through a staging buffer: particles, prev (= particles: at rest).
   const std::vector<vkc::Float4> initial = initialCloth(o, sc);
   {
-    const VkDeviceSize total = particleBytes + clothIndexBytes + meshVertexBytes + meshIndexBytes;
-    Buffer staging = createBuffer(g, total, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, true);
-    auto* bytes = static_cast<uint8_t*>(staging.mapped);
-    std::memcpy(bytes, initial.data(), particleBytes);
-    std::memcpy(bytes + particleBytes, clothIndices.data(), clothIndexBytes);
-    std::memcpy(bytes + particleBytes + clothIndexBytes, colliderMesh.vertices.data(), meshVertexBytes);
-    std::memcpy(bytes + particleBytes + clothIndexBytes + meshVertexBytes, colliderMesh.indices.data(),
-                meshIndexBytes);
-    DRAPE_VK(vkBeginCommandBuffer(cmd, &begin));
-    VkBufferCopy region{0, 0, particleBytes};
-    vkCmdCopyBuffer(cmd, staging.buffer, particles.buffer, 1, &region);
-    vkCmdCopyBuffer(cmd, staging.buffer, prev.buffer, 1, &region);
-    region = {particleBytes, 0, clothIndexBytes};
-    vkCmdCopyBuffer(cmd, staging.buffer, clothIndexBuffer.buffer, 1, &region);
-    region = {particleBytes + clothIndexBytes, 0, meshVertexBytes};
-    vkCmdCopyBuffer(cmd, staging.buffer, meshVertices.buffer, 1, &region);
-    region = {particleBytes + clothIndexBytes + meshVertexBytes, 0, meshIndexBytes};
-    vkCmdCopyBuffer(cmd, staging.buffer, meshIndices.buffer, 1, &region);
-    memoryBarrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                  VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_VERTEX_INPUT_BIT,
-                  VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
-                      VK_ACCESS_2_VERTEX_ATTRIBUTE_READ_BIT | VK_ACCESS_2_INDEX_READ_BIT);
-    DRAPE_VK(vkEndCommandBuffer(cmd));
-    submit();
+    Buffer staging = createBuffer(g, particleBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, true);
+    std::memcpy(staging.mapped, initial.data(), particleBytes);
+    submitOnce(g, [&](VkCommandBuffer c) {
+      const VkBufferCopy region{0, 0, particleBytes};
+      vkCmdCopyBuffer(c, staging.buffer, particles.buffer, 1, &region);
+      vkCmdCopyBuffer(c, staging.buffer, prev.buffer, 1, &region);
+      memoryBarrier(c, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                    VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_VERTEX_INPUT_BIT,
+                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
+                        VK_ACCESS_2_VERTEX_ATTRIBUTE_READ_BIT);
+    });
     destroy(g, staging);
   }
 
-  const gpu::IntegratePush ip = integratePush(o, sc);
-  const std::vector<gpu::ConstraintPush> colours = constraintColours(o, sc);
-  const uint32_t groups = (count + gpu::kGroupSize - 1) / gpu::kGroupSize;
-
-  const ParticleBuffers shared{particles.buffer, prev.buffer, particleBytes};
-
-  // Camera.
-  const float aspect = static_cast<float>(o.width) / static_cast<float>(o.height);
-  glm::mat4 proj = glm::perspective(glm::radians(34.0f), aspect, 0.05f, 20.0f);
-  proj[1][1] *= -1.0f;  // Vulkan's y points down
-  const glm::mat4 view = glm::lookAt(vec3(1.5f, 1.45f, 3.9f), vec3(0.1f, -0.12f, 0.0f), vec3(0, 1, 0));
-  const glm::mat4 viewProj = proj * view;
-
   std::vector<std::vector<double>> sectionMs(kSectionCount);
   std::vector<double> frameMs;
-  struct Saved {
-    uint32_t frame;
-    std::vector<uint8_t> rgba;
-  };
   std::vector<Saved> saved;
-  struct Snapshot {
-    uint32_t frame;
-    std::vector<vkc::Float4> particles;
-  };
   std::vector<Snapshot> snapshots;
   auto snapshotFrame =
       [&](uint32_t f) {  // 1-based frame numbers: 1, 2, 4, 8, ... and every 30th, and the last
@@ -323,13 +361,8 @@ int run(const Options& o) {
   for (uint32_t frame = 0; frame < o.frames; ++frame) {
     const bool savePng = o.pngEvery > 0 && (frame % o.pngEvery == 0 || frame + 1 == o.frames);
     DRAPE_VK(vkBeginCommandBuffer(cmd, &begin));
-    if (queries != VK_NULL_HANDLE) vkCmdResetQueryPool(cmd, queries, 0, queryCount);
-    uint32_t query = 0;
-    auto stamp = [&]() {
-      if (queries != VK_NULL_HANDLE)
-        vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, queries, query);
-      ++query;
-    };
+    timer.begin(cmd);
+    auto stamp = [&]() { timer.stamp(cmd); };
     // The previous frame's render and readback read the particles: finish before integrating.
     memoryBarrier(cmd,
                   VK_PIPELINE_STAGE_2_VERTEX_ATTRIBUTE_INPUT_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT |
@@ -337,28 +370,10 @@ int run(const Options& o) {
                   VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_NONE);
     stamp();
     for (uint32_t s = 0; s < o.substeps; ++s) {
-      // 1. Verlet integration (the sample's shader).
-      pushBuffers(cmd, integrate, particles.buffer, prev.buffer);
-      vkCmdPushConstants(cmd, integrate.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof ip, &ip);
-      vkCmdDispatch(cmd, groups, 1, 1);
-      memoryBarrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                    VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+      // 1. Verlet integration and 2. distance constraints (the sample's shaders).
+      recordIntegrate(cmd, solver, shared);
       stamp();
-      // 2. Distance constraints: every colour in turn, in place.
-      for (uint32_t it = 0; it < o.iterations; ++it) {
-        for (size_t k = 0; k < colours.size(); ++k) {
-          pushBuffers(cmd, constraints, particles.buffer);
-          vkCmdPushConstants(cmd, constraints.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof colours[k],
-                             &colours[k]);
-          vkCmdDispatch(cmd, groups, 1, 1);
-          if (it + 1 < o.iterations || k + 1 < colours.size()) {
-            memoryBarrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                          VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                          VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-          }
-        }
-      }
+      recordConstraints(cmd, solver, shared);
       stamp();
       // 3. vkcollide: self collision (where due), then the sphere and capsule swept over the substep.
       collision->recordSelf(cmd, shared, s);
@@ -366,86 +381,9 @@ int run(const Options& o) {
       collision->recordShapes(cmd, shared, s);
       stamp();
     }
-
-    // 5. Render: colliders, then the cloth straight from the particle buffer.
-    VkImageMemoryBarrier2 toAttachment[2] = {
-        imageBarrier(color.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_NONE,
-                     VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
-                     VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL),
-        imageBarrier(
-            depth.image, VK_IMAGE_ASPECT_DEPTH_BIT,
-            VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
-            VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
-            VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
-            VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
-            VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL)};
-    VkDependencyInfo di{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
-    di.imageMemoryBarrierCount = 2;
-    di.pImageMemoryBarriers = toAttachment;
-    vkCmdPipelineBarrier2(cmd, &di);
-    VkRenderingAttachmentInfo colorAttachment{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
-    colorAttachment.imageView = color.view;
-    colorAttachment.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
-    colorAttachment.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
-    colorAttachment.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-    colorAttachment.clearValue.color = {{0.93f, 0.94f, 0.96f, 1.0f}};
-    VkRenderingAttachmentInfo depthAttachment{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
-    depthAttachment.imageView = depth.view;
-    depthAttachment.imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL;
-    depthAttachment.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
-    depthAttachment.storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-    depthAttachment.clearValue.depthStencil = {1.0f, 0};
-    VkRenderingInfo rinfo{VK_STRUCTURE_TYPE_RENDERING_INFO};
-    rinfo.renderArea = {{0, 0}, {o.width, o.height}};
-    rinfo.layerCount = 1;
-    rinfo.colorAttachmentCount = 1;
-    rinfo.pColorAttachments = &colorAttachment;
-    rinfo.pDepthAttachment = &depthAttachment;
-    vkCmdBeginRendering(cmd, &rinfo);
-    const VkViewport viewport{0, 0, static_cast<float>(o.width), static_cast<float>(o.height), 0, 1};
-    const VkRect2D scissor{{0, 0}, {o.width, o.height}};
-    vkCmdSetViewport(cmd, 0, 1, &viewport);
-    vkCmdSetScissor(cmd, 0, 1, &scissor);
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, render.pipeline);
-    {
-      const VkDescriptorBufferInfo info{particles.buffer, 0, particleBytes};
-      VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-      write.descriptorCount = 1;
-      write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-      write.pBufferInfo = &info;
-      vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, render.layout, 0, 1, &write);
-    }
-    const VkDeviceSize zero = 0;
-    RenderPush push{viewProj, vec4(0.55f, 0.58f, 0.62f, 1), vec4(0.55f, 0.58f, 0.62f, 1), 0, {}};
-    vkCmdPushConstants(cmd, render.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
-                       sizeof push, &push);
-    vkCmdBindVertexBuffers(cmd, 0, 1, &meshVertices.buffer, &zero);
-    vkCmdBindIndexBuffer(cmd, meshIndices.buffer, 0, VK_INDEX_TYPE_UINT32);
-    vkCmdDrawIndexed(cmd, static_cast<uint32_t>(colliderMesh.indices.size()), 1, 0, 0, 0);
-    push = {viewProj, vec4(0.85f, 0.33f, 0.22f, 1), vec4(0.95f, 0.78f, 0.35f, 1), n, {}};
-    vkCmdPushConstants(cmd, render.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
-                       sizeof push, &push);
-    vkCmdBindVertexBuffers(cmd, 0, 1, &particles.buffer, &zero);  // the particle buffer, as it is
-    vkCmdBindIndexBuffer(cmd, clothIndexBuffer.buffer, 0, VK_INDEX_TYPE_UINT32);
-    vkCmdDrawIndexed(cmd, static_cast<uint32_t>(clothIndices.size()), 1, 0, 0, 0);
-    vkCmdEndRendering(cmd);
-
-    // 6. Readback: the image (frames that become PNGs) and the particles (checks, CPU comparison).
-    VkImageMemoryBarrier2 toCopy = imageBarrier(
-        color.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
-        VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT,
-        VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
-    di = {VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
-    di.imageMemoryBarrierCount = 1;
-    di.pImageMemoryBarriers = &toCopy;
-    vkCmdPipelineBarrier2(cmd, &di);
-    if (savePng) {
-      VkBufferImageCopy bic{};
-      bic.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-      bic.imageExtent = {o.width, o.height, 1};
-      vkCmdCopyImageToBuffer(cmd, color.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readImage.buffer, 1,
-                             &bic);
-    }
+    // 4. Render: colliders, then the cloth straight from the particle buffer; 5. readback: the image
+    // (frames that become PNGs) and the particles (checks, CPU comparison).
+    recordRender(cmd, renderer, o, shared, savePng);
     const VkBufferCopy region{0, 0, particleBytes};
     vkCmdCopyBuffer(cmd, particles.buffer, readParticles.buffer, 1, &region);
     stamp();
@@ -457,27 +395,7 @@ int run(const Options& o) {
     frameMs.push_back(
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
 
-    if (queries != VK_NULL_HANDLE) {
-      std::vector<uint64_t> ts(queryCount);
-      DRAPE_VK(vkGetQueryPoolResults(g.device, queries, 0, queryCount, ts.size() * sizeof(uint64_t),
-                                     ts.data(), sizeof(uint64_t),
-                                     VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
-      const uint64_t mask = g.timestampBits >= 64 ? ~uint64_t{0} : (uint64_t{1} << g.timestampBits) - 1;
-      auto ms = [&](uint32_t a, uint32_t b) {
-        return static_cast<double>((ts[b] - ts[a]) & mask) *
-               static_cast<double>(g.props.limits.timestampPeriod) * 1e-6;
-      };
-      double sum[kSectionCount] = {};
-      for (uint32_t s = 0; s < o.substeps; ++s) {
-        const uint32_t q = kStampsPerSubstep * s;
-        sum[kIntegrate] += ms(q, q + 1);
-        sum[kConstraints] += ms(q + 1, q + 2);
-        sum[kSelf] += ms(q + 2, q + 3);
-        sum[kShapes] += ms(q + 3, q + 4);
-      }
-      sum[kRender] = ms(kStampsPerSubstep * o.substeps, kStampsPerSubstep * o.substeps + 1);
-      for (int k = 0; k < kSectionCount; ++k) sectionMs[k].push_back(sum[k]);
-    }
+    timer.read(sectionMs);
 
     const std::span<const vkc::Float4> result(static_cast<const vkc::Float4*>(readParticles.mapped), count);
     const FrameStats st = frameStats(result, o, sc);
@@ -498,8 +416,8 @@ int run(const Options& o) {
     if (snapshotFrame(frame))
       snapshots.push_back({frame + 1, std::vector<vkc::Float4>(result.begin(), result.end())});
     if (savePng) {
-      const auto* px = static_cast<const uint8_t*>(readImage.mapped);
-      Saved sv{frame, std::vector<uint8_t>(px, px + imageBytes)};
+      const auto* px = static_cast<const uint8_t*>(renderer.readImage.mapped);
+      Saved sv{frame, std::vector<uint8_t>(px, px + renderer.readImage.size)};
       char name[64];
       std::snprintf(name, sizeof name, "frame_%04u.png", frame);
       const std::string path = (std::filesystem::path(o.out) / name).string();
@@ -513,41 +431,11 @@ int run(const Options& o) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - simStart).count();
   const std::vector<vkc::Float4> gpuFinal = snapshots.back().particles;
 
-  // Contact sheet: up to 12 of the saved frames, evenly spaced, at half size, 4 per row.
-  if (!saved.empty()) {
-    const size_t cells = std::min<size_t>(12, saved.size());
-    const uint32_t cw = o.width / 2, ch = o.height / 2, cols = 4;
-    const uint32_t rows = static_cast<uint32_t>((cells + cols - 1) / cols);
-    std::vector<uint8_t> sheet(size_t{cw} * cols * ch * rows * 4, 255);
-    for (size_t c = 0; c < cells; ++c) {
-      const Saved& sv = saved[cells == 1 ? 0 : c * (saved.size() - 1) / (cells - 1)];
-      const uint32_t ox = static_cast<uint32_t>(c % cols) * cw, oy = static_cast<uint32_t>(c / cols) * ch;
-      for (uint32_t y = 0; y < ch; ++y) {
-        for (uint32_t x = 0; x < cw; ++x) {
-          for (uint32_t k = 0; k < 4; ++k) {  // 2x2 box filter
-            uint32_t acc = 0;
-            for (uint32_t dy = 0; dy < 2; ++dy) {
-              for (uint32_t dx = 0; dx < 2; ++dx)
-                acc += sv.rgba[((size_t{2 * y + dy} * o.width) + 2 * x + dx) * 4 + k];
-            }
-            sheet[((size_t{oy + y} * cw * cols) + ox + x) * 4 + k] = static_cast<uint8_t>(acc / 4);
-          }
-        }
-      }
-    }
-    const std::string path = (std::filesystem::path(o.out) / "contact_sheet.png").string();
-    if (!writePng(path.c_str(), static_cast<int>(cw * cols), static_cast<int>(ch * rows), sheet.data())) {
-      fail("cannot write " + path);
-    }
-    std::printf("drape: wrote %zu frames and %s (frames", saved.size(), path.c_str());
-    for (size_t c = 0; c < cells; ++c)
-      std::printf(" %u", saved[cells == 1 ? 0 : c * (saved.size() - 1) / (cells - 1)].frame);
-    std::printf(")\n");
-  }
+  writeContactSheet(o, saved);
 
   std::printf("drape: GPU time per frame (median over %u frames, timestamps):\n", o.frames);
   double total = 0;
-  for (int k = 0; k < kSectionCount && queries != VK_NULL_HANDLE; ++k) {
+  for (int k = 0; k < kSectionCount && timer.enabled(); ++k) {
     const double m = medianOf(sectionMs[k]);
     total += m;
     std::string note;
@@ -558,7 +446,7 @@ int run(const Options& o) {
     }
     std::printf("  %-22s %8.3f ms%s\n", kSectionNames[k], m, note.c_str());
   }
-  if (queries == VK_NULL_HANDLE) std::printf("  (the queue has no timestamps)\n");
+  if (!timer.enabled()) std::printf("  (the queue has no timestamps)\n");
   std::printf("  %-22s %8.3f ms; submit-to-fence wall time %.3f ms; %u frames simulated+rendered in %.2f s\n",
               "sum", total, medianOf(frameMs), o.frames, simSeconds);
   std::printf(
@@ -593,64 +481,17 @@ int run(const Options& o) {
                 o.self ? (std::to_string(selfDistance(o, sc)) + " m").c_str() : "off");
   }
 
-  // CPU twin: the same frames with the same solver in C++ and vkc::collideShapesCpu.
-  if (o.cpuTwin) {
-    CpuCloth cpu{initial, initial};
-    if (o.perturbCpu) {
-      for (size_t i = 0; i < count; ++i) {
-        cpu.particles[i].y = cpu.prev[i].y = std::nextafter(initial[i].y, 1e30f);
-      }
-    }
-    const auto t0 = std::chrono::steady_clock::now();
-    size_t next = 0;
-    std::printf(
-        "drape: CPU twin (same solver in C++ + vkc::collideSelfCpu + vkc::collideShapesCpu, %s): |GPU - "
-        "CPU|\n",
-        cpuBackendName(o));
-    std::printf("  %6s %12s %12s\n", "frame", "max (m)", "mean (m)");
-    for (uint32_t f = 1; f <= o.frames && next < snapshots.size(); ++f) {
-      cpuFrame(cpu, o, sc, spheres);
-      if (snapshots[next].frame != f) continue;
-      double maxD = 0, sumD = 0;
-      for (uint32_t i = 0; i < count; ++i) {
-        const vkc::Float4& a = snapshots[next].particles[i];
-        const vkc::Float4& b = cpu.particles[i];
-        const double d = glm::length(glm::dvec3(a.x - b.x, a.y - b.y, a.z - b.z));
-        maxD = std::max(maxD, d);
-        sumD += d;
-      }
-      std::printf("  %6u %12.3e %12.3e\n", f, maxD, sumD / count);
-      ++next;
-    }
-    std::printf(
-        "  CPU twin took %.2f s%s. Both sides do the same float operations in the same order: the\n"
-        "  solver is one source (cloth_shared.h; GLSL `precise`, C++ -ffp-contract=off) and vkcollide's\n"
-        "  GPU and CPU collision agree within kShapeCollisionTolerance / kSelfCollisionTolerance. 0 means\n"
-        "  bitwise equal (lavapipe runs the shaders on this CPU with IEEE float operations). A GPU whose\n"
-        "  sqrt, division or collision rounds differently starts tiny differences that the contacts\n"
-        "  amplify (which particle touches first, friction sticking or slipping): the runs drift apart\n"
-        "  chaotically over the frames while each stays plausible (--perturb-cpu starts the CPU 1 ulp higher "
-        "to show it).\n",
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
-        o.perturbCpu ? " (started 1 ulp higher: --perturb-cpu)" : "");
-  }
+  // CPU twin: the same frames with the same solver in C++ and vkcollide's CPU collision.
+  if (o.cpuTwin) compareWithCpuTwin(o, sc, spheres, initial, snapshots);
 
   vkDeviceWaitIdle(g.device);
   collision.reset();
-  if (queries != VK_NULL_HANDLE) vkDestroyQueryPool(g.device, queries, nullptr);
+  timer.destroy();
   vkDestroyFence(g.device, fence, nullptr);
   vkDestroyCommandPool(g.device, pool, nullptr);
-  destroy(g, integrate);
-  destroy(g, constraints);
-  vkDestroyPipeline(g.device, render.pipeline, nullptr);
-  vkDestroyPipelineLayout(g.device, render.layout, nullptr);
-  vkDestroyDescriptorSetLayout(g.device, render.setLayout, nullptr);
-  destroy(g, color);
-  destroy(g, depth);
-  for (Buffer* b :
-       {&particles, &prev, &clothIndexBuffer, &meshVertices, &meshIndices, &readParticles, &readImage}) {
-    destroy(g, *b);
-  }
+  destroy(g, solver);
+  destroy(g, renderer);
+  for (Buffer* b : {&particles, &prev, &readParticles}) destroy(g, *b);
   vkDestroyDevice(g.device, nullptr);
   if (g.messenger != VK_NULL_HANDLE) vkDestroyDebugUtilsMessengerEXT(g.instance, g.messenger, nullptr);
   vkDestroyInstance(g.instance, nullptr);
@@ -658,7 +499,7 @@ int run(const Options& o) {
   if (!o.json.empty()) {
     Results r{worst, bad, firstBadFrame, penetrationTolerance, clothThickness(o, sc), frameMs, {}, warmupFrames,
               rssAfterWarmup, rssMax};
-    for (int k = 0; k < kSectionCount && queries != VK_NULL_HANDLE; ++k) r.sectionMedianMs.push_back(medianOf(sectionMs[k]));
+    for (int k = 0; k < kSectionCount && timer.enabled(); ++k) r.sectionMedianMs.push_back(medianOf(sectionMs[k]));
     writeResults(o, g, r);
   }
   std::printf("drape: wall time %.2f s\n",

@@ -375,6 +375,37 @@ GraphicsPipeline graphicsPipeline(const Gpu& g) {
   return p;
 }
 
+void submitOnce(const Gpu& g, const std::function<void(VkCommandBuffer)>& record) {
+  VkCommandPoolCreateInfo cpci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  cpci.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
+  cpci.queueFamilyIndex = g.family;
+  VkCommandPool pool = VK_NULL_HANDLE;
+  DRAPE_VK(vkCreateCommandPool(g.device, &cpci, nullptr, &pool));
+  VkCommandBufferAllocateInfo cbai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  cbai.commandPool = pool;
+  cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  cbai.commandBufferCount = 1;
+  VkCommandBuffer cmd = VK_NULL_HANDLE;
+  DRAPE_VK(vkAllocateCommandBuffers(g.device, &cbai, &cmd));
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  DRAPE_VK(vkBeginCommandBuffer(cmd, &begin));
+  record(cmd);
+  DRAPE_VK(vkEndCommandBuffer(cmd));
+  VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VkFence fence = VK_NULL_HANDLE;
+  DRAPE_VK(vkCreateFence(g.device, &fci, nullptr, &fence));
+  VkCommandBufferSubmitInfo cbsi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO};
+  cbsi.commandBuffer = cmd;
+  VkSubmitInfo2 si{VK_STRUCTURE_TYPE_SUBMIT_INFO_2};
+  si.commandBufferInfoCount = 1;
+  si.pCommandBufferInfos = &cbsi;
+  DRAPE_VK(vkQueueSubmit2(g.queue, 1, &si, fence));
+  DRAPE_VK(vkWaitForFences(g.device, 1, &fence, VK_TRUE, UINT64_MAX));
+  vkDestroyFence(g.device, fence, nullptr);
+  vkDestroyCommandPool(g.device, pool, nullptr);
+}
+
 void memoryBarrier(VkCommandBuffer cmd, VkPipelineStageFlags2 srcStage, VkAccessFlags2 srcAccess,
                    VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess) {
   VkMemoryBarrier2 mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};

@@ -6,6 +6,7 @@
 #include <volk.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include <glm/glm.hpp>
@@ -96,6 +97,16 @@ struct GraphicsPipeline {
   VkPipeline pipeline = VK_NULL_HANDLE;
 };
 GraphicsPipeline graphicsPipeline(const Gpu& g);
+
+// Records `record` into a one-time command buffer, submits it and waits (uploads at start-up).
+void submitOnce(const Gpu& g, const std::function<void(VkCommandBuffer)>& record);
+
+// The particle buffers the sample's solver, vkcollide and the render share (vec4: xyz + inverse mass).
+struct ParticleBuffers {
+  VkBuffer particles = VK_NULL_HANDLE;  // also the render's vertex buffer
+  VkBuffer prev = VK_NULL_HANDLE;       // positions at the substep's start (Verlet)
+  VkDeviceSize bytes = 0;               // of each
+};
 
 void memoryBarrier(VkCommandBuffer cmd, VkPipelineStageFlags2 srcStage, VkAccessFlags2 srcAccess,
                    VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess);
