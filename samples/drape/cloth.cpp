@@ -1,8 +1,11 @@
 // The drape sample's cloth (see cloth.h).
 #include "cloth.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <unordered_map>
 
 #include "colliders.h"
@@ -172,6 +175,15 @@ float closestNonNeighbours(std::span<const vkc::Float4> p, uint32_t n, float cel
     }
   }
   return best;
+}
+
+long residentBytes() {
+  long pages = 0, resident = 0;
+  if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    std::fclose(f);
+  }
+  return resident * sysconf(_SC_PAGESIZE);
 }
 
 }  // namespace drape

@@ -51,4 +51,8 @@ FrameStats frameStats(std::span<const vkc::Float4> p, const Options& o, const Sc
 // keeps apart), with a hash grid of cell size `cell`; returns `cell` when no such pair is closer.
 float closestNonNeighbours(std::span<const vkc::Float4> p, uint32_t n, float cell);
 
+// The process's resident set in bytes (/proc/self/statm; 0 where it cannot be read): the soaks'
+// memory check.
+long residentBytes();
+
 }  // namespace drape

@@ -27,7 +27,6 @@
 // --validate (or DRAPE_VALIDATE=1): VK_LAYER_KHRONOS_validation with synchronization validation;
 // the program exits non-zero if the layer reported anything. --check: exit non-zero unless the
 // cloth is finite, outside the colliders (within tolerance), unbroken, and ends on the sphere.
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -121,15 +120,6 @@ double medianOf(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
-}
-
-long residentBytes() {
-  long pages = 0, resident = 0;
-  if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
-    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
-    std::fclose(f);
-  }
-  return resident * sysconf(_SC_PAGESIZE);
 }
 
 // What --json writes: the same checks as the CPU soak (tests/soak/drape_soak.cpp) on the GPU run.
@@ -290,34 +280,9 @@ int run(const Options& o) {
   Solver solver = createSolver(g, o, sc);
   Renderer renderer = createRenderer(g, o, sc);
 
-  VkCommandPoolCreateInfo cpci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-  cpci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-  cpci.queueFamilyIndex = g.family;
-  VkCommandPool pool = VK_NULL_HANDLE;
-  DRAPE_VK(vkCreateCommandPool(g.device, &cpci, nullptr, &pool));
-  VkCommandBufferAllocateInfo cbai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  cbai.commandPool = pool;
-  cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  cbai.commandBufferCount = 1;
-  VkCommandBuffer cmd = VK_NULL_HANDLE;
-  DRAPE_VK(vkAllocateCommandBuffers(g.device, &cbai, &cmd));
-  VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  VkFence fence = VK_NULL_HANDLE;
-  DRAPE_VK(vkCreateFence(g.device, &fci, nullptr, &fence));
+  Commands frameCommands = createCommands(g);
+  const VkCommandBuffer cmd = frameCommands.cmd;
   SectionTimer timer(g, o);
-
-  auto submit = [&]() {
-    VkCommandBufferSubmitInfo cbsi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO};
-    cbsi.commandBuffer = cmd;
-    VkSubmitInfo2 si{VK_STRUCTURE_TYPE_SUBMIT_INFO_2};
-    si.commandBufferInfoCount = 1;
-    si.pCommandBufferInfos = &cbsi;
-    DRAPE_VK(vkQueueSubmit2(g.queue, 1, &si, fence));
-    DRAPE_VK(vkWaitForFences(g.device, 1, &fence, VK_TRUE, UINT64_MAX));
-    DRAPE_VK(vkResetFences(g.device, 1, &fence));
-  };
-  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
 
   // Initial upload through a staging buffer: particles, prev (= particles: at rest).
   const std::vector<vkc::Float4> initial = initialCloth(o, sc);
@@ -360,7 +325,7 @@ int run(const Options& o) {
 
   for (uint32_t frame = 0; frame < o.frames; ++frame) {
     const bool savePng = o.pngEvery > 0 && (frame % o.pngEvery == 0 || frame + 1 == o.frames);
-    DRAPE_VK(vkBeginCommandBuffer(cmd, &begin));
+    beginCommands(frameCommands);
     timer.begin(cmd);
     auto stamp = [&]() { timer.stamp(cmd); };
     // The previous frame's render and readback read the particles: finish before integrating.
@@ -389,9 +354,8 @@ int run(const Options& o) {
     stamp();
     memoryBarrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                   VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
-    DRAPE_VK(vkEndCommandBuffer(cmd));
     const auto t0 = std::chrono::steady_clock::now();
-    submit();
+    submitAndWait(g, frameCommands);
     frameMs.push_back(
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
 
@@ -487,8 +451,7 @@ int run(const Options& o) {
   vkDeviceWaitIdle(g.device);
   collision.reset();
   timer.destroy();
-  vkDestroyFence(g.device, fence, nullptr);
-  vkDestroyCommandPool(g.device, pool, nullptr);
+  destroy(g, frameCommands);
   destroy(g, solver);
   destroy(g, renderer);
   for (Buffer* b : {&particles, &prev, &readParticles}) destroy(g, *b);

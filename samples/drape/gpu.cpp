@@ -375,35 +375,52 @@ GraphicsPipeline graphicsPipeline(const Gpu& g) {
   return p;
 }
 
-void submitOnce(const Gpu& g, const std::function<void(VkCommandBuffer)>& record) {
+Commands createCommands(const Gpu& g) {
+  Commands c;
   VkCommandPoolCreateInfo cpci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-  cpci.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
+  cpci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   cpci.queueFamilyIndex = g.family;
-  VkCommandPool pool = VK_NULL_HANDLE;
-  DRAPE_VK(vkCreateCommandPool(g.device, &cpci, nullptr, &pool));
+  DRAPE_VK(vkCreateCommandPool(g.device, &cpci, nullptr, &c.pool));
   VkCommandBufferAllocateInfo cbai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  cbai.commandPool = pool;
+  cbai.commandPool = c.pool;
   cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
   cbai.commandBufferCount = 1;
-  VkCommandBuffer cmd = VK_NULL_HANDLE;
-  DRAPE_VK(vkAllocateCommandBuffers(g.device, &cbai, &cmd));
+  DRAPE_VK(vkAllocateCommandBuffers(g.device, &cbai, &c.cmd));
+  VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  DRAPE_VK(vkCreateFence(g.device, &fci, nullptr, &c.fence));
+  return c;
+}
+
+void destroy(const Gpu& g, Commands& c) {
+  vkDestroyFence(g.device, c.fence, nullptr);
+  vkDestroyCommandPool(g.device, c.pool, nullptr);
+  c = {};
+}
+
+void beginCommands(const Commands& c) {
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-  DRAPE_VK(vkBeginCommandBuffer(cmd, &begin));
-  record(cmd);
-  DRAPE_VK(vkEndCommandBuffer(cmd));
-  VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  VkFence fence = VK_NULL_HANDLE;
-  DRAPE_VK(vkCreateFence(g.device, &fci, nullptr, &fence));
+  DRAPE_VK(vkBeginCommandBuffer(c.cmd, &begin));
+}
+
+void submitAndWait(const Gpu& g, const Commands& c) {
+  DRAPE_VK(vkEndCommandBuffer(c.cmd));
   VkCommandBufferSubmitInfo cbsi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO};
-  cbsi.commandBuffer = cmd;
+  cbsi.commandBuffer = c.cmd;
   VkSubmitInfo2 si{VK_STRUCTURE_TYPE_SUBMIT_INFO_2};
   si.commandBufferInfoCount = 1;
   si.pCommandBufferInfos = &cbsi;
-  DRAPE_VK(vkQueueSubmit2(g.queue, 1, &si, fence));
-  DRAPE_VK(vkWaitForFences(g.device, 1, &fence, VK_TRUE, UINT64_MAX));
-  vkDestroyFence(g.device, fence, nullptr);
-  vkDestroyCommandPool(g.device, pool, nullptr);
+  DRAPE_VK(vkQueueSubmit2(g.queue, 1, &si, c.fence));
+  DRAPE_VK(vkWaitForFences(g.device, 1, &c.fence, VK_TRUE, UINT64_MAX));
+  DRAPE_VK(vkResetFences(g.device, 1, &c.fence));
+}
+
+void submitOnce(const Gpu& g, const std::function<void(VkCommandBuffer)>& record) {
+  Commands c = createCommands(g);
+  beginCommands(c);
+  record(c.cmd);
+  submitAndWait(g, c);
+  destroy(g, c);
 }
 
 void memoryBarrier(VkCommandBuffer cmd, VkPipelineStageFlags2 srcStage, VkAccessFlags2 srcAccess,

@@ -98,7 +98,19 @@ struct GraphicsPipeline {
 };
 GraphicsPipeline graphicsPipeline(const Gpu& g);
 
-// Records `record` into a one-time command buffer, submits it and waits (uploads at start-up).
+// A command buffer (resettable, recorded for one submit at a time) with its pool and a fence.
+struct Commands {
+  VkCommandPool pool = VK_NULL_HANDLE;
+  VkCommandBuffer cmd = VK_NULL_HANDLE;
+  VkFence fence = VK_NULL_HANDLE;
+};
+Commands createCommands(const Gpu& g);
+void destroy(const Gpu& g, Commands& c);
+// Begins recording c.cmd (one-time submit).
+void beginCommands(const Commands& c);
+// Ends c.cmd, submits it to the queue and waits for its fence (reset again afterwards).
+void submitAndWait(const Gpu& g, const Commands& c);
+// Records `record` into a command buffer of its own, submits it and waits (uploads at start-up).
 void submitOnce(const Gpu& g, const std::function<void(VkCommandBuffer)>& record);
 
 // The particle buffers the sample's solver, vkcollide and the render share (vec4: xyz + inverse mass).

@@ -25,7 +25,6 @@
 // The two --inject options break the run on purpose (ctest runs them expecting failure), so that the
 // checks are known to fire. Exit code 0: all checks passed; 1: a check failed; 2: bad arguments.
 #include <malloc.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -57,15 +56,6 @@ constexpr long kRssSlackBytes = 256 * 1024;
 size_t heapInUse() {
   const struct mallinfo2 mi = mallinfo2();
   return mi.uordblks + mi.hblkhd;  // small-chunk bytes in use + mmap'd chunks
-}
-
-long residentBytes() {
-  long pages = 0, resident = 0;
-  if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
-    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
-    std::fclose(f);
-  }
-  return resident * sysconf(_SC_PAGESIZE);
 }
 
 bool parseCount(const char* s, uint32_t lo, uint32_t& out) {
@@ -132,7 +122,7 @@ int main(int argc, char** argv) {
               o.size, o.size, o.frames, o.substeps, o.iterations, double{sc.friction},
               o.cpuBackend == vkc::Backend::kCpuScalar ? "cpu-scalar" : "cpu-simd",
               sameThread ? "every frame on the main thread" : "each frame on a fresh thread");
-  residentBytes();  // glibc keeps ~1.5 KB from its first fopen: before the heap is measured
+  drape::residentBytes();  // glibc keeps ~1.5 KB from its first fopen: before the heap is measured
   const auto t0 = std::chrono::steady_clock::now();
   size_t heapAfterWarmup = 0, heapMax = 0;
   long rssAfterWarmup = 0, rssMax = 0;
@@ -160,7 +150,7 @@ int main(int argc, char** argv) {
     finite = finite && st.finite;
     if (f == warmup) {
       heapAfterWarmup = heapMax = heapInUse();
-      rssAfterWarmup = rssMax = residentBytes();
+      rssAfterWarmup = rssMax = drape::residentBytes();
     } else if (f > warmup) {
       const size_t heap = heapInUse();
       if (heap > heapMax && growthReports < 3) {
@@ -169,7 +159,7 @@ int main(int argc, char** argv) {
                     static_cast<long long>(heap) - static_cast<long long>(heapAfterWarmup));
       }
       heapMax = std::max(heapMax, heap);
-      rssMax = std::max(rssMax, residentBytes());
+      rssMax = std::max(rssMax, drape::residentBytes());
     }
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
