@@ -54,7 +54,7 @@ struct SelfCollisionStage::Impl {
 
   // Stable sort of keys/values (itemCount elements) by their low keyBits bits: the radix sort's passes.
   void appendSort(detail::Recorder& rec, uint32_t keyBits) const {
-    detail::appendRadixSortPasses(*sort, rec, slots(keys, 4), slots(values, 4), itemCount, keyBits);
+    detail::appendRadixSortPasses(*sort, rec, slots(keys, 4), slots(values, 4), itemCount, keyBits, 0);
   }
 
   // The pass `kind` at its declared access; without rest positions, rest and sortedRest untouched.
