@@ -177,7 +177,7 @@ bool benchSelfLayout(Context& ctx, const Options& o, uint32_t clothCount, uint32
   const uint32_t n = static_cast<uint32_t>(particles.size());
   const std::string scene = std::to_string(clothCount) + " x " + std::to_string(side * side);
   const SelfCollisionSettings settings{0.8f * h, 1.0f};
-  SelfStageCreateInfo ci;
+  SelfCollisionStageCreateInfo ci;
   ci.cloths = cloths;
   ci.particleCount = n;
   auto stage = SelfCollisionStage::create(ctx, ci);

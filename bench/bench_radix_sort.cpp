@@ -154,7 +154,7 @@ int runBench(const Options& o) {
 
   std::unique_ptr<RadixSortStage> stage;
   if (timestamps) {
-    auto s = RadixSortStage::create(*context, {maxN});
+    auto s = RadixSortStage::create(*context, {.maxCount = maxN});
     if (!s) {
       std::fprintf(stderr, "bench_radix_sort: RadixSortStage::create: %s\n", s.message().c_str());
       return 1;
@@ -171,7 +171,7 @@ int runBench(const Options& o) {
     const uint32_t n = 1u << k;
     refK.assign(keys.begin(), keys.begin() + n);
     refV.assign(values.begin(), values.begin() + n);
-    if (const Status s = radixSortCpu(refK, refV, o.keyBits, Backend::kCpuScalar); !s) {
+    if (const Status s = radixSortCpu({refK, refV, o.keyBits}, Backend::kCpuScalar); !s) {
       std::fprintf(stderr, "bench_radix_sort: %s\n", s.message().c_str());
       return 1;
     }
@@ -193,7 +193,7 @@ int runBench(const Options& o) {
       cpuRow(std::string("cpu-radix-") + (b == Backend::kCpuScalar ? "scalar" : "simd"), [&] {
         std::memcpy(wk.data(), keys.data(), n * sizeof(uint32_t));
         std::memcpy(wv.data(), values.data(), n * sizeof(uint32_t));
-        (void)radixSortCpu({wk.data(), n}, {wv.data(), n}, o.keyBits, b);
+        (void)radixSortCpu({{wk.data(), n}, {wv.data(), n}, o.keyBits}, b);
       });
       if (!std::equal(refK.begin(), refK.end(), wk.begin()) || !std::equal(refV.begin(), refV.end(), wv.begin())) {
         std::fprintf(stderr, "bench_radix_sort: N=%u: %s differs from the scalar reference\n", n, toString(b));
@@ -209,7 +209,7 @@ int runBench(const Options& o) {
       std::memcpy(wk.data(), keys.data(), n * sizeof(uint32_t));
       std::memcpy(wv.data(), values.data(), n * sizeof(uint32_t));
       const double t0 = nowMs();
-      if (const Status s = stage->run({wk.data(), n}, {wv.data(), n}, o.keyBits); !s) {
+      if (const Status s = stage->run({{wk.data(), n}, {wv.data(), n}, o.keyBits}); !s) {
         std::fprintf(stderr, "bench_radix_sort: RadixSortStage::run: %s\n", s.message().c_str());
         return 1;
       }

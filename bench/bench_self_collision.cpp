@@ -291,7 +291,7 @@ int runBench(const Options& o) {
     }
     if (!context) continue;
 
-    SelfStageCreateInfo sci;
+    SelfCollisionStageCreateInfo sci;
     sci.cloths = c.cloths;
     sci.particleCount = n;
     sci.restPositions = !c.rest.empty();

@@ -145,7 +145,7 @@ class Runner {
         if (!stage) return stage.error();
         shapes_ = std::move(*stage);
       } else if (s->id == StageId::kSelf && !self_) {
-        SelfStageCreateInfo ci;
+        SelfCollisionStageCreateInfo ci;
         ci.cloths = buffers.cloths;
         ci.particleCount = static_cast<uint32_t>(buffers.particles.size());
         ci.subsets = buffers.selfSubsets;

@@ -25,23 +25,32 @@
 
 namespace vkc {
 
-// Checks keyBits (1..32) and that keys and values have the same length. `owner` prefixes the
-// field names in the message ("radixSortCpu: keyBits 0 ...").
-Status validateRadixSort(std::span<const uint32_t> keys, std::span<const uint32_t> values, uint32_t keyBits,
-                         const char* owner);
+// Host-side input of the radix sort, shared by every backend. Sorted in place: like every stage's
+// input, it holds its outputs (keys and values end sorted).
+struct RadixSortInput {
+  std::span<uint32_t> keys;    // sorted by their low keyBits bits, ascending, stable
+  std::span<uint32_t> values;  // payload: as many as keys, moved with them (must not overlap keys)
+  uint32_t keyBits = 32;       // 1..32
+};
 
-// Sorts (keys[i], values[i]) in place on the CPU. backend: kCpuScalar (the reference: LSD radix sort,
-// 8-bit digits, one histogram-scan-scatter round per digit) or kCpuSimd (the optimized variant: all
-// digit histograms in one read, 11-bit digits for 8192 pairs or more when keyBits > 16, passes whose
-// digit is the same for every key skipped, pairs moved as 64-bit words, Highway for packing). keys.size() == values.size(),
-// keyBits in 1..32; on error nothing is changed. Scratch: kCpuScalar allocates 8 bytes per pair per
-// call; kCpuSimd keeps 16 bytes per pair (of the largest sort so far) per calling thread, reused.
-Status radixSortCpu(std::span<uint32_t> keys, std::span<uint32_t> values, uint32_t keyBits, Backend backend);
+// Checks keyBits (1..32), that keys and values have the same length and do not overlap. `owner`
+// prefixes the field names in the message ("radixSortCpu: keyBits is 0 ...").
+Status validateRadixSort(const RadixSortInput& input, const char* owner);
+
+// Sorts (input.keys[i], input.values[i]) in place on the CPU. backend: kCpuScalar (the reference: LSD
+// radix sort, 8-bit digits, one histogram-scan-scatter round per digit) or kCpuSimd (the optimized
+// variant: all digit histograms in one read, 11-bit digits for 8192 pairs or more when keyBits > 16,
+// passes whose digit is the same for every key skipped, pairs moved as 64-bit words, Highway for
+// packing). On error nothing is changed. Scratch: kCpuScalar allocates 8 bytes per pair per call;
+// kCpuSimd keeps 16 bytes per pair (of the largest sort so far) per calling thread, reused.
+Status radixSortCpu(const RadixSortInput& input, Backend backend);
 
 struct RadixSortStageCreateInfo {
   // The most pairs one record() may sort. The stage allocates scratch for this many (2 x 4 bytes per
-  // pair plus 1 KiB per 4096-pair tile). Must be >= 1 and at most maxStorageBufferRange / 4.
+  // pair plus 1 KiB per 4096-pair tile, per frame in flight). Must be >= 1 and at most
+  // maxStorageBufferRange / 4.
   uint32_t maxCount = 0;
+  uint32_t framesInFlight = 1;  // 1..kMaxFramesInFlight sets of scratch (context.h)
 };
 
 struct RadixSortRecordInfo {
@@ -60,11 +69,12 @@ struct RadixSortRecordInfo {
   // known only on the GPU). Null: `count` pairs. The sort reads it when it runs; every dispatch is
   // sized for `count` and workgroups beyond the real count exit early.
   BufferRange countBuffer;
+  uint32_t frame = 0;  // which set of scratch: < framesInFlight
   RecordSync sync;
 };
 
-// The radix sort on a Vulkan device. Holds its scratch (ping-pong key/value buffers, per-tile
-// histograms) in device memory. Needs subgroup ballot operations and subgroups of at least 4
+// The radix sort on a Vulkan device. Holds, per frame in flight, its scratch (ping-pong key/value
+// buffers, per-tile histograms) in device memory; it has no static tables. Needs subgroup ballot operations and subgroups of at least 4
 // invocations (create() returns kUnsupported otherwise); any subgroup size from 4 to 128 works.
 //
 // Passes (see shaders/shared/radix_sort.h): per 8-bit digit, HISTOGRAM (per 4096-key tile), SCAN
@@ -73,19 +83,27 @@ struct RadixSortRecordInfo {
 // the stage's scratch, and an odd number of them ends with a COPY back into the host's buffers.
 class RadixSortStage {
  public:
+  // Allocates the scratch; never touches a queue.
   static Result<std::unique_ptr<RadixSortStage>> create(Context& context, const RadixSortStageCreateInfo& info);
+  // The device memory create() would allocate for `info` (validated as create() does).
+  static Result<MemoryRequirements> memoryRequirements(const Context& context, const RadixSortStageCreateInfo& info);
   ~RadixSortStage();
 
+  // Every stage has it; the sort has no static tables, so it records nothing (it still checks the
+  // command buffer).
+  Status recordUpload(VkCommandBuffer commandBuffer);
+
   // Records the sort into the host's command buffer (recording state, a pool of the context's queue
-  // family). Validates everything first: count > maxCount, keyBits outside 1..32, a null buffer, a
-  // range too small or misaligned are errors naming the field, and nothing is recorded. count 0
-  // records nothing and checks no buffer (with a countBuffer too: count bounds its value).
+  // family). Validates everything first: count > maxCount, keyBits outside 1..32, frame >=
+  // framesInFlight, a null buffer, a range too small or misaligned are errors naming the field, and
+  // nothing is recorded. count 0 records nothing and checks no buffer (with a countBuffer too: count
+  // bounds its value). Records of different frames may be in flight at once.
   Status record(VkCommandBuffer commandBuffer, const RadixSortRecordInfo& info);
 
-  // Convenience path: uploads keys and values (same length, at most maxCount), sorts them on the
-  // device, waits and reads them back into the spans. GPU times of each pass are kept for timings().
-  // On error the spans are unchanged.
-  Status run(std::span<uint32_t> keys, std::span<uint32_t> values, uint32_t keyBits = 32);
+  // Convenience path: uploads input.keys and input.values (same length, at most maxCount), sorts them
+  // on the device (frame 0), waits and reads them back into the spans. GPU times of each pass are kept
+  // for timings(). On error the spans are unchanged.
+  Status run(const RadixSortInput& input);
   const std::vector<PassTiming>& timings() const;
 
   uint32_t maxCount() const;
@@ -98,10 +116,10 @@ class RadixSortStage {
   std::unique_ptr<Impl> impl_;
 };
 
-// One call on any backend (the Vulkan one needs `context` and creates a stage sized for keys.size()):
-// what tests and tools use to run one body on every backend. On error the spans are unchanged.
-Status radixSort(Backend backend, Context* context, std::span<uint32_t> keys, std::span<uint32_t> values,
-                 uint32_t keyBits = 32);
+// One call on any backend (the Vulkan one needs `context` and creates a stage sized for
+// input.keys.size()): what tests and tools use to run one body on every backend. On error the spans
+// are unchanged.
+Status radixSort(Backend backend, Context* context, const RadixSortInput& input);
 
 // Digit passes a sort of `keyBits` bits runs on Vulkan and kCpuScalar: ceil(keyBits / 8) (kCpuSimd: see
 // radixSortCpu).

@@ -84,35 +84,51 @@ Status validate(const SelfCollisionInput& input);
 // positions) per calling thread, reused by later calls (a solver calls it every iteration).
 Status collideSelfCpu(const SelfCollisionInput& input, Backend backend, SelfCollisionDebug* debug = nullptr);
 
-struct SelfStageCreateInfo {
+struct SelfCollisionStageCreateInfo {
   std::span<const ClothRange> cloths;  // the layout of the scene's particle buffer (copied)
   uint32_t particleCount = 0;          // elements in the particle buffer
   std::span<const std::span<const uint32_t>> subsets;  // as in SelfCollisionInput (copied)
   bool restPositions = false;          // record() binds rest positions
+  uint32_t framesInFlight = 1;         // 1..kMaxFramesInFlight sets of scratch (context.h)
 };
 
-struct SelfRecordInfo {
+struct SelfCollisionRecordInfo {
   BufferRange particles;      // host buffer: particleCount Float4, read and written
-  BufferRange restPositions;  // with SelfStageCreateInfo::restPositions: particleCount Float4, read
-  SelfCollisionSettings settings;
+  BufferRange restPositions;  // with SelfCollisionStageCreateInfo::restPositions: particleCount Float4, read
+  SelfCollisionSettings settings;  // checked like SelfCollisionInput::settings
+  uint32_t frame = 0;         // which set of scratch: < framesInFlight
   RecordSync sync;
 };
 
 // Self collision on a Vulkan device: the bounds passes, keys, the radix sort (and a second stable sort
-// by cloth when the scene has several), gather, collide.
+// by cloth when the scene has several), gather, collide. Holds the cloth and item tables (static) and,
+// per frame in flight, its scratch (keys, sorted copies) and that of its embedded bounds stage and
+// radix sort, in device memory.
 class SelfCollisionStage {
  public:
-  static Result<std::unique_ptr<SelfCollisionStage>> create(Context& context, const SelfStageCreateInfo& info);
+  // Never touches a queue: the static tables are staged in host-visible memory and copied by
+  // recordUpload() or the first record().
+  static Result<std::unique_ptr<SelfCollisionStage>> create(Context& context, const SelfCollisionStageCreateInfo& info);
+  // The device memory create() would allocate for `info` (validated as create() does), the embedded
+  // bounds stage's and radix sort's included.
+  static Result<MemoryRequirements> memoryRequirements(const Context& context, const SelfCollisionStageCreateInfo& info);
   ~SelfCollisionStage();
 
-  // Records one pass into the host's command buffer (recording state, outside a render pass, of a pool
-  // of the context's queue family). Validates the settings and buffers first: on error nothing is
-  // recorded. A layout without self-colliding particles records nothing and checks only the command
-  // buffer and the settings (its buffers are never read).
-  Status record(VkCommandBuffer commandBuffer, const SelfRecordInfo& info);
+  // Records the upload of the static tables (its own and the embedded bounds stage's). Optional: the
+  // first record() does it when it was not done; call it when the first record() goes into a command
+  // buffer that may be submitted after another one that uses the stage.
+  Status recordUpload(VkCommandBuffer commandBuffer);
 
-  // Convenience path: validates `input` (its layout must be the stage's), uploads, records, submits,
-  // waits and writes the particles back. With `debug`, a second submission lists the pairs.
+  // Records one pass into the host's command buffer (recording state, outside a render pass, of a pool
+  // of the context's queue family). Validates the settings, the frame and the buffers first: on error
+  // nothing is recorded. A layout without self-colliding particles records nothing and checks only the
+  // command buffer, the settings and the frame (its buffers are never read). Records of different
+  // frames may be in flight at once.
+  Status record(VkCommandBuffer commandBuffer, const SelfCollisionRecordInfo& info);
+
+  // Convenience path: validates `input` (its layout must be the stage's), uploads, records (frame 0),
+  // submits, waits and writes the particles back. With `debug`, a second submission lists the pairs.
+  // On error the particles and `debug` are unchanged.
   Status run(const SelfCollisionInput& input, SelfCollisionDebug* debug = nullptr);
   // GPU times of the last run()'s passes.
   const std::vector<PassTiming>& timings() const;

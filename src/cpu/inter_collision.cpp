@@ -223,7 +223,7 @@ Status interCollideCpu(const InterCollisionInput& input, std::span<Float4> out, 
   for (uint32_t it = 0; it < set.iterations && m > 0; ++it) {
     for (size_t i = 0; i < m; ++i) keys[i] = gpu::selfCellKey(grid, v3(marked[i].position));
     std::iota(values.begin(), values.end(), 0u);
-    VKC_TRY(radixSortCpu(keys, values, gpu::kInterKeyBits, backend));
+    VKC_TRY(radixSortCpu({keys, values, gpu::kInterKeyBits}, backend));
     if (backend == Backend::kCpuScalar) {
       // The shader's gather: binary search per column.
       gpu::InterKernel kernel{keys.data(), values.data(), marked.data()};

@@ -145,11 +145,11 @@ void radixSortFast(uint32_t* keys, uint32_t* values, size_t count, uint32_t keyB
 
 }  // namespace cpu
 
-Status validateRadixSort(std::span<const uint32_t> keys, std::span<const uint32_t> values, uint32_t keyBits,
-                         const char* owner) {
-  if (keyBits == 0 || keyBits > 32) {
+Status validateRadixSort(const RadixSortInput& input, const char* owner) {
+  const std::span<const uint32_t> keys = input.keys, values = input.values;
+  if (input.keyBits == 0 || input.keyBits > 32) {
     return Error{ErrorCode::kInvalidArgument,
-                 std::string(owner) + ": keyBits is " + std::to_string(keyBits) + "; it must be 1..32"};
+                 std::string(owner) + ": keyBits is " + std::to_string(input.keyBits) + "; it must be 1..32"};
   }
   if (keys.size() != values.size()) {
     return Error{ErrorCode::kInvalidArgument, std::string(owner) + ": values.size() " + std::to_string(values.size()) +
@@ -161,15 +161,15 @@ Status validateRadixSort(std::span<const uint32_t> keys, std::span<const uint32_
   return {};
 }
 
-Status radixSortCpu(std::span<uint32_t> keys, std::span<uint32_t> values, uint32_t keyBits, Backend backend) {
+Status radixSortCpu(const RadixSortInput& input, Backend backend) {
   if (backend == Backend::kVulkan) {
     return Error{ErrorCode::kInvalidArgument, "radixSortCpu: backend must be kCpuScalar or kCpuSimd"};
   }
-  VKC_TRY(validateRadixSort(keys, values, keyBits, "radixSortCpu"));
+  VKC_TRY(validateRadixSort(input, "radixSortCpu"));
   if (backend == Backend::kCpuScalar) {
-    cpu::radixSortScalar(keys.data(), values.data(), keys.size(), keyBits);
+    cpu::radixSortScalar(input.keys.data(), input.values.data(), input.keys.size(), input.keyBits);
   } else {
-    cpu::radixSortFast(keys.data(), values.data(), keys.size(), keyBits);
+    cpu::radixSortFast(input.keys.data(), input.values.data(), input.keys.size(), input.keyBits);
   }
   return {};
 }

@@ -103,7 +103,7 @@ Status collideSelfCpu(const SelfCollisionInput& in, Backend backend, SelfCollisi
       const uint32_t top = gpu::selfCellKey(g, {b.hi.x, b.hi.y, b.hi.z});
       cpu::selfSortByKey(ck.data(), ci.data(), sc.itemCount, (top >> 16) & 0xFFu, top >> 24);
     } else {
-      VKC_TRY(radixSortCpu(ck, ci, 32, backend));
+      VKC_TRY(radixSortCpu({ck, ci, 32}, backend));
     }
   }
   const bool simd = backend == Backend::kCpuSimd;

@@ -18,6 +18,7 @@ struct SelfLayout {
 // Precondition: the subsets were validated against the cloths.
 SelfLayout makeSelfLayout(std::span<const ClothRange> cloths, std::span<const std::span<const uint32_t>> subsets);
 
+// The settings through validateSeparation; messages name "<what>.settings.distance" / ".stiffness".
 Status validateSelfSettings(const SelfCollisionSettings& s, const char* what);
 // Cloth ranges within particleCount, subsets (count, range, duplicates), restCount 0 or particleCount.
 Status validateSelfLayout(std::span<const ClothRange> cloths, uint64_t particleCount,

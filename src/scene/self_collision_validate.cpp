@@ -38,17 +38,8 @@ SelfLayout makeSelfLayout(std::span<const ClothRange> cloths, std::span<const st
 }
 
 Status validateSelfSettings(const SelfCollisionSettings& s, const char* what) {
-  const std::string w(what);
-  // The grid's sweep scale is 65533 / max(edge, d): d must be a normal float so that it stays finite.
-  if (!std::isfinite(s.distance) || !(s.distance >= 1e-30f)) {
-    return Error{ErrorCode::kInvalidArgument, w + ".settings.distance is " + std::to_string(s.distance) +
-                                                  ": the self-collision distance must be finite and > 0 (>= 1e-30)"};
-  }
-  if (!(s.stiffness >= 0.0f && s.stiffness <= 1.0f)) {
-    return Error{ErrorCode::kInvalidArgument,
-                 w + ".settings.stiffness is " + std::to_string(s.stiffness) + ": it must be in [0, 1]"};
-  }
-  return {};
+  // The check inter collision shares (the grid's sweep scale 65533 / max(edge, d) needs a normal d).
+  return validateSeparation(s.distance, s.stiffness, std::string(what) + ".settings");
 }
 
 Status validateSelfLayout(std::span<const ClothRange> cloths, uint64_t particleCount,

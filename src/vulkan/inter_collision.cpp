@@ -102,7 +102,7 @@ struct InterCollisionStage::Impl {
     for (uint32_t it = 0; it < settings.iterations; ++it) {
       rec.add(indirectPass(gpu::kInterPassKeys, parts));
       detail::appendRadixSortPassesGpuCount(*sort, rec, keys.range(), values.range(), countRange, capacity,
-                                            gpu::kInterKeyBits);
+                                            gpu::kInterKeyBits, 0);
       rec.add(indirectPass(gpu::kInterPassGather, parts, it == 0 ? 1u : 0u));
       rec.add(indirectPass(gpu::kInterPassApply, parts));
     }

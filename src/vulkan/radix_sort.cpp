@@ -3,6 +3,7 @@
 // pass after an odd number of digit passes), recorded by the Recorder, which derives every barrier
 // from the passes' declared buffer uses.
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <string>
 
@@ -35,12 +36,16 @@ uint32_t tilesFor(uint32_t count) { return (count + gpu::kRadixTileSize - 1) / g
 }  // namespace
 
 struct RadixSortStage::Impl {
+  // The stage's buffers (StageBuffers ids): all scratch is per frame in flight; no static tables.
+  enum : uint32_t { kKeysScratch, kValuesScratch, kTileHist, kDigitTotals, kDummy, kBufferCount };
+
   detail::ContextImpl& ctx;
   uint32_t maxCount = 0;
+  uint32_t frames = 1;
   const detail::Pipeline* pipelines[4] = {};
   const detail::Pipeline* wideScatter = nullptr;  // the scatter with 128-bit ballots on any subgroup size
   bool forceWideBallot = false;
-  Buffer keysScratch, valuesScratch, tileHist, digitTotals, dummy;
+  detail::StageBuffers buffers;
   // Convenience path (run): device copies and staging, made on first use.
   Buffer keys, values, upload, readback;
   detail::TimestampPool queries{ctx};
@@ -48,18 +53,32 @@ struct RadixSortStage::Impl {
 
   explicit Impl(detail::ContextImpl& c) : ctx(c) {}
 
+  // Every buffer of a stage sorting up to `maxCount` pairs (memoryRequirements() and create() both use this).
+  static std::array<detail::BufferSpec, kBufferCount> plan(uint32_t maxCount) {
+    const VkDeviceSize bytes = VkDeviceSize{maxCount} * sizeof(uint32_t);
+    std::array<detail::BufferSpec, kBufferCount> p{};
+    p[kKeysScratch] = {bytes, MemoryUsage::kDeviceLocal, true};
+    p[kValuesScratch] = {bytes, MemoryUsage::kDeviceLocal, true};
+    p[kTileHist] = {VkDeviceSize{tilesFor(maxCount)} * gpu::kRadixBins * sizeof(uint32_t), MemoryUsage::kDeviceLocal,
+                    true};
+    p[kDigitTotals] = {gpu::kRadixBins * sizeof(uint32_t), MemoryUsage::kDeviceLocal, true};
+    p[kDummy] = {16};  // bound in place of a count buffer, never written
+    return p;
+  }
+
   // Appends the passes for validated ranges. `count` is the exact count, or with a count buffer the
-  // upper bound that sizes the dispatches.
+  // upper bound that sizes the dispatches. `frame` < frames picks the scratch.
   void appendPasses(detail::Recorder& rec, const BufferRange& hostKeys, const BufferRange& hostValues,
-                    const BufferRange* countBuffer, uint32_t count, uint32_t keyBits) const {
+                    const BufferRange* countBuffer, uint32_t count, uint32_t keyBits, uint32_t frame) const {
     if (count == 0) return;
     const uint32_t tileCount = tilesFor(count);
     const VkDeviceSize bytes = VkDeviceSize{count} * sizeof(uint32_t);
-    const BufferRange scratchKeys{keysScratch.handle(), 0, bytes};
-    const BufferRange scratchValues{valuesScratch.handle(), 0, bytes};
-    const BufferRange hist{tileHist.handle(), 0, VkDeviceSize{tileCount} * gpu::kRadixBins * sizeof(uint32_t)};
-    const BufferRange totals{digitTotals.handle(), 0, gpu::kRadixBins * sizeof(uint32_t)};
-    const BufferRange countRange = countBuffer != nullptr ? *countBuffer : dummy.range();
+    const BufferRange scratchKeys{buffers.get(kKeysScratch, frame).handle(), 0, bytes};
+    const BufferRange scratchValues{buffers.get(kValuesScratch, frame).handle(), 0, bytes};
+    const BufferRange hist{buffers.get(kTileHist, frame).handle(), 0,
+                           VkDeviceSize{tileCount} * gpu::kRadixBins * sizeof(uint32_t)};
+    const BufferRange totals{buffers.get(kDigitTotals, frame).handle(), 0, gpu::kRadixBins * sizeof(uint32_t)};
+    const BufferRange countRange = countBuffer != nullptr ? *countBuffer : buffers.range(kDummy);
     const BufferRange keysA = {hostKeys.buffer, hostKeys.offset, bytes};
     const BufferRange valuesA = {hostValues.buffer, hostValues.offset, bytes};
     const uint32_t passCount = radixSortPassCount(keyBits);
@@ -115,6 +134,7 @@ struct RadixSortStage::Impl {
       return Error{ErrorCode::kLimitExceeded, "RadixSortRecordInfo::count " + std::to_string(info.count) +
                                                   " exceeds the stage's maxCount " + std::to_string(maxCount)};
     }
+    VKC_TRY(detail::checkFrame(info.frame, frames, "RadixSortRecordInfo"));
     detail::Recorder rec(ctx);
     const bool hasCountBuffer = info.countBuffer.buffer != VK_NULL_HANDLE;
     if (info.count == 0) return rec;  // nothing to sort (with a count buffer: at most 0 pairs)
@@ -130,7 +150,8 @@ struct RadixSortStage::Impl {
       VKC_TRY(checkRange(countRange, "countBuffer", sizeof(uint32_t)));
       countRange.size = sizeof(uint32_t);
     }
-    appendPasses(rec, info.keys, info.values, hasCountBuffer ? &countRange : nullptr, info.count, info.keyBits);
+    appendPasses(rec, info.keys, info.values, hasCountBuffer ? &countRange : nullptr, info.count, info.keyBits,
+                 info.frame);
     return rec;
   }
 };
@@ -138,8 +159,8 @@ struct RadixSortStage::Impl {
 RadixSortStage::RadixSortStage(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 RadixSortStage::~RadixSortStage() = default;
 
-Result<std::unique_ptr<RadixSortStage>> RadixSortStage::create(Context& context, const RadixSortStageCreateInfo& info) {
-  detail::ContextImpl& ctx = detail::Internals::of(context);
+// The checks create() and memoryRequirements() share: the description and the device's limits.
+static Status checkCreateInfo(const detail::ContextImpl& ctx, const RadixSortStageCreateInfo& info) {
   const uint64_t maxRange = ctx.info.maxStorageBufferRange;
   if (info.maxCount == 0) {
     return Error{ErrorCode::kInvalidArgument, "RadixSortStageCreateInfo::maxCount is 0; it must be at least 1"};
@@ -151,13 +172,27 @@ Result<std::unique_ptr<RadixSortStage>> RadixSortStage::create(Context& context,
                      ctx.info.name + "' allows maxStorageBufferRange = " + std::to_string(maxRange) + " bytes (" +
                      std::to_string(maxRange / 4) + " keys)"};
   }
+  VKC_TRY(detail::checkFramesInFlight(info.framesInFlight, "RadixSortStageCreateInfo"));
   if (!ctx.info.missingForSort.empty()) {  // (queried with the device: ballot, subgroup size, shared memory)
     std::string list;
     for (const std::string& m : ctx.info.missingForSort) list += (list.empty() ? "" : ", ") + m;
     return Error{ErrorCode::kUnsupported, "RadixSortStage: the device '" + ctx.info.name + "' lacks " + list};
   }
+  return {};
+}
+
+Result<MemoryRequirements> RadixSortStage::memoryRequirements(const Context& context,
+                                                              const RadixSortStageCreateInfo& info) {
+  VKC_TRY(checkCreateInfo(detail::Internals::of(context), info));
+  return detail::requirementsOf(Impl::plan(info.maxCount), info.framesInFlight);
+}
+
+Result<std::unique_ptr<RadixSortStage>> RadixSortStage::create(Context& context, const RadixSortStageCreateInfo& info) {
+  detail::ContextImpl& ctx = detail::Internals::of(context);
+  VKC_TRY(checkCreateInfo(ctx, info));
   auto impl = std::make_unique<Impl>(ctx);
   impl->maxCount = info.maxCount;
+  impl->frames = info.framesInFlight;
   for (uint32_t pass = 0; pass < 5; ++pass) {
     const uint32_t kind = pass < 4 ? pass : gpu::kRadixPassScatter;
     auto p = ctx.pipelines->get(
@@ -165,13 +200,7 @@ Result<std::unique_ptr<RadixSortStage>> RadixSortStage::create(Context& context,
     if (!p) return p.error();
     (pass < 4 ? impl->pipelines[pass] : impl->wideScatter) = *p;
   }
-  auto make = [&](Buffer& b, VkDeviceSize bytes) { return detail::makeBuffer(ctx, b, bytes); };
-  const VkDeviceSize bytes = VkDeviceSize{info.maxCount} * sizeof(uint32_t);
-  VKC_TRY(make(impl->keysScratch, bytes));
-  VKC_TRY(make(impl->valuesScratch, bytes));
-  VKC_TRY(make(impl->tileHist, VkDeviceSize{tilesFor(info.maxCount)} * gpu::kRadixBins * sizeof(uint32_t)));
-  VKC_TRY(make(impl->digitTotals, gpu::kRadixBins * sizeof(uint32_t)));
-  VKC_TRY(make(impl->dummy, 16));
+  VKC_TRY(impl->buffers.create(ctx, Impl::plan(info.maxCount), info.framesInFlight));
   VKC_TRY(impl->queries.create(2 * kMaxPasses));
   return std::unique_ptr<RadixSortStage>(new RadixSortStage(std::move(impl)));
 }
@@ -179,21 +208,25 @@ Result<std::unique_ptr<RadixSortStage>> RadixSortStage::create(Context& context,
 uint32_t RadixSortStage::maxCount() const { return impl_->maxCount; }
 const std::vector<PassTiming>& RadixSortStage::timings() const { return impl_->timings; }
 
+Status RadixSortStage::recordUpload(VkCommandBuffer commandBuffer) {
+  return detail::checkCommandBuffer(commandBuffer, "RadixSortStage");
+}
+
 Status RadixSortStage::record(VkCommandBuffer commandBuffer, const RadixSortRecordInfo& info) {
   VKC_TRY(detail::checkCommandBuffer(commandBuffer, "RadixSortStage"));
   return detail::recordPasses(impl_->recorderFor(info), commandBuffer, info.sync);
 }
 
 void detail::appendRadixSortPasses(RadixSortStage& stage, Recorder& rec, const BufferRange& keys,
-                                   const BufferRange& values, uint32_t count, uint32_t keyBits) {
-  detail::Internals::of(stage).appendPasses(rec, keys, values, nullptr, count, keyBits);
+                                   const BufferRange& values, uint32_t count, uint32_t keyBits, uint32_t frame) {
+  detail::Internals::of(stage).appendPasses(rec, keys, values, nullptr, count, keyBits, frame);
 }
 
 void detail::appendRadixSortPassesGpuCount(RadixSortStage& stage, Recorder& rec, const BufferRange& keys,
                                            const BufferRange& values, const BufferRange& countBuffer,
-                                           uint32_t maxCount, uint32_t keyBits) {
+                                           uint32_t maxCount, uint32_t keyBits, uint32_t frame) {
   const BufferRange count{countBuffer.buffer, countBuffer.offset, sizeof(uint32_t)};
-  detail::Internals::of(stage).appendPasses(rec, keys, values, &count, maxCount, keyBits);
+  detail::Internals::of(stage).appendPasses(rec, keys, values, &count, maxCount, keyBits, frame);
 }
 
 void detail::forceRadixSortWideBallot(RadixSortStage& stage, bool wide) { detail::Internals::of(stage).forceWideBallot = wide; }
@@ -223,30 +256,30 @@ Result<std::vector<detail::BarrierDecision>> detail::radixSortBarrierPlan(RadixS
   return rec->plan();
 }
 
-Status RadixSortStage::run(std::span<uint32_t> keys, std::span<uint32_t> values, uint32_t keyBits) {
+Status RadixSortStage::run(const RadixSortInput& input) {
   Impl& s = *impl_;
-  VKC_TRY(validateRadixSort(keys, values, keyBits, "RadixSortStage::run"));
-  if (keys.size() > s.maxCount) {
-    return Error{ErrorCode::kLimitExceeded, "RadixSortStage::run: keys.size() " + std::to_string(keys.size()) +
+  VKC_TRY(validateRadixSort(input, "RadixSortStage::run"));
+  if (input.keys.size() > s.maxCount) {
+    return Error{ErrorCode::kLimitExceeded, "RadixSortStage::run: keys.size() " + std::to_string(input.keys.size()) +
                                                 " exceeds the stage's maxCount " + std::to_string(s.maxCount)};
   }
   s.timings.clear();
-  if (keys.empty()) return {};
-  const uint32_t count = static_cast<uint32_t>(keys.size());
+  if (input.keys.empty()) return {};
+  const uint32_t count = static_cast<uint32_t>(input.keys.size());
   const VkDeviceSize bytes = VkDeviceSize{count} * sizeof(uint32_t);
   auto& alloc = *s.ctx.allocator;
   VKC_TRY(alloc.ensureBuffer(s.keys, bytes, MemoryUsage::kDeviceLocal));
   VKC_TRY(alloc.ensureBuffer(s.values, bytes, MemoryUsage::kDeviceLocal));
   VKC_TRY(alloc.ensureBuffer(s.upload, 2 * bytes, MemoryUsage::kUpload));
   VKC_TRY(alloc.ensureBuffer(s.readback, 2 * bytes, MemoryUsage::kReadback));
-  std::memcpy(s.upload.mapped(), keys.data(), bytes);
-  std::memcpy(static_cast<char*>(s.upload.mapped()) + bytes, values.data(), bytes);
+  std::memcpy(s.upload.mapped(), input.keys.data(), bytes);
+  std::memcpy(static_cast<char*>(s.upload.mapped()) + bytes, input.values.data(), bytes);
 
   RadixSortRecordInfo info;
   info.keys = {s.keys.handle(), 0, bytes};
   info.values = {s.values.handle(), 0, bytes};
   info.count = count;
-  info.keyBits = keyBits;
+  info.keyBits = input.keyBits;
   auto rec = s.recorderFor(info);
   if (!rec) return rec.error();
   const RecordSync sync = detail::copyInCopyOutSync();
@@ -263,21 +296,20 @@ Status RadixSortStage::run(std::span<uint32_t> keys, std::span<uint32_t> values,
     return {};
   }));
   VKC_TRY(detail::storeTimings(*rec, s.queries, s.timings));
-  std::memcpy(keys.data(), s.readback.mapped(), bytes);
-  std::memcpy(values.data(), static_cast<const char*>(s.readback.mapped()) + bytes, bytes);
+  std::memcpy(input.keys.data(), s.readback.mapped(), bytes);
+  std::memcpy(input.values.data(), static_cast<const char*>(s.readback.mapped()) + bytes, bytes);
   return {};
 }
 
-Status radixSort(Backend backend, Context* context, std::span<uint32_t> keys, std::span<uint32_t> values,
-                 uint32_t keyBits) {
-  if (backend != Backend::kVulkan) return radixSortCpu(keys, values, keyBits, backend);
+Status radixSort(Backend backend, Context* context, const RadixSortInput& input) {
+  if (backend != Backend::kVulkan) return radixSortCpu(input, backend);
   if (context == nullptr) return Error{ErrorCode::kInvalidArgument, "radixSort: the Vulkan backend needs a context"};
-  VKC_TRY(validateRadixSort(keys, values, keyBits, "radixSort"));
-  if (keys.empty()) return {};
-  if (keys.size() > UINT32_MAX) return Error{ErrorCode::kLimitExceeded, "radixSort: keys.size() exceeds 2^32 - 1"};
-  auto stage = RadixSortStage::create(*context, {static_cast<uint32_t>(keys.size())});
+  VKC_TRY(validateRadixSort(input, "radixSort"));
+  if (input.keys.empty()) return {};
+  if (input.keys.size() > UINT32_MAX) return Error{ErrorCode::kLimitExceeded, "radixSort: keys.size() exceeds 2^32 - 1"};
+  auto stage = RadixSortStage::create(*context, {.maxCount = static_cast<uint32_t>(input.keys.size())});
   if (!stage) return stage.error();
-  return (*stage)->run(keys, values, keyBits);
+  return (*stage)->run(input);
 }
 
 }  // namespace vkc

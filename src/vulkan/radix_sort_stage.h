@@ -27,10 +27,11 @@ std::vector<std::string> radixSortMissing(VkSubgroupFeatureFlags subgroupOperati
 // Appends the passes that sort `count` (key, value) pairs of the ranges `keys` and `values` in place
 // by their low `keyBits` bits. Preconditions (the caller validates): 1 <= keyBits <= 32,
 // count <= stage.maxCount(), both ranges hold count * 4 bytes, are aligned and do not overlap each
-// other or the stage's scratch. count 0 appends nothing. The stage's scratch is reused by every
-// append; appending two sorts to one recorder is fine (the recorder orders them).
+// other or the stage's scratch, frame < the stage's framesInFlight. count 0 appends nothing. The
+// scratch of `frame` is reused by every append of that frame; appending two sorts to one recorder is
+// fine (the recorder orders them).
 void appendRadixSortPasses(RadixSortStage& stage, Recorder& rec, const BufferRange& keys, const BufferRange& values,
-                           uint32_t count, uint32_t keyBits);
+                           uint32_t count, uint32_t keyBits, uint32_t frame);
 
 // The same with the count known only on the device: the sort reads min(countBuffer[0], maxCount)
 // when it runs (countBuffer: at least 4 bytes, aligned). Dispatches are sized for maxCount
@@ -38,7 +39,7 @@ void appendRadixSortPasses(RadixSortStage& stage, Recorder& rec, const BufferRan
 // count exit early (the histogram still writes their zero counts).
 void appendRadixSortPassesGpuCount(RadixSortStage& stage, Recorder& rec, const BufferRange& keys,
                                    const BufferRange& values, const BufferRange& countBuffer, uint32_t maxCount,
-                                   uint32_t keyBits);
+                                   uint32_t keyBits, uint32_t frame);
 
 // For tests: the scatter matches digits with 128-bit ballots (the path of subgroups above 32) whatever
 // the device's subgroup size, so that devices with small subgroups (lavapipe: 8) cover it too.

@@ -18,6 +18,7 @@
 #include "recorder.h"
 #include "scene/self_collision_layout.h"
 #include "shared/self_collision_passes.h"
+#include "self_collision_stage.h"
 #include "stage_common.h"
 #include "vkcollide/bounds.h"
 #include "vkcollide/self_collision.h"
@@ -29,48 +30,84 @@ using detail::Buffer;
 using detail::MemoryUsage;
 
 struct SelfCollisionStage::Impl {
+  // The stage's buffers (StageBuffers ids). The cloth and item tables are static (staged at create,
+  // copied by recordUpload() or the first record()); keys, values and the sorted copies are written
+  // by the passes, so there is one of each per frame in flight. Without rest positions, kSortedRest
+  // is never bound (one small shared buffer).
+  enum : uint32_t { kClothTable, kItems, kKeys, kValues, kSortedPos, kSortedRest, kDummy, kStaging, kBufferCount };
+
   detail::ContextImpl& ctx;
   std::vector<ClothRange> cloths;
   uint32_t particleCount = 0;
   std::vector<std::vector<uint32_t>> subsets;
   bool useRest = false;
+  uint32_t frames = 1;
   detail::SelfLayout layout;
   uint32_t itemCount = 0;
   std::unique_ptr<BoundsStage> bounds;
   const detail::Pipeline* pipelines[5] = {};
   std::unique_ptr<RadixSortStage> sort;
-  Buffer clothTable, items, keys, values, sortedPos, sortedRest, debug, dummy;
-  // Convenience path.
-  Buffer particles, rest, upload, readback;
+  detail::StageBuffers buffers;
+  mutable detail::TableUpload upload;  // recorded by the first Recorder that records these passes
+  // Convenience path (run): device copies of the particles, staging, the debug lists; made on first use.
+  Buffer particles, rest, runUpload, readback, debug;
   detail::TimestampPool queries{ctx};
   std::vector<PassTiming> timings;
   std::optional<detail::Recorder> last;
 
   explicit Impl(detail::ContextImpl& c) : ctx(c) {}
 
+  // The static tables of `layout`, as TableUpload copies them.
+  static std::array<detail::TableCopy, 2> tables(const detail::SelfLayout& layout) {
+    return {detail::TableCopy{layout.cloths.data(), layout.cloths.size() * sizeof(gpu::SelfCloth), kClothTable},
+            detail::TableCopy{layout.itemParticles.data(), layout.itemParticles.size() * sizeof(uint32_t), kItems}};
+  }
+
+  // Every buffer of a stage over `layout` (memoryRequirements() and create() both use this; the
+  // embedded bounds and sort stages count their own).
+  static std::array<detail::BufferSpec, kBufferCount> plan(const detail::SelfLayout& layout, bool rest) {
+    const VkDeviceSize n = layout.itemParticles.size();
+    std::array<detail::BufferSpec, kBufferCount> p{};
+    p[kClothTable] = {layout.cloths.size() * sizeof(gpu::SelfCloth)};
+    p[kItems] = {n * 4};
+    p[kKeys] = {n * 4, MemoryUsage::kDeviceLocal, true};
+    p[kValues] = {n * 4, MemoryUsage::kDeviceLocal, true};
+    p[kSortedPos] = {n * 16, MemoryUsage::kDeviceLocal, true};
+    p[kSortedRest] = {rest ? n * 16 : 0, MemoryUsage::kDeviceLocal, rest};
+    p[kDummy] = {16};
+    p[kStaging] = {detail::TableUpload::stagingBytes(tables(layout)), MemoryUsage::kUpload};
+    return p;
+  }
+
   BufferRange slots(const Buffer& b, VkDeviceSize elementSize) const {
     return {b.handle(), 0, VkDeviceSize{itemCount} * elementSize};
   }
+  // The range of itemCount elements of buffer `id` of `frame`.
+  BufferRange slots(uint32_t id, VkDeviceSize elementSize, uint32_t frame = 0) const {
+    return slots(buffers.get(id, frame), elementSize);
+  }
+  BufferRange dummy() const { return buffers.range(kDummy); }
 
   // Stable sort of keys/values (itemCount elements) by their low keyBits bits: the radix sort's passes.
-  void appendSort(detail::Recorder& rec, uint32_t keyBits) const {
-    detail::appendRadixSortPasses(*sort, rec, slots(keys, 4), slots(values, 4), itemCount, keyBits);
+  void appendSort(detail::Recorder& rec, uint32_t keyBits, uint32_t frame) const {
+    detail::appendRadixSortPasses(*sort, rec, slots(kKeys, 4, frame), slots(kValues, 4, frame), itemCount, keyBits,
+                                  frame);
   }
 
-  // The pass `kind` at its declared access; without rest positions, rest and sortedRest untouched.
+  // The pass `kind` of `frame` at its declared access; without rest positions, rest and sortedRest untouched.
   detail::Pass selfPass(uint32_t kind, const gpu::SelfPush& push, BufferRange parts, BufferRange restRange,
-                        BufferRange debugRange) const {
-    const BufferRange boundsOut = bounds->outputBuffer();
+                        BufferRange debugRange, uint32_t frame) const {
+    const BufferRange boundsOut = bounds->outputBuffer(frame);
     const BufferRange ranges[gpu::kSelfBindingCount] = {
         parts,
         restRange,
-        clothTable.range(),
-        slots(items, 4),
+        buffers.range(kClothTable),
+        slots(kItems, 4),
         boundsOut,
-        slots(keys, 4),
-        slots(values, 4),
-        slots(sortedPos, 16),
-        useRest ? slots(sortedRest, 16) : dummy.range(),
+        slots(kKeys, 4, frame),
+        slots(kValues, 4, frame),
+        slots(kSortedPos, 16, frame),
+        useRest ? slots(kSortedRest, 16, frame) : dummy(),
         debugRange};
     detail::Pass p = detail::passFromDecl(gpu::kSelfPasses[kind], pipelines[kind], ranges);
     if (!useRest) {
@@ -93,26 +130,35 @@ struct SelfCollisionStage::Impl {
                          0};
   }
 
-  // Validated record of one pass. Precondition: itemCount > 0 (so particleCount > 0).
-  Status recordValidated(VkCommandBuffer cmd, BufferRange parts, BufferRange restRange,
-                         const SelfCollisionSettings& settings, const RecordSync& sync, VkQueryPool pool,
-                         bool counts) {
-    if (!useRest) restRange = dummy.range();
-    const BufferRange dbg = counts ? slots(debug, 4) : dummy.range();
+  // The passes of one validated record. Precondition: itemCount > 0 (so particleCount > 0).
+  detail::Recorder makeRecorder(const BufferRange& parts, BufferRange restRange, const SelfCollisionSettings& settings,
+                                uint32_t frame, bool counts) const {
+    if (!useRest) restRange = dummy();
+    const BufferRange dbg = counts ? slots(debug, 4) : dummy();
     const gpu::SelfPush push = pushFor(settings, counts);
     detail::Recorder rec(ctx);
-    detail::appendBoundsPasses(*bounds, rec, parts, dummy.range(), false, 0);
-    rec.add(selfPass(gpu::kSelfPassKeys, push, parts, restRange, dbg));
-    appendSort(rec, 32);
+    rec.addUpload(upload);
+    detail::appendBoundsPasses(*bounds, rec, parts, dummy(), false, frame);
+    const uint32_t f = frame;
+    rec.add(selfPass(gpu::kSelfPassKeys, push, parts, restRange, dbg, f));
+    appendSort(rec, 32, f);
     const uint32_t clothBits = detail::clothKeyBits(cloths.size());
     if (clothBits > 0) {
-      rec.add(selfPass(gpu::kSelfPassClothKeys, push, parts, restRange, dbg));
-      appendSort(rec, clothBits);
+      rec.add(selfPass(gpu::kSelfPassClothKeys, push, parts, restRange, dbg, f));
+      appendSort(rec, clothBits, f);
     }
-    rec.add(selfPass(gpu::kSelfPassGather, push, parts, restRange, dbg));
-    detail::Pass collide = selfPass(gpu::kSelfPassCollide, push, parts, restRange, dbg);
+    rec.add(selfPass(gpu::kSelfPassGather, push, parts, restRange, dbg, f));
+    detail::Pass collide = selfPass(gpu::kSelfPassCollide, push, parts, restRange, dbg, f);
     if (!counts) collide.narrow(gpu::kSelfBindingDebug, Access::kNone);
     rec.add(std::move(collide));
+    return rec;
+  }
+
+  // Validated record of one pass (see makeRecorder); the recorder is kept for the timings.
+  Status recordValidated(VkCommandBuffer cmd, const BufferRange& parts, const BufferRange& restRange,
+                         const SelfCollisionSettings& settings, uint32_t frame, const RecordSync& sync,
+                         VkQueryPool pool, bool counts) {
+    detail::Recorder rec = makeRecorder(parts, restRange, settings, frame, counts);
     const Status st = rec.record(cmd, sync, pool);
     last.emplace(std::move(rec));
     return st;
@@ -123,69 +169,140 @@ SelfCollisionStage::SelfCollisionStage(std::unique_ptr<Impl> impl) : impl_(std::
 SelfCollisionStage::~SelfCollisionStage() = default;
 const std::vector<PassTiming>& SelfCollisionStage::timings() const { return impl_->timings; }
 
-Result<std::unique_ptr<SelfCollisionStage>> SelfCollisionStage::create(Context& context, const SelfStageCreateInfo& info) {
-  detail::ContextImpl& ctx = detail::Internals::of(context);
+// The checks create() and memoryRequirements() share: the description and the device's limits.
+static Status checkCreateInfo(const detail::ContextImpl& ctx, const SelfCollisionStageCreateInfo& info) {
   VKC_TRY(detail::validateSelfLayout(info.cloths, info.particleCount, info.subsets,
-                                     info.restPositions ? info.particleCount : 0, "SelfStageCreateInfo"));
+                                     info.restPositions ? info.particleCount : 0, "SelfCollisionStageCreateInfo"));
+  VKC_TRY(detail::checkFramesInFlight(info.framesInFlight, "SelfCollisionStageCreateInfo"));
+  uint64_t items = 0;
+  for (size_t c = 0; c < info.cloths.size(); ++c) {
+    items += info.subsets.empty() || info.subsets[c].empty() ? info.cloths[c].count : info.subsets[c].size();
+  }
+  const uint64_t maxRange = ctx.info.maxStorageBufferRange;
+  const uint64_t needs[] = {uint64_t{info.particleCount} * 16, items * 16};
+  for (const uint64_t bytes : needs) {
+    if (bytes > maxRange) {
+      return Error{ErrorCode::kLimitExceeded, "SelfCollisionStageCreateInfo::particleCount " +
+                                                  std::to_string(info.particleCount) + " needs " + std::to_string(bytes) +
+                                                  " bytes in one storage buffer; the device '" + ctx.info.name +
+                                                  "' allows maxStorageBufferRange = " + std::to_string(maxRange)};
+    }
+  }
+  return {};
+}
+
+static BoundsStageCreateInfo boundsInfo(const SelfCollisionStageCreateInfo& info) {
+  return {.cloths = info.cloths, .particleCount = info.particleCount, .framesInFlight = info.framesInFlight};
+}
+
+static MemoryRequirements operator+(MemoryRequirements a, const MemoryRequirements& b) {
+  a.deviceLocalBytes += b.deviceLocalBytes;
+  a.hostVisibleBytes += b.hostVisibleBytes;
+  a.bufferCount += b.bufferCount;
+  return a;
+}
+
+Result<MemoryRequirements> SelfCollisionStage::memoryRequirements(const Context& context,
+                                                                  const SelfCollisionStageCreateInfo& info) {
+  VKC_TRY(checkCreateInfo(detail::Internals::of(context), info));
+  const detail::SelfLayout layout = detail::makeSelfLayout(info.cloths, info.subsets);
+  MemoryRequirements need = detail::requirementsOf(Impl::plan(layout, info.restPositions), info.framesInFlight);
+  auto bounds = BoundsStage::memoryRequirements(context, boundsInfo(info));
+  if (!bounds) return bounds.error();
+  need = need + *bounds;
+  if (!layout.itemParticles.empty()) {
+    auto sort = RadixSortStage::memoryRequirements(
+        context, {.maxCount = static_cast<uint32_t>(layout.itemParticles.size()), .framesInFlight = info.framesInFlight});
+    if (!sort) return sort.error();
+    need = need + *sort;
+  }
+  return need;
+}
+
+Result<std::unique_ptr<SelfCollisionStage>> SelfCollisionStage::create(Context& context,
+                                                                       const SelfCollisionStageCreateInfo& info) {
+  detail::ContextImpl& ctx = detail::Internals::of(context);
+  VKC_TRY(checkCreateInfo(ctx, info));
   auto impl = std::make_unique<Impl>(ctx);
   impl->cloths.assign(info.cloths.begin(), info.cloths.end());
   impl->particleCount = info.particleCount;
   for (const auto& s : info.subsets) impl->subsets.emplace_back(s.begin(), s.end());
   impl->useRest = info.restPositions;
+  impl->frames = info.framesInFlight;
   impl->layout = detail::makeSelfLayout(info.cloths, info.subsets);
   impl->itemCount = static_cast<uint32_t>(impl->layout.itemParticles.size());
   const uint32_t n = impl->itemCount;
 
-  const uint64_t maxRange = ctx.info.maxStorageBufferRange;
-  const uint64_t needs[] = {uint64_t{info.particleCount} * 16, uint64_t{n} * 16};
-  for (const uint64_t bytes : needs) {
-    if (bytes > maxRange) {
-      return Error{ErrorCode::kLimitExceeded, "SelfStageCreateInfo::particleCount " + std::to_string(info.particleCount) +
-                                                  " needs " + std::to_string(bytes) +
-                                                  " bytes in one storage buffer; the device '" + ctx.info.name +
-                                                  "' allows maxStorageBufferRange = " + std::to_string(maxRange)};
-    }
-  }
-  auto boundsStage = BoundsStage::create(context, {info.cloths, info.particleCount, false});
+  auto boundsStage = BoundsStage::create(context, boundsInfo(info));
   if (!boundsStage) return boundsStage.error();
   impl->bounds = std::move(boundsStage.value());
   VKC_TRY(detail::getPassPipelines(ctx, "self_collision", gpu::kSelfBindingCount, sizeof(gpu::SelfPush),
                                     impl->pipelines));
   if (n > 0) {
-    auto sortStage = RadixSortStage::create(context, {n});
+    auto sortStage = RadixSortStage::create(context, {.maxCount = n, .framesInFlight = info.framesInFlight});
     if (!sortStage) return sortStage.error();
     impl->sort = std::move(sortStage.value());
   }
-  auto make = [&](Buffer& b, VkDeviceSize bytes) { return detail::makeBuffer(ctx, b, bytes); };
-  VKC_TRY(make(impl->clothTable, impl->layout.cloths.size() * sizeof(gpu::SelfCloth)));
-  VKC_TRY(make(impl->items, VkDeviceSize{n} * 4));
-  VKC_TRY(make(impl->keys, VkDeviceSize{n} * 4));
-  VKC_TRY(make(impl->values, VkDeviceSize{n} * 4));
-  VKC_TRY(make(impl->sortedPos, VkDeviceSize{n} * 16));
-  VKC_TRY(make(impl->sortedRest, impl->useRest ? VkDeviceSize{n} * 16 : 16));
-  VKC_TRY(make(impl->dummy, 16));
-  const detail::ContextImpl::Upload uploads[] = {
-      {impl->layout.cloths.data(), impl->layout.cloths.size() * sizeof(gpu::SelfCloth), impl->clothTable.handle()},
-      {impl->layout.itemParticles.data(), impl->layout.itemParticles.size() * 4, impl->items.handle()}};
-  VKC_TRY(ctx.uploadNow(uploads));
+  VKC_TRY(impl->buffers.create(ctx, Impl::plan(impl->layout, impl->useRest), info.framesInFlight));
+  impl->upload.write(impl->buffers, Impl::kStaging, Impl::tables(impl->layout));
   VKC_TRY(impl->queries.create(64));
   return std::unique_ptr<SelfCollisionStage>(new SelfCollisionStage(std::move(impl)));
 }
 
-Status SelfCollisionStage::record(VkCommandBuffer commandBuffer, const SelfRecordInfo& info) {
+Status SelfCollisionStage::recordUpload(VkCommandBuffer commandBuffer) {
   Impl& s = *impl_;
   VKC_TRY(detail::checkCommandBuffer(commandBuffer, "SelfCollisionStage"));
-  VKC_TRY(detail::validateSelfSettings(info.settings, "SelfRecordInfo"));
-  if (s.itemCount == 0) return {};
+  s.upload.record(s.ctx, commandBuffer);
+  VKC_TRY(s.bounds->recordUpload(commandBuffer));
+  if (s.sort) VKC_TRY(s.sort->recordUpload(commandBuffer));
+  return {};
+}
+
+// record()'s checks of `info`; `parts` and `rest` get the ranges the passes bind. false with no error:
+// nothing to record (no self-colliding particles).
+static Result<bool> checkRecordInfo(const SelfCollisionStage::Impl& s, const SelfCollisionRecordInfo& info,
+                                    BufferRange& parts, BufferRange& rest) {
+  VKC_TRY(detail::validateSelfSettings(info.settings, "SelfCollisionRecordInfo"));
+  VKC_TRY(detail::checkFrame(info.frame, s.frames, "SelfCollisionRecordInfo"));
+  if (s.itemCount == 0) return false;
   const VkDeviceSize bytes = VkDeviceSize{s.particleCount} * sizeof(Float4);
-  BufferRange parts = info.particles, rest = info.restPositions;
-  VKC_TRY(detail::checkBufferRange(s.ctx, parts, "SelfRecordInfo", "particles", bytes));
+  parts = info.particles;
+  rest = info.restPositions;
+  VKC_TRY(detail::checkBufferRange(s.ctx, parts, "SelfCollisionRecordInfo", "particles", bytes));
   parts.size = bytes;
   if (s.useRest) {
-    VKC_TRY(detail::checkBufferRange(s.ctx, rest, "SelfRecordInfo", "restPositions", bytes));
+    VKC_TRY(detail::checkBufferRange(s.ctx, rest, "SelfCollisionRecordInfo", "restPositions", bytes));
     rest.size = bytes;
   }
-  return s.recordValidated(commandBuffer, parts, rest, info.settings, info.sync, VK_NULL_HANDLE, false);
+  return true;
+}
+
+Status SelfCollisionStage::record(VkCommandBuffer commandBuffer, const SelfCollisionRecordInfo& info) {
+  Impl& s = *impl_;
+  VKC_TRY(detail::checkCommandBuffer(commandBuffer, "SelfCollisionStage"));
+  BufferRange parts, rest;
+  auto any = checkRecordInfo(s, info, parts, rest);
+  if (!any) return any.error();
+  if (!*any) return {};
+  return s.recordValidated(commandBuffer, parts, rest, info.settings, info.frame, info.sync, VK_NULL_HANDLE, false);
+}
+
+Result<std::vector<uint64_t>> detail::selfCollisionWrites(SelfCollisionStage& stage, const SelfCollisionRecordInfo& info) {
+  const SelfCollisionStage::Impl& s = Internals::of(stage);
+  BufferRange parts, rest;
+  auto any = checkRecordInfo(s, info, parts, rest);
+  if (!any) return any.error();
+  std::vector<uint64_t> written;
+  if (!*any) return written;
+  const Recorder rec = s.makeRecorder(parts, rest, info.settings, info.frame, false);
+  for (const Pass& p : rec.passes()) {
+    for (const BufferUse& u : usesOf(p)) {
+      if (u.access == Access::kWrite || u.access == Access::kReadWrite) written.push_back(u.buffer);
+    }
+  }
+  std::sort(written.begin(), written.end());
+  written.erase(std::unique(written.begin(), written.end()), written.end());
+  return written;
 }
 
 Status SelfCollisionStage::run(const SelfCollisionInput& input, SelfCollisionDebug* debug) {
@@ -221,27 +338,27 @@ Status SelfCollisionStage::run(const SelfCollisionInput& input, SelfCollisionDeb
   const VkDeviceSize slotWords = VkDeviceSize{n} * 4;
   VKC_TRY(alloc.ensureBuffer(s.particles, bytes, MemoryUsage::kDeviceLocal));
   if (s.useRest) VKC_TRY(alloc.ensureBuffer(s.rest, bytes, MemoryUsage::kDeviceLocal));
-  VKC_TRY(alloc.ensureBuffer(s.upload, bytes + restBytes, MemoryUsage::kUpload));
+  VKC_TRY(alloc.ensureBuffer(s.runUpload, bytes + restBytes, MemoryUsage::kUpload));
   VKC_TRY(alloc.ensureBuffer(s.readback, bytes + 3 * slotWords, MemoryUsage::kReadback));
   if (debug != nullptr) VKC_TRY(alloc.ensureBuffer(s.debug, slotWords, MemoryUsage::kDeviceLocal));
-  std::memcpy(s.upload.mapped(), input.particles.data(), bytes);
-  if (s.useRest) std::memcpy(static_cast<char*>(s.upload.mapped()) + bytes, input.restPositions.data(), bytes);
+  std::memcpy(s.runUpload.mapped(), input.particles.data(), bytes);
+  if (s.useRest) std::memcpy(static_cast<char*>(s.runUpload.mapped()) + bytes, input.restPositions.data(), bytes);
   const RecordSync sync = detail::copyInCopyOutSync();
   VKC_TRY(s.ctx.submitAndWait([&](VkCommandBuffer cmd) -> Status {
     VkBufferCopy region{0, 0, bytes};
-    s.ctx.vk.vkCmdCopyBuffer(cmd, s.upload.handle(), s.particles.handle(), 1, &region);
+    s.ctx.vk.vkCmdCopyBuffer(cmd, s.runUpload.handle(), s.particles.handle(), 1, &region);
     if (s.useRest) {
       region.srcOffset = bytes;
-      s.ctx.vk.vkCmdCopyBuffer(cmd, s.upload.handle(), s.rest.handle(), 1, &region);
+      s.ctx.vk.vkCmdCopyBuffer(cmd, s.runUpload.handle(), s.rest.handle(), 1, &region);
     }
-    VKC_TRY(s.recordValidated(cmd, {s.particles.handle(), 0, bytes}, {s.rest.handle(), 0, bytes}, input.settings, sync,
-                              s.queries, debug != nullptr));
+    VKC_TRY(s.recordValidated(cmd, {s.particles.handle(), 0, bytes}, {s.rest.handle(), 0, bytes}, input.settings, 0,
+                              sync, s.queries, debug != nullptr));
     region = {0, 0, bytes};
     s.ctx.vk.vkCmdCopyBuffer(cmd, s.particles.handle(), s.readback.handle(), 1, &region);
     if (debug != nullptr) {
       const VkBufferCopy k{0, bytes, slotWords}, v{0, bytes + slotWords, slotWords}, c{0, bytes + 2 * slotWords, slotWords};
-      s.ctx.vk.vkCmdCopyBuffer(cmd, s.keys.handle(), s.readback.handle(), 1, &k);
-      s.ctx.vk.vkCmdCopyBuffer(cmd, s.values.handle(), s.readback.handle(), 1, &v);
+      s.ctx.vk.vkCmdCopyBuffer(cmd, s.buffers.get(Impl::kKeys, 0).handle(), s.readback.handle(), 1, &k);
+      s.ctx.vk.vkCmdCopyBuffer(cmd, s.buffers.get(Impl::kValues, 0).handle(), s.readback.handle(), 1, &v);
       s.ctx.vk.vkCmdCopyBuffer(cmd, s.debug.handle(), s.readback.handle(), 1, &c);
     }
     return {};
@@ -277,15 +394,19 @@ Status SelfCollisionStage::run(const SelfCollisionInput& input, SelfCollisionDeb
   }
   VKC_TRY(alloc.ensureBuffer(s.debug, debugBytes, MemoryUsage::kDeviceLocal));
   VKC_TRY(alloc.ensureBuffer(s.readback, debugBytes, MemoryUsage::kReadback));
-  const detail::ContextImpl::Upload up{offsets.data(), slotWords, s.debug.handle()};
-  VKC_TRY(s.ctx.uploadNow({&up, 1}));
+  // Each slot's first entry in the list: copied in by the same submission (the first one is done, so
+  // the staging buffer is free).
+  VKC_TRY(alloc.ensureBuffer(s.runUpload, slotWords, MemoryUsage::kUpload));
+  std::memcpy(s.runUpload.mapped(), offsets.data(), slotWords);
   gpu::SelfPush push = s.pushFor(input.settings, false);
   push.debugBase = n;
   detail::Recorder rec(s.ctx);
   rec.add(s.selfPass(gpu::kSelfPassPairs, push, {s.particles.handle(), 0, bytes},
-                     s.useRest ? BufferRange{s.rest.handle(), 0, bytes} : s.dummy.range(), {s.debug.handle(), 0, debugBytes}));
+                     s.useRest ? BufferRange{s.rest.handle(), 0, bytes} : s.dummy(), {s.debug.handle(), 0, debugBytes}, 0));
   VKC_TRY(s.ctx.submitAndWait([&](VkCommandBuffer cmd) -> Status {
-    VKC_TRY(rec.record(cmd, sync));
+    const VkBufferCopy in{0, 0, slotWords};
+    s.ctx.vk.vkCmdCopyBuffer(cmd, s.runUpload.handle(), s.debug.handle(), 1, &in);
+    VKC_TRY(rec.record(cmd, sync));  // (sync: the copy above is written before the pass reads)
     const VkBufferCopy region{0, 0, debugBytes};
     s.ctx.vk.vkCmdCopyBuffer(cmd, s.debug.handle(), s.readback.handle(), 1, &region);
     return {};
@@ -309,7 +430,7 @@ Status collideSelf(Backend backend, Context* context, const SelfCollisionInput& 
   if (backend != Backend::kVulkan) return collideSelfCpu(input, backend, debug);
   if (context == nullptr) return Error{ErrorCode::kInvalidArgument, "collideSelf: the Vulkan backend needs a context"};
   VKC_TRY(validate(input));
-  SelfStageCreateInfo ci;
+  SelfCollisionStageCreateInfo ci;
   ci.cloths = input.cloths;
   ci.particleCount = static_cast<uint32_t>(input.particles.size());
   ci.subsets = input.subsets;

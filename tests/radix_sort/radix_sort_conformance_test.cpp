@@ -15,7 +15,7 @@ using RadixSortConformance = BackendTest;
 
 void expectSortsLike(Backend backend, Context* ctx, const Pairs& in, uint32_t keyBits, const Pairs& want) {
   Pairs got = in;
-  const Status s = radixSort(backend, ctx, got.keys, got.values, keyBits);
+  const Status s = radixSort(backend, ctx, {got.keys, got.values, keyBits});
   ASSERT_TRUE(s.ok()) << s.message();
   const long long k = firstDifference(got.keys, want.keys);
   EXPECT_EQ(k, -1) << "keys differ first at " << k << " of " << in.keys.size() << " (keyBits " << keyBits << ")";
@@ -82,12 +82,12 @@ TEST_P(RadixSortConformance, BadInputNamesTheFieldAndChangesNothing) {
   Pairs p = randomPairs(100, 1);
   const Pairs before = p;
   for (uint32_t bits : {0u, 33u}) {
-    const Status s = radixSort(backend(), ctx(), p.keys, p.values, bits);
+    const Status s = radixSort(backend(), ctx(), {p.keys, p.values, bits});
     ASSERT_FALSE(s.ok());
     EXPECT_EQ(s.error().code, ErrorCode::kInvalidArgument);
     EXPECT_NE(s.message().find("keyBits is " + std::to_string(bits)), std::string::npos) << s.message();
   }
-  const Status s = radixSort(backend(), ctx(), p.keys, std::span<uint32_t>(p.values).first(99), 32);
+  const Status s = radixSort(backend(), ctx(), {p.keys, std::span<uint32_t>(p.values).first(99), 32});
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("values.size() 99 differs from keys.size() 100"), std::string::npos) << s.message();
   EXPECT_EQ(p.keys, before.keys);

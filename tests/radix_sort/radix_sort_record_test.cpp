@@ -128,9 +128,9 @@ TEST_F(RadixSortRecordVulkan, AppendsIntoAnotherStagesRecorder) {
   auto stage = RadixSortStage::create(ctx(), {30'000});
   ASSERT_TRUE(stage.ok()) << stage.message();
   detail::Recorder rec(impl());
-  detail::appendRadixSortPasses(**stage, rec, ha.keysRange(), ha.valuesRange(), 30'000, 32);
-  detail::appendRadixSortPasses(**stage, rec, hb.keysRange(), hb.valuesRange(), 5'000, 10);
-  detail::appendRadixSortPassesGpuCount(**stage, rec, hc.keysRange(), hc.valuesRange(), countBuffer->range(), 9'000, 32);
+  detail::appendRadixSortPasses(**stage, rec, ha.keysRange(), ha.valuesRange(), 30'000, 32, 0);
+  detail::appendRadixSortPasses(**stage, rec, hb.keysRange(), hb.valuesRange(), 5'000, 10, 0);
+  detail::appendRadixSortPassesGpuCount(**stage, rec, hc.keysRange(), hc.valuesRange(), countBuffer->range(), 9'000, 32, 0);
   EXPECT_EQ(rec.passes().size(), 12u + 6u + 12u);  // 4 digit passes; 2; 4
   submit([&](VkCommandBuffer cmd) { ASSERT_TRUE(rec.record(cmd, toHost()).ok()); });
   expectEqualPairs(ha.read(), stableSorted(a, 32));
@@ -214,6 +214,11 @@ TEST_F(RadixSortRecordVulkan, RejectsBadInputBeforeRecordingAnything) {
     i.countBuffer = {tiny->handle(), 0, 2};
     expectError(cmd, i, ErrorCode::kBufferTooSmall, "RadixSortRecordInfo::countBuffer holds 2 bytes");
     i = good;
+    i.frame = 1;
+    expectError(cmd, i, ErrorCode::kInvalidArgument, "RadixSortRecordInfo::frame is 1");
+    i.count = 0;
+    expectError(cmd, i, ErrorCode::kInvalidArgument, "RadixSortRecordInfo::frame is 1");  // checked before count 0
+    i = good;
     i.count = 0;
     EXPECT_TRUE((*stage)->record(cmd, i).ok());  // nothing to sort, nothing recorded
     EXPECT_FALSE((*stage)->record(VK_NULL_HANDLE, good).ok());
@@ -222,10 +227,17 @@ TEST_F(RadixSortRecordVulkan, RejectsBadInputBeforeRecordingAnything) {
   expectEqualPairs(h.read(), in);
 }
 
-TEST_F(RadixSortRecordVulkan, CreateRejectsZeroAndTooLargeMaxCount) {
+TEST_F(RadixSortRecordVulkan, CreateRejectsZeroAndTooLargeMaxCountAndBadFramesInFlight) {
   auto zero = RadixSortStage::create(ctx(), {0});
   ASSERT_FALSE(zero.ok());
   EXPECT_NE(zero.message().find("RadixSortStageCreateInfo::maxCount is 0"), std::string::npos) << zero.message();
+  for (uint32_t frames : {0u, kMaxFramesInFlight + 1}) {
+    auto bad = RadixSortStage::create(ctx(), {.maxCount = 10, .framesInFlight = frames});
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.message().find("RadixSortStageCreateInfo::framesInFlight is " + std::to_string(frames)),
+              std::string::npos)
+        << bad.message();
+  }
   const uint64_t limit = ctx().deviceInfo().maxStorageBufferRange / sizeof(uint32_t);
   if (limit < UINT32_MAX) {
     auto big = RadixSortStage::create(ctx(), {static_cast<uint32_t>(limit + 1)});
@@ -241,13 +253,13 @@ TEST_F(RadixSortRecordVulkan, RunRejectsMoreThanMaxCountAndStaysUsable) {
   ASSERT_TRUE(stage.ok()) << stage.message();
   Pairs p = randomPairs(101, 5);
   const Pairs before = p;
-  const Status s = (*stage)->run(p.keys, p.values);
+  const Status s = (*stage)->run({p.keys, p.values});
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("exceeds the stage's maxCount 100"), std::string::npos) << s.message();
   EXPECT_EQ(p.keys, before.keys);
   Pairs q = randomPairs(100, 6);
   const Pairs want = stableSorted(q, 32);
-  ASSERT_TRUE((*stage)->run(q.keys, q.values).ok());
+  ASSERT_TRUE((*stage)->run({q.keys, q.values}).ok());
   expectEqualPairs(q, want);
 }
 
@@ -260,7 +272,7 @@ TEST_F(RadixSortRecordVulkan, WideBallotPathSortsLikeStableSort) {
     SCOPED_TRACE("keyBits " + std::to_string(bits));
     const Pairs in = randomPairs(150'001, bits, bits == 32 ? 4096u : 0u);
     Pairs got = in;
-    ASSERT_TRUE((*stage)->run(got.keys, got.values, bits).ok());
+    ASSERT_TRUE((*stage)->run({got.keys, got.values, bits}).ok());
     expectEqualPairs(got, stableSorted(in, bits));
   }
 }
@@ -271,11 +283,11 @@ TEST_F(RadixSortRecordVulkan, RepeatedRunsAreBitwiseIdenticalAndTimed) {
   auto stage = RadixSortStage::create(ctx(), {250'001});
   ASSERT_TRUE(stage.ok()) << stage.message();
   Pairs first = in;
-  ASSERT_TRUE((*stage)->run(first.keys, first.values, 32).ok());
+  ASSERT_TRUE((*stage)->run({first.keys, first.values, 32}).ok());
   expectEqualPairs(first, stableSorted(in, 32));
   for (int r = 0; r < 10; ++r) {
     Pairs again = in;
-    ASSERT_TRUE((*stage)->run(again.keys, again.values, 32).ok());
+    ASSERT_TRUE((*stage)->run({again.keys, again.values, 32}).ok());
     ASSERT_EQ(again.keys, first.keys) << "run " << r;
     ASSERT_EQ(again.values, first.values) << "run " << r;
   }

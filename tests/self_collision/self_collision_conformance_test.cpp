@@ -158,7 +158,7 @@ TEST_F(SelfCollisionVulkan, HundredRerunsAreBitwiseIdentical) {
   crumpledCloth(16, 0.05f, 6, base.particles, base.rest);
   base.cloths = {{0, 200}, {200, 56}};
   base.settings = {0.06f, 0.9f};
-  SelfStageCreateInfo ci;
+  SelfCollisionStageCreateInfo ci;
   ci.cloths = base.cloths;
   ci.particleCount = static_cast<uint32_t>(base.particles.size());
   ci.restPositions = true;
@@ -194,7 +194,7 @@ TEST_F(SelfCollisionVulkan, RunAcceptsEitherSpellingOfNoSubset) {
   s.rest.clear();
   s.cloths = {{0, 60}, {60, 40}};
   s.settings = {0.06f, 1.0f};
-  SelfStageCreateInfo ci;
+  SelfCollisionStageCreateInfo ci;
   ci.cloths = s.cloths;
   ci.particleCount = static_cast<uint32_t>(s.particles.size());
   auto stage = SelfCollisionStage::create(ctx(), ci);
@@ -217,13 +217,13 @@ TEST_F(SelfCollisionVulkan, LayoutsBeyondTheBufferRangeAreRefused) {
   ASSERT_LT(range / 16 + 1, uint64_t{0xFFFFFFFF});
   const uint32_t tooMany = static_cast<uint32_t>(range / 16 + 1);
   const ClothRange cloths[] = {{0, tooMany}};
-  SelfStageCreateInfo ci;
+  SelfCollisionStageCreateInfo ci;
   ci.cloths = cloths;
   ci.particleCount = tooMany;
   auto stage = SelfCollisionStage::create(ctx(), ci);
   ASSERT_FALSE(stage.ok());
   EXPECT_EQ(stage.error().code, ErrorCode::kLimitExceeded);
-  EXPECT_NE(stage.message().find("SelfStageCreateInfo::particleCount"), std::string::npos) << stage.message();
+  EXPECT_NE(stage.message().find("SelfCollisionStageCreateInfo::particleCount"), std::string::npos) << stage.message();
   EXPECT_NE(stage.message().find("maxStorageBufferRange"), std::string::npos) << stage.message();
 }
 
@@ -235,7 +235,7 @@ TEST_F(SelfCollisionVulkan, RecordsIntoHostBuffersAndRejectsBadRecords) {
   SelfScene ref = s;
   ASSERT_TRUE(collideSelfCpu(ref.input(), Backend::kCpuScalar).ok());
 
-  SelfStageCreateInfo ci;
+  SelfCollisionStageCreateInfo ci;
   ci.cloths = s.cloths;
   ci.particleCount = static_cast<uint32_t>(s.particles.size());
   auto stage = SelfCollisionStage::create(ctx(), ci);
@@ -247,16 +247,30 @@ TEST_F(SelfCollisionVulkan, RecordsIntoHostBuffersAndRejectsBadRecords) {
   std::memcpy(host->mapped(), s.particles.data(), bytes);
 
   VkCommandBuffer cmd = beginCommandBuffer();
-  SelfRecordInfo bad;
+  SelfCollisionRecordInfo bad;
   bad.particles = {host->handle(), 0, bytes - 16};
   bad.settings = s.settings;
   Status st = (*stage)->record(cmd, bad);
   EXPECT_FALSE(st.ok());
-  EXPECT_NE(st.message().find("SelfRecordInfo::particles"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("SelfCollisionRecordInfo::particles"), std::string::npos) << st.message();
   bad.particles.size = bytes;
   bad.settings.stiffness = 2;
   st = (*stage)->record(cmd, bad);
   EXPECT_NE(st.message().find("settings.stiffness"), std::string::npos) << st.message();
+  bad.settings = s.settings;
+  bad.frame = 1;  // the stage has one frame in flight
+  st = (*stage)->record(cmd, bad);
+  EXPECT_NE(st.message().find("SelfCollisionRecordInfo::frame is 1"), std::string::npos) << st.message();
+  bad.frame = 0;
+  for (const uint32_t frames : {0u, kMaxFramesInFlight + 1}) {
+    SelfCollisionStageCreateInfo badCi = ci;
+    badCi.framesInFlight = frames;
+    auto badStage = SelfCollisionStage::create(ctx(), badCi);
+    ASSERT_FALSE(badStage.ok());
+    EXPECT_NE(badStage.message().find("SelfCollisionStageCreateInfo::framesInFlight is " + std::to_string(frames)),
+              std::string::npos)
+        << badStage.message();
+  }
   // A stage created with rest positions needs their buffer in every record.
   ci.restPositions = true;
   auto restStage = SelfCollisionStage::create(ctx(), ci);
@@ -264,10 +278,10 @@ TEST_F(SelfCollisionVulkan, RecordsIntoHostBuffersAndRejectsBadRecords) {
   bad.settings.stiffness = 1;
   st = (*restStage)->record(cmd, bad);
   EXPECT_FALSE(st.ok());
-  EXPECT_NE(st.message().find("SelfRecordInfo::restPositions"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("SelfCollisionRecordInfo::restPositions"), std::string::npos) << st.message();
   freeCommandBuffer(cmd);
 
-  SelfRecordInfo info;
+  SelfCollisionRecordInfo info;
   info.particles = {host->handle(), 0, bytes};
   info.settings = s.settings;
   submit([&](VkCommandBuffer c) { ASSERT_TRUE((*stage)->record(c, info).ok()); });
