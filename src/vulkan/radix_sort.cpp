@@ -3,6 +3,8 @@
 // pass after an odd number of digit passes), recorded by the Recorder, which derives every barrier
 // from the passes' declared buffer uses.
 #include <algorithm>
+#include <array>
+#include <iterator>
 #include <cstring>
 #include <string>
 
@@ -32,7 +34,19 @@ namespace {
 constexpr uint32_t kMaxPasses = 3 * radixSortPassCount(32) + 1;
 
 uint32_t tilesFor(uint32_t count) { return (count + gpu::kRadixTileSize - 1) / gpu::kRadixTileSize; }
+
+// The scratch create() allocates for `maxCount` keys: keys, values, tile histograms, digit totals, dummy.
+std::array<detail::BufferSpec, 5> scratchPlan(uint32_t maxCount) {
+  const VkDeviceSize bytes = VkDeviceSize{maxCount} * sizeof(uint32_t);
+  return {detail::BufferSpec{bytes}, detail::BufferSpec{bytes},
+          detail::BufferSpec{VkDeviceSize{tilesFor(maxCount)} * gpu::kRadixBins * sizeof(uint32_t)},
+          detail::BufferSpec{gpu::kRadixBins * sizeof(uint32_t)}, detail::BufferSpec{16}};
+}
 }  // namespace
+
+MemoryRequirements detail::radixSortRequirements(uint32_t maxCount) {
+  return requirementsOf(scratchPlan(maxCount), 1);
+}
 
 struct RadixSortStage::Impl {
   detail::ContextImpl& ctx;
@@ -165,13 +179,10 @@ Result<std::unique_ptr<RadixSortStage>> RadixSortStage::create(Context& context,
     if (!p) return p.error();
     (pass < 4 ? impl->pipelines[pass] : impl->wideScatter) = *p;
   }
-  auto make = [&](Buffer& b, VkDeviceSize bytes) { return detail::makeBuffer(ctx, b, bytes); };
-  const VkDeviceSize bytes = VkDeviceSize{info.maxCount} * sizeof(uint32_t);
-  VKC_TRY(make(impl->keysScratch, bytes));
-  VKC_TRY(make(impl->valuesScratch, bytes));
-  VKC_TRY(make(impl->tileHist, VkDeviceSize{tilesFor(info.maxCount)} * gpu::kRadixBins * sizeof(uint32_t)));
-  VKC_TRY(make(impl->digitTotals, gpu::kRadixBins * sizeof(uint32_t)));
-  VKC_TRY(make(impl->dummy, 16));
+  const auto plan = scratchPlan(info.maxCount);
+  Buffer* const scratch[] = {&impl->keysScratch, &impl->valuesScratch, &impl->tileHist, &impl->digitTotals, &impl->dummy};
+  static_assert(std::size(scratch) == plan.size());
+  for (size_t i = 0; i < plan.size(); ++i) VKC_TRY(detail::makeBuffer(ctx, *scratch[i], plan[i].bytes));
   VKC_TRY(impl->queries.create(2 * kMaxPasses));
   return std::unique_ptr<RadixSortStage>(new RadixSortStage(std::move(impl)));
 }
