@@ -225,7 +225,8 @@ struct InterScene {
   std::vector<InterClothDesc> cloths;
   std::vector<InterCollisionFilter> filters;
   InterCollisionSettings settings;
-  InterCollisionInput input() const { return {particles, cloths, filters, settings}; }
+  // An input over `p` (a copy of the particles: the step updates it in place).
+  InterCollisionInput input(std::vector<Float4>& p) const { return {p, cloths, filters, settings}; }
 };
 
 // `clothCount` cloths of side x side particles (spacing h) stacked 0.6 d apart along z, each shifted
@@ -256,12 +257,12 @@ bool benchInter(Context& ctx, const Options& o, uint32_t clothCount, uint32_t si
   InterScene s = interScene(clothCount, side, h, d);
   const uint32_t n = static_cast<uint32_t>(s.particles.size());
   const std::string scene = std::to_string(clothCount) + " x " + std::to_string(side * side);
-  InterCollisionReport ref;
-  std::vector<Float4> want(n);
-  if (!interCollideCpu(s.input(), want, Backend::kCpuScalar, &ref).ok()) return false;
+  InterCollisionDebug ref;
+  std::vector<Float4> want = s.particles;
+  if (!collideInterCpu(s.input(want), Backend::kCpuScalar, &ref).ok()) return false;
   const uint32_t marked = static_cast<uint32_t>(ref.marked.size()), pairs = static_cast<uint32_t>(ref.clothPairs.size());
 
-  InterCollisionStageCreateInfo ci{s.cloths, s.filters, n, s.settings};
+  InterCollisionStageCreateInfo ci{s.cloths, s.filters, n};
   auto stage = InterCollisionStage::create(ctx, ci);
   if (!stage) {
     std::fprintf(stderr, "bench_inter_collision: InterCollisionStage::create: %s\n", stage.message().c_str());
@@ -271,10 +272,10 @@ bool benchInter(Context& ctx, const Options& o, uint32_t clothCount, uint32_t si
   std::map<std::string, std::vector<double>> perPass;
   size_t mismatched = 0;
   for (uint32_t r = 0; r < o.reps + 1; ++r) {
-    InterCollisionReport rep;
-    auto out = (*stage)->run(s.input(), r == 0 ? &rep : nullptr);
-    if (!out) {
-      std::fprintf(stderr, "bench_inter_collision: inter run: %s\n", out.message().c_str());
+    InterCollisionDebug rep;
+    std::vector<Float4> out = s.particles;
+    if (const Status st = (*stage)->run(s.input(out), r == 0 ? &rep : nullptr); !st) {
+      std::fprintf(stderr, "bench_inter_collision: inter run: %s\n", st.message().c_str());
       return false;
     }
     if (r == 0) {
@@ -283,8 +284,8 @@ bool benchInter(Context& ctx, const Options& o, uint32_t clothCount, uint32_t si
         return false;
       }
       for (uint32_t i = 0; i < n; ++i) {
-        mismatched += std::fabs((*out)[i].x - want[i].x) + std::fabs((*out)[i].y - want[i].y) +
-                          std::fabs((*out)[i].z - want[i].z) > 1e-5f;
+        mismatched += std::fabs(out[i].x - want[i].x) + std::fabs(out[i].y - want[i].y) +
+                          std::fabs(out[i].z - want[i].z) > 1e-5f;
       }
       continue;
     }
@@ -296,10 +297,12 @@ bool benchInter(Context& ctx, const Options& o, uint32_t clothCount, uint32_t si
   }
   rows.push_back({"inter", scene, "vulkan", clothCount, n, median(ms), o.reps, marked, pairs, medians(perPass)});
   for (Backend b : {Backend::kCpuScalar, Backend::kCpuSimd}) {
-    std::vector<Float4> out(n);
+    std::vector<Float4> out = s.particles;
+    const InterCollisionInput in = s.input(out);
     const WallSamples w = sampleWall(
         [&] {
-          if (!interCollideCpu(s.input(), out, b).ok()) std::abort();
+          std::memcpy(out.data(), s.particles.data(), out.size() * sizeof(Float4));  // in place: the same step each time
+          if (!collideInterCpu(in, b).ok()) std::abort();
         },
         o.reps, 1, 5.0, o.quick ? 500.0 : 8000.0, 3);
     rows.push_back({"inter", scene, toString(b), clothCount, n, median(w.ms), static_cast<uint32_t>(w.ms.size()), marked,

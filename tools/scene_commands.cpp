@@ -121,7 +121,7 @@ struct StageOutput {
   std::vector<uint32_t> masks;      // shapes: the grid masks (ShapeCollisionDebug), cloths concatenated
   std::vector<uint32_t> maskWords;  // shapes: per cloth
   SelfCollisionDebug self;          // self: sorted keys, pairs, neighbour counts (with Runner's debug on)
-  InterCollisionReport inter;       // inter: cloth pairs, marked particles, contacts (with Runner's debug on)
+  InterCollisionDebug inter;       // inter: cloth pairs, marked particles, contacts (with Runner's debug on)
   double hostMs = 0;                // wall clock of the stage (Vulkan: upload, submit, wait, download)
   double gpuMs = -1;                // Vulkan: sum of the passes' GPU timestamps
 };
@@ -136,7 +136,7 @@ class Runner {
   Runner(Backend backend, Context* context, bool debug) : backend_(backend), context_(context), debug_(debug) {}
 
   // Makes the device objects (pipelines, buffers) once, before the first timed run.
-  Status createStages(const Scene& scene, const std::vector<const StageDesc*>& stages, const SceneBuffers& buffers) {
+  Status createStages(const std::vector<const StageDesc*>& stages, const SceneBuffers& buffers) {
     if (backend_ != Backend::kVulkan) return {};
     for (const StageDesc* s : stages) {
       if (s->id == StageId::kShapes && !shapes_) {
@@ -158,7 +158,6 @@ class Runner {
         ci.cloths = buffers.interCloths;
         ci.filters = buffers.interFilters;
         ci.particleCount = static_cast<uint32_t>(buffers.particles.size());
-        ci.settings = interCollisionSettings(scene.settings);
         auto stage = InterCollisionStage::create(*context_, ci);
         if (!stage) return stage.error();
         inter_ = std::move(*stage);
@@ -217,24 +216,18 @@ class Runner {
     return collideSelfCpu(input, backend_, debug);
   }
 
-  // Inter collision writes new positions to a separate array; they replace buffers.particles.
   Status runInter(const Scene& scene, SceneBuffers& buffers, StageOutput& out) {
     const InterCollisionInput input = buffers.interInput(interCollisionSettings(scene.settings));
-    InterCollisionReport* report = debug_ ? &out.inter : nullptr;
+    InterCollisionDebug* debug = debug_ ? &out.inter : nullptr;
     if (backend_ == Backend::kVulkan) {
-      Result<std::vector<Float4>> result = inter_->run(input, report);
-      if (!result) return result.error();
-      buffers.particles = std::move(*result);
+      const Status st = inter_->run(input, debug);
+      if (!st) return st;
       double ns = 0;
       for (const PassTiming& t : inter_->timings()) ns += t.ns;
       out.gpuMs = ns * 1e-6;
       return {};
     }
-    std::vector<Float4> result(buffers.particles.size());
-    const Status st = interCollideCpu(input, result, backend_, report);
-    if (!st) return st;
-    buffers.particles = std::move(result);
-    return {};
+    return collideInterCpu(input, backend_, debug);
   }
 
   Backend backend_;
@@ -255,7 +248,7 @@ bool sameSelfDebug(const SelfCollisionDebug& a, const SelfCollisionDebug& b) {
 }
 
 // The report's integers, and its grid box bitwise (x, y, z of both corners).
-bool sameInterReport(const InterCollisionReport& a, const InterCollisionReport& b) {
+bool sameInterDebug(const InterCollisionDebug& a, const InterCollisionDebug& b) {
   const float ga[6] = {a.gridBounds.lo.x, a.gridBounds.lo.y, a.gridBounds.lo.z,
                        a.gridBounds.hi.x, a.gridBounds.hi.y, a.gridBounds.hi.z};
   const float gb[6] = {b.gridBounds.lo.x, b.gridBounds.lo.y, b.gridBounds.lo.z,
@@ -269,7 +262,7 @@ bool sameOutputs(const std::vector<StageOutput>& a, const std::vector<StageOutpu
   for (size_t k = 0; k < a.size(); ++k) {
     if (!sameBits(a[k].particles, b[k].particles) || !sameBits(a[k].prevParticles, b[k].prevParticles) ||
         a[k].masks != b[k].masks || !sameSelfDebug(a[k].self, b[k].self) ||
-        !sameInterReport(a[k].inter, b[k].inter)) {
+        !sameInterDebug(a[k].inter, b[k].inter)) {
       return false;
     }
   }
@@ -301,7 +294,7 @@ int runRepeated(Runner& runner, const Scene& scene, const std::vector<const Stag
     std::fprintf(stderr, "vkcollide: %s: %s\n", backendName, st.message().c_str());
     return st.error().code == ErrorCode::kInvalidArgument ? kExitUsage : kExitFailed;
   };
-  if (const Status st = runner.createStages(scene, stages, input); !st) return fail(st);
+  if (const Status st = runner.createStages(stages, input); !st) return fail(st);
   for (int r = 0; r < repeat; ++r) {
     SceneBuffers b = input;
     std::vector<StageOutput> out(stages.size());
@@ -538,7 +531,7 @@ struct Perturb {
       if (selfWhat == "counts" && !d.neighbourCounts.empty()) d.neighbourCounts[0] += 1;
     }
     if (inter == b && stageDesc.id == StageId::kInter) {
-      InterCollisionReport& r = out.inter;
+      InterCollisionDebug& r = out.inter;
       if (interWhat == "pairs" && !r.clothPairs.empty()) r.clothPairs.pop_back();
       if (interWhat == "marked" && !r.marked.empty()) r.marked.pop_back();
       if (interWhat == "contacts" && !r.contacts.empty()) r.contacts[0] += 1;
@@ -605,16 +598,16 @@ float stageTolerance(StageId id) { return id == StageId::kShapes ? kShapeCollisi
 // Inter stage, one cloth: are the cloth pairs it takes part in, its marked particles and its
 // particles' contact counts exactly equal?
 std::string compareInter(const StageOutput& a, const StageOutput& e, size_t c, ClothRange range, int& failures) {
-  const InterCollisionReport& x = a.inter;
-  const InterCollisionReport& y = e.inter;
-  auto clothPairs = [c](const InterCollisionReport& r) {
+  const InterCollisionDebug& x = a.inter;
+  const InterCollisionDebug& y = e.inter;
+  auto clothPairs = [c](const InterCollisionDebug& r) {
     std::vector<InterClothPair> p;
     for (const InterClothPair& q : r.clothPairs) {
       if (q.a == c || q.b == c) p.push_back(q);
     }
     return p;
   };
-  auto clothMarked = [range](const InterCollisionReport& r) {
+  auto clothMarked = [range](const InterCollisionDebug& r) {
     std::vector<uint32_t> m;
     for (uint32_t i : r.marked) {
       if (i >= range.first && i - range.first < range.count) m.push_back(i);

@@ -55,16 +55,18 @@ struct InterCollisionFilter {
 };
 
 struct InterCollisionSettings {
-  float distance = 0;      // world units, > 0 and finite
-  float stiffness = 1;     // in (0, 1]
+  float distance = 0;      // world units: finite and >= 1e-30 (the same rule as self collision's)
+  float stiffness = 1;     // in [0, 1]; 0 moves nothing
   uint32_t iterations = 1; // 1 .. kMaxInterIterations
 };
 
 inline constexpr uint32_t kMaxInterIterations = 64;
 
+// Host-side input of inter collision, shared by every backend. Like every stage's input it holds its
+// output: the particles are updated in place.
 struct InterCollisionInput {
-  std::span<const Float4> particles;               // local positions xyz + inverse mass w (>= 0)
-  std::span<const InterClothDesc> cloths;          // ranges inside `particles`
+  std::span<Float4> particles;                     // local positions xyz + inverse mass w (>= 0); updated in place
+  std::span<const InterClothDesc> cloths;          // ranges inside `particles`, and this step's transforms
   std::span<const InterCollisionFilter> filters;   // optional
   InterCollisionSettings settings;
 };
@@ -78,7 +80,7 @@ struct InterClothPair {
 };
 
 // What a step did, for tests and tools. Integer parts are equal on every backend.
-struct InterCollisionReport {
+struct InterCollisionDebug {
   std::vector<InterClothPair> clothPairs;  // sorted by (a, b)
   std::vector<uint32_t> marked;            // scene particle indices that reached the narrow phase, ascending
   // Per scene particle: the number of cross-cloth, filter-allowed particles closer than `distance`
@@ -88,51 +90,65 @@ struct InterCollisionReport {
 };
 
 // Checks an input: cloth ranges, particles finite with w >= 0, translations finite, rotations finite
-// and unit length within 1e-3, filters naming existing cloths once, distance > 0 and finite,
-// stiffness in (0, 1], iterations in [1, kMaxInterIterations]. The message names the field
-// ("cloths[3].rotation", "filters[1].cloth", "settings.distance").
+// and unit length within 1e-3, filters naming existing cloths once, settings.distance finite and
+// >= 1e-30, settings.stiffness in [0, 1], settings.iterations in [1, kMaxInterIterations]. The
+// message names the field ("cloths[3].rotation", "filters[1].cloth", "settings.distance").
 Status validate(const InterCollisionInput& input);
 
-// One step on the CPU: `out` (input.particles.size()) receives the new local positions (particles
-// outside every cloth are copied). backend: kCpuScalar or kCpuSimd. On error `out` and `report` are
-// unchanged. `report` may be null.
-Status interCollideCpu(const InterCollisionInput& input, std::span<Float4> out, Backend backend,
-                       InterCollisionReport* report = nullptr);
+// One step on the CPU, in place: input.particles receive the new local positions (particles outside
+// every cloth keep their bits). backend: kCpuScalar or kCpuSimd. On error the particles and `debug`
+// are unchanged. `debug` may be null.
+Status collideInterCpu(const InterCollisionInput& input, Backend backend, InterCollisionDebug* debug = nullptr);
 
 struct InterCollisionStageCreateInfo {
-  std::span<const InterClothDesc> cloths;        // layout (ranges) and initial transforms (copied)
-  std::span<const InterCollisionFilter> filters; // copied
+  // The layout: each cloth's particle range (copied). Transforms are not taken here: every record()
+  // (and run()) brings the step's transforms.
+  std::span<const InterClothDesc> cloths;
+  std::span<const InterCollisionFilter> filters; // copied: fixed for the stage's life
   uint32_t particleCount = 0;                    // elements in the particle buffer
-  InterCollisionSettings settings;
+  uint32_t framesInFlight = 1;                   // 1..kMaxFramesInFlight sets of scratch (context.h)
 };
 
 struct InterCollisionRecordInfo {
   BufferRange particles;  // particleCount Float4 in local space, STORAGE_BUFFER usage; updated in place
+  // This step's cloths: ranges equal to the stage's (checked), transforms validated and taken from
+  // here. Recorded into the command buffer (vkCmdUpdateBuffer into this frame's cloth table).
+  std::span<const InterClothDesc> cloths;
+  InterCollisionSettings settings;  // this step's distance, stiffness and iterations
+  uint32_t frame = 0;               // which set of scratch: < framesInFlight
   RecordSync sync;
 };
 
 // Inter collision on a Vulkan device: one command buffer per step, no host round trip (the marked
 // particle count stays on the GPU and sizes the narrow phase through vkCmdDispatchIndirect).
+// create() never touches a queue; the cloth table (ranges, filters and the step's transforms) and the
+// settings travel in each record(); per frame in flight the stage keeps its own scratch (and its own
+// embedded bounds and radix sort scratch), so frames may be recorded before earlier ones complete.
 class InterCollisionStage {
  public:
-  // Validates the description (not the particles) and allocates everything for the worst case.
-  // Limits: clothCount * (clothCount - 1) partner slots and particleCount marked particles must fit
-  // maxStorageBufferRange.
+  // Validates the description (ranges, filters; not the particles) and allocates everything for the
+  // worst case (every particle marked; any iterations count). Limits: clothCount * (clothCount - 1)
+  // partner slots and particleCount marked particles must fit maxStorageBufferRange.
   static Result<std::unique_ptr<InterCollisionStage>> create(Context& context, const InterCollisionStageCreateInfo& info);
+  // The device memory create() would allocate for `info` (validated as create() does), the embedded
+  // bounds and radix sort stages included.
+  static Result<MemoryRequirements> memoryRequirements(const Context& context, const InterCollisionStageCreateInfo& info);
   ~InterCollisionStage();
 
-  // Replaces the transforms (same cloth count, validated; on error nothing changes). Takes effect
-  // at the next record()/run(), through an upload made now.
-  Status setTransforms(std::span<const InterClothDesc> cloths);
+  // Records the upload of the static tables (those of the embedded bounds stage). Optional: the first
+  // record() does it when it was not done.
+  Status recordUpload(VkCommandBuffer commandBuffer);
 
   // Records one step into the host's command buffer (recording state, pool of the context's queue
-  // family). The particles must be finite with w >= 0 (record() cannot read them; run() checks).
+  // family). Validates the buffer, cloths, settings and frame before recording anything. The particles
+  // must be finite with w >= 0 (record() cannot read them; run() checks).
   Status record(VkCommandBuffer commandBuffer, const InterCollisionRecordInfo& info);
 
-  // Convenience path: validates `input` (its ranges, filters and settings must equal the stage's;
-  // transforms are taken from it), uploads, records, submits, waits and reads the particles back.
-  // `report`, when not null, is filled from the GPU's buffers.
-  Result<std::vector<Float4>> run(const InterCollisionInput& input, InterCollisionReport* report = nullptr);
+  // Convenience path: validates `input` (its ranges and filters must equal the stage's; transforms
+  // and settings are taken from it), uploads, records, submits, waits and writes the particles back
+  // into input.particles. `debug`, when not null, is filled from the GPU's buffers. Uses frame 0. On
+  // error input.particles and `debug` are unchanged.
+  Status run(const InterCollisionInput& input, InterCollisionDebug* debug = nullptr);
   const std::vector<PassTiming>& timings() const;
 
   struct Impl;  // opaque
@@ -143,8 +159,8 @@ class InterCollisionStage {
   std::unique_ptr<Impl> impl_;
 };
 
-// One call on any backend (the Vulkan one needs `context`).
-Result<std::vector<Float4>> interCollide(Backend backend, Context* context, const InterCollisionInput& input,
-                                         InterCollisionReport* report = nullptr);
+// One call on any backend (the Vulkan one needs `context`): updates input.particles in place.
+Status collideInter(Backend backend, Context* context, const InterCollisionInput& input,
+                    InterCollisionDebug* debug = nullptr);
 
 }  // namespace vkc

@@ -124,11 +124,10 @@ struct SceneBuffers {
     return {particles, restPositions, cloths, selfSubsets, settings};
   }
 
-  // An inter-collision input over these arrays: `particles` (local positions), the cloths'
-  // transforms and one filter per cloth. Pass it to validate() / interCollideCpu() / interCollide()
-  // as is; the new positions come back in a separate array (copy them into `particles` to chain
-  // stages).
-  InterCollisionInput interInput(const InterCollisionSettings& settings) const {
+  // An inter-collision input over these arrays: `particles` (local positions, updated in place), the
+  // cloths' transforms and one filter per cloth. Pass it to validate() / collideInterCpu() /
+  // collideInter() as is.
+  InterCollisionInput interInput(const InterCollisionSettings& settings) {
     return {particles, interCloths, interFilters, settings};
   }
 };

@@ -170,14 +170,9 @@ bool isMarked(const Broad& broad, uint32_t c, vec3 p) {
 
 }  // namespace
 
-Status interCollideCpu(const InterCollisionInput& input, std::span<Float4> out, Backend backend,
-                       InterCollisionReport* report) {
+Status collideInterCpu(const InterCollisionInput& input, Backend backend, InterCollisionDebug* debug) {
   if (backend != Backend::kCpuScalar && backend != Backend::kCpuSimd) {
-    return Error{ErrorCode::kInvalidArgument, "interCollideCpu: backend must be kCpuScalar or kCpuSimd"};
-  }
-  if (out.size() != input.particles.size()) {
-    return Error{ErrorCode::kBufferTooSmall, "interCollideCpu: out holds " + std::to_string(out.size()) +
-                                                 " particles, the input " + std::to_string(input.particles.size())};
+    return Error{ErrorCode::kInvalidArgument, "collideInterCpu: backend must be kCpuScalar or kCpuSimd"};
   }
   VKC_TRY(validate(input));
   const InterCollisionSettings& set = input.settings;
@@ -268,21 +263,21 @@ Status interCollideCpu(const InterCollisionInput& input, std::span<Float4> out, 
     }
   }
 
-  // 5. Back to local space; everything else is copied bit for bit.
-  std::copy(input.particles.begin(), input.particles.end(), out.begin());
+  // 5. Back to local space, in place (nothing above writes the particles, so an error leaves them
+  // unchanged); untouched particles keep their bits.
   for (size_t i = 0; i < m; ++i) {
     const vec4 t = total[i];
     if (t.x == 0.0f && t.y == 0.0f && t.z == 0.0f) continue;
     const gpu::InterClothWorld& w = broad.world[marked[i].cloth];
     const vec3 d = gpu::interRotateBack(v3(w.col0), v3(w.col1), v3(w.col2), v3(t));
-    Float4& p = out[marked[i].particle];
+    Float4& p = input.particles[marked[i].particle];
     p.x = p.x + d.x;
     p.y = p.y + d.y;
     p.z = p.z + d.z;
   }
 
-  if (report != nullptr) {
-    InterCollisionReport r;
+  if (debug != nullptr) {
+    InterCollisionDebug r;
     for (uint32_t c = 0; c < cloths.size(); ++c) {
       const gpu::InterClothWorld& w = broad.world[c];
       for (uint32_t k = 0; k < w.partnerCount; ++k) {
@@ -299,7 +294,7 @@ Status interCollideCpu(const InterCollisionInput& input, std::span<Float4> out, 
     std::sort(r.marked.begin(), r.marked.end());
     r.gridBounds.lo = Float4{broad.state.gridLo.x, broad.state.gridLo.y, broad.state.gridLo.z, 0.0f};
     r.gridBounds.hi = Float4{broad.state.gridHi.x, broad.state.gridHi.y, broad.state.gridHi.z, 0.0f};
-    *report = std::move(r);
+    *debug = std::move(r);
   }
   return {};
 }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "shared/inter_collision.h"
@@ -11,13 +12,21 @@
 
 namespace vkc::detail {
 
-// Everything of an inter-collision description except the particle values: ranges inside
-// `particleCount`, transforms, filters, settings. `what` prefixes range messages.
+// The static part of an inter-collision description: ranges inside `particleCount` and filters.
+// `what` prefixes range messages.
 Status validateInterLayout(std::span<const InterClothDesc> cloths, std::span<const InterCollisionFilter> filters,
-                           const InterCollisionSettings& settings, uint64_t particleCount, const char* what);
+                           uint64_t particleCount, const char* what);
 
-// Only the transforms (for InterCollisionStage::setTransforms).
-Status validateInterTransforms(std::span<const InterClothDesc> cloths);
+// The transforms; messages read "<prefix>cloths[2].rotation ...".
+Status validateInterTransforms(std::span<const InterClothDesc> cloths, const std::string& prefix = "");
+
+// distance and stiffness (detail::validateSeparation, as self collision) and iterations; messages
+// name "<owner>.distance", "<owner>.iterations" (owner: "settings", "InterCollisionRecordInfo::settings").
+Status validateInterSettings(const InterCollisionSettings& settings, const std::string& owner);
+
+// A step's cloths against a stage's layout: the same count and ranges, then validateInterTransforms.
+Status validateInterStepCloths(std::span<const InterClothDesc> cloths, std::span<const InterClothDesc> layout,
+                               const std::string& prefix);
 
 // The cloth ranges of a description.
 std::vector<ClothRange> interClothRanges(std::span<const InterClothDesc> cloths);

@@ -21,10 +21,10 @@ std::string fmt(double v) {  // NOLINT
 
 }  // namespace
 
-Status validateInterTransforms(std::span<const InterClothDesc> cloths) {
+Status validateInterTransforms(std::span<const InterClothDesc> cloths, const std::string& prefix) {
   for (size_t c = 0; c < cloths.size(); ++c) {
     const InterClothDesc& d = cloths[c];
-    const std::string name = "cloths[" + std::to_string(c) + "]";
+    const std::string name = prefix + "cloths[" + std::to_string(c) + "]";
     const float t[3] = {d.translation.x, d.translation.y, d.translation.z};
     for (int k = 0; k < 3; ++k) {
       if (!std::isfinite(t[k])) {
@@ -49,10 +49,9 @@ Status validateInterTransforms(std::span<const InterClothDesc> cloths) {
 }
 
 Status validateInterLayout(std::span<const InterClothDesc> cloths, std::span<const InterCollisionFilter> filters,
-                           const InterCollisionSettings& settings, uint64_t particleCount, const char* what) {
+                           uint64_t particleCount, const char* what) {
   const std::vector<ClothRange> ranges = interClothRanges(cloths);
   VKC_TRY(validateClothRanges(ranges, particleCount, what));
-  VKC_TRY(validateInterTransforms(cloths));
   std::vector<bool> seen(cloths.size(), false);
   for (size_t f = 0; f < filters.size(); ++f) {
     const uint32_t c = filters[f].cloth;
@@ -64,19 +63,34 @@ Status validateInterLayout(std::span<const InterClothDesc> cloths, std::span<con
     if (seen[c]) return invalid(name + " = " + std::to_string(c) + " has a filter already (one entry per cloth)");
     seen[c] = true;
   }
-  const float d = settings.distance;
-  if (!std::isfinite(d) || !(d > 0.0f)) {
-    return invalid("settings.distance is " + fmt(d) + ": the inter-collision distance must be finite and > 0");
-  }
-  const float s = settings.stiffness;
-  if (!std::isfinite(s) || !(s > 0.0f) || s > 1.0f) {
-    return invalid("settings.stiffness is " + fmt(s) + ": it must be in (0, 1]");
-  }
+  return {};
+}
+
+Status validateInterSettings(const InterCollisionSettings& settings, const std::string& owner) {
+  VKC_TRY(validateSeparation(settings.distance, settings.stiffness, owner));
   if (settings.iterations == 0 || settings.iterations > kMaxInterIterations) {
-    return invalid("settings.iterations is " + std::to_string(settings.iterations) + ": it must be in [1, " +
+    return invalid(owner + ".iterations is " + std::to_string(settings.iterations) + ": it must be in [1, " +
                    std::to_string(kMaxInterIterations) + "]");
   }
   return {};
+}
+
+Status validateInterStepCloths(std::span<const InterClothDesc> cloths, std::span<const InterClothDesc> layout,
+                               const std::string& prefix) {
+  if (cloths.size() != layout.size()) {
+    return invalid(prefix + "cloths holds " + std::to_string(cloths.size()) + " cloths; the stage was created with " +
+                   std::to_string(layout.size()));
+  }
+  for (size_t c = 0; c < cloths.size(); ++c) {
+    const ClothRange& a = cloths[c].range;
+    const ClothRange& b = layout[c].range;
+    if (a.first != b.first || a.count != b.count) {
+      return invalid(prefix + "cloths[" + std::to_string(c) + "].range is {" + std::to_string(a.first) + ", " +
+                     std::to_string(a.count) + "}; the stage's is {" + std::to_string(b.first) + ", " +
+                     std::to_string(b.count) + "}");
+    }
+  }
+  return validateInterTransforms(cloths, prefix);
 }
 
 std::vector<ClothRange> interClothRanges(std::span<const InterClothDesc> cloths) {
@@ -114,8 +128,9 @@ uint32_t makeInterClothTable(std::span<const InterClothDesc> cloths, std::span<c
 namespace vkc {
 
 Status validate(const InterCollisionInput& input) {
-  VKC_TRY(detail::validateInterLayout(input.cloths, input.filters, input.settings, input.particles.size(),
-                                      "InterCollisionInput"));
+  VKC_TRY(detail::validateInterLayout(input.cloths, input.filters, input.particles.size(), "InterCollisionInput"));
+  VKC_TRY(detail::validateInterTransforms(input.cloths));
+  VKC_TRY(detail::validateInterSettings(input.settings, "settings"));
   const std::vector<ClothRange> ranges = detail::interClothRanges(input.cloths);
   return detail::validateParticles(input.particles, ranges, "particles");
 }

@@ -2,8 +2,11 @@
 // phase, marking with a two-level compaction, narrow phase over the marked particles) and the radix
 // sort stage, all on one Recorder so that every barrier comes from the declared buffer uses. The
 // marked count never leaves the GPU: the passes over marked particles are dispatched indirectly from
-// InterState (and the sort reads its count from there).
+// InterState (and the sort reads its count from there). The cloth table (ranges, filters, tiles, and
+// the step's transforms) and the settings travel with each record(): the table by vkCmdUpdateBuffer
+// into the frame's own copy, the settings in push constants; create() never touches a queue.
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <limits>
 
@@ -28,205 +31,291 @@ using detail::Buffer;
 using detail::MemoryUsage;
 
 struct InterCollisionStage::Impl {
+  // The stage's buffers (StageBuffers ids), all per frame in flight: the cloth table is written by
+  // each record(), the rest is the passes' scratch. (No static table of its own: the embedded bounds
+  // stage has one.)
+  enum : uint32_t {
+    kClothTable, kWorld, kSorted, kPartners, kState, kTiles, kMarked, kKeys, kValues, kDelta, kContacts, kBufferCount
+  };
+
+  // What one record() brings: the particle range, the frame and the settings.
+  struct Step {
+    BufferRange parts;
+    uint32_t frame = 0;
+    InterCollisionSettings settings;
+  };
+
+  // Sizes derived from the create info alone (create() and memoryRequirements()).
+  struct Sizes {
+    uint32_t capacity = 1;       // marked slots (every particle may be marked)
+    uint64_t partnerSlots = 1;
+  };
+
   detail::ContextImpl& ctx;
-  std::vector<InterClothDesc> cloths;
+  std::vector<InterClothDesc> cloths;         // the ranges (transforms come with each step)
   std::vector<InterCollisionFilter> filters;
-  std::vector<gpu::InterCloth> table;
-  InterCollisionSettings settings;
+  std::vector<gpu::InterCloth> table;         // ranges, filters, tiles; each step fills in the transforms
   uint32_t particleCount = 0;
   uint32_t tileCount = 0;
-  uint32_t capacity = 1;       // marked slots
+  uint32_t capacity = 1;
   uint64_t partnerSlots = 1;
+  uint32_t frames = 1;
   std::unique_ptr<BoundsStage> bounds;
-  std::unique_ptr<RadixSortStage> sort;
+  std::vector<std::unique_ptr<RadixSortStage>> sorts;  // one per frame in flight (each has its scratch)
   const detail::Pipeline* pipes[8] = {};
-  Buffer clothTable, world, sorted, partners, state, tiles, marked, keys, values, delta, contacts, dummy;
-  Buffer particles, upload, readback;  // convenience path
+  detail::StageBuffers buffers;
+  Buffer particles, upload, readback;  // convenience path, made on first use
   detail::TimestampPool queries{ctx};
   uint32_t queryCount = 0;
   std::vector<PassTiming> timings;
 
   explicit Impl(detail::ContextImpl& c) : ctx(c) {}
 
-  // The pass `kind` over the particle range `parts`, at its declared access.
-  detail::Pass pass(uint32_t kind, const BufferRange& parts, uint32_t firstIteration = 0) const {
+  // Every buffer of a stage (memoryRequirements() and create() both use this). The sizes do not
+  // depend on the settings: iterations only repeat passes over the same scratch.
+  static std::array<detail::BufferSpec, kBufferCount> plan(uint64_t clothCount, uint32_t tiles, const Sizes& z) {
+    using detail::BufferSpec;
+    const VkDeviceSize n = std::max<VkDeviceSize>(clothCount, 1), cap = z.capacity;
+    std::array<BufferSpec, kBufferCount> p{};
+    p[kClothTable] = BufferSpec{n * sizeof(gpu::InterCloth), MemoryUsage::kDeviceLocal, true};
+    p[kWorld] = BufferSpec{n * sizeof(gpu::InterClothWorld), MemoryUsage::kDeviceLocal, true};
+    p[kSorted] = BufferSpec{2 * n * sizeof(uint32_t), MemoryUsage::kDeviceLocal, true};
+    p[kPartners] = BufferSpec{z.partnerSlots * sizeof(uint32_t), MemoryUsage::kDeviceLocal, true};
+    p[kState] = BufferSpec{sizeof(gpu::InterState), MemoryUsage::kDeviceLocal, true, VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT};
+    p[kTiles] = BufferSpec{2 * std::max<VkDeviceSize>(tiles, 1) * sizeof(uint32_t), MemoryUsage::kDeviceLocal, true};
+    p[kMarked] = BufferSpec{cap * sizeof(gpu::InterMarked), MemoryUsage::kDeviceLocal, true};
+    p[kKeys] = BufferSpec{cap * sizeof(uint32_t), MemoryUsage::kDeviceLocal, true};
+    p[kValues] = BufferSpec{cap * sizeof(uint32_t), MemoryUsage::kDeviceLocal, true};
+    p[kDelta] = BufferSpec{2 * cap * sizeof(gpu::vec4), MemoryUsage::kDeviceLocal, true};
+    p[kContacts] = BufferSpec{cap * sizeof(uint32_t), MemoryUsage::kDeviceLocal, true};
+    return p;
+  }
+
+  // The stage's cloth table with a step's transforms (validated) filled in.
+  std::vector<gpu::InterCloth> stepTable(std::span<const InterClothDesc> step) const {
+    std::vector<gpu::InterCloth> t = table;
+    for (size_t c = 0; c < t.size(); ++c) {
+      const InterClothDesc& d = step[c];
+      t[c].rotation = gpu::vec4(d.rotation.x, d.rotation.y, d.rotation.z, d.rotation.w);
+      t[c].translation = gpu::vec4(d.translation.x, d.translation.y, d.translation.z, 0.0f);
+    }
+    return t;
+  }
+
+  // Records the copy of a step's cloth table into the frame's table (after earlier compute reads of
+  // it) and adds the copy to `sync`'s sources, so that the Recorder's opening barrier orders it
+  // before the passes.
+  void recordTable(VkCommandBuffer cmd, uint32_t frame, std::span<const InterClothDesc> step, RecordSync& sync) const {
+    const std::vector<gpu::InterCloth> t = stepTable(step);
+    detail::globalBarrier(ctx, cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_NONE,
+                          VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    const auto* bytes = reinterpret_cast<const uint8_t*>(t.data());
+    const VkDeviceSize total = t.size() * sizeof(gpu::InterCloth);
+    const VkBuffer dst = buffers.get(kClothTable, frame).handle();
+    for (VkDeviceSize off = 0; off < total; off += 65536) {  // vkCmdUpdateBuffer's limit per call
+      ctx.vk.vkCmdUpdateBuffer(cmd, dst, off, std::min<VkDeviceSize>(65536, total - off), bytes + off);
+    }
+    sync.srcStage |= VK_PIPELINE_STAGE_2_COPY_BIT;
+    sync.srcAccess |= VK_ACCESS_2_TRANSFER_WRITE_BIT;
+  }
+
+  // The pass `kind` over the step's particle range and frame, at its declared access.
+  detail::Pass pass(uint32_t kind, const Step& step, uint32_t firstIteration = 0) const {
     const VkDeviceSize clothCount = table.size();
+    const uint32_t f = step.frame;
     const BufferRange ranges[gpu::kInterBindingCount] = {
-        parts,
-        {clothTable.handle(), 0, clothCount * sizeof(gpu::InterCloth)},
-        bounds->outputBuffer(),
-        {world.handle(), 0, clothCount * sizeof(gpu::InterClothWorld)},
-        sorted.range(),
-        partners.range(),
-        state.range(),
-        tiles.range(),
-        marked.range(),
-        keys.range(),
-        values.range(),
-        delta.range(),
-        contacts.range(),
+        step.parts,
+        {buffers.get(kClothTable, f).handle(), 0, clothCount * sizeof(gpu::InterCloth)},
+        bounds->outputBuffer(f),
+        {buffers.get(kWorld, f).handle(), 0, clothCount * sizeof(gpu::InterClothWorld)},
+        buffers.range(kSorted, f),
+        buffers.range(kPartners, f),
+        buffers.range(kState, f),
+        buffers.range(kTiles, f),
+        buffers.range(kMarked, f),
+        buffers.range(kKeys, f),
+        buffers.range(kValues, f),
+        buffers.range(kDelta, f),
+        buffers.range(kContacts, f),
     };
     detail::Pass p = detail::passFromDecl(gpu::kInterPasses[kind], pipes[kind], ranges);
     const gpu::InterPush push{static_cast<uint32_t>(clothCount), tileCount, particleCount, capacity,
-                              settings.distance, settings.stiffness, firstIteration, 0u};
+                              step.settings.distance, step.settings.stiffness, firstIteration, 0u};
     p.setPush(push);
     return p;
   }
 
-  detail::Pass indirectPass(uint32_t kind, const BufferRange& parts, uint32_t firstIteration = 0) const {
-    detail::Pass p = pass(kind, parts, firstIteration);
-    p.indirect = BufferRange{state.handle(), offsetof(gpu::InterState, dispatchX), sizeof(VkDispatchIndirectCommand)};
+  detail::Pass indirectPass(uint32_t kind, const Step& step, uint32_t firstIteration = 0) const {
+    detail::Pass p = pass(kind, step, firstIteration);
+    p.indirect = BufferRange{buffers.get(kState, step.frame).handle(), offsetof(gpu::InterState, dispatchX),
+                             sizeof(VkDispatchIndirectCommand)};
     return p;
   }
 
-  // Every pass of one step over the validated particle range `parts`.
-  void appendPasses(detail::Recorder& rec, const BufferRange& parts) const {
-    detail::appendBoundsPasses(*bounds, rec, parts, parts, false, 0);
-    detail::Pass broad = pass(gpu::kInterPassBroad, parts);
+  // Every pass of one step over the validated particle range step.parts.
+  void appendPasses(detail::Recorder& rec, const Step& step) const {
+    const BufferRange& parts = step.parts;
+    detail::appendBoundsPasses(*bounds, rec, parts, parts, false, step.frame);
+    detail::Pass broad = pass(gpu::kInterPassBroad, step);
     broad.groupCount = 1;
     rec.add(std::move(broad));
     if (tileCount > 0) {
-      detail::Pass count = pass(gpu::kInterPassMarkCount, parts);
+      detail::Pass count = pass(gpu::kInterPassMarkCount, step);
       count.groupCount = tileCount;
       rec.add(std::move(count));
     }
-    detail::Pass scan = pass(gpu::kInterPassMarkScan, parts);
+    detail::Pass scan = pass(gpu::kInterPassMarkScan, step);
     scan.groupCount = 1;
     rec.add(std::move(scan));
     if (tileCount > 0) {
-      detail::Pass write = pass(gpu::kInterPassMarkWrite, parts);
+      detail::Pass write = pass(gpu::kInterPassMarkWrite, step);
       write.groupCount = tileCount;
       rec.add(std::move(write));
     }
-    const BufferRange countRange{state.handle(), offsetof(gpu::InterState, markedCount), sizeof(uint32_t)};
-    for (uint32_t it = 0; it < settings.iterations; ++it) {
-      rec.add(indirectPass(gpu::kInterPassKeys, parts));
-      detail::appendRadixSortPassesGpuCount(*sort, rec, keys.range(), values.range(), countRange, capacity,
+    const BufferRange countRange{buffers.get(kState, step.frame).handle(), offsetof(gpu::InterState, markedCount),
+                                 sizeof(uint32_t)};
+    RadixSortStage& sort = *sorts[step.frame];
+    for (uint32_t it = 0; it < step.settings.iterations; ++it) {
+      rec.add(indirectPass(gpu::kInterPassKeys, step));
+      detail::appendRadixSortPassesGpuCount(sort, rec, buffers.range(kKeys, step.frame),
+                                            buffers.range(kValues, step.frame), countRange, capacity,
                                             gpu::kInterKeyBits, 0);
-      rec.add(indirectPass(gpu::kInterPassGather, parts, it == 0 ? 1u : 0u));
-      rec.add(indirectPass(gpu::kInterPassApply, parts));
+      rec.add(indirectPass(gpu::kInterPassGather, step, it == 0 ? 1u : 0u));
+      rec.add(indirectPass(gpu::kInterPassApply, step));
     }
-    rec.add(indirectPass(gpu::kInterPassWriteBack, parts));
-  }
-
-  Status uploadTable() {
-    detail::makeInterClothTable(cloths, filters, table);
-    if (table.empty()) return {};
-    const detail::ContextImpl::Upload up{table.data(), table.size() * sizeof(gpu::InterCloth), clothTable.handle()};
-    return ctx.uploadNow({&up, 1});
+    rec.add(indirectPass(gpu::kInterPassWriteBack, step));
   }
 };
 
 InterCollisionStage::InterCollisionStage(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 InterCollisionStage::~InterCollisionStage() = default;
 
-Result<std::unique_ptr<InterCollisionStage>> InterCollisionStage::create(Context& context,
-                                                                         const InterCollisionStageCreateInfo& info) {
-  detail::ContextImpl& ctx = detail::Internals::of(context);
-  VKC_TRY(detail::validateInterLayout(info.cloths, info.filters, info.settings, info.particleCount,
-                                      "InterCollisionStageCreateInfo"));
-  auto impl = std::make_unique<Impl>(ctx);
+// The checks create() and memoryRequirements() share: the description and the device's limits.
+static Result<InterCollisionStage::Impl::Sizes> checkCreateInfo(const detail::ContextImpl& ctx,
+                                                               const InterCollisionStageCreateInfo& info) {
+  VKC_TRY(detail::validateInterLayout(info.cloths, info.filters, info.particleCount, "InterCollisionStageCreateInfo"));
+  VKC_TRY(detail::checkFramesInFlight(info.framesInFlight, "InterCollisionStageCreateInfo"));
+  InterCollisionStage::Impl::Sizes z;
   const uint64_t maxRange = ctx.info.maxStorageBufferRange;
   const uint64_t n = info.cloths.size();
-  impl->partnerSlots = std::max<uint64_t>(1, n * (n > 0 ? n - 1 : 0));
-  if (impl->partnerSlots * sizeof(uint32_t) > maxRange) {
+  z.partnerSlots = std::max<uint64_t>(1, n * (n > 0 ? n - 1 : 0));
+  if (z.partnerSlots * sizeof(uint32_t) > maxRange) {
     return Error{ErrorCode::kLimitExceeded, "InterCollisionStageCreateInfo::cloths: " + std::to_string(n) +
-                                                " cloths need " + std::to_string(impl->partnerSlots * 4) +
+                                                " cloths need " + std::to_string(z.partnerSlots * 4) +
                                                 " bytes of partner slots; the device allows maxStorageBufferRange = " +
                                                 std::to_string(maxRange)};
   }
-  impl->capacity = std::max<uint32_t>(1, info.particleCount);
-  if (uint64_t{impl->capacity} * 2 * sizeof(gpu::vec4) > maxRange) {
+  z.capacity = std::max<uint32_t>(1, info.particleCount);
+  if (uint64_t{z.capacity} * 2 * sizeof(gpu::vec4) > maxRange) {
     return Error{ErrorCode::kLimitExceeded, "InterCollisionStageCreateInfo::particleCount " +
                                                 std::to_string(info.particleCount) +
                                                 " is too large: the narrow phase needs 32 bytes per particle in one "
                                                 "binding; the device allows maxStorageBufferRange = " +
                                                 std::to_string(maxRange)};
   }
-  if ((impl->capacity + gpu::kInterGroupSize - 1) / gpu::kInterGroupSize > ctx.info.maxComputeWorkGroupCount[0]) {
+  if ((z.capacity + gpu::kInterGroupSize - 1) / gpu::kInterGroupSize > ctx.info.maxComputeWorkGroupCount[0]) {
     return Error{ErrorCode::kLimitExceeded, "InterCollisionStageCreateInfo::particleCount " +
                                                 std::to_string(info.particleCount) +
                                                 " exceeds what one indirect dispatch (maxComputeWorkGroupCount[0] = " +
                                                 std::to_string(ctx.info.maxComputeWorkGroupCount[0]) + ") can cover"};
   }
+  return z;
+}
+
+static BoundsStageCreateInfo boundsInfo(const InterCollisionStageCreateInfo& info, std::span<const ClothRange> ranges) {
+  BoundsStageCreateInfo bci;
+  bci.cloths = ranges;
+  bci.particleCount = info.particleCount;
+  bci.framesInFlight = info.framesInFlight;
+  return bci;
+}
+
+Result<MemoryRequirements> InterCollisionStage::memoryRequirements(const Context& context,
+                                                                   const InterCollisionStageCreateInfo& info) {
+  const detail::ContextImpl& ctx = detail::Internals::of(context);
+  auto sizes = checkCreateInfo(ctx, info);
+  if (!sizes) return sizes.error();
+  const std::vector<ClothRange> ranges = detail::interClothRanges(info.cloths);
+  auto need = BoundsStage::memoryRequirements(context, boundsInfo(info, ranges));
+  if (!need) return need.error();
+  MemoryRequirements total = *need;
+  auto add = [&total](const MemoryRequirements& r, uint32_t copies) {
+    total.deviceLocalBytes += copies * r.deviceLocalBytes;
+    total.hostVisibleBytes += copies * r.hostVisibleBytes;
+    total.bufferCount += copies * r.bufferCount;
+  };
+  add(detail::radixSortRequirements(sizes->capacity), info.framesInFlight);
+  std::vector<gpu::InterCloth> table;
+  const uint32_t tiles = detail::makeInterClothTable(info.cloths, info.filters, table);
+  add(detail::requirementsOf(Impl::plan(info.cloths.size(), tiles, *sizes), info.framesInFlight), 1);
+  return total;
+}
+
+Result<std::unique_ptr<InterCollisionStage>> InterCollisionStage::create(Context& context,
+                                                                         const InterCollisionStageCreateInfo& info) {
+  detail::ContextImpl& ctx = detail::Internals::of(context);
+  auto sizes = checkCreateInfo(ctx, info);
+  if (!sizes) return sizes.error();
+  auto impl = std::make_unique<Impl>(ctx);
+  impl->capacity = sizes->capacity;
+  impl->partnerSlots = sizes->partnerSlots;
+  impl->frames = info.framesInFlight;
   impl->cloths.assign(info.cloths.begin(), info.cloths.end());
   impl->filters.assign(info.filters.begin(), info.filters.end());
-  impl->settings = info.settings;
   impl->particleCount = info.particleCount;
   impl->tileCount = detail::makeInterClothTable(impl->cloths, impl->filters, impl->table);
 
   const std::vector<ClothRange> ranges = detail::interClothRanges(info.cloths);
-  BoundsStageCreateInfo bci;
-  bci.cloths = ranges;
-  bci.particleCount = info.particleCount;
-  auto bounds = BoundsStage::create(context, bci);
+  auto bounds = BoundsStage::create(context, boundsInfo(info, ranges));
   if (!bounds) return bounds.error();
   impl->bounds = std::move(bounds.value());
-  auto sort = RadixSortStage::create(context, RadixSortStageCreateInfo{impl->capacity});
-  if (!sort) return sort.error();
-  impl->sort = std::move(sort.value());
+  for (uint32_t f = 0; f < impl->frames; ++f) {
+    auto sort = RadixSortStage::create(context, RadixSortStageCreateInfo{impl->capacity});
+    if (!sort) return sort.error();
+    impl->sorts.push_back(std::move(sort.value()));
+  }
 
   VKC_TRY(detail::getPassPipelines(ctx, "inter_collision", gpu::kInterBindingCount, sizeof(gpu::InterPush),
                                     impl->pipes));
-  auto make = [&](Buffer& b, VkDeviceSize bytes, VkBufferUsageFlags extra = 0) {
-    return detail::makeBuffer(ctx, b, bytes, MemoryUsage::kDeviceLocal, extra);
-  };
-  const VkDeviceSize clothCount = std::max<VkDeviceSize>(n, 1);
-  const VkDeviceSize cap = impl->capacity;
-  VKC_TRY(make(impl->clothTable, clothCount * sizeof(gpu::InterCloth)));
-  VKC_TRY(make(impl->world, clothCount * sizeof(gpu::InterClothWorld)));
-  VKC_TRY(make(impl->sorted, 2 * clothCount * sizeof(uint32_t)));
-  VKC_TRY(make(impl->partners, impl->partnerSlots * sizeof(uint32_t)));
-  VKC_TRY(make(impl->state, sizeof(gpu::InterState), VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT));
-  VKC_TRY(make(impl->tiles, 2 * std::max<VkDeviceSize>(impl->tileCount, 1) * sizeof(uint32_t)));
-  VKC_TRY(make(impl->marked, cap * sizeof(gpu::InterMarked)));
-  VKC_TRY(make(impl->keys, cap * sizeof(uint32_t)));
-  VKC_TRY(make(impl->values, cap * sizeof(uint32_t)));
-  VKC_TRY(make(impl->delta, 2 * cap * sizeof(gpu::vec4)));
-  VKC_TRY(make(impl->contacts, cap * sizeof(uint32_t)));
-  VKC_TRY(make(impl->dummy, sizeof(gpu::vec4)));
-  VKC_TRY(impl->uploadTable());
+  VKC_TRY(impl->buffers.create(ctx, Impl::plan(impl->table.size(), impl->tileCount, *sizes), impl->frames));
   impl->queryCount = 2 * (8 + 4 * kMaxInterIterations + 8 * 4 * kMaxInterIterations);
   VKC_TRY(impl->queries.create(impl->queryCount));
   return std::unique_ptr<InterCollisionStage>(new InterCollisionStage(std::move(impl)));
 }
 
-Status InterCollisionStage::setTransforms(std::span<const InterClothDesc> cloths) {
-  Impl& s = *impl_;
-  if (cloths.size() != s.cloths.size()) {
-    return Error{ErrorCode::kInvalidArgument, "InterCollisionStage::setTransforms: cloths holds " +
-                                                  std::to_string(cloths.size()) + " cloths, the stage " +
-                                                  std::to_string(s.cloths.size())};
-  }
-  VKC_TRY(detail::validateInterTransforms(cloths));
-  const bool same = std::equal(cloths.begin(), cloths.end(), s.cloths.begin(), [](const InterClothDesc& a, const InterClothDesc& b) {
-    return a.translation == b.translation && a.rotation == b.rotation;
-  });
-  if (same) return {};  // the table on the device is current
-  for (size_t c = 0; c < cloths.size(); ++c) {
-    s.cloths[c].translation = cloths[c].translation;
-    s.cloths[c].rotation = cloths[c].rotation;
-  }
-  return s.uploadTable();
-}
-
 const std::vector<PassTiming>& InterCollisionStage::timings() const { return impl_->timings; }
 
-// Validates the host's buffer and returns the recorder for one step; empty without cloths or particles.
+Status InterCollisionStage::recordUpload(VkCommandBuffer commandBuffer) {
+  if (commandBuffer == VK_NULL_HANDLE) {
+    return Error{ErrorCode::kInvalidArgument, "InterCollisionStage::recordUpload: commandBuffer is null"};
+  }
+  return impl_->bounds->recordUpload(commandBuffer);
+}
+
+// Validates the record info and returns the recorder for one step; empty without cloths or particles.
 static Result<detail::Recorder> recorderFor(InterCollisionStage::Impl& s, const InterCollisionRecordInfo& info) {
+  VKC_TRY(detail::checkFrame(info.frame, s.frames, "InterCollisionRecordInfo"));
+  VKC_TRY(detail::validateInterStepCloths(info.cloths, s.cloths, "InterCollisionRecordInfo::"));
+  VKC_TRY(detail::validateInterSettings(info.settings, "InterCollisionRecordInfo::settings"));
   detail::Recorder rec(s.ctx);
   if (s.table.empty() || s.particleCount == 0) return rec;
   const VkDeviceSize bytes = VkDeviceSize{s.particleCount} * sizeof(Float4);
   VKC_TRY(detail::checkBufferRange(s.ctx, info.particles, "InterCollisionRecordInfo", "particles", bytes));
   BufferRange parts = info.particles;
   parts.size = bytes;
-  s.appendPasses(rec, parts);
+  s.appendPasses(rec, {parts, info.frame, info.settings});
   return rec;
 }
 
 Status InterCollisionStage::record(VkCommandBuffer commandBuffer, const InterCollisionRecordInfo& info) {
   VKC_TRY(detail::checkCommandBuffer(commandBuffer, "InterCollisionStage"));
-  return detail::recordPasses(recorderFor(*impl_, info), commandBuffer, info.sync);
+  Impl& s = *impl_;
+  auto rec = recorderFor(s, info);
+  if (!rec) return rec.error();
+  if (rec->passes().empty()) return {};
+  RecordSync sync = info.sync;
+  s.recordTable(commandBuffer, info.frame, info.cloths, sync);
+  return rec->record(commandBuffer, sync);
 }
 
 Result<std::vector<detail::PlannedPass>> detail::interCollisionBarrierPlan(InterCollisionStage& stage,
@@ -237,40 +326,39 @@ Result<std::vector<detail::PlannedPass>> detail::interCollisionBarrierPlan(Inter
   std::vector<PlannedPass> out;
   for (size_t i = 0; i < plan.size(); ++i) {
     const Pass& p = rec->passes()[i];
-    out.push_back({p.name, p.indirect.buffer != VK_NULL_HANDLE, plan[i]});
+    PlannedPass planned{p.name, p.indirect.buffer != VK_NULL_HANDLE, plan[i], {}};
+    for (const Binding& b : p.bindings) {
+      if (b.access == Access::kWrite || b.access == Access::kReadWrite) planned.written.push_back(b.range.buffer);
+    }
+    out.push_back(std::move(planned));
   }
   return out;
 }
 
-Result<std::vector<Float4>> InterCollisionStage::run(const InterCollisionInput& input, InterCollisionReport* report) {
+Status InterCollisionStage::run(const InterCollisionInput& input, InterCollisionDebug* debug) {
   Impl& s = *impl_;
   VKC_TRY(validate(input));
-  auto same = [](const InterClothDesc& a, const InterClothDesc& b) {
+  auto sameRange = [](const InterClothDesc& a, const InterClothDesc& b) {
     return a.range.first == b.range.first && a.range.count == b.range.count;
   };
   auto sameFilter = [](const InterCollisionFilter& a, const InterCollisionFilter& b) {
     return a.cloth == b.cloth && a.group == b.group && a.mask == b.mask;
   };
   if (input.particles.size() != s.particleCount ||
-      !std::equal(input.cloths.begin(), input.cloths.end(), s.cloths.begin(), s.cloths.end(), same) ||
-      !std::equal(input.filters.begin(), input.filters.end(), s.filters.begin(), s.filters.end(), sameFilter) ||
-      input.settings.distance != s.settings.distance || input.settings.stiffness != s.settings.stiffness ||
-      input.settings.iterations != s.settings.iterations) {
+      !std::equal(input.cloths.begin(), input.cloths.end(), s.cloths.begin(), s.cloths.end(), sameRange) ||
+      !std::equal(input.filters.begin(), input.filters.end(), s.filters.begin(), s.filters.end(), sameFilter)) {
     return Error{ErrorCode::kInvalidArgument,
-                 "InterCollisionStage::run: the input's cloth ranges, filters, settings or particle count differ "
-                 "from the stage's"};
+                 "InterCollisionStage::run: the input's cloth ranges, filters or particle count differ from the stage's"};
   }
-  VKC_TRY(setTransforms(input.cloths));
-  std::vector<Float4> out(input.particles.begin(), input.particles.end());
-  InterCollisionReport r;
-  r.contacts.assign(out.size(), 0);
+  InterCollisionDebug r;
+  r.contacts.assign(input.particles.size(), 0);
   const float inf = std::numeric_limits<float>::infinity();
   r.gridBounds.lo = Float4{inf, inf, inf, 0};
   r.gridBounds.hi = Float4{-inf, -inf, -inf, 0};
   if (s.table.empty() || s.particleCount == 0) {
     s.timings.clear();
-    if (report != nullptr) *report = std::move(r);
-    return out;
+    if (debug != nullptr) *debug = std::move(r);
+    return {};
   }
   auto& alloc = *s.ctx.allocator;
   const VkDeviceSize bytes = VkDeviceSize{s.particleCount} * sizeof(Float4);
@@ -281,36 +369,44 @@ Result<std::vector<Float4>> InterCollisionStage::run(const InterCollisionInput& 
   // Readback layout: particles | state | world | partners | marked | contacts.
   const VkDeviceSize oState = bytes, oWorld = oState + sizeof(gpu::InterState), oPartners = oWorld + worldBytes,
                      oMarked = oPartners + partnerBytes, oContacts = oMarked + markedBytes,
-                     total = report != nullptr ? oContacts + contactBytes : bytes;
+                     total = debug != nullptr ? oContacts + contactBytes : bytes;
   VKC_TRY(alloc.ensureBuffer(s.particles, bytes, MemoryUsage::kDeviceLocal));
   VKC_TRY(alloc.ensureBuffer(s.upload, bytes, MemoryUsage::kUpload));
   VKC_TRY(alloc.ensureBuffer(s.readback, total, MemoryUsage::kReadback));
   std::memcpy(s.upload.mapped(), input.particles.data(), bytes);
   detail::Recorder rec(s.ctx);
-  s.appendPasses(rec, BufferRange{s.particles.handle(), 0, bytes});
+  s.appendPasses(rec, {BufferRange{s.particles.handle(), 0, bytes}, 0, input.settings});
   const bool timed = 2 * rec.passes().size() <= s.queryCount;
-  const RecordSync sync = detail::copyInCopyOutSync();
   VKC_TRY(s.ctx.submitAndWait([&](VkCommandBuffer cmd) -> Status {
     const VkBufferCopy up{0, 0, bytes};
     s.ctx.vk.vkCmdCopyBuffer(cmd, s.upload.handle(), s.particles.handle(), 1, &up);
+    RecordSync sync = detail::copyInCopyOutSync();
+    s.recordTable(cmd, 0, input.cloths, sync);
     VKC_TRY(rec.record(cmd, sync, timed ? VkQueryPool{s.queries} : VK_NULL_HANDLE));
-    auto copy = [&](const Buffer& src, VkDeviceSize dst, VkDeviceSize size) {
+    auto copy = [&](uint32_t id, VkDeviceSize dst, VkDeviceSize size) {
       const VkBufferCopy region{0, dst, size};
-      s.ctx.vk.vkCmdCopyBuffer(cmd, src.handle(), s.readback.handle(), 1, &region);
+      s.ctx.vk.vkCmdCopyBuffer(cmd, s.buffers.get(id, 0).handle(), s.readback.handle(), 1, &region);
     };
-    copy(s.particles, 0, bytes);
-    if (report != nullptr) {
-      copy(s.state, oState, sizeof(gpu::InterState));
-      copy(s.world, oWorld, worldBytes);
-      copy(s.partners, oPartners, partnerBytes);
-      copy(s.marked, oMarked, markedBytes);
-      copy(s.contacts, oContacts, contactBytes);
+    const VkBufferCopy region{0, 0, bytes};
+    s.ctx.vk.vkCmdCopyBuffer(cmd, s.particles.handle(), s.readback.handle(), 1, &region);
+    if (debug != nullptr) {
+      copy(Impl::kState, oState, sizeof(gpu::InterState));
+      copy(Impl::kWorld, oWorld, worldBytes);
+      copy(Impl::kPartners, oPartners, partnerBytes);
+      copy(Impl::kMarked, oMarked, markedBytes);
+      copy(Impl::kContacts, oContacts, contactBytes);
     }
     return {};
   }));
+  // Everything that can fail is done before the outputs are written.
+  if (timed) {
+    VKC_TRY(detail::storeTimings(rec, s.queries, s.timings));
+  } else {
+    s.timings.clear();
+  }
   const char* base = static_cast<const char*>(s.readback.mapped());
-  std::memcpy(out.data(), base, bytes);
-  if (report != nullptr) {
+  std::memcpy(input.particles.data(), base, bytes);
+  if (debug != nullptr) {
     gpu::InterState st;
     std::memcpy(&st, base + oState, sizeof st);
     std::vector<gpu::InterClothWorld> world(s.table.size());
@@ -336,33 +432,22 @@ Result<std::vector<Float4>> InterCollisionStage::run(const InterCollisionInput& 
     std::sort(r.marked.begin(), r.marked.end());
     r.gridBounds.lo = Float4{st.gridLo.x, st.gridLo.y, st.gridLo.z, 0};
     r.gridBounds.hi = Float4{st.gridHi.x, st.gridHi.y, st.gridHi.z, 0};
-    *report = std::move(r);
+    *debug = std::move(r);
   }
-  if (timed) {
-    VKC_TRY(detail::storeTimings(rec, s.queries, s.timings));
-  } else {
-    s.timings.clear();
-  }
-  return out;
+  return {};
 }
 
-Result<std::vector<Float4>> interCollide(Backend backend, Context* context, const InterCollisionInput& input,
-                                         InterCollisionReport* report) {
-  if (backend != Backend::kVulkan) {
-    std::vector<Float4> out(input.particles.size());
-    VKC_TRY(interCollideCpu(input, out, backend, report));
-    return out;
-  }
-  if (context == nullptr) return Error{ErrorCode::kInvalidArgument, "interCollide: the Vulkan backend needs a context"};
+Status collideInter(Backend backend, Context* context, const InterCollisionInput& input, InterCollisionDebug* debug) {
+  if (backend != Backend::kVulkan) return collideInterCpu(input, backend, debug);
+  if (context == nullptr) return Error{ErrorCode::kInvalidArgument, "collideInter: the Vulkan backend needs a context"};
   VKC_TRY(validate(input));
   InterCollisionStageCreateInfo ci;
   ci.cloths = input.cloths;
   ci.filters = input.filters;
   ci.particleCount = static_cast<uint32_t>(input.particles.size());
-  ci.settings = input.settings;
   auto stage = InterCollisionStage::create(*context, ci);
   if (!stage) return stage.error();
-  return (*stage)->run(input, report);
+  return (*stage)->run(input, debug);
 }
 
 }  // namespace vkc

@@ -13,6 +13,7 @@ struct PlannedPass {
   std::string name;
   bool indirect = false;  // dispatched with vkCmdDispatchIndirect
   BarrierDecision barrier;
+  std::vector<VkBuffer> written;  // the buffers of the bindings the pass writes
 };
 
 // The passes record() would record for `info` (after validation) and their barrier plan.

@@ -33,6 +33,7 @@ namespace {
 constexpr uint32_t kMaxPasses = 3 * radixSortPassCount(32) + 1;
 
 uint32_t tilesFor(uint32_t count) { return (count + gpu::kRadixTileSize - 1) / gpu::kRadixTileSize; }
+
 }  // namespace
 
 struct RadixSortStage::Impl {
@@ -155,6 +156,10 @@ struct RadixSortStage::Impl {
     return rec;
   }
 };
+
+MemoryRequirements detail::radixSortRequirements(uint32_t maxCount) {
+  return requirementsOf(RadixSortStage::Impl::plan(maxCount), 1);
+}
 
 RadixSortStage::RadixSortStage(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 RadixSortStage::~RadixSortStage() = default;

@@ -41,6 +41,10 @@ void appendRadixSortPassesGpuCount(RadixSortStage& stage, Recorder& rec, const B
                                    const BufferRange& values, const BufferRange& countBuffer, uint32_t maxCount,
                                    uint32_t keyBits, uint32_t frame);
 
+// The device memory RadixSortStage::create allocates for `maxCount` (for stages that embed the sort
+// and report their own memoryRequirements()).
+MemoryRequirements radixSortRequirements(uint32_t maxCount);
+
 // For tests: the scatter matches digits with 128-bit ballots (the path of subgroups above 32) whatever
 // the device's subgroup size, so that devices with small subgroups (lavapipe: 8) cover it too.
 void forceRadixSortWideBallot(RadixSortStage& stage, bool wide);

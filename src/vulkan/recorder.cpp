@@ -159,9 +159,11 @@ Status Recorder::record(VkCommandBuffer cmd, const RecordSync& sync, VkQueryPool
   for (TableUpload* u : uploads_) {
     if (!u->recorded()) u->record(ctx_, cmd);
   }
-  // The opening barrier also waits for earlier compute work of this stage (its scratch is reused by
-  // every record() of the same frame, whatever the host names as its last writer).
-  globalBarrier(ctx_, cmd, sync.srcStage | kCompute, sync.srcAccess | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, dstStage,
+  // The opening barrier also waits for earlier compute work of this stage, its indirect-argument
+  // reads included (its scratch is reused by every record() of the same frame, whatever the host
+  // names as its last writer: a write-after-read needs the execution dependency).
+  const VkPipelineStageFlags2 ownStages = kCompute | (anyIndirect ? VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT : 0);
+  globalBarrier(ctx_, cmd, sync.srcStage | ownStages, sync.srcAccess | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, dstStage,
                 dstAccess);
   for (size_t i = 0; i < passes_.size(); ++i) {
     const Pass& p = passes_[i];

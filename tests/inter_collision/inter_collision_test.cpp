@@ -35,8 +35,8 @@ TEST_P(InterCollision, TwoRotatedClothsTreatExactlyTheBruteForcePairs) {
     const std::vector<uint32_t> want = bruteForceContacts(s, &ambiguous);
     const size_t skipped = static_cast<size_t>(std::count(ambiguous.begin(), ambiguous.end(), true));
     EXPECT_LT(skipped, 10u);
-    InterCollisionReport report;
-    auto out = interCollide(backend(), ctx(), s.input(), &report);
+    InterCollisionDebug report;
+    auto out = interStep(backend(), ctx(), s, &report);
     ASSERT_TRUE(out.ok()) << out.message();
     ASSERT_EQ(report.clothPairs, (std::vector<InterClothPair>{{0, 1}}));
     size_t touched = 0, withContacts = 0;
@@ -67,8 +67,8 @@ TEST_P(InterCollision, SameClothPairsAreNeverTouched) {
   addGridCloth(s, 8, 0.01f, {0, 0, 0, 0}, quatAxisAngle(0, 0, 1, 0.3f));
   addGridCloth(s, 3, 0.5f, {0.02f, 0.02f, 0.03f, 0}, quatAxisAngle(1, 0, 0, 0.5f));
   s.settings = {0.05f, 1.0f, 3};
-  InterCollisionReport report;
-  auto out = interCollide(backend(), ctx(), s.input(), &report);
+  InterCollisionDebug report;
+  auto out = interStep(backend(), ctx(), s, &report);
   ASSERT_TRUE(out.ok()) << out.message();
   EXPECT_EQ(report.contacts, bruteForceContacts(s));
   for (uint32_t i = 0; i < s.particles.size(); ++i) {
@@ -80,7 +80,7 @@ TEST_P(InterCollision, SameClothPairsAreNeverTouched) {
   InterScene alone;
   addGridCloth(alone, 8, 0.01f, {0, 0, 0, 0}, quatAxisAngle(0, 0, 1, 0.3f));
   alone.settings = s.settings;
-  auto out2 = interCollide(backend(), ctx(), alone.input(), &report);
+  auto out2 = interStep(backend(), ctx(), alone, &report);
   ASSERT_TRUE(out2.ok()) << out2.message();
   EXPECT_EQ(*out2, alone.particles);
   EXPECT_TRUE(report.marked.empty());
@@ -98,8 +98,8 @@ TEST_P(InterCollision, FilterIsRespectedBothWays) {
   }
   s.filters = {{0, 0x1, 0x1 | 0x4}, {1, 0x2, ~0u}, {2, 0x4, ~0x1u}};
   s.settings = {0.08f, 1.0f, 1};
-  InterCollisionReport report;
-  auto out = interCollide(backend(), ctx(), s.input(), &report);
+  InterCollisionDebug report;
+  auto out = interStep(backend(), ctx(), s, &report);
   ASSERT_TRUE(out.ok()) << out.message();
   EXPECT_EQ(report.clothPairs, (std::vector<InterClothPair>{{1, 2}}));
   const std::vector<uint32_t> want = bruteForceContacts(s);
@@ -110,7 +110,7 @@ TEST_P(InterCollision, FilterIsRespectedBothWays) {
   }
   // Without filters every pair collides.
   s.filters.clear();
-  ASSERT_TRUE(interCollide(backend(), ctx(), s.input(), &report).ok());
+  ASSERT_TRUE(interStep(backend(), ctx(), s, &report).ok());
   EXPECT_EQ(report.clothPairs, (std::vector<InterClothPair>{{0, 1}, {0, 2}, {1, 2}}));
   EXPECT_EQ(report.contacts, bruteForceContacts(s));
 }
@@ -151,8 +151,8 @@ TEST_P(InterCollision, IsolatedPairsEndExactlyAtTheDistance) {
     s.particles.push_back(toLocal(b, {worldA[k].x + dx / l, worldA[k].y + dy / l, worldA[k].z + dz / l}));
   }
   s.settings = {d, 1.0f, 1};
-  InterCollisionReport report;
-  auto out = interCollide(backend(), ctx(), s.input(), &report);
+  InterCollisionDebug report;
+  auto out = interStep(backend(), ctx(), s, &report);
   ASSERT_TRUE(out.ok()) << out.message();
   ASSERT_EQ(report.marked.size(), 2 * n);
   for (uint32_t k = 0; k < n; ++k) {
@@ -174,8 +174,8 @@ TEST_P(InterCollision, ThousandSmallClothsMatchRunningThemPairwise) {
     addRandomCloth(scene, 16, 0.3f, {x + 0.2f, y + 0.1f, 0.05f, 0}, quatAxisAngle(ang(rng), 1, 0.2f, ang(rng)), rng);
   }
   scene.settings = {0.1f, 0.8f, 2};
-  InterCollisionReport report;
-  auto out = interCollide(backend(), ctx(), scene.input(), &report);
+  InterCollisionDebug report;
+  auto out = interStep(backend(), ctx(), scene, &report);
   ASSERT_TRUE(out.ok()) << out.message();
   ASSERT_EQ(report.clothPairs.size(), 500u);
   size_t moved = 0;
@@ -187,7 +187,7 @@ TEST_P(InterCollision, ThousandSmallClothsMatchRunningThemPairwise) {
     pair.cloths[0].range.first = 0;
     pair.cloths[1].range.first = 16;
     pair.particles.assign(scene.particles.begin() + first, scene.particles.begin() + first + 32);
-    auto alone = interCollide(Backend::kCpuScalar, nullptr, pair.input());
+    auto alone = interStep(Backend::kCpuScalar, nullptr, pair);
     ASSERT_TRUE(alone.ok()) << alone.message();
     for (uint32_t i = 0; i < 32; ++i) {
       const Float4& g = (*out)[first + i];
@@ -215,10 +215,10 @@ TEST_P(InterCollision, ConformsToTheScalarReference) {
   }
   s.filters = {{3, 0x2, ~0x8u}, {6, 0x8, ~0u}};
   s.settings = {0.05f, 0.7f, 4};
-  InterCollisionReport want, got;
-  auto ref = interCollide(Backend::kCpuScalar, nullptr, s.input(), &want);
+  InterCollisionDebug want, got;
+  auto ref = interStep(Backend::kCpuScalar, nullptr, s, &want);
   ASSERT_TRUE(ref.ok()) << ref.message();
-  auto out = interCollide(backend(), ctx(), s.input(), &got);
+  auto out = interStep(backend(), ctx(), s, &got);
   ASSERT_TRUE(out.ok()) << out.message();
   EXPECT_EQ(got.clothPairs, want.clothPairs);
   EXPECT_EQ(got.marked, want.marked);
@@ -250,8 +250,8 @@ TEST_P(InterCollision, BroadPhaseMatchesAllPairsOfBoxes) {
                    quatAxisAngle(ang(rng), 1, ang(rng), ang(rng)), rng);
   }
   s.settings = {0.2f, 1.0f, 1};
-  InterCollisionReport report;
-  ASSERT_TRUE(interCollide(backend(), ctx(), s.input(), &report).ok());
+  InterCollisionDebug report;
+  ASSERT_TRUE(interStep(backend(), ctx(), s, &report).ok());
   std::vector<ClothRange> ranges;
   for (const auto& c : s.cloths) ranges.push_back(c.range);
   std::vector<Aabb> local(ranges.size());
@@ -280,8 +280,8 @@ TEST_P(InterCollision, BroadPhaseMatchesAllPairsOfBoxes) {
 TEST_P(InterCollision, EmptyScenesAndEmptyClothsChangeNothing) {
   InterScene none;
   none.settings = {0.1f, 1.0f, 1};
-  InterCollisionReport report;
-  auto out = interCollide(backend(), ctx(), none.input(), &report);
+  InterCollisionDebug report;
+  auto out = interStep(backend(), ctx(), none, &report);
   ASSERT_TRUE(out.ok()) << out.message();
   EXPECT_TRUE(out->empty());
   EXPECT_TRUE(report.clothPairs.empty());
@@ -290,14 +290,14 @@ TEST_P(InterCollision, EmptyScenesAndEmptyClothsChangeNothing) {
   s.particles = {{0, 0, 0, 1}, {0.01f, 0, 0, 1}, {0.02f, 0, 0, 1}};
   s.cloths = {{{0, 0}, {}, {0, 0, 0, 1}}, {{1, 1}, {}, {0, 0, 0, 1}}, {{3, 0}, {}, {0, 0, 0, 1}}};
   s.settings = {0.1f, 1.0f, 2};
-  out = interCollide(backend(), ctx(), s.input(), &report);
+  out = interStep(backend(), ctx(), s, &report);
   ASSERT_TRUE(out.ok()) << out.message();
   EXPECT_EQ(*out, s.particles);
   EXPECT_TRUE(report.marked.empty());
   // Two single-particle cloths at the same place (coincident): pushed apart along the sweep axis,
   // symmetric, to the distance.
   s.cloths = {InterClothDesc{{0, 1}, {}, {0, 0, 0, 1}}, InterClothDesc{{2, 1}, Float4{-0.02f, 0, 0, 0}, {0, 0, 0, 1}}};
-  out = interCollide(backend(), ctx(), s.input(), &report);
+  out = interStep(backend(), ctx(), s, &report);
   ASSERT_TRUE(out.ok()) << out.message();
   EXPECT_EQ(report.clothPairs, (std::vector<InterClothPair>{{0, 1}}));
   EXPECT_EQ(report.contacts, (std::vector<uint32_t>{1, 0, 1}));
@@ -305,6 +305,27 @@ TEST_P(InterCollision, EmptyScenesAndEmptyClothsChangeNothing) {
                     std::fabs((*out)[2].z - (*out)[0].z);
   EXPECT_NEAR(gap, 0.1f, 1e-6f);
   EXPECT_EQ((*out)[1], s.particles[1]);
+}
+
+TEST_P(InterCollision, StiffnessZeroFindsTheContactsAndMovesNothing) {
+  // Stiffness 0 is valid (validateSeparation, as in self collision): the pairs are found, every
+  // correction is zero, the particles keep their bits; in place, the input array is the output.
+  InterScene s = twoOverlappingCloths(900, 1100, 7);
+  s.settings = {0.12f, 0.0f, 3};
+  const std::vector<Float4> before = s.particles;
+  InterCollisionDebug report;
+  const Status st = collideInter(backend(), ctx(), s.input(), &report);
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(report.clothPairs, (std::vector<InterClothPair>{{0, 1}}));
+  size_t withContacts = 0;
+  for (uint32_t c : report.contacts) withContacts += c > 0;
+  EXPECT_GT(withContacts, 20u);
+  ASSERT_EQ(s.particles.size(), before.size());
+  for (size_t i = 0; i < before.size(); ++i) EXPECT_EQ(s.particles[i], before[i]) << "particle " << i;
+  // The same scene with stiffness 1 moves them, in the input's own array.
+  s.settings.stiffness = 1.0f;
+  ASSERT_TRUE(collideInter(backend(), ctx(), s.input()).ok());
+  EXPECT_NE(s.particles, before);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, InterCollision, VKC_ALL_BACKENDS);

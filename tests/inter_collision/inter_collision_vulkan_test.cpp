@@ -28,18 +28,18 @@ InterScene denseScene() {
 
 TEST_F(InterCollisionVulkan, HundredRerunsAreBitwiseIdentical) {
   const InterScene s = denseScene();
-  InterCollisionStageCreateInfo ci{s.cloths, s.filters, static_cast<uint32_t>(s.particles.size()), s.settings};
+  const InterCollisionStageCreateInfo ci = stageInfo(s);
   auto stage = InterCollisionStage::create(ctx(), ci);
   ASSERT_TRUE(stage.ok()) << stage.message();
-  InterCollisionReport first;
-  auto ref = (*stage)->run(s.input(), &first);
+  InterCollisionDebug first;
+  auto ref = stageStep(**stage, s, &first);
   ASSERT_TRUE(ref.ok()) << ref.message();
   ASSERT_GT(first.marked.size(), 50u);
   size_t moved = 0;
   for (size_t i = 0; i < ref->size(); ++i) moved += !((*ref)[i] == s.particles[i]);
   ASSERT_GT(moved, 20u);
   for (int run = 1; run < 100; ++run) {
-    auto out = (*stage)->run(s.input());
+    auto out = stageStep(**stage, s);
     ASSERT_TRUE(out.ok()) << out.message();
     ASSERT_EQ(std::memcmp(out->data(), ref->data(), ref->size() * sizeof(Float4)), 0) << "run " << run;
   }
@@ -49,14 +49,14 @@ TEST_F(InterCollisionVulkan, RecordsIntoTheHostsCommandBuffer) {
   // The host owns the particle buffer (at an offset) and records two steps in one command buffer:
   // the result equals two run() calls.
   const InterScene s = denseScene();
-  InterCollisionStageCreateInfo ci{s.cloths, s.filters, static_cast<uint32_t>(s.particles.size()), s.settings};
+  const InterCollisionStageCreateInfo ci = stageInfo(s);
   auto stage = InterCollisionStage::create(ctx(), ci);
   ASSERT_TRUE(stage.ok()) << stage.message();
-  auto once = (*stage)->run(s.input());
+  auto once = stageStep(**stage, s);
   ASSERT_TRUE(once.ok());
   InterScene s2 = s;
   s2.particles = *once;
-  auto twice = (*stage)->run(s2.input());
+  auto twice = stageStep(**stage, s2);
   ASSERT_TRUE(twice.ok());
 
   const VkDeviceSize offset = 256, bytes = s.particles.size() * sizeof(Float4);
@@ -67,6 +67,8 @@ TEST_F(InterCollisionVulkan, RecordsIntoTheHostsCommandBuffer) {
   submit([&](VkCommandBuffer cmd) {
     InterCollisionRecordInfo ri;
     ri.particles = {buf->handle(), offset, bytes};
+    ri.cloths = s.cloths;
+    ri.settings = s.settings;
     ASSERT_TRUE((*stage)->record(cmd, ri).ok());
     ASSERT_TRUE((*stage)->record(cmd, ri).ok());
   });
@@ -79,13 +81,15 @@ TEST_F(InterCollisionVulkan, BarrierPlanOrdersEveryIndirectDispatch) {
   // mark_scan writes the marked count and the dispatch arguments; every pass over marked particles is
   // dispatched indirectly from them, and the plan puts a barrier between each writer and its readers.
   const InterScene s = denseScene();
-  InterCollisionStageCreateInfo ci{s.cloths, s.filters, static_cast<uint32_t>(s.particles.size()), s.settings};
+  const InterCollisionStageCreateInfo ci = stageInfo(s);
   auto stage = InterCollisionStage::create(ctx(), ci);
   ASSERT_TRUE(stage.ok()) << stage.message();
   auto buf = impl().allocator->createBuffer(s.particles.size() * sizeof(Float4), detail::MemoryUsage::kDeviceLocal);
   ASSERT_TRUE(buf.ok());
   InterCollisionRecordInfo ri;
   ri.particles = buf->range();
+  ri.cloths = s.cloths;
+  ri.settings = s.settings;
   auto plan = detail::interCollisionBarrierPlan(**stage, ri);
   ASSERT_TRUE(plan.ok()) << plan.message();
   std::vector<std::string> names;

@@ -14,8 +14,30 @@ struct InterScene {
   std::vector<InterClothDesc> cloths;
   std::vector<InterCollisionFilter> filters;
   InterCollisionSettings settings;
-  InterCollisionInput input() const { return {particles, cloths, filters, settings}; }
+  // An input over the scene's own arrays: a step updates `particles` in place.
+  InterCollisionInput input() { return {particles, cloths, filters, settings}; }
 };
+
+// One step on a copy of the scene's particles (the scene is unchanged): the new positions.
+inline Result<std::vector<Float4>> interStep(Backend backend, Context* ctx, const InterScene& s,
+                                             InterCollisionDebug* debug = nullptr) {
+  std::vector<Float4> p = s.particles;
+  if (const Status st = collideInter(backend, ctx, {p, s.cloths, s.filters, s.settings}, debug); !st) return st.error();
+  return p;
+}
+
+// InterCollisionStage::run on a copy of the scene's particles: the new positions.
+inline Result<std::vector<Float4>> stageStep(InterCollisionStage& stage, const InterScene& s,
+                                             InterCollisionDebug* debug = nullptr) {
+  std::vector<Float4> p = s.particles;
+  if (const Status st = stage.run({p, s.cloths, s.filters, s.settings}, debug); !st) return st.error();
+  return p;
+}
+
+// The create info of a stage for the scene's layout.
+inline InterCollisionStageCreateInfo stageInfo(const InterScene& s, uint32_t framesInFlight = 1) {
+  return {s.cloths, s.filters, static_cast<uint32_t>(s.particles.size()), framesInFlight};
+}
 
 // Unit quaternion of `angle` radians about the (normalized) axis.
 inline Float4 quatAxisAngle(float ax, float ay, float az, float angle) {

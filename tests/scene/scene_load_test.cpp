@@ -303,12 +303,13 @@ TEST(SceneLoad, BuffersGiveTheInterCollisionInput) {
   ASSERT_TRUE(validate(in).ok()) << validate(in).message();
   // Runs: cloths 0 and 2 (world (0, 0, 0.01) and (0, 0, 0)) end 0.05 apart; cloth 1 (world
   // (0, 0, 0.01) too) is filtered out and keeps its bits.
-  std::vector<Float4> out(in.particles.size());
-  InterCollisionReport report;
-  ASSERT_TRUE(interCollideCpu(in, out, Backend::kCpuScalar, &report).ok());
-  EXPECT_EQ(report.clothPairs, (std::vector<InterClothPair>{{0, 2}}));
-  EXPECT_EQ(out[2], b->particles[2]);
-  EXPECT_EQ(out[1], b->particles[1]);
+  const std::vector<Float4> was = b->particles;
+  InterCollisionDebug debug;
+  ASSERT_TRUE(collideInterCpu(in, Backend::kCpuScalar, &debug).ok());  // in place: into b->particles
+  const std::vector<Float4>& out = b->particles;
+  EXPECT_EQ(debug.clothPairs, (std::vector<InterClothPair>{{0, 2}}));
+  EXPECT_EQ(out[2], was[2]);
+  EXPECT_EQ(out[1], was[1]);
   EXPECT_NEAR(out[0].z + 0.01f - out[3].z, 0.05f, 1e-6f);  // cloth 2 is rotated about z: z unchanged
 
   // Without settings.interCollision: distance 0, refused by validate().
