@@ -387,26 +387,6 @@ Status ContextImpl::submitAndWait(const std::function<Status(VkCommandBuffer)>& 
   return {};
 }
 
-// TEMPORARY (removed once every stage records its uploads): a blocking upload on the queue.
-Status ContextImpl::uploadNow(std::span<const Upload> uploads) {
-  VkDeviceSize total = 0;
-  for (const Upload& u : uploads) total += u.bytes;
-  if (total == 0) return {};
-  auto staging = allocator->createBuffer(total, MemoryUsage::kUpload);
-  if (!staging) return staging.error();
-  return submitAndWait([&](VkCommandBuffer cmd) -> Status {
-    VkDeviceSize off = 0;
-    for (const Upload& u : uploads) {
-      if (u.bytes == 0) continue;
-      std::memcpy(static_cast<char*>(staging->mapped()) + off, u.data, u.bytes);
-      const VkBufferCopy region{off, 0, u.bytes};
-      vk.vkCmdCopyBuffer(cmd, staging->handle(), u.dst, 1, &region);
-      off += u.bytes;
-    }
-    return {};
-  });
-}
-
 Result<VkQueryPool> ContextImpl::createTimestampPool(uint32_t count) {
   VkQueryPool pool = VK_NULL_HANDLE;
   if (info.timestampPeriodNs <= 0) return pool;

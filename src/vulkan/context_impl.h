@@ -48,13 +48,6 @@ struct ContextImpl {
   // convenience paths (run(), the one-call functions) call this: create() and record() never submit.
   Status submitAndWait(const std::function<Status(VkCommandBuffer)>& fn);
 
-  // TEMPORARY: copies host data into device buffers now (staging buffer, one submission, wait).
-  struct Upload {
-    const void* data;
-    VkDeviceSize bytes;
-    VkBuffer dst;
-  };
-  Status uploadNow(std::span<const Upload> uploads);
   // A timestamp query pool of `count` queries, or VK_NULL_HANDLE where the queue has no timestamps.
   Result<VkQueryPool> createTimestampPool(uint32_t count);
 
