@@ -36,7 +36,7 @@ void log(std::string_view) {}
 }  // namespace
 
 [[maybe_unused]] void examples(VkInstance instance, VkPhysicalDevice gpu, VkDevice device, uint32_t computeFamily,
-                               VkQueue computeQueue, PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr,
+                               PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr,
                                VkCommandBuffer frameCmd, VkBuffer particleBuffer, VkBuffer prevParticleBuffer,
                                VkBuffer keyBuffer, VkBuffer valueBuffer, uint32_t iterations, uint32_t pairCount) {
 ${body}}
