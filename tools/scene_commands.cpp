@@ -36,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "vkcollide/scene.h"  // a separate library: vkcollide::scene
 #include "vkcollide/vkcollide.h"
 
 namespace vkc::tool {

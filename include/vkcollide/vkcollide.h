@@ -1,5 +1,6 @@
 // vkcollide: a cross-vendor GPU collision engine for cloth and particles.
-// Include this header for the whole public API.
+// Include this header for the whole public API of the library (target vkcollide::vkcollide).
+// Scene files are a separate library: vkcollide/scene.h, target vkcollide::scene.
 #pragma once
 
 #include "vkcollide/bounds.h"
@@ -8,6 +9,5 @@
 #include "vkcollide/inter_collision.h"
 #include "vkcollide/radix_sort.h"
 #include "vkcollide/result.h"
-#include "vkcollide/scene.h"
 #include "vkcollide/self_collision.h"
 #include "vkcollide/types.h"
