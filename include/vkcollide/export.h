@@ -3,6 +3,10 @@
 // headers declare between VKC_API_BEGIN and VKC_API_END (the body of their `namespace vkc`); the
 // library's internals (vkc::detail, vkc::cpu, its prefixed volk) stay private to the .so.
 // Both macros expand to nothing where GCC's visibility pragmas do not exist.
+//
+// A class's visibility is fixed where it is first declared: forward declarations of internal types
+// (namespace vkc::detail) go outside the markers, or the .so exports those types' members. The
+// ctest SharedLibraryExportsOnlyTheApi and scripts/package_test.sh check the shared library's exports.
 #pragma once
 
 #if defined(__GNUC__) || defined(__clang__)
