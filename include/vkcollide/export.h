@@ -6,7 +6,9 @@
 //
 // A class's visibility is fixed where it is first declared: forward declarations of internal types
 // (namespace vkc::detail) go outside the markers, or the .so exports those types' members. The
-// ctest SharedLibraryExportsOnlyTheApi and scripts/package_test.sh check the shared library's exports.
+// pragma covers namespace-scope declarations only: a non-inline friend function declared only in its
+// class is hidden unless its definition is also between the markers (src/io/scene.cpp). The ctest
+// SharedLibraryExportsOnlyTheApi and scripts/package_test.sh check the shared library's exports.
 #pragma once
 
 #if defined(__GNUC__) || defined(__clang__)

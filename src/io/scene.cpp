@@ -7,6 +7,7 @@
 
 #include "io/file.h"
 #include "io/json_reader.h"
+#include "vkcollide/export.h"
 
 namespace vkc {
 
@@ -214,6 +215,9 @@ void appendFloat4s(std::string& out, const char* key, const std::vector<Float4>&
 
 }  // namespace
 
+// Declared only as a friend in scene.h, which the header's VKC_API_BEGIN/END do not cover (the
+// pragma applies to namespace-scope declarations): exported by the markers around this definition.
+VKC_API_BEGIN
 bool operator==(const SceneCloth& a, const SceneCloth& b) {
   if (a.capsules.size() != b.capsules.size()) return false;
   for (size_t k = 0; k < a.capsules.size(); ++k) {
@@ -224,6 +228,7 @@ bool operator==(const SceneCloth& a, const SceneCloth& b) {
          a.selfCollisionIndices == b.selfCollisionIndices && a.translation == b.translation && a.rotation == b.rotation &&
          a.collisionGroup == b.collisionGroup && a.collisionMask == b.collisionMask;
 }
+VKC_API_END
 
 Result<Scene> parseScene(std::string_view json) {
   io::JsonReader r(json);
