@@ -56,7 +56,8 @@ PKG_CONFIG_PATH="$libdir/pkgconfig" \
   consumer pkg-config-shared -DVKC_CONSUMER_MODE=pkgconfig -DVKC_CONSUMER_STATIC=OFF
 # The executables must have used the shared libraries (not a static copy).
 for c in find_package-shared pkg-config-shared; do
-  if ! ldd "$root/consumer-$c/consumer" | grep -q "libvkcollide.so"; then
+  deps="$(ldd "$root/consumer-$c/consumer")"
+  if ! grep -q "libvkcollide.so" <<<"$deps"; then
     echo "consumer-$c does not load libvkcollide.so"; exit 1
   fi
 done

@@ -1,6 +1,7 @@
 // scripts/package_test.sh's consumer: links vkcollide (and its scene library) from outside the
 // source tree and checks one call of each. Exit 0 on success.
 #include <cstdio>
+#include <span>
 #include <vector>
 
 #include "vkcollide/scene.h"
@@ -32,7 +33,8 @@ void useCore() {
   vkc::BoundsInput input;
   input.particles = particles;
   input.cloths = cloths;
-  const vkc::Status status = vkc::computeBoundsCpu(input, boxes, vkc::Backend::kCpuSimd);
+  input.boxes = boxes;
+  const vkc::Status status = vkc::computeBoundsCpu(input, vkc::Backend::kCpuSimd);
   check(status.ok(), "vkc::computeBoundsCpu");
   const vkc::Aabb& a = boxes[0];
   const vkc::Aabb& b = boxes[1];
@@ -42,7 +44,8 @@ void useCore() {
   // Bad input is an error, not a crash.
   const std::vector<vkc::ClothRange> bad = {{2, 5}};
   input.cloths = bad;
-  check(!vkc::computeBoundsCpu(input, boxes, vkc::Backend::kCpuScalar).ok(), "out-of-range cloth refused");
+  input.boxes = std::span<vkc::Aabb>(boxes).first(1);
+  check(!vkc::computeBoundsCpu(input, vkc::Backend::kCpuScalar).ok(), "out-of-range cloth refused");
 }
 
 // The scene library: write a scene to JSON and parse it back.
