@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "support/vulkan_fixture.h"
+#include "vkcollide/scene.h"
 
 namespace vkc::test {
 namespace {
