@@ -15,6 +15,8 @@
 #include "vkcollide/types.h"
 
 namespace vkc {
+#include "vkcollide/export.h"
+VKC_API_BEGIN
 
 // Host-side input of the bounds stage, shared by every backend. Like every stage's input, it holds
 // its outputs too: here `boxes`.
@@ -94,4 +96,5 @@ class BoundsStage {
 // body on every backend. Writes input.boxes.
 Status computeBounds(Backend backend, Context* context, const BoundsInput& input);
 
+VKC_API_END
 }  // namespace vkc

@@ -22,6 +22,8 @@
 #include "vkcollide/types.h"
 
 namespace vkc {
+#include "vkcollide/export.h"
+VKC_API_BEGIN
 
 // Positions agree across backends within this absolute tolerance times (1 + |position|) (the
 // shaders may fuse multiply-adds; the CPU twins do not).
@@ -144,4 +146,5 @@ class ShapeCollisionStage {
 Status collideShapes(Backend backend, Context* context, const ShapeCollisionInput& input,
                      ShapeCollisionDebug* debug = nullptr);
 
+VKC_API_END
 }  // namespace vkc

@@ -20,11 +20,13 @@
 #include "vkcollide/result.h"
 
 namespace vkc {
+#include "vkcollide/export.h"
 
 namespace detail {
 struct ContextImpl;
 struct Internals;  // how vkcollide's own code reaches the Impl of the public classes
 }
+VKC_API_BEGIN  // after detail's forward declarations: a type's visibility is fixed where first declared
 
 // What matters to vkcollide about a Vulkan device.
 struct DeviceInfo {
@@ -173,4 +175,5 @@ class Context {
   std::unique_ptr<detail::ContextImpl> impl_;
 };
 
+VKC_API_END
 }  // namespace vkc

@@ -37,6 +37,8 @@
 #include "vkcollide/types.h"
 
 namespace vkc {
+#include "vkcollide/export.h"
+VKC_API_BEGIN
 
 // A cloth of an inter-collision scene: its particle range and its local-to-world transform,
 // world = rotate(rotation, local) + translation.
@@ -163,4 +165,5 @@ class InterCollisionStage {
 Status collideInter(Backend backend, Context* context, const InterCollisionInput& input,
                     InterCollisionDebug* debug = nullptr);
 
+VKC_API_END
 }  // namespace vkc

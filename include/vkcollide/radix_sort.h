@@ -24,6 +24,8 @@
 #include "vkcollide/types.h"
 
 namespace vkc {
+#include "vkcollide/export.h"
+VKC_API_BEGIN
 
 // Host-side input of the radix sort, shared by every backend. Sorted in place: like every stage's
 // input, it holds its outputs (keys and values end sorted).
@@ -125,4 +127,5 @@ Status radixSort(Backend backend, Context* context, const RadixSortInput& input)
 // radixSortCpu).
 constexpr uint32_t radixSortPassCount(uint32_t keyBits) { return (keyBits + 7) / 8; }
 
+VKC_API_END
 }  // namespace vkc

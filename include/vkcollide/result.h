@@ -9,6 +9,8 @@
 #include <variant>
 
 namespace vkc {
+#include "vkcollide/export.h"
+VKC_API_BEGIN
 
 enum class ErrorCode {
   kInvalidArgument,   // a description or input failed validation; the message names the field
@@ -67,4 +69,5 @@ class [[nodiscard]] Result {
   std::variant<T, Error> v_;
 };
 
+VKC_API_END
 }  // namespace vkc

@@ -24,6 +24,8 @@
 #include "vkcollide/types.h"
 
 namespace vkc {
+#include "vkcollide/export.h"
+VKC_API_BEGIN
 
 inline constexpr std::string_view kSceneFormat = "vkcollide-scene";
 inline constexpr uint32_t kSceneVersion = 1;
@@ -155,4 +157,5 @@ InterCollisionSettings interCollisionSettings(const SceneSettings& settings);
 // `buffers` came from makeSceneBuffers(scene) (same cloths and counts).
 void storeSceneBuffers(const SceneBuffers& buffers, Scene& scene);
 
+VKC_API_END
 }  // namespace vkc

@@ -31,6 +31,8 @@
 #include "vkcollide/types.h"
 
 namespace vkc {
+#include "vkcollide/export.h"
+VKC_API_BEGIN
 
 // Positions agree across backends within this absolute tolerance times (1 + |position|): the CPU
 // backends are bitwise equal to each other; a GPU's sqrt and division may round differently.
@@ -146,4 +148,5 @@ class SelfCollisionStage {
 Status collideSelf(Backend backend, Context* context, const SelfCollisionInput& input,
                    SelfCollisionDebug* debug = nullptr);
 
+VKC_API_END
 }  // namespace vkc

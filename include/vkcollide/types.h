@@ -6,6 +6,8 @@
 #include <span>
 
 namespace vkc {
+#include "vkcollide/export.h"
+VKC_API_BEGIN
 
 // A particle: position xyz and inverse mass w (0 = fixed). Also used for spheres (xyz, radius).
 struct Float4 {
@@ -38,4 +40,5 @@ enum class Backend {
 
 const char* toString(Backend backend);
 
+VKC_API_END
 }  // namespace vkc
