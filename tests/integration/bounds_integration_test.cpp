@@ -157,5 +157,21 @@ TEST_F(BoundsIntegrationVulkan, EveryFailingAllocationIsReportedAndLeaksNothing)
   EXPECT_TRUE(succeeded) << "still failing after 64 allocations";
 }
 
+TEST_F(BoundsIntegrationVulkan, ADeviceLostDuringCreateIsReportedAsSuch) {
+  TestDeviceMemory memory(impl());
+  {
+    auto c = importTestContext(impl(), true, memory.callbacks());
+    ASSERT_TRUE(c.ok()) << c.message();
+    memory.failAt(1);
+    memory.failWith(VK_ERROR_DEVICE_LOST);
+    const std::vector<ClothRange> cloths = {{0, 10}};
+    auto stage = BoundsStage::create(**c, {.cloths = cloths, .particleCount = 10});
+    ASSERT_FALSE(stage.ok());
+    EXPECT_EQ(stage.error().code, ErrorCode::kDeviceLost) << stage.message();
+    EXPECT_NE(stage.message().find("VK_ERROR_DEVICE_LOST"), std::string::npos) << stage.message();
+  }
+  EXPECT_EQ(memory.live(), 0);
+}
+
 }  // namespace
 }  // namespace vkc::test

@@ -6,7 +6,7 @@ VkResult TestDeviceMemory::allocate(void* user, const VkMemoryRequirements& req,
                                     VkMemoryPropertyFlags preferred, DeviceMemoryAllocation* out) {
   auto& self = *static_cast<TestDeviceMemory*>(user);
   std::lock_guard lock(self.mutex_);
-  if (self.calls_++ == self.failAt_) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  if (self.calls_++ == self.failAt_) return self.failWith_;
   VkPhysicalDeviceMemoryProperties props;
   vkGetPhysicalDeviceMemoryProperties(self.ctx_.physicalDevice, &props);
   int type = -1;

@@ -19,6 +19,8 @@ class TestDeviceMemory {
 
   // The call (0-based) that fails; -1: none.
   void failAt(int64_t call) { failAt_ = call; }
+  // What the failing call returns (default VK_ERROR_OUT_OF_DEVICE_MEMORY; e.g. VK_ERROR_DEVICE_LOST).
+  void failWith(VkResult result) { failWith_ = result; }
   int64_t calls() const { return calls_; }
   int64_t live() const { return live_; }
   VkDeviceSize liveBytes() const { return liveBytes_; }
@@ -31,6 +33,7 @@ class TestDeviceMemory {
   const detail::ContextImpl& ctx_;
   std::mutex mutex_;
   int64_t failAt_ = -1;
+  VkResult failWith_ = VK_ERROR_OUT_OF_DEVICE_MEMORY;
   int64_t calls_ = 0;
   int64_t live_ = 0;
   VkDeviceSize liveBytes_ = 0;
