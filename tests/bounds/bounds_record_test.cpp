@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <random>
 
 #include "support/bounds_reference.h"
 #include "support/vulkan_fixture.h"
@@ -16,18 +15,14 @@ namespace {
 using BoundsRecordVulkan = VulkanTest;
 using detail::MemoryUsage;
 
-std::vector<Float4> randomParticles(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-3.0f, 3.0f);
-  std::vector<Float4> p(n);
-  for (auto& x : p) x = {u(rng), u(rng), u(rng), 1.0f};
-  return p;
+std::vector<Float4> particles(size_t n, uint32_t seed) {
+  return randomParticles(n, seed, -3.0f, 3.0f);
 }
 
 TEST_F(BoundsRecordVulkan, RecordsIntoHostCommandBufferWithHostBuffers) {
   const uint32_t n = 10'000;
-  const auto p = randomParticles(n, 1);
-  const auto q = randomParticles(n, 2);
+  const auto p = particles(n, 1);
+  const auto q = particles(n, 2);
   const std::vector<ClothRange> cloths = {{0, 4000}, {4000, 0}, {4000, 6000}};
   // The host's buffers: particles and previous positions in one buffer at different offsets, and
   // the boxes written into the host's own buffer at an offset.
@@ -126,7 +121,7 @@ TEST_F(BoundsRecordVulkan, MoreParticlesThanTheStorageBufferRangeIsAnErrorNaming
 }
 
 TEST_F(BoundsRecordVulkan, RunReportsGpuTimingsPerPass) {
-  const auto p = randomParticles(50'000, 3);
+  const auto p = particles(50'000, 3);
   const std::vector<ClothRange> cloths = {{0, 50'000}};
   auto stage = BoundsStage::create(ctx(), {cloths, 50'000, false});
   ASSERT_TRUE(stage.ok());
@@ -140,8 +135,8 @@ TEST_F(BoundsRecordVulkan, RunReportsGpuTimingsPerPass) {
 }
 
 TEST_F(BoundsRecordVulkan, HundredRerunsAreBitwiseIdentical) {
-  const auto p = randomParticles(200'003, 4);
-  const auto q = randomParticles(200'003, 5);
+  const auto p = particles(200'003, 4);
+  const auto q = particles(200'003, 5);
   std::vector<ClothRange> cloths;
   for (uint32_t c = 0; c < 13; ++c) cloths.push_back({c * 15000u, c == 12 ? 200003u - 12u * 15000u : 15000u});
   auto stage = BoundsStage::create(ctx(), {cloths, 200'003, true});
@@ -157,7 +152,7 @@ TEST_F(BoundsRecordVulkan, HundredRerunsAreBitwiseIdentical) {
 }
 
 TEST_F(BoundsRecordVulkan, RunRejectsInputOfAnotherLayoutAndLeavesTheStageUsable) {
-  const auto p = randomParticles(100, 6);
+  const auto p = particles(100, 6);
   const std::vector<ClothRange> cloths = {{0, 100}};
   auto stage = BoundsStage::create(ctx(), {cloths, 100, false});
   ASSERT_TRUE(stage.ok());

@@ -5,10 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <random>
 
 #include "support/bounds_reference.h"
 #include "support/device_memory.h"
+#include "support/integration.h"
 #include "support/vulkan_fixture.h"
 
 namespace vkc::test {
@@ -16,13 +16,7 @@ namespace {
 
 class BoundsIntegrationVulkan : public VulkanTest {};
 
-std::vector<Float4> particles(uint32_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-10.0f, 10.0f);
-  std::vector<Float4> p(n);
-  for (auto& x : p) x = {u(rng), u(rng), u(rng), 1.0f};
-  return p;
-}
+std::vector<Float4> particles(uint32_t n, uint32_t seed) { return randomParticles(n, seed, -10.0f, 10.0f); }
 
 TEST_F(BoundsIntegrationVulkan, CreateAndRecordNeedNoQueue) {
   TestDeviceMemory memory(impl());
@@ -52,9 +46,7 @@ TEST_F(BoundsIntegrationVulkan, CreateAndRecordNeedNoQueue) {
   }
   // Only the convenience path needs a queue, and it says so.
   std::vector<Aabb> out(cloths.size());
-  const Status run = (*stage)->run({p, {}, cloths, false, out});
-  ASSERT_FALSE(run.ok());
-  EXPECT_NE(run.message().find("queue"), std::string::npos) << run.message();
+  expectErrorNaming((*stage)->run({p, {}, cloths, false, out}), "queue");
   stage->reset();
   EXPECT_EQ(memory.live(), 0);
 }
@@ -93,9 +85,8 @@ TEST_F(BoundsIntegrationVulkan, ThreeFramesInFlightUseTheirOwnScratchAndOutput) 
     }
   }
   VkCommandBuffer cmd = beginCommandBuffer();
-  const Status bad = (*stage)->record(cmd, {.particles = {host.handle(), 0, bytes}, .frame = frames});
-  EXPECT_FALSE(bad.ok());
-  EXPECT_NE(bad.message().find("BoundsRecordInfo::frame is 3"), std::string::npos) << bad.message();
+  expectErrorNaming((*stage)->record(cmd, {.particles = {host.handle(), 0, bytes}, .frame = frames}),
+                    "BoundsRecordInfo::frame is 3");
   freeCommandBuffer(cmd);
   EXPECT_FALSE(BoundsStage::create(ctx(), {.cloths = cloths, .particleCount = n, .framesInFlight = 0}).ok());
   EXPECT_FALSE(
@@ -106,20 +97,13 @@ TEST_F(BoundsIntegrationVulkan, MemoryRequirementsAreWhatCreateAllocates) {
   const std::vector<ClothRange> cloths = {{0, 100'000}, {100'000, 5}, {100'005, 0}};
   for (uint32_t frames : {1u, 2u, 4u}) {
     const BoundsStageCreateInfo info{.cloths = cloths, .particleCount = 100'005, .framesInFlight = frames};
-    auto need = BoundsStage::memoryRequirements(ctx(), info);
-    ASSERT_TRUE(need.ok()) << need.message();
-    const MemoryRequirements before = impl().allocator->inUse();
-    auto stage = BoundsStage::create(ctx(), info);
-    ASSERT_TRUE(stage.ok()) << stage.message();
-    const MemoryRequirements after = impl().allocator->inUse();
-    EXPECT_EQ(after.deviceLocalBytes - before.deviceLocalBytes, need->deviceLocalBytes) << frames << " frames";
-    EXPECT_EQ(after.hostVisibleBytes - before.hostVisibleBytes, need->hostVisibleBytes) << frames << " frames";
-    EXPECT_EQ(after.bufferCount - before.bufferCount, need->bufferCount) << frames << " frames";
+    const auto need =
+        expectMemoryRequirementsMatchCreate<BoundsStage>(ctx(), impl(), info, std::to_string(frames) + " frames");
+    ASSERT_TRUE(need);
     EXPECT_GT(need->deviceLocalBytes, 0u);
   }
-  auto bad = BoundsStage::memoryRequirements(ctx(), {.cloths = cloths, .particleCount = 10});
-  ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.message().find("BoundsStageCreateInfo"), std::string::npos) << bad.message();
+  expectErrorNaming(BoundsStage::memoryRequirements(ctx(), {.cloths = cloths, .particleCount = 10}).status(),
+                    "BoundsStageCreateInfo");
 }
 
 TEST_F(BoundsIntegrationVulkan, EveryFailingAllocationIsReportedAndLeaksNothing) {
@@ -127,34 +111,24 @@ TEST_F(BoundsIntegrationVulkan, EveryFailingAllocationIsReportedAndLeaksNothing)
   const auto p = particles(n, 7);
   const auto q = particles(n, 8);
   const std::vector<ClothRange> cloths = {{0, 1000}, {1000, 2000}};
-  bool succeeded = false;
-  for (int64_t k = 0; !succeeded && k < 64; ++k) {
-    SCOPED_TRACE("allocation " + std::to_string(k) + " fails");
-    TestDeviceMemory memory(impl());
-    {
-      auto c = importTestContext(impl(), true, memory.callbacks());
-      ASSERT_TRUE(c.ok()) << c.message();
-      memory.failAt(k);
-      std::vector<Aabb> out(cloths.size(), Aabb{{7, 7, 7, 7}, {7, 7, 7, 7}});
-      auto stage = BoundsStage::create(**c, {.cloths = cloths, .particleCount = n, .includePrevious = true});
-      Status st = stage.ok() ? (*stage)->run({p, q, cloths, true, out}) : stage.status();
-      if (st.ok()) {
-        succeeded = true;
-        for (size_t i = 0; i < cloths.size(); ++i) EXPECT_TRUE(bitwiseEqual(out[i], referenceBounds(p, q, cloths[i], true)));
-      } else {
-        EXPECT_EQ(st.error().code, ErrorCode::kOutOfMemory) << st.message();
-        EXPECT_EQ(out[0].lo.x, 7.0f) << "output written on error";
-        // The stage (when created) stays usable once memory is back.
-        if (stage.ok()) {
-          memory.failAt(-1);
-          const Status again = (*stage)->run({p, q, cloths, true, out});
-          EXPECT_TRUE(again.ok()) << again.message();
-        }
-      }
+  forEachFailingAllocation(impl(), [&](Context& c, TestDeviceMemory& memory) {
+    std::vector<Aabb> out(cloths.size(), Aabb{{7, 7, 7, 7}, {7, 7, 7, 7}});
+    auto stage = BoundsStage::create(c, {.cloths = cloths, .particleCount = n, .includePrevious = true});
+    Status st = stage.ok() ? (*stage)->run({p, q, cloths, true, out}) : stage.status();
+    if (st.ok()) {
+    for (size_t i = 0; i < cloths.size(); ++i) EXPECT_TRUE(bitwiseEqual(out[i], referenceBounds(p, q, cloths[i], true)));
+      return true;
     }
-    EXPECT_EQ(memory.live(), 0) << "device memory leaked";
-  }
-  EXPECT_TRUE(succeeded) << "still failing after 64 allocations";
+    EXPECT_EQ(st.error().code, ErrorCode::kOutOfMemory) << st.message();
+    EXPECT_EQ(out[0].lo.x, 7.0f) << "output written on error";
+    // The stage (when created) stays usable once memory is back.
+    if (stage.ok()) {
+      memory.failAt(-1);
+      const Status again = (*stage)->run({p, q, cloths, true, out});
+      EXPECT_TRUE(again.ok()) << again.message();
+    }
+    return false;
+  });
 }
 
 TEST_F(BoundsIntegrationVulkan, ADeviceLostDuringCreateIsReportedAsSuch) {

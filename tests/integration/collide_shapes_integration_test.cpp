@@ -11,6 +11,7 @@
 
 #include "collide_shapes/shapes_test_support.h"
 #include "support/device_memory.h"
+#include "support/integration.h"
 #include "support/vulkan_fixture.h"
 #include "vulkan/collide_shapes_stage.h"
 
@@ -104,9 +105,7 @@ TEST_F(ShapesIntegrationVulkan, CreateAndRecordNeedNoQueue) {
 
   // Only the convenience path needs a queue, and it says so without touching the particles.
   Scene r = s;
-  const Status run = (*stage)->run(r.input());
-  ASSERT_FALSE(run.ok());
-  EXPECT_NE(run.message().find("queue"), std::string::npos) << run.message();
+  expectErrorNaming((*stage)->run(r.input()), "queue");
   EXPECT_EQ(std::memcmp(r.particles.data(), s.particles.data(), bytes), 0);
   stage->reset();
   EXPECT_EQ(memory.live(), 0);
@@ -160,12 +159,11 @@ TEST_F(ShapesIntegrationVulkan, ThreeFramesInFlightUseTheirOwnSpheresAndScratch)
   }
 
   VkCommandBuffer cmd = beginCommandBuffer();
-  const Status bad = (*stage)->record(cmd, {.particles = {host.handle(), 0, bytes},
-                                            .prevParticles = {host.handle(), bytes, bytes},
-                                            .colliders = scenes[0].input().colliders,
-                                            .frame = frames});
-  EXPECT_FALSE(bad.ok());
-  EXPECT_NE(bad.message().find("ShapeCollisionRecordInfo::frame is 3"), std::string::npos) << bad.message();
+  expectErrorNaming((*stage)->record(cmd, {.particles = {host.handle(), 0, bytes},
+                                           .prevParticles = {host.handle(), bytes, bytes},
+                                           .colliders = scenes[0].input().colliders,
+                                           .frame = frames}),
+                    "ShapeCollisionRecordInfo::frame is 3");
   freeCommandBuffer(cmd);
   EXPECT_FALSE(ShapeCollisionStage::create(ctx(), createInfo(scenes[0], 0)).ok());
   EXPECT_FALSE(ShapeCollisionStage::create(ctx(), createInfo(scenes[0], kMaxFramesInFlight + 1)).ok());
@@ -175,67 +173,48 @@ TEST_F(ShapesIntegrationVulkan, MemoryRequirementsAreWhatCreateAllocates) {
   Scene s = scene(3);
   for (uint32_t frames : {1u, 2u, 4u}) {
     const ShapeCollisionStageCreateInfo info = createInfo(s, frames);
-    auto need = ShapeCollisionStage::memoryRequirements(ctx(), info);
-    ASSERT_TRUE(need.ok()) << need.message();
-    const MemoryRequirements before = impl().allocator->inUse();
-    auto stage = ShapeCollisionStage::create(ctx(), info);
-    ASSERT_TRUE(stage.ok()) << stage.message();
-    const MemoryRequirements after = impl().allocator->inUse();
-    EXPECT_EQ(after.deviceLocalBytes - before.deviceLocalBytes, need->deviceLocalBytes) << frames << " frames";
-    EXPECT_EQ(after.hostVisibleBytes - before.hostVisibleBytes, need->hostVisibleBytes) << frames << " frames";
-    EXPECT_EQ(after.bufferCount - before.bufferCount, need->bufferCount) << frames << " frames";
+    const auto need = expectMemoryRequirementsMatchCreate<ShapeCollisionStage>(ctx(), impl(), info,
+                                                                               std::to_string(frames) + " frames");
+    ASSERT_TRUE(need);
     EXPECT_GT(need->hostVisibleBytes, 0u);
   }
   // Bad create infos are rejected as create() rejects them.
   ShapeCollisionStageCreateInfo bad = createInfo(s);
   bad.particleCount = 10;
-  auto r = ShapeCollisionStage::memoryRequirements(ctx(), bad);
-  ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.message().find("ShapeCollisionStageCreateInfo"), std::string::npos) << r.message();
+  expectErrorNaming(ShapeCollisionStage::memoryRequirements(ctx(), bad).status(), "ShapeCollisionStageCreateInfo");
   Scene nan = scene(3);
   nan.spheres[1][4].x = NAN;
-  r = ShapeCollisionStage::memoryRequirements(ctx(), createInfo(nan));
-  ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.message().find("colliders[1].spheres[4].x"), std::string::npos) << r.message();
+  expectErrorNaming(ShapeCollisionStage::memoryRequirements(ctx(), createInfo(nan)).status(),
+                    "colliders[1].spheres[4].x");
 }
 
 TEST_F(ShapesIntegrationVulkan, EveryFailingAllocationIsReportedAndLeaksNothing) {
   const Scene original = scene(7);
-  bool succeeded = false;
-  for (int64_t k = 0; !succeeded && k < 64; ++k) {
-    SCOPED_TRACE("allocation " + std::to_string(k) + " fails");
-    TestDeviceMemory memory(impl());
-    {
-      auto c = importTestContext(impl(), true, memory.callbacks());
-      ASSERT_TRUE(c.ok()) << c.message();
-      memory.failAt(k);
-      Scene s = original;
-      auto stage = ShapeCollisionStage::create(**c, createInfo(s));
-      ShapeCollisionDebug debug{{7u}, {9u}};
-      Status st = stage.ok() ? (*stage)->run(s.input(), &debug) : stage.status();
-      if (st.ok()) {
-        succeeded = true;
-        std::vector<Float4> got = s.particles;
-        got.insert(got.end(), s.prev.begin(), s.prev.end());
-        expectCpuResult(original, got.data(), "after the failures");
-      } else {
-        EXPECT_EQ(st.error().code, ErrorCode::kOutOfMemory) << st.message();
-        EXPECT_EQ(std::memcmp(s.particles.data(), original.particles.data(), s.particles.size() * sizeof(Float4)), 0)
-            << "particles written on error";
-        EXPECT_EQ(std::memcmp(s.prev.data(), original.prev.data(), s.prev.size() * sizeof(Float4)), 0)
-            << "previous positions written on error";
-        EXPECT_EQ(debug.masks, (std::vector<uint32_t>{7u})) << "debug output written on error";
-        // The stage (when created) stays usable once memory is back.
-        if (stage.ok()) {
-          memory.failAt(-1);
-          const Status again = (*stage)->run(s.input());
-          EXPECT_TRUE(again.ok()) << again.message();
-        }
-      }
+  forEachFailingAllocation(impl(), [&](Context& c, TestDeviceMemory& memory) {
+    Scene s = original;
+    auto stage = ShapeCollisionStage::create(c, createInfo(s));
+    ShapeCollisionDebug debug{{7u}, {9u}};
+    Status st = stage.ok() ? (*stage)->run(s.input(), &debug) : stage.status();
+    if (st.ok()) {
+    std::vector<Float4> got = s.particles;
+    got.insert(got.end(), s.prev.begin(), s.prev.end());
+    expectCpuResult(original, got.data(), "after the failures");
+      return true;
     }
-    EXPECT_EQ(memory.live(), 0) << "device memory leaked";
-  }
-  EXPECT_TRUE(succeeded) << "still failing after 64 allocations";
+    EXPECT_EQ(st.error().code, ErrorCode::kOutOfMemory) << st.message();
+    EXPECT_EQ(std::memcmp(s.particles.data(), original.particles.data(), s.particles.size() * sizeof(Float4)), 0)
+        << "particles written on error";
+    EXPECT_EQ(std::memcmp(s.prev.data(), original.prev.data(), s.prev.size() * sizeof(Float4)), 0)
+        << "previous positions written on error";
+    EXPECT_EQ(debug.masks, (std::vector<uint32_t>{7u})) << "debug output written on error";
+    // The stage (when created) stays usable once memory is back.
+    if (stage.ok()) {
+      memory.failAt(-1);
+      const Status again = (*stage)->run(s.input());
+      EXPECT_TRUE(again.ok()) << again.message();
+    }
+    return false;
+  });
 }
 
 }  // namespace

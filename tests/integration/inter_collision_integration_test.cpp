@@ -13,6 +13,7 @@
 
 #include "../inter_collision/inter_scene.h"
 #include "support/device_memory.h"
+#include "support/integration.h"
 #include "support/vulkan_fixture.h"
 #include "vulkan/inter_collision_stage.h"
 
@@ -81,9 +82,7 @@ TEST_F(InterCollisionIntegrationVulkan, CreateAndRecordNeedNoQueue) {
 
   // Only the convenience path needs a queue, and it says so (changing nothing).
   std::vector<Float4> p = s.particles;
-  const Status run = (*stage)->run({p, s.cloths, s.filters, s.settings});
-  ASSERT_FALSE(run.ok());
-  EXPECT_NE(run.message().find("queue"), std::string::npos) << run.message();
+  expectErrorNaming((*stage)->run({p, s.cloths, s.filters, s.settings}), "queue");
   EXPECT_EQ(p, s.particles);
   stage->reset();
   EXPECT_EQ(memory.live(), 0);
@@ -136,10 +135,10 @@ TEST_F(InterCollisionIntegrationVulkan, ThreeFramesInFlightUseTheirOwnScratch) {
     expectCpuStep(in[f], got[f], 20);
   }
   VkCommandBuffer cmd = beginCommandBuffer();
-  const Status bad = (*stage)->record(
-      cmd, {.particles = {host.handle(), 0, bytes}, .cloths = base.cloths, .settings = base.settings, .frame = frames});
-  EXPECT_FALSE(bad.ok());
-  EXPECT_NE(bad.message().find("InterCollisionRecordInfo::frame is 3"), std::string::npos) << bad.message();
+  expectErrorNaming(
+      (*stage)->record(cmd, {.particles = {host.handle(), 0, bytes}, .cloths = base.cloths, .settings = base.settings,
+                             .frame = frames}),
+      "InterCollisionRecordInfo::frame is 3");
   freeCommandBuffer(cmd);
   EXPECT_FALSE(InterCollisionStage::create(ctx(), stageInfo(base, 0)).ok());
   EXPECT_FALSE(InterCollisionStage::create(ctx(), stageInfo(base, kMaxFramesInFlight + 1)).ok());
@@ -149,26 +148,18 @@ TEST_F(InterCollisionIntegrationVulkan, MemoryRequirementsAreWhatCreateAllocates
   const InterScene s = scene(3);
   for (uint32_t frames : {1u, 2u, 4u}) {
     const InterCollisionStageCreateInfo info = stageInfo(s, frames);
-    auto need = InterCollisionStage::memoryRequirements(ctx(), info);
-    ASSERT_TRUE(need.ok()) << need.message();
-    const MemoryRequirements before = impl().allocator->inUse();
-    auto stage = InterCollisionStage::create(ctx(), info);
-    ASSERT_TRUE(stage.ok()) << stage.message();
-    const MemoryRequirements after = impl().allocator->inUse();
-    EXPECT_EQ(after.deviceLocalBytes - before.deviceLocalBytes, need->deviceLocalBytes) << frames << " frames";
-    EXPECT_EQ(after.hostVisibleBytes - before.hostVisibleBytes, need->hostVisibleBytes) << frames << " frames";
-    EXPECT_EQ(after.bufferCount - before.bufferCount, need->bufferCount) << frames << " frames";
+    const auto need = expectMemoryRequirementsMatchCreate<InterCollisionStage>(ctx(), impl(), info,
+                                                                               std::to_string(frames) + " frames");
+    ASSERT_TRUE(need);
     // Per frame: the particle-sized scratch at least (marked 32, delta 32, keys/values/contacts 4 bytes each).
     EXPECT_GT(need->deviceLocalBytes, frames * s.particles.size() * 64u);
     EXPECT_GT(need->hostVisibleBytes, 0u);  // the bounds stage's staged cloth table
   }
   const std::vector<InterCollisionFilter> bad = {{9, 1, 1}};
-  auto r = InterCollisionStage::memoryRequirements(ctx(), {s.cloths, bad, static_cast<uint32_t>(s.particles.size())});
-  ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.message().find("filters[0].cloth"), std::string::npos) << r.message();
-  r = InterCollisionStage::memoryRequirements(ctx(), {s.cloths, {}, 10});
-  ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.message().find("InterCollisionStageCreateInfo"), std::string::npos) << r.message();
+  const uint32_t n = static_cast<uint32_t>(s.particles.size());
+  expectErrorNaming(InterCollisionStage::memoryRequirements(ctx(), {s.cloths, bad, n}).status(), "filters[0].cloth");
+  expectErrorNaming(InterCollisionStage::memoryRequirements(ctx(), {s.cloths, {}, 10}).status(),
+                    "InterCollisionStageCreateInfo");
 }
 
 TEST_F(InterCollisionIntegrationVulkan, EveryFailingAllocationIsReportedAndLeaksNothing) {
@@ -181,39 +172,32 @@ TEST_F(InterCollisionIntegrationVulkan, EveryFailingAllocationIsReportedAndLeaks
   TestDeviceMemory memory(impl());
   auto c = importTestContext(impl(), true, memory.callbacks());
   ASSERT_TRUE(c.ok()) << c.message();
-  const int64_t contextLive = memory.live();
-  bool succeeded = false;
-  for (int64_t k = 0; !succeeded && k < 96; ++k) {
-    SCOPED_TRACE("allocation " + std::to_string(k) + " fails");
-    {
-      memory.failAt(memory.calls() + k);
-      std::vector<Float4> p = s.particles;
-      InterCollisionDebug debug;
-      debug.marked = {12345};
-      auto stage = InterCollisionStage::create(**c, stageInfo(s, 2));
-      const Status st = stage.ok() ? (*stage)->run({p, s.cloths, s.filters, s.settings}, &debug) : stage.status();
-      if (st.ok()) {
-        succeeded = true;
-        EXPECT_EQ(p, *want);
-        EXPECT_FALSE(debug.marked.empty());
-      } else {
-        EXPECT_EQ(st.error().code, ErrorCode::kOutOfMemory) << st.message();
-        EXPECT_EQ(p, s.particles) << "particles written on error";
-        EXPECT_EQ(debug.marked, std::vector<uint32_t>{12345}) << "debug written on error";
-        // The stage (when created) stays usable once memory is back.
-        if (stage.ok()) {
-          memory.failAt(-1);
-          const Status again = (*stage)->run({p, s.cloths, s.filters, s.settings});
-          EXPECT_TRUE(again.ok()) << again.message();
-          EXPECT_EQ(p, *want);
-        }
-      }
+  const auto attempt = [&](Context& cc, TestDeviceMemory& mem) {
+    std::vector<Float4> p = s.particles;
+    InterCollisionDebug debug;
+    debug.marked = {12345};
+    auto stage = InterCollisionStage::create(cc, stageInfo(s, 2));
+    const Status st = stage.ok() ? (*stage)->run({p, s.cloths, s.filters, s.settings}, &debug) : stage.status();
+    if (st.ok()) {
+      EXPECT_EQ(p, *want);
+      EXPECT_FALSE(debug.marked.empty());
+      return true;
     }
-    EXPECT_EQ(memory.live(), contextLive) << "device memory leaked";
-  }
+    EXPECT_EQ(st.error().code, ErrorCode::kOutOfMemory) << st.message();
+    EXPECT_EQ(p, s.particles) << "particles written on error";
+    EXPECT_EQ(debug.marked, std::vector<uint32_t>{12345}) << "debug written on error";
+    // The stage (when created) stays usable once memory is back.
+    if (stage.ok()) {
+      mem.failAt(-1);
+      const Status again = (*stage)->run({p, s.cloths, s.filters, s.settings});
+      EXPECT_TRUE(again.ok()) << again.message();
+      EXPECT_EQ(p, *want);
+    }
+    return false;
+  };
+  forEachFailingAllocationIn(**c, memory, attempt, 96);
   c->reset();
   EXPECT_EQ(memory.live(), 0);
-  EXPECT_TRUE(succeeded) << "still failing after 96 allocations";
 }
 
 }  // namespace

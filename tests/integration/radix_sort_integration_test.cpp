@@ -9,6 +9,7 @@
 
 #include "radix_sort/radix_sort_reference.h"
 #include "support/device_memory.h"
+#include "support/integration.h"
 #include "support/vulkan_fixture.h"
 #include "vulkan/radix_sort_stage.h"
 
@@ -68,9 +69,7 @@ TEST_F(RadixSortIntegrationVulkan, CreateAndRecordNeedNoQueue) {
 
   // Only the convenience path needs a queue, and it says so (and changes nothing).
   Pairs p = in;
-  const Status run = (*stage)->run({p.keys, p.values, 24});
-  ASSERT_FALSE(run.ok());
-  EXPECT_NE(run.message().find("queue"), std::string::npos) << run.message();
+  expectErrorNaming((*stage)->run({p.keys, p.values, 24}), "queue");
   EXPECT_EQ(p.keys, in.keys);
   stage->reset();
   EXPECT_EQ(memory.live(), 0);
@@ -119,12 +118,11 @@ TEST_F(RadixSortIntegrationVulkan, ThreeFramesInFlightUseTheirOwnScratch) {
   }
 
   VkCommandBuffer cmd = beginCommandBuffer();
-  const Status bad = (*stage)->record(cmd, {.keys = {host.handle(), 0, n * 4},
-                                            .values = {host.handle(), n * 4, n * 4},
-                                            .count = n,
-                                            .frame = frames});
-  EXPECT_FALSE(bad.ok());
-  EXPECT_NE(bad.message().find("RadixSortRecordInfo::frame is 3"), std::string::npos) << bad.message();
+  expectErrorNaming((*stage)->record(cmd, {.keys = {host.handle(), 0, n * 4},
+                                           .values = {host.handle(), n * 4, n * 4},
+                                           .count = n,
+                                           .frame = frames}),
+                    "RadixSortRecordInfo::frame is 3");
   freeCommandBuffer(cmd);
   EXPECT_FALSE(RadixSortStage::create(ctx(), {.maxCount = n, .framesInFlight = 0}).ok());
   EXPECT_FALSE(RadixSortStage::create(ctx(), {.maxCount = n, .framesInFlight = kMaxFramesInFlight + 1}).ok());
@@ -133,60 +131,42 @@ TEST_F(RadixSortIntegrationVulkan, ThreeFramesInFlightUseTheirOwnScratch) {
 TEST_F(RadixSortIntegrationVulkan, MemoryRequirementsAreWhatCreateAllocates) {
   for (uint32_t frames : {1u, 2u, 4u}) {
     const RadixSortStageCreateInfo info{.maxCount = 100'003, .framesInFlight = frames};
-    auto need = RadixSortStage::memoryRequirements(ctx(), info);
-    ASSERT_TRUE(need.ok()) << need.message();
-    const MemoryRequirements before = impl().allocator->inUse();
-    auto stage = RadixSortStage::create(ctx(), info);
-    ASSERT_TRUE(stage.ok()) << stage.message();
-    const MemoryRequirements after = impl().allocator->inUse();
-    EXPECT_EQ(after.deviceLocalBytes - before.deviceLocalBytes, need->deviceLocalBytes) << frames << " frames";
-    EXPECT_EQ(after.hostVisibleBytes - before.hostVisibleBytes, need->hostVisibleBytes) << frames << " frames";
-    EXPECT_EQ(after.bufferCount - before.bufferCount, need->bufferCount) << frames << " frames";
+    const auto need =
+        expectMemoryRequirementsMatchCreate<RadixSortStage>(ctx(), impl(), info, std::to_string(frames) + " frames");
+    ASSERT_TRUE(need);
     // Two ping-pong arrays of 4-byte words per frame at least.
     EXPECT_GE(need->deviceLocalBytes, frames * 2 * 100'003ull * 4);
   }
   for (const RadixSortStageCreateInfo bad : {RadixSortStageCreateInfo{.maxCount = 0},
                                              RadixSortStageCreateInfo{.maxCount = 5, .framesInFlight = 0}}) {
-    auto r = RadixSortStage::memoryRequirements(ctx(), bad);
-    ASSERT_FALSE(r.ok());
-    EXPECT_NE(r.message().find("RadixSortStageCreateInfo"), std::string::npos) << r.message();
+    expectErrorNaming(RadixSortStage::memoryRequirements(ctx(), bad).status(), "RadixSortStageCreateInfo");
   }
 }
 
 TEST_F(RadixSortIntegrationVulkan, EveryFailingAllocationIsReportedAndLeaksNothing) {
   const Pairs in = randomPairs(9'000, 7);
   const Pairs want = cpuSorted(in, 32);
-  bool succeeded = false;
-  for (int64_t k = 0; !succeeded && k < 64; ++k) {
-    SCOPED_TRACE("allocation " + std::to_string(k) + " fails");
-    TestDeviceMemory memory(impl());
-    {
-      auto c = importTestContext(impl(), true, memory.callbacks());
-      ASSERT_TRUE(c.ok()) << c.message();
-      memory.failAt(k);
-      Pairs p = in;
-      auto stage = RadixSortStage::create(**c, {.maxCount = 10'000, .framesInFlight = 2});
-      Status st = stage.ok() ? (*stage)->run({p.keys, p.values}) : stage.status();
-      if (st.ok()) {
-        succeeded = true;
-        EXPECT_EQ(p.keys, want.keys);
-        EXPECT_EQ(p.values, want.values);
-      } else {
-        EXPECT_EQ(st.error().code, ErrorCode::kOutOfMemory) << st.message();
-        EXPECT_EQ(p.keys, in.keys) << "keys written on error";
-        EXPECT_EQ(p.values, in.values) << "values written on error";
-        // The stage (when created) stays usable once memory is back.
-        if (stage.ok()) {
-          memory.failAt(-1);
-          const Status again = (*stage)->run({p.keys, p.values});
-          EXPECT_TRUE(again.ok()) << again.message();
-          EXPECT_EQ(p.keys, want.keys);
-        }
-      }
+  forEachFailingAllocation(impl(), [&](Context& c, TestDeviceMemory& memory) {
+    Pairs p = in;
+    auto stage = RadixSortStage::create(c, {.maxCount = 10'000, .framesInFlight = 2});
+    Status st = stage.ok() ? (*stage)->run({p.keys, p.values}) : stage.status();
+    if (st.ok()) {
+    EXPECT_EQ(p.keys, want.keys);
+    EXPECT_EQ(p.values, want.values);
+      return true;
     }
-    EXPECT_EQ(memory.live(), 0) << "device memory leaked";
-  }
-  EXPECT_TRUE(succeeded) << "still failing after 64 allocations";
+    EXPECT_EQ(st.error().code, ErrorCode::kOutOfMemory) << st.message();
+    EXPECT_EQ(p.keys, in.keys) << "keys written on error";
+    EXPECT_EQ(p.values, in.values) << "values written on error";
+    // The stage (when created) stays usable once memory is back.
+    if (stage.ok()) {
+      memory.failAt(-1);
+      const Status again = (*stage)->run({p.keys, p.values});
+      EXPECT_TRUE(again.ok()) << again.message();
+      EXPECT_EQ(p.keys, want.keys);
+    }
+    return false;
+  });
 }
 
 }  // namespace

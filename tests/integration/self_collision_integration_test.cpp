@@ -13,6 +13,7 @@
 
 #include "self_collision/self_collision_support.h"
 #include "support/device_memory.h"
+#include "support/integration.h"
 #include "support/vulkan_fixture.h"
 #include "vulkan/self_collision_stage.h"
 
@@ -95,9 +96,7 @@ TEST_F(SelfCollisionIntegrationVulkan, CreateAndRecordNeedNoQueue) {
 
   // Only the convenience path needs a queue, and it says so (and changes nothing).
   SelfScene r = s;
-  const Status run = (*stage)->run(r.input());
-  ASSERT_FALSE(run.ok());
-  EXPECT_NE(run.message().find("queue"), std::string::npos) << run.message();
+  expectErrorNaming((*stage)->run(r.input()), "queue");
   EXPECT_FALSE(moved(r.particles.data(), s.particles));
   stage->reset();
   EXPECT_EQ(memory.live(), 0);
@@ -150,12 +149,11 @@ TEST_F(SelfCollisionIntegrationVulkan, ThreeFramesInFlightUseTheirOwnScratch) {
   }
 
   VkCommandBuffer cmd = beginCommandBuffer();
-  const Status bad = (*stage)->record(cmd, {.particles = {host.handle(), 0, bytes},
-                                            .restPositions = {host.handle(), bytes, bytes},
-                                            .settings = scenes[0].settings,
-                                            .frame = frames});
-  EXPECT_FALSE(bad.ok());
-  EXPECT_NE(bad.message().find("SelfCollisionRecordInfo::frame is 3"), std::string::npos) << bad.message();
+  expectErrorNaming((*stage)->record(cmd, {.particles = {host.handle(), 0, bytes},
+                                           .restPositions = {host.handle(), bytes, bytes},
+                                           .settings = scenes[0].settings,
+                                           .frame = frames}),
+                    "SelfCollisionRecordInfo::frame is 3");
   freeCommandBuffer(cmd);
   EXPECT_FALSE(SelfCollisionStage::create(ctx(), createInfoOf(scenes[0], 0)).ok());
   EXPECT_FALSE(SelfCollisionStage::create(ctx(), createInfoOf(scenes[0], kMaxFramesInFlight + 1)).ok());
@@ -169,67 +167,47 @@ TEST_F(SelfCollisionIntegrationVulkan, MemoryRequirementsAreWhatCreateAllocates)
   for (SelfScene* scene : {&s, &plain}) {
     for (uint32_t frames : {1u, 2u, 4u}) {
       const SelfCollisionStageCreateInfo info = createInfoOf(*scene, frames);
-      auto need = SelfCollisionStage::memoryRequirements(ctx(), info);
-      ASSERT_TRUE(need.ok()) << need.message();
-      const MemoryRequirements before = impl().allocator->inUse();
-      auto stage = SelfCollisionStage::create(ctx(), info);
-      ASSERT_TRUE(stage.ok()) << stage.message();
-      const MemoryRequirements after = impl().allocator->inUse();
       const std::string what = std::to_string(frames) + " frames" + (scene == &s ? ", rest + subsets" : "");
-      EXPECT_EQ(after.deviceLocalBytes - before.deviceLocalBytes, need->deviceLocalBytes) << what;
-      EXPECT_EQ(after.hostVisibleBytes - before.hostVisibleBytes, need->hostVisibleBytes) << what;
-      EXPECT_EQ(after.bufferCount - before.bufferCount, need->bufferCount) << what;
+      const auto need = expectMemoryRequirementsMatchCreate<SelfCollisionStage>(ctx(), impl(), info, what);
+      ASSERT_TRUE(need);
       EXPECT_GT(need->hostVisibleBytes, 0u);  // the staged tables
     }
   }
   SelfCollisionStageCreateInfo bad = createInfoOf(s);
   bad.particleCount = 10;
-  auto r = SelfCollisionStage::memoryRequirements(ctx(), bad);
-  ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.message().find("SelfCollisionStageCreateInfo"), std::string::npos) << r.message();
+  expectErrorNaming(SelfCollisionStage::memoryRequirements(ctx(), bad).status(), "SelfCollisionStageCreateInfo");
   bad = createInfoOf(s, 0);
-  r = SelfCollisionStage::memoryRequirements(ctx(), bad);
-  ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.message().find("SelfCollisionStageCreateInfo::framesInFlight"), std::string::npos) << r.message();
+  expectErrorNaming(SelfCollisionStage::memoryRequirements(ctx(), bad).status(),
+                    "SelfCollisionStageCreateInfo::framesInFlight");
 }
 
 TEST_F(SelfCollisionIntegrationVulkan, EveryFailingAllocationIsReportedAndLeaksNothing) {
   SelfScene s = twoCloths(5);
   const std::vector<Float4> want = cpuResult(s);
-  bool succeeded = false;
-  for (int64_t k = 0; !succeeded && k < 64; ++k) {
-    SCOPED_TRACE("allocation " + std::to_string(k) + " fails");
-    TestDeviceMemory memory(impl());
-    {
-      auto c = importTestContext(impl(), true, memory.callbacks());
-      ASSERT_TRUE(c.ok()) << c.message();
-      memory.failAt(k);
-      SelfScene r = s;
-      SelfCollisionDebug debug;
-      debug.directedPairs = 12345;  // a mark: run() must not touch debug on error
-      auto stage = SelfCollisionStage::create(**c, createInfoOf(r, 2));
-      // With debug: run()'s second submission (the pair lists) allocates too.
-      Status st = stage.ok() ? (*stage)->run(r.input(), &debug) : stage.status();
-      if (st.ok()) {
-        succeeded = true;
-        expectNear(r.particles.data(), want, "run");
-        EXPECT_FALSE(debug.pairs.empty());
-      } else {
-        EXPECT_EQ(st.error().code, ErrorCode::kOutOfMemory) << st.message();
-        EXPECT_FALSE(moved(r.particles.data(), s.particles)) << "particles written on error";
-        EXPECT_EQ(debug.directedPairs, 12345u) << "debug written on error";
-        // The stage (when created) stays usable once memory is back.
-        if (stage.ok()) {
-          memory.failAt(-1);
-          const Status again = (*stage)->run(r.input(), &debug);
-          EXPECT_TRUE(again.ok()) << again.message();
-          expectNear(r.particles.data(), want, "run after the failure");
-        }
-      }
+  forEachFailingAllocation(impl(), [&](Context& c, TestDeviceMemory& memory) {
+    SelfScene r = s;
+    SelfCollisionDebug debug;
+    debug.directedPairs = 12345;  // a mark: run() must not touch debug on error
+    auto stage = SelfCollisionStage::create(c, createInfoOf(r, 2));
+    // With debug: run()'s second submission (the pair lists) allocates too.
+    Status st = stage.ok() ? (*stage)->run(r.input(), &debug) : stage.status();
+    if (st.ok()) {
+    expectNear(r.particles.data(), want, "run");
+    EXPECT_FALSE(debug.pairs.empty());
+      return true;
     }
-    EXPECT_EQ(memory.live(), 0) << "device memory leaked";
-  }
-  EXPECT_TRUE(succeeded) << "still failing after 64 allocations";
+    EXPECT_EQ(st.error().code, ErrorCode::kOutOfMemory) << st.message();
+    EXPECT_FALSE(moved(r.particles.data(), s.particles)) << "particles written on error";
+    EXPECT_EQ(debug.directedPairs, 12345u) << "debug written on error";
+    // The stage (when created) stays usable once memory is back.
+    if (stage.ok()) {
+      memory.failAt(-1);
+      const Status again = (*stage)->run(r.input(), &debug);
+      EXPECT_TRUE(again.ok()) << again.message();
+      expectNear(r.particles.data(), want, "run after the failure");
+    }
+    return false;
+  });
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <random>
 
 namespace vkc::test {
 namespace {
@@ -30,5 +31,13 @@ Aabb referenceBounds(std::span<const Float4> particles, std::span<const Float4> 
 }
 
 bool bitwiseEqual(const Aabb& a, const Aabb& b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+std::vector<Float4> randomParticles(size_t n, uint32_t seed, float lo, float hi) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(lo, hi);
+  std::vector<Float4> p(n);
+  for (auto& x : p) x = {u(rng), u(rng), u(rng), 1.0f};
+  return p;
+}
 
 }  // namespace vkc::test

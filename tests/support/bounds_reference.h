@@ -15,6 +15,9 @@ Aabb referenceBounds(std::span<const Float4> particles, std::span<const Float4> 
 
 bool bitwiseEqual(const Aabb& a, const Aabb& b);
 
+// n particles (w = 1) with coordinates drawn uniformly from [lo, hi) by a generator seeded with `seed`.
+std::vector<Float4> randomParticles(size_t n, uint32_t seed, float lo, float hi);
+
 // computeBounds into a fresh array of one box per cloth (in.boxes is replaced).
 inline Result<std::vector<Aabb>> boundsOf(Backend backend, Context* ctx, BoundsInput in) {
   std::vector<Aabb> boxes(in.cloths.size());
