@@ -35,7 +35,7 @@ function(vkc_embed_shaders target)
 ${includes}
 namespace vkc::detail {
 struct EmbeddedShader { const char* name; const uint32_t* words; size_t wordCount; };
-inline constexpr EmbeddedShader kEmbeddedShaders[] = {
+constexpr EmbeddedShader kEmbeddedShaders[] = {
 ${entries}};
 }  // namespace vkc::detail
 ")

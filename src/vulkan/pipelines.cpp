@@ -6,6 +6,13 @@
 
 namespace vkc::detail {
 
+std::span<const uint32_t> embeddedShader(const char* name) {
+  for (const EmbeddedShader& s : kEmbeddedShaders) {
+    if (std::strcmp(s.name, name) == 0) return {s.words, s.wordCount};
+  }
+  return {};
+}
+
 PipelineCache::~PipelineCache() {
   for (auto& [key, p] : pipelines_) {
     vk_.vkDestroyPipeline(device_, p->pipeline, nullptr);
@@ -25,14 +32,11 @@ Result<const Pipeline*> PipelineCache::get(const PipelineDesc& desc) {
   if (auto it = modules_.find(desc.shader); it != modules_.end()) {
     module = it->second;
   } else {
-    const EmbeddedShader* found = nullptr;
-    for (const EmbeddedShader& s : kEmbeddedShaders) {
-      if (std::strcmp(s.name, desc.shader) == 0) found = &s;
-    }
-    if (found == nullptr) return Error{ErrorCode::kInvalidArgument, std::string("no shader named ") + desc.shader};
+    const std::span<const uint32_t> words = embeddedShader(desc.shader);
+    if (words.empty()) return Error{ErrorCode::kInvalidArgument, std::string("no shader named ") + desc.shader};
     VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    smci.codeSize = found->wordCount * sizeof(uint32_t);
-    smci.pCode = found->words;
+    smci.codeSize = words.size() * sizeof(uint32_t);
+    smci.pCode = words.data();
     VKC_VK_TRY(vk_.vkCreateShaderModule(device_, &smci, nullptr, &module));
     modules_.emplace(desc.shader, module);
   }

@@ -3,15 +3,22 @@
 // push-constant range, so recording needs no descriptor pools.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "vk_common.h"
 
 namespace vkc::detail {
+
+// The SPIR-V of the embedded shader `name` (shaders/<name>.comp), or an empty span. The table itself
+// (the generated shader_registry.h) is included by pipelines.cpp alone: its arrays have internal
+// linkage, so a second includer would make a second, different definition of the table.
+std::span<const uint32_t> embeddedShader(const char* name);
 
 struct PipelineDesc {
   const char* shader = "";  // name of shaders/<name>.comp

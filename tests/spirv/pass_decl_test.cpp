@@ -20,7 +20,7 @@
 
 #include <unistd.h>
 
-#include "shader_registry.h"
+#include "vulkan/pipelines.h"
 #include "shared/bounds_passes.h"
 #include "shared/collide_shapes_passes.h"
 #include "shared/copy_passes.h"
@@ -42,10 +42,8 @@ const StageDecl* const kStages[] = {&gpu::kBoundsStage, &gpu::kShapesStage, &gpu
                                     &gpu::kInterStage,  &gpu::kRadixStage,  &gpu::kCopyStage};
 
 std::vector<uint32_t> embedded(const char* name) {
-  for (const detail::EmbeddedShader& s : detail::kEmbeddedShaders) {
-    if (std::strcmp(s.name, name) == 0) return {s.words, s.words + s.wordCount};
-  }
-  return {};
+  const std::span<const uint32_t> words = detail::embeddedShader(name);
+  return {words.begin(), words.end()};
 }
 
 // Runs spirv-opt (fold the now-constant pass selection, inline, remove dead branches and code) on
