@@ -152,20 +152,9 @@ struct ShapeCollisionStage::Impl {
     detail::Recorder rec = makeRecorder(parts, prev, settings, frame);
     // The passes are checked before the sphere upload: a refused record leaves the command buffer as it was.
     for (const detail::Pass& p : rec.passes()) VKC_TRY(detail::checkPass(p));
-    // The frame's spheres go into the command buffer. Before: earlier frames' reads of the buffer
-    // must be done (write-after-read); after: the recorder's opening barrier covers the copy.
-    if (!sphereData.empty()) {
-      detail::globalBarrier(ctx, cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_NONE,
-                            VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
-      const auto* bytes = reinterpret_cast<const uint8_t*>(sphereData.data());
-      const VkDeviceSize total = sphereData.size() * sizeof(gpu::vec4);
-      for (VkDeviceSize off = 0; off < total; off += 65536) {
-        ctx.vk.vkCmdUpdateBuffer(cmd, buffers.get(kRawSpheres, frame).handle(), off,
-                                 std::min<VkDeviceSize>(65536, total - off), bytes + off);
-      }
-      sync.srcStage |= VK_PIPELINE_STAGE_2_COPY_BIT;
-      sync.srcAccess |= VK_ACCESS_2_TRANSFER_WRITE_BIT;
-    }
+    // The frame's spheres go into the command buffer.
+    detail::recordUpdate(ctx, cmd, buffers.get(kRawSpheres, frame).handle(), sphereData.data(),
+                         sphereData.size() * sizeof(gpu::vec4), sync);
     const Status st = rec.record(cmd, sync, timestampPool);
     last.emplace(std::move(rec));
     return st;
@@ -226,9 +215,7 @@ Result<MemoryRequirements> ShapeCollisionStage::memoryRequirements(const Context
   auto need = BoundsStage::memoryRequirements(context, boundsInfo(info));
   if (!need) return need.error();
   const MemoryRequirements own = detail::requirementsOf(Impl::plan(layout), info.framesInFlight);
-  need->deviceLocalBytes += own.deviceLocalBytes;
-  need->hostVisibleBytes += own.hostVisibleBytes;
-  need->bufferCount += own.bufferCount;
+  detail::addRequirements(*need, own);
   return need;
 }
 

@@ -107,16 +107,8 @@ struct InterCollisionStage::Impl {
   // before the passes.
   void recordTable(VkCommandBuffer cmd, uint32_t frame, std::span<const InterClothDesc> step, RecordSync& sync) const {
     const std::vector<gpu::InterCloth> t = stepTable(step);
-    detail::globalBarrier(ctx, cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_NONE,
-                          VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
-    const auto* bytes = reinterpret_cast<const uint8_t*>(t.data());
-    const VkDeviceSize total = t.size() * sizeof(gpu::InterCloth);
-    const VkBuffer dst = buffers.get(kClothTable, frame).handle();
-    for (VkDeviceSize off = 0; off < total; off += 65536) {  // vkCmdUpdateBuffer's limit per call
-      ctx.vk.vkCmdUpdateBuffer(cmd, dst, off, std::min<VkDeviceSize>(65536, total - off), bytes + off);
-    }
-    sync.srcStage |= VK_PIPELINE_STAGE_2_COPY_BIT;
-    sync.srcAccess |= VK_ACCESS_2_TRANSFER_WRITE_BIT;
+    detail::recordUpdate(ctx, cmd, buffers.get(kClothTable, frame).handle(), t.data(), t.size() * sizeof(gpu::InterCloth),
+                         sync);
   }
 
   // The pass `kind` over the step's particle range and frame, at its declared access.
@@ -239,15 +231,10 @@ Result<MemoryRequirements> InterCollisionStage::memoryRequirements(const Context
   auto need = BoundsStage::memoryRequirements(context, boundsInfo(info, ranges));
   if (!need) return need.error();
   MemoryRequirements total = *need;
-  auto add = [&total](const MemoryRequirements& r, uint32_t copies) {
-    total.deviceLocalBytes += copies * r.deviceLocalBytes;
-    total.hostVisibleBytes += copies * r.hostVisibleBytes;
-    total.bufferCount += copies * r.bufferCount;
-  };
-  add(detail::radixSortRequirements(sizes->capacity), info.framesInFlight);
+  detail::addRequirements(total, detail::radixSortRequirements(sizes->capacity), info.framesInFlight);
   std::vector<gpu::InterCloth> table;
   const uint32_t tiles = detail::makeInterClothTable(info.cloths, info.filters, table);
-  add(detail::requirementsOf(Impl::plan(info.cloths.size(), tiles, *sizes), info.framesInFlight), 1);
+  detail::addRequirements(total, detail::requirementsOf(Impl::plan(info.cloths.size(), tiles, *sizes), info.framesInFlight));
   return total;
 }
 

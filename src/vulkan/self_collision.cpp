@@ -195,13 +195,6 @@ static BoundsStageCreateInfo boundsInfo(const SelfCollisionStageCreateInfo& info
   return {.cloths = info.cloths, .particleCount = info.particleCount, .framesInFlight = info.framesInFlight};
 }
 
-static MemoryRequirements operator+(MemoryRequirements a, const MemoryRequirements& b) {
-  a.deviceLocalBytes += b.deviceLocalBytes;
-  a.hostVisibleBytes += b.hostVisibleBytes;
-  a.bufferCount += b.bufferCount;
-  return a;
-}
-
 Result<MemoryRequirements> SelfCollisionStage::memoryRequirements(const Context& context,
                                                                   const SelfCollisionStageCreateInfo& info) {
   VKC_TRY(checkCreateInfo(detail::Internals::of(context), info));
@@ -209,12 +202,12 @@ Result<MemoryRequirements> SelfCollisionStage::memoryRequirements(const Context&
   MemoryRequirements need = detail::requirementsOf(Impl::plan(layout, info.restPositions), info.framesInFlight);
   auto bounds = BoundsStage::memoryRequirements(context, boundsInfo(info));
   if (!bounds) return bounds.error();
-  need = need + *bounds;
+  detail::addRequirements(need, *bounds);
   if (!layout.itemParticles.empty()) {
     auto sort = RadixSortStage::memoryRequirements(
         context, {.maxCount = static_cast<uint32_t>(layout.itemParticles.size()), .framesInFlight = info.framesInFlight});
     if (!sort) return sort.error();
-    need = need + *sort;
+    detail::addRequirements(need, *sort);
   }
   return need;
 }

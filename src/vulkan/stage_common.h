@@ -60,6 +60,13 @@ inline MemoryRequirements requirementsOf(std::span<const BufferSpec> specs, uint
   return r;
 }
 
+// Adds `copies` times `r` to `total` (a stage's requirements include those of the stages it embeds).
+inline void addRequirements(MemoryRequirements& total, const MemoryRequirements& r, uint32_t copies = 1) {
+  total.deviceLocalBytes += copies * r.deviceLocalBytes;
+  total.hostVisibleBytes += copies * r.hostVisibleBytes;
+  total.bufferCount += copies * r.bufferCount;
+}
+
 // The buffers of a stage, indexed by the stage's own enum and the frame.
 class StageBuffers {
  public:
@@ -134,6 +141,23 @@ class TableUpload {
   std::vector<std::pair<VkBuffer, VkBufferCopy>> copies_;
   bool recorded_ = false;
 };
+
+// Per-record data (this frame's spheres, a step's cloth table): `bytes` of `data` copied into `dst`
+// inside the command buffer (vkCmdUpdateBuffer, at most 65536 bytes a call), after earlier compute
+// reads of `dst`; the copy is added to `sync`'s sources so that the Recorder's opening barrier orders
+// it before the passes. The host's array may change as soon as this returns.
+inline void recordUpdate(const ContextImpl& ctx, VkCommandBuffer cmd, VkBuffer dst, const void* data, VkDeviceSize bytes,
+                         RecordSync& sync) {
+  if (bytes == 0) return;
+  globalBarrier(ctx, cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COPY_BIT,
+                VK_ACCESS_2_TRANSFER_WRITE_BIT);
+  const auto* src = static_cast<const uint8_t*>(data);
+  for (VkDeviceSize off = 0; off < bytes; off += 65536) {
+    ctx.vk.vkCmdUpdateBuffer(cmd, dst, off, std::min<VkDeviceSize>(65536, bytes - off), src + off);
+  }
+  sync.srcStage |= VK_PIPELINE_STAGE_2_COPY_BIT;
+  sync.srcAccess |= VK_ACCESS_2_TRANSFER_WRITE_BIT;
+}
 
 // create()'s check of framesInFlight: "<owner>::framesInFlight is 0: ...".
 inline Status checkFramesInFlight(uint32_t frames, const char* owner) {
