@@ -155,9 +155,7 @@ BufferRange BoundsStage::outputBuffer(uint32_t frame) const {
 const std::vector<PassTiming>& BoundsStage::timings() const { return impl_->timings; }
 
 Status BoundsStage::recordUpload(VkCommandBuffer commandBuffer) {
-  if (commandBuffer == VK_NULL_HANDLE) {
-    return Error{ErrorCode::kInvalidArgument, "BoundsStage::recordUpload: commandBuffer is null"};
-  }
+  VKC_TRY(detail::checkCommandBuffer(commandBuffer, "BoundsStage", "recordUpload"));
   impl_->upload.record(impl_->ctx, commandBuffer);
   return {};
 }

@@ -244,9 +244,7 @@ Result<std::unique_ptr<ShapeCollisionStage>> ShapeCollisionStage::create(Context
 }
 
 Status ShapeCollisionStage::recordUpload(VkCommandBuffer commandBuffer) {
-  if (commandBuffer == VK_NULL_HANDLE) {
-    return Error{ErrorCode::kInvalidArgument, "ShapeCollisionStage::recordUpload: commandBuffer is null"};
-  }
+  VKC_TRY(detail::checkCommandBuffer(commandBuffer, "ShapeCollisionStage", "recordUpload"));
   VKC_TRY(impl_->bounds->recordUpload(commandBuffer));
   impl_->upload.record(impl_->ctx, commandBuffer);
   return {};

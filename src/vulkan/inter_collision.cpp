@@ -273,9 +273,7 @@ Result<std::unique_ptr<InterCollisionStage>> InterCollisionStage::create(Context
 const std::vector<PassTiming>& InterCollisionStage::timings() const { return impl_->timings; }
 
 Status InterCollisionStage::recordUpload(VkCommandBuffer commandBuffer) {
-  if (commandBuffer == VK_NULL_HANDLE) {
-    return Error{ErrorCode::kInvalidArgument, "InterCollisionStage::recordUpload: commandBuffer is null"};
-  }
+  VKC_TRY(detail::checkCommandBuffer(commandBuffer, "InterCollisionStage", "recordUpload"));
   return impl_->bounds->recordUpload(commandBuffer);
 }
 

@@ -214,7 +214,7 @@ uint32_t RadixSortStage::maxCount() const { return impl_->maxCount; }
 const std::vector<PassTiming>& RadixSortStage::timings() const { return impl_->timings; }
 
 Status RadixSortStage::recordUpload(VkCommandBuffer commandBuffer) {
-  return detail::checkCommandBuffer(commandBuffer, "RadixSortStage");
+  return detail::checkCommandBuffer(commandBuffer, "RadixSortStage", "recordUpload");
 }
 
 Status RadixSortStage::record(VkCommandBuffer commandBuffer, const RadixSortRecordInfo& info) {

@@ -244,7 +244,7 @@ Result<std::unique_ptr<SelfCollisionStage>> SelfCollisionStage::create(Context& 
 
 Status SelfCollisionStage::recordUpload(VkCommandBuffer commandBuffer) {
   Impl& s = *impl_;
-  VKC_TRY(detail::checkCommandBuffer(commandBuffer, "SelfCollisionStage"));
+  VKC_TRY(detail::checkCommandBuffer(commandBuffer, "SelfCollisionStage", "recordUpload"));
   s.upload.record(s.ctx, commandBuffer);
   VKC_TRY(s.bounds->recordUpload(commandBuffer));
   if (s.sort) VKC_TRY(s.sort->recordUpload(commandBuffer));

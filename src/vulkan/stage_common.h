@@ -193,10 +193,10 @@ inline Status getPassPipelines(ContextImpl& ctx, const char* shader, uint32_t bi
   return {};
 }
 
-// record()'s first check; the message reads "<stage>::record: commandBuffer is null".
-inline Status checkCommandBuffer(VkCommandBuffer commandBuffer, const char* stage) {
+// record()'s (or recordUpload()'s) first check; the message reads "<stage>::<method>: commandBuffer is null".
+inline Status checkCommandBuffer(VkCommandBuffer commandBuffer, const char* stage, const char* method = "record") {
   if (commandBuffer != VK_NULL_HANDLE) return {};
-  return Error{ErrorCode::kInvalidArgument, std::string(stage) + "::record: commandBuffer is null"};
+  return Error{ErrorCode::kInvalidArgument, std::string(stage) + "::" + method + ": commandBuffer is null"};
 }
 
 // record()'s tail: the validation error, nothing for no passes, else the passes into the host's buffer.
