@@ -1,11 +1,12 @@
 #version 460
-// Sphere and capsule collision (one collision iteration for all cloths of a scene), four passes
-// selected by a specialization constant:
-//   PREPARE  spheres interpolated to the iteration's start and end, and the capsules' cones
-//   GRID     per cloth, the grid box: particles' bounds (from the bounds stage) ∩ spheres' box
+// Shape collision (one collision iteration for all cloths of a scene), four passes selected by a
+// specialization constant:
+//   PREPARE  spheres and planes interpolated to the iteration's start and end, and the capsules' cones
+//   GRID     per cloth, the grid box: particles' bounds (from the bounds stage) ∩ spheres' box; and the
+//            convexes that can reach the particles' bounds (the others are culled)
 //   MASKS    every word of every cloth's 8x8x8 sphere bitmask grid (any number of shapes)
-//   COLLIDE  per particle: candidate shapes from the grid, capsules then the other spheres, discrete or CCD,
-//            averaged correction, friction, mass scaling
+//   COLLIDE  per particle: candidate shapes from the grid, capsules then the other spheres, then the
+//            kept convexes, discrete or CCD, averaged correction, friction, mass scaling
 // The arithmetic lives in shared/collide_shapes_math.h and shared/collide_shapes_kernel.h, which the
 // CPU twin (src/cpu/collide_shapes.cpp) compiles too.
 #extension GL_KHR_shader_subgroup_basic : require
@@ -26,6 +27,10 @@ layout(std430, set = 0, binding = kShapesBindingPrepared) buffer Prepared { vec4
 layout(std430, set = 0, binding = kShapesBindingBounds) readonly buffer Bounds { Aabb bounds[]; };
 layout(std430, set = 0, binding = kShapesBindingGrids) buffer Grids { ShapeGrid grids[]; };
 layout(std430, set = 0, binding = kShapesBindingMasks) buffer Masks { uint masks[]; };
+layout(std430, set = 0, binding = kShapesBindingPlanes) readonly buffer Planes { vec4 rawPlanes[]; };
+layout(std430, set = 0, binding = kShapesBindingConvexes) readonly buffer Convexes { ShapeConvex convexes[]; };
+layout(std430, set = 0, binding = kShapesBindingConvexPlanes) readonly buffer ConvexPlanes { uint convexPlanes[]; };
+layout(std430, set = 0, binding = kShapesBindingConvexBits) buffer ConvexBits { uint convexBits[]; };
 layout(push_constant) uniform Push { ShapesPush pc; };
 
 vec4 preparedSphere(uint sphere, uint atEnd) { return prepared[atEnd * pc.sphereCount + sphere]; }
@@ -33,7 +38,13 @@ Cone preparedCone(uint capsule, uint atEnd) {
   uint b = 2u * pc.sphereCount + 3u * (atEnd * pc.capsuleCount + capsule);
   return Cone(prepared[b], prepared[b + 1u], prepared[b + 2u]);
 }
+vec4 preparedPlane(uint plane, uint atEnd) {
+  return prepared[2u * pc.sphereCount + 6u * pc.capsuleCount + atEnd * pc.planeCount + plane];
+}
 CapsuleSpheres capsuleSpheres(uint capsule) { return capsules[capsule]; }
+ShapeConvex convexAt(uint convex) { return convexes[convex]; }
+uint convexPlane(uint index) { return convexPlanes[index]; }
+uint convexBit(uint index) { return convexBits[index]; }
 uint gridMask(uint index) { return masks[index]; }
 uint sphereCapsule(uint index) { return csr[index]; }
 
@@ -60,6 +71,11 @@ void preparePass() {
       prepared[b + 1u] = cone.axis;
       prepared[b + 2u] = cone.dims;
     }
+  } else if (id < S + pc.capsuleCount + pc.planeCount) {
+    uint k = id - S - pc.capsuleCount, P = pc.planeCount;
+    uint b = 2u * S + 6u * pc.capsuleCount;
+    prepared[b + k] = interpolatePlane(rawPlanes[k], rawPlanes[P + k], pc.alphaBegin);
+    prepared[b + P + k] = interpolatePlane(rawPlanes[k], rawPlanes[P + k], pc.alphaEnd);
   }
 }
 
@@ -72,7 +88,12 @@ void gridPass() {
   ShapeCloth c = cloths[cloth];
   const float inf = uintBitsToFloat(0x7F800000u);
   vec3 lo = vec3(inf), hi = vec3(-inf);
-  uint firstEnd = (pc.flags & kCollideFlagContinuous) != 0u ? 0u : 1u;
+  uint ccd = (pc.flags & kCollideFlagContinuous) != 0u ? 1u : 0u;
+  Aabb box = bounds[cloth];
+  for (uint w = gl_LocalInvocationIndex; w * 32u < c.convexCount; w += kShapesGroupSize) {
+    convexBits[c.firstConvexWord + w] = buildConvexWord(c, vec3(box.lo), vec3(box.hi), ccd, w);
+  }
+  uint firstEnd = 1u - ccd;
   for (uint i = gl_LocalInvocationIndex; i < c.sphereCount; i += kShapesGroupSize) {
     for (uint atEnd = firstEnd; atEnd < 2u; ++atEnd) {
       vec4 s = preparedSphere(c.firstSphere + i, atEnd);
@@ -92,8 +113,7 @@ void gridPass() {
       lo = min(lo, sLo[s]);
       hi = max(hi, sHi[s]);
     }
-    Aabb b = bounds[cloth];
-    grids[cloth] = makeGrid(vec3(b.lo), vec3(b.hi), lo, hi);
+    grids[cloth] = makeGrid(vec3(box.lo), vec3(box.hi), lo, hi);
   }
 }
 

@@ -1,8 +1,10 @@
-// Stages 2-4: sphere and capsule collision. Per cloth, any number of spheres given at the frame's
-// start and end, and capsules given as pairs of sphere indices (radii may differ: tapered capsules).
-// Per collision iteration, the particles' current positions are pushed out of every shape (discrete),
-// or out of every shape their path crossed during the iteration (continuous, CCD); friction changes
-// the previous positions (velocity only) and collision mass scaling the current inverse masses.
+// Stages 2-4: shape collision. Per cloth, any number of spheres given at the frame's start and end,
+// capsules given as pairs of sphere indices (radii may differ: tapered capsules), planes given at the
+// frame's start and end, and convexes given as lists of plane indices (a ground plane is a convex of
+// one plane). Per collision iteration, the particles' current positions are pushed out of every shape
+// (discrete), or out of every shape their path entered during the iteration (continuous, CCD);
+// friction changes the previous positions (velocity only) and collision mass scaling the current
+// inverse masses. All the contacts of a particle (spheres, capsules, convexes) go into one average.
 //
 // Inverse masses: prevParticles[i].w is particle i's inverse mass and is never changed; on output
 // particles[i].w is that inverse mass, scaled by 1 / (1 + k |correction|^2) where the particle
@@ -38,11 +40,35 @@ struct Capsule {
   uint32_t sphere1 = 0;
 };
 
+// A convex: the intersection of the insides (n.x + d < 0) of some of the cloth's planes, given by
+// their indices into ClothColliders::planes (at least one; any number; an index may repeat). A
+// particle inside every one of its planes is inside the convex.
+//  - Discrete (NvCloth's rule): it is pushed out along the plane with the largest signed distance
+//    (the first such plane in `planes` order on ties), by exactly that distance.
+//  - Continuous: a path that enters the convex during the iteration (the times at which the point is
+//    inside all planes, each plane's signed distance interpolated linearly between the iteration's
+//    start and end, form an interval that begins after the start) is pushed back onto the plane it
+//    entered through (the one whose crossing begins that interval), at that plane's end position,
+//    along its normal: no tunnelling through thin slabs or walls that move toward the particle, and
+//    the motion along the plane is kept (a particle sliding on the ground keeps sliding).
+// A convex's velocity for friction: the motion over the iteration of the pushing plane's point
+// nearest to the particle.
+struct Convex {
+  std::span<const uint32_t> planes;
+};
+
 // One cloth's colliders for one frame, in the cloth's own space.
 struct ClothColliders {
   std::span<const Float4> spheres;      // at the frame's end: xyz centre, w radius >= 0
   std::span<const Float4> prevSpheres;  // at the frame's start; empty: the same as `spheres`
   std::span<const Capsule> capsules;
+  // Planes at the frame's end: xyz normal (non-zero, finite; normalized on input, with w divided by
+  // the same length), w offset d; the inside is n.x + d < 0. Interpolated per iteration like the
+  // spheres (mix of the normalized planes, normalized again); a plane's normals at the frame's start
+  // and end must not be opposite (dot > -0.99). Planes collide only through the convexes that list them.
+  std::span<const Float4> planes;
+  std::span<const Float4> prevPlanes;  // at the frame's start; empty: the same as `planes`
+  std::span<const Convex> convexes;
 };
 
 struct ShapeCollisionSettings {
@@ -70,6 +96,11 @@ struct ShapeCollisionDebug {
   // zero for a cloth whose particles and spheres do not overlap.
   std::vector<uint32_t> masks;
   std::vector<uint32_t> maskWords;  // per cloth
+  // The convexes kept for the collide pass (the others cannot reach the cloth's particles): per cloth
+  // ceil(convexes / 32) words, bit k of word k / 32 for the cloth's convex k, cloths concatenated.
+  // Equal on every backend except, possibly, for a convex within rounding of the cull margin
+  // (kept on one backend, culled on another: either way no particle is inside it).
+  std::vector<uint32_t> convexBits;
 };
 
 // Checks everything collideShapes* reads. Errors name the field, e.g.
@@ -82,8 +113,9 @@ Status collideShapesCpu(const ShapeCollisionInput& input, Backend backend, Shape
 struct ShapeCollisionStageCreateInfo {
   std::span<const ClothRange> cloths;  // the layout of the scene's particle buffers (copied)
   uint32_t particleCount = 0;          // elements in the particle buffers
-  // The colliders' layout: per cloth, the number of spheres and the capsules (copied). Sphere
-  // values are only validated here (finite, radius >= 0); each record() passes the frame's spheres.
+  // The colliders' layout: per cloth, the number of spheres and planes, the capsules and the
+  // convexes (copied). Sphere and plane values are only validated here; each record() passes the
+  // frame's spheres and planes.
   std::span<const ClothColliders> colliders;
   uint32_t framesInFlight = 1;  // 1..kMaxFramesInFlight sets of scratch and sphere buffers (context.h)
 };
@@ -91,19 +123,21 @@ struct ShapeCollisionStageCreateInfo {
 struct ShapeCollisionRecordInfo {
   BufferRange particles;      // host buffer: particleCount Float4, read and written
   BufferRange prevParticles;  // host buffer: particleCount Float4, read, and written with friction
-  // This frame's spheres: the same counts and capsules as at creation. They are copied into the
-  // command buffer (vkCmdUpdateBuffer), so the host's arrays may change after record() returns.
+  // This frame's spheres and planes: the same counts, capsules and convexes as at creation. They are
+  // copied into the command buffer (vkCmdUpdateBuffer), so the host's arrays may change after
+  // record() returns.
   std::span<const ClothColliders> colliders;
   ShapeCollisionSettings settings;
   uint32_t frame = 0;  // which set of scratch and sphere buffers: < framesInFlight
   RecordSync sync;
 };
 
-// Sphere and capsule collision on a Vulkan device: the bounds stage, then four passes (prepare,
-// grid, masks, collide), all cloths of the scene in one dispatch each. Holds the static tables
-// (cloth table, capsules, sphere -> capsules) once and, per frame in flight, the frame's spheres and
-// the passes' scratch (prepared shapes, grids, masks) and an embedded bounds stage with the same
-// framesInFlight. create() does no queue work: the tables are staged in host-visible memory and
+// Shape collision on a Vulkan device: the bounds stage, then four passes (prepare: spheres, cones
+// and planes at the iteration's ends; grid: the sphere grid's box and the convexes that can reach the
+// cloth's particles; masks; collide), all cloths of the scene in one dispatch each. Holds the static
+// tables (cloth table, capsules, sphere -> capsules, convexes) once and, per frame in flight, the
+// frame's spheres and planes and the passes' scratch (prepared shapes, grids, masks, convex bits) and
+// an embedded bounds stage with the same framesInFlight. create() does no queue work: the tables are staged in host-visible memory and
 // copied by recordUpload() or the first record().
 class ShapeCollisionStage {
  public:

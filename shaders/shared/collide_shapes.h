@@ -1,4 +1,4 @@
-// Sphere and capsule collision: layouts, constants and bindings shared by shaders/collide_shapes.comp
+// Shape collision (spheres, capsules, planes and convexes): layouts, constants and bindings shared by shaders/collide_shapes.comp
 // and src/cpu/collide_shapes*.cpp. The arithmetic itself is in collide_shapes_math.h, written once
 // for both.
 #ifndef VKC_SHARED_COLLIDE_SHAPES_H
@@ -24,8 +24,14 @@ VKC_CONSTANT(uint, kCollideFlagFriction, 2u);
 VKC_CONSTANT(uint, kCollideFlagMassScale, 4u);
 
 VKC_CONSTANT(uint, kShapesGroupSize, 64u);
-VKC_CONSTANT(uint, kShapesPassPrepare, 0u);  // one invocation per sphere and per capsule
-VKC_CONSTANT(uint, kShapesPassGrid, 1u);     // one workgroup per cloth: the grid box
+// A convex is culled for a cloth when the cloths' particle box lies outside one of its planes by more
+// than this fraction of the plane's distance scale (|d| + |n| |box corner|): a margin far above the
+// rounding of any backend, so that culling never changes a result.
+VKC_CONSTANT(float, kConvexCullMargin, 1e-5f);
+VKC_CONSTANT(uint, kNoPlane, 0xFFFFFFFFu);
+
+VKC_CONSTANT(uint, kShapesPassPrepare, 0u);  // one invocation per sphere, per capsule and per plane
+VKC_CONSTANT(uint, kShapesPassGrid, 1u);     // one workgroup per cloth: the grid box, the convexes kept
 VKC_CONSTANT(uint, kShapesPassMasks, 2u);    // one invocation per mask word
 VKC_CONSTANT(uint, kShapesPassCollide, 3u);  // one invocation per particle
 
@@ -39,7 +45,11 @@ VKC_CONSTANT(uint, kShapesBindingPrepared, 6u);       // PreparedShapes: spheres
 VKC_CONSTANT(uint, kShapesBindingBounds, 7u);         // Aabb[clothCount]: the particles' bounds
 VKC_CONSTANT(uint, kShapesBindingGrids, 8u);          // ShapeGrid[clothCount]
 VKC_CONSTANT(uint, kShapesBindingMasks, 9u);          // uint[]: each cloth's 48 x maskWords words
-VKC_CONSTANT(uint, kShapesBindingCount, 10u);
+VKC_CONSTANT(uint, kShapesBindingPlanes, 10u);        // vec4[2 * planeCount]: frame start, then frame end (normalized)
+VKC_CONSTANT(uint, kShapesBindingConvexes, 11u);      // ShapeConvex[convexCount]
+VKC_CONSTANT(uint, kShapesBindingConvexPlanes, 12u);  // uint[]: the convexes' global plane indices
+VKC_CONSTANT(uint, kShapesBindingConvexBits, 13u);    // uint[]: per cloth, convexWords words: bit k, convex k is kept
+VKC_CONSTANT(uint, kShapesBindingCount, 14u);
 
 // One cloth's particles, shapes and grid words.
 struct ShapeCloth {
@@ -54,9 +64,20 @@ struct ShapeCloth {
   uint firstGroup;     // first collide workgroup of this cloth (prefix sum of its particle groups)
   uint groupCount;
   uint firstSphereCapsule;  // this cloth's CSR offsets start at sphereCapsules[firstSphereCapsule]
-  uint pad0;
+  uint firstPlane;          // global plane index of the cloth's plane 0
+  uint planeCount;
+  uint firstConvex;         // global convex index of the cloth's convex 0
+  uint convexCount;
+  uint firstConvexWord;     // this cloth's ceil(convexCount / 32) words in the convex bits buffer
 };
-VKC_CHECK_LAYOUT(ShapeCloth, 48);
+VKC_CHECK_LAYOUT(ShapeCloth, 64);
+
+// A convex: planeCount global plane indices at convexPlanes[firstIndex].
+struct ShapeConvex {
+  uint firstIndex;
+  uint planeCount;
+};
+VKC_CHECK_LAYOUT(ShapeConvex, 8);
 
 struct CapsuleSpheres {
   uint sphere0;  // global sphere indices
@@ -94,9 +115,13 @@ struct ShapesPush {
   float alphaBegin;    // shapes at the iteration's start: mix(frame start, frame end, alphaBegin)
   float alphaEnd;      // and at its end
   uint groupCount;     // collide workgroups in total
+  uint planeCount;     // planes of all cloths
+  uint convexCount;    // convexes of all cloths
   uint pad0;
+  uint pad1;
+  uint pad2;
 };
-VKC_CHECK_LAYOUT(ShapesPush, 48);
+VKC_CHECK_LAYOUT(ShapesPush, 64);
 
 VKC_NAMESPACE_END
 #endif  // VKC_SHARED_COLLIDE_SHAPES_H

@@ -1,9 +1,13 @@
-// The per-particle and per-mask-word logic of sphere and capsule collision, written once. GLSL
+// The per-particle, per-mask-word and per-convex logic of shape collision, written once. GLSL
 // includes it at file scope; C++ includes it inside the body of a struct (src/cpu/collide_shapes.cpp)
 // so that the functions become members. Either way the includer first provides these accessors:
 //   vec4 preparedSphere(uint sphere, uint atEnd)   the global sphere at the iteration's start/end
 //   Cone preparedCone(uint capsule, uint atEnd)    the global capsule's cone at the start/end
+//   vec4 preparedPlane(uint plane, uint atEnd)     the global plane at the start/end (normalized)
 //   CapsuleSpheres capsuleSpheres(uint capsule)    global sphere indices of a global capsule
+//   ShapeConvex convexAt(uint convex)              a global convex
+//   uint convexPlane(uint index)                   a word of the convexes' plane index buffer
+//   uint convexBit(uint index)                     a word of the convex bits buffer (grid pass output)
 //   uint gridMask(uint index)                      a word of the masks buffer
 //   uint sphereCapsule(uint index)                 a word of the sphere -> capsules CSR buffer
 // No namespace and no include guard: the struct may include it once, GLSL once.
@@ -71,15 +75,93 @@ VKC_FN bool sphereInCapsule(ShapeCloth c, uint sphere) {
   return sphereCapsule(c.firstSphereCapsule + sphere + 1u) != sphereCapsule(c.firstSphereCapsule + sphere);
 }
 
-// Collides one particle with its cloth's spheres and capsules. p: current position, prev: position
-// at the iteration's start, whose w is the particle's inverse mass (p.w is reset from it, undoing the
-// last iteration's mass scaling). Zero inverse mass: never moves.
-VKC_FN void collideParticle(ShapeCloth c, ShapeGrid g, uint flags, float friction, float massScale,
-                            VKC_INOUT(vec4) p, VKC_INOUT(vec4) prev) {
-  p.w = prev.w;
-  if (g.lower.w == 0.0f || prev.w == 0.0f) return;
-  bool ccd = (flags & kCollideFlagContinuous) != 0u;
-  vec3 pos = vec3(p), old = vec3(prev);
+// Whether convex x can hold a point of the particles' box [lo, hi]: not when one of its planes keeps
+// the box outside at the iteration's end and, with CCD, also at its start (a path between two points
+// outside a plane at both ends stays outside it: the signed distance is linear along the path). The
+// grid pass keeps the convexes that can (conservatively, see planeExcludesBox).
+VKC_FN bool convexReachesBox(ShapeConvex x, vec3 lo, vec3 hi, uint ccd) {
+  vec3 centre = (lo + hi) * 0.5f, extent = (hi - lo) * 0.5f;
+  for (uint k = 0u; k < x.planeCount; ++k) {
+    uint plane = convexPlane(x.firstIndex + k);
+    bool excluded = planeExcludesBox(preparedPlane(plane, 1u), centre, extent);
+    if (ccd != 0u) excluded = excluded && planeExcludesBox(preparedPlane(plane, 0u), centre, extent);
+    if (excluded) return false;
+  }
+  return true;
+}
+
+// Bit b of the cloth's convex word `word`: convex word*32 + b can reach the particles' box.
+VKC_FN uint buildConvexWord(ShapeCloth c, vec3 lo, vec3 hi, uint ccd, uint word) {
+  uint bits = 0u;
+  for (uint b = 0u; b < 32u; ++b) {
+    uint convex = word * 32u + b;
+    if (convex < c.convexCount && convexReachesBox(convexAt(c.firstConvex + convex), lo, hi, ccd)) bits |= 1u << b;
+  }
+  return bits;
+}
+
+// Discrete convex contact: when p is inside every plane of x, returns the plane (global index) with
+// the largest signed distance (the first on ties) and the delta that puts p on it along its normal;
+// otherwise kNoPlane and a zero delta.
+VKC_FN uint convexContact(ShapeConvex x, vec3 p, VKC_OUT(vec3) delta) {
+  delta = vec3(0.0f);
+  uint best = kNoPlane;
+  float bestDistance = 0.0f;
+  for (uint k = 0u; k < x.planeCount; ++k) {
+    uint plane = convexPlane(x.firstIndex + k);
+    float distance = planeDistance(preparedPlane(plane, 1u), p);
+    if (!(distance < 0.0f)) return kNoPlane;
+    if (best == kNoPlane || distance > bestDistance) {
+      best = plane;
+      bestDistance = distance;
+    }
+  }
+  delta = vec3(preparedPlane(best, 1u)) * -bestDistance;
+  return best;
+}
+
+// Continuous convex contact for a particle moving p0 -> p1 while the planes move from their start to
+// their end. Per plane the signed distance is interpolated linearly, a (start: p0 against the start
+// plane) to b (end: p1 against the end plane), exact for planes that translate; the point is inside
+// that plane from t = a / (a - b) on (a >= 0 > b: it enters) or until then (a < 0 <= b: it leaves).
+// The path is inside the convex over the intersection [tIn, tOut] of the planes' intervals; when it
+// enters (tIn is a plane's entry, tIn < tOut) returns that plane (the first on ties) and the end
+// position pushed back onto the plane's end position along its normal; otherwise kNoPlane and p1.
+VKC_FN uint convexSweep(ShapeConvex x, vec3 p0, vec3 p1, VKC_OUT(vec3) target) {
+  target = p1;
+  float tIn = 0.0f, tOut = 1.0f, entryDistance = 0.0f;
+  uint entry = kNoPlane;
+  for (uint k = 0u; k < x.planeCount; ++k) {
+    uint plane = convexPlane(x.firstIndex + k);
+    float a = planeDistance(preparedPlane(plane, 0u), p0);
+    float b = planeDistance(preparedPlane(plane, 1u), p1);
+    if (a < 0.0f) {
+      if (b >= 0.0f) tOut = min(tOut, a / (a - b));  // leaves (inside throughout: no limit)
+    } else {
+      if (!(b < 0.0f)) return kNoPlane;  // outside throughout
+      float t = a / (a - b);
+      if (entry == kNoPlane || t > tIn) {
+        tIn = t;
+        entry = plane;
+        entryDistance = b;
+      }
+    }
+  }
+  if (entry == kNoPlane || !(tIn < tOut)) return kNoPlane;
+  target = p1 - vec3(preparedPlane(entry, 1u)) * entryDistance;
+  return entry;
+}
+
+// A plane's velocity at p for friction: the motion over the iteration of its point nearest to p,
+// (p - d1 n1) - (p - d0 n0).
+VKC_FN vec3 planeVelocity(uint plane, vec3 p) {
+  vec4 e0 = preparedPlane(plane, 0u), e1 = preparedPlane(plane, 1u);
+  return vec3(e0) * planeDistance(e0, p) - vec3(e1) * planeDistance(e1, p);
+}
+
+// The spheres and capsules (candidates from the grid; capsules first, then the spheres of no capsule).
+VKC_FN void collideRoundShapes(ShapeCloth c, ShapeGrid g, bool ccd, bool wantVelocity, vec3 pos, vec3 old,
+                               VKC_INOUT(ContactSum) sum) {
   vec3 lo = ccd ? min(pos, old) : pos, hi = ccd ? max(pos, old) : pos;
   uvec4 cellLo = uvec4(0u), cellHi = uvec4(0u);
   for (uint axis = 0u; axis < 3u; ++axis) {
@@ -89,11 +171,6 @@ VKC_FN void collideParticle(ShapeCloth c, ShapeGrid g, uint flags, float frictio
     cellLo[axis] = a < 0.0f ? 0u : uint(a);
     cellHi[axis] = min(uint(b), kGridCells - 1u);
   }
-  ContactSum sum;
-  sum.delta = vec3(0.0f);
-  sum.velocity = vec3(0.0f);
-  sum.count = 0u;
-  bool wantVelocity = (flags & kCollideFlagFriction) != 0u;
   uint shapeCount = c.sphereCount + c.capsuleCount;
   // Capsules first.
   for (uint word = c.sphereCount / 32u; word < c.maskWords; ++word) {
@@ -146,5 +223,45 @@ VKC_FN void collideParticle(ShapeCloth c, ShapeGrid g, uint flags, float frictio
       if (wantVelocity) sum.velocity += vec3(s1) - vec3(s0);
     }
   }
+}
+
+// The convexes the grid pass kept for the cloth, after the round shapes.
+VKC_FN void collideConvexes(ShapeCloth c, bool ccd, bool wantVelocity, vec3 pos, vec3 old, VKC_INOUT(ContactSum) sum) {
+  uint words = (c.convexCount + 31u) / 32u;
+  for (uint word = 0u; word < words; ++word) {
+    uint bits = convexBit(c.firstConvexWord + word);
+    while (bits != 0u) {
+      uint bit = uint(findLSB(bits));
+      bits &= bits - 1u;
+      ShapeConvex x = convexAt(c.firstConvex + word * 32u + bit);
+      vec3 target = pos;
+      uint entered = ccd ? convexSweep(x, old, pos, target) : kNoPlane;
+      vec3 delta;
+      uint pushed = convexContact(x, target, delta);
+      if (pushed == kNoPlane && entered == kNoPlane) continue;
+      sum.delta += target + delta - pos;
+      sum.count += 1u;
+      if (wantVelocity) sum.velocity += planeVelocity(pushed != kNoPlane ? pushed : entered, pos);
+    }
+  }
+}
+
+// Collides one particle with its cloth's shapes: spheres and capsules, then convexes, all into one
+// average. p: current position, prev: position at the iteration's start, whose w is the particle's
+// inverse mass (p.w is reset from it, undoing the last iteration's mass scaling). Zero inverse mass:
+// never moves.
+VKC_FN void collideParticle(ShapeCloth c, ShapeGrid g, uint flags, float friction, float massScale,
+                            VKC_INOUT(vec4) p, VKC_INOUT(vec4) prev) {
+  p.w = prev.w;
+  if (prev.w == 0.0f) return;
+  bool ccd = (flags & kCollideFlagContinuous) != 0u;
+  bool wantVelocity = (flags & kCollideFlagFriction) != 0u;
+  vec3 pos = vec3(p), old = vec3(prev);
+  ContactSum sum;
+  sum.delta = vec3(0.0f);
+  sum.velocity = vec3(0.0f);
+  sum.count = 0u;
+  if (g.lower.w != 0.0f) collideRoundShapes(c, g, ccd, wantVelocity, pos, old, sum);
+  if (c.convexCount != 0u) collideConvexes(c, ccd, wantVelocity, pos, old, sum);
   applyContacts(sum, flags, friction, massScale, p, prev);
 }

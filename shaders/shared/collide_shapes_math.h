@@ -251,6 +251,33 @@ VKC_FN ShapeGrid makeGrid(vec3 particlesLo, vec3 particlesHi, vec3 spheresLo, ve
   return g;
 }
 
+// A plane scaled to a unit normal: normal and offset divided by the normal's length (the input's
+// normals are checked to make this finite, see validateColliders).
+VKC_FN vec4 normalizePlane(vec4 plane) {
+  vec3 n = vec3(plane);
+  return plane / sqrt(dot(n, n));
+}
+
+// A plane at time alpha between the frame's start and end (both normalized): the mix, normalized.
+// The mix is written out and `precise` like interpolateSphere's.
+VKC_FN vec4 interpolatePlane(vec4 start, vec4 end, float alpha) {
+  VKC_PRECISE vec4 r = start * (1.0f - alpha) + end * alpha;
+  return normalizePlane(r);
+}
+
+// Signed distance of p to a normalized plane: n.p + d, negative inside.
+VKC_FN float planeDistance(vec4 plane, vec3 p) { return dot(vec3(plane), p) + plane.w; }
+
+// Whether a plane keeps the box (centre c, half extents h) outside it by more than the cull margin:
+// the box's smallest signed distance n.c + d - |n|.h, against kConvexCullMargin times the distance's
+// scale |d| + |n|.(|c| + h).
+VKC_FN bool planeExcludesBox(vec4 plane, vec3 c, vec3 h) {
+  vec3 an = abs(vec3(plane));
+  float nearest = planeDistance(plane, c) - dot(an, h);
+  float scale = abs(plane.w) + dot(an, abs(c) + h);
+  return nearest > kConvexCullMargin * scale;
+}
+
 // Grid cell coordinate of x on one axis.
 VKC_FN float gridCoord(float x, float lower, float scale) { return (x - lower) * scale; }
 

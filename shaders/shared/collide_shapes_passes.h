@@ -10,11 +10,11 @@ namespace vkc::gpu {
 
 // clang-format off
 inline constexpr PassDecl kShapesPasses[] = {
-  //                                                                                     parts prev cloths spheres caps csr prep bnds grid mask
-  passDecl("vkc.shapes.prepare", kShapesPassPrepare, kShapesGroupSize, kShapesBindingCount, "-    -    -      R       R    -   W    -    -    -"),
-  passDecl("vkc.shapes.grid",    kShapesPassGrid,    kShapesGroupSize, kShapesBindingCount, "-    -    R      -       -    -   R    R    W    -"),
-  passDecl("vkc.shapes.masks",   kShapesPassMasks,   kShapesGroupSize, kShapesBindingCount, "-    -    R      -       R    -   R    -    R    W"),
-  passDecl("vkc.shapes.collide", kShapesPassCollide, kShapesGroupSize, kShapesBindingCount, "RW   RW   R      -       R    R   R    -    R    R"),
+  //                                                                                     parts prev cloths spheres caps csr prep bnds grid mask planes convexes cplanes cbits
+  passDecl("vkc.shapes.prepare", kShapesPassPrepare, kShapesGroupSize, kShapesBindingCount, "-    -    -      R       R    -   W    -    -    -    R      -        -       -"),
+  passDecl("vkc.shapes.grid",    kShapesPassGrid,    kShapesGroupSize, kShapesBindingCount, "-    -    R      -       -    -   R    R    W    -    -      R        R       W"),
+  passDecl("vkc.shapes.masks",   kShapesPassMasks,   kShapesGroupSize, kShapesBindingCount, "-    -    R      -       R    -   R    -    R    W    -      -        -       -"),
+  passDecl("vkc.shapes.collide", kShapesPassCollide, kShapesGroupSize, kShapesBindingCount, "RW   RW   R      -       R    R   R    -    R    R    -      R        R       R"),
 };
 // clang-format on
 inline constexpr StageDecl kShapesStage{"collide_shapes", kShapesBindingCount, kShapesPasses};

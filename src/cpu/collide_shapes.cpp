@@ -1,4 +1,4 @@
-// The CPU twin of sphere and capsule collision. The arithmetic is the shaders' own: the shared
+// The CPU twin of shape collision. The arithmetic is the shaders' own: the shared
 // headers collide_shapes_math.h (functions) and collide_shapes_kernel.h (the per-particle and
 // per-mask-word logic, included into ShapeKernel below) are compiled here as C++ with GLM.
 #include "cpu/collide_shapes.h"
@@ -22,15 +22,24 @@ namespace {
 struct ShapeKernel {
   const vec4* spheres;
   const Cone* cones;
+  const vec4* planes;
   const CapsuleSpheres* capsuleTable;
+  const ShapeConvex* convexes;
+  const uint32_t* convexPlanes;
+  const uint32_t* convexBits;
   const uint32_t* masks;
   const uint32_t* csr;
   uint32_t sphereTotal;
   uint32_t capsuleTotal;
+  uint32_t planeTotal;
 
   vec4 preparedSphere(uint sphere, uint atEnd) const { return spheres[atEnd * sphereTotal + sphere]; }
   Cone preparedCone(uint capsule, uint atEnd) const { return cones[atEnd * capsuleTotal + capsule]; }
+  vec4 preparedPlane(uint plane, uint atEnd) const { return planes[atEnd * planeTotal + plane]; }
   CapsuleSpheres capsuleSpheres(uint capsule) const { return capsuleTable[capsule]; }
+  ShapeConvex convexAt(uint convex) const { return convexes[convex]; }
+  uint convexPlane(uint index) const { return convexPlanes[index]; }
+  uint convexBit(uint index) const { return convexBits[index]; }
   uint gridMask(uint index) const { return masks[index]; }
   uint sphereCapsule(uint index) const { return csr[index]; }
 
@@ -44,9 +53,18 @@ namespace vkc::cpu {
 namespace {
 
 gpu::ShapeKernel kernelFor(const ShapesState& s) {
-  return gpu::ShapeKernel{s.spheres.data(),        s.cones.data(),          s.layout.capsules.data(),
-                          s.masks.data(),          s.layout.sphereCapsules.data(), s.layout.sphereCount,
-                          s.layout.capsuleCount};
+  return gpu::ShapeKernel{.spheres = s.spheres.data(),
+                          .cones = s.cones.data(),
+                          .planes = s.planes.data(),
+                          .capsuleTable = s.layout.capsules.data(),
+                          .convexes = s.layout.convexes.data(),
+                          .convexPlanes = s.layout.convexPlanes.data(),
+                          .convexBits = s.convexBits.data(),
+                          .masks = s.masks.data(),
+                          .csr = s.layout.sphereCapsules.data(),
+                          .sphereTotal = s.layout.sphereCount,
+                          .capsuleTotal = s.layout.capsuleCount,
+                          .planeTotal = s.layout.planeCount};
 }
 
 }  // namespace
@@ -70,6 +88,7 @@ void prepareShapes(const ShapeCollisionInput& in, std::span<const Aabb> particle
   s.layout = detail::makeShapesLayout(in.cloths, in.colliders);
   s.flags = detail::shapeFlags(in.settings);
   detail::interpolateSpheres(in.colliders, in.settings.alphaBegin, in.settings.alphaEnd, s.spheres);
+  detail::interpolatePlanes(in.colliders, in.settings.alphaBegin, in.settings.alphaEnd, s.planes);
   const uint32_t S = s.layout.sphereCount, C = s.layout.capsuleCount;
   s.cones.resize(2 * C);
   for (uint32_t end = 0; end < 2; ++end) {
@@ -95,7 +114,16 @@ void prepareShapes(const ShapeCollisionInput& in, std::span<const Aabb> particle
     s.grids[c] = gpu::makeGrid({b.lo.x, b.lo.y, b.lo.z}, {b.hi.x, b.hi.y, b.hi.z}, lo, hi);
   }
   s.masks.assign(s.layout.maskWordCount, 0u);
+  s.convexBits.assign(s.layout.convexWordCount, 0u);
   gpu::ShapeKernel k = kernelFor(s);
+  for (size_t c = 0; c < s.layout.cloths.size(); ++c) {
+    const gpu::ShapeCloth& sc = s.layout.cloths[c];
+    const Aabb& b = particleBounds[c];
+    for (uint32_t w = 0; w * 32u < sc.convexCount; ++w) {
+      s.convexBits[sc.firstConvexWord + w] = k.buildConvexWord(sc, {b.lo.x, b.lo.y, b.lo.z}, {b.hi.x, b.hi.y, b.hi.z},
+                                                               ccd ? 1u : 0u, w);
+    }
+  }
   for (size_t c = 0; c < s.layout.cloths.size(); ++c) {
     const gpu::ShapeCloth& sc = s.layout.cloths[c];
     if (s.grids[c].lower.w == 0.0f) continue;
@@ -148,6 +176,7 @@ Status collideShapesCpu(const ShapeCollisionInput& in, Backend backend, ShapeCol
     debug->masks = state.masks;
     debug->maskWords.clear();
     for (const gpu::ShapeCloth& sc : state.layout.cloths) debug->maskWords.push_back(sc.maskWords);
+    debug->convexBits = state.convexBits;
   }
   return {};
 }

@@ -16,8 +16,10 @@ struct ShapesState {
   detail::ShapesLayout layout;
   std::vector<gpu::vec4> spheres;  // 2 * sphereCount: the iteration's start, then its end
   std::vector<gpu::Cone> cones;    // 2 * capsuleCount: likewise
+  std::vector<gpu::vec4> planes;   // 2 * planeCount: likewise (normalized)
   std::vector<gpu::ShapeGrid> grids;
   std::vector<uint32_t> masks;
+  std::vector<uint32_t> convexBits;  // per cloth, its convexes that can reach its particles' box
   uint32_t flags = 0;
 };
 
@@ -27,7 +29,7 @@ struct ShapesState {
 Status checkParticleValues(std::span<const Float4> particles, std::span<const ClothRange> cloths, Backend backend,
                            const char* array);
 
-// Prepares spheres, cones, grids and masks. `particleBounds[c]` is cloth c's box (with the previous
+// Prepares spheres, cones, planes, grids, masks and convex bits. `particleBounds[c]` is cloth c's box (with the previous
 // positions when continuous).
 void prepareShapes(const ShapeCollisionInput& in, std::span<const Aabb> particleBounds, ShapesState& state);
 

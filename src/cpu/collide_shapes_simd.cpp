@@ -1,4 +1,4 @@
-// Highway SIMD twin of the collide pass of sphere and capsule collision (shaders/collide_shapes.comp,
+// Highway SIMD twin of the collide pass of shape collision (shaders/collide_shapes.comp,
 // collideParticle in shaders/shared/collide_shapes_kernel.h), compiled once per target and chosen at
 // run time. The prepared tables (spheres, cones, grid, masks) are the scalar twin's (prepareShapes).
 //
@@ -302,11 +302,10 @@ HWY_INLINE void accumulate(Sum& sum, MF contrib, const V3& target, const V3& del
 // What a batch changed: positions (kMovedPositions) and previous positions (kMovedPrevious, friction).
 constexpr uint32_t kMovedPositions = 1u, kMovedPrevious = 2u;
 
-// collideParticle for one batch of Lanes(df) particles in SoA form; `active` are the lanes with a
-// particle of non-zero inverse mass. Candidate words are computed here into v.cand / any. Returns
-// kMoved* flags (pw is always reset to qw).
-HWY_INLINE uint32_t collideBatch(ClothView& v, uint32_t* cand, uint32_t* any, MF active, V3& pos, VF& pw, V3& old,
-                             const VF& qw) {
+// collideRoundShapes for one batch: the spheres and capsules that are candidates in the grid, into
+// `sum`. Candidate words are computed here into v.cand / any.
+HWY_INLINE void collideRoundShapes(ClothView& v, uint32_t* cand, uint32_t* any, MF active, const V3& pos,
+                                   const V3& old, Sum& sum) {
   const DF df;
   const DU du;
   const DI di;
@@ -314,7 +313,6 @@ HWY_INLINE uint32_t collideBatch(ClothView& v, uint32_t* cand, uint32_t* any, MF
   const gpu::ShapeCloth& c = v.c;
   const gpu::ShapeGrid& g = v.g;
   const bool ccd = (v.flags & gpu::kCollideFlagContinuous) != 0u;
-  pw = qw;
   const V3 lo = ccd ? V3{glmMin(pos.x, old.x), glmMin(pos.y, old.y), glmMin(pos.z, old.z)} : pos;
   const V3 hi = ccd ? V3{glmMax(pos.x, old.x), glmMax(pos.y, old.y), glmMax(pos.z, old.z)} : pos;
   const VF zero = hn::Zero(df);
@@ -338,7 +336,7 @@ HWY_INLINE uint32_t collideBatch(ClothView& v, uint32_t* cand, uint32_t* any, MF
     rowHi[axis] = hn::Add(base0, hn::Mul(cellHi, maskWords));  // set 0 ("first") at cellHi
     rowLo[axis] = hn::Add(base1, hn::Mul(cellLo, maskWords));  // set 1 ("last") at cellLo
   }
-  if (hn::AllFalse(df, active)) return 0u;
+  if (hn::AllFalse(df, active)) return;
   const auto activeU = hn::RebindMask(du, active);
   const uint32_t* masks = v.s.masks.data();
   HWY_ALIGN uint32_t tmp[hn::MaxLanes(du)];
@@ -356,7 +354,6 @@ HWY_INLINE uint32_t collideBatch(ClothView& v, uint32_t* cand, uint32_t* any, MF
     any[w] = u;
   }
 
-  Sum sum{splat(gpu::vec3(0.0f)), splat(gpu::vec3(0.0f)), zero};
   const bool wantVelocity = (v.flags & gpu::kCollideFlagFriction) != 0u;
   const uint32_t S = v.s.layout.sphereCount, C = v.s.layout.capsuleCount;
   const gpu::vec4* spheres = v.s.spheres.data();
@@ -421,6 +418,131 @@ HWY_INLINE uint32_t collideBatch(ClothView& v, uint32_t* cand, uint32_t* any, MF
     }
   }
 
+}
+
+// A plane (broadcast) per lane: normal and offset.
+struct VPlane {
+  V3 n;
+  VF w;
+};
+HWY_INLINE VPlane splatPlane(gpu::vec4 e) { return {splat(gpu::vec3(e)), hn::Set(DF(), e.w)}; }
+HWY_INLINE VPlane select(MF m, const VPlane& yes, const VPlane& no) {
+  return {select(m, yes.n, no.n), hn::IfThenElse(m, yes.w, no.w)};
+}
+// planeDistance: dot(n, p) + w.
+HWY_INLINE VF planeDistance(const VPlane& e, const V3& p) { return hn::Add(dot(e.n, p), e.w); }
+
+// A plane at both ends of the iteration, per lane (the plane that pushed or that was entered).
+struct VPlanes {
+  VPlane start, end;
+};
+HWY_INLINE VPlanes select(MF m, const VPlanes& yes, const VPlanes& no) {
+  return {select(m, yes.start, no.start), select(m, yes.end, no.end)};
+}
+
+// convexContact per lane: the lanes (of `lanes`) inside every plane of x, their push (zero
+// elsewhere) and the plane with the largest signed distance (the first on ties).
+HWY_INLINE MF convexContact(const ClothView& v, MF lanes, const gpu::ShapeConvex& x, const V3& p, V3& delta,
+                            VPlanes& pushed) {
+  const DF df;
+  const uint32_t P = v.s.layout.planeCount;
+  const gpu::vec4* planes = v.s.planes.data();
+  const uint32_t* index = v.s.layout.convexPlanes.data() + x.firstIndex;
+  MF inside = lanes;
+  VF best = hn::Zero(df);
+  for (uint32_t k = 0; k < x.planeCount; ++k) {
+    const uint32_t plane = index[k];
+    const VPlane e1 = splatPlane(planes[P + plane]);
+    const VF distance = planeDistance(e1, p);
+    inside = hn::And(inside, hn::Lt(distance, hn::Zero(df)));
+    if (hn::AllFalse(df, inside)) break;
+    const MF better = k == 0 ? inside : hn::And(inside, hn::Gt(distance, best));
+    best = hn::IfThenElse(better, distance, best);
+    pushed = select(better, VPlanes{splatPlane(planes[plane]), e1}, pushed);
+  }
+  delta = selectOrZero(inside, mul(pushed.end.n, hn::Neg(best)));
+  return inside;
+}
+
+// convexSweep per lane: the lanes (of `lanes`) whose path enters x during the iteration, the plane
+// they enter through (the first on ties) and their target (p1 on the other lanes).
+HWY_INLINE MF convexSweep(const ClothView& v, MF lanes, const gpu::ShapeConvex& x, const V3& p0, const V3& p1,
+                          V3& target, VPlanes& entered) {
+  const DF df;
+  const VF zero = hn::Zero(df);
+  const uint32_t P = v.s.layout.planeCount;
+  const gpu::vec4* planes = v.s.planes.data();
+  const uint32_t* index = v.s.layout.convexPlanes.data() + x.firstIndex;
+  MF alive = lanes, hasEntry = hn::FirstN(df, 0);
+  VF tIn = zero, tOut = hn::Set(df, 1.0f), entryDistance = zero;
+  target = p1;
+  for (uint32_t k = 0; k < x.planeCount; ++k) {
+    const uint32_t plane = index[k];
+    const VPlane e0 = splatPlane(planes[plane]), e1 = splatPlane(planes[P + plane]);
+    const VF a = planeDistance(e0, p0);
+    const VF b = planeDistance(e1, p1);
+    const MF aInside = hn::Lt(a, zero), bInside = hn::Lt(b, zero);
+    const VF t = hn::Div(a, hn::Sub(a, b));  // only used where the signs differ
+    const MF leaving = hn::And(alive, hn::AndNot(bInside, aInside));
+    tOut = hn::IfThenElse(leaving, glmMin(tOut, t), tOut);
+    alive = hn::AndNot(hn::AndNot(aInside, hn::Not(bInside)), alive);  // outside at both ends: no hit
+    if (hn::AllFalse(df, alive)) return alive;
+    const MF entering = hn::And(alive, hn::AndNot(aInside, bInside));
+    const MF take = hn::And(entering, hn::Or(hn::Not(hasEntry), hn::Gt(t, tIn)));
+    tIn = hn::IfThenElse(take, t, tIn);
+    entryDistance = hn::IfThenElse(take, b, entryDistance);
+    entered = select(take, VPlanes{e0, e1}, entered);
+    hasEntry = hn::Or(hasEntry, take);
+  }
+  const MF hit = hn::And(hn::And(alive, hasEntry), hn::Lt(tIn, tOut));
+  if (!hn::AllFalse(df, hit)) target = select(hit, sub(p1, mul(entered.end.n, entryDistance)), p1);
+  return hit;
+}
+
+// collideConvexes for one batch: the convexes the grid pass kept, after the round shapes.
+HWY_INLINE void collideConvexes(const ClothView& v, MF active, const V3& pos, const V3& old, Sum& sum) {
+  const DF df;
+  const gpu::ShapeCloth& c = v.c;
+  const bool ccd = (v.flags & gpu::kCollideFlagContinuous) != 0u;
+  const bool wantVelocity = (v.flags & gpu::kCollideFlagFriction) != 0u;
+  const uint32_t words = (c.convexCount + 31u) / 32u;
+  for (uint32_t word = 0; word < words; ++word) {
+    uint32_t bits = v.s.convexBits[c.firstConvexWord + word];
+    while (bits != 0u) {
+      const uint32_t bit = static_cast<uint32_t>(__builtin_ctz(bits));
+      bits &= bits - 1u;
+      const gpu::ShapeConvex& x = v.s.layout.convexes[c.firstConvex + word * 32u + bit];
+      V3 target = pos;
+      const VPlane none = splatPlane(gpu::vec4(0.0f));
+      VPlanes entered{none, none}, pushed{none, none};
+      const MF in = ccd ? convexSweep(v, active, x, old, pos, target, entered) : hn::FirstN(df, 0);
+      V3 delta;
+      const MF push = convexContact(v, active, x, target, delta, pushed);
+      const MF contrib = hn::Or(in, push);
+      if (hn::AllFalse(df, contrib)) continue;
+      accumulate(sum, contrib, target, delta, pos);
+      if (wantVelocity) {
+        const VPlanes e = select(push, pushed, entered);
+        const V3 vel = sub(mul(e.start.n, planeDistance(e.start, pos)), mul(e.end.n, planeDistance(e.end, pos)));
+        sum.velocity = add(sum.velocity, selectOrZero(contrib, vel));
+      }
+    }
+  }
+}
+
+// collideParticle for one batch of Lanes(df) particles in SoA form; `active` are the lanes with a
+// particle of non-zero inverse mass. Returns kMoved* flags (pw is always reset to qw).
+HWY_INLINE uint32_t collideBatch(ClothView& v, uint32_t* cand, uint32_t* any, MF active, V3& pos, VF& pw, V3& old,
+                                 const VF& qw) {
+  const DF df;
+  const VF zero = hn::Zero(df);
+  pw = qw;
+  if (hn::AllFalse(df, active)) return 0u;
+  const bool wantVelocity = (v.flags & gpu::kCollideFlagFriction) != 0u;
+  Sum sum{splat(gpu::vec3(0.0f)), splat(gpu::vec3(0.0f)), zero};
+  if (v.g.lower.w != 0.0f) collideRoundShapes(v, cand, any, active, pos, old, sum);
+  if (v.c.convexCount != 0u) collideConvexes(v, active, pos, old, sum);
+
   // applyContacts.
   const MF has = hn::Gt(sum.count, zero);
   if (hn::AllFalse(df, has)) return 0u;
@@ -460,7 +582,9 @@ void CollideCloth(const ShapesState& s, uint32_t cloth, float friction, float ma
   Float4* p = particles + c.firstParticle;
   Float4* q = prevParticles + c.firstParticle;
   const uint32_t n = c.particleCount;
-  if (g.lower.w == 0.0f) {  // no shape can be touched: the kernel only resets the inverse masses
+  bool anyConvex = false;
+  for (uint32_t w = 0; w * 32u < c.convexCount; ++w) anyConvex |= s.convexBits[c.firstConvexWord + w] != 0u;
+  if (g.lower.w == 0.0f && !anyConvex) {  // no shape can be touched: the kernel only resets the inverse masses
     for (uint32_t i = 0; i < n; ++i) p[i].w = q[i].w;
     return;
   }

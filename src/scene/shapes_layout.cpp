@@ -1,5 +1,7 @@
 #include "scene/shapes_layout.h"
 
+#include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -29,7 +31,17 @@ ShapesLayout makeShapesLayout(std::span<const ClothRange> cloths, std::span<cons
     sc.groupCount = (cloths[c].count + gpu::kShapesGroupSize - 1) / gpu::kShapesGroupSize;
     sc.firstGroup = L.groupCount;
     sc.firstSphereCapsule = static_cast<uint32_t>(L.sphereCapsules.size());
-    sc.pad0 = 0;
+    sc.firstPlane = L.planeCount;
+    sc.planeCount = static_cast<uint32_t>(col.planes.size());
+    sc.firstConvex = static_cast<uint32_t>(L.convexes.size());
+    sc.convexCount = static_cast<uint32_t>(col.convexes.size());
+    sc.firstConvexWord = L.convexWordCount;
+    for (const Convex& x : col.convexes) {
+      L.convexes.push_back({static_cast<uint32_t>(L.convexPlanes.size()), static_cast<uint32_t>(x.planes.size())});
+      for (uint32_t k : x.planes) L.convexPlanes.push_back(sc.firstPlane + k);
+    }
+    L.planeCount += sc.planeCount;
+    L.convexWordCount += (sc.convexCount + 31u) / 32u;
     for (const Capsule& cap : col.capsules) {
       L.capsules.push_back({sc.firstSphere + cap.sphere0, sc.firstSphere + cap.sphere1});
     }
@@ -64,6 +76,67 @@ void interpolateSpheres(std::span<const ClothColliders> colliders, float alphaBe
     const gpu::vec4 start = out[i], end = out[total + i];
     out[i] = gpu::interpolateSphere(start, end, alphaBegin);
     out[total + i] = gpu::interpolateSphere(start, end, alphaEnd);
+  }
+}
+
+std::vector<ColliderLayout> colliderLayout(std::span<const ClothColliders> colliders) {
+  std::vector<ColliderLayout> out(colliders.size());
+  for (size_t c = 0; c < colliders.size(); ++c) {
+    out[c].spheres = static_cast<uint32_t>(colliders[c].spheres.size());
+    out[c].planes = static_cast<uint32_t>(colliders[c].planes.size());
+    out[c].capsules.assign(colliders[c].capsules.begin(), colliders[c].capsules.end());
+    for (const Convex& x : colliders[c].convexes) out[c].convexes.emplace_back(x.planes.begin(), x.planes.end());
+  }
+  return out;
+}
+
+bool sameColliderLayout(std::span<const ColliderLayout> layout, std::span<const ClothColliders> colliders) {
+  if (layout.size() != colliders.size()) return false;
+  for (size_t c = 0; c < layout.size(); ++c) {
+    const ColliderLayout& l = layout[c];
+    const ClothColliders& col = colliders[c];
+    if (col.spheres.size() != l.spheres || col.planes.size() != l.planes || col.capsules.size() != l.capsules.size() ||
+        col.convexes.size() != l.convexes.size()) {
+      return false;
+    }
+    for (size_t k = 0; k < l.capsules.size(); ++k) {
+      if (col.capsules[k].sphere0 != l.capsules[k].sphere0 || col.capsules[k].sphere1 != l.capsules[k].sphere1) {
+        return false;
+      }
+    }
+    for (size_t k = 0; k < l.convexes.size(); ++k) {
+      if (!std::equal(l.convexes[k].begin(), l.convexes[k].end(), col.convexes[k].planes.begin(),
+                      col.convexes[k].planes.end())) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+void packRawPlanes(std::span<const ClothColliders> colliders, std::vector<gpu::vec4>& out) {
+  size_t total = 0;
+  for (const ClothColliders& c : colliders) total += c.planes.size();
+  out.resize(2 * total);
+  size_t i = 0;
+  for (const ClothColliders& c : colliders) {
+    for (size_t k = 0; k < c.planes.size(); ++k, ++i) {
+      const Float4& e = c.planes[k];
+      const Float4& b = c.prevPlanes.empty() ? e : c.prevPlanes[k];
+      out[i] = gpu::normalizePlane(gpu::vec4(b.x, b.y, b.z, b.w));
+      out[total + i] = gpu::normalizePlane(gpu::vec4(e.x, e.y, e.z, e.w));
+    }
+  }
+}
+
+void interpolatePlanes(std::span<const ClothColliders> colliders, float alphaBegin, float alphaEnd,
+                       std::vector<gpu::vec4>& out) {
+  packRawPlanes(colliders, out);
+  const size_t total = out.size() / 2;
+  for (size_t i = 0; i < total; ++i) {
+    const gpu::vec4 start = out[i], end = out[total + i];
+    out[i] = gpu::interpolatePlane(start, end, alphaBegin);
+    out[total + i] = gpu::interpolatePlane(start, end, alphaEnd);
   }
 }
 
@@ -108,6 +181,31 @@ Status validateSpheres(std::span<const Float4> spheres, size_t c, const char* fi
     if (s.w < 0) {
       return Error{ErrorCode::kInvalidArgument,
                    at(nullptr, c, field, i) + ".w (radius) is " + std::to_string(s.w) + ": radii must be >= 0"};
+    }
+  }
+  return {};
+}
+
+// Planes: finite, with a normal whose squared length is a positive normal float (so that dividing by
+// its length is exact enough and finite).
+Status validatePlanes(std::span<const Float4> planes, size_t c, const char* field) {
+  for (size_t i = 0; i < planes.size(); ++i) {
+    const Float4& p = planes[i];
+    const float v[4] = {p.x, p.y, p.z, p.w};
+    for (int k = 0; k < 4; ++k) {
+      if (!std::isfinite(v[k])) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, ".%c is %g: plane normals and offsets must be finite", "xyzw"[k],
+                      static_cast<double>(v[k]));
+        return Error{ErrorCode::kInvalidArgument, at(nullptr, c, field, i) + buf};
+      }
+    }
+    const float n2 = p.x * p.x + p.y * p.y + p.z * p.z;  // as normalizePlane computes it
+    if (!(n2 >= FLT_MIN) || !std::isfinite(n2) || !std::isfinite(p.w / std::sqrt(n2))) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, " normal (%g, %g, %g) is zero, too short or too long to normalize",
+                    static_cast<double>(p.x), static_cast<double>(p.y), static_cast<double>(p.z));
+      return Error{ErrorCode::kInvalidArgument, at(nullptr, c, field, i) + buf};
     }
   }
   return {};
@@ -170,20 +268,49 @@ Status validateColliders(std::span<const ClothColliders> colliders, size_t cloth
   if (spheres > UINT32_MAX / 8 || capsules > UINT32_MAX / 8) {
     return Error{ErrorCode::kLimitExceeded, "colliders: too many spheres or capsules in total"};
   }
-  return {};
-}
-
-bool sameColliderLayout(std::span<const ClothColliders> a, std::span<const ClothColliders> b) {
-  if (a.size() != b.size()) return false;
-  for (size_t c = 0; c < a.size(); ++c) {
-    if (a[c].spheres.size() != b[c].spheres.size() || a[c].capsules.size() != b[c].capsules.size()) return false;
-    for (size_t k = 0; k < a[c].capsules.size(); ++k) {
-      if (a[c].capsules[k].sphere0 != b[c].capsules[k].sphere0 || a[c].capsules[k].sphere1 != b[c].capsules[k].sphere1) {
-        return false;
+  uint64_t planes = 0, convexes = 0, convexPlanes = 0;
+  for (size_t c = 0; c < colliders.size(); ++c) {
+    const ClothColliders& col = colliders[c];
+    planes += col.planes.size();
+    convexes += col.convexes.size();
+    VKC_TRY(validatePlanes(col.planes, c, "planes"));
+    if (!col.prevPlanes.empty() && col.prevPlanes.size() != col.planes.size()) {
+      return Error{ErrorCode::kInvalidArgument, "colliders[" + std::to_string(c) + "].prevPlanes has " +
+                                                    std::to_string(col.prevPlanes.size()) +
+                                                    " elements; it must be empty or have as many as planes (" +
+                                                    std::to_string(col.planes.size()) + ")"};
+    }
+    VKC_TRY(validatePlanes(col.prevPlanes, c, "prevPlanes"));
+    for (size_t k = 0; k < col.prevPlanes.size(); ++k) {
+      const gpu::vec4 a = gpu::normalizePlane({col.prevPlanes[k].x, col.prevPlanes[k].y, col.prevPlanes[k].z, 0.0f});
+      const gpu::vec4 b = gpu::normalizePlane({col.planes[k].x, col.planes[k].y, col.planes[k].z, 0.0f});
+      if (!(a.x * b.x + a.y * b.y + a.z * b.z > -0.99f)) {
+        return Error{ErrorCode::kInvalidArgument,
+                     at(nullptr, c, "planes", k) +
+                         ": its normal turns over within the frame (prevPlanes and planes normals are opposite, dot <= "
+                         "-0.99): it cannot be interpolated"};
+      }
+    }
+    for (size_t k = 0; k < col.convexes.size(); ++k) {
+      const Convex& x = col.convexes[k];
+      if (x.planes.empty()) {
+        return Error{ErrorCode::kInvalidArgument,
+                     at(nullptr, c, "convexes", k) + ".planes is empty: a convex needs at least one plane"};
+      }
+      convexPlanes += x.planes.size();
+      for (size_t j = 0; j < x.planes.size(); ++j) {
+        if (x.planes[j] >= col.planes.size()) {
+          return Error{ErrorCode::kInvalidArgument, at(nullptr, c, "convexes", k) + ".planes[" + std::to_string(j) +
+                                                        "] is " + std::to_string(x.planes[j]) + "; the cloth has " +
+                                                        std::to_string(col.planes.size()) + " planes"};
+        }
       }
     }
   }
-  return true;
+  if (planes > UINT32_MAX / 8 || convexes > UINT32_MAX / 8 || convexPlanes > UINT32_MAX / 8) {
+    return Error{ErrorCode::kLimitExceeded, "colliders: too many planes, convexes or convex plane indices in total"};
+  }
+  return {};
 }
 
 }  // namespace vkc::detail

@@ -1,4 +1,4 @@
-// Sphere and capsule collision on Vulkan: the bounds passes, then the four passes of
+// Shape collision on Vulkan: the bounds passes, then the four passes of
 // shaders/collide_shapes.comp, in one Recorder so that the barriers between all six come from their
 // declared buffer uses.
 #include <algorithm>
@@ -27,15 +27,19 @@ using detail::MemoryUsage;
 
 struct ShapeCollisionStage::Impl {
   // The stage's buffers (StageBuffers ids). The static tables are shared; the frame's spheres and
-  // every buffer a pass writes are per frame in flight.
+  // planes (one buffer, one upload: the spheres, then the planes at planeOffset) and every buffer a
+  // pass writes are per frame in flight.
   enum : uint32_t {
     kClothTable,
     kCapsuleTable,
     kCsr,
-    kRawSpheres,
+    kConvexTable,
+    kConvexPlanes,
+    kRawShapes,
     kPrepared,
     kGrids,
     kMasks,
+    kConvexBits,
     kDummy,
     kStaging,
     kBufferCount
@@ -45,9 +49,9 @@ struct ShapeCollisionStage::Impl {
   std::vector<ClothRange> cloths;
   uint32_t particleCount = 0;
   uint32_t frames = 1;
-  std::vector<uint32_t> sphereCounts;
-  std::vector<std::vector<Capsule>> capsules;
+  std::vector<detail::ColliderLayout> colliderLayout;
   detail::ShapesLayout layout;
+  VkDeviceSize planeOffset = 0;  // bytes: where the planes start in the kRawShapes buffer
   std::unique_ptr<BoundsStage> bounds;
   const detail::Pipeline* pipelines[4] = {};
   detail::StageBuffers buffers;
@@ -56,47 +60,60 @@ struct ShapeCollisionStage::Impl {
   Buffer particles, prevParticles, runUpload, readback;
   detail::TimestampPool queries{ctx};
   std::vector<PassTiming> timings;
-  std::vector<gpu::vec4> sphereData;  // scratch for record()
+  std::vector<gpu::vec4> shapeData;  // scratch for record(): spheres, then planes at planeOffset
+  std::vector<gpu::vec4> planeData;
   std::optional<detail::Recorder> last;  // the passes last recorded, for timings
 
   explicit Impl(detail::ContextImpl& c) : ctx(c) {}
 
+  // Where the planes start in the raw shapes buffer: after the spheres (at least one vec4, so that
+  // the two bindings do not overlap), aligned for a storage buffer binding.
+  static VkDeviceSize planeOffsetOf(const detail::ContextImpl& ctx, const detail::ShapesLayout& L) {
+    const VkDeviceSize align = std::max<VkDeviceSize>(ctx.info.minStorageBufferOffsetAlignment, sizeof(gpu::vec4));
+    const VkDeviceSize sphereBytes = std::max<VkDeviceSize>(2ull * L.sphereCount * sizeof(gpu::vec4), sizeof(gpu::vec4));
+    return (sphereBytes + align - 1) / align * align;
+  }
+
+  static uint64_t preparedVec4s(const detail::ShapesLayout& L) {
+    return 2ull * L.sphereCount + 6ull * L.capsuleCount + 2ull * L.planeCount;
+  }
+
   // Every buffer of a stage with layout `L` (memoryRequirements() and create() both use this).
-  static std::array<detail::BufferSpec, kBufferCount> plan(const detail::ShapesLayout& L) {
+  static std::array<detail::BufferSpec, kBufferCount> plan(const detail::ContextImpl& ctx,
+                                                           const detail::ShapesLayout& L) {
     constexpr MemoryUsage kDevice = MemoryUsage::kDeviceLocal;
     std::array<detail::BufferSpec, kBufferCount> p{};
     p[kClothTable] = {L.cloths.size() * sizeof(gpu::ShapeCloth)};
     p[kCapsuleTable] = {L.capsules.size() * sizeof(gpu::CapsuleSpheres)};
     p[kCsr] = {L.sphereCapsules.size() * sizeof(uint32_t)};
-    p[kRawSpheres] = {2ull * L.sphereCount * sizeof(gpu::vec4), kDevice, true};
-    p[kPrepared] = {(2ull * L.sphereCount + 6ull * L.capsuleCount) * sizeof(gpu::vec4), kDevice, true};
+    p[kConvexTable] = {L.convexes.size() * sizeof(gpu::ShapeConvex)};
+    p[kConvexPlanes] = {L.convexPlanes.size() * sizeof(uint32_t)};
+    p[kRawShapes] = {planeOffsetOf(ctx, L) + std::max<uint64_t>(2ull * L.planeCount, 1) * sizeof(gpu::vec4), kDevice,
+                     true};
+    p[kPrepared] = {preparedVec4s(L) * sizeof(gpu::vec4), kDevice, true};
     p[kGrids] = {L.cloths.size() * sizeof(gpu::ShapeGrid), kDevice, true};
     p[kMasks] = {uint64_t{L.maskWordCount} * sizeof(uint32_t), kDevice, true};
+    p[kConvexBits] = {uint64_t{L.convexWordCount} * sizeof(uint32_t), kDevice, true};
     p[kDummy] = {sizeof(gpu::vec4)};
     p[kStaging] = {detail::TableUpload::stagingBytes(tables(L)), MemoryUsage::kUpload};
     return p;
   }
 
   // The static tables of layout `L`, in staging order.
-  static std::array<detail::TableCopy, 3> tables(const detail::ShapesLayout& L) {
+  static std::array<detail::TableCopy, 5> tables(const detail::ShapesLayout& L) {
     return {{{L.cloths.data(), L.cloths.size() * sizeof(gpu::ShapeCloth), kClothTable},
              {L.capsules.data(), L.capsules.size() * sizeof(gpu::CapsuleSpheres), kCapsuleTable},
-             {L.sphereCapsules.data(), L.sphereCapsules.size() * sizeof(uint32_t), kCsr}}};
+             {L.sphereCapsules.data(), L.sphereCapsules.size() * sizeof(uint32_t), kCsr},
+             {L.convexes.data(), L.convexes.size() * sizeof(gpu::ShapeConvex), kConvexTable},
+             {L.convexPlanes.data(), L.convexPlanes.size() * sizeof(uint32_t), kConvexPlanes}}};
   }
 
   Status checkLayout(std::span<const ClothColliders> colliders, const char* what) const {
-    bool same = colliders.size() == sphereCounts.size();
-    for (size_t c = 0; same && c < colliders.size(); ++c) {
-      same = colliders[c].spheres.size() == sphereCounts[c] && colliders[c].capsules.size() == capsules[c].size();
-      for (size_t k = 0; same && k < capsules[c].size(); ++k) {
-        same = colliders[c].capsules[k].sphere0 == capsules[c][k].sphere0 &&
-               colliders[c].capsules[k].sphere1 == capsules[c][k].sphere1;
-      }
-    }
-    if (same) return {};
-    return Error{ErrorCode::kInvalidArgument, std::string(what) +
-                                                  ".colliders: sphere counts or capsules differ from the stage's layout "
-                                                  "(create a new ShapeCollisionStage when they change)"};
+    if (detail::sameColliderLayout(colliderLayout, colliders)) return {};
+    return Error{ErrorCode::kInvalidArgument,
+                 std::string(what) +
+                     ".colliders: sphere or plane counts, capsules or convexes differ from the stage's layout "
+                     "(create a new ShapeCollisionStage when they change)"};
   }
 
   BufferRange whole(uint32_t id, uint32_t frame = 0) const { return buffers.range(id, frame); }
@@ -122,20 +139,38 @@ struct ShapeCollisionStage::Impl {
                                settings.alphaBegin,
                                settings.alphaEnd,
                                layout.groupCount,
+                               layout.planeCount,
+                               static_cast<uint32_t>(layout.convexes.size()),
+                               0,
+                               0,
                                0};
     const BufferRange boundsOut = bounds->outputBuffer(frame);
     const uint32_t f = frame;
     auto pass = [&](uint32_t kind, uint32_t groups) {
-      const BufferRange ranges[gpu::kShapesBindingCount] = {
-          parts, prev, whole(kClothTable), whole(kRawSpheres, f), whole(kCapsuleTable), whole(kCsr), whole(kPrepared, f),
-          boundsOut.size > 0 ? boundsOut : whole(kDummy), whole(kGrids, f), whole(kMasks, f)};
+      const BufferRange raw = whole(kRawShapes, f);
+      const BufferRange rawSpheres{raw.buffer, raw.offset, planeOffset};
+      const BufferRange rawPlanes{raw.buffer, raw.offset + planeOffset, raw.size - planeOffset};
+      const BufferRange ranges[gpu::kShapesBindingCount] = {parts,
+                                                            prev,
+                                                            whole(kClothTable),
+                                                            rawSpheres,
+                                                            whole(kCapsuleTable),
+                                                            whole(kCsr),
+                                                            whole(kPrepared, f),
+                                                            boundsOut.size > 0 ? boundsOut : whole(kDummy),
+                                                            whole(kGrids, f),
+                                                            whole(kMasks, f),
+                                                            rawPlanes,
+                                                            whole(kConvexTable),
+                                                            whole(kConvexPlanes),
+                                                            whole(kConvexBits, f)};
       detail::Pass p = detail::passFromDecl(gpu::kShapesPasses[kind], pipelines[kind], ranges);
       p.setPush(push);
       p.groupCount = groups;
       return p;
     };
     const uint32_t G = gpu::kShapesGroupSize;
-    rec.add(pass(gpu::kShapesPassPrepare, (layout.sphereCount + layout.capsuleCount + G - 1) / G));
+    rec.add(pass(gpu::kShapesPassPrepare, (layout.sphereCount + layout.capsuleCount + layout.planeCount + G - 1) / G));
     rec.add(pass(gpu::kShapesPassGrid, static_cast<uint32_t>(layout.cloths.size())));
     rec.add(pass(gpu::kShapesPassMasks, (layout.maskWordCount + G - 1) / G));
     detail::Pass collide = pass(gpu::kShapesPassCollide, layout.groupCount);
@@ -144,17 +179,21 @@ struct ShapeCollisionStage::Impl {
     return rec;
   }
 
-  // Validated record: the sphere upload, then every pass.
+  // Validated record: the sphere and plane upload, then every pass.
   Status recordValidated(VkCommandBuffer cmd, BufferRange parts, BufferRange prev,
                          std::span<const ClothColliders> colliders, const ShapeCollisionSettings& settings,
                          RecordSync sync, uint32_t frame, VkQueryPool timestampPool) {
-    detail::packRawSpheres(colliders, sphereData);
+    detail::packRawSpheres(colliders, shapeData);
+    detail::packRawPlanes(colliders, planeData);
+    const size_t planeAt = planeOffset / sizeof(gpu::vec4);
+    shapeData.resize(planeData.empty() ? shapeData.size() : planeAt + planeData.size());
+    std::copy(planeData.begin(), planeData.end(), shapeData.begin() + static_cast<ptrdiff_t>(planeAt));
     detail::Recorder rec = makeRecorder(parts, prev, settings, frame);
-    // The passes are checked before the sphere upload: a refused record leaves the command buffer as it was.
+    // The passes are checked before the upload: a refused record leaves the command buffer as it was.
     for (const detail::Pass& p : rec.passes()) VKC_TRY(detail::checkPass(p));
-    // The frame's spheres go into the command buffer.
-    detail::recordUpdate(ctx, cmd, buffers.get(kRawSpheres, frame).handle(), sphereData.data(),
-                         sphereData.size() * sizeof(gpu::vec4), sync);
+    // The frame's spheres and planes go into the command buffer.
+    detail::recordUpdate(ctx, cmd, buffers.get(kRawShapes, frame).handle(), shapeData.data(),
+                         shapeData.size() * sizeof(gpu::vec4), sync);
     const Status st = rec.record(cmd, sync, timestampPool);
     last.emplace(std::move(rec));
     return st;
@@ -175,9 +214,11 @@ static Status checkCreateInfo(const detail::ContextImpl& ctx, const ShapeCollisi
     uint64_t bytes;
   } needs[] = {
       {"particleCount", uint64_t{info.particleCount} * sizeof(Float4)},
-      {"colliders (spheres and capsules: prepared shapes)", (2ull * L.sphereCount + 6ull * L.capsuleCount) * 16},
+      {"colliders (spheres, capsules and planes: prepared shapes)", ShapeCollisionStage::Impl::preparedVec4s(L) * 16},
       {"colliders (grid mask words)", uint64_t{L.maskWordCount} * 4},
       {"colliders (sphere-capsule table)", uint64_t{L.sphereCapsules.size()} * 4},
+      {"colliders (planes)", 2ull * L.planeCount * 16},
+      {"colliders (convexes' plane indices)", uint64_t{L.convexPlanes.size()} * 4},
   };
   for (const Need& n : needs) {
     if (n.bytes > maxRange) {
@@ -214,7 +255,8 @@ Result<MemoryRequirements> ShapeCollisionStage::memoryRequirements(const Context
   VKC_TRY(checkAndLayout(detail::Internals::of(context), info, layout));
   auto need = BoundsStage::memoryRequirements(context, boundsInfo(info));
   if (!need) return need.error();
-  const MemoryRequirements own = detail::requirementsOf(Impl::plan(layout), info.framesInFlight);
+  const MemoryRequirements own =
+      detail::requirementsOf(Impl::plan(detail::Internals::of(context), layout), info.framesInFlight);
   detail::addRequirements(*need, own);
   return need;
 }
@@ -227,17 +269,15 @@ Result<std::unique_ptr<ShapeCollisionStage>> ShapeCollisionStage::create(Context
   impl->cloths.assign(info.cloths.begin(), info.cloths.end());
   impl->particleCount = info.particleCount;
   impl->frames = info.framesInFlight;
-  for (const ClothColliders& c : info.colliders) {
-    impl->sphereCounts.push_back(static_cast<uint32_t>(c.spheres.size()));
-    impl->capsules.emplace_back(c.capsules.begin(), c.capsules.end());
-  }
+  impl->colliderLayout = detail::colliderLayout(info.colliders);
+  impl->planeOffset = Impl::planeOffsetOf(ctx, impl->layout);
 
   auto boundsStage = BoundsStage::create(context, boundsInfo(info));
   if (!boundsStage) return boundsStage.error();
   impl->bounds = std::move(boundsStage.value());
   VKC_TRY(detail::getPassPipelines(ctx, "collide_shapes", gpu::kShapesBindingCount, sizeof(gpu::ShapesPush),
                                     impl->pipelines));
-  VKC_TRY(impl->buffers.create(ctx, Impl::plan(impl->layout), impl->frames));
+  VKC_TRY(impl->buffers.create(ctx, Impl::plan(ctx, impl->layout), impl->frames));
   impl->upload.write(impl->buffers, Impl::kStaging, Impl::tables(impl->layout));
   VKC_TRY(impl->queries.create(12));
   return std::unique_ptr<ShapeCollisionStage>(new ShapeCollisionStage(std::move(impl)));
@@ -255,7 +295,7 @@ std::vector<uint64_t> detail::shapeFrameWrites(ShapeCollisionStage& stage, uint3
   const BufferRange dummy = s.whole(ShapeCollisionStage::Impl::kDummy);
   const ShapeCollisionSettings everything{.continuous = true, .friction = 1, .collisionMassScale = 1};
   std::vector<uint64_t> out = {
-      reinterpret_cast<uint64_t>(s.buffers.get(ShapeCollisionStage::Impl::kRawSpheres, frame).handle())};
+      reinterpret_cast<uint64_t>(s.buffers.get(ShapeCollisionStage::Impl::kRawShapes, frame).handle())};
   const Recorder rec = s.makeRecorder(dummy, dummy, everything, frame);
   for (const Pass& p : rec.passes()) {
     for (const BufferUse& u : usesOf(p)) {
@@ -299,13 +339,14 @@ Status ShapeCollisionStage::run(const ShapeCollisionInput& input, ShapeCollision
   auto& alloc = *s.ctx.allocator;
   const VkDeviceSize bytes = VkDeviceSize{s.particleCount} * sizeof(Float4);
   const VkDeviceSize maskBytes = VkDeviceSize{s.layout.maskWordCount} * sizeof(uint32_t);
+  const VkDeviceSize convexBytes = VkDeviceSize{s.layout.convexWordCount} * sizeof(uint32_t);
   auto ensure = [&](Buffer& b, VkDeviceSize size, MemoryUsage usage) {
     return alloc.ensureBuffer(b, std::max<VkDeviceSize>(size, 16), usage);
   };
   VKC_TRY(ensure(s.particles, bytes, MemoryUsage::kDeviceLocal));
   VKC_TRY(ensure(s.prevParticles, bytes, MemoryUsage::kDeviceLocal));
   VKC_TRY(ensure(s.runUpload, 2 * bytes, MemoryUsage::kUpload));
-  VKC_TRY(ensure(s.readback, 2 * bytes + maskBytes, MemoryUsage::kReadback));
+  VKC_TRY(ensure(s.readback, 2 * bytes + maskBytes + convexBytes, MemoryUsage::kReadback));
   if (bytes > 0) {
     std::memcpy(s.runUpload.mapped(), input.particles.data(), bytes);
     std::memcpy(static_cast<char*>(s.runUpload.mapped()) + bytes, input.prevParticles.data(), bytes);
@@ -330,6 +371,10 @@ Status ShapeCollisionStage::run(const ShapeCollisionInput& input, ShapeCollision
       const VkBufferCopy region{0, 2 * bytes, maskBytes};
       s.ctx.vk.vkCmdCopyBuffer(cmd, s.buffers.get(Impl::kMasks, 0).handle(), s.readback.handle(), 1, &region);
     }
+    if (convexBytes > 0) {
+      const VkBufferCopy region{0, 2 * bytes + maskBytes, convexBytes};
+      s.ctx.vk.vkCmdCopyBuffer(cmd, s.buffers.get(Impl::kConvexBits, 0).handle(), s.readback.handle(), 1, &region);
+    }
     return {};
   }));
   VKC_TRY(detail::storeTimings(*s.last, s.queries, s.timings));  // before any output is written
@@ -342,6 +387,11 @@ Status ShapeCollisionStage::run(const ShapeCollisionInput& input, ShapeCollision
     if (maskBytes > 0) std::memcpy(debug->masks.data(), static_cast<const char*>(s.readback.mapped()) + 2 * bytes, maskBytes);
     debug->maskWords.clear();
     for (const gpu::ShapeCloth& sc : s.layout.cloths) debug->maskWords.push_back(sc.maskWords);
+    debug->convexBits.resize(s.layout.convexWordCount);
+    if (convexBytes > 0) {
+      std::memcpy(debug->convexBits.data(), static_cast<const char*>(s.readback.mapped()) + 2 * bytes + maskBytes,
+                  convexBytes);
+    }
   }
   return {};
 }

@@ -297,7 +297,7 @@ TEST_F(ShapeBadInputVulkan, MoreCapsulesThanTheDeviceAllowsIsAnError) {
   auto stage = ShapeCollisionStage::create(ctx(), {s.cloths, 1, in.colliders});
   ASSERT_FALSE(stage.ok());
   EXPECT_EQ(stage.error().code, ErrorCode::kLimitExceeded);
-  EXPECT_NE(stage.message().find("colliders (spheres and capsules"), std::string::npos) << stage.message();
+  EXPECT_NE(stage.message().find("colliders (spheres, capsules and planes"), std::string::npos) << stage.message();
   EXPECT_NE(stage.message().find("maxStorageBufferRange"), std::string::npos) << stage.message();
   // Through collideShapes: the same error, nothing changed.
   const Status st = collideShapes(Backend::kVulkan, &ctx(), in);

@@ -1,4 +1,4 @@
-// Shared by the sphere/capsule tests: a scene that owns its arrays, running one iteration on any
+// Shared by the shape collision tests: a scene that owns its arrays, running one iteration on any
 // backend, and closed-form geometry in double precision written for the tests only (it never calls
 // the engine's collision math, so it can disagree with it).
 #pragma once
@@ -21,8 +21,19 @@ struct Scene {
   std::vector<ClothRange> cloths;
   std::vector<std::vector<Float4>> spheres, prevSpheres;  // prevSpheres[c] empty: static spheres
   std::vector<std::vector<Capsule>> capsules;
+  std::vector<std::vector<Float4>> planes, prevPlanes;               // prevPlanes[c] empty: static planes
+  std::vector<std::vector<std::vector<uint32_t>>> convexPlaneLists;  // per cloth, per convex
+  std::vector<std::vector<Convex>> convexes;                         // built by input()
   std::vector<ClothColliders> colliders;
   ShapeCollisionSettings settings;
+
+  // Gives cloth c planes and convexes (lists of plane indices).
+  void setConvexes(uint32_t c, std::vector<Float4> pl, std::vector<std::vector<uint32_t>> lists,
+                   std::vector<Float4> prevPl = {}) {
+    planes[c] = std::move(pl);
+    prevPlanes[c] = std::move(prevPl);
+    convexPlaneLists[c] = std::move(lists);
+  }
 
   // Appends a cloth of the given particles (prev = the same positions unless given) and shapes.
   uint32_t addCloth(const std::vector<Float4>& p, const std::vector<Float4>& q, std::vector<Float4> sph,
@@ -33,12 +44,19 @@ struct Scene {
     spheres.push_back(std::move(sph));
     prevSpheres.push_back(std::move(prevSph));
     capsules.push_back(std::move(caps));
+    planes.emplace_back();
+    prevPlanes.emplace_back();
+    convexPlaneLists.emplace_back();
     return static_cast<uint32_t>(cloths.size() - 1);
   }
 
   ShapeCollisionInput input() {
     colliders.clear();
-    for (size_t c = 0; c < cloths.size(); ++c) colliders.push_back({spheres[c], prevSpheres[c], capsules[c]});
+    convexes.assign(cloths.size(), {});
+    for (size_t c = 0; c < cloths.size(); ++c) {
+      for (const std::vector<uint32_t>& list : convexPlaneLists[c]) convexes[c].push_back({list});
+      colliders.push_back({spheres[c], prevSpheres[c], capsules[c], planes[c], prevPlanes[c], convexes[c]});
+    }
     return {particles, prev, cloths, colliders, settings};
   }
 };
