@@ -1,4 +1,4 @@
-// Bad input to sphere/capsule collision: every backend (collideShapes), the Vulkan stage's create(),
+// Bad input to shape collision (spheres, capsules, planes, convexes): every backend (collideShapes), the Vulkan stage's create(),
 // run() and record() reject it with an error that names the field, and change nothing: particles,
 // previous positions, debug output and the host's buffers stay as they were, and a rejected record()
 // leaves the command buffer empty; framesInFlight and the record's frame are checked too. (tests/vulkan/collide_shapes_stage_test.cpp has the record()
@@ -28,6 +28,12 @@ Scene validScene() {
   Scene s;
   s.addCloth(p, q, {{-1, 0, 0, 0.3f}, {0, 0, 0, 0.3f}, {1, 0, 0, 0.2f}, {5, 5, 5, 0.1f}}, {{0, 1}, {1, 2}});
   s.addCloth(p, q, {{0, 0, 0, 0.5f}, {0.5f, 0, 0, 0.4f}}, {{0, 1}});
+  // A box around the first cloth's particles and a ground plane under both (unnormalized normals).
+  s.setConvexes(0,
+                {{1, 0, 0, -1.5f}, {-1, 0, 0, -1.5f}, {0, 1, 0, -0.5f}, {0, -1, 0, -0.5f}, {0, 0, 2, -1}, {0, 0, -2, -1},
+                 {0, 3, 0, 0.3f}},
+                {{0, 1, 2, 3, 4, 5}, {6}});
+  s.setConvexes(1, {{0, 1, 0, 0.1f}}, {{0}});
   s.settings = {.continuous = true, .friction = 0.5f, .collisionMassScale = 1.0f};
   return s;
 }
@@ -68,6 +74,29 @@ const std::vector<Case>& cases() {
          s.capsules[0][0] = {1, 1};
        },
        "colliders[0].capsules[0]: sphere0 and sphere1"},
+      {"zero plane normal", [](Scene& s) { s.planes[0][1] = {0, 0, 0, 1}; },
+       "colliders[0].planes[1] normal (0, 0, 0) is zero"},
+      {"denormal plane normal", [](Scene& s) { s.planes[0][2] = {1e-30f, 0, 0, 0}; }, "colliders[0].planes[2] normal"},
+      {"NaN plane normal", [](Scene& s) { s.planes[1][0].y = NAN; }, "colliders[1].planes[0].y is nan"},
+      {"infinite plane offset", [](Scene& s) { s.planes[0][6].w = INFINITY; }, "colliders[0].planes[6].w is inf"},
+      {"NaN previous plane",
+       [](Scene& s) {
+         s.prevPlanes[0] = s.planes[0];
+         s.prevPlanes[0][3].x = NAN;
+       },
+       "colliders[0].prevPlanes[3].x"},
+      {"previous planes count", [](Scene& s) { s.prevPlanes[1] = {s.planes[1][0], s.planes[1][0]}; },
+       "colliders[1].prevPlanes has 2 elements"},
+      {"plane turning over within the frame",
+       [](Scene& s) {
+         s.prevPlanes[1] = s.planes[1];
+         s.prevPlanes[1][0] = {0, -2, 0, 0.1f};
+       },
+       "colliders[1].planes[0]: its normal turns over"},
+      {"convex plane index out of range", [](Scene& s) { s.convexPlaneLists[0][0][2] = 7; },
+       "colliders[0].convexes[0].planes[2] is 7; the cloth has 7 planes"},
+      {"empty convex", [](Scene& s) { s.convexPlaneLists[1][0].clear(); },
+       "colliders[1].convexes[0].planes is empty"},
       {"alphaBegin negative", [](Scene& s) { s.settings.alphaBegin = -0.1f; }, "alphaBegin"},
       {"alphaEnd above 1", [](Scene& s) { s.settings.alphaEnd = 1.5f; }, "alphaEnd"},
       {"alphaEnd before alphaBegin",
@@ -303,6 +332,57 @@ TEST_F(ShapeBadInputVulkan, MoreCapsulesThanTheDeviceAllowsIsAnError) {
   const Status st = collideShapes(Backend::kVulkan, &ctx(), in);
   EXPECT_EQ(st.error().code, ErrorCode::kLimitExceeded);
   EXPECT_TRUE(bitwiseEqual(s.particles[0], before.particles[0]));
+}
+
+TEST_F(ShapeBadInputVulkan, MorePlanesThanTheDeviceAllowsIsAnError) {
+  // Each plane takes 2 vec4 of prepared planes (start and end): this many exceed maxStorageBufferRange.
+  const uint64_t tooMany = ctx().deviceInfo().maxStorageBufferRange / 32 + 1;
+  ASSERT_LT(tooMany, 16u << 20) << "the device's limit is too large to test cheaply";
+  Scene s;
+  s.addCloth({{0, -1, 0, 1}}, {}, {});
+  s.setConvexes(0, std::vector<Float4>(tooMany, Float4{0, 1, 0, 0}), {{0, 1}});
+  const Scene before = s;
+  ShapeCollisionInput in = s.input();
+  auto need = ShapeCollisionStage::memoryRequirements(ctx(), {s.cloths, 1, in.colliders});
+  ASSERT_FALSE(need.ok());
+  EXPECT_EQ(need.error().code, ErrorCode::kLimitExceeded);
+  auto stage = ShapeCollisionStage::create(ctx(), {s.cloths, 1, in.colliders});
+  ASSERT_FALSE(stage.ok());
+  EXPECT_EQ(stage.error().code, ErrorCode::kLimitExceeded);
+  EXPECT_NE(stage.message().find("colliders (spheres, capsules and planes"), std::string::npos) << stage.message();
+  EXPECT_NE(stage.message().find("maxStorageBufferRange"), std::string::npos) << stage.message();
+  const Status st = collideShapes(Backend::kVulkan, &ctx(), in);
+  EXPECT_EQ(st.error().code, ErrorCode::kLimitExceeded);
+  EXPECT_TRUE(bitwiseEqual(s.particles[0], before.particles[0]));
+}
+
+TEST_F(ShapeBadInputVulkan, RecordRejectsChangedConvexesAndRecordsNothing) {
+  // The stage's layout includes every convex's plane list: a record() whose convexes differ is refused.
+  Scene s = validScene();
+  auto stage = makeStage(s);
+  ASSERT_NE(stage, nullptr);
+  const VkDeviceSize bytes = s.particles.size() * sizeof(Float4);
+  auto host = impl().allocator->createBuffer(2 * bytes, detail::MemoryUsage::kUpload);
+  ASSERT_TRUE(host.ok());
+  std::memcpy(host->mapped(), s.particles.data(), bytes);
+  std::memcpy(static_cast<char*>(host->mapped()) + bytes, s.prev.data(), bytes);
+  for (int change = 0; change < 3; ++change) {
+    Scene bad = validScene();
+    if (change == 0) bad.convexPlaneLists[0][0][1] = 2;        // another plane
+    if (change == 1) bad.convexPlaneLists[1][0].push_back(0);  // one more index
+    if (change == 2) bad.planes[1].push_back({0, 1, 0, 0});    // one more plane
+    ShapeCollisionRecordInfo info;
+    info.particles = {host->handle(), 0, bytes};
+    info.prevParticles = {host->handle(), bytes, bytes};
+    info.colliders = bad.input().colliders;
+    submit([&](VkCommandBuffer cmd) {
+      const Status st = stage->record(cmd, info);
+      ASSERT_FALSE(st.ok());
+      EXPECT_NE(st.message().find("capsules or convexes differ from the stage's layout"), std::string::npos)
+          << st.message();
+    });
+    EXPECT_EQ(std::memcmp(host->mapped(), s.particles.data(), bytes), 0);
+  }
 }
 
 }  // namespace
