@@ -1,6 +1,7 @@
-// The SIMD twin of sphere/capsule collision against the scalar twin, on every SIMD target this build
-// has and this CPU runs: random scenes with many contacts (discrete and CCD, friction, mass scaling,
-// moving and tapered shapes, nested capsules, multi-word masks, several cloths), particle counts that
+// The SIMD twin of shape collision against the scalar twin, on every SIMD target this build has and
+// this CPU runs: random scenes with many contacts (discrete and CCD, friction, mass scaling, moving
+// and tapered shapes, nested capsules, multi-word masks, several cloths, moving convexes alone and
+// mixed with spheres and capsules), particle counts that
 // are not multiples of any lane count, and 0 and 1 particles. Masks must be bitwise equal; positions,
 // previous positions and inverse masses within kShapeCollisionTolerance (1 + |value|).
 #include <gtest/gtest.h>
@@ -24,12 +25,19 @@ struct SimdScene {
   std::vector<ClothRange> cloths;
   std::vector<std::vector<Float4>> spheres, prevSpheres;
   std::vector<std::vector<Capsule>> capsules;
+  std::vector<std::vector<Float4>> planes, prevPlanes;
+  std::vector<std::vector<std::vector<uint32_t>>> convexLists;
+  std::vector<std::vector<Convex>> convexes;
   std::vector<ClothColliders> colliders;
   ShapeCollisionSettings settings;
 
   ShapeCollisionInput input() {
     colliders.clear();
-    for (size_t c = 0; c < cloths.size(); ++c) colliders.push_back({spheres[c], prevSpheres[c], capsules[c]});
+    convexes.assign(cloths.size(), {});
+    for (size_t c = 0; c < cloths.size(); ++c) {
+      for (const std::vector<uint32_t>& list : convexLists[c]) convexes[c].push_back({list});
+      colliders.push_back({spheres[c], prevSpheres[c], capsules[c], planes[c], prevPlanes[c], convexes[c]});
+    }
     return {particles, prev, cloths, colliders, settings};
   }
 };
@@ -44,7 +52,41 @@ struct SceneSpec {
   float alphaBegin = 0;
   float alphaEnd = 1;
   bool nested = false;  // also capsules whose one sphere holds the other (no cone)
+  uint32_t convexes = 0;  // random moving convexes of 4-12 planes (plus a ground plane when > 0)
 };
+
+// Convexes tangent to balls around random points in [-2, 2]^3, each plane moving and tilting a little
+// between the frame's start and end, some planes shared; and a ground plane at y = -1.5 (a convex of
+// one plane). Returns the planes' lists.
+void addConvexes(SimdScene& s, std::mt19937& rng, uint32_t count) {
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<Float4> pl, prevPl;
+  std::vector<std::vector<uint32_t>> lists;
+  for (uint32_t k = 0; k < count; ++k) {
+    const float cx = 2 * u(rng), cy = 2 * u(rng), cz = 2 * u(rng), r = 0.2f + 0.4f * std::abs(u(rng));
+    std::vector<uint32_t> list;
+    const uint32_t planes = 4 + static_cast<uint32_t>(rng() % 9);
+    for (uint32_t j = 0; j < planes; ++j) {
+      if (!pl.empty() && rng() % 10 == 0) {
+        list.push_back(static_cast<uint32_t>(rng() % pl.size()));
+        continue;
+      }
+      float nx = u(rng), ny = u(rng), nz = u(rng);
+      const float len = std::sqrt(nx * nx + ny * ny + nz * nz) + 1e-3f;
+      nx /= len, ny /= len, nz /= len;
+      pl.push_back({nx, ny, nz, -(nx * cx + ny * cy + nz * cz + r)});
+      prevPl.push_back({nx + 0.05f * u(rng), ny, nz, pl.back().w + 0.2f * u(rng)});
+      list.push_back(static_cast<uint32_t>(pl.size() - 1));
+    }
+    lists.push_back(list);
+  }
+  pl.push_back({0, 2, 0, 3});  // y < -1.5, unnormalized
+  prevPl.push_back({0, 1, 0, 1.4f});
+  lists.push_back({static_cast<uint32_t>(pl.size() - 1)});
+  s.planes.back() = pl;
+  s.prevPlanes.back() = prevPl;
+  s.convexLists.back() = lists;
+}
 
 // Spheres in [-2, 2]^3 (some moving and growing between the frame's start and end), capsules between
 // random pairs, and particles placed around the spheres' surfaces (inside and outside), with a
@@ -99,6 +141,10 @@ SimdScene makeScene(uint32_t seed, const SceneSpec& spec) {
     s.spheres.push_back(sp);
     s.prevSpheres.push_back(pp);
     s.capsules.push_back(caps);
+    s.planes.emplace_back();
+    s.prevPlanes.emplace_back();
+    s.convexLists.emplace_back();
+    if (spec.convexes > 0) addConvexes(s, rng, spec.convexes);
   }
   return s;
 }
@@ -132,6 +178,7 @@ Counts compareSimdScalar(SimdScene scene) {
     ASSERT_TRUE(t.ok()) << t.message();
     EXPECT_EQ(simdDebug.masks, scalarDebug.masks);
     EXPECT_EQ(simdDebug.maskWords, scalarDebug.maskWords);
+    EXPECT_EQ(simdDebug.convexBits, scalarDebug.convexBits);
     uint32_t bad = 0;
     for (size_t i = 0; i < scene.particles.size(); ++i) {
       const Float4 &p = simd.particles[i], &q = scalar.particles[i];
@@ -192,6 +239,33 @@ TEST(CollideShapesSimd, FrictionAndMassScaleMatchScalar) {
     EXPECT_GT(c.moved, 500u);
     EXPECT_GT(c.frictioned, 200u);  // friction changed previous positions
     EXPECT_GT(c.scaled, 500u);      // and mass scaling the inverse masses
+  }
+}
+
+TEST(CollideShapesSimd, ConvexesMatchScalar) {
+  // Convexes alone (no sphere grid), and with spheres and capsules; 40 convexes: 2 convex words.
+  for (const uint32_t spheres : {0u, 12u}) {
+    for (const bool continuous : {false, true}) {
+      for (const float friction : {0.0f, 0.5f}) {
+        SCOPED_TRACE(std::to_string(spheres) + " spheres, " + (continuous ? "continuous" : "discrete") +
+                     (friction > 0 ? ", friction and mass scaling" : ""));
+        SceneSpec spec;
+        spec.particleCounts = {2531, 17};
+        spec.spheres = spheres;
+        spec.capsules = spheres / 2;
+        spec.convexes = 40;
+        spec.continuous = continuous;
+        spec.friction = friction;
+        spec.massScale = friction > 0 ? 2.0f : 0.0f;
+        spec.alphaBegin = 0.25f;
+        spec.alphaEnd = 0.75f;
+        const Counts c = compareSimdScalar(makeScene(30 + spheres + (continuous ? 1u : 0u), spec));
+        EXPECT_GT(c.moved, 400u);
+        if (friction > 0) {
+          EXPECT_GT(c.frictioned, 100u);
+        }
+      }
+    }
   }
 }
 
