@@ -1,4 +1,4 @@
-// The integration contract on the sphere/capsule stage (see bounds_integration_test.cpp): create()
+// The integration contract on the shape stage (see bounds_integration_test.cpp): create()
 // and record() never touch a queue, several frames in flight each use their own spheres and scratch,
 // memoryRequirements() is what create() allocates (the embedded bounds stage included), and a failing
 // device allocation at any point is reported, leaves nothing allocated and the outputs untouched.
@@ -22,8 +22,9 @@ using shapes::Scene;
 
 class ShapesIntegrationVulkan : public VulkanTest {};
 
-// Two cloths of particles scattered around moving spheres and capsules. The layout (counts and
-// capsules) does not depend on `seed`; the positions do.
+// Two cloths of particles scattered around moving spheres, capsules, a moving box (a convex of 6
+// planes) and a ground plane. The layout (counts, capsules, convexes) does not depend on `seed`; the
+// positions do (so that frames in flight with different seeds need their own spheres and planes).
 Scene scene(uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
@@ -41,7 +42,14 @@ Scene scene(uint32_t seed) {
       prevSpheres.push_back({spheres.back().x + 0.1f * u(rng), spheres.back().y, spheres.back().z, spheres.back().w});
       if (k % 3 == 1) capsules.push_back({k - 1, k});
     }
-    s.addCloth(p, q, spheres, capsules, prevSpheres);
+    const uint32_t cloth = s.addCloth(p, q, spheres, capsules, prevSpheres);
+    const float bx = u(rng), by = u(rng), h = 0.4f + 0.3f * std::abs(u(rng));
+    std::vector<Float4> planes = {{1, 0, 0, -(bx + h)}, {-1, 0, 0, bx - h}, {0, 1, 0, -(by + h)},
+                                  {0, -1, 0, by - h},   {0, 0, 1, -h},      {0, 0, -1, -h},
+                                  {0, 1, 0, 1.5f + 0.2f * u(rng)}};
+    std::vector<Float4> prevPlanes = planes;
+    for (Float4& f : prevPlanes) f.w += 0.2f * u(rng);
+    s.setConvexes(cloth, planes, {{0, 1, 2, 3, 4, 5}, {6}}, prevPlanes);
   }
   s.settings = {.continuous = true, .friction = 0.3f, .collisionMassScale = 1.0f};
   return s;
