@@ -1,7 +1,8 @@
-// Sphere/capsule collision benchmark: one collision iteration on every backend (Vulkan: GPU
-// timestamps of the stage's passes; CPU scalar and CPU SIMD: wall clock, one thread), on synthetic
-// cloth sheets (N particles x S spheres with S/2 capsules, discrete and CCD) and on the NvCloth drape
-// states of bench/scenes/ (CCD, friction 0.3), against a copy roofline measured in the same run
+// Shape collision benchmark: one collision iteration on every backend (Vulkan: GPU timestamps of the
+// stage's passes; CPU scalar and CPU SIMD: wall clock, one thread), on synthetic cloth sheets
+// (N particles x S spheres with S/2 capsules, and P planes in P/4 convexes mixed with 8 spheres,
+// discrete and CCD) and on the NvCloth drape states of bench/scenes/ (with their ground plane; CCD and
+// friction 0.3 as the scene says, and discrete without friction), against a copy roofline measured in the same run
 // (std::memcpy on the CPU, shaders/copy.comp on the device). Prints a table and writes JSON. See
 // `bench_collide_shapes --help`.
 //
@@ -53,6 +54,7 @@ struct Options : CommonOptions {
   bool discrete = true, ccd = true;
   bool vulkan = true, scalar = true, simd = true;
   bool scenes = true, synthetic = true;
+  std::vector<uint32_t> planes = {8, 32, 128};
   bool allTargets = false;
 };
 
@@ -66,6 +68,8 @@ void usage(std::FILE* f) {
                "  --vulkan-max-n N   skip Vulkan rows above N particles (default 1048576: lavapipe is slow;\n"
                "                     0: no cap)\n"
                "  --spheres LIST     sphere counts, comma separated (default 8,32,128); capsules = spheres / 2\n"
+               "  --planes LIST      plane counts of the convex rows (with 8 spheres), comma separated (default\n"
+               "                     8,32,128; 0: none); convexes = planes / 4 (4 planes each)\n"
                "  --mode M           discrete, ccd or both (default both)\n"
                "  --backend LIST     vulkan, cpu-scalar, cpu-simd, comma separated (default all three)\n"
                "  --no-scenes        skip the NvCloth drape scenes\n"
@@ -108,6 +112,20 @@ std::optional<Options> parseOptions(int argc, char** argv) {
           return Parsed::kBad;
         }
         o.spheres.push_back(n);
+      }
+      return Parsed::kTaken;
+    }
+    if (args.is("--planes")) {
+      const char* v = args.value();
+      if (v == nullptr) return Parsed::kBad;
+      o.planes.clear();
+      for (const std::string& p : splitList(v)) {
+        uint32_t k = 0;
+        if (!parseUint(p.c_str(), k) || k % 4 != 0 || k > 4096) {
+          std::fprintf(stderr, "bench_collide_shapes: --planes: '%s' is not a multiple of 4 in 0..4096\n", p.c_str());
+          return Parsed::kBad;
+        }
+        if (k > 0) o.planes.push_back(k);
       }
       return Parsed::kTaken;
     }
@@ -166,17 +184,28 @@ std::optional<Options> parseOptions(int argc, char** argv) {
 // One collision problem: an input and everything it points to, plus a pristine copy of the particles.
 struct Problem {
   std::string scene;  // "synthetic" or the drape file's name
-  uint32_t spheres = 0, capsules = 0;
+  uint32_t spheres = 0, capsules = 0, planes = 0, convexes = 0;
   bool continuous = false;
   double nvclothMs = 0;  // NvCloth's CPU figure for this scene (0: none)
   std::vector<Float4> particles, prev, particles0, prev0;
   std::vector<ClothRange> cloths;
   std::vector<Float4> sphereData, prevSphereData;
   std::vector<Capsule> capsuleData;
+  std::vector<Float4> planeData, prevPlaneData;
+  std::vector<std::vector<uint32_t>> convexLists;
+  std::vector<Convex> convexData;
   std::vector<ClothColliders> colliders;
   ShapeCollisionSettings settings;
 
   uint32_t n() const { return static_cast<uint32_t>(particles.size()); }
+  // The colliders from the arrays above (one cloth).
+  void setColliders() {
+    convexData.clear();
+    for (const std::vector<uint32_t>& l : convexLists) convexData.push_back({l});
+    colliders = {{sphereData, prevSphereData, capsuleData, planeData, prevPlaneData, convexData}};
+    planes = static_cast<uint32_t>(planeData.size());
+    convexes = static_cast<uint32_t>(convexData.size());
+  }
   void restore() {
     std::memcpy(particles.data(), particles0.data(), particles.size() * sizeof(Float4));
     std::memcpy(prev.data(), prev0.data(), prev.size() * sizeof(Float4));
@@ -187,8 +216,9 @@ struct Problem {
 // A cloth sheet of n particles (a wavy 2 x 2 square in xz, row after row as a cloth mesh lays them
 // out), moving down by 0.01 per iteration, over `spheres` spheres (radius ~0.25 (8 / S)^(1/3)) poking
 // through it and moving by up to 0.02, paired into S/2 capsules (spheres 2k and 2k+1, 2 to 4 radii
-// apart, tapered).
-std::unique_ptr<Problem> syntheticProblem(uint32_t n, uint32_t spheres, bool continuous) {
+// apart, tapered). With `planes` > 0, also planes / 4 convexes: randomly turned tetrahedra (4 planes,
+// inradius ~0.2 (8 / convexes)^(1/3)) poking through the sheet, each moving by up to 0.02.
+std::unique_ptr<Problem> syntheticProblem(uint32_t n, uint32_t spheres, uint32_t planes, bool continuous) {
   auto p = std::make_unique<Problem>();
   p->scene = "synthetic";
   p->continuous = continuous;
@@ -221,10 +251,33 @@ std::unique_ptr<Problem> syntheticProblem(uint32_t n, uint32_t spheres, bool con
     p->prevSphereData.push_back({s.x + 0.02f * u(rng), s.y + 0.02f * u(rng), s.z + 0.02f * u(rng), s.w});
   }
   for (uint32_t k = 0; k + 1 < spheres; k += 2) p->capsuleData.push_back({k, k + 1});
+  const uint32_t convexes = planes / 4;
+  const float inradius = convexes > 0 ? 0.2f * std::cbrt(8.0f / static_cast<float>(convexes)) : 0.0f;
+  for (uint32_t k = 0; k < convexes; ++k) {
+    const float cx = u(rng), cy = -0.05f + 0.1f * u(rng), cz = u(rng);
+    // A random rotation of the regular tetrahedron's face normals (+-1, +-1, +-1 with an odd count of -1).
+    float ax = u(rng), ay = u(rng), az = u(rng);
+    const float len = std::sqrt(ax * ax + ay * ay + az * az) + 1e-3f;
+    ax /= len, ay /= len, az /= len;
+    const float angle = 3.14159265f * u(rng), c = std::cos(angle), sn = std::sin(angle);
+    const float corners[4][3] = {{1, 1, 1}, {1, -1, -1}, {-1, 1, -1}, {-1, -1, 1}};
+    std::vector<uint32_t> list;
+    for (const auto& f : corners) {
+      const float vx = -f[0] / std::sqrt(3.0f), vy = -f[1] / std::sqrt(3.0f), vz = -f[2] / std::sqrt(3.0f);
+      const float d = ax * vx + ay * vy + az * vz;  // Rodrigues: v c + (a x v) s + a (a.v)(1 - c)
+      const float nx = vx * c + (ay * vz - az * vy) * sn + ax * d * (1 - c);
+      const float ny = vy * c + (az * vx - ax * vz) * sn + ay * d * (1 - c);
+      const float nz = vz * c + (ax * vy - ay * vx) * sn + az * d * (1 - c);
+      p->planeData.push_back({nx, ny, nz, -(nx * cx + ny * cy + nz * cz) - inradius});
+      p->prevPlaneData.push_back({nx, ny, nz, p->planeData.back().w + 0.02f * u(rng)});
+      list.push_back(static_cast<uint32_t>(p->planeData.size() - 1));
+    }
+    p->convexLists.push_back(list);
+  }
   p->spheres = spheres;
   p->capsules = static_cast<uint32_t>(p->capsuleData.size());
   p->cloths = {{0, n}};
-  p->colliders = {{p->sphereData, p->prevSphereData, p->capsuleData}};
+  p->setColliders();
   p->settings.continuous = continuous;
   p->particles0 = p->particles;
   p->prev0 = p->prev;
@@ -249,7 +302,7 @@ Result<std::unique_ptr<Problem>> sceneProblem(const std::string& file, double nv
   p->spheres = static_cast<uint32_t>(c.spheres.size());
   p->capsules = static_cast<uint32_t>(c.capsules.size());
   p->cloths = {{0, p->n()}};
-  p->colliders = {{p->sphereData, p->prevSphereData, p->capsuleData}};
+  p->setColliders();
   p->settings = shapeCollisionSettings(scene->settings);
   p->continuous = p->settings.continuous;
   p->particles0 = p->particles;
@@ -259,7 +312,7 @@ Result<std::unique_ptr<Problem>> sceneProblem(const std::string& file, double nv
 
 struct Row {
   std::string scene;
-  uint32_t n = 0, spheres = 0, capsules = 0;
+  uint32_t n = 0, spheres = 0, capsules = 0, planes = 0, convexes = 0;
   std::string mode;  // discrete / ccd
   std::string backend;
   double medianMs = 0;
@@ -295,8 +348,8 @@ uint32_t repsFor(uint32_t reps, double onceMs) {
 }
 
 void printHeader() {
-  std::printf("%-17s %8s %4s %4s %-8s %-15s %10s %8s %6s %8s %10s %5s %7s %9s %7s %4s  %s\n", "scene", "N", "S",
-              "C", "mode", "backend", "median_ms", "ns/part", "GB/s", "roofline", "collide_ms", "prep%", "vs_scal",
+  std::printf("%-17s %8s %4s %4s %4s %-8s %-15s %10s %8s %6s %8s %10s %5s %7s %9s %7s %4s  %s\n", "scene", "N", "S",
+              "C", "P", "mode", "backend", "median_ms", "ns/part", "GB/s", "roofline", "collide_ms", "prep%", "vs_scal",
               "thread_ms", "vs_scal", "reps", "note");
 }
 
@@ -327,8 +380,8 @@ void printRow(const Row& r) {
   if (r.threadMs > 0) std::snprintf(thread, sizeof thread, "%.4f", r.threadMs);
   if (r.speedupVsScalar > 0) std::snprintf(speed, sizeof speed, "%.2fx", r.speedupVsScalar);
   if (r.speedupThread > 0) std::snprintf(speedThread, sizeof speedThread, "%.2fx", r.speedupThread);
-  std::printf("%-17s %8u %4u %4u %-8s %-15s %10.4f %8.2f %6.2f %8.3f %10s %5s %7s %9s %7s %4u  %s\n", r.scene.c_str(),
-              r.n, r.spheres, r.capsules, r.mode.c_str(), r.backend.c_str(), r.medianMs, r.medianMs * 1e6 / r.n, r.gbps,
+  std::printf("%-17s %8u %4u %4u %4u %-8s %-15s %10.4f %8.2f %6.2f %8.3f %10s %5s %7s %9s %7s %4u  %s\n",
+              r.scene.c_str(), r.n, r.spheres, r.capsules, r.planes, r.mode.c_str(), r.backend.c_str(), r.medianMs, r.medianMs * 1e6 / r.n, r.gbps,
               r.rooflineFraction, collide, prep, speed, thread, speedThread, r.reps, note.c_str());
   std::fflush(stdout);
 }
@@ -354,10 +407,12 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo& dev,
        "collideShapesCpu call (median_ms) and the collide loop alone (collide_ms); vulkan times GPU timestamps "
        "(sum of the stage's passes, bounds included); thread_ms, collide_thread_ms: median thread CPU time "
        "(CLOCK_THREAD_CPUTIME_ID) of the same calls, roofline_fraction_thread = cpu-memcpy thread_ms / thread_ms; speedup_vs_scalar = cpu-scalar median_ms / median_ms (_thread: of thread_ms); "
-       "nvcloth_ms: NvCloth 1.1.6 CPU shape collision per iteration on one core (bench/scenes/README.md)\",\n";
+       "nvcloth_ms: NvCloth 1.1.6 CPU shape collision (its SwCollision, clang -O3, SSE) on the same state, one "
+       "core, measured side by side (bench/scenes/README.md)\",\n";
   s += jsonRowsAndEnd(rows, [&](const Row& r) {
     std::string m = "\"scene\": " + jsonString(r.scene) + ", \"n\": " + std::to_string(r.n) +
         ", \"spheres\": " + std::to_string(r.spheres) + ", \"capsules\": " + std::to_string(r.capsules) +
+        ", \"planes\": " + std::to_string(r.planes) + ", \"convexes\": " + std::to_string(r.convexes) +
         ", \"mode\": " + jsonString(r.mode) + ", \"backend\": " + jsonString(r.backend) +
         ", \"median_ms\": " + jsonNumber(r.medianMs) + ", \"ns_per_particle\": " + jsonNumber(r.medianMs * 1e6 / r.n) +
         ", \"bytes\": " + jsonNumber(r.bytes) + ", \"gbps\": " + jsonNumber(r.gbps) +
@@ -427,6 +482,8 @@ class Runner {
       r.n = n;
       r.spheres = p.spheres;
       r.capsules = p.capsules;
+      r.planes = p.planes;
+      r.convexes = p.convexes;
       r.mode = mode;
       r.backend = backend;
       r.bytes = bytes;
@@ -697,21 +754,31 @@ int runBench(const Options& o) {
   Runner runner(o, copy ? contextOwner.get() : nullptr, copy.get());
   printHeader();
   if (o.scenes) {
+    // NvCloth's figures (clang -O3, measured side by side on these states, ground plane included):
+    // the scene's own settings (CCD, friction 0.3) and discrete without friction.
     struct SceneFile {
       const char* file;
-      double nvclothMs;
+      double nvclothCcdMs, nvclothDiscreteMs;
     };
-    std::vector<SceneFile> files = {{"nvcloth-drape-64.json", 0.082}, {"nvcloth-drape-255.json.gz", 1.24}};
+    std::vector<SceneFile> files = {{"nvcloth-drape-64.json", 0.0651, 0.0328},
+                                    {"nvcloth-drape-255.json.gz", 1.043, 0.533}};
     if (o.quick) files.resize(1);
     for (const SceneFile& f : files) {
-      auto p = sceneProblem(f.file, f.nvclothMs);
-      if (!p) {
-        std::fprintf(stderr, "bench_collide_shapes: %s: %s\n", f.file, p.message().c_str());
-        return 1;
-      }
-      if (const Status s = runner.run(**p); !s) {
-        std::fprintf(stderr, "bench_collide_shapes: %s: %s\n", f.file, s.message().c_str());
-        return 1;
+      for (const bool discrete : {false, true}) {
+        if ((discrete && !o.discrete) || (!discrete && !o.ccd)) continue;
+        auto p = sceneProblem(f.file, discrete ? f.nvclothDiscreteMs : f.nvclothCcdMs);
+        if (!p) {
+          std::fprintf(stderr, "bench_collide_shapes: %s: %s\n", f.file, p.message().c_str());
+          return 1;
+        }
+        if (discrete) {
+          (*p)->settings.continuous = (*p)->continuous = false;
+          (*p)->settings.friction = 0;
+        }
+        if (const Status s = runner.run(**p); !s) {
+          std::fprintf(stderr, "bench_collide_shapes: %s: %s\n", f.file, s.message().c_str());
+          return 1;
+        }
       }
     }
   }
@@ -719,9 +786,20 @@ int runBench(const Options& o) {
     for (const uint32_t spheres : o.spheres) {
       for (const bool continuous : {false, true}) {
         if ((continuous && !o.ccd) || (!continuous && !o.discrete)) continue;
-        auto p = syntheticProblem(n, spheres, continuous);
+        auto p = syntheticProblem(n, spheres, 0, continuous);
         if (const Status s = runner.run(*p); !s) {
           std::fprintf(stderr, "bench_collide_shapes: N=%u S=%u: %s\n", n, spheres, s.message().c_str());
+          return 1;
+        }
+      }
+    }
+    // Convexes mixed with 8 spheres (4 capsules).
+    for (const uint32_t planes : o.quick ? std::vector<uint32_t>{32} : o.planes) {
+      for (const bool continuous : {false, true}) {
+        if ((continuous && !o.ccd) || (!continuous && !o.discrete)) continue;
+        auto p = syntheticProblem(n, 8, planes, continuous);
+        if (const Status s = runner.run(*p); !s) {
+          std::fprintf(stderr, "bench_collide_shapes: N=%u P=%u: %s\n", n, planes, s.message().c_str());
           return 1;
         }
       }
