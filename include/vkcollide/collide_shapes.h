@@ -53,6 +53,10 @@ struct Capsule {
 //    the motion along the plane is kept (a particle sliding on the ground keeps sliding).
 // A convex's velocity for friction: the motion over the iteration of the pushing plane's point
 // nearest to the particle.
+// Culling: planes are unbounded, so they are not in the sphere grid. Per cloth and iteration, a convex
+// is skipped when one of its planes keeps the cloth's whole particle box (with CCD, the box of the
+// current and previous positions) outside it, by a relative margin (kConvexCullMargin) far above
+// rounding, at the iteration's end (with CCD, also at its start): culling never changes a result.
 struct Convex {
   std::span<const uint32_t> planes;
 };
