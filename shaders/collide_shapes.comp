@@ -7,12 +7,16 @@
 //   MASKS    every word of every cloth's 8x8x8 sphere bitmask grid (any number of shapes)
 //   COLLIDE  per particle: candidate shapes from the grid, capsules then the other spheres, then the
 //            kept convexes, discrete or CCD, averaged correction, friction, mass scaling
+//   FUSED    the small-cloth path, one workgroup per cloth: its bounds (as the bounds stage computes
+//            them), then PREPARE, GRID, MASKS and COLLIDE restricted to the cloth, separated by
+//            workgroup barriers; the same functions, so the same results as the four passes
 // The arithmetic lives in shared/collide_shapes_math.h and shared/collide_shapes_kernel.h, which the
 // CPU twin (src/cpu/collide_shapes.cpp) compiles too.
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_GOOGLE_include_directive : require
 #include "shared/collide_shapes_math.h"
+#include "shared/float_order.h"
 
 layout(constant_id = 0) const uint kPass = kShapesPassPrepare;
 layout(local_size_x = kShapesGroupSize) in;  // checked against the pass declarations (tests/spirv/pass_decl_test.cpp)
@@ -53,8 +57,8 @@ uint sphereCapsule(uint index) { return csr[index]; }
 uint linearGroup() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }
 uint linearInvocation() { return linearGroup() * kShapesGroupSize + gl_LocalInvocationIndex; }
 
-void preparePass() {
-  uint id = linearInvocation();
+// Prepares global sphere, capsule or plane `id` (spheres first, then capsules, then planes).
+void prepareShape(uint id) {
   uint S = pc.sphereCount;
   if (id < S) {
     prepared[id] = interpolateSphere(rawSpheres[id], rawSpheres[S + id], pc.alphaBegin);
@@ -79,17 +83,17 @@ void preparePass() {
   }
 }
 
+void preparePass() { prepareShape(linearInvocation()); }
+
 shared vec3 sLo[kShapesGroupSize];
 shared vec3 sHi[kShapesGroupSize];
 
-void gridPass() {
-  uint cloth = linearGroup();
-  if (cloth >= pc.clothCount) return;  // uniform per workgroup
-  ShapeCloth c = cloths[cloth];
+// The grid box of a cloth whose particles' bounds are `box`, and its convex bits; the whole workgroup
+// calls it, invocation 0 gets the grid (and stores it).
+ShapeGrid clothGrid(uint cloth, ShapeCloth c, Aabb box) {
   const float inf = uintBitsToFloat(0x7F800000u);
   vec3 lo = vec3(inf), hi = vec3(-inf);
   uint ccd = (pc.flags & kCollideFlagContinuous) != 0u ? 1u : 0u;
-  Aabb box = bounds[cloth];
   for (uint w = gl_LocalInvocationIndex; w * 32u < c.convexCount; w += kShapesGroupSize) {
     convexBits[c.firstConvexWord + w] = buildConvexWord(c, vec3(box.lo), vec3(box.hi), ccd, w);
   }
@@ -108,13 +112,22 @@ void gridPass() {
     sHi[gl_SubgroupID] = hi;
   }
   barrier();
+  ShapeGrid g;
   if (gl_LocalInvocationIndex == 0u) {
     for (uint s = 1u; s < gl_NumSubgroups; ++s) {
       lo = min(lo, sLo[s]);
       hi = max(hi, sHi[s]);
     }
-    grids[cloth] = makeGrid(vec3(box.lo), vec3(box.hi), lo, hi);
+    g = makeGrid(vec3(box.lo), vec3(box.hi), lo, hi);
+    grids[cloth] = g;
   }
+  return g;
+}
+
+void gridPass() {
+  uint cloth = linearGroup();
+  if (cloth >= pc.clothCount) return;  // uniform per workgroup
+  clothGrid(cloth, cloths[cloth], bounds[cloth]);
 }
 
 // The cloth that owns a word / workgroup: the last cloth whose first index is <= x (cloths with none
@@ -136,20 +149,20 @@ uint clothOfGroup(uint x) {
   return lo - 1u;
 }
 
+// Word `local` of a cloth's 48 x maskWords grid words.
+uint maskWord(ShapeCloth c, ShapeGrid g, uint local) {
+  if (g.lower.w == 0.0f) return 0u;
+  uint row = local / c.maskWords, word = local % c.maskWords;
+  uint ccd = (pc.flags & kCollideFlagContinuous) != 0u ? 1u : 0u;
+  return buildMaskWord(c, g, ccd, row / 24u, (row / kGridCells) % 3u, row % kGridCells, word);
+}
+
 void masksPass() {
   uint index = linearInvocation();
   if (index >= pc.maskWordCount) return;
   uint cloth = clothOfMaskWord(index);
   ShapeCloth c = cloths[cloth];
-  uint local = index - c.firstMaskWord;
-  uint row = local / c.maskWords, word = local % c.maskWords;
-  ShapeGrid g = grids[cloth];
-  uint bits = 0u;
-  if (g.lower.w != 0.0f) {
-    uint ccd = (pc.flags & kCollideFlagContinuous) != 0u ? 1u : 0u;
-    bits = buildMaskWord(c, g, ccd, row / 24u, (row / kGridCells) % 3u, row % kGridCells, word);
-  }
-  masks[index] = bits;
+  masks[index] = maskWord(c, grids[cloth], index - c.firstMaskWord);
 }
 
 void collidePass() {
@@ -166,9 +179,91 @@ void collidePass() {
   if ((pc.flags & kCollideFlagFriction) != 0u) prevParticles[i] = q;
 }
 
+// The bounds stage's box of the cloth (keys reduced over the workgroup: exact, order-independent).
+shared uvec4 sKeyLo[kShapesGroupSize];
+shared uvec4 sKeyHi[kShapesGroupSize];
+shared Aabb sBox;
+shared ShapeGrid sGrid;
+
+Aabb clothBounds(ShapeCloth c) {
+  uvec4 lo = uvec4(0xFFFFFFFFu), hi = uvec4(0u);
+  bool previous = (pc.flags & kCollideFlagContinuous) != 0u;
+  uint end = min(c.firstParticle + c.particleCount, pc.particleCount);
+  for (uint i = c.firstParticle + gl_LocalInvocationIndex; i < end; i += kShapesGroupSize) {
+    uvec4 k = floatKey(particles[i]);
+    lo = min(lo, k);
+    hi = max(hi, k);
+    if (previous) {
+      k = floatKey(prevParticles[i]);
+      lo = min(lo, k);
+      hi = max(hi, k);
+    }
+  }
+  lo = subgroupMin(lo);
+  hi = subgroupMax(hi);
+  if (subgroupElect()) {
+    sKeyLo[gl_SubgroupID] = lo;
+    sKeyHi[gl_SubgroupID] = hi;
+  }
+  barrier();
+  if (gl_LocalInvocationIndex == 0u) {
+    for (uint s = 1u; s < gl_NumSubgroups; ++s) {
+      lo = min(lo, sKeyLo[s]);
+      hi = max(hi, sKeyHi[s]);
+    }
+    const float inf = uintBitsToFloat(0x7F800000u);
+    Aabb box;
+    if (c.particleCount == 0u) {
+      box.lo = vec4(inf, inf, inf, 0.0);
+      box.hi = vec4(-inf, -inf, -inf, 0.0);
+    } else {
+      box.lo = vec4(floatFromKey(lo).xyz, 0.0);
+      box.hi = vec4(floatFromKey(hi).xyz, 0.0);
+    }
+    sBox = box;
+  }
+  barrier();
+  return sBox;
+}
+
+// Makes this invocation's writes to the stage's buffers visible to the workgroup, then waits for it.
+void workgroupStep() {
+  memoryBarrierBuffer();
+  barrier();
+}
+
+void fusedPass() {
+  uint cloth = linearGroup();
+  if (cloth >= pc.clothCount) return;  // uniform per workgroup
+  ShapeCloth c = cloths[cloth];
+  Aabb box = clothBounds(c);
+  uint S = pc.sphereCount, C = pc.capsuleCount;
+  for (uint i = gl_LocalInvocationIndex; i < c.sphereCount; i += kShapesGroupSize) prepareShape(c.firstSphere + i);
+  for (uint i = gl_LocalInvocationIndex; i < c.capsuleCount; i += kShapesGroupSize) prepareShape(S + c.firstCapsule + i);
+  for (uint i = gl_LocalInvocationIndex; i < c.planeCount; i += kShapesGroupSize) prepareShape(S + C + c.firstPlane + i);
+  workgroupStep();
+  ShapeGrid g = clothGrid(cloth, c, box);
+  if (gl_LocalInvocationIndex == 0u) sGrid = g;
+  workgroupStep();
+  g = sGrid;
+  for (uint w = gl_LocalInvocationIndex; w < kGridMaskRows * c.maskWords; w += kShapesGroupSize) {
+    masks[c.firstMaskWord + w] = maskWord(c, g, w);
+  }
+  workgroupStep();
+  uint end = min(c.firstParticle + c.particleCount, pc.particleCount);
+  for (uint i = c.firstParticle + gl_LocalInvocationIndex; i < end; i += kShapesGroupSize) {
+    vec4 p = particles[i];
+    vec4 q = prevParticles[i];
+    collideParticle(c, g, pc.flags, pc.friction, pc.massScale, p, q);
+    particles[i] = p;
+    if ((pc.flags & kCollideFlagFriction) != 0u) prevParticles[i] = q;
+  }
+}
+
 void main() {
   if (kPass == kShapesPassPrepare) preparePass();
   else if (kPass == kShapesPassGrid) gridPass();
   else if (kPass == kShapesPassMasks) masksPass();
-  else collidePass();
+  else if (kPass == kShapesPassCollide) collidePass();
+  else fusedPass();
 }

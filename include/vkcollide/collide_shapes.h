@@ -114,6 +114,21 @@ Status validate(const ShapeCollisionInput& input);
 // One collision iteration on the CPU (kCpuScalar or kCpuSimd). On error nothing is changed.
 Status collideShapesCpu(const ShapeCollisionInput& input, Backend backend, ShapeCollisionDebug* debug = nullptr);
 
+// Which passes a ShapeCollisionStage records per iteration (both give the same results, bitwise).
+enum class ShapeCollisionPath {
+  // kFused when no cloth has more than 16384 particles (at most 256 per invocation of the cloth's
+  // workgroup), else kGeneral. The fused path needs about 5 KiB of shared memory, below the 16 KiB
+  // every Vulkan device has.
+  kAuto,
+  // The bounds stage's 2 passes, then prepare, grid, masks and collide, each over all cloths: 6
+  // dependent dispatches, any cloth size at full parallelism.
+  kGeneral,
+  // One dispatch, one workgroup (64 invocations) per cloth doing the cloth's bounds, prepare, grid,
+  // masks and collision separated by workgroup barriers: for many small cloths, where the latency of
+  // dependent dispatches dominates.
+  kFused,
+};
+
 struct ShapeCollisionStageCreateInfo {
   std::span<const ClothRange> cloths;  // the layout of the scene's particle buffers (copied)
   uint32_t particleCount = 0;          // elements in the particle buffers
@@ -122,6 +137,7 @@ struct ShapeCollisionStageCreateInfo {
   // frame's spheres and planes.
   std::span<const ClothColliders> colliders;
   uint32_t framesInFlight = 1;  // 1..kMaxFramesInFlight sets of scratch and sphere buffers (context.h)
+  ShapeCollisionPath path = ShapeCollisionPath::kAuto;
 };
 
 struct ShapeCollisionRecordInfo {
@@ -138,7 +154,8 @@ struct ShapeCollisionRecordInfo {
 
 // Shape collision on a Vulkan device: the bounds stage, then four passes (prepare: spheres, cones
 // and planes at the iteration's ends; grid: the sphere grid's box and the convexes that can reach the
-// cloth's particles; masks; collide), all cloths of the scene in one dispatch each. Holds the static
+// cloth's particles; masks; collide), all cloths of the scene in one dispatch each; or, for small
+// cloths, all of it in one dispatch (ShapeCollisionPath). Holds the static
 // tables (cloth table, capsules, sphere -> capsules, convexes) once and, per frame in flight, the
 // frame's spheres and planes and the passes' scratch (prepared shapes, grids, masks, convex bits) and
 // an embedded bounds stage with the same framesInFlight. create() does no queue work: the tables are staged in host-visible memory and
@@ -170,6 +187,8 @@ class ShapeCollisionStage {
   Status run(const ShapeCollisionInput& input, ShapeCollisionDebug* debug = nullptr);
   // GPU times of the last run()'s passes.
   const std::vector<PassTiming>& timings() const;
+  // The path create() chose (kGeneral or kFused).
+  ShapeCollisionPath path() const;
 
   struct Impl;  // opaque
 

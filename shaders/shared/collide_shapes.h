@@ -34,6 +34,12 @@ VKC_CONSTANT(uint, kShapesPassPrepare, 0u);  // one invocation per sphere, per c
 VKC_CONSTANT(uint, kShapesPassGrid, 1u);     // one workgroup per cloth: the grid box, the convexes kept
 VKC_CONSTANT(uint, kShapesPassMasks, 2u);    // one invocation per mask word
 VKC_CONSTANT(uint, kShapesPassCollide, 3u);  // one invocation per particle
+// The fused small-cloth path: one workgroup per cloth does the bounds, the cloth's prepare, grid and
+// masks and its particles' collision, separated by workgroup barriers (one dispatch per iteration).
+VKC_CONSTANT(uint, kShapesPassFused, 4u);
+// The automatic choice (ShapeCollisionPath::kAuto) takes the fused path when no cloth has more
+// particles than this (kShapesFusedMaxParticles / kShapesGroupSize particles per invocation).
+VKC_CONSTANT(uint, kShapesFusedMaxParticles, 16384u);
 
 VKC_CONSTANT(uint, kShapesBindingParticles, 0u);      // vec4[] xyz + inverse mass (collide: rw)
 VKC_CONSTANT(uint, kShapesBindingPrevParticles, 1u);  // vec4[] previous positions, w = inverse mass (rw)

@@ -107,15 +107,17 @@ VKC_FN uint convexContact(ShapeConvex x, vec3 p, VKC_OUT(vec3) delta) {
   delta = vec3(0.0f);
   uint best = kNoPlane;
   float bestDistance = 0.0f;
-  for (uint k = 0u; k < x.planeCount; ++k) {
+  bool inside = true;
+  for (uint k = 0u; inside && k < x.planeCount; ++k) {
     uint plane = convexPlane(x.firstIndex + k);
     float distance = planeDistance(preparedPlane(plane, 1u), p);
-    if (!(distance < 0.0f)) return kNoPlane;
-    if (best == kNoPlane || distance > bestDistance) {
+    inside = distance < 0.0f;
+    if (inside && (best == kNoPlane || distance > bestDistance)) {
       best = plane;
       bestDistance = distance;
     }
   }
+  if (!inside) return kNoPlane;
   delta = vec3(preparedPlane(best, 1u)) * -bestDistance;
   return best;
 }
@@ -131,14 +133,16 @@ VKC_FN uint convexSweep(ShapeConvex x, vec3 p0, vec3 p1, VKC_OUT(vec3) target) {
   target = p1;
   float tIn = 0.0f, tOut = 1.0f, entryDistance = 0.0f;
   uint entry = kNoPlane;
-  for (uint k = 0u; k < x.planeCount; ++k) {
+  bool possible = true;  // false once a plane keeps the path outside throughout
+  for (uint k = 0u; possible && k < x.planeCount; ++k) {
     uint plane = convexPlane(x.firstIndex + k);
     float a = planeDistance(preparedPlane(plane, 0u), p0);
     float b = planeDistance(preparedPlane(plane, 1u), p1);
     if (a < 0.0f) {
       if (b >= 0.0f) tOut = min(tOut, a / (a - b));  // leaves (inside throughout: no limit)
+    } else if (!(b < 0.0f)) {
+      possible = false;  // outside throughout
     } else {
-      if (!(b < 0.0f)) return kNoPlane;  // outside throughout
       float t = a / (a - b);
       if (entry == kNoPlane || t > tIn) {
         tIn = t;
@@ -147,7 +151,7 @@ VKC_FN uint convexSweep(ShapeConvex x, vec3 p0, vec3 p1, VKC_OUT(vec3) target) {
       }
     }
   }
-  if (entry == kNoPlane || !(tIn < tOut)) return kNoPlane;
+  if (!possible || entry == kNoPlane || !(tIn < tOut)) return kNoPlane;
   target = p1 - vec3(preparedPlane(entry, 1u)) * entryDistance;
   return entry;
 }

@@ -1,6 +1,6 @@
 // Shape collision on Vulkan: the bounds passes, then the four passes of
 // shaders/collide_shapes.comp, in one Recorder so that the barriers between all six come from their
-// declared buffer uses.
+// declared buffer uses; or the fused pass alone (small cloths, ShapeCollisionPath).
 #include <algorithm>
 #include <array>
 #include <optional>
@@ -52,8 +52,9 @@ struct ShapeCollisionStage::Impl {
   std::vector<detail::ColliderLayout> colliderLayout;
   detail::ShapesLayout layout;
   VkDeviceSize planeOffset = 0;  // bytes: where the planes start in the kRawShapes buffer
-  std::unique_ptr<BoundsStage> bounds;
-  const detail::Pipeline* pipelines[4] = {};
+  std::unique_ptr<BoundsStage> bounds;  // the general path's
+  bool fused = false;
+  const detail::Pipeline* pipelines[5] = {};
   detail::StageBuffers buffers;
   mutable detail::TableUpload upload;  // recorded by the first Recorder that records these passes
   // Convenience path.
@@ -127,7 +128,7 @@ struct ShapeCollisionStage::Impl {
 
     detail::Recorder rec(ctx);
     rec.addUpload(upload);
-    detail::appendBoundsPasses(*bounds, rec, parts, prev, ccd, frame);
+    if (!fused) detail::appendBoundsPasses(*bounds, rec, parts, prev, ccd, frame);
     const gpu::ShapesPush push{static_cast<uint32_t>(layout.cloths.size()),
                                particleCount,
                                layout.sphereCount,
@@ -144,7 +145,7 @@ struct ShapeCollisionStage::Impl {
                                0,
                                0,
                                0};
-    const BufferRange boundsOut = bounds->outputBuffer(frame);
+    const BufferRange boundsOut = fused ? whole(kDummy) : bounds->outputBuffer(frame);
     const uint32_t f = frame;
     auto pass = [&](uint32_t kind, uint32_t groups) {
       const BufferRange raw = whole(kRawShapes, f);
@@ -170,6 +171,12 @@ struct ShapeCollisionStage::Impl {
       return p;
     };
     const uint32_t G = gpu::kShapesGroupSize;
+    if (fused) {
+      detail::Pass one = pass(gpu::kShapesPassFused, static_cast<uint32_t>(layout.cloths.size()));
+      if (!friction) one.narrow(gpu::kShapesBindingPrevParticles, Access::kRead);
+      rec.add(std::move(one));
+      return rec;
+    }
     rec.add(pass(gpu::kShapesPassPrepare, (layout.sphereCount + layout.capsuleCount + layout.planeCount + G - 1) / G));
     rec.add(pass(gpu::kShapesPassGrid, static_cast<uint32_t>(layout.cloths.size())));
     rec.add(pass(gpu::kShapesPassMasks, (layout.maskWordCount + G - 1) / G));
@@ -203,6 +210,70 @@ struct ShapeCollisionStage::Impl {
 ShapeCollisionStage::ShapeCollisionStage(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ShapeCollisionStage::~ShapeCollisionStage() = default;
 const std::vector<PassTiming>& ShapeCollisionStage::timings() const { return impl_->timings; }
+ShapeCollisionPath ShapeCollisionStage::path() const {
+  return impl_->fused ? ShapeCollisionPath::kFused : ShapeCollisionPath::kGeneral;
+}
+
+// The most iterations one invocation runs any one loop of shaders/collide_shapes.comp for cloth `c`
+// (a bound): per particle, the convexes' plane loops run at most T times (T: the cloth's convex plane
+// indices), the bit loops at most once per convex or shape; the fused path runs ceil(n / 64) particles
+// per invocation and builds ceil(48 maskWords / 64) mask words (32 shapes, 2 spheres each) and
+// ceil(convexWords / 64) convex words (32 convexes, T planes in all) per invocation.
+static uint64_t worstLoopTrips(const gpu::ShapeCloth& c, uint64_t T, bool fused) {
+  const uint64_t G = gpu::kShapesGroupSize;
+  const uint64_t convexWords = (c.convexCount + 31u) / 32u;
+  const uint64_t perParticle =
+      std::max<uint64_t>({T, c.convexCount, c.sphereCount + c.capsuleCount, c.maskWords, convexWords, 3});
+  const uint64_t particles = fused ? (c.particleCount + G - 1) / G : 1;
+  const uint64_t maskWords = fused ? (uint64_t{gpu::kGridMaskRows} * c.maskWords + G - 1) / G : 1;
+  const uint64_t convexWordsPerInvocation = (convexWords + G - 1) / G;
+  return std::max<uint64_t>({particles * perParticle, maskWords * 64, convexWordsPerInvocation * std::max<uint64_t>(T, 32),
+                             (c.sphereCount + G - 1) / G * 2, (c.planeCount + G - 1) / G});
+}
+
+// The worst loop of any cloth of layout L on the given path (worstLoopTrips), and that cloth.
+static uint64_t worstLoopTrips(const detail::ShapesLayout& L, bool fused, size_t& cloth) {
+  uint64_t worst = 0;
+  for (size_t c = 0; c < L.cloths.size(); ++c) {
+    const gpu::ShapeCloth& sc = L.cloths[c];
+    uint64_t T = 0;
+    for (uint32_t k = 0; k < sc.convexCount; ++k) T += L.convexes[sc.firstConvex + k].planeCount;
+    const uint64_t trips = worstLoopTrips(sc, T, fused);
+    if (trips > worst) {
+      worst = trips;
+      cloth = c;
+    }
+  }
+  return worst;
+}
+
+// Whether the stage takes the fused path (ShapeCollisionPath); on a device that stops long loops
+// (limitsLoopIterations), kAuto keeps the general path for layouts whose fused loops would be cut.
+static bool takesFusedPath(const detail::ContextImpl& ctx, const ShapeCollisionStageCreateInfo& info,
+                           const detail::ShapesLayout& L) {
+  if (info.path != ShapeCollisionPath::kAuto) return info.path == ShapeCollisionPath::kFused;
+  const bool small = std::all_of(info.cloths.begin(), info.cloths.end(),
+                                 [](const ClothRange& c) { return c.count <= gpu::kShapesFusedMaxParticles; });
+  size_t cloth = 0;
+  return small && (!detail::limitsLoopIterations(ctx) || worstLoopTrips(L, true, cloth) <= detail::kLlvmpipeLoopLimit);
+}
+
+// On a device that stops long loops, the chosen path's loops must fit.
+static Status checkLoopLimit(const detail::ContextImpl& ctx, const ShapeCollisionStageCreateInfo& info,
+                             const detail::ShapesLayout& L) {
+  if (!detail::limitsLoopIterations(ctx)) return {};
+  const bool fused = takesFusedPath(ctx, info, L);
+  size_t cloth = 0;
+  const uint64_t trips = worstLoopTrips(L, fused, cloth);
+  if (trips <= detail::kLlvmpipeLoopLimit) return {};
+  return Error{ErrorCode::kLimitExceeded,
+               std::string("ShapeCollisionStageCreateInfo::colliders[") + std::to_string(cloth) + "]: the " +
+                   (fused ? "fused" : "general") + " path needs up to " + std::to_string(trips) +
+                   " iterations of one shader loop in one invocation (convex plane indices, convexes or shapes" +
+                   (fused ? " times the cloth's particles per invocation; path kGeneral needs fewer" : "") +
+                   "); the device '" + ctx.info.name + "' (driver " + ctx.info.driverName + ") stops a loop after " +
+                   std::to_string(detail::kLlvmpipeLoopLimit)};
+}
 
 // The checks create() and memoryRequirements() share: the description and the device's limits.
 static Status checkCreateInfo(const detail::ContextImpl& ctx, const ShapeCollisionStageCreateInfo& info,
@@ -237,11 +308,19 @@ static Status checkAndLayout(const detail::ContextImpl& ctx, const ShapeCollisio
   VKC_TRY(detail::validateClothRanges(info.cloths, info.particleCount, "ShapeCollisionStageCreateInfo"));
   VKC_TRY(detail::validateColliders(info.colliders, info.cloths.size()));
   VKC_TRY(detail::checkFramesInFlight(info.framesInFlight, "ShapeCollisionStageCreateInfo"));
+  if (info.path != ShapeCollisionPath::kAuto && info.path != ShapeCollisionPath::kGeneral &&
+      info.path != ShapeCollisionPath::kFused) {
+    return Error{ErrorCode::kInvalidArgument, "ShapeCollisionStageCreateInfo::path is " +
+                                                  std::to_string(static_cast<int>(info.path)) +
+                                                  "; it must be kAuto, kGeneral or kFused"};
+  }
   layout = detail::makeShapesLayout(info.cloths, info.colliders);
-  return checkCreateInfo(ctx, info, layout);
+  VKC_TRY(checkCreateInfo(ctx, info, layout));
+  return checkLoopLimit(ctx, info, layout);
 }
 
-// The embedded bounds stage: with the previous positions (CCD may be chosen per record()).
+// The embedded bounds stage of the general path: with the previous positions (CCD may be chosen per
+// record()).
 static BoundsStageCreateInfo boundsInfo(const ShapeCollisionStageCreateInfo& info) {
   return {.cloths = info.cloths,
           .particleCount = info.particleCount,
@@ -253,7 +332,10 @@ Result<MemoryRequirements> ShapeCollisionStage::memoryRequirements(const Context
                                                                    const ShapeCollisionStageCreateInfo& info) {
   detail::ShapesLayout layout;
   VKC_TRY(checkAndLayout(detail::Internals::of(context), info, layout));
-  auto need = BoundsStage::memoryRequirements(context, boundsInfo(info));
+  Result<MemoryRequirements> need = MemoryRequirements{};
+  if (!takesFusedPath(detail::Internals::of(context), info, layout)) {
+    need = BoundsStage::memoryRequirements(context, boundsInfo(info));
+  }
   if (!need) return need.error();
   const MemoryRequirements own =
       detail::requirementsOf(Impl::plan(detail::Internals::of(context), layout), info.framesInFlight);
@@ -272,9 +354,12 @@ Result<std::unique_ptr<ShapeCollisionStage>> ShapeCollisionStage::create(Context
   impl->colliderLayout = detail::colliderLayout(info.colliders);
   impl->planeOffset = Impl::planeOffsetOf(ctx, impl->layout);
 
-  auto boundsStage = BoundsStage::create(context, boundsInfo(info));
-  if (!boundsStage) return boundsStage.error();
-  impl->bounds = std::move(boundsStage.value());
+  impl->fused = takesFusedPath(ctx, info, impl->layout);
+  if (!impl->fused) {
+    auto boundsStage = BoundsStage::create(context, boundsInfo(info));
+    if (!boundsStage) return boundsStage.error();
+    impl->bounds = std::move(boundsStage.value());
+  }
   VKC_TRY(detail::getPassPipelines(ctx, "collide_shapes", gpu::kShapesBindingCount, sizeof(gpu::ShapesPush),
                                     impl->pipelines));
   VKC_TRY(impl->buffers.create(ctx, Impl::plan(ctx, impl->layout), impl->frames));
@@ -285,7 +370,7 @@ Result<std::unique_ptr<ShapeCollisionStage>> ShapeCollisionStage::create(Context
 
 Status ShapeCollisionStage::recordUpload(VkCommandBuffer commandBuffer) {
   VKC_TRY(detail::checkCommandBuffer(commandBuffer, "ShapeCollisionStage", "recordUpload"));
-  VKC_TRY(impl_->bounds->recordUpload(commandBuffer));
+  if (impl_->bounds) VKC_TRY(impl_->bounds->recordUpload(commandBuffer));
   impl_->upload.record(impl_->ctx, commandBuffer);
   return {};
 }

@@ -182,6 +182,12 @@ inline Status makeBuffer(ContextImpl& ctx, Buffer& b, VkDeviceSize bytes, Memory
   return {};
 }
 
+// Mesa's llvmpipe (lavapipe) stops a loop of a shader invocation after 65535 iterations, counted
+// over all the times the invocation runs that loop (a guard against endless loops): on that driver,
+// stages check the worst loop of their shaders against it and refuse layouts that would exceed it.
+inline constexpr uint64_t kLlvmpipeLoopLimit = 65535;
+inline bool limitsLoopIterations(const ContextImpl& ctx) { return ctx.info.driverName == "llvmpipe"; }
+
 // The pipelines of `shader` whose first specialization constant (the pass) is 0..out.size()-1.
 inline Status getPassPipelines(ContextImpl& ctx, const char* shader, uint32_t bindingCount, uint32_t pushConstantSize,
                                std::span<const Pipeline*> out) {

@@ -20,7 +20,16 @@ namespace {
 
 using shapes::Scene;
 
-class ShapesIntegrationVulkan : public VulkanTest {};
+// Every test runs on both paths (ShapeCollisionPath: general and fused).
+ShapeCollisionPath gPath = ShapeCollisionPath::kGeneral;
+
+class ShapesIntegrationVulkan : public VulkanTest, public ::testing::WithParamInterface<ShapeCollisionPath> {
+ protected:
+  void SetUp() override {
+    VulkanTest::SetUp();
+    gPath = GetParam();
+  }
+};
 
 // Two cloths of particles scattered around moving spheres, capsules, a moving box (a convex of 6
 // planes) and a ground plane. The layout (counts, capsules, convexes) does not depend on `seed`; the
@@ -61,7 +70,8 @@ ShapeCollisionStageCreateInfo createInfo(Scene& s, uint32_t frames = 1) {
   return {.cloths = s.cloths,
           .particleCount = particleCount(s),
           .colliders = s.input().colliders,
-          .framesInFlight = frames};
+          .framesInFlight = frames,
+          .path = gPath};
 }
 
 // `got` (particles then previous positions, as in a host buffer) against the CPU twin's result.
@@ -85,7 +95,7 @@ void expectCpuResult(Scene s, const void* got, const char* what) {
   EXPECT_GT(moved, n / 25) << what << ": the scene should collide";
 }
 
-TEST_F(ShapesIntegrationVulkan, CreateAndRecordNeedNoQueue) {
+TEST_P(ShapesIntegrationVulkan, CreateAndRecordNeedNoQueue) {
   TestDeviceMemory memory(impl());
   auto noQueue = importTestContext(impl(), false, memory.callbacks());
   ASSERT_TRUE(noQueue.ok()) << noQueue.message();
@@ -119,7 +129,7 @@ TEST_F(ShapesIntegrationVulkan, CreateAndRecordNeedNoQueue) {
   EXPECT_EQ(memory.live(), 0);
 }
 
-TEST_F(ShapesIntegrationVulkan, ThreeFramesInFlightUseTheirOwnSpheresAndScratch) {
+TEST_P(ShapesIntegrationVulkan, ThreeFramesInFlightUseTheirOwnSpheresAndScratch) {
   const uint32_t frames = 3;
   std::vector<Scene> scenes;
   for (uint32_t f = 0; f < frames; ++f) scenes.push_back(scene(20 + f));
@@ -130,7 +140,9 @@ TEST_F(ShapesIntegrationVulkan, ThreeFramesInFlightUseTheirOwnSpheresAndScratch)
   std::vector<std::vector<uint64_t>> writes;
   for (uint32_t f = 0; f < frames; ++f) {
     writes.push_back(detail::shapeFrameWrites(**stage, f));
-    EXPECT_GE(writes.back().size(), 6u) << "spheres, prepared, grids, masks, bounds tiles and output";
+    // General: spheres and planes, prepared, grids, masks, convex bits, bounds tiles and output; fused:
+    // the same without the bounds stage's.
+    EXPECT_GE(writes.back().size(), gPath == ShapeCollisionPath::kGeneral ? 7u : 5u);
     for (uint32_t g = 0; g < f; ++g) {
       std::vector<uint64_t> common;
       std::set_intersection(writes[f].begin(), writes[f].end(), writes[g].begin(), writes[g].end(),
@@ -177,7 +189,7 @@ TEST_F(ShapesIntegrationVulkan, ThreeFramesInFlightUseTheirOwnSpheresAndScratch)
   EXPECT_FALSE(ShapeCollisionStage::create(ctx(), createInfo(scenes[0], kMaxFramesInFlight + 1)).ok());
 }
 
-TEST_F(ShapesIntegrationVulkan, MemoryRequirementsAreWhatCreateAllocates) {
+TEST_P(ShapesIntegrationVulkan, MemoryRequirementsAreWhatCreateAllocates) {
   Scene s = scene(3);
   for (uint32_t frames : {1u, 2u, 4u}) {
     const ShapeCollisionStageCreateInfo info = createInfo(s, frames);
@@ -196,7 +208,7 @@ TEST_F(ShapesIntegrationVulkan, MemoryRequirementsAreWhatCreateAllocates) {
                     "colliders[1].spheres[4].x");
 }
 
-TEST_F(ShapesIntegrationVulkan, EveryFailingAllocationIsReportedAndLeaksNothing) {
+TEST_P(ShapesIntegrationVulkan, EveryFailingAllocationIsReportedAndLeaksNothing) {
   const Scene original = scene(7);
   forEachFailingAllocation(impl(), [&](Context& c, TestDeviceMemory& memory) {
     Scene s = original;
@@ -224,6 +236,10 @@ TEST_F(ShapesIntegrationVulkan, EveryFailingAllocationIsReportedAndLeaksNothing)
     return false;
   });
 }
+
+INSTANTIATE_TEST_SUITE_P(Paths, ShapesIntegrationVulkan,
+                         ::testing::Values(ShapeCollisionPath::kGeneral, ShapeCollisionPath::kFused),
+                         [](const auto& param) { return param.param == ShapeCollisionPath::kFused ? "Fused" : "General"; });
 
 }  // namespace
 }  // namespace vkc::test

@@ -116,7 +116,10 @@ TEST_F(ShapeStageVulkan, HundredRerunsAreBitwiseIdentical) {
   Scene s = randomScene(4, 2, 4000, 50, 30);
   s.settings = {.continuous = true, .friction = 0.3f, .collisionMassScale = 0.5f};
   auto in = s.input();
-  auto stage = ShapeCollisionStage::create(ctx(), {s.cloths, static_cast<uint32_t>(s.particles.size()), in.colliders});
+  auto stage = ShapeCollisionStage::create(ctx(), {.cloths = s.cloths,
+                                                   .particleCount = static_cast<uint32_t>(s.particles.size()),
+                                                   .colliders = in.colliders,
+                                                   .path = ShapeCollisionPath::kGeneral});
   ASSERT_TRUE(stage.ok()) << stage.message();
   std::vector<Float4> firstP, firstQ;
   for (int run = 0; run < 100; ++run) {
