@@ -54,6 +54,8 @@ struct Options : CommonOptions {
   bool discrete = true, ccd = true;
   bool vulkan = true, scalar = true, simd = true;
   bool scenes = true, synthetic = true;
+  bool fused = true;            // also time the fused path (vulkan-fused rows)
+  uint32_t manyClothsMax = 262144;  // many-cloths rows up to this many particles in all (0: none)
   std::vector<uint32_t> planes = {8, 32, 128};
   bool allTargets = false;
 };
@@ -73,6 +75,9 @@ void usage(std::FILE* f) {
                "  --mode M           discrete, ccd or both (default both)\n"
                "  --backend LIST     vulkan, cpu-scalar, cpu-simd, comma separated (default all three)\n"
                "  --no-scenes        skip the NvCloth drape scenes\n"
+               "  --no-fused         skip the fused small-cloth path (vulkan-fused rows)\n"
+               "  --many-cloths-max N  many-cloths rows (1/16/256/1024 cloths x 1k/4k/16k particles, a sphere,\n"
+               "                     a capsule and a ground plane each) up to N particles in all (default 262144; 0: none)\n"
                "  --scenes-only      only the NvCloth drape scenes\n"
                "  --reps R           timed repetitions per measurement, median reported (default 7; fewer,\n"
                "                     at least 3, where R would take over ~3 s)\n"
@@ -101,6 +106,7 @@ std::optional<Options> parseOptions(int argc, char** argv) {
     if (args.is("--no-scenes")) return setFlag(o.scenes, false);
     if (args.is("--scenes-only")) return setFlag(o.synthetic, false);
     if (args.is("--simd-targets")) return setFlag(o.allTargets);
+    if (args.is("--no-fused")) return setFlag(o.fused, false);
     if (args.is("--spheres")) {
       const char* v = args.value();
       if (v == nullptr) return Parsed::kBad;
@@ -159,7 +165,8 @@ std::optional<Options> parseOptions(int argc, char** argv) {
       }
       return Parsed::kTaken;
     }
-    return numberOption(args, {{"--min-log2", &o.minLog2},
+    return numberOption(args, {{"--many-cloths-max", &o.manyClothsMax},
+                               {"--min-log2", &o.minLog2},
                                {"--max-log2", &o.maxLog2},
                                {"--max-n", &o.maxN},
                                {"--vulkan-max-n", &o.vulkanMaxN}});
@@ -284,6 +291,43 @@ std::unique_ptr<Problem> syntheticProblem(uint32_t n, uint32_t spheres, uint32_t
   return p;
 }
 
+// `cloths` cloths of n particles each (sheets of 1 x 1, 4 cm apart in a row), each over its own sphere,
+// a tapered capsule and a ground plane (one convex), all moving a little: the game-sized case of the
+// fused path.
+std::unique_ptr<Problem> manyClothsProblem(uint32_t cloths, uint32_t n, bool continuous) {
+  auto p = std::make_unique<Problem>();
+  p->scene = "cloths-" + std::to_string(cloths) + "x" + std::to_string(n / 1024) + "k";
+  p->continuous = continuous;
+  const uint32_t side = static_cast<uint32_t>(std::ceil(std::sqrt(static_cast<double>(n))));
+  p->sphereData.clear();
+  for (uint32_t c = 0; c < cloths; ++c) {
+    const float ox = 1.04f * static_cast<float>(c);
+    p->cloths.push_back({c * n, n});
+    for (uint32_t i = 0; i < n; ++i) {
+      const float x = ox + static_cast<float>(i % side) / static_cast<float>(side - 1);
+      const float z = static_cast<float>(i / side) / static_cast<float>(side - 1);
+      p->particles.push_back({x, -0.005f, z, 1.0f});
+      p->prev.push_back({x, 0.0f, z, 1.0f});
+    }
+  }
+  // The colliders are the same for every cloth (in each cloth's own space they sit under it).
+  p->sphereData = {{0.5f, -0.2f, 0.5f, 0.25f}, {0.2f, -0.1f, 0.2f, 0.08f}, {0.8f, -0.05f, 0.3f, 0.12f}};
+  p->prevSphereData = {{0.5f, -0.21f, 0.5f, 0.25f}, {0.2f, -0.11f, 0.2f, 0.08f}, {0.8f, -0.06f, 0.3f, 0.12f}};
+  p->capsuleData = {{1, 2}};
+  p->planeData = {{0, 1, 0, 0.002f}};
+  p->prevPlaneData = {{0, 1, 0, 0.0f}};
+  p->convexLists = {{0}};
+  p->setColliders();
+  // One entry per cloth: the same colliders (setColliders made one).
+  p->colliders.assign(cloths, p->colliders[0]);
+  p->spheres = 3;
+  p->capsules = 1;
+  p->settings.continuous = continuous;
+  p->particles0 = p->particles;
+  p->prev0 = p->prev;
+  return p;
+}
+
 // An NvCloth drape state (one cloth) through the scene loader.
 Result<std::unique_ptr<Problem>> sceneProblem(const std::string& file, double nvclothMs) {
   const std::string path = std::string(VKC_SOURCE_DIR) + "/bench/scenes/" + file;
@@ -327,6 +371,8 @@ struct Row {
   double speedupVsScalar = 0;  // cpu-scalar median / this median (same problem)
   double nvclothMs = 0;
   uint32_t reps = 0;
+  uint32_t dispatches = 0;  // vulkan rows: dispatches per iteration
+  uint32_t cloths = 1;
   uint32_t moved = 0;  // particles the iteration moved
   std::vector<PassTiming> passMedians;
 };
@@ -366,6 +412,8 @@ void printRow(const Row& r) {
     note += buf;
   }
   if (r.moved > 0) note += (note.empty() ? "" : ", ") + std::to_string(r.moved) + " moved";
+  if (r.dispatches > 0) note += ", " + std::to_string(r.dispatches) + " dispatches";
+  if (r.cloths > 1) note += ", " + std::to_string(r.cloths) + " cloths";
   const bool cpu = r.collideMs > 0;
   char collide[32] = "-", prep[32] = "-", speed[32] = "-", thread[32] = "-", speedThread[32] = "-";
   if (cpu) {
@@ -417,7 +465,8 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo& dev,
         ", \"median_ms\": " + jsonNumber(r.medianMs) + ", \"ns_per_particle\": " + jsonNumber(r.medianMs * 1e6 / r.n) +
         ", \"bytes\": " + jsonNumber(r.bytes) + ", \"gbps\": " + jsonNumber(r.gbps) +
         ", \"roofline_fraction\": " + jsonNumber(r.rooflineFraction) + ", \"reps\": " + std::to_string(r.reps) +
-        ", \"moved\": " + std::to_string(r.moved);
+        ", \"moved\": " + std::to_string(r.moved) + ", \"cloths\": " + std::to_string(r.cloths);
+    if (r.dispatches > 0) m += ", \"dispatches\": " + std::to_string(r.dispatches);
     if (r.collideMs == 0 && r.threadMs > 0) m += ", \"thread_ms\": " + jsonNumber(r.threadMs);
     if (r.collideMs > 0) {
       m += ", \"collide_ms\": " + jsonNumber(r.collideMs) + ", \"thread_ms\": " + jsonNumber(r.threadMs) +
@@ -484,6 +533,7 @@ class Runner {
       r.capsules = p.capsules;
       r.planes = p.planes;
       r.convexes = p.convexes;
+      r.cloths = static_cast<uint32_t>(p.cloths.size());
       r.mode = mode;
       r.backend = backend;
       r.bytes = bytes;
@@ -624,47 +674,56 @@ class Runner {
     rows.push_back(dcopy);
     printRow(rows.back());
 
-    ShapeCollisionStageCreateInfo sci;
-    sci.cloths = p.cloths;
-    sci.particleCount = n;
-    sci.colliders = p.colliders;
-    auto stage = ShapeCollisionStage::create(*context_, sci);
-    if (!stage) return stage.error();
-    std::vector<double> total;
-    std::vector<std::vector<double>> perPass;
-    std::vector<const char*> passNames;
-    uint32_t reps = o_.reps;
-    for (uint32_t i = 0; i < warmups + reps; ++i) {
-      p.restore();
-      const double t0 = nowMs();
-      VKC_TRY((*stage)->run(p.input()));
-      const double dt = nowMs() - t0;
-      if (i == 0) checkResult(p, refP, refPrev, "vulkan");
-      if (i + 1 == warmups) reps = repsFor(o_.reps, dt);
-      if (i < warmups) continue;
-      const std::vector<PassTiming>& t = (*stage)->timings();
-      if (perPass.size() != t.size()) {
-        perPass.assign(t.size(), {});
-        passNames.clear();
-        for (const PassTiming& pt : t) passNames.push_back(pt.name);
+    for (const ShapeCollisionPath path : {ShapeCollisionPath::kGeneral, ShapeCollisionPath::kFused}) {
+      if (path == ShapeCollisionPath::kFused && !o_.fused) continue;
+      ShapeCollisionStageCreateInfo sci;
+      sci.cloths = p.cloths;
+      sci.particleCount = n;
+      sci.colliders = p.colliders;
+      sci.path = path;
+      auto stage = ShapeCollisionStage::create(*context_, sci);
+      if (!stage && path == ShapeCollisionPath::kFused && stage.error().code == ErrorCode::kLimitExceeded) {
+        std::printf("%-17s %8u: vulkan-fused skipped: %s\n", p.scene.c_str(), n, stage.message().c_str());
+        continue;
       }
-      double sum = 0;
-      for (size_t k = 0; k < t.size(); ++k) {
-        sum += t[k].ns;
-        perPass[k].push_back(t[k].ns);
+      if (!stage) return stage.error();
+      std::vector<double> total;
+      std::vector<std::vector<double>> perPass;
+      std::vector<const char*> passNames;
+      uint32_t reps = o_.reps;
+      for (uint32_t i = 0; i < warmups + reps; ++i) {
+        p.restore();
+        const double t0 = nowMs();
+        VKC_TRY((*stage)->run(p.input()));
+        const double dt = nowMs() - t0;
+        if (i == 0) checkResult(p, refP, refPrev, path == ShapeCollisionPath::kFused ? "vulkan-fused" : "vulkan");
+        if (i + 1 == warmups) reps = repsFor(o_.reps, dt);
+        if (i < warmups) continue;
+        const std::vector<PassTiming>& t = (*stage)->timings();
+        if (perPass.size() != t.size()) {
+          perPass.assign(t.size(), {});
+          passNames.clear();
+          for (const PassTiming& pt : t) passNames.push_back(pt.name);
+        }
+        double sum = 0;
+        for (size_t k = 0; k < t.size(); ++k) {
+          sum += t[k].ns;
+          perPass[k].push_back(t[k].ns);
+        }
+        total.push_back(sum * 1e-6);
       }
-      total.push_back(sum * 1e-6);
+      Row vk = base(path == ShapeCollisionPath::kFused ? "vulkan-fused" : "vulkan");
+      vk.medianMs = median(total);
+      vk.reps = reps;
+      vk.dispatches = static_cast<uint32_t>(perPass.size());
+      vk.gbps = gbps(bytes, vk.medianMs);
+      vk.rooflineFraction = dcopy.gbps > 0 ? vk.gbps / dcopy.gbps : 0;
+      vk.moved = moved;
+      if (scalarMs > 0) vk.speedupVsScalar = scalarMs / vk.medianMs;
+      for (size_t k = 0; k < perPass.size(); ++k) vk.passMedians.push_back({passNames[k], median(perPass[k])});
+      rows.push_back(vk);
+      printRow(rows.back());
     }
-    Row vk = base("vulkan");
-    vk.medianMs = median(total);
-    vk.reps = reps;
-    vk.gbps = gbps(bytes, vk.medianMs);
-    vk.rooflineFraction = dcopy.gbps > 0 ? vk.gbps / dcopy.gbps : 0;
-    vk.moved = moved;
-    if (scalarMs > 0) vk.speedupVsScalar = scalarMs / vk.medianMs;
-    for (size_t k = 0; k < perPass.size(); ++k) vk.passMedians.push_back({passNames[k], median(perPass[k])});
-    rows.push_back(vk);
-    printRow(rows.back());
     return {};
   }
 
@@ -722,7 +781,7 @@ int runBench(const Options& o) {
       }
     }
   }
-  uint32_t maxVulkanN = 65025;
+  uint32_t maxVulkanN = std::max(65025u, o.manyClothsMax);
   for (const uint32_t n : sizes) {
     if (o.vulkanMaxN == 0 || n <= o.vulkanMaxN) maxVulkanN = std::max(maxVulkanN, n);
   }
@@ -800,6 +859,20 @@ int runBench(const Options& o) {
         auto p = syntheticProblem(n, 8, planes, continuous);
         if (const Status s = runner.run(*p); !s) {
           std::fprintf(stderr, "bench_collide_shapes: N=%u P=%u: %s\n", n, planes, s.message().c_str());
+          return 1;
+        }
+      }
+    }
+  }
+
+  // Many cloths (the fused path's case): 1/16/256/1024 cloths x 1k/4k/16k particles, CCD.
+  if (o.manyClothsMax > 0) {
+    for (const uint32_t n : {1024u, 4096u, 16384u}) {
+      for (const uint32_t cloths : {1u, 16u, 256u, 1024u}) {
+        if (uint64_t{n} * cloths > o.manyClothsMax || (o.quick && cloths * n > 16384u)) continue;
+        auto p = manyClothsProblem(cloths, n, true);
+        if (const Status s = runner.run(*p); !s) {
+          std::fprintf(stderr, "bench_collide_shapes: %u cloths x %u: %s\n", cloths, n, s.message().c_str());
           return 1;
         }
       }
