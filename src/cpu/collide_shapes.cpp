@@ -124,14 +124,39 @@ void prepareShapes(const ShapeCollisionInput& in, std::span<const Aabb> particle
                                                                ccd ? 1u : 0u, w);
     }
   }
+  // The grid words, shape by shape: the same bits as the shaders' buildMaskWord (which computes each
+  // word from scratch, 32 shapes x 48 rows), from each shape's cell span per axis computed once: a
+  // shape's bit is in set 0 ("first") at cells >= the lowest cell of its spheres and in set 1 ("last")
+  // at cells <= the highest (checked bitwise against the shaders by the conformance tests).
   for (size_t c = 0; c < s.layout.cloths.size(); ++c) {
     const gpu::ShapeCloth& sc = s.layout.cloths[c];
-    if (s.grids[c].lower.w == 0.0f) continue;
-    for (uint32_t set = 0; set < 2; ++set)
-      for (uint32_t axis = 0; axis < 3; ++axis)
-        for (uint32_t cell = 0; cell < gpu::kGridCells; ++cell)
-          for (uint32_t w = 0; w < sc.maskWords; ++w)
-            s.masks[k.maskIndex(sc, set, axis, cell, w)] = k.buildMaskWord(sc, s.grids[c], ccd ? 1u : 0u, set, axis, cell, w);
+    const gpu::ShapeGrid& g = s.grids[c];
+    if (g.lower.w == 0.0f) continue;
+    for (uint32_t shape = 0; shape < sc.sphereCount + sc.capsuleCount; ++shape) {
+      uint32_t spheres[2] = {sc.firstSphere + shape, 0};
+      uint32_t count = 1;
+      if (shape >= sc.sphereCount) {
+        const gpu::CapsuleSpheres caps = s.layout.capsules[sc.firstCapsule + shape - sc.sphereCount];
+        spheres[0] = caps.sphere0;
+        spheres[1] = caps.sphere1;
+        count = 2;
+      }
+      const uint32_t word = shape / 32u, bit = 1u << (shape % 32u);
+      for (uint32_t axis = 0; axis < 3; ++axis) {
+        const int a = static_cast<int>(axis);
+        uint32_t lo = gpu::kGridCells, hi = 0;
+        for (uint32_t k2 = 0; k2 < count; ++k2) {
+          for (uint32_t end = ccd ? 0u : 1u; end < 2; ++end) {
+            const gpu::vec4 sp = s.spheres[end * S + spheres[k2]];
+            const gpu::uvec2 cells = gpu::sphereCells(sp[a], sp.w, g.lower[a], g.scale[a]);
+            lo = std::min(lo, cells.x);
+            hi = std::max(hi, cells.y);
+          }
+        }
+        for (uint32_t cell = lo; cell < gpu::kGridCells; ++cell) s.masks[k.maskIndex(sc, 0, axis, cell, word)] |= bit;
+        for (uint32_t cell = 0; cell <= hi; ++cell) s.masks[k.maskIndex(sc, 1, axis, cell, word)] |= bit;
+      }
+    }
   }
 }
 
