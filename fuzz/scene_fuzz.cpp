@@ -1,10 +1,13 @@
 // libFuzzer target: parseScene on arbitrary bytes must return a value or an error, never crash,
 // hang or read out of bounds; every scene it accepts must survive writeScene -> parseScene
-// unchanged (bitwise: the written text of the re-read scene is the same text).
+// unchanged (bitwise: the written text of the re-read scene is the same text). Seeds: the sample
+// scenes and fuzz/seeds/ (planes and convexes).
 // Built and run by scripts/fuzz.sh (clang, -fsanitize=fuzzer,address,undefined).
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstdio>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -37,6 +40,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!buffers && buffers.message().empty()) {
     std::fprintf(stderr, "makeSceneBuffers failed without a message\n");
     std::abort();
+  }
+  if (buffers) {
+    // Every cloth's convex views lie in the buffers' own `convexes`, in order, each listing its
+    // cloth's plane indices; a copy's views lie in the copy's (read through, so that ASan sees a
+    // dangling view).
+    const vkc::SceneBuffers copy = *buffers;
+    size_t first = 0;
+    for (size_t c = 0; c < scene->cloths.size(); ++c) {
+      const std::span<const vkc::Convex> views = copy.colliders[c].convexes;
+      const auto& lists = scene->cloths[c].convexes;
+      bool ok = views.size() == lists.size() && (views.empty() || views.data() == copy.convexes.data() + first);
+      for (size_t k = 0; ok && k < views.size(); ++k) {
+        ok = views[k].planes.size() == lists[k].size() &&
+             std::equal(views[k].planes.begin(), views[k].planes.end(), lists[k].begin());
+      }
+      if (!ok) {
+        std::fprintf(stderr, "cloth %zu: the copied buffers' convexes do not list the scene's\n", c);
+        std::abort();
+      }
+      first += views.size();
+    }
   }
   return 0;
 }

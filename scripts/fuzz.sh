@@ -21,8 +21,9 @@ echo "== build $dir/scene_fuzz with $clangxx"
   fuzz/scene_fuzz.cpp src/io/scene.cpp src/io/json_reader.cpp src/io/file.cpp \
   -lz -o "$dir/scene_fuzz"
 
-# Seeds: the sample scenes (the working corpus grows in $dir/corpus between runs).
-cp samples/scenes/*.json "$dir/corpus/"
+# Seeds: the sample scenes and fuzz/seeds/ (planes and convexes, good and bad; the working corpus
+# grows in $dir/corpus between runs).
+cp samples/scenes/*.json fuzz/seeds/*.json "$dir/corpus/"
 
 echo "== run for ${seconds}s"
 cd "$dir"

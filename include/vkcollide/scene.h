@@ -3,10 +3,11 @@
 // Files whose name ends in ".json.gz" are read and written through zlib.
 //
 // A Scene is a plain value (std::vector storage). parseScene/loadScene check the file's structure
-// (known keys only, types, required fields, array lengths, finite numbers, index ranges) and name the
-// JSON path of the first problem, e.g. "cloths[1].spheres[3][2]: expected a finite number". Value
-// rules that belong to a stage (radius >= 0, friction >= 0, ...) are checked by that stage's
-// validate() on the view from makeSceneBuffers().
+// (known keys only, types, required fields, array lengths, finite numbers, index ranges, non-empty
+// convexes, plane normals that are not zero) and name the JSON path of the first problem, e.g.
+// "cloths[1].spheres[3][2]: expected a finite number". Value rules that belong to a stage (radius >=
+// 0, friction >= 0, plane normals that do not turn over within the frame, ...) are checked by that
+// stage's validate() on the view from makeSceneBuffers().
 #pragma once
 
 #include <array>
@@ -54,8 +55,10 @@ struct SceneSettings {
   friend bool operator==(const SceneSettings&, const SceneSettings&) = default;
 };
 
-// One cloth, in its own (local) space. After parsing, prevParticles has particles.size() elements
-// and prevSpheres spheres.size() (defaults filled in), and every capsule index is < spheres.size().
+// One cloth, in its own (local) space. After parsing, prevParticles has particles.size() elements,
+// prevSpheres spheres.size() and prevPlanes planes.size() (defaults filled in), every capsule index is
+// < spheres.size(), every convex lists at least one plane and its indices are < planes.size(), and no
+// plane normal is zero or too short or long to normalize.
 struct SceneCloth {
   std::string name;                          // optional, may be empty
   std::vector<Float4> particles;             // current positions: xyz, w = inverse mass
@@ -63,6 +66,11 @@ struct SceneCloth {
   std::vector<Float4> spheres;               // at the iteration's end: xyz centre, w radius
   std::vector<Float4> prevSpheres;           // at the iteration's start (file default: spheres)
   std::vector<Capsule> capsules;             // pairs of sphere indices
+  // Planes at the iteration's end: xyz normal (non-zero; the stage normalizes it, dividing w by the
+  // same length), w offset d; the inside is n.x + d < 0. Planes collide only through convexes.
+  std::vector<Float4> planes;
+  std::vector<Float4> prevPlanes;                  // at the iteration's start (file default: planes)
+  std::vector<std::vector<uint32_t>> convexes;     // each a non-empty list of indices < planes.size()
   std::vector<Float4> restPositions;         // empty (absent) or one per particle
   std::vector<uint32_t> selfCollisionIndices;  // empty (absent: all particles) or indices < particles.size()
   std::array<float, 3> translation{0, 0, 0};   // local to world: world = rotate(local) + translation
@@ -97,14 +105,18 @@ Status saveScene(const Scene& scene, const std::string& path);
 std::string writeScene(const Scene& scene);
 
 // A Scene laid out for the stages: every cloth's particles concatenated (cloth c is cloths[c] of the
-// arrays) and per-cloth collider, self-collision and inter-collision views. `colliders` and `selfSubsets` point into
-// the Scene's vectors: the Scene must outlive this and its cloths' spheres, capsules and
-// selfCollisionIndices must not change.
+// arrays) and per-cloth collider, self-collision and inter-collision views. `colliders` and
+// `selfSubsets` point into the Scene's vectors (and `colliders[c].convexes` into this object's
+// `convexes`): the Scene must outlive this and its cloths' spheres, capsules, planes, convexes and
+// selfCollisionIndices must not change. A copy's `colliders` point into the copy's own `convexes`.
 struct SceneBuffers {
   std::vector<Float4> particles;
   std::vector<Float4> prevParticles;
   std::vector<ClothRange> cloths;
   std::vector<ClothColliders> colliders;
+  // Every cloth's convexes as Convex views (cloths concatenated; each lists a SceneCloth::convexes
+  // entry): what colliders[c].convexes spans.
+  std::vector<Convex> convexes;
   // Every cloth's restPositions concatenated (particles.size() elements) when every cloth that has
   // particles gives them; empty when none does, or when only some do and self collision is off.
   std::vector<Float4> restPositions;
@@ -114,6 +126,13 @@ struct SceneBuffers {
   std::vector<InterClothDesc> interCloths;
   // One entry per cloth, in order: its collisionGroup and collisionMask.
   std::vector<InterCollisionFilter> interFilters;
+
+  SceneBuffers() = default;
+  // Copies re-point colliders[c].convexes into the copy's own `convexes`; moves keep them valid.
+  SceneBuffers(const SceneBuffers& other);
+  SceneBuffers& operator=(const SceneBuffers& other);
+  SceneBuffers(SceneBuffers&&) noexcept = default;
+  SceneBuffers& operator=(SceneBuffers&&) noexcept = default;
 
   // A shape-collision input over these arrays (one iteration over the whole frame: alpha 0 .. 1).
   ShapeCollisionInput shapeInput(const ShapeCollisionSettings& settings) {

@@ -1,8 +1,12 @@
 // Scene files: the schema (parseScene), the writer (writeScene) and the stage layout (SceneBuffers).
 #include "vkcollide/scene.h"
 
+#include <cfloat>
 #include <charconv>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <functional>
 #include <limits>
 
 #include "io/file.h"
@@ -35,6 +39,46 @@ bool readFloat4s(io::JsonReader& r, std::vector<Float4>& out, const char* what) 
     float v[4];
     if (!r.readFloats(v, 4, what)) return false;
     out.push_back({v[0], v[1], v[2], v[3]});
+    return true;
+  });
+}
+
+// Planes [nx, ny, nz, d]: finite (readFloats), with a normal the stage can normalize: its squared
+// length, computed in float as the stage computes it, is a positive normal float, and the offset
+// divided by the length stays finite. The error is at the plane's path ("cloths[0].planes[2]").
+bool readPlanes(io::JsonReader& r, std::vector<Float4>& out) {
+  out.clear();
+  return r.readArray([&](size_t) {
+    float v[4];
+    if (!r.readFloats(v, 4, "[nx, ny, nz, d]")) return false;
+    const float n2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+    if (!(n2 >= FLT_MIN) || !std::isfinite(n2) || !std::isfinite(v[3] / std::sqrt(n2))) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "normal (%g, %g, %g) is %s", static_cast<double>(v[0]),
+                    static_cast<double>(v[1]), static_cast<double>(v[2]),
+                    v[0] == 0.0f && v[1] == 0.0f && v[2] == 0.0f ? "zero: a plane needs a non-zero normal"
+                                                                  : "too short or too long to normalize in float");
+      return r.fail(buf);
+    }
+    out.push_back({v[0], v[1], v[2], v[3]});
+    return true;
+  });
+}
+
+// Convexes [[i, j, ...], ...]: non-empty lists of plane indices (their range is checked once the
+// whole cloth, planes included, has been read).
+bool readConvexes(io::JsonReader& r, std::vector<std::vector<uint32_t>>& out) {
+  out.clear();
+  return r.readArray([&](size_t) {
+    std::vector<uint32_t>& convex = out.emplace_back();
+    const bool ok = r.readArray([&](size_t) {
+      uint32_t v = 0;
+      if (!r.readUint32(v)) return false;
+      convex.push_back(v);
+      return true;
+    });
+    if (!ok) return false;
+    if (convex.empty()) return r.fail("is empty: a convex lists at least one plane index [i, j, ...]");
     return true;
   });
 }
@@ -78,7 +122,7 @@ bool readSettings(io::JsonReader& r, SceneSettings& s) {
 }
 
 bool readCloth(io::JsonReader& r, SceneCloth& c) {
-  bool particles = false, prevParticles = false, prevSpheres = false;
+  bool particles = false, prevParticles = false, prevSpheres = false, prevPlanes = false;
   const bool ok = r.readObject([&](std::string_view key) {
     if (key == "name") return r.readString(c.name);
     if (key == "particles") return particles = true, readFloat4s(r, c.particles, "[x, y, z, invMass]");
@@ -86,6 +130,9 @@ bool readCloth(io::JsonReader& r, SceneCloth& c) {
     if (key == "spheres") return readFloat4s(r, c.spheres, "[x, y, z, radius]");
     if (key == "prevSpheres") return prevSpheres = true, readFloat4s(r, c.prevSpheres, "[x, y, z, radius]");
     if (key == "restPositions") return readFloat4s(r, c.restPositions, "[x, y, z, w]");
+    if (key == "planes") return readPlanes(r, c.planes);
+    if (key == "prevPlanes") return prevPlanes = true, readPlanes(r, c.prevPlanes);
+    if (key == "convexes") return readConvexes(r, c.convexes);
     if (key == "capsules") {
       c.capsules.clear();
       return r.readArray([&](size_t) {
@@ -121,8 +168,8 @@ bool readCloth(io::JsonReader& r, SceneCloth& c) {
     if (key == "collisionGroup") return r.readUint32(c.collisionGroup);
     if (key == "collisionMask") return r.readUint32(c.collisionMask);
     return unknownKey(r, knownKeys({"name", "particles", "prevParticles", "spheres", "prevSpheres", "capsules",
-                                 "restPositions", "selfCollisionIndices", "translation", "rotation",
-                                 "collisionGroup", "collisionMask"}));
+                                 "planes", "prevPlanes", "convexes", "restPositions", "selfCollisionIndices",
+                                 "translation", "rotation", "collisionGroup", "collisionMask"}));
   });
   if (!ok) return false;
   // Whole-cloth rules, reported at the field that breaks them.
@@ -140,6 +187,12 @@ bool readCloth(io::JsonReader& r, SceneCloth& c) {
     return r.failAtKey("prevSpheres",
                        "has " + count(c.prevSpheres.size()) + " elements; spheres has " + count(c.spheres.size()));
   }
+  if (!prevPlanes) {
+    c.prevPlanes = c.planes;
+  } else if (c.prevPlanes.size() != c.planes.size()) {
+    return r.failAtKey("prevPlanes",
+                       "has " + count(c.prevPlanes.size()) + " elements; planes has " + count(c.planes.size()));
+  }
   if (!c.restPositions.empty() && c.restPositions.size() != c.particles.size()) {
     return r.failAtKey("restPositions", "has " + count(c.restPositions.size()) + " elements; particles has " +
                                             count(c.particles.size()));
@@ -152,6 +205,15 @@ bool readCloth(io::JsonReader& r, SceneCloth& c) {
         return r.failAtKey("capsules[" + count(k) + "][" + std::to_string(e) + "]",
                            "sphere index " + std::to_string(s) + " is out of range; the cloth has " +
                                count(c.spheres.size()) + " spheres");
+      }
+    }
+  }
+  for (size_t k = 0; k < c.convexes.size(); ++k) {
+    for (size_t j = 0; j < c.convexes[k].size(); ++j) {
+      if (c.convexes[k][j] >= c.planes.size()) {
+        return r.failAtKey("convexes[" + count(k) + "][" + count(j) + "]",
+                           "plane index " + std::to_string(c.convexes[k][j]) + " is out of range; the cloth has " +
+                               count(c.planes.size()) + " planes");
       }
     }
   }
@@ -224,7 +286,8 @@ bool operator==(const SceneCloth& a, const SceneCloth& b) {
     if (a.capsules[k].sphere0 != b.capsules[k].sphere0 || a.capsules[k].sphere1 != b.capsules[k].sphere1) return false;
   }
   return a.name == b.name && a.particles == b.particles && a.prevParticles == b.prevParticles &&
-         a.spheres == b.spheres && a.prevSpheres == b.prevSpheres && a.restPositions == b.restPositions &&
+         a.spheres == b.spheres && a.prevSpheres == b.prevSpheres && a.planes == b.planes &&
+         a.prevPlanes == b.prevPlanes && a.convexes == b.convexes && a.restPositions == b.restPositions &&
          a.selfCollisionIndices == b.selfCollisionIndices && a.translation == b.translation && a.rotation == b.rotation &&
          a.collisionGroup == b.collisionGroup && a.collisionMask == b.collisionMask;
 }
@@ -279,7 +342,8 @@ std::string writeScene(const Scene& scene) {
   size_t floats = 0;
   for (const SceneCloth& c : scene.cloths) {
     floats += 4 * (c.particles.size() + c.prevParticles.size() + c.spheres.size() + c.prevSpheres.size() +
-                   c.restPositions.size());
+                   c.planes.size() + c.prevPlanes.size() + c.restPositions.size());
+    for (const std::vector<uint32_t>& x : c.convexes) floats += x.size();
   }
   out.reserve(1024 + floats * 16);
   const SceneSettings& s = scene.settings;
@@ -331,6 +395,18 @@ std::string writeScene(const Scene& scene) {
       out += std::to_string(c.capsules[k].sphere0) + ", " + std::to_string(c.capsules[k].sphere1) + "]";
     }
     out += "],\n";
+    appendFloat4s(out, "planes", c.planes);
+    appendFloat4s(out, "prevPlanes", c.prevPlanes);
+    out += "      \"convexes\": [";
+    for (size_t k = 0; k < c.convexes.size(); ++k) {
+      out += k ? ",\n        [" : "\n        [";
+      for (size_t j = 0; j < c.convexes[k].size(); ++j) {
+        if (j) out += ", ";
+        out += std::to_string(c.convexes[k][j]);
+      }
+      out += "]";
+    }
+    out += c.convexes.empty() ? "],\n" : "\n      ],\n";
     if (!c.selfCollisionIndices.empty()) {
       out += "      \"selfCollisionIndices\": [";
       for (size_t k = 0; k < c.selfCollisionIndices.size(); ++k) {
@@ -349,6 +425,33 @@ std::string writeScene(const Scene& scene) {
 }
 
 Status saveScene(const Scene& scene, const std::string& path) { return io::writeFile(path, writeScene(scene)); }
+
+SceneBuffers::SceneBuffers(const SceneBuffers& other)
+    : particles(other.particles),
+      prevParticles(other.prevParticles),
+      cloths(other.cloths),
+      colliders(other.colliders),
+      convexes(other.convexes),
+      restPositions(other.restPositions),
+      selfSubsets(other.selfSubsets),
+      interCloths(other.interCloths),
+      interFilters(other.interFilters) {
+  // Each cloth's convex views at the same offset in this copy's `convexes` (views that do not point
+  // into other.convexes, set by hand, are kept as they are).
+  const Convex* begin = other.convexes.data();
+  const Convex* end = begin + other.convexes.size();
+  for (ClothColliders& c : colliders) {
+    const Convex* p = c.convexes.data();
+    const std::less<const Convex*> less;  // a total order, also for pointers into other arrays
+    if (c.convexes.empty() || less(p, begin) || less(end, p + c.convexes.size())) continue;
+    c.convexes = std::span<const Convex>(convexes.data() + (p - begin), c.convexes.size());
+  }
+}
+
+SceneBuffers& SceneBuffers::operator=(const SceneBuffers& other) {
+  if (this != &other) *this = SceneBuffers(other);
+  return *this;
+}
 
 Result<SceneBuffers> makeSceneBuffers(const Scene& scene) {
   SceneBuffers b;
@@ -370,7 +473,8 @@ Result<SceneBuffers> makeSceneBuffers(const Scene& scene) {
                      std::to_string(prev.size()) + " elements; particles has " + std::to_string(c.particles.size()));
     }
     b.prevParticles.insert(b.prevParticles.end(), prev.begin(), prev.end());
-    b.colliders.push_back({c.spheres, c.prevSpheres, c.capsules});
+    b.colliders.push_back({c.spheres, c.prevSpheres, c.capsules, c.planes, c.prevPlanes, {}});
+    for (const std::vector<uint32_t>& x : c.convexes) b.convexes.push_back({x});
     b.selfSubsets.emplace_back(c.selfCollisionIndices);
     InterClothDesc desc;
     desc.range = b.cloths.back();
@@ -378,6 +482,12 @@ Result<SceneBuffers> makeSceneBuffers(const Scene& scene) {
     desc.rotation = c.rotation;
     b.interCloths.push_back(desc);
     b.interFilters.push_back({static_cast<uint32_t>(b.interCloths.size() - 1), c.collisionGroup, c.collisionMask});
+  }
+  // The convex views are complete (no more reallocation): point each cloth's colliders at its own.
+  for (size_t i = 0, first = 0; i < scene.cloths.size(); ++i) {
+    const size_t n = scene.cloths[i].convexes.size();
+    if (n > 0) b.colliders[i].convexes = std::span<const Convex>(b.convexes.data() + first, n);
+    first += n;
   }
   // Rest positions: all cloths with particles give them, or none does.
   std::optional<size_t> withRest, withoutRest;

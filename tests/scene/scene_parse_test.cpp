@@ -284,6 +284,117 @@ TEST(SceneParse, RoundTripEveryFieldBitwise) {
   EXPECT_FALSE(other == *s);
 }
 
+// Planes and convexes: cloth 0 of kValid gets a box (6 planes, one convex) and a ground plane (a
+// convex of one plane), given at the start and the end of the iteration.
+const char* kPlanes = R"("capsules": [[0, 1]],
+     "planes": [[1, 0, 0, -1], [-1, 0, 0, -1], [0, 1, 0, -1], [0, -1, 0, -1], [0, 0, 1, -1], [0, 0, -1, -1],
+                [0, 2, 0, 1]],
+     "prevPlanes": [[1, 0, 0, -1.5], [-1, 0, 0, -1], [0, 1, 0, -1], [0, -1, 0, -1], [0, 0, 1, -1], [0, 0, -1, -1],
+                    [0, 2, 0, 1]],
+     "convexes": [[0, 1, 2, 3, 4, 5], [6]])";
+
+std::string withPlanes(const std::string& from = "", const std::string& to = "") {
+  std::string planes = kPlanes;
+  if (!from.empty()) planes = replaced(planes, from, to);
+  return replaced(kValid, R"("capsules": [[0, 1]])", planes);
+}
+
+TEST(SceneParse, PlanesAndConvexes) {
+  Result<Scene> s = parseScene(withPlanes());
+  ASSERT_TRUE(s) << s.message();
+  const SceneCloth& a = s->cloths[0];
+  ASSERT_EQ(a.planes.size(), 7u);
+  ASSERT_EQ(a.prevPlanes.size(), 7u);
+  EXPECT_EQ(a.planes[0], (Float4{1, 0, 0, -1}));
+  EXPECT_EQ(a.prevPlanes[0], (Float4{1, 0, 0, -1.5f}));
+  // Kept as written: the stage normalizes (0, 2, 0, 1) to (0, 1, 0, 0.5), the parser does not.
+  EXPECT_EQ(a.planes[6], (Float4{0, 2, 0, 1}));
+  ASSERT_EQ(a.convexes.size(), 2u);
+  EXPECT_EQ(a.convexes[0], (std::vector<uint32_t>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(a.convexes[1], (std::vector<uint32_t>{6}));
+  // Cloth 1 has none.
+  EXPECT_TRUE(s->cloths[1].planes.empty());
+  EXPECT_TRUE(s->cloths[1].prevPlanes.empty());
+  EXPECT_TRUE(s->cloths[1].convexes.empty());
+  // prevPlanes defaults to planes; a plane index may repeat; planes without convexes are allowed.
+  Result<Scene> d = parseScene(replaced(kValid, R"("capsules": [[0, 1]])",
+                                        R"("capsules": [[0, 1]], "convexes": [[1, 1, 0]], "planes": [[0, 1, 0, 0.5], [1e-18, 0, 0, 0]])"));
+  ASSERT_TRUE(d) << d.message();
+  EXPECT_EQ(d->cloths[0].prevPlanes, d->cloths[0].planes);
+  EXPECT_EQ(d->cloths[0].convexes[0], (std::vector<uint32_t>{1, 1, 0}));
+  Result<Scene> p = parseScene(replaced(kValid, R"("capsules": [[0, 1]])", R"("planes": [[0, 1, 0, 0]], "convexes": [])"));
+  ASSERT_TRUE(p) << p.message();
+  EXPECT_TRUE(p->cloths[0].convexes.empty());
+}
+
+TEST(SceneParse, BadPlanesAndConvexesAreNamed) {
+  // Zero and unnormalizable normals, at either end of the iteration.
+  EXPECT_ERROR(withPlanes("[0, 2, 0, 1]],\n     \"prevPlanes\"", "[0, 0, 0, 1]],\n     \"prevPlanes\""),
+               "cloths[0].planes[6]: normal (0, 0, 0) is zero");
+  EXPECT_ERROR(withPlanes("[-1, 0, 0, -1], [0, 1, 0, -1], [0, -1, 0, -1], [0, 0, 1, -1], [0, 0, -1, -1],\n                    [0, 2, 0, 1]]",
+                          "[-1, 0, 0, -1], [0, 1, 0, -1], [-0, 0, -0, -1], [0, 0, 1, -1], [0, 0, -1, -1],\n                    [0, 2, 0, 1]]"),
+               "cloths[0].prevPlanes[3]: normal (-0, 0, -0) is zero");
+  EXPECT_ERROR(withPlanes("[1, 0, 0, -1], [-1", "[1e-30, 0, 0, -1], [-1"),
+               "cloths[0].planes[0]: normal (1e-30, 0, 0) is too short or too long to normalize");
+  EXPECT_ERROR(withPlanes("[1, 0, 0, -1], [-1", "[3e38, 3e38, 0, -1], [-1"),
+               "cloths[0].planes[0]: normal (3e+38, 3e+38, 0) is too short or too long to normalize");
+  EXPECT_ERROR(withPlanes("[1, 0, 0, -1], [-1", "[1e-18, 0, 0, 3e38], [-1"),
+               "cloths[0].planes[0]: normal (1e-18, 0, 0) is too short or too long to normalize");
+  // Non-finite numbers, wrong lengths.
+  EXPECT_ERROR(withPlanes("[0, 2, 0, 1]],\n     \"prevPlanes\"", "[0, NaN, 0, 1]],\n     \"prevPlanes\""),
+               "cloths[0].planes[6][1]: expected a finite number, found NaN");
+  EXPECT_ERROR(withPlanes("[0, 2, 0, 1]],\n     \"prevPlanes\"", "[0, 1e39, 0, 1]],\n     \"prevPlanes\""),
+               "cloths[0].planes[6][1]: expected a finite number, found 1e39");
+  EXPECT_ERROR(withPlanes("[1, 0, 0, -1], [-1", "[1, 0, 0, Infinity], [-1"),
+               "cloths[0].planes[0][3]: expected a finite number, found Infinity");
+  EXPECT_ERROR(withPlanes("[1, 0, 0, -1], [-1", "[1, 0, 0], [-1"),
+               "cloths[0].planes[0]: expected 4 numbers [nx, ny, nz, d], found 3");
+  EXPECT_ERROR(withPlanes("[0, 2, 0, 1]],\n     \"convexes\"", "[0, 2, 0, 1], [0, 1, 0, 0]],\n     \"convexes\""),
+               "cloths[0].prevPlanes: has 8 elements; planes has 7");
+  EXPECT_ERROR(replaced(kValid, R"("capsules": [[0, 1]])", R"("prevPlanes": [[0, 1, 0, 0]])"),
+               "cloths[0].prevPlanes: has 1 elements; planes has 0");
+  // Convexes: an empty one, an index out of range (checked after the planes, whatever the key
+  // order), not an integer, not a list.
+  EXPECT_ERROR(withPlanes("[[0, 1, 2, 3, 4, 5], [6]]", "[[0, 1, 2, 3, 4, 5], []]"),
+               "cloths[0].convexes[1]: is empty: a convex lists at least one plane index");
+  EXPECT_ERROR(withPlanes("[[0, 1, 2, 3, 4, 5], [6]]", "[[0, 1, 2, 3, 4, 5], [6, 7]]"),
+               "cloths[0].convexes[1][1]: plane index 7 is out of range; the cloth has 7 planes");
+  EXPECT_ERROR(replaced(kValid, R"("capsules": [[0, 1]])", R"("convexes": [[0]], "planes": [])"),
+               "cloths[0].convexes[0][0]: plane index 0 is out of range; the cloth has 0 planes");
+  EXPECT_ERROR(withPlanes("[[0, 1, 2, 3, 4, 5], [6]]", "[[0, 1, 2, 3, 4, 5], [-6]]"),
+               "cloths[0].convexes[1][0]: expected an unsigned integer");
+  EXPECT_ERROR(withPlanes("[[0, 1, 2, 3, 4, 5], [6]]", "[[0, 1, 2, 3, 4, 5], [6.5]]"),
+               "cloths[0].convexes[1][0]: expected an unsigned integer, found 6.5");
+  EXPECT_ERROR(withPlanes("[[0, 1, 2, 3, 4, 5], [6]]", "[[0, 1, 2, 3, 4, 5], 6]"),
+               "cloths[0].convexes[1]: expected an array, found the number 6");
+  EXPECT_ERROR(withPlanes("\"convexes\"", "\"convex\""), "cloths[0].convex: unknown key");
+  EXPECT_ERROR(withPlanes("\"planes\"", "\"planes\": [], \"planes\""), "cloths[0].planes: duplicate key");
+}
+
+TEST(SceneParse, PlanesRoundTripBitwise) {
+  Result<Scene> s = parseScene(withPlanes());
+  ASSERT_TRUE(s) << s.message();
+  s->cloths[0].planes[1] = {-0.0f, std::numeric_limits<float>::denorm_min(), 1.00000012f, -3.40282326e38f};
+  Result<Scene> again = parseScene(writeScene(*s));
+  ASSERT_TRUE(again) << again.message();
+  EXPECT_TRUE(*again == *s);
+  EXPECT_EQ(std::memcmp(again->cloths[0].planes.data(), s->cloths[0].planes.data(), 7 * sizeof(Float4)), 0);
+  EXPECT_EQ(std::memcmp(again->cloths[0].prevPlanes.data(), s->cloths[0].prevPlanes.data(), 7 * sizeof(Float4)), 0);
+  // Planes, prevPlanes and convexes take part in ==.
+  for (int field = 0; field < 3; ++field) {
+    Scene other = *again;
+    if (field == 0) other.cloths[0].planes[6].w = 2;
+    if (field == 1) other.cloths[0].prevPlanes[0].w = -1;
+    if (field == 2) other.cloths[0].convexes[1] = {5};
+    EXPECT_FALSE(other == *s) << field;
+  }
+  // A cloth without planes writes empty arrays, which read back as none.
+  const std::string text = writeScene(*s);
+  EXPECT_NE(text.find("\"convexes\": [\n        [0, 1, 2, 3, 4, 5],\n        [6]\n      ]"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"planes\": [],"), std::string::npos);
+  EXPECT_NE(text.find("\"convexes\": [],"), std::string::npos);
+}
+
 // 200 000 random finite floats (random bit patterns: denormals, huge and tiny exponents) survive
 // writeScene -> parseScene bit for bit.
 TEST(SceneParse, RandomFloatsRoundTripBitwise) {
