@@ -1,8 +1,8 @@
 // vkcollide step / compare / stages: one collision iteration of a scene file (docs/scene-format.md)
 // on a backend, written back as a scene; or on every backend, compared with the CPU scalar reference.
 //
-// One iteration is a fixed list of stages (kStages), each enabled by the scene: sphere/capsule
-// collision (any cloth with spheres), self collision (settings.selfCollision), inter collision
+// One iteration is a fixed list of stages (kStages), each enabled by the scene: shape collision
+// (any cloth with spheres or convexes), self collision (settings.selfCollision), inter collision
 // (settings.interCollision). A stage this build does not have yet is never skipped silently: a scene
 // that enables it is refused (exit 2) unless the user skips that stage explicitly (--skip STAGE).
 //
@@ -10,7 +10,8 @@
 // the particles the one before left). `compare` runs every stage of every backend on the CPU scalar
 // reference's result of the stage before (see compareCommand) and checks positions within the stage's
 // tolerance and the integer by-products (shape masks; self keys, pairs and neighbour counts; inter
-// cloth pairs, marked particles and contact counts) exactly, per cloth.
+// cloth pairs, marked particles and contact counts) exactly, per cloth. Both print the scene's
+// colliders (spheres, capsules, planes, convexes) before they run.
 //
 // Exit codes: 0 success; 1 a run failed, results differ beyond tolerance, or a backend is not
 // deterministic; 2 usage errors and bad scenes (nothing is written then).
@@ -26,6 +27,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -59,7 +61,7 @@ struct StageDesc {
 };
 
 constexpr StageDesc kStages[] = {
-    {StageId::kShapes, "shapes", "a cloth with spheres", true},
+    {StageId::kShapes, "shapes", "a cloth with spheres or convexes", true},
     {StageId::kSelf, "self", "settings.selfCollision", true},
     {StageId::kInter, "inter", "settings.interCollision", true},
 };
@@ -67,7 +69,8 @@ constexpr StageDesc kStages[] = {
 bool stageEnabled(StageId id, const Scene& scene) {
   switch (id) {
     case StageId::kShapes:
-      return std::any_of(scene.cloths.begin(), scene.cloths.end(), [](const SceneCloth& c) { return !c.spheres.empty(); });
+      return std::any_of(scene.cloths.begin(), scene.cloths.end(),
+                         [](const SceneCloth& c) { return !c.spheres.empty() || !c.convexes.empty(); });
     case StageId::kSelf: return scene.settings.selfCollision.has_value();
     case StageId::kInter: return scene.settings.interCollision.has_value();
   }
@@ -121,6 +124,7 @@ struct StageOutput {
   std::vector<Float4> prevParticles;
   std::vector<uint32_t> masks;      // shapes: the grid masks (ShapeCollisionDebug), cloths concatenated
   std::vector<uint32_t> maskWords;  // shapes: per cloth
+  std::vector<uint32_t> convexBits; // shapes: the convexes kept by the cull, cloths concatenated
   SelfCollisionDebug self;          // self: sorted keys, pairs, neighbour counts (with Runner's debug on)
   InterCollisionDebug inter;       // inter: cloth pairs, marked particles, contacts (with Runner's debug on)
   double hostMs = 0;                // wall clock of the stage (Vulkan: upload, submit, wait, download)
@@ -200,6 +204,7 @@ class Runner {
     }
     out.masks = std::move(debug.masks);
     out.maskWords = std::move(debug.maskWords);
+    out.convexBits = std::move(debug.convexBits);
     return {};
   }
 
@@ -400,6 +405,35 @@ size_t particleCount(const Scene& scene) {
   return n;
 }
 
+// "colliders: 2 spheres, 1 capsule, 7 planes in 2 convexes (1 moving)": the scene's colliders, all
+// cloths together; a plane or sphere is moving when its start differs from its end.
+std::string colliderSummary(const Scene& scene) {
+  size_t spheres = 0, capsules = 0, planes = 0, convexes = 0, movingSpheres = 0, movingPlanes = 0;
+  auto moving = [](const std::vector<Float4>& end, const std::vector<Float4>& start, size_t k) {
+    if (k >= start.size()) return false;
+    const Float4& a = start[k];
+    const Float4& b = end[k];
+    return a.x != b.x || a.y != b.y || a.z != b.z || a.w != b.w;
+  };
+  for (const SceneCloth& c : scene.cloths) {
+    spheres += c.spheres.size();
+    capsules += c.capsules.size();
+    planes += c.planes.size();
+    convexes += c.convexes.size();
+    for (size_t k = 0; k < c.spheres.size(); ++k) movingSpheres += moving(c.spheres, c.prevSpheres, k);
+    for (size_t k = 0; k < c.planes.size(); ++k) movingPlanes += moving(c.planes, c.prevPlanes, k);
+  }
+  auto count = [](size_t n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+  };
+  std::string s = "colliders: " + count(spheres, "sphere", "spheres");
+  if (movingSpheres > 0) s += " (" + std::to_string(movingSpheres) + " moving)";
+  s += ", " + count(capsules, "capsule", "capsules") + ", " + count(planes, "plane", "planes");
+  if (movingPlanes > 0) s += " (" + std::to_string(movingPlanes) + " moving)";
+  s += " in " + count(convexes, "convex", "convexes");
+  return s;
+}
+
 }  // namespace
 
 const char* sceneUsage() {
@@ -470,6 +504,7 @@ int stepCommand(int argc, char** argv) {
   std::printf("step: %s (loaded in %.1f ms): %zu cloths, %zu particles; stages: %s; backend %s%s%s\n",
               scenePath.c_str(), loadMs, scene.cloths.size(), particleCount(scene), stageList(scene, stages, skip).c_str(), name, context ? " on " : "",
               context ? context->deviceInfo().name.c_str() : "");
+  std::printf("  %s\n", colliderSummary(scene).c_str());
 
   Runner runner(*backend, context.get(), /*debug=*/false);
   SceneBuffers result;
@@ -553,6 +588,28 @@ std::string compareMasks(const StageOutput& a, const StageOutput& e, size_t c, i
                                 a.masks.begin() + static_cast<std::ptrdiff_t>(offset));
   if (!equal) ++failures;
   return equal ? "masks equal" : "masks DIFFER";
+}
+
+// Shape stage, one cloth with convexes: the convexes the cull kept (ShapeCollisionDebug::convexBits).
+// Reported, not counted as a failure: a convex within rounding of the cull margin may be kept on one
+// backend and culled on another, and either way no particle is inside it (collide_shapes.h).
+std::string compareConvexBits(const StageOutput& a, const StageOutput& e, const Scene& scene, size_t c) {
+  const size_t convexes = scene.cloths[c].convexes.size();
+  if (convexes == 0) return "";
+  size_t offset = 0;
+  for (size_t q = 0; q < c; ++q) offset += (scene.cloths[q].convexes.size() + 31) / 32;
+  const size_t words = (convexes + 31) / 32;
+  if (a.convexBits.size() != e.convexBits.size() || offset + words > e.convexBits.size()) {
+    return ", convexes kept: no bits";
+  }
+  size_t kept = 0;
+  bool equal = true;
+  for (size_t w = offset; w < offset + words; ++w) {
+    kept += static_cast<size_t>(std::popcount(e.convexBits[w]));
+    equal = equal && a.convexBits[w] == e.convexBits[w];
+  }
+  return ", convexes kept " + std::string(equal ? "equal (" : "differ, at the cull margin (") + std::to_string(kept) +
+         " of " + std::to_string(convexes) + ")";
 }
 
 // Self stage, one cloth: are its sorted keys (with their particles), its pair set and its particles'
@@ -695,6 +752,7 @@ int compareCommand(int argc, char** argv) {
   if (context) backends.push_back(Backend::kVulkan);
   std::printf("compare: %s (loaded in %.1f ms): %zu cloths, %zu particles; stages: %s; repeat %d\n",
               scenePath.c_str(), loadMs, scene.cloths.size(), particleCount(scene), stageList(scene, stages, skip).c_str(), repeat);
+  std::printf("  %s\n", colliderSummary(scene).c_str());
   if (context) {
     std::printf("  vulkan device: %s\n", context->deviceInfo().name.c_str());
   } else {
@@ -779,7 +837,8 @@ int compareCommand(int argc, char** argv) {
         }
         const std::string integers = stages[k]->id == StageId::kSelf    ? compareSelf(a, e, c, range, failures)
                                      : stages[k]->id == StageId::kInter ? compareInter(a, e, c, range, failures)
-                                                                        : compareMasks(a, e, c, failures);
+                                                                        : compareMasks(a, e, c, failures) +
+                                                                              compareConvexBits(a, e, scene, c);
         const bool within = scaled <= 1.0f;
         if (!within) ++failures;
         std::string name = scene.cloths[c].name.substr(0, 24);

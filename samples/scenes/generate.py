@@ -226,3 +226,45 @@ write("inter-collision-cloths.json", {
         },
     ],
 })
+
+# Planes and convexes (continuous collision): an 11 x 5 sheet falls in one iteration onto a box (a
+# convex of 6 planes), a thin slab (a convex of 2 parallel planes 2 cm apart) and a ground plane (a
+# convex of one plane) that rises 5 cm during the iteration. The particles over the box end 0.1 m
+# inside it and stop on its top; those over the slab pass right through it within the iteration (a
+# discrete test would miss it: they end below it) and stop on its top; those over the ground end
+# 0.1 m below it and stop on it. One particle over the ground is pinned. The box's unnormalized
+# normals (length 2) show that the planes are normalized on input.
+p_prev = grid(11, 5, -1.0, 1.0, -0.4, 0.4, 0.3, pinned={(10, 4)})
+
+
+def p_end(p):
+    if p[3] == 0:
+        return list(p)
+    if p[0] < -0.45:
+        return [p[0], 0.0, p[2], p[3]]   # 0.1 inside the box (its top is at y = 0.1)
+    if p[0] < 0.3:
+        return [p[0], -0.1, p[2], p[3]]  # through the slab (y 0 .. 0.02)
+    return [p[0], -0.3, p[2], p[3]]      # 0.1 below the ground (y = -0.2)
+
+
+write("planes-and-convexes.json", {
+    "format": "vkcollide-scene",
+    "version": 1,
+    "settings": {"continuousCollision": True},
+    "cloths": [{
+        "name": "sheet over a box, a slab and the ground",
+        "particles": [p_end(p) for p in p_prev],
+        "prevParticles": p_prev,
+        # box: -1.2 < x < -0.45, -0.2 < y < 0.1, -0.6 < z < 0.6 (normals of length 2)
+        # slab: 0 < y < 0.02 for -0.3 < x < 0.3 (four planes); ground: y > -0.2 (from -0.25)
+        "planes": [[2, 0, 0, 0.9], [-2, 0, 0, -2.4], [0, 2, 0, -0.2], [0, -2, 0, -0.4], [0, 0, 2, -1.2],
+                   [0, 0, -2, -1.2],
+                   [0, 1, 0, -0.02], [0, -1, 0, 0], [1, 0, 0, -0.3], [-1, 0, 0, -0.3],
+                   [0, 1, 0, 0.2]],
+        "prevPlanes": [[2, 0, 0, 0.9], [-2, 0, 0, -2.4], [0, 2, 0, -0.2], [0, -2, 0, -0.4], [0, 0, 2, -1.2],
+                       [0, 0, -2, -1.2],
+                       [0, 1, 0, -0.02], [0, -1, 0, 0], [1, 0, 0, -0.3], [-1, 0, 0, -0.3],
+                       [0, 1, 0, 0.25]],
+        "convexes": [[0, 1, 2, 3, 4, 5], [6, 7, 8, 9], [10]],
+    }],
+})

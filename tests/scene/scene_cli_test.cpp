@@ -197,6 +197,104 @@ TEST_P(SceneStep, ContinuousCollisionCatchesTunnelling) {
   std::remove(out.c_str());
 }
 
+// The signed distance from p to a convex (the largest of its planes' normalized signed distances,
+// in double): negative inside.
+double convexDistance(const Float4& p, const SceneCloth& c, const std::vector<uint32_t>& convex) {
+  double best = -1e30;
+  for (uint32_t k : convex) {
+    const double q[4] = {c.planes[k].x, c.planes[k].y, c.planes[k].z, c.planes[k].w};
+    const double x[3] = {p.x, p.y, p.z};
+    const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
+    best = std::max(best, (q[0] * x[0] + q[1] * x[1] + q[2] * x[2] + q[3]) / n);
+  }
+  return best;
+}
+
+// Planes and convexes with continuous collision: the sheet of planes-and-convexes.json stops on the
+// top of the box it ended inside, of the thin slab it passed through within the iteration, and of the
+// ground that rose into it; its motion along the planes is kept (x and z unchanged, no friction); the
+// column that misses every convex and the pinned particle do not move; no particle ends inside a
+// convex; the output names the colliders; the file holds what the library computes. With continuous
+// collision off, the slab is tunnelled through.
+TEST_P(SceneStep, PlanesAndConvexesStopTheSheet) {
+  const std::string in = kSamples + "planes-and-convexes.json";
+  const std::string out = tempPath(std::string(GetParam()) + "_planes.json");
+  const ToolRun r = stepTwice(in, out);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("stages: shapes;"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("colliders: 0 spheres, 0 capsules, 11 planes (1 moving) in 3 convexes"), std::string::npos)
+      << r.output;
+  Result<Scene> before = loadScene(in);
+  Result<Scene> after = loadScene(out);
+  ASSERT_TRUE(before) << before.message();
+  ASSERT_TRUE(after) << after.message();
+  ASSERT_TRUE(before->settings.continuousCollision);
+  const SceneCloth& b = before->cloths[0];
+  const SceneCloth& a = after->cloths[0];
+  EXPECT_EQ(a.planes, b.planes);
+  EXPECT_EQ(a.prevPlanes, b.prevPlanes);
+  EXPECT_EQ(a.convexes, b.convexes);
+  ASSERT_EQ(a.particles.size(), 55u);
+  size_t onBox = 0, onSlab = 0, onGround = 0, still = 0;
+  for (size_t i = 0; i < a.particles.size(); ++i) {
+    SCOPED_TRACE("particle " + std::to_string(i));
+    const Float4& p = a.particles[i];
+    const Float4& e = b.particles[i];
+    for (const std::vector<uint32_t>& convex : a.convexes) EXPECT_GE(convexDistance(p, a, convex), -1e-5);
+    EXPECT_EQ(p.x, e.x);
+    EXPECT_EQ(p.z, e.z);
+    const double tol = 1e-5;
+    if (e.w == 0 || (e.x > -0.45f && e.x < -0.3f)) {
+      EXPECT_EQ(p.y, e.y);  // pinned, or the column that misses every convex
+      ++still;
+    } else if (e.x < -0.45f) {
+      EXPECT_NEAR(p.y, 0.1, tol);  // the box's top
+      ++onBox;
+    } else if (e.x < 0.3f) {
+      EXPECT_NEAR(p.y, 0.02, tol);  // the slab's top
+      ++onSlab;
+    } else {
+      EXPECT_NEAR(p.y, -0.2, tol);  // the ground, where it ends the iteration
+      ++onGround;
+    }
+  }
+  EXPECT_EQ(onBox, 15u);
+  EXPECT_EQ(onSlab, 15u);
+  EXPECT_EQ(onGround, 19u);
+  EXPECT_EQ(still, 6u);
+  Result<SceneBuffers> buffers = makeSceneBuffers(*before);
+  ASSERT_TRUE(buffers) << buffers.message();
+  ASSERT_TRUE(collideShapesCpu(buffers->shapeInput(shapeCollisionSettings(before->settings)), Backend::kCpuScalar).ok());
+  Scene expected = *before;
+  storeSceneBuffers(*buffers, expected);
+  if (std::string(GetParam()) == "cpu-scalar") {
+    EXPECT_TRUE(*after == expected);
+  }
+  for (size_t i = 0; i < a.particles.size(); ++i) {
+    EXPECT_NEAR(a.particles[i].y, expected.cloths[0].particles[i].y, kShapeCollisionTolerance) << i;
+  }
+
+  // Discrete: the slab's particles end below it, outside it, and stay there.
+  std::string text = readText(in);
+  const std::string ccd = "\"continuousCollision\": true";
+  ASSERT_NE(text.find(ccd), std::string::npos);
+  text.replace(text.find(ccd), ccd.size(), "\"continuousCollision\": false");
+  const std::string discreteIn = tempPath(std::string(GetParam()) + "_planes_discrete.json");
+  writeText(discreteIn, text);
+  const ToolRun d = stepTwice(discreteIn, out);
+  ASSERT_EQ(d.exitCode, 0) << d.output;
+  Result<Scene> discrete = loadScene(out);
+  ASSERT_TRUE(discrete) << discrete.message();
+  size_t tunnelled = 0;
+  for (size_t i = 0; i < b.particles.size(); ++i) {
+    const Float4& e = b.particles[i];
+    if (e.w != 0 && e.x > -0.3f && e.x < 0.3f) tunnelled += discrete->cloths[0].particles[i].y == e.y;
+  }
+  EXPECT_EQ(tunnelled, 15u);
+  std::remove(discreteIn.c_str());
+  std::remove(out.c_str());
+}
+
 double distance(const Float4& a, const Float4& b) {
   const double dx = double{a.x} - double{b.x}, dy = double{a.y} - double{b.y}, dz = double{a.z} - double{b.z};
   return std::sqrt(dx * dx + dy * dy + dz * dz);
@@ -496,6 +594,21 @@ TEST(SceneStepErrors, BadScenesExit2WithoutOutput) {
       {"negative inverse mass (validate)", "[-0.8571, 0.32, -0.5, 1.0]", "[-0.8571, 0.32, -0.5, -1.0]",
        "inverse mass"},
       {"negative friction (validate)", "\"friction\": 0.2", "\"friction\": -0.2", "friction"},
+      {"zero plane normal", "\"capsules\": [",
+       "\"planes\": [[0, 0, 0, 1]], \"convexes\": [[0]], \"capsules\": [",
+       "cloths[0].planes[0]: normal (0, 0, 0) is zero"},
+      {"plane index", "\"capsules\": [",
+       "\"planes\": [[0, 1, 0, 1]], \"convexes\": [[0, 1]], \"capsules\": [",
+       "cloths[0].convexes[0][1]: plane index 1 is out of range; the cloth has 1 planes"},
+      {"empty convex", "\"capsules\": [",
+       "\"planes\": [[0, 1, 0, 1]], \"convexes\": [[0], []], \"capsules\": [",
+       "cloths[0].convexes[1]: is empty"},
+      {"prevPlanes size", "\"capsules\": [",
+       "\"planes\": [[0, 1, 0, 1]], \"prevPlanes\": [], \"capsules\": [",
+       "cloths[0].prevPlanes: has 0 elements; planes has 1"},
+      {"plane turning over (validate)", "\"capsules\": [",
+       "\"planes\": [[0, 1, 0, 1]], \"prevPlanes\": [[0, -1, 0, 1]], \"convexes\": [[0]], \"capsules\": [",
+       "colliders[0].planes[0]: its normal turns over"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
@@ -615,7 +728,7 @@ TEST(SceneStepErrors, StagesThisBuildLacksAreRefused) {
 TEST(SceneCompareVulkan, SamplesAgree) {
   for (const char* sample :
        {"sphere-and-capsule.json", "two-cloths.json", "ccd-fast-strip.json", "self-collision-pairs.json",
-        "inter-collision-cloths.json"}) {
+        "inter-collision-cloths.json", "planes-and-convexes.json"}) {
     SCOPED_TRACE(sample);
     const ToolRun r = runTool("compare '" + kSamples + sample + "' --repeat 2 --validation");
     EXPECT_EQ(r.exitCode, 0) << r.output;
@@ -630,6 +743,14 @@ TEST(SceneCompareVulkan, SamplesAgree) {
       size_t rows = 0;
       for (size_t at = 0; (at = r.output.find("keys equal, pairs equal (", at)) != std::string::npos; ++at) ++rows;
       EXPECT_EQ(rows, 4u) << r.output;
+    }
+    if (std::string(sample) == "planes-and-convexes.json") {
+      // Every convex kept by the cull on both other backends (each holds particles at the end).
+      size_t rows = 0;
+      for (size_t at = 0; (at = r.output.find("convexes kept equal (3 of 3)", at)) != std::string::npos; ++at) ++rows;
+      EXPECT_EQ(rows, 2u) << r.output;
+      EXPECT_NE(r.output.find("colliders: 0 spheres, 0 capsules, 11 planes (1 moving) in 3 convexes"), std::string::npos)
+          << r.output;
     }
     if (inter) {
       // The three cloths, on both other backends: cloth pairs, marked particles and contacts equal;
