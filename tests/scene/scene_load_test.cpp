@@ -30,6 +30,12 @@ TEST(SceneLoad, NvClothDrape64) {
   EXPECT_EQ(c.spheres.size(), c.prevSpheres.size());
   EXPECT_GE(c.spheres.size(), 3u);  // a sphere and a tapered capsule's two spheres
   EXPECT_GE(c.capsules.size(), 1u);
+  // NvCloth's ground plane at y = -0.5, added to the files (bench/scenes/README.md).
+  ASSERT_EQ(c.planes.size(), 1u);
+  EXPECT_EQ(c.planes[0], (Float4{0, 1, 0, 0.5f}));
+  EXPECT_EQ(c.prevPlanes, c.planes);
+  ASSERT_EQ(c.convexes.size(), 1u);
+  EXPECT_EQ(c.convexes[0], (std::vector<uint32_t>{0}));
   EXPECT_TRUE(s->settings.continuousCollision);
   EXPECT_FLOAT_EQ(s->settings.friction, 0.3f);
   ASSERT_TRUE(s->settings.selfCollision.has_value());
@@ -43,6 +49,10 @@ TEST(SceneLoad, NvClothDrape255Gzipped) {
   ASSERT_EQ(s->cloths.size(), 1u);
   EXPECT_EQ(s->cloths[0].particles.size(), 65025u);
   EXPECT_EQ(s->cloths[0].prevParticles.size(), 65025u);
+  ASSERT_EQ(s->cloths[0].planes.size(), 1u);
+  EXPECT_EQ(s->cloths[0].planes[0], (Float4{0, 1, 0, 0.5f}));
+  ASSERT_EQ(s->cloths[0].convexes.size(), 1u);
+  EXPECT_EQ(s->cloths[0].convexes[0], (std::vector<uint32_t>{0}));
 }
 
 TEST(SceneLoad, RoundTripIsBitwise) {
@@ -57,6 +67,8 @@ TEST(SceneLoad, RoundTripIsBitwise) {
   EXPECT_TRUE(sameBits(a.particles, b.particles));
   EXPECT_TRUE(sameBits(a.prevParticles, b.prevParticles));
   EXPECT_TRUE(sameBits(a.spheres, b.spheres));
+  EXPECT_TRUE(sameBits(a.planes, b.planes));
+  EXPECT_EQ(a.convexes, b.convexes);
   EXPECT_EQ(writeScene(*again), text);  // writing is deterministic too
 }
 
@@ -151,9 +163,11 @@ TEST(SceneLoad, DocumentedExampleAndSamplesParse) {
   ASSERT_TRUE(s) << s.message();
   ASSERT_EQ(s->cloths.size(), 1u);
   EXPECT_EQ(s->cloths[0].capsules.size(), 1u);
+  EXPECT_EQ(s->cloths[0].planes.size(), 1u);  // the ground
+  EXPECT_EQ(s->cloths[0].convexes.size(), 1u);
   for (const char* sample :
        {"sphere-and-capsule.json", "two-cloths.json", "ccd-fast-strip.json", "self-collision-pairs.json",
-        "inter-collision-cloths.json"}) {
+        "inter-collision-cloths.json", "planes-and-convexes.json"}) {
     Result<Scene> sc = loadScene(std::string(VKC_SOURCE_DIR) + "/samples/scenes/" + sample);
     ASSERT_TRUE(sc) << sc.message();
     Result<SceneBuffers> b = makeSceneBuffers(*sc);
@@ -211,6 +225,63 @@ TEST(SceneLoad, BuffersConcatenateCloths) {
   EXPECT_EQ(scene.cloths[2].particles[0].y, 7.0f);
   EXPECT_EQ(scene.cloths[2].prevParticles.size(), 1u);
   EXPECT_EQ(scene.cloths[0].prevParticles[0].x, -1.0f);
+}
+
+// Planes and convexes: each cloth's colliders hold its planes (pointing into the scene) and its
+// convexes (views into the buffers' own `convexes`, each pointing into the scene's index lists); a
+// copy's views point into the copy; the shape stage collides with them through the buffers.
+TEST(SceneLoad, BuffersGivePlanesAndConvexes) {
+  Scene scene;
+  scene.cloths.resize(3);
+  scene.cloths[0].particles = {{0, -0.1f, 0, 1}, {3, -0.1f, 0, 1}};
+  scene.cloths[0].prevParticles = {{0, 0.5f, 0, 1}, {3, 0.5f, 0, 1}};
+  scene.cloths[0].planes = {{0, 2, 0, 0}};  // the ground y = 0, normal of length 2
+  scene.cloths[0].convexes = {{0}};
+  // Cloth 1 has no convexes; cloth 2 a unit box around its particle and the ground of cloth 0's kind.
+  scene.cloths[1].particles = {{0, -1, 0, 1}};
+  scene.cloths[2].particles = {{0.1f, 0.25f, 0, 1}};
+  scene.cloths[2].planes = {{1, 0, 0, -0.5f}, {-1, 0, 0, -0.5f}, {0, 1, 0, -0.5f}, {0, -1, 0, -0.5f},
+                            {0, 0, 1, -0.5f}, {0, 0, -1, -0.5f}, {0, 1, 0, 0}};
+  scene.cloths[2].prevPlanes = scene.cloths[2].planes;
+  scene.cloths[2].convexes = {{0, 1, 2, 3, 4, 5}, {6}};
+  Result<SceneBuffers> b = makeSceneBuffers(scene);
+  ASSERT_TRUE(b) << b.message();
+  ASSERT_EQ(b->convexes.size(), 3u);
+  EXPECT_EQ(b->colliders[0].planes.data(), scene.cloths[0].planes.data());
+  EXPECT_TRUE(b->colliders[0].prevPlanes.empty());  // built in code without prevPlanes: the same as planes
+  ASSERT_EQ(b->colliders[0].convexes.size(), 1u);
+  EXPECT_EQ(b->colliders[0].convexes.data(), b->convexes.data());
+  EXPECT_EQ(b->colliders[0].convexes[0].planes.data(), scene.cloths[0].convexes[0].data());
+  EXPECT_TRUE(b->colliders[1].convexes.empty());
+  ASSERT_EQ(b->colliders[2].convexes.size(), 2u);
+  EXPECT_EQ(b->colliders[2].convexes.data(), b->convexes.data() + 1);
+  EXPECT_EQ(b->colliders[2].convexes[1].planes.size(), 1u);
+  EXPECT_EQ(b->colliders[2].prevPlanes.size(), 7u);
+
+  // Copies (construction and assignment) point into their own convexes, moves keep the views.
+  SceneBuffers copy = *b;
+  EXPECT_EQ(copy.colliders[0].convexes.data(), copy.convexes.data());
+  EXPECT_EQ(copy.colliders[2].convexes.data(), copy.convexes.data() + 1);
+  SceneBuffers assigned;
+  assigned = copy;
+  EXPECT_EQ(assigned.colliders[2].convexes.data(), assigned.convexes.data() + 1);
+  const Convex* before = copy.convexes.data();
+  SceneBuffers moved = std::move(copy);
+  EXPECT_EQ(moved.colliders[2].convexes.data(), before + 1);
+  EXPECT_EQ(moved.convexes.data(), before);
+
+  // The stage on the copy, with the original gone: cloth 0's first particle stops on the ground
+  // (continuous), its second too; cloth 2's particle is pushed out of the box through its top face.
+  { const SceneBuffers gone = std::move(*b); }  // the original's convexes freed
+  ShapeCollisionSettings st;
+  st.continuous = true;
+  ASSERT_TRUE(validate(assigned.shapeInput(st)).ok()) << validate(assigned.shapeInput(st)).message();
+  ASSERT_TRUE(collideShapesCpu(assigned.shapeInput(st), Backend::kCpuScalar).ok());
+  EXPECT_EQ(assigned.particles[0].y, 0.0f);
+  EXPECT_EQ(assigned.particles[1].y, 0.0f);
+  EXPECT_EQ(assigned.particles[2].y, -1.0f);  // cloth 1: nothing to collide with
+  EXPECT_NEAR(assigned.particles[3].y, 0.5f, 1e-6f);
+  EXPECT_EQ(assigned.particles[3].x, 0.1f);
 }
 
 // The self-collision view: concatenated rest positions, one subset per cloth pointing into the scene,
