@@ -65,6 +65,11 @@ std::vector<vkc::Float4> colliderSpheres(const Options& o, const Scene& sc) {
   return {f4(sc.sphere), f4(sc.capsuleA), f4(sc.capsuleB)};
 }
 
+std::vector<vkc::Float4> colliderPlanes(const Options& o, const Scene& sc) {
+  if (!o.ground) return {};
+  return {{0.0f, 1.0f, 0.0f, -(sc.groundY + clothThickness(o, sc))}};
+}
+
 bool selfInSubstep(const Options& o, uint32_t substep) {
   return o.self && (substep + 1) % o.selfEvery == 0;
 }
@@ -84,7 +89,8 @@ vkc::Float4 toF4(const vec4& v) {
 
 }  // namespace
 
-void cpuFrame(CpuCloth& c, const Options& o, const Scene& sc, std::span<const vkc::Float4> spheres) {
+void cpuFrame(CpuCloth& c, const Options& o, const Scene& sc, std::span<const vkc::Float4> spheres,
+              std::span<const vkc::Float4> planes) {
   const gpu::IntegratePush ip = integratePush(o, sc);
   const std::vector<gpu::ConstraintPush> colours = constraintColours(o, sc);
   const uint32_t n = o.size, count = n * n;
@@ -107,7 +113,7 @@ void cpuFrame(CpuCloth& c, const Options& o, const Scene& sc, std::span<const vk
         }
       }
     }
-    collideCpu(c.particles, c.prev, o, sc, spheres, s);
+    collideCpu(c.particles, c.prev, o, sc, spheres, planes, s);
   }
 }
 
@@ -123,6 +129,7 @@ FrameStats frameStats(std::span<const vkc::Float4> p, const Options& o, const Sc
       continue;
     }
     st.sphereDepth = std::max(st.sphereDepth, sphereDepth(x, c, sc.sphere.w));
+    st.groundDepth = std::max(st.groundDepth, sc.groundY - x.y);
     // Quick reject: farther from the axis segment than the larger radius.
     const vec3 ab = b - a;
     const float t = std::clamp(glm::dot(x - a, ab) / glm::dot(ab, ab), 0.0f, 1.0f);

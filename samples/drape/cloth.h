@@ -24,6 +24,9 @@ float clothThickness(const Options& o, const Scene& sc);
 // The colliders as vkcollide sees them (sphere, capsule end A, capsule end B): the drawn shapes grown
 // by the cloth's thickness.
 std::vector<vkc::Float4> colliderSpheres(const Options& o, const Scene& sc);
+// The ground plane as vkcollide sees it (xyz normal, w offset; inside: n.x + w < 0): y = groundY raised
+// by the cloth's thickness. Empty with --no-ground.
+std::vector<vkc::Float4> colliderPlanes(const Options& o, const Scene& sc);
 // Particles of the cloth keep 0.9 grid spacings apart: less than any rest distance of the grid,
 // so no rest positions are needed to exempt grid neighbours.
 float selfDistance(const Options& o, const Scene& sc);
@@ -35,7 +38,8 @@ bool selfInSubstep(const Options& o, uint32_t substep);
 struct CpuCloth {
   std::vector<vkc::Float4> particles, prev;
 };
-void cpuFrame(CpuCloth& c, const Options& o, const Scene& sc, std::span<const vkc::Float4> spheres);
+void cpuFrame(CpuCloth& c, const Options& o, const Scene& sc, std::span<const vkc::Float4> spheres,
+              std::span<const vkc::Float4> planes);
 
 struct FrameStats {
   bool finite = true;
@@ -43,6 +47,7 @@ struct FrameStats {
   // particle is at least that far outside (-1e30: none came within 0.1 m of it).
   float sphereDepth = -1e30f;
   float capsuleDepth = -1e30f;
+  float groundDepth = -1e30f;  // how far the lowest particle lies below the drawn ground (groundY)
   float maxStretch = 0;  // longest structural edge / rest length
 };
 FrameStats frameStats(std::span<const vkc::Float4> p, const Options& o, const Scene& sc);

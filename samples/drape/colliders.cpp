@@ -60,6 +60,15 @@ void appendTaperedCapsule(Mesh& mesh, glm::vec3 a, float ra, glm::vec3 b, float 
   }
 }
 
+void appendGround(Mesh& mesh, float cx, float y, float cz, float side) {
+  const auto base = static_cast<uint32_t>(mesh.vertices.size());
+  const float h = 0.5f * side;
+  for (const glm::vec2 c : {glm::vec2(-h, -h), glm::vec2(h, -h), glm::vec2(-h, h), glm::vec2(h, h)}) {
+    mesh.vertices.emplace_back(cx + c.x, y, cz + c.y, 0.0f);
+  }
+  mesh.indices.insert(mesh.indices.end(), {base, base + 2, base + 1, base + 1, base + 2, base + 3});
+}
+
 float sphereDepth(glm::vec3 p, glm::vec3 centre, float radius) {
   return radius - glm::length(p - centre);
 }

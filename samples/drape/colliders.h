@@ -19,6 +19,9 @@ void appendSphere(Mesh& mesh, glm::vec3 centre, float radius, int slices, int st
 // The hull of two spheres: both spheres and the cone tangent to them.
 void appendTaperedCapsule(Mesh& mesh, glm::vec3 a, float ra, glm::vec3 b, float rb, int slices, int stacks);
 
+// A flat square of side `side` in the plane y = `y`, centred on (cx, y, cz) (the ground).
+void appendGround(Mesh& mesh, float cx, float y, float cz, float side);
+
 // How deep `p` lies inside the sphere (<= 0: outside).
 float sphereDepth(glm::vec3 p, glm::vec3 centre, float radius);
 // How deep `p` lies inside the hull of spheres (a, ra) and (b, rb) (<= 0: outside). The hull is the

@@ -16,12 +16,24 @@ T must(vkc::Result<T> r, const char* what) {
 }
 
 const vkc::Capsule kCapsules[] = {{.sphere0 = 1, .sphere1 = 2}};  // the tapered capsule
+// The ground: a convex of one plane (a half-space), colliderPlanes()[0]. Planes collide only through
+// the convexes that list them.
+const uint32_t kGroundPlanes[] = {0};
+const vkc::Convex kGround[] = {{.planes = kGroundPlanes}};
+
+// The sample's colliders: the spheres (sphere, capsule ends), the capsule and the ground plane (none
+// with --no-ground: `planes` empty). The planes do not move: prevPlanes stays empty (= planes).
+vkc::ClothColliders colliders(std::span<const vkc::Float4> spheres, std::span<const vkc::Float4> planes) {
+  return {.spheres = spheres, .capsules = kCapsules, .planes = planes,
+          .convexes = planes.empty() ? std::span<const vkc::Convex>() : std::span<const vkc::Convex>(kGround)};
+}
 
 vkc::SelfCollisionSettings selfSettings(const Options& o, const Scene& sc) {
   return {.distance = selfDistance(o, sc), .stiffness = 1.0f};
 }
 
-// Swept (CCD) over substep `s` of the frame; the colliders do not move.
+// Swept (CCD) over substep `s` of the frame; the colliders do not move. CCD stops the particles on the
+// ground at any speed (a discrete test alone lets a fast particle pass a thin shape).
 vkc::ShapeCollisionSettings shapeSettings(const Options& o, const Scene& sc, uint32_t s) {
   const float n = static_cast<float>(o.substeps);
   return {.continuous = true, .friction = sc.friction, .collisionMassScale = 0.0f,
@@ -41,8 +53,9 @@ const vkc::RecordSync kSync{
 
 }  // namespace
 
-Collision::Collision(const Gpu& g, const Options& o, const Scene& sc, std::span<const vkc::Float4> spheres)
-    : o_(o), sc_(sc), cloths_{{0, o.size * o.size}}, colliders_{{.spheres = spheres, .capsules = kCapsules}} {
+Collision::Collision(const Gpu& g, const Options& o, const Scene& sc, std::span<const vkc::Float4> spheres,
+                     std::span<const vkc::Float4> planes)
+    : o_(o), sc_(sc), cloths_{{0, o.size * o.size}}, colliders_{colliders(spheres, planes)} {
   // The renderer's device, imported: vkcollide records into the sample's command buffers.
   context_ = must(vkc::Context::import({.instance = g.instance, .physicalDevice = g.physical,
                                         .device = g.device, .queueFamilyIndex = g.family, .queue = g.queue,
@@ -74,16 +87,17 @@ void Collision::recordShapes(VkCommandBuffer cmd, const ParticleBuffers& b, uint
 }
 
 void collideCpu(std::vector<vkc::Float4>& particles, std::vector<vkc::Float4>& prev, const Options& o,
-                const Scene& sc, std::span<const vkc::Float4> spheres, uint32_t s) {
+                const Scene& sc, std::span<const vkc::Float4> spheres, std::span<const vkc::Float4> planes,
+                uint32_t s) {
   const vkc::ClothRange cloths[] = {{0, o.size * o.size}};
-  const vkc::ClothColliders colliders[] = {{.spheres = spheres, .capsules = kCapsules}};
+  const vkc::ClothColliders clothColliders[] = {colliders(spheres, planes)};
   if (selfInSubstep(o, s)) {
     must(vkc::collideSelfCpu({.particles = particles, .cloths = cloths, .settings = selfSettings(o, sc)},
                              o.cpuBackend),
          "collideSelfCpu");
   }
   must(vkc::collideShapesCpu({.particles = particles, .prevParticles = prev, .cloths = cloths,
-                              .colliders = colliders, .settings = shapeSettings(o, sc, s)},
+                              .colliders = clothColliders, .settings = shapeSettings(o, sc, s)},
                              o.cpuBackend),
        "collideShapesCpu");
 }

@@ -1,5 +1,6 @@
 // vkcollide sample "drape": a square cloth falls onto a sphere and a tapered capsule and drapes over
-// them, with continuous (swept) collision and friction.
+// them, and what slides off comes to rest on a ground plane, with continuous (swept) collision and
+// friction.
 //
 // This is the sample a renderer team copies from, so it does what a renderer does:
 //  - it creates its own VkInstance and VkDevice (with the features vkcollide needs, see
@@ -14,19 +15,22 @@
 // and the output; solver.cpp and cloth.cpp are the sample's own solver (GPU, CPU twin), render.cpp
 // its render, gpu.cpp the renderer's Vulkan scaffolding.
 // Per frame and per substep: integrate -> distance constraints -> vkcollide self collision ->
-// vkcollide shapes (CCD, friction; last, so that every substep ends outside the colliders).
+// vkcollide shapes (the sphere, the capsule and the ground plane; CCD, friction; last, so that every
+// substep ends outside the colliders).
 // It writes PNG frames and a contact sheet, prints per-pass GPU times (timestamps), and at the end
 // runs the same frames on the CPU (the same solver in C++ + vkc::collideShapesCpu) and prints how far
 // the two runs drift apart.
 //
 // Usage: drape [--size N] [--frames F] [--substeps S] [--iterations J] [--out DIR] [--png-every K]
 //              [--validate] [--check] [--no-cpu] [--device SELECTOR] [--cpu-backend simd|scalar]
-//              [--perturb-cpu] [--self-every K] [--no-self] [--json PATH]
+//              [--perturb-cpu] [--self-every K] [--no-self] [--no-ground] [--json PATH]
 // --png-every 0: no PNGs. --json: frame times and the soak's checks as a results file (exit 1 when a
 // check fails; bench/drape_soak.sh).
 // --validate (or DRAPE_VALIDATE=1): VK_LAYER_KHRONOS_validation with synchronization validation;
 // the program exits non-zero if the layer reported anything. --check: exit non-zero unless the
 // cloth is finite, outside the colliders (within tolerance), unbroken, and ends on the sphere.
+// --no-ground: the ground plane is drawn and checked but not given to vkcollide (the cloth that slides
+// off the sphere then falls through it for ever; --check fails once it does).
 
 #include <algorithm>
 #include <chrono>
@@ -156,7 +160,7 @@ void writeResults(const Options& o, const Gpu& g, const Results& r) {
   std::vector<double> sorted = r.frameMs;
   std::sort(sorted.begin(), sorted.end());
   const double p99 = sorted.empty() ? 0 : sorted[std::min(sorted.size() - 1, sorted.size() * 99 / 100)];
-  const float depth = std::max(r.worst.sphereDepth, r.worst.capsuleDepth) + r.thickness;
+  const float depth = std::max({r.worst.sphereDepth, r.worst.capsuleDepth, r.worst.groundDepth}) + r.thickness;
   const long growth = r.rssMax - r.rssAfterWarmup;
   const bool ok = r.worst.finite && depth <= kColliderDepthTolerance && growth <= kRssSlackBytes;
   const uint32_t a = g.props.apiVersion;
@@ -182,7 +186,7 @@ void writeResults(const Options& o, const Gpu& g, const Results& r) {
   for (size_t k = 0; k < r.sectionMedianMs.size() && k < 5; ++k) s += ", \"" + std::string(keys[k]) + "\": " + num(r.sectionMedianMs[k]);
   s += ", \"finite\": " + std::string(r.worst.finite ? "true" : "false") +
        ", \"max_depth_in_collider_m\": " + num(depth) + ", \"max_depth_in_drawn_shape_m\": " +
-       num(std::max(r.worst.sphereDepth, r.worst.capsuleDepth)) + ", \"max_structural_stretch\": " + num(r.worst.maxStretch) +
+       num(std::max({r.worst.sphereDepth, r.worst.capsuleDepth, r.worst.groundDepth})) + ", \"max_structural_stretch\": " + num(r.worst.maxStretch) +
        ", \"warmup_frames\": " + std::to_string(r.warmupFrames) + ", \"rss_kib_after_warmup\": " +
        std::to_string(r.rssAfterWarmup >> 10) + ", \"rss_kib_max_later\": " + std::to_string(r.rssMax >> 10) +
        ", \"checks_passed\": " + (ok ? "true" : "false") + "}\n  ]\n}\n";
@@ -204,7 +208,8 @@ struct Snapshot {
 // Runs the same frames on the CPU (cloth.cpp's cpuFrame: the same solver in C++ and vkcollide's CPU
 // collision) and prints how far they are from the GPU's snapshots.
 void compareWithCpuTwin(const Options& o, const Scene& sc, std::span<const vkc::Float4> spheres,
-                        const std::vector<vkc::Float4>& initial, const std::vector<Snapshot>& snapshots) {
+                        std::span<const vkc::Float4> planes, const std::vector<vkc::Float4>& initial,
+                        const std::vector<Snapshot>& snapshots) {
   const uint32_t count = o.size * o.size;
   CpuCloth cpu{initial, initial};
   if (o.perturbCpu) {
@@ -220,7 +225,7 @@ void compareWithCpuTwin(const Options& o, const Scene& sc, std::span<const vkc::
       cpuBackendName(o));
   std::printf("  %6s %12s %12s\n", "frame", "max (m)", "mean (m)");
   for (uint32_t f = 1; f <= o.frames && next < snapshots.size(); ++f) {
-    cpuFrame(cpu, o, sc, spheres);
+    cpuFrame(cpu, o, sc, spheres, planes);
     if (snapshots[next].frame != f) continue;
     double maxD = 0, sumD = 0;
     for (uint32_t i = 0; i < count; ++i) {
@@ -268,7 +273,8 @@ int run(const Options& o) {
 
   // vkcollide: the renderer's device imported, the stages created once (collision.cpp).
   const std::vector<vkc::Float4> spheres = colliderSpheres(o, sc);
-  auto collision = std::make_unique<Collision>(g, o, sc, spheres);
+  const std::vector<vkc::Float4> planes = colliderPlanes(o, sc);
+  auto collision = std::make_unique<Collision>(g, o, sc, spheres, planes);
 
   // The particle buffers: storage (solver, vkcollide) AND vertex (render); host copies for the checks.
   const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
@@ -340,7 +346,8 @@ int run(const Options& o) {
       stamp();
       recordConstraints(cmd, solver, shared);
       stamp();
-      // 3. vkcollide: self collision (where due), then the sphere and capsule swept over the substep.
+      // 3. vkcollide: self collision (where due), then the sphere, capsule and ground swept over the
+      // substep.
       collision->recordSelf(cmd, shared, s);
       stamp();
       collision->recordShapes(cmd, shared, s);
@@ -366,12 +373,14 @@ int run(const Options& o) {
     worst.finite = worst.finite && st.finite;
     worst.sphereDepth = std::max(worst.sphereDepth, st.sphereDepth);
     worst.capsuleDepth = std::max(worst.capsuleDepth, st.capsuleDepth);
+    worst.groundDepth = std::max(worst.groundDepth, st.groundDepth);
     if (st.maxStretch > worst.maxStretch) {
       worst.maxStretch = st.maxStretch;
       worstStretchFrame = frame;
     }
     if (!bad &&
-        (!st.finite || st.sphereDepth > penetrationTolerance || st.capsuleDepth > penetrationTolerance)) {
+        (!st.finite || st.sphereDepth > penetrationTolerance || st.capsuleDepth > penetrationTolerance ||
+         st.groundDepth > penetrationTolerance)) {
       bad = true;
       firstBadFrame = frame;
     }
@@ -414,10 +423,11 @@ int run(const Options& o) {
   std::printf("  %-22s %8.3f ms; submit-to-fence wall time %.3f ms; %u frames simulated+rendered in %.2f s\n",
               "sum", total, medianOf(frameMs), o.frames, simSeconds);
   std::printf(
-      "drape: worst over all frames: sphere depth %.5f m, capsule depth %.5f m, max structural stretch %.3f "
-      "(frame %u), %s\n"
+      "drape: worst over all frames: sphere depth %.5f m, capsule depth %.5f m, ground depth %.5f m%s, max "
+      "structural stretch %.3f (frame %u), %s\n"
       "       (depths: positive = inside the drawn shape; the cloth keeps %.4f m away from it)\n",
-      double{worst.sphereDepth}, double{worst.capsuleDepth}, double{worst.maxStretch}, worstStretchFrame,
+      double{worst.sphereDepth}, double{worst.capsuleDepth}, double{worst.groundDepth},
+      o.ground ? "" : " (--no-ground: not collided)", double{worst.maxStretch}, worstStretchFrame,
       worst.finite ? "all finite" : "NaN/inf found", double{clothThickness(o, sc)});
 
   // The cloth ends on the sphere: the particle above the sphere's centre rests on its top.
@@ -446,7 +456,7 @@ int run(const Options& o) {
   }
 
   // CPU twin: the same frames with the same solver in C++ and vkcollide's CPU collision.
-  if (o.cpuTwin) compareWithCpuTwin(o, sc, spheres, initial, snapshots);
+  if (o.cpuTwin) compareWithCpuTwin(o, sc, spheres, planes, initial, snapshots);
 
   vkDeviceWaitIdle(g.device);
   collision.reset();

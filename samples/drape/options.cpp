@@ -97,13 +97,15 @@ Options parseOptions(int argc, char** argv) {
       o.selfEvery = parseCount("--self-every", value(), 1, 64);
     } else if (a == "--no-self") {
       o.self = false;
+    } else if (a == "--no-ground") {
+      o.ground = false;
     } else if (a == "--help" || a == "-h") {
       std::printf(
           "usage: drape [--size N=128] [--frames F=200] [--substeps S=8] [--iterations J=2] [--out "
           "DIR=./drape-out]\n"
           "             [--png-every K=10] [--width W] [--height H] [--validate] [--check] [--no-cpu]\n"
           "             [--device SELECTOR] [--cpu-backend simd|scalar] [--perturb-cpu]\n"
-          "             [--self-every K=substeps] [--no-self] [--json PATH]\n");
+          "             [--self-every K=substeps] [--no-self] [--no-ground] [--json PATH]\n");
       std::exit(0);
     } else {
       fail("unknown argument '" + a + "' (see --help)");

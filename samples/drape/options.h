@@ -29,6 +29,7 @@ struct Options {
       0;  // self collision in substeps K-1, 2K-1, ... of a frame (0: K = substeps, once per frame)
   vkc::Backend cpuBackend = vkc::Backend::kCpuSimd;
   bool perturbCpu = false;  // start the CPU twin 1 ulp higher (shows how differences grow)
+  bool ground = true;       // the ground plane collides (--no-ground: the cloth falls for ever)
 };
 
 // Everything in metres and seconds; y is up.
@@ -38,6 +39,7 @@ struct Scene {
   glm::vec4 sphere{-0.25f, 0.0f, 0.0f, 0.45f};   // xyz centre, w radius
   glm::vec4 capsuleA{0.45f, 0.0f, -0.7f, 0.2f};  // tapered capsule: two spheres
   glm::vec4 capsuleB{0.85f, 0.1f, 0.45f, 0.1f};
+  float groundY = -0.7f;  // the ground plane y = groundY, 0.25 m below the sphere's bottom
   glm::vec3 gravity{0.0f, -9.81f, 0.0f};
   float frameDt = 1.0f / 60.0f;
   float damping = 0.998f;  // velocity kept per substep

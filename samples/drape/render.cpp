@@ -30,6 +30,7 @@ Renderer createRenderer(const Gpu& g, const Options& o, const Scene& sc) {
   appendSphere(colliderMesh, vec3(sc.sphere), sc.sphere.w, 48, 24);
   appendTaperedCapsule(colliderMesh, vec3(sc.capsuleA), sc.capsuleA.w, vec3(sc.capsuleB), sc.capsuleB.w, 32,
                        16);
+  appendGround(colliderMesh, 0.0f, sc.groundY, 0.0f, 6.0f);  // a 6 m square of the (unbounded) ground plane
   r.clothIndexCount = static_cast<uint32_t>(clothIndices.size());
   r.meshIndexCount = static_cast<uint32_t>(colliderMesh.indices.size());
   const VkDeviceSize clothIndexBytes = clothIndices.size() * sizeof(uint32_t);
