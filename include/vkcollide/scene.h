@@ -69,7 +69,8 @@ struct SceneCloth {
   // Planes at the iteration's end: xyz normal (non-zero; the stage normalizes it, dividing w by the
   // same length), w offset d; the inside is n.x + d < 0. Planes collide only through convexes.
   std::vector<Float4> planes;
-  std::vector<Float4> prevPlanes;                  // at the iteration's start (file default: planes)
+  std::vector<Float4> prevPlanes;                  // at the iteration's start (file default: planes; empty
+                                                   // in code: the same as planes, and written as planes)
   std::vector<std::vector<uint32_t>> convexes;     // each a non-empty list of indices < planes.size()
   std::vector<Float4> restPositions;         // empty (absent) or one per particle
   std::vector<uint32_t> selfCollisionIndices;  // empty (absent: all particles) or indices < particles.size()

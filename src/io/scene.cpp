@@ -396,7 +396,8 @@ std::string writeScene(const Scene& scene) {
     }
     out += "],\n";
     appendFloat4s(out, "planes", c.planes);
-    appendFloat4s(out, "prevPlanes", c.prevPlanes);
+    // A Scene built in code may leave prevPlanes empty: the same as planes (as makeSceneBuffers reads it).
+    appendFloat4s(out, "prevPlanes", c.prevPlanes.empty() ? c.planes : c.prevPlanes);
     out += "      \"convexes\": [";
     for (size_t k = 0; k < c.convexes.size(); ++k) {
       out += k ? ",\n        [" : "\n        [";

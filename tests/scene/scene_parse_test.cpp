@@ -393,6 +393,12 @@ TEST(SceneParse, PlanesRoundTripBitwise) {
   EXPECT_NE(text.find("\"convexes\": [\n        [0, 1, 2, 3, 4, 5],\n        [6]\n      ]"), std::string::npos) << text;
   EXPECT_NE(text.find("\"planes\": [],"), std::string::npos);
   EXPECT_NE(text.find("\"convexes\": [],"), std::string::npos);
+  // A Scene built in code without prevPlanes (makeSceneBuffers: the same as planes) is written so.
+  Scene built = *s;
+  built.cloths[0].prevPlanes.clear();
+  Result<Scene> read = parseScene(writeScene(built));
+  ASSERT_TRUE(read) << read.message();
+  EXPECT_EQ(read->cloths[0].prevPlanes, built.cloths[0].planes);
 }
 
 // 200 000 random finite floats (random bit patterns: denormals, huge and tiny exponents) survive
