@@ -343,6 +343,9 @@ Result<std::unique_ptr<Problem>> sceneProblem(const std::string& file, double nv
   p->sphereData = c.spheres;
   p->prevSphereData = c.prevSpheres;
   p->capsuleData = c.capsules;
+  p->planeData = c.planes;
+  p->prevPlaneData = c.prevPlanes;
+  p->convexLists = c.convexes;
   p->spheres = static_cast<uint32_t>(c.spheres.size());
   p->capsules = static_cast<uint32_t>(c.capsules.size());
   p->cloths = {{0, p->n()}};
