@@ -456,9 +456,14 @@ HWY_INLINE MF convexContact(const ClothView& v, MF lanes, const gpu::ShapeConvex
     const VF distance = planeDistance(e1, p);
     inside = hn::And(inside, hn::Lt(distance, hn::Zero(df)));
     if (hn::AllFalse(df, inside)) break;
-    const MF better = k == 0 ? inside : hn::And(inside, hn::Gt(distance, best));
+    if (k == 0) {  // the first plane is every inside lane's best so far: no selects
+      best = distance;
+      pushed = VPlanes{splatPlane(planes[plane]), e1};
+      continue;
+    }
+    const MF better = hn::And(inside, hn::Gt(distance, best));
     best = hn::IfThenElse(better, distance, best);
-    pushed = select(better, VPlanes{splatPlane(planes[plane]), e1}, pushed);
+    if (!hn::AllFalse(df, better)) pushed = select(better, VPlanes{splatPlane(planes[plane]), e1}, pushed);
   }
   delta = selectOrZero(inside, mul(pushed.end.n, hn::Neg(best)));
   return inside;
@@ -482,16 +487,19 @@ HWY_INLINE MF convexSweep(const ClothView& v, MF lanes, const gpu::ShapeConvex& 
     const VF a = planeDistance(e0, p0);
     const VF b = planeDistance(e1, p1);
     const MF aInside = hn::Lt(a, zero), bInside = hn::Lt(b, zero);
-    const VF t = hn::Div(a, hn::Sub(a, b));  // only used where the signs differ
-    const MF leaving = hn::And(alive, hn::AndNot(bInside, aInside));
-    tOut = hn::IfThenElse(leaving, glmMin(tOut, t), tOut);
     alive = hn::AndNot(hn::AndNot(aInside, hn::Not(bInside)), alive);  // outside at both ends: no hit
     if (hn::AllFalse(df, alive)) return alive;
+    const MF leaving = hn::And(alive, hn::AndNot(bInside, aInside));
     const MF entering = hn::And(alive, hn::AndNot(aInside, bInside));
+    if (hn::AllFalse(df, hn::Or(leaving, entering))) continue;  // inside throughout on every live lane
+    const VF t = hn::Div(a, hn::Sub(a, b));  // only used where the signs differ
+    tOut = hn::IfThenElse(leaving, glmMin(tOut, t), tOut);
     const MF take = hn::And(entering, hn::Or(hn::Not(hasEntry), hn::Gt(t, tIn)));
+    if (hn::AllFalse(df, take)) continue;
     tIn = hn::IfThenElse(take, t, tIn);
     entryDistance = hn::IfThenElse(take, b, entryDistance);
-    entered = select(take, VPlanes{e0, e1}, entered);
+    // The entry plane: only read on lanes that took one, so the first taken plane may be stored whole.
+    entered = hn::AllFalse(df, hasEntry) ? VPlanes{e0, e1} : select(take, VPlanes{e0, e1}, entered);
     hasEntry = hn::Or(hasEntry, take);
   }
   const MF hit = hn::And(hn::And(alive, hasEntry), hn::Lt(tIn, tOut));
@@ -522,7 +530,8 @@ HWY_INLINE void collideConvexes(const ClothView& v, MF active, const V3& pos, co
       if (hn::AllFalse(df, contrib)) continue;
       accumulate(sum, contrib, target, delta, pos);
       if (wantVelocity) {
-        const VPlanes e = select(push, pushed, entered);
+        // One plane: whichever of pushed and entered was set holds it for every lane.
+        const VPlanes e = x.planeCount == 1 ? (hn::AllFalse(df, push) ? entered : pushed) : select(push, pushed, entered);
         const V3 vel = sub(mul(e.start.n, planeDistance(e.start, pos)), mul(e.end.n, planeDistance(e.end, pos)));
         sum.velocity = add(sum.velocity, selectOrZero(contrib, vel));
       }
