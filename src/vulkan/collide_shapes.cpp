@@ -214,21 +214,25 @@ ShapeCollisionPath ShapeCollisionStage::path() const {
   return impl_->fused ? ShapeCollisionPath::kFused : ShapeCollisionPath::kGeneral;
 }
 
-// The most iterations one invocation runs any one loop of shaders/collide_shapes.comp for cloth `c`
-// (a bound): per particle, the convexes' plane loops run at most T times (T: the cloth's convex plane
-// indices), the bit loops at most once per convex or shape; the fused path runs ceil(n / 64) particles
-// per invocation and builds ceil(48 maskWords / 64) mask words (32 shapes, 2 spheres each) and
-// ceil(convexWords / 64) convex words (32 convexes, T planes in all) per invocation.
+// A bound on the loop iterations one invocation of shaders/collide_shapes.comp runs for cloth `c`, all
+// its loops together (llvmpipe counts them together, see kLlvmpipeLoopLimit; its vector lanes loop as
+// long as any lane does, so every per-particle count is a worst case). Per particle: the grid's word
+// loops (with their 3-axis candidate loops) and shape bit loops, the convex word and bit loops and,
+// per convex, its planes twice (continuous and discrete tests): T plane indices in all. The general
+// path runs one particle per invocation; the fused path ceil(n / 64), plus the cloth's bounds,
+// prepare, grid (convex words: 32 convexes and their planes each) and mask words (32 shapes, up to 2
+// spheres and 2 ends each).
 static uint64_t worstLoopTrips(const gpu::ShapeCloth& c, uint64_t T, bool fused) {
   const uint64_t G = gpu::kShapesGroupSize;
+  auto perInvocation = [&](uint64_t count) { return (count + G - 1) / G; };
   const uint64_t convexWords = (c.convexCount + 31u) / 32u;
-  const uint64_t perParticle =
-      std::max<uint64_t>({T, c.convexCount, c.sphereCount + c.capsuleCount, c.maskWords, convexWords, 3});
-  const uint64_t particles = fused ? (c.particleCount + G - 1) / G : 1;
-  const uint64_t maskWords = fused ? (uint64_t{gpu::kGridMaskRows} * c.maskWords + G - 1) / G : 1;
-  const uint64_t convexWordsPerInvocation = (convexWords + G - 1) / G;
-  return std::max<uint64_t>({particles * perParticle, maskWords * 64, convexWordsPerInvocation * std::max<uint64_t>(T, 32),
-                             (c.sphereCount + G - 1) / G * 2, (c.planeCount + G - 1) / G});
+  const uint64_t shapes = uint64_t{c.sphereCount} + c.capsuleCount;
+  const uint64_t perParticle = 16 + 8 * uint64_t{c.maskWords} + shapes + convexWords + c.convexCount + 2 * T;
+  const uint64_t grid = perInvocation(convexWords) * (32 + T) + 2 * perInvocation(c.sphereCount) + 16;
+  if (!fused) return std::max<uint64_t>({perParticle, grid, 128});
+  return perInvocation(c.particleCount) * (1 + perParticle) + perInvocation(c.particleCount) + 16 +
+         perInvocation(c.sphereCount) + 3 * perInvocation(c.capsuleCount) + perInvocation(c.planeCount) + grid +
+         perInvocation(uint64_t{gpu::kGridMaskRows} * c.maskWords) * 128;
 }
 
 // The worst loop of any cloth of layout L on the given path (worstLoopTrips), and that cloth.
@@ -269,9 +273,9 @@ static Status checkLoopLimit(const detail::ContextImpl& ctx, const ShapeCollisio
   return Error{ErrorCode::kLimitExceeded,
                std::string("ShapeCollisionStageCreateInfo::colliders[") + std::to_string(cloth) + "]: the " +
                    (fused ? "fused" : "general") + " path needs up to " + std::to_string(trips) +
-                   " iterations of one shader loop in one invocation (convex plane indices, convexes or shapes" +
-                   (fused ? " times the cloth's particles per invocation; path kGeneral needs fewer" : "") +
-                   "); the device '" + ctx.info.name + "' (driver " + ctx.info.driverName + ") stops a loop after " +
+                   " shader loop iterations in one invocation (convex plane indices, convexes and shapes per particle" +
+                   (fused ? ", times the cloth's particles per invocation; path kGeneral needs fewer" : "") +
+                   "); the device '" + ctx.info.name + "' (driver " + ctx.info.driverName + ") stops loops after " +
                    std::to_string(detail::kLlvmpipeLoopLimit)};
 }
 

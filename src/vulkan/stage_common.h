@@ -182,9 +182,10 @@ inline Status makeBuffer(ContextImpl& ctx, Buffer& b, VkDeviceSize bytes, Memory
   return {};
 }
 
-// Mesa's llvmpipe (lavapipe) stops a loop of a shader invocation after 65535 iterations, counted
-// over all the times the invocation runs that loop (a guard against endless loops): on that driver,
-// stages check the worst loop of their shaders against it and refuse layouts that would exceed it.
+// Mesa's llvmpipe (lavapipe) ends the loops of a shader invocation once it has run 65535 loop
+// iterations (a guard against endless loops; measured here to count the iterations of all of an
+// invocation's loops together, each vector of lanes iterating while any lane does): on that driver,
+// stages bound their shaders' loop iterations and refuse layouts that would exceed it.
 inline constexpr uint64_t kLlvmpipeLoopLimit = 65535;
 inline bool limitsLoopIterations(const ContextImpl& ctx) { return ctx.info.driverName == "llvmpipe"; }
 
