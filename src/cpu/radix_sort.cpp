@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu/executor.h"
 #include "shared/radix_sort.h"
 #include "util/try.h"
 #include "vkcollide/radix_sort.h"
@@ -173,8 +174,9 @@ void radixSortParallel(detail::ParallelCall& par, uint32_t* keys, uint32_t* valu
     masks[p] = (1u << std::min(bits, keyBits - p * bits)) - 1u;
   }
   // Scratch of the calling thread, reused across calls (the tasks reach it through these pointers).
-  thread_local std::vector<uint64_t> scratch;
+  thread_local std::vector<uint64_t> scratchStore;
   thread_local std::vector<uint32_t> histStore;
+  std::vector<uint64_t>& scratch = scratchStore;
   if (scratch.size() < 2 * size_t{n}) scratch.resize(2 * size_t{n});
   uint64_t* const a = scratch.data();
   uint64_t* const b = a + n;
@@ -253,17 +255,28 @@ Status validateRadixSort(const RadixSortInput& input, const char* owner) {
   return {};
 }
 
-Status radixSortCpu(const RadixSortInput& input, Backend backend) {
+namespace {
+
+Status radixSort(const RadixSortInput& input, Backend backend, detail::ParallelCall& par) {
   if (backend == Backend::kVulkan) {
     return Error{ErrorCode::kInvalidArgument, "radixSortCpu: backend must be kCpuScalar or kCpuSimd"};
   }
   VKC_TRY(validateRadixSort(input, "radixSortCpu"));
-  if (backend == Backend::kCpuScalar) {
-    cpu::radixSortScalar(input.keys.data(), input.values.data(), input.keys.size(), input.keyBits);
-  } else {
-    cpu::radixSortFast(input.keys.data(), input.values.data(), input.keys.size(), input.keyBits);
-  }
-  return {};
+  cpu::radixSortParallel(par, input.keys.data(), input.values.data(), input.keys.size(), input.keyBits,
+                         backend == Backend::kCpuSimd);
+  return par.status();
+}
+
+}  // namespace
+
+Status radixSortCpu(const RadixSortInput& input, Backend backend) {
+  detail::ParallelCall par(nullptr, "radixSortCpu");
+  return radixSort(input, backend, par);
+}
+
+Status radixSortCpu(const RadixSortInput& input, Backend backend, const CpuExecutor& executor) {
+  detail::ParallelCall par(&executor, "radixSortCpu");
+  return radixSort(input, backend, par);
 }
 
 }  // namespace vkc

@@ -88,7 +88,10 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
   // Keys, then the stable sort of each cloth's (key, item).
   // Per-thread scratch kept between calls (a solver calls this every iteration): no fresh pages and
   // no zeroing; every slot below n is written before it is read.
-  thread_local cpu::SelfSorted s;
+  // (Lambdas do not capture thread_locals: tasks on other threads reach the caller's through these
+  // references.)
+  thread_local cpu::SelfSorted sortedStore;
+  cpu::SelfSorted& s = sortedStore;
   s.grids.resize(in.cloths.size());
   s.keys.resize(n);
   s.items.resize(n);
@@ -183,8 +186,10 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
 
   // The gather, per cloth (SIMD: whole cloths, large ones chunked by selfSweepSimdParallel; scalar:
   // per slot, in chunks). Each task lists its pairs apart (debug), concatenated in order.
-  thread_local std::vector<uint32_t> counts;
-  thread_local std::vector<gpu::vec3> sums;
+  thread_local std::vector<uint32_t> countStore;
+  thread_local std::vector<gpu::vec3> sumStore;
+  std::vector<uint32_t>& counts = countStore;
+  std::vector<gpu::vec3>& sums = sumStore;
   counts.resize(n);  // written for every slot of every cloth
   sums.resize(n);    // read only where a count is set
   const bool wantPairs = debug != nullptr;

@@ -600,7 +600,9 @@ void selfSweepSimdParallel(detail::ParallelCall& par, const SelfSorted& s, uint3
     // 1. The table of column starts and the keys with sentinels (for the dense slots' running
     // pointers), both over the whole cloth, built by chunks.
     const uint32_t* K = s.keys.data() + begin;
-    thread_local std::vector<uint32_t> start, keyStore;  // the calling thread's, reused across calls
+    thread_local std::vector<uint32_t> startStore, keyStoreStore;  // the calling thread's, reused across calls
+    std::vector<uint32_t>& start = startStore;  // (lambdas do not capture thread_locals: references do)
+    std::vector<uint32_t>& keyStore = keyStoreStore;
     start.assign(columnStartsSize(K, n), 0u);
     keyStore.resize(size_t{n} + 65);
     std::fill(keyStore.begin() + n, keyStore.end(), 0xFFFFFFFFu);
