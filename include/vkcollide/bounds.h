@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "vkcollide/context.h"
+#include "vkcollide/cpu_executor.h"
 #include "vkcollide/result.h"
 #include "vkcollide/types.h"
 
@@ -35,6 +36,9 @@ Status validate(const BoundsInput& input);
 // Computes one Aabb per cloth on the CPU into input.boxes. backend: kCpuScalar or kCpuSimd. On
 // error input.boxes is unchanged.
 Status computeBoundsCpu(const BoundsInput& input, Backend backend);
+// The same on the executor's threads (cpu_executor.h): cloths, and chunks of large cloths, folded in
+// parallel. Boxes bitwise equal to the overload above.
+Status computeBoundsCpu(const BoundsInput& input, Backend backend, const CpuExecutor& executor);
 
 struct BoundsStageCreateInfo {
   std::span<const ClothRange> cloths;  // the layout of the scene's particle buffer (copied)

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "vkcollide/context.h"
+#include "vkcollide/cpu_executor.h"
 #include "vkcollide/result.h"
 #include "vkcollide/types.h"
 
@@ -113,6 +114,10 @@ Status validate(const ShapeCollisionInput& input);
 
 // One collision iteration on the CPU (kCpuScalar or kCpuSimd). On error nothing is changed.
 Status collideShapesCpu(const ShapeCollisionInput& input, Backend backend, ShapeCollisionDebug* debug = nullptr);
+// The same on the executor's threads (cpu_executor.h): bounds, then the cloths and chunks of large
+// cloths in parallel. Results (positions, masks, convex bits) bitwise equal to the overload above.
+Status collideShapesCpu(const ShapeCollisionInput& input, Backend backend, const CpuExecutor& executor,
+                        ShapeCollisionDebug* debug = nullptr);
 
 // Which passes a ShapeCollisionStage records per iteration (both give the same results, bitwise).
 enum class ShapeCollisionPath {

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "vkcollide/context.h"
+#include "vkcollide/cpu_executor.h"
 #include "vkcollide/result.h"
 #include "vkcollide/types.h"
 
@@ -101,6 +102,11 @@ Status validate(const InterCollisionInput& input);
 // every cloth keep their bits). backend: kCpuScalar or kCpuSimd. On error the particles and `debug`
 // are unchanged. `debug` may be null.
 Status collideInterCpu(const InterCollisionInput& input, Backend backend, InterCollisionDebug* debug = nullptr);
+// The same on the executor's threads (cpu_executor.h): bounds, marking, and each narrow-phase
+// iteration's keys, sort, sweep and moves in chunks (the broad phase stays on the calling thread).
+// Results (particles, debug) bitwise equal to the overload above.
+Status collideInterCpu(const InterCollisionInput& input, Backend backend, const CpuExecutor& executor,
+                       InterCollisionDebug* debug = nullptr);
 
 struct InterCollisionStageCreateInfo {
   // The layout: each cloth's particle range (copied). Transforms are not taken here: every record()

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "vkcollide/context.h"
+#include "vkcollide/cpu_executor.h"
 #include "vkcollide/result.h"
 #include "vkcollide/types.h"
 
@@ -46,6 +47,10 @@ Status validateRadixSort(const RadixSortInput& input, const char* owner);
 // packing). On error nothing is changed. Scratch: kCpuScalar allocates 8 bytes per pair per call;
 // kCpuSimd keeps 16 bytes per pair (of the largest sort so far) per calling thread, reused.
 Status radixSortCpu(const RadixSortInput& input, Backend backend);
+// The same on the executor's threads (cpu_executor.h): per pass, per-chunk histograms, offsets over
+// the chunks, per-chunk stable scatters. Output bitwise equal to the overload above (the one stable
+// order). Scratch: 16 bytes per pair per calling thread, reused, plus per-chunk histograms.
+Status radixSortCpu(const RadixSortInput& input, Backend backend, const CpuExecutor& executor);
 
 struct RadixSortStageCreateInfo {
   // The most pairs one record() may sort. The stage allocates scratch for this many (2 x 4 bytes per

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "vkcollide/context.h"
+#include "vkcollide/cpu_executor.h"
 #include "vkcollide/result.h"
 #include "vkcollide/types.h"
 
@@ -85,6 +86,13 @@ Status validate(const SelfCollisionInput& input);
 // counts: about 80 bytes per self-colliding particle of the largest call so far, 110 with rest
 // positions) per calling thread, reused by later calls (a solver calls it every iteration).
 Status collideSelfCpu(const SelfCollisionInput& input, Backend backend, SelfCollisionDebug* debug = nullptr);
+// The same on the executor's threads (cpu_executor.h): keys, slot copies and write-back in chunks of
+// slots, many cloths sorted and swept at once, and a large cloth's sort and sweep split into chunks of
+// slots (each chunk finds its slots' pairs over the whole cloth, then gathers them in the
+// single-threaded order). Results (positions, debug) bitwise equal to the overload above. Scratch as
+// above, per calling thread, plus what the executor's threads keep for their chunks.
+Status collideSelfCpu(const SelfCollisionInput& input, Backend backend, const CpuExecutor& executor,
+                      SelfCollisionDebug* debug = nullptr);
 
 struct SelfCollisionStageCreateInfo {
   std::span<const ClothRange> cloths;  // the layout of the scene's particle buffer (copied)

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "cpu/bounds.h"
+#include "cpu/executor.h"
 #include "scene/validate.h"
 #include "shared/collide_shapes_math.h"
 #include "shared/float_order.h"
@@ -161,10 +162,11 @@ void prepareShapes(const ShapeCollisionInput& in, std::span<const Aabb> particle
 }
 
 void collideClothScalar(const ShapesState& s, uint32_t cloth, const ShapeCollisionSettings& settings,
-                        Float4* particles, Float4* prevParticles) {
+                        Float4* particles, Float4* prevParticles, uint32_t begin, uint32_t end) {
   gpu::ShapeKernel k = kernelFor(s);
   const gpu::ShapeCloth& sc = s.layout.cloths[cloth];
-  for (uint32_t i = sc.firstParticle; i < sc.firstParticle + sc.particleCount; ++i) {
+  end = std::min(end, sc.particleCount);
+  for (uint32_t i = sc.firstParticle + begin; i < sc.firstParticle + end; ++i) {
     gpu::vec4 p(particles[i].x, particles[i].y, particles[i].z, particles[i].w);
     gpu::vec4 q(prevParticles[i].x, prevParticles[i].y, prevParticles[i].z, prevParticles[i].w);
     k.collideParticle(sc, s.grids[cloth], s.flags, settings.friction, settings.collisionMassScale, p, q);
@@ -176,8 +178,13 @@ void collideClothScalar(const ShapesState& s, uint32_t cloth, const ShapeCollisi
 }  // namespace vkc::cpu
 
 namespace vkc {
+namespace {
 
-Status collideShapesCpu(const ShapeCollisionInput& in, Backend backend, ShapeCollisionDebug* debug) {
+// One iteration on par's threads: bounds and checks in chunks, then the cloths (and chunks of large
+// cloths, at multiples of 64 particles: whole SIMD batches) collide in parallel. Every particle's
+// result depends only on its own state and the prepared tables: bitwise the same on any thread count.
+Status collideShapesOn(detail::ParallelCall& par, const ShapeCollisionInput& in, Backend backend,
+                       ShapeCollisionDebug* debug) {
   if (backend == Backend::kVulkan) {
     return Error{ErrorCode::kInvalidArgument, "collideShapesCpu: backend must be kCpuScalar or kCpuSimd"};
   }
@@ -186,24 +193,43 @@ Status collideShapesCpu(const ShapeCollisionInput& in, Backend backend, ShapeCol
   // the first bad value, so the errors are validate()'s, in its order).
   VKC_TRY(detail::validateShapeLayout(in));
   std::vector<Aabb> bounds(in.cloths.size());
-  VKC_TRY(computeBoundsCpu({in.particles, in.prevParticles, in.cloths, in.settings.continuous, bounds}, backend));
-  if (!in.settings.continuous) VKC_TRY(cpu::checkParticleValues(in.prevParticles, in.cloths, backend, "prevParticles"));
+  VKC_TRY(cpu::computeBoundsOn(par, {in.particles, in.prevParticles, in.cloths, in.settings.continuous, bounds}, backend));
+  if (!in.settings.continuous) {
+    VKC_TRY(par.threads() > 1 ? cpu::checkParticleValuesOn(par, in.prevParticles, in.cloths, backend, "prevParticles")
+                              : cpu::checkParticleValues(in.prevParticles, in.cloths, backend, "prevParticles"));
+  }
   cpu::ShapesState state;
   cpu::prepareShapes(in, bounds, state);
-  for (uint32_t c = 0; c < in.cloths.size(); ++c) {
-    if (backend == Backend::kCpuSimd) {
-      cpu::collideClothSimd(state, c, in.settings, in.particles.data(), in.prevParticles.data());
-    } else {
-      cpu::collideClothScalar(state, c, in.settings, in.particles.data(), in.prevParticles.data());
+  const detail::WorkPlan plan = par.plan(static_cast<uint32_t>(in.cloths.size()), [&](uint32_t c) { return in.cloths[c].count; });
+  par.forEach(plan.tasks(), [&](uint32_t t) {
+    for (const detail::WorkPiece& w : plan.task(t)) {
+      if (backend == Backend::kCpuSimd) {
+        cpu::collideClothSimd(state, w.cloth, in.settings, in.particles.data(), in.prevParticles.data(), w.begin, w.end);
+      } else {
+        cpu::collideClothScalar(state, w.cloth, in.settings, in.particles.data(), in.prevParticles.data(), w.begin, w.end);
+      }
     }
-  }
+  });
   if (debug != nullptr) {
     debug->masks = state.masks;
     debug->maskWords.clear();
     for (const gpu::ShapeCloth& sc : state.layout.cloths) debug->maskWords.push_back(sc.maskWords);
     debug->convexBits = state.convexBits;
   }
-  return {};
+  return par.status();
+}
+
+}  // namespace
+
+Status collideShapesCpu(const ShapeCollisionInput& in, Backend backend, ShapeCollisionDebug* debug) {
+  detail::ParallelCall par(nullptr, "collideShapesCpu");
+  return collideShapesOn(par, in, backend, debug);
+}
+
+Status collideShapesCpu(const ShapeCollisionInput& in, Backend backend, const CpuExecutor& executor,
+                        ShapeCollisionDebug* debug) {
+  detail::ParallelCall par(&executor, "collideShapesCpu");
+  return collideShapesOn(par, in, backend, debug);
 }
 
 }  // namespace vkc

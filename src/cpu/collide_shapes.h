@@ -2,6 +2,7 @@
 // stage and the tests use the pieces; collideShapesCpu runs them all.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <span>
 #include <vector>
@@ -33,15 +34,17 @@ Status checkParticleValues(std::span<const Float4> particles, std::span<const Cl
 // positions when continuous).
 void prepareShapes(const ShapeCollisionInput& in, std::span<const Aabb> particleBounds, ShapesState& state);
 
-// Collides the particles of cloth c (scalar reference).
+// Collides the particles of cloth c (scalar reference): its cloth-local particles [begin, min(end,
+// count)) (the whole cloth by default; the threaded backend passes chunks).
 void collideClothScalar(const ShapesState& state, uint32_t cloth, const ShapeCollisionSettings& settings,
-                        Float4* particles, Float4* prevParticles);
+                        Float4* particles, Float4* prevParticles, uint32_t begin = 0, uint32_t end = UINT32_MAX);
 
 // The same with Highway SIMD across particles (src/cpu/collide_shapes_simd.cpp; runtime dispatch):
 // positions within kShapeCollisionTolerance of the scalar twin. The scalar loop where the build has
-// no SIMD (VKC_SIMD=OFF).
+// no SIMD (VKC_SIMD=OFF). A chunk [begin, end) must start at a multiple of 64 (of every vector
+// width), so that its batches are the whole cloth's: the same lanes, the same bits.
 void collideClothSimd(const ShapesState& state, uint32_t cloth, const ShapeCollisionSettings& settings,
-                      Float4* particles, Float4* prevParticles);
+                      Float4* particles, Float4* prevParticles, uint32_t begin = 0, uint32_t end = UINT32_MAX);
 
 // For tests: calls fn(target name) once per SIMD target that this build compiled and this CPU runs,
 // with Highway's runtime dispatch forced to that target meanwhile (collideClothSimd then runs it);

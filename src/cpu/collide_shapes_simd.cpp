@@ -582,15 +582,17 @@ HWY_INLINE uint32_t collideBatch(ClothView& v, uint32_t* cand, uint32_t* any, MF
 }  // namespace
 
 void CollideCloth(const ShapesState& s, uint32_t cloth, float friction, float massScale, Float4* particles,
-                  Float4* prevParticles) {
+                  Float4* prevParticles, uint32_t begin, uint32_t end) {
   const DF df;
   const DU du;
   const size_t lanes = hn::Lanes(df);
   const gpu::ShapeCloth& c = s.layout.cloths[cloth];
   const gpu::ShapeGrid& g = s.grids[cloth];
-  Float4* p = particles + c.firstParticle;
-  Float4* q = prevParticles + c.firstParticle;
-  const uint32_t n = c.particleCount;
+  end = std::min(end, c.particleCount);
+  if (begin >= end) return;
+  Float4* p = particles + c.firstParticle + begin;
+  Float4* q = prevParticles + c.firstParticle + begin;
+  const uint32_t n = end - begin;
   bool anyConvex = false;
   for (uint32_t w = 0; w * 32u < c.convexCount; ++w) anyConvex |= s.convexBits[c.firstConvexWord + w] != 0u;
   if (g.lower.w == 0.0f && !anyConvex) {  // no shape can be touched: the kernel only resets the inverse masses
@@ -652,9 +654,9 @@ namespace vkc::cpu {
 HWY_EXPORT(CollideCloth);
 
 void collideClothSimd(const ShapesState& state, uint32_t cloth, const ShapeCollisionSettings& settings,
-                      Float4* particles, Float4* prevParticles) {
+                      Float4* particles, Float4* prevParticles, uint32_t begin, uint32_t end) {
   HWY_DYNAMIC_DISPATCH(CollideCloth)(state, cloth, settings.friction, settings.collisionMassScale, particles,
-                                     prevParticles);
+                                     prevParticles, begin, end);
 }
 
 void forEachSimdTarget(const std::function<void(const char* target)>& fn) {
@@ -671,8 +673,8 @@ void forEachSimdTarget(const std::function<void(const char* target)>& fn) {
 
 namespace vkc::cpu {
 void collideClothSimd(const ShapesState& state, uint32_t cloth, const ShapeCollisionSettings& settings,
-                      Float4* particles, Float4* prevParticles) {
-  collideClothScalar(state, cloth, settings, particles, prevParticles);
+                      Float4* particles, Float4* prevParticles, uint32_t begin, uint32_t end) {
+  collideClothScalar(state, cloth, settings, particles, prevParticles, begin, end);
 }
 
 void forEachSimdTarget(const std::function<void(const char* target)>& fn) { fn("none (VKC_SIMD=OFF)"); }

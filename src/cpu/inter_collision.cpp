@@ -9,6 +9,9 @@
 #include <limits>
 #include <numeric>
 
+#include "cpu/bounds.h"
+#include "cpu/executor.h"
+#include "cpu/radix_sort.h"
 #include "cpu/self_collision.h"
 #include "scene/inter_collision.h"
 #include "shared/inter_collision.h"
@@ -170,7 +173,15 @@ bool isMarked(const Broad& broad, uint32_t c, vec3 p) {
 
 }  // namespace
 
-Status collideInterCpu(const InterCollisionInput& input, Backend backend, InterCollisionDebug* debug) {
+namespace {
+
+// One step on par's threads: bounds, marking (chunks of each cloth's particles, concatenated in scene
+// order), and per narrow-phase iteration the keys, the sort (cpu::radixSortParallel), the sweep or
+// gather (cpu::selfSweepSimdParallel, or the shader's gather by chunks of slots) and the moves, in
+// chunks. The broad phase (per cloth pair) stays on the calling thread. Every value is the one a
+// single thread computes: bitwise equal results.
+Status collideInterOn(detail::ParallelCall& par, const InterCollisionInput& input, Backend backend,
+                      InterCollisionDebug* debug) {
   if (backend != Backend::kCpuScalar && backend != Backend::kCpuSimd) {
     return Error{ErrorCode::kInvalidArgument, "collideInterCpu: backend must be kCpuScalar or kCpuSimd"};
   }
@@ -186,95 +197,141 @@ Status collideInterCpu(const InterCollisionInput& input, Backend backend, InterC
   bi.particles = input.particles;
   bi.cloths = ranges;
   bi.boxes = local;
-  VKC_TRY(computeBoundsCpu(bi, backend));
+  VKC_TRY(cpu::computeBoundsOn(par, bi, backend));
 
   // 2. Broad phase.
   Broad broad;
   broadPhase(cloths, local, set.distance, broad);
 
-  // 3. Marking, cloth by cloth in table order (the GPU's tile order).
-  std::vector<gpu::InterMarked> marked;
-  for (uint32_t c = 0; c < cloths.size(); ++c) {
-    const gpu::InterClothWorld& w = broad.world[c];
-    if (w.partnerCount == 0) continue;
-    for (uint32_t k = 0; k < cloths[c].count; ++k) {
-      const uint32_t i = cloths[c].first + k;
-      const Float4& p = input.particles[i];
-      const vec3 wp = gpu::interToWorld(v3(w.col0), v3(w.col1), v3(w.col2), v3(cloths[c].translation), vec3(p.x, p.y, p.z));
-      if (!isMarked(broad, c, wp)) continue;
-      marked.push_back(gpu::InterMarked{vec4(wp, p.w), c, i, cloths[c].group, cloths[c].mask});
+  // 3. Marking, cloth by cloth in table order (the GPU's tile order): pieces of the cloths that have
+  // partners, each marked apart, then concatenated in order.
+  const uint32_t clothCount = static_cast<uint32_t>(cloths.size());
+  auto markedCount = [&](uint32_t c) { return broad.world[c].partnerCount == 0 ? 0u : cloths[c].count; };
+  const detail::WorkPlan marking = par.plan(clothCount, markedCount);
+  std::vector<std::vector<gpu::InterMarked>> pieceMarked(marking.pieces.size());
+  par.forEach(marking.tasks(), [&](uint32_t t) {
+    for (uint32_t pi = marking.taskFirst[t]; pi < marking.taskFirst[t + 1]; ++pi) {
+      const detail::WorkPiece& piece = marking.pieces[pi];
+      const uint32_t c = piece.cloth;
+      const gpu::InterClothWorld& w = broad.world[c];
+      for (uint32_t k = piece.begin; k < piece.end; ++k) {
+        const uint32_t i = cloths[c].first + k;
+        const Float4& p = input.particles[i];
+        const vec3 wp = gpu::interToWorld(v3(w.col0), v3(w.col1), v3(w.col2), v3(cloths[c].translation), vec3(p.x, p.y, p.z));
+        if (!isMarked(broad, c, wp)) continue;
+        pieceMarked[pi].push_back(gpu::InterMarked{vec4(wp, p.w), c, i, cloths[c].group, cloths[c].mask});
+      }
     }
+  });
+  std::vector<gpu::InterMarked> marked;
+  if (pieceMarked.size() == 1) {
+    marked = std::move(pieceMarked[0]);
+  } else {
+    size_t total = 0;
+    for (const auto& pm : pieceMarked) total += pm.size();
+    marked.reserve(total);
+    for (const auto& pm : pieceMarked) marked.insert(marked.end(), pm.begin(), pm.end());
   }
 
   // 4. Narrow phase, `iterations` times: self collision's keys, the radix sort (stable: equal keys keep
   // the marked order), the gather per sorted slot (Jacobi: positions from the pass's start), apply.
   const size_t m = marked.size();
+  const uint32_t mm = static_cast<uint32_t>(m);
+  // Chunks of the marked particles (and of the sorted slots).
+  const detail::WorkPlan slots = par.plan(1, [&](uint32_t) { return mm; });
+  auto forSlots = [&](auto&& f) {  // f(begin, end) over chunks of [0, m)
+    par.forEach(slots.tasks(), [&](uint32_t t) {
+      for (const detail::WorkPiece& w : slots.task(t)) f(w.begin, w.end);
+    });
+  };
   std::vector<uint32_t> keys(m), values(m), contacts(m, 0);
   std::vector<vec4> next(m), total(m, vec4(0.0f));
   const gpu::SelfGrid grid = broad.state.grid;
   cpu::SelfSorted sorted;  // SIMD backend
   std::vector<uint32_t> counts(m), slotCloth(m), slotGroup(m), slotMask(m);
   std::vector<vec3> sums(m);
+  if (backend == Backend::kCpuSimd && m > 0) {
+    sorted.keys.resize(m);
+    sorted.items.resize(m);
+    sorted.pos.resize(m);
+    constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+    for (auto* v : {&sorted.x, &sorted.y, &sorted.z}) {
+      v->resize(m + cpu::kSelfSimdPad);  // every slot below m is written before each sweep
+      std::fill(v->begin() + static_cast<std::ptrdiff_t>(m), v->end(), kNaN);
+    }
+  }
   for (uint32_t it = 0; it < set.iterations && m > 0; ++it) {
-    for (size_t i = 0; i < m; ++i) keys[i] = gpu::selfCellKey(grid, v3(marked[i].position));
-    std::iota(values.begin(), values.end(), 0u);
-    VKC_TRY(radixSortCpu({keys, values, gpu::kInterKeyBits}, backend));
+    forSlots([&](uint32_t b, uint32_t e) {
+      for (uint32_t i = b; i < e; ++i) {
+        keys[i] = gpu::selfCellKey(grid, v3(marked[i].position));
+        values[i] = i;
+      }
+    });
+    cpu::radixSortParallel(par, keys.data(), values.data(), m, gpu::kInterKeyBits, backend == Backend::kCpuSimd);
     if (backend == Backend::kCpuScalar) {
       // The shader's gather: binary search per column.
       gpu::InterKernel kernel{keys.data(), values.data(), marked.data()};
-      for (uint32_t k = 0; k < m; ++k) {
-        const uint32_t i = values[k];
-        vec3 sum;
-        const uint32_t n = kernel.interGather(k, static_cast<uint32_t>(m), grid, set.distance, set.stiffness, sum);
-        next[i] = n > 0 ? gpu::selfApply(marked[i].position, sum, n) : marked[i].position;
-        if (it == 0) contacts[i] = n;
-      }
+      forSlots([&](uint32_t b, uint32_t e) {
+        for (uint32_t k = b; k < e; ++k) {
+          const uint32_t i = values[k];
+          vec3 sum;
+          const uint32_t n = kernel.interGather(k, mm, grid, set.distance, set.stiffness, sum);
+          next[i] = n > 0 ? gpu::selfApply(marked[i].position, sum, n) : marked[i].position;
+          if (it == 0) contacts[i] = n;
+        }
+      });
     } else {
       // Self collision's SIMD sweep (running column pointers, vector distance tests) over all marked
       // particles as one run of slots, with the cross-cloth filter: the same pairs in the same order.
-      sorted.keys = keys;
-      sorted.items = values;
-      sorted.pos.resize(m);
-      constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-      for (auto* v : {&sorted.x, &sorted.y, &sorted.z}) v->assign(m + cpu::kSelfSimdPad, kNaN);
-      for (uint32_t k = 0; k < m; ++k) {
-        const gpu::InterMarked& a = marked[values[k]];
-        sorted.pos[k] = a.position;
-        sorted.x[k] = a.position.x;
-        sorted.y[k] = a.position.y;
-        sorted.z[k] = a.position.z;
-        slotCloth[k] = a.cloth;
-        slotGroup[k] = a.group;
-        slotMask[k] = a.mask;
-      }
+      forSlots([&](uint32_t b, uint32_t e) {
+        std::copy(keys.begin() + b, keys.begin() + e, sorted.keys.begin() + b);
+        std::copy(values.begin() + b, values.begin() + e, sorted.items.begin() + b);
+        for (uint32_t k = b; k < e; ++k) {
+          const gpu::InterMarked& a = marked[values[k]];
+          sorted.pos[k] = a.position;
+          sorted.x[k] = a.position.x;
+          sorted.y[k] = a.position.y;
+          sorted.z[k] = a.position.z;
+          slotCloth[k] = a.cloth;
+          slotGroup[k] = a.group;
+          slotMask[k] = a.mask;
+        }
+      });
       const cpu::SelfPairFilter filter{slotCloth.data(), slotGroup.data(), slotMask.data()};
-      cpu::selfSweepSimd(sorted, 0, static_cast<uint32_t>(m), grid, set.distance, set.stiffness, false, counts.data(),
-                         sums.data(), nullptr, &filter);
-      for (uint32_t k = 0; k < m; ++k) {
-        const uint32_t i = values[k];
-        next[i] = counts[k] > 0 ? gpu::selfApply(marked[i].position, sums[k], counts[k]) : marked[i].position;
-        if (it == 0) contacts[i] = counts[k];
+      cpu::selfSweepSimdParallel(par, sorted, 0, mm, grid, set.distance, set.stiffness, false, counts.data(),
+                                 sums.data(), nullptr, &filter);
+      forSlots([&](uint32_t b, uint32_t e) {
+        for (uint32_t k = b; k < e; ++k) {
+          const uint32_t i = values[k];
+          next[i] = counts[k] > 0 ? gpu::selfApply(marked[i].position, sums[k], counts[k]) : marked[i].position;
+          if (it == 0) contacts[i] = counts[k];
+        }
+      });
+    }
+    forSlots([&](uint32_t b, uint32_t e) {
+      for (size_t i = b; i < e; ++i) {
+        const vec3 step = v3(next[i]) - v3(marked[i].position);
+        total[i] = total[i] + vec4(step, 0.0f);
+        marked[i].position = next[i];
       }
-    }
-    for (size_t i = 0; i < m; ++i) {
-      const vec3 step = v3(next[i]) - v3(marked[i].position);
-      total[i] = total[i] + vec4(step, 0.0f);
-      marked[i].position = next[i];
-    }
+    });
   }
 
   // 5. Back to local space, in place (nothing above writes the particles, so an error leaves them
   // unchanged); untouched particles keep their bits.
-  for (size_t i = 0; i < m; ++i) {
-    const vec4 t = total[i];
-    if (t.x == 0.0f && t.y == 0.0f && t.z == 0.0f) continue;
-    const gpu::InterClothWorld& w = broad.world[marked[i].cloth];
-    const vec3 d = gpu::interRotateBack(v3(w.col0), v3(w.col1), v3(w.col2), v3(t));
-    Float4& p = input.particles[marked[i].particle];
-    p.x = p.x + d.x;
-    p.y = p.y + d.y;
-    p.z = p.z + d.z;
-  }
+  forSlots([&](uint32_t b, uint32_t e) {
+    for (size_t i = b; i < e; ++i) {
+      const vec4 t = total[i];
+      if (t.x == 0.0f && t.y == 0.0f && t.z == 0.0f) continue;
+      const gpu::InterClothWorld& w = broad.world[marked[i].cloth];
+      const vec3 d = gpu::interRotateBack(v3(w.col0), v3(w.col1), v3(w.col2), v3(t));
+      Float4& p = input.particles[marked[i].particle];
+      p.x = p.x + d.x;
+      p.y = p.y + d.y;
+      p.z = p.z + d.z;
+    }
+  });
+  VKC_TRY(par.status());
 
   if (debug != nullptr) {
     InterCollisionDebug r;
@@ -297,6 +354,19 @@ Status collideInterCpu(const InterCollisionInput& input, Backend backend, InterC
     *debug = std::move(r);
   }
   return {};
+}
+
+}  // namespace
+
+Status collideInterCpu(const InterCollisionInput& input, Backend backend, InterCollisionDebug* debug) {
+  detail::ParallelCall par(nullptr, "collideInterCpu");
+  return collideInterOn(par, input, backend, debug);
+}
+
+Status collideInterCpu(const InterCollisionInput& input, Backend backend, const CpuExecutor& executor,
+                       InterCollisionDebug* debug) {
+  detail::ParallelCall par(&executor, "collideInterCpu");
+  return collideInterOn(par, input, backend, debug);
 }
 
 }  // namespace vkc

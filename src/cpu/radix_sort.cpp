@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu/executor.h"
 #include "shared/radix_sort.h"
 #include "util/try.h"
 #include "vkcollide/radix_sort.h"
@@ -143,6 +144,99 @@ void radixSortFast(uint32_t* keys, uint32_t* values, size_t count, uint32_t keyB
   }
 }
 
+void radixSortParallel(detail::ParallelCall& par, uint32_t* keys, uint32_t* values, size_t count, uint32_t keyBits,
+                       bool fast) {
+  const uint32_t tasks = count > 0xFFFFFFFFu ? 1u : par.taskCount(count);
+  if (tasks <= 1) {
+    if (fast) {
+      radixSortFast(keys, values, count, keyBits);
+    } else {
+      radixSortScalar(keys, values, count, keyBits);
+    }
+    return;
+  }
+  // Chunk t of the array: [t * chunk, min(count, (t + 1) * chunk)). Every pass: each chunk's histogram
+  // of the pass's digit, the offsets (digit by digit, chunk by chunk: chunk t's keys of digit d go
+  // after every smaller digit's and after chunk t - 1's keys of digit d), then each chunk scatters its
+  // keys in order. That is the stable order of one thread's scatter, so the result is the one stable
+  // sort's. The digit width follows the single-threaded variant (fast: 11 bits from 8192 pairs with
+  // keyBits > 16, and passes whose digit every key shares are skipped; else the reference's 8 bits),
+  // though any width gives the same result.
+  const uint32_t n = static_cast<uint32_t>(count);
+  const uint32_t chunk = (n + tasks - 1) / tasks;
+  const uint32_t chunks = (n + chunk - 1) / chunk;
+  const uint32_t bits = fast && n >= 8192 && keyBits > 16 ? 11u : kBits;
+  const uint32_t bins = 1u << bits;
+  const uint32_t passes = (keyBits + bits - 1) / bits;
+  uint32_t shifts[32], masks[32];
+  for (uint32_t p = 0; p < passes; ++p) {
+    shifts[p] = p * bits;
+    masks[p] = (1u << std::min(bits, keyBits - p * bits)) - 1u;
+  }
+  // Scratch of the calling thread, reused across calls (the tasks reach it through these pointers).
+  thread_local std::vector<uint64_t> scratchStore;
+  thread_local std::vector<uint32_t> histStore;
+  std::vector<uint64_t>& scratch = scratchStore;
+  if (scratch.size() < 2 * size_t{n}) scratch.resize(2 * size_t{n});
+  uint64_t* const a = scratch.data();
+  uint64_t* const b = a + n;
+  // hist[(t * passes + p) * bins + d]: chunk t's count of digit d in pass p.
+  histStore.assign(size_t{chunks} * passes * bins, 0u);
+  uint32_t* const hist = histStore.data();
+  auto range = [&](uint32_t t) { return std::pair<uint32_t, uint32_t>{t * chunk, std::min(n, (t + 1) * chunk)}; };
+  // Pack the pairs and count every pass's digits in one read: the first pass that runs scatters the
+  // input order, so its chunk histograms are these; the totals decide which passes run.
+  par.forEach(chunks, [&](uint32_t t) {
+    const auto [begin, end] = range(t);
+    packPairs(keys + begin, values + begin, a + begin, end - begin);
+    for (uint32_t p = 0; p < passes; ++p) {
+      uint32_t* const h = hist + (size_t{t} * passes + p) * bins;
+      for (uint32_t i = begin; i < end; ++i) ++h[(keys[i] >> shifts[p]) & masks[p]];
+    }
+  });
+  uint32_t active[32];
+  uint32_t activeCount = 0;
+  for (uint32_t p = 0; p < passes; ++p) {
+    if (!fast) {
+      active[activeCount++] = p;
+      continue;
+    }
+    const uint32_t d0 = (keys[0] >> shifts[p]) & masks[p];
+    uint64_t same = 0;
+    for (uint32_t t = 0; t < chunks; ++t) same += hist[(size_t{t} * passes + p) * bins + d0];
+    if (same != n) active[activeCount++] = p;
+  }
+  if (activeCount == 0) return;  // every pass is the identity: already in order
+  std::vector<uint32_t> offsets(size_t{chunks} * bins);
+  uint64_t* in = a;
+  uint64_t* out = b;
+  for (uint32_t k = 0; k < activeCount; ++k) {
+    const uint32_t p = active[k];
+    if (k > 0) {  // the chunks hold other pairs now: count them again (pass p's digit only)
+      par.forEach(chunks, [&](uint32_t t) {
+        const auto [begin, end] = range(t);
+        uint32_t* const h = hist + (size_t{t} * passes + p) * bins;
+        std::fill(h, h + bins, 0u);
+        for (uint32_t i = begin; i < end; ++i) ++h[(static_cast<uint32_t>(in[i]) >> shifts[p]) & masks[p]];
+      });
+    }
+    uint32_t run = 0;
+    for (uint32_t d = 0; d < bins; ++d) {
+      for (uint32_t t = 0; t < chunks; ++t) {
+        offsets[size_t{t} * bins + d] = run;
+        run += hist[(size_t{t} * passes + p) * bins + d];
+      }
+    }
+    const bool last = k + 1 == activeCount;  // the last pass writes the host's arrays directly
+    par.forEach(chunks, [&](uint32_t t) {
+      const auto [begin, end] = range(t);
+      scatterPass(in + begin, end - begin, shifts[p], masks[p], offsets.data() + size_t{t} * bins, last ? nullptr : out,
+                  keys, values);
+    });
+    std::swap(in, out);
+  }
+}
+
 }  // namespace cpu
 
 Status validateRadixSort(const RadixSortInput& input, const char* owner) {
@@ -161,17 +255,28 @@ Status validateRadixSort(const RadixSortInput& input, const char* owner) {
   return {};
 }
 
-Status radixSortCpu(const RadixSortInput& input, Backend backend) {
+namespace {
+
+Status radixSort(const RadixSortInput& input, Backend backend, detail::ParallelCall& par) {
   if (backend == Backend::kVulkan) {
     return Error{ErrorCode::kInvalidArgument, "radixSortCpu: backend must be kCpuScalar or kCpuSimd"};
   }
   VKC_TRY(validateRadixSort(input, "radixSortCpu"));
-  if (backend == Backend::kCpuScalar) {
-    cpu::radixSortScalar(input.keys.data(), input.values.data(), input.keys.size(), input.keyBits);
-  } else {
-    cpu::radixSortFast(input.keys.data(), input.values.data(), input.keys.size(), input.keyBits);
-  }
-  return {};
+  cpu::radixSortParallel(par, input.keys.data(), input.values.data(), input.keys.size(), input.keyBits,
+                         backend == Backend::kCpuSimd);
+  return par.status();
+}
+
+}  // namespace
+
+Status radixSortCpu(const RadixSortInput& input, Backend backend) {
+  detail::ParallelCall par(nullptr, "radixSortCpu");
+  return radixSort(input, backend, par);
+}
+
+Status radixSortCpu(const RadixSortInput& input, Backend backend, const CpuExecutor& executor) {
+  detail::ParallelCall par(&executor, "radixSortCpu");
+  return radixSort(input, backend, par);
 }
 
 }  // namespace vkc

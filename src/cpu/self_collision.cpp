@@ -18,6 +18,8 @@
 #include <limits>
 
 #include "cpu/bounds.h"
+#include "cpu/executor.h"
+#include "cpu/radix_sort.h"
 #include "scene/self_collision_layout.h"
 #include "util/try.h"
 #include "vkcollide/bounds.h"
@@ -48,7 +50,15 @@ struct SelfKernel {
 
 namespace vkc {
 
-Status collideSelfCpu(const SelfCollisionInput& in, Backend backend, SelfCollisionDebug* debug) {
+namespace {
+
+// One pass on par's threads. Keys, slot copies, the scalar gather and the write-back go by chunks of
+// slots; the cloths' sorts and SIMD sweeps go whole, many cloths at once, except large cloths (more
+// than one chunk), which are sorted (cpu::radixSortParallel) and swept (cpu::selfSweepSimdParallel)
+// one after another with every thread. Every step computes the single-threaded values (sums in the
+// gather's order per slot; the one stable sort order), so the results are bitwise equal.
+Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Backend backend,
+                     SelfCollisionDebug* debug) {
   if (backend == Backend::kVulkan) {
     return Error{ErrorCode::kInvalidArgument, "collideSelfCpu: backend must be kCpuScalar or kCpuSimd"};
   }
@@ -56,7 +66,7 @@ Status collideSelfCpu(const SelfCollisionInput& in, Backend backend, SelfCollisi
   // through its keys anyway); on a bad particle validate(in) names it as the self-collision input.
   VKC_TRY(detail::validateSelfInputLayout(in));
   std::vector<Aabb> bounds(in.cloths.size());
-  if (const Status st = computeBoundsCpu({in.particles, {}, in.cloths, false, bounds}, backend); !st) {
+  if (const Status st = cpu::computeBoundsOn(par, {in.particles, {}, in.cloths, false, bounds}, backend); !st) {
     VKC_TRY(validate(in));
     return st;
   }
@@ -64,49 +74,77 @@ Status collideSelfCpu(const SelfCollisionInput& in, Backend backend, SelfCollisi
   const detail::SelfLayout L = detail::makeSelfLayout(in.cloths, in.subsets);
   const float d = in.settings.distance, stiffness = in.settings.stiffness;
   const bool useRest = !in.restPositions.empty();
+  const bool simd = backend == Backend::kCpuSimd;
   const size_t n = L.itemParticles.size();
+  const uint32_t clothCount = static_cast<uint32_t>(in.cloths.size());
   // A cloth without a subset: its items are its particles in order (item i: particle first + i).
   auto wholeCloth = [&](size_t c) { return in.subsets.empty() || in.subsets[c].empty(); };
+  auto itemsOf = [&](uint32_t c) { return L.cloths[c].itemCount; };
+  // Chunks of every cloth's slots, and the cloths too large for one task.
+  const detail::WorkPlan chunks = par.plan(clothCount, itemsOf);
+  const detail::WorkPlan whole = par.plan(clothCount, itemsOf, 64, false);
+  auto large = [&](uint32_t c) { return par.taskCount(L.cloths[c].itemCount) > 1; };
 
   // Keys, then the stable sort of each cloth's (key, item).
   // Per-thread scratch kept between calls (a solver calls this every iteration): no fresh pages and
   // no zeroing; every slot below n is written before it is read.
-  thread_local cpu::SelfSorted s;
+  // (Lambdas do not capture thread_locals: tasks on other threads reach the caller's through these
+  // references.)
+  thread_local cpu::SelfSorted sortedStore;
+  cpu::SelfSorted& s = sortedStore;
   s.grids.resize(in.cloths.size());
   s.keys.resize(n);
   s.items.resize(n);
   for (size_t c = 0; c < in.cloths.size(); ++c) {
     const Aabb& b = bounds[c];
-    const gpu::SelfGrid g = gpu::makeSelfGrid({b.lo.x, b.lo.y, b.lo.z}, {b.hi.x, b.hi.y, b.hi.z}, d);
-    s.grids[c] = g;
-    const gpu::SelfCloth& sc = L.cloths[c];
-    // The cloth's slots, sorted in place.
-    const std::span<uint32_t> ck(s.keys.data() + sc.firstItem, sc.itemCount);
-    const std::span<uint32_t> ci(s.items.data() + sc.firstItem, sc.itemCount);
-    if (backend == Backend::kCpuSimd) {
-      const bool whole = wholeCloth(c);
-      cpu::selfCellKeysSimd(whole ? in.particles.data() + in.cloths[c].first : in.particles.data(),
-                            in.particles.size(), whole ? nullptr : L.itemParticles.data() + sc.firstItem,
-                            sc.itemCount, g, ck.data());
-    }
-    for (uint32_t i = 0; i < sc.itemCount; ++i) {
-      if (backend != Backend::kCpuSimd) {
-        const Float4& p = in.particles[L.itemParticles[sc.firstItem + i]];
-        ck[i] = gpu::selfCellKey(g, {p.x, p.y, p.z});
-      }
-      ci[i] = sc.firstItem + i;
-    }
-    // Stable: equal keys keep the item order. Both backends give the one stable order (the SIMD
-    // backend's sort uses the keys' layout, see selfSortByKey).
-    if (backend == Backend::kCpuSimd) {
-      // The hash cells of the box's upper corner bound the cloth's (cells grow with the coordinates).
-      const uint32_t top = gpu::selfCellKey(g, {b.hi.x, b.hi.y, b.hi.z});
-      cpu::selfSortByKey(ck.data(), ci.data(), sc.itemCount, (top >> 16) & 0xFFu, top >> 24);
-    } else {
-      VKC_TRY(radixSortCpu({ck, ci, 32}, backend));
-    }
+    s.grids[c] = gpu::makeSelfGrid({b.lo.x, b.lo.y, b.lo.z}, {b.hi.x, b.hi.y, b.hi.z}, d);
   }
-  const bool simd = backend == Backend::kCpuSimd;
+  par.forEach(chunks.tasks(), [&](uint32_t t) {
+    for (const detail::WorkPiece& w : chunks.task(t)) {
+      const gpu::SelfCloth& sc = L.cloths[w.cloth];
+      const gpu::SelfGrid& g = s.grids[w.cloth];
+      uint32_t* ck = s.keys.data() + sc.firstItem;
+      uint32_t* ci = s.items.data() + sc.firstItem;
+      if (simd) {
+        const bool all = wholeCloth(w.cloth);
+        cpu::selfCellKeysSimd(all ? in.particles.data() + in.cloths[w.cloth].first + w.begin : in.particles.data(),
+                              in.particles.size(), all ? nullptr : L.itemParticles.data() + sc.firstItem + w.begin,
+                              w.end - w.begin, g, ck + w.begin);
+      }
+      for (uint32_t i = w.begin; i < w.end; ++i) {
+        if (!simd) {
+          const Float4& p = in.particles[L.itemParticles[sc.firstItem + i]];
+          ck[i] = gpu::selfCellKey(g, {p.x, p.y, p.z});
+        }
+        ci[i] = sc.firstItem + i;
+      }
+    }
+  });
+  // Stable: equal keys keep the item order. Both backends give the one stable order (the SIMD
+  // backend's sort uses the keys' layout, see selfSortByKey).
+  auto sortCloth = [&](uint32_t c) {
+    const gpu::SelfCloth& sc = L.cloths[c];
+    uint32_t* ck = s.keys.data() + sc.firstItem;
+    uint32_t* ci = s.items.data() + sc.firstItem;
+    if (simd) {
+      // The hash cells of the box's upper corner bound the cloth's (cells grow with the coordinates).
+      const Aabb& b = bounds[c];
+      const uint32_t top = gpu::selfCellKey(s.grids[c], {b.hi.x, b.hi.y, b.hi.z});
+      cpu::selfSortByKey(ck, ci, sc.itemCount, (top >> 16) & 0xFFu, top >> 24);
+    } else {
+      cpu::radixSortScalar(ck, ci, sc.itemCount, 32);
+    }
+  };
+  par.forEach(whole.tasks(), [&](uint32_t t) {
+    for (const detail::WorkPiece& w : whole.task(t)) {
+      if (!large(w.cloth)) sortCloth(w.cloth);
+    }
+  });
+  for (uint32_t c = 0; c < clothCount; ++c) {
+    if (!large(c)) continue;
+    const gpu::SelfCloth& sc = L.cloths[c];
+    cpu::radixSortParallel(par, s.keys.data() + sc.firstItem, s.items.data() + sc.firstItem, sc.itemCount, 32, simd);
+  }
   s.pos.resize(n);
   if (useRest) s.rest.resize(n);
   if (simd) {
@@ -133,44 +171,76 @@ Status collideSelfCpu(const SelfCollisionInput& in, Backend backend, SelfCollisi
       }
     }
   };
-  for (size_t c = 0; c < in.cloths.size(); ++c) {
-    const gpu::SelfCloth& sc = L.cloths[c];
-    if (wholeCloth(c)) {
-      const uint32_t offset = in.cloths[c].first - sc.firstItem;  // (mod 2^32)
-      gatherSlots(sc.firstItem, sc.firstItem + sc.itemCount, [&](uint32_t item) { return item + offset; });
-    } else {
-      gatherSlots(sc.firstItem, sc.firstItem + sc.itemCount, [&](uint32_t item) { return L.itemParticles[item]; });
+  par.forEach(chunks.tasks(), [&](uint32_t t) {
+    for (const detail::WorkPiece& w : chunks.task(t)) {
+      const gpu::SelfCloth& sc = L.cloths[w.cloth];
+      const uint32_t first = sc.firstItem + w.begin, end = sc.firstItem + w.end;
+      if (wholeCloth(w.cloth)) {
+        const uint32_t offset = in.cloths[w.cloth].first - sc.firstItem;  // (mod 2^32)
+        gatherSlots(first, end, [&](uint32_t item) { return item + offset; });
+      } else {
+        gatherSlots(first, end, [&](uint32_t item) { return L.itemParticles[item]; });
+      }
     }
-  }
+  });
 
-  // The gather, per cloth.
-  thread_local std::vector<uint32_t> counts;
-  thread_local std::vector<gpu::vec3> sums;
+  // The gather, per cloth (SIMD: whole cloths, large ones chunked by selfSweepSimdParallel; scalar:
+  // per slot, in chunks). Each task lists its pairs apart (debug), concatenated in order.
+  thread_local std::vector<uint32_t> countStore;
+  thread_local std::vector<gpu::vec3> sumStore;
+  std::vector<uint32_t>& counts = countStore;
+  std::vector<gpu::vec3>& sums = sumStore;
   counts.resize(n);  // written for every slot of every cloth
   sums.resize(n);    // read only where a count is set
+  const bool wantPairs = debug != nullptr;
   std::vector<std::array<uint32_t, 2>> slotPairs;
-  std::vector<uint32_t> sink;
-  for (size_t c = 0; c < in.cloths.size(); ++c) {
-    const gpu::SelfCloth& sc = L.cloths[c];
-    const uint32_t begin = sc.firstItem, end = sc.firstItem + sc.itemCount;
-    if (simd) {
-      cpu::selfSweepSimd(s, begin, end, s.grids[c], d, stiffness, useRest, counts.data(), sums.data(),
-                         debug != nullptr ? &slotPairs : nullptr);
-      continue;
+  if (simd) {
+    std::vector<std::vector<std::array<uint32_t, 2>>> taskPairs(wantPairs ? whole.tasks() : 0u);
+    par.forEach(whole.tasks(), [&](uint32_t t) {
+      for (const detail::WorkPiece& w : whole.task(t)) {
+        if (large(w.cloth)) continue;
+        const gpu::SelfCloth& sc = L.cloths[w.cloth];
+        cpu::selfSweepSimd(s, sc.firstItem, sc.firstItem + sc.itemCount, s.grids[w.cloth], d, stiffness, useRest,
+                           counts.data(), sums.data(), wantPairs ? &taskPairs[t] : nullptr);
+      }
+    });
+    // (The order of the pairs does not matter: debug sorts them.)
+    for (const auto& tp : taskPairs) slotPairs.insert(slotPairs.end(), tp.begin(), tp.end());
+    for (uint32_t c = 0; c < clothCount; ++c) {
+      if (!large(c)) continue;
+      const gpu::SelfCloth& sc = L.cloths[c];
+      cpu::selfSweepSimdParallel(par, s, sc.firstItem, sc.firstItem + sc.itemCount, s.grids[c], d, stiffness, useRest,
+                                 counts.data(), sums.data(), wantPairs ? &slotPairs : nullptr);
     }
-    gpu::SelfKernel kernel{s.keys.data(), s.pos.data(), useRest ? s.rest.data() : nullptr, &sink};
-    for (uint32_t k = begin; k < end; ++k) {
-      sink.clear();
-      counts[k] = kernel.selfGather(k, begin, end, s.grids[c], d, stiffness, useRest, debug != nullptr, 0u, sums[k]);
-      for (const uint32_t m : sink) slotPairs.push_back({k, m});
+  } else {
+    std::vector<std::vector<std::array<uint32_t, 2>>> taskPairs(wantPairs ? chunks.tasks() : 0u);
+    par.forEach(chunks.tasks(), [&](uint32_t t) {
+      std::vector<uint32_t> sink;
+      for (const detail::WorkPiece& w : chunks.task(t)) {
+        const gpu::SelfCloth& sc = L.cloths[w.cloth];
+        const uint32_t begin = sc.firstItem, end = sc.firstItem + sc.itemCount;
+        gpu::SelfKernel kernel{s.keys.data(), s.pos.data(), useRest ? s.rest.data() : nullptr, &sink};
+        for (uint32_t k = begin + w.begin; k < begin + w.end; ++k) {
+          sink.clear();
+          counts[k] = kernel.selfGather(k, begin, end, s.grids[w.cloth], d, stiffness, useRest, wantPairs, 0u, sums[k]);
+          if (wantPairs) for (const uint32_t m : sink) taskPairs[t].push_back({k, m});
+        }
+      }
+    });
+    for (const auto& tp : taskPairs) slotPairs.insert(slotPairs.end(), tp.begin(), tp.end());
+  }
+  // Write back, by chunks of slots (each slot is one particle: disjoint writes).
+  const detail::WorkPlan slots = par.plan(1, [&](uint32_t) { return static_cast<uint32_t>(n); });
+  par.forEach(slots.tasks(), [&](uint32_t t) {
+    for (const detail::WorkPiece& w : slots.task(t)) {
+      for (size_t k = w.begin; k < w.end; ++k) {
+        if (counts[k] == 0) continue;
+        const gpu::vec4 p = gpu::selfApply(s.pos[k], sums[k], counts[k]);
+        Float4& out = in.particles[L.itemParticles[s.items[k]]];
+        out.x = p.x, out.y = p.y, out.z = p.z;
+      }
     }
-  }
-  for (size_t k = 0; k < n; ++k) {
-    if (counts[k] == 0) continue;
-    const gpu::vec4 p = gpu::selfApply(s.pos[k], sums[k], counts[k]);
-    Float4& out = in.particles[L.itemParticles[s.items[k]]];
-    out.x = p.x, out.y = p.y, out.z = p.z;
-  }
+  });
 
   if (debug != nullptr) {
     debug->sortedKeys = s.keys;
@@ -189,7 +259,20 @@ Status collideSelfCpu(const SelfCollisionInput& in, Backend backend, SelfCollisi
     std::sort(debug->pairs.begin(), debug->pairs.end());
     debug->pairs.erase(std::unique(debug->pairs.begin(), debug->pairs.end()), debug->pairs.end());
   }
-  return {};
+  return par.status();
+}
+
+}  // namespace
+
+Status collideSelfCpu(const SelfCollisionInput& in, Backend backend, SelfCollisionDebug* debug) {
+  detail::ParallelCall par(nullptr, "collideSelfCpu");
+  return collideSelfOn(par, in, backend, debug);
+}
+
+Status collideSelfCpu(const SelfCollisionInput& in, Backend backend, const CpuExecutor& executor,
+                      SelfCollisionDebug* debug) {
+  detail::ParallelCall par(&executor, "collideSelfCpu");
+  return collideSelfOn(par, in, backend, debug);
 }
 
 }  // namespace vkc

@@ -10,6 +10,10 @@
 #include "shared/self_collision.h"
 #include "vkcollide/types.h"
 
+namespace vkc::detail {
+class ParallelCall;
+}
+
 namespace vkc::cpu {
 
 // Slack after the SoA arrays (NaN-filled), so that SIMD loads may read a whole vector past a run.
@@ -57,5 +61,15 @@ struct SelfPairFilter {
 void selfSweepSimd(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGrid& grid, float d,
                    float stiffness, bool useRest, uint32_t* counts, gpu::vec3* sums,
                    std::vector<std::array<uint32_t, 2>>* pairs, const SelfPairFilter* filter = nullptr);
+
+// selfSweepSimd for one large cloth on par's threads (selfSweepSimd itself when the cloth is one
+// chunk): the column table and the keys with sentinels built by chunks of slots, then each chunk's
+// slots find their pairs over the whole cloth (half neighbourhood), then each chunk's slots gather the
+// pairs that touch them (their own and the earlier chunks'), in the gather's order. The same counts,
+// sums (bitwise) and pairs (in the same order) as selfSweepSimd. Never call it from a task of `par`.
+void selfSweepSimdParallel(detail::ParallelCall& par, const SelfSorted& s, uint32_t begin, uint32_t end,
+                           const gpu::SelfGrid& grid, float d, float stiffness, bool useRest, uint32_t* counts,
+                           gpu::vec3* sums, std::vector<std::array<uint32_t, 2>>* pairs,
+                           const SelfPairFilter* filter = nullptr);
 
 }  // namespace vkc::cpu

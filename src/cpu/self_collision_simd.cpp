@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "cpu/executor.h"
+
 // Helpers compiled once (this file is included again for every SIMD target).
 #ifndef VKC_SELF_COLLISION_SIMD_HELPERS
 #define VKC_SELF_COLLISION_SIMD_HELPERS
@@ -43,6 +45,61 @@ inline uint64_t pairBitsScalar(const SelfSorted& s, uint32_t k, uint32_t a, uint
   return bits;
 }
 
+// Slot k's (cloth-local) neighbours e[0 .. count), in the gather's order: sums their corrections
+// (the shader's selfPairCorrection, in that order) into sums[begin + k] and sets counts[begin + k].
+inline void applySlot(const SelfSorted& s, uint32_t begin, uint32_t k, const uint32_t* e, uint32_t count,
+                      const gpu::SelfGrid& grid, float d, float stiffness, uint32_t* counts, gpu::vec3* sums,
+                      std::vector<std::array<uint32_t, 2>>* pairs) {
+  gpu::vec3 acc(0.0f);
+  for (uint32_t j = 0; j < count; ++j) {
+    const uint32_t m = begin + e[j];
+    acc += gpu::selfPairCorrection(s.pos[begin + k], s.pos[m], begin + k, m, grid.axes.x, d, stiffness);
+    if (pairs != nullptr) pairs->push_back({begin + k, m});
+  }
+  counts[begin + k] = count;
+  sums[begin + k] = acc;
+}
+
+// The gather's order of slot k's neighbours: column (hash offsets of the neighbour's cells, in
+// selfColumnRange's order), then slot. Keys of one column order as slots do, so comparing (column,
+// slot) is comparing (column, key, slot).
+inline uint32_t gatherColumn(const uint32_t* keys, uint32_t k, uint32_t m) {
+  return ((keys[m] >> 24) + 1u - (keys[k] >> 24)) * 3u + (((keys[m] >> 16) & 0xFFu) + 1u - ((keys[k] >> 16) & 0xFFu));
+}
+
+// The size of a cloth's table of column starts (below): its columns c0 = K[0] >> 16 .. K[n - 1] >> 16
+// and the two rows above the last.
+inline uint32_t columnStartsSize(const uint32_t* K, uint32_t n) {
+  return n > 0 ? (K[n - 1] >> 16) - (K[0] >> 16) + 0x104u : 0u;
+}
+
+// start[c - c0 + 1] for every column c that has slots: one past its last slot (written by the last
+// slot of each column among K[qa .. qb): no two ranges write the same entry).
+inline void markColumnEnds(const uint32_t* K, uint32_t n, uint32_t qa, uint32_t qb, uint32_t* start) {
+  const uint32_t c0 = K[0] >> 16;
+  for (uint32_t k = qa; k < qb; ++k) {
+    if (k + 1 == n || (K[k + 1] >> 16) != (K[k] >> 16)) start[(K[k] >> 16) - c0 + 1u] = k + 1;
+  }
+}
+
+// The columns without slots take the end of the last column before them (a running maximum).
+inline void fillColumnStarts(std::vector<uint32_t>& start) {
+  for (uint32_t c = 1, top = 0; c < start.size(); ++c) {
+    top = std::max(top, start[c]);
+    start[c] = top;
+  }
+}
+
+// start[c - c0]: the first slot whose column (key >> 16) is >= c, for the cloth's columns c0 .. and
+// the two rows above its last (columnStartsSize entries). Returns c0.
+inline uint32_t buildColumnStarts(const uint32_t* K, uint32_t n, std::vector<uint32_t>& start) {
+  start.assign(columnStartsSize(K, n), 0u);
+  if (n == 0) return 0u;
+  markColumnEnds(K, n, 0, n, start.data());
+  fillColumnStarts(start);
+  return K[0] >> 16;
+}
+
 // Sums each slot's corrections from the pairs a half-neighbourhood sweep found (local slots k < m, in
 // `found`), in the order the gather visits them: column (hash offsets of the neighbour's cells, in
 // selfColumnRange's order), then slot; the same selfPairCorrection calls as the scalar backend, in
@@ -64,18 +121,9 @@ inline void gatherFound(const SelfSorted& s, uint32_t begin, uint32_t n, const u
   if (found.empty()) return;
   // The gather's order: column (h1 offset, then h0 offset), then slot. Keys of one column order as
   // slots do, so comparing (column, slot) is comparing (column, key, slot).
-  auto column = [&](uint32_t k, uint32_t m) {
-    return ((keys[m] >> 24) + 1u - (keys[k] >> 24)) * 3u + (((keys[m] >> 16) & 0xFFu) + 1u - ((keys[k] >> 16) & 0xFFu));
-  };
+  auto column = [&](uint32_t k, uint32_t m) { return gatherColumn(keys, k, m); };
   auto apply = [&](uint32_t k, const uint32_t* e, uint32_t count) {
-    gpu::vec3 acc(0.0f);
-    for (uint32_t j = 0; j < count; ++j) {
-      const uint32_t m = begin + e[j];
-      acc += gpu::selfPairCorrection(s.pos[begin + k], s.pos[m], begin + k, m, grid.axes.x, d, stiffness);
-      if (pairs != nullptr) pairs->push_back({begin + k, m});
-    }
-    counts[begin + k] = count;
-    sums[begin + k] = acc;
+    applySlot(s, begin, k, e, count, grid, d, stiffness, counts, sums, pairs);
   };
   if (found.size() * 16 < n && n < (1u << 28)) {  // (slots fit 28 bits of the packed sort key)
     // Few pairs (a draped cloth): sort the directed pairs by (slot, column, neighbour) rather than
@@ -126,6 +174,102 @@ inline void gatherFound(const SelfSorted& s, uint32_t begin, uint32_t n, const u
       return ca != cb ? ca < cb : a < b;
     });
     apply(k, e, count);
+  }
+}
+
+// A chunk of a cloth's slots in the chunked sweep (selfSweepSimdParallel): the pairs its slots found
+// (k << 32 | m, cloth-local, k in the chunk, k < m), split by the chunk of m: `own` (the same chunk)
+// and cross[c] (chunk c, after this one); and, for debug, the entries its gather applied.
+struct SweepChunk {
+  std::vector<uint64_t> own;
+  std::vector<std::vector<uint64_t>> cross;
+  std::vector<std::array<uint32_t, 2>> pairs;
+};
+
+// The gather of chunk g (slots [g * size, min(n, (g + 1) * size))): every pair that touches one of its
+// slots, from its own lists and the earlier chunks' cross lists, bucketed by slot, each slot's
+// neighbours put in the gather's order and applied (applySlot): the same sums as gatherFound's.
+inline void gatherChunk(const SelfSorted& s, uint32_t begin, uint32_t n, std::vector<SweepChunk>& chunks, uint32_t g,
+                        uint32_t size, const gpu::SelfGrid& grid, float d, float stiffness, uint32_t* counts,
+                        gpu::vec3* sums, bool wantPairs) {
+  const uint32_t* K = s.keys.data() + begin;
+  const uint32_t qa = g * size, qb = std::min(n, qa + size), len = qb - qa;
+  // (slot, neighbour) for every entry whose slot is in the chunk.
+  auto forEachEntry = [&](auto&& f) {
+    for (const uint64_t p : chunks[g].own) {
+      const uint32_t k = static_cast<uint32_t>(p >> 32), m = static_cast<uint32_t>(p & 0xFFFFFFFFu);
+      f(k, m);
+      f(m, k);
+    }
+    for (const std::vector<uint64_t>& later : chunks[g].cross) {
+      for (const uint64_t p : later) f(static_cast<uint32_t>(p >> 32), static_cast<uint32_t>(p & 0xFFFFFFFFu));
+    }
+    for (uint32_t c = 0; c < g; ++c) {
+      if (chunks[c].cross.size() <= g) continue;
+      for (const uint64_t p : chunks[c].cross[g]) f(static_cast<uint32_t>(p & 0xFFFFFFFFu), static_cast<uint32_t>(p >> 32));
+    }
+  };
+  thread_local std::vector<uint32_t> offset, fill, entries;  // scratch reused across calls
+  offset.assign(size_t{len} + 1, 0u);
+  forEachEntry([&](uint32_t k, uint32_t) { ++offset[k - qa + 1]; });
+  for (uint32_t j = 1; j <= len; ++j) offset[j] += offset[j - 1];
+  fill.assign(offset.begin(), offset.end() - 1);
+  entries.resize(offset[len]);
+  forEachEntry([&](uint32_t k, uint32_t m) { entries[fill[k - qa]++] = m; });
+  std::vector<std::array<uint32_t, 2>>* pairs = wantPairs ? &chunks[g].pairs : nullptr;
+  for (uint32_t j = 0; j < len; ++j) {
+    const uint32_t k = qa + j;
+    uint32_t* e = entries.data() + offset[j];
+    const uint32_t count = offset[j + 1] - offset[j];
+    if (count == 0) {
+      counts[begin + k] = 0;
+      continue;
+    }
+    std::sort(e, e + count, [&](uint32_t a, uint32_t b) {
+      const uint32_t ca = gatherColumn(K, k, a), cb = gatherColumn(K, k, b);
+      return ca != cb ? ca < cb : a < b;
+    });
+    applySlot(s, begin, k, e, count, grid, d, stiffness, counts, sums, pairs);
+  }
+}
+
+// The sweep without SIMD (a scalar-only build, or vectors over 64 lanes) for the slots [qa, qb) of the
+// cloth [begin, end): the shader's ranges found with running pointers.
+inline void sweepFallback(const SelfSorted& s, uint32_t begin, uint32_t end, uint32_t qa, uint32_t qb,
+                          const gpu::SelfGrid& grid, float d, float stiffness, bool useRest, uint32_t* counts,
+                          gpu::vec3* sums, std::vector<std::array<uint32_t, 2>>* pairs, const SelfPairFilter* filter) {
+  const float d2 = d * d;
+  const uint32_t* keys = s.keys.data();
+  // Column c's range [lo, hi] (selfColumnRange) is key + const - min(reach, sweep) .. key + const +
+  // min(reach, 0xFFFF - sweep): both bounds are non-decreasing in the key, so over the sorted slots the
+  // first slot >= lo and the first slot > hi only move forward. They start at the first slot >= lo of
+  // slot qa's ranges (a binary search; the cloth's first slot for qa = begin).
+  uint32_t first[9], last[9];
+  for (uint32_t c = 0; c < 9; ++c) {
+    first[c] = last[c] = qa == begin || qa == qb ? begin
+                                                 : static_cast<uint32_t>(std::lower_bound(keys + begin, keys + end,
+                                                                                          gpu::selfColumnRange(keys[qa], c, grid.axes.w).x) - keys);
+  }
+  for (uint32_t k = qa; k < qb; ++k) {
+    const uint32_t key = keys[k];
+    uint32_t count = 0;
+    gpu::vec3 acc(0.0f);
+    for (uint32_t c = 0; c < 9; ++c) {
+      const gpu::uvec2 r = gpu::selfColumnRange(key, c, grid.axes.w);
+      uint32_t a = first[c];
+      while (a < end && keys[a] < r.x) ++a;
+      first[c] = a;
+      uint32_t z = std::max(last[c], a);
+      while (z < end && keys[z] <= r.y) ++z;
+      last[c] = z;
+      for (uint32_t base = a; base < z; base += 64) {
+        const uint32_t top = std::min(z, base + 64);
+        applyBits(s, k, base, pairBitsScalar(s, k, base, top, d2, useRest), grid, d, stiffness, count, acc, pairs,
+                  filter);
+      }
+    }
+    counts[k] = count;
+    sums[k] = acc;
   }
 }
 
@@ -192,12 +336,11 @@ HWY_INLINE void appendPairs(DF df, hn::Mask<DF> mask, const Load& load, uint32_t
 // saturated reach covers every cell; NaN and infinite positions never pass dist2 < d2). So every
 // pair already lies in the window; the window would only filter candidates that fail the distance
 // test anyway.
-void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGrid& grid, float d, float stiffness,
-           bool useRest, uint32_t* counts, gpu::vec3* sums, std::vector<std::array<uint32_t, 2>>* pairs,
-           const SelfPairFilter* filter) {
+void FindPairs(const SelfSorted& s, uint32_t begin, uint32_t n, const uint32_t* start, uint32_t c0,
+               const uint32_t* keysWithSentinels, uint32_t qa, uint32_t qb, const gpu::SelfGrid& grid, float d,
+               bool useRest, std::vector<uint64_t>& found) {
   const hn::ScalableTag<float> df;
   const uint32_t N = static_cast<uint32_t>(hn::Lanes(df));
-  const uint32_t n = end - begin;
   const uint32_t* K = s.keys.data() + begin;  // this cloth's keys
   const float* X = s.x.data() + begin;
   const float* Y = s.y.data() + begin;
@@ -207,31 +350,17 @@ void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGri
   const float* RZ = useRest ? s.rz.data() + begin : nullptr;
   const auto vd2 = hn::Set(df, d * d);
   const uint32_t reach = grid.axes.w;
-  std::vector<uint64_t> found;  // (k << 32 | m), k < m, local slots
   uint32_t first[9] = {}, last[9] = {};
   // Columns: equal hash cells, key >> 16 == h1 << 8 | h0. A slot's half neighbourhood lies in two
   // blocks of consecutive slots: its own row (the rest of its column and column h0 + 1) and the next
   // row (columns h0 - 1 .. h0 + 1 of row h1 + 1). Short blocks (sparse cloth) are tested whole; long
   // ones (dense columns) go by the five columns' sweep windows (running pointers; lagging behind
   // when skipped is harmless, they only move forward).
-  // start[c - c0]: the first slot whose column (key >> 16) is >= c, for the cloth's columns c0 .. and
-  // the two rows above its last.
   const uint32_t blockMax = 4 * N;  // (measured: 4N a few % faster than 2N, no worse than 8N)
-  const uint32_t c0 = n > 0 ? K[0] >> 16 : 0u;
-  const uint32_t tableSize = n > 0 ? (K[n - 1] >> 16) - c0 + 0x104u : 0u;
-  // (Each column's end written by its slots, the last write winning, then a running maximum over
-  // the empty columns: stores only, no chain through memory, no data-dependent branches.)
-  thread_local std::vector<uint32_t> start;  // scratch reused across calls
-  start.assign(tableSize, 0u);
-  for (uint32_t k = 0; k < n; ++k) start[(K[k] >> 16) - c0 + 1u] = k + 1;
-  for (uint32_t c = 1, top = 0; c < tableSize; ++c) {
-    top = std::max(top, start[c]);
-    start[c] = top;
-  }
   // The keys with sentinels (a vector of them past the end), for the dense slots' running pointers
   // (filled only when there are some): 0xFFFFFFFF exceeds every column bound (hash cells <= 254).
   thread_local std::vector<uint32_t> keyStore;  // scratch reused across calls
-  const uint32_t* KS = nullptr;
+  const uint32_t* KS = keysWithSentinels;
   // A slot with a long block (dense columns), by the columns' windows.
   auto denseSlot = [&](uint32_t k, uint32_t column) HWY_ATTR __attribute__((noinline)) {
     const uint32_t key = KS[k];
@@ -309,11 +438,11 @@ void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGri
   // Pass 1, the hot loop, with no calls (every register stays live): slots with a candidate closer
   // than d go to `hits`, slots with a long block (dense columns) to `dense`, both in slot order.
   thread_local std::vector<uint32_t> hits, dense;  // scratch reused across calls
-  if (hits.size() < n + 1) hits.resize(n + 1);
-  if (dense.size() < n) dense.resize(n);
+  if (hits.size() < qb - qa + 1) hits.resize(qb - qa + 1);
+  if (dense.size() < qb - qa) dense.resize(qb - qa);
   uint32_t* hitEnd = hits.data();
   uint32_t* denseEnd = dense.data();
-  for (uint32_t k = 0; k < n; ++k) {
+  for (uint32_t k = qa; k < qb; ++k) {
     const Blocks b = blocks(k);
     if (b.lenA > blockMax || b.lenB > blockMax) {
       *denseEnd++ = k;
@@ -336,7 +465,7 @@ void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGri
     });
   }
   // Pass 3: dense slots by the columns' windows (the running pointers only move forward).
-  if (denseCount > 0) {
+  if (denseCount > 0 && KS == nullptr) {
     keyStore.assign(n + N + 1, 0xFFFFFFFFu);
     std::copy(K, K + n, keyStore.begin());
     KS = keyStore.data();
@@ -345,6 +474,19 @@ void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGri
     const uint32_t k = dense[h];
     denseSlot(k, (K[k] >> 16) - c0);
   }
+}
+
+// The whole sweep of one cloth (slots [begin, end)) on the calling thread: the table of column starts,
+// the pairs, the gather.
+void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGrid& grid, float d, float stiffness,
+           bool useRest, uint32_t* counts, gpu::vec3* sums, std::vector<std::array<uint32_t, 2>>* pairs,
+           const SelfPairFilter* filter) {
+  const uint32_t n = end - begin;
+  const uint32_t* K = s.keys.data() + begin;
+  thread_local std::vector<uint32_t> start;  // scratch reused across calls
+  const uint32_t c0 = buildColumnStarts(K, n, start);
+  std::vector<uint64_t> found;  // (k << 32 | m), k < m, local slots
+  FindPairs(s, begin, n, start.data(), c0, nullptr, 0, n, grid, d, useRest, found);
   gatherFound(s, begin, n, K, found, grid, d, stiffness, counts, sums, pairs, filter);
 }
 
@@ -402,6 +544,7 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace vkc::cpu {
 HWY_EXPORT(Sweep);
+HWY_EXPORT(FindPairs);
 HWY_EXPORT(CellKeys);
 HWY_EXPORT(Lanes);
 }  // namespace vkc::cpu
@@ -439,35 +582,71 @@ void selfSweepSimd(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu:
     return;
   }
 #endif
-  // Scalar fallback (no SIMD in the build): the shader's ranges found with running pointers.
-  const float d2 = d * d;
-  const uint32_t* keys = s.keys.data();
-  // Column c's range [lo, hi] (selfColumnRange) is key + const - min(reach, sweep) .. key + const +
-  // min(reach, 0xFFFF - sweep): both bounds are non-decreasing in the key, so over the sorted slots the
-  // first slot >= lo and the first slot > hi only move forward.
-  uint32_t first[9], last[9];
-  for (int c = 0; c < 9; ++c) first[c] = last[c] = begin;
-  for (uint32_t k = begin; k < end; ++k) {
-    const uint32_t key = keys[k];
-    uint32_t count = 0;
-    gpu::vec3 acc(0.0f);
-    for (uint32_t c = 0; c < 9; ++c) {
-      const gpu::uvec2 r = gpu::selfColumnRange(key, c, grid.axes.w);
-      uint32_t a = first[c];
-      while (a < end && keys[a] < r.x) ++a;
-      first[c] = a;
-      uint32_t z = std::max(last[c], a);
-      while (z < end && keys[z] <= r.y) ++z;
-      last[c] = z;
-      for (uint32_t base = a; base < z; base += 64) {
-        const uint32_t top = std::min(z, base + 64);
-        applyBits(s, k, base, pairBitsScalar(s, k, base, top, d2, useRest), grid, d, stiffness, count, acc, pairs,
-                  filter);
-      }
-    }
-    counts[k] = count;
-    sums[k] = acc;
+  sweepFallback(s, begin, end, begin, end, grid, d, stiffness, useRest, counts, sums, pairs, filter);
+}
+
+void selfSweepSimdParallel(detail::ParallelCall& par, const SelfSorted& s, uint32_t begin, uint32_t end,
+                           const gpu::SelfGrid& grid, float d, float stiffness, bool useRest, uint32_t* counts,
+                           gpu::vec3* sums, std::vector<std::array<uint32_t, 2>>* pairs, const SelfPairFilter* filter) {
+  const uint32_t n = end - begin;
+  const uint32_t size = par.chunkSize(n, 64);
+  const uint32_t chunkCount = n == 0 ? 0u : (n + size - 1) / size;
+  if (chunkCount <= 1) {
+    selfSweepSimd(s, begin, end, grid, d, stiffness, useRest, counts, sums, pairs, filter);
+    return;
   }
+#ifdef VKC_HAVE_SIMD
+  if (HWY_DYNAMIC_DISPATCH(Lanes)() <= 64) {
+    // 1. The table of column starts and the keys with sentinels (for the dense slots' running
+    // pointers), both over the whole cloth, built by chunks.
+    const uint32_t* K = s.keys.data() + begin;
+    thread_local std::vector<uint32_t> startStore, keyStoreStore;  // the calling thread's, reused across calls
+    std::vector<uint32_t>& start = startStore;  // (lambdas do not capture thread_locals: references do)
+    std::vector<uint32_t>& keyStore = keyStoreStore;
+    start.assign(columnStartsSize(K, n), 0u);
+    keyStore.resize(size_t{n} + 65);
+    std::fill(keyStore.begin() + n, keyStore.end(), 0xFFFFFFFFu);
+    par.forEach(chunkCount, [&](uint32_t c) {
+      const uint32_t qa = c * size, qb = std::min(n, qa + size);
+      std::copy(K + qa, K + qb, keyStore.begin() + qa);
+      markColumnEnds(K, n, qa, qb, start.data());
+    });
+    fillColumnStarts(start);
+    // 2. Each chunk's slots find their pairs over the whole cloth (half neighbourhood: m > k), and
+    // split them by the chunk of m (the filter drops refused pairs, as gatherFound does).
+    std::vector<SweepChunk> chunks(chunkCount);
+    par.forEach(chunkCount, [&](uint32_t c) {
+      thread_local std::vector<uint64_t> found;  // scratch of the thread that runs the chunk
+      found.clear();
+      const uint32_t qa = c * size, qb = std::min(n, qa + size);
+      HWY_DYNAMIC_DISPATCH(FindPairs)(s, begin, n, start.data(), K[0] >> 16, keyStore.data(), qa, qb, grid, d, useRest,
+                                      found);
+      SweepChunk& ch = chunks[c];
+      ch.cross.resize(chunkCount);
+      for (const uint64_t f : found) {
+        const uint32_t k = static_cast<uint32_t>(f >> 32), m = static_cast<uint32_t>(f & 0xFFFFFFFFu);
+        if (filter != nullptr && !filter->allows(begin + k, begin + m)) continue;
+        const uint32_t to = m / size;
+        (to == c ? ch.own : ch.cross[to]).push_back(f);
+      }
+    });
+    // 3. Each chunk's slots gather every pair that touches them, in the gather's order.
+    par.forEach(chunkCount, [&](uint32_t g) {
+      gatherChunk(s, begin, n, chunks, g, size, grid, d, stiffness, counts, sums, pairs != nullptr);
+    });
+    if (pairs != nullptr) {
+      for (const SweepChunk& ch : chunks) pairs->insert(pairs->end(), ch.pairs.begin(), ch.pairs.end());
+    }
+    return;
+  }
+#endif
+  std::vector<std::vector<std::array<uint32_t, 2>>> chunkPairs(pairs != nullptr ? chunkCount : 0u);
+  par.forEach(chunkCount, [&](uint32_t c) {
+    const uint32_t qa = begin + c * size, qb = std::min(end, qa + size);
+    sweepFallback(s, begin, end, qa, qb, grid, d, stiffness, useRest, counts, sums,
+                  pairs != nullptr ? &chunkPairs[c] : nullptr, filter);
+  });
+  for (const auto& cp : chunkPairs) pairs->insert(pairs->end(), cp.begin(), cp.end());
 }
 
 }  // namespace vkc::cpu

@@ -70,6 +70,11 @@ struct Internals {
   static typename Stage::Impl& of(Stage& s) {
     return *s.impl_;
   }
+  // The Impl of an object that may have none (a moved-from CpuExecutor): null then.
+  template <class T>
+  static typename T::Impl* ptr(const T& t) {
+    return t.impl_.get();
+  }
 };
 
 // Fills a DeviceInfo, including the list of unmet requirements.

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "support/bounds_reference.h"
+#include "support/executors.h"
 #include "support/vulkan_fixture.h"
 
 namespace vkc::test {
@@ -24,6 +25,19 @@ void expectMatchesReference(Backend backend, Context* ctx, const BoundsInput& in
   auto boxes = boundsOf(backend, ctx, in);
   ASSERT_TRUE(boxes.ok()) << boxes.message();
   ASSERT_EQ(boxes->size(), in.cloths.size());
+  if (backend != Backend::kVulkan) {
+    // The threaded CPU backend: the same boxes, bit for bit, on every test executor.
+    for (const TestExecutor& e : testExecutors()) {
+      std::vector<Aabb> threaded(in.cloths.size());
+      BoundsInput t = in;
+      t.boxes = threaded;
+      const Status s = computeBoundsCpu(t, backend, *e.executor);
+      ASSERT_TRUE(s.ok()) << e.name << ": " << s.message();
+      for (size_t c = 0; c < threaded.size(); ++c) {
+        EXPECT_TRUE(bitwiseEqual(threaded[c], (*boxes)[c])) << e.name << ": cloth " << c;
+      }
+    }
+  }
   for (size_t c = 0; c < in.cloths.size(); ++c) {
     const Aabb want = referenceBounds(in.particles, in.prevParticles, in.cloths[c], in.includePrevious);
     const Aabb& got = (*boxes)[c];

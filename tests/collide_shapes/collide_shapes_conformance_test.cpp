@@ -4,7 +4,10 @@
 // (several mask words), discrete and continuous, with and without friction and mass scaling.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "collide_shapes/shapes_test_support.h"
+#include "support/executors.h"
 #include "support/vulkan_fixture.h"
 
 namespace vkc::test {
@@ -91,6 +94,22 @@ size_t expectConforms(Backend backend, Context* ctx, const Scene& scene) {
   EXPECT_EQ(diffs, 0u) << "mask words differ from the reference, first at " << firstDiff;
   expectClose(got.particles, ref.particles, "particles");
   expectClose(got.prev, ref.prev, "prevParticles");
+  if (backend != Backend::kVulkan) {
+    // The threaded CPU backend: the same particles, masks and convex bits as this backend's single
+    // thread, bit for bit, on every test executor.
+    for (const TestExecutor& e : testExecutors()) {
+      Scene threaded = scene;
+      ShapeCollisionDebug threadedDebug;
+      const Status t = collideShapesCpu(threaded.input(), backend, *e.executor, &threadedDebug);
+      EXPECT_TRUE(t.ok()) << e.name << ": " << t.message();
+      EXPECT_EQ(std::memcmp(threaded.particles.data(), got.particles.data(), got.particles.size() * sizeof(Float4)), 0)
+          << e.name;
+      EXPECT_EQ(std::memcmp(threaded.prev.data(), got.prev.data(), got.prev.size() * sizeof(Float4)), 0) << e.name;
+      EXPECT_EQ(threadedDebug.masks, gotDebug.masks) << e.name;
+      EXPECT_EQ(threadedDebug.maskWords, gotDebug.maskWords) << e.name;
+      EXPECT_EQ(threadedDebug.convexBits, gotDebug.convexBits) << e.name;
+    }
+  }
   size_t moved = 0;
   for (size_t i = 0; i < scene.particles.size(); ++i)
     moved += !bitwiseEqual(scene.particles[i], ref.particles[i]);

@@ -5,10 +5,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "inter_scene.h"
 #include "shared/inter_collision.h"
+#include "support/bounds_reference.h"
+#include "support/executors.h"
 #include "support/vulkan_fixture.h"
 #include "vkcollide/bounds.h"
 
@@ -16,6 +19,24 @@ namespace vkc::test {
 namespace {
 
 using InterCollision = BackendTest;
+
+// The threaded CPU backend: the scene on every test executor gives `want` (this backend's
+// single-threaded particles and debug), bit for bit.
+void expectThreadedEqual(Backend backend, const InterScene& s, const std::vector<Float4>& want,
+                         const InterCollisionDebug& wantDebug) {
+  if (backend == Backend::kVulkan) return;
+  for (const TestExecutor& e : testExecutors()) {
+    std::vector<Float4> p = s.particles;
+    InterCollisionDebug debug;
+    const Status st = collideInterCpu({p, s.cloths, s.filters, s.settings}, backend, *e.executor, &debug);
+    ASSERT_TRUE(st.ok()) << e.name << ": " << st.message();
+    EXPECT_EQ(std::memcmp(p.data(), want.data(), want.size() * sizeof(Float4)), 0) << e.name;
+    EXPECT_EQ(debug.clothPairs, wantDebug.clothPairs) << e.name;
+    EXPECT_EQ(debug.marked, wantDebug.marked) << e.name;
+    EXPECT_EQ(debug.contacts, wantDebug.contacts) << e.name;
+    EXPECT_TRUE(bitwiseEqual(debug.gridBounds, wantDebug.gridBounds)) << e.name;
+  }
+}
 
 // Two random cloths, rotated and translated so that about half of each overlaps the other.
 InterScene twoOverlappingCloths(uint32_t countA, uint32_t countB, uint32_t seed) {
@@ -178,6 +199,7 @@ TEST_P(InterCollision, ThousandSmallClothsMatchRunningThemPairwise) {
   auto out = interStep(backend(), ctx(), scene, &report);
   ASSERT_TRUE(out.ok()) << out.message();
   ASSERT_EQ(report.clothPairs.size(), 500u);
+  expectThreadedEqual(backend(), scene, *out, report);
   size_t moved = 0;
   for (uint32_t p = 0; p < 500; ++p) {
     InterScene pair;
@@ -235,7 +257,7 @@ TEST_P(InterCollision, ConformsToTheScalarReference) {
     EXPECT_EQ((*out)[i].w, (*ref)[i].w) << i;
   }
   std::printf("[          ] %s: %zu of %zu particles bitwise equal to the scalar reference\n", toString(backend()),
-              exact, out->size());
+              exact, out->size());  expectThreadedEqual(backend(), s, *out, got);
 }
 
 TEST_P(InterCollision, BroadPhaseMatchesAllPairsOfBoxes) {

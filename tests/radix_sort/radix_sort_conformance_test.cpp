@@ -6,6 +6,7 @@
 #include <string>
 
 #include "radix_sort/radix_sort_reference.h"
+#include "support/executors.h"
 #include "support/vulkan_fixture.h"
 
 namespace vkc::test {
@@ -22,6 +23,15 @@ void expectSortsLike(Backend backend, Context* ctx, const Pairs& in, uint32_t ke
   const long long v = firstDifference(got.values, want.values);
   EXPECT_EQ(v, -1) << "values (stability) differ first at " << v << " of " << in.keys.size() << " (keyBits "
                    << keyBits << ")";
+  if (backend == Backend::kVulkan) return;
+  // The threaded CPU backend: the same output, bit for bit, on every test executor.
+  for (const TestExecutor& e : testExecutors()) {
+    Pairs threaded = in;
+    const Status st = radixSortCpu({threaded.keys, threaded.values, keyBits}, backend, *e.executor);
+    ASSERT_TRUE(st.ok()) << e.name << ": " << st.message();
+    EXPECT_EQ(firstDifference(threaded.keys, want.keys), -1) << e.name << ": keys (keyBits " << keyBits << ")";
+    EXPECT_EQ(firstDifference(threaded.values, want.values), -1) << e.name << ": values (keyBits " << keyBits << ")";
+  }
 }
 
 void expectSortsLikeStableSort(Backend backend, Context* ctx, const Pairs& in, uint32_t keyBits) {

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "self_collision_support.h"
+#include "support/executors.h"
 #include "shared/self_collision.h"
 #include "support/vulkan_fixture.h"
 
@@ -14,6 +15,26 @@ namespace vkc::test {
 namespace {
 
 using SelfCollisionConformance = BackendTest;
+
+// The threaded CPU backend: `scene` on every test executor gives `want` (this backend's
+// single-threaded particles and debug), bit for bit.
+void expectThreadedEqual(Backend backend, const SelfScene& scene, const std::vector<Float4>& want,
+                         const SelfCollisionDebug& wantDebug) {
+  if (backend == Backend::kVulkan) return;
+  for (const TestExecutor& e : testExecutors()) {
+    SelfScene t = scene;
+    SelfCollisionDebug debug;
+    const Status st = collideSelfCpu(t.input(), backend, *e.executor, &debug);
+    ASSERT_TRUE(st.ok()) << e.name << ": " << st.message();
+    EXPECT_EQ(std::memcmp(t.particles.data(), want.data(), want.size() * sizeof(Float4)), 0) << e.name;
+    EXPECT_EQ(debug.sortedKeys, wantDebug.sortedKeys) << e.name;
+    EXPECT_EQ(debug.sortedParticles, wantDebug.sortedParticles) << e.name;
+    EXPECT_EQ(debug.clothFirstItem, wantDebug.clothFirstItem) << e.name;
+    EXPECT_EQ(debug.neighbourCounts, wantDebug.neighbourCounts) << e.name;
+    EXPECT_EQ(debug.pairs, wantDebug.pairs) << e.name;
+    EXPECT_EQ(debug.directedPairs, wantDebug.directedPairs) << e.name;
+  }
+}
 
 // Four cloths (a crumpled one with rest positions... rest positions are scene-wide, so every cloth
 // has them), one with a subset, an empty one, one of a single particle, and counts that are not
@@ -71,6 +92,7 @@ TEST_P(SelfCollisionConformance, MatchesCpuScalar) {
     moved += std::memcmp(&b, &conformanceScene().particles[i], sizeof b) != 0;
   }
   EXPECT_GT(moved, 50u);
+  expectThreadedEqual(backend(), conformanceScene(), s.particles, got);
 }
 
 // The keys sort as (key, item) within each cloth: checked against the shared key function directly.
@@ -127,6 +149,11 @@ TEST_P(SelfCollisionConformance, MoreThan65535ParticlesInOneCloth) {
     ASSERT_NEAR(s.particles[i].x, ref.particles[i].x, kSelfCollisionTolerance * 4) << i;
     ASSERT_NEAR(s.particles[i].z, ref.particles[i].z, kSelfCollisionTolerance * 4) << i;
   }
+  SelfScene start;
+  crumpledCloth(300, 0.01f, 9, start.particles, start.rest);
+  start.cloths = {{0, 90000}};
+  start.settings = {0.008f, 1.0f};
+  expectThreadedEqual(backend(), start, s.particles, got);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, SelfCollisionConformance, VKC_ALL_BACKENDS);
@@ -148,6 +175,8 @@ TEST(SelfCollisionSimd, NvClothDrapesAreBitwiseTheScalarResult) {
     EXPECT_EQ(got.neighbourCounts, want.neighbourCounts);
     EXPECT_EQ(got.pairs, want.pairs);
     EXPECT_EQ(std::memcmp(simd.particles.data(), s.particles.data(), s.particles.size() * sizeof(Float4)), 0);
+    expectThreadedEqual(Backend::kCpuSimd, benchSceneForSelf(file), simd.particles, got);
+    expectThreadedEqual(Backend::kCpuScalar, benchSceneForSelf(file), s.particles, want);
   }
 }
 

@@ -1,0 +1,382 @@
+// bench_threads: the CPU twins on one thread (the overloads without an executor) and on N threads
+// (CpuExecutor::create(N), N = the hardware's threads unless --threads says otherwise), wall clock,
+// for every stage: bounds, radix sort, shape collision (1M particles in one cloth, discrete and CCD,
+// and 256 cloths of 1024), self collision (1M particles flat and crumpled, and 256 cloths of 1024)
+// and inter collision (256 overlapping cloths of 1024). The 1- and N-thread samples alternate (each
+// from the same input, restored outside the timing), so both see the same machine load; medians and
+// their ratio are reported, and every N-thread result is checked to be bitwise the 1-thread one. The
+// load average (/proc/loadavg) before and after is printed and written to the JSON: on a shared
+// machine the ratio is only meaningful when the load is below the core count.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench_common.h"
+#include "vkcollide/vkcollide.h"
+
+namespace vkc::bench {
+namespace {
+
+struct Options : CommonOptions {
+  Options() : CommonOptions("bench_threads.json", 9) {}
+  uint32_t threads = 0;  // 0: the hardware's
+  std::string only;      // run the cases whose name contains this
+  bool scalar = false;   // also the cpu-scalar backend
+};
+
+void usage(std::FILE* f) {
+  std::fprintf(f,
+               "usage: bench_threads [options]\n"
+               "  --threads N    the threaded rows' thread count (default: the hardware's threads)\n"
+               "  --only TEXT    only the cases whose name contains TEXT (e.g. shapes, self, 256)\n"
+               "  --scalar       also the cpu-scalar backend (default: cpu-simd only)\n"
+               "  --reps R       samples per row and thread count, median reported (default 9)\n"
+               "  --quick        small sizes, 3 reps (smoke test)\n"
+               "  --json PATH    write results as JSON (default bench_threads.json)\n"
+               "  --device SEL   ignored (CPU only)\n");
+}
+
+std::optional<Options> parseOptions(int argc, char** argv) {
+  Options o;
+  ArgReader args("bench_threads", argc, argv);
+  const bool parsed = parseCommonOptions(args, o, usage, [&]() -> Parsed {
+    if (args.is("--scalar")) return setFlag(o.scalar);
+    if (args.is("--only")) return taken(args.text(o.only));
+    return numberOption(args, {{"--threads", &o.threads}});
+  });
+  if (!parsed) return std::nullopt;
+  if (o.quick && !o.repsGiven) o.reps = 3;
+  if (o.reps == 0) {
+    std::fprintf(stderr, "bench_threads: --reps must be >= 1\n");
+    return std::nullopt;
+  }
+  if (o.threads == 0) o.threads = CpuExecutor::hardwareThreads();
+  return o;
+}
+
+std::string loadAverage() {
+  std::ifstream f("/proc/loadavg");
+  std::string a, b, c;
+  f >> a >> b >> c;
+  return a.empty() ? "unknown" : a + " " + b + " " + c;
+}
+
+// One benchmark case: `restore` puts the input back (untimed), `run(executor)` runs the stage (null:
+// the overload without an executor), `result` returns the output bytes compared between the runs.
+struct Case {
+  std::string name;
+  uint32_t particles = 0;
+  std::function<void()> restore;
+  std::function<Status(const CpuExecutor*)> run;
+  std::function<std::vector<uint8_t>()> result;
+};
+
+struct Row {
+  std::string name, backend;
+  uint32_t particles = 0, threads = 0, reps = 0;
+  double oneMs = 0, manyMs = 0;
+};
+
+template <class T>
+std::vector<uint8_t> bytesOf(const std::vector<T>& v) {
+  std::vector<uint8_t> b(v.size() * sizeof(T));
+  if (!v.empty()) std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+
+// --- scenes ---------------------------------------------------------------------------------------
+
+// A wavy sheet of side x side particles over [-1, 1]^2 (xz), previous positions 0.01 above.
+void sheet(uint32_t side, float phase, std::vector<Float4>& p, std::vector<Float4>& q) {
+  for (uint32_t i = 0; i < side * side; ++i) {
+    const float x = -1.0f + 2.0f * static_cast<float>(i % side) / static_cast<float>(side - 1);
+    const float z = -1.0f + 2.0f * static_cast<float>(i / side) / static_cast<float>(side - 1);
+    const float y = 0.1f * std::sin(3.0f * x + phase) * std::cos(2.0f * z);
+    p.push_back({x, y - 0.01f, z, 1.0f});
+    q.push_back({x, y, z, 1.0f});
+  }
+}
+
+struct ShapeScene {
+  std::vector<Float4> particles, prev, p0, q0, spheres, prevSpheres;
+  std::vector<Capsule> capsules;
+  std::vector<ClothRange> cloths;
+  std::vector<ClothColliders> colliders;
+  ShapeCollisionSettings settings;
+  ShapeCollisionInput input() { return {particles, prev, cloths, colliders, settings}; }
+};
+
+// `clothCount` sheets of side^2 particles, each with `spheres` moving spheres (pairs of them capsules).
+ShapeScene shapeScene(uint32_t clothCount, uint32_t side, uint32_t spheres, bool continuous) {
+  ShapeScene s;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  const float radius = 0.25f * std::cbrt(8.0f / static_cast<float>(spheres));
+  for (uint32_t c = 0; c < clothCount; ++c) {
+    s.cloths.push_back({static_cast<uint32_t>(s.particles.size()), side * side});
+    sheet(side, static_cast<float>(c), s.particles, s.prev);
+    for (uint32_t k = 0; k < spheres; ++k) {
+      const Float4 sp{u(rng), -0.15f + 0.15f * u(rng), u(rng), radius * (0.75f + 0.25f * u(rng))};
+      s.spheres.push_back(sp);
+      s.prevSpheres.push_back({sp.x + 0.02f * u(rng), sp.y + 0.02f * u(rng), sp.z + 0.02f * u(rng), sp.w});
+    }
+  }
+  for (uint32_t k = 0; k + 1 < spheres; k += 2) s.capsules.push_back({k, k + 1});
+  for (uint32_t c = 0; c < clothCount; ++c) {
+    s.colliders.push_back({std::span<const Float4>(s.spheres).subspan(size_t{c} * spheres, spheres),
+                           std::span<const Float4>(s.prevSpheres).subspan(size_t{c} * spheres, spheres), s.capsules});
+  }
+  s.settings.continuous = continuous;
+  s.settings.friction = continuous ? 0.3f : 0.0f;
+  s.p0 = s.particles;
+  s.q0 = s.prev;
+  return s;
+}
+
+struct SelfScene {
+  std::vector<Float4> particles, p0, rest;
+  std::vector<ClothRange> cloths;
+  SelfCollisionSettings settings;
+  SelfCollisionInput input() { return {particles, rest, cloths, {}, settings}; }
+};
+
+// `clothCount` cloths of n x n particles, spacing h: flat (+-5% jitter) or crumpled (folded over
+// itself, +-25% jitter, with flat rest positions).
+SelfScene selfScene(uint32_t clothCount, uint32_t n, bool crumpled) {
+  SelfScene s;
+  const float h = 2.0f / static_cast<float>(n - 1);
+  std::mt19937 rng(n + (crumpled ? 1 : 0));
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (uint32_t c = 0; c < clothCount; ++c) {
+    s.cloths.push_back({static_cast<uint32_t>(s.particles.size()), n * n});
+    for (uint32_t r = 0; r < n; ++r) {
+      for (uint32_t k = 0; k < n; ++k) {
+        const float x = h * static_cast<float>(k), z = h * static_cast<float>(r);
+        if (!crumpled) {
+          s.particles.push_back({x + 0.05f * h * u(rng), 0.05f * h * u(rng), z + 0.05f * h * u(rng), 1.0f});
+          continue;
+        }
+        s.rest.push_back({x, 0.0f, z, 1.0f});
+        const float t = x / 2.0f;
+        const float fx = t < 0.5f ? x : 2.0f - x;
+        const float fy = (t < 0.5f ? 0.0f : 0.3f * h) + 0.2f * h * std::sin(3.5f * z + 3.0f * t);
+        s.particles.push_back({fx + 0.25f * h * u(rng), fy + 0.25f * h * u(rng), z + 0.25f * h * u(rng), 1.0f});
+      }
+    }
+  }
+  s.settings = {0.8f * h, 0.9f};
+  s.p0 = s.particles;
+  return s;
+}
+
+struct InterScene {
+  std::vector<Float4> particles, p0;
+  std::vector<InterClothDesc> cloths;
+  InterCollisionSettings settings;
+};
+
+// `clothCount` cloths of side^2 particles (spacing h) stacked 0.6 d apart, each shifted and turned a
+// little: every cloth overlaps a few neighbours (bench_inter_collision's scene).
+InterScene interScene(uint32_t clothCount, uint32_t side) {
+  InterScene s;
+  const float h = 0.02f, d = 0.02f;
+  for (uint32_t c = 0; c < clothCount; ++c) {
+    const uint32_t first = static_cast<uint32_t>(s.particles.size());
+    for (uint32_t y = 0; y < side; ++y) {
+      for (uint32_t x = 0; x < side; ++x) {
+        s.particles.push_back({(static_cast<float>(x) - 0.5f * static_cast<float>(side)) * h,
+                               (static_cast<float>(y) - 0.5f * static_cast<float>(side)) * h, 0.0f, 1.0f});
+      }
+    }
+    const float fc = static_cast<float>(c), angle = 0.05f * fc;
+    s.cloths.push_back({{first, side * side},
+                        {0.13f * h * fc, 0.07f * h * fc, 0.6f * d * fc, 0},
+                        {0, 0, std::sin(0.5f * angle), std::cos(0.5f * angle)}});
+  }
+  s.settings = {d, 1.0f, 1};
+  s.p0 = s.particles;
+  return s;
+}
+
+// --- cases ----------------------------------------------------------------------------------------
+
+// Runs the stage once per sample on one thread and on the executor, alternating, from the same input.
+bool measure(const Options& o, Case& c, Backend backend, const CpuExecutor& many, std::vector<Row>& rows) {
+  auto once = [&](const CpuExecutor* e, double& ms) {
+    c.restore();
+    const double t0 = nowMs();
+    const Status s = c.run(e);
+    ms = nowMs() - t0;
+    if (!s) std::fprintf(stderr, "bench_threads: %s: %s\n", c.name.c_str(), s.message().c_str());
+    return s.ok();
+  };
+  double ms = 0;
+  if (!once(nullptr, ms)) return false;  // warm-up (scratch, pages)
+  const std::vector<uint8_t> want = c.result();
+  if (!once(&many, ms)) return false;
+  if (c.result() != want) {
+    std::fprintf(stderr, "bench_threads: %s: the %u-thread result differs from the single-threaded one\n",
+                 c.name.c_str(), many.threads());
+    return false;
+  }
+  std::vector<double> one, multi;
+  for (uint32_t r = 0; r < o.reps; ++r) {
+    if (!once(nullptr, ms)) return false;
+    one.push_back(ms);
+    if (!once(&many, ms)) return false;
+    multi.push_back(ms);
+  }
+  Row row{c.name, toString(backend), c.particles, many.threads(), o.reps, median(one), median(multi)};
+  std::printf("%-34s %-10s %9u %11.3f %11.3f %7.2fx\n", row.name.c_str(), row.backend.c_str(), row.particles,
+              row.oneMs, row.manyMs, row.oneMs / row.manyMs);
+  std::fflush(stdout);
+  rows.push_back(row);
+  return true;
+}
+
+int run(const Options& o) {
+  auto many = CpuExecutor::create(o.threads);
+  if (!many) {
+    std::fprintf(stderr, "bench_threads: %s\n", many.message().c_str());
+    return 2;
+  }
+  const std::string loadBefore = loadAverage();
+  std::printf("bench_threads: %u threads (hardware: %u), SIMD target %s, load average %s\n", o.threads,
+              CpuExecutor::hardwareThreads(), cpu::simdTargetName(), loadBefore.c_str());
+  std::printf("%-34s %-10s %9s %11s %11s %8s\n", "case", "backend", "particles", "1 thread ms",
+              (std::to_string(o.threads) + " threads ms").c_str(), "ratio");
+  const uint32_t big = o.quick ? 128 : 1024;  // side of the one-cloth scenes (1M particles)
+  const uint32_t many256 = o.quick ? 16 : 256;
+  std::vector<Row> rows;
+  std::vector<Backend> backends = {Backend::kCpuSimd};
+  if (o.scalar) backends.push_back(Backend::kCpuScalar);
+  auto wanted = [&](const std::string& name) { return o.only.empty() || name.find(o.only) != std::string::npos; };
+  bool ok = true;
+  for (const Backend b : backends) {
+    // Bounds of one cloth.
+    if (std::string name = "bounds, 1 x " + std::to_string(4 * big * big); ok && wanted(name)) {
+      std::vector<Float4> p, q;
+      sheet(2 * big, 0.0f, p, q);
+      const std::vector<ClothRange> cloths = {{0, static_cast<uint32_t>(p.size())}};
+      std::vector<Aabb> boxes(1);
+      Case c{name, static_cast<uint32_t>(p.size()), [] {},
+             [&](const CpuExecutor* e) {
+               const BoundsInput in{p, q, cloths, true, boxes};
+               return e ? computeBoundsCpu(in, b, *e) : computeBoundsCpu(in, b);
+             },
+             [&] { return bytesOf(boxes); }};
+      ok = measure(o, c, b, *many, rows);
+    }
+    // Radix sort of random 32-bit keys.
+    if (std::string name = "radix sort, " + std::to_string(4 * big * big) + " pairs"; ok && wanted(name)) {
+      const uint32_t n = 4 * big * big;
+      std::mt19937 rng(3);
+      std::vector<uint32_t> k0(n), keys(n), values(n);
+      for (uint32_t& k : k0) k = static_cast<uint32_t>(rng());
+      Case c{name, n,
+             [&] {
+               keys = k0;
+               for (uint32_t i = 0; i < n; ++i) values[i] = i;
+             },
+             [&](const CpuExecutor* e) {
+               const RadixSortInput in{keys, values, 32};
+               return e ? radixSortCpu(in, b, *e) : radixSortCpu(in, b);
+             },
+             [&] {
+               auto r = bytesOf(keys);
+               const auto v = bytesOf(values);
+               r.insert(r.end(), v.begin(), v.end());
+               return r;
+             }};
+      ok = measure(o, c, b, *many, rows);
+    }
+    // Shape collision.
+    struct ShapeCase {
+      uint32_t cloths, side, spheres;
+      bool ccd;
+    };
+    for (const ShapeCase sc : {ShapeCase{1, big, 32, false}, ShapeCase{1, big, 32, true}, ShapeCase{many256, 32, 4, false},
+                               ShapeCase{many256, 32, 4, true}}) {
+      const std::string name = "shapes, " + std::to_string(sc.cloths) + " x " + std::to_string(sc.side * sc.side) +
+                               (sc.ccd ? ", CCD + friction" : ", discrete");
+      if (!ok || !wanted(name)) continue;
+      ShapeScene s = shapeScene(sc.cloths, sc.side, sc.spheres, sc.ccd);
+      Case c{name, static_cast<uint32_t>(s.particles.size()),
+             [&] {
+               std::memcpy(s.particles.data(), s.p0.data(), s.p0.size() * sizeof(Float4));
+               std::memcpy(s.prev.data(), s.q0.data(), s.q0.size() * sizeof(Float4));
+             },
+             [&](const CpuExecutor* e) { return e ? collideShapesCpu(s.input(), b, *e) : collideShapesCpu(s.input(), b); },
+             [&] {
+               auto r = bytesOf(s.particles);
+               const auto q = bytesOf(s.prev);
+               r.insert(r.end(), q.begin(), q.end());
+               return r;
+             }};
+      ok = measure(o, c, b, *many, rows);
+    }
+    // Self collision.
+    struct SelfCase {
+      uint32_t cloths, side;
+      bool crumpled;
+    };
+    for (const SelfCase sc : {SelfCase{1, big, false}, SelfCase{1, big, true}, SelfCase{many256, 32, false},
+                              SelfCase{many256, 32, true}}) {
+      const std::string name = "self, " + std::to_string(sc.cloths) + " x " + std::to_string(sc.side * sc.side) +
+                               (sc.crumpled ? ", crumpled" : ", flat");
+      if (!ok || !wanted(name)) continue;
+      SelfScene s = selfScene(sc.cloths, sc.side, sc.crumpled);
+      Case c{name, static_cast<uint32_t>(s.particles.size()),
+             [&] { std::memcpy(s.particles.data(), s.p0.data(), s.p0.size() * sizeof(Float4)); },
+             [&](const CpuExecutor* e) { return e ? collideSelfCpu(s.input(), b, *e) : collideSelfCpu(s.input(), b); },
+             [&] { return bytesOf(s.particles); }};
+      ok = measure(o, c, b, *many, rows);
+    }
+    // Inter collision.
+    if (std::string name = "inter, " + std::to_string(many256) + " x 1024"; ok && wanted(name)) {
+      InterScene s = interScene(many256, 32);
+      Case c{name, static_cast<uint32_t>(s.particles.size()),
+             [&] { std::memcpy(s.particles.data(), s.p0.data(), s.p0.size() * sizeof(Float4)); },
+             [&](const CpuExecutor* e) {
+               const InterCollisionInput in{s.particles, s.cloths, {}, s.settings};
+               return e ? collideInterCpu(in, b, *e) : collideInterCpu(in, b);
+             },
+             [&] { return bytesOf(s.particles); }};
+      ok = measure(o, c, b, *many, rows);
+    }
+  }
+  if (!ok) return 1;
+  const std::string loadAfter = loadAverage();
+  std::printf("load average after: %s\n", loadAfter.c_str());
+  std::string js = "{\n  \"benchmark\": \"threads\",\n" + jsonHostFields();
+  js += "  \"date\": " + jsonString(utcDate()) + ",\n";
+  js += "  \"threads\": " + std::to_string(o.threads) + ",\n";
+  js += "  \"hardware_threads\": " + std::to_string(CpuExecutor::hardwareThreads()) + ",\n";
+  js += "  \"load_average_before\": " + jsonString(loadBefore) + ",\n";
+  js += "  \"load_average_after\": " + jsonString(loadAfter) + ",\n";
+  js += "  \"timing\": \"wall clock, median of the alternating samples\",\n";
+  js += jsonRowsAndEnd(rows, [](const Row& r) {
+    return "\"case\": " + jsonString(r.name) + ", \"backend\": " + jsonString(r.backend) +
+           ", \"particles\": " + std::to_string(r.particles) + ", \"threads\": " + std::to_string(r.threads) +
+           ", \"reps\": " + std::to_string(r.reps) + ", \"one_thread_ms\": " + jsonNumber(r.oneMs) +
+           ", \"threads_ms\": " + jsonNumber(r.manyMs) + ", \"speedup\": " + jsonNumber(r.oneMs / r.manyMs);
+  });
+  return reportWritten("bench_threads", o.json, writeTextFile(o.json, js)) ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace vkc::bench
+
+int main(int argc, char** argv) {
+  const auto o = vkc::bench::parseOptions(argc, argv);
+  if (!o) return 2;
+  return vkc::bench::run(*o);
+}
