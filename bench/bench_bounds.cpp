@@ -76,6 +76,7 @@ struct Row {
   uint32_t reps = 0;
   uint32_t inner = 1;                    // calls per wall-clock sample (CPU rows)
   std::vector<PassTiming> passMedians;   // Vulkan bounds: median ns per pass
+  std::optional<RecordStats> stats;      // Vulkan bounds: what one record holds
 };
 
 constexpr double kCellBudgetMs = 2000;  // time one measurement may take before reps shrink
@@ -128,6 +129,7 @@ void printRow(const Row& r) {
     std::snprintf(buf, sizeof buf, "%s%s %.4f ms", note.empty() ? "" : ", ", t.name, t.ns * 1e-6);
     note += buf;
   }
+  if (r.stats) note += ", " + recordStatsNote(*r.stats);
   std::printf("%10u  %-12s %12.4f %10.2f %9.3f %5u  %s\n", r.n, r.backend.c_str(), r.medianMs, r.gbps,
               r.rooflineFraction, r.reps, note.c_str());
   std::fflush(stdout);
@@ -156,6 +158,7 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo& dev,
         ", \"roofline_fraction\": " + jsonNumber(r.rooflineFraction) + ", \"reps\": " + std::to_string(r.reps);
     if (r.inner > 1) m += ", \"calls_per_sample\": " + std::to_string(r.inner);
     if (!r.passMedians.empty()) m += ", \"passes_median_ms\": " + jsonPassMsObject(r.passMedians);
+    if (r.stats) m += ", " + jsonRecordStatsMembers(*r.stats);
     return m;
   });
   return writeTextFile(path, s);
@@ -353,6 +356,7 @@ int runBench(const Options& o) {
     vb.gbps = gbps(boundsBytes, vb.medianMs);
     vb.rooflineFraction = dcopy.gbps > 0 ? vb.gbps / dcopy.gbps : 0;
     for (size_t p = 0; p < perPass.size(); ++p) vb.passMedians.push_back({passNames[p], median(perPass[p])});
+    vb.stats = (*stage)->lastRecordStats();
     rows.push_back(vb);
     printRow(rows.back());
   }

@@ -374,7 +374,7 @@ struct Row {
   double speedupVsScalar = 0;  // cpu-scalar median / this median (same problem)
   double nvclothMs = 0;
   uint32_t reps = 0;
-  uint32_t dispatches = 0;  // vulkan rows: dispatches per iteration
+  std::optional<RecordStats> stats;  // vulkan rows: what one iteration's record holds
   uint32_t cloths = 1;
   uint32_t moved = 0;  // particles the iteration moved
   std::vector<PassTiming> passMedians;
@@ -415,7 +415,7 @@ void printRow(const Row& r) {
     note += buf;
   }
   if (r.moved > 0) note += (note.empty() ? "" : ", ") + std::to_string(r.moved) + " moved";
-  if (r.dispatches > 0) note += ", " + std::to_string(r.dispatches) + " dispatches";
+  if (r.stats) note += ", " + recordStatsNote(*r.stats);
   if (r.cloths > 1) note += ", " + std::to_string(r.cloths) + " cloths";
   const bool cpu = r.collideMs > 0;
   char collide[32] = "-", prep[32] = "-", speed[32] = "-", thread[32] = "-", speedThread[32] = "-";
@@ -469,7 +469,7 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo& dev,
         ", \"bytes\": " + jsonNumber(r.bytes) + ", \"gbps\": " + jsonNumber(r.gbps) +
         ", \"roofline_fraction\": " + jsonNumber(r.rooflineFraction) + ", \"reps\": " + std::to_string(r.reps) +
         ", \"moved\": " + std::to_string(r.moved) + ", \"cloths\": " + std::to_string(r.cloths);
-    if (r.dispatches > 0) m += ", \"dispatches\": " + std::to_string(r.dispatches);
+    if (r.stats) m += ", " + jsonRecordStatsMembers(*r.stats);
     if (r.collideMs == 0 && r.threadMs > 0) m += ", \"thread_ms\": " + jsonNumber(r.threadMs);
     if (r.collideMs > 0) {
       m += ", \"collide_ms\": " + jsonNumber(r.collideMs) + ", \"thread_ms\": " + jsonNumber(r.threadMs) +
@@ -718,7 +718,7 @@ class Runner {
       Row vk = base(path == ShapeCollisionPath::kFused ? "vulkan-fused" : "vulkan");
       vk.medianMs = median(total);
       vk.reps = reps;
-      vk.dispatches = static_cast<uint32_t>(perPass.size());
+      vk.stats = (*stage)->lastRecordStats();
       vk.gbps = gbps(bytes, vk.medianMs);
       vk.rooflineFraction = dcopy.gbps > 0 ? vk.gbps / dcopy.gbps : 0;
       vk.moved = moved;

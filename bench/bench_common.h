@@ -18,6 +18,7 @@
 
 #include "cpu/bounds.h"  // cpu::simdTargetName
 #include "vkcollide/context.h"
+#include "vkcollide/cost_model.h"
 #include "vkcollide/result.h"
 
 namespace vkc::bench {
@@ -273,6 +274,28 @@ inline std::string jsonPassMsObject(const std::vector<PassTiming>& passes, bool 
     ms.emplace_back(numbered ? std::to_string(k) + " " + passes[k].name : passes[k].name, passes[k].ns * 1e-6);
   }
   return jsonMsObject(ms);
+}
+
+// A Vulkan row's record figures (RecordStats, counted as recorded) and the H100 cost model's
+// projection of them, as JSON members: "record_stats": {...}, "h100_model_us": x (a model, not a
+// measurement: README, Cost figures).
+inline std::string jsonRecordStatsMembers(const RecordStats& r) {
+  auto u = [](uint64_t v) { return std::to_string(v); };
+  return "\"record_stats\": {\"dispatches\": " + u(r.dispatches) + ", \"dependent_dispatches\": " +
+         u(r.dependentDispatches) + ", \"indirect_dispatches\": " + u(r.indirectDispatches) +
+         ", \"barriers\": " + u(r.barriers) + ", \"transfers\": " + u(r.transfers) + ", \"workgroups\": " +
+         u(r.workgroups) + ", \"bytes_read\": " + u(r.bytesRead) + ", \"bytes_written\": " + u(r.bytesWritten) +
+         ", \"transfer_bytes\": " + u(r.transferBytes) + "}, \"h100_model_us\": " +
+         jsonNumber(projectSeconds(r, kH100CostModel) * 1e6);
+}
+
+// The same for a printed table's note: "6 dispatches (6 dependent), 3.2 MB declared, H100 model 18.1 us".
+inline std::string recordStatsNote(const RecordStats& r) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%u dispatches (%u dependent), %.2f MB declared, H100 model %.1f us", r.dispatches,
+                r.dependentDispatches, static_cast<double>(r.bytesRead + r.bytesWritten + r.transferBytes) * 1e-6,
+                projectSeconds(r, kH100CostModel) * 1e6);
+  return buf;
 }
 
 // Writes `text` to `path` (created or truncated); false when the file cannot be opened, written or closed.

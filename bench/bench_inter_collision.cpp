@@ -59,6 +59,7 @@ struct Row {
   uint32_t marked = 0;
   uint32_t pairs = 0;
   std::map<std::string, double> passMs;  // Vulkan: median per pass name (summed over passes of that name)
+  std::optional<RecordStats> stats;      // Vulkan: what one record holds
 };
 
 double gpuSumMs(const std::vector<PassTiming>& t, std::map<std::string, std::vector<double>>* perPass) {
@@ -144,7 +145,8 @@ bool benchLayout(Context& ctx, const Options& o, uint32_t clothCount, uint32_t s
     }
     if (r > 0) ms.push_back(gpuSumMs((*stage)->timings(), &perPass));  // the first run warms up
   }
-  rows.push_back({"layout", scene, "vulkan", clothCount, n, median(ms), o.reps, 0, 0, medians(perPass)});
+  rows.push_back({"layout", scene, "vulkan", clothCount, n, median(ms), o.reps, 0, 0, medians(perPass),
+                  (*stage)->lastRecordStats()});
   for (Backend b : {Backend::kCpuScalar, Backend::kCpuSimd}) {
     std::vector<Float4> p = s.particles, q = s.prev;
     ShapeCollisionInput in{p, q, s.cloths, s.colliders, {}};
@@ -154,7 +156,7 @@ bool benchLayout(Context& ctx, const Options& o, uint32_t clothCount, uint32_t s
           if (!collideShapesCpu(in, b).ok()) std::abort();
         },
         o.reps, 1, 5.0, o.quick ? 500.0 : 8000.0, 3);
-    rows.push_back({"layout", scene, toString(b), clothCount, n, median(w.ms), static_cast<uint32_t>(w.ms.size()), 0, 0, {}});
+    rows.push_back({"layout", scene, toString(b), clothCount, n, median(w.ms), static_cast<uint32_t>(w.ms.size()), 0, 0, {}, std::nullopt});
   }
   return true;
 }
@@ -200,7 +202,8 @@ bool benchSelfLayout(Context& ctx, const Options& o, uint32_t clothCount, uint32
     }
     if (r > 0) ms.push_back(gpuSumMs((*stage)->timings(), &perPass));
   }
-  rows.push_back({"self", scene, "vulkan", clothCount, n, median(ms), o.reps, 0, 0, medians(perPass)});
+  rows.push_back({"self", scene, "vulkan", clothCount, n, median(ms), o.reps, 0, 0, medians(perPass),
+                  (*stage)->lastRecordStats()});
   for (Backend b : {Backend::kCpuScalar, Backend::kCpuSimd}) {
     std::vector<Float4> p = particles;
     SelfCollisionInput in;
@@ -213,7 +216,7 @@ bool benchSelfLayout(Context& ctx, const Options& o, uint32_t clothCount, uint32
           if (!collideSelfCpu(in, b).ok()) std::abort();
         },
         o.reps, 1, 5.0, o.quick ? 500.0 : 8000.0, 3);
-    rows.push_back({"self", scene, toString(b), clothCount, n, median(w.ms), static_cast<uint32_t>(w.ms.size()), 0, 0, {}});
+    rows.push_back({"self", scene, toString(b), clothCount, n, median(w.ms), static_cast<uint32_t>(w.ms.size()), 0, 0, {}, std::nullopt});
   }
   return true;
 }
@@ -295,7 +298,8 @@ bool benchInter(Context& ctx, const Options& o, uint32_t clothCount, uint32_t si
     std::fprintf(stderr, "bench_inter_collision: %s: %zu vulkan positions differ from cpu-scalar\n", scene.c_str(), mismatched);
     return false;
   }
-  rows.push_back({"inter", scene, "vulkan", clothCount, n, median(ms), o.reps, marked, pairs, medians(perPass)});
+  rows.push_back({"inter", scene, "vulkan", clothCount, n, median(ms), o.reps, marked, pairs, medians(perPass),
+                  (*stage)->lastRecordStats()});
   for (Backend b : {Backend::kCpuScalar, Backend::kCpuSimd}) {
     std::vector<Float4> out = s.particles;
     const InterCollisionInput in = s.input(out);
@@ -306,7 +310,7 @@ bool benchInter(Context& ctx, const Options& o, uint32_t clothCount, uint32_t si
         },
         o.reps, 1, 5.0, o.quick ? 500.0 : 8000.0, 3);
     rows.push_back({"inter", scene, toString(b), clothCount, n, median(w.ms), static_cast<uint32_t>(w.ms.size()), marked,
-                    pairs, {}});
+                    pairs, {}, std::nullopt});
   }
   return true;
 }
@@ -318,6 +322,7 @@ void printRow(const Row& r) {
     std::snprintf(buf, sizeof buf, "%s%s %.3f", passes.empty() ? "" : ", ", k.c_str() + 4, v);
     passes += buf;
   }
+  if (r.stats) passes += (passes.empty() ? "" : ", ") + recordStatsNote(*r.stats);
   std::printf("%-7s %-14s %-11s %9u %10.3f %5u %8u %6u  %s\n", r.part.c_str(), r.scene.c_str(), r.backend.c_str(),
               r.particles, r.medianMs, r.reps, r.marked, r.pairs, passes.c_str());
 }
@@ -333,6 +338,7 @@ bool writeJson(const std::string& path, const Context& ctx, const std::vector<Ro
         std::to_string(r.particles) + ", \"median_ms\": " + jsonNumber(r.medianMs) + ", \"reps\": " +
         std::to_string(r.reps) + ", \"marked\": " + std::to_string(r.marked) + ", \"cloth_pairs\": " +
         std::to_string(r.pairs) + ", \"passes_ms\": " + jsonMsObject(r.passMs);
+    if (r.stats) m += ", " + jsonRecordStatsMembers(*r.stats);
     return m;
   });
   return writeTextFile(path, s);

@@ -76,6 +76,7 @@ struct Row {
   uint32_t reps = 0;
   uint32_t inner = 1;
   std::vector<std::pair<std::string, double>> passMedians;  // Vulkan: median ms per pass kind (summed over digits)
+  std::optional<RecordStats> stats;  // Vulkan: what one record holds
 };
 
 constexpr double kCellBudgetMs = 4000;
@@ -89,6 +90,7 @@ void printRow(const Row& r) {
     std::snprintf(buf, sizeof buf, "%s%s %.3f ms", note.empty() ? "" : ", ", name.c_str(), ms);
     note += buf;
   }
+  if (r.stats) note += ", " + recordStatsNote(*r.stats);
   std::printf("%10u  %-14s %12.4f %12.4f %5u  %s\n", r.n, r.backend.c_str(), r.medianMs, r.pairsPerSecond * 1e-9,
               r.reps, note.c_str());
   std::fflush(stdout);
@@ -113,6 +115,7 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo* dev,
         ", \"reps\": " + std::to_string(r.reps);
     if (r.inner > 1) m += ", \"calls_per_sample\": " + std::to_string(r.inner);
     if (!r.passMedians.empty()) m += ", \"passes_median_ms\": " + jsonMsObject(r.passMedians);
+    if (r.stats) m += ", " + jsonRecordStatsMembers(*r.stats);
     return m;
   });
   return writeTextFile(path, s);
@@ -238,6 +241,7 @@ int runBench(const Options& o) {
     r.pairsPerSecond = r.medianMs > 0 ? n / (r.medianMs * 1e-3) : 0;
     r.reps = reps;
     for (const auto& [name, v] : perKind) r.passMedians.emplace_back(name, median(v));
+    r.stats = stage->lastRecordStats();
     rows.push_back(r);
     printRow(r);
   }

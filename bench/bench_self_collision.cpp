@@ -151,6 +151,7 @@ struct Row {
   double maxDiff = 0;                           // vs cpu-scalar
   std::vector<std::pair<std::string, double>> groups;  // Vulkan: bounds, keys, sort, sweep (median ms)
   std::vector<PassTiming> passes;               // Vulkan: every pass (median ns)
+  std::optional<RecordStats> stats;             // Vulkan: what one iteration's record holds
 };
 
 constexpr double kBudgetMs = 4000;
@@ -184,6 +185,7 @@ void printRow(const Row& r) {
     std::snprintf(buf, sizeof buf, "%s%s %.3f", note.empty() ? "" : ", ", g.c_str(), ms);
     note += buf;
   }
+  if (r.stats) note += (note.empty() ? "" : ", ") + recordStatsNote(*r.stats);
   std::printf("%-22s %9u  %-11s %11.3f %9.3f %5u %10llu %10.2g  %s\n", r.scene.c_str(), r.particles,
               r.backend.c_str(), r.medianMs, r.medianCpuMs, r.reps, static_cast<unsigned long long>(r.pairs), r.maxDiff, note.c_str());
   std::fflush(stdout);
@@ -214,6 +216,7 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo* dev,
       m += ", \"groups_median_ms\": " + jsonMsObject(r.groups) +
            ", \"passes_median_ms\": " + jsonPassMsObject(r.passes, true);
     }
+    if (r.stats) m += ", " + jsonRecordStatsMembers(*r.stats);
     return m;
   });
   return writeTextFile(path, s);
@@ -344,6 +347,7 @@ int runBench(const Options& o) {
       groups[groupOf(names[p])] += m * 1e-6;
     }
     for (const char* g : {"bounds", "keys", "sort", "sweep"}) row.groups.push_back({g, groups[g]});
+    row.stats = (*stage)->lastRecordStats();
     rows.push_back(row);
     printRow(rows.back());
   }

@@ -129,6 +129,7 @@ struct StageOutput {
   InterCollisionDebug inter;       // inter: cloth pairs, marked particles, contacts (with Runner's debug on)
   double hostMs = 0;                // wall clock of the stage (Vulkan: upload, submit, wait, download)
   double gpuMs = -1;                // Vulkan: sum of the passes' GPU timestamps
+  RecordStats stats;                // Vulkan: what the stage's record held (lastRecordStats)
 };
 
 // Runs stages on one backend, keeping device objects across runs.
@@ -198,6 +199,7 @@ class Runner {
       double ns = 0;
       for (const PassTiming& t : shapes_->timings()) ns += t.ns;
       out.gpuMs = ns * 1e-6;
+      out.stats = shapes_->lastRecordStats();
     } else {
       const Status st = collideShapesCpu(input, backend_, &debug);
       if (!st) return st;
@@ -217,6 +219,7 @@ class Runner {
       double ns = 0;
       for (const PassTiming& t : self_->timings()) ns += t.ns;
       out.gpuMs = ns * 1e-6;
+      out.stats = self_->lastRecordStats();
       return {};
     }
     return collideSelfCpu(input, backend_, debug);
@@ -231,6 +234,7 @@ class Runner {
       double ns = 0;
       for (const PassTiming& t : inter_->timings()) ns += t.ns;
       out.gpuMs = ns * 1e-6;
+      out.stats = inter_->lastRecordStats();
       return {};
     }
     return collideInterCpu(input, backend_, debug);
@@ -436,8 +440,29 @@ std::string colliderSummary(const Scene& scene) {
 
 }  // namespace
 
+// `step --stats`: each stage's record as counted (RecordStats) and the H100 cost model's projection.
+static void printRecordStats(const std::vector<const StageDesc*>& stages, const std::vector<StageOutput>& outputs) {
+  std::printf("  record stats (counted as recorded; bytes are declared buffer traffic):\n");
+  std::printf("  %-7s %10s %9s %8s %9s %10s %12s %12s %14s\n", "stage", "dispatches", "dependent", "barriers",
+              "transfers", "workgroups", "read bytes", "write bytes", "H100 model us");
+  RecordStats total;
+  for (size_t k = 0; k < stages.size() && k < outputs.size(); ++k) {
+    const RecordStats& s = outputs[k].stats;
+    total += s;
+    std::printf("  %-7s %10u %9u %8u %9u %10llu %12llu %12llu %14.2f\n", stages[k]->name, s.dispatches,
+                s.dependentDispatches, s.barriers, s.transfers, static_cast<unsigned long long>(s.workgroups),
+                static_cast<unsigned long long>(s.bytesRead), static_cast<unsigned long long>(s.bytesWritten),
+                projectSeconds(s, kH100CostModel) * 1e6);
+  }
+  std::printf("  %-7s %10u %9u %8u %9u %10llu %12llu %12llu %14.2f\n", "total", total.dispatches,
+              total.dependentDispatches, total.barriers, total.transfers,
+              static_cast<unsigned long long>(total.workgroups), static_cast<unsigned long long>(total.bytesRead),
+              static_cast<unsigned long long>(total.bytesWritten), projectSeconds(total, kH100CostModel) * 1e6);
+  std::printf("  (model, not a measurement: %s; see README, Cost figures)\n", kH100CostModel.source);
+}
+
 const char* sceneUsage() {
-  return "       vkcollide step SCENE --backend vulkan|cpu|cpu-scalar [--device SEL] [--repeat K] [--skip STAGE]... [--validation] --out OUT\n"
+  return "       vkcollide step SCENE --backend vulkan|cpu|cpu-scalar [--device SEL] [--repeat K] [--skip STAGE]... [--validation] [--stats] --out OUT\n"
          "       vkcollide compare SCENE [--device SEL] [--repeat K] [--skip STAGE]... [--validation]\n"
          "       vkcollide stages\n";
 }
@@ -455,12 +480,14 @@ int stepCommand(int argc, char** argv) {
   std::optional<Backend> backend;
   const char* device = nullptr;
   int repeat = 1;
-  bool validation = false;
+  bool validation = false, stats = false;
   std::vector<const StageDesc*> skip;
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
     const bool hasValue = i + 1 < argc;
-    if (a == "--backend" && hasValue) {
+    if (a == "--stats") {
+      stats = true;
+    } else if (a == "--backend" && hasValue) {
       backend = parseBackend(argv[++i]);
       if (!backend) return usageError(std::string("unknown backend '") + argv[i] + "'");
     } else if (a == "--device" && hasValue) {
@@ -484,6 +511,9 @@ int stepCommand(int argc, char** argv) {
   if (scenePath.empty()) return usageError("step: no scene file");
   if (!backend) return usageError("step: --backend is required");
   if (outPath.empty()) return usageError("step: --out is required");
+  if (stats && *backend != Backend::kVulkan) {
+    return usageError("step: --stats needs --backend vulkan (it counts the recorded Vulkan commands)");
+  }
 
   Scene scene;
   std::vector<const StageDesc*> stages;
@@ -524,6 +554,7 @@ int stepCommand(int argc, char** argv) {
     if (!timing.gpu[k].empty()) std::printf(", %9.3f ms GPU", median(timing.gpu[k]));
     std::printf("  (median of %d)\n", repeat);
   }
+  if (stats) printRecordStats(stages, outputs);
   size_t moved = 0;
   for (size_t i = 0; i < input.particles.size(); ++i) {
     moved += std::memcmp(&input.particles[i], &result.particles[i], sizeof(Float4)) != 0;

@@ -87,6 +87,10 @@ class BoundsStage {
   // GPU timestamps of each pass are kept for timings(). Uses frame 0.
   Status run(const BoundsInput& input);
   const std::vector<PassTiming>& timings() const;
+  // What the last record() or run() recorded: dispatches, dependent dispatches, barriers, declared
+  // bytes (RecordStats, context.h). run() counts the stage's own commands, not its upload and
+  // readback copies. Zero after a refused record().
+  const RecordStats& lastRecordStats() const;
 
   struct Impl;  // opaque
 

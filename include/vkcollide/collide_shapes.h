@@ -192,6 +192,10 @@ class ShapeCollisionStage {
   Status run(const ShapeCollisionInput& input, ShapeCollisionDebug* debug = nullptr);
   // GPU times of the last run()'s passes.
   const std::vector<PassTiming>& timings() const;
+  // What the last record() or run() recorded: dispatches, dependent dispatches, barriers, declared
+  // bytes (RecordStats, context.h). run() counts the stage's own commands, not its upload and
+  // readback copies. Zero after a refused record().
+  const RecordStats& lastRecordStats() const;
   // The path create() chose (kGeneral or kFused).
   ShapeCollisionPath path() const;
 

@@ -150,6 +150,43 @@ struct PassTiming {
   double ns = 0;
 };
 
+// What one record() put into the command buffer, counted as it was recorded: the figures that bound
+// the work's cost on any GPU without timing it (every stage's lastRecordStats()). On a real GPU a
+// record of small cloths is bound by its dependent dispatches (each waits for the barrier before it:
+// launch + drain latency), a record of large ones by its bytes. The byte counts are *declared*
+// traffic: for every dispatch, the sizes of the buffer ranges its pass declares as read and as
+// written (shaders/shared/<stage>_passes.h; a read-write range counts in both; a range bound but not
+// touched by the pass counts in neither). They bound what the shaders touch; caches and skipped
+// work make real traffic lower. README ("Cost figures") projects them to a named GPU with a
+// documented model.
+struct RecordStats {
+  uint32_t dispatches = 0;          // vkCmdDispatch and vkCmdDispatchIndirect calls
+  uint32_t indirectDispatches = 0;  // of which indirect (their workgroups are known only on the device)
+  // Dispatches that must wait for an earlier dispatch of the same record: the first dispatch and
+  // every dispatch with a barrier before it. The length of the record's critical path in dispatches.
+  uint32_t dependentDispatches = 0;
+  uint32_t barriers = 0;      // vkCmdPipelineBarrier2 calls: opening, between passes, around copies, closing
+  uint32_t transfers = 0;     // vkCmdUpdateBuffer / vkCmdCopyBuffer calls (static tables, per-record data)
+  uint64_t workgroups = 0;    // workgroups of the direct dispatches
+  uint64_t bytesRead = 0;     // declared buffer reads of all dispatches
+  uint64_t bytesWritten = 0;  // declared buffer writes of all dispatches
+  uint64_t transferBytes = 0; // bytes written by the transfers
+
+  RecordStats& operator+=(const RecordStats& o) {
+    dispatches += o.dispatches;
+    indirectDispatches += o.indirectDispatches;
+    dependentDispatches += o.dependentDispatches;
+    barriers += o.barriers;
+    transfers += o.transfers;
+    workgroups += o.workgroups;
+    bytesRead += o.bytesRead;
+    bytesWritten += o.bytesWritten;
+    transferBytes += o.transferBytes;
+    return *this;
+  }
+  bool operator==(const RecordStats&) const = default;
+};
+
 class Context {
  public:
   // Creates an instance, picks a device (see ContextCreateInfo) and creates a device and queue.

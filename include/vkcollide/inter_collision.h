@@ -158,6 +158,10 @@ class InterCollisionStage {
   // error input.particles and `debug` are unchanged.
   Status run(const InterCollisionInput& input, InterCollisionDebug* debug = nullptr);
   const std::vector<PassTiming>& timings() const;
+  // What the last record() or run() recorded: dispatches, dependent dispatches, barriers, declared
+  // bytes (RecordStats, context.h). run() counts the stage's own commands, not its upload and
+  // readback copies. Zero after a refused record().
+  const RecordStats& lastRecordStats() const;
 
   struct Impl;  // opaque
 

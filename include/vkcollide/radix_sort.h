@@ -112,6 +112,10 @@ class RadixSortStage {
   // for timings(). On error the spans are unchanged.
   Status run(const RadixSortInput& input);
   const std::vector<PassTiming>& timings() const;
+  // What the last record() or run() recorded: dispatches, dependent dispatches, barriers, declared
+  // bytes (RecordStats, context.h). run() counts the stage's own commands, not its upload and
+  // readback copies. Zero after a refused record().
+  const RecordStats& lastRecordStats() const;
 
   uint32_t maxCount() const;
 

@@ -142,6 +142,10 @@ class SelfCollisionStage {
   Status run(const SelfCollisionInput& input, SelfCollisionDebug* debug = nullptr);
   // GPU times of the last run()'s passes.
   const std::vector<PassTiming>& timings() const;
+  // What the last record() or run() recorded: dispatches, dependent dispatches, barriers, declared
+  // bytes (RecordStats, context.h). run() counts the stage's own commands, not its upload and
+  // readback copies. Zero after a refused record().
+  const RecordStats& lastRecordStats() const;
 
   struct Impl;  // opaque
 

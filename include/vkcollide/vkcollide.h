@@ -6,6 +6,7 @@
 #include "vkcollide/bounds.h"
 #include "vkcollide/collide_shapes.h"
 #include "vkcollide/context.h"
+#include "vkcollide/cost_model.h"
 #include "vkcollide/cpu_executor.h"
 #include "vkcollide/inter_collision.h"
 #include "vkcollide/radix_sort.h"

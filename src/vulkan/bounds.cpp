@@ -41,6 +41,7 @@ struct BoundsStage::Impl {
   Buffer particles, prevParticles, runUpload, readback;
   detail::TimestampPool queries{ctx};
   std::vector<PassTiming> timings;
+  RecordStats lastStats;  // of the last record() or run()
 
   explicit Impl(detail::ContextImpl& c) : ctx(c) {}
 
@@ -153,6 +154,7 @@ BufferRange BoundsStage::outputBuffer(uint32_t frame) const {
 }
 
 const std::vector<PassTiming>& BoundsStage::timings() const { return impl_->timings; }
+const RecordStats& BoundsStage::lastRecordStats() const { return impl_->lastStats; }
 
 Status BoundsStage::recordUpload(VkCommandBuffer commandBuffer) {
   VKC_TRY(detail::checkCommandBuffer(commandBuffer, "BoundsStage", "recordUpload"));
@@ -189,7 +191,7 @@ static Result<detail::Recorder> recorderFor(BoundsStage::Impl& s, const BoundsRe
 
 Status BoundsStage::record(VkCommandBuffer commandBuffer, const BoundsRecordInfo& info) {
   VKC_TRY(detail::checkCommandBuffer(commandBuffer, "BoundsStage"));
-  return detail::recordPasses(recorderFor(*impl_, info), commandBuffer, info.sync);
+  return detail::recordPasses(recorderFor(*impl_, info), commandBuffer, info.sync, impl_->lastStats);
 }
 
 void detail::appendBoundsPasses(BoundsStage& stage, Recorder& rec, const BufferRange& particles,
@@ -212,6 +214,7 @@ Status BoundsStage::run(const BoundsInput& input) {
     return Error{ErrorCode::kInvalidArgument,
                  "BoundsStage::run: the input's cloths, particle count or includePrevious differ from the stage's"};
   }
+  s.lastStats = {};
   if (s.table.empty()) return {};
   auto& alloc = *s.ctx.allocator;
   const VkDeviceSize particleBytes = VkDeviceSize{s.particleCount} * sizeof(Float4);
@@ -245,7 +248,7 @@ Status BoundsStage::run(const BoundsInput& input) {
         s.ctx.vk.vkCmdCopyBuffer(cmd, s.runUpload.handle(), s.prevParticles.handle(), 1, &region);
       }
     }
-    VKC_TRY(rec.record(cmd, sync, s.queries));
+    VKC_TRY(rec.record(cmd, sync, s.queries, &s.lastStats));
     const VkBufferCopy region{0, 0, boxBytes};
     s.ctx.vk.vkCmdCopyBuffer(cmd, s.buffers.get(Impl::kOutput, 0).handle(), s.readback.handle(), 1, &region);
     return {};

@@ -61,6 +61,7 @@ struct ShapeCollisionStage::Impl {
   Buffer particles, prevParticles, runUpload, readback;
   detail::TimestampPool queries{ctx};
   std::vector<PassTiming> timings;
+  RecordStats lastStats;  // of the last record() or run()
   std::vector<gpu::vec4> shapeData;  // scratch for record(): spheres, then planes at planeOffset
   std::vector<gpu::vec4> planeData;
   std::optional<detail::Recorder> last;  // the passes last recorded, for timings
@@ -199,9 +200,10 @@ struct ShapeCollisionStage::Impl {
     // The passes are checked before the upload: a refused record leaves the command buffer as it was.
     for (const detail::Pass& p : rec.passes()) VKC_TRY(detail::checkPass(p));
     // The frame's spheres and planes go into the command buffer.
+    lastStats = {};
     detail::recordUpdate(ctx, cmd, buffers.get(kRawShapes, frame).handle(), shapeData.data(),
-                         shapeData.size() * sizeof(gpu::vec4), sync);
-    const Status st = rec.record(cmd, sync, timestampPool);
+                         shapeData.size() * sizeof(gpu::vec4), sync, lastStats);
+    const Status st = rec.record(cmd, sync, timestampPool, &lastStats);
     last.emplace(std::move(rec));
     return st;
   }
@@ -210,6 +212,7 @@ struct ShapeCollisionStage::Impl {
 ShapeCollisionStage::ShapeCollisionStage(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ShapeCollisionStage::~ShapeCollisionStage() = default;
 const std::vector<PassTiming>& ShapeCollisionStage::timings() const { return impl_->timings; }
+const RecordStats& ShapeCollisionStage::lastRecordStats() const { return impl_->lastStats; }
 ShapeCollisionPath ShapeCollisionStage::path() const {
   return impl_->fused ? ShapeCollisionPath::kFused : ShapeCollisionPath::kGeneral;
 }
@@ -399,6 +402,7 @@ std::vector<uint64_t> detail::shapeFrameWrites(ShapeCollisionStage& stage, uint3
 
 Status ShapeCollisionStage::record(VkCommandBuffer commandBuffer, const ShapeCollisionRecordInfo& info) {
   Impl& s = *impl_;
+  s.lastStats = {};
   VKC_TRY(detail::checkCommandBuffer(commandBuffer, "ShapeCollisionStage"));
   VKC_TRY(detail::checkFrame(info.frame, s.frames, "ShapeCollisionRecordInfo"));
   VKC_TRY(detail::validateShapeSettings(info.settings));
@@ -425,6 +429,7 @@ Status ShapeCollisionStage::run(const ShapeCollisionInput& input, ShapeCollision
     return Error{ErrorCode::kInvalidArgument,
                  "ShapeCollisionStage::run: the input's cloths or particle count differ from the stage's"};
   }
+  s.lastStats = {};
   auto& alloc = *s.ctx.allocator;
   const VkDeviceSize bytes = VkDeviceSize{s.particleCount} * sizeof(Float4);
   const VkDeviceSize maskBytes = VkDeviceSize{s.layout.maskWordCount} * sizeof(uint32_t);

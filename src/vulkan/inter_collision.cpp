@@ -68,6 +68,7 @@ struct InterCollisionStage::Impl {
   detail::TimestampPool queries{ctx};
   uint32_t queryCount = 0;
   std::vector<PassTiming> timings;
+  RecordStats lastStats;  // of the last record() or run()
 
   explicit Impl(detail::ContextImpl& c) : ctx(c) {}
 
@@ -105,10 +106,11 @@ struct InterCollisionStage::Impl {
   // Records the copy of a step's cloth table into the frame's table (after earlier compute reads of
   // it) and adds the copy to `sync`'s sources, so that the Recorder's opening barrier orders it
   // before the passes.
-  void recordTable(VkCommandBuffer cmd, uint32_t frame, std::span<const InterClothDesc> step, RecordSync& sync) const {
+  void recordTable(VkCommandBuffer cmd, uint32_t frame, std::span<const InterClothDesc> step, RecordSync& sync,
+                   RecordStats& stats) const {
     const std::vector<gpu::InterCloth> t = stepTable(step);
     detail::recordUpdate(ctx, cmd, buffers.get(kClothTable, frame).handle(), t.data(), t.size() * sizeof(gpu::InterCloth),
-                         sync);
+                         sync, stats);
   }
 
   // The pass `kind` over the step's particle range and frame, at its declared access.
@@ -271,6 +273,7 @@ Result<std::unique_ptr<InterCollisionStage>> InterCollisionStage::create(Context
 }
 
 const std::vector<PassTiming>& InterCollisionStage::timings() const { return impl_->timings; }
+const RecordStats& InterCollisionStage::lastRecordStats() const { return impl_->lastStats; }
 
 Status InterCollisionStage::recordUpload(VkCommandBuffer commandBuffer) {
   VKC_TRY(detail::checkCommandBuffer(commandBuffer, "InterCollisionStage", "recordUpload"));
@@ -295,12 +298,13 @@ static Result<detail::Recorder> recorderFor(InterCollisionStage::Impl& s, const 
 Status InterCollisionStage::record(VkCommandBuffer commandBuffer, const InterCollisionRecordInfo& info) {
   VKC_TRY(detail::checkCommandBuffer(commandBuffer, "InterCollisionStage"));
   Impl& s = *impl_;
+  s.lastStats = {};
   auto rec = recorderFor(s, info);
   if (!rec) return rec.error();
   if (rec->passes().empty()) return {};
   RecordSync sync = info.sync;
-  s.recordTable(commandBuffer, info.frame, info.cloths, sync);
-  return rec->record(commandBuffer, sync);
+  s.recordTable(commandBuffer, info.frame, info.cloths, sync, s.lastStats);
+  return rec->record(commandBuffer, sync, VK_NULL_HANDLE, &s.lastStats);
 }
 
 Result<std::vector<detail::PlannedPass>> detail::interCollisionBarrierPlan(InterCollisionStage& stage,
@@ -340,6 +344,7 @@ Status InterCollisionStage::run(const InterCollisionInput& input, InterCollision
   const float inf = std::numeric_limits<float>::infinity();
   r.gridBounds.lo = Float4{inf, inf, inf, 0};
   r.gridBounds.hi = Float4{-inf, -inf, -inf, 0};
+  s.lastStats = {};
   if (s.table.empty() || s.particleCount == 0) {
     s.timings.clear();
     if (debug != nullptr) *debug = std::move(r);
@@ -366,8 +371,8 @@ Status InterCollisionStage::run(const InterCollisionInput& input, InterCollision
     const VkBufferCopy up{0, 0, bytes};
     s.ctx.vk.vkCmdCopyBuffer(cmd, s.upload.handle(), s.particles.handle(), 1, &up);
     RecordSync sync = detail::copyInCopyOutSync();
-    s.recordTable(cmd, 0, input.cloths, sync);
-    VKC_TRY(rec.record(cmd, sync, timed ? VkQueryPool{s.queries} : VK_NULL_HANDLE));
+    s.recordTable(cmd, 0, input.cloths, sync, s.lastStats);
+    VKC_TRY(rec.record(cmd, sync, timed ? VkQueryPool{s.queries} : VK_NULL_HANDLE, &s.lastStats));
     auto copy = [&](uint32_t id, VkDeviceSize dst, VkDeviceSize size) {
       const VkBufferCopy region{0, dst, size};
       s.ctx.vk.vkCmdCopyBuffer(cmd, s.buffers.get(id, 0).handle(), s.readback.handle(), 1, &region);

@@ -51,6 +51,7 @@ struct RadixSortStage::Impl {
   Buffer keys, values, upload, readback;
   detail::TimestampPool queries{ctx};
   std::vector<PassTiming> timings;
+  RecordStats lastStats;  // of the last record() or run()
 
   explicit Impl(detail::ContextImpl& c) : ctx(c) {}
 
@@ -212,6 +213,7 @@ Result<std::unique_ptr<RadixSortStage>> RadixSortStage::create(Context& context,
 
 uint32_t RadixSortStage::maxCount() const { return impl_->maxCount; }
 const std::vector<PassTiming>& RadixSortStage::timings() const { return impl_->timings; }
+const RecordStats& RadixSortStage::lastRecordStats() const { return impl_->lastStats; }
 
 Status RadixSortStage::recordUpload(VkCommandBuffer commandBuffer) {
   return detail::checkCommandBuffer(commandBuffer, "RadixSortStage", "recordUpload");
@@ -219,7 +221,7 @@ Status RadixSortStage::recordUpload(VkCommandBuffer commandBuffer) {
 
 Status RadixSortStage::record(VkCommandBuffer commandBuffer, const RadixSortRecordInfo& info) {
   VKC_TRY(detail::checkCommandBuffer(commandBuffer, "RadixSortStage"));
-  return detail::recordPasses(impl_->recorderFor(info), commandBuffer, info.sync);
+  return detail::recordPasses(impl_->recorderFor(info), commandBuffer, info.sync, impl_->lastStats);
 }
 
 void detail::appendRadixSortPasses(RadixSortStage& stage, Recorder& rec, const BufferRange& keys,
@@ -269,6 +271,7 @@ Status RadixSortStage::run(const RadixSortInput& input) {
                                                 " exceeds the stage's maxCount " + std::to_string(s.maxCount)};
   }
   s.timings.clear();
+  s.lastStats = {};
   if (input.keys.empty()) return {};
   const uint32_t count = static_cast<uint32_t>(input.keys.size());
   const VkDeviceSize bytes = VkDeviceSize{count} * sizeof(uint32_t);
@@ -293,7 +296,7 @@ Status RadixSortStage::run(const RadixSortInput& input) {
     s.ctx.vk.vkCmdCopyBuffer(cmd, s.upload.handle(), s.keys.handle(), 1, &region);
     region.srcOffset = bytes;
     s.ctx.vk.vkCmdCopyBuffer(cmd, s.upload.handle(), s.values.handle(), 1, &region);
-    VKC_TRY(rec->record(cmd, sync, s.queries));
+    VKC_TRY(rec->record(cmd, sync, s.queries, &s.lastStats));
     region = {0, 0, bytes};
     s.ctx.vk.vkCmdCopyBuffer(cmd, s.keys.handle(), s.readback.handle(), 1, &region);
     region.dstOffset = bytes;

@@ -109,6 +109,23 @@ std::vector<BufferUse> usesOf(const Pass& p) {
   return uses;
 }
 
+void countDispatch(const Pass& p, bool dependent, RecordStats& stats) {
+  stats.dispatches += 1;
+  stats.dependentDispatches += dependent ? 1 : 0;
+  auto addUse = [&](VkDeviceSize size, Access access) {
+    if (access == Access::kRead || access == Access::kReadWrite) stats.bytesRead += size;
+    if (access == Access::kWrite || access == Access::kReadWrite) stats.bytesWritten += size;
+  };
+  for (const BufferUse& u : p.extraUses) addUse(u.size, u.access);
+  for (const Binding& b : p.bindings) addUse(b.range.size, b.access);
+  if (p.indirect.buffer != VK_NULL_HANDLE) {
+    stats.indirectDispatches += 1;
+    addUse(sizeof(VkDispatchIndirectCommand), Access::kRead);
+  } else {
+    stats.workgroups += p.groupCount;
+  }
+}
+
 void globalBarrier(const ContextImpl& ctx, VkCommandBuffer cmd, VkPipelineStageFlags2 srcStage,
                    VkAccessFlags2 srcAccess, VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess) {
   VkMemoryBarrier2 mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
@@ -129,7 +146,7 @@ std::vector<BarrierDecision> Recorder::plan() const {
   return planBarriers(uses);
 }
 
-Status Recorder::record(VkCommandBuffer cmd, const RecordSync& sync, VkQueryPool timestamps) const {
+Status Recorder::record(VkCommandBuffer cmd, const RecordSync& sync, VkQueryPool timestamps, RecordStats* stats) const {
   // Check every pass before recording anything: a failed record leaves the command buffer untouched.
   const uint32_t maxX = ctx_.info.maxComputeWorkGroupCount[0], maxY = ctx_.info.maxComputeWorkGroupCount[1];
   for (const Pass& p : passes_) {
@@ -156,8 +173,9 @@ Status Recorder::record(VkCommandBuffer cmd, const RecordSync& sync, VkQueryPool
   if (timestamps != VK_NULL_HANDLE) {
     ctx_.vk.vkCmdResetQueryPool(cmd, timestamps, 0, static_cast<uint32_t>(2 * passes_.size()));
   }
+  RecordStats counted;
   for (TableUpload* u : uploads_) {
-    if (!u->recorded()) u->record(ctx_, cmd);
+    if (!u->recorded()) u->record(ctx_, cmd, &counted);
   }
   // The opening barrier also waits for earlier compute work of this stage, its indirect-argument
   // reads included (its scratch is reused by every record() of the same frame, whatever the host
@@ -165,10 +183,14 @@ Status Recorder::record(VkCommandBuffer cmd, const RecordSync& sync, VkQueryPool
   const VkPipelineStageFlags2 ownStages = kCompute | (anyIndirect ? VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT : 0);
   globalBarrier(ctx_, cmd, sync.srcStage | ownStages, sync.srcAccess | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, dstStage,
                 dstAccess);
+  counted.barriers += 1;
+  bool waited = true;  // a barrier since the last dispatch (the opening one, for the first)
   for (size_t i = 0; i < passes_.size(); ++i) {
     const Pass& p = passes_[i];
     if (i > 0 && barriers[i].needed) {
       globalBarrier(ctx_, cmd, kCompute, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, dstStage, dstAccess);
+      counted.barriers += 1;
+      waited = true;
     }
     ctx_.beginLabel(cmd, p.name);
     if (timestamps != VK_NULL_HANDLE) {
@@ -191,6 +213,10 @@ Status Recorder::record(VkCommandBuffer cmd, const RecordSync& sync, VkQueryPool
       ctx_.vk.vkCmdPushConstants(cmd, p.pipeline->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
                                  static_cast<uint32_t>(p.push.size()), p.push.data());
     }
+    if (p.indirect.buffer != VK_NULL_HANDLE || p.groupCount > 0) {
+      countDispatch(p, waited, counted);
+      waited = false;
+    }
     if (p.indirect.buffer != VK_NULL_HANDLE) {
       ctx_.vk.vkCmdDispatchIndirect(cmd, p.indirect.buffer, p.indirect.offset);
     } else if (p.groupCount > 0) {
@@ -205,6 +231,8 @@ Status Recorder::record(VkCommandBuffer cmd, const RecordSync& sync, VkQueryPool
     ctx_.endLabel(cmd);
   }
   globalBarrier(ctx_, cmd, kCompute, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, sync.dstStage, sync.dstAccess);
+  counted.barriers += 1;
+  if (stats != nullptr) *stats += counted;
   return {};
 }
 

@@ -86,6 +86,11 @@ Status checkPass(const Pass& p);
 // Every buffer range pass `p` touches (bindings, extraUses, indirect arguments), as planned.
 std::vector<BufferUse> usesOf(const Pass& p);
 
+// Adds one dispatch of pass `p` to `stats`: its declared reads and writes (bindings the pass does not
+// touch count in neither), workgroups, and whether it is direct or indirect. `dependent`: a barrier
+// came before it since the previous dispatch of the record (or it is the first).
+void countDispatch(const Pass& p, bool dependent, RecordStats& stats);
+
 // One global memory barrier (synchronization2).
 void globalBarrier(const ContextImpl& ctx, VkCommandBuffer cmd, VkPipelineStageFlags2 srcStage,
                    VkAccessFlags2 srcAccess, VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess);
@@ -101,8 +106,10 @@ class Recorder {
 
   // Records: the uploads not recorded yet, the host-sync barrier, then each pass (barrier if planned, label, descriptors, push
   // constants, dispatch), then the closing barrier. With a query pool, timestamps 2i and 2i+1
-  // bracket pass i (the pool must hold 2 * passes().size() queries; it is reset here).
-  Status record(VkCommandBuffer cmd, const RecordSync& sync, VkQueryPool timestamps = VK_NULL_HANDLE) const;
+  // bracket pass i (the pool must hold 2 * passes().size() queries; it is reset here). With `stats`,
+  // what was recorded is added to it (RecordStats, context.h).
+  Status record(VkCommandBuffer cmd, const RecordSync& sync, VkQueryPool timestamps = VK_NULL_HANDLE,
+                RecordStats* stats = nullptr) const;
 
   // After the submission that recorded with `timestamps` completed: each pass's GPU time.
   Result<std::vector<PassTiming>> readTimings(VkQueryPool timestamps) const;

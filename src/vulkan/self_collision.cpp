@@ -53,6 +53,7 @@ struct SelfCollisionStage::Impl {
   Buffer particles, rest, runUpload, readback, debug;
   detail::TimestampPool queries{ctx};
   std::vector<PassTiming> timings;
+  RecordStats lastStats;  // of the last record() or run()
   std::optional<detail::Recorder> last;
 
   explicit Impl(detail::ContextImpl& c) : ctx(c) {}
@@ -159,7 +160,8 @@ struct SelfCollisionStage::Impl {
                          const SelfCollisionSettings& settings, uint32_t frame, const RecordSync& sync,
                          VkQueryPool pool, bool counts) {
     detail::Recorder rec = makeRecorder(parts, restRange, settings, frame, counts);
-    const Status st = rec.record(cmd, sync, pool);
+    lastStats = {};
+    const Status st = rec.record(cmd, sync, pool, &lastStats);
     last.emplace(std::move(rec));
     return st;
   }
@@ -168,6 +170,7 @@ struct SelfCollisionStage::Impl {
 SelfCollisionStage::SelfCollisionStage(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 SelfCollisionStage::~SelfCollisionStage() = default;
 const std::vector<PassTiming>& SelfCollisionStage::timings() const { return impl_->timings; }
+const RecordStats& SelfCollisionStage::lastRecordStats() const { return impl_->lastStats; }
 
 // The checks create() and memoryRequirements() share: the description and the device's limits.
 static Status checkCreateInfo(const detail::ContextImpl& ctx, const SelfCollisionStageCreateInfo& info) {
@@ -272,6 +275,7 @@ static Result<bool> checkRecordInfo(const SelfCollisionStage::Impl& s, const Sel
 
 Status SelfCollisionStage::record(VkCommandBuffer commandBuffer, const SelfCollisionRecordInfo& info) {
   Impl& s = *impl_;
+  s.lastStats = {};
   VKC_TRY(detail::checkCommandBuffer(commandBuffer, "SelfCollisionStage"));
   BufferRange parts, rest;
   auto any = checkRecordInfo(s, info, parts, rest);
@@ -321,6 +325,7 @@ Status SelfCollisionStage::run(const SelfCollisionInput& input, SelfCollisionDeb
   result.neighbourCounts.assign(s.particleCount, 0);
   for (const gpu::SelfCloth& sc : s.layout.cloths) result.clothFirstItem.push_back(sc.firstItem);
   s.timings.clear();
+  s.lastStats = {};
   if (n == 0) {
     if (debug != nullptr) *debug = std::move(result);
     return {};

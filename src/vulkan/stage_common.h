@@ -126,14 +126,22 @@ class TableUpload {
   bool recorded() const { return recorded_; }
   // Records the copies between two barriers: earlier compute reads of the tables finish first (a
   // repeated upload), and the compute passes recorded next see the new contents.
-  void record(const ContextImpl& ctx, VkCommandBuffer cmd) {
+  // With `stats`, the barriers and copies are added to it.
+  void record(const ContextImpl& ctx, VkCommandBuffer cmd, RecordStats* stats = nullptr) {
     recorded_ = true;
     if (copies_.empty()) return;
     globalBarrier(ctx, cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COPY_BIT,
                   VK_ACCESS_2_TRANSFER_WRITE_BIT);
-    for (const auto& [dst, region] : copies_) ctx.vk.vkCmdCopyBuffer(cmd, staging_, dst, 1, &region);
+    for (const auto& [dst, region] : copies_) {
+      ctx.vk.vkCmdCopyBuffer(cmd, staging_, dst, 1, &region);
+      if (stats != nullptr) {
+        stats->transfers += 1;
+        stats->transferBytes += region.size;
+      }
+    }
     globalBarrier(ctx, cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    if (stats != nullptr) stats->barriers += 2;
   }
 
  private:
@@ -147,14 +155,17 @@ class TableUpload {
 // reads of `dst`; the copy is added to `sync`'s sources so that the Recorder's opening barrier orders
 // it before the passes. The host's array may change as soon as this returns.
 inline void recordUpdate(const ContextImpl& ctx, VkCommandBuffer cmd, VkBuffer dst, const void* data, VkDeviceSize bytes,
-                         RecordSync& sync) {
+                         RecordSync& sync, RecordStats& stats) {
   if (bytes == 0) return;
   globalBarrier(ctx, cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COPY_BIT,
                 VK_ACCESS_2_TRANSFER_WRITE_BIT);
+  stats.barriers += 1;
   const auto* src = static_cast<const uint8_t*>(data);
   for (VkDeviceSize off = 0; off < bytes; off += 65536) {
     ctx.vk.vkCmdUpdateBuffer(cmd, dst, off, std::min<VkDeviceSize>(65536, bytes - off), src + off);
+    stats.transfers += 1;
   }
+  stats.transferBytes += bytes;
   sync.srcStage |= VK_PIPELINE_STAGE_2_COPY_BIT;
   sync.srcAccess |= VK_ACCESS_2_TRANSFER_WRITE_BIT;
 }
@@ -207,10 +218,13 @@ inline Status checkCommandBuffer(VkCommandBuffer commandBuffer, const char* stag
 }
 
 // record()'s tail: the validation error, nothing for no passes, else the passes into the host's buffer.
-inline Status recordPasses(const Result<Recorder>& rec, VkCommandBuffer commandBuffer, const RecordSync& sync) {
+// `stats` is reset, then holds what was recorded.
+inline Status recordPasses(const Result<Recorder>& rec, VkCommandBuffer commandBuffer, const RecordSync& sync,
+                           RecordStats& stats) {
+  stats = {};
   if (!rec) return rec.error();
   if (rec->passes().empty()) return {};
-  return rec->record(commandBuffer, sync);
+  return rec->record(commandBuffer, sync, VK_NULL_HANDLE, &stats);
 }
 
 // The convenience path's sync: uploads are copied in before the passes, results copied out after.

@@ -636,7 +636,29 @@ TEST(SceneStepErrors, BadScenesExit2WithoutOutput) {
   EXPECT_EQ(runTool("step '" + kSamples + "two-cloths.json' --backend cpu --repeat 0 --out '" + out + "'").exitCode, 2);
   EXPECT_EQ(runTool("step '" + tempPath("missing.json") + "' --backend cpu --out '" + out + "'").exitCode, 2);
   EXPECT_EQ(runTool("compare").exitCode, 2);
+  // --stats counts recorded Vulkan commands: refused on the CPU backends.
+  EXPECT_EQ(runTool("step '" + kSamples + "two-cloths.json' --backend cpu --stats --out '" + out + "'").exitCode, 2);
   EXPECT_FALSE(fileExists(out));
+}
+
+// `step --stats` prints each stage's record figures and the H100 model's projection, one line per
+// stage: the fused shape path records 1 dispatch for the scene's cloths.
+TEST(SceneStepStatsVulkan, PrintsRecordStatsPerStage) {
+  const std::string out = tempPath("stats-out.json");
+  const ToolRun r = runTool("step '" + kSamples + "two-cloths.json' --backend vulkan --validation --stats --out '" + out + "'");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("record stats"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("H100 model us"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("model, not a measurement"), std::string::npos) << r.output;
+  const size_t line = r.output.find("\n  shapes  ", r.output.find("record stats"));
+  ASSERT_NE(line, std::string::npos) << r.output;
+  std::istringstream fields(r.output.substr(line + 1));
+  std::string name;
+  unsigned dispatches = 0, dependent = 0;
+  fields >> name >> dispatches >> dependent;
+  EXPECT_EQ(dispatches, 1u) << r.output;
+  EXPECT_EQ(dependent, 1u) << r.output;
+  std::remove(out.c_str());
 }
 
 // Bad self- and inter-collision input is refused before anything runs (exit 2, the field named, no
