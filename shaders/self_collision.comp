@@ -9,22 +9,29 @@
 //   COLLIDE     per sorted slot: binary search of each of the nine neighbour columns, distance and
 //               rest tests, corrections summed; the particle moves by w times their average
 //   PAIRS       debug: each slot's neighbours' slots, at offsets the host computed from the counts
+//   FUSED_SORT  the fused path (one workgroup per cloth, then COLLIDE): the cloth's box as the bounds
+//               stage computes it, its items' keys, a bitonic sort of (key, item) in shared memory and
+//               the gather; the same keys, values and sorted copies as the passes above, bit for bit
+//               (a sort of distinct (key, item) pairs has one answer: the stable sort by key's)
 // Jacobi: COLLIDE reads only the sorted copies and writes only its own particle, so the result does not
 // depend on the order in which invocations run. Each particle scans the full neighbourhood (NvCloth's
 // CPU scans half of it and moves both particles of a pair, which a gather cannot do).
 // The arithmetic is in shared/self_collision.h and shared/self_collision_kernel.h, which the CPU twin
 // (src/cpu/self_collision.cpp) compiles too.
 #extension GL_GOOGLE_include_directive : require
+#include "shared/float_order.h"
 #include "shared/self_collision.h"
 
 layout(constant_id = 0) const uint kPass = kSelfPassKeys;
+// FUSED_SORT's shared capacity in items (a power of two); 1 for the other passes.
+layout(constant_id = 1) const uint kFusedCapacity = 1u;
 layout(local_size_x = kSelfGroupSize) in;  // checked against the pass declarations (tests/spirv/pass_decl_test.cpp)
 
 layout(std430, set = 0, binding = kSelfBindingParticles) buffer Particles { vec4 particles[]; };
 layout(std430, set = 0, binding = kSelfBindingRest) readonly buffer Rest { vec4 restPositions[]; };
 layout(std430, set = 0, binding = kSelfBindingCloths) readonly buffer Cloths { SelfCloth cloths[]; };
 layout(std430, set = 0, binding = kSelfBindingItems) readonly buffer Items { uint itemParticles[]; };
-layout(std430, set = 0, binding = kSelfBindingBounds) readonly buffer Bounds { Aabb bounds[]; };
+layout(std430, set = 0, binding = kSelfBindingBounds) buffer Bounds { Aabb bounds[]; };  // FUSED_SORT writes
 layout(std430, set = 0, binding = kSelfBindingKeys) buffer Keys { uint keys[]; };
 layout(std430, set = 0, binding = kSelfBindingValues) buffer Values { uint values[]; };
 layout(std430, set = 0, binding = kSelfBindingSortedPos) buffer SortedPos { vec4 sortedPositions[]; };
@@ -66,7 +73,104 @@ uint keyOfItem(uint item) {
   return selfCellKey(gridOf(clothOfItem(item)), vec3(particles[particle]));
 }
 
+// ---- FUSED_SORT ----------------------------------------------------------------------------------
+shared uint sSortKey[kFusedCapacity];
+shared uint sSortItem[kFusedCapacity];
+
+// The cloth's box, exactly as the bounds stage computes it (min/max of order keys: exact), written to
+// bounds[cloth]; the reduction borrows the sort's shared arrays (6 words per invocation).
+Aabb fusedClothBox(uint cloth, SelfCloth c) {
+  uint L = gl_LocalInvocationIndex;
+  uvec3 lo = uvec3(0xFFFFFFFFu), hi = uvec3(0u);
+  uint end = min(c.firstParticle + c.particleCount, pc.particleCount);
+  for (uint i = c.firstParticle + L; i < end; i += kSelfGroupSize) {
+    uvec3 key = floatKey(particles[i]).xyz;
+    lo = min(lo, key);
+    hi = max(hi, key);
+  }
+  sSortKey[3u * L] = lo.x;
+  sSortKey[3u * L + 1u] = lo.y;
+  sSortKey[3u * L + 2u] = lo.z;
+  sSortItem[3u * L] = hi.x;
+  sSortItem[3u * L + 1u] = hi.y;
+  sSortItem[3u * L + 2u] = hi.z;
+  barrier();
+  for (uint s = 0u; s < kSelfGroupSize; ++s) {
+    lo = min(lo, uvec3(sSortKey[3u * s], sSortKey[3u * s + 1u], sSortKey[3u * s + 2u]));
+    hi = max(hi, uvec3(sSortItem[3u * s], sSortItem[3u * s + 1u], sSortItem[3u * s + 2u]));
+  }
+  const float inf = uintBitsToFloat(0x7F800000u);
+  Aabb box;
+  if (c.particleCount == 0u) {
+    box.lo = vec4(inf, inf, inf, 0.0);
+    box.hi = vec4(-inf, -inf, -inf, 0.0);
+  } else {
+    box.lo = vec4(floatFromKey(uvec4(lo, 0u)).xyz, 0.0);
+    box.hi = vec4(floatFromKey(uvec4(hi, 0u)).xyz, 0.0);
+  }
+  if (L == 0u) bounds[cloth] = box;
+  barrier();  // every invocation has read the reduction before the arrays hold keys
+  return box;
+}
+
+// Whether (key a, item a) sorts after (key b, item b).
+bool sortsAfter(uint ka, uint ia, uint kb, uint ib) { return ka > kb || (ka == kb && ia > ib); }
+
+void fusedSortPass() {
+  uint cloth = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+  if (cloth >= pc.clothCount) return;  // uniform per workgroup
+  uint L = gl_LocalInvocationIndex;
+  SelfCloth c = cloths[cloth];
+  Aabb box = fusedClothBox(cloth, c);
+  uint n = min(c.itemCount, kFusedCapacity);  // the host only fuses cloths that fit
+  if (n == 0u) return;                         // uniform
+  SelfGrid g = makeSelfGrid(vec3(box.lo), vec3(box.hi), pc.distance);
+  uint width = 1u;  // a power of two >= n
+  while (width < n) width *= 2u;
+  for (uint s = L; s < width; s += kSelfGroupSize) {
+    uint item = c.firstItem + s;
+    bool real = s < n && item < pc.itemCount;
+    uint particle = real ? min(itemParticles[item], pc.particleCount - 1u) : 0u;
+    sSortKey[s] = real ? selfCellKey(g, vec3(particles[particle])) : 0xFFFFFFFFu;
+    sSortItem[s] = real ? item : 0xFFFFFFFFu;
+  }
+  barrier();
+  // Bitonic sort of the width pairs, ascending by (key, item): padding (all ones) sorts last.
+  for (uint size = 2u; size <= width; size *= 2u) {
+    for (uint stride = size / 2u; stride > 0u; stride /= 2u) {
+      for (uint t = L; t < width / 2u; t += kSelfGroupSize) {
+        uint a = 2u * stride * (t / stride) + t % stride;
+        uint b = a + stride;
+        uint ka = sSortKey[a], kb = sSortKey[b], ia = sSortItem[a], ib = sSortItem[b];
+        if (sortsAfter(ka, ia, kb, ib) == ((a & size) == 0u)) {
+          sSortKey[a] = kb;
+          sSortKey[b] = ka;
+          sSortItem[a] = ib;
+          sSortItem[b] = ia;
+        }
+      }
+      barrier();
+    }
+  }
+  // The gather, as GATHER writes it.
+  bool useRest = (pc.flags & kSelfFlagRest) != 0u;
+  for (uint s = L; s < n; s += kSelfGroupSize) {
+    uint slot = c.firstItem + s;
+    if (slot >= pc.itemCount) break;
+    uint item = min(sSortItem[s], pc.itemCount - 1u);
+    uint particle = min(itemParticles[item], pc.particleCount - 1u);
+    keys[slot] = sSortKey[s];
+    values[slot] = item;
+    sortedPositions[slot] = particles[particle];
+    if (useRest) sortedRests[slot] = restPositions[particle];
+  }
+}
+
 void main() {
+  if (kPass == kSelfPassFusedSort) {
+    fusedSortPass();
+    return;
+  }
   uint k = linearInvocation();
   if (k >= pc.itemCount) return;
   if (kPass == kSelfPassKeys) {

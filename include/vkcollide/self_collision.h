@@ -94,12 +94,33 @@ Status collideSelfCpu(const SelfCollisionInput& input, Backend backend, SelfColl
 Status collideSelfCpu(const SelfCollisionInput& input, Backend backend, const CpuExecutor& executor,
                       SelfCollisionDebug* debug = nullptr);
 
+// Which passes a SelfCollisionStage records per iteration (both give the same results, bitwise).
+enum class SelfCollisionPath {
+  // kFused when every cloth's self-colliding particles fit fusedSelfCollisionCapacity(context) (and,
+  // on llvmpipe, its loop guard: docs/integration.md), else kGeneral.
+  kAuto,
+  // The bounds stage's 2 passes, keys, the radix sort (4 digit passes of 3 dispatches; with several
+  // cloths a second sort by cloth), gather, collide: 17 dependent dispatches for one cloth, any size.
+  kGeneral,
+  // 2 dispatches: one workgroup per cloth computes the cloth's box and keys, sorts (key, particle)
+  // in shared memory (bitonic) and gathers; then the collide pass. For game-sized cloths, where the
+  // latency of dependent dispatches dominates. create() refuses it (kLimitExceeded, naming the
+  // cloth) when a cloth does not fit.
+  kFused,
+};
+
+// The most self-colliding particles per cloth the fused path takes on this context's device: the
+// largest power of two whose 8 bytes each fit maxComputeSharedMemorySize (at most 16384; 0 where
+// fewer than 512 fit). lavapipe: 4096; 48 KiB devices: 4096; 64 KiB: 8192.
+uint32_t fusedSelfCollisionCapacity(const Context& context);
+
 struct SelfCollisionStageCreateInfo {
   std::span<const ClothRange> cloths;  // the layout of the scene's particle buffer (copied)
   uint32_t particleCount = 0;          // elements in the particle buffer
   std::span<const std::span<const uint32_t>> subsets;  // as in SelfCollisionInput (copied)
   bool restPositions = false;          // record() binds rest positions
   uint32_t framesInFlight = 1;         // 1..kMaxFramesInFlight sets of scratch (context.h)
+  SelfCollisionPath path = SelfCollisionPath::kAuto;
 };
 
 struct SelfCollisionRecordInfo {
@@ -111,9 +132,10 @@ struct SelfCollisionRecordInfo {
 };
 
 // Self collision on a Vulkan device: the bounds passes, keys, the radix sort (and a second stable sort
-// by cloth when the scene has several), gather, collide. Holds the cloth and item tables (static) and,
-// per frame in flight, its scratch (keys, sorted copies) and that of its embedded bounds stage and
-// radix sort, in device memory.
+// by cloth when the scene has several), gather, collide; or, for cloths that fit the device's shared
+// memory, a fused sort dispatch and collide (SelfCollisionPath). Holds the cloth and item tables
+// (static) and, per frame in flight, its scratch (keys, sorted copies) and that of its embedded bounds
+// stage and (general path) radix sort, in device memory.
 class SelfCollisionStage {
  public:
   // Never touches a queue: the static tables are staged in host-visible memory and copied by
@@ -146,6 +168,8 @@ class SelfCollisionStage {
   // bytes (RecordStats, context.h). run() counts the stage's own commands, not its upload and
   // readback copies. Zero after a refused record().
   const RecordStats& lastRecordStats() const;
+  // The path create() chose (kGeneral or kFused).
+  SelfCollisionPath path() const;
 
   struct Impl;  // opaque
 

@@ -34,6 +34,16 @@ VKC_CONSTANT(uint, kSelfPassClothKeys, 1u);  // per sorted slot: key = cloth of 
 VKC_CONSTANT(uint, kSelfPassGather, 2u);     // per sorted slot: cell key, position and rest position in sorted order
 VKC_CONSTANT(uint, kSelfPassCollide, 3u);    // per sorted slot: gather the neighbours' corrections, write the particle
 VKC_CONSTANT(uint, kSelfPassPairs, 4u);      // debug: per sorted slot, the sorted indices of its neighbours
+// The fused path's first dispatch, one workgroup per cloth: the cloth's box (as the bounds stage's),
+// keys, a workgroup-local bitonic sort of (key, item) in shared memory, and the gather; the collide
+// pass follows. 2 dispatches instead of bounds 2 + keys + sorts + gather + collide.
+VKC_CONSTANT(uint, kSelfPassFusedSort, 5u);
+VKC_CONSTANT(uint, kSelfPassCount, 6u);
+// The fused sort's shared memory: 8 bytes per item, for a power of two of items (constant_id 1 of
+// shaders/self_collision.comp; 1 for every other pass). The host picks the largest power of two that
+// fits maxComputeSharedMemorySize, between these two.
+VKC_CONSTANT(uint, kSelfFusedMinCapacity, 512u);
+VKC_CONSTANT(uint, kSelfFusedMaxCapacity, 16384u);
 
 VKC_CONSTANT(uint, kSelfFlagRest, 1u);       // rest positions given: cull pairs closer than d at rest
 VKC_CONSTANT(uint, kSelfFlagCounts, 2u);     // collide pass also writes each slot's neighbour count (debug)
@@ -55,8 +65,8 @@ VKC_CONSTANT(uint, kSelfBindingCount, 10u);
 struct SelfCloth {
   uint firstItem;
   uint itemCount;
-  uint pad0;
-  uint pad1;
+  uint firstParticle;  // the cloth's particle range (the fused pass computes its box)
+  uint particleCount;
 };
 VKC_CHECK_LAYOUT(SelfCloth, 16);
 

@@ -16,6 +16,7 @@ inline constexpr PassDecl kSelfPasses[] = {
   passDecl("vkc.self.gather",    kSelfPassGather,    kSelfGroupSize, kSelfBindingCount, "R     R    R      R     R    W    R      W    W     -"),
   passDecl("vkc.self.collide",   kSelfPassCollide,   kSelfGroupSize, kSelfBindingCount, "W     -    R      R     R    R    R      R    R     W"),
   passDecl("vkc.self.pairs",     kSelfPassPairs,     kSelfGroupSize, kSelfBindingCount, "-     -    R      -     R    R    -      R    R     RW"),
+  passDecl("vkc.self.fusedSort", kSelfPassFusedSort, kSelfGroupSize, kSelfBindingCount, "R     R    R      R     W    W    W      W    W     -"),
 };
 // clang-format on
 inline constexpr StageDecl kSelfStage{"self_collision", kSelfBindingCount, kSelfPasses};

@@ -31,7 +31,7 @@ SelfLayout makeSelfLayout(std::span<const ClothRange> cloths, std::span<const st
     } else {
       for (uint32_t i = 0; i < count; ++i) out[first + i] = base + i;  // (a loop the compiler vectorises)
     }
-    L.cloths[c] = {first, count, 0, 0};
+    L.cloths[c] = {first, count, base, cloths[c].count};
     first += count;
   }
   return L;

@@ -45,7 +45,8 @@ struct SelfCollisionStage::Impl {
   detail::SelfLayout layout;
   uint32_t itemCount = 0;
   std::unique_ptr<BoundsStage> bounds;
-  const detail::Pipeline* pipelines[5] = {};
+  bool fused = false;  // SelfCollisionPath::kFused: FUSED_SORT + COLLIDE
+  const detail::Pipeline* pipelines[gpu::kSelfPassCount] = {};
   std::unique_ptr<RadixSortStage> sort;
   detail::StageBuffers buffers;
   mutable detail::TableUpload upload;  // recorded by the first Recorder that records these passes
@@ -139,8 +140,17 @@ struct SelfCollisionStage::Impl {
     const gpu::SelfPush push = pushFor(settings, counts);
     detail::Recorder rec(ctx);
     rec.addUpload(upload);
-    detail::appendBoundsPasses(*bounds, rec, parts, dummy(), false, frame);
     const uint32_t f = frame;
+    if (fused) {
+      detail::Pass sortPass = selfPass(gpu::kSelfPassFusedSort, push, parts, restRange, dbg, f);
+      sortPass.groupCount = static_cast<uint32_t>(cloths.size());
+      rec.add(std::move(sortPass));
+      detail::Pass collide = selfPass(gpu::kSelfPassCollide, push, parts, restRange, dbg, f);
+      if (!counts) collide.narrow(gpu::kSelfBindingDebug, Access::kNone);
+      rec.add(std::move(collide));
+      return rec;
+    }
+    detail::appendBoundsPasses(*bounds, rec, parts, dummy(), false, frame);
     rec.add(selfPass(gpu::kSelfPassKeys, push, parts, restRange, dbg, f));
     appendSort(rec, 32, f);
     const uint32_t clothBits = detail::clothKeyBits(cloths.size());
@@ -171,6 +181,9 @@ SelfCollisionStage::SelfCollisionStage(std::unique_ptr<Impl> impl) : impl_(std::
 SelfCollisionStage::~SelfCollisionStage() = default;
 const std::vector<PassTiming>& SelfCollisionStage::timings() const { return impl_->timings; }
 const RecordStats& SelfCollisionStage::lastRecordStats() const { return impl_->lastStats; }
+SelfCollisionPath SelfCollisionStage::path() const {
+  return impl_->fused ? SelfCollisionPath::kFused : SelfCollisionPath::kGeneral;
+}
 
 // The checks create() and memoryRequirements() share: the description and the device's limits.
 static Status checkCreateInfo(const detail::ContextImpl& ctx, const SelfCollisionStageCreateInfo& info) {
@@ -194,6 +207,60 @@ static Status checkCreateInfo(const detail::ContextImpl& ctx, const SelfCollisio
   return {};
 }
 
+uint32_t fusedSelfCollisionCapacity(const Context& context) {
+  const uint32_t shared = detail::Internals::of(context).info.maxComputeSharedMemorySize;
+  uint32_t capacity = 0;
+  for (uint32_t c = gpu::kSelfFusedMinCapacity; c <= gpu::kSelfFusedMaxCapacity && uint64_t{c} * 8 <= shared; c *= 2) {
+    capacity = c;
+  }
+  return capacity;
+}
+
+// The loop iterations of one invocation of FUSED_SORT for a cloth of `particles` particles and `items`
+// items (all its loops together, as llvmpipe counts them; see kLlvmpipeLoopLimit): the box, the
+// reduction, keys, the bitonic stages and their compare-exchanges, the gather.
+static uint64_t fusedLoopTrips(uint64_t particles, uint64_t items) {
+  const uint64_t G = gpu::kSelfGroupSize;
+  uint64_t width = 1, log2 = 0;
+  while (width < items) {
+    width *= 2;
+    ++log2;
+  }
+  const uint64_t stages = log2 * (log2 + 1) / 2;
+  return (particles + G - 1) / G + G + log2 + (width + G - 1) / G + stages * (1 + (width / 2 + G - 1) / G) + log2 +
+         (items + G - 1) / G;
+}
+
+// Whether the stage takes the fused path; an error for kFused with a cloth that does not fit, or for
+// a path that is not one of the enum's.
+static Result<bool> takesFusedPath(const detail::ContextImpl& ctx, const Context& context,
+                                   const SelfCollisionStageCreateInfo& info) {
+  if (info.path != SelfCollisionPath::kAuto && info.path != SelfCollisionPath::kGeneral &&
+      info.path != SelfCollisionPath::kFused) {
+    return Error{ErrorCode::kInvalidArgument, "SelfCollisionStageCreateInfo::path is " +
+                                                  std::to_string(static_cast<int>(info.path)) +
+                                                  "; it must be kAuto, kGeneral or kFused"};
+  }
+  if (info.path == SelfCollisionPath::kGeneral) return false;
+  const uint32_t capacity = fusedSelfCollisionCapacity(context);
+  for (size_t c = 0; c < info.cloths.size(); ++c) {
+    const uint64_t items = info.subsets.empty() || info.subsets[c].empty() ? info.cloths[c].count : info.subsets[c].size();
+    const bool fits = items <= capacity;
+    const bool loops = !detail::limitsLoopIterations(ctx) ||
+                       fusedLoopTrips(info.cloths[c].count, items) <= detail::kLlvmpipeLoopLimit;
+    if (fits && loops) continue;
+    if (info.path == SelfCollisionPath::kAuto) return false;
+    return Error{ErrorCode::kLimitExceeded,
+                 "SelfCollisionStageCreateInfo::cloths[" + std::to_string(c) + "] has " + std::to_string(items) +
+                     " self-colliding particles; path kFused " +
+                     (fits ? "would exceed llvmpipe's loop guard (docs/integration.md)"
+                           : "takes at most " + std::to_string(capacity) + " per cloth on device '" + ctx.info.name +
+                                 "' (fusedSelfCollisionCapacity)") +
+                     "; use kAuto or kGeneral"};
+  }
+  return true;
+}
+
 static BoundsStageCreateInfo boundsInfo(const SelfCollisionStageCreateInfo& info) {
   return {.cloths = info.cloths, .particleCount = info.particleCount, .framesInFlight = info.framesInFlight};
 }
@@ -201,12 +268,14 @@ static BoundsStageCreateInfo boundsInfo(const SelfCollisionStageCreateInfo& info
 Result<MemoryRequirements> SelfCollisionStage::memoryRequirements(const Context& context,
                                                                   const SelfCollisionStageCreateInfo& info) {
   VKC_TRY(checkCreateInfo(detail::Internals::of(context), info));
+  auto fused = takesFusedPath(detail::Internals::of(context), context, info);
+  if (!fused) return fused.error();
   const detail::SelfLayout layout = detail::makeSelfLayout(info.cloths, info.subsets);
   MemoryRequirements need = detail::requirementsOf(Impl::plan(layout, info.restPositions), info.framesInFlight);
   auto bounds = BoundsStage::memoryRequirements(context, boundsInfo(info));
   if (!bounds) return bounds.error();
   detail::addRequirements(need, *bounds);
-  if (!layout.itemParticles.empty()) {
+  if (!layout.itemParticles.empty() && !*fused) {
     auto sort = RadixSortStage::memoryRequirements(
         context, {.maxCount = static_cast<uint32_t>(layout.itemParticles.size()), .framesInFlight = info.framesInFlight});
     if (!sort) return sort.error();
@@ -219,7 +288,10 @@ Result<std::unique_ptr<SelfCollisionStage>> SelfCollisionStage::create(Context& 
                                                                        const SelfCollisionStageCreateInfo& info) {
   detail::ContextImpl& ctx = detail::Internals::of(context);
   VKC_TRY(checkCreateInfo(ctx, info));
+  auto fused = takesFusedPath(ctx, context, info);
+  if (!fused) return fused.error();
   auto impl = std::make_unique<Impl>(ctx);
+  impl->fused = *fused;
   impl->cloths.assign(info.cloths.begin(), info.cloths.end());
   impl->particleCount = info.particleCount;
   for (const auto& s : info.subsets) impl->subsets.emplace_back(s.begin(), s.end());
@@ -233,8 +305,14 @@ Result<std::unique_ptr<SelfCollisionStage>> SelfCollisionStage::create(Context& 
   if (!boundsStage) return boundsStage.error();
   impl->bounds = std::move(boundsStage.value());
   VKC_TRY(detail::getPassPipelines(ctx, "self_collision", gpu::kSelfBindingCount, sizeof(gpu::SelfPush),
-                                    impl->pipelines));
-  if (n > 0) {
+                                    std::span(impl->pipelines, gpu::kSelfPassFusedSort)));
+  if (impl->fused) {
+    auto p = ctx.pipelines->get({"self_collision", gpu::kSelfBindingCount, sizeof(gpu::SelfPush),
+                                 {gpu::kSelfPassFusedSort, fusedSelfCollisionCapacity(context)}});
+    if (!p) return p.error();
+    impl->pipelines[gpu::kSelfPassFusedSort] = *p;
+  }
+  if (n > 0 && !impl->fused) {
     auto sortStage = RadixSortStage::create(context, {.maxCount = n, .framesInFlight = info.framesInFlight});
     if (!sortStage) return sortStage.error();
     impl->sort = std::move(sortStage.value());

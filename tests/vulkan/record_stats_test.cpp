@@ -162,7 +162,7 @@ SceneBuffers clothGrid(uint32_t count, uint32_t side) {
 
 TEST_F(RecordStatsVulkan, ManyClothsRecordAsFewDispatchesAsOne) {
   // 256 cloths of 1024 particles record exactly the dispatches one cloth records, on both shape
-  // paths; self collision: as many as two cloths (a scene of several cloths adds a sort by cloth).
+  // paths; self collision (fused: 2 dispatches) as many as two cloths.
   const RecordStats one = shapeStats(ctx(), clothGrid(1, 32), ShapeCollisionPath::kFused, {});
   const RecordStats many = shapeStats(ctx(), clothGrid(256, 32), ShapeCollisionPath::kFused, {});
   EXPECT_EQ(one.dispatches, 1u);
@@ -192,22 +192,27 @@ TEST_F(RecordStatsVulkan, ManyClothsRecordAsFewDispatchesAsOne) {
 }
 
 TEST_F(RecordStatsVulkan, DrapeSelfCollisionDispatchBudget) {
-  // Today's general path for one cloth: bounds 2, keys 1, the radix sort's 4 digit passes of 3
-  // (histogram, scan, scatter), gather 1, collide 1 = 17 dependent dispatches (issue: a fused path
-  // of at most 2 is still to come). The count is asserted so that a change to it is seen.
+  // The fused path (chosen automatically: 4096 particles fit lavapipe's 32 KiB of shared memory): the
+  // per-cloth sort dispatch and the collide dispatch. The general path for one cloth: bounds 2, keys 1,
+  // the radix sort's 4 digit passes of 3 (histogram, scan, scatter), gather 1, collide 1 = 17.
   SceneBuffers b = drape64();
-  SelfCollisionStageCreateInfo ci;
-  ci.cloths = b.cloths;
-  ci.particleCount = static_cast<uint32_t>(b.particles.size());
-  ci.restPositions = !b.restPositions.empty();
-  auto stage = SelfCollisionStage::create(ctx(), ci);
-  ASSERT_TRUE(stage.ok()) << stage.message();
-  const Status st = (*stage)->run(b.selfInput({.distance = 0.0253968276f, .stiffness = 0.9f}));
-  ASSERT_TRUE(st.ok()) << st.message();
-  const RecordStats& s = (*stage)->lastRecordStats();
-  EXPECT_EQ(s.dispatches, 17u);
-  EXPECT_EQ(s.dependentDispatches, 17u);
-  EXPECT_GE(s.bytesRead, 2 * b.particles.size() * sizeof(Float4));
+  for (const SelfCollisionPath path : {SelfCollisionPath::kAuto, SelfCollisionPath::kGeneral}) {
+    SelfCollisionStageCreateInfo ci;
+    ci.cloths = b.cloths;
+    ci.particleCount = static_cast<uint32_t>(b.particles.size());
+    ci.restPositions = !b.restPositions.empty();
+    ci.path = path;
+    auto stage = SelfCollisionStage::create(ctx(), ci);
+    ASSERT_TRUE(stage.ok()) << stage.message();
+    const bool fused = path == SelfCollisionPath::kAuto;
+    EXPECT_EQ((*stage)->path(), fused ? SelfCollisionPath::kFused : SelfCollisionPath::kGeneral);
+    const Status st = (*stage)->run(b.selfInput({.distance = 0.0253968276f, .stiffness = 0.9f}));
+    ASSERT_TRUE(st.ok()) << st.message();
+    const RecordStats& s = (*stage)->lastRecordStats();
+    EXPECT_EQ(s.dispatches, fused ? 2u : 17u);
+    EXPECT_EQ(s.dependentDispatches, fused ? 2u : 17u);
+    EXPECT_GE(s.bytesRead, 2 * b.particles.size() * sizeof(Float4));
+  }
 }
 
 }  // namespace
