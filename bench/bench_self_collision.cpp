@@ -175,7 +175,8 @@ const char* groupOf(const std::string& pass) {
   if (pass.rfind("vkc.bounds", 0) == 0) return "bounds";
   if (pass == "vkc.self.keys") return "keys";
   if (pass == "vkc.self.gather" || pass == "vkc.self.collide") return "sweep";
-  return "sort";  // the radix sort's passes and the cloth keys of the second sort
+  return "sort";  // the radix sort's passes, the cloth keys of the second sort; vulkan-fused: its one sort
+                  // dispatch (box, keys, sort and gather)
 }
 
 void printRow(const Row& r) {
@@ -204,12 +205,12 @@ bool writeJson(const std::string& path, const Options& o, const DeviceInfo* dev,
   s += "  \"notes\": \"one self-collision pass (one solver iteration); cpu rows: wall clock of collideSelfCpu on one "
        "thread (validation, bounds, keys, sort, gather, write-back), median_ms wall clock and median_thread_cpu_ms the "
        "thread's CPU time (robust on a loaded host); vulkan rows: sum of GPU timestamps of the passes "
-       "(bounds, keys, radix sort, gather, collide), upload and readback excluded; max_diff_vs_scalar: largest "
+       "(bounds, keys, radix sort, gather, collide; vulkan-fused: the fused sort dispatch and collide), upload and readback excluded; max_diff_vs_scalar: largest "
        "coordinate difference from cpu-scalar\",\n";
   s += jsonRowsAndEnd(rows, [&](const Row& r) {
     std::string m = "\"scene\": " + jsonString(r.scene) + ", \"particles\": " + std::to_string(r.particles) +
         ", \"backend\": " + jsonString(r.backend) + ", \"median_ms\": " + jsonNumber(r.medianMs) +
-        (r.backend == "vulkan" ? std::string() : ", \"median_thread_cpu_ms\": " + jsonNumber(r.medianCpuMs)) +
+        (r.backend.rfind("vulkan", 0) == 0 ? std::string() : ", \"median_thread_cpu_ms\": " + jsonNumber(r.medianCpuMs)) +
         ", \"reps\": " + std::to_string(r.reps) + ", \"pairs\": " + std::to_string(r.pairs) +
         ", \"max_diff_vs_scalar\": " + jsonNumber(r.maxDiff);
     if (!r.groups.empty()) {
@@ -294,62 +295,69 @@ int runBench(const Options& o) {
     }
     if (!context) continue;
 
-    SelfCollisionStageCreateInfo sci;
-    sci.cloths = c.cloths;
-    sci.particleCount = n;
-    sci.restPositions = !c.rest.empty();
-    auto stage = SelfCollisionStage::create(*context, sci);
-    if (!stage) {
-      std::fprintf(stderr, "bench_self_collision: %s: SelfCollisionStage::create: %s\n", c.name.c_str(),
-                   stage.message().c_str());
-      return 1;
-    }
-    std::vector<double> total;
-    std::vector<std::vector<double>> perPass;
-    std::vector<const char*> names;
-    uint32_t reps = o.reps;
-    for (uint32_t r = 0; r < reps + 1; ++r) {
-      work = c.particles;
-      const double t0 = nowMs();
-      const Status st = (*stage)->run(c.input(work));
-      const double dt = nowMs() - t0;
-      if (!st) {
-        std::fprintf(stderr, "bench_self_collision: %s: vulkan: %s\n", c.name.c_str(), st.message().c_str());
+    // Both GPU paths (SelfCollisionPath): the general one, and the fused one where every cloth fits.
+    for (const SelfCollisionPath path : {SelfCollisionPath::kGeneral, SelfCollisionPath::kFused}) {
+      const char* backendName = path == SelfCollisionPath::kFused ? "vulkan-fused" : "vulkan";
+      if (path == SelfCollisionPath::kFused && n > fusedSelfCollisionCapacity(*context)) continue;
+      SelfCollisionStageCreateInfo sci;
+      sci.cloths = c.cloths;
+      sci.particleCount = n;
+      sci.restPositions = !c.rest.empty();
+      sci.path = path;
+      auto stage = SelfCollisionStage::create(*context, sci);
+      if (!stage) {
+        std::fprintf(stderr, "bench_self_collision: %s: SelfCollisionStage::create: %s\n", c.name.c_str(),
+                     stage.message().c_str());
         return 1;
       }
-      if (r == 0) {
-        reps = repsFor(o.reps, dt);
-        const double diff = maxAbsDiff(work, reference);
-        if (diff > double(kSelfCollisionTolerance) * 10.0) {  // coordinates here are within a few metres
-          std::fprintf(stderr, "bench_self_collision: %s: vulkan differs from cpu-scalar by %g\n", c.name.c_str(), diff);
-          mismatch = true;
+      std::vector<double> total;
+      std::vector<std::vector<double>> perPass;
+      std::vector<const char*> names;
+      uint32_t reps = o.reps;
+      for (uint32_t r = 0; r < reps + 1; ++r) {
+        work = c.particles;
+        const double t0 = nowMs();
+        const Status st = (*stage)->run(c.input(work));
+        const double dt = nowMs() - t0;
+        if (!st) {
+          std::fprintf(stderr, "bench_self_collision: %s: %s: %s\n", c.name.c_str(), backendName, st.message().c_str());
+          return 1;
         }
-        continue;
+        if (r == 0) {
+          reps = repsFor(o.reps, dt);
+          const double diff = maxAbsDiff(work, reference);
+          if (diff > double(kSelfCollisionTolerance) * 10.0) {  // coordinates here are within a few metres
+            std::fprintf(stderr, "bench_self_collision: %s: %s differs from cpu-scalar by %g\n", c.name.c_str(),
+                         backendName, diff);
+            mismatch = true;
+          }
+          continue;
+        }
+        const std::vector<PassTiming>& t = (*stage)->timings();
+        if (perPass.size() != t.size()) {
+          perPass.assign(t.size(), {});
+          names.clear();
+          for (const PassTiming& p : t) names.push_back(p.name);
+        }
+        double sum = 0;
+        for (size_t p = 0; p < t.size(); ++p) {
+          perPass[p].push_back(t[p].ns);
+          sum += t[p].ns;
+        }
+        total.push_back(sum * 1e-6);
       }
-      const std::vector<PassTiming>& t = (*stage)->timings();
-      if (perPass.size() != t.size()) {
-        perPass.assign(t.size(), {});
-        names.clear();
-        for (const PassTiming& p : t) names.push_back(p.name);
+      Row row{c.name, n, backendName, median(total), 0, reps, pairs, maxAbsDiff(work, reference)};
+      std::map<std::string, double> groups;
+      for (size_t p = 0; p < perPass.size(); ++p) {
+        const double m = median(perPass[p]);
+        row.passes.push_back({names[p], m});
+        groups[groupOf(names[p])] += m * 1e-6;
       }
-      double sum = 0;
-      for (size_t p = 0; p < t.size(); ++p) {
-        perPass[p].push_back(t[p].ns);
-        sum += t[p].ns;
-      }
-      total.push_back(sum * 1e-6);
+      for (const char* g : {"bounds", "keys", "sort", "sweep"}) row.groups.push_back({g, groups[g]});
+      row.stats = (*stage)->lastRecordStats();
+      rows.push_back(row);
+      printRow(rows.back());
     }
-    Row row{c.name, n, "vulkan", median(total), 0, reps, pairs, maxAbsDiff(work, reference)};
-    std::map<std::string, double> groups;
-    for (size_t p = 0; p < perPass.size(); ++p) {
-      const double m = median(perPass[p]);
-      row.passes.push_back({names[p], m});
-      groups[groupOf(names[p])] += m * 1e-6;
-    }
-    for (const char* g : {"bounds", "keys", "sort", "sweep"}) row.groups.push_back({g, groups[g]});
-    row.stats = (*stage)->lastRecordStats();
-    rows.push_back(row);
-    printRow(rows.back());
   }
   if (!reportWritten("bench_self_collision", o.json, writeJson(o.json, o, dev, rows))) return 1;
   return mismatch ? 1 : 0;
