@@ -33,6 +33,7 @@ struct Options : CommonOptions {
   Options() : CommonOptions("bench_self_collision.json", 9) {}
   bool noVulkan = false;
   std::vector<uint32_t> sizes = {64, 256, 1024};
+  uint32_t manyClothsMax = 0;  // many-cloths rows up to this many particles in all (0: none)
 };
 
 void usage(std::FILE* f) {
@@ -43,6 +44,8 @@ void usage(std::FILE* f) {
                "  --reps R       timed repetitions per measurement, median reported (default 9; fewer, at least\n"
                "                 3, where R would take over ~4 s)\n"
                "  --no-vulkan    CPU rows only\n"
+               "  --many-cloths-max N  many-cloths rows (1/16/256/1024 crumpled cloths of 32x32, 64x64, 128x128\n"
+               "                 particles side by side) up to N particles in all (default 0: none)\n"
                "  --quick        16 x 16 and 32 x 32 cloths and the 64 x 64 drape, 3 reps (smoke test)\n"
                "  --json PATH    write results as JSON (default bench_self_collision.json)\n");
 }
@@ -53,6 +56,12 @@ std::optional<Options> parseOptions(int argc, char** argv) {
   ArgReader args("bench_self_collision", argc, argv);
   const bool parsed = parseCommonOptions(args, o, usage, [&]() -> Parsed {
     if (args.is("--no-vulkan")) return setFlag(o.noVulkan);
+    if (args.is("--many-cloths-max")) {
+      const char* v = args.value();
+      if (v == nullptr) return Parsed::kBad;
+      o.manyClothsMax = static_cast<uint32_t>(std::strtoul(v, nullptr, 10));
+      return Parsed::kTaken;
+    }
     if (!args.is("--sizes")) return Parsed::kUnknown;
     const char* v = args.value();
     if (v == nullptr) return Parsed::kBad;
@@ -123,6 +132,24 @@ Case syntheticCloth(uint32_t n, bool crumpled) {
   }
   c.cloths = {{0, n * n}};
   c.settings = {0.8f * h, 0.9f};
+  return c;
+}
+
+// `count` copies of the crumpled n x n cloth side by side (3 m apart), each its own cloth.
+Case manyCloths(uint32_t count, uint32_t n) {
+  const Case one = syntheticCloth(n, true);
+  Case c;
+  c.name = std::to_string(count) + "x" + std::to_string(n * n);
+  c.settings = one.settings;
+  for (uint32_t k = 0; k < count; ++k) {
+    const float dx = 3.0f * float(k % 32), dz = 3.0f * float(k / 32);
+    c.cloths.push_back({static_cast<uint32_t>(c.particles.size()), n * n});
+    for (size_t i = 0; i < one.particles.size(); ++i) {
+      const Float4 p = one.particles[i], r = one.rest[i];
+      c.particles.push_back({p.x + dx, p.y, p.z + dz, p.w});
+      c.rest.push_back({r.x + dx, r.y, r.z + dz, r.w});
+    }
+  }
   return c;
 }
 
@@ -248,6 +275,11 @@ int runBench(const Options& o) {
     }
     cases.push_back(std::move(c.value()));
   }
+  for (const uint32_t n : {32u, 64u, 128u}) {
+    for (const uint32_t count : {1u, 16u, 256u, 1024u}) {
+      if (uint64_t{count} * n * n <= o.manyClothsMax) cases.push_back(manyCloths(count, n));
+    }
+  }
 
   std::printf("\n%-22s %9s  %-11s %11s %9s %5s %10s %10s  %s\n", "scene", "particles", "backend", "median_ms",
               "cpu_ms", "reps",
@@ -298,7 +330,10 @@ int runBench(const Options& o) {
     // Both GPU paths (SelfCollisionPath): the general one, and the fused one where every cloth fits.
     for (const SelfCollisionPath path : {SelfCollisionPath::kGeneral, SelfCollisionPath::kFused}) {
       const char* backendName = path == SelfCollisionPath::kFused ? "vulkan-fused" : "vulkan";
-      if (path == SelfCollisionPath::kFused && n > fusedSelfCollisionCapacity(*context)) continue;
+      const bool fits = std::all_of(c.cloths.begin(), c.cloths.end(), [&](const ClothRange& r) {
+        return r.count <= fusedSelfCollisionCapacity(*context);
+      });
+      if (path == SelfCollisionPath::kFused && !fits) continue;
       SelfCollisionStageCreateInfo sci;
       sci.cloths = c.cloths;
       sci.particleCount = n;

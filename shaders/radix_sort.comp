@@ -33,6 +33,11 @@ shared uint sBins[kRadixBins];         // per digit: counts (histogram), running
 shared uint sSub[kRadixGroupSize];     // per subgroup: totals, then their exclusive prefix (any subgroup size >= 1)
 shared uint sTotal;
 shared uint sCounts[kRadixMaxSubgroups * (kRadixBins / 4u)];  // scatter: 8-bit counts per (subgroup, digit)
+// Scatter's local reorder: a chunk's pairs sorted by digit (stable) in shared memory, then written out
+// in that order, so that consecutive invocations write consecutive addresses of each digit's run.
+shared uint sDigitStart[kRadixBins];    // per digit: its first position in the chunk, less sSub[digit / 4]
+shared uint sLocalKey[kRadixGroupSize];
+shared uint sLocalValue[kRadixGroupSize];
 
 uint linearGroupIndex() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }
 
@@ -202,11 +207,47 @@ void scatterPass() {
     memoryBarrierShared();
     barrier();
 
+    // The chunk's digit offsets: invocation w < 64 has its 4 digits' totals in `run`; their exclusive
+    // prefix within w in sDigitStart, w's share of the chunk in sSub[w], prefixed by invocation 0 in
+    // digit order (the invocation index, not the subgroup order groupExclusiveScan uses).
+    if (gl_LocalInvocationIndex < kRadixBins / 4u) {
+      uint d = gl_LocalInvocationIndex * 4u;
+      sDigitStart[d] = 0u;
+      sDigitStart[d + 1u] = run.x;
+      sDigitStart[d + 2u] = run.x + run.y;
+      sDigitStart[d + 3u] = run.x + run.y + run.z;
+      sSub[gl_LocalInvocationIndex] = run.x + run.y + run.z + run.w;
+    }
+    memoryBarrierShared();
+    barrier();
+    if (gl_LocalInvocationIndex == 0u) {
+      uint at = 0u;
+      for (uint w = 0u; w < kRadixBins / 4u; ++w) {
+        uint t = sSub[w];
+        sSub[w] = at;
+        at += t;
+      }
+    }
+    memoryBarrierShared();
+    barrier();
+    // Each pair to its place in the chunk's digit order (rank among its digit: the subgroups before,
+    // then its rank in its subgroup), ...
     if (valid) {
-      uint dst = sBins[digit] + ((sCounts[word] >> byteShift) & 0xFFu) + rank;
+      uint local = sSub[digit >> 2u] + sDigitStart[digit] + ((sCounts[word] >> byteShift) & 0xFFu) + rank;
+      sLocalKey[local] = key;
+      sLocalValue[local] = value;
+    }
+    memoryBarrierShared();
+    barrier();
+    // ... then position i of that order goes to its digit's running destination plus its rank within
+    // the digit: the same address as ranking in place gives, written in runs.
+    if (c + gl_LocalInvocationIndex < end) {
+      uint k = sLocalKey[gl_LocalInvocationIndex];
+      uint d = (k >> pc.shift) & mask;
+      uint dst = sBins[d] + (gl_LocalInvocationIndex - sSub[d >> 2u] - sDigitStart[d]);
       if (dst < n) {
-        keysOut[dst] = key;
-        valuesOut[dst] = value;
+        keysOut[dst] = k;
+        valuesOut[dst] = sLocalValue[gl_LocalInvocationIndex];
       }
     }
     memoryBarrierShared();

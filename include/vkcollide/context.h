@@ -5,7 +5,7 @@
 // Requirements on the device: Vulkan 1.3 with the synchronization2 and maintenance4 features, subgroup basic and
 // arithmetic operations in compute shaders, and VK_KHR_push_descriptor. Context creation checks them
 // and returns kUnsupported listing everything that is missing. The radix sort (and so self and inter
-// collision) also needs subgroup ballot, subgroups of at least 4 invocations and 18 436 bytes of
+// collision) also needs subgroup ballot, subgroups of at least 4 invocations and 21 508 bytes of
 // shared memory: DeviceInfo::missingForSort lists what a device lacks of those.
 #pragma once
 
@@ -51,7 +51,7 @@ struct DeviceInfo {
   uint64_t deviceLocalBytes = 0;
   std::vector<std::string> missing;  // requirements this device does not meet (empty: usable)
   // What the radix sort, and so self and inter collision, need beyond `missing`: subgroup ballot,
-  // subgroups of at least 4 invocations, 18 436 bytes of compute shared memory (empty: every stage
+  // subgroups of at least 4 invocations, 21 508 bytes of compute shared memory (empty: every stage
   // works; otherwise bounds and shape collision still do, and those stages' create() says what lacks).
   std::vector<std::string> missingForSort;
   uint32_t minSubgroupSize = 0;  // the smallest subgroup the device may run (Vulkan 1.3), else subgroupSize

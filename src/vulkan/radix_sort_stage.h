@@ -12,10 +12,12 @@
 
 namespace vkc::detail {
 
-// Bytes of workgroup shared memory shaders/radix_sort.comp declares (sBins, sSub, sTotal, sCounts):
-// above the 16 KiB every Vulkan device guarantees.
+// Bytes of workgroup shared memory shaders/radix_sort.comp declares (sBins, sSub, sTotal, sCounts, and
+// the scatter's local reorder: sDigitStart, sLocalKey, sLocalValue): above the 16 KiB every Vulkan
+// device guarantees.
 inline constexpr uint32_t kRadixSortSharedBytes =
-    4 * (gpu::kRadixBins + gpu::kRadixGroupSize + 1 + gpu::kRadixMaxSubgroups * (gpu::kRadixBins / 4));
+    4 * (gpu::kRadixBins + gpu::kRadixGroupSize + 1 + gpu::kRadixMaxSubgroups * (gpu::kRadixBins / 4) +
+         gpu::kRadixBins + 2 * gpu::kRadixGroupSize);
 
 // What the radix sort (and so self and inter collision) needs beyond the context's requirements,
 // given the device's subgroup operations, its smallest subgroup size (VkPhysicalDeviceVulkan13
