@@ -36,6 +36,34 @@ void expectThreadedEqual(Backend backend, const SelfScene& scene, const std::vec
   }
 }
 
+// The Vulkan backend: both recorded paths (SelfCollisionPath kGeneral and kFused, whichever kAuto
+// took above) give `want` (that run's particles and debug), bit for bit.
+void expectBothGpuPathsEqual(Backend backend, Context* ctx, const SelfScene& scene, const std::vector<Float4>& want,
+                             const SelfCollisionDebug& wantDebug) {
+  if (backend != Backend::kVulkan) return;
+  for (const SelfCollisionPath path : {SelfCollisionPath::kGeneral, SelfCollisionPath::kFused}) {
+    SCOPED_TRACE(path == SelfCollisionPath::kFused ? "fused path" : "general path");
+    SelfScene t = scene;
+    const SelfCollisionInput in = t.input();
+    SelfCollisionStageCreateInfo ci;
+    ci.cloths = t.cloths;
+    ci.particleCount = static_cast<uint32_t>(t.particles.size());
+    ci.subsets = in.subsets;
+    ci.restPositions = !t.rest.empty();
+    ci.path = path;
+    auto stage = SelfCollisionStage::create(*ctx, ci);
+    ASSERT_TRUE(stage.ok()) << stage.message();
+    SelfCollisionDebug debug;
+    const Status st = (*stage)->run(in, &debug);
+    ASSERT_TRUE(st.ok()) << st.message();
+    EXPECT_EQ(std::memcmp(t.particles.data(), want.data(), want.size() * sizeof(Float4)), 0);
+    EXPECT_EQ(debug.sortedKeys, wantDebug.sortedKeys);
+    EXPECT_EQ(debug.sortedParticles, wantDebug.sortedParticles);
+    EXPECT_EQ(debug.neighbourCounts, wantDebug.neighbourCounts);
+    EXPECT_EQ(debug.pairs, wantDebug.pairs);
+  }
+}
+
 // Four cloths (a crumpled one with rest positions... rest positions are scene-wide, so every cloth
 // has them), one with a subset, an empty one, one of a single particle, and counts that are not
 // multiples of the group size.
@@ -93,6 +121,7 @@ TEST_P(SelfCollisionConformance, MatchesCpuScalar) {
   }
   EXPECT_GT(moved, 50u);
   expectThreadedEqual(backend(), conformanceScene(), s.particles, got);
+  expectBothGpuPathsEqual(backend(), ctx(), conformanceScene(), s.particles, got);
 }
 
 // The keys sort as (key, item) within each cloth: checked against the shared key function directly.

@@ -178,6 +178,7 @@ TEST_F(RecordStatsVulkan, ManyClothsRecordAsFewDispatchesAsOne) {
     SelfCollisionStageCreateInfo ci;
     ci.cloths = b.cloths;
     ci.particleCount = static_cast<uint32_t>(b.particles.size());
+    ci.path = SelfCollisionPath::kFused;
     auto stage = SelfCollisionStage::create(ctx(), ci);
     EXPECT_TRUE(stage.ok()) << stage.message();
     if (!stage.ok()) return RecordStats{};
@@ -185,18 +186,18 @@ TEST_F(RecordStatsVulkan, ManyClothsRecordAsFewDispatchesAsOne) {
     EXPECT_TRUE(st.ok()) << st.message();
     return (*stage)->lastRecordStats();
   };
-  const RecordStats selfOne = selfStats(1), selfTwo = selfStats(2), selfMany = selfStats(256);
-  EXPECT_EQ(selfTwo.dispatches, selfMany.dispatches);
-  EXPECT_EQ(selfTwo.dependentDispatches, selfMany.dependentDispatches);
-  EXPECT_LE(selfOne.dispatches, selfTwo.dispatches);
+  const RecordStats selfOne = selfStats(1), selfMany = selfStats(256);
+  EXPECT_EQ(selfOne.dispatches, 2u);
+  EXPECT_EQ(selfMany.dispatches, 2u);
+  EXPECT_EQ(selfMany.dependentDispatches, 2u);
 }
 
 TEST_F(RecordStatsVulkan, DrapeSelfCollisionDispatchBudget) {
-  // The fused path (chosen automatically: 4096 particles fit lavapipe's 32 KiB of shared memory): the
-  // per-cloth sort dispatch and the collide dispatch. The general path for one cloth: bounds 2, keys 1,
+  // The fused path (4096 particles fit lavapipe's 32 KiB of shared memory): the per-cloth sort
+  // dispatch and the collide dispatch. The general path for one cloth: bounds 2, keys 1,
   // the radix sort's 4 digit passes of 3 (histogram, scan, scatter), gather 1, collide 1 = 17.
   SceneBuffers b = drape64();
-  for (const SelfCollisionPath path : {SelfCollisionPath::kAuto, SelfCollisionPath::kGeneral}) {
+  for (const SelfCollisionPath path : {SelfCollisionPath::kFused, SelfCollisionPath::kGeneral}) {
     SelfCollisionStageCreateInfo ci;
     ci.cloths = b.cloths;
     ci.particleCount = static_cast<uint32_t>(b.particles.size());
@@ -204,8 +205,8 @@ TEST_F(RecordStatsVulkan, DrapeSelfCollisionDispatchBudget) {
     ci.path = path;
     auto stage = SelfCollisionStage::create(ctx(), ci);
     ASSERT_TRUE(stage.ok()) << stage.message();
-    const bool fused = path == SelfCollisionPath::kAuto;
-    EXPECT_EQ((*stage)->path(), fused ? SelfCollisionPath::kFused : SelfCollisionPath::kGeneral);
+    const bool fused = path == SelfCollisionPath::kFused;
+    EXPECT_EQ((*stage)->path(), path);
     const Status st = (*stage)->run(b.selfInput({.distance = 0.0253968276f, .stiffness = 0.9f}));
     ASSERT_TRUE(st.ok()) << st.message();
     const RecordStats& s = (*stage)->lastRecordStats();
