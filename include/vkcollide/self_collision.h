@@ -96,10 +96,8 @@ Status collideSelfCpu(const SelfCollisionInput& input, Backend backend, const Cp
 
 // Which passes a SelfCollisionStage records per iteration (both give the same results, bitwise).
 enum class SelfCollisionPath {
-  // kFused on a GPU when every cloth's self-colliding particles fit
-  // fusedSelfCollisionCapacity(context), else kGeneral. On a CPU device (lavapipe) kGeneral: there a
-  // dispatch costs little and the fused path's bitonic sort (log^2 n passes over shared memory) costs
-  // more than the radix sort's 4 passes (measured: README, Cost figures).
+  // kFused when every cloth's self-colliding particles fit fusedSelfCollisionCapacity(context) (and,
+  // on llvmpipe, its loop guard: docs/integration.md), else kGeneral.
   kAuto,
   // The bounds stage's 2 passes, keys, the radix sort (4 digit passes of 3 dispatches; with several
   // cloths a second sort by cloth), gather, collide: 17 dependent dispatches for one cloth, any size.

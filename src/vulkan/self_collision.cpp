@@ -242,9 +242,6 @@ static Result<bool> takesFusedPath(const detail::ContextImpl& ctx, const Context
                                                   "; it must be kAuto, kGeneral or kFused"};
   }
   if (info.path == SelfCollisionPath::kGeneral) return false;
-  // On a CPU device (lavapipe) dispatches cost little and the bitonic sort's log^2 passes cost more
-  // than the radix sort's four: kAuto keeps the general path there.
-  if (info.path == SelfCollisionPath::kAuto && ctx.info.type == VK_PHYSICAL_DEVICE_TYPE_CPU) return false;
   const uint32_t capacity = fusedSelfCollisionCapacity(context);
   for (size_t c = 0; c < info.cloths.size(); ++c) {
     const uint64_t items = info.subsets.empty() || info.subsets[c].empty() ? info.cloths[c].count : info.subsets[c].size();

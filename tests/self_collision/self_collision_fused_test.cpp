@@ -142,9 +142,7 @@ TEST_F(SelfFusedVulkan, AutomaticChoiceAndRefusal) {
     ci.particleCount = static_cast<uint32_t>(s.particles.size());
     auto stage = SelfCollisionStage::create(ctx(), ci);
     ASSERT_TRUE(stage.ok()) << stage.message();
-    // kAuto: fused on a GPU when every cloth fits; general on a CPU device (lavapipe), where it is faster.
-    const bool gpu = ctx().deviceInfo().type != VK_PHYSICAL_DEVICE_TYPE_CPU;
-    EXPECT_EQ((*stage)->path(), gpu && largest <= cap ? SelfCollisionPath::kFused : SelfCollisionPath::kGeneral);
+    EXPECT_EQ((*stage)->path(), largest <= cap ? SelfCollisionPath::kFused : SelfCollisionPath::kGeneral);
     if (largest > cap) {
       ci.path = SelfCollisionPath::kFused;
       auto refused = SelfCollisionStage::create(ctx(), ci);
