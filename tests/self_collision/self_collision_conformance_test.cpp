@@ -44,18 +44,8 @@ void expectBothGpuPathsEqual(Backend backend, Context* ctx, const SelfScene& sce
   for (const SelfCollisionPath path : {SelfCollisionPath::kGeneral, SelfCollisionPath::kFused}) {
     SCOPED_TRACE(path == SelfCollisionPath::kFused ? "fused path" : "general path");
     SelfScene t = scene;
-    const SelfCollisionInput in = t.input();
-    SelfCollisionStageCreateInfo ci;
-    ci.cloths = t.cloths;
-    ci.particleCount = static_cast<uint32_t>(t.particles.size());
-    ci.subsets = in.subsets;
-    ci.restPositions = !t.rest.empty();
-    ci.path = path;
-    auto stage = SelfCollisionStage::create(*ctx, ci);
-    ASSERT_TRUE(stage.ok()) << stage.message();
     SelfCollisionDebug debug;
-    const Status st = (*stage)->run(in, &debug);
-    ASSERT_TRUE(st.ok()) << st.message();
+    runSelfStage(*ctx, t, path, &debug);
     EXPECT_EQ(std::memcmp(t.particles.data(), want.data(), want.size() * sizeof(Float4)), 0);
     EXPECT_EQ(debug.sortedKeys, wantDebug.sortedKeys);
     EXPECT_EQ(debug.sortedParticles, wantDebug.sortedParticles);

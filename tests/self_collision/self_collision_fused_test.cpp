@@ -54,22 +54,9 @@ struct Outcome {
 
 Outcome runPath(Context& ctx, const SelfScene& scene, SelfCollisionPath path) {
   SelfScene s = scene;
-  const SelfCollisionInput in = s.input();
-  SelfCollisionStageCreateInfo ci;
-  ci.cloths = s.cloths;
-  ci.particleCount = static_cast<uint32_t>(s.particles.size());
-  ci.subsets = in.subsets;
-  ci.restPositions = !s.rest.empty();
-  ci.path = path;
   Outcome out;
-  auto stage = SelfCollisionStage::create(ctx, ci);
-  EXPECT_TRUE(stage.ok()) << stage.message();
-  if (!stage.ok()) return out;
-  EXPECT_EQ((*stage)->path(), path);
-  const Status st = (*stage)->run(in, &out.debug);
-  EXPECT_TRUE(st.ok()) << st.message();
+  runSelfStage(ctx, s, path, &out.debug, &out.stats);
   out.particles = s.particles;
-  out.stats = (*stage)->lastRecordStats();
   return out;
 }
 

@@ -118,4 +118,23 @@ inline SelfScene benchSceneForSelf(const std::string& file) {
   return s;
 }
 
+// Runs `s` (particles updated in place) on a SelfCollisionStage created for it with `path` on `ctx`;
+// `stats` gets the record's figures. Fails the test on error; checks the stage took `path`.
+inline void runSelfStage(Context& ctx, SelfScene& s, SelfCollisionPath path, SelfCollisionDebug* debug,
+                         RecordStats* stats = nullptr) {
+  const SelfCollisionInput in = s.input();
+  SelfCollisionStageCreateInfo ci;
+  ci.cloths = s.cloths;
+  ci.particleCount = static_cast<uint32_t>(s.particles.size());
+  ci.subsets = in.subsets;
+  ci.restPositions = !s.rest.empty();
+  ci.path = path;
+  auto stage = SelfCollisionStage::create(ctx, ci);
+  ASSERT_TRUE(stage.ok()) << stage.message();
+  EXPECT_EQ((*stage)->path(), path);
+  const Status st = (*stage)->run(in, debug);
+  ASSERT_TRUE(st.ok()) << st.message();
+  if (stats != nullptr) *stats = (*stage)->lastRecordStats();
+}
+
 }  // namespace vkc::test
