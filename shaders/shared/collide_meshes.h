@@ -54,12 +54,13 @@ VKC_CONSTANT(float, kRigidErrorFraction, 0.25f);
 // time: the global time of impact in [0, 1] (fraction of the iteration).
 // normal: unit contact normal, from the surface towards the particle.
 // bary: barycentrics (weights of a, b, c) of the surface point `point` closest to the particle then.
-// point: that surface point (world space) at the time of impact. region: kTriRegion*.
+// point: xyz that surface point (world space) at the time of impact; w the query's hit tolerance
+// (a hit is reported within thickness + tol). region: kTriRegion*.
 // surfaceVelocity: that point's displacement per iteration (per unit of global time).
 struct MeshHit {
   vec4 normalTime;       // xyz normal, w time
   vec4 bary;             // xyz barycentrics, w distance at the time of impact
-  vec4 point;            // xyz surface point, w unused
+  vec4 point;            // xyz surface point, w the hit tolerance
   vec4 surfaceVelocity;  // xyz, w unused
   uint region;
   uint flags;

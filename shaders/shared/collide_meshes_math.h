@@ -154,7 +154,7 @@ VKC_FN bool triProximityPush(vec3 a, vec3 b, vec3 c, vec3 prev, vec3 p, float th
       off = mirrored;
     }
     float len2 = dot(off, off);
-    normal = len2 > 0.0f ? off / sqrt(len2) : nHat * side;
+    normal = (len2 > 0.0f && cp.region != kTriRegionFace) ? off / sqrt(len2) : nHat * side;
   } else {
     float len2 = dot(off, off);
     if (len2 > 0.0f) {
@@ -200,13 +200,16 @@ VKC_FN bool segmentTriangle(vec3 p0, vec3 p1, vec3 a, vec3 b, vec3 c, VKC_OUT(fl
 // velocity `vrel` (the side the particle comes from), or -vrel for a degenerate triangle, or +y.
 VKC_FN vec3 triContactNormal(vec3 p, TriClosest cp, vec3 a, vec3 b, vec3 c, vec3 vrel, float margin) {
   float d = sqrt(cp.dist2);
-  if (d > margin) return (p - cp.point) / d;
   vec3 u = b - a, v = c - a;
   vec3 n = cross(u, v);
-  if (triHasPlane(u, v, n)) {
-    vec3 nHat = n / sqrt(dot(n, n));
-    return dot(nHat, vrel) > 0.0f ? -nHat : nHat;
+  bool plane = triHasPlane(u, v, n);
+  vec3 nHat = plane ? n / sqrt(dot(n, n)) : vec3(0.0f);
+  if (d > margin) {
+    // Face region: the plane's normal (more accurate than the offset from the rounded foot point).
+    if (plane && cp.region == kTriRegionFace) return dot(p - cp.point, n) < 0.0f ? -nHat : nHat;
+    return (p - cp.point) / d;
   }
+  if (plane) return dot(nHat, vrel) > 0.0f ? -nHat : nHat;
   float vv = dot(vrel, vrel);
   return vv > 0.0f ? -vrel / sqrt(vv) : vec3(0.0f, 1.0f, 0.0f);
 }
@@ -296,7 +299,7 @@ VKC_FN bool triCcdCore(vec3 a0, vec3 b0, vec3 c0, vec3 a1, vec3 b1, vec3 c1, vec
   vec3 n = triContactNormal(p, cp, a, b, c, vp - surf, margin);
   hit.normalTime = vec4(n, t);
   hit.bary = vec4(cp.bary, sqrt(cp.dist2));
-  hit.point = vec4(cp.point, 0.0f);
+  hit.point = vec4(cp.point, tol);
   hit.surfaceVelocity = vec4(surf, 0.0f);
   hit.region = cp.region;
   hit.flags = capped ? kMeshHitAtStepCap : 0u;
@@ -493,8 +496,9 @@ VKC_FN vec3 meshResponseVelocity(vec3 v, vec3 n, vec3 u, float restitution, floa
 //   if (meshBounceFinish(s, previous, current, newPrevious, newCurrent)) write them back;
 // The query for the remaining path is: from meshBounceFrom(s) at global time s.positionTime.w to
 // meshBounceTo(s) at time 1, i.e. the tStart / pStart / pEnd of the triCcd* functions.
-// meshBounceApply: the particle moves to the surface point + thickness * normal at the hit time
-// (a legal position at thickness), and its velocity becomes meshResponseVelocity.
+// meshBounceApply: the particle moves to the surface point + (thickness + 2 tol) * normal at the
+// hit time (meshLegalPosition: a legal position at thickness, outside the hit band), and its
+// velocity becomes meshResponseVelocity.
 // meshBounceStop (a hit after maxBounces bounces): the particle stays at that legal position and
 // moves on with the surface (velocity = surface velocity; at rest on a static mesh).
 // meshBounceFinish: the new current position = position + (1 - time) velocity and previous =
@@ -518,9 +522,19 @@ VKC_FN vec3 meshBounceTo(MeshBounceState s) {
   return r;
 }
 
+// The legal position after a hit: thickness + twice the query's hit tolerance from the surface,
+// so that a particle sliding on from there is outside the next queries' hit band (at thickness +
+// tol): without this a particle sliding over the shared edge of two coplanar triangles would hit
+// that edge of the second triangle, at a tilted normal, and hop.
+VKC_FN vec3 meshLegalPosition(MeshHit hit, float thickness) {
+  VKC_PRECISE float offset = thickness + 2.0f * hit.point.w;
+  VKC_PRECISE vec3 legal = vec3(hit.point) + vec3(hit.normalTime) * offset;
+  return legal;
+}
+
 VKC_FN void meshBounceApply(VKC_INOUT(MeshBounceState) s, MeshHit hit, MeshMaterial material) {
   vec3 n = vec3(hit.normalTime);
-  VKC_PRECISE vec3 legal = vec3(hit.point) + n * material.thickness;
+  vec3 legal = meshLegalPosition(hit, material.thickness);
   vec3 v = meshResponseVelocity(vec3(s.velocity), n, vec3(hit.surfaceVelocity), material.restitution,
                                 material.friction, material.staticFriction);
   s.positionTime = vec4(legal, hit.normalTime.w);
@@ -529,7 +543,7 @@ VKC_FN void meshBounceApply(VKC_INOUT(MeshBounceState) s, MeshHit hit, MeshMater
 }
 
 VKC_FN void meshBounceStop(VKC_INOUT(MeshBounceState) s, MeshHit hit, float thickness) {
-  VKC_PRECISE vec3 legal = vec3(hit.point) + vec3(hit.normalTime) * thickness;
+  vec3 legal = meshLegalPosition(hit, thickness);
   s.positionTime = vec4(legal, hit.normalTime.w);
   s.velocity = vec4(vec3(hit.surfaceVelocity), 0.0f);
   s.stopped = 1u;
