@@ -348,11 +348,18 @@ VKC_FN vec4 quatMul(vec4 p, vec4 q) {
   return vec4(xyz, w);
 }
 
+// x^2 + y^2 + z^2 + w^2 in this order: GLM's dot of two vec4 sums (x + y) + (z + w), the shader's
+// from x to w, which differ in the last bit.
+VKC_FN float quatNorm2(vec4 q) {
+  VKC_PRECISE float r = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
+  return r;
+}
+
 VKC_FN vec4 quatConj(vec4 q) { return vec4(-q.x, -q.y, -q.z, q.w); }
 
 VKC_FN vec3 quatRotate(vec4 q, vec3 v) {
   vec3 u = vec3(q);
-  vec3 t = cross(u, v) * 2.0f;
+  VKC_PRECISE vec3 t = cross(u, v) * 2.0f;
   VKC_PRECISE vec3 r = v + t * q.w + cross(u, t);
   return r;
 }
@@ -360,8 +367,9 @@ VKC_FN vec3 quatRotate(vec4 q, vec3 v) {
 // The rotation by half the angle of q (w >= 0) about the same axis, without trigonometry:
 // normalize(q + 1) (half-angle formulas cos(a/2) = sqrt((1 + cos a) / 2), sin a = 2 sin(a/2) cos(a/2)).
 VKC_FN vec4 quatHalf(vec4 q) {
-  vec4 h = vec4(q.x, q.y, q.z, q.w + 1.0f);
-  return h / sqrt(dot(h, h));
+  VKC_PRECISE vec4 h = vec4(q.x, q.y, q.z, q.w + 1.0f);
+  VKC_PRECISE vec4 r = h / sqrt(quatNorm2(h));
+  return r;
 }
 
 // A rigid mesh's motion over the iteration: mesh space -> world by (q0, c0) at the start and
@@ -384,13 +392,16 @@ VKC_FN RigidSweep rigidSweepPrepare(vec4 q0, vec3 c0, vec4 q1, vec3 c1) {
     if ((j & 2u) != 0u) r = quatMul(r, h3);
     if ((j & 1u) != 0u) r = quatMul(r, h4);
     vec4 q = j == 0u ? q0 : (j == kRigidMaxSteps ? q1 : quatMul(q0, r));
-    sweep.rotation[j] = q / sqrt(dot(q, q));
-    sweep.translation[j] = vec4(lerp3(c0, c1, float(j) / float(kRigidMaxSteps)), 0.0f);
+    VKC_PRECISE vec4 unit = q / sqrt(quatNorm2(q));
+    VKC_PRECISE float tj = float(j) / float(kRigidMaxSteps);
+    sweep.rotation[j] = unit;
+    sweep.translation[j] = vec4(lerp3(c0, c1, tj), 0.0f);
   }
-  float s = min(sqrt(dot(vec3(rel), vec3(rel))), 1.0f);
-  float half1 = s * 1.57079637f;
-  float halfAngle = rel.w > 0.0f ? min(half1, s / rel.w) : half1;
-  sweep.angle = vec4(2.0f * halfAngle * 1.0000010f, 0.0f, 0.0f, 0.0f);
+  VKC_PRECISE float s = min(sqrt(dot(vec3(rel), vec3(rel))), 1.0f);
+  VKC_PRECISE float half1 = s * 1.57079637f;
+  VKC_PRECISE float halfAngle = rel.w > 0.0f ? min(half1, s / rel.w) : half1;
+  VKC_PRECISE float angle = 2.0f * halfAngle * 1.0000010f;
+  sweep.angle = vec4(angle, 0.0f, 0.0f, 0.0f);
   return sweep;
 }
 
@@ -440,18 +451,25 @@ VKC_FN bool triCcdRigid(RigidSweep sweep, vec3 ma, vec3 mb, vec3 mc, float tStar
   VKC_PRECISE float span = 1.0f - tStart;
   for (uint k = 0u; k < kRigidMaxSteps; ++k) {
     if (k >= steps) break;
-    float tk0 = float(k) / float(steps), tk1 = float(k + 1u) / float(steps);
+    VKC_PRECISE float tk0 = float(k) / float(steps);
+    VKC_PRECISE float tk1 = float(k + 1u) / float(steps);
     if (tk1 <= tStart) continue;
     uint j0 = k * stride, j1 = (k + 1u) * stride;
     vec4 r0 = sweep.rotation[j0], r1 = sweep.rotation[j1];
     vec3 c0 = vec3(sweep.translation[j0]), c1 = vec3(sweep.translation[j1]);
-    vec3 a0 = quatRotate(r0, ma) + c0, b0 = quatRotate(r0, mb) + c0, cc0 = quatRotate(r0, mc) + c0;
-    vec3 a1 = quatRotate(r1, ma) + c1, b1 = quatRotate(r1, mb) + c1, cc1 = quatRotate(r1, mc) + c1;
+    VKC_PRECISE vec3 a0 = quatRotate(r0, ma) + c0;
+    VKC_PRECISE vec3 b0 = quatRotate(r0, mb) + c0;
+    VKC_PRECISE vec3 cc0 = quatRotate(r0, mc) + c0;
+    VKC_PRECISE vec3 a1 = quatRotate(r1, ma) + c1;
+    VKC_PRECISE vec3 b1 = quatRotate(r1, mb) + c1;
+    VKC_PRECISE vec3 cc1 = quatRotate(r1, mc) + c1;
     float lo = max(tk0, tStart);
     VKC_PRECISE float u = (lo - tk0) * float(steps);
     vec3 sa = lerp3(a0, a1, u), sb = lerp3(b0, b1, u), sc = lerp3(cc0, cc1, u);
-    vec3 q0 = lo == tStart ? pStart : lerp3(pStart, pEnd, (lo - tStart) / span);
-    vec3 q1 = tk1 >= 1.0f ? pEnd : lerp3(pStart, pEnd, (tk1 - tStart) / span);
+    VKC_PRECISE float f0 = (lo - tStart) / span;
+    VKC_PRECISE float f1 = (tk1 - tStart) / span;
+    vec3 q0 = lo == tStart ? pStart : lerp3(pStart, pEnd, f0);
+    vec3 q1 = tk1 >= 1.0f ? pEnd : lerp3(pStart, pEnd, f1);
     if (triCcdCore(sa, sb, sc, a1, b1, cc1, q0, q1, reach, flags, hit)) {
       meshHitToGlobal(hit, lo, tk1);
       return true;
