@@ -2,6 +2,9 @@
 // float kernel in shaders/shared/collide_meshes_math.h: normal equations in double).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
+
 #include <glm/glm.hpp>
 #include <glm/gtc/quaternion.hpp>
 #include <random>
