@@ -320,6 +320,16 @@ VKC_FN bool triCcdCore(vec3 a0, vec3 b0, vec3 c0, vec3 a1, vec3 b1, vec3 c1, vec
   return true;
 }
 
+// The earliest-hit rule over candidate triangles (BVH traversal and brute force alike): (hit, tri)
+// replaces the best so far when there is none (bestTri = 0xFFFFFFFF), when its time is smaller, or
+// at the same time when its triangle index is smaller. Order-independent, so any traversal order
+// gives the same answer.
+VKC_FN bool meshHitEarlier(MeshHit hit, uint tri, MeshHit best, uint bestTri) {
+  if (bestTri == 0xFFFFFFFFu) return true;
+  if (hit.normalTime.w != best.normalTime.w) return hit.normalTime.w < best.normalTime.w;
+  return tri < bestTri;
+}
+
 // Maps a hit of a query over global times [t0, t1] (local 0..1) to global time.
 VKC_FN void meshHitToGlobal(VKC_INOUT(MeshHit) hit, float t0, float t1) {
   VKC_PRECISE float span = t1 - t0;

@@ -11,8 +11,8 @@
 namespace vkc::test {
 
 // The earliest hit of a query over triangles 0..count-1: testTriangle(i, hit) -> bool.
-// Tie rule: the smallest time, then the smallest triangle index (a later triangle replaces the
-// best only with a strictly smaller time). Returns the triangle index, or UINT32_MAX for no hit.
+// Tie rule (gpu::meshHitEarlier): the smallest time, then the smallest triangle index. Returns the
+// triangle index, or UINT32_MAX for no hit.
 template <class TestTriangle>
 uint32_t earliestHitBruteForce(uint32_t count, TestTriangle&& testTriangle, gpu::MeshHit& best) {
   uint32_t bestTriangle = UINT32_MAX;
@@ -20,7 +20,7 @@ uint32_t earliestHitBruteForce(uint32_t count, TestTriangle&& testTriangle, gpu:
   for (uint32_t i = 0; i < count; ++i) {
     gpu::MeshHit hit = gpu::meshNoHit();
     if (!testTriangle(i, hit)) continue;
-    if (bestTriangle == UINT32_MAX || hit.normalTime.w < best.normalTime.w) {
+    if (gpu::meshHitEarlier(hit, i, best, bestTriangle)) {
       best = hit;
       bestTriangle = i;
     }
