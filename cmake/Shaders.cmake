@@ -2,6 +2,24 @@
 # build tree (never committed). --depfile makes a shader rebuild only when its own includes change.
 find_program(GLSLANG_VALIDATOR glslangValidator REQUIRED)
 
+# vkc_spirv_header(<src.comp> <out.spv.h> <array name> [include dirs...]): the rule that compiles one
+# shader (includes from shaders/ and the extra directories) into a header defining the array.
+function(vkc_spirv_header src out var)
+  set(includes -I${PROJECT_SOURCE_DIR}/shaders)
+  foreach(dir IN LISTS ARGN)
+    list(APPEND includes -I${dir})
+  endforeach()
+  get_filename_component(name ${src} NAME_WE)
+  add_custom_command(
+    OUTPUT ${out}
+    COMMAND ${GLSLANG_VALIDATOR} --quiet --target-env vulkan1.3 ${includes}
+            --depfile ${out}.d --vn ${var} -o ${out} ${src}
+    DEPENDS ${src}
+    DEPFILE ${out}.d
+    COMMENT "glslang ${name}.comp"
+    VERBATIM)
+endfunction()
+
 # vkc_embed_shaders(<target> SOURCES a.comp b.comp ...)
 # Adds the generated headers to <target> and writes shader_registry.h, a table of
 # {name, words, word count} that the pipeline cache looks shaders up in.
@@ -15,14 +33,7 @@ function(vkc_embed_shaders target)
   foreach(src IN LISTS ARG_SOURCES)
     get_filename_component(name ${src} NAME_WE)
     set(out ${gen_dir}/${name}.spv.h)
-    add_custom_command(
-      OUTPUT ${out}
-      COMMAND ${GLSLANG_VALIDATOR} --quiet --target-env vulkan1.3 -I${PROJECT_SOURCE_DIR}/shaders
-              --depfile ${out}.d --vn vkc_spv_${name} -o ${out} ${src}
-      DEPENDS ${src}
-      DEPFILE ${out}.d
-      COMMENT "glslang ${name}.comp"
-      VERBATIM)
+    vkc_spirv_header(${src} ${out} vkc_spv_${name})
     list(APPEND headers ${out})
     string(APPEND includes "#include \"${name}.spv.h\"\n")
     string(APPEND entries "    {\"${name}\", vkc_spv_${name}, sizeof(vkc_spv_${name}) / sizeof(uint32_t)},\n")

@@ -22,6 +22,7 @@
 #define VKC_PRECISE
 VKC_NAMESPACE_BEGIN
 using uint = uint32_t;
+using glm::vec2;
 using glm::vec3;
 using glm::vec4;
 using glm::uvec2;

@@ -1,0 +1,106 @@
+// Triangle-mesh collision: constants and the structs that the particle-vs-triangle functions of
+// collide_meshes_math.h exchange with the mesh stage (BVH traversal on Vulkan and on the CPU twins).
+// Compiled as GLSL and as C++ (common.h).
+#ifndef VKC_SHARED_COLLIDE_MESHES_H
+#define VKC_SHARED_COLLIDE_MESHES_H
+#include "common.h"
+
+VKC_NAMESPACE_BEGIN
+
+// Region of a triangle (a, b, c) that holds the closest point to a particle.
+VKC_CONSTANT(uint, kTriRegionA, 0u);
+VKC_CONSTANT(uint, kTriRegionB, 1u);
+VKC_CONSTANT(uint, kTriRegionC, 2u);
+VKC_CONSTANT(uint, kTriRegionAB, 3u);
+VKC_CONSTANT(uint, kTriRegionBC, 4u);
+VKC_CONSTANT(uint, kTriRegionCA, 5u);
+VKC_CONSTANT(uint, kTriRegionFace, 6u);
+
+// A triangle counts as degenerate (zero area or sliver: closest point from its edges only) when
+// |(b - a) x (c - a)|^2 <= kTriDegenerateSin2 |b - a|^2 |c - a|^2, i.e. the sine of its angle at a is
+// below 1e-3. Within that the face and edge answers differ by at most half the sliver's height.
+VKC_CONSTANT(float, kTriDegenerateSin2, 1e-6f);
+
+// Continuous collision (conservative advancement, collide_meshes_math.h):
+// - the rounding margin is kMeshCcdMarginScale * M, M the largest coordinate magnitude of the
+//   query (both ends of the particle's path and of the triangle's vertices); 2^-17 is 128 units in
+//   the last place of M, several times the rounding of every bound the advancement relies on.
+VKC_CONSTANT(float, kMeshCcdMarginScale, 7.62939453125e-6f);  // 2^-17
+// - a hit is reported when the distance is within thickness + max(2 margin, thickness * this): the
+//   time of impact is early by at most that distance over the closing speed (never late).
+VKC_CONSTANT(float, kMeshCcdRelTolerance, 9.765625e-4f);  // 2^-10
+// - advancement steps per query; at the cap the query reports a hit at the earliest time not yet
+//   proven free (conservative).
+VKC_CONSTANT(uint, kMeshCcdMaxSteps, 48u);
+// Flags of a continuous query.
+// kMeshCcdApproachOnly: a particle within reach of the triangle that is not approaching it (its
+// velocity relative to the surface points away or along it) is no hit; from then on the query only
+// keeps it from coming closer than its present distance (minus the tolerance). The bounce loop uses
+// it: after a bounce the particle sits at `thickness` and slides. Without the flag the query is the
+// plain geometric one (earliest time with distance <= thickness), used by the ground-truth tests.
+VKC_CONSTANT(uint, kMeshCcdApproachOnly, 1u);
+// A query that ended at kMeshCcdMaxSteps sets this bit in MeshHit::flags (conservative hit).
+VKC_CONSTANT(uint, kMeshHitAtStepCap, 1u);
+
+// Rigid meshes: the rotation between the iteration's start and end is split into 2^k equal parts
+// (k <= kRigidMaxLevels); the table holds the transform at every 1/kRigidMaxSteps of the iteration.
+VKC_CONSTANT(uint, kRigidMaxLevels, 4u);
+VKC_CONSTANT(uint, kRigidMaxSteps, 16u);
+// The sub-step count is the smallest power of two that brings the chord error below this fraction
+// of the thickness (or kRigidMaxSteps); the remaining error always inflates the thickness.
+VKC_CONSTANT(float, kRigidErrorFraction, 0.25f);
+
+// The earliest contact of a particle with one triangle, as reported by the continuous queries.
+// time: the global time of impact in [0, 1] (fraction of the iteration).
+// normal: unit contact normal, from the surface towards the particle.
+// bary: barycentrics (weights of a, b, c) of the surface point `point` closest to the particle then.
+// point: xyz that surface point (world space) at the time of impact; w the query's hit tolerance
+// (a hit is reported within thickness + tol). region: kTriRegion*.
+// surfaceVelocity: that point's displacement per iteration (per unit of global time).
+struct MeshHit {
+  vec4 normalTime;       // xyz normal, w time
+  vec4 bary;             // xyz barycentrics, w distance at the time of impact
+  vec4 point;            // xyz surface point, w the hit tolerance
+  vec4 surfaceVelocity;  // xyz, w unused
+  uint region;
+  uint flags;
+  uint pad0;
+  uint pad1;
+};
+VKC_CHECK_LAYOUT(MeshHit, 80);
+VKC_CHECK_OFFSET(MeshHit, region, 64);
+
+// A rigid mesh's motion over one iteration, prepared once per mesh (rigidSweepPrepare): the unit
+// rotation quaternion (x, y, z, w) and translation (xyz) at times j / kRigidMaxSteps, and an upper
+// bound on the rotation angle over the iteration (radians) in angle.x.
+struct RigidSweep {
+  vec4 rotation[17];     // kRigidMaxSteps + 1
+  vec4 translation[17];  // xyz, w unused
+  vec4 angle;            // x: angle bound; yzw unused
+};
+VKC_CHECK_LAYOUT(RigidSweep, 560);
+
+// Response material (per mesh in the stage).
+struct MeshMaterial {
+  float restitution;     // epsilon in [0, 1]
+  float friction;        // dynamic mu_d >= 0
+  float staticFriction;  // mu_s >= 0
+  float thickness;       // minimum separation
+};
+VKC_CHECK_LAYOUT(MeshMaterial, 16);
+
+// The state of the bounce loop of one particle (collide_meshes_math.h, meshBounce*): the particle
+// is at `position` at global time `time` and moves on with `velocity` (per iteration).
+struct MeshBounceState {
+  vec4 positionTime;  // xyz position, w time
+  vec4 velocity;      // xyz, w unused
+  uint bounces;
+  uint stopped;       // 1 once the bounce cap stopped the particle
+  uint pad0;
+  uint pad1;
+};
+VKC_CHECK_LAYOUT(MeshBounceState, 48);
+
+VKC_NAMESPACE_END
+
+#endif  // VKC_SHARED_COLLIDE_MESHES_H

@@ -1,0 +1,72 @@
+// Double-precision references for the particle-vs-triangle tests (written independently of the
+// float kernel in shaders/shared/collide_meshes_math.h: normal equations in double).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+
+#include <glm/glm.hpp>
+#include <glm/gtc/quaternion.hpp>
+#include <random>
+
+#include "shared/collide_meshes_math.h"
+
+namespace vkc::test::meshes {
+
+using D3 = glm::dvec3;
+using glm::vec3;
+
+inline D3 d3(vec3 v) { return D3(v); }
+
+inline double segmentDistance(D3 p, D3 e0, D3 e1) {
+  const D3 e = e1 - e0;
+  const double ee = glm::dot(e, e);
+  const double s = ee > 0 ? glm::clamp(glm::dot(p - e0, e) / ee, 0.0, 1.0) : 0.0;
+  return glm::length(p - (e0 + e * s));
+}
+
+// Distance from p to the triangle: the plane's foot point when its barycentrics (2x2 normal
+// equations) are inside, else the nearest edge.
+inline double triangleDistance(D3 p, D3 a, D3 b, D3 c) {
+  const D3 u = b - a, v = c - a, w = p - a;
+  const double uu = glm::dot(u, u), uv = glm::dot(u, v), vv = glm::dot(v, v);
+  const double det = uu * vv - uv * uv;
+  if (det > 1e-14 * uu * vv) {
+    const double wu = glm::dot(w, u), wv = glm::dot(w, v);
+    const double s = (vv * wu - uv * wv) / det, t = (uu * wv - uv * wu) / det;
+    if (s >= 0 && t >= 0 && s + t <= 1) return glm::length(p - (a + u * s + v * t));
+  }
+  return std::min({segmentDistance(p, a, b), segmentDistance(p, b, c), segmentDistance(p, c, a)});
+}
+
+inline D3 lerpD(D3 x0, D3 x1, double t) { return x0 + (x1 - x0) * t; }
+
+// Fine-step reference: the smallest sampled distance of a linearly moving particle and triangle and
+// the first sampled time with distance < thickness (2 when none). Samples are a lower bound on
+// how close they come: a sampled dip is a real one.
+struct FineResult {
+  double minDistance = 1e300;
+  double firstDip = 2.0;
+};
+
+template <class Positions>  // positions(t, p, a, b, c) in double
+FineResult fineSteps(int steps, double thickness, Positions&& positions) {
+  FineResult r;
+  for (int i = 0; i <= steps; ++i) {
+    const double t = double(i) / steps;
+    D3 p, a, b, c;
+    positions(t, p, a, b, c);
+    const double d = triangleDistance(p, a, b, c);
+    r.minDistance = std::min(r.minDistance, d);
+    if (d < thickness && r.firstDip > 1.5) r.firstDip = t;
+  }
+  return r;
+}
+
+inline vec3 randomVec(std::mt19937& rng, float lo, float hi) {
+  std::uniform_real_distribution<float> u(lo, hi);
+  const float x = u(rng), y = u(rng), z = u(rng);
+  return {x, y, z};
+}
+
+}  // namespace vkc::test::meshes
