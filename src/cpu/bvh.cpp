@@ -51,8 +51,13 @@ namespace {
 
 Float4 toFloat4(const gpu::vec4& v) { return {v.x, v.y, v.z, v.w}; }
 
-// Primitive boxes (the boxes pass).
-void primitiveBoxes(gpu::BvhKernel& k, const BvhInput& in, uint32_t n) {
+// The kernel over `in`'s vertices and indices, after the primitive boxes (the boxes pass) are
+// written: what a build and a refit both start with. `in` is validated.
+gpu::BvhKernel primitiveBoxes(const BvhInput& in, uint32_t n) {
+  gpu::BvhKernel k;
+  k.verts = in.vertices.data();
+  k.prev = in.prevVertices.empty() ? nullptr : in.prevVertices.data();
+  k.idx = in.indices.data();
   const bool swept = !in.prevVertices.empty();
   const uint32_t vertexCount = static_cast<uint32_t>(in.vertices.size());
   for (uint32_t p = 0; p < n; ++p) {
@@ -60,6 +65,7 @@ void primitiveBoxes(gpu::BvhKernel& k, const BvhInput& in, uint32_t n) {
     k.bvhPrimitiveBox(p, in.verticesPerPrimitive, vertexCount, swept, lo, hi);
     in.primitiveBoxes[p] = Aabb{toFloat4(lo), toFloat4(hi)};
   }
+  return k;
 }
 
 gpu::vec4 toVec4(const Float4& f) { return gpu::vec4(f.x, f.y, f.z, f.w); }
@@ -103,11 +109,7 @@ Status buildBvhCpu(const BvhInput& in, Backend backend) {
   }
   VKC_TRY(validate(in));
   const uint32_t n = in.primitiveCount();
-  gpu::BvhKernel k;
-  k.verts = in.vertices.data();
-  k.prev = in.prevVertices.empty() ? nullptr : in.prevVertices.data();
-  k.idx = in.indices.data();
-  primitiveBoxes(k, in, n);
+  gpu::BvhKernel k = primitiveBoxes(in, n);
 
   // Centroid box (keys: exact), then Morton codes of the centroids quantized in it.
   uint32_t cLo[3] = {~0u, ~0u, ~0u}, cHi[3] = {0, 0, 0};
@@ -170,11 +172,7 @@ Status refitBvhCpu(const BvhInput& in, Backend backend) {
   }
   VKC_TRY(validateRefit(in));
   const uint32_t n = in.primitiveCount();
-  gpu::BvhKernel k;
-  k.verts = in.vertices.data();
-  k.prev = in.prevVertices.empty() ? nullptr : in.prevVertices.data();
-  k.idx = in.indices.data();
-  primitiveBoxes(k, in, n);
+  primitiveBoxes(in, n);
   climb(in, n);
   return {};
 }

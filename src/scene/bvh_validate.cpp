@@ -85,38 +85,47 @@ Status validateRefit(const BvhInput& in) {
     const uint32_t children[2] = {in.nodes[i].left, in.nodes[i].right};
     for (int c = 0; c < 2; ++c) {
       const uint32_t r = children[c];
-      const std::string field = "nodes[" + std::to_string(i) + "]." + (c == 0 ? "left" : "right");
+      auto field = [&] { return "nodes[" + std::to_string(i) + "]." + (c == 0 ? "left" : "right"); };
       if (n == 1 && c == 1) {
-        if (r != kBvhNone) return invalid(field + " is " + ref(r) + ": a 1-primitive tree's root has kBvhNone there");
+        if (r != kBvhNone) return invalid(field() + " is " + ref(r) + ": a 1-primitive tree's root has kBvhNone there");
         continue;
       }
       if ((r & kBvhLeafBit) != 0) {
         const uint32_t p = r & ~kBvhLeafBit;
-        if (r == kBvhNone || p >= n) return invalid(field + " is " + ref(r) + ": not a leaf of a " + std::to_string(n) + "-primitive tree");
-        if (seenLeaf[p]++ != 0) return invalid(field + " is " + ref(r) + ": that primitive is in another leaf too");
+        if (r == kBvhNone || p >= n) return invalid(field() + " is " + ref(r) + ": not a leaf of a " + std::to_string(n) + "-primitive tree");
+        if (seenLeaf[p]++ != 0) return invalid(field() + " is " + ref(r) + ": that primitive is in another leaf too");
         if (in.leafParents[p] != i) {
-          return invalid("leafParents[" + std::to_string(p) + "] is " + std::to_string(in.leafParents[p]) + "; " + field +
+          return invalid("leafParents[" + std::to_string(p) + "] is " + std::to_string(in.leafParents[p]) + "; " + field() +
                          " says " + std::to_string(i));
         }
       } else {
-        if (r == 0 || r >= nodeCount) return invalid(field + " is " + ref(r) + ": not a child node of a " + std::to_string(n) + "-primitive tree");
-        if (seenNode[r]++ != 0) return invalid(field + " is " + ref(r) + ": that node has another parent too");
+        if (r == 0 || r >= nodeCount) return invalid(field() + " is " + ref(r) + ": not a child node of a " + std::to_string(n) + "-primitive tree");
+        if (seenNode[r]++ != 0) return invalid(field() + " is " + ref(r) + ": that node has another parent too");
         if (in.nodes[r].parent != i) {
-          return invalid("nodes[" + std::to_string(r) + "].parent is " + ref(in.nodes[r].parent) + "; " + field + " says " +
+          return invalid("nodes[" + std::to_string(r) + "].parent is " + ref(in.nodes[r].parent) + "; " + field() + " says " +
                          std::to_string(i));
         }
       }
     }
   }
-  // Every child has one parent (above); every leaf must also reach the root within kBvhMaxDepth.
-  for (uint32_t p = 0; p < n; ++p) {
-    uint32_t node = in.leafParents[p];
-    uint32_t depth = 1;
-    while (node != 0 && depth <= kBvhMaxDepth) node = in.nodes[node].parent, ++depth;
-    if (node != 0) {
-      return invalid("leafParents[" + std::to_string(p) + "]: primitive " + std::to_string(p) +
-                     "'s leaf does not reach the root within kBvhMaxDepth = " + std::to_string(kBvhMaxDepth) + " nodes");
+  // Every child has one parent (above): the walk from the root must reach every node (no cycle apart
+  // from the root), no deeper than kBvhMaxDepth.
+  std::vector<std::pair<uint32_t, uint32_t>> stack{{0u, 1u}};
+  uint32_t reached = 0;
+  while (!stack.empty()) {
+    const auto [node, depth] = stack.back();
+    stack.pop_back();
+    ++reached;
+    if (depth > kBvhMaxDepth) {
+      return invalid("nodes[" + std::to_string(node) + "] is " + std::to_string(depth) +
+                     " levels deep: more than kBvhMaxDepth = " + std::to_string(kBvhMaxDepth));
     }
+    for (uint32_t r : {in.nodes[node].left, in.nodes[node].right}) {
+      if ((r & kBvhLeafBit) == 0) stack.push_back({r, depth + 1});
+    }
+  }
+  if (reached != nodeCount) {
+    return invalid("nodes: " + std::to_string(nodeCount - reached) + " nodes are not reachable from the root (a cycle)");
   }
   return {};
 }
