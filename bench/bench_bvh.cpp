@@ -174,6 +174,7 @@ struct Row {
   double buildMs = 0, refitMs = 0;
   uint32_t reps = 0;
   std::vector<PassTiming> buildPasses;  // vulkan: median per pass
+  std::optional<RecordStats> buildStats, refitStats;  // vulkan: what one build / refit record holds
   std::string note;
 };
 
@@ -240,6 +241,8 @@ bool writeJson(const Options& o, const DeviceInfo* dev, const std::string& date,
                     ", \"build_ms\": " + jsonNumber(r.buildMs) + ", \"refit_ms\": " + jsonNumber(r.refitMs) +
                     ", \"reps\": " + std::to_string(r.reps);
     if (!r.buildPasses.empty()) m += ", \"build_passes_median_ms\": " + jsonPassMsObject(r.buildPasses, true);
+    if (r.buildStats) m += ", \"build\": {" + jsonRecordStatsMembers(*r.buildStats) + "}";
+    if (r.refitStats) m += ", \"refit\": {" + jsonRecordStatsMembers(*r.refitStats) + "}";
     if (!r.note.empty()) m += ", \"note\": " + jsonString(r.note);
     return m;
   });
@@ -354,6 +357,7 @@ int runBench(Options o) {
           std::fprintf(stderr, "bench_bvh: vulkan build: %s\n", status.message().c_str());
           return 1;
         }
+        r.buildStats = (*stage)->lastRecordStats();
         if (!(t == reference)) mismatch = true, r.note += "BUILD DIFFERS ";
         auto refit = gpuTimes(
             o.reps,
@@ -366,6 +370,7 @@ int runBench(Options o) {
           std::fprintf(stderr, "bench_bvh: vulkan refit: %s\n", status.message().c_str());
           return 1;
         }
+        r.refitStats = (*stage)->lastRecordStats();
         if (!(t == refitReference)) mismatch = true, r.note += "REFIT DIFFERS ";
         r.buildMs = build->totalMs;
         r.refitMs = refit->totalMs;
@@ -376,8 +381,8 @@ int runBench(Options o) {
         for (const PassTiming& p : build->passes) {
           if (std::strncmp(p.name, "vkc.radix", 9) == 0) sortMs += p.ns * 1e-6;
         }
-        std::snprintf(buf, sizeof buf, "sort %.3f ms of the build", sortMs);
-        r.note += buf;
+        std::snprintf(buf, sizeof buf, "sort %.3f ms of the build; build ", sortMs);
+        r.note += buf + recordStatsNote(*r.buildStats) + "; refit " + recordStatsNote(*r.refitStats);
         rows.push_back(r);
         printRow(r);
       }

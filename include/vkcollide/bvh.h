@@ -165,6 +165,10 @@ class BvhStage {
   // records, submits, waits and reads the tree back into input's outputs. GPU times per pass for timings().
   Status run(const BvhInput& input, BvhUpdate update = BvhUpdate::kBuild);
   const std::vector<PassTiming>& timings() const;
+  // What the last record() or run() recorded: dispatches, dependent dispatches, barriers, declared
+  // bytes (RecordStats, context.h). run() counts the stage's own commands, not its upload and
+  // readback copies. Zero after a refused record().
+  const RecordStats& lastRecordStats() const;
 
   uint32_t maxPrimitives() const;
 

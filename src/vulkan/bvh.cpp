@@ -46,6 +46,7 @@ struct BvhStage::Impl {
   Buffer vertices, prevVertices, indices, upload, readback;
   detail::TimestampPool queries{ctx};
   std::vector<PassTiming> timings;
+  RecordStats lastStats;  // of the last record() or run()
 
   explicit Impl(detail::ContextImpl& c) : ctx(c) {}
 
@@ -214,6 +215,7 @@ Result<std::unique_ptr<BvhStage>> BvhStage::create(Context& context, const BvhSt
 
 uint32_t BvhStage::maxPrimitives() const { return impl_->maxPrims; }
 const std::vector<PassTiming>& BvhStage::timings() const { return impl_->timings; }
+const RecordStats& BvhStage::lastRecordStats() const { return impl_->lastStats; }
 
 BufferRange BvhStage::nodesBuffer(uint32_t frame) const {
   return impl_->own(Impl::kNodes, std::min(frame, impl_->frames - 1), nodeBytes(impl_->maxPrims));
@@ -242,7 +244,7 @@ Status BvhStage::record(VkCommandBuffer commandBuffer, const BvhRecordInfo& info
   VKC_TRY(detail::checkCommandBuffer(commandBuffer, "BvhStage"));
   Impl& s = *impl_;
   auto rec = recorderFor(s, info);
-  VKC_TRY(detail::recordPasses(rec, commandBuffer, info.sync));
+  VKC_TRY(detail::recordPasses(rec, commandBuffer, info.sync, s.lastStats));
   if (info.update == BvhUpdate::kBuild && info.nodes.buffer == VK_NULL_HANDLE) s.builtCount[info.frame] = info.primitiveCount;
   return {};
 }
@@ -265,6 +267,7 @@ Result<std::vector<detail::BarrierDecision>> detail::bvhBarrierPlan(BvhStage& st
 
 Status BvhStage::run(const BvhInput& input, BvhUpdate update) {
   Impl& s = *impl_;
+  s.lastStats = {};
   VKC_TRY(update == BvhUpdate::kBuild ? validate(input) : validateRefit(input));
   const uint32_t n = input.primitiveCount();
   if (input.verticesPerPrimitive != s.vpp) {
@@ -325,7 +328,7 @@ Status BvhStage::run(const BvhInput& input, BvhUpdate update) {
       copy(s.upload, info.nodes.buffer, offNodes, 0, nBytes);
       copy(s.upload, info.leafParents.buffer, offParents, 0, parentBytes);
     }
-    VKC_TRY(rec->record(cmd, sync, s.queries));
+    VKC_TRY(rec->record(cmd, sync, s.queries, &s.lastStats));
     copy(s.buffers.get(Impl::kNodes, 0), s.readback.handle(), 0, 0, nBytes);
     copy(s.buffers.get(Impl::kPrimBoxes, 0), s.readback.handle(), 0, nBytes, boxBytes);
     copy(s.buffers.get(Impl::kLeafParents, 0), s.readback.handle(), 0, nBytes + boxBytes, parentBytes);

@@ -71,6 +71,9 @@ TEST_F(BvhRecord, BuildThenRefitInOneHostCommandBuffer) {
                      .nodes = out.ranges[0], .primitiveBoxes = out.ranges[1], .leafParents = out.ranges[2]};
   Status st = (*stage)->record(cmd, info);
   ASSERT_TRUE(st.ok()) << st.message();
+  // init, boxes, morton, 12 sort passes, hierarchy, climb, finalize: each depends on the one before.
+  EXPECT_EQ((*stage)->lastRecordStats().dispatches, 18u);
+  EXPECT_EQ((*stage)->lastRecordStats().dependentDispatches, 18u);
   // Keep the built tree: copy it aside, then refit in place from the moved vertices (swept).
   const VkBufferCopy copies[] = {{out.ranges[0].offset, out.ranges[3].offset, out.ranges[0].size},
                                  {out.ranges[1].offset, out.ranges[4].offset, out.ranges[1].size}};
@@ -86,6 +89,7 @@ TEST_F(BvhRecord, BuildThenRefitInOneHostCommandBuffer) {
   info.sync.dstAccess = VK_ACCESS_2_HOST_READ_BIT;
   st = (*stage)->record(cmd, info);
   ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ((*stage)->lastRecordStats().dispatches, 4u);  // init, boxes, climb, finalize
   submitRecorded({&cmd, 1});
 
   readInto(out, 3, built.nodes);
@@ -170,6 +174,7 @@ TEST_F(BvhRecord, RejectsBadCountsAndBuffersBeforeRecording) {
   BvhRecordInfo bad = good;
   bad.primitiveCount = 0;
   expectErrorNaming((*stage)->record(cmd, bad), "BvhRecordInfo::primitiveCount is 0");
+  EXPECT_EQ((*stage)->lastRecordStats(), RecordStats{});
   bad.primitiveCount = 101;
   expectErrorNaming((*stage)->record(cmd, bad), "BvhRecordInfo::primitiveCount is 101: must be in 1..maxPrimitives (100)");
   bad = good;
