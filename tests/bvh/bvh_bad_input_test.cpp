@@ -84,6 +84,21 @@ TEST_P(BvhBadInput, RefitOfABrokenTree) {
   s = refitBvh(backend(), ctx(), t.input(m));
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("that primitive is in another leaf too"), std::string::npos) << s.message();
+  // A cycle whose links are all consistent: node a's parent slot goes to its internal child c, and a
+  // becomes its own child (and parent). Only the walk from the root finds a unreachable.
+  t = good;
+  uint32_t a = 1;
+  while ((t.nodes[a].left & kBvhLeafBit) != 0 && (t.nodes[a].right & kBvhLeafBit) != 0) ++a;
+  ASSERT_LT(a, t.nodes.size());
+  uint32_t& slot = (t.nodes[a].left & kBvhLeafBit) == 0 ? t.nodes[a].left : t.nodes[a].right;
+  const uint32_t c = slot, parent = t.nodes[a].parent;
+  (t.nodes[parent].left == a ? t.nodes[parent].left : t.nodes[parent].right) = c;
+  t.nodes[c].parent = parent;
+  slot = a;
+  t.nodes[a].parent = a;
+  s = refitBvh(backend(), ctx(), t.input(m));
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("not reachable from the root"), std::string::npos) << s.message();
   t = good;
   t.leafParents[3] ^= 1u;
   s = refitBvh(backend(), ctx(), t.input(m));
