@@ -5,6 +5,11 @@
 // of the same boxes (tests/support/bvh_sah_builder.h). Every backend's nodes are compared with the
 // scalar reference, byte for byte. Prints a table and writes JSON. See `bench_bvh --help`.
 //
+// CPU anchor (built only where CMake finds Intel Embree, Debian libembree-dev): Embree's own BVH build
+// of the same triangles (rtcCommitScene of a scene with one triangle geometry sharing our buffers,
+// device "threads=1"), at RTC_BUILD_QUALITY_LOW (its Morton builder, the LBVH's kind) and MEDIUM
+// (its default binned SAH builder). Build only: Embree's BVH is its own layout, not ours.
+//
 // Refit: the vertices move by a smooth displacement (a deforming mesh) and the boxes are swept
 // (previous = the build's positions).
 #include <cinttypes>
@@ -19,6 +24,10 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+#ifdef VKC_HAVE_EMBREE
+#include <embree3/rtcore.h>
+#endif
 
 #include "../tests/support/bvh_sah_builder.h"
 #include "bench_common.h"
@@ -185,8 +194,36 @@ struct SahRow {
 
 constexpr double kCellBudgetMs = 4000;
 
+#ifdef VKC_HAVE_EMBREE
+// Median wall time of Embree building its BVH over `mesh` (one thread), at `quality`.
+double embreeBuildMs(RTCDevice device, const Mesh& mesh, RTCBuildQuality quality, uint32_t reps) {
+  std::vector<double> ms;
+  for (uint32_t r = 0; r < reps + 1; ++r) {
+    RTCScene scene = rtcNewScene(device);
+    rtcSetSceneBuildQuality(scene, quality);
+    RTCGeometry geom = rtcNewGeometry(device, RTC_GEOMETRY_TYPE_TRIANGLE);
+    // Float4 stride: every vertex can be read as 16 bytes, as Embree's shared buffers require.
+    rtcSetSharedGeometryBuffer(geom, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3, mesh.vertices.data(), 0,
+                               sizeof(Float4), mesh.vertices.size());
+    rtcSetSharedGeometryBuffer(geom, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3, mesh.indices.data(), 0,
+                               3 * sizeof(uint32_t), mesh.triangles());
+    rtcSetGeometryBuildQuality(geom, quality);
+    rtcCommitGeometry(geom);
+    rtcAttachGeometry(scene, geom);
+    rtcReleaseGeometry(geom);
+    const double t0 = nowMs();
+    rtcCommitScene(scene);
+    if (r > 0) ms.push_back(nowMs() - t0);  // the first is a warm-up
+    rtcReleaseScene(scene);
+  }
+  return median(ms);
+}
+#endif
+
 void printRow(const Row& r) {
-  std::printf("%10u  %-12s %12.3f %12.3f %5u  %s\n", r.n, r.backend.c_str(), r.buildMs, r.refitMs, r.reps, r.note.c_str());
+  char refit[32] = "-";
+  if (std::isfinite(r.refitMs)) std::snprintf(refit, sizeof refit, "%.3f", r.refitMs);
+  std::printf("%10u  %-13s %12.3f %12s %5u  %s\n", r.n, r.backend.c_str(), r.buildMs, refit, r.reps, r.note.c_str());
   std::fflush(stdout);
 }
 
@@ -291,11 +328,20 @@ int runBench(Options o) {
   std::printf("bench_bvh: mesh %s (%u triangles), reps %u\n\n", o.obj.c_str(), base.triangles(), o.reps);
   if (!timestamps) std::printf("bench_bvh: the device's queue has no timestamps: Vulkan rows are skipped\n");
 
+#ifdef VKC_HAVE_EMBREE
+  RTCDevice embree = rtcNewDevice("threads=1");
+  if (embree == nullptr) {
+    std::fprintf(stderr, "bench_bvh: rtcNewDevice failed\n");
+    return 1;
+  }
+  std::printf("bench_bvh: Embree %d.%d.%d rows (one thread)\n", RTC_VERSION_MAJOR, RTC_VERSION_MINOR,
+              RTC_VERSION_PATCH);
+#endif
   std::vector<Mesh> levels{base};
   std::vector<Row> rows;
   std::vector<SahRow> sah;
   bool mismatch = false;
-  std::printf("%10s  %-12s %12s %12s %5s  %s\n", "triangles", "backend", "build_ms", "refit_ms", "reps", "note");
+  std::printf("%10s  %-13s %12s %12s %5s  %s\n", "triangles", "backend", "build_ms", "refit_ms", "reps", "note");
   for (const uint32_t n : o.sizes) {
     while (levels.back().triangles() < n) levels.push_back(subdivide(levels.back()));
     size_t level = 0;
@@ -335,6 +381,20 @@ int runBench(Options o) {
       rows.push_back(r);
       printRow(r);
     }
+
+#ifdef VKC_HAVE_EMBREE
+    for (const auto& [quality, name] : {std::pair{RTC_BUILD_QUALITY_LOW, "embree-low"},
+                                        std::pair{RTC_BUILD_QUALITY_MEDIUM, "embree-medium"}}) {
+      Row r{n, name};
+      r.buildMs = embreeBuildMs(embree, mesh, quality, o.reps);
+      r.refitMs = std::nan("");
+      r.reps = o.reps;
+      r.note = quality == RTC_BUILD_QUALITY_LOW ? "Embree's Morton builder, 1 thread, its own layout"
+                                                : "Embree's binned SAH builder, 1 thread, its own layout";
+      rows.push_back(r);
+      printRow(r);
+    }
+#endif
 
     if (timestamps) {
       Row r{n, "vulkan"};
@@ -400,6 +460,9 @@ int runBench(Options o) {
                   s.lbvh, s.topDown, s.lbvh / s.topDown, s.topDownMs);
     }
   }
+#ifdef VKC_HAVE_EMBREE
+  rtcReleaseDevice(embree);
+#endif
   if (!reportWritten("bench_bvh", o.json, writeJson(o, &dev, date, rows, sah))) return 1;
   if (mismatch) {
     std::fprintf(stderr, "bench_bvh: some backend's tree differs from cpu-scalar (see the notes)\n");
