@@ -4,6 +4,7 @@
 #pragma once
 
 #include "vkcollide/bounds.h"
+#include "vkcollide/bvh.h"
 #include "vkcollide/collide_shapes.h"
 #include "vkcollide/context.h"
 #include "vkcollide/cost_model.h"

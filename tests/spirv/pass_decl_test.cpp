@@ -22,6 +22,7 @@
 
 #include "vulkan/pipelines.h"
 #include "shared/bounds_passes.h"
+#include "shared/bvh_passes.h"
 #include "shared/collide_shapes_passes.h"
 #include "shared/copy_passes.h"
 #include "shared/inter_collision_passes.h"
@@ -39,7 +40,8 @@ using gpu::StageDecl;
 using spirv::ModuleFacts;
 
 const StageDecl* const kStages[] = {&gpu::kBoundsStage, &gpu::kShapesStage, &gpu::kSelfStage,
-                                    &gpu::kInterStage,  &gpu::kRadixStage,  &gpu::kCopyStage};
+                                    &gpu::kInterStage,  &gpu::kRadixStage,  &gpu::kCopyStage,
+                                    &gpu::kBvhStage};
 
 std::vector<uint32_t> embedded(const char* name) {
   const std::span<const uint32_t> words = detail::embeddedShader(name);

@@ -1,0 +1,186 @@
+#version 460
+// BVH stage: a linear BVH (Karras 2012) over indexed primitives, built or refit on the device. Six
+// passes selected by a specialization constant (shared/bvh.h): INIT sets every node's key box to the
+// empty box (and, for a build, the centroid box); BOXES writes each primitive's box (and folds its
+// centroid into the centroid box with atomic min / max of order-preserving keys: exact,
+// order-independent); MORTON writes (code, primitive) pairs, which the radix sort orders; HIERARCHY
+// finds each internal node's children (Karras' split); CLIMB folds every leaf's box keys into its
+// ancestors with atomic min / max; FINALIZE turns the keys into the nodes' float boxes. Every box is
+// a selection of input floats (min / max through keys), so the tree equals the CPU twin's
+// (src/cpu/bvh.cpp) bit for bit.
+//
+// Why atomics rather than Karras' arrival counters (the second child to arrive writes the union):
+// that needs the sibling's box written by another invocation in the same pass, a memory barrier
+// between, and on llvmpipe (Mesa 22.3) a memoryBarrierBuffer() in that loop made invocations drop
+// their remaining work (measured: root boxes left unwritten). Folding keys with atomics needs no
+// invocation to read another's plain writes.
+//
+// Robustness: the host cannot see the device-side index buffer or a tree to refit. An index beyond
+// vertexCount reads the last vertex; child and parent references beyond the tree are clamped or end
+// the climb; the climb stops after kBvhMaxDepth levels (a valid tree is shallower). Nothing is read
+// or written out of bounds, and every loop is bounded (llvmpipe's loop guard: at most ~100 iterations
+// per invocation in HIERARCHY, kBvhMaxDepth in CLIMB).
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_GOOGLE_include_directive : require
+#include "shared/bvh.h"
+#include "shared/float_order.h"
+
+layout(constant_id = 0) const uint kPass = kBvhPassInit;
+layout(local_size_x = kBvhGroupSize) in;  // checked against the pass declarations (tests/spirv/pass_decl_test.cpp)
+
+layout(std430, set = 0, binding = kBvhBindingVertices) readonly buffer Vertices { vec4 vertices[]; };
+layout(std430, set = 0, binding = kBvhBindingPrevVertices) readonly buffer Prev { vec4 prevVertices[]; };
+layout(std430, set = 0, binding = kBvhBindingIndices) readonly buffer Indices { uint indices[]; };
+layout(std430, set = 0, binding = kBvhBindingPrimBoxes) buffer PrimBoxes { Aabb primBoxes[]; };
+layout(std430, set = 0, binding = kBvhBindingCentroid) buffer Centroid { uint centroidKeys[]; };
+layout(std430, set = 0, binding = kBvhBindingCodes) buffer Codes { uint codes[]; };
+layout(std430, set = 0, binding = kBvhBindingOrder) buffer Order { uint order[]; };
+layout(std430, set = 0, binding = kBvhBindingNodes) buffer Nodes { BvhNode nodes[]; };
+layout(std430, set = 0, binding = kBvhBindingLeafParents) buffer LeafParents { uint leafParents[]; };
+layout(std430, set = 0, binding = kBvhBindingNodeKeys) buffer NodeKeys { BvhNodeKeys nodeKeys[]; };
+layout(push_constant) uniform Push { BvhPush pc; };
+
+vec4 vertexAt(uint v) { return vertices[v]; }
+vec4 prevVertexAt(uint v) { return prevVertices[v]; }
+uint indexAt(uint k) { return indices[k]; }
+uint sortedCode(uint i) { return codes[i]; }
+uint sortedPrim(uint i) { return order[i]; }
+#include "shared/bvh_kernel.h"
+
+uint globalIndex() {
+  return (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * kBvhGroupSize + gl_LocalInvocationIndex;
+}
+
+bool building() { return (pc.flags & kBvhFlagBuild) != 0u; }
+
+void initPass() {
+  uint i = globalIndex();
+  if (i < bvhNodeCount(pc.primitiveCount)) nodeKeys[i] = BvhNodeKeys(uvec4(0xFFFFFFFFu), uvec4(0u));
+  if (i == 0u && building()) {
+    for (uint a = 0u; a < 4u; ++a) {
+      centroidKeys[a] = 0xFFFFFFFFu;
+      centroidKeys[4u + a] = 0u;
+    }
+  }
+}
+
+void boxesPass() {
+  uint p = globalIndex();
+  if (p >= pc.primitiveCount) return;
+  vec4 lo, hi;
+  bvhPrimitiveBox(p, pc.verticesPerPrimitive, pc.vertexCount, (pc.flags & kBvhFlagSwept) != 0u, lo, hi);
+  primBoxes[p] = Aabb(lo, hi);
+  if (building()) {
+    uvec3 k = uvec3(floatKeyFromBits(floatBitsToUint(bvhCentroid(lo.x, hi.x))),
+                    floatKeyFromBits(floatBitsToUint(bvhCentroid(lo.y, hi.y))),
+                    floatKeyFromBits(floatBitsToUint(bvhCentroid(lo.z, hi.z))));
+    uvec3 kLo = subgroupMin(k);
+    uvec3 kHi = subgroupMax(k);
+    if (subgroupElect()) {
+      atomicMin(centroidKeys[0], kLo.x);
+      atomicMin(centroidKeys[1], kLo.y);
+      atomicMin(centroidKeys[2], kLo.z);
+      atomicMax(centroidKeys[4], kHi.x);
+      atomicMax(centroidKeys[5], kHi.y);
+      atomicMax(centroidKeys[6], kHi.z);
+    }
+  }
+}
+
+void mortonPass() {
+  uint p = globalIndex();
+  if (p >= pc.primitiveCount) return;
+  vec3 cMin = vec3(uintBitsToFloat(floatBitsFromKey(centroidKeys[0])), uintBitsToFloat(floatBitsFromKey(centroidKeys[1])),
+                   uintBitsToFloat(floatBitsFromKey(centroidKeys[2])));
+  vec3 cMax = vec3(uintBitsToFloat(floatBitsFromKey(centroidKeys[4])), uintBitsToFloat(floatBitsFromKey(centroidKeys[5])),
+                   uintBitsToFloat(floatBitsFromKey(centroidKeys[6])));
+  Aabb b = primBoxes[p];
+  uint qx = bvhQuantize(bvhCentroid(b.lo.x, b.hi.x), cMin.x, bvhAxisScale(cMin.x, cMax.x));
+  uint qy = bvhQuantize(bvhCentroid(b.lo.y, b.hi.y), cMin.y, bvhAxisScale(cMin.y, cMax.y));
+  uint qz = bvhQuantize(bvhCentroid(b.lo.z, b.hi.z), cMin.z, bvhAxisScale(cMin.z, cMax.z));
+  codes[p] = bvhMorton(qx, qy, qz);
+  order[p] = p;
+}
+
+void setParent(uint child, uint parent) {
+  if ((child & kBvhLeafBit) != 0u) {
+    uint prim = child & ~kBvhLeafBit;
+    if (prim < pc.primitiveCount) leafParents[prim] = parent;
+  } else if (child < bvhNodeCount(pc.primitiveCount)) {
+    nodes[child].parent = parent;
+  }
+}
+
+void hierarchyPass() {
+  uint i = globalIndex();
+  uint n = pc.primitiveCount;
+  if (n == 1u) {
+    if (i != 0u) return;
+    nodes[0].left = kBvhLeafBit | sortedPrim(0u);
+    nodes[0].right = kBvhNone;
+    nodes[0].parent = kBvhNone;
+    nodes[0].pad = 0u;
+    setParent(kBvhLeafBit | sortedPrim(0u), 0u);
+    return;
+  }
+  if (i + 1u >= n) return;
+  uint left, right;
+  bvhSplit(int(i), int(n), left, right);
+  nodes[i].left = left;
+  nodes[i].right = right;
+  nodes[i].pad = 0u;
+  if (i == 0u) nodes[0].parent = kBvhNone;
+  setParent(left, i);
+  setParent(right, i);
+}
+
+// Folds leaf p's box into its ancestors' keys. A component stops climbing at the first ancestor
+// that already holds a value at least as tight: the leaf that put it there climbs on with it (or
+// stopped at a still tighter one), so every node ends with the exact min / max over its subtree,
+// whatever the order of the atomics. No invocation reads what another wrote in this pass: no memory
+// barriers, no arrival counters. At most kBvhMaxDepth levels (a valid tree is shallower).
+void climbPass() {
+  uint p = globalIndex();
+  if (p >= pc.primitiveCount) return;
+  uint nodeCount = bvhNodeCount(pc.primitiveCount);
+  Aabb b = primBoxes[p];
+  uvec3 lo = floatKey(b.lo).xyz;
+  uvec3 hi = floatKey(b.hi).xyz;
+  bvec3 climbLo = bvec3(true), climbHi = bvec3(true);
+  uint node = leafParents[p];
+  for (uint step = 0u; step < kBvhMaxDepth && node < nodeCount; ++step) {
+    if (climbLo.x) climbLo.x = atomicMin(nodeKeys[node].lo.x, lo.x) > lo.x;
+    if (climbLo.y) climbLo.y = atomicMin(nodeKeys[node].lo.y, lo.y) > lo.y;
+    if (climbLo.z) climbLo.z = atomicMin(nodeKeys[node].lo.z, lo.z) > lo.z;
+    if (climbHi.x) climbHi.x = atomicMax(nodeKeys[node].hi.x, hi.x) < hi.x;
+    if (climbHi.y) climbHi.y = atomicMax(nodeKeys[node].hi.y, hi.y) < hi.y;
+    if (climbHi.z) climbHi.z = atomicMax(nodeKeys[node].hi.z, hi.z) < hi.z;
+    if (!any(climbLo) && !any(climbHi)) break;
+    node = nodes[node].parent;
+  }
+}
+
+void finalizePass() {
+  uint i = globalIndex();
+  if (i >= bvhNodeCount(pc.primitiveCount)) return;
+  BvhNodeKeys k = nodeKeys[i];
+  nodes[i].lo = vec4(floatFromKey(k.lo).xyz, 0.0);
+  nodes[i].hi = vec4(floatFromKey(k.hi).xyz, 0.0);
+}
+
+void main() {
+  if (kPass == kBvhPassInit) {
+    initPass();
+  } else if (kPass == kBvhPassBoxes) {
+    boxesPass();
+  } else if (kPass == kBvhPassMorton) {
+    mortonPass();
+  } else if (kPass == kBvhPassHierarchy) {
+    hierarchyPass();
+  } else if (kPass == kBvhPassClimb) {
+    climbPass();
+  } else {
+    finalizePass();
+  }
+}

@@ -1,0 +1,203 @@
+// The CPU twin of the BVH stage (shaders/bvh.comp): the shader's own functions (shared/bvh.h,
+// shared/bvh_kernel.h) over host arrays, pass by pass, and the project's radix sort in between. The
+// node boxes come bottom-up with arrival counters (the second child to arrive writes the union of
+// both), leaf after leaf; the shader folds each leaf's keys into its ancestors with atomics instead
+// (see shaders/bvh.comp). Both are exact min / max selections over the same leaves, so the boxes do
+// not depend on the order or the method and equal the shader's bit for bit.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <vector>
+
+#include "cpu/radix_sort.h"
+#include "shared/bvh.h"
+#include "util/try.h"
+#include "vkcollide/bvh.h"
+#include "vkcollide/radix_sort.h"
+
+namespace vkc {
+
+static_assert(sizeof(BvhNode) == sizeof(gpu::BvhNode) && offsetof(BvhNode, hi) == offsetof(gpu::BvhNode, hi) &&
+              offsetof(BvhNode, left) == offsetof(gpu::BvhNode, left) &&
+              offsetof(BvhNode, right) == offsetof(gpu::BvhNode, right) &&
+              offsetof(BvhNode, parent) == offsetof(gpu::BvhNode, parent));
+static_assert(kBvhLeafBit == gpu::kBvhLeafBit && kBvhNone == gpu::kBvhNone && kBvhMaxDepth == gpu::kBvhMaxDepth &&
+              kBvhMaxPrimitives == gpu::kBvhMaxPrimitives);
+
+namespace gpu {
+namespace {
+
+// The kernel's accessors over host arrays; the kernel's functions become members.
+struct BvhKernel {
+  const Float4* verts = nullptr;
+  const Float4* prev = nullptr;
+  const uint32_t* idx = nullptr;
+  const uint32_t* codes = nullptr;
+  const uint32_t* order = nullptr;
+
+  vec4 vertexAt(uint v) const { return vec4(verts[v].x, verts[v].y, verts[v].z, verts[v].w); }
+  vec4 prevVertexAt(uint v) const { return vec4(prev[v].x, prev[v].y, prev[v].z, prev[v].w); }
+  uint indexAt(uint k) const { return idx[k]; }
+  uint sortedCode(uint i) const { return codes[i]; }
+  uint sortedPrim(uint i) const { return order[i]; }
+
+#include "shared/bvh_kernel.h"
+};
+
+}  // namespace
+}  // namespace gpu
+
+namespace {
+
+Float4 toFloat4(const gpu::vec4& v) { return {v.x, v.y, v.z, v.w}; }
+
+// The kernel over `in`'s vertices and indices, after the primitive boxes (the boxes pass) are
+// written: what a build and a refit both start with. `in` is validated.
+gpu::BvhKernel primitiveBoxes(const BvhInput& in, uint32_t n) {
+  gpu::BvhKernel k;
+  k.verts = in.vertices.data();
+  k.prev = in.prevVertices.empty() ? nullptr : in.prevVertices.data();
+  k.idx = in.indices.data();
+  const bool swept = !in.prevVertices.empty();
+  const uint32_t vertexCount = static_cast<uint32_t>(in.vertices.size());
+  for (uint32_t p = 0; p < n; ++p) {
+    gpu::vec4 lo, hi;
+    k.bvhPrimitiveBox(p, in.verticesPerPrimitive, vertexCount, swept, lo, hi);
+    in.primitiveBoxes[p] = Aabb{toFloat4(lo), toFloat4(hi)};
+  }
+  return k;
+}
+
+gpu::vec4 toVec4(const Float4& f) { return gpu::vec4(f.x, f.y, f.z, f.w); }
+
+// Node boxes bottom-up, as the climb pass: each leaf walks up while it is the last child of its node
+// to arrive, writing that node's box as the union of its children's.
+void climb(const BvhInput& in, uint32_t n) {
+  const uint32_t nodeCount = bvhNodeCount(n);
+  std::vector<uint8_t> arrivals(nodeCount, 0);
+  auto childBox = [&](uint32_t r, gpu::vec4& lo, gpu::vec4& hi) {
+    const bool leaf = (r & kBvhLeafBit) != 0;
+    lo = toVec4(leaf ? in.primitiveBoxes[r & ~kBvhLeafBit].lo : in.nodes[r].lo);
+    hi = toVec4(leaf ? in.primitiveBoxes[r & ~kBvhLeafBit].hi : in.nodes[r].hi);
+  };
+  for (uint32_t p = 0; p < n; ++p) {
+    uint32_t node = in.leafParents[p];
+    for (uint32_t step = 0; step < kBvhMaxDepth && node != kBvhNone; ++step) {
+      BvhNode& nd = in.nodes[node];
+      const uint32_t need = nd.right == kBvhNone ? 1 : 2;
+      if (++arrivals[node] < need) break;
+      gpu::vec4 lo, hi;
+      childBox(nd.left, lo, hi);
+      if (nd.right != kBvhNone) {
+        gpu::vec4 lo2, hi2;
+        childBox(nd.right, lo2, hi2);
+        lo = gpu::bvhMin4(lo, lo2);
+        hi = gpu::bvhMax4(hi, hi2);
+      }
+      nd.lo = toFloat4(lo);
+      nd.hi = toFloat4(hi);
+      node = nd.parent;
+    }
+  }
+}
+
+}  // namespace
+
+Status buildBvhCpu(const BvhInput& in, Backend backend) {
+  if (backend == Backend::kVulkan) {
+    return Error{ErrorCode::kInvalidArgument, "buildBvhCpu: backend must be kCpuScalar or kCpuSimd"};
+  }
+  VKC_TRY(validate(in));
+  const uint32_t n = in.primitiveCount();
+  gpu::BvhKernel k = primitiveBoxes(in, n);
+
+  // Centroid box (keys: exact), then Morton codes of the centroids quantized in it.
+  uint32_t cLo[3] = {~0u, ~0u, ~0u}, cHi[3] = {0, 0, 0};
+  std::vector<uint32_t> codes(n), order(n);
+  auto centroid = [&](const Aabb& b, int a) {
+    const float lo[3] = {b.lo.x, b.lo.y, b.lo.z}, hi[3] = {b.hi.x, b.hi.y, b.hi.z};
+    return gpu::bvhCentroid(lo[a], hi[a]);
+  };
+  for (uint32_t p = 0; p < n; ++p) {
+    for (int a = 0; a < 3; ++a) {
+      const uint32_t key = gpu::floatKeyFromBits(std::bit_cast<uint32_t>(centroid(in.primitiveBoxes[p], a)));
+      cLo[a] = std::min(cLo[a], key);
+      cHi[a] = std::max(cHi[a], key);
+    }
+  }
+  float cMin[3], scale[3];
+  for (int a = 0; a < 3; ++a) {
+    cMin[a] = std::bit_cast<float>(gpu::floatBitsFromKey(cLo[a]));
+    scale[a] = gpu::bvhAxisScale(cMin[a], std::bit_cast<float>(gpu::floatBitsFromKey(cHi[a])));
+  }
+  for (uint32_t p = 0; p < n; ++p) {
+    uint32_t q[3];
+    for (int a = 0; a < 3; ++a) q[a] = gpu::bvhQuantize(centroid(in.primitiveBoxes[p], a), cMin[a], scale[a]);
+    codes[p] = gpu::bvhMorton(q[0], q[1], q[2]);
+    order[p] = p;
+  }
+  VKC_TRY(radixSortCpu({codes, order, gpu::kBvhMortonBits}, backend));
+
+  // Hierarchy.
+  k.codes = codes.data();
+  k.order = order.data();
+  if (n == 1) {
+    in.nodes[0] = BvhNode{{}, {}, kBvhLeafBit | order[0], kBvhNone, kBvhNone, 0};
+    in.leafParents[order[0]] = 0;
+  } else {
+    in.nodes[0].parent = kBvhNone;
+    for (uint32_t i = 0; i + 1 < n; ++i) {
+      uint32_t children[2];
+      k.bvhSplit(static_cast<int>(i), static_cast<int>(n), children[0], children[1]);
+      BvhNode& nd = in.nodes[i];
+      nd.left = children[0];
+      nd.right = children[1];
+      nd.pad = 0;
+      for (uint32_t c : children) {
+        if ((c & kBvhLeafBit) != 0) {
+          in.leafParents[c & ~kBvhLeafBit] = i;
+        } else {
+          in.nodes[c].parent = i;
+        }
+      }
+    }
+  }
+  climb(in, n);
+  return {};
+}
+
+Status refitBvhCpu(const BvhInput& in, Backend backend) {
+  if (backend == Backend::kVulkan) {
+    return Error{ErrorCode::kInvalidArgument, "refitBvhCpu: backend must be kCpuScalar or kCpuSimd"};
+  }
+  VKC_TRY(validateRefit(in));
+  const uint32_t n = in.primitiveCount();
+  primitiveBoxes(in, n);
+  climb(in, n);
+  return {};
+}
+
+double bvhSahCost(std::span<const BvhNode> nodes, std::span<const Aabb> primitiveBoxes, double traversalCost,
+                  double intersectionCost) {
+  auto area = [](const Float4& lo, const Float4& hi) {
+    const double dx = static_cast<double>(hi.x) - static_cast<double>(lo.x);
+    const double dy = static_cast<double>(hi.y) - static_cast<double>(lo.y);
+    const double dz = static_cast<double>(hi.z) - static_cast<double>(lo.z);
+    return 2.0 * (dx * dy + dy * dz + dz * dx);
+  };
+  if (nodes.empty()) return 0.0;
+  const double root = area(nodes[0].lo, nodes[0].hi);
+  auto relative = [&](double a) { return root > 0 ? a / root : 1.0; };
+  double internal = 0, leaves = 0;
+  for (const BvhNode& b : nodes) {
+    internal += relative(area(b.lo, b.hi));
+    for (uint32_t c : {b.left, b.right}) {
+      if (c == kBvhNone || (c & kBvhLeafBit) == 0) continue;
+      const uint32_t p = c & ~kBvhLeafBit;
+      if (p < primitiveBoxes.size()) leaves += relative(area(primitiveBoxes[p].lo, primitiveBoxes[p].hi));
+    }
+  }
+  return internal * traversalCost + leaves * intersectionCost;
+}
+
+}  // namespace vkc
