@@ -9,6 +9,7 @@ PACKAGES=(
   libglm-dev libhwy-dev googletest libgtest-dev gzip zlib1g-dev libstb-dev
   clang libclang-rt-14-dev
   mesa-vulkan-drivers vulkan-validationlayers
+  libcgal-dev
 )
 
 missing=()
