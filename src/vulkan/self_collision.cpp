@@ -243,6 +243,12 @@ static Result<bool> takesFusedPath(const detail::ContextImpl& ctx, const Context
   }
   if (info.path == SelfCollisionPath::kGeneral) return false;
   const uint32_t capacity = fusedSelfCollisionCapacity(context);
+  if (capacity == 0) {  // below kSelfFusedMinCapacity items of shared memory
+    if (info.path == SelfCollisionPath::kAuto) return false;
+    return Error{ErrorCode::kUnsupported, "SelfCollisionStageCreateInfo::path kFused: the device '" + ctx.info.name +
+                                              "' has " + std::to_string(ctx.info.maxComputeSharedMemorySize) +
+                                              " bytes of compute shared memory, fewer than the fused sort needs"};
+  }
   for (size_t c = 0; c < info.cloths.size(); ++c) {
     const uint64_t items = info.subsets.empty() || info.subsets[c].empty() ? info.cloths[c].count : info.subsets[c].size();
     const bool fits = items <= capacity;
