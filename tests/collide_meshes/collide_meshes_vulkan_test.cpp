@@ -11,6 +11,7 @@
 #include "collide_meshes/mesh_test_support.h"
 #include "collide_meshes_check.spv.h"
 #include "support/vulkan_fixture.h"
+#include "vulkan/recorder.h"
 
 namespace vkc::test {
 namespace {
@@ -113,15 +114,8 @@ TEST_F(MeshVulkan, SharedFunctionsBitwiseEqualToCpu) {
     vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 2, writes);
     vk.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(uint32_t), &n);
     vk.vkCmdDispatch(cmd, (n + gpu::kMeshCheckGroupSize - 1) / gpu::kMeshCheckGroupSize, 1, 1);
-    VkMemoryBarrier2 barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
-    barrier.srcStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
-    barrier.srcAccessMask = VK_ACCESS_2_SHADER_WRITE_BIT;
-    barrier.dstStageMask = VK_PIPELINE_STAGE_2_HOST_BIT;
-    barrier.dstAccessMask = VK_ACCESS_2_HOST_READ_BIT;
-    VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
-    dep.memoryBarrierCount = 1;
-    dep.pMemoryBarriers = &barrier;
-    vk.vkCmdPipelineBarrier2(cmd, &dep);
+    detail::globalBarrier(c, cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_WRITE_BIT,
+                          VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
   });
   const auto* gpuResults = static_cast<const MeshCheckResult*>(out.mapped());
   uint32_t differ = 0, hits = 0;
