@@ -42,7 +42,7 @@ void readInto(const Packed& p, size_t i, std::vector<T>& out) {
   std::memcpy(out.data(), static_cast<const char*>(p.buffer.mapped()) + p.ranges[i].offset, out.size() * sizeof(T));
 }
 
-class BvhRecord : public BvhRecordVulkan {
+class BvhStageVulkan : public BvhRecordVulkan {
  protected:
   VkDeviceSize align() { return std::max<VkDeviceSize>(ctx().deviceInfo().minStorageBufferOffsetAlignment, 16); }
   Packed packed(std::initializer_list<std::pair<const void*, VkDeviceSize>> arrays) {
@@ -50,7 +50,7 @@ class BvhRecord : public BvhRecordVulkan {
   }
 };
 
-TEST_F(BvhRecord, BuildThenRefitInOneHostCommandBuffer) {
+TEST_F(BvhStageVulkan, BuildThenRefitInOneHostCommandBuffer) {
   const BvhMesh m = randomSmallTriangles(20'011, 31);
   BvhMesh moved = m;
   moved.prevVertices = m.vertices;
@@ -106,7 +106,7 @@ TEST_F(BvhRecord, BuildThenRefitInOneHostCommandBuffer) {
   EXPECT_TRUE(validTree(moved, refit, false));
 }
 
-TEST_F(BvhRecord, TwoFramesInFlightUseTheirOwnScratchAndOutputs) {
+TEST_F(BvhStageVulkan, TwoFramesInFlightUseTheirOwnScratchAndOutputs) {
   const uint32_t frames = 2, n = 3001;
   auto stage = BvhStage::create(ctx(), {.maxPrimitives = n, .framesInFlight = frames});
   ASSERT_TRUE(stage.ok()) << stage.message();
@@ -154,7 +154,7 @@ TEST_F(BvhRecord, TwoFramesInFlightUseTheirOwnScratchAndOutputs) {
   freeCommandBuffer(cmd);
 }
 
-TEST_F(BvhRecord, RefitOfANeverBuiltFrameIsRefused) {
+TEST_F(BvhStageVulkan, RefitOfANeverBuiltFrameIsRefused) {
   auto stage = BvhStage::create(ctx(), {.maxPrimitives = 10});
   ASSERT_TRUE(stage.ok());
   detail::Buffer b = hostBuffer(4096);
@@ -165,7 +165,7 @@ TEST_F(BvhRecord, RefitOfANeverBuiltFrameIsRefused) {
   freeCommandBuffer(cmd);
 }
 
-TEST_F(BvhRecord, RejectsBadCountsAndBuffersBeforeRecording) {
+TEST_F(BvhStageVulkan, RejectsBadCountsAndBuffersBeforeRecording) {
   auto stage = BvhStage::create(ctx(), {.maxPrimitives = 100});
   ASSERT_TRUE(stage.ok());
   detail::Buffer b = hostBuffer(100 * 3 * 4);
@@ -199,7 +199,7 @@ TEST_F(BvhRecord, RejectsBadCountsAndBuffersBeforeRecording) {
   freeCommandBuffer(cmd);
 }
 
-TEST_F(BvhRecord, CreateChecksItsLimits) {
+TEST_F(BvhStageVulkan, CreateChecksItsLimits) {
   expectErrorNaming(BvhStage::create(ctx(), {.maxPrimitives = 0}).status(), "BvhStageCreateInfo::maxPrimitives is 0");
   expectErrorNaming(BvhStage::create(ctx(), {.maxPrimitives = 10, .verticesPerPrimitive = 1}).status(),
                     "BvhStageCreateInfo::verticesPerPrimitive is 1");
@@ -218,7 +218,7 @@ TEST_F(BvhRecord, CreateChecksItsLimits) {
   }
 }
 
-TEST_F(BvhRecord, BarrierPlanOfABuildAndARefit) {
+TEST_F(BvhStageVulkan, BarrierPlanOfABuildAndARefit) {
   auto stage = BvhStage::create(ctx(), {.maxPrimitives = 5000});
   ASSERT_TRUE(stage.ok());
   detail::Buffer b = hostBuffer(5000 * 16);
@@ -242,7 +242,7 @@ TEST_F(BvhRecord, BarrierPlanOfABuildAndARefit) {
   EXPECT_EQ(refitPlan->size(), 4u);  // init, boxes, climb, finalize
 }
 
-TEST_F(BvhRecord, DeviceSideGarbageNeverReadsOutOfBoundsOrHangs) {
+TEST_F(BvhStageVulkan, DeviceSideGarbageNeverReadsOutOfBoundsOrHangs) {
   // Indices beyond vertexCount (the host cannot see them): they read the last vertex, so the tree is
   // the CPU tree of the mesh with those indices clamped.
   BvhMesh m = randomSoup(5000, 1000, 50);
@@ -288,7 +288,7 @@ TEST_F(BvhRecord, DeviceSideGarbageNeverReadsOutOfBoundsOrHangs) {
   EXPECT_TRUE(sameTree(got, want));
 }
 
-TEST_F(BvhRecord, RunReportsTimingsAndReruns) {
+TEST_F(BvhStageVulkan, RunReportsTimingsAndReruns) {
   const BvhMesh m = randomSmallTriangles(40'000, 60);
   auto stage = BvhStage::create(ctx(), {.maxPrimitives = 40'000});
   ASSERT_TRUE(stage.ok());
