@@ -5,6 +5,7 @@
 
 #include "vkcollide/bounds.h"
 #include "vkcollide/bvh.h"
+#include "vkcollide/collide_meshes.h"
 #include "vkcollide/collide_shapes.h"
 #include "vkcollide/context.h"
 #include "vkcollide/cost_model.h"

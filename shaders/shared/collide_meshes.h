@@ -101,6 +101,60 @@ struct MeshBounceState {
 };
 VKC_CHECK_LAYOUT(MeshBounceState, 48);
 
+
+// --- The mesh stage (include/vkcollide/collide_meshes.h; kernel: collide_meshes_kernel.h) ---
+VKC_CONSTANT(uint, kMeshMotionStatic, 0u);
+VKC_CONSTANT(uint, kMeshMotionRigid, 1u);
+VKC_CONSTANT(uint, kMeshMotionDeforming, 2u);
+VKC_CONSTANT(uint, kMeshFlagOneSided, 1u);
+// Discrete rounds count a triangle as violated when the particle is closer than
+// thickness * (1 - kMeshProximitySlack): a particle just pushed to the thickness (rounded) is not
+// pushed again by the same triangle.
+VKC_CONSTANT(float, kMeshProximitySlack, 2.44140625e-4f);  // 2^-12
+VKC_CONSTANT(uint, kMeshNone, 0xFFFFFFFFu);
+VKC_CONSTANT(uint, kMeshStackSize, 64u);  // traversal stack: the tree is at most kBvhMaxDepth deep
+VKC_CONSTANT(uint, kMeshFlagContinuous, 1u);  // MeshCollidePush::flags
+// Traversal modes of the kernel's tree query.
+VKC_CONSTANT(uint, kMeshQueryProximity, 0u);  // deepest violated triangle at a position
+VKC_CONSTANT(uint, kMeshQuerySweep, 1u);      // earliest hit of a path
+
+// One mesh in the stage's tables.
+struct MeshGpu {
+  MeshMaterial material;  // restitution, friction, staticFriction, thickness
+  uint motion;            // kMeshMotion*
+  uint flags;             // kMeshFlag*
+  uint firstVertex;       // in the combined vertex arrays
+  uint vertexCount;
+  uint firstTriangle;     // global index of the mesh's first triangle
+  uint triangleCount;
+  uint sweep;             // rigid: index of its RigidSweep; else kMeshNone
+  uint pad;
+};
+VKC_CHECK_LAYOUT(MeshGpu, 48);
+VKC_CHECK_OFFSET(MeshGpu, motion, 16);
+
+// One cloth in the stage's tables: its particles and the words of its mesh bit set (bit m of word
+// firstWord + m / 32 set when the cloth lists mesh m).
+struct MeshClothGpu {
+  uint first;
+  uint count;
+  uint firstWord;
+  uint meshCount;  // meshes the cloth lists (0: its particles are not touched)
+};
+VKC_CHECK_LAYOUT(MeshClothGpu, 16);
+
+struct MeshCollidePush {
+  uint clothCount;
+  uint meshWords;      // words per cloth bit set: ceil(meshes / 32)
+  uint flags;          // kMeshFlagContinuous
+  uint maxBounces;
+  float maxThickness;  // the largest thickness of all meshes
+  uint triangleCount;  // the tree's primitives
+  uint pad0;
+  uint pad1;
+};
+VKC_CHECK_LAYOUT(MeshCollidePush, 32);
+
 VKC_NAMESPACE_END
 
 #endif  // VKC_SHARED_COLLIDE_MESHES_H

@@ -502,6 +502,15 @@ VKC_FN bool triCcdRigid(RigidSweep sweep, vec3 ma, vec3 mb, vec3 mc, float tStar
   return false;
 }
 
+// The mesh stage's broad phase for rigid meshes: its tree holds the world vertices at the
+// iteration's ends, and a vertex m (mesh space) strays from the chord between them by at most
+// angle^2 |m| / 8 (the bound above with S = 1), rounded up here. The stage's query boxes grow by twice
+// the largest of these (sub-steps lerp between points of the arc, themselves within it of the chord).
+VKC_FN float rigidChordBound(float angle, vec3 m) {
+  VKC_PRECISE float e = angle * angle * sqrt(dot(m, m)) * 0.125f;
+  return e * 1.0001f;
+}
+
 // --- Response (the seed's "Collision Response", position form; issue 14's Response bullet) ---
 // At a hit with unit normal n and surface velocity u (per iteration), the particle's velocity v
 // relative to the surface, w = v - u, splits into w_n = (w.n) n and w_t = w - w_n. When approaching

@@ -9,41 +9,14 @@
 namespace vkc::detail {
 namespace {
 
-constexpr float kUnitTolerance = 1e-3f;
-
 Error invalid(const std::string& message) { return Error{ErrorCode::kInvalidArgument, message}; }
-
-std::string fmt(double v) {  // NOLINT
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
 
 }  // namespace
 
 Status validateInterTransforms(std::span<const InterClothDesc> cloths, const std::string& prefix) {
   for (size_t c = 0; c < cloths.size(); ++c) {
-    const InterClothDesc& d = cloths[c];
-    const std::string name = prefix + "cloths[" + std::to_string(c) + "]";
-    const float t[3] = {d.translation.x, d.translation.y, d.translation.z};
-    for (int k = 0; k < 3; ++k) {
-      if (!std::isfinite(t[k])) {
-        return invalid(name + ".translation." + "xyz"[k] + " is " + fmt(t[k]) + ": the translation must be finite");
-      }
-    }
-    const float q[4] = {d.rotation.x, d.rotation.y, d.rotation.z, d.rotation.w};
-    for (int k = 0; k < 4; ++k) {
-      if (!std::isfinite(q[k])) {
-        return invalid(name + ".rotation." + "xyzw"[k] + " is " + fmt(q[k]) + ": the rotation quaternion must be finite");
-      }
-    }
-    double sq = 0.0;
-    for (int k = 0; k < 4; ++k) sq += static_cast<double>(q[k]) * static_cast<double>(q[k]);
-    const double len = std::sqrt(sq);
-    if (std::fabs(len - 1.0) > static_cast<double>(kUnitTolerance)) {
-      return invalid(name + ".rotation has length " + fmt(len) +
-                     ": it must be a unit quaternion (x, y, z, w) within 1e-3, an orthonormal rotation");
-    }
+    VKC_TRY(validateRigidTransform(prefix + "cloths[" + std::to_string(c) + "]", cloths[c].translation,
+                                   cloths[c].rotation));
   }
   return {};
 }

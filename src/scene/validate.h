@@ -29,6 +29,10 @@ Status validateSeparation(float distance, float stiffness, const std::string& ow
 // The parts of validate(BoundsInput) that do not read the particles: sizes and cloth ranges.
 Status validateBoundsLayout(const BoundsInput& input);
 
+// A rigid transform: translation finite, rotation a finite unit quaternion (x, y, z, w) within 1e-3.
+// Messages name "<name>.translation.x", "<name>.rotation".
+Status validateRigidTransform(const std::string& name, const Float4& translation, const Float4& rotation);
+
 // The GPU cloth table: ranges plus each cloth's bounds tiles (prefix sum). Returns the tile count.
 uint32_t makeClothTable(std::span<const ClothRange> cloths, std::vector<gpu::ClothRange>& table);
 

@@ -1,0 +1,225 @@
+// The mesh stage's per-particle work, written once: the traversal of the mesh tree (one BVH over the
+// triangles of all meshes, shared/bvh.h) and the discrete rounds or the continuous bounce loop of one
+// particle (collide_meshes_math.h). GLSL includes it at file scope (shaders/collide_meshes.comp); C++
+// includes it inside the body of a struct (src/cpu/collide_meshes.cpp), so that the functions become
+// members. The includer first provides:
+//   BvhNode treeNode(uint i)          node i of the tree
+//   Aabb treeLeafBox(uint t)          the leaf box of global triangle t
+//   uint triangleVertex(uint k)       element k of the global index buffer (combined vertex index)
+//   uint triangleMesh(uint t)         the mesh of global triangle t
+//   MeshGpu meshAt(uint m)
+//   vec3 worldVertex(uint v, uint atEnd)   combined vertex v in world space at the iteration's start
+//                                          (atEnd 0) or end (1); static meshes: the same
+//   vec3 localVertex(uint v)          combined vertex v as given (mesh space for rigid meshes)
+//   RigidSweep sweepAt(uint s)
+//   uint clothMeshWord(uint w)        a word of the cloths' mesh bit sets
+//   float rigidReach()                the largest chord error of the rigid meshes' sweeps (see below)
+// Every loop is bounded by a constant or by the tree's size; indices read from buffers are clamped.
+// No namespace and no include guard.
+
+// Whether the cloth whose bit set starts at word firstWord lists mesh m.
+VKC_FN bool meshListed(uint firstWord, uint m) {
+  return ((clothMeshWord(firstWord + m / 32u) >> (m % 32u)) & 1u) != 0u;
+}
+
+VKC_FN bool meshBoxesOverlap(vec3 lo, vec3 hi, vec4 boxLo, vec4 boxHi) {
+  return lo.x <= boxHi.x && lo.y <= boxHi.y && lo.z <= boxHi.z && boxLo.x <= hi.x && boxLo.y <= hi.y &&
+         boxLo.z <= hi.z;
+}
+
+// The triangle's world vertices at the iteration's start (atEnd 0) or end (1).
+VKC_FN void meshTriangle(uint t, uint atEnd, VKC_OUT(vec3) a, VKC_OUT(vec3) b, VKC_OUT(vec3) c) {
+  a = worldVertex(triangleVertex(3u * t), atEnd);
+  b = worldVertex(triangleVertex(3u * t + 1u), atEnd);
+  c = worldVertex(triangleVertex(3u * t + 2u), atEnd);
+}
+
+// One candidate triangle. Proximity: when p is closer than the mesh's thickness * (1 - slack), its
+// penetration (thickness - distance) goes to hit.bary.w. Sweep: the continuous query of the mesh's
+// motion; a one-sided mesh ignores hits from behind its front face.
+VKC_FN bool meshTestTriangle(uint mode, uint t, MeshGpu mesh, vec3 p, float tStart, vec3 to, uint flags,
+                             VKC_OUT(MeshHit) hit) {
+  hit = meshNoHit();
+  float thickness = mesh.material.thickness;
+  vec3 a1, b1, c1;
+  meshTriangle(t, 1u, a1, b1, c1);
+  if (mode == kMeshQueryProximity) {
+    TriClosest cp = triClosestPoint(p, a1, b1, c1);
+    VKC_PRECISE float reach = thickness * (1.0f - kMeshProximitySlack);
+    if (!(cp.dist2 < reach * reach)) return false;
+    VKC_PRECISE float penetration = thickness - sqrt(cp.dist2);
+    hit.bary = vec4(cp.bary, penetration);
+    return true;
+  }
+  bool found = false;
+  if (mesh.motion == kMeshMotionRigid) {
+    uint s = mesh.sweep;
+    vec3 ma = localVertex(triangleVertex(3u * t));
+    vec3 mb = localVertex(triangleVertex(3u * t + 1u));
+    vec3 mc = localVertex(triangleVertex(3u * t + 2u));
+    found = triCcdRigid(sweepAt(s), ma, mb, mc, tStart, p, to, thickness, flags, hit);
+  } else if (mesh.motion == kMeshMotionDeforming) {
+    vec3 a0, b0, c0;
+    meshTriangle(t, 0u, a0, b0, c0);
+    found = triCcdDeforming(a0, b0, c0, a1, b1, c1, tStart, p, to, thickness, flags, hit);
+  } else {
+    found = triCcdStatic(a1, b1, c1, tStart, p, to, thickness, flags, hit);
+  }
+  if (found && (mesh.flags & kMeshFlagOneSided) != 0u) {
+    vec3 front = cross(b1 - a1, c1 - a1);
+    if (dot(vec3(hit.normalTime), front) < 0.0f) found = false;
+  }
+  return found;
+}
+
+// Whether (hit, t) beats (best, bestT) in the query's order: proximity, the larger penetration then
+// the smaller triangle; sweep, meshHitEarlier (the smaller time, then the smaller triangle).
+VKC_FN bool meshQueryBetter(uint mode, MeshHit hit, uint t, MeshHit best, uint bestT) {
+  if (mode == kMeshQuerySweep) return meshHitEarlier(hit, t, best, bestT);
+  if (bestT == kMeshNone) return true;
+  if (hit.bary.w != best.bary.w) return hit.bary.w > best.bary.w;
+  return t < bestT;
+}
+
+// The best triangle of a query over the tree (kMeshNone when none): candidates are the leaves whose
+// boxes overlap [lo, hi], of meshes the cloth lists. The answer does not depend on the traversal
+// order (meshQueryBetter is a total order on (hit, triangle)). The walk visits each node at most once
+// in a valid tree and at most 2 * triangleCount + 2 nodes in any buffer contents.
+VKC_FN uint meshQuery(uint mode, uint triangleCount, uint firstWord, vec3 lo, vec3 hi, vec3 p, float tStart, vec3 to,
+                      uint flags, VKC_OUT(MeshHit) best) {
+  best = meshNoHit();
+  uint bestT = kMeshNone;
+  uint nodeCount = triangleCount > 1u ? triangleCount - 1u : 1u;
+  uint stack[kMeshStackSize];
+  uint top = 0u;
+  uint node = 0u;
+  uint visits = 2u * triangleCount + 2u;
+  for (uint step = 0u; step < visits; ++step) {
+    BvhNode n = treeNode(node);
+    uint next = kMeshNone;
+    for (uint side = 0u; side < 2u; ++side) {
+      uint child = side == 0u ? n.left : n.right;
+      if (child == kBvhNone) continue;
+      if ((child & kBvhLeafBit) != 0u) {
+        uint t = child & ~kBvhLeafBit;
+        if (t >= triangleCount) continue;
+        Aabb box = treeLeafBox(t);
+        if (!meshBoxesOverlap(lo, hi, box.lo, box.hi)) continue;
+        uint m = triangleMesh(t);
+        if (!meshListed(firstWord, m)) continue;
+        MeshHit hit;
+        if (meshTestTriangle(mode, t, meshAt(m), p, tStart, to, flags, hit) &&
+            meshQueryBetter(mode, hit, t, best, bestT)) {
+          best = hit;
+          bestT = t;
+        }
+      } else if (child < nodeCount) {
+        BvhNode c = treeNode(child);
+        if (!meshBoxesOverlap(lo, hi, c.lo, c.hi)) continue;
+        if (next == kMeshNone) {
+          next = child;
+        } else if (top < kMeshStackSize) {
+          stack[top] = child;
+          top = top + 1u;
+        }
+      }
+    }
+    if (next == kMeshNone) {
+      if (top == 0u) break;
+      top = top - 1u;
+      next = stack[top];
+    }
+    node = next;
+  }
+  return bestT;
+}
+
+// The query box's margin around a point or path: the largest thickness (with the continuous hit
+// tolerance, relative kMeshCcdRelTolerance and the rounding margin 2 * kMeshCcdMarginScale * M, M the
+// largest coordinate of the path and of the tree), plus twice the rigid chord error (rigid sub-steps
+// lerp between exact ends; the tree's swept boxes hold the iteration's ends).
+VKC_FN float meshQueryReach(float maxThickness, vec3 lo, vec3 hi) {
+  vec4 rootLo = treeNode(0u).lo, rootHi = treeNode(0u).hi;
+  float m = max(max(maxAbs3(lo), maxAbs3(hi)), max(maxAbs3(vec3(rootLo)), maxAbs3(vec3(rootHi))));
+  VKC_PRECISE float reach = maxThickness * (1.0f + 2.0f * kMeshCcdRelTolerance) + 4.0f * kMeshCcdMarginScale * m +
+                            2.0f * rigidReach();
+  return reach * 1.0001f;
+}
+
+// The surface velocity (per iteration) of the point with barycentrics `bary` on triangle t: the
+// motion of that point between the iteration's start and end positions of its vertices.
+VKC_FN vec3 meshSurfaceVelocity(uint t, vec3 bary) {
+  vec3 a0, b0, c0, a1, b1, c1;
+  meshTriangle(t, 0u, a0, b0, c0);
+  meshTriangle(t, 1u, a1, b1, c1);
+  return baryCombine(a1 - a0, b1 - b0, c1 - c0, bary);
+}
+
+// One particle of a cloth (firstWord: its mesh bit set) for one iteration. prev4 / cur4: its
+// positions at the iteration's start and end (w = inverse mass; 0 never moves). Returns whether it
+// changed; then newPrev / newCur are its new positions (newCur - newPrev: the new velocity). info.x:
+// contacts answered; info.y: the global triangle of the last one (kMeshNone: none).
+VKC_FN bool meshCollideParticle(MeshCollidePush pc, uint firstWord, vec4 prev4, vec4 cur4, VKC_OUT(vec3) newPrev,
+                                VKC_OUT(vec3) newCur, VKC_OUT(uvec2) info) {
+  vec3 prev = vec3(prev4), cur = vec3(cur4);
+  newPrev = prev;
+  newCur = cur;
+  info = uvec2(0u, kMeshNone);
+  if (prev4.w == 0.0f || pc.triangleCount == 0u) return false;
+  uint contacts = 0u;
+  uint last = kMeshNone;
+  if ((pc.flags & kMeshFlagContinuous) == 0u) {
+    // Discrete rounds.
+    vec3 p = cur;
+    vec3 v = cur - prev;
+    for (uint round = 0u; round <= pc.maxBounces; ++round) {
+      float reach = meshQueryReach(pc.maxThickness, p, p);
+      MeshHit best;
+      uint t = meshQuery(kMeshQueryProximity, pc.triangleCount, firstWord, p - vec3(reach), p + vec3(reach), p,
+                         0.0f, p, 0u, best);
+      if (t == kMeshNone) break;
+      MeshGpu mesh = meshAt(triangleMesh(t));
+      vec3 a, b, c;
+      meshTriangle(t, 1u, a, b, c);
+      vec3 pushed, normal;
+      if (!triProximityPush(a, b, c, prev, p, mesh.material.thickness, (mesh.flags & kMeshFlagOneSided) != 0u,
+                            pushed, normal))
+        break;
+      vec3 u = meshSurfaceVelocity(t, vec3(best.bary));
+      v = meshResponseVelocity(v, normal, u, mesh.material.restitution, mesh.material.friction,
+                               mesh.material.staticFriction);
+      p = pushed;
+      contacts = contacts + 1u;
+      last = t;
+    }
+    if (contacts == 0u) return false;
+    newCur = p;
+    VKC_PRECISE vec3 np = p - v;
+    newPrev = np;
+    info = uvec2(contacts, last);
+    return true;
+  }
+  // The bounce loop (collide_meshes_math.h, meshBounceLoop).
+  MeshBounceState s = meshBounceBegin(prev, cur);
+  for (uint b = 0u; b <= pc.maxBounces; ++b) {
+    vec3 from = meshBounceFrom(s);
+    vec3 to = meshBounceTo(s);
+    vec3 lo = min(from, to), hi = max(from, to);
+    float reach = meshQueryReach(pc.maxThickness, lo, hi);
+    MeshHit hit;
+    uint t = meshQuery(kMeshQuerySweep, pc.triangleCount, firstWord, lo - vec3(reach), hi + vec3(reach), from,
+                       s.positionTime.w, to, kMeshCcdApproachOnly, hit);
+    if (t == kMeshNone) break;
+    MeshGpu mesh = meshAt(triangleMesh(t));
+    contacts = contacts + 1u;
+    last = t;
+    if (b == pc.maxBounces) {
+      meshBounceStop(s, hit, mesh.material.thickness);
+      break;
+    }
+    meshBounceApply(s, hit, mesh.material);
+  }
+  if (!meshBounceFinish(s, prev, cur, newPrev, newCur)) return false;
+  info = uvec2(contacts, last);
+  return true;
+}
