@@ -155,6 +155,40 @@ VKC_FN vec3 meshSurfaceVelocity(uint t, vec3 bary) {
   return baryCombine(a1 - a0, b1 - b0, c1 - c0, bary);
 }
 
+// A particle stopped by the bounce cap rides on the triangle it last hit until the iteration's end:
+// it keeps the barycentrics of its contact point and its offset (thickness + 2 tol) along the hit
+// normal, turned with the triangle (the rotation that takes the triangle's face normal at the hit time
+// to the one at the end; face normals of the lerped vertices). Moving on in a straight line instead
+// (meshBounceFinish) would let a turning surface overtake it: a paddle turning by d leaves a particle
+// at radius r behind its plane by r d^3 / 3. newPrev = newCur - the contact point's velocity.
+VKC_FN void meshCarry(uint t, MeshHit hit, float thickness, VKC_INOUT(vec3) newPrev, VKC_INOUT(vec3) newCur) {
+  vec3 a0, b0, c0, a1, b1, c1;
+  meshTriangle(t, 0u, a0, b0, c0);
+  meshTriangle(t, 1u, a1, b1, c1);
+  float th = hit.normalTime.w;
+  vec3 ah = lerp3(a0, a1, th), bh = lerp3(b0, b1, th), ch = lerp3(c0, c1, th);
+  vec3 fh = cross(bh - ah, ch - ah), f1 = cross(b1 - a1, c1 - a1);
+  vec3 n = vec3(hit.normalTime);
+  if (triHasPlane(bh - ah, ch - ah, fh) && triHasPlane(b1 - a1, c1 - a1, f1)) {
+    // Rodrigues: the rotation about fh x f1 by the angle between them, applied to n.
+    fh = fh / sqrt(dot(fh, fh));
+    f1 = f1 / sqrt(dot(f1, f1));
+    vec3 k = cross(fh, f1);
+    float c = dot(fh, f1);
+    if (c > -0.999f) {
+      VKC_PRECISE vec3 turned = n * c + cross(k, n) + k * (dot(k, n) / (1.0f + c));
+      n = turned / sqrt(dot(turned, turned));
+    }
+  }
+  vec3 bary = vec3(hit.bary);
+  VKC_PRECISE float offset = thickness + 2.0f * hit.point.w;
+  VKC_PRECISE vec3 carried = baryCombine(a1, b1, c1, bary) + n * offset;
+  vec3 u = baryCombine(a1 - a0, b1 - b0, c1 - c0, bary);
+  newCur = carried;
+  VKC_PRECISE vec3 np = carried - u;
+  newPrev = np;
+}
+
 // One particle of a cloth (firstWord: its mesh bit set) for one iteration. prev4 / cur4: its
 // positions at the iteration's start and end (w = inverse mass; 0 never moves). Returns whether it
 // changed; then newPrev / newCur are its new positions (newCur - newPrev: the new velocity). info.x:
@@ -201,6 +235,7 @@ VKC_FN bool meshCollideParticle(MeshCollidePush pc, uint firstWord, vec4 prev4, 
   }
   // The bounce loop (collide_meshes_math.h, meshBounceLoop).
   MeshBounceState s = meshBounceBegin(prev, cur);
+  MeshHit stopHit = meshNoHit();
   for (uint b = 0u; b <= pc.maxBounces; ++b) {
     vec3 from = meshBounceFrom(s);
     vec3 to = meshBounceTo(s);
@@ -215,11 +250,13 @@ VKC_FN bool meshCollideParticle(MeshCollidePush pc, uint firstWord, vec4 prev4, 
     last = t;
     if (b == pc.maxBounces) {
       meshBounceStop(s, hit, mesh.material.thickness);
+      stopHit = hit;
       break;
     }
     meshBounceApply(s, hit, mesh.material);
   }
   if (!meshBounceFinish(s, prev, cur, newPrev, newCur)) return false;
+  if (s.stopped != 0u) meshCarry(last, stopHit, meshAt(triangleMesh(last)).material.thickness, newPrev, newCur);
   info = uvec2(contacts, last);
   return true;
 }

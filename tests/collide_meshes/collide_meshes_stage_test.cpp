@@ -1,0 +1,491 @@
+// The mesh stage (include/vkcollide/collide_meshes.h) against analytic answers and brute force, one
+// body per backend: falling onto a floor (restitution, friction, static friction), a V-shaped crack,
+// untouched particles, zero inverse mass, fast particles through a thin closed box (and tunnelling
+// without continuous collision), a rotating paddle, a growing sphere, the tree kept between calls,
+// the earliest hit against testing every triangle, and bad input.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <functional>
+#include <limits>
+
+#include "collide_meshes/mesh_stage_support.h"
+#include "shared/collide_meshes_math.h"
+#include "support/mesh_reference.h"
+#include "support/vulkan_fixture.h"
+
+namespace vkc::test {
+namespace {
+
+using namespace meshstage;
+using MeshStage = BackendTest;
+
+Status runStage(Backend backend, Context* ctx, const MeshCollisionInput& in, MeshCollisionDebug* debug = nullptr) {
+  (void)ctx;
+  return collideMeshesCpu(in, backend, debug);
+}
+
+float len3(float x, float y, float z) { return std::sqrt(x * x + y * y + z * z); }
+Float4 vel(const MeshScene& s, uint32_t i) {
+  const Float4& p = s.particles[i];
+  const Float4& q = s.prevParticles[i];
+  return {p.x - q.x, p.y - q.y, p.z - q.z, 0};
+}
+
+// A particle falling at (0.2, -2, 0) per iteration onto the floor y = 0 (thickness 0.1).
+MeshScene fallingOnFloor(MeshSurface surface, bool continuous) {
+  MeshScene s;
+  s.meshes.push_back(floorMesh(10));
+  s.meshes[0].surface = surface;
+  s.settings.continuous = continuous;
+  if (continuous) {
+    s.addParticle(p4(0.3f, 1.0f, 0.2f), p4(0.5f, -1.0f, 0.2f));
+  } else {
+    s.addParticle(p4(0.3f, 1.95f, 0.2f), p4(0.5f, -0.05f, 0.2f));
+  }
+  return s;
+}
+
+TEST_P(MeshStage, FallingOntoAFloorEndsAtThicknessAndKeepsItsTangentialVelocity) {
+  for (bool continuous : {false, true}) {
+    MeshScene s = fallingOnFloor(MeshSurface{.thickness = 0.1f}, continuous);
+    MeshCollisionDebug debug;
+    ASSERT_TRUE(runStage(backend(), ctx(), s.input(), &debug).ok());
+    const Float4 p = s.particles[0];
+    const Float4 v = vel(s, 0);
+    SCOPED_TRACE(continuous ? "continuous" : "discrete");
+    EXPECT_NEAR(p.y, 0.1f, 1e-3f);
+    EXPECT_GE(p.y, 0.1f - 1e-5f);
+    EXPECT_NEAR(p.x, 0.5f, 1e-4f);
+    EXPECT_NEAR(v.x, 0.2f, 1e-4f);
+    EXPECT_NEAR(v.y, 0.0f, 1e-4f);
+    EXPECT_NEAR(v.z, 0.0f, 1e-5f);
+    EXPECT_EQ(p.w, 1.0f);
+    EXPECT_EQ(debug.contacts[0], 1u);
+  }
+}
+
+TEST_P(MeshStage, RestitutionOneMirrorsTheNormalVelocity) {
+  MeshScene s = fallingOnFloor(MeshSurface{.thickness = 0.1f, .restitution = 1.0f}, true);
+  ASSERT_TRUE(runStage(backend(), ctx(), s.input()).ok());
+  const Float4 v = vel(s, 0);
+  EXPECT_NEAR(v.x, 0.2f, 1e-4f);
+  EXPECT_NEAR(v.y, 2.0f, 1e-3f);
+  // Hit at t = 0.45 at y = 0.1, then up at 2 per iteration for the remaining 0.55.
+  EXPECT_NEAR(s.particles[0].y, 0.1f + 2.0f * 0.55f, 2e-3f);
+}
+
+TEST_P(MeshStage, FrictionReducesButNeverReversesTheTangentialVelocity) {
+  // |dv_n| = 2 (restitution 0): friction 0.05 removes 0.1 of the tangential 0.2; 10 would remove 20.
+  for (bool continuous : {false, true}) {
+    SCOPED_TRACE(continuous ? "continuous" : "discrete");
+    MeshScene a = fallingOnFloor(MeshSurface{.thickness = 0.1f, .friction = 0.05f}, continuous);
+    ASSERT_TRUE(runStage(backend(), ctx(), a.input()).ok());
+    const float wantSlow = 0.1f;
+    EXPECT_NEAR(vel(a, 0).x, wantSlow, 1e-3f);
+    MeshScene b = fallingOnFloor(MeshSurface{.thickness = 0.1f, .friction = 10.0f}, continuous);
+    ASSERT_TRUE(runStage(backend(), ctx(), b.input()).ok());
+    EXPECT_EQ(vel(b, 0).x, 0.0f);
+    EXPECT_GE(b.particles[0].y, 0.1f - 1e-5f);
+  }
+}
+
+TEST_P(MeshStage, StaticFrictionSticks) {
+  // |v_t| = 0.2 <= mu_s |dv_n| = 0.2 * 2: the tangential velocity stops.
+  MeshScene s = fallingOnFloor(MeshSurface{.thickness = 0.1f, .staticFriction = 0.2f}, true);
+  ASSERT_TRUE(runStage(backend(), ctx(), s.input()).ok());
+  EXPECT_EQ(vel(s, 0).x, 0.0f);
+  EXPECT_NEAR(s.particles[0].x, 0.3f + 0.2f * 0.45f, 1e-3f);  // where it landed
+  // Below the threshold (mu_s 0.04: 0.2 > 0.08) it slides on unchanged.
+  MeshScene t = fallingOnFloor(MeshSurface{.thickness = 0.1f, .staticFriction = 0.04f}, true);
+  ASSERT_TRUE(runStage(backend(), ctx(), t.input()).ok());
+  EXPECT_NEAR(vel(t, 0).x, 0.2f, 1e-4f);
+}
+
+TEST_P(MeshStage, ParticleDrivenIntoACrackEndsLegalWithinTheBounceCap) {
+  for (uint32_t maxBounces : {0u, 1u, 4u}) {
+    MeshScene s;
+    s.meshes.push_back(crackMesh(0.1f, 5.0f));
+    s.meshes[0].surface.thickness = 0.01f;
+    s.settings.continuous = true;
+    s.settings.maxBounces = maxBounces;
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    for (int i = 0; i < 64; ++i) {
+      const float x = 0.03f * u(rng), z = u(rng);
+      s.addParticle(p4(x, 0.8f, z), p4(x + 0.5f * u(rng), -3.0f, z + 0.1f * u(rng)));
+    }
+    MeshCollisionDebug debug;
+    ASSERT_TRUE(runStage(backend(), ctx(), s.input(), &debug).ok());
+    for (size_t i = 0; i < s.particles.size(); ++i) {
+      const Float4 p = s.particles[i];
+      // Inside the V: |x| <= 0.1 y, at least the thickness from both walls (within the tolerance).
+      const float wall = 1.0f / std::sqrt(1.0f + 0.01f);  // the walls' normals: (+-1, -0.1) / |.|
+      const float dLeft = (p.x + 0.1f * p.y) * wall, dRight = (0.1f * p.y - p.x) * wall;
+      EXPECT_GE(dLeft, 0.01f * 0.99f) << "particle " << i << " bounces " << maxBounces;
+      EXPECT_GE(dRight, 0.01f * 0.99f) << "particle " << i << " bounces " << maxBounces;
+      EXPECT_LE(debug.contacts[i], maxBounces + 1) << i;
+      EXPECT_GE(debug.contacts[i], 1u) << i;
+    }
+  }
+}
+
+TEST_P(MeshStage, ParticlesBeyondTheThicknessAndZeroInverseMassAreUntouched) {
+  for (bool continuous : {false, true}) {
+    MeshScene s;
+    s.meshes.push_back(sphereMesh(1.0f, 12, 16));
+    s.meshes[0].surface.thickness = 0.05f;
+    s.settings.continuous = continuous;
+    std::mt19937 rng(9);
+    std::uniform_real_distribution<float> u(-3.0f, 3.0f);
+    while (s.particles.size() < 500) {
+      const Float4 p = p4(u(rng), u(rng), u(rng), 0.5f);
+      const float r = len3(p.x, p.y, p.z);
+      if (r < 1.2f) continue;  // the sphere's faces are within 1 - cos(pi / 16) of the unit sphere
+      Float4 q = p;
+      q.x += 0.01f, q.z -= 0.02f;
+      s.addParticle(q, p);
+    }
+    // Inside by a lot but of zero inverse mass.
+    s.addParticle(p4(0, 0.97f, 0, 0), p4(0, 0.9f, 0, 0));
+    const MeshScene before = s;
+    ASSERT_TRUE(runStage(backend(), ctx(), s.input()).ok());
+    ASSERT_EQ(0, std::memcmp(s.particles.data(), before.particles.data(), s.particles.size() * sizeof(Float4)));
+    ASSERT_EQ(0,
+              std::memcmp(s.prevParticles.data(), before.prevParticles.data(), s.particles.size() * sizeof(Float4)));
+  }
+}
+
+// Fast particles through a thin closed box: continuous collision keeps each on the side it came
+// from; discrete collision lets them tunnel (so this test can fail).
+TEST_P(MeshStage, FastParticlesThroughAThinClosedBoxStayOnTheirSide) {
+  const int count = 10000;
+  for (bool continuous : {true, false}) {
+    MeshScene s;
+    s.meshes.push_back(boxMesh(p4(-1, -0.01f, -1), p4(1, 0.01f, 1)));
+    s.meshes[0].surface.thickness = 0.001f;
+    s.settings.continuous = continuous;
+    std::mt19937 rng(21);
+    std::uniform_real_distribution<float> u(-0.95f, 0.95f), h(0.05f, 3.0f);
+    for (int i = 0; i < count; ++i) {
+      const float side = i % 2 ? 1.0f : -1.0f;
+      s.addParticle(p4(u(rng), side * h(rng), u(rng)), p4(u(rng), -side * h(rng), u(rng)));
+    }
+    const std::vector<Float4> start = s.prevParticles;
+    ASSERT_TRUE(runStage(backend(), ctx(), s.input()).ok());
+    int crossed = 0;
+    for (int i = 0; i < count; ++i) {
+      const float side = start[static_cast<size_t>(i)].y > 0 ? 1.0f : -1.0f;
+      if (s.particles[static_cast<size_t>(i)].y * side < 0.01f + 0.001f * 0.99f) ++crossed;
+    }
+    if (continuous) {
+      EXPECT_EQ(crossed, 0) << "of " << count << " particles ended inside or beyond the box";
+    } else {
+      EXPECT_GT(crossed, count / 2) << "discrete collision should let fast particles tunnel";
+    }
+  }
+}
+
+// A paddle (a quad in the plane z = 0, x in [0.2, 2]) turning about the y axis by 0.6 rad sweeps
+// through resting particles: continuous collision carries them (they end in front of it).
+TEST_P(MeshStage, RotatingPaddleCarriesRestingParticles) {
+  MeshScene s;
+  MeshData paddle;
+  const uint32_t a = paddle.addVertex(0.2f, -1, 0), b = paddle.addVertex(2, -1, 0), c = paddle.addVertex(2, 1, 0),
+                 d = paddle.addVertex(0.2f, 1, 0);
+  paddle.addQuad(a, b, c, d);
+  paddle.motion = MeshMotion::kRigid;
+  const float angle = 0.6f;
+  // Rotation about +y by -angle turns +x towards +z: the paddle sweeps the wedge z > 0.
+  paddle.prevTransform.rotation = Float4{0, 0, 0, 1};
+  paddle.transform.rotation = Float4{0, std::sin(-angle / 2), 0, std::cos(-angle / 2)};
+  paddle.surface.thickness = 0.01f;
+  s.meshes.push_back(paddle);
+  s.settings.continuous = true;
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> r(0.4f, 1.8f), phi(0.05f, angle - 0.05f), y(-0.8f, 0.8f);
+  for (int i = 0; i < 400; ++i) {
+    const float rr = r(rng), ph = phi(rng);
+    const Float4 p = p4(rr * std::cos(ph), y(rng), rr * std::sin(ph));
+    s.addParticle(p, p);
+  }
+  ASSERT_TRUE(runStage(backend(), ctx(), s.input()).ok());
+  // The paddle's plane at the end: direction (cos a, 0, sin a), normal (-sin a, 0, cos a) towards the
+  // side it moves to. Every particle is carried: it ends on that side, at the thickness (within the
+  // rigid sub-steps' error). Particles stopped by the bounce cap ride on the paddle (meshCarry).
+  const float nx = -std::sin(angle), nz = std::cos(angle);
+  float least = 1e30f;
+  for (size_t i = 0; i < s.particles.size(); ++i) {
+    const Float4 p = s.particles[i];
+    const float ahead = p.x * nx + p.z * nz;
+    least = std::min(least, ahead);
+    EXPECT_GT(ahead, 0.0f) << "particle " << i << " was passed by the paddle";
+    EXPECT_GE(ahead, 0.01f * (1.0f - gpu::kRigidErrorFraction)) << "particle " << i << " is inside the thickness";
+  }
+  std::printf("paddle: least distance ahead of the paddle %g (thickness 0.01)\n", static_cast<double>(least));
+}
+
+// A deforming sphere growing from radius 0.5 to 1 pushes out particles resting at radius 0.8.
+TEST_P(MeshStage, GrowingDeformingSpherePushesParticlesOut) {
+  MeshScene s;
+  MeshData sphere = sphereMesh(1.0f, 16, 24);
+  sphere.motion = MeshMotion::kDeforming;
+  sphere.prevVertices = sphere.vertices;
+  for (Float4& v : sphere.prevVertices) v = Float4{v.x * 0.5f, v.y * 0.5f, v.z * 0.5f, 0};
+  sphere.surface.thickness = 0.02f;
+  s.meshes.push_back(sphere);
+  s.settings.continuous = true;
+  std::mt19937 rng(4);
+  std::normal_distribution<float> n(0.0f, 1.0f);
+  for (int i = 0; i < 300; ++i) {
+    float x = n(rng), y = n(rng), z = n(rng);
+    const float l = len3(x, y, z) / 0.8f;
+    const Float4 p = p4(x / l, y / l, z / l);
+    s.addParticle(p, p);
+  }
+  ASSERT_TRUE(runStage(backend(), ctx(), s.input()).ok());
+  // The faceted sphere's faces are at least cos(pi/16) of the radius from the centre.
+  const float inner = std::cos(3.14159265f / 16) * std::cos(3.14159265f / 24);
+  for (size_t i = 0; i < s.particles.size(); ++i) {
+    const Float4 p = s.particles[i];
+    EXPECT_GE(len3(p.x, p.y, p.z), inner + 0.02f * 0.9f) << "particle " << i;
+  }
+}
+
+// With a tree kept by the caller: the first call builds it, later calls refit it (moving mesh) or
+// keep it (static); its nodes equal a build of the same world vertices.
+TEST_P(MeshStage, TreeKeptBetweenCallsIsBuiltOnceThenRefit) {
+  MeshScene s;
+  MeshData m = sphereMesh(1.0f, 6, 8);
+  m.motion = MeshMotion::kDeforming;
+  m.prevVertices = m.vertices;
+  s.meshes.push_back(m);
+  s.meshes[0].surface.thickness = 0.05f;
+  s.addParticle(p4(0, 2, 0), p4(0, 0.9f, 0));
+  const uint32_t n = static_cast<uint32_t>(m.indices.size() / 3);
+  std::vector<BvhNode> nodes(bvhNodeCount(n));
+  std::vector<Aabb> boxes(n);
+  std::vector<uint32_t> parents(n);
+  bool built = false;
+  for (int step = 0; step < 3; ++step) {
+    // The sphere moves up by 0.1 per step.
+    for (size_t v = 0; v < s.meshes[0].vertices.size(); ++v) {
+      s.meshes[0].prevVertices[v] = s.meshes[0].vertices[v];
+      s.meshes[0].vertices[v].y += 0.1f;
+    }
+    MeshCollisionInput in = s.input();
+    in.tree = MeshTree{nodes, boxes, parents, MeshTreeUpdate::kAuto, &built};
+    ASSERT_TRUE(runStage(backend(), ctx(), in).ok());
+    EXPECT_TRUE(built);
+    // Reference: the tree of the world vertices at this step's end (discrete: unswept boxes).
+    std::vector<BvhNode> refNodes(nodes.size());
+    std::vector<Aabb> refBoxes(n);
+    std::vector<uint32_t> refParents(n);
+    BvhInput b;
+    b.vertices = s.meshes[0].vertices;
+    b.indices = s.meshes[0].indices;
+    b.nodes = refNodes;
+    b.primitiveBoxes = refBoxes;
+    b.leafParents = refParents;
+    ASSERT_TRUE(buildBvhCpu(b, Backend::kCpuScalar).ok());
+    if (step == 0) {
+      EXPECT_EQ(nodes, refNodes);
+    } else {
+      // A refit keeps the first build's topology: the boxes are those of the moved mesh.
+      for (uint32_t t = 0; t < n; ++t) {
+        EXPECT_EQ(0, std::memcmp(&boxes[t], &refBoxes[t], sizeof(Aabb))) << "triangle " << t << " step " << step;
+      }
+      EXPECT_EQ(nodes[0].lo.y, refNodes[0].lo.y);
+      EXPECT_EQ(nodes[0].hi.y, refNodes[0].hi.y);
+    }
+  }
+}
+
+// The earliest hit over the tree equals the earliest hit over every triangle (brute force), on
+// random meshes with slivers, zero-area triangles and duplicate vertices, for static, deforming and
+// rigid motion. maxBounces 0: the stage stops each particle at its first hit, so the hit's triangle
+// is in debug.lastTriangle and the particle at that hit's legal position.
+TEST_P(MeshStage, EarliestHitEqualsBruteForceOnRandomMeshes) {
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (MeshMotion motion : {MeshMotion::kStatic, MeshMotion::kDeforming, MeshMotion::kRigid}) {
+    MeshScene s;
+    MeshData m;
+    for (int v = 0; v < 60; ++v) m.addVertex(u(rng), u(rng), u(rng));
+    m.vertices.push_back(m.vertices[3]);  // a duplicate vertex
+    for (int t = 0; t < 80; ++t) {
+      const auto pick = [&] { return static_cast<uint32_t>(rng() % m.vertices.size()); };
+      const uint32_t a = pick();
+      if (t % 10 == 0) {
+        m.addTriangle(a, a, pick());  // zero area
+      } else if (t % 10 == 1) {
+        const uint32_t b = pick();
+        const Float4 va = m.vertices[a], vb = m.vertices[b];
+        m.addTriangle(a, b, m.addVertex((va.x + vb.x) / 2 + 1e-6f, (va.y + vb.y) / 2, (va.z + vb.z) / 2));  // sliver
+      } else {
+        m.addTriangle(a, pick(), pick());
+      }
+    }
+    m.motion = motion;
+    if (motion == MeshMotion::kDeforming) {
+      m.prevVertices = m.vertices;
+      for (Float4& v : m.vertices) v.x += 0.1f * u(rng), v.y += 0.1f * u(rng), v.z += 0.1f * u(rng);
+    }
+    if (motion == MeshMotion::kRigid) {
+      m.prevTransform.translation = Float4{0.05f, 0, 0, 0};
+      const float h = 0.15f;
+      m.transform.rotation = Float4{std::sin(h) * 0.6f, std::sin(h) * 0.8f, 0, std::cos(h)};
+    }
+    m.surface.thickness = 0.02f;
+    s.meshes.push_back(m);
+    s.settings.continuous = true;
+    s.settings.maxBounces = 0;
+    for (int i = 0; i < 300; ++i) {
+      const gpu::vec3 a(u(rng), u(rng), u(rng));
+      const gpu::vec3 b = a + gpu::vec3(u(rng), u(rng), u(rng)) * 0.5f;
+      s.addParticle(p4(a.x, a.y, a.z), p4(b.x, b.y, b.z));
+    }
+    const std::vector<Float4> prev0 = s.prevParticles, cur0 = s.particles;
+    MeshCollisionDebug debug;
+    ASSERT_TRUE(runStage(backend(), ctx(), s.input(), &debug).ok());
+
+    // Brute force with the same world vertices and sweep as the stage.
+    std::vector<gpu::vec3> start, end;
+    for (size_t v = 0; v < m.vertices.size(); ++v) {
+      const gpu::vec3 x(m.vertices[v].x, m.vertices[v].y, m.vertices[v].z);
+      start.push_back(motion == MeshMotion::kDeforming
+                          ? gpu::vec3(m.prevVertices[v].x, m.prevVertices[v].y, m.prevVertices[v].z)
+                          : x);
+      end.push_back(x);
+    }
+    auto unit = [](const Float4& q) {
+      const gpu::vec4 v(q.x, q.y, q.z, q.w);
+      return v / std::sqrt(gpu::quatNorm2(v));
+    };
+    const gpu::RigidSweep sweep = gpu::rigidSweepPrepare(
+        unit(m.prevTransform.rotation), gpu::vec3(0.05f, 0, 0), unit(m.transform.rotation), gpu::vec3(0.0f));
+    int hits = 0;
+    for (size_t i = 0; i < prev0.size(); ++i) {
+      const gpu::vec3 p0(prev0[i].x, prev0[i].y, prev0[i].z), p1(cur0[i].x, cur0[i].y, cur0[i].z);
+      gpu::MeshHit best;
+      const MeshRef ref{start, end, m.indices};
+      uint32_t t = UINT32_MAX;
+      const uint32_t flags = gpu::kMeshCcdApproachOnly;
+      if (motion == MeshMotion::kStatic) t = earliestHitStatic(ref, 0.0f, p0, p1, 0.02f, flags, best);
+      if (motion == MeshMotion::kDeforming) t = earliestHitDeforming(ref, 0.0f, p0, p1, 0.02f, flags, best);
+      if (motion == MeshMotion::kRigid) t = earliestHitRigid(ref, sweep, 0.0f, p0, p1, 0.02f, flags, best);
+      const uint32_t want = t == UINT32_MAX ? kBvhNone : t;
+      ASSERT_EQ(debug.lastTriangle[i], want) << "particle " << i << " motion " << static_cast<int>(motion);
+      if (t == UINT32_MAX) continue;
+      ++hits;
+      // Stopped at the hit's legal position (static), carried by the triangle to the iteration's end
+      // (moving): at the thickness from the triangle's end position (the kernel's meshCarry).
+      if (motion == MeshMotion::kStatic) {
+        const gpu::vec3 legal = gpu::meshLegalPosition(best, 0.02f);
+        EXPECT_NEAR(s.particles[i].x, legal.x, 1e-5f) << i;
+        EXPECT_NEAR(s.particles[i].y, legal.y, 1e-5f) << i;
+        EXPECT_NEAR(s.particles[i].z, legal.z, 1e-5f) << i;
+      }
+      const gpu::vec3 q(s.particles[i].x, s.particles[i].y, s.particles[i].z);
+      gpu::vec3 tri[3];
+      for (int k = 0; k < 3; ++k) {
+        const gpu::vec3 mv = end[m.indices[3 * t + static_cast<uint32_t>(k)]];
+        tri[k] = motion == MeshMotion::kRigid
+                     ? gpu::quatRotate(sweep.rotation[gpu::kRigidMaxSteps], mv) + gpu::vec3(sweep.translation[16])
+                     : mv;
+      }
+      const float d = std::sqrt(gpu::triClosestPoint(q, tri[0], tri[1], tri[2]).dist2);
+      // Rigid sub-steps lerp the triangle within kRigidErrorFraction of the thickness of the true one.
+      const float lowest = 0.02f * (motion == MeshMotion::kRigid ? 1.0f - gpu::kRigidErrorFraction : 0.99f);
+      EXPECT_GE(d, lowest) << "particle " << i << " motion " << static_cast<int>(motion);
+      EXPECT_LE(d, 0.02f * 1.2f) << "particle " << i << " motion " << static_cast<int>(motion);
+    }
+    EXPECT_GT(hits, 20) << "the random scene should hit often";
+  }
+}
+
+// Discrete: the deepest violated triangle, as over every triangle.
+TEST_P(MeshStage, DeepestContactEqualsBruteForce) {
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  MeshScene s;
+  MeshData m = sphereMesh(0.8f, 8, 10);
+  for (Float4& v : m.vertices) v.x += 0.05f * u(rng), v.y += 0.05f * u(rng);
+  m.surface.thickness = 0.1f;
+  s.meshes.push_back(m);
+  s.settings.maxBounces = 0;
+  for (int i = 0; i < 500; ++i) {
+    const Float4 p = p4(u(rng), u(rng), u(rng));
+    s.addParticle(p4(p.x * 1.1f, p.y * 1.1f, p.z * 1.1f), p);
+  }
+  const std::vector<Float4> cur0 = s.particles;
+  MeshCollisionDebug debug;
+  ASSERT_TRUE(runStage(backend(), ctx(), s.input(), &debug).ok());
+  int contacts = 0;
+  for (size_t i = 0; i < cur0.size(); ++i) {
+    const gpu::vec3 p(cur0[i].x, cur0[i].y, cur0[i].z);
+    uint32_t best = kBvhNone;
+    float bestPen = 0;
+    for (uint32_t t = 0; t < m.indices.size() / 3; ++t) {
+      auto v = [&](uint32_t k) {
+        const Float4& f = m.vertices[m.indices[3 * t + k]];
+        return gpu::vec3(f.x, f.y, f.z);
+      };
+      const gpu::TriClosest cp = gpu::triClosestPoint(p, v(0), v(1), v(2));
+      const float reach = 0.1f * (1.0f - gpu::kMeshProximitySlack);
+      if (!(cp.dist2 < reach * reach)) continue;
+      const float pen = 0.1f - std::sqrt(cp.dist2);
+      if (best == kBvhNone || pen > bestPen) best = t, bestPen = pen;
+    }
+    EXPECT_EQ(debug.lastTriangle[i], best) << "particle " << i;
+    contacts += best != kBvhNone;
+  }
+  EXPECT_GT(contacts, 50);
+}
+
+TEST_P(MeshStage, BadInputNamesTheFieldAndChangesNothing) {
+  struct Case {
+    const char* field;
+    std::function<void(MeshScene&)> spoil;
+  };
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<Case> cases = {
+      {"meshes[0].indices[4]", [](MeshScene& s) { s.meshes[0].indices[4] = 99; }},
+      {"meshes[0].vertices[2].y", [&](MeshScene& s) { s.meshes[0].vertices[2].y = nan; }},
+      {"meshes[0].indices is empty", [](MeshScene& s) { s.meshes[0].indices.clear(); }},
+      {"meshes[0].surface.thickness", [](MeshScene& s) { s.meshes[0].surface.thickness = -1; }},
+      {"meshes[0].surface.restitution", [](MeshScene& s) { s.meshes[0].surface.restitution = 1.5f; }},
+      {"meshes[0].surface.friction", [](MeshScene& s) { s.meshes[0].surface.friction = -0.1f; }},
+      {"meshes[0].surface.staticFriction", [](MeshScene& s) { s.meshes[0].surface.staticFriction = -1; }},
+      {"meshes[1].transform.rotation", [](MeshScene& s) { s.meshes[1].transform.rotation = Float4{0, 0, 0, 2}; }},
+      {"meshes[1].prevTransform.translation.x",
+       [&](MeshScene& s) { s.meshes[1].prevTransform.translation.x = nan; }},
+      {"clothMeshes[0].meshes[1] is 5", [](MeshScene& s) { s.clothMeshLists[0][1] = 5; }},
+      {"settings.maxBounces", [](MeshScene& s) { s.settings.maxBounces = kMaxMeshBounces + 1; }},
+      {"particles[1].x", [&](MeshScene& s) { s.particles[1].x = nan; }},
+      {"meshes[0].prevVertices", [](MeshScene& s) { s.meshes[0].prevVertices = s.meshes[0].vertices; }},
+  };
+  for (const Case& c : cases) {
+    MeshScene s = fallingOnFloor(MeshSurface{.thickness = 0.1f}, true);
+    s.addParticle(p4(0, 1, 0), p4(0, -1, 0));
+    MeshData rigid = floorMesh(1, 0.5f);
+    rigid.motion = MeshMotion::kRigid;
+    s.meshes.push_back(rigid);
+    (void)s.input();  // creates the cloth listing both meshes
+    c.spoil(s);
+    const std::vector<Float4> p = s.particles, q = s.prevParticles;
+    const Status st = runStage(backend(), ctx(), s.input());
+    ASSERT_FALSE(st.ok()) << c.field;
+    EXPECT_EQ(st.error().code, ErrorCode::kInvalidArgument) << c.field;
+    EXPECT_NE(st.message().find(c.field), std::string::npos) << "want " << c.field << " in: " << st.message();
+    EXPECT_EQ(0, std::memcmp(p.data(), s.particles.data(), p.size() * sizeof(Float4))) << c.field;
+    EXPECT_EQ(0, std::memcmp(q.data(), s.prevParticles.data(), q.size() * sizeof(Float4))) << c.field;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, MeshStage,
+                         ::testing::Values(::vkc::Backend::kCpuScalar, ::vkc::Backend::kCpuSimd),
+                         ::vkc::test::backendName);
+
+}  // namespace
+}  // namespace vkc::test
