@@ -10,6 +10,7 @@ PACKAGES=(
   clang libclang-rt-14-dev
   mesa-vulkan-drivers vulkan-validationlayers
   libcgal-dev
+  libembree-dev
 )
 
 missing=()
