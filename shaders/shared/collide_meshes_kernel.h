@@ -189,74 +189,141 @@ VKC_FN void meshCarry(uint t, MeshHit hit, float thickness, VKC_INOUT(vec3) newP
   newPrev = np;
 }
 
+// One particle's iteration as a sequence of tree queries, so that a driver can run the queries of
+// many particles together (the CPU SIMD twin's packets) and still do exactly what
+// meshCollideParticle does per particle:
+//   MeshParticle q = meshParticleBegin(pc, prev4, cur4);
+//   for (step = 0; step <= pc.maxBounces && q.done == 0; ++step) {
+//     meshParticleQuery(pc, q, ...query...);   t = meshQuery(...query..., hit);
+//     meshParticleAnswer(pc, q, t, hit);
+//   }
+//   changed = meshParticleEnd(pc, q, newPrev, newCur, info);
+// Discrete: each step is one proximity round (position p, velocity v). Continuous: each step one
+// query of the bounce loop (state s).
+struct MeshParticle {
+  vec3 prev;          // the iteration's start position
+  vec3 cur;           // the iteration's end position as given
+  vec3 p;             // discrete: the position so far
+  vec3 v;             // discrete: the velocity so far
+  MeshBounceState s;  // continuous
+  MeshHit stopHit;    // continuous: the hit that stopped it at the bounce cap
+  uint contacts;
+  uint last;          // global triangle of the last contact, or kMeshNone
+  uint step;
+  uint done;
+};
+
+VKC_FN MeshParticle meshParticleBegin(MeshCollidePush pc, vec4 prev4, vec4 cur4) {
+  MeshParticle q;
+  q.prev = vec3(prev4);
+  q.cur = vec3(cur4);
+  q.p = q.cur;
+  q.v = q.cur - q.prev;
+  q.s = meshBounceBegin(q.prev, q.cur);
+  q.stopHit = meshNoHit();
+  q.contacts = 0u;
+  q.last = kMeshNone;
+  q.step = 0u;
+  q.done = (prev4.w == 0.0f || pc.triangleCount == 0u) ? 1u : 0u;
+  return q;
+}
+
+// The next query of a particle that is not done: its mode, box [lo, hi], point (or path start), the
+// path's start time and end, flags.
+VKC_FN void meshParticleQuery(MeshCollidePush pc, MeshParticle q, VKC_OUT(uint) mode, VKC_OUT(vec3) lo,
+                              VKC_OUT(vec3) hi, VKC_OUT(vec3) from, VKC_OUT(float) tStart, VKC_OUT(vec3) to,
+                              VKC_OUT(uint) flags) {
+  if ((pc.flags & kMeshFlagContinuous) == 0u) {
+    float reach = meshQueryReach(pc.maxThickness, q.p, q.p);
+    mode = kMeshQueryProximity;
+    lo = q.p - vec3(reach);
+    hi = q.p + vec3(reach);
+    from = q.p;
+    tStart = 0.0f;
+    to = q.p;
+    flags = 0u;
+    return;
+  }
+  from = meshBounceFrom(q.s);
+  to = meshBounceTo(q.s);
+  vec3 plo = min(from, to), phi = max(from, to);
+  float reach = meshQueryReach(pc.maxThickness, plo, phi);
+  mode = kMeshQuerySweep;
+  lo = plo - vec3(reach);
+  hi = phi + vec3(reach);
+  tStart = q.s.positionTime.w;
+  flags = kMeshCcdApproachOnly;
+}
+
+// The answer to that query: the best triangle t (kMeshNone: none) and its hit.
+VKC_FN void meshParticleAnswer(MeshCollidePush pc, VKC_INOUT(MeshParticle) q, uint t, MeshHit hit) {
+  if (t == kMeshNone) {
+    q.done = 1u;
+    return;
+  }
+  MeshGpu mesh = meshAt(triangleMesh(t));
+  if ((pc.flags & kMeshFlagContinuous) == 0u) {
+    vec3 a, b, c;
+    meshTriangle(t, 1u, a, b, c);
+    vec3 pushed, normal;
+    if (!triProximityPush(a, b, c, q.prev, q.p, mesh.material.thickness, (mesh.flags & kMeshFlagOneSided) != 0u,
+                          pushed, normal)) {
+      q.done = 1u;
+      return;
+    }
+    vec3 u = meshSurfaceVelocity(t, vec3(hit.bary));
+    q.v = meshResponseVelocity(q.v, normal, u, mesh.material.restitution, mesh.material.friction,
+                               mesh.material.staticFriction);
+    q.p = pushed;
+  } else if (q.step == pc.maxBounces) {
+    meshBounceStop(q.s, hit, mesh.material.thickness);
+    q.stopHit = hit;
+    q.done = 1u;
+  } else {
+    meshBounceApply(q.s, hit, mesh.material);
+  }
+  q.contacts = q.contacts + 1u;
+  q.last = t;
+  q.step = q.step + 1u;
+  if (q.step > pc.maxBounces) q.done = 1u;
+}
+
+// The particle's outputs: returns whether it changed (newPrev / newCur: its new positions; info.x:
+// contacts answered, info.y: the last contact's triangle).
+VKC_FN bool meshParticleEnd(MeshCollidePush pc, MeshParticle q, VKC_OUT(vec3) newPrev, VKC_OUT(vec3) newCur,
+                            VKC_OUT(uvec2) info) {
+  newPrev = q.prev;
+  newCur = q.cur;
+  info = uvec2(0u, kMeshNone);
+  if (q.contacts == 0u) return false;
+  info = uvec2(q.contacts, q.last);
+  if ((pc.flags & kMeshFlagContinuous) == 0u) {
+    newCur = q.p;
+    VKC_PRECISE vec3 np = q.p - q.v;
+    newPrev = np;
+    return true;
+  }
+  if (!meshBounceFinish(q.s, q.prev, q.cur, newPrev, newCur)) return false;
+  if (q.s.stopped != 0u) meshCarry(q.last, q.stopHit, meshAt(triangleMesh(q.last)).material.thickness, newPrev, newCur);
+  return true;
+}
+
 // One particle of a cloth (firstWord: its mesh bit set) for one iteration. prev4 / cur4: its
 // positions at the iteration's start and end (w = inverse mass; 0 never moves). Returns whether it
 // changed; then newPrev / newCur are its new positions (newCur - newPrev: the new velocity). info.x:
 // contacts answered; info.y: the global triangle of the last one (kMeshNone: none).
 VKC_FN bool meshCollideParticle(MeshCollidePush pc, uint firstWord, vec4 prev4, vec4 cur4, VKC_OUT(vec3) newPrev,
                                 VKC_OUT(vec3) newCur, VKC_OUT(uvec2) info) {
-  vec3 prev = vec3(prev4), cur = vec3(cur4);
-  newPrev = prev;
-  newCur = cur;
-  info = uvec2(0u, kMeshNone);
-  if (prev4.w == 0.0f || pc.triangleCount == 0u) return false;
-  uint contacts = 0u;
-  uint last = kMeshNone;
-  if ((pc.flags & kMeshFlagContinuous) == 0u) {
-    // Discrete rounds.
-    vec3 p = cur;
-    vec3 v = cur - prev;
-    for (uint round = 0u; round <= pc.maxBounces; ++round) {
-      float reach = meshQueryReach(pc.maxThickness, p, p);
-      MeshHit best;
-      uint t = meshQuery(kMeshQueryProximity, pc.triangleCount, firstWord, p - vec3(reach), p + vec3(reach), p,
-                         0.0f, p, 0u, best);
-      if (t == kMeshNone) break;
-      MeshGpu mesh = meshAt(triangleMesh(t));
-      vec3 a, b, c;
-      meshTriangle(t, 1u, a, b, c);
-      vec3 pushed, normal;
-      if (!triProximityPush(a, b, c, prev, p, mesh.material.thickness, (mesh.flags & kMeshFlagOneSided) != 0u,
-                            pushed, normal))
-        break;
-      vec3 u = meshSurfaceVelocity(t, vec3(best.bary));
-      v = meshResponseVelocity(v, normal, u, mesh.material.restitution, mesh.material.friction,
-                               mesh.material.staticFriction);
-      p = pushed;
-      contacts = contacts + 1u;
-      last = t;
-    }
-    if (contacts == 0u) return false;
-    newCur = p;
-    VKC_PRECISE vec3 np = p - v;
-    newPrev = np;
-    info = uvec2(contacts, last);
-    return true;
-  }
-  // The bounce loop (collide_meshes_math.h, meshBounceLoop).
-  MeshBounceState s = meshBounceBegin(prev, cur);
-  MeshHit stopHit = meshNoHit();
-  for (uint b = 0u; b <= pc.maxBounces; ++b) {
-    vec3 from = meshBounceFrom(s);
-    vec3 to = meshBounceTo(s);
-    vec3 lo = min(from, to), hi = max(from, to);
-    float reach = meshQueryReach(pc.maxThickness, lo, hi);
+  MeshParticle q = meshParticleBegin(pc, prev4, cur4);
+  for (uint step = 0u; step <= pc.maxBounces; ++step) {
+    if (q.done != 0u) break;
+    uint mode, flags;
+    vec3 lo, hi, from, to;
+    float tStart;
+    meshParticleQuery(pc, q, mode, lo, hi, from, tStart, to, flags);
     MeshHit hit;
-    uint t = meshQuery(kMeshQuerySweep, pc.triangleCount, firstWord, lo - vec3(reach), hi + vec3(reach), from,
-                       s.positionTime.w, to, kMeshCcdApproachOnly, hit);
-    if (t == kMeshNone) break;
-    MeshGpu mesh = meshAt(triangleMesh(t));
-    contacts = contacts + 1u;
-    last = t;
-    if (b == pc.maxBounces) {
-      meshBounceStop(s, hit, mesh.material.thickness);
-      stopHit = hit;
-      break;
-    }
-    meshBounceApply(s, hit, mesh.material);
+    uint t = meshQuery(mode, pc.triangleCount, firstWord, lo, hi, from, tStart, to, flags, hit);
+    meshParticleAnswer(pc, q, t, hit);
   }
-  if (!meshBounceFinish(s, prev, cur, newPrev, newCur)) return false;
-  if (s.stopped != 0u) meshCarry(last, stopHit, meshAt(triangleMesh(last)).material.thickness, newPrev, newCur);
-  info = uvec2(contacts, last);
-  return true;
+  return meshParticleEnd(pc, q, newPrev, newCur, info);
 }

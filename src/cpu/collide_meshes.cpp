@@ -14,27 +14,51 @@
 namespace vkc::gpu {
 namespace {
 
-// The kernel's accessors over host arrays; the kernel's functions become members.
+// The kernel's accessors over the caller's arrays: no per-call copy of a static or deforming mesh
+// (only rigid meshes get world positions per call). A combined vertex or triangle index finds its
+// mesh by a binary search over the meshes' first vertices / triangles; the combined vertex index of a
+// triangle's corner is its mesh's first vertex + the caller's index.
 struct MeshKernel {
   const BvhNode* nodes = nullptr;
   const Aabb* leafBoxes = nullptr;
-  const uint32_t* indices = nullptr;
-  const uint32_t* triMesh = nullptr;
+  const CollisionMesh* input = nullptr;          // the caller's meshes
   const MeshGpu* meshes = nullptr;
-  const vec4* worldStart = nullptr;
-  const vec4* worldEnd = nullptr;
-  const vec4* local = nullptr;
+  const uint32_t* firstTriangles = nullptr;      // per mesh, ascending
+  const uint32_t* firstVertices = nullptr;       // per mesh, ascending
+  uint32_t meshCount = 0;
+  const std::vector<vec4>* rigidWorld = nullptr;  // per mesh: rigid meshes' world vertices, start then end
   const RigidSweep* sweeps = nullptr;
   const uint32_t* clothWords = nullptr;
   float rigidChord = 0.0f;
 
+  static uint32_t owner(const uint32_t* first, uint32_t count, uint32_t x) {
+    return static_cast<uint32_t>(std::upper_bound(first, first + count, x) - first) - 1u;
+  }
+  static vec3 xyz(const Float4& f) { return vec3(f.x, f.y, f.z); }
+
   BvhNode treeNode(uint i) const { return nodes[i]; }
   Aabb treeLeafBox(uint t) const { return leafBoxes[t]; }
-  uint triangleVertex(uint k) const { return indices[k]; }
-  uint triangleMesh(uint t) const { return triMesh[t]; }
+  uint triangleMesh(uint t) const { return meshCount == 1 ? 0u : owner(firstTriangles, meshCount, t); }
+  uint triangleVertex(uint k) const {
+    const uint m = triangleMesh(k / 3u);
+    return firstVertices[m] + input[m].indices[k - 3u * firstTriangles[m]];
+  }
   MeshGpu meshAt(uint m) const { return meshes[m]; }
-  vec3 worldVertex(uint v, uint atEnd) const { return vec3(atEnd != 0u ? worldEnd[v] : worldStart[v]); }
-  vec3 localVertex(uint v) const { return vec3(local[v]); }
+  vec3 worldVertex(uint v, uint atEnd) const {
+    const uint m = meshCount == 1 ? 0u : owner(firstVertices, meshCount, v);
+    const uint local = v - firstVertices[m];
+    const CollisionMesh& mesh = input[m];
+    if (mesh.motion == MeshMotion::kRigid) {
+      const std::vector<vec4>& w = rigidWorld[m];
+      return vec3(w[atEnd != 0u ? mesh.vertices.size() + local : local]);
+    }
+    if (mesh.motion == MeshMotion::kDeforming && atEnd == 0u) return xyz(mesh.prevVertices[local]);
+    return xyz(mesh.vertices[local]);
+  }
+  vec3 localVertex(uint v) const {
+    const uint m = meshCount == 1 ? 0u : owner(firstVertices, meshCount, v);
+    return xyz(input[m].vertices[v - firstVertices[m]]);
+  }
   const RigidSweep& sweepAt(uint s) const { return sweeps[s]; }
   uint clothMeshWord(uint w) const { return clothWords[w]; }
   float rigidReach() const { return rigidChord; }
@@ -124,8 +148,6 @@ Status validateTree(const MeshTree& tree, uint32_t triangles) {
   return {};
 }
 
-gpu::vec4 toVec4(const Float4& f) { return gpu::vec4(f.x, f.y, f.z, 0.0f); }
-
 }  // namespace
 
 uint32_t meshTriangleCount(std::span<const CollisionMesh> meshes) {
@@ -174,7 +196,7 @@ Status collideMeshesCpu(const MeshCollisionInput& in, Backend backend, MeshColli
   }
   VKC_TRY(validate(in));
   const std::vector<MeshLayout> layouts = layoutsOf(in.meshes);
-  detail::MeshTables tables = detail::makeMeshTables(layouts, in.cloths, in.clothMeshes);
+  detail::MeshTables tables = detail::makeMeshTables(layouts, in.cloths, in.clothMeshes, false);
   std::vector<MeshSurface> surfaces(in.meshes.size());
   std::vector<RigidTransform> transforms(in.meshes.size()), prevTransforms(in.meshes.size());
   for (size_t m = 0; m < in.meshes.size(); ++m) {
@@ -183,37 +205,43 @@ Status collideMeshesCpu(const MeshCollisionInput& in, Backend backend, MeshColli
     prevTransforms[m] = in.meshes[m].prevTransform;
   }
   const detail::MeshValues values = detail::setMeshValues(tables, surfaces, transforms, prevTransforms);
-
-  // Combined vertices: as given (mesh space for rigid meshes) and in world space at both ends (the
-  // gather pass of the shader); global indices.
-  std::vector<gpu::vec4> local(tables.vertexCount), start(tables.vertexCount), end(tables.vertexCount);
-  std::vector<uint32_t> indices(size_t{tables.triangleCount} * 3);
-  float chord = 0.0f;
-  for (size_t m = 0; m < in.meshes.size(); ++m) {
-    const CollisionMesh& mesh = in.meshes[m];
-    const gpu::MeshGpu& g = tables.meshes[m];
-    for (uint32_t v = 0; v < g.vertexCount; ++v) {
-      const uint32_t o = g.firstVertex + v;
-      const gpu::vec4 x = toVec4(mesh.vertices[v]);
-      local[o] = x;
-      if (mesh.motion == MeshMotion::kRigid) {
-        const gpu::RigidSweep& s = values.sweeps[g.sweep];
-        const gpu::vec3 m3(x);
-        start[o] = gpu::vec4(gpu::quatRotate(s.rotation[0], m3) + gpu::vec3(s.translation[0]), 0.0f);
-        end[o] = gpu::vec4(gpu::quatRotate(s.rotation[gpu::kRigidMaxSteps], m3) +
-                               gpu::vec3(s.translation[gpu::kRigidMaxSteps]),
-                           0.0f);
-        chord = std::max(chord, gpu::rigidChordBound(s.angle.x, m3));
-      } else if (mesh.motion == MeshMotion::kDeforming) {
-        start[o] = toVec4(mesh.prevVertices[v]);
-        end[o] = x;
-      } else {
-        start[o] = x;
-        end[o] = x;
-      }
-    }
-    for (uint32_t k = 0; k < g.triangleCount * 3; ++k) indices[size_t{g.firstTriangle} * 3 + k] = g.firstVertex + mesh.indices[k];
+  const uint32_t meshCount = static_cast<uint32_t>(in.meshes.size());
+  std::vector<uint32_t> firstTriangles(meshCount), firstVertices(meshCount);
+  for (uint32_t m = 0; m < meshCount; ++m) {
+    firstTriangles[m] = tables.meshes[m].firstTriangle;
+    firstVertices[m] = tables.meshes[m].firstVertex;
   }
+
+  // Rigid meshes: world positions at the iteration's start and end (the gather pass of the shader),
+  // from the sweep's exact end transforms; the largest chord bound.
+  std::vector<std::vector<gpu::vec4>> rigidWorld(meshCount);
+  float chord = 0.0f;
+  for (uint32_t m = 0; m < meshCount; ++m) {
+    const CollisionMesh& mesh = in.meshes[m];
+    if (mesh.motion != MeshMotion::kRigid) continue;
+    const gpu::RigidSweep& s = values.sweeps[tables.meshes[m].sweep];
+    const size_t nv = mesh.vertices.size();
+    rigidWorld[m].resize(2 * nv);
+    for (size_t v = 0; v < nv; ++v) {
+      const gpu::vec3 x(mesh.vertices[v].x, mesh.vertices[v].y, mesh.vertices[v].z);
+      rigidWorld[m][v] = gpu::vec4(gpu::quatRotate(s.rotation[0], x) + gpu::vec3(s.translation[0]), 0.0f);
+      rigidWorld[m][nv + v] = gpu::vec4(gpu::quatRotate(s.rotation[gpu::kRigidMaxSteps], x) +
+                                            gpu::vec3(s.translation[gpu::kRigidMaxSteps]),
+                                        0.0f);
+      chord = std::max(chord, gpu::rigidChordBound(s.angle.x, x));
+    }
+  }
+
+  gpu::MeshKernel k;
+  k.input = in.meshes.data();
+  k.meshes = tables.meshes.data();
+  k.firstTriangles = firstTriangles.data();
+  k.firstVertices = firstVertices.data();
+  k.meshCount = meshCount;
+  k.rigidWorld = rigidWorld.data();
+  k.sweeps = values.sweeps.data();
+  k.clothWords = tables.clothMeshWords.data();
+  k.rigidChord = chord;
 
   // The tree: the caller's (build, refit or keep) or one for this call.
   const uint32_t n = tables.triangleCount;
@@ -237,13 +265,24 @@ Status collideMeshesCpu(const MeshCollisionInput& in, Backend backend, MeshColli
     refit = tables.anyMoving;
   }
   if (build || refit) {
-    // Swept boxes when the path is swept against moving meshes; the end positions otherwise.
+    // The combined world vertices and indices of the BVH stage's input. Swept boxes when the path is
+    // swept against moving meshes; the end positions otherwise.
     const bool swept = in.settings.continuous && tables.anyMoving;
-    std::vector<Float4> endF(n ? tables.vertexCount : 0), startF;
-    for (uint32_t v = 0; v < tables.vertexCount; ++v) endF[v] = Float4{end[v].x, end[v].y, end[v].z, 0.0f};
-    if (swept) {
-      startF.resize(tables.vertexCount);
-      for (uint32_t v = 0; v < tables.vertexCount; ++v) startF[v] = Float4{start[v].x, start[v].y, start[v].z, 0.0f};
+    std::vector<Float4> endF(tables.vertexCount), startF(swept ? tables.vertexCount : 0);
+    for (uint32_t v = 0; v < tables.vertexCount; ++v) {
+      const gpu::vec3 e = k.worldVertex(v, 1u);
+      endF[v] = Float4{e.x, e.y, e.z, 0.0f};
+      if (swept) {
+        const gpu::vec3 s = k.worldVertex(v, 0u);
+        startF[v] = Float4{s.x, s.y, s.z, 0.0f};
+      }
+    }
+    std::vector<uint32_t> indices(size_t{n} * 3);
+    for (uint32_t m = 0; m < meshCount; ++m) {
+      const gpu::MeshGpu& g = tables.meshes[m];
+      for (uint32_t i = 0; i < g.triangleCount * 3; ++i) {
+        indices[size_t{g.firstTriangle} * 3 + i] = g.firstVertex + in.meshes[m].indices[i];
+      }
     }
     BvhInput b;
     b.vertices = endF;
@@ -256,19 +295,9 @@ Status collideMeshesCpu(const MeshCollisionInput& in, Backend backend, MeshColli
     VKC_TRY(build ? buildBvhCpu(b, backend) : refitBvhCpu(b, backend));
     if (build && tree.built != nullptr) *tree.built = true;
   }
-
-  gpu::MeshKernel k;
   k.nodes = reinterpret_cast<const gpu::BvhNode*>(tree.nodes.data());
   k.leafBoxes = reinterpret_cast<const gpu::Aabb*>(tree.primitiveBoxes.data());
-  k.indices = indices.data();
-  k.triMesh = tables.triangleMesh.data();
-  k.meshes = tables.meshes.data();
-  k.worldStart = start.data();
-  k.worldEnd = end.data();
-  k.local = local.data();
-  k.sweeps = values.sweeps.data();
-  k.clothWords = tables.clothMeshWords.data();
-  k.rigidChord = chord;
+
   gpu::MeshCollidePush pc{};
   pc.clothCount = static_cast<uint32_t>(tables.cloths.size());
   pc.meshWords = tables.meshWords;

@@ -74,7 +74,7 @@ Status validateMeshLayout(std::span<const MeshLayout> meshes, std::span<const Cl
 }
 
 MeshTables makeMeshTables(std::span<const MeshLayout> meshes, std::span<const ClothRange> cloths,
-                          std::span<const ClothMeshes> clothMeshes) {
+                          std::span<const ClothMeshes> clothMeshes, bool withTriangleMesh) {
   MeshTables t;
   t.meshWords = static_cast<uint32_t>((meshes.size() + 31) / 32);
   t.meshes.resize(meshes.size());
@@ -94,7 +94,7 @@ MeshTables makeMeshTables(std::span<const MeshLayout> meshes, std::span<const Cl
     if (meshes[m].motion != MeshMotion::kStatic) t.anyMoving = true;
     t.vertexCount += meshes[m].vertexCount;
     t.triangleCount += meshes[m].triangleCount;
-    t.triangleMesh.insert(t.triangleMesh.end(), meshes[m].triangleCount, static_cast<uint32_t>(m));
+    if (withTriangleMesh) t.triangleMesh.insert(t.triangleMesh.end(), meshes[m].triangleCount, static_cast<uint32_t>(m));
   }
   t.cloths.resize(cloths.size());
   t.clothMeshWords.assign(cloths.size() * t.meshWords, 0u);

@@ -37,8 +37,10 @@ struct MeshValues {
 // meshes at most once each. `prefix` starts the names ("" or "info.").
 Status validateMeshLayout(std::span<const MeshLayout> meshes, std::span<const ClothRange> cloths,
                           std::span<const ClothMeshes> clothMeshes, uint64_t particleCount);
+// withTriangleMesh false: triangleMesh stays empty (the CPU twin finds a triangle's mesh by a binary
+// search over the meshes' first triangles instead of a table as long as the mesh).
 MeshTables makeMeshTables(std::span<const MeshLayout> meshes, std::span<const ClothRange> cloths,
-                          std::span<const ClothMeshes> clothMeshes);
+                          std::span<const ClothMeshes> clothMeshes, bool withTriangleMesh = true);
 
 // Checks one mesh's per-iteration values: the surface (thickness finite >= 0, restitution in [0, 1],
 // frictions finite >= 0) and, for a rigid mesh, both transforms (finite, unit quaternions within
