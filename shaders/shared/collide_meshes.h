@@ -155,6 +155,21 @@ struct MeshCollidePush {
 };
 VKC_CHECK_LAYOUT(MeshCollidePush, 32);
 
+// One particle's state over an iteration of the mesh stage (collide_meshes_kernel.h,
+// meshParticle*); kernel-local, never in a buffer.
+struct MeshParticle {
+  vec3 prev;          // the iteration's start position
+  vec3 cur;           // the iteration's end position as given
+  vec3 p;             // discrete: the position so far
+  vec3 v;             // discrete: the velocity so far
+  MeshBounceState s;  // continuous
+  MeshHit stopHit;    // continuous: the hit that stopped it at the bounce cap
+  uint contacts;
+  uint last;          // global triangle of the last contact, or kMeshNone
+  uint step;
+  uint done;
+};
+
 VKC_NAMESPACE_END
 
 #endif  // VKC_SHARED_COLLIDE_MESHES_H

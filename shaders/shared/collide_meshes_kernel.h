@@ -199,19 +199,7 @@ VKC_FN void meshCarry(uint t, MeshHit hit, float thickness, VKC_INOUT(vec3) newP
 //   }
 //   changed = meshParticleEnd(pc, q, newPrev, newCur, info);
 // Discrete: each step is one proximity round (position p, velocity v). Continuous: each step one
-// query of the bounce loop (state s).
-struct MeshParticle {
-  vec3 prev;          // the iteration's start position
-  vec3 cur;           // the iteration's end position as given
-  vec3 p;             // discrete: the position so far
-  vec3 v;             // discrete: the velocity so far
-  MeshBounceState s;  // continuous
-  MeshHit stopHit;    // continuous: the hit that stopped it at the bounce cap
-  uint contacts;
-  uint last;          // global triangle of the last contact, or kMeshNone
-  uint step;
-  uint done;
-};
+// query of the bounce loop (state s). MeshParticle: shared/collide_meshes.h.
 
 VKC_FN MeshParticle meshParticleBegin(MeshCollidePush pc, vec4 prev4, vec4 cur4) {
   MeshParticle q;
