@@ -12,6 +12,7 @@
 #include "collide_meshes/mesh_stage_support.h"
 #include "shared/collide_meshes_math.h"
 #include "support/mesh_reference.h"
+#include "support/obj_mesh.h"
 #include "support/vulkan_fixture.h"
 
 namespace vkc::test {
@@ -441,6 +442,76 @@ TEST_P(MeshStage, DeepestContactEqualsBruteForce) {
     contacts += best != kBvhNone;
   }
   EXPECT_GT(contacts, 50);
+}
+
+// Whether p is inside the closed mesh: the parity of the crossings of a ray in a generic direction
+// (Moller-Trumbore in double).
+bool insideClosedMesh(const Mesh& m, glm::dvec3 p) {
+  const glm::dvec3 d = glm::normalize(glm::dvec3(0.5377, 0.8231, 0.1822));
+  int crossings = 0;
+  for (size_t t = 0; t < m.indices.size(); t += 3) {
+    auto v = [&](size_t k) {
+      const Float4& f = m.vertices[m.indices[t + k]];
+      return glm::dvec3(f.x, f.y, f.z);
+    };
+    const glm::dvec3 a = v(0), e1 = v(1) - a, e2 = v(2) - a;
+    const glm::dvec3 h = glm::cross(d, e2);
+    const double det = glm::dot(e1, h);
+    if (std::fabs(det) < 1e-300) continue;
+    const glm::dvec3 s = p - a;
+    const double u = glm::dot(s, h) / det;
+    if (u < 0 || u > 1) continue;
+    const glm::dvec3 q = glm::cross(s, e1);
+    const double w = glm::dot(d, q) / det;
+    if (w < 0 || u + w > 1) continue;
+    if (glm::dot(e2, q) / det > 0) ++crossings;
+  }
+  return crossings % 2 == 1;
+}
+
+// 10k fast particles from outside Spot (tests/data/meshes, closed) to points inside it: with
+// continuous collision every one ends outside; without, they end inside (the test can fail).
+TEST_P(MeshStage, FastParticlesIntoSpotEndOutside) {
+  Mesh spot;
+  ASSERT_TRUE(readObj(std::string(VKC_SOURCE_DIR) + "/tests/data/meshes/spot_low_resolution.obj", spot));
+  glm::vec3 lo(1e30f), hi(-1e30f);
+  for (const Float4& v : spot.vertices) {
+    lo = glm::min(lo, glm::vec3(v.x, v.y, v.z));
+    hi = glm::max(hi, glm::vec3(v.x, v.y, v.z));
+  }
+  const glm::vec3 centre = (lo + hi) * 0.5f;
+  const float size = glm::length(hi - lo);
+  std::mt19937 rng(31);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  std::normal_distribution<float> g(0.0f, 1.0f);
+  std::vector<Float4> starts, ends;
+  while (ends.size() < 10000) {
+    const glm::vec3 e = lo + (hi - lo) * glm::vec3(u(rng), u(rng), u(rng));
+    if (!insideClosedMesh(spot, e)) continue;
+    glm::vec3 dir(g(rng), g(rng), g(rng));
+    const glm::vec3 s = centre + glm::normalize(dir) * size;
+    starts.push_back(p4(s.x, s.y, s.z));
+    ends.push_back(p4(e.x, e.y, e.z));
+  }
+  for (bool continuous : {true, false}) {
+    MeshScene sc;
+    MeshData m;
+    m.vertices = spot.vertices;
+    m.indices = spot.indices;
+    m.surface.thickness = 1e-3f * size;
+    sc.meshes.push_back(m);
+    sc.settings.continuous = continuous;
+    sc.prevParticles = starts;
+    sc.particles = ends;
+    ASSERT_TRUE(runStage(backend(), ctx(), sc.input()).ok());
+    int inside = 0;
+    for (const Float4& p : sc.particles) inside += insideClosedMesh(spot, glm::dvec3(p.x, p.y, p.z));
+    if (continuous) {
+      EXPECT_EQ(inside, 0) << "of 10000 particles ended inside Spot";
+    } else {
+      EXPECT_GT(inside, 9000) << "discrete collision should leave deep particles inside";
+    }
+  }
 }
 
 TEST_P(MeshStage, BadInputNamesTheFieldAndChangesNothing) {
