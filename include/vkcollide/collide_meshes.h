@@ -62,6 +62,7 @@
 
 #include "vkcollide/bvh.h"
 #include "vkcollide/context.h"
+#include "vkcollide/cpu_executor.h"
 #include "vkcollide/result.h"
 #include "vkcollide/types.h"
 
@@ -165,8 +166,14 @@ uint32_t meshTriangleCount(std::span<const CollisionMesh> meshes);
 // are 2 meshes", "meshes[1].surface.restitution".
 Status validate(const MeshCollisionInput& input);
 
-// One iteration on the CPU (kCpuScalar or kCpuSimd). On error nothing is changed.
+// One iteration on the CPU (kCpuScalar or kCpuSimd). On error nothing is changed. Today both CPU
+// backends run the same per-particle code (the shader's kernel compiled as C++, one tree walk per
+// query); kCpuSimd differs only in the tree's build and refit (the BVH stage's SIMD twin).
 Status collideMeshesCpu(const MeshCollisionInput& input, Backend backend, MeshCollisionDebug* debug = nullptr);
+// The same on the executor's threads (cpu_executor.h): the tree on the calling thread, then the
+// particles in chunks. Results bitwise equal to the overload above.
+Status collideMeshesCpu(const MeshCollisionInput& input, Backend backend, const CpuExecutor& executor,
+                        MeshCollisionDebug* debug = nullptr);
 
 // --- Vulkan ---
 

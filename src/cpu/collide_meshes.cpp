@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "cpu/executor.h"
 #include "scene/mesh_layout.h"
 #include "scene/validate.h"
 #include "shared/bvh.h"
@@ -190,7 +191,13 @@ Status validate(const MeshCollisionInput& in) {
   return {};
 }
 
-Status collideMeshesCpu(const MeshCollisionInput& in, Backend backend, MeshCollisionDebug* debug) {
+namespace {
+
+// One iteration on par's threads: the tables and the tree on the calling thread, then the particles
+// of the cloths (chunks of large cloths) in parallel. Every particle's result depends only on its own
+// state, the meshes and the tree: bitwise the same on any thread count.
+Status collideMeshesOn(detail::ParallelCall& par, const MeshCollisionInput& in, Backend backend,
+                       MeshCollisionDebug* debug) {
   if (backend != Backend::kCpuScalar && backend != Backend::kCpuSimd) {
     return invalid("collideMeshesCpu runs kCpuScalar or kCpuSimd; use collideMeshes for kVulkan");
   }
@@ -310,26 +317,46 @@ Status collideMeshesCpu(const MeshCollisionInput& in, Backend backend, MeshColli
     debug->contacts.assign(in.particles.size(), 0u);
     debug->lastTriangle.assign(in.particles.size(), kBvhNone);
   }
-  for (const gpu::MeshClothGpu& c : tables.cloths) {
-    if (c.meshCount == 0) continue;
-    for (uint32_t j = 0; j < c.count; ++j) {
-      const uint32_t i = c.first + j;
-      Float4& p = in.particles[i];
-      Float4& q = in.prevParticles[i];
-      gpu::vec3 newPrev, newCur;
-      gpu::uvec2 info;
-      if (!k.meshCollideParticle(pc, c.firstWord, gpu::vec4(q.x, q.y, q.z, q.w), gpu::vec4(p.x, p.y, p.z, p.w),
-                                 newPrev, newCur, info))
-        continue;
-      p.x = newCur.x, p.y = newCur.y, p.z = newCur.z;
-      q.x = newPrev.x, q.y = newPrev.y, q.z = newPrev.z;
-      if (debug != nullptr) {
-        debug->contacts[i] = info.x;
-        debug->lastTriangle[i] = info.y;
+  const detail::WorkPlan plan = par.plan(static_cast<uint32_t>(tables.cloths.size()), [&](uint32_t c) {
+    return tables.cloths[c].meshCount == 0 ? 0u : tables.cloths[c].count;
+  });
+  par.forEach(plan.tasks(), [&](uint32_t task) {
+    gpu::MeshKernel kt = k;
+    for (const detail::WorkPiece& w : plan.task(task)) {
+      const gpu::MeshClothGpu& c = tables.cloths[w.cloth];
+      if (c.meshCount == 0) continue;
+      for (uint32_t j = w.begin; j < w.end; ++j) {
+        const uint32_t i = c.first + j;
+        Float4& p = in.particles[i];
+        Float4& q = in.prevParticles[i];
+        gpu::vec3 newPrev, newCur;
+        gpu::uvec2 info;
+        if (!kt.meshCollideParticle(pc, c.firstWord, gpu::vec4(q.x, q.y, q.z, q.w), gpu::vec4(p.x, p.y, p.z, p.w),
+                                    newPrev, newCur, info))
+          continue;
+        p.x = newCur.x, p.y = newCur.y, p.z = newCur.z;
+        q.x = newPrev.x, q.y = newPrev.y, q.z = newPrev.z;
+        if (debug != nullptr) {
+          debug->contacts[i] = info.x;
+          debug->lastTriangle[i] = info.y;
+        }
       }
     }
-  }
-  return {};
+  });
+  return par.status();
+}
+
+}  // namespace
+
+Status collideMeshesCpu(const MeshCollisionInput& in, Backend backend, MeshCollisionDebug* debug) {
+  detail::ParallelCall par(nullptr, "collideMeshesCpu");
+  return collideMeshesOn(par, in, backend, debug);
+}
+
+Status collideMeshesCpu(const MeshCollisionInput& in, Backend backend, const CpuExecutor& executor,
+                        MeshCollisionDebug* debug) {
+  detail::ParallelCall par(&executor, "collideMeshesCpu");
+  return collideMeshesOn(par, in, backend, debug);
 }
 
 }  // namespace vkc

@@ -12,6 +12,7 @@
 #include "collide_meshes/mesh_stage_support.h"
 #include "shared/collide_meshes_math.h"
 #include "support/mesh_reference.h"
+#include "support/executors.h"
 #include "support/obj_mesh.h"
 #include "support/vulkan_fixture.h"
 
@@ -551,6 +552,46 @@ TEST_P(MeshStage, BadInputNamesTheFieldAndChangesNothing) {
     EXPECT_NE(st.message().find(c.field), std::string::npos) << "want " << c.field << " in: " << st.message();
     EXPECT_EQ(0, std::memcmp(p.data(), s.particles.data(), p.size() * sizeof(Float4))) << c.field;
     EXPECT_EQ(0, std::memcmp(q.data(), s.prevParticles.data(), q.size() * sizeof(Float4))) << c.field;
+  }
+}
+
+// The threaded CPU twin (every test executor: pools of 1, 2, 7 threads, small chunks, a host
+// parallel-for): positions and debug bitwise the single-threaded result, several cloths listing
+// different meshes, discrete and continuous.
+TEST(MeshStageThreads, EveryExecutorGivesTheSingleThreadedResultBitwise) {
+  for (bool continuous : {false, true}) {
+    MeshScene s;
+    s.meshes.push_back(sphereMesh(1.0f, 10, 14));
+    s.meshes.push_back(floorMesh(3, -1.0f));
+    s.meshes[0].surface.thickness = 0.03f;
+    s.meshes[1].surface.thickness = 0.05f;
+    s.meshes[1].surface.friction = 0.3f;
+    s.settings.continuous = continuous;
+    std::mt19937 rng(41);
+    std::uniform_real_distribution<float> u(-1.5f, 1.5f);
+    for (int i = 0; i < 3000; ++i) {
+      const Float4 p = p4(u(rng), u(rng), u(rng));
+      s.addParticle(p4(p.x * 1.2f, p.y + 0.4f, p.z * 1.2f), p);
+    }
+    s.cloths = {{0, 1000}, {1000, 1500}, {2500, 500}};
+    s.clothMeshLists = {{0, 1}, {1}, {}};
+    MeshScene want = s;
+    MeshCollisionDebug wantDebug;
+    ASSERT_TRUE(collideMeshesCpu(want.input(), Backend::kCpuSimd, &wantDebug).ok());
+    for (const TestExecutor& e : testExecutors()) {
+      MeshScene got = s;
+      MeshCollisionDebug debug;
+      ASSERT_TRUE(collideMeshesCpu(got.input(), Backend::kCpuSimd, *e.executor, &debug).ok()) << e.name;
+      EXPECT_EQ(0, std::memcmp(got.particles.data(), want.particles.data(), s.particles.size() * sizeof(Float4)))
+          << e.name;
+      EXPECT_EQ(0, std::memcmp(got.prevParticles.data(), want.prevParticles.data(),
+                               s.particles.size() * sizeof(Float4)))
+          << e.name;
+      EXPECT_EQ(debug.contacts, wantDebug.contacts) << e.name;
+      EXPECT_EQ(debug.lastTriangle, wantDebug.lastTriangle) << e.name;
+    }
+    // Cloth 2 lists no mesh: untouched.
+    EXPECT_EQ(0, std::memcmp(&want.particles[2500], &s.particles[2500], 500 * sizeof(Float4)));
   }
 }
 
