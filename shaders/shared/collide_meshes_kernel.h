@@ -189,6 +189,24 @@ VKC_FN void meshCarry(uint t, MeshHit hit, float thickness, VKC_INOUT(vec3) newP
   newPrev = np;
 }
 
+// Two-sided discrete contact pushes a particle to the side of the triangle it came from: the side of
+// its start position relative to the triangle at the iteration's START (a wall that moved past the
+// particle during the iteration pushes it on, not back through). triProximityPush reads the side from
+// a point relative to the end triangle (a, b, c): for a moving mesh this returns a point on the same
+// side of the end plane as prev is of the start plane (prev itself when the start triangle has no
+// plane, or prev lies on it, or the mesh is static).
+VKC_FN vec3 meshSideWitness(uint t, MeshGpu mesh, vec3 prev, vec3 a, vec3 b, vec3 c) {
+  if (mesh.motion == kMeshMotionStatic) return prev;
+  vec3 a0, b0, c0;
+  meshTriangle(t, 0u, a0, b0, c0);
+  vec3 n0 = cross(b0 - a0, c0 - a0), n1 = cross(b - a, c - a);
+  if (!triHasPlane(b0 - a0, c0 - a0, n0) || !triHasPlane(b - a, c - a, n1)) return prev;
+  float side = dot(prev - a0, n0);
+  if (side == 0.0f) return prev;
+  VKC_PRECISE vec3 witness = a + n1 * (side > 0.0f ? 1.0f : -1.0f);
+  return witness;
+}
+
 // One particle's iteration as a sequence of tree queries, so that a driver can run the queries of
 // many particles together (the CPU SIMD twin's packets) and still do exactly what
 // meshCollideParticle does per particle:
@@ -254,8 +272,8 @@ VKC_FN void meshParticleAnswer(MeshCollidePush pc, VKC_INOUT(MeshParticle) q, ui
     vec3 a, b, c;
     meshTriangle(t, 1u, a, b, c);
     vec3 pushed, normal;
-    if (!triProximityPush(a, b, c, q.prev, q.p, mesh.material.thickness, (mesh.flags & kMeshFlagOneSided) != 0u,
-                          pushed, normal)) {
+    if (!triProximityPush(a, b, c, meshSideWitness(t, mesh, q.prev, a, b, c), q.p, mesh.material.thickness,
+                          (mesh.flags & kMeshFlagOneSided) != 0u, pushed, normal)) {
       q.done = 1u;
       return;
     }

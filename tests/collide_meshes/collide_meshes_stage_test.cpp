@@ -515,6 +515,31 @@ TEST_P(MeshStage, FastParticlesIntoSpotEndOutside) {
   }
 }
 
+// Discrete contact with a moving wall: the side a particle came from is read against the wall's start
+// position, so a wall that passed a particle's centre during the iteration pushes it on (it does not
+// pull it back through).
+TEST_P(MeshStage, MovingWallPushesAParticleItPassedOn) {
+  for (MeshMotion motion : {MeshMotion::kDeforming, MeshMotion::kRigid}) {
+    MeshScene s;
+    MeshData wall;  // the plane x = 0 (normal +x), moving to x = 0.07
+    const uint32_t a = wall.addVertex(0, -1, -1), b = wall.addVertex(0, 1, -1), c = wall.addVertex(0, 1, 1),
+                   d = wall.addVertex(0, -1, 1);
+    wall.addQuad(a, b, c, d);
+    wall.motion = motion;
+    if (motion == MeshMotion::kDeforming) {
+      wall.prevVertices = wall.vertices;
+      for (Float4& v : wall.vertices) v.x += 0.07f;
+    } else {
+      wall.transform.translation = Float4{0.07f, 0, 0, 0};
+    }
+    wall.surface.thickness = 0.05f;
+    s.meshes.push_back(wall);
+    s.addParticle(p4(0.05f, 0, 0), p4(0.05f, 0, 0));
+    ASSERT_TRUE(runStage(backend(), ctx(), s.input()).ok());
+    EXPECT_NEAR(s.particles[0].x, 0.12f, 1e-5f) << static_cast<int>(motion);
+  }
+}
+
 TEST_P(MeshStage, BadInputNamesTheFieldAndChangesNothing) {
   struct Case {
     const char* field;
