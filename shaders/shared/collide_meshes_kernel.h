@@ -83,20 +83,24 @@ VKC_FN bool meshQueryBetter(uint mode, MeshHit hit, uint t, MeshHit best, uint b
 
 // The best triangle of a query over the tree (kMeshNone when none): candidates are the leaves whose
 // boxes overlap [lo, hi], of meshes the cloth lists. The answer does not depend on the traversal
-// order (meshQueryBetter is a total order on (hit, triangle)). The walk visits each node at most once
-// in a valid tree and at most 2 * triangleCount + 2 nodes in any buffer contents.
+// order (meshQueryBetter is a total order on (hit, triangle)). Depth first: each popped node is read
+// once, tested against the box, and its children pushed (the stack holds at most depth + 1 entries).
+// The walk reads each node at most once in a valid tree and at most 2 * triangleCount + 2 nodes in
+// any buffer contents.
 VKC_FN uint meshQuery(uint mode, uint triangleCount, uint firstWord, vec3 lo, vec3 hi, vec3 p, float tStart, vec3 to,
                       uint flags, VKC_OUT(MeshHit) best) {
   best = meshNoHit();
   uint bestT = kMeshNone;
   uint nodeCount = triangleCount > 1u ? triangleCount - 1u : 1u;
   uint stack[kMeshStackSize];
-  uint top = 0u;
-  uint node = 0u;
+  stack[0] = 0u;
+  uint top = 1u;
   uint visits = 2u * triangleCount + 2u;
   for (uint step = 0u; step < visits; ++step) {
-    BvhNode n = treeNode(node);
-    uint next = kMeshNone;
+    if (top == 0u) break;
+    top = top - 1u;
+    BvhNode n = treeNode(stack[top]);
+    if (!meshBoxesOverlap(lo, hi, n.lo, n.hi)) continue;
     for (uint side = 0u; side < 2u; ++side) {
       uint child = side == 0u ? n.left : n.right;
       if (child == kBvhNone) continue;
@@ -113,23 +117,11 @@ VKC_FN uint meshQuery(uint mode, uint triangleCount, uint firstWord, vec3 lo, ve
           best = hit;
           bestT = t;
         }
-      } else if (child < nodeCount) {
-        BvhNode c = treeNode(child);
-        if (!meshBoxesOverlap(lo, hi, c.lo, c.hi)) continue;
-        if (next == kMeshNone) {
-          next = child;
-        } else if (top < kMeshStackSize) {
-          stack[top] = child;
-          top = top + 1u;
-        }
+      } else if (child < nodeCount && top < kMeshStackSize) {
+        stack[top] = child;
+        top = top + 1u;
       }
     }
-    if (next == kMeshNone) {
-      if (top == 0u) break;
-      top = top - 1u;
-      next = stack[top];
-    }
-    node = next;
   }
   return bestT;
 }
