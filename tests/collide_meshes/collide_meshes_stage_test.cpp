@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "collide_meshes/mesh_stage_support.h"
+#include "collide_meshes/mesh_test_support.h"
 #include "shared/collide_meshes_math.h"
 #include "support/mesh_reference.h"
 #include "support/executors.h"
@@ -538,6 +539,66 @@ TEST_P(MeshStage, MovingWallPushesAParticleItPassedOn) {
     ASSERT_TRUE(runStage(backend(), ctx(), s.input()).ok());
     EXPECT_NEAR(s.particles[0].x, 0.12f, 1e-5f) << static_cast<int>(motion);
   }
+}
+
+// The public vertex-face queries (tests/data/ccd-queries, exact labels) through the stage, all 1750 in
+// one call: each query a deforming one-triangle mesh and a one-particle cloth listing it, continuous,
+// thickness 0, maxBounces 0 (a particle that hits is stopped: it has a contact). The geometric query
+// alone misses none (MeshCcd.PublicVertexFaceQueriesNoFalseNegative, and bitwise on the device:
+// collide_meshes_vulkan_test); the stage's bounce loop asks only for APPROACHING contacts (relative
+// velocity against the contact normal), so a point that moves within the plane of its triangle (never
+// changing side: coplanar at both ends) and touches it at thickness 0 is no contact. Every other
+// colliding query must be found; false positives are printed.
+TEST_P(MeshStage, PublicVertexFaceQueriesThroughTheStageHaveNoFalseNegative) {
+  std::vector<meshes::Query> queries;
+  for (const auto& f : meshes::vertexFaceQueryFiles()) {
+    for (const meshes::Query& q : meshes::readQueries(f)) queries.push_back(q);
+  }
+  ASSERT_EQ(queries.size(), 1750u);
+  MeshScene s;
+  s.settings.continuous = true;
+  s.settings.maxBounces = 0;
+  for (uint32_t i = 0; i < queries.size(); ++i) {
+    const meshes::Query& q = queries[i];
+    MeshData m;
+    for (int k = 1; k <= 3; ++k) m.addVertex(q.v[k + 4].x, q.v[k + 4].y, q.v[k + 4].z);
+    for (int k = 1; k <= 3; ++k) m.prevVertices.push_back(Float4{q.v[k].x, q.v[k].y, q.v[k].z, 0});
+    m.addTriangle(0, 1, 2);
+    m.motion = MeshMotion::kDeforming;
+    s.meshes.push_back(m);
+    s.addParticle(p4(q.v[0].x, q.v[0].y, q.v[0].z), p4(q.v[4].x, q.v[4].y, q.v[4].z));
+    s.cloths.push_back({i, 1});
+    s.clothMeshLists.push_back({i});
+  }
+  MeshCollisionDebug debug;
+  ASSERT_TRUE(runStage(backend(), ctx(), s.input(), &debug).ok());
+  // Whether the point and the triangle are coplanar (exactly, in double) at both ends.
+  auto coplanar = [](const meshes::Query& q) {
+    for (int e = 0; e < 2; ++e) {
+      const glm::dvec3 p(q.v[4 * e]), a(q.v[4 * e + 1]), b(q.v[4 * e + 2]), c(q.v[4 * e + 3]);
+      if (glm::dot(p - a, glm::cross(b - a, c - a)) != 0.0) return false;
+    }
+    return true;
+  };
+  int fn = 0, inPlane = 0, fp = 0, positives = 0;
+  for (size_t i = 0; i < queries.size(); ++i) {
+    const bool hit = debug.contacts[i] > 0;
+    positives += queries[i].label;
+    if (queries[i].label && !hit) {
+      if (coplanar(queries[i])) {
+        ++inPlane;
+      } else {
+        ++fn;
+        ADD_FAILURE() << "query " << i << " collides but the stage missed it";
+      }
+    }
+    if (!queries[i].label && hit) ++fp;
+  }
+  std::printf("stage, vertex-face queries: %zu (%d colliding): false negatives %d (+ %d in-plane touches, "
+              "not approaching), false positives %d\n",
+              queries.size(), positives, fn, inPlane, fp);
+  EXPECT_EQ(fn, 0);
+  EXPECT_LE(inPlane, 3);
 }
 
 TEST_P(MeshStage, BadInputNamesTheFieldAndChangesNothing) {

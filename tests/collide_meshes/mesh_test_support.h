@@ -8,6 +8,13 @@
 #include <glm/glm.hpp>
 #include <glm/gtc/quaternion.hpp>
 #include <random>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
 
 #include "shared/collide_meshes_math.h"
 
@@ -67,6 +74,62 @@ inline vec3 randomVec(std::mt19937& rng, float lo, float hi) {
   std::uniform_real_distribution<float> u(lo, hi);
   const float x = u(rng), y = u(rng), z = u(rng);
   return {x, y, z};
+}
+
+// --- The public vertex-face CCD queries (tests/data/ccd-queries) ----------------------------------
+struct Query {
+  vec3 v[8];  // v_t0, f0_t0, f1_t0, f2_t0, v_t1, f0_t1, f1_t1, f2_t1
+  bool label;
+};
+
+// A rational given as two decimal strings, rounded to float. strtold reads each integer to a 64-bit
+// significand (relative error <= 2^-64), the quotient adds one more such rounding, and the final
+// rounding to float is within half a unit of float's last place plus that: every coordinate is
+// within one unit of the last place of the exact rational. triCcdCore's margin (128 units of the
+// query's largest coordinate) covers this, so the float query's answer can only differ from the
+// exact one inside the margin, where it reports a hit: a true collision cannot be lost to the
+// conversion. Near misses within the margin become false positives, counted below.
+inline float rational(const std::string& num, const std::string& den) {
+  const long double n = std::strtold(num.c_str(), nullptr), d = std::strtold(den.c_str(), nullptr);
+  return float(n / d);
+}
+
+inline std::vector<Query> readQueries(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::vector<Query> out;
+  std::string line;
+  Query q{};
+  int row = 0;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    std::vector<std::string> cols;
+    std::stringstream ss(line);
+    std::string col;
+    while (std::getline(ss, col, ',')) cols.push_back(col);
+    if (cols.size() != 7) ADD_FAILURE() << file << ": row with " << cols.size() << " columns";
+    if (cols.size() != 7) return {};
+    q.v[row] = vec3(rational(cols[0], cols[1]), rational(cols[2], cols[3]), rational(cols[4], cols[5]));
+    if (row == 0) q.label = cols[6] == "1";
+    if (++row == 8) {
+      out.push_back(q);
+      row = 0;
+    }
+  }
+  EXPECT_EQ(row, 0) << file;
+  return out;
+}
+
+// The public queries' directory (tests/data/ccd-queries, MIT, see its LICENSE) and its 14
+// vertex-face files, sorted.
+inline std::filesystem::path ccdQueryRoot() {
+  return std::filesystem::path(VKC_SOURCE_DIR) / "tests/data/ccd-queries";
+}
+inline std::vector<std::filesystem::path> vertexFaceQueryFiles() {
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(ccdQueryRoot()))
+    if (e.path().extension() == ".csv" && e.path().parent_path().filename() == "vertex-face") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
 }  // namespace vkc::test::meshes
