@@ -92,7 +92,11 @@ struct RigidTransform {
 // Per-mesh material and contact rule.
 struct MeshSurface {
   float thickness = 0;       // >= 0, finite: the particles' minimum distance to the surface (their radius)
-  bool oneSided = false;     // push always to the front face ((b - a) x (c - a)), NvCloth's triangle rule
+  // One-sided (NvCloth's triangle rule): discrete contact always pushes to the front face ((b - a) x
+  // (c - a)); continuous collision only stops paths that hit the front (a particle behind the surface,
+  // e.g. inside a closed body, moves out through it freely). Two-sided (default): discrete contact
+  // pushes to the side the particle came from; continuous collision stops paths from either side.
+  bool oneSided = false;
   float restitution = 0;     // epsilon in [0, 1]
   float friction = 0;        // dynamic Coulomb coefficient mu_d >= 0
   float staticFriction = 0;  // mu_s >= 0
