@@ -601,6 +601,33 @@ TEST_P(MeshStage, PublicVertexFaceQueriesThroughTheStageHaveNoFalseNegative) {
   EXPECT_LE(inPlane, 3);
 }
 
+// One-sided meshes (NvCloth's triangle rule): discrete contact pushes to the front face even from
+// behind; continuous collision stops a path from the front and lets one from behind through.
+TEST_P(MeshStage, OneSidedMeshPushesToTheFrontAndLetsPathsFromBehindThrough) {
+  MeshScene d;
+  d.meshes.push_back(floorMesh(5));  // front: +y
+  d.meshes[0].surface = MeshSurface{.thickness = 0.1f, .oneSided = true};
+  d.addParticle(p4(0, -0.5f, 0), p4(0, -0.05f, 0));  // from below, ends 0.05 under the floor
+  ASSERT_TRUE(runStage(backend(), ctx(), d.input()).ok());
+  EXPECT_NEAR(d.particles[0].y, 0.1f, 1e-5f);
+  MeshScene two = d;
+  two.meshes[0].surface.oneSided = false;
+  two.particles[0] = p4(0, -0.05f, 0), two.prevParticles[0] = p4(0, -0.5f, 0);
+  ASSERT_TRUE(runStage(backend(), ctx(), two.input()).ok());
+  EXPECT_NEAR(two.particles[0].y, -0.1f, 1e-5f);  // two-sided: back to the side it came from
+
+  MeshScene c;
+  c.meshes.push_back(floorMesh(5));
+  c.meshes[0].surface = MeshSurface{.thickness = 0.01f, .oneSided = true};
+  c.settings.continuous = true;
+  c.addParticle(p4(0, -1, 0), p4(0, 1, 0));  // from behind: through
+  c.addParticle(p4(0.5f, 1, 0), p4(0.5f, -1, 0));  // from the front: stopped
+  ASSERT_TRUE(runStage(backend(), ctx(), c.input()).ok());
+  EXPECT_EQ(c.particles[0].y, 1.0f);
+  EXPECT_GE(c.particles[1].y, 0.01f);  // the legal position: thickness + twice the hit tolerance
+  EXPECT_LT(c.particles[1].y, 0.01f + 3e-4f);
+}
+
 TEST_P(MeshStage, BadInputNamesTheFieldAndChangesNothing) {
   struct Case {
     const char* field;
