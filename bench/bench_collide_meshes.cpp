@@ -281,6 +281,7 @@ int runBench(Options o) {
           const uint32_t list[1] = {0};
           const ClothMeshes cmesh{list};
           bool built = false;
+          MeshTreeCache cache;  // the SIMD twin's 4-wide tree, made by the first call
           MeshCollisionInput in;
           in.particles = cur;
           in.prevParticles = prev;
@@ -289,7 +290,7 @@ int runBench(Options o) {
           in.meshes = {&cm, 1};
           in.settings.continuous = continuous;
           in.settings.maxBounces = continuous ? 4 : 0;
-          in.tree = MeshTree{nodes, boxes, parents, MeshTreeUpdate::kAuto, &built};
+          in.tree = MeshTree{nodes, boxes, parents, MeshTreeUpdate::kAuto, &built, &cache};
           MeshCollisionDebug debug;
           Status status;
           const auto once = [&] {

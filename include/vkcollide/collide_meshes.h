@@ -135,6 +135,16 @@ enum class MeshTreeUpdate : uint32_t {
   kRefit = 2,  // refit the tree the spans (or the stage) hold
 };
 
+// The CPU SIMD twin's copy of the tree with 4 children per node and their boxes side by side (one
+// walk reads a node's 4 child boxes at once and tests them in one vector operation; a quarter of the
+// binary tree's depth). Opaque: keep one per MeshTree and pass it with the same spans every call; the
+// twin remakes it whenever the call builds or refits the tree (or when it is empty), so it must not
+// be shared between trees.
+struct MeshTreeCache {
+  std::vector<uint8_t> bytes;  // private layout (src/cpu/collide_meshes.cpp)
+  uint32_t triangles = 0;      // the tree it was made from (0: none)
+};
+
 struct MeshTree {
   std::span<BvhNode> nodes;
   std::span<Aabb> primitiveBoxes;
@@ -142,6 +152,9 @@ struct MeshTree {
   // kAuto on the CPU: build when `built` is false, then set it; refit when a mesh moves.
   MeshTreeUpdate update = MeshTreeUpdate::kAuto;
   bool* built = nullptr;  // kAuto only: whether the spans hold this scene's tree (set true by a build)
+  // kCpuSimd: the 4-wide copy kept between calls (optional). Without it, kCpuSimd makes one per call
+  // when the call builds the tree anyway (no spans) and otherwise walks the binary tree as kCpuScalar.
+  MeshTreeCache* cache = nullptr;
 };
 
 struct MeshCollisionInput {
@@ -170,9 +183,11 @@ uint32_t meshTriangleCount(std::span<const CollisionMesh> meshes);
 // are 2 meshes", "meshes[1].surface.restitution".
 Status validate(const MeshCollisionInput& input);
 
-// One iteration on the CPU (kCpuScalar or kCpuSimd). On error nothing is changed. Today both CPU
-// backends run the same per-particle code (the shader's kernel compiled as C++, one tree walk per
-// query); kCpuSimd differs only in the tree's build and refit (the BVH stage's SIMD twin).
+// One iteration on the CPU (kCpuScalar or kCpuSimd). On error nothing is changed. kCpuScalar runs the
+// shader's kernel compiled as C++ (a binary tree walk per query); kCpuSimd runs the same per-triangle
+// tests and per-particle steps but walks the 4-wide copy of the tree (MeshTreeCache) with the child
+// boxes tested 4 at a time, and builds / refits with the BVH stage's SIMD twin. Both give the same
+// candidates and pick the best by the same total order: results bitwise equal.
 Status collideMeshesCpu(const MeshCollisionInput& input, Backend backend, MeshCollisionDebug* debug = nullptr);
 // The same on the executor's threads (cpu_executor.h): the tree on the calling thread, then the
 // particles in chunks. Results bitwise equal to the overload above.

@@ -3,6 +3,7 @@
 // (shared/collide_meshes_kernel.h, included into MeshKernel below) over host arrays.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "cpu/executor.h"
@@ -14,6 +15,15 @@
 
 namespace vkc::gpu {
 namespace {
+
+// A node of the SIMD twin's 4-wide tree (MeshTreeCache): its children's boxes side by side (empty
+// slots: lo = +inf, hi = -inf) and references (a wide node's index, kBvhLeafBit | triangle, or kBvhNone).
+struct WideNode {
+  float lo[3][4];
+  float hi[3][4];
+  uint32_t child[4];
+};
+static_assert(sizeof(WideNode) == 112);
 
 // The kernel's accessors over the caller's arrays: no per-call copy of a static or deforming mesh
 // (only rigid meshes get world positions per call). A combined vertex or triangle index finds its
@@ -65,7 +75,122 @@ struct MeshKernel {
   float rigidReach() const { return rigidChord; }
 
 #include "shared/collide_meshes_kernel.h"
+
+  // The SIMD twin's walk of the 4-wide tree: per node, the 4 child boxes against the query box in one
+  // vector comparison, then the leaves' triangles (meshTestTriangle, meshQueryBetter: the binary
+  // walk's tests). A leaf is a candidate iff its box overlaps the query box in both walks (every
+  // ancestor's box holds it), so both pick the same triangle and hit, bit for bit.
+  const WideNode* wide = nullptr;
+  uint wideQuery(uint mode, uint triangleCount, uint firstWord, vec3 lo, vec3 hi, vec3 p, float tStart, vec3 to,
+                 uint flags, MeshHit& best) {
+    best = meshNoHit();
+    uint bestT = kMeshNone;
+    constexpr uint kStack = 3u * kBvhMaxDepth + 4u;  // each level leaves at most 3 siblings on the stack
+    uint stack[kStack];
+    uint top = 1u;
+    stack[0] = 0u;
+    while (top > 0u) {
+      const WideNode& n = wide[stack[--top]];
+      bool hit4[4];
+      for (int k = 0; k < 4; ++k) {
+        hit4[k] = lo.x <= n.hi[0][k] && lo.y <= n.hi[1][k] && lo.z <= n.hi[2][k] && n.lo[0][k] <= hi.x &&
+                  n.lo[1][k] <= hi.y && n.lo[2][k] <= hi.z;
+      }
+      for (int k = 0; k < 4; ++k) {
+        const uint c = n.child[k];
+        if (!hit4[k] || c == kBvhNone) continue;
+        if ((c & kBvhLeafBit) == 0u) {
+          if (top < kStack) stack[top++] = c;
+          continue;
+        }
+        const uint t = c & ~kBvhLeafBit;
+        const uint m = triangleMesh(t);
+        if (!meshListed(firstWord, m)) continue;
+        MeshHit h;
+        if (meshTestTriangle(mode, t, meshAt(m), p, tStart, to, flags, h) && meshQueryBetter(mode, h, t, best, bestT)) {
+          best = h;
+          bestT = t;
+        }
+      }
+    }
+    (void)triangleCount;
+    return bestT;
+  }
+
+  // meshCollideParticle with the wide walk for every query.
+  bool wideCollideParticle(MeshCollidePush pc, uint firstWord, vec4 prev4, vec4 cur4, vec3& newPrev, vec3& newCur,
+                           uvec2& info) {
+    MeshParticle q = meshParticleBegin(pc, prev4, cur4);
+    for (uint step = 0u; step <= pc.maxBounces && q.done == 0u; ++step) {
+      uint mode, flags;
+      vec3 lo, hi, from, to;
+      float tStart;
+      meshParticleQuery(pc, q, mode, lo, hi, from, tStart, to, flags);
+      MeshHit hit;
+      const uint t = wideQuery(mode, pc.triangleCount, firstWord, lo, hi, from, tStart, to, flags, hit);
+      meshParticleAnswer(pc, q, t, hit);
+    }
+    return meshParticleEnd(pc, q, newPrev, newCur, info);
+  }
 };
+
+// The 4-wide copy of a valid binary tree: each wide node takes a binary node's children and opens
+// the internal child of largest box (surface area; the first on ties) until it has 4 children or
+// only leaves. Node boxes are exact unions, so every wide child's box is its binary node's.
+void collapseTree(std::span<const vkc::BvhNode> nodes, std::span<const vkc::Aabb> leafBoxes,
+                  std::vector<WideNode>& out) {
+  out.clear();
+  out.push_back(WideNode{});
+  struct Item {
+    uint32_t binary, wideIndex;
+  };
+  std::vector<Item> work{{0u, 0u}};
+  auto area = [&](uint32_t ref) {
+    const vkc::BvhNode& b = nodes[ref];
+    const float dx = b.hi.x - b.lo.x, dy = b.hi.y - b.lo.y, dz = b.hi.z - b.lo.z;
+    return dx * dy + dy * dz + dz * dx;
+  };
+  while (!work.empty()) {
+    const Item it = work.back();
+    work.pop_back();
+    uint32_t kids[4];
+    uint32_t count = 0;
+    for (uint32_t c : {nodes[it.binary].left, nodes[it.binary].right}) {
+      if (c != kBvhNone) kids[count++] = c;
+    }
+    while (count < 4) {
+      int open = -1;
+      for (uint32_t k = 0; k < count; ++k) {
+        if ((kids[k] & kBvhLeafBit) != 0u) continue;
+        if (open < 0 || area(kids[k]) > area(kids[open])) open = static_cast<int>(k);
+      }
+      if (open < 0) break;
+      const vkc::BvhNode& b = nodes[kids[open]];
+      kids[open] = b.left;
+      if (b.right != kBvhNone) kids[count++] = b.right;
+    }
+    WideNode w;
+    for (uint32_t k = 0; k < 4; ++k) {
+      for (int a = 0; a < 3; ++a) w.lo[a][k] = INFINITY, w.hi[a][k] = -INFINITY;
+      w.child[k] = kBvhNone;
+      if (k >= count) continue;
+      const uint32_t c = kids[k];
+      const bool leaf = (c & kBvhLeafBit) != 0u;
+      const vkc::Float4 lo = leaf ? leafBoxes[c & ~kBvhLeafBit].lo : nodes[c].lo;
+      const vkc::Float4 hi = leaf ? leafBoxes[c & ~kBvhLeafBit].hi : nodes[c].hi;
+      w.lo[0][k] = lo.x, w.lo[1][k] = lo.y, w.lo[2][k] = lo.z;
+      w.hi[0][k] = hi.x, w.hi[1][k] = hi.y, w.hi[2][k] = hi.z;
+      if (leaf) {
+        w.child[k] = c;
+      } else {
+        w.child[k] = static_cast<uint32_t>(out.size());
+        work.push_back({c, static_cast<uint32_t>(out.size())});
+        out.push_back(WideNode{});
+      }
+    }
+    out[it.wideIndex] = w;
+  }
+}
 
 }  // namespace
 }  // namespace vkc::gpu
@@ -304,6 +429,25 @@ Status collideMeshesOn(detail::ParallelCall& par, const MeshCollisionInput& in, 
   }
   k.nodes = reinterpret_cast<const gpu::BvhNode*>(tree.nodes.data());
   k.leafBoxes = reinterpret_cast<const gpu::Aabb*>(tree.primitiveBoxes.data());
+  // The SIMD twin's 4-wide tree: the caller's cache (remade when this call built or refit the tree,
+  // or when it holds another tree), or one for this call when the tree was built for this call only.
+  std::vector<gpu::WideNode> ownWide;
+  if (backend == Backend::kCpuSimd) {
+    const bool fresh = build || refit;
+    if (in.tree.cache != nullptr) {
+      MeshTreeCache& cache = *in.tree.cache;
+      if (fresh || cache.triangles != n || cache.bytes.empty()) {
+        gpu::collapseTree(tree.nodes, tree.primitiveBoxes, ownWide);
+        cache.bytes.resize(ownWide.size() * sizeof(gpu::WideNode));
+        std::memcpy(cache.bytes.data(), ownWide.data(), cache.bytes.size());
+        cache.triangles = n;
+      }
+      k.wide = reinterpret_cast<const gpu::WideNode*>(cache.bytes.data());
+    } else if (in.tree.nodes.empty()) {
+      gpu::collapseTree(tree.nodes, tree.primitiveBoxes, ownWide);
+      k.wide = ownWide.data();
+    }
+  }
 
   gpu::MeshCollidePush pc{};
   pc.clothCount = static_cast<uint32_t>(tables.cloths.size());
@@ -331,9 +475,11 @@ Status collideMeshesOn(detail::ParallelCall& par, const MeshCollisionInput& in, 
         Float4& q = in.prevParticles[i];
         gpu::vec3 newPrev, newCur;
         gpu::uvec2 info;
-        if (!kt.meshCollideParticle(pc, c.firstWord, gpu::vec4(q.x, q.y, q.z, q.w), gpu::vec4(p.x, p.y, p.z, p.w),
-                                    newPrev, newCur, info))
-          continue;
+        const gpu::vec4 prev4(q.x, q.y, q.z, q.w), cur4(p.x, p.y, p.z, p.w);
+        const bool changed = kt.wide != nullptr
+                                 ? kt.wideCollideParticle(pc, c.firstWord, prev4, cur4, newPrev, newCur, info)
+                                 : kt.meshCollideParticle(pc, c.firstWord, prev4, cur4, newPrev, newCur, info);
+        if (!changed) continue;
         p.x = newCur.x, p.y = newCur.y, p.z = newCur.z;
         q.x = newPrev.x, q.y = newPrev.y, q.z = newPrev.z;
         if (debug != nullptr) {
