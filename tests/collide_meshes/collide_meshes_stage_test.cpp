@@ -5,6 +5,7 @@
 // the earliest hit against testing every triangle, and bad input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -705,6 +706,57 @@ TEST(MeshStageThreads, EveryExecutorGivesTheSingleThreadedResultBitwise) {
     }
     // Cloth 2 lists no mesh: untouched.
     EXPECT_EQ(0, std::memcmp(&want.particles[2500], &s.particles[2500], 500 * sizeof(Float4)));
+  }
+}
+
+// The SIMD twin's 4-wide tree kept in a MeshTreeCache across calls (built, kept for a static mesh,
+// remade after a refit, remade when it holds another tree's copy): positions bitwise those of the
+// scalar twin's binary walk.
+TEST(MeshStageCache, WideTreeKeptBetweenCallsGivesTheScalarResultBitwise) {
+  MeshTreeCache cache;
+  for (MeshMotion motion : {MeshMotion::kStatic, MeshMotion::kDeforming}) {
+    MeshScene s;
+    MeshData m = sphereMesh(1.0f, 14 + static_cast<int>(motion), 20);  // another tree per motion
+    m.motion = motion;
+    if (motion == MeshMotion::kDeforming) m.prevVertices = m.vertices;
+    m.surface.thickness = 0.04f;
+    s.meshes.push_back(m);
+    std::mt19937 rng(51);
+    std::uniform_real_distribution<float> u(-1.3f, 1.3f);
+    for (int i = 0; i < 2000; ++i) {
+      const Float4 p = p4(u(rng), u(rng), u(rng));
+      s.addParticle(p4(p.x * 1.3f, p.y * 1.3f, p.z * 1.3f), p);
+    }
+    const uint32_t n = static_cast<uint32_t>(m.indices.size() / 3);
+    std::vector<BvhNode> nodes(bvhNodeCount(n));
+    std::vector<Aabb> boxes(n);
+    std::vector<uint32_t> parents(n);
+    bool built = false;
+    for (int step = 0; step < 3; ++step) {
+      for (bool continuous : {false, true}) {
+        if (motion == MeshMotion::kDeforming) {
+          for (size_t v = 0; v < s.meshes[0].vertices.size(); ++v) {
+            s.meshes[0].prevVertices[v] = s.meshes[0].vertices[v];
+            s.meshes[0].vertices[v].x += 0.05f;
+          }
+        }
+        s.settings.continuous = continuous;
+        MeshScene scalar = s;
+        MeshCollisionDebug wantDebug, gotDebug;
+        ASSERT_TRUE(collideMeshesCpu(scalar.input(), Backend::kCpuScalar, &wantDebug).ok());
+        MeshScene simd = s;
+        MeshCollisionInput in = simd.input();
+        in.tree = MeshTree{nodes, boxes, parents, MeshTreeUpdate::kAuto, &built, &cache};
+        ASSERT_TRUE(collideMeshesCpu(in, Backend::kCpuSimd, &gotDebug).ok());
+        EXPECT_EQ(cache.triangles, n);
+        EXPECT_FALSE(cache.bytes.empty());
+        EXPECT_EQ(0, std::memcmp(simd.particles.data(), scalar.particles.data(), s.particles.size() * sizeof(Float4)))
+            << "motion " << static_cast<int>(motion) << " step " << step << " continuous " << continuous;
+        EXPECT_EQ(gotDebug.lastTriangle, wantDebug.lastTriangle);
+        EXPECT_GT(std::count_if(gotDebug.contacts.begin(), gotDebug.contacts.end(), [](uint32_t c) { return c > 0; }),
+                  100);
+      }
+    }
   }
 }
 
