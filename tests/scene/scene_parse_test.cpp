@@ -230,7 +230,7 @@ TEST(SceneParse, IndexRanges) {
 TEST(SceneParse, FormatAndVersion) {
   EXPECT_ERROR(replaced(kValid, R"("vkcollide-scene")", R"("nvcloth-scene")"),
                R"(format: expected "vkcollide-scene", found "nvcloth-scene")");
-  EXPECT_ERROR(replaced(kValid, R"("version": 1)", R"("version": 2)"), "version: unsupported version 2 (this build reads version 1)");
+  EXPECT_ERROR(replaced(kValid, R"("version": 1)", R"("version": 3)"), "version: unsupported version 3 (this build reads versions 1 to 2)");
   EXPECT_ERROR(replaced(kValid, R"("version": 1)", R"("version": 1, "version": 1)"), "version: duplicate key");
 }
 
