@@ -233,6 +233,23 @@ Status collideSceneMeshes(SceneBuffers& buffers, std::span<const CollisionMesh> 
                           const MeshCollisionSettings& settings, const MeshTree& tree,
                           const std::function<Status(const MeshCollisionInput&)>& collide);
 
+// A rigid motion at time alpha in [0, 1] of the motion from `start` (alpha 0) to `end` (alpha 1), as
+// the mesh stage models it (collide_meshes.h): the translation linear in alpha, the rotation turning
+// at a constant rate about a fixed axis the shorter way (slerp: start * (start^-1 end)^alpha),
+// normalized. Exact at 0 and 1 (returns the inputs' values), computed in double.
+RigidTransform interpolateRigidTransform(const RigidTransform& start, const RigidTransform& end, float alpha);
+
+// Meshes over the part [alphaBegin, alphaEnd] of their motion (0 <= alphaBegin <= alphaEnd <= 1), for
+// a solver that splits the iteration into substeps: each rigid mesh's prevTransform and transform are
+// interpolateRigidTransform at alphaBegin and alphaEnd, each deforming mesh's prevVertices and
+// vertices are lerped (into this object's storage), static meshes are as given. `meshes` points into
+// the storage and the source meshes' other arrays (the sources must outlive it).
+struct MeshesAtSubstep {
+  std::vector<CollisionMesh> meshes;
+  std::vector<std::vector<Float4>> vertices, prevVertices;  // per mesh; deforming meshes only
+};
+Status meshesAt(std::span<const CollisionMesh> meshes, float alphaBegin, float alphaEnd, MeshesAtSubstep& out);
+
 // Builds the concatenated layout. kLimitExceeded if the scene has 2^32 particles or more.
 // kInvalidArgument, naming the cloth, if a cloth's prevParticles or restPositions (when given) do
 // not have one element per particle, or lists a mesh the scene does not have, or if the scene

@@ -947,6 +947,93 @@ Status collideSceneMeshes(SceneBuffers& buffers, std::span<const CollisionMesh> 
   return {};
 }
 
+namespace {
+
+void quatMul(const double* a, const double* b, double* out) {
+  out[0] = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
+  out[1] = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
+  out[2] = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
+  out[3] = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
+}
+
+void normalize4(double* q) {
+  const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  for (int k = 0; k < 4; ++k) q[k] = n > 0 ? q[k] / n : (k == 3 ? 1.0 : 0.0);
+}
+
+}  // namespace
+
+RigidTransform interpolateRigidTransform(const RigidTransform& start, const RigidTransform& end, float alpha) {
+  if (alpha <= 0.0f) return start;
+  if (alpha >= 1.0f) return end;
+  double q0[4] = {start.rotation.x, start.rotation.y, start.rotation.z, start.rotation.w};
+  double q1[4] = {end.rotation.x, end.rotation.y, end.rotation.z, end.rotation.w};
+  normalize4(q0);
+  normalize4(q1);
+  const double inv0[4] = {-q0[0], -q0[1], -q0[2], q0[3]};
+  double delta[4];
+  quatMul(inv0, q1, delta);
+  if (delta[3] < 0) {
+    for (double& v : delta) v = -v;  // the shorter way
+  }
+  // delta^alpha: the same axis, alpha times the angle.
+  const double s = std::sqrt(delta[0] * delta[0] + delta[1] * delta[1] + delta[2] * delta[2]);
+  const double half = std::atan2(s, delta[3]);
+  const double a = alpha;
+  double power[4] = {0, 0, 0, 1};
+  if (s > 0) {
+    const double k = std::sin(a * half) / s;
+    power[0] = delta[0] * k, power[1] = delta[1] * k, power[2] = delta[2] * k, power[3] = std::cos(a * half);
+  }
+  double q[4];
+  quatMul(q0, power, q);
+  normalize4(q);
+  RigidTransform t;
+  t.rotation = {static_cast<float>(q[0]), static_cast<float>(q[1]), static_cast<float>(q[2]), static_cast<float>(q[3])};
+  auto lerp = [a](float x, float y) { return static_cast<float>(double{x} + (double{y} - double{x}) * a); };
+  t.translation = {lerp(start.translation.x, end.translation.x), lerp(start.translation.y, end.translation.y),
+                   lerp(start.translation.z, end.translation.z), 0.0f};
+  return t;
+}
+
+Status meshesAt(std::span<const CollisionMesh> meshes, float alphaBegin, float alphaEnd, MeshesAtSubstep& out) {
+  if (!(alphaBegin >= 0.0f && alphaBegin <= alphaEnd && alphaEnd <= 1.0f)) {
+    return invalid("meshesAt: alphaBegin " + std::to_string(alphaBegin) + " and alphaEnd " + std::to_string(alphaEnd) +
+                   " must satisfy 0 <= alphaBegin <= alphaEnd <= 1");
+  }
+  out.meshes.assign(meshes.begin(), meshes.end());
+  out.vertices.resize(meshes.size());
+  out.prevVertices.resize(meshes.size());
+  for (size_t m = 0; m < meshes.size(); ++m) {
+    CollisionMesh& cm = out.meshes[m];
+    if (cm.motion == MeshMotion::kRigid) {
+      cm.prevTransform = interpolateRigidTransform(meshes[m].prevTransform, meshes[m].transform, alphaBegin);
+      cm.transform = interpolateRigidTransform(meshes[m].prevTransform, meshes[m].transform, alphaEnd);
+    } else if (cm.motion == MeshMotion::kDeforming) {
+      if (meshes[m].prevVertices.size() != meshes[m].vertices.size()) {
+        return invalid("meshes[" + std::to_string(m) + "].prevVertices has " +
+                       std::to_string(meshes[m].prevVertices.size()) + " elements; vertices has " +
+                       std::to_string(meshes[m].vertices.size()));
+      }
+      auto at = [&](float alpha, std::vector<Float4>& dst) {
+        dst.resize(meshes[m].vertices.size());
+        for (size_t v = 0; v < dst.size(); ++v) {
+          const Float4 a = meshes[m].prevVertices[v], b = meshes[m].vertices[v];
+          dst[v] = alpha >= 1.0f ? b
+                   : alpha <= 0.0f
+                       ? a
+                       : Float4{a.x + (b.x - a.x) * alpha, a.y + (b.y - a.y) * alpha, a.z + (b.z - a.z) * alpha, b.w};
+        }
+      };
+      at(alphaBegin, out.prevVertices[m]);
+      at(alphaEnd, out.vertices[m]);
+      cm.prevVertices = out.prevVertices[m];
+      cm.vertices = out.vertices[m];
+    }
+  }
+  return {};
+}
+
 void storeSceneBuffers(const SceneBuffers& buffers, Scene& scene) {
   for (size_t c = 0; c < scene.cloths.size() && c < buffers.cloths.size(); ++c) {
     SceneCloth& cloth = scene.cloths[c];
