@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include "vkcollide/scene.h"
@@ -215,6 +216,62 @@ TEST(SceneMeshParse, ObjRelativeToTheSceneFileAndTriangulated) {
   ASSERT_FALSE(gone);
   EXPECT_NE(gone.message().find("sub/poly.obj"), std::string::npos) << gone.message();
   ASSERT_EQ(std::system(("rm -rf '" + dir + "'").c_str()), 0);
+}
+
+// The version 2 example in docs/scene-format.md (its second JSON block) is a valid scene.
+TEST(SceneMeshParse, DocumentedExampleParses) {
+  std::ifstream f(std::string(VKC_SOURCE_DIR) + "/docs/scene-format.md", std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  const std::string doc = ss.str();
+  const size_t first = doc.find("```json\n");
+  ASSERT_NE(first, std::string::npos);
+  const size_t begin = doc.find("```json\n", first + 8);
+  ASSERT_NE(begin, std::string::npos);
+  const size_t end = doc.find("```", begin + 8);
+  ASSERT_NE(end, std::string::npos);
+  Result<Scene> s = parseScene(std::string_view(doc).substr(begin + 8, end - begin - 8));
+  ASSERT_TRUE(s) << s.message();
+  ASSERT_EQ(s->meshes.size(), 1u);
+  EXPECT_TRUE(s->meshes[0].surface.oneSided);
+  EXPECT_EQ(s->cloths[0].meshes, std::vector<uint32_t>{0});
+  // The cloth's particle (world x = 0.5) falls through y = 0 and stops at the floor's thickness.
+  Result<SceneBuffers> b = makeSceneBuffers(*s);
+  ASSERT_TRUE(b) << b.message();
+  const Status st = collideSceneMeshes(*b, b->meshes, meshCollisionSettings(s->settings), {},
+                                       [](const MeshCollisionInput& in) { return collideMeshesCpu(in, Backend::kCpuScalar); });
+  ASSERT_TRUE(st.ok()) << st.message();
+  // (continuous: the stage stops it a hair above the thickness; 0.0501 measured)
+  EXPECT_GE(b->particles[0].y, 0.05f - 1e-6f);
+  EXPECT_LT(b->particles[0].y, 0.0505f);
+  EXPECT_EQ(b->particles[0].x, 0.0f);  // local x (world 0.5): no tangential motion
+}
+
+// meshesAt: rigid transforms interpolated (exact at the ends, the midpoint of a turn about y turns
+// half as far), deforming vertices lerped, static meshes untouched.
+TEST(SceneMeshBuffers, MeshesAtSplitsTheMotion) {
+  Result<Scene> s = parseScene(kMeshes);
+  ASSERT_TRUE(s) << s.message();
+  s->meshes[1].prevTransform->rotation = {0, 0, 0, 1};
+  s->meshes[1].prevTransform->translation = {0, 0, 0};
+  Result<SceneBuffers> b = makeSceneBuffers(*s);
+  ASSERT_TRUE(b) << b.message();
+  MeshesAtSubstep sub;
+  ASSERT_TRUE(meshesAt(b->meshes, 0.0f, 1.0f, sub).ok());
+  EXPECT_EQ(std::memcmp(&sub.meshes[1].transform, &b->meshes[1].transform, sizeof(RigidTransform)), 0);
+  EXPECT_EQ(std::memcmp(&sub.meshes[1].prevTransform, &b->meshes[1].prevTransform, sizeof(RigidTransform)), 0);
+  ASSERT_TRUE(meshesAt(b->meshes, 0.25f, 0.5f, sub).ok());
+  // 45 degrees about z at the end: 22.5 at alpha 0.5, 11.25 at 0.25; translation 2 -> 1, 0.5.
+  EXPECT_NEAR(sub.meshes[1].transform.rotation.z, std::sin(0.19634954f), 1e-6f);
+  EXPECT_NEAR(sub.meshes[1].transform.rotation.w, std::cos(0.19634954f), 1e-6f);
+  EXPECT_NEAR(sub.meshes[1].prevTransform.rotation.z, std::sin(0.09817477f), 1e-6f);
+  EXPECT_NEAR(sub.meshes[1].transform.translation.y, 1.0f, 1e-6f);
+  EXPECT_NEAR(sub.meshes[1].prevTransform.translation.y, 0.5f, 1e-6f);
+  // Deforming: z from -1 to 0 -> -0.75 and -0.5.
+  EXPECT_NEAR(sub.meshes[2].prevVertices[0].z, -0.75f, 1e-6f);
+  EXPECT_NEAR(sub.meshes[2].vertices[0].z, -0.5f, 1e-6f);
+  EXPECT_EQ(sub.meshes[0].vertices.data(), b->meshes[0].vertices.data());
+  EXPECT_FALSE(meshesAt(b->meshes, 0.5f, 0.25f, sub).ok());
 }
 
 TEST(SceneMeshParse, SpotSampleScene) {
