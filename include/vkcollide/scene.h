@@ -140,9 +140,12 @@ struct Scene {
 };
 
 // Parses a scene from JSON text. Errors (kInvalidArgument) name the JSON path, or the line and column
-// for a syntax error. A mesh's "obj" path is read relative to `baseDirectory` (empty: the working
-// directory); errors in it name the mesh and the file.
-Result<Scene> parseScene(std::string_view json, const std::string& baseDirectory = {});
+// for a syntax error. Text has no location, so a mesh given by "obj" is an error here (nothing is read
+// from files: untrusted text cannot make the parser open one); use the overload below or loadScene.
+Result<Scene> parseScene(std::string_view json);
+// The same, reading each mesh's "obj" file at its path relative to `baseDirectory` ("" or "." for the
+// working directory; absolute paths as they are). Errors in an OBJ file name the mesh and the file.
+Result<Scene> parseScene(std::string_view json, const std::string& baseDirectory);
 
 // Reads and parses a file; ".json.gz" files are gunzipped; "obj" paths are relative to the file's
 // directory. kIo if the file cannot be read.

@@ -3,6 +3,7 @@
 #include <tiny_obj_loader.h>
 
 #include <cmath>
+#include <filesystem>
 #include <sstream>
 
 #include "io/file.h"
@@ -11,6 +12,11 @@
 namespace vkc {
 
 Status loadObjMesh(const std::string& path, SceneMesh& mesh) {
+  // Only regular files (a device or a FIFO could block or never end).
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
+    return Error{ErrorCode::kIo, path + ": not a regular file"};
+  }
   Result<std::string> text = io::readFile(path);
   if (!text) return text.error();
   std::istringstream in(*text);

@@ -198,8 +198,8 @@ bool readCoefficient(io::JsonReader& r, float& out, bool unitInterval) {
   return true;
 }
 
-// One mesh. `baseDirectory` resolves "obj" paths.
-bool readMesh(io::JsonReader& r, SceneMesh& m, const std::string& baseDirectory) {
+// One mesh. `baseDirectory` resolves "obj" paths; without one, "obj" is refused.
+bool readMesh(io::JsonReader& r, SceneMesh& m, const std::optional<std::string>& baseDirectory) {
   bool vertices = false, triangles = false, obj = false, thickness = false, prevTransform = false;
   const bool ok = r.readObject([&](std::string_view key) {
     if (key == "name") return r.readString(m.name);
@@ -230,7 +230,10 @@ bool readMesh(io::JsonReader& r, SceneMesh& m, const std::string& baseDirectory)
       std::string file;
       if (!r.readString(file)) return false;
       if (file.empty()) return r.fail("is empty: expected the path of an OBJ file, relative to the scene file");
-      const std::string full = file.front() == '/' || baseDirectory.empty() ? file : baseDirectory + "/" + file;
+      if (!baseDirectory) {
+        return r.fail("a mesh file needs the scene's location: parseScene(json, baseDirectory) or loadScene reads it");
+      }
+      const std::string full = file.front() == '/' || baseDirectory->empty() ? file : *baseDirectory + "/" + file;
       const Status st = loadObjMesh(full, m);
       if (!st) return r.fail(st.message());
       return obj = true;
@@ -522,7 +525,9 @@ bool operator==(const SceneMesh& a, const SceneMesh& b) {
 }
 VKC_API_END
 
-Result<Scene> parseScene(std::string_view json, const std::string& baseDirectory) {
+namespace {
+
+Result<Scene> parse(std::string_view json, const std::optional<std::string>& baseDirectory) {
   io::JsonReader r(json);
   Scene scene;
   bool format = false, version = false, cloths = false;
@@ -588,11 +593,17 @@ Result<Scene> parseScene(std::string_view json, const std::string& baseDirectory
   return scene;
 }
 
+}  // namespace
+
+Result<Scene> parseScene(std::string_view json) { return parse(json, std::nullopt); }
+
+Result<Scene> parseScene(std::string_view json, const std::string& baseDirectory) { return parse(json, baseDirectory); }
+
 Result<Scene> loadScene(const std::string& path) {
   Result<std::string> text = io::readFile(path);
   if (!text) return text.error();
   const size_t slash = path.find_last_of('/');
-  const std::string directory = slash == std::string::npos ? std::string() : path.substr(0, slash == 0 ? 1 : slash);
+  const std::string directory = slash == std::string::npos ? std::string(".") : path.substr(0, slash == 0 ? 1 : slash);
   Result<Scene> scene = parseScene(*text, directory);
   if (!scene) return invalid(path + ": " + scene.message());
   return scene;

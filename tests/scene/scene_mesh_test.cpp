@@ -45,8 +45,9 @@ std::string replaced(std::string text, const std::string& from, const std::strin
   return text;
 }
 
+// Parses without a location, or with `base` as the directory of "obj" files when it is not empty.
 std::string errorOf(const std::string& text, const std::string& base = {}) {
-  Result<Scene> s = parseScene(text, base);
+  Result<Scene> s = base.empty() ? parseScene(text) : parseScene(text, base);
   EXPECT_FALSE(s.ok()) << "parsed: " << text;
   if (s.ok()) return {};
   EXPECT_EQ(s.error().code, ErrorCode::kInvalidArgument);
@@ -181,6 +182,13 @@ TEST(SceneMeshParse, BadInputIsNamed) {
      "triangles": [[0, 2, 1], [0, 3, 2]],)", R"("obj": "no-such-mesh.obj",)"), "/nonexistent-dir");
   EXPECT_NE(missing.find("meshes[0].obj: "), std::string::npos) << missing;
   EXPECT_NE(missing.find("/nonexistent-dir/no-such-mesh.obj"), std::string::npos) << missing;
+  // Text without a location reads no file: "obj" needs parseScene(json, baseDirectory) or loadScene;
+  // and only regular files are read.
+  const std::string withObj = replaced(kMeshes, R"("vertices": [[-1, 0, -1], [1, 0, -1], [1, 0, 1], [-1, 0, 1]],
+     "triangles": [[0, 2, 1], [0, 3, 2]],)", R"("obj": "/dev/zero",)");
+  EXPECT_ERROR(withObj, "meshes[0].obj: a mesh file needs the scene's location");
+  const std::string device = errorOf(withObj, "/");
+  EXPECT_NE(device.find("/dev/zero: not a regular file"), std::string::npos) << device;
 }
 
 TEST(SceneMeshParse, ObjRelativeToTheSceneFileAndTriangulated) {
