@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 
+#include "support/scene_text.h"
 #include "vkcollide/scene.h"
 
 namespace vkc {
@@ -38,27 +39,8 @@ const char* kMeshes = R"({
   ]
 })";
 
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  const size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
-}
-
-// Parses without a location, or with `base` as the directory of "obj" files when it is not empty.
-std::string errorOf(const std::string& text, const std::string& base = {}) {
-  Result<Scene> s = base.empty() ? parseScene(text) : parseScene(text, base);
-  EXPECT_FALSE(s.ok()) << "parsed: " << text;
-  if (s.ok()) return {};
-  EXPECT_EQ(s.error().code, ErrorCode::kInvalidArgument);
-  return s.message();
-}
-
-#define EXPECT_ERROR(text, substring)                                  \
-  do {                                                                 \
-    const std::string vkc_msg = errorOf(text);                         \
-    EXPECT_NE(vkc_msg.find(substring), std::string::npos) << vkc_msg; \
-  } while (0)
+using test::errorOf;
+using test::replaced;
 
 std::string tempPath(const std::string& name) {
   return ::testing::TempDir() + "vkc_mesh_" + std::to_string(::getpid()) + "_" + name;
