@@ -270,7 +270,7 @@ write("planes-and-convexes.json", {
 })
 
 # Version 2, a mesh: a 17 x 17 sheet (its own frame turned 20 degrees about y and lifted 1.2 m) falls
-# 0.7 m in one iteration onto Spot the cow (meshes/spot.obj, public domain; closed, 1,654 triangles,
+# 0.7 m in one iteration onto Spot the cow (tests/data/meshes/spot_low_resolution.obj, public domain; closed, 1,654 triangles,
 # y up, standing on y = -0.73), which moves rigidly during the iteration: up 3 cm and turning 6
 # degrees about y. Continuous mesh collision: the particles over the cow stop on it (thickness 2 cm)
 # instead of passing through its back; the others fall the whole way.
@@ -290,7 +290,7 @@ write("spot-drape.json", {
     }],
     "meshes": [{
         "name": "spot",
-        "obj": "meshes/spot.obj",
+        "obj": "../../tests/data/meshes/spot_low_resolution.obj",
         "thickness": 0.02,
         "friction": 0.3,
         "prevTransform": {"translation": [0.0, 0.0, 0.0], "rotation": [0.0, 0.0, 0.0, 1.0]},

@@ -681,9 +681,10 @@ std::array<double, 3> clothToWorld(const SceneCloth& c, const Float4& p) {
 // optionally edited: `edit` gets the parsed text to change.
 std::string spotSceneCopy(const std::string& name, const std::function<void(std::string&)>& edit) {
   std::string text = readText(kSamples + "spot-drape.json");
-  const size_t obj = text.find("\"meshes/spot.obj\"");
+  const std::string rel = "\"../../tests/data/meshes/spot_low_resolution.obj\"";
+  const size_t obj = text.find(rel);
   EXPECT_NE(obj, std::string::npos);
-  if (obj != std::string::npos) text.replace(obj, 17, "\"" + kSamples + "meshes/spot.obj\"");
+  if (obj != std::string::npos) text.replace(obj, rel.size(), "\"" + kSamples + rel.substr(1));
   edit(text);
   const std::string path = tempPath(name);
   writeText(path, text);
