@@ -57,10 +57,14 @@ constexpr int kExitUsage = 2;
 
 enum class StageId { kShapes, kMeshes, kSelf, kInter };
 
-// Whether this build runs the mesh stage on Vulkan (MeshCollisionStage). Until it does, `step
-// --backend vulkan` refuses a scene whose cloths list meshes (unless --skip meshes), and `compare`
-// runs such a scene on the CPU backends only.
-constexpr bool kMeshStageOnVulkan = false;
+// Whether this build runs the mesh stage on Vulkan (MeshCollisionStage): VKC_TOOL_MESH_VULKAN, set by
+// tools/CMakeLists.txt while the stage's Vulkan path is being merged (it is set once
+// src/vulkan/collide_meshes.cpp exists). Without it, `step --backend vulkan` refuses a scene whose
+// cloths list meshes (unless --skip meshes), and `compare` runs such a scene on the CPU backends only.
+#ifndef VKC_TOOL_MESH_VULKAN
+#define VKC_TOOL_MESH_VULKAN 0
+#endif
+constexpr bool kMeshStageOnVulkan = VKC_TOOL_MESH_VULKAN != 0;
 
 struct StageDesc {
   StageId id;
@@ -171,6 +175,22 @@ class Runner {
             *context_, {buffers.cloths, static_cast<uint32_t>(buffers.particles.size()), buffers.colliders});
         if (!stage) return stage.error();
         shapes_ = std::move(*stage);
+#if VKC_TOOL_MESH_VULKAN
+      } else if (s->id == StageId::kMeshes && !meshes_) {
+        std::vector<MeshLayout> layouts;
+        for (const CollisionMesh& m : buffers.meshes) {
+          layouts.push_back({static_cast<uint32_t>(m.vertices.size()), static_cast<uint32_t>(m.indices.size() / 3),
+                             m.motion, static_cast<uint32_t>(sizeof(Float4))});
+        }
+        MeshCollisionStageCreateInfo ci;
+        ci.cloths = buffers.cloths;
+        ci.particleCount = static_cast<uint32_t>(buffers.particles.size());
+        ci.meshes = layouts;
+        ci.clothMeshes = buffers.clothMeshes;
+        auto stage = MeshCollisionStage::create(*context_, ci);
+        if (!stage) return stage.error();
+        meshes_ = std::move(*stage);
+#endif
       } else if (s->id == StageId::kSelf && !self_) {
         SelfCollisionStageCreateInfo ci;
         ci.cloths = buffers.cloths;
@@ -232,15 +252,29 @@ class Runner {
     return {};
   }
 
-  // The scene's meshes (world space) against every cloth in its own space (collideSceneMeshes); the
-  // tree is built for the call. On Vulkan (when this build has it) the stage's record stats and
-  // timings go into `out` like the other stages'.
+  // The scene's meshes (world space) against every cloth in its own space (collideSceneMeshes); every
+  // run builds the tree (each repeat starts from the scene's input). On Vulkan the stage's timings and
+  // record stats go into `out` like the other stages'.
   Status runMeshes(const Scene& scene, SceneBuffers& buffers, StageOutput& out) {
     MeshCollisionDebug* debug = debug_ ? &out.meshes : nullptr;
+    MeshTree tree;
+    tree.update = MeshTreeUpdate::kBuild;
+    const MeshCollisionSettings settings = meshCollisionSettings(scene.settings);
     if (backend_ == Backend::kVulkan) {
+#if VKC_TOOL_MESH_VULKAN
+      const Status st = collideSceneMeshes(buffers, buffers.meshes, settings, tree,
+                                           [&](const MeshCollisionInput& in) { return meshes_->run(in, debug); });
+      if (!st) return st;
+      double ns = 0;
+      for (const PassTiming& t : meshes_->timings()) ns += t.ns;
+      out.gpuMs = ns * 1e-6;
+      out.stats = meshes_->lastRecordStats();
+      return {};
+#else
       return Error{ErrorCode::kUnsupported, "the meshes stage has no Vulkan path in this build yet (--skip meshes)"};
+#endif
     }
-    return collideSceneMeshes(buffers, buffers.meshes, meshCollisionSettings(scene.settings), {},
+    return collideSceneMeshes(buffers, buffers.meshes, settings, tree,
                               [&](const MeshCollisionInput& in) { return collideMeshesCpu(in, backend_, debug); });
   }
 
@@ -278,6 +312,9 @@ class Runner {
   Context* context_;
   bool debug_;
   std::unique_ptr<ShapeCollisionStage> shapes_;
+#if VKC_TOOL_MESH_VULKAN
+  std::unique_ptr<MeshCollisionStage> meshes_;
+#endif
   std::unique_ptr<SelfCollisionStage> self_;
   std::unique_ptr<InterCollisionStage> inter_;
 };
