@@ -118,7 +118,7 @@ struct SceneTransform {
 // triangulated faces (the file name is not kept: scenes are written with the vertices inline).
 struct SceneMesh {
   std::string name;                   // optional, may be empty
-  std::vector<Float4> vertices;       // xyz (w written as 0 by the parser, ignored by the stage)
+  std::vector<Float4> vertices;       // xyz; w is not in the file (the parser sets 0; the stage ignores it)
   std::vector<Float4> prevVertices;   // deforming only: positions at the iteration's start
   std::vector<uint32_t> indices;      // 3 per triangle
   std::optional<SceneTransform> transform;      // rigid: at the iteration's end
