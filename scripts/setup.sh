@@ -11,6 +11,7 @@ PACKAGES=(
   mesa-vulkan-drivers vulkan-validationlayers
   libcgal-dev
   libembree-dev
+  libtinyobjloader-dev
 )
 
 missing=()

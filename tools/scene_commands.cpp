@@ -2,15 +2,19 @@
 // on a backend, written back as a scene; or on every backend, compared with the CPU scalar reference.
 //
 // One iteration is a fixed list of stages (kStages), each enabled by the scene: shape collision
-// (any cloth with spheres or convexes), self collision (settings.selfCollision), inter collision
-// (settings.interCollision). A stage this build does not have yet is never skipped silently: a scene
+// (any cloth with spheres or convexes), mesh collision (any cloth that lists meshes, version 2
+// scenes), self collision (settings.selfCollision), inter collision (settings.interCollision). A stage this build does not have yet is never skipped silently: a scene
 // that enables it is refused (exit 2) unless the user skips that stage explicitly (--skip STAGE).
 //
-// `step` chains the stages on one backend (shapes, then self collision, then inter collision, each on
-// the particles the one before left). `compare` runs every stage of every backend on the CPU scalar
+// `step` chains the stages on one backend (shapes, then meshes, then self collision, then inter
+// collision, each on the particles the one before left). The scene is one iteration: the meshes move
+// over all of it (a rigid mesh from prevTransform to transform, a deforming one from prevVertices to
+// vertices), as the shapes do from prevSpheres to spheres (alpha 0 .. 1); cloths meet the meshes
+// through their own translation and rotation (collideSceneMeshes). `compare` runs every stage of every backend on the CPU scalar
 // reference's result of the stage before (see compareCommand) and checks positions within the stage's
 // tolerance and the integer by-products (shape masks; self keys, pairs and neighbour counts; inter
-// cloth pairs, marked particles and contact counts) exactly, per cloth. Both print the scene's
+// cloth pairs, marked particles and contact counts) exactly, per cloth; for meshes the per-particle
+// contact counts and last triangles are reported (equal except within rounding, not a failure). Both print the scene's
 // colliders (spheres, capsules, planes, convexes) before they run.
 //
 // Exit codes: 0 success; 1 a run failed, results differ beyond tolerance, or a backend is not
@@ -51,7 +55,16 @@ constexpr int kExitUsage = 2;
 
 // ---- The stages of one iteration ------------------------------------------------------------
 
-enum class StageId { kShapes, kSelf, kInter };
+enum class StageId { kShapes, kMeshes, kSelf, kInter };
+
+// Whether this build runs the mesh stage on Vulkan (MeshCollisionStage): VKC_TOOL_MESH_VULKAN, set by
+// tools/CMakeLists.txt while the stage's Vulkan path is being merged (it is set once
+// src/vulkan/collide_meshes.cpp exists). Without it, `step --backend vulkan` refuses a scene whose
+// cloths list meshes (unless --skip meshes), and `compare` runs such a scene on the CPU backends only.
+#ifndef VKC_TOOL_MESH_VULKAN
+#define VKC_TOOL_MESH_VULKAN 0
+#endif
+constexpr bool kMeshStageOnVulkan = VKC_TOOL_MESH_VULKAN != 0;
 
 struct StageDesc {
   StageId id;
@@ -62,6 +75,7 @@ struct StageDesc {
 
 constexpr StageDesc kStages[] = {
     {StageId::kShapes, "shapes", "a cloth with spheres or convexes", true},
+    {StageId::kMeshes, "meshes", "a cloth that lists meshes (version 2)", true},
     {StageId::kSelf, "self", "settings.selfCollision", true},
     {StageId::kInter, "inter", "settings.interCollision", true},
 };
@@ -71,10 +85,15 @@ bool stageEnabled(StageId id, const Scene& scene) {
     case StageId::kShapes:
       return std::any_of(scene.cloths.begin(), scene.cloths.end(),
                          [](const SceneCloth& c) { return !c.spheres.empty() || !c.convexes.empty(); });
+    case StageId::kMeshes: return sceneHasMeshCollision(scene);
     case StageId::kSelf: return scene.settings.selfCollision.has_value();
     case StageId::kInter: return scene.settings.interCollision.has_value();
   }
   return false;
+}
+
+bool plansMeshes(const std::vector<const StageDesc*>& stages) {
+  return std::any_of(stages.begin(), stages.end(), [](const StageDesc* s) { return s->id == StageId::kMeshes; });
 }
 
 const StageDesc* findStage(const std::string& name) {
@@ -107,6 +126,11 @@ Status validateStages(const Scene& scene, const std::vector<const StageDesc*>& s
     if (s->id == StageId::kShapes) {
       const Status st = validate(buffers.shapeInput(shapeCollisionSettings(scene.settings)));
       if (!st) return st;
+    } else if (s->id == StageId::kMeshes) {
+      // The world-space input the stage will get (validate() changes nothing).
+      const Status st = collideSceneMeshes(buffers, buffers.meshes, meshCollisionSettings(scene.settings), {},
+                                           [](const MeshCollisionInput& in) { return validate(in); });
+      if (!st) return Error{st.error().code, "mesh collision: " + st.message()};
     } else if (s->id == StageId::kSelf) {
       const Status st = validate(buffers.selfInput(selfCollisionSettings(scene.settings)));
       if (!st) return Error{st.error().code, "self collision: " + st.message()};
@@ -127,6 +151,7 @@ struct StageOutput {
   std::vector<uint32_t> convexBits; // shapes: the convexes kept by the cull, cloths concatenated
   SelfCollisionDebug self;          // self: sorted keys, pairs, neighbour counts (with Runner's debug on)
   InterCollisionDebug inter;       // inter: cloth pairs, marked particles, contacts (with Runner's debug on)
+  MeshCollisionDebug meshes;        // meshes: contacts and last triangle per particle (with Runner's debug on)
   double hostMs = 0;                // wall clock of the stage (Vulkan: upload, submit, wait, download)
   double gpuMs = -1;                // Vulkan: sum of the passes' GPU timestamps
   RecordStats stats;                // Vulkan: what the stage's record held (lastRecordStats)
@@ -150,6 +175,22 @@ class Runner {
             *context_, {buffers.cloths, static_cast<uint32_t>(buffers.particles.size()), buffers.colliders});
         if (!stage) return stage.error();
         shapes_ = std::move(*stage);
+#if VKC_TOOL_MESH_VULKAN
+      } else if (s->id == StageId::kMeshes && !meshes_) {
+        std::vector<MeshLayout> layouts;
+        for (const CollisionMesh& m : buffers.meshes) {
+          layouts.push_back({static_cast<uint32_t>(m.vertices.size()), static_cast<uint32_t>(m.indices.size() / 3),
+                             m.motion, static_cast<uint32_t>(sizeof(Float4))});
+        }
+        MeshCollisionStageCreateInfo ci;
+        ci.cloths = buffers.cloths;
+        ci.particleCount = static_cast<uint32_t>(buffers.particles.size());
+        ci.meshes = layouts;
+        ci.clothMeshes = buffers.clothMeshes;
+        auto stage = MeshCollisionStage::create(*context_, ci);
+        if (!stage) return stage.error();
+        meshes_ = std::move(*stage);
+#endif
       } else if (s->id == StageId::kSelf && !self_) {
         SelfCollisionStageCreateInfo ci;
         ci.cloths = buffers.cloths;
@@ -179,6 +220,7 @@ class Runner {
     Status st;
     switch (stage.id) {
       case StageId::kShapes: st = runShapes(scene, buffers, out); break;
+      case StageId::kMeshes: st = runMeshes(scene, buffers, out); break;
       case StageId::kSelf: st = runSelf(scene, buffers, out); break;
       case StageId::kInter: st = runInter(scene, buffers, out); break;
     }
@@ -208,6 +250,32 @@ class Runner {
     out.maskWords = std::move(debug.maskWords);
     out.convexBits = std::move(debug.convexBits);
     return {};
+  }
+
+  // The scene's meshes (world space) against every cloth in its own space (collideSceneMeshes); every
+  // run builds the tree (each repeat starts from the scene's input). On Vulkan the stage's timings and
+  // record stats go into `out` like the other stages'.
+  Status runMeshes(const Scene& scene, SceneBuffers& buffers, StageOutput& out) {
+    MeshCollisionDebug* debug = debug_ ? &out.meshes : nullptr;
+    MeshTree tree;
+    tree.update = MeshTreeUpdate::kBuild;
+    const MeshCollisionSettings settings = meshCollisionSettings(scene.settings);
+    if (backend_ == Backend::kVulkan) {
+#if VKC_TOOL_MESH_VULKAN
+      const Status st = collideSceneMeshes(buffers, buffers.meshes, settings, tree,
+                                           [&](const MeshCollisionInput& in) { return meshes_->run(in, debug); });
+      if (!st) return st;
+      double ns = 0;
+      for (const PassTiming& t : meshes_->timings()) ns += t.ns;
+      out.gpuMs = ns * 1e-6;
+      out.stats = meshes_->lastRecordStats();
+      return {};
+#else
+      return Error{ErrorCode::kUnsupported, "the meshes stage has no Vulkan path in this build yet (--skip meshes)"};
+#endif
+    }
+    return collideSceneMeshes(buffers, buffers.meshes, settings, tree,
+                              [&](const MeshCollisionInput& in) { return collideMeshesCpu(in, backend_, debug); });
   }
 
   Status runSelf(const Scene& scene, SceneBuffers& buffers, StageOutput& out) {
@@ -244,6 +312,9 @@ class Runner {
   Context* context_;
   bool debug_;
   std::unique_ptr<ShapeCollisionStage> shapes_;
+#if VKC_TOOL_MESH_VULKAN
+  std::unique_ptr<MeshCollisionStage> meshes_;
+#endif
   std::unique_ptr<SelfCollisionStage> self_;
   std::unique_ptr<InterCollisionStage> inter_;
 };
@@ -272,7 +343,8 @@ bool sameOutputs(const std::vector<StageOutput>& a, const std::vector<StageOutpu
   for (size_t k = 0; k < a.size(); ++k) {
     if (!sameBits(a[k].particles, b[k].particles) || !sameBits(a[k].prevParticles, b[k].prevParticles) ||
         a[k].masks != b[k].masks || !sameSelfDebug(a[k].self, b[k].self) ||
-        !sameInterDebug(a[k].inter, b[k].inter)) {
+        !sameInterDebug(a[k].inter, b[k].inter) || a[k].meshes.contacts != b[k].meshes.contacts ||
+        a[k].meshes.lastTriangle != b[k].meshes.lastTriangle) {
       return false;
     }
   }
@@ -435,6 +507,18 @@ std::string colliderSummary(const Scene& scene) {
   s += ", " + count(capsules, "capsule", "capsules") + ", " + count(planes, "plane", "planes");
   if (movingPlanes > 0) s += " (" + std::to_string(movingPlanes) + " moving)";
   s += " in " + count(convexes, "convex", "convexes");
+  if (!scene.meshes.empty()) {
+    size_t triangles = 0, rigid = 0, deforming = 0;
+    for (const SceneMesh& m : scene.meshes) {
+      triangles += m.indices.size() / 3;
+      rigid += m.motion() == MeshMotion::kRigid;
+      deforming += m.motion() == MeshMotion::kDeforming;
+    }
+    s += "; " + count(scene.meshes.size(), "mesh", "meshes") + " (" + count(triangles, "triangle", "triangles");
+    if (rigid > 0) s += ", " + std::to_string(rigid) + " rigid";
+    if (deforming > 0) s += ", " + std::to_string(deforming) + " deforming";
+    s += ")";
+  }
   return s;
 }
 
@@ -464,13 +548,15 @@ static void printRecordStats(const std::vector<const StageDesc*>& stages, const 
 const char* sceneUsage() {
   return "       vkcollide step SCENE --backend vulkan|cpu|cpu-scalar [--device SEL] [--repeat K] [--skip STAGE]... [--validation] [--stats] --out OUT\n"
          "       vkcollide compare SCENE [--device SEL] [--repeat K] [--skip STAGE]... [--validation]\n"
-         "       vkcollide stages\n";
+         "       vkcollide stages\n"
+         "       (one iteration runs the stages the scene enables in this order: shapes -> meshes -> self -> inter)\n";
 }
 
 int stagesCommand() {
-  std::printf("stages of one collision iteration, in order:\n");
+  std::printf("stages of one collision iteration, in order (each on the particles the one before left):\n");
   for (const StageDesc& s : kStages) {
-    std::printf("  %-7s %-11s enabled by %s\n", s.name, s.inThisBuild ? "available" : "not built", s.enabledBy);
+    std::printf("  %-7s %-11s enabled by %s%s\n", s.name, s.inThisBuild ? "available" : "not built", s.enabledBy,
+                s.id == StageId::kMeshes && !kMeshStageOnVulkan ? " (CPU backends only in this build)" : "");
   }
   return kExitOk;
 }
@@ -520,6 +606,13 @@ int stepCommand(int argc, char** argv) {
   SceneBuffers input;
   double loadMs = 0;
   if (const int rc = prepare(scenePath, skip, scene, stages, input, loadMs); rc != kExitOk) return rc;
+  if (*backend == Backend::kVulkan && !kMeshStageOnVulkan && plansMeshes(stages)) {
+    std::fprintf(stderr,
+                 "vkcollide: %s: the scene enables the meshes stage (a cloth lists meshes), which has no Vulkan path "
+                 "in this build yet (--backend cpu runs it; --skip meshes runs the other stages on Vulkan)\n",
+                 scenePath.c_str());
+    return kExitUsage;
+  }
 
   std::unique_ptr<Context> context;
   if (*backend == Backend::kVulkan) {
@@ -682,7 +775,35 @@ std::string compareSelf(const StageOutput& a, const StageOutput& e, size_t c, Cl
 
 // Inter collision reuses self collision's response and machinery (inter_collision.h) and its
 // tolerance, kSelfCollisionTolerance (the inter-collision conformance tests use the same 1e-5).
-float stageTolerance(StageId id) { return id == StageId::kShapes ? kShapeCollisionTolerance : kSelfCollisionTolerance; }
+float stageTolerance(StageId id) {
+  switch (id) {
+    case StageId::kShapes: return kShapeCollisionTolerance;
+    case StageId::kMeshes: return kMeshCollisionTolerance;
+    case StageId::kSelf:
+    case StageId::kInter: break;
+  }
+  return kSelfCollisionTolerance;
+}
+
+// Mesh stage, one cloth: its particles' contact counts and last triangles (MeshCollisionDebug).
+// Reported, not counted as a failure: collide_meshes.h allows them to differ for a particle whose
+// contacts are within rounding of each other (the positions are what must agree).
+std::string compareMeshes(const StageOutput& a, const StageOutput& e, ClothRange range) {
+  const MeshCollisionDebug& x = a.meshes;
+  const MeshCollisionDebug& y = e.meshes;
+  const size_t end = size_t{range.first} + range.count;
+  if (x.contacts.size() < end || y.contacts.size() < end || x.lastTriangle.size() < end || y.lastTriangle.size() < end) {
+    return "contacts: no debug output";
+  }
+  size_t differ = 0, touched = 0;
+  for (size_t i = range.first; i < end; ++i) {
+    touched += y.contacts[i] > 0;
+    differ += x.contacts[i] != y.contacts[i] || x.lastTriangle[i] != y.lastTriangle[i];
+  }
+  if (differ == 0) return "contacts equal (" + std::to_string(touched) + " particles)";
+  return "contacts differ for " + std::to_string(differ) + " of " + std::to_string(touched) +
+         " particles (within rounding; positions decide)";
+}
 
 // Inter stage, one cloth: are the cloth pairs it takes part in, its marked particles and its
 // particles' contact counts exactly equal?
@@ -780,6 +901,11 @@ int compareCommand(int argc, char** argv) {
   std::string vulkanError;
   std::unique_ptr<Context> context = createContext(device, validation, &vulkanError);
   std::vector<Backend> backends = {Backend::kCpuScalar, Backend::kCpuSimd};  // the reference first
+  const bool meshesWithoutVulkan = !kMeshStageOnVulkan && plansMeshes(stages);
+  if (context && meshesWithoutVulkan) {
+    vulkanError = "the meshes stage has no Vulkan path in this build yet; --skip meshes compares the other stages on it";
+    context.reset();
+  }
   if (context) backends.push_back(Backend::kVulkan);
   std::printf("compare: %s (loaded in %.1f ms): %zu cloths, %zu particles; stages: %s; repeat %d\n",
               scenePath.c_str(), loadMs, scene.cloths.size(), particleCount(scene), stageList(scene, stages, skip).c_str(), repeat);
@@ -835,8 +961,10 @@ int compareCommand(int argc, char** argv) {
   // Per stage, cloth and backend: the largest differences to the reference, and the scaled error
   // |d| / (tolerance * (1 + |reference|)) that must stay <= 1.
   int failures = 0;
-  std::printf("  tolerance: |difference| <= t * (1 + |reference value|), per component; t = %g (shapes), %g (self, inter)\n",
-              static_cast<double>(kShapeCollisionTolerance), static_cast<double>(kSelfCollisionTolerance));
+  std::printf("  tolerance: |difference| <= t * (1 + |reference value|), per component; t = %g (shapes), %g (meshes), "
+              "%g (self, inter)\n",
+              static_cast<double>(kShapeCollisionTolerance), static_cast<double>(kMeshCollisionTolerance),
+              static_cast<double>(kSelfCollisionTolerance));
   std::printf("  each stage starts from cpu-scalar's result of the stage before, on every backend\n");
   std::printf("  %-7s %-5s %-24s %-10s %11s %11s %11s %8s  %s\n", "stage", "cloth", "name", "backend", "max|dpos|",
               "max|dprev|", "max|dinvm|", "scaled", "integers");
@@ -866,10 +994,11 @@ int compareCommand(int argc, char** argv) {
           account(a.prevParticles[i].z, e.prevParticles[i].z, dPrev);
           account(a.prevParticles[i].w, e.prevParticles[i].w, dW);
         }
-        const std::string integers = stages[k]->id == StageId::kSelf    ? compareSelf(a, e, c, range, failures)
-                                     : stages[k]->id == StageId::kInter ? compareInter(a, e, c, range, failures)
-                                                                        : compareMasks(a, e, c, failures) +
-                                                                              compareConvexBits(a, e, scene, c);
+        const std::string integers = stages[k]->id == StageId::kSelf     ? compareSelf(a, e, c, range, failures)
+                                     : stages[k]->id == StageId::kInter  ? compareInter(a, e, c, range, failures)
+                                     : stages[k]->id == StageId::kMeshes ? compareMeshes(a, e, range)
+                                                                         : compareMasks(a, e, c, failures) +
+                                                                               compareConvexBits(a, e, scene, c);
         const bool within = scaled <= 1.0f;
         if (!within) ++failures;
         std::string name = scene.cloths[c].name.substr(0, 24);

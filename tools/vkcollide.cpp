@@ -8,7 +8,8 @@
 //                                           falling through S spheres and C capsules, on the Vulkan
 //                                           device and on the CPU twins, compared
 //   vkcollide step SCENE --backend B --out OUT  one iteration of a scene file on one backend, written
-//                                           back as a scene (tools/scene_commands.cpp)
+//                                           back as a scene (tools/scene_commands.cpp); the stages run
+//                                           in the order shapes -> meshes -> self -> inter
 //   vkcollide compare SCENE                 one iteration on every backend, compared with cpu-scalar
 //   vkcollide stages                        the iteration's stages and whether this build has them
 #include <algorithm>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the small sample scenes in this folder (scene format version 1, docs/scene-format.md).
+"""Writes the small sample scenes in this folder (scene format versions 1 and 2, docs/scene-format.md).
 
 Run from anywhere: python3 samples/scenes/generate.py. The scenes are small on purpose: they are
 read by the tests, by `vkcollide step` / `compare` examples and as a seed corpus for the fuzzer.
@@ -266,5 +266,34 @@ write("planes-and-convexes.json", {
                        [0, 1, 0, -0.02], [0, -1, 0, 0], [1, 0, 0, -0.3], [-1, 0, 0, -0.3],
                        [0, 1, 0, 0.25]],
         "convexes": [[0, 1, 2, 3, 4, 5], [6, 7, 8, 9], [10]],
+    }],
+})
+
+# Version 2, a mesh: a 17 x 17 sheet (its own frame turned 20 degrees about y and lifted 1.2 m) falls
+# 0.7 m in one iteration onto Spot the cow (tests/data/meshes/spot_low_resolution.obj, public domain; closed, 1,654 triangles,
+# y up, standing on y = -0.73), which moves rigidly during the iteration: up 3 cm and turning 6
+# degrees about y. Continuous mesh collision: the particles over the cow stop on it (thickness 2 cm)
+# instead of passing through its back; the others fall the whole way.
+spot_t, spot_q = [0.0, 1.2, 0.1], [0.0, 0.1736482, 0.0, 0.9848078]                # 20 deg about y
+spot_prev = grid(17, 17, -0.6, 0.6, -0.8, 0.8, 0.0)
+write("spot-drape.json", {
+    "format": "vkcollide-scene",
+    "version": 2,
+    "settings": {"meshCollision": {"continuous": True, "maxBounces": 4}},
+    "cloths": [{
+        "name": "sheet falling onto spot",
+        "translation": spot_t,
+        "rotation": spot_q,
+        "meshes": [0],
+        "prevParticles": spot_prev,
+        "particles": [[p[0], -0.7, p[2], p[3]] for p in spot_prev],
+    }],
+    "meshes": [{
+        "name": "spot",
+        "obj": "../../tests/data/meshes/spot_low_resolution.obj",
+        "thickness": 0.02,
+        "friction": 0.3,
+        "prevTransform": {"translation": [0.0, 0.0, 0.0], "rotation": [0.0, 0.0, 0.0, 1.0]},
+        "transform": {"translation": [0.0, 0.03, 0.0], "rotation": [0.0, 0.0523360, 0.0, 0.9986295]},
     }],
 })

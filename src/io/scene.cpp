@@ -1,6 +1,7 @@
 // Scene files: the schema (parseScene), the writer (writeScene) and the stage layout (SceneBuffers).
 #include "vkcollide/scene.h"
 
+#include <algorithm>
 #include <cfloat>
 #include <charconv>
 #include <cmath>
@@ -11,6 +12,7 @@
 
 #include "io/file.h"
 #include "io/json_reader.h"
+#include "util/try.h"
 #include "vkcollide/export.h"
 
 namespace vkc {
@@ -110,6 +112,20 @@ bool readInter(io::JsonReader& r, SceneInterCollision& s) {
   return true;
 }
 
+bool readMeshCollision(io::JsonReader& r, SceneMeshCollision& s) {
+  return r.readObject([&](std::string_view key) {
+    if (key == "continuous") return r.readBool(s.continuous);
+    if (key == "maxBounces") {
+      if (!r.readUint32(s.maxBounces)) return false;
+      if (s.maxBounces > kMaxMeshBounces) {
+        return r.fail("is " + std::to_string(s.maxBounces) + ": at most " + std::to_string(kMaxMeshBounces));
+      }
+      return true;
+    }
+    return unknownKey(r, knownKeys({"continuous", "maxBounces"}));
+  });
+}
+
 bool readSettings(io::JsonReader& r, SceneSettings& s) {
   return r.readObject([&](std::string_view key) {
     if (key == "continuousCollision") return r.readBool(s.continuousCollision);
@@ -117,8 +133,147 @@ bool readSettings(io::JsonReader& r, SceneSettings& s) {
     if (key == "collisionMassScale") return r.readFloat(s.collisionMassScale);
     if (key == "selfCollision") return readSelf(r, s.selfCollision.emplace());
     if (key == "interCollision") return readInter(r, s.interCollision.emplace());
-    return unknownKey(r, knownKeys({"continuousCollision", "friction", "collisionMassScale", "selfCollision", "interCollision"}));
+    if (key == "meshCollision") return readMeshCollision(r, s.meshCollision.emplace());
+    return unknownKey(r, knownKeys({"continuousCollision", "friction", "collisionMassScale", "selfCollision",
+                                    "interCollision", "meshCollision"}));
   });
+}
+
+// A unit quaternion as the stages take it: |q| within 1e-3 of 1 (mesh and inter collision).
+bool unitQuaternion(const Float4& q) {
+  const double x = q.x, y = q.y, z = q.z, w = q.w;
+  const double n = std::sqrt(x * x + y * y + z * z + w * w);
+  return std::abs(n - 1.0) <= 1e-3;
+}
+
+bool readTransform(io::JsonReader& r, SceneTransform& t) {
+  return r.readObject([&](std::string_view key) {
+    if (key == "translation") return r.readFloats(t.translation.data(), 3, "[x, y, z]");
+    if (key == "rotation") {
+      float q[4];
+      if (!r.readFloats(q, 4, "[x, y, z, w]")) return false;
+      t.rotation = {q[0], q[1], q[2], q[3]};
+      if (!unitQuaternion(t.rotation)) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "(%g, %g, %g, %g) is not a unit quaternion (|q| must be within 1e-3 of 1)",
+                      static_cast<double>(q[0]), static_cast<double>(q[1]), static_cast<double>(q[2]),
+                      static_cast<double>(q[3]));
+        return r.fail(buf);
+      }
+      return true;
+    }
+    return unknownKey(r, knownKeys({"translation", "rotation"}));
+  });
+}
+
+bool readVertices(io::JsonReader& r, std::vector<Float4>& out) {
+  out.clear();
+  return r.readArray([&](size_t) {
+    float v[3];
+    if (!r.readFloats(v, 3, "[x, y, z]")) return false;
+    out.push_back({v[0], v[1], v[2], 0.0f});
+    return true;
+  });
+}
+
+bool readUint32s(io::JsonReader& r, std::vector<uint32_t>& out) {
+  out.clear();
+  return r.readArray([&](size_t) {
+    uint32_t v = 0;
+    if (!r.readUint32(v)) return false;
+    out.push_back(v);
+    return true;
+  });
+}
+
+// A surface coefficient: finite (readFloat) and >= 0, or within [0, 1] for restitution.
+bool readCoefficient(io::JsonReader& r, float& out, bool unitInterval) {
+  if (!r.readFloat(out)) return false;
+  if (out < 0.0f || (unitInterval && out > 1.0f)) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "is %g: it must be %s", static_cast<double>(out),
+                  unitInterval ? "in [0, 1]" : ">= 0");
+    return r.fail(buf);
+  }
+  return true;
+}
+
+// One mesh. `baseDirectory` resolves "obj" paths; without one, "obj" is refused.
+bool readMesh(io::JsonReader& r, SceneMesh& m, const std::optional<std::string>& baseDirectory) {
+  bool vertices = false, triangles = false, obj = false, thickness = false, prevTransform = false;
+  const bool ok = r.readObject([&](std::string_view key) {
+    if (key == "name") return r.readString(m.name);
+    if (key == "vertices") {
+      if (obj) return r.fail("a mesh has \"vertices\" and \"triangles\" or \"obj\", not both");
+      return vertices = true, readVertices(r, m.vertices);
+    }
+    if (key == "triangles") {
+      if (obj) return r.fail("a mesh has \"vertices\" and \"triangles\" or \"obj\", not both");
+      triangles = true;
+      m.indices.clear();
+      return r.readArray([&](size_t) {
+        uint32_t t[3] = {0, 0, 0};
+        size_t n = 0;
+        const bool okTri = r.readArray([&](size_t i) {
+          if (i >= 3) return r.fail("one element too many: expected 3 vertex indices [a, b, c]");
+          ++n;
+          return r.readUint32(t[i]);
+        });
+        if (!okTri) return false;
+        if (n != 3) return r.fail("expected 3 vertex indices [a, b, c], found " + std::to_string(n));
+        m.indices.insert(m.indices.end(), t, t + 3);
+        return true;
+      });
+    }
+    if (key == "obj") {
+      if (vertices || triangles) return r.fail("a mesh has \"vertices\" and \"triangles\" or \"obj\", not both");
+      std::string file;
+      if (!r.readString(file)) return false;
+      if (file.empty()) return r.fail("is empty: expected the path of an OBJ file, relative to the scene file");
+      if (!baseDirectory) {
+        return r.fail("a mesh file needs the scene's location: parseScene(json, baseDirectory) or loadScene reads it");
+      }
+      const std::string full = file.front() == '/' || baseDirectory->empty() ? file : *baseDirectory + "/" + file;
+      const Status st = loadObjMesh(full, m);
+      if (!st) return r.fail(st.message());
+      return obj = true;
+    }
+    if (key == "prevVertices") return readVertices(r, m.prevVertices);
+    if (key == "transform") return readTransform(r, m.transform.emplace());
+    if (key == "prevTransform") return prevTransform = true, readTransform(r, m.prevTransform.emplace());
+    if (key == "thickness") return thickness = true, readCoefficient(r, m.surface.thickness, false);
+    if (key == "oneSided") return r.readBool(m.surface.oneSided);
+    if (key == "restitution") return readCoefficient(r, m.surface.restitution, true);
+    if (key == "friction") return readCoefficient(r, m.surface.friction, false);
+    if (key == "staticFriction") return readCoefficient(r, m.surface.staticFriction, false);
+    return unknownKey(r, knownKeys({"name", "vertices", "triangles", "obj", "prevVertices", "transform",
+                                    "prevTransform", "thickness", "oneSided", "restitution", "friction",
+                                    "staticFriction"}));
+  });
+  if (!ok) return false;
+  if (!obj && !vertices) return r.fail("missing required key \"vertices\" (or \"obj\")");
+  if (!obj && !triangles) return r.fail("missing required key \"triangles\" (or \"obj\")");
+  if (!thickness) return r.fail("missing required key \"thickness\"");
+  const auto count = [](size_t n) { return std::to_string(n); };
+  if (m.vertices.empty()) return r.failAtKey("vertices", "is empty: a mesh has at least one vertex");
+  if (m.indices.empty()) return r.failAtKey("triangles", "is empty: a mesh has at least one triangle");
+  for (size_t k = 0; k < m.indices.size(); ++k) {
+    if (m.indices[k] >= m.vertices.size()) {
+      return r.failAtKey("triangles[" + count(k / 3) + "][" + count(k % 3) + "]",
+                         "vertex index " + std::to_string(m.indices[k]) + " is out of range; the mesh has " +
+                             count(m.vertices.size()) + " vertices");
+    }
+  }
+  if (!m.prevVertices.empty() && m.prevVertices.size() != m.vertices.size()) {
+    return r.failAtKey("prevVertices", "has " + count(m.prevVertices.size()) + " elements; vertices has " +
+                                           count(m.vertices.size()));
+  }
+  if (m.transform && !m.prevVertices.empty()) {
+    return r.failAtKey("prevVertices", "a mesh moves rigidly (\"transform\") or deforms (\"prevVertices\"), not both");
+  }
+  if (prevTransform && !m.transform) return r.failAtKey("prevTransform", "needs \"transform\" (the end of the motion)");
+  if (m.transform && !prevTransform) m.prevTransform = m.transform;
+  return true;
 }
 
 bool readCloth(io::JsonReader& r, SceneCloth& c) {
@@ -167,9 +322,10 @@ bool readCloth(io::JsonReader& r, SceneCloth& c) {
     }
     if (key == "collisionGroup") return r.readUint32(c.collisionGroup);
     if (key == "collisionMask") return r.readUint32(c.collisionMask);
+    if (key == "meshes") return readUint32s(r, c.meshes);
     return unknownKey(r, knownKeys({"name", "particles", "prevParticles", "spheres", "prevSpheres", "capsules",
                                  "planes", "prevPlanes", "convexes", "restPositions", "selfCollisionIndices",
-                                 "translation", "rotation", "collisionGroup", "collisionMask"}));
+                                 "translation", "rotation", "collisionGroup", "collisionMask", "meshes"}));
   });
   if (!ok) return false;
   // Whole-cloth rules, reported at the field that breaks them.
@@ -224,6 +380,15 @@ bool readCloth(io::JsonReader& r, SceneCloth& c) {
                              " is out of range; the cloth has " + count(c.particles.size()) + " particles");
     }
   }
+  // Mesh indices: each at most once (their range is checked once the scene's meshes are read).
+  for (size_t k = 0; k < c.meshes.size(); ++k) {
+    for (size_t j = 0; j < k; ++j) {
+      if (c.meshes[j] == c.meshes[k]) {
+        return r.failAtKey("meshes[" + count(k) + "]", "mesh " + std::to_string(c.meshes[k]) +
+                                                           " is listed twice (also meshes[" + count(j) + "])");
+      }
+    }
+  }
   return true;
 }
 
@@ -275,6 +440,64 @@ void appendFloat4s(std::string& out, const char* key, const std::vector<Float4>&
   out += last ? "\n" : ",\n";
 }
 
+// "      \"vertices\": [[x, y, z], ...]," (w dropped), one vertex per line.
+void appendVertices(std::string& out, const char* key, const std::vector<Float4>& v) {
+  out += "      \"";
+  out += key;
+  out += "\": [";
+  for (size_t i = 0; i < v.size(); ++i) {
+    out += i ? ",\n        " : "\n        ";
+    const float f[3] = {v[i].x, v[i].y, v[i].z};
+    appendFloats(out, f, 3);
+  }
+  out += v.empty() ? "],\n" : "\n      ],\n";
+}
+
+void appendTransform(std::string& out, const char* key, const SceneTransform& t) {
+  out += "      \"";
+  out += key;
+  out += "\": {\"translation\": ";
+  appendFloats(out, t.translation.data(), 3);
+  out += ", \"rotation\": ";
+  const float q[4] = {t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w};
+  appendFloats(out, q, 4);
+  out += "},\n";
+}
+
+void appendMesh(std::string& out, const SceneMesh& m) {
+  if (!m.name.empty()) {
+    out += "      \"name\": ";
+    appendString(out, m.name);
+    out += ",\n";
+  }
+  const MeshSurface& s = m.surface;
+  out += "      \"thickness\": ";
+  appendFloat(out, s.thickness);
+  out += ", \"oneSided\": ";
+  out += s.oneSided ? "true" : "false";
+  out += ", \"restitution\": ";
+  appendFloat(out, s.restitution);
+  out += ", \"friction\": ";
+  appendFloat(out, s.friction);
+  out += ", \"staticFriction\": ";
+  appendFloat(out, s.staticFriction);
+  out += ",\n";
+  if (m.transform) {
+    appendTransform(out, "transform", *m.transform);
+    // A Scene built in code may leave prevTransform unset: the same as transform (as the parser reads it).
+    appendTransform(out, "prevTransform", m.prevTransform ? *m.prevTransform : *m.transform);
+  }
+  if (!m.prevVertices.empty()) appendVertices(out, "prevVertices", m.prevVertices);
+  appendVertices(out, "vertices", m.vertices);
+  out += "      \"triangles\": [";
+  for (size_t k = 0; k + 2 < m.indices.size(); k += 3) {
+    out += k ? ",\n        [" : "\n        [";
+    out += std::to_string(m.indices[k]) + ", " + std::to_string(m.indices[k + 1]) + ", " +
+           std::to_string(m.indices[k + 2]) + "]";
+  }
+  out += m.indices.empty() ? "]\n" : "\n      ]\n";
+}
+
 }  // namespace
 
 // Declared only as a friend in scene.h, which the header's VKC_API_BEGIN/END do not cover (the
@@ -289,14 +512,27 @@ bool operator==(const SceneCloth& a, const SceneCloth& b) {
          a.spheres == b.spheres && a.prevSpheres == b.prevSpheres && a.planes == b.planes &&
          a.prevPlanes == b.prevPlanes && a.convexes == b.convexes && a.restPositions == b.restPositions &&
          a.selfCollisionIndices == b.selfCollisionIndices && a.translation == b.translation && a.rotation == b.rotation &&
-         a.collisionGroup == b.collisionGroup && a.collisionMask == b.collisionMask;
+         a.collisionGroup == b.collisionGroup && a.collisionMask == b.collisionMask && a.meshes == b.meshes;
+}
+
+bool operator==(const SceneMesh& a, const SceneMesh& b) {
+  const MeshSurface& x = a.surface;
+  const MeshSurface& y = b.surface;
+  return a.name == b.name && a.vertices == b.vertices && a.prevVertices == b.prevVertices && a.indices == b.indices &&
+         a.transform == b.transform && a.prevTransform == b.prevTransform && x.thickness == y.thickness &&
+         x.oneSided == y.oneSided && x.restitution == y.restitution && x.friction == y.friction &&
+         x.staticFriction == y.staticFriction;
 }
 VKC_API_END
 
-Result<Scene> parseScene(std::string_view json) {
+namespace {
+
+Result<Scene> parse(std::string_view json, const std::optional<std::string>& baseDirectory) {
   io::JsonReader r(json);
   Scene scene;
   bool format = false, version = false, cloths = false;
+  uint32_t fileVersion = 0;
+  const char* version2Key = nullptr;  // the first version-2 key seen (refused in a version 1 file)
   r.readObject([&](std::string_view key) {
     if (key == "format") {
       std::string f;
@@ -305,34 +541,70 @@ Result<Scene> parseScene(std::string_view json) {
       return format = true;
     }
     if (key == "version") {
-      uint32_t v = 0;
-      if (!r.readUint32(v)) return false;
-      if (v != kSceneVersion) {
-        return r.fail("unsupported version " + std::to_string(v) + " (this build reads version " +
+      if (!r.readUint32(fileVersion)) return false;
+      if (fileVersion < 1 || fileVersion > kSceneVersion) {
+        return r.fail("unsupported version " + std::to_string(fileVersion) + " (this build reads versions 1 to " +
                       std::to_string(kSceneVersion) + ")");
       }
       return version = true;
     }
-    if (key == "settings") return readSettings(r, scene.settings);
+    if (key == "settings") {
+      if (!readSettings(r, scene.settings)) return false;
+      if (scene.settings.meshCollision && !version2Key) version2Key = "settings.meshCollision";
+      return true;
+    }
     if (key == "cloths") {
       cloths = true;
       scene.cloths.clear();
-      return r.readArray([&](size_t) { return readCloth(r, scene.cloths.emplace_back()); });
+      return r.readArray([&](size_t) {
+        SceneCloth& c = scene.cloths.emplace_back();
+        if (!readCloth(r, c)) return false;
+        if (!c.meshes.empty() && !version2Key) version2Key = "cloths[].meshes";
+        return true;
+      });
     }
-    return unknownKey(r, knownKeys({"format", "version", "settings", "cloths"}));
+    if (key == "meshes") {
+      if (!version2Key) version2Key = "meshes";
+      scene.meshes.clear();
+      return r.readArray([&](size_t) { return readMesh(r, scene.meshes.emplace_back(), baseDirectory); });
+    }
+    return unknownKey(r, knownKeys({"format", "version", "settings", "cloths", "meshes"}));
   });
   if (!r.failed() && !format) r.fail("missing required key \"format\" (\"" + std::string(kSceneFormat) + "\")");
   if (!r.failed() && !version) r.fail("missing required key \"version\"");
   if (!r.failed() && !cloths) r.fail("missing required key \"cloths\"");
+  if (!r.failed() && fileVersion < 2 && version2Key) {
+    r.fail(std::string(version2Key) + ": meshes and mesh collision need \"version\": 2 (this file is version " +
+           std::to_string(fileVersion) + ")");
+  }
+  for (size_t c = 0; !r.failed() && c < scene.cloths.size(); ++c) {
+    const std::vector<uint32_t>& m = scene.cloths[c].meshes;
+    for (size_t k = 0; k < m.size(); ++k) {
+      if (m[k] >= scene.meshes.size()) {
+        r.fail("cloths[" + std::to_string(c) + "].meshes[" + std::to_string(k) + "]: mesh index " +
+               std::to_string(m[k]) + " is out of range; the scene has " + std::to_string(scene.meshes.size()) +
+               " meshes");
+        break;
+      }
+    }
+  }
   r.expectEnd();
   if (r.failed()) return invalid(r.error());
   return scene;
 }
 
+}  // namespace
+
+Result<Scene> parseScene(std::string_view json) { return parse(json, std::nullopt); }
+
+Result<Scene> parseScene(std::string_view json, const std::string& baseDirectory) { return parse(json, baseDirectory); }
+
 Result<Scene> loadScene(const std::string& path) {
   Result<std::string> text = io::readFile(path);
   if (!text) return text.error();
-  Result<Scene> scene = parseScene(*text);
+  const size_t slash = path.find_last_of('/');
+  const std::string directory = slash == std::string::npos ? std::string(".") : path.substr(0, slash == 0 ? 1 : slash);
+  Result<Scene> scene = parseScene(*text, directory);
   if (!scene) return invalid(path + ": " + scene.message());
   return scene;
 }
@@ -345,11 +617,15 @@ std::string writeScene(const Scene& scene) {
                    c.planes.size() + c.prevPlanes.size() + c.restPositions.size());
     for (const std::vector<uint32_t>& x : c.convexes) floats += x.size();
   }
+  bool version2 = !scene.meshes.empty() || scene.settings.meshCollision.has_value();
+  for (const SceneCloth& c : scene.cloths) version2 = version2 || !c.meshes.empty();
+  for (const SceneMesh& m : scene.meshes) floats += 3 * (m.vertices.size() + m.prevVertices.size()) + m.indices.size();
   out.reserve(1024 + floats * 16);
   const SceneSettings& s = scene.settings;
   out += "{\n  \"format\": \"";
   out += kSceneFormat;
-  out += "\",\n  \"version\": " + std::to_string(kSceneVersion) + ",\n  \"settings\": {\n";
+  // Version 1 when the scene has nothing of version 2, so that older readers take it.
+  out += "\",\n  \"version\": " + std::string(version2 ? "2" : "1") + ",\n  \"settings\": {\n";
   out += "    \"continuousCollision\": ";
   out += s.continuousCollision ? "true" : "false";
   out += ",\n    \"friction\": ";
@@ -370,6 +646,11 @@ std::string writeScene(const Scene& scene) {
     appendFloat(out, s.interCollision->stiffness);
     out += ", \"iterations\": " + std::to_string(s.interCollision->iterations) + "}";
   }
+  if (s.meshCollision) {
+    out += ",\n    \"meshCollision\": {\"continuous\": ";
+    out += s.meshCollision->continuous ? "true" : "false";
+    out += ", \"maxBounces\": " + std::to_string(s.meshCollision->maxBounces) + "}";
+  }
   out += "\n  },\n  \"cloths\": [";
   for (size_t i = 0; i < scene.cloths.size(); ++i) {
     const SceneCloth& c = scene.cloths[i];
@@ -386,6 +667,11 @@ std::string writeScene(const Scene& scene) {
     appendFloats(out, q, 4);
     out += ",\n      \"collisionGroup\": " + std::to_string(c.collisionGroup);
     out += ",\n      \"collisionMask\": " + std::to_string(c.collisionMask);
+    if (!c.meshes.empty()) {
+      out += ",\n      \"meshes\": [";
+      for (size_t k = 0; k < c.meshes.size(); ++k) out += (k ? ", " : "") + std::to_string(c.meshes[k]);
+      out += "]";
+    }
     out += ",\n";
     appendFloat4s(out, "spheres", c.spheres);
     appendFloat4s(out, "prevSpheres", c.prevSpheres);
@@ -421,7 +707,17 @@ std::string writeScene(const Scene& scene) {
     appendFloat4s(out, "particles", c.particles, true);
     out += "    }";
   }
-  out += scene.cloths.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  out += scene.cloths.empty() ? "]" : "\n  ]";
+  if (!scene.meshes.empty()) {
+    out += ",\n  \"meshes\": [";
+    for (size_t i = 0; i < scene.meshes.size(); ++i) {
+      out += i ? ",\n    {\n" : "\n    {\n";
+      appendMesh(out, scene.meshes[i]);
+      out += "    }";
+    }
+    out += "\n  ]";
+  }
+  out += "\n}\n";
   return out;
 }
 
@@ -436,7 +732,9 @@ SceneBuffers::SceneBuffers(const SceneBuffers& other)
       restPositions(other.restPositions),
       selfSubsets(other.selfSubsets),
       interCloths(other.interCloths),
-      interFilters(other.interFilters) {
+      interFilters(other.interFilters),
+      meshes(other.meshes),
+      clothMeshes(other.clothMeshes) {
   // Each cloth's convex views at the same offset in this copy's `convexes` (views that do not point
   // into other.convexes, set by hand, are kept as they are).
   const Convex* begin = other.convexes.data();
@@ -483,6 +781,32 @@ Result<SceneBuffers> makeSceneBuffers(const Scene& scene) {
     desc.rotation = c.rotation;
     b.interCloths.push_back(desc);
     b.interFilters.push_back({static_cast<uint32_t>(b.interCloths.size() - 1), c.collisionGroup, c.collisionMask});
+  }
+  // Meshes: views of the scene's arrays, and each cloth's list (its range checked: a Scene built in code).
+  for (const SceneMesh& m : scene.meshes) {
+    CollisionMesh cm;
+    cm.vertices = m.vertices;
+    cm.prevVertices = m.prevVertices;
+    cm.indices = m.indices;
+    cm.motion = m.motion();
+    if (m.transform) {
+      const SceneTransform& end = *m.transform;
+      const SceneTransform& start = m.prevTransform ? *m.prevTransform : end;
+      cm.transform = {end.rotation, {end.translation[0], end.translation[1], end.translation[2], 0.0f}};
+      cm.prevTransform = {start.rotation, {start.translation[0], start.translation[1], start.translation[2], 0.0f}};
+    }
+    cm.surface = m.surface;
+    b.meshes.push_back(cm);
+  }
+  for (size_t i = 0; i < scene.cloths.size(); ++i) {
+    const std::vector<uint32_t>& list = scene.cloths[i].meshes;
+    for (size_t k = 0; k < list.size(); ++k) {
+      if (list[k] >= scene.meshes.size()) {
+        return invalid("cloths[" + std::to_string(i) + "].meshes[" + std::to_string(k) + "] is " +
+                       std::to_string(list[k]) + "; the scene has " + std::to_string(scene.meshes.size()) + " meshes");
+      }
+    }
+    b.clothMeshes.push_back({list});
   }
   // The convex views are complete (no more reallocation): point each cloth's colliders at its own.
   for (size_t i = 0, first = 0; i < scene.cloths.size(); ++i) {
@@ -539,6 +863,186 @@ InterCollisionSettings interCollisionSettings(const SceneSettings& settings) {
   s.stiffness = settings.interCollision ? settings.interCollision->stiffness : 0.0f;
   s.iterations = settings.interCollision ? settings.interCollision->iterations : 1u;
   return s;
+}
+
+bool sceneHasMeshCollision(const Scene& scene) {
+  return std::any_of(scene.cloths.begin(), scene.cloths.end(), [](const SceneCloth& c) { return !c.meshes.empty(); });
+}
+
+MeshCollisionSettings meshCollisionSettings(const SceneSettings& settings) {
+  MeshCollisionSettings s;
+  if (settings.meshCollision) {
+    s.continuous = settings.meshCollision->continuous;
+    s.maxBounces = settings.meshCollision->maxBounces;
+  }
+  return s;
+}
+
+namespace {
+
+// A cloth's local -> world placement, in double: world = rotate(q, local) + t with q normalized.
+struct Placement {
+  double q[4];
+  double t[3];
+
+  explicit Placement(const InterClothDesc& d) : t{d.translation.x, d.translation.y, d.translation.z} {
+    const double r[4] = {d.rotation.x, d.rotation.y, d.rotation.z, d.rotation.w};
+    const double n = std::sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
+    for (int k = 0; k < 4; ++k) q[k] = n > 0 ? r[k] / n : (k == 3 ? 1.0 : 0.0);
+  }
+
+  // v + w (2 u x v) + u x (2 u x v), with u = sign * q.xyz (sign -1: the inverse rotation).
+  static void rotate(const double* q, double sign, double* v) {
+    const double u[3] = {sign * q[0], sign * q[1], sign * q[2]};
+    const double c[3] = {2 * (u[1] * v[2] - u[2] * v[1]), 2 * (u[2] * v[0] - u[0] * v[2]), 2 * (u[0] * v[1] - u[1] * v[0])};
+    const double d[3] = {u[1] * c[2] - u[2] * c[1], u[2] * c[0] - u[0] * c[2], u[0] * c[1] - u[1] * c[0]};
+    for (int k = 0; k < 3; ++k) v[k] += q[3] * c[k] + d[k];
+  }
+
+  Float4 toWorld(const Float4& p) const {
+    double v[3] = {p.x, p.y, p.z};
+    rotate(q, 1.0, v);
+    return {static_cast<float>(v[0] + t[0]), static_cast<float>(v[1] + t[1]), static_cast<float>(v[2] + t[2]), p.w};
+  }
+
+  Float4 toLocal(const Float4& p) const {
+    double v[3] = {double{p.x} - t[0], double{p.y} - t[1], double{p.z} - t[2]};
+    rotate(q, -1.0, v);
+    return {static_cast<float>(v[0]), static_cast<float>(v[1]), static_cast<float>(v[2]), p.w};
+  }
+};
+
+bool sameFloat4Bits(const Float4& a, const Float4& b) { return std::memcmp(&a, &b, sizeof(Float4)) == 0; }
+
+}  // namespace
+
+Status collideSceneMeshes(SceneBuffers& buffers, std::span<const CollisionMesh> meshes,
+                          const MeshCollisionSettings& settings, const MeshTree& tree,
+                          const std::function<Status(const MeshCollisionInput&)>& collide) {
+  if (buffers.clothMeshes.size() != buffers.cloths.size() || buffers.interCloths.size() != buffers.cloths.size()) {
+    return invalid("collideSceneMeshes: the buffers have " + std::to_string(buffers.cloths.size()) + " cloths but " +
+                   std::to_string(buffers.clothMeshes.size()) + " mesh lists (use makeSceneBuffers)");
+  }
+  // World-space copies of the particles of the cloths that list meshes (the others are not read).
+  std::vector<Float4> world = buffers.particles, worldPrev = buffers.prevParticles;
+  for (size_t c = 0; c < buffers.cloths.size(); ++c) {
+    if (buffers.clothMeshes[c].meshes.empty()) continue;
+    const Placement place(buffers.interCloths[c]);
+    const ClothRange r = buffers.cloths[c];
+    for (uint32_t i = r.first; i < r.first + r.count; ++i) {
+      world[i] = place.toWorld(buffers.particles[i]);
+      worldPrev[i] = place.toWorld(buffers.prevParticles[i]);
+    }
+  }
+  const std::vector<Float4> before = world, beforePrev = worldPrev;
+  MeshCollisionInput input;
+  input.particles = world;
+  input.prevParticles = worldPrev;
+  input.cloths = buffers.cloths;
+  input.clothMeshes = buffers.clothMeshes;
+  input.meshes = meshes;
+  input.settings = settings;
+  input.tree = tree;
+  VKC_TRY(collide(input));
+  // Back into each cloth's space, only what the stage changed.
+  for (size_t c = 0; c < buffers.cloths.size(); ++c) {
+    if (buffers.clothMeshes[c].meshes.empty()) continue;
+    const Placement place(buffers.interCloths[c]);
+    const ClothRange r = buffers.cloths[c];
+    for (uint32_t i = r.first; i < r.first + r.count; ++i) {
+      if (sameFloat4Bits(world[i], before[i]) && sameFloat4Bits(worldPrev[i], beforePrev[i])) continue;
+      buffers.particles[i] = place.toLocal(world[i]);
+      buffers.prevParticles[i] = place.toLocal(worldPrev[i]);
+    }
+  }
+  return {};
+}
+
+namespace {
+
+void quatMul(const double* a, const double* b, double* out) {
+  out[0] = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
+  out[1] = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
+  out[2] = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
+  out[3] = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
+}
+
+void normalize4(double* q) {
+  const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  for (int k = 0; k < 4; ++k) q[k] = n > 0 ? q[k] / n : (k == 3 ? 1.0 : 0.0);
+}
+
+}  // namespace
+
+RigidTransform interpolateRigidTransform(const RigidTransform& start, const RigidTransform& end, float alpha) {
+  if (alpha <= 0.0f) return start;
+  if (alpha >= 1.0f) return end;
+  double q0[4] = {start.rotation.x, start.rotation.y, start.rotation.z, start.rotation.w};
+  double q1[4] = {end.rotation.x, end.rotation.y, end.rotation.z, end.rotation.w};
+  normalize4(q0);
+  normalize4(q1);
+  const double inv0[4] = {-q0[0], -q0[1], -q0[2], q0[3]};
+  double delta[4];
+  quatMul(inv0, q1, delta);
+  if (delta[3] < 0) {
+    for (double& v : delta) v = -v;  // the shorter way
+  }
+  // delta^alpha: the same axis, alpha times the angle.
+  const double s = std::sqrt(delta[0] * delta[0] + delta[1] * delta[1] + delta[2] * delta[2]);
+  const double half = std::atan2(s, delta[3]);
+  const double a = alpha;
+  double power[4] = {0, 0, 0, 1};
+  if (s > 0) {
+    const double k = std::sin(a * half) / s;
+    power[0] = delta[0] * k, power[1] = delta[1] * k, power[2] = delta[2] * k, power[3] = std::cos(a * half);
+  }
+  double q[4];
+  quatMul(q0, power, q);
+  normalize4(q);
+  RigidTransform t;
+  t.rotation = {static_cast<float>(q[0]), static_cast<float>(q[1]), static_cast<float>(q[2]), static_cast<float>(q[3])};
+  auto lerp = [a](float x, float y) { return static_cast<float>(double{x} + (double{y} - double{x}) * a); };
+  t.translation = {lerp(start.translation.x, end.translation.x), lerp(start.translation.y, end.translation.y),
+                   lerp(start.translation.z, end.translation.z), 0.0f};
+  return t;
+}
+
+Status meshesAt(std::span<const CollisionMesh> meshes, float alphaBegin, float alphaEnd, MeshesAtSubstep& out) {
+  if (!(alphaBegin >= 0.0f && alphaBegin <= alphaEnd && alphaEnd <= 1.0f)) {
+    return invalid("meshesAt: alphaBegin " + std::to_string(alphaBegin) + " and alphaEnd " + std::to_string(alphaEnd) +
+                   " must satisfy 0 <= alphaBegin <= alphaEnd <= 1");
+  }
+  out.meshes.assign(meshes.begin(), meshes.end());
+  out.vertices.resize(meshes.size());
+  out.prevVertices.resize(meshes.size());
+  for (size_t m = 0; m < meshes.size(); ++m) {
+    CollisionMesh& cm = out.meshes[m];
+    if (cm.motion == MeshMotion::kRigid) {
+      cm.prevTransform = interpolateRigidTransform(meshes[m].prevTransform, meshes[m].transform, alphaBegin);
+      cm.transform = interpolateRigidTransform(meshes[m].prevTransform, meshes[m].transform, alphaEnd);
+    } else if (cm.motion == MeshMotion::kDeforming) {
+      if (meshes[m].prevVertices.size() != meshes[m].vertices.size()) {
+        return invalid("meshes[" + std::to_string(m) + "].prevVertices has " +
+                       std::to_string(meshes[m].prevVertices.size()) + " elements; vertices has " +
+                       std::to_string(meshes[m].vertices.size()));
+      }
+      auto at = [&](float alpha, std::vector<Float4>& dst) {
+        dst.resize(meshes[m].vertices.size());
+        for (size_t v = 0; v < dst.size(); ++v) {
+          const Float4 a = meshes[m].prevVertices[v], b = meshes[m].vertices[v];
+          dst[v] = alpha >= 1.0f ? b
+                   : alpha <= 0.0f
+                       ? a
+                       : Float4{a.x + (b.x - a.x) * alpha, a.y + (b.y - a.y) * alpha, a.z + (b.z - a.z) * alpha, b.w};
+        }
+      };
+      at(alphaBegin, out.prevVertices[m]);
+      at(alphaEnd, out.vertices[m]);
+      cm.prevVertices = out.prevVertices[m];
+      cm.vertices = out.vertices[m];
+    }
+  }
+  return {};
 }
 
 void storeSceneBuffers(const SceneBuffers& buffers, Scene& scene) {

@@ -8,11 +8,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <initializer_list>
 #include <sstream>
 #include <string>
@@ -577,6 +579,262 @@ TEST(SceneStepChain, ShapesThenSelfThenInter) {
 INSTANTIATE_TEST_SUITE_P(Cpu, SceneStep, ::testing::Values("cpu", "cpu-scalar"),
                          [](const auto& p) { return std::string(p.param) == "cpu" ? "Simd" : "Scalar"; });
 INSTANTIATE_TEST_SUITE_P(Vulkan, SceneStep, ::testing::Values("vulkan"), [](const auto&) { return "Vulkan"; });
+
+// ---- Mesh collision (scene version 2) --------------------------------------------------------
+
+// Double-precision geometry of a closed mesh placed by a rigid transform: distance to the surface
+// and inside (ray parity along a fixed, slightly skewed direction).
+struct PlacedMesh {
+  std::vector<std::array<double, 3>> v;  // world positions
+  std::vector<uint32_t> idx;
+
+  PlacedMesh(const SceneMesh& m, const SceneTransform& t) : idx(m.indices) {
+    const double q[4] = {t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w};
+    for (const Float4& p : m.vertices) {
+      const double u[3] = {q[0], q[1], q[2]}, x[3] = {p.x, p.y, p.z};
+      const double c[3] = {2 * (u[1] * x[2] - u[2] * x[1]), 2 * (u[2] * x[0] - u[0] * x[2]), 2 * (u[0] * x[1] - u[1] * x[0])};
+      std::array<double, 3> w{};
+      for (int k = 0; k < 3; ++k) {
+        const double d = u[(k + 1) % 3] * c[(k + 2) % 3] - u[(k + 2) % 3] * c[(k + 1) % 3];
+        w[k] = x[k] + q[3] * c[k] + d + double{t.translation[k]};
+      }
+      v.push_back(w);
+    }
+  }
+
+  static double dot(const double* a, const double* b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+  // Distance from p to triangle (a, b, c): the closest point by regions (Ericson's method).
+  static double triDistance(const double* p, const double* a, const double* b, const double* c) {
+    double ab[3], ac[3], ap[3], q[3];
+    for (int k = 0; k < 3; ++k) ab[k] = b[k] - a[k], ac[k] = c[k] - a[k], ap[k] = p[k] - a[k];
+    const double d1 = dot(ab, ap), d2 = dot(ac, ap);
+    auto at = [&](double s, double t) {
+      double e = 0;
+      for (int k = 0; k < 3; ++k) {
+        q[k] = a[k] + s * ab[k] + t * ac[k];
+        e += (p[k] - q[k]) * (p[k] - q[k]);
+      }
+      return std::sqrt(e);
+    };
+    if (d1 <= 0 && d2 <= 0) return at(0, 0);
+    double bp[3], cp[3];
+    for (int k = 0; k < 3; ++k) bp[k] = p[k] - b[k], cp[k] = p[k] - c[k];
+    const double d3 = dot(ab, bp), d4 = dot(ac, bp);
+    if (d3 >= 0 && d4 <= d3) return at(1, 0);
+    const double vc = d1 * d4 - d3 * d2;
+    if (vc <= 0 && d1 >= 0 && d3 <= 0) return at(d1 / (d1 - d3), 0);
+    const double d5 = dot(ab, cp), d6 = dot(ac, cp);
+    if (d6 >= 0 && d5 <= d6) return at(0, 1);
+    const double vb = d5 * d2 - d1 * d6;
+    if (vb <= 0 && d2 >= 0 && d6 <= 0) return at(0, d2 / (d2 - d6));
+    const double va = d3 * d6 - d5 * d4;
+    if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
+      const double w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+      return at(1 - w, w);
+    }
+    const double den = 1 / (va + vb + vc);
+    return at(vb * den, vc * den);
+  }
+
+  double distance(const double* p) const {
+    double best = 1e30;
+    for (size_t t = 0; t + 2 < idx.size(); t += 3) {
+      best = std::min(best, triDistance(p, v[idx[t]].data(), v[idx[t + 1]].data(), v[idx[t + 2]].data()));
+    }
+    return best;
+  }
+
+  // Moller-Trumbore crossings of the ray p + s d, s > 0.
+  bool inside(const double* p) const {
+    const double d[3] = {0.5773, 0.5812, 0.5735};
+    int crossings = 0;
+    for (size_t t = 0; t + 2 < idx.size(); t += 3) {
+      const double *a = v[idx[t]].data(), *b = v[idx[t + 1]].data(), *c = v[idx[t + 2]].data();
+      double e1[3], e2[3], s[3];
+      for (int k = 0; k < 3; ++k) e1[k] = b[k] - a[k], e2[k] = c[k] - a[k], s[k] = p[k] - a[k];
+      const double h[3] = {d[1] * e2[2] - d[2] * e2[1], d[2] * e2[0] - d[0] * e2[2], d[0] * e2[1] - d[1] * e2[0]};
+      const double det = dot(e1, h);
+      if (std::abs(det) < 1e-15) continue;
+      const double u = dot(s, h) / det;
+      if (u < 0 || u > 1) continue;
+      const double qv[3] = {s[1] * e1[2] - s[2] * e1[1], s[2] * e1[0] - s[0] * e1[2], s[0] * e1[1] - s[1] * e1[0]};
+      const double w = dot(d, qv) / det;
+      if (w < 0 || u + w > 1) continue;
+      crossings += dot(e2, qv) / det > 0;
+    }
+    return crossings % 2 == 1;
+  }
+};
+
+// World position of a cloth-local particle (the cloth's translation and rotation).
+std::array<double, 3> clothToWorld(const SceneCloth& c, const Float4& p) {
+  SceneMesh one;
+  one.vertices = {p};
+  SceneTransform t;
+  t.translation = c.translation;
+  t.rotation = c.rotation;
+  return PlacedMesh(one, t).v[0];
+}
+
+// The spot sample with its "obj" path made absolute (so that a copy elsewhere reads the same mesh),
+// optionally edited: `edit` gets the parsed text to change.
+std::string spotSceneCopy(const std::string& name, const std::function<void(std::string&)>& edit) {
+  std::string text = readText(kSamples + "spot-drape.json");
+  const std::string rel = "\"../../tests/data/meshes/spot_low_resolution.obj\"";
+  const size_t obj = text.find(rel);
+  EXPECT_NE(obj, std::string::npos);
+  if (obj != std::string::npos) text.replace(obj, rel.size(), "\"" + kSamples + rel.substr(1));
+  edit(text);
+  const std::string path = tempPath(name);
+  writeText(path, text);
+  return path;
+}
+
+// `step` on the spot sample (a sheet in its own rotated, lifted frame falls 0.7 m in one iteration
+// onto Spot the cow; continuous mesh collision): on both CPU backends every particle ends outside
+// the cow (at its end transform), the particles over it were stopped (their local y rose) and the
+// others fell the whole way bitwise unchanged. The distance to the surface: at least the thickness
+// when the cow is static; when it turns (the sample: 6 degrees about y, and 3 cm up), at least 0.8
+// of it (measured here: 0.0188 for thickness 0.02; a translation alone keeps >= 0.02: the rigid
+// sweep's rotation leaves up to ~6% less, reported to the mesh stage). With continuous collision off,
+// the same scene tunnels (particles end inside: the check can fail).
+TEST(SceneStepMeshes, ParticlesEndOutsideSpot) {
+  const std::string sample = kSamples + "spot-drape.json";
+  const std::string staticCopy = spotSceneCopy("spot_static_in.json", [](std::string& text) {
+    const size_t a = text.find("\"prevTransform\"");
+    const size_t b = text.rfind("\n    }\n  ]");  // the end of the mesh object (the last array)
+    ASSERT_TRUE(a != std::string::npos && b != std::string::npos && a < b);
+    text.erase(a, b - a);
+    const size_t comma = text.rfind(',', a);  // the comma before "prevTransform"
+    text.erase(comma, 1);
+  });
+  const struct {
+    std::string in;
+    double minFraction;  // of the thickness
+    bool rigid;
+  } cases[] = {{sample, 0.8, true}, {staticCopy, 1.0 - 1e-3, false}};
+  for (const auto& c : cases) {
+    Result<Scene> before = loadScene(c.in);
+    ASSERT_TRUE(before) << before.message();
+    ASSERT_EQ(before->meshes.size(), 1u);
+    const SceneMesh& spot = before->meshes[0];
+    ASSERT_EQ(spot.motion() == MeshMotion::kRigid, c.rigid);
+    const PlacedMesh placed(spot, c.rigid ? *spot.transform : SceneTransform{});
+    const double thickness = spot.surface.thickness;
+    for (const char* backend : {"cpu", "cpu-scalar"}) {
+      SCOPED_TRACE(std::string(backend) + (c.rigid ? " rigid" : " static"));
+      const std::string out = tempPath(std::string("spot_") + backend + ".json");
+      const ToolRun r = runTool("step '" + c.in + "' --backend " + backend + " --repeat 2 --out '" + out + "'");
+      ASSERT_EQ(r.exitCode, 0) << r.output;
+      EXPECT_NE(r.output.find("stages: meshes;"), std::string::npos) << r.output;
+      EXPECT_NE(r.output.find(c.rigid ? "1 mesh (1654 triangles, 1 rigid)" : "1 mesh (1654 triangles)"),
+                std::string::npos)
+          << r.output;
+      Result<Scene> after = loadScene(out);
+      ASSERT_TRUE(after) << after.message();
+      ASSERT_EQ(after->meshes.size(), 1u);
+      EXPECT_TRUE(after->meshes[0] == spot);  // written inline, read back equal
+      const SceneCloth& b = before->cloths[0];
+      const SceneCloth& a = after->cloths[0];
+      size_t stopped = 0;
+      double closest = 1e30;
+      for (size_t i = 0; i < b.particles.size(); ++i) {
+        const std::array<double, 3> w = clothToWorld(a, a.particles[i]);
+        EXPECT_FALSE(placed.inside(w.data())) << "particle " << i;
+        const double d = placed.distance(w.data());
+        closest = std::min(closest, d);
+        EXPECT_GE(d, thickness * c.minFraction) << "particle " << i;
+        if (std::memcmp(&a.particles[i], &b.particles[i], sizeof(Float4)) != 0) {
+          ++stopped;
+          EXPECT_GT(a.particles[i].y, b.particles[i].y) << "particle " << i;
+        } else {
+          EXPECT_EQ(std::memcmp(&a.prevParticles[i], &b.prevParticles[i], sizeof(Float4)), 0) << i;
+        }
+      }
+      EXPECT_GT(stopped, 20u);
+      EXPECT_LT(stopped, b.particles.size());
+      RecordProperty(std::string("closest_") + backend + (c.rigid ? "_rigid" : "_static"), std::to_string(closest));
+      RecordProperty(std::string("stopped_") + backend + (c.rigid ? "_rigid" : "_static"), static_cast<int>(stopped));
+      std::remove(out.c_str());
+    }
+  }
+  std::remove(staticCopy.c_str());
+  // Continuous collision off: the discrete test sees only the end positions, deep inside or below
+  // the cow, and some particles end inside it.
+  const std::string discreteIn = spotSceneCopy("spot_discrete_in.json", [](std::string& text) {
+    const size_t at = text.find("\"continuous\": true");
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at, 18, "\"continuous\": false");
+  });
+  const std::string out = tempPath("spot_discrete.json");
+  const ToolRun r = runTool("step '" + discreteIn + "' --backend cpu --out '" + out + "'");
+  std::remove(discreteIn.c_str());
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  Result<Scene> after = loadScene(out);
+  ASSERT_TRUE(after) << after.message();
+  const SceneMesh& spot = after->meshes[0];
+  const PlacedMesh placed(spot, *spot.transform);
+  size_t inside = 0;
+  for (const Float4& p : after->cloths[0].particles) {
+    const std::array<double, 3> w = clothToWorld(after->cloths[0], p);
+    inside += placed.inside(w.data());
+  }
+  EXPECT_GT(inside, 0u);
+  RecordProperty("inside_without_ccd", static_cast<int>(inside));
+  std::remove(out.c_str());
+}
+
+// compare covers the mesh stage: both CPU backends agree within kMeshCollisionTolerance; a doctored
+// result fails. Vulkan is left out (and says so) until this build has the stage's Vulkan path, and
+// `step --backend vulkan` refuses the scene (exit 2, no output) unless --skip meshes.
+TEST(SceneStepMeshes, CompareAndVulkanRefusal) {
+  const std::string in = "'" + kSamples + "spot-drape.json'";
+  ToolRun r = runTool("compare " + in);
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("0.0001 (meshes)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("meshes  0     sheet falling onto spot  cpu-simd"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("contacts equal"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("every backend agrees with cpu-scalar"), std::string::npos) << r.output;
+  r = runTool("compare " + in + " --perturb-backend cpu 0.01");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("BEYOND TOLERANCE"), std::string::npos) << r.output;
+  const ToolRun stages = runTool("stages");
+  EXPECT_NE(stages.output.find("meshes  available"), std::string::npos) << stages.output;
+  if (stages.output.find("CPU backends only") != std::string::npos) {
+    const std::string out = tempPath("spot_vulkan.json");
+    r = runTool("step " + in + " --backend vulkan --out '" + out + "'");
+    EXPECT_EQ(r.exitCode, 2) << r.output;
+    EXPECT_NE(r.output.find("no Vulkan path"), std::string::npos) << r.output;
+    EXPECT_FALSE(fileExists(out));
+  }
+}
+
+// The mesh stage on Vulkan (lavapipe here), where this build has it (`vkcollide stages` says so;
+// skipped until MeshCollisionStage is in the library): compare agrees within kMeshCollisionTolerance
+// with equal contacts under the validation layer, and `step --stats` prints the stage's record.
+TEST(SceneCompareVulkan, SpotMeshes) {
+  const ToolRun stages = runTool("stages");
+  if (stages.output.find("CPU backends only") != std::string::npos) {
+    GTEST_SKIP() << "this build runs the meshes stage on the CPU backends only";
+  }
+  const std::string in = "'" + kSamples + "spot-drape.json'";
+  ToolRun r = runTool("compare " + in + " --validation --repeat 2");
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("meshes  0     sheet falling onto spot  vulkan"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("DIFFER"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("every backend agrees with cpu-scalar"), std::string::npos) << r.output;
+  r = runTool("compare " + in + " --perturb-backend vulkan 0.01");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  const std::string out = tempPath("spot_vulkan_stats.json");
+  r = runTool("step " + in + " --backend vulkan --stats --validation --out '" + out + "'");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("ms GPU"), std::string::npos) << r.output;
+  const size_t row = r.output.find("\n  meshes  ", r.output.find("record stats"));
+  ASSERT_NE(row, std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("meshes           0 ", row), std::string::npos) << r.output;  // it dispatched
+  std::remove(out.c_str());
+}
 
 // Bad scenes and usage errors: exit 2, a message naming the problem, no output file.
 TEST(SceneStepErrors, BadScenesExit2WithoutOutput) {

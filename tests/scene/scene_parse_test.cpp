@@ -8,6 +8,7 @@
 #include <random>
 #include <string>
 
+#include "support/scene_text.h"
 #include "vkcollide/scene.h"
 
 namespace vkc {
@@ -28,27 +29,8 @@ const char* kValid = R"({
   ]
 })";
 
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  const size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
-}
-
-// Parses `text`, expects failure and returns the message.
-std::string errorOf(const std::string& text) {
-  Result<Scene> s = parseScene(text);
-  EXPECT_FALSE(s.ok()) << "parsed: " << text;
-  if (s.ok()) return {};
-  EXPECT_EQ(s.error().code, ErrorCode::kInvalidArgument);
-  return s.message();
-}
-
-#define EXPECT_ERROR(text, substring)                                  \
-  do {                                                                 \
-    const std::string vkc_msg = errorOf(text);                         \
-    EXPECT_NE(vkc_msg.find(substring), std::string::npos) << vkc_msg; \
-  } while (0)
+using test::errorOf;
+using test::replaced;
 
 TEST(SceneParse, ValidSceneAndDefaults) {
   Result<Scene> s = parseScene(kValid);
@@ -230,7 +212,7 @@ TEST(SceneParse, IndexRanges) {
 TEST(SceneParse, FormatAndVersion) {
   EXPECT_ERROR(replaced(kValid, R"("vkcollide-scene")", R"("nvcloth-scene")"),
                R"(format: expected "vkcollide-scene", found "nvcloth-scene")");
-  EXPECT_ERROR(replaced(kValid, R"("version": 1)", R"("version": 2)"), "version: unsupported version 2 (this build reads version 1)");
+  EXPECT_ERROR(replaced(kValid, R"("version": 1)", R"("version": 3)"), "version: unsupported version 3 (this build reads versions 1 to 2)");
   EXPECT_ERROR(replaced(kValid, R"("version": 1)", R"("version": 1, "version": 1)"), "version: duplicate key");
 }
 
