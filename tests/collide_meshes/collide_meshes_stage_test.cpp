@@ -267,10 +267,9 @@ TEST_P(MeshStage, TreeKeptBetweenCallsIsBuiltOnceThenRefit) {
   s.meshes[0].surface.thickness = 0.05f;
   s.addParticle(p4(0, 2, 0), p4(0, 0.9f, 0));
   const uint32_t n = static_cast<uint32_t>(m.indices.size() / 3);
-  std::vector<BvhNode> nodes(bvhNodeCount(n));
-  std::vector<Aabb> boxes(n);
-  std::vector<uint32_t> parents(n);
-  bool built = false;
+  OwnedTree tree(n);
+  std::vector<BvhNode>& nodes = tree.nodes;
+  std::vector<Aabb>& boxes = tree.boxes;
   for (int step = 0; step < 3; ++step) {
     // The sphere moves up by 0.1 per step.
     for (size_t v = 0; v < s.meshes[0].vertices.size(); ++v) {
@@ -278,9 +277,9 @@ TEST_P(MeshStage, TreeKeptBetweenCallsIsBuiltOnceThenRefit) {
       s.meshes[0].vertices[v].y += 0.1f;
     }
     MeshCollisionInput in = s.input();
-    in.tree = MeshTree{nodes, boxes, parents, MeshTreeUpdate::kAuto, &built};
+    in.tree = tree.view();
     ASSERT_TRUE(runStage(backend(), ctx(), in).ok());
-    EXPECT_TRUE(built);
+    EXPECT_TRUE(tree.built);
     // Reference: the tree of the world vertices at this step's end (discrete: unswept boxes).
     std::vector<BvhNode> refNodes(nodes.size());
     std::vector<Aabb> refBoxes(n);
@@ -728,10 +727,7 @@ TEST(MeshStageCache, WideTreeKeptBetweenCallsGivesTheScalarResultBitwise) {
       s.addParticle(p4(p.x * 1.3f, p.y * 1.3f, p.z * 1.3f), p);
     }
     const uint32_t n = static_cast<uint32_t>(m.indices.size() / 3);
-    std::vector<BvhNode> nodes(bvhNodeCount(n));
-    std::vector<Aabb> boxes(n);
-    std::vector<uint32_t> parents(n);
-    bool built = false;
+    OwnedTree tree(n);
     for (int step = 0; step < 3; ++step) {
       for (bool continuous : {false, true}) {
         if (motion == MeshMotion::kDeforming) {
@@ -746,7 +742,7 @@ TEST(MeshStageCache, WideTreeKeptBetweenCallsGivesTheScalarResultBitwise) {
         ASSERT_TRUE(collideMeshesCpu(scalar.input(), Backend::kCpuScalar, &wantDebug).ok());
         MeshScene simd = s;
         MeshCollisionInput in = simd.input();
-        in.tree = MeshTree{nodes, boxes, parents, MeshTreeUpdate::kAuto, &built, &cache};
+        in.tree = tree.view(&cache);
         ASSERT_TRUE(collideMeshesCpu(in, Backend::kCpuSimd, &gotDebug).ok());
         EXPECT_EQ(cache.triangles, n);
         EXPECT_FALSE(cache.bytes.empty());

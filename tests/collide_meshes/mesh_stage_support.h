@@ -133,4 +133,16 @@ struct MeshScene {
 
 inline Float4 p4(float x, float y, float z, float w = 1.0f) { return Float4{x, y, z, w}; }
 
+// A mesh tree kept by the caller between calls (MeshTree's spans and `built` flag).
+struct OwnedTree {
+  std::vector<BvhNode> nodes;
+  std::vector<Aabb> boxes;
+  std::vector<uint32_t> parents;
+  bool built = false;
+  explicit OwnedTree(uint32_t triangles) : nodes(bvhNodeCount(triangles)), boxes(triangles), parents(triangles) {}
+  MeshTree view(MeshTreeCache* cache = nullptr) {
+    return MeshTree{nodes, boxes, parents, MeshTreeUpdate::kAuto, &built, cache};
+  }
+};
+
 }  // namespace vkc::test::meshstage
