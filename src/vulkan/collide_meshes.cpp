@@ -581,7 +581,11 @@ Status MeshCollisionStage::run(const MeshCollisionInput& input, MeshCollisionDeb
     copy(s.runUpload.handle(), s.prevParticles.handle(), bytes, 0, bytes);
     VKC_TRY(s.recordValidated(cmd, {s.particles.handle(), 0, bytes}, {s.prevParticles.handle(), 0, bytes}, info,
                               s.queries));
-    // The copies out wait for the passes (the record's closing barrier) and, with no pass, for nothing.
+    // The copies out wait for the passes (the record's closing barrier), or with no pass for the copies in.
+    if (s.last->passes().empty()) {
+      detail::globalBarrier(s.ctx, cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                            VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+    }
     copy(s.particles.handle(), s.readback.handle(), 0, 0, bytes);
     copy(s.prevParticles.handle(), s.readback.handle(), 0, bytes, bytes);
     copy(s.buffers.get(Impl::kInfo, 0).handle(), s.readback.handle(), 0, 2 * bytes, infoBytes);

@@ -430,6 +430,24 @@ TEST_F(MeshRecordVulkan, RecordMatchesRunAndFramesInFlightShareNoWrites) {
   EXPECT_NE(0, std::memcmp(p.data(), s.particles.data(), p.size() * sizeof(Float4)));
 }
 
+TEST_F(MeshStageVulkan, ClothsThatListNoMeshAreUntouchedAndARecordMayHaveNoPass) {
+  Scene s = mixedScene(4);
+  for (auto& l : s.clothMeshLists) l.clear();
+  const Outcome out = runScene(Backend::kVulkan, &ctx(), s, {.continuous = true}, 1);
+  EXPECT_EQ(0, std::memcmp(out.particles.data(), s.particles.data(), s.particles.size() * sizeof(Float4)));
+  EXPECT_EQ(0, std::memcmp(out.prevParticles.data(), s.prevParticles.data(), s.particles.size() * sizeof(Float4)));
+  for (uint32_t c : out.debug.contacts) EXPECT_EQ(c, 0u);
+  // Static meshes only: after the build, a record has no pass at all (nothing to refit, nothing to
+  // collide), and run() still returns the particles unchanged.
+  Scene still = s;
+  for (MeshData& m : still.meshes) {
+    if (m.motion == MeshMotion::kDeforming) m.prevVertices.clear();
+    m.motion = MeshMotion::kStatic;
+  }
+  const Outcome twice = runScene(Backend::kVulkan, &ctx(), still, {}, 2);
+  EXPECT_EQ(0, std::memcmp(twice.particles.data(), s.particles.data(), s.particles.size() * sizeof(Float4)));
+}
+
 TEST_F(MeshRecordVulkan, BadInputIsRefusedNamingTheFieldAndNothingIsRecorded) {
   const Scene s = mixedScene(9);
   auto stage = makeStage(s, 2);
