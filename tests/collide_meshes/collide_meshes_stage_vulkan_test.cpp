@@ -10,6 +10,8 @@
 #include <random>
 #include <vector>
 
+#include "support/device_memory.h"
+#include "support/integration.h"
 #include "support/vulkan_fixture.h"
 #include "vkcollide/collide_meshes.h"
 #include "vulkan/collide_meshes_stage.h"
@@ -446,6 +448,85 @@ TEST_F(MeshStageVulkan, ClothsThatListNoMeshAreUntouchedAndARecordMayHaveNoPass)
   }
   const Outcome twice = runScene(Backend::kVulkan, &ctx(), still, {}, 2);
   EXPECT_EQ(0, std::memcmp(twice.particles.data(), s.particles.data(), s.particles.size() * sizeof(Float4)));
+}
+
+TEST_F(MeshStageVulkan, MemoryRequirementsAreWhatCreateAllocates) {
+  const Scene s = mixedScene(2);
+  const std::vector<MeshLayout> layouts = s.layouts();
+  const std::vector<ClothMeshes> lists = s.clothMeshes();
+  for (uint32_t frames : {1u, 3u}) {
+    const MeshCollisionStageCreateInfo info{.cloths = s.cloths,
+                                            .particleCount = uint32_t(s.particles.size()),
+                                            .meshes = layouts,
+                                            .clothMeshes = lists,
+                                            .framesInFlight = frames};
+    const auto need = expectMemoryRequirementsMatchCreate<MeshCollisionStage>(ctx(), impl(), info, "mesh stage");
+    ASSERT_TRUE(need.has_value());
+    EXPECT_GT(need->deviceLocalBytes, 0u);
+  }
+  MeshCollisionStageCreateInfo bad{.cloths = s.cloths, .particleCount = uint32_t(s.particles.size()),
+                                   .meshes = layouts, .clothMeshes = lists, .framesInFlight = 0};
+  expectErrorNaming(MeshCollisionStage::memoryRequirements(ctx(), bad).status(), "framesInFlight");
+  bad.framesInFlight = 1;
+  std::vector<MeshLayout> vec2 = layouts;
+  vec2[1].vertexStride = 8;
+  bad.meshes = vec2;
+  expectErrorNaming(MeshCollisionStage::create(ctx(), bad).status(), "meshes[1].vertexStride");
+}
+
+TEST_F(MeshStageVulkan, EveryFailingAllocationIsReportedAndLeaksNothing) {
+  const Scene original = mixedScene(3);
+  const MeshCollisionSettings settings{.continuous = true};
+  const Outcome want = runScene(Backend::kCpuScalar, nullptr, original, settings, 1);
+  forEachFailingAllocation(impl(), [&](Context& c, TestDeviceMemory& memory) {
+    std::vector<Float4> p = original.particles, q = original.prevParticles;
+    const std::vector<CollisionMesh> meshes = original.collisionMeshes();
+    const std::vector<ClothMeshes> lists = original.clothMeshes();
+    const std::vector<MeshLayout> layouts = original.layouts();
+    const MeshCollisionInput in{.particles = p, .prevParticles = q, .cloths = original.cloths, .clothMeshes = lists,
+                                .meshes = meshes, .settings = settings};
+    auto stage = MeshCollisionStage::create(c, {.cloths = original.cloths, .particleCount = uint32_t(p.size()),
+                                                .meshes = layouts, .clothMeshes = lists});
+    MeshCollisionDebug debug{{7u}, {9u}};
+    const Status st = stage.ok() ? (*stage)->run(in, &debug) : stage.status();
+    if (st.ok()) {
+      expectNear(p, want.particles, "particles after the failures");
+      return true;
+    }
+    EXPECT_EQ(st.error().code, ErrorCode::kOutOfMemory) << st.message();
+    EXPECT_EQ(0, std::memcmp(p.data(), original.particles.data(), p.size() * sizeof(Float4))) << "written on error";
+    EXPECT_EQ(0, std::memcmp(q.data(), original.prevParticles.data(), q.size() * sizeof(Float4)));
+    EXPECT_EQ(debug.contacts, (std::vector<uint32_t>{7u})) << "debug output written on error";
+    if (stage.ok()) {
+      memory.failAt(-1);
+      const Status again = (*stage)->run(in);
+      EXPECT_TRUE(again.ok()) << again.message();
+    }
+    return false;
+  });
+}
+
+TEST_F(MeshStageVulkan, RunRefusesAnInputOfAnotherLayout) {
+  Scene s = mixedScene(6);
+  const std::vector<MeshLayout> layouts = s.layouts();
+  const std::vector<ClothMeshes> lists = s.clothMeshes();
+  auto stage = MeshCollisionStage::create(ctx(), {.cloths = s.cloths, .particleCount = uint32_t(s.particles.size()),
+                                                  .meshes = layouts, .clothMeshes = lists});
+  ASSERT_TRUE(stage.ok()) << stage.message();
+  s.meshes[1].motion = MeshMotion::kStatic;  // the layout says rigid
+  std::vector<Float4> p = s.particles, q = s.prevParticles;
+  const std::vector<CollisionMesh> meshes = s.collisionMeshes();
+  const Status st = (*stage)->run({.particles = p, .prevParticles = q, .cloths = s.cloths, .clothMeshes = lists,
+                                   .meshes = meshes});
+  expectErrorNaming(st, "layout");
+  EXPECT_EQ(0, std::memcmp(p.data(), s.particles.data(), p.size() * sizeof(Float4)));
+  // A mesh value the CPU validation refuses is refused the same way (the field named).
+  s.meshes[1].motion = MeshMotion::kRigid;
+  s.meshes[0].vertices[3].y = std::nanf("");
+  const std::vector<CollisionMesh> nanMeshes = s.collisionMeshes();
+  expectErrorNaming((*stage)->run({.particles = p, .prevParticles = q, .cloths = s.cloths, .clothMeshes = lists,
+                                   .meshes = nanMeshes}),
+                    "meshes[0].vertices[3].y");
 }
 
 TEST_F(MeshRecordVulkan, BadInputIsRefusedNamingTheFieldAndNothingIsRecorded) {
