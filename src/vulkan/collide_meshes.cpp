@@ -95,7 +95,8 @@ struct MeshCollisionStage::Impl {
   mutable detail::TableUpload upload;
   std::array<bool, kMaxFramesInFlight> built{};  // the frame's tree was built by a record
   // Convenience path.
-  Buffer particles, prevParticles, meshUpload, runUpload, readback;
+  detail::RunParticles staged;
+  Buffer meshUpload;
   detail::TimestampPool queries{ctx};
   std::vector<PassTiming> timings;
   RecordStats lastStats;
@@ -553,23 +554,12 @@ Status MeshCollisionStage::run(const MeshCollisionInput& input, MeshCollisionDeb
   VKC_TRY(s.checkRecord(info));
   const Impl::Plan plan = s.planOf(info.tree, info.settings.continuous, 0);
 
-  const VkDeviceSize bytes = VkDeviceSize{s.particleCount} * sizeof(Float4);
   const VkDeviceSize infoBytes = VkDeviceSize{s.particleCount} * sizeof(gpu::uvec2);
   const uint32_t T = s.T();
   const VkDeviceSize nodeBytes = T > 0 ? VkDeviceSize{bvhNodeCount(T)} * sizeof(BvhNode) : 0;
   const VkDeviceSize boxBytes = VkDeviceSize{T} * sizeof(Aabb), parentBytes = VkDeviceSize{T} * sizeof(uint32_t);
   const VkDeviceSize treeBytes = spans ? nodeBytes + boxBytes + parentBytes : 0;
-  auto ensure = [&](Buffer& b, VkDeviceSize size, MemoryUsage usage) {
-    return alloc.ensureBuffer(b, std::max<VkDeviceSize>(size, 16), usage);
-  };
-  VKC_TRY(ensure(s.particles, bytes, MemoryUsage::kDeviceLocal));
-  VKC_TRY(ensure(s.prevParticles, bytes, MemoryUsage::kDeviceLocal));
-  VKC_TRY(ensure(s.runUpload, 2 * bytes, MemoryUsage::kUpload));
-  VKC_TRY(ensure(s.readback, 2 * bytes + infoBytes + treeBytes, MemoryUsage::kReadback));
-  if (bytes > 0) {
-    std::memcpy(s.runUpload.mapped(), input.particles.data(), bytes);
-    std::memcpy(static_cast<char*>(s.runUpload.mapped()) + bytes, input.prevParticles.data(), bytes);
-  }
+  VKC_TRY(s.staged.prepare(s.ctx, input.particles, input.prevParticles, infoBytes + treeBytes));
   info.sync = detail::copyInCopyOutSync();
   VKC_TRY(s.ctx.submitAndWait([&](VkCommandBuffer cmd) -> Status {
     auto copy = [&](VkBuffer src, VkBuffer dst, VkDeviceSize srcOff, VkDeviceSize dstOff, VkDeviceSize n) {
@@ -577,34 +567,28 @@ Status MeshCollisionStage::run(const MeshCollisionInput& input, MeshCollisionDeb
       const VkBufferCopy region{srcOff, dstOff, n};
       s.ctx.vk.vkCmdCopyBuffer(cmd, src, dst, 1, &region);
     };
-    copy(s.runUpload.handle(), s.particles.handle(), 0, 0, bytes);
-    copy(s.runUpload.handle(), s.prevParticles.handle(), bytes, 0, bytes);
-    VKC_TRY(s.recordValidated(cmd, {s.particles.handle(), 0, bytes}, {s.prevParticles.handle(), 0, bytes}, info,
-                              s.queries));
+    s.staged.copyIn(s.ctx, cmd);
+    VKC_TRY(s.recordValidated(cmd, s.staged.particles(), s.staged.prevParticles(), info, s.queries));
     // The copies out wait for the passes (the record's closing barrier), or with no pass for the copies in.
     if (s.last->passes().empty()) {
       detail::globalBarrier(s.ctx, cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                             VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
     }
-    copy(s.particles.handle(), s.readback.handle(), 0, 0, bytes);
-    copy(s.prevParticles.handle(), s.readback.handle(), 0, bytes, bytes);
-    copy(s.buffers.get(Impl::kInfo, 0).handle(), s.readback.handle(), 0, 2 * bytes, infoBytes);
+    s.staged.copyOut(s.ctx, cmd);
+    const VkDeviceSize o = s.staged.extraOffset();
+    copy(s.buffers.get(Impl::kInfo, 0).handle(), s.staged.readback(), 0, o, infoBytes);
     if (spans && s.bvh) {
-      const VkDeviceSize o = 2 * bytes + infoBytes;
-      copy(s.bvh->nodesBuffer(0).buffer, s.readback.handle(), 0, o, nodeBytes);
-      copy(s.bvh->primitiveBoxesBuffer(0).buffer, s.readback.handle(), 0, o + nodeBytes, boxBytes);
-      copy(s.bvh->leafParentsBuffer(0).buffer, s.readback.handle(), 0, o + nodeBytes + boxBytes, parentBytes);
+      copy(s.bvh->nodesBuffer(0).buffer, s.staged.readback(), 0, o + infoBytes, nodeBytes);
+      copy(s.bvh->primitiveBoxesBuffer(0).buffer, s.staged.readback(), 0, o + infoBytes + nodeBytes, boxBytes);
+      copy(s.bvh->leafParentsBuffer(0).buffer, s.staged.readback(), 0, o + infoBytes + nodeBytes + boxBytes, parentBytes);
     }
     return {};
   }));
   if (!s.last->passes().empty()) VKC_TRY(detail::storeTimings(*s.last, s.queries, s.timings));
-  const char* back = static_cast<const char*>(s.readback.mapped());
-  if (bytes > 0) {
-    std::memcpy(input.particles.data(), back, bytes);
-    std::memcpy(input.prevParticles.data(), back + bytes, bytes);
-  }
+  s.staged.readBack(input.particles, input.prevParticles);
+  const char* back = s.staged.extra();  // the contacts, then the tree
   if (spans) {
-    const char* t = back + 2 * bytes + infoBytes;
+    const char* t = back + infoBytes;
     std::memcpy(tree.nodes.data(), t, nodeBytes);
     std::memcpy(tree.primitiveBoxes.data(), t + nodeBytes, boxBytes);
     std::memcpy(tree.leafParents.data(), t + nodeBytes + boxBytes, parentBytes);
@@ -620,7 +604,7 @@ Status MeshCollisionStage::run(const MeshCollisionInput& input, MeshCollisionDeb
       if (c.meshCount == 0 || !collided) continue;
       for (uint32_t j = 0; j < c.count; ++j) {
         gpu::uvec2 v;
-        std::memcpy(&v, back + 2 * bytes + VkDeviceSize{c.first + j} * sizeof(gpu::uvec2), sizeof v);
+        std::memcpy(&v, back + VkDeviceSize{c.first + j} * sizeof(gpu::uvec2), sizeof v);
         debug->contacts[c.first + j] = v.x;
         debug->lastTriangle[c.first + j] = v.y;
       }
