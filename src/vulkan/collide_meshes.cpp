@@ -335,17 +335,10 @@ struct MeshCollisionStage::Impl {
       lastStats.transfers += 1;
       lastStats.transferBytes += buffers.get(kState, f).size();
     }
-    auto update = [&](uint32_t id, const void* data, VkDeviceSize bytes) {
-      const auto* src = static_cast<const uint8_t*>(data);
-      for (VkDeviceSize off = 0; off < bytes; off += 65536) {
-        ctx.vk.vkCmdUpdateBuffer(cmd, buffers.get(id, f).handle(), off, std::min<VkDeviceSize>(65536, bytes - off),
-                                 src + off);
-        lastStats.transfers += 1;
-      }
-      lastStats.transferBytes += bytes;
-    };
-    update(kMeshes, values.meshes.data(), values.meshes.size() * sizeof(gpu::MeshGpu));
-    update(kSweeps, v.sweeps.data(), v.sweeps.size() * sizeof(gpu::RigidSweep));
+    detail::recordUpdateChunks(ctx, cmd, buffers.get(kMeshes, f).handle(), values.meshes.data(),
+                               values.meshes.size() * sizeof(gpu::MeshGpu), lastStats);
+    detail::recordUpdateChunks(ctx, cmd, buffers.get(kSweeps, f).handle(), v.sweeps.data(),
+                               v.sweeps.size() * sizeof(gpu::RigidSweep), lastStats);
     sync.srcStage |= VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_CLEAR_BIT;
     sync.srcAccess |= VK_ACCESS_2_TRANSFER_WRITE_BIT;
     const Status st = rec.record(cmd, sync, timestampPool, &lastStats);

@@ -155,18 +155,25 @@ class TableUpload {
 // inside the command buffer (vkCmdUpdateBuffer, at most 65536 bytes a call), after earlier compute
 // reads of `dst`; the copy is added to `sync`'s sources so that the Recorder's opening barrier orders
 // it before the passes. The host's array may change as soon as this returns.
-inline void recordUpdate(const ContextImpl& ctx, VkCommandBuffer cmd, VkBuffer dst, const void* data, VkDeviceSize bytes,
-                         RecordSync& sync, RecordStats& stats) {
-  if (bytes == 0) return;
-  globalBarrier(ctx, cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COPY_BIT,
-                VK_ACCESS_2_TRANSFER_WRITE_BIT);
-  stats.barriers += 1;
+// The vkCmdUpdateBuffer calls alone (no barrier, no sync): for a stage that orders several transfers
+// with one barrier of its own.
+inline void recordUpdateChunks(const ContextImpl& ctx, VkCommandBuffer cmd, VkBuffer dst, const void* data,
+                               VkDeviceSize bytes, RecordStats& stats) {
   const auto* src = static_cast<const uint8_t*>(data);
   for (VkDeviceSize off = 0; off < bytes; off += 65536) {
     ctx.vk.vkCmdUpdateBuffer(cmd, dst, off, std::min<VkDeviceSize>(65536, bytes - off), src + off);
     stats.transfers += 1;
   }
   stats.transferBytes += bytes;
+}
+
+inline void recordUpdate(const ContextImpl& ctx, VkCommandBuffer cmd, VkBuffer dst, const void* data, VkDeviceSize bytes,
+                         RecordSync& sync, RecordStats& stats) {
+  if (bytes == 0) return;
+  globalBarrier(ctx, cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COPY_BIT,
+                VK_ACCESS_2_TRANSFER_WRITE_BIT);
+  stats.barriers += 1;
+  recordUpdateChunks(ctx, cmd, dst, data, bytes, stats);
   sync.srcStage |= VK_PIPELINE_STAGE_2_COPY_BIT;
   sync.srcAccess |= VK_ACCESS_2_TRANSFER_WRITE_BIT;
 }
