@@ -15,6 +15,7 @@
 #include "support/vulkan_fixture.h"
 #include "vkcollide/collide_meshes.h"
 #include "vulkan/collide_meshes_stage.h"
+#include "vulkan/recorder.h"
 
 namespace vkc::test {
 namespace {
@@ -527,6 +528,39 @@ TEST_F(MeshStageVulkan, RunRefusesAnInputOfAnotherLayout) {
   expectErrorNaming((*stage)->run({.particles = p, .prevParticles = q, .cloths = s.cloths, .clothMeshes = lists,
                                    .meshes = nanMeshes}),
                     "meshes[0].vertices[3].y");
+}
+
+TEST_F(MeshRecordVulkan, DeviceIndicesOutOfRangeReadTheMeshsLastVertex) {
+  // The host cannot check indices in its buffers: one beyond its mesh reads the mesh's last vertex,
+  // so the tree is the CPU's tree of the same meshes with that index clamped, bit for bit.
+  Scene s = mixedScene(12);
+  auto stage = makeStage(s);
+  ASSERT_NE(stage, nullptr);
+  Uploaded u = uploadScene(s);
+  const uint32_t bad = 5;
+  uint32_t* idx = reinterpret_cast<uint32_t*>(static_cast<char*>(u.buffer.mapped()) + u.records[0].indices.offset);
+  idx[bad] = 1'000'000;
+  const BufferRange nodes = stage->nodesBuffer(0);
+  const uint32_t n = s.triangles();
+  const VkDeviceSize nodeBytes = bvhNodeCount(n) * sizeof(BvhNode);
+  detail::Buffer back = hostBuffer(nodeBytes);
+  submit([&](VkCommandBuffer cmd) {
+    const Status st = stage->record(cmd, {.particles = u.particles, .prevParticles = u.prevParticles,
+                                          .meshes = u.records, .settings = {.continuous = true}});
+    ASSERT_TRUE(st.ok()) << st.message();
+    detail::globalBarrier(impl(), cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT,
+                          VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+    const VkBufferCopy region{nodes.offset, 0, nodeBytes};
+    impl().vk.vkCmdCopyBuffer(cmd, nodes.buffer, back.handle(), 1, &region);
+  });
+  s.meshes[0].indices[bad] = uint32_t(s.meshes[0].vertices.size() - 1);
+  const Outcome want = runScene(Backend::kCpuScalar, nullptr, s, {.continuous = true}, 1);
+  std::vector<BvhNode> got(bvhNodeCount(n));
+  std::memcpy(got.data(), back.mapped(), nodeBytes);
+  EXPECT_TRUE(got == want.nodes) << "the tree differs from the CPU's with the index clamped";
+  // And it differs from the tree without the clamped index (the test can fail).
+  s.meshes[0].indices[bad] = 0;
+  EXPECT_FALSE(runScene(Backend::kCpuScalar, nullptr, s, {.continuous = true}, 1).nodes == got);
 }
 
 TEST_F(MeshRecordVulkan, BadInputIsRefusedNamingTheFieldAndNothingIsRecorded) {
