@@ -121,7 +121,19 @@ void collidePass() {
   if (p >= pc.particleCount) return;
   vec3 newPrev, newCur;
   uvec2 contact;
-  if (meshCollideParticle(pc.collide, tile.firstWord, prevParticles[p], particles[p], newPrev, newCur, contact)) {
+  // The kernel called twice, each with the mode as a constant (the flag holds nothing else): the
+  // compiler specializes each call, so the discrete loop does not carry the continuous queries'
+  // code (on lavapipe the discrete pass is several times faster so).
+  MeshCollidePush k = pc.collide;
+  bool changed;
+  if ((k.flags & kMeshFlagContinuous) != 0u) {
+    k.flags = kMeshFlagContinuous;
+    changed = meshCollideParticle(k, tile.firstWord, prevParticles[p], particles[p], newPrev, newCur, contact);
+  } else {
+    k.flags = 0u;
+    changed = meshCollideParticle(k, tile.firstWord, prevParticles[p], particles[p], newPrev, newCur, contact);
+  }
+  if (changed) {
     particles[p].xyz = newCur;
     prevParticles[p].xyz = newPrev;
   }
