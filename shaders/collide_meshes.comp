@@ -4,15 +4,18 @@
 //   GATHER   one invocation per combined vertex: the vertex copied from the host's buffer (vec4 or
 //            vec3 stride) into the local, world-start and world-end arrays (rigid: the sweep's
 //            transforms at the iteration's ends; deforming: the previous and current copies; static:
-//            the same), the rigid chord bound (atomicMax of its float bits); on a build, also one
-//            invocation per index element: the copied mesh-local index made global (firstVertex +
-//            index, clamped to the mesh). The embedded BVH stage then builds or refits the tree.
+//            the same), the rigid chord bound (subgroup max, then one atomicMax of its float bits per
+//            subgroup); on a build, also one invocation per index element: the copied mesh-local
+//            index made global (firstVertex + index, clamped to the mesh). The embedded BVH stage
+//            then builds or refits the tree.
 //   COLLIDE  one workgroup per tile (up to kMeshGroupSize particles of one cloth that lists meshes):
 //            per particle the kernel of shared/collide_meshes_kernel.h (tree traversal, discrete
 //            rounds or the continuous bounce loop), which the CPU twin (src/cpu/collide_meshes.cpp)
 //            compiles too.
 // Every index read from a buffer is clamped to the table it indexes (push constants hold the sizes).
 #extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
 #include "shared/bvh.h"
 #include "shared/collide_meshes_math.h"
 
@@ -79,7 +82,8 @@ vec3 rawVertex(MeshGpu mesh, uint i, uint section) {
   return vec3(raw[base], raw[base + 1u], raw[base + 2u]);
 }
 
-void gatherVertex(uint v) {
+// Returns the vertex's rigid chord bound (0 for other meshes).
+float gatherVertex(uint v) {
   uint m = meshOf(v, false);
   MeshGpu mesh = meshes[m];
   uint i = clampIndex(v - mesh.firstVertex, mesh.vertexCount);
@@ -91,14 +95,16 @@ void gatherVertex(uint v) {
     precise vec3 end = quatRotate(sweeps[s].rotation[kRigidMaxSteps], x) + vec3(sweeps[s].translation[kRigidMaxSteps]);
     worldStart[v] = vec4(start, 0.0f);
     worldEnd[v] = vec4(end, 0.0f);
-    atomicMax(state[0], floatBitsToUint(rigidChordBound(sweeps[s].angle.x, x)));  // >= 0: bits order as floats
-  } else if (mesh.motion == kMeshMotionDeforming) {
+    return rigidChordBound(sweeps[s].angle.x, x);
+  }
+  if (mesh.motion == kMeshMotionDeforming) {
     worldStart[v] = vec4(rawVertex(mesh, i, 1u), 0.0f);
     worldEnd[v] = vec4(x, 0.0f);
   } else {
     worldStart[v] = vec4(x, 0.0f);
     worldEnd[v] = vec4(x, 0.0f);
   }
+  return 0.0f;
 }
 
 void gatherIndex(uint k) {
@@ -108,8 +114,13 @@ void gatherIndex(uint k) {
 
 void gatherPass() {
   uint i = linearInvocation();
-  if (i < pc.vertexCount) gatherVertex(i);
+  float chord = 0.0f;
+  if (i < pc.vertexCount) chord = gatherVertex(i);
   if ((pc.gatherFlags & kMeshGatherBuild) != 0u && i < 3u * pc.collide.triangleCount) gatherIndex(i);
+  // The largest chord bound: one atomic per subgroup (max is exact; the bounds are >= 0, so their
+  // bits order as the floats do).
+  chord = subgroupMax(chord);
+  if (subgroupElect() && chord > 0.0f) atomicMax(state[0], floatBitsToUint(chord));
 }
 
 void collidePass() {
