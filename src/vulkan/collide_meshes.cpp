@@ -478,6 +478,10 @@ std::vector<uint64_t> detail::meshFrameWrites(MeshCollisionStage& stage, uint32_
   return out;
 }
 
+BufferRange detail::meshStateBuffer(MeshCollisionStage& stage, uint32_t frame) {
+  return Internals::of(stage).whole(MeshCollisionStage::Impl::kState, frame);
+}
+
 Status MeshCollisionStage::run(const MeshCollisionInput& input, MeshCollisionDebug* debug) {
   Impl& s = *impl_;
   s.lastStats = {};

@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "scene/mesh_layout.h"
 #include "support/device_memory.h"
 #include "support/integration.h"
 #include "support/vulkan_fixture.h"
@@ -561,6 +562,47 @@ TEST_F(MeshRecordVulkan, DeviceIndicesOutOfRangeReadTheMeshsLastVertex) {
   // And it differs from the tree without the clamped index (the test can fail).
   s.meshes[0].indices[bad] = 0;
   EXPECT_FALSE(runScene(Backend::kCpuScalar, nullptr, s, {.continuous = true}, 1).nodes == got);
+}
+
+TEST_F(MeshRecordVulkan, RigidChordBoundIsTheLargestOverAllRigidVertices) {
+  // 20 rigid meshes of 16 vertices (several subgroups): the gather's reduction gives the bits of the
+  // largest bound the CPU computes vertex by vertex.
+  const Scene s = manyMeshes(20, MeshMotion::kRigid);
+  auto stage = makeStage(s);
+  ASSERT_NE(stage, nullptr);
+  Uploaded u = uploadScene(s);
+  const BufferRange state = detail::meshStateBuffer(*stage, 0);
+  detail::Buffer back = hostBuffer(16);
+  submit([&](VkCommandBuffer cmd) {
+    const Status st = stage->record(cmd, {.particles = u.particles, .prevParticles = u.prevParticles,
+                                          .meshes = u.records, .settings = {.continuous = true}});
+    ASSERT_TRUE(st.ok()) << st.message();
+    detail::globalBarrier(impl(), cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT,
+                          VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+    const VkBufferCopy region{state.offset, 0, 16};
+    impl().vk.vkCmdCopyBuffer(cmd, state.buffer, back.handle(), 1, &region);
+  });
+  const std::vector<MeshLayout> layouts = s.layouts();
+  const std::vector<ClothMeshes> lists = s.clothMeshes();
+  detail::MeshTables tables = detail::makeMeshTables(layouts, s.cloths, lists);
+  std::vector<MeshSurface> surfaces;
+  std::vector<RigidTransform> transforms, prevTransforms;
+  for (const MeshData& m : s.meshes) {
+    surfaces.push_back(m.surface);
+    transforms.push_back(m.transform);
+    prevTransforms.push_back(m.prevTransform);
+  }
+  const detail::MeshValues values = detail::setMeshValues(tables, surfaces, transforms, prevTransforms);
+  float want = 0;
+  for (size_t m = 0; m < s.meshes.size(); ++m) {
+    for (const Float4& v : s.meshes[m].vertices) {
+      want = std::max(want, gpu::rigidChordBound(values.sweeps[tables.meshes[m].sweep].angle.x, gpu::vec3(v.x, v.y, v.z)));
+    }
+  }
+  EXPECT_GT(want, 0.0f);
+  float got = 0;
+  std::memcpy(&got, back.mapped(), 4);
+  EXPECT_EQ(std::memcmp(&got, &want, 4), 0) << got << " vs " << want;
 }
 
 TEST_F(MeshRecordVulkan, BadInputIsRefusedNamingTheFieldAndNothingIsRecorded) {
