@@ -567,7 +567,8 @@ TEST_F(MeshRecordVulkan, DeviceIndicesOutOfRangeReadTheMeshsLastVertex) {
 TEST_F(MeshRecordVulkan, RigidChordBoundIsTheLargestOverAllRigidVertices) {
   // 20 rigid meshes of 16 vertices (several subgroups): the gather's reduction gives the bits of the
   // largest bound the CPU computes vertex by vertex.
-  const Scene s = manyMeshes(20, MeshMotion::kRigid);
+  Scene s = manyMeshes(20, MeshMotion::kRigid);
+  s.meshes[19].vertices[5] = {2.5f, 1.0f, -0.7f, 0};  // the largest bound, at no subgroup's first lane
   auto stage = makeStage(s);
   ASSERT_NE(stage, nullptr);
   Uploaded u = uploadScene(s);
