@@ -335,6 +335,20 @@ class MeshRecordVulkan : public VulkanTest {
     return st.ok() ? std::move(st.value()) : nullptr;
   }
   Uploaded uploadScene(const Scene& s) { return upload(*this, hostBuffer(bytesOf(s)), s, align()); }
+  // Records one continuous iteration of `u` (frame 0), then copies `bytes` of `src` into a host buffer.
+  detail::Buffer recordAndRead(MeshCollisionStage& stage, const Uploaded& u, const BufferRange& src, VkDeviceSize bytes) {
+    detail::Buffer back = hostBuffer(bytes);
+    submit([&](VkCommandBuffer cmd) {
+      const Status st = stage.record(cmd, {.particles = u.particles, .prevParticles = u.prevParticles,
+                                           .meshes = u.records, .settings = {.continuous = true}});
+      ASSERT_TRUE(st.ok()) << st.message();
+      detail::globalBarrier(impl(), cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT,
+                            VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+      const VkBufferCopy region{src.offset, 0, bytes};
+      impl().vk.vkCmdCopyBuffer(cmd, src.buffer, back.handle(), 1, &region);
+    });
+    return back;
+  }
 
  private:
   std::vector<MeshLayout> layouts_;
@@ -544,16 +558,7 @@ TEST_F(MeshRecordVulkan, DeviceIndicesOutOfRangeReadTheMeshsLastVertex) {
   const BufferRange nodes = stage->nodesBuffer(0);
   const uint32_t n = s.triangles();
   const VkDeviceSize nodeBytes = bvhNodeCount(n) * sizeof(BvhNode);
-  detail::Buffer back = hostBuffer(nodeBytes);
-  submit([&](VkCommandBuffer cmd) {
-    const Status st = stage->record(cmd, {.particles = u.particles, .prevParticles = u.prevParticles,
-                                          .meshes = u.records, .settings = {.continuous = true}});
-    ASSERT_TRUE(st.ok()) << st.message();
-    detail::globalBarrier(impl(), cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT,
-                          VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
-    const VkBufferCopy region{nodes.offset, 0, nodeBytes};
-    impl().vk.vkCmdCopyBuffer(cmd, nodes.buffer, back.handle(), 1, &region);
-  });
+  const detail::Buffer back = recordAndRead(*stage, u, nodes, nodeBytes);
   s.meshes[0].indices[bad] = uint32_t(s.meshes[0].vertices.size() - 1);
   const Outcome want = runScene(Backend::kCpuScalar, nullptr, s, {.continuous = true}, 1);
   std::vector<BvhNode> got(bvhNodeCount(n));
@@ -573,16 +578,7 @@ TEST_F(MeshRecordVulkan, RigidChordBoundIsTheLargestOverAllRigidVertices) {
   ASSERT_NE(stage, nullptr);
   Uploaded u = uploadScene(s);
   const BufferRange state = detail::meshStateBuffer(*stage, 0);
-  detail::Buffer back = hostBuffer(16);
-  submit([&](VkCommandBuffer cmd) {
-    const Status st = stage->record(cmd, {.particles = u.particles, .prevParticles = u.prevParticles,
-                                          .meshes = u.records, .settings = {.continuous = true}});
-    ASSERT_TRUE(st.ok()) << st.message();
-    detail::globalBarrier(impl(), cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT,
-                          VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
-    const VkBufferCopy region{state.offset, 0, 16};
-    impl().vk.vkCmdCopyBuffer(cmd, state.buffer, back.handle(), 1, &region);
-  });
+  const detail::Buffer back = recordAndRead(*stage, u, state, 16);
   const std::vector<MeshLayout> layouts = s.layouts();
   const std::vector<ClothMeshes> lists = s.clothMeshes();
   detail::MeshTables tables = detail::makeMeshTables(layouts, s.cloths, lists);
