@@ -214,7 +214,9 @@ struct MeshCollisionStageCreateInfo {
 
 // One mesh's buffers and motion for one record().
 struct MeshRecord {
-  BufferRange vertices;      // vertexCount * vertexStride bytes (as in CollisionMesh::vertices)
+  // vertexCount * vertexStride bytes (as in CollisionMesh::vertices), TRANSFER_SRC usage (copied, not
+  // bound). Rigid and deforming meshes: copied by every record; static meshes: by a build or a kRefit.
+  BufferRange vertices;
   BufferRange prevVertices;  // deforming: the positions at the iteration's start; else null
   // 3 * triangleCount uint32. Read when the tree is built. The host cannot check device-side
   // indices: an index >= vertexCount reads the mesh's last vertex (never out of bounds).

@@ -170,6 +170,49 @@ struct MeshParticle {
   uint done;
 };
 
+// --- The Vulkan stage (shaders/collide_meshes.comp, src/vulkan/collide_meshes.cpp) ---
+VKC_CONSTANT(uint, kMeshGroupSize, 64u);
+// MeshGpu::flags bit set by the Vulkan stage only: the mesh's vertices are vec3 (12-byte stride) in
+// the raw buffer (the CPU twins never read it).
+VKC_CONSTANT(uint, kMeshFlagVec3, 2u);
+// Passes (specialization constant 0).
+VKC_CONSTANT(uint, kMeshPassGather, 0u);   // one invocation per combined vertex (and index on a build)
+VKC_CONSTANT(uint, kMeshPassCollide, 1u);  // one workgroup per tile (<= kMeshGroupSize particles of one cloth)
+// Bindings of set 0.
+VKC_CONSTANT(uint, kMeshBindingParticles, 0u);      // vec4[particleCount] current positions, w = inverse mass
+VKC_CONSTANT(uint, kMeshBindingPrevParticles, 1u);  // vec4[particleCount] previous positions
+VKC_CONSTANT(uint, kMeshBindingTiles, 2u);          // MeshClothGpu[tileCount]: a tile's particles and its cloth's bit set
+VKC_CONSTANT(uint, kMeshBindingClothWords, 3u);     // uint[clothCount * meshWords]: the cloths' mesh bit sets
+VKC_CONSTANT(uint, kMeshBindingMeshes, 4u);         // MeshGpu[meshCount] (this record's materials)
+VKC_CONSTANT(uint, kMeshBindingSweeps, 5u);         // RigidSweep[max(rigid meshes, 1)]
+VKC_CONSTANT(uint, kMeshBindingRaw, 6u);            // float[]: the copied host vertices (vec4 slot per vertex), then the previous ones
+VKC_CONSTANT(uint, kMeshBindingLocal, 7u);          // vec4[vertexCount]: vertices as given (mesh space for rigid meshes)
+VKC_CONSTANT(uint, kMeshBindingWorldStart, 8u);     // vec4[vertexCount]: world space at the iteration's start
+VKC_CONSTANT(uint, kMeshBindingWorldEnd, 9u);       // vec4[vertexCount]: world space at the iteration's end
+VKC_CONSTANT(uint, kMeshBindingIndices, 10u);       // uint[3 * triangleCount]: copied local indices, made global by a build's gather
+VKC_CONSTANT(uint, kMeshBindingTriangleMesh, 11u);  // uint[triangleCount]: the mesh of each global triangle
+VKC_CONSTANT(uint, kMeshBindingNodes, 12u);         // BvhNode[]: the mesh tree (the embedded BVH stage's output)
+VKC_CONSTANT(uint, kMeshBindingLeafBoxes, 13u);     // Aabb[triangleCount]: its leaf boxes
+VKC_CONSTANT(uint, kMeshBindingState, 14u);         // uint[4]: [0] the float bits of the rigid chord bound (atomicMax)
+VKC_CONSTANT(uint, kMeshBindingInfo, 15u);          // uvec2[particleCount]: contacts, last triangle (debug)
+VKC_CONSTANT(uint, kMeshBindingCount, 16u);
+VKC_CONSTANT(uint, kMeshGatherBuild, 1u);  // MeshStagePush::gatherFlags: a build (the indices are made global)
+
+// The stage's push constants: the kernel's MeshCollidePush, then the gather's and the bounds of the
+// tables (every index read from a buffer is clamped to them).
+struct MeshStagePush {
+  MeshCollidePush collide;
+  uint vertexCount;    // combined vertices
+  uint meshCount;
+  uint sweepCount;     // rigid meshes
+  uint gatherFlags;    // kMeshGather*
+  uint tileCount;
+  uint particleCount;
+  uint clothWordCount;  // clothCount * meshWords
+  uint pad0;
+};
+VKC_CHECK_LAYOUT(MeshStagePush, 64);
+
 VKC_NAMESPACE_END
 
 #endif  // VKC_SHARED_COLLIDE_MESHES_H

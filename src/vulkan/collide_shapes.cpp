@@ -58,7 +58,7 @@ struct ShapeCollisionStage::Impl {
   detail::StageBuffers buffers;
   mutable detail::TableUpload upload;  // recorded by the first Recorder that records these passes
   // Convenience path.
-  Buffer particles, prevParticles, runUpload, readback;
+  detail::RunParticles staged;
   detail::TimestampPool queries{ctx};
   std::vector<PassTiming> timings;
   RecordStats lastStats;  // of the last record() or run()
@@ -430,61 +430,35 @@ Status ShapeCollisionStage::run(const ShapeCollisionInput& input, ShapeCollision
                  "ShapeCollisionStage::run: the input's cloths or particle count differ from the stage's"};
   }
   s.lastStats = {};
-  auto& alloc = *s.ctx.allocator;
-  const VkDeviceSize bytes = VkDeviceSize{s.particleCount} * sizeof(Float4);
   const VkDeviceSize maskBytes = VkDeviceSize{s.layout.maskWordCount} * sizeof(uint32_t);
   const VkDeviceSize convexBytes = VkDeviceSize{s.layout.convexWordCount} * sizeof(uint32_t);
-  auto ensure = [&](Buffer& b, VkDeviceSize size, MemoryUsage usage) {
-    return alloc.ensureBuffer(b, std::max<VkDeviceSize>(size, 16), usage);
-  };
-  VKC_TRY(ensure(s.particles, bytes, MemoryUsage::kDeviceLocal));
-  VKC_TRY(ensure(s.prevParticles, bytes, MemoryUsage::kDeviceLocal));
-  VKC_TRY(ensure(s.runUpload, 2 * bytes, MemoryUsage::kUpload));
-  VKC_TRY(ensure(s.readback, 2 * bytes + maskBytes + convexBytes, MemoryUsage::kReadback));
-  if (bytes > 0) {
-    std::memcpy(s.runUpload.mapped(), input.particles.data(), bytes);
-    std::memcpy(static_cast<char*>(s.runUpload.mapped()) + bytes, input.prevParticles.data(), bytes);
-  }
+  VKC_TRY(s.staged.prepare(s.ctx, input.particles, input.prevParticles, maskBytes + convexBytes));
   const RecordSync sync = detail::copyInCopyOutSync();
   VKC_TRY(s.ctx.submitAndWait([&](VkCommandBuffer cmd) -> Status {
-    if (bytes > 0) {
-      VkBufferCopy region{0, 0, bytes};
-      s.ctx.vk.vkCmdCopyBuffer(cmd, s.runUpload.handle(), s.particles.handle(), 1, &region);
-      region.srcOffset = bytes;
-      s.ctx.vk.vkCmdCopyBuffer(cmd, s.runUpload.handle(), s.prevParticles.handle(), 1, &region);
-    }
-    VKC_TRY(s.recordValidated(cmd, {s.particles.handle(), 0, bytes}, {s.prevParticles.handle(), 0, bytes},
-                              input.colliders, input.settings, sync, 0, s.queries));
-    if (bytes > 0) {
-      VkBufferCopy region{0, 0, bytes};
-      s.ctx.vk.vkCmdCopyBuffer(cmd, s.particles.handle(), s.readback.handle(), 1, &region);
-      region.dstOffset = bytes;
-      s.ctx.vk.vkCmdCopyBuffer(cmd, s.prevParticles.handle(), s.readback.handle(), 1, &region);
-    }
+    s.staged.copyIn(s.ctx, cmd);
+    VKC_TRY(s.recordValidated(cmd, s.staged.particles(), s.staged.prevParticles(), input.colliders, input.settings,
+                              sync, 0, s.queries));
+    s.staged.copyOut(s.ctx, cmd);
     if (maskBytes > 0) {
-      const VkBufferCopy region{0, 2 * bytes, maskBytes};
-      s.ctx.vk.vkCmdCopyBuffer(cmd, s.buffers.get(Impl::kMasks, 0).handle(), s.readback.handle(), 1, &region);
+      const VkBufferCopy region{0, s.staged.extraOffset(), maskBytes};
+      s.ctx.vk.vkCmdCopyBuffer(cmd, s.buffers.get(Impl::kMasks, 0).handle(), s.staged.readback(), 1, &region);
     }
     if (convexBytes > 0) {
-      const VkBufferCopy region{0, 2 * bytes + maskBytes, convexBytes};
-      s.ctx.vk.vkCmdCopyBuffer(cmd, s.buffers.get(Impl::kConvexBits, 0).handle(), s.readback.handle(), 1, &region);
+      const VkBufferCopy region{0, s.staged.extraOffset() + maskBytes, convexBytes};
+      s.ctx.vk.vkCmdCopyBuffer(cmd, s.buffers.get(Impl::kConvexBits, 0).handle(), s.staged.readback(), 1, &region);
     }
     return {};
   }));
   VKC_TRY(detail::storeTimings(*s.last, s.queries, s.timings));  // before any output is written
-  if (bytes > 0) {
-    std::memcpy(input.particles.data(), s.readback.mapped(), bytes);
-    std::memcpy(input.prevParticles.data(), static_cast<const char*>(s.readback.mapped()) + bytes, bytes);
-  }
+  s.staged.readBack(input.particles, input.prevParticles);
   if (debug != nullptr) {
     debug->masks.resize(s.layout.maskWordCount);
-    if (maskBytes > 0) std::memcpy(debug->masks.data(), static_cast<const char*>(s.readback.mapped()) + 2 * bytes, maskBytes);
+    if (maskBytes > 0) std::memcpy(debug->masks.data(), s.staged.extra(), maskBytes);
     debug->maskWords.clear();
     for (const gpu::ShapeCloth& sc : s.layout.cloths) debug->maskWords.push_back(sc.maskWords);
     debug->convexBits.resize(s.layout.convexWordCount);
     if (convexBytes > 0) {
-      std::memcpy(debug->convexBits.data(), static_cast<const char*>(s.readback.mapped()) + 2 * bytes + maskBytes,
-                  convexBytes);
+      std::memcpy(debug->convexBits.data(), s.staged.extra() + maskBytes, convexBytes);
     }
   }
   return {};

@@ -10,6 +10,7 @@
 
 #include "context_impl.h"
 #include "recorder.h"
+#include "util/try.h"
 
 namespace vkc::detail {
 
@@ -154,18 +155,25 @@ class TableUpload {
 // inside the command buffer (vkCmdUpdateBuffer, at most 65536 bytes a call), after earlier compute
 // reads of `dst`; the copy is added to `sync`'s sources so that the Recorder's opening barrier orders
 // it before the passes. The host's array may change as soon as this returns.
-inline void recordUpdate(const ContextImpl& ctx, VkCommandBuffer cmd, VkBuffer dst, const void* data, VkDeviceSize bytes,
-                         RecordSync& sync, RecordStats& stats) {
-  if (bytes == 0) return;
-  globalBarrier(ctx, cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COPY_BIT,
-                VK_ACCESS_2_TRANSFER_WRITE_BIT);
-  stats.barriers += 1;
+// The vkCmdUpdateBuffer calls alone (no barrier, no sync): for a stage that orders several transfers
+// with one barrier of its own.
+inline void recordUpdateChunks(const ContextImpl& ctx, VkCommandBuffer cmd, VkBuffer dst, const void* data,
+                               VkDeviceSize bytes, RecordStats& stats) {
   const auto* src = static_cast<const uint8_t*>(data);
   for (VkDeviceSize off = 0; off < bytes; off += 65536) {
     ctx.vk.vkCmdUpdateBuffer(cmd, dst, off, std::min<VkDeviceSize>(65536, bytes - off), src + off);
     stats.transfers += 1;
   }
   stats.transferBytes += bytes;
+}
+
+inline void recordUpdate(const ContextImpl& ctx, VkCommandBuffer cmd, VkBuffer dst, const void* data, VkDeviceSize bytes,
+                         RecordSync& sync, RecordStats& stats) {
+  if (bytes == 0) return;
+  globalBarrier(ctx, cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COPY_BIT,
+                VK_ACCESS_2_TRANSFER_WRITE_BIT);
+  stats.barriers += 1;
+  recordUpdateChunks(ctx, cmd, dst, data, bytes, stats);
   sync.srcStage |= VK_PIPELINE_STAGE_2_COPY_BIT;
   sync.srcAccess |= VK_ACCESS_2_TRANSFER_WRITE_BIT;
 }
@@ -234,6 +242,61 @@ inline RecordSync copyInCopyOutSync() {
                     .dstStage = VK_PIPELINE_STAGE_2_COPY_BIT,
                     .dstAccess = VK_ACCESS_2_TRANSFER_READ_BIT};
 }
+
+// The convenience path's particles: device copies of the two particle arrays, their staging and a
+// read-back buffer holding them (at 0 and bytes()) and `extraReadback` bytes of the stage's own outputs
+// after them (at extraOffset()). Made or grown on first use; the stage keeps it between runs.
+class RunParticles {
+ public:
+  // Sizes the buffers and writes the particles into the staging buffer.
+  Status prepare(ContextImpl& ctx, std::span<const Float4> particles, std::span<const Float4> prevParticles,
+                 VkDeviceSize extraReadback) {
+    bytes_ = particles.size_bytes();
+    auto ensure = [&](Buffer& b, VkDeviceSize size, MemoryUsage usage) {
+      return ctx.allocator->ensureBuffer(b, std::max<VkDeviceSize>(size, 16), usage);
+    };
+    VKC_TRY(ensure(particles_, bytes_, MemoryUsage::kDeviceLocal));
+    VKC_TRY(ensure(prevParticles_, bytes_, MemoryUsage::kDeviceLocal));
+    VKC_TRY(ensure(upload_, 2 * bytes_, MemoryUsage::kUpload));
+    VKC_TRY(ensure(readback_, 2 * bytes_ + extraReadback, MemoryUsage::kReadback));
+    if (bytes_ > 0) {
+      std::memcpy(upload_.mapped(), particles.data(), bytes_);
+      std::memcpy(static_cast<char*>(upload_.mapped()) + bytes_, prevParticles.data(), bytes_);
+    }
+    return {};
+  }
+  BufferRange particles() const { return {particles_.handle(), 0, bytes_}; }
+  BufferRange prevParticles() const { return {prevParticles_.handle(), 0, bytes_}; }
+  VkBuffer readback() const { return readback_.handle(); }
+  VkDeviceSize extraOffset() const { return 2 * bytes_; }
+  const char* extra() const { return static_cast<const char*>(readback_.mapped()) + 2 * bytes_; }
+  // The copies from the staging buffer into the device copies, and from those into the read-back buffer.
+  void copyIn(const ContextImpl& ctx, VkCommandBuffer cmd) const {
+    copy(ctx, cmd, upload_, 0, particles_, 0);
+    copy(ctx, cmd, upload_, bytes_, prevParticles_, 0);
+  }
+  void copyOut(const ContextImpl& ctx, VkCommandBuffer cmd) const {
+    copy(ctx, cmd, particles_, 0, readback_, 0);
+    copy(ctx, cmd, prevParticles_, 0, readback_, bytes_);
+  }
+  // After the submission: the particles into the host's arrays.
+  void readBack(std::span<Float4> particles, std::span<Float4> prevParticles) const {
+    if (bytes_ == 0) return;
+    std::memcpy(particles.data(), readback_.mapped(), bytes_);
+    std::memcpy(prevParticles.data(), static_cast<const char*>(readback_.mapped()) + bytes_, bytes_);
+  }
+
+ private:
+  void copy(const ContextImpl& ctx, VkCommandBuffer cmd, const Buffer& src, VkDeviceSize srcOffset, const Buffer& dst,
+            VkDeviceSize dstOffset) const {
+    if (bytes_ == 0) return;
+    const VkBufferCopy region{srcOffset, dstOffset, bytes_};
+    ctx.vk.vkCmdCopyBuffer(cmd, src.handle(), dst.handle(), 1, &region);
+  }
+
+  Buffer particles_, prevParticles_, upload_, readback_;
+  VkDeviceSize bytes_ = 0;
+};
 
 // After the submission that recorded `rec` with `pool` completed: each pass's GPU time into `timings`.
 inline Status storeTimings(const Recorder& rec, VkQueryPool pool, std::vector<PassTiming>& timings) {

@@ -23,6 +23,7 @@
 #include "vulkan/pipelines.h"
 #include "shared/bounds_passes.h"
 #include "shared/bvh_passes.h"
+#include "shared/collide_meshes_passes.h"
 #include "shared/collide_shapes_passes.h"
 #include "shared/copy_passes.h"
 #include "shared/inter_collision_passes.h"
@@ -41,7 +42,7 @@ using spirv::ModuleFacts;
 
 const StageDecl* const kStages[] = {&gpu::kBoundsStage, &gpu::kShapesStage, &gpu::kSelfStage,
                                     &gpu::kInterStage,  &gpu::kRadixStage,  &gpu::kCopyStage,
-                                    &gpu::kBvhStage};
+                                    &gpu::kBvhStage,    &gpu::kMeshStage};
 
 std::vector<uint32_t> embedded(const char* name) {
   const std::span<const uint32_t> words = detail::embeddedShader(name);
