@@ -296,7 +296,7 @@ int runBench(Options o) {
           const auto once = [&] {
             std::copy(cloud.cur.begin(), cloud.cur.end(), cur.begin());
             std::copy(cloud.prev.begin(), cloud.prev.end(), prev.begin());
-            if (const Status s = collideMeshesCpu(in, b, &debug); !s) status = s;  // TEMP
+            if (const Status s = collideMeshes(b, owner.get(), in, &debug); !s) status = s;
           };
           once();  // builds the tree (kept by the timed calls)
           if (!status) {
@@ -329,7 +329,7 @@ int runBench(Options o) {
             std::copy(cloud.cur.begin(), cloud.cur.end(), cur.begin());
             std::copy(cloud.prev.begin(), cloud.prev.end(), prev.begin());
             const double t0 = nowMs();
-            if (const Status s = collideMeshesCpu(in, b, nullptr); !s) status = s;  // TEMP
+            if (const Status s = collideMeshes(b, owner.get(), in, nullptr); !s) status = s;
             ms.push_back(nowMs() - t0);
             if (nowMs() - t0 > kBudgetMs / o.reps && rep >= 2) break;
           }

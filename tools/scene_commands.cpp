@@ -57,14 +57,6 @@ constexpr int kExitUsage = 2;
 
 enum class StageId { kShapes, kMeshes, kSelf, kInter };
 
-// Whether this build runs the mesh stage on Vulkan (MeshCollisionStage): VKC_TOOL_MESH_VULKAN, set by
-// tools/CMakeLists.txt while the stage's Vulkan path is being merged (it is set once
-// src/vulkan/collide_meshes.cpp exists). Without it, `step --backend vulkan` refuses a scene whose
-// cloths list meshes (unless --skip meshes), and `compare` runs such a scene on the CPU backends only.
-#ifndef VKC_TOOL_MESH_VULKAN
-#define VKC_TOOL_MESH_VULKAN 0
-#endif
-constexpr bool kMeshStageOnVulkan = VKC_TOOL_MESH_VULKAN != 0;
 
 struct StageDesc {
   StageId id;
@@ -90,10 +82,6 @@ bool stageEnabled(StageId id, const Scene& scene) {
     case StageId::kInter: return scene.settings.interCollision.has_value();
   }
   return false;
-}
-
-bool plansMeshes(const std::vector<const StageDesc*>& stages) {
-  return std::any_of(stages.begin(), stages.end(), [](const StageDesc* s) { return s->id == StageId::kMeshes; });
 }
 
 const StageDesc* findStage(const std::string& name) {
@@ -175,7 +163,6 @@ class Runner {
             *context_, {buffers.cloths, static_cast<uint32_t>(buffers.particles.size()), buffers.colliders});
         if (!stage) return stage.error();
         shapes_ = std::move(*stage);
-#if VKC_TOOL_MESH_VULKAN
       } else if (s->id == StageId::kMeshes && !meshes_) {
         std::vector<MeshLayout> layouts;
         for (const CollisionMesh& m : buffers.meshes) {
@@ -190,7 +177,6 @@ class Runner {
         auto stage = MeshCollisionStage::create(*context_, ci);
         if (!stage) return stage.error();
         meshes_ = std::move(*stage);
-#endif
       } else if (s->id == StageId::kSelf && !self_) {
         SelfCollisionStageCreateInfo ci;
         ci.cloths = buffers.cloths;
@@ -261,7 +247,6 @@ class Runner {
     tree.update = MeshTreeUpdate::kBuild;
     const MeshCollisionSettings settings = meshCollisionSettings(scene.settings);
     if (backend_ == Backend::kVulkan) {
-#if VKC_TOOL_MESH_VULKAN
       const Status st = collideSceneMeshes(buffers, buffers.meshes, settings, tree,
                                            [&](const MeshCollisionInput& in) { return meshes_->run(in, debug); });
       if (!st) return st;
@@ -270,9 +255,6 @@ class Runner {
       out.gpuMs = ns * 1e-6;
       out.stats = meshes_->lastRecordStats();
       return {};
-#else
-      return Error{ErrorCode::kUnsupported, "the meshes stage has no Vulkan path in this build yet (--skip meshes)"};
-#endif
     }
     return collideSceneMeshes(buffers, buffers.meshes, settings, tree,
                               [&](const MeshCollisionInput& in) { return collideMeshesCpu(in, backend_, debug); });
@@ -312,9 +294,7 @@ class Runner {
   Context* context_;
   bool debug_;
   std::unique_ptr<ShapeCollisionStage> shapes_;
-#if VKC_TOOL_MESH_VULKAN
   std::unique_ptr<MeshCollisionStage> meshes_;
-#endif
   std::unique_ptr<SelfCollisionStage> self_;
   std::unique_ptr<InterCollisionStage> inter_;
 };
@@ -555,8 +535,7 @@ const char* sceneUsage() {
 int stagesCommand() {
   std::printf("stages of one collision iteration, in order (each on the particles the one before left):\n");
   for (const StageDesc& s : kStages) {
-    std::printf("  %-7s %-11s enabled by %s%s\n", s.name, s.inThisBuild ? "available" : "not built", s.enabledBy,
-                s.id == StageId::kMeshes && !kMeshStageOnVulkan ? " (CPU backends only in this build)" : "");
+    std::printf("  %-7s %-11s enabled by %s\n", s.name, s.inThisBuild ? "available" : "not built", s.enabledBy);
   }
   return kExitOk;
 }
@@ -606,13 +585,6 @@ int stepCommand(int argc, char** argv) {
   SceneBuffers input;
   double loadMs = 0;
   if (const int rc = prepare(scenePath, skip, scene, stages, input, loadMs); rc != kExitOk) return rc;
-  if (*backend == Backend::kVulkan && !kMeshStageOnVulkan && plansMeshes(stages)) {
-    std::fprintf(stderr,
-                 "vkcollide: %s: the scene enables the meshes stage (a cloth lists meshes), which has no Vulkan path "
-                 "in this build yet (--backend cpu runs it; --skip meshes runs the other stages on Vulkan)\n",
-                 scenePath.c_str());
-    return kExitUsage;
-  }
 
   std::unique_ptr<Context> context;
   if (*backend == Backend::kVulkan) {
@@ -901,11 +873,6 @@ int compareCommand(int argc, char** argv) {
   std::string vulkanError;
   std::unique_ptr<Context> context = createContext(device, validation, &vulkanError);
   std::vector<Backend> backends = {Backend::kCpuScalar, Backend::kCpuSimd};  // the reference first
-  const bool meshesWithoutVulkan = !kMeshStageOnVulkan && plansMeshes(stages);
-  if (context && meshesWithoutVulkan) {
-    vulkanError = "the meshes stage has no Vulkan path in this build yet; --skip meshes compares the other stages on it";
-    context.reset();
-  }
   if (context) backends.push_back(Backend::kVulkan);
   std::printf("compare: %s (loaded in %.1f ms): %zu cloths, %zu particles; stages: %s; repeat %d\n",
               scenePath.c_str(), loadMs, scene.cloths.size(), particleCount(scene), stageList(scene, stages, skip).c_str(), repeat);

@@ -25,8 +25,7 @@ using namespace meshstage;
 using MeshStage = BackendTest;
 
 Status runStage(Backend backend, Context* ctx, const MeshCollisionInput& in, MeshCollisionDebug* debug = nullptr) {
-  (void)ctx;
-  return collideMeshesCpu(in, backend, debug);
+  return collideMeshes(backend, ctx, in, debug);
 }
 
 float len3(float x, float y, float z) { return std::sqrt(x * x + y * y + z * z); }
@@ -756,9 +755,7 @@ TEST(MeshStageCache, WideTreeKeptBetweenCallsGivesTheScalarResultBitwise) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, MeshStage,
-                         ::testing::Values(::vkc::Backend::kCpuScalar, ::vkc::Backend::kCpuSimd),
-                         ::vkc::test::backendName);
+INSTANTIATE_TEST_SUITE_P(Backends, MeshStage, VKC_ALL_BACKENDS);
 
 }  // namespace
 }  // namespace vkc::test
