@@ -5,7 +5,7 @@
 // Geometries: Sphere, Capsule, Cylinder, OrientedBox, Plane (one-sided or two-sided) and PointSet (a
 // range of points in the input's point array). Pairs with a static method (docs/geometry-queries.md
 // has the table): every pair of sphere, capsule, cylinder, box and plane except plane-plane (N/A),
-// cylinder-cylinder, cylinder-box and box-box (not yet implemented: kUnsupported), and a point set
+// cylinder-cylinder and cylinder-box (not yet implemented: kUnsupported), and a point set
 // against each of sphere, capsule, cylinder, box and plane. Point set vs point set is N/A.
 //
 // Contacts: a contact is a pair of elements at the same position of elementsA and elementsB. Each
@@ -15,9 +15,9 @@
 //   - direction: the unit direction in which this side moves to separate (the sides' are opposite);
 //   - depth > 0: how far (touching, depth 0, is no contact); pointB = pointA + directionA * depth.
 // Swapping a query's A and B swaps its elementsA and elementsB exactly (bit for bit).
-// Contacts per query: 1 for the primitive pairs, except box-plane (one per box corner below the
-// plane, up to 8) and capsule-plane (one per end sphere below the plane, up to 2); a point set gives
-// one per point inside the other geometry. Order: by query, then by slot (box corners in the order
+// Contacts per query: 1 for the primitive pairs (box-box too: one point, no manifold yet), except
+// box-plane (one per box corner below the plane, up to 8) and capsule-plane (one per end sphere
+// below the plane, up to 2); a point set gives one per point inside the other geometry. Order: by query, then by slot (box corners in the order
 // x fastest with - before +; capsule ends 0 then 1; points in the set's order): deterministic.
 //
 // Only the CPU twin exists so far (queryGeometriesCpu); the data layouts are those the Vulkan path

@@ -277,15 +277,126 @@ VKC_FN vec3 geomBoxCorner(GeomShape box, uint k) {
   return vec3(box.p0) + geomRotate(box.p1 / sqrt(dot(box.p1, box.p1)), local);
 }
 
+// --- Box vs box: the separating axis test (3 + 3 face axes, 9 edge-edge axes). The axis of least
+// overlap gives the normal and the depth (an edge axis only when it beats the best face axis by more
+// than kGeomBoxEdgeBias, relative: near-ties go to faces). One contact (no manifold yet):
+//  - a face axis: the other box's deepest point (the middle of its deepest edge or face on ties),
+//    held inside the reference face's rectangle;
+//  - an edge axis: the closest points of the two edges.
+VKC_CONSTANT(float, kGeomBoxEdgeBias, 1e-3f);
+VKC_CONSTANT(float, kGeomParallelEps, 1e-6f);
+
+VKC_FN float geomSignOrZero(float v) { return abs(v) <= kGeomParallelEps ? 0.0f : (v > 0.0f ? 1.0f : -1.0f); }
+
+// The box's point farthest along L; the middle of the farthest edge or face on ties.
+VKC_FN vec3 geomBoxSupport(vec3 c, vec3 ax, vec3 ay, vec3 az, vec3 e, vec3 L) {
+  return c + ax * (e.x * geomSignOrZero(dot(ax, L))) + ay * (e.y * geomSignOrZero(dot(ay, L))) +
+         az * (e.z * geomSignOrZero(dot(az, L)));
+}
+
+VKC_FN float geomBoxRadius(vec3 ax, vec3 ay, vec3 az, vec3 e, vec3 L) {
+  return e.x * abs(dot(ax, L)) + e.y * abs(dot(ay, L)) + e.z * abs(dot(az, L));
+}
+
+// p with its coordinates along the reference box's axes other than `normalAxis` clamped to the box.
+VKC_FN vec3 geomClampToFace(vec3 p, vec3 c, vec3 ax, vec3 ay, vec3 az, vec3 e, uint normalAxis) {
+  vec3 d = p - c;
+  float u = dot(d, ax);
+  float v = dot(d, ay);
+  float w = dot(d, az);
+  if (normalAxis != 0u) u = clamp(u, -e.x, e.x);
+  if (normalAxis != 1u) v = clamp(v, -e.y, e.y);
+  if (normalAxis != 2u) w = clamp(w, -e.z, e.z);
+  return c + ax * u + ay * v + az * w;
+}
+
+VKC_FN bool geomBoxBoxContact(GeomShape s, GeomShape t, VKC_OUT(GeomElement) es, VKC_OUT(GeomElement) et) {
+  vec4 qs = s.p1 / sqrt(dot(s.p1, s.p1));
+  vec4 qt = t.p1 / sqrt(dot(t.p1, t.p1));
+  vec3 A[3];
+  vec3 B[3];
+  A[0] = geomRotate(qs, vec3(1.0f, 0.0f, 0.0f));
+  A[1] = geomRotate(qs, vec3(0.0f, 1.0f, 0.0f));
+  A[2] = geomRotate(qs, vec3(0.0f, 0.0f, 1.0f));
+  B[0] = geomRotate(qt, vec3(1.0f, 0.0f, 0.0f));
+  B[1] = geomRotate(qt, vec3(0.0f, 1.0f, 0.0f));
+  B[2] = geomRotate(qt, vec3(0.0f, 0.0f, 1.0f));
+  vec3 cA = vec3(s.p0);
+  vec3 cB = vec3(t.p0);
+  vec3 eA = vec3(s.p2);
+  vec3 eB = vec3(t.p2);
+  vec3 d = cB - cA;
+  float best = 0.0f;
+  vec3 bestAxis = vec3(0.0f);
+  uint kind = 3u;  // 0: a face of s, 1: a face of t, 2: an edge pair, 3: none yet
+  uint bi = 0u;
+  uint bj = 0u;
+  for (uint k = 0u; k < 6u; ++k) {
+    vec3 L = k < 3u ? A[k] : B[k - 3u];
+    float overlap = geomBoxRadius(A[0], A[1], A[2], eA, L) + geomBoxRadius(B[0], B[1], B[2], eB, L) - abs(dot(d, L));
+    if (overlap <= 0.0f) return false;
+    if (kind == 3u || overlap < best) {
+      best = overlap;
+      bestAxis = L;
+      kind = k < 3u ? 0u : 1u;
+      bi = k < 3u ? k : k - 3u;
+    }
+  }
+  float faceBest = best;
+  for (uint i = 0u; i < 3u; ++i) {
+    for (uint j = 0u; j < 3u; ++j) {
+      vec3 L = cross(A[i], B[j]);
+      float len = sqrt(dot(L, L));
+      if (len <= 1e-5f) continue;  // parallel edges: covered by the face axes
+      L = L / len;
+      float overlap = geomBoxRadius(A[0], A[1], A[2], eA, L) + geomBoxRadius(B[0], B[1], B[2], eB, L) - abs(dot(d, L));
+      if (overlap <= 0.0f) return false;
+      if (overlap < best && overlap < faceBest * (1.0f - kGeomBoxEdgeBias)) {
+        best = overlap;
+        bestAxis = L;
+        kind = 2u;
+        bi = i;
+        bj = j;
+      }
+    }
+  }
+  vec3 n = dot(d, bestAxis) < 0.0f ? -bestAxis : bestAxis;  // from s towards t
+  vec3 pA = vec3(0.0f);
+  if (kind == 0u) {
+    vec3 pB = geomBoxSupport(cB, B[0], B[1], B[2], eB, -n);
+    pB = geomClampToFace(pB, cA, A[0], A[1], A[2], eA, bi);
+    pA = pB + n * best;
+  } else if (kind == 1u) {
+    pA = geomBoxSupport(cA, A[0], A[1], A[2], eA, n);
+    pA = geomClampToFace(pA, cB, B[0], B[1], B[2], eB, bi);
+  } else {
+    // The edge of s along A[bi] farthest along n, and the edge of t along B[bj] farthest along -n.
+    vec3 midA = cA;
+    vec3 midB = cB;
+    for (uint k = 0u; k < 3u; ++k) {
+      if (k != bi) midA += A[k] * (eA[k] * (dot(A[k], n) >= 0.0f ? 1.0f : -1.0f));
+      if (k != bj) midB += B[k] * (eB[k] * (dot(B[k], n) <= 0.0f ? 1.0f : -1.0f));
+    }
+    vec3 a0 = midA - A[bi] * eA[bi];
+    vec3 a1 = midA + A[bi] * eA[bi];
+    vec3 b0 = midB - B[bj] * eB[bj];
+    vec3 b1 = midB + B[bj] * eB[bj];
+    vec2 st = geomSegmentSegmentParams(a0, a1, b0, b1);
+    pA = mix(a0, a1, st.x);
+  }
+  es = geomMakeElement(pA, best, -n, kElementPointDirection, kGeomNoIndex);
+  et = geomMakeElement(pA - n * best, best, n, kElementPointDirection, kGeomNoIndex);
+  return true;
+}
+
 // --- Pairs
 
 // Whether the pair of types (lo <= hi) has a static method here. N/A pairs (plane-plane, point
-// set-point set) and the pairs not yet implemented (cylinder-cylinder, cylinder-box, box-box) are not.
+// set-point set) and the pairs not yet implemented (cylinder-cylinder, cylinder-box) are not.
 VKC_FN bool geomPairSupported(uint lo, uint hi) {
   if (lo >= kGeomTypeCount || hi >= kGeomTypeCount) return false;
   if (lo == hi && (lo == kGeomPlane || lo == kGeomPointSet)) return false;
   if (lo == kGeomCylinder && (hi == kGeomCylinder || hi == kGeomOrientedBox)) return false;
-  if (lo == kGeomOrientedBox && hi == kGeomOrientedBox) return false;
   return true;
 }
 
@@ -369,6 +480,7 @@ VKC_FN bool geomCanonicalContact(GeomShape s, GeomShape t, uint slot, vec3 point
     vec3 ball = mix(vec3(s.p0), vec3(s.p1), axisParam);
     return geomBallContact(ball, s.p0.w, geomClosestShape(t, ball), kElementPointDirection, kGeomNoIndex, es, et);
   }
+  if (ts == kGeomOrientedBox && tt == kGeomOrientedBox) return geomBoxBoxContact(s, t, es, et);
   return false;  // unsupported pairs (geomPairSupported)
 }
 
