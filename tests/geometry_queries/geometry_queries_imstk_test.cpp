@@ -95,6 +95,20 @@ TEST(GeometryQueriesImstk, UnidirectionalPlaneToSphereNoIntersection) {
   EXPECT_TRUE(runPair(Geometry::sphere({0, 0, 0, 0.5f}), Geometry::plane(v3(0, -0.75f, 0), v3(0, 1, 0), false)).a.empty());
 }
 
+// CollisionUtils::testPlaneToSphere (imstkCollisionUtilsTest.cpp): a sphere of radius 2 against the
+// plane y = 0, from outside to fully under it. Glancing (touching) is no contact, as in iMSTK.
+TEST(GeometryQueriesImstk, CollisionUtilsPlaneToSphere) {
+  EXPECT_TRUE(runPair(Geometry::sphere({0, 3, 0, 2}), kImstkPlane).a.empty());  // outside
+  EXPECT_TRUE(runPair(Geometry::sphere({0, 2, 0, 2}), kImstkPlane).a.empty());  // glancing
+  const float centres[] = {1, 0, -1, -2};  // a little inside, centre on the plane, plane above it, fully under
+  for (float y : centres) {
+    PairResult r = runPair(Geometry::sphere({0, y, 0, 2}), kImstkPlane);
+    ASSERT_EQ(r.a.size(), 1u) << y;
+    expectElement(r.a[0], kPD, {v3(0, y - 2, 0), v3(0, 1, 0), 2 - y}, kTol, "sphere");
+    expectElement(r.b[0], kPD, {v3(0, 0, 0), v3(0, -1, 0), 2 - y}, kTol, "plane");
+  }
+}
+
 TEST(GeometryQueriesImstk, UnidirectionalPlaneToCapsule) {
   PairResult r = runPair(imstkCapsule(v3(0, 0, 0), 0.1f, 1.0f), kImstkPlane);
   ASSERT_EQ(r.a.size(), 1u);  // only the lower end sphere reaches below the plane
