@@ -14,6 +14,11 @@
 
 VKC_NAMESPACE_BEGIN
 
+#ifdef __cplusplus
+using glm::cos;
+using glm::sin;
+#endif
+
 // Direction used where a direction is undefined (a point at a sphere's centre, coincident centres).
 VKC_CONSTANT(float, kGeomFallbackX, 0.0f);
 VKC_CONSTANT(float, kGeomFallbackY, 0.0f);
@@ -389,14 +394,162 @@ VKC_FN bool geomBoxBoxContact(GeomShape s, GeomShape t, VKC_OUT(GeomElement) es,
   return true;
 }
 
+// --- Cylinder vs cylinder and cylinder vs box: no closed form. The penetration depth is the least
+// overlap over unit directions u, f(u) = g_s(u) + g_t(u) - (c_t - c_s).u, with g the support
+// function of a shape centred at the origin (f <= 0 for some u: separated). It is searched from
+// candidate directions (both shapes' axes, their cross products, the centres' difference and
+// kGeomSphereSamples Fibonacci directions); the kGeomSearchStarts least are refined by a pattern
+// search on the sphere (8 directions around the current one, the step halved down to
+// kGeomSearchMinStep). One contact: the
+// first shape's point farthest along u (the middle of a face or line on ties), and the same point
+// moved back by the depth. A local method: it may stop at a local minimum (tests/geometry_queries:
+// compared with FCL).
+VKC_CONSTANT(uint, kGeomSphereSamples, 64u);
+VKC_CONSTANT(float, kGeomSearchMinStep, 1e-6f);
+VKC_CONSTANT(uint, kGeomSearchMaxSteps, 400u);
+
+VKC_FN uint geomAxisCount(GeomShape s) { return s.info.x == kGeomOrientedBox ? 3u : 1u; }
+
+VKC_FN vec3 geomAxis(GeomShape s, uint i) {
+  if (s.info.x != kGeomOrientedBox) return geomUnit(vec3(s.p1));
+  vec3 e = vec3(0.0f);
+  e[i] = 1.0f;
+  return geomRotate(s.p1 / sqrt(dot(s.p1, s.p1)), e);
+}
+
+// The support function of the shape centred at the origin (box or cylinder), along unit u.
+VKC_FN float geomCentredSupport(GeomShape s, vec3 u) {
+  if (s.info.x == kGeomOrientedBox) {
+    return s.p2.x * abs(dot(geomAxis(s, 0u), u)) + s.p2.y * abs(dot(geomAxis(s, 1u), u)) +
+           s.p2.z * abs(dot(geomAxis(s, 2u), u));
+  }
+  float au = dot(geomAxis(s, 0u), u);
+  return s.p0.w * sqrt(max(1.0f - au * au, 0.0f)) + s.p1.w * abs(au);
+}
+
+VKC_FN float geomOverlapAlong(GeomShape s, GeomShape t, vec3 u) {
+  return geomCentredSupport(s, u) + geomCentredSupport(t, u) - dot(vec3(t.p0) - vec3(s.p0), u);
+}
+
+// The point of a box or cylinder farthest along unit u; the middle of the farthest face or line on ties.
+VKC_FN vec3 geomSupportPoint(GeomShape s, vec3 u) {
+  if (s.info.x == kGeomOrientedBox) {
+    return geomBoxSupport(vec3(s.p0), geomAxis(s, 0u), geomAxis(s, 1u), geomAxis(s, 2u), vec3(s.p2), u);
+  }
+  vec3 a = geomAxis(s, 0u);
+  float au = dot(a, u);
+  vec3 w = u - a * au;
+  float lw = sqrt(dot(w, w));
+  vec3 radial = lw > kGeomParallelEps ? w / lw * s.p0.w : vec3(0.0f);
+  return vec3(s.p0) + a * (s.p1.w * geomSignOrZero(au)) + radial;
+}
+
+// Direction k of the Fibonacci sphere of kGeomSphereSamples points.
+VKC_FN vec3 geomFibonacciDirection(uint k) {
+  float z = 1.0f - (2.0f * float(k) + 1.0f) / float(kGeomSphereSamples);
+  float r = sqrt(max(1.0f - z * z, 0.0f));
+  float phi = 2.3999632f * float(k);  // the golden angle
+  return vec3(r * cos(phi), r * sin(phi), z);
+}
+
+VKC_CONSTANT(uint, kGeomSearchStarts, 6u);  // the best candidates each refined by the pattern search
+
+// The kGeomSearchStarts least overlaps found so far (ascending) and their directions.
+struct GeomStarts {
+  float vals[6];
+  vec3 dirs[6];
+};
+
+// Tries u: false when u separates (overlap <= 0); else inserts it among the starts.
+VKC_FN bool geomTryStart(GeomShape s, GeomShape t, vec3 u, VKC_INOUT(GeomStarts) starts) {
+  float l2 = dot(u, u);
+  if (l2 <= 1e-12f) return true;
+  u = u / sqrt(l2);
+  float f = geomOverlapAlong(s, t, u);
+  if (f <= 0.0f) return false;
+  for (uint k = 0u; k < kGeomSearchStarts; ++k) {
+    if (f < starts.vals[k]) {
+      float fv = starts.vals[k];
+      vec3 fu = starts.dirs[k];
+      starts.vals[k] = f;
+      starts.dirs[k] = u;
+      f = fv;
+      u = fu;
+    }
+  }
+  return true;
+}
+
+// The pattern search from u (overlap f there): false when it meets a separating direction.
+VKC_FN bool geomRefineDirection(GeomShape s, GeomShape t, VKC_INOUT(float) f, VKC_INOUT(vec3) u) {
+  float step = 0.25f;
+  for (uint it = 0u; it < kGeomSearchMaxSteps && step >= kGeomSearchMinStep; ++it) {
+    vec3 t1 = geomPerpendicularTo(u);
+    vec3 t2 = cross(u, t1);
+    vec3 centre = u;
+    for (uint k = 0u; k < 8u; ++k) {
+      float angle = 0.78539816f * float(k);
+      vec3 v = centre + (t1 * cos(angle) + t2 * sin(angle)) * step;
+      v = v / sqrt(dot(v, v));
+      float fv = geomOverlapAlong(s, t, v);
+      if (fv <= 0.0f) return false;
+      if (fv < f) {
+        f = fv;
+        u = v;
+      }
+    }
+    if (u == centre) step *= 0.5f;
+  }
+  return true;
+}
+
+VKC_FN bool geomConvexSearchContact(GeomShape s, GeomShape t, VKC_OUT(GeomElement) es, VKC_OUT(GeomElement) et) {
+  GeomStarts starts;
+  for (uint k = 0u; k < kGeomSearchStarts; ++k) {
+    starts.vals[k] = 3.0e38f;
+    starts.dirs[k] = vec3(0.0f, 0.0f, 1.0f);
+  }
+  for (uint i = 0u; i < geomAxisCount(s); ++i) {
+    vec3 ai = geomAxis(s, i);
+    if (!geomTryStart(s, t, ai, starts) || !geomTryStart(s, t, -ai, starts)) return false;
+    for (uint j = 0u; j < geomAxisCount(t); ++j) {
+      vec3 c = cross(ai, geomAxis(t, j));
+      if (!geomTryStart(s, t, c, starts) || !geomTryStart(s, t, -c, starts)) return false;
+    }
+  }
+  for (uint j = 0u; j < geomAxisCount(t); ++j) {
+    vec3 aj = geomAxis(t, j);
+    if (!geomTryStart(s, t, aj, starts) || !geomTryStart(s, t, -aj, starts)) return false;
+  }
+  if (!geomTryStart(s, t, vec3(t.p0) - vec3(s.p0), starts)) return false;
+  for (uint k = 0u; k < kGeomSphereSamples; ++k) {
+    if (!geomTryStart(s, t, geomFibonacciDirection(k), starts)) return false;
+  }
+  float best = 3.0e38f;
+  vec3 u = vec3(0.0f, 0.0f, 1.0f);
+  for (uint k = 0u; k < kGeomSearchStarts; ++k) {
+    if (starts.vals[k] >= 3.0e38f) continue;
+    float f = starts.vals[k];
+    vec3 v = starts.dirs[k];
+    if (!geomRefineDirection(s, t, f, v)) return false;
+    if (f < best) {
+      best = f;
+      u = v;
+    }
+  }
+  vec3 pS = geomSupportPoint(s, u);
+  es = geomMakeElement(pS, best, -u, kElementPointDirection, kGeomNoIndex);
+  et = geomMakeElement(pS - u * best, best, u, kElementPointDirection, kGeomNoIndex);
+  return true;
+}
+
 // --- Pairs
 
-// Whether the pair of types (lo <= hi) has a static method here. N/A pairs (plane-plane, point
-// set-point set) and the pairs not yet implemented (cylinder-cylinder, cylinder-box) are not.
+// Whether the pair of types (lo <= hi) has a static method here: all but the N/A pairs (plane-plane,
+// point set-point set).
 VKC_FN bool geomPairSupported(uint lo, uint hi) {
   if (lo >= kGeomTypeCount || hi >= kGeomTypeCount) return false;
   if (lo == hi && (lo == kGeomPlane || lo == kGeomPointSet)) return false;
-  if (lo == kGeomCylinder && (hi == kGeomCylinder || hi == kGeomOrientedBox)) return false;
   return true;
 }
 
@@ -481,6 +634,7 @@ VKC_FN bool geomCanonicalContact(GeomShape s, GeomShape t, uint slot, vec3 point
     return geomBallContact(ball, s.p0.w, geomClosestShape(t, ball), kElementPointDirection, kGeomNoIndex, es, et);
   }
   if (ts == kGeomOrientedBox && tt == kGeomOrientedBox) return geomBoxBoxContact(s, t, es, et);
+  if (ts == kGeomCylinder && (tt == kGeomCylinder || tt == kGeomOrientedBox)) return geomConvexSearchContact(s, t, es, et);
   return false;  // unsupported pairs (geomPairSupported)
 }
 

@@ -209,12 +209,8 @@ Status validate(const GeometryQueryInput& in) {
     const uint32_t tb = static_cast<uint32_t>(in.geometries[q.b].type);
     const uint32_t lo = std::min(ta, tb);
     const uint32_t hi = std::max(ta, tb);
-    if (lo == hi && (lo == gpu::kGeomPlane || lo == gpu::kGeomPointSet)) {
-      return invalid(f + ": " + typeName(lo) + " vs " + typeName(hi) + " is not collidable (N/A in the seed's table)");
-    }
     if (!gpu::geomPairSupported(lo, hi)) {
-      return Error{ErrorCode::kUnsupported,
-                   f + ": " + typeName(lo) + " vs " + typeName(hi) + " has no static method yet"};
+      return invalid(f + ": " + typeName(lo) + " vs " + typeName(hi) + " is not collidable (N/A in the seed's table)");
     }
   }
   return {};

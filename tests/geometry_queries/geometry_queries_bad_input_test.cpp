@@ -124,17 +124,6 @@ TEST(GeometryQueriesBadInput, NotApplicablePairs) {
   expectRefused(c, ErrorCode::kInvalidArgument, "queries[2]: point set vs point set is not collidable");
 }
 
-TEST(GeometryQueriesBadInput, PairsWithoutAMethodYet) {
-  Batch b = validBatch();
-  const uint32_t cyl = b.add(Geometry::cylinder(v3(0, 0, 0), v3(0, 1, 0), 1.0f, 1.0f));
-  b.query(1, cyl);
-  expectRefused(b, ErrorCode::kUnsupported, "queries[2]: cylinder vs oriented box has no static method yet");
-  Batch c = validBatch();
-  const uint32_t c0 = c.add(Geometry::cylinder(v3(0, 0, 0), v3(0, 1, 0), 1.0f, 1.0f));
-  c.query(c0, c0);
-  expectRefused(c, ErrorCode::kUnsupported, "queries[2]: cylinder vs cylinder");
-}
-
 TEST(GeometryQueriesBadInput, UnusedFieldsMustBeZero) {
   Batch b = validBatch();
   b.geometries[0].p2.x = 1.0f;

@@ -37,6 +37,9 @@ constexpr double kBand = 1e-4;
 constexpr double kDepthTol = 2e-3;
 constexpr double kSeparationMargin = 1e-3;
 constexpr double kNormalDot = 0.99;
+constexpr double kSearchDepthTol = 1e-2;
+constexpr double kSearchMissRate = 0.005;
+constexpr double kSearchBand = 1e-3;
 
 Eigen::Vector3d vec(Float4 v) { return {v.x, v.y, v.z}; }
 
@@ -132,6 +135,11 @@ enum class Reference {
   kFclDepth,    // FCL's closed-form penetration (halfspace pairs, sphere pairs): |ours - FCL| <= kDepthTol
   kFclBoxBox,   // FCL's box-box (ODE's dBoxBox) prefers face axes unless an edge axis is 5% shallower:
                 // FCL / 1.05 - kDepthTol <= ours <= FCL + kDepthTol
+  kUpperBound,  // cylinder-cylinder, cylinder-box: ours is a local search (docs/geometry-queries.md)
+                // and FCL answers through libccd's EPA; ours may exceed FCL's by up to
+                // kSearchDepthTol, and by more than kDepthTol in at most kSearchMissRate of the pairs
+                // (measured on 10 000 pairs of each: 0.12 % and 0.04 %,
+                // at most 0.008); touching within kSearchBand
   kSegmentGap,  // capsules: FCL's EPA depth overestimates on capsules (up to 0.65 here), so the
                 // reference is the radii minus FCL's distance between the capsule axes (zero-radius
                 // capsules) and the other shape, taken while that distance is > 0 (axis outside);
@@ -151,7 +159,7 @@ double axisDistance(Geometry a, Geometry b) {
 }
 
 struct PairStats {
-  int pairs = 0, apart = 0, hits = 0, compared = 0, banded = 0, tieNormals = 0;
+  int pairs = 0, apart = 0, hits = 0, compared = 0, banded = 0, tieNormals = 0, searchMisses = 0;
   double maxDepthError = 0;
 };
 
@@ -180,7 +188,8 @@ void checkPairs(GeometryType ta, GeometryType tb, int count, uint32_t seed, Refe
       ++stats.apart;
       continue;
     }
-    if (std::max(depth, fcl.depth) < kBand) {
+    const bool search = reference == Reference::kUpperBound;
+    if (std::max(depth, fcl.depth) < (search ? kSearchBand : kBand)) {
       ++stats.banded;
       continue;
     }
@@ -197,9 +206,17 @@ void checkPairs(GeometryType ta, GeometryType tb, int count, uint32_t seed, Refe
     // Our direction separates at our depth, and not before it.
     EXPECT_FALSE(fclCollide(a, b, dirA * (depth + kSeparationMargin)).hit)
         << "pair " << i << ": our direction does not separate at our depth " << depth;
-    if (depth > 2 * kDepthTol) {
-      EXPECT_TRUE(fclCollide(a, b, dirA * (depth - kDepthTol)).hit)
+    const double depthTol = search ? kSearchDepthTol : kDepthTol;
+    if (depth > 2 * depthTol) {
+      EXPECT_TRUE(fclCollide(a, b, dirA * (depth - depthTol)).hit)
           << "pair " << i << ": our direction separates before our depth " << depth;
+    }
+    if (search) {
+      EXPECT_LE(depth, fcl.depth + kSearchDepthTol) << "pair " << i << ": FCL depth " << fcl.depth;
+      if (depth > fcl.depth + kDepthTol) ++stats.searchMisses;
+      stats.maxDepthError = std::max(stats.maxDepthError, std::max(depth - fcl.depth, 0.0));
+      ++stats.compared;
+      continue;
     }
     double expected = fcl.depth;
     if (reference == Reference::kSegmentGap) {
@@ -222,9 +239,11 @@ void checkPairs(GeometryType ta, GeometryType tb, int count, uint32_t seed, Refe
     }
   }
   std::printf("  FCL oracle %u vs %u: %d pairs, %d apart, %d within %.0e of touching, %d in contact, %d depths "
-              "compared (max error %.2e), %d normals differ from FCL's (ties)\n",
-              static_cast<unsigned>(ta), static_cast<unsigned>(tb), stats.pairs, stats.apart, stats.banded, kBand,
-              stats.hits, stats.compared, stats.maxDepthError, stats.tieNormals);
+              "compared (max error %.2e), %d normals differ from FCL's (ties), %d deeper than FCL by > %.0e\n",
+              static_cast<unsigned>(ta), static_cast<unsigned>(tb), stats.pairs, stats.apart, stats.banded,
+              reference == Reference::kUpperBound ? kSearchBand : kBand,
+              stats.hits, stats.compared, stats.maxDepthError, stats.tieNormals, stats.searchMisses, kDepthTol);
+  EXPECT_LE(stats.searchMisses, kSearchMissRate * stats.compared);
   EXPECT_GT(stats.compared, count / 10);  // the random pairs do overlap
 }
 
@@ -241,6 +260,8 @@ TEST(GeometryQueriesFcl, CapsuleCapsule) { checkPairs(T::kCapsule, T::kCapsule, 
 TEST(GeometryQueriesFcl, CapsuleCylinder) { checkPairs(T::kCapsule, T::kCylinder, kPairs, 7, R::kSegmentGap); }
 TEST(GeometryQueriesFcl, CapsuleBox) { checkPairs(T::kCapsule, T::kOrientedBox, kPairs, 8, R::kSegmentGap); }
 TEST(GeometryQueriesFcl, CapsulePlane) { checkPairs(T::kCapsule, T::kPlane, kPairs, 9, R::kFclDepth); }
+TEST(GeometryQueriesFcl, CylinderCylinder) { checkPairs(T::kCylinder, T::kCylinder, kPairs, 13, R::kUpperBound); }
+TEST(GeometryQueriesFcl, CylinderBox) { checkPairs(T::kCylinder, T::kOrientedBox, kPairs, 14, R::kUpperBound); }
 TEST(GeometryQueriesFcl, CylinderPlane) { checkPairs(T::kCylinder, T::kPlane, kPairs, 10, R::kFclDepth); }
 TEST(GeometryQueriesFcl, BoxBox) { checkPairs(T::kOrientedBox, T::kOrientedBox, kPairs, 11, R::kFclBoxBox); }
 TEST(GeometryQueriesFcl, BoxPlane) { checkPairs(T::kOrientedBox, T::kPlane, kPairs, 12, R::kFclDepth); }
