@@ -12,6 +12,7 @@ PACKAGES=(
   libcgal-dev
   libembree-dev
   libtinyobjloader-dev
+  libfcl-dev
 )
 
 missing=()

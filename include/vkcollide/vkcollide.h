@@ -10,6 +10,7 @@
 #include "vkcollide/context.h"
 #include "vkcollide/cost_model.h"
 #include "vkcollide/cpu_executor.h"
+#include "vkcollide/geometry_queries.h"
 #include "vkcollide/inter_collision.h"
 #include "vkcollide/radix_sort.h"
 #include "vkcollide/result.h"

@@ -1,0 +1,155 @@
+// Pairwise collision detection between geometries (shared/seeds/imstk-collision-detection.md, issue
+// 16): a batch of queries (geometry A, geometry B, method), each giving contact elements for a
+// solver, elementsA for A and elementsB for B, as iMSTK's CollisionDetectionAlgorithm does.
+//
+// Geometries: Sphere, Capsule, Cylinder, OrientedBox, Plane (one-sided or two-sided) and PointSet (a
+// range of points in the input's point array). Pairs with a static method (docs/geometry-queries.md
+// has the table): every pair of sphere, capsule, cylinder, box and plane except plane-plane (N/A),
+// and a point set against each of them; point set vs point set is N/A. Cylinder-cylinder and
+// cylinder-box are a local search (docs/geometry-queries.md: its measured error against FCL).
+//
+// Contacts: a contact is a pair of elements at the same position of elementsA and elementsB. Each
+// element is a PointDirection (point, unit direction, depth) or, for a point set's side, a
+// PointIndexDirection (the point's index within its set, with its position, direction, depth):
+//   - point: this side's point deepest inside the other side (a point set: the point itself);
+//   - direction: the unit direction in which this side moves to separate (the sides' are opposite);
+//   - depth > 0: how far (touching, depth 0, is no contact); pointB = pointA + directionA * depth.
+// Swapping a query's A and B swaps its elementsA and elementsB exactly (bit for bit).
+// Contacts per query: 1 for the primitive pairs (box-box too: one point, no manifold yet), except
+// box-plane (one per box corner below the plane, up to 8) and capsule-plane (one per end sphere
+// below the plane, up to 2); a point set gives one per point inside the other geometry. Order: by query, then by slot (box corners in the order
+// x fastest with - before +; capsule ends 0 then 1; points in the set's order): deterministic.
+//
+// Only the CPU twin exists so far (queryGeometriesCpu); the data layouts are those the Vulkan path
+// will use (shaders/shared/geometry_queries.h) and the per-pair arithmetic is written once for both
+// (shaders/shared/geometry_queries_math.h).
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "vkcollide/result.h"
+#include "vkcollide/types.h"
+
+namespace vkc {
+#include "vkcollide/export.h"
+VKC_API_BEGIN
+
+enum class GeometryType : uint32_t {
+  kSphere = 0,
+  kCapsule = 1,
+  kCylinder = 2,
+  kOrientedBox = 3,
+  kPlane = 4,
+  kPointSet = 5,
+};
+
+enum class GeometryMethod : uint32_t {
+  kStatic = 0,  // discrete: the overlap of the geometries as given (continuous methods: later)
+};
+
+enum class ContactElementType : uint32_t {
+  kPointDirection = 0,
+  kPointIndexDirection = 1,
+};
+
+inline constexpr uint32_t kGeometryFlagBidirectional = 1;  // Geometry::flags of a plane: two-sided
+inline constexpr uint32_t kNoPointIndex = 0xFFFFFFFFu;     // ContactElement::index of a PointDirection
+
+// One geometry; the same 64-byte layout as the device's (GeomShape). Fields by type (vectors in
+// xyz; w as noted; fields not listed must be 0). Build them with the functions below.
+//   kSphere:      p0 = centre, p0.w = radius >= 0
+//   kCapsule:     p0, p1 = the ends of its axis segment (the centres of its end spheres), p0.w = radius >= 0
+//   kCylinder:    p0 = centre, p0.w = radius >= 0; p1 = unit axis, p1.w = half height >= 0
+//   kOrientedBox: p0 = centre; p1 = unit rotation quaternion (x, y, z, w), local to world;
+//                 p2 = half extents >= 0
+//   kPlane:       p0 = a point on it; p1 = unit normal (the outside); flags kGeometryFlagBidirectional:
+//                 two-sided (see below)
+//   kPointSet:    first, count: the points input.points[first, first + count)
+// Unit vectors must have length within 1e-3 of 1; they are renormalized before use.
+// Planes: one-sided (the seed's UnidirectionalPlane*): the inside is below the normal and a shape
+// is always pushed along the normal, however deep. Two-sided (Bidirectional*): a shape is pushed to
+// the side of its centre (a capsule's: its segment's middle), so a shape whose centre crosses the
+// plane comes out on the other side (the seed's known weakness). A point has no centre apart from
+// itself: point sets always see a plane as one-sided.
+struct Geometry {
+  Float4 p0;
+  Float4 p1;
+  Float4 p2;
+  GeometryType type = GeometryType::kSphere;
+  uint32_t first = 0;
+  uint32_t count = 0;
+  uint32_t flags = 0;
+
+  static Geometry sphere(Float4 centreRadius);
+  static Geometry capsule(Float4 end0, Float4 end1, float radius);  // end0.w, end1.w ignored
+  static Geometry cylinder(Float4 centre, Float4 axis, float radius, float halfHeight);
+  static Geometry orientedBox(Float4 centre, Float4 rotation, Float4 halfExtents);
+  static Geometry plane(Float4 point, Float4 normal, bool bidirectional);
+  static Geometry pointSet(uint32_t first, uint32_t count);
+};
+static_assert(sizeof(Geometry) == 64);
+
+// One query: indices of its two geometries in GeometryQueryInput::geometries (they may be equal only
+// for types whose pair is supported) and the method.
+struct GeometryQuery {
+  uint32_t a = 0;
+  uint32_t b = 0;
+  GeometryMethod method = GeometryMethod::kStatic;
+  uint32_t pad = 0;
+};
+static_assert(sizeof(GeometryQuery) == 16);
+
+// One side of a contact; the same 48-byte layout as the device's (GeomElement).
+struct ContactElement {
+  Float4 point;      // xyz: see the file comment; w: the depth (> 0)
+  Float4 direction;  // xyz: unit direction in which this side moves; w: 0
+  ContactElementType type = ContactElementType::kPointDirection;
+  uint32_t index = kNoPointIndex;  // PointIndexDirection: the point's index within its set (0 .. count - 1)
+  uint32_t query = 0;              // the query that produced it
+  uint32_t pad = 0;
+};
+static_assert(sizeof(ContactElement) == 48);
+
+// Where a query's contacts are: elementsA[first, first + count) and elementsB likewise. count is the
+// number of contacts found, even when the output overflowed: then only the elements below the
+// output's capacity are written.
+struct ContactRange {
+  uint32_t first = 0;
+  uint32_t count = 0;
+};
+
+struct GeometryQueryInput {
+  std::span<const Geometry> geometries;
+  std::span<const Float4> points;  // the point sets' points (xyz; w ignored)
+  std::span<const GeometryQuery> queries;
+};
+
+// The host's output arrays. elementsA and elementsB must have the same size: the capacity in
+// contacts. ranges: one per query.
+struct GeometryQueryOutput {
+  std::span<ContactElement> elementsA;
+  std::span<ContactElement> elementsB;
+  std::span<ContactRange> ranges;
+};
+
+struct GeometryQueryCounts {
+  uint32_t contacts = 0;  // contacts found (all queries)
+  uint32_t written = 0;   // contacts written: min(contacts, capacity)
+  bool overflow = false;  // contacts > capacity: the output holds the first `written` contacts in order
+};
+
+// Checks everything queryGeometries* reads. Errors (kInvalidArgument) name the field, e.g.
+// "geometries[3].p0.w (radius) is -1: must be >= 0", or the query of an N/A pair
+// ("queries[2]: plane vs plane is not collidable (N/A in the seed's table)").
+Status validate(const GeometryQueryInput& input);
+
+// Runs the batch on the CPU. kCpuScalar and kCpuSimd run the same scalar code for now (the SIMD
+// twin comes with the Vulkan path); kVulkan is refused (kUnsupported). Validates the input and the
+// output's sizes first: on error nothing is written. Elements of the output past `written`, and
+// those of queries with no contact, are left as they were.
+Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, const GeometryQueryOutput& output,
+                                               Backend backend);
+
+VKC_API_END
+}  // namespace vkc

@@ -1,0 +1,99 @@
+// Pairwise geometry queries (include/vkcollide/geometry_queries.h): the geometry, query and contact
+// element layouts and their constants, written once for the CPU twin (src/cpu/geometry_queries.cpp)
+// and the future compute shader. The per-pair arithmetic is in geometry_queries_math.h.
+// Compiled as GLSL and as C++ (common.h).
+//
+// Execution model (both backends): a query (A, B, method) has a fixed number of *slots*
+// (geomSlotCount): 1 for most primitive pairs, 2 for capsule-plane (one per end sphere), 8 for
+// box-plane (one per corner), the point count for a point set. Each slot is evaluated on its own
+// (geomSlotContact) and yields zero or one contact (a pair of elements, one per side). Contacts are
+// stored in (query, slot) order: on the GPU a count pass, a prefix sum and a write pass give the
+// same order as the CPU's loop, with no atomics in the output order.
+#ifndef VKC_SHARED_GEOMETRY_QUERIES_H
+#define VKC_SHARED_GEOMETRY_QUERIES_H
+#include "common.h"
+
+VKC_NAMESPACE_BEGIN
+
+// Geometry types (GeomShape::info.x). The numbering is also the canonical order of a pair: a query
+// is evaluated with the lower type first and its elements swapped back when the caller's order differs.
+VKC_CONSTANT(uint, kGeomSphere, 0u);
+VKC_CONSTANT(uint, kGeomCapsule, 1u);
+VKC_CONSTANT(uint, kGeomCylinder, 2u);
+VKC_CONSTANT(uint, kGeomOrientedBox, 3u);
+VKC_CONSTANT(uint, kGeomPlane, 4u);
+VKC_CONSTANT(uint, kGeomPointSet, 5u);
+VKC_CONSTANT(uint, kGeomTypeCount, 6u);
+
+// GeomShape::info.w flags.
+VKC_CONSTANT(uint, kGeomFlagBidirectional, 1u);  // planes: two-sided (the side of the other shape's centre)
+
+// Query methods (GeomQuery::method).
+VKC_CONSTANT(uint, kGeomMethodStatic, 0u);
+VKC_CONSTANT(uint, kGeomMethodCount, 1u);
+
+// Element types (GeomElement::type), the seed's names.
+VKC_CONSTANT(uint, kElementPointDirection, 0u);
+VKC_CONSTANT(uint, kElementPointIndexDirection, 1u);
+VKC_CONSTANT(uint, kGeomNoIndex, 0xFFFFFFFFu);
+
+// Slots of the non-point-set pairs that give several contacts.
+VKC_CONSTANT(uint, kGeomBoxPlaneSlots, 8u);      // one per box corner
+VKC_CONSTANT(uint, kGeomCapsulePlaneSlots, 2u);  // one per end sphere
+
+// A capsule's deepest point along its axis against a box or a cylinder is found by a golden-section
+// search of the (convex) signed distance along the segment, this many steps: the bracket shrinks by
+// 0.618^steps, below 2^-24 of the segment for 36 steps.
+VKC_CONSTANT(uint, kGeomSegmentSearchSteps, 36u);
+
+// Unit vectors (rotation quaternion, cylinder axis, plane normal) must have length within this of 1.
+VKC_CONSTANT(float, kGeomUnitTolerance, 1e-3f);
+
+// One geometry (64 bytes), its fields by type:
+//   sphere:   p0 = centre xyz, radius w
+//   capsule:  p0 = end 0 xyz, radius w; p1 = end 1 xyz (the segment's ends: the centres of the end spheres)
+//   cylinder: p0 = centre xyz, radius w; p1 = unit axis xyz, half height w
+//   box:      p0 = centre xyz; p1 = unit rotation quaternion (x, y, z, w: local -> world); p2 = half extents xyz
+//   plane:    p0 = a point xyz; p1 = unit normal xyz (the outside); info.w kGeomFlagBidirectional
+//   pointset: info.y = first point in the points array, info.z = point count
+// info.x is the type. Unused fields are 0.
+struct GeomShape {
+  vec4 p0;
+  vec4 p1;
+  vec4 p2;
+  uvec4 info;  // type, first point, point count, flags
+};
+VKC_CHECK_LAYOUT(GeomShape, 64);
+VKC_CHECK_OFFSET(GeomShape, info, 48);
+
+// One query: geometries a and b (indices into the geometry array) and the method.
+struct GeomQuery {
+  uint a;
+  uint b;
+  uint method;
+  uint pad;
+};
+VKC_CHECK_LAYOUT(GeomQuery, 16);
+
+// One side of a contact (48 bytes).
+//   point.xyz: this side's point deepest inside the other side (PointIndexDirection: the point itself);
+//   point.w: penetration depth (> 0);
+//   direction.xyz: unit direction in which this side moves to separate (the other side's is its opposite);
+//   type: kElementPointDirection, or kElementPointIndexDirection for a point set's side;
+//   index: the point's index within its point set (0 .. count - 1), kGeomNoIndex otherwise;
+//   query: the query that produced it.
+// The two sides of one contact satisfy pointB = pointA + directionA * depth.
+struct GeomElement {
+  vec4 point;
+  vec4 direction;
+  uint type;
+  uint index;
+  uint query;
+  uint pad;
+};
+VKC_CHECK_LAYOUT(GeomElement, 48);
+VKC_CHECK_OFFSET(GeomElement, type, 32);
+
+VKC_NAMESPACE_END
+
+#endif  // VKC_SHARED_GEOMETRY_QUERIES_H

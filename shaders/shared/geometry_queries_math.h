@@ -1,0 +1,668 @@
+// The per-pair arithmetic of the geometry queries, written once for the CPU twin
+// (src/cpu/geometry_queries.cpp) and the future compute shader (GLSL: no recursion, no pointers,
+// structs passed by value, `out` parameters through VKC_OUT). Methods follow
+// shared/seeds/imstk-collision-detection.md; where we deviate, the comment says so.
+//
+// Every primitive pair reduces to "a ball (centre c, radius r >= 0) against a surface": the surface
+// point closest to c, the outward unit normal there and the signed distance of c (negative inside)
+// give one contact when r exceeds that distance. A point is a ball of radius 0; a capsule is the ball
+// on its axis nearest to the other shape; a box or a capsule against a plane gives one ball per
+// corner / end sphere.
+#ifndef VKC_SHARED_GEOMETRY_QUERIES_MATH_H
+#define VKC_SHARED_GEOMETRY_QUERIES_MATH_H
+#include "geometry_queries.h"
+
+VKC_NAMESPACE_BEGIN
+
+#ifdef __cplusplus
+using glm::cos;
+using glm::sin;
+#endif
+
+// Direction used where a direction is undefined (a point at a sphere's centre, coincident centres).
+VKC_CONSTANT(float, kGeomFallbackX, 0.0f);
+VKC_CONSTANT(float, kGeomFallbackY, 0.0f);
+VKC_CONSTANT(float, kGeomFallbackZ, 1.0f);
+
+// The closest surface point to a query point: point.xyz the surface point, point.w the signed
+// distance of the query point (negative inside); normal.xyz the outward unit normal of the surface
+// there (the direction from the surface towards the query point when outside).
+struct GeomClosest {
+  vec4 point;
+  vec4 normal;
+};
+
+VKC_FN vec3 geomUnit(vec3 v) { return v / sqrt(dot(v, v)); }
+
+// A unit vector perpendicular to the unit vector a, chosen deterministically.
+VKC_FN vec3 geomPerpendicularTo(vec3 a) {
+  vec3 helper = vec3(0.0f, 0.0f, 1.0f);
+  if (abs(a.z) > abs(a.x) && abs(a.z) > abs(a.y)) helper = vec3(1.0f, 0.0f, 0.0f);
+  return geomUnit(cross(helper, a));
+}
+
+// Rotates v by the unit quaternion q (x, y, z, w), and by its inverse.
+VKC_FN vec3 geomRotate(vec4 q, vec3 v) {
+  vec3 u = vec3(q);
+  vec3 t = cross(u, v) * 2.0f;
+  return v + t * q.w + cross(u, t);
+}
+VKC_FN vec3 geomRotateInverse(vec4 q, vec3 v) { return geomRotate(vec4(-q.x, -q.y, -q.z, q.w), v); }
+
+VKC_FN GeomClosest geomMakeClosest(vec3 surface, vec3 normal, float distance) {
+  GeomClosest c;
+  c.point = vec4(surface, distance);
+  c.normal = vec4(normal, 0.0f);
+  return c;
+}
+
+// --- Closest surface points (the seed's "point vs X" methods; also the signed distance functions).
+
+VKC_FN GeomClosest geomClosestSphere(vec3 centre, float radius, vec3 p) {
+  vec3 d = p - centre;
+  float len = sqrt(dot(d, d));
+  vec3 n = vec3(kGeomFallbackX, kGeomFallbackY, kGeomFallbackZ);
+  if (len > 0.0f) n = d / len;
+  return geomMakeClosest(centre + n * radius, n, len - radius);
+}
+
+// The parameter in [0, 1] of the point of segment [p0, p1] closest to p (0 for a degenerate segment).
+VKC_FN float geomSegmentParam(vec3 p0, vec3 p1, vec3 p) {
+  vec3 e = p1 - p0;
+  float ee = dot(e, e);
+  if (ee <= 0.0f) return 0.0f;
+  return clamp(dot(p - p0, e) / ee, 0.0f, 1.0f);
+}
+
+VKC_FN GeomClosest geomClosestCapsule(vec3 p0, vec3 p1, float radius, vec3 p) {
+  float t = geomSegmentParam(p0, p1, p);
+  return geomClosestSphere(mix(p0, p1, t), radius, p);
+}
+
+// The seed's three cases of a cylinder: wall, cap, rim. Inside the cylinder iMSTK always resolves
+// through the wall; we take the nearer of wall and cap (the wall on a tie), the true closest surface
+// point. A point on the axis takes the wall direction geomPerpendicularTo(axis).
+VKC_FN GeomClosest geomClosestCylinder(vec3 centre, vec3 axis, float radius, float halfHeight, vec3 p) {
+  vec3 d = p - centre;
+  float y = dot(d, axis);
+  vec3 radial = d - axis * y;
+  float rho = sqrt(dot(radial, radial));
+  vec3 u = rho > 0.0f ? radial / rho : geomPerpendicularTo(axis);
+  float ay = abs(y);
+  vec3 capNormal = y >= 0.0f ? axis : -axis;
+  if (ay <= halfHeight && rho <= radius) {
+    float wallDepth = radius - rho;
+    float capDepth = halfHeight - ay;
+    if (wallDepth <= capDepth) return geomMakeClosest(centre + axis * y + u * radius, u, -wallDepth);
+    return geomMakeClosest(p + capNormal * capDepth, capNormal, -capDepth);
+  }
+  if (ay <= halfHeight) return geomMakeClosest(centre + axis * y + u * radius, u, rho - radius);
+  if (rho <= radius) return geomMakeClosest(centre + capNormal * halfHeight + radial, capNormal, ay - halfHeight);
+  vec3 rim = centre + capNormal * halfHeight + u * radius;
+  vec3 off = p - rim;
+  float len = sqrt(dot(off, off));
+  return geomMakeClosest(rim, off / len, len);
+}
+
+// The seed's oriented box rules: outside, the clamped point; inside, the nearest face (x, then y,
+// then z on ties; the + face when the coordinate is 0).
+VKC_FN GeomClosest geomClosestBox(vec3 centre, vec4 rotation, vec3 halfExtents, vec3 p) {
+  vec3 local = geomRotateInverse(rotation, p - centre);
+  vec3 clamped = clamp(local, -halfExtents, halfExtents);
+  vec3 off = local - clamped;
+  float len2 = dot(off, off);
+  if (len2 > 0.0f) {
+    float len = sqrt(len2);
+    return geomMakeClosest(centre + geomRotate(rotation, clamped), geomRotate(rotation, off / len), len);
+  }
+  vec3 faceDepth = halfExtents - abs(local);
+  uint k = 0u;
+  if (faceDepth.y < faceDepth[k]) k = 1u;
+  if (faceDepth.z < faceDepth[k]) k = 2u;
+  vec3 nLocal = vec3(0.0f);
+  float side = local[k] >= 0.0f ? 1.0f : -1.0f;
+  nLocal[k] = side;
+  vec3 surface = local;
+  surface[k] = side * halfExtents[k];
+  return geomMakeClosest(centre + geomRotate(rotation, surface), geomRotate(rotation, nLocal), -faceDepth[k]);
+}
+
+// A plane as one-sided (the caller picks the normal of a two-sided plane: geomPlaneNormalFor).
+VKC_FN GeomClosest geomClosestPlane(vec3 origin, vec3 normal, vec3 p) {
+  float s = dot(p - origin, normal);
+  return geomMakeClosest(p - normal * s, normal, s);
+}
+
+// The outward normal a plane shows to a shape with centre c: its normal, or for a two-sided plane
+// the side of c (the normal itself when c lies on the plane). The seed's known weakness stays: a
+// shape whose centre crosses a two-sided plane is pushed out on the other side.
+VKC_FN vec3 geomPlaneNormalFor(GeomShape plane, vec3 c) {
+  vec3 n = geomUnit(vec3(plane.p1));
+  if ((plane.info.w & kGeomFlagBidirectional) != 0u && dot(c - vec3(plane.p0), n) < 0.0f) return -n;
+  return n;
+}
+
+// The closest point of a sphere, capsule, cylinder or box (the ball partners), unit vectors renormalized.
+VKC_FN GeomClosest geomClosestShape(GeomShape s, vec3 p) {
+  uint type = s.info.x;
+  if (type == kGeomSphere) return geomClosestSphere(vec3(s.p0), s.p0.w, p);
+  if (type == kGeomCapsule) return geomClosestCapsule(vec3(s.p0), vec3(s.p1), s.p0.w, p);
+  if (type == kGeomCylinder) return geomClosestCylinder(vec3(s.p0), geomUnit(vec3(s.p1)), s.p0.w, s.p1.w, p);
+  return geomClosestBox(vec3(s.p0), s.p1 / sqrt(dot(s.p1, s.p1)), vec3(s.p2), p);
+}
+
+// --- Contacts
+
+VKC_FN GeomElement geomMakeElement(vec3 point, float depth, vec3 direction, uint type, uint index) {
+  GeomElement e;
+  e.point = vec4(point, depth);
+  e.direction = vec4(direction, 0.0f);
+  e.type = type;
+  e.index = index;
+  e.query = 0u;
+  e.pad = 0u;
+  return e;
+}
+
+// A ball (centre c, radius r) against the surface whose closest point to c is `cl`: a contact when
+// r exceeds the signed distance (touching is no contact). The ball's element: its point deepest in
+// the other shape, pushed along the surface normal; the other's: the surface point, pushed back.
+VKC_FN bool geomBallContact(vec3 c, float r, GeomClosest cl, uint ballType, uint ballIndex,
+                            VKC_OUT(GeomElement) ball, VKC_OUT(GeomElement) other) {
+  float depth = r - cl.point.w;
+  vec3 n = vec3(cl.normal);
+  ball = geomMakeElement(c - n * r, depth, n, ballType, ballIndex);
+  other = geomMakeElement(vec3(cl.point), depth, -n, kElementPointDirection, kGeomNoIndex);
+  return depth > 0.0f;
+}
+
+// Closest points of two segments [p0, p1] and [q0, q1]: the parameters (s, t). Parallel segments
+// take the middle of their overlap (projected on the first), or the nearer ends: one contact at the
+// centre of the shared length rather than at an arbitrary end.
+VKC_FN vec2 geomSegmentSegmentParams(vec3 p0, vec3 p1, vec3 q0, vec3 q1) {
+  vec3 d1 = p1 - p0;
+  vec3 d2 = q1 - q0;
+  vec3 r = p0 - q0;
+  float a = dot(d1, d1);
+  float e = dot(d2, d2);
+  float f = dot(d2, r);
+  if (a <= 0.0f && e <= 0.0f) return vec2(0.0f);
+  if (a <= 0.0f) return vec2(0.0f, clamp(f / e, 0.0f, 1.0f));
+  float c = dot(d1, r);
+  if (e <= 0.0f) return vec2(clamp(-c / a, 0.0f, 1.0f), 0.0f);
+  float b = dot(d1, d2);
+  float denom = a * e - b * b;
+  float s = 0.0f;
+  if (denom > 1e-6f * a * e) {
+    s = clamp((b * f - c * e) / denom, 0.0f, 1.0f);
+  } else {
+    float sq0 = -c / a;
+    float sq1 = (b - c) / a;
+    float lo = max(min(sq0, sq1), 0.0f);
+    float hi = min(max(sq0, sq1), 1.0f);
+    if (lo <= hi) {
+      s = (lo + hi) * 0.5f;
+    } else {
+      s = max(sq0, sq1) < 0.0f ? 0.0f : 1.0f;
+    }
+  }
+  float t = (b * s + f) / e;
+  if (t < 0.0f) {
+    t = 0.0f;
+    s = clamp(-c / a, 0.0f, 1.0f);
+  } else if (t > 1.0f) {
+    t = 1.0f;
+    s = clamp((b - c) / a, 0.0f, 1.0f);
+  }
+  return vec2(s, t);
+}
+
+// The parameter of the point of segment [p0, p1] deepest in (or nearest to) shape s (box or
+// cylinder): the minimum of the signed distance, convex along the segment, by golden-section search.
+// The capsule then collides as the ball there: exact while the axis stays outside the shape; once
+// the axis enters it, the depth is that of the deepest axis point (a point-based contact, as iMSTK's).
+VKC_FN float geomSegmentDeepestParam(vec3 p0, vec3 p1, GeomShape s) {
+  float lo = 0.0f;
+  float hi = 1.0f;
+  const float g = 0.6180339887f;
+  float x1 = hi - g * (hi - lo);
+  float x2 = lo + g * (hi - lo);
+  float f1 = geomClosestShape(s, mix(p0, p1, x1)).point.w;
+  float f2 = geomClosestShape(s, mix(p0, p1, x2)).point.w;
+  for (uint i = 0u; i < kGeomSegmentSearchSteps; ++i) {
+    if (f1 <= f2) {
+      hi = x2;
+      x2 = x1;
+      f2 = f1;
+      x1 = hi - g * (hi - lo);
+      f1 = geomClosestShape(s, mix(p0, p1, x1)).point.w;
+    } else {
+      lo = x1;
+      x1 = x2;
+      f1 = f2;
+      x2 = lo + g * (hi - lo);
+      f2 = geomClosestShape(s, mix(p0, p1, x2)).point.w;
+    }
+  }
+  // The ends are candidates too (the minimum of a monotone distance lies on an end).
+  float best = (lo + hi) * 0.5f;
+  float fBest = geomClosestShape(s, mix(p0, p1, best)).point.w;
+  float f0 = geomClosestShape(s, p0).point.w;
+  float fEnd = geomClosestShape(s, p1).point.w;
+  if (f0 <= fBest && f0 <= fEnd) return 0.0f;
+  if (fEnd < fBest) return 1.0f;
+  return best;
+}
+
+// The lowest point of a cylinder against a one-sided plane of normal n: on the rim opposite n, at
+// the middle of the lowest generator when the axis is parallel to the plane, at the cap's centre
+// when the axis is along n (a flat cylinder on a plane: one contact at the cap's centre).
+VKC_FN vec3 geomCylinderLowest(GeomShape cyl, vec3 n) {
+  vec3 axis = geomUnit(vec3(cyl.p1));
+  float an = dot(axis, n);
+  float axial = an > 0.0f ? -cyl.p1.w : (an < 0.0f ? cyl.p1.w : 0.0f);
+  vec3 w = n - axis * an;
+  float lw = sqrt(dot(w, w));
+  vec3 radial = lw > 1e-6f ? -w / lw * cyl.p0.w : vec3(0.0f);
+  return vec3(cyl.p0) + axis * axial + radial;
+}
+
+// Whether slot k of a box-plane pair is a distinct corner (a flat box repeats corners: the corner
+// bits of zero extents are skipped).
+VKC_FN bool geomBoxCornerDistinct(vec3 halfExtents, uint k) {
+  for (uint i = 0u; i < 3u; ++i) {
+    if (halfExtents[i] == 0.0f && ((k >> i) & 1u) != 0u) return false;
+  }
+  return true;
+}
+
+VKC_FN vec3 geomBoxCorner(GeomShape box, uint k) {
+  vec3 e = vec3(box.p2);
+  vec3 local = vec3((k & 1u) != 0u ? e.x : -e.x, (k & 2u) != 0u ? e.y : -e.y, (k & 4u) != 0u ? e.z : -e.z);
+  return vec3(box.p0) + geomRotate(box.p1 / sqrt(dot(box.p1, box.p1)), local);
+}
+
+// --- Box vs box: the separating axis test (3 + 3 face axes, 9 edge-edge axes). The axis of least
+// overlap gives the normal and the depth (an edge axis only when it beats the best face axis by more
+// than kGeomBoxEdgeBias, relative: near-ties go to faces). One contact (no manifold yet):
+//  - a face axis: the other box's deepest point (the middle of its deepest edge or face on ties),
+//    held inside the reference face's rectangle;
+//  - an edge axis: the closest points of the two edges.
+VKC_CONSTANT(float, kGeomBoxEdgeBias, 1e-3f);
+VKC_CONSTANT(float, kGeomParallelEps, 1e-6f);
+
+VKC_FN float geomSignOrZero(float v) { return abs(v) <= kGeomParallelEps ? 0.0f : (v > 0.0f ? 1.0f : -1.0f); }
+
+// The box's point farthest along L; the middle of the farthest edge or face on ties.
+VKC_FN vec3 geomBoxSupport(vec3 c, vec3 ax, vec3 ay, vec3 az, vec3 e, vec3 L) {
+  return c + ax * (e.x * geomSignOrZero(dot(ax, L))) + ay * (e.y * geomSignOrZero(dot(ay, L))) +
+         az * (e.z * geomSignOrZero(dot(az, L)));
+}
+
+VKC_FN float geomBoxRadius(vec3 ax, vec3 ay, vec3 az, vec3 e, vec3 L) {
+  return e.x * abs(dot(ax, L)) + e.y * abs(dot(ay, L)) + e.z * abs(dot(az, L));
+}
+
+// p with its coordinates along the reference box's axes other than `normalAxis` clamped to the box.
+VKC_FN vec3 geomClampToFace(vec3 p, vec3 c, vec3 ax, vec3 ay, vec3 az, vec3 e, uint normalAxis) {
+  vec3 d = p - c;
+  float u = dot(d, ax);
+  float v = dot(d, ay);
+  float w = dot(d, az);
+  if (normalAxis != 0u) u = clamp(u, -e.x, e.x);
+  if (normalAxis != 1u) v = clamp(v, -e.y, e.y);
+  if (normalAxis != 2u) w = clamp(w, -e.z, e.z);
+  return c + ax * u + ay * v + az * w;
+}
+
+VKC_FN bool geomBoxBoxContact(GeomShape s, GeomShape t, VKC_OUT(GeomElement) es, VKC_OUT(GeomElement) et) {
+  vec4 qs = s.p1 / sqrt(dot(s.p1, s.p1));
+  vec4 qt = t.p1 / sqrt(dot(t.p1, t.p1));
+  vec3 A[3];
+  vec3 B[3];
+  A[0] = geomRotate(qs, vec3(1.0f, 0.0f, 0.0f));
+  A[1] = geomRotate(qs, vec3(0.0f, 1.0f, 0.0f));
+  A[2] = geomRotate(qs, vec3(0.0f, 0.0f, 1.0f));
+  B[0] = geomRotate(qt, vec3(1.0f, 0.0f, 0.0f));
+  B[1] = geomRotate(qt, vec3(0.0f, 1.0f, 0.0f));
+  B[2] = geomRotate(qt, vec3(0.0f, 0.0f, 1.0f));
+  vec3 cA = vec3(s.p0);
+  vec3 cB = vec3(t.p0);
+  vec3 eA = vec3(s.p2);
+  vec3 eB = vec3(t.p2);
+  vec3 d = cB - cA;
+  float best = 0.0f;
+  vec3 bestAxis = vec3(0.0f);
+  uint kind = 3u;  // 0: a face of s, 1: a face of t, 2: an edge pair, 3: none yet
+  uint bi = 0u;
+  uint bj = 0u;
+  for (uint k = 0u; k < 6u; ++k) {
+    vec3 L = k < 3u ? A[k] : B[k - 3u];
+    float overlap = geomBoxRadius(A[0], A[1], A[2], eA, L) + geomBoxRadius(B[0], B[1], B[2], eB, L) - abs(dot(d, L));
+    if (overlap <= 0.0f) return false;
+    if (kind == 3u || overlap < best) {
+      best = overlap;
+      bestAxis = L;
+      kind = k < 3u ? 0u : 1u;
+      bi = k < 3u ? k : k - 3u;
+    }
+  }
+  float faceBest = best;
+  for (uint i = 0u; i < 3u; ++i) {
+    for (uint j = 0u; j < 3u; ++j) {
+      vec3 L = cross(A[i], B[j]);
+      float len = sqrt(dot(L, L));
+      if (len <= 1e-5f) continue;  // parallel edges: covered by the face axes
+      L = L / len;
+      float overlap = geomBoxRadius(A[0], A[1], A[2], eA, L) + geomBoxRadius(B[0], B[1], B[2], eB, L) - abs(dot(d, L));
+      if (overlap <= 0.0f) return false;
+      if (overlap < best && overlap < faceBest * (1.0f - kGeomBoxEdgeBias)) {
+        best = overlap;
+        bestAxis = L;
+        kind = 2u;
+        bi = i;
+        bj = j;
+      }
+    }
+  }
+  vec3 n = dot(d, bestAxis) < 0.0f ? -bestAxis : bestAxis;  // from s towards t
+  vec3 pA = vec3(0.0f);
+  if (kind == 0u) {
+    vec3 pB = geomBoxSupport(cB, B[0], B[1], B[2], eB, -n);
+    pB = geomClampToFace(pB, cA, A[0], A[1], A[2], eA, bi);
+    pA = pB + n * best;
+  } else if (kind == 1u) {
+    pA = geomBoxSupport(cA, A[0], A[1], A[2], eA, n);
+    pA = geomClampToFace(pA, cB, B[0], B[1], B[2], eB, bi);
+  } else {
+    // The edge of s along A[bi] farthest along n, and the edge of t along B[bj] farthest along -n.
+    vec3 midA = cA;
+    vec3 midB = cB;
+    for (uint k = 0u; k < 3u; ++k) {
+      if (k != bi) midA += A[k] * (eA[k] * (dot(A[k], n) >= 0.0f ? 1.0f : -1.0f));
+      if (k != bj) midB += B[k] * (eB[k] * (dot(B[k], n) <= 0.0f ? 1.0f : -1.0f));
+    }
+    vec3 a0 = midA - A[bi] * eA[bi];
+    vec3 a1 = midA + A[bi] * eA[bi];
+    vec3 b0 = midB - B[bj] * eB[bj];
+    vec3 b1 = midB + B[bj] * eB[bj];
+    vec2 st = geomSegmentSegmentParams(a0, a1, b0, b1);
+    pA = mix(a0, a1, st.x);
+  }
+  es = geomMakeElement(pA, best, -n, kElementPointDirection, kGeomNoIndex);
+  et = geomMakeElement(pA - n * best, best, n, kElementPointDirection, kGeomNoIndex);
+  return true;
+}
+
+// --- Cylinder vs cylinder and cylinder vs box: no closed form. The penetration depth is the least
+// overlap over unit directions u, f(u) = g_s(u) + g_t(u) - (c_t - c_s).u, with g the support
+// function of a shape centred at the origin (f <= 0 for some u: separated). It is searched from
+// candidate directions (both shapes' axes, their cross products, the centres' difference and
+// kGeomSphereSamples Fibonacci directions); the kGeomSearchStarts least are refined by a pattern
+// search on the sphere (8 directions around the current one, the step halved down to
+// kGeomSearchMinStep). One contact: the
+// first shape's point farthest along u (the middle of a face or line on ties), and the same point
+// moved back by the depth. A local method: it may stop at a local minimum (tests/geometry_queries:
+// compared with FCL).
+VKC_CONSTANT(uint, kGeomSphereSamples, 64u);
+VKC_CONSTANT(float, kGeomSearchMinStep, 1e-6f);
+VKC_CONSTANT(uint, kGeomSearchMaxSteps, 400u);
+
+VKC_FN uint geomAxisCount(GeomShape s) { return s.info.x == kGeomOrientedBox ? 3u : 1u; }
+
+VKC_FN vec3 geomAxis(GeomShape s, uint i) {
+  if (s.info.x != kGeomOrientedBox) return geomUnit(vec3(s.p1));
+  vec3 e = vec3(0.0f);
+  e[i] = 1.0f;
+  return geomRotate(s.p1 / sqrt(dot(s.p1, s.p1)), e);
+}
+
+// The support function of the shape centred at the origin (box or cylinder), along unit u.
+VKC_FN float geomCentredSupport(GeomShape s, vec3 u) {
+  if (s.info.x == kGeomOrientedBox) {
+    return s.p2.x * abs(dot(geomAxis(s, 0u), u)) + s.p2.y * abs(dot(geomAxis(s, 1u), u)) +
+           s.p2.z * abs(dot(geomAxis(s, 2u), u));
+  }
+  float au = dot(geomAxis(s, 0u), u);
+  return s.p0.w * sqrt(max(1.0f - au * au, 0.0f)) + s.p1.w * abs(au);
+}
+
+VKC_FN float geomOverlapAlong(GeomShape s, GeomShape t, vec3 u) {
+  return geomCentredSupport(s, u) + geomCentredSupport(t, u) - dot(vec3(t.p0) - vec3(s.p0), u);
+}
+
+// The point of a box or cylinder farthest along unit u; the middle of the farthest face or line on ties.
+VKC_FN vec3 geomSupportPoint(GeomShape s, vec3 u) {
+  if (s.info.x == kGeomOrientedBox) {
+    return geomBoxSupport(vec3(s.p0), geomAxis(s, 0u), geomAxis(s, 1u), geomAxis(s, 2u), vec3(s.p2), u);
+  }
+  vec3 a = geomAxis(s, 0u);
+  float au = dot(a, u);
+  vec3 w = u - a * au;
+  float lw = sqrt(dot(w, w));
+  vec3 radial = lw > kGeomParallelEps ? w / lw * s.p0.w : vec3(0.0f);
+  return vec3(s.p0) + a * (s.p1.w * geomSignOrZero(au)) + radial;
+}
+
+// Direction k of the Fibonacci sphere of kGeomSphereSamples points.
+VKC_FN vec3 geomFibonacciDirection(uint k) {
+  float z = 1.0f - (2.0f * float(k) + 1.0f) / float(kGeomSphereSamples);
+  float r = sqrt(max(1.0f - z * z, 0.0f));
+  float phi = 2.3999632f * float(k);  // the golden angle
+  return vec3(r * cos(phi), r * sin(phi), z);
+}
+
+VKC_CONSTANT(uint, kGeomSearchStarts, 6u);  // the best candidates each refined by the pattern search
+
+// The kGeomSearchStarts least overlaps found so far (ascending) and their directions.
+struct GeomStarts {
+  float vals[6];
+  vec3 dirs[6];
+};
+
+// Tries u: false when u separates (overlap <= 0); else inserts it among the starts.
+VKC_FN bool geomTryStart(GeomShape s, GeomShape t, vec3 u, VKC_INOUT(GeomStarts) starts) {
+  float l2 = dot(u, u);
+  if (l2 <= 1e-12f) return true;
+  u = u / sqrt(l2);
+  float f = geomOverlapAlong(s, t, u);
+  if (f <= 0.0f) return false;
+  for (uint k = 0u; k < kGeomSearchStarts; ++k) {
+    if (f < starts.vals[k]) {
+      float fv = starts.vals[k];
+      vec3 fu = starts.dirs[k];
+      starts.vals[k] = f;
+      starts.dirs[k] = u;
+      f = fv;
+      u = fu;
+    }
+  }
+  return true;
+}
+
+// The pattern search from u (overlap f there): false when it meets a separating direction.
+VKC_FN bool geomRefineDirection(GeomShape s, GeomShape t, VKC_INOUT(float) f, VKC_INOUT(vec3) u) {
+  float step = 0.25f;
+  for (uint it = 0u; it < kGeomSearchMaxSteps && step >= kGeomSearchMinStep; ++it) {
+    vec3 t1 = geomPerpendicularTo(u);
+    vec3 t2 = cross(u, t1);
+    vec3 centre = u;
+    for (uint k = 0u; k < 8u; ++k) {
+      float angle = 0.78539816f * float(k);
+      vec3 v = centre + (t1 * cos(angle) + t2 * sin(angle)) * step;
+      v = v / sqrt(dot(v, v));
+      float fv = geomOverlapAlong(s, t, v);
+      if (fv <= 0.0f) return false;
+      if (fv < f) {
+        f = fv;
+        u = v;
+      }
+    }
+    if (u == centre) step *= 0.5f;
+  }
+  return true;
+}
+
+VKC_FN bool geomConvexSearchContact(GeomShape s, GeomShape t, VKC_OUT(GeomElement) es, VKC_OUT(GeomElement) et) {
+  GeomStarts starts;
+  for (uint k = 0u; k < kGeomSearchStarts; ++k) {
+    starts.vals[k] = 3.0e38f;
+    starts.dirs[k] = vec3(0.0f, 0.0f, 1.0f);
+  }
+  for (uint i = 0u; i < geomAxisCount(s); ++i) {
+    vec3 ai = geomAxis(s, i);
+    if (!geomTryStart(s, t, ai, starts) || !geomTryStart(s, t, -ai, starts)) return false;
+    for (uint j = 0u; j < geomAxisCount(t); ++j) {
+      vec3 c = cross(ai, geomAxis(t, j));
+      if (!geomTryStart(s, t, c, starts) || !geomTryStart(s, t, -c, starts)) return false;
+    }
+  }
+  for (uint j = 0u; j < geomAxisCount(t); ++j) {
+    vec3 aj = geomAxis(t, j);
+    if (!geomTryStart(s, t, aj, starts) || !geomTryStart(s, t, -aj, starts)) return false;
+  }
+  if (!geomTryStart(s, t, vec3(t.p0) - vec3(s.p0), starts)) return false;
+  for (uint k = 0u; k < kGeomSphereSamples; ++k) {
+    if (!geomTryStart(s, t, geomFibonacciDirection(k), starts)) return false;
+  }
+  float best = 3.0e38f;
+  vec3 u = vec3(0.0f, 0.0f, 1.0f);
+  for (uint k = 0u; k < kGeomSearchStarts; ++k) {
+    if (starts.vals[k] >= 3.0e38f) continue;
+    float f = starts.vals[k];
+    vec3 v = starts.dirs[k];
+    if (!geomRefineDirection(s, t, f, v)) return false;
+    if (f < best) {
+      best = f;
+      u = v;
+    }
+  }
+  vec3 pS = geomSupportPoint(s, u);
+  es = geomMakeElement(pS, best, -u, kElementPointDirection, kGeomNoIndex);
+  et = geomMakeElement(pS - u * best, best, u, kElementPointDirection, kGeomNoIndex);
+  return true;
+}
+
+// --- Pairs
+
+// Whether the pair of types (lo <= hi) has a static method here: all but the N/A pairs (plane-plane,
+// point set-point set).
+VKC_FN bool geomPairSupported(uint lo, uint hi) {
+  if (lo >= kGeomTypeCount || hi >= kGeomTypeCount) return false;
+  if (lo == hi && (lo == kGeomPlane || lo == kGeomPointSet)) return false;
+  return true;
+}
+
+VKC_FN uint geomSlotCount(GeomShape a, GeomShape b) {
+  uint lo = min(a.info.x, b.info.x);
+  uint hi = max(a.info.x, b.info.x);
+  if (!geomPairSupported(lo, hi)) return 0u;
+  if (hi == kGeomPointSet) return a.info.x == kGeomPointSet ? a.info.z : b.info.z;
+  if (lo == kGeomOrientedBox && hi == kGeomPlane) return kGeomBoxPlaneSlots;
+  if (lo == kGeomCapsule && hi == kGeomPlane) return kGeomCapsulePlaneSlots;
+  return 1u;
+}
+
+// Lexicographic order of two geometries of one type (p0, p1, p2, flags): the canonical order of a
+// same-type pair, so that swapping a query's inputs swaps its elements bit for bit.
+VKC_FN int geomCompareVec4(vec4 a, vec4 b) {
+  for (uint i = 0u; i < 4u; ++i) {
+    if (a[i] < b[i]) return -1;
+    if (a[i] > b[i]) return 1;
+  }
+  return 0;
+}
+VKC_FN bool geomShapeLess(GeomShape a, GeomShape b) {
+  int c = geomCompareVec4(a.p0, b.p0);
+  if (c == 0) c = geomCompareVec4(a.p1, b.p1);
+  if (c == 0) c = geomCompareVec4(a.p2, b.p2);
+  if (c == 0) return a.info.w < b.info.w;
+  return c < 0;
+}
+
+// A pair in canonical order (s.info.x <= t.info.x). `point` is the slot's point when t is a point set.
+VKC_FN bool geomCanonicalContact(GeomShape s, GeomShape t, uint slot, vec3 point, VKC_OUT(GeomElement) es,
+                                 VKC_OUT(GeomElement) et) {
+  uint ts = s.info.x;
+  uint tt = t.info.x;
+  es = geomMakeElement(vec3(0.0f), 0.0f, vec3(0.0f), kElementPointDirection, kGeomNoIndex);
+  et = es;
+  if (tt == kGeomPointSet) {
+    GeomClosest cl;
+    if (ts == kGeomPlane) {
+      cl = geomClosestPlane(vec3(s.p0), geomUnit(vec3(s.p1)), point);  // one-sided for points
+    } else {
+      cl = geomClosestShape(s, point);
+    }
+    return geomBallContact(point, 0.0f, cl, kElementPointIndexDirection, slot, et, es);
+  }
+  if (tt == kGeomPlane) {
+    vec3 c = vec3(s.p0);
+    if (ts == kGeomCapsule) c = (vec3(s.p0) + vec3(s.p1)) * 0.5f;
+    vec3 n = geomPlaneNormalFor(t, c);
+    vec3 o = vec3(t.p0);
+    if (ts == kGeomSphere) return geomBallContact(c, s.p0.w, geomClosestPlane(o, n, c), kElementPointDirection, kGeomNoIndex, es, et);
+    if (ts == kGeomCapsule) {
+      vec3 end = slot == 0u ? vec3(s.p0) : vec3(s.p1);
+      if (slot == 1u && vec3(s.p1) == vec3(s.p0)) return false;  // a capsule of length 0 is a sphere
+      return geomBallContact(end, s.p0.w, geomClosestPlane(o, n, end), kElementPointDirection, kGeomNoIndex, es, et);
+    }
+    if (ts == kGeomCylinder) {
+      vec3 low = geomCylinderLowest(s, n);
+      return geomBallContact(low, 0.0f, geomClosestPlane(o, n, low), kElementPointDirection, kGeomNoIndex, es, et);
+    }
+    // Box: one contact per corner below the plane.
+    if (!geomBoxCornerDistinct(vec3(s.p2), slot)) return false;
+    vec3 corner = geomBoxCorner(s, slot);
+    return geomBallContact(corner, 0.0f, geomClosestPlane(o, n, corner), kElementPointDirection, kGeomNoIndex, es, et);
+  }
+  if (ts == kGeomSphere) {
+    return geomBallContact(vec3(s.p0), s.p0.w, geomClosestShape(t, vec3(s.p0)), kElementPointDirection, kGeomNoIndex, es, et);
+  }
+  if (ts == kGeomCapsule) {
+    float axisParam = 0.0f;
+    if (tt == kGeomCapsule) {
+      vec2 st = geomSegmentSegmentParams(vec3(s.p0), vec3(s.p1), vec3(t.p0), vec3(t.p1));
+      axisParam = st.x;
+      vec3 ballT = mix(vec3(t.p0), vec3(t.p1), st.y);
+      vec3 ballS = mix(vec3(s.p0), vec3(s.p1), axisParam);
+      return geomBallContact(ballS, s.p0.w, geomClosestSphere(ballT, t.p0.w, ballS), kElementPointDirection, kGeomNoIndex,
+                             es, et);
+    }
+    axisParam = geomSegmentDeepestParam(vec3(s.p0), vec3(s.p1), t);
+    vec3 ball = mix(vec3(s.p0), vec3(s.p1), axisParam);
+    return geomBallContact(ball, s.p0.w, geomClosestShape(t, ball), kElementPointDirection, kGeomNoIndex, es, et);
+  }
+  if (ts == kGeomOrientedBox && tt == kGeomOrientedBox) return geomBoxBoxContact(s, t, es, et);
+  if (ts == kGeomCylinder && (tt == kGeomCylinder || tt == kGeomOrientedBox)) return geomConvexSearchContact(s, t, es, et);
+  return false;  // unsupported pairs (geomPairSupported)
+}
+
+// One slot of query (a, b) in the caller's order: elements ea (side a) and eb (side b); true when
+// they are a contact. The pair is evaluated in canonical order (lower type first; same types:
+// geomShapeLess) and the elements swapped back, so swapping a and b swaps ea and eb exactly.
+VKC_FN bool geomSlotContact(GeomShape a, GeomShape b, uint slot, vec3 point, VKC_OUT(GeomElement) ea,
+                            VKC_OUT(GeomElement) eb) {
+  bool swapped = a.info.x > b.info.x || (a.info.x == b.info.x && geomShapeLess(b, a));
+  GeomShape s = a;
+  GeomShape t = b;
+  if (swapped) {
+    s = b;
+    t = a;
+  }
+  GeomElement es;
+  GeomElement et;
+  bool hit = geomCanonicalContact(s, t, slot, point, es, et);
+  if (swapped) {
+    ea = et;
+    eb = es;
+  } else {
+    ea = es;
+    eb = et;
+  }
+  return hit;
+}
+
+VKC_NAMESPACE_END
+
+#endif  // VKC_SHARED_GEOMETRY_QUERIES_MATH_H

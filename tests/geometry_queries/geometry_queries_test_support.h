@@ -1,0 +1,104 @@
+// Shared by the geometry query tests: a batch that owns its arrays, running it on a CPU backend,
+// and checks of one contact's elements.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "vkcollide/geometry_queries.h"
+
+namespace vkc::test::geometry {
+
+inline Float4 v3(float x, float y, float z) { return Float4{x, y, z, 0.0f}; }
+inline Float4 identityQuat() { return Float4{0.0f, 0.0f, 0.0f, 1.0f}; }
+
+// iMSTK's default-oriented shapes (axis y): a capsule of segment length `length` centred at c, and a
+// cylinder of full length `length`.
+inline Geometry imstkCapsule(Float4 c, float radius, float length) {
+  return Geometry::capsule(v3(c.x, c.y - length / 2, c.z), v3(c.x, c.y + length / 2, c.z), radius);
+}
+inline Geometry imstkCylinder(Float4 c, float radius, float length) {
+  return Geometry::cylinder(c, v3(0, 1, 0), radius, length / 2);
+}
+
+struct Batch {
+  std::vector<Geometry> geometries;
+  std::vector<Float4> points;
+  std::vector<GeometryQuery> queries;
+  std::vector<ContactElement> elementsA, elementsB;
+  std::vector<ContactRange> ranges;
+
+  uint32_t add(const Geometry& g) {
+    geometries.push_back(g);
+    return static_cast<uint32_t>(geometries.size() - 1);
+  }
+  uint32_t addPoints(const std::vector<Float4>& p) {
+    const uint32_t first = static_cast<uint32_t>(points.size());
+    points.insert(points.end(), p.begin(), p.end());
+    return add(Geometry::pointSet(first, static_cast<uint32_t>(p.size())));
+  }
+  void query(uint32_t a, uint32_t b) { queries.push_back(GeometryQuery{a, b, GeometryMethod::kStatic, 0}); }
+
+  GeometryQueryInput input() const { return {geometries, points, queries}; }
+
+  // Runs with room for `capacity` contacts; the output is filled with a sentinel first.
+  Result<GeometryQueryCounts> run(Backend backend, size_t capacity = 64) {
+    ContactElement sentinel;
+    sentinel.point = Float4{-7, -7, -7, -7};
+    sentinel.query = 0xDEADu;
+    elementsA.assign(capacity, sentinel);
+    elementsB.assign(capacity, sentinel);
+    ranges.assign(queries.size(), ContactRange{0xDEADu, 0xDEADu});
+    return queryGeometriesCpu(input(), {elementsA, elementsB, ranges}, backend);
+  }
+};
+
+inline bool bitwiseEqual(const ContactElement& a, const ContactElement& b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+inline void expectNear3(Float4 actual, float x, float y, float z, float tol, const char* what) {
+  EXPECT_NEAR(actual.x, x, tol) << what;
+  EXPECT_NEAR(actual.y, y, tol) << what;
+  EXPECT_NEAR(actual.z, z, tol) << what;
+}
+
+// One element's expected values.
+struct Expect {
+  Float4 point;
+  Float4 direction;
+  float depth;
+};
+
+inline void expectElement(const ContactElement& e, ContactElementType type, const Expect& x, float tol,
+                          const char* side) {
+  EXPECT_EQ(e.type, type) << side;
+  expectNear3(e.point, x.point.x, x.point.y, x.point.z, tol, side);
+  expectNear3(e.direction, x.direction.x, x.direction.y, x.direction.z, tol, side);
+  EXPECT_NEAR(e.point.w, x.depth, tol) << side << " depth";
+}
+
+// The rules every contact obeys: unit opposite directions, equal positive depths,
+// pointB = pointA + directionA * depth.
+inline void expectContactInvariants(const ContactElement& a, const ContactElement& b, float tol) {
+  const float la = std::sqrt(a.direction.x * a.direction.x + a.direction.y * a.direction.y +
+                             a.direction.z * a.direction.z);
+  EXPECT_NEAR(la, 1.0f, 1e-5f);
+  EXPECT_EQ(a.direction.x, -b.direction.x);
+  EXPECT_EQ(a.direction.y, -b.direction.y);
+  EXPECT_EQ(a.direction.z, -b.direction.z);
+  EXPECT_EQ(a.point.w, b.point.w);
+  EXPECT_GT(a.point.w, 0.0f);
+  EXPECT_NEAR(a.point.x + a.direction.x * a.point.w, b.point.x, tol);
+  EXPECT_NEAR(a.point.y + a.direction.y * a.point.w, b.point.y, tol);
+  EXPECT_NEAR(a.point.z + a.direction.z * a.point.w, b.point.z, tol);
+  EXPECT_EQ(a.query, b.query);
+}
+
+// The CPU backends; kCpuSimd runs the scalar code for now but is part of the API.
+inline const Backend kCpuBackends[] = {Backend::kCpuScalar, Backend::kCpuSimd};
+
+}  // namespace vkc::test::geometry
