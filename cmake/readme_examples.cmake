@@ -38,7 +38,9 @@ void log(std::string_view) {}
 [[maybe_unused]] void examples(VkInstance instance, VkPhysicalDevice gpu, VkDevice device, uint32_t computeFamily,
                                PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr,
                                VkCommandBuffer frameCmd, VkBuffer particleBuffer, VkBuffer prevParticleBuffer,
-                               VkBuffer keyBuffer, VkBuffer valueBuffer, uint32_t iterations, uint32_t pairCount) {
+                               VkBuffer keyBuffer, VkBuffer valueBuffer, uint32_t iterations, uint32_t pairCount,
+                               VkBuffer roomVertexBuffer, VkBuffer roomIndexBuffer, VkBuffer skinnedBuffer,
+                               VkBuffer prevSkinnedBuffer, VkBuffer bodyIndexBuffer) {
 ${body}}
 
 }  // namespace vkc::readme
