@@ -208,12 +208,8 @@ static Status checkCreateInfo(const detail::ContextImpl& ctx, const SelfCollisio
 }
 
 uint32_t fusedSelfCollisionCapacity(const Context& context) {
-  const uint32_t shared = detail::Internals::of(context).info.maxComputeSharedMemorySize;
-  uint32_t capacity = 0;
-  for (uint32_t c = gpu::kSelfFusedMinCapacity; c <= gpu::kSelfFusedMaxCapacity && uint64_t{c} * 8 <= shared; c *= 2) {
-    capacity = c;
-  }
-  return capacity;
+  return detail::fusedSortCapacity(detail::Internals::of(context), 0, gpu::kSelfFusedMinCapacity,
+                                   gpu::kSelfFusedMaxCapacity);
 }
 
 // The loop iterations of one invocation of FUSED_SORT for a cloth of `particles` particles and `items`

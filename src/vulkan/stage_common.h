@@ -208,6 +208,18 @@ inline Status makeBuffer(ContextImpl& ctx, Buffer& b, VkDeviceSize bytes, Memory
 inline constexpr uint64_t kLlvmpipeLoopLimit = 65535;
 inline bool limitsLoopIterations(const ContextImpl& ctx) { return ctx.info.driverName == "llvmpipe"; }
 
+// The capacity of a fused path's shared-memory sort (shaders/shared/bitonic_sort.h, 8 bytes per
+// item): the largest power of two in [minCapacity, maxCapacity] whose items fit the device's
+// maxComputeSharedMemorySize beside the `reservedBytes` of the shader's other shared variables; 0
+// when not even minCapacity fits.
+inline uint32_t fusedSortCapacity(const ContextImpl& ctx, uint32_t reservedBytes, uint32_t minCapacity,
+                                  uint32_t maxCapacity) {
+  const uint64_t shared = ctx.info.maxComputeSharedMemorySize;
+  uint32_t capacity = 0;
+  for (uint32_t c = minCapacity; c <= maxCapacity && uint64_t{c} * 8 + reservedBytes <= shared; c *= 2) capacity = c;
+  return capacity;
+}
+
 // The pipelines of `shader` whose first specialization constant (the pass) is 0..out.size()-1.
 inline Status getPassPipelines(ContextImpl& ctx, const char* shader, uint32_t bindingCount, uint32_t pushConstantSize,
                                std::span<const Pipeline*> out) {

@@ -79,9 +79,10 @@ TEST_F(InterCollisionVulkan, RecordsIntoTheHostsCommandBuffer) {
 
 TEST_F(InterCollisionVulkan, BarrierPlanOrdersEveryIndirectDispatch) {
   // mark_scan writes the marked count and the dispatch arguments; every pass over marked particles is
-  // dispatched indirectly from them, and the plan puts a barrier between each writer and its readers.
+  // dispatched indirectly from them (general path), and the plan puts a barrier between each writer
+  // and its readers.
   const InterScene s = denseScene();
-  const InterCollisionStageCreateInfo ci = stageInfo(s);
+  const InterCollisionStageCreateInfo ci = stageInfo(s, 1, InterCollisionPath::kGeneral);
   auto stage = InterCollisionStage::create(ctx(), ci);
   ASSERT_TRUE(stage.ok()) << stage.message();
   auto buf = impl().allocator->createBuffer(s.particles.size() * sizeof(Float4), detail::MemoryUsage::kDeviceLocal);
@@ -119,6 +120,33 @@ TEST_F(InterCollisionVulkan, BarrierPlanOrdersEveryIndirectDispatch) {
   auto bad = detail::interCollisionBarrierPlan(**stage, ri);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.message().find("InterCollisionRecordInfo::particles"), std::string::npos) << bad.message();
+}
+
+TEST_F(InterCollisionVulkan, FusedBarrierPlanOrdersEachIteration) {
+  // The fused path: one direct dispatch per iteration (it reads the marked count and the grid from the
+  // state mark_scan and broad wrote, and the positions the iteration before moved), then write_back.
+  const InterScene s = denseScene();
+  auto stage = InterCollisionStage::create(ctx(), stageInfo(s, 1, InterCollisionPath::kFused));
+  ASSERT_TRUE(stage.ok()) << stage.message();
+  auto buf = impl().allocator->createBuffer(s.particles.size() * sizeof(Float4), detail::MemoryUsage::kDeviceLocal);
+  ASSERT_TRUE(buf.ok());
+  InterCollisionRecordInfo ri;
+  ri.particles = buf->range();
+  ri.cloths = s.cloths;
+  ri.settings = s.settings;
+  auto plan = detail::interCollisionBarrierPlan(**stage, ri);
+  ASSERT_TRUE(plan.ok()) << plan.message();
+  std::vector<std::string> names;
+  for (const detail::PlannedPass& p : *plan) names.push_back(p.name);
+  const std::vector<std::string> want = {"vkc.bounds.tiles",     "vkc.bounds.merge",    "vkc.inter.broad",
+                                         "vkc.inter.mark_count", "vkc.inter.mark_scan", "vkc.inter.mark_write",
+                                         "vkc.inter.fused",      "vkc.inter.fused",     "vkc.inter.write_back"};
+  ASSERT_EQ(s.settings.iterations, 2u);
+  EXPECT_EQ(names, want);
+  for (size_t i = 6; i < plan->size(); ++i) {
+    EXPECT_TRUE((*plan)[i].barrier.needed) << i << " " << names[i];
+    EXPECT_EQ((*plan)[i].indirect, names[i] == "vkc.inter.write_back") << names[i];
+  }
 }
 
 }  // namespace
