@@ -9,7 +9,8 @@
 //     gathered in world space with their (cloth, particle) indices (in scene order);
 //  4. narrow phase, `iterations` times: self collision's machinery over the gathered particles of all
 //     cloths at once (include/vkcollide/self_collision.h): one self-collision grid over the union of
-//     the overlap boxes, 32-bit cell keys, stable radix sort, and per sorted slot a gather (Jacobi)
+//     the overlap boxes, 32-bit cell keys, stable radix sort (on the fused path a bitonic sort in shared
+//     memory, with the same order: InterCollisionPath), and per sorted slot a gather (Jacobi)
 //     over the nine neighbour columns within the sweep reach, keeping only particles of other cloths
 //     that the filter allows and that are closer than `distance`;
 //  5. each gathered particle's summed world displacement is rotated back into its cloth's frame and
@@ -128,7 +129,7 @@ enum class InterCollisionPath {
 // The most particles (all cloths of a stage together) the fused narrow phase takes on this
 // context's device: the largest power of two in [512, 16384] whose 8 bytes each fit
 // maxComputeSharedMemorySize beside the 9228 bytes the shader's other passes declare (0 where 512 do
-// not fit). lavapipe (32 KiB): 2048; 48 KiB: 4096; 64 KiB: 4096; 100 KiB and more: 8192 or 16384.
+// not fit). lavapipe (32 KiB): 2048; 48 KiB and 64 KiB: 4096; 100 KiB: 8192; 137 KiB and more: 16384.
 uint32_t fusedInterCollisionCapacity(const Context& context);
 
 struct InterCollisionStageCreateInfo {
