@@ -113,8 +113,8 @@ Status collideInterCpu(const InterCollisionInput& input, Backend backend, const 
 // results, bitwise). The broad phase and the marking are the same on both paths.
 enum class InterCollisionPath {
   // kFused when all the cloths' particles together fit fusedInterCollisionCapacity(context) (then the
-  // marked particles surely do: the rule is decided on the host, from the layout alone) and, on
-  // llvmpipe, its loop guard (docs/integration.md); else kGeneral.
+  // marked particles surely do: the rule is decided on the host, from the layout alone); else
+  // kGeneral.
   kAuto,
   // Per iteration keys, the radix sort (4 digit passes of 3 dispatches), gather and apply, dispatched
   // indirectly over the marked particles: 15 dependent dispatches, any size.
@@ -129,7 +129,9 @@ enum class InterCollisionPath {
 // The most particles (all cloths of a stage together) the fused narrow phase takes on this
 // context's device: the largest power of two in [512, 16384] whose 8 bytes each fit
 // maxComputeSharedMemorySize beside the 9228 bytes the shader's other passes declare (0 where 512 do
-// not fit). lavapipe (32 KiB): 2048; 48 KiB and 64 KiB: 4096; 100 KiB: 8192; 137 KiB and more: 16384.
+// not fit) and, on llvmpipe, whose bound on an invocation's loop iterations stays within its loop
+// guard (docs/integration.md). 48 KiB and 64 KiB: 4096; 100 KiB: 8192; 137 KiB and more: 16384;
+// lavapipe: 1024 (its 32 KiB would hold 2048).
 uint32_t fusedInterCollisionCapacity(const Context& context);
 
 struct InterCollisionStageCreateInfo {

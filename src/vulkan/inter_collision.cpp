@@ -201,60 +201,49 @@ struct InterCollisionStage::Impl {
 InterCollisionStage::InterCollisionStage(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 InterCollisionStage::~InterCollisionStage() = default;
 
-uint32_t fusedInterCollisionCapacity(const Context& context) {
-  return detail::fusedSortCapacity(detail::Internals::of(context), gpu::kInterSharedBytes, gpu::kSelfFusedMinCapacity,
-                                   gpu::kSelfFusedMaxCapacity);
-}
-
 // A bound on the loop iterations of one invocation of the fused pass over `m` marked particles (all
-// its loops together, as llvmpipe counts them; see kLlvmpipeLoopLimit): the width search, the keys,
-// the bitonic stages and their compare-exchanges, and per slot of the invocation the gather's nine
-// columns (a gallop and a binary search over at most m slots each, one scan step per slot of the
-// column: at most m + 9 over all nine) and the apply.
+// its loops together, as llvmpipe counts them, a vector of lanes iterating while any lane does; see
+// kLlvmpipeLoopLimit): the keys, the bitonic sort (with the search of its width), and per slot of the
+// invocation the slot loop, the gather's nine columns (two gallops and a binary search of at most
+// log2(m) + 1 steps each, a scan of at most m + 1 steps: the lanes of a vector scan different
+// columns) and the apply.
 static uint64_t fusedLoopTrips(uint64_t m) {
   const uint64_t G = gpu::kInterGroupSize;
-  uint64_t width = 1, log2 = 0;
-  while (width < m) {
-    width *= 2;
-    ++log2;
+  const detail::BitonicTrips sort = detail::bitonicSortTrips(m, G);
+  uint64_t log2 = 0;
+  while ((uint64_t{1} << log2) < m) ++log2;
+  const uint64_t perSlot = 1 + 9 * (1 + 3 * (log2 + 1) + m + 1) + 1;
+  return (sort.width + G - 1) / G + sort.trips + (m + G - 1) / G * perSlot;
+}
+
+uint32_t fusedInterCollisionCapacity(const Context& context) {
+  const detail::ContextImpl& ctx = detail::Internals::of(context);
+  uint32_t capacity = detail::fusedSortCapacity(ctx, gpu::kInterSharedBytes, gpu::kSelfFusedMinCapacity,
+                                                gpu::kSelfFusedMaxCapacity);
+  if (detail::limitsLoopIterations(ctx)) {
+    while (capacity >= gpu::kSelfFusedMinCapacity && fusedLoopTrips(capacity) > detail::kLlvmpipeLoopLimit) capacity /= 2;
+    if (capacity < gpu::kSelfFusedMinCapacity) capacity = 0;
   }
-  const uint64_t stages = log2 * (log2 + 1) / 2;
-  const uint64_t slots = (m + G - 1) / G;
-  const uint64_t perGather = 9 + 9 * (2 * (log2 + 1) + (log2 + 1)) + m + 9;
-  return log2 + (width + G - 1) / G + stages * (1 + (width / 2 + G - 1) / G) + slots * (perGather + 1);
+  return capacity;
 }
 
 // Whether the stage takes the fused path (the rule of InterCollisionPath::kAuto); an error for
 // kFused when the cloths' particles do not fit, or for a path that is not one of the enum's.
 static Result<bool> takesFusedPath(const detail::ContextImpl& ctx, const Context& context,
                                    const InterCollisionStageCreateInfo& info) {
-  if (info.path != InterCollisionPath::kAuto && info.path != InterCollisionPath::kGeneral &&
-      info.path != InterCollisionPath::kFused) {
-    return Error{ErrorCode::kInvalidArgument, "InterCollisionStageCreateInfo::path is " +
-                                                  std::to_string(static_cast<int>(info.path)) +
-                                                  "; it must be kAuto, kGeneral or kFused"};
-  }
+  VKC_TRY(detail::checkPathValue(info.path, "InterCollisionStageCreateInfo"));
   if (info.path == InterCollisionPath::kGeneral) return false;
   const uint32_t capacity = fusedInterCollisionCapacity(context);
-  if (capacity == 0) {
-    if (info.path == InterCollisionPath::kAuto) return false;
-    return Error{ErrorCode::kUnsupported, "InterCollisionStageCreateInfo::path kFused: the device '" + ctx.info.name +
-                                              "' has " + std::to_string(ctx.info.maxComputeSharedMemorySize) +
-                                              " bytes of compute shared memory, fewer than the fused sort needs"};
-  }
+  VKC_TRY(detail::checkFusedSortFits(ctx, info.path, capacity, "InterCollisionStageCreateInfo"));
+  if (capacity == 0) return false;  // (kAuto)
   uint64_t particles = 0;  // every marked particle is a particle of a cloth
   for (const InterClothDesc& c : info.cloths) particles += c.range.count;
-  const bool fits = particles <= capacity;
-  const bool loops = !detail::limitsLoopIterations(ctx) || fusedLoopTrips(particles) <= detail::kLlvmpipeLoopLimit;
-  if (fits && loops) return true;
+  if (particles <= capacity) return true;
   if (info.path == InterCollisionPath::kAuto) return false;
-  return Error{ErrorCode::kLimitExceeded,
-               "InterCollisionStageCreateInfo::cloths hold " + std::to_string(particles) +
-                   " particles in all; path kFused " +
-                   (fits ? "would exceed llvmpipe's loop guard (docs/integration.md)"
-                         : "takes at most " + std::to_string(capacity) + " on device '" + ctx.info.name +
-                               "' (fusedInterCollisionCapacity)") +
-                   "; use kAuto or kGeneral"};
+  return Error{ErrorCode::kLimitExceeded, "InterCollisionStageCreateInfo::cloths hold " + std::to_string(particles) +
+                                              " particles in all; path kFused takes at most " +
+                                              std::to_string(capacity) + " on device '" + ctx.info.name +
+                                              "' (fusedInterCollisionCapacity); use kAuto or kGeneral"};
 }
 
 // The checks create() and memoryRequirements() share: the description and the device's limits.

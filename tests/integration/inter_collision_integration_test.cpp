@@ -22,13 +22,15 @@ namespace {
 
 class InterCollisionIntegrationVulkan : public VulkanTest {};
 
-// Five random cloths of different sizes overlapping their neighbours (seeded), with a filter.
-InterScene scene(uint32_t seed) {
+// Five random cloths of different sizes (from `base` particles up) overlapping their neighbours
+// (seeded), with a filter. The fused path's scenes are smaller: all their particles must fit
+// fusedInterCollisionCapacity (1024 on lavapipe).
+InterScene scene(uint32_t seed, uint32_t base = 300) {
   InterScene s;
   std::mt19937 rng(seed);
   for (uint32_t c = 0; c < 5; ++c) {
     const float f = static_cast<float>(c);
-    addRandomCloth(s, 300 + 41 * c + seed, 0.4f, {0.3f * f, 0.04f * f, 0.02f * static_cast<float>(seed), 0},
+    addRandomCloth(s, base + 41 * c + seed, 0.4f, {0.3f * f, 0.04f * f, 0.02f * static_cast<float>(seed), 0},
                    quatAxisAngle(1, f + static_cast<float>(seed), 2, 0.4f * f + 0.1f * static_cast<float>(seed)), rng);
   }
   s.filters = {{3, 0x2, ~0x1u}};
@@ -93,7 +95,7 @@ TEST_F(InterCollisionIntegrationVulkan, ThreeFramesInFlightUseTheirOwnScratch) {
     SCOPED_TRACE(path == InterCollisionPath::kFused ? "fused path" : "general path");
     const uint32_t frames = 3;
     // Three inputs of one layout: other particles, transforms and settings per frame.
-    const InterScene base = scene(2);
+    const InterScene base = scene(2, path == InterCollisionPath::kFused ? 100 : 300);
     std::vector<InterScene> in(frames, base);
     std::mt19937 rng(9);
     std::uniform_real_distribution<float> jitter(-0.02f, 0.02f);
@@ -166,7 +168,7 @@ TEST_F(InterCollisionIntegrationVulkan, MemoryRequirementsAreWhatCreateAllocates
 }
 
 TEST_F(InterCollisionIntegrationVulkan, EveryFailingAllocationIsReportedAndLeaksNothing) {
-  const InterScene s = scene(4);
+  const InterScene s = scene(4, 100);  // small enough for both paths
   auto want = interStep(Backend::kVulkan, &ctx(), s);
   ASSERT_TRUE(want.ok()) << want.message();
   ASSERT_NE(*want, s.particles);

@@ -56,16 +56,7 @@ Outcome runPath(Context& ctx, const InterScene& s, InterCollisionPath path) {
 }
 
 void expectBitwiseEqual(const Outcome& general, const Outcome& fused) {
-  ASSERT_EQ(general.particles.size(), fused.particles.size());
-  size_t diffs = 0;
-  for (size_t i = 0; i < general.particles.size(); ++i) {
-    if (std::memcmp(&general.particles[i], &fused.particles[i], sizeof(Float4)) != 0 && diffs++ < 5) {
-      ADD_FAILURE() << "particle " << i << ": general (" << general.particles[i].x << ", " << general.particles[i].y
-                    << ", " << general.particles[i].z << "), fused (" << fused.particles[i].x << ", "
-                    << fused.particles[i].y << ", " << fused.particles[i].z << ")";
-    }
-  }
-  EXPECT_EQ(diffs, 0u);
+  expectParticlesBitwiseEqual(general.particles, fused.particles, "general", "fused");
   EXPECT_EQ(general.debug.clothPairs, fused.debug.clothPairs);
   EXPECT_EQ(general.debug.marked, fused.debug.marked);
   EXPECT_EQ(general.debug.contacts, fused.debug.contacts);
@@ -102,7 +93,12 @@ TEST_F(InterFusedVulkan, CapacityFollowsTheDeviceSharedMemory) {
   ASSERT_GE(cap, 512u) << "maxComputeSharedMemorySize " << shared;
   EXPECT_EQ(cap & (cap - 1), 0u);
   EXPECT_LE(uint64_t{cap} * 8 + gpu::kInterSharedBytes, shared);
-  EXPECT_TRUE(cap == 16384u || uint64_t{cap} * 16 + gpu::kInterSharedBytes > shared);
+  if (ctx().deviceInfo().driverName == "llvmpipe") {
+    // Its loop guard: 2048 particles would bound an invocation's loops by about 150,000 iterations.
+    EXPECT_EQ(cap, 1024u);
+  } else {
+    EXPECT_TRUE(cap == 16384u || uint64_t{cap} * 16 + gpu::kInterSharedBytes > shared);
+  }
   EXPECT_EQ(gpu::kInterSharedBytes, 9228u);  // the figure the public header documents
 }
 
@@ -116,8 +112,8 @@ TEST_F(InterFusedVulkan, FusedEqualsGeneralBitwise) {
   InterScene far = clothsOfSizes({100, 200}, 5, 1);
   far.cloths[1].translation.x += 10.0f;  // no pair of cloths: nothing marked
   const std::vector<Case> cases = {
-      {"awkward sizes, filters, 4 iterations", clothsOfSizes({0, 1, 255, 257, 7, 600, 0, 300}, 21, 4), 50},
-      {"one iteration", clothsOfSizes({0, 1, 255, 257, 7, 600, 0, 300}, 22, 1), 50},
+      {"awkward sizes, filters, 4 iterations", clothsOfSizes({0, 1, 255, 257, 7, 300, 0, 150}, 21, 4), 30},
+      {"one iteration", clothsOfSizes({0, 1, 255, 257, 7, 300, 0, 150}, 22, 1), 30},
       {"exactly the capacity", clothsOfSizes({cap / 2, cap / 4, cap / 4}, 23, 3), 100},
       {"nothing marked", far, 0},
   };
@@ -140,7 +136,7 @@ TEST_F(InterFusedVulkan, DispatchCounts) {
   // digit passes of 3 + gather 1 + apply 1 = 15, write_back 1. Fused: 1 per iteration.
   for (const uint32_t iterations : {1u, 4u}) {
     SCOPED_TRACE(std::to_string(iterations) + " iterations");
-    const InterScene s = clothsOfSizes({300, 300, 300, 300}, 31, iterations);
+    const InterScene s = clothsOfSizes({250, 250, 250, 250}, 31, iterations);
     const Outcome general = runPath(ctx(), s, InterCollisionPath::kGeneral);
     const Outcome fused = runPath(ctx(), s, InterCollisionPath::kFused);
     expectBitwiseEqual(general, fused);
@@ -192,7 +188,7 @@ TEST_F(InterFusedVulkan, AutomaticChoiceAndRefusal) {
 
 TEST_F(InterFusedVulkan, FusedPathNeedsLessMemory) {
   // No radix sort and no key / value scratch: memoryRequirements() is still what create() takes.
-  const InterScene s = clothsOfSizes({400, 500, 600}, 51, 1);
+  const InterScene s = clothsOfSizes({200, 300, 400}, 51, 1);
   for (const uint32_t frames : {1u, 2u}) {
     const auto fused = expectMemoryRequirementsMatchCreate<InterCollisionStage>(
         ctx(), impl(), stageInfo(s, frames, InterCollisionPath::kFused), "fused");

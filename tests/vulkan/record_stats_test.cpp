@@ -219,7 +219,7 @@ TEST_F(RecordStatsVulkan, DrapeSelfCollisionDispatchBudget) {
 }
 
 TEST_F(RecordStatsVulkan, InterCollisionNarrowPhaseDispatchBudget) {
-  // 2048 particles as 2 cloths of 1024 or 64 cloths of 32 (overlapping neighbours), 3 iterations:
+  // 1024 particles as 2 cloths of 512 or 64 cloths of 16 (overlapping neighbours), 3 iterations:
   // the fused narrow phase records 1 dispatch per iteration, the general one 15 (keys, the radix
   // sort's 12, gather, apply), whatever the cloth count; bounds, broad phase, marking (6) and
   // write-back (1) on both.
@@ -228,7 +228,7 @@ TEST_F(RecordStatsVulkan, InterCollisionNarrowPhaseDispatchBudget) {
     InterScene s;
     std::mt19937 rng(cloths);
     for (uint32_t c = 0; c < cloths; ++c) {
-      addRandomCloth(s, 2048 / cloths, 0.3f, {0.2f * static_cast<float>(c), 0, 0, 0}, {0, 0, 0, 1}, rng);
+      addRandomCloth(s, 1024 / cloths, 0.3f, {0.2f * static_cast<float>(c), 0, 0, 0}, {0, 0, 0, 1}, rng);
     }
     s.settings = {0.04f, 1.0f, 3};
     for (const InterCollisionPath path : {InterCollisionPath::kGeneral, InterCollisionPath::kFused}) {
