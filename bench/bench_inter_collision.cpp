@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -268,56 +269,67 @@ bool benchInter(Context& ctx, const Options& o, uint32_t clothCount, uint32_t si
   const uint32_t marked = static_cast<uint32_t>(ref.marked.size()), pairs = static_cast<uint32_t>(ref.clothPairs.size());
 
   // Both GPU paths (InterCollisionPath): the general one, and the fused one where the cloths'
-  // particles fit; the fused step must equal the general one bitwise.
-  std::vector<Float4> general;
+  // particles fit, their reps interleaved (general, fused, general, ...) so that a busy host's load
+  // falls on both alike; the fused step must equal the general one bitwise.
+  struct PathRun {
+    const char* name;
+    std::unique_ptr<InterCollisionStage> stage;
+    std::vector<double> ms;
+    std::map<std::string, std::vector<double>> perPass;
+  };
+  std::vector<PathRun> paths;
   for (const InterCollisionPath path : {InterCollisionPath::kGeneral, InterCollisionPath::kFused}) {
     const bool fused = path == InterCollisionPath::kFused;
     if (fused && n > fusedInterCollisionCapacity(ctx)) continue;
-    const char* backendName = fused ? "vulkan-fused" : "vulkan";
     InterCollisionStageCreateInfo ci{s.cloths, s.filters, n};
     ci.path = path;
     auto stage = InterCollisionStage::create(ctx, ci);
     if (!stage) {
-      std::fprintf(stderr, "bench_inter_collision: InterCollisionStage::create (%s): %s\n", backendName,
+      std::fprintf(stderr, "bench_inter_collision: InterCollisionStage::create (%s): %s\n", fused ? "fused" : "general",
                    stage.message().c_str());
       return false;
     }
-    std::vector<double> ms;
-    std::map<std::string, std::vector<double>> perPass;
-    size_t mismatched = 0;
-    for (uint32_t r = 0; r < o.reps + 1; ++r) {
+    paths.push_back({fused ? "vulkan-fused" : "vulkan", std::move(stage.value()), {}, {}});
+  }
+  std::vector<Float4> general;
+  for (uint32_t r = 0; r < o.reps + 1; ++r) {
+    for (PathRun& p : paths) {
       InterCollisionDebug rep;
       std::vector<Float4> out = s.particles;
-      if (const Status st = (*stage)->run(s.input(out), r == 0 ? &rep : nullptr); !st) {
-        std::fprintf(stderr, "bench_inter_collision: inter run (%s): %s\n", backendName, st.message().c_str());
+      if (const Status st = p.stage->run(s.input(out), r == 0 ? &rep : nullptr); !st) {
+        std::fprintf(stderr, "bench_inter_collision: inter run (%s): %s\n", p.name, st.message().c_str());
         return false;
       }
-      if (r == 0) {
-        if (rep.marked != ref.marked || rep.contacts != ref.contacts) {
-          std::fprintf(stderr, "bench_inter_collision: %s: %s marked/contacts differ from cpu-scalar\n", scene.c_str(),
-                       backendName);
-          return false;
-        }
-        for (uint32_t i = 0; i < n; ++i) {
-          mismatched += std::fabs(out[i].x - want[i].x) + std::fabs(out[i].y - want[i].y) +
-                            std::fabs(out[i].z - want[i].z) > 1e-5f;
-        }
-        if (!fused) general = out;
-        if (fused && std::memcmp(out.data(), general.data(), n * sizeof(Float4)) != 0) {
-          std::fprintf(stderr, "bench_inter_collision: %s: vulkan-fused differs from vulkan (bitwise)\n", scene.c_str());
-          return false;
-        }
+      if (r > 0) {
+        p.ms.push_back(gpuSumMs(p.stage->timings(), &p.perPass));
         continue;
       }
-      ms.push_back(gpuSumMs((*stage)->timings(), &perPass));
+      if (rep.marked != ref.marked || rep.contacts != ref.contacts) {
+        std::fprintf(stderr, "bench_inter_collision: %s: %s marked/contacts differ from cpu-scalar\n", scene.c_str(),
+                     p.name);
+        return false;
+      }
+      size_t mismatched = 0;
+      for (uint32_t i = 0; i < n; ++i) {
+        mismatched += std::fabs(out[i].x - want[i].x) + std::fabs(out[i].y - want[i].y) +
+                          std::fabs(out[i].z - want[i].z) > 1e-5f;
+      }
+      if (mismatched > 0) {
+        std::fprintf(stderr, "bench_inter_collision: %s: %zu %s positions differ from cpu-scalar\n", scene.c_str(),
+                     mismatched, p.name);
+        return false;
+      }
+      if (general.empty()) {
+        general = out;  // the general path runs first
+      } else if (std::memcmp(out.data(), general.data(), n * sizeof(Float4)) != 0) {
+        std::fprintf(stderr, "bench_inter_collision: %s: vulkan-fused differs from vulkan (bitwise)\n", scene.c_str());
+        return false;
+      }
     }
-    if (mismatched > 0) {
-      std::fprintf(stderr, "bench_inter_collision: %s: %zu %s positions differ from cpu-scalar\n", scene.c_str(),
-                   mismatched, backendName);
-      return false;
-    }
-    rows.push_back({"inter", scene, backendName, clothCount, n, median(ms), o.reps, marked, pairs, medians(perPass),
-                    (*stage)->lastRecordStats()});
+  }
+  for (const PathRun& p : paths) {
+    rows.push_back({"inter", scene, p.name, clothCount, n, median(p.ms), o.reps, marked, pairs, medians(p.perPass),
+                    p.stage->lastRecordStats()});
   }
   for (Backend b : {Backend::kCpuScalar, Backend::kCpuSimd}) {
     std::vector<Float4> out = s.particles;
