@@ -116,8 +116,9 @@ enum class InterCollisionPath {
   // marked particles surely do: the rule is decided on the host, from the layout alone); else
   // kGeneral.
   kAuto,
-  // Per iteration keys, the radix sort (4 digit passes of 3 dispatches), gather and apply, dispatched
-  // indirectly over the marked particles: 15 dependent dispatches, any size.
+  // Per iteration keys, the radix sort (4 digit passes of 3 dispatches), gather and apply (keys,
+  // gather and apply dispatched indirectly over the marked particles): 15 dependent dispatches, any
+  // size.
   kGeneral,
   // Per iteration 1 dispatch of one workgroup: keys, a bitonic sort of (key, marked particle) in
   // shared memory, gather and apply. For game-sized scenes, where the latency of dependent dispatches
