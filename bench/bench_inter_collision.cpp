@@ -1,15 +1,18 @@
 // bench_inter_collision: (a) batching: a stage's per-iteration cost on 1 cloth x N particles against
 // N/1024 cloths x 1024 particles (sphere/capsule collision, rows "layout", and self collision, rows
-// "self": the stages every iteration runs); (b) inter
-// collision for 2, 16 and 256 overlapping cloths. Vulkan rows are the sum of the GPU timestamps of the
-// stage's passes (median over reps); CPU rows are wall-clock medians. A table on stdout, JSON with
-// --json. --quick: tiny sizes, 3 reps (the ctest smoke test).
+// "self": the stages every iteration runs); (b) inter collision for 2, 16 and 256 overlapping cloths
+// of 32 x 32 particles and for 2 cloths of 22 x 22, 4 of 16 x 16 and 16 of 8 x 8, on the general
+// narrow phase (rows "vulkan") and, where the cloths' particles fit, the fused one (rows
+// "vulkan-fused", bitwise equal to "vulkan" or the benchmark fails). Vulkan rows are the sum of the
+// GPU timestamps of the stage's passes (median over reps); CPU rows are wall-clock medians. A table
+// on stdout, JSON with --json. --quick: tiny sizes, 3 reps (the ctest smoke test).
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -265,41 +268,69 @@ bool benchInter(Context& ctx, const Options& o, uint32_t clothCount, uint32_t si
   if (!collideInterCpu(s.input(want), Backend::kCpuScalar, &ref).ok()) return false;
   const uint32_t marked = static_cast<uint32_t>(ref.marked.size()), pairs = static_cast<uint32_t>(ref.clothPairs.size());
 
-  InterCollisionStageCreateInfo ci{s.cloths, s.filters, n};
-  auto stage = InterCollisionStage::create(ctx, ci);
-  if (!stage) {
-    std::fprintf(stderr, "bench_inter_collision: InterCollisionStage::create: %s\n", stage.message().c_str());
-    return false;
-  }
-  std::vector<double> ms;
-  std::map<std::string, std::vector<double>> perPass;
-  size_t mismatched = 0;
-  for (uint32_t r = 0; r < o.reps + 1; ++r) {
-    InterCollisionDebug rep;
-    std::vector<Float4> out = s.particles;
-    if (const Status st = (*stage)->run(s.input(out), r == 0 ? &rep : nullptr); !st) {
-      std::fprintf(stderr, "bench_inter_collision: inter run: %s\n", st.message().c_str());
+  // Both GPU paths (InterCollisionPath): the general one, and the fused one where the cloths'
+  // particles fit, their reps interleaved (general, fused, general, ...) so that a busy host's load
+  // falls on both alike; the fused step must equal the general one bitwise.
+  struct PathRun {
+    const char* name;
+    std::unique_ptr<InterCollisionStage> stage;
+    std::vector<double> ms;
+    std::map<std::string, std::vector<double>> perPass;
+  };
+  std::vector<PathRun> paths;
+  for (const InterCollisionPath path : {InterCollisionPath::kGeneral, InterCollisionPath::kFused}) {
+    const bool fused = path == InterCollisionPath::kFused;
+    if (fused && n > fusedInterCollisionCapacity(ctx)) continue;
+    InterCollisionStageCreateInfo ci{s.cloths, s.filters, n};
+    ci.path = path;
+    auto stage = InterCollisionStage::create(ctx, ci);
+    if (!stage) {
+      std::fprintf(stderr, "bench_inter_collision: InterCollisionStage::create (%s): %s\n", fused ? "fused" : "general",
+                   stage.message().c_str());
       return false;
     }
-    if (r == 0) {
-      if (rep.marked != ref.marked || rep.contacts != ref.contacts) {
-        std::fprintf(stderr, "bench_inter_collision: %s: vulkan marked/contacts differ from cpu-scalar\n", scene.c_str());
+    paths.push_back({fused ? "vulkan-fused" : "vulkan", std::move(stage.value()), {}, {}});
+  }
+  std::vector<Float4> general;
+  for (uint32_t r = 0; r < o.reps + 1; ++r) {
+    for (PathRun& p : paths) {
+      InterCollisionDebug rep;
+      std::vector<Float4> out = s.particles;
+      if (const Status st = p.stage->run(s.input(out), r == 0 ? &rep : nullptr); !st) {
+        std::fprintf(stderr, "bench_inter_collision: inter run (%s): %s\n", p.name, st.message().c_str());
         return false;
       }
+      if (r > 0) {
+        p.ms.push_back(gpuSumMs(p.stage->timings(), &p.perPass));
+        continue;
+      }
+      if (rep.marked != ref.marked || rep.contacts != ref.contacts) {
+        std::fprintf(stderr, "bench_inter_collision: %s: %s marked/contacts differ from cpu-scalar\n", scene.c_str(),
+                     p.name);
+        return false;
+      }
+      size_t mismatched = 0;
       for (uint32_t i = 0; i < n; ++i) {
         mismatched += std::fabs(out[i].x - want[i].x) + std::fabs(out[i].y - want[i].y) +
                           std::fabs(out[i].z - want[i].z) > 1e-5f;
       }
-      continue;
+      if (mismatched > 0) {
+        std::fprintf(stderr, "bench_inter_collision: %s: %zu %s positions differ from cpu-scalar\n", scene.c_str(),
+                     mismatched, p.name);
+        return false;
+      }
+      if (general.empty()) {
+        general = out;  // the general path runs first
+      } else if (std::memcmp(out.data(), general.data(), n * sizeof(Float4)) != 0) {
+        std::fprintf(stderr, "bench_inter_collision: %s: vulkan-fused differs from vulkan (bitwise)\n", scene.c_str());
+        return false;
+      }
     }
-    ms.push_back(gpuSumMs((*stage)->timings(), &perPass));
   }
-  if (mismatched > 0) {
-    std::fprintf(stderr, "bench_inter_collision: %s: %zu vulkan positions differ from cpu-scalar\n", scene.c_str(), mismatched);
-    return false;
+  for (const PathRun& p : paths) {
+    rows.push_back({"inter", scene, p.name, clothCount, n, median(p.ms), o.reps, marked, pairs, medians(p.perPass),
+                    p.stage->lastRecordStats()});
   }
-  rows.push_back({"inter", scene, "vulkan", clothCount, n, median(ms), o.reps, marked, pairs, medians(perPass),
-                  (*stage)->lastRecordStats()});
   for (Backend b : {Backend::kCpuScalar, Backend::kCpuSimd}) {
     std::vector<Float4> out = s.particles;
     const InterCollisionInput in = s.input(out);
@@ -369,6 +400,13 @@ int run(const Options& o) {
   const uint32_t side = o.quick ? 16 : 32;
   for (uint32_t c : o.quick ? std::vector<uint32_t>{2, 16} : std::vector<uint32_t>{2, 16, 256}) {
     ok = ok && benchInter(ctx, o, c, side, rows);
+  }
+  // Game-sized scenes that the fused narrow phase takes on lavapipe (at most 1024 particles; see
+  // fusedInterCollisionCapacity): 2 cloths of 22 x 22, 4 of 16 x 16, 16 of 8 x 8.
+  if (!o.quick) {
+    ok = ok && benchInter(ctx, o, 2, 22, rows);
+    ok = ok && benchInter(ctx, o, 4, 16, rows);
+    ok = ok && benchInter(ctx, o, 16, 8, rows);
   }
   for (size_t i = layoutRows; i < rows.size(); ++i) printRow(rows[i]);
   if (!ok) return 1;

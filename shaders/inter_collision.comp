@@ -1,7 +1,8 @@
 #version 460
 // Inter collision (see include/vkcollide/inter_collision.h): broad phase, marking and the narrow
 // phase's passes, selected by specialization constant 0. The radix sort between the key and gather
-// passes is the radix sort stage's. Sizes known only here (the marked count) reach the host's later
+// passes is the radix sort stage's; the fused pass (kInterPassFused) does one iteration's keys, a
+// shared-memory sort, gather and apply in one workgroup instead. Sizes known only here (the marked count) reach the host's later
 // passes through InterState's VkDispatchIndirectCommand. All arithmetic is in
 // shared/inter_collision.h, shared with the CPU twin (src/cpu/inter_collision.cpp).
 #extension GL_KHR_shader_subgroup_basic : require
@@ -11,6 +12,8 @@
 #include "shared/float_order.h"
 
 layout(constant_id = 0) const uint kPass = kInterPassBroad;
+// FUSED's shared capacity in marked particles (a power of two); 1 for the other passes.
+layout(constant_id = 1) const uint kFusedCapacity = 1u;
 layout(local_size_x = kInterGroupSize) in;  // checked against the pass declarations (tests/spirv/pass_decl_test.cpp)
 
 layout(std430, set = 0, binding = kInterBindingParticles) buffer Particles { vec4 particles[]; };
@@ -34,6 +37,10 @@ shared uint sSub[kInterGroupSize];
 shared uint sAxis;
 shared uint sNonEmpty;
 shared uint sTotal;
+// The fused pass's (key, marked index) pairs (shared/bitonic_sort.h); the other passes' shared
+// variables above make kInterSharedBytes.
+shared uint sSortKey[kFusedCapacity];
+shared uint sSortItem[kFusedCapacity];
 
 uint linearGroupIndex() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }
 uint linearInvocation() { return linearGroupIndex() * kInterGroupSize + gl_LocalInvocationIndex; }
@@ -310,16 +317,37 @@ void markWritePass() {
   }
 }
 
-// --- narrow phase (indirect: one invocation per marked particle or sorted slot) -----------------
+// --- narrow phase (indirect: one invocation per marked particle or sorted slot; fused: one workgroup) ---
 
-// Accessors for the shared gather kernels (self collision's and ours).
-uint sortedKey(uint slot) { return keys[slot]; }
-uint sortedValue(uint slot) { return values[slot]; }
+// Accessors for the shared gather kernels (self collision's and ours): the sorted keys and marked
+// indices are the radix sort's output, or the fused pass's shared arrays.
+uint sortedKey(uint slot) { return kPass == kInterPassFused ? sSortKey[slot] : keys[slot]; }
+uint sortedValue(uint slot) { return kPass == kInterPassFused ? sSortItem[slot] : values[slot]; }
 InterMarked markedAt(uint index) { return marked[min(index, pc.capacity - 1u)]; }
-vec4 sortedPos(uint slot) { return markedAt(values[slot]).position; }
+vec4 sortedPos(uint slot) { return markedAt(sortedValue(slot)).position; }
 vec4 sortedRest(uint slot) { return vec4(0.0); }
 void emitPair(uint index, uint slot) {}
 #include "shared/inter_collision_kernel.h"
+#include "shared/bitonic_sort.h"
+
+// The gather of sorted slot k (of m) for marked particle i = sortedValue(k): its new position.
+void gatherSlot(uint k, uint i, uint m) {
+  vec3 sum;
+  uint n = interGather(k, m, state.grid, pc.distance, pc.stiffness, sum);
+  vec4 p = marked[i].position;
+  delta[i] = n > 0u ? selfApply(p, sum, n) : p;
+  if (pc.firstIteration != 0u) contacts[i] = n;
+}
+
+// Marked particle i moves to its new position; its total displacement grows by the step.
+void applyMarked(uint i) {
+  vec4 p = marked[i].position;
+  vec4 q = delta[i];
+  precise vec3 step = q.xyz - p.xyz;
+  precise vec4 t = delta[pc.capacity + i] + vec4(step, 0.0);
+  delta[pc.capacity + i] = t;
+  marked[i].position = q;
+}
 
 void keysPass() {
   uint i = linearInvocation();
@@ -334,22 +362,36 @@ void gatherPass() {
   if (k >= m) return;
   uint i = values[k];
   if (i >= m) return;
-  vec3 sum;
-  uint n = interGather(k, m, state.grid, pc.distance, pc.stiffness, sum);
-  vec4 p = marked[i].position;
-  delta[i] = n > 0u ? selfApply(p, sum, n) : p;
-  if (pc.firstIteration != 0u) contacts[i] = n;
+  gatherSlot(k, i, m);
 }
 
 void applyPass() {
   uint i = linearInvocation();
   if (i >= state.markedCount) return;
-  vec4 p = marked[i].position;
-  vec4 q = delta[i];
-  precise vec3 step = q.xyz - p.xyz;
-  precise vec4 t = delta[pc.capacity + i] + vec4(step, 0.0);
-  delta[pc.capacity + i] = t;
-  marked[i].position = q;
+  applyMarked(i);
+}
+
+// One iteration of the narrow phase in one workgroup: KEYS into shared memory, the bitonic sort,
+// GATHER per sorted slot, then (after every gather has read the old positions) APPLY, each marked
+// particle by the invocation that gathered it.
+void fusedPass() {
+  if (linearGroupIndex() != 0u) return;  // uniform
+  uint L = gl_LocalInvocationIndex;
+  uint m = min(state.markedCount, kFusedCapacity);  // the host fuses only stages whose particles fit
+  if (m == 0u) return;                              // uniform
+  uint width = 1u;  // a power of two >= m
+  while (width < m) width *= 2u;
+  for (uint s = L; s < width; s += kInterGroupSize) {
+    bool real = s < m;
+    sSortKey[s] = real ? selfCellKey(state.grid, marked[s].position.xyz) : 0xFFFFFFFFu;
+    sSortItem[s] = real ? s : 0xFFFFFFFFu;
+  }
+  barrier();
+  bitonicSortShared(width, L, kInterGroupSize);
+  syncGroup();  // (width 1: the sort has no barrier of its own)
+  for (uint k = L; k < m; k += kInterGroupSize) gatherSlot(k, sSortItem[k], m);
+  syncGroup();  // every gather has read marked[] before any apply writes it
+  for (uint k = L; k < m; k += kInterGroupSize) applyMarked(sSortItem[k]);
 }
 
 void writeBackPass() {
@@ -374,5 +416,6 @@ void main() {
   else if (kPass == kInterPassKeys) keysPass();
   else if (kPass == kInterPassGather) gatherPass();
   else if (kPass == kInterPassApply) applyPass();
+  else if (kPass == kInterPassFused) fusedPass();
   else writeBackPass();
 }

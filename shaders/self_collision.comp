@@ -113,20 +113,7 @@ Aabb fusedClothBox(uint cloth, SelfCloth c) {
   return box;
 }
 
-// Whether (key a, item a) sorts after (key b, item b).
-bool sortsAfter(uint ka, uint ia, uint kb, uint ib) { return ka > kb || (ka == kb && ia > ib); }
-
-// One compare-exchange of the bitonic network: slots a < b end in order, ascending where bit `size`
-// of a is clear.
-void compareExchange(uint a, uint b, uint size) {
-  uint ka = sSortKey[a], kb = sSortKey[b], ia = sSortItem[a], ib = sSortItem[b];
-  if (sortsAfter(ka, ia, kb, ib) == ((a & size) == 0u)) {
-    sSortKey[a] = kb;
-    sSortKey[b] = ka;
-    sSortItem[a] = ib;
-    sSortItem[b] = ia;
-  }
-}
+#include "shared/bitonic_sort.h"
 
 void fusedSortPass() {
   uint cloth = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
@@ -147,32 +134,8 @@ void fusedSortPass() {
     sSortItem[s] = real ? item : 0xFFFFFFFFu;
   }
   barrier();
-  // Bitonic sort of the width pairs, ascending by (key, item): padding (all ones) sorts last. A stage
-  // whose stride is below the block of 2 * pairs-per-invocation slots is done block by block, each
-  // invocation in its own block, so consecutive such stages need no barrier between them; wider
-  // stages spread their pairs over the workgroup, with a barrier after each.
-  uint pairsPer = width / 2u / kSelfGroupSize;  // 0 below 2 x kSelfGroupSize slots: no local stages
-  uint block = 2u * pairsPer;
-  for (uint size = 2u; size <= width; size *= 2u) {
-    for (uint stride = size / 2u; stride > 0u; stride /= 2u) {
-      bool local = stride < block;
-      if (local) {
-        for (uint t = 0u; t < pairsPer; ++t) {
-          uint a = L * block + 2u * stride * (t / stride) + t % stride;
-          compareExchange(a, a + stride, size);
-        }
-      } else {
-        for (uint t = L; t < width / 2u; t += kSelfGroupSize) {
-          uint a = 2u * stride * (t / stride) + t % stride;
-          compareExchange(a, a + stride, size);
-        }
-      }
-      // The next stage: stride / 2 of this size, or the next size's first (stride = size).
-      bool last = stride == 1u && size == width;
-      bool nextLocal = stride > 1u ? stride / 2u < block : size < block;
-      if (!local || !nextLocal || last) barrier();  // (uniform: sizes, strides and block are)
-    }
-  }
+  // Ascending by (key, item): padding (all ones) sorts last.
+  bitonicSortShared(width, L, kSelfGroupSize);
   // The gather, as GATHER writes it.
   bool useRest = (pc.flags & kSelfFlagRest) != 0u;
   for (uint s = L; s < n; s += kSelfGroupSize) {

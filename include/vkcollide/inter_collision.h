@@ -9,7 +9,8 @@
 //     gathered in world space with their (cloth, particle) indices (in scene order);
 //  4. narrow phase, `iterations` times: self collision's machinery over the gathered particles of all
 //     cloths at once (include/vkcollide/self_collision.h): one self-collision grid over the union of
-//     the overlap boxes, 32-bit cell keys, stable radix sort, and per sorted slot a gather (Jacobi)
+//     the overlap boxes, 32-bit cell keys, stable radix sort (on the fused path a bitonic sort in shared
+//     memory, with the same order: InterCollisionPath), and per sorted slot a gather (Jacobi)
 //     over the nine neighbour columns within the sweep reach, keeping only particles of other cloths
 //     that the filter allows and that are closer than `distance`;
 //  5. each gathered particle's summed world displacement is rotated back into its cloth's frame and
@@ -108,6 +109,32 @@ Status collideInterCpu(const InterCollisionInput& input, Backend backend, InterC
 Status collideInterCpu(const InterCollisionInput& input, Backend backend, const CpuExecutor& executor,
                        InterCollisionDebug* debug = nullptr);
 
+// Which passes an InterCollisionStage records for each narrow-phase iteration (both give the same
+// results, bitwise). The broad phase and the marking are the same on both paths.
+enum class InterCollisionPath {
+  // kFused when all the cloths' particles together fit fusedInterCollisionCapacity(context) (then the
+  // marked particles surely do: the rule is decided on the host, from the layout alone); else
+  // kGeneral.
+  kAuto,
+  // Per iteration keys, the radix sort (4 digit passes of 3 dispatches), gather and apply (keys,
+  // gather and apply dispatched indirectly over the marked particles): 15 dependent dispatches, any
+  // size.
+  kGeneral,
+  // Per iteration 1 dispatch of one workgroup: keys, a bitonic sort of (key, marked particle) in
+  // shared memory, gather and apply. For game-sized scenes, where the latency of dependent dispatches
+  // dominates. create() refuses it (kLimitExceeded, naming InterCollisionStageCreateInfo::cloths)
+  // when the cloths' particles do not fit.
+  kFused,
+};
+
+// The most particles (all cloths of a stage together) the fused narrow phase takes on this
+// context's device: the largest power of two in [512, 16384] whose 8 bytes each fit
+// maxComputeSharedMemorySize beside the 9228 bytes the shader's other passes declare (0 where 512 do
+// not fit) and, on llvmpipe, whose bound on an invocation's loop iterations stays within its loop
+// guard (docs/integration.md). 48 KiB and 64 KiB: 4096; 100 KiB: 8192; 137 KiB and more: 16384;
+// lavapipe: 1024 (its 32 KiB would hold 2048).
+uint32_t fusedInterCollisionCapacity(const Context& context);
+
 struct InterCollisionStageCreateInfo {
   // The layout: each cloth's particle range (copied). Transforms are not taken here: every record()
   // (and run()) brings the step's transforms.
@@ -115,6 +142,7 @@ struct InterCollisionStageCreateInfo {
   std::span<const InterCollisionFilter> filters; // copied: fixed for the stage's life
   uint32_t particleCount = 0;                    // elements in the particle buffer
   uint32_t framesInFlight = 1;                   // 1..kMaxFramesInFlight sets of scratch (context.h)
+  InterCollisionPath path = InterCollisionPath::kAuto;
 };
 
 struct InterCollisionRecordInfo {
@@ -128,7 +156,8 @@ struct InterCollisionRecordInfo {
 };
 
 // Inter collision on a Vulkan device: one command buffer per step, no host round trip (the marked
-// particle count stays on the GPU and sizes the narrow phase through vkCmdDispatchIndirect).
+// particle count stays on the GPU and sizes the narrow phase through vkCmdDispatchIndirect, or, on
+// the fused path, is read by its one workgroup).
 // create() never touches a queue; the cloth table (ranges, filters and the step's transforms) and the
 // settings travel in each record(); per frame in flight the stage keeps its own scratch (and its own
 // embedded bounds and radix sort scratch), so frames may be recorded before earlier ones complete.
@@ -136,7 +165,8 @@ class InterCollisionStage {
  public:
   // Validates the description (ranges, filters; not the particles) and allocates everything for the
   // worst case (every particle marked; any iterations count). Limits: clothCount * (clothCount - 1)
-  // partner slots and particleCount marked particles must fit maxStorageBufferRange.
+  // partner slots and particleCount marked particles must fit maxStorageBufferRange. Chooses the
+  // narrow phase's path (InterCollisionPath); the fused path embeds no radix sort.
   static Result<std::unique_ptr<InterCollisionStage>> create(Context& context, const InterCollisionStageCreateInfo& info);
   // The device memory create() would allocate for `info` (validated as create() does), the embedded
   // bounds and radix sort stages included.
@@ -162,6 +192,8 @@ class InterCollisionStage {
   // bytes (RecordStats, context.h). run() counts the stage's own commands, not its upload and
   // readback copies. Zero after a refused record().
   const RecordStats& lastRecordStats() const;
+  // The path create() chose (kGeneral or kFused).
+  InterCollisionPath path() const;
 
   struct Impl;  // opaque
 

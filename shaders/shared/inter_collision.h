@@ -31,6 +31,19 @@ VKC_CONSTANT(uint, kInterPassKeys, 4u);      // indirect: cell key of each marke
 VKC_CONSTANT(uint, kInterPassGather, 5u);    // indirect, per sorted slot: the particle's new position (Jacobi)
 VKC_CONSTANT(uint, kInterPassApply, 6u);     // indirect: total += new - old, position = new
 VKC_CONSTANT(uint, kInterPassWriteBack, 7u); // indirect: local positions += R^T total
+// The fused narrow phase, one iteration in one workgroup (InterCollisionPath::kFused): the keys of
+// the marked particles, a bitonic sort of (key, marked index) in shared memory (shared/bitonic_sort.h),
+// the gather and the apply; the same keys, order, new positions and totals as KEYS, the radix sort,
+// GATHER and APPLY, bit for bit (a sort of distinct (key, index) pairs has one answer: the stable
+// sort by key's). 1 dispatch per iteration instead of keys + sort + gather + apply.
+VKC_CONSTANT(uint, kInterPassFused, 8u);
+VKC_CONSTANT(uint, kInterPassCount, 9u);
+// The fused pass's sort takes 8 bytes of shared memory per marked particle, for a power of two of
+// particles (constant_id 1 of shaders/inter_collision.comp; 1 for the other passes) between self
+// collision's kSelfFusedMinCapacity and kSelfFusedMaxCapacity, besides the shared memory that every
+// pass of the shader declares: sLo and sHi (uvec4 per invocation), sSub (uint per invocation) and
+// three uints. The host picks the largest power of two for which both fit maxComputeSharedMemorySize.
+VKC_CONSTANT(uint, kInterSharedBytes, 2u * 16u * kInterGroupSize + 4u * kInterGroupSize + 12u);
 
 VKC_CONSTANT(uint, kInterBindingParticles, 0u);   // vec4[particleCount] local xyz + w (read; writeback: rw)
 VKC_CONSTANT(uint, kInterBindingCloths, 1u);      // InterCloth[clothCount] (read)

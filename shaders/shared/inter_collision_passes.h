@@ -1,5 +1,6 @@
 // The passes of the inter collision stage (shaders/inter_collision.comp, src/vulkan/inter_collision.cpp);
-// see pass_decl.h. The passes from keys on are dispatched indirectly (arguments in the state binding).
+// see pass_decl.h. The passes from keys on are dispatched indirectly (arguments in the state binding),
+// but for the fused pass: one workgroup that reads the marked count from the state binding.
 #ifndef VKC_SHARED_INTER_COLLISION_PASSES_H
 #define VKC_SHARED_INTER_COLLISION_PASSES_H
 #include "inter_collision.h"
@@ -18,6 +19,7 @@ inline constexpr PassDecl kInterPasses[] = {
   passDecl("vkc.inter.gather",     kInterPassGather,    kInterGroupSize, kInterBindingCount, "-     -      -    -     -      -        R     -     R      R    R      W     W"),
   passDecl("vkc.inter.apply",      kInterPassApply,     kInterGroupSize, kInterBindingCount, "-     -      -    -     -      -        R     -     RW     -    -      RW    -"),
   passDecl("vkc.inter.write_back", kInterPassWriteBack, kInterGroupSize, kInterBindingCount, "RW    -      -    R     -      -        R     -     R      -    -      R     -"),
+  passDecl("vkc.inter.fused",      kInterPassFused,     kInterGroupSize, kInterBindingCount, "-     -      -    -     -      -        R     -     RW     -    -      RW    W"),
 };
 // clang-format on
 inline constexpr StageDecl kInterStage{"inter_collision", kInterBindingCount, kInterPasses};

@@ -315,12 +315,7 @@ static Status checkAndLayout(const detail::ContextImpl& ctx, const ShapeCollisio
   VKC_TRY(detail::validateClothRanges(info.cloths, info.particleCount, "ShapeCollisionStageCreateInfo"));
   VKC_TRY(detail::validateColliders(info.colliders, info.cloths.size()));
   VKC_TRY(detail::checkFramesInFlight(info.framesInFlight, "ShapeCollisionStageCreateInfo"));
-  if (info.path != ShapeCollisionPath::kAuto && info.path != ShapeCollisionPath::kGeneral &&
-      info.path != ShapeCollisionPath::kFused) {
-    return Error{ErrorCode::kInvalidArgument, "ShapeCollisionStageCreateInfo::path is " +
-                                                  std::to_string(static_cast<int>(info.path)) +
-                                                  "; it must be kAuto, kGeneral or kFused"};
-  }
+  VKC_TRY(detail::checkPathValue(info.path, "ShapeCollisionStageCreateInfo"));
   layout = detail::makeShapesLayout(info.cloths, info.colliders);
   VKC_TRY(checkCreateInfo(ctx, info, layout));
   return checkLoopLimit(ctx, info, layout);

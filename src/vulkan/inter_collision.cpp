@@ -5,6 +5,11 @@
 // InterState (and the sort reads its count from there). The cloth table (ranges, filters, tiles, and
 // the step's transforms) and the settings travel with each record(): the table by vkCmdUpdateBuffer
 // into the frame's own copy, the settings in push constants; create() never touches a queue.
+//
+// Fused path (InterCollisionPath::kFused): each narrow-phase iteration is one workgroup (keys, a
+// bitonic sort in shared memory, gather, apply) instead of keys + radix sort + gather + apply. The
+// marked count is only known on the GPU, so the host decides from the layout: when all the cloths'
+// particles fit the shared sort, the marked ones do.
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -49,6 +54,7 @@ struct InterCollisionStage::Impl {
   struct Sizes {
     uint32_t capacity = 1;       // marked slots (every particle may be marked)
     uint64_t partnerSlots = 1;
+    bool fused = false;          // InterCollisionPath::kFused: no radix sort, no key / value buffers
   };
 
   detail::ContextImpl& ctx;
@@ -60,9 +66,10 @@ struct InterCollisionStage::Impl {
   uint32_t capacity = 1;
   uint64_t partnerSlots = 1;
   uint32_t frames = 1;
+  bool fused = false;
   std::unique_ptr<BoundsStage> bounds;
-  std::vector<std::unique_ptr<RadixSortStage>> sorts;  // one per frame in flight (each has its scratch)
-  const detail::Pipeline* pipes[8] = {};
+  std::vector<std::unique_ptr<RadixSortStage>> sorts;  // general path: one per frame in flight (each has its scratch)
+  const detail::Pipeline* pipes[gpu::kInterPassCount] = {};
   detail::StageBuffers buffers;
   Buffer particles, upload, readback;  // convenience path, made on first use
   detail::TimestampPool queries{ctx};
@@ -85,8 +92,9 @@ struct InterCollisionStage::Impl {
     p[kState] = BufferSpec{sizeof(gpu::InterState), MemoryUsage::kDeviceLocal, true, VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT};
     p[kTiles] = BufferSpec{2 * std::max<VkDeviceSize>(tiles, 1) * sizeof(uint32_t), MemoryUsage::kDeviceLocal, true};
     p[kMarked] = BufferSpec{cap * sizeof(gpu::InterMarked), MemoryUsage::kDeviceLocal, true};
-    p[kKeys] = BufferSpec{cap * sizeof(uint32_t), MemoryUsage::kDeviceLocal, true};
-    p[kValues] = BufferSpec{cap * sizeof(uint32_t), MemoryUsage::kDeviceLocal, true};
+    const VkDeviceSize sorted = z.fused ? 1 : cap;  // the fused pass sorts in shared memory
+    p[kKeys] = BufferSpec{sorted * sizeof(uint32_t), MemoryUsage::kDeviceLocal, true};
+    p[kValues] = BufferSpec{sorted * sizeof(uint32_t), MemoryUsage::kDeviceLocal, true};
     p[kDelta] = BufferSpec{2 * cap * sizeof(gpu::vec4), MemoryUsage::kDeviceLocal, true};
     p[kContacts] = BufferSpec{cap * sizeof(uint32_t), MemoryUsage::kDeviceLocal, true};
     return p;
@@ -166,6 +174,15 @@ struct InterCollisionStage::Impl {
       write.groupCount = tileCount;
       rec.add(std::move(write));
     }
+    if (fused) {
+      for (uint32_t it = 0; it < step.settings.iterations; ++it) {
+        detail::Pass p = pass(gpu::kInterPassFused, step, it == 0 ? 1u : 0u);
+        p.groupCount = 1;
+        rec.add(std::move(p));
+      }
+      rec.add(indirectPass(gpu::kInterPassWriteBack, step));
+      return;
+    }
     const BufferRange countRange{buffers.get(kState, step.frame).handle(), offsetof(gpu::InterState, markedCount),
                                  sizeof(uint32_t)};
     RadixSortStage& sort = *sorts[step.frame];
@@ -184,8 +201,53 @@ struct InterCollisionStage::Impl {
 InterCollisionStage::InterCollisionStage(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 InterCollisionStage::~InterCollisionStage() = default;
 
+// A bound on the loop iterations of one invocation of the fused pass over `m` marked particles (all
+// its loops together, as llvmpipe counts them, a vector of lanes iterating while any lane does; see
+// kLlvmpipeLoopLimit): the keys, the bitonic sort (with the search of its width), and per slot of the
+// invocation the slot loop, the gather's nine columns (two gallops and a binary search of at most
+// log2(m) + 1 steps each, a scan of at most m + 1 steps: the lanes of a vector scan different
+// columns) and the apply.
+static uint64_t fusedLoopTrips(uint64_t m) {
+  const uint64_t G = gpu::kInterGroupSize;
+  const detail::BitonicTrips sort = detail::bitonicSortTrips(m, G);
+  uint64_t log2 = 0;
+  while ((uint64_t{1} << log2) < m) ++log2;
+  const uint64_t perSlot = 1 + 9 * (1 + 3 * (log2 + 1) + m + 1) + 1;
+  return (sort.width + G - 1) / G + sort.trips + (m + G - 1) / G * perSlot;
+}
+
+uint32_t fusedInterCollisionCapacity(const Context& context) {
+  const detail::ContextImpl& ctx = detail::Internals::of(context);
+  uint32_t capacity = detail::fusedSortCapacity(ctx, gpu::kInterSharedBytes, gpu::kSelfFusedMinCapacity,
+                                                gpu::kSelfFusedMaxCapacity);
+  if (detail::limitsLoopIterations(ctx)) {
+    while (capacity >= gpu::kSelfFusedMinCapacity && fusedLoopTrips(capacity) > detail::kLlvmpipeLoopLimit) capacity /= 2;
+    if (capacity < gpu::kSelfFusedMinCapacity) capacity = 0;
+  }
+  return capacity;
+}
+
+// Whether the stage takes the fused path (the rule of InterCollisionPath::kAuto); an error for
+// kFused when the cloths' particles do not fit, or for a path that is not one of the enum's.
+static Result<bool> takesFusedPath(const detail::ContextImpl& ctx, const Context& context,
+                                   const InterCollisionStageCreateInfo& info) {
+  VKC_TRY(detail::checkPathValue(info.path, "InterCollisionStageCreateInfo"));
+  if (info.path == InterCollisionPath::kGeneral) return false;
+  const uint32_t capacity = fusedInterCollisionCapacity(context);
+  VKC_TRY(detail::checkFusedSortFits(ctx, info.path, capacity, "InterCollisionStageCreateInfo"));
+  if (capacity == 0) return false;  // (kAuto)
+  uint64_t particles = 0;  // every marked particle is a particle of a cloth
+  for (const InterClothDesc& c : info.cloths) particles += c.range.count;
+  if (particles <= capacity) return true;
+  if (info.path == InterCollisionPath::kAuto) return false;
+  return Error{ErrorCode::kLimitExceeded, "InterCollisionStageCreateInfo::cloths hold " + std::to_string(particles) +
+                                              " particles in all; path kFused takes at most " +
+                                              std::to_string(capacity) + " on device '" + ctx.info.name +
+                                              "' (fusedInterCollisionCapacity); use kAuto or kGeneral"};
+}
+
 // The checks create() and memoryRequirements() share: the description and the device's limits.
-static Result<InterCollisionStage::Impl::Sizes> checkCreateInfo(const detail::ContextImpl& ctx,
+static Result<InterCollisionStage::Impl::Sizes> checkCreateInfo(const detail::ContextImpl& ctx, const Context& context,
                                                                const InterCollisionStageCreateInfo& info) {
   VKC_TRY(detail::validateInterLayout(info.cloths, info.filters, info.particleCount, "InterCollisionStageCreateInfo"));
   VKC_TRY(detail::checkFramesInFlight(info.framesInFlight, "InterCollisionStageCreateInfo"));
@@ -213,6 +275,9 @@ static Result<InterCollisionStage::Impl::Sizes> checkCreateInfo(const detail::Co
                                                 " exceeds what one indirect dispatch (maxComputeWorkGroupCount[0] = " +
                                                 std::to_string(ctx.info.maxComputeWorkGroupCount[0]) + ") can cover"};
   }
+  auto fused = takesFusedPath(ctx, context, info);
+  if (!fused) return fused.error();
+  z.fused = *fused;
   return z;
 }
 
@@ -227,13 +292,13 @@ static BoundsStageCreateInfo boundsInfo(const InterCollisionStageCreateInfo& inf
 Result<MemoryRequirements> InterCollisionStage::memoryRequirements(const Context& context,
                                                                    const InterCollisionStageCreateInfo& info) {
   const detail::ContextImpl& ctx = detail::Internals::of(context);
-  auto sizes = checkCreateInfo(ctx, info);
+  auto sizes = checkCreateInfo(ctx, context, info);
   if (!sizes) return sizes.error();
   const std::vector<ClothRange> ranges = detail::interClothRanges(info.cloths);
   auto need = BoundsStage::memoryRequirements(context, boundsInfo(info, ranges));
   if (!need) return need.error();
   MemoryRequirements total = *need;
-  detail::addRequirements(total, detail::radixSortRequirements(sizes->capacity), info.framesInFlight);
+  if (!sizes->fused) detail::addRequirements(total, detail::radixSortRequirements(sizes->capacity), info.framesInFlight);
   std::vector<gpu::InterCloth> table;
   const uint32_t tiles = detail::makeInterClothTable(info.cloths, info.filters, table);
   detail::addRequirements(total, detail::requirementsOf(Impl::plan(info.cloths.size(), tiles, *sizes), info.framesInFlight));
@@ -243,12 +308,13 @@ Result<MemoryRequirements> InterCollisionStage::memoryRequirements(const Context
 Result<std::unique_ptr<InterCollisionStage>> InterCollisionStage::create(Context& context,
                                                                          const InterCollisionStageCreateInfo& info) {
   detail::ContextImpl& ctx = detail::Internals::of(context);
-  auto sizes = checkCreateInfo(ctx, info);
+  auto sizes = checkCreateInfo(ctx, context, info);
   if (!sizes) return sizes.error();
   auto impl = std::make_unique<Impl>(ctx);
   impl->capacity = sizes->capacity;
   impl->partnerSlots = sizes->partnerSlots;
   impl->frames = info.framesInFlight;
+  impl->fused = sizes->fused;
   impl->cloths.assign(info.cloths.begin(), info.cloths.end());
   impl->filters.assign(info.filters.begin(), info.filters.end());
   impl->particleCount = info.particleCount;
@@ -258,14 +324,20 @@ Result<std::unique_ptr<InterCollisionStage>> InterCollisionStage::create(Context
   auto bounds = BoundsStage::create(context, boundsInfo(info, ranges));
   if (!bounds) return bounds.error();
   impl->bounds = std::move(bounds.value());
-  for (uint32_t f = 0; f < impl->frames; ++f) {
+  for (uint32_t f = 0; f < impl->frames && !impl->fused; ++f) {
     auto sort = RadixSortStage::create(context, RadixSortStageCreateInfo{impl->capacity});
     if (!sort) return sort.error();
     impl->sorts.push_back(std::move(sort.value()));
   }
 
   VKC_TRY(detail::getPassPipelines(ctx, "inter_collision", gpu::kInterBindingCount, sizeof(gpu::InterPush),
-                                    impl->pipes));
+                                    std::span(impl->pipes, gpu::kInterPassFused)));
+  if (impl->fused) {
+    auto p = ctx.pipelines->get({"inter_collision", gpu::kInterBindingCount, sizeof(gpu::InterPush),
+                                 {gpu::kInterPassFused, fusedInterCollisionCapacity(context)}});
+    if (!p) return p.error();
+    impl->pipes[gpu::kInterPassFused] = *p;
+  }
   VKC_TRY(impl->buffers.create(ctx, Impl::plan(impl->table.size(), impl->tileCount, *sizes), impl->frames));
   impl->queryCount = 2 * (8 + 4 * kMaxInterIterations + 8 * 4 * kMaxInterIterations);
   VKC_TRY(impl->queries.create(impl->queryCount));
@@ -274,6 +346,9 @@ Result<std::unique_ptr<InterCollisionStage>> InterCollisionStage::create(Context
 
 const std::vector<PassTiming>& InterCollisionStage::timings() const { return impl_->timings; }
 const RecordStats& InterCollisionStage::lastRecordStats() const { return impl_->lastStats; }
+InterCollisionPath InterCollisionStage::path() const {
+  return impl_->fused ? InterCollisionPath::kFused : InterCollisionPath::kGeneral;
+}
 
 Status InterCollisionStage::recordUpload(VkCommandBuffer commandBuffer) {
   VKC_TRY(detail::checkCommandBuffer(commandBuffer, "InterCollisionStage", "recordUpload"));

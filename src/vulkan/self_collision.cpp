@@ -208,12 +208,8 @@ static Status checkCreateInfo(const detail::ContextImpl& ctx, const SelfCollisio
 }
 
 uint32_t fusedSelfCollisionCapacity(const Context& context) {
-  const uint32_t shared = detail::Internals::of(context).info.maxComputeSharedMemorySize;
-  uint32_t capacity = 0;
-  for (uint32_t c = gpu::kSelfFusedMinCapacity; c <= gpu::kSelfFusedMaxCapacity && uint64_t{c} * 8 <= shared; c *= 2) {
-    capacity = c;
-  }
-  return capacity;
+  return detail::fusedSortCapacity(detail::Internals::of(context), 0, gpu::kSelfFusedMinCapacity,
+                                   gpu::kSelfFusedMaxCapacity);
 }
 
 // The loop iterations of one invocation of FUSED_SORT for a cloth of `particles` particles and `items`
@@ -221,34 +217,19 @@ uint32_t fusedSelfCollisionCapacity(const Context& context) {
 // reduction, keys, the bitonic stages and their compare-exchanges, the gather.
 static uint64_t fusedLoopTrips(uint64_t particles, uint64_t items) {
   const uint64_t G = gpu::kSelfGroupSize;
-  uint64_t width = 1, log2 = 0;
-  while (width < items) {
-    width *= 2;
-    ++log2;
-  }
-  const uint64_t stages = log2 * (log2 + 1) / 2;
-  return (particles + G - 1) / G + G + log2 + (width + G - 1) / G + stages * (1 + (width / 2 + G - 1) / G) + log2 +
-         (items + G - 1) / G;
+  const detail::BitonicTrips sort = detail::bitonicSortTrips(items, G);
+  return (particles + G - 1) / G + G + (sort.width + G - 1) / G + sort.trips + (items + G - 1) / G;
 }
 
 // Whether the stage takes the fused path; an error for kFused with a cloth that does not fit, or for
 // a path that is not one of the enum's.
 static Result<bool> takesFusedPath(const detail::ContextImpl& ctx, const Context& context,
                                    const SelfCollisionStageCreateInfo& info) {
-  if (info.path != SelfCollisionPath::kAuto && info.path != SelfCollisionPath::kGeneral &&
-      info.path != SelfCollisionPath::kFused) {
-    return Error{ErrorCode::kInvalidArgument, "SelfCollisionStageCreateInfo::path is " +
-                                                  std::to_string(static_cast<int>(info.path)) +
-                                                  "; it must be kAuto, kGeneral or kFused"};
-  }
+  VKC_TRY(detail::checkPathValue(info.path, "SelfCollisionStageCreateInfo"));
   if (info.path == SelfCollisionPath::kGeneral) return false;
   const uint32_t capacity = fusedSelfCollisionCapacity(context);
-  if (capacity == 0) {  // below kSelfFusedMinCapacity items of shared memory
-    if (info.path == SelfCollisionPath::kAuto) return false;
-    return Error{ErrorCode::kUnsupported, "SelfCollisionStageCreateInfo::path kFused: the device '" + ctx.info.name +
-                                              "' has " + std::to_string(ctx.info.maxComputeSharedMemorySize) +
-                                              " bytes of compute shared memory, fewer than the fused sort needs"};
-  }
+  VKC_TRY(detail::checkFusedSortFits(ctx, info.path, capacity, "SelfCollisionStageCreateInfo"));
+  if (capacity == 0) return false;  // (kAuto) below kSelfFusedMinCapacity items of shared memory
   for (size_t c = 0; c < info.cloths.size(); ++c) {
     const uint64_t items = info.subsets.empty() || info.subsets[c].empty() ? info.cloths[c].count : info.subsets[c].size();
     const bool fits = items <= capacity;

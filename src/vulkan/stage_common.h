@@ -208,6 +208,57 @@ inline Status makeBuffer(ContextImpl& ctx, Buffer& b, VkDeviceSize bytes, Memory
 inline constexpr uint64_t kLlvmpipeLoopLimit = 65535;
 inline bool limitsLoopIterations(const ContextImpl& ctx) { return ctx.info.driverName == "llvmpipe"; }
 
+// A stage's path (an enum with kAuto, kGeneral and kFused): an error naming `createInfo`::path for any
+// other value.
+template <typename Path>
+Status checkPathValue(Path path, const char* createInfo) {
+  if (path == Path::kAuto || path == Path::kGeneral || path == Path::kFused) return {};
+  return Error{ErrorCode::kInvalidArgument, std::string(createInfo) + "::path is " +
+                                                std::to_string(static_cast<int>(path)) +
+                                                "; it must be kAuto, kGeneral or kFused"};
+}
+
+// A forced kFused on a device whose shared memory holds no fused sort (`capacity` 0): kUnsupported.
+template <typename Path>
+Status checkFusedSortFits(const ContextImpl& ctx, Path path, uint32_t capacity, const char* createInfo) {
+  if (path != Path::kFused || capacity > 0) return {};
+  return Error{ErrorCode::kUnsupported, std::string(createInfo) + "::path kFused: the device '" + ctx.info.name +
+                                            "' has " + std::to_string(ctx.info.maxComputeSharedMemorySize) +
+                                            " bytes of compute shared memory, fewer than the fused sort needs"};
+}
+
+// For llvmpipe's loop guard: the loop iterations one invocation of `groupSize` runs to find the
+// sort's width (the power of two >= items) and in bitonicSortShared (shaders/shared/bitonic_sort.h):
+// the size loop, and per stage one stride step and at most ceil(width / 2 / groupSize)
+// compare-exchanges.
+struct BitonicTrips {
+  uint64_t width = 1;  // the power of two >= items
+  uint64_t trips = 0;
+};
+inline BitonicTrips bitonicSortTrips(uint64_t items, uint64_t groupSize) {
+  BitonicTrips b;
+  uint64_t log2 = 0;
+  while (b.width < items) {
+    b.width *= 2;
+    ++log2;
+  }
+  const uint64_t stages = log2 * (log2 + 1) / 2;
+  b.trips = log2 + log2 + stages * (1 + (b.width / 2 + groupSize - 1) / groupSize);
+  return b;
+}
+
+// The capacity of a fused path's shared-memory sort (shaders/shared/bitonic_sort.h, 8 bytes per
+// item): the largest power of two in [minCapacity, maxCapacity] whose items fit the device's
+// maxComputeSharedMemorySize beside the `reservedBytes` of the shader's other shared variables; 0
+// when not even minCapacity fits.
+inline uint32_t fusedSortCapacity(const ContextImpl& ctx, uint32_t reservedBytes, uint32_t minCapacity,
+                                  uint32_t maxCapacity) {
+  const uint64_t shared = ctx.info.maxComputeSharedMemorySize;
+  uint32_t capacity = 0;
+  for (uint32_t c = minCapacity; c <= maxCapacity && uint64_t{c} * 8 + reservedBytes <= shared; c *= 2) capacity = c;
+  return capacity;
+}
+
 // The pipelines of `shader` whose first specialization constant (the pass) is 0..out.size()-1.
 inline Status getPassPipelines(ContextImpl& ctx, const char* shader, uint32_t bindingCount, uint32_t pushConstantSize,
                                std::span<const Pipeline*> out) {

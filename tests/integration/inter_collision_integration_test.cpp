@@ -22,13 +22,15 @@ namespace {
 
 class InterCollisionIntegrationVulkan : public VulkanTest {};
 
-// Five random cloths of different sizes overlapping their neighbours (seeded), with a filter.
-InterScene scene(uint32_t seed) {
+// Five random cloths of different sizes (from `base` particles up) overlapping their neighbours
+// (seeded), with a filter. The fused path's scenes are smaller: all their particles must fit
+// fusedInterCollisionCapacity (1024 on lavapipe).
+InterScene scene(uint32_t seed, uint32_t base = 300) {
   InterScene s;
   std::mt19937 rng(seed);
   for (uint32_t c = 0; c < 5; ++c) {
     const float f = static_cast<float>(c);
-    addRandomCloth(s, 300 + 41 * c + seed, 0.4f, {0.3f * f, 0.04f * f, 0.02f * static_cast<float>(seed), 0},
+    addRandomCloth(s, base + 41 * c + seed, 0.4f, {0.3f * f, 0.04f * f, 0.02f * static_cast<float>(seed), 0},
                    quatAxisAngle(1, f + static_cast<float>(seed), 2, 0.4f * f + 0.1f * static_cast<float>(seed)), rng);
   }
   s.filters = {{3, 0x2, ~0x1u}};
@@ -89,59 +91,62 @@ TEST_F(InterCollisionIntegrationVulkan, CreateAndRecordNeedNoQueue) {
 }
 
 TEST_F(InterCollisionIntegrationVulkan, ThreeFramesInFlightUseTheirOwnScratch) {
-  const uint32_t frames = 3;
-  // Three inputs of one layout: other particles, transforms and settings per frame.
-  const InterScene base = scene(2);
-  std::vector<InterScene> in(frames, base);
-  std::mt19937 rng(9);
-  std::uniform_real_distribution<float> jitter(-0.02f, 0.02f);
-  for (uint32_t f = 0; f < frames; ++f) {
-    for (Float4& q : in[f].particles) q = {q.x + jitter(rng), q.y + jitter(rng), q.z + jitter(rng), q.w};
-    for (InterClothDesc& c : in[f].cloths) c.translation.y += 0.01f * static_cast<float>(f);
-    in[f].settings = {0.05f + 0.01f * static_cast<float>(f), 1.0f - 0.2f * static_cast<float>(f), f + 1};
-  }
-  const uint32_t n = static_cast<uint32_t>(base.particles.size());
-  auto stage = InterCollisionStage::create(ctx(), stageInfo(base, frames));
-  ASSERT_TRUE(stage.ok()) << stage.message();
-  const VkDeviceSize bytes = n * sizeof(Float4);
-  detail::Buffer host = hostBuffer(frames * bytes);
-  std::vector<VkCommandBuffer> cmds;
-  std::vector<std::set<VkBuffer>> written(frames);
-  for (uint32_t f = 0; f < frames; ++f) {
-    std::memcpy(static_cast<char*>(host.mapped()) + f * bytes, in[f].particles.data(), bytes);
-    const InterCollisionRecordInfo ri{
-        .particles = {host.handle(), f * bytes, bytes}, .cloths = in[f].cloths, .settings = in[f].settings, .frame = f};
-    // What each frame's passes write, besides the host's particles: disjoint between frames.
-    auto plan = detail::interCollisionBarrierPlan(**stage, ri);
-    ASSERT_TRUE(plan.ok()) << plan.message();
-    for (const detail::PlannedPass& p : *plan) {
-      for (VkBuffer b : p.written) {
-        if (b != host.handle()) written[f].insert(b);
+  for (const InterCollisionPath path : {InterCollisionPath::kGeneral, InterCollisionPath::kFused}) {
+    SCOPED_TRACE(path == InterCollisionPath::kFused ? "fused path" : "general path");
+    const uint32_t frames = 3;
+    // Three inputs of one layout: other particles, transforms and settings per frame.
+    const InterScene base = scene(2, path == InterCollisionPath::kFused ? 100 : 300);
+    std::vector<InterScene> in(frames, base);
+    std::mt19937 rng(9);
+    std::uniform_real_distribution<float> jitter(-0.02f, 0.02f);
+    for (uint32_t f = 0; f < frames; ++f) {
+      for (Float4& q : in[f].particles) q = {q.x + jitter(rng), q.y + jitter(rng), q.z + jitter(rng), q.w};
+      for (InterClothDesc& c : in[f].cloths) c.translation.y += 0.01f * static_cast<float>(f);
+      in[f].settings = {0.05f + 0.01f * static_cast<float>(f), 1.0f - 0.2f * static_cast<float>(f), f + 1};
+    }
+    const uint32_t n = static_cast<uint32_t>(base.particles.size());
+    auto stage = InterCollisionStage::create(ctx(), stageInfo(base, frames, path));
+    ASSERT_TRUE(stage.ok()) << stage.message();
+    const VkDeviceSize bytes = n * sizeof(Float4);
+    detail::Buffer host = hostBuffer(frames * bytes);
+    std::vector<VkCommandBuffer> cmds;
+    std::vector<std::set<VkBuffer>> written(frames);
+    for (uint32_t f = 0; f < frames; ++f) {
+      std::memcpy(static_cast<char*>(host.mapped()) + f * bytes, in[f].particles.data(), bytes);
+      const InterCollisionRecordInfo ri{
+          .particles = {host.handle(), f * bytes, bytes}, .cloths = in[f].cloths, .settings = in[f].settings, .frame = f};
+      // What each frame's passes write, besides the host's particles: disjoint between frames.
+      auto plan = detail::interCollisionBarrierPlan(**stage, ri);
+      ASSERT_TRUE(plan.ok()) << plan.message();
+      for (const detail::PlannedPass& p : *plan) {
+        for (VkBuffer b : p.written) {
+          if (b != host.handle()) written[f].insert(b);
+        }
       }
+      EXPECT_GE(written[f].size(), 10u);
+      for (uint32_t g = 0; g < f; ++g) {
+        for (VkBuffer b : written[f]) EXPECT_EQ(written[g].count(b), 0u) << "frames " << g << " and " << f << " share scratch";
+      }
+      cmds.push_back(beginCommandBuffer());
+      const Status st = (*stage)->record(cmds.back(), ri);
+      ASSERT_TRUE(st.ok()) << st.message();
     }
-    EXPECT_GE(written[f].size(), 10u);
-    for (uint32_t g = 0; g < f; ++g) {
-      for (VkBuffer b : written[f]) EXPECT_EQ(written[g].count(b), 0u) << "frames " << g << " and " << f << " share scratch";
+    submitRecorded(cmds);
+    std::vector<std::vector<Float4>> got(frames, std::vector<Float4>(n));
+    for (uint32_t f = 0; f < frames; ++f) {
+      SCOPED_TRACE("frame " + std::to_string(f));
+      std::memcpy(got[f].data(), static_cast<const char*>(host.mapped()) + f * bytes, bytes);
+      expectCpuStep(in[f], got[f], 20);
     }
-    cmds.push_back(beginCommandBuffer());
-    const Status st = (*stage)->record(cmds.back(), ri);
-    ASSERT_TRUE(st.ok()) << st.message();
+    VkCommandBuffer cmd = beginCommandBuffer();
+    expectErrorNaming(
+        (*stage)->record(cmd, {.particles = {host.handle(), 0, bytes}, .cloths = base.cloths, .settings = base.settings,
+                               .frame = frames}),
+        "InterCollisionRecordInfo::frame is 3");
+    freeCommandBuffer(cmd);
+    EXPECT_FALSE(InterCollisionStage::create(ctx(), stageInfo(base, 0, path)).ok());
+    EXPECT_FALSE(InterCollisionStage::create(ctx(), stageInfo(base, kMaxFramesInFlight + 1, path)).ok());
   }
-  submitRecorded(cmds);
-  std::vector<std::vector<Float4>> got(frames, std::vector<Float4>(n));
-  for (uint32_t f = 0; f < frames; ++f) {
-    SCOPED_TRACE("frame " + std::to_string(f));
-    std::memcpy(got[f].data(), static_cast<const char*>(host.mapped()) + f * bytes, bytes);
-    expectCpuStep(in[f], got[f], 20);
-  }
-  VkCommandBuffer cmd = beginCommandBuffer();
-  expectErrorNaming(
-      (*stage)->record(cmd, {.particles = {host.handle(), 0, bytes}, .cloths = base.cloths, .settings = base.settings,
-                             .frame = frames}),
-      "InterCollisionRecordInfo::frame is 3");
-  freeCommandBuffer(cmd);
-  EXPECT_FALSE(InterCollisionStage::create(ctx(), stageInfo(base, 0)).ok());
-  EXPECT_FALSE(InterCollisionStage::create(ctx(), stageInfo(base, kMaxFramesInFlight + 1)).ok());
 }
 
 TEST_F(InterCollisionIntegrationVulkan, MemoryRequirementsAreWhatCreateAllocates) {
@@ -163,7 +168,7 @@ TEST_F(InterCollisionIntegrationVulkan, MemoryRequirementsAreWhatCreateAllocates
 }
 
 TEST_F(InterCollisionIntegrationVulkan, EveryFailingAllocationIsReportedAndLeaksNothing) {
-  const InterScene s = scene(4);
+  const InterScene s = scene(4, 100);  // small enough for both paths
   auto want = interStep(Backend::kVulkan, &ctx(), s);
   ASSERT_TRUE(want.ok()) << want.message();
   ASSERT_NE(*want, s.particles);
@@ -172,11 +177,12 @@ TEST_F(InterCollisionIntegrationVulkan, EveryFailingAllocationIsReportedAndLeaks
   TestDeviceMemory memory(impl());
   auto c = importTestContext(impl(), true, memory.callbacks());
   ASSERT_TRUE(c.ok()) << c.message();
+  InterCollisionPath path = InterCollisionPath::kGeneral;
   const auto attempt = [&](Context& cc, TestDeviceMemory& mem) {
     std::vector<Float4> p = s.particles;
     InterCollisionDebug debug;
     debug.marked = {12345};
-    auto stage = InterCollisionStage::create(cc, stageInfo(s, 2));
+    auto stage = InterCollisionStage::create(cc, stageInfo(s, 2, path));
     const Status st = stage.ok() ? (*stage)->run({p, s.cloths, s.filters, s.settings}, &debug) : stage.status();
     if (st.ok()) {
       EXPECT_EQ(p, *want);
@@ -195,7 +201,11 @@ TEST_F(InterCollisionIntegrationVulkan, EveryFailingAllocationIsReportedAndLeaks
     }
     return false;
   };
-  forEachFailingAllocationIn(**c, memory, attempt, 96);
+  for (const InterCollisionPath p : {InterCollisionPath::kGeneral, InterCollisionPath::kFused}) {
+    SCOPED_TRACE(p == InterCollisionPath::kFused ? "fused path" : "general path");
+    path = p;
+    forEachFailingAllocationIn(**c, memory, attempt, 96);
+  }
   c->reset();
   EXPECT_EQ(memory.live(), 0);
 }

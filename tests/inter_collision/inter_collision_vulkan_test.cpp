@@ -20,7 +20,7 @@ InterScene denseScene() {
   std::mt19937 rng(4);
   for (uint32_t c = 0; c < 6; ++c) {
     const float f = static_cast<float>(c);
-    addRandomCloth(s, 150 + 13 * c, 0.4f, {0.25f * f, 0.05f * f, 0, 0}, quatAxisAngle(1, f, 2, 0.9f * f), rng);
+    addRandomCloth(s, 130 + 13 * c, 0.4f, {0.25f * f, 0.05f * f, 0, 0}, quatAxisAngle(1, f, 2, 0.9f * f), rng);
   }
   s.settings = {0.06f, 0.9f, 2};
   return s;
@@ -79,9 +79,10 @@ TEST_F(InterCollisionVulkan, RecordsIntoTheHostsCommandBuffer) {
 
 TEST_F(InterCollisionVulkan, BarrierPlanOrdersEveryIndirectDispatch) {
   // mark_scan writes the marked count and the dispatch arguments; every pass over marked particles is
-  // dispatched indirectly from them, and the plan puts a barrier between each writer and its readers.
+  // dispatched indirectly from them (general path), and the plan puts a barrier between each writer
+  // and its readers; the fused path's passes too.
   const InterScene s = denseScene();
-  const InterCollisionStageCreateInfo ci = stageInfo(s);
+  const InterCollisionStageCreateInfo ci = stageInfo(s, 1, InterCollisionPath::kGeneral);
   auto stage = InterCollisionStage::create(ctx(), ci);
   ASSERT_TRUE(stage.ok()) << stage.message();
   auto buf = impl().allocator->createBuffer(s.particles.size() * sizeof(Float4), detail::MemoryUsage::kDeviceLocal);
@@ -114,6 +115,25 @@ TEST_F(InterCollisionVulkan, BarrierPlanOrdersEveryIndirectDispatch) {
   const auto firstKeys = std::find(scan, names.end(), "vkc.inter.keys");
   ASSERT_NE(firstKeys, names.end());
   EXPECT_TRUE((*plan)[static_cast<size_t>(firstKeys - names.begin())].barrier.needed);
+
+  // The fused path: one direct dispatch per iteration (it reads the marked count and the grid from the
+  // state mark_scan and broad wrote, and the positions the iteration before moved), then write_back.
+  auto fused = InterCollisionStage::create(ctx(), stageInfo(s, 1, InterCollisionPath::kFused));
+  ASSERT_TRUE(fused.ok()) << fused.message();
+  auto fusedPlan = detail::interCollisionBarrierPlan(**fused, ri);
+  ASSERT_TRUE(fusedPlan.ok()) << fusedPlan.message();
+  std::vector<std::string> fusedNames;
+  for (const detail::PlannedPass& p : *fusedPlan) fusedNames.push_back(p.name);
+  const std::vector<std::string> want = {"vkc.bounds.tiles",     "vkc.bounds.merge",    "vkc.inter.broad",
+                                         "vkc.inter.mark_count", "vkc.inter.mark_scan", "vkc.inter.mark_write",
+                                         "vkc.inter.fused",      "vkc.inter.fused",     "vkc.inter.write_back"};
+  ASSERT_EQ(s.settings.iterations, 2u);
+  EXPECT_EQ(fusedNames, want);
+  for (size_t i = 6; i < fusedPlan->size(); ++i) {
+    EXPECT_TRUE((*fusedPlan)[i].barrier.needed) << i << " " << fusedNames[i];
+    EXPECT_EQ((*fusedPlan)[i].indirect, fusedNames[i] == "vkc.inter.write_back") << fusedNames[i];
+  }
+
   // Bad buffer: nothing planned, the field is named.
   ri.particles.size = 16;
   auto bad = detail::interCollisionBarrierPlan(**stage, ri);

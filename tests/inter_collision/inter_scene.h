@@ -35,8 +35,9 @@ inline Result<std::vector<Float4>> stageStep(InterCollisionStage& stage, const I
 }
 
 // The create info of a stage for the scene's layout.
-inline InterCollisionStageCreateInfo stageInfo(const InterScene& s, uint32_t framesInFlight = 1) {
-  return {s.cloths, s.filters, static_cast<uint32_t>(s.particles.size()), framesInFlight};
+inline InterCollisionStageCreateInfo stageInfo(const InterScene& s, uint32_t framesInFlight = 1,
+                                               InterCollisionPath path = InterCollisionPath::kAuto) {
+  return {s.cloths, s.filters, static_cast<uint32_t>(s.particles.size()), framesInFlight, path};
 }
 
 // Unit quaternion of `angle` radians about the (normalized) axis.

@@ -61,16 +61,7 @@ Outcome runPath(Context& ctx, const SelfScene& scene, SelfCollisionPath path) {
 }
 
 void expectBitwiseEqual(const Outcome& general, const Outcome& fused) {
-  ASSERT_EQ(general.particles.size(), fused.particles.size());
-  size_t diffs = 0;
-  for (size_t i = 0; i < general.particles.size(); ++i) {
-    if (std::memcmp(&general.particles[i], &fused.particles[i], sizeof(Float4)) != 0 && diffs++ < 5) {
-      ADD_FAILURE() << "particle " << i << ": general (" << general.particles[i].x << ", " << general.particles[i].y
-                    << ", " << general.particles[i].z << "), fused (" << fused.particles[i].x << ", "
-                    << fused.particles[i].y << ", " << fused.particles[i].z << ")";
-    }
-  }
-  EXPECT_EQ(diffs, 0u);
+  expectParticlesBitwiseEqual(general.particles, fused.particles, "general", "fused");
   EXPECT_EQ(general.debug.sortedKeys, fused.debug.sortedKeys);
   EXPECT_EQ(general.debug.sortedParticles, fused.debug.sortedParticles);
   EXPECT_EQ(general.debug.clothFirstItem, fused.debug.clothFirstItem);

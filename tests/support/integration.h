@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -21,6 +23,22 @@ namespace vkc::test {
 inline void expectErrorNaming(const Status& st, std::string_view part) {
   ASSERT_FALSE(st.ok()) << "expected an error naming " << part;
   EXPECT_NE(st.message().find(part), std::string::npos) << st.message();
+}
+
+// Two runs' particles are equal bit for bit (two paths of one stage, say); the first few differences
+// are reported with both values, labelled `aName` and `bName`.
+inline void expectParticlesBitwiseEqual(std::span<const Float4> a, std::span<const Float4> b, std::string_view aName,
+                                        std::string_view bName) {
+  ASSERT_EQ(a.size(), b.size());
+  size_t diffs = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::memcmp(&a[i], &b[i], sizeof(Float4)) != 0 && diffs++ < 5) {
+      ADD_FAILURE() << "particle " << i << ": " << aName << " (" << a[i].x << ", " << a[i].y << ", " << a[i].z << ", "
+                    << a[i].w << "), " << bName << " (" << b[i].x << ", " << b[i].y << ", " << b[i].z << ", " << b[i].w
+                    << ")";
+    }
+  }
+  EXPECT_EQ(diffs, 0u);
 }
 
 // Stage::memoryRequirements(ctx, info) is what Stage::create(ctx, info) takes from `impl`'s

@@ -2,13 +2,15 @@
 // recorded. The byte rule checked on hand-made passes; the bounds stage's figures checked against
 // its pass table by hand; and the dispatch budget of a collision iteration, which is deterministic
 // and so asserted here (timings never are): the 64x64 NvCloth drape's shape iteration, its self
-// collision, and a scene of 256 cloths of 1k particles against the same work in one or two cloths.
+// collision, a scene of 256 cloths of 1k particles against the same work in one or two cloths, and
+// inter collision's narrow phase on both paths.
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "inter_collision/inter_scene.h"
 #include "shared/bounds.h"
 #include "support/vulkan_fixture.h"
 #include "vkcollide/scene.h"
@@ -213,6 +215,32 @@ TEST_F(RecordStatsVulkan, DrapeSelfCollisionDispatchBudget) {
     EXPECT_EQ(s.dispatches, fused ? 2u : 17u);
     EXPECT_EQ(s.dependentDispatches, fused ? 2u : 17u);
     EXPECT_GE(s.bytesRead, 2 * b.particles.size() * sizeof(Float4));
+  }
+}
+
+TEST_F(RecordStatsVulkan, InterCollisionNarrowPhaseDispatchBudget) {
+  // 1024 particles as 2 cloths of 512 or 64 cloths of 16 (overlapping neighbours), 3 iterations:
+  // the fused narrow phase records 1 dispatch per iteration, the general one 15 (keys, the radix
+  // sort's 12, gather, apply), whatever the cloth count; bounds, broad phase, marking (6) and
+  // write-back (1) on both.
+  for (const uint32_t cloths : {2u, 64u}) {
+    SCOPED_TRACE(std::to_string(cloths) + " cloths");
+    InterScene s;
+    std::mt19937 rng(cloths);
+    for (uint32_t c = 0; c < cloths; ++c) {
+      addRandomCloth(s, 1024 / cloths, 0.3f, {0.2f * static_cast<float>(c), 0, 0, 0}, {0, 0, 0, 1}, rng);
+    }
+    s.settings = {0.04f, 1.0f, 3};
+    for (const InterCollisionPath path : {InterCollisionPath::kGeneral, InterCollisionPath::kFused}) {
+      auto stage = InterCollisionStage::create(ctx(), stageInfo(s, 1, path));
+      ASSERT_TRUE(stage.ok()) << stage.message();
+      auto out = stageStep(**stage, s);
+      ASSERT_TRUE(out.ok()) << out.message();
+      const RecordStats& st = (*stage)->lastRecordStats();
+      const uint64_t perIteration = path == InterCollisionPath::kFused ? 1 : 15;
+      EXPECT_EQ(st.dispatches, 7 + 3 * perIteration);
+      EXPECT_EQ(st.dependentDispatches, 7 + 3 * perIteration);
+    }
   }
 }
 
