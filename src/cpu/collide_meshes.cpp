@@ -81,8 +81,8 @@ struct MeshKernel {
   // walk's tests). A leaf is a candidate iff its box overlaps the query box in both walks (every
   // ancestor's box holds it), so both pick the same triangle and hit, bit for bit.
   const WideNode* wide = nullptr;
-  uint wideQuery(uint mode, uint triangleCount, uint firstWord, vec3 lo, vec3 hi, vec3 p, float tStart, vec3 to,
-                 uint flags, MeshHit& best) {
+  uint wideQuery(uint mode, uint firstWord, vec3 lo, vec3 hi, vec3 p, float tStart, vec3 to, uint flags,
+                 MeshHit& best) {
     best = meshNoHit();
     uint bestT = kMeshNone;
     constexpr uint kStack = 3u * kBvhMaxDepth + 4u;  // each level leaves at most 3 siblings on the stack
@@ -113,7 +113,6 @@ struct MeshKernel {
         }
       }
     }
-    (void)triangleCount;
     return bestT;
   }
 
@@ -127,7 +126,7 @@ struct MeshKernel {
       float tStart;
       meshParticleQuery(pc, q, mode, lo, hi, from, tStart, to, flags);
       MeshHit hit;
-      const uint t = wideQuery(mode, pc.triangleCount, firstWord, lo, hi, from, tStart, to, flags, hit);
+      const uint t = wideQuery(mode, firstWord, lo, hi, from, tStart, to, flags, hit);
       meshParticleAnswer(pc, q, t, hit);
     }
     return meshParticleEnd(pc, q, newPrev, newCur, info);
@@ -253,6 +252,18 @@ Status validateMeshValues(std::span<const CollisionMesh> meshes) {
   return {};
 }
 
+// The meshes' indices made global (the mesh's first combined vertex + the index), mesh after mesh:
+// the index buffer of the mesh tree (the shader's gather pass does the same on a build).
+std::vector<uint32_t> combinedIndices(std::span<const CollisionMesh> meshes) {
+  std::vector<uint32_t> indices;
+  uint32_t base = 0;
+  for (const CollisionMesh& m : meshes) {
+    for (uint32_t i : m.indices) indices.push_back(base + i);
+    base += static_cast<uint32_t>(m.vertices.size());
+  }
+  return indices;
+}
+
 Status validateTree(const MeshTree& tree, uint32_t triangles) {
   const bool none = tree.nodes.empty() && tree.primitiveBoxes.empty() && tree.leafParents.empty();
   if (none) return {};
@@ -296,14 +307,9 @@ Status validate(const MeshCollisionInput& in) {
   VKC_TRY(validateTree(in.tree, meshTriangleCount(in.meshes)));
   if (in.tree.update == MeshTreeUpdate::kRefit && !in.tree.nodes.empty()) {
     // The tree to refit must be one of these meshes' triangle count and a valid topology.
-    std::vector<uint32_t> idx;
+    const std::vector<uint32_t> idx = combinedIndices(in.meshes);
     std::vector<Float4> verts;
-    uint32_t base = 0;
-    for (const CollisionMesh& m : in.meshes) {
-      for (uint32_t i : m.indices) idx.push_back(base + i);
-      verts.insert(verts.end(), m.vertices.begin(), m.vertices.end());
-      base += static_cast<uint32_t>(m.vertices.size());
-    }
+    for (const CollisionMesh& m : in.meshes) verts.insert(verts.end(), m.vertices.begin(), m.vertices.end());
     BvhInput b;
     b.vertices = verts;
     b.indices = idx;
@@ -409,13 +415,7 @@ Status collideMeshesOn(detail::ParallelCall& par, const MeshCollisionInput& in, 
         startF[v] = Float4{s.x, s.y, s.z, 0.0f};
       }
     }
-    std::vector<uint32_t> indices(size_t{n} * 3);
-    for (uint32_t m = 0; m < meshCount; ++m) {
-      const gpu::MeshGpu& g = tables.meshes[m];
-      for (uint32_t i = 0; i < g.triangleCount * 3; ++i) {
-        indices[size_t{g.firstTriangle} * 3 + i] = g.firstVertex + in.meshes[m].indices[i];
-      }
-    }
+    const std::vector<uint32_t> indices = combinedIndices(in.meshes);
     BvhInput b;
     b.vertices = endF;
     b.prevVertices = startF;

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
-#include <cstdio>
 #include <string>
 
+#include "scene/validate.h"
 #include "shared/geometry_queries_math.h"
 #include "util/try.h"
 #include "vkcollide/geometry_queries.h"
@@ -33,11 +33,7 @@ const char* typeName(uint32_t type) {
   return type < gpu::kGeomTypeCount ? kNames[type] : "unknown";
 }
 
-std::string num(float v) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%g", static_cast<double>(v));
-  return buf;
-}
+std::string num(float v) { return detail::formatNumber(static_cast<double>(v)); }
 
 // Checks components [0, n) of v are finite.
 Status checkFinite(const std::string& field, Float4 v, int n) {

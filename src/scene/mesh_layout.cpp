@@ -1,7 +1,6 @@
 #include "scene/mesh_layout.h"
 
 #include <cmath>
-#include <cstdio>
 
 #include "scene/validate.h"
 #include "util/try.h"
@@ -10,12 +9,6 @@ namespace vkc::detail {
 namespace {
 
 Error invalid(const std::string& message) { return Error{ErrorCode::kInvalidArgument, message}; }
-
-std::string fmt(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
 
 bool finiteNonNegative(float v) { return std::isfinite(v) && v >= 0.0f; }
 
@@ -110,16 +103,16 @@ MeshTables makeMeshTables(std::span<const MeshLayout> meshes, std::span<const Cl
 Status validateMeshMotionValues(const std::string& name, MeshMotion motion, const RigidTransform& transform,
                                 const RigidTransform& prevTransform, const MeshSurface& surface) {
   if (!finiteNonNegative(surface.thickness)) {
-    return invalid(name + ".surface.thickness is " + fmt(surface.thickness) + ": it must be finite and >= 0");
+    return invalid(name + ".surface.thickness is " + formatNumber(surface.thickness) + ": it must be finite and >= 0");
   }
   if (!(surface.restitution >= 0.0f && surface.restitution <= 1.0f)) {
-    return invalid(name + ".surface.restitution is " + fmt(surface.restitution) + ": it must be in [0, 1]");
+    return invalid(name + ".surface.restitution is " + formatNumber(surface.restitution) + ": it must be in [0, 1]");
   }
   if (!finiteNonNegative(surface.friction)) {
-    return invalid(name + ".surface.friction is " + fmt(surface.friction) + ": it must be finite and >= 0");
+    return invalid(name + ".surface.friction is " + formatNumber(surface.friction) + ": it must be finite and >= 0");
   }
   if (!finiteNonNegative(surface.staticFriction)) {
-    return invalid(name + ".surface.staticFriction is " + fmt(surface.staticFriction) +
+    return invalid(name + ".surface.staticFriction is " + formatNumber(surface.staticFriction) +
                    ": it must be finite and >= 0");
   }
   if (motion == MeshMotion::kRigid) {

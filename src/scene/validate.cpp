@@ -53,26 +53,24 @@ uint32_t makeClothTable(std::span<const ClothRange> cloths, std::vector<gpu::Clo
   return tiles;
 }
 
-namespace {
-std::string fmtG(double v) {
+std::string formatNumber(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
 }
-}  // namespace
 
 Status validateRigidTransform(const std::string& name, const Float4& translation, const Float4& rotation) {
   const float t[3] = {translation.x, translation.y, translation.z};
   for (int k = 0; k < 3; ++k) {
     if (!std::isfinite(t[k])) {
       return Error{ErrorCode::kInvalidArgument,
-                   name + ".translation." + "xyz"[k] + " is " + fmtG(t[k]) + ": the translation must be finite"};
+                   name + ".translation." + "xyz"[k] + " is " + formatNumber(t[k]) + ": the translation must be finite"};
     }
   }
   const float q[4] = {rotation.x, rotation.y, rotation.z, rotation.w};
   for (int k = 0; k < 4; ++k) {
     if (!std::isfinite(q[k])) {
-      return Error{ErrorCode::kInvalidArgument, name + ".rotation." + "xyzw"[k] + " is " + fmtG(q[k]) +
+      return Error{ErrorCode::kInvalidArgument, name + ".rotation." + "xyzw"[k] + " is " + formatNumber(q[k]) +
                                                     ": the rotation quaternion must be finite"};
     }
   }
@@ -81,7 +79,7 @@ Status validateRigidTransform(const std::string& name, const Float4& translation
   const double len = std::sqrt(sq);
   if (std::fabs(len - 1.0) > 1e-3) {
     return Error{ErrorCode::kInvalidArgument,
-                 name + ".rotation has length " + fmtG(len) +
+                 name + ".rotation has length " + formatNumber(len) +
                      ": it must be a unit quaternion (x, y, z, w) within 1e-3, an orthonormal rotation"};
   }
   return {};

@@ -29,6 +29,9 @@ Status validateSeparation(float distance, float stiffness, const std::string& ow
 // The parts of validate(BoundsInput) that do not read the particles: sizes and cloth ranges.
 Status validateBoundsLayout(const BoundsInput& input);
 
+// A number in an error message ("%g": 1.5, 1e+30, nan, inf).
+std::string formatNumber(double v);
+
 // A rigid transform: translation finite, rotation a finite unit quaternion (x, y, z, w) within 1e-3.
 // Messages name "<name>.translation.x", "<name>.rotation".
 Status validateRigidTransform(const std::string& name, const Float4& translation, const Float4& rotation);
