@@ -151,5 +151,12 @@ Status validate(const GeometryQueryInput& input);
 Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, const GeometryQueryOutput& output,
                                                Backend backend);
 
+class Context;
+
+// Runs the batch on any backend: kCpuScalar and kCpuSimd as queryGeometriesCpu; kVulkan on `context`
+// (required for kVulkan, ignored otherwise). The results are the same on every backend.
+Result<GeometryQueryCounts> queryGeometries(Backend backend, Context* context, const GeometryQueryInput& input,
+                                            const GeometryQueryOutput& output);
+
 VKC_API_END
 }  // namespace vkc

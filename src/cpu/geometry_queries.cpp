@@ -81,4 +81,14 @@ Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, 
   return counts;
 }
 
+// The Vulkan path is not built yet: kVulkan is refused here until it is.
+Result<GeometryQueryCounts> queryGeometries(Backend backend, Context* context, const GeometryQueryInput& input,
+                                            const GeometryQueryOutput& output) {
+  (void)context;
+  if (backend == Backend::kVulkan) {
+    return Error{ErrorCode::kUnsupported, "queryGeometries: the Vulkan path of the geometry queries is not built yet"};
+  }
+  return queryGeometriesCpu(input, output, backend);
+}
+
 }  // namespace vkc
