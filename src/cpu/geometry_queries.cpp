@@ -1,8 +1,10 @@
 // The geometry queries on the CPU (include/vkcollide/geometry_queries.h): every query's slots in
 // order through the shared per-pair functions (shaders/shared/geometry_queries_math.h), contacts
-// written in (query, slot) order up to the output's capacity.
+// written in (query, slot) order up to the output's capacity. kCpuSimd runs the point-set pairs with
+// lanes across the points (src/cpu/geometry_queries_simd.cpp), the same contacts bit for bit.
 #include <string>
 
+#include "cpu/geometry_queries.h"
 #include "shared/geometry_queries_math.h"
 #include "util/try.h"
 #include "vkcollide/geometry_queries.h"
@@ -57,6 +59,15 @@ Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, 
     const uint32_t pointFirst = a.info.x == gpu::kGeomPointSet ? a.info.y : b.info.y;
     const bool hasPoints = a.info.x == gpu::kGeomPointSet || b.info.x == gpu::kGeomPointSet;
     const uint64_t first = total;
+    const gpu::GeomShape& other = a.info.x == gpu::kGeomPointSet ? b : a;
+    if (backend == Backend::kCpuSimd && hasPoints && q.method == GeometryMethod::kStatic &&
+        cpu::pointSetSimdHandles(other)) {
+      total += cpu::pointSetContactsSimd(other, a.info.x == gpu::kGeomPointSet, &input.points[pointFirst], slots,
+                                         static_cast<uint32_t>(qi), output.elementsA.data(), output.elementsB.data(),
+                                         total, capacity);
+      output.ranges[qi] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
+      continue;
+    }
     for (uint32_t slot = 0; slot < slots; ++slot) {
       gpu::vec3 point(0.0f);
       if (hasPoints) {
