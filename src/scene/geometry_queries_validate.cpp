@@ -35,40 +35,62 @@ const char* typeName(uint32_t type) {
 
 std::string num(float v) { return detail::formatNumber(static_cast<double>(v)); }
 
+// An element's name, "geometries[3]", and a field of it, "geometries[3].p0": built as strings only
+// when a message needs them (validation runs on every call, and a batch holds many geometries).
+struct ElementName {
+  const char* array;
+  size_t index;
+};
+struct FieldName {
+  ElementName element;
+  const char* suffix;
+};
+std::string str(const std::string& s) { return s; }
+std::string str(ElementName e) { return std::string(e.array) + "[" + std::to_string(e.index) + "]"; }
+std::string str(const FieldName& f) { return str(f.element) + f.suffix; }
+FieldName operator+(ElementName e, const char* suffix) { return {e, suffix}; }
+std::string operator+(const FieldName& f, const std::string& rest) { return str(f) + rest; }
+std::string operator+(const FieldName& f, const char* rest) { return str(f) + rest; }
+Error invalid(const FieldName& f) { return invalid(str(f)); }
+
 // Checks components [0, n) of v are finite.
-Status checkFinite(const std::string& field, Float4 v, int n) {
+template <class Name>
+Status checkFinite(const Name& field, Float4 v, int n) {
   const float c[4] = {v.x, v.y, v.z, v.w};
   for (int k = 0; k < n; ++k) {
-    if (!std::isfinite(c[k])) return invalid(field + "." + "xyzw"[k] + " is " + num(c[k]) + ": must be finite");
+    if (!std::isfinite(c[k])) return invalid(str(field) + "." + "xyzw"[k] + " is " + num(c[k]) + ": must be finite");
   }
   return {};
 }
 
-Status checkNonNegative(const std::string& field, const char* what, float v) {
-  if (v < 0.0f) return invalid(field + " (" + what + ") is " + num(v) + ": must be >= 0");
+template <class Name>
+Status checkNonNegative(const Name& field, const char* what, float v) {
+  if (v < 0.0f) return invalid(str(field) + " (" + what + ") is " + num(v) + ": must be >= 0");
   return {};
 }
 
-Status checkUnit(const std::string& field, const char* what, Float4 v, int n) {
+template <class Name>
+Status checkUnit(const Name& field, const char* what, Float4 v, int n) {
   const double x = v.x, y = v.y, z = v.z;
   const double w = n == 4 ? static_cast<double>(v.w) : 0.0;
   const double len = std::sqrt(x * x + y * y + z * z + w * w);
   if (std::abs(len - 1.0) > static_cast<double>(gpu::kGeomUnitTolerance)) {
-    return invalid(field + " (" + what + ") has length " + std::to_string(len) + ": must be 1 within 1e-3");
+    return invalid(str(field) + " (" + what + ") has length " + std::to_string(len) + ": must be 1 within 1e-3");
   }
   return {};
 }
 
-Status checkZero(const std::string& field, Float4 v, int from) {
+template <class Name>
+Status checkZero(const Name& field, Float4 v, int from) {
   const float c[4] = {v.x, v.y, v.z, v.w};
   for (int k = from; k < 4; ++k) {
-    if (c[k] != 0.0f) return invalid(field + "." + "xyzw"[k] + " is " + num(c[k]) + ": unused by this type, must be 0");
+    if (c[k] != 0.0f) return invalid(str(field) + "." + "xyzw"[k] + " is " + num(c[k]) + ": unused by this type, must be 0");
   }
   return {};
 }
 
 Status validateGeometry(const Geometry& g, size_t i, size_t pointCount) {
-  const std::string f = "geometries[" + std::to_string(i) + "]";
+  const ElementName f{"geometries", i};
   const uint32_t type = static_cast<uint32_t>(g.type);
   if (type >= gpu::kGeomTypeCount) return invalid(f + ".type is " + std::to_string(type) + ": unknown geometry type");
   if (g.flags != 0 && !(type == gpu::kGeomPlane && g.flags == kGeometryFlagBidirectional)) {
@@ -194,7 +216,7 @@ Status validate(const GeometryQueryInput& in) {
   }
   for (size_t i = 0; i < in.queries.size(); ++i) {
     const GeometryQuery& q = in.queries[i];
-    const std::string f = "queries[" + std::to_string(i) + "]";
+    const ElementName f{"queries", i};
     const size_t n = in.geometries.size();
     if (q.a >= n) return invalid(f + ".a is " + std::to_string(q.a) + ": geometries holds " + std::to_string(n));
     if (q.b >= n) return invalid(f + ".b is " + std::to_string(q.b) + ": geometries holds " + std::to_string(n));
