@@ -6,7 +6,7 @@
 // range of points in the input's point array). Pairs with a static method (docs/geometry-queries.md
 // has the table): every pair of sphere, capsule, cylinder, box and plane except plane-plane (N/A),
 // and a point set against each of them; point set vs point set is N/A. Cylinder-cylinder and
-// cylinder-box are a local search (docs/geometry-queries.md: its measured error against FCL).
+// cylinder-box are GJK/EPA (docs/geometry-queries.md: its measured error against FCL).
 //
 // Contacts: a contact is a pair of elements at the same position of elementsA and elementsB. Each
 // element is a PointDirection (point, unit direction, depth) or, for a point set's side, a

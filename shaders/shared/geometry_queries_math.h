@@ -394,54 +394,84 @@ VKC_FN bool geomBoxBoxContact(GeomShape s, GeomShape t, VKC_OUT(GeomElement) es,
   return true;
 }
 
-// --- Cylinder vs cylinder and cylinder vs box: no closed form. The penetration depth is the least
-// overlap over unit directions u, f(u) = g_s(u) + g_t(u) - (c_t - c_s).u, with g the support
-// function of a shape centred at the origin (f <= 0 for some u: separated). It is searched from
-// candidate directions (both shapes' axes, their cross products, the centres' difference and
-// kGeomSphereSamples Fibonacci directions); the kGeomSearchStarts least are refined by a pattern
-// search on the sphere (8 directions around the current one, the step halved down to
-// kGeomSearchMinStep). One contact: the
-// first shape's point farthest along u (the middle of a face or line on ties), and the same point
-// moved back by the depth. A local method: it may stop at a local minimum (tests/geometry_queries:
-// compared with FCL).
+// --- Cylinder vs cylinder and cylinder vs box: no closed form. GJK and EPA below; where they cannot
+// finish, this local search. The penetration depth is the least overlap over unit directions u,
+// f(u) = g_s(u) + g_t(u) - (c_t - c_s).u, with g the support function of a shape centred at the
+// origin (f <= 0 for some u: separated). It is searched from candidate directions (both shapes'
+// axes, their cross products, the centres' difference and kGeomSphereSamples Fibonacci directions);
+// the kGeomSearchStarts least are refined by a pattern search on the sphere (8 directions around the
+// current one, the step halved down to kGeomSearchMinStep). A local method: it may stop at a local
+// minimum (tests/geometry_queries/geometry_queries_epa_test.cpp compares it with EPA).
 VKC_CONSTANT(uint, kGeomSphereSamples, 64u);
 VKC_CONSTANT(float, kGeomSearchMinStep, 1e-6f);
 VKC_CONSTANT(uint, kGeomSearchMaxSteps, 400u);
 
-VKC_FN uint geomAxisCount(GeomShape s) { return s.info.x == kGeomOrientedBox ? 3u : 1u; }
+// A box or cylinder with its world axes computed once: the search evaluates its support function
+// thousands of times. Box: axes[0..2] its rotated x, y, z, size its half extents. Cylinder: axes[0]
+// its unit axis, size.x its radius, size.y its half height.
+struct GeomConvex {
+  vec3 centre;
+  vec3 axis0;
+  vec3 axis1;
+  vec3 axis2;
+  vec3 size;
+  uint type;
+};
 
-VKC_FN vec3 geomAxis(GeomShape s, uint i) {
-  if (s.info.x != kGeomOrientedBox) return geomUnit(vec3(s.p1));
-  vec3 e = vec3(0.0f);
-  e[i] = 1.0f;
-  return geomRotate(s.p1 / sqrt(dot(s.p1, s.p1)), e);
+VKC_FN GeomConvex geomMakeConvex(GeomShape s) {
+  GeomConvex c;
+  c.centre = vec3(s.p0);
+  c.type = s.info.x;
+  if (s.info.x == kGeomOrientedBox) {
+    vec4 q = s.p1 / sqrt(dot(s.p1, s.p1));
+    c.axis0 = geomRotate(q, vec3(1.0f, 0.0f, 0.0f));
+    c.axis1 = geomRotate(q, vec3(0.0f, 1.0f, 0.0f));
+    c.axis2 = geomRotate(q, vec3(0.0f, 0.0f, 1.0f));
+    c.size = vec3(s.p2);
+  } else {
+    c.axis0 = geomUnit(vec3(s.p1));
+    c.axis1 = vec3(0.0f);
+    c.axis2 = vec3(0.0f);
+    c.size = vec3(s.p0.w, s.p1.w, 0.0f);
+  }
+  return c;
+}
+
+VKC_FN uint geomAxisCount(GeomConvex s) { return s.type == kGeomOrientedBox ? 3u : 1u; }
+
+VKC_FN vec3 geomAxis(GeomConvex s, uint i) { return i == 0u ? s.axis0 : (i == 1u ? s.axis1 : s.axis2); }
+
+// The part of u across the unit axis a (au = a.u), projected twice: u nearly along a leaves a
+// remainder of rounding whose component along a, once normalized, would tilt a cylinder's rim point
+// off its cap (by up to the radius times float epsilon over the remainder's length).
+VKC_FN vec3 geomAcross(vec3 a, vec3 u, float au) {
+  vec3 w = u - a * au;
+  return w - a * dot(w, a);
 }
 
 // The support function of the shape centred at the origin (box or cylinder), along unit u.
-VKC_FN float geomCentredSupport(GeomShape s, vec3 u) {
-  if (s.info.x == kGeomOrientedBox) {
-    return s.p2.x * abs(dot(geomAxis(s, 0u), u)) + s.p2.y * abs(dot(geomAxis(s, 1u), u)) +
-           s.p2.z * abs(dot(geomAxis(s, 2u), u));
+VKC_FN float geomCentredSupport(GeomConvex s, vec3 u) {
+  if (s.type == kGeomOrientedBox) {
+    return s.size.x * abs(dot(s.axis0, u)) + s.size.y * abs(dot(s.axis1, u)) + s.size.z * abs(dot(s.axis2, u));
   }
-  float au = dot(geomAxis(s, 0u), u);
-  return s.p0.w * sqrt(max(1.0f - au * au, 0.0f)) + s.p1.w * abs(au);
+  float au = dot(s.axis0, u);
+  vec3 w = geomAcross(s.axis0, u, au);
+  return s.size.x * sqrt(dot(w, w)) + s.size.y * abs(au);
 }
 
-VKC_FN float geomOverlapAlong(GeomShape s, GeomShape t, vec3 u) {
-  return geomCentredSupport(s, u) + geomCentredSupport(t, u) - dot(vec3(t.p0) - vec3(s.p0), u);
+VKC_FN float geomOverlapAlong(GeomConvex s, GeomConvex t, vec3 u) {
+  return geomCentredSupport(s, u) + geomCentredSupport(t, u) - dot(t.centre - s.centre, u);
 }
 
 // The point of a box or cylinder farthest along unit u; the middle of the farthest face or line on ties.
-VKC_FN vec3 geomSupportPoint(GeomShape s, vec3 u) {
-  if (s.info.x == kGeomOrientedBox) {
-    return geomBoxSupport(vec3(s.p0), geomAxis(s, 0u), geomAxis(s, 1u), geomAxis(s, 2u), vec3(s.p2), u);
-  }
-  vec3 a = geomAxis(s, 0u);
+VKC_FN vec3 geomSupportPoint(GeomConvex s, vec3 u) {
+  if (s.type == kGeomOrientedBox) return geomBoxSupport(s.centre, s.axis0, s.axis1, s.axis2, s.size, u);
+  vec3 a = s.axis0;
   float au = dot(a, u);
-  vec3 w = u - a * au;
+  vec3 w = geomAcross(a, u, au);
   float lw = sqrt(dot(w, w));
-  vec3 radial = lw > kGeomParallelEps ? w / lw * s.p0.w : vec3(0.0f);
-  return vec3(s.p0) + a * (s.p1.w * geomSignOrZero(au)) + radial;
+  vec3 radial = lw > kGeomParallelEps ? w / lw * s.size.x : vec3(0.0f);
+  return s.centre + a * (s.size.y * geomSignOrZero(au)) + radial;
 }
 
 // Direction k of the Fibonacci sphere of kGeomSphereSamples points.
@@ -461,7 +491,7 @@ struct GeomStarts {
 };
 
 // Tries u: false when u separates (overlap <= 0); else inserts it among the starts.
-VKC_FN bool geomTryStart(GeomShape s, GeomShape t, vec3 u, VKC_INOUT(GeomStarts) starts) {
+VKC_FN bool geomTryStart(GeomConvex s, GeomConvex t, vec3 u, VKC_INOUT(GeomStarts) starts) {
   float l2 = dot(u, u);
   if (l2 <= 1e-12f) return true;
   u = u / sqrt(l2);
@@ -480,16 +510,24 @@ VKC_FN bool geomTryStart(GeomShape s, GeomShape t, vec3 u, VKC_INOUT(GeomStarts)
   return true;
 }
 
+// (cos, sin) of k eighths of a turn, exact where they are 0 or 1.
+VKC_FN vec2 geomOctant(uint k) {
+  const float r = 0.70710678f;
+  float c = (k == 0u) ? 1.0f : ((k == 4u) ? -1.0f : ((k == 2u || k == 6u) ? 0.0f : ((k == 1u || k == 7u) ? r : -r)));
+  float sn = (k == 2u) ? 1.0f : ((k == 6u) ? -1.0f : ((k == 0u || k == 4u) ? 0.0f : ((k == 1u || k == 3u) ? r : -r)));
+  return vec2(c, sn);
+}
+
 // The pattern search from u (overlap f there): false when it meets a separating direction.
-VKC_FN bool geomRefineDirection(GeomShape s, GeomShape t, VKC_INOUT(float) f, VKC_INOUT(vec3) u) {
+VKC_FN bool geomRefineDirection(GeomConvex s, GeomConvex t, VKC_INOUT(float) f, VKC_INOUT(vec3) u) {
   float step = 0.25f;
   for (uint it = 0u; it < kGeomSearchMaxSteps && step >= kGeomSearchMinStep; ++it) {
     vec3 t1 = geomPerpendicularTo(u);
     vec3 t2 = cross(u, t1);
     vec3 centre = u;
     for (uint k = 0u; k < 8u; ++k) {
-      float angle = 0.78539816f * float(k);
-      vec3 v = centre + (t1 * cos(angle) + t2 * sin(angle)) * step;
+      vec2 cs = geomOctant(k);
+      vec3 v = centre + (t1 * cs.x + t2 * cs.y) * step;
       v = v / sqrt(dot(v, v));
       float fv = geomOverlapAlong(s, t, v);
       if (fv <= 0.0f) return false;
@@ -503,7 +541,11 @@ VKC_FN bool geomRefineDirection(GeomShape s, GeomShape t, VKC_INOUT(float) f, VK
   return true;
 }
 
-VKC_FN bool geomConvexSearchContact(GeomShape s, GeomShape t, VKC_OUT(GeomElement) es, VKC_OUT(GeomElement) et) {
+// The search's answer: false when it meets a separating direction; else the least overlap found
+// (depth) and its direction u.
+VKC_FN bool geomConvexSearch(GeomConvex s, GeomConvex t, VKC_OUT(float) depth, VKC_OUT(vec3) dir) {
+  depth = 0.0f;
+  dir = vec3(0.0f, 0.0f, 1.0f);
   GeomStarts starts;
   for (uint k = 0u; k < kGeomSearchStarts; ++k) {
     starts.vals[k] = 3.0e38f;
@@ -521,7 +563,7 @@ VKC_FN bool geomConvexSearchContact(GeomShape s, GeomShape t, VKC_OUT(GeomElemen
     vec3 aj = geomAxis(t, j);
     if (!geomTryStart(s, t, aj, starts) || !geomTryStart(s, t, -aj, starts)) return false;
   }
-  if (!geomTryStart(s, t, vec3(t.p0) - vec3(s.p0), starts)) return false;
+  if (!geomTryStart(s, t, t.centre - s.centre, starts)) return false;
   for (uint k = 0u; k < kGeomSphereSamples; ++k) {
     if (!geomTryStart(s, t, geomFibonacciDirection(k), starts)) return false;
   }
@@ -537,9 +579,311 @@ VKC_FN bool geomConvexSearchContact(GeomShape s, GeomShape t, VKC_OUT(GeomElemen
       u = v;
     }
   }
+  depth = best;
+  dir = u;
+  return true;
+}
+
+// --- GJK and EPA (Gilbert-Johnson-Keerthi; the expanding polytope algorithm) on the Minkowski
+// difference M = S - T of a box or cylinder pair: M holds the origin exactly when they overlap, and
+// the penetration depth is the distance from the origin to M's boundary, the least f(u) above. GJK
+// finds a tetrahedron of M's support points around the origin (or a direction that separates); EPA
+// grows it towards the boundary point nearest the origin until the polytope's nearest face is within
+// kGeomEpaTolerance (relative to the shapes' size) of M's support along its normal. Fixed arrays and
+// iteration caps; where GJK or EPA meets a degenerate simplex or a cap, the local search above answers
+// instead, so the result is never worse than the search's.
+VKC_CONSTANT(uint, kGeomGjkMaxIterations, 64u);
+VKC_CONSTANT(uint, kGeomEpaMaxVertices, 128u);
+VKC_CONSTANT(uint, kGeomEpaMaxFaces, 256u);
+VKC_CONSTANT(uint, kGeomEpaMaxEdges, 64u);
+VKC_CONSTANT(float, kGeomEpaTolerance, 1e-6f);
+VKC_CONSTANT(float, kGeomEpaAcceptable, 1e-4f);
+VKC_CONSTANT(uint, kGeomGjkSeparated, 0u);
+VKC_CONSTANT(uint, kGeomGjkOverlap, 1u);
+VKC_CONSTANT(uint, kGeomGjkDegenerate, 2u);
+
+// A vertex of a box or cylinder farthest along unit u: a box's corner, a point of a cylinder's rim
+// (on ties, the + side; along the axis, the rim point at geomPerpendicularTo). GJK and EPA use these,
+// not geomSupportPoint's middles of faces, which lie on the lines and planes of other support points
+// and make flat simplices and faces.
+VKC_FN vec3 geomSupportVertex(GeomConvex s, vec3 u) {
+  if (s.type == kGeomOrientedBox) {
+    float sx = dot(s.axis0, u) >= 0.0f ? 1.0f : -1.0f;
+    float sy = dot(s.axis1, u) >= 0.0f ? 1.0f : -1.0f;
+    float sz = dot(s.axis2, u) >= 0.0f ? 1.0f : -1.0f;
+    return s.centre + s.axis0 * (s.size.x * sx) + s.axis1 * (s.size.y * sy) + s.axis2 * (s.size.z * sz);
+  }
+  vec3 a = s.axis0;
+  float au = dot(a, u);
+  vec3 w = geomAcross(a, u, au);
+  float lw = sqrt(dot(w, w));
+  vec3 radial = lw > kGeomParallelEps ? w / lw : geomPerpendicularTo(a);
+  return s.centre + a * (au >= 0.0f ? s.size.y : -s.size.y) + radial * s.size.x;
+}
+
+// M's support point along d (any length).
+VKC_FN vec3 geomMinkowskiSupport(GeomConvex s, GeomConvex t, vec3 d) {
+  vec3 u = geomUnit(d);
+  return geomSupportVertex(s, u) - geomSupportVertex(t, -u);
+}
+
+// The size of a box or cylinder: its largest half extent, radius or half height.
+VKC_FN float geomConvexScale(GeomConvex c) { return max(max(c.size.x, c.size.y), c.size.z); }
+
+// GJK's simplex: p[0] the newest point; n points.
+struct GeomSimplex {
+  vec3 p0;
+  vec3 p1;
+  vec3 p2;
+  vec3 p3;
+  uint n;
+};
+
+// The triangle case (a newest, b, c): the simplex of the feature nearest the origin and the next
+// search direction (off the triangle when the origin lies in it). False for a flat triangle.
+VKC_FN bool geomGjkTriangle(vec3 a, vec3 b, vec3 c, VKC_INOUT(GeomSimplex) sx, VKC_OUT(vec3) dir) {
+  vec3 ab = b - a;
+  vec3 ac = c - a;
+  vec3 ao = -a;
+  vec3 abc = cross(ab, ac);
+  bool edgeAc = dot(cross(abc, ac), ao) > 0.0f && dot(ac, ao) > 0.0f;
+  bool outsideAc = dot(cross(abc, ac), ao) > 0.0f;
+  bool outsideAb = dot(cross(ab, abc), ao) > 0.0f;
+  if (edgeAc) {
+    sx.p0 = a;
+    sx.p1 = c;
+    sx.n = 2u;
+    dir = cross(cross(ac, ao), ac);
+  } else if (outsideAc || outsideAb) {
+    if (dot(ab, ao) > 0.0f) {
+      sx.p0 = a;
+      sx.p1 = b;
+      sx.n = 2u;
+      dir = cross(cross(ab, ao), ab);
+    } else {
+      sx.p0 = a;
+      sx.n = 1u;
+      dir = ao;
+    }
+  } else {
+    float side = dot(abc, ao);
+    if (side == 0.0f) {  // the origin lies in the triangle: go on off either face
+      sx.p0 = a;
+      sx.p1 = b;
+      sx.p2 = c;
+      sx.n = 3u;
+      dir = abc;
+      return dot(abc, abc) > 0.0f;
+    }
+    sx.p0 = a;
+    sx.p1 = side > 0.0f ? b : c;
+    sx.p2 = side > 0.0f ? c : b;
+    sx.n = 3u;
+    dir = side > 0.0f ? abc : -abc;
+  }
+  return true;
+}
+
+// The outward normal (unnormalized) of face (a, b, c) of a tetrahedron whose fourth vertex is `opposite`.
+VKC_FN vec3 geomOutwardNormal(vec3 a, vec3 b, vec3 c, vec3 opposite) {
+  vec3 n = cross(b - a, c - a);
+  return dot(n, opposite - a) > 0.0f ? -n : n;
+}
+
+// GJK: kGeomGjkOverlap with sx a tetrahedron around the origin, kGeomGjkSeparated when a direction
+// separates S and T (touching included: no contact), kGeomGjkDegenerate otherwise.
+VKC_FN uint geomGjk(GeomConvex s, GeomConvex t, VKC_OUT(GeomSimplex) sx) {
+  vec3 dir = s.centre - t.centre;
+  if (dot(dir, dir) == 0.0f) dir = vec3(1.0f, 0.0f, 0.0f);
+  sx.p0 = geomMinkowskiSupport(s, t, dir);
+  sx.p1 = vec3(0.0f);
+  sx.p2 = vec3(0.0f);
+  sx.p3 = vec3(0.0f);
+  sx.n = 1u;
+  dir = -sx.p0;
+  float scale = geomConvexScale(s) + geomConvexScale(t);
+  float tiny = 1e-12f * scale * scale * scale * scale;
+  for (uint it = 0u; it < kGeomGjkMaxIterations; ++it) {
+    if (!(dot(dir, dir) > tiny)) return kGeomGjkDegenerate;
+    vec3 a = geomMinkowskiSupport(s, t, dir);
+    if (dot(a, dir) <= 0.0f) return kGeomGjkSeparated;
+    sx.p3 = sx.p2;
+    sx.p2 = sx.p1;
+    sx.p1 = sx.p0;
+    sx.p0 = a;
+    sx.n += 1u;
+    if (sx.n == 2u) {
+      vec3 ab = sx.p1 - a;
+      vec3 ao = -a;
+      if (dot(ab, ao) > 0.0f) {
+        dir = cross(cross(ab, ao), ab);
+        if (dot(dir, dir) <= tiny) dir = geomPerpendicularTo(geomUnit(ab));  // the origin lies on the segment
+      } else {
+        sx.n = 1u;
+        dir = ao;
+      }
+    } else if (sx.n == 3u) {
+      if (!geomGjkTriangle(a, sx.p1, sx.p2, sx, dir)) return kGeomGjkDegenerate;
+    } else {
+      vec3 b = sx.p1;
+      vec3 c = sx.p2;
+      vec3 d = sx.p3;
+      vec3 ao = -a;
+      vec3 nAbc = geomOutwardNormal(a, b, c, d);
+      vec3 nAcd = geomOutwardNormal(a, c, d, b);
+      vec3 nAdb = geomOutwardNormal(a, d, b, c);
+      if (dot(nAbc, ao) > 0.0f) {
+        if (!geomGjkTriangle(a, b, c, sx, dir)) return kGeomGjkDegenerate;
+      } else if (dot(nAcd, ao) > 0.0f) {
+        if (!geomGjkTriangle(a, c, d, sx, dir)) return kGeomGjkDegenerate;
+      } else if (dot(nAdb, ao) > 0.0f) {
+        if (!geomGjkTriangle(a, d, b, sx, dir)) return kGeomGjkDegenerate;
+      } else {
+        return kGeomGjkOverlap;  // the origin is inside (or on) the tetrahedron
+      }
+    }
+  }
+  return kGeomGjkDegenerate;
+}
+
+// EPA's polytope: vertices, faces (vertex indices, counter-clockwise seen from outside) with their
+// outward unit normals and distances from the origin (w), and the horizon's edges while it grows.
+struct GeomPolytope {
+  vec3 v[kGeomEpaMaxVertices];
+  uvec4 f[kGeomEpaMaxFaces];
+  vec4 plane[kGeomEpaMaxFaces];
+  uvec2 edge[kGeomEpaMaxEdges];
+  uint nv;
+  uint nf;
+  uint ne;
+};
+
+// Appends face (i, j, k); false when it is degenerate or the origin is outside it (numerical trouble).
+VKC_FN bool geomEpaAddFace(VKC_INOUT(GeomPolytope) poly, uint i, uint j, uint k, float tiny) {
+  if (poly.nf >= kGeomEpaMaxFaces) return false;
+  vec3 n = cross(poly.v[j] - poly.v[i], poly.v[k] - poly.v[i]);
+  float len = sqrt(dot(n, n));
+  if (!(len > tiny)) return false;
+  n = n / len;
+  float dist = dot(n, poly.v[i]);
+  if (dist < -tiny) return false;
+  poly.f[poly.nf] = uvec4(i, j, k, 0u);
+  poly.plane[poly.nf] = vec4(n, dist);
+  poly.nf += 1u;
+  return true;
+}
+
+// Adds edge (a, b) of a removed face to the horizon, or removes its twin (b, a): edges shared by two
+// removed faces are inside the hole.
+VKC_FN bool geomEpaAddEdge(VKC_INOUT(GeomPolytope) poly, uint a, uint b) {
+  for (uint e = 0u; e < poly.ne; ++e) {
+    if (poly.edge[e].x == b && poly.edge[e].y == a) {
+      poly.ne -= 1u;
+      poly.edge[e] = poly.edge[poly.ne];
+      return true;
+    }
+  }
+  if (poly.ne >= kGeomEpaMaxEdges) return false;
+  poly.edge[poly.ne] = uvec2(a, b);
+  poly.ne += 1u;
+  return true;
+}
+
+// EPA from GJK's tetrahedron: true with the depth and unit direction u (S moves along -u, T along u);
+// false when it cannot finish (the caller falls back to the search).
+VKC_FN bool geomEpa(GeomConvex s, GeomConvex t, GeomSimplex sx, VKC_OUT(float) depth, VKC_OUT(vec3) dir) {
+  depth = 0.0f;
+  dir = vec3(0.0f, 0.0f, 1.0f);
+  float scale = geomConvexScale(s) + geomConvexScale(t);
+  float tiny = 1e-7f * scale * scale;
+  float tolerance = kGeomEpaTolerance * scale;
+  float coplanar = 1e-6f * scale;
+  float acceptable = kGeomEpaAcceptable * scale;
+  bool finishable = false;
+  GeomPolytope poly;
+  poly.v[0] = sx.p0;
+  poly.v[1] = sx.p1;
+  poly.v[2] = sx.p2;
+  poly.v[3] = sx.p3;
+  poly.nv = 4u;
+  poly.nf = 0u;
+  poly.ne = 0u;
+  // The tetrahedron's faces, wound outwards.
+  for (uint k = 0u; k < 4u; ++k) {
+    uint i0 = (k + 1u) % 4u;
+    uint i1 = (k + 2u) % 4u;
+    uint i2 = (k + 3u) % 4u;
+    vec3 n = cross(poly.v[i1] - poly.v[i0], poly.v[i2] - poly.v[i0]);
+    if (dot(n, poly.v[k] - poly.v[i0]) > 0.0f) {
+      uint swap = i1;
+      i1 = i2;
+      i2 = swap;
+    }
+    if (!geomEpaAddFace(poly, i0, i1, i2, tiny)) return false;
+  }
+  for (uint it = 0u; it < kGeomEpaMaxVertices; ++it) {
+    uint best = 0u;
+    for (uint f = 1u; f < poly.nf; ++f) {
+      if (poly.plane[f].w < poly.plane[best].w) best = f;
+    }
+    vec3 n = vec3(poly.plane[best]);
+    float dist = poly.plane[best].w;
+    vec3 p = geomMinkowskiSupport(s, t, n);
+    float gap = dot(p, n) - dist;
+    depth = dist;
+    dir = n;
+    if (gap <= tolerance) return true;
+    // Where the polytope cannot grow further (a cap, a face too small to orient), the nearest face
+    // answers if it is within kGeomEpaAcceptable: the polytope is then fine around the answer.
+    finishable = gap <= acceptable;
+    if (poly.nv >= kGeomEpaMaxVertices) return finishable;
+    uint m = poly.nv;
+    poly.v[m] = p;
+    poly.nv += 1u;
+    // Remove the faces p sees, and those whose plane it lies on within `coplanar` (M of a box and a
+    // cylinder with parallel axes has whole segments and rectangles of support points: a face built on
+    // a horizon edge p lies on would be flat). From the last face, so that the face swapped in was
+    // already tested; the edges of the removed faces that no other removed face shares are the horizon.
+    poly.ne = 0u;
+    for (uint k = poly.nf; k > 0u; --k) {
+      uint f = k - 1u;
+      if (dot(vec3(poly.plane[f]), p - poly.v[poly.f[f].x]) > -coplanar) {
+        uvec4 face = poly.f[f];
+        if (!geomEpaAddEdge(poly, face.x, face.y) || !geomEpaAddEdge(poly, face.y, face.z) ||
+            !geomEpaAddEdge(poly, face.z, face.x)) {
+          return finishable;
+        }
+        poly.nf -= 1u;
+        poly.f[f] = poly.f[poly.nf];
+        poly.plane[f] = poly.plane[poly.nf];
+      }
+    }
+    if (poly.ne == 0u) return finishable;
+    for (uint e = 0u; e < poly.ne; ++e) {
+      if (!geomEpaAddFace(poly, poly.edge[e].x, poly.edge[e].y, m, tiny)) return finishable;
+    }
+  }
+  return finishable;
+}
+
+// Cylinder vs cylinder and cylinder vs box: GJK and EPA, the search where they cannot finish. One
+// contact: the first shape's point farthest along u (the middle of a face or line on ties), and the
+// same point moved back by the depth.
+VKC_FN bool geomConvexSearchContact(GeomShape shapeS, GeomShape shapeT, VKC_OUT(GeomElement) es,
+                                    VKC_OUT(GeomElement) et) {
+  GeomConvex s = geomMakeConvex(shapeS);
+  GeomConvex t = geomMakeConvex(shapeT);
+  GeomSimplex sx;
+  uint gjk = geomGjk(s, t, sx);
+  if (gjk == kGeomGjkSeparated) return false;
+  float depth = 0.0f;
+  vec3 u = vec3(0.0f, 0.0f, 1.0f);
+  bool found = gjk == kGeomGjkOverlap && geomEpa(s, t, sx, depth, u);
+  if (!found && !geomConvexSearch(s, t, depth, u)) return false;
+  if (!(depth > 0.0f)) return false;
   vec3 pS = geomSupportPoint(s, u);
-  es = geomMakeElement(pS, best, -u, kElementPointDirection, kGeomNoIndex);
-  et = geomMakeElement(pS - u * best, best, u, kElementPointDirection, kGeomNoIndex);
+  es = geomMakeElement(pS, depth, -u, kElementPointDirection, kGeomNoIndex);
+  et = geomMakeElement(pS - u * depth, depth, u, kElementPointDirection, kGeomNoIndex);
   return true;
 }
 

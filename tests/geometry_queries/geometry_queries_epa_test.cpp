@@ -1,0 +1,109 @@
+// Cylinder-cylinder and cylinder-box (shaders/shared/geometry_queries_math.h): GJK and EPA against
+// the local search they fall back to, called directly on random pairs, including pairs with parallel
+// axes (whose Minkowski difference has flat faces and straight edges full of support points) and
+// coincident centres. EPA finishes on 99 % of the pairs here at least, and its depth is the search's
+// or less (the search is local: it can only stop above the least overlap), within EPA's tolerance.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+#include "shared/geometry_queries_math.h"
+
+namespace vkc::gpu {
+namespace {
+
+GeomShape cylinder(vec3 c, vec3 axis, float r, float halfHeight) {
+  GeomShape s{};
+  s.p0 = vec4(c, r);
+  s.p1 = vec4(normalize(axis), halfHeight);
+  s.info = uvec4(kGeomCylinder, 0u, 0u, 0u);
+  return s;
+}
+
+GeomShape box(vec3 c, vec4 q, vec3 halfExtents) {
+  GeomShape s{};
+  s.p0 = vec4(c, 0.0f);
+  s.p1 = normalize(q);
+  s.p2 = vec4(halfExtents, 0.0f);
+  s.info = uvec4(kGeomOrientedBox, 0u, 0u, 0u);
+  return s;
+}
+
+struct Stats {
+  int pairs = 0, overlapping = 0, epaFinished = 0, aboveSearch = 0, belowSearchBy1e3 = 0;
+  float maxAbove = 0.0f;
+};
+
+void compare(GeomShape a, GeomShape b, Stats& st) {
+  ++st.pairs;
+  GeomConvex s = geomMakeConvex(a);
+  GeomConvex t = geomMakeConvex(b);
+  float searchDepth = 0.0f;
+  vec3 searchDir(0.0f);
+  const bool searchHit = geomConvexSearch(s, t, searchDepth, searchDir);
+  GeomSimplex sx;
+  const uint gjk = geomGjk(s, t, sx);
+  ASSERT_NE(gjk, kGeomGjkDegenerate) << "pair " << st.pairs;
+  // GJK and the search agree on overlap (away from touching).
+  if (searchHit && searchDepth > 1e-4f) {
+    ASSERT_EQ(gjk, kGeomGjkOverlap) << "pair " << st.pairs << ": the search finds depth " << searchDepth;
+  }
+  if (gjk != kGeomGjkOverlap) {
+    EXPECT_FALSE(searchHit && searchDepth > 1e-4f) << "pair " << st.pairs;
+    return;
+  }
+  ++st.overlapping;
+  float depth = 0.0f;
+  vec3 dir(0.0f);
+  if (!geomEpa(s, t, sx, depth, dir)) return;
+  ++st.epaFinished;
+  EXPECT_NEAR(length(dir), 1.0f, 1e-5f);
+  // dir separates: the overlap along it is the depth.
+  EXPECT_NEAR(geomOverlapAlong(s, t, dir), depth, 1e-4f) << "pair " << st.pairs;
+  if (!searchHit) return;  // the search found a separating direction: touching (checked above)
+  const float scale = geomConvexScale(s) + geomConvexScale(t);
+  if (depth > searchDepth + kGeomEpaTolerance * scale * 2.0f) {
+    ++st.aboveSearch;
+    st.maxAbove = std::max(st.maxAbove, depth - searchDepth);
+  }
+  if (depth < searchDepth - 1e-3f) ++st.belowSearchBy1e3;
+}
+
+vec3 randomUnit(std::mt19937& rng) {
+  std::normal_distribution<float> n(0.0f, 1.0f);
+  return normalize(vec3(n(rng), n(rng), n(rng)));
+}
+
+TEST(GeometryQueriesEpa, FinishesAndIsNeverAboveTheSearch) {
+  std::mt19937 rng(424242u);
+  std::uniform_real_distribution<float> pos(-1.0f, 1.0f);
+  std::uniform_real_distribution<float> size(0.2f, 1.0f);
+  Stats st;
+  for (int i = 0; i < 1500; ++i) {
+    const bool parallel = i % 3 == 0;  // a third with axes along y (parallel to the box's, each other's)
+    const vec3 axisA = parallel ? vec3(0, 1, 0) : randomUnit(rng);
+    const vec3 axisB = parallel ? vec3(0, 1, 0) : randomUnit(rng);
+    const vec3 ca(pos(rng), pos(rng), pos(rng));
+    const vec3 cb = i % 50 == 0 ? ca : vec3(pos(rng), pos(rng), pos(rng));  // some coincident centres
+    const GeomShape a = cylinder(ca, axisA, size(rng), size(rng));
+    const GeomShape b = i % 2 == 0 ? cylinder(cb, axisB, size(rng), size(rng))
+                                   : box(cb, parallel ? vec4(0, 0, 0, 1) : vec4(randomUnit(rng), pos(rng)),
+                                         vec3(size(rng), size(rng), size(rng)));
+    compare(a, b, st);
+    if (HasFatalFailure()) return;
+  }
+  std::printf("  EPA vs search: %d pairs, %d overlapping, EPA finished %d, above the search %d (max %.2e), "
+              "below it by > 1e-3 %d\n",
+              st.pairs, st.overlapping, st.epaFinished, st.aboveSearch, static_cast<double>(st.maxAbove),
+              st.belowSearchBy1e3);
+  EXPECT_GT(st.overlapping, 300);
+  // EPA finishes on all but a few pairs (measured: 842 of 848; the others, where a face gets too
+  // small to orient before the gap is within kGeomEpaAcceptable, go to the search).
+  EXPECT_GE(st.epaFinished, st.overlapping * 99 / 100);
+  EXPECT_EQ(st.aboveSearch, 0);
+}
+
+}  // namespace
+}  // namespace vkc::gpu
