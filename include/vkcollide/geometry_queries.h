@@ -15,10 +15,13 @@
 //   - direction: the unit direction in which this side moves to separate (the sides' are opposite);
 //   - depth > 0: how far (touching, depth 0, is no contact); pointB = pointA + directionA * depth.
 // Swapping a query's A and B swaps its elementsA and elementsB exactly (bit for bit).
-// Contacts per query: 1 for the primitive pairs (box-box too: one point, no manifold yet), except
-// box-plane (one per box corner below the plane, up to 8) and capsule-plane (one per end sphere
-// below the plane, up to 2); a point set gives one per point inside the other geometry. Order: by query, then by slot (box corners in the order
-// x fastest with - before +; capsule ends 0 then 1; points in the set's order): deterministic.
+// Contacts per query: 1 for the primitive pairs, except box-plane (one per box corner below the
+// plane, up to 8), capsule-plane (one per end sphere below the plane, up to 2), box-box (a face's
+// manifold, up to 8: the incident face clipped by the reference face; an edge pair gives 1) and
+// capsule-box (a capsule resting along a face: one at each end of its axis' span over the face, up
+// to 2); a point set gives one per point inside the other geometry. Order: by query, then by slot
+// (box corners in the order x fastest with - before +; capsule ends 0 then 1; a manifold's points in
+// the clipped face's order; points in the set's order): deterministic.
 //
 // Only the CPU twin exists so far (queryGeometriesCpu); the data layouts are those the Vulkan path
 // will use (shaders/shared/geometry_queries.h) and the per-pair arithmetic is written once for both

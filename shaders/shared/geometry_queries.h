@@ -39,6 +39,8 @@ VKC_CONSTANT(uint, kGeomNoIndex, 0xFFFFFFFFu);
 
 // Slots of the non-point-set pairs that give several contacts.
 VKC_CONSTANT(uint, kGeomBoxPlaneSlots, 8u);      // one per box corner
+VKC_CONSTANT(uint, kGeomBoxBoxSlots, 8u);        // a face's manifold: a box face clipped by another's sides
+VKC_CONSTANT(uint, kGeomCapsuleBoxSlots, 2u);    // the ends of the axis' span over a face
 VKC_CONSTANT(uint, kGeomCapsulePlaneSlots, 2u);  // one per end sphere
 
 // A capsule's deepest point along its axis against a box or a cylinder is found by a golden-section

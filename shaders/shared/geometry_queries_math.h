@@ -315,7 +315,106 @@ VKC_FN vec3 geomClampToFace(vec3 p, vec3 c, vec3 ax, vec3 ay, vec3 az, vec3 e, u
   return c + ax * u + ay * v + az * w;
 }
 
-VKC_FN bool geomBoxBoxContact(GeomShape s, GeomShape t, VKC_OUT(GeomElement) es, VKC_OUT(GeomElement) et) {
+// Up to kGeomBoxBoxSlots contacts of one query, sides s and t (a box-box manifold).
+struct GeomManifold {
+  GeomElement s[8];
+  GeomElement t[8];
+  uint count;
+};
+
+// A convex polygon of up to 8 vertices (a box face clipped by 4 planes: 4 + 4).
+struct GeomPolygon {
+  vec3 p[8];
+  uint n;
+};
+
+VKC_FN void geomPolygonPush(VKC_INOUT(GeomPolygon) poly, vec3 v) {
+  if (poly.n < 8u) {
+    poly.p[poly.n] = v;
+    poly.n += 1u;
+  }
+}
+
+// Sutherland-Hodgman: the part of poly with dot(p, axis) <= offset (points on the plane kept).
+VKC_FN GeomPolygon geomClipPolygon(GeomPolygon poly, vec3 axis, float offset) {
+  GeomPolygon out;
+  out.n = 0u;
+  for (uint i = 0u; i < poly.n; ++i) {
+    vec3 a = poly.p[i];
+    vec3 b = poly.p[(i + 1u) % poly.n];
+    float da = dot(a, axis) - offset;
+    float db = dot(b, axis) - offset;
+    if (da <= 0.0f) geomPolygonPush(out, a);
+    if ((da < 0.0f && db > 0.0f) || (da > 0.0f && db < 0.0f)) geomPolygonPush(out, a + (b - a) * (da / (da - db)));
+  }
+  return out;
+}
+
+// The contact manifold of a face axis: the incident box's face most opposed to the reference face
+// (normal nRef, pointing out of the reference box towards the incident one), clipped by the
+// reference face's four side planes; the clipped points below the reference face are the contacts,
+// each with its own depth. Contacts in the clipped polygon's order, starting from the incident
+// face's corner (-, -) along its first axis. Sides: the incident box's element at the point, the
+// reference box's on its face. False when no clipped point is below the face.
+VKC_FN bool geomBoxFaceManifold(vec3 cR, vec3 R0, vec3 R1, vec3 R2, vec3 eR, uint axis, vec3 nRef, vec3 cI, vec3 I0,
+                                vec3 I1, vec3 I2, vec3 eI, bool referenceIsS, VKC_INOUT(GeomManifold) m) {
+  vec3 R[3];
+  R[0] = R0;
+  R[1] = R1;
+  R[2] = R2;
+  vec3 I[3];
+  I[0] = I0;
+  I[1] = I1;
+  I[2] = I2;
+  // The incident face: the face of I whose normal is most opposed to nRef.
+  uint k = 0u;
+  float bestDot = abs(dot(I[0], nRef));
+  for (uint j = 1u; j < 3u; ++j) {
+    float dj = abs(dot(I[j], nRef));
+    if (dj > bestDot) {
+      bestDot = dj;
+      k = j;
+    }
+  }
+  float sk = dot(I[k], nRef) > 0.0f ? -1.0f : 1.0f;
+  uint u = (k + 1u) % 3u;
+  uint v = (k + 2u) % 3u;
+  vec3 centre = cI + I[k] * (eI[k] * sk);
+  vec3 du = I[u] * eI[u];
+  vec3 dv = I[v] * eI[v];
+  GeomPolygon poly;
+  poly.n = 4u;
+  poly.p[0] = centre - du - dv;
+  poly.p[1] = centre + du - dv;
+  poly.p[2] = centre + du + dv;
+  poly.p[3] = centre - du + dv;
+  for (uint j = 0u; j < 3u; ++j) {
+    if (j == axis) continue;
+    poly = geomClipPolygon(poly, R[j], dot(cR, R[j]) + eR[j]);
+    poly = geomClipPolygon(poly, -R[j], eR[j] - dot(cR, R[j]));
+  }
+  float faceOffset = dot(cR, nRef) + eR[axis];
+  m.count = 0u;
+  for (uint i = 0u; i < poly.n; ++i) {
+    vec3 p = poly.p[i];
+    float depth = faceOffset - dot(p, nRef);
+    if (!(depth > 0.0f)) continue;
+    GeomElement incident = geomMakeElement(p, depth, nRef, kElementPointDirection, kGeomNoIndex);
+    GeomElement reference = geomMakeElement(p + nRef * depth, depth, -nRef, kElementPointDirection, kGeomNoIndex);
+    m.s[m.count] = referenceIsS ? reference : incident;
+    m.t[m.count] = referenceIsS ? incident : reference;
+    m.count += 1u;
+  }
+  return m.count > 0u;
+}
+
+// Box vs box (s, t): the separating axis test, then the manifold of the best face axis (up to 8
+// contacts, each with its depth) or one contact for an edge axis. Where clipping leaves no point
+// below the reference face (a face axis won within rounding), the single contact of the face axis:
+// the other box's deepest point held inside the reference face. m.count 0: apart or touching.
+VKC_FN GeomManifold geomBoxBoxManifold(GeomShape s, GeomShape t) {
+  GeomManifold m;
+  m.count = 0u;
   vec4 qs = s.p1 / sqrt(dot(s.p1, s.p1));
   vec4 qt = t.p1 / sqrt(dot(t.p1, t.p1));
   vec3 A[3];
@@ -339,7 +438,7 @@ VKC_FN bool geomBoxBoxContact(GeomShape s, GeomShape t, VKC_OUT(GeomElement) es,
   for (uint k = 0u; k < 6u; ++k) {
     vec3 L = k < 3u ? A[k] : B[k - 3u];
     float overlap = geomBoxRadius(A[0], A[1], A[2], eA, L) + geomBoxRadius(B[0], B[1], B[2], eB, L) - abs(dot(d, L));
-    if (overlap <= 0.0f) return false;
+    if (overlap <= 0.0f) return m;
     if (kind == 3u || overlap < best) {
       best = overlap;
       bestAxis = L;
@@ -355,7 +454,7 @@ VKC_FN bool geomBoxBoxContact(GeomShape s, GeomShape t, VKC_OUT(GeomElement) es,
       if (len <= 1e-5f) continue;  // parallel edges: covered by the face axes
       L = L / len;
       float overlap = geomBoxRadius(A[0], A[1], A[2], eA, L) + geomBoxRadius(B[0], B[1], B[2], eB, L) - abs(dot(d, L));
-      if (overlap <= 0.0f) return false;
+      if (overlap <= 0.0f) return m;
       if (overlap < best && overlap < faceBest * (1.0f - kGeomBoxEdgeBias)) {
         best = overlap;
         bestAxis = L;
@@ -366,6 +465,10 @@ VKC_FN bool geomBoxBoxContact(GeomShape s, GeomShape t, VKC_OUT(GeomElement) es,
     }
   }
   vec3 n = dot(d, bestAxis) < 0.0f ? -bestAxis : bestAxis;  // from s towards t
+  if (kind == 0u && geomBoxFaceManifold(cA, A[0], A[1], A[2], eA, bi, n, cB, B[0], B[1], B[2], eB, true, m)) return m;
+  if (kind == 1u && geomBoxFaceManifold(cB, B[0], B[1], B[2], eB, bi, -n, cA, A[0], A[1], A[2], eA, false, m)) {
+    return m;
+  }
   vec3 pA = vec3(0.0f);
   if (kind == 0u) {
     vec3 pB = geomBoxSupport(cB, B[0], B[1], B[2], eB, -n);
@@ -389,9 +492,10 @@ VKC_FN bool geomBoxBoxContact(GeomShape s, GeomShape t, VKC_OUT(GeomElement) es,
     vec2 st = geomSegmentSegmentParams(a0, a1, b0, b1);
     pA = mix(a0, a1, st.x);
   }
-  es = geomMakeElement(pA, best, -n, kElementPointDirection, kGeomNoIndex);
-  et = geomMakeElement(pA - n * best, best, n, kElementPointDirection, kGeomNoIndex);
-  return true;
+  m.s[0] = geomMakeElement(pA, best, -n, kElementPointDirection, kGeomNoIndex);
+  m.t[0] = geomMakeElement(pA - n * best, best, n, kElementPointDirection, kGeomNoIndex);
+  m.count = 1u;
+  return m;
 }
 
 // --- Cylinder vs cylinder and cylinder vs box: no closed form. GJK and EPA below; where they cannot
@@ -887,6 +991,72 @@ VKC_FN bool geomConvexSearchContact(GeomShape shapeS, GeomShape shapeT, VKC_OUT(
   return true;
 }
 
+// --- Capsule vs box: a capsule resting along a face gets a contact at each end of the part of its
+// axis over that face (iMSTK's single contact lets a lying capsule roll about it). The rule applies
+// when the deepest axis point (geomSegmentDeepestParam) is outside the box, the face is the one it
+// is farthest outside of, and the axis stays outside that face over the span; the span [t0, t1] is
+// the axis clipped to the face's rectangle, widened to the deepest point where that lies beyond the
+// face's edge. Each end's ball gives its own contact (none
+// where it does not reach the box). Otherwise one contact, at the deepest point.
+VKC_FN bool geomCapsuleFaceSpan(vec3 p0, vec3 p1, GeomShape box, float tDeep, VKC_OUT(vec2) span) {
+  span = vec2(tDeep, tDeep);
+  vec4 q = box.p1 / sqrt(dot(box.p1, box.p1));
+  vec3 c = vec3(box.p0);
+  vec3 e = vec3(box.p2);
+  vec3 l0 = geomRotateInverse(q, p0 - c);
+  vec3 l1 = geomRotateInverse(q, p1 - c);
+  vec3 ld = mix(l0, l1, tDeep);
+  // The face: the axis along which the deepest point is farthest outside.
+  vec3 excess = abs(ld) - e;
+  uint k = excess.y > excess.x ? 1u : 0u;
+  if (excess.z > excess[k]) k = 2u;
+  if (!(excess[k] > 0.0f)) return false;
+  float t0 = 0.0f;
+  float t1 = 1.0f;
+  for (uint j = 0u; j < 3u; ++j) {
+    if (j == k) continue;
+    float a = l0[j];
+    float d = l1[j] - l0[j];
+    if (abs(d) <= 1e-12f) {
+      if (abs(a) > e[j]) return false;
+      continue;
+    }
+    float ta = (-e[j] - a) / d;
+    float tb = (e[j] - a) / d;
+    t0 = max(t0, min(ta, tb));
+    t1 = min(t1, max(ta, tb));
+  }
+  if (!(t1 - t0 > 1e-6f)) return false;
+  float side = ld[k] > 0.0f ? 1.0f : -1.0f;
+  if (!(mix(l0, l1, t0)[k] * side > e[k]) || !(mix(l0, l1, t1)[k] * side > e[k])) return false;
+  // A deepest point beyond the face's edge (nearest the edge, not the face) replaces the span's end
+  // on its side.
+  span = vec2(min(t0, tDeep), max(t1, tDeep));
+  return true;
+}
+
+// The capsule-box contacts (s the capsule, t the box), slot 0 and slot 1 in order.
+VKC_FN GeomManifold geomCapsuleBoxManifold(GeomShape s, GeomShape t) {
+  GeomManifold m;
+  m.count = 0u;
+  vec3 p0 = vec3(s.p0);
+  vec3 p1 = vec3(s.p1);
+  float tDeep = geomSegmentDeepestParam(p0, p1, t);
+  vec2 span;
+  uint ends = geomCapsuleFaceSpan(p0, p1, t, tDeep, span) ? 2u : 1u;
+  for (uint i = 0u; i < ends; ++i) {
+    vec3 ball = mix(p0, p1, i == 0u ? span.x : span.y);
+    GeomElement es;
+    GeomElement et;
+    if (geomBallContact(ball, s.p0.w, geomClosestShape(t, ball), kElementPointDirection, kGeomNoIndex, es, et)) {
+      m.s[m.count] = es;
+      m.t[m.count] = et;
+      m.count += 1u;
+    }
+  }
+  return m;
+}
+
 // --- Pairs
 
 // Whether the pair of types (lo <= hi) has a static method here: all but the N/A pairs (plane-plane,
@@ -903,6 +1073,8 @@ VKC_FN uint geomSlotCount(GeomShape a, GeomShape b) {
   if (!geomPairSupported(lo, hi)) return 0u;
   if (hi == kGeomPointSet) return a.info.x == kGeomPointSet ? a.info.z : b.info.z;
   if (lo == kGeomOrientedBox && hi == kGeomPlane) return kGeomBoxPlaneSlots;
+  if (lo == kGeomOrientedBox && hi == kGeomOrientedBox) return kGeomBoxBoxSlots;
+  if (lo == kGeomCapsule && hi == kGeomOrientedBox) return kGeomCapsuleBoxSlots;
   if (lo == kGeomCapsule && hi == kGeomPlane) return kGeomCapsulePlaneSlots;
   return 1u;
 }
@@ -973,11 +1145,24 @@ VKC_FN bool geomCanonicalContact(GeomShape s, GeomShape t, uint slot, vec3 point
       return geomBallContact(ballS, s.p0.w, geomClosestSphere(ballT, t.p0.w, ballS), kElementPointDirection, kGeomNoIndex,
                              es, et);
     }
+    if (tt == kGeomOrientedBox) {
+      GeomManifold m = geomCapsuleBoxManifold(s, t);
+      if (slot >= m.count) return false;
+      es = m.s[slot];
+      et = m.t[slot];
+      return true;
+    }
     axisParam = geomSegmentDeepestParam(vec3(s.p0), vec3(s.p1), t);
     vec3 ball = mix(vec3(s.p0), vec3(s.p1), axisParam);
     return geomBallContact(ball, s.p0.w, geomClosestShape(t, ball), kElementPointDirection, kGeomNoIndex, es, et);
   }
-  if (ts == kGeomOrientedBox && tt == kGeomOrientedBox) return geomBoxBoxContact(s, t, es, et);
+  if (ts == kGeomOrientedBox && tt == kGeomOrientedBox) {
+    GeomManifold m = geomBoxBoxManifold(s, t);
+    if (slot >= m.count) return false;
+    es = m.s[slot];
+    et = m.t[slot];
+    return true;
+  }
   if (ts == kGeomCylinder && (tt == kGeomCylinder || tt == kGeomOrientedBox)) return geomConvexSearchContact(s, t, es, et);
   return false;  // unsupported pairs (geomPairSupported)
 }
@@ -1005,6 +1190,42 @@ VKC_FN bool geomSlotContact(GeomShape a, GeomShape b, uint slot, vec3 point, VKC
     eb = et;
   }
   return hit;
+}
+
+// All the contacts of a query (a, b) of two primitives at once, sides in the caller's order (s: a,
+// t: b): contact k here is slot k of geomSlotContact, bit for bit (slots without a contact skipped).
+// The CPU twin computes each query's manifold once with it; a device thread per slot calls
+// geomSlotContact. Not for point sets (their slots are their points).
+VKC_FN GeomManifold geomQueryContacts(GeomShape a, GeomShape b) {
+  bool swapped = a.info.x > b.info.x || (a.info.x == b.info.x && geomShapeLess(b, a));
+  GeomShape s = swapped ? b : a;
+  GeomShape t = swapped ? a : b;
+  GeomManifold m;
+  m.count = 0u;
+  if (s.info.x == kGeomOrientedBox && t.info.x == kGeomOrientedBox) {
+    m = geomBoxBoxManifold(s, t);
+  } else if (s.info.x == kGeomCapsule && t.info.x == kGeomOrientedBox) {
+    m = geomCapsuleBoxManifold(s, t);
+  } else {
+    uint slots = geomSlotCount(s, t);
+    for (uint slot = 0u; slot < slots && slot < 8u; ++slot) {
+      GeomElement es;
+      GeomElement et;
+      if (geomCanonicalContact(s, t, slot, vec3(0.0f), es, et)) {
+        m.s[m.count] = es;
+        m.t[m.count] = et;
+        m.count += 1u;
+      }
+    }
+  }
+  if (swapped) {
+    for (uint k = 0u; k < m.count; ++k) {
+      GeomElement e = m.s[k];
+      m.s[k] = m.t[k];
+      m.t[k] = e;
+    }
+  }
+  return m;
 }
 
 VKC_NAMESPACE_END

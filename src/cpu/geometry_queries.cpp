@@ -68,6 +68,17 @@ Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, 
       output.ranges[qi] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
       continue;
     }
+    if (!hasPoints) {
+      const gpu::GeomManifold m = gpu::geomQueryContacts(a, b);  // every slot at once
+      for (uint32_t k = 0; k < m.count; ++k, ++total) {
+        if (total < capacity) {
+          output.elementsA[total] = toElement(m.s[k], static_cast<uint32_t>(qi));
+          output.elementsB[total] = toElement(m.t[k], static_cast<uint32_t>(qi));
+        }
+      }
+      output.ranges[qi] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
+      continue;
+    }
     for (uint32_t slot = 0; slot < slots; ++slot) {
       gpu::vec3 point(0.0f);
       if (hasPoints) {

@@ -104,13 +104,23 @@ TEST(GeometryQueriesAnalytic, CapsuleBoxAndCapsuleCylinder) {
   auto tilted = contacts(Geometry::capsule(v3(0.2f, 1.05f, 0), v3(2, 3, 0), 0.2f), box);
   ASSERT_EQ(tilted.size(), 1u);
   expectElement(tilted[0].first, kPD, {v3(0.2f, 0.85f, 0), v3(0, 1, 0), 0.15f}, kTol, "tilted");
-  // Lying flat on the top face, 0.05 deep along its whole length: depth exact, point on the face.
+  // Lying flat on the top face, 0.05 deep along its whole length: a contact under each end (iMSTK
+  // gives one, about which a lying capsule can roll).
   auto flat = contacts(Geometry::capsule(v3(-0.5f, 1.15f, 0), v3(0.5f, 1.15f, 0), 0.2f), box);
-  ASSERT_EQ(flat.size(), 1u);
-  EXPECT_NEAR(flat[0].first.point.w, 0.05f, kTol);
-  expectNear3(flat[0].first.direction, 0, 1, 0, kTol, "flat direction");
-  EXPECT_NEAR(flat[0].second.point.y, 1.0f, kTol);
-  EXPECT_LE(std::abs(flat[0].second.point.x), 0.5f + kTol);
+  ASSERT_EQ(flat.size(), 2u);
+  expectElement(flat[0].first, kPD, {v3(-0.5f, 0.95f, 0), v3(0, 1, 0), 0.05f}, kTol, "flat end 0");
+  expectElement(flat[0].second, kPD, {v3(-0.5f, 1.0f, 0), v3(0, -1, 0), 0.05f}, kTol, "flat end 0, box");
+  expectElement(flat[1].first, kPD, {v3(0.5f, 0.95f, 0), v3(0, 1, 0), 0.05f}, kTol, "flat end 1");
+  // Longer than the face and slightly tilted: the contacts are near where the axis leaves the face
+  // (x = -1 and x = 1), each with its own depth. The deepest axis point lies 1.1e-3 beyond the edge
+  // at x = -1 (nearest the edge: 0.0900055 deep, not 0.09, its direction tilted 0.01 towards -x):
+  // it is the first contact.
+  auto overhang = contacts(Geometry::capsule(v3(-2, 1.1f, 0), v3(2, 1.14f, 0), 0.2f), box);
+  ASSERT_EQ(overhang.size(), 2u);
+  expectElement(overhang[0].first, kPD, {v3(-1, 0.91f, 0), v3(0, 1, 0), 0.0900055f}, 1.2e-2f, "overhang end 0");
+  EXPECT_NEAR(overhang[0].first.point.w, 0.0900055f, 1e-5f);
+  EXPECT_GE(overhang[0].first.point.w, 0.09f);
+  expectElement(overhang[1].first, kPD, {v3(1, 0.93f, 0), v3(0, 1, 0), 0.07f}, 1e-4f, "overhang end 1");
   // Across the cylinder's wall: a capsule along z at x = 1.1 against a cylinder of radius 1 along y.
   const Geometry cyl = Geometry::cylinder(v3(0, 0, 0), v3(0, 1, 0), 1.0f, 1.0f);
   auto wall = contacts(Geometry::capsule(v3(1.1f, 0.2f, -2), v3(1.1f, 0.2f, 2), 0.25f), cyl);
@@ -126,16 +136,54 @@ TEST(GeometryQueriesAnalytic, CapsuleBoxAndCapsuleCylinder) {
 
 TEST(GeometryQueriesAnalytic, BoxBoxFaceAndEdgeContacts) {
   const Geometry unit = Geometry::orientedBox(v3(0, 0, 0), identityQuat(), v3(0.5f, 0.5f, 0.5f));
-  // Face to face: the middle of the other box's face, on the reference face.
+  // Face to face: the manifold is the incident face (B's -x face) clipped by A's +x face: its four
+  // corners, each 0.1 deep, in the incident face's order (y, then z; - first).
   auto face = contacts(unit, Geometry::orientedBox(v3(0.9f, 0, 0), identityQuat(), v3(0.5f, 0.5f, 0.5f)));
-  ASSERT_EQ(face.size(), 1u);
-  expectElement(face[0].first, kPD, {v3(0.5f, 0, 0), v3(-1, 0, 0), 0.1f}, kTol, "face A");
-  expectElement(face[0].second, kPD, {v3(0.4f, 0, 0), v3(1, 0, 0), 0.1f}, kTol, "face B");
-  // A small box near the corner of a large one.
+  ASSERT_EQ(face.size(), 4u);
+  const float ys[4] = {-0.5f, 0.5f, 0.5f, -0.5f};
+  const float zs[4] = {-0.5f, -0.5f, 0.5f, 0.5f};
+  for (size_t k = 0; k < 4; ++k) {
+    expectElement(face[k].first, kPD, {v3(0.5f, ys[k], zs[k]), v3(-1, 0, 0), 0.1f}, kTol, "face A");
+    expectElement(face[k].second, kPD, {v3(0.4f, ys[k], zs[k]), v3(1, 0, 0), 0.1f}, kTol, "face B");
+  }
+  // A small box near the corner of a large one: its bottom face clipped to the large box's top face
+  // (x and z up to 2): the square [1.65, 2] x [1.65, 2], 0.05 deep.
   auto small = contacts(Geometry::orientedBox(v3(0, 0, 0), identityQuat(), v3(2, 0.5f, 2)),
                         Geometry::orientedBox(v3(1.9f, 0.7f, 1.9f), identityQuat(), v3(0.25f, 0.25f, 0.25f)));
-  ASSERT_EQ(small.size(), 1u);
-  expectElement(small[0].first, kPD, {v3(1.9f, 0.5f, 1.9f), v3(0, -1, 0), 0.05f}, kTol, "small on large");
+  ASSERT_EQ(small.size(), 4u);
+  for (const auto& c : small) {
+    EXPECT_NEAR(c.first.point.w, 0.05f, kTol);
+    expectNear3(c.first.direction, 0, -1, 0, kTol, "small on large");
+    EXPECT_NEAR(c.first.point.y, 0.5f, kTol);
+    EXPECT_GE(c.first.point.x, 1.65f - kTol);
+    EXPECT_LE(c.first.point.x, 2.0f + kTol);
+    EXPECT_GE(c.first.point.z, 1.65f - kTol);
+    EXPECT_LE(c.first.point.z, 2.0f + kTol);
+  }
+  // A box turned 45 degrees about y resting 0.05 deep on another: its bottom face (a diamond seen
+  // from above) clipped by the square top face is an octagon: 8 contacts.
+  auto octagon = contacts(unit, Geometry::orientedBox(v3(0, 0.95f, 0), quatAxisAngle(0, 1, 0, 0.7853982f),
+                                                      v3(0.5f, 0.5f, 0.5f)));
+  ASSERT_EQ(octagon.size(), 8u);
+  for (const auto& c : octagon) {
+    EXPECT_NEAR(c.first.point.w, 0.05f, kTol);
+    EXPECT_NEAR(c.first.point.y, 0.5f, kTol);
+    EXPECT_NEAR(c.second.point.y, 0.45f, kTol);
+    EXPECT_LE(std::abs(c.first.point.x), 0.5f + kTol);
+    EXPECT_LE(std::abs(c.first.point.z), 0.5f + kTol);
+    EXPECT_LE(std::abs(c.first.point.x) + std::abs(c.first.point.z), std::sqrt(0.5f) + kTol);  // inside the diamond
+  }
+  // Tilted 0.2 rad about z, its lowest edge 0.05 below the top face: the clipped face's points below
+  // the face are that edge's two ends (the others are above: no contact).
+  const float tilt = 0.2f;
+  const float lowest = 0.5f * (std::cos(tilt) + std::sin(tilt));  // centre height above the lowest edge
+  auto tilted = contacts(unit, Geometry::orientedBox(v3(0, 0.45f + lowest, 0), quatAxisAngle(0, 0, 1, tilt),
+                                                     v3(0.5f, 0.5f, 0.5f)));
+  ASSERT_EQ(tilted.size(), 2u);
+  for (const auto& c : tilted) {
+    EXPECT_NEAR(c.first.point.w, 0.05f, 1e-5f);
+    EXPECT_NEAR(std::abs(c.second.point.z), 0.5f, 1e-5f);
+  }
   // Edge on edge: A turned 45 degrees about x (top edge along x), B turned 45 degrees about z
   // (bottom edge along z), 1.4 above: the edges cross, overlapping by sqrt(2) - 1.4.
   const float q = 0.7853982f;
