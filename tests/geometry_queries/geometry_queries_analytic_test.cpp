@@ -6,6 +6,7 @@
 #include <random>
 
 #include "geometry_queries/geometry_queries_test_support.h"
+#include "shared/geometry_queries_math.h"
 
 namespace vkc::test::geometry {
 namespace {
@@ -370,6 +371,37 @@ TEST(GeometryQueriesAnalytic, SwappedInputsGiveSwappedElementsOnRandomPairs) {
     ASSERT_TRUE(bitwiseEqual(b.elementsB[k], swapped.elementsA[k])) << "contact " << k;
     expectContactInvariants(b.elementsA[k], b.elementsB[k], 2e-5f);
   }
+}
+
+// The device evaluates a query slot by slot (geomSlotContact, one thread each); the CPU twin computes
+// a primitive query's contacts at once (geomQueryContacts). They must agree bit for bit, manifolds
+// (box-box, capsule-box, box-plane, capsule-plane) included.
+TEST(GeometryQueriesAnalytic, SlotBySlotEqualsWholeQuery) {
+  Batch b = randomBatch(17, 3000);
+  uint32_t compared = 0, manifolds = 0;
+  for (const GeometryQuery& q : b.queries) {
+    const Geometry& ga = b.geometries[q.a];
+    const Geometry& gb = b.geometries[q.b];
+    if (ga.type == GeometryType::kPointSet || gb.type == GeometryType::kPointSet) continue;
+    gpu::GeomShape sa, sb;
+    std::memcpy(&sa, &ga, sizeof sa);
+    std::memcpy(&sb, &gb, sizeof sb);
+    const gpu::GeomManifold whole = gpu::geomQueryContacts(sa, sb);
+    uint32_t k = 0;
+    for (uint32_t slot = 0; slot < gpu::geomSlotCount(sa, sb); ++slot) {
+      gpu::GeomElement ea, eb;
+      if (!gpu::geomSlotContact(sa, sb, slot, gpu::vec3(0.0f), ea, eb)) continue;
+      ASSERT_LT(k, whole.count);
+      EXPECT_EQ(std::memcmp(&ea, &whole.s[k], sizeof ea), 0) << "slot " << slot;
+      EXPECT_EQ(std::memcmp(&eb, &whole.t[k], sizeof eb), 0) << "slot " << slot;
+      ++k;
+    }
+    EXPECT_EQ(k, whole.count);
+    ++compared;
+    if (whole.count > 1) ++manifolds;
+  }
+  EXPECT_GT(compared, 1000u);
+  EXPECT_GT(manifolds, 50u);
 }
 
 TEST(GeometryQueriesAnalytic, BatchEqualsQueriesOneByOne) {
