@@ -78,7 +78,7 @@ inline vec3 randomVec(std::mt19937& rng, float lo, float hi) {
 
 // --- The public vertex-face CCD queries (tests/data/ccd-queries) ----------------------------------
 struct Query {
-  vec3 v[8];  // v_t0, f0_t0, f1_t0, f2_t0, v_t1, f0_t1, f1_t1, f2_t1
+  vec3 v[8];  // vertex-face: v, f0, f1, f2 at t0, then at t1; edge-edge: ea0, ea1, eb0, eb1 at t0, then at t1
   bool label;
 };
 
@@ -119,17 +119,18 @@ inline std::vector<Query> readQueries(const std::filesystem::path& file) {
   return out;
 }
 
-// The public queries' directory (tests/data/ccd-queries, MIT, see its LICENSE) and its 14
-// vertex-face files, sorted.
+// The public queries' directory (tests/data/ccd-queries, MIT, see its LICENSE).
 inline std::filesystem::path ccdQueryRoot() {
   return std::filesystem::path(VKC_SOURCE_DIR) / "tests/data/ccd-queries";
 }
-inline std::vector<std::filesystem::path> vertexFaceQueryFiles() {
+// The files of one kind of query ("vertex-face": 14 files, "edge-edge": 14), sorted.
+inline std::vector<std::filesystem::path> ccdQueryFiles(const char* kind) {
   std::vector<std::filesystem::path> files;
   for (const auto& e : std::filesystem::recursive_directory_iterator(ccdQueryRoot()))
-    if (e.path().extension() == ".csv" && e.path().parent_path().filename() == "vertex-face") files.push_back(e.path());
+    if (e.path().extension() == ".csv" && e.path().parent_path().filename() == kind) files.push_back(e.path());
   std::sort(files.begin(), files.end());
   return files;
 }
+inline std::vector<std::filesystem::path> vertexFaceQueryFiles() { return ccdQueryFiles("vertex-face"); }
 
 }  // namespace vkc::test::meshes
