@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include "vkcollide/geometry_queries.h"
@@ -28,6 +29,9 @@ struct Batch {
   std::vector<Geometry> geometries;
   std::vector<Float4> points;
   std::vector<GeometryQuery> queries;
+  std::vector<float> gridSamples;
+  std::vector<Float4> previousPoints;
+  std::vector<Float4> state;  // continuous queries' persistent state (kept between runs)
   std::vector<ContactElement> elementsA, elementsB;
   std::vector<ContactRange> ranges;
 
@@ -41,8 +45,27 @@ struct Batch {
     return add(Geometry::pointSet(first, static_cast<uint32_t>(p.size())));
   }
   void query(uint32_t a, uint32_t b) { queries.push_back(GeometryQuery{a, b, GeometryMethod::kStatic, 0}); }
+  // A continuous query whose state entries start at `stateFirst` (state grows to hold them, zeroed).
+  void continuous(uint32_t a, uint32_t b, uint32_t stateFirst) {
+    queries.push_back(GeometryQuery{a, b, GeometryMethod::kContinuous, stateFirst});
+    const Geometry& g = geometries[geometries[a].type == GeometryType::kPointSet ? a : b];
+    if (state.size() < stateFirst + g.count) state.resize(stateFirst + g.count, Float4{0, 0, 0, 0});
+  }
+  // An implicit geometry sampled from f on an n^3 grid of spacing h from `origin`.
+  uint32_t addGrid(Float4 origin, float h, uint32_t n, const std::function<float(float, float, float)>& f) {
+    const uint32_t first = static_cast<uint32_t>(gridSamples.size());
+    for (uint32_t k = 0; k < n; ++k) {
+      for (uint32_t j = 0; j < n; ++j) {
+        for (uint32_t i = 0; i < n; ++i) {
+          gridSamples.push_back(f(origin.x + static_cast<float>(i) * h, origin.y + static_cast<float>(j) * h,
+                                  origin.z + static_cast<float>(k) * h));
+        }
+      }
+    }
+    return add(Geometry::implicitGrid(origin, v3(h, h, h), n, n, n, first));
+  }
 
-  GeometryQueryInput input() const { return {geometries, points, queries}; }
+  GeometryQueryInput input() const { return {geometries, points, queries, gridSamples, previousPoints}; }
 
   // Runs with room for `capacity` contacts; the output is filled with a sentinel first.
   Result<GeometryQueryCounts> run(Backend backend, size_t capacity = 64) {
@@ -52,7 +75,7 @@ struct Batch {
     elementsA.assign(capacity, sentinel);
     elementsB.assign(capacity, sentinel);
     ranges.assign(queries.size(), ContactRange{0xDEADu, 0xDEADu});
-    return queryGeometriesCpu(input(), {elementsA, elementsB, ranges}, backend);
+    return queryGeometriesCpu(input(), {elementsA, elementsB, ranges, state}, backend);
   }
 };
 
