@@ -409,13 +409,9 @@ VKC_FN bool geomQuerySlot(GeomShape a, GeomShape b, uint method, uint stateFirst
     if (b.info.x == kGeomPointSet) point = geomPointAt(b.info.y + slot);
     return geomSlotContact(a, b, slot, point, ea, eb);
   }
-  bool swapped = a.info.x > b.info.x || (a.info.x == b.info.x && geomShapeLess(b, a));
-  GeomShape s = a;
-  GeomShape t = b;
-  if (swapped) {
-    s = b;
-    t = a;
-  }
+  bool swapped = geomSwapped(a, b);
+  GeomShape s = swapped ? b : a;
+  GeomShape t = swapped ? a : b;
   GeomElement es;
   GeomElement et;
   bool hit = false;
@@ -430,12 +426,6 @@ VKC_FN bool geomQuerySlot(GeomShape a, GeomShape b, uint method, uint stateFirst
   } else {
     hit = geomImplicitCanonicalContact(s, t, slot, es, et);
   }
-  if (swapped) {
-    ea = et;
-    eb = es;
-  } else {
-    ea = es;
-    eb = et;
-  }
+  geomUnswap(swapped, es, et, ea, eb);
   return hit;
 }

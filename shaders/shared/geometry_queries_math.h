@@ -1188,28 +1188,28 @@ VKC_FN bool geomCanonicalContact(GeomShape s, GeomShape t, uint slot, vec3 point
   return false;  // unsupported pairs (geomPairSupported); implicit pairs: geometry_queries_implicit.h
 }
 
+// Whether query (a, b) is evaluated as (b, a): the canonical order puts the lower type first, and
+// for one type the lesser geometry (geomShapeLess).
+VKC_FN bool geomSwapped(GeomShape a, GeomShape b) {
+  return a.info.x > b.info.x || (a.info.x == b.info.x && geomShapeLess(b, a));
+}
+
+// The canonical pair's elements (es, et) back in the caller's order.
+VKC_FN void geomUnswap(bool swapped, GeomElement es, GeomElement et, VKC_OUT(GeomElement) ea, VKC_OUT(GeomElement) eb) {
+  ea = swapped ? et : es;
+  eb = swapped ? es : et;
+}
+
 // One slot of query (a, b) in the caller's order: elements ea (side a) and eb (side b); true when
 // they are a contact. The pair is evaluated in canonical order (lower type first; same types:
 // geomShapeLess) and the elements swapped back, so swapping a and b swaps ea and eb exactly.
 VKC_FN bool geomSlotContact(GeomShape a, GeomShape b, uint slot, vec3 point, VKC_OUT(GeomElement) ea,
                             VKC_OUT(GeomElement) eb) {
-  bool swapped = a.info.x > b.info.x || (a.info.x == b.info.x && geomShapeLess(b, a));
-  GeomShape s = a;
-  GeomShape t = b;
-  if (swapped) {
-    s = b;
-    t = a;
-  }
+  bool swapped = geomSwapped(a, b);
   GeomElement es;
   GeomElement et;
-  bool hit = geomCanonicalContact(s, t, slot, point, es, et);
-  if (swapped) {
-    ea = et;
-    eb = es;
-  } else {
-    ea = es;
-    eb = et;
-  }
+  bool hit = geomCanonicalContact(swapped ? b : a, swapped ? a : b, slot, point, es, et);
+  geomUnswap(swapped, es, et, ea, eb);
   return hit;
 }
 

@@ -23,21 +23,6 @@ Batch validImplicitBatch() {
   return b;
 }
 
-void expectImplicitRefused(Batch& b, ErrorCode code, const std::string& mentions) {
-  for (Backend backend : kCpuBackends) {
-    const Float4 stateSentinel{-3, -3, -3, 0};
-    std::fill(b.state.begin(), b.state.end(), stateSentinel);
-    auto counts = b.run(backend, 8);
-    ASSERT_FALSE(counts.ok());
-    EXPECT_EQ(counts.error().code, code) << counts.message();
-    EXPECT_NE(counts.message().find(mentions), std::string::npos) << counts.message();
-    for (const ContactElement& e : b.elementsA) EXPECT_EQ(e.query, 0xDEADu) << "an element was written";
-    for (const ContactElement& e : b.elementsB) EXPECT_EQ(e.query, 0xDEADu) << "an element was written";
-    for (const ContactRange& r : b.ranges) EXPECT_EQ(r.first, 0xDEADu) << "a range was written";
-    for (const Float4& s : b.state) EXPECT_EQ(s.x, -3.0f) << "a state was written";
-  }
-}
-
 TEST(GeometryQueriesImplicitBadInput, ValidBatchRuns) {
   Batch b = validImplicitBatch();
   auto counts = b.run(Backend::kCpuScalar, 8);
@@ -51,75 +36,75 @@ TEST(GeometryQueriesImplicitBadInput, ValidBatchRuns) {
 TEST(GeometryQueriesImplicitBadInput, ZeroDimension) {
   Batch b = validImplicitBatch();
   b.geometries[0].p2.y = 0.0f;
-  expectImplicitRefused(b, ErrorCode::kInvalidArgument, "geometries[0].p2.y (grid dimension) is 0");
+  expectRefusedUnwritten(b, ErrorCode::kInvalidArgument, "geometries[0].p2.y (grid dimension) is 0");
 }
 
 TEST(GeometryQueriesImplicitBadInput, FractionalOrHugeDimension) {
   Batch b = validImplicitBatch();
   b.geometries[0].p2.z = 2.5f;
-  expectImplicitRefused(b, ErrorCode::kInvalidArgument, "geometries[0].p2.z (grid dimension)");
+  expectRefusedUnwritten(b, ErrorCode::kInvalidArgument, "geometries[0].p2.z (grid dimension)");
   b = validImplicitBatch();
   b.geometries[0].p2.x = 4096.0f;
-  expectImplicitRefused(b, ErrorCode::kInvalidArgument, "geometries[0].p2.x (grid dimension)");
+  expectRefusedUnwritten(b, ErrorCode::kInvalidArgument, "geometries[0].p2.x (grid dimension)");
 }
 
 TEST(GeometryQueriesImplicitBadInput, NonPositiveOrNaNSpacing) {
   Batch b = validImplicitBatch();
   b.geometries[0].p1.x = 0.0f;
-  expectImplicitRefused(b, ErrorCode::kInvalidArgument, "geometries[0].p1.x (grid spacing)");
+  expectRefusedUnwritten(b, ErrorCode::kInvalidArgument, "geometries[0].p1.x (grid spacing)");
   b = validImplicitBatch();
   b.geometries[0].p1.z = -0.5f;
-  expectImplicitRefused(b, ErrorCode::kInvalidArgument, "geometries[0].p1.z (grid spacing)");
+  expectRefusedUnwritten(b, ErrorCode::kInvalidArgument, "geometries[0].p1.z (grid spacing)");
   b = validImplicitBatch();
   b.geometries[0].p1.y = std::numeric_limits<float>::quiet_NaN();
-  expectImplicitRefused(b, ErrorCode::kInvalidArgument, "geometries[0].p1.y (grid spacing)");
+  expectRefusedUnwritten(b, ErrorCode::kInvalidArgument, "geometries[0].p1.y (grid spacing)");
 }
 
 TEST(GeometryQueriesImplicitBadInput, SampleRangeOutsideGridSamples) {
   Batch b = validImplicitBatch();
   b.geometries[0].first = 1;
-  expectImplicitRefused(b, ErrorCode::kInvalidArgument, "geometries[0] (implicit geometry) covers samples [1, 28)");
+  expectRefusedUnwritten(b, ErrorCode::kInvalidArgument, "geometries[0] (implicit geometry) covers samples [1, 28)");
   b = validImplicitBatch();
   b.geometries[0].count = 26;
-  expectImplicitRefused(b, ErrorCode::kInvalidArgument, "geometries[0].count (implicit geometry) is 26");
+  expectRefusedUnwritten(b, ErrorCode::kInvalidArgument, "geometries[0].count (implicit geometry) is 26");
 }
 
 TEST(GeometryQueriesImplicitBadInput, NaNSample) {
   Batch b = validImplicitBatch();
   b.gridSamples[13] = std::numeric_limits<float>::quiet_NaN();
-  expectImplicitRefused(b, ErrorCode::kInvalidArgument, "gridSamples[13]");
+  expectRefusedUnwritten(b, ErrorCode::kInvalidArgument, "gridSamples[13]");
 }
 
 TEST(GeometryQueriesImplicitBadInput, PreviousPointsSizeMismatch) {
   Batch b = validImplicitBatch();
   b.previousPoints.pop_back();
-  expectImplicitRefused(b, ErrorCode::kInvalidArgument, "previousPoints holds 1 points");
+  expectRefusedUnwritten(b, ErrorCode::kInvalidArgument, "previousPoints holds 1 points");
   b = validImplicitBatch();
   b.previousPoints.clear();
-  expectImplicitRefused(b, ErrorCode::kInvalidArgument, "queries[1] is continuous: previousPoints");
+  expectRefusedUnwritten(b, ErrorCode::kInvalidArgument, "queries[1] is continuous: previousPoints");
   b = validImplicitBatch();
   b.previousPoints[1].x = std::numeric_limits<float>::infinity();
-  expectImplicitRefused(b, ErrorCode::kInvalidArgument, "previousPoints[1].x");
+  expectRefusedUnwritten(b, ErrorCode::kInvalidArgument, "previousPoints[1].x");
 }
 
 TEST(GeometryQueriesImplicitBadInput, UnknownOrUnsupportedMethod) {
   Batch b = validImplicitBatch();
   b.queries[0].method = static_cast<GeometryMethod>(7);
-  expectImplicitRefused(b, ErrorCode::kInvalidArgument, "queries[0].method is 7: unknown method");
+  expectRefusedUnwritten(b, ErrorCode::kInvalidArgument, "queries[0].method is 7: unknown method");
   b = validImplicitBatch();
   b.queries[0].method = GeometryMethod::kContinuous;  // a grid against a point set: fine
   b.queries.push_back(GeometryQuery{2, 0, GeometryMethod::kContinuous, 0});  // sphere vs grid: no
-  expectImplicitRefused(b, ErrorCode::kInvalidArgument,
+  expectRefusedUnwritten(b, ErrorCode::kInvalidArgument,
                         "queries[2].method is kContinuous: sphere vs implicit geometry has no continuous method");
 }
 
 TEST(GeometryQueriesImplicitBadInput, StateOutOfRangeOrInvalid) {
   Batch b = validImplicitBatch();
   b.state.pop_back();
-  expectImplicitRefused(b, ErrorCode::kBufferTooSmall, "queries[1].state covers entries [1, 3)");
+  expectRefusedUnwritten(b, ErrorCode::kBufferTooSmall, "queries[1].state covers entries [1, 3)");
   b = validImplicitBatch();
   b.queries[0].state = 2;  // a static query with a state
-  expectImplicitRefused(b, ErrorCode::kInvalidArgument, "queries[0].state is 2: must be 0 for a static query");
+  expectRefusedUnwritten(b, ErrorCode::kInvalidArgument, "queries[0].state is 2: must be 0 for a static query");
   b = validImplicitBatch();
   b.state[2].w = 0.5f;
   for (Backend backend : kCpuBackends) {
@@ -134,7 +119,7 @@ TEST(GeometryQueriesImplicitBadInput, StateOutOfRangeOrInvalid) {
 TEST(GeometryQueriesImplicitBadInput, RangeFieldsOnOtherTypes) {
   Batch b = validImplicitBatch();
   b.geometries[2].first = 1;  // the sphere
-  expectImplicitRefused(b, ErrorCode::kInvalidArgument, "geometries[2].first/count are set");
+  expectRefusedUnwritten(b, ErrorCode::kInvalidArgument, "geometries[2].first/count are set");
 }
 
 }  // namespace

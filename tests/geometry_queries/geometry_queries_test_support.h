@@ -6,7 +6,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <algorithm>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "vkcollide/geometry_queries.h"
@@ -81,6 +83,38 @@ struct Batch {
 
 inline bool bitwiseEqual(const ContactElement& a, const ContactElement& b) {
   return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+// Queries 2k and 2k + 1 of a batch that ran are one pair in both orders: the same number of
+// contacts (more than minContacts) and the elements swapped bit for bit (the query field aside).
+inline void expectSwappedPairs(const Batch& b, uint32_t minContacts) {
+  for (size_t q = 0; q + 1 < b.queries.size(); q += 2) {
+    const ContactRange r0 = b.ranges[q], r1 = b.ranges[q + 1];
+    ASSERT_EQ(r0.count, r1.count) << "pair " << q / 2;
+    EXPECT_GT(r0.count, minContacts) << "pair " << q / 2;
+    for (uint32_t i = 0; i < r0.count; ++i) {
+      ContactElement a = b.elementsA[r0.first + i], e = b.elementsB[r0.first + i];
+      ContactElement sa = b.elementsB[r1.first + i], se = b.elementsA[r1.first + i];
+      a.query = e.query = sa.query = se.query = 0;
+      EXPECT_TRUE(bitwiseEqual(a, sa) && bitwiseEqual(e, se)) << "pair " << q / 2 << " contact " << i;
+    }
+  }
+}
+
+// Runs b on every CPU backend expecting a refusal of `code` whose message mentions `mentions`, with
+// nothing written: the output keeps its sentinel, and the state (filled with x = -3 first) too.
+inline void expectRefusedUnwritten(Batch& b, ErrorCode code, const std::string& mentions) {
+  for (Backend backend : {Backend::kCpuScalar, Backend::kCpuSimd}) {
+    std::fill(b.state.begin(), b.state.end(), Float4{-3, -3, -3, 0});
+    auto counts = b.run(backend, 8);
+    ASSERT_FALSE(counts.ok());
+    EXPECT_EQ(counts.error().code, code) << counts.message();
+    EXPECT_NE(counts.message().find(mentions), std::string::npos) << counts.message();
+    for (const ContactElement& e : b.elementsA) EXPECT_EQ(e.query, 0xDEADu) << "an element was written";
+    for (const ContactElement& e : b.elementsB) EXPECT_EQ(e.query, 0xDEADu) << "an element was written";
+    for (const ContactRange& r : b.ranges) EXPECT_EQ(r.first, 0xDEADu) << "a range was written";
+    for (const Float4& s : b.state) EXPECT_EQ(s.x, -3.0f) << "a state was written";
+  }
 }
 
 inline void expectNear3(Float4 actual, float x, float y, float z, float tol, const char* what) {
