@@ -126,7 +126,8 @@ static_assert(sizeof(Geometry) == 64);
 // into the other geometry (the field's first sign change, found exactly per grid cell for an implicit
 // geometry and by the convexity of a primitive: fast points through thin walls are not missed) gives
 // the contact: normal at the entry point xc, depth (xc - current).normal (the seed's projection), the
-// point pushed back to xc's tangent plane. Persistent contact: state[this.state + k] for the set's
+// point pushed back to xc's tangent plane (when that depth is <= 0, a normal not facing the motion:
+// back along the motion to xc, depth |xc - current|). Persistent contact: state[this.state + k] for the set's
 // point k, xyz the point's last outside position, w 1 while it stays inside since a traced entry:
 // then the next call traces from that point instead of the previous position (the seed's
 // ImplicitGeometryToPointSetCCD). A point ending inside with no traced entry (it started inside)
@@ -196,10 +197,12 @@ Status validate(const GeometryQueryInput& input);
 // 0 or 1. queryGeometries* run both checks before writing anything.
 Status validateOutput(const GeometryQueryInput& input, const GeometryQueryOutput& output);
 
-// Runs the batch on the CPU. kCpuScalar and kCpuSimd run the same scalar code for now (the SIMD
-// twin comes with the Vulkan path); kVulkan is refused (kUnsupported). Validates the input and the
-// output's sizes first: on error nothing is written. Elements of the output past `written`, and
-// those of queries with no contact, are left as they were.
+// Runs the batch on the CPU. kCpuSimd runs the static point-set pairs with the analytic primitives
+// with SIMD lanes across the points, and the rest with the scalar code: the same results as
+// kCpuScalar, bit for bit. kVulkan is refused (kUnsupported). Validates the input and the output
+// first (validate, validateOutput): on error nothing is written, the state included. Elements of the
+// output past `written`, and those of queries with no contact, are left as they were; continuous
+// queries write their state entries.
 Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, const GeometryQueryOutput& output,
                                                Backend backend);
 
