@@ -338,3 +338,55 @@ TEST(GeometryQueriesContinuous, ScalarAndSimdAgreeBitForBitOnContactsAndState) {
 
 }  // namespace
 }  // namespace vkc::test::geometry
+
+namespace vkc::test::geometry {
+namespace {
+
+TEST(GeometryQueriesContinuous, MixedBatchEqualsItsQueriesOneByOne) {
+  // Static and continuous queries of implicit geometries, primitives and point sets in one batch,
+  // twice (the second run continues from the first's state), against each query alone with its own
+  // state.
+  Batch b;
+  const uint32_t set = addRandomMotion(b, 300, 12);
+  const uint32_t set2 = addRandomMotion(b, 200, 13);
+  const uint32_t grid = b.addGrid(v3(-1.5f, -1.5f, -1.5f), 0.1f, 31,
+                                  [](float x, float y, float z) { return std::sqrt(x * x + y * y + z * z) - 0.8f; });
+  const uint32_t box = b.add(Geometry::orientedBox(v3(0.2f, 0, 0), identityQuat(), v3(0.4f, 0.3f, 0.5f)));
+  const uint32_t cap = b.add(Geometry::capsule(v3(-0.5f, 0.5f, 0), v3(0.5f, 0.6f, 0.1f), 0.3f));
+  b.continuous(set, grid, 0);
+  b.query(grid, set2);
+  b.continuous(box, set2, 300);
+  b.query(cap, grid);
+  b.query(grid, box);
+  b.continuous(set, cap, 500);
+  for (int round = 0; round < 2; ++round) {
+    const std::vector<Float4> stateBefore = b.state;
+    auto counts = b.run(Backend::kCpuScalar, 20000);
+    ASSERT_TRUE(counts.ok()) << counts.message();
+    for (size_t q = 0; q < b.queries.size(); ++q) {
+      Batch one = b;
+      one.queries = {b.queries[q]};
+      one.state = stateBefore;
+      auto c1 = one.run(Backend::kCpuSimd, 20000);
+      ASSERT_TRUE(c1.ok()) << c1.message();
+      ASSERT_EQ(one.ranges[0].count, b.ranges[q].count) << "query " << q;
+      EXPECT_GT(b.ranges[q].count, 0u) << "query " << q << " round " << round;
+      for (uint32_t i = 0; i < one.ranges[0].count; ++i) {
+        ContactElement a = one.elementsA[i], e = one.elementsB[i];
+        a.query = e.query = static_cast<uint32_t>(q);
+        EXPECT_TRUE(bitwiseEqual(a, b.elementsA[b.ranges[q].first + i]) &&
+                    bitwiseEqual(e, b.elementsB[b.ranges[q].first + i]))
+            << "query " << q << " contact " << i;
+      }
+      if (b.queries[q].method == GeometryMethod::kContinuous) {
+        const uint32_t first = b.queries[q].state;
+        const uint32_t n = q == 2 ? 200u : 300u;
+        EXPECT_EQ(std::memcmp(&one.state[first], &b.state[first], n * sizeof(Float4)), 0) << "query " << q;
+      }
+    }
+    std::swap(b.points, b.previousPoints);
+  }
+}
+
+}  // namespace
+}  // namespace vkc::test::geometry
