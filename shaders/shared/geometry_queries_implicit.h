@@ -339,9 +339,12 @@ VKC_FN bool geomGridSurfacePoint(GeomShape g, uint i, VKC_OUT(vec3) surface, VKC
   float v = geomGridSample(g, n, ii, jj, kk);
   vec3 h = vec3(g.p1);
   vec3 x = vec3(g.p0) + vec3(float(ii), float(jj), float(kk)) * h;
+  surface = x;
+  normal = vec3(kGeomFallbackX, kGeomFallbackY, kGeomFallbackZ);
+  if (!(abs(v) <= 0.5f * sqrt(dot(h, h)))) return false;  // before the gradient's 48 reads
   normal = geomGridNormal(g, x);
   surface = x - normal * v;
-  return abs(v) <= 0.5f * sqrt(dot(h, h));
+  return true;
 }
 
 // A pair in canonical order whose higher type is an implicit geometry t (s: any type, an implicit
