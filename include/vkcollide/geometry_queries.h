@@ -131,7 +131,10 @@ static_assert(sizeof(Geometry) == 64);
 // point k, xyz the point's last outside position, w 1 while it stays inside since a traced entry:
 // then the next call traces from that point instead of the previous position (the seed's
 // ImplicitGeometryToPointSetCCD). A point ending inside with no traced entry (it started inside)
-// gets the static contact. `state` is the query's first entry in GeometryQueryOutput::state; 0 for a
+// gets the static contact. A moving primitive or implicit geometry (input.previousGeometries): the
+// point is traced in its frame, the point's start carried by the geometry's motion from its previous
+// pose to its current one (exact for translation; a rotating primitive sees the chord of the point's
+// relative arc); the saved outside point is carried likewise. `state` is the query's first entry in GeometryQueryOutput::state; 0 for a
 // static query.
 struct GeometryQuery {
   uint32_t a = 0;
@@ -166,6 +169,11 @@ struct GeometryQueryInput {
   std::span<const GeometryQuery> queries;
   std::span<const float> gridSamples;      // the implicit geometries' samples (finite)
   std::span<const Float4> previousPoints;  // continuous queries: points' previous positions (empty, or one per point)
+  // Continuous queries against a moving primitive: empty (every geometry static), or one per
+  // geometry: its pose at the step's start, with the same type and shape (radius, half height, half
+  // extents, capsule length within 1e-5 relative, plane flags; an implicit geometry: the same grid
+  // but its origin; a point set: the same range). See GeometryQuery.
+  std::span<const Geometry> previousGeometries;
 };
 
 // The host's output arrays. elementsA and elementsB must have the same size: the capacity in

@@ -255,16 +255,59 @@ VKC_FN float geomTrace(GeomShape s, vec3 x0, vec3 x1) {
   return geomTraceShape(s, x0, x1);
 }
 
-// One moving point against geometry s (continuous method). The trace starts at the state's last
+// --- A moving primitive (GeometryQueryInput::previousGeometries): its pose at the step's start
+// `prev` and at its end `cur` (same shape). A point is traced in the primitive's frame: its position
+// at the step's start is carried by the primitive's motion, x' = R_cur R_prev^T (x - c_prev) + c_cur,
+// and the segment x' -> current is traced against the current primitive. Exact for a translating
+// primitive; a rotating one sees the chord of the point's relative arc. Pose (c, R): a sphere's centre;
+// a capsule's segment middle and the least rotation of its axis; a cylinder's centre and least
+// rotation of its axis; a box's centre and quaternion; a plane's point and least rotation of its
+// normal; an implicit geometry's origin (it translates).
+
+// The least rotation taking unit u to unit v, applied to w (a half turn about a perpendicular of u
+// when v = -u).
+VKC_FN vec3 geomRotateBetween(vec3 u, vec3 v, vec3 w) {
+  float c = dot(u, v);
+  if (c <= -1.0f + 1e-6f) {
+    vec3 p = geomPerpendicularTo(u);
+    return p * (2.0f * dot(p, w)) - w;
+  }
+  vec3 k = cross(u, v);
+  return w * c + cross(k, w) + k * (dot(k, w) / (1.0f + c));
+}
+
+VKC_FN vec3 geomPoseMap(GeomShape prev, GeomShape cur, vec3 x) {
+  if (prev.p0 == cur.p0 && prev.p1 == cur.p1 && prev.p2 == cur.p2) return x;  // a static geometry
+  uint type = cur.info.x;
+  if (type == kGeomOrientedBox) {
+    vec3 local = geomRotateInverse(prev.p1 / sqrt(dot(prev.p1, prev.p1)), x - vec3(prev.p0));
+    return geomRotate(cur.p1 / sqrt(dot(cur.p1, cur.p1)), local) + vec3(cur.p0);
+  }
+  if (type == kGeomCapsule) {
+    vec3 c0 = (vec3(prev.p0) + vec3(prev.p1)) * 0.5f;
+    vec3 c1 = (vec3(cur.p0) + vec3(cur.p1)) * 0.5f;
+    vec3 a0 = vec3(prev.p1) - vec3(prev.p0);
+    vec3 a1 = vec3(cur.p1) - vec3(cur.p0);
+    if (dot(a0, a0) <= 0.0f || dot(a1, a1) <= 0.0f) return x - c0 + c1;  // a ball: it translates
+    return geomRotateBetween(geomUnit(a0), geomUnit(a1), x - c0) + c1;
+  }
+  if (type == kGeomCylinder || type == kGeomPlane) {
+    return geomRotateBetween(geomUnit(vec3(prev.p1)), geomUnit(vec3(cur.p1)), x - vec3(prev.p0)) + vec3(cur.p0);
+  }
+  return x - vec3(prev.p0) + vec3(cur.p0);  // sphere, implicit geometry
+}
+
+// One moving point against geometry s (continuous method), whose pose at the step's start is sPrev
+// (s itself when static). The trace starts at the state's last
 // outside point while the point stays inside since a traced entry (state.w != 0: the seed's
 // persistent contact), else at the previous position. A root gives the contact: normal n at the root
 // point xc, depth (xc - cur).n, the point pushed to xc's tangent plane (when that depth is <= 0, the
 // normal does not face the motion: n = unit(xc - cur), depth |xc - cur|, back to the entry); a point
 // that ends inside with no root (it started inside) gets the static contact. The
 // new state: (xc, 1) while the point is inside after a traced entry, else (cur, 0).
-VKC_FN bool geomContinuousPoint(GeomShape s, vec3 prev, vec3 cur, vec4 state, VKC_OUT(GeomClosest) cl,
-                                VKC_OUT(vec4) newState) {
-  vec3 start = state.w != 0.0f ? vec3(state) : prev;
+VKC_FN bool geomContinuousPoint(GeomShape s, GeomShape sPrev, vec3 prev, vec3 cur, vec4 state,
+                                VKC_OUT(GeomClosest) cl, VKC_OUT(vec4) newState) {
+  vec3 start = geomPoseMap(sPrev, s, state.w != 0.0f ? vec3(state) : prev);
   float fCur = geomImplicitDistance(s, cur);
   newState = vec4(cur, 0.0f);
   cl = geomMakeClosest(cur, vec3(kGeomFallbackX, kGeomFallbackY, kGeomFallbackZ), 0.0f);
@@ -386,23 +429,27 @@ VKC_FN bool geomImplicitCanonicalContact(GeomShape s, GeomShape t, uint slot, VK
 }
 
 // A point set s against t (canonical order), continuous method: point `slot` moving from its
-// previous position. newState: the slot's new persistent state.
-VKC_FN bool geomContinuousCanonicalContact(GeomShape s, GeomShape t, uint stateIndex, uint slot,
+// previous position, t moving from tPrev. newState: the slot's new persistent state.
+VKC_FN bool geomContinuousCanonicalContact(GeomShape s, GeomShape t, GeomShape tPrev, uint stateIndex, uint slot,
                                            VKC_OUT(GeomElement) es, VKC_OUT(GeomElement) et,
                                            VKC_OUT(vec4) newState) {
   uint i = s.info.y + slot;
   GeomClosest cl;
-  bool hit = geomContinuousPoint(t, geomPreviousPointAt(i), geomPointAt(i), geomStateAt(stateIndex), cl, newState);
+  bool hit =
+      geomContinuousPoint(t, tPrev, geomPreviousPointAt(i), geomPointAt(i), geomStateAt(stateIndex), cl, newState);
   geomBallContact(geomPointAt(i), 0.0f, cl, kElementPointIndexDirection, slot, es, et);
   return hit;
 }
 
 // --- The entry point of every slot: query (a, b, method) in the caller's order, slot `slot`
 // (0 .. geomSlotCount - 1), elements ea (side a) and eb (side b); true when they are a contact.
-// stateFirst: GeomQuery::state. newState: a continuous query's new state for entry stateFirst + slot
-// (hasState true); the includer stores it (see the file comment).
-VKC_FN bool geomQuerySlot(GeomShape a, GeomShape b, uint method, uint stateFirst, uint slot, VKC_OUT(GeomElement) ea,
-                          VKC_OUT(GeomElement) eb, VKC_OUT(vec4) newState, VKC_OUT(bool) hasState) {
+// prevA, prevB: the geometries' poses at the step's start (previousGeometries; a and b themselves
+// when none is given), read by continuous queries only. stateFirst: GeomQuery::state. newState: a
+// continuous query's new state for entry stateFirst + slot (hasState true); the includer stores it
+// (see the file comment).
+VKC_FN bool geomQuerySlot(GeomShape a, GeomShape b, GeomShape prevA, GeomShape prevB, uint method, uint stateFirst,
+                          uint slot, VKC_OUT(GeomElement) ea, VKC_OUT(GeomElement) eb, VKC_OUT(vec4) newState,
+                          VKC_OUT(bool) hasState) {
   newState = vec4(0.0f);
   hasState = false;
   bool implicitPair = a.info.x == kGeomImplicit || b.info.x == kGeomImplicit;
@@ -421,10 +468,12 @@ VKC_FN bool geomQuerySlot(GeomShape a, GeomShape b, uint method, uint stateFirst
   if (method == kGeomMethodContinuous) {
     // A point set and an analytic primitive (the point set is the higher type) or an implicit geometry.
     hasState = true;
+    GeomShape sPrev = swapped ? prevB : prevA;
+    GeomShape tPrev = swapped ? prevA : prevB;
     if (t.info.x == kGeomPointSet) {
-      hit = geomContinuousCanonicalContact(t, s, stateFirst + slot, slot, et, es, newState);
+      hit = geomContinuousCanonicalContact(t, s, sPrev, stateFirst + slot, slot, et, es, newState);
     } else {
-      hit = geomContinuousCanonicalContact(s, t, stateFirst + slot, slot, es, et, newState);
+      hit = geomContinuousCanonicalContact(s, t, tPrev, stateFirst + slot, slot, es, et, newState);
     }
   } else {
     hit = geomImplicitCanonicalContact(s, t, slot, es, et);

@@ -70,6 +70,9 @@ Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, 
     const GeometryQuery& q = input.queries[qi];
     const GeomShape a = toShape(input.geometries[q.a]);
     const GeomShape b = toShape(input.geometries[q.b]);
+    const bool moving = !input.previousGeometries.empty();
+    const GeomShape prevA = moving ? toShape(input.previousGeometries[q.a]) : a;
+    const GeomShape prevB = moving ? toShape(input.previousGeometries[q.b]) : b;
     const uint32_t slots = geomSlotCount(a, b);
     const uint64_t first = total;
     const bool pointSetIsA = a.info.x == kGeomPointSet;
@@ -100,7 +103,8 @@ Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, 
       GeomElement eb;
       vec4 state;
       bool hasState = false;
-      const bool hit = kernel.geomQuerySlot(a, b, static_cast<uint>(q.method), q.state, slot, ea, eb, state, hasState);
+      const bool hit =
+          kernel.geomQuerySlot(a, b, prevA, prevB, static_cast<uint>(q.method), q.state, slot, ea, eb, state, hasState);
       if (hasState) output.state[q.state + slot] = Float4{state.x, state.y, state.z, state.w};
       if (!hit) continue;
       if (total < capacity) {

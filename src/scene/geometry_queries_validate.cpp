@@ -126,8 +126,7 @@ Status validateGrid(const Geometry& g, ElementName f, size_t sampleCount) {
   return {};
 }
 
-Status validateGeometry(const Geometry& g, size_t i, size_t pointCount, size_t sampleCount) {
-  const ElementName f{"geometries", i};
+Status validateGeometry(const Geometry& g, ElementName f, size_t pointCount, size_t sampleCount) {
   const uint32_t type = static_cast<uint32_t>(g.type);
   if (type >= gpu::kGeomTypeCount) return invalid(f + ".type is " + std::to_string(type) + ": unknown geometry type");
   if (g.flags != 0 && !(type == gpu::kGeomPlane && g.flags == kGeometryFlagBidirectional)) {
@@ -189,6 +188,52 @@ Status validateGeometry(const Geometry& g, size_t i, size_t pointCount, size_t s
                        std::to_string(static_cast<uint64_t>(g.first) + g.count) + "): points holds " +
                        std::to_string(pointCount));
       }
+      break;
+  }
+  return {};
+}
+
+// A previous pose of geometry g: the same type and shape, only the pose may differ.
+Status checkSameShape(const Geometry& prev, const Geometry& g, ElementName f) {
+  if (prev.type != g.type) {
+    return invalid(f + ".type is " + typeName(static_cast<uint32_t>(prev.type)) + ": geometries[" +
+                   std::to_string(f.index) + "] is a " + typeName(static_cast<uint32_t>(g.type)) +
+                   " (a previous pose keeps the type)");
+  }
+  const auto differs = [&](const char* what) {
+    return invalid(f + " (previous pose) changes the " + what + " of geometries[" + std::to_string(f.index) +
+                   "]: only the pose may change");
+  };
+  if (prev.flags != g.flags) return differs("flags");
+  switch (static_cast<uint32_t>(g.type)) {
+    case gpu::kGeomSphere:
+      if (prev.p0.w != g.p0.w) return differs("radius");
+      break;
+    case gpu::kGeomCapsule: {
+      if (prev.p0.w != g.p0.w) return differs("radius");
+      const auto length = [](const Geometry& c) {
+        const double x = c.p1.x - c.p0.x, y = c.p1.y - c.p0.y, z = c.p1.z - c.p0.z;
+        return std::sqrt(x * x + y * y + z * z);
+      };
+      if (std::abs(length(prev) - length(g)) > 1e-5 * std::max(1.0, length(g))) return differs("length");
+      break;
+    }
+    case gpu::kGeomCylinder:
+      if (prev.p0.w != g.p0.w || prev.p1.w != g.p1.w) return differs("radius or half height");
+      break;
+    case gpu::kGeomOrientedBox:
+      if (prev.p2.x != g.p2.x || prev.p2.y != g.p2.y || prev.p2.z != g.p2.z) return differs("half extents");
+      break;
+    case gpu::kGeomImplicit:
+      if (prev.p1.x != g.p1.x || prev.p1.y != g.p1.y || prev.p1.z != g.p1.z || prev.p2.x != g.p2.x ||
+          prev.p2.y != g.p2.y || prev.p2.z != g.p2.z || prev.first != g.first) {
+        return differs("grid (spacing, dimensions or samples)");
+      }
+      break;
+    case gpu::kGeomPointSet:
+      if (prev.first != g.first || prev.count != g.count) return differs("point range");
+      break;
+    default:
       break;
   }
   return {};
@@ -259,7 +304,18 @@ Geometry Geometry::implicitGrid(Float4 origin, Float4 spacing, uint32_t nx, uint
 
 Status validate(const GeometryQueryInput& in) {
   for (size_t i = 0; i < in.geometries.size(); ++i) {
-    VKC_TRY(validateGeometry(in.geometries[i], i, in.points.size(), in.gridSamples.size()));
+    VKC_TRY(validateGeometry(in.geometries[i], ElementName{"geometries", i}, in.points.size(), in.gridSamples.size()));
+  }
+  if (!in.previousGeometries.empty()) {
+    if (in.previousGeometries.size() != in.geometries.size()) {
+      return invalid("previousGeometries holds " + std::to_string(in.previousGeometries.size()) +
+                     " geometries: must be empty or one per geometry (" + std::to_string(in.geometries.size()) + ")");
+    }
+    for (size_t i = 0; i < in.geometries.size(); ++i) {
+      const ElementName f{"previousGeometries", i};
+      VKC_TRY(validateGeometry(in.previousGeometries[i], f, in.points.size(), in.gridSamples.size()));
+      VKC_TRY(checkSameShape(in.previousGeometries[i], in.geometries[i], f));
+    }
   }
   for (size_t i = 0; i < in.points.size(); ++i) {
     const Float4& p = in.points[i];

@@ -116,6 +116,32 @@ TEST(GeometryQueriesImplicitBadInput, StateOutOfRangeOrInvalid) {
   }
 }
 
+TEST(GeometryQueriesImplicitBadInput, PreviousGeometriesMustKeepCountTypeAndShape) {
+  Batch b = validImplicitBatch();
+  b.previousGeometries = b.geometries;
+  b.previousGeometries[2].p0.x += 0.5f;  // the sphere moved: fine
+  auto ok = b.run(Backend::kCpuScalar, 8);
+  ASSERT_TRUE(ok.ok()) << ok.message();
+  b.previousGeometries.pop_back();
+  expectRefusedUnwritten(b, ErrorCode::kInvalidArgument, "previousGeometries holds 2 geometries");
+  b = validImplicitBatch();
+  b.previousGeometries = b.geometries;
+  b.previousGeometries[2] = Geometry::orientedBox(v3(0, 0, 0), identityQuat(), v3(1, 1, 1));
+  expectRefusedUnwritten(b, ErrorCode::kInvalidArgument, "previousGeometries[2].type is oriented box");
+  b = validImplicitBatch();
+  b.previousGeometries = b.geometries;
+  b.previousGeometries[2].p0.w = 0.4f;
+  expectRefusedUnwritten(b, ErrorCode::kInvalidArgument, "previousGeometries[2] (previous pose) changes the radius");
+  b = validImplicitBatch();
+  b.previousGeometries = b.geometries;
+  b.previousGeometries[0].p1.x = 0.25f;
+  expectRefusedUnwritten(b, ErrorCode::kInvalidArgument, "previousGeometries[0] (previous pose) changes the grid");
+  b = validImplicitBatch();
+  b.previousGeometries = b.geometries;
+  b.previousGeometries[2].p0.y = std::numeric_limits<float>::quiet_NaN();
+  expectRefusedUnwritten(b, ErrorCode::kInvalidArgument, "previousGeometries[2].p0.y");
+}
+
 TEST(GeometryQueriesImplicitBadInput, RangeFieldsOnOtherTypes) {
   Batch b = validImplicitBatch();
   b.geometries[2].first = 1;  // the sphere

@@ -33,6 +33,7 @@ struct Batch {
   std::vector<GeometryQuery> queries;
   std::vector<float> gridSamples;
   std::vector<Float4> previousPoints;
+  std::vector<Geometry> previousGeometries;  // empty, or one per geometry (moving primitives)
   std::vector<Float4> state;  // continuous queries' persistent state (kept between runs)
   std::vector<ContactElement> elementsA, elementsB;
   std::vector<ContactRange> ranges;
@@ -67,7 +68,9 @@ struct Batch {
     return add(Geometry::implicitGrid(origin, v3(h, h, h), n, n, n, first));
   }
 
-  GeometryQueryInput input() const { return {geometries, points, queries, gridSamples, previousPoints}; }
+  GeometryQueryInput input() const {
+    return {geometries, points, queries, gridSamples, previousPoints, previousGeometries};
+  }
 
   // Runs with room for `capacity` contacts; the output is filled with a sentinel first.
   Result<GeometryQueryCounts> run(Backend backend, size_t capacity = 64) {
