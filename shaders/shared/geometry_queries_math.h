@@ -338,17 +338,17 @@ VKC_FN void geomPolygonPush(VKC_INOUT(GeomPolygon) poly, vec3 v) {
 
 // Sutherland-Hodgman: the part of poly with dot(p, axis) <= offset (points on the plane kept).
 VKC_FN GeomPolygon geomClipPolygon(GeomPolygon poly, vec3 axis, float offset) {
-  GeomPolygon out;
-  out.n = 0u;
+  GeomPolygon clipped;
+  clipped.n = 0u;
   for (uint i = 0u; i < poly.n; ++i) {
     vec3 a = poly.p[i];
     vec3 b = poly.p[(i + 1u) % poly.n];
     float da = dot(a, axis) - offset;
     float db = dot(b, axis) - offset;
-    if (da <= 0.0f) geomPolygonPush(out, a);
-    if ((da < 0.0f && db > 0.0f) || (da > 0.0f && db < 0.0f)) geomPolygonPush(out, a + (b - a) * (da / (da - db)));
+    if (da <= 0.0f) geomPolygonPush(clipped, a);
+    if ((da < 0.0f && db > 0.0f) || (da > 0.0f && db < 0.0f)) geomPolygonPush(clipped, a + (b - a) * (da / (da - db)));
   }
-  return out;
+  return clipped;
 }
 
 // The contact manifold of a face axis: the incident box's face most opposed to the reference face
