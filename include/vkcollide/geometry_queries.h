@@ -2,11 +2,14 @@
 // 16): a batch of queries (geometry A, geometry B, method), each giving contact elements for a
 // solver, elementsA for A and elementsB for B, as iMSTK's CollisionDetectionAlgorithm does.
 //
-// Geometries: Sphere, Capsule, Cylinder, OrientedBox, Plane (one-sided or two-sided) and PointSet (a
-// range of points in the input's point array). Pairs with a static method (docs/geometry-queries.md
-// has the table): every pair of sphere, capsule, cylinder, box and plane except plane-plane (N/A),
-// and a point set against each of them; point set vs point set is N/A. Cylinder-cylinder and
-// cylinder-box are GJK/EPA (docs/geometry-queries.md: its measured error against FCL).
+// Geometries: Sphere, Capsule, Cylinder, OrientedBox, Plane (one-sided or two-sided), PointSet (a
+// range of points in the input's point array) and ImplicitGeometry (a signed distance field sampled
+// on a grid, in the input's grid sample array). Pairs with a static method (docs/geometry-queries.md
+// has the table): every pair of these types except plane-plane and point set-point set (N/A).
+// Cylinder-cylinder and cylinder-box are GJK/EPA (docs/geometry-queries.md: its measured error
+// against FCL). The continuous method (kContinuous): a point set, each point moving from its
+// previous position, against an implicit geometry or an analytic primitive (sphere, capsule,
+// cylinder, box, plane), with a persistent per-point state the host keeps between calls.
 //
 // Contacts: a contact is a pair of elements at the same position of elementsA and elementsB. Each
 // element is a PointDirection (point, unit direction, depth) or, for a point set's side, a
@@ -45,10 +48,12 @@ enum class GeometryType : uint32_t {
   kOrientedBox = 3,
   kPlane = 4,
   kPointSet = 5,
+  kImplicitGeometry = 6,
 };
 
 enum class GeometryMethod : uint32_t {
-  kStatic = 0,  // discrete: the overlap of the geometries as given (continuous methods: later)
+  kStatic = 0,      // discrete: the overlap of the geometries as given
+  kContinuous = 1,  // a point set's points moving from GeometryQueryInput::previousPoints (see GeometryQuery)
 };
 
 enum class ContactElementType : uint32_t {
@@ -69,12 +74,30 @@ inline constexpr uint32_t kNoPointIndex = 0xFFFFFFFFu;     // ContactElement::in
 //   kPlane:       p0 = a point on it; p1 = unit normal (the outside); flags kGeometryFlagBidirectional:
 //                 two-sided (see below)
 //   kPointSet:    first, count: the points input.points[first, first + count)
+//   kImplicitGeometry: a signed distance field (negative inside) sampled on a regular grid:
+//                 p0 = origin (the position of sample (0, 0, 0)); p1 = spacing per axis (> 0);
+//                 p2 = dimensions nx, ny, nz (whole numbers in [2, 2048], as floats); first: its first
+//                 sample in input.gridSamples, count = nx * ny * nz. Sample (i, j, k) is at
+//                 origin + (i, j, k) * spacing, gridSamples[first + i + nx * (j + ny * k)].
+//                 Between samples the field is trilinear; outside the grid's box it is the value at
+//                 the clamped point plus the distance to the box (continuous; positive outside when
+//                 the samples on the grid's faces are, the usual padded field); its normal is the
+//                 gradient by central differences one spacing apart, normalized.
 // Unit vectors must have length within 1e-3 of 1; they are renormalized before use.
 // Planes: one-sided (the seed's UnidirectionalPlane*): the inside is below the normal and a shape
 // is always pushed along the normal, however deep. Two-sided (Bidirectional*): a shape is pushed to
 // the side of its centre (a capsule's: its segment's middle), so a shape whose centre crosses the
 // plane comes out on the other side (the seed's known weakness). A point has no centre apart from
-// itself: point sets always see a plane as one-sided.
+// itself: point sets always see a plane as one-sided; implicit geometries too.
+// Implicit geometry pairs (static): a point set: each point with a negative field (normal: the
+// gradient, depth: minus the field, the seed's ImplicitGeometryToPointSetCD); a sphere: the ball at
+// its centre; a capsule: the ball at its axis point of least field (sampled, refined); a cylinder,
+// box, plane or implicit geometry: the grid's surface points (each sample within half a cell
+// diagonal of the zero level moved onto it along the gradient) inside the other geometry, one contact
+// each (both grids' for two implicit geometries); a shape deep inside the field with no surface point
+// of the grid inside it gives no contact (the method's limit).
+// The analytic primitives serve as implicit functions too: the continuous method and these pairs use
+// the same signed distance for them (their exact one: the closest point of the static methods).
 struct Geometry {
   Float4 p0;
   Float4 p1;
@@ -90,16 +113,34 @@ struct Geometry {
   static Geometry orientedBox(Float4 centre, Float4 rotation, Float4 halfExtents);
   static Geometry plane(Float4 point, Float4 normal, bool bidirectional);
   static Geometry pointSet(uint32_t first, uint32_t count);
+  // An implicit geometry of nx * ny * nz samples from gridSamples[firstSample].
+  static Geometry implicitGrid(Float4 origin, Float4 spacing, uint32_t nx, uint32_t ny, uint32_t nz,
+                               uint32_t firstSample);
 };
 static_assert(sizeof(Geometry) == 64);
 
 // One query: indices of its two geometries in GeometryQueryInput::geometries (they may be equal only
 // for types whose pair is supported) and the method.
+// kContinuous (a point set against an implicit geometry or an analytic primitive): each point moves
+// along the segment from input.previousPoints[i] to input.points[i]; the first entry of the segment
+// into the other geometry (the field's first sign change, found exactly per grid cell for an implicit
+// geometry and by the convexity of a primitive: fast points through thin walls are not missed) gives
+// the contact: normal at the entry point xc, depth (xc - current).normal (the seed's projection), the
+// point pushed back to xc's tangent plane (when that depth is <= 0, a normal not facing the motion:
+// back along the motion to xc, depth |xc - current|). Persistent contact: state[this.state + k] for the set's
+// point k, xyz the point's last outside position, w 1 while it stays inside since a traced entry:
+// then the next call traces from that point instead of the previous position (the seed's
+// ImplicitGeometryToPointSetCCD). A point ending inside with no traced entry (it started inside)
+// gets the static contact. A moving primitive or implicit geometry (input.previousGeometries): the
+// point is traced in its frame, the point's start carried by the geometry's motion from its previous
+// pose to its current one (exact for translation; a rotating primitive sees the chord of the point's
+// relative arc); the saved outside point is carried likewise. `state` is the query's first entry in GeometryQueryOutput::state; 0 for a
+// static query.
 struct GeometryQuery {
   uint32_t a = 0;
   uint32_t b = 0;
   GeometryMethod method = GeometryMethod::kStatic;
-  uint32_t pad = 0;
+  uint32_t state = 0;
 };
 static_assert(sizeof(GeometryQuery) == 16);
 
@@ -126,14 +167,26 @@ struct GeometryQueryInput {
   std::span<const Geometry> geometries;
   std::span<const Float4> points;  // the point sets' points (xyz; w ignored)
   std::span<const GeometryQuery> queries;
+  std::span<const float> gridSamples;      // the implicit geometries' samples (finite)
+  std::span<const Float4> previousPoints;  // continuous queries: points' previous positions (empty, or one per point)
+  // Continuous queries against a moving primitive: empty (every geometry static), or one per
+  // geometry: its pose at the step's start, with the same type and shape (radius, half height, half
+  // extents, capsule length within 1e-5 relative, plane flags; an implicit geometry: the same grid
+  // but its origin; a point set: the same range). See GeometryQuery.
+  std::span<const Geometry> previousGeometries;
 };
 
 // The host's output arrays. elementsA and elementsB must have the same size: the capacity in
 // contacts. ranges: one per query.
+// state: the continuous queries' persistent per-point state, read and written (see GeometryQuery);
+// owned by the host, kept between calls (a query keeps its entries from frame to frame), all zero
+// before the first call. Entries of static queries are not touched; may be empty without continuous
+// queries.
 struct GeometryQueryOutput {
   std::span<ContactElement> elementsA;
   std::span<ContactElement> elementsB;
   std::span<ContactRange> ranges;
+  std::span<Float4> state;
 };
 
 struct GeometryQueryCounts {
@@ -147,10 +200,17 @@ struct GeometryQueryCounts {
 // ("queries[2]: plane vs plane is not collidable (N/A in the seed's table)").
 Status validate(const GeometryQueryInput& input);
 
-// Runs the batch on the CPU. kCpuScalar and kCpuSimd run the same scalar code for now (the SIMD
-// twin comes with the Vulkan path); kVulkan is refused (kUnsupported). Validates the input and the
-// output's sizes first: on error nothing is written. Elements of the output past `written`, and
-// those of queries with no contact, are left as they were.
+// Checks the output against the input (validated first): elementsA and elementsB of equal sizes, one
+// range per query, each continuous query's state entries inside output.state with finite xyz and w
+// 0 or 1. queryGeometries* run both checks before writing anything.
+Status validateOutput(const GeometryQueryInput& input, const GeometryQueryOutput& output);
+
+// Runs the batch on the CPU. kCpuSimd runs the static point-set pairs with the analytic primitives
+// with SIMD lanes across the points, and the rest with the scalar code: the same results as
+// kCpuScalar, bit for bit. kVulkan is refused (kUnsupported). Validates the input and the output
+// first (validate, validateOutput): on error nothing is written, the state included. Elements of the
+// output past `written`, and those of queries with no contact, are left as they were; continuous
+// queries write their state entries.
 Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, const GeometryQueryOutput& output,
                                                Backend backend);
 

@@ -23,14 +23,18 @@ VKC_CONSTANT(uint, kGeomCylinder, 2u);
 VKC_CONSTANT(uint, kGeomOrientedBox, 3u);
 VKC_CONSTANT(uint, kGeomPlane, 4u);
 VKC_CONSTANT(uint, kGeomPointSet, 5u);
-VKC_CONSTANT(uint, kGeomTypeCount, 6u);
+VKC_CONSTANT(uint, kGeomImplicit, 6u);  // a signed distance field sampled on a regular grid
+VKC_CONSTANT(uint, kGeomTypeCount, 7u);
 
 // GeomShape::info.w flags.
 VKC_CONSTANT(uint, kGeomFlagBidirectional, 1u);  // planes: two-sided (the side of the other shape's centre)
 
-// Query methods (GeomQuery::method).
+// Query methods (GeomQuery::method). Continuous: a point set against an implicit geometry or an
+// analytic primitive, each point moving from its previous position (the previousPoints array) to its
+// current one (geometry_queries_implicit.h), with a persistent per-point state (GeomQuery::state).
 VKC_CONSTANT(uint, kGeomMethodStatic, 0u);
-VKC_CONSTANT(uint, kGeomMethodCount, 1u);
+VKC_CONSTANT(uint, kGeomMethodContinuous, 1u);
+VKC_CONSTANT(uint, kGeomMethodCount, 2u);
 
 // Element types (GeomElement::type), the seed's names.
 VKC_CONSTANT(uint, kElementPointDirection, 0u);
@@ -48,6 +52,16 @@ VKC_CONSTANT(uint, kGeomCapsulePlaneSlots, 2u);  // one per end sphere
 // 0.618^steps, below 2^-24 of the segment for 36 steps.
 VKC_CONSTANT(uint, kGeomSegmentSearchSteps, 36u);
 
+// Implicit geometry grids: each dimension in [2, kGeomGridMaxDim] samples. A segment crosses at most
+// 3 * (kGeomGridMaxDim - 1) + 1 cells, the bound of the continuous trace's cell walk.
+VKC_CONSTANT(uint, kGeomGridMaxDim, 2048u);
+VKC_CONSTANT(uint, kGeomTraceMaxCells, 6144u);
+// Bisection steps of a root bracket (continuous method): the bracket shrinks by 2^-kGeomRootSteps.
+VKC_CONSTANT(uint, kGeomRootSteps, 24u);
+
+// A capsule's axis against an implicit geometry: sampled at this many + 1 evenly spaced points.
+VKC_CONSTANT(uint, kGeomAxisSamples, 16u);
+
 // Unit vectors (rotation quaternion, cylinder axis, plane normal) must have length within this of 1.
 VKC_CONSTANT(float, kGeomUnitTolerance, 1e-3f);
 
@@ -58,6 +72,13 @@ VKC_CONSTANT(float, kGeomUnitTolerance, 1e-3f);
 //   box:      p0 = centre xyz; p1 = unit rotation quaternion (x, y, z, w: local -> world); p2 = half extents xyz
 //   plane:    p0 = a point xyz; p1 = unit normal xyz (the outside); info.w kGeomFlagBidirectional
 //   pointset: info.y = first point in the points array, info.z = point count
+//   implicit: p0 = origin xyz (the position of sample (0, 0, 0)); p1 = spacing xyz (> 0);
+//             p2 = dimensions xyz (sample counts nx, ny, nz, whole numbers in [2, kGeomGridMaxDim], as
+//             floats); info.y = first sample in the grid sample array, info.z = nx * ny * nz.
+//             Sample (i, j, k), at origin + (i, j, k) * spacing, is gridSamples[info.y + i + nx * (j + ny * k)]:
+//             the signed distance there (negative inside). Between samples: trilinear; outside the
+//             grid's box: the value at the clamped point plus the distance to the box; gradient:
+//             central differences of that function, one spacing apart (geometry_queries_implicit.h).
 // info.x is the type. Unused fields are 0.
 struct GeomShape {
   vec4 p0;
@@ -68,12 +89,15 @@ struct GeomShape {
 VKC_CHECK_LAYOUT(GeomShape, 64);
 VKC_CHECK_OFFSET(GeomShape, info, 48);
 
-// One query: geometries a and b (indices into the geometry array) and the method.
+// One query: geometries a and b (indices into the geometry array) and the method. state: for a
+// continuous query, the first entry of its persistent state (one vec4 per point of its point set, in
+// the set's order, in the host's state array: xyz the point's last position outside the other
+// geometry, w 1 while the point stays inside since a traced entry, else 0); 0 for a static query.
 struct GeomQuery {
   uint a;
   uint b;
   uint method;
-  uint pad;
+  uint state;
 };
 VKC_CHECK_LAYOUT(GeomQuery, 16);
 

@@ -15,6 +15,7 @@
 VKC_NAMESPACE_BEGIN
 
 #ifdef __cplusplus
+using glm::ceil;
 using glm::cos;
 using glm::sin;
 #endif
@@ -337,17 +338,17 @@ VKC_FN void geomPolygonPush(VKC_INOUT(GeomPolygon) poly, vec3 v) {
 
 // Sutherland-Hodgman: the part of poly with dot(p, axis) <= offset (points on the plane kept).
 VKC_FN GeomPolygon geomClipPolygon(GeomPolygon poly, vec3 axis, float offset) {
-  GeomPolygon out;
-  out.n = 0u;
+  GeomPolygon clipped;
+  clipped.n = 0u;
   for (uint i = 0u; i < poly.n; ++i) {
     vec3 a = poly.p[i];
     vec3 b = poly.p[(i + 1u) % poly.n];
     float da = dot(a, axis) - offset;
     float db = dot(b, axis) - offset;
-    if (da <= 0.0f) geomPolygonPush(out, a);
-    if ((da < 0.0f && db > 0.0f) || (da > 0.0f && db < 0.0f)) geomPolygonPush(out, a + (b - a) * (da / (da - db)));
+    if (da <= 0.0f) geomPolygonPush(clipped, a);
+    if ((da < 0.0f && db > 0.0f) || (da > 0.0f && db < 0.0f)) geomPolygonPush(clipped, a + (b - a) * (da / (da - db)));
   }
-  return out;
+  return clipped;
 }
 
 // The contact manifold of a face axis: the incident box's face most opposed to the reference face
@@ -1067,11 +1068,29 @@ VKC_FN bool geomPairSupported(uint lo, uint hi) {
   return true;
 }
 
+// Whether the pair (lo <= hi) has `method`: static for every supported pair; continuous for a point
+// set against an analytic primitive or an implicit geometry (geometry_queries_implicit.h).
+VKC_FN bool geomMethodSupported(uint lo, uint hi, uint method) {
+  if (!geomPairSupported(lo, hi)) return false;
+  if (method == kGeomMethodStatic) return true;
+  if (method != kGeomMethodContinuous) return false;
+  return (hi == kGeomPointSet && lo <= kGeomPlane) || (lo == kGeomPointSet && hi == kGeomImplicit);
+}
+
+// Slots of a query: 1 for most primitive pairs, 8 box-plane, 2 capsule-plane, the point count for a
+// point set, the sample count of an implicit geometry against a cylinder, box or plane (its surface
+// points), both sample counts for two implicit geometries, 1 for an implicit geometry against a
+// sphere or capsule.
 VKC_FN uint geomSlotCount(GeomShape a, GeomShape b) {
   uint lo = min(a.info.x, b.info.x);
   uint hi = max(a.info.x, b.info.x);
   if (!geomPairSupported(lo, hi)) return 0u;
-  if (hi == kGeomPointSet) return a.info.x == kGeomPointSet ? a.info.z : b.info.z;
+  if (hi == kGeomPointSet || lo == kGeomPointSet) return a.info.x == kGeomPointSet ? a.info.z : b.info.z;
+  if (hi == kGeomImplicit) {
+    if (lo == kGeomImplicit) return a.info.z + b.info.z;
+    if (lo == kGeomSphere || lo == kGeomCapsule) return 1u;
+    return a.info.x == kGeomImplicit ? a.info.z : b.info.z;
+  }
   if (lo == kGeomOrientedBox && hi == kGeomPlane) return kGeomBoxPlaneSlots;
   if (lo == kGeomOrientedBox && hi == kGeomOrientedBox) return kGeomBoxBoxSlots;
   if (lo == kGeomCapsule && hi == kGeomOrientedBox) return kGeomCapsuleBoxSlots;
@@ -1079,7 +1098,7 @@ VKC_FN uint geomSlotCount(GeomShape a, GeomShape b) {
   return 1u;
 }
 
-// Lexicographic order of two geometries of one type (p0, p1, p2, flags): the canonical order of a
+// Lexicographic order of two geometries of one type (p0, p1, p2, flags, first, count): the canonical order of a
 // same-type pair, so that swapping a query's inputs swaps its elements bit for bit.
 VKC_FN int geomCompareVec4(vec4 a, vec4 b) {
   for (uint i = 0u; i < 4u; ++i) {
@@ -1092,8 +1111,10 @@ VKC_FN bool geomShapeLess(GeomShape a, GeomShape b) {
   int c = geomCompareVec4(a.p0, b.p0);
   if (c == 0) c = geomCompareVec4(a.p1, b.p1);
   if (c == 0) c = geomCompareVec4(a.p2, b.p2);
-  if (c == 0) return a.info.w < b.info.w;
-  return c < 0;
+  if (c != 0) return c < 0;
+  if (a.info.w != b.info.w) return a.info.w < b.info.w;
+  if (a.info.y != b.info.y) return a.info.y < b.info.y;  // implicit geometries: their samples
+  return a.info.z < b.info.z;
 }
 
 // A pair in canonical order (s.info.x <= t.info.x). `point` is the slot's point when t is a point set.
@@ -1164,7 +1185,19 @@ VKC_FN bool geomCanonicalContact(GeomShape s, GeomShape t, uint slot, vec3 point
     return true;
   }
   if (ts == kGeomCylinder && (tt == kGeomCylinder || tt == kGeomOrientedBox)) return geomConvexSearchContact(s, t, es, et);
-  return false;  // unsupported pairs (geomPairSupported)
+  return false;  // unsupported pairs (geomPairSupported); implicit pairs: geometry_queries_implicit.h
+}
+
+// Whether query (a, b) is evaluated as (b, a): the canonical order puts the lower type first, and
+// for one type the lesser geometry (geomShapeLess).
+VKC_FN bool geomSwapped(GeomShape a, GeomShape b) {
+  return a.info.x > b.info.x || (a.info.x == b.info.x && geomShapeLess(b, a));
+}
+
+// The canonical pair's elements (es, et) back in the caller's order.
+VKC_FN void geomUnswap(bool swapped, GeomElement es, GeomElement et, VKC_OUT(GeomElement) ea, VKC_OUT(GeomElement) eb) {
+  ea = swapped ? et : es;
+  eb = swapped ? es : et;
 }
 
 // One slot of query (a, b) in the caller's order: elements ea (side a) and eb (side b); true when
@@ -1172,23 +1205,11 @@ VKC_FN bool geomCanonicalContact(GeomShape s, GeomShape t, uint slot, vec3 point
 // geomShapeLess) and the elements swapped back, so swapping a and b swaps ea and eb exactly.
 VKC_FN bool geomSlotContact(GeomShape a, GeomShape b, uint slot, vec3 point, VKC_OUT(GeomElement) ea,
                             VKC_OUT(GeomElement) eb) {
-  bool swapped = a.info.x > b.info.x || (a.info.x == b.info.x && geomShapeLess(b, a));
-  GeomShape s = a;
-  GeomShape t = b;
-  if (swapped) {
-    s = b;
-    t = a;
-  }
+  bool swapped = geomSwapped(a, b);
   GeomElement es;
   GeomElement et;
-  bool hit = geomCanonicalContact(s, t, slot, point, es, et);
-  if (swapped) {
-    ea = et;
-    eb = es;
-  } else {
-    ea = es;
-    eb = et;
-  }
+  bool hit = geomCanonicalContact(swapped ? b : a, swapped ? a : b, slot, point, es, et);
+  geomUnswap(swapped, es, et, ea, eb);
   return hit;
 }
 

@@ -1,7 +1,9 @@
 // The geometry queries on the CPU (include/vkcollide/geometry_queries.h): every query's slots in
-// order through the shared per-pair functions (shaders/shared/geometry_queries_math.h), contacts
-// written in (query, slot) order up to the output's capacity. kCpuSimd runs the point-set pairs with
-// lanes across the points (src/cpu/geometry_queries_simd.cpp), the same contacts bit for bit.
+// order through the shared per-slot entry point (geomQuerySlot, shaders/shared/geometry_queries_implicit.h,
+// over geometry_queries_math.h), contacts written in (query, slot) order up to the output's capacity,
+// continuous queries' state written back per slot. kCpuSimd runs the static point-set pairs with the
+// primitives with lanes across the points (src/cpu/geometry_queries_simd.cpp), the same contacts bit
+// for bit.
 #include <string>
 
 #include "cpu/geometry_queries.h"
@@ -12,16 +14,18 @@
 namespace vkc {
 namespace {
 
-gpu::GeomShape toShape(const Geometry& g) {
-  gpu::GeomShape s;
-  s.p0 = gpu::vec4(g.p0.x, g.p0.y, g.p0.z, g.p0.w);
-  s.p1 = gpu::vec4(g.p1.x, g.p1.y, g.p1.z, g.p1.w);
-  s.p2 = gpu::vec4(g.p2.x, g.p2.y, g.p2.z, g.p2.w);
-  s.info = gpu::uvec4(static_cast<uint32_t>(g.type), g.first, g.count, g.flags);
+using namespace gpu;
+
+GeomShape toShape(const Geometry& g) {
+  GeomShape s;
+  s.p0 = vec4(g.p0.x, g.p0.y, g.p0.z, g.p0.w);
+  s.p1 = vec4(g.p1.x, g.p1.y, g.p1.z, g.p1.w);
+  s.p2 = vec4(g.p2.x, g.p2.y, g.p2.z, g.p2.w);
+  s.info = uvec4(static_cast<uint32_t>(g.type), g.first, g.count, g.flags);
   return s;
 }
 
-ContactElement toElement(const gpu::GeomElement& e, uint32_t query) {
+ContactElement toElement(const GeomElement& e, uint32_t query) {
   ContactElement out;
   out.point = Float4{e.point.x, e.point.y, e.point.z, e.point.w};
   out.direction = Float4{e.direction.x, e.direction.y, e.direction.z, e.direction.w};
@@ -31,6 +35,23 @@ ContactElement toElement(const gpu::GeomElement& e, uint32_t query) {
   return out;
 }
 
+// The shared slot code's accessors over the caller's (validated) arrays.
+struct QueryKernel {
+  const GeometryQueryInput* in = nullptr;
+  const GeometryQueryOutput* out = nullptr;
+
+  static vec3 xyz(const Float4& f) { return vec3(f.x, f.y, f.z); }
+  vec3 geomPointAt(uint i) const { return xyz(in->points[i]); }
+  vec3 geomPreviousPointAt(uint i) const { return xyz(in->previousPoints[i]); }
+  float geomGridSampleAt(uint i) const { return in->gridSamples[i]; }
+  vec4 geomStateAt(uint i) const {
+    const Float4& s = out->state[i];
+    return vec4(s.x, s.y, s.z, s.w);
+  }
+
+#include "shared/geometry_queries_implicit.h"
+};
+
 }  // namespace
 
 Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, const GeometryQueryOutput& output,
@@ -39,37 +60,35 @@ Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, 
     return Error{ErrorCode::kUnsupported, "queryGeometriesCpu runs kCpuScalar or kCpuSimd, not kVulkan"};
   }
   VKC_TRY(validate(input));
-  if (output.elementsA.size() != output.elementsB.size()) {
-    return Error{ErrorCode::kInvalidArgument, "output.elementsA holds " + std::to_string(output.elementsA.size()) +
-                                                  " elements and output.elementsB " +
-                                                  std::to_string(output.elementsB.size()) + ": must be equal"};
-  }
-  if (output.ranges.size() != input.queries.size()) {
-    return Error{ErrorCode::kBufferTooSmall, "output.ranges holds " + std::to_string(output.ranges.size()) +
-                                                 " elements: must be one per query (" +
-                                                 std::to_string(input.queries.size()) + ")"};
-  }
+  VKC_TRY(validateOutput(input, output));
+  QueryKernel kernel;
+  kernel.in = &input;
+  kernel.out = &output;
   const uint64_t capacity = output.elementsA.size();
   uint64_t total = 0;
   for (size_t qi = 0; qi < input.queries.size(); ++qi) {
     const GeometryQuery& q = input.queries[qi];
-    const gpu::GeomShape a = toShape(input.geometries[q.a]);
-    const gpu::GeomShape b = toShape(input.geometries[q.b]);
-    const uint32_t slots = gpu::geomSlotCount(a, b);
-    const uint32_t pointFirst = a.info.x == gpu::kGeomPointSet ? a.info.y : b.info.y;
-    const bool hasPoints = a.info.x == gpu::kGeomPointSet || b.info.x == gpu::kGeomPointSet;
+    const GeomShape a = toShape(input.geometries[q.a]);
+    const GeomShape b = toShape(input.geometries[q.b]);
+    const bool moving = !input.previousGeometries.empty();
+    const GeomShape prevA = moving ? toShape(input.previousGeometries[q.a]) : a;
+    const GeomShape prevB = moving ? toShape(input.previousGeometries[q.b]) : b;
+    const uint32_t slots = geomSlotCount(a, b);
     const uint64_t first = total;
-    const gpu::GeomShape& other = a.info.x == gpu::kGeomPointSet ? b : a;
-    if (backend == Backend::kCpuSimd && hasPoints && q.method == GeometryMethod::kStatic &&
-        cpu::pointSetSimdHandles(other)) {
-      total += cpu::pointSetContactsSimd(other, a.info.x == gpu::kGeomPointSet, &input.points[pointFirst], slots,
+    const bool pointSetIsA = a.info.x == kGeomPointSet;
+    const GeomShape& other = pointSetIsA ? b : a;
+    if (backend == Backend::kCpuSimd && (pointSetIsA || b.info.x == kGeomPointSet) &&
+        q.method == GeometryMethod::kStatic && cpu::pointSetSimdHandles(other)) {
+      const uint32_t pointFirst = pointSetIsA ? a.info.y : b.info.y;
+      total += cpu::pointSetContactsSimd(other, pointSetIsA, &input.points[pointFirst], slots,
                                          static_cast<uint32_t>(qi), output.elementsA.data(), output.elementsB.data(),
                                          total, capacity);
       output.ranges[qi] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
       continue;
     }
-    if (!hasPoints) {
-      const gpu::GeomManifold m = gpu::geomQueryContacts(a, b);  // every slot at once
+    const bool primitivePair = a.info.x <= kGeomPlane && b.info.x <= kGeomPlane;
+    if (primitivePair && q.method == GeometryMethod::kStatic) {
+      const GeomManifold m = geomQueryContacts(a, b);  // every slot at once
       for (uint32_t k = 0; k < m.count; ++k, ++total) {
         if (total < capacity) {
           output.elementsA[total] = toElement(m.s[k], static_cast<uint32_t>(qi));
@@ -80,14 +99,14 @@ Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, 
       continue;
     }
     for (uint32_t slot = 0; slot < slots; ++slot) {
-      gpu::vec3 point(0.0f);
-      if (hasPoints) {
-        const Float4& p = input.points[pointFirst + slot];
-        point = gpu::vec3(p.x, p.y, p.z);
-      }
-      gpu::GeomElement ea;
-      gpu::GeomElement eb;
-      if (!gpu::geomSlotContact(a, b, slot, point, ea, eb)) continue;
+      GeomElement ea;
+      GeomElement eb;
+      vec4 state;
+      bool hasState = false;
+      const bool hit =
+          kernel.geomQuerySlot(a, b, prevA, prevB, static_cast<uint>(q.method), q.state, slot, ea, eb, state, hasState);
+      if (hasState) output.state[q.state + slot] = Float4{state.x, state.y, state.z, state.w};
+      if (!hit) continue;
       if (total < capacity) {
         output.elementsA[total] = toElement(ea, static_cast<uint32_t>(qi));
         output.elementsB[total] = toElement(eb, static_cast<uint32_t>(qi));

@@ -18,6 +18,10 @@ static_assert(sizeof(ContactElement) == sizeof(gpu::GeomElement));
 static_assert(offsetof(ContactElement, type) == offsetof(gpu::GeomElement, type));
 static_assert(static_cast<uint32_t>(GeometryType::kPointSet) == gpu::kGeomPointSet);
 static_assert(static_cast<uint32_t>(GeometryType::kPlane) == gpu::kGeomPlane);
+static_assert(static_cast<uint32_t>(GeometryType::kImplicitGeometry) == gpu::kGeomImplicit);
+static_assert(static_cast<uint32_t>(GeometryMethod::kContinuous) == gpu::kGeomMethodContinuous);
+static_assert(sizeof(GeometryQuery) == sizeof(gpu::GeomQuery));
+static_assert(offsetof(GeometryQuery, state) == offsetof(gpu::GeomQuery, state));
 static_assert(static_cast<uint32_t>(ContactElementType::kPointIndexDirection) == gpu::kElementPointIndexDirection);
 static_assert(kGeometryFlagBidirectional == gpu::kGeomFlagBidirectional);
 static_assert(kNoPointIndex == gpu::kGeomNoIndex);
@@ -29,7 +33,8 @@ Float4 xyz(Float4 v, float w) { return Float4{v.x, v.y, v.z, w}; }
 Error invalid(const std::string& message) { return Error{ErrorCode::kInvalidArgument, message}; }
 
 const char* typeName(uint32_t type) {
-  static const char* const kNames[] = {"sphere", "capsule", "cylinder", "oriented box", "plane", "point set"};
+  static const char* const kNames[] = {"sphere",   "capsule",   "cylinder",         "oriented box",
+                                       "plane",    "point set", "implicit geometry"};
   return type < gpu::kGeomTypeCount ? kNames[type] : "unknown";
 }
 
@@ -89,15 +94,46 @@ Status checkZero(const Name& field, Float4 v, int from) {
   return {};
 }
 
-Status validateGeometry(const Geometry& g, size_t i, size_t pointCount) {
-  const ElementName f{"geometries", i};
+// An implicit geometry's grid: spacing, dimensions, the sample range.
+Status validateGrid(const Geometry& g, ElementName f, size_t sampleCount) {
+  VKC_TRY(checkFinite(f + ".p0", g.p0, 3));
+  VKC_TRY(checkZero(f + ".p0", g.p0, 3));
+  const float spacing[3] = {g.p1.x, g.p1.y, g.p1.z};
+  const float dims[3] = {g.p2.x, g.p2.y, g.p2.z};
+  uint64_t product = 1;
+  for (int k = 0; k < 3; ++k) {
+    const std::string axis(1, "xyz"[k]);
+    if (!(spacing[k] > 0.0f) || !std::isfinite(spacing[k])) {
+      return invalid(f + ".p1." + axis + " (grid spacing) is " + num(spacing[k]) + ": must be finite and > 0");
+    }
+    if (!(dims[k] >= 2.0f && dims[k] <= static_cast<float>(gpu::kGeomGridMaxDim)) || dims[k] != std::floor(dims[k])) {
+      return invalid(f + ".p2." + axis + " (grid dimension) is " + num(dims[k]) +
+                     ": must be a whole number of samples in [2, " + std::to_string(gpu::kGeomGridMaxDim) + "]");
+    }
+    product *= static_cast<uint64_t>(dims[k]);
+  }
+  VKC_TRY(checkZero(f + ".p1", g.p1, 3));
+  VKC_TRY(checkZero(f + ".p2", g.p2, 3));
+  if (g.count != product) {
+    return invalid(f + ".count (implicit geometry) is " + std::to_string(g.count) +
+                   ": must be the sample count nx * ny * nz = " + std::to_string(product));
+  }
+  if (g.first > sampleCount || g.count > sampleCount - g.first) {
+    return invalid(f + " (implicit geometry) covers samples [" + std::to_string(g.first) + ", " +
+                   std::to_string(static_cast<uint64_t>(g.first) + g.count) + "): gridSamples holds " +
+                   std::to_string(sampleCount));
+  }
+  return {};
+}
+
+Status validateGeometry(const Geometry& g, ElementName f, size_t pointCount, size_t sampleCount) {
   const uint32_t type = static_cast<uint32_t>(g.type);
   if (type >= gpu::kGeomTypeCount) return invalid(f + ".type is " + std::to_string(type) + ": unknown geometry type");
   if (g.flags != 0 && !(type == gpu::kGeomPlane && g.flags == kGeometryFlagBidirectional)) {
     return invalid(f + ".flags is " + std::to_string(g.flags) + ": only a plane takes kGeometryFlagBidirectional");
   }
-  if (type != gpu::kGeomPointSet && (g.first != 0 || g.count != 0)) {
-    return invalid(f + ".first/count are set: only a point set has a point range");
+  if (type != gpu::kGeomPointSet && type != gpu::kGeomImplicit && (g.first != 0 || g.count != 0)) {
+    return invalid(f + ".first/count are set: only a point set or an implicit geometry has a range");
   }
   switch (type) {
     case gpu::kGeomSphere:
@@ -140,6 +176,9 @@ Status validateGeometry(const Geometry& g, size_t i, size_t pointCount) {
       VKC_TRY(checkUnit(f + ".p1", "normal", g.p1, 3));
       VKC_TRY(checkZero(f + ".p2", g.p2, 0));
       break;
+    case gpu::kGeomImplicit:
+      VKC_TRY(validateGrid(g, f, sampleCount));
+      break;
     default:  // point set
       VKC_TRY(checkZero(f + ".p0", g.p0, 0));
       VKC_TRY(checkZero(f + ".p1", g.p1, 0));
@@ -149,6 +188,52 @@ Status validateGeometry(const Geometry& g, size_t i, size_t pointCount) {
                        std::to_string(static_cast<uint64_t>(g.first) + g.count) + "): points holds " +
                        std::to_string(pointCount));
       }
+      break;
+  }
+  return {};
+}
+
+// A previous pose of geometry g: the same type and shape, only the pose may differ.
+Status checkSameShape(const Geometry& prev, const Geometry& g, ElementName f) {
+  if (prev.type != g.type) {
+    return invalid(f + ".type is " + typeName(static_cast<uint32_t>(prev.type)) + ": geometries[" +
+                   std::to_string(f.index) + "] is a " + typeName(static_cast<uint32_t>(g.type)) +
+                   " (a previous pose keeps the type)");
+  }
+  const auto differs = [&](const char* what) {
+    return invalid(f + " (previous pose) changes the " + what + " of geometries[" + std::to_string(f.index) +
+                   "]: only the pose may change");
+  };
+  if (prev.flags != g.flags) return differs("flags");
+  switch (static_cast<uint32_t>(g.type)) {
+    case gpu::kGeomSphere:
+      if (prev.p0.w != g.p0.w) return differs("radius");
+      break;
+    case gpu::kGeomCapsule: {
+      if (prev.p0.w != g.p0.w) return differs("radius");
+      const auto length = [](const Geometry& c) {
+        const double x = c.p1.x - c.p0.x, y = c.p1.y - c.p0.y, z = c.p1.z - c.p0.z;
+        return std::sqrt(x * x + y * y + z * z);
+      };
+      if (std::abs(length(prev) - length(g)) > 1e-5 * std::max(1.0, length(g))) return differs("length");
+      break;
+    }
+    case gpu::kGeomCylinder:
+      if (prev.p0.w != g.p0.w || prev.p1.w != g.p1.w) return differs("radius or half height");
+      break;
+    case gpu::kGeomOrientedBox:
+      if (prev.p2.x != g.p2.x || prev.p2.y != g.p2.y || prev.p2.z != g.p2.z) return differs("half extents");
+      break;
+    case gpu::kGeomImplicit:
+      if (prev.p1.x != g.p1.x || prev.p1.y != g.p1.y || prev.p1.z != g.p1.z || prev.p2.x != g.p2.x ||
+          prev.p2.y != g.p2.y || prev.p2.z != g.p2.z || prev.first != g.first) {
+        return differs("grid (spacing, dimensions or samples)");
+      }
+      break;
+    case gpu::kGeomPointSet:
+      if (prev.first != g.first || prev.count != g.count) return differs("point range");
+      break;
+    default:
       break;
   }
   return {};
@@ -205,14 +290,51 @@ Geometry Geometry::pointSet(uint32_t first, uint32_t count) {
   return g;
 }
 
+Geometry Geometry::implicitGrid(Float4 origin, Float4 spacing, uint32_t nx, uint32_t ny, uint32_t nz,
+                                uint32_t firstSample) {
+  Geometry g;
+  g.type = GeometryType::kImplicitGeometry;
+  g.p0 = xyz(origin, 0.0f);
+  g.p1 = xyz(spacing, 0.0f);
+  g.p2 = Float4{static_cast<float>(nx), static_cast<float>(ny), static_cast<float>(nz), 0.0f};
+  g.first = firstSample;
+  g.count = static_cast<uint32_t>(static_cast<uint64_t>(nx) * ny * nz);
+  return g;
+}
+
 Status validate(const GeometryQueryInput& in) {
   for (size_t i = 0; i < in.geometries.size(); ++i) {
-    VKC_TRY(validateGeometry(in.geometries[i], i, in.points.size()));
+    VKC_TRY(validateGeometry(in.geometries[i], ElementName{"geometries", i}, in.points.size(), in.gridSamples.size()));
+  }
+  if (!in.previousGeometries.empty()) {
+    if (in.previousGeometries.size() != in.geometries.size()) {
+      return invalid("previousGeometries holds " + std::to_string(in.previousGeometries.size()) +
+                     " geometries: must be empty or one per geometry (" + std::to_string(in.geometries.size()) + ")");
+    }
+    for (size_t i = 0; i < in.geometries.size(); ++i) {
+      const ElementName f{"previousGeometries", i};
+      VKC_TRY(validateGeometry(in.previousGeometries[i], f, in.points.size(), in.gridSamples.size()));
+      VKC_TRY(checkSameShape(in.previousGeometries[i], in.geometries[i], f));
+    }
   }
   for (size_t i = 0; i < in.points.size(); ++i) {
     const Float4& p = in.points[i];
     if (std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z)) continue;  // names only on error
     VKC_TRY(checkFinite("points[" + std::to_string(i) + "]", p, 3));
+  }
+  for (size_t i = 0; i < in.gridSamples.size(); ++i) {
+    if (!std::isfinite(in.gridSamples[i])) {
+      return invalid("gridSamples[" + std::to_string(i) + "] is " + num(in.gridSamples[i]) + ": must be finite");
+    }
+  }
+  if (!in.previousPoints.empty() && in.previousPoints.size() != in.points.size()) {
+    return invalid("previousPoints holds " + std::to_string(in.previousPoints.size()) +
+                   " points: must be empty or one per point (" + std::to_string(in.points.size()) + ")");
+  }
+  for (size_t i = 0; i < in.previousPoints.size(); ++i) {
+    const Float4& p = in.previousPoints[i];
+    if (std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z)) continue;  // names only on error
+    VKC_TRY(checkFinite("previousPoints[" + std::to_string(i) + "]", p, 3));
   }
   for (size_t i = 0; i < in.queries.size(); ++i) {
     const GeometryQuery& q = in.queries[i];
@@ -224,13 +346,57 @@ Status validate(const GeometryQueryInput& in) {
     if (method >= gpu::kGeomMethodCount) {
       return invalid(f + ".method is " + std::to_string(method) + ": unknown method");
     }
-    if (q.pad != 0) return invalid(f + ".pad is " + std::to_string(q.pad) + ": must be 0");
+    if (method == gpu::kGeomMethodStatic && q.state != 0) {
+      return invalid(f + ".state is " + std::to_string(q.state) + ": must be 0 for a static query");
+    }
     const uint32_t ta = static_cast<uint32_t>(in.geometries[q.a].type);
     const uint32_t tb = static_cast<uint32_t>(in.geometries[q.b].type);
     const uint32_t lo = std::min(ta, tb);
     const uint32_t hi = std::max(ta, tb);
     if (!gpu::geomPairSupported(lo, hi)) {
       return invalid(f + ": " + typeName(lo) + " vs " + typeName(hi) + " is not collidable (N/A in the seed's table)");
+    }
+    if (!gpu::geomMethodSupported(lo, hi, method)) {
+      return invalid(f + ".method is kContinuous: " + typeName(lo) + " vs " + typeName(hi) +
+                     " has no continuous method (only a point set against an implicit geometry or an analytic "
+                     "primitive)");
+    }
+    if (method == gpu::kGeomMethodContinuous && in.previousPoints.size() != in.points.size()) {
+      return invalid(f + " is continuous: previousPoints must hold one point per point (" +
+                     std::to_string(in.points.size()) + "), it holds " + std::to_string(in.previousPoints.size()));
+    }
+  }
+  return {};
+}
+
+Status validateOutput(const GeometryQueryInput& in, const GeometryQueryOutput& out) {
+  if (out.elementsA.size() != out.elementsB.size()) {
+    return invalid("output.elementsA holds " + std::to_string(out.elementsA.size()) + " elements and output.elementsB " +
+                   std::to_string(out.elementsB.size()) + ": must be equal");
+  }
+  if (out.ranges.size() != in.queries.size()) {
+    return Error{ErrorCode::kBufferTooSmall, "output.ranges holds " + std::to_string(out.ranges.size()) +
+                                                 " elements: must be one per query (" +
+                                                 std::to_string(in.queries.size()) + ")"};
+  }
+  for (size_t i = 0; i < in.queries.size(); ++i) {
+    const GeometryQuery& q = in.queries[i];
+    if (q.method != GeometryMethod::kContinuous) continue;
+    const Geometry& ga = in.geometries[q.a];
+    const uint32_t count = ga.type == GeometryType::kPointSet ? ga.count : in.geometries[q.b].count;
+    if (q.state > out.state.size() || count > out.state.size() - q.state) {
+      return Error{ErrorCode::kBufferTooSmall, str(ElementName{"queries", i}) + ".state covers entries [" +
+                                                   std::to_string(q.state) + ", " +
+                                                   std::to_string(static_cast<uint64_t>(q.state) + count) +
+                                                   "): output.state holds " + std::to_string(out.state.size())};
+    }
+    for (uint32_t k = 0; k < count; ++k) {
+      const Float4& e = out.state[q.state + k];
+      const bool finite = std::isfinite(e.x) && std::isfinite(e.y) && std::isfinite(e.z);
+      if (finite && (e.w == 0.0f || e.w == 1.0f)) continue;  // names only on error
+      const ElementName field{"output.state", q.state + k};
+      VKC_TRY(checkFinite(field, e, 3));
+      return invalid(field + ".w is " + num(e.w) + ": must be 0 or 1");
     }
   }
   return {};

@@ -6,6 +6,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <algorithm>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "vkcollide/geometry_queries.h"
@@ -28,6 +31,10 @@ struct Batch {
   std::vector<Geometry> geometries;
   std::vector<Float4> points;
   std::vector<GeometryQuery> queries;
+  std::vector<float> gridSamples;
+  std::vector<Float4> previousPoints;
+  std::vector<Geometry> previousGeometries;  // empty, or one per geometry (moving primitives)
+  std::vector<Float4> state;  // continuous queries' persistent state (kept between runs)
   std::vector<ContactElement> elementsA, elementsB;
   std::vector<ContactRange> ranges;
 
@@ -41,8 +48,29 @@ struct Batch {
     return add(Geometry::pointSet(first, static_cast<uint32_t>(p.size())));
   }
   void query(uint32_t a, uint32_t b) { queries.push_back(GeometryQuery{a, b, GeometryMethod::kStatic, 0}); }
+  // A continuous query whose state entries start at `stateFirst` (state grows to hold them, zeroed).
+  void continuous(uint32_t a, uint32_t b, uint32_t stateFirst) {
+    queries.push_back(GeometryQuery{a, b, GeometryMethod::kContinuous, stateFirst});
+    const Geometry& g = geometries[geometries[a].type == GeometryType::kPointSet ? a : b];
+    if (state.size() < stateFirst + g.count) state.resize(stateFirst + g.count, Float4{0, 0, 0, 0});
+  }
+  // An implicit geometry sampled from f on an n^3 grid of spacing h from `origin`.
+  uint32_t addGrid(Float4 origin, float h, uint32_t n, const std::function<float(float, float, float)>& f) {
+    const uint32_t first = static_cast<uint32_t>(gridSamples.size());
+    for (uint32_t k = 0; k < n; ++k) {
+      for (uint32_t j = 0; j < n; ++j) {
+        for (uint32_t i = 0; i < n; ++i) {
+          gridSamples.push_back(f(origin.x + static_cast<float>(i) * h, origin.y + static_cast<float>(j) * h,
+                                  origin.z + static_cast<float>(k) * h));
+        }
+      }
+    }
+    return add(Geometry::implicitGrid(origin, v3(h, h, h), n, n, n, first));
+  }
 
-  GeometryQueryInput input() const { return {geometries, points, queries}; }
+  GeometryQueryInput input() const {
+    return {geometries, points, queries, gridSamples, previousPoints, previousGeometries};
+  }
 
   // Runs with room for `capacity` contacts; the output is filled with a sentinel first.
   Result<GeometryQueryCounts> run(Backend backend, size_t capacity = 64) {
@@ -52,12 +80,44 @@ struct Batch {
     elementsA.assign(capacity, sentinel);
     elementsB.assign(capacity, sentinel);
     ranges.assign(queries.size(), ContactRange{0xDEADu, 0xDEADu});
-    return queryGeometriesCpu(input(), {elementsA, elementsB, ranges}, backend);
+    return queryGeometriesCpu(input(), {elementsA, elementsB, ranges, state}, backend);
   }
 };
 
 inline bool bitwiseEqual(const ContactElement& a, const ContactElement& b) {
   return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+// Queries 2k and 2k + 1 of a batch that ran are one pair in both orders: the same number of
+// contacts (more than minContacts) and the elements swapped bit for bit (the query field aside).
+inline void expectSwappedPairs(const Batch& b, uint32_t minContacts) {
+  for (size_t q = 0; q + 1 < b.queries.size(); q += 2) {
+    const ContactRange r0 = b.ranges[q], r1 = b.ranges[q + 1];
+    ASSERT_EQ(r0.count, r1.count) << "pair " << q / 2;
+    EXPECT_GT(r0.count, minContacts) << "pair " << q / 2;
+    for (uint32_t i = 0; i < r0.count; ++i) {
+      ContactElement a = b.elementsA[r0.first + i], e = b.elementsB[r0.first + i];
+      ContactElement sa = b.elementsB[r1.first + i], se = b.elementsA[r1.first + i];
+      a.query = e.query = sa.query = se.query = 0;
+      EXPECT_TRUE(bitwiseEqual(a, sa) && bitwiseEqual(e, se)) << "pair " << q / 2 << " contact " << i;
+    }
+  }
+}
+
+// Runs b on every CPU backend expecting a refusal of `code` whose message mentions `mentions`, with
+// nothing written: the output keeps its sentinel, and the state (filled with x = -3 first) too.
+inline void expectRefusedUnwritten(Batch& b, ErrorCode code, const std::string& mentions) {
+  for (Backend backend : {Backend::kCpuScalar, Backend::kCpuSimd}) {
+    std::fill(b.state.begin(), b.state.end(), Float4{-3, -3, -3, 0});
+    auto counts = b.run(backend, 8);
+    ASSERT_FALSE(counts.ok());
+    EXPECT_EQ(counts.error().code, code) << counts.message();
+    EXPECT_NE(counts.message().find(mentions), std::string::npos) << counts.message();
+    for (const ContactElement& e : b.elementsA) EXPECT_EQ(e.query, 0xDEADu) << "an element was written";
+    for (const ContactElement& e : b.elementsB) EXPECT_EQ(e.query, 0xDEADu) << "an element was written";
+    for (const ContactRange& r : b.ranges) EXPECT_EQ(r.first, 0xDEADu) << "a range was written";
+    for (const Float4& s : b.state) EXPECT_EQ(s.x, -3.0f) << "a state was written";
+  }
 }
 
 inline void expectNear3(Float4 actual, float x, float y, float z, float tol, const char* what) {

@@ -1,0 +1,275 @@
+// ImplicitGeometry (a signed distance field sampled on a grid), static method: fields sampled from
+// an analytic sphere and box give the analytic contacts within the interpolation error bounds derived
+// below; the implicit pairs with the primitives and with another implicit geometry; the swap rule;
+// both CPU backends bit for bit.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "geometry_queries/geometry_queries_test_support.h"
+
+namespace vkc::test::geometry {
+namespace {
+
+constexpr float kH = 0.05f;     // grid spacing
+constexpr uint32_t kN = 61;     // samples per axis: the grid spans [-1.5, 1.5]^3
+constexpr float kOrigin = -1.5f;
+constexpr float kR = 1.0f;      // the sphere's radius
+
+float sphereSdf(float x, float y, float z) { return std::sqrt(x * x + y * y + z * z) - kR; }
+
+// Box of half extents (1, 0.8, 0.6) at the origin, exact signed distance.
+constexpr float kE[3] = {1.0f, 0.8f, 0.6f};
+float boxSdf(float x, float y, float z) {
+  const float q[3] = {std::abs(x) - kE[0], std::abs(y) - kE[1], std::abs(z) - kE[2]};
+  const float ox = std::max(q[0], 0.0f), oy = std::max(q[1], 0.0f), oz = std::max(q[2], 0.0f);
+  return std::sqrt(ox * ox + oy * oy + oz * oz) + std::min(std::max(q[0], std::max(q[1], q[2])), 0.0f);
+}
+
+double dbl(float v) { return static_cast<double>(v); }
+
+float len3(Float4 v) { return std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z); }
+
+// Trilinear interpolation error of a C2 field: |f - If| <= (1/8) sum_k h^2 max|d2f/dxk^2| over the
+// cell. The sphere's distance has second derivatives <= 1/r, r >= R - sqrt(3) h in cells within a cell
+// of the surface: E = 3 h^2 / (8 (R - sqrt(3) h)).
+const float kSphereDepthBound = 3.0f * kH * kH / (8.0f * (kR - std::sqrt(3.0f) * kH));
+// The normal: central differences one spacing apart of the interpolant differ from those of f by at
+// most E / h per component, and those of f from the gradient by h^2/6 max|d3f| <= h^2 / (2 r^2); a unit
+// vector perturbed by a vector of length e moves by at most 2 e after normalization.
+const float kSphereNormalBound =
+    2.0f * std::sqrt(3.0f) *
+    (kSphereDepthBound / kH + kH * kH / (2.0f * (kR - std::sqrt(3.0f) * kH) * (kR - std::sqrt(3.0f) * kH)));
+
+TEST(GeometryQueriesImplicit, SampledSpherePointsMatchTheAnalyticContactWithinTheInterpolationBound) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<Float4> pts;
+  while (pts.size() < 3000) {
+    Float4 d = v3(u(rng), u(rng), u(rng));
+    const float l = len3(d);
+    if (l < 0.1f || l > 1.0f) continue;
+    const float r = kR - 2e-3f - 0.2f * std::abs(u(rng));  // inside by more than the interpolation error
+    pts.push_back(v3(d.x / l * r, d.y / l * r, d.z / l * r));
+  }
+  float worstDepth = 0.0f, worstNormal = 0.0f;
+  for (Backend backend : kCpuBackends) {
+    Batch b;
+    const uint32_t grid = b.addGrid(v3(kOrigin, kOrigin, kOrigin), kH, kN, sphereSdf);
+    const uint32_t set = b.addPoints(pts);
+    b.query(set, grid);
+    auto counts = b.run(backend, pts.size());
+    ASSERT_TRUE(counts.ok()) << counts.message();
+    ASSERT_EQ(counts->contacts, pts.size());
+    for (size_t i = 0; i < pts.size(); ++i) {
+      const ContactElement& a = b.elementsA[i];
+      const ContactElement& e = b.elementsB[i];
+      ASSERT_EQ(a.type, ContactElementType::kPointIndexDirection);
+      ASSERT_EQ(a.index, i);
+      expectContactInvariants(a, e, 1e-5f);
+      const float l = len3(pts[i]);
+      worstDepth = std::max(worstDepth, std::abs(a.point.w - (kR - l)));
+      const float dn = std::sqrt((a.direction.x - pts[i].x / l) * (a.direction.x - pts[i].x / l) +
+                                 (a.direction.y - pts[i].y / l) * (a.direction.y - pts[i].y / l) +
+                                 (a.direction.z - pts[i].z / l) * (a.direction.z - pts[i].z / l));
+      worstNormal = std::max(worstNormal, dn);
+    }
+  }
+  EXPECT_LE(worstDepth, kSphereDepthBound + 1e-5f);
+  EXPECT_LE(worstNormal, kSphereNormalBound);
+  std::printf("sampled sphere (h = %g): depth error %.3g (bound %.3g), normal error %.3g (bound %.3g)\n", dbl(kH),
+              dbl(worstDepth), dbl(kSphereDepthBound), dbl(worstNormal), dbl(kSphereNormalBound));
+}
+
+TEST(GeometryQueriesImplicit, SampledBoxIsExactOnFacesAndWithinTheLipschitzBoundEverywhere) {
+  // Near a face and 3 cells from its edges the box's distance is linear in every cell the
+  // interpolation and the differences touch: exact up to rounding. Everywhere, for any 1-Lipschitz
+  // field, |f - If| <= sum_i w_i |p - v_i| <= sqrt(3) h / 2.
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<Float4> faces, anywhere;
+  while (faces.size() < 1500) {
+    const int axis = static_cast<int>(rng() % 3u);
+    const float side = (rng() & 1u) ? 1.0f : -1.0f;
+    float c[3];
+    for (int k = 0; k < 3; ++k) c[k] = u(rng) * (kE[k] - 3.0f * kH);
+    c[axis] = side * (kE[axis] - 0.9f * kH * std::abs(u(rng)) - 1e-3f);
+    faces.push_back(v3(c[0], c[1], c[2]));
+  }
+  while (anywhere.size() < 1500) {
+    const Float4 p = v3(u(rng) * 1.2f, u(rng) * 1.2f, u(rng) * 1.2f);
+    if (boxSdf(p.x, p.y, p.z) < -std::sqrt(3.0f) * kH) anywhere.push_back(p);  // surely inside the sampled box
+  }
+  for (Backend backend : kCpuBackends) {
+    Batch b;
+    const uint32_t grid = b.addGrid(v3(kOrigin, kOrigin, kOrigin), kH, kN, boxSdf);
+    const uint32_t f = b.addPoints(faces);
+    const uint32_t w = b.addPoints(anywhere);
+    b.query(grid, f);
+    b.query(grid, w);
+    auto counts = b.run(backend, 4000);
+    ASSERT_TRUE(counts.ok()) << counts.message();
+    ASSERT_EQ(b.ranges[0].count, faces.size());
+    ASSERT_EQ(b.ranges[1].count, anywhere.size());
+    float worstFace = 0.0f, worstAny = 0.0f;
+    for (size_t i = 0; i < faces.size(); ++i) {
+      const ContactElement& pe = b.elementsB[i];  // the point set is B
+      expectContactInvariants(b.elementsA[i], pe, 1e-5f);
+      const Float4 p = faces[i];
+      worstFace = std::max(worstFace, std::abs(pe.point.w + boxSdf(p.x, p.y, p.z)));
+      // The face's normal: the axis where p is nearest its face.
+      const float dist[3] = {kE[0] - std::abs(p.x), kE[1] - std::abs(p.y), kE[2] - std::abs(p.z)};
+      const int k = static_cast<int>(std::min_element(dist, dist + 3) - dist);
+      const float pc[3] = {p.x, p.y, p.z};
+      const float n[3] = {k == 0 ? std::copysign(1.0f, pc[0]) : 0.0f, k == 1 ? std::copysign(1.0f, pc[1]) : 0.0f,
+                          k == 2 ? std::copysign(1.0f, pc[2]) : 0.0f};
+      expectNear3(pe.direction, n[0], n[1], n[2], 1e-4f, "face normal");
+    }
+    for (size_t i = 0; i < anywhere.size(); ++i) {
+      const ContactElement& pe = b.elementsB[faces.size() + i];
+      const Float4 p = anywhere[i];
+      worstAny = std::max(worstAny, std::abs(pe.point.w + boxSdf(p.x, p.y, p.z)));
+    }
+    EXPECT_LE(worstFace, 2e-5f);
+    EXPECT_LE(worstAny, std::sqrt(3.0f) * kH / 2.0f + 1e-5f);
+    std::printf("sampled box: face depth error %.3g, anywhere %.3g (bound %.3g)\n", dbl(worstFace), dbl(worstAny),
+                dbl(std::sqrt(3.0f) * kH / 2.0f));
+  }
+}
+
+TEST(GeometryQueriesImplicit, PointsOutsideTheGridUseTheDistanceToItsBox) {
+  Batch b;
+  const uint32_t grid = b.addGrid(v3(kOrigin, kOrigin, kOrigin), kH, kN, sphereSdf);
+  const uint32_t set = b.addPoints({v3(5, 0, 0), v3(0, -0.5f, 0)});
+  b.query(set, grid);
+  auto counts = b.run(Backend::kCpuScalar);
+  ASSERT_TRUE(counts.ok()) << counts.message();
+  ASSERT_EQ(counts->contacts, 1u);  // the far point is outside (0.5 at the box's face + 3.5)
+  EXPECT_EQ(b.elementsA[0].index, 1u);
+  expectElement(b.elementsA[0], ContactElementType::kPointIndexDirection, {v3(0, -0.5f, 0), v3(0, -1, 0), 0.5f},
+                kSphereDepthBound + 1e-5f, "point");
+}
+
+TEST(GeometryQueriesImplicit, SphereAndCapsuleCollideAsTheBallAtTheirDeepestCentre) {
+  for (Backend backend : kCpuBackends) {
+    Batch b;
+    const uint32_t grid = b.addGrid(v3(kOrigin, kOrigin, kOrigin), kH, kN, sphereSdf);
+    const uint32_t s = b.add(Geometry::sphere({0, 1.2f, 0, 0.3f}));     // 0.1 deep
+    const uint32_t far = b.add(Geometry::sphere({0, 1.4f, 0, 0.3f}));   // 0.1 apart
+    const uint32_t cap = b.add(Geometry::capsule(v3(-1, 1.15f, 0), v3(1, 1.15f, 0), 0.2f));  // 0.05 deep at x = 0
+    b.query(s, grid);
+    b.query(far, grid);
+    b.query(grid, cap);
+    auto counts = b.run(backend);
+    ASSERT_TRUE(counts.ok()) << counts.message();
+    ASSERT_EQ(b.ranges[0].count, 1u);
+    ASSERT_EQ(b.ranges[1].count, 0u);
+    ASSERT_EQ(b.ranges[2].count, 1u);
+    const float tol = kSphereDepthBound + 1e-4f;
+    expectElement(b.elementsA[0], ContactElementType::kPointDirection, {v3(0, 0.9f, 0), v3(0, 1, 0), 0.1f}, tol,
+                  "sphere");
+    expectContactInvariants(b.elementsA[0], b.elementsB[0], 1e-5f);
+    // The capsule's element is B of the third query; its deepest axis point is x = 0 (found by the
+    // sampled search to within the golden section's step).
+    const ContactElement& ce = b.elementsB[b.ranges[2].first];
+    EXPECT_NEAR(ce.point.w, 0.05f, tol);
+    expectNear3(ce.point, 0.0f, 0.95f, 0.0f, 2e-3f, "capsule point");
+    expectNear3(ce.direction, 0.0f, 1.0f, 0.0f, kSphereNormalBound, "capsule direction");
+  }
+}
+
+TEST(GeometryQueriesImplicit, SurfacePointsAgainstPlaneBoxCylinderAndAnotherField) {
+  for (Backend backend : kCpuBackends) {
+    Batch b;
+    const uint32_t grid = b.addGrid(v3(kOrigin, kOrigin, kOrigin), kH, kN, sphereSdf);
+    const uint32_t plane = b.add(Geometry::plane(v3(0, -0.9f, 0), v3(0, 1, 0), false));
+    const uint32_t box = b.add(Geometry::orientedBox(v3(0, -1.4f, 0), identityQuat(), v3(2, 0.5f, 2)));
+    const uint32_t cyl = b.add(Geometry::cylinder(v3(0, -1.4f, 0), v3(0, 1, 0), 2.0f, 0.5f));
+    // A second sampled sphere, centred at (1.8, 0, 0): the two overlap by 0.2 along x.
+    const uint32_t grid2 = b.addGrid(v3(kOrigin + 1.8f, kOrigin, kOrigin), kH, kN,
+                                     [](float x, float y, float z) { return sphereSdf(x - 1.8f, y, z); });
+    b.query(grid, plane);
+    b.query(box, grid);
+    b.query(grid, cyl);
+    b.query(grid, grid2);
+    auto counts = b.run(backend, 20000);
+    ASSERT_TRUE(counts.ok()) << counts.message();
+    ASSERT_FALSE(counts->overflow);
+    for (uint32_t q = 0; q < 4; ++q) {
+      const ContactRange r = b.ranges[q];
+      ASSERT_GT(r.count, 0u) << "query " << q;
+      float deepest = 0.0f;
+      for (uint32_t i = r.first; i < r.first + r.count; ++i) {
+        const ContactElement& a = b.elementsA[i];
+        const ContactElement& e = b.elementsB[i];
+        expectContactInvariants(a, e, 1e-5f);
+        deepest = std::max(deepest, a.point.w);
+        if (q < 3) {
+          // The field's element is a surface point of the sampled sphere pushed up (+y) out of the
+          // flat top at y = -0.9; the other's is its projection on that top.
+          const ContactElement& fe = q == 1 ? e : a;
+          const ContactElement& oe = q == 1 ? a : e;
+          EXPECT_NEAR(len3(fe.point), kR, 2.0f * kSphereDepthBound + 1e-4f);
+          expectNear3(fe.direction, 0, 1, 0, 1e-6f, "field direction");
+          EXPECT_NEAR(oe.point.y, -0.9f, 1e-5f);
+        }
+      }
+      // The deepest surface point: 0.1 below the plane (0.2 into the other sphere), less what the
+      // nearest sample's projection misses.
+      EXPECT_NEAR(deepest, q < 3 ? 0.1f : 0.2f, 1e-2f) << "query " << q;
+    }
+  }
+}
+
+TEST(GeometryQueriesImplicit, SwappedInputsSwapTheElementsBitForBit) {
+  Batch b;
+  const uint32_t grid = b.addGrid(v3(kOrigin, kOrigin, kOrigin), kH, 31, sphereSdf);  // spans [-1.5, 0]
+  const uint32_t grid2 = b.addGrid(v3(-1.2f, -1.3f, -1.4f), 0.06f, 25,
+                                   [](float x, float y, float z) { return boxSdf(x + 0.3f, y + 0.2f, z); });
+  const uint32_t set = b.addPoints({v3(-0.5f, -0.5f, -0.5f), v3(-0.6f, -0.55f, -0.3f), v3(1, 1, 1)});
+  const uint32_t others[] = {
+      set,
+      grid2,
+      b.add(Geometry::sphere({-0.5f, -0.6f, -0.6f, 0.4f})),
+      b.add(Geometry::capsule(v3(-1, -0.7f, -0.7f), v3(0, -0.6f, -0.4f), 0.3f)),
+      b.add(Geometry::cylinder(v3(-0.6f, -0.7f, -0.4f), v3(0.6f, 0.8f, 0), 0.3f, 0.2f)),
+      b.add(Geometry::orientedBox(v3(-0.6f, -0.6f, -0.6f), Float4{0.2f, 0.1f, 0, 0.9746794f}, v3(0.3f, 0.2f, 0.1f))),
+      b.add(Geometry::plane(v3(0, -0.8f, 0), v3(0, 0.6f, 0.8f), true)),
+  };
+  for (uint32_t o : others) {
+    b.query(grid, o);
+    b.query(o, grid);
+  }
+  for (Backend backend : kCpuBackends) {
+    auto counts = b.run(backend, 20000);
+    ASSERT_TRUE(counts.ok()) << counts.message();
+    expectSwappedPairs(b, 0);
+  }
+}
+
+TEST(GeometryQueriesImplicit, ScalarAndSimdBackendsAgreeBitForBit) {
+  Batch b;
+  const uint32_t grid = b.addGrid(v3(kOrigin, kOrigin, kOrigin), kH, kN, boxSdf);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-1.3f, 1.3f);
+  std::vector<Float4> pts(2000);
+  for (Float4& p : pts) p = v3(u(rng), u(rng), u(rng));
+  b.query(b.addPoints(pts), grid);
+  b.query(grid, b.add(Geometry::sphere({0.3f, 0.9f, 0, 0.4f})));
+  b.query(grid, b.add(Geometry::plane(v3(0, 0.7f, 0), v3(0, -1, 0), false)));
+  auto scalar = b.run(Backend::kCpuScalar, 10000);
+  ASSERT_TRUE(scalar.ok()) << scalar.message();
+  const std::vector<ContactElement> a = b.elementsA, e = b.elementsB;
+  auto simd = b.run(Backend::kCpuSimd, 10000);
+  ASSERT_TRUE(simd.ok()) << simd.message();
+  ASSERT_EQ(scalar->contacts, simd->contacts);
+  EXPECT_GT(scalar->contacts, 100u);
+  for (uint32_t i = 0; i < scalar->contacts; ++i) {
+    EXPECT_TRUE(bitwiseEqual(a[i], b.elementsA[i]) && bitwiseEqual(e[i], b.elementsB[i])) << i;
+  }
+}
+
+}  // namespace
+}  // namespace vkc::test::geometry
