@@ -18,36 +18,18 @@ namespace {
 using namespace meshes;
 
 TEST(EdgeEdgeCcd, PublicEdgeEdgeQueriesNoFalseNegative) {
-  const std::filesystem::path root = ccdQueryRoot();
-  ASSERT_TRUE(std::filesystem::exists(root / "LICENSE"));
-  const std::vector<std::filesystem::path> files = ccdQueryFiles("edge-edge");
-  ASSERT_EQ(files.size(), 14u);
-  int total = 0, positives = 0, fn = 0, fp = 0, capped = 0;
-  for (const auto& f : files) {
-    int fileFn = 0, fileFp = 0, fileN = 0;
-    for (const Query& q : readQueries(f)) {
-      gpu::EdgeCcdHit hit;
-      const bool h = gpu::edgeEdgeCcd(q.v[0], q.v[1], q.v[2], q.v[3], q.v[4], q.v[5], q.v[6], q.v[7], 0.0f, hit);
-      ++total;
-      ++fileN;
-      positives += q.label;
-      if (q.label && !h) ++fileFn;
-      if (!q.label && h) ++fileFp;
-      if (h && (hit.flags & gpu::kEdgeCcdAtStepCap)) ++capped;
-    }
-    std::printf("  %-55s %4d queries  FN %d  FP %d\n", f.lexically_relative(root).string().c_str(), fileN, fileFn,
-                fileFp);
-    fn += fileFn;
-    fp += fileFp;
-  }
-  std::printf("edge-edge queries: %d (%d colliding): false negatives %d, false positives %d, hits at the step cap %d\n",
-              total, positives, fn, fp, capped);
-  EXPECT_EQ(total, 1574);
-  EXPECT_EQ(positives, 165);
-  EXPECT_EQ(fn, 0);
+  const PublicCcdTally t = runPublicCcdQueries("edge-edge", [](const Query& q, bool* capped) {
+    gpu::EdgeCcdHit hit;
+    const bool h = gpu::edgeEdgeCcd(q.v[0], q.v[1], q.v[2], q.v[3], q.v[4], q.v[5], q.v[6], q.v[7], 0.0f, hit);
+    *capped = (hit.flags & gpu::kEdgeCcdAtStepCap) != 0;
+    return h;
+  });
+  EXPECT_EQ(t.total, 1574);
+  EXPECT_EQ(t.positives, 165);
+  EXPECT_EQ(t.fn, 0);
   // False positives: near misses within the float margin, mostly the degenerate sliding and cliff
   // cases (measured: 228 of 1 409); a guard against a looser method slipping in.
-  EXPECT_LE(fp, 240);
+  EXPECT_LE(t.fp, 240);
 }
 
 // --- A double-precision reference -------------------------------------------------------------

@@ -25,34 +25,16 @@ using namespace meshes;
 using gpu::MeshHit;
 
 TEST(MeshCcd, PublicVertexFaceQueriesNoFalseNegative) {
-  const std::filesystem::path root = ccdQueryRoot();
-  ASSERT_TRUE(std::filesystem::exists(root / "LICENSE"));
-  const std::vector<std::filesystem::path> files = vertexFaceQueryFiles();
-  ASSERT_EQ(files.size(), 14u);
-  int total = 0, positives = 0, fn = 0, fp = 0, capped = 0;
-  for (const auto& f : files) {
-    int fileFn = 0, fileFp = 0, fileN = 0;
-    for (const Query& q : readQueries(f)) {
-      MeshHit hit;
-      const bool h =
-          gpu::triCcdDeforming(q.v[1], q.v[2], q.v[3], q.v[5], q.v[6], q.v[7], 0.0f, q.v[0], q.v[4], 0.0f, 0u, hit);
-      ++total;
-      ++fileN;
-      positives += q.label;
-      if (q.label && !h) ++fileFn;
-      if (!q.label && h) ++fileFp;
-      if (h && (hit.flags & gpu::kMeshHitAtStepCap)) ++capped;
-    }
-    std::printf("  %-55s %4d queries  FN %d  FP %d\n", f.lexically_relative(root).string().c_str(), fileN, fileFn,
-                fileFp);
-    fn += fileFn;
-    fp += fileFp;
-  }
-  std::printf("vertex-face queries: %d (%d colliding): false negatives %d, false positives %d, hits at the step cap %d\n",
-              total, positives, fn, fp, capped);
-  EXPECT_EQ(total, 1750);
-  EXPECT_EQ(positives, 200);
-  EXPECT_EQ(fn, 0);
+  const PublicCcdTally t = runPublicCcdQueries("vertex-face", [](const Query& q, bool* capped) {
+    MeshHit hit;
+    const bool h =
+        gpu::triCcdDeforming(q.v[1], q.v[2], q.v[3], q.v[5], q.v[6], q.v[7], 0.0f, q.v[0], q.v[4], 0.0f, 0u, hit);
+    *capped = (hit.flags & gpu::kMeshHitAtStepCap) != 0;
+    return h;
+  });
+  EXPECT_EQ(t.total, 1750);
+  EXPECT_EQ(t.positives, 200);
+  EXPECT_EQ(t.fn, 0);
 }
 
 // --- Random fast particles ------------------------------------------------------------------

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include <glm/glm.hpp>
 #include <glm/gtc/quaternion.hpp>
@@ -132,5 +133,39 @@ inline std::vector<std::filesystem::path> ccdQueryFiles(const char* kind) {
   return files;
 }
 inline std::vector<std::filesystem::path> vertexFaceQueryFiles() { return ccdQueryFiles("vertex-face"); }
+
+// Runs `query` (true: a hit; *capped: the hit is at the step cap) on every public query of one kind,
+// printing a line per file; the totals.
+struct PublicCcdTally {
+  int total = 0, positives = 0, fn = 0, fp = 0, capped = 0;
+};
+template <class QueryFn>
+PublicCcdTally runPublicCcdQueries(const char* kind, QueryFn query) {
+  PublicCcdTally tally;
+  const std::filesystem::path root = ccdQueryRoot();
+  EXPECT_TRUE(std::filesystem::exists(root / "LICENSE"));
+  const std::vector<std::filesystem::path> files = ccdQueryFiles(kind);
+  EXPECT_EQ(files.size(), 14u);
+  for (const auto& f : files) {
+    int fileFn = 0, fileFp = 0, fileN = 0;
+    for (const Query& q : readQueries(f)) {
+      bool capped = false;
+      const bool h = query(q, &capped);
+      ++tally.total;
+      ++fileN;
+      tally.positives += q.label;
+      if (q.label && !h) ++fileFn;
+      if (!q.label && h) ++fileFp;
+      if (h && capped) ++tally.capped;
+    }
+    std::printf("  %-55s %4d queries  FN %d  FP %d\n", f.lexically_relative(root).string().c_str(), fileN, fileFn,
+                fileFp);
+    tally.fn += fileFn;
+    tally.fp += fileFp;
+  }
+  std::printf("%s queries: %d (%d colliding): false negatives %d, false positives %d, hits at the step cap %d\n", kind,
+              tally.total, tally.positives, tally.fn, tally.fp, tally.capped);
+  return tally;
+}
 
 }  // namespace vkc::test::meshes
