@@ -15,11 +15,13 @@
 //    every later one (the cow moves; topology unchanged).
 // The cloth solver (Verlet + distance constraints) is the drape sample's CPU twin
 // (samples/drape/shaders/cloth_shared.h); the images come from a small software rasterizer in this
-// file (flat shading, z-buffer), so the sample needs no GPU. The Vulkan mesh stage (MeshCollisionStage)
-// records the same call into a command buffer; this sample does not use it yet.
+// file (flat shading, z-buffer), so the sample needs no GPU. With --vulkan the same call runs on the
+// Vulkan mesh stage (MeshCollisionStage, created once for the cloth's and the meshes' layout; its
+// run() uploads, records, submits and reads back every substep: the convenience path, not the
+// recording a renderer would do, see docs/integration.md).
 //
 // Usage: spotdrape [--size N] [--frames F] [--substeps S] [--png-every K] [--out DIR] [--mesh OBJ]
-//                  [--scalar] [--no-ccd] [--check]
+//                  [--scalar | --vulkan [--device SEL] [--validate]] [--no-ccd] [--check]
 // Writes frame_NNNN.png every K frames and final.png to --out (default ./spotdrape-out). --check
 // exits 1 unless every particle is finite and outside the cow and above the ground (within 1 mm) at
 // the end of every frame, and part of the cloth ends resting on the cow.
@@ -30,6 +32,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -54,6 +57,8 @@ struct Args {
   vkc::Backend backend = vkc::Backend::kCpuSimd;
   bool continuous = true;
   bool check = false;
+  const char* device = nullptr;  // --vulkan: the device selector (ContextCreateInfo::deviceSelector)
+  bool validate = false;         // --vulkan: validation layers on; any message fails the run
 };
 
 [[noreturn]] void die(const std::string& message) {
@@ -82,12 +87,15 @@ Args parseArgs(int argc, char** argv) {
     else if (s == "--out" && more) a.out = argv[++i];
     else if (s == "--mesh" && more) a.mesh = argv[++i];
     else if (s == "--scalar") a.backend = vkc::Backend::kCpuScalar;
+    else if (s == "--vulkan") a.backend = vkc::Backend::kVulkan;
+    else if (s == "--device" && more) a.device = argv[++i];
+    else if (s == "--validate") a.validate = true;
     else if (s == "--no-ccd") a.continuous = false;
     else if (s == "--check") a.check = true;
     else if (s == "--help" || s == "-h") {
       std::printf(
           "usage: spotdrape [--size N] [--frames F] [--substeps S] [--png-every K] [--out DIR] [--mesh OBJ]\n"
-          "                 [--scalar] [--no-ccd] [--check]\n");
+          "                 [--scalar | --vulkan [--device SEL] [--validate]] [--no-ccd] [--check]\n");
       std::exit(0);
     } else {
       die("unexpected argument '" + s + "' (--help lists the options)");
@@ -260,6 +268,28 @@ int main(int argc, char** argv) {
   std::vector<uint32_t> leafParents(triangles);
   bool built = false;
 
+  // --vulkan: one context and one mesh stage for the whole run (the layout does not change).
+  std::unique_ptr<vkc::Context> context;
+  std::unique_ptr<vkc::MeshCollisionStage> stage;
+  if (args.backend == vkc::Backend::kVulkan) {
+    vkc::ContextCreateInfo ci;
+    ci.deviceSelector = args.device;
+    ci.enableValidation = args.validate;
+    auto ctx = vkc::Context::create(ci);
+    if (!ctx) die(ctx.error().message);
+    context = std::move(*ctx);
+    const vkc::MeshLayout layouts[2] = {
+        {static_cast<uint32_t>(meshes[0].vertices.size()), static_cast<uint32_t>(meshes[0].indices.size() / 3),
+         meshes[0].motion, sizeof(vkc::Float4)},
+        {static_cast<uint32_t>(meshes[1].vertices.size()), static_cast<uint32_t>(meshes[1].indices.size() / 3),
+         meshes[1].motion, sizeof(vkc::Float4)}};
+    auto st = vkc::MeshCollisionStage::create(
+        *context, {.cloths = {&range, 1}, .particleCount = n, .meshes = layouts, .clothMeshes = {&clothMeshes, 1}});
+    if (!st) die(st.error().message);
+    stage = std::move(*st);
+    std::printf("  Vulkan device: %s%s\n", context->deviceInfo().name.c_str(), args.validate ? " (validation on)" : "");
+  }
+
   std::printf("spotdrape: %ux%u cloth (thickness %.4f m), cow %zu triangles + ground 2, %u frames x %u substeps, %s, %s\n",
               o.size, o.size, static_cast<double>(thickness), cow.indices.size() / 3, args.frames, args.substeps,
               vkc::toString(args.backend), args.continuous ? "continuous" : "discrete");
@@ -330,7 +360,8 @@ int main(int argc, char** argv) {
       in.settings.maxBounces = 4;
       in.tree = {nodes, boxes, leafParents, vkc::MeshTreeUpdate::kAuto, &built};
       const auto t0 = std::chrono::steady_clock::now();
-      if (const vkc::Status st = vkc::collideMeshesCpu(in, args.backend); !st) die(st.message());
+      const vkc::Status st = stage ? stage->run(in) : vkc::collideMeshesCpu(in, args.backend);
+      if (!st) die(st.message());
       collideMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     }
     // The frame's checks: finite, outside the cow (at its pose now), above the ground.
@@ -369,6 +400,11 @@ int main(int argc, char** argv) {
               vkc::toString(args.backend), collideMs / args.frames, o.substeps, onCow, n, insideCow,
               static_cast<double>(deepestGround), failures);
   std::printf("  wrote %s/final.png%s\n", args.out.c_str(), args.pngEvery > 0 ? " and frame_NNNN.png" : "");
+  if (context && args.validate) {
+    const uint64_t messages = context->validationMessageCount();
+    std::printf("  validation messages: %llu\n", static_cast<unsigned long long>(messages));
+    if (messages > 0) failures += static_cast<int>(messages);
+  }
   if (args.check && (failures > 0 || onCow < n / 10)) {
     std::fprintf(stderr, "spotdrape: --check failed (%d failure(s), %u particles on the cow)\n", failures, onCow);
     return 1;
