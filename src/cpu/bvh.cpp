@@ -9,6 +9,7 @@
 #include <cmath>
 #include <vector>
 
+#include "cpu/bvh.h"
 #include "cpu/radix_sort.h"
 #include "shared/bvh.h"
 #include "util/try.h"
@@ -171,10 +172,14 @@ Status refitBvhCpu(const BvhInput& in, Backend backend) {
     return Error{ErrorCode::kInvalidArgument, "refitBvhCpu: backend must be kCpuScalar or kCpuSimd"};
   }
   VKC_TRY(validateRefit(in));
+  cpu::refitBvhValidated(in);
+  return {};
+}
+
+void cpu::refitBvhValidated(const BvhInput& in) {
   const uint32_t n = in.primitiveCount();
   primitiveBoxes(in, n);
   climb(in, n);
-  return {};
 }
 
 double bvhSahCost(std::span<const BvhNode> nodes, std::span<const Aabb> primitiveBoxes, double traversalCost,

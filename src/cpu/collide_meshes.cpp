@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "cpu/bvh.h"
 #include "cpu/executor.h"
 #include "scene/mesh_layout.h"
 #include "scene/validate.h"
@@ -424,7 +425,13 @@ Status collideMeshesOn(detail::ParallelCall& par, const MeshCollisionInput& in, 
     b.nodes = tree.nodes;
     b.primitiveBoxes = tree.primitiveBoxes;
     b.leafParents = tree.leafParents;
-    VKC_TRY(build ? buildBvhCpu(b, backend) : refitBvhCpu(b, backend));
+    if (build) {
+      VKC_TRY(buildBvhCpu(b, backend));
+    } else if (in.tree.update == MeshTreeUpdate::kRefit) {
+      cpu::refitBvhValidated(b);  // validate() checked this tree's topology (validateRefit)
+    } else {
+      VKC_TRY(refitBvhCpu(b, backend));  // kAuto: the caller's tree since our build, checked again
+    }
     if (build && tree.built != nullptr) *tree.built = true;
   }
   k.nodes = reinterpret_cast<const gpu::BvhNode*>(tree.nodes.data());
