@@ -37,7 +37,13 @@ struct EdgeCcdHit {
   uint pad2;
 };
 
-VKC_FN vec3 edgeLerp(vec3 x0, vec3 x1, float t) { return x0 + (x1 - x0) * t; }
+// VKC_PRECISE on every product that meets a sum: the device must not fuse them into a multiply-add
+// where the CPU (-ffp-contract=off) does not, so that both round alike (tests/collide_meshes:
+// collide_meshes_check.comp, bitwise).
+VKC_FN vec3 edgeLerp(vec3 x0, vec3 x1, float t) {
+  VKC_PRECISE vec3 r = x0 + (x1 - x0) * t;
+  return r;
+}
 
 VKC_FN float edgeMaxAbs(vec3 v) { return max(max(abs(v.x), abs(v.y)), abs(v.z)); }
 
@@ -85,17 +91,25 @@ VKC_FN vec2 edgeClosestParams(vec3 p0, vec3 p1, vec3 q0, vec3 q1) {
   float a = dot(d1, d1);
   float e = dot(d2, d2);
   float b = dot(d1, d2);
-  float denom = a * e - b * b;
+  VKC_PRECISE float denom = a * e - b * b;
   if (denom > 1e-7f * a * e) {
     float f = dot(d2, r);
     float cc = dot(d1, r);
-    c = vec2((b * f - cc * e) / denom, (a * f - b * cc) / denom);
+    VKC_PRECISE float sNum = b * f - cc * e;
+    VKC_PRECISE float tNum = a * f - b * cc;
+    c = vec2(sNum / denom, tNum / denom);
     if (c.x > 0.0f && c.x < 1.0f && c.y > 0.0f && c.y < 1.0f) {
       cD2 = edgeDist2(p0, p1, q0, q1, c);
       if (cD2 < bestD2) best = c;
     }
   }
   return best;
+}
+
+// v without its component along d (d != 0).
+VKC_FN vec3 edgeWithout(vec3 v, vec3 d) {
+  VKC_PRECISE vec3 r = v - d * (dot(v, d) / dot(d, d));
+  return r;
 }
 
 // The unit direction from B's closest point to A's (diff = their difference, st their parameters),
@@ -115,12 +129,12 @@ VKC_FN vec3 edgeSeparatingDirection(vec3 p0, vec3 p1, vec3 q0, vec3 q1, vec2 st,
     if (c2 > 1e-10f * dot(d1, d1) * dot(d2, d2)) {
       n = dot(c, diff) >= 0.0f ? c : -c;
     } else {
-      n = n - d1 * (dot(n, d1) / dot(d1, d1));
+      n = edgeWithout(n, d1);
     }
   } else if (inS) {
-    n = n - d1 * (dot(n, d1) / dot(d1, d1));
+    n = edgeWithout(n, d1);
   } else if (inT) {
-    n = n - d2 * (dot(n, d2) / dot(d2, d2));
+    n = edgeWithout(n, d2);
   }
   float n2 = dot(n, n);
   return n2 > 0.0f ? n / sqrt(n2) : diff / sqrt(dot(diff, diff));
@@ -145,7 +159,7 @@ VKC_FN bool edgeEdgeCcd(vec3 a0, vec3 a1, vec3 b0, vec3 b1, vec3 a0e, vec3 a1e, 
   float speed2 = max(max(dot(va0 - vb0, va0 - vb0), dot(va0 - vb1, va0 - vb1)),
                      max(dot(va1 - vb0, va1 - vb0), dot(va1 - vb1, va1 - vb1)));
   float speed = sqrt(speed2);
-  float floorG = thickness + margin;
+  VKC_PRECISE float floorG = thickness + margin;
   float t = 0.0f;
   bool capped = true;
   bool unproven = false;

@@ -2,6 +2,7 @@
 // triangle. Compiled as GLSL by collide_meshes_check.comp and as C++ by the tests.
 #ifndef VKC_TESTS_COLLIDE_MESHES_CHECK_H
 #define VKC_TESTS_COLLIDE_MESHES_CHECK_H
+#include "shared/ccd_edge_edge.h"
 #include "shared/collide_meshes_math.h"
 
 VKC_NAMESPACE_BEGIN
@@ -27,8 +28,12 @@ struct MeshCheckResult {
   MeshHit staticHit, deformingHit, rigidHit;
   vec4 bouncePrev, bounceCur;  // w: 1 when changed
   uvec4 regions;               // x closest region, y..w hit flags (1 hit, 2 capped)
+  // Edge-edge CCD (shared/ccd_edge_edge.h) of edge (a, b) moving to (a1, b1) and edge (p, c) moving
+  // to (p1, c1), with the case's thickness; edgeFlags.x 1 when it hit.
+  EdgeCcdHit edgeHit;
+  uvec4 edgeFlags;
 };
-VKC_CHECK_LAYOUT(MeshCheckResult, 80 + 3 * 80 + 48);
+VKC_CHECK_LAYOUT(MeshCheckResult, 80 + 3 * 80 + 48 + 48 + 16);
 
 VKC_FN uint meshCheckFlags(bool h, MeshHit hit) { return h ? (1u | (hit.flags << 1u)) : 0u; }
 
@@ -77,6 +82,8 @@ VKC_FN MeshCheckResult meshCheckRun(MeshCheckCase k) {
   r.bounceCur = vec4(nc, 0.0f);
   r.regions = uvec4(cp.region, meshCheckFlags(hs, r.staticHit), meshCheckFlags(hd, r.deformingHit),
                     meshCheckFlags(hr, r.rigidHit));
+  bool he = edgeEdgeCcd(a0, b0, p0, c0, a1, b1, p1, c1, thickness, r.edgeHit);
+  r.edgeFlags = uvec4(he ? 1u : 0u, 0u, 0u, 0u);
   return r;
 }
 
