@@ -13,7 +13,10 @@
 // FCL: fcl::collide per pair with a CollisionRequest for one contact with its depth and normal (what
 // our query gives), one thread, objects built beforehand (not timed); a one-sided plane is FCL's
 // Halfspace. FCL has no point set: those rows have no FCL figure. "ours/FCL" is our rate over FCL's
-// on the same pairs (> 1: ours is faster). Prints a table and writes JSON; see --help.
+// on the same pairs (> 1: ours is faster). The "validate" column is validate() alone on the batch,
+// as a share of the CPU call (queryGeometries validates its input first: part of every call), and
+// "w/o valid" the ratio to FCL had the call not included it (derived from the two medians).
+// Prints a table and writes JSON; see --help.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -40,26 +43,27 @@ struct Options : CommonOptions {
   Options() : CommonOptions("bench_geometry_queries.json", 5) {}
   std::vector<uint32_t> batches = {1, 100, 10'000, 1'000'000};
   uint32_t points = 1'000'000;
-  std::string pairs;        // comma-separated pair names; empty: all
-  double rowBudgetS = 10;   // a row whose single call is predicted longer than a quarter of this is skipped
+  std::string pairs;       // comma-separated pair names; empty: all
+  double rowBudgetS = 10;  // a row whose single call is predicted longer than a quarter of this is skipped
   bool vulkan = true;
   bool fcl = true;
 };
 
 void usage(std::FILE* f) {
-  std::fprintf(f,
-               "usage: bench_geometry_queries [options]\n"
-               "  --device SEL        Vulkan device: index or name substring (default: VKC_DEVICE, else first GPU)\n"
-               "  --batches A,B,..    queries per batch (default 1,100,10000,1000000)\n"
-               "  --points N          points of the point set rows (default 1000000)\n"
-               "  --pairs A,B,..      pair types to run, e.g. sphere-box,box-box (default: all)\n"
-               "  --row-budget S      seconds per row: a batch whose one call is predicted to take more than S/4\n"
-               "                      (from the batch before) is skipped (default 10)\n"
-               "  --no-vulkan         CPU and FCL rows only\n"
-               "  --no-fcl            no FCL rows\n"
-               "  --reps R            timed repetitions per measurement, median reported (default 5)\n"
-               "  --quick             batches 1,100, 10000 points, 3 reps (smoke test)\n"
-               "  --json PATH         write results as JSON (default bench_geometry_queries.json)\n");
+  std::fprintf(
+      f,
+      "usage: bench_geometry_queries [options]\n"
+      "  --device SEL        Vulkan device: index or name substring (default: VKC_DEVICE, else first GPU)\n"
+      "  --batches A,B,..    queries per batch (default 1,100,10000,1000000)\n"
+      "  --points N          points of the point set rows (default 1000000)\n"
+      "  --pairs A,B,..      pair types to run, e.g. sphere-box,box-box (default: all)\n"
+      "  --row-budget S      seconds per row: a batch whose one call is predicted to take more than S/4\n"
+      "                      (from the batch before) is skipped (default 10)\n"
+      "  --no-vulkan         CPU and FCL rows only\n"
+      "  --no-fcl            no FCL rows\n"
+      "  --reps R            timed repetitions per measurement, median reported (default 5)\n"
+      "  --quick             batches 1,100, 10000 points, 3 reps (smoke test)\n"
+      "  --json PATH         write results as JSON (default bench_geometry_queries.json)\n");
 }
 
 bool parseList(const std::string& list, std::vector<uint32_t>& out) {
@@ -112,7 +116,9 @@ class Random {
  public:
   explicit Random(uint32_t seed) : rng_(seed) {}
   float uniform(float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(rng_); }
-  Float4 point(float extent) { return {uniform(-extent, extent), uniform(-extent, extent), uniform(-extent, extent), 0}; }
+  Float4 point(float extent) {
+    return {uniform(-extent, extent), uniform(-extent, extent), uniform(-extent, extent), 0};
+  }
   Float4 unit() {
     for (;;) {
       const Float4 v = point(1.0f);
@@ -136,18 +142,23 @@ class Random {
 Geometry randomGeometry(GeometryType type, Random& r) {
   const Float4 c = r.point(1.0f);
   switch (type) {
-    case GeometryType::kSphere: return Geometry::sphere({c.x, c.y, c.z, r.uniform(0.3f, 0.8f)});
+    case GeometryType::kSphere:
+      return Geometry::sphere({c.x, c.y, c.z, r.uniform(0.3f, 0.8f)});
     case GeometryType::kCapsule: {
       const Float4 d = r.unit();
       const float h = r.uniform(0.2f, 0.6f);
       return Geometry::capsule({c.x - d.x * h, c.y - d.y * h, c.z - d.z * h, 0},
                                {c.x + d.x * h, c.y + d.y * h, c.z + d.z * h, 0}, r.uniform(0.2f, 0.5f));
     }
-    case GeometryType::kCylinder: return Geometry::cylinder(c, r.unit(), r.uniform(0.3f, 0.6f), r.uniform(0.2f, 0.6f));
+    case GeometryType::kCylinder:
+      return Geometry::cylinder(c, r.unit(), r.uniform(0.3f, 0.6f), r.uniform(0.2f, 0.6f));
     case GeometryType::kOrientedBox:
-      return Geometry::orientedBox(c, r.quaternion(), {r.uniform(0.2f, 0.6f), r.uniform(0.2f, 0.6f), r.uniform(0.2f, 0.6f), 0});
-    case GeometryType::kPlane: return Geometry::plane(r.point(0.5f), r.unit(), false);
-    case GeometryType::kPointSet: break;
+      return Geometry::orientedBox(c, r.quaternion(),
+                                   {r.uniform(0.2f, 0.6f), r.uniform(0.2f, 0.6f), r.uniform(0.2f, 0.6f), 0});
+    case GeometryType::kPlane:
+      return Geometry::plane(r.point(0.5f), r.unit(), false);
+    case GeometryType::kPointSet:
+      break;
   }
   return {};
 }
@@ -192,9 +203,10 @@ Batch makeBatch(const PairType& p, uint32_t batch, uint32_t points, uint32_t see
     b.points.resize(points);
     for (Float4& x : b.points) x = r.point(1.5f);
     b.geometries.push_back(Geometry::pointSet(0, points));
-    b.geometries.push_back(p.b == GeometryType::kSphere ? Geometry::sphere({0, 0, 0, 1})
-                                                        : Geometry::orientedBox({0, 0, 0, 0}, {0, 0.38268343f, 0, 0.92387953f},
-                                                                                {1, 0.75f, 0.5f, 0}));
+    b.geometries.push_back(
+        p.b == GeometryType::kSphere
+            ? Geometry::sphere({0, 0, 0, 1})
+            : Geometry::orientedBox({0, 0, 0, 0}, {0, 0.38268343f, 0, 0.92387953f}, {1, 0.75f, 0.5f, 0}));
     b.queries.push_back({0, 1, GeometryMethod::kStatic, 0});
     b.items = points;
     return b;
@@ -225,7 +237,8 @@ Status runInto(Backend backend, Context* context, const Batch& batch, Output& ou
     out.b.assign(batch.queries.size(), {});
   }
   for (int attempt = 0; attempt < 2; ++attempt) {
-    Result<GeometryQueryCounts> c = queryGeometries(backend, context, batch.input(), {out.a, out.b, out.ranges});
+    Result<GeometryQueryCounts> c =
+        queryGeometries(backend, context, batch.input(), {out.a, out.b, out.ranges});
     if (!c) return c.error();
     out.counts = *c;
     if (!c->overflow) return {};
@@ -314,31 +327,39 @@ uint32_t runFcl(const FclBatch& f) {
 
 struct Row {
   std::string pair, backend;
-  uint32_t batch = 0;    // queries
-  uint64_t items = 0;    // pairs or points
-  double ms = -1;        // median per call; < 0: skipped
+  uint32_t batch = 0;  // queries
+  uint64_t items = 0;  // pairs or points
+  double ms = -1;      // median per call; < 0: skipped
   uint32_t reps = 0, inner = 0;
   uint32_t contacts = 0, colliding = 0;  // contacts found; queries (FCL: pairs) with a contact
   double vsFcl = 0;                      // our rate / FCL's on the same batch (0: none)
+  double validateMs = -1;                // CPU rows: median of validate() alone on the batch (inside ms)
   std::string note;
   double itemsPerSecond() const { return ms > 0 ? static_cast<double>(items) / (ms * 1e-3) : 0; }
+  // Derived (two medians of the same run): the rate over FCL's without validate()'s share; 0: none.
+  double vsFclWithoutValidate() const {
+    return vsFcl > 0 && validateMs >= 0 && ms > validateMs ? vsFcl * ms / (ms - validateMs) : 0;
+  }
 };
 
 void printHeader() {
-  std::printf("%-18s %8s %9s  %-10s %11s %13s %8s %9s %8s  %s\n", "pair", "batch", "items", "backend", "ms/call",
-              "items/s", "ours/FCL", "contacts", "touching", "note");
+  std::printf("%-18s %8s %9s  %-10s %11s %13s %8s %9s %9s %8s %9s  %s\n", "pair", "batch", "items", "backend",
+              "ms/call", "items/s", "ours/FCL", "w/o valid", "contacts", "touching", "validate", "note");
 }
 
 void printRow(const Row& r) {
   if (r.ms < 0) {
-    std::printf("%-18s %8u %9llu  %-10s %11s %13s %8s %9s %8s  %s\n", r.pair.c_str(), r.batch,
-                static_cast<unsigned long long>(r.items), r.backend.c_str(), "-", "-", "-", "-", "-", r.note.c_str());
+    std::printf("%-18s %8u %9llu  %-10s %11s %13s %8s %9s %9s %8s %9s  %s\n", r.pair.c_str(), r.batch,
+                static_cast<unsigned long long>(r.items), r.backend.c_str(), "-", "-", "-", "-", "-", "-",
+                "-", r.note.c_str());
   } else {
-    char ratio[16] = "-";
+    char ratio[16] = "-", ratio2[16] = "-", validate[16] = "-";
     if (r.vsFcl > 0) std::snprintf(ratio, sizeof ratio, "%.2f", r.vsFcl);
-    std::printf("%-18s %8u %9llu  %-10s %11.4f %13.4e %8s %9u %8u  %s\n", r.pair.c_str(), r.batch,
-                static_cast<unsigned long long>(r.items), r.backend.c_str(), r.ms, r.itemsPerSecond(), ratio, r.contacts,
-                r.colliding, r.note.c_str());
+    if (r.vsFclWithoutValidate() > 0) std::snprintf(ratio2, sizeof ratio2, "%.2f", r.vsFclWithoutValidate());
+    if (r.validateMs >= 0) std::snprintf(validate, sizeof validate, "%.0f%%", 100.0 * r.validateMs / r.ms);
+    std::printf("%-18s %8u %9llu  %-10s %11.4f %13.4e %8s %9s %9u %8u %9s  %s\n", r.pair.c_str(), r.batch,
+                static_cast<unsigned long long>(r.items), r.backend.c_str(), r.ms, r.itemsPerSecond(), ratio,
+                ratio2, r.contacts, r.colliding, validate, r.note.c_str());
   }
   std::fflush(stdout);
 }
@@ -399,13 +420,25 @@ int runBench(const Options& o) {
       if (!pointSet) runs.push_back({"fcl", 3});
       double fclRate = 0;
       uint32_t fclHits = 0;
+      // validate() alone (every queryGeometries call runs it first): the part of the CPU rows' time
+      // that is input checking rather than queries.
+      double validateMs = -1;
+      if (lastPerItem[0] * static_cast<double>(batch.items) <= budgetMs / 4) {
+        const WallSamples v = sampleWall(
+            [&] {
+              if (!validate(batch.input())) std::abort();
+            },
+            o.reps, 1, 20.0, budgetMs, 3);
+        validateMs = median(v.ms);
+      }
       std::vector<Row> batchRows;
       for (const auto& [name, slot] : runs) {
         Row row{p.name, name, static_cast<uint32_t>(batch.queries.size()), batch.items};
         const double predicted = lastPerItem[slot] * static_cast<double>(batch.items);
         if (predicted > budgetMs / 4) {
           char buf[128];
-          std::snprintf(buf, sizeof buf, "skipped: one call predicted %.1f s (> --row-budget / 4)", predicted * 1e-3);
+          std::snprintf(buf, sizeof buf, "skipped: one call predicted %.1f s (> --row-budget / 4)",
+                        predicted * 1e-3);
           row.note = buf;
           batchRows.push_back(row);
           continue;
@@ -425,7 +458,9 @@ int runBench(const Options& o) {
           continue;
 #endif
         } else {
-          const Backend backend = slot == 0 ? Backend::kCpuScalar : slot == 1 ? Backend::kCpuSimd : Backend::kVulkan;
+          const Backend backend = slot == 0   ? Backend::kCpuScalar
+                                  : slot == 1 ? Backend::kCpuSimd
+                                              : Backend::kVulkan;
           if (backend == Backend::kVulkan && !context) {
             row.note = "skipped: " + vulkanSkip;
             batchRows.push_back(row);
@@ -448,6 +483,7 @@ int runBench(const Options& o) {
           row.inner = s.inner;
           row.contacts = out.counts.contacts;
           row.colliding = queriesWithContacts(out);
+          if (backend != Backend::kVulkan) row.validateMs = validateMs;
           if (slot == 0) {
             reference = std::move(out);
           } else if (!sameContacts(out, reference)) {
@@ -464,7 +500,8 @@ int runBench(const Options& o) {
         if (fclRate > 0 && r.backend != "fcl" && r.ms > 0) {
           r.vsFcl = r.itemsPerSecond() / fclRate;
           if (r.colliding != fclHits) {
-            r.note += (r.note.empty() ? "" : "; ") + std::string("FCL finds ") + std::to_string(fclHits) + " touching";
+            r.note += (r.note.empty() ? "" : "; ") + std::string("FCL finds ") + std::to_string(fclHits) +
+                      " touching";
           }
         }
         printRow(r);
@@ -486,6 +523,10 @@ int runBench(const Options& o) {
            ", \"reps\": " + std::to_string(r.reps) + ", \"inner\": " + std::to_string(r.inner) +
            ", \"contacts\": " + std::to_string(r.contacts) + ", \"touching\": " + std::to_string(r.colliding);
       if (r.vsFcl > 0) m += ", \"ours_over_fcl\": " + jsonNumber(r.vsFcl);
+      if (r.validateMs >= 0) m += ", \"validate_ms\": " + jsonNumber(r.validateMs);
+      if (r.vsFclWithoutValidate() > 0) {
+        m += ", \"ours_over_fcl_without_validate\": " + jsonNumber(r.vsFclWithoutValidate());
+      }
     }
     if (!r.note.empty()) m += ", \"note\": " + jsonString(r.note);
     return m;

@@ -26,7 +26,9 @@ using test::writeText;
 const std::string kSamples = std::string(VKC_SOURCE_DIR) + "/samples/queries/";
 const char* const kSampleFiles[] = {"imstk-pairs.json", "point-set.json"};
 
-bool sameBits(const auto& a, const auto& b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+bool sameBits(const auto& a, const auto& b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
 
 // The contacts file `out` holds exactly what queryGeometriesCpu gives for the query file `in`.
 void expectContactsOfLibrary(const std::string& in, const std::string& out, const std::string& backend) {
@@ -62,10 +64,12 @@ TEST(QueryCli, QueryWritesTheLibrarysContactsOnBothCpuBackends) {
     for (const char* backend : {"cpu-scalar", "cpu"}) {
       SCOPED_TRACE(std::string(sample) + " " + backend);
       const std::string out = tempPath(std::string("contacts_") + backend + "_" + sample);
-      const ToolRun r = runTool("query '" + kSamples + sample + "' --backend " + backend + " --repeat 2 --out '" + out + "'");
+      const ToolRun r = runTool("query '" + kSamples + sample + "' --backend " + backend +
+                                " --repeat 2 --out '" + out + "'");
       ASSERT_EQ(r.exitCode, 0) << r.output;
       EXPECT_NE(r.output.find("wrote " + out), std::string::npos) << r.output;
-      expectContactsOfLibrary(kSamples + sample, out, std::string(backend) == "cpu" ? "cpu-simd" : "cpu-scalar");
+      expectContactsOfLibrary(kSamples + sample, out,
+                              std::string(backend) == "cpu" ? "cpu-simd" : "cpu-scalar");
       std::remove(out.c_str());
     }
   }
@@ -74,7 +78,8 @@ TEST(QueryCli, QueryWritesTheLibrarysContactsOnBothCpuBackends) {
 // A capacity below the contacts: the file says so and holds the first ones; the run still succeeds.
 TEST(QueryCli, SmallCapacityReportsOverflow) {
   const std::string out = tempPath("overflow.json");
-  const ToolRun r = runTool("query '" + kSamples + "point-set.json' --backend cpu-scalar --capacity 3 --out '" + out + "'");
+  const ToolRun r =
+      runTool("query '" + kSamples + "point-set.json' --backend cpu-scalar --capacity 3 --out '" + out + "'");
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("OVERFLOW"), std::string::npos) << r.output;
   Result<GeometryContacts> c = loadContacts(out);
@@ -97,8 +102,10 @@ TEST(QueryCli, CompareAgreesOnTheSamplesAndFailsOnADoctoredResult) {
   }
   const ToolRun bad = runTool("compare '" + kSamples + "point-set.json' --perturb-backend cpu 0.001");
   EXPECT_EQ(bad.exitCode, 1) << bad.output;
-  EXPECT_NE(bad.output.find("DIFFERS from cpu-scalar, first at query 0 (pointSet vs sphere), contact 0, element A: point"),
-            std::string::npos)
+  EXPECT_NE(
+      bad.output.find(
+          "DIFFERS from cpu-scalar, first at query 0 (pointSet vs sphere), contact 0, element A: point"),
+      std::string::npos)
       << bad.output;
 }
 
@@ -107,17 +114,21 @@ TEST(QueryCli, BadFilesAreRefusedNamingTheField) {
   const std::string in = tempPath("bad_queries.json");
   const std::string out = tempPath("bad_contacts.json");
   const std::string head = R"({"format": "vkcollide-queries", "version": 1, "geometries": [)";
-  for (const auto& [json, expected] : std::vector<std::pair<std::string, std::string>>{
-           {head + R"({"type": "sphere", "centre": [0, 0, 0], "radius": 1}, {"type": "sphere", "centre": [1, 0, 0], "radius": -2}], "queries": [{"a": 0, "b": 1}]})",
-            "geometries[1].radius: is -2: must be >= 0"},
-           {head + R"({"type": "plane", "point": [0, 0, 0], "normal": [0, 0, 1]}, {"type": "plane", "point": [0, 0, 0], "normal": [0, 1, 0]}], "queries": [{"a": 0, "b": 1}]})",
-            "queries[0]: plane vs plane is not collidable"},
-           {head + R"({"type": "sphere", "centre": [0, 0, 0], "radius": 1}], "queries": [{"a": 0, "b": 3}]})",
-            "queries[0].b: geometry 3 is out of range"},
-       }) {
+  for (
+      const auto& [json, expected] : std::vector<std::pair<std::string, std::string>>{
+          {head +
+               R"({"type": "sphere", "centre": [0, 0, 0], "radius": 1}, {"type": "sphere", "centre": [1, 0, 0], "radius": -2}], "queries": [{"a": 0, "b": 1}]})",
+           "geometries[1].radius: is -2: must be >= 0"},
+          {head +
+               R"({"type": "plane", "point": [0, 0, 0], "normal": [0, 0, 1]}, {"type": "plane", "point": [0, 0, 0], "normal": [0, 1, 0]}], "queries": [{"a": 0, "b": 1}]})",
+           "queries[0]: plane vs plane is not collidable"},
+          {head + R"({"type": "sphere", "centre": [0, 0, 0], "radius": 1}], "queries": [{"a": 0, "b": 3}]})",
+           "queries[0].b: geometry 3 is out of range"},
+      }) {
     SCOPED_TRACE(expected);
     writeText(in, json);
-    for (const std::string& cmd : {"query '" + in + "' --backend cpu-scalar --out '" + out + "'", "compare '" + in + "'"}) {
+    for (const std::string& cmd :
+         {"query '" + in + "' --backend cpu-scalar --out '" + out + "'", "compare '" + in + "'"}) {
       const ToolRun r = runTool(cmd);
       EXPECT_EQ(r.exitCode, 2) << r.output;
       EXPECT_NE(r.output.find(in), std::string::npos) << r.output;
@@ -126,7 +137,8 @@ TEST(QueryCli, BadFilesAreRefusedNamingTheField) {
     }
   }
   std::remove(in.c_str());
-  for (const char* args : {"query", "query x.json --backend cpu", "query x.json --out y.json", "query x.json --backend gpu --out y"}) {
+  for (const char* args : {"query", "query x.json --backend cpu", "query x.json --out y.json",
+                           "query x.json --backend gpu --out y"}) {
     const ToolRun r = runTool(args);
     EXPECT_EQ(r.exitCode, 2) << args << "\n" << r.output;
     EXPECT_NE(r.output.find("vkcollide query QUERIES"), std::string::npos) << r.output;
@@ -140,7 +152,8 @@ TEST(QueryCliVulkan, QueryAndCompareOnVulkan) {
   for (const char* sample : kSampleFiles) {
     SCOPED_TRACE(sample);
     const std::string out = tempPath(std::string("contacts_vulkan_") + sample);
-    const ToolRun r = runTool("query '" + kSamples + sample + "' --backend vulkan --validation --out '" + out + "'");
+    const ToolRun r =
+        runTool("query '" + kSamples + sample + "' --backend vulkan --validation --out '" + out + "'");
     if (r.exitCode == 1 && r.output.find("vkcollide: vulkan:") != std::string::npos) {
       const ToolRun c = runTool("compare '" + kSamples + sample + "' --validation");
       EXPECT_EQ(c.exitCode, 0) << c.output;

@@ -13,7 +13,9 @@
 namespace vkc {
 namespace {
 
-bool sameBits(const auto& a, const auto& b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+bool sameBits(const auto& a, const auto& b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
 
 const char* kValid = R"({
   "format": "vkcollide-queries", "version": 1,
@@ -38,7 +40,8 @@ TEST(QueryFile, ReadsEveryTypeFromItsFields) {
   EXPECT_TRUE(sameBits(g[0], Geometry::sphere({1, 2, 3, 0.5f})));
   EXPECT_TRUE(sameBits(g[1], Geometry::capsule({0, 0, 0, 0}, {0, 1, 0, 0}, 0.25f)));
   EXPECT_TRUE(sameBits(g[2], Geometry::cylinder({0, 0, 1, 0}, {0, 0, 1, 0}, 0.5f, 2.0f)));
-  EXPECT_TRUE(sameBits(g[3], Geometry::orientedBox({0, 1, 0, 0}, {0, 0, 0, 1}, {1, 2, 3, 0})));  // rotation default
+  EXPECT_TRUE(
+      sameBits(g[3], Geometry::orientedBox({0, 1, 0, 0}, {0, 0, 0, 1}, {1, 2, 3, 0})));  // rotation default
   EXPECT_TRUE(sameBits(g[4], Geometry::plane({0, -1, 0, 0}, {0, 1, 0, 0}, true)));
   EXPECT_TRUE(sameBits(g[5], Geometry::pointSet(1, 1)));
   EXPECT_TRUE(sameBits(g[6], Geometry::pointSet(2, 2)));  // inline points appended after the file's
@@ -67,12 +70,15 @@ TEST(QueryFile, WriteThenParseIsBitwiseTheSame) {
                   Geometry::plane({0, 0, u(rng), 0}, {0, 0, 1, 0}, false),
                   Geometry::pointSet(3, 30)};
   f.names = {"ball \"quoted\"", "", "", "crate", "", "cloud"};
-  f.queries = {{0, 1, GeometryMethod::kStatic, 0}, {5, 3, GeometryMethod::kStatic, 0}, {2, 4, GeometryMethod::kStatic, 0}};
+  f.queries = {{0, 1, GeometryMethod::kStatic, 0},
+               {5, 3, GeometryMethod::kStatic, 0},
+               {2, 4, GeometryMethod::kStatic, 0}};
   const std::string text = writeGeometryQueries(f);
   Result<GeometryQueryFile> back = parseGeometryQueries(text);
   ASSERT_TRUE(back) << back.message() << "\n" << text;
   ASSERT_EQ(back->geometries.size(), f.geometries.size());
-  for (size_t i = 0; i < f.geometries.size(); ++i) EXPECT_TRUE(sameBits(back->geometries[i], f.geometries[i])) << i;
+  for (size_t i = 0; i < f.geometries.size(); ++i)
+    EXPECT_TRUE(sameBits(back->geometries[i], f.geometries[i])) << i;
   ASSERT_EQ(back->points.size(), f.points.size());
   for (size_t i = 0; i < f.points.size(); ++i) EXPECT_TRUE(sameBits(back->points[i], f.points[i])) << i;
   EXPECT_EQ(back->names, f.names);
@@ -118,8 +124,8 @@ TEST(QueryFile, ContactsRoundTripBitwiseWithAndWithoutOverflow) {
 
 // Each bad file is refused with an error that names where (the JSON path) and what.
 TEST(QueryFile, BadFilesNameTheJsonPath) {
-  auto expectError = [](const std::string& geometries, const std::string& queries, const std::string& expected,
-                        const std::string& points = "[]") {
+  auto expectError = [](const std::string& geometries, const std::string& queries,
+                        const std::string& expected, const std::string& points = "[]") {
     const std::string json = R"({"format": "vkcollide-queries", "version": 1, "points": )" + points +
                              R"(, "geometries": [)" + geometries + R"(], "queries": [)" + queries + "]}";
     Result<GeometryQueryFile> f = parseGeometryQueries(json);
@@ -142,30 +148,40 @@ TEST(QueryFile, BadFilesNameTheJsonPath) {
   expectError(sphere + ", " + R"({"type": "sphere", "centre": [0, 0, 0], "radius": 1, "colour": 1})", q,
               "geometries[1].colour: unknown key (geometry keys: name, type, centre, radius");
   expectError(sphere + ", " + R"({"type": "torus", "centre": [0, 0, 0]})", q,
-              "geometries[1].type: unknown geometry type \"torus\" (known: sphere, capsule, cylinder, box, plane, pointSet)");
-  expectError(sphere + ", " + R"({"centre": [0, 0, 0], "radius": 1})", q, "geometries[1]: missing required key \"type\"");
-  expectError(sphere + ", " + R"({"type": "box", "centre": [0, 0, 0], "rotation": [0, 0, 0, 2], "halfExtents": [1, 1, 1]})",
-              q, "geometries[1].rotation: has length 2: must be 1 within 1e-3");
+              "geometries[1].type: unknown geometry type \"torus\" (known: sphere, capsule, cylinder, box, "
+              "plane, pointSet)");
+  expectError(sphere + ", " + R"({"centre": [0, 0, 0], "radius": 1})", q,
+              "geometries[1]: missing required key \"type\"");
+  expectError(
+      sphere + ", " +
+          R"({"type": "box", "centre": [0, 0, 0], "rotation": [0, 0, 0, 2], "halfExtents": [1, 1, 1]})",
+      q, "geometries[1].rotation: has length 2: must be 1 within 1e-3");
   expectError(sphere + ", " + R"({"type": "plane", "point": [0, 0, 0], "normal": [0, 0, 0.5]})", q,
               "geometries[1].normal: has length 0.5: must be 1 within 1e-3");
   expectError(sphere + ", " + R"({"type": "pointSet", "first": 1, "count": 3})", q,
               "geometries[1].count: points [1, 4) lie outside the file's 2 points", "[[0, 0, 0], [1, 1, 1]]");
   expectError(sphere + ", " + R"({"type": "pointSet", "count": 1, "points": [[0, 0, 0]]})", q,
               "geometries[1].points: a point set gives either \"points\" or \"first\"/\"count\", not both");
-  expectError(sphere + ", " + R"({"type": "pointSet"})", q, "geometries[1]: missing required key \"count\" of a pointSet");
-  expectError(sphere + ", " + sphere, R"({"a": 0, "b": 2})", "queries[0].b: geometry 2 is out of range; the file has 2 geometries");
-  expectError(sphere + ", " + sphere, R"({"a": "ball", "b": 1})", "queries[0].a: no geometry is named \"ball\"");
+  expectError(sphere + ", " + R"({"type": "pointSet"})", q,
+              "geometries[1]: missing required key \"count\" of a pointSet");
+  expectError(sphere + ", " + sphere, R"({"a": 0, "b": 2})",
+              "queries[0].b: geometry 2 is out of range; the file has 2 geometries");
+  expectError(sphere + ", " + sphere, R"({"a": "ball", "b": 1})",
+              "queries[0].a: no geometry is named \"ball\"");
   expectError(sphere + ", " + sphere, R"({"a": 0, "b": 1, "method": "swept"})",
               "queries[0].method: unknown method \"swept\" (known: static)");
   expectError(sphere + ", " + sphere, R"({"a": 0})", "queries[0]: missing required key \"b\"");
-  expectError(R"({"name": "x", "type": "sphere", "centre": [0, 0, 0], "radius": 1}, {"name": "x", "type": "sphere", "centre": [0, 0, 0], "radius": 1})",
-              q, "geometries[1].name: \"x\" is also geometries[0]'s name");
+  expectError(
+      R"({"name": "x", "type": "sphere", "centre": [0, 0, 0], "radius": 1}, {"name": "x", "type": "sphere", "centre": [0, 0, 0], "radius": 1})",
+      q, "geometries[1].name: \"x\" is also geometries[0]'s name");
 
   for (const auto& [json, expected] : std::vector<std::pair<std::string, std::string>>{
            {R"({"format": "vkcollide-scene", "version": 1, "geometries": [], "queries": []})",
             "format: expected \"vkcollide-queries\", found \"vkcollide-scene\""},
-           {R"({"format": "vkcollide-queries", "version": 2, "geometries": [], "queries": []})", "version: unsupported version 2"},
-           {R"({"format": "vkcollide-queries", "version": 1, "queries": []})", "missing required key \"geometries\""},
+           {R"({"format": "vkcollide-queries", "version": 2, "geometries": [], "queries": []})",
+            "version: unsupported version 2"},
+           {R"({"format": "vkcollide-queries", "version": 1, "queries": []})",
+            "missing required key \"geometries\""},
            {R"({"format": "vkcollide-queries", "version": 1, "geometries": [], "queries": []} x)",
             "unexpected text after the query file"},
        }) {
@@ -177,21 +193,27 @@ TEST(QueryFile, BadFilesNameTheJsonPath) {
 
 TEST(QueryFile, BadContactsFilesAreRefused) {
   const std::string head = R"({"format": "vkcollide-contacts", "version": 1, "backend": "x", )";
-  const std::string element = R"({"type": "pointDirection", "point": [0, 0, 0], "direction": [0, 0, 1], "depth": 1})";
-  for (const auto& [json, expected] : std::vector<std::pair<std::string, std::string>>{
-           {head + R"("contacts": 2, "written": 1, "overflow": true, "queries": [{"a": 0, "b": 1, "first": 0, "count": 2, "elementsA": [], "elementsB": []}]})",
-            "queries[0].elementsA: lists 0 elements, expected 1"},
-           {head + R"("contacts": 1, "written": 1, "overflow": false, "queries": [{"a": 0, "b": 1, "first": 0, "count": 1, "elementsA": [)" +
-                element + R"(], "elementsB": []}]})",
-            "queries[0]: lists 1 elementsA but 0 elementsB"},
-           {head + R"("contacts": 1, "written": 1, "overflow": false, "queries": [{"a": 0, "b": 1, "first": 0, "count": 1, "elementsA": [{"type": "pointIndexDirection", "point": [0, 0, 0], "direction": [0, 0, 1], "depth": 1}], "elementsB": [)" +
-                element + "]}]}",
-            "queries[0].elementsA[0]: missing required key \"index\" of a pointIndexDirection element"},
-           {head + R"("contacts": 1, "written": 1, "overflow": true, "queries": []})",
-            "overflow: must be true exactly when written < contacts"},
-           {head + R"("contacts": 3, "written": 0, "overflow": true, "queries": [{"a": 0, "b": 1, "first": 1, "count": 3}]})",
-            "queries[0].first: is 1, expected 0"},
-       }) {
+  const std::string element =
+      R"({"type": "pointDirection", "point": [0, 0, 0], "direction": [0, 0, 1], "depth": 1})";
+  for (
+      const auto& [json, expected] : std::vector<std::pair<std::string, std::string>>{
+          {head +
+               R"("contacts": 2, "written": 1, "overflow": true, "queries": [{"a": 0, "b": 1, "first": 0, "count": 2, "elementsA": [], "elementsB": []}]})",
+           "queries[0].elementsA: lists 0 elements, expected 1"},
+          {head +
+               R"("contacts": 1, "written": 1, "overflow": false, "queries": [{"a": 0, "b": 1, "first": 0, "count": 1, "elementsA": [)" +
+               element + R"(], "elementsB": []}]})",
+           "queries[0]: lists 1 elementsA but 0 elementsB"},
+          {head +
+               R"("contacts": 1, "written": 1, "overflow": false, "queries": [{"a": 0, "b": 1, "first": 0, "count": 1, "elementsA": [{"type": "pointIndexDirection", "point": [0, 0, 0], "direction": [0, 0, 1], "depth": 1}], "elementsB": [)" +
+               element + "]}]}",
+           "queries[0].elementsA[0]: missing required key \"index\" of a pointIndexDirection element"},
+          {head + R"("contacts": 1, "written": 1, "overflow": true, "queries": []})",
+           "overflow: must be true exactly when written < contacts"},
+          {head +
+               R"("contacts": 3, "written": 0, "overflow": true, "queries": [{"a": 0, "b": 1, "first": 1, "count": 3}]})",
+           "queries[0].first: is 1, expected 0"},
+      }) {
     Result<GeometryContacts> c = parseContacts(json);
     ASSERT_FALSE(c) << json;
     EXPECT_NE(c.message().find(expected), std::string::npos) << c.message();
@@ -200,7 +222,9 @@ TEST(QueryFile, BadContactsFilesAreRefused) {
 
 TEST(QueryFile, ReadFileFormatFindsTheTopLevelFormatAnywhere) {
   const std::string path = test::tempPath("format.json");
-  test::writeText(path, R"({"points": [[1, 2, {"format": "no"}]], "x": {"a": [true, null, "\"]"]}, "format": "vkcollide-queries"})");
+  test::writeText(
+      path,
+      R"({"points": [[1, 2, {"format": "no"}]], "x": {"a": [true, null, "\"]"]}, "format": "vkcollide-queries"})");
   Result<std::string> f = readFileFormat(path);
   ASSERT_TRUE(f) << f.message();
   EXPECT_EQ(*f, "vkcollide-queries");
