@@ -14,8 +14,10 @@
 // our query gives), one thread, objects built beforehand (not timed); a one-sided plane is FCL's
 // Halfspace. FCL has no point set: those rows have no FCL figure. "ours/FCL" is our rate over FCL's
 // on the same pairs (> 1: ours is faster). The "validate" column is validate() alone on the batch,
-// as a share of the CPU call (queryGeometries validates its input first: part of every call), and
-// "w/o valid" the ratio to FCL had the call not included it (derived from the two medians).
+// as a share of the CPU call (queryGeometries validates its input first: part of every call). The
+// "math-only" rows run the shared per-pair functions (shaders/shared/geometry_queries_math.h,
+// geomSlotContact) over every slot of the batch with the shapes converted beforehand (as FCL's
+// objects are), no validate() and no output: the per-pair cost of the CPU twin without its checks.
 // Prints a table and writes JSON; see --help.
 #include <algorithm>
 #include <cmath>
@@ -34,6 +36,7 @@
 #endif
 
 #include "bench_common.h"
+#include "shared/geometry_queries_math.h"
 #include "vkcollide/vkcollide.h"
 
 namespace vkc::bench {
@@ -66,17 +69,6 @@ void usage(std::FILE* f) {
       "  --json PATH         write results as JSON (default bench_geometry_queries.json)\n");
 }
 
-bool parseList(const std::string& list, std::vector<uint32_t>& out) {
-  out.clear();
-  std::stringstream ss(list);
-  for (std::string item; std::getline(ss, item, ',');) {
-    uint32_t v = 0;
-    if (!parseUint(item.c_str(), v) || v == 0) return false;
-    out.push_back(v);
-  }
-  return !out.empty();
-}
-
 std::optional<Options> parseOptions(int argc, char** argv) {
   Options o;
   ArgReader args("bench_geometry_queries", argc, argv);
@@ -88,7 +80,7 @@ std::optional<Options> parseOptions(int argc, char** argv) {
     if (args.is("--batches")) {
       std::string list;
       if (!args.text(list)) return Parsed::kBad;
-      if (!parseList(list, o.batches)) {
+      if (!parsePositiveList(list, o.batches)) {
         std::fprintf(stderr, "bench_geometry_queries: --batches wants positive integers A,B,...\n");
         return Parsed::kBad;
       }
@@ -262,6 +254,52 @@ uint32_t queriesWithContacts(const Output& o) {
   return n;
 }
 
+// ---- Math only ----------------------------------------------------------------------------------
+
+struct MathBatch {
+  std::vector<gpu::GeomShape> shapes;
+  std::vector<gpu::vec3> points;
+};
+
+MathBatch makeMathBatch(const Batch& b) {
+  MathBatch m;
+  for (const Geometry& g : b.geometries) {
+    gpu::GeomShape s;
+    s.p0 = gpu::vec4(g.p0.x, g.p0.y, g.p0.z, g.p0.w);
+    s.p1 = gpu::vec4(g.p1.x, g.p1.y, g.p1.z, g.p1.w);
+    s.p2 = gpu::vec4(g.p2.x, g.p2.y, g.p2.z, g.p2.w);
+    s.info = gpu::uvec4(static_cast<uint32_t>(g.type), g.first, g.count, g.flags);
+    m.shapes.push_back(s);
+  }
+  for (const Float4& p : b.points) m.points.emplace_back(p.x, p.y, p.z);
+  return m;
+}
+
+// Every slot of every query through geomSlotContact; the number of contacts, the queries with one in
+// `touching`, and a sum of depths in `depthSum` (so that nothing is optimized away).
+uint32_t runMath(const Batch& b, const MathBatch& m, float& depthSum, uint32_t& touching) {
+  uint32_t contacts = 0;
+  touching = 0;
+  for (const GeometryQuery& q : b.queries) {
+    const uint32_t before = contacts;
+    const gpu::GeomShape& a = m.shapes[q.a];
+    const gpu::GeomShape& s = m.shapes[q.b];
+    const uint32_t slots = gpu::geomSlotCount(a, s);
+    const bool points = a.info.x == gpu::kGeomPointSet || s.info.x == gpu::kGeomPointSet;
+    const uint32_t first = a.info.x == gpu::kGeomPointSet ? a.info.y : s.info.y;
+    for (uint32_t slot = 0; slot < slots; ++slot) {
+      gpu::GeomElement ea;
+      gpu::GeomElement eb;
+      if (gpu::geomSlotContact(a, s, slot, points ? m.points[first + slot] : gpu::vec3(0.0f), ea, eb)) {
+        ++contacts;
+        depthSum += ea.point.w;
+      }
+    }
+    touching += contacts > before ? 1u : 0u;
+  }
+  return contacts;
+}
+
 // ---- FCL -----------------------------------------------------------------------------------------
 
 #ifdef VKC_HAVE_FCL
@@ -336,30 +374,25 @@ struct Row {
   double validateMs = -1;                // CPU rows: median of validate() alone on the batch (inside ms)
   std::string note;
   double itemsPerSecond() const { return ms > 0 ? static_cast<double>(items) / (ms * 1e-3) : 0; }
-  // Derived (two medians of the same run): the rate over FCL's without validate()'s share; 0: none.
-  double vsFclWithoutValidate() const {
-    return vsFcl > 0 && validateMs >= 0 && ms > validateMs ? vsFcl * ms / (ms - validateMs) : 0;
-  }
 };
 
 void printHeader() {
-  std::printf("%-18s %8s %9s  %-10s %11s %13s %8s %9s %9s %8s %9s  %s\n", "pair", "batch", "items", "backend",
-              "ms/call", "items/s", "ours/FCL", "w/o valid", "contacts", "touching", "validate", "note");
+  std::printf("%-18s %8s %9s  %-10s %11s %13s %8s %9s %8s %9s  %s\n", "pair", "batch", "items", "backend",
+              "ms/call", "items/s", "ours/FCL", "contacts", "touching", "validate", "note");
 }
 
 void printRow(const Row& r) {
   if (r.ms < 0) {
-    std::printf("%-18s %8u %9llu  %-10s %11s %13s %8s %9s %9s %8s %9s  %s\n", r.pair.c_str(), r.batch,
+    std::printf("%-18s %8u %9llu  %-10s %11s %13s %8s %9s %8s %9s  %s\n", r.pair.c_str(), r.batch,
                 static_cast<unsigned long long>(r.items), r.backend.c_str(), "-", "-", "-", "-", "-", "-",
-                "-", r.note.c_str());
+                r.note.c_str());
   } else {
-    char ratio[16] = "-", ratio2[16] = "-", validate[16] = "-";
+    char ratio[16] = "-", validate[16] = "-";
     if (r.vsFcl > 0) std::snprintf(ratio, sizeof ratio, "%.2f", r.vsFcl);
-    if (r.vsFclWithoutValidate() > 0) std::snprintf(ratio2, sizeof ratio2, "%.2f", r.vsFclWithoutValidate());
     if (r.validateMs >= 0) std::snprintf(validate, sizeof validate, "%.0f%%", 100.0 * r.validateMs / r.ms);
-    std::printf("%-18s %8u %9llu  %-10s %11.4f %13.4e %8s %9s %9u %8u %9s  %s\n", r.pair.c_str(), r.batch,
+    std::printf("%-18s %8u %9llu  %-10s %11.4f %13.4e %8s %9u %8u %9s  %s\n", r.pair.c_str(), r.batch,
                 static_cast<unsigned long long>(r.items), r.backend.c_str(), r.ms, r.itemsPerSecond(), ratio,
-                ratio2, r.contacts, r.colliding, validate, r.note.c_str());
+                r.contacts, r.colliding, validate, r.note.c_str());
   }
   std::fflush(stdout);
 }
@@ -412,11 +445,12 @@ int runBench(const Options& o) {
     const bool pointSet = p.a == GeometryType::kPointSet;
     const std::vector<uint32_t> batches = pointSet ? std::vector<uint32_t>{1} : o.batches;
     // Per backend, the last measured ms per item (predicts the next batch's time).
-    double lastPerItem[4] = {0, 0, 0, 0};
+    double lastPerItem[5] = {0, 0, 0, 0, 0};
     for (const uint32_t n : batches) {
       const Batch batch = makeBatch(p, n, o.points, 1234u + n);
       Output reference;
-      std::vector<std::pair<std::string, int>> runs = {{"cpu-scalar", 0}, {"cpu-simd", 1}, {"vulkan", 2}};
+      std::vector<std::pair<std::string, int>> runs = {
+          {"cpu-scalar", 0}, {"cpu-simd", 1}, {"math-only", 4}, {"vulkan", 2}};
       if (!pointSet) runs.push_back({"fcl", 3});
       double fclRate = 0;
       uint32_t fclHits = 0;
@@ -443,7 +477,24 @@ int runBench(const Options& o) {
           batchRows.push_back(row);
           continue;
         }
-        if (slot == 3) {
+        if (slot == 4) {
+          const MathBatch m = makeMathBatch(batch);
+          float depthSum = 0;
+          const WallSamples s = sampleWall([&] { row.contacts = runMath(batch, m, depthSum, row.colliding); },
+                                           o.reps, 1, 20.0, budgetMs, 3);
+          row.ms = median(s.ms);
+          row.reps = static_cast<uint32_t>(s.ms.size());
+          row.inner = s.inner;
+          if (reference.ranges.empty()) {
+            row.note = "not checked (cpu-scalar skipped)";
+          } else if (row.contacts != reference.counts.contacts) {
+            row.note = "contact count DIFFERS from cpu-scalar";
+            disagree = true;
+          } else {
+            row.note = "contact count equal to cpu-scalar";
+          }
+          row.note += depthSum >= 0 ? "" : " (negative depth sum)";
+        } else if (slot == 3) {
 #ifdef VKC_HAVE_FCL
           if (!fcl) continue;
           const FclBatch f = makeFclBatch(batch);
@@ -486,6 +537,8 @@ int runBench(const Options& o) {
           if (backend != Backend::kVulkan) row.validateMs = validateMs;
           if (slot == 0) {
             reference = std::move(out);
+          } else if (reference.ranges.empty()) {
+            row.note = "not checked (cpu-scalar skipped)";
           } else if (!sameContacts(out, reference)) {
             row.note = "DIFFERS from cpu-scalar";
             disagree = true;
@@ -524,9 +577,6 @@ int runBench(const Options& o) {
            ", \"contacts\": " + std::to_string(r.contacts) + ", \"touching\": " + std::to_string(r.colliding);
       if (r.vsFcl > 0) m += ", \"ours_over_fcl\": " + jsonNumber(r.vsFcl);
       if (r.validateMs >= 0) m += ", \"validate_ms\": " + jsonNumber(r.validateMs);
-      if (r.vsFclWithoutValidate() > 0) {
-        m += ", \"ours_over_fcl_without_validate\": " + jsonNumber(r.vsFclWithoutValidate());
-      }
     }
     if (!r.note.empty()) m += ", \"note\": " + jsonString(r.note);
     return m;

@@ -234,6 +234,21 @@ int prepare(const std::string& path, GeometryQueryFile& file, double& loadMs) {
   return kExitOk;
 }
 
+// Parses the command line, then loads and validates the query file. Returns kExitOk or the exit code.
+int begin(const char* command, int argc, char** argv, bool compare, Options& o, GeometryQueryFile& file,
+          double& loadMs) {
+  if (const int rc = parseOptions(command, argc, argv, compare, o); rc != kExitOk) return rc;
+  return prepare(o.queries, file, loadMs);
+}
+
+// False, with a message, when the context (if any) has seen validation messages.
+bool validationClean(const Context* context) {
+  if (context == nullptr || context->validationMessageCount() == 0) return true;
+  std::fprintf(stderr, "vkcollide: %llu validation message(s)\n",
+               static_cast<unsigned long long>(context->validationMessageCount()));
+  return false;
+}
+
 // "12 queries (3 sphere-box, ...), 4 geometries, 1000 points".
 std::string batchSummary(const GeometryQueryFile& file) {
   std::vector<std::pair<std::string, size_t>> pairs;
@@ -308,10 +323,9 @@ bool namesQueryFile(int argc, char** argv) {
 
 int queryCommand(int argc, char** argv) {
   Options o;
-  if (const int rc = parseOptions("query", argc, argv, false, o); rc != kExitOk) return rc;
   GeometryQueryFile file;
   double loadMs = 0;
-  if (const int rc = prepare(o.queries, file, loadMs); rc != kExitOk) return rc;
+  if (const int rc = begin("query", argc, argv, false, o, file, loadMs); rc != kExitOk) return rc;
   std::unique_ptr<Context> context;
   if (*o.backend == Backend::kVulkan) {
     std::string error;
@@ -327,11 +341,7 @@ int queryCommand(int argc, char** argv) {
   Run run;
   std::vector<double> times;
   if (const int rc = runRepeated(*o.backend, context.get(), file, o, run, times); rc != kExitOk) return rc;
-  if (context && context->validationMessageCount() > 0) {
-    std::fprintf(stderr, "vkcollide: %llu validation message(s)\n",
-                 static_cast<unsigned long long>(context->validationMessageCount()));
-    return kExitFailed;
-  }
+  if (!validationClean(context.get())) return kExitFailed;
   const GeometryQueryCounts& c = run.contacts.counts;
   std::printf("  %u contacts, %u written%s; %.3f ms (median of %u)\n", c.contacts, c.written,
               c.overflow ? " (OVERFLOW: --capacity is too small; the file holds the first ones)" : "",
@@ -346,10 +356,9 @@ int queryCommand(int argc, char** argv) {
 
 int queryCompareCommand(int argc, char** argv) {
   Options o;
-  if (const int rc = parseOptions("compare", argc, argv, true, o); rc != kExitOk) return rc;
   GeometryQueryFile file;
   double loadMs = 0;
-  if (const int rc = prepare(o.queries, file, loadMs); rc != kExitOk) return rc;
+  if (const int rc = begin("compare", argc, argv, true, o, file, loadMs); rc != kExitOk) return rc;
   std::string vulkanError;
   std::unique_ptr<Context> context = createContext(o, vulkanError);
   std::printf("compare: %s (loaded in %.1f ms): %s; repeat %u\n", o.queries.c_str(), loadMs,
@@ -391,11 +400,7 @@ int queryCompareCommand(int argc, char** argv) {
     if (b == Backend::kCpuScalar) reference = std::move(run);
   }
   if (!context) std::printf("  vulkan: not run (%s)\n", vulkanError.c_str());
-  if (context && context->validationMessageCount() > 0) {
-    std::fprintf(stderr, "vkcollide: %llu validation message(s)\n",
-                 static_cast<unsigned long long>(context->validationMessageCount()));
-    return kExitFailed;
-  }
+  if (!validationClean(context.get())) return kExitFailed;
   if (failures > 0) {
     std::printf("compare: %d backend(s) differ from cpu-scalar\n", failures);
     return kExitFailed;

@@ -398,6 +398,16 @@ Result<std::string> readText(const std::string& path) {
   return io::readFile(path);
 }
 
+// Reads a file and parses it; parse errors are prefixed with the path.
+template <class T>
+Result<T> load(const std::string& path, Result<T> (*parse)(std::string_view)) {
+  Result<std::string> text = readText(path);
+  if (!text) return text.error();
+  Result<T> value = parse(*text);
+  if (!value) return invalid(path + ": " + value.message());
+  return value;
+}
+
 void appendVector(std::string& out, Float4 v, int n) {
   const float f[4] = {v.x, v.y, v.z, v.w};
   io::appendFloats(out, f, static_cast<size_t>(n));
@@ -536,11 +546,7 @@ Result<GeometryQueryFile> parseGeometryQueries(std::string_view json) {
 }
 
 Result<GeometryQueryFile> loadGeometryQueries(const std::string& path) {
-  Result<std::string> text = readText(path);
-  if (!text) return text.error();
-  Result<GeometryQueryFile> file = parseGeometryQueries(*text);
-  if (!file) return invalid(path + ": " + file.message());
-  return file;
+  return load(path, parseGeometryQueries);
 }
 
 std::string writeGeometryQueries(const GeometryQueryFile& file) {
@@ -768,11 +774,7 @@ Result<GeometryContacts> parseContacts(std::string_view json) {
 }
 
 Result<GeometryContacts> loadContacts(const std::string& path) {
-  Result<std::string> text = readText(path);
-  if (!text) return text.error();
-  Result<GeometryContacts> c = parseContacts(*text);
-  if (!c) return invalid(path + ": " + c.message());
-  return c;
+  return load(path, parseContacts);
 }
 
 Result<std::string> readFileFormat(const std::string& path) {
