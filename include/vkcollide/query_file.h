@@ -87,9 +87,10 @@ Status saveContacts(const GeometryContacts& contacts, const std::string& path);
 Result<GeometryContacts> parseContacts(std::string_view json);
 Result<GeometryContacts> loadContacts(const std::string& path);
 
-// The value of a JSON file's top-level "format" key ("vkcollide-scene", "vkcollide-queries", ...),
-// without parsing the rest of the file beyond its syntax; "" when the top level is an object without
-// "format". kIo if the file cannot be read, kInvalidArgument if it is not JSON or not an object.
+// The value of a JSON file's top-level "format" key ("vkcollide-scene", "vkcollide-queries", ...):
+// the keys before it are skipped (their syntax checked), the text after it is not read; "" when the
+// top level is an object without a "format" string. kIo if the file cannot be read,
+// kInvalidArgument if the text up to "format" (all of it, without one) is not JSON or not an object.
 Result<std::string> readFileFormat(const std::string& path);
 
 // The names used in query and contacts files: "sphere", "capsule", "cylinder", "box", "plane",

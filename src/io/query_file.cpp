@@ -782,11 +782,13 @@ Result<std::string> readFileFormat(const std::string& path) {
   if (!text) return text.error();
   io::JsonReader r(*text);
   std::string format;
+  bool found = false;
+  // Stops at the top-level "format" string (returning false without an error ends the object).
   r.readObject([&](std::string_view key) {
-    if (key == "format" && r.peekValue() == '"') return r.readString(format);
+    if (key == "format" && r.peekValue() == '"') return found = r.readString(format), false;
     return r.skipValue();
   });
-  r.expectEnd("the top-level object");
+  if (!found) r.expectEnd("the top-level object");
   if (r.failed()) return invalid(path + ": " + r.error());
   return format;
 }

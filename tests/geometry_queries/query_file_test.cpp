@@ -220,7 +220,7 @@ TEST(QueryFile, BadContactsFilesAreRefused) {
   }
 }
 
-TEST(QueryFile, ReadFileFormatFindsTheTopLevelFormatAnywhere) {
+TEST(QueryFile, ReadFileFormatFindsTheTopLevelFormat) {
   const std::string path = test::tempPath("format.json");
   test::writeText(
       path,
@@ -232,7 +232,15 @@ TEST(QueryFile, ReadFileFormatFindsTheTopLevelFormatAnywhere) {
   f = readFileFormat(path);
   ASSERT_TRUE(f) << f.message();
   EXPECT_EQ(*f, "");
-  test::writeText(path, R"({"format": "x", "y": [1, 2)");
+  test::writeText(path, R"({"format": "x", "y": [1, 2)");  // nothing after "format" is read
+  f = readFileFormat(path);
+  ASSERT_TRUE(f) << f.message();
+  EXPECT_EQ(*f, "x");
+  test::writeText(path, R"({"y": [1, 2, "format": "x"})");
+  f = readFileFormat(path);
+  ASSERT_FALSE(f);
+  EXPECT_EQ(f.error().code, ErrorCode::kInvalidArgument);
+  test::writeText(path, R"([{"format": "vkcollide-queries"}])");
   f = readFileFormat(path);
   ASSERT_FALSE(f);
   EXPECT_EQ(f.error().code, ErrorCode::kInvalidArgument);
