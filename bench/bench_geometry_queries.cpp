@@ -15,9 +15,10 @@
 // Halfspace. FCL has no point set: those rows have no FCL figure. "ours/FCL" is our rate over FCL's
 // on the same pairs (> 1: ours is faster). The "validate" column is validate() alone on the batch,
 // as a share of the CPU call (queryGeometries validates its input first: part of every call). The
-// "math-only" rows run the shared per-pair functions (shaders/shared/geometry_queries_math.h,
-// geomSlotContact) over every slot of the batch with the shapes converted beforehand (as FCL's
-// objects are), no validate() and no output: the per-pair cost of the CPU twin without its checks.
+// "math-only" rows run the shared scalar functions the CPU twin calls (shaders/shared/
+// geometry_queries_math.h: geomQueryContacts per primitive query, geomSlotContact per point) over the
+// batch with the shapes converted beforehand (as FCL's objects are), no validate() and no output: the
+// per-pair cost of the scalar CPU twin without its checks.
 // Prints a table and writes JSON; see --help.
 #include <algorithm>
 #include <cmath>
@@ -275,8 +276,10 @@ MathBatch makeMathBatch(const Batch& b) {
   return m;
 }
 
-// Every slot of every query through geomSlotContact; the number of contacts, the queries with one in
-// `touching`, and a sum of depths in `depthSum` (so that nothing is optimized away).
+// Every query through the scalar functions the CPU twin calls (a primitive pair's contacts at once by
+// geomQueryContacts, a point set's one point at a time by geomSlotContact); the number of contacts,
+// the queries with one in `touching`, and a sum of depths in `depthSum` (so that nothing is optimized
+// away).
 uint32_t runMath(const Batch& b, const MathBatch& m, float& depthSum, uint32_t& touching) {
   uint32_t contacts = 0;
   touching = 0;
@@ -284,15 +287,21 @@ uint32_t runMath(const Batch& b, const MathBatch& m, float& depthSum, uint32_t& 
     const uint32_t before = contacts;
     const gpu::GeomShape& a = m.shapes[q.a];
     const gpu::GeomShape& s = m.shapes[q.b];
-    const uint32_t slots = gpu::geomSlotCount(a, s);
-    const bool points = a.info.x == gpu::kGeomPointSet || s.info.x == gpu::kGeomPointSet;
-    const uint32_t first = a.info.x == gpu::kGeomPointSet ? a.info.y : s.info.y;
-    for (uint32_t slot = 0; slot < slots; ++slot) {
-      gpu::GeomElement ea;
-      gpu::GeomElement eb;
-      if (gpu::geomSlotContact(a, s, slot, points ? m.points[first + slot] : gpu::vec3(0.0f), ea, eb)) {
-        ++contacts;
-        depthSum += ea.point.w;
+    const bool pointsA = a.info.x == gpu::kGeomPointSet;
+    if (!pointsA && s.info.x != gpu::kGeomPointSet) {
+      const gpu::GeomManifold manifold = gpu::geomQueryContacts(a, s);
+      for (uint32_t k = 0; k < manifold.count; ++k) depthSum += manifold.s[k].point.w;
+      contacts += manifold.count;
+    } else {
+      const uint32_t first = pointsA ? a.info.y : s.info.y;
+      const uint32_t slots = gpu::geomSlotCount(a, s);
+      for (uint32_t slot = 0; slot < slots; ++slot) {
+        gpu::GeomElement ea;
+        gpu::GeomElement eb;
+        if (gpu::geomSlotContact(a, s, slot, m.points[first + slot], ea, eb)) {
+          ++contacts;
+          depthSum += ea.point.w;
+        }
       }
     }
     touching += contacts > before ? 1u : 0u;
