@@ -151,7 +151,7 @@ Geometry randomGeometry(GeometryType type, Random& r) {
     case GeometryType::kPlane:
       return Geometry::plane(r.point(0.5f), r.unit(), false);
     case GeometryType::kPointSet:
-      break;
+    case GeometryType::kImplicitGeometry: break;  // not among the random primitive pairs
   }
   return {};
 }
