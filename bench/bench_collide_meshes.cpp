@@ -23,7 +23,6 @@
 #include <memory>
 #include <optional>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -60,17 +59,6 @@ void usage(std::FILE* f) {
                "  --json PATH         write results as JSON (default bench_collide_meshes.json)\n");
 }
 
-bool parseList(const std::string& list, std::vector<uint32_t>& out) {
-  out.clear();
-  std::stringstream ss(list);
-  for (std::string item; std::getline(ss, item, ',');) {
-    uint32_t v = 0;
-    if (!parseUint(item.c_str(), v) || v == 0) return false;
-    out.push_back(v);
-  }
-  return !out.empty();
-}
-
 std::optional<Options> parseOptions(int argc, char** argv) {
   Options o;
   ArgReader args("bench_collide_meshes", argc, argv);
@@ -80,7 +68,7 @@ std::optional<Options> parseOptions(int argc, char** argv) {
     for (auto [name, list] : {std::pair{"--triangles", &o.triangles}, std::pair{"--particles", &o.particles}}) {
       if (args.is(name)) {
         std::string text;
-        if (!args.text(text) || !parseList(text, *list)) {
+        if (!args.text(text) || !parsePositiveList(text, *list)) {
           std::fprintf(stderr, "bench_collide_meshes: %s wants positive integers A,B,...\n", name);
           return Parsed::kBad;
         }

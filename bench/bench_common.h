@@ -33,6 +33,20 @@ inline bool parseUint(const char* s, uint32_t& out) {
   return true;
 }
 
+// Parses "A,B,..." (positive integers, at least one) into `out`; false on anything else.
+inline bool parsePositiveList(const std::string& list, std::vector<uint32_t>& out) {
+  out.clear();
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = list.find(',', start);
+    uint32_t v = 0;
+    if (!parseUint(list.substr(start, comma - start).c_str(), v) || v == 0) return false;
+    out.push_back(v);
+    if (comma == std::string::npos) return true;
+    start = comma + 1;
+  }
+}
+
 // Walks a benchmark's command line one option at a time. `prog` prefixes the error messages
 // ("prog: --reps needs a value", "prog: --reps: 'x' is not a non-negative integer"), which go to
 // stderr; the caller then returns its usage error.
@@ -94,7 +108,8 @@ struct CommonOptions {
   bool repsGiven = false;  // --reps was on the command line (--quick lowers only a default)
   bool quick = false;      // --quick: the smoke test's tiny sizes
 
-  CommonOptions(std::string defaultJson, uint32_t defaultReps) : json(std::move(defaultJson)), reps(defaultReps) {}
+  CommonOptions(std::string defaultJson, uint32_t defaultReps)
+      : json(std::move(defaultJson)), reps(defaultReps) {}
 };
 
 // What a program's own option handler made of the current option.
@@ -103,10 +118,13 @@ enum class Parsed {
   kBad,      // rejected it; the handler printed why
   kUnknown,  // not one of the program's options
 };
-inline Parsed taken(bool ok) { return ok ? Parsed::kTaken : Parsed::kBad; }
+inline Parsed taken(bool ok) {
+  return ok ? Parsed::kTaken : Parsed::kBad;
+}
 // Options of the form "--name N" (a non-negative integer): the one named by the current option reads
 // its value into its target; kUnknown where none is.
-inline Parsed numberOption(ArgReader& args, std::initializer_list<std::pair<const char*, uint32_t*>> options) {
+inline Parsed numberOption(ArgReader& args,
+                           std::initializer_list<std::pair<const char*, uint32_t*>> options) {
   for (const auto& [name, target] : options) {
     if (args.is(name)) return taken(args.number(*target));
   }
@@ -150,7 +168,8 @@ bool parseCommonOptions(ArgReader& args, CommonOptions& o, void (*usage)(std::FI
   return true;
 }
 
-// --min-log2 <= --max-log2 <= maxLog2Limit; else false, with "<prog>: need --min-log2 <= --max-log2 <= <limit>".
+// --min-log2 <= --max-log2 <= maxLog2Limit; else false, with "<prog>: need --min-log2 <= --max-log2 <=
+// <limit>".
 inline bool log2RangeOk(const char* prog, uint32_t minLog2, uint32_t maxLog2, uint32_t maxLog2Limit) {
   if (maxLog2 <= maxLog2Limit && minLog2 <= maxLog2) return true;
   std::fprintf(stderr, "%s: need --min-log2 <= --max-log2 <= %u\n", prog, maxLog2Limit);
@@ -198,7 +217,8 @@ struct WallSamples {
 };
 
 template <class Fn>
-WallSamples sampleWall(Fn&& fn, uint32_t reps, uint32_t warmups, double minSampleMs, double budgetMs, uint32_t minReps) {
+WallSamples sampleWall(Fn&& fn, uint32_t reps, uint32_t warmups, double minSampleMs, double budgetMs,
+                       uint32_t minReps) {
   double once = 0;
   for (uint32_t i = 0; i < std::max(warmups, 1u); ++i) {
     const double t0 = nowMs();
@@ -206,7 +226,8 @@ WallSamples sampleWall(Fn&& fn, uint32_t reps, uint32_t warmups, double minSampl
     once = nowMs() - t0;
   }
   WallSamples s;
-  if (once < minSampleMs) s.inner = static_cast<uint32_t>(std::min(1e6, std::ceil(minSampleMs / std::max(once, 1e-6))));
+  if (once < minSampleMs)
+    s.inner = static_cast<uint32_t>(std::min(1e6, std::ceil(minSampleMs / std::max(once, 1e-6))));
   const double sampleMs = once * s.inner;
   if (sampleMs * reps > budgetMs) {
     reps = std::max(minReps, static_cast<uint32_t>(budgetMs / std::max(sampleMs, 1e-6)));
@@ -233,10 +254,18 @@ inline std::string jsonString(const std::string& s) {
   std::string out = "\"";
   for (const char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char buf[8];
@@ -271,7 +300,8 @@ std::string jsonMsObject(const NamedMs& ms) {
 inline std::string jsonPassMsObject(const std::vector<PassTiming>& passes, bool numbered = false) {
   std::vector<std::pair<std::string, double>> ms;
   for (size_t k = 0; k < passes.size(); ++k) {
-    ms.emplace_back(numbered ? std::to_string(k) + " " + passes[k].name : passes[k].name, passes[k].ns * 1e-6);
+    ms.emplace_back(numbered ? std::to_string(k) + " " + passes[k].name : passes[k].name,
+                    passes[k].ns * 1e-6);
   }
   return jsonMsObject(ms);
 }
@@ -281,19 +311,21 @@ inline std::string jsonPassMsObject(const std::vector<PassTiming>& passes, bool 
 // measurement: README, Cost figures).
 inline std::string jsonRecordStatsMembers(const RecordStats& r) {
   auto u = [](uint64_t v) { return std::to_string(v); };
-  return "\"record_stats\": {\"dispatches\": " + u(r.dispatches) + ", \"dependent_dispatches\": " +
-         u(r.dependentDispatches) + ", \"indirect_dispatches\": " + u(r.indirectDispatches) +
-         ", \"barriers\": " + u(r.barriers) + ", \"transfers\": " + u(r.transfers) + ", \"workgroups\": " +
-         u(r.workgroups) + ", \"bytes_read\": " + u(r.bytesRead) + ", \"bytes_written\": " + u(r.bytesWritten) +
-         ", \"transfer_bytes\": " + u(r.transferBytes) + "}, \"h100_model_us\": " +
-         jsonNumber(projectSeconds(r, kH100CostModel) * 1e6);
+  return "\"record_stats\": {\"dispatches\": " + u(r.dispatches) +
+         ", \"dependent_dispatches\": " + u(r.dependentDispatches) +
+         ", \"indirect_dispatches\": " + u(r.indirectDispatches) + ", \"barriers\": " + u(r.barriers) +
+         ", \"transfers\": " + u(r.transfers) + ", \"workgroups\": " + u(r.workgroups) +
+         ", \"bytes_read\": " + u(r.bytesRead) + ", \"bytes_written\": " + u(r.bytesWritten) +
+         ", \"transfer_bytes\": " + u(r.transferBytes) +
+         "}, \"h100_model_us\": " + jsonNumber(projectSeconds(r, kH100CostModel) * 1e6);
 }
 
 // The same for a printed table's note: "6 dispatches (6 dependent), 3.2 MB declared, H100 model 18.1 us".
 inline std::string recordStatsNote(const RecordStats& r) {
   char buf[160];
-  std::snprintf(buf, sizeof buf, "%u dispatches (%u dependent), %.2f MB declared, H100 model %.1f us", r.dispatches,
-                r.dependentDispatches, static_cast<double>(r.bytesRead + r.bytesWritten + r.transferBytes) * 1e-6,
+  std::snprintf(buf, sizeof buf, "%u dispatches (%u dependent), %.2f MB declared, H100 model %.1f us",
+                r.dispatches, r.dependentDispatches,
+                static_cast<double>(r.bytesRead + r.bytesWritten + r.transferBytes) * 1e-6,
                 projectSeconds(r, kH100CostModel) * 1e6);
   return buf;
 }
@@ -308,7 +340,8 @@ inline bool writeTextFile(const std::string& path, const std::string& text) {
 
 // Says how writing the results file went: "<prog>: wrote <path>" on stdout (after an empty line where
 // `blankLineFirst`), else "<prog>: cannot write <path>" on stderr. Returns `written`.
-inline bool reportWritten(const char* prog, const std::string& path, bool written, bool blankLineFirst = true) {
+inline bool reportWritten(const char* prog, const std::string& path, bool written,
+                          bool blankLineFirst = true) {
   if (!written) {
     std::fprintf(stderr, "%s: cannot write %s\n", prog, path.c_str());
     return false;
@@ -347,7 +380,8 @@ inline std::unique_ptr<Context> createContext(const char* prog, const std::strin
 template <class Row, class Members>
 std::string jsonRowsAndEnd(const std::vector<Row>& rows, Members&& rowMembers) {
   std::string s = "  \"rows\": [\n";
-  for (size_t i = 0; i < rows.size(); ++i) s += "    {" + rowMembers(rows[i]) + (i + 1 < rows.size() ? "},\n" : "}\n");
+  for (size_t i = 0; i < rows.size(); ++i)
+    s += "    {" + rowMembers(rows[i]) + (i + 1 < rows.size() ? "},\n" : "}\n");
   return s + "  ]\n}\n";
 }
 
@@ -356,7 +390,8 @@ std::string jsonRowsAndEnd(const std::vector<Row>& rows, Members&& rowMembers) {
 inline std::string jsonDeviceFields(const DeviceInfo& dev) {
   std::string s;
   s += "  \"device\": " + jsonString(dev.name) + ",\n";
-  s += "  \"driver\": " + jsonString(dev.driverName + (dev.driverInfo.empty() ? "" : " " + dev.driverInfo)) + ",\n";
+  s += "  \"driver\": " + jsonString(dev.driverName + (dev.driverInfo.empty() ? "" : " " + dev.driverInfo)) +
+       ",\n";
   s += "  \"vendor\": " + jsonString(dev.vendorName) + ",\n";
   s += "  \"vulkan_api\": " + jsonString(apiVersionString(dev.apiVersion)) + ",\n";
   s += "  \"subgroup_size\": " + std::to_string(dev.subgroupSize) + ",\n";
@@ -366,7 +401,8 @@ inline std::string jsonDeviceFields(const DeviceInfo& dev) {
 // JSON object members (same layout) describing the host CPU: "cpu" (model name) and
 // "cpu_simd_target" (the Highway target the CPU SIMD twins dispatch to).
 inline std::string jsonHostFields() {
-  return "  \"cpu\": " + jsonString(cpuModel()) + ",\n  \"cpu_simd_target\": " + jsonString(cpu::simdTargetName()) + ",\n";
+  return "  \"cpu\": " + jsonString(cpuModel()) +
+         ",\n  \"cpu_simd_target\": " + jsonString(cpu::simdTargetName()) + ",\n";
 }
 
 }  // namespace vkc::bench

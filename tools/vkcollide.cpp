@@ -11,6 +11,12 @@
 //                                           back as a scene (tools/scene_commands.cpp); the stages run
 //                                           in the order shapes -> meshes -> self -> inter
 //   vkcollide compare SCENE                 one iteration on every backend, compared with cpu-scalar
+//   vkcollide query QUERIES --backend B --out CONTACTS
+//                                           a geometry query file (docs/query-format.md) on one
+//                                           backend, its contacts written as a contacts file
+//                                           (tools/query_commands.cpp)
+//   vkcollide compare QUERIES               the query file on every backend, compared bit for bit with
+//                                           cpu-scalar (chosen by the file's "format")
 //   vkcollide stages                        the iteration's stages and whether this build has them
 #include <algorithm>
 #include <chrono>
@@ -22,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "query_commands.h"
 #include "scene_commands.h"
 #include "vkcollide/vkcollide.h"
 
@@ -42,8 +49,8 @@ int usage() {
                "usage: vkcollide devices\n"
                "       vkcollide bounds [--device SEL] [--particles N] [--cloths C] [--prev]\n"
                "       vkcollide shapes [--device SEL] [--size N] [--spheres S] [--capsules C] [--ccd] [--friction F]\n"
-               "%s",
-               vkc::tool::sceneUsage());
+               "%s%s",
+               vkc::tool::sceneUsage(), vkc::tool::queryUsage());
   return 2;
 }
 
@@ -263,7 +270,11 @@ int main(int argc, char** argv) {
   if (cmd == "bounds") return bounds(argc - 2, argv + 2);
   if (cmd == "shapes") return shapes(argc - 2, argv + 2);
   if (cmd == "step") return vkc::tool::stepCommand(argc - 2, argv + 2);
-  if (cmd == "compare") return vkc::tool::compareCommand(argc - 2, argv + 2);
+  if (cmd == "query") return vkc::tool::queryCommand(argc - 2, argv + 2);
+  if (cmd == "compare") {
+    if (vkc::tool::namesQueryFile(argc - 2, argv + 2)) return vkc::tool::queryCompareCommand(argc - 2, argv + 2);
+    return vkc::tool::compareCommand(argc - 2, argv + 2);
+  }
   if (cmd == "stages") return vkc::tool::stagesCommand();
   return usage();
 }

@@ -354,10 +354,67 @@ bool JsonReader::readFloats(float* out, size_t n, const char* what) {
   return true;
 }
 
-bool JsonReader::expectEnd() {
+bool JsonReader::skipValue() {
+  if (failed()) return false;
+  std::vector<char> open;  // the containers entered, innermost last: '{' or '['
+  auto key = [&] {
+    skipSpace();
+    std::string k;
+    if (peekChar() != '"') return syntax("expected a key string");
+    if (!readString(k)) return false;
+    if (!consume(':')) return syntax("expected ':' after a key");
+    return true;
+  };
+  for (;;) {
+    // A value.
+    skipSpace();
+    const char c = peekChar();
+    bool scalar = true;
+    if ((c == '{' || c == '[') && pos_ < text_.size()) {
+      ++pos_;
+      if (consume(c == '{' ? '}' : ']')) {
+        scalar = true;  // empty: a complete value
+      } else {
+        open.push_back(c);
+        if (c == '{' && !key()) return false;
+        scalar = false;
+      }
+    } else if (c == '"') {
+      std::string s;
+      if (!readString(s)) return false;
+    } else {
+      const std::string_view rest = text_.substr(pos_);
+      size_t len = 0;
+      for (std::string_view word : {"true", "false", "null"}) {
+        if (rest.substr(0, word.size()) == word) len = word.size();
+      }
+      bool integer = false;
+      if (len == 0) len = numberLength(integer);
+      if (len == 0) return mismatch("a JSON value");
+      pos_ += len;
+    }
+    if (!scalar) continue;
+    // After a complete value: close containers or move to the next element.
+    for (;;) {
+      if (open.empty()) return true;
+      const bool object = open.back() == '{';
+      if (consume(',')) {
+        if (object && !key()) return false;
+        break;
+      }
+      if (consume(object ? '}' : ']')) {
+        open.pop_back();
+        continue;
+      }
+      return syntax(object ? "expected ',' or '}' in an object" : "expected ',' or ']' in an array");
+    }
+  }
+}
+
+bool JsonReader::expectEnd(const char* what) {
   if (failed()) return false;
   skipSpace();
-  if (pos_ != text_.size()) return syntax("unexpected text after the scene");
+  if (pos_ != text_.size()) return syntax(std::string("unexpected text after ") + what);
   return true;
 }
 

@@ -83,8 +83,19 @@ class JsonReader {
   // An array of exactly n floats (what = how the error describes it, e.g. "[x, y, z, invMass]").
   bool readFloats(float* out, size_t n, const char* what);
 
-  // After the top-level value: only white space may follow.
-  bool expectEnd();
+  // Skips one value of any kind, checking its syntax (nested containers are walked with an explicit
+  // stack, not recursion, so deep nesting costs memory, not the call stack).
+  bool skipValue();
+
+  // The first character of the next value (after white space), '\0' at the end: lets a schema accept
+  // a value of more than one type (e.g. '"' for a string, else a number).
+  char peekValue() {
+    skipSpace();
+    return peekChar();
+  }
+
+  // After the top-level value: only white space may follow (`what` names the value in the error).
+  bool expectEnd(const char* what = "the scene");
 
  private:
   struct PathElement {

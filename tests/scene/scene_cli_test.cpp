@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "support/tool_run.h"
 #include "vkcollide/scene.h"
 
 namespace vkc {
@@ -27,45 +28,12 @@ namespace {
 
 const std::string kSamples = std::string(VKC_SOURCE_DIR) + "/samples/scenes/";
 
-struct ToolRun {
-  int exitCode = -1;
-  std::string output;  // stdout and stderr
-};
-
-std::string tempPath(const std::string& name) {
-  return ::testing::TempDir() + "vkc_cli_" + std::to_string(::getpid()) + "_" + name;
-}
-
-bool fileExists(const std::string& path) {
-  std::ifstream f(path);
-  return f.good();
-}
-
-ToolRun runTool(const std::string& args) {
-  const std::string log = tempPath("log.txt");
-  const std::string cmd = std::string("'") + VKC_TOOL_PATH + "' " + args + " > '" + log + "' 2>&1";
-  const int status = std::system(cmd.c_str());
-  ToolRun r;
-  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream f(log);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  r.output = ss.str();
-  std::remove(log.c_str());
-  return r;
-}
-
-void writeText(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary);
-  f << text;
-}
-
-std::string readText(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using test::fileExists;
+using test::readText;
+using test::runTool;
+using test::tempPath;
+using test::ToolRun;
+using test::writeText;
 
 // Signed distance from p to the convex hull of spheres a and b (a tapered capsule). The hull is the
 // union of the balls centred at mix(a, b, t) with radius mix(ra, rb, t), t in [0, 1], and the

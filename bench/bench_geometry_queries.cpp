@@ -1,0 +1,609 @@
+// Geometry query benchmark (geometry_queries.h): queries per second per pair type and batch size, on
+// every backend, with FCL (Debian libfcl-dev, where CMake finds it) on the same pairs in the same run
+// as the per-core anchor.
+//
+// Pairs: for each pair type, `batch` independent random pairs (seeded): centres uniform in [-1, 1]^3,
+// sizes 0.2 .. 0.8, random unit axes, normals and rotations, so that about half the pairs touch; a
+// plane passes within 0.5 of the origin. Point set rows: one query, a point set of --points points
+// uniform in [-1.5, 1.5]^3 against one unit-sized box or sphere at the origin (per point figures).
+// The timed call is one queryGeometries call over the whole batch (Vulkan: wall clock of the call,
+// upload and read-back included), output capacity as large as the batch's contacts. Every backend's
+// contacts are checked against cpu-scalar bit for bit; FCL's collide count is reported beside ours.
+//
+// FCL: fcl::collide per pair with a CollisionRequest for one contact with its depth and normal (what
+// our query gives), one thread, objects built beforehand (not timed); a one-sided plane is FCL's
+// Halfspace. FCL has no point set: those rows have no FCL figure. "ours/FCL" is our rate over FCL's
+// on the same pairs (> 1: ours is faster). The "validate" column is validate() alone on the batch,
+// as a share of the CPU call (queryGeometries validates its input first: part of every call). The
+// "math-only" rows run the shared scalar functions the CPU twin calls (shaders/shared/
+// geometry_queries_math.h: geomQueryContacts per primitive query, geomSlotContact per point) over the
+// batch with the shapes converted beforehand (as FCL's objects are), no validate() and no output: the
+// per-pair cost of the scalar CPU twin without its checks.
+// Prints a table and writes JSON; see --help.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#ifdef VKC_HAVE_FCL
+#include <fcl/narrowphase/collision.h>
+#endif
+
+#include "bench_common.h"
+#include "shared/geometry_queries_math.h"
+#include "vkcollide/vkcollide.h"
+
+namespace vkc::bench {
+namespace {
+
+struct Options : CommonOptions {
+  Options() : CommonOptions("bench_geometry_queries.json", 5) {}
+  std::vector<uint32_t> batches = {1, 100, 10'000, 1'000'000};
+  uint32_t points = 1'000'000;
+  std::string pairs;       // comma-separated pair names; empty: all
+  double rowBudgetS = 10;  // a row whose single call is predicted longer than a quarter of this is skipped
+  bool vulkan = true;
+  bool fcl = true;
+};
+
+void usage(std::FILE* f) {
+  std::fprintf(
+      f,
+      "usage: bench_geometry_queries [options]\n"
+      "  --device SEL        Vulkan device: index or name substring (default: VKC_DEVICE, else first GPU)\n"
+      "  --batches A,B,..    queries per batch (default 1,100,10000,1000000)\n"
+      "  --points N          points of the point set rows (default 1000000)\n"
+      "  --pairs A,B,..      pair types to run, e.g. sphere-box,box-box (default: all)\n"
+      "  --row-budget S      seconds per row: a batch whose one call is predicted to take more than S/4\n"
+      "                      (from the batch before) is skipped (default 10)\n"
+      "  --no-vulkan         CPU and FCL rows only\n"
+      "  --no-fcl            no FCL rows\n"
+      "  --reps R            timed repetitions per measurement, median reported (default 5)\n"
+      "  --quick             batches 1,100, 10000 points, 3 reps (smoke test)\n"
+      "  --json PATH         write results as JSON (default bench_geometry_queries.json)\n");
+}
+
+std::optional<Options> parseOptions(int argc, char** argv) {
+  Options o;
+  ArgReader args("bench_geometry_queries", argc, argv);
+  uint32_t budget = 10;
+  const bool parsed = parseCommonOptions(args, o, usage, [&] {
+    if (args.is("--no-vulkan")) return setFlag(o.vulkan, false);
+    if (args.is("--no-fcl")) return setFlag(o.fcl, false);
+    if (args.is("--pairs")) return taken(args.text(o.pairs));
+    if (args.is("--batches")) {
+      std::string list;
+      if (!args.text(list)) return Parsed::kBad;
+      if (!parsePositiveList(list, o.batches)) {
+        std::fprintf(stderr, "bench_geometry_queries: --batches wants positive integers A,B,...\n");
+        return Parsed::kBad;
+      }
+      return Parsed::kTaken;
+    }
+    return numberOption(args, {{"--points", &o.points}, {"--row-budget", &budget}});
+  });
+  if (!parsed) return std::nullopt;
+  o.rowBudgetS = budget;
+  if (o.quick) {
+    o.batches = {1, 100};
+    o.points = 10'000;
+    if (!o.repsGiven) o.reps = 3;
+  }
+  if (o.reps == 0 || o.points == 0) {
+    std::fprintf(stderr, "bench_geometry_queries: --reps and --points must be >= 1\n");
+    return std::nullopt;
+  }
+  return o;
+}
+
+// ---- Random geometries ----------------------------------------------------------------------------
+
+class Random {
+ public:
+  explicit Random(uint32_t seed) : rng_(seed) {}
+  float uniform(float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(rng_); }
+  Float4 point(float extent) {
+    return {uniform(-extent, extent), uniform(-extent, extent), uniform(-extent, extent), 0};
+  }
+  Float4 unit() {
+    for (;;) {
+      const Float4 v = point(1.0f);
+      const float len = std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z);
+      if (len > 0.1f && len <= 1.0f) return {v.x / len, v.y / len, v.z / len, 0};
+    }
+  }
+  Float4 quaternion() {
+    for (;;) {
+      const Float4 v = point(1.0f);
+      const float w = uniform(-1.0f, 1.0f);
+      const float len = std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z + w * w);
+      if (len > 0.1f && len <= 1.0f) return {v.x / len, v.y / len, v.z / len, w / len};
+    }
+  }
+
+ private:
+  std::mt19937 rng_;
+};
+
+Geometry randomGeometry(GeometryType type, Random& r) {
+  const Float4 c = r.point(1.0f);
+  switch (type) {
+    case GeometryType::kSphere:
+      return Geometry::sphere({c.x, c.y, c.z, r.uniform(0.3f, 0.8f)});
+    case GeometryType::kCapsule: {
+      const Float4 d = r.unit();
+      const float h = r.uniform(0.2f, 0.6f);
+      return Geometry::capsule({c.x - d.x * h, c.y - d.y * h, c.z - d.z * h, 0},
+                               {c.x + d.x * h, c.y + d.y * h, c.z + d.z * h, 0}, r.uniform(0.2f, 0.5f));
+    }
+    case GeometryType::kCylinder:
+      return Geometry::cylinder(c, r.unit(), r.uniform(0.3f, 0.6f), r.uniform(0.2f, 0.6f));
+    case GeometryType::kOrientedBox:
+      return Geometry::orientedBox(c, r.quaternion(),
+                                   {r.uniform(0.2f, 0.6f), r.uniform(0.2f, 0.6f), r.uniform(0.2f, 0.6f), 0});
+    case GeometryType::kPlane:
+      return Geometry::plane(r.point(0.5f), r.unit(), false);
+    case GeometryType::kPointSet:
+    case GeometryType::kImplicitGeometry: break;  // not among the random primitive pairs
+  }
+  return {};
+}
+
+struct PairType {
+  const char* name;
+  GeometryType a, b;
+};
+
+constexpr PairType kPairs[] = {
+    {"sphere-sphere", GeometryType::kSphere, GeometryType::kSphere},
+    {"sphere-capsule", GeometryType::kSphere, GeometryType::kCapsule},
+    {"sphere-cylinder", GeometryType::kSphere, GeometryType::kCylinder},
+    {"sphere-box", GeometryType::kSphere, GeometryType::kOrientedBox},
+    {"sphere-plane", GeometryType::kSphere, GeometryType::kPlane},
+    {"capsule-capsule", GeometryType::kCapsule, GeometryType::kCapsule},
+    {"capsule-cylinder", GeometryType::kCapsule, GeometryType::kCylinder},
+    {"capsule-box", GeometryType::kCapsule, GeometryType::kOrientedBox},
+    {"capsule-plane", GeometryType::kCapsule, GeometryType::kPlane},
+    {"cylinder-cylinder", GeometryType::kCylinder, GeometryType::kCylinder},
+    {"cylinder-box", GeometryType::kCylinder, GeometryType::kOrientedBox},
+    {"cylinder-plane", GeometryType::kCylinder, GeometryType::kPlane},
+    {"box-box", GeometryType::kOrientedBox, GeometryType::kOrientedBox},
+    {"box-plane", GeometryType::kOrientedBox, GeometryType::kPlane},
+    {"pointset-box", GeometryType::kPointSet, GeometryType::kOrientedBox},
+    {"pointset-sphere", GeometryType::kPointSet, GeometryType::kSphere},
+};
+
+// One batch: its geometries, points and queries.
+struct Batch {
+  std::vector<Geometry> geometries;
+  std::vector<Float4> points;
+  std::vector<GeometryQuery> queries;
+  uint64_t items = 0;  // pairs, or points of a point set row
+  GeometryQueryInput input() const { return {geometries, points, queries}; }
+};
+
+Batch makeBatch(const PairType& p, uint32_t batch, uint32_t points, uint32_t seed) {
+  Random r(seed);
+  Batch b;
+  if (p.a == GeometryType::kPointSet) {
+    b.points.resize(points);
+    for (Float4& x : b.points) x = r.point(1.5f);
+    b.geometries.push_back(Geometry::pointSet(0, points));
+    b.geometries.push_back(
+        p.b == GeometryType::kSphere
+            ? Geometry::sphere({0, 0, 0, 1})
+            : Geometry::orientedBox({0, 0, 0, 0}, {0, 0.38268343f, 0, 0.92387953f}, {1, 0.75f, 0.5f, 0}));
+    b.queries.push_back({0, 1, GeometryMethod::kStatic, 0});
+    b.items = points;
+    return b;
+  }
+  b.geometries.reserve(size_t{2} * batch);
+  b.queries.reserve(batch);
+  for (uint32_t i = 0; i < batch; ++i) {
+    b.geometries.push_back(randomGeometry(p.a, r));
+    b.geometries.push_back(randomGeometry(p.b, r));
+    b.queries.push_back({2 * i, 2 * i + 1, GeometryMethod::kStatic, 0});
+  }
+  b.items = batch;
+  return b;
+}
+
+// The output of one run.
+struct Output {
+  std::vector<ContactElement> a, b;
+  std::vector<ContactRange> ranges;
+  GeometryQueryCounts counts;
+};
+
+// Runs the batch on `backend` into `out`, sized to hold every contact (found by a first run).
+Status runInto(Backend backend, Context* context, const Batch& batch, Output& out) {
+  if (out.ranges.size() != batch.queries.size()) {
+    out.ranges.assign(batch.queries.size(), {});
+    out.a.assign(batch.queries.size(), {});
+    out.b.assign(batch.queries.size(), {});
+  }
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    Result<GeometryQueryCounts> c =
+        queryGeometries(backend, context, batch.input(), {out.a, out.b, out.ranges});
+    if (!c) return c.error();
+    out.counts = *c;
+    if (!c->overflow) return {};
+    out.a.assign(c->contacts, {});
+    out.b.assign(c->contacts, {});
+  }
+  return Error{ErrorCode::kLimitExceeded, "the output overflowed twice"};
+}
+
+bool sameContacts(const Output& x, const Output& y) {
+  const size_t n = x.counts.written;
+  return x.counts.contacts == y.counts.contacts && x.counts.written == y.counts.written &&
+         std::memcmp(x.ranges.data(), y.ranges.data(), x.ranges.size() * sizeof(ContactRange)) == 0 &&
+         (n == 0 || (std::memcmp(x.a.data(), y.a.data(), n * sizeof(ContactElement)) == 0 &&
+                     std::memcmp(x.b.data(), y.b.data(), n * sizeof(ContactElement)) == 0));
+}
+
+uint32_t queriesWithContacts(const Output& o) {
+  uint32_t n = 0;
+  for (const ContactRange& r : o.ranges) n += r.count > 0;
+  return n;
+}
+
+// ---- Math only ----------------------------------------------------------------------------------
+
+struct MathBatch {
+  std::vector<gpu::GeomShape> shapes;
+  std::vector<gpu::vec3> points;
+};
+
+MathBatch makeMathBatch(const Batch& b) {
+  MathBatch m;
+  for (const Geometry& g : b.geometries) {
+    gpu::GeomShape s;
+    s.p0 = gpu::vec4(g.p0.x, g.p0.y, g.p0.z, g.p0.w);
+    s.p1 = gpu::vec4(g.p1.x, g.p1.y, g.p1.z, g.p1.w);
+    s.p2 = gpu::vec4(g.p2.x, g.p2.y, g.p2.z, g.p2.w);
+    s.info = gpu::uvec4(static_cast<uint32_t>(g.type), g.first, g.count, g.flags);
+    m.shapes.push_back(s);
+  }
+  for (const Float4& p : b.points) m.points.emplace_back(p.x, p.y, p.z);
+  return m;
+}
+
+// Every query through the scalar functions the CPU twin calls (a primitive pair's contacts at once by
+// geomQueryContacts, a point set's one point at a time by geomSlotContact); the number of contacts,
+// the queries with one in `touching`, and a sum of depths in `depthSum` (so that nothing is optimized
+// away).
+uint32_t runMath(const Batch& b, const MathBatch& m, float& depthSum, uint32_t& touching) {
+  uint32_t contacts = 0;
+  touching = 0;
+  for (const GeometryQuery& q : b.queries) {
+    const uint32_t before = contacts;
+    const gpu::GeomShape& a = m.shapes[q.a];
+    const gpu::GeomShape& s = m.shapes[q.b];
+    const bool pointsA = a.info.x == gpu::kGeomPointSet;
+    if (!pointsA && s.info.x != gpu::kGeomPointSet) {
+      const gpu::GeomManifold manifold = gpu::geomQueryContacts(a, s);
+      for (uint32_t k = 0; k < manifold.count; ++k) depthSum += manifold.s[k].point.w;
+      contacts += manifold.count;
+    } else {
+      const uint32_t first = pointsA ? a.info.y : s.info.y;
+      const uint32_t slots = gpu::geomSlotCount(a, s);
+      for (uint32_t slot = 0; slot < slots; ++slot) {
+        gpu::GeomElement ea;
+        gpu::GeomElement eb;
+        if (gpu::geomSlotContact(a, s, slot, m.points[first + slot], ea, eb)) {
+          ++contacts;
+          depthSum += ea.point.w;
+        }
+      }
+    }
+    touching += contacts > before ? 1u : 0u;
+  }
+  return contacts;
+}
+
+// ---- FCL -----------------------------------------------------------------------------------------
+
+#ifdef VKC_HAVE_FCL
+// FCL's object for one of our geometries (FCL's capsules and cylinders lie along their local z).
+std::unique_ptr<fcl::CollisionObjectd> fclObject(const Geometry& g) {
+  using V = Eigen::Vector3d;
+  auto v = [](const Float4& f) { return V(f.x, f.y, f.z); };
+  fcl::Transform3d pose = fcl::Transform3d::Identity();
+  std::shared_ptr<fcl::CollisionGeometryd> shape;
+  if (g.type == GeometryType::kSphere) {
+    shape = std::make_shared<fcl::Sphered>(g.p0.w);
+    pose.translation() = v(g.p0);
+  } else if (g.type == GeometryType::kCapsule || g.type == GeometryType::kCylinder) {
+    const bool capsule = g.type == GeometryType::kCapsule;
+    const V axis = capsule ? V(v(g.p1) - v(g.p0)) : v(g.p1);
+    const double length = capsule ? axis.norm() : 2.0 * double{g.p1.w};
+    if (capsule) {
+      shape = std::make_shared<fcl::Capsuled>(g.p0.w, length);
+    } else {
+      shape = std::make_shared<fcl::Cylinderd>(g.p0.w, length);
+    }
+    pose.linear() = Eigen::Quaterniond::FromTwoVectors(V::UnitZ(), axis).toRotationMatrix();
+    pose.translation() = capsule ? V(0.5 * (v(g.p0) + v(g.p1))) : v(g.p0);
+  } else if (g.type == GeometryType::kOrientedBox) {
+    shape = std::make_shared<fcl::Boxd>(2.0 * V(v(g.p2)));
+    pose.linear() = Eigen::Quaterniond(g.p1.w, g.p1.x, g.p1.y, g.p1.z).normalized().toRotationMatrix();
+    pose.translation() = v(g.p0);
+  } else {
+    const V n = v(g.p1).normalized();
+    shape = std::make_shared<fcl::Halfspaced>(n, n.dot(v(g.p0)));
+  }
+  auto object = std::make_unique<fcl::CollisionObjectd>(shape, pose);
+  object->computeAABB();
+  return object;
+}
+
+struct FclBatch {
+  std::vector<std::unique_ptr<fcl::CollisionObjectd>> objects;  // 2 per pair
+};
+
+FclBatch makeFclBatch(const Batch& b) {
+  FclBatch f;
+  f.objects.reserve(b.geometries.size());
+  for (const Geometry& g : b.geometries) f.objects.push_back(fclObject(g));
+  return f;
+}
+
+// fcl::collide over every pair; the number of pairs FCL finds colliding.
+uint32_t runFcl(const FclBatch& f) {
+  const fcl::CollisionRequestd request(1, true);
+  fcl::CollisionResultd result;
+  uint32_t hits = 0;
+  for (size_t i = 0; i + 1 < f.objects.size(); i += 2) {
+    result.clear();
+    fcl::collide(f.objects[i].get(), f.objects[i + 1].get(), request, result);
+    hits += result.isCollision() ? 1u : 0u;
+  }
+  return hits;
+}
+#endif
+
+// ---- Rows ----------------------------------------------------------------------------------------
+
+struct Row {
+  std::string pair, backend;
+  uint32_t batch = 0;  // queries
+  uint64_t items = 0;  // pairs or points
+  double ms = -1;      // median per call; < 0: skipped
+  uint32_t reps = 0, inner = 0;
+  uint32_t contacts = 0, colliding = 0;  // contacts found; queries (FCL: pairs) with a contact
+  double vsFcl = 0;                      // our rate / FCL's on the same batch (0: none)
+  double validateMs = -1;                // CPU rows: median of validate() alone on the batch (inside ms)
+  std::string note;
+  double itemsPerSecond() const { return ms > 0 ? static_cast<double>(items) / (ms * 1e-3) : 0; }
+};
+
+void printHeader() {
+  std::printf("%-18s %8s %9s  %-10s %11s %13s %8s %9s %8s %9s  %s\n", "pair", "batch", "items", "backend",
+              "ms/call", "items/s", "ours/FCL", "contacts", "touching", "validate", "note");
+}
+
+void printRow(const Row& r) {
+  if (r.ms < 0) {
+    std::printf("%-18s %8u %9llu  %-10s %11s %13s %8s %9s %8s %9s  %s\n", r.pair.c_str(), r.batch,
+                static_cast<unsigned long long>(r.items), r.backend.c_str(), "-", "-", "-", "-", "-", "-",
+                r.note.c_str());
+  } else {
+    char ratio[16] = "-", validate[16] = "-";
+    if (r.vsFcl > 0) std::snprintf(ratio, sizeof ratio, "%.2f", r.vsFcl);
+    if (r.validateMs >= 0) std::snprintf(validate, sizeof validate, "%.0f%%", 100.0 * r.validateMs / r.ms);
+    std::printf("%-18s %8u %9llu  %-10s %11.4f %13.4e %8s %9u %8u %9s  %s\n", r.pair.c_str(), r.batch,
+                static_cast<unsigned long long>(r.items), r.backend.c_str(), r.ms, r.itemsPerSecond(), ratio,
+                r.contacts, r.colliding, validate, r.note.c_str());
+  }
+  std::fflush(stdout);
+}
+
+bool wanted(const Options& o, const char* pair) {
+  if (o.pairs.empty()) return true;
+  std::stringstream ss(o.pairs);
+  for (std::string item; std::getline(ss, item, ',');) {
+    if (item == pair) return true;
+  }
+  return false;
+}
+
+int runBench(const Options& o) {
+  std::unique_ptr<Context> context;
+  std::string vulkanSkip;
+  if (o.vulkan) {
+    context = createContext("bench_geometry_queries", o.device);
+    if (!context) vulkanSkip = "no Vulkan context";
+  } else {
+    vulkanSkip = "--no-vulkan";
+  }
+#ifdef VKC_HAVE_FCL
+  const bool fcl = o.fcl;
+#else
+  const bool fcl = false;
+#endif
+  const std::string date = utcDate();
+  std::string deviceLine = "no Vulkan device (" + vulkanSkip + ")";
+  if (context) {
+    const DeviceInfo& dev = context->deviceInfo();
+    deviceLine = "device '" + dev.name + "' (" + dev.driverName + " " + dev.driverInfo + "), Vulkan " +
+                 apiVersionString(dev.apiVersion);
+  }
+  std::printf("bench_geometry_queries: %s; CPU '%s', SIMD target %s; one thread\n", deviceLine.c_str(),
+              cpuModel().c_str(), cpu::simdTargetName());
+  std::printf("bench_geometry_queries: reps %u; FCL %s\n\n", o.reps,
+#ifdef VKC_HAVE_FCL
+              o.fcl ? "0.7 (fcl::collide, one contact with depth and normal, one thread)" : "off (--no-fcl)"
+#else
+              "not built (Debian libfcl-dev not found)"
+#endif
+  );
+  printHeader();
+  std::vector<Row> rows;
+  bool disagree = false;
+  const double budgetMs = o.rowBudgetS * 1000.0;
+  for (const PairType& p : kPairs) {
+    if (!wanted(o, p.name)) continue;
+    const bool pointSet = p.a == GeometryType::kPointSet;
+    const std::vector<uint32_t> batches = pointSet ? std::vector<uint32_t>{1} : o.batches;
+    // Per backend, the last measured ms per item (predicts the next batch's time).
+    double lastPerItem[5] = {0, 0, 0, 0, 0};
+    for (const uint32_t n : batches) {
+      const Batch batch = makeBatch(p, n, o.points, 1234u + n);
+      Output reference;
+      std::vector<std::pair<std::string, int>> runs = {
+          {"cpu-scalar", 0}, {"cpu-simd", 1}, {"math-only", 4}, {"vulkan", 2}};
+      if (!pointSet) runs.push_back({"fcl", 3});
+      double fclRate = 0;
+      uint32_t fclHits = 0;
+      // validate() alone (every queryGeometries call runs it first): the part of the CPU rows' time
+      // that is input checking rather than queries.
+      double validateMs = -1;
+      if (lastPerItem[0] * static_cast<double>(batch.items) <= budgetMs / 4) {
+        const WallSamples v = sampleWall(
+            [&] {
+              if (!validate(batch.input())) std::abort();
+            },
+            o.reps, 1, 20.0, budgetMs, 3);
+        validateMs = median(v.ms);
+      }
+      std::vector<Row> batchRows;
+      for (const auto& [name, slot] : runs) {
+        Row row{p.name, name, static_cast<uint32_t>(batch.queries.size()), batch.items};
+        const double predicted = lastPerItem[slot] * static_cast<double>(batch.items);
+        if (predicted > budgetMs / 4) {
+          char buf[128];
+          std::snprintf(buf, sizeof buf, "skipped: one call predicted %.1f s (> --row-budget / 4)",
+                        predicted * 1e-3);
+          row.note = buf;
+          batchRows.push_back(row);
+          continue;
+        }
+        if (slot == 4) {
+          const MathBatch m = makeMathBatch(batch);
+          float depthSum = 0;
+          const WallSamples s = sampleWall([&] { row.contacts = runMath(batch, m, depthSum, row.colliding); },
+                                           o.reps, 1, 20.0, budgetMs, 3);
+          row.ms = median(s.ms);
+          row.reps = static_cast<uint32_t>(s.ms.size());
+          row.inner = s.inner;
+          if (reference.ranges.empty()) {
+            row.note = "not checked (cpu-scalar skipped)";
+          } else if (row.contacts != reference.counts.contacts) {
+            row.note = "contact count DIFFERS from cpu-scalar";
+            disagree = true;
+          } else {
+            row.note = "contact count equal to cpu-scalar";
+          }
+          row.note += depthSum >= 0 ? "" : " (negative depth sum)";
+        } else if (slot == 3) {
+#ifdef VKC_HAVE_FCL
+          if (!fcl) continue;
+          const FclBatch f = makeFclBatch(batch);
+          fclHits = runFcl(f);
+          const WallSamples s = sampleWall([&] { runFcl(f); }, o.reps, 1, 20.0, budgetMs, 3);
+          row.ms = median(s.ms);
+          row.reps = static_cast<uint32_t>(s.ms.size());
+          row.inner = s.inner;
+          row.colliding = fclHits;
+          fclRate = row.itemsPerSecond();
+#else
+          continue;
+#endif
+        } else {
+          const Backend backend = slot == 0   ? Backend::kCpuScalar
+                                  : slot == 1 ? Backend::kCpuSimd
+                                              : Backend::kVulkan;
+          if (backend == Backend::kVulkan && !context) {
+            row.note = "skipped: " + vulkanSkip;
+            batchRows.push_back(row);
+            continue;
+          }
+          Context* ctx = backend == Backend::kVulkan ? context.get() : nullptr;
+          Output out;
+          if (const Status st = runInto(backend, ctx, batch, out); !st) {
+            row.note = "skipped: " + st.message();
+            batchRows.push_back(row);
+            continue;
+          }
+          const WallSamples s = sampleWall(
+              [&] {
+                if (!runInto(backend, ctx, batch, out)) std::abort();
+              },
+              o.reps, 1, 20.0, budgetMs, 3);
+          row.ms = median(s.ms);
+          row.reps = static_cast<uint32_t>(s.ms.size());
+          row.inner = s.inner;
+          row.contacts = out.counts.contacts;
+          row.colliding = queriesWithContacts(out);
+          if (backend != Backend::kVulkan) row.validateMs = validateMs;
+          if (slot == 0) {
+            reference = std::move(out);
+          } else if (reference.ranges.empty()) {
+            row.note = "not checked (cpu-scalar skipped)";
+          } else if (!sameContacts(out, reference)) {
+            row.note = "DIFFERS from cpu-scalar";
+            disagree = true;
+          } else {
+            row.note = "bitwise equal to cpu-scalar";
+          }
+        }
+        lastPerItem[slot] = row.ms / static_cast<double>(batch.items);
+        batchRows.push_back(row);
+      }
+      for (Row& r : batchRows) {
+        if (fclRate > 0 && r.backend != "fcl" && r.ms > 0) {
+          r.vsFcl = r.itemsPerSecond() / fclRate;
+          if (r.colliding != fclHits) {
+            r.note += (r.note.empty() ? "" : "; ") + std::string("FCL finds ") + std::to_string(fclHits) +
+                      " touching";
+          }
+        }
+        printRow(r);
+        rows.push_back(r);
+      }
+    }
+  }
+
+  std::string s = "{\n  \"benchmark\": \"bench_geometry_queries\",\n  \"date\": " + jsonString(date) + ",\n";
+  if (context) s += jsonDeviceFields(context->deviceInfo());
+  s += jsonHostFields();
+  s += "  \"fcl\": " + std::string(fcl ? "true" : "false") + ",\n";
+  s += "  \"reps\": " + std::to_string(o.reps) + ",\n";
+  s += jsonRowsAndEnd(rows, [&](const Row& r) {
+    std::string m = "\"pair\": " + jsonString(r.pair) + ", \"backend\": " + jsonString(r.backend) +
+                    ", \"batch\": " + std::to_string(r.batch) + ", \"items\": " + std::to_string(r.items);
+    if (r.ms >= 0) {
+      m += ", \"ms\": " + jsonNumber(r.ms) + ", \"items_per_s\": " + jsonNumber(r.itemsPerSecond()) +
+           ", \"reps\": " + std::to_string(r.reps) + ", \"inner\": " + std::to_string(r.inner) +
+           ", \"contacts\": " + std::to_string(r.contacts) + ", \"touching\": " + std::to_string(r.colliding);
+      if (r.vsFcl > 0) m += ", \"ours_over_fcl\": " + jsonNumber(r.vsFcl);
+      if (r.validateMs >= 0) m += ", \"validate_ms\": " + jsonNumber(r.validateMs);
+    }
+    if (!r.note.empty()) m += ", \"note\": " + jsonString(r.note);
+    return m;
+  });
+  const bool written = writeTextFile(o.json, s);
+  reportWritten("bench_geometry_queries", o.json, written);
+  if (disagree) {
+    std::fprintf(stderr, "bench_geometry_queries: backends disagree (see the notes)\n");
+    return 1;
+  }
+  return written ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace vkc::bench
+
+int main(int argc, char** argv) {
+  const std::optional<vkc::bench::Options> o = vkc::bench::parseOptions(argc, argv);
+  if (!o) return 2;
+  return vkc::bench::runBench(*o);
+}
