@@ -222,34 +222,89 @@ VKC_FN vec2 geomSegmentSegmentParams(vec3 p0, vec3 p1, vec3 q0, vec3 q1) {
 // cylinder): the minimum of the signed distance, convex along the segment, by golden-section search.
 // The capsule then collides as the ball there: exact while the axis stays outside the shape; once
 // the axis enters it, the depth is that of the deepest axis point (a point-based contact, as iMSTK's).
+// The search evaluates the signed distance along the segment some 40 times: a box or cylinder gets
+// the segment's ends in its frame once (a box: rotated into its axes; a cylinder: its unit axis
+// computed once), and each evaluation is then a clamp or a projection, with no rotation or
+// renormalization. Other shapes evaluate geomClosestShape.
+struct GeomSegmentLocal {
+  vec3 d0;    // the segment's ends relative to the shape (a box: in its axes)
+  vec3 d1;
+  vec3 axis;  // a cylinder's unit axis
+  vec3 size;  // a box's half extents; a cylinder's radius, half height
+  uint type;
+};
+
+VKC_FN GeomSegmentLocal geomSegmentLocal(vec3 p0, vec3 p1, GeomShape s) {
+  GeomSegmentLocal l;
+  l.type = s.info.x;
+  l.axis = vec3(0.0f, 1.0f, 0.0f);
+  l.size = vec3(s.p2);
+  l.d0 = p0 - vec3(s.p0);
+  l.d1 = p1 - vec3(s.p0);
+  if (s.info.x == kGeomOrientedBox) {
+    vec4 q = s.p1 / sqrt(dot(s.p1, s.p1));
+    l.d0 = geomRotateInverse(q, l.d0);
+    l.d1 = geomRotateInverse(q, l.d1);
+  } else if (s.info.x == kGeomCylinder) {
+    l.axis = geomUnit(vec3(s.p1));
+    l.size = vec3(s.p0.w, s.p1.w, 0.0f);
+  }
+  return l;
+}
+
+// The signed distance (negative inside) of the segment's point at parameter x to the shape.
+VKC_FN float geomSegmentLocalDistance(GeomSegmentLocal l, GeomShape s, vec3 p0, vec3 p1, float x) {
+  vec3 d = mix(l.d0, l.d1, x);
+  if (l.type == kGeomOrientedBox) {
+    vec3 off = d - clamp(d, -l.size, l.size);
+    float len2 = dot(off, off);
+    if (len2 > 0.0f) return sqrt(len2);
+    vec3 faceDepth = l.size - abs(d);
+    return -min(min(faceDepth.x, faceDepth.y), faceDepth.z);
+  }
+  if (l.type == kGeomCylinder) {
+    float y = dot(d, l.axis);
+    vec3 radial = d - l.axis * y;
+    float rho = sqrt(dot(radial, radial));
+    float outR = rho - l.size.x;
+    float outY = abs(y) - l.size.y;
+    if (outR <= 0.0f && outY <= 0.0f) return max(outR, outY);
+    if (outY <= 0.0f) return outR;
+    if (outR <= 0.0f) return outY;
+    return sqrt(outR * outR + outY * outY);
+  }
+  return geomClosestShape(s, mix(p0, p1, x)).point.w;
+}
+
 VKC_FN float geomSegmentDeepestParam(vec3 p0, vec3 p1, GeomShape s) {
+  GeomSegmentLocal l = geomSegmentLocal(p0, p1, s);
   float lo = 0.0f;
   float hi = 1.0f;
   const float g = 0.6180339887f;
   float x1 = hi - g * (hi - lo);
   float x2 = lo + g * (hi - lo);
-  float f1 = geomClosestShape(s, mix(p0, p1, x1)).point.w;
-  float f2 = geomClosestShape(s, mix(p0, p1, x2)).point.w;
+  float f1 = geomSegmentLocalDistance(l, s, p0, p1, x1);
+  float f2 = geomSegmentLocalDistance(l, s, p0, p1, x2);
   for (uint i = 0u; i < kGeomSegmentSearchSteps; ++i) {
     if (f1 <= f2) {
       hi = x2;
       x2 = x1;
       f2 = f1;
       x1 = hi - g * (hi - lo);
-      f1 = geomClosestShape(s, mix(p0, p1, x1)).point.w;
+      f1 = geomSegmentLocalDistance(l, s, p0, p1, x1);
     } else {
       lo = x1;
       x1 = x2;
       f1 = f2;
       x2 = lo + g * (hi - lo);
-      f2 = geomClosestShape(s, mix(p0, p1, x2)).point.w;
+      f2 = geomSegmentLocalDistance(l, s, p0, p1, x2);
     }
   }
   // The ends are candidates too (the minimum of a monotone distance lies on an end).
   float best = (lo + hi) * 0.5f;
-  float fBest = geomClosestShape(s, mix(p0, p1, best)).point.w;
-  float f0 = geomClosestShape(s, p0).point.w;
-  float fEnd = geomClosestShape(s, p1).point.w;
+  float fBest = geomSegmentLocalDistance(l, s, p0, p1, best);
+  float f0 = geomSegmentLocalDistance(l, s, p0, p1, 0.0f);
+  float fEnd = geomSegmentLocalDistance(l, s, p0, p1, 1.0f);
   if (f0 <= fBest && f0 <= fEnd) return 0.0f;
   if (fEnd < fBest) return 1.0f;
   return best;
