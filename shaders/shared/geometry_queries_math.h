@@ -332,10 +332,15 @@ VKC_FN bool geomBoxCornerDistinct(vec3 halfExtents, uint k) {
   return true;
 }
 
-VKC_FN vec3 geomBoxCorner(GeomShape box, uint k) {
+// Corner k of a box whose unit rotation q is given (x fastest, - before +).
+VKC_FN vec3 geomBoxCornerRotated(GeomShape box, vec4 q, uint k) {
   vec3 e = vec3(box.p2);
   vec3 local = vec3((k & 1u) != 0u ? e.x : -e.x, (k & 2u) != 0u ? e.y : -e.y, (k & 4u) != 0u ? e.z : -e.z);
-  return vec3(box.p0) + geomRotate(box.p1 / sqrt(dot(box.p1, box.p1)), local);
+  return vec3(box.p0) + geomRotate(q, local);
+}
+
+VKC_FN vec3 geomBoxCorner(GeomShape box, uint k) {
+  return geomBoxCornerRotated(box, box.p1 / sqrt(dot(box.p1, box.p1)), k);
 }
 
 // --- Box vs box: the separating axis test (3 + 3 face axes, 9 edge-edge axes). The axis of least
@@ -1282,6 +1287,23 @@ VKC_FN GeomManifold geomQueryContacts(GeomShape a, GeomShape b) {
     m = geomBoxBoxManifold(s, t);
   } else if (s.info.x == kGeomCapsule && t.info.x == kGeomOrientedBox) {
     m = geomCapsuleBoxManifold(s, t);
+  } else if (s.info.x == kGeomOrientedBox && t.info.x == kGeomPlane) {
+    // geomCanonicalContact's box-plane slots with the rotation and the plane's normal computed once
+    // (the same operations: the same bits).
+    vec3 n = geomPlaneNormalFor(t, vec3(s.p0));
+    vec4 q = s.p1 / sqrt(dot(s.p1, s.p1));
+    for (uint slot = 0u; slot < kGeomBoxPlaneSlots; ++slot) {
+      if (!geomBoxCornerDistinct(vec3(s.p2), slot)) continue;
+      vec3 corner = geomBoxCornerRotated(s, q, slot);
+      GeomElement es;
+      GeomElement et;
+      if (geomBallContact(corner, 0.0f, geomClosestPlane(vec3(t.p0), n, corner), kElementPointDirection, kGeomNoIndex,
+                          es, et)) {
+        m.s[m.count] = es;
+        m.t[m.count] = et;
+        m.count += 1u;
+      }
+    }
   } else {
     uint slots = geomSlotCount(s, t);
     for (uint slot = 0u; slot < slots && slot < 8u; ++slot) {
