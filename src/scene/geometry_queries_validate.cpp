@@ -59,37 +59,48 @@ std::string operator+(const FieldName& f, const char* rest) { return str(f) + re
 Error invalid(const FieldName& f) { return invalid(str(f)); }
 
 // Checks components [0, n) of v are finite.
+// The checks: an inlined test, and the message built out of line only when it fails (validation
+// runs on every call over every geometry: its cost is the tests, not the messages).
+[[gnu::cold, gnu::noinline]] Error componentError(const std::string& field, Float4 v, int k, const char* rule) {
+  const float c[4] = {v.x, v.y, v.z, v.w};
+  return invalid(field + "." + "xyzw"[k] + " is " + num(c[k]) + rule);
+}
+
 template <class Name>
-Status checkFinite(const Name& field, Float4 v, int n) {
+inline Status checkFinite(const Name& field, Float4 v, int n) {
   const float c[4] = {v.x, v.y, v.z, v.w};
   for (int k = 0; k < n; ++k) {
-    if (!std::isfinite(c[k])) return invalid(str(field) + "." + "xyzw"[k] + " is " + num(c[k]) + ": must be finite");
+    if (!std::isfinite(c[k])) [[unlikely]] return componentError(str(field), v, k, ": must be finite");
   }
   return {};
 }
 
 template <class Name>
-Status checkNonNegative(const Name& field, const char* what, float v) {
-  if (v < 0.0f) return invalid(str(field) + " (" + what + ") is " + num(v) + ": must be >= 0");
+inline Status checkNonNegative(const Name& field, const char* what, float v) {
+  if (v < 0.0f) [[unlikely]] return invalid(str(field) + " (" + what + ") is " + num(v) + ": must be >= 0");
   return {};
 }
 
+[[gnu::cold, gnu::noinline]] Error unitError(const std::string& field, const char* what, double len) {
+  return invalid(field + " (" + what + ") has length " + std::to_string(len) + ": must be 1 within 1e-3");
+}
+
 template <class Name>
-Status checkUnit(const Name& field, const char* what, Float4 v, int n) {
+inline Status checkUnit(const Name& field, const char* what, Float4 v, int n) {
   const double x = v.x, y = v.y, z = v.z;
   const double w = n == 4 ? static_cast<double>(v.w) : 0.0;
   const double len = std::sqrt(x * x + y * y + z * z + w * w);
-  if (std::abs(len - 1.0) > static_cast<double>(gpu::kGeomUnitTolerance)) {
-    return invalid(str(field) + " (" + what + ") has length " + std::to_string(len) + ": must be 1 within 1e-3");
+  if (std::abs(len - 1.0) > static_cast<double>(gpu::kGeomUnitTolerance)) [[unlikely]] {
+    return unitError(str(field), what, len);
   }
   return {};
 }
 
 template <class Name>
-Status checkZero(const Name& field, Float4 v, int from) {
+inline Status checkZero(const Name& field, Float4 v, int from) {
   const float c[4] = {v.x, v.y, v.z, v.w};
   for (int k = from; k < 4; ++k) {
-    if (c[k] != 0.0f) return invalid(str(field) + "." + "xyzw"[k] + " is " + num(c[k]) + ": unused by this type, must be 0");
+    if (c[k] != 0.0f) [[unlikely]] return componentError(str(field), v, k, ": unused by this type, must be 0");
   }
   return {};
 }
