@@ -7,6 +7,10 @@
 // file and on stdout, not an error); without it the capacity is the number of queries, and a run that
 // overflows is run again with room for every contact it found.
 //
+// Continuous queries: every run starts from the query file's "state" (zeros where it has none), or
+// with --state-in CONTACTS from the "state" a previous `query` wrote into its contacts file (so steps
+// chain); the contacts file holds the state after the run.
+//
 // Exit codes (those of the scene commands): 0 success; 1 a run failed, backends differ, or a backend is
 // not deterministic over --repeat; 2 usage errors and bad query files (nothing is written then). On
 // `compare`, a Vulkan backend that cannot run (no device, or queryGeometries answers kUnsupported) is
@@ -59,7 +63,7 @@ bool parseCount(const char* s, uint32_t min, uint32_t max, uint32_t& out) {
 
 // The options both commands share.
 struct Options {
-  std::string queries, out;
+  std::string queries, out, stateIn;
   std::optional<Backend> backend;
   const char* device = nullptr;
   bool validation = false;
@@ -79,6 +83,8 @@ int parseOptions(const char* command, int argc, char** argv, bool compare, Optio
       if (!o.backend) return usageError(std::string("unknown backend '") + argv[i] + "'");
     } else if (!compare && a == "--out" && hasValue) {
       o.out = argv[++i];
+    } else if (a == "--state-in" && hasValue) {
+      o.stateIn = argv[++i];
     } else if (a == "--device" && hasValue) {
       o.device = argv[++i];
     } else if (a == "--validation") {
@@ -129,11 +135,13 @@ struct Run {
 
 // Runs the batch once with the given capacity; the output starts zeroed, so that elements nobody
 // writes compare equal across backends.
+// The continuous queries' state starts as the file's.
 Result<Run> runOnce(Backend backend, Context* context, const GeometryQueryFile& file, uint32_t capacity) {
   std::vector<ContactElement> a(capacity), b(capacity);
   std::vector<ContactRange> ranges(file.queries.size());
+  std::vector<Float4> state = file.state;
   const auto t0 = std::chrono::steady_clock::now();
-  Result<GeometryQueryCounts> counts = queryGeometries(backend, context, file.input(), {a, b, ranges});
+  Result<GeometryQueryCounts> counts = queryGeometries(backend, context, file.input(), {a, b, ranges, state});
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   if (!counts) return counts.error();
   Run run;
@@ -146,6 +154,7 @@ Result<Run> runOnce(Backend backend, Context* context, const GeometryQueryFile& 
   b.resize(counts->written);
   run.contacts.elementsA = std::move(a);
   run.contacts.elementsB = std::move(b);
+  run.contacts.state = std::move(state);
   return run;
 }
 
@@ -214,6 +223,10 @@ std::string firstDifference(const GeometryContacts& got, const GeometryContacts&
       return where + "direction " + float4Text(g.direction) + " vs " + float4Text(w.direction);
     }
   }
+  for (size_t k = 0; k < want.state.size() && k < got.state.size(); ++k) {
+    if (!sameBits(&got.state[k], &want.state[k], sizeof(Float4)))
+      return "state[" + std::to_string(k) + "] " + float4Text(got.state[k]) + " vs " + float4Text(want.state[k]);
+  }
   return "";
 }
 
@@ -238,7 +251,19 @@ int prepare(const std::string& path, GeometryQueryFile& file, double& loadMs) {
 int begin(const char* command, int argc, char** argv, bool compare, Options& o, GeometryQueryFile& file,
           double& loadMs) {
   if (const int rc = parseOptions(command, argc, argv, compare, o); rc != kExitOk) return rc;
-  return prepare(o.queries, file, loadMs);
+  if (const int rc = prepare(o.queries, file, loadMs); rc != kExitOk || o.stateIn.empty()) return rc;
+  Result<GeometryContacts> previous = loadContacts(o.stateIn);
+  if (!previous) {
+    std::fprintf(stderr, "vkcollide: --state-in: %s\n", previous.message().c_str());
+    return kExitUsage;
+  }
+  if (previous->state.size() != file.state.size()) {
+    std::fprintf(stderr, "vkcollide: --state-in: %s holds %zu state entries, %s uses %zu\n", o.stateIn.c_str(),
+                 previous->state.size(), o.queries.c_str(), file.state.size());
+    return kExitUsage;
+  }
+  file.state = std::move(previous->state);
+  return kExitOk;
 }
 
 // False, with a message, when the context (if any) has seen validation messages.
@@ -268,8 +293,11 @@ std::string batchSummary(const GeometryQueryFile& file) {
     s += (i == 0 ? " (" : ", ") + std::to_string(pairs[i].second) + " " + pairs[i].first;
   }
   if (!pairs.empty()) s += ")";
-  return s + ", " + std::to_string(file.geometries.size()) + " geometries, " +
-         std::to_string(file.points.size()) + " points";
+  s += ", " + std::to_string(file.geometries.size()) + " geometries, " + std::to_string(file.points.size()) +
+       " points";
+  if (!file.gridSamples.empty()) s += ", " + std::to_string(file.gridSamples.size()) + " grid samples";
+  if (!file.state.empty()) s += ", " + std::to_string(file.state.size()) + " state entries";
+  return s;
 }
 
 double median(std::vector<double> v) {
@@ -306,8 +334,9 @@ int runRepeated(Backend backend, Context* context, const GeometryQueryFile& file
 
 const char* queryUsage() {
   return "       vkcollide query QUERIES --backend vulkan|cpu|cpu-scalar [--device SEL] [--validation] "
-         "[--capacity N] [--repeat K] --out CONTACTS\n"
-         "       vkcollide compare QUERIES [--device SEL] [--validation] [--capacity N] [--repeat K]\n"
+         "[--capacity N] [--repeat K] [--state-in CONTACTS] --out CONTACTS\n"
+         "       vkcollide compare QUERIES [--device SEL] [--validation] [--capacity N] [--repeat K] "
+         "[--state-in CONTACTS]\n"
          "       (QUERIES: a geometry query file, docs/query-format.md; compare runs every backend against "
          "cpu-scalar)\n";
 }

@@ -32,16 +32,30 @@ inline constexpr uint32_t kContactsFileVersion = 1;  // likewise for contacts fi
 
 // A query file as a plain value. After parsing, every point set's range lies inside `points` (a point
 // set given with inline points in the file has them appended to `points`, after the file's own
-// "points", in the order of the geometries), `names` has one entry per geometry ("" where the file
-// gives none; non-empty names are unique) and every query's a and b index `geometries`.
+// "points", in the order of the geometries), every implicit geometry's samples lie inside
+// `gridSamples` (inline "samples" appended likewise), `names` has one entry per geometry ("" where the
+// file gives none; non-empty names are unique) and every query's a and b index `geometries`.
+// Continuous queries (docs/query-format.md): `previousPoints` is empty or one per point (a point not
+// given a previous position in the file keeps its current one); `previousGeometries` is empty (no
+// geometry of the file has a "previous" pose) or one per geometry (a geometry without one: itself);
+// each continuous query's `state` is its first entry in `state` (the reader gives a query without one
+// the next `count` entries after the earlier continuous queries', count: its point set's points), and
+// `state` holds the file's "state" (initial persistent state), zeros where absent, at least as many
+// entries as the continuous queries use.
 struct GeometryQueryFile {
   std::vector<Geometry> geometries;
   std::vector<std::string> names;
   std::vector<Float4> points;  // xyz; w is not in the file (0)
   std::vector<GeometryQuery> queries;
+  std::vector<float> gridSamples;           // the implicit geometries' samples
+  std::vector<Float4> previousPoints;       // xyz; w 0
+  std::vector<Geometry> previousGeometries;
+  std::vector<Float4> state;  // the output state a run starts from (GeometryQueryOutput::state)
 
   // The stage's input over these vectors (they must outlive it and not change size).
-  GeometryQueryInput input() const { return {geometries, points, queries}; }
+  GeometryQueryInput input() const {
+    return {geometries, points, queries, gridSamples, previousPoints, previousGeometries};
+  }
 };
 
 // Parses a query file from JSON text. Errors (kInvalidArgument) name the JSON path, or the line and
@@ -53,8 +67,13 @@ Result<GeometryQueryFile> parseGeometryQueries(std::string_view json);
 Result<GeometryQueryFile> loadGeometryQueries(const std::string& path);
 
 // The JSON text of a query file: geometries by type, every float in shortest round-trip form, point
-// sets as "first"/"count" into the top-level "points" (so parseGeometryQueries(writeGeometryQueries(f))
-// equals f bitwise, inline point sets aside: those come back as ranges).
+// sets as "first"/"count" into the top-level "points", implicit geometries as "first"/"dims" into the
+// top-level "gridSamples", previous points as the top-level "previousPoints", a previous pose as the
+// geometry's "previous" object (its pose fields; written only where the pose differs from the
+// current geometry), every continuous query's "state" offset and the top-level "state". So
+// parseGeometryQueries(writeGeometryQueries(f)) equals f bitwise, with these exceptions: inline point
+// sets and samples come back as ranges, and previousGeometries comes back empty when no pose differs.
+// Precondition: previousGeometries, where not empty, differ from geometries only in pose fields.
 std::string writeGeometryQueries(const GeometryQueryFile& file);
 
 // Writes writeGeometryQueries(file) to `path` (gzip for ".json.gz") through "<path>.tmp": on error no
@@ -66,15 +85,17 @@ Status saveGeometryQueries(const GeometryQueryFile& file, const std::string& pat
 struct GeometryContacts {
   std::string backend;  // which backend found them ("cpu-scalar", ...; may be empty)
   GeometryQueryCounts counts;
-  std::vector<GeometryQuery> queries;  // the batch's queries (a, b, method), one per range
+  std::vector<GeometryQuery> queries;  // the batch's queries (a, b, method, state), one per range
   std::vector<ContactRange> ranges;
   std::vector<ContactElement> elementsA;  // counts.written elements
   std::vector<ContactElement> elementsB;
+  std::vector<Float4> state;  // the continuous queries' state after the run (empty without any)
 };
 
 // The JSON text of a contacts file: per query its geometries, method, range and its written elements
 // A and B (type, point, direction, depth, index for a point-set side), floats in shortest round-trip
-// form: parseContacts(writeContacts(c)) gives c back bitwise.
+// form, a continuous query's state offset, and the final "state" where not empty:
+// parseContacts(writeContacts(c)) gives c back bitwise.
 // Precondition: ranges and queries have the same size; elementsA and elementsB hold counts.written
 // elements each, and every range lies within them as queryGeometries* writes it.
 std::string writeContacts(const GeometryContacts& contacts);
@@ -94,7 +115,7 @@ Result<GeometryContacts> loadContacts(const std::string& path);
 Result<std::string> readFileFormat(const std::string& path);
 
 // The names used in query and contacts files: "sphere", "capsule", "cylinder", "box", "plane",
-// "pointSet"; "static"; "pointDirection", "pointIndexDirection". "?" for values without a name.
+// "pointSet", "implicit"; "static", "continuous"; "pointDirection", "pointIndexDirection". "?" for values without a name.
 const char* geometryTypeName(GeometryType type);
 const char* geometryMethodName(GeometryMethod method);
 const char* contactElementTypeName(ContactElementType type);

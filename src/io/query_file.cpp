@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 #include <span>
 
@@ -35,16 +36,33 @@ enum class FieldKind {
   kBool,        // true or false
   kIndex,       // an unsigned integer
   kPoints,      // [[x, y, z], ...]: a point set's own points (appended to the file's points)
+  kSpacing,     // [x, y, z], each > 0
+  kDims,        // [nx, ny, nz], whole numbers in [2, 2048]
+  kSamples,     // [s, ...]: an implicit geometry's own samples (appended to the file's gridSamples)
 };
 
 // Where a field's value goes in Geometry (geometry_queries.h).
-enum class Slot { kP0, kP0w, kP1, kP1w, kP2, kFirst, kCount, kFlagBidirectional, kInlinePoints };
+enum class Slot {
+  kP0,
+  kP0w,
+  kP1,
+  kP1w,
+  kP2,
+  kFirst,
+  kCount,
+  kFlagBidirectional,
+  kInlinePoints,
+  kInlinePrevious,  // a point set's own previous points (appended to the file's previousPoints)
+  kDims,            // p2 = (nx, ny, nz) as floats, count = nx * ny * nz
+  kInlineSamples,
+};
 
 struct FieldSpec {
   const char* name;
   FieldKind kind;
   Slot slot;
   bool required;
+  bool pose;  // may be given in the geometry's "previous" object (its pose at the step's start)
 };
 
 struct GeometryTypeSpec {
@@ -54,36 +72,46 @@ struct GeometryTypeSpec {
 };
 
 constexpr FieldSpec kSphereFields[] = {
-    {"centre", FieldKind::kVector, Slot::kP0, true},
-    {"radius", FieldKind::kLength, Slot::kP0w, true},
+    {"centre", FieldKind::kVector, Slot::kP0, true, true},
+    {"radius", FieldKind::kLength, Slot::kP0w, true, false},
 };
 constexpr FieldSpec kCapsuleFields[] = {
-    {"end0", FieldKind::kVector, Slot::kP0, true},
-    {"end1", FieldKind::kVector, Slot::kP1, true},
-    {"radius", FieldKind::kLength, Slot::kP0w, true},
+    {"end0", FieldKind::kVector, Slot::kP0, true, true},
+    {"end1", FieldKind::kVector, Slot::kP1, true, true},
+    {"radius", FieldKind::kLength, Slot::kP0w, true, false},
 };
 constexpr FieldSpec kCylinderFields[] = {
-    {"centre", FieldKind::kVector, Slot::kP0, true},
-    {"axis", FieldKind::kUnit, Slot::kP1, true},
-    {"radius", FieldKind::kLength, Slot::kP0w, true},
-    {"halfHeight", FieldKind::kLength, Slot::kP1w, true},
+    {"centre", FieldKind::kVector, Slot::kP0, true, true},
+    {"axis", FieldKind::kUnit, Slot::kP1, true, true},
+    {"radius", FieldKind::kLength, Slot::kP0w, true, false},
+    {"halfHeight", FieldKind::kLength, Slot::kP1w, true, false},
 };
 constexpr FieldSpec kBoxFields[] = {
-    {"centre", FieldKind::kVector, Slot::kP0, true},
-    {"rotation", FieldKind::kQuaternion, Slot::kP1, false},  // default: identity
-    {"halfExtents", FieldKind::kVector, Slot::kP2, true},
+    {"centre", FieldKind::kVector, Slot::kP0, true, true},
+    {"rotation", FieldKind::kQuaternion, Slot::kP1, false, true},  // default: identity
+    {"halfExtents", FieldKind::kVector, Slot::kP2, true, false},
 };
 constexpr FieldSpec kPlaneFields[] = {
-    {"point", FieldKind::kVector, Slot::kP0, true},
-    {"normal", FieldKind::kUnit, Slot::kP1, true},
-    {"bidirectional", FieldKind::kBool, Slot::kFlagBidirectional, false},  // default: one-sided
+    {"point", FieldKind::kVector, Slot::kP0, true, true},
+    {"normal", FieldKind::kUnit, Slot::kP1, true, true},
+    {"bidirectional", FieldKind::kBool, Slot::kFlagBidirectional, false, false},  // default: one-sided
 };
 // A point set gives either "points" (its own) or "count" (and "first", default 0) into the file's
 // "points" (checked in readGeometry).
 constexpr FieldSpec kPointSetFields[] = {
-    {"first", FieldKind::kIndex, Slot::kFirst, false},
-    {"count", FieldKind::kIndex, Slot::kCount, false},
-    {"points", FieldKind::kPoints, Slot::kInlinePoints, false},
+    {"first", FieldKind::kIndex, Slot::kFirst, false, false},
+    {"count", FieldKind::kIndex, Slot::kCount, false, false},
+    {"points", FieldKind::kPoints, Slot::kInlinePoints, false, false},
+    {"previousPoints", FieldKind::kPoints, Slot::kInlinePrevious, false, false},  // with "points" only
+};
+// An implicit geometry gives either "samples" (its own) or "first" (default 0) into the file's
+// "gridSamples" (checked in readGeometry).
+constexpr FieldSpec kImplicitFields[] = {
+    {"origin", FieldKind::kVector, Slot::kP0, true, true},
+    {"spacing", FieldKind::kSpacing, Slot::kP1, true, false},
+    {"dims", FieldKind::kDims, Slot::kDims, true, false},
+    {"first", FieldKind::kIndex, Slot::kFirst, false, false},
+    {"samples", FieldKind::kSamples, Slot::kInlineSamples, false, false},
 };
 
 constexpr GeometryTypeSpec kGeometryTypes[] = {
@@ -93,10 +121,12 @@ constexpr GeometryTypeSpec kGeometryTypes[] = {
     {"box", GeometryType::kOrientedBox, kBoxFields},
     {"plane", GeometryType::kPlane, kPlaneFields},
     {"pointSet", GeometryType::kPointSet, kPointSetFields},
+    {"implicit", GeometryType::kImplicitGeometry, kImplicitFields},
 };
 
 constexpr std::pair<const char*, GeometryMethod> kMethods[] = {
     {"static", GeometryMethod::kStatic},
+    {"continuous", GeometryMethod::kContinuous},
 };
 
 constexpr std::pair<const char*, ContactElementType> kElementTypes[] = {
@@ -140,8 +170,16 @@ std::string fieldNames(const GeometryTypeSpec& t) {
   return s;
 }
 
+std::string poseFieldNames(const GeometryTypeSpec& t) {
+  std::string s;
+  for (const FieldSpec& f : t.fields) {
+    if (f.pose) s += (s.empty() ? "" : ", ") + std::string(f.name);
+  }
+  return s.empty() ? "none" : s;
+}
+
 std::string allGeometryKeys() {
-  std::string s = "name, type";
+  std::string s = "name, type, previous";
   for (const GeometryTypeSpec& t : kGeometryTypes) {
     for (const FieldSpec& f : t.fields) {
       const std::string n = f.name;
@@ -192,6 +230,7 @@ struct FieldValue {
   Float4 v{0, 0, 0, 0};
   uint32_t u = 0;
   std::vector<Float4> points;
+  std::vector<float> samples;
 };
 
 bool readPoint(io::JsonReader& r, Float4& out) {
@@ -204,6 +243,23 @@ bool readPoint(io::JsonReader& r, Float4& out) {
 bool readPoints(io::JsonReader& r, std::vector<Float4>& out) {
   out.clear();
   return r.readArray([&](size_t) { return readPoint(r, out.emplace_back()); });
+}
+
+bool readSamples(io::JsonReader& r, std::vector<float>& out) {
+  out.clear();
+  return r.readArray([&](size_t) { return r.readFloat(out.emplace_back()); });
+}
+
+// Persistent state entries [x, y, z, w], w 0 or 1 (GeometryQueryOutput::state).
+bool readState(io::JsonReader& r, std::vector<Float4>& out) {
+  out.clear();
+  return r.readArray([&](size_t) {
+    float e[4];
+    if (!r.readFloats(e, 4, "[x, y, z, w]")) return false;
+    if (e[3] != 0.0f && e[3] != 1.0f) return r.fail("w is " + number(double{e[3]}) + ": must be 0 or 1");
+    out.push_back({e[0], e[1], e[2], e[3]});
+    return true;
+  });
 }
 
 bool readField(io::JsonReader& r, FieldKind kind, FieldValue& f) {
@@ -237,6 +293,26 @@ bool readField(io::JsonReader& r, FieldKind kind, FieldValue& f) {
       return r.readUint32(f.u);
     case FieldKind::kPoints:
       return readPoints(r, f.points);
+    case FieldKind::kSpacing:
+      if (!readPoint(r, f.v)) return false;
+      if (!(f.v.x > 0.0f && f.v.y > 0.0f && f.v.z > 0.0f)) return r.fail("every component must be > 0");
+      return true;
+    case FieldKind::kDims: {
+      uint32_t n[3] = {0, 0, 0};
+      size_t count = 0;
+      const bool ok = r.readArray([&](size_t i) {
+        if (i >= 3 || !r.readUint32(n[i])) return i >= 3 ? r.fail("[nx, ny, nz] has more than 3 numbers") : false;
+        if (n[i] < 2 || n[i] > 2048) return r.fail("is " + std::to_string(n[i]) + ": must be in [2, 2048]");
+        return ++count, true;
+      });
+      if (!ok) return false;
+      if (count != 3) return r.fail("expected 3 numbers [nx, ny, nz], found " + std::to_string(count));
+      if (uint64_t{n[0]} * n[1] * n[2] > UINT32_MAX) return r.fail("nx * ny * nz is more than 2^32 - 1 samples");
+      f.v = {static_cast<float>(n[0]), static_cast<float>(n[1]), static_cast<float>(n[2]), 0.0f};
+      return true;
+    }
+    case FieldKind::kSamples:
+      return readSamples(r, f.samples);
   }
   return false;
 }
@@ -267,30 +343,65 @@ void store(Geometry& g, Slot slot, const FieldValue& f) {
     case Slot::kFlagBidirectional:
       g.flags = f.u != 0 ? (g.flags | kGeometryFlagBidirectional) : g.flags;
       break;
+    case Slot::kDims:
+      g.p2 = f.v;
+      g.count = static_cast<uint32_t>(f.v.x) * static_cast<uint32_t>(f.v.y) * static_cast<uint32_t>(f.v.z);
+      break;
     case Slot::kInlinePoints:
+    case Slot::kInlinePrevious:
+    case Slot::kInlineSamples:
       break;  // appended by the caller
   }
 }
 
-// What readGeometry leaves for the file's second pass: inline points to append.
+// What readGeometry leaves for the file's second pass: inline points, previous points and samples to
+// append, and the previous pose.
 struct PendingGeometry {
   std::vector<Float4> inlinePoints;
   bool hasInlinePoints = false;
+  std::vector<Float4> inlinePrevious;
+  bool hasInlinePrevious = false;
+  std::vector<float> inlineSamples;
+  bool hasInlineSamples = false;
+  std::optional<Geometry> previous;
 };
+
+const FieldSpec* findField(const GeometryTypeSpec& type, std::string_view name) {
+  for (const FieldSpec& s : type.fields) {
+    if (name == s.name) return &s;
+  }
+  return nullptr;
+}
+
+bool hasField(const std::vector<FieldValue>& fields, std::string_view name) {
+  for (const FieldValue& f : fields) {
+    if (f.name == name) return true;
+  }
+  return false;
+}
+
+// Reads an object's keys as fields, each by its name's kind (unknown names refused).
+bool readFields(io::JsonReader& r, std::string_view key, std::vector<FieldValue>& fields) {
+  const std::optional<FieldKind> kind = fieldKind(key);
+  if (!kind) return r.fail("unknown key (geometry keys: " + allGeometryKeys() + ")");
+  FieldValue& f = fields.emplace_back();
+  f.name = key;
+  return readField(r, *kind, f);
+}
 
 // One geometry object: every key read by its name's kind, then checked against its type's fields.
 bool readGeometry(io::JsonReader& r, Geometry& g, std::string& name, PendingGeometry& pending) {
-  std::vector<FieldValue> fields;
+  std::vector<FieldValue> fields, previous;
   std::string typeName;
-  bool hasType = false;
+  bool hasType = false, hasPrevious = false;
   const bool ok = r.readObject([&](std::string_view key) {
     if (key == "type") return hasType = true, r.readString(typeName);
     if (key == "name") return r.readString(name);
-    const std::optional<FieldKind> kind = fieldKind(key);
-    if (!kind) return r.fail("unknown key (geometry keys: " + allGeometryKeys() + ")");
-    FieldValue& f = fields.emplace_back();
-    f.name = key;
-    return readField(r, *kind, f);
+    if (key == "previous") {
+      hasPrevious = true;
+      return r.readObject([&](std::string_view k) { return readFields(r, k, previous); });
+    }
+    return readFields(r, key, fields);
   });
   if (!ok) return false;
   if (!hasType) return r.fail("missing required key \"type\" (one of " + typeNames() + ")");
@@ -301,10 +412,7 @@ bool readGeometry(io::JsonReader& r, Geometry& g, std::string& name, PendingGeom
   g.type = type->type;
   if (type->type == GeometryType::kOrientedBox) g.p1 = {0, 0, 0, 1};  // "rotation" default: identity
   for (const FieldValue& f : fields) {
-    const FieldSpec* spec = nullptr;
-    for (const FieldSpec& s : type->fields) {
-      if (f.name == s.name) spec = &s;
-    }
+    const FieldSpec* spec = findField(*type, f.name);
     if (spec == nullptr) {
       return r.failAtKey(
           f.name, std::string("not a field of a ") + type->name + " (its fields: " + fieldNames(*type) + ")");
@@ -313,7 +421,25 @@ bool readGeometry(io::JsonReader& r, Geometry& g, std::string& name, PendingGeom
     if (spec->slot == Slot::kInlinePoints) {
       pending.inlinePoints = f.points;
       pending.hasInlinePoints = true;
+    } else if (spec->slot == Slot::kInlinePrevious) {
+      pending.inlinePrevious = f.points;
+      pending.hasInlinePrevious = true;
+    } else if (spec->slot == Slot::kInlineSamples) {
+      pending.inlineSamples = f.samples;
+      pending.hasInlineSamples = true;
     }
+  }
+  if (hasPrevious) {
+    Geometry p = g;
+    for (const FieldValue& f : previous) {
+      const FieldSpec* spec = findField(*type, f.name);
+      if (spec == nullptr || !spec->pose) {
+        return r.failAtKey("previous." + f.name, std::string("not a pose field of a ") + type->name +
+                                                     " (its pose fields: " + poseFieldNames(*type) + ")");
+      }
+      store(p, spec->slot, f);
+    }
+    pending.previous = p;
   }
   for (const FieldSpec& s : type->fields) {
     if (!s.required) continue;
@@ -332,6 +458,24 @@ bool readGeometry(io::JsonReader& r, Geometry& g, std::string& name, PendingGeom
     }
     if (!pending.hasInlinePoints && !count) {
       return r.fail("missing required key \"count\" of a pointSet (or \"points\": its own points)");
+    }
+    if (pending.hasInlinePrevious && !pending.hasInlinePoints) {
+      return r.failAtKey("previousPoints",
+                         "only a point set with its own \"points\" has them (else: the top-level \"previousPoints\")");
+    }
+    if (pending.hasInlinePrevious && pending.inlinePrevious.size() != pending.inlinePoints.size()) {
+      return r.failAtKey("previousPoints", "has " + std::to_string(pending.inlinePrevious.size()) +
+                                               " points, expected " + std::to_string(pending.inlinePoints.size()) +
+                                               " (one per point of \"points\")");
+    }
+  }
+  if (type->type == GeometryType::kImplicitGeometry && pending.hasInlineSamples) {
+    if (hasField(fields, "first")) {
+      return r.failAtKey("samples", "an implicit geometry gives either \"samples\" or \"first\", not both");
+    }
+    if (pending.inlineSamples.size() != g.count) {
+      return r.failAtKey("samples", "has " + std::to_string(pending.inlineSamples.size()) +
+                                        " samples, expected nx * ny * nz = " + std::to_string(g.count));
     }
   }
   return true;
@@ -355,6 +499,7 @@ bool readRef(io::JsonReader& r, GeometryRef& ref) {
 struct PendingQuery {
   GeometryRef a, b;
   GeometryMethod method = GeometryMethod::kStatic;
+  std::optional<uint32_t> state;
 };
 
 bool readQuery(io::JsonReader& r, PendingQuery& q) {
@@ -363,11 +508,14 @@ bool readQuery(io::JsonReader& r, PendingQuery& q) {
     if (key == "a") return a = true, readRef(r, q.a);
     if (key == "b") return b = true, readRef(r, q.b);
     if (key == "method") return readEnum(r, kMethods, "method", q.method);
-    return r.fail("unknown key (known keys here: a, b, method)");
+    if (key == "state") return r.readUint32(q.state.emplace());
+    return r.fail("unknown key (known keys here: a, b, method, state)");
   });
   if (!ok) return false;
   if (!a) return r.fail("missing required key \"a\"");
   if (!b) return r.fail("missing required key \"b\"");
+  if (q.state && q.method != GeometryMethod::kContinuous)
+    return r.failAtKey("state", "only a continuous query has state");
   return true;
 }
 
@@ -413,6 +561,17 @@ void appendVector(std::string& out, Float4 v, int n) {
   io::appendFloats(out, f, static_cast<size_t>(n));
 }
 
+// ",\n  "state": [[x, y, z, w], ...]" after the last top-level key; nothing when empty.
+void appendState(std::string& out, const std::vector<Float4>& state) {
+  if (state.empty()) return;
+  out += ",\n  \"state\": [";
+  for (size_t i = 0; i < state.size(); ++i) {
+    out += i ? ",\n    " : "\n    ";
+    appendVector(out, state[i], 4);
+  }
+  out += "\n  ]";
+}
+
 // The field's value of geometry g as JSON text, "" where the writer leaves it out (a default).
 std::string fieldText(const Geometry& g, const FieldSpec& s) {
   std::string out;
@@ -441,8 +600,15 @@ std::string fieldText(const Geometry& g, const FieldSpec& s) {
     case Slot::kFlagBidirectional:
       out = (g.flags & kGeometryFlagBidirectional) != 0 ? "true" : "false";
       break;
+    case Slot::kDims:
+      out = "[" + std::to_string(static_cast<uint32_t>(g.p2.x)) + ", " +
+            std::to_string(static_cast<uint32_t>(g.p2.y)) + ", " + std::to_string(static_cast<uint32_t>(g.p2.z)) +
+            "]";
+      break;
     case Slot::kInlinePoints:
-      break;  // written as first/count into the file's points
+    case Slot::kInlinePrevious:
+    case Slot::kInlineSamples:
+      break;  // written as ranges into the file's top-level arrays
   }
   return out;
 }
@@ -467,11 +633,15 @@ Result<GeometryQueryFile> parseGeometryQueries(std::string_view json) {
   GeometryQueryFile file;
   std::vector<PendingGeometry> pending;
   std::vector<PendingQuery> queries;
+  std::optional<std::vector<Float4>> previousPoints, state;
   bool format = false, version = false, geometries = false, hasQueries = false;
   r.readObject([&](std::string_view key) {
     if (key == "format") return readFormat(r, kQueryFileFormat, format);
     if (key == "version") return readVersion(r, kQueryFileVersion, version);
     if (key == "points") return readPoints(r, file.points);
+    if (key == "previousPoints") return readPoints(r, previousPoints.emplace());
+    if (key == "gridSamples") return readSamples(r, file.gridSamples);
+    if (key == "state") return readState(r, state.emplace());
     if (key == "geometries") {
       geometries = true;
       return r.readArray([&](size_t) {
@@ -483,7 +653,9 @@ Result<GeometryQueryFile> parseGeometryQueries(std::string_view json) {
       hasQueries = true;
       return r.readArray([&](size_t) { return readQuery(r, queries.emplace_back()); });
     }
-    return r.fail("unknown key (known keys here: format, version, points, geometries, queries)");
+    return r.fail(
+        "unknown key (known keys here: format, version, points, previousPoints, gridSamples, geometries, queries, "
+        "state)");
   });
   checkHeader(r, kQueryFileFormat, format, version);
   if (!r.failed() && !geometries) r.fail("missing required key \"geometries\"");
@@ -491,13 +663,41 @@ Result<GeometryQueryFile> parseGeometryQueries(std::string_view json) {
   r.expectEnd("the query file");
   if (r.failed()) return invalid(r.error());
 
-  // Point ranges into the file's own points, then inline points appended.
+  // Point ranges into the file's own points, then inline points appended (and their previous
+  // positions, where the file gives any, aligned with them); likewise grid samples.
   const size_t filePoints = file.points.size();
+  const size_t fileSamples = file.gridSamples.size();
+  if (previousPoints && previousPoints->size() != filePoints) {
+    return invalid("previousPoints: has " + std::to_string(previousPoints->size()) + " points, expected " +
+                   std::to_string(filePoints) + " (one per entry of \"points\")");
+  }
+  bool anyPrevious = previousPoints.has_value();
+  for (const PendingGeometry& p : pending) anyPrevious = anyPrevious || p.hasInlinePrevious;
+  if (anyPrevious) file.previousPoints = previousPoints ? *previousPoints : file.points;
   for (size_t i = 0; i < file.geometries.size(); ++i) {
     Geometry& g = file.geometries[i];
-    if (g.type != GeometryType::kPointSet) continue;
     const std::string at = "geometries[" + std::to_string(i) + "]";
+    if (g.type == GeometryType::kImplicitGeometry) {
+      if (pending[i].hasInlineSamples) {
+        if (file.gridSamples.size() + pending[i].inlineSamples.size() > UINT32_MAX)
+          return invalid(at + ".samples: too many samples");
+        g.first = static_cast<uint32_t>(file.gridSamples.size());
+        file.gridSamples.insert(file.gridSamples.end(), pending[i].inlineSamples.begin(),
+                                pending[i].inlineSamples.end());
+      } else if (uint64_t{g.first} + g.count > fileSamples) {
+        return invalid(at + ".dims: samples [" + std::to_string(g.first) + ", " +
+                       std::to_string(uint64_t{g.first} + g.count) + ") lie outside the file's " +
+                       std::to_string(fileSamples) + " gridSamples");
+      }
+      continue;
+    }
+    if (g.type != GeometryType::kPointSet) continue;
     if (pending[i].hasInlinePoints) {
+      if (anyPrevious) {
+        const std::vector<Float4>& prev =
+            pending[i].hasInlinePrevious ? pending[i].inlinePrevious : pending[i].inlinePoints;
+        file.previousPoints.insert(file.previousPoints.end(), prev.begin(), prev.end());
+      }
       if (file.points.size() + pending[i].inlinePoints.size() > UINT32_MAX)
         return invalid(at + ".points: too many points");
       g.first = static_cast<uint32_t>(file.points.size());
@@ -542,6 +742,37 @@ Result<GeometryQueryFile> parseGeometryQueries(std::string_view json) {
     if (Status st = resolve(queries[i].b, at + ".b", q.b); !st) return st.error();
     q.method = queries[i].method;
   }
+  bool moving = false;
+  for (const PendingGeometry& p : pending) moving = moving || p.previous.has_value();
+  if (moving) {
+    for (size_t i = 0; i < pending.size(); ++i)
+      file.previousGeometries.push_back(pending[i].previous.value_or(file.geometries[i]));
+  }
+  // State: each continuous query's entries, given or the next free ones.
+  uint64_t used = 0;
+  for (size_t i = 0; i < queries.size(); ++i) {
+    GeometryQuery& q = file.queries[i];
+    if (q.method != GeometryMethod::kContinuous) continue;
+    uint32_t count = 0;  // the point set's points (validate() refuses a query without one point set)
+    for (const uint32_t side : {q.b, q.a}) {
+      if (file.geometries[side].type == GeometryType::kPointSet) count = file.geometries[side].count;
+    }
+    q.state = queries[i].state.value_or(static_cast<uint32_t>(std::min<uint64_t>(used, UINT32_MAX)));
+    if (uint64_t{q.state} + count > UINT32_MAX) {
+      return invalid("queries[" + std::to_string(i) + "].state: entries [" + std::to_string(q.state) + ", " +
+                     std::to_string(uint64_t{q.state} + count) + ") pass 2^32 - 1");
+    }
+    used = std::max(used, uint64_t{q.state} + count);
+  }
+  if (state) {
+    if (state->size() < used) {
+      return invalid("state: has " + std::to_string(state->size()) + " entries, the continuous queries use " +
+                     std::to_string(used));
+    }
+    file.state = std::move(*state);
+  } else {
+    file.state.assign(used, Float4{0, 0, 0, 0});
+  }
   return file;
 }
 
@@ -558,6 +789,22 @@ std::string writeGeometryQueries(const GeometryQueryFile& file) {
     appendVector(out, file.points[i], 3);
   }
   out += file.points.empty() ? "],\n" : "\n  ],\n";
+  if (!file.previousPoints.empty()) {
+    out += "  \"previousPoints\": [";
+    for (size_t i = 0; i < file.previousPoints.size(); ++i) {
+      out += i ? ",\n    " : "\n    ";
+      appendVector(out, file.previousPoints[i], 3);
+    }
+    out += "\n  ],\n";
+  }
+  if (!file.gridSamples.empty()) {
+    out += "  \"gridSamples\": [";
+    for (size_t i = 0; i < file.gridSamples.size(); ++i) {
+      out += i == 0 ? "\n    " : i % 8 == 0 ? ",\n    " : ", ";
+      io::appendFloat(out, file.gridSamples[i]);
+    }
+    out += "\n  ],\n";
+  }
   out += "  \"geometries\": [";
   for (size_t i = 0; i < file.geometries.size(); ++i) {
     const Geometry& g = file.geometries[i];
@@ -576,6 +823,16 @@ std::string writeGeometryQueries(const GeometryQueryFile& file) {
         if (value.empty()) continue;
         out += ", \"" + std::string(s.name) + "\": " + value;
       }
+      if (i < file.previousGeometries.size() &&
+          std::memcmp(&file.previousGeometries[i], &g, sizeof g) != 0) {
+        std::string fields;
+        for (const FieldSpec& s : type->fields) {
+          if (!s.pose) continue;
+          fields += (fields.empty() ? "\"" : ", \"") + std::string(s.name) +
+                    "\": " + fieldText(file.previousGeometries[i], s);
+        }
+        out += ", \"previous\": {" + fields + "}";
+      }
     }
     out += "}";
   }
@@ -585,9 +842,13 @@ std::string writeGeometryQueries(const GeometryQueryFile& file) {
     const GeometryQuery& q = file.queries[i];
     out += i ? ",\n    " : "\n    ";
     out += "{\"a\": " + std::to_string(q.a) + ", \"b\": " + std::to_string(q.b) + ", \"method\": \"" +
-           geometryMethodName(q.method) + "\"}";
+           geometryMethodName(q.method) + "\"";
+    if (q.method == GeometryMethod::kContinuous) out += ", \"state\": " + std::to_string(q.state);
+    out += "}";
   }
-  out += file.queries.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  out += file.queries.empty() ? "]" : "\n  ]";
+  appendState(out, file.state);
+  out += "\n}\n";
   return out;
 }
 
@@ -658,8 +919,9 @@ std::string writeContacts(const GeometryContacts& c) {
     const GeometryQuery q = i < c.queries.size() ? c.queries[i] : GeometryQuery{};
     out += i ? ",\n    " : "\n    ";
     out += "{\"a\": " + std::to_string(q.a) + ", \"b\": " + std::to_string(q.b) + ", \"method\": \"" +
-           geometryMethodName(q.method) + "\", \"first\": " + std::to_string(range.first) +
-           ", \"count\": " + std::to_string(range.count);
+           geometryMethodName(q.method) + "\"";
+    if (q.method == GeometryMethod::kContinuous) out += ", \"state\": " + std::to_string(q.state);
+    out += ", \"first\": " + std::to_string(range.first) + ", \"count\": " + std::to_string(range.count);
     const uint32_t n = writtenOf(range, c.counts.written);
     for (const auto& [key, elements] :
          {std::pair{"elementsA", &c.elementsA}, std::pair{"elementsB", &c.elementsB}}) {
@@ -674,7 +936,9 @@ std::string writeContacts(const GeometryContacts& c) {
     }
     out += "}";
   }
-  out += c.ranges.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  out += c.ranges.empty() ? "]" : "\n  ]";
+  appendState(out, c.state);
+  out += "\n}\n";
   return out;
 }
 
@@ -706,6 +970,7 @@ Result<GeometryContacts> parseContacts(std::string_view json) {
           if (k == "a") return a = true, r.readUint32(q.a);
           if (k == "b") return b = true, r.readUint32(q.b);
           if (k == "method") return readEnum(r, kMethods, "method", q.method);
+          if (k == "state") return r.readUint32(q.state);
           if (k == "first") return first = true, r.readUint32(range.first);
           if (k == "count") return count = true, r.readUint32(range.count);
           if (k == "elementsA" || k == "elementsB") {
@@ -716,7 +981,7 @@ Result<GeometryContacts> parseContacts(std::string_view json) {
               return readElement(r, out.emplace_back(), static_cast<uint32_t>(i));
             });
           }
-          return r.fail("unknown key (known keys here: a, b, method, first, count, elementsA, elementsB)");
+          return r.fail("unknown key (known keys here: a, b, method, state, first, count, elementsA, elementsB)");
         });
         if (!ok) return false;
         for (auto [seen, name] :
@@ -730,8 +995,9 @@ Result<GeometryContacts> parseContacts(std::string_view json) {
         return true;
       });
     }
+    if (key == "state") return readState(r, c.state);
     return r.fail(
-        "unknown key (known keys here: format, version, backend, contacts, written, overflow, queries)");
+        "unknown key (known keys here: format, version, backend, contacts, written, overflow, queries, state)");
   });
   checkHeader(r, kContactsFileFormat, format, version);
   for (auto [seen, name] : {std::pair{contacts, "contacts"}, std::pair{written, "written"},
