@@ -179,14 +179,19 @@ std::string poseFieldNames(const GeometryTypeSpec& t) {
 }
 
 std::string allGeometryKeys() {
-  std::string s = "name, type, previous";
+  std::string s = "name, type";
   for (const GeometryTypeSpec& t : kGeometryTypes) {
     for (const FieldSpec& f : t.fields) {
       const std::string n = f.name;
       if (s.find(", " + n + ",") == std::string::npos && !s.ends_with(", " + n)) s += ", " + n;
     }
   }
-  return s;
+  return s + ", previous";
+}
+
+// "a sphere", "an implicit".
+std::string withArticle(const char* typeName) {
+  return (std::string("aeiou").find(typeName[0]) != std::string::npos ? "an " : "a ") + std::string(typeName);
 }
 
 template <class T, size_t N>
@@ -415,7 +420,7 @@ bool readGeometry(io::JsonReader& r, Geometry& g, std::string& name, PendingGeom
     const FieldSpec* spec = findField(*type, f.name);
     if (spec == nullptr) {
       return r.failAtKey(
-          f.name, std::string("not a field of a ") + type->name + " (its fields: " + fieldNames(*type) + ")");
+          f.name, "not a field of " + withArticle(type->name) + " (its fields: " + fieldNames(*type) + ")");
     }
     store(g, spec->slot, f);
     if (spec->slot == Slot::kInlinePoints) {
@@ -434,7 +439,7 @@ bool readGeometry(io::JsonReader& r, Geometry& g, std::string& name, PendingGeom
     for (const FieldValue& f : previous) {
       const FieldSpec* spec = findField(*type, f.name);
       if (spec == nullptr || !spec->pose) {
-        return r.failAtKey("previous." + f.name, std::string("not a pose field of a ") + type->name +
+        return r.failAtKey("previous." + f.name, "not a pose field of " + withArticle(type->name) +
                                                      " (its pose fields: " + poseFieldNames(*type) + ")");
       }
       store(p, spec->slot, f);
@@ -445,7 +450,7 @@ bool readGeometry(io::JsonReader& r, Geometry& g, std::string& name, PendingGeom
     if (!s.required) continue;
     bool present = false;
     for (const FieldValue& f : fields) present = present || f.name == s.name;
-    if (!present) return r.fail(std::string("missing required key \"") + s.name + "\" of a " + type->name);
+    if (!present) return r.fail(std::string("missing required key \"") + s.name + "\" of " + withArticle(type->name));
   }
   if (type->type == GeometryType::kPointSet) {
     bool first = false, count = false;

@@ -24,14 +24,16 @@ using test::ToolRun;
 using test::writeText;
 
 const std::string kSamples = std::string(VKC_SOURCE_DIR) + "/samples/queries/";
-const char* const kSampleFiles[] = {"imstk-pairs.json", "point-set.json"};
+const char* const kSampleFiles[] = {"imstk-pairs.json", "point-set.json", "implicit-and-continuous.json"};
 
 bool sameBits(const auto& a, const auto& b) {
   return std::memcmp(&a, &b, sizeof a) == 0;
 }
 
-// The contacts file `out` holds exactly what queryGeometriesCpu gives for the query file `in`.
-void expectContactsOfLibrary(const std::string& in, const std::string& out, const std::string& backend) {
+// The contacts file `out` holds exactly what queryGeometriesCpu gives for the query file `in`, its
+// continuous queries starting from `state` (default: the file's), the final state included.
+void expectContactsOfLibrary(const std::string& in, const std::string& out, const std::string& backend,
+                             const std::vector<Float4>* initialState = nullptr) {
   Result<GeometryQueryFile> file = loadGeometryQueries(in);
   ASSERT_TRUE(file) << file.message();
   Result<GeometryContacts> got = loadContacts(out);
@@ -40,7 +42,9 @@ void expectContactsOfLibrary(const std::string& in, const std::string& out, cons
   const size_t capacity = 4096;
   std::vector<ContactElement> a(capacity), b(capacity);
   std::vector<ContactRange> ranges(file->queries.size());
-  Result<GeometryQueryCounts> counts = queryGeometriesCpu(file->input(), {a, b, ranges}, Backend::kCpuScalar);
+  std::vector<Float4> state = initialState != nullptr ? *initialState : file->state;
+  Result<GeometryQueryCounts> counts =
+      queryGeometriesCpu(file->input(), {a, b, ranges, state}, Backend::kCpuScalar);
   ASSERT_TRUE(counts) << counts.message();
   ASSERT_FALSE(counts->overflow);
   EXPECT_GT(counts->contacts, 0u);
@@ -57,6 +61,8 @@ void expectContactsOfLibrary(const std::string& in, const std::string& out, cons
     EXPECT_TRUE(sameBits(got->elementsA[k], a[k])) << k;
     EXPECT_TRUE(sameBits(got->elementsB[k], b[k])) << k;
   }
+  ASSERT_EQ(got->state.size(), state.size());
+  for (size_t k = 0; k < state.size(); ++k) EXPECT_TRUE(sameBits(got->state[k], state[k])) << k;
 }
 
 TEST(QueryCli, QueryWritesTheLibrarysContactsOnBothCpuBackends) {
@@ -109,6 +115,53 @@ TEST(QueryCli, CompareAgreesOnTheSamplesAndFailsOnADoctoredResult) {
       << bad.output;
 }
 
+// Continuous steps chained through the contacts file's state: the second run starts from the state
+// the first wrote (cpu-scalar and cpu give the same files bit for bit); a contacts file whose state
+// does not fit the query file is refused.
+TEST(QueryCli, StateInChainsContinuousRuns) {
+  const std::string in = kSamples + "implicit-and-continuous.json";
+  Result<GeometryQueryFile> file = loadGeometryQueries(in);
+  ASSERT_TRUE(file) << file.message();
+  const std::string first = tempPath("step1.json");
+  ToolRun r = runTool("query '" + in + "' --backend cpu-scalar --out '" + first + "'");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  Result<GeometryContacts> step1 = loadContacts(first);
+  ASSERT_TRUE(step1) << step1.message();
+  bool inside = false;  // the sample has points that stay inside after a traced entry
+  for (const Float4& e : step1->state) inside = inside || e.w == 1.0f;
+  EXPECT_TRUE(inside);
+  std::string texts[2];
+  for (int i = 0; i < 2; ++i) {
+    const char* backend = i == 0 ? "cpu-scalar" : "cpu";
+    const std::string second = tempPath(std::string("step2_") + backend + ".json");
+    r = runTool("query '" + in + "' --backend " + backend + " --state-in '" + first + "' --out '" + second + "'");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    expectContactsOfLibrary(in, second, i == 0 ? "cpu-scalar" : "cpu-simd", &step1->state);
+    Result<GeometryContacts> c = loadContacts(second);
+    ASSERT_TRUE(c) << c.message();
+    c->backend.clear();
+    texts[i] = writeContacts(*c);
+    std::remove(second.c_str());
+  }
+  EXPECT_EQ(texts[0], texts[1]);
+  const std::string out = tempPath("step2_bad.json");
+  r = runTool("query '" + in + "' --backend cpu --state-in '" + kSamples + "imstk-pairs.json' --out '" + out + "'");
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("--state-in: " + kSamples + "imstk-pairs.json: format: expected \"vkcollide-contacts\""),
+            std::string::npos)
+      << r.output;
+  const std::string other = tempPath("step_other.json");
+  ASSERT_EQ(runTool("query '" + kSamples + "point-set.json' --backend cpu --out '" + other + "'").exitCode, 0);
+  r = runTool("query '" + in + "' --backend cpu --state-in '" + other + "' --out '" + out + "'");
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("holds 0 state entries, " + in + " uses " + std::to_string(file->state.size())),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(fileExists(out));
+  std::remove(first.c_str());
+  std::remove(other.c_str());
+}
+
 // Bad files: exit 2, an error naming the file and the JSON path (or the stage's field), nothing written.
 TEST(QueryCli, BadFilesAreRefusedNamingTheField) {
   const std::string in = tempPath("bad_queries.json");
@@ -124,6 +177,12 @@ TEST(QueryCli, BadFilesAreRefusedNamingTheField) {
            "queries[0]: plane vs plane is not collidable"},
           {head + R"({"type": "sphere", "centre": [0, 0, 0], "radius": 1}], "queries": [{"a": 0, "b": 3}]})",
            "queries[0].b: geometry 3 is out of range"},
+          {head +
+               R"({"type": "implicit", "origin": [0, 0, 0], "spacing": [1, 1, 1], "dims": [2, 1, 2], "samples": [1, 1, 1, 1]}, {"type": "pointSet", "points": [[0, 0, 0]]}], "queries": [{"a": 1, "b": 0}]})",
+           "geometries[0].dims[1]: is 1: must be in [2, 2048]"},
+          {head +
+               R"({"type": "sphere", "centre": [0, 0, 0], "radius": 1}, {"type": "pointSet", "points": [[0, 0, 0]]}], "queries": [{"a": 1, "b": 0, "method": "continuous"}], "state": [[0, 0, 0, 2]]})",
+           "state[0]: w is 2: must be 0 or 1"},
       }) {
     SCOPED_TRACE(expected);
     writeText(in, json);
