@@ -225,7 +225,8 @@ std::string firstDifference(const GeometryContacts& got, const GeometryContacts&
   }
   for (size_t k = 0; k < want.state.size() && k < got.state.size(); ++k) {
     if (!sameBits(&got.state[k], &want.state[k], sizeof(Float4)))
-      return "state[" + std::to_string(k) + "] " + float4Text(got.state[k]) + " vs " + float4Text(want.state[k]);
+      return "state[" + std::to_string(k) + "] " + float4Text(got.state[k]) + " vs " +
+             float4Text(want.state[k]);
   }
   return "";
 }
@@ -258,8 +259,8 @@ int begin(const char* command, int argc, char** argv, bool compare, Options& o, 
     return kExitUsage;
   }
   if (previous->state.size() != file.state.size()) {
-    std::fprintf(stderr, "vkcollide: --state-in: %s holds %zu state entries, %s uses %zu\n", o.stateIn.c_str(),
-                 previous->state.size(), o.queries.c_str(), file.state.size());
+    std::fprintf(stderr, "vkcollide: --state-in: %s holds %zu state entries, %s uses %zu\n",
+                 o.stateIn.c_str(), previous->state.size(), o.queries.c_str(), file.state.size());
     return kExitUsage;
   }
   file.state = std::move(previous->state);

@@ -47,8 +47,8 @@ struct GeometryQueryFile {
   std::vector<std::string> names;
   std::vector<Float4> points;  // xyz; w is not in the file (0)
   std::vector<GeometryQuery> queries;
-  std::vector<float> gridSamples;           // the implicit geometries' samples
-  std::vector<Float4> previousPoints;       // xyz; w 0
+  std::vector<float> gridSamples;      // the implicit geometries' samples
+  std::vector<Float4> previousPoints;  // xyz; w 0
   std::vector<Geometry> previousGeometries;
   std::vector<Float4> state;  // the output state a run starts from (GeometryQueryOutput::state)
 
@@ -115,7 +115,8 @@ Result<GeometryContacts> loadContacts(const std::string& path);
 Result<std::string> readFileFormat(const std::string& path);
 
 // The names used in query and contacts files: "sphere", "capsule", "cylinder", "box", "plane",
-// "pointSet", "implicit"; "static", "continuous"; "pointDirection", "pointIndexDirection". "?" for values without a name.
+// "pointSet", "implicit"; "static", "continuous"; "pointDirection", "pointIndexDirection". "?" for values
+// without a name.
 const char* geometryTypeName(GeometryType type);
 const char* geometryMethodName(GeometryMethod method);
 const char* contactElementTypeName(ContactElementType type);

@@ -306,13 +306,15 @@ bool readField(io::JsonReader& r, FieldKind kind, FieldValue& f) {
       uint32_t n[3] = {0, 0, 0};
       size_t count = 0;
       const bool ok = r.readArray([&](size_t i) {
-        if (i >= 3 || !r.readUint32(n[i])) return i >= 3 ? r.fail("[nx, ny, nz] has more than 3 numbers") : false;
+        if (i >= 3 || !r.readUint32(n[i]))
+          return i >= 3 ? r.fail("[nx, ny, nz] has more than 3 numbers") : false;
         if (n[i] < 2 || n[i] > 2048) return r.fail("is " + std::to_string(n[i]) + ": must be in [2, 2048]");
         return ++count, true;
       });
       if (!ok) return false;
       if (count != 3) return r.fail("expected 3 numbers [nx, ny, nz], found " + std::to_string(count));
-      if (uint64_t{n[0]} * n[1] * n[2] > UINT32_MAX) return r.fail("nx * ny * nz is more than 2^32 - 1 samples");
+      if (uint64_t{n[0]} * n[1] * n[2] > UINT32_MAX)
+        return r.fail("nx * ny * nz is more than 2^32 - 1 samples");
       f.v = {static_cast<float>(n[0]), static_cast<float>(n[1]), static_cast<float>(n[2]), 0.0f};
       return true;
     }
@@ -450,7 +452,8 @@ bool readGeometry(io::JsonReader& r, Geometry& g, std::string& name, PendingGeom
     if (!s.required) continue;
     bool present = false;
     for (const FieldValue& f : fields) present = present || f.name == s.name;
-    if (!present) return r.fail(std::string("missing required key \"") + s.name + "\" of " + withArticle(type->name));
+    if (!present)
+      return r.fail(std::string("missing required key \"") + s.name + "\" of " + withArticle(type->name));
   }
   if (type->type == GeometryType::kPointSet) {
     bool first = false, count = false;
@@ -465,13 +468,14 @@ bool readGeometry(io::JsonReader& r, Geometry& g, std::string& name, PendingGeom
       return r.fail("missing required key \"count\" of a pointSet (or \"points\": its own points)");
     }
     if (pending.hasInlinePrevious && !pending.hasInlinePoints) {
-      return r.failAtKey("previousPoints",
-                         "only a point set with its own \"points\" has them (else: the top-level \"previousPoints\")");
+      return r.failAtKey(
+          "previousPoints",
+          "only a point set with its own \"points\" has them (else: the top-level \"previousPoints\")");
     }
     if (pending.hasInlinePrevious && pending.inlinePrevious.size() != pending.inlinePoints.size()) {
-      return r.failAtKey("previousPoints", "has " + std::to_string(pending.inlinePrevious.size()) +
-                                               " points, expected " + std::to_string(pending.inlinePoints.size()) +
-                                               " (one per point of \"points\")");
+      return r.failAtKey("previousPoints",
+                         "has " + std::to_string(pending.inlinePrevious.size()) + " points, expected " +
+                             std::to_string(pending.inlinePoints.size()) + " (one per point of \"points\")");
     }
   }
   if (type->type == GeometryType::kImplicitGeometry && pending.hasInlineSamples) {
@@ -607,8 +611,8 @@ std::string fieldText(const Geometry& g, const FieldSpec& s) {
       break;
     case Slot::kDims:
       out = "[" + std::to_string(static_cast<uint32_t>(g.p2.x)) + ", " +
-            std::to_string(static_cast<uint32_t>(g.p2.y)) + ", " + std::to_string(static_cast<uint32_t>(g.p2.z)) +
-            "]";
+            std::to_string(static_cast<uint32_t>(g.p2.y)) + ", " +
+            std::to_string(static_cast<uint32_t>(g.p2.z)) + "]";
       break;
     case Slot::kInlinePoints:
     case Slot::kInlinePrevious:
@@ -659,7 +663,8 @@ Result<GeometryQueryFile> parseGeometryQueries(std::string_view json) {
       return r.readArray([&](size_t) { return readQuery(r, queries.emplace_back()); });
     }
     return r.fail(
-        "unknown key (known keys here: format, version, points, previousPoints, gridSamples, geometries, queries, "
+        "unknown key (known keys here: format, version, points, previousPoints, gridSamples, geometries, "
+        "queries, "
         "state)");
   });
   checkHeader(r, kQueryFileFormat, format, version);
@@ -828,8 +833,7 @@ std::string writeGeometryQueries(const GeometryQueryFile& file) {
         if (value.empty()) continue;
         out += ", \"" + std::string(s.name) + "\": " + value;
       }
-      if (i < file.previousGeometries.size() &&
-          std::memcmp(&file.previousGeometries[i], &g, sizeof g) != 0) {
+      if (i < file.previousGeometries.size() && std::memcmp(&file.previousGeometries[i], &g, sizeof g) != 0) {
         std::string fields;
         for (const FieldSpec& s : type->fields) {
           if (!s.pose) continue;
@@ -986,7 +990,8 @@ Result<GeometryContacts> parseContacts(std::string_view json) {
               return readElement(r, out.emplace_back(), static_cast<uint32_t>(i));
             });
           }
-          return r.fail("unknown key (known keys here: a, b, method, state, first, count, elementsA, elementsB)");
+          return r.fail(
+              "unknown key (known keys here: a, b, method, state, first, count, elementsA, elementsB)");
         });
         if (!ok) return false;
         for (auto [seen, name] :
@@ -1002,7 +1007,8 @@ Result<GeometryContacts> parseContacts(std::string_view json) {
     }
     if (key == "state") return readState(r, c.state);
     return r.fail(
-        "unknown key (known keys here: format, version, backend, contacts, written, overflow, queries, state)");
+        "unknown key (known keys here: format, version, backend, contacts, written, overflow, queries, "
+        "state)");
   });
   checkHeader(r, kContactsFileFormat, format, version);
   for (auto [seen, name] : {std::pair{contacts, "contacts"}, std::pair{written, "written"},

@@ -134,7 +134,8 @@ TEST(QueryCli, StateInChainsContinuousRuns) {
   for (int i = 0; i < 2; ++i) {
     const char* backend = i == 0 ? "cpu-scalar" : "cpu";
     const std::string second = tempPath(std::string("step2_") + backend + ".json");
-    r = runTool("query '" + in + "' --backend " + backend + " --state-in '" + first + "' --out '" + second + "'");
+    r = runTool("query '" + in + "' --backend " + backend + " --state-in '" + first + "' --out '" + second +
+                "'");
     ASSERT_EQ(r.exitCode, 0) << r.output;
     expectContactsOfLibrary(in, second, i == 0 ? "cpu-scalar" : "cpu-simd", &step1->state);
     Result<GeometryContacts> c = loadContacts(second);
@@ -145,13 +146,16 @@ TEST(QueryCli, StateInChainsContinuousRuns) {
   }
   EXPECT_EQ(texts[0], texts[1]);
   const std::string out = tempPath("step2_bad.json");
-  r = runTool("query '" + in + "' --backend cpu --state-in '" + kSamples + "imstk-pairs.json' --out '" + out + "'");
+  r = runTool("query '" + in + "' --backend cpu --state-in '" + kSamples + "imstk-pairs.json' --out '" + out +
+              "'");
   EXPECT_EQ(r.exitCode, 2) << r.output;
-  EXPECT_NE(r.output.find("--state-in: " + kSamples + "imstk-pairs.json: format: expected \"vkcollide-contacts\""),
-            std::string::npos)
+  EXPECT_NE(
+      r.output.find("--state-in: " + kSamples + "imstk-pairs.json: format: expected \"vkcollide-contacts\""),
+      std::string::npos)
       << r.output;
   const std::string other = tempPath("step_other.json");
-  ASSERT_EQ(runTool("query '" + kSamples + "point-set.json' --backend cpu --out '" + other + "'").exitCode, 0);
+  ASSERT_EQ(runTool("query '" + kSamples + "point-set.json' --backend cpu --out '" + other + "'").exitCode,
+            0);
   r = runTool("query '" + in + "' --backend cpu --state-in '" + other + "' --out '" + out + "'");
   EXPECT_EQ(r.exitCode, 2) << r.output;
   EXPECT_NE(r.output.find("holds 0 state entries, " + in + " uses " + std::to_string(file->state.size())),

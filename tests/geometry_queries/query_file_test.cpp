@@ -168,11 +168,11 @@ TEST(QueryFile, ImplicitAndContinuousWriteThenParseIsBitwiseTheSame) {
   for (int i = 0; i < 20; ++i) f.points.push_back({u(rng), u(rng), u(rng), 0});
   for (int i = 0; i < 20; ++i) f.previousPoints.push_back({u(rng), u(rng), u(rng), 0});
   for (int i = 0; i < 3 * 4 * 5 + 3; ++i) f.gridSamples.push_back(u(rng) / 7.0f);
-  f.geometries = {Geometry::implicitGrid({u(rng), u(rng), u(rng), 0}, {0.1f, 1.0f / 3.0f, 0.7f, 0}, 3, 4, 5, 3),
-                  Geometry::pointSet(0, 12),
-                  Geometry::orientedBox({0, u(rng), 0, 0}, {0.5f, 0.5f, 0.5f, 0.5f}, {0.1f, 0.2f, 0.3f, 0}),
-                  Geometry::capsule({u(rng), 0, 0, 0}, {0, u(rng), 0, 0}, 0.25f),
-                  Geometry::pointSet(12, 8)};
+  f.geometries = {
+      Geometry::implicitGrid({u(rng), u(rng), u(rng), 0}, {0.1f, 1.0f / 3.0f, 0.7f, 0}, 3, 4, 5, 3),
+      Geometry::pointSet(0, 12),
+      Geometry::orientedBox({0, u(rng), 0, 0}, {0.5f, 0.5f, 0.5f, 0.5f}, {0.1f, 0.2f, 0.3f, 0}),
+      Geometry::capsule({u(rng), 0, 0, 0}, {0, u(rng), 0, 0}, 0.25f), Geometry::pointSet(12, 8)};
   f.names = {"sdf", "", "", "cap", ""};
   f.previousGeometries = f.geometries;
   f.previousGeometries[0].p0 = {u(rng), u(rng), u(rng), 0};
@@ -326,7 +326,8 @@ TEST(QueryFile, BadFilesNameTheJsonPath) {
               "geometries[1].dims[1]: is 0: must be in [2, 2048]");
   expectError(sphere + ", " + grid + R"("dims": [2, 2], )" + samples8, q,
               "geometries[1].dims: expected 3 numbers [nx, ny, nz], found 2");
-  expectError(sphere + ", " + R"({"type": "implicit", "origin": [0, 0, 0], "spacing": [1, -1, 1], "dims": [2, 2, 2]})",
+  expectError(sphere + ", " +
+                  R"({"type": "implicit", "origin": [0, 0, 0], "spacing": [1, -1, 1], "dims": [2, 2, 2]})",
               q, "geometries[1].spacing: every component must be > 0");
   expectError(sphere + ", " + grid + R"("dims": [2, 2, 3], )" + samples8, q,
               "geometries[1].samples: has 8 samples, expected nx * ny * nz = 12");
@@ -339,32 +340,41 @@ TEST(QueryFile, BadFilesNameTheJsonPath) {
   expectError(sphere + ", " + grid + R"("radius": 1, "dims": [2, 2, 2], )" + samples8, q,
               "geometries[1].radius: not a field of an implicit");
   expectError(sphere + ", " + R"({"type": "pointSet", "count": 1, "previousPoints": [[0, 0, 0]]})", q,
-              "geometries[1].previousPoints: only a point set with its own \"points\" has them", "[[0, 0, 0]]");
+              "geometries[1].previousPoints: only a point set with its own \"points\" has them",
+              "[[0, 0, 0]]");
   expectError(sphere + ", " + R"({"type": "pointSet", "points": [[0, 0, 0]], "previousPoints": []})", q,
               "geometries[1].previousPoints: has 0 points, expected 1");
-  expectError(sphere + ", " + R"({"type": "sphere", "centre": [0, 0, 0], "radius": 1, "previous": {"radius": 2}})",
-              q, "geometries[1].previous.radius: not a pose field of a sphere (its pose fields: centre)");
+  expectError(
+      sphere + ", " + R"({"type": "sphere", "centre": [0, 0, 0], "radius": 1, "previous": {"radius": 2}})", q,
+      "geometries[1].previous.radius: not a pose field of a sphere (its pose fields: centre)");
   expectError(sphere + ", " + R"({"type": "pointSet", "count": 1, "previous": {"centre": [0, 0, 0]}})", q,
-              "geometries[1].previous.centre: not a pose field of a pointSet (its pose fields: none)", "[[0, 0, 0]]");
-  expectError(sphere + ", " + R"({"type": "box", "centre": [0, 0, 0], "halfExtents": [1, 1, 1], "previous": {"rotation": [1, 1, 0, 0]}})",
-              q, "geometries[1].previous.rotation: has length 1.41421: must be 1 within 1e-3");
+              "geometries[1].previous.centre: not a pose field of a pointSet (its pose fields: none)",
+              "[[0, 0, 0]]");
+  expectError(
+      sphere + ", " +
+          R"({"type": "box", "centre": [0, 0, 0], "halfExtents": [1, 1, 1], "previous": {"rotation": [1, 1, 0, 0]}})",
+      q, "geometries[1].previous.rotation: has length 1.41421: must be 1 within 1e-3");
   const std::string cloud = R"({"type": "pointSet", "count": 2})";
   expectError(sphere + ", " + cloud, R"({"a": 1, "b": 0, "state": 3})",
               "queries[0].state: only a continuous query has state", "[[0, 0, 0], [1, 1, 1]]");
   expectError(sphere + ", " + cloud, R"({"a": 1, "b": 0, "method": "swept"})",
-              "queries[0].method: unknown method \"swept\" (known: static, continuous)", "[[0, 0, 0], [1, 1, 1]]");
+              "queries[0].method: unknown method \"swept\" (known: static, continuous)",
+              "[[0, 0, 0], [1, 1, 1]]");
 
   // Top-level arrays of the continuous method.
-  const std::string body = R"("geometries": [{"type": "sphere", "centre": [0, 0, 0], "radius": 1}, {"type": "pointSet", "count": 2}], "queries": [{"a": 1, "b": 0, "method": "continuous", "state": 2}])";
+  const std::string body =
+      R"("geometries": [{"type": "sphere", "centre": [0, 0, 0], "radius": 1}, {"type": "pointSet", "count": 2}], "queries": [{"a": 1, "b": 0, "method": "continuous", "state": 2}])";
   for (const auto& [top, expected] : std::vector<std::pair<std::string, std::string>>{
            {R"("points": [[0, 0, 0], [1, 1, 1]], "previousPoints": [[0, 0, 0]], )",
             "previousPoints: has 1 points, expected 2 (one per entry of \"points\")"},
            {R"("points": [[0, 0, 0], [1, 1, 1]], "state": [[0, 0, 0, 0], [0, 0, 0, 1], [0, 0, 0, 0]], )",
             "state: has 3 entries, the continuous queries use 4"},
-           {R"("points": [[0, 0, 0], [1, 1, 1]], "state": [[0, 0, 0, 0.5]], )", "state[0]: w is 0.5: must be 0 or 1"},
+           {R"("points": [[0, 0, 0], [1, 1, 1]], "state": [[0, 0, 0, 0.5]], )",
+            "state[0]: w is 0.5: must be 0 or 1"},
            {R"("points": [[0, 0, 0], [1, 1, 1]], "state": [[0, 0, 0]], )",
             "state[0]: expected 4 numbers [x, y, z, w], found 3"},
-           {R"("points": [[0, 0, 0], [1, 1, 1]], "gridSamples": [1, null], )", "gridSamples[1]: expected a finite number"},
+           {R"("points": [[0, 0, 0], [1, 1, 1]], "gridSamples": [1, null], )",
+            "gridSamples[1]: expected a finite number"},
        }) {
     const std::string json = R"({"format": "vkcollide-queries", "version": 1, )" + top + body + "}";
     Result<GeometryQueryFile> f = parseGeometryQueries(json);
