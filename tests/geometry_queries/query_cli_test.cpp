@@ -208,29 +208,22 @@ TEST(QueryCli, BadFilesAreRefusedNamingTheField) {
   }
 }
 
-// Vulkan: `query --backend vulkan` equals the library's CPU answer bit for bit, and `compare` runs the
-// Vulkan backend. Where queryGeometries(kVulkan) is not there yet the tool says so (exit 1 for
-// `query`, reported as not run by `compare`) and the test is skipped with that message.
-TEST(QueryCliVulkan, QueryAndCompareOnVulkan) {
+// Vulkan: the geometry queries' Vulkan path is not in this build yet (docs/geometry-queries.md,
+// "What is left"): `query --backend vulkan` refuses with that reason (exit 1, no contacts file) and
+// `compare` reports the Vulkan backend as not run, on every sample. When the Vulkan path lands this
+// test fails, and becomes the bitwise comparison of `query --backend vulkan` with the library.
+TEST(QueryCliVulkan, VulkanBackendRefusedWithItsReasonUntilBuilt) {
   for (const char* sample : kSampleFiles) {
     SCOPED_TRACE(sample);
     const std::string out = tempPath(std::string("contacts_vulkan_") + sample);
     const ToolRun r =
         runTool("query '" + kSamples + sample + "' --backend vulkan --validation --out '" + out + "'");
-    if (r.exitCode == 1 && r.output.find("vkcollide: vulkan:") != std::string::npos) {
-      const ToolRun c = runTool("compare '" + kSamples + sample + "' --validation");
-      EXPECT_EQ(c.exitCode, 0) << c.output;
-      EXPECT_NE(c.output.find("vulkan: not run ("), std::string::npos) << c.output;
-      EXPECT_FALSE(fileExists(out));
-      GTEST_SKIP() << "the Vulkan backend cannot run the queries here: " << r.output;
-    }
-    ASSERT_EQ(r.exitCode, 0) << r.output;
-    expectContactsOfLibrary(kSamples + sample, out, "vulkan");
-    std::remove(out.c_str());
-    const ToolRun c = runTool("compare '" + kSamples + sample + "' --validation --repeat 3");
-    ASSERT_EQ(c.exitCode, 0) << c.output;
-    EXPECT_NE(c.output.find("vulkan "), std::string::npos) << c.output;
-    EXPECT_EQ(c.output.find("vulkan: not run"), std::string::npos) << c.output;
+    EXPECT_EQ(r.exitCode, 1) << r.output;
+    EXPECT_NE(r.output.find("not built yet"), std::string::npos) << r.output;
+    EXPECT_FALSE(fileExists(out));
+    const ToolRun c = runTool("compare '" + kSamples + sample + "' --validation");
+    EXPECT_EQ(c.exitCode, 0) << c.output;
+    EXPECT_NE(c.output.find("vulkan: not run ("), std::string::npos) << c.output;
   }
 }
 
