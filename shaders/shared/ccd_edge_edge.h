@@ -19,7 +19,7 @@
 // the first time not proven free; at kMeshCcdMaxSteps with kEdgeCcdAtStepCap).
 #ifndef VKC_SHARED_CCD_EDGE_EDGE_H
 #define VKC_SHARED_CCD_EDGE_EDGE_H
-#include "collide_meshes.h"
+#include "collide_meshes_math.h"  // lerp3, maxAbs3 (precise as the vertex-face query), the CCD constants
 
 VKC_NAMESPACE_BEGIN
 
@@ -37,15 +37,9 @@ struct EdgeCcdHit {
   uint pad2;
 };
 
-// VKC_PRECISE on every product that meets a sum: the device must not fuse them into a multiply-add
-// where the CPU (-ffp-contract=off) does not, so that both round alike (tests/collide_meshes:
-// collide_meshes_check.comp, bitwise).
-VKC_FN vec3 edgeLerp(vec3 x0, vec3 x1, float t) {
-  VKC_PRECISE vec3 r = x0 + (x1 - x0) * t;
-  return r;
-}
-
-VKC_FN float edgeMaxAbs(vec3 v) { return max(max(abs(v.x), abs(v.y)), abs(v.z)); }
+// VKC_PRECISE on every product that meets a sum (here and in lerp3): the device must not fuse them
+// into a multiply-add where the CPU (-ffp-contract=off) does not, so that both round alike
+// (tests/collide_meshes: collide_meshes_check.comp, bitwise).
 
 // The parameter in [0, 1] of the point of segment [a, b] closest to p (0 for a zero-length segment).
 VKC_FN float edgePointParam(vec3 p, vec3 a, vec3 b) {
@@ -55,7 +49,7 @@ VKC_FN float edgePointParam(vec3 p, vec3 a, vec3 b) {
 }
 
 VKC_FN float edgeDist2(vec3 p0, vec3 p1, vec3 q0, vec3 q1, vec2 st) {
-  vec3 d = edgeLerp(p0, p1, st.x) - edgeLerp(q0, q1, st.y);
+  vec3 d = lerp3(p0, p1, st.x) - lerp3(q0, q1, st.y);
   return dot(d, d);
 }
 
@@ -151,8 +145,8 @@ VKC_FN bool edgeEdgeCcd(vec3 a0, vec3 a1, vec3 b0, vec3 b1, vec3 a0e, vec3 a1e, 
   hit.pad0 = 0u;
   hit.pad1 = 0u;
   hit.pad2 = 0u;
-  float scale = max(max(max(edgeMaxAbs(a0), edgeMaxAbs(a1)), max(edgeMaxAbs(b0), edgeMaxAbs(b1))),
-                    max(max(edgeMaxAbs(a0e), edgeMaxAbs(a1e)), max(edgeMaxAbs(b0e), edgeMaxAbs(b1e))));
+  float scale = max(max(max(maxAbs3(a0), maxAbs3(a1)), max(maxAbs3(b0), maxAbs3(b1))),
+                    max(max(maxAbs3(a0e), maxAbs3(a1e)), max(maxAbs3(b0e), maxAbs3(b1e))));
   float margin = kMeshCcdMarginScale * scale;
   float tol = max(2.0f * margin, thickness * kMeshCcdRelTolerance);
   vec3 va0 = a0e - a0, va1 = a1e - a1, vb0 = b0e - b0, vb1 = b1e - b1;
@@ -167,10 +161,10 @@ VKC_FN bool edgeEdgeCcd(vec3 a0, vec3 a1, vec3 b0, vec3 b1, vec3 a0e, vec3 a1e, 
   vec3 n = vec3(0.0f, 0.0f, 1.0f);
   float d = 0.0f;
   for (uint iter = 0u; iter < kMeshCcdMaxSteps; ++iter) {
-    vec3 pa0 = edgeLerp(a0, a0e, t), pa1 = edgeLerp(a1, a1e, t);
-    vec3 pb0 = edgeLerp(b0, b0e, t), pb1 = edgeLerp(b1, b1e, t);
+    vec3 pa0 = lerp3(a0, a0e, t), pa1 = lerp3(a1, a1e, t);
+    vec3 pb0 = lerp3(b0, b0e, t), pb1 = lerp3(b1, b1e, t);
     st = edgeClosestParams(pa0, pa1, pb0, pb1);
-    vec3 diff = edgeLerp(pa0, pa1, st.x) - edgeLerp(pb0, pb1, st.y);
+    vec3 diff = lerp3(pa0, pa1, st.x) - lerp3(pb0, pb1, st.y);
     d = sqrt(dot(diff, diff));
     if (d <= thickness + tol) {
       if (d > 0.0f) n = diff / d;
@@ -202,10 +196,10 @@ VKC_FN bool edgeEdgeCcd(vec3 a0, vec3 a1, vec3 b0, vec3 b1, vec3 a0e, vec3 a1e, 
     if (t > 1.0f) return false;
   }
   if (d > 0.0f && capped) {
-    vec3 pa0 = edgeLerp(a0, a0e, t), pa1 = edgeLerp(a1, a1e, t);
-    vec3 pb0 = edgeLerp(b0, b0e, t), pb1 = edgeLerp(b1, b1e, t);
+    vec3 pa0 = lerp3(a0, a0e, t), pa1 = lerp3(a1, a1e, t);
+    vec3 pb0 = lerp3(b0, b0e, t), pb1 = lerp3(b1, b1e, t);
     st = edgeClosestParams(pa0, pa1, pb0, pb1);
-    vec3 diff = edgeLerp(pa0, pa1, st.x) - edgeLerp(pb0, pb1, st.y);
+    vec3 diff = lerp3(pa0, pa1, st.x) - lerp3(pb0, pb1, st.y);
     d = sqrt(dot(diff, diff));
     if (d > 0.0f) n = diff / d;
   }
