@@ -1,0 +1,283 @@
+// Triangle vs triangle on cases with known answers, and mesh vs mesh intersection (the collision
+// manifold of src/cpu/mesh_intersection.h) on analytic meshes: overlapping boxes and tetrahedra
+// (closed loops on both surfaces), stacked boxes (plane-like), a vertex poke (point-like), an edge on
+// a plane (line-like), an icosphere cutting a plane (one closed loop: a circle of the right radius).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "cpu/mesh_intersection.h"
+
+namespace vkc::test {
+namespace {
+
+using glm::vec3;
+
+struct Mesh {
+  std::vector<Float4> positions;
+  std::vector<uint32_t> indices;
+  cpu::TriMeshView view() const { return {positions, indices}; }
+  uint32_t add(vec3 p) {
+    positions.push_back({p.x, p.y, p.z, 0.0f});
+    return uint32_t(positions.size() - 1);
+  }
+  void tri(uint32_t a, uint32_t b, uint32_t c) { indices.insert(indices.end(), {a, b, c}); }
+};
+
+Mesh boxMesh(vec3 lo, vec3 hi) {
+  Mesh m;
+  for (int i = 0; i < 8; ++i) m.add({i & 1 ? hi.x : lo.x, i & 2 ? hi.y : lo.y, i & 4 ? hi.z : lo.z});
+  const uint32_t faces[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
+  for (const auto& f : faces) {
+    m.tri(f[0], f[1], f[2]);
+    m.tri(f[0], f[2], f[3]);
+  }
+  return m;
+}
+
+Mesh tetraMesh(vec3 a, vec3 b, vec3 c, vec3 d) {
+  Mesh m;
+  m.add(a), m.add(b), m.add(c), m.add(d);
+  m.tri(0, 2, 1), m.tri(0, 1, 3), m.tri(1, 2, 3), m.tri(2, 0, 3);
+  return m;
+}
+
+// n x n quads over [-half, half]^2 at height z, each split along its (x0,y0)-(x1,y1) diagonal.
+Mesh gridMesh(int n, float half, float z) {
+  Mesh m;
+  for (int j = 0; j <= n; ++j)
+    for (int i = 0; i <= n; ++i) m.add({-half + 2 * half * float(i) / float(n), -half + 2 * half * float(j) / float(n), z});
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) {
+      const uint32_t v = uint32_t(j * (n + 1) + i);
+      m.tri(v, v + 1, v + uint32_t(n) + 2);
+      m.tri(v, v + uint32_t(n) + 2, v + uint32_t(n) + 1);
+    }
+  return m;
+}
+
+Mesh icosphere(int subdivisions, float radius, vec3 center) {
+  const float t = (1.0f + std::sqrt(5.0f)) / 2.0f;
+  std::vector<vec3> v = {{-1, t, 0}, {1, t, 0}, {-1, -t, 0}, {1, -t, 0}, {0, -1, t}, {0, 1, t},
+                         {0, -1, -t}, {0, 1, -t}, {t, 0, -1}, {t, 0, 1}, {-t, 0, -1}, {-t, 0, 1}};
+  for (vec3& p : v) p = glm::normalize(p);
+  std::vector<uint32_t> f = {0, 11, 5, 0, 5, 1, 0, 1, 7, 0, 7, 10, 0, 10, 11, 1, 5, 9, 5, 11, 4, 11, 10, 2, 10, 7, 6,
+                             7, 1, 8, 3, 9, 4, 3, 4, 2, 3, 2, 6, 3, 6, 8, 3, 8, 9, 4, 9, 5, 2, 4, 11, 6, 2, 10, 8, 6, 7, 9, 8, 1};
+  for (int s = 0; s < subdivisions; ++s) {
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> mid;
+    auto midpoint = [&](uint32_t a, uint32_t b) {
+      const auto key = std::minmax(a, b);
+      auto [it, added] = mid.emplace(key, uint32_t(v.size()));
+      if (added) v.push_back(glm::normalize(v[a] + v[b]));
+      return it->second;
+    };
+    std::vector<uint32_t> next;
+    for (size_t i = 0; i < f.size(); i += 3) {
+      const uint32_t a = f[i], b = f[i + 1], c = f[i + 2];
+      const uint32_t ab = midpoint(a, b), bc = midpoint(b, c), ca = midpoint(c, a);
+      next.insert(next.end(), {a, ab, ca, b, bc, ab, c, ca, bc, ab, bc, ca});
+    }
+    f = std::move(next);
+  }
+  Mesh m;
+  for (vec3 p : v) m.add(center + p * radius);
+  m.indices = f;
+  return m;
+}
+
+// Distance of p to the surface of box [lo, hi].
+float boxSurfaceDistance(vec3 p, vec3 lo, vec3 hi) {
+  const vec3 outside = glm::max(glm::max(lo - p, p - hi), vec3(0.0f));
+  if (glm::length(outside) > 0.0f) return glm::length(outside);
+  const vec3 in = glm::min(p - lo, hi - p);
+  return std::min({in.x, in.y, in.z});
+}
+
+cpu::MeshIntersection intersect(const Mesh& a, const Mesh& b) {
+  auto r = cpu::intersectMeshes(a.view(), b.view());
+  EXPECT_TRUE(r.ok()) << r.message();
+  return r.ok() ? std::move(r.value()) : cpu::MeshIntersection{};
+}
+
+TEST(TriTri, KnownAnswers) {
+  gpu::TriTriResult r;
+  // A vertical triangle crossing a horizontal one: the segment (0.75, 0.5, 0)-(1.25, 0.5, 0), ends on Q's edges 0 and 1.
+  ASSERT_TRUE(gpu::triTriIntersect({0, 0, 0}, {2, 0, 0}, {0, 2, 0}, {0.5f, 0.5f, -1}, {1, 0.5f, 1}, {1.5f, 0.5f, -1}, r));
+  ASSERT_EQ(r.count, 2u);
+  EXPECT_EQ(r.flags & (gpu::kTriTriCoplanar | gpu::kTriTriWithinBand), 0u);
+  const vec3 a(r.points[0]), b(r.points[1]);
+  const float err = std::min(std::max(glm::length(a - vec3(0.75f, 0.5f, 0)), glm::length(b - vec3(1.25f, 0.5f, 0))),
+                             std::max(glm::length(b - vec3(0.75f, 0.5f, 0)), glm::length(a - vec3(1.25f, 0.5f, 0))));
+  EXPECT_LT(err, 1e-6f);
+  const uint32_t f0 = r.features & 15u, f1 = r.features >> 4;
+  EXPECT_EQ(std::min(f0, f1), gpu::kTriTriEdgeQ + 0u);
+  EXPECT_EQ(std::max(f0, f1), gpu::kTriTriEdgeQ + 1u);
+  // Shared edge, not coplanar: the edge itself.
+  ASSERT_TRUE(gpu::triTriIntersect({0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 0}, {1, 0, 0}, {0, 0, 1}, r));
+  ASSERT_EQ(r.count, 2u);
+  EXPECT_LT(std::min(glm::length(vec3(r.points[0])) + glm::length(vec3(r.points[1]) - vec3(1, 0, 0)),
+                     glm::length(vec3(r.points[1])) + glm::length(vec3(r.points[0]) - vec3(1, 0, 0))),
+            1e-6f);
+  // Shared vertex only: a touching point at it.
+  ASSERT_TRUE(gpu::triTriIntersect({0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 0}, {-1, 0, 1}, {0, -1, 1}, r));
+  EXPECT_EQ(r.count, 1u);
+  EXPECT_LT(glm::length(vec3(r.points[0])), 1e-6f);
+  // Coplanar overlap: the triangle (0.5,0.5) (1.5,0.5) (0.5,1.5), area 0.5.
+  ASSERT_TRUE(gpu::triTriIntersect({0, 0, 0}, {2, 0, 0}, {0, 2, 0}, {0.5f, 0.5f, 0}, {3, 0.5f, 0}, {0.5f, 3, 0}, r));
+  EXPECT_TRUE(r.flags & gpu::kTriTriCoplanar);
+  float area = 0;
+  for (uint32_t i = 0; i < r.count; ++i) {
+    const vec3 u(r.points[i]), v(r.points[(i + 1) % r.count]);
+    area += 0.5f * (u.x * v.y - v.x * u.y);
+  }
+  EXPECT_NEAR(std::abs(area), 0.5f, 1e-5f);
+  // Parallel planes 1e-3 apart: none; 1e-7 apart (inside the band): coplanar.
+  EXPECT_FALSE(gpu::triTriIntersect({0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1e-3f}, {1, 0, 1e-3f}, {0, 1, 1e-3f}, r));
+  EXPECT_TRUE(gpu::triTriIntersect({0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1e-7f}, {1, 0, 1e-7f}, {0, 1, 1e-7f}, r));
+  EXPECT_TRUE(r.flags & gpu::kTriTriCoplanar);
+  // Two zero-area triangles crossing at (1, 0, 0).
+  ASSERT_TRUE(gpu::triTriIntersect({0, 0, 0}, {2, 0, 0}, {1, 0, 0}, {1, -1, 0}, {1, 1, 0}, {1, 0.5f, 0}, r));
+  EXPECT_TRUE(r.flags & gpu::kTriTriDegenerate);
+  EXPECT_LT(glm::length(vec3(r.points[0]) - vec3(1, 0, 0)), 1e-6f);
+  // A sliver (zero area) piercing a triangle: the point where it crosses.
+  ASSERT_TRUE(gpu::triTriIntersect({0.2f, 0.2f, -1}, {0.2f, 0.2f, 1}, {0.2f, 0.2f, 0.5f}, {0, 0, 0}, {1, 0, 0}, {0, 1, 0}, r));
+  EXPECT_LT(glm::length(vec3(r.points[0]) - vec3(0.2f, 0.2f, 0)), 1e-6f);
+  // Not finite: no answer.
+  EXPECT_FALSE(gpu::triTriIntersect({NAN, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 0}, {1, 0, 0}, {0, 0, 1}, r));
+}
+
+void expectLoopsOnBoxes(const cpu::MeshIntersection& m, vec3 loA, vec3 hiA, vec3 loB, vec3 hiB) {
+  for (const cpu::ManifoldCurve& c : m.curves) {
+    EXPECT_TRUE(c.closed);
+    for (vec3 p : c.points) {
+      EXPECT_LT(boxSurfaceDistance(p, loA, hiA), 1e-5f);
+      EXPECT_LT(boxSurfaceDistance(p, loB, hiB), 1e-5f);
+    }
+  }
+}
+
+TEST(MeshIntersection, OverlappingBoxesGiveOneClosedLoopOnBothSurfaces) {
+  const vec3 loA(0, 0, 0), hiA(1, 1, 1), loB(0.5f, 0.3f, 0.2f), hiB(1.5f, 1.3f, 1.2f);
+  const cpu::MeshIntersection m = intersect(boxMesh(loA, hiA), boxMesh(loB, hiB));
+  ASSERT_EQ(m.curves.size(), 1u);
+  EXPECT_GE(m.curves[0].points.size(), 6u);  // the two surfaces meet along a hexagon-like loop
+  expectLoopsOnBoxes(m, loA, hiA, loB, hiB);
+  EXPECT_EQ(m.coplanarPairs, 0u);
+  // A box through another (a slab crossing a tall box): two separate loops.
+  const vec3 loC(-0.5f, 0.2f, 0.3f), hiC(1.5f, 0.7f, 0.6f);
+  const cpu::MeshIntersection two = intersect(boxMesh(loA, hiA), boxMesh(loC, hiC));
+  EXPECT_EQ(two.curves.size(), 2u);
+  expectLoopsOnBoxes(two, loA, hiA, loC, hiC);
+}
+
+TEST(MeshIntersection, OverlappingTetrahedraGiveClosedLoops) {
+  const Mesh a = tetraMesh({0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1});
+  const Mesh b = tetraMesh({0.3f, 0.2f, 0.15f}, {1.2f, 0.35f, 0.1f}, {0.25f, 1.1f, 0.2f}, {0.2f, 0.3f, 1.05f});
+  const cpu::MeshIntersection m = intersect(a, b);
+  ASSERT_GE(m.curves.size(), 1u);
+  for (const cpu::ManifoldCurve& c : m.curves) {
+    EXPECT_TRUE(c.closed);
+    EXPECT_GE(c.points.size(), 3u);
+  }
+  // Every point is on a face of both: distance to the nearest face plane (within that face) tiny.
+  auto onSurface = [](const Mesh& t, vec3 p) {
+    float best = 1e30f;
+    for (size_t i = 0; i < t.indices.size(); i += 3) {
+      const vec3 v0(t.positions[t.indices[i]].x, t.positions[t.indices[i]].y, t.positions[t.indices[i]].z);
+      const vec3 v1(t.positions[t.indices[i + 1]].x, t.positions[t.indices[i + 1]].y, t.positions[t.indices[i + 1]].z);
+      const vec3 v2(t.positions[t.indices[i + 2]].x, t.positions[t.indices[i + 2]].y, t.positions[t.indices[i + 2]].z);
+      best = std::min(best, std::sqrt(gpu::triClosestPoint(p, v0, v1, v2).dist2));
+    }
+    return best;
+  };
+  for (const cpu::ManifoldCurve& c : m.curves)
+    for (vec3 p : c.points) {
+      EXPECT_LT(onSurface(a, p), 1e-5f);
+      EXPECT_LT(onSurface(b, p), 1e-5f);
+    }
+}
+
+TEST(MeshIntersection, StackedBoxesArePlaneLike) {
+  const cpu::MeshIntersection m = intersect(boxMesh({0, 0, 0}, {1, 1, 1}), boxMesh({0.25f, 0.25f, 1}, {0.75f, 0.75f, 2}));
+  EXPECT_GT(m.coplanarPairs, 0u);
+  EXPECT_EQ(m.kind, cpu::ManifoldKind::kPlane) << cpu::toString(m.kind);
+  EXPECT_GT(std::abs(m.normal.z), 0.99f);
+}
+
+TEST(MeshIntersection, VertexPokeIsPointLike) {
+  const Mesh plane = gridMesh(2, 1.0f, 0.0f);
+  const Mesh tet = tetraMesh({0.3f, -0.2f, -2e-5f}, {0.0f, 0.3f, 0.5f}, {0.6f, 0.1f, 0.5f}, {0.4f, -0.6f, 0.5f});
+  const cpu::MeshIntersection m = intersect(tet, plane);
+  ASSERT_EQ(m.curves.size(), 1u);
+  EXPECT_TRUE(m.curves[0].closed);
+  EXPECT_EQ(m.curves[0].points.size(), 3u);  // the three edges at the apex cross the plane
+  EXPECT_EQ(m.kind, cpu::ManifoldKind::kPoint) << cpu::toString(m.kind) << " spread " << m.spread.x;
+  for (vec3 p : m.curves[0].points) EXPECT_LT(glm::length(p - vec3(0.3f, -0.2f, 0)), 1e-4f);
+}
+
+TEST(MeshIntersection, EdgeOnPlaneIsLineLike) {
+  const Mesh plane = gridMesh(4, 1.0f, 0.0f);
+  const Mesh tet = tetraMesh({-0.6f, 0.3f, 0}, {0.7f, 0.35f, 0}, {0.1f, 0.8f, 0.6f}, {0.0f, -0.1f, 0.5f});
+  const cpu::MeshIntersection m = intersect(tet, plane);
+  EXPECT_EQ(m.kind, cpu::ManifoldKind::kLine) << cpu::toString(m.kind) << " spread " << m.spread.x << " " << m.spread.y;
+  EXPECT_GT(m.spread.x, 0.3f);
+}
+
+TEST(MeshIntersection, SphereCuttingPlaneIsOneCircle) {
+  const vec3 center(0.013f, 0.021f, 0.3f);
+  const Mesh sphere = icosphere(3, 1.0f, center);
+  const Mesh plane = gridMesh(8, 2.0f, 0.0f);
+  const cpu::MeshIntersection m = intersect(sphere, plane);
+  ASSERT_EQ(m.curves.size(), 1u);
+  const cpu::ManifoldCurve& c = m.curves[0];
+  EXPECT_TRUE(c.closed);
+  EXPECT_GT(c.points.size(), 40u);
+  const float radius = std::sqrt(1.0f - center.z * center.z);
+  float lo = 1e30f, hi = 0;
+  for (vec3 p : c.points) {
+    EXPECT_LT(std::abs(p.z), 1e-6f);
+    const float r = glm::length(vec3(p.x - center.x, p.y - center.y, 0));
+    lo = std::min(lo, r);
+    hi = std::max(hi, r);
+  }
+  // The icosphere is inscribed in the sphere: its section lies inside the circle, by at most the
+  // sagitta of its edges (about 0.1 long after 3 subdivisions).
+  EXPECT_LE(hi, radius + 1e-5f);
+  EXPECT_GE(lo, radius - 0.01f);
+  std::printf("icosphere (1280 triangles) cut by a plane: %zu loop points, radius %.5f..%.5f (circle %.5f)\n",
+              c.points.size(), double(lo), double(hi), double(radius));
+  EXPECT_EQ(m.kind, cpu::ManifoldKind::kPlane);
+  EXPECT_GT(std::abs(m.normal.z), 0.999f);
+  // Deterministic, and the same loop with the meshes swapped.
+  const cpu::MeshIntersection again = intersect(sphere, plane);
+  ASSERT_EQ(again.curves.size(), 1u);
+  EXPECT_EQ(again.curves[0].points, c.points);
+  const cpu::MeshIntersection swapped = intersect(plane, sphere);
+  ASSERT_EQ(swapped.curves.size(), 1u);
+  EXPECT_EQ(swapped.curves[0].points.size(), c.points.size());
+}
+
+TEST(MeshIntersection, BadInputNamesTheField) {
+  Mesh a = boxMesh({0, 0, 0}, {1, 1, 1});
+  const Mesh b = boxMesh({0.5f, 0.5f, 0.5f}, {2, 2, 2});
+  Mesh badIndex = b;
+  badIndex.indices[7] = 99;
+  auto r = cpu::intersectMeshes(a.view(), badIndex.view());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.message().find("meshB.indices[7]"), std::string::npos) << r.message();
+  Mesh nan = a;
+  nan.positions[3].y = NAN;
+  r = cpu::intersectMeshes(nan.view(), b.view());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.message().find("meshA.positions[3]"), std::string::npos) << r.message();
+  a.indices.pop_back();
+  r = cpu::intersectMeshes(a.view(), b.view());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.message().find("meshA.indices"), std::string::npos) << r.message();
+}
+
+}  // namespace
+}  // namespace vkc::test
