@@ -1,6 +1,8 @@
 // Mesh vs mesh intersection and its collision manifold (see mesh_intersection.h).
 #include "cpu/mesh_intersection.h"
 
+#include "vkcollide/bvh.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -169,13 +171,47 @@ Result<MeshIntersection> intersectMeshes(const TriMeshView& meshA, const TriMesh
   const float margin = 64.0f * gpu::kTriTriTolerance * maxAbs;
   std::vector<Box> boxesB(triCountB);
   for (uint32_t t = 0; t < triCountB; ++t) boxesB[t] = triBox(meshB, t);
+  std::vector<BvhNode> nodes;
+  if (settings.search == PairSearch::kBvh && triCountB > 0) {
+    nodes.resize(bvhNodeCount(triCountB));
+    std::vector<Aabb> leafBoxes(triCountB);
+    std::vector<uint32_t> leafParents(triCountB);
+    const BvhInput bvh{.vertices = meshB.positions, .indices = meshB.indices, .verticesPerPrimitive = 3,
+                       .nodes = nodes, .primitiveBoxes = leafBoxes, .leafParents = leafParents};
+    if (Status s = buildBvhCpu(bvh, Backend::kCpuScalar); !s) return s.error();
+  }
+  auto overlaps = [](const Box& a, vec3 lo, vec3 hi) {
+    return !(glm::any(glm::lessThan(a.hi, lo)) || glm::any(glm::lessThan(hi, a.lo)));
+  };
+  std::vector<uint32_t> candidates;
+  std::vector<uint32_t> stack;
   for (uint32_t ta = 0; ta < triCountA; ++ta) {
     Box boxA = triBox(meshA, ta);
     boxA.lo -= margin;
     boxA.hi += margin;
-    for (uint32_t tb = 0; tb < triCountB; ++tb) {
-      const Box& boxB = boxesB[tb];
-      if (glm::any(glm::lessThan(boxA.hi, boxB.lo)) || glm::any(glm::lessThan(boxB.hi, boxA.lo))) continue;
+    candidates.clear();
+    if (settings.search == PairSearch::kBvh && triCountB > 0) {
+      stack.assign(1, 0u);
+      while (!stack.empty()) {
+        const uint32_t child = stack.back();
+        stack.pop_back();
+        if (child == kBvhNone) continue;
+        if (child & kBvhLeafBit) {
+          const uint32_t tb = child & ~kBvhLeafBit;
+          if (overlaps(boxA, boxesB[tb].lo, boxesB[tb].hi)) candidates.push_back(tb);
+          continue;
+        }
+        const BvhNode& n = nodes[child];
+        if (!overlaps(boxA, vec3(n.lo.x, n.lo.y, n.lo.z), vec3(n.hi.x, n.hi.y, n.hi.z))) continue;
+        stack.push_back(n.right);
+        stack.push_back(n.left);
+      }
+      std::sort(candidates.begin(), candidates.end());  // the brute force's order
+    } else {
+      for (uint32_t tb = 0; tb < triCountB; ++tb)
+        if (overlaps(boxA, boxesB[tb].lo, boxesB[tb].hi)) candidates.push_back(tb);
+    }
+    for (uint32_t tb : candidates) {
       TriPairHit hit;
       hit.triA = ta;
       hit.triB = tb;

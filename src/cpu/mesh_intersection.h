@@ -1,7 +1,8 @@
 // Private (issue 17 groundwork): mesh vs mesh intersection on the CPU, and its collision manifold
 // (../shared/seeds/ucsd-cse169-collision-detection.txt, "Mesh vs. Mesh"). Every triangle of A is
-// tested against every triangle of B whose box overlaps its own (brute force, boxes widened by the
-// pair's tolerance band); each intersecting pair gives a segment (shaders/shared/tri_tri.h), a point
+// tested against every triangle of B whose box overlaps its own, widened by a margin of 64 *
+// kTriTriTolerance * the largest coordinate (found through a BVH over B, or by brute force; the same
+// pairs in the same order either way); each intersecting pair gives a segment (shaders/shared/tri_tri.h), a point
 // or a coplanar overlap polygon. Segments are joined into polylines and closed loops by the
 // features that produced their endpoints, not by distance: an endpoint where edge (u, v) of A
 // crosses triangle t of B is the same point for both of A's triangles around that edge, so it gets
@@ -52,7 +53,13 @@ struct MeshIntersection {
   gpu::vec3 normal{0.0f};             // the direction of least spread (plane-like: the plane's normal)
 };
 
+enum class PairSearch : uint32_t {
+  kBvh,         // a BVH over mesh B (buildBvhCpu, kCpuScalar), traversed per triangle of A
+  kBruteForce,  // every box pair: the reference the BVH path is tested against
+};
+
 struct ManifoldSettings {
+  PairSearch search = PairSearch::kBvh;  // both give the same pairs in the same order
   // Point-like when the largest spread is at most this times the diagonal of the meshes' joint box.
   float pointFraction = 1.0e-4f;
   // Line-like when the second spread is at most this times the largest; else plane-like.

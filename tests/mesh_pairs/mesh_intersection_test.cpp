@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <random>
 #include <map>
 #include <utility>
 #include <vector>
@@ -258,6 +260,39 @@ TEST(MeshIntersection, SphereCuttingPlaneIsOneCircle) {
   const cpu::MeshIntersection swapped = intersect(plane, sphere);
   ASSERT_EQ(swapped.curves.size(), 1u);
   EXPECT_EQ(swapped.curves[0].points.size(), c.points.size());
+}
+
+// The BVH path (the default) and the brute force give the same pairs, results and curves.
+TEST(MeshIntersection, BvhMatchesBruteForce) {
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  Mesh soupA, soupB;
+  for (int t = 0; t < 300; ++t) {
+    const vec3 ca(u(rng), u(rng), u(rng)), cb(u(rng), u(rng), u(rng));
+    const uint32_t a0 = soupA.add(ca + vec3(u(rng), u(rng), u(rng)) * 0.2f), a1 = soupA.add(ca + vec3(u(rng), u(rng), u(rng)) * 0.2f),
+                   a2 = soupA.add(ca + vec3(u(rng), u(rng), u(rng)) * 0.2f);
+    const uint32_t b0 = soupB.add(cb + vec3(u(rng), u(rng), u(rng)) * 0.2f), b1 = soupB.add(cb + vec3(u(rng), u(rng), u(rng)) * 0.2f),
+                   b2 = soupB.add(cb + vec3(u(rng), u(rng), u(rng)) * 0.2f);
+    soupA.tri(a0, a1, a2), soupB.tri(b0, b1, b2);
+  }
+  const std::pair<Mesh, Mesh> cases[] = {{soupA, soupB},
+                                         {icosphere(3, 1.0f, {0.013f, 0.021f, 0.3f}), gridMesh(8, 2.0f, 0.0f)},
+                                         {boxMesh({0, 0, 0}, {1, 1, 1}), boxMesh({0.25f, 0.25f, 1}, {0.75f, 0.75f, 2})}};
+  for (const auto& [a, b] : cases) {
+    auto bvh = cpu::intersectMeshes(a.view(), b.view(), {.search = cpu::PairSearch::kBvh});
+    auto brute = cpu::intersectMeshes(a.view(), b.view(), {.search = cpu::PairSearch::kBruteForce});
+    ASSERT_TRUE(bvh.ok() && brute.ok());
+    ASSERT_EQ(bvh->pairs.size(), brute->pairs.size());
+    EXPECT_GT(bvh->pairs.size(), 10u);
+    for (size_t i = 0; i < bvh->pairs.size(); ++i) {
+      EXPECT_EQ(bvh->pairs[i].triA, brute->pairs[i].triA);
+      EXPECT_EQ(bvh->pairs[i].triB, brute->pairs[i].triB);
+      EXPECT_EQ(std::memcmp(&bvh->pairs[i].result, &brute->pairs[i].result, sizeof(gpu::TriTriResult)), 0);
+    }
+    ASSERT_EQ(bvh->curves.size(), brute->curves.size());
+    for (size_t i = 0; i < bvh->curves.size(); ++i) EXPECT_EQ(bvh->curves[i].points, brute->curves[i].points);
+    EXPECT_EQ(bvh->kind, brute->kind);
+  }
 }
 
 TEST(MeshIntersection, BadInputNamesTheField) {
