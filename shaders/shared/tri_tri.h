@@ -101,32 +101,39 @@ VKC_FN void triTriClipPrism(VKC_INOUT(TriTriPoly) poly, vec3 m0, vec3 m1, vec3 m
   triTriClip(poly, m2, b2);
 }
 
+// A triangle's vertices, indexable.
+struct TriTriVerts {
+  vec3 v[3];
+};
+
+VKC_FN TriTriVerts triTriVerts(vec3 a, vec3 b, vec3 c) {
+  TriTriVerts t;
+  t.v[0] = a;
+  t.v[1] = b;
+  t.v[2] = c;
+  return t;
+}
+
 // The distance between two triangles that do not cross (any shape, zero-area included): the least
 // of the vertices' distances to the other triangle and of the nine edge pairs'. x and y: a closest pair.
 VKC_FN float triTriDistance(vec3 a0, vec3 a1, vec3 a2, vec3 b0, vec3 b1, vec3 b2, VKC_OUT(vec3) x, VKC_OUT(vec3) y) {
-  vec3 a[3];
-  a[0] = a0;
-  a[1] = a1;
-  a[2] = a2;
-  vec3 b[3];
-  b[0] = b0;
-  b[1] = b1;
-  b[2] = b2;
+  TriTriVerts a = triTriVerts(a0, a1, a2);
+  TriTriVerts b = triTriVerts(b0, b1, b2);
   float best = 3.4e38f;
   x = a0;
   y = b0;
   for (int i = 0; i < 3; ++i) {
-    TriClosest ca = triClosestPoint(a[i], b0, b1, b2);
-    if (ca.dist2 < best) { best = ca.dist2; x = a[i]; y = ca.point; }
-    TriClosest cb = triClosestPoint(b[i], a0, a1, a2);
-    if (cb.dist2 < best) { best = cb.dist2; x = cb.point; y = b[i]; }
+    TriClosest ca = triClosestPoint(a.v[i], b0, b1, b2);
+    if (ca.dist2 < best) { best = ca.dist2; x = a.v[i]; y = ca.point; }
+    TriClosest cb = triClosestPoint(b.v[i], a0, a1, a2);
+    if (cb.dist2 < best) { best = cb.dist2; x = cb.point; y = b.v[i]; }
     for (int j = 0; j < 3; ++j) {
-      vec2 st = edgeClosestParams(a[i], a[(i + 1) % 3], b[j], b[(j + 1) % 3]);
-      float d2 = edgeDist2(a[i], a[(i + 1) % 3], b[j], b[(j + 1) % 3], st);
+      vec2 st = edgeClosestParams(a.v[i], a.v[(i + 1) % 3], b.v[j], b.v[(j + 1) % 3]);
+      float d2 = edgeDist2(a.v[i], a.v[(i + 1) % 3], b.v[j], b.v[(j + 1) % 3], st);
       if (d2 < best) {
         best = d2;
-        x = edgeLerp(a[i], a[(i + 1) % 3], st.x);
-        y = edgeLerp(b[j], b[(j + 1) % 3], st.y);
+        x = edgeLerp(a.v[i], a.v[(i + 1) % 3], st.x);
+        y = edgeLerp(b.v[j], b.v[(j + 1) % 3], st.y);
       }
     }
   }
@@ -154,23 +161,17 @@ VKC_FN void triTriTouching(vec3 a0, vec3 a1, vec3 a2, vec3 b0, vec3 b1, vec3 b2,
 //    plane or the crossing segment missed b by at most `band`, and the triangles are at most `band`
 //    apart: a touching point (triTriTouching).
 VKC_FN void triTriCore(vec3 a0, vec3 a1, vec3 a2, vec3 b0, vec3 b1, vec3 b2, vec3 nb, float band,
-                       VKC_OUT(TriTriResult) r) {
+                       VKC_INOUT(TriTriResult) r) {
   r.count = 0u;
   r.features = kTriTriNoFeature | (kTriTriNoFeature << 4u);
-  vec3 a[3];
-  a[0] = a0;
-  a[1] = a1;
-  a[2] = a2;
-  vec3 b[3];
-  b[0] = b0;
-  b[1] = b1;
-  b[2] = b2;
+  TriTriVerts a = triTriVerts(a0, a1, a2);
+  TriTriVerts b = triTriVerts(b0, b1, b2);
   float d[3];
   int pos = 0;
   int neg = 0;
   int nearCount = 0;
   for (int i = 0; i < 3; ++i) {
-    VKC_PRECISE float di = dot(nb, a[i] - b0);
+    VKC_PRECISE float di = dot(nb, a.v[i] - b0);
     d[i] = di;
     if (di > 0.0f) ++pos;
     if (di < 0.0f) ++neg;
@@ -180,7 +181,7 @@ VKC_FN void triTriCore(vec3 a0, vec3 a1, vec3 a2, vec3 b0, vec3 b1, vec3 b2, vec
   // The edges' inward unit normals in b's plane: m_k . (x - b_k) >= 0 inside.
   vec3 m[3];
   for (int k = 0; k < 3; ++k) {
-    vec3 mk = cross(nb, b[(k + 1) % 3] - b[k]);
+    vec3 mk = cross(nb, b.v[(k + 1) % 3] - b.v[k]);
     float len = sqrt(dot(mk, mk));
     m[k] = len > 0.0f ? mk / len : vec3(0.0f);
   }
@@ -198,13 +199,13 @@ VKC_FN void triTriCore(vec3 a0, vec3 a1, vec3 a2, vec3 b0, vec3 b1, vec3 b2, vec
       return;
     }
     // Drop consecutive duplicates (clipping through a vertex emits it twice), keep at most 6.
-    int out = 0;
+    int kept = 0;
     for (int i = 0; i < poly.n; ++i) {
-      if (out > 0 && vec3(r.points[out - 1]) == poly.v[i]) continue;
-      if (out < 6) r.points[out++] = vec4(poly.v[i], 0.0f);
+      if (kept > 0 && vec3(r.points[kept - 1]) == poly.v[i]) continue;
+      if (kept < 6) r.points[kept++] = vec4(poly.v[i], 0.0f);
     }
-    if (out > 1 && vec3(r.points[out - 1]) == vec3(r.points[0])) --out;
-    r.count = uint(out);
+    if (kept > 1 && vec3(r.points[kept - 1]) == vec3(r.points[0])) --kept;
+    r.count = uint(kept);
     return;
   }
   bool crossingFar = false;  // a crossing segment more than `band` outside one of b's edges
@@ -218,12 +219,12 @@ VKC_FN void triTriCore(vec3 a0, vec3 a1, vec3 a2, vec3 b0, vec3 b1, vec3 b2, vec
     for (int i = 0; i < 3; ++i) {
       int j = (i + 1) % 3;
       if (d[i] == 0.0f) {
-        if (found == 0) { s0 = a[i]; f0 = kTriTriVertexP + uint(i); } else { s1 = a[i]; f1 = kTriTriVertexP + uint(i); }
+        if (found == 0) { s0 = a.v[i]; f0 = kTriTriVertexP + uint(i); } else { s1 = a.v[i]; f1 = kTriTriVertexP + uint(i); }
         ++found;
       }
       if ((d[i] < 0.0f && d[j] > 0.0f) || (d[i] > 0.0f && d[j] < 0.0f)) {
         VKC_PRECISE float t = d[i] / (d[i] - d[j]);
-        vec3 p = a[i] + (a[j] - a[i]) * t;
+        vec3 p = a.v[i] + (a.v[j] - a.v[i]) * t;
         if (found == 0) { s0 = p; f0 = kTriTriEdgeP + uint(i); } else { s1 = p; f1 = kTriTriEdgeP + uint(i); }
         ++found;
       }
@@ -238,8 +239,8 @@ VKC_FN void triTriCore(vec3 a0, vec3 a1, vec3 a2, vec3 b0, vec3 b1, vec3 b2, vec
     vec3 e = s1 - s0;
     bool empty = false;
     for (int k = 0; k < 3; ++k) {
-      VKC_PRECISE float sa = dot(m[k], s0 - b[k]);
-      VKC_PRECISE float sb = dot(m[k], s1 - b[k]);
+      VKC_PRECISE float sa = dot(m[k], s0 - b.v[k]);
+      VKC_PRECISE float sb = dot(m[k], s1 - b.v[k]);
       // Within `band` of the edge counts as on it (a segment along an edge of b stays whole).
       if (sa < -band && sb < -band) {
         empty = true;

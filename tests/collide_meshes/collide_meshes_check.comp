@@ -1,5 +1,6 @@
 #version 460
-// Runs the particle-vs-triangle functions of shaders/shared/collide_meshes_math.h over a batch of
+// Runs the particle-vs-triangle functions of shaders/shared/collide_meshes_math.h (and the edge-edge
+// CCD of ccd_edge_edge.h and triangle vs triangle of tri_tri.h) over a batch of
 // cases, one invocation per case, so that tests/collide_meshes/collide_meshes_vulkan_test.cpp can
 // compare them bitwise with the same functions compiled as C++ (and so that the build proves the
 // shared header compiles as GLSL). Layouts: collide_meshes_check.h.

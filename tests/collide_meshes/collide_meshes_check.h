@@ -1,9 +1,11 @@
 // One case of the GPU-vs-CPU check of collide_meshes_math.h: every function on one particle and one
-// triangle. Compiled as GLSL by collide_meshes_check.comp and as C++ by the tests.
+// triangle (and the case's two triangles against each other). Compiled as GLSL by
+// collide_meshes_check.comp and as C++ by the tests.
 #ifndef VKC_TESTS_COLLIDE_MESHES_CHECK_H
 #define VKC_TESTS_COLLIDE_MESHES_CHECK_H
 #include "shared/ccd_edge_edge.h"
 #include "shared/collide_meshes_math.h"
+#include "shared/tri_tri.h"
 
 VKC_NAMESPACE_BEGIN
 
@@ -32,8 +34,10 @@ struct MeshCheckResult {
   // to (p1, c1), with the case's thickness; edgeFlags.x 1 when it hit.
   EdgeCcdHit edgeHit;
   uvec4 edgeFlags;
+  // Triangle vs triangle (shared/tri_tri.h): the start triangle against the end one.
+  TriTriResult triTri;
 };
-VKC_CHECK_LAYOUT(MeshCheckResult, 80 + 3 * 80 + 48 + 48 + 16);
+VKC_CHECK_LAYOUT(MeshCheckResult, 80 + 3 * 80 + 48 + 48 + 16 + 112);
 
 VKC_FN uint meshCheckFlags(bool h, MeshHit hit) { return h ? (1u | (hit.flags << 1u)) : 0u; }
 
@@ -84,6 +88,7 @@ VKC_FN MeshCheckResult meshCheckRun(MeshCheckCase k) {
                     meshCheckFlags(hr, r.rigidHit));
   bool he = edgeEdgeCcd(a0, b0, p0, c0, a1, b1, p1, c1, thickness, r.edgeHit);
   r.edgeFlags = uvec4(he ? 1u : 0u, 0u, 0u, 0u);
+  triTriIntersect(a0, b0, c0, a1, b1, c1, r.triTri);
   return r;
 }
 

@@ -118,11 +118,12 @@ TEST_F(MeshVulkan, SharedFunctionsBitwiseEqualToCpu) {
                           VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
   });
   const auto* gpuResults = static_cast<const MeshCheckResult*>(out.mapped());
-  uint32_t differ = 0, hits = 0, edgeHits = 0;
+  uint32_t differ = 0, hits = 0, edgeHits = 0, triTriHits = 0;
   for (uint32_t i = 0; i < n; ++i) {
     const MeshCheckResult cpu = gpu::meshCheckRun(cases[i]);
     hits += (cpu.regions.y != 0) + (cpu.regions.z != 0) + (cpu.regions.w != 0);
     edgeHits += cpu.edgeFlags.x;
+    triTriHits += cpu.triTri.count > 0;
     if (std::memcmp(&cpu, &gpuResults[i], sizeof(MeshCheckResult)) != 0 && ++differ <= 5) {
       // The first differing 32-bit word, by offset in MeshCheckResult.
       const auto* x = reinterpret_cast<const float*>(&cpu);
@@ -133,11 +134,12 @@ TEST_F(MeshVulkan, SharedFunctionsBitwiseEqualToCpu) {
                     << " vs " << y[w];
     }
   }
-  std::printf("mesh functions on the device: %u cases, %u vertex-face and %u edge-edge CCD hits, %u differ from the "
-              "CPU bitwise\n",
-              n, hits, edgeHits, differ);
+  std::printf("mesh functions on the device: %u cases, %u vertex-face and %u edge-edge CCD hits, %u triangle-triangle "
+              "intersections, %u differ from the CPU bitwise\n",
+              n, hits, edgeHits, triTriHits, differ);
   EXPECT_EQ(differ, 0u);
   EXPECT_GT(hits, n / 4);
+  EXPECT_GT(triTriHits, n / 40);
   EXPECT_GT(edgeHits, n / 20);
   vk.vkDestroyPipeline(c.device, pipeline, nullptr);
   vk.vkDestroyPipelineLayout(c.device, layout, nullptr);
