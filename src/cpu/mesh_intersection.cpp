@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 
@@ -223,10 +224,15 @@ Result<MeshIntersection> intersectMeshes(const TriMeshView& meshA, const TriMesh
   // Graph: one node per endpoint key (numbered in order of first appearance), one edge per segment.
   std::map<Key, uint32_t> nodeOf;
   std::vector<vec3> nodePos;
+  std::vector<float> nodeBand;  // the largest band of the segments ending there
   std::vector<std::array<uint32_t, 2>> edges;
-  auto node = [&](const Key& key, vec3 p) {
+  auto node = [&](const Key& key, vec3 p, float band) {
     auto [it, added] = nodeOf.emplace(key, uint32_t(nodePos.size()));
-    if (added) nodePos.push_back(p);
+    if (added) {
+      nodePos.push_back(p);
+      nodeBand.push_back(band);
+    }
+    nodeBand[it->second] = std::max(nodeBand[it->second], band);
     return it->second;
   };
   for (uint32_t i = 0; i < out.pairs.size(); ++i) {
@@ -239,18 +245,67 @@ Result<MeshIntersection> intersectMeshes(const TriMeshView& meshA, const TriMesh
       out.isolated.push_back(vec3(h.result.points[0]));
       continue;
     }
-    const uint32_t n0 = node(endpointKey(meshA, meshB, i, 0, h, h.result.features & 15u), vec3(h.result.points[0]));
-    const uint32_t n1 = node(endpointKey(meshA, meshB, i, 1, h, h.result.features >> 4), vec3(h.result.points[1]));
+    const uint32_t n0 =
+        node(endpointKey(meshA, meshB, i, 0, h, h.result.features & 15u), vec3(h.result.points[0]), h.result.band);
+    const uint32_t n1 =
+        node(endpointKey(meshA, meshB, i, 1, h, h.result.features >> 4), vec3(h.result.points[1]), h.result.band);
     if (n0 == n1)
       out.isolated.push_back(vec3(h.result.points[0]));
     else
       edges.push_back({n0, n1});
   }
+  // Merges (union-find, the smaller node id the root): first the two ends of each segment no longer
+  // than the sum of its ends' bands (a touching pair reported as a segment: its ends keyed
+  // differently), then the ends left open by the keys (an end on an edge of both meshes may be keyed
+  // differently by the two sides) with the later open ends within the sum of their bands, in node order.
+  std::vector<uint32_t> root(nodePos.size());
+  for (uint32_t n = 0; n < nodePos.size(); ++n) root[n] = n;
+  auto find = [&](uint32_t n) {
+    while (root[n] != n) n = root[n] = root[root[n]];
+    return n;
+  };
+  auto unite = [&](uint32_t a, uint32_t b) {
+    a = find(a), b = find(b);
+    if (a != b) root[std::max(a, b)] = std::min(a, b);
+  };
+  auto close = [&](uint32_t a, uint32_t b) {
+    return glm::length(nodePos[a] - nodePos[b]) <= nodeBand[a] + nodeBand[b];
+  };
+  for (const auto& e : edges)
+    if (close(e[0], e[1])) unite(e[0], e[1]);
+  std::vector<uint32_t> degree(nodePos.size(), 0);
+  for (const auto& e : edges)
+    if (find(e[0]) != find(e[1])) ++degree[find(e[0])], ++degree[find(e[1])];
+  std::vector<uint32_t> open;
+  for (uint32_t n = 0; n < nodePos.size(); ++n)
+    if (find(n) == n && degree[n] == 1) open.push_back(n);
+  for (size_t i = 0; i < open.size(); ++i)
+    for (size_t j = i + 1; j < open.size(); ++j)
+      if (find(open[j]) == open[j] && find(open[i]) == open[i] && close(open[i], open[j])) unite(open[i], open[j]);
+  // The segments between distinct merged nodes, each node pair once (a segment along an edge shared
+  // by two triangles is found twice).
+  std::vector<std::array<uint32_t, 2>> joined;
+  std::vector<uint32_t> collapsed;  // nodes of segments merged to a point
+  std::set<std::pair<uint32_t, uint32_t>> seen;
+  for (const auto& e : edges) {
+    const uint32_t a = find(e[0]), b = find(e[1]);
+    if (a == b) {
+      collapsed.push_back(a);
+      continue;
+    }
+    if (seen.emplace(std::min(a, b), std::max(a, b)).second) joined.push_back({a, b});
+  }
+  edges = std::move(joined);
   std::vector<std::vector<uint32_t>> incident(nodePos.size());
   for (uint32_t e = 0; e < edges.size(); ++e) {
     incident[edges[e][0]].push_back(e);
     incident[edges[e][1]].push_back(e);
   }
+  // A collapsed segment on no curve is a touching point.
+  std::sort(collapsed.begin(), collapsed.end());
+  collapsed.erase(std::unique(collapsed.begin(), collapsed.end()), collapsed.end());
+  for (uint32_t n : collapsed)
+    if (incident[n].empty()) out.isolated.push_back(nodePos[n]);
   std::vector<bool> used(edges.size(), false);
   auto walk = [&](uint32_t start, uint32_t firstEdge) {
     ManifoldCurve curve;

@@ -7,9 +7,10 @@
 // features that produced their endpoints, not by distance: an endpoint where edge (u, v) of A
 // crosses triangle t of B is the same point for both of A's triangles around that edge, so it gets
 // the key (A edge {u, v}, B triangle t); likewise (B edge, A triangle), (A vertex, B triangle) and
-// (B vertex, A triangle). This needs welded meshes (shared vertices by index); where an endpoint lies
-// on an edge of both meshes at once the two sides may key it differently and a curve stays open
-// there (its ends are reported). The manifold is classified by the spread (principal components) of
+// (B vertex, A triangle). This needs welded meshes (shared vertices by index). Where an endpoint lies
+// on an edge of both meshes at once the two sides may key it differently: ends the keys leave open
+// are then merged with other open ends within their segments' bands (in node order), and a segment
+// shorter than its ends' bands is a point of the curve, not a piece of it. The manifold is classified by the spread (principal components) of
 // all its points. Results are deterministic (input order).
 #pragma once
 

@@ -175,6 +175,17 @@ TEST(MeshIntersection, OverlappingBoxesGiveOneClosedLoopOnBothSurfaces) {
   expectLoopsOnBoxes(two, loA, hiA, loC, hiC);
 }
 
+// Degenerate contacts: B's edges pierce A's faces exactly on their diagonals and A's edges cross B's
+// faces on theirs (ends on an edge of both meshes, keyed differently by the two sides; pairs touching
+// at a corner): still one closed loop, the exact hexagon.
+TEST(MeshIntersection, EndsOnEdgesOfBothMeshes) {
+  const vec3 loA(0, 0, 0), hiA(1, 1, 1), loB(0.5f, 0.5f, -0.5f), hiB(1.5f, 1.5f, 0.5f);
+  const cpu::MeshIntersection m = intersect(boxMesh(loA, hiA), boxMesh(loB, hiB));
+  ASSERT_EQ(m.curves.size(), 1u);
+  EXPECT_EQ(m.curves[0].points.size(), 6u);  // (0.5,0.5,0) (1,0.5,0) (1,0.5,0.5) (1,1,0.5) (0.5,1,0.5) (0.5,1,0)
+  expectLoopsOnBoxes(m, loA, hiA, loB, hiB);
+}
+
 TEST(MeshIntersection, OverlappingTetrahedraGiveClosedLoops) {
   const Mesh a = tetraMesh({0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1});
   const Mesh b = tetraMesh({0.3f, 0.2f, 0.15f}, {1.2f, 0.35f, 0.1f}, {0.25f, 1.1f, 0.2f}, {0.2f, 0.3f, 1.05f});
@@ -211,13 +222,13 @@ TEST(MeshIntersection, StackedBoxesArePlaneLike) {
 
 TEST(MeshIntersection, VertexPokeIsPointLike) {
   const Mesh plane = gridMesh(2, 1.0f, 0.0f);
-  const Mesh tet = tetraMesh({0.3f, -0.2f, -2e-5f}, {0.0f, 0.3f, 0.5f}, {0.6f, 0.1f, 0.5f}, {0.4f, -0.6f, 0.5f});
+  const Mesh tet = tetraMesh({0.3f, -0.2f, -2e-4f}, {0.0f, 0.3f, 0.5f}, {0.6f, 0.1f, 0.5f}, {0.4f, -0.6f, 0.5f});
   const cpu::MeshIntersection m = intersect(tet, plane);
   ASSERT_EQ(m.curves.size(), 1u);
   EXPECT_TRUE(m.curves[0].closed);
   EXPECT_EQ(m.curves[0].points.size(), 3u);  // the three edges at the apex cross the plane
   EXPECT_EQ(m.kind, cpu::ManifoldKind::kPoint) << cpu::toString(m.kind) << " spread " << m.spread.x;
-  for (vec3 p : m.curves[0].points) EXPECT_LT(glm::length(p - vec3(0.3f, -0.2f, 0)), 1e-4f);
+  for (vec3 p : m.curves[0].points) EXPECT_LT(glm::length(p - vec3(0.3f, -0.2f, 0)), 1e-3f);
 }
 
 TEST(MeshIntersection, EdgeOnPlaneIsLineLike) {
