@@ -6,11 +6,11 @@
 //     first triangle meets the second one's plane;
 //  3. that segment clipped to the second triangle in its plane (its three edge half-planes) is the
 //     intersection segment (P meets Q only on Q's plane, and there only inside Q).
-// The plane used is the fatter triangle's (larger area / longest edge^2), so a sliver against a
-// well-shaped triangle is measured against the well-shaped one's plane; the results' P/Q roles stay
-// the caller's. When all of the first triangle's vertices are within the band of the plane the pair
-// is coplanar: P clipped to Q's three half-planes (Sutherland-Hodgman) is the overlap polygon, up to
-// 6 points. When both triangles are degenerate (twice the area <= kTriTriSliver * longest edge^2)
+// The plane used is the fatter triangle's (larger twice-area / longest edge^2; Q on a tie), so a
+// sliver against a well-shaped triangle is measured against the well-shaped one's plane; the
+// results' P/Q roles (features) stay the caller's. When all of the other triangle's vertices are
+// within the band of the plane the pair is coplanar: the other triangle clipped to the plane
+// triangle's three edge half-planes (Sutherland-Hodgman) is the overlap polygon, up to 6 points. When both triangles are degenerate (twice the area <= kTriTriSliver * longest edge^2)
 // each is its span (farthest vertex pair) and the answer is the midpoint of their closest points.
 //
 // Tolerance band. With S the largest absolute coordinate of the six vertices, l the plane triangle's
@@ -18,17 +18,17 @@
 // vertex, the band is
 //   band = kTriTriTolerance * (S + l^2 * R / A2)
 // (the first term: rounding of the inputs' differences; the second: the error of the plane's
-// direction, which grows as the triangle gets thin). The crossing segment uses the exact signs of
-// the computed distances; the band is used (0) in clipping that segment, where an end within `band`
-// outside an edge of the other triangle counts as on it (a segment along an edge stays whole), (1) to call a pair
-// coplanar (every vertex within `band` of the plane) and (2) for touching: when nothing crossing
-// survives the clipping but a vertex is within `band` of the plane (or the crossing missed the other
-// triangle by at most `band`) and the triangles' (float)
-// distance is at most `band`, the midpoint of a closest pair is reported with kTriTriWithinBand. So
+// direction, which grows as the triangle gets thin). The crossing segment uses the exact signs of the
+// computed distances. The band is used (0) in clipping that segment: an end within `band` outside an
+// edge of the plane triangle counts as on it (a segment along an edge stays whole); (1) to call a
+// pair coplanar (every vertex of the other triangle within `band` of the plane); (2) for touching:
+// when nothing crossing survives the clipping but a vertex is within `band` of the plane (or the
+// crossing missed the plane triangle by at most `band`) and the triangles' float distance is at most
+// `band`, the midpoint of a closest pair is reported with kTriTriWithinBand (no features). So
 // triangles closer than about `band` may be reported touching, and exact intersections are found
-// unless rounding exceeds the band;
-// tests/mesh_pairs/tri_tri_cgal_test.cpp measures both against CGAL's exact answer. For two
-// degenerate triangles the band also holds the larger thickness (twice the area / longest edge).
+// unless rounding exceeds the band; tests/mesh_pairs/tri_tri_cgal_test.cpp measures both against
+// CGAL's exact answer. For two degenerate triangles the band also holds the larger thickness (twice
+// the area / longest edge).
 #ifndef VKC_SHARED_TRI_TRI_H
 #define VKC_SHARED_TRI_TRI_H
 #include "ccd_edge_edge.h"
@@ -62,8 +62,6 @@ struct TriTriResult {
   uint features;
   float band;       // the tolerance band used (absolute length)
 };
-
-VKC_FN float triTriMax3(vec3 v) { return max(max(v.x, v.y), v.z); }
 
 VKC_FN uint triTriSwapFeature(uint f) {
   if (f == kTriTriNoFeature) return f;
@@ -132,8 +130,8 @@ VKC_FN float triTriDistance(vec3 a0, vec3 a1, vec3 a2, vec3 b0, vec3 b1, vec3 b2
       float d2 = edgeDist2(a.v[i], a.v[(i + 1) % 3], b.v[j], b.v[(j + 1) % 3], st);
       if (d2 < best) {
         best = d2;
-        x = edgeLerp(a.v[i], a.v[(i + 1) % 3], st.x);
-        y = edgeLerp(b.v[j], b.v[(j + 1) % 3], st.y);
+        x = lerp3(a.v[i], a.v[(i + 1) % 3], st.x);
+        y = lerp3(b.v[j], b.v[(j + 1) % 3], st.y);
       }
     }
   }
@@ -299,8 +297,7 @@ VKC_FN bool triTriIntersect(vec3 p0, vec3 p1, vec3 p2, vec3 q0, vec3 q1, vec3 q2
   r.count = 0u;
   r.flags = 0u;
   r.features = kTriTriNoFeature | (kTriTriNoFeature << 4u);
-  float S = max(max(max(triTriMax3(abs(p0)), triTriMax3(abs(p1))), max(triTriMax3(abs(p2)), triTriMax3(abs(q0)))),
-                max(triTriMax3(abs(q1)), triTriMax3(abs(q2))));
+  float S = max(max(max(maxAbs3(p0), maxAbs3(p1)), max(maxAbs3(p2), maxAbs3(q0))), max(maxAbs3(q1), maxAbs3(q2)));
   if (!(S <= 3.0e38f)) return false;  // NaN or infinite input: no answer
   vec2 shapeP = triTriShape(p0, p1, p2);
   vec2 shapeQ = triTriShape(q0, q1, q2);
@@ -332,8 +329,8 @@ VKC_FN bool triTriIntersect(vec3 p0, vec3 p1, vec3 p2, vec3 q0, vec3 q1, vec3 q2
     r.band = kTriTriTolerance * S + thick;
     r.flags = kTriTriDegenerate;
     vec2 st = edgeClosestParams(u0, u1, v0, v1);
-    vec3 x = edgeLerp(u0, u1, st.x);
-    vec3 y = edgeLerp(v0, v1, st.y);
+    vec3 x = lerp3(u0, u1, st.x);
+    vec3 y = lerp3(v0, v1, st.y);
     if (sqrt(dot(x - y, x - y)) > r.band) return false;
     r.points[0] = vec4(0.5f * (x + y) + o, 0.0f);
     r.count = 1u;
