@@ -18,7 +18,7 @@ fi
 echo "== build $dir/scene_fuzz with $clangxx"
 "$clangxx" -std=c++20 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -Iinclude -Isrc \
-  fuzz/scene_fuzz.cpp src/io/scene.cpp src/io/json_reader.cpp src/io/file.cpp src/io/obj.cpp \
+  fuzz/scene_fuzz.cpp src/io/scene.cpp src/io/json_reader.cpp src/io/json_writer.cpp src/io/file.cpp src/io/obj.cpp \
   -ltinyobjloader -lz -o "$dir/scene_fuzz"
 
 # Seeds: the sample scenes and fuzz/seeds/ (planes and convexes, good and bad; the working corpus
