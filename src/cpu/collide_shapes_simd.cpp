@@ -3,8 +3,9 @@
 // run time. The prepared tables (spheres, cones, grid, masks) are the scalar twin's (prepareShapes).
 //
 // Lanes are particles: a batch of Lanes(df) particles is loaded as SoA (LoadInterleaved4 of xyzw).
-// Each lane's grid cells give its candidate mask words (gathered from the shared masks, the same
-// words the scalar kernel reads); the batch walks the union (OR over lanes) of the candidate bits in
+// Each lane's grid cells give its candidate mask words (the same words the scalar kernel reads, looked
+// up by lane permutations in a per-call copy of the cloth's mask rows with their 8 cells contiguous,
+// not gathered); the batch walks the union (OR over lanes) of the candidate bits in
 // the scalar kernel's order (capsules first, each as one shape: the hull of its spheres, then the
 // spheres that belong to no capsule) and applies each shape to the lanes whose own candidate bit is
 // set. Where the kernel branches per particle (a capsule's region: cone or end sphere; which of the
@@ -221,7 +222,27 @@ struct ClothView {
   const uint32_t* cand;  // maskWords x Lanes: each lane's candidate bits of each word
   const uint32_t* any;   // maskWords: the union over the batch's lanes
   const uint32_t* freeSpheres;  // maskWords: the bits of the spheres that belong to no capsule
+  const uint32_t* rows;  // the grid's mask words, row by row: rows[((word * 2 + set) * 3 + axis) * rowStride + cell]
+  size_t rowStride;      // max(kGridCells, Lanes): a row can be loaded as one vector
 };
+
+// The words of one mask row (its kGridCells cells, contiguous) at each lane's cell (in [0, kGridCells)):
+// a lane permutation where a vector holds the row, two and a blend at 4 lanes, a gather below.
+HWY_INLINE VU lookupRow(const uint32_t* row, VI cell) {
+  const DU du;
+  const DI di;
+  static_assert(gpu::kGridCells == 8u);
+  if constexpr (hn::MaxLanes(du) >= 8) {
+    return hn::TableLookupLanes(hn::Load(du, row), hn::IndicesFromVec(du, cell));
+  } else if constexpr (hn::MaxLanes(du) == 4) {
+    const auto idx = hn::IndicesFromVec(du, hn::And(cell, hn::Set(di, 3)));
+    const VU lower = hn::TableLookupLanes(hn::Load(du, row), idx);
+    const VU upper = hn::TableLookupLanes(hn::Load(du, row + 4), idx);
+    return hn::IfThenElse(hn::RebindMask(du, hn::Gt(cell, hn::Set(di, 3))), upper, lower);
+  } else {
+    return hn::GatherIndex(du, row, cell);
+  }
+}
 
 HWY_INLINE MF candidateBit(const ClothView& v, uint32_t shape) {
   const DU du;
@@ -265,35 +286,28 @@ HWY_INLINE void collideRoundShapes(ClothView& v, uint32_t* cand, uint32_t* any, 
   const V3 hi = ccd ? V3{glmMax(pos.x, old.x), glmMax(pos.y, old.y), glmMax(pos.z, old.z)} : pos;
   const VF zero = hn::Zero(df);
   const VF maxCell = hn::Set(df, float(gpu::kGridCells - 1u));
-  VI rowLo[3], rowHi[3];
+  VI cellsLo[3], cellsHi[3];
   const VF los[3] = {lo.x, lo.y, lo.z}, his[3] = {hi.x, hi.y, hi.z};
-  const VI maskWords = hn::Set(di, static_cast<int32_t>(c.maskWords));
   for (uint32_t axis = 0; axis < 3; ++axis) {
     const VF lower = hn::Set(df, g.lower[static_cast<int>(axis)]);
     const VF scale = hn::Set(df, g.scale[static_cast<int>(axis)]);
     const VF a = hn::Mul(hn::Sub(los[axis], lower), scale);
     const VF b = hn::Mul(hn::Sub(his[axis], lower), scale);
     active = hn::And(active, hn::And(hn::Ge(b, zero), hn::Lt(a, hn::Set(df, float(gpu::kGridCells)))));
-    // Clamped into [0, 7] on every lane (gather indices stay in range); on active lanes this is the
+    // Clamped into [0, 7] on every lane (lookups stay in range); on active lanes this is the
     // scalar kernel's a < 0 ? 0 : uint(a) and min(uint(b), 7).
-    const VI cellLo = hn::ConvertTo(di, hn::Min(hn::Max(a, zero), maxCell));
-    const VI cellHi = hn::ConvertTo(di, hn::Min(hn::Max(b, zero), maxCell));
-    // maskIndex: firstMaskWord + ((set * 3 + axis) * 8 + cell) * maskWords + word
-    const VI base0 = hn::Set(di, static_cast<int32_t>(c.firstMaskWord + (0u * 3u + axis) * gpu::kGridCells * c.maskWords));
-    const VI base1 = hn::Set(di, static_cast<int32_t>(c.firstMaskWord + (1u * 3u + axis) * gpu::kGridCells * c.maskWords));
-    rowHi[axis] = hn::Add(base0, hn::Mul(cellHi, maskWords));  // set 0 ("first") at cellHi
-    rowLo[axis] = hn::Add(base1, hn::Mul(cellLo, maskWords));  // set 1 ("last") at cellLo
+    cellsLo[axis] = hn::ConvertTo(di, hn::Min(hn::Max(a, zero), maxCell));
+    cellsHi[axis] = hn::ConvertTo(di, hn::Min(hn::Max(b, zero), maxCell));
   }
   if (hn::AllFalse(df, active)) return;
   const auto activeU = hn::RebindMask(du, active);
-  const uint32_t* masks = v.s.masks.data();
   HWY_ALIGN uint32_t tmp[hn::MaxLanes(du)];
   for (uint32_t w = 0; w < c.maskWords; ++w) {
-    const VI wv = hn::Set(di, static_cast<int32_t>(w));
+    const uint32_t* rows = v.rows + w * 6u * v.rowStride;
     VU bits = hn::IfThenElseZero(activeU, hn::Set(du, 0xFFFFFFFFu));
     for (uint32_t axis = 0; axis < 3; ++axis) {
-      bits = hn::And(bits, hn::GatherIndex(du, masks, hn::Add(rowHi[axis], wv)));
-      bits = hn::And(bits, hn::GatherIndex(du, masks, hn::Add(rowLo[axis], wv)));
+      bits = hn::And(bits, lookupRow(rows + axis * v.rowStride, cellsHi[axis]));         // set 0 ("first") at cellHi
+      bits = hn::And(bits, lookupRow(rows + (3u + axis) * v.rowStride, cellsLo[axis]));  // set 1 ("last") at cellLo
     }
     hn::Store(bits, du, cand + w * lanes);
     hn::Store(bits, du, tmp);
@@ -558,7 +572,21 @@ void CollideCloth(const ShapesState& s, uint32_t cloth, float friction, float ma
       if (csr[k + 1u] != csr[k]) freeSpheres[k / 32u] &= ~(1u << (k % 32u));
     }
   }
-  ClothView v{s, c, g, s.flags, friction, massScale, cand.get(), any.get(), freeSpheres.get()};
+  // The cloth's mask rows (maskIndex: firstMaskWord + ((set * 3 + axis) * 8 + cell) * maskWords + word)
+  // with their cells contiguous.
+  const size_t rowStride = std::max<size_t>(gpu::kGridCells, lanes);
+  auto rows = hwy::AllocateAligned<uint32_t>(std::max<size_t>(c.maskWords, 1) * 6u * rowStride);
+  if (g.lower.w != 0.0f) {
+    for (uint32_t w = 0; w < c.maskWords; ++w) {
+      for (uint32_t row = 0; row < 6u; ++row) {
+        uint32_t* dst = rows.get() + (w * 6u + row) * rowStride;
+        for (uint32_t cell = 0; cell < rowStride; ++cell) {
+          dst[cell] = cell < gpu::kGridCells ? s.masks[c.firstMaskWord + (row * gpu::kGridCells + cell) * c.maskWords + w] : 0u;
+        }
+      }
+    }
+  }
+  ClothView v{s, c, g, s.flags, friction, massScale, cand.get(), any.get(), freeSpheres.get(), rows.get(), rowStride};
   HWY_ALIGN float tailP[4 * hn::MaxLanes(df)];
   HWY_ALIGN float tailQ[4 * hn::MaxLanes(df)];
   const VF zero = hn::Zero(df);
