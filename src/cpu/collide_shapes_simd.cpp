@@ -219,8 +219,8 @@ struct ClothView {
   uint32_t flags;
   float friction;
   float massScale;
-  const uint32_t* cand;  // maskWords x Lanes: each lane's candidate bits of each word
-  const uint32_t* any;   // maskWords: the union over the batch's lanes
+  uint32_t* cand;  // maskWords x Lanes: each lane's candidate bits of each word
+  uint32_t* any;   // maskWords: the union over the batch's lanes
   const uint32_t* freeSpheres;  // maskWords: the bits of the spheres that belong to no capsule
   const uint32_t* rows;  // the grid's mask words, row by row: rows[((word * 2 + set) * 3 + axis) * rowStride + cell]
   size_t rowStride;      // max(kGridCells, Lanes): a row can be loaded as one vector
@@ -273,6 +273,7 @@ constexpr uint32_t kMovedPositions = 1u, kMovedPrevious = 2u;
 
 // collideRoundShapes for one batch: the spheres and capsules that are candidates in the grid, into
 // `sum`. Candidate words are computed here into v.cand / any.
+template <bool kCcd, bool kFriction>
 HWY_INLINE void collideRoundShapes(ClothView& v, uint32_t* cand, uint32_t* any, MF active, const V3& pos,
                                    const V3& old, Sum& sum) {
   const DF df;
@@ -281,7 +282,7 @@ HWY_INLINE void collideRoundShapes(ClothView& v, uint32_t* cand, uint32_t* any, 
   const size_t lanes = hn::Lanes(df);
   const gpu::ShapeCloth& c = v.c;
   const gpu::ShapeGrid& g = v.g;
-  const bool ccd = (v.flags & gpu::kCollideFlagContinuous) != 0u;
+  constexpr bool ccd = kCcd;
   const V3 lo = ccd ? V3{glmMin(pos.x, old.x), glmMin(pos.y, old.y), glmMin(pos.z, old.z)} : pos;
   const V3 hi = ccd ? V3{glmMax(pos.x, old.x), glmMax(pos.y, old.y), glmMax(pos.z, old.z)} : pos;
   const VF zero = hn::Zero(df);
@@ -303,11 +304,16 @@ HWY_INLINE void collideRoundShapes(ClothView& v, uint32_t* cand, uint32_t* any, 
   const auto activeU = hn::RebindMask(du, active);
   HWY_ALIGN uint32_t tmp[hn::MaxLanes(du)];
   for (uint32_t w = 0; w < c.maskWords; ++w) {
-    const uint32_t* rows = v.rows + w * 6u * v.rowStride;
     VU bits = hn::IfThenElseZero(activeU, hn::Set(du, 0xFFFFFFFFu));
-    for (uint32_t axis = 0; axis < 3; ++axis) {
-      bits = hn::And(bits, lookupRow(rows + axis * v.rowStride, cellsHi[axis]));         // set 0 ("first") at cellHi
-      bits = hn::And(bits, lookupRow(rows + (3u + axis) * v.rowStride, cellsLo[axis]));  // set 1 ("last") at cellLo
+    if constexpr (ccd) {
+      const uint32_t* rows = v.rows + w * 6u * v.rowStride;
+      for (uint32_t axis = 0; axis < 3; ++axis) {
+        bits = hn::And(bits, lookupRow(rows + axis * v.rowStride, cellsHi[axis]));         // set 0 ("first") at cellHi
+        bits = hn::And(bits, lookupRow(rows + (3u + axis) * v.rowStride, cellsLo[axis]));  // set 1 ("last") at cellLo
+      }
+    } else {  // cellLo = cellHi: the rows hold both sets' words ANDed
+      const uint32_t* rows = v.rows + w * 3u * v.rowStride;
+      for (uint32_t axis = 0; axis < 3; ++axis) bits = hn::And(bits, lookupRow(rows + axis * v.rowStride, cellsHi[axis]));
     }
     hn::Store(bits, du, cand + w * lanes);
     hn::Store(bits, du, tmp);
@@ -316,7 +322,7 @@ HWY_INLINE void collideRoundShapes(ClothView& v, uint32_t* cand, uint32_t* any, 
     any[w] = u;
   }
 
-  const bool wantVelocity = (v.flags & gpu::kCollideFlagFriction) != 0u;
+  constexpr bool wantVelocity = kFriction;
   const uint32_t S = v.s.layout.sphereCount, C = v.s.layout.capsuleCount;
   const gpu::vec4* spheres = v.s.spheres.data();
   const uint32_t shapeCount = c.sphereCount + c.capsuleCount;
@@ -335,7 +341,7 @@ HWY_INLINE void collideRoundShapes(ClothView& v, uint32_t* cand, uint32_t* any, 
       const V3 target = ccd ? capsuleSweep(lanesIn, v.s.cones[capsule], cone, a0, a1, b0, b1, old, pos) : pos;
       V3 delta;
       const MF touched = capsuleContact(lanesIn, cone, a1, b1, target, delta);
-      const MF contrib = hn::And(lanesIn, hn::Or(touched, notEqual(target, pos)));
+      const MF contrib = ccd ? hn::And(lanesIn, hn::Or(touched, notEqual(target, pos))) : touched;
       if (hn::AllFalse(df, contrib)) continue;
       accumulate(sum, contrib, target, delta, pos);
       if (wantVelocity) {
@@ -367,13 +373,13 @@ HWY_INLINE void collideRoundShapes(ClothView& v, uint32_t* cand, uint32_t* any, 
       const gpu::vec4 s1 = spheres[S + sphere];
       const gpu::vec4 s0 = spheres[sphere];
       V3 target = pos;
-      if (ccd) {
+      if constexpr (ccd) {
         VF toi;
         sphereSweep(lanesIn, s0, s1, old, pos, toi, target);
       }
       V3 delta;
       const MF touched = sphereContact(lanesIn, s1, target, delta);
-      const MF contrib = hn::And(lanesIn, hn::Or(touched, notEqual(target, pos)));
+      const MF contrib = ccd ? hn::And(lanesIn, hn::Or(touched, notEqual(target, pos))) : touched;
       if (hn::AllFalse(df, contrib)) continue;
       accumulate(sum, contrib, target, delta, pos);
       if (wantVelocity) sum.velocity = add(sum.velocity, selectOrZero(contrib, splat(gpu::vec3(s1) - gpu::vec3(s0))));
@@ -470,11 +476,12 @@ HWY_INLINE MF convexSweep(const ClothView& v, MF lanes, const gpu::ShapeConvex& 
 }
 
 // collideConvexes for one batch: the convexes the grid pass kept, after the round shapes.
+template <bool kCcd, bool kFriction>
 HWY_INLINE void collideConvexes(const ClothView& v, MF active, const V3& pos, const V3& old, Sum& sum) {
   const DF df;
   const gpu::ShapeCloth& c = v.c;
-  const bool ccd = (v.flags & gpu::kCollideFlagContinuous) != 0u;
-  const bool wantVelocity = (v.flags & gpu::kCollideFlagFriction) != 0u;
+  constexpr bool ccd = kCcd;
+  constexpr bool wantVelocity = kFriction;
   const uint32_t words = (c.convexCount + 31u) / 32u;
   for (uint32_t word = 0; word < words; ++word) {
     uint32_t bits = v.s.convexBits[c.firstConvexWord + word];
@@ -503,16 +510,17 @@ HWY_INLINE void collideConvexes(const ClothView& v, MF active, const V3& pos, co
 
 // collideParticle for one batch of Lanes(df) particles in SoA form; `active` are the lanes with a
 // particle of non-zero inverse mass. Returns kMoved* flags (pw is always reset to qw).
+template <bool kCcd, bool kFriction>
 HWY_INLINE uint32_t collideBatch(ClothView& v, uint32_t* cand, uint32_t* any, MF active, V3& pos, VF& pw, V3& old,
                                  const VF& qw) {
   const DF df;
   const VF zero = hn::Zero(df);
   pw = qw;
   if (hn::AllFalse(df, active)) return 0u;
-  const bool wantVelocity = (v.flags & gpu::kCollideFlagFriction) != 0u;
+  constexpr bool wantVelocity = kFriction;
   Sum sum{splat(gpu::vec3(0.0f)), splat(gpu::vec3(0.0f)), zero};
-  if (v.g.lower.w != 0.0f) collideRoundShapes(v, cand, any, active, pos, old, sum);
-  if (v.c.convexCount != 0u) collideConvexes(v, active, pos, old, sum);
+  if (v.g.lower.w != 0.0f) collideRoundShapes<kCcd, kFriction>(v, cand, any, active, pos, old, sum);
+  if (v.c.convexCount != 0u) collideConvexes<kCcd, kFriction>(v, active, pos, old, sum);
 
   // applyContacts.
   const MF has = hn::Gt(sum.count, zero);
@@ -541,12 +549,54 @@ HWY_INLINE uint32_t collideBatch(ClothView& v, uint32_t* cand, uint32_t* any, MF
   return moved;
 }
 
+// The batches of particles [0, n) of p / q (n > 0), with the flags' modes fixed at compile time.
+template <bool kCcd, bool kFriction>
+HWY_NOINLINE void collideBatches(ClothView& v, Float4* p, Float4* q, uint32_t n) {
+  const DF df;
+  const DU du;
+  const size_t lanes = hn::Lanes(df);
+  uint32_t* cand = v.cand;
+  uint32_t* any = v.any;
+  HWY_ALIGN float tailP[4 * hn::MaxLanes(df)];
+  HWY_ALIGN float tailQ[4 * hn::MaxLanes(df)];
+  const VF zero = hn::Zero(df);
+  for (uint32_t i = 0; i < n; i += static_cast<uint32_t>(lanes)) {
+    const size_t count = std::min<size_t>(lanes, n - i);
+    float* pp = &p[i].x;
+    float* qq = &q[i].x;
+    if (count < lanes) {
+      // The tail: padded with inverse mass 0 (inactive lanes), copied back afterwards.
+      std::memset(tailP, 0, sizeof tailP);
+      std::memset(tailQ, 0, sizeof tailQ);
+      std::memcpy(tailP, pp, count * sizeof(Float4));
+      std::memcpy(tailQ, qq, count * sizeof(Float4));
+      pp = tailP;
+      qq = tailQ;
+    }
+    VF px, py, pz, pw, qx, qy, qz, qw;
+    hn::LoadInterleaved4(df, pp, px, py, pz, pw);
+    hn::LoadInterleaved4(df, qq, qx, qy, qz, qw);
+    V3 pos{px, py, pz}, old{qx, qy, qz};
+    const VU pwBefore = hn::BitCast(du, pw);
+    const uint32_t moved = collideBatch<kCcd, kFriction>(v, cand, any, hn::Ne(qw, zero), pos, pw, old, qw);
+    // Stores only what changed (most batches touch no shape): the same memory afterwards, less
+    // write traffic. p.w is reset to prev.w, compared bitwise.
+    if ((moved & kMovedPositions) != 0u || !hn::AllTrue(du, hn::Eq(hn::BitCast(du, pw), pwBefore))) {
+      hn::StoreInterleaved4(pos.x, pos.y, pos.z, pw, df, pp);
+    }
+    if ((moved & kMovedPrevious) != 0u) hn::StoreInterleaved4(old.x, old.y, old.z, qw, df, qq);
+    if (count < lanes) {
+      std::memcpy(&p[i].x, tailP, count * sizeof(Float4));
+      std::memcpy(&q[i].x, tailQ, count * sizeof(Float4));
+    }
+  }
+}
+
 }  // namespace
 
 void CollideCloth(const ShapesState& s, uint32_t cloth, float friction, float massScale, Float4* particles,
                   Float4* prevParticles, uint32_t begin, uint32_t end) {
   const DF df;
-  const DU du;
   const size_t lanes = hn::Lanes(df);
   const gpu::ShapeCloth& c = s.layout.cloths[cloth];
   const gpu::ShapeGrid& g = s.grids[cloth];
@@ -574,51 +624,30 @@ void CollideCloth(const ShapesState& s, uint32_t cloth, float friction, float ma
   }
   // The cloth's mask rows (maskIndex: firstMaskWord + ((set * 3 + axis) * 8 + cell) * maskWords + word)
   // with their cells contiguous.
+  // Discrete collision looks both sets up at the same cell: there, row axis holds set 0 AND set 1.
   const size_t rowStride = std::max<size_t>(gpu::kGridCells, lanes);
-  auto rows = hwy::AllocateAligned<uint32_t>(std::max<size_t>(c.maskWords, 1) * 6u * rowStride);
+  const uint32_t rowsPerWord = (s.flags & gpu::kCollideFlagContinuous) != 0u ? 6u : 3u;
+  auto rows = hwy::AllocateAligned<uint32_t>(std::max<size_t>(c.maskWords, 1) * rowsPerWord * rowStride);
   if (g.lower.w != 0.0f) {
+    const auto mask = [&](uint32_t row, uint32_t cell, uint32_t w) {
+      return s.masks[c.firstMaskWord + (row * gpu::kGridCells + cell) * c.maskWords + w];
+    };
     for (uint32_t w = 0; w < c.maskWords; ++w) {
-      for (uint32_t row = 0; row < 6u; ++row) {
-        uint32_t* dst = rows.get() + (w * 6u + row) * rowStride;
+      for (uint32_t row = 0; row < rowsPerWord; ++row) {
+        uint32_t* dst = rows.get() + (w * rowsPerWord + row) * rowStride;
         for (uint32_t cell = 0; cell < rowStride; ++cell) {
-          dst[cell] = cell < gpu::kGridCells ? s.masks[c.firstMaskWord + (row * gpu::kGridCells + cell) * c.maskWords + w] : 0u;
+          if (cell >= gpu::kGridCells) dst[cell] = 0u;
+          else dst[cell] = rowsPerWord == 6u ? mask(row, cell, w) : mask(row, cell, w) & mask(3u + row, cell, w);
         }
       }
     }
   }
   ClothView v{s, c, g, s.flags, friction, massScale, cand.get(), any.get(), freeSpheres.get(), rows.get(), rowStride};
-  HWY_ALIGN float tailP[4 * hn::MaxLanes(df)];
-  HWY_ALIGN float tailQ[4 * hn::MaxLanes(df)];
-  const VF zero = hn::Zero(df);
-  for (uint32_t i = 0; i < n; i += static_cast<uint32_t>(lanes)) {
-    const size_t count = std::min<size_t>(lanes, n - i);
-    float* pp = &p[i].x;
-    float* qq = &q[i].x;
-    if (count < lanes) {
-      // The tail: padded with inverse mass 0 (inactive lanes), copied back afterwards.
-      std::memset(tailP, 0, sizeof tailP);
-      std::memset(tailQ, 0, sizeof tailQ);
-      std::memcpy(tailP, pp, count * sizeof(Float4));
-      std::memcpy(tailQ, qq, count * sizeof(Float4));
-      pp = tailP;
-      qq = tailQ;
-    }
-    VF px, py, pz, pw, qx, qy, qz, qw;
-    hn::LoadInterleaved4(df, pp, px, py, pz, pw);
-    hn::LoadInterleaved4(df, qq, qx, qy, qz, qw);
-    V3 pos{px, py, pz}, old{qx, qy, qz};
-    const VU pwBefore = hn::BitCast(du, pw);
-    const uint32_t moved = collideBatch(v, cand.get(), any.get(), hn::Ne(qw, zero), pos, pw, old, qw);
-    // Stores only what changed (most batches touch no shape): the same memory afterwards, less
-    // write traffic. p.w is reset to prev.w, compared bitwise.
-    if ((moved & kMovedPositions) != 0u || !hn::AllTrue(du, hn::Eq(hn::BitCast(du, pw), pwBefore))) {
-      hn::StoreInterleaved4(pos.x, pos.y, pos.z, pw, df, pp);
-    }
-    if ((moved & kMovedPrevious) != 0u) hn::StoreInterleaved4(old.x, old.y, old.z, qw, df, qq);
-    if (count < lanes) {
-      std::memcpy(&p[i].x, tailP, count * sizeof(Float4));
-      std::memcpy(&q[i].x, tailQ, count * sizeof(Float4));
-    }
+  const bool ccd = (s.flags & gpu::kCollideFlagContinuous) != 0u;
+  if ((s.flags & gpu::kCollideFlagFriction) != 0u) {
+    ccd ? collideBatches<true, true>(v, p, q, n) : collideBatches<false, true>(v, p, q, n);
+  } else {
+    ccd ? collideBatches<true, false>(v, p, q, n) : collideBatches<false, false>(v, p, q, n);
   }
 }
 
