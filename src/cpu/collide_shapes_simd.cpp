@@ -273,33 +273,39 @@ constexpr uint32_t kMovedPositions = 1u, kMovedPrevious = 2u;
 
 // collideRoundShapes for one batch: the spheres and capsules that are candidates in the grid, into
 // `sum`. Candidate words are computed here into v.cand / any.
+// One axis of the grid test: the lanes of `active` whose span [lo, hi] meets the grid, and each
+// lane's cells of lo and hi, clamped into [0, 7] on every lane (lookups stay in range); on the active
+// lanes these are the scalar kernel's a < 0 ? 0 : uint(a) and min(uint(b), 7). kSpan false: lo = hi.
+template <bool kSpan>
+HWY_INLINE MF gridAxis(MF active, VF lo, VF hi, float lower, float scale, VI& cellLo, VI& cellHi) {
+  const DF df;
+  const DI di;
+  const VF zero = hn::Zero(df);
+  const VF maxCell = hn::Set(df, float(gpu::kGridCells - 1u));
+  const VF a = hn::Mul(hn::Sub(lo, hn::Set(df, lower)), hn::Set(df, scale));
+  const VF b = kSpan ? hn::Mul(hn::Sub(hi, hn::Set(df, lower)), hn::Set(df, scale)) : a;
+  active = hn::And(active, hn::And(hn::Ge(b, zero), hn::Lt(a, hn::Set(df, float(gpu::kGridCells)))));
+  cellLo = hn::ConvertTo(di, hn::Min(hn::Max(a, zero), maxCell));
+  cellHi = kSpan ? hn::ConvertTo(di, hn::Min(hn::Max(b, zero), maxCell)) : cellLo;
+  return active;
+}
+
 template <bool kCcd, bool kFriction>
 HWY_INLINE void collideRoundShapes(ClothView& v, uint32_t* cand, uint32_t* any, MF active, const V3& pos,
                                    const V3& old, Sum& sum) {
   const DF df;
   const DU du;
-  const DI di;
   const size_t lanes = hn::Lanes(df);
   const gpu::ShapeCloth& c = v.c;
   const gpu::ShapeGrid& g = v.g;
   constexpr bool ccd = kCcd;
+  const VF zero = hn::Zero(df);
   const V3 lo = ccd ? V3{glmMin(pos.x, old.x), glmMin(pos.y, old.y), glmMin(pos.z, old.z)} : pos;
   const V3 hi = ccd ? V3{glmMax(pos.x, old.x), glmMax(pos.y, old.y), glmMax(pos.z, old.z)} : pos;
-  const VF zero = hn::Zero(df);
-  const VF maxCell = hn::Set(df, float(gpu::kGridCells - 1u));
   VI cellsLo[3], cellsHi[3];
-  const VF los[3] = {lo.x, lo.y, lo.z}, his[3] = {hi.x, hi.y, hi.z};
-  for (uint32_t axis = 0; axis < 3; ++axis) {
-    const VF lower = hn::Set(df, g.lower[static_cast<int>(axis)]);
-    const VF scale = hn::Set(df, g.scale[static_cast<int>(axis)]);
-    const VF a = hn::Mul(hn::Sub(los[axis], lower), scale);
-    const VF b = hn::Mul(hn::Sub(his[axis], lower), scale);
-    active = hn::And(active, hn::And(hn::Ge(b, zero), hn::Lt(a, hn::Set(df, float(gpu::kGridCells)))));
-    // Clamped into [0, 7] on every lane (lookups stay in range); on active lanes this is the
-    // scalar kernel's a < 0 ? 0 : uint(a) and min(uint(b), 7).
-    cellsLo[axis] = hn::ConvertTo(di, hn::Min(hn::Max(a, zero), maxCell));
-    cellsHi[axis] = hn::ConvertTo(di, hn::Min(hn::Max(b, zero), maxCell));
-  }
+  active = gridAxis<ccd>(active, lo.x, hi.x, g.lower.x, g.scale.x, cellsLo[0], cellsHi[0]);
+  active = gridAxis<ccd>(active, lo.y, hi.y, g.lower.y, g.scale.y, cellsLo[1], cellsHi[1]);
+  active = gridAxis<ccd>(active, lo.z, hi.z, g.lower.z, g.scale.z, cellsLo[2], cellsHi[2]);
   if (hn::AllFalse(df, active)) return;
   const auto activeU = hn::RebindMask(du, active);
   HWY_ALIGN uint32_t tmp[hn::MaxLanes(du)];
