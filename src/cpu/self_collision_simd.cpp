@@ -490,6 +490,18 @@ void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGri
   gatherFound(s, begin, n, K, found, grid, d, stiffness, counts, sums, pairs, filter);
 }
 
+template <class VF>
+HWY_INLINE auto cellBits(VF p, VF lower, VF scale, VF top, int shift) {
+  const hn::DFromV<VF> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  const hn::RebindToUnsigned<decltype(df)> du;
+  const VF one = hn::Set(df, 1.0f);
+  VF c = hn::Add(hn::Mul(hn::Sub(p, lower), scale), one);
+  c = hn::IfThenElse(hn::Ge(c, one), c, one);  // NaN -> 1
+  c = hn::IfThenElse(hn::Le(c, top), c, top);
+  return hn::ShiftLeftSame(hn::BitCast(du, hn::ConvertTo(di, c)), shift);
+}
+
 // selfCellKey for `count` items, lanes at a time (the same float operations: subtract, multiply, add,
 // clamp with NaN to 1, truncate). Positions are gathered from the AoS particles by item; without
 // `itemParticles` the items are particles[0 .. count) in order, loaded with de-interleaving loads.
@@ -501,19 +513,23 @@ void CellKeys(const float* particles, const uint32_t* itemParticles, uint32_t co
   const size_t N = hn::Lanes(df);
   const uint32_t axis[3] = {g.axes.x, g.axes.y, g.axes.z};
   const float maxCoord[3] = {gpu::kSelfSweepMaxCoord, gpu::kSelfHashMaxCoord, gpu::kSelfHashMaxCoord};
-  const auto one = hn::Set(df, 1.0f);
+  const int keyShift[3] = {0, 16, 24};
+  // Per coordinate x, y, z (not per role: no vector indexed at run time): the role's clamp and shift.
+  // The axes are a permutation of x, y, z.
+  float top[3] = {0.0f, 0.0f, 0.0f};
+  int shift[3] = {0, 0, 0};
+  for (int a = 0; a < 3; ++a) {
+    top[axis[a]] = maxCoord[a];
+    shift[axis[a]] = keyShift[a];
+  }
   using VF = hn::Vec<decltype(df)>;
-  auto key = [&](const VF (&p)[3]) HWY_ATTR {  // p[a]: coordinates on axis a (x, y, z)
-    hn::Vec<decltype(du)> cells[3];
-    for (int a = 0; a < 3; ++a) {
-      const int ax = static_cast<int>(axis[a]);
-      auto c = hn::Add(hn::Mul(hn::Sub(p[ax], hn::Set(df, g.lower[ax])), hn::Set(df, g.scale[ax])), one);
-      c = hn::IfThenElse(hn::Ge(c, one), c, one);  // NaN -> 1
-      const auto top = hn::Set(df, maxCoord[a]);
-      c = hn::IfThenElse(hn::Le(c, top), c, top);
-      cells[a] = hn::BitCast(du, hn::ConvertTo(di, c));
-    }
-    return hn::Or(cells[0], hn::Or(hn::ShiftLeft<16>(cells[1]), hn::ShiftLeft<24>(cells[2])));
+  const VF lower[3] = {hn::Set(df, g.lower.x), hn::Set(df, g.lower.y), hn::Set(df, g.lower.z)};
+  const VF scale[3] = {hn::Set(df, g.scale.x), hn::Set(df, g.scale.y), hn::Set(df, g.scale.z)};
+  const VF tops[3] = {hn::Set(df, top[0]), hn::Set(df, top[1]), hn::Set(df, top[2])};
+  auto key = [&](const VF (&p)[3]) HWY_ATTR {  // p[j]: coordinates x, y, z
+    return hn::Or(cellBits(p[0], lower[0], scale[0], tops[0], shift[0]),
+                  hn::Or(cellBits(p[1], lower[1], scale[1], tops[1], shift[1]),
+                         cellBits(p[2], lower[2], scale[2], tops[2], shift[2])));
   };
   uint32_t i = 0;
   if (itemParticles == nullptr) {
