@@ -279,14 +279,13 @@ constexpr uint32_t kMovedPositions = 1u, kMovedPrevious = 2u;
 template <bool kSpan>
 HWY_INLINE MF gridAxis(MF active, VF lo, VF hi, float lower, float scale, VI& cellLo, VI& cellHi) {
   const DF df;
-  const DI di;
   const VF zero = hn::Zero(df);
   const VF maxCell = hn::Set(df, float(gpu::kGridCells - 1u));
   const VF a = hn::Mul(hn::Sub(lo, hn::Set(df, lower)), hn::Set(df, scale));
   const VF b = kSpan ? hn::Mul(hn::Sub(hi, hn::Set(df, lower)), hn::Set(df, scale)) : a;
   active = hn::And(active, hn::And(hn::Ge(b, zero), hn::Lt(a, hn::Set(df, float(gpu::kGridCells)))));
-  cellLo = hn::ConvertTo(di, hn::Min(hn::Max(a, zero), maxCell));
-  cellHi = kSpan ? hn::ConvertTo(di, hn::Min(hn::Max(b, zero), maxCell)) : cellLo;
+  cellLo = truncateInRange(hn::Min(hn::Max(a, zero), maxCell));
+  cellHi = kSpan ? truncateInRange(hn::Min(hn::Max(b, zero), maxCell)) : cellLo;
   return active;
 }
 

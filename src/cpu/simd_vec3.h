@@ -11,6 +11,8 @@
 
 #include <hwy/highway.h>
 
+#include <type_traits>
+
 #include "shared/common.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -73,6 +75,28 @@ HWY_INLINE VF glmMin(VF x, VF y) { return hn::IfThenElse(hn::Lt(y, x), y, x); }
 HWY_INLINE VF glmAbs(VF x) { return hn::IfThenElse(hn::Ge(x, hn::Zero(DF())), x, hn::Neg(x)); }
 // GLM clamp(x, lo, hi) = min(max(x, lo), hi).
 HWY_INLINE VF glmClamp(VF x, VF lo, VF hi) { return glmMin(glmMax(x, lo), hi); }
+
+// hn::ConvertTo (float to int32, truncating) for lanes known to lie inside int32's range: x86's plain
+// conversion (ConvertTo also maps positive overflow to INT_MAX: the same results where it cannot
+// happen, a few operations less).
+template <class V>
+HWY_INLINE auto truncateInRange(V v) {
+  const hn::DFromV<V> d;
+  const hn::RebindToSigned<decltype(d)> di;
+#if HWY_ARCH_X86 && (HWY_TARGET == HWY_SSSE3 || HWY_TARGET == HWY_SSE4 || HWY_TARGET <= HWY_AVX2)
+  using VI = decltype(hn::Zero(di));
+  if constexpr (std::is_same_v<decltype(v.raw), __m128>) return VI{_mm_cvttps_epi32(v.raw)};
+#if HWY_TARGET <= HWY_AVX2
+  else if constexpr (std::is_same_v<decltype(v.raw), __m256>) return VI{_mm256_cvttps_epi32(v.raw)};
+#endif
+#if HWY_TARGET <= HWY_AVX3
+  else if constexpr (std::is_same_v<decltype(v.raw), __m512>) return VI{_mm512_cvttps_epi32(v.raw)};
+#endif
+  else return hn::ConvertTo(di, v);
+#else
+  return hn::ConvertTo(di, v);
+#endif
+}
 
 }  // namespace vkc::cpu::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
