@@ -5,7 +5,7 @@
 // Lanes are particles: a batch of Lanes(df) particles is loaded as SoA (LoadInterleaved4 of xyzw).
 // Each lane's grid cells give its candidate mask words (the same words the scalar kernel reads, looked
 // up by lane permutations in a per-call copy of the cloth's mask rows with their 8 cells contiguous,
-// not gathered); the batch walks the union (OR over lanes) of the candidate bits in
+// or at 4 lanes, for at most 8 shapes, by one byte shuffle; not gathered); the batch walks the union (OR over lanes) of the candidate bits in
 // the scalar kernel's order (capsules first, each as one shape: the hull of its spheres, then the
 // spheres that belong to no capsule) and applies each shape to the lanes whose own candidate bit is
 // set. Where the kernel branches per particle (a capsule's region: cone or end sphere; which of the
@@ -224,14 +224,27 @@ struct ClothView {
   const uint32_t* freeSpheres;  // maskWords: the bits of the spheres that belong to no capsule
   const uint32_t* rows;  // the grid's mask words, row by row: rows[((word * 2 + set) * 3 + axis) * rowStride + cell]
   size_t rowStride;      // max(kGridCells, Lanes): a row can be loaded as one vector
+  const uint8_t* rowBytes;  // at 4 lanes, where every row word is below 256: the rows as bytes, 16 a row
 };
 
-// The words of one mask row (its kGridCells cells, contiguous) at each lane's cell (in [0, kGridCells)):
-// a lane permutation where a vector holds the row, two and a blend at 4 lanes, a gather below.
-HWY_INLINE VU lookupRow(const uint32_t* row, VI cell) {
+// The words of mask row `index` (its kGridCells cells, contiguous) at each lane's cell (in [0,
+// kGridCells)): a lane permutation where a vector holds the row; at 4 lanes one byte shuffle where the
+// row's words fit bytes, else two permutations and a blend; a gather below 4 lanes.
+HWY_INLINE VU lookupRow(const ClothView& v, size_t index, VI cell) {
   const DU du;
   const DI di;
   static_assert(gpu::kGridCells == 8u);
+  const uint32_t* row = v.rows + index * v.rowStride;
+#if HWY_TARGET != HWY_SCALAR
+  if constexpr (hn::MaxLanes(du) == 4) {
+    if (v.rowBytes != nullptr) {
+      const hn::Repartition<uint8_t, DU> d8;
+      // Byte 0 of each lane picks the cell's byte; bytes 1-3 (index 0x80) read 0.
+      const VI from = hn::Or(cell, hn::Set(di, static_cast<int32_t>(0x80808000u)));
+      return hn::BitCast(du, hn::TableLookupBytesOr0(hn::Load(d8, v.rowBytes + index * 16u), hn::BitCast(d8, from)));
+    }
+  }
+#endif
   if constexpr (hn::MaxLanes(du) >= 8) {
     return hn::TableLookupLanes(hn::Load(du, row), hn::IndicesFromVec(du, cell));
   } else if constexpr (hn::MaxLanes(du) == 4) {
@@ -311,14 +324,12 @@ HWY_INLINE void collideRoundShapes(ClothView& v, uint32_t* cand, uint32_t* any, 
   for (uint32_t w = 0; w < c.maskWords; ++w) {
     VU bits = hn::IfThenElseZero(activeU, hn::Set(du, 0xFFFFFFFFu));
     if constexpr (ccd) {
-      const uint32_t* rows = v.rows + w * 6u * v.rowStride;
       for (uint32_t axis = 0; axis < 3; ++axis) {
-        bits = hn::And(bits, lookupRow(rows + axis * v.rowStride, cellsHi[axis]));         // set 0 ("first") at cellHi
-        bits = hn::And(bits, lookupRow(rows + (3u + axis) * v.rowStride, cellsLo[axis]));  // set 1 ("last") at cellLo
+        bits = hn::And(bits, lookupRow(v, w * 6u + axis, cellsHi[axis]));       // set 0 ("first") at cellHi
+        bits = hn::And(bits, lookupRow(v, w * 6u + 3u + axis, cellsLo[axis]));  // set 1 ("last") at cellLo
       }
     } else {  // cellLo = cellHi: the rows hold both sets' words ANDed
-      const uint32_t* rows = v.rows + w * 3u * v.rowStride;
-      for (uint32_t axis = 0; axis < 3; ++axis) bits = hn::And(bits, lookupRow(rows + axis * v.rowStride, cellsHi[axis]));
+      for (uint32_t axis = 0; axis < 3; ++axis) bits = hn::And(bits, lookupRow(v, w * 3u + axis, cellsHi[axis]));
     }
     hn::Store(bits, du, cand + w * lanes);
     hn::Store(bits, du, tmp);
@@ -647,7 +658,18 @@ void CollideCloth(const ShapesState& s, uint32_t cloth, float friction, float ma
       }
     }
   }
-  ClothView v{s, c, g, s.flags, friction, massScale, cand.get(), any.get(), freeSpheres.get(), rows.get(), rowStride};
+  // At 4 lanes, rows whose words all fit bytes (at most 8 shapes) are looked up by one byte shuffle.
+  const size_t rowCount = size_t{c.maskWords} * rowsPerWord;
+  hwy::AlignedFreeUniquePtr<uint8_t[]> rowBytes;
+  if (lanes == 4 && g.lower.w != 0.0f && rowCount != 0 &&
+      std::all_of(rows.get(), rows.get() + rowCount * rowStride, [](uint32_t word) { return word < 256u; })) {
+    rowBytes = hwy::AllocateAligned<uint8_t>(rowCount * 16u);
+    for (size_t r = 0; r < rowCount; ++r) {
+      for (uint32_t k = 0; k < 16u; ++k) rowBytes[r * 16u + k] = k < gpu::kGridCells ? static_cast<uint8_t>(rows[r * rowStride + k]) : 0u;
+    }
+  }
+  ClothView v{s, c, g, s.flags, friction, massScale, cand.get(), any.get(), freeSpheres.get(), rows.get(), rowStride,
+              rowBytes.get()};
   const bool ccd = (s.flags & gpu::kCollideFlagContinuous) != 0u;
   if ((s.flags & gpu::kCollideFlagFriction) != 0u) {
     ccd ? collideBatches<true, true>(v, p, q, n) : collideBatches<false, true>(v, p, q, n);
