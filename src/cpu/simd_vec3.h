@@ -68,9 +68,16 @@ HWY_INLINE V3 selectOrZero(MF m, const V3& yes) {
 HWY_INLINE MF notEqual(const V3& a, const V3& b) {
   return hn::Or(hn::Or(hn::Ne(a.x, b.x), hn::Ne(a.y, b.y)), hn::Ne(a.z, b.z));
 }
-// GLM max(x, y) = x < y ? y : x and min(x, y) = y < x ? y : x (exact, signs of zero included).
+// GLM max(x, y) = x < y ? y : x and min(x, y) = y < x ? y : x (exact, signs of zero included). On
+// x86, maxps(a, b) = a > b ? a : b and minps(a, b) = a < b ? a : b (the second operand where the
+// comparison is false: NaN, equal zeros), so max(y, x) and min(y, x) are GLM's exactly, in one op.
+#if HWY_ARCH_X86 && (HWY_TARGET == HWY_SSSE3 || HWY_TARGET == HWY_SSE4 || HWY_TARGET <= HWY_AVX2)
+HWY_INLINE VF glmMax(VF x, VF y) { return hn::Max(y, x); }
+HWY_INLINE VF glmMin(VF x, VF y) { return hn::Min(y, x); }
+#else
 HWY_INLINE VF glmMax(VF x, VF y) { return hn::IfThenElse(hn::Lt(x, y), y, x); }
 HWY_INLINE VF glmMin(VF x, VF y) { return hn::IfThenElse(hn::Lt(y, x), y, x); }
+#endif
 // GLM abs(x) = x >= 0 ? x : -x (keeps -0).
 HWY_INLINE VF glmAbs(VF x) { return hn::IfThenElse(hn::Ge(x, hn::Zero(DF())), x, hn::Neg(x)); }
 // GLM clamp(x, lo, hi) = min(max(x, lo), hi).
