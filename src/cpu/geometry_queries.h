@@ -1,8 +1,9 @@
 // Private interface of the geometry queries' CPU twins (src/cpu/geometry_queries.cpp, the scalar
 // loop over (query, slot); src/cpu/geometry_queries_simd.cpp, Highway SIMD across the points of a
-// point set).
+// point set and across the queries of a run of closed-form primitive pairs).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "shared/geometry_queries.h"
@@ -22,5 +23,21 @@ bool pointSetSimdHandles(const gpu::GeomShape& primitive);
 uint64_t pointSetContactsSimd(const gpu::GeomShape& primitive, bool pointSetIsA, const Float4* points, uint32_t count,
                               uint32_t query, ContactElement* outA, ContactElement* outB, uint64_t total,
                               uint64_t capacity);
+
+// A run of static queries of one closed-form primitive pair type, with the lanes across queries
+// (src/cpu/geometry_queries_simd.cpp): sphere against sphere, capsule, cylinder, oriented box or
+// plane; capsule-capsule; cylinder-plane. primitivePairSimdKind(lo, hi) (the pair's types, lo <= hi)
+// names the pair for primitivePairsSimd, or kNoPrimitivePairSimd when the scalar loop handles it (or
+// the build has no SIMD).
+inline constexpr uint32_t kNoPrimitivePairSimd = 0xFFFFFFFFu;
+uint32_t primitivePairSimdKind(uint32_t lo, uint32_t hi);
+
+// Queries [begin, end) of the validated input, all static and all of the pair `pair`
+// (primitivePairSimdKind): what geomQueryContacts computes per query, bit for bit. Contacts are
+// written in query order from element `total` of outA and outB (only below `capacity`), ranges[q]
+// for each query of the run. Returns `total` plus the contacts found.
+uint64_t primitivePairsSimd(const GeometryQueryInput& input, size_t begin, size_t end, uint32_t pair,
+                            ContactElement* outA, ContactElement* outB, ContactRange* ranges, uint64_t total,
+                            uint64_t capacity);
 
 }  // namespace vkc::cpu

@@ -204,6 +204,44 @@ Status validateGeometry(const Geometry& g, ElementName f, size_t pointCount, siz
   return {};
 }
 
+// The first pass over a primitive (sphere, capsule, cylinder, oriented box, plane): true when it
+// passes every check of validateGeometry, with plain comparisons and no Status per check (a batch
+// holds many geometries and validation runs on every call). False sends the geometry to
+// validateGeometry, which names the field; a false on a valid geometry costs only time (the unit
+// band here is a little inside validateGeometry's, so its boundary cases take the exact check).
+// Finite: x - x is 0 for a finite x and NaN for an infinity or a NaN (no fast-math in this build).
+inline bool finite3(Float4 v) { return ((v.x - v.x) + (v.y - v.y)) + (v.z - v.z) == 0.0f; }
+inline bool finite4(Float4 v) { return ((v.x - v.x) + (v.y - v.y)) + ((v.z - v.z) + (v.w - v.w)) == 0.0f; }
+inline bool zero4(Float4 v) { return v.x == 0.0f && v.y == 0.0f && v.z == 0.0f && v.w == 0.0f; }
+// |length - 1| <= kGeomUnitTolerance (1e-3) holds for squared lengths in [0.998002, 1.002].
+inline bool clearlyUnit(double len2) { return len2 >= 0.998002 && len2 <= 1.002; }
+inline double length2(Float4 v, bool withW) {
+  const double x = v.x, y = v.y, z = v.z, w = withW ? static_cast<double>(v.w) : 0.0;
+  return x * x + y * y + z * z + w * w;
+}
+static_assert(gpu::kGeomUnitTolerance == 1e-3f);
+
+inline bool primitiveClearlyValid(const Geometry& g) {
+  if (g.first != 0 || g.count != 0) return false;
+  switch (g.type) {
+    case GeometryType::kSphere:
+      return g.flags == 0 && finite4(g.p0) && g.p0.w >= 0.0f && zero4(g.p1) && zero4(g.p2);
+    case GeometryType::kCapsule:
+      return g.flags == 0 && finite4(g.p0) && finite3(g.p1) && g.p0.w >= 0.0f && g.p1.w == 0.0f && zero4(g.p2);
+    case GeometryType::kCylinder:
+      return g.flags == 0 && finite4(g.p0) && finite4(g.p1) && g.p0.w >= 0.0f && g.p1.w >= 0.0f && zero4(g.p2) &&
+             clearlyUnit(length2(g.p1, false));
+    case GeometryType::kOrientedBox:
+      return g.flags == 0 && finite3(g.p0) && finite4(g.p1) && finite3(g.p2) && g.p0.w == 0.0f && g.p2.x >= 0.0f &&
+             g.p2.y >= 0.0f && g.p2.z >= 0.0f && g.p2.w == 0.0f && clearlyUnit(length2(g.p1, true));
+    case GeometryType::kPlane:
+      return (g.flags == 0 || g.flags == kGeometryFlagBidirectional) && finite3(g.p0) && finite3(g.p1) &&
+             g.p0.w == 0.0f && g.p1.w == 0.0f && zero4(g.p2) && clearlyUnit(length2(g.p1, false));
+    default:
+      return false;  // point sets, implicit geometries, unknown types: validateGeometry
+  }
+}
+
 // A previous pose of geometry g: the same type and shape, only the pose may differ.
 Status checkSameShape(const Geometry& prev, const Geometry& g, ElementName f) {
   if (prev.type != g.type) {
@@ -315,6 +353,7 @@ Geometry Geometry::implicitGrid(Float4 origin, Float4 spacing, uint32_t nx, uint
 
 Status validate(const GeometryQueryInput& in) {
   for (size_t i = 0; i < in.geometries.size(); ++i) {
+    if (primitiveClearlyValid(in.geometries[i])) continue;
     VKC_TRY(validateGeometry(in.geometries[i], ElementName{"geometries", i}, in.points.size(), in.gridSamples.size()));
   }
   if (!in.previousGeometries.empty()) {
@@ -324,7 +363,9 @@ Status validate(const GeometryQueryInput& in) {
     }
     for (size_t i = 0; i < in.geometries.size(); ++i) {
       const ElementName f{"previousGeometries", i};
-      VKC_TRY(validateGeometry(in.previousGeometries[i], f, in.points.size(), in.gridSamples.size()));
+      if (!primitiveClearlyValid(in.previousGeometries[i])) {
+        VKC_TRY(validateGeometry(in.previousGeometries[i], f, in.points.size(), in.gridSamples.size()));
+      }
       VKC_TRY(checkSameShape(in.previousGeometries[i], in.geometries[i], f));
     }
   }
