@@ -26,14 +26,15 @@ uint64_t pointSetContactsSimd(const gpu::GeomShape& primitive, bool pointSetIsA,
 
 // A run of static queries of one closed-form primitive pair type, with the lanes across queries
 // (src/cpu/geometry_queries_simd.cpp): sphere against sphere, capsule, cylinder, oriented box or
-// plane; capsule-capsule; cylinder-plane. primitivePairSimdKind(lo, hi) (the pair's types, lo <= hi)
+// plane; capsule-capsule; capsule, cylinder or oriented box against a plane (capsule-plane: up to 2
+// contacts per query, box-plane up to 8). primitivePairSimdKind(lo, hi) (the pair's types, lo <= hi)
 // names the pair for primitivePairsSimd, or kNoPrimitivePairSimd when the scalar loop handles it (or
 // the build has no SIMD).
 inline constexpr uint32_t kNoPrimitivePairSimd = 0xFFFFFFFFu;
 uint32_t primitivePairSimdKind(uint32_t lo, uint32_t hi);
 
 // Queries [begin, end) of the validated input, all static and all of the pair `pair`
-// (primitivePairSimdKind): what geomQueryContacts computes per query, bit for bit. Contacts are
+// (primitivePairSimdKind): what geomQueryContacts computes per query, bit for bit, contacts in slot order. Contacts are
 // written in query order from element `total` of outA and outB (only below `capacity`), ranges[q]
 // for each query of the run. Returns `total` plus the contacts found.
 uint64_t primitivePairsSimd(const GeometryQueryInput& input, size_t begin, size_t end, uint32_t pair,

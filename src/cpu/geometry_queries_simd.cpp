@@ -353,6 +353,60 @@ struct BallLanes {
   ClosestLanes cl;
 };
 
+// Slots of a pair: 2 capsule-plane (its end spheres), 8 box-plane (its corners), else 1.
+template <uint32_t kLo, uint32_t kHi>
+constexpr size_t kPairSlots = kHi != gpu::kGeomPlane ? 1 : (kLo == gpu::kGeomCapsule ? 2 : (kLo == gpu::kGeomOrientedBox ? 8 : 1));
+
+// Capsule-plane (geomCanonicalContact's plane branch): each end sphere against the normal the plane
+// shows to the axis' middle; end 1 of a capsule of length 0 is no slot.
+HWY_INLINE void capsulePlaneBalls(const PairGather& g, BallLanes* balls, MF* slotOk) {
+  const DF df;
+  const Lanes4 s0 = load4(g.s0);
+  const V3 p1 = load4(g.s1).v;
+  const V3 origin = load4(g.t0).v;
+  const MF twoSided = hn::Ne(hn::Load(df, g.tTwoSided), hn::Zero(df));
+  const V3 middle = mul(add(s0.v, p1), hn::Set(df, 0.5f));
+  const V3 n = planeNormalLanes(origin, load4(g.t1).v, twoSided, middle);
+  balls[0] = {s0.v, s0.w, closestPlaneLanes(origin, n, s0.v)};
+  balls[1] = {p1, s0.w, closestPlaneLanes(origin, n, p1)};
+  slotOk[0] = hn::FirstN(df, hn::Lanes(df));
+  slotOk[1] = notEqual(p1, s0.v);
+}
+
+// Box-plane (geomQueryContacts' box-plane loop): each distinct corner (x fastest, - before +) as a
+// ball of radius 0 against the normal the plane shows to the box's centre.
+HWY_INLINE void boxPlaneBalls(const PairGather& g, BallLanes* balls, MF* slotOk) {
+  const DF df;
+  const VF zero = hn::Zero(df);
+  const V3 centre = load4(g.s0).v;
+  const Lanes4 q = load4(g.s1);
+  const V3 e = load4(g.s2).v;
+  const V3 origin = load4(g.t0).v;
+  const MF twoSided = hn::Ne(hn::Load(df, g.tTwoSided), zero);
+  const V3 n = planeNormalLanes(origin, load4(g.t1).v, twoSided, centre);
+  // q / sqrt(dot(q, q)) with GLM's vec4 dot: (x x + y y) + (z z + w w).
+  const VF qq = hn::Add(hn::Add(hn::Mul(q.v.x, q.v.x), hn::Mul(q.v.y, q.v.y)),
+                        hn::Add(hn::Mul(q.v.z, q.v.z), hn::Mul(q.w, q.w)));
+  const VF qLen = hn::Sqrt(qq);
+  const V3 u = div(q.v, qLen);
+  const VF w = hn::Div(q.w, qLen);
+  const MF flatX = hn::Eq(e.x, zero);
+  const MF flatY = hn::Eq(e.y, zero);
+  const MF flatZ = hn::Eq(e.z, zero);
+  const MF all = hn::FirstN(df, hn::Lanes(df));
+  for (uint32_t k = 0; k < 8; ++k) {
+    const V3 local{(k & 1u) != 0u ? e.x : hn::Neg(e.x), (k & 2u) != 0u ? e.y : hn::Neg(e.y),
+                   (k & 4u) != 0u ? e.z : hn::Neg(e.z)};
+    const V3 corner = add(centre, rotate(u, w, local));
+    balls[k] = {corner, zero, closestPlaneLanes(origin, n, corner)};
+    MF ok = all;
+    if ((k & 1u) != 0u) ok = hn::AndNot(flatX, ok);
+    if ((k & 2u) != 0u) ok = hn::AndNot(flatY, ok);
+    if ((k & 4u) != 0u) ok = hn::AndNot(flatZ, ok);
+    slotOk[k] = ok;
+  }
+}
+
 template <uint32_t kLo, uint32_t kHi>
 HWY_INLINE BallLanes pairBall(const PairGather& g) {
   const DF df;
@@ -423,13 +477,16 @@ gpu::GeomShape shapeOf(const Geometry& g) {
 template <uint32_t kLo, uint32_t kHi>
 uint64_t PairRun(const GeometryQueryInput& input, size_t begin, size_t end, ContactElement* outA, ContactElement* outB,
                  ContactRange* ranges, uint64_t total, uint64_t capacity) {
+  constexpr size_t kSlots = kPairSlots<kLo, kHi>;
   const DF df;
   const size_t lanes = hn::Lanes(df);
   PairGather g;
   std::memset(&g, 0, sizeof g);
-  HWY_ALIGN float bx[kMaxLanes], by[kMaxLanes], bz[kMaxLanes];
-  HWY_ALIGN float sx[kMaxLanes], sy[kMaxLanes], sz[kMaxLanes];
-  HWY_ALIGN float nx[kMaxLanes], ny[kMaxLanes], nz[kMaxLanes], depths[kMaxLanes];
+  // Per slot: the ball's point, the surface point, the normal, the depth (0 where no contact).
+  HWY_ALIGN float bx[kSlots][kMaxLanes], by[kSlots][kMaxLanes], bz[kSlots][kMaxLanes];
+  HWY_ALIGN float sx[kSlots][kMaxLanes], sy[kSlots][kMaxLanes], sz[kSlots][kMaxLanes];
+  HWY_ALIGN float nx[kSlots][kMaxLanes], ny[kSlots][kMaxLanes], nz[kSlots][kMaxLanes];
+  HWY_ALIGN float depths[kSlots][kMaxLanes];
   const Geometry* geometries = input.geometries.data();
   const GeometryQuery* queries = input.queries.data();
   for (size_t i = begin; i < end; i += lanes) {
@@ -450,43 +507,58 @@ uint64_t PairRun(const GeometryQueryInput& input, size_t begin, size_t end, Cont
       gatherSide<kHi>(t, k, g.t0, g.t1, g.t2);
       if constexpr (kHi == gpu::kGeomPlane) g.tTwoSided[k] = (t.flags & kGeometryFlagBidirectional) != 0 ? 1.0f : 0.0f;
     }
-    const BallLanes ball = pairBall<kLo, kHi>(g);
-    // geomBallContact: depth r - distance; the ball's point c - n r, the other's the surface point.
-    const VF depth = hn::Sub(ball.r, ball.cl.dist);
-    const MF hit = hn::And(hn::Gt(depth, hn::Zero(df)), hn::FirstN(df, valid));
-    if (hn::AllFalse(df, hit)) {
+    BallLanes balls[kSlots];
+    MF slotOk[kSlots];
+    if constexpr (kSlots == 2) {
+      capsulePlaneBalls(g, balls, slotOk);
+    } else if constexpr (kSlots == 8) {
+      boxPlaneBalls(g, balls, slotOk);
+    } else {
+      balls[0] = pairBall<kLo, kHi>(g);
+      slotOk[0] = hn::FirstN(df, lanes);
+    }
+    const MF inBatch = hn::FirstN(df, valid);
+    MF any = hn::FirstN(df, 0);
+    for (size_t slot = 0; slot < kSlots; ++slot) {
+      // geomBallContact: depth r - distance; the ball's point c - n r, the other's the surface point.
+      const BallLanes& ball = balls[slot];
+      const VF depth = hn::Sub(ball.r, ball.cl.dist);
+      const MF hit = hn::And(hn::And(hn::Gt(depth, hn::Zero(df)), slotOk[slot]), inBatch);
+      any = hn::Or(any, hit);
+      const V3 ballPoint = sub(ball.c, mul(ball.cl.normal, ball.r));
+      hn::Store(hn::IfThenElseZero(hit, depth), df, depths[slot]);
+      hn::Store(ballPoint.x, df, bx[slot]);
+      hn::Store(ballPoint.y, df, by[slot]);
+      hn::Store(ballPoint.z, df, bz[slot]);
+      hn::Store(ball.cl.surface.x, df, sx[slot]);
+      hn::Store(ball.cl.surface.y, df, sy[slot]);
+      hn::Store(ball.cl.surface.z, df, sz[slot]);
+      hn::Store(ball.cl.normal.x, df, nx[slot]);
+      hn::Store(ball.cl.normal.y, df, ny[slot]);
+      hn::Store(ball.cl.normal.z, df, nz[slot]);
+    }
+    if (hn::AllFalse(df, any)) {
       for (size_t k = 0; k < valid; ++k) ranges[i + k] = ContactRange{static_cast<uint32_t>(total), 0u};
       continue;
     }
-    const V3 ballPoint = sub(ball.c, mul(ball.cl.normal, ball.r));
-    hn::Store(ballPoint.x, df, bx);
-    hn::Store(ballPoint.y, df, by);
-    hn::Store(ballPoint.z, df, bz);
-    hn::Store(ball.cl.surface.x, df, sx);
-    hn::Store(ball.cl.surface.y, df, sy);
-    hn::Store(ball.cl.surface.z, df, sz);
-    hn::Store(ball.cl.normal.x, df, nx);
-    hn::Store(ball.cl.normal.y, df, ny);
-    hn::Store(ball.cl.normal.z, df, nz);
-    hn::Store(depth, df, depths);
     for (size_t k = 0; k < valid; ++k) {
       const uint32_t query = static_cast<uint32_t>(i + k);
-      if (!(depths[k] > 0.0f)) {
-        ranges[query] = ContactRange{static_cast<uint32_t>(total), 0u};
-        continue;
+      const uint64_t first = total;
+      for (size_t slot = 0; slot < kSlots; ++slot) {
+        const float depth = depths[slot][k];
+        if (!(depth > 0.0f)) continue;
+        if (total < capacity) {
+          const gpu::vec3 n(nx[slot][k], ny[slot][k], nz[slot][k]);
+          const ContactElement ballSide = makeElement(gpu::vec3(bx[slot][k], by[slot][k], bz[slot][k]), depth, n,
+                                                      ContactElementType::kPointDirection, kNoPointIndex, query);
+          const ContactElement otherSide = makeElement(gpu::vec3(sx[slot][k], sy[slot][k], sz[slot][k]), depth, -n,
+                                                       ContactElementType::kPointDirection, kNoPointIndex, query);
+          outA[total] = g.swapped[k] ? otherSide : ballSide;
+          outB[total] = g.swapped[k] ? ballSide : otherSide;
+        }
+        ++total;
       }
-      ranges[query] = ContactRange{static_cast<uint32_t>(total), 1u};
-      if (total < capacity) {
-        const ContactElement ballSide =
-            makeElement(gpu::vec3(bx[k], by[k], bz[k]), depths[k], gpu::vec3(nx[k], ny[k], nz[k]),
-                        ContactElementType::kPointDirection, kNoPointIndex, query);
-        const ContactElement otherSide =
-            makeElement(gpu::vec3(sx[k], sy[k], sz[k]), depths[k], gpu::vec3(-nx[k], -ny[k], -nz[k]),
-                        ContactElementType::kPointDirection, kNoPointIndex, query);
-        outA[total] = g.swapped[k] ? otherSide : ballSide;
-        outB[total] = g.swapped[k] ? ballSide : otherSide;
-      }
-      ++total;
+      ranges[query] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
     }
   }
   return total;
@@ -509,6 +581,10 @@ uint64_t PrimitivePairs(const GeometryQueryInput& input, size_t begin, size_t en
       return PairRun<kGeomSphere, kGeomPlane>(input, begin, end, outA, outB, ranges, total, capacity);
     case kGeomCapsule * kGeomTypeCount + kGeomCapsule:
       return PairRun<kGeomCapsule, kGeomCapsule>(input, begin, end, outA, outB, ranges, total, capacity);
+    case kGeomCapsule * kGeomTypeCount + kGeomPlane:
+      return PairRun<kGeomCapsule, kGeomPlane>(input, begin, end, outA, outB, ranges, total, capacity);
+    case kGeomOrientedBox * kGeomTypeCount + kGeomPlane:
+      return PairRun<kGeomOrientedBox, kGeomPlane>(input, begin, end, outA, outB, ranges, total, capacity);
     default:  // kGeomCylinder, kGeomPlane (primitivePairSimdKind)
       return PairRun<kGeomCylinder, kGeomPlane>(input, begin, end, outA, outB, ranges, total, capacity);
   }
@@ -528,7 +604,7 @@ bool pointSetSimdHandles(const gpu::GeomShape& primitive) { return primitive.inf
 uint32_t primitivePairSimdKind(uint32_t lo, uint32_t hi) {
   using namespace gpu;
   const bool handled = (lo == kGeomSphere && hi <= kGeomPlane) || (lo == kGeomCapsule && hi == kGeomCapsule) ||
-                       (lo == kGeomCylinder && hi == kGeomPlane);
+                       (lo <= kGeomOrientedBox && hi == kGeomPlane);
   return handled ? lo * kGeomTypeCount + hi : kNoPrimitivePairSimd;
 }
 
