@@ -5,11 +5,84 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <span>
 
 #include "shared/geometry_queries.h"
 #include "vkcollide/geometry_queries.h"
 
 namespace vkc::cpu {
+
+// validate()'s first pass over the geometries (src/scene/geometry_queries_validate.cpp): a primitive
+// (sphere, capsule, cylinder, oriented box, plane) is clearly valid when it passes every check of
+// the detailed validation, tested without building a Status per check (a batch holds many geometries
+// and validation runs on every call). A geometry that is not clearly valid goes through the detailed
+// checks, which name the field; a false here on a valid geometry costs only time (the unit band is a
+// little inside the tolerance, so the boundary cases take the exact check). The per-component
+// checks are bit tests over the 12 float words p0, p1, p2 with masks per type: finite (exponent not
+// all ones), zero (+0 or -0: the detailed `!= 0.0f`), >= 0 (no sign bit but on -0: the detailed
+// `< 0.0f` on a finite value).
+struct PrimitiveRule {
+  uint32_t finite[16];  // words 12..15 (type, first, count, flags) are checked apart: 0 here
+  uint32_t zero[16];
+  uint32_t nonNegative[16];
+  int unitComponents;  // p1's unit vector: 3 (an axis or normal), 4 (a quaternion) or 0
+};
+inline constexpr uint32_t kRuleAll = 0xFFFFFFFFu;
+inline constexpr uint32_t kRuleNone = 0u;
+namespace rule_words {
+constexpr uint32_t Y = kRuleAll;
+constexpr uint32_t N = kRuleNone;
+// Indexed by type: sphere, capsule, cylinder, oriented box, plane.
+inline constexpr PrimitiveRule kPrimitiveRules[5] = {
+    // sphere: p0 finite, p0.w >= 0, p1 and p2 zero.
+    {{Y, Y, Y, Y, N, N, N, N, N, N, N, N}, {N, N, N, N, Y, Y, Y, Y, Y, Y, Y, Y}, {N, N, N, Y, N, N, N, N, N, N, N, N}, 0},
+    // capsule: p0, p1.xyz finite, p0.w >= 0, p1.w and p2 zero.
+    {{Y, Y, Y, Y, Y, Y, Y, N, N, N, N, N}, {N, N, N, N, N, N, N, Y, Y, Y, Y, Y}, {N, N, N, Y, N, N, N, N, N, N, N, N}, 0},
+    // cylinder: p0, p1 finite, p0.w and p1.w >= 0, p2 zero, p1.xyz unit.
+    {{Y, Y, Y, Y, Y, Y, Y, Y, N, N, N, N}, {N, N, N, N, N, N, N, N, Y, Y, Y, Y}, {N, N, N, Y, N, N, N, Y, N, N, N, N}, 3},
+    // oriented box: p0.xyz, p1, p2.xyz finite, p0.w and p2.w zero, p2.xyz >= 0, p1 a unit quaternion.
+    {{Y, Y, Y, N, Y, Y, Y, Y, Y, Y, Y, N}, {N, N, N, Y, N, N, N, N, N, N, N, Y}, {N, N, N, N, N, N, N, N, Y, Y, Y, N}, 4},
+    // plane: p0.xyz, p1.xyz finite, p0.w, p1.w and p2 zero, p1.xyz unit.
+    {{Y, Y, Y, N, Y, Y, Y, N, N, N, N, N}, {N, N, N, Y, N, N, N, Y, Y, Y, Y, Y}, {N, N, N, N, N, N, N, N, N, N, N, N}, 3},
+};
+}  // namespace rule_words
+using rule_words::kPrimitiveRules;
+
+// The checks apart from the float words: a primitive type, no range, flags only a plane's.
+inline bool primitiveHeaderValid(const Geometry& g) {
+  const uint32_t type = static_cast<uint32_t>(g.type);
+  if (type > static_cast<uint32_t>(GeometryType::kPlane) || g.first != 0 || g.count != 0) return false;
+  return g.flags == 0 || (g.type == GeometryType::kPlane && g.flags == kGeometryFlagBidirectional);
+}
+
+// |length - 1| <= 1e-3 (kGeomUnitTolerance) holds for squared lengths in [0.998002, 1.002].
+inline bool primitiveUnitClear(const Geometry& g, int components) {
+  if (components == 0) return true;
+  const double x = g.p1.x, y = g.p1.y, z = g.p1.z, w = components == 4 ? static_cast<double>(g.p1.w) : 0.0;
+  const double len2 = x * x + y * y + z * z + w * w;
+  return len2 >= 0.998002 && len2 <= 1.002;
+}
+
+inline bool primitiveClearlyValid(const Geometry& g) {
+  if (!primitiveHeaderValid(g)) return false;
+  const PrimitiveRule& rule = kPrimitiveRules[static_cast<uint32_t>(g.type)];
+  uint32_t w[12];
+  std::memcpy(w, &g.p0, sizeof w);
+  uint32_t bad = 0;
+  for (int k = 0; k < 12; ++k) {
+    const uint32_t magnitude = w[k] & 0x7FFFFFFFu;
+    const uint32_t notFinite = (w[k] & 0x7F800000u) == 0x7F800000u ? kRuleAll : 0u;
+    const uint32_t notZero = magnitude != 0u ? kRuleAll : 0u;
+    const uint32_t negative = (w[k] & 0x80000000u) != 0u ? notZero : 0u;
+    bad |= (rule.finite[k] & notFinite) | (rule.zero[k] & notZero) | (rule.nonNegative[k] & negative);
+  }
+  return bad == 0u && primitiveUnitClear(g, rule.unitComponents);
+}
+
+// The index of the first geometry at or after `begin` that is not clearly valid (primitiveClearlyValid),
+// geometries.size() when none: Highway lanes over each geometry's words where the build has SIMD.
+size_t firstUnclearGeometry(std::span<const Geometry> geometries, size_t begin);
 
 // Whether pointSetContactsSimd handles a static query of a point set against `primitive`: a sphere,
 // capsule, cylinder, oriented box or plane.

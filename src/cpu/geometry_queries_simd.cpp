@@ -564,30 +564,57 @@ uint64_t PairRun(const GeometryQueryInput& input, size_t begin, size_t end, Cont
   return total;
 }
 
+// The run's pair type (primitivePairSimdKind: lo * kGeomTypeCount + hi) picks its instantiation.
 uint64_t PrimitivePairs(const GeometryQueryInput& input, size_t begin, size_t end, uint32_t pair,
                         ContactElement* outA, ContactElement* outB, ContactRange* ranges, uint64_t total,
                         uint64_t capacity) {
   using namespace gpu;
+  using Run = uint64_t (*)(const GeometryQueryInput&, size_t, size_t, ContactElement*, ContactElement*,
+                           ContactRange*, uint64_t, uint64_t);
+  constexpr uint32_t n = kGeomTypeCount;
+  Run run = PairRun<kGeomCylinder, kGeomPlane>;
   switch (pair) {
-    case kGeomSphere * kGeomTypeCount + kGeomSphere:
-      return PairRun<kGeomSphere, kGeomSphere>(input, begin, end, outA, outB, ranges, total, capacity);
-    case kGeomSphere * kGeomTypeCount + kGeomCapsule:
-      return PairRun<kGeomSphere, kGeomCapsule>(input, begin, end, outA, outB, ranges, total, capacity);
-    case kGeomSphere * kGeomTypeCount + kGeomCylinder:
-      return PairRun<kGeomSphere, kGeomCylinder>(input, begin, end, outA, outB, ranges, total, capacity);
-    case kGeomSphere * kGeomTypeCount + kGeomOrientedBox:
-      return PairRun<kGeomSphere, kGeomOrientedBox>(input, begin, end, outA, outB, ranges, total, capacity);
-    case kGeomSphere * kGeomTypeCount + kGeomPlane:
-      return PairRun<kGeomSphere, kGeomPlane>(input, begin, end, outA, outB, ranges, total, capacity);
-    case kGeomCapsule * kGeomTypeCount + kGeomCapsule:
-      return PairRun<kGeomCapsule, kGeomCapsule>(input, begin, end, outA, outB, ranges, total, capacity);
-    case kGeomCapsule * kGeomTypeCount + kGeomPlane:
-      return PairRun<kGeomCapsule, kGeomPlane>(input, begin, end, outA, outB, ranges, total, capacity);
-    case kGeomOrientedBox * kGeomTypeCount + kGeomPlane:
-      return PairRun<kGeomOrientedBox, kGeomPlane>(input, begin, end, outA, outB, ranges, total, capacity);
-    default:  // kGeomCylinder, kGeomPlane (primitivePairSimdKind)
-      return PairRun<kGeomCylinder, kGeomPlane>(input, begin, end, outA, outB, ranges, total, capacity);
+    case kGeomSphere * n + kGeomSphere: run = PairRun<kGeomSphere, kGeomSphere>; break;
+    case kGeomSphere * n + kGeomCapsule: run = PairRun<kGeomSphere, kGeomCapsule>; break;
+    case kGeomSphere * n + kGeomCylinder: run = PairRun<kGeomSphere, kGeomCylinder>; break;
+    case kGeomSphere * n + kGeomOrientedBox: run = PairRun<kGeomSphere, kGeomOrientedBox>; break;
+    case kGeomSphere * n + kGeomPlane: run = PairRun<kGeomSphere, kGeomPlane>; break;
+    case kGeomCapsule * n + kGeomCapsule: run = PairRun<kGeomCapsule, kGeomCapsule>; break;
+    case kGeomCapsule * n + kGeomPlane: run = PairRun<kGeomCapsule, kGeomPlane>; break;
+    case kGeomOrientedBox * n + kGeomPlane: run = PairRun<kGeomOrientedBox, kGeomPlane>; break;
+    default: break;  // kGeomCylinder * n + kGeomPlane
   }
+  return run(input, begin, end, outA, outB, ranges, total, capacity);
+}
+
+// ---- validate()'s first pass: primitiveClearlyValid with the lanes over a geometry's words -----
+// (4, 8 or 16 words a vector: words 0..11 are p0, p1, p2; the rule masks are 0 on words 12..15).
+size_t FirstUnclearGeometry(const Geometry* geometries, size_t begin, size_t end) {
+  const DU du;
+  const DI di;
+  const size_t lanes = hn::Lanes(du);
+  const VU exponent = hn::Set(du, 0x7F800000u);
+  const VU magnitudeBits = hn::Set(du, 0x7FFFFFFFu);
+  for (size_t i = begin; i < end; ++i) {
+    const Geometry& g = geometries[i];
+    if (!primitiveHeaderValid(g)) return i;
+    const PrimitiveRule& rule = kPrimitiveRules[static_cast<uint32_t>(g.type)];
+    const uint32_t* words = reinterpret_cast<const uint32_t*>(&g.p0);
+    VU bad = hn::Zero(du);
+    for (size_t k = 0; k < 12; k += lanes) {
+      const VU w = hn::LoadU(du, words + k);
+      const VU notFinite = hn::VecFromMask(du, hn::Eq(hn::And(w, exponent), exponent));
+      const VU notZero = hn::VecFromMask(du, hn::Ne(hn::And(w, magnitudeBits), hn::Zero(du)));
+      const VU negative =
+          hn::And(hn::VecFromMask(du, hn::RebindMask(du, hn::Lt(hn::BitCast(di, w), hn::Zero(di)))), notZero);
+      bad = hn::Or(bad, hn::Or(hn::And(hn::LoadU(du, rule.finite + k), notFinite),
+                               hn::Or(hn::And(hn::LoadU(du, rule.zero + k), notZero),
+                                      hn::And(hn::LoadU(du, rule.nonNegative + k), negative))));
+    }
+    if (!hn::AllTrue(du, hn::Eq(bad, hn::Zero(du)))) return i;
+    if (!primitiveUnitClear(g, rule.unitComponents)) return i;
+  }
+  return end;
 }
 
 }  // namespace
@@ -598,6 +625,12 @@ HWY_AFTER_NAMESPACE();
 namespace vkc::cpu {
 HWY_EXPORT(PointSetContacts);
 HWY_EXPORT(PrimitivePairs);
+HWY_EXPORT(FirstUnclearGeometry);
+
+size_t firstUnclearGeometry(std::span<const Geometry> geometries, size_t begin) {
+  if (begin >= geometries.size()) return geometries.size();
+  return HWY_DYNAMIC_DISPATCH(FirstUnclearGeometry)(geometries.data(), begin, geometries.size());
+}
 
 bool pointSetSimdHandles(const gpu::GeomShape& primitive) { return primitive.info.x <= gpu::kGeomPlane; }
 
@@ -628,6 +661,10 @@ uint64_t primitivePairsSimd(const GeometryQueryInput& input, size_t begin, size_
 namespace vkc::cpu {
 bool pointSetSimdHandles(const gpu::GeomShape&) { return false; }
 uint32_t primitivePairSimdKind(uint32_t, uint32_t) { return kNoPrimitivePairSimd; }
+size_t firstUnclearGeometry(std::span<const Geometry> geometries, size_t begin) {
+  while (begin < geometries.size() && primitiveClearlyValid(geometries[begin])) ++begin;
+  return begin < geometries.size() ? begin : geometries.size();
+}
 uint64_t pointSetContactsSimd(const gpu::GeomShape&, bool, const Float4*, uint32_t, uint32_t, ContactElement*,
                               ContactElement*, uint64_t, uint64_t) {
   return 0;

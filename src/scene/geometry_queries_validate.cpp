@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "cpu/geometry_queries.h"
 #include "scene/validate.h"
 #include "shared/geometry_queries_math.h"
 #include "util/try.h"
@@ -26,6 +27,10 @@ static_assert(offsetof(GeometryQuery, state) == offsetof(gpu::GeomQuery, state))
 static_assert(static_cast<uint32_t>(ContactElementType::kPointIndexDirection) == gpu::kElementPointIndexDirection);
 static_assert(kGeometryFlagBidirectional == gpu::kGeomFlagBidirectional);
 static_assert(kNoPointIndex == gpu::kGeomNoIndex);
+// cpu::kPrimitiveRules is indexed by type and assumes the unit tolerance 1e-3.
+static_assert(gpu::kGeomSphere == 0 && gpu::kGeomCapsule == 1 && gpu::kGeomCylinder == 2 &&
+              gpu::kGeomOrientedBox == 3 && gpu::kGeomPlane == 4);
+static_assert(gpu::kGeomUnitTolerance == 1e-3f);
 
 namespace {
 
@@ -205,63 +210,6 @@ Status validateGeometry(const Geometry& g, ElementName f, size_t pointCount, siz
   return {};
 }
 
-// The first pass over a primitive (sphere, capsule, cylinder, oriented box, plane): true when it
-// passes every check of validateGeometry, without a Status per check (a batch holds many geometries
-// and validation runs on every call). False sends the geometry to validateGeometry, which names the
-// field; a false on a valid geometry costs only time (the unit band here is a little inside
-// validateGeometry's, so its boundary cases take the exact check). The per-component checks are
-// bit tests over the 12 float words p0, p1, p2 with a mask per type (the compiler vectorizes them):
-// finite (exponent not all ones), zero (+0 or -0: checkZero's `!= 0.0f`), >= 0 (no sign bit but on
-// -0: checkNonNegative's `< 0.0f` on a finite value).
-struct PrimitiveRule {
-  uint32_t finite[12];
-  uint32_t zero[12];
-  uint32_t nonNegative[12];
-  int unitComponents;  // the unit vector p1's: 3, 4 (a quaternion) or 0
-};
-constexpr uint32_t Y = 0xFFFFFFFFu;
-constexpr PrimitiveRule kPrimitiveRules[5] = {
-    // sphere: p0 finite, p0.w >= 0, p1 and p2 zero.
-    {{Y, Y, Y, Y, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, Y, Y, Y, Y, Y, Y, Y, Y}, {0, 0, 0, Y, 0, 0, 0, 0, 0, 0, 0, 0}, 0},
-    // capsule: p0, p1.xyz finite, p0.w >= 0, p1.w and p2 zero.
-    {{Y, Y, Y, Y, Y, Y, Y, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, Y, Y, Y, Y, Y}, {0, 0, 0, Y, 0, 0, 0, 0, 0, 0, 0, 0}, 0},
-    // cylinder: p0, p1 finite, p0.w and p1.w >= 0, p2 zero, p1.xyz unit.
-    {{Y, Y, Y, Y, Y, Y, Y, Y, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 0, Y, Y, Y, Y}, {0, 0, 0, Y, 0, 0, 0, Y, 0, 0, 0, 0}, 3},
-    // oriented box: p0.xyz, p1, p2.xyz finite, p0.w and p2.w zero, p2.xyz >= 0, p1 a unit quaternion.
-    {{Y, Y, Y, 0, Y, Y, Y, Y, Y, Y, Y, 0}, {0, 0, 0, Y, 0, 0, 0, 0, 0, 0, 0, Y}, {0, 0, 0, 0, 0, 0, 0, 0, Y, Y, Y, 0}, 4},
-    // plane: p0.xyz, p1.xyz finite, p0.w, p1.w and p2 zero, p1.xyz unit.
-    {{Y, Y, Y, 0, Y, Y, Y, 0, 0, 0, 0, 0}, {0, 0, 0, Y, 0, 0, 0, Y, Y, Y, Y, Y}, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 3},
-};
-static_assert(gpu::kGeomSphere == 0 && gpu::kGeomCapsule == 1 && gpu::kGeomCylinder == 2 &&
-              gpu::kGeomOrientedBox == 3 && gpu::kGeomPlane == 4);
-static_assert(gpu::kGeomUnitTolerance == 1e-3f);
-
-// |length - 1| <= kGeomUnitTolerance (1e-3) holds for squared lengths in [0.998002, 1.002].
-inline bool clearlyUnit(Float4 v, int components) {
-  const double x = v.x, y = v.y, z = v.z, w = components == 4 ? static_cast<double>(v.w) : 0.0;
-  const double len2 = x * x + y * y + z * z + w * w;
-  return len2 >= 0.998002 && len2 <= 1.002;
-}
-
-inline bool primitiveClearlyValid(const Geometry& g) {
-  const uint32_t type = static_cast<uint32_t>(g.type);
-  if (type > gpu::kGeomPlane || g.first != 0 || g.count != 0) return false;
-  if (g.flags != 0 && !(type == gpu::kGeomPlane && g.flags == kGeometryFlagBidirectional)) return false;
-  const PrimitiveRule& rule = kPrimitiveRules[type];
-  uint32_t w[12];
-  std::memcpy(w, &g.p0, sizeof w);
-  uint32_t bad = 0;
-  for (int k = 0; k < 12; ++k) {
-    const uint32_t magnitude = w[k] & 0x7FFFFFFFu;
-    const uint32_t notFinite = (w[k] & 0x7F800000u) == 0x7F800000u ? Y : 0u;
-    const uint32_t notZero = magnitude != 0u ? Y : 0u;
-    const uint32_t negative = (w[k] & 0x80000000u) != 0u ? notZero : 0u;
-    bad |= (rule.finite[k] & notFinite) | (rule.zero[k] & notZero) | (rule.nonNegative[k] & negative);
-  }
-  if (bad != 0u) return false;
-  return rule.unitComponents == 0 || clearlyUnit(g.p1, rule.unitComponents);
-}
-
 // A previous pose of geometry g: the same type and shape, only the pose may differ.
 Status checkSameShape(const Geometry& prev, const Geometry& g, ElementName f) {
   if (prev.type != g.type) {
@@ -372,8 +320,10 @@ Geometry Geometry::implicitGrid(Float4 origin, Float4 spacing, uint32_t nx, uint
 }
 
 Status validate(const GeometryQueryInput& in) {
-  for (size_t i = 0; i < in.geometries.size(); ++i) {
-    if (primitiveClearlyValid(in.geometries[i])) continue;
+  // The first pass (cpu::firstUnclearGeometry, SIMD where built) skips the primitives that pass every
+  // check; the detailed checks name the field of the others.
+  for (size_t i = cpu::firstUnclearGeometry(in.geometries, 0); i < in.geometries.size();
+       i = cpu::firstUnclearGeometry(in.geometries, i + 1)) {
     VKC_TRY(validateGeometry(in.geometries[i], ElementName{"geometries", i}, in.points.size(), in.gridSamples.size()));
   }
   if (!in.previousGeometries.empty()) {
@@ -383,7 +333,7 @@ Status validate(const GeometryQueryInput& in) {
     }
     for (size_t i = 0; i < in.geometries.size(); ++i) {
       const ElementName f{"previousGeometries", i};
-      if (!primitiveClearlyValid(in.previousGeometries[i])) {
+      if (!cpu::primitiveClearlyValid(in.previousGeometries[i])) {
         VKC_TRY(validateGeometry(in.previousGeometries[i], f, in.points.size(), in.gridSamples.size()));
       }
       VKC_TRY(checkSameShape(in.previousGeometries[i], in.geometries[i], f));
