@@ -206,8 +206,10 @@ Status validate(const GeometryQueryInput& input);
 Status validateOutput(const GeometryQueryInput& input, const GeometryQueryOutput& output);
 
 // Runs the batch on the CPU. kCpuSimd runs the static point-set pairs with the analytic primitives
-// with SIMD lanes across the points, and the rest with the scalar code: the same results as
-// kCpuScalar, bit for bit. kVulkan is refused (kUnsupported). Validates the input and the output
+// with SIMD lanes across the points, runs of consecutive static queries of one closed-form primitive
+// pair (sphere against sphere, capsule, cylinder, box or plane; capsule-capsule; capsule, cylinder or
+// box against a plane) with SIMD lanes across the queries, and the rest with the scalar code: the
+// same results as kCpuScalar, bit for bit. kVulkan is refused (kUnsupported). Validates the input and the output
 // first (validate, validateOutput): on error nothing is written, the state included. Elements of the
 // output past `written`, and those of queries with no contact, are left as they were; continuous
 // queries write their state entries.

@@ -2,8 +2,9 @@
 // order through the shared per-slot entry point (geomQuerySlot, shaders/shared/geometry_queries_implicit.h,
 // over geometry_queries_math.h), contacts written in (query, slot) order up to the output's capacity,
 // continuous queries' state written back per slot. kCpuSimd runs the static point-set pairs with the
-// primitives with lanes across the points (src/cpu/geometry_queries_simd.cpp), the same contacts bit
-// for bit.
+// primitives with lanes across the points, and runs of consecutive static queries of one closed-form
+// primitive pair type with lanes across the queries (src/cpu/geometry_queries_simd.cpp): the same
+// contacts bit for bit.
 #include <string>
 
 #include "cpu/geometry_queries.h"
@@ -66,8 +67,29 @@ Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, 
   kernel.out = &output;
   const uint64_t capacity = output.elementsA.size();
   uint64_t total = 0;
-  for (size_t qi = 0; qi < input.queries.size(); ++qi) {
+  const size_t queryCount = input.queries.size();
+  for (size_t qi = 0; qi < queryCount; ++qi) {
     const GeometryQuery& q = input.queries[qi];
+    if (backend == Backend::kCpuSimd && q.method == GeometryMethod::kStatic) {
+      // A run of static queries of one closed-form pair type: lanes across the queries.
+      const uint32_t ta = static_cast<uint32_t>(input.geometries[q.a].type);
+      const uint32_t tb = static_cast<uint32_t>(input.geometries[q.b].type);
+      const uint32_t pair = cpu::primitivePairSimdKind(ta < tb ? ta : tb, ta < tb ? tb : ta);
+      if (pair != cpu::kNoPrimitivePairSimd) {
+        size_t end = qi + 1;
+        while (end < queryCount) {
+          const GeometryQuery& n = input.queries[end];
+          const uint32_t na = static_cast<uint32_t>(input.geometries[n.a].type);
+          const uint32_t nb = static_cast<uint32_t>(input.geometries[n.b].type);
+          if (n.method != GeometryMethod::kStatic || !((na == ta && nb == tb) || (na == tb && nb == ta))) break;
+          ++end;
+        }
+        total = cpu::primitivePairsSimd(input, qi, end, pair, output.elementsA.data(), output.elementsB.data(),
+                                        output.ranges.data(), total, capacity);
+        qi = end - 1;
+        continue;
+      }
+    }
     const GeomShape a = toShape(input.geometries[q.a]);
     const GeomShape b = toShape(input.geometries[q.b]);
     const bool moving = !input.previousGeometries.empty();

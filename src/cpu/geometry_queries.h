@@ -1,14 +1,88 @@
 // Private interface of the geometry queries' CPU twins (src/cpu/geometry_queries.cpp, the scalar
 // loop over (query, slot); src/cpu/geometry_queries_simd.cpp, Highway SIMD across the points of a
-// point set).
+// point set and across the queries of a run of closed-form primitive pairs).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <span>
 
 #include "shared/geometry_queries.h"
 #include "vkcollide/geometry_queries.h"
 
 namespace vkc::cpu {
+
+// validate()'s first pass over the geometries (src/scene/geometry_queries_validate.cpp): a primitive
+// (sphere, capsule, cylinder, oriented box, plane) is clearly valid when it passes every check of
+// the detailed validation, tested without building a Status per check (a batch holds many geometries
+// and validation runs on every call). A geometry that is not clearly valid goes through the detailed
+// checks, which name the field; a false here on a valid geometry costs only time (the unit band is a
+// little inside the tolerance, so the boundary cases take the exact check). The per-component
+// checks are bit tests over the 12 float words p0, p1, p2 with masks per type: finite (exponent not
+// all ones), zero (+0 or -0: the detailed `!= 0.0f`), >= 0 (no sign bit but on -0: the detailed
+// `< 0.0f` on a finite value).
+struct PrimitiveRule {
+  uint32_t finite[16];  // words 12..15 (type, first, count, flags) are checked apart: 0 here
+  uint32_t zero[16];
+  uint32_t nonNegative[16];
+  int unitComponents;  // p1's unit vector: 3 (an axis or normal), 4 (a quaternion) or 0
+};
+inline constexpr uint32_t kRuleAll = 0xFFFFFFFFu;
+inline constexpr uint32_t kRuleNone = 0u;
+namespace rule_words {
+constexpr uint32_t Y = kRuleAll;
+constexpr uint32_t N = kRuleNone;
+// Indexed by type: sphere, capsule, cylinder, oriented box, plane.
+inline constexpr PrimitiveRule kPrimitiveRules[5] = {
+    // sphere: p0 finite, p0.w >= 0, p1 and p2 zero.
+    {{Y, Y, Y, Y, N, N, N, N, N, N, N, N}, {N, N, N, N, Y, Y, Y, Y, Y, Y, Y, Y}, {N, N, N, Y, N, N, N, N, N, N, N, N}, 0},
+    // capsule: p0, p1.xyz finite, p0.w >= 0, p1.w and p2 zero.
+    {{Y, Y, Y, Y, Y, Y, Y, N, N, N, N, N}, {N, N, N, N, N, N, N, Y, Y, Y, Y, Y}, {N, N, N, Y, N, N, N, N, N, N, N, N}, 0},
+    // cylinder: p0, p1 finite, p0.w and p1.w >= 0, p2 zero, p1.xyz unit.
+    {{Y, Y, Y, Y, Y, Y, Y, Y, N, N, N, N}, {N, N, N, N, N, N, N, N, Y, Y, Y, Y}, {N, N, N, Y, N, N, N, Y, N, N, N, N}, 3},
+    // oriented box: p0.xyz, p1, p2.xyz finite, p0.w and p2.w zero, p2.xyz >= 0, p1 a unit quaternion.
+    {{Y, Y, Y, N, Y, Y, Y, Y, Y, Y, Y, N}, {N, N, N, Y, N, N, N, N, N, N, N, Y}, {N, N, N, N, N, N, N, N, Y, Y, Y, N}, 4},
+    // plane: p0.xyz, p1.xyz finite, p0.w, p1.w and p2 zero, p1.xyz unit.
+    {{Y, Y, Y, N, Y, Y, Y, N, N, N, N, N}, {N, N, N, Y, N, N, N, Y, Y, Y, Y, Y}, {N, N, N, N, N, N, N, N, N, N, N, N}, 3},
+};
+}  // namespace rule_words
+using rule_words::kPrimitiveRules;
+
+// The checks apart from the float words: a primitive type, no range, flags only a plane's.
+inline bool primitiveHeaderValid(const Geometry& g) {
+  const uint32_t type = static_cast<uint32_t>(g.type);
+  if (type > static_cast<uint32_t>(GeometryType::kPlane) || g.first != 0 || g.count != 0) return false;
+  return g.flags == 0 || (g.type == GeometryType::kPlane && g.flags == kGeometryFlagBidirectional);
+}
+
+// |length - 1| <= 1e-3 (kGeomUnitTolerance) holds for squared lengths in [0.998002, 1.002].
+inline bool primitiveUnitClear(const Geometry& g, int components) {
+  if (components == 0) return true;
+  const double x = g.p1.x, y = g.p1.y, z = g.p1.z, w = components == 4 ? static_cast<double>(g.p1.w) : 0.0;
+  const double len2 = x * x + y * y + z * z + w * w;
+  return len2 >= 0.998002 && len2 <= 1.002;
+}
+
+inline bool primitiveClearlyValid(const Geometry& g) {
+  if (!primitiveHeaderValid(g)) return false;
+  const PrimitiveRule& rule = kPrimitiveRules[static_cast<uint32_t>(g.type)];
+  uint32_t w[12];
+  std::memcpy(w, &g.p0, sizeof w);
+  uint32_t bad = 0;
+  for (int k = 0; k < 12; ++k) {
+    const uint32_t magnitude = w[k] & 0x7FFFFFFFu;
+    const uint32_t notFinite = (w[k] & 0x7F800000u) == 0x7F800000u ? kRuleAll : 0u;
+    const uint32_t notZero = magnitude != 0u ? kRuleAll : 0u;
+    const uint32_t negative = (w[k] & 0x80000000u) != 0u ? notZero : 0u;
+    bad |= (rule.finite[k] & notFinite) | (rule.zero[k] & notZero) | (rule.nonNegative[k] & negative);
+  }
+  return bad == 0u && primitiveUnitClear(g, rule.unitComponents);
+}
+
+// The index of the first geometry at or after `begin` that is not clearly valid (primitiveClearlyValid),
+// geometries.size() when none: Highway lanes over each geometry's words where the build has SIMD.
+size_t firstUnclearGeometry(std::span<const Geometry> geometries, size_t begin);
 
 // Whether pointSetContactsSimd handles a static query of a point set against `primitive`: a sphere,
 // capsule, cylinder, oriented box or plane.
@@ -22,5 +96,22 @@ bool pointSetSimdHandles(const gpu::GeomShape& primitive);
 uint64_t pointSetContactsSimd(const gpu::GeomShape& primitive, bool pointSetIsA, const Float4* points, uint32_t count,
                               uint32_t query, ContactElement* outA, ContactElement* outB, uint64_t total,
                               uint64_t capacity);
+
+// A run of static queries of one closed-form primitive pair type, with the lanes across queries
+// (src/cpu/geometry_queries_simd.cpp): sphere against sphere, capsule, cylinder, oriented box or
+// plane; capsule-capsule; capsule, cylinder or oriented box against a plane (capsule-plane: up to 2
+// contacts per query, box-plane up to 8). primitivePairSimdKind(lo, hi) (the pair's types, lo <= hi)
+// names the pair for primitivePairsSimd, or kNoPrimitivePairSimd when the scalar loop handles it (or
+// the build has no SIMD).
+inline constexpr uint32_t kNoPrimitivePairSimd = 0xFFFFFFFFu;
+uint32_t primitivePairSimdKind(uint32_t lo, uint32_t hi);
+
+// Queries [begin, end) of the validated input, all static and all of the pair `pair`
+// (primitivePairSimdKind): what geomQueryContacts computes per query, bit for bit, contacts in slot order. Contacts are
+// written in query order from element `total` of outA and outB (only below `capacity`), ranges[q]
+// for each query of the run. Returns `total` plus the contacts found.
+uint64_t primitivePairsSimd(const GeometryQueryInput& input, size_t begin, size_t end, uint32_t pair,
+                            ContactElement* outA, ContactElement* outB, ContactRange* ranges, uint64_t total,
+                            uint64_t capacity);
 
 }  // namespace vkc::cpu

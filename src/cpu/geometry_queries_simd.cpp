@@ -67,22 +67,19 @@ HWY_INLINE ClosestLanes closestCapsule(const gpu::GeomShape& s, const V3& p) {
   return closestSphere(mix(splat(p0), splat(p1), t), hn::Set(df, s.p0.w), p);
 }
 
-// geomClosestCylinder: inside (the nearer of wall and cap, the wall on a tie), wall, cap, rim.
-HWY_INLINE ClosestLanes closestCylinder(const gpu::GeomShape& s, const V3& p) {
+// geomClosestCylinder: inside (the nearer of wall and cap, the wall on a tie), wall, cap, rim; with
+// its unit axis, and geomPerpendicularTo(axis) for points on the axis, per lane.
+HWY_INLINE ClosestLanes closestCylinderLanes(const V3& centre, const V3& axis, const V3& perpendicular, VF radius,
+                                             VF halfHeight, const V3& p) {
   const DF df;
   const VF zero = hn::Zero(df);
-  const gpu::vec3 axisScalar = gpu::geomUnit(gpu::vec3(s.p1));
-  const V3 centre = splat(gpu::vec3(s.p0));
-  const V3 axis = splat(axisScalar);
-  const VF radius = hn::Set(df, s.p0.w);
-  const VF halfHeight = hn::Set(df, s.p1.w);
   const V3 d = sub(p, centre);
   const VF y = dot(d, axis);
   const V3 radial = sub(d, mul(axis, y));
   const VF rho = hn::Sqrt(dot(radial, radial));
-  const V3 u = select(hn::Gt(rho, zero), div(radial, rho), splat(gpu::geomPerpendicularTo(axisScalar)));
+  const V3 u = select(hn::Gt(rho, zero), div(radial, rho), perpendicular);
   const VF ay = glmAbs(y);
-  const V3 capNormal = select(hn::Ge(y, zero), axis, splat(-axisScalar));
+  const V3 capNormal = select(hn::Ge(y, zero), axis, V3{hn::Neg(axis.x), hn::Neg(axis.y), hn::Neg(axis.z)});
   const MF withinHeight = hn::Le(ay, halfHeight);
   const MF withinRadius = hn::Le(rho, radius);
 
@@ -112,17 +109,20 @@ HWY_INLINE ClosestLanes closestCylinder(const gpu::GeomShape& s, const V3& p) {
   return out;
 }
 
-// geomClosestBox: outside, the clamped point; inside, the nearest face (x, then y, then z on ties).
-HWY_INLINE ClosestLanes closestBox(const gpu::GeomShape& s, const V3& p) {
+HWY_INLINE ClosestLanes closestCylinder(const gpu::GeomShape& s, const V3& p) {
+  const DF df;
+  const gpu::vec3 axis = gpu::geomUnit(gpu::vec3(s.p1));
+  return closestCylinderLanes(splat(gpu::vec3(s.p0)), splat(axis), splat(gpu::geomPerpendicularTo(axis)),
+                              hn::Set(df, s.p0.w), hn::Set(df, s.p1.w), p);
+}
+
+// geomClosestBox: outside, the clamped point; inside, the nearest face (x, then y, then z on ties);
+// the unit rotation (u, w) = (q.xyz, q.w), centre and half extents h per lane.
+HWY_INLINE ClosestLanes closestBoxLanes(const V3& centre, const V3& u, VF w, const V3& h, const V3& p) {
   const DF df;
   const VF zero = hn::Zero(df);
   const VF one = hn::Set(df, 1.0f);
-  const gpu::vec4 q = s.p1 / gpu::sqrt(gpu::dot(s.p1, s.p1));
-  const V3 u = splat(gpu::vec3(q));
-  const V3 uInverse = splat(gpu::vec3(-q.x, -q.y, -q.z));
-  const VF w = hn::Set(df, q.w);
-  const V3 centre = splat(gpu::vec3(s.p0));
-  const V3 h = splat(gpu::vec3(s.p2));
+  const V3 uInverse{hn::Neg(u.x), hn::Neg(u.y), hn::Neg(u.z)};
   const V3 local = rotate(uInverse, w, sub(p, centre));
 
   const V3 clamped{glmClamp(local.x, hn::Neg(h.x), h.x), glmClamp(local.y, hn::Neg(h.y), h.y),
@@ -149,6 +149,11 @@ HWY_INLINE ClosestLanes closestBox(const gpu::GeomShape& s, const V3& p) {
   const V3 normalLocal = select(outside, div(off, len), nLocal);
   return {add(centre, rotate(u, w, surfaceLocal)), rotate(u, w, normalLocal),
           hn::IfThenElse(outside, len, hn::Neg(depthK))};
+}
+
+HWY_INLINE ClosestLanes closestBox(const gpu::GeomShape& s, const V3& p) {
+  const gpu::vec4 q = s.p1 / gpu::sqrt(gpu::dot(s.p1, s.p1));
+  return closestBoxLanes(splat(gpu::vec3(s.p0)), splat(gpu::vec3(q)), hn::Set(DF(), q.w), splat(gpu::vec3(s.p2)), p);
 }
 
 // geomClosestPlane, one-sided (points always see a plane as one-sided).
@@ -231,6 +236,387 @@ uint64_t PointSetContacts(const gpu::GeomShape& primitive, bool pointSetIsA, con
   return found;
 }
 
+// ---- Primitive pairs: lanes across queries ----------------------------------------------------
+// A run of static queries of one closed-form pair type: each lane one query, its two geometries in
+// canonical order (geomSwapped: the lower type first, geomShapeLess for one type) gathered to SoA,
+// the pair's ball and closest surface point computed in lanes (geomCanonicalContact's rule for the
+// pair, operation by operation), the hits written in query order with the sides swapped back.
+
+// geomUnit per lane: v / sqrt(dot(v, v)).
+HWY_INLINE V3 unitLanes(const V3& v) { return div(v, hn::Sqrt(dot(v, v))); }
+
+HWY_INLINE V3 negLanes(const V3& v) { return {hn::Neg(v.x), hn::Neg(v.y), hn::Neg(v.z)}; }
+
+// geomPerpendicularTo per lane: the helper (1, 0, 0) where |a.z| exceeds |a.x| and |a.y|, else
+// (0, 0, 1); unit(cross(helper, a)).
+HWY_INLINE V3 perpendicularLanes(const V3& a) {
+  const DF df;
+  const VF az = glmAbs(a.z);
+  const MF useX = hn::And(hn::Gt(az, glmAbs(a.x)), hn::Gt(az, glmAbs(a.y)));
+  const VF one = hn::Set(df, 1.0f);
+  const V3 helper{hn::IfThenElseZero(useX, one), hn::Zero(df), hn::IfThenZeroElse(useX, one)};
+  return unitLanes(cross(helper, a));
+}
+
+// geomPlaneNormalFor per lane: the unit normal, flipped for a two-sided plane when c is below it.
+HWY_INLINE V3 planeNormalLanes(const V3& origin, const V3& normal, MF bidirectional, const V3& c) {
+  const V3 n = unitLanes(normal);
+  const MF below = hn::And(bidirectional, hn::Lt(dot(sub(c, origin), n), hn::Zero(DF())));
+  return select(below, negLanes(n), n);
+}
+
+// geomClosestPlane per lane.
+HWY_INLINE ClosestLanes closestPlaneLanes(const V3& origin, const V3& n, const V3& p) {
+  const VF d = dot(sub(p, origin), n);
+  return {sub(p, mul(n, d)), n, d};
+}
+
+// geomSegmentParam then geomClosestCapsule per lane.
+HWY_INLINE ClosestLanes closestCapsuleLanes(const V3& p0, const V3& p1, VF radius, const V3& p) {
+  const DF df;
+  const V3 e = sub(p1, p0);
+  const VF ee = dot(e, e);
+  const VF t = hn::IfThenZeroElse(hn::Le(ee, hn::Zero(df)),
+                                  glmClamp(hn::Div(dot(sub(p, p0), e), ee), hn::Zero(df), hn::Set(df, 1.0f)));
+  return closestSphere(mix(p0, p1, t), radius, p);
+}
+
+// geomSegmentSegmentParams per lane: (s, t) of the closest points of [p0, p1] and [q0, q1].
+HWY_INLINE void segmentSegmentLanes(const V3& p0, const V3& p1, const V3& q0, const V3& q1, VF& sOut, VF& tOut) {
+  const DF df;
+  const VF zero = hn::Zero(df);
+  const VF one = hn::Set(df, 1.0f);
+  const V3 d1 = sub(p1, p0);
+  const V3 d2 = sub(q1, q0);
+  const V3 r = sub(p0, q0);
+  const VF a = dot(d1, d1);
+  const VF e = dot(d2, d2);
+  const VF f = dot(d2, r);
+  const VF c = dot(d1, r);
+  const VF b = dot(d1, d2);
+  const VF denom = hn::Sub(hn::Mul(a, e), hn::Mul(b, b));
+  const MF general = hn::Gt(denom, hn::Mul(hn::Mul(hn::Set(df, 1e-6f), a), e));
+  const VF sGeneral = glmClamp(hn::Div(hn::Sub(hn::Mul(b, f), hn::Mul(c, e)), denom), zero, one);
+  const VF sq0 = hn::Div(hn::Neg(c), a);
+  const VF sq1 = hn::Div(hn::Sub(b, c), a);
+  const VF lo = glmMax(glmMin(sq0, sq1), zero);
+  const VF hi = glmMin(glmMax(sq0, sq1), one);
+  const VF sApart = hn::IfThenElse(hn::Lt(glmMax(sq0, sq1), zero), zero, one);
+  const VF sParallel = hn::IfThenElse(hn::Le(lo, hi), hn::Mul(hn::Add(lo, hi), hn::Set(df, 0.5f)), sApart);
+  VF s = hn::IfThenElse(general, sGeneral, sParallel);
+  VF t = hn::Div(hn::Add(hn::Mul(b, s), f), e);
+  const MF below = hn::Lt(t, zero);
+  const MF above = hn::AndNot(below, hn::Gt(t, one));
+  const VF sAtT0 = glmClamp(sq0, zero, one);  // clamp(-c / a, 0, 1)
+  const VF sAtT1 = glmClamp(sq1, zero, one);  // clamp((b - c) / a, 0, 1)
+  s = hn::IfThenElse(below, sAtT0, hn::IfThenElse(above, sAtT1, s));
+  t = hn::IfThenElse(below, zero, hn::IfThenElse(above, one, t));
+  // The degenerate segments: a point against a segment, or two points.
+  const MF aZero = hn::Le(a, zero);
+  const MF eZero = hn::Le(e, zero);
+  s = hn::IfThenElse(eZero, sAtT0, s);
+  t = hn::IfThenElseZero(hn::Not(eZero), t);
+  s = hn::IfThenZeroElse(aZero, s);
+  t = hn::IfThenElse(aZero, hn::IfThenZeroElse(eZero, glmClamp(hn::Div(f, e), zero, one)), t);
+  sOut = s;
+  tOut = t;
+}
+
+// One lane batch's geometries: side s (the lower type) and t, p0, p1, p2 as AoS Float4 per lane, and
+// t's plane flag (1: two-sided).
+struct PairGather {
+  HWY_ALIGN float s0[4 * kMaxLanes];
+  HWY_ALIGN float s1[4 * kMaxLanes];
+  HWY_ALIGN float s2[4 * kMaxLanes];
+  HWY_ALIGN float t0[4 * kMaxLanes];
+  HWY_ALIGN float t1[4 * kMaxLanes];
+  HWY_ALIGN float t2[4 * kMaxLanes];
+  HWY_ALIGN float tTwoSided[kMaxLanes];
+  bool swapped[kMaxLanes];
+};
+
+struct Lanes4 {
+  V3 v;
+  VF w;
+};
+
+HWY_INLINE Lanes4 load4(const float* aos) {
+  Lanes4 l;
+  hn::LoadInterleaved4(DF(), aos, l.v.x, l.v.y, l.v.z, l.w);
+  return l;
+}
+
+// The ball (centre c, radius r) and the closest surface point of the other side for one pair type.
+struct BallLanes {
+  V3 c;
+  VF r;
+  ClosestLanes cl;
+};
+
+// Slots of a pair: 2 capsule-plane (its end spheres), 8 box-plane (its corners), else 1.
+template <uint32_t kLo, uint32_t kHi>
+constexpr size_t kPairSlots = kHi != gpu::kGeomPlane ? 1 : (kLo == gpu::kGeomCapsule ? 2 : (kLo == gpu::kGeomOrientedBox ? 8 : 1));
+
+// Capsule-plane (geomCanonicalContact's plane branch): each end sphere against the normal the plane
+// shows to the axis' middle; end 1 of a capsule of length 0 is no slot.
+HWY_INLINE void capsulePlaneBalls(const PairGather& g, BallLanes* balls, MF* slotOk) {
+  const DF df;
+  const Lanes4 s0 = load4(g.s0);
+  const V3 p1 = load4(g.s1).v;
+  const V3 origin = load4(g.t0).v;
+  const MF twoSided = hn::Ne(hn::Load(df, g.tTwoSided), hn::Zero(df));
+  const V3 middle = mul(add(s0.v, p1), hn::Set(df, 0.5f));
+  const V3 n = planeNormalLanes(origin, load4(g.t1).v, twoSided, middle);
+  balls[0] = {s0.v, s0.w, closestPlaneLanes(origin, n, s0.v)};
+  balls[1] = {p1, s0.w, closestPlaneLanes(origin, n, p1)};
+  slotOk[0] = hn::FirstN(df, hn::Lanes(df));
+  slotOk[1] = notEqual(p1, s0.v);
+}
+
+// Box-plane (geomQueryContacts' box-plane loop): each distinct corner (x fastest, - before +) as a
+// ball of radius 0 against the normal the plane shows to the box's centre.
+HWY_INLINE void boxPlaneBalls(const PairGather& g, BallLanes* balls, MF* slotOk) {
+  const DF df;
+  const VF zero = hn::Zero(df);
+  const V3 centre = load4(g.s0).v;
+  const Lanes4 q = load4(g.s1);
+  const V3 e = load4(g.s2).v;
+  const V3 origin = load4(g.t0).v;
+  const MF twoSided = hn::Ne(hn::Load(df, g.tTwoSided), zero);
+  const V3 n = planeNormalLanes(origin, load4(g.t1).v, twoSided, centre);
+  // q / sqrt(dot(q, q)) with GLM's vec4 dot: (x x + y y) + (z z + w w).
+  const VF qq = hn::Add(hn::Add(hn::Mul(q.v.x, q.v.x), hn::Mul(q.v.y, q.v.y)),
+                        hn::Add(hn::Mul(q.v.z, q.v.z), hn::Mul(q.w, q.w)));
+  const VF qLen = hn::Sqrt(qq);
+  const V3 u = div(q.v, qLen);
+  const VF w = hn::Div(q.w, qLen);
+  const MF flatX = hn::Eq(e.x, zero);
+  const MF flatY = hn::Eq(e.y, zero);
+  const MF flatZ = hn::Eq(e.z, zero);
+  const MF all = hn::FirstN(df, hn::Lanes(df));
+  for (uint32_t k = 0; k < 8; ++k) {
+    const V3 local{(k & 1u) != 0u ? e.x : hn::Neg(e.x), (k & 2u) != 0u ? e.y : hn::Neg(e.y),
+                   (k & 4u) != 0u ? e.z : hn::Neg(e.z)};
+    const V3 corner = add(centre, rotate(u, w, local));
+    balls[k] = {corner, zero, closestPlaneLanes(origin, n, corner)};
+    MF ok = all;
+    if ((k & 1u) != 0u) ok = hn::AndNot(flatX, ok);
+    if ((k & 2u) != 0u) ok = hn::AndNot(flatY, ok);
+    if ((k & 4u) != 0u) ok = hn::AndNot(flatZ, ok);
+    slotOk[k] = ok;
+  }
+}
+
+template <uint32_t kLo, uint32_t kHi>
+HWY_INLINE BallLanes pairBall(const PairGather& g) {
+  const DF df;
+  const Lanes4 s0 = load4(g.s0);
+  const Lanes4 t0 = load4(g.t0);
+  if constexpr (kLo == gpu::kGeomSphere) {
+    if constexpr (kHi == gpu::kGeomSphere) {
+      return {s0.v, s0.w, closestSphere(t0.v, t0.w, s0.v)};
+    } else if constexpr (kHi == gpu::kGeomCapsule) {
+      return {s0.v, s0.w, closestCapsuleLanes(t0.v, load4(g.t1).v, t0.w, s0.v)};
+    } else if constexpr (kHi == gpu::kGeomCylinder) {
+      const Lanes4 t1 = load4(g.t1);
+      const V3 axis = unitLanes(t1.v);
+      return {s0.v, s0.w, closestCylinderLanes(t0.v, axis, perpendicularLanes(axis), t0.w, t1.w, s0.v)};
+    } else if constexpr (kHi == gpu::kGeomOrientedBox) {
+      const Lanes4 q = load4(g.t1);
+      // q / sqrt(dot(q, q)) with GLM's vec4 dot: (x x + y y) + (z z + w w).
+      const VF qq = hn::Add(hn::Add(hn::Mul(q.v.x, q.v.x), hn::Mul(q.v.y, q.v.y)),
+                            hn::Add(hn::Mul(q.v.z, q.v.z), hn::Mul(q.w, q.w)));
+      const VF qLen = hn::Sqrt(qq);
+      return {s0.v, s0.w, closestBoxLanes(t0.v, div(q.v, qLen), hn::Div(q.w, qLen), load4(g.t2).v, s0.v)};
+    } else {  // plane
+      const MF twoSided = hn::Ne(hn::Load(df, g.tTwoSided), hn::Zero(df));
+      const V3 n = planeNormalLanes(t0.v, load4(g.t1).v, twoSided, s0.v);
+      return {s0.v, s0.w, closestPlaneLanes(t0.v, n, s0.v)};
+    }
+  } else if constexpr (kLo == gpu::kGeomCapsule && kHi == gpu::kGeomCapsule) {
+    const V3 p1 = load4(g.s1).v;
+    const V3 q1 = load4(g.t1).v;
+    VF s;
+    VF t;
+    segmentSegmentLanes(s0.v, p1, t0.v, q1, s, t);
+    const V3 ballT = mix(t0.v, q1, t);
+    const V3 ballS = mix(s0.v, p1, s);
+    return {ballS, s0.w, closestSphere(ballT, t0.w, ballS)};
+  } else {  // cylinder-plane: geomCylinderLowest against the normal the plane shows to the cylinder's centre.
+    const MF twoSided = hn::Ne(hn::Load(df, g.tTwoSided), hn::Zero(df));
+    const V3 n = planeNormalLanes(t0.v, load4(g.t1).v, twoSided, s0.v);
+    const Lanes4 s1 = load4(g.s1);
+    const VF zero = hn::Zero(df);
+    const V3 axis = unitLanes(s1.v);
+    const VF an = dot(axis, n);
+    const VF axial = hn::IfThenElse(hn::Gt(an, zero), hn::Neg(s1.w), hn::IfThenElseZero(hn::Lt(an, zero), s1.w));
+    const V3 w = sub(n, mul(axis, an));
+    const VF lw = hn::Sqrt(dot(w, w));
+    const MF tilted = hn::Gt(lw, hn::Set(df, 1e-6f));
+    const V3 radial = selectOrZero(tilted, mul(div(negLanes(w), lw), s0.w));
+    const V3 low = add(add(s0.v, mul(axis, axial)), radial);
+    return {low, zero, closestPlaneLanes(t0.v, n, low)};
+  }
+}
+
+// Copies the vectors a side of type kType uses (a sphere p0; a capsule, cylinder or plane p0, p1; a
+// box p0, p1, p2) into lane k of the gather.
+template <uint32_t kType>
+HWY_INLINE void gatherSide(const Geometry& g, size_t k, float* p0, float* p1, float* p2) {
+  std::memcpy(p0 + 4 * k, &g.p0, sizeof(Float4));
+  if constexpr (kType != gpu::kGeomSphere) std::memcpy(p1 + 4 * k, &g.p1, sizeof(Float4));
+  if constexpr (kType == gpu::kGeomOrientedBox) std::memcpy(p2 + 4 * k, &g.p2, sizeof(Float4));
+}
+
+gpu::GeomShape shapeOf(const Geometry& g) {
+  gpu::GeomShape s;
+  std::memcpy(&s, &g, sizeof s);
+  return s;
+}
+
+template <uint32_t kLo, uint32_t kHi>
+uint64_t PairRun(const GeometryQueryInput& input, size_t begin, size_t end, ContactElement* outA, ContactElement* outB,
+                 ContactRange* ranges, uint64_t total, uint64_t capacity) {
+  constexpr size_t kSlots = kPairSlots<kLo, kHi>;
+  const DF df;
+  const size_t lanes = hn::Lanes(df);
+  PairGather g;
+  std::memset(&g, 0, sizeof g);
+  // Per slot: the ball's point, the surface point, the normal, the depth (0 where no contact).
+  HWY_ALIGN float bx[kSlots][kMaxLanes], by[kSlots][kMaxLanes], bz[kSlots][kMaxLanes];
+  HWY_ALIGN float sx[kSlots][kMaxLanes], sy[kSlots][kMaxLanes], sz[kSlots][kMaxLanes];
+  HWY_ALIGN float nx[kSlots][kMaxLanes], ny[kSlots][kMaxLanes], nz[kSlots][kMaxLanes];
+  HWY_ALIGN float depths[kSlots][kMaxLanes];
+  const Geometry* geometries = input.geometries.data();
+  const GeometryQuery* queries = input.queries.data();
+  for (size_t i = begin; i < end; i += lanes) {
+    const size_t valid = end - i < lanes ? end - i : lanes;
+    for (size_t k = 0; k < valid; ++k) {
+      const Geometry& a = geometries[queries[i + k].a];
+      const Geometry& b = geometries[queries[i + k].b];
+      bool swapped;
+      if constexpr (kLo == kHi) {
+        swapped = gpu::geomShapeLess(shapeOf(b), shapeOf(a));
+      } else {
+        swapped = a.type != static_cast<GeometryType>(kLo);
+      }
+      g.swapped[k] = swapped;
+      const Geometry& s = swapped ? b : a;
+      const Geometry& t = swapped ? a : b;
+      gatherSide<kLo>(s, k, g.s0, g.s1, g.s2);
+      gatherSide<kHi>(t, k, g.t0, g.t1, g.t2);
+      if constexpr (kHi == gpu::kGeomPlane) g.tTwoSided[k] = (t.flags & kGeometryFlagBidirectional) != 0 ? 1.0f : 0.0f;
+    }
+    BallLanes balls[kSlots];
+    MF slotOk[kSlots];
+    if constexpr (kSlots == 2) {
+      capsulePlaneBalls(g, balls, slotOk);
+    } else if constexpr (kSlots == 8) {
+      boxPlaneBalls(g, balls, slotOk);
+    } else {
+      balls[0] = pairBall<kLo, kHi>(g);
+      slotOk[0] = hn::FirstN(df, lanes);
+    }
+    const MF inBatch = hn::FirstN(df, valid);
+    MF any = hn::FirstN(df, 0);
+    for (size_t slot = 0; slot < kSlots; ++slot) {
+      // geomBallContact: depth r - distance; the ball's point c - n r, the other's the surface point.
+      const BallLanes& ball = balls[slot];
+      const VF depth = hn::Sub(ball.r, ball.cl.dist);
+      const MF hit = hn::And(hn::And(hn::Gt(depth, hn::Zero(df)), slotOk[slot]), inBatch);
+      any = hn::Or(any, hit);
+      const V3 ballPoint = sub(ball.c, mul(ball.cl.normal, ball.r));
+      hn::Store(hn::IfThenElseZero(hit, depth), df, depths[slot]);
+      hn::Store(ballPoint.x, df, bx[slot]);
+      hn::Store(ballPoint.y, df, by[slot]);
+      hn::Store(ballPoint.z, df, bz[slot]);
+      hn::Store(ball.cl.surface.x, df, sx[slot]);
+      hn::Store(ball.cl.surface.y, df, sy[slot]);
+      hn::Store(ball.cl.surface.z, df, sz[slot]);
+      hn::Store(ball.cl.normal.x, df, nx[slot]);
+      hn::Store(ball.cl.normal.y, df, ny[slot]);
+      hn::Store(ball.cl.normal.z, df, nz[slot]);
+    }
+    if (hn::AllFalse(df, any)) {
+      for (size_t k = 0; k < valid; ++k) ranges[i + k] = ContactRange{static_cast<uint32_t>(total), 0u};
+      continue;
+    }
+    for (size_t k = 0; k < valid; ++k) {
+      const uint32_t query = static_cast<uint32_t>(i + k);
+      const uint64_t first = total;
+      for (size_t slot = 0; slot < kSlots; ++slot) {
+        const float depth = depths[slot][k];
+        if (!(depth > 0.0f)) continue;
+        if (total < capacity) {
+          const gpu::vec3 n(nx[slot][k], ny[slot][k], nz[slot][k]);
+          const ContactElement ballSide = makeElement(gpu::vec3(bx[slot][k], by[slot][k], bz[slot][k]), depth, n,
+                                                      ContactElementType::kPointDirection, kNoPointIndex, query);
+          const ContactElement otherSide = makeElement(gpu::vec3(sx[slot][k], sy[slot][k], sz[slot][k]), depth, -n,
+                                                       ContactElementType::kPointDirection, kNoPointIndex, query);
+          outA[total] = g.swapped[k] ? otherSide : ballSide;
+          outB[total] = g.swapped[k] ? ballSide : otherSide;
+        }
+        ++total;
+      }
+      ranges[query] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
+    }
+  }
+  return total;
+}
+
+// The run's pair type (primitivePairSimdKind: lo * kGeomTypeCount + hi) picks its instantiation.
+uint64_t PrimitivePairs(const GeometryQueryInput& input, size_t begin, size_t end, uint32_t pair,
+                        ContactElement* outA, ContactElement* outB, ContactRange* ranges, uint64_t total,
+                        uint64_t capacity) {
+  using namespace gpu;
+  using Run = uint64_t (*)(const GeometryQueryInput&, size_t, size_t, ContactElement*, ContactElement*,
+                           ContactRange*, uint64_t, uint64_t);
+  constexpr uint32_t n = kGeomTypeCount;
+  Run run = PairRun<kGeomCylinder, kGeomPlane>;
+  switch (pair) {
+    case kGeomSphere * n + kGeomSphere: run = PairRun<kGeomSphere, kGeomSphere>; break;
+    case kGeomSphere * n + kGeomCapsule: run = PairRun<kGeomSphere, kGeomCapsule>; break;
+    case kGeomSphere * n + kGeomCylinder: run = PairRun<kGeomSphere, kGeomCylinder>; break;
+    case kGeomSphere * n + kGeomOrientedBox: run = PairRun<kGeomSphere, kGeomOrientedBox>; break;
+    case kGeomSphere * n + kGeomPlane: run = PairRun<kGeomSphere, kGeomPlane>; break;
+    case kGeomCapsule * n + kGeomCapsule: run = PairRun<kGeomCapsule, kGeomCapsule>; break;
+    case kGeomCapsule * n + kGeomPlane: run = PairRun<kGeomCapsule, kGeomPlane>; break;
+    case kGeomOrientedBox * n + kGeomPlane: run = PairRun<kGeomOrientedBox, kGeomPlane>; break;
+    default: break;  // kGeomCylinder * n + kGeomPlane
+  }
+  return run(input, begin, end, outA, outB, ranges, total, capacity);
+}
+
+// ---- validate()'s first pass: primitiveClearlyValid with the lanes over a geometry's words -----
+// (4, 8 or 16 words a vector: words 0..11 are p0, p1, p2; the rule masks are 0 on words 12..15).
+size_t FirstUnclearGeometry(const Geometry* geometries, size_t begin, size_t end) {
+  const DU du;
+  const DI di;
+  const size_t lanes = hn::Lanes(du);
+  const VU exponent = hn::Set(du, 0x7F800000u);
+  const VU magnitudeBits = hn::Set(du, 0x7FFFFFFFu);
+  for (size_t i = begin; i < end; ++i) {
+    const Geometry& g = geometries[i];
+    if (!primitiveHeaderValid(g)) return i;
+    const PrimitiveRule& rule = kPrimitiveRules[static_cast<uint32_t>(g.type)];
+    const uint32_t* words = reinterpret_cast<const uint32_t*>(&g.p0);
+    VU bad = hn::Zero(du);
+    for (size_t k = 0; k < 12; k += lanes) {
+      const VU w = hn::LoadU(du, words + k);
+      const VU notFinite = hn::VecFromMask(du, hn::Eq(hn::And(w, exponent), exponent));
+      const VU notZero = hn::VecFromMask(du, hn::Ne(hn::And(w, magnitudeBits), hn::Zero(du)));
+      const VU negative =
+          hn::And(hn::VecFromMask(du, hn::RebindMask(du, hn::Lt(hn::BitCast(di, w), hn::Zero(di)))), notZero);
+      bad = hn::Or(bad, hn::Or(hn::And(hn::LoadU(du, rule.finite + k), notFinite),
+                               hn::Or(hn::And(hn::LoadU(du, rule.zero + k), notZero),
+                                      hn::And(hn::LoadU(du, rule.nonNegative + k), negative))));
+    }
+    if (!hn::AllTrue(du, hn::Eq(bad, hn::Zero(du)))) return i;
+    if (!primitiveUnitClear(g, rule.unitComponents)) return i;
+  }
+  return end;
+}
+
 }  // namespace
 }  // namespace vkc::cpu::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
@@ -238,14 +624,34 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace vkc::cpu {
 HWY_EXPORT(PointSetContacts);
+HWY_EXPORT(PrimitivePairs);
+HWY_EXPORT(FirstUnclearGeometry);
+
+size_t firstUnclearGeometry(std::span<const Geometry> geometries, size_t begin) {
+  if (begin >= geometries.size()) return geometries.size();
+  return HWY_DYNAMIC_DISPATCH(FirstUnclearGeometry)(geometries.data(), begin, geometries.size());
+}
 
 bool pointSetSimdHandles(const gpu::GeomShape& primitive) { return primitive.info.x <= gpu::kGeomPlane; }
+
+uint32_t primitivePairSimdKind(uint32_t lo, uint32_t hi) {
+  using namespace gpu;
+  const bool handled = (lo == kGeomSphere && hi <= kGeomPlane) || (lo == kGeomCapsule && hi == kGeomCapsule) ||
+                       (lo <= kGeomOrientedBox && hi == kGeomPlane);
+  return handled ? lo * kGeomTypeCount + hi : kNoPrimitivePairSimd;
+}
 
 uint64_t pointSetContactsSimd(const gpu::GeomShape& primitive, bool pointSetIsA, const Float4* points, uint32_t count,
                               uint32_t query, ContactElement* outA, ContactElement* outB, uint64_t total,
                               uint64_t capacity) {
   return HWY_DYNAMIC_DISPATCH(PointSetContacts)(primitive, pointSetIsA, points, count, query, outA, outB, total,
                                                 capacity);
+}
+
+uint64_t primitivePairsSimd(const GeometryQueryInput& input, size_t begin, size_t end, uint32_t pair,
+                            ContactElement* outA, ContactElement* outB, ContactRange* ranges, uint64_t total,
+                            uint64_t capacity) {
+  return HWY_DYNAMIC_DISPATCH(PrimitivePairs)(input, begin, end, pair, outA, outB, ranges, total, capacity);
 }
 }  // namespace vkc::cpu
 #endif
@@ -254,9 +660,18 @@ uint64_t pointSetContactsSimd(const gpu::GeomShape& primitive, bool pointSetIsA,
 
 namespace vkc::cpu {
 bool pointSetSimdHandles(const gpu::GeomShape&) { return false; }
+uint32_t primitivePairSimdKind(uint32_t, uint32_t) { return kNoPrimitivePairSimd; }
+size_t firstUnclearGeometry(std::span<const Geometry> geometries, size_t begin) {
+  while (begin < geometries.size() && primitiveClearlyValid(geometries[begin])) ++begin;
+  return begin < geometries.size() ? begin : geometries.size();
+}
 uint64_t pointSetContactsSimd(const gpu::GeomShape&, bool, const Float4*, uint32_t, uint32_t, ContactElement*,
                               ContactElement*, uint64_t, uint64_t) {
   return 0;
+}
+uint64_t primitivePairsSimd(const GeometryQueryInput&, size_t, size_t, uint32_t, ContactElement*, ContactElement*,
+                            ContactRange*, uint64_t total, uint64_t) {
+  return total;
 }
 }  // namespace vkc::cpu
 #endif

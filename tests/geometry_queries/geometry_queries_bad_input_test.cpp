@@ -1,8 +1,11 @@
 // Bad input: every error names the field, and nothing is written (the output keeps its sentinel).
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "geometry_queries/geometry_queries_test_support.h"
 
@@ -143,6 +146,75 @@ TEST(GeometryQueriesBadInput, VulkanBackendRefusedByTheCpuEntryPoint) {
   auto counts = b.run(Backend::kVulkan, 8);
   ASSERT_FALSE(counts.ok());
   EXPECT_EQ(counts.error().code, ErrorCode::kUnsupported);
+}
+
+// validate() against the header's rules field by field: every float word of each primitive type set
+// to special values (NaN, infinities, -1, -0, a tiny value, ...), and unit vectors scaled across the
+// 1e-3 tolerance, accepted exactly when the rules accept them (validate's first pass over the
+// primitives must never accept what the detailed checks refuse, nor refuse a valid geometry).
+TEST(GeometryQueriesBadInput, PrimitiveFieldsAcceptedExactlyByTheRules) {
+  // Per type, per word of p0, p1, p2: 'f' finite, 'n' finite and >= 0, '0' zero, 'u' part of the
+  // unit vector (finite; its length within 1e-3 of 1).
+  struct Rule {
+    Geometry base;
+    const char* words;  // 12 characters: p0.xyzw p1.xyzw p2.xyzw
+  };
+  const Rule rules[] = {
+      {Geometry::sphere({0.5f, -0.25f, 1.0f, 0.75f}), "fffn00000000"},
+      {Geometry::capsule(v3(0.5f, -0.25f, 1.0f), v3(-1.0f, 2.0f, 0.125f), 0.75f), "fffnfff00000"},
+      {Geometry::cylinder({0.5f, -0.25f, 1.0f, 0}, v3(0, 1, 0), 0.75f, 0.5f), "fffnuuun0000"},
+      {Geometry::orientedBox({0.5f, -0.25f, 1.0f, 0}, identityQuat(), {1.0f, 0.5f, 0.25f, 0}), "fff0uuuunnn0"},
+      {Geometry::plane(v3(0.5f, -0.25f, 1.0f), v3(0, 0, 1), true), "fff0uuu00000"},
+  };
+  const float inf = std::numeric_limits<float>::infinity();
+  const float specials[] = {std::numeric_limits<float>::quiet_NaN(), inf, -inf, -1.0f, -0.0f, 0.0f, 1e-38f,
+                            -1e-38f, 0.75f, 1e-3f};
+  const auto accepted = [](const Geometry& g, const char* words) {
+    float w[12];
+    std::memcpy(w, &g.p0, sizeof w);
+    double len2 = 0.0;
+    for (int k = 0; k < 12; ++k) {
+      const char r = words[k];
+      if (r == '0' && w[k] != 0.0f) return false;
+      if (r != '0' && !std::isfinite(w[k])) return false;
+      if (r == 'n' && w[k] < 0.0f) return false;
+      if (r == 'u') len2 += static_cast<double>(w[k]) * static_cast<double>(w[k]);
+    }
+    return std::strchr(words, 'u') == nullptr || std::abs(std::sqrt(len2) - 1.0) <= static_cast<double>(1e-3f);
+  };
+  int refused = 0;
+  for (const Rule& rule : rules) {
+    std::vector<Geometry> variants;
+    for (int k = 0; k < 12; ++k) {
+      for (float v : specials) {
+        Geometry g = rule.base;
+        float w[12];
+        std::memcpy(w, &g.p0, sizeof w);
+        w[k] = v;
+        std::memcpy(&g.p0, w, sizeof w);
+        variants.push_back(g);
+      }
+    }
+    for (double scale : {0.998, 0.9989, 0.99899, 0.999, 0.99901, 1.0, 1.00099, 1.001, 1.00101, 1.0011, 1.002}) {
+      Geometry g = rule.base;
+      g.p1 = Float4{g.p1.x * static_cast<float>(scale), g.p1.y * static_cast<float>(scale),
+                    g.p1.z * static_cast<float>(scale), g.p1.w};
+      if (g.type == GeometryType::kOrientedBox) g.p1.w = rule.base.p1.w * static_cast<float>(scale);
+      variants.push_back(g);
+    }
+    for (const Geometry& g : variants) {
+      const std::vector<Geometry> one{g};
+      const Status status = validate(GeometryQueryInput{one, {}, {}});
+      const bool expected = accepted(g, rule.words);
+      EXPECT_EQ(status.ok(), expected) << "type " << static_cast<int>(g.type) << " p0 (" << g.p0.x << ", " << g.p0.y
+                                       << ", " << g.p0.z << ", " << g.p0.w << ") p1 (" << g.p1.x << ", " << g.p1.y
+                                       << ", " << g.p1.z << ", " << g.p1.w << ") p2 (" << g.p2.x << ", " << g.p2.y
+                                       << ", " << g.p2.z << ", " << g.p2.w << ")"
+                                       << (status.ok() ? "" : ": " + status.error().message);
+      refused += status.ok() ? 0 : 1;
+    }
+  }
+  EXPECT_GT(refused, 100);
 }
 
 }  // namespace

@@ -1,9 +1,18 @@
-// The SIMD twin of the point-set pairs (src/cpu/geometry_queries_simd.cpp) against the scalar loop:
-// the same contacts bit for bit, on every Highway target this build has, for random and degenerate
-// primitives and points (centres, axes, surfaces, corners, signed zeros), sets whose size is not a
-// multiple of the lane count, both query orders, and an output that overflows.
+// The SIMD twins (src/cpu/geometry_queries_simd.cpp) against the scalar loop: the same contacts bit
+// for bit, on every Highway target this build has.
+//  - Point-set pairs (lanes across points): random and degenerate primitives and points (centres,
+//    axes, surfaces, corners, signed zeros), sets whose size is not a multiple of the lane count,
+//    both query orders, and an output that overflows.
+//  - Closed-form primitive pairs (lanes across queries): long runs of one pair type and mixed runs
+//    (runs of every length, broken by other pairs), random and degenerate shapes (zero radius, zero
+//    length or height, flat boxes, coincident centres, touching, quantized ties, not quite unit
+//    axes), both query orders and a geometry against itself, and overflow inside a run.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -164,6 +173,154 @@ TEST(GeometryQueriesSimd, OverflowWritesTheSamePrefix) {
     const Outcome simd = run(batch, Backend::kCpuSimd, capacity);
     expectSame(scalar, simd, std::string("target ") + target);
   });
+}
+
+// ---- Closed-form primitive pairs: lanes across queries ----------------------------------------
+
+uint32_t draw(std::mt19937& rng, uint32_t n) { return static_cast<uint32_t>(rng() % n); }
+
+// A random primitive of `type`, one time in two a degenerate or quantized one.
+Geometry randomPrimitive(GeometryType type, std::mt19937& rng) {
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::uniform_real_distribution<float> size(0.05f, 1.2f);
+  const uint32_t pick = draw(rng, 10u);
+  // Quantized coordinates (multiples of 0.5): exact ties and touching pairs.
+  const auto q = [&](float v) { return pick == 9u ? std::round(v * 2.0f) * 0.5f : v; };
+  const Float4 c = pick == 1u ? v3(0, 0, 0) : v3(q(u(rng)), q(u(rng)), q(u(rng)));
+  const float r = pick == 0u ? 0.0f : q(size(rng));
+  switch (type) {
+    case GeometryType::kSphere: return Geometry::sphere(Float4{c.x, c.y, c.z, r});
+    case GeometryType::kCapsule: {
+      if (pick == 2u) return Geometry::capsule(c, c, r);                                // length 0
+      if (pick == 3u) return Geometry::capsule(v3(-0.5f, c.y, 0), v3(0.5f, c.y, 0), r);  // parallel to x
+      if (pick == 4u) return Geometry::capsule(v3(0, 0, 0), v3(0, q(u(rng)), 0), r);    // from the origin
+      return Geometry::capsule(c, v3(q(u(rng)), q(u(rng)), q(u(rng))), r);
+    }
+    case GeometryType::kCylinder: {
+      Float4 axis = pick == 2u ? v3(0, 0, 1) : (pick == 3u ? v3(1, 0, 0) : unit(rng));
+      if (pick == 5u) axis = Float4{axis.x * 1.0005f, axis.y * 1.0005f, axis.z * 1.0005f, 0.0f};  // not quite unit
+      const float halfHeight = pick == 4u ? 0.0f : q(size(rng));
+      return Geometry::cylinder(c, axis, r, halfHeight);
+    }
+    case GeometryType::kOrientedBox: {
+      Float4 rot = pick == 2u || pick == 9u ? identityQuat() : quat(rng);
+      if (pick == 5u) rot = Float4{rot.x * 0.9995f, rot.y * 0.9995f, rot.z * 0.9995f, rot.w * 0.9995f};
+      Float4 h{q(size(rng)), q(size(rng)), q(size(rng)), 0.0f};
+      if (pick == 3u) h.z = 0.0f;                 // flat
+      if (pick == 4u) h = Float4{0, 0, 0, 0};     // a point
+      if (pick == 6u) h = Float4{0.5f, 0.5f, 0.5f, 0};  // a cube: face ties
+      return Geometry::orientedBox(c, rot, h);
+    }
+    default: {
+      Float4 n = pick == 2u ? v3(0, 1, 0) : (pick == 3u ? v3(0, 0, -1) : unit(rng));
+      if (pick == 5u) n = Float4{n.x * 0.9995f, n.y * 0.9995f, n.z * 0.9995f, 0.0f};
+      return Geometry::plane(c, n, draw(rng, 2u) != 0u);
+    }
+  }
+}
+
+struct PairType {
+  GeometryType a;
+  GeometryType b;
+  const char* name;
+};
+
+// The pairs kCpuSimd runs with lanes across queries.
+const PairType kLanePairs[] = {
+    {GeometryType::kSphere, GeometryType::kSphere, "sphere-sphere"},
+    {GeometryType::kSphere, GeometryType::kCapsule, "sphere-capsule"},
+    {GeometryType::kSphere, GeometryType::kCylinder, "sphere-cylinder"},
+    {GeometryType::kSphere, GeometryType::kOrientedBox, "sphere-box"},
+    {GeometryType::kSphere, GeometryType::kPlane, "sphere-plane"},
+    {GeometryType::kCapsule, GeometryType::kCapsule, "capsule-capsule"},
+    {GeometryType::kCylinder, GeometryType::kPlane, "cylinder-plane"},
+    {GeometryType::kCapsule, GeometryType::kPlane, "capsule-plane"},
+    {GeometryType::kOrientedBox, GeometryType::kPlane, "box-plane"},
+};
+
+// One query of pair type p: random order; a same-type pair sometimes a geometry against itself or
+// against a copy at the same place (coincident centres).
+void addPairQuery(Batch& batch, const PairType& p, std::mt19937& rng) {
+  const uint32_t a = batch.add(randomPrimitive(p.a, rng));
+  uint32_t b = 0;
+  const uint32_t pick = draw(rng, 16u);
+  if (p.a == p.b && pick == 0u) {
+    b = a;
+  } else if (p.a == p.b && pick == 1u) {
+    Geometry copy = batch.geometries[a];
+    copy.p0.w = randomPrimitive(p.a, rng).p0.w;  // another radius, the same centre / axis
+    b = batch.add(copy);
+  } else {
+    b = batch.add(randomPrimitive(p.b, rng));
+  }
+  if (draw(rng, 2u) != 0u) {
+    batch.query(a, b);
+  } else {
+    batch.query(b, a);
+  }
+}
+
+// The scalar run, then every SIMD target at the full capacity and at capacities that end inside
+// lane batches of a run (and 0).
+void expectSimdRunsEqualScalar(const Batch& batch, const std::string& what, uint32_t minContacts,
+                               uint32_t maxContacts) {
+  const Outcome scalar = run(batch, Backend::kCpuScalar, 8 * batch.queries.size() + 4096);
+  ASSERT_TRUE(scalar.counts.ok()) << scalar.counts.error().message;
+  ASSERT_FALSE(scalar.counts->overflow);
+  const uint32_t contacts = scalar.counts->contacts;
+  EXPECT_GE(contacts, minContacts) << what;
+  EXPECT_LT(contacts, maxContacts) << what << ": queries without a contact are part of the test";
+  EXPECT_LT(std::count_if(scalar.ranges.begin(), scalar.ranges.end(), [](ContactRange r) { return r.count > 0; }),
+            static_cast<std::ptrdiff_t>(scalar.ranges.size()))
+      << what;
+  const size_t capacities[] = {8 * batch.queries.size() + 4096, contacts / 2 + 3, contacts / 3, size_t{1}, size_t{0}};
+  size_t targets = 0;
+  cpu::forEachSimdTarget([&](const char* target) {
+    ++targets;
+    for (size_t capacity : capacities) {
+      const Outcome reference = capacity == capacities[0] ? scalar : run(batch, Backend::kCpuScalar, capacity);
+      expectSame(reference, run(batch, Backend::kCpuSimd, capacity),
+                 what + ", target " + target + ", capacity " + std::to_string(capacity));
+    }
+  });
+  EXPECT_GE(targets, 1u);
+}
+
+TEST(GeometryQueriesSimd, PrimitivePairRunsEqualTheScalarLoopOnEveryTarget) {
+  std::mt19937 rng(20261126u);
+  for (const PairType& p : kLanePairs) {
+    Batch batch;
+    for (int i = 0; i < 1037; ++i) addPairQuery(batch, p, rng);  // not a multiple of any lane count
+    expectSimdRunsEqualScalar(batch, p.name, 150, 8 * 1037);
+  }
+}
+
+TEST(GeometryQueriesSimd, MixedPrimitivePairRunsEqualTheScalarLoop) {
+  std::mt19937 rng(99u);
+  Batch batch;
+  const uint32_t set = batch.addPoints(points(rng, 20));
+  const uint32_t box = batch.add(Geometry::orientedBox({0, 0, 0, 0}, quat(rng), {0.75f, 0.5f, 0.25f, 0}));
+  const uint32_t box2 = batch.add(Geometry::orientedBox({0.5f, 0.25f, 0, 0}, quat(rng), {0.5f, 0.5f, 0.5f, 0}));
+  // Runs of every length from 1 to 40 of random lane pairs, separated by a query the scalar loop runs
+  // (box-box, a point set) or directly followed by a run of another lane pair.
+  for (uint32_t length = 1; length <= 40; ++length) {
+    const PairType& p = kLanePairs[draw(rng, static_cast<uint32_t>(std::size(kLanePairs)))];
+    for (uint32_t i = 0; i < length; ++i) addPairQuery(batch, p, rng);
+    switch (draw(rng, 3u)) {
+      case 0: batch.query(box, box2); break;
+      case 1: batch.query(set, box); break;
+      default: break;
+    }
+  }
+  // Single queries of random pairs, lane pairs and others interleaved.
+  for (int i = 0; i < 300; ++i) {
+    if (draw(rng, 4u) == 0u) {
+      batch.query(box2, box);
+    } else {
+      addPairQuery(batch, kLanePairs[draw(rng, static_cast<uint32_t>(std::size(kLanePairs)))], rng);
+    }
+  }
+  expectSimdRunsEqualScalar(batch, "mixed", 200, 20000);
 }
 
 }  // namespace
