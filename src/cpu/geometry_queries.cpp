@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cpu/geometry_queries.h"
+#include "cpu/geometry_queries_mesh.h"
 #include "shared/geometry_queries_math.h"
 #include "util/try.h"
 #include "vkcollide/geometry_queries.h"
@@ -66,8 +67,15 @@ Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, 
   kernel.out = &output;
   const uint64_t capacity = output.elementsA.size();
   uint64_t total = 0;
+  cpu::MeshQueries meshes(input);  // the queries with a mesh (src/cpu/geometry_queries_mesh.cpp)
   for (size_t qi = 0; qi < input.queries.size(); ++qi) {
     const GeometryQuery& q = input.queries[qi];
+    if (meshes.handles(qi)) {
+      const uint64_t found = meshes.contacts(qi, output, total, capacity);
+      output.ranges[qi] = ContactRange{static_cast<uint32_t>(total), static_cast<uint32_t>(found)};
+      total += found;
+      continue;
+    }
     const GeomShape a = toShape(input.geometries[q.a]);
     const GeomShape b = toShape(input.geometries[q.b]);
     const bool moving = !input.previousGeometries.empty();
@@ -127,6 +135,7 @@ Result<GeometryQueryCounts> queryGeometries(Backend backend, Context* context, c
                                             const GeometryQueryOutput& output) {
   (void)context;
   if (backend == Backend::kVulkan) {
+    VKC_TRY(cpu::refuseMeshQueriesOnVulkan(input));
     return Error{ErrorCode::kUnsupported, "queryGeometries: the Vulkan path of the geometry queries is not built yet"};
   }
   return queryGeometriesCpu(input, output, backend);
