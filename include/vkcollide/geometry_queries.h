@@ -3,17 +3,22 @@
 // solver, elementsA for A and elementsB for B, as iMSTK's CollisionDetectionAlgorithm does.
 //
 // Geometries: Sphere, Capsule, Cylinder, OrientedBox, Plane (one-sided or two-sided), PointSet (a
-// range of points in the input's point array) and ImplicitGeometry (a signed distance field sampled
-// on a grid, in the input's grid sample array). Pairs with a static method (docs/geometry-queries.md
+// range of points in the input's point array), ImplicitGeometry (a signed distance field sampled
+// on a grid, in the input's grid sample array) and the meshes SurfaceMesh, LineMesh and
+// TetrahedralMesh (vertices: a range of the point array; cells: a range of the input's cells). Pairs with a static method (docs/geometry-queries.md
 // has the table): every pair of these types except plane-plane and point set-point set (N/A).
 // Cylinder-cylinder and cylinder-box are GJK/EPA (docs/geometry-queries.md: its measured error
 // against FCL). The continuous method (kContinuous): a point set, each point moving from its
 // previous position, against an implicit geometry or an analytic primitive (sphere, capsule,
 // cylinder, box, plane), with a persistent per-point state the host keeps between calls.
 //
+// Meshes (static; docs/geometry-queries.md, "Meshes"): SurfaceMesh and LineMesh against Sphere and
+// Capsule, TetrahedralMesh against PointSet, on the CPU through a BVH per mesh (built per call);
+// other pairs with a mesh are refused (kUnsupported: not built yet; point set vs line mesh: N/A).
 // Contacts: a contact is a pair of elements at the same position of elementsA and elementsB. Each
 // element is a PointDirection (point, unit direction, depth) or, for a point set's side, a
-// PointIndexDirection (the point's index within its set, with its position, direction, depth):
+// PointIndexDirection (the point's index within its set, with its position, direction, depth), or,
+// for a mesh's side, a PointIndexDirection of a vertex or a CellIndex of a cell (ContactElement):
 //   - point: this side's point deepest inside the other side (a point set: the point itself);
 //   - direction: the unit direction in which this side moves to separate (the sides' are opposite);
 //   - depth > 0: how far (touching, depth 0, is no contact); pointB = pointA + directionA * depth.
@@ -22,7 +27,9 @@
 // plane, up to 8), capsule-plane (one per end sphere below the plane, up to 2), box-box (a face's
 // manifold, up to 8: the incident face clipped by the reference face; an edge pair gives 1) and
 // capsule-box (a capsule resting along a face: one at each end of its axis' span over the face, up
-// to 2); a point set gives one per point inside the other geometry. Order: by query, then by slot
+// to 2); a point set gives one per point inside the other geometry; a surface or line mesh one per
+// touching cell (two for a capsule lying along a triangle's face), in cell order; a tetrahedral mesh
+// one per (point, tetrahedron holding it), by point then tetrahedron. Order: by query, then by slot
 // (box corners in the order x fastest with - before +; capsule ends 0 then 1; a manifold's points in
 // the clipped face's order; points in the set's order): deterministic.
 //
@@ -258,7 +265,8 @@ uint32_t contactCellIds(const GeometryQueryInput& input, const Geometry& mesh, c
 class Context;
 
 // Runs the batch on any backend: kCpuScalar and kCpuSimd as queryGeometriesCpu; kVulkan on `context`
-// (required for kVulkan, ignored otherwise). The results are the same on every backend.
+// (required for kVulkan, ignored otherwise). The results are the same on every backend. kVulkan
+// refuses a batch with a mesh query (kUnsupported, naming the query): its mesh path is not built yet.
 Result<GeometryQueryCounts> queryGeometries(Backend backend, Context* context, const GeometryQueryInput& input,
                                             const GeometryQueryOutput& output);
 
