@@ -26,15 +26,7 @@ GeomShape toShape(const Geometry& g) {
   return s;
 }
 
-ContactElement toElement(const GeomElement& e, uint32_t query) {
-  ContactElement out;
-  out.point = Float4{e.point.x, e.point.y, e.point.z, e.point.w};
-  out.direction = Float4{e.direction.x, e.direction.y, e.direction.z, e.direction.w};
-  out.type = static_cast<ContactElementType>(e.type);
-  out.index = e.index;
-  out.query = query;
-  return out;
-}
+ContactElement toElement(const GeomElement& e, uint32_t query) { return cpu::toContactElement(e, query); }
 
 // The shared slot code's accessors over the caller's (validated) arrays.
 struct QueryKernel {

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <vector>
 
+#include "cpu/bvh.h"
+#include "cpu/geometry_queries.h"
 #include "shared/geometry_queries_mesh.h"
 #include "util/try.h"
 #include "vkcollide/bvh.h"
@@ -129,17 +131,6 @@ Status validateMesh(const GeometryQueryInput& in, const Geometry& g, size_t gi) 
     }
   }
   return {};
-}
-
-ContactElement toContact(const gpu::GeomElement& e, uint32_t query) {
-  ContactElement out;
-  out.point = Float4{e.point.x, e.point.y, e.point.z, e.point.w};
-  out.direction = Float4{e.direction.x, e.direction.y, e.direction.z, e.direction.w};
-  out.type = static_cast<ContactElementType>(e.type);
-  out.index = e.index;
-  out.query = query;
-  out.cell = e.pad;
-  return out;
 }
 
 struct Tree {
@@ -277,21 +268,10 @@ struct MeshQueries::State {
       }
       return;
     }
-    stack.assign(1, 0u);
-    while (!stack.empty()) {
-      const uint32_t child = stack.back();
-      stack.pop_back();
-      if (child == kBvhNone) continue;
-      if (child & kBvhLeafBit) {
-        const uint32_t c = child & ~kBvhLeafBit;
-        if (overlaps(t.boxes[c], lo, hi)) candidates.push_back(c);
-        continue;
-      }
-      const BvhNode& n = t.nodes[child];
-      if (!overlaps(Aabb{n.lo, n.hi}, lo, hi)) continue;
-      stack.push_back(n.right);
-      stack.push_back(n.left);
-    }
+    walkBvh(t.nodes, stack, [&](const BvhNode& n) { return overlaps(Aabb{n.lo, n.hi}, lo, hi); },
+            [&](uint32_t c) {
+              if (overlaps(t.boxes[c], lo, hi)) candidates.push_back(c);
+            });
     std::sort(candidates.begin(), candidates.end());
   }
 };
@@ -325,8 +305,8 @@ uint64_t MeshQueries::contacts(size_t qi, const GeometryQueryOutput& output, uin
   const auto emit = [&](const gpu::GeomElement& m, const gpu::GeomElement& o) {
     const uint64_t at = total + found++;
     if (at >= capacity) return;
-    output.elementsA[at] = toContact(meshIsA ? m : o, query);
-    output.elementsB[at] = toContact(meshIsA ? o : m, query);
+    output.elementsA[at] = cpu::toContactElement(meshIsA ? m : o, query);
+    output.elementsB[at] = cpu::toContactElement(meshIsA ? o : m, query);
   };
   const auto cellIds = [&](uint32_t c) {
     uvec4 ids(0u);
