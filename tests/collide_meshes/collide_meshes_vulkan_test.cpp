@@ -68,15 +68,8 @@ TEST_F(MeshVulkan, SharedFunctionsBitwiseEqualToCpu) {
     hits += (cpu.regions.y != 0) + (cpu.regions.z != 0) + (cpu.regions.w != 0);
     edgeHits += cpu.edgeFlags.x;
     triTriHits += cpu.triTri.count > 0;
-    if (std::memcmp(&cpu, &gpuResults[i], sizeof(MeshCheckResult)) != 0 && ++differ <= 5) {
-      // The first differing 32-bit word, by offset in MeshCheckResult.
-      const auto* x = reinterpret_cast<const float*>(&cpu);
-      const auto* y = reinterpret_cast<const float*>(&gpuResults[i]);
-      size_t w = 0;
-      while (std::memcmp(x + w, y + w, sizeof(float)) == 0) ++w;
-      ADD_FAILURE() << "case " << i << " differs between the CPU and the device at byte " << w * 4 << ": " << x[w]
-                    << " vs " << y[w];
-    }
+    const std::string where = firstDifference(&cpu, &gpuResults[i], sizeof(MeshCheckResult));
+    if (!where.empty() && ++differ <= 5) ADD_FAILURE() << "case " << i << " differs between the CPU and the device " << where;
   }
   std::printf("mesh functions on the device: %u cases, %u vertex-face and %u edge-edge CCD hits, %u triangle-triangle "
               "intersections, %u differ from the CPU bitwise\n",

@@ -62,14 +62,8 @@ TEST_F(GeometryQueriesMeshVulkan, SharedFunctionsBitwiseEqualToCpu) {
   for (uint32_t i = 0; i < n; ++i) {
     const MeshQueryCheckResult cpu = gpu::meshQueryCheckRun(cases[i]);
     for (uint32_t f = 0; f < gpu::kMeshQueryCheckFunctions; ++f) hits[f] += (cpu.hits.x >> f) & 1u;
-    if (std::memcmp(&cpu, &gpuResults[i], sizeof(MeshQueryCheckResult)) != 0 && ++differ <= 5) {
-      const auto* x = reinterpret_cast<const float*>(&cpu);
-      const auto* y = reinterpret_cast<const float*>(&gpuResults[i]);
-      size_t w = 0;
-      while (std::memcmp(x + w, y + w, sizeof(float)) == 0) ++w;
-      ADD_FAILURE() << "case " << i << " differs between the CPU and the device at byte " << w * 4 << ": " << x[w]
-                    << " vs " << y[w];
-    }
+    const std::string where = firstDifference(&cpu, &gpuResults[i], sizeof(MeshQueryCheckResult));
+    if (!where.empty() && ++differ <= 5) ADD_FAILURE() << "case " << i << " differs between the CPU and the device " << where;
   }
   std::printf("mesh query functions on the device: %u cases, hits %u %u %u %u %u %u, %u differ from the CPU bitwise\n",
               n, hits[0], hits[1], hits[2], hits[3], hits[4], hits[5], differ);

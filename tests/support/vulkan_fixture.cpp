@@ -197,6 +197,19 @@ std::vector<unsigned char> VulkanTest::runCheckShader(std::span<const uint32_t> 
   return results;
 }
 
+std::string firstDifference(const void* cpu, const void* device, size_t bytes) {
+  const auto* x = static_cast<const unsigned char*>(cpu);
+  const auto* y = static_cast<const unsigned char*>(device);
+  for (size_t w = 0; w + 4 <= bytes; w += 4) {
+    if (std::memcmp(x + w, y + w, 4) == 0) continue;
+    float a = 0, b = 0;
+    std::memcpy(&a, x + w, 4);
+    std::memcpy(&b, y + w, 4);
+    return "at byte " + std::to_string(w) + ": " + std::to_string(a) + " vs " + std::to_string(b);
+  }
+  return {};
+}
+
 std::string backendName(const ::testing::TestParamInfo<Backend>& info) {
   switch (info.param) {
     case Backend::kVulkan: return "Vulkan";

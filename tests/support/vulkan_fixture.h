@@ -56,6 +56,10 @@ class VulkanTest : public ::testing::Test {
 
 void VulkanTest_expectNoValidationMessagesIf(bool check);
 
+// Where two results of a check shader (runCheckShader) differ: "at byte B: x vs y", the first
+// differing 32-bit word read as floats; "" when they are bitwise equal.
+std::string firstDifference(const void* cpu, const void* device, size_t bytes);
+
 // One test body for every backend: TEST_P on this fixture, instantiated with VKC_ALL_BACKENDS.
 // For the Vulkan parameter it behaves like VulkanTest (validated context, messages fail the test).
 class BackendTest : public ::testing::TestWithParam<Backend> {
