@@ -5,8 +5,9 @@
 // Geometries: Sphere, Capsule, Cylinder, OrientedBox, Plane (one-sided or two-sided), PointSet (a
 // range of points in the input's point array), ImplicitGeometry (a signed distance field sampled
 // on a grid, in the input's grid sample array) and the meshes SurfaceMesh, LineMesh and
-// TetrahedralMesh (vertices: a range of the point array; cells: a range of the input's cells). Pairs with a static method (docs/geometry-queries.md
-// has the table): every pair of these types except plane-plane and point set-point set (N/A).
+// TetrahedralMesh (vertices: a range of the point array; cells: a range of the input's cells).
+// Pairs with a static method (docs/geometry-queries.md has the table): every pair of the types
+// before the meshes except plane-plane and point set-point set (N/A); the mesh pairs below.
 // Cylinder-cylinder and cylinder-box are GJK/EPA (docs/geometry-queries.md: its measured error
 // against FCL). The continuous method (kContinuous): a point set, each point moving from its
 // previous position, against an implicit geometry or an analytic primitive (sphere, capsule,
@@ -145,8 +146,10 @@ struct Geometry {
                                uint32_t firstSample);
   // A mesh of the vertices points[firstVertex, firstVertex + vertexCount) and the cellCount cells
   // from cells[firstCellEntry] (3, 2 or 4 entries each).
-  static Geometry surfaceMesh(uint32_t firstVertex, uint32_t vertexCount, uint32_t firstCellEntry, uint32_t cellCount);
-  static Geometry lineMesh(uint32_t firstVertex, uint32_t vertexCount, uint32_t firstCellEntry, uint32_t cellCount);
+  static Geometry surfaceMesh(uint32_t firstVertex, uint32_t vertexCount, uint32_t firstCellEntry,
+                              uint32_t cellCount);
+  static Geometry lineMesh(uint32_t firstVertex, uint32_t vertexCount, uint32_t firstCellEntry,
+                           uint32_t cellCount);
   static Geometry tetrahedralMesh(uint32_t firstVertex, uint32_t vertexCount, uint32_t firstCellEntry,
                                   uint32_t cellCount);
 };
@@ -254,13 +257,18 @@ Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, 
                                                Backend backend);
 
 // A mesh element's feature (ContactElement::cell): its cell type and its corners of the parent cell.
-inline CellType contactCellType(const ContactElement& e) { return static_cast<CellType>(e.cell & 0xFFu); }
-inline uint32_t contactCellCorners(const ContactElement& e) { return (e.cell >> 8) & 0xFu; }
+inline CellType contactCellType(const ContactElement& e) {
+  return static_cast<CellType>(e.cell & 0xFFu);
+}
+inline uint32_t contactCellCorners(const ContactElement& e) {
+  return (e.cell >> 8) & 0xFu;
+}
 // The seed's ids of a mesh element of a query of `input` on `mesh` (the query's mesh geometry): the
 // vertex numbers (relative to mesh.first) of its feature's corners, in corner order, into ids;
 // returns their count (the seed's idCount: 1 vertex, 2 edge, 3 triangle, 4 tetrahedron), 0 for an
 // element that is not a mesh's.
-uint32_t contactCellIds(const GeometryQueryInput& input, const Geometry& mesh, const ContactElement& e, uint32_t ids[4]);
+uint32_t contactCellIds(const GeometryQueryInput& input, const Geometry& mesh, const ContactElement& e,
+                        uint32_t ids[4]);
 
 class Context;
 

@@ -51,7 +51,9 @@ VKC_CONSTANT(uint, kGeomCellTetrahedron, 4u);
 // Cell entries and vertex numbers: at most 2^24 (exact as floats in p2).
 VKC_CONSTANT(uint, kGeomMeshMaxEntries, 16777216u);
 
-VKC_FN bool geomIsMesh(uint type) { return type >= kGeomSurfaceMesh && type < kGeomMeshTypeEnd; }
+VKC_FN bool geomIsMesh(uint type) {
+  return type >= kGeomSurfaceMesh && type < kGeomMeshTypeEnd;
+}
 
 // Vertices per cell of a mesh type.
 VKC_FN uint geomMeshCorners(uint type) {
@@ -74,12 +76,15 @@ VKC_FN uint geomMeshSlotsPerCell(uint meshType, uint otherType) {
   return meshType == kGeomSurfaceMesh && otherType == kGeomCapsule ? 2u : 1u;
 }
 
-VKC_FN uint geomCellWord(uint cellType, uint corners) { return cellType | (corners << 8u); }
+VKC_FN uint geomCellWord(uint cellType, uint corners) {
+  return cellType | (corners << 8u);
+}
 
 // The mesh side's element of a feature given by its corners (a bit mask of the parent cell's
 // corners: one corner a vertex, two an edge, three a triangle, four a tetrahedron) and the vertex
 // numbers of the parent's corners.
-VKC_FN GeomElement geomMeshElement(vec3 point, float depth, vec3 direction, uint cell, uvec4 ids, uint corners) {
+VKC_FN GeomElement geomMeshElement(vec3 point, float depth, vec3 direction, uint cell, uvec4 ids,
+                                   uint corners) {
   uint count = 0u;
   uint corner = 0u;
   for (uint k = 0u; k < 4u; ++k) {
@@ -234,8 +239,8 @@ VKC_CONSTANT(float, kGeomCapsuleFaceParallelSin, 1e-4f);
 //     the triangle (slot 0, slot 1), each a ball against the triangle (a span end on the triangle's
 //     border is an edge or vertex element); a span of one point falls to the general case.
 // Otherwise slot 0 only.
-VKC_FN bool geomTriangleCapsule(vec3 a, vec3 b, vec3 c2, uvec4 ids, uint cell, vec3 p0, vec3 p1, float r, uint slot,
-                                VKC_OUT(GeomElement) mesh, VKC_OUT(GeomElement) capsule) {
+VKC_FN bool geomTriangleCapsule(vec3 a, vec3 b, vec3 c2, uvec4 ids, uint cell, vec3 p0, vec3 p1, float r,
+                                uint slot, VKC_OUT(GeomElement) mesh, VKC_OUT(GeomElement) capsule) {
   mesh = geomMakeElement(vec3(0.0f), 0.0f, vec3(0.0f), kElementPointDirection, kGeomNoIndex);
   capsule = mesh;
   vec3 u = b - a, v = c2 - a;

@@ -17,7 +17,8 @@ void refitBvhValidated(const BvhInput& input);
 // nodeOverlaps(node) holds and calls leaf(primitive) for each leaf reached (left before right).
 // stack: scratch, reused between walks.
 template <class NodeOverlaps, class Leaf>
-void walkBvh(std::span<const BvhNode> nodes, std::vector<uint32_t>& stack, NodeOverlaps nodeOverlaps, Leaf leaf) {
+void walkBvh(std::span<const BvhNode> nodes, std::vector<uint32_t>& stack, NodeOverlaps nodeOverlaps,
+             Leaf leaf) {
   stack.assign(1, 0u);
   while (!stack.empty()) {
     const uint32_t child = stack.back();

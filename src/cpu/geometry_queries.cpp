@@ -26,7 +26,9 @@ GeomShape toShape(const Geometry& g) {
   return s;
 }
 
-ContactElement toElement(const GeomElement& e, uint32_t query) { return cpu::toContactElement(e, query); }
+ContactElement toElement(const GeomElement& e, uint32_t query) {
+  return cpu::toContactElement(e, query);
+}
 
 // The shared slot code's accessors over the caller's (validated) arrays.
 struct QueryKernel {

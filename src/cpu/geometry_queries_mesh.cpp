@@ -25,7 +25,9 @@ namespace {
 using gpu::uvec4;
 using gpu::vec3;
 
-Error invalid(const std::string& message) { return Error{ErrorCode::kInvalidArgument, message}; }
+Error invalid(const std::string& message) {
+  return Error{ErrorCode::kInvalidArgument, message};
+}
 
 const char* meshTypeName(uint32_t type) {
   if (type == gpu::kGeomSurfaceMesh) return "surface mesh";
@@ -66,20 +68,25 @@ vec3 vertexAt(const GeometryQueryInput& in, const Geometry& g, uint32_t v) {
   return vec3(p.x, p.y, p.z);
 }
 
-bool isWhole(float v) { return v >= 0.0f && v <= static_cast<float>(gpu::kGeomMeshMaxEntries) && std::floor(v) == v; }
+bool isWhole(float v) {
+  return v >= 0.0f && v <= static_cast<float>(gpu::kGeomMeshMaxEntries) && std::floor(v) == v;
+}
 
 Status validateMesh(const GeometryQueryInput& in, const Geometry& g, size_t gi) {
-  const std::string f = "geometries[" + std::to_string(gi) + "] (" + meshTypeName(static_cast<uint32_t>(g.type)) + ")";
+  const std::string f =
+      "geometries[" + std::to_string(gi) + "] (" + meshTypeName(static_cast<uint32_t>(g.type)) + ")";
   const auto zero = [](const Float4& v) { return v.x == 0.0f && v.y == 0.0f && v.z == 0.0f && v.w == 0.0f; };
   if (!zero(g.p0) || !zero(g.p1) || g.p2.z != 0.0f || g.p2.w != 0.0f) {
     return invalid(f + ": p0, p1, p2.z and p2.w are unused by a mesh, must be 0");
   }
   if (g.flags != 0) return invalid(f + ".flags is " + std::to_string(g.flags) + ": a mesh takes no flags");
   if (!isWhole(g.p2.x)) {
-    return invalid(f + ".p2.x (first cell entry) is " + std::to_string(g.p2.x) + ": must be a whole number in [0, 2^24]");
+    return invalid(f + ".p2.x (first cell entry) is " + std::to_string(g.p2.x) +
+                   ": must be a whole number in [0, 2^24]");
   }
   if (!isWhole(g.p2.y)) {
-    return invalid(f + ".p2.y (cell count) is " + std::to_string(g.p2.y) + ": must be a whole number in [0, 2^24]");
+    return invalid(f + ".p2.y (cell count) is " + std::to_string(g.p2.y) +
+                   ": must be a whole number in [0, 2^24]");
   }
   if (g.count > gpu::kGeomMeshMaxEntries) {
     return invalid(f + ".count (vertex count) is " + std::to_string(g.count) + ": at most 2^24");
@@ -92,9 +99,10 @@ Status validateMesh(const GeometryQueryInput& in, const Geometry& g, size_t gi) 
   const CellRange r = cellRange(g);
   const uint64_t entries = static_cast<uint64_t>(r.count) * r.corners;
   if (r.first > in.cells.size() || entries > in.cells.size() - r.first) {
-    return invalid(f + " covers cells [" + std::to_string(r.first) + ", " + std::to_string(r.first + entries) +
-                   ") (" + std::to_string(r.count) + " " + cellName(static_cast<uint32_t>(g.type)) +
-                   "s): cells holds " + std::to_string(in.cells.size()));
+    return invalid(f + " covers cells [" + std::to_string(r.first) + ", " +
+                   std::to_string(r.first + entries) + ") (" + std::to_string(r.count) + " " +
+                   cellName(static_cast<uint32_t>(g.type)) + "s): cells holds " +
+                   std::to_string(in.cells.size()));
   }
   for (uint32_t c = 0; c < r.count; ++c) {
     const size_t e0 = r.first + static_cast<size_t>(c) * r.corners;
@@ -102,9 +110,10 @@ Status validateMesh(const GeometryQueryInput& in, const Geometry& g, size_t gi) 
     for (uint32_t k = 0; k < r.corners; ++k) {
       const uint32_t v = in.cells[e0 + k];
       if (v >= g.count) {
-        return invalid(f + ": cells[" + std::to_string(e0 + k) + "] (" + cellName(static_cast<uint32_t>(g.type)) +
-                       " " + std::to_string(c) + ", corner " + std::to_string(k) + ") is " + std::to_string(v) +
-                       ": the mesh has " + std::to_string(g.count) + " vertices");
+        return invalid(f + ": cells[" + std::to_string(e0 + k) + "] (" +
+                       cellName(static_cast<uint32_t>(g.type)) + " " + std::to_string(c) + ", corner " +
+                       std::to_string(k) + ") is " + std::to_string(v) + ": the mesh has " +
+                       std::to_string(g.count) + " vertices");
       }
       const Float4& x = in.points[g.first + v];
       p[k][0] = x.x;
@@ -141,7 +150,8 @@ struct Tree {
 };
 
 bool overlaps(const Aabb& a, const vec3& lo, const vec3& hi) {
-  return !(a.hi.x < lo.x || a.hi.y < lo.y || a.hi.z < lo.z || hi.x < a.lo.x || hi.y < a.lo.y || hi.z < a.lo.z);
+  return !(a.hi.x < lo.x || a.hi.y < lo.y || a.hi.z < lo.z || hi.x < a.lo.x || hi.y < a.lo.y ||
+           hi.z < a.lo.z);
 }
 
 }  // namespace
@@ -157,7 +167,8 @@ Geometry Geometry::surfaceMesh(uint32_t firstVertex, uint32_t vertexCount, uint3
                                uint32_t cellCount) {
   return makeMesh(GeometryType::kSurfaceMesh, firstVertex, vertexCount, firstCellEntry, cellCount);
 }
-Geometry Geometry::lineMesh(uint32_t firstVertex, uint32_t vertexCount, uint32_t firstCellEntry, uint32_t cellCount) {
+Geometry Geometry::lineMesh(uint32_t firstVertex, uint32_t vertexCount, uint32_t firstCellEntry,
+                            uint32_t cellCount) {
   return makeMesh(GeometryType::kLineMesh, firstVertex, vertexCount, firstCellEntry, cellCount);
 }
 Geometry Geometry::tetrahedralMesh(uint32_t firstVertex, uint32_t vertexCount, uint32_t firstCellEntry,
@@ -183,15 +194,16 @@ uint32_t contactCellIds(const GeometryQueryInput& input, const Geometry& mesh, c
 
 namespace cpu {
 
-bool isMeshType(GeometryType type) { return gpu::geomIsMesh(static_cast<uint32_t>(type)); }
+bool isMeshType(GeometryType type) {
+  return gpu::geomIsMesh(static_cast<uint32_t>(type));
+}
 
 Status validateMeshGeometries(const GeometryQueryInput& in) {
   for (size_t i = 0; i < in.geometries.size(); ++i) {
     const Geometry& g = in.geometries[i];
     if (!isMeshType(g.type)) continue;
     VKC_TRY(validateMesh(in, g, i));
-    if (!in.previousGeometries.empty() &&
-        std::memcmp(&in.previousGeometries[i], &g, sizeof g) != 0) {
+    if (!in.previousGeometries.empty() && std::memcmp(&in.previousGeometries[i], &g, sizeof g) != 0) {
       return invalid("previousGeometries[" + std::to_string(i) + "]: geometries[" + std::to_string(i) +
                      "] is a mesh: its previous pose must equal it (a mesh moves by its vertices)");
     }
@@ -200,8 +212,9 @@ Status validateMeshGeometries(const GeometryQueryInput& in) {
 }
 
 Status validateMeshQuery(uint32_t lo, uint32_t hi, GeometryMethod method, const std::string& name) {
-  static const char* const kNames[] = {"sphere", "capsule", "cylinder", "oriented box", "plane", "point set",
-                                       "implicit geometry", "surface mesh", "line mesh", "tetrahedral mesh"};
+  static const char* const kNames[] = {"sphere",    "capsule",         "cylinder",          "oriented box",
+                                       "plane",     "point set",       "implicit geometry", "surface mesh",
+                                       "line mesh", "tetrahedral mesh"};
   const std::string pair = std::string(kNames[lo]) + " vs " + kNames[hi];
   // N/A in the seed's table: a point set against a line mesh (a point has nothing to hit on a line).
   if (lo == gpu::kGeomPointSet && hi == gpu::kGeomLineMesh) {
@@ -221,9 +234,10 @@ Status refuseMeshQueriesOnVulkan(const GeometryQueryInput& in) {
     const GeometryQuery& q = in.queries[i];
     if (q.a >= in.geometries.size() || q.b >= in.geometries.size()) continue;  // validation names it
     if (isMeshType(in.geometries[q.a].type) || isMeshType(in.geometries[q.b].type)) {
-      return Error{ErrorCode::kUnsupported, "queries[" + std::to_string(i) +
-                                                "]: a mesh geometry on kVulkan: the Vulkan path of the mesh "
-                                                "queries is not built yet (kCpuScalar and kCpuSimd run them)"};
+      return Error{ErrorCode::kUnsupported,
+                   "queries[" + std::to_string(i) +
+                       "]: a mesh geometry on kVulkan: the Vulkan path of the mesh "
+                       "queries is not built yet (kCpuScalar and kCpuSimd run them)"};
     }
   }
   return {};
@@ -268,10 +282,14 @@ struct MeshQueries::State {
       }
       return;
     }
-    walkBvh(t.nodes, stack, [&](const BvhNode& n) { return overlaps(Aabb{n.lo, n.hi}, lo, hi); },
-            [&](uint32_t c) {
-              if (overlaps(t.boxes[c], lo, hi)) candidates.push_back(c);
-            });
+    walkBvh(
+        t.nodes, stack,
+        [&](const BvhNode& n) {
+          return overlaps(Aabb{n.lo, n.hi}, lo, hi);
+        },
+        [&](uint32_t c) {
+          if (overlaps(t.boxes[c], lo, hi)) candidates.push_back(c);
+        });
     std::sort(candidates.begin(), candidates.end());
   }
 };
@@ -288,8 +306,8 @@ bool MeshQueries::handles(size_t qi) const {
   return isMeshType(state_->in->geometries[q.a].type) || isMeshType(state_->in->geometries[q.b].type);
 }
 
-uint64_t MeshQueries::contacts(size_t qi, const GeometryQueryOutput& output, uint64_t total, uint64_t capacity,
-                               bool bruteForce) {
+uint64_t MeshQueries::contacts(size_t qi, const GeometryQueryOutput& output, uint64_t total,
+                               uint64_t capacity, bool bruteForce) {
   State& st = *state_;
   const GeometryQueryInput& in = *st.in;
   const GeometryQuery& q = in.queries[qi];
@@ -310,7 +328,8 @@ uint64_t MeshQueries::contacts(size_t qi, const GeometryQueryOutput& output, uin
   };
   const auto cellIds = [&](uint32_t c) {
     uvec4 ids(0u);
-    for (uint32_t k = 0; k < r.corners; ++k) ids[k] = in.cells[r.first + static_cast<size_t>(c) * r.corners + k];
+    for (uint32_t k = 0; k < r.corners; ++k)
+      ids[k] = in.cells[r.first + static_cast<size_t>(c) * r.corners + k];
     return ids;
   };
   const auto at = [&](uint32_t v) { return vertexAt(in, mesh, v); };
@@ -323,7 +342,8 @@ uint64_t MeshQueries::contacts(size_t qi, const GeometryQueryOutput& output, uin
       st.overlapping(meshIndex, x - margin, x + margin, bruteForce);
       for (uint32_t c : st.candidates) {
         const uvec4 ids = cellIds(c);
-        if (gpu::geomTetraPoint(at(ids.x), at(ids.y), at(ids.z), at(ids.w), ids, c, x, k, em, eo)) emit(em, eo);
+        if (gpu::geomTetraPoint(at(ids.x), at(ids.y), at(ids.z), at(ids.w), ids, c, x, k, em, eo))
+          emit(em, eo);
       }
     }
     return found;
@@ -332,8 +352,8 @@ uint64_t MeshQueries::contacts(size_t qi, const GeometryQueryOutput& output, uin
   const vec3 p0(other.p0.x, other.p0.y, other.p0.z);
   const vec3 p1 = otherType == gpu::kGeomCapsule ? vec3(other.p1.x, other.p1.y, other.p1.z) : p0;
   const float radius = other.p0.w;
-  const float scale = std::max({std::abs(p0.x), std::abs(p0.y), std::abs(p0.z), std::abs(p1.x), std::abs(p1.y),
-                                std::abs(p1.z), radius});
+  const float scale = std::max({std::abs(p0.x), std::abs(p0.y), std::abs(p0.z), std::abs(p1.x),
+                                std::abs(p1.y), std::abs(p1.z), radius});
   const float reach = radius + 1e-5f * scale;
   st.overlapping(meshIndex, glm::min(p0, p1) - reach, glm::max(p0, p1) + reach, bruteForce);
   const uint32_t slots = gpu::geomMeshSlotsPerCell(meshType, otherType);

@@ -196,7 +196,9 @@ Result<MeshIntersection> intersectMeshes(const TriMeshView& meshA, const TriMesh
     if (settings.search == PairSearch::kBvh && triCountB > 0) {
       cpu::walkBvh(
           nodes, stack,
-          [&](const BvhNode& n) { return overlaps(boxA, vec3(n.lo.x, n.lo.y, n.lo.z), vec3(n.hi.x, n.hi.y, n.hi.z)); },
+          [&](const BvhNode& n) {
+            return overlaps(boxA, vec3(n.lo.x, n.lo.y, n.lo.z), vec3(n.hi.x, n.hi.y, n.hi.z));
+          },
           [&](uint32_t tb) {
             if (overlaps(boxA, boxesB[tb].lo, boxesB[tb].hi)) candidates.push_back(tb);
           });

@@ -953,7 +953,8 @@ bool readElement(io::JsonReader& r, ContactElement& e, uint32_t query) {
   }
   const bool indexed =
       e.type == ContactElementType::kPointIndexDirection || e.type == ContactElementType::kCellIndex;
-  if (indexed && !index) return r.fail("missing required key \"index\" of a pointIndexDirection or cellIndex element");
+  if (indexed && !index)
+    return r.fail("missing required key \"index\" of a pointIndexDirection or cellIndex element");
   if (!indexed && index) {
     return r.failAtKey("index", "only a pointIndexDirection or cellIndex element has an index");
   }

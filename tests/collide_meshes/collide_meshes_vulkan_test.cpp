@@ -57,8 +57,8 @@ TEST_F(MeshVulkan, SharedFunctionsBitwiseEqualToCpu) {
   const std::vector<MeshCheckCase> cases = checkCases(kCases - 13);
   const uint32_t n = uint32_t(cases.size());
   const std::vector<unsigned char> bytes =
-      runCheckShader(vkc_test_spv_collide_meshes_check, cases.data(), sizeof(MeshCheckCase), sizeof(MeshCheckResult),
-                     n, gpu::kMeshCheckGroupSize);
+      runCheckShader(vkc_test_spv_collide_meshes_check, cases.data(), sizeof(MeshCheckCase),
+                     sizeof(MeshCheckResult), n, gpu::kMeshCheckGroupSize);
   ASSERT_EQ(bytes.size(), sizeof(MeshCheckResult) * n);
   std::vector<MeshCheckResult> gpuResults(n);
   std::memcpy(gpuResults.data(), bytes.data(), bytes.size());
@@ -69,7 +69,8 @@ TEST_F(MeshVulkan, SharedFunctionsBitwiseEqualToCpu) {
     edgeHits += cpu.edgeFlags.x;
     triTriHits += cpu.triTri.count > 0;
     const std::string where = firstDifference(&cpu, &gpuResults[i], sizeof(MeshCheckResult));
-    if (!where.empty() && ++differ <= 5) ADD_FAILURE() << "case " << i << " differs between the CPU and the device " << where;
+    if (!where.empty() && ++differ <= 5)
+      ADD_FAILURE() << "case " << i << " differs between the CPU and the device " << where;
   }
   std::printf("mesh functions on the device: %u cases, %u vertex-face and %u edge-edge CCD hits, %u triangle-triangle "
               "intersections, %u differ from the CPU bitwise\n",

@@ -48,22 +48,30 @@ const Geometry kUnitSphere = Geometry::sphere(Float4{0, 0, 0, 1});
 
 TEST(GeometryQueriesMeshImstk, SurfaceMeshToSphereVertex) {
   Batch b;
-  run({GeometryType::kSurfaceMesh, {v3(0, 0.5f, 0), v3(0.5f, 0.5f, -2), v3(-0.5f, 0.5f, -2)}, kUnitSphere, 1,
-       ContactElementType::kPointIndexDirection, CellType::kVertex},
+  run({GeometryType::kSurfaceMesh,
+       {v3(0, 0.5f, 0), v3(0.5f, 0.5f, -2), v3(-0.5f, 0.5f, -2)},
+       kUnitSphere,
+       1,
+       ContactElementType::kPointIndexDirection,
+       CellType::kVertex},
       &b);
   EXPECT_EQ(b.elementsA[0].index, 0u);  // vertex 0
-  expectElement(b.elementsA[0], ContactElementType::kPointIndexDirection, {v3(0, 0.5f, 0), v3(0, 1, 0), 0.5f}, 1e-6f,
-                "mesh");
+  expectElement(b.elementsA[0], ContactElementType::kPointIndexDirection, {v3(0, 0.5f, 0), v3(0, 1, 0), 0.5f},
+                1e-6f, "mesh");
   expectElement(b.elementsB[0], ContactElementType::kPointDirection, {v3(0, 1, 0), v3(0, -1, 0), 0.5f}, 1e-6f,
                 "sphere");
 }
 
 TEST(GeometryQueriesMeshImstk, SurfaceMeshToSphereEdge) {
   Batch b;
-  run({GeometryType::kSurfaceMesh, {v3(0.5f, 0.5f, 0), v3(-0.5f, 0.5f, 0), v3(0, 0.5f, -2)}, kUnitSphere, 1,
-       ContactElementType::kCellIndex, CellType::kEdge},
+  run({GeometryType::kSurfaceMesh,
+       {v3(0.5f, 0.5f, 0), v3(-0.5f, 0.5f, 0), v3(0, 0.5f, -2)},
+       kUnitSphere,
+       1,
+       ContactElementType::kCellIndex,
+       CellType::kEdge},
       &b);
-  EXPECT_EQ(b.elementsA[0].index, 0u);               // parent triangle 0
+  EXPECT_EQ(b.elementsA[0].index, 0u);                // parent triangle 0
   EXPECT_EQ(contactCellCorners(b.elementsA[0]), 3u);  // corners 0 and 1
   uint32_t ids[4] = {};
   ASSERT_EQ(contactCellIds(b.input(), b.geometries[0], b.elementsA[0], ids), 2u);
@@ -75,17 +83,25 @@ TEST(GeometryQueriesMeshImstk, SurfaceMeshToSphereEdge) {
 
 TEST(GeometryQueriesMeshImstk, SurfaceMeshToSphereFace) {
   Batch b;
-  run({GeometryType::kSurfaceMesh, {v3(0, 0.5f, 2), v3(0.5f, 0.5f, -2), v3(-0.5f, 0.5f, -2)}, kUnitSphere, 1,
-       ContactElementType::kCellIndex, CellType::kTriangle},
+  run({GeometryType::kSurfaceMesh,
+       {v3(0, 0.5f, 2), v3(0.5f, 0.5f, -2), v3(-0.5f, 0.5f, -2)},
+       kUnitSphere,
+       1,
+       ContactElementType::kCellIndex,
+       CellType::kTriangle},
       &b);
   uint32_t ids[4] = {};
   ASSERT_EQ(contactCellIds(b.input(), b.geometries[0], b.elementsA[0], ids), 3u);
   EXPECT_EQ(ids[2], 2u);
-  expectElement(b.elementsA[0], ContactElementType::kCellIndex, {v3(0, 0.5f, 0), v3(0, 1, 0), 0.5f}, 1e-6f, "mesh");
+  expectElement(b.elementsA[0], ContactElementType::kCellIndex, {v3(0, 0.5f, 0), v3(0, 1, 0), 0.5f}, 1e-6f,
+                "mesh");
 }
 
 TEST(GeometryQueriesMeshImstk, SurfaceMeshToSphereNone) {
-  run({GeometryType::kSurfaceMesh, {v3(0, 1.1f, 2), v3(0.5f, 1.1f, -2), v3(-0.5f, 1.1f, -2)}, kUnitSphere, 0});
+  run({GeometryType::kSurfaceMesh,
+       {v3(0, 1.1f, 2), v3(0.5f, 1.1f, -2), v3(-0.5f, 1.1f, -2)},
+       kUnitSphere,
+       0});
 }
 
 // iMSTK's Capsule(centre 0, radius 0.5, length 1): axis y in [-0.5, 0.5].
@@ -94,16 +110,24 @@ const Geometry kCapsule = imstkCapsule(v3(0, 0, 0), 0.5f, 1.0f);
 TEST(GeometryQueriesMeshImstk, SurfaceMeshToCapsuleVertexShell) {
   run({GeometryType::kSurfaceMesh, {v3(0, 1, 0), v3(1, 2, 0), v3(-1, 2, -1)}, kCapsule, 0});  // touching
   Batch b;
-  run({GeometryType::kSurfaceMesh, {v3(0, 0.999f, 0), v3(1, 2, 0), v3(-1, 2, -1)}, kCapsule, 1,
-       ContactElementType::kPointIndexDirection, CellType::kVertex},
+  run({GeometryType::kSurfaceMesh,
+       {v3(0, 0.999f, 0), v3(1, 2, 0), v3(-1, 2, -1)},
+       kCapsule,
+       1,
+       ContactElementType::kPointIndexDirection,
+       CellType::kVertex},
       &b);
   EXPECT_NEAR(b.elementsA[0].point.w, 0.001f, 1e-6f);
 }
 
 TEST(GeometryQueriesMeshImstk, SurfaceMeshToCapsuleVertexInterior) {
   Batch b;
-  run({GeometryType::kSurfaceMesh, {v3(0, 0.8f, 0), v3(1, 2, 0), v3(-1, 2, -1)}, kCapsule, 1,
-       ContactElementType::kPointIndexDirection, CellType::kVertex},
+  run({GeometryType::kSurfaceMesh,
+       {v3(0, 0.8f, 0), v3(1, 2, 0), v3(-1, 2, -1)},
+       kCapsule,
+       1,
+       ContactElementType::kPointIndexDirection,
+       CellType::kVertex},
       &b);
   expectElement(b.elementsB[0], ContactElementType::kPointDirection, {v3(0, 1, 0), v3(0, -1, 0), 0.2f}, 1e-6f,
                 "capsule");
@@ -111,28 +135,45 @@ TEST(GeometryQueriesMeshImstk, SurfaceMeshToCapsuleVertexInterior) {
 
 TEST(GeometryQueriesMeshImstk, SurfaceMeshToCapsuleEdgeShell) {
   run({GeometryType::kSurfaceMesh, {v3(-1, 1, 0), v3(1, 1, 0), v3(0, 2, 0)}, kCapsule, 0});  // touching
-  run({GeometryType::kSurfaceMesh, {v3(-1, 0.999f, 0), v3(1, 0.999f, 0), v3(0, 2, 0)}, kCapsule, 1,
-       ContactElementType::kCellIndex, CellType::kEdge});
+  run({GeometryType::kSurfaceMesh,
+       {v3(-1, 0.999f, 0), v3(1, 0.999f, 0), v3(0, 2, 0)},
+       kCapsule,
+       1,
+       ContactElementType::kCellIndex,
+       CellType::kEdge});
 }
 
 TEST(GeometryQueriesMeshImstk, SurfaceMeshToCapsuleEdgeInterior) {
   Batch b;
-  run({GeometryType::kSurfaceMesh, {v3(-1, 0.9f, 0), v3(1, 0.9f, 0), v3(0, 2, 0)}, kCapsule, 1,
-       ContactElementType::kCellIndex, CellType::kEdge},
+  run({GeometryType::kSurfaceMesh,
+       {v3(-1, 0.9f, 0), v3(1, 0.9f, 0), v3(0, 2, 0)},
+       kCapsule,
+       1,
+       ContactElementType::kCellIndex,
+       CellType::kEdge},
       &b);
-  expectElement(b.elementsA[0], ContactElementType::kCellIndex, {v3(0, 0.9f, 0), v3(0, 1, 0), 0.1f}, 1e-6f, "mesh");
+  expectElement(b.elementsA[0], ContactElementType::kCellIndex, {v3(0, 0.9f, 0), v3(0, 1, 0), 0.1f}, 1e-6f,
+                "mesh");
 }
 
 TEST(GeometryQueriesMeshImstk, SurfaceMeshToCapsuleFaceShell) {
   run({GeometryType::kSurfaceMesh, {v3(-1, 1, -1), v3(1, 1, -1), v3(0, 1, 1)}, kCapsule, 0});  // touching
-  run({GeometryType::kSurfaceMesh, {v3(-1, 0.999f, -1), v3(1, 0.999f, -1), v3(0, 0.999f, 1)}, kCapsule, 1,
-       ContactElementType::kCellIndex, CellType::kTriangle});
+  run({GeometryType::kSurfaceMesh,
+       {v3(-1, 0.999f, -1), v3(1, 0.999f, -1), v3(0, 0.999f, 1)},
+       kCapsule,
+       1,
+       ContactElementType::kCellIndex,
+       CellType::kTriangle});
 }
 
 TEST(GeometryQueriesMeshImstk, SurfaceMeshToCapsuleFaceInteriorEnd) {
   Batch b;
-  run({GeometryType::kSurfaceMesh, {v3(-1, 0.9f, -1), v3(1, 0.9f, -1), v3(0, 0.9f, 1)}, kCapsule, 1,
-       ContactElementType::kCellIndex, CellType::kTriangle},
+  run({GeometryType::kSurfaceMesh,
+       {v3(-1, 0.9f, -1), v3(1, 0.9f, -1), v3(0, 0.9f, 1)},
+       kCapsule,
+       1,
+       ContactElementType::kCellIndex,
+       CellType::kTriangle},
       &b);
   expectElement(b.elementsB[0], ContactElementType::kPointDirection, {v3(0, 1, 0), v3(0, -1, 0), 0.1f}, 1e-6f,
                 "capsule");
@@ -162,42 +203,69 @@ TEST(GeometryQueriesMeshImstk, SurfaceMeshToCapsuleNone) {
 TEST(GeometryQueriesMeshImstk, LineMeshToSphere) {
   const Geometry small = Geometry::sphere(Float4{0, 0, 0, 0.2f});
   Batch b;
-  run({GeometryType::kLineMesh, {v3(0.1f, 0, 0), v3(1, 0, 0)}, small, 1, ContactElementType::kPointIndexDirection,
+  run({GeometryType::kLineMesh,
+       {v3(0.1f, 0, 0), v3(1, 0, 0)},
+       small,
+       1,
+       ContactElementType::kPointIndexDirection,
        CellType::kVertex},
       &b);
   EXPECT_EQ(b.elementsA[0].index, 0u);
-  expectElement(b.elementsA[0], ContactElementType::kPointIndexDirection, {v3(0.1f, 0, 0), v3(1, 0, 0), 0.1f}, 1e-6f,
-                "mesh");
-  run({GeometryType::kLineMesh, {v3(-1, 0, 0), v3(-0.1f, 0, 0)}, small, 1, ContactElementType::kPointIndexDirection,
+  expectElement(b.elementsA[0], ContactElementType::kPointIndexDirection, {v3(0.1f, 0, 0), v3(1, 0, 0), 0.1f},
+                1e-6f, "mesh");
+  run({GeometryType::kLineMesh,
+       {v3(-1, 0, 0), v3(-0.1f, 0, 0)},
+       small,
+       1,
+       ContactElementType::kPointIndexDirection,
        CellType::kVertex},
       &b);
   EXPECT_EQ(b.elementsA[0].index, 1u);
-  run({GeometryType::kLineMesh, {v3(-0.75f, 0, 0), v3(0.75f, 0, 0)}, Geometry::sphere(Float4{0, 0.25f, 0, 0.3f}), 1,
-       ContactElementType::kCellIndex, CellType::kEdge},
+  run({GeometryType::kLineMesh,
+       {v3(-0.75f, 0, 0), v3(0.75f, 0, 0)},
+       Geometry::sphere(Float4{0, 0.25f, 0, 0.3f}),
+       1,
+       ContactElementType::kCellIndex,
+       CellType::kEdge},
       &b);
   EXPECT_EQ(b.elementsA[0].index, 0u);
   EXPECT_NEAR(b.elementsA[0].point.w, 0.05f, 1e-6f);
-  run({GeometryType::kLineMesh, {v3(-0.75f, 0, 0), v3(0.75f, 0, 0)}, Geometry::sphere(Float4{0, 0.25f, 0, 0.2f}), 0});
+  run({GeometryType::kLineMesh,
+       {v3(-0.75f, 0, 0), v3(0.75f, 0, 0)},
+       Geometry::sphere(Float4{0, 0.25f, 0, 0.2f}),
+       0});
 }
 
 TEST(GeometryQueriesMeshImstk, LineMeshToCapsule) {
   // iMSTK's Capsule(centre 0, radius 0.2): length 1, axis y in [-0.5, 0.5].
   const Geometry capsule = imstkCapsule(v3(0, 0, 0), 0.2f, 1.0f);
   Batch b;
-  run({GeometryType::kLineMesh, {v3(-1, 0, 0), v3(1, 0, 0)}, capsule, 1, ContactElementType::kCellIndex,
+  run({GeometryType::kLineMesh,
+       {v3(-1, 0, 0), v3(1, 0, 0)},
+       capsule,
+       1,
+       ContactElementType::kCellIndex,
        CellType::kEdge},
       &b);
   EXPECT_EQ(b.elementsA[0].index, 0u);  // parentId 0
   EXPECT_NEAR(b.elementsA[0].point.w, 0.2f, 1e-6f);
-  run({GeometryType::kLineMesh, {v3(-1, 0.1f, 0), v3(1, 0.1f, 0)}, capsule, 1, ContactElementType::kCellIndex,
+  run({GeometryType::kLineMesh,
+       {v3(-1, 0.1f, 0), v3(1, 0.1f, 0)},
+       capsule,
+       1,
+       ContactElementType::kCellIndex,
        CellType::kEdge},
       &b);
   EXPECT_EQ(b.elementsA[0].index, 0u);
-  run({GeometryType::kLineMesh, {v3(0.1f, 0, 0), v3(1, 0, 0)}, capsule, 1, ContactElementType::kPointIndexDirection,
+  run({GeometryType::kLineMesh,
+       {v3(0.1f, 0, 0), v3(1, 0, 0)},
+       capsule,
+       1,
+       ContactElementType::kPointIndexDirection,
        CellType::kVertex},
       &b);
-  expectElement(b.elementsB[0], ContactElementType::kPointDirection, {v3(0.2f, 0, 0), v3(-1, 0, 0), 0.1f}, 1e-6f,
-                "capsule");
+  expectElement(b.elementsB[0], ContactElementType::kPointDirection, {v3(0.2f, 0, 0), v3(-1, 0, 0), 0.1f},
+                1e-6f, "capsule");
   run({GeometryType::kLineMesh, {v3(0.3f, 0, 0), v3(1, 0, 0)}, capsule, 0});
 }
 
@@ -222,10 +290,10 @@ TEST(GeometryQueriesMeshImstk, TetraToPointSet) {
     EXPECT_EQ(contactCellType(b.elementsB[0]), CellType::kTetrahedron);
     EXPECT_EQ(b.elementsB[0].index, 0u);  // tetrahedron 0
     // Nearest face: y = 0, 0.1 below the point.
-    expectElement(b.elementsA[0], ContactElementType::kPointIndexDirection, {v3(0.3f, 0.1f, 0.4f), v3(0, -1, 0), 0.1f},
-                  1e-6f, "point");
-    expectElement(b.elementsB[0], ContactElementType::kCellIndex, {v3(0.3f, 0, 0.4f), v3(0, 1, 0), 0.1f}, 1e-6f,
-                  "tetrahedron");
+    expectElement(b.elementsA[0], ContactElementType::kPointIndexDirection,
+                  {v3(0.3f, 0.1f, 0.4f), v3(0, -1, 0), 0.1f}, 1e-6f, "point");
+    expectElement(b.elementsB[0], ContactElementType::kCellIndex, {v3(0.3f, 0, 0.4f), v3(0, 1, 0), 0.1f},
+                  1e-6f, "tetrahedron");
     uint32_t ids[4] = {};
     ASSERT_EQ(contactCellIds(b.input(), b.geometries[mesh], b.elementsB[0], ids), 4u);
     EXPECT_EQ(ids[3], 3u);

@@ -4,8 +4,8 @@
 #include <random>
 
 #include "cpu/geometry_queries_mesh.h"
-#include "shared/collide_meshes_math.h"
 #include "geometry_queries/geometry_queries_test_support.h"
+#include "shared/collide_meshes_math.h"
 
 namespace vkc::test::geometry {
 namespace {
@@ -42,8 +42,8 @@ TEST(GeometryQueriesMesh, SphereOnAGridGivesOneContactPerTouchingTriangle) {
     ASSERT_EQ(b.ranges[1].count, 2u);
     EXPECT_EQ(b.elementsA[0].index, 10u);
     EXPECT_EQ(contactCellType(b.elementsA[0]), CellType::kTriangle);
-    expectElement(b.elementsB[0], ContactElementType::kPointDirection, {v3(1.3f, -0.05f, 1.3f), v3(0, 1, 0), 0.05f},
-                  1e-6f, "sphere");
+    expectElement(b.elementsB[0], ContactElementType::kPointDirection,
+                  {v3(1.3f, -0.05f, 1.3f), v3(0, 1, 0), 0.05f}, 1e-6f, "sphere");
     EXPECT_EQ(b.elementsA[1].index, 10u);
     EXPECT_EQ(b.elementsA[2].index, 11u);
     for (uint32_t k = 0; k < 3; ++k) {
@@ -63,10 +63,10 @@ TEST(GeometryQueriesMesh, CapsuleLyingOnAFaceGetsTwoContacts) {
     auto counts = b.run(backend);
     ASSERT_TRUE(counts.ok()) << counts.message();
     ASSERT_EQ(counts->contacts, 2u);
-    expectElement(b.elementsB[0], ContactElementType::kPointDirection, {v3(-2, -0.15f, 0), v3(0, 1, 0), 0.15f}, 1e-6f,
-                  "end 0");
-    expectElement(b.elementsB[1], ContactElementType::kPointDirection, {v3(2, -0.15f, 0), v3(0, 1, 0), 0.15f}, 1e-6f,
-                  "end 1");
+    expectElement(b.elementsB[0], ContactElementType::kPointDirection,
+                  {v3(-2, -0.15f, 0), v3(0, 1, 0), 0.15f}, 1e-6f, "end 0");
+    expectElement(b.elementsB[1], ContactElementType::kPointDirection, {v3(2, -0.15f, 0), v3(0, 1, 0), 0.15f},
+                  1e-6f, "end 1");
     // Hanging over the edge x = 10 - ...: the span is clipped to the triangle.
     Batch c;
     const uint32_t m2 =
@@ -92,8 +92,8 @@ TEST(GeometryQueriesMesh, CapsulePiercingATriangleTakesTheShorterWayOut) {
     auto counts = b.run(backend);
     ASSERT_TRUE(counts.ok()) << counts.message();
     ASSERT_EQ(counts->contacts, 1u);
-    expectElement(b.elementsA[0], ContactElementType::kPointDirection, {v3(0, -0.4f, 0), v3(0, 1, 0), 0.4f}, 1e-6f,
-                  "capsule");
+    expectElement(b.elementsA[0], ContactElementType::kPointDirection, {v3(0, -0.4f, 0), v3(0, 1, 0), 0.4f},
+                  1e-6f, "capsule");
     EXPECT_EQ(b.elementsB[0].type, ContactElementType::kCellIndex);
     EXPECT_EQ(contactCellType(b.elementsB[0]), CellType::kTriangle);
     expectContactInvariants(b.elementsA[0], b.elementsB[0], 1e-6f);
@@ -104,8 +104,8 @@ TEST(GeometryQueriesMesh, TetrahedralMeshSharesVerticesWithAPointSet) {
   // Two tetrahedra sharing the face (1, 2, 3); the point set is the mesh's own vertices plus two
   // points: one inside each tetrahedron. Vertices lie on the boundary: no contact.
   Batch b;
-  b.points = {v3(0, 0, 0), v3(1, 0, 0), v3(0, 1, 0), v3(0, 0, 1), v3(1, 1, 1), v3(0.1f, 0.1f, 0.1f),
-              v3(0.6f, 0.6f, 0.6f)};
+  b.points = {v3(0, 0, 0), v3(1, 0, 0),          v3(0, 1, 0),         v3(0, 0, 1),
+              v3(1, 1, 1), v3(0.1f, 0.1f, 0.1f), v3(0.6f, 0.6f, 0.6f)};
   b.cells = {0, 1, 2, 3, 1, 2, 3, 4};
   const uint32_t mesh = b.add(Geometry::tetrahedralMesh(0, 5, 0, 2));
   const uint32_t set = b.add(Geometry::pointSet(0, 7));
@@ -137,7 +137,8 @@ RandomMeshes randomMeshes(uint32_t seed, uint32_t cellCount) {
   std::uniform_real_distribution<float> pos(-4.0f, 4.0f), off(-0.6f, 0.6f), rad(0.05f, 1.2f);
   RandomMeshes r;
   Batch& b = r.batch;
-  for (GeometryType type : {GeometryType::kSurfaceMesh, GeometryType::kLineMesh, GeometryType::kTetrahedralMesh}) {
+  for (GeometryType type :
+       {GeometryType::kSurfaceMesh, GeometryType::kLineMesh, GeometryType::kTetrahedralMesh}) {
     const uint32_t n = type == GeometryType::kLineMesh ? 2 : (type == GeometryType::kTetrahedralMesh ? 4 : 3);
     std::vector<Float4> vertices;
     std::vector<uint32_t> cells;
@@ -156,11 +157,15 @@ RandomMeshes randomMeshes(uint32_t seed, uint32_t cellCount) {
   for (uint32_t k = 0; k < 12; ++k) {
     const uint32_t sphere = b.add(Geometry::sphere(Float4{pos(rng), pos(rng), pos(rng), rad(rng)}));
     const Float4 e0 = v3(pos(rng), pos(rng), pos(rng));
-    const uint32_t capsule = b.add(Geometry::capsule(e0, v3(e0.x + off(rng) * 3, e0.y + off(rng) * 3, e0.z), rad(rng)));
+    const uint32_t capsule =
+        b.add(Geometry::capsule(e0, v3(e0.x + off(rng) * 3, e0.y + off(rng) * 3, e0.z), rad(rng)));
     std::vector<Float4> points;
     for (uint32_t p = 0; p < 200; ++p) points.push_back(v3(pos(rng), pos(rng), pos(rng)));
     const uint32_t set = b.addPoints(points);
-    for (auto [x, y] : {std::pair{r.surface, sphere}, {r.surface, capsule}, {r.line, sphere}, {r.line, capsule},
+    for (auto [x, y] : {std::pair{r.surface, sphere},
+                        {r.surface, capsule},
+                        {r.line, sphere},
+                        {r.line, capsule},
                         {r.tetra, set}}) {
       b.query(x, y);
       b.query(y, x);
@@ -181,7 +186,8 @@ TEST(GeometryQueriesMesh, BvhEqualsBruteForceOnRandomMeshes) {
       ASSERT_EQ(b.ranges[q].count, b.ranges[q + 1].count) << "query " << q;
       for (uint32_t i = 0; i < b.ranges[q].count; ++i) {
         ContactElement a0 = b.elementsA[b.ranges[q].first + i], b0 = b.elementsB[b.ranges[q].first + i];
-        ContactElement a1 = b.elementsA[b.ranges[q + 1].first + i], b1 = b.elementsB[b.ranges[q + 1].first + i];
+        ContactElement a1 = b.elementsA[b.ranges[q + 1].first + i],
+                       b1 = b.elementsB[b.ranges[q + 1].first + i];
         a0.query = b0.query = a1.query = b1.query = 0;
         ASSERT_TRUE(bitwiseEqual(a0, b1) && bitwiseEqual(b0, a1)) << "query " << q << " contact " << i;
       }
@@ -200,7 +206,8 @@ TEST(GeometryQueriesMesh, BvhEqualsBruteForceOnRandomMeshes) {
     }
     ASSERT_EQ(total, counts->contacts);
     for (uint64_t k = 0; k < total; ++k) {
-      ASSERT_TRUE(bitwiseEqual(ea[k], b.elementsA[k]) && bitwiseEqual(eb[k], b.elementsB[k])) << "contact " << k;
+      ASSERT_TRUE(bitwiseEqual(ea[k], b.elementsA[k]) && bitwiseEqual(eb[k], b.elementsB[k]))
+          << "contact " << k;
       expectContactInvariants(b.elementsA[k], b.elementsB[k], 2e-5f);
     }
     // kCpuSimd runs the same code.
@@ -262,7 +269,8 @@ TEST(GeometryQueriesMesh, OverflowKeepsTheCount) {
 
 Batch oneTriangle() {
   Batch b;
-  const uint32_t mesh = b.addMesh(GeometryType::kSurfaceMesh, {v3(0, 0, 0), v3(1, 0, 0), v3(0, 0, 1)}, {0, 1, 2});
+  const uint32_t mesh =
+      b.addMesh(GeometryType::kSurfaceMesh, {v3(0, 0, 0), v3(1, 0, 0), v3(0, 0, 1)}, {0, 1, 2});
   b.query(mesh, b.add(Geometry::sphere(Float4{0, 0, 0, 1})));
   return b;
 }
@@ -271,7 +279,8 @@ TEST(GeometryQueriesMesh, BadInputNamesTheField) {
   {
     Batch b = oneTriangle();
     b.cells[2] = 3;
-    expectRefusedUnwritten(b, ErrorCode::kInvalidArgument, "cells[2] (triangle 0, corner 2) is 3: the mesh has 3 vertices");
+    expectRefusedUnwritten(b, ErrorCode::kInvalidArgument,
+                           "cells[2] (triangle 0, corner 2) is 3: the mesh has 3 vertices");
   }
   {
     Batch b = oneTriangle();
@@ -299,17 +308,20 @@ TEST(GeometryQueriesMesh, BadInputNamesTheField) {
   {
     Batch b = oneTriangle();
     b.geometries[0].p2.y = 2;  // two triangles, cells holds one
-    expectRefusedUnwritten(b, ErrorCode::kInvalidArgument, "geometries[0] (surface mesh) covers cells [0, 6)");
+    expectRefusedUnwritten(b, ErrorCode::kInvalidArgument,
+                           "geometries[0] (surface mesh) covers cells [0, 6)");
   }
   {
     Batch b = oneTriangle();
     b.geometries[0].p2.x = 0.5f;
-    expectRefusedUnwritten(b, ErrorCode::kInvalidArgument, "geometries[0] (surface mesh).p2.x (first cell entry)");
+    expectRefusedUnwritten(b, ErrorCode::kInvalidArgument,
+                           "geometries[0] (surface mesh).p2.x (first cell entry)");
   }
   {
     Batch b = oneTriangle();
     b.geometries[0].count = 9;
-    expectRefusedUnwritten(b, ErrorCode::kInvalidArgument, "geometries[0] (surface mesh) covers points [0, 9)");
+    expectRefusedUnwritten(b, ErrorCode::kInvalidArgument,
+                           "geometries[0] (surface mesh) covers points [0, 9)");
   }
   {
     Batch b = oneTriangle();
@@ -322,22 +334,26 @@ TEST(GeometryQueriesMesh, PairsNotBuiltAreRefused) {
   {
     Batch b = oneTriangle();
     b.queries[0].b = b.add(Geometry::orientedBox(v3(0, 0, 0), identityQuat(), v3(1, 1, 1)));
-    expectRefusedUnwritten(b, ErrorCode::kUnsupported, "queries[0]: oriented box vs surface mesh is not built yet");
+    expectRefusedUnwritten(b, ErrorCode::kUnsupported,
+                           "queries[0]: oriented box vs surface mesh is not built yet");
   }
   {
     Batch b = oneTriangle();
     b.queries[0].b = 0;
-    expectRefusedUnwritten(b, ErrorCode::kUnsupported, "queries[0]: surface mesh vs surface mesh is not built yet");
+    expectRefusedUnwritten(b, ErrorCode::kUnsupported,
+                           "queries[0]: surface mesh vs surface mesh is not built yet");
   }
   {
     Batch b;
-    b.query(b.addPoints({v3(0, 0, 0)}), b.addMesh(GeometryType::kLineMesh, {v3(0, 0, 0), v3(1, 0, 0)}, {0, 1}));
+    b.query(b.addPoints({v3(0, 0, 0)}),
+            b.addMesh(GeometryType::kLineMesh, {v3(0, 0, 0), v3(1, 0, 0)}, {0, 1}));
     expectRefusedUnwritten(b, ErrorCode::kInvalidArgument, "point set vs line mesh is not collidable (N/A");
   }
   {
     Batch b = oneTriangle();
     b.queries[0].method = GeometryMethod::kContinuous;
-    expectRefusedUnwritten(b, ErrorCode::kInvalidArgument, "queries[0].method is kContinuous: sphere vs surface mesh");
+    expectRefusedUnwritten(b, ErrorCode::kInvalidArgument,
+                           "queries[0].method is kContinuous: sphere vs surface mesh");
   }
 }
 
@@ -348,7 +364,8 @@ TEST(GeometryQueriesMesh, VulkanRefusesMeshQueriesNamingTheQuery) {
   b.elementsA.resize(4);
   b.elementsB.resize(4);
   b.ranges.resize(2);
-  auto counts = queryGeometries(Backend::kVulkan, nullptr, b.input(), {b.elementsA, b.elementsB, b.ranges, {}});
+  auto counts =
+      queryGeometries(Backend::kVulkan, nullptr, b.input(), {b.elementsA, b.elementsB, b.ranges, {}});
   ASSERT_FALSE(counts.ok());
   EXPECT_EQ(counts.error().code, ErrorCode::kUnsupported);
   EXPECT_NE(counts.message().find("queries[1]"), std::string::npos) << counts.message();

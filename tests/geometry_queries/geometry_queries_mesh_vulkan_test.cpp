@@ -63,10 +63,13 @@ TEST_F(GeometryQueriesMeshVulkan, SharedFunctionsBitwiseEqualToCpu) {
     const MeshQueryCheckResult cpu = gpu::meshQueryCheckRun(cases[i]);
     for (uint32_t f = 0; f < gpu::kMeshQueryCheckFunctions; ++f) hits[f] += (cpu.hits.x >> f) & 1u;
     const std::string where = firstDifference(&cpu, &gpuResults[i], sizeof(MeshQueryCheckResult));
-    if (!where.empty() && ++differ <= 5) ADD_FAILURE() << "case " << i << " differs between the CPU and the device " << where;
+    if (!where.empty() && ++differ <= 5)
+      ADD_FAILURE() << "case " << i << " differs between the CPU and the device " << where;
   }
-  std::printf("mesh query functions on the device: %u cases, hits %u %u %u %u %u %u, %u differ from the CPU bitwise\n",
-              n, hits[0], hits[1], hits[2], hits[3], hits[4], hits[5], differ);
+  std::printf(
+      "mesh query functions on the device: %u cases, hits %u %u %u %u %u %u, %u differ from the CPU "
+      "bitwise\n",
+      n, hits[0], hits[1], hits[2], hits[3], hits[4], hits[5], differ);
   EXPECT_EQ(differ, 0u);
   for (uint32_t f = 0; f < gpu::kMeshQueryCheckFunctions; ++f) EXPECT_GT(hits[f], n / 50) << "function " << f;
 }

@@ -50,12 +50,14 @@ struct Batch {
   }
   // A mesh of type `type` over new points `vertices` and the cells `cellIndices` (vertex numbers, 3, 2
   // or 4 per cell).
-  uint32_t addMesh(GeometryType type, const std::vector<Float4>& vertices, const std::vector<uint32_t>& cellIndices) {
+  uint32_t addMesh(GeometryType type, const std::vector<Float4>& vertices,
+                   const std::vector<uint32_t>& cellIndices) {
     const uint32_t first = static_cast<uint32_t>(points.size());
     const uint32_t entry = static_cast<uint32_t>(cells.size());
     points.insert(points.end(), vertices.begin(), vertices.end());
     cells.insert(cells.end(), cellIndices.begin(), cellIndices.end());
-    const uint32_t n = type == GeometryType::kLineMesh ? 2u : (type == GeometryType::kTetrahedralMesh ? 4u : 3u);
+    const uint32_t n =
+        type == GeometryType::kLineMesh ? 2u : (type == GeometryType::kTetrahedralMesh ? 4u : 3u);
     const uint32_t vc = static_cast<uint32_t>(vertices.size());
     const uint32_t cc = static_cast<uint32_t>(cellIndices.size() / n);
     if (type == GeometryType::kLineMesh) return add(Geometry::lineMesh(first, vc, entry, cc));

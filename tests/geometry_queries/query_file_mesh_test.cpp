@@ -86,8 +86,10 @@ TEST(QueryFileMesh, BadMeshFilesNameTheJsonPath) {
     ASSERT_FALSE(f) << "accepted: " << to;
     EXPECT_NE(f.message().find(mentions), std::string::npos) << f.message();
   };
-  refuse("\"cellCount\": 1}", "\"cellCount\": 16777217}", "geometries[0].cellCount: is 16777217: at most 2^24");
-  refuse("\"count\": 3, \"cellFirst\": 0, \"cellCount\": 1", "\"count\": 3", "missing required key \"cellCount\"");
+  refuse("\"cellCount\": 1}", "\"cellCount\": 16777217}",
+         "geometries[0].cellCount: is 16777217: at most 2^24");
+  refuse("\"count\": 3, \"cellFirst\": 0, \"cellCount\": 1", "\"count\": 3",
+         "missing required key \"cellCount\"");
   refuse("\"cells\": [0,", "\"cells\": [-1,", "cells[0]");
   refuse("\"cellCount\": 1}", "\"cellCount\": 1, \"radius\": 2}", "not a field of a surfaceMesh");
   // Ranges and indices are validate()'s: the file parses, the run names the field.
@@ -99,7 +101,8 @@ TEST(QueryFileMesh, BadMeshFilesNameTheJsonPath) {
   std::vector<ContactRange> ranges(f->queries.size());
   Result<GeometryQueryCounts> counts = queryGeometriesCpu(f->input(), {a, b, ranges}, Backend::kCpuScalar);
   ASSERT_FALSE(counts);
-  EXPECT_NE(counts.message().find("cells[1] (triangle 0, corner 1) is 7"), std::string::npos) << counts.message();
+  EXPECT_NE(counts.message().find("cells[1] (triangle 0, corner 1) is 7"), std::string::npos)
+      << counts.message();
 }
 
 }  // namespace

@@ -47,8 +47,9 @@ class VulkanTest : public ::testing::Test {
   // invocation per case in groups of groupSize: binding 0 the cases, binding 1 the results
   // (resultBytes each, filled with 0xFF first), push constant the case count. Returns the results'
   // bytes (empty on failure, which fails the test).
-  std::vector<unsigned char> runCheckShader(std::span<const uint32_t> spirv, const void* cases, size_t caseBytes,
-                                            size_t resultBytes, uint32_t count, uint32_t groupSize);
+  std::vector<unsigned char> runCheckShader(std::span<const uint32_t> spirv, const void* cases,
+                                            size_t caseBytes, size_t resultBytes, uint32_t count,
+                                            uint32_t groupSize);
 
  private:
   Context* ctx_ = nullptr;
