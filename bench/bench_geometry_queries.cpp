@@ -151,7 +151,10 @@ Geometry randomGeometry(GeometryType type, Random& r) {
     case GeometryType::kPlane:
       return Geometry::plane(r.point(0.5f), r.unit(), false);
     case GeometryType::kPointSet:
-    case GeometryType::kImplicitGeometry: break;  // not among the random primitive pairs
+    case GeometryType::kImplicitGeometry:
+    case GeometryType::kSurfaceMesh:
+    case GeometryType::kLineMesh:
+    case GeometryType::kTetrahedralMesh: break;  // not among the random primitive pairs
   }
   return {};
 }

@@ -212,6 +212,9 @@ std::string firstDifference(const GeometryContacts& got, const GeometryContacts&
         where = queryText(w.query) + ", contact " + std::to_string(k - want.ranges[w.query].first);
       }
       where += side == 0 ? ", element A: " : ", element B: ";
+      if (g.cell != w.cell) {
+        return where + "cell word " + std::to_string(g.cell) + " vs " + std::to_string(w.cell);
+      }
       if (g.type != w.type || g.index != w.index || g.query != w.query) {
         return where + "type/index/query " + contactElementTypeName(g.type) + "/" + std::to_string(g.index) +
                "/" + std::to_string(g.query) + " vs " + contactElementTypeName(w.type) + "/" +

@@ -3,17 +3,23 @@
 // solver, elementsA for A and elementsB for B, as iMSTK's CollisionDetectionAlgorithm does.
 //
 // Geometries: Sphere, Capsule, Cylinder, OrientedBox, Plane (one-sided or two-sided), PointSet (a
-// range of points in the input's point array) and ImplicitGeometry (a signed distance field sampled
-// on a grid, in the input's grid sample array). Pairs with a static method (docs/geometry-queries.md
-// has the table): every pair of these types except plane-plane and point set-point set (N/A).
+// range of points in the input's point array), ImplicitGeometry (a signed distance field sampled
+// on a grid, in the input's grid sample array) and the meshes SurfaceMesh, LineMesh and
+// TetrahedralMesh (vertices: a range of the point array; cells: a range of the input's cells).
+// Pairs with a static method (docs/geometry-queries.md has the table): every pair of the types
+// before the meshes except plane-plane and point set-point set (N/A); the mesh pairs below.
 // Cylinder-cylinder and cylinder-box are GJK/EPA (docs/geometry-queries.md: its measured error
 // against FCL). The continuous method (kContinuous): a point set, each point moving from its
 // previous position, against an implicit geometry or an analytic primitive (sphere, capsule,
 // cylinder, box, plane), with a persistent per-point state the host keeps between calls.
 //
+// Meshes (static; docs/geometry-queries.md, "Meshes"): SurfaceMesh and LineMesh against Sphere and
+// Capsule, TetrahedralMesh against PointSet, on the CPU through a BVH per mesh (built per call);
+// other pairs with a mesh are refused (kUnsupported: not built yet; point set vs line mesh: N/A).
 // Contacts: a contact is a pair of elements at the same position of elementsA and elementsB. Each
 // element is a PointDirection (point, unit direction, depth) or, for a point set's side, a
-// PointIndexDirection (the point's index within its set, with its position, direction, depth):
+// PointIndexDirection (the point's index within its set, with its position, direction, depth), or,
+// for a mesh's side, a PointIndexDirection of a vertex or a CellIndex of a cell (ContactElement):
 //   - point: this side's point deepest inside the other side (a point set: the point itself);
 //   - direction: the unit direction in which this side moves to separate (the sides' are opposite);
 //   - depth > 0: how far (touching, depth 0, is no contact); pointB = pointA + directionA * depth.
@@ -22,7 +28,9 @@
 // plane, up to 8), capsule-plane (one per end sphere below the plane, up to 2), box-box (a face's
 // manifold, up to 8: the incident face clipped by the reference face; an edge pair gives 1) and
 // capsule-box (a capsule resting along a face: one at each end of its axis' span over the face, up
-// to 2); a point set gives one per point inside the other geometry. Order: by query, then by slot
+// to 2); a point set gives one per point inside the other geometry; a surface or line mesh one per
+// touching cell (two for a capsule lying along a triangle's face), in cell order; a tetrahedral mesh
+// one per (point, tetrahedron holding it), by point then tetrahedron. Order: by query, then by slot
 // (box corners in the order x fastest with - before +; capsule ends 0 then 1; a manifold's points in
 // the clipped face's order; points in the set's order): deterministic.
 //
@@ -49,6 +57,9 @@ enum class GeometryType : uint32_t {
   kPlane = 4,
   kPointSet = 5,
   kImplicitGeometry = 6,
+  kSurfaceMesh = 7,      // triangles (see Geometry and "Meshes" below)
+  kLineMesh = 8,         // segments
+  kTetrahedralMesh = 9,  // tetrahedra
 };
 
 enum class GeometryMethod : uint32_t {
@@ -59,6 +70,16 @@ enum class GeometryMethod : uint32_t {
 enum class ContactElementType : uint32_t {
   kPointDirection = 0,
   kPointIndexDirection = 1,
+  kCellIndex = 2,  // a mesh's edge, triangle, segment or tetrahedron (the seed's CellIndexElement)
+};
+
+// Cell types of a mesh element (ContactElement::cell, bits 0..7), the seed's IMSTK_VERTEX ... .
+enum class CellType : uint32_t {
+  kNone = 0,  // not a mesh element
+  kVertex = 1,
+  kEdge = 2,
+  kTriangle = 3,
+  kTetrahedron = 4,
 };
 
 inline constexpr uint32_t kGeometryFlagBidirectional = 1;  // Geometry::flags of a plane: two-sided
@@ -83,6 +104,13 @@ inline constexpr uint32_t kNoPointIndex = 0xFFFFFFFFu;     // ContactElement::in
 //                 the clamped point plus the distance to the box (continuous; positive outside when
 //                 the samples on the grid's faces are, the usual padded field); its normal is the
 //                 gradient by central differences one spacing apart, normalized.
+//   kSurfaceMesh, kLineMesh, kTetrahedralMesh: first, count: its vertices, the points
+//                 input.points[first, first + count) (the array the point sets use: a point set and a
+//                 mesh may share vertices); p2.x: its first entry in input.cells, p2.y: its cell count
+//                 (whole numbers, as floats; entries and vertex counts below 2^24). A cell is 3
+//                 (triangle), 2 (segment) or 4 (tetrahedron) consecutive entries of input.cells: vertex
+//                 numbers relative to `first` (< count). Cells may not be degenerate: no zero-area
+//                 triangle, zero-length segment or zero-volume tetrahedron.
 // Unit vectors must have length within 1e-3 of 1; they are renormalized before use.
 // Planes: one-sided (the seed's UnidirectionalPlane*): the inside is below the normal and a shape
 // is always pushed along the normal, however deep. Two-sided (Bidirectional*): a shape is pushed to
@@ -116,6 +144,14 @@ struct Geometry {
   // An implicit geometry of nx * ny * nz samples from gridSamples[firstSample].
   static Geometry implicitGrid(Float4 origin, Float4 spacing, uint32_t nx, uint32_t ny, uint32_t nz,
                                uint32_t firstSample);
+  // A mesh of the vertices points[firstVertex, firstVertex + vertexCount) and the cellCount cells
+  // from cells[firstCellEntry] (3, 2 or 4 entries each).
+  static Geometry surfaceMesh(uint32_t firstVertex, uint32_t vertexCount, uint32_t firstCellEntry,
+                              uint32_t cellCount);
+  static Geometry lineMesh(uint32_t firstVertex, uint32_t vertexCount, uint32_t firstCellEntry,
+                           uint32_t cellCount);
+  static Geometry tetrahedralMesh(uint32_t firstVertex, uint32_t vertexCount, uint32_t firstCellEntry,
+                                  uint32_t cellCount);
 };
 static_assert(sizeof(Geometry) == 64);
 
@@ -145,13 +181,18 @@ struct GeometryQuery {
 static_assert(sizeof(GeometryQuery) == 16);
 
 // One side of a contact; the same 48-byte layout as the device's (GeomElement).
+// A mesh's side (see "Meshes" below): a vertex is a PointIndexDirection (index: the vertex number,
+// relative to the mesh's first vertex); an edge, triangle, segment or tetrahedron a CellIndex (index:
+// the parent cell, the triangle, segment or tetrahedron in the mesh's cell order). `cell` tells the
+// feature: bits 0..7 its CellType, bits 8..11 the corners of the parent cell that make it up (bit k:
+// corner k); contactCellIds gives the seed's ids (the corners' vertex numbers). 0 for other elements.
 struct ContactElement {
   Float4 point;      // xyz: see the file comment; w: the depth (> 0)
   Float4 direction;  // xyz: unit direction in which this side moves; w: 0
   ContactElementType type = ContactElementType::kPointDirection;
   uint32_t index = kNoPointIndex;  // PointIndexDirection: the point's index within its set (0 .. count - 1)
   uint32_t query = 0;              // the query that produced it
-  uint32_t pad = 0;
+  uint32_t cell = 0;               // a mesh element's cell word (above); 0 otherwise
 };
 static_assert(sizeof(ContactElement) == 48);
 
@@ -174,6 +215,7 @@ struct GeometryQueryInput {
   // extents, capsule length within 1e-5 relative, plane flags; an implicit geometry: the same grid
   // but its origin; a point set: the same range). See GeometryQuery.
   std::span<const Geometry> previousGeometries;
+  std::span<const uint32_t> cells;  // the meshes' cells: vertex numbers (see Geometry)
 };
 
 // The host's output arrays. elementsA and elementsB must have the same size: the capacity in
@@ -216,10 +258,25 @@ Status validateOutput(const GeometryQueryInput& input, const GeometryQueryOutput
 Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, const GeometryQueryOutput& output,
                                                Backend backend);
 
+// A mesh element's feature (ContactElement::cell): its cell type and its corners of the parent cell.
+inline CellType contactCellType(const ContactElement& e) {
+  return static_cast<CellType>(e.cell & 0xFFu);
+}
+inline uint32_t contactCellCorners(const ContactElement& e) {
+  return (e.cell >> 8) & 0xFu;
+}
+// The seed's ids of a mesh element of a query of `input` on `mesh` (the query's mesh geometry): the
+// vertex numbers (relative to mesh.first) of its feature's corners, in corner order, into ids;
+// returns their count (the seed's idCount: 1 vertex, 2 edge, 3 triangle, 4 tetrahedron), 0 for an
+// element that is not a mesh's.
+uint32_t contactCellIds(const GeometryQueryInput& input, const Geometry& mesh, const ContactElement& e,
+                        uint32_t ids[4]);
+
 class Context;
 
 // Runs the batch on any backend: kCpuScalar and kCpuSimd as queryGeometriesCpu; kVulkan on `context`
-// (required for kVulkan, ignored otherwise). The results are the same on every backend.
+// (required for kVulkan, ignored otherwise). The results are the same on every backend. kVulkan
+// refuses a batch with a mesh query (kUnsupported, naming the query): its mesh path is not built yet.
 Result<GeometryQueryCounts> queryGeometries(Backend backend, Context* context, const GeometryQueryInput& input,
                                             const GeometryQueryOutput& output);
 

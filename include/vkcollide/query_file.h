@@ -51,10 +51,11 @@ struct GeometryQueryFile {
   std::vector<Float4> previousPoints;  // xyz; w 0
   std::vector<Geometry> previousGeometries;
   std::vector<Float4> state;  // the output state a run starts from (GeometryQueryOutput::state)
+  std::vector<uint32_t> cells;  // the meshes' cells (vertex numbers), the file's "cells"
 
   // The stage's input over these vectors (they must outlive it and not change size).
   GeometryQueryInput input() const {
-    return {geometries, points, queries, gridSamples, previousPoints, previousGeometries};
+    return {geometries, points, queries, gridSamples, previousPoints, previousGeometries, cells};
   }
 };
 
@@ -68,7 +69,8 @@ Result<GeometryQueryFile> loadGeometryQueries(const std::string& path);
 
 // The JSON text of a query file: geometries by type, every float in shortest round-trip form, point
 // sets as "first"/"count" into the top-level "points", implicit geometries as "first"/"dims" into the
-// top-level "gridSamples", previous points as the top-level "previousPoints", a previous pose as the
+// top-level "gridSamples", meshes as "first"/"count" (vertices) and "cellFirst"/"cellCount" into the
+// top-level "cells", previous points as the top-level "previousPoints", a previous pose as the
 // geometry's "previous" object (its pose fields; written only where the pose differs from the
 // current geometry), every continuous query's "state" offset and the top-level "state". So
 // parseGeometryQueries(writeGeometryQueries(f)) equals f bitwise, with these exceptions: inline point
@@ -93,7 +95,8 @@ struct GeometryContacts {
 };
 
 // The JSON text of a contacts file: per query its geometries, method, range and its written elements
-// A and B (type, point, direction, depth, index for a point-set side), floats in shortest round-trip
+// A and B (type, point, direction, depth, index for a point-set side or a mesh's cell, the cell word
+// of a mesh element where nonzero), floats in shortest round-trip
 // form, a continuous query's state offset, and the final "state" where not empty:
 // parseContacts(writeContacts(c)) gives c back bitwise.
 // Precondition: ranges and queries have the same size; elementsA and elementsB hold counts.written
@@ -115,8 +118,8 @@ Result<GeometryContacts> loadContacts(const std::string& path);
 Result<std::string> readFileFormat(const std::string& path);
 
 // The names used in query and contacts files: "sphere", "capsule", "cylinder", "box", "plane",
-// "pointSet", "implicit"; "static", "continuous"; "pointDirection", "pointIndexDirection". "?" for values
-// without a name.
+// "pointSet", "implicit", "surfaceMesh", "lineMesh", "tetrahedralMesh"; "static", "continuous";
+// "pointDirection", "pointIndexDirection", "cellIndex". "?" for values without a name.
 const char* geometryTypeName(GeometryType type);
 const char* geometryMethodName(GeometryMethod method);
 const char* contactElementTypeName(ContactElementType type);

@@ -1,6 +1,10 @@
 // Private interface of the BVH stage's CPU twin (src/cpu/bvh.cpp) for other stages' CPU twins.
 #pragma once
 
+#include <cstdint>
+#include <span>
+#include <vector>
+
 #include "vkcollide/bvh.h"
 
 namespace vkc::cpu {
@@ -8,5 +12,27 @@ namespace vkc::cpu {
 // refitBvhCpu without its validation: for a caller that has validated the same input already (the
 // mesh stage's explicit kRefit validates the tree's topology in its own validate()).
 void refitBvhValidated(const BvhInput& input);
+
+// Depth-first walk of a tree (nodes as buildBvhCpu writes them): enters a node when
+// nodeOverlaps(node) holds and calls leaf(primitive) for each leaf reached (left before right).
+// stack: scratch, reused between walks.
+template <class NodeOverlaps, class Leaf>
+void walkBvh(std::span<const BvhNode> nodes, std::vector<uint32_t>& stack, NodeOverlaps nodeOverlaps,
+             Leaf leaf) {
+  stack.assign(1, 0u);
+  while (!stack.empty()) {
+    const uint32_t child = stack.back();
+    stack.pop_back();
+    if (child == kBvhNone) continue;
+    if (child & kBvhLeafBit) {
+      leaf(child & ~kBvhLeafBit);
+      continue;
+    }
+    const BvhNode& n = nodes[child];
+    if (!nodeOverlaps(n)) continue;
+    stack.push_back(n.right);
+    stack.push_back(n.left);
+  }
+}
 
 }  // namespace vkc::cpu

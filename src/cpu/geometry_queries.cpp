@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cpu/geometry_queries.h"
+#include "cpu/geometry_queries_mesh.h"
 #include "shared/geometry_queries_math.h"
 #include "util/try.h"
 #include "vkcollide/geometry_queries.h"
@@ -27,13 +28,7 @@ GeomShape toShape(const Geometry& g) {
 }
 
 ContactElement toElement(const GeomElement& e, uint32_t query) {
-  ContactElement out;
-  out.point = Float4{e.point.x, e.point.y, e.point.z, e.point.w};
-  out.direction = Float4{e.direction.x, e.direction.y, e.direction.z, e.direction.w};
-  out.type = static_cast<ContactElementType>(e.type);
-  out.index = e.index;
-  out.query = query;
-  return out;
+  return cpu::toContactElement(e, query);
 }
 
 // The shared slot code's accessors over the caller's (validated) arrays.
@@ -67,9 +62,16 @@ Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, 
   kernel.out = &output;
   const uint64_t capacity = output.elementsA.size();
   uint64_t total = 0;
+  cpu::MeshQueries meshes(input);  // the queries with a mesh (src/cpu/geometry_queries_mesh.cpp)
   const size_t queryCount = input.queries.size();
   for (size_t qi = 0; qi < queryCount; ++qi) {
     const GeometryQuery& q = input.queries[qi];
+    if (meshes.handles(qi)) {
+      const uint64_t found = meshes.contacts(qi, output, total, capacity);
+      output.ranges[qi] = ContactRange{static_cast<uint32_t>(total), static_cast<uint32_t>(found)};
+      total += found;
+      continue;
+    }
     if (backend == Backend::kCpuSimd && q.method == GeometryMethod::kStatic) {
       // A run of static queries of one closed-form pair type: lanes across the queries.
       const uint32_t ta = static_cast<uint32_t>(input.geometries[q.a].type);
@@ -149,6 +151,7 @@ Result<GeometryQueryCounts> queryGeometries(Backend backend, Context* context, c
                                             const GeometryQueryOutput& output) {
   (void)context;
   if (backend == Backend::kVulkan) {
+    VKC_TRY(cpu::refuseMeshQueriesOnVulkan(input));
     return Error{ErrorCode::kUnsupported, "queryGeometries: the Vulkan path of the geometry queries is not built yet"};
   }
   return queryGeometriesCpu(input, output, backend);

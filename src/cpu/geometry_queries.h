@@ -84,6 +84,18 @@ inline bool primitiveClearlyValid(const Geometry& g) {
 // geometries.size() when none: Highway lanes over each geometry's words where the build has SIMD.
 size_t firstUnclearGeometry(std::span<const Geometry> geometries, size_t begin);
 
+// The public element of a device-layout element (the same fields; pad is a mesh element's cell word).
+inline ContactElement toContactElement(const gpu::GeomElement& e, uint32_t query) {
+  ContactElement out;
+  out.point = Float4{e.point.x, e.point.y, e.point.z, e.point.w};
+  out.direction = Float4{e.direction.x, e.direction.y, e.direction.z, e.direction.w};
+  out.type = static_cast<ContactElementType>(e.type);
+  out.index = e.index;
+  out.query = query;
+  out.cell = e.pad;
+  return out;
+}
+
 // Whether pointSetContactsSimd handles a static query of a point set against `primitive`: a sphere,
 // capsule, cylinder, oriented box or plane.
 bool pointSetSimdHandles(const gpu::GeomShape& primitive);

@@ -1,6 +1,8 @@
 // Mesh vs mesh intersection and its collision manifold (see mesh_intersection.h).
 #include "cpu/mesh_intersection.h"
 
+#include "cpu/bvh.h"
+
 #include "vkcollide/bvh.h"
 
 #include <algorithm>
@@ -192,21 +194,14 @@ Result<MeshIntersection> intersectMeshes(const TriMeshView& meshA, const TriMesh
     boxA.hi += margin;
     candidates.clear();
     if (settings.search == PairSearch::kBvh && triCountB > 0) {
-      stack.assign(1, 0u);
-      while (!stack.empty()) {
-        const uint32_t child = stack.back();
-        stack.pop_back();
-        if (child == kBvhNone) continue;
-        if (child & kBvhLeafBit) {
-          const uint32_t tb = child & ~kBvhLeafBit;
-          if (overlaps(boxA, boxesB[tb].lo, boxesB[tb].hi)) candidates.push_back(tb);
-          continue;
-        }
-        const BvhNode& n = nodes[child];
-        if (!overlaps(boxA, vec3(n.lo.x, n.lo.y, n.lo.z), vec3(n.hi.x, n.hi.y, n.hi.z))) continue;
-        stack.push_back(n.right);
-        stack.push_back(n.left);
-      }
+      cpu::walkBvh(
+          nodes, stack,
+          [&](const BvhNode& n) {
+            return overlaps(boxA, vec3(n.lo.x, n.lo.y, n.lo.z), vec3(n.hi.x, n.hi.y, n.hi.z));
+          },
+          [&](uint32_t tb) {
+            if (overlaps(boxA, boxesB[tb].lo, boxesB[tb].hi)) candidates.push_back(tb);
+          });
       std::sort(candidates.begin(), candidates.end());  // the brute force's order
     } else {
       for (uint32_t tb = 0; tb < triCountB; ++tb)

@@ -55,6 +55,8 @@ enum class Slot {
   kInlinePrevious,  // a point set's own previous points (appended to the file's previousPoints)
   kDims,            // p2 = (nx, ny, nz) as floats, count = nx * ny * nz
   kInlineSamples,
+  kCellFirst,  // a mesh's first entry in "cells": p2.x (a whole number as a float)
+  kCellCount,  // a mesh's cell count: p2.y
 };
 
 struct FieldSpec {
@@ -114,6 +116,15 @@ constexpr FieldSpec kImplicitFields[] = {
     {"samples", FieldKind::kSamples, Slot::kInlineSamples, false, false},
 };
 
+// A mesh: its vertices "first"/"count" in the file's "points", its cells from "cellFirst" (default 0)
+// in the file's "cells" (both ranges checked by validate()).
+constexpr FieldSpec kMeshFields[] = {
+    {"first", FieldKind::kIndex, Slot::kFirst, false, false},
+    {"count", FieldKind::kIndex, Slot::kCount, true, false},
+    {"cellFirst", FieldKind::kIndex, Slot::kCellFirst, false, false},
+    {"cellCount", FieldKind::kIndex, Slot::kCellCount, true, false},
+};
+
 constexpr GeometryTypeSpec kGeometryTypes[] = {
     {"sphere", GeometryType::kSphere, kSphereFields},
     {"capsule", GeometryType::kCapsule, kCapsuleFields},
@@ -122,6 +133,9 @@ constexpr GeometryTypeSpec kGeometryTypes[] = {
     {"plane", GeometryType::kPlane, kPlaneFields},
     {"pointSet", GeometryType::kPointSet, kPointSetFields},
     {"implicit", GeometryType::kImplicitGeometry, kImplicitFields},
+    {"surfaceMesh", GeometryType::kSurfaceMesh, kMeshFields},
+    {"lineMesh", GeometryType::kLineMesh, kMeshFields},
+    {"tetrahedralMesh", GeometryType::kTetrahedralMesh, kMeshFields},
 };
 
 constexpr std::pair<const char*, GeometryMethod> kMethods[] = {
@@ -132,6 +146,7 @@ constexpr std::pair<const char*, GeometryMethod> kMethods[] = {
 constexpr std::pair<const char*, ContactElementType> kElementTypes[] = {
     {"pointDirection", ContactElementType::kPointDirection},
     {"pointIndexDirection", ContactElementType::kPointIndexDirection},
+    {"cellIndex", ContactElementType::kCellIndex},
 };
 
 const GeometryTypeSpec* findType(std::string_view name) {
@@ -354,6 +369,12 @@ void store(Geometry& g, Slot slot, const FieldValue& f) {
       g.p2 = f.v;
       g.count = static_cast<uint32_t>(f.v.x) * static_cast<uint32_t>(f.v.y) * static_cast<uint32_t>(f.v.z);
       break;
+    case Slot::kCellFirst:
+      g.p2.x = static_cast<float>(f.u);
+      break;
+    case Slot::kCellCount:
+      g.p2.y = static_cast<float>(f.u);
+      break;
     case Slot::kInlinePoints:
     case Slot::kInlinePrevious:
     case Slot::kInlineSamples:
@@ -476,6 +497,11 @@ bool readGeometry(io::JsonReader& r, Geometry& g, std::string& name, PendingGeom
       return r.failAtKey("previousPoints",
                          "has " + std::to_string(pending.inlinePrevious.size()) + " points, expected " +
                              std::to_string(pending.inlinePoints.size()) + " (one per point of \"points\")");
+    }
+  }
+  for (const FieldValue& f : fields) {
+    if ((f.name == "cellFirst" || f.name == "cellCount") && f.u > (1u << 24)) {
+      return r.failAtKey(f.name, "is " + std::to_string(f.u) + ": at most 2^24");
     }
   }
   if (type->type == GeometryType::kImplicitGeometry && pending.hasInlineSamples) {
@@ -614,6 +640,12 @@ std::string fieldText(const Geometry& g, const FieldSpec& s) {
             std::to_string(static_cast<uint32_t>(g.p2.y)) + ", " +
             std::to_string(static_cast<uint32_t>(g.p2.z)) + "]";
       break;
+    case Slot::kCellFirst:
+      out = std::to_string(static_cast<uint32_t>(g.p2.x));
+      break;
+    case Slot::kCellCount:
+      out = std::to_string(static_cast<uint32_t>(g.p2.y));
+      break;
     case Slot::kInlinePoints:
     case Slot::kInlinePrevious:
     case Slot::kInlineSamples:
@@ -650,6 +682,9 @@ Result<GeometryQueryFile> parseGeometryQueries(std::string_view json) {
     if (key == "points") return readPoints(r, file.points);
     if (key == "previousPoints") return readPoints(r, previousPoints.emplace());
     if (key == "gridSamples") return readSamples(r, file.gridSamples);
+    if (key == "cells") {
+      return r.readArray([&](size_t) { return r.readUint32(file.cells.emplace_back()); });
+    }
     if (key == "state") return readState(r, state.emplace());
     if (key == "geometries") {
       geometries = true;
@@ -663,9 +698,8 @@ Result<GeometryQueryFile> parseGeometryQueries(std::string_view json) {
       return r.readArray([&](size_t) { return readQuery(r, queries.emplace_back()); });
     }
     return r.fail(
-        "unknown key (known keys here: format, version, points, previousPoints, gridSamples, geometries, "
-        "queries, "
-        "state)");
+        "unknown key (known keys here: format, version, points, previousPoints, gridSamples, cells, "
+        "geometries, queries, state)");
   });
   checkHeader(r, kQueryFileFormat, format, version);
   if (!r.failed() && !geometries) r.fail("missing required key \"geometries\"");
@@ -815,6 +849,14 @@ std::string writeGeometryQueries(const GeometryQueryFile& file) {
     }
     out += "\n  ],\n";
   }
+  if (!file.cells.empty()) {
+    out += "  \"cells\": [";
+    for (size_t i = 0; i < file.cells.size(); ++i) {
+      out += i == 0 ? "\n    " : i % 12 == 0 ? ",\n    " : ", ";
+      out += std::to_string(file.cells[i]);
+    }
+    out += "\n  ],\n";
+  }
   out += "  \"geometries\": [";
   for (size_t i = 0; i < file.geometries.size(); ++i) {
     const Geometry& g = file.geometries[i];
@@ -879,8 +921,9 @@ void appendElement(std::string& out, const ContactElement& e) {
   out += "{\"type\": \"";
   out += contactElementTypeName(e.type);
   out += "\", ";
-  if (e.type == ContactElementType::kPointIndexDirection)
+  if (e.type == ContactElementType::kPointIndexDirection || e.type == ContactElementType::kCellIndex)
     out += "\"index\": " + std::to_string(e.index) + ", ";
+  if (e.cell != 0) out += "\"cell\": " + std::to_string(e.cell) + ", ";
   out += "\"point\": ";
   appendVector(out, e.point, 3);
   out += ", \"direction\": ";
@@ -900,16 +943,21 @@ bool readElement(io::JsonReader& r, ContactElement& e, uint32_t query) {
     if (key == "point") return point = true, readPoint(r, e.point);
     if (key == "direction") return direction = true, readPoint(r, e.direction);
     if (key == "depth") return depth = true, r.readFloat(e.point.w);
-    return r.fail("unknown key (known keys here: type, index, point, direction, depth)");
+    if (key == "cell") return r.readUint32(e.cell);
+    return r.fail("unknown key (known keys here: type, index, cell, point, direction, depth)");
   });
   if (!ok) return false;
   for (auto [seen, name] : {std::pair{type, "type"}, std::pair{point, "point"},
                             std::pair{direction, "direction"}, std::pair{depth, "depth"}}) {
     if (!seen) return r.fail(std::string("missing required key \"") + name + "\"");
   }
-  const bool indexed = e.type == ContactElementType::kPointIndexDirection;
-  if (indexed && !index) return r.fail("missing required key \"index\" of a pointIndexDirection element");
-  if (!indexed && index) return r.failAtKey("index", "only a pointIndexDirection element has an index");
+  const bool indexed =
+      e.type == ContactElementType::kPointIndexDirection || e.type == ContactElementType::kCellIndex;
+  if (indexed && !index)
+    return r.fail("missing required key \"index\" of a pointIndexDirection or cellIndex element");
+  if (!indexed && index) {
+    return r.failAtKey("index", "only a pointIndexDirection or cellIndex element has an index");
+  }
   return true;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cpu/geometry_queries.h"
+#include "cpu/geometry_queries_mesh.h"
 #include "scene/validate.h"
 #include "shared/geometry_queries_math.h"
 #include "util/try.h"
@@ -145,6 +146,7 @@ Status validateGrid(const Geometry& g, ElementName f, size_t sampleCount) {
 
 Status validateGeometry(const Geometry& g, ElementName f, size_t pointCount, size_t sampleCount) {
   const uint32_t type = static_cast<uint32_t>(g.type);
+  if (cpu::isMeshType(g.type)) return {};  // cpu::validateMeshGeometries (src/cpu/geometry_queries_mesh.cpp)
   if (type >= gpu::kGeomTypeCount) return invalid(f + ".type is " + std::to_string(type) + ": unknown geometry type");
   if (g.flags != 0 && !(type == gpu::kGeomPlane && g.flags == kGeometryFlagBidirectional)) {
     return invalid(f + ".flags is " + std::to_string(g.flags) + ": only a plane takes kGeometryFlagBidirectional");
@@ -344,6 +346,7 @@ Status validate(const GeometryQueryInput& in) {
     if (std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z)) continue;  // names only on error
     VKC_TRY(checkFinite("points[" + std::to_string(i) + "]", p, 3));
   }
+  VKC_TRY(cpu::validateMeshGeometries(in));
   for (size_t i = 0; i < in.gridSamples.size(); ++i) {
     if (!std::isfinite(in.gridSamples[i])) {
       return invalid("gridSamples[" + std::to_string(i) + "] is " + num(in.gridSamples[i]) + ": must be finite");
@@ -375,6 +378,10 @@ Status validate(const GeometryQueryInput& in) {
     const uint32_t tb = static_cast<uint32_t>(in.geometries[q.b].type);
     const uint32_t lo = std::min(ta, tb);
     const uint32_t hi = std::max(ta, tb);
+    if (cpu::isMeshType(static_cast<GeometryType>(hi))) {
+      VKC_TRY(cpu::validateMeshQuery(lo, hi, q.method, str(f)));
+      continue;
+    }
     if (!gpu::geomPairSupported(lo, hi)) {
       return invalid(f + ": " + typeName(lo) + " vs " + typeName(hi) + " is not collidable (N/A in the seed's table)");
     }

@@ -93,8 +93,8 @@ TEST(GeometryQueriesBadInput, PointRangeOutsideArray) {
 
 TEST(GeometryQueriesBadInput, UnknownTypeAndMethod) {
   Batch b = validBatch();
-  b.geometries[1].type = static_cast<GeometryType>(9);
-  expectRefusedUnwritten(b, ErrorCode::kInvalidArgument, "geometries[1].type is 9");
+  b.geometries[1].type = static_cast<GeometryType>(10);
+  expectRefusedUnwritten(b, ErrorCode::kInvalidArgument, "geometries[1].type is 10");
   Batch c = validBatch();
   c.queries[1].method = static_cast<GeometryMethod>(3);
   expectRefusedUnwritten(c, ErrorCode::kInvalidArgument, "queries[1].method is 3");

@@ -35,6 +35,7 @@ struct Batch {
   std::vector<Float4> previousPoints;
   std::vector<Geometry> previousGeometries;  // empty, or one per geometry (moving primitives)
   std::vector<Float4> state;  // continuous queries' persistent state (kept between runs)
+  std::vector<uint32_t> cells;  // the meshes' cells
   std::vector<ContactElement> elementsA, elementsB;
   std::vector<ContactRange> ranges;
 
@@ -46,6 +47,22 @@ struct Batch {
     const uint32_t first = static_cast<uint32_t>(points.size());
     points.insert(points.end(), p.begin(), p.end());
     return add(Geometry::pointSet(first, static_cast<uint32_t>(p.size())));
+  }
+  // A mesh of type `type` over new points `vertices` and the cells `cellIndices` (vertex numbers, 3, 2
+  // or 4 per cell).
+  uint32_t addMesh(GeometryType type, const std::vector<Float4>& vertices,
+                   const std::vector<uint32_t>& cellIndices) {
+    const uint32_t first = static_cast<uint32_t>(points.size());
+    const uint32_t entry = static_cast<uint32_t>(cells.size());
+    points.insert(points.end(), vertices.begin(), vertices.end());
+    cells.insert(cells.end(), cellIndices.begin(), cellIndices.end());
+    const uint32_t n =
+        type == GeometryType::kLineMesh ? 2u : (type == GeometryType::kTetrahedralMesh ? 4u : 3u);
+    const uint32_t vc = static_cast<uint32_t>(vertices.size());
+    const uint32_t cc = static_cast<uint32_t>(cellIndices.size() / n);
+    if (type == GeometryType::kLineMesh) return add(Geometry::lineMesh(first, vc, entry, cc));
+    if (type == GeometryType::kTetrahedralMesh) return add(Geometry::tetrahedralMesh(first, vc, entry, cc));
+    return add(Geometry::surfaceMesh(first, vc, entry, cc));
   }
   void query(uint32_t a, uint32_t b) { queries.push_back(GeometryQuery{a, b, GeometryMethod::kStatic, 0}); }
   // A continuous query whose state entries start at `stateFirst` (state grows to hold them, zeroed).
@@ -69,7 +86,7 @@ struct Batch {
   }
 
   GeometryQueryInput input() const {
-    return {geometries, points, queries, gridSamples, previousPoints, previousGeometries};
+    return {geometries, points, queries, gridSamples, previousPoints, previousGeometries, cells};
   }
 
   // Runs with room for `capacity` contacts; the output is filled with a sentinel first.

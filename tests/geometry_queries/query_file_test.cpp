@@ -294,7 +294,7 @@ TEST(QueryFile, BadFilesNameTheJsonPath) {
               "geometries[1].colour: unknown key (geometry keys: name, type, centre, radius");
   expectError(sphere + ", " + R"({"type": "torus", "centre": [0, 0, 0]})", q,
               "geometries[1].type: unknown geometry type \"torus\" (known: sphere, capsule, cylinder, box, "
-              "plane, pointSet, implicit)");
+              "plane, pointSet, implicit, surfaceMesh, lineMesh, tetrahedralMesh)");
   expectError(sphere + ", " + R"({"centre": [0, 0, 0], "radius": 1})", q,
               "geometries[1]: missing required key \"type\"");
   expectError(
@@ -414,7 +414,8 @@ TEST(QueryFile, BadContactsFilesAreRefused) {
           {head +
                R"("contacts": 1, "written": 1, "overflow": false, "queries": [{"a": 0, "b": 1, "first": 0, "count": 1, "elementsA": [{"type": "pointIndexDirection", "point": [0, 0, 0], "direction": [0, 0, 1], "depth": 1}], "elementsB": [)" +
                element + "]}]}",
-           "queries[0].elementsA[0]: missing required key \"index\" of a pointIndexDirection element"},
+           "queries[0].elementsA[0]: missing required key \"index\" of a pointIndexDirection or cellIndex "
+           "element"},
           {head + R"("contacts": 1, "written": 1, "overflow": true, "queries": []})",
            "overflow: must be true exactly when written < contacts"},
           {head +

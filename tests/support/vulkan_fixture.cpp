@@ -1,5 +1,9 @@
 #include "support/vulkan_fixture.h"
 
+#include <cstring>
+
+#include "vulkan/recorder.h"
+
 namespace vkc::test {
 namespace {
 std::mutex gMutex;
@@ -112,6 +116,98 @@ detail::Buffer VulkanTest::hostBuffer(VkDeviceSize bytes) {
   auto b = impl().allocator->createBuffer(bytes, detail::MemoryUsage::kReadback);
   EXPECT_TRUE(b.ok()) << b.message();
   return b ? std::move(b.value()) : detail::Buffer{};
+}
+
+std::vector<unsigned char> VulkanTest::runCheckShader(std::span<const uint32_t> spirv, const void* cases,
+                                                      size_t caseBytes, size_t resultBytes, uint32_t count,
+                                                      uint32_t groupSize) {
+  auto& c = impl();
+  auto& vk = c.vk;
+  std::vector<unsigned char> results;
+  VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  smci.codeSize = spirv.size_bytes();
+  smci.pCode = spirv.data();
+  VkShaderModule module = VK_NULL_HANDLE;
+  if (vk.vkCreateShaderModule(c.device, &smci, nullptr, &module) != VK_SUCCESS) {
+    ADD_FAILURE() << "vkCreateShaderModule failed";
+    return results;
+  }
+  VkDescriptorSetLayoutBinding bindings[2] = {};
+  for (uint32_t i = 0; i < 2; ++i) {
+    bindings[i].binding = i;
+    bindings[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    bindings[i].descriptorCount = 1;
+    bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+  }
+  VkDescriptorSetLayoutCreateInfo dslci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  dslci.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
+  dslci.bindingCount = 2;
+  dslci.pBindings = bindings;
+  VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
+  EXPECT_EQ(vk.vkCreateDescriptorSetLayout(c.device, &dslci, nullptr, &setLayout), VK_SUCCESS);
+  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(uint32_t)};
+  VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  plci.setLayoutCount = 1;
+  plci.pSetLayouts = &setLayout;
+  plci.pushConstantRangeCount = 1;
+  plci.pPushConstantRanges = &range;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  EXPECT_EQ(vk.vkCreatePipelineLayout(c.device, &plci, nullptr, &layout), VK_SUCCESS);
+  VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+  cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  cpci.stage.module = module;
+  cpci.stage.pName = "main";
+  cpci.layout = layout;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  EXPECT_EQ(vk.vkCreateComputePipelines(c.device, VK_NULL_HANDLE, 1, &cpci, nullptr, &pipeline), VK_SUCCESS);
+  {
+    detail::Buffer in = hostBuffer(caseBytes * count);
+    detail::Buffer out = hostBuffer(resultBytes * count);
+    if (pipeline != VK_NULL_HANDLE && in.mapped() != nullptr && out.mapped() != nullptr) {
+      std::memcpy(in.mapped(), cases, caseBytes * count);
+      std::memset(out.mapped(), 0xFF, resultBytes * count);
+      submit([&](VkCommandBuffer cmd) {
+        VkDescriptorBufferInfo infos[2] = {{in.handle(), 0, VK_WHOLE_SIZE}, {out.handle(), 0, VK_WHOLE_SIZE}};
+        VkWriteDescriptorSet writes[2] = {};
+        for (uint32_t i = 0; i < 2; ++i) {
+          writes[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+          writes[i].dstBinding = i;
+          writes[i].descriptorCount = 1;
+          writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+          writes[i].pBufferInfo = &infos[i];
+        }
+        vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+        vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 2, writes);
+        vk.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(uint32_t), &count);
+        vk.vkCmdDispatch(cmd, (count + groupSize - 1) / groupSize, 1, 1);
+        detail::globalBarrier(c, cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_WRITE_BIT,
+                              VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+      });
+      const auto* bytes = static_cast<const unsigned char*>(out.mapped());
+      results.assign(bytes, bytes + resultBytes * count);
+    } else {
+      ADD_FAILURE() << "runCheckShader: no pipeline or no mapped buffers";
+    }
+  }
+  vk.vkDestroyPipeline(c.device, pipeline, nullptr);
+  vk.vkDestroyPipelineLayout(c.device, layout, nullptr);
+  vk.vkDestroyDescriptorSetLayout(c.device, setLayout, nullptr);
+  vk.vkDestroyShaderModule(c.device, module, nullptr);
+  return results;
+}
+
+std::string firstDifference(const void* cpu, const void* device, size_t bytes) {
+  const auto* x = static_cast<const unsigned char*>(cpu);
+  const auto* y = static_cast<const unsigned char*>(device);
+  for (size_t w = 0; w + 4 <= bytes; w += 4) {
+    if (std::memcmp(x + w, y + w, 4) == 0) continue;
+    float a = 0, b = 0;
+    std::memcpy(&a, x + w, 4);
+    std::memcpy(&b, y + w, 4);
+    return "at byte " + std::to_string(w) + ": " + std::to_string(a) + " vs " + std::to_string(b);
+  }
+  return {};
 }
 
 std::string backendName(const ::testing::TestParamInfo<Backend>& info) {

@@ -43,12 +43,23 @@ class VulkanTest : public ::testing::Test {
   detail::Buffer hostBuffer(VkDeviceSize bytes);
   // Records with fn, submits on the context's queue and waits; fails the test on error.
   void submit(const std::function<void(VkCommandBuffer)>& fn);
+  // Runs a test shader (tests/*/*.comp: SPIR-V words) over `count` cases of caseBytes each, one
+  // invocation per case in groups of groupSize: binding 0 the cases, binding 1 the results
+  // (resultBytes each, filled with 0xFF first), push constant the case count. Returns the results'
+  // bytes (empty on failure, which fails the test).
+  std::vector<unsigned char> runCheckShader(std::span<const uint32_t> spirv, const void* cases,
+                                            size_t caseBytes, size_t resultBytes, uint32_t count,
+                                            uint32_t groupSize);
 
  private:
   Context* ctx_ = nullptr;
 };
 
 void VulkanTest_expectNoValidationMessagesIf(bool check);
+
+// Where two results of a check shader (runCheckShader) differ: "at byte B: x vs y", the first
+// differing 32-bit word read as floats; "" when they are bitwise equal.
+std::string firstDifference(const void* cpu, const void* device, size_t bytes);
 
 // One test body for every backend: TEST_P on this fixture, instantiated with VKC_ALL_BACKENDS.
 // For the Vulkan parameter it behaves like VulkanTest (validated context, messages fail the test).

@@ -1,0 +1,380 @@
+// The mesh rows of the geometry queries on the CPU (include/vkcollide/geometry_queries.h, issue 17):
+// validation of the mesh geometries, the Geometry builders of the mesh types, and the driver: per
+// mesh geometry a BVH over its cells (the BVH stage's CPU builder, src/cpu/bvh.cpp), built on first
+// use in a call; per query the cells whose boxes overlap the other geometry's box, in cell order,
+// each through the shared per-cell arithmetic (shaders/shared/geometry_queries_mesh.h). kCpuSimd runs
+// this scalar code too.
+#include "cpu/geometry_queries_mesh.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstring>
+#include <vector>
+
+#include "cpu/bvh.h"
+#include "cpu/geometry_queries.h"
+#include "shared/geometry_queries_mesh.h"
+#include "util/try.h"
+#include "vkcollide/bvh.h"
+
+namespace vkc {
+
+namespace {
+
+using gpu::uvec4;
+using gpu::vec3;
+
+Error invalid(const std::string& message) {
+  return Error{ErrorCode::kInvalidArgument, message};
+}
+
+const char* meshTypeName(uint32_t type) {
+  if (type == gpu::kGeomSurfaceMesh) return "surface mesh";
+  if (type == gpu::kGeomLineMesh) return "line mesh";
+  return "tetrahedral mesh";
+}
+
+const char* cellName(uint32_t type) {
+  if (type == gpu::kGeomSurfaceMesh) return "triangle";
+  if (type == gpu::kGeomLineMesh) return "segment";
+  return "tetrahedron";
+}
+
+Geometry makeMesh(GeometryType type, uint32_t firstVertex, uint32_t vertexCount, uint32_t firstCellEntry,
+                  uint32_t cellCount) {
+  Geometry g;
+  g.type = type;
+  g.first = firstVertex;
+  g.count = vertexCount;
+  g.p2 = Float4{static_cast<float>(firstCellEntry), static_cast<float>(cellCount), 0.0f, 0.0f};
+  return g;
+}
+
+// A mesh's cell range (validated: whole numbers below 2^24).
+struct CellRange {
+  uint32_t first = 0;  // entry in input.cells
+  uint32_t count = 0;  // cells
+  uint32_t corners = 3;
+};
+
+CellRange cellRange(const Geometry& g) {
+  return CellRange{static_cast<uint32_t>(g.p2.x), static_cast<uint32_t>(g.p2.y),
+                   gpu::geomMeshCorners(static_cast<uint32_t>(g.type))};
+}
+
+vec3 vertexAt(const GeometryQueryInput& in, const Geometry& g, uint32_t v) {
+  const Float4& p = in.points[g.first + v];
+  return vec3(p.x, p.y, p.z);
+}
+
+bool isWhole(float v) {
+  return v >= 0.0f && v <= static_cast<float>(gpu::kGeomMeshMaxEntries) && std::floor(v) == v;
+}
+
+Status validateMesh(const GeometryQueryInput& in, const Geometry& g, size_t gi) {
+  const std::string f =
+      "geometries[" + std::to_string(gi) + "] (" + meshTypeName(static_cast<uint32_t>(g.type)) + ")";
+  const auto zero = [](const Float4& v) { return v.x == 0.0f && v.y == 0.0f && v.z == 0.0f && v.w == 0.0f; };
+  if (!zero(g.p0) || !zero(g.p1) || g.p2.z != 0.0f || g.p2.w != 0.0f) {
+    return invalid(f + ": p0, p1, p2.z and p2.w are unused by a mesh, must be 0");
+  }
+  if (g.flags != 0) return invalid(f + ".flags is " + std::to_string(g.flags) + ": a mesh takes no flags");
+  if (!isWhole(g.p2.x)) {
+    return invalid(f + ".p2.x (first cell entry) is " + std::to_string(g.p2.x) +
+                   ": must be a whole number in [0, 2^24]");
+  }
+  if (!isWhole(g.p2.y)) {
+    return invalid(f + ".p2.y (cell count) is " + std::to_string(g.p2.y) +
+                   ": must be a whole number in [0, 2^24]");
+  }
+  if (g.count > gpu::kGeomMeshMaxEntries) {
+    return invalid(f + ".count (vertex count) is " + std::to_string(g.count) + ": at most 2^24");
+  }
+  if (g.first > in.points.size() || g.count > in.points.size() - g.first) {
+    return invalid(f + " covers points [" + std::to_string(g.first) + ", " +
+                   std::to_string(static_cast<uint64_t>(g.first) + g.count) + "): points holds " +
+                   std::to_string(in.points.size()));
+  }
+  const CellRange r = cellRange(g);
+  const uint64_t entries = static_cast<uint64_t>(r.count) * r.corners;
+  if (r.first > in.cells.size() || entries > in.cells.size() - r.first) {
+    return invalid(f + " covers cells [" + std::to_string(r.first) + ", " +
+                   std::to_string(r.first + entries) + ") (" + std::to_string(r.count) + " " +
+                   cellName(static_cast<uint32_t>(g.type)) + "s): cells holds " +
+                   std::to_string(in.cells.size()));
+  }
+  for (uint32_t c = 0; c < r.count; ++c) {
+    const size_t e0 = r.first + static_cast<size_t>(c) * r.corners;
+    double p[4][3];
+    for (uint32_t k = 0; k < r.corners; ++k) {
+      const uint32_t v = in.cells[e0 + k];
+      if (v >= g.count) {
+        return invalid(f + ": cells[" + std::to_string(e0 + k) + "] (" +
+                       cellName(static_cast<uint32_t>(g.type)) + " " + std::to_string(c) + ", corner " +
+                       std::to_string(k) + ") is " + std::to_string(v) + ": the mesh has " +
+                       std::to_string(g.count) + " vertices");
+      }
+      const Float4& x = in.points[g.first + v];
+      p[k][0] = x.x;
+      p[k][1] = x.y;
+      p[k][2] = x.z;
+    }
+    double u[3], w[3], s[3];
+    for (int i = 0; i < 3; ++i) {
+      u[i] = p[1][i] - p[0][i];
+      w[i] = r.corners > 2 ? p[2][i] - p[0][i] : 0.0;
+      s[i] = r.corners > 3 ? p[3][i] - p[0][i] : 0.0;
+    }
+    const double n[3] = {u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0]};
+    const std::string cell = std::string(cellName(static_cast<uint32_t>(g.type))) + " " + std::to_string(c) +
+                             " (cells[" + std::to_string(e0) + ", " + std::to_string(e0 + r.corners) + "))";
+    if (r.corners == 2 && u[0] == 0.0 && u[1] == 0.0 && u[2] == 0.0) {
+      return invalid(f + ": " + cell + " has zero length (degenerate cell)");
+    }
+    if (r.corners == 3 && n[0] == 0.0 && n[1] == 0.0 && n[2] == 0.0) {
+      return invalid(f + ": " + cell + " has zero area (degenerate cell)");
+    }
+    if (r.corners == 4 && n[0] * s[0] + n[1] * s[1] + n[2] * s[2] == 0.0) {
+      return invalid(f + ": " + cell + " has zero volume (degenerate cell)");
+    }
+  }
+  return {};
+}
+
+struct Tree {
+  bool built = false;
+  std::vector<BvhNode> nodes;
+  std::vector<Aabb> boxes;
+  std::vector<uint32_t> parents;
+};
+
+bool overlaps(const Aabb& a, const vec3& lo, const vec3& hi) {
+  return !(a.hi.x < lo.x || a.hi.y < lo.y || a.hi.z < lo.z || hi.x < a.lo.x || hi.y < a.lo.y ||
+           hi.z < a.lo.z);
+}
+
+}  // namespace
+
+static_assert(static_cast<uint32_t>(GeometryType::kSurfaceMesh) == gpu::kGeomSurfaceMesh);
+static_assert(static_cast<uint32_t>(GeometryType::kLineMesh) == gpu::kGeomLineMesh);
+static_assert(static_cast<uint32_t>(GeometryType::kTetrahedralMesh) == gpu::kGeomTetrahedralMesh);
+static_assert(static_cast<uint32_t>(ContactElementType::kCellIndex) == gpu::kElementCellIndex);
+static_assert(static_cast<uint32_t>(CellType::kTetrahedron) == gpu::kGeomCellTetrahedron);
+static_assert(offsetof(ContactElement, cell) == offsetof(gpu::GeomElement, pad));
+
+Geometry Geometry::surfaceMesh(uint32_t firstVertex, uint32_t vertexCount, uint32_t firstCellEntry,
+                               uint32_t cellCount) {
+  return makeMesh(GeometryType::kSurfaceMesh, firstVertex, vertexCount, firstCellEntry, cellCount);
+}
+Geometry Geometry::lineMesh(uint32_t firstVertex, uint32_t vertexCount, uint32_t firstCellEntry,
+                            uint32_t cellCount) {
+  return makeMesh(GeometryType::kLineMesh, firstVertex, vertexCount, firstCellEntry, cellCount);
+}
+Geometry Geometry::tetrahedralMesh(uint32_t firstVertex, uint32_t vertexCount, uint32_t firstCellEntry,
+                                   uint32_t cellCount) {
+  return makeMesh(GeometryType::kTetrahedralMesh, firstVertex, vertexCount, firstCellEntry, cellCount);
+}
+
+uint32_t contactCellIds(const GeometryQueryInput& input, const Geometry& mesh, const ContactElement& e,
+                        uint32_t ids[4]) {
+  if (!cpu::isMeshType(mesh.type) || e.cell == 0) return 0;
+  if (e.type == ContactElementType::kPointIndexDirection) {
+    ids[0] = e.index;
+    return 1;
+  }
+  const CellRange r = cellRange(mesh);
+  const uint32_t corners = contactCellCorners(e);
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < r.corners; ++k) {
+    if (corners & (1u << k)) ids[n++] = input.cells[r.first + static_cast<size_t>(e.index) * r.corners + k];
+  }
+  return n;
+}
+
+namespace cpu {
+
+bool isMeshType(GeometryType type) {
+  return gpu::geomIsMesh(static_cast<uint32_t>(type));
+}
+
+Status validateMeshGeometries(const GeometryQueryInput& in) {
+  for (size_t i = 0; i < in.geometries.size(); ++i) {
+    const Geometry& g = in.geometries[i];
+    if (!isMeshType(g.type)) continue;
+    VKC_TRY(validateMesh(in, g, i));
+    if (!in.previousGeometries.empty() && std::memcmp(&in.previousGeometries[i], &g, sizeof g) != 0) {
+      return invalid("previousGeometries[" + std::to_string(i) + "]: geometries[" + std::to_string(i) +
+                     "] is a mesh: its previous pose must equal it (a mesh moves by its vertices)");
+    }
+  }
+  return {};
+}
+
+Status validateMeshQuery(uint32_t lo, uint32_t hi, GeometryMethod method, const std::string& name) {
+  static const char* const kNames[] = {"sphere",    "capsule",         "cylinder",          "oriented box",
+                                       "plane",     "point set",       "implicit geometry", "surface mesh",
+                                       "line mesh", "tetrahedral mesh"};
+  const std::string pair = std::string(kNames[lo]) + " vs " + kNames[hi];
+  // N/A in the seed's table: a point set against a line mesh (a point has nothing to hit on a line).
+  if (lo == gpu::kGeomPointSet && hi == gpu::kGeomLineMesh) {
+    return invalid(name + ": " + pair + " is not collidable (N/A in the seed's table)");
+  }
+  if (!gpu::geomMeshPairSupported(lo, hi)) {
+    return Error{ErrorCode::kUnsupported, name + ": " + pair + " is not built yet (issue 17)"};
+  }
+  if (method != GeometryMethod::kStatic) {
+    return invalid(name + ".method is kContinuous: " + pair + " has no continuous method (static only)");
+  }
+  return {};
+}
+
+Status refuseMeshQueriesOnVulkan(const GeometryQueryInput& in) {
+  for (size_t i = 0; i < in.queries.size(); ++i) {
+    const GeometryQuery& q = in.queries[i];
+    if (q.a >= in.geometries.size() || q.b >= in.geometries.size()) continue;  // validation names it
+    if (isMeshType(in.geometries[q.a].type) || isMeshType(in.geometries[q.b].type)) {
+      return Error{ErrorCode::kUnsupported,
+                   "queries[" + std::to_string(i) +
+                       "]: a mesh geometry on kVulkan: the Vulkan path of the mesh "
+                       "queries is not built yet (kCpuScalar and kCpuSimd run them)"};
+    }
+  }
+  return {};
+}
+
+struct MeshQueries::State {
+  const GeometryQueryInput* in = nullptr;
+  std::vector<Tree> trees;  // per geometry, built on first use
+  std::vector<uint32_t> candidates;
+  std::vector<uint32_t> stack;
+
+  const Tree& tree(uint32_t gi) {
+    Tree& t = trees[gi];
+    if (t.built) return t;
+    const Geometry& g = in->geometries[gi];
+    const CellRange r = cellRange(g);
+    t.built = true;
+    if (r.count == 0) return t;
+    t.nodes.resize(bvhNodeCount(r.count));
+    t.boxes.resize(r.count);
+    t.parents.resize(r.count);
+    const BvhInput b{.vertices = in->points.subspan(g.first, g.count),
+                     .indices = in->cells.subspan(r.first, static_cast<size_t>(r.count) * r.corners),
+                     .verticesPerPrimitive = r.corners,
+                     .nodes = t.nodes,
+                     .primitiveBoxes = t.boxes,
+                     .leafParents = t.parents};
+    // The input is validated (ranges, indices, finite points): the build cannot fail.
+    (void)buildBvhCpu(b, Backend::kCpuScalar);
+    return t;
+  }
+
+  // The cells of mesh gi whose boxes overlap [lo, hi], in cell order, into candidates.
+  void overlapping(uint32_t gi, vec3 lo, vec3 hi, bool bruteForce) {
+    candidates.clear();
+    const uint32_t count = cellRange(in->geometries[gi]).count;
+    if (count == 0) return;
+    const Tree& t = tree(gi);
+    if (bruteForce) {
+      for (uint32_t c = 0; c < count; ++c) {
+        if (overlaps(t.boxes[c], lo, hi)) candidates.push_back(c);
+      }
+      return;
+    }
+    walkBvh(
+        t.nodes, stack,
+        [&](const BvhNode& n) {
+          return overlaps(Aabb{n.lo, n.hi}, lo, hi);
+        },
+        [&](uint32_t c) {
+          if (overlaps(t.boxes[c], lo, hi)) candidates.push_back(c);
+        });
+    std::sort(candidates.begin(), candidates.end());
+  }
+};
+
+MeshQueries::MeshQueries(const GeometryQueryInput& input) : state_(std::make_unique<State>()) {
+  state_->in = &input;
+  state_->trees.resize(input.geometries.size());
+}
+
+MeshQueries::~MeshQueries() = default;
+
+bool MeshQueries::handles(size_t qi) const {
+  const GeometryQuery& q = state_->in->queries[qi];
+  return isMeshType(state_->in->geometries[q.a].type) || isMeshType(state_->in->geometries[q.b].type);
+}
+
+uint64_t MeshQueries::contacts(size_t qi, const GeometryQueryOutput& output, uint64_t total,
+                               uint64_t capacity, bool bruteForce) {
+  State& st = *state_;
+  const GeometryQueryInput& in = *st.in;
+  const GeometryQuery& q = in.queries[qi];
+  const bool meshIsA = isMeshType(in.geometries[q.a].type);
+  const uint32_t meshIndex = meshIsA ? q.a : q.b;
+  const Geometry& mesh = in.geometries[meshIndex];
+  const Geometry& other = in.geometries[meshIsA ? q.b : q.a];
+  const uint32_t meshType = static_cast<uint32_t>(mesh.type);
+  const uint32_t otherType = static_cast<uint32_t>(other.type);
+  const CellRange r = cellRange(mesh);
+  const uint32_t query = static_cast<uint32_t>(qi);
+  uint64_t found = 0;
+  const auto emit = [&](const gpu::GeomElement& m, const gpu::GeomElement& o) {
+    const uint64_t at = total + found++;
+    if (at >= capacity) return;
+    output.elementsA[at] = cpu::toContactElement(meshIsA ? m : o, query);
+    output.elementsB[at] = cpu::toContactElement(meshIsA ? o : m, query);
+  };
+  const auto cellIds = [&](uint32_t c) {
+    uvec4 ids(0u);
+    for (uint32_t k = 0; k < r.corners; ++k)
+      ids[k] = in.cells[r.first + static_cast<size_t>(c) * r.corners + k];
+    return ids;
+  };
+  const auto at = [&](uint32_t v) { return vertexAt(in, mesh, v); };
+  gpu::GeomElement em, eo;
+  if (meshType == gpu::kGeomTetrahedralMesh) {  // against a point set: per point, the tetrahedra holding it
+    for (uint32_t k = 0; k < other.count; ++k) {
+      const Float4& p = in.points[other.first + k];
+      const vec3 x(p.x, p.y, p.z);
+      const float margin = 1e-5f * std::max({std::abs(x.x), std::abs(x.y), std::abs(x.z), 1e-30f});
+      st.overlapping(meshIndex, x - margin, x + margin, bruteForce);
+      for (uint32_t c : st.candidates) {
+        const uvec4 ids = cellIds(c);
+        if (gpu::geomTetraPoint(at(ids.x), at(ids.y), at(ids.z), at(ids.w), ids, c, x, k, em, eo))
+          emit(em, eo);
+      }
+    }
+    return found;
+  }
+  // A sphere or a capsule: its box, widened by a relative margin above float rounding.
+  const vec3 p0(other.p0.x, other.p0.y, other.p0.z);
+  const vec3 p1 = otherType == gpu::kGeomCapsule ? vec3(other.p1.x, other.p1.y, other.p1.z) : p0;
+  const float radius = other.p0.w;
+  const float scale = std::max({std::abs(p0.x), std::abs(p0.y), std::abs(p0.z), std::abs(p1.x),
+                                std::abs(p1.y), std::abs(p1.z), radius});
+  const float reach = radius + 1e-5f * scale;
+  st.overlapping(meshIndex, glm::min(p0, p1) - reach, glm::max(p0, p1) + reach, bruteForce);
+  const uint32_t slots = gpu::geomMeshSlotsPerCell(meshType, otherType);
+  for (uint32_t c : st.candidates) {
+    const uvec4 ids = cellIds(c);
+    for (uint32_t slot = 0; slot < slots; ++slot) {
+      bool hit = false;
+      if (meshType == gpu::kGeomSurfaceMesh && otherType == gpu::kGeomSphere) {
+        hit = gpu::geomTriangleBall(at(ids.x), at(ids.y), at(ids.z), ids, c, p0, radius, em, eo);
+      } else if (meshType == gpu::kGeomSurfaceMesh) {
+        hit = gpu::geomTriangleCapsule(at(ids.x), at(ids.y), at(ids.z), ids, c, p0, p1, radius, slot, em, eo);
+      } else if (otherType == gpu::kGeomSphere) {
+        hit = gpu::geomSegmentBall(at(ids.x), at(ids.y), ids, c, p0, radius, em, eo);
+      } else {
+        hit = gpu::geomSegmentCapsule(at(ids.x), at(ids.y), ids, c, p0, p1, radius, em, eo);
+      }
+      if (hit) emit(em, eo);
+    }
+  }
+  return found;
+}
+
+}  // namespace cpu
+}  // namespace vkc
