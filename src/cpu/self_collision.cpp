@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <numeric>
 
 #include "cpu/bounds.h"
 #include "cpu/executor.h"
@@ -111,13 +112,13 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
                               in.particles.size(), all ? nullptr : L.itemParticles.data() + sc.firstItem + w.begin,
                               w.end - w.begin, g, ck + w.begin);
       }
-      for (uint32_t i = w.begin; i < w.end; ++i) {
-        if (!simd) {
+      if (!simd) {
+        for (uint32_t i = w.begin; i < w.end; ++i) {
           const Float4& p = in.particles[L.itemParticles[sc.firstItem + i]];
           ck[i] = gpu::selfCellKey(g, {p.x, p.y, p.z});
         }
-        ci[i] = sc.firstItem + i;
       }
+      std::iota(ci + w.begin, ci + w.end, sc.firstItem + w.begin);
     }
   });
   // Stable: equal keys keep the item order. Both backends give the one stable order (the SIMD

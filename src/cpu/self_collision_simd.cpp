@@ -90,16 +90,6 @@ inline void fillColumnStarts(std::vector<uint32_t>& start) {
   }
 }
 
-// start[c - c0]: the first slot whose column (key >> 16) is >= c, for the cloth's columns c0 .. and
-// the two rows above its last (columnStartsSize entries). Returns c0.
-inline uint32_t buildColumnStarts(const uint32_t* K, uint32_t n, std::vector<uint32_t>& start) {
-  start.assign(columnStartsSize(K, n), 0u);
-  if (n == 0) return 0u;
-  markColumnEnds(K, n, 0, n, start.data());
-  fillColumnStarts(start);
-  return K[0] >> 16;
-}
-
 // Sums each slot's corrections from the pairs a half-neighbourhood sweep found (local slots k < m, in
 // `found`), in the order the gather visits them: column (hash offsets of the neighbour's cells, in
 // selfColumnRange's order), then slot; the same selfPairCorrection calls as the scalar backend, in
@@ -476,6 +466,35 @@ void FindPairs(const SelfSorted& s, uint32_t begin, uint32_t n, const uint32_t* 
   }
 }
 
+// start[c - c0]: the first slot whose column (key >> 16) is >= c, for the cloth's columns c0 .. and
+// the two rows above its last (columnStartsSize entries, then a vector of slack). Returns c0. One pass,
+// no zeroing and no running maximum: where the column steps up from slot k - 1 to slot k, the entries
+// of the columns in between (slot k's and the empty ones below it) get k, by whole vectors (a vector's
+// overshoot past them is written again by the next step, or lands in the slack).
+uint32_t BuildColumnStarts(const uint32_t* K, uint32_t n, std::vector<uint32_t>& start) {
+  const hn::ScalableTag<uint32_t> du;
+  const uint32_t N = static_cast<uint32_t>(hn::Lanes(du));
+  const uint32_t size = columnStartsSize(K, n);
+  start.resize(size + N);
+  if (n == 0) return 0u;
+  const uint32_t c0 = K[0] >> 16;
+  uint32_t* const out = start.data();
+  auto fill = [&](uint32_t from, uint32_t to, uint32_t value) HWY_ATTR {
+    const auto v = hn::Set(du, value);
+    for (uint32_t i = from; i < to; i += N) hn::StoreU(v, du, out + i);
+  };
+  out[0] = 0;
+  uint32_t filled = 1;  // entries [0, filled) written
+  for (uint32_t k = 1; k < n; ++k) {
+    const uint32_t next = (K[k] >> 16) - c0 + 1u;  // one past slot k's column
+    if (next == filled) continue;
+    fill(filled, next, k);
+    filled = next;
+  }
+  fill(filled, size, n);
+  return c0;
+}
+
 // The whole sweep of one cloth (slots [begin, end)) on the calling thread: the table of column starts,
 // the pairs, the gather.
 void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGrid& grid, float d, float stiffness,
@@ -484,7 +503,7 @@ void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGri
   const uint32_t n = end - begin;
   const uint32_t* K = s.keys.data() + begin;
   thread_local std::vector<uint32_t> start;  // scratch reused across calls
-  const uint32_t c0 = buildColumnStarts(K, n, start);
+  const uint32_t c0 = BuildColumnStarts(K, n, start);
   std::vector<uint64_t> found;  // (k << 32 | m), k < m, local slots
   FindPairs(s, begin, n, start.data(), c0, nullptr, 0, n, grid, d, useRest, found);
   gatherFound(s, begin, n, K, found, grid, d, stiffness, counts, sums, pairs, filter);
