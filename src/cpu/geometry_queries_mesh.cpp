@@ -142,7 +142,8 @@ Status validateMesh(const GeometryQueryInput& in, const Geometry& g, size_t gi) 
   }
   if (!zero(g.p0) || !zero(g.p1) || (!closed && g.p2.z != 0.0f) || g.p2.w != 0.0f) {
     return invalid(f +
-                   ": p0, p1, p2.z (but a closed surface mesh's) and p2.w are unused by a mesh, must be 0");
+                   ": p0, p1, p2.z and p2.w are unused by a mesh (p2.z: but a closed surface mesh's search "
+                   "radius), must be 0");
   }
   if (closed && !(std::isfinite(g.p2.z) && g.p2.z >= 0.0f)) {
     return invalid(f + ".p2.z (search radius) is " + std::to_string(g.p2.z) + ": must be finite and >= 0");

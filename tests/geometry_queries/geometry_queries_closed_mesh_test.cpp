@@ -296,16 +296,28 @@ TEST(GeometryQueriesClosedMesh, BadInputNamesTheGeometry) {
     Batch b;
     b.points = m.vertices;
     b.cells = m.cells;
-    b.query(b.addPoints({v3(0.5f, 0.5f, 0.5f)}), b.add(Geometry::closedSurfaceMesh(0, 8, 0, 11, 0.0f)));
+    const uint32_t set = b.addPoints({v3(0.5f, 0.5f, 0.5f)});
+    b.query(set, b.add(Geometry::closedSurfaceMesh(0, 8, 0, 11, 0.0f)));
     expectRefusedUnwritten(b, ErrorCode::kInvalidArgument, "geometries[1] (surface mesh) is declared closed");
     expectRefusedUnwritten(b, ErrorCode::kInvalidArgument, "no opposite triangle (an open boundary edge)");
+  }
+  {  // iMSTK's ClosedSurfaceMeshToMeshCD point-set tests (VertexToTriangle, VertexToEdge,
+     // VertexToVertex) run on one open triangle, which iMSTK treats as one-sided: declared closed here
+     // it is refused (an open surface has no inside).
+    Batch b;
+    b.points = {v3(0.5f, 0.0f, -0.5f), v3(-0.5f, 0.0f, -0.5f), v3(0.0f, 0.0f, 0.5f)};
+    b.cells = {0, 1, 2};
+    const uint32_t mesh = b.add(Geometry::closedSurfaceMesh(0, 3, 0, 1, 0.0f));
+    b.query(mesh, b.addPoints({v3(0.0f, -1.0f, 0.0f)}));
+    expectRefusedUnwritten(b, ErrorCode::kInvalidArgument, "geometries[0] (surface mesh) is declared closed");
   }
   {  // One triangle flipped.
     Batch b;
     b.points = m.vertices;
     b.cells = m.cells;
     std::swap(b.cells[1], b.cells[2]);
-    b.query(b.addPoints({v3(0.5f, 0.5f, 0.5f)}), b.add(Geometry::closedSurfaceMesh(0, 8, 0, 12, 0.0f)));
+    const uint32_t set = b.addPoints({v3(0.5f, 0.5f, 0.5f)});
+    b.query(set, b.add(Geometry::closedSurfaceMesh(0, 8, 0, 12, 0.0f)));
     expectRefusedUnwritten(b, ErrorCode::kInvalidArgument, "in the same direction");
   }
   {  // A negative search radius; NaN.
@@ -313,7 +325,8 @@ TEST(GeometryQueriesClosedMesh, BadInputNamesTheGeometry) {
       Batch b;
       b.points = m.vertices;
       b.cells = m.cells;
-      b.query(b.addPoints({v3(0.5f, 0.5f, 0.5f)}), b.add(Geometry::closedSurfaceMesh(0, 8, 0, 12, r)));
+      const uint32_t set = b.addPoints({v3(0.5f, 0.5f, 0.5f)});
+      b.query(set, b.add(Geometry::closedSurfaceMesh(0, 8, 0, 12, r)));
       expectRefusedUnwritten(b, ErrorCode::kInvalidArgument,
                              "geometries[1] (surface mesh).p2.z (search radius)");
     }
@@ -322,7 +335,8 @@ TEST(GeometryQueriesClosedMesh, BadInputNamesTheGeometry) {
     Batch b;
     b.points = m.vertices;
     b.cells = m.cells;
-    b.query(b.addPoints({v3(0.5f, 0.5f, 0.5f)}), b.add(Geometry::surfaceMesh(0, 8, 0, 12)));
+    const uint32_t set = b.addPoints({v3(0.5f, 0.5f, 0.5f)});
+    b.query(set, b.add(Geometry::surfaceMesh(0, 8, 0, 12)));
     expectRefusedUnwritten(b, ErrorCode::kUnsupported,
                            "queries[0]: point set vs surface mesh needs a closed");
     Batch l;
@@ -330,7 +344,8 @@ TEST(GeometryQueriesClosedMesh, BadInputNamesTheGeometry) {
     l.cells = {0, 1};
     Geometry g = Geometry::lineMesh(0, 2, 0, 1);
     g.flags = kGeometryFlagClosed;
-    l.query(l.add(Geometry::sphere(Float4{0, 0, 0, 1})), l.add(g));
+    const uint32_t sphere = l.add(Geometry::sphere(Float4{0, 0, 0, 1}));
+    l.query(sphere, l.add(g));
     expectRefusedUnwritten(l, ErrorCode::kInvalidArgument, "a mesh takes no flags but a surface mesh's");
   }
 }
