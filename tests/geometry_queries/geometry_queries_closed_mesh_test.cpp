@@ -8,8 +8,7 @@
 #include <numbers>
 #include <random>
 
-#include "cpu/geometry_queries_mesh.h"
-#include "geometry_queries/geometry_queries_test_support.h"
+#include "geometry_queries/geometry_queries_mesh_test_support.h"
 
 namespace vkc::test::geometry {
 namespace {
@@ -268,21 +267,8 @@ TEST(GeometryQueriesClosedMesh, RandomPointsAgainstWindingNumbersAndBruteForce) 
       EXPECT_EQ(next, b.ranges[0].count);
       EXPECT_GT(checked, 2900u);
       // Brute force: every cell through the same driver.
-      const GeometryQueryInput in = b.input();
-      std::vector<ContactElement> ea(counts->contacts + 1), eb(counts->contacts + 1);
-      std::vector<ContactRange> ranges(b.queries.size());
-      const GeometryQueryOutput out{ea, eb, ranges, {}};
-      cpu::MeshQueries oracle(in);
-      uint64_t total = 0;
-      for (size_t q = 0; q < b.queries.size(); ++q) {
-        const uint64_t found = oracle.contacts(q, out, total, ea.size(), /*bruteForce=*/true);
-        ASSERT_EQ(found, b.ranges[q].count);
-        total += found;
-      }
-      for (uint64_t k = 0; k < total; ++k) {
-        ASSERT_TRUE(bitwiseEqual(ea[k], b.elementsA[k]) && bitwiseEqual(eb[k], b.elementsB[k]))
-            << "contact " << k;
-      }
+      expectBruteForceEqual(b, counts->contacts, 2e-5f);
+      const uint64_t total = counts->contacts;
       Batch s = b;
       ASSERT_TRUE(s.run(Backend::kCpuSimd, 10000).ok());
       for (uint64_t k = 0; k < total; ++k) ASSERT_TRUE(bitwiseEqual(s.elementsA[k], b.elementsA[k]));
