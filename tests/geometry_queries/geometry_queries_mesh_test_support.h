@@ -7,9 +7,11 @@
 
 namespace vkc::test::geometry {
 
-// b ran (kCpuScalar) and found `contacts`: the brute force finds the same contacts, bit for bit, each
-// satisfying the contact invariants within tolerance.
-inline void expectBruteForceEqual(const Batch& b, uint64_t contacts, float tolerance) {
+// b ran (kCpuScalar, capacity above `contacts`) and found `contacts`: the brute force finds the same
+// contacts, bit for bit, each satisfying the contact invariants within tolerance; kCpuSimd (which
+// runs the same code) too.
+inline void expectBruteForceAndSimdEqual(const Batch& b, uint64_t contacts, size_t capacity,
+                                         float tolerance) {
   const GeometryQueryInput in = b.input();
   std::vector<ContactElement> ea(contacts + 1), eb(contacts + 1);
   std::vector<ContactRange> ranges(b.queries.size());
@@ -27,6 +29,9 @@ inline void expectBruteForceEqual(const Batch& b, uint64_t contacts, float toler
         << "contact " << k;
     expectContactInvariants(b.elementsA[k], b.elementsB[k], tolerance);
   }
+  Batch s = b;
+  ASSERT_TRUE(s.run(Backend::kCpuSimd, capacity).ok());
+  for (uint64_t k = 0; k < total; ++k) ASSERT_TRUE(bitwiseEqual(s.elementsA[k], b.elementsA[k]));
 }
 
 }  // namespace vkc::test::geometry
