@@ -14,10 +14,13 @@
 // cylinder, box, plane), with a persistent per-point state the host keeps between calls.
 //
 // Meshes (static; docs/geometry-queries.md, "Meshes"): SurfaceMesh and LineMesh against Sphere and
-// Capsule, TetrahedralMesh against PointSet, on the CPU through a BVH per mesh (built per call);
-// other pairs with a mesh are refused (kUnsupported: not built yet; point set vs line mesh: N/A).
-// Contacts: a contact is a pair of elements at the same position of elementsA and elementsB. Each
-// element is a PointDirection (point, unit direction, depth) or, for a point set's side, a
+// Capsule, TetrahedralMesh against PointSet, a closed SurfaceMesh (kGeometryFlagClosed) against
+// PointSet (the seed's ClosedSurfaceMeshToMeshCD vertex pass: each point's closest point on the
+// mesh, inside when the angle-weighted pseudonormal of the closest feature faces away from the
+// point; the point moves to that closest point however deep, within the search radius), on the CPU through a
+// BVH per mesh (built per call); other pairs with a mesh are refused (kUnsupported: not built yet; point set
+// vs line mesh: N/A). Contacts: a contact is a pair of elements at the same position of elementsA and
+// elementsB. Each element is a PointDirection (point, unit direction, depth) or, for a point set's side, a
 // PointIndexDirection (the point's index within its set, with its position, direction, depth), or,
 // for a mesh's side, a PointIndexDirection of a vertex or a CellIndex of a cell (ContactElement):
 //   - point: this side's point deepest inside the other side (a point set: the point itself);
@@ -30,9 +33,10 @@
 // capsule-box (a capsule resting along a face: one at each end of its axis' span over the face, up
 // to 2); a point set gives one per point inside the other geometry; a surface or line mesh one per
 // touching cell (two for a capsule lying along a triangle's face), in cell order; a tetrahedral mesh
-// one per (point, tetrahedron holding it), by point then tetrahedron. Order: by query, then by slot
-// (box corners in the order x fastest with - before +; capsule ends 0 then 1; a manifold's points in
-// the clipped face's order; points in the set's order): deterministic.
+// one per (point, tetrahedron holding it), by point then tetrahedron; a closed surface mesh one per
+// point inside it, by point (the mesh's element: the closest feature, vertex, edge or triangle). Order: by
+// query, then by slot (box corners in the order x fastest with - before +; capsule ends 0 then 1; a
+// manifold's points in the clipped face's order; points in the set's order): deterministic.
 //
 // Only the CPU twin exists so far (queryGeometriesCpu); the data layouts are those the Vulkan path
 // will use (shaders/shared/geometry_queries.h) and the per-pair arithmetic is written once for both
@@ -83,6 +87,9 @@ enum class CellType : uint32_t {
 };
 
 inline constexpr uint32_t kGeometryFlagBidirectional = 1;  // Geometry::flags of a plane: two-sided
+// Geometry::flags of a surface mesh: closed (a watertight, consistently oriented surface with an
+// inside; validated, see "Meshes" below and docs/geometry-queries.md).
+inline constexpr uint32_t kGeometryFlagClosed = 2;
 inline constexpr uint32_t kNoPointIndex = 0xFFFFFFFFu;     // ContactElement::index of a PointDirection
 
 // One geometry; the same 64-byte layout as the device's (GeomShape). Fields by type (vectors in
@@ -111,6 +118,11 @@ inline constexpr uint32_t kNoPointIndex = 0xFFFFFFFFu;     // ContactElement::in
 //                 (triangle), 2 (segment) or 4 (tetrahedron) consecutive entries of input.cells: vertex
 //                 numbers relative to `first` (< count). Cells may not be degenerate: no zero-area
 //                 triangle, zero-length segment or zero-volume tetrahedron.
+//                 A surface mesh with flags kGeometryFlagClosed is a closed surface: every edge is
+//                 shared by exactly two triangles that use it in opposite directions (validated, an
+//                 error names the geometry and the edge); its outside is where the triangles' normals
+//                 (b - a) x (c - a) point. p2.z: its search radius, finite, >= 0 (0: unbounded): the
+//                 greatest depth at which a point is found inside (the seed's bound, the BVH's box).
 // Unit vectors must have length within 1e-3 of 1; they are renormalized before use.
 // Planes: one-sided (the seed's UnidirectionalPlane*): the inside is below the normal and a shape
 // is always pushed along the normal, however deep. Two-sided (Bidirectional*): a shape is pushed to
@@ -150,6 +162,9 @@ struct Geometry {
                               uint32_t cellCount);
   static Geometry lineMesh(uint32_t firstVertex, uint32_t vertexCount, uint32_t firstCellEntry,
                            uint32_t cellCount);
+  // A closed surface mesh (flags kGeometryFlagClosed, p2.z = searchRadius; 0: unbounded).
+  static Geometry closedSurfaceMesh(uint32_t firstVertex, uint32_t vertexCount, uint32_t firstCellEntry,
+                                    uint32_t cellCount, float searchRadius);
   static Geometry tetrahedralMesh(uint32_t firstVertex, uint32_t vertexCount, uint32_t firstCellEntry,
                                   uint32_t cellCount);
 };

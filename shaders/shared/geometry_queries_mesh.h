@@ -63,8 +63,10 @@ VKC_FN uint geomMeshCorners(uint type) {
 }
 
 // The static pairs with a mesh built so far (lo < hi in type order; the mesh is hi): surface mesh
-// or line mesh against a sphere or a capsule; tetrahedral mesh against a point set.
-VKC_FN bool geomMeshPairSupported(uint lo, uint hi) {
+// or line mesh against a sphere or a capsule; tetrahedral mesh against a point set; a closed surface
+// mesh (the geometry's flags: closed) against a point set.
+VKC_FN bool geomMeshPairSupported(uint lo, uint hi, bool closed) {
+  if (hi == kGeomSurfaceMesh && lo == kGeomPointSet) return closed;
   if (hi == kGeomSurfaceMesh || hi == kGeomLineMesh) return lo == kGeomSphere || lo == kGeomCapsule;
   if (hi == kGeomTetrahedralMesh) return lo == kGeomPointSet;
   return false;
@@ -349,6 +351,22 @@ VKC_FN bool geomTetraPoint(vec3 a, vec3 b, vec3 c, vec3 d, uvec4 ids, uint cell,
   tet = geomMeshElement(x + bestN * best, best, -bestN, cell, ids, 15u);
   point = geomMakeElement(x, best, bestN, kElementPointIndexDirection, pointIndex);
   return inside && best > 0.0f;
+}
+
+// A point x (index pointIndex in its set) against a closed surface mesh (the seed's
+// ClosedSurfaceMeshToMeshCD, vertex pass): q is the mesh's closest point to x, the feature `corners`
+// of triangle `cell` (vertex numbers ids), pn that feature's angle-weighted pseudonormal (a face: its
+// normal; an edge: the sum of its two faces' normals; a vertex: its faces' normals weighted by their
+// angles at it). x is inside when (x - q).pn < 0: the contact moves x to q (depth |q - x|, however
+// deep) and the mesh the opposite way. A point on the surface (depth 0) is no contact.
+VKC_FN bool geomClosedMeshPoint(vec3 x, vec3 q, vec3 pn, uvec4 ids, uint cell, uint corners, uint pointIndex,
+                                VKC_OUT(GeomElement) mesh, VKC_OUT(GeomElement) point) {
+  vec3 d = q - x;
+  float dist = sqrt(dot(d, d));
+  vec3 n = dist > 0.0f ? d / dist : -geomUnit(pn);
+  mesh = geomMeshElement(q, dist, -n, cell, ids, corners);
+  point = geomMakeElement(x, dist, n, kElementPointIndexDirection, pointIndex);
+  return dist > 0.0f && dot(x - q, pn) < 0.0f;
 }
 
 VKC_NAMESPACE_END

@@ -10,6 +10,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstring>
+#include <limits>
+#include <string>
 #include <vector>
 
 #include "cpu/bvh.h"
@@ -72,14 +74,80 @@ bool isWhole(float v) {
   return v >= 0.0f && v <= static_cast<float>(gpu::kGeomMeshMaxEntries) && std::floor(v) == v;
 }
 
+// A surface mesh's directed edges (from, to, triangle), sorted: triangle c's edge k runs from corner
+// k to corner k + 1 mod 3.
+struct DirectedEdge {
+  uint64_t key = 0;  // from << 32 | to
+  uint32_t cell = 0;
+};
+
+std::vector<DirectedEdge> directedEdges(const GeometryQueryInput& in, const CellRange& r) {
+  std::vector<DirectedEdge> edges;
+  edges.reserve(static_cast<size_t>(r.count) * 3);
+  for (uint32_t c = 0; c < r.count; ++c) {
+    const size_t e0 = r.first + static_cast<size_t>(c) * 3;
+    for (uint32_t k = 0; k < 3; ++k) {
+      const uint64_t from = in.cells[e0 + k], to = in.cells[e0 + (k + 1) % 3];
+      edges.push_back(DirectedEdge{from << 32 | to, c});
+    }
+  }
+  std::sort(edges.begin(), edges.end(), [](const DirectedEdge& a, const DirectedEdge& b) {
+    return a.key < b.key || (a.key == b.key && a.cell < b.cell);
+  });
+  return edges;
+}
+
+// The directed edge opposite `key` (to -> from), or nullptr.
+const DirectedEdge* findEdge(const std::vector<DirectedEdge>& edges, uint64_t key) {
+  const auto it = std::lower_bound(edges.begin(), edges.end(), key,
+                                   [](const DirectedEdge& e, uint64_t k) { return e.key < k; });
+  return it != edges.end() && it->key == key ? &*it : nullptr;
+}
+
+uint64_t reversed(uint64_t key) {
+  return (key << 32) | (key >> 32);
+}
+
+// kGeometryFlagClosed: every edge in exactly two triangles, used in opposite directions: each
+// directed edge once, and its reverse present.
+Status validateClosed(const GeometryQueryInput& in, const Geometry& g, const std::string& f) {
+  const std::vector<DirectedEdge> edges = directedEdges(in, cellRange(g));
+  const auto edgeName = [](uint64_t key) {
+    return "edge (" + std::to_string(key >> 32) + ", " + std::to_string(key & 0xFFFFFFFFu) + ")";
+  };
+  for (size_t i = 0; i < edges.size(); ++i) {
+    if (i + 1 < edges.size() && edges[i + 1].key == edges[i].key) {
+      return invalid(
+          f + " is declared closed (kGeometryFlagClosed) but triangles " + std::to_string(edges[i].cell) +
+          " and " + std::to_string(edges[i + 1].cell) + " both run along " + edgeName(edges[i].key) +
+          " in the same direction (inconsistent orientation, or an edge in more than two triangles)");
+    }
+    if (findEdge(edges, reversed(edges[i].key)) == nullptr) {
+      return invalid(f + " is declared closed (kGeometryFlagClosed) but " + edgeName(edges[i].key) +
+                     " of triangle " + std::to_string(edges[i].cell) +
+                     " has no opposite triangle (an open boundary edge)");
+    }
+  }
+  return {};
+}
+
 Status validateMesh(const GeometryQueryInput& in, const Geometry& g, size_t gi) {
   const std::string f =
       "geometries[" + std::to_string(gi) + "] (" + meshTypeName(static_cast<uint32_t>(g.type)) + ")";
   const auto zero = [](const Float4& v) { return v.x == 0.0f && v.y == 0.0f && v.z == 0.0f && v.w == 0.0f; };
-  if (!zero(g.p0) || !zero(g.p1) || g.p2.z != 0.0f || g.p2.w != 0.0f) {
-    return invalid(f + ": p0, p1, p2.z and p2.w are unused by a mesh, must be 0");
+  const bool closed = g.flags == kGeometryFlagClosed;
+  if (g.flags != 0 && !(closed && g.type == GeometryType::kSurfaceMesh)) {
+    return invalid(f + ".flags is " + std::to_string(g.flags) +
+                   ": a mesh takes no flags but a surface mesh's kGeometryFlagClosed");
   }
-  if (g.flags != 0) return invalid(f + ".flags is " + std::to_string(g.flags) + ": a mesh takes no flags");
+  if (!zero(g.p0) || !zero(g.p1) || (!closed && g.p2.z != 0.0f) || g.p2.w != 0.0f) {
+    return invalid(f +
+                   ": p0, p1, p2.z and p2.w are unused by a mesh (p2.z: but a closed surface mesh's search "
+                   "radius), must be 0");
+  }
+  if (closed && !(std::isfinite(g.p2.z) && g.p2.z >= 0.0f)) {
+    return invalid(f + ".p2.z (search radius) is " + std::to_string(g.p2.z) + ": must be finite and >= 0");
+  }
   if (!isWhole(g.p2.x)) {
     return invalid(f + ".p2.x (first cell entry) is " + std::to_string(g.p2.x) +
                    ": must be a whole number in [0, 2^24]");
@@ -139,6 +207,7 @@ Status validateMesh(const GeometryQueryInput& in, const Geometry& g, size_t gi) 
       return invalid(f + ": " + cell + " has zero volume (degenerate cell)");
     }
   }
+  if (closed) VKC_TRY(validateClosed(in, g, f));
   return {};
 }
 
@@ -147,6 +216,12 @@ struct Tree {
   std::vector<BvhNode> nodes;
   std::vector<Aabb> boxes;
   std::vector<uint32_t> parents;
+  // A closed surface mesh's angle-weighted pseudonormals (built on first use): per triangle its
+  // face's and its three edges' (edge k: corners k, k + 1 mod 3), per vertex its own.
+  bool normalsBuilt = false;
+  std::vector<vec3> faceNormals;
+  std::vector<vec3> edgeNormals;
+  std::vector<vec3> vertexNormals;
 };
 
 bool overlaps(const Aabb& a, const vec3& lo, const vec3& hi) {
@@ -170,6 +245,13 @@ Geometry Geometry::surfaceMesh(uint32_t firstVertex, uint32_t vertexCount, uint3
 Geometry Geometry::lineMesh(uint32_t firstVertex, uint32_t vertexCount, uint32_t firstCellEntry,
                             uint32_t cellCount) {
   return makeMesh(GeometryType::kLineMesh, firstVertex, vertexCount, firstCellEntry, cellCount);
+}
+Geometry Geometry::closedSurfaceMesh(uint32_t firstVertex, uint32_t vertexCount, uint32_t firstCellEntry,
+                                     uint32_t cellCount, float searchRadius) {
+  Geometry g = makeMesh(GeometryType::kSurfaceMesh, firstVertex, vertexCount, firstCellEntry, cellCount);
+  g.flags = kGeometryFlagClosed;
+  g.p2.z = searchRadius;
+  return g;
 }
 Geometry Geometry::tetrahedralMesh(uint32_t firstVertex, uint32_t vertexCount, uint32_t firstCellEntry,
                                    uint32_t cellCount) {
@@ -211,7 +293,8 @@ Status validateMeshGeometries(const GeometryQueryInput& in) {
   return {};
 }
 
-Status validateMeshQuery(uint32_t lo, uint32_t hi, GeometryMethod method, const std::string& name) {
+Status validateMeshQuery(uint32_t lo, uint32_t hi, bool closed, GeometryMethod method,
+                         const std::string& name) {
   static const char* const kNames[] = {"sphere",    "capsule",         "cylinder",          "oriented box",
                                        "plane",     "point set",       "implicit geometry", "surface mesh",
                                        "line mesh", "tetrahedral mesh"};
@@ -220,7 +303,12 @@ Status validateMeshQuery(uint32_t lo, uint32_t hi, GeometryMethod method, const 
   if (lo == gpu::kGeomPointSet && hi == gpu::kGeomLineMesh) {
     return invalid(name + ": " + pair + " is not collidable (N/A in the seed's table)");
   }
-  if (!gpu::geomMeshPairSupported(lo, hi)) {
+  if (!gpu::geomMeshPairSupported(lo, hi, closed)) {
+    if (lo == gpu::kGeomPointSet && hi == gpu::kGeomSurfaceMesh) {
+      return Error{ErrorCode::kUnsupported, name + ": " + pair +
+                                                " needs a closed surface mesh (kGeometryFlagClosed): an open "
+                                                "one has no inside (not built yet, issue 17)"};
+    }
     return Error{ErrorCode::kUnsupported, name + ": " + pair + " is not built yet (issue 17)"};
   }
   if (method != GeometryMethod::kStatic) {
@@ -267,6 +355,42 @@ struct MeshQueries::State {
                      .leafParents = t.parents};
     // The input is validated (ranges, indices, finite points): the build cannot fail.
     (void)buildBvhCpu(b, Backend::kCpuScalar);
+    return t;
+  }
+
+  // The pseudonormals of closed surface mesh gi (validated closed: every edge has its opposite).
+  const Tree& normals(uint32_t gi) {
+    Tree& t = trees[gi];
+    if (t.normalsBuilt) return t;
+    t.normalsBuilt = true;
+    const Geometry& g = in->geometries[gi];
+    const CellRange r = cellRange(g);
+    const auto at = [&](uint32_t c, uint32_t k) {
+      return in->cells[r.first + static_cast<size_t>(c) * 3 + k];
+    };
+    t.faceNormals.resize(r.count);
+    t.edgeNormals.resize(static_cast<size_t>(r.count) * 3);
+    t.vertexNormals.assign(g.count, vec3(0.0f));
+    for (uint32_t c = 0; c < r.count; ++c) {
+      vec3 p[3];
+      for (uint32_t k = 0; k < 3; ++k) p[k] = vertexAt(*in, g, at(c, k));
+      const vec3 n = gpu::geomTriangleNormal(p[0], p[1], p[2]);
+      t.faceNormals[c] = n;
+      for (uint32_t k = 0; k < 3; ++k) {
+        const vec3 e1 = p[(k + 1) % 3] - p[k], e2 = p[(k + 2) % 3] - p[k];
+        const float cosine = glm::dot(e1, e2) / std::sqrt(glm::dot(e1, e1) * glm::dot(e2, e2));
+        t.vertexNormals[at(c, k)] += n * std::acos(std::clamp(cosine, -1.0f, 1.0f));
+      }
+    }
+    const std::vector<DirectedEdge> edges = directedEdges(*in, r);
+    for (const DirectedEdge& e : edges) {
+      const DirectedEdge* o = findEdge(edges, reversed(e.key));
+      for (uint32_t k = 0; k < 3; ++k) {
+        if (at(e.cell, k) == (e.key >> 32) && at(e.cell, (k + 1) % 3) == (e.key & 0xFFFFFFFFu)) {
+          t.edgeNormals[static_cast<size_t>(e.cell) * 3 + k] = t.faceNormals[e.cell] + t.faceNormals[o->cell];
+        }
+      }
+    }
     return t;
   }
 
@@ -334,6 +458,41 @@ uint64_t MeshQueries::contacts(size_t qi, const GeometryQueryOutput& output, uin
   };
   const auto at = [&](uint32_t v) { return vertexAt(in, mesh, v); };
   gpu::GeomElement em, eo;
+  if (meshType == gpu::kGeomSurfaceMesh && otherType == gpu::kGeomPointSet) {
+    // Per point: the closest point of the triangles within the search radius (the first of equal
+    // ones in cell order), its feature's pseudonormal decides inside.
+    const Tree& t = st.normals(meshIndex);
+    const float radius = mesh.p2.z;
+    const float reach = radius > 0.0f ? radius : std::numeric_limits<float>::infinity();
+    for (uint32_t k = 0; k < other.count; ++k) {
+      const Float4& p = in.points[other.first + k];
+      const vec3 x(p.x, p.y, p.z);
+      st.overlapping(meshIndex, x - reach, x + reach, bruteForce);
+      bool any = false;
+      gpu::TriClosest best{};
+      uint32_t bestCell = 0;
+      for (uint32_t c : st.candidates) {
+        const uvec4 ids = cellIds(c);
+        const gpu::TriClosest cp = gpu::triClosestPoint(x, at(ids.x), at(ids.y), at(ids.z));
+        if (!any || cp.dist2 < best.dist2) {
+          any = true;
+          best = cp;
+          bestCell = c;
+        }
+      }
+      if (!any || (radius > 0.0f && best.dist2 > radius * radius)) continue;
+      const uvec4 ids = cellIds(bestCell);
+      const uint32_t corners = gpu::geomTriCorners(best);
+      vec3 pn = t.faceNormals[bestCell];
+      if (corners == 1u || corners == 2u || corners == 4u) {
+        pn = t.vertexNormals[ids[corners == 1u ? 0 : (corners == 2u ? 1 : 2)]];
+      } else if (corners != 7u) {  // an edge: corners 0-1 (3), 1-2 (6), 2-0 (5)
+        pn = t.edgeNormals[static_cast<size_t>(bestCell) * 3 + (corners == 3u ? 0 : (corners == 6u ? 1 : 2))];
+      }
+      if (gpu::geomClosedMeshPoint(x, best.point, pn, ids, bestCell, corners, k, em, eo)) emit(em, eo);
+    }
+    return found;
+  }
   if (meshType == gpu::kGeomTetrahedralMesh) {  // against a point set: per point, the tetrahedra holding it
     for (uint32_t k = 0; k < other.count; ++k) {
       const Float4& p = in.points[other.first + k];

@@ -18,9 +18,11 @@ bool isMeshType(GeometryType type);
 // indices, degenerate cells. Errors name the field.
 Status validateMeshGeometries(const GeometryQueryInput& input);
 
-// A query with a mesh on either side (lo <= hi: the types in order; name: "queries[3]"): static only,
-// a pair built so far (kUnsupported otherwise) or an N/A pair of the seed's table (kInvalidArgument).
-Status validateMeshQuery(uint32_t lo, uint32_t hi, GeometryMethod method, const std::string& name);
+// A query with a mesh on either side (lo <= hi: the types in order; closed: the mesh carries
+// kGeometryFlagClosed; name: "queries[3]"): static only, a pair built so far (kUnsupported otherwise)
+// or an N/A pair of the seed's table (kInvalidArgument).
+Status validateMeshQuery(uint32_t lo, uint32_t hi, bool closed, GeometryMethod method,
+                         const std::string& name);
 
 // kVulkan: the queries with a mesh are refused (kUnsupported), naming the first such query.
 Status refuseMeshQueriesOnVulkan(const GeometryQueryInput& input);

@@ -55,8 +55,10 @@ enum class Slot {
   kInlinePrevious,  // a point set's own previous points (appended to the file's previousPoints)
   kDims,            // p2 = (nx, ny, nz) as floats, count = nx * ny * nz
   kInlineSamples,
-  kCellFirst,  // a mesh's first entry in "cells": p2.x (a whole number as a float)
-  kCellCount,  // a mesh's cell count: p2.y
+  kCellFirst,     // a mesh's first entry in "cells": p2.x (a whole number as a float)
+  kCellCount,     // a mesh's cell count: p2.y
+  kFlagClosed,    // a surface mesh's kGeometryFlagClosed
+  kSearchRadius,  // a closed surface mesh's search radius: p2.z
 };
 
 struct FieldSpec {
@@ -124,6 +126,16 @@ constexpr FieldSpec kMeshFields[] = {
     {"cellFirst", FieldKind::kIndex, Slot::kCellFirst, false, false},
     {"cellCount", FieldKind::kIndex, Slot::kCellCount, true, false},
 };
+// A surface mesh: a mesh's fields, and "closed" (default false) with its "searchRadius" (default 0:
+// unbounded).
+constexpr FieldSpec kSurfaceMeshFields[] = {
+    {"first", FieldKind::kIndex, Slot::kFirst, false, false},
+    {"count", FieldKind::kIndex, Slot::kCount, true, false},
+    {"cellFirst", FieldKind::kIndex, Slot::kCellFirst, false, false},
+    {"cellCount", FieldKind::kIndex, Slot::kCellCount, true, false},
+    {"closed", FieldKind::kBool, Slot::kFlagClosed, false, false},
+    {"searchRadius", FieldKind::kLength, Slot::kSearchRadius, false, false},
+};
 
 constexpr GeometryTypeSpec kGeometryTypes[] = {
     {"sphere", GeometryType::kSphere, kSphereFields},
@@ -133,7 +145,7 @@ constexpr GeometryTypeSpec kGeometryTypes[] = {
     {"plane", GeometryType::kPlane, kPlaneFields},
     {"pointSet", GeometryType::kPointSet, kPointSetFields},
     {"implicit", GeometryType::kImplicitGeometry, kImplicitFields},
-    {"surfaceMesh", GeometryType::kSurfaceMesh, kMeshFields},
+    {"surfaceMesh", GeometryType::kSurfaceMesh, kSurfaceMeshFields},
     {"lineMesh", GeometryType::kLineMesh, kMeshFields},
     {"tetrahedralMesh", GeometryType::kTetrahedralMesh, kMeshFields},
 };
@@ -364,6 +376,12 @@ void store(Geometry& g, Slot slot, const FieldValue& f) {
       break;
     case Slot::kFlagBidirectional:
       g.flags = f.u != 0 ? (g.flags | kGeometryFlagBidirectional) : g.flags;
+      break;
+    case Slot::kFlagClosed:
+      g.flags = f.u != 0 ? (g.flags | kGeometryFlagClosed) : g.flags;
+      break;
+    case Slot::kSearchRadius:
+      g.p2.z = f.v.x;
       break;
     case Slot::kDims:
       g.p2 = f.v;
@@ -634,6 +652,12 @@ std::string fieldText(const Geometry& g, const FieldSpec& s) {
       break;
     case Slot::kFlagBidirectional:
       out = (g.flags & kGeometryFlagBidirectional) != 0 ? "true" : "false";
+      break;
+    case Slot::kFlagClosed:  // left out for an open mesh (the default)
+      if ((g.flags & kGeometryFlagClosed) != 0) out = "true";
+      break;
+    case Slot::kSearchRadius:
+      if (g.p2.z != 0.0f) io::appendFloat(out, g.p2.z);
       break;
     case Slot::kDims:
       out = "[" + std::to_string(static_cast<uint32_t>(g.p2.x)) + ", " +

@@ -379,7 +379,8 @@ Status validate(const GeometryQueryInput& in) {
     const uint32_t lo = std::min(ta, tb);
     const uint32_t hi = std::max(ta, tb);
     if (cpu::isMeshType(static_cast<GeometryType>(hi))) {
-      VKC_TRY(cpu::validateMeshQuery(lo, hi, q.method, str(f)));
+      const Geometry& mesh = tb == hi ? in.geometries[q.b] : in.geometries[q.a];
+      VKC_TRY(cpu::validateMeshQuery(lo, hi, (mesh.flags & kGeometryFlagClosed) != 0, q.method, str(f)));
       continue;
     }
     if (!gpu::geomPairSupported(lo, hi)) {

@@ -3,8 +3,7 @@
 // contact invariants, shared vertices with a point set, bad input, and kVulkan's refusal.
 #include <random>
 
-#include "cpu/geometry_queries_mesh.h"
-#include "geometry_queries/geometry_queries_test_support.h"
+#include "geometry_queries/geometry_queries_mesh_test_support.h"
 #include "shared/collide_meshes_math.h"
 
 namespace vkc::test::geometry {
@@ -192,28 +191,8 @@ TEST(GeometryQueriesMesh, BvhEqualsBruteForceOnRandomMeshes) {
         ASSERT_TRUE(bitwiseEqual(a0, b1) && bitwiseEqual(b0, a1)) << "query " << q << " contact " << i;
       }
     }
-    // The oracle: every cell of the mesh, through the same driver.
-    const GeometryQueryInput in = b.input();
-    std::vector<ContactElement> ea(counts->contacts + 1), eb(counts->contacts + 1);
-    std::vector<ContactRange> ranges(b.queries.size());
-    const GeometryQueryOutput out{ea, eb, ranges, {}};
-    cpu::MeshQueries oracle(in);
-    uint64_t total = 0;
-    for (size_t q = 0; q < b.queries.size(); ++q) {
-      const uint64_t found = oracle.contacts(q, out, total, ea.size(), /*bruteForce=*/true);
-      ASSERT_EQ(found, b.ranges[q].count) << "seed " << seed << " query " << q;
-      total += found;
-    }
-    ASSERT_EQ(total, counts->contacts);
-    for (uint64_t k = 0; k < total; ++k) {
-      ASSERT_TRUE(bitwiseEqual(ea[k], b.elementsA[k]) && bitwiseEqual(eb[k], b.elementsB[k]))
-          << "contact " << k;
-      expectContactInvariants(b.elementsA[k], b.elementsB[k], 2e-5f);
-    }
-    // kCpuSimd runs the same code.
-    Batch s = b;
-    ASSERT_TRUE(s.run(Backend::kCpuSimd, 200000).ok());
-    for (uint64_t k = 0; k < total; ++k) ASSERT_TRUE(bitwiseEqual(s.elementsA[k], b.elementsA[k]));
+    // The oracle: every cell of the mesh, through the same driver; kCpuSimd runs the same code.
+    expectBruteForceAndSimdEqual(b, counts->contacts, 200000, 2e-5f);
   }
 }
 

@@ -48,6 +48,40 @@ TEST(QueryFileMesh, ReadsMeshesAndRoundTripsBitwise) {
   EXPECT_EQ(writeGeometryQueries(*back), text);
 }
 
+// A closed surface mesh ("closed", "searchRadius") against a point set: read, run, written back
+// bitwise; a negative search radius is refused.
+TEST(QueryFileMesh, ClosedSurfaceMeshRoundTripsBitwise) {
+  const char* kClosed = R"({
+  "format": "vkcollide-queries", "version": 1,
+  "points": [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1], [0.1, 0.2, 0.1]],
+  "cells": [0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3],
+  "geometries": [
+    {"name": "tet", "type": "surfaceMesh", "count": 4, "cellCount": 4, "closed": true, "searchRadius": 0.5},
+    {"type": "pointSet", "first": 4, "count": 1}
+  ],
+  "queries": [{"a": 1, "b": "tet"}]
+})";
+  Result<GeometryQueryFile> f = parseGeometryQueries(kClosed);
+  ASSERT_TRUE(f) << f.message();
+  const Geometry closed = Geometry::closedSurfaceMesh(0, 4, 0, 4, 0.5f);
+  EXPECT_EQ(std::memcmp(&f->geometries[0], &closed, sizeof closed), 0);
+  std::vector<ContactElement> a(4), b(4);
+  std::vector<ContactRange> ranges(1);
+  Result<GeometryQueryCounts> counts = queryGeometriesCpu(f->input(), {a, b, ranges}, Backend::kCpuScalar);
+  ASSERT_TRUE(counts) << counts.message();
+  ASSERT_EQ(counts->contacts, 1u);  // 0.1 inside the faces x = 0 and z = 0: the first in cell order
+  EXPECT_NEAR(a[0].point.w, 0.1f, 1e-6f);
+  const std::string text = writeGeometryQueries(*f);
+  Result<GeometryQueryFile> back = parseGeometryQueries(text);
+  ASSERT_TRUE(back) << back.message() << "\n" << text;
+  EXPECT_EQ(std::memcmp(&back->geometries[0], &closed, sizeof closed), 0) << text;
+  std::string bad = kClosed;
+  bad.replace(bad.find("0.5}"), 3, "-1");
+  Result<GeometryQueryFile> refused = parseGeometryQueries(bad);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.message().find("geometries[0].searchRadius"), std::string::npos) << refused.message();
+}
+
 TEST(QueryFileMesh, ContactsWithCellElementsRoundTripBitwise) {
   Result<GeometryQueryFile> f = parseGeometryQueries(kMeshes);
   ASSERT_TRUE(f) << f.message();

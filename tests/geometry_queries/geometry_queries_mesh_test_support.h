@@ -1,0 +1,37 @@
+// The mesh queries' brute-force oracle for tests: every cell of each query's mesh through the same
+// driver (cpu::MeshQueries with bruteForce), compared bit for bit with a batch that ran.
+#pragma once
+
+#include "cpu/geometry_queries_mesh.h"
+#include "geometry_queries/geometry_queries_test_support.h"
+
+namespace vkc::test::geometry {
+
+// b ran (kCpuScalar, capacity above `contacts`) and found `contacts`: the brute force finds the same
+// contacts, bit for bit, each satisfying the contact invariants within tolerance; kCpuSimd (which
+// runs the same code) too.
+inline void expectBruteForceAndSimdEqual(const Batch& b, uint64_t contacts, size_t capacity,
+                                         float tolerance) {
+  const GeometryQueryInput in = b.input();
+  std::vector<ContactElement> ea(contacts + 1), eb(contacts + 1);
+  std::vector<ContactRange> ranges(b.queries.size());
+  const GeometryQueryOutput out{ea, eb, ranges, {}};
+  cpu::MeshQueries oracle(in);
+  uint64_t total = 0;
+  for (size_t q = 0; q < b.queries.size(); ++q) {
+    const uint64_t found = oracle.contacts(q, out, total, ea.size(), /*bruteForce=*/true);
+    ASSERT_EQ(found, b.ranges[q].count) << "query " << q;
+    total += found;
+  }
+  ASSERT_EQ(total, contacts);
+  for (uint64_t k = 0; k < total; ++k) {
+    ASSERT_TRUE(bitwiseEqual(ea[k], b.elementsA[k]) && bitwiseEqual(eb[k], b.elementsB[k]))
+        << "contact " << k;
+    expectContactInvariants(b.elementsA[k], b.elementsB[k], tolerance);
+  }
+  Batch s = b;
+  ASSERT_TRUE(s.run(Backend::kCpuSimd, capacity).ok());
+  for (uint64_t k = 0; k < total; ++k) ASSERT_TRUE(bitwiseEqual(s.elementsA[k], b.elementsA[k]));
+}
+
+}  // namespace vkc::test::geometry
