@@ -38,14 +38,20 @@
 // query, then by slot (box corners in the order x fastest with - before +; capsule ends 0 then 1; a
 // manifold's points in the clipped face's order; points in the set's order): deterministic.
 //
-// Only the CPU twin exists so far (queryGeometriesCpu); the data layouts are those the Vulkan path
-// will use (shaders/shared/geometry_queries.h) and the per-pair arithmetic is written once for both
-// (shaders/shared/geometry_queries_math.h).
+// Backends: the CPU twin (queryGeometriesCpu) and the Vulkan stage (GeometryQueryStage, below) share
+// the data layouts (shaders/shared/geometry_queries.h) and the per-slot arithmetic
+// (shaders/shared/geometry_queries_math.h, geometry_queries_implicit.h). queryGeometries() runs a
+// batch on any backend.
 #pragma once
 
-#include <cstdint>
-#include <span>
+#include <vulkan/vulkan.h>
 
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "vkcollide/context.h"
 #include "vkcollide/result.h"
 #include "vkcollide/types.h"
 
@@ -258,15 +264,17 @@ struct GeometryQueryCounts {
 Status validate(const GeometryQueryInput& input);
 
 // Checks the output against the input (validated first): elementsA and elementsB of equal sizes, one
-// range per query, each continuous query's state entries inside output.state with finite xyz and w
-// 0 or 1. queryGeometries* run both checks before writing anything.
+// range per query, each continuous query's state entries inside output.state (no two continuous
+// queries sharing an entry) with finite xyz and w 0 or 1. queryGeometries* run both checks before
+// writing anything.
 Status validateOutput(const GeometryQueryInput& input, const GeometryQueryOutput& output);
 
 // Runs the batch on the CPU. kCpuSimd runs the static point-set pairs with the analytic primitives
 // with SIMD lanes across the points, runs of consecutive static queries of one closed-form primitive
 // pair (sphere against sphere, capsule, cylinder, box or plane; capsule-capsule; capsule, cylinder or
 // box against a plane) with SIMD lanes across the queries, and the rest with the scalar code: the
-// same results as kCpuScalar, bit for bit. kVulkan is refused (kUnsupported). Validates the input and the output
+// same results as kCpuScalar, bit for bit. kVulkan is refused here (kUnsupported: use queryGeometries
+// or GeometryQueryStage). Validates the input and the output
 // first (validate, validateOutput): on error nothing is written, the state included. Elements of the
 // output past `written`, and those of queries with no contact, are left as they were; continuous
 // queries write their state entries.
@@ -287,11 +295,153 @@ inline uint32_t contactCellCorners(const ContactElement& e) {
 uint32_t contactCellIds(const GeometryQueryInput& input, const Geometry& mesh, const ContactElement& e,
                         uint32_t ids[4]);
 
-class Context;
+// --- Vulkan ---
+//
+// GeometryQueryStage runs batches on a Vulkan device in three dependent dispatches whatever the
+// numbers of queries, slots, points or pair families (one query of 1M points and 10k small queries
+// alike). The pairs are compiled into one shader per pair family (basic closed forms and point sets,
+// manifolds, GJK/EPA, implicit geometries, continuous), so that each pipeline holds only its own
+// pairs' code; a record runs only the families its batch holds:
+//   count  a dispatch per family present, one invocation per slot of its queries (a query's slots: see
+//          the file comment): evaluates it and ranks the hits within its tile of 64 slots;
+//   scan   one workgroup: the prefix over the tiles; writes the counts (GeometryQueryDeviceCounts);
+//   write  a dispatch per family present, evaluating the hit slots again and writing their elements
+//          at their (query, slot)-ordered positions below the capacity (and the continuous queries'
+//          new state), and a dispatch writing every query's range.
+// The dispatches of one level touch disjoint elements and have no barrier between them; barriers:
+// one before the uploads' copies, one before the first pass, one between the levels, one after. The
+// slot layout (each query's slots, a new tile where the pair family changes) is computed by the host
+// when record() uploads the batch. docs/geometry-queries.md lists the buffers.
+//
+// Contacts of a Vulkan record agree with kCpuScalar's: same count, ranges, types, indices and order,
+// and the same bits where the device rounds square roots and divisions as the CPU does (lavapipe:
+// measured so on every test batch; the shaders forbid fused multiply-adds and the shared math uses no
+// sin, cos or vec4 dot). On other devices point, direction and depth are expected within this
+// tolerance times (1 + |value|), except that an iterative pair (GJK/EPA, the capsule axis search)
+// may settle on another answer when its steps round differently (docs/geometry-queries.md).
+inline constexpr float kGeometryQueryTolerance = 1e-4f;
+
+// What the device writes after the contacts (32 bytes, at the counts buffer's offset): the counts of
+// GeometryQueryCounts, then a VkDispatchIndirectCommand for the host's next pass over the written
+// contacts: {ceil(written / indirectGroupSize), 1, 1}, at byte offset 16 (kGeometryQueryIndirectOffset).
+struct GeometryQueryDeviceCounts {
+  uint32_t contacts = 0;
+  uint32_t written = 0;
+  uint32_t overflow = 0;  // 1 when contacts > capacity
+  uint32_t pad = 0;
+  uint32_t dispatchX = 0;
+  uint32_t dispatchY = 0;
+  uint32_t dispatchZ = 0;
+  uint32_t pad1 = 0;
+};
+static_assert(sizeof(GeometryQueryDeviceCounts) == 32);
+inline constexpr VkDeviceSize kGeometryQueryIndirectOffset = 16;
+
+struct GeometryQueryStageCreateInfo {
+  uint32_t maxQueries = 0;      // queries per record
+  uint32_t maxGeometries = 0;   // geometries per record (and previous poses)
+  uint32_t maxPoints = 0;       // points per record in the stage's own point buffers (a host's buffer may hold more)
+  uint32_t maxGridSamples = 0;  // grid samples per record in the stage's own sample buffer (likewise)
+  uint32_t maxStates = 0;       // state entries of run()'s own state buffer (record() uses the host's)
+  uint32_t maxContacts = 0;     // capacity of the stage's own element buffers (a host's may differ)
+  // Slots per record, the layout's gaps included: the sum of every query's slot count (1 for most
+  // pairs, up to 8 for a manifold, the point count for a point set, the sample count of an implicit
+  // geometry against a cylinder, box or plane) plus up to 63 per change of pair family between
+  // consecutive queries. 0: maxPoints + 2 * maxGridSamples + 72 * maxQueries, enough when every point
+  // set and grid is in at most one query.
+  uint32_t maxSlots = 0;
+  uint32_t framesInFlight = 1;  // 1..kMaxFramesInFlight sets of buffers
+};
+
+// Where a record writes. A null buffer: the stage's own (elementsABuffer() etc.), of maxContacts
+// elements. The host's element buffers: the capacity in contacts is min(elementsA.size,
+// elementsB.size) / sizeof(ContactElement) (sizes in bytes, not VK_WHOLE_SIZE); both must be given or
+// neither. Ranges: one ContactRange per query. Counts: GeometryQueryDeviceCounts; to dispatch from
+// it, the buffer needs VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT (the stage's own has it). All need
+// STORAGE_BUFFER usage.
+struct GeometryQueryOutputBuffers {
+  BufferRange elementsA;
+  BufferRange elementsB;
+  BufferRange ranges;
+  BufferRange counts;
+};
+
+// One batch for record(). Arrays the device reads come either from the host's device buffers (read in
+// place; their values are not checked on the host: a NaN gives no contact, never an out-of-bounds
+// access) or from host memory (copied into the stage's buffers at record time, values validated).
+struct GeometryQueryRecordInfo {
+  std::span<const Geometry> geometries;          // copied into the upload at record time
+  std::span<const Geometry> previousGeometries;  // empty, or one per geometry (GeometryQueryInput); copied
+  std::span<const GeometryQuery> queries;        // copied
+  // The points: the host's buffer (pointBuffer non-null: pointCount Float4 read in place), or `points`
+  // copied into the stage's point buffer (pointCount 0 or points.size()).
+  BufferRange pointBuffer;
+  uint32_t pointCount = 0;
+  std::span<const Float4> points;
+  // Continuous queries: the points' previous positions, one per point, the same way: the host's
+  // buffer (pointCount Float4) or copied from `previousPoints`; neither without continuous queries.
+  BufferRange previousPointBuffer;
+  std::span<const Float4> previousPoints;
+  // Implicit geometries' samples: the host's buffer (gridSampleCount floats) or copied from `gridSamples`.
+  BufferRange gridSampleBuffer;
+  uint32_t gridSampleCount = 0;
+  std::span<const float> gridSamples;
+  // Continuous queries' persistent state (GeometryQueryOutput::state): the host's buffer of stateCount
+  // Float4, read and written in place; required when the batch has continuous queries.
+  BufferRange stateBuffer;
+  uint32_t stateCount = 0;
+  GeometryQueryOutputBuffers outputs;
+  uint32_t indirectGroupSize = 64;  // the workgroup size of the host's next pass (counts' dispatch)
+  uint32_t frame = 0;               // < framesInFlight
+  RecordSync sync;
+};
+
+// The geometry queries on a Vulkan device. create() does no queue work (its pipelines come from the
+// context's cache). Per frame in flight: a host-visible upload buffer that record() writes (the
+// geometries, previous poses, queries, the slot layout and the arrays given in host memory) and copies
+// into device buffers inside the host's command buffer, scratch (slot ranks, tile sums) and the
+// stage's own outputs. A frame's upload buffer is rewritten by its next record(): record a frame
+// again only after its previous submission completed (the usual frames-in-flight rule).
+class GeometryQueryStage {
+ public:
+  static Result<std::unique_ptr<GeometryQueryStage>> create(Context& context, const GeometryQueryStageCreateInfo& info);
+  static Result<MemoryRequirements> memoryRequirements(const Context& context, const GeometryQueryStageCreateInfo& info);
+  ~GeometryQueryStage();
+
+  // The stage has no static tables: nothing to record (kept for the stages' common shape).
+  Status recordUpload(VkCommandBuffer commandBuffer);
+  // Records one batch: the upload's copies, then the passes. Validates first (geometries, previous
+  // poses, queries, ranges against the arrays' counts, state entries, sizes against the stage's
+  // maxima, buffers, frame): on error nothing is recorded and the error names the field.
+  Status record(VkCommandBuffer commandBuffer, const GeometryQueryRecordInfo& info);
+
+  // Convenience path (frame 0, the stage's own buffers): validates like queryGeometriesCpu (output
+  // capacity at most maxContacts, state entries at most maxStates), records, submits, waits and writes
+  // the results back: counts, every range, elements [0, written) and the continuous queries' state
+  // entries. Nothing is written on error.
+  Result<GeometryQueryCounts> run(const GeometryQueryInput& input, const GeometryQueryOutput& output);
+  const std::vector<PassTiming>& timings() const;  // run(): GPU time per pass
+  const RecordStats& lastRecordStats() const;
+
+  // The stage's own outputs of `frame` (what a record with null output buffers writes).
+  BufferRange elementsABuffer(uint32_t frame = 0) const;
+  BufferRange elementsBBuffer(uint32_t frame = 0) const;
+  BufferRange rangesBuffer(uint32_t frame = 0) const;
+  BufferRange countsBuffer(uint32_t frame = 0) const;  // GeometryQueryDeviceCounts; INDIRECT_BUFFER usage
+
+  struct Impl;  // opaque
+
+ private:
+  friend struct detail::Internals;
+  explicit GeometryQueryStage(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
 
 // Runs the batch on any backend: kCpuScalar and kCpuSimd as queryGeometriesCpu; kVulkan on `context`
-// (required for kVulkan, ignored otherwise). The results are the same on every backend. kVulkan
-// refuses a batch with a mesh query (kUnsupported, naming the query): its mesh path is not built yet.
+// (required for kVulkan, ignored otherwise) through a GeometryQueryStage made for the batch.
+// Validated first on every backend (nothing written on error). The results agree across backends
+// (kGeometryQueryTolerance; bit for bit on lavapipe). kVulkan refuses a batch with a mesh query
+// (kUnsupported, naming the query): the mesh pairs' device path is not built yet.
 Result<GeometryQueryCounts> queryGeometries(Backend backend, Context* context, const GeometryQueryInput& input,
                                             const GeometryQueryOutput& output);
 

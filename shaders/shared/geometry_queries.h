@@ -62,6 +62,44 @@ VKC_CONSTANT(uint, kGeomRootSteps, 24u);
 // A capsule's axis against an implicit geometry: sampled at this many + 1 evenly spaced points.
 VKC_CONSTANT(uint, kGeomAxisSamples, 16u);
 
+// Pair families: the Vulkan stage compiles one shader per family (shaders/geometry_queries_<family>.comp),
+// each holding only its own pairs' code, so that no device compiler meets every pair at once (lavapipe's
+// did not finish a shader holding them all). A query's family (geomQueryFamily):
+//   BASIC       static pairs of primitives with closed forms or a search along a capsule's axis, and
+//               point sets against primitives (static);
+//   MANIFOLD    box-box and capsule-box (contact manifolds, polygon clipping);
+//   CONVEX      cylinder-cylinder and cylinder-box (GJK/EPA, local search fallback);
+//   IMPLICIT    static pairs with an implicit geometry;
+//   CONTINUOUS  the continuous method.
+// The numbers are macros too, for the preprocessor's `#if VKC_GEOM_WITH(family)`: a shader defines
+// VKC_GEOM_FAMILIES (a bit per family) before including the math; C++ compiles every family.
+#define VKC_GEOM_FAMILY_BASIC 0
+#define VKC_GEOM_FAMILY_MANIFOLD 1
+#define VKC_GEOM_FAMILY_CONVEX 2
+#define VKC_GEOM_FAMILY_IMPLICIT 3
+#define VKC_GEOM_FAMILY_CONTINUOUS 4
+#ifndef VKC_GEOM_FAMILIES
+#define VKC_GEOM_FAMILIES 31
+#endif
+#define VKC_GEOM_WITH(family) (((VKC_GEOM_FAMILIES) >> (family)) & 1)
+VKC_CONSTANT(uint, kGeomFamilyBasic, 0u);
+VKC_CONSTANT(uint, kGeomFamilyManifold, 1u);
+VKC_CONSTANT(uint, kGeomFamilyConvex, 2u);
+VKC_CONSTANT(uint, kGeomFamilyImplicit, 3u);
+VKC_CONSTANT(uint, kGeomFamilyContinuous, 4u);
+VKC_CONSTANT(uint, kGeomFamilyCount, 5u);
+
+// The family of a query of types ta, tb with `method` (a supported pair).
+VKC_FN uint geomQueryFamily(uint ta, uint tb, uint method) {
+  uint lo = min(ta, tb);
+  uint hi = max(ta, tb);
+  if (method == kGeomMethodContinuous) return kGeomFamilyContinuous;
+  if (hi == kGeomImplicit) return kGeomFamilyImplicit;
+  if (hi == kGeomOrientedBox && (lo == kGeomOrientedBox || lo == kGeomCapsule)) return kGeomFamilyManifold;
+  if (lo == kGeomCylinder && (hi == kGeomCylinder || hi == kGeomOrientedBox)) return kGeomFamilyConvex;
+  return kGeomFamilyBasic;
+}
+
 // Unit vectors (rotation quaternion, cylinder axis, plane normal) must have length within this of 1.
 VKC_CONSTANT(float, kGeomUnitTolerance, 1e-3f);
 

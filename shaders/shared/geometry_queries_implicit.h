@@ -453,18 +453,27 @@ VKC_FN bool geomQuerySlot(GeomShape a, GeomShape b, GeomShape prevA, GeomShape p
   newState = vec4(0.0f);
   hasState = false;
   bool implicitPair = a.info.x == kGeomImplicit || b.info.x == kGeomImplicit;
+  ea = geomMakeElement(vec3(0.0f), 0.0f, vec3(0.0f), kElementPointDirection, kGeomNoIndex);
+  eb = ea;
+  // Each family's code only where it is compiled (geometry_queries.h: VKC_GEOM_WITH).
+#if VKC_GEOM_WITH(VKC_GEOM_FAMILY_BASIC) || VKC_GEOM_WITH(VKC_GEOM_FAMILY_MANIFOLD) || VKC_GEOM_WITH(VKC_GEOM_FAMILY_CONVEX)
   if (method == kGeomMethodStatic && !implicitPair) {
     vec3 point = vec3(0.0f);
+#if VKC_GEOM_WITH(VKC_GEOM_FAMILY_BASIC)
     if (a.info.x == kGeomPointSet) point = geomPointAt(a.info.y + slot);
     if (b.info.x == kGeomPointSet) point = geomPointAt(b.info.y + slot);
+#endif
     return geomSlotContact(a, b, slot, point, ea, eb);
   }
+#endif
+#if VKC_GEOM_WITH(VKC_GEOM_FAMILY_IMPLICIT) || VKC_GEOM_WITH(VKC_GEOM_FAMILY_CONTINUOUS)
   bool swapped = geomSwapped(a, b);
   GeomShape s = swapped ? b : a;
   GeomShape t = swapped ? a : b;
-  GeomElement es;
-  GeomElement et;
+  GeomElement es = ea;
+  GeomElement et = ea;
   bool hit = false;
+#if VKC_GEOM_WITH(VKC_GEOM_FAMILY_CONTINUOUS)
   if (method == kGeomMethodContinuous) {
     // A point set and an analytic primitive (the point set is the higher type) or an implicit geometry.
     hasState = true;
@@ -475,9 +484,14 @@ VKC_FN bool geomQuerySlot(GeomShape a, GeomShape b, GeomShape prevA, GeomShape p
     } else {
       hit = geomContinuousCanonicalContact(s, t, tPrev, stateFirst + slot, slot, es, et, newState);
     }
-  } else {
-    hit = geomImplicitCanonicalContact(s, t, slot, es, et);
   }
+#endif
+#if VKC_GEOM_WITH(VKC_GEOM_FAMILY_IMPLICIT)
+  if (method == kGeomMethodStatic) hit = geomImplicitCanonicalContact(s, t, slot, es, et);
+#endif
   geomUnswap(swapped, es, et, ea, eb);
   return hit;
+#else
+  return false;
+#endif
 }

@@ -50,6 +50,10 @@ VKC_FN vec3 geomRotate(vec4 q, vec3 v) {
 }
 VKC_FN vec3 geomRotateInverse(vec4 q, vec3 v) { return geomRotate(vec4(-q.x, -q.y, -q.z, q.w), v); }
 
+// q renormalized. Its length is summed in order, not by dot(q, q): GLM sums a vec4 dot pairwise and a
+// GPU in order, which would round the two backends differently.
+VKC_FN vec4 geomQuatUnit(vec4 q) { return q / sqrt(((q.x * q.x + q.y * q.y) + q.z * q.z) + q.w * q.w); }
+
 VKC_FN GeomClosest geomMakeClosest(vec3 surface, vec3 normal, float distance) {
   GeomClosest c;
   c.point = vec4(surface, distance);
@@ -149,7 +153,7 @@ VKC_FN GeomClosest geomClosestShape(GeomShape s, vec3 p) {
   if (type == kGeomSphere) return geomClosestSphere(vec3(s.p0), s.p0.w, p);
   if (type == kGeomCapsule) return geomClosestCapsule(vec3(s.p0), vec3(s.p1), s.p0.w, p);
   if (type == kGeomCylinder) return geomClosestCylinder(vec3(s.p0), geomUnit(vec3(s.p1)), s.p0.w, s.p1.w, p);
-  return geomClosestBox(vec3(s.p0), s.p1 / sqrt(dot(s.p1, s.p1)), vec3(s.p2), p);
+  return geomClosestBox(vec3(s.p0), geomQuatUnit(s.p1), vec3(s.p2), p);
 }
 
 // --- Contacts
@@ -242,7 +246,7 @@ VKC_FN GeomSegmentLocal geomSegmentLocal(vec3 p0, vec3 p1, GeomShape s) {
   l.d0 = p0 - vec3(s.p0);
   l.d1 = p1 - vec3(s.p0);
   if (s.info.x == kGeomOrientedBox) {
-    vec4 q = s.p1 / sqrt(dot(s.p1, s.p1));
+    vec4 q = geomQuatUnit(s.p1);
     l.d0 = geomRotateInverse(q, l.d0);
     l.d1 = geomRotateInverse(q, l.d1);
   } else if (s.info.x == kGeomCylinder) {
@@ -340,7 +344,7 @@ VKC_FN vec3 geomBoxCornerRotated(GeomShape box, vec4 q, uint k) {
 }
 
 VKC_FN vec3 geomBoxCorner(GeomShape box, uint k) {
-  return geomBoxCornerRotated(box, box.p1 / sqrt(dot(box.p1, box.p1)), k);
+  return geomBoxCornerRotated(box, geomQuatUnit(box.p1), k);
 }
 
 // --- Box vs box: the separating axis test (3 + 3 face axes, 9 edge-edge axes). The axis of least
@@ -449,10 +453,14 @@ VKC_FN bool geomBoxFaceManifold(vec3 cR, vec3 R0, vec3 R1, vec3 R2, vec3 eR, uin
   poly.p[1] = centre + du - dv;
   poly.p[2] = centre + du + dv;
   poly.p[3] = centre - du + dv;
-  for (uint j = 0u; j < 3u; ++j) {
-    if (j == axis) continue;
-    poly = geomClipPolygon(poly, R[j], dot(cR, R[j]) + eR[j]);
-    poly = geomClipPolygon(poly, -R[j], eR[j] - dot(cR, R[j]));
+  // The four side planes: the two other axes in increasing order, each + then - (one clip in the loop
+  // body: the device compiles it once).
+  uint j0 = axis == 0u ? 1u : 0u;
+  uint j1 = axis == 2u ? 1u : 2u;
+  for (uint c = 0u; c < 4u; ++c) {
+    uint j = c < 2u ? j0 : j1;
+    bool plus = (c & 1u) == 0u;
+    poly = geomClipPolygon(poly, plus ? R[j] : -R[j], plus ? dot(cR, R[j]) + eR[j] : eR[j] - dot(cR, R[j]));
   }
   float faceOffset = dot(cR, nRef) + eR[axis];
   m.count = 0u;
@@ -476,8 +484,8 @@ VKC_FN bool geomBoxFaceManifold(vec3 cR, vec3 R0, vec3 R1, vec3 R2, vec3 eR, uin
 VKC_FN GeomManifold geomBoxBoxManifold(GeomShape s, GeomShape t) {
   GeomManifold m;
   m.count = 0u;
-  vec4 qs = s.p1 / sqrt(dot(s.p1, s.p1));
-  vec4 qt = t.p1 / sqrt(dot(t.p1, t.p1));
+  vec4 qs = geomQuatUnit(s.p1);
+  vec4 qt = geomQuatUnit(t.p1);
   vec3 A[3];
   vec3 B[3];
   A[0] = geomRotate(qs, vec3(1.0f, 0.0f, 0.0f));
@@ -526,9 +534,15 @@ VKC_FN GeomManifold geomBoxBoxManifold(GeomShape s, GeomShape t) {
     }
   }
   vec3 n = dot(d, bestAxis) < 0.0f ? -bestAxis : bestAxis;  // from s towards t
-  if (kind == 0u && geomBoxFaceManifold(cA, A[0], A[1], A[2], eA, bi, n, cB, B[0], B[1], B[2], eB, true, m)) return m;
-  if (kind == 1u && geomBoxFaceManifold(cB, B[0], B[1], B[2], eB, bi, -n, cA, A[0], A[1], A[2], eA, false, m)) {
-    return m;
+  if (kind < 2u) {
+    // A face axis: s's face (kind 0) or t's (kind 1) is the reference. One call (the device compiles
+    // the clipping once).
+    bool sRef = kind == 0u;
+    if (geomBoxFaceManifold(sRef ? cA : cB, sRef ? A[0] : B[0], sRef ? A[1] : B[1], sRef ? A[2] : B[2], sRef ? eA : eB,
+                            bi, sRef ? n : -n, sRef ? cB : cA, sRef ? B[0] : A[0], sRef ? B[1] : A[1],
+                            sRef ? B[2] : A[2], sRef ? eB : eA, sRef, m)) {
+      return m;
+    }
   }
   vec3 pA = vec3(0.0f);
   if (kind == 0u) {
@@ -588,7 +602,7 @@ VKC_FN GeomConvex geomMakeConvex(GeomShape s) {
   c.centre = vec3(s.p0);
   c.type = s.info.x;
   if (s.info.x == kGeomOrientedBox) {
-    vec4 q = s.p1 / sqrt(dot(s.p1, s.p1));
+    vec4 q = geomQuatUnit(s.p1);
     c.axis0 = geomRotate(q, vec3(1.0f, 0.0f, 0.0f));
     c.axis1 = geomRotate(q, vec3(0.0f, 1.0f, 0.0f));
     c.axis2 = geomRotate(q, vec3(0.0f, 0.0f, 1.0f));
@@ -639,12 +653,29 @@ VKC_FN vec3 geomSupportPoint(GeomConvex s, vec3 u) {
   return s.centre + a * (s.size.y * geomSignOrZero(au)) + radial;
 }
 
-// Direction k of the Fibonacci sphere of kGeomSphereSamples points.
+// (cos, sin) of 2^i golden angles (pi (3 - sqrt 5)), i < 6: the Fibonacci directions' angles as
+// products of fixed pairs, not by sin and cos (whose GPU and C library results differ in the last
+// bits, which the search would amplify into another local optimum).
+VKC_FN vec2 geomGoldenTurn(uint i) {
+  if (i == 0u) return vec2(-0.737368882f, 0.67549032f);
+  if (i == 1u) return vec2(0.0874257237f, -0.996171057f);
+  if (i == 2u) return vec2(-0.984713495f, -0.174181953f);
+  if (i == 3u) return vec2(0.93932128f, 0.343038619f);
+  if (i == 4u) return vec2(0.764648974f, 0.644446969f);
+  return vec2(0.16937618f, 0.985551476f);
+}
+
+// Direction k (< 64) of the Fibonacci sphere of kGeomSphereSamples points.
 VKC_FN vec3 geomFibonacciDirection(uint k) {
   float z = 1.0f - (2.0f * float(k) + 1.0f) / float(kGeomSphereSamples);
   float r = sqrt(max(1.0f - z * z, 0.0f));
-  float phi = 2.3999632f * float(k);  // the golden angle
-  return vec3(r * cos(phi), r * sin(phi), z);
+  vec2 cs = vec2(1.0f, 0.0f);  // k golden angles
+  for (uint i = 0u; i < 6u; ++i) {
+    if (((k >> i) & 1u) == 0u) continue;
+    vec2 g = geomGoldenTurn(i);
+    cs = vec2(cs.x * g.x - cs.y * g.y, cs.x * g.y + cs.y * g.x);
+  }
+  return vec3(r * cs.x, r * cs.y, z);
 }
 
 VKC_CONSTANT(uint, kGeomSearchStarts, 6u);  // the best candidates each refined by the pattern search
@@ -923,34 +954,48 @@ struct GeomPolytope {
   uint ne;
 };
 
+// The polytope is large (about 10 KB): C++ passes it to the helpers by reference; GLSL keeps it in one
+// private global of the invocation (GLSL passes an inout parameter by copy: every array copied in and
+// out per call, which lavapipe's compiler could not get rid of in reasonable time).
+#ifdef __cplusplus
+#define VKC_EPA_POLY_PARAM GeomPolytope &geomEpaPoly,
+#define VKC_EPA_POLY_ARG geomEpaPoly,
+#define VKC_EPA_POLY_DECL GeomPolytope geomEpaPoly;
+#else
+GeomPolytope geomEpaPoly;
+#define VKC_EPA_POLY_PARAM
+#define VKC_EPA_POLY_ARG
+#define VKC_EPA_POLY_DECL
+#endif
+
 // Appends face (i, j, k); false when it is degenerate or the origin is outside it (numerical trouble).
-VKC_FN bool geomEpaAddFace(VKC_INOUT(GeomPolytope) poly, uint i, uint j, uint k, float tiny) {
-  if (poly.nf >= kGeomEpaMaxFaces) return false;
-  vec3 n = cross(poly.v[j] - poly.v[i], poly.v[k] - poly.v[i]);
+VKC_FN bool geomEpaAddFace(VKC_EPA_POLY_PARAM uint i, uint j, uint k, float tiny) {
+  if (geomEpaPoly.nf >= kGeomEpaMaxFaces) return false;
+  vec3 n = cross(geomEpaPoly.v[j] - geomEpaPoly.v[i], geomEpaPoly.v[k] - geomEpaPoly.v[i]);
   float len = sqrt(dot(n, n));
   if (!(len > tiny)) return false;
   n = n / len;
-  float dist = dot(n, poly.v[i]);
+  float dist = dot(n, geomEpaPoly.v[i]);
   if (dist < -tiny) return false;
-  poly.f[poly.nf] = uvec4(i, j, k, 0u);
-  poly.plane[poly.nf] = vec4(n, dist);
-  poly.nf += 1u;
+  geomEpaPoly.f[geomEpaPoly.nf] = uvec4(i, j, k, 0u);
+  geomEpaPoly.plane[geomEpaPoly.nf] = vec4(n, dist);
+  geomEpaPoly.nf += 1u;
   return true;
 }
 
 // Adds edge (a, b) of a removed face to the horizon, or removes its twin (b, a): edges shared by two
 // removed faces are inside the hole.
-VKC_FN bool geomEpaAddEdge(VKC_INOUT(GeomPolytope) poly, uint a, uint b) {
-  for (uint e = 0u; e < poly.ne; ++e) {
-    if (poly.edge[e].x == b && poly.edge[e].y == a) {
-      poly.ne -= 1u;
-      poly.edge[e] = poly.edge[poly.ne];
+VKC_FN bool geomEpaAddEdge(VKC_EPA_POLY_PARAM uint a, uint b) {
+  for (uint e = 0u; e < geomEpaPoly.ne; ++e) {
+    if (geomEpaPoly.edge[e].x == b && geomEpaPoly.edge[e].y == a) {
+      geomEpaPoly.ne -= 1u;
+      geomEpaPoly.edge[e] = geomEpaPoly.edge[geomEpaPoly.ne];
       return true;
     }
   }
-  if (poly.ne >= kGeomEpaMaxEdges) return false;
-  poly.edge[poly.ne] = uvec2(a, b);
-  poly.ne += 1u;
+  if (geomEpaPoly.ne >= kGeomEpaMaxEdges) return false;
+  geomEpaPoly.edge[geomEpaPoly.ne] = uvec2(a, b);
+  geomEpaPoly.ne += 1u;
   return true;
 }
 
@@ -965,34 +1010,34 @@ VKC_FN bool geomEpa(GeomConvex s, GeomConvex t, GeomSimplex sx, VKC_OUT(float) d
   float coplanar = 1e-6f * scale;
   float acceptable = kGeomEpaAcceptable * scale;
   bool finishable = false;
-  GeomPolytope poly;
-  poly.v[0] = sx.p0;
-  poly.v[1] = sx.p1;
-  poly.v[2] = sx.p2;
-  poly.v[3] = sx.p3;
-  poly.nv = 4u;
-  poly.nf = 0u;
-  poly.ne = 0u;
+  VKC_EPA_POLY_DECL
+  geomEpaPoly.v[0] = sx.p0;
+  geomEpaPoly.v[1] = sx.p1;
+  geomEpaPoly.v[2] = sx.p2;
+  geomEpaPoly.v[3] = sx.p3;
+  geomEpaPoly.nv = 4u;
+  geomEpaPoly.nf = 0u;
+  geomEpaPoly.ne = 0u;
   // The tetrahedron's faces, wound outwards.
   for (uint k = 0u; k < 4u; ++k) {
     uint i0 = (k + 1u) % 4u;
     uint i1 = (k + 2u) % 4u;
     uint i2 = (k + 3u) % 4u;
-    vec3 n = cross(poly.v[i1] - poly.v[i0], poly.v[i2] - poly.v[i0]);
-    if (dot(n, poly.v[k] - poly.v[i0]) > 0.0f) {
+    vec3 n = cross(geomEpaPoly.v[i1] - geomEpaPoly.v[i0], geomEpaPoly.v[i2] - geomEpaPoly.v[i0]);
+    if (dot(n, geomEpaPoly.v[k] - geomEpaPoly.v[i0]) > 0.0f) {
       uint swap = i1;
       i1 = i2;
       i2 = swap;
     }
-    if (!geomEpaAddFace(poly, i0, i1, i2, tiny)) return false;
+    if (!geomEpaAddFace(VKC_EPA_POLY_ARG i0, i1, i2, tiny)) return false;
   }
   for (uint it = 0u; it < kGeomEpaMaxVertices; ++it) {
     uint best = 0u;
-    for (uint f = 1u; f < poly.nf; ++f) {
-      if (poly.plane[f].w < poly.plane[best].w) best = f;
+    for (uint f = 1u; f < geomEpaPoly.nf; ++f) {
+      if (geomEpaPoly.plane[f].w < geomEpaPoly.plane[best].w) best = f;
     }
-    vec3 n = vec3(poly.plane[best]);
-    float dist = poly.plane[best].w;
+    vec3 n = vec3(geomEpaPoly.plane[best]);
+    float dist = geomEpaPoly.plane[best].w;
     vec3 p = geomMinkowskiSupport(s, t, n);
     float gap = dot(p, n) - dist;
     depth = dist;
@@ -1001,31 +1046,31 @@ VKC_FN bool geomEpa(GeomConvex s, GeomConvex t, GeomSimplex sx, VKC_OUT(float) d
     // Where the polytope cannot grow further (a cap, a face too small to orient), the nearest face
     // answers if it is within kGeomEpaAcceptable: the polytope is then fine around the answer.
     finishable = gap <= acceptable;
-    if (poly.nv >= kGeomEpaMaxVertices) return finishable;
-    uint m = poly.nv;
-    poly.v[m] = p;
-    poly.nv += 1u;
+    if (geomEpaPoly.nv >= kGeomEpaMaxVertices) return finishable;
+    uint m = geomEpaPoly.nv;
+    geomEpaPoly.v[m] = p;
+    geomEpaPoly.nv += 1u;
     // Remove the faces p sees, and those whose plane it lies on within `coplanar` (M of a box and a
     // cylinder with parallel axes has whole segments and rectangles of support points: a face built on
     // a horizon edge p lies on would be flat). From the last face, so that the face swapped in was
     // already tested; the edges of the removed faces that no other removed face shares are the horizon.
-    poly.ne = 0u;
-    for (uint k = poly.nf; k > 0u; --k) {
+    geomEpaPoly.ne = 0u;
+    for (uint k = geomEpaPoly.nf; k > 0u; --k) {
       uint f = k - 1u;
-      if (dot(vec3(poly.plane[f]), p - poly.v[poly.f[f].x]) > -coplanar) {
-        uvec4 face = poly.f[f];
-        if (!geomEpaAddEdge(poly, face.x, face.y) || !geomEpaAddEdge(poly, face.y, face.z) ||
-            !geomEpaAddEdge(poly, face.z, face.x)) {
+      if (dot(vec3(geomEpaPoly.plane[f]), p - geomEpaPoly.v[geomEpaPoly.f[f].x]) > -coplanar) {
+        uvec4 face = geomEpaPoly.f[f];
+        if (!geomEpaAddEdge(VKC_EPA_POLY_ARG face.x, face.y) || !geomEpaAddEdge(VKC_EPA_POLY_ARG face.y, face.z) ||
+            !geomEpaAddEdge(VKC_EPA_POLY_ARG face.z, face.x)) {
           return finishable;
         }
-        poly.nf -= 1u;
-        poly.f[f] = poly.f[poly.nf];
-        poly.plane[f] = poly.plane[poly.nf];
+        geomEpaPoly.nf -= 1u;
+        geomEpaPoly.f[f] = geomEpaPoly.f[geomEpaPoly.nf];
+        geomEpaPoly.plane[f] = geomEpaPoly.plane[geomEpaPoly.nf];
       }
     }
-    if (poly.ne == 0u) return finishable;
-    for (uint e = 0u; e < poly.ne; ++e) {
-      if (!geomEpaAddFace(poly, poly.edge[e].x, poly.edge[e].y, m, tiny)) return finishable;
+    if (geomEpaPoly.ne == 0u) return finishable;
+    for (uint e = 0u; e < geomEpaPoly.ne; ++e) {
+      if (!geomEpaAddFace(VKC_EPA_POLY_ARG geomEpaPoly.edge[e].x, geomEpaPoly.edge[e].y, m, tiny)) return finishable;
     }
   }
   return finishable;
@@ -1061,7 +1106,7 @@ VKC_FN bool geomConvexSearchContact(GeomShape shapeS, GeomShape shapeT, VKC_OUT(
 // where it does not reach the box). Otherwise one contact, at the deepest point.
 VKC_FN bool geomCapsuleFaceSpan(vec3 p0, vec3 p1, GeomShape box, float tDeep, VKC_OUT(vec2) span) {
   span = vec2(tDeep, tDeep);
-  vec4 q = box.p1 / sqrt(dot(box.p1, box.p1));
+  vec4 q = geomQuatUnit(box.p1);
   vec3 c = vec3(box.p0);
   vec3 e = vec3(box.p2);
   vec3 l0 = geomRotateInverse(q, p0 - c);
@@ -1184,6 +1229,8 @@ VKC_FN bool geomCanonicalContact(GeomShape s, GeomShape t, uint slot, vec3 point
   uint tt = t.info.x;
   es = geomMakeElement(vec3(0.0f), 0.0f, vec3(0.0f), kElementPointDirection, kGeomNoIndex);
   et = es;
+  // Each family's branches only where it is compiled (geometry_queries.h: VKC_GEOM_WITH).
+#if VKC_GEOM_WITH(VKC_GEOM_FAMILY_BASIC)
   if (tt == kGeomPointSet) {
     GeomClosest cl;
     if (ts == kGeomPlane) {
@@ -1216,35 +1263,30 @@ VKC_FN bool geomCanonicalContact(GeomShape s, GeomShape t, uint slot, vec3 point
   if (ts == kGeomSphere) {
     return geomBallContact(vec3(s.p0), s.p0.w, geomClosestShape(t, vec3(s.p0)), kElementPointDirection, kGeomNoIndex, es, et);
   }
-  if (ts == kGeomCapsule) {
-    float axisParam = 0.0f;
-    if (tt == kGeomCapsule) {
-      vec2 st = geomSegmentSegmentParams(vec3(s.p0), vec3(s.p1), vec3(t.p0), vec3(t.p1));
-      axisParam = st.x;
-      vec3 ballT = mix(vec3(t.p0), vec3(t.p1), st.y);
-      vec3 ballS = mix(vec3(s.p0), vec3(s.p1), axisParam);
-      return geomBallContact(ballS, s.p0.w, geomClosestSphere(ballT, t.p0.w, ballS), kElementPointDirection, kGeomNoIndex,
-                             es, et);
-    }
-    if (tt == kGeomOrientedBox) {
-      GeomManifold m = geomCapsuleBoxManifold(s, t);
-      if (slot >= m.count) return false;
-      es = m.s[slot];
-      et = m.t[slot];
-      return true;
-    }
-    axisParam = geomSegmentDeepestParam(vec3(s.p0), vec3(s.p1), t);
-    vec3 ball = mix(vec3(s.p0), vec3(s.p1), axisParam);
+  if (ts == kGeomCapsule && tt == kGeomCapsule) {
+    vec2 st = geomSegmentSegmentParams(vec3(s.p0), vec3(s.p1), vec3(t.p0), vec3(t.p1));
+    vec3 ballT = mix(vec3(t.p0), vec3(t.p1), st.y);
+    vec3 ballS = mix(vec3(s.p0), vec3(s.p1), st.x);
+    return geomBallContact(ballS, s.p0.w, geomClosestSphere(ballT, t.p0.w, ballS), kElementPointDirection, kGeomNoIndex,
+                           es, et);
+  }
+  if (ts == kGeomCapsule && tt != kGeomOrientedBox) {
+    vec3 ball = mix(vec3(s.p0), vec3(s.p1), geomSegmentDeepestParam(vec3(s.p0), vec3(s.p1), t));
     return geomBallContact(ball, s.p0.w, geomClosestShape(t, ball), kElementPointDirection, kGeomNoIndex, es, et);
   }
-  if (ts == kGeomOrientedBox && tt == kGeomOrientedBox) {
-    GeomManifold m = geomBoxBoxManifold(s, t);
+#endif
+#if VKC_GEOM_WITH(VKC_GEOM_FAMILY_MANIFOLD)
+  if (tt == kGeomOrientedBox && (ts == kGeomCapsule || ts == kGeomOrientedBox)) {
+    GeomManifold m = ts == kGeomCapsule ? geomCapsuleBoxManifold(s, t) : geomBoxBoxManifold(s, t);
     if (slot >= m.count) return false;
     es = m.s[slot];
     et = m.t[slot];
     return true;
   }
+#endif
+#if VKC_GEOM_WITH(VKC_GEOM_FAMILY_CONVEX)
   if (ts == kGeomCylinder && (tt == kGeomCylinder || tt == kGeomOrientedBox)) return geomConvexSearchContact(s, t, es, et);
+#endif
   return false;  // unsupported pairs (geomPairSupported); implicit pairs: geometry_queries_implicit.h
 }
 
@@ -1291,7 +1333,7 @@ VKC_FN GeomManifold geomQueryContacts(GeomShape a, GeomShape b) {
     // geomCanonicalContact's box-plane slots with the rotation and the plane's normal computed once
     // (the same operations: the same bits).
     vec3 n = geomPlaneNormalFor(t, vec3(s.p0));
-    vec4 q = s.p1 / sqrt(dot(s.p1, s.p1));
+    vec4 q = geomQuatUnit(s.p1);
     for (uint slot = 0u; slot < kGeomBoxPlaneSlots; ++slot) {
       if (!geomBoxCornerDistinct(vec3(s.p2), slot)) continue;
       vec3 corner = geomBoxCornerRotated(s, q, slot);

@@ -9,6 +9,7 @@
 
 #include "cpu/geometry_queries.h"
 #include "cpu/geometry_queries_mesh.h"
+#include "scene/geometry_queries_layout.h"
 #include "shared/geometry_queries_math.h"
 #include "util/try.h"
 #include "vkcollide/geometry_queries.h"
@@ -18,14 +19,7 @@ namespace {
 
 using namespace gpu;
 
-GeomShape toShape(const Geometry& g) {
-  GeomShape s;
-  s.p0 = vec4(g.p0.x, g.p0.y, g.p0.z, g.p0.w);
-  s.p1 = vec4(g.p1.x, g.p1.y, g.p1.z, g.p1.w);
-  s.p2 = vec4(g.p2.x, g.p2.y, g.p2.z, g.p2.w);
-  s.info = uvec4(static_cast<uint32_t>(g.type), g.first, g.count, g.flags);
-  return s;
-}
+GeomShape toShape(const Geometry& g) { return detail::toGeomShape(g); }
 
 ContactElement toElement(const GeomElement& e, uint32_t query) {
   return cpu::toContactElement(e, query);
@@ -144,17 +138,6 @@ Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, 
   counts.written = static_cast<uint32_t>(total < capacity ? total : capacity);
   counts.overflow = total > capacity;
   return counts;
-}
-
-// The Vulkan path is not built yet: kVulkan is refused here until it is.
-Result<GeometryQueryCounts> queryGeometries(Backend backend, Context* context, const GeometryQueryInput& input,
-                                            const GeometryQueryOutput& output) {
-  (void)context;
-  if (backend == Backend::kVulkan) {
-    VKC_TRY(cpu::refuseMeshQueriesOnVulkan(input));
-    return Error{ErrorCode::kUnsupported, "queryGeometries: the Vulkan path of the geometry queries is not built yet"};
-  }
-  return queryGeometriesCpu(input, output, backend);
 }
 
 }  // namespace vkc

@@ -5,9 +5,11 @@
 #include <cstddef>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "cpu/geometry_queries.h"
 #include "cpu/geometry_queries_mesh.h"
+#include "scene/geometry_queries_layout.h"
 #include "scene/validate.h"
 #include "shared/geometry_queries_math.h"
 #include "util/try.h"
@@ -322,11 +324,15 @@ Geometry Geometry::implicitGrid(Float4 origin, Float4 spacing, uint32_t nx, uint
 }
 
 Status validate(const GeometryQueryInput& in) {
+  return detail::validateGeometryQueryInput(in, {in.points.size(), in.previousPoints.size(), in.gridSamples.size()});
+}
+
+Status detail::validateGeometryQueryInput(const GeometryQueryInput& in, const GeometryArrayCounts& counts) {
   // The first pass (cpu::firstUnclearGeometry, SIMD where built) skips the primitives that pass every
   // check; the detailed checks name the field of the others.
   for (size_t i = cpu::firstUnclearGeometry(in.geometries, 0); i < in.geometries.size();
        i = cpu::firstUnclearGeometry(in.geometries, i + 1)) {
-    VKC_TRY(validateGeometry(in.geometries[i], ElementName{"geometries", i}, in.points.size(), in.gridSamples.size()));
+    VKC_TRY(validateGeometry(in.geometries[i], ElementName{"geometries", i}, counts.points, counts.gridSamples));
   }
   if (!in.previousGeometries.empty()) {
     if (in.previousGeometries.size() != in.geometries.size()) {
@@ -336,7 +342,7 @@ Status validate(const GeometryQueryInput& in) {
     for (size_t i = 0; i < in.geometries.size(); ++i) {
       const ElementName f{"previousGeometries", i};
       if (!cpu::primitiveClearlyValid(in.previousGeometries[i])) {
-        VKC_TRY(validateGeometry(in.previousGeometries[i], f, in.points.size(), in.gridSamples.size()));
+        VKC_TRY(validateGeometry(in.previousGeometries[i], f, counts.points, counts.gridSamples));
       }
       VKC_TRY(checkSameShape(in.previousGeometries[i], in.geometries[i], f));
     }
@@ -352,9 +358,9 @@ Status validate(const GeometryQueryInput& in) {
       return invalid("gridSamples[" + std::to_string(i) + "] is " + num(in.gridSamples[i]) + ": must be finite");
     }
   }
-  if (!in.previousPoints.empty() && in.previousPoints.size() != in.points.size()) {
-    return invalid("previousPoints holds " + std::to_string(in.previousPoints.size()) +
-                   " points: must be empty or one per point (" + std::to_string(in.points.size()) + ")");
+  if (counts.previousPoints != 0 && counts.previousPoints != counts.points) {
+    return invalid("previousPoints holds " + std::to_string(counts.previousPoints) +
+                   " points: must be empty or one per point (" + std::to_string(counts.points) + ")");
   }
   for (size_t i = 0; i < in.previousPoints.size(); ++i) {
     const Float4& p = in.previousPoints[i];
@@ -391,9 +397,9 @@ Status validate(const GeometryQueryInput& in) {
                      " has no continuous method (only a point set against an implicit geometry or an analytic "
                      "primitive)");
     }
-    if (method == gpu::kGeomMethodContinuous && in.previousPoints.size() != in.points.size()) {
+    if (method == gpu::kGeomMethodContinuous && counts.previousPoints != counts.points) {
       return invalid(f + " is continuous: previousPoints must hold one point per point (" +
-                     std::to_string(in.points.size()) + "), it holds " + std::to_string(in.previousPoints.size()));
+                     std::to_string(counts.points) + "), it holds " + std::to_string(counts.previousPoints));
     }
   }
   return {};
@@ -409,17 +415,12 @@ Status validateOutput(const GeometryQueryInput& in, const GeometryQueryOutput& o
                                                  " elements: must be one per query (" +
                                                  std::to_string(in.queries.size()) + ")"};
   }
+  VKC_TRY(detail::validateGeometryStateRanges(in, out.state.size(), "output.state"));
   for (size_t i = 0; i < in.queries.size(); ++i) {
     const GeometryQuery& q = in.queries[i];
     if (q.method != GeometryMethod::kContinuous) continue;
     const Geometry& ga = in.geometries[q.a];
     const uint32_t count = ga.type == GeometryType::kPointSet ? ga.count : in.geometries[q.b].count;
-    if (q.state > out.state.size() || count > out.state.size() - q.state) {
-      return Error{ErrorCode::kBufferTooSmall, str(ElementName{"queries", i}) + ".state covers entries [" +
-                                                   std::to_string(q.state) + ", " +
-                                                   std::to_string(static_cast<uint64_t>(q.state) + count) +
-                                                   "): output.state holds " + std::to_string(out.state.size())};
-    }
     for (uint32_t k = 0; k < count; ++k) {
       const Float4& e = out.state[q.state + k];
       const bool finite = std::isfinite(e.x) && std::isfinite(e.y) && std::isfinite(e.z);
@@ -430,6 +431,71 @@ Status validateOutput(const GeometryQueryInput& in, const GeometryQueryOutput& o
     }
   }
   return {};
+}
+
+Status detail::validateGeometryStateRanges(const GeometryQueryInput& in, size_t stateCount, const char* stateName) {
+  struct Span {
+    uint64_t first, end;
+    size_t query;
+  };
+  std::vector<Span> spans;
+  for (size_t i = 0; i < in.queries.size(); ++i) {
+    const GeometryQuery& q = in.queries[i];
+    if (q.method != GeometryMethod::kContinuous) continue;
+    const Geometry& ga = in.geometries[q.a];
+    const uint32_t count = ga.type == GeometryType::kPointSet ? ga.count : in.geometries[q.b].count;
+    if (q.state > stateCount || count > stateCount - q.state) {
+      return Error{ErrorCode::kBufferTooSmall, str(ElementName{"queries", i}) + ".state covers entries [" +
+                                                   std::to_string(q.state) + ", " +
+                                                   std::to_string(static_cast<uint64_t>(q.state) + count) +
+                                                   "): " + stateName + " holds " + std::to_string(stateCount)};
+    }
+    if (count > 0) spans.push_back({q.state, uint64_t{q.state} + count, i});
+  }
+  // Each continuous query owns its entries: two sharing one would read each other's update in the CPU
+  // twin's order and in no defined order on the device.
+  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.first < b.first; });
+  for (size_t k = 1; k < spans.size(); ++k) {
+    if (spans[k].first < spans[k - 1].end) {
+      const size_t a = std::min(spans[k - 1].query, spans[k].query), b = std::max(spans[k - 1].query, spans[k].query);
+      return invalid("queries[" + std::to_string(b) + "].state overlaps the state entries of queries[" +
+                     std::to_string(a) + "]: continuous queries need their own entries");
+    }
+  }
+  return {};
+}
+
+detail::GeometrySlotLayout detail::geometrySlotLayout(std::span<const Geometry> geometries,
+                                                     std::span<const GeometryQuery> queries) {
+  constexpr uint64_t kTile = gpu::kGeomGroupSize;
+  GeometrySlotLayout l;
+  l.slotRange.resize(queries.size());
+  std::vector<uint32_t> tileFamily;  // per tile
+  uint64_t cursor = 0;
+  uint32_t family = gpu::kGeomFamilyCount;  // the family of the tile at the cursor
+  for (size_t q = 0; q < queries.size(); ++q) {
+    const gpu::GeomShape a = toGeomShape(geometries[queries[q].a]);
+    const gpu::GeomShape b = toGeomShape(geometries[queries[q].b]);
+    const uint64_t n = gpu::geomSlotCount(a, b);
+    const uint32_t f = gpu::geomQueryFamily(a.info.x, b.info.x, static_cast<uint32_t>(queries[q].method));
+    if (n > 0 && f != family && cursor % kTile != 0) cursor += kTile - cursor % kTile;  // a new tile
+    l.slotRange[q] = {cursor, cursor + n};
+    if (n > 0) {
+      family = f;
+      const uint64_t lastTile = (cursor + n - 1) / kTile;
+      if (tileFamily.size() <= lastTile) tileFamily.resize(lastTile + 1, f);
+    }
+    cursor += n;
+  }
+  l.slotCount = cursor;
+  for (uint32_t f = 0; f < gpu::kGeomFamilyCount; ++f) {
+    l.familyFirst[f] = l.tiles.size();
+    for (size_t t = 0; t < tileFamily.size(); ++t) {
+      if (tileFamily[t] == f) l.tiles.push_back(static_cast<uint32_t>(t));
+    }
+    l.familyCount[f] = l.tiles.size() - l.familyFirst[f];
+  }
+  return l;
 }
 
 }  // namespace vkc

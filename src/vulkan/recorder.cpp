@@ -16,6 +16,8 @@ bool overlaps(const BufferUse& a, const BufferUse& b) {
   return a.buffer == b.buffer && a.offset < b.offset + b.size && b.offset < a.offset + a.size;
 }
 
+// Uses of one concurrent group (Pass::concurrentGroup): no hazard between them.
+bool concurrent(const BufferUse& a, const BufferUse& b) { return a.group != 0 && a.group == b.group; }
 bool reads(const BufferUse& u) { return (static_cast<uint8_t>(u.access) & 1u) != 0; }
 bool writes(const BufferUse& u) { return (static_cast<uint8_t>(u.access) & 2u) != 0; }
 
@@ -37,13 +39,13 @@ std::vector<BarrierDecision> planBarriers(std::span<const std::vector<BufferUse>
     for (const BufferUse& u : passes[i]) {
       if (d.needed) break;
       for (const BufferUse& w : pendingWrites) {
-        if (!overlaps(u, w)) continue;
+        if (!overlaps(u, w) || concurrent(u, w)) continue;
         d = {true, describe(writes(u) ? "write-after-write" : "read-after-write", u)};
         break;
       }
       if (d.needed || !writes(u)) continue;
       for (const BufferUse& r : pendingReads) {
-        if (!overlaps(u, r)) continue;
+        if (!overlaps(u, r) || concurrent(u, r)) continue;
         d = {true, describe("write-after-read", u)};
         break;
       }
@@ -106,6 +108,7 @@ std::vector<BufferUse> usesOf(const Pass& p) {
     const Access a = b.access == Access::kNone ? Access::kRead : b.access;
     uses.push_back({reinterpret_cast<uint64_t>(b.range.buffer), b.range.offset, b.range.size, a});
   }
+  for (BufferUse& u : uses) u.group = p.concurrentGroup;
   return uses;
 }
 

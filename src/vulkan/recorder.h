@@ -35,6 +35,7 @@ struct BufferUse {
   VkDeviceSize offset = 0;
   VkDeviceSize size = 0;
   Access access = Access::kRead;
+  uint32_t group = 0;  // Pass::concurrentGroup of the pass that makes it (0: none)
 };
 
 struct BarrierDecision {
@@ -42,7 +43,8 @@ struct BarrierDecision {
   std::string reason;  // e.g. "read-after-write on buffer 0x1234 [0, 256)" (for tests and debugging)
 };
 
-// For each pass i, whether a barrier must come before it, given every earlier pass in order.
+// For each pass i, whether a barrier must come before it, given every earlier pass in order. Uses of
+// one non-zero group never conflict with each other (Pass::concurrentGroup).
 std::vector<BarrierDecision> planBarriers(std::span<const std::vector<BufferUse>> passes);
 
 struct Binding {
@@ -59,6 +61,12 @@ struct Pass {
   std::vector<uint8_t> push;        // pipeline->pushConstantSize bytes
   uint32_t groupCount = 0;          // workgroups; split over x and y when above the device limit
   std::vector<BufferUse> extraUses; // uses outside the bindings
+  // Non-zero: passes of one group (consecutive in the record) need no barrier between them because the
+  // stage guarantees that they touch disjoint elements of the ranges they share (e.g. each pair
+  // family of the geometry queries writes only its own tiles and contacts). Hazards against passes
+  // outside the group are planned as usual. The planner cannot check the guarantee: the stage's
+  // tests must (and synchronization validation, which sees whole bindings, may not understand it).
+  uint32_t concurrentGroup = 0;
   // Non-null buffer: vkCmdDispatchIndirect with the VkDispatchIndirectCommand at indirect.offset
   // (size 12, buffer created with INDIRECT_BUFFER usage) instead of groupCount; planned as a read, and
   // the recorder's barriers then also cover the indirect-command read.

@@ -31,10 +31,6 @@ std::vector<std::pair<ContactElement, ContactElement>> contacts(const Geometry& 
   return out;
 }
 
-Float4 quatAxisAngle(float x, float y, float z, float angle) {
-  const float s = std::sin(angle / 2);
-  return Float4{x * s, y * s, z * s, std::cos(angle / 2)};
-}
 
 TEST(GeometryQueriesAnalytic, SphereBoxFaceEdgeCornerAndInside) {
   const Geometry box = Geometry::orientedBox(v3(0, 0, 0), identityQuat(), v3(1, 2, 3));
@@ -306,55 +302,6 @@ TEST(GeometryQueriesAnalytic, PointSetOrderIndicesAndRanges) {
     EXPECT_NEAR(b.elementsB[1].point.w, 0.5f, kTol);
     expectNear3(b.elementsB[1].direction, 0, -1, 0, kTol, "point 2 leaves the sphere downwards");
   }
-}
-
-// Random geometries of every type, for the batch and swap tests.
-Geometry randomGeometry(std::mt19937& rng, uint32_t type, uint32_t pointCount) {
-  std::uniform_real_distribution<float> pos(-1.0f, 1.0f), size(0.05f, 0.8f), ang(0.0f, 6.2831853f);
-  auto unit = [&] {
-    for (;;) {
-      const float x = pos(rng), y = pos(rng), z = pos(rng), l = std::sqrt(x * x + y * y + z * z);
-      if (l > 0.1f && l <= 1.0f) return v3(x / l, y / l, z / l);
-    }
-  };
-  const Float4 c = v3(pos(rng), pos(rng), pos(rng));
-  switch (type) {
-    case 0: return Geometry::sphere({c.x, c.y, c.z, size(rng)});
-    case 1: return Geometry::capsule(c, v3(pos(rng), pos(rng), pos(rng)), size(rng));
-    case 2: return Geometry::cylinder(c, unit(), size(rng), size(rng));
-    case 3: {
-      const Float4 a = unit();
-      return Geometry::orientedBox(c, quatAxisAngle(a.x, a.y, a.z, ang(rng)), v3(size(rng), size(rng), size(rng)));
-    }
-    case 4: return Geometry::plane(c, unit(), (rng() & 1u) != 0);
-    default: {
-      const uint32_t first = static_cast<uint32_t>(rng() % (pointCount / 2));
-      return Geometry::pointSet(first, 1 + static_cast<uint32_t>(rng() % (pointCount / 2)));
-    }
-  }
-}
-
-bool supported(uint32_t a, uint32_t b) {
-  const uint32_t lo = std::min(a, b), hi = std::max(a, b);
-  return !(lo == hi && (lo == 4 || lo == 5));
-}
-
-Batch randomBatch(uint32_t seed, uint32_t queryCount) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> pos(-1.5f, 1.5f);
-  Batch b;
-  for (int i = 0; i < 256; ++i) b.points.push_back(v3(pos(rng), pos(rng), pos(rng)));
-  for (uint32_t q = 0; q < queryCount; ++q) {
-    uint32_t ta, tb;
-    do {
-      ta = static_cast<uint32_t>(rng() % 6);
-      tb = static_cast<uint32_t>(rng() % 6);
-    } while (!supported(ta, tb));
-    const uint32_t a = b.add(randomGeometry(rng, ta, 256));
-    const uint32_t c = b.add(randomGeometry(rng, tb, 256));
-    b.query(a, c);
-  }
-  return b;
 }
 
 TEST(GeometryQueriesAnalytic, SwappedInputsGiveSwappedElementsOnRandomPairs) {

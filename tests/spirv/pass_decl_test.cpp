@@ -26,6 +26,7 @@
 #include "shared/collide_meshes_passes.h"
 #include "shared/collide_shapes_passes.h"
 #include "shared/copy_passes.h"
+#include "shared/geometry_queries_passes.h"
 #include "shared/inter_collision_passes.h"
 #include "shared/radix_sort_passes.h"
 #include "shared/self_collision_passes.h"
@@ -42,7 +43,9 @@ using spirv::ModuleFacts;
 
 const StageDecl* const kStages[] = {&gpu::kBoundsStage, &gpu::kShapesStage, &gpu::kSelfStage,
                                     &gpu::kInterStage,  &gpu::kRadixStage,  &gpu::kCopyStage,
-                                    &gpu::kBvhStage,    &gpu::kMeshStage};
+                                    &gpu::kBvhStage,    &gpu::kMeshStage,  &gpu::kGeomStage,
+                                    &gpu::kGeomFamilyStages[0], &gpu::kGeomFamilyStages[1], &gpu::kGeomFamilyStages[2],
+                                    &gpu::kGeomFamilyStages[3], &gpu::kGeomFamilyStages[4]};
 
 std::vector<uint32_t> embedded(const char* name) {
   const std::span<const uint32_t> words = detail::embeddedShader(name);

@@ -36,6 +36,28 @@ TEST(BarrierPlan, NoBarrierForReadsOrDisjointRanges) {
   EXPECT_EQ(needed({{use(A, 0, 64, Access::kWrite)}, {use(B, 0, 64, Access::kRead)}}), (std::vector<bool>{false, false}));
 }
 
+TEST(BarrierPlan, ConcurrentGroupNeedsNoBarrierWithinItself) {
+  auto grouped = [](BufferUse u, uint32_t group) {
+    u.group = group;
+    return u;
+  };
+  // Two passes of group 1 writing the same range (disjoint elements, the stage's guarantee): no barrier.
+  EXPECT_EQ(needed({{grouped(use(A, 0, 64, Access::kWrite), 1)}, {grouped(use(A, 0, 64, Access::kWrite), 1)}}),
+            (std::vector<bool>{false, false}));
+  // Another group, or no group, still meets the hazard.
+  EXPECT_EQ(needed({{grouped(use(A, 0, 64, Access::kWrite), 1)}, {grouped(use(A, 0, 64, Access::kRead), 2)}}),
+            (std::vector<bool>{false, true}));
+  EXPECT_EQ(needed({{grouped(use(A, 0, 64, Access::kWrite), 1)}, {use(A, 0, 64, Access::kRead)}}),
+            (std::vector<bool>{false, true}));
+  // Group 0 is no group.
+  EXPECT_EQ(needed({{use(A, 0, 64, Access::kWrite)}, {use(A, 0, 64, Access::kWrite)}}), (std::vector<bool>{false, true}));
+  // A group's writes are still ordered before a later pass outside it (the barrier comes before that pass).
+  EXPECT_EQ(needed({{grouped(use(A, 0, 64, Access::kWrite), 3)},
+                    {grouped(use(B, 0, 64, Access::kWrite), 3)},
+                    {use(B, 0, 64, Access::kRead)}}),
+            (std::vector<bool>{false, false, true}));
+}
+
 TEST(BarrierPlan, HazardAcrossAnUnrelatedPass) {
   // write A; read B (no barrier); read A (barrier: A was written before the last barrier).
   EXPECT_EQ(needed({{use(A, 0, 16, Access::kWrite)}, {use(B, 0, 16, Access::kRead)}, {use(A, 0, 16, Access::kRead)}}),

@@ -1,0 +1,76 @@
+#version 460
+// Pairwise geometry queries (include/vkcollide/geometry_queries.h): the passes that evaluate no pair,
+// selected by a specialization constant (shared/geometry_queries_passes.h; the stage's passes are
+// described in shared/geometry_queries_bindings.h):
+//   SCAN    one workgroup: the exclusive prefix of the tiles' hits (their masks' popcounts), the counts
+//           and the indirect dispatch;
+//   RANGES  one invocation per query: its range {E(first), E(end) - E(first)}.
+// The pair families' COUNT and WRITE passes are shaders/geometry_queries_<family>.comp.
+#extension GL_GOOGLE_include_directive : require
+#define VKC_GEOM_FAMILIES 0
+#include "shared/geometry_queries_stage.h"
+
+layout(constant_id = 0) const uint kPass = kGeomPassScan;
+
+shared uint sScan[kGeomGroupSize];
+
+// Inclusive prefix sum of v over the workgroup in gl_LocalInvocationIndex order (Hillis-Steele in
+// shared memory: no subgroup operation, so any subgroup size gives the same order). Call from uniform
+// control flow.
+uint groupInclusiveScan(uint v) {
+  uint lid = gl_LocalInvocationIndex;
+  sScan[lid] = v;
+  barrier();
+  for (uint offset = 1u; offset < kGeomGroupSize; offset *= 2u) {
+    uint other = lid >= offset ? sScan[lid - offset] : 0u;
+    barrier();
+    sScan[lid] += other;
+    barrier();
+  }
+  uint result = sScan[lid];
+  barrier();  // sScan may be reused
+  return result;
+}
+
+void scanPass() {
+  if (linearGroup() != 0u) return;  // uniform: one workgroup
+  uint lid = gl_LocalInvocationIndex;
+  uint per = (pc.groupCount + kGeomGroupSize - 1u) / kGeomGroupSize;
+  uint begin = min(lid * per, pc.groupCount);
+  uint end = min(begin + per, pc.groupCount);
+  uint sum = 0u;
+  for (uint g = begin; g < end; ++g) sum += tileHits(g);
+  uint inclusive = groupInclusiveScan(sum);
+  uint run = inclusive - sum;
+  for (uint g = begin; g < end; ++g) {
+    groupSums[g] = run;
+    run += tileHits(g);
+  }
+  if (lid == kGeomGroupSize - 1u) {
+    uint total = inclusive;
+    uint written = min(total, pc.capacity);
+    counts.contacts = total;
+    counts.written = written;
+    counts.overflow = total > pc.capacity ? 1u : 0u;
+    counts.pad = 0u;
+    uint size = max(pc.indirectGroupSize, 1u);
+    counts.dispatch = uvec4(written / size + (written % size != 0u ? 1u : 0u), 1u, 1u, 0u);
+  }
+}
+
+void rangesPass() {
+  uint i = linearGroup() * kGeomGroupSize + gl_LocalInvocationIndex;
+  if (i >= pc.queryCount) return;
+  uvec2 r = slotRange[i];
+  uint first = contactsBefore(min(r.x, pc.slotCount));
+  uint end = contactsBefore(min(r.y, pc.slotCount));
+  ranges[i] = uvec2(first, end - min(first, end));
+}
+
+void main() {
+  if (kPass == kGeomPassScan) {
+    scanPass();
+  } else {
+    rangesPass();
+  }
+}

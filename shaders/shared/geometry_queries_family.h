@@ -1,0 +1,122 @@
+// GLSL only: the COUNT and WRITE passes of one pair family (shared/geometry_queries_bindings.h
+// describes them). A family shader (shaders/geometry_queries_<family>.comp) defines VKC_GEOM_FAMILY
+// (one of the VKC_GEOM_FAMILY_* numbers of shared/geometry_queries.h) and includes this file; the
+// shared math then compiles only that family's pairs (VKC_GEOM_WITH). The per-slot arithmetic is
+// geomQuerySlot (shared/geometry_queries_implicit.h over shared/geometry_queries_math.h), which the
+// CPU twin (src/cpu/geometry_queries.cpp) compiles too.
+#ifndef VKC_SHARED_GEOMETRY_QUERIES_FAMILY_H
+#define VKC_SHARED_GEOMETRY_QUERIES_FAMILY_H
+#ifdef __cplusplus
+#error "geometry_queries_family.h is GLSL only"
+#endif
+#ifndef VKC_GEOM_FAMILY
+#error "define VKC_GEOM_FAMILY before including geometry_queries_family.h"
+#endif
+#define VKC_GEOM_FAMILIES (1 << VKC_GEOM_FAMILY)
+#include "geometry_queries_stage.h"
+// Every function of the shared math returns `precise` values and writes `precise` out parameters:
+// glslang then marks every operation feeding them NoContraction, so that the device does not fuse
+// a * b + c where the CPU twin (built with -ffp-contract=off) rounds twice.
+#undef VKC_FN
+#define VKC_FN precise
+#undef VKC_OUT
+#define VKC_OUT(type) out precise type
+#undef VKC_INOUT
+#define VKC_INOUT(type) inout precise type
+#include "geometry_queries_math.h"
+
+layout(constant_id = 0) const uint kPass = kGeomPassCount;
+
+// The accessors geometry_queries_implicit.h reads the arrays through.
+vec3 geomPointAt(uint i) { return vec3(points[clampIndex(i, pc.pointCount)]); }
+vec3 geomPreviousPointAt(uint i) { return vec3(prevPoints[clampIndex(i, pc.pointCount)]); }
+float geomGridSampleAt(uint i) { return gridSamples[clampIndex(i, pc.gridSampleCount)]; }
+vec4 geomStateAt(uint i) { return state[clampIndex(i, pc.stateCount)]; }
+#include "geometry_queries_implicit.h"
+
+// Evaluates slot s of this family's tiles: its query q and, when true, its elements (query field
+// set). stateIndex, newState, hasState: a continuous slot's state entry and new value. A slot in a gap
+// between families, or of a query of another family (not in a valid layout), is no contact.
+bool evaluateSlot(uint s, out uint q, out GeomElement ea, out GeomElement eb, out uint stateIndex, out vec4 newState,
+                  out bool hasState) {
+  q = queryOfSlot(s);
+  hasState = false;
+  stateIndex = 0u;
+  newState = vec4(0.0f);
+  uvec2 range = slotRange[q];
+  if (s < range.x || s >= range.y) return false;
+  GeomQuery query = queries[q];
+  GeomShape a = geometries[clampIndex(query.a, pc.geometryCount)];
+  GeomShape b = geometries[clampIndex(query.b, pc.geometryCount)];
+  if (geomQueryFamily(a.info.x, b.info.x, query.method) != uint(VKC_GEOM_FAMILY)) return false;
+  GeomShape prevA = a;
+  GeomShape prevB = b;
+#if VKC_GEOM_FAMILY == VKC_GEOM_FAMILY_CONTINUOUS
+  if (pc.moving != 0u) {  // only continuous queries read the previous poses
+    prevA = prevGeometries[clampIndex(query.a, pc.geometryCount)];
+    prevB = prevGeometries[clampIndex(query.b, pc.geometryCount)];
+  }
+#endif
+  uint slot = s - range.x;
+  stateIndex = query.state + slot;
+  bool hit = geomQuerySlot(a, b, prevA, prevB, query.method, query.state, slot, ea, eb, newState, hasState);
+  ea.query = q;
+  eb.query = q;
+  return hit;
+}
+
+// This invocation's tile (the tiles buffer at this dispatch's base) and whether the workgroup has one.
+bool groupTile(out uint tile) {
+  uint g = linearGroup();
+  tile = 0u;
+  if (g >= pc.tileCount) return false;
+  tile = tiles[clampIndex(pc.tileBase + g, pc.groupCount)];
+  return tile < pc.groupCount;
+}
+
+// No workgroup barrier here (see geometry_queries_bindings.h): a hit sets its bit with atomicOr.
+void countPass() {
+  uint tile;
+  if (!groupTile(tile)) return;
+  uint s = tile * kGeomGroupSize + gl_LocalInvocationIndex;
+  if (s >= pc.slotCount) return;
+  uint q;
+  GeomElement ea, eb;
+  uint stateIndex;
+  vec4 newState;
+  bool hasState;
+  if (!evaluateSlot(s, q, ea, eb, stateIndex, newState, hasState)) return;
+  atomicOr(tileMasks[2u * tile + (gl_LocalInvocationIndex >> 5u)], 1u << (gl_LocalInvocationIndex & 31u));
+}
+
+void writePass() {
+  uint tile;
+  if (!groupTile(tile)) return;
+  uint s = tile * kGeomGroupSize + gl_LocalInvocationIndex;
+  if (s >= pc.slotCount) return;
+  bool counted = slotHit(s);
+  // Continuous slots are evaluated whether they hit or not: each stores its new state.
+  if (!counted && VKC_GEOM_FAMILY != VKC_GEOM_FAMILY_CONTINUOUS) return;
+  uint q;
+  GeomElement ea, eb;
+  uint stateIndex;
+  vec4 newState;
+  bool hasState;
+  bool hit = evaluateSlot(s, q, ea, eb, stateIndex, newState, hasState);
+  if (hasState && stateIndex < pc.stateCount) state[stateIndex] = newState;
+  if (!hit || !counted) return;  // same arithmetic as COUNT: hit == counted
+  uint at = contactsBefore(s);
+  if (at >= pc.capacity) return;  // overflow: never written past the end
+  elementsA[at] = ea;
+  elementsB[at] = eb;
+}
+
+void main() {
+  if (kPass == kGeomPassCount) {
+    countPass();
+  } else {
+    writePass();
+  }
+}
+
+#endif  // VKC_SHARED_GEOMETRY_QUERIES_FAMILY_H

@@ -1,0 +1,56 @@
+// The passes of the geometry query stage (shaders/geometry_queries*.comp,
+// src/vulkan/geometry_queries.cpp); see pass_decl.h and geometry_queries_bindings.h. One declaration
+// per shader: the family-free shader (SCAN, RANGES) and one per pair family (COUNT, WRITE), each
+// family's accesses its own (a family that reads no points declares none). A record: the families'
+// COUNT dispatches, SCAN, the families' WRITE dispatches and RANGES: three dependent dispatches.
+#ifndef VKC_SHARED_GEOMETRY_QUERIES_PASSES_H
+#define VKC_SHARED_GEOMETRY_QUERIES_PASSES_H
+#include "geometry_queries.h"
+#include "geometry_queries_bindings.h"
+#include "pass_decl.h"
+
+namespace vkc::gpu {
+
+// clang-format off
+// Tokens: geometries, prevGeometries, points, prevPoints, gridSamples, state, queries, slotRange, tiles,
+// tileMasks, groupSums, elementsA, elementsB, ranges, counts.
+inline constexpr PassDecl kGeomPasses[] = {
+  passDecl("vkc.geometry_queries.scan",   kGeomPassScan,   kGeomGroupSize, kGeomBindingCount, "- - - - - - - - - R W - - - W"),
+  passDecl("vkc.geometry_queries.ranges", kGeomPassRanges, kGeomGroupSize, kGeomBindingCount, "- - - - - - - R - R R - - W R"),
+};
+inline constexpr PassDecl kGeomBasicPasses[] = {
+  passDecl("vkc.geometry_queries.basic.count", kGeomPassCount, kGeomGroupSize, kGeomBindingCount, "R - R - - - R R R RW - - - - -"),
+  passDecl("vkc.geometry_queries.basic.write", kGeomPassWrite, kGeomGroupSize, kGeomBindingCount, "R - R - - - R R R R R W W - R"),
+};
+inline constexpr PassDecl kGeomManifoldPasses[] = {
+  passDecl("vkc.geometry_queries.manifold.count", kGeomPassCount, kGeomGroupSize, kGeomBindingCount, "R - - - - - R R R RW - - - - -"),
+  passDecl("vkc.geometry_queries.manifold.write", kGeomPassWrite, kGeomGroupSize, kGeomBindingCount, "R - - - - - R R R R R W W - R"),
+};
+inline constexpr PassDecl kGeomConvexPasses[] = {
+  passDecl("vkc.geometry_queries.convex.count", kGeomPassCount, kGeomGroupSize, kGeomBindingCount, "R - - - - - R R R RW - - - - -"),
+  passDecl("vkc.geometry_queries.convex.write", kGeomPassWrite, kGeomGroupSize, kGeomBindingCount, "R - - - - - R R R R R W W - R"),
+};
+inline constexpr PassDecl kGeomImplicitPasses[] = {
+  passDecl("vkc.geometry_queries.implicit.count", kGeomPassCount, kGeomGroupSize, kGeomBindingCount, "R - R - R - R R R RW - - - - -"),
+  passDecl("vkc.geometry_queries.implicit.write", kGeomPassWrite, kGeomGroupSize, kGeomBindingCount, "R - R - R - R R R R R W W - R"),
+};
+inline constexpr PassDecl kGeomContinuousPasses[] = {
+  passDecl("vkc.geometry_queries.continuous.count", kGeomPassCount, kGeomGroupSize, kGeomBindingCount, "R R R R R R R R R RW - - - - -"),
+  passDecl("vkc.geometry_queries.continuous.write", kGeomPassWrite, kGeomGroupSize, kGeomBindingCount, "R R R R R RW R R R R R W W - R"),
+};
+// clang-format on
+inline constexpr StageDecl kGeomStage{"geometry_queries", kGeomBindingCount, kGeomPasses};
+// The family shaders, indexed by family (kGeomFamily*).
+inline constexpr StageDecl kGeomFamilyStages[] = {
+    {"geometry_queries_basic", kGeomBindingCount, kGeomBasicPasses},
+    {"geometry_queries_manifold", kGeomBindingCount, kGeomManifoldPasses},
+    {"geometry_queries_convex", kGeomBindingCount, kGeomConvexPasses},
+    {"geometry_queries_implicit", kGeomBindingCount, kGeomImplicitPasses},
+    {"geometry_queries_continuous", kGeomBindingCount, kGeomContinuousPasses},
+};
+static_assert(std::size(kGeomFamilyStages) == kGeomFamilyCount);
+static_assert(validStage(kGeomStage) && validStage(kGeomFamilyStages[0]) && validStage(kGeomFamilyStages[1]) &&
+              validStage(kGeomFamilyStages[2]) && validStage(kGeomFamilyStages[3]) && validStage(kGeomFamilyStages[4]));
+
+}  // namespace vkc::gpu
+#endif  // VKC_SHARED_GEOMETRY_QUERIES_PASSES_H

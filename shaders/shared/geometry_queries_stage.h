@@ -1,0 +1,71 @@
+// GLSL only: what every shader of the geometry query stage declares (shaders/geometry_queries.comp
+// and shaders/geometry_queries_<family>.comp): the bindings, push constants and the helpers of the
+// slot layout (shared/geometry_queries_bindings.h describes the passes). Every index read from a
+// buffer is clamped to the table it indexes (the push constants hold the sizes); no element is
+// written at or past the capacity.
+#ifndef VKC_SHARED_GEOMETRY_QUERIES_STAGE_H
+#define VKC_SHARED_GEOMETRY_QUERIES_STAGE_H
+#ifdef __cplusplus
+#error "geometry_queries_stage.h is GLSL only"
+#endif
+#include "geometry_queries.h"
+#include "geometry_queries_bindings.h"
+
+layout(local_size_x = kGeomGroupSize) in;  // checked against the pass declarations (tests/spirv/pass_decl_test.cpp)
+
+layout(std430, set = 0, binding = kGeomBindingGeometries) readonly buffer Geometries { GeomShape geometries[]; };
+layout(std430, set = 0, binding = kGeomBindingPrevGeometries) readonly buffer PrevGeometries { GeomShape prevGeometries[]; };
+layout(std430, set = 0, binding = kGeomBindingPoints) readonly buffer Points { vec4 points[]; };
+layout(std430, set = 0, binding = kGeomBindingPrevPoints) readonly buffer PrevPoints { vec4 prevPoints[]; };
+layout(std430, set = 0, binding = kGeomBindingGridSamples) readonly buffer GridSamples { float gridSamples[]; };
+layout(std430, set = 0, binding = kGeomBindingState) buffer State { vec4 state[]; };
+layout(std430, set = 0, binding = kGeomBindingQueries) readonly buffer Queries { GeomQuery queries[]; };
+layout(std430, set = 0, binding = kGeomBindingSlotRange) readonly buffer SlotRange { uvec2 slotRange[]; };
+layout(std430, set = 0, binding = kGeomBindingTiles) readonly buffer Tiles { uint tiles[]; };
+layout(std430, set = 0, binding = kGeomBindingTileMasks) buffer TileMasks { uint tileMasks[]; };
+layout(std430, set = 0, binding = kGeomBindingGroupSums) buffer GroupSums { uint groupSums[]; };
+layout(std430, set = 0, binding = kGeomBindingElementsA) writeonly buffer ElementsA { GeomElement elementsA[]; };
+layout(std430, set = 0, binding = kGeomBindingElementsB) writeonly buffer ElementsB { GeomElement elementsB[]; };
+layout(std430, set = 0, binding = kGeomBindingRanges) writeonly buffer Ranges { uvec2 ranges[]; };
+layout(std430, set = 0, binding = kGeomBindingCounts) buffer Counts { GeomCounts counts; };
+layout(push_constant) uniform Push { GeomStagePush pc; };
+
+uint clampIndex(uint i, uint count) { return min(i, max(count, 1u) - 1u); }
+uint linearGroup() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }
+
+// The query whose slots hold s (or whose end s follows, in a gap): the last q with slotRange[q].x <=
+// s (the firsts ascend, slotRange[0].x = 0).
+uint queryOfSlot(uint s) {
+  uint lo = 0u, hi = pc.queryCount;
+  for (uint step = 0u; step < 32u && lo < hi; ++step) {
+    uint mid = (lo + hi) / 2u;
+    if (slotRange[mid].x <= s) lo = mid + 1u; else hi = mid;
+  }
+  return clampIndex(lo == 0u ? 0u : lo - 1u, pc.queryCount);
+}
+
+// The hits of tile t (the popcount of its mask).
+uint tileHits(uint t) {
+  uint i = 2u * clampIndex(t, pc.groupCount);
+  return bitCount(tileMasks[i]) + bitCount(tileMasks[i + 1u]);
+}
+
+// Whether slot s hit (its bit in its tile's mask).
+bool slotHit(uint s) {
+  uint i = 2u * clampIndex(s / kGeomGroupSize, pc.groupCount) + ((s % kGeomGroupSize) >> 5u);
+  return ((tileMasks[i] >> (s & 31u)) & 1u) != 0u;
+}
+
+// The position of slot s's contact in the output (the contacts of the slots before s); E(slotCount) =
+// contacts. After the SCAN pass.
+uint contactsBefore(uint s) {
+  if (s >= pc.slotCount) return counts.contacts;
+  uint t = clampIndex(s / kGeomGroupSize, pc.groupCount);
+  uint lane = s % kGeomGroupSize;
+  uint low = tileMasks[2u * t];
+  uint before = lane < 32u ? bitCount(low & ((1u << lane) - 1u))
+                           : bitCount(low) + bitCount(tileMasks[2u * t + 1u] & ((1u << (lane - 32u)) - 1u));
+  return groupSums[t] + uint(before);
+}
+
+#endif  // VKC_SHARED_GEOMETRY_QUERIES_STAGE_H

@@ -1,0 +1,674 @@
+// The geometry queries on Vulkan: record() lays the batch's slots out (a new tile where the pair family
+// changes), writes the batch (geometries, previous poses, queries, the slot ranges and tiles, and the
+// arrays given in host memory) into the frame's host-visible upload buffer, copies it into device
+// buffers inside the host's command buffer, then records the passes in one Recorder: each family's
+// COUNT (shaders/geometry_queries_<family>.comp), SCAN, each family's WRITE and RANGES
+// (shaders/geometry_queries.comp). A level's dispatches form a concurrent group (they touch disjoint
+// tiles and contacts), so every barrier comes from the declared buffer uses between the levels
+// (shaders/shared/geometry_queries_passes.h).
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <string>
+
+#include "buffer_check.h"
+#include "context_impl.h"
+#include "cpu/geometry_queries_mesh.h"
+#include "recorder.h"
+#include "scene/geometry_queries_layout.h"
+#include "shared/geometry_queries_bindings.h"
+#include "shared/geometry_queries_passes.h"
+#include "stage_common.h"
+#include "util/try.h"
+#include "vkcollide/geometry_queries.h"
+
+namespace vkc {
+
+using detail::Buffer;
+using detail::MemoryUsage;
+
+static_assert(sizeof(GeometryQueryDeviceCounts) == sizeof(gpu::GeomCounts));
+static_assert(kGeometryQueryIndirectOffset == offsetof(gpu::GeomCounts, dispatch));
+static_assert(sizeof(ContactRange) == sizeof(gpu::uvec2));
+
+namespace {
+
+constexpr const char* kOwner = "GeometryQueryRecordInfo";
+constexpr const char* kCreateOwner = "GeometryQueryStageCreateInfo";
+constexpr VkDeviceSize kGeomBytes = sizeof(gpu::GeomShape);
+constexpr VkDeviceSize kQueryBytes = sizeof(gpu::GeomQuery);
+constexpr VkDeviceSize kElementBytes = sizeof(gpu::GeomElement);
+constexpr VkDeviceSize kRangeBytes = sizeof(gpu::uvec2);
+constexpr VkDeviceSize kPointBytes = sizeof(gpu::vec4);
+constexpr VkDeviceSize kSampleBytes = sizeof(float);
+constexpr uint32_t kTile = gpu::kGeomGroupSize;
+constexpr VkDeviceSize kMaskBytes = 2 * sizeof(uint32_t);  // a tile's hit bits
+
+// Concurrent groups of the recorder (detail::Pass::concurrentGroup): the COUNT level and the WRITE level.
+constexpr uint32_t kCountLevel = 1;
+constexpr uint32_t kWriteLevel = 2;
+
+Error invalid(const std::string& message) { return Error{ErrorCode::kInvalidArgument, message}; }
+
+VkDeviceSize align16(VkDeviceSize x) { return (x + 15) / 16 * 16; }
+
+uint64_t tilesOf(uint64_t slots) { return std::max<uint64_t>((slots + kTile - 1) / kTile, 1); }
+
+uint32_t maxSlotsOf(const GeometryQueryStageCreateInfo& info) {
+  if (info.maxSlots != 0) return info.maxSlots;
+  const uint64_t n = uint64_t{info.maxPoints} + 2ull * info.maxGridSamples + 72ull * info.maxQueries;
+  return static_cast<uint32_t>(std::min<uint64_t>(n, UINT32_MAX));
+}
+
+// The upload buffer's sections (byte offsets), for the stage's maxima.
+struct UploadLayout {
+  VkDeviceSize geometries = 0, prevGeometries = 0, queries = 0, slotRange = 0, tiles = 0, points = 0,
+               prevPoints = 0, gridSamples = 0, state = 0, total = 0;
+};
+UploadLayout uploadLayout(const GeometryQueryStageCreateInfo& info) {
+  UploadLayout u;
+  u.prevGeometries = align16(info.maxGeometries * kGeomBytes);
+  u.queries = u.prevGeometries + align16(info.maxGeometries * kGeomBytes);
+  u.slotRange = u.queries + align16(info.maxQueries * kQueryBytes);
+  u.tiles = u.slotRange + align16(info.maxQueries * kRangeBytes);
+  u.points = u.tiles + align16(tilesOf(maxSlotsOf(info)) * sizeof(uint32_t));
+  u.prevPoints = u.points + align16(VkDeviceSize{info.maxPoints} * kPointBytes);
+  u.gridSamples = u.prevPoints + align16(VkDeviceSize{info.maxPoints} * kPointBytes);
+  u.state = u.gridSamples + align16(VkDeviceSize{info.maxGridSamples} * kSampleBytes);
+  u.total = u.state + VkDeviceSize{info.maxStates} * kPointBytes;
+  return u;
+}
+
+Status checkCreateInfo(const detail::ContextImpl& ctx, const GeometryQueryStageCreateInfo& info) {
+  VKC_TRY(detail::checkFramesInFlight(info.framesInFlight, kCreateOwner));
+  const uint64_t maxRange = ctx.info.maxStorageBufferRange;
+  const struct {
+    const char* what;
+    uint64_t bytes;
+  } needs[] = {
+      {"maxGeometries", uint64_t{info.maxGeometries} * kGeomBytes},
+      {"maxQueries", uint64_t{info.maxQueries} * kQueryBytes},
+      {"maxPoints", uint64_t{info.maxPoints} * kPointBytes},
+      {"maxGridSamples", uint64_t{info.maxGridSamples} * kSampleBytes},
+      {"maxStates", uint64_t{info.maxStates} * kPointBytes},
+      {"maxContacts", uint64_t{info.maxContacts} * kElementBytes},
+      {"maxSlots", tilesOf(maxSlotsOf(info)) * kMaskBytes},
+  };
+  for (const auto& n : needs) {
+    if (n.bytes > maxRange) {
+      return Error{ErrorCode::kLimitExceeded, std::string(kCreateOwner) + "::" + n.what + " needs " +
+                                                  std::to_string(n.bytes) + " bytes in one storage buffer; the device '" +
+                                                  ctx.info.name + "' allows maxStorageBufferRange = " +
+                                                  std::to_string(maxRange)};
+    }
+  }
+  return {};
+}
+
+Status tooMany(const char* field, size_t n, const char* limit, uint32_t max) {
+  if (n <= max) return {};
+  return Error{ErrorCode::kLimitExceeded, std::string(kOwner) + "::" + field + " holds " + std::to_string(n) +
+                                              "; the stage was created with " + limit + " = " + std::to_string(max)};
+}
+
+}  // namespace
+
+struct GeometryQueryStage::Impl {
+  // The stage's buffers (StageBuffers ids): everything a record writes is per frame in flight.
+  enum : uint32_t {
+    kUpload,
+    kGeometries,
+    kPrevGeometries,
+    kQueries,
+    kSlotRange,
+    kTiles,
+    kPoints,
+    kPrevPoints,
+    kGridSamples,
+    kState,
+    kTileMasks,
+    kGroupSums,
+    kElementsA,
+    kElementsB,
+    kRanges,
+    kCounts,
+    kDummy,
+    kBufferCount
+  };
+
+  detail::ContextImpl& ctx;
+  GeometryQueryStageCreateInfo limits;
+  UploadLayout layout;
+  const detail::Pipeline* shared[std::size(gpu::kGeomPasses)] = {};  // SCAN, RANGES
+  // Each family's COUNT and WRITE pipelines, fetched from the context's cache when a batch first holds
+  // the family (a family's shader is compiled only if used).
+  std::array<std::array<const detail::Pipeline*, 2>, gpu::kGeomFamilyCount> family{};
+  detail::StageBuffers buffers;
+  // Convenience path.
+  Buffer readback;
+  detail::TimestampPool queries{ctx};
+  std::vector<PassTiming> timings;
+  RecordStats lastStats;
+  std::optional<detail::Recorder> last;
+
+  explicit Impl(detail::ContextImpl& c) : ctx(c) {}
+
+  static std::array<detail::BufferSpec, kBufferCount> plan(const GeometryQueryStageCreateInfo& info) {
+    constexpr MemoryUsage kDevice = MemoryUsage::kDeviceLocal;
+    const uint64_t slots = maxSlotsOf(info);
+    std::array<detail::BufferSpec, kBufferCount> p{};
+    p[kUpload] = {uploadLayout(info).total, MemoryUsage::kUpload, true};
+    p[kGeometries] = {info.maxGeometries * kGeomBytes, kDevice, true};
+    p[kPrevGeometries] = {info.maxGeometries * kGeomBytes, kDevice, true};
+    p[kQueries] = {info.maxQueries * kQueryBytes, kDevice, true};
+    p[kSlotRange] = {info.maxQueries * kRangeBytes, kDevice, true};
+    p[kTiles] = {tilesOf(slots) * sizeof(uint32_t), kDevice, true};
+    p[kPoints] = {info.maxPoints * kPointBytes, kDevice, true};
+    p[kPrevPoints] = {info.maxPoints * kPointBytes, kDevice, true};
+    p[kGridSamples] = {info.maxGridSamples * kSampleBytes, kDevice, true};
+    p[kState] = {info.maxStates * kPointBytes, kDevice, false};  // run()'s; record() uses the host's
+    p[kTileMasks] = {tilesOf(slots) * kMaskBytes, kDevice, true};
+    p[kGroupSums] = {tilesOf(slots) * sizeof(uint32_t), kDevice, true};
+    p[kElementsA] = {info.maxContacts * kElementBytes, kDevice, true};
+    p[kElementsB] = {info.maxContacts * kElementBytes, kDevice, true};
+    p[kRanges] = {info.maxQueries * kRangeBytes, kDevice, true};
+    p[kCounts] = {sizeof(gpu::GeomCounts), kDevice, true, VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT};
+    p[kDummy] = {sizeof(gpu::vec4)};
+    return p;
+  }
+
+  // The first `bytes` of a stage buffer (at least 16: a binding is never empty).
+  BufferRange part(uint32_t id, uint32_t frame, VkDeviceSize bytes) const {
+    const Buffer& b = buffers.get(id, frame);
+    return {b.handle(), 0, std::min(std::max<VkDeviceSize>(bytes, 16), b.size())};
+  }
+
+  // Where one record writes, and how many contacts its element buffers hold.
+  struct Targets {
+    BufferRange elementsA, elementsB, ranges, counts;
+    uint32_t capacity = 0;
+  };
+
+  // One array the device reads: the host's buffer, or host memory copied into a stage buffer.
+  struct Array {
+    BufferRange binding;       // what the shaders bind (null: nothing; the dummy is bound)
+    const void* copy = nullptr;  // host memory to copy into the stage's buffer, or null
+    VkDeviceSize bytes = 0;
+  };
+
+  // One validated batch: its sizes, its arrays' bindings and the slot layout.
+  struct Batch {
+    std::span<const Geometry> geometries;
+    std::span<const Geometry> previousGeometries;
+    std::span<const GeometryQuery> queries;
+    Array points, prevPoints, gridSamples;
+    BufferRange state;
+    uint32_t pointCount = 0, gridSampleCount = 0, stateCount = 0;
+    std::vector<gpu::uvec2> slotRange;  // per query
+    std::vector<uint32_t> tiles;        // family by family
+    std::array<uint32_t, gpu::kGeomFamilyCount> familyFirst{}, familyCount{};
+    uint32_t slotCount = 0;
+    uint32_t indirectGroupSize = 64;
+    uint32_t frame = 0;
+  };
+
+  static uint32_t Q(const Batch& b) { return static_cast<uint32_t>(b.queries.size()); }
+  static uint32_t tileCount(const Batch& b) { return static_cast<uint32_t>(tilesOf(b.slotCount)); }
+
+  // The stage's bindings, in binding order (shaders/shared/geometry_queries_bindings.h): the one list
+  // to extend when the shaders gain a buffer.
+  std::array<BufferRange, gpu::kGeomBindingCount> bindingRanges(const Batch& b, const Targets& t) const {
+    const uint32_t f = b.frame;
+    const BufferRange dummy = buffers.range(kDummy);
+    auto orDummy = [&](const BufferRange& r) { return r.buffer != VK_NULL_HANDLE ? r : dummy; };
+    const VkDeviceSize geometryBytes = b.geometries.size() * kGeomBytes;
+    std::array<BufferRange, gpu::kGeomBindingCount> r{};
+    r[gpu::kGeomBindingGeometries] = part(kGeometries, f, geometryBytes);
+    r[gpu::kGeomBindingPrevGeometries] = b.previousGeometries.empty() ? dummy : part(kPrevGeometries, f, geometryBytes);
+    r[gpu::kGeomBindingPoints] = orDummy(b.points.binding);
+    r[gpu::kGeomBindingPrevPoints] = orDummy(b.prevPoints.binding);
+    r[gpu::kGeomBindingGridSamples] = orDummy(b.gridSamples.binding);
+    r[gpu::kGeomBindingState] = orDummy(b.state);
+    r[gpu::kGeomBindingQueries] = part(kQueries, f, Q(b) * kQueryBytes);
+    r[gpu::kGeomBindingSlotRange] = part(kSlotRange, f, Q(b) * kRangeBytes);
+    r[gpu::kGeomBindingTiles] = part(kTiles, f, b.tiles.size() * sizeof(uint32_t));
+    r[gpu::kGeomBindingTileMasks] = part(kTileMasks, f, VkDeviceSize{tileCount(b)} * kMaskBytes);
+    r[gpu::kGeomBindingGroupSums] = part(kGroupSums, f, VkDeviceSize{tileCount(b)} * sizeof(uint32_t));
+    r[gpu::kGeomBindingElementsA] = t.capacity > 0 ? t.elementsA : dummy;
+    r[gpu::kGeomBindingElementsB] = t.capacity > 0 ? t.elementsB : dummy;
+    r[gpu::kGeomBindingRanges] = Q(b) > 0 ? t.ranges : dummy;
+    r[gpu::kGeomBindingCounts] = t.counts;
+    return r;
+  }
+
+  // The families' pipelines the batch needs (from the context's cache).
+  Status fetchPipelines(const Batch& b) {
+    for (uint32_t f = 0; f < gpu::kGeomFamilyCount; ++f) {
+      if (b.familyCount[f] == 0 || family[f][0] != nullptr) continue;
+      const gpu::StageDecl& s = gpu::kGeomFamilyStages[f];
+      VKC_TRY(detail::getPassPipelines(ctx, s.shader, gpu::kGeomBindingCount, sizeof(gpu::GeomStagePush), family[f]));
+    }
+    return {};
+  }
+
+  // The passes: COUNT per family present, SCAN, WRITE per family present, RANGES. Three dependent
+  // dispatches for any batch.
+  detail::Recorder makeRecorder(const Batch& b, const Targets& t) const {
+    const auto ranges = bindingRanges(b, t);
+    gpu::GeomStagePush push{};
+    push.queryCount = Q(b);
+    push.geometryCount = static_cast<uint32_t>(b.geometries.size());
+    push.pointCount = b.pointCount;
+    push.slotCount = b.slotCount;
+    push.groupCount = tileCount(b);
+    push.capacity = t.capacity;
+    push.indirectGroupSize = b.indirectGroupSize;
+    push.gridSampleCount = b.gridSampleCount;
+    push.stateCount = b.stateCount;
+    push.moving = b.previousGeometries.empty() ? 0u : 1u;
+    detail::Recorder rec(ctx);
+    auto pass = [&](const gpu::PassDecl& decl, const detail::Pipeline* pipeline, uint64_t groups, uint32_t group,
+                    uint32_t tileBase, uint32_t tiles) {
+      detail::Pass p = detail::passFromDecl(decl, pipeline, ranges);
+      gpu::GeomStagePush pp = push;
+      pp.tileBase = tileBase;
+      pp.tileCount = tiles;
+      p.setPush(pp);
+      p.groupCount = static_cast<uint32_t>(groups);
+      p.concurrentGroup = group;
+      return p;
+    };
+    for (uint32_t level = 0; level < 2; ++level) {
+      const uint32_t kind = level == 0 ? gpu::kGeomPassCount : gpu::kGeomPassWrite;
+      for (uint32_t f = 0; f < gpu::kGeomFamilyCount; ++f) {
+        if (b.familyCount[f] == 0) continue;
+        rec.add(pass(gpu::kGeomFamilyStages[f].passes[kind], family[f][kind], b.familyCount[f],
+                     level == 0 ? kCountLevel : kWriteLevel, b.familyFirst[f], b.familyCount[f]));
+      }
+      if (level == 0) {
+        rec.add(pass(gpu::kGeomPasses[gpu::kGeomPassScan], shared[gpu::kGeomPassScan], 1, 0, 0, 0));
+      } else {
+        rec.add(pass(gpu::kGeomPasses[gpu::kGeomPassRanges], shared[gpu::kGeomPassRanges], tilesOf(Q(b)), kWriteLevel,
+                     0, 0));
+      }
+    }
+    return rec;
+  }
+
+  // One array of `count` elements of `bytes` each: the host's buffer, or host memory to copy into
+  // stage buffer `id`. `what` names the fields (e.g. "pointBuffer" / "points").
+  Status checkArray(const BufferRange& buffer, const void* data, size_t dataCount, uint32_t count, VkDeviceSize bytes,
+                    uint32_t id, uint32_t frame, const char* bufferName, const char* spanName, const char* limit,
+                    uint32_t max, Array& out) const {
+    out = {};
+    if (buffer.buffer != VK_NULL_HANDLE) {
+      if (dataCount != 0) {
+        return invalid(std::string(kOwner) + ": " + bufferName + " and " + spanName + " are both set; give one of them");
+      }
+      if (count == 0) return {};
+      VKC_TRY(detail::checkBufferRange(ctx, buffer, kOwner, bufferName, VkDeviceSize{count} * bytes));
+      out.binding = {buffer.buffer, buffer.offset, VkDeviceSize{count} * bytes};
+      return {};
+    }
+    VKC_TRY(tooMany(spanName, dataCount, limit, max));
+    if (dataCount == 0) return {};
+    out.copy = data;
+    out.bytes = dataCount * bytes;
+    out.binding = part(id, frame, out.bytes);
+    return {};
+  }
+
+  // Checks a record's values against the stage's maxima and fills `batch` (not the outputs).
+  Status checkBatch(const GeometryQueryRecordInfo& info, Batch& batch) const {
+    VKC_TRY(detail::checkFrame(info.frame, limits.framesInFlight, kOwner));
+    VKC_TRY(tooMany("geometries", info.geometries.size(), "maxGeometries", limits.maxGeometries));
+    VKC_TRY(tooMany("queries", info.queries.size(), "maxQueries", limits.maxQueries));
+    if (info.indirectGroupSize == 0) return invalid(std::string(kOwner) + "::indirectGroupSize is 0: must be >= 1");
+    batch.geometries = info.geometries;
+    batch.previousGeometries = info.previousGeometries;
+    batch.queries = info.queries;
+    batch.indirectGroupSize = info.indirectGroupSize;
+    batch.frame = info.frame;
+    const uint32_t f = info.frame;
+    // Points: their count is pointCount with a buffer, points.size() without.
+    if (info.pointBuffer.buffer == VK_NULL_HANDLE && info.pointCount != 0 && info.pointCount != info.points.size()) {
+      return invalid(std::string(kOwner) + "::pointCount is " + std::to_string(info.pointCount) +
+                     " without a pointBuffer: it must be 0 or points.size() (" + std::to_string(info.points.size()) +
+                     ")");
+    }
+    batch.pointCount = info.pointBuffer.buffer != VK_NULL_HANDLE ? info.pointCount
+                                                                 : static_cast<uint32_t>(info.points.size());
+    VKC_TRY(checkArray(info.pointBuffer, info.points.data(), info.points.size(), batch.pointCount, kPointBytes, kPoints,
+                       f, "pointBuffer", "points", "maxPoints", limits.maxPoints, batch.points));
+    const bool hasPrev = info.previousPointBuffer.buffer != VK_NULL_HANDLE || !info.previousPoints.empty();
+    if (!info.previousPoints.empty() && info.previousPoints.size() != batch.pointCount) {
+      return invalid(std::string(kOwner) + "::previousPoints holds " + std::to_string(info.previousPoints.size()) +
+                     " points: must be empty or one per point (" + std::to_string(batch.pointCount) + ")");
+    }
+    VKC_TRY(checkArray(info.previousPointBuffer, info.previousPoints.data(), info.previousPoints.size(),
+                       hasPrev ? batch.pointCount : 0, kPointBytes, kPrevPoints, f, "previousPointBuffer",
+                       "previousPoints", "maxPoints", limits.maxPoints, batch.prevPoints));
+    if (info.gridSampleBuffer.buffer == VK_NULL_HANDLE && info.gridSampleCount != 0 &&
+        info.gridSampleCount != info.gridSamples.size()) {
+      return invalid(std::string(kOwner) + "::gridSampleCount is " + std::to_string(info.gridSampleCount) +
+                     " without a gridSampleBuffer: it must be 0 or gridSamples.size() (" +
+                     std::to_string(info.gridSamples.size()) + ")");
+    }
+    batch.gridSampleCount = info.gridSampleBuffer.buffer != VK_NULL_HANDLE
+                                ? info.gridSampleCount
+                                : static_cast<uint32_t>(info.gridSamples.size());
+    VKC_TRY(checkArray(info.gridSampleBuffer, info.gridSamples.data(), info.gridSamples.size(), batch.gridSampleCount,
+                       kSampleBytes, kGridSamples, f, "gridSampleBuffer", "gridSamples", "maxGridSamples",
+                       limits.maxGridSamples, batch.gridSamples));
+    // Meshes have no device path yet (the mesh pairs run on the CPU backends).
+    for (size_t i = 0; i < info.geometries.size(); ++i) {
+      if (cpu::isMeshType(info.geometries[i].type)) {
+        return Error{ErrorCode::kUnsupported, std::string(kOwner) + "::geometries[" + std::to_string(i) +
+                                                  "] is a mesh: the Vulkan path of the mesh queries is not built yet"};
+      }
+    }
+    // The values of host-memory arrays and everything about the geometries and queries, as validate();
+    // device arrays by their counts only.
+    GeometryQueryInput in;
+    in.geometries = info.geometries;
+    in.previousGeometries = info.previousGeometries;
+    in.queries = info.queries;
+    in.points = info.points;
+    in.previousPoints = info.previousPoints;
+    in.gridSamples = info.gridSamples;
+    VKC_TRY(detail::validateGeometryQueryInput(in, {batch.pointCount, hasPrev ? batch.pointCount : 0,
+                                                    batch.gridSampleCount}));
+    // State: the host's buffer, needed by continuous queries.
+    const bool continuous = std::any_of(info.queries.begin(), info.queries.end(),
+                                        [](const GeometryQuery& q) { return q.method == GeometryMethod::kContinuous; });
+    if (info.stateBuffer.buffer != VK_NULL_HANDLE && info.stateCount > 0) {
+      VKC_TRY(detail::checkBufferRange(ctx, info.stateBuffer, kOwner, "stateBuffer",
+                                       VkDeviceSize{info.stateCount} * kPointBytes));
+      batch.state = {info.stateBuffer.buffer, info.stateBuffer.offset, VkDeviceSize{info.stateCount} * kPointBytes};
+      batch.stateCount = info.stateCount;
+    } else if (continuous) {
+      return invalid(std::string(kOwner) + "::stateBuffer is null (or stateCount 0): continuous queries need the "
+                     "host's state buffer");
+    }
+    VKC_TRY(detail::validateGeometryStateRanges(in, batch.stateCount, "stateBuffer"));
+    return layOut(batch);
+  }
+
+  // The slot layout of a checked batch, against the stage's maxima.
+  Status layOut(Batch& batch) const {
+    const detail::GeometrySlotLayout l = detail::geometrySlotLayout(batch.geometries, batch.queries);
+    const uint32_t maxSlots = maxSlotsOf(limits);
+    if (l.slotCount > maxSlots) {
+      return Error{ErrorCode::kLimitExceeded, std::string(kOwner) + ": the queries need " +
+                                                  std::to_string(l.slotCount) +
+                                                  " slots (the pair families' tile gaps included); the stage was "
+                                                  "created with maxSlots = " + std::to_string(maxSlots)};
+    }
+    batch.slotCount = static_cast<uint32_t>(l.slotCount);
+    batch.slotRange.resize(l.slotRange.size());
+    for (size_t q = 0; q < l.slotRange.size(); ++q) {
+      batch.slotRange[q] = gpu::uvec2(static_cast<uint32_t>(l.slotRange[q].first), static_cast<uint32_t>(l.slotRange[q].end));
+    }
+    batch.tiles = l.tiles;
+    for (uint32_t f = 0; f < gpu::kGeomFamilyCount; ++f) {
+      batch.familyFirst[f] = static_cast<uint32_t>(l.familyFirst[f]);
+      batch.familyCount[f] = static_cast<uint32_t>(l.familyCount[f]);
+    }
+    return {};
+  }
+
+  // The record's outputs: the host's buffers, or the stage's own of the frame.
+  Status checkTargets(const GeometryQueryOutputBuffers& o, const Batch& b, Targets& t) const {
+    const bool hostA = o.elementsA.buffer != VK_NULL_HANDLE, hostB = o.elementsB.buffer != VK_NULL_HANDLE;
+    if (hostA != hostB) {
+      return invalid(std::string(kOwner) + "::outputs: elementsA and elementsB must both be given or both be null");
+    }
+    if (hostA) {
+      const VkDeviceSize capacity = std::min(o.elementsA.size, o.elementsB.size) / kElementBytes;
+      if (capacity > UINT32_MAX) return invalid(std::string(kOwner) + "::outputs.elementsA holds more than 2^32 elements");
+      t.capacity = static_cast<uint32_t>(capacity);
+      if (t.capacity > 0) {
+        VKC_TRY(detail::checkBufferRange(ctx, o.elementsA, kOwner, "outputs.elementsA", capacity * kElementBytes));
+        VKC_TRY(detail::checkBufferRange(ctx, o.elementsB, kOwner, "outputs.elementsB", capacity * kElementBytes));
+      }
+      t.elementsA = {o.elementsA.buffer, o.elementsA.offset, capacity * kElementBytes};
+      t.elementsB = {o.elementsB.buffer, o.elementsB.offset, capacity * kElementBytes};
+    } else {
+      t.capacity = limits.maxContacts;
+      t.elementsA = part(kElementsA, b.frame, VkDeviceSize{t.capacity} * kElementBytes);
+      t.elementsB = part(kElementsB, b.frame, VkDeviceSize{t.capacity} * kElementBytes);
+    }
+    const VkDeviceSize rangeBytes = VkDeviceSize{Q(b)} * kRangeBytes;
+    if (o.ranges.buffer != VK_NULL_HANDLE) {
+      if (rangeBytes > 0) VKC_TRY(detail::checkBufferRange(ctx, o.ranges, kOwner, "outputs.ranges", rangeBytes));
+      t.ranges = {o.ranges.buffer, o.ranges.offset, rangeBytes};
+    } else {
+      t.ranges = part(kRanges, b.frame, rangeBytes);
+    }
+    if (o.counts.buffer != VK_NULL_HANDLE) {
+      VKC_TRY(detail::checkBufferRange(ctx, o.counts, kOwner, "outputs.counts", sizeof(gpu::GeomCounts)));
+      t.counts = {o.counts.buffer, o.counts.offset, sizeof(gpu::GeomCounts)};
+    } else {
+      t.counts = buffers.range(kCounts, b.frame);
+    }
+    return {};
+  }
+
+  // Validated record: the batch into the upload buffer, its copies, then the passes. `stateUpload`:
+  // run()'s state entries copied into the stage's state buffer.
+  Status recordValidated(VkCommandBuffer cmd, const Batch& b, const Targets& t, RecordSync sync, VkQueryPool pool,
+                         std::span<const Float4> stateUpload = {}) {
+    VKC_TRY(fetchPipelines(b));
+    detail::Recorder rec = makeRecorder(b, t);
+    // The passes are checked before anything is recorded: a refused record leaves the buffer as it was.
+    for (const detail::Pass& p : rec.passes()) VKC_TRY(detail::checkPass(p));
+    lastStats = {};
+    const uint32_t f = b.frame;
+    char* up = static_cast<char*>(buffers.get(kUpload, f).mapped());
+    struct Section {
+      const void* data;
+      VkDeviceSize bytes, at;
+      uint32_t dst;
+    };
+    const Section sections[] = {
+        {b.geometries.data(), b.geometries.size() * kGeomBytes, layout.geometries, kGeometries},
+        {b.previousGeometries.data(), b.previousGeometries.size() * kGeomBytes, layout.prevGeometries, kPrevGeometries},
+        {b.queries.data(), Q(b) * kQueryBytes, layout.queries, kQueries},
+        {b.slotRange.data(), b.slotRange.size() * kRangeBytes, layout.slotRange, kSlotRange},
+        {b.tiles.data(), b.tiles.size() * sizeof(uint32_t), layout.tiles, kTiles},
+        {b.points.copy, b.points.copy != nullptr ? b.points.bytes : 0, layout.points, kPoints},
+        {b.prevPoints.copy, b.prevPoints.copy != nullptr ? b.prevPoints.bytes : 0, layout.prevPoints, kPrevPoints},
+        {b.gridSamples.copy, b.gridSamples.copy != nullptr ? b.gridSamples.bytes : 0, layout.gridSamples, kGridSamples},
+        {stateUpload.data(), stateUpload.size() * kPointBytes, layout.state, kState},
+    };
+    // One barrier before the copies and the fill: the host's writes (sync's sources) and earlier passes'
+    // reads of the stage's buffers before they are rewritten.
+    detail::globalBarrier(ctx, cmd, sync.srcStage | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, sync.srcAccess,
+                          VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    lastStats.barriers += 1;
+    for (const Section& s : sections) {
+      if (s.bytes == 0) continue;
+      std::memcpy(up + s.at, s.data, s.bytes);
+      const VkBufferCopy region{s.at, 0, s.bytes};
+      ctx.vk.vkCmdCopyBuffer(cmd, buffers.get(kUpload, f).handle(), buffers.get(s.dst, f).handle(), 1, &region);
+      lastStats.transfers += 1;
+      lastStats.transferBytes += s.bytes;
+    }
+    // The tiles' hit masks start at zero (the COUNT passes set bits).
+    const BufferRange masks = part(kTileMasks, f, VkDeviceSize{tileCount(b)} * kMaskBytes);
+    ctx.vk.vkCmdFillBuffer(cmd, masks.buffer, masks.offset, masks.size, 0);
+    lastStats.transfers += 1;
+    lastStats.transferBytes += masks.size;
+    sync.srcStage |= VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_CLEAR_BIT;
+    sync.srcAccess |= VK_ACCESS_2_TRANSFER_WRITE_BIT;
+    const Status st = rec.record(cmd, sync, pool, &lastStats);
+    last.emplace(std::move(rec));
+    return st;
+  }
+};
+
+GeometryQueryStage::GeometryQueryStage(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+GeometryQueryStage::~GeometryQueryStage() = default;
+const std::vector<PassTiming>& GeometryQueryStage::timings() const { return impl_->timings; }
+const RecordStats& GeometryQueryStage::lastRecordStats() const { return impl_->lastStats; }
+
+BufferRange GeometryQueryStage::elementsABuffer(uint32_t frame) const {
+  return impl_->buffers.range(Impl::kElementsA, std::min(frame, impl_->limits.framesInFlight - 1));
+}
+BufferRange GeometryQueryStage::elementsBBuffer(uint32_t frame) const {
+  return impl_->buffers.range(Impl::kElementsB, std::min(frame, impl_->limits.framesInFlight - 1));
+}
+BufferRange GeometryQueryStage::rangesBuffer(uint32_t frame) const {
+  return impl_->buffers.range(Impl::kRanges, std::min(frame, impl_->limits.framesInFlight - 1));
+}
+BufferRange GeometryQueryStage::countsBuffer(uint32_t frame) const {
+  return impl_->buffers.range(Impl::kCounts, std::min(frame, impl_->limits.framesInFlight - 1));
+}
+
+Result<MemoryRequirements> GeometryQueryStage::memoryRequirements(const Context& context,
+                                                                  const GeometryQueryStageCreateInfo& info) {
+  VKC_TRY(checkCreateInfo(detail::Internals::of(context), info));
+  return detail::requirementsOf(Impl::plan(info), info.framesInFlight);
+}
+
+Result<std::unique_ptr<GeometryQueryStage>> GeometryQueryStage::create(Context& context,
+                                                                       const GeometryQueryStageCreateInfo& info) {
+  detail::ContextImpl& ctx = detail::Internals::of(context);
+  VKC_TRY(checkCreateInfo(ctx, info));
+  auto impl = std::make_unique<Impl>(ctx);
+  impl->limits = info;
+  impl->layout = uploadLayout(info);
+  VKC_TRY(detail::getPassPipelines(ctx, gpu::kGeomStage.shader, gpu::kGeomBindingCount, sizeof(gpu::GeomStagePush),
+                                    impl->shared));
+  VKC_TRY(impl->buffers.create(ctx, Impl::plan(info), info.framesInFlight));
+  // Timestamps: at most a COUNT and a WRITE per family, SCAN and RANGES.
+  VKC_TRY(impl->queries.create(2 * (2 * gpu::kGeomFamilyCount + 2)));
+  return std::unique_ptr<GeometryQueryStage>(new GeometryQueryStage(std::move(impl)));
+}
+
+Status GeometryQueryStage::recordUpload(VkCommandBuffer commandBuffer) {
+  return detail::checkCommandBuffer(commandBuffer, "GeometryQueryStage", "recordUpload");
+}
+
+Status GeometryQueryStage::record(VkCommandBuffer commandBuffer, const GeometryQueryRecordInfo& info) {
+  Impl& s = *impl_;
+  s.lastStats = {};
+  VKC_TRY(detail::checkCommandBuffer(commandBuffer, "GeometryQueryStage"));
+  Impl::Batch batch;
+  VKC_TRY(s.checkBatch(info, batch));
+  Impl::Targets targets;
+  VKC_TRY(s.checkTargets(info.outputs, batch, targets));
+  return s.recordValidated(commandBuffer, batch, targets, info.sync, VK_NULL_HANDLE);
+}
+
+Result<GeometryQueryCounts> GeometryQueryStage::run(const GeometryQueryInput& input, const GeometryQueryOutput& output) {
+  Impl& s = *impl_;
+  s.lastStats = {};
+  VKC_TRY(validate(input));
+  VKC_TRY(validateOutput(input, output));
+  if (output.elementsA.size() > s.limits.maxContacts) {
+    return Error{ErrorCode::kLimitExceeded, "GeometryQueryStage::run: output.elementsA holds " +
+                                                std::to_string(output.elementsA.size()) +
+                                                " elements; the stage was created with maxContacts = " +
+                                                std::to_string(s.limits.maxContacts)};
+  }
+  const bool continuous = std::any_of(input.queries.begin(), input.queries.end(),
+                                      [](const GeometryQuery& q) { return q.method == GeometryMethod::kContinuous; });
+  const std::span<const Float4> state = continuous ? std::span<const Float4>(output.state) : std::span<const Float4>();
+  if (state.size() > s.limits.maxStates) {
+    return Error{ErrorCode::kLimitExceeded, "GeometryQueryStage::run: output.state holds " + std::to_string(state.size()) +
+                                                " entries; the stage was created with maxStates = " +
+                                                std::to_string(s.limits.maxStates)};
+  }
+  GeometryQueryRecordInfo info;
+  info.geometries = input.geometries;
+  info.previousGeometries = input.previousGeometries;
+  info.queries = input.queries;
+  info.points = input.points;
+  info.previousPoints = input.previousPoints;
+  info.gridSamples = input.gridSamples;
+  if (!state.empty()) {
+    info.stateBuffer = s.part(Impl::kState, 0, state.size() * kPointBytes);
+    info.stateCount = static_cast<uint32_t>(state.size());
+  }
+  Impl::Batch batch;
+  VKC_TRY(s.checkBatch(info, batch));
+  // The stage's own outputs, with the host's capacity (the overflow is the host array's).
+  Impl::Targets targets;
+  targets.capacity = static_cast<uint32_t>(output.elementsA.size());
+  const VkDeviceSize elementBytes = VkDeviceSize{targets.capacity} * kElementBytes;
+  const VkDeviceSize rangeBytes = input.queries.size() * kRangeBytes;
+  const VkDeviceSize stateBytes = state.size() * kPointBytes;
+  targets.elementsA = s.part(Impl::kElementsA, 0, elementBytes);
+  targets.elementsB = s.part(Impl::kElementsB, 0, elementBytes);
+  targets.ranges = s.part(Impl::kRanges, 0, rangeBytes);
+  targets.counts = s.buffers.range(Impl::kCounts, 0);
+
+  // Read back: counts, ranges, elementsA, elementsB, state.
+  const VkDeviceSize atRanges = sizeof(gpu::GeomCounts), atA = align16(atRanges + rangeBytes), atB = atA + elementBytes,
+                     atState = atB + elementBytes;
+  VKC_TRY(s.ctx.allocator->ensureBuffer(s.readback, atState + stateBytes, MemoryUsage::kReadback));
+  VKC_TRY(s.ctx.submitAndWait([&](VkCommandBuffer cmd) -> Status {
+    VKC_TRY(s.recordValidated(cmd, batch, targets, detail::copyInCopyOutSync(), s.queries, state));
+    auto copy = [&](uint32_t id, VkDeviceSize at, VkDeviceSize n) {
+      if (n == 0) return;
+      const VkBufferCopy region{0, at, n};
+      s.ctx.vk.vkCmdCopyBuffer(cmd, s.buffers.get(id, 0).handle(), s.readback.handle(), 1, &region);
+    };
+    copy(Impl::kCounts, 0, sizeof(gpu::GeomCounts));
+    copy(Impl::kRanges, atRanges, rangeBytes);
+    copy(Impl::kElementsA, atA, elementBytes);
+    copy(Impl::kElementsB, atB, elementBytes);
+    copy(Impl::kState, atState, stateBytes);
+    return {};
+  }));
+  VKC_TRY(detail::storeTimings(*s.last, s.queries, s.timings));
+  const char* back = static_cast<const char*>(s.readback.mapped());
+  gpu::GeomCounts c;
+  std::memcpy(&c, back, sizeof c);
+  if (rangeBytes > 0) std::memcpy(output.ranges.data(), back + atRanges, rangeBytes);
+  const VkDeviceSize written = VkDeviceSize{std::min(c.written, targets.capacity)} * kElementBytes;
+  if (written > 0) {
+    std::memcpy(output.elementsA.data(), back + atA, written);
+    std::memcpy(output.elementsB.data(), back + atB, written);
+  }
+  if (stateBytes > 0) std::memcpy(output.state.data(), back + atState, stateBytes);
+  GeometryQueryCounts counts;
+  counts.contacts = c.contacts;
+  counts.written = c.written;
+  counts.overflow = c.overflow != 0;
+  return counts;
+}
+
+Result<GeometryQueryCounts> queryGeometries(Backend backend, Context* context, const GeometryQueryInput& input,
+                                            const GeometryQueryOutput& output) {
+  if (backend != Backend::kVulkan) return queryGeometriesCpu(input, output, backend);
+  if (context == nullptr) return invalid("queryGeometries: the Vulkan backend needs a context");
+  VKC_TRY(validate(input));
+  VKC_TRY(validateOutput(input, output));
+  VKC_TRY(cpu::refuseMeshQueriesOnVulkan(input));
+  const uint64_t slots = detail::geometrySlotLayout(input.geometries, input.queries).slotCount;
+  GeometryQueryStageCreateInfo info;
+  auto set = [](uint32_t& field, const char* what, uint64_t n) -> Status {
+    if (n > UINT32_MAX) {
+      return Error{ErrorCode::kLimitExceeded, std::string("queryGeometries: ") + what + " is " + std::to_string(n) +
+                                                  ": more than 2^32 - 1"};
+    }
+    field = static_cast<uint32_t>(n);
+    return {};
+  };
+  VKC_TRY(set(info.maxQueries, "the query count", input.queries.size()));
+  VKC_TRY(set(info.maxGeometries, "the geometry count", input.geometries.size()));
+  VKC_TRY(set(info.maxPoints, "the point count", input.points.size()));
+  VKC_TRY(set(info.maxGridSamples, "the grid sample count", input.gridSamples.size()));
+  VKC_TRY(set(info.maxStates, "the state entry count", output.state.size()));
+  VKC_TRY(set(info.maxContacts, "the output's capacity", output.elementsA.size()));
+  VKC_TRY(set(info.maxSlots, "the slot count", std::max<uint64_t>(slots, 1)));
+  auto stage = GeometryQueryStage::create(*context, info);
+  if (!stage) return stage.error();
+  return (*stage)->run(input, output);
+}
+
+}  // namespace vkc
