@@ -1,16 +1,12 @@
 #version 460
-// Pairwise geometry queries (include/vkcollide/geometry_queries.h): the passes that evaluate no pair,
-// selected by a specialization constant (shared/geometry_queries_passes.h; the stage's passes are
-// described in shared/geometry_queries_bindings.h):
-//   SCAN    one workgroup: the exclusive prefix of the tiles' hits (their masks' popcounts), the counts
-//           and the indirect dispatch;
-//   RANGES  one invocation per query: its range {E(first), E(end) - E(first)}.
-// The pair families' COUNT and WRITE passes are shaders/geometry_queries_<family>.comp.
+// Pairwise geometry queries (include/vkcollide/geometry_queries.h): the SCAN pass (one workgroup: the
+// exclusive prefix of the tiles' hits, their masks' popcounts, the counts and the indirect dispatch;
+// shared/geometry_queries_bindings.h describes the stage). The pair families' COUNT and WRITE passes
+// are shaders/geometry_queries_<family>.comp, the ranges shaders/geometry_queries_ranges.comp.
 #extension GL_GOOGLE_include_directive : require
 #define VKC_GEOM_FAMILIES 0
 #include "shared/geometry_queries_stage.h"
 
-layout(constant_id = 0) const uint kPass = kGeomPassScan;
 
 shared uint sScan[kGeomGroupSize];
 
@@ -58,19 +54,4 @@ void scanPass() {
   }
 }
 
-void rangesPass() {
-  uint i = linearGroup() * kGeomGroupSize + gl_LocalInvocationIndex;
-  if (i >= pc.queryCount) return;
-  uvec2 r = slotRange[i];
-  uint first = contactsBefore(min(r.x, pc.slotCount));
-  uint end = contactsBefore(min(r.y, pc.slotCount));
-  ranges[i] = uvec2(first, end - min(first, end));
-}
-
-void main() {
-  if (kPass == kGeomPassScan) {
-    scanPass();
-  } else {
-    rangesPass();
-  }
-}
+void main() { scanPass(); }

@@ -41,9 +41,6 @@ VKC_CONSTANT(uint, kGeomGroupSize, 64u);
 // Passes of a family shader (geometry_queries_<family>.comp, specialization constant 0).
 VKC_CONSTANT(uint, kGeomPassCount, 0u);
 VKC_CONSTANT(uint, kGeomPassWrite, 1u);
-// Passes of the family-free shader (geometry_queries.comp).
-VKC_CONSTANT(uint, kGeomPassScan, 0u);
-VKC_CONSTANT(uint, kGeomPassRanges, 1u);
 
 // Bindings of set 0 (every shader of the stage has the same layout).
 VKC_CONSTANT(uint, kGeomBindingGeometries, 0u);      // GeomShape[geometryCount]

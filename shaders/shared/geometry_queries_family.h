@@ -103,7 +103,9 @@ void writePass() {
   vec4 newState;
   bool hasState;
   bool hit = evaluateSlot(s, q, ea, eb, stateIndex, newState, hasState);
+#if VKC_GEOM_FAMILY == VKC_GEOM_FAMILY_CONTINUOUS
   if (hasState && stateIndex < pc.stateCount) state[stateIndex] = newState;
+#endif
   if (!hit || !counted) return;  // same arithmetic as COUNT: hit == counted
   uint at = contactsBefore(s);
   if (at >= pc.capacity) return;  // overflow: never written past the end

@@ -1,6 +1,6 @@
 // The passes of the geometry query stage (shaders/geometry_queries*.comp,
 // src/vulkan/geometry_queries.cpp); see pass_decl.h and geometry_queries_bindings.h. One declaration
-// per shader: the family-free shader (SCAN, RANGES) and one per pair family (COUNT, WRITE), each
+// per shader: SCAN, RANGES and one per pair family (COUNT, WRITE), each
 // family's accesses its own (a family that reads no points declares none). A record: the families'
 // COUNT dispatches, SCAN, the families' WRITE dispatches and RANGES: three dependent dispatches.
 #ifndef VKC_SHARED_GEOMETRY_QUERIES_PASSES_H
@@ -15,8 +15,10 @@ namespace vkc::gpu {
 // Tokens: geometries, prevGeometries, points, prevPoints, gridSamples, state, queries, slotRange, tiles,
 // tileMasks, groupSums, elementsA, elementsB, ranges, counts.
 inline constexpr PassDecl kGeomPasses[] = {
-  passDecl("vkc.geometry_queries.scan",   kGeomPassScan,   kGeomGroupSize, kGeomBindingCount, "- - - - - - - - - R W - - - W"),
-  passDecl("vkc.geometry_queries.ranges", kGeomPassRanges, kGeomGroupSize, kGeomBindingCount, "- - - - - - - R - R R - - W R"),
+  passDecl("vkc.geometry_queries.scan",   0, kGeomGroupSize, kGeomBindingCount, "- - - - - - - - - R W - - - W"),
+};
+inline constexpr PassDecl kGeomRangesPasses[] = {
+  passDecl("vkc.geometry_queries.ranges", 0, kGeomGroupSize, kGeomBindingCount, "- - - - - - - R - R R - - W R"),
 };
 inline constexpr PassDecl kGeomBasicPasses[] = {
   passDecl("vkc.geometry_queries.basic.count", kGeomPassCount, kGeomGroupSize, kGeomBindingCount, "R - R - - - R R R RW - - - - -"),
@@ -40,6 +42,7 @@ inline constexpr PassDecl kGeomContinuousPasses[] = {
 };
 // clang-format on
 inline constexpr StageDecl kGeomStage{"geometry_queries", kGeomBindingCount, kGeomPasses};
+inline constexpr StageDecl kGeomRangesStage{"geometry_queries_ranges", kGeomBindingCount, kGeomRangesPasses};
 // The family shaders, indexed by family (kGeomFamily*).
 inline constexpr StageDecl kGeomFamilyStages[] = {
     {"geometry_queries_basic", kGeomBindingCount, kGeomBasicPasses},
@@ -49,7 +52,7 @@ inline constexpr StageDecl kGeomFamilyStages[] = {
     {"geometry_queries_continuous", kGeomBindingCount, kGeomContinuousPasses},
 };
 static_assert(std::size(kGeomFamilyStages) == kGeomFamilyCount);
-static_assert(validStage(kGeomStage) && validStage(kGeomFamilyStages[0]) && validStage(kGeomFamilyStages[1]) &&
+static_assert(validStage(kGeomStage) && validStage(kGeomRangesStage) && validStage(kGeomFamilyStages[0]) && validStage(kGeomFamilyStages[1]) &&
               validStage(kGeomFamilyStages[2]) && validStage(kGeomFamilyStages[3]) && validStage(kGeomFamilyStages[4]));
 
 }  // namespace vkc::gpu

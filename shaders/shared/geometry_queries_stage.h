@@ -18,16 +18,28 @@ layout(std430, set = 0, binding = kGeomBindingPrevGeometries) readonly buffer Pr
 layout(std430, set = 0, binding = kGeomBindingPoints) readonly buffer Points { vec4 points[]; };
 layout(std430, set = 0, binding = kGeomBindingPrevPoints) readonly buffer PrevPoints { vec4 prevPoints[]; };
 layout(std430, set = 0, binding = kGeomBindingGridSamples) readonly buffer GridSamples { float gridSamples[]; };
+// Only the continuous family writes the state: readonly elsewhere (the synchronization validation
+// layer sees a module's every access; a store even behind a false branch would count).
+#if defined(VKC_GEOM_FAMILY) && VKC_GEOM_FAMILY == VKC_GEOM_FAMILY_CONTINUOUS
 layout(std430, set = 0, binding = kGeomBindingState) buffer State { vec4 state[]; };
+#else
+layout(std430, set = 0, binding = kGeomBindingState) readonly buffer State { vec4 state[]; };
+#endif
 layout(std430, set = 0, binding = kGeomBindingQueries) readonly buffer Queries { GeomQuery queries[]; };
 layout(std430, set = 0, binding = kGeomBindingSlotRange) readonly buffer SlotRange { uvec2 slotRange[]; };
 layout(std430, set = 0, binding = kGeomBindingTiles) readonly buffer Tiles { uint tiles[]; };
-layout(std430, set = 0, binding = kGeomBindingTileMasks) buffer TileMasks { uint tileMasks[]; };
-layout(std430, set = 0, binding = kGeomBindingGroupSums) buffer GroupSums { uint groupSums[]; };
+// The RANGES shader (VKC_GEOM_READONLY_SCAN) only reads what the COUNT and SCAN passes wrote.
+#ifdef VKC_GEOM_READONLY_SCAN
+#define VKC_GEOM_SCAN_ACCESS readonly
+#else
+#define VKC_GEOM_SCAN_ACCESS
+#endif
+layout(std430, set = 0, binding = kGeomBindingTileMasks) VKC_GEOM_SCAN_ACCESS buffer TileMasks { uint tileMasks[]; };
+layout(std430, set = 0, binding = kGeomBindingGroupSums) VKC_GEOM_SCAN_ACCESS buffer GroupSums { uint groupSums[]; };
 layout(std430, set = 0, binding = kGeomBindingElementsA) writeonly buffer ElementsA { GeomElement elementsA[]; };
 layout(std430, set = 0, binding = kGeomBindingElementsB) writeonly buffer ElementsB { GeomElement elementsB[]; };
 layout(std430, set = 0, binding = kGeomBindingRanges) writeonly buffer Ranges { uvec2 ranges[]; };
-layout(std430, set = 0, binding = kGeomBindingCounts) buffer Counts { GeomCounts counts; };
+layout(std430, set = 0, binding = kGeomBindingCounts) VKC_GEOM_SCAN_ACCESS buffer Counts { GeomCounts counts; };
 layout(push_constant) uniform Push { GeomStagePush pc; };
 
 uint clampIndex(uint i, uint count) { return min(i, max(count, 1u) - 1u); }

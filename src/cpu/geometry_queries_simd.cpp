@@ -152,7 +152,7 @@ HWY_INLINE ClosestLanes closestBoxLanes(const V3& centre, const V3& u, VF w, con
 }
 
 HWY_INLINE ClosestLanes closestBox(const gpu::GeomShape& s, const V3& p) {
-  const gpu::vec4 q = s.p1 / gpu::sqrt(gpu::dot(s.p1, s.p1));
+  const gpu::vec4 q = gpu::geomQuatUnit(s.p1);
   return closestBoxLanes(splat(gpu::vec3(s.p0)), splat(gpu::vec3(q)), hn::Set(DF(), q.w), splat(gpu::vec3(s.p2)), p);
 }
 
@@ -384,9 +384,9 @@ HWY_INLINE void boxPlaneBalls(const PairGather& g, BallLanes* balls, MF* slotOk)
   const V3 origin = load4(g.t0).v;
   const MF twoSided = hn::Ne(hn::Load(df, g.tTwoSided), zero);
   const V3 n = planeNormalLanes(origin, load4(g.t1).v, twoSided, centre);
-  // q / sqrt(dot(q, q)) with GLM's vec4 dot: (x x + y y) + (z z + w w).
-  const VF qq = hn::Add(hn::Add(hn::Mul(q.v.x, q.v.x), hn::Mul(q.v.y, q.v.y)),
-                        hn::Add(hn::Mul(q.v.z, q.v.z), hn::Mul(q.w, q.w)));
+  // geomQuatUnit: q / sqrt(((x x + y y) + z z) + w w).
+  const VF qq = hn::Add(hn::Add(hn::Add(hn::Mul(q.v.x, q.v.x), hn::Mul(q.v.y, q.v.y)), hn::Mul(q.v.z, q.v.z)),
+                        hn::Mul(q.w, q.w));
   const VF qLen = hn::Sqrt(qq);
   const V3 u = div(q.v, qLen);
   const VF w = hn::Div(q.w, qLen);
@@ -423,9 +423,9 @@ HWY_INLINE BallLanes pairBall(const PairGather& g) {
       return {s0.v, s0.w, closestCylinderLanes(t0.v, axis, perpendicularLanes(axis), t0.w, t1.w, s0.v)};
     } else if constexpr (kHi == gpu::kGeomOrientedBox) {
       const Lanes4 q = load4(g.t1);
-      // q / sqrt(dot(q, q)) with GLM's vec4 dot: (x x + y y) + (z z + w w).
-      const VF qq = hn::Add(hn::Add(hn::Mul(q.v.x, q.v.x), hn::Mul(q.v.y, q.v.y)),
-                            hn::Add(hn::Mul(q.v.z, q.v.z), hn::Mul(q.w, q.w)));
+      // geomQuatUnit: q / sqrt(((x x + y y) + z z) + w w).
+      const VF qq = hn::Add(hn::Add(hn::Add(hn::Mul(q.v.x, q.v.x), hn::Mul(q.v.y, q.v.y)), hn::Mul(q.v.z, q.v.z)),
+                            hn::Mul(q.w, q.w));
       const VF qLen = hn::Sqrt(qq);
       return {s0.v, s0.w, closestBoxLanes(t0.v, div(q.v, qLen), hn::Div(q.w, qLen), load4(g.t2).v, s0.v)};
     } else {  // plane

@@ -135,13 +135,15 @@ struct GeometryQueryStage::Impl {
     kRanges,
     kCounts,
     kDummy,
+    kDummyOut,  // bound where nothing is written (zero capacity, no query): never shared with a read binding
     kBufferCount
   };
 
   detail::ContextImpl& ctx;
   GeometryQueryStageCreateInfo limits;
   UploadLayout layout;
-  const detail::Pipeline* shared[std::size(gpu::kGeomPasses)] = {};  // SCAN, RANGES
+  const detail::Pipeline* scanPipeline[1] = {};
+  const detail::Pipeline* rangesPipeline[1] = {};
   // Each family's COUNT and WRITE pipelines, fetched from the context's cache when a batch first holds
   // the family (a family's shader is compiled only if used).
   std::array<std::array<const detail::Pipeline*, 2>, gpu::kGeomFamilyCount> family{};
@@ -176,6 +178,7 @@ struct GeometryQueryStage::Impl {
     p[kRanges] = {info.maxQueries * kRangeBytes, kDevice, true};
     p[kCounts] = {sizeof(gpu::GeomCounts), kDevice, true, VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT};
     p[kDummy] = {sizeof(gpu::vec4)};
+    p[kDummyOut] = {sizeof(gpu::GeomElement), kDevice, true};
     return p;
   }
 
@@ -236,9 +239,10 @@ struct GeometryQueryStage::Impl {
     r[gpu::kGeomBindingTiles] = part(kTiles, f, b.tiles.size() * sizeof(uint32_t));
     r[gpu::kGeomBindingTileMasks] = part(kTileMasks, f, VkDeviceSize{tileCount(b)} * kMaskBytes);
     r[gpu::kGeomBindingGroupSums] = part(kGroupSums, f, VkDeviceSize{tileCount(b)} * sizeof(uint32_t));
-    r[gpu::kGeomBindingElementsA] = t.capacity > 0 ? t.elementsA : dummy;
-    r[gpu::kGeomBindingElementsB] = t.capacity > 0 ? t.elementsB : dummy;
-    r[gpu::kGeomBindingRanges] = Q(b) > 0 ? t.ranges : dummy;
+    const BufferRange dummyOut = buffers.range(kDummyOut, f);
+    r[gpu::kGeomBindingElementsA] = t.capacity > 0 ? t.elementsA : dummyOut;
+    r[gpu::kGeomBindingElementsB] = t.capacity > 0 ? t.elementsB : dummyOut;
+    r[gpu::kGeomBindingRanges] = Q(b) > 0 ? t.ranges : dummyOut;
     r[gpu::kGeomBindingCounts] = t.counts;
     return r;
   }
@@ -288,10 +292,9 @@ struct GeometryQueryStage::Impl {
                      level == 0 ? kCountLevel : kWriteLevel, b.familyFirst[f], b.familyCount[f]));
       }
       if (level == 0) {
-        rec.add(pass(gpu::kGeomPasses[gpu::kGeomPassScan], shared[gpu::kGeomPassScan], 1, 0, 0, 0));
+        rec.add(pass(gpu::kGeomPasses[0], scanPipeline[0], 1, 0, 0, 0));
       } else {
-        rec.add(pass(gpu::kGeomPasses[gpu::kGeomPassRanges], shared[gpu::kGeomPassRanges], tilesOf(Q(b)), kWriteLevel,
-                     0, 0));
+        rec.add(pass(gpu::kGeomRangesPasses[0], rangesPipeline[0], tilesOf(Q(b)), kWriteLevel, 0, 0));
       }
     }
     return rec;
@@ -541,7 +544,9 @@ Result<std::unique_ptr<GeometryQueryStage>> GeometryQueryStage::create(Context& 
   impl->limits = info;
   impl->layout = uploadLayout(info);
   VKC_TRY(detail::getPassPipelines(ctx, gpu::kGeomStage.shader, gpu::kGeomBindingCount, sizeof(gpu::GeomStagePush),
-                                    impl->shared));
+                                    impl->scanPipeline));
+  VKC_TRY(detail::getPassPipelines(ctx, gpu::kGeomRangesStage.shader, gpu::kGeomBindingCount,
+                                    sizeof(gpu::GeomStagePush), impl->rangesPipeline));
   VKC_TRY(impl->buffers.create(ctx, Impl::plan(info), info.framesInFlight));
   // Timestamps: at most a COUNT and a WRITE per family, SCAN and RANGES.
   VKC_TRY(impl->queries.create(2 * (2 * gpu::kGeomFamilyCount + 2)));
@@ -645,10 +650,10 @@ Result<GeometryQueryCounts> GeometryQueryStage::run(const GeometryQueryInput& in
 Result<GeometryQueryCounts> queryGeometries(Backend backend, Context* context, const GeometryQueryInput& input,
                                             const GeometryQueryOutput& output) {
   if (backend != Backend::kVulkan) return queryGeometriesCpu(input, output, backend);
-  if (context == nullptr) return invalid("queryGeometries: the Vulkan backend needs a context");
   VKC_TRY(validate(input));
   VKC_TRY(validateOutput(input, output));
   VKC_TRY(cpu::refuseMeshQueriesOnVulkan(input));
+  if (context == nullptr) return invalid("queryGeometries: the Vulkan backend needs a context");
   const uint64_t slots = detail::geometrySlotLayout(input.geometries, input.queries).slotCount;
   GeometryQueryStageCreateInfo info;
   auto set = [](uint32_t& field, const char* what, uint64_t n) -> Status {

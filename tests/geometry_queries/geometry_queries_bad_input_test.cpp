@@ -143,9 +143,24 @@ TEST(GeometryQueriesBadInput, OutputSizes) {
 
 TEST(GeometryQueriesBadInput, VulkanBackendRefusedByTheCpuEntryPoint) {
   Batch b = validBatch();
-  auto counts = b.run(Backend::kVulkan, 8);
+  auto counts = queryGeometriesCpu(b.input(), {b.elementsA, b.elementsB, b.ranges, b.state}, Backend::kVulkan);
   ASSERT_FALSE(counts.ok());
   EXPECT_EQ(counts.error().code, ErrorCode::kUnsupported);
+  // queryGeometries needs a context for kVulkan.
+  counts = b.run(Backend::kVulkan, 8);
+  ASSERT_FALSE(counts.ok());
+  EXPECT_NE(counts.message().find("needs a context"), std::string::npos) << counts.message();
+}
+
+// Two continuous queries sharing state entries would read each other's update: refused on every backend.
+TEST(GeometryQueriesBadInput, OverlappingStateEntriesAreRefused) {
+  Batch b;
+  const uint32_t set = b.addPoints({v3(0, 0, 0), v3(1, 0, 0), v3(2, 0, 0)});
+  const uint32_t sphere = b.add(Geometry::sphere({0, 0, 0, 1}));
+  b.previousPoints = b.points;
+  b.continuous(set, sphere, 0);
+  b.continuous(sphere, set, 2);  // [2, 5) overlaps [0, 3)
+  expectRefusedUnwritten(b, ErrorCode::kInvalidArgument, "queries[1].state overlaps the state entries of queries[0]");
 }
 
 // validate() against the header's rules field by field: every float word of each primitive type set

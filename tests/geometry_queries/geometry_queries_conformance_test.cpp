@@ -155,7 +155,7 @@ void expectConformant(bool bitwise, const Batch& got, const GeometryQueryCounts&
       ASSERT_EQ(g.type, r.type) << k;
       ASSERT_EQ(g.index, r.index) << k;
       ASSERT_EQ(g.query, r.query) << k;
-      ASSERT_EQ(g.pad, r.pad) << k;
+      ASSERT_EQ(g.cell, r.cell) << k;
       if (bitwiseEqual(g, r)) continue;
       EXPECT_FALSE(bitwise) << "contact " << k << " (" << pairName(ref, r.query) << ") is not bitwise kCpuScalar's";
       float worst = 0;
@@ -197,7 +197,7 @@ TEST_P(GeometryQueriesConformance, ImplicitAndContinuousMatchCpuScalarAndKeepThe
     auto rc = ref.run(Backend::kCpuScalar, 20000);
     ASSERT_TRUE(counts.ok()) << counts.message();
     ASSERT_TRUE(rc.ok()) << rc.message();
-    EXPECT_GT(rc->contacts, 1500u) << "round " << round;
+    EXPECT_GT(rc->contacts, 500u) << "round " << round;
     expectConformant(bitwise(), b, *counts, ref, *rc);
     ASSERT_EQ(b.state.size(), ref.state.size());
     uint32_t inside = 0, differ = 0;
@@ -205,7 +205,7 @@ TEST_P(GeometryQueriesConformance, ImplicitAndContinuousMatchCpuScalarAndKeepThe
       inside += ref.state[i].w == 1.0f ? 1 : 0;
       differ += std::memcmp(&b.state[i], &ref.state[i], sizeof(Float4)) != 0 ? 1 : 0;
     }
-    EXPECT_GT(inside, 100u) << "round " << round << ": points staying inside since a traced entry";
+    EXPECT_GT(inside, 20u) << "round " << round << ": points staying inside since a traced entry";
     EXPECT_TRUE(bitwise() ? differ == 0 : differ < ref.state.size() / 100) << differ << " state entries differ";
   }
 }

@@ -123,7 +123,8 @@ TEST_F(GeometryQueryStageVulkan, HostBuffersIndirectCountAndNothingPastTheCapaci
   std::memcpy(points.mapped(), b.points.data(), b.points.size() * sizeof(Float4));
   std::memset(elA.mapped(), 0xAB, elementBytes + guard);
   std::memset(elB.mapped(), 0xAB, elementBytes + guard);
-  auto stage = makeStage({.maxQueries = 301, .maxGeometries = 602, .maxPoints = 0, .maxContacts = 0, .maxSlots = 10000});
+  // maxSlots: the 2 000 points and up to a tile per query where the random pairs change family.
+  auto stage = makeStage({.maxQueries = 301, .maxGeometries = 602, .maxPoints = 0, .maxContacts = 0, .maxSlots = 22000});
   ASSERT_NE(stage, nullptr);
   GeometryQueryRecordInfo info;
   info.geometries = b.geometries;
@@ -135,7 +136,10 @@ TEST_F(GeometryQueryStageVulkan, HostBuffersIndirectCountAndNothingPastTheCapaci
                   .ranges = ranges.range(),
                   .counts = counts.range()};
   info.indirectGroupSize = 32;
-  submit([&](VkCommandBuffer cmd) { ASSERT_TRUE(stage->record(cmd, info).ok()); });
+  submit([&](VkCommandBuffer cmd) {
+    const Status st = stage->record(cmd, info);
+    ASSERT_TRUE(st.ok()) << st.message();
+  });
   GeometryQueryDeviceCounts c;
   std::memcpy(&c, counts.mapped(), sizeof c);
   EXPECT_EQ(c.contacts, full->contacts);

@@ -108,10 +108,10 @@ const char* kImplicitAndContinuous = R"({
     {"a": "top", "b": "box", "method": "continuous"},
     {"a": "own", "b": "g"},
     {"a": "g", "b": "own", "method": "continuous"},
-    {"a": 4, "b": 1, "method": "continuous", "state": 1},
+    {"a": 4, "b": 1, "method": "continuous", "state": 5},
     {"a": "top", "b": "g", "method": "continuous"}
   ],
-  "state": [[0, 0, 0, 0], [1, 2, 3, 1], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0],
+  "state": [[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [1, 2, 3, 1], [0, 0, 0, 0],
             [0, 0, 0, 0]]
 })";
 
@@ -146,10 +146,10 @@ TEST(QueryFile, ReadsImplicitGeometriesAndContinuousQueries) {
   EXPECT_EQ(f->queries[1].method, GeometryMethod::kStatic);
   EXPECT_EQ(f->queries[1].state, 0u);
   EXPECT_EQ(f->queries[2].state, 2u);  // after query 0's; 3 entries
-  EXPECT_EQ(f->queries[3].state, 1u);  // given
-  EXPECT_EQ(f->queries[4].state, 5u);  // after the furthest entry used so far
+  EXPECT_EQ(f->queries[3].state, 5u);  // given
+  EXPECT_EQ(f->queries[4].state, 6u);  // after the furthest entry used so far
   ASSERT_EQ(f->state.size(), 8u);
-  EXPECT_TRUE(sameBits(f->state[1], Float4{1, 2, 3, 1}));
+  EXPECT_TRUE(sameBits(f->state[5], Float4{1, 2, 3, 1}));
   EXPECT_TRUE(validate(f->input())) << validate(f->input()).message();
 
   // Without "state": zeros, as many as the queries use.
@@ -157,7 +157,7 @@ TEST(QueryFile, ReadsImplicitGeometriesAndContinuousQueries) {
   text = text.substr(0, text.find(",\n  \"state\"")) + "\n}";
   f = parseGeometryQueries(text);
   ASSERT_TRUE(f) << f.message();
-  ASSERT_EQ(f->state.size(), 7u);
+  ASSERT_EQ(f->state.size(), 8u);
   for (const Float4& e : f->state) EXPECT_TRUE(sameBits(e, Float4{0, 0, 0, 0}));
 }
 

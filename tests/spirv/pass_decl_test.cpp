@@ -43,7 +43,7 @@ using spirv::ModuleFacts;
 
 const StageDecl* const kStages[] = {&gpu::kBoundsStage, &gpu::kShapesStage, &gpu::kSelfStage,
                                     &gpu::kInterStage,  &gpu::kRadixStage,  &gpu::kCopyStage,
-                                    &gpu::kBvhStage,    &gpu::kMeshStage,  &gpu::kGeomStage,
+                                    &gpu::kBvhStage,    &gpu::kMeshStage,  &gpu::kGeomStage, &gpu::kGeomRangesStage,
                                     &gpu::kGeomFamilyStages[0], &gpu::kGeomFamilyStages[1], &gpu::kGeomFamilyStages[2],
                                     &gpu::kGeomFamilyStages[3], &gpu::kGeomFamilyStages[4]};
 
