@@ -98,7 +98,7 @@ Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, 
     if (backend == Backend::kCpuSimd && (pointSetIsA || b.info.x == kGeomPointSet) &&
         q.method == GeometryMethod::kStatic && cpu::pointSetSimdHandles(other)) {
       const uint32_t pointFirst = pointSetIsA ? a.info.y : b.info.y;
-      total += cpu::pointSetContactsSimd(other, pointSetIsA, &input.points[pointFirst], slots,
+      total += cpu::pointSetContactsSimd(other, pointSetIsA, input.points.data() + pointFirst, slots,
                                          static_cast<uint32_t>(qi), output.elementsA.data(), output.elementsB.data(),
                                          total, capacity);
       output.ranges[qi] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
