@@ -1,0 +1,400 @@
+// Mesh query benchmark (geometry_queries.h, the mesh rows of issue 17): a surface mesh against a moved
+// copy of itself, per backend, with FCL's mesh-mesh collision (Debian libfcl-dev, where CMake finds it)
+// on the same pair in the same run as the per-core anchor.
+//
+// The mesh: Spot (../shared/meshes/spot.obj beside the repository, bench_meshes.h) subdivided 1-to-4
+// `level` times (about 23k, 92k, 369k, 1.5M triangles). The pair: the mesh (A) and a copy (B) turned
+// by 30 degrees about y and shifted by a quarter of the mesh's box along x, so that their surfaces cross
+// along long curves. One query, SurfaceMesh vs SurfaceMesh, static: its contacts are what
+// docs/geometry-queries.md says of that pair; a backend that refuses the pair has a row saying why.
+// The timed call is one queryGeometries call (the BVH of each mesh is built inside the call, as every
+// call does), output capacity as large as the contacts. Every backend's contacts are checked against
+// cpu-scalar bit for bit.
+//
+// FCL: fcl::BVHModel<OBBRSS> of each mesh (built beforehand, not timed in the "fcl" row, timed in the
+// "fcl+build" row), fcl::collide with a request for every contact (one per intersecting triangle pair,
+// with its point and normal), one thread. "ours/FCL" is FCL's time over ours on the same pair (> 1:
+// ours is faster), against the "fcl" row.
+// Prints a table and writes JSON; see --help.
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#ifdef VKC_HAVE_FCL
+#include <fcl/geometry/bvh/BVH_model.h>
+#include <fcl/narrowphase/collision.h>
+#endif
+
+#include "bench_common.h"
+#include "bench_meshes.h"
+#include "vkcollide/vkcollide.h"
+
+namespace vkc::bench {
+namespace {
+
+struct Options : CommonOptions {
+  Options() : CommonOptions("bench_mesh_queries.json", 5) {}
+  std::vector<uint32_t> levels = {0, 1, 2, 3};
+  std::string mesh;        // --mesh PATH (default: spot.obj)
+  double rowBudgetS = 20;  // a row whose call is predicted longer than a quarter of this is skipped
+  bool vulkan = true;
+  bool fcl = true;
+};
+
+void usage(std::FILE* f) {
+  std::fprintf(
+      f,
+      "usage: bench_mesh_queries [options]\n"
+      "  --device SEL        Vulkan device: index or name substring (default: VKC_DEVICE, else first GPU)\n"
+      "  --mesh PATH         OBJ mesh (default: spot.obj beside the repository)\n"
+      "  --levels A,B,..     1-to-4 subdivision levels of the mesh (default 0,1,2,3)\n"
+      "  --row-budget S      seconds per row: a call predicted (from the level before) to take more than\n"
+      "                      S/4 is skipped (default 20)\n"
+      "  --no-vulkan         CPU and FCL rows only\n"
+      "  --no-fcl            no FCL rows\n"
+      "  --reps R            timed repetitions per measurement, median reported (default 5)\n"
+      "  --quick             a strided subset of 2000 triangles of the mesh, 3 reps (smoke test)\n"
+      "  --json PATH         write results as JSON (default bench_mesh_queries.json)\n");
+}
+
+std::optional<Options> parseOptions(int argc, char** argv) {
+  Options o;
+  ArgReader args("bench_mesh_queries", argc, argv);
+  uint32_t budget = 20;
+  const bool parsed = parseCommonOptions(args, o, usage, [&] {
+    if (args.is("--no-vulkan")) return setFlag(o.vulkan, false);
+    if (args.is("--no-fcl")) return setFlag(o.fcl, false);
+    if (args.is("--mesh")) return taken(args.text(o.mesh));
+    if (args.is("--levels")) {
+      std::string list;
+      if (!args.text(list)) return Parsed::kBad;
+      o.levels.clear();
+      size_t start = 0;
+      for (;;) {
+        const size_t comma = list.find(',', start);
+        uint32_t v = 0;
+        if (!parseUint(list.substr(start, comma - start).c_str(), v) || v > 5) {
+          std::fprintf(stderr, "bench_mesh_queries: --levels wants integers 0..5 A,B,...\n");
+          return Parsed::kBad;
+        }
+        o.levels.push_back(v);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+      return Parsed::kTaken;
+    }
+    return numberOption(args, {{"--row-budget", &budget}});
+  });
+  if (!parsed) return std::nullopt;
+  o.rowBudgetS = budget;
+  if (o.quick) {
+    o.levels = {0};
+    if (!o.repsGiven) o.reps = 3;
+  }
+  if (o.reps == 0) {
+    std::fprintf(stderr, "bench_mesh_queries: --reps must be >= 1\n");
+    return std::nullopt;
+  }
+  return o;
+}
+
+// ---- The pair ------------------------------------------------------------------------------------
+
+// Mesh A's vertices then B's (A turned and shifted), A's triangles then B's, and the two geometries.
+struct Pair {
+  std::vector<Float4> points;
+  std::vector<uint32_t> cells;
+  std::vector<Geometry> geometries;
+  std::vector<GeometryQuery> queries;
+  uint32_t triangles = 0;  // per mesh
+  GeometryQueryInput input() const {
+    GeometryQueryInput in;
+    in.geometries = geometries;
+    in.points = points;
+    in.queries = queries;
+    in.cells = cells;
+    return in;
+  }
+};
+
+Pair makePair(const Mesh& m) {
+  Pair p;
+  p.triangles = m.triangles();
+  Float4 lo = m.vertices[0], hi = m.vertices[0];
+  for (const Float4& v : m.vertices) {
+    lo = {std::min(lo.x, v.x), std::min(lo.y, v.y), std::min(lo.z, v.z), 0};
+    hi = {std::max(hi.x, v.x), std::max(hi.y, v.y), std::max(hi.z, v.z), 0};
+  }
+  const float shift = 0.25f * (hi.x - lo.x);
+  const float c = std::cos(0.5235988f), s = std::sin(0.5235988f);
+  const float cx = 0.5f * (lo.x + hi.x), cz = 0.5f * (lo.z + hi.z);
+  const auto n = static_cast<uint32_t>(m.vertices.size());
+  p.points = m.vertices;
+  for (const Float4& v : m.vertices) {
+    const float x = v.x - cx, z = v.z - cz;
+    p.points.push_back({cx + c * x + s * z + shift, v.y, cz - s * x + c * z, 0});
+  }
+  p.cells = m.indices;
+  p.cells.insert(p.cells.end(), m.indices.begin(), m.indices.end());  // relative to each mesh's first vertex
+  p.geometries = {Geometry::surfaceMesh(0, n, 0, p.triangles),
+                  Geometry::surfaceMesh(n, n, static_cast<uint32_t>(m.indices.size()), p.triangles)};
+  p.queries = {GeometryQuery{0, 1, GeometryMethod::kStatic, 0}};
+  return p;
+}
+
+struct Output {
+  std::vector<ContactElement> a, b;
+  std::vector<ContactRange> ranges;
+  GeometryQueryCounts counts;
+};
+
+// Runs the query into `out`, growing its capacity to the contacts found when it overflows.
+Status runInto(Backend backend, Context* context, const Pair& p, Output& out) {
+  out.ranges.resize(p.queries.size());
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    GeometryQueryOutput o{out.a, out.b, out.ranges, {}};
+    auto r = queryGeometries(backend, context, p.input(), o);
+    if (!r) return r.error();
+    out.counts = r.value();
+    if (!out.counts.overflow) return {};
+    out.a.resize(out.counts.contacts);
+    out.b.resize(out.counts.contacts);
+  }
+  return Error{ErrorCode::kBufferTooSmall, "the output still overflows at the size of the first count"};
+}
+
+bool sameContacts(const Output& x, const Output& y) {
+  auto bytes = [](const auto& v, size_t n) { return std::string(reinterpret_cast<const char*>(v.data()), n * sizeof(v[0])); };
+  const size_t n = x.counts.written;
+  return x.counts.contacts == y.counts.contacts && n == y.counts.written && bytes(x.a, n) == bytes(y.a, n) &&
+         bytes(x.b, n) == bytes(y.b, n) && bytes(x.ranges, x.ranges.size()) == bytes(y.ranges, y.ranges.size());
+}
+
+// ---- FCL -----------------------------------------------------------------------------------------
+
+#ifdef VKC_HAVE_FCL
+using FclModel = fcl::BVHModel<fcl::OBBRSSd>;
+
+std::shared_ptr<FclModel> fclModel(const Pair& p, uint32_t mesh) {
+  const Geometry& g = p.geometries[mesh];
+  std::vector<fcl::Vector3d> vertices;
+  vertices.reserve(g.count);
+  for (uint32_t i = 0; i < g.count; ++i) {
+    const Float4& v = p.points[g.first + i];
+    vertices.emplace_back(v.x, v.y, v.z);
+  }
+  std::vector<fcl::Triangle> triangles;
+  triangles.reserve(p.triangles);
+  const auto firstEntry = static_cast<size_t>(g.p2.x);
+  for (uint32_t t = 0; t < p.triangles; ++t) {
+    const uint32_t* c = &p.cells[firstEntry + 3 * size_t{t}];
+    triangles.emplace_back(c[0], c[1], c[2]);
+  }
+  auto model = std::make_shared<FclModel>();
+  model->beginModel();
+  model->addSubModel(vertices, triangles);
+  model->endModel();
+  return model;
+}
+
+struct FclPair {
+  std::unique_ptr<fcl::CollisionObjectd> a, b;
+};
+
+FclPair makeFclPair(const Pair& p) {
+  FclPair f;
+  f.a = std::make_unique<fcl::CollisionObjectd>(fclModel(p, 0));
+  f.b = std::make_unique<fcl::CollisionObjectd>(fclModel(p, 1));
+  f.a->computeAABB();
+  f.b->computeAABB();
+  return f;
+}
+
+// fcl::collide with every contact requested; the number of contacts (intersecting triangle pairs).
+size_t runFcl(const FclPair& f) {
+  const fcl::CollisionRequestd request(100'000'000, true);
+  fcl::CollisionResultd result;
+  fcl::collide(f.a.get(), f.b.get(), request, result);
+  return result.numContacts();
+}
+#endif
+
+// ---- Rows ----------------------------------------------------------------------------------------
+
+struct Row {
+  uint32_t level = 0, triangles = 0;  // per mesh
+  std::string backend;
+  double ms = -1;  // median per call; < 0: skipped
+  uint32_t reps = 0, inner = 0;
+  uint64_t contacts = 0;
+  double vsFcl = 0;  // FCL's ms over ours (0: none)
+  std::string note;
+};
+
+void printRow(const Row& r) {
+  char ms[32] = "-", contacts[32] = "-", ratio[16] = "-";
+  if (r.ms >= 0) {
+    std::snprintf(ms, sizeof ms, "%.3f", r.ms);
+    std::snprintf(contacts, sizeof contacts, "%llu", static_cast<unsigned long long>(r.contacts));
+  }
+  if (r.vsFcl > 0) std::snprintf(ratio, sizeof ratio, "%.2f", r.vsFcl);
+  std::printf("%5u %9u  %-10s %11s %10s %8s  %s\n", r.level, r.triangles, r.backend.c_str(), ms, contacts, ratio,
+              r.note.c_str());
+  std::fflush(stdout);
+}
+
+int runBench(const Options& o) {
+  std::string meshPath = o.mesh;
+  Mesh base;
+  if (!loadBenchMesh(meshPath, base, "bench_mesh_queries")) return 2;
+  if (o.quick) base = strided(base, 2000);
+  std::unique_ptr<Context> context;
+  std::string vulkanSkip = "--no-vulkan";
+  if (o.vulkan) {
+    context = createContext("bench_mesh_queries", o.device);
+    if (!context) vulkanSkip = "no Vulkan context";
+  }
+#ifdef VKC_HAVE_FCL
+  const bool fcl = o.fcl;
+#else
+  const bool fcl = false;
+#endif
+  std::string deviceLine = "no Vulkan device (" + vulkanSkip + ")";
+  if (context) {
+    const DeviceInfo& dev = context->deviceInfo();
+    deviceLine = "device '" + dev.name + "' (" + dev.driverName + " " + dev.driverInfo + ")";
+  }
+  std::printf("bench_mesh_queries: %s; CPU '%s', SIMD target %s; one thread\n", deviceLine.c_str(),
+              cpuModel().c_str(), cpu::simdTargetName());
+  std::printf("bench_mesh_queries: mesh %s (%u triangles); reps %u; FCL %s\n\n", meshPath.c_str(),
+              base.triangles(), o.reps, fcl ? "0.7 (BVHModel<OBBRSS>, every contact, one thread)" : "off");
+  std::printf("%5s %9s  %-10s %11s %10s %8s  %s\n", "level", "triangles", "backend", "ms/call", "contacts",
+              "ours/FCL", "note");
+  const double budgetMs = o.rowBudgetS * 1000.0;
+  std::vector<Row> rows;
+  bool disagree = false;
+  double lastPerTriangle[5] = {0, 0, 0, 0, 0};
+  Mesh mesh = base;
+  uint32_t meshLevel = 0;
+  for (const uint32_t level : o.levels) {
+    if (level < meshLevel) {
+      mesh = base;
+      meshLevel = 0;
+    }
+    for (; meshLevel < level; ++meshLevel) mesh = subdivide(mesh);
+    const Pair pair = makePair(mesh);
+    Output reference;
+    bool haveReference = false;
+    double fclMs = 0;
+    std::vector<Row> levelRows;
+    const char* names[] = {"cpu-scalar", "cpu-simd", "vulkan", "fcl", "fcl+build"};
+    for (int slot = 0; slot < 5; ++slot) {
+      Row row{level, pair.triangles, names[slot]};
+      if (slot >= 3 && !fcl) continue;
+      const double predicted = lastPerTriangle[slot] * pair.triangles;
+      if (predicted > budgetMs / 4) {
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "skipped: one call predicted %.1f s (> --row-budget / 4)", predicted * 1e-3);
+        row.note = buf;
+        levelRows.push_back(row);
+        continue;
+      }
+      if (slot >= 3) {
+#ifdef VKC_HAVE_FCL
+        WallSamples s;
+        if (slot == 3) {
+          const FclPair f = makeFclPair(pair);
+          row.contacts = runFcl(f);
+          s = sampleWall([&] { runFcl(f); }, o.reps, 1, 20.0, budgetMs, 3);
+        } else {
+          s = sampleWall([&] { row.contacts = runFcl(makeFclPair(pair)); }, o.reps, 1, 20.0, budgetMs, 3);
+        }
+        row.ms = median(s.ms);
+        row.reps = static_cast<uint32_t>(s.ms.size());
+        row.inner = s.inner;
+        row.note = "intersecting triangle pairs";
+        if (slot == 3) fclMs = row.ms;
+#endif
+      } else {
+        const Backend backend = slot == 0 ? Backend::kCpuScalar : slot == 1 ? Backend::kCpuSimd : Backend::kVulkan;
+        if (backend == Backend::kVulkan && !context) {
+          row.note = "skipped: " + vulkanSkip;
+          levelRows.push_back(row);
+          continue;
+        }
+        Context* ctx = backend == Backend::kVulkan ? context.get() : nullptr;
+        Output out;
+        if (const Status st = runInto(backend, ctx, pair, out); !st) {
+          row.note = "refused: " + st.message();
+          levelRows.push_back(row);
+          continue;
+        }
+        const WallSamples s = sampleWall(
+            [&] {
+              if (!runInto(backend, ctx, pair, out)) std::abort();
+            },
+            o.reps, 1, 20.0, budgetMs, 3);
+        row.ms = median(s.ms);
+        row.reps = static_cast<uint32_t>(s.ms.size());
+        row.inner = s.inner;
+        row.contacts = out.counts.contacts;
+        if (slot == 0) {
+          reference = std::move(out);
+          haveReference = true;
+        } else if (!haveReference) {
+          row.note = "not checked (cpu-scalar skipped)";
+        } else if (!sameContacts(out, reference)) {
+          row.note = "DIFFERS from cpu-scalar";
+          disagree = true;
+        } else {
+          row.note = "bitwise equal to cpu-scalar";
+        }
+      }
+      lastPerTriangle[slot] = row.ms / pair.triangles;
+      levelRows.push_back(row);
+    }
+    for (Row& r : levelRows) {
+      if (fclMs > 0 && r.ms > 0 && r.backend.rfind("fcl", 0) != 0) r.vsFcl = fclMs / r.ms;
+      printRow(r);
+      rows.push_back(r);
+    }
+  }
+
+  std::string s = "{\n  \"benchmark\": \"bench_mesh_queries\",\n  \"date\": " + jsonString(utcDate()) + ",\n";
+  if (context) s += jsonDeviceFields(context->deviceInfo());
+  s += jsonHostFields();
+  s += "  \"mesh\": " + jsonString(meshPath) + ",\n";
+  s += "  \"fcl\": " + std::string(fcl ? "true" : "false") + ",\n";
+  s += "  \"reps\": " + std::to_string(o.reps) + ",\n";
+  s += jsonRowsAndEnd(rows, [&](const Row& r) {
+    std::string m = "\"level\": " + std::to_string(r.level) + ", \"triangles\": " + std::to_string(r.triangles) +
+                    ", \"backend\": " + jsonString(r.backend);
+    if (r.ms >= 0) {
+      m += ", \"ms\": " + jsonNumber(r.ms) + ", \"reps\": " + std::to_string(r.reps) +
+           ", \"inner\": " + std::to_string(r.inner) + ", \"contacts\": " + std::to_string(r.contacts);
+      if (r.vsFcl > 0) m += ", \"ours_over_fcl\": " + jsonNumber(r.vsFcl);
+    }
+    if (!r.note.empty()) m += ", \"note\": " + jsonString(r.note);
+    return m;
+  });
+  const bool written = writeTextFile(o.json, s);
+  reportWritten("bench_mesh_queries", o.json, written);
+  if (disagree) {
+    std::fprintf(stderr, "bench_mesh_queries: backends disagree (see the notes)\n");
+    return 1;
+  }
+  return written ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace vkc::bench
+
+int main(int argc, char** argv) {
+  const std::optional<vkc::bench::Options> o = vkc::bench::parseOptions(argc, argv);
+  if (!o) return 2;
+  return vkc::bench::runBench(*o);
+}
