@@ -6,8 +6,11 @@
 // sizes 0.2 .. 0.8, random unit axes, normals and rotations, so that about half the pairs touch; a
 // plane passes within 0.5 of the origin. Point set rows: one query, a point set of --points points
 // uniform in [-1.5, 1.5]^3 against one unit-sized box or sphere at the origin (per point figures).
-// The timed call is one queryGeometries call over the whole batch (Vulkan: wall clock of the call,
-// upload and read-back included), output capacity as large as the batch's contacts. Every backend's
+// The timed call is one queryGeometries call over the whole batch, output capacity as large as the
+// batch's contacts. Vulkan: one GeometryQueryStage made for the batch beforehand (as an engine keeps
+// one), its run() timed (upload, record, submit, wait, read-back); the note gives the GPU's own time
+// of the passes (timestamps, median), the record's dispatch and byte counts and the H100 cost model's
+// projection of them (a model, not a measurement: README, Cost figures). Every backend's
 // contacts are checked against cpu-scalar bit for bit; FCL's collide count is reported beside ours.
 //
 // FCL: fcl::collide per pair with a CollisionRequest for one contact with its depth and normal (what
@@ -384,6 +387,8 @@ struct Row {
   uint32_t contacts = 0, colliding = 0;  // contacts found; queries (FCL: pairs) with a contact
   double vsFcl = 0;                      // our rate / FCL's on the same batch (0: none)
   double validateMs = -1;                // CPU rows: median of validate() alone on the batch (inside ms)
+  double gpuMs = -1;                     // Vulkan rows: median GPU time of the passes (timestamps)
+  RecordStats stats;                     // Vulkan rows: the record's counts (and the H100 model)
   std::string note;
   double itemsPerSecond() const { return ms > 0 ? static_cast<double>(items) / (ms * 1e-3) : 0; }
 };
@@ -536,11 +541,43 @@ int runBench(const Options& o) {
             batchRows.push_back(row);
             continue;
           }
-          const WallSamples s = sampleWall(
-              [&] {
-                if (!runInto(backend, ctx, batch, out)) std::abort();
-              },
-              o.reps, 1, 20.0, budgetMs, 3);
+          WallSamples s;
+          if (backend == Backend::kVulkan) {
+            // A stage made once for the batch (as an engine keeps one), run() timed: upload, record,
+            // submit, wait and read-back; the GPU's own time per run from its timestamps.
+            GeometryQueryStageCreateInfo ci;
+            ci.maxQueries = static_cast<uint32_t>(batch.queries.size());
+            ci.maxGeometries = static_cast<uint32_t>(batch.geometries.size());
+            ci.maxPoints = static_cast<uint32_t>(batch.points.size());
+            ci.maxContacts = static_cast<uint32_t>(std::max<size_t>(out.a.size(), 1));
+            auto stage = GeometryQueryStage::create(*ctx, ci);
+            if (!stage) {
+              row.note = "skipped: " + stage.error().message;
+              batchRows.push_back(row);
+              continue;
+            }
+            std::vector<double> gpuMs;
+            const GeometryQueryOutput go{out.a, out.b, out.ranges};
+            s = sampleWall(
+                [&] {
+                  if (!(*stage)->run(batch.input(), go)) std::abort();
+                  double ns = 0;
+                  for (const PassTiming& t : (*stage)->timings()) ns += t.ns;
+                  gpuMs.push_back(ns * 1e-6);
+                },
+                o.reps, 1, 20.0, budgetMs, 3);
+            row.gpuMs = median(gpuMs);
+            row.stats = (*stage)->lastRecordStats();
+            char gpu[48];
+            std::snprintf(gpu, sizeof gpu, "GPU %.4f ms, ", row.gpuMs);
+            row.note = gpu + recordStatsNote(row.stats) + "; ";
+          } else {
+            s = sampleWall(
+                [&] {
+                  if (!runInto(backend, ctx, batch, out)) std::abort();
+                },
+                o.reps, 1, 20.0, budgetMs, 3);
+          }
           row.ms = median(s.ms);
           row.reps = static_cast<uint32_t>(s.ms.size());
           row.inner = s.inner;
@@ -552,10 +589,10 @@ int runBench(const Options& o) {
           } else if (reference.ranges.empty()) {
             row.note = "not checked (cpu-scalar skipped)";
           } else if (!sameContacts(out, reference)) {
-            row.note = "DIFFERS from cpu-scalar";
+            row.note += "DIFFERS from cpu-scalar";
             disagree = true;
           } else {
-            row.note = "bitwise equal to cpu-scalar";
+            row.note += "bitwise equal to cpu-scalar";
           }
         }
         lastPerItem[slot] = row.ms / static_cast<double>(batch.items);
@@ -589,6 +626,7 @@ int runBench(const Options& o) {
            ", \"contacts\": " + std::to_string(r.contacts) + ", \"touching\": " + std::to_string(r.colliding);
       if (r.vsFcl > 0) m += ", \"ours_over_fcl\": " + jsonNumber(r.vsFcl);
       if (r.validateMs >= 0) m += ", \"validate_ms\": " + jsonNumber(r.validateMs);
+      if (r.gpuMs >= 0) m += ", \"gpu_ms\": " + jsonNumber(r.gpuMs) + ", " + jsonRecordStatsMembers(r.stats);
     }
     if (!r.note.empty()) m += ", \"note\": " + jsonString(r.note);
     return m;
