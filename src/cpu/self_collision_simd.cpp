@@ -649,7 +649,12 @@ void selfSweepSimdParallel(detail::ParallelCall& par, const SelfSorted& s, uint3
     fillColumnStarts(start);
     // 2. Each chunk's slots find their pairs over the whole cloth (half neighbourhood: m > k), and
     // split them by the chunk of m (the filter drops refused pairs, as gatherFound does).
-    std::vector<SweepChunk> chunks(chunkCount);
+    // The chunks' lists are the calling thread's, kept between calls with their capacity (a solver
+    // calls this every iteration): fresh lists of tens of MB per call cost page faults that the
+    // threads take one at a time (the kernel's lock on the address space).
+    thread_local std::vector<SweepChunk> chunkStore;
+    std::vector<SweepChunk>& chunks = chunkStore;
+    if (chunks.size() < chunkCount) chunks.resize(chunkCount);
     par.forEach(chunkCount, [&](uint32_t c) {
       thread_local std::vector<uint64_t> found;  // scratch of the thread that runs the chunk
       found.clear();
@@ -657,7 +662,10 @@ void selfSweepSimdParallel(detail::ParallelCall& par, const SelfSorted& s, uint3
       HWY_DYNAMIC_DISPATCH(FindPairs)(s, begin, n, start.data(), K[0] >> 16, keyStore.data(), qa, qb, grid, d, useRest,
                                       found);
       SweepChunk& ch = chunks[c];
-      ch.cross.resize(chunkCount);
+      ch.own.clear();
+      ch.pairs.clear();
+      if (ch.cross.size() < chunkCount) ch.cross.resize(chunkCount);
+      for (std::vector<uint64_t>& later : ch.cross) later.clear();  // (a longer list from an earlier call too)
       for (const uint64_t f : found) {
         const uint32_t k = static_cast<uint32_t>(f >> 32), m = static_cast<uint32_t>(f & 0xFFFFFFFFu);
         if (filter != nullptr && !filter->allows(begin + k, begin + m)) continue;
@@ -670,7 +678,7 @@ void selfSweepSimdParallel(detail::ParallelCall& par, const SelfSorted& s, uint3
       gatherChunk(s, begin, n, chunks, g, size, grid, d, stiffness, counts, sums, pairs != nullptr);
     });
     if (pairs != nullptr) {
-      for (const SweepChunk& ch : chunks) pairs->insert(pairs->end(), ch.pairs.begin(), ch.pairs.end());
+      for (uint32_t c = 0; c < chunkCount; ++c) pairs->insert(pairs->end(), chunks[c].pairs.begin(), chunks[c].pairs.end());
     }
     return;
   }
