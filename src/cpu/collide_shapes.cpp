@@ -85,7 +85,7 @@ Status checkParticleValues(std::span<const Float4> particles, std::span<const Cl
   return {};
 }
 
-void prepareShapes(const ShapeCollisionInput& in, std::span<const Aabb> particleBounds, ShapesState& s) {
+void prepareShapesShared(const ShapeCollisionInput& in, ShapesState& s) {
   s.layout = detail::makeShapesLayout(in.cloths, in.colliders);
   s.flags = detail::shapeFlags(in.settings);
   detail::interpolateSpheres(in.colliders, in.settings.alphaBegin, in.settings.alphaEnd, s.spheres);
@@ -98,10 +98,16 @@ void prepareShapes(const ShapeCollisionInput& in, std::span<const Aabb> particle
       s.cones[end * C + k] = gpu::makeCone(s.spheres[end * S + cap.sphere0], s.spheres[end * S + cap.sphere1]);
     }
   }
-  const bool ccd = (s.flags & gpu::kCollideFlagContinuous) != 0;
   s.grids.resize(s.layout.cloths.size());
-  for (size_t c = 0; c < s.layout.cloths.size(); ++c) {
-    const gpu::ShapeCloth& sc = s.layout.cloths[c];
+  s.masks.assign(s.layout.maskWordCount, 0u);
+  s.convexBits.assign(s.layout.convexWordCount, 0u);
+}
+
+void prepareShapeCloth(ShapesState& s, uint32_t c, const Aabb& b) {
+  const uint32_t S = s.layout.sphereCount;
+  const bool ccd = (s.flags & gpu::kCollideFlagContinuous) != 0;
+  const gpu::ShapeCloth& sc = s.layout.cloths[c];
+  {
     constexpr float inf = std::numeric_limits<float>::infinity();
     gpu::vec3 lo(inf), hi(-inf);
     for (uint32_t i = sc.firstSphere; i < sc.firstSphere + sc.sphereCount; ++i) {
@@ -111,28 +117,20 @@ void prepareShapes(const ShapeCollisionInput& in, std::span<const Aabb> particle
         hi = gpu::max(hi, gpu::vec3(sp) + sp.w);
       }
     }
-    const Aabb& b = particleBounds[c];
     s.grids[c] = gpu::makeGrid({b.lo.x, b.lo.y, b.lo.z}, {b.hi.x, b.hi.y, b.hi.z}, lo, hi);
   }
-  s.masks.assign(s.layout.maskWordCount, 0u);
-  s.convexBits.assign(s.layout.convexWordCount, 0u);
   gpu::ShapeKernel k = kernelFor(s);
-  for (size_t c = 0; c < s.layout.cloths.size(); ++c) {
-    const gpu::ShapeCloth& sc = s.layout.cloths[c];
-    const Aabb& b = particleBounds[c];
-    for (uint32_t w = 0; w * 32u < sc.convexCount; ++w) {
-      s.convexBits[sc.firstConvexWord + w] = k.buildConvexWord(sc, {b.lo.x, b.lo.y, b.lo.z}, {b.hi.x, b.hi.y, b.hi.z},
-                                                               ccd ? 1u : 0u, w);
-    }
+  for (uint32_t w = 0; w * 32u < sc.convexCount; ++w) {
+    s.convexBits[sc.firstConvexWord + w] = k.buildConvexWord(sc, {b.lo.x, b.lo.y, b.lo.z}, {b.hi.x, b.hi.y, b.hi.z},
+                                                             ccd ? 1u : 0u, w);
   }
   // The grid words, shape by shape: the same bits as the shaders' buildMaskWord (which computes each
   // word from scratch, 32 shapes x 48 rows), from each shape's cell span per axis computed once: a
   // shape's bit is in set 0 ("first") at cells >= the lowest cell of its spheres and in set 1 ("last")
   // at cells <= the highest (checked bitwise against the shaders by the conformance tests).
-  for (size_t c = 0; c < s.layout.cloths.size(); ++c) {
-    const gpu::ShapeCloth& sc = s.layout.cloths[c];
+  {
     const gpu::ShapeGrid& g = s.grids[c];
-    if (g.lower.w == 0.0f) continue;
+    if (g.lower.w == 0.0f) return;
     for (uint32_t shape = 0; shape < sc.sphereCount + sc.capsuleCount; ++shape) {
       uint32_t spheres[2] = {sc.firstSphere + shape, 0};
       uint32_t count = 1;
@@ -159,6 +157,11 @@ void prepareShapes(const ShapeCollisionInput& in, std::span<const Aabb> particle
       }
     }
   }
+}
+
+void prepareShapes(const ShapeCollisionInput& in, std::span<const Aabb> particleBounds, ShapesState& s) {
+  prepareShapesShared(in, s);
+  for (uint32_t c = 0; c < s.layout.cloths.size(); ++c) prepareShapeCloth(s, c, particleBounds[c]);
 }
 
 void collideClothScalar(const ShapesState& s, uint32_t cloth, const ShapeCollisionSettings& settings,
@@ -199,10 +202,17 @@ Status collideShapesOn(detail::ParallelCall& par, const ShapeCollisionInput& in,
                               : cpu::checkParticleValues(in.prevParticles, in.cloths, backend, "prevParticles"));
   }
   cpu::ShapesState state;
-  cpu::prepareShapes(in, bounds, state);
+  cpu::prepareShapesShared(in, state);
   const detail::WorkPlan plan = par.plan(static_cast<uint32_t>(in.cloths.size()), [&](uint32_t c) { return in.cloths[c].count; });
+  // A cloth's grid and masks are its own (disjoint words): a cloth in one piece is prepared by the
+  // task that collides it; one cut into pieces, here, before its pieces run.
+  auto whole = [&](const detail::WorkPiece& w) { return w.begin == 0 && w.end == in.cloths[w.cloth].count; };
+  for (const detail::WorkPiece& w : plan.pieces) {
+    if (!whole(w) && w.begin == 0) cpu::prepareShapeCloth(state, w.cloth, bounds[w.cloth]);
+  }
   par.forEach(plan.tasks(), [&](uint32_t t) {
     for (const detail::WorkPiece& w : plan.task(t)) {
+      if (whole(w)) cpu::prepareShapeCloth(state, w.cloth, bounds[w.cloth]);
       if (backend == Backend::kCpuSimd) {
         cpu::collideClothSimd(state, w.cloth, in.settings, in.particles.data(), in.prevParticles.data(), w.begin, w.end);
       } else {

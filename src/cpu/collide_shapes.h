@@ -33,6 +33,11 @@ Status checkParticleValues(std::span<const Float4> particles, std::span<const Cl
 // Prepares spheres, cones, planes, grids, masks and convex bits. `particleBounds[c]` is cloth c's box (with the previous
 // positions when continuous).
 void prepareShapes(const ShapeCollisionInput& in, std::span<const Aabb> particleBounds, ShapesState& state);
+// The same in two steps (the threaded backend prepares each cloth on the task that collides it): what
+// every cloth shares (layout, spheres, cones, planes; grids, masks and convex bits sized and zeroed),
+// then cloth c's grid, mask words and convex bits from its box (disjoint from every other cloth's).
+void prepareShapesShared(const ShapeCollisionInput& in, ShapesState& state);
+void prepareShapeCloth(ShapesState& state, uint32_t cloth, const Aabb& particleBounds);
 
 // Collides the particles of cloth c (scalar reference): its cloth-local particles [begin, min(end,
 // count)) (the whole cloth by default; the threaded backend passes chunks).
