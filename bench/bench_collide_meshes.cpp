@@ -409,13 +409,7 @@ int runBench(Options o) {
     if (!r.note.empty()) m += ", \"note\": " + jsonString(r.note);
     return m;
   });
-  const bool written = writeTextFile(o.json, s);
-  reportWritten("bench_collide_meshes", o.json, written);
-  if (mismatch) {
-    std::fprintf(stderr, "bench_collide_meshes: backends disagree (see the notes)\n");
-    return 1;
-  }
-  return written ? 0 : 1;
+  return finishResults("bench_collide_meshes", o.json, s, mismatch);
 }
 
 }  // namespace

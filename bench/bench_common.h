@@ -350,6 +350,18 @@ inline bool reportWritten(const char* prog, const std::string& path, bool writte
   return true;
 }
 
+// A benchmark's end: writes its results file (reportWritten says how that went); "<prog>: backends
+// disagree (see the notes)" on stderr when `disagree`. The exit code: 1 when the backends disagree or
+// the file was not written, else 0.
+inline int finishResults(const char* prog, const std::string& path, const std::string& json, bool disagree) {
+  const bool written = reportWritten(prog, path, writeTextFile(path, json));
+  if (disagree) {
+    std::fprintf(stderr, "%s: backends disagree (see the notes)\n", prog);
+    return 1;
+  }
+  return written ? 0 : 1;
+}
+
 // A Vulkan context on the device picked by `device` (index or name substring; empty: VKC_DEVICE,
 // else the first GPU, see ContextCreateInfo::deviceSelector). On failure prints
 // "<prog>: no Vulkan context: <message>" to stderr and returns null.

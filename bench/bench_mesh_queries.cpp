@@ -381,13 +381,7 @@ int runBench(const Options& o) {
     if (!r.note.empty()) m += ", \"note\": " + jsonString(r.note);
     return m;
   });
-  const bool written = writeTextFile(o.json, s);
-  reportWritten("bench_mesh_queries", o.json, written);
-  if (disagree) {
-    std::fprintf(stderr, "bench_mesh_queries: backends disagree (see the notes)\n");
-    return 1;
-  }
-  return written ? 0 : 1;
+  return finishResults("bench_mesh_queries", o.json, s, disagree);
 }
 
 }  // namespace
