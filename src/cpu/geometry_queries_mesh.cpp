@@ -12,6 +12,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "cpu/bvh.h"
@@ -333,7 +334,9 @@ Status refuseMeshQueriesOnVulkan(const GeometryQueryInput& in) {
 
 struct MeshQueries::State {
   const GeometryQueryInput* in = nullptr;
-  std::vector<Tree> trees;  // per geometry, built on first use
+  // Per mesh geometry that a query uses, built on first use (keyed by geometry: a batch of a million
+  // primitives must not pay for a tree slot per geometry).
+  std::unordered_map<uint32_t, Tree> trees;
   std::vector<uint32_t> candidates;
   std::vector<uint32_t> stack;
 
@@ -420,7 +423,6 @@ struct MeshQueries::State {
 
 MeshQueries::MeshQueries(const GeometryQueryInput& input) : state_(std::make_unique<State>()) {
   state_->in = &input;
-  state_->trees.resize(input.geometries.size());
 }
 
 MeshQueries::~MeshQueries() = default;
