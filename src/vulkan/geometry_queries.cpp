@@ -324,7 +324,9 @@ struct GeometryQueryStage::Impl {
   }
 
   // Checks a record's values against the stage's maxima and fills `batch` (not the outputs).
-  Status checkBatch(const GeometryQueryRecordInfo& info, Batch& batch) const {
+  // inputValidated: run() checked the whole input and output with validate() / validateOutput()
+  // already; what is left are the stage's own limits and the layout.
+  Status checkBatch(const GeometryQueryRecordInfo& info, Batch& batch, bool inputValidated = false) const {
     VKC_TRY(detail::checkFrame(info.frame, limits.framesInFlight, kOwner));
     VKC_TRY(tooMany("geometries", info.geometries.size(), "maxGeometries", limits.maxGeometries));
     VKC_TRY(tooMany("queries", info.queries.size(), "maxQueries", limits.maxQueries));
@@ -381,8 +383,10 @@ struct GeometryQueryStage::Impl {
     in.points = info.points;
     in.previousPoints = info.previousPoints;
     in.gridSamples = info.gridSamples;
-    VKC_TRY(detail::validateGeometryQueryInput(in, {batch.pointCount, hasPrev ? batch.pointCount : 0,
-                                                    batch.gridSampleCount}));
+    if (!inputValidated) {
+      VKC_TRY(detail::validateGeometryQueryInput(in, {batch.pointCount, hasPrev ? batch.pointCount : 0,
+                                                      batch.gridSampleCount}));
+    }
     // State: the host's buffer, needed by continuous queries.
     const bool continuous = std::any_of(info.queries.begin(), info.queries.end(),
                                         [](const GeometryQuery& q) { return q.method == GeometryMethod::kContinuous; });
@@ -395,7 +399,7 @@ struct GeometryQueryStage::Impl {
       return invalid(std::string(kOwner) + "::stateBuffer is null (or stateCount 0): continuous queries need the "
                      "host's state buffer");
     }
-    VKC_TRY(detail::validateGeometryStateRanges(in, batch.stateCount, "stateBuffer"));
+    if (!inputValidated) VKC_TRY(detail::validateGeometryStateRanges(in, batch.stateCount, "stateBuffer"));
     return layOut(batch);
   }
 
@@ -568,11 +572,12 @@ Status GeometryQueryStage::record(VkCommandBuffer commandBuffer, const GeometryQ
   return s.recordValidated(commandBuffer, batch, targets, info.sync, VK_NULL_HANDLE);
 }
 
-Result<GeometryQueryCounts> GeometryQueryStage::run(const GeometryQueryInput& input, const GeometryQueryOutput& output) {
-  Impl& s = *impl_;
-  s.lastStats = {};
-  VKC_TRY(validate(input));
-  VKC_TRY(validateOutput(input, output));
+namespace {
+
+// run() after validate(input) and validateOutput(input, output) passed.
+Result<GeometryQueryCounts> runValidated(GeometryQueryStage::Impl& s, const GeometryQueryInput& input,
+                                         const GeometryQueryOutput& output) {
+  using Impl = GeometryQueryStage::Impl;
   if (output.elementsA.size() > s.limits.maxContacts) {
     return Error{ErrorCode::kLimitExceeded, "GeometryQueryStage::run: output.elementsA holds " +
                                                 std::to_string(output.elementsA.size()) +
@@ -599,7 +604,7 @@ Result<GeometryQueryCounts> GeometryQueryStage::run(const GeometryQueryInput& in
     info.stateCount = static_cast<uint32_t>(state.size());
   }
   Impl::Batch batch;
-  VKC_TRY(s.checkBatch(info, batch));
+  VKC_TRY(s.checkBatch(info, batch, /*inputValidated=*/true));
   // The stage's own outputs, with the host's capacity (the overflow is the host array's).
   Impl::Targets targets;
   targets.capacity = static_cast<uint32_t>(output.elementsA.size());
@@ -647,6 +652,15 @@ Result<GeometryQueryCounts> GeometryQueryStage::run(const GeometryQueryInput& in
   return counts;
 }
 
+}  // namespace
+
+Result<GeometryQueryCounts> GeometryQueryStage::run(const GeometryQueryInput& input, const GeometryQueryOutput& output) {
+  impl_->lastStats = {};
+  VKC_TRY(validate(input));
+  VKC_TRY(validateOutput(input, output));
+  return runValidated(*impl_, input, output);
+}
+
 Result<GeometryQueryCounts> queryGeometries(Backend backend, Context* context, const GeometryQueryInput& input,
                                             const GeometryQueryOutput& output) {
   if (backend != Backend::kVulkan) return queryGeometriesCpu(input, output, backend);
@@ -673,7 +687,7 @@ Result<GeometryQueryCounts> queryGeometries(Backend backend, Context* context, c
   VKC_TRY(set(info.maxSlots, "the slot count", std::max<uint64_t>(slots, 1)));
   auto stage = GeometryQueryStage::create(*context, info);
   if (!stage) return stage.error();
-  return (*stage)->run(input, output);
+  return runValidated(detail::Internals::of(**stage), input, output);  // validated above
 }
 
 }  // namespace vkc
