@@ -318,9 +318,10 @@ TEST(GeometryQueriesMesh, PairsNotBuiltAreRefused) {
   }
   {
     Batch b = oneTriangle();
-    b.queries[0].b = 0;
+    b.queries[0].b = b.addMesh(GeometryType::kTetrahedralMesh,
+                               {v3(0, 0, 0), v3(1, 0, 0), v3(0, 1, 0), v3(0, 0, 1)}, {0, 1, 2, 3});
     expectRefusedUnwritten(b, ErrorCode::kUnsupported,
-                           "queries[0]: surface mesh vs surface mesh is not built yet");
+                           "queries[0]: surface mesh vs tetrahedral mesh is not built yet");
   }
   {
     Batch b;
