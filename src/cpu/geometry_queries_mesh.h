@@ -70,7 +70,8 @@ class MeshQueries {
   // Whether query qi has a mesh on either side.
   bool handles(size_t qi) const;
   // Query qi's contacts, elements total, total + 1, ... of the output (written below capacity), in
-  // order: by cell, then slot (a tetrahedral mesh against a point set: by point, then cell). Returns
+  // order: by cell, then slot (a tetrahedral mesh against a point set: by point, then cell; a closed
+  // surface mesh against a point set: by point; mesh against mesh: meshMeshContacts' order). Returns
   // the number found. bruteForce: every cell instead of the BVH's candidates (the tests' oracle; the
   // same contacts bit for bit).
   uint64_t contacts(size_t qi, const GeometryQueryOutput& output, uint64_t total, uint64_t capacity,
