@@ -16,17 +16,30 @@ VKC_CONSTANT(uint, kGeomTriTriVertexTriangle, 1u);  // a corner of X pierces Y
 VKC_CONSTANT(uint, kGeomTriTriTriangleVertex, 2u);  // a corner of Y pierces X
 VKC_CONSTANT(uint, kGeomTriTriEdgeEdge, 3u);        // an edge of X and an edge of Y cross each other's triangle
 
-// The corner of a triangle that two features of its own (tri_tri.h codes relative to the triangle:
-// 0..2 edge k, 3..5 vertex k) lead to: a vertex feature is that vertex; two different edges meet at
-// their shared corner (edge k: corners k and k + 1 mod 3). 3: none (one edge twice).
-VKC_FN uint geomTriTriCorner(uint f0, uint f1) {
-  if (f0 >= 3u) return f0 - 3u;
-  if (f1 >= 3u) return f1 - 3u;
-  if (f0 == f1) return 3u;
-  // Edges k and k + 1 share corner k + 1; edges 0 and 2 share corner 0.
-  uint lo = min(f0, f1);
-  uint hi = max(f0, f1);
-  return hi - lo == 1u ? hi : 0u;
+// The corner of a triangle (heights h over the other's plane) that pierces the other: the one alone
+// on its side of the plane (the other two on the other side, or one on the plane: then the nearer of
+// the two off it, the first on a tie). 3: none (all on one side).
+VKC_FN uint geomTriTriLoneCorner(vec3 h) {
+  uint pos = 0u;
+  uint neg = 0u;
+  for (uint k = 0u; k < 3u; ++k) {
+    if (h[k] > 0.0f) ++pos;
+    if (h[k] < 0.0f) ++neg;
+  }
+  if (pos + neg == 3u && (pos == 1u || neg == 1u)) {
+    bool alonePositive = pos == 1u;
+    for (uint k = 0u; k < 3u; ++k) {
+      if ((h[k] > 0.0f) == alonePositive) return k;
+    }
+  }
+  if (pos == 1u && neg == 1u) {
+    uint best = 3u;
+    for (uint k = 0u; k < 3u; ++k) {
+      if (h[k] != 0.0f && (best == 3u || abs(h[k]) < abs(h[best]))) best = k;
+    }
+    return best;
+  }
+  return 3u;
 }
 
 // A corner v of one triangle through the plane (point o, unit normal n) of the other: that corner's
@@ -45,7 +58,8 @@ VKC_FN void geomTriTriPierce(vec3 v, vec3 o, vec3 n, uint vertexCorner, uint ver
 // intersection (the UCSD seed's method), then the seed's element kinds as iMSTK's
 // SurfaceMeshToSurfaceMeshCD reports them, from the features of the intersection segment's ends:
 //   - both ends on X's features (two edges of X crossing Y, or a corner of X on Y): the corner of X
-//     pierces Y (vertex-triangle); the vertex moves back across Y's plane by its height;
+//     alone on its side of Y's plane (geomTriTriLoneCorner) pierces Y (vertex-triangle); the vertex
+//     moves back across Y's plane by its height;
 //   - both on Y's: triangle-vertex, the same the other way;
 //   - an edge of X and an edge of Y: edge-edge; X's element is its edge's point closest to Y's edge,
 //     moving towards Y's (unlinking the edges) by their distance, Y's the other way;
@@ -73,14 +87,14 @@ VKC_FN uint geomTriTriContact(vec3 x0, vec3 x1, vec3 x2, uvec4 ix, uint cx, vec3
     uint g0 = f0 < 3u ? f0 : (f0 < 6u ? f0 - 3u : (f0 < 9u ? f0 - 3u : f0 - 6u));
     uint g1 = f1 < 3u ? f1 : (f1 < 6u ? f1 - 3u : (f1 < 9u ? f1 - 3u : f1 - 6u));
     if (x0f && x1f) {
-      uint k = geomTriTriCorner(g0, g1);
+      uint k = geomTriTriLoneCorner(vec3(dot(x0 - y0, ny), dot(x1 - y0, ny), dot(x2 - y0, ny)));
       if (k < 3u) {
         vec3 v = k == 0u ? x0 : (k == 1u ? x1 : x2);
         geomTriTriPierce(v, y0, ny, k, cx, ix, cy, iy, ex, ey);
         return ex.point.w > 0.0f ? kGeomTriTriVertexTriangle : kGeomTriTriNone;
       }
     } else if (!x0f && !x1f) {
-      uint k = geomTriTriCorner(g0, g1);
+      uint k = geomTriTriLoneCorner(vec3(dot(y0 - x0, nx), dot(y1 - x0, nx), dot(y2 - x0, nx)));
       if (k < 3u) {
         vec3 v = k == 0u ? y0 : (k == 1u ? y1 : y2);
         geomTriTriPierce(v, x0, nx, k, cy, iy, cx, ix, ey, ex);

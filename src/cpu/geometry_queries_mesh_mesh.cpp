@@ -72,65 +72,58 @@ std::array<uint32_t, 2> edgeVertices(const uvec4& ids, uint32_t mask) {
   return {std::min(v[0], v[1]), std::max(v[0], v[1])};
 }
 
-void surfaceSurface(const MeshPairAccess& access, uint32_t xi, uint32_t yi, std::vector<MeshElementPair>& out) {
+// Every cell cx of mesh xi in order, with the cells of mesh yi whose boxes overlap cx's in order:
+// contact(cx, ids of cx, corners of cx, cy, ids of cy, pair) fills pair and says whether to keep it.
+template <class Contact>
+void cellPairs(const MeshPairAccess& access, uint32_t xi, uint32_t yi, std::vector<MeshElementPair>& out,
+               const Contact& contact) {
   const MeshView x(*access.in, xi), y(*access.in, yi);
   std::vector<uint32_t> cells;
+  for (uint32_t cx = 0; cx < x.cellCount; ++cx) {
+    const uvec4 ix = x.ids(cx);
+    vec3 p[4];
+    for (uint32_t k = 0; k < x.corners; ++k) p[k] = x.at(ix[k]);
+    candidates(access, yi, p, x.corners, cells);
+    for (uint32_t cy : cells) {
+      const uvec4 iy = y.ids(cy);
+      vec3 q[4];
+      for (uint32_t k = 0; k < y.corners; ++k) q[k] = y.at(iy[k]);
+      MeshElementPair e{};
+      if (contact(cx, ix, p, cy, iy, q, e)) out.push_back(e);
+    }
+  }
+}
+
+void surfaceSurface(const MeshPairAccess& access, uint32_t xi, uint32_t yi, std::vector<MeshElementPair>& out) {
   // iMSTK keeps one edge-edge contact per pair of edges (the first in cell order): a pair of crossing
   // edges shows in up to four triangle pairs.
   std::set<std::array<uint32_t, 4>> edgePairs;
-  for (uint32_t cx = 0; cx < x.cellCount; ++cx) {
-    const uvec4 ix = x.ids(cx);
-    const vec3 p[3] = {x.at(ix.x), x.at(ix.y), x.at(ix.z)};
-    candidates(access, yi, p, 3, cells);
-    for (uint32_t cy : cells) {
-      const uvec4 iy = y.ids(cy);
-      MeshElementPair e{};
-      uint32_t edgeKey = 0;
-      const uint32_t kind = gpu::geomTriTriContact(p[0], p[1], p[2], ix, cx, y.at(iy.x), y.at(iy.y), y.at(iy.z), iy,
-                                                   cy, e.x, e.y, edgeKey);
-      if (kind == gpu::kGeomTriTriNone) continue;
-      if (kind == gpu::kGeomTriTriEdgeEdge) {
-        const auto ex = edgeVertices(ix, edgeKey & 15u), ey = edgeVertices(iy, edgeKey >> 4);
-        if (!edgePairs.insert({ex[0], ex[1], ey[0], ey[1]}).second) continue;
-      }
-      out.push_back(e);
-    }
-  }
+  cellPairs(access, xi, yi, out,
+            [&](uint32_t cx, const uvec4& ix, const vec3* p, uint32_t cy, const uvec4& iy, const vec3* q,
+                MeshElementPair& e) {
+              uint32_t edgeKey = 0;
+              const uint32_t kind =
+                  gpu::geomTriTriContact(p[0], p[1], p[2], ix, cx, q[0], q[1], q[2], iy, cy, e.x, e.y, edgeKey);
+              if (kind != gpu::kGeomTriTriEdgeEdge) return kind != gpu::kGeomTriTriNone;
+              const auto ex = edgeVertices(ix, edgeKey & 15u), ey = edgeVertices(iy, edgeKey >> 4);
+              return edgePairs.insert({ex[0], ex[1], ey[0], ey[1]}).second;
+            });
 }
 
 void surfaceLine(const MeshPairAccess& access, uint32_t xi, uint32_t yi, std::vector<MeshElementPair>& out) {
-  const MeshView x(*access.in, xi), y(*access.in, yi);
-  std::vector<uint32_t> cells;
-  for (uint32_t cx = 0; cx < x.cellCount; ++cx) {
-    const uvec4 ix = x.ids(cx);
-    const vec3 p[3] = {x.at(ix.x), x.at(ix.y), x.at(ix.z)};
-    candidates(access, yi, p, 3, cells);
-    for (uint32_t cy : cells) {
-      const uvec4 iy = y.ids(cy);
-      MeshElementPair e{};
-      if (gpu::geomTriangleSegment(p[0], p[1], p[2], ix, cx, y.at(iy.x), y.at(iy.y), iy, cy, e.x, e.y)) {
-        out.push_back(e);
-      }
-    }
-  }
+  cellPairs(access, xi, yi, out,
+            [](uint32_t cx, const uvec4& ix, const vec3* p, uint32_t cy, const uvec4& iy, const vec3* q,
+               MeshElementPair& e) {
+              return gpu::geomTriangleSegment(p[0], p[1], p[2], ix, cx, q[0], q[1], iy, cy, e.x, e.y);
+            });
 }
 
 void lineTetra(const MeshPairAccess& access, uint32_t xi, uint32_t yi, std::vector<MeshElementPair>& out) {
-  const MeshView x(*access.in, xi), y(*access.in, yi);
-  std::vector<uint32_t> cells;
-  for (uint32_t cx = 0; cx < x.cellCount; ++cx) {
-    const uvec4 ix = x.ids(cx);
-    const vec3 p[2] = {x.at(ix.x), x.at(ix.y)};
-    candidates(access, yi, p, 2, cells);
-    for (uint32_t cy : cells) {
-      const uvec4 iy = y.ids(cy);
-      MeshElementPair e{};
-      if (gpu::geomSegmentTetra(p[0], p[1], ix, cx, y.at(iy.x), y.at(iy.y), y.at(iy.z), y.at(iy.w), iy, cy, e.x,
-                                e.y)) {
-        out.push_back(e);
-      }
-    }
-  }
+  cellPairs(access, xi, yi, out,
+            [](uint32_t cx, const uvec4& ix, const vec3* p, uint32_t cy, const uvec4& iy, const vec3* q,
+               MeshElementPair& e) {
+              return gpu::geomSegmentTetra(p[0], p[1], ix, cx, q[0], q[1], q[2], q[3], iy, cy, e.x, e.y);
+            });
 }
 
 // The vertices of mesh `points` inside closed surface mesh `closed` (pairs: closed side, vertex

@@ -167,6 +167,21 @@ TEST(GeometryQueriesMeshMesh, TriangleTriangleElementKinds) {
                 "triangle");
   expectSwappedPairs(b, 0);
 
+  // A corner exactly on Y's plane, the opposite edge through Y: the nearer of that edge's ends (0.2
+  // below) pierces.
+  Batch o;
+  const uint32_t onPlane = o.addMesh(GeometryType::kSurfaceMesh, {v3(0, 0, 0), v3(1, 0, 0.5f), v3(1, 0.5f, -0.2f)},
+                                     {0, 1, 2});
+  const uint32_t flat2 = o.addMesh(GeometryType::kSurfaceMesh, {v3(-2, -2, 0), v3(4, -2, 0), v3(-2, 4, 0)}, {0, 1, 2});
+  o.query(onPlane, flat2);
+  o.query(flat2, onPlane);
+  runBoth(o);
+  ASSERT_EQ(o.ranges[0].count, 1u);
+  EXPECT_EQ(o.elementsA[0].index, 2u);
+  expectElement(o.elementsA[0], ContactElementType::kPointIndexDirection, {v3(1, 0.5f, -0.2f), v3(0, 0, 1), 0.2f},
+                1e-6f, "vertex");
+  expectSwappedPairs(o, 0);
+
   // Linked: X in the plane y = 0 spanning z in [-1, 1] with its edge 1-2 at x = 1; Y in the plane
   // z = 0 crossing X's edge, with its edge at x = 0.
   Batch l;
