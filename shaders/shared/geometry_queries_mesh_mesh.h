@@ -14,7 +14,7 @@ VKC_NAMESPACE_BEGIN
 VKC_CONSTANT(uint, kGeomTriTriNone, 0u);
 VKC_CONSTANT(uint, kGeomTriTriVertexTriangle, 1u);  // a corner of X pierces Y
 VKC_CONSTANT(uint, kGeomTriTriTriangleVertex, 2u);  // a corner of Y pierces X
-VKC_CONSTANT(uint, kGeomTriTriEdgeEdge, 3u);        // an edge of X and an edge of Y cross each other's triangle
+VKC_CONSTANT(uint, kGeomTriTriEdgeEdge, 3u);  // an edge of X and an edge of Y cross each other's triangle
 
 // The corner of a triangle (heights h over the other's plane) that pierces the other: the one alone
 // on its side of the plane (the other two on the other side, or one on the plane: then the nearer of
@@ -46,7 +46,8 @@ VKC_FN uint geomTriTriLoneCorner(vec3 h) {
 // element moves back across the plane (to the side of its triangle's other corners) by its height;
 // the other's element is its projection on the plane.
 VKC_FN void geomTriTriPierce(vec3 v, vec3 o, vec3 n, uint vertexCorner, uint vertexCell, uvec4 vertexIds,
-                             uint cell, uvec4 ids, VKC_OUT(GeomElement) vertexSide, VKC_OUT(GeomElement) triSide) {
+                             uint cell, uvec4 ids, VKC_OUT(GeomElement) vertexSide,
+                             VKC_OUT(GeomElement) triSide) {
   float s = dot(v - o, n);
   vec3 m = s > 0.0f ? -n : n;
   float depth = abs(s);
@@ -68,8 +69,9 @@ VKC_FN void geomTriTriPierce(vec3 v, vec3 o, vec3 n, uint vertexCorner, uint ver
 //     no contact, as touching is none (iMSTK reports none for coplanar pairs either).
 // Returns the kind (kGeomTriTriNone: no contact); edgeKey: for an edge-edge contact, X's edge
 // (corner mask) in bits 0..3 and Y's in bits 4..7 (the driver keeps one contact per pair of edges).
-VKC_FN uint geomTriTriContact(vec3 x0, vec3 x1, vec3 x2, uvec4 ix, uint cx, vec3 y0, vec3 y1, vec3 y2, uvec4 iy,
-                              uint cy, VKC_OUT(GeomElement) ex, VKC_OUT(GeomElement) ey, VKC_OUT(uint) edgeKey) {
+VKC_FN uint geomTriTriContact(vec3 x0, vec3 x1, vec3 x2, uvec4 ix, uint cx, vec3 y0, vec3 y1, vec3 y2,
+                              uvec4 iy, uint cy, VKC_OUT(GeomElement) ex, VKC_OUT(GeomElement) ey,
+                              VKC_OUT(uint) edgeKey) {
   edgeKey = 0u;
   ex = geomMakeElement(vec3(0.0f), 0.0f, vec3(0.0f), kElementPointDirection, kGeomNoIndex);
   ey = ex;
@@ -137,8 +139,8 @@ VKC_FN uint geomTriTriContact(vec3 x0, vec3 x1, vec3 x2, uvec4 ix, uint cx, vec3
 // to the side that needs the shorter move (the lower end's depth below the plane, or the upper end's
 // height): the triangle's element at x, the segment's (an edge element) at x moved by that depth.
 // An end on the plane (depth 0) is no contact.
-VKC_FN bool geomTriangleSegment(vec3 a, vec3 b, vec3 c, uvec4 it, uint ct, vec3 p0, vec3 p1, uvec4 is, uint cs,
-                                VKC_OUT(GeomElement) tri, VKC_OUT(GeomElement) seg) {
+VKC_FN bool geomTriangleSegment(vec3 a, vec3 b, vec3 c, uvec4 it, uint ct, vec3 p0, vec3 p1, uvec4 is,
+                                uint cs, VKC_OUT(GeomElement) tri, VKC_OUT(GeomElement) seg) {
   float t;
   vec3 bary;
   tri = geomMakeElement(vec3(0.0f), 0.0f, vec3(0.0f), kElementPointDirection, kGeomNoIndex);
@@ -147,7 +149,7 @@ VKC_FN bool geomTriangleSegment(vec3 a, vec3 b, vec3 c, uvec4 it, uint ct, vec3 
   vec3 n = geomTriangleNormal(a, b, c);
   float s0 = dot(p0 - a, n);
   float s1 = dot(p1 - a, n);
-  float up = -min(s0, s1);  // the segment moving along +n
+  float up = -min(s0, s1);   // the segment moving along +n
   float down = max(s0, s1);  // along -n
   vec3 m = up <= down ? n : -n;
   float depth = min(up, down);

@@ -477,7 +477,8 @@ struct MeshQueries::State {
   MeshPairAccess access(bool bruteForce) {
     MeshPairAccess a;
     a.in = in;
-    a.cells = [this, bruteForce](uint32_t gi, const float lo[3], const float hi[3], std::vector<uint32_t>& cells) {
+    a.cells = [this, bruteForce](uint32_t gi, const float lo[3], const float hi[3],
+                                 std::vector<uint32_t>& cells) {
       overlapping(gi, vec3(lo[0], lo[1], lo[2]), vec3(hi[0], hi[1], hi[2]), bruteForce);
       cells = candidates;
     };

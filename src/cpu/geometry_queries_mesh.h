@@ -58,7 +58,8 @@ struct MeshPairAccess {
 // Mesh x against mesh y (x before y in the canonical order: surface before line before tetrahedral
 // mesh, two surface meshes by geometry index): their contacts in order, (x side, y side), into out.
 // Surface-surface, surface-line, line-tetrahedral.
-void meshMeshContacts(const MeshPairAccess& access, uint32_t x, uint32_t y, std::vector<MeshElementPair>& out);
+void meshMeshContacts(const MeshPairAccess& access, uint32_t x, uint32_t y,
+                      std::vector<MeshElementPair>& out);
 
 class MeshQueries {
  public:

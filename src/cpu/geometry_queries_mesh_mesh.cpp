@@ -42,7 +42,9 @@ struct MeshView {
     const Float4& p = in->points[g->first + v];
     return vec3(p.x, p.y, p.z);
   }
-  bool closed() const { return g->type == GeometryType::kSurfaceMesh && (g->flags & kGeometryFlagClosed) != 0; }
+  bool closed() const {
+    return g->type == GeometryType::kSurfaceMesh && (g->flags & kGeometryFlagClosed) != 0;
+  }
 };
 
 // The cells of `other` whose boxes overlap the box of `points` widened by a relative margin above
@@ -94,7 +96,8 @@ void cellPairs(const MeshPairAccess& access, uint32_t xi, uint32_t yi, std::vect
   }
 }
 
-void surfaceSurface(const MeshPairAccess& access, uint32_t xi, uint32_t yi, std::vector<MeshElementPair>& out) {
+void surfaceSurface(const MeshPairAccess& access, uint32_t xi, uint32_t yi,
+                    std::vector<MeshElementPair>& out) {
   // iMSTK keeps one edge-edge contact per pair of edges (the first in cell order): a pair of crossing
   // edges shows in up to four triangle pairs.
   std::set<std::array<uint32_t, 4>> edgePairs;
@@ -102,8 +105,8 @@ void surfaceSurface(const MeshPairAccess& access, uint32_t xi, uint32_t yi, std:
             [&](uint32_t cx, const uvec4& ix, const vec3* p, uint32_t cy, const uvec4& iy, const vec3* q,
                 MeshElementPair& e) {
               uint32_t edgeKey = 0;
-              const uint32_t kind =
-                  gpu::geomTriTriContact(p[0], p[1], p[2], ix, cx, q[0], q[1], q[2], iy, cy, e.x, e.y, edgeKey);
+              const uint32_t kind = gpu::geomTriTriContact(p[0], p[1], p[2], ix, cx, q[0], q[1], q[2], iy, cy,
+                                                           e.x, e.y, edgeKey);
               if (kind != gpu::kGeomTriTriEdgeEdge) return kind != gpu::kGeomTriTriNone;
               const auto ex = edgeVertices(ix, edgeKey & 15u), ey = edgeVertices(iy, edgeKey >> 4);
               return edgePairs.insert({ex[0], ex[1], ey[0], ey[1]}).second;
@@ -138,7 +141,8 @@ void vertexPass(const MeshPairAccess& access, uint32_t closed, uint32_t points, 
 
 }  // namespace
 
-void meshMeshContacts(const MeshPairAccess& access, uint32_t x, uint32_t y, std::vector<MeshElementPair>& out) {
+void meshMeshContacts(const MeshPairAccess& access, uint32_t x, uint32_t y,
+                      std::vector<MeshElementPair>& out) {
   const GeometryQueryInput& in = *access.in;
   const GeometryType tx = in.geometries[x].type, ty = in.geometries[y].type;
   const MeshView vx(in, x), vy(in, y);

@@ -65,12 +65,13 @@ TEST(GeometryQueriesMeshMesh, ImstkTetraToLineMesh) {
     Float4 p0, p1;
     uint32_t contacts;
   };
-  for (const Case& c : {Case{v3(0.05f, 0.05f, 0.05f), v3(0.07f, 0.07f, 0.07f), 1},  // IntersectionTestAB_enclosed
-                        Case{v3(-1, -1, -1), v3(1, 1, 1), 1},                         // _intersecting
-                        Case{v3(1, 1, 1), v3(2, 2, 2), 0}}) {                         // NonIntersectionTestAB
+  for (const Case& c :
+       {Case{v3(0.05f, 0.05f, 0.05f), v3(0.07f, 0.07f, 0.07f), 1},  // IntersectionTestAB_enclosed
+        Case{v3(-1, -1, -1), v3(1, 1, 1), 1},                       // _intersecting
+        Case{v3(1, 1, 1), v3(2, 2, 2), 0}}) {                       // NonIntersectionTestAB
     Batch b;
-    const uint32_t tet =
-        b.addMesh(GeometryType::kTetrahedralMesh, {v3(0, 0, 0), v3(1, 0, 0), v3(0, 1, 0), v3(0, 0, 1)}, {0, 1, 2, 3});
+    const uint32_t tet = b.addMesh(GeometryType::kTetrahedralMesh,
+                                   {v3(0, 0, 0), v3(1, 0, 0), v3(0, 1, 0), v3(0, 0, 1)}, {0, 1, 2, 3});
     const uint32_t line = b.addMesh(GeometryType::kLineMesh, {c.p0, c.p1}, {0, 1});
     b.query(line, tet);
     b.query(tet, line);
@@ -96,15 +97,16 @@ TEST(GeometryQueriesMeshMesh, ImstkTetraToLineMesh) {
 // segment's middle leaves through the nearest face.
 TEST(GeometryQueriesMeshMesh, SegmentInsideATetrahedronLeavesThroughTheNearestFace) {
   Batch b;
-  const uint32_t tet =
-      b.addMesh(GeometryType::kTetrahedralMesh, {v3(0, 0, 0), v3(4, 0, 0), v3(0, 4, 0), v3(0, 0, 4)}, {0, 1, 2, 3});
-  const uint32_t line = b.addMesh(GeometryType::kLineMesh, {v3(0.5f, 0.5f, 0.2f), v3(1.5f, 0.5f, 0.2f)}, {0, 1});
+  const uint32_t tet = b.addMesh(GeometryType::kTetrahedralMesh,
+                                 {v3(0, 0, 0), v3(4, 0, 0), v3(0, 4, 0), v3(0, 0, 4)}, {0, 1, 2, 3});
+  const uint32_t line =
+      b.addMesh(GeometryType::kLineMesh, {v3(0.5f, 0.5f, 0.2f), v3(1.5f, 0.5f, 0.2f)}, {0, 1});
   b.query(line, tet);
   runBoth(b);
   ASSERT_EQ(b.ranges[0].count, 1u);
   // Middle (1, 0.5, 0.2): the face z = 0 is nearest (0.2); the segment moves along -z.
-  expectElement(b.elementsA[0], ContactElementType::kCellIndex, {v3(1, 0.5f, 0.2f), v3(0, 0, -1), 0.2f}, 1e-6f,
-                "segment");
+  expectElement(b.elementsA[0], ContactElementType::kCellIndex, {v3(1, 0.5f, 0.2f), v3(0, 0, -1), 0.2f},
+                1e-6f, "segment");
   expectElement(b.elementsB[0], ContactElementType::kCellIndex, {v3(1, 0.5f, 0), v3(0, 0, 1), 0.2f}, 1e-6f,
                 "tetrahedron");
 }
@@ -148,7 +150,8 @@ TEST(GeometryQueriesMeshMesh, ImstkClosedBoxesEdgeToEdge) {
 TEST(GeometryQueriesMeshMesh, TriangleTriangleElementKinds) {
   Batch b;
   // Y: a large triangle in z = 0.
-  const uint32_t flat = b.addMesh(GeometryType::kSurfaceMesh, {v3(-2, -2, 0), v3(4, -2, 0), v3(-2, 4, 0)}, {0, 1, 2});
+  const uint32_t flat =
+      b.addMesh(GeometryType::kSurfaceMesh, {v3(-2, -2, 0), v3(4, -2, 0), v3(-2, 4, 0)}, {0, 1, 2});
   // X: a triangle whose corner 2 dips 0.25 below the plane, the others above.
   const uint32_t dip =
       b.addMesh(GeometryType::kSurfaceMesh, {v3(0, 0, 1), v3(1, 0, 1), v3(0.3f, 0.3f, -0.25f)}, {0, 1, 2});
@@ -163,30 +166,33 @@ TEST(GeometryQueriesMeshMesh, TriangleTriangleElementKinds) {
   EXPECT_EQ(b.elementsB[0].index, 0u);  // the parent triangle
   expectElement(b.elementsA[0], ContactElementType::kPointIndexDirection,
                 {v3(0.3f, 0.3f, -0.25f), v3(0, 0, 1), 0.25f}, 1e-6f, "vertex");
-  expectElement(b.elementsB[0], ContactElementType::kCellIndex, {v3(0.3f, 0.3f, 0), v3(0, 0, -1), 0.25f}, 1e-6f,
-                "triangle");
+  expectElement(b.elementsB[0], ContactElementType::kCellIndex, {v3(0.3f, 0.3f, 0), v3(0, 0, -1), 0.25f},
+                1e-6f, "triangle");
   expectSwappedPairs(b, 0);
 
   // A corner exactly on Y's plane, the opposite edge through Y: the nearer of that edge's ends (0.2
   // below) pierces.
   Batch o;
-  const uint32_t onPlane = o.addMesh(GeometryType::kSurfaceMesh, {v3(0, 0, 0), v3(1, 0, 0.5f), v3(1, 0.5f, -0.2f)},
-                                     {0, 1, 2});
-  const uint32_t flat2 = o.addMesh(GeometryType::kSurfaceMesh, {v3(-2, -2, 0), v3(4, -2, 0), v3(-2, 4, 0)}, {0, 1, 2});
+  const uint32_t onPlane =
+      o.addMesh(GeometryType::kSurfaceMesh, {v3(0, 0, 0), v3(1, 0, 0.5f), v3(1, 0.5f, -0.2f)}, {0, 1, 2});
+  const uint32_t flat2 =
+      o.addMesh(GeometryType::kSurfaceMesh, {v3(-2, -2, 0), v3(4, -2, 0), v3(-2, 4, 0)}, {0, 1, 2});
   o.query(onPlane, flat2);
   o.query(flat2, onPlane);
   runBoth(o);
   ASSERT_EQ(o.ranges[0].count, 1u);
   EXPECT_EQ(o.elementsA[0].index, 2u);
-  expectElement(o.elementsA[0], ContactElementType::kPointIndexDirection, {v3(1, 0.5f, -0.2f), v3(0, 0, 1), 0.2f},
-                1e-6f, "vertex");
+  expectElement(o.elementsA[0], ContactElementType::kPointIndexDirection,
+                {v3(1, 0.5f, -0.2f), v3(0, 0, 1), 0.2f}, 1e-6f, "vertex");
   expectSwappedPairs(o, 0);
 
   // Linked: X in the plane y = 0 spanning z in [-1, 1] with its edge 1-2 at x = 1; Y in the plane
   // z = 0 crossing X's edge, with its edge at x = 0.
   Batch l;
-  const uint32_t x = l.addMesh(GeometryType::kSurfaceMesh, {v3(-3, 0, 0), v3(1, 0, -1), v3(1, 0, 1)}, {0, 1, 2});
-  const uint32_t y = l.addMesh(GeometryType::kSurfaceMesh, {v3(0, -1, 0), v3(0, 1, 0), v3(3, 0, 0)}, {0, 1, 2});
+  const uint32_t x =
+      l.addMesh(GeometryType::kSurfaceMesh, {v3(-3, 0, 0), v3(1, 0, -1), v3(1, 0, 1)}, {0, 1, 2});
+  const uint32_t y =
+      l.addMesh(GeometryType::kSurfaceMesh, {v3(0, -1, 0), v3(0, 1, 0), v3(3, 0, 0)}, {0, 1, 2});
   l.query(x, y);
   l.query(y, x);
   runBoth(l);
@@ -196,15 +202,20 @@ TEST(GeometryQueriesMeshMesh, TriangleTriangleElementKinds) {
   EXPECT_EQ(ids(l, x, l.elementsA[0]), (std::vector<uint32_t>{1, 2}));
   EXPECT_EQ(ids(l, y, l.elementsB[0]), (std::vector<uint32_t>{0, 1}));
   // Closest points of the edges: (1, 0, 0) and (0, 0, 0): X moves by 1 along -x.
-  expectElement(l.elementsA[0], ContactElementType::kCellIndex, {v3(1, 0, 0), v3(-1, 0, 0), 1.0f}, 1e-6f, "X edge");
-  expectElement(l.elementsB[0], ContactElementType::kCellIndex, {v3(0, 0, 0), v3(1, 0, 0), 1.0f}, 1e-6f, "Y edge");
+  expectElement(l.elementsA[0], ContactElementType::kCellIndex, {v3(1, 0, 0), v3(-1, 0, 0), 1.0f}, 1e-6f,
+                "X edge");
+  expectElement(l.elementsB[0], ContactElementType::kCellIndex, {v3(0, 0, 0), v3(1, 0, 0), 1.0f}, 1e-6f,
+                "Y edge");
   expectSwappedPairs(l, 0);
 
   // Apart, and coplanar overlapping (no single way out: no contact, as iMSTK).
   Batch n;
-  const uint32_t p = n.addMesh(GeometryType::kSurfaceMesh, {v3(0, 0, 0), v3(1, 0, 0), v3(0, 1, 0)}, {0, 1, 2});
-  const uint32_t q = n.addMesh(GeometryType::kSurfaceMesh, {v3(0, 0, 2), v3(1, 0, 2), v3(0, 1, 2)}, {0, 1, 2});
-  const uint32_t c = n.addMesh(GeometryType::kSurfaceMesh, {v3(0.2f, 0.2f, 0), v3(2, 0, 0), v3(0, 2, 0)}, {0, 1, 2});
+  const uint32_t p =
+      n.addMesh(GeometryType::kSurfaceMesh, {v3(0, 0, 0), v3(1, 0, 0), v3(0, 1, 0)}, {0, 1, 2});
+  const uint32_t q =
+      n.addMesh(GeometryType::kSurfaceMesh, {v3(0, 0, 2), v3(1, 0, 2), v3(0, 1, 2)}, {0, 1, 2});
+  const uint32_t c =
+      n.addMesh(GeometryType::kSurfaceMesh, {v3(0.2f, 0.2f, 0), v3(2, 0, 0), v3(0, 2, 0)}, {0, 1, 2});
   n.query(p, q);
   n.query(p, c);
   runBoth(n);
@@ -216,17 +227,18 @@ TEST(GeometryQueriesMeshMesh, TriangleTriangleElementKinds) {
 // leaving by its shorter end; a closed box adds the line mesh's vertices inside it (vertex pass).
 TEST(GeometryQueriesMeshMesh, SurfaceMeshAgainstLineMesh) {
   Batch b;
-  const uint32_t tri = b.addMesh(GeometryType::kSurfaceMesh, {v3(0, 0, 0), v3(2, 0, 0), v3(0, 2, 0)}, {0, 1, 2});
-  const uint32_t line =
-      b.addMesh(GeometryType::kLineMesh, {v3(0.5f, 0.5f, -0.1f), v3(0.5f, 0.5f, 1), v3(5, 5, 5)}, {0, 1, 1, 2});
+  const uint32_t tri =
+      b.addMesh(GeometryType::kSurfaceMesh, {v3(0, 0, 0), v3(2, 0, 0), v3(0, 2, 0)}, {0, 1, 2});
+  const uint32_t line = b.addMesh(GeometryType::kLineMesh,
+                                  {v3(0.5f, 0.5f, -0.1f), v3(0.5f, 0.5f, 1), v3(5, 5, 5)}, {0, 1, 1, 2});
   b.query(tri, line);
   b.query(line, tri);
   runBoth(b);
   ASSERT_EQ(b.ranges[0].count, 1u);
-  expectElement(b.elementsA[0], ContactElementType::kCellIndex, {v3(0.5f, 0.5f, 0), v3(0, 0, -1), 0.1f}, 1e-6f,
-                "triangle");
-  expectElement(b.elementsB[0], ContactElementType::kCellIndex, {v3(0.5f, 0.5f, -0.1f), v3(0, 0, 1), 0.1f}, 1e-6f,
-                "segment");
+  expectElement(b.elementsA[0], ContactElementType::kCellIndex, {v3(0.5f, 0.5f, 0), v3(0, 0, -1), 0.1f},
+                1e-6f, "triangle");
+  expectElement(b.elementsB[0], ContactElementType::kCellIndex, {v3(0.5f, 0.5f, -0.1f), v3(0, 0, 1), 0.1f},
+                1e-6f, "segment");
   EXPECT_EQ(contactCellType(b.elementsB[0]), CellType::kEdge);
   EXPECT_EQ(ids(b, line, b.elementsB[0]), (std::vector<uint32_t>{0, 1}));
   expectSwappedPairs(b, 0);
@@ -235,8 +247,8 @@ TEST(GeometryQueriesMeshMesh, SurfaceMeshAgainstLineMesh) {
   // and 1-2 through the +z face (its triangle 10, below the face's diagonal), vertex 0 and 2 outside.
   Batch c;
   const uint32_t box = addClosedBox(c, v3(0, 0, 0), 0.5f, kIdentity);
-  const uint32_t poly =
-      c.addMesh(GeometryType::kLineMesh, {v3(0.2f, 0.1f, 2), v3(0.2f, 0.1f, 0.4f), v3(0.3f, 0.1f, 3)}, {0, 1, 1, 2});
+  const uint32_t poly = c.addMesh(GeometryType::kLineMesh,
+                                  {v3(0.2f, 0.1f, 2), v3(0.2f, 0.1f, 0.4f), v3(0.3f, 0.1f, 3)}, {0, 1, 1, 2});
   c.query(box, poly);
   c.query(poly, box);
   runBoth(c);
@@ -247,8 +259,8 @@ TEST(GeometryQueriesMeshMesh, SurfaceMeshAgainstLineMesh) {
   EXPECT_EQ(c.elementsB[2].type, ContactElementType::kPointIndexDirection);
   EXPECT_EQ(contactCellType(c.elementsB[2]), CellType::kVertex);
   EXPECT_EQ(c.elementsB[2].index, 1u);
-  expectElement(c.elementsB[2], ContactElementType::kPointIndexDirection, {v3(0.2f, 0.1f, 0.4f), v3(0, 0, 1), 0.1f},
-                1e-6f, "vertex");
+  expectElement(c.elementsB[2], ContactElementType::kPointIndexDirection,
+                {v3(0.2f, 0.1f, 0.4f), v3(0, 0, 1), 0.1f}, 1e-6f, "vertex");
   EXPECT_EQ(contactCellType(c.elementsA[2]), CellType::kTriangle);
   for (uint32_t k = 0; k < 3; ++k) expectContactInvariants(c.elementsA[k], c.elementsB[k], 1e-6f);
   expectSwappedPairs(c, 0);
@@ -292,7 +304,8 @@ TEST(GeometryQueriesMeshMesh, BvhEqualsBruteForceOnRandomMeshes) {
     std::uniform_real_distribution<float> pos(-3.0f, 3.0f), off(-0.5f, 0.5f);
     Batch b;
     const auto soup = [&](GeometryType type, uint32_t cells) {
-      const uint32_t n = type == GeometryType::kLineMesh ? 2 : (type == GeometryType::kTetrahedralMesh ? 4 : 3);
+      const uint32_t n =
+          type == GeometryType::kLineMesh ? 2 : (type == GeometryType::kTetrahedralMesh ? 4 : 3);
       std::vector<Float4> v;
       std::vector<uint32_t> c;
       for (uint32_t i = 0; i < cells; ++i) {
@@ -322,7 +335,8 @@ TEST(GeometryQueriesMeshMesh, BvhEqualsBruteForceOnRandomMeshes) {
 TEST(GeometryQueriesMeshMesh, BadInputNamesTheField) {
   const auto two = [] {
     Batch b;
-    const uint32_t x = b.addMesh(GeometryType::kSurfaceMesh, {v3(0, 0, 0), v3(1, 0, 0), v3(0, 1, 0)}, {0, 1, 2});
+    const uint32_t x =
+        b.addMesh(GeometryType::kSurfaceMesh, {v3(0, 0, 0), v3(1, 0, 0), v3(0, 1, 0)}, {0, 1, 2});
     const uint32_t y = b.addMesh(GeometryType::kLineMesh, {v3(0, 0, -1), v3(0, 0, 1)}, {0, 1});
     b.query(x, y);
     return b;
@@ -330,8 +344,9 @@ TEST(GeometryQueriesMeshMesh, BadInputNamesTheField) {
   {
     Batch b = two();
     b.cells[4] = 2;
-    expectRefusedUnwritten(b, ErrorCode::kInvalidArgument,
-                           "geometries[1] (line mesh): cells[4] (segment 0, corner 1) is 2: the mesh has 2 vertices");
+    expectRefusedUnwritten(
+        b, ErrorCode::kInvalidArgument,
+        "geometries[1] (line mesh): cells[4] (segment 0, corner 1) is 2: the mesh has 2 vertices");
   }
   {
     Batch b = two();
@@ -341,14 +356,16 @@ TEST(GeometryQueriesMeshMesh, BadInputNamesTheField) {
   {
     Batch b = two();
     b.queries[0].method = GeometryMethod::kContinuous;
-    expectRefusedUnwritten(b, ErrorCode::kInvalidArgument,
-                           "queries[0].method is kContinuous: surface mesh vs line mesh has no continuous method");
+    expectRefusedUnwritten(
+        b, ErrorCode::kInvalidArgument,
+        "queries[0].method is kContinuous: surface mesh vs line mesh has no continuous method");
   }
   {
     Batch b = two();
     b.queries[0].b = 0;
-    expectRefusedUnwritten(b, ErrorCode::kUnsupported,
-                           "queries[0]: a and b are the same surface mesh vs surface mesh: mesh self collision");
+    expectRefusedUnwritten(
+        b, ErrorCode::kUnsupported,
+        "queries[0]: a and b are the same surface mesh vs surface mesh: mesh self collision");
   }
   {
     Batch b = two();
