@@ -160,8 +160,8 @@ VKC_FN bool geomTriangleSegment(vec3 a, vec3 b, vec3 c, uvec4 it, uint ct, vec3 
 }
 
 // Segment (p0, p1; cell cs, is) against tetrahedron (a, b, c, d; cell ct, it): the segment clipped
-// to the tetrahedron's four inward half-spaces (a segment wholly inside keeps [0, 1]: the case iMSTK
-// misses); a contact when the clipped part has positive length. At the middle of that part the
+// to the tetrahedron's four inward half-spaces (a segment wholly inside keeps [0, 1]: the case issue
+// 17 says iMSTK misses); a contact when the clipped part has positive length. At the middle of that part the
 // point test of geomTetraPoint decides the contact: the segment leaves through the face nearest to
 // that point (its outward normal, the height as depth); the segment's element is an edge element.
 VKC_FN bool geomSegmentTetra(vec3 p0, vec3 p1, uvec4 is, uint cs, vec3 a, vec3 b, vec3 c, vec3 d, uvec4 it,

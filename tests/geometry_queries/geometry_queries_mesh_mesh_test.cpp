@@ -93,7 +93,7 @@ TEST(GeometryQueriesMeshMesh, ImstkTetraToLineMesh) {
   }
 }
 
-// A segment wholly inside a tetrahedron (the case iMSTK's method misses): the contact at the
+// A segment wholly inside a tetrahedron (the case issue 17 says iMSTK misses): the contact at the
 // segment's middle leaves through the nearest face.
 TEST(GeometryQueriesMeshMesh, SegmentInsideATetrahedronLeavesThroughTheNearestFace) {
   Batch b;
