@@ -301,21 +301,9 @@ TEST(GeometryQueriesMeshMesh, ClosedBoxesVertexPassBothWays) {
 TEST(GeometryQueriesMeshMesh, BvhEqualsBruteForceOnRandomMeshes) {
   for (uint32_t seed : {11u, 12u}) {
     std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> pos(-3.0f, 3.0f), off(-0.5f, 0.5f);
     Batch b;
     const auto soup = [&](GeometryType type, uint32_t cells) {
-      const uint32_t n =
-          type == GeometryType::kLineMesh ? 2 : (type == GeometryType::kTetrahedralMesh ? 4 : 3);
-      std::vector<Float4> v;
-      std::vector<uint32_t> c;
-      for (uint32_t i = 0; i < cells; ++i) {
-        const Float4 centre = v3(pos(rng), pos(rng), pos(rng));
-        for (uint32_t k = 0; k < n; ++k) {
-          c.push_back(static_cast<uint32_t>(v.size()));
-          v.push_back(v3(centre.x + off(rng), centre.y + off(rng), centre.z + off(rng)));
-        }
-      }
-      return b.addMesh(type, v, c);
+      return addRandomSoup(b, rng, type, cells, 3.0f, 0.5f);
     };
     const uint32_t s0 = soup(GeometryType::kSurfaceMesh, 1500), s1 = soup(GeometryType::kSurfaceMesh, 1500);
     const uint32_t l0 = soup(GeometryType::kLineMesh, 1500), t0 = soup(GeometryType::kTetrahedralMesh, 800);
