@@ -17,9 +17,13 @@
 // Capsule, TetrahedralMesh against PointSet, a closed SurfaceMesh (kGeometryFlagClosed) against
 // PointSet (the seed's ClosedSurfaceMeshToMeshCD vertex pass: each point's closest point on the
 // mesh, inside when the angle-weighted pseudonormal of the closest feature faces away from the
-// point; the point moves to that closest point however deep, within the search radius), on the CPU through a
-// BVH per mesh (built per call); other pairs with a mesh are refused (kUnsupported: not built yet; point set
-// vs line mesh: N/A). Contacts: a contact is a pair of elements at the same position of elementsA and
+// point; the point moves to that closest point however deep, within the search radius), SurfaceMesh
+// against SurfaceMesh (intersecting triangle pairs: vertex-triangle and edge-edge elements, as iMSTK's
+// SurfaceMeshToSurfaceMeshCD) and against LineMesh (segments crossing triangles), LineMesh against
+// TetrahedralMesh (segments meeting tetrahedra, a segment inside one included), a closed SurfaceMesh
+// adding the other mesh's vertices inside it; on the CPU through a BVH per mesh (built per call);
+// other pairs with a mesh, and a mesh against itself, are refused (kUnsupported: not built yet; point
+// set vs line mesh: N/A). Contacts: a contact is a pair of elements at the same position of elementsA and
 // elementsB. Each element is a PointDirection (point, unit direction, depth) or, for a point set's side, a
 // PointIndexDirection (the point's index within its set, with its position, direction, depth), or,
 // for a mesh's side, a PointIndexDirection of a vertex or a CellIndex of a cell (ContactElement):
@@ -34,7 +38,10 @@
 // to 2); a point set gives one per point inside the other geometry; a surface or line mesh one per
 // touching cell (two for a capsule lying along a triangle's face), in cell order; a tetrahedral mesh
 // one per (point, tetrahedron holding it), by point then tetrahedron; a closed surface mesh one per
-// point inside it, by point (the mesh's element: the closest feature, vertex, edge or triangle). Order: by
+// point inside it, by point (the mesh's element: the closest feature, vertex, edge or triangle); mesh
+// against mesh one per pair of cells in contact (two surface meshes: one per pair of crossing edges)
+// by cell of the first mesh in the canonical order (lower type first, two surface meshes by
+// geometry index), then cell of the second, then a closed mesh's inside vertices by vertex. Order: by
 // query, then by slot (box corners in the order x fastest with - before +; capsule ends 0 then 1; a
 // manifold's points in the clipped face's order; points in the set's order): deterministic.
 //

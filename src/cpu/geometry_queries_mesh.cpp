@@ -295,7 +295,7 @@ Status validateMeshGeometries(const GeometryQueryInput& in) {
 }
 
 Status validateMeshQuery(uint32_t lo, uint32_t hi, bool closed, GeometryMethod method,
-                         const std::string& name) {
+                         const std::string& name, bool sameGeometry) {
   static const char* const kNames[] = {"sphere",    "capsule",         "cylinder",          "oriented box",
                                        "plane",     "point set",       "implicit geometry", "surface mesh",
                                        "line mesh", "tetrahedral mesh"};
@@ -314,6 +314,10 @@ Status validateMeshQuery(uint32_t lo, uint32_t hi, bool closed, GeometryMethod m
   }
   if (method != GeometryMethod::kStatic) {
     return invalid(name + ".method is kContinuous: " + pair + " has no continuous method (static only)");
+  }
+  if (sameGeometry && gpu::geomIsMesh(lo)) {
+    return Error{ErrorCode::kUnsupported,
+                 name + ": a and b are the same " + pair + ": mesh self collision is not built yet"};
   }
   return {};
 }
@@ -419,6 +423,71 @@ struct MeshQueries::State {
         });
     std::sort(candidates.begin(), candidates.end());
   }
+  // The points [first, first + count) inside closed surface mesh gi, by point (pairs: mesh side,
+  // point side). Per point: the closest point of the triangles within the search radius (the first
+  // of equal ones in cell order), its feature's pseudonormal decides inside. meshVertices: the
+  // point's element is a vertex element of its mesh (cell word kGeomCellVertex).
+  void insidePoints(uint32_t meshIndex, uint32_t first, uint32_t count, bool meshVertices, bool bruteForce,
+                    std::vector<MeshElementPair>& out) {
+    const Geometry& mesh = in->geometries[meshIndex];
+    const CellRange r = cellRange(mesh);
+    const auto cellIds = [&](uint32_t c) {
+      uvec4 ids(0u);
+      for (uint32_t k = 0; k < 3; ++k) ids[k] = in->cells[r.first + static_cast<size_t>(c) * 3 + k];
+      return ids;
+    };
+    const auto at = [&](uint32_t v) { return vertexAt(*in, mesh, v); };
+    const Tree& t = normals(meshIndex);
+    const float radius = mesh.p2.z;
+    const float reach = radius > 0.0f ? radius : std::numeric_limits<float>::infinity();
+    gpu::GeomElement em, eo;
+    for (uint32_t k = 0; k < count; ++k) {
+      const Float4& p = in->points[first + k];
+      const vec3 x(p.x, p.y, p.z);
+      overlapping(meshIndex, x - reach, x + reach, bruteForce);
+      bool any = false;
+      gpu::TriClosest best{};
+      uint32_t bestCell = 0;
+      for (uint32_t c : candidates) {
+        const uvec4 ids = cellIds(c);
+        const gpu::TriClosest cp = gpu::triClosestPoint(x, at(ids.x), at(ids.y), at(ids.z));
+        if (!any || cp.dist2 < best.dist2) {
+          any = true;
+          best = cp;
+          bestCell = c;
+        }
+      }
+      if (!any || (radius > 0.0f && best.dist2 > radius * radius)) continue;
+      const uvec4 ids = cellIds(bestCell);
+      const uint32_t corners = gpu::geomTriCorners(best);
+      vec3 pn = t.faceNormals[bestCell];
+      if (corners == 1u || corners == 2u || corners == 4u) {
+        pn = t.vertexNormals[ids[corners == 1u ? 0 : (corners == 2u ? 1 : 2)]];
+      } else if (corners != 7u) {  // an edge: corners 0-1 (3), 1-2 (6), 2-0 (5)
+        pn = t.edgeNormals[static_cast<size_t>(bestCell) * 3 + (corners == 3u ? 0 : (corners == 6u ? 1 : 2))];
+      }
+      if (gpu::geomClosedMeshPoint(x, best.point, pn, ids, bestCell, corners, k, em, eo)) {
+        if (meshVertices) eo.pad = gpu::geomCellWord(gpu::kGeomCellVertex, 0u);
+        out.push_back(MeshElementPair{em, eo});
+      }
+    }
+  }
+
+  // The view of this state that meshMeshContacts uses.
+  MeshPairAccess access(bool bruteForce) {
+    MeshPairAccess a;
+    a.in = in;
+    a.cells = [this, bruteForce](uint32_t gi, const float lo[3], const float hi[3],
+                                 std::vector<uint32_t>& cells) {
+      overlapping(gi, vec3(lo[0], lo[1], lo[2]), vec3(hi[0], hi[1], hi[2]), bruteForce);
+      cells = candidates;
+    };
+    a.insidePoints = [this, bruteForce](uint32_t gi, uint32_t first, uint32_t count, bool meshVertices,
+                                        std::vector<MeshElementPair>& out) {
+      insidePoints(gi, first, count, meshVertices, bruteForce, out);
+    };
+    return a;
+  }
 };
 
 MeshQueries::MeshQueries(const GeometryQueryInput& input) : state_(std::make_unique<State>()) {
@@ -460,39 +529,26 @@ uint64_t MeshQueries::contacts(size_t qi, const GeometryQueryOutput& output, uin
   };
   const auto at = [&](uint32_t v) { return vertexAt(in, mesh, v); };
   gpu::GeomElement em, eo;
-  if (meshType == gpu::kGeomSurfaceMesh && otherType == gpu::kGeomPointSet) {
-    // Per point: the closest point of the triangles within the search radius (the first of equal
-    // ones in cell order), its feature's pseudonormal decides inside.
-    const Tree& t = st.normals(meshIndex);
-    const float radius = mesh.p2.z;
-    const float reach = radius > 0.0f ? radius : std::numeric_limits<float>::infinity();
-    for (uint32_t k = 0; k < other.count; ++k) {
-      const Float4& p = in.points[other.first + k];
-      const vec3 x(p.x, p.y, p.z);
-      st.overlapping(meshIndex, x - reach, x + reach, bruteForce);
-      bool any = false;
-      gpu::TriClosest best{};
-      uint32_t bestCell = 0;
-      for (uint32_t c : st.candidates) {
-        const uvec4 ids = cellIds(c);
-        const gpu::TriClosest cp = gpu::triClosestPoint(x, at(ids.x), at(ids.y), at(ids.z));
-        if (!any || cp.dist2 < best.dist2) {
-          any = true;
-          best = cp;
-          bestCell = c;
-        }
-      }
-      if (!any || (radius > 0.0f && best.dist2 > radius * radius)) continue;
-      const uvec4 ids = cellIds(bestCell);
-      const uint32_t corners = gpu::geomTriCorners(best);
-      vec3 pn = t.faceNormals[bestCell];
-      if (corners == 1u || corners == 2u || corners == 4u) {
-        pn = t.vertexNormals[ids[corners == 1u ? 0 : (corners == 2u ? 1 : 2)]];
-      } else if (corners != 7u) {  // an edge: corners 0-1 (3), 1-2 (6), 2-0 (5)
-        pn = t.edgeNormals[static_cast<size_t>(bestCell) * 3 + (corners == 3u ? 0 : (corners == 6u ? 1 : 2))];
-      }
-      if (gpu::geomClosedMeshPoint(x, best.point, pn, ids, bestCell, corners, k, em, eo)) emit(em, eo);
+  if (gpu::geomIsMesh(otherType)) {  // mesh against mesh: src/cpu/geometry_queries_mesh_mesh.cpp
+    // Canonical order: the lower type first, two surface meshes by geometry index (the swap rule).
+    const bool aFirst = in.geometries[q.a].type != in.geometries[q.b].type
+                            ? in.geometries[q.a].type < in.geometries[q.b].type
+                            : q.a <= q.b;
+    const uint32_t x = aFirst ? q.a : q.b, y = aFirst ? q.b : q.a;
+    std::vector<MeshElementPair> pairs;
+    meshMeshContacts(st.access(bruteForce), x, y, pairs);
+    for (const MeshElementPair& p : pairs) {
+      const uint64_t slot = total + found++;
+      if (slot >= capacity) continue;
+      output.elementsA[slot] = cpu::toContactElement(aFirst ? p.x : p.y, query);
+      output.elementsB[slot] = cpu::toContactElement(aFirst ? p.y : p.x, query);
     }
+    return found;
+  }
+  if (meshType == gpu::kGeomSurfaceMesh && otherType == gpu::kGeomPointSet) {
+    std::vector<MeshElementPair> pairs;
+    st.insidePoints(meshIndex, other.first, other.count, false, bruteForce, pairs);
+    for (const MeshElementPair& p : pairs) emit(p.x, p.y);
     return found;
   }
   if (meshType == gpu::kGeomTetrahedralMesh) {  // against a point set: per point, the tetrahedra holding it

@@ -4,9 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "shared/geometry_queries_mesh.h"
 #include "vkcollide/geometry_queries.h"
 #include "vkcollide/result.h"
 
@@ -21,14 +24,43 @@ Status validateMeshGeometries(const GeometryQueryInput& input);
 // A query with a mesh on either side (lo <= hi: the types in order; closed: the mesh carries
 // kGeometryFlagClosed; name: "queries[3]"): static only, a pair built so far (kUnsupported otherwise)
 // or an N/A pair of the seed's table (kInvalidArgument).
+// sameGeometry: the query's a and b are one geometry (a mesh against itself: refused, no self
+// collision yet).
 Status validateMeshQuery(uint32_t lo, uint32_t hi, bool closed, GeometryMethod method,
-                         const std::string& name);
+                         const std::string& name, bool sameGeometry = false);
 
 // kVulkan: the queries with a mesh are refused (kUnsupported), naming the first such query.
 Status refuseMeshQueriesOnVulkan(const GeometryQueryInput& input);
 
 // The contacts of the queries with a mesh (validated input), in one call: a BVH per mesh geometry,
 // built on first use and kept for the call's other queries.
+// A contact's two elements.
+struct MeshElementPair {
+  gpu::GeomElement x;
+  gpu::GeomElement y;
+};
+
+// What the mesh-against-mesh driver (src/cpu/geometry_queries_mesh_mesh.cpp) uses of the per-call
+// mesh state of MeshQueries.
+struct MeshPairAccess {
+  const GeometryQueryInput* in = nullptr;
+  // The cells of mesh gi whose boxes overlap [lo, hi] (xyz), in cell order (the BVH's candidates,
+  // or every cell with bruteForce: the same list).
+  std::function<void(uint32_t gi, const float lo[3], const float hi[3], std::vector<uint32_t>& cells)> cells;
+  // The points [first, first + count) inside closed surface mesh gi (the vertex pass of
+  // ClosedSurfaceMeshToMesh), by point: pairs (mesh side, point side); meshVertices: the points are
+  // another mesh's vertices (their elements are vertex elements of that mesh).
+  std::function<void(uint32_t gi, uint32_t first, uint32_t count, bool meshVertices,
+                     std::vector<MeshElementPair>& out)>
+      insidePoints;
+};
+
+// Mesh x against mesh y (x before y in the canonical order: surface before line before tetrahedral
+// mesh, two surface meshes by geometry index): their contacts in order, (x side, y side), into out.
+// Surface-surface, surface-line, line-tetrahedral.
+void meshMeshContacts(const MeshPairAccess& access, uint32_t x, uint32_t y,
+                      std::vector<MeshElementPair>& out);
+
 class MeshQueries {
  public:
   explicit MeshQueries(const GeometryQueryInput& input);
@@ -39,7 +71,8 @@ class MeshQueries {
   // Whether query qi has a mesh on either side.
   bool handles(size_t qi) const;
   // Query qi's contacts, elements total, total + 1, ... of the output (written below capacity), in
-  // order: by cell, then slot (a tetrahedral mesh against a point set: by point, then cell). Returns
+  // order: by cell, then slot (a tetrahedral mesh against a point set: by point, then cell; a closed
+  // surface mesh against a point set: by point; mesh against mesh: meshMeshContacts' order). Returns
   // the number found. bruteForce: every cell instead of the BVH's candidates (the tests' oracle; the
   // same contacts bit for bit).
   uint64_t contacts(size_t qi, const GeometryQueryOutput& output, uint64_t total, uint64_t capacity,

@@ -386,7 +386,8 @@ Status detail::validateGeometryQueryInput(const GeometryQueryInput& in, const Ge
     const uint32_t hi = std::max(ta, tb);
     if (cpu::isMeshType(static_cast<GeometryType>(hi))) {
       const Geometry& mesh = tb == hi ? in.geometries[q.b] : in.geometries[q.a];
-      VKC_TRY(cpu::validateMeshQuery(lo, hi, (mesh.flags & kGeometryFlagClosed) != 0, q.method, str(f)));
+      VKC_TRY(cpu::validateMeshQuery(lo, hi, (mesh.flags & kGeometryFlagClosed) != 0, q.method, str(f),
+                                     q.a == q.b));
       continue;
     }
     if (!gpu::geomPairSupported(lo, hi)) {

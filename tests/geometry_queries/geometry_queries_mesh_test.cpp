@@ -138,17 +138,7 @@ RandomMeshes randomMeshes(uint32_t seed, uint32_t cellCount) {
   Batch& b = r.batch;
   for (GeometryType type :
        {GeometryType::kSurfaceMesh, GeometryType::kLineMesh, GeometryType::kTetrahedralMesh}) {
-    const uint32_t n = type == GeometryType::kLineMesh ? 2 : (type == GeometryType::kTetrahedralMesh ? 4 : 3);
-    std::vector<Float4> vertices;
-    std::vector<uint32_t> cells;
-    for (uint32_t c = 0; c < cellCount; ++c) {
-      const Float4 centre = v3(pos(rng), pos(rng), pos(rng));
-      for (uint32_t k = 0; k < n; ++k) {
-        cells.push_back(static_cast<uint32_t>(vertices.size()));
-        vertices.push_back(v3(centre.x + off(rng), centre.y + off(rng), centre.z + off(rng)));
-      }
-    }
-    const uint32_t g = b.addMesh(type, vertices, cells);
+    const uint32_t g = addRandomSoup(b, rng, type, cellCount, 4.0f, 0.6f);
     if (type == GeometryType::kSurfaceMesh) r.surface = g;
     if (type == GeometryType::kLineMesh) r.line = g;
     if (type == GeometryType::kTetrahedralMesh) r.tetra = g;
@@ -318,9 +308,10 @@ TEST(GeometryQueriesMesh, PairsNotBuiltAreRefused) {
   }
   {
     Batch b = oneTriangle();
-    b.queries[0].b = 0;
+    b.queries[0].b = b.addMesh(GeometryType::kTetrahedralMesh,
+                               {v3(0, 0, 0), v3(1, 0, 0), v3(0, 1, 0), v3(0, 0, 1)}, {0, 1, 2, 3});
     expectRefusedUnwritten(b, ErrorCode::kUnsupported,
-                           "queries[0]: surface mesh vs surface mesh is not built yet");
+                           "queries[0]: surface mesh vs tetrahedral mesh is not built yet");
   }
   {
     Batch b;

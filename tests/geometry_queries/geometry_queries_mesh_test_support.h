@@ -2,6 +2,8 @@
 // driver (cpu::MeshQueries with bruteForce), compared bit for bit with a batch that ran.
 #pragma once
 
+#include <random>
+
 #include "cpu/geometry_queries_mesh.h"
 #include "geometry_queries/geometry_queries_test_support.h"
 
@@ -32,6 +34,25 @@ inline void expectBruteForceAndSimdEqual(const Batch& b, uint64_t contacts, size
   Batch s = b;
   ASSERT_TRUE(s.run(Backend::kCpuSimd, capacity).ok());
   for (uint64_t k = 0; k < total; ++k) ASSERT_TRUE(bitwiseEqual(s.elementsA[k], b.elementsA[k]));
+}
+
+// Adds a mesh of `cellCount` separate cells of `type` (a soup): per cell a centre uniform in
+// [-extent, extent]^3, then each corner that centre plus offsets uniform in [-spread, spread]
+// (drawn from rng in that order). Returns the geometry.
+inline uint32_t addRandomSoup(Batch& b, std::mt19937& rng, GeometryType type, uint32_t cellCount,
+                              float extent, float spread) {
+  std::uniform_real_distribution<float> pos(-extent, extent), off(-spread, spread);
+  const uint32_t n = type == GeometryType::kLineMesh ? 2 : (type == GeometryType::kTetrahedralMesh ? 4 : 3);
+  std::vector<Float4> vertices;
+  std::vector<uint32_t> cells;
+  for (uint32_t c = 0; c < cellCount; ++c) {
+    const Float4 centre = v3(pos(rng), pos(rng), pos(rng));
+    for (uint32_t k = 0; k < n; ++k) {
+      cells.push_back(static_cast<uint32_t>(vertices.size()));
+      vertices.push_back(v3(centre.x + off(rng), centre.y + off(rng), centre.z + off(rng)));
+    }
+  }
+  return b.addMesh(type, vertices, cells);
 }
 
 }  // namespace vkc::test::geometry

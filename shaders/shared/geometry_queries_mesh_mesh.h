@@ -1,0 +1,198 @@
+// The mesh-against-mesh pairs of the geometry queries (issue 17): per pair of cells, the contact of
+// a triangle against a triangle, a triangle against a segment and a segment against a tetrahedron.
+// Written in the style of the shared headers (GLSL and C++, common.h: no recursion, no pointers,
+// bounded loops) for the CPU driver (src/cpu/geometry_queries_mesh_mesh.cpp); the Vulkan path of
+// the mesh queries is not built yet. Elements as in geometry_queries_mesh.h (cell words in pad).
+#ifndef VKC_SHARED_GEOMETRY_QUERIES_MESH_MESH_H
+#define VKC_SHARED_GEOMETRY_QUERIES_MESH_MESH_H
+#include "geometry_queries_mesh.h"
+#include "tri_tri.h"
+
+VKC_NAMESPACE_BEGIN
+
+// The kind of a triangle-triangle contact (geomTriTriContact's return).
+VKC_CONSTANT(uint, kGeomTriTriNone, 0u);
+VKC_CONSTANT(uint, kGeomTriTriVertexTriangle, 1u);  // a corner of X pierces Y
+VKC_CONSTANT(uint, kGeomTriTriTriangleVertex, 2u);  // a corner of Y pierces X
+VKC_CONSTANT(uint, kGeomTriTriEdgeEdge, 3u);  // an edge of X and an edge of Y cross each other's triangle
+
+// The corner of a triangle (heights h over the other's plane) that pierces the other: the one alone
+// on its side of the plane (the other two on the other side, or one on the plane: then the nearer of
+// the two off it, the first on a tie). 3: none (all on one side).
+VKC_FN uint geomTriTriLoneCorner(vec3 h) {
+  uint pos = 0u;
+  uint neg = 0u;
+  for (uint k = 0u; k < 3u; ++k) {
+    if (h[k] > 0.0f) ++pos;
+    if (h[k] < 0.0f) ++neg;
+  }
+  if (pos + neg == 3u && (pos == 1u || neg == 1u)) {
+    bool alonePositive = pos == 1u;
+    for (uint k = 0u; k < 3u; ++k) {
+      if ((h[k] > 0.0f) == alonePositive) return k;
+    }
+  }
+  if (pos == 1u && neg == 1u) {
+    uint best = 3u;
+    for (uint k = 0u; k < 3u; ++k) {
+      if (h[k] != 0.0f && (best == 3u || abs(h[k]) < abs(h[best]))) best = k;
+    }
+    return best;
+  }
+  return 3u;
+}
+
+// A corner v of one triangle through the plane (point o, unit normal n) of the other: that corner's
+// element moves back across the plane (to the side of its triangle's other corners) by its height;
+// the other's element is its projection on the plane.
+VKC_FN void geomTriTriPierce(vec3 v, vec3 o, vec3 n, uint vertexCorner, uint vertexCell, uvec4 vertexIds,
+                             uint cell, uvec4 ids, VKC_OUT(GeomElement) vertexSide,
+                             VKC_OUT(GeomElement) triSide) {
+  float s = dot(v - o, n);
+  vec3 m = s > 0.0f ? -n : n;
+  float depth = abs(s);
+  vertexSide = geomMeshElement(v, depth, m, vertexCell, vertexIds, 1u << vertexCorner);
+  triSide = geomMeshElement(v - n * s, depth, -m, cell, ids, 7u);
+}
+
+// Triangle X (x0, x1, x2; cell cx, vertex numbers ix) against triangle Y (cell cy, iy): tri_tri.h's
+// intersection (the UCSD seed's method), then the seed's element kinds as iMSTK's
+// SurfaceMeshToSurfaceMeshCD reports them, from the features of the intersection segment's ends:
+//   - both ends on X's features (two edges of X crossing Y, or a corner of X on Y): the corner of X
+//     alone on its side of Y's plane (geomTriTriLoneCorner) pierces Y (vertex-triangle); the vertex
+//     moves back across Y's plane by its height;
+//   - both on Y's: triangle-vertex, the same the other way;
+//   - an edge of X and an edge of Y: edge-edge; X's element is its edge's point closest to Y's edge,
+//     moving towards Y's (unlinking the edges) by their distance, Y's the other way;
+//   - anything else (a coplanar overlap, touching within tri_tri.h's band, a degenerate pair), and a
+//     contact whose depth would be 0 (a corner exactly on the other's plane, edges meeting exactly):
+//     no contact, as touching is none (iMSTK reports none for coplanar pairs either).
+// Returns the kind (kGeomTriTriNone: no contact); edgeKey: for an edge-edge contact, X's edge
+// (corner mask) in bits 0..3 and Y's in bits 4..7 (the driver keeps one contact per pair of edges).
+VKC_FN uint geomTriTriContact(vec3 x0, vec3 x1, vec3 x2, uvec4 ix, uint cx, vec3 y0, vec3 y1, vec3 y2,
+                              uvec4 iy, uint cy, VKC_OUT(GeomElement) ex, VKC_OUT(GeomElement) ey,
+                              VKC_OUT(uint) edgeKey) {
+  edgeKey = 0u;
+  ex = geomMakeElement(vec3(0.0f), 0.0f, vec3(0.0f), kElementPointDirection, kGeomNoIndex);
+  ey = ex;
+  TriTriResult r;
+  if (!triTriIntersect(x0, x1, x2, y0, y1, y2, r)) return kGeomTriTriNone;
+  vec3 nx = geomTriangleNormal(x0, x1, x2);
+  vec3 ny = geomTriangleNormal(y0, y1, y2);
+  bool plain = r.count == 2u && (r.flags & (kTriTriCoplanar | kTriTriWithinBand | kTriTriDegenerate)) == 0u;
+  uint f0 = r.features & 15u;
+  uint f1 = r.features >> 4u;
+  if (plain && f0 != kTriTriNoFeature && f1 != kTriTriNoFeature) {
+    // Relative codes: X's features 0..2 edge, 3..5 vertex; Y's the same.
+    bool x0f = f0 < 3u || (f0 >= 6u && f0 < 9u);
+    bool x1f = f1 < 3u || (f1 >= 6u && f1 < 9u);
+    uint g0 = f0 < 3u ? f0 : (f0 < 6u ? f0 - 3u : (f0 < 9u ? f0 - 3u : f0 - 6u));
+    uint g1 = f1 < 3u ? f1 : (f1 < 6u ? f1 - 3u : (f1 < 9u ? f1 - 3u : f1 - 6u));
+    if (x0f && x1f) {
+      uint k = geomTriTriLoneCorner(vec3(dot(x0 - y0, ny), dot(x1 - y0, ny), dot(x2 - y0, ny)));
+      if (k < 3u) {
+        vec3 v = k == 0u ? x0 : (k == 1u ? x1 : x2);
+        geomTriTriPierce(v, y0, ny, k, cx, ix, cy, iy, ex, ey);
+        return ex.point.w > 0.0f ? kGeomTriTriVertexTriangle : kGeomTriTriNone;
+      }
+    } else if (!x0f && !x1f) {
+      uint k = geomTriTriLoneCorner(vec3(dot(y0 - x0, nx), dot(y1 - x0, nx), dot(y2 - x0, nx)));
+      if (k < 3u) {
+        vec3 v = k == 0u ? y0 : (k == 1u ? y1 : y2);
+        geomTriTriPierce(v, x0, nx, k, cy, iy, cx, ix, ey, ex);
+        return ex.point.w > 0.0f ? kGeomTriTriTriangleVertex : kGeomTriTriNone;
+      }
+    } else {
+      uint gx = x0f ? g0 : g1;
+      uint gy = x0f ? g1 : g0;
+      if (gx >= 3u) {  // a corner of X on Y and an edge of Y through X: the corner touches Y
+        geomTriTriPierce(gx == 3u ? x0 : (gx == 4u ? x1 : x2), y0, ny, gx - 3u, cx, ix, cy, iy, ex, ey);
+        return ex.point.w > 0.0f ? kGeomTriTriVertexTriangle : kGeomTriTriNone;
+      }
+      if (gy >= 3u) {
+        geomTriTriPierce(gy == 3u ? y0 : (gy == 4u ? y1 : y2), x0, nx, gy - 3u, cy, iy, cx, ix, ey, ex);
+        return ex.point.w > 0.0f ? kGeomTriTriTriangleVertex : kGeomTriTriNone;
+      }
+      vec3 a0 = gx == 0u ? x0 : (gx == 1u ? x1 : x2);
+      vec3 a1 = gx == 0u ? x1 : (gx == 1u ? x2 : x0);
+      vec3 b0 = gy == 0u ? y0 : (gy == 1u ? y1 : y2);
+      vec3 b1 = gy == 0u ? y1 : (gy == 1u ? y2 : y0);
+      vec2 st = geomSegmentSegmentParams(a0, a1, b0, b1);
+      vec3 p = lerp3(a0, a1, st.x);
+      vec3 q = lerp3(b0, b1, st.y);
+      vec3 d = q - p;
+      float dist = sqrt(dot(d, d));
+      vec3 m = dist > 0.0f ? d / dist : ny;
+      uint mx = (1u << gx) | (gx == 2u ? 1u : (2u << gx));
+      uint my = (1u << gy) | (gy == 2u ? 1u : (2u << gy));
+      ex = geomMeshElement(p, dist, m, cx, ix, mx);
+      ey = geomMeshElement(q, dist, -m, cy, iy, my);
+      edgeKey = mx | (my << 4u);
+      return dist > 0.0f ? kGeomTriTriEdgeEdge : kGeomTriTriNone;
+    }
+  }
+  return kGeomTriTriNone;
+}
+
+// Segment (p0, p1; cell cs, vertex numbers is) crossing triangle (a, b, c; cell ct, it): the seed's
+// "Line Segment vs. Triangle" (segmentTriangle) at x. The segment leaves along the triangle's normal
+// to the side that needs the shorter move (the lower end's depth below the plane, or the upper end's
+// height): the triangle's element at x, the segment's (an edge element) at x moved by that depth.
+// An end on the plane (depth 0) is no contact.
+VKC_FN bool geomTriangleSegment(vec3 a, vec3 b, vec3 c, uvec4 it, uint ct, vec3 p0, vec3 p1, uvec4 is,
+                                uint cs, VKC_OUT(GeomElement) tri, VKC_OUT(GeomElement) seg) {
+  float t;
+  vec3 bary;
+  tri = geomMakeElement(vec3(0.0f), 0.0f, vec3(0.0f), kElementPointDirection, kGeomNoIndex);
+  seg = tri;
+  if (!segmentTriangle(p0, p1, a, b, c, t, bary)) return false;
+  vec3 n = geomTriangleNormal(a, b, c);
+  float s0 = dot(p0 - a, n);
+  float s1 = dot(p1 - a, n);
+  float up = -min(s0, s1);   // the segment moving along +n
+  float down = max(s0, s1);  // along -n
+  vec3 m = up <= down ? n : -n;
+  float depth = min(up, down);
+  vec3 x = lerp3(p0, p1, t);
+  tri = geomMeshElement(x, depth, -m, ct, it, 7u);
+  seg = geomMeshElement(x - m * depth, depth, m, cs, is, 3u);
+  return depth > 0.0f;
+}
+
+// Segment (p0, p1; cell cs, is) against tetrahedron (a, b, c, d; cell ct, it): the segment clipped
+// to the tetrahedron's four inward half-spaces (a segment wholly inside keeps [0, 1]: the case issue
+// 17 says iMSTK misses); a contact when the clipped part has positive length. At the middle of that part the
+// point test of geomTetraPoint decides the contact: the segment leaves through the face nearest to
+// that point (its outward normal, the height as depth); the segment's element is an edge element.
+VKC_FN bool geomSegmentTetra(vec3 p0, vec3 p1, uvec4 is, uint cs, vec3 a, vec3 b, vec3 c, vec3 d, uvec4 it,
+                             uint ct, VKC_OUT(GeomElement) seg, VKC_OUT(GeomElement) tet) {
+  float lo = 0.0f;
+  float hi = 1.0f;
+  for (uint k = 0u; k < 4u; ++k) {
+    vec3 f0 = k == 0u ? b : a;
+    vec3 f1 = k <= 1u ? c : b;
+    vec3 f2 = k <= 2u ? d : c;
+    vec3 opposite = k == 0u ? a : (k == 1u ? b : (k == 2u ? c : d));
+    vec3 n = cross(f1 - f0, f2 - f0);
+    if (dot(opposite - f0, n) > 0.0f) n = -n;  // outward
+    float h0 = dot(p0 - f0, n);
+    float h1 = dot(p1 - f0, n);
+    if (h0 >= 0.0f && h1 >= 0.0f) {
+      lo = 1.0f;
+      hi = 0.0f;
+    } else if (h0 > 0.0f) {
+      lo = max(lo, h0 / (h0 - h1));
+    } else if (h1 > 0.0f) {
+      hi = min(hi, h0 / (h0 - h1));
+    }
+  }
+  GeomElement point;
+  vec3 x = lerp3(p0, p1, 0.5f * (lo + hi));
+  bool inside = geomTetraPoint(a, b, c, d, it, ct, x, 0u, tet, point);
+  seg = geomMeshElement(x, point.point.w, vec3(point.direction), cs, is, 3u);
+  return lo < hi && inside;
+}
+
+VKC_NAMESPACE_END
+
+#endif  // VKC_SHARED_GEOMETRY_QUERIES_MESH_MESH_H

@@ -1,0 +1,161 @@
+// Mesh against mesh on the CPU (issue 17): surface-surface, surface-line and line-tetrahedral, the
+// per-cell arithmetic of shaders/shared/geometry_queries_mesh_mesh.h on the BVHs of the mesh driver
+// (src/cpu/geometry_queries_mesh.cpp). Per cell of the first mesh (in cell order) the cells of the
+// second whose boxes overlap its box (in cell order), so contacts come by cell of the first, then
+// cell of the second; then, for a closed surface mesh, the vertex pass of ClosedSurfaceMeshToMesh
+// (the other mesh's vertices inside it, by vertex).
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <set>
+#include <vector>
+
+#include "cpu/geometry_queries_mesh.h"
+#include "shared/geometry_queries_mesh_mesh.h"
+
+namespace vkc::cpu {
+
+namespace {
+
+using gpu::uvec4;
+using gpu::vec3;
+
+// One mesh of the pair: its vertices and cells in the input.
+struct MeshView {
+  const GeometryQueryInput* in = nullptr;
+  const Geometry* g = nullptr;
+  uint32_t firstCell = 0;
+  uint32_t cellCount = 0;
+  uint32_t corners = 3;
+
+  MeshView(const GeometryQueryInput& input, uint32_t gi) : in(&input), g(&input.geometries[gi]) {
+    firstCell = static_cast<uint32_t>(g->p2.x);
+    cellCount = static_cast<uint32_t>(g->p2.y);
+    corners = gpu::geomMeshCorners(static_cast<uint32_t>(g->type));
+  }
+  uvec4 ids(uint32_t c) const {
+    uvec4 r(0u);
+    for (uint32_t k = 0; k < corners; ++k) r[k] = in->cells[firstCell + static_cast<size_t>(c) * corners + k];
+    return r;
+  }
+  vec3 at(uint32_t v) const {
+    const Float4& p = in->points[g->first + v];
+    return vec3(p.x, p.y, p.z);
+  }
+  bool closed() const {
+    return g->type == GeometryType::kSurfaceMesh && (g->flags & kGeometryFlagClosed) != 0;
+  }
+};
+
+// The cells of `other` whose boxes overlap the box of `points` widened by a relative margin above
+// float rounding (the BVH's boxes are exact; tri_tri.h's band is below this margin's scale).
+void candidates(const MeshPairAccess& access, uint32_t other, const vec3* points, uint32_t n,
+                std::vector<uint32_t>& cells) {
+  vec3 lo = points[0], hi = points[0];
+  float scale = 0.0f;
+  for (uint32_t k = 0; k < n; ++k) {
+    lo = glm::min(lo, points[k]);
+    hi = glm::max(hi, points[k]);
+    scale = std::max({scale, std::abs(points[k].x), std::abs(points[k].y), std::abs(points[k].z)});
+  }
+  const float margin = 1e-5f * scale;
+  const float l[3] = {lo.x - margin, lo.y - margin, lo.z - margin};
+  const float h[3] = {hi.x + margin, hi.y + margin, hi.z + margin};
+  access.cells(other, l, h, cells);
+}
+
+// The undirected vertex pair of a cell's edge (corner mask of two corners).
+std::array<uint32_t, 2> edgeVertices(const uvec4& ids, uint32_t mask) {
+  uint32_t v[2] = {0, 0};
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < 3; ++k) {
+    if (mask & (1u << k)) v[n++] = ids[k];
+  }
+  return {std::min(v[0], v[1]), std::max(v[0], v[1])};
+}
+
+// Every cell cx of mesh xi in order, with the cells of mesh yi whose boxes overlap cx's in order:
+// contact(cx, ids of cx, corners of cx, cy, ids of cy, pair) fills pair and says whether to keep it.
+template <class Contact>
+void cellPairs(const MeshPairAccess& access, uint32_t xi, uint32_t yi, std::vector<MeshElementPair>& out,
+               const Contact& contact) {
+  const MeshView x(*access.in, xi), y(*access.in, yi);
+  std::vector<uint32_t> cells;
+  for (uint32_t cx = 0; cx < x.cellCount; ++cx) {
+    const uvec4 ix = x.ids(cx);
+    vec3 p[4];
+    for (uint32_t k = 0; k < x.corners; ++k) p[k] = x.at(ix[k]);
+    candidates(access, yi, p, x.corners, cells);
+    for (uint32_t cy : cells) {
+      const uvec4 iy = y.ids(cy);
+      vec3 q[4];
+      for (uint32_t k = 0; k < y.corners; ++k) q[k] = y.at(iy[k]);
+      MeshElementPair e{};
+      if (contact(cx, ix, p, cy, iy, q, e)) out.push_back(e);
+    }
+  }
+}
+
+void surfaceSurface(const MeshPairAccess& access, uint32_t xi, uint32_t yi,
+                    std::vector<MeshElementPair>& out) {
+  // iMSTK keeps one edge-edge contact per pair of edges (the first in cell order): a pair of crossing
+  // edges shows in up to four triangle pairs.
+  std::set<std::array<uint32_t, 4>> edgePairs;
+  cellPairs(access, xi, yi, out,
+            [&](uint32_t cx, const uvec4& ix, const vec3* p, uint32_t cy, const uvec4& iy, const vec3* q,
+                MeshElementPair& e) {
+              uint32_t edgeKey = 0;
+              const uint32_t kind = gpu::geomTriTriContact(p[0], p[1], p[2], ix, cx, q[0], q[1], q[2], iy, cy,
+                                                           e.x, e.y, edgeKey);
+              if (kind != gpu::kGeomTriTriEdgeEdge) return kind != gpu::kGeomTriTriNone;
+              const auto ex = edgeVertices(ix, edgeKey & 15u), ey = edgeVertices(iy, edgeKey >> 4);
+              return edgePairs.insert({ex[0], ex[1], ey[0], ey[1]}).second;
+            });
+}
+
+void surfaceLine(const MeshPairAccess& access, uint32_t xi, uint32_t yi, std::vector<MeshElementPair>& out) {
+  cellPairs(access, xi, yi, out,
+            [](uint32_t cx, const uvec4& ix, const vec3* p, uint32_t cy, const uvec4& iy, const vec3* q,
+               MeshElementPair& e) {
+              return gpu::geomTriangleSegment(p[0], p[1], p[2], ix, cx, q[0], q[1], iy, cy, e.x, e.y);
+            });
+}
+
+void lineTetra(const MeshPairAccess& access, uint32_t xi, uint32_t yi, std::vector<MeshElementPair>& out) {
+  cellPairs(access, xi, yi, out,
+            [](uint32_t cx, const uvec4& ix, const vec3* p, uint32_t cy, const uvec4& iy, const vec3* q,
+               MeshElementPair& e) {
+              return gpu::geomSegmentTetra(p[0], p[1], ix, cx, q[0], q[1], q[2], q[3], iy, cy, e.x, e.y);
+            });
+}
+
+// The vertices of mesh `points` inside closed surface mesh `closed` (pairs: closed side, vertex
+// side), appended with the sides as (x, y) of the pair.
+void vertexPass(const MeshPairAccess& access, uint32_t closed, uint32_t points, bool closedIsX,
+                std::vector<MeshElementPair>& out) {
+  const Geometry& g = access.in->geometries[points];
+  std::vector<MeshElementPair> inside;
+  access.insidePoints(closed, g.first, g.count, true, inside);
+  for (const MeshElementPair& p : inside) out.push_back(closedIsX ? p : MeshElementPair{p.y, p.x});
+}
+
+}  // namespace
+
+void meshMeshContacts(const MeshPairAccess& access, uint32_t x, uint32_t y,
+                      std::vector<MeshElementPair>& out) {
+  const GeometryQueryInput& in = *access.in;
+  const GeometryType tx = in.geometries[x].type, ty = in.geometries[y].type;
+  const MeshView vx(in, x), vy(in, y);
+  if (tx == GeometryType::kSurfaceMesh && ty == GeometryType::kSurfaceMesh) {
+    surfaceSurface(access, x, y, out);
+    if (vx.closed()) vertexPass(access, x, y, true, out);
+    if (vy.closed()) vertexPass(access, y, x, false, out);
+  } else if (tx == GeometryType::kSurfaceMesh && ty == GeometryType::kLineMesh) {
+    surfaceLine(access, x, y, out);
+    if (vx.closed()) vertexPass(access, x, y, true, out);
+  } else if (tx == GeometryType::kLineMesh && ty == GeometryType::kTetrahedralMesh) {
+    lineTetra(access, x, y, out);
+  }
+}
+
+}  // namespace vkc::cpu
