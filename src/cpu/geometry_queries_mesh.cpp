@@ -196,16 +196,19 @@ Status validateMesh(const GeometryQueryInput& in, const Geometry& g, size_t gi) 
       s[i] = r.corners > 3 ? p[3][i] - p[0][i] : 0.0;
     }
     const double n[3] = {u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0]};
-    const std::string cell = std::string(cellName(static_cast<uint32_t>(g.type))) + " " + std::to_string(c) +
-                             " (cells[" + std::to_string(e0) + ", " + std::to_string(e0 + r.corners) + "))";
+    // (The cell's name is built only for a message: a valid mesh of a million cells builds none.)
+    const auto cell = [&] {
+      return std::string(cellName(static_cast<uint32_t>(g.type))) + " " + std::to_string(c) + " (cells[" +
+             std::to_string(e0) + ", " + std::to_string(e0 + r.corners) + "))";
+    };
     if (r.corners == 2 && u[0] == 0.0 && u[1] == 0.0 && u[2] == 0.0) {
-      return invalid(f + ": " + cell + " has zero length (degenerate cell)");
+      return invalid(f + ": " + cell() + " has zero length (degenerate cell)");
     }
     if (r.corners == 3 && n[0] == 0.0 && n[1] == 0.0 && n[2] == 0.0) {
-      return invalid(f + ": " + cell + " has zero area (degenerate cell)");
+      return invalid(f + ": " + cell() + " has zero area (degenerate cell)");
     }
     if (r.corners == 4 && n[0] * s[0] + n[1] * s[1] + n[2] * s[2] == 0.0) {
-      return invalid(f + ": " + cell + " has zero volume (degenerate cell)");
+      return invalid(f + ": " + cell() + " has zero volume (degenerate cell)");
     }
   }
   if (closed) VKC_TRY(validateClosed(in, g, f));
