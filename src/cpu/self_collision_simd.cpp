@@ -575,6 +575,36 @@ void CellKeys(const float* particles, const uint32_t* itemParticles, uint32_t co
   }
 }
 
+// selfCopySlotsSimd: four slots at a time, each particle loaded whole and stored whole to pos, the
+// four transposed into x, y and z (7 stores per 4 slots instead of 16; copies only, bits unchanged).
+void CopySlots(const float* particles, const uint32_t* items, uint32_t offset, uint32_t count, float* pos,
+               float* x, float* y, float* z) {
+  uint32_t k = 0;
+#if HWY_TARGET != HWY_SCALAR  // (vectors of 4 floats)
+  const hn::FixedTag<float, 4> d4;
+  for (; k + 4 <= count; k += 4) {
+    const auto a = hn::LoadU(d4, particles + size_t{items[k] + offset} * 4);
+    const auto b = hn::LoadU(d4, particles + size_t{items[k + 1] + offset} * 4);
+    const auto c = hn::LoadU(d4, particles + size_t{items[k + 2] + offset} * 4);
+    const auto e = hn::LoadU(d4, particles + size_t{items[k + 3] + offset} * 4);
+    hn::StoreU(a, d4, pos + size_t{k} * 4);
+    hn::StoreU(b, d4, pos + size_t{k + 1} * 4);
+    hn::StoreU(c, d4, pos + size_t{k + 2} * 4);
+    hn::StoreU(e, d4, pos + size_t{k + 3} * 4);
+    const auto xy01 = hn::InterleaveLower(d4, a, b), xy23 = hn::InterleaveLower(d4, c, e);  // x0 x1 y0 y1
+    const auto zw01 = hn::InterleaveUpper(d4, a, b), zw23 = hn::InterleaveUpper(d4, c, e);  // z0 z1 w0 w1
+    hn::StoreU(hn::ConcatLowerLower(d4, xy23, xy01), d4, x + k);
+    hn::StoreU(hn::ConcatUpperUpper(d4, xy23, xy01), d4, y + k);
+    hn::StoreU(hn::ConcatLowerLower(d4, zw23, zw01), d4, z + k);
+  }
+#endif
+  for (; k < count; ++k) {
+    const float* p = particles + size_t{items[k] + offset} * 4;
+    std::memcpy(pos + size_t{k} * 4, p, 4 * sizeof(float));
+    x[k] = p[0], y[k] = p[1], z[k] = p[2];
+  }
+}
+
 size_t Lanes() { return hn::Lanes(hn::ScalableTag<float>()); }
 
 }  // namespace vkc::cpu::HWY_NAMESPACE
@@ -586,6 +616,7 @@ HWY_EXPORT(Sweep);
 HWY_EXPORT(FindPairs);
 HWY_EXPORT(CellKeys);
 HWY_EXPORT(Lanes);
+HWY_EXPORT(CopySlots);
 }  // namespace vkc::cpu
 #endif
 #endif  // VKC_HAVE_SIMD
@@ -609,6 +640,20 @@ void selfCellKeysSimd(const Float4* particles, size_t particleCount, const uint3
     const Float4& p = particles[itemParticles != nullptr ? itemParticles[i] : i];
     keys[i] = gpu::selfCellKey(grid, {p.x, p.y, p.z});
   }
+}
+
+void selfCopySlotsSimd(const Float4* particles, const uint32_t* items, uint32_t offset, uint32_t count,
+                       gpu::vec4* pos, float* x, float* y, float* z) {
+  static_assert(sizeof(Float4) == 4 * sizeof(float) && sizeof(gpu::vec4) == 4 * sizeof(float));
+#ifdef VKC_HAVE_SIMD
+  HWY_DYNAMIC_DISPATCH(CopySlots)(&particles[0].x, items, offset, count, &pos[0].x, x, y, z);
+#else
+  for (uint32_t k = 0; k < count; ++k) {
+    const Float4& p = particles[items[k] + offset];
+    pos[k] = {p.x, p.y, p.z, p.w};
+    x[k] = p.x, y[k] = p.y, z[k] = p.z;
+  }
+#endif
 }
 
 void selfSweepSimd(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGrid& grid, float d,
