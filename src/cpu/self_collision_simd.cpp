@@ -474,7 +474,8 @@ void FindPairs(const SelfSorted& s, uint32_t begin, uint32_t n, const uint32_t* 
 // the two rows above its last (columnStartsSize entries, then a vector of slack). Returns c0. One pass,
 // no zeroing and no running maximum: where the column steps up from slot k - 1 to slot k, the entries
 // of the columns in between (slot k's and the empty ones below it) get k, by whole vectors (a vector's
-// overshoot past them is written again by the next step, or lands in the slack).
+// overshoot past them is written again by the next step, or lands in the slack); every slot stores
+// its vector whether the column steps up or not (no branch to mispredict).
 uint32_t BuildColumnStarts(const uint32_t* K, uint32_t n, std::vector<uint32_t>& start) {
   const hn::ScalableTag<uint32_t> du;
   const uint32_t N = static_cast<uint32_t>(hn::Lanes(du));
@@ -491,8 +492,12 @@ uint32_t BuildColumnStarts(const uint32_t* K, uint32_t n, std::vector<uint32_t>&
   uint32_t filled = 1;  // entries [0, filled) written
   for (uint32_t k = 1; k < n; ++k) {
     const uint32_t next = (K[k] >> 16) - c0 + 1u;  // one past slot k's column
-    if (next == filled) continue;
-    fill(filled, next, k);
+    // Without a branch on the step (a draped cloth's columns hold one or two slots: unpredictable):
+    // one vector of k from `filled` on at every slot. Entries from `filled` on are all written again
+    // later (by the next step, or the last fill), so where the column does not step up the store is
+    // harmless, and where it does it writes [filled, next) when the step is at most N entries.
+    hn::StoreU(hn::Set(du, k), du, out + filled);
+    if (HWY_UNLIKELY(next > filled + N)) fill(filled + N, next, k);
     filled = next;
   }
   fill(filled, size, n);
