@@ -23,15 +23,30 @@ bool BoundsKeys(const float* xyzw, size_t count, uint32_t* lo, uint32_t* hi) {
   auto vlo = hn::Set(du, ~0u);
   auto vhi = hn::Zero(du);
   const auto signBit = hn::Set(du, 0x80000000u);
-  size_t i = 0;
-  for (; i + lanes <= n; i += lanes) {
+  // key = bits ^ (negative ? 0xFFFFFFFF : 0x80000000), as in shaders/shared/float_order.h
+  const auto keyAt = [&](size_t i) HWY_ATTR {
     const auto bits = hn::BitCast(di, hn::LoadU(df, xyzw + i));
-    // key = bits ^ (negative ? 0xFFFFFFFF : 0x80000000), as in shaders/shared/float_order.h
-    const auto mask = hn::Or(hn::BitCast(du, hn::ShiftRight<31>(bits)), signBit);
-    const auto key = hn::Xor(hn::BitCast(du, bits), mask);
+    return hn::Xor(hn::BitCast(du, bits), hn::Or(hn::BitCast(du, hn::ShiftRight<31>(bits)), signBit));
+  };
+  size_t i = 0;
+  // Four vectors a step into two pairs of running bounds (min and max are exact: any grouping gives
+  // the same keys). At 4 lanes this loop is a tenth of a discrete shape pass on a 4 096-particle
+  // drape; one pair of bounds a vector was 3-4% slower there.
+  auto vlo1 = vlo, vhi1 = vhi;
+  for (; i + 4 * lanes <= n; i += 4 * lanes) {
+    const auto k0 = keyAt(i), k1 = keyAt(i + lanes), k2 = keyAt(i + 2 * lanes), k3 = keyAt(i + 3 * lanes);
+    vlo = hn::Min(vlo, hn::Min(k0, k1));
+    vhi = hn::Max(vhi, hn::Max(k0, k1));
+    vlo1 = hn::Min(vlo1, hn::Min(k2, k3));
+    vhi1 = hn::Max(vhi1, hn::Max(k2, k3));
+  }
+  for (; i + lanes <= n; i += lanes) {
+    const auto key = keyAt(i);
     vlo = hn::Min(vlo, key);
     vhi = hn::Max(vhi, key);
   }
+  vlo = hn::Min(vlo, vlo1);
+  vhi = hn::Max(vhi, vhi1);
   HWY_ALIGN uint32_t los[hn::MaxLanes(du)];
   HWY_ALIGN uint32_t his[hn::MaxLanes(du)];
   hn::Store(vlo, du, los);

@@ -178,6 +178,11 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
       const uint32_t first = sc.firstItem + w.begin, end = sc.firstItem + w.end;
       if (wholeCloth(w.cloth)) {
         const uint32_t offset = in.cloths[w.cloth].first - sc.firstItem;  // (mod 2^32)
+        if (simd && !useRest) {
+          cpu::selfCopySlotsSimd(in.particles.data(), s.items.data() + first, offset, end - first, s.pos.data() + first,
+                                 s.x.data() + first, s.y.data() + first, s.z.data() + first);
+          continue;
+        }
         gatherSlots(first, end, [&](uint32_t item) { return item + offset; });
       } else {
         gatherSlots(first, end, [&](uint32_t item) { return L.itemParticles[item]; });

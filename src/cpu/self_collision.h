@@ -35,6 +35,11 @@ struct SelfSorted {
 void selfCellKeysSimd(const Float4* particles, size_t particleCount, const uint32_t* itemParticles, uint32_t count,
                       const gpu::SelfGrid& grid, uint32_t* keys);
 
+// pos[k] = particles[items[k] + offset] (xyzw) and x[k], y[k], z[k] its coordinates, for k < count
+// (offset added mod 2^32): the SIMD path's copy of a whole cloth's particles in sorted slot order.
+void selfCopySlotsSimd(const Float4* particles, const uint32_t* items, uint32_t offset, uint32_t count,
+                       gpu::vec4* pos, float* x, float* y, float* z);
+
 // Sorts one cloth's (key, item) pairs stably by key: the order radixSortCpu gives (a stable sort has one
 // result), faster for the self-collision keys (sweep | hash0 << 16 | hash1 << 24) of a draped cloth
 // under 16 384 items: a counting sort by column over the box of hash cells 1..cells0 x 1..cells1, then

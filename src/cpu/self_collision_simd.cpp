@@ -346,7 +346,11 @@ void FindPairs(const SelfSorted& s, uint32_t begin, uint32_t n, const uint32_t* 
   // row (columns h0 - 1 .. h0 + 1 of row h1 + 1). Short blocks (sparse cloth) are tested whole; long
   // ones (dense columns) go by the five columns' sweep windows (running pointers; lagging behind
   // when skipped is harmless, they only move forward).
-  const uint32_t blockMax = 4 * N;  // (measured: 4N a few % faster than 2N, no worse than 8N)
+  // (Measured: at AVX-512, 4N = 64 a few % faster than 2N, no worse than 8N. Narrower vectors keep 64
+  // too, i.e. 16N at 4 lanes: the windows of the dense path cost more per slot than a few more short
+  // vectors; held to SSE4, the 65 025-particle NvCloth drape's self pass 1.80 -> 1.48 ms with 64
+  // instead of 4N = 16, the 4 096-particle one 0.0616 -> 0.0598 ms.)
+  const uint32_t blockMax = std::max(4 * N, 64u);
   // The keys with sentinels (a vector of them past the end), for the dense slots' running pointers
   // (filled only when there are some): 0xFFFFFFFF exceeds every column bound (hash cells <= 254).
   thread_local std::vector<uint32_t> keyStore;  // scratch reused across calls
@@ -470,7 +474,8 @@ void FindPairs(const SelfSorted& s, uint32_t begin, uint32_t n, const uint32_t* 
 // the two rows above its last (columnStartsSize entries, then a vector of slack). Returns c0. One pass,
 // no zeroing and no running maximum: where the column steps up from slot k - 1 to slot k, the entries
 // of the columns in between (slot k's and the empty ones below it) get k, by whole vectors (a vector's
-// overshoot past them is written again by the next step, or lands in the slack).
+// overshoot past them is written again by the next step, or lands in the slack); every slot stores
+// its vector whether the column steps up or not (no branch to mispredict).
 uint32_t BuildColumnStarts(const uint32_t* K, uint32_t n, std::vector<uint32_t>& start) {
   const hn::ScalableTag<uint32_t> du;
   const uint32_t N = static_cast<uint32_t>(hn::Lanes(du));
@@ -487,8 +492,12 @@ uint32_t BuildColumnStarts(const uint32_t* K, uint32_t n, std::vector<uint32_t>&
   uint32_t filled = 1;  // entries [0, filled) written
   for (uint32_t k = 1; k < n; ++k) {
     const uint32_t next = (K[k] >> 16) - c0 + 1u;  // one past slot k's column
-    if (next == filled) continue;
-    fill(filled, next, k);
+    // Without a branch on the step (a draped cloth's columns hold one or two slots: unpredictable):
+    // one vector of k from `filled` on at every slot. Entries from `filled` on are all written again
+    // later (by the next step, or the last fill), so where the column does not step up the store is
+    // harmless, and where it does it writes [filled, next) when the step is at most N entries.
+    hn::StoreU(hn::Set(du, k), du, out + filled);
+    if (HWY_UNLIKELY(next > filled + N)) fill(filled + N, next, k);
     filled = next;
   }
   fill(filled, size, n);
@@ -571,6 +580,36 @@ void CellKeys(const float* particles, const uint32_t* itemParticles, uint32_t co
   }
 }
 
+// selfCopySlotsSimd: four slots at a time, each particle loaded whole and stored whole to pos, the
+// four transposed into x, y and z (7 stores per 4 slots instead of 16; copies only, bits unchanged).
+void CopySlots(const float* particles, const uint32_t* items, uint32_t offset, uint32_t count, float* pos,
+               float* x, float* y, float* z) {
+  uint32_t k = 0;
+#if HWY_TARGET != HWY_SCALAR  // (vectors of 4 floats)
+  const hn::FixedTag<float, 4> d4;
+  for (; k + 4 <= count; k += 4) {
+    const auto a = hn::LoadU(d4, particles + size_t{items[k] + offset} * 4);
+    const auto b = hn::LoadU(d4, particles + size_t{items[k + 1] + offset} * 4);
+    const auto c = hn::LoadU(d4, particles + size_t{items[k + 2] + offset} * 4);
+    const auto e = hn::LoadU(d4, particles + size_t{items[k + 3] + offset} * 4);
+    hn::StoreU(a, d4, pos + size_t{k} * 4);
+    hn::StoreU(b, d4, pos + size_t{k + 1} * 4);
+    hn::StoreU(c, d4, pos + size_t{k + 2} * 4);
+    hn::StoreU(e, d4, pos + size_t{k + 3} * 4);
+    const auto xy01 = hn::InterleaveLower(d4, a, b), xy23 = hn::InterleaveLower(d4, c, e);  // x0 x1 y0 y1
+    const auto zw01 = hn::InterleaveUpper(d4, a, b), zw23 = hn::InterleaveUpper(d4, c, e);  // z0 z1 w0 w1
+    hn::StoreU(hn::ConcatLowerLower(d4, xy23, xy01), d4, x + k);
+    hn::StoreU(hn::ConcatUpperUpper(d4, xy23, xy01), d4, y + k);
+    hn::StoreU(hn::ConcatLowerLower(d4, zw23, zw01), d4, z + k);
+  }
+#endif
+  for (; k < count; ++k) {
+    const float* p = particles + size_t{items[k] + offset} * 4;
+    std::memcpy(pos + size_t{k} * 4, p, 4 * sizeof(float));
+    x[k] = p[0], y[k] = p[1], z[k] = p[2];
+  }
+}
+
 size_t Lanes() { return hn::Lanes(hn::ScalableTag<float>()); }
 
 }  // namespace vkc::cpu::HWY_NAMESPACE
@@ -582,6 +621,7 @@ HWY_EXPORT(Sweep);
 HWY_EXPORT(FindPairs);
 HWY_EXPORT(CellKeys);
 HWY_EXPORT(Lanes);
+HWY_EXPORT(CopySlots);
 }  // namespace vkc::cpu
 #endif
 #endif  // VKC_HAVE_SIMD
@@ -605,6 +645,20 @@ void selfCellKeysSimd(const Float4* particles, size_t particleCount, const uint3
     const Float4& p = particles[itemParticles != nullptr ? itemParticles[i] : i];
     keys[i] = gpu::selfCellKey(grid, {p.x, p.y, p.z});
   }
+}
+
+void selfCopySlotsSimd(const Float4* particles, const uint32_t* items, uint32_t offset, uint32_t count,
+                       gpu::vec4* pos, float* x, float* y, float* z) {
+  static_assert(sizeof(Float4) == 4 * sizeof(float) && sizeof(gpu::vec4) == 4 * sizeof(float));
+#ifdef VKC_HAVE_SIMD
+  HWY_DYNAMIC_DISPATCH(CopySlots)(&particles[0].x, items, offset, count, &pos[0].x, x, y, z);
+#else
+  for (uint32_t k = 0; k < count; ++k) {
+    const Float4& p = particles[items[k] + offset];
+    pos[k] = {p.x, p.y, p.z, p.w};
+    x[k] = p.x, y[k] = p.y, z[k] = p.z;
+  }
+#endif
 }
 
 void selfSweepSimd(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGrid& grid, float d,
