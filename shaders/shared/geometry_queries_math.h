@@ -588,6 +588,10 @@ VKC_CONSTANT(uint, kGeomSearchMaxSteps, 400u);
 // A box or cylinder with its world axes computed once: the search evaluates its support function
 // thousands of times. Box: axes[0..2] its rotated x, y, z, size its half extents. Cylinder: axes[0]
 // its unit axis, size.x its radius, size.y its half height.
+// GeomConvex::type of a mesh's cell for GJK and EPA (geomSupportVertex only): corners centre,
+// centre + axis0, centre + axis1 (a segment: axis1 = axis0); size: the two edges' lengths.
+VKC_CONSTANT(uint, kGeomConvexCell, 16u);
+
 struct GeomConvex {
   vec3 centre;
   vec3 axis0;
@@ -803,6 +807,10 @@ VKC_CONSTANT(uint, kGeomGjkDegenerate, 2u);
 // not geomSupportPoint's middles of faces, which lie on the lines and planes of other support points
 // and make flat simplices and faces.
 VKC_FN vec3 geomSupportVertex(GeomConvex s, vec3 u) {
+  if (s.type == kGeomConvexCell) {  // a mesh's triangle or segment (geometry_queries_mesh_prims.h)
+    float h1 = dot(s.axis0, u), h2 = dot(s.axis1, u);
+    return s.centre + (h1 >= h2 ? (h1 > 0.0f ? s.axis0 : vec3(0.0f)) : (h2 > 0.0f ? s.axis1 : vec3(0.0f)));
+  }
   if (s.type == kGeomOrientedBox) {
     float sx = dot(s.axis0, u) >= 0.0f ? 1.0f : -1.0f;
     float sy = dot(s.axis1, u) >= 0.0f ? 1.0f : -1.0f;
