@@ -29,6 +29,10 @@ struct GeomMeshCell {
 
 VKC_CONSTANT(float, kGeomCellTie, 1e-5f);
 
+// A triangle against an implicit geometry: its barycentric lattice's order
+// (geometry_queries_mesh_implicit.h).
+VKC_CONSTANT(uint, kGeomCellImplicitOrder, 8u);
+
 VKC_FN GeomMeshCell geomMakeCell(vec3 a, vec3 b, vec3 c, uint n) {
   GeomMeshCell cell;
   cell.v0 = a;

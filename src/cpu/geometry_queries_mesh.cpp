@@ -573,8 +573,8 @@ uint64_t MeshQueries::contacts(size_t qi, const GeometryQueryOutput& output, uin
     }
     return found;
   }
-  if (meshPrimitivePair(meshType, otherType)) {  // a plane, box or cylinder: one contact per cell
-    const PrimitiveReach reach = primitiveReach(detail::toGeomShape(other));
+  if (meshPrimitivePair(meshType, otherType)) {  // a plane, box, cylinder or implicit: one contact per cell
+    const PrimitiveReach reach = primitiveReach(in, detail::toGeomShape(other));
     st.select(meshIndex, bruteForce, [&](const Aabb& b) {
       return primitiveMayTouch(reach, vec3(b.lo.x, b.lo.y, b.lo.z), vec3(b.hi.x, b.hi.y, b.hi.z));
     });

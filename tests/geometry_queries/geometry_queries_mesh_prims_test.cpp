@@ -1,8 +1,11 @@
-// Surface and line meshes against a plane, an oriented box and a cylinder (issue 17,
-// shaders/shared/geometry_queries_mesh_prims.h): analytic cases (a triangle resting on a plane or a
-// box face at a known depth, tilted cells, two-sided planes, a segment through a cylinder), the
+// Surface and line meshes against a plane, an oriented box, a cylinder and an implicit geometry
+// (issue 17, shaders/shared/geometry_queries_mesh_prims.h, geometry_queries_mesh_implicit.h): analytic
+// cases (a triangle resting on a plane or a box face at a known depth, tilted cells, two-sided planes,
+// a segment through a cylinder, cells in a sampled box), the
 // BVH's contacts against every cell's (brute force) on random meshes with the swap rule, and input
 // refused with a message naming it.
+#include <algorithm>
+#include <cmath>
 #include <random>
 
 #include "geometry_queries/geometry_queries_mesh_test_support.h"
@@ -217,7 +220,55 @@ TEST(GeometryQueriesMeshPrims, SegmentThroughACylinder) {
   }
 }
 
-// Random triangle and segment meshes against random planes, boxes and cylinders, each pair in both
+// Box of half extents (1, 0.8, 0.6) at the origin, exact signed distance, sampled every 0.05 on
+// [-1.5, 1.5]^3: trilinear interpolation is exact where one face is nearest throughout a grid cell.
+float boxSdf(float x, float y, float z) {
+  const float q[3] = {std::abs(x) - 1.0f, std::abs(y) - 0.8f, std::abs(z) - 0.6f};
+  const float ox = std::max(q[0], 0.0f), oy = std::max(q[1], 0.0f), oz = std::max(q[2], 0.0f);
+  return std::sqrt(ox * ox + oy * oy + oz * oz) + std::min(std::max(q[0], std::max(q[1], q[2])), 0.0f);
+}
+
+uint32_t addBoxGrid(Batch& b) { return b.addGrid(v3(-1.5f, -1.5f, -1.5f), 0.05f, 61, boxSdf); }
+
+TEST(GeometryQueriesMeshPrims, CellsAgainstAnImplicitGeometry) {
+  for (Backend backend : kCpuBackends) {
+    Batch b;
+    const uint32_t grid = addBoxGrid(b);
+    // A triangle flat 0.05 under the top face (y = 0.8): every lattice point equally deep.
+    b.query(triangle(b, v3(-0.3f, 0.75f, -0.2f), v3(0.3f, 0.75f, -0.2f), v3(0, 0.75f, 0.3f)), grid);
+    // A segment rising out of it: its lower end (vertex 0), 0.1 deep.
+    b.query(grid, segment(b, v3(0.1f, 0.7f, 0), v3(0.5f, 1.0f, 0.1f)));
+    // A triangle tilted through the face x = 1: its corner 1 is 0.2 deep (the field at (0.8, 0, 0)).
+    b.query(triangle(b, v3(1.3f, 0.1f, 0), v3(0.8f, 0, 0), v3(1.3f, -0.1f, 0.1f)), grid);
+    // Apart: above the top face.
+    b.query(triangle(b, v3(-0.3f, 0.85f, -0.2f), v3(0.3f, 0.9f, -0.2f), v3(0, 0.95f, 0.3f)), grid);
+    auto counts = b.run(backend);
+    ASSERT_TRUE(counts.ok()) << counts.message();
+    ASSERT_EQ(b.ranges[0].count, 1u);
+    ASSERT_EQ(b.ranges[1].count, 1u);
+    ASSERT_EQ(b.ranges[2].count, 1u);
+    EXPECT_EQ(b.ranges[3].count, 0u);
+    const ContactElement& flat = b.elementsA[b.ranges[0].first];
+    EXPECT_NEAR(flat.point.w, 0.05f, 1e-5f);
+    EXPECT_NEAR(flat.point.y, 0.75f, 1e-6f);
+    expectNear3(flat.direction, 0, 1, 0, 1e-4f, "flat triangle");
+    expectContactInvariants(flat, b.elementsB[b.ranges[0].first], 1e-5f);
+    const ContactElement& seg = b.elementsB[b.ranges[1].first];
+    EXPECT_EQ(seg.type, ContactElementType::kPointIndexDirection);
+    EXPECT_EQ(seg.index, 0u);
+    expectElement(seg, ContactElementType::kPointIndexDirection, {v3(0.1f, 0.7f, 0), v3(0, 1, 0), 0.1f}, 1e-4f,
+                  "segment");
+    expectContactInvariants(seg, b.elementsA[b.ranges[1].first], 1e-5f);
+    const ContactElement& tilted = b.elementsA[b.ranges[2].first];
+    EXPECT_EQ(tilted.type, ContactElementType::kPointIndexDirection);
+    EXPECT_EQ(tilted.index, 1u);
+    expectElement(tilted, ContactElementType::kPointIndexDirection, {v3(0.8f, 0, 0), v3(1, 0, 0), 0.2f}, 1e-4f,
+                  "tilted triangle");
+  }
+}
+
+// Random triangle and segment meshes against random planes, boxes, cylinders and an implicit
+// geometry, each pair in both
 // orders: the elements swap bit for bit; the brute force (every cell) gives the same contacts.
 TEST(GeometryQueriesMeshPrims, BvhEqualsBruteForceAndSwapRuleOnRandomMeshes) {
   for (uint32_t seed : {11u, 12u}) {
@@ -256,6 +307,11 @@ TEST(GeometryQueriesMeshPrims, BvhEqualsBruteForceAndSwapRuleOnRandomMeshes) {
           b.query(prim, mesh);
         }
       }
+    }
+    const uint32_t grid = addBoxGrid(b);
+    for (uint32_t mesh : meshes) {
+      b.query(mesh, grid);
+      b.query(grid, mesh);
     }
     auto counts = b.run(Backend::kCpuScalar, 400000);
     ASSERT_TRUE(counts.ok()) << counts.message();
