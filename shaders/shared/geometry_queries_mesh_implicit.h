@@ -8,8 +8,8 @@
 // The cell's point of least field: a segment's by geomGridSegmentDeepestParam (kGeomAxisSamples + 1
 // samples, refined by a golden-section search); a triangle's among the 45 points of its barycentric
 // lattice of order kGeomCellImplicitOrder (geometry_queries_mesh_prims.h: 8; its corners, 7 points
-// inside each edge, 21 inside the face: a resolution of 1/8 of the cell, no refinement). Where the field there is
-// negative: a contact, the mesh moving along the field's gradient by minus the field (the mesh's
+// inside each edge, 21 inside the face: a resolution of 1/8 of the cell, no refinement). Where the field
+// there is negative: a contact, the mesh moving along the field's gradient by minus the field (the mesh's
 // point: a corner is a vertex element, a point of an edge the edge's, else the triangle's; the
 // implicit geometry's point: the surface point, the mesh's point moved by the depth).
 

@@ -42,7 +42,9 @@ VKC_FN GeomMeshCell geomMakeCell(vec3 a, vec3 b, vec3 c, uint n) {
   return cell;
 }
 
-VKC_FN vec3 geomCellCorner(GeomMeshCell c, uint k) { return k == 0u ? c.v0 : (k == 1u ? c.v1 : c.v2); }
+VKC_FN vec3 geomCellCorner(GeomMeshCell c, uint k) {
+  return k == 0u ? c.v0 : (k == 1u ? c.v1 : c.v2);
+}
 
 // The length of the cell's longest edge.
 VKC_FN float geomCellSize(GeomMeshCell c) {
@@ -65,7 +67,8 @@ VKC_FN uint geomCellLowest(GeomMeshCell c, vec3 n, VKC_OUT(float) low) {
 // the triangle's closest point).
 VKC_FN vec3 geomCellFeaturePoint(GeomMeshCell c, uint corners, vec3 target) {
   if (corners == 7u) return triClosestPoint(target, c.v0, c.v1, c.v2).point;
-  if (corners == 1u || corners == 2u || corners == 4u) return geomCellCorner(c, corners == 1u ? 0u : (corners == 2u ? 1u : 2u));
+  if (corners == 1u || corners == 2u || corners == 4u)
+    return geomCellCorner(c, corners == 1u ? 0u : (corners == 2u ? 1u : 2u));
   vec3 e0 = corners == 6u ? c.v1 : c.v0;
   vec3 e1 = corners == 3u ? c.v1 : c.v2;
   return lerp3(e0, e1, segmentClosestParam(target, e0, e1));
@@ -87,8 +90,8 @@ VKC_FN bool geomCellContact(vec3 point, vec3 n, float depth, uint corners, uint 
 // corner's depth below the plane.
 VKC_FN bool geomCellPlane(GeomMeshCell c, uvec4 ids, uint cell, GeomShape plane, VKC_OUT(GeomElement) mesh,
                           VKC_OUT(GeomElement) prim) {
-  vec3 centroid = c.n == 3u ? (c.v0 + c.v1 + c.v2) / 3.0f : (c.v0 + c.v1) * 0.5f;
-  vec3 n = geomPlaneNormalFor(plane, centroid);
+  vec3 mid = c.n == 3u ? (c.v0 + c.v1 + c.v2) / 3.0f : (c.v0 + c.v1) * 0.5f;
+  vec3 n = geomPlaneNormalFor(plane, mid);
   float low;
   uint corners = geomCellLowest(c, n, low);
   float depth = -(dot(c.v0 - vec3(plane.p0), n) + low);
@@ -126,8 +129,8 @@ VKC_FN float geomCellOverlapUp(GeomMeshCell c, GeomConvex t, vec3 u) {
 // Axis L (any length; skipped when shorter than kGeomParallelEps times `scale`) of the separating
 // axis test: false when it separates; else the least of its two overlaps (the mesh moving along +L
 // or -L) replaces (best, dir) when below `accept`.
-VKC_FN bool geomCellBoxAxis(GeomMeshCell c, GeomConvex t, vec3 L, float scale, float bias, VKC_INOUT(float) best,
-                            VKC_INOUT(vec3) dir) {
+VKC_FN bool geomCellBoxAxis(GeomMeshCell c, GeomConvex t, vec3 L, float scale, float bias,
+                            VKC_INOUT(float) best, VKC_INOUT(vec3) dir) {
   float l2 = dot(L, L);
   if (l2 <= kGeomParallelEps * kGeomParallelEps * scale * scale) return true;
   vec3 u = L / sqrt(l2);
@@ -165,7 +168,8 @@ VKC_FN bool geomCellBox(GeomMeshCell c, uvec4 ids, uint cell, GeomShape box, VKC
     vec3 e = k == 0u ? e0 : (k == 1u ? e1 : e2);
     float el = sqrt(dot(e, e));
     for (uint i = 0u; i < 3u; ++i) {
-      if (!geomCellBoxAxis(c, t, cross(e, geomAxis(t, i)), el, 1.0f - kGeomBoxEdgeBias, best, dir)) return false;
+      if (!geomCellBoxAxis(c, t, cross(e, geomAxis(t, i)), el, 1.0f - kGeomBoxEdgeBias, best, dir))
+        return false;
     }
   }
   return geomCellConvexContact(c, t, dir, best, ids, cell, mesh, prim);
@@ -230,7 +234,8 @@ VKC_FN bool geomCellRefine(GeomMeshCell c, GeomConvex t, VKC_INOUT(float) f, VKC
 // The search, with `extra` (any length; 0: none) among the candidates: false when it meets a
 // separating direction; else the least overlap found (depth) and its direction (the mesh moving
 // along it).
-VKC_FN bool geomCellSearch(GeomMeshCell c, GeomConvex t, vec3 extra, VKC_OUT(float) depth, VKC_OUT(vec3) dir) {
+VKC_FN bool geomCellSearch(GeomMeshCell c, GeomConvex t, vec3 extra, VKC_OUT(float) depth,
+                           VKC_OUT(vec3) dir) {
   depth = 0.0f;
   dir = vec3(0.0f, 0.0f, 1.0f);
   GeomStarts starts;
@@ -245,12 +250,13 @@ VKC_FN bool geomCellSearch(GeomMeshCell c, GeomConvex t, vec3 extra, VKC_OUT(flo
     vec3 p = geomCellCorner(c, k);
     vec3 e = geomCellCorner(c, k + 1u == c.n ? 0u : k + 1u) - p;
     vec3 across = cross(a, e);
-    if (!geomCellTryBoth(c, t, across, starts) || !geomCellTryBoth(c, t, cross(e, across), starts)) return false;
+    if (!geomCellTryBoth(c, t, across, starts) || !geomCellTryBoth(c, t, cross(e, across), starts))
+      return false;
     vec3 off = p - t.centre;
     if (!geomCellTryBoth(c, t, off - a * dot(off, a), starts)) return false;
   }
-  vec3 centroid = c.n == 3u ? (c.v0 + c.v1 + c.v2) / 3.0f : (c.v0 + c.v1) * 0.5f;
-  if (!geomCellTryStart(c, t, centroid - t.centre, starts)) return false;
+  vec3 mid = c.n == 3u ? (c.v0 + c.v1 + c.v2) / 3.0f : (c.v0 + c.v1) * 0.5f;
+  if (!geomCellTryStart(c, t, mid - t.centre, starts)) return false;
   for (uint k = 0u; k < kGeomSphereSamples; ++k) {
     if (!geomCellTryStart(c, t, geomFibonacciDirection(k), starts)) return false;
   }
@@ -287,8 +293,8 @@ VKC_FN GeomConvex geomCellConvex(GeomMeshCell c) {
 // (geomConvexSearchContact). EPA's polytope lies inside the curved Minkowski difference, so its depth
 // falls short of the true one (by some 1e-5 relative) and its direction is off by as much: its
 // direction is one more candidate of the search, which evaluates the exact overlap and refines it.
-VKC_FN bool geomCellCylinder(GeomMeshCell c, uvec4 ids, uint cell, GeomShape cylinder, VKC_OUT(GeomElement) mesh,
-                             VKC_OUT(GeomElement) prim) {
+VKC_FN bool geomCellCylinder(GeomMeshCell c, uvec4 ids, uint cell, GeomShape cylinder,
+                             VKC_OUT(GeomElement) mesh, VKC_OUT(GeomElement) prim) {
   GeomConvex t = geomMakeConvex(cylinder);
   mesh = geomMakeElement(vec3(0.0f), 0.0f, vec3(0.0f), kElementPointDirection, kGeomNoIndex);
   prim = mesh;

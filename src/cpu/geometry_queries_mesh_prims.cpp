@@ -37,8 +37,8 @@ float maxAbs(const gpu::vec3& v) {
 
 bool meshPrimitivePair(uint32_t meshType, uint32_t otherType) {
   return (meshType == gpu::kGeomSurfaceMesh || meshType == gpu::kGeomLineMesh) &&
-         (otherType == gpu::kGeomPlane || otherType == gpu::kGeomOrientedBox || otherType == gpu::kGeomCylinder ||
-          otherType == gpu::kGeomImplicit);
+         (otherType == gpu::kGeomPlane || otherType == gpu::kGeomOrientedBox ||
+          otherType == gpu::kGeomCylinder || otherType == gpu::kGeomImplicit);
 }
 
 PrimitiveReach primitiveReach(const GeometryQueryInput& in, const gpu::GeomShape& s) {
@@ -82,7 +82,8 @@ PrimitiveReach primitiveReach(const GeometryQueryInput& in, const gpu::GeomShape
 
 bool primitiveMayTouch(const PrimitiveReach& r, const gpu::vec3& lo, const gpu::vec3& hi) {
   if (!r.plane) {
-    return !(hi.x < r.lo.x || hi.y < r.lo.y || hi.z < r.lo.z || r.hi.x < lo.x || r.hi.y < lo.y || r.hi.z < lo.z);
+    return !(hi.x < r.lo.x || hi.y < r.lo.y || hi.z < r.lo.z || r.hi.x < lo.x || r.hi.y < lo.y ||
+             r.hi.z < lo.z);
   }
   // The box's heights over the plane: centre s, half range e. One-sided: some point below; two-sided:
   // the box straddles the plane (a cell wholly on one side is pushed to that side: no contact).

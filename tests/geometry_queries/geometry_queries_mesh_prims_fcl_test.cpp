@@ -12,15 +12,15 @@
 #if VKC_HAVE_FCL
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
 #include <fcl/geometry/bvh/BVH_model.h>
 #include <fcl/geometry/shape/box.h>
 #include <fcl/geometry/shape/cylinder.h>
 #include <fcl/geometry/shape/halfspace.h>
 #include <fcl/narrowphase/collision.h>
 #include <fcl/narrowphase/collision_object.h>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <memory>
 #include <random>
 
@@ -35,7 +35,9 @@ constexpr double kDepthTol = 2e-3;
 constexpr double kMargin = 1e-3;
 constexpr double kSearchMissRate = 0.005;
 
-Eigen::Vector3d vec(Float4 v) { return {v.x, v.y, v.z}; }
+Eigen::Vector3d vec(Float4 v) {
+  return {v.x, v.y, v.z};
+}
 
 struct FclPair {
   std::unique_ptr<fcl::CollisionObjectd> shape;
@@ -51,7 +53,8 @@ std::unique_ptr<fcl::CollisionObjectd> primitiveToFcl(const Geometry& g) {
     tf.translation() = vec(g.p0);
   } else if (g.type == GeometryType::kCylinder) {
     shape = std::make_shared<fcl::Cylinderd>(g.p0.w, 2.0 * double{g.p1.w});
-    tf.linear() = Eigen::Quaterniond::FromTwoVectors(Eigen::Vector3d::UnitZ(), vec(g.p1).normalized()).toRotationMatrix();
+    tf.linear() = Eigen::Quaterniond::FromTwoVectors(Eigen::Vector3d::UnitZ(), vec(g.p1).normalized())
+                      .toRotationMatrix();
     tf.translation() = vec(g.p0);
   } else {
     const Eigen::Vector3d n = vec(g.p1).normalized();
@@ -92,7 +95,8 @@ void checkTriangles(uint32_t type, int count, uint32_t seed) {
     Geometry prim = randomGeometry(rng, type, 0);
     prim.flags = 0;  // a plane one-sided (FCL's halfspace)
     // The triangle around a point near the primitive's origin (a plane: anywhere).
-    const Float4 c = v3(prim.p0.x + pos(rng) * 0.7f, prim.p0.y + pos(rng) * 0.7f, prim.p0.z + pos(rng) * 0.7f);
+    const Float4 c =
+        v3(prim.p0.x + pos(rng) * 0.7f, prim.p0.y + pos(rng) * 0.7f, prim.p0.z + pos(rng) * 0.7f);
     Float4 tri[3];
     for (Float4& p : tri) p = v3(c.x + pos(rng) * 0.6f, c.y + pos(rng) * 0.6f, c.z + pos(rng) * 0.6f);
     Batch b;
@@ -134,16 +138,23 @@ void checkTriangles(uint32_t type, int count, uint32_t seed) {
       EXPECT_LE(depth, fcl.depth + kDepthTol) << "pair " << i;
     }
   }
-  std::printf("  FCL oracle triangle vs type %u: %d pairs, %d apart, %d near touching, %d compared, max |ours - FCL| "
-              "%.2e (plane), max ours - FCL %.2e, %d deeper than FCL by > %.0e\n",
-              type, pairs, apart, banded, compared, maxError, maxAbove, misses, kDepthTol);
+  std::printf(
+      "  FCL oracle triangle vs type %u: %d pairs, %d apart, %d near touching, %d compared, max |ours - FCL| "
+      "%.2e (plane), max ours - FCL %.2e, %d deeper than FCL by > %.0e\n",
+      type, pairs, apart, banded, compared, maxError, maxAbove, misses, kDepthTol);
   EXPECT_LE(misses, kSearchMissRate * compared);
   EXPECT_GT(compared, count / 10);
 }
 
-TEST(GeometryQueriesMeshPrimsFcl, TriangleBox) { checkTriangles(3, 2000, 31); }
-TEST(GeometryQueriesMeshPrimsFcl, TriangleCylinder) { checkTriangles(2, 2000, 32); }
-TEST(GeometryQueriesMeshPrimsFcl, TrianglePlane) { checkTriangles(4, 2000, 33); }
+TEST(GeometryQueriesMeshPrimsFcl, TriangleBox) {
+  checkTriangles(3, 2000, 31);
+}
+TEST(GeometryQueriesMeshPrimsFcl, TriangleCylinder) {
+  checkTriangles(2, 2000, 32);
+}
+TEST(GeometryQueriesMeshPrimsFcl, TrianglePlane) {
+  checkTriangles(4, 2000, 33);
+}
 
 }  // namespace
 }  // namespace vkc::test::geometry

@@ -43,8 +43,10 @@ TEST(GeometryQueriesMeshPrims, TriangleRestingOnAPlaneGivesOneFaceContact) {
     EXPECT_EQ(m.index, 0u);
     EXPECT_EQ(contactCellType(m), CellType::kTriangle);
     EXPECT_EQ(contactCellCorners(m), 7u);
-    expectElement(m, ContactElementType::kCellIndex, {v3(0.1f, -0.1f, 0.1f), v3(0, 1, 0), 0.1f}, 1e-6f, "mesh");
-    expectElement(p, ContactElementType::kPointDirection, {v3(0.1f, 0, 0.1f), v3(0, -1, 0), 0.1f}, 1e-6f, "plane");
+    expectElement(m, ContactElementType::kCellIndex, {v3(0.1f, -0.1f, 0.1f), v3(0, 1, 0), 0.1f}, 1e-6f,
+                  "mesh");
+    expectElement(p, ContactElementType::kPointDirection, {v3(0.1f, 0, 0.1f), v3(0, -1, 0), 0.1f}, 1e-6f,
+                  "plane");
   }
 }
 
@@ -59,7 +61,8 @@ TEST(GeometryQueriesMeshPrims, TiltedCellsTouchAPlaneAtAVertexOrAnEdge) {
     EXPECT_EQ(m.type, ContactElementType::kPointIndexDirection);
     EXPECT_EQ(m.index, 2u);
     EXPECT_EQ(contactCellType(m), CellType::kVertex);
-    expectElement(m, ContactElementType::kPointIndexDirection, {v3(0, 0.7f, 1), v3(0, 1, 0), 0.3f}, 1e-6f, "mesh");
+    expectElement(m, ContactElementType::kPointIndexDirection, {v3(0, 0.7f, 1), v3(0, 1, 0), 0.3f}, 1e-6f,
+                  "mesh");
   }
   // An edge parallel to the plane, 0.25 below it: the edge (corners 1, 2), at its middle.
   {
@@ -70,12 +73,14 @@ TEST(GeometryQueriesMeshPrims, TiltedCellsTouchAPlaneAtAVertexOrAnEdge) {
     onlyContact(b, Backend::kCpuScalar, true, m, p);
     EXPECT_EQ(contactCellType(m), CellType::kEdge);
     EXPECT_EQ(contactCellCorners(m), 6u);
-    expectElement(m, ContactElementType::kCellIndex, {v3(0.5f, -0.25f, 0.5f), v3(0, 1, 0), 0.25f}, 1e-6f, "mesh");
+    expectElement(m, ContactElementType::kCellIndex, {v3(0.5f, -0.25f, 0.5f), v3(0, 1, 0), 0.25f}, 1e-6f,
+                  "mesh");
   }
   // A segment crossing the plane: its lower end (vertex 0), 0.4 deep.
   {
     Batch b;
-    b.query(segment(b, v3(2, -0.4f, 0), v3(2, 1, 3)), b.add(Geometry::plane(v3(0, 0, 0), v3(0, 1, 0), false)));
+    b.query(segment(b, v3(2, -0.4f, 0), v3(2, 1, 3)),
+            b.add(Geometry::plane(v3(0, 0, 0), v3(0, 1, 0), false)));
     ContactElement m, p;
     onlyContact(b, Backend::kCpuScalar, true, m, p);
     EXPECT_EQ(m.index, 0u);
@@ -85,7 +90,8 @@ TEST(GeometryQueriesMeshPrims, TiltedCellsTouchAPlaneAtAVertexOrAnEdge) {
   // A segment lying 0.05 under the plane: the segment (an edge element of cell 0), at its middle.
   {
     Batch b;
-    b.query(segment(b, v3(-1, -0.05f, 0), v3(1, -0.05f, 0)), b.add(Geometry::plane(v3(0, 0, 0), v3(0, 1, 0), false)));
+    b.query(segment(b, v3(-1, -0.05f, 0), v3(1, -0.05f, 0)),
+            b.add(Geometry::plane(v3(0, 0, 0), v3(0, 1, 0), false)));
     ContactElement m, p;
     onlyContact(b, Backend::kCpuScalar, true, m, p);
     EXPECT_EQ(contactCellType(m), CellType::kEdge);
@@ -103,9 +109,11 @@ TEST(GeometryQueriesMeshPrims, PlaneSidesFollowTheFlag) {
     ContactElement m, p;
     onlyContact(b, Backend::kCpuScalar, true, m, p);
     if (twoSided) {
-      expectElement(m, ContactElementType::kPointIndexDirection, {v3(0, 0.2f, 0), v3(0, -1, 0), 0.2f}, 1e-6f, "mesh");
+      expectElement(m, ContactElementType::kPointIndexDirection, {v3(0, 0.2f, 0), v3(0, -1, 0), 0.2f}, 1e-6f,
+                    "mesh");
     } else {
-      expectElement(m, ContactElementType::kPointIndexDirection, {v3(1, -0.6f, 0), v3(0, 1, 0), 0.6f}, 1e-6f, "mesh");
+      expectElement(m, ContactElementType::kPointIndexDirection, {v3(1, -0.6f, 0), v3(0, 1, 0), 0.6f}, 1e-6f,
+                    "mesh");
     }
   }
   // Wholly under a two-sided plane: no contact; under a one-sided one: a contact.
@@ -146,7 +154,8 @@ TEST(GeometryQueriesMeshPrims, TriangleOnABoxFace) {
     onlyContact(b, Backend::kCpuScalar, true, m, p);
     EXPECT_EQ(m.type, ContactElementType::kPointIndexDirection);
     EXPECT_EQ(m.index, 0u);
-    expectElement(m, ContactElementType::kPointIndexDirection, {v3(0.85f, 0.1f, 0), v3(1, 0, 0), 0.15f}, 2e-6f, "mesh");
+    expectElement(m, ContactElementType::kPointIndexDirection, {v3(0.85f, 0.1f, 0), v3(1, 0, 0), 0.15f},
+                  2e-6f, "mesh");
   }
 }
 
@@ -228,7 +237,9 @@ float boxSdf(float x, float y, float z) {
   return std::sqrt(ox * ox + oy * oy + oz * oz) + std::min(std::max(q[0], std::max(q[1], q[2])), 0.0f);
 }
 
-uint32_t addBoxGrid(Batch& b) { return b.addGrid(v3(-1.5f, -1.5f, -1.5f), 0.05f, 61, boxSdf); }
+uint32_t addBoxGrid(Batch& b) {
+  return b.addGrid(v3(-1.5f, -1.5f, -1.5f), 0.05f, 61, boxSdf);
+}
 
 TEST(GeometryQueriesMeshPrims, CellsAgainstAnImplicitGeometry) {
   for (Backend backend : kCpuBackends) {
@@ -256,14 +267,14 @@ TEST(GeometryQueriesMeshPrims, CellsAgainstAnImplicitGeometry) {
     const ContactElement& seg = b.elementsB[b.ranges[1].first];
     EXPECT_EQ(seg.type, ContactElementType::kPointIndexDirection);
     EXPECT_EQ(seg.index, 0u);
-    expectElement(seg, ContactElementType::kPointIndexDirection, {v3(0.1f, 0.7f, 0), v3(0, 1, 0), 0.1f}, 1e-4f,
-                  "segment");
+    expectElement(seg, ContactElementType::kPointIndexDirection, {v3(0.1f, 0.7f, 0), v3(0, 1, 0), 0.1f},
+                  1e-4f, "segment");
     expectContactInvariants(seg, b.elementsA[b.ranges[1].first], 1e-5f);
     const ContactElement& tilted = b.elementsA[b.ranges[2].first];
     EXPECT_EQ(tilted.type, ContactElementType::kPointIndexDirection);
     EXPECT_EQ(tilted.index, 1u);
-    expectElement(tilted, ContactElementType::kPointIndexDirection, {v3(0.8f, 0, 0), v3(1, 0, 0), 0.2f}, 1e-4f,
-                  "tilted triangle");
+    expectElement(tilted, ContactElementType::kPointIndexDirection, {v3(0.8f, 0, 0), v3(1, 0, 0), 0.2f},
+                  1e-4f, "tilted triangle");
   }
 }
 
@@ -286,7 +297,8 @@ TEST(GeometryQueriesMeshPrims, BvhEqualsBruteForceAndSwapRuleOnRandomMeshes) {
           vertices.push_back(v3(centre.x + off(rng), centre.y + off(rng), centre.z + off(rng)));
         }
       }
-      meshes[3 - n] = b.addMesh(n == 3 ? GeometryType::kSurfaceMesh : GeometryType::kLineMesh, vertices, cells);
+      meshes[3 - n] =
+          b.addMesh(n == 3 ? GeometryType::kSurfaceMesh : GeometryType::kLineMesh, vertices, cells);
     }
     for (uint32_t k = 0; k < 8; ++k) {
       for (uint32_t type : {2u, 3u, 4u}) {
@@ -320,7 +332,8 @@ TEST(GeometryQueriesMeshPrims, BvhEqualsBruteForceAndSwapRuleOnRandomMeshes) {
       ASSERT_EQ(b.ranges[q].count, b.ranges[q + 1].count) << "query " << q;
       for (uint32_t i = 0; i < b.ranges[q].count; ++i) {
         ContactElement a0 = b.elementsA[b.ranges[q].first + i], b0 = b.elementsB[b.ranges[q].first + i];
-        ContactElement a1 = b.elementsA[b.ranges[q + 1].first + i], b1 = b.elementsB[b.ranges[q + 1].first + i];
+        ContactElement a1 = b.elementsA[b.ranges[q + 1].first + i],
+                       b1 = b.elementsB[b.ranges[q + 1].first + i];
         a0.query = b0.query = a1.query = b1.query = 0;
         ASSERT_TRUE(bitwiseEqual(a0, b1) && bitwiseEqual(b0, a1)) << "query " << q << " contact " << i;
       }
@@ -336,8 +349,9 @@ TEST(GeometryQueriesMeshPrims, BadInputIsRefusedNamingIt) {
     b.query(triangle(b, v3(0, 0, 0), v3(1, 0, 0), v3(0, 0, 1)),
             b.add(Geometry::plane(v3(0, 0, 0), v3(0, 1, 0), false)));
     b.queries[0].method = GeometryMethod::kContinuous;
-    expectRefusedUnwritten(b, ErrorCode::kInvalidArgument,
-                           "queries[0].method is kContinuous: plane vs surface mesh has no continuous method");
+    expectRefusedUnwritten(
+        b, ErrorCode::kInvalidArgument,
+        "queries[0].method is kContinuous: plane vs surface mesh has no continuous method");
   }
   {
     // The primitive's own checks still apply.
