@@ -117,25 +117,29 @@ VKC_FN bool geomCellConvexContact(GeomMeshCell c, GeomConvex t, vec3 n, float de
   return geomCellContact(q, n, depth, corners, cell, ids, mesh, prim);
 }
 
-// The overlap of the cell and a box or cylinder t along unit u, the mesh moving along +u:
-// t's extent along u minus the cell's lowest point along u (<= 0: u separates them).
-VKC_FN float geomCellOverlapUp(GeomMeshCell c, GeomConvex t, vec3 u) {
-  float h0 = dot(c.v0 - t.centre, u);
-  float h1 = dot(c.v1 - t.centre, u);
-  float h2 = dot(c.v2 - t.centre, u);
-  return geomCentredSupport(t, u) - min(h0, min(h1, h2));
+// The cell as a GeomConvex of type kGeomConvexCell: the shared math's overlap (geomOverlapAlong),
+// GJK, EPA and search take it as their first shape.
+VKC_FN GeomConvex geomCellConvex(GeomMeshCell c) {
+  GeomConvex s;
+  s.centre = c.v0;
+  s.axis0 = c.v1 - c.v0;
+  s.axis1 = c.v2 - c.v0;
+  s.axis2 = c.n == 3u ? cross(s.axis0, s.axis1) : vec3(0.0f);
+  s.size = vec3(sqrt(dot(s.axis0, s.axis0)), sqrt(dot(s.axis1, s.axis1)), 0.0f);
+  s.type = kGeomConvexCell;
+  return s;
 }
 
 // Axis L (any length; skipped when shorter than kGeomParallelEps times `scale`) of the separating
-// axis test: false when it separates; else the least of its two overlaps (the mesh moving along +L
-// or -L) replaces (best, dir) when below `accept`.
-VKC_FN bool geomCellBoxAxis(GeomMeshCell c, GeomConvex t, vec3 L, float scale, float bias,
+// axis test of cell s and box t: false when it separates; else the least of its two overlaps (the
+// mesh moving along +L or -L) replaces (best, dir) when below best * bias.
+VKC_FN bool geomCellBoxAxis(GeomConvex s, GeomConvex t, vec3 L, float scale, float bias,
                             VKC_INOUT(float) best, VKC_INOUT(vec3) dir) {
   float l2 = dot(L, L);
   if (l2 <= kGeomParallelEps * kGeomParallelEps * scale * scale) return true;
   vec3 u = L / sqrt(l2);
-  float up = geomCellOverlapUp(c, t, u);
-  float down = geomCellOverlapUp(c, t, -u);
+  float up = geomOverlapAlong(s, t, -u);  // geomOverlapAlong(s, t, v): s moving along -v
+  float down = geomOverlapAlong(s, t, u);
   if (up <= 0.0f || down <= 0.0f) return false;
   float o = min(up, down);
   if (o < best * bias) {
@@ -153,146 +157,35 @@ VKC_FN bool geomCellBoxAxis(GeomMeshCell c, GeomConvex t, vec3 L, float scale, f
 VKC_FN bool geomCellBox(GeomMeshCell c, uvec4 ids, uint cell, GeomShape box, VKC_OUT(GeomElement) mesh,
                         VKC_OUT(GeomElement) prim) {
   GeomConvex t = geomMakeConvex(box);
+  GeomConvex s = geomCellConvex(c);
   float best = 3.0e38f;
   vec3 dir = vec3(0.0f, 0.0f, 1.0f);
   mesh = geomMakeElement(vec3(0.0f), 0.0f, vec3(0.0f), kElementPointDirection, kGeomNoIndex);
   prim = mesh;
   float size = geomCellSize(c);
   for (uint i = 0u; i < 3u; ++i) {
-    if (!geomCellBoxAxis(c, t, geomAxis(t, i), 1.0f, 1.0f, best, dir)) return false;
+    if (!geomCellBoxAxis(s, t, geomAxis(t, i), 1.0f, 1.0f, best, dir)) return false;
   }
-  vec3 e0 = c.v1 - c.v0, e1 = c.v2 - c.v1, e2 = c.v0 - c.v2;
-  if (c.n == 3u && !geomCellBoxAxis(c, t, cross(e0, c.v2 - c.v0), size * size, 1.0f, best, dir)) return false;
-  for (uint k = 0u; k < 3u; ++k) {
+  if (c.n == 3u && !geomCellBoxAxis(s, t, s.axis2, size * size, 1.0f, best, dir)) return false;
+  for (uint k = 0u; k < c.n; ++k) {
     if (k == 1u && c.n == 2u) break;
-    vec3 e = k == 0u ? e0 : (k == 1u ? e1 : e2);
+    vec3 e = k == 0u ? s.axis0 : (k == 1u ? c.v2 - c.v1 : c.v0 - c.v2);
     float el = sqrt(dot(e, e));
     for (uint i = 0u; i < 3u; ++i) {
-      if (!geomCellBoxAxis(c, t, cross(e, geomAxis(t, i)), el, 1.0f - kGeomBoxEdgeBias, best, dir))
+      if (!geomCellBoxAxis(s, t, cross(e, geomAxis(t, i)), el, 1.0f - kGeomBoxEdgeBias, best, dir))
         return false;
     }
   }
   return geomCellConvexContact(c, t, dir, best, ids, cell, mesh, prim);
 }
 
-// --- Cylinder: no closed form (the rim makes the Minkowski difference curved). The least overlap
-// over unit directions, searched as cylinder-cylinder does (geomConvexSearch): candidates (the
-// triangle's normal, the axis, per edge the direction across axis and edge and the one across the edge
-// in their plane, per corner its direction off the axis, the centre-to-centroid direction and the
-// kGeomSphereSamples Fibonacci directions, each both ways), the kGeomSearchStarts least refined by the
-// pattern search; any separating direction met: no contact. A local search: it may stop above the
-// true depth (the FCL test measures by how much).
-
-// Tries u (any length): false when it separates; else inserts its overlap among the starts.
-VKC_FN bool geomCellTryStart(GeomMeshCell c, GeomConvex t, vec3 u, VKC_INOUT(GeomStarts) starts) {
-  float l2 = dot(u, u);
-  if (l2 <= 1e-12f) return true;
-  u = u / sqrt(l2);
-  float f = geomCellOverlapUp(c, t, u);
-  if (f <= 0.0f) return false;
-  for (uint k = 0u; k < kGeomSearchStarts; ++k) {
-    if (f < starts.vals[k]) {
-      float fv = starts.vals[k];
-      vec3 fu = starts.dirs[k];
-      starts.vals[k] = f;
-      starts.dirs[k] = u;
-      f = fv;
-      u = fu;
-    }
-  }
-  return true;
-}
-
-VKC_FN bool geomCellTryBoth(GeomMeshCell c, GeomConvex t, vec3 u, VKC_INOUT(GeomStarts) starts) {
-  return geomCellTryStart(c, t, u, starts) && geomCellTryStart(c, t, -u, starts);
-}
-
-// The pattern search of geomRefineDirection on the cell's overlap: false when it meets a separating
-// direction.
-VKC_FN bool geomCellRefine(GeomMeshCell c, GeomConvex t, VKC_INOUT(float) f, VKC_INOUT(vec3) u) {
-  float step = 0.25f;
-  for (uint it = 0u; it < kGeomSearchMaxSteps && step >= kGeomSearchMinStep; ++it) {
-    vec3 t1 = geomPerpendicularTo(u);
-    vec3 t2 = cross(u, t1);
-    vec3 centre = u;
-    for (uint k = 0u; k < 8u; ++k) {
-      vec2 cs = geomOctant(k);
-      vec3 v = centre + (t1 * cs.x + t2 * cs.y) * step;
-      v = v / sqrt(dot(v, v));
-      float fv = geomCellOverlapUp(c, t, v);
-      if (fv <= 0.0f) return false;
-      if (fv < f) {
-        f = fv;
-        u = v;
-      }
-    }
-    if (u == centre) step *= 0.5f;
-  }
-  return true;
-}
-
-// The search, with `extra` (any length; 0: none) among the candidates: false when it meets a
-// separating direction; else the least overlap found (depth) and its direction (the mesh moving
-// along it).
-VKC_FN bool geomCellSearch(GeomMeshCell c, GeomConvex t, vec3 extra, VKC_OUT(float) depth,
-                           VKC_OUT(vec3) dir) {
-  depth = 0.0f;
-  dir = vec3(0.0f, 0.0f, 1.0f);
-  GeomStarts starts;
-  for (uint k = 0u; k < kGeomSearchStarts; ++k) {
-    starts.vals[k] = 3.0e38f;
-    starts.dirs[k] = vec3(0.0f, 0.0f, 1.0f);
-  }
-  vec3 a = t.axis0;
-  if (!geomCellTryStart(c, t, extra, starts) || !geomCellTryBoth(c, t, a, starts)) return false;
-  if (c.n == 3u && !geomCellTryBoth(c, t, cross(c.v1 - c.v0, c.v2 - c.v0), starts)) return false;
-  for (uint k = 0u; k < c.n; ++k) {
-    vec3 p = geomCellCorner(c, k);
-    vec3 e = geomCellCorner(c, k + 1u == c.n ? 0u : k + 1u) - p;
-    vec3 across = cross(a, e);
-    if (!geomCellTryBoth(c, t, across, starts) || !geomCellTryBoth(c, t, cross(e, across), starts))
-      return false;
-    vec3 off = p - t.centre;
-    if (!geomCellTryBoth(c, t, off - a * dot(off, a), starts)) return false;
-  }
-  vec3 mid = c.n == 3u ? (c.v0 + c.v1 + c.v2) / 3.0f : (c.v0 + c.v1) * 0.5f;
-  if (!geomCellTryStart(c, t, mid - t.centre, starts)) return false;
-  for (uint k = 0u; k < kGeomSphereSamples; ++k) {
-    if (!geomCellTryStart(c, t, geomFibonacciDirection(k), starts)) return false;
-  }
-  float best = 3.0e38f;
-  vec3 u = vec3(0.0f, 0.0f, 1.0f);
-  for (uint k = 0u; k < kGeomSearchStarts; ++k) {
-    if (starts.vals[k] >= 3.0e38f) continue;
-    float f = starts.vals[k];
-    vec3 v = starts.dirs[k];
-    if (!geomCellRefine(c, t, f, v)) return false;
-    if (f < best) {
-      best = f;
-      u = v;
-    }
-  }
-  depth = best;
-  dir = u;
-  return true;
-}
-
-// The cell as a GeomConvex of type kGeomConvexCell (GJK and EPA).
-VKC_FN GeomConvex geomCellConvex(GeomMeshCell c) {
-  GeomConvex s;
-  s.centre = c.v0;
-  s.axis0 = c.v1 - c.v0;
-  s.axis1 = c.v2 - c.v0;
-  s.axis2 = vec3(0.0f);
-  s.size = vec3(sqrt(dot(s.axis0, s.axis0)), sqrt(dot(s.axis1, s.axis1)), 0.0f);
-  s.type = kGeomConvexCell;
-  return s;
-}
-
-// The cylinder: GJK on the cell and the cylinder decides overlap, as cylinder-cylinder
-// (geomConvexSearchContact). EPA's polytope lies inside the curved Minkowski difference, so its depth
-// falls short of the true one (by some 1e-5 relative) and its direction is off by as much: its
-// direction is one more candidate of the search, which evaluates the exact overlap and refines it.
+// --- Cylinder: no closed form (the rim curves the Minkowski difference). GJK on the cell and the
+// cylinder decides overlap, as cylinder-cylinder (geomConvexSearchContact). EPA's polytope lies
+// inside the curved difference, so its depth falls short of the true one (by some 1e-5 relative) and
+// its direction is off by as much: that direction is one more candidate of cylinder-cylinder's search
+// (geomConvexSearch: the cell's edges and normal, their cross products with the axis, the axis, the
+// centres' difference and the Fibonacci directions, the least refined by the pattern search), which
+// evaluates the exact overlap. Where GJK or EPA cannot finish, the search alone answers.
 VKC_FN bool geomCellCylinder(GeomMeshCell c, uvec4 ids, uint cell, GeomShape cylinder,
                              VKC_OUT(GeomElement) mesh, VKC_OUT(GeomElement) prim) {
   GeomConvex t = geomMakeConvex(cylinder);
@@ -305,9 +198,9 @@ VKC_FN bool geomCellCylinder(GeomMeshCell c, uvec4 ids, uint cell, GeomShape cyl
   float depth = 0.0f;
   vec3 u = vec3(0.0f, 0.0f, 1.0f);
   vec3 extra = vec3(0.0f);
-  if (gjk == kGeomGjkOverlap && geomEpa(s, t, sx, depth, u)) extra = -u;  // EPA moves s along -u
-  if (!geomCellSearch(c, t, extra, depth, u)) return false;
-  return geomCellConvexContact(c, t, u, depth, ids, cell, mesh, prim);
+  if (gjk == kGeomGjkOverlap && geomEpa(s, t, sx, depth, u)) extra = u;
+  if (!geomConvexSearch(s, t, extra, depth, u)) return false;
+  return geomCellConvexContact(c, t, -u, depth, ids, cell, mesh, prim);  // s moves along -u
 }
 
 // One cell (corners a, b, c2 of a triangle; a, b of a segment: n = 2) against a plane, box or

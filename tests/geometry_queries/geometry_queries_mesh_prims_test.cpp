@@ -199,12 +199,15 @@ TEST(GeometryQueriesMeshPrims, SegmentThroughACylinder) {
     expectNear3(m.point, 0, 0.5f, 0, 1e-5f, "mesh point");
   }
   {
-    // Along the axis, 0.2 off it, from z = -1 to 1: out through the wall by 0.8 (the caps: 3).
+    // Along the axis, 0.2 off it, from z = -1 to 1: out through the wall by 0.8 (the caps: 3). The
+    // overlap is flat to first order about +y (tilting towards x moves neither the segment's nor the
+    // wall's extent linearly): the search's direction is good to about the square root of the depth's
+    // rounding.
     Batch b;
     b.query(segment(b, v3(0, 0.2f, -1), v3(0, 0.2f, 1)), b.add(cyl));
     ContactElement m, p;
     onlyContact(b, Backend::kCpuScalar, true, m, p);
-    expectNear3(m.direction, 0, 1, 0, 1e-5f, "mesh");
+    expectNear3(m.direction, 0, 1, 0, 1e-3f, "mesh");
     EXPECT_NEAR(m.point.w, 0.8f, 1e-5f);
   }
   {
