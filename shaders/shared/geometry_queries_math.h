@@ -1095,18 +1095,29 @@ VKC_FN bool geomEpa(GeomConvex s, GeomConvex t, GeomSimplex sx, VKC_OUT(float) d
 // Cylinder vs cylinder and cylinder vs box: GJK and EPA, the search where they cannot finish. One
 // contact: the first shape's point farthest along u (the middle of a face or line on ties), and the
 // same point moved back by the depth.
+// The penetration of s and t: GJK decides; EPA's depth and direction u (s moves along -u), or with
+// refineEpa EPA's direction as one more candidate of the search; the search alone where GJK or EPA
+// cannot finish. False when apart or touching.
+VKC_FN bool geomConvexPenetration(GeomConvex s, GeomConvex t, bool refineEpa, VKC_OUT(float) depth,
+                                  VKC_OUT(vec3) u) {
+  depth = 0.0f;
+  u = vec3(0.0f, 0.0f, 1.0f);
+  GeomSimplex sx;
+  uint gjk = geomGjk(s, t, sx);
+  if (gjk == kGeomGjkSeparated) return false;
+  bool found = gjk == kGeomGjkOverlap && geomEpa(s, t, sx, depth, u);
+  vec3 extra = found && refineEpa ? u : vec3(0.0f);
+  if ((!found || refineEpa) && !geomConvexSearch(s, t, extra, depth, u)) return false;
+  return depth > 0.0f;
+}
+
 VKC_FN bool geomConvexSearchContact(GeomShape shapeS, GeomShape shapeT, VKC_OUT(GeomElement) es,
                                     VKC_OUT(GeomElement) et) {
   GeomConvex s = geomMakeConvex(shapeS);
   GeomConvex t = geomMakeConvex(shapeT);
-  GeomSimplex sx;
-  uint gjk = geomGjk(s, t, sx);
-  if (gjk == kGeomGjkSeparated) return false;
-  float depth = 0.0f;
-  vec3 u = vec3(0.0f, 0.0f, 1.0f);
-  bool found = gjk == kGeomGjkOverlap && geomEpa(s, t, sx, depth, u);
-  if (!found && !geomConvexSearch(s, t, vec3(0.0f), depth, u)) return false;
-  if (!(depth > 0.0f)) return false;
+  float depth;
+  vec3 u;
+  if (!geomConvexPenetration(s, t, false, depth, u)) return false;
   vec3 pS = geomSupportPoint(s, u);
   es = geomMakeElement(pS, depth, -u, kElementPointDirection, kGeomNoIndex);
   et = geomMakeElement(pS - u * depth, depth, u, kElementPointDirection, kGeomNoIndex);

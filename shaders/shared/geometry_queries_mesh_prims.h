@@ -192,14 +192,9 @@ VKC_FN bool geomCellCylinder(GeomMeshCell c, uvec4 ids, uint cell, GeomShape cyl
   mesh = geomMakeElement(vec3(0.0f), 0.0f, vec3(0.0f), kElementPointDirection, kGeomNoIndex);
   prim = mesh;
   GeomConvex s = geomCellConvex(c);
-  GeomSimplex sx;
-  uint gjk = geomGjk(s, t, sx);
-  if (gjk == kGeomGjkSeparated) return false;
-  float depth = 0.0f;
-  vec3 u = vec3(0.0f, 0.0f, 1.0f);
-  vec3 extra = vec3(0.0f);
-  if (gjk == kGeomGjkOverlap && geomEpa(s, t, sx, depth, u)) extra = u;
-  if (!geomConvexSearch(s, t, extra, depth, u)) return false;
+  float depth;
+  vec3 u;
+  if (!geomConvexPenetration(s, t, true, depth, u)) return false;
   return geomCellConvexContact(c, t, -u, depth, ids, cell, mesh, prim);  // s moves along -u
 }
 
