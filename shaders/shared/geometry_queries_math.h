@@ -588,6 +588,11 @@ VKC_CONSTANT(uint, kGeomSearchMaxSteps, 400u);
 // A box or cylinder with its world axes computed once: the search evaluates its support function
 // thousands of times. Box: axes[0..2] its rotated x, y, z, size its half extents. Cylinder: axes[0]
 // its unit axis, size.x its radius, size.y its half height.
+// GeomConvex::type of a mesh's cell (geometry_queries_mesh_prims.h), as the first shape s of GJK,
+// EPA and the search: corners centre, centre + axis0, centre + axis1 (a segment: axis1 = axis0);
+// axis2 the triangle's normal (a segment: 0); size: the two edges' lengths.
+VKC_CONSTANT(uint, kGeomConvexCell, 16u);
+
 struct GeomConvex {
   vec3 centre;
   vec3 axis0;
@@ -616,7 +621,9 @@ VKC_FN GeomConvex geomMakeConvex(GeomShape s) {
   return c;
 }
 
-VKC_FN uint geomAxisCount(GeomConvex s) { return s.type == kGeomOrientedBox ? 3u : 1u; }
+VKC_FN uint geomAxisCount(GeomConvex s) {
+  return s.type == kGeomOrientedBox || s.type == kGeomConvexCell ? 3u : 1u;
+}
 
 VKC_FN vec3 geomAxis(GeomConvex s, uint i) { return i == 0u ? s.axis0 : (i == 1u ? s.axis1 : s.axis2); }
 
@@ -639,6 +646,10 @@ VKC_FN float geomCentredSupport(GeomConvex s, vec3 u) {
 }
 
 VKC_FN float geomOverlapAlong(GeomConvex s, GeomConvex t, vec3 u) {
+  if (s.type == kGeomConvexCell) {  // s's highest corner along u, less t's lowest point
+    float h0 = dot(s.centre - t.centre, u);
+    return max(h0, max(h0 + dot(s.axis0, u), h0 + dot(s.axis1, u))) + geomCentredSupport(t, u);
+  }
   return geomCentredSupport(s, u) + geomCentredSupport(t, u) - dot(t.centre - s.centre, u);
 }
 
@@ -738,8 +749,8 @@ VKC_FN bool geomRefineDirection(GeomConvex s, GeomConvex t, VKC_INOUT(float) f, 
 }
 
 // The search's answer: false when it meets a separating direction; else the least overlap found
-// (depth) and its direction u.
-VKC_FN bool geomConvexSearch(GeomConvex s, GeomConvex t, VKC_OUT(float) depth, VKC_OUT(vec3) dir) {
+// (depth) and its direction u. extra: one more candidate (any length; 0: none).
+VKC_FN bool geomConvexSearch(GeomConvex s, GeomConvex t, vec3 extra, VKC_OUT(float) depth, VKC_OUT(vec3) dir) {
   depth = 0.0f;
   dir = vec3(0.0f, 0.0f, 1.0f);
   GeomStarts starts;
@@ -747,6 +758,7 @@ VKC_FN bool geomConvexSearch(GeomConvex s, GeomConvex t, VKC_OUT(float) depth, V
     starts.vals[k] = 3.0e38f;
     starts.dirs[k] = vec3(0.0f, 0.0f, 1.0f);
   }
+  if (!geomTryStart(s, t, extra, starts)) return false;
   for (uint i = 0u; i < geomAxisCount(s); ++i) {
     vec3 ai = geomAxis(s, i);
     if (!geomTryStart(s, t, ai, starts) || !geomTryStart(s, t, -ai, starts)) return false;
@@ -803,6 +815,10 @@ VKC_CONSTANT(uint, kGeomGjkDegenerate, 2u);
 // not geomSupportPoint's middles of faces, which lie on the lines and planes of other support points
 // and make flat simplices and faces.
 VKC_FN vec3 geomSupportVertex(GeomConvex s, vec3 u) {
+  if (s.type == kGeomConvexCell) {  // a mesh's triangle or segment (geometry_queries_mesh_prims.h)
+    float h1 = dot(s.axis0, u), h2 = dot(s.axis1, u);
+    return s.centre + (h1 >= h2 ? (h1 > 0.0f ? s.axis0 : vec3(0.0f)) : (h2 > 0.0f ? s.axis1 : vec3(0.0f)));
+  }
   if (s.type == kGeomOrientedBox) {
     float sx = dot(s.axis0, u) >= 0.0f ? 1.0f : -1.0f;
     float sy = dot(s.axis1, u) >= 0.0f ? 1.0f : -1.0f;
@@ -1079,18 +1095,29 @@ VKC_FN bool geomEpa(GeomConvex s, GeomConvex t, GeomSimplex sx, VKC_OUT(float) d
 // Cylinder vs cylinder and cylinder vs box: GJK and EPA, the search where they cannot finish. One
 // contact: the first shape's point farthest along u (the middle of a face or line on ties), and the
 // same point moved back by the depth.
+// The penetration of s and t: GJK decides; EPA's depth and direction u (s moves along -u), or with
+// refineEpa EPA's direction as one more candidate of the search; the search alone where GJK or EPA
+// cannot finish. False when apart or touching.
+VKC_FN bool geomConvexPenetration(GeomConvex s, GeomConvex t, bool refineEpa, VKC_OUT(float) depth,
+                                  VKC_OUT(vec3) u) {
+  depth = 0.0f;
+  u = vec3(0.0f, 0.0f, 1.0f);
+  GeomSimplex sx;
+  uint gjk = geomGjk(s, t, sx);
+  if (gjk == kGeomGjkSeparated) return false;
+  bool found = gjk == kGeomGjkOverlap && geomEpa(s, t, sx, depth, u);
+  vec3 extra = found && refineEpa ? u : vec3(0.0f);
+  if ((!found || refineEpa) && !geomConvexSearch(s, t, extra, depth, u)) return false;
+  return depth > 0.0f;
+}
+
 VKC_FN bool geomConvexSearchContact(GeomShape shapeS, GeomShape shapeT, VKC_OUT(GeomElement) es,
                                     VKC_OUT(GeomElement) et) {
   GeomConvex s = geomMakeConvex(shapeS);
   GeomConvex t = geomMakeConvex(shapeT);
-  GeomSimplex sx;
-  uint gjk = geomGjk(s, t, sx);
-  if (gjk == kGeomGjkSeparated) return false;
-  float depth = 0.0f;
-  vec3 u = vec3(0.0f, 0.0f, 1.0f);
-  bool found = gjk == kGeomGjkOverlap && geomEpa(s, t, sx, depth, u);
-  if (!found && !geomConvexSearch(s, t, depth, u)) return false;
-  if (!(depth > 0.0f)) return false;
+  float depth;
+  vec3 u;
+  if (!geomConvexPenetration(s, t, false, depth, u)) return false;
   vec3 pS = geomSupportPoint(s, u);
   es = geomMakeElement(pS, depth, -u, kElementPointDirection, kGeomNoIndex);
   et = geomMakeElement(pS - u * depth, depth, u, kElementPointDirection, kGeomNoIndex);

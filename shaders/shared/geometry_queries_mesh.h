@@ -63,7 +63,9 @@ VKC_FN uint geomMeshCorners(uint type) {
 }
 
 // The static pairs with a mesh built so far (lo <= hi in type order; the mesh is hi): surface mesh
-// or line mesh against a sphere or a capsule; tetrahedral mesh against a point set; a closed surface
+// or line mesh against a sphere, capsule, cylinder, oriented box, plane or implicit geometry (the last
+// four: geometry_queries_mesh_prims.h, geometry_queries_mesh_implicit.h); tetrahedral mesh against a
+// point set; a closed surface
 // mesh (the geometry's flags: closed) against a point set; mesh against mesh (CPU,
 // geometry_queries_mesh_mesh.h): surface-surface, surface-line, line-tetrahedral.
 VKC_FN bool geomMeshPairSupported(uint lo, uint hi, bool closed) {
@@ -71,7 +73,7 @@ VKC_FN bool geomMeshPairSupported(uint lo, uint hi, bool closed) {
   if (hi == kGeomSurfaceMesh && lo == kGeomSurfaceMesh) return true;
   if (hi == kGeomLineMesh && lo == kGeomSurfaceMesh) return true;
   if (hi == kGeomTetrahedralMesh && lo == kGeomLineMesh) return true;
-  if (hi == kGeomSurfaceMesh || hi == kGeomLineMesh) return lo == kGeomSphere || lo == kGeomCapsule;
+  if (hi == kGeomSurfaceMesh || hi == kGeomLineMesh) return lo <= kGeomPlane || lo == kGeomImplicit;
   if (hi == kGeomTetrahedralMesh) return lo == kGeomPointSet;
   return false;
 }

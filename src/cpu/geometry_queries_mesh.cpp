@@ -17,6 +17,7 @@
 
 #include "cpu/bvh.h"
 #include "cpu/geometry_queries.h"
+#include "scene/geometry_queries_layout.h"
 #include "shared/geometry_queries_mesh.h"
 #include "util/try.h"
 #include "vkcollide/bvh.h"
@@ -404,28 +405,32 @@ struct MeshQueries::State {
     return t;
   }
 
-  // The cells of mesh gi whose boxes overlap [lo, hi], in cell order, into candidates.
-  void overlapping(uint32_t gi, vec3 lo, vec3 hi, bool bruteForce) {
+  // The cells of mesh gi whose boxes pass `test` (of an Aabb), in cell order, into candidates.
+  template <class BoxTest>
+  void select(uint32_t gi, bool bruteForce, const BoxTest& test) {
     candidates.clear();
     const uint32_t count = cellRange(in->geometries[gi]).count;
     if (count == 0) return;
     const Tree& t = tree(gi);
     if (bruteForce) {
       for (uint32_t c = 0; c < count; ++c) {
-        if (overlaps(t.boxes[c], lo, hi)) candidates.push_back(c);
+        if (test(t.boxes[c])) candidates.push_back(c);
       }
       return;
     }
     walkBvh(
-        t.nodes, stack,
-        [&](const BvhNode& n) {
-          return overlaps(Aabb{n.lo, n.hi}, lo, hi);
-        },
+        t.nodes, stack, [&](const BvhNode& n) { return test(Aabb{n.lo, n.hi}); },
         [&](uint32_t c) {
-          if (overlaps(t.boxes[c], lo, hi)) candidates.push_back(c);
+          if (test(t.boxes[c])) candidates.push_back(c);
         });
     std::sort(candidates.begin(), candidates.end());
   }
+
+  // The cells of mesh gi whose boxes overlap [lo, hi].
+  void overlapping(uint32_t gi, vec3 lo, vec3 hi, bool bruteForce) {
+    select(gi, bruteForce, [&](const Aabb& b) { return overlaps(b, lo, hi); });
+  }
+
   // The points [first, first + count) inside closed surface mesh gi, by point (pairs: mesh side,
   // point side). Per point: the closest point of the triangles within the search radius (the first
   // of equal ones in cell order), its feature's pseudonormal decides inside. meshVertices: the
@@ -565,6 +570,18 @@ uint64_t MeshQueries::contacts(size_t qi, const GeometryQueryOutput& output, uin
         if (gpu::geomTetraPoint(at(ids.x), at(ids.y), at(ids.z), at(ids.w), ids, c, x, k, em, eo))
           emit(em, eo);
       }
+    }
+    return found;
+  }
+  if (meshPrimitivePair(meshType, otherType)) {  // a plane, box, cylinder or implicit: one contact per cell
+    const PrimitiveReach reach = primitiveReach(in, detail::toGeomShape(other));
+    st.select(meshIndex, bruteForce, [&](const Aabb& b) {
+      return primitiveMayTouch(reach, vec3(b.lo.x, b.lo.y, b.lo.z), vec3(b.hi.x, b.hi.y, b.hi.z));
+    });
+    for (uint32_t c : st.candidates) {
+      const uvec4 ids = cellIds(c);
+      const vec3 corners[3] = {at(ids.x), at(ids.y), r.corners == 3 ? at(ids.z) : at(ids.y)};
+      if (meshPrimitiveCell(reach, corners, r.corners, ids, c, em, eo)) emit(em, eo);
     }
     return found;
   }

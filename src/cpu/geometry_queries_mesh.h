@@ -32,6 +32,27 @@ Status validateMeshQuery(uint32_t lo, uint32_t hi, bool closed, GeometryMethod m
 // kVulkan: the queries with a mesh are refused (kUnsupported), naming the first such query.
 Status refuseMeshQueriesOnVulkan(const GeometryQueryInput& input);
 
+// A surface or line mesh against a plane, an oriented box, a cylinder or an implicit geometry
+// (src/cpu/geometry_queries_mesh_prims.cpp): the primitive's reach (a plane: its origin lo, its
+// normal and sidedness; a box or cylinder: its bounding box [lo, hi] widened by a rounding margin; an
+// implicit geometry: its grid's box, widened where the field is negative on it),
+// whether cells in box [lo, hi] may touch it, and one cell's contact (corners: n = 3 a triangle, 2 a
+// segment).
+bool meshPrimitivePair(uint32_t meshType, uint32_t otherType);
+struct PrimitiveReach {
+  const GeometryQueryInput* in = nullptr;
+  gpu::GeomShape shape{};
+  bool plane = false;
+  bool twoSided = false;
+  gpu::vec3 normal{0.0f};
+  gpu::vec3 lo{0.0f};
+  gpu::vec3 hi{0.0f};
+};
+PrimitiveReach primitiveReach(const GeometryQueryInput& in, const gpu::GeomShape& s);
+bool primitiveMayTouch(const PrimitiveReach& r, const gpu::vec3& lo, const gpu::vec3& hi);
+bool meshPrimitiveCell(const PrimitiveReach& r, const gpu::vec3 corners[3], uint32_t n, const gpu::uvec4& ids,
+                       uint32_t cell, gpu::GeomElement& mesh, gpu::GeomElement& prim);
+
 // The contacts of the queries with a mesh (validated input), in one call: a BVH per mesh geometry,
 // built on first use and kept for the call's other queries.
 // A contact's two elements.

@@ -42,7 +42,7 @@ void compare(GeomShape a, GeomShape b, Stats& st) {
   GeomConvex t = geomMakeConvex(b);
   float searchDepth = 0.0f;
   vec3 searchDir(0.0f);
-  const bool searchHit = geomConvexSearch(s, t, searchDepth, searchDir);
+  const bool searchHit = geomConvexSearch(s, t, vec3(0.0f), searchDepth, searchDir);
   GeomSimplex sx;
   const uint gjk = geomGjk(s, t, sx);
   ASSERT_NE(gjk, kGeomGjkDegenerate) << "pair " << st.pairs;

@@ -36,6 +36,20 @@ inline void expectBruteForceAndSimdEqual(const Batch& b, uint64_t contacts, size
   for (uint64_t k = 0; k < total; ++k) ASSERT_TRUE(bitwiseEqual(s.elementsA[k], b.elementsA[k]));
 }
 
+// Queries 2k and 2k + 1 of b (which ran) are one pair in both orders: their elements swapped bit for
+// bit (the query field aside).
+inline void expectPairsSwappedBitwise(const Batch& b) {
+  for (size_t q = 0; q < b.queries.size(); q += 2) {
+    ASSERT_EQ(b.ranges[q].count, b.ranges[q + 1].count) << "query " << q;
+    for (uint32_t i = 0; i < b.ranges[q].count; ++i) {
+      ContactElement a0 = b.elementsA[b.ranges[q].first + i], b0 = b.elementsB[b.ranges[q].first + i];
+      ContactElement a1 = b.elementsA[b.ranges[q + 1].first + i], b1 = b.elementsB[b.ranges[q + 1].first + i];
+      a0.query = b0.query = a1.query = b1.query = 0;
+      ASSERT_TRUE(bitwiseEqual(a0, b1) && bitwiseEqual(b0, a1)) << "query " << q << " contact " << i;
+    }
+  }
+}
+
 // Adds a mesh of `cellCount` separate cells of `type` (a soup): per cell a centre uniform in
 // [-extent, extent]^3, then each corner that centre plus offsets uniform in [-spread, spread]
 // (drawn from rng in that order). Returns the geometry.
