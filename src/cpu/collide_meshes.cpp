@@ -90,6 +90,11 @@ struct MeshKernel {
   // are visited nearest first so that the bound shrinks early; the answer does not depend on the
   // order (meshQueryBetter is a total order). Before any hit the bound is maxThickness (a hit's
   // distance is below its mesh's thickness): the query box's corners hold no candidate.
+  // The distance walk pays where a query box holds many triangles (large meshes); on small meshes
+  // its per-node cost outweighs the triangles it skips (bench_collide_meshes: slower at 20k
+  // and 100k triangles, faster at 1M). Either walk gives the same answer.
+  static constexpr uint kPruneMinTriangles = 1u << 19;
+  bool pruneProximity = false;
   const WideNode* wide = nullptr;
   static float boxDistance2(const WideNode& n, int k, vec3 p) {
     const float dx = std::max(std::max(n.lo[0][k] - p.x, p.x - n.hi[0][k]), 0.0f);
@@ -101,7 +106,7 @@ struct MeshKernel {
                  float maxThickness, MeshHit& best) {
     best = meshNoHit();
     uint bestT = kMeshNone;
-    const bool prune = mode == kMeshQueryProximity;
+    const bool prune = pruneProximity && mode == kMeshQueryProximity;
     float cut2 = INFINITY;  // proximity: boxes farther than sqrt(cut2) from p hold no better triangle
     float slack = 0.0f;
     if (prune) {
@@ -134,7 +139,7 @@ struct MeshKernel {
       for (int k = 0; k < 4; ++k) {
         if (!hit4[k]) continue;
         int at = count++;
-        while (at > 0 && d2[order[at - 1]] > d2[k]) {
+        while (prune && at > 0 && d2[order[at - 1]] > d2[k]) {
           order[at] = order[at - 1];
           --at;
         }
@@ -519,6 +524,7 @@ Status collideMeshesOn(detail::ParallelCall& par, const MeshCollisionInput& in, 
   pc.maxBounces = in.settings.maxBounces;
   pc.maxThickness = values.maxThickness;
   pc.triangleCount = n;
+  k.pruneProximity = n >= gpu::MeshKernel::kPruneMinTriangles;
 
   if (debug != nullptr) {
     debug->contacts.assign(in.particles.size(), 0u);

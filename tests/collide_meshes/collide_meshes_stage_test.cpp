@@ -758,12 +758,13 @@ TEST(MeshStageCache, WideTreeKeptBetweenCallsGivesTheScalarResultBitwise) {
 // The SIMD twin's proximity walk skips boxes farther than the largest thickness less the best
 // penetration: with a thin sphere, its duplicate (exact ties: the smaller triangle wins) and a
 // thicker, larger sphere around them, particles nearer the thin spheres take the thick one (its
-// larger penetration) and every answer is the scalar twin's, bitwise.
+// larger penetration) and every answer is the scalar twin's, bitwise. The thick sphere is fine
+// enough (over 2^19 triangles) that the SIMD twin takes that walk.
 TEST(MeshStageCache, WideWalkSkipsOnlyBoxesThatCannotHoldABetterTriangle) {
   MeshScene s;
   MeshData thin = sphereMesh(1.0f, 24, 32);
   thin.surface.thickness = 0.02f;
-  MeshData thick = sphereMesh(1.05f, 20, 28);
+  MeshData thick = sphereMesh(1.05f, 400, 660);  // over 2^19 triangles in all: the walk that skips
   thick.surface.thickness = 0.2f;
   s.meshes = {thin, thin, thick};
   const uint32_t thinTriangles = static_cast<uint32_t>(thin.indices.size() / 3);
@@ -779,6 +780,7 @@ TEST(MeshStageCache, WideWalkSkipsOnlyBoxesThatCannotHoldABetterTriangle) {
   }
   uint32_t total = 0;
   for (const MeshData& m : s.meshes) total += static_cast<uint32_t>(m.indices.size() / 3);
+  ASSERT_GE(total, 1u << 19);  // MeshKernel::kPruneMinTriangles (src/cpu/collide_meshes.cpp)
   OwnedTree tree(total);
   MeshTreeCache cache;
   MeshScene scalar = s;
