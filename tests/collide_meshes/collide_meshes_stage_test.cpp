@@ -707,6 +707,21 @@ TEST(MeshStageThreads, EveryExecutorGivesTheSingleThreadedResultBitwise) {
   }
 }
 
+// Scene s on the scalar twin (its binary walk) and on the SIMD twin with the caller's tree and 4-wide
+// cache, each on its own copy.
+struct TwinRuns {
+  MeshScene scalar, simd;
+  MeshCollisionDebug want, got;
+};
+TwinRuns runScalarAndCachedSimd(const MeshScene& s, OwnedTree& tree, MeshTreeCache& cache) {
+  TwinRuns r{s, s, {}, {}};
+  EXPECT_TRUE(collideMeshesCpu(r.scalar.input(), Backend::kCpuScalar, &r.want).ok());
+  MeshCollisionInput in = r.simd.input();
+  in.tree = tree.view(&cache);
+  EXPECT_TRUE(collideMeshesCpu(in, Backend::kCpuSimd, &r.got).ok());
+  return r;
+}
+
 // The SIMD twin's 4-wide tree kept in a MeshTreeCache across calls (built, kept for a static mesh,
 // remade after a refit, remade when it holds another tree's copy): positions bitwise those of the
 // scalar twin's binary walk.
@@ -736,13 +751,9 @@ TEST(MeshStageCache, WideTreeKeptBetweenCallsGivesTheScalarResultBitwise) {
           }
         }
         s.settings.continuous = continuous;
-        MeshScene scalar = s;
-        MeshCollisionDebug wantDebug, gotDebug;
-        ASSERT_TRUE(collideMeshesCpu(scalar.input(), Backend::kCpuScalar, &wantDebug).ok());
-        MeshScene simd = s;
-        MeshCollisionInput in = simd.input();
-        in.tree = tree.view(&cache);
-        ASSERT_TRUE(collideMeshesCpu(in, Backend::kCpuSimd, &gotDebug).ok());
+        const TwinRuns r = runScalarAndCachedSimd(s, tree, cache);
+        const MeshScene &scalar = r.scalar, &simd = r.simd;
+        const MeshCollisionDebug &wantDebug = r.want, &gotDebug = r.got;
         EXPECT_EQ(cache.triangles, n);
         EXPECT_FALSE(cache.bytes.empty());
         EXPECT_EQ(0, std::memcmp(simd.particles.data(), scalar.particles.data(), s.particles.size() * sizeof(Float4)))
@@ -783,13 +794,9 @@ TEST(MeshStageCache, WideWalkSkipsOnlyBoxesThatCannotHoldABetterTriangle) {
   ASSERT_GE(total, 1u << 19);  // MeshKernel::kPruneMinTriangles (src/cpu/collide_meshes.cpp)
   OwnedTree tree(total);
   MeshTreeCache cache;
-  MeshScene scalar = s;
-  MeshCollisionDebug wantDebug, gotDebug;
-  ASSERT_TRUE(collideMeshesCpu(scalar.input(), Backend::kCpuScalar, &wantDebug).ok());
-  MeshScene simd = s;
-  MeshCollisionInput in = simd.input();
-  in.tree = tree.view(&cache);
-  ASSERT_TRUE(collideMeshesCpu(in, Backend::kCpuSimd, &gotDebug).ok());
+  const TwinRuns r = runScalarAndCachedSimd(s, tree, cache);
+  const MeshScene &scalar = r.scalar, &simd = r.simd;
+  const MeshCollisionDebug &wantDebug = r.want, &gotDebug = r.got;
   EXPECT_EQ(0, std::memcmp(simd.particles.data(), scalar.particles.data(), s.particles.size() * sizeof(Float4)));
   EXPECT_EQ(0, std::memcmp(simd.prevParticles.data(), scalar.prevParticles.data(),
                            s.prevParticles.size() * sizeof(Float4)));
