@@ -81,29 +81,76 @@ struct MeshKernel {
   // vector comparison, then the leaves' triangles (meshTestTriangle, meshQueryBetter: the binary
   // walk's tests). A leaf is a candidate iff its box overlaps the query box in both walks (every
   // ancestor's box holds it), so both pick the same triangle and hit, bit for bit.
+  // Proximity queries also skip the boxes that cannot hold a better triangle (as a closest-point
+  // query shrinks its radius): a candidate beats the best only when its computed penetration is at
+  // least the best's, i.e. its computed distance is at most maxThickness - best penetration (plus a
+  // rounding). triClosestPoint's point is within a few ulps of the coordinates' magnitude M of a
+  // point of the triangle, which every box on its path holds, so a box farther than that bound plus
+  // `slack` (1e-5 of M and maxThickness: hundreds of ulps) holds no such candidate. Children
+  // are visited nearest first so that the bound shrinks early; the answer does not depend on the
+  // order (meshQueryBetter is a total order). Before any hit the bound is maxThickness (a hit's
+  // distance is below its mesh's thickness): the query box's corners hold no candidate.
+  // The distance walk pays where a query box holds many triangles (large meshes); on small meshes
+  // its per-node cost outweighs the triangles it skips (bench_collide_meshes: slower at 20k
+  // and 100k triangles, faster at 1M). Either walk gives the same answer.
+  static constexpr uint kPruneMinTriangles = 1u << 19;
+  bool pruneProximity = false;
   const WideNode* wide = nullptr;
+  static float boxDistance2(const WideNode& n, int k, vec3 p) {
+    const float dx = std::max(std::max(n.lo[0][k] - p.x, p.x - n.hi[0][k]), 0.0f);
+    const float dy = std::max(std::max(n.lo[1][k] - p.y, p.y - n.hi[1][k]), 0.0f);
+    const float dz = std::max(std::max(n.lo[2][k] - p.z, p.z - n.hi[2][k]), 0.0f);
+    return dx * dx + dy * dy + dz * dz;
+  }
   uint wideQuery(uint mode, uint firstWord, vec3 lo, vec3 hi, vec3 p, float tStart, vec3 to, uint flags,
-                 MeshHit& best) {
+                 float maxThickness, MeshHit& best) {
     best = meshNoHit();
     uint bestT = kMeshNone;
+    const bool prune = pruneProximity && mode == kMeshQueryProximity;
+    float cut2 = INFINITY;  // proximity: boxes farther than sqrt(cut2) from p hold no better triangle
+    float slack = 0.0f;
+    if (prune) {
+      const BvhNode root = treeNode(0u);
+      const float m = std::max(maxAbs3(p), std::max(maxAbs3(vec3(root.lo)), maxAbs3(vec3(root.hi))));
+      slack = 1e-5f * (m + maxThickness);
+      const float r = maxThickness + slack;  // a hit is closer than its mesh's thickness
+      cut2 = r * r * 1.0001f;
+    }
     constexpr uint kStack = 3u * kBvhMaxDepth + 4u;  // each level leaves at most 3 siblings on the stack
     uint stack[kStack];
+    float stackD2[kStack];
     uint top = 1u;
     stack[0] = 0u;
+    stackD2[0] = 0.0f;
     while (top > 0u) {
-      const WideNode& n = wide[stack[--top]];
+      --top;
+      if (stackD2[top] > cut2) continue;
+      const WideNode& n = wide[stack[top]];
       bool hit4[4];
+      float d2[4];
       for (int k = 0; k < 4; ++k) {
         hit4[k] = lo.x <= n.hi[0][k] && lo.y <= n.hi[1][k] && lo.z <= n.hi[2][k] && n.lo[0][k] <= hi.x &&
-                  n.lo[1][k] <= hi.y && n.lo[2][k] <= hi.z;
+                  n.lo[1][k] <= hi.y && n.lo[2][k] <= hi.z && n.child[k] != kBvhNone;
+        d2[k] = prune ? boxDistance2(n, k, p) : 0.0f;
       }
+      // The overlapping children, nearest first (insertion sort of at most 4; ties keep slot order).
+      int order[4];
+      int count = 0;
       for (int k = 0; k < 4; ++k) {
-        const uint c = n.child[k];
-        if (!hit4[k] || c == kBvhNone) continue;
-        if ((c & kBvhLeafBit) == 0u) {
-          if (top < kStack) stack[top++] = c;
-          continue;
+        if (!hit4[k]) continue;
+        int at = count++;
+        while (prune && at > 0 && d2[order[at - 1]] > d2[k]) {
+          order[at] = order[at - 1];
+          --at;
         }
+        order[at] = k;
+      }
+      // Leaves first, nearest first (they shrink the bound); then the internal children pushed
+      // farthest first, so that the nearest is popped next.
+      for (int i = 0; i < count; ++i) {
+        const int k = order[i];
+        const uint c = n.child[k];
+        if ((c & kBvhLeafBit) == 0u || d2[k] > cut2) continue;
         const uint t = c & ~kBvhLeafBit;
         const uint m = triangleMesh(t);
         if (!meshListed(firstWord, m)) continue;
@@ -111,6 +158,20 @@ struct MeshKernel {
         if (meshTestTriangle(mode, t, meshAt(m), p, tStart, to, flags, h) && meshQueryBetter(mode, h, t, best, bestT)) {
           best = h;
           bestT = t;
+          if (prune) {
+            const float r = (maxThickness - best.bary.w) + slack;
+            cut2 = r * r * 1.0001f;
+          }
+        }
+      }
+      for (int i = count - 1; i >= 0; --i) {
+        const int k = order[i];
+        const uint c = n.child[k];
+        if ((c & kBvhLeafBit) != 0u || d2[k] > cut2) continue;
+        if (top < kStack) {
+          stack[top] = c;
+          stackD2[top] = d2[k];
+          ++top;
         }
       }
     }
@@ -127,7 +188,7 @@ struct MeshKernel {
       float tStart;
       meshParticleQuery(pc, q, mode, lo, hi, from, tStart, to, flags);
       MeshHit hit;
-      const uint t = wideQuery(mode, firstWord, lo, hi, from, tStart, to, flags, hit);
+      const uint t = wideQuery(mode, firstWord, lo, hi, from, tStart, to, flags, pc.maxThickness, hit);
       meshParticleAnswer(pc, q, t, hit);
     }
     return meshParticleEnd(pc, q, newPrev, newCur, info);
@@ -463,6 +524,7 @@ Status collideMeshesOn(detail::ParallelCall& par, const MeshCollisionInput& in, 
   pc.maxBounces = in.settings.maxBounces;
   pc.maxThickness = values.maxThickness;
   pc.triangleCount = n;
+  k.pruneProximity = n >= gpu::MeshKernel::kPruneMinTriangles;
 
   if (debug != nullptr) {
     debug->contacts.assign(in.particles.size(), 0u);

@@ -707,6 +707,21 @@ TEST(MeshStageThreads, EveryExecutorGivesTheSingleThreadedResultBitwise) {
   }
 }
 
+// Scene s on the scalar twin (its binary walk) and on the SIMD twin with the caller's tree and 4-wide
+// cache, each on its own copy.
+struct TwinRuns {
+  MeshScene scalar, simd;
+  MeshCollisionDebug want, got;
+};
+TwinRuns runScalarAndCachedSimd(const MeshScene& s, OwnedTree& tree, MeshTreeCache& cache) {
+  TwinRuns r{s, s, {}, {}};
+  EXPECT_TRUE(collideMeshesCpu(r.scalar.input(), Backend::kCpuScalar, &r.want).ok());
+  MeshCollisionInput in = r.simd.input();
+  in.tree = tree.view(&cache);
+  EXPECT_TRUE(collideMeshesCpu(in, Backend::kCpuSimd, &r.got).ok());
+  return r;
+}
+
 // The SIMD twin's 4-wide tree kept in a MeshTreeCache across calls (built, kept for a static mesh,
 // remade after a refit, remade when it holds another tree's copy): positions bitwise those of the
 // scalar twin's binary walk.
@@ -736,13 +751,9 @@ TEST(MeshStageCache, WideTreeKeptBetweenCallsGivesTheScalarResultBitwise) {
           }
         }
         s.settings.continuous = continuous;
-        MeshScene scalar = s;
-        MeshCollisionDebug wantDebug, gotDebug;
-        ASSERT_TRUE(collideMeshesCpu(scalar.input(), Backend::kCpuScalar, &wantDebug).ok());
-        MeshScene simd = s;
-        MeshCollisionInput in = simd.input();
-        in.tree = tree.view(&cache);
-        ASSERT_TRUE(collideMeshesCpu(in, Backend::kCpuSimd, &gotDebug).ok());
+        const TwinRuns r = runScalarAndCachedSimd(s, tree, cache);
+        const MeshScene &scalar = r.scalar, &simd = r.simd;
+        const MeshCollisionDebug &wantDebug = r.want, &gotDebug = r.got;
         EXPECT_EQ(cache.triangles, n);
         EXPECT_FALSE(cache.bytes.empty());
         EXPECT_EQ(0, std::memcmp(simd.particles.data(), scalar.particles.data(), s.particles.size() * sizeof(Float4)))
@@ -753,6 +764,53 @@ TEST(MeshStageCache, WideTreeKeptBetweenCallsGivesTheScalarResultBitwise) {
       }
     }
   }
+}
+
+// The SIMD twin's proximity walk skips boxes farther than the largest thickness less the best
+// penetration: with a thin sphere, its duplicate (exact ties: the smaller triangle wins) and a
+// thicker, larger sphere around them, particles nearer the thin spheres take the thick one (its
+// larger penetration) and every answer is the scalar twin's, bitwise. The thick sphere is fine
+// enough (over 2^19 triangles) that the SIMD twin takes that walk.
+TEST(MeshStageCache, WideWalkSkipsOnlyBoxesThatCannotHoldABetterTriangle) {
+  MeshScene s;
+  MeshData thin = sphereMesh(1.0f, 24, 32);
+  thin.surface.thickness = 0.02f;
+  MeshData thick = sphereMesh(1.05f, 400, 660);  // over 2^19 triangles in all: the walk that skips
+  thick.surface.thickness = 0.2f;
+  s.meshes = {thin, thin, thick};
+  const uint32_t thinTriangles = static_cast<uint32_t>(thin.indices.size() / 3);
+  std::mt19937 rng(77);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f), radius(0.97f, 1.09f);
+  std::vector<float> radii;
+  while (s.particles.size() < 3000) {
+    const float x = u(rng), y = u(rng), z = u(rng), len = std::sqrt(x * x + y * y + z * z);
+    if (len < 0.1f || len > 1.0f) continue;
+    const float r = radius(rng) / len;
+    s.addParticle(p4(x * r * 1.1f, y * r * 1.1f, z * r * 1.1f), p4(x * r, y * r, z * r));
+    radii.push_back(r * len);
+  }
+  uint32_t total = 0;
+  for (const MeshData& m : s.meshes) total += static_cast<uint32_t>(m.indices.size() / 3);
+  ASSERT_GE(total, 1u << 19);  // MeshKernel::kPruneMinTriangles (src/cpu/collide_meshes.cpp)
+  OwnedTree tree(total);
+  MeshTreeCache cache;
+  const TwinRuns r = runScalarAndCachedSimd(s, tree, cache);
+  const MeshScene &scalar = r.scalar, &simd = r.simd;
+  const MeshCollisionDebug &wantDebug = r.want, &gotDebug = r.got;
+  EXPECT_EQ(0, std::memcmp(simd.particles.data(), scalar.particles.data(), s.particles.size() * sizeof(Float4)));
+  EXPECT_EQ(0, std::memcmp(simd.prevParticles.data(), scalar.prevParticles.data(),
+                           s.prevParticles.size() * sizeof(Float4)));
+  EXPECT_EQ(gotDebug.lastTriangle, wantDebug.lastTriangle);
+  EXPECT_EQ(gotDebug.contacts, wantDebug.contacts);
+  uint32_t thickNearerThin = 0, duplicate = 0;
+  for (size_t i = 0; i < radii.size(); ++i) {
+    const uint32_t t = gotDebug.lastTriangle[i];
+    if (t == kBvhNone) continue;
+    if (t >= thinTriangles && t < 2 * thinTriangles) ++duplicate;
+    if (t >= 2 * thinTriangles && std::fabs(radii[i] - 1.0f) < std::fabs(radii[i] - 1.05f)) ++thickNearerThin;
+  }
+  EXPECT_GT(thickNearerThin, 300u);  // the bound is the largest thickness, not the nearest mesh's
+  EXPECT_EQ(duplicate, 0u);          // ties with the duplicate go to the first mesh's triangles
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, MeshStage, VKC_ALL_BACKENDS);
