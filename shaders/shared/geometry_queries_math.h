@@ -1168,13 +1168,14 @@ VKC_FN bool geomCapsuleFaceSpan(vec3 p0, vec3 p1, GeomShape box, float tDeep, VK
   return true;
 }
 
-// The capsule-box contacts (s the capsule, t the box), slot 0 and slot 1 in order.
-VKC_FN GeomManifold geomCapsuleBoxManifold(GeomShape s, GeomShape t) {
+// The capsule-box contacts (s the capsule, t the box), slot 0 and slot 1 in order, with the deepest
+// axis parameter tDeep = geomSegmentDeepestParam(p0, p1, t) given (the CPU SIMD twin computes it in
+// lanes across queries).
+VKC_FN GeomManifold geomCapsuleBoxManifoldAt(GeomShape s, GeomShape t, float tDeep) {
   GeomManifold m;
   m.count = 0u;
   vec3 p0 = vec3(s.p0);
   vec3 p1 = vec3(s.p1);
-  float tDeep = geomSegmentDeepestParam(p0, p1, t);
   vec2 span;
   uint ends = geomCapsuleFaceSpan(p0, p1, t, tDeep, span) ? 2u : 1u;
   for (uint i = 0u; i < ends; ++i) {
@@ -1188,6 +1189,10 @@ VKC_FN GeomManifold geomCapsuleBoxManifold(GeomShape s, GeomShape t) {
     }
   }
   return m;
+}
+
+VKC_FN GeomManifold geomCapsuleBoxManifold(GeomShape s, GeomShape t) {
+  return geomCapsuleBoxManifoldAt(s, t, geomSegmentDeepestParam(vec3(s.p0), vec3(s.p1), t));
 }
 
 // --- Pairs

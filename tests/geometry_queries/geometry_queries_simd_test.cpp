@@ -236,6 +236,8 @@ const PairType kLanePairs[] = {
     {GeometryType::kCylinder, GeometryType::kPlane, "cylinder-plane"},
     {GeometryType::kCapsule, GeometryType::kPlane, "capsule-plane"},
     {GeometryType::kOrientedBox, GeometryType::kPlane, "box-plane"},
+    {GeometryType::kCapsule, GeometryType::kOrientedBox, "capsule-box"},
+    {GeometryType::kOrientedBox, GeometryType::kOrientedBox, "box-box"},
 };
 
 // One query of pair type p: random order; a same-type pair sometimes a geometry against itself or
