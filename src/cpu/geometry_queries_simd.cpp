@@ -565,9 +565,9 @@ uint64_t PairRun(const GeometryQueryInput& input, size_t begin, size_t end, Cont
 }
 
 // ---- Capsule-box and box-box: the costly part in lanes, the manifold per query -----------------
-// geomQueryContacts' box-box and capsule-box branches. Box-box: the separating axis test in lanes
-// (geomBoxBoxManifold's 6 face and 9 edge axes, the same overlaps): a query with a separating axis has
-// no contact (geomBoxBoxManifold returns at its first one); the others call geomBoxBoxManifold.
+// geomQueryContacts' box-box and capsule-box branches. Box-box: geomBoxBoxBestAxis in lanes (the
+// separating axis test: 6 face and 9 edge axes, the same overlaps and choices), then
+// geomBoxBoxAxisManifold per query (the clipping; nothing where an axis separates the boxes).
 // Capsule-box: geomSegmentDeepestParam's golden-section search (its 36 steps and 3 end evaluations of
 // geomSegmentLocalDistance, both branches' updates selected per lane) in lanes, then
 // geomCapsuleBoxManifoldAt per query with that parameter. The same operations: the same bits.
@@ -597,34 +597,74 @@ HWY_INLINE VF boxRadiusLanes(const V3* axes, const V3& e, const V3& L) {
                  hn::Mul(e.z, glmAbs(dot(axes[2], L))));
 }
 
-// The lanes whose boxes geomBoxBoxManifold finds apart on some axis (overlap <= 0).
-HWY_INLINE MF boxBoxSeparatedLanes(const PairGather& g) {
-  const DF df;
-  const VF zero = hn::Zero(df);
+// geomBoxBoxBestAxis per lane: the boxes' axes, then the 6 face and 9 edge axes' overlaps with the
+// scalar code's choices as masks (the first face axis taken, a later one on a smaller overlap, an
+// edge axis only below the best and the biased best face); kind 3 where some axis separates.
+struct BoxBoxAxisLanes {
   V3 A[3];
   V3 B[3];
-  boxAxesLanes(load4(g.s1), A);
-  boxAxesLanes(load4(g.t1), B);
+  V3 bestAxis;
+  VF best;
+  VF kind;  // 0, 1, 2 or 3 (as floats)
+  VF bi;
+  VF bj;
+};
+
+HWY_INLINE BoxBoxAxisLanes boxBoxBestAxisLanes(const PairGather& g) {
+  const DF df;
+  const VF zero = hn::Zero(df);
+  BoxBoxAxisLanes x;
+  boxAxesLanes(load4(g.s1), x.A);
+  boxAxesLanes(load4(g.t1), x.B);
+  const V3* A = x.A;
+  const V3* B = x.B;
   const V3 eA = load4(g.s2).v;
   const V3 eB = load4(g.t2).v;
   const V3 d = sub(load4(g.t0).v, load4(g.s0).v);
   MF separated = hn::FirstN(df, 0);
+  x.best = zero;
+  x.bestAxis = V3{zero, zero, zero};
+  x.kind = zero;
+  x.bi = zero;
+  x.bj = zero;
   for (uint32_t k = 0; k < 6; ++k) {
     const V3& L = k < 3 ? A[k] : B[k - 3];
     const VF overlap = hn::Sub(hn::Add(boxRadiusLanes(A, eA, L), boxRadiusLanes(B, eB, L)), glmAbs(dot(d, L)));
     separated = hn::Or(separated, hn::Le(overlap, zero));
+    const MF take = k == 0 ? hn::FirstN(df, hn::Lanes(df)) : hn::Lt(overlap, x.best);
+    x.best = hn::IfThenElse(take, overlap, x.best);
+    x.bestAxis = select(take, L, x.bestAxis);
+    x.kind = hn::IfThenElse(take, hn::Set(df, k < 3 ? 0.0f : 1.0f), x.kind);
+    x.bi = hn::IfThenElse(take, hn::Set(df, static_cast<float>(k % 3)), x.bi);
   }
+  const VF faceLimit = hn::Mul(x.best, hn::Set(df, 1.0f - gpu::kGeomBoxEdgeBias));
   const VF minLength = hn::Set(df, 1e-5f);
   for (uint32_t i = 0; i < 3; ++i) {
     for (uint32_t j = 0; j < 3; ++j) {
       const V3 c = cross(A[i], B[j]);
       const VF len = hn::Sqrt(dot(c, c));
+      const MF used = hn::Not(hn::Le(len, minLength));  // parallel edges skipped
       const V3 L = div(c, len);
       const VF overlap = hn::Sub(hn::Add(boxRadiusLanes(A, eA, L), boxRadiusLanes(B, eB, L)), glmAbs(dot(d, L)));
-      separated = hn::Or(separated, hn::And(hn::Gt(len, minLength), hn::Le(overlap, zero)));
+      separated = hn::Or(separated, hn::And(used, hn::Le(overlap, zero)));
+      const MF take = hn::And(used, hn::And(hn::Lt(overlap, x.best), hn::Lt(overlap, faceLimit)));
+      x.best = hn::IfThenElse(take, overlap, x.best);
+      x.bestAxis = select(take, L, x.bestAxis);
+      x.kind = hn::IfThenElse(take, hn::Set(df, 2.0f), x.kind);
+      x.bi = hn::IfThenElse(take, hn::Set(df, static_cast<float>(i)), x.bi);
+      x.bj = hn::IfThenElse(take, hn::Set(df, static_cast<float>(j)), x.bj);
     }
   }
-  return separated;
+  x.kind = hn::IfThenElse(separated, hn::Set(df, 3.0f), x.kind);
+  return x;
+}
+
+// Stores lanes of a vector (SoA) at 3 consecutive rows of kMaxLanes floats.
+HWY_INLINE void store3(const V3& v, float* rows) {
+  const DF df;
+  hn::Store(v.x, df, rows);
+  hn::Store(v.y, df, rows + kMaxLanes);
+  hn::Store(v.z, df, rows + 2 * kMaxLanes);
 }
 
 // geomSegmentLocalDistance's box branch: the ends d0, d1 in the box's axes, half extents h.
@@ -690,7 +730,10 @@ uint64_t ManifoldRun(const GeometryQueryInput& input, size_t begin, size_t end, 
   const size_t lanes = hn::Lanes(df);
   PairGather g;
   std::memset(&g, 0, sizeof g);
-  HWY_ALIGN float lane[kMaxLanes];  // box-box: nonzero where apart; capsule-box: the deepest parameter
+  HWY_ALIGN float lane[kMaxLanes];  // capsule-box: the deepest parameter
+  // Box-box: the best axis per lane, rows of kMaxLanes floats: A (9), B (9), bestAxis (3), best,
+  // kind, bi, bj.
+  HWY_ALIGN float axis[25 * kMaxLanes];
   const Geometry* geometries = input.geometries.data();
   const GeometryQuery* queries = input.queries.data();
   for (size_t i = begin; i < end; i += lanes) {
@@ -715,7 +758,16 @@ uint64_t ManifoldRun(const GeometryQueryInput& input, size_t begin, size_t end, 
       gatherSide<gpu::kGeomOrientedBox>(swapped ? a : b, k, g.t0, g.t1, g.t2);
     }
     if constexpr (kLo == gpu::kGeomOrientedBox) {
-      hn::Store(hn::IfThenElseZero(boxBoxSeparatedLanes(g), hn::Set(df, 1.0f)), df, lane);
+      const BoxBoxAxisLanes x = boxBoxBestAxisLanes(g);
+      for (uint32_t r = 0; r < 3; ++r) {
+        store3(x.A[r], axis + 3 * r * kMaxLanes);
+        store3(x.B[r], axis + (9 + 3 * r) * kMaxLanes);
+      }
+      store3(x.bestAxis, axis + 18 * kMaxLanes);
+      hn::Store(x.best, df, axis + 21 * kMaxLanes);
+      hn::Store(x.kind, df, axis + 22 * kMaxLanes);
+      hn::Store(x.bi, df, axis + 23 * kMaxLanes);
+      hn::Store(x.bj, df, axis + 24 * kMaxLanes);
     } else {
       hn::Store(capsuleBoxDeepestLanes(g), df, lane);
     }
@@ -725,7 +777,19 @@ uint64_t ManifoldRun(const GeometryQueryInput& input, size_t begin, size_t end, 
       gpu::GeomManifold m;
       m.count = 0u;
       if constexpr (kLo == gpu::kGeomOrientedBox) {
-        if (lane[k] == 0.0f) m = gpu::geomBoxBoxManifold(s[k], t[k]);
+        const auto row = [&](uint32_t r) { return axis[r * kMaxLanes + k]; };
+        const auto vec = [&](uint32_t r) { return gpu::vec3(row(r), row(r + 1), row(r + 2)); };
+        gpu::GeomBoxBoxAxis x;
+        for (uint32_t r = 0; r < 3; ++r) {
+          x.A[r] = vec(3 * r);
+          x.B[r] = vec(9 + 3 * r);
+        }
+        x.bestAxis = vec(18);
+        x.best = row(21);
+        x.kind = static_cast<uint32_t>(row(22));
+        x.bi = static_cast<uint32_t>(row(23));
+        x.bj = static_cast<uint32_t>(row(24));
+        m = gpu::geomBoxBoxAxisManifold(s[k], t[k], x);
       } else {
         m = gpu::geomCapsuleBoxManifoldAt(s[k], t[k], lane[k]);
       }
