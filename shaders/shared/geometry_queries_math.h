@@ -481,9 +481,20 @@ VKC_FN bool geomBoxFaceManifold(vec3 cR, vec3 R0, vec3 R1, vec3 R2, vec3 eR, uin
 // contacts, each with its depth) or one contact for an edge axis. Where clipping leaves no point
 // below the reference face (a face axis won within rounding), the single contact of the face axis:
 // the other box's deepest point held inside the reference face. m.count 0: apart or touching.
-VKC_FN GeomManifold geomBoxBoxManifold(GeomShape s, GeomShape t) {
-  GeomManifold m;
-  m.count = 0u;
+// In two parts: the axis of least overlap (geomBoxBoxBestAxis; kind 3 where an axis separates the
+// boxes), then its contacts (geomBoxBoxAxisManifold); the CPU SIMD twin runs the first in lanes.
+struct GeomBoxBoxAxis {
+  vec3 A[3];  // s's rotated x, y, z axes
+  vec3 B[3];  // t's
+  vec3 bestAxis;
+  float best;  // its overlap
+  uint kind;   // 0: a face of s, 1: a face of t, 2: an edge pair, 3: apart
+  uint bi;
+  uint bj;
+};
+
+VKC_FN GeomBoxBoxAxis geomBoxBoxBestAxis(GeomShape s, GeomShape t) {
+  GeomBoxBoxAxis x;
   vec4 qs = geomQuatUnit(s.p1);
   vec4 qt = geomQuatUnit(t.p1);
   vec3 A[3];
@@ -494,6 +505,12 @@ VKC_FN GeomManifold geomBoxBoxManifold(GeomShape s, GeomShape t) {
   B[0] = geomRotate(qt, vec3(1.0f, 0.0f, 0.0f));
   B[1] = geomRotate(qt, vec3(0.0f, 1.0f, 0.0f));
   B[2] = geomRotate(qt, vec3(0.0f, 0.0f, 1.0f));
+  x.A[0] = A[0];
+  x.A[1] = A[1];
+  x.A[2] = A[2];
+  x.B[0] = B[0];
+  x.B[1] = B[1];
+  x.B[2] = B[2];
   vec3 cA = vec3(s.p0);
   vec3 cB = vec3(t.p0);
   vec3 eA = vec3(s.p2);
@@ -504,10 +521,15 @@ VKC_FN GeomManifold geomBoxBoxManifold(GeomShape s, GeomShape t) {
   uint kind = 3u;  // 0: a face of s, 1: a face of t, 2: an edge pair, 3: none yet
   uint bi = 0u;
   uint bj = 0u;
+  x.kind = 3u;
+  x.best = 0.0f;
+  x.bestAxis = vec3(0.0f);
+  x.bi = 0u;
+  x.bj = 0u;
   for (uint k = 0u; k < 6u; ++k) {
     vec3 L = k < 3u ? A[k] : B[k - 3u];
     float overlap = geomBoxRadius(A[0], A[1], A[2], eA, L) + geomBoxRadius(B[0], B[1], B[2], eB, L) - abs(dot(d, L));
-    if (overlap <= 0.0f) return m;
+    if (overlap <= 0.0f) return x;
     if (kind == 3u || overlap < best) {
       best = overlap;
       bestAxis = L;
@@ -523,7 +545,7 @@ VKC_FN GeomManifold geomBoxBoxManifold(GeomShape s, GeomShape t) {
       if (len <= 1e-5f) continue;  // parallel edges: covered by the face axes
       L = L / len;
       float overlap = geomBoxRadius(A[0], A[1], A[2], eA, L) + geomBoxRadius(B[0], B[1], B[2], eB, L) - abs(dot(d, L));
-      if (overlap <= 0.0f) return m;
+      if (overlap <= 0.0f) return x;
       if (overlap < best && overlap < faceBest * (1.0f - kGeomBoxEdgeBias)) {
         best = overlap;
         bestAxis = L;
@@ -533,6 +555,37 @@ VKC_FN GeomManifold geomBoxBoxManifold(GeomShape s, GeomShape t) {
       }
     }
   }
+  x.bestAxis = bestAxis;
+  x.best = best;
+  x.kind = kind;
+  x.bi = bi;
+  x.bj = bj;
+  return x;
+}
+
+// The contacts of the boxes s and t along the best axis x (geomBoxBoxBestAxis); none when kind is 3.
+VKC_FN GeomManifold geomBoxBoxAxisManifold(GeomShape s, GeomShape t, GeomBoxBoxAxis x) {
+  GeomManifold m;
+  m.count = 0u;
+  if (x.kind == 3u) return m;
+  vec3 A[3];
+  vec3 B[3];
+  A[0] = x.A[0];
+  A[1] = x.A[1];
+  A[2] = x.A[2];
+  B[0] = x.B[0];
+  B[1] = x.B[1];
+  B[2] = x.B[2];
+  vec3 cA = vec3(s.p0);
+  vec3 cB = vec3(t.p0);
+  vec3 eA = vec3(s.p2);
+  vec3 eB = vec3(t.p2);
+  vec3 d = cB - cA;
+  vec3 bestAxis = x.bestAxis;
+  float best = x.best;
+  uint kind = x.kind;
+  uint bi = x.bi;
+  uint bj = x.bj;
   vec3 n = dot(d, bestAxis) < 0.0f ? -bestAxis : bestAxis;  // from s towards t
   if (kind < 2u) {
     // A face axis: s's face (kind 0) or t's (kind 1) is the reference. One call (the device compiles
@@ -571,6 +624,10 @@ VKC_FN GeomManifold geomBoxBoxManifold(GeomShape s, GeomShape t) {
   m.t[0] = geomMakeElement(pA - n * best, best, n, kElementPointDirection, kGeomNoIndex);
   m.count = 1u;
   return m;
+}
+
+VKC_FN GeomManifold geomBoxBoxManifold(GeomShape s, GeomShape t) {
+  return geomBoxBoxAxisManifold(s, t, geomBoxBoxBestAxis(s, t));
 }
 
 // --- Cylinder vs cylinder and cylinder vs box: no closed form. GJK and EPA below; where they cannot
@@ -1168,13 +1225,14 @@ VKC_FN bool geomCapsuleFaceSpan(vec3 p0, vec3 p1, GeomShape box, float tDeep, VK
   return true;
 }
 
-// The capsule-box contacts (s the capsule, t the box), slot 0 and slot 1 in order.
-VKC_FN GeomManifold geomCapsuleBoxManifold(GeomShape s, GeomShape t) {
+// The capsule-box contacts (s the capsule, t the box), slot 0 and slot 1 in order, with the deepest
+// axis parameter tDeep = geomSegmentDeepestParam(p0, p1, t) given (the CPU SIMD twin computes it in
+// lanes across queries).
+VKC_FN GeomManifold geomCapsuleBoxManifoldAt(GeomShape s, GeomShape t, float tDeep) {
   GeomManifold m;
   m.count = 0u;
   vec3 p0 = vec3(s.p0);
   vec3 p1 = vec3(s.p1);
-  float tDeep = geomSegmentDeepestParam(p0, p1, t);
   vec2 span;
   uint ends = geomCapsuleFaceSpan(p0, p1, t, tDeep, span) ? 2u : 1u;
   for (uint i = 0u; i < ends; ++i) {
@@ -1188,6 +1246,10 @@ VKC_FN GeomManifold geomCapsuleBoxManifold(GeomShape s, GeomShape t) {
     }
   }
   return m;
+}
+
+VKC_FN GeomManifold geomCapsuleBoxManifold(GeomShape s, GeomShape t) {
+  return geomCapsuleBoxManifoldAt(s, t, geomSegmentDeepestParam(vec3(s.p0), vec3(s.p1), t));
 }
 
 // --- Pairs

@@ -564,6 +564,247 @@ uint64_t PairRun(const GeometryQueryInput& input, size_t begin, size_t end, Cont
   return total;
 }
 
+// ---- Capsule-box and box-box: the costly part in lanes, the manifold per query -----------------
+// geomQueryContacts' box-box and capsule-box branches. Box-box: geomBoxBoxBestAxis in lanes (the
+// separating axis test: 6 face and 9 edge axes, the same overlaps and choices), then
+// geomBoxBoxAxisManifold per query (the clipping; nothing where an axis separates the boxes).
+// Capsule-box: geomSegmentDeepestParam's golden-section search (its 36 steps and 3 end evaluations of
+// geomSegmentLocalDistance, both branches' updates selected per lane) in lanes, then
+// geomCapsuleBoxManifoldAt per query with that parameter. The same operations: the same bits.
+
+// geomQuatUnit per lane: q / sqrt(((x x + y y) + z z) + w w).
+HWY_INLINE void quatUnitLanes(const Lanes4& q, V3& u, VF& w) {
+  const VF qq = hn::Add(hn::Add(hn::Add(hn::Mul(q.v.x, q.v.x), hn::Mul(q.v.y, q.v.y)), hn::Mul(q.v.z, q.v.z)),
+                        hn::Mul(q.w, q.w));
+  const VF qLen = hn::Sqrt(qq);
+  u = div(q.v, qLen);
+  w = hn::Div(q.w, qLen);
+}
+
+// A box's rotated x, y and z axes (geomRotate of the unit vectors).
+HWY_INLINE void boxAxesLanes(const Lanes4& q, V3* axes) {
+  V3 u;
+  VF w;
+  quatUnitLanes(q, u, w);
+  axes[0] = rotate(u, w, splat(gpu::vec3(1.0f, 0.0f, 0.0f)));
+  axes[1] = rotate(u, w, splat(gpu::vec3(0.0f, 1.0f, 0.0f)));
+  axes[2] = rotate(u, w, splat(gpu::vec3(0.0f, 0.0f, 1.0f)));
+}
+
+// geomBoxRadius: ((e.x |ax.L| + e.y |ay.L|) + e.z |az.L|).
+HWY_INLINE VF boxRadiusLanes(const V3* axes, const V3& e, const V3& L) {
+  return hn::Add(hn::Add(hn::Mul(e.x, glmAbs(dot(axes[0], L))), hn::Mul(e.y, glmAbs(dot(axes[1], L)))),
+                 hn::Mul(e.z, glmAbs(dot(axes[2], L))));
+}
+
+// geomBoxBoxBestAxis per lane: the boxes' axes, then the 6 face and 9 edge axes' overlaps with the
+// scalar code's choices as masks (the first face axis taken, a later one on a smaller overlap, an
+// edge axis only below the best and the biased best face); kind 3 where some axis separates.
+struct BoxBoxAxisLanes {
+  V3 A[3];
+  V3 B[3];
+  V3 bestAxis;
+  VF best;
+  VF kind;  // 0, 1, 2 or 3 (as floats)
+  VF bi;
+  VF bj;
+};
+
+HWY_INLINE BoxBoxAxisLanes boxBoxBestAxisLanes(const PairGather& g) {
+  const DF df;
+  const VF zero = hn::Zero(df);
+  BoxBoxAxisLanes x;
+  boxAxesLanes(load4(g.s1), x.A);
+  boxAxesLanes(load4(g.t1), x.B);
+  const V3* A = x.A;
+  const V3* B = x.B;
+  const V3 eA = load4(g.s2).v;
+  const V3 eB = load4(g.t2).v;
+  const V3 d = sub(load4(g.t0).v, load4(g.s0).v);
+  MF separated = hn::FirstN(df, 0);
+  x.best = zero;
+  x.bestAxis = V3{zero, zero, zero};
+  x.kind = zero;
+  x.bi = zero;
+  x.bj = zero;
+  for (uint32_t k = 0; k < 6; ++k) {
+    const V3& L = k < 3 ? A[k] : B[k - 3];
+    const VF overlap = hn::Sub(hn::Add(boxRadiusLanes(A, eA, L), boxRadiusLanes(B, eB, L)), glmAbs(dot(d, L)));
+    separated = hn::Or(separated, hn::Le(overlap, zero));
+    const MF take = k == 0 ? hn::FirstN(df, hn::Lanes(df)) : hn::Lt(overlap, x.best);
+    x.best = hn::IfThenElse(take, overlap, x.best);
+    x.bestAxis = select(take, L, x.bestAxis);
+    x.kind = hn::IfThenElse(take, hn::Set(df, k < 3 ? 0.0f : 1.0f), x.kind);
+    x.bi = hn::IfThenElse(take, hn::Set(df, static_cast<float>(k % 3)), x.bi);
+  }
+  const VF faceLimit = hn::Mul(x.best, hn::Set(df, 1.0f - gpu::kGeomBoxEdgeBias));
+  const VF minLength = hn::Set(df, 1e-5f);
+  for (uint32_t i = 0; i < 3; ++i) {
+    for (uint32_t j = 0; j < 3; ++j) {
+      const V3 c = cross(A[i], B[j]);
+      const VF len = hn::Sqrt(dot(c, c));
+      const MF used = hn::Not(hn::Le(len, minLength));  // parallel edges skipped
+      const V3 L = div(c, len);
+      const VF overlap = hn::Sub(hn::Add(boxRadiusLanes(A, eA, L), boxRadiusLanes(B, eB, L)), glmAbs(dot(d, L)));
+      separated = hn::Or(separated, hn::And(used, hn::Le(overlap, zero)));
+      const MF take = hn::And(used, hn::And(hn::Lt(overlap, x.best), hn::Lt(overlap, faceLimit)));
+      x.best = hn::IfThenElse(take, overlap, x.best);
+      x.bestAxis = select(take, L, x.bestAxis);
+      x.kind = hn::IfThenElse(take, hn::Set(df, 2.0f), x.kind);
+      x.bi = hn::IfThenElse(take, hn::Set(df, static_cast<float>(i)), x.bi);
+      x.bj = hn::IfThenElse(take, hn::Set(df, static_cast<float>(j)), x.bj);
+    }
+  }
+  x.kind = hn::IfThenElse(separated, hn::Set(df, 3.0f), x.kind);
+  return x;
+}
+
+// Stores lanes of a vector (SoA) at 3 consecutive rows of kMaxLanes floats.
+HWY_INLINE void store3(const V3& v, float* rows) {
+  const DF df;
+  hn::Store(v.x, df, rows);
+  hn::Store(v.y, df, rows + kMaxLanes);
+  hn::Store(v.z, df, rows + 2 * kMaxLanes);
+}
+
+// geomSegmentLocalDistance's box branch: the ends d0, d1 in the box's axes, half extents h.
+HWY_INLINE VF boxSegmentDistanceLanes(const V3& d0, const V3& d1, const V3& h, VF x) {
+  const DF df;
+  const V3 d = mix(d0, d1, x);
+  const V3 off = sub(d, V3{glmClamp(d.x, hn::Neg(h.x), h.x), glmClamp(d.y, hn::Neg(h.y), h.y),
+                           glmClamp(d.z, hn::Neg(h.z), h.z)});
+  const VF len2 = dot(off, off);
+  const V3 faceDepth = sub(h, V3{glmAbs(d.x), glmAbs(d.y), glmAbs(d.z)});
+  const VF inside = hn::Neg(glmMin(glmMin(faceDepth.x, faceDepth.y), faceDepth.z));
+  return hn::IfThenElse(hn::Gt(len2, hn::Zero(df)), hn::Sqrt(len2), inside);
+}
+
+// geomSegmentDeepestParam of the capsule's axis (s) in the box (t), per lane.
+HWY_INLINE VF capsuleBoxDeepestLanes(const PairGather& g) {
+  const DF df;
+  const V3 p0 = load4(g.s0).v;
+  const V3 p1 = load4(g.s1).v;
+  const V3 c = load4(g.t0).v;
+  const V3 h = load4(g.t2).v;
+  V3 u;
+  VF w;
+  quatUnitLanes(load4(g.t1), u, w);
+  const V3 uInverse = negLanes(u);  // geomRotateInverse: (-q.xyz, q.w)
+  const V3 d0 = rotate(uInverse, w, sub(p0, c));
+  const V3 d1 = rotate(uInverse, w, sub(p1, c));
+  const VF gold = hn::Set(df, 0.6180339887f);
+  VF lo = hn::Zero(df);
+  VF hi = hn::Set(df, 1.0f);
+  VF x1 = hn::Sub(hi, hn::Mul(gold, hn::Sub(hi, lo)));
+  VF x2 = hn::Add(lo, hn::Mul(gold, hn::Sub(hi, lo)));
+  VF f1 = boxSegmentDistanceLanes(d0, d1, h, x1);
+  VF f2 = boxSegmentDistanceLanes(d0, d1, h, x2);
+  for (uint32_t i = 0; i < gpu::kGeomSegmentSearchSteps; ++i) {
+    // f1 <= f2: hi = x2, x2 = x1, f2 = f1, x1 = hi - g (hi - lo), f1 at x1; else lo = x1, x1 = x2,
+    // f1 = f2, x2 = lo + g (hi - lo), f2 at x2.
+    const MF left = hn::Le(f1, f2);
+    hi = hn::IfThenElse(left, x2, hi);
+    lo = hn::IfThenElse(left, lo, x1);
+    const VF step = hn::Mul(gold, hn::Sub(hi, lo));
+    const VF xNew = hn::IfThenElse(left, hn::Sub(hi, step), hn::Add(lo, step));
+    const VF fNew = boxSegmentDistanceLanes(d0, d1, h, xNew);
+    const VF x1Old = x1;
+    const VF f1Old = f1;
+    x1 = hn::IfThenElse(left, xNew, x2);
+    f1 = hn::IfThenElse(left, fNew, f2);
+    x2 = hn::IfThenElse(left, x1Old, xNew);
+    f2 = hn::IfThenElse(left, f1Old, fNew);
+  }
+  const VF best = hn::Mul(hn::Add(lo, hi), hn::Set(df, 0.5f));
+  const VF fBest = boxSegmentDistanceLanes(d0, d1, h, best);
+  const VF f0 = boxSegmentDistanceLanes(d0, d1, h, hn::Zero(df));
+  const VF fEnd = boxSegmentDistanceLanes(d0, d1, h, hn::Set(df, 1.0f));
+  const MF atStart = hn::And(hn::Le(f0, fBest), hn::Le(f0, fEnd));
+  return hn::IfThenZeroElse(atStart, hn::IfThenElse(hn::Lt(fEnd, fBest), hn::Set(df, 1.0f), best));
+}
+
+template <uint32_t kLo>
+uint64_t ManifoldRun(const GeometryQueryInput& input, size_t begin, size_t end, ContactElement* outA,
+                     ContactElement* outB, ContactRange* ranges, uint64_t total, uint64_t capacity) {
+  const DF df;
+  const size_t lanes = hn::Lanes(df);
+  PairGather g;
+  std::memset(&g, 0, sizeof g);
+  HWY_ALIGN float lane[kMaxLanes];  // capsule-box: the deepest parameter
+  // Box-box: the best axis per lane, rows of kMaxLanes floats: A (9), B (9), bestAxis (3), best,
+  // kind, bi, bj.
+  HWY_ALIGN float axis[25 * kMaxLanes];
+  const Geometry* geometries = input.geometries.data();
+  const GeometryQuery* queries = input.queries.data();
+  for (size_t i = begin; i < end; i += lanes) {
+    const size_t valid = end - i < lanes ? end - i : lanes;
+    gpu::GeomShape s[kMaxLanes];
+    gpu::GeomShape t[kMaxLanes];
+    for (size_t k = 0; k < valid; ++k) {
+      const Geometry& a = geometries[queries[i + k].a];
+      const Geometry& b = geometries[queries[i + k].b];
+      const gpu::GeomShape sa = shapeOf(a);
+      const gpu::GeomShape sb = shapeOf(b);
+      bool swapped;
+      if constexpr (kLo == gpu::kGeomOrientedBox) {
+        swapped = gpu::geomShapeLess(sb, sa);
+      } else {
+        swapped = a.type != static_cast<GeometryType>(kLo);
+      }
+      g.swapped[k] = swapped;
+      s[k] = swapped ? sb : sa;
+      t[k] = swapped ? sa : sb;
+      gatherSide<kLo>(swapped ? b : a, k, g.s0, g.s1, g.s2);
+      gatherSide<gpu::kGeomOrientedBox>(swapped ? a : b, k, g.t0, g.t1, g.t2);
+    }
+    if constexpr (kLo == gpu::kGeomOrientedBox) {
+      const BoxBoxAxisLanes x = boxBoxBestAxisLanes(g);
+      for (uint32_t r = 0; r < 3; ++r) {
+        store3(x.A[r], axis + 3 * r * kMaxLanes);
+        store3(x.B[r], axis + (9 + 3 * r) * kMaxLanes);
+      }
+      store3(x.bestAxis, axis + 18 * kMaxLanes);
+      hn::Store(x.best, df, axis + 21 * kMaxLanes);
+      hn::Store(x.kind, df, axis + 22 * kMaxLanes);
+      hn::Store(x.bi, df, axis + 23 * kMaxLanes);
+      hn::Store(x.bj, df, axis + 24 * kMaxLanes);
+    } else {
+      hn::Store(capsuleBoxDeepestLanes(g), df, lane);
+    }
+    for (size_t k = 0; k < valid; ++k) {
+      const uint32_t query = static_cast<uint32_t>(i + k);
+      const uint64_t first = total;
+      gpu::GeomManifold m;
+      m.count = 0u;
+      if constexpr (kLo == gpu::kGeomOrientedBox) {
+        const auto row = [&](uint32_t r) { return axis[r * kMaxLanes + k]; };
+        const auto vec = [&](uint32_t r) { return gpu::vec3(row(r), row(r + 1), row(r + 2)); };
+        gpu::GeomBoxBoxAxis x;
+        for (uint32_t r = 0; r < 3; ++r) {
+          x.A[r] = vec(3 * r);
+          x.B[r] = vec(9 + 3 * r);
+        }
+        x.bestAxis = vec(18);
+        x.best = row(21);
+        x.kind = static_cast<uint32_t>(row(22));
+        x.bi = static_cast<uint32_t>(row(23));
+        x.bj = static_cast<uint32_t>(row(24));
+        m = gpu::geomBoxBoxAxisManifold(s[k], t[k], x);
+      } else {
+        m = gpu::geomCapsuleBoxManifoldAt(s[k], t[k], lane[k]);
+      }
+      for (uint32_t c = 0; c < m.count; ++c, ++total) {
+        if (total < capacity) {
+          outA[total] = toContactElement(g.swapped[k] ? m.t[c] : m.s[c], query);
+          outB[total] = toContactElement(g.swapped[k] ? m.s[c] : m.t[c], query);
+        }
+      }
+      ranges[query] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
+    }
+  }
+  return total;
+}
+
 // The run's pair type (primitivePairSimdKind: lo * kGeomTypeCount + hi) picks its instantiation.
 uint64_t PrimitivePairs(const GeometryQueryInput& input, size_t begin, size_t end, uint32_t pair,
                         ContactElement* outA, ContactElement* outB, ContactRange* ranges, uint64_t total,
@@ -582,6 +823,8 @@ uint64_t PrimitivePairs(const GeometryQueryInput& input, size_t begin, size_t en
     case kGeomCapsule * n + kGeomCapsule: run = PairRun<kGeomCapsule, kGeomCapsule>; break;
     case kGeomCapsule * n + kGeomPlane: run = PairRun<kGeomCapsule, kGeomPlane>; break;
     case kGeomOrientedBox * n + kGeomPlane: run = PairRun<kGeomOrientedBox, kGeomPlane>; break;
+    case kGeomCapsule * n + kGeomOrientedBox: run = ManifoldRun<kGeomCapsule>; break;
+    case kGeomOrientedBox * n + kGeomOrientedBox: run = ManifoldRun<kGeomOrientedBox>; break;
     default: break;  // kGeomCylinder * n + kGeomPlane
   }
   return run(input, begin, end, outA, outB, ranges, total, capacity);
@@ -637,7 +880,8 @@ bool pointSetSimdHandles(const gpu::GeomShape& primitive) { return primitive.inf
 uint32_t primitivePairSimdKind(uint32_t lo, uint32_t hi) {
   using namespace gpu;
   const bool handled = (lo == kGeomSphere && hi <= kGeomPlane) || (lo == kGeomCapsule && hi == kGeomCapsule) ||
-                       (lo <= kGeomOrientedBox && hi == kGeomPlane);
+                       (lo <= kGeomOrientedBox && hi == kGeomPlane) ||
+                       ((lo == kGeomCapsule || lo == kGeomOrientedBox) && hi == kGeomOrientedBox);
   return handled ? lo * kGeomTypeCount + hi : kNoPrimitivePairSimd;
 }
 

@@ -236,6 +236,8 @@ const PairType kLanePairs[] = {
     {GeometryType::kCylinder, GeometryType::kPlane, "cylinder-plane"},
     {GeometryType::kCapsule, GeometryType::kPlane, "capsule-plane"},
     {GeometryType::kOrientedBox, GeometryType::kPlane, "box-plane"},
+    {GeometryType::kCapsule, GeometryType::kOrientedBox, "capsule-box"},
+    {GeometryType::kOrientedBox, GeometryType::kOrientedBox, "box-box"},
 };
 
 // One query of pair type p: random order; a same-type pair sometimes a geometry against itself or
@@ -301,13 +303,14 @@ TEST(GeometryQueriesSimd, MixedPrimitivePairRunsEqualTheScalarLoop) {
   const uint32_t set = batch.addPoints(points(rng, 20));
   const uint32_t box = batch.add(Geometry::orientedBox({0, 0, 0, 0}, quat(rng), {0.75f, 0.5f, 0.25f, 0}));
   const uint32_t box2 = batch.add(Geometry::orientedBox({0.5f, 0.25f, 0, 0}, quat(rng), {0.5f, 0.5f, 0.5f, 0}));
+  const uint32_t cylinder = batch.add(Geometry::cylinder({0.25f, 0, 0.25f, 0}, unit(rng), 0.5f, 0.5f));
   // Runs of every length from 1 to 40 of random lane pairs, separated by a query the scalar loop runs
-  // (box-box, a point set) or directly followed by a run of another lane pair.
+  // (cylinder-box, a point set) or directly followed by a run of another lane pair.
   for (uint32_t length = 1; length <= 40; ++length) {
     const PairType& p = kLanePairs[draw(rng, static_cast<uint32_t>(std::size(kLanePairs)))];
     for (uint32_t i = 0; i < length; ++i) addPairQuery(batch, p, rng);
     switch (draw(rng, 3u)) {
-      case 0: batch.query(box, box2); break;
+      case 0: batch.query(cylinder, box); break;
       case 1: batch.query(set, box); break;
       default: break;
     }
