@@ -171,10 +171,11 @@ struct Geometry {
                                uint32_t firstSample);
   // A mesh of the vertices points[firstVertex, firstVertex + vertexCount) and the cellCount cells
   // from cells[firstCellEntry] (3, 2 or 4 entries each).
+  // thickness: p2.w, the continuous method's (see "Continuous mesh queries" below).
   static Geometry surfaceMesh(uint32_t firstVertex, uint32_t vertexCount, uint32_t firstCellEntry,
-                              uint32_t cellCount);
+                              uint32_t cellCount, float thickness = 0.0f);
   static Geometry lineMesh(uint32_t firstVertex, uint32_t vertexCount, uint32_t firstCellEntry,
-                           uint32_t cellCount);
+                           uint32_t cellCount, float thickness = 0.0f);
   // A closed surface mesh (flags kGeometryFlagClosed, p2.z = searchRadius; 0: unbounded).
   static Geometry closedSurfaceMesh(uint32_t firstVertex, uint32_t vertexCount, uint32_t firstCellEntry,
                                     uint32_t cellCount, float searchRadius);
