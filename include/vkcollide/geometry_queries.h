@@ -21,8 +21,14 @@
 // against SurfaceMesh (intersecting triangle pairs: vertex-triangle and edge-edge elements, as iMSTK's
 // SurfaceMeshToSurfaceMeshCD) and against LineMesh (segments crossing triangles), LineMesh against
 // TetrahedralMesh (segments meeting tetrahedra, a segment inside one included), a closed SurfaceMesh
-// adding the other mesh's vertices inside it; on the CPU through a BVH per mesh (built per call);
-// other pairs with a mesh, and a mesh against itself, are refused (kUnsupported: not built yet; point
+// adding the other mesh's vertices inside it; on the CPU through a BVH per mesh (built per call).
+// Continuous (kContinuous, "Continuous mesh queries" in docs/geometry-queries.md): LineMesh vs
+// LineMesh (two meshes or one against itself: segments sharing a vertex skipped) and SurfaceMesh vs
+// PointSet, every vertex and point moving from input.previousPoints to input.points, conservative (no
+// false negatives), candidates from a BVH of swept boxes: one contact per segment pair at its
+// earliest time of impact (both sides the segment's CellIndex), one per point at its earliest hit
+// (the point's PointIndexDirection and the triangle's CellIndex); direction.w the time of impact.
+// Other pairs with a mesh, and a static mesh against itself, are refused (kUnsupported: not built yet; point
 // set vs line mesh: N/A). Contacts: a contact is a pair of elements at the same position of elementsA and
 // elementsB. Each element is a PointDirection (point, unit direction, depth) or, for a point set's side, a
 // PointIndexDirection (the point's index within its set, with its position, direction, depth), or,
@@ -136,6 +142,9 @@ inline constexpr uint32_t kNoPointIndex = 0xFFFFFFFFu;     // ContactElement::in
 //                 error names the geometry and the edge); its outside is where the triangles' normals
 //                 (b - a) x (c - a) point. p2.z: its search radius, finite, >= 0 (0: unbounded): the
 //                 greatest depth at which a point is found inside (the seed's bound, the BVH's box).
+//                 p2.w of a surface or line mesh: its thickness, finite, >= 0, used by the continuous
+//                 method only (two line meshes touch within the sum of theirs, a point within the
+//                 surface mesh's); a tetrahedral mesh's is 0.
 // Unit vectors must have length within 1e-3 of 1; they are renormalized before use.
 // Planes: one-sided (the seed's UnidirectionalPlane*): the inside is below the normal and a shape
 // is always pushed along the normal, however deep. Two-sided (Bidirectional*): a shape is pushed to
@@ -171,10 +180,11 @@ struct Geometry {
                                uint32_t firstSample);
   // A mesh of the vertices points[firstVertex, firstVertex + vertexCount) and the cellCount cells
   // from cells[firstCellEntry] (3, 2 or 4 entries each).
+  // thickness: p2.w, the continuous method's (see "Continuous mesh queries" below).
   static Geometry surfaceMesh(uint32_t firstVertex, uint32_t vertexCount, uint32_t firstCellEntry,
-                              uint32_t cellCount);
+                              uint32_t cellCount, float thickness = 0.0f);
   static Geometry lineMesh(uint32_t firstVertex, uint32_t vertexCount, uint32_t firstCellEntry,
-                           uint32_t cellCount);
+                           uint32_t cellCount, float thickness = 0.0f);
   // A closed surface mesh (flags kGeometryFlagClosed, p2.z = searchRadius; 0: unbounded).
   static Geometry closedSurfaceMesh(uint32_t firstVertex, uint32_t vertexCount, uint32_t firstCellEntry,
                                     uint32_t cellCount, float searchRadius);
@@ -199,7 +209,7 @@ static_assert(sizeof(Geometry) == 64);
 // point is traced in its frame, the point's start carried by the geometry's motion from its previous
 // pose to its current one (exact for translation; a rotating primitive sees the chord of the point's
 // relative arc); the saved outside point is carried likewise. `state` is the query's first entry in GeometryQueryOutput::state; 0 for a
-// static query.
+// static query and for a continuous query with a mesh (stateless; see the file comment).
 struct GeometryQuery {
   uint32_t a = 0;
   uint32_t b = 0;
@@ -216,7 +226,7 @@ static_assert(sizeof(GeometryQuery) == 16);
 // corner k); contactCellIds gives the seed's ids (the corners' vertex numbers). 0 for other elements.
 struct ContactElement {
   Float4 point;      // xyz: see the file comment; w: the depth (> 0)
-  Float4 direction;  // xyz: unit direction in which this side moves; w: 0
+  Float4 direction;  // xyz: unit direction in which this side moves; w: 0 (a continuous mesh query: the time of impact)
   ContactElementType type = ContactElementType::kPointDirection;
   uint32_t index = kNoPointIndex;  // PointIndexDirection: the point's index within its set (0 .. count - 1)
   uint32_t query = 0;              // the query that produced it

@@ -17,6 +17,7 @@
 
 #include "cpu/bvh.h"
 #include "cpu/geometry_queries.h"
+#include "cpu/geometry_queries_mesh_ccd.h"
 #include "scene/geometry_queries_layout.h"
 #include "shared/geometry_queries_mesh.h"
 #include "util/try.h"
@@ -142,10 +143,14 @@ Status validateMesh(const GeometryQueryInput& in, const Geometry& g, size_t gi) 
     return invalid(f + ".flags is " + std::to_string(g.flags) +
                    ": a mesh takes no flags but a surface mesh's kGeometryFlagClosed");
   }
-  if (!zero(g.p0) || !zero(g.p1) || (!closed && g.p2.z != 0.0f) || g.p2.w != 0.0f) {
+  const bool thick = g.type != GeometryType::kTetrahedralMesh;  // p2.w: the continuous queries' thickness
+  if (!zero(g.p0) || !zero(g.p1) || (!closed && g.p2.z != 0.0f) || (!thick && g.p2.w != 0.0f)) {
     return invalid(f +
                    ": p0, p1, p2.z and p2.w are unused by a mesh (p2.z: but a closed surface mesh's search "
-                   "radius), must be 0");
+                   "radius; p2.w: but a surface or line mesh's thickness), must be 0");
+  }
+  if (thick && !(std::isfinite(g.p2.w) && g.p2.w >= 0.0f)) {
+    return invalid(f + ".p2.w (thickness) is " + std::to_string(g.p2.w) + ": must be finite and >= 0");
   }
   if (closed && !(std::isfinite(g.p2.z) && g.p2.z >= 0.0f)) {
     return invalid(f + ".p2.z (search radius) is " + std::to_string(g.p2.z) + ": must be finite and >= 0");
@@ -244,12 +249,16 @@ static_assert(static_cast<uint32_t>(CellType::kTetrahedron) == gpu::kGeomCellTet
 static_assert(offsetof(ContactElement, cell) == offsetof(gpu::GeomElement, pad));
 
 Geometry Geometry::surfaceMesh(uint32_t firstVertex, uint32_t vertexCount, uint32_t firstCellEntry,
-                               uint32_t cellCount) {
-  return makeMesh(GeometryType::kSurfaceMesh, firstVertex, vertexCount, firstCellEntry, cellCount);
+                               uint32_t cellCount, float thickness) {
+  Geometry g = makeMesh(GeometryType::kSurfaceMesh, firstVertex, vertexCount, firstCellEntry, cellCount);
+  g.p2.w = thickness;
+  return g;
 }
 Geometry Geometry::lineMesh(uint32_t firstVertex, uint32_t vertexCount, uint32_t firstCellEntry,
-                            uint32_t cellCount) {
-  return makeMesh(GeometryType::kLineMesh, firstVertex, vertexCount, firstCellEntry, cellCount);
+                            uint32_t cellCount, float thickness) {
+  Geometry g = makeMesh(GeometryType::kLineMesh, firstVertex, vertexCount, firstCellEntry, cellCount);
+  g.p2.w = thickness;
+  return g;
 }
 Geometry Geometry::closedSurfaceMesh(uint32_t firstVertex, uint32_t vertexCount, uint32_t firstCellEntry,
                                      uint32_t cellCount, float searchRadius) {
@@ -307,6 +316,11 @@ Status validateMeshQuery(uint32_t lo, uint32_t hi, bool closed, GeometryMethod m
   // N/A in the seed's table: a point set against a line mesh (a point has nothing to hit on a line).
   if (lo == gpu::kGeomPointSet && hi == gpu::kGeomLineMesh) {
     return invalid(name + ": " + pair + " is not collidable (N/A in the seed's table)");
+  }
+  if (method == GeometryMethod::kContinuous) {  // src/cpu/geometry_queries_mesh_ccd.cpp
+    if (meshCcdPairSupported(lo, hi)) return {};
+    return invalid(name + ".method is kContinuous: " + pair +
+                   " has no continuous method (with a mesh: line mesh vs line mesh, point set vs surface mesh)");
   }
   if (!gpu::geomMeshPairSupported(lo, hi, closed)) {
     if (lo == gpu::kGeomPointSet && hi == gpu::kGeomSurfaceMesh) {
@@ -536,6 +550,7 @@ uint64_t MeshQueries::contacts(size_t qi, const GeometryQueryOutput& output, uin
     return ids;
   };
   const auto at = [&](uint32_t v) { return vertexAt(in, mesh, v); };
+  if (q.method == GeometryMethod::kContinuous) return meshCcdContacts(in, qi, output, total, capacity, bruteForce);
   gpu::GeomElement em, eo;
   if (gpu::geomIsMesh(otherType)) {  // mesh against mesh: src/cpu/geometry_queries_mesh_mesh.cpp
     // Canonical order: the lower type first, two surface meshes by geometry index (the swap rule).

@@ -9,6 +9,7 @@
 
 #include "cpu/geometry_queries.h"
 #include "cpu/geometry_queries_mesh.h"
+#include "cpu/geometry_queries_mesh_ccd.h"
 #include "scene/geometry_queries_layout.h"
 #include "scene/validate.h"
 #include "shared/geometry_queries_math.h"
@@ -36,6 +37,11 @@ static_assert(gpu::kGeomSphere == 0 && gpu::kGeomCapsule == 1 && gpu::kGeomCylin
 static_assert(gpu::kGeomUnitTolerance == 1e-3f);
 
 namespace {
+
+// A continuous query with a mesh keeps no state entries (src/cpu/geometry_queries_mesh_ccd.cpp).
+bool continuousMeshQuery(const GeometryQueryInput& in, const GeometryQuery& q) {
+  return cpu::isMeshType(in.geometries[q.a].type) || cpu::isMeshType(in.geometries[q.b].type);
+}
 
 Float4 xyz(Float4 v, float w) { return Float4{v.x, v.y, v.z, w}; }
 
@@ -388,6 +394,7 @@ Status detail::validateGeometryQueryInput(const GeometryQueryInput& in, const Ge
       const Geometry& mesh = tb == hi ? in.geometries[q.b] : in.geometries[q.a];
       VKC_TRY(cpu::validateMeshQuery(lo, hi, (mesh.flags & kGeometryFlagClosed) != 0, q.method, str(f),
                                      q.a == q.b));
+      if (q.method == GeometryMethod::kContinuous) VKC_TRY(cpu::validateMeshCcdQuery(in, i));
       continue;
     }
     if (!gpu::geomPairSupported(lo, hi)) {
@@ -419,7 +426,7 @@ Status validateOutput(const GeometryQueryInput& in, const GeometryQueryOutput& o
   VKC_TRY(detail::validateGeometryStateRanges(in, out.state.size(), "output.state"));
   for (size_t i = 0; i < in.queries.size(); ++i) {
     const GeometryQuery& q = in.queries[i];
-    if (q.method != GeometryMethod::kContinuous) continue;
+    if (q.method != GeometryMethod::kContinuous || continuousMeshQuery(in, q)) continue;
     const Geometry& ga = in.geometries[q.a];
     const uint32_t count = ga.type == GeometryType::kPointSet ? ga.count : in.geometries[q.b].count;
     for (uint32_t k = 0; k < count; ++k) {
@@ -442,7 +449,7 @@ Status detail::validateGeometryStateRanges(const GeometryQueryInput& in, size_t 
   std::vector<Span> spans;
   for (size_t i = 0; i < in.queries.size(); ++i) {
     const GeometryQuery& q = in.queries[i];
-    if (q.method != GeometryMethod::kContinuous) continue;
+    if (q.method != GeometryMethod::kContinuous || continuousMeshQuery(in, q)) continue;
     const Geometry& ga = in.geometries[q.a];
     const uint32_t count = ga.type == GeometryType::kPointSet ? ga.count : in.geometries[q.b].count;
     if (q.state > stateCount || count > stateCount - q.state) {

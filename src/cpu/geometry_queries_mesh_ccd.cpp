@@ -1,0 +1,231 @@
+// The continuous mesh queries on the CPU (include/vkcollide/geometry_queries.h, "Continuous mesh
+// queries"; docs/geometry-queries.md): per query a BVH of swept boxes (the BVH stage's CPU builder
+// with previous vertices, src/cpu/bvh.cpp) over the cells of one side, the other side's cells or
+// points walked in order against it, each candidate through the conservative primitives shared with
+// the mesh-collision stage: edge-edge CCD (shaders/shared/ccd_edge_edge.h) and vertex-face CCD
+// (triCcdCore, shaders/shared/collide_meshes_math.h). kCpuSimd runs this scalar code too.
+#include "cpu/geometry_queries_mesh_ccd.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "cpu/bvh.h"
+#include "cpu/geometry_queries.h"
+#include "shared/ccd_edge_edge.h"
+#include "shared/geometry_queries_mesh.h"
+#include "vkcollide/bvh.h"
+
+namespace vkc::cpu {
+
+namespace {
+
+using gpu::vec3;
+using gpu::vec4;
+
+vec3 xyz(const Float4& p) {
+  return vec3(p.x, p.y, p.z);
+}
+
+float maxAbs(vec3 v) {
+  return std::max({std::abs(v.x), std::abs(v.y), std::abs(v.z)});
+}
+
+bool overlaps(const Aabb& a, const vec3& lo, const vec3& hi) {
+  return !(a.hi.x < lo.x || a.hi.y < lo.y || a.hi.z < lo.z || hi.x < a.lo.x || hi.y < a.lo.y ||
+           hi.z < a.lo.z);
+}
+
+// How far a query box reaches past the swept box of a moving segment or point of coordinates up to
+// `scale`: the contact distance plus far more than the CCD's tolerance (max(2^-16 scale, 2^-10
+// thickness), over coordinates within reach of the box, shared/collide_meshes.h), so that the filter
+// drops only pairs the CCD cannot report.
+float boxReach(float thickness, float scale) {
+  return thickness * 1.00390625f + 1.220703125e-4f * (scale + thickness) + 1e-30f;
+}
+
+// A mesh's cells, current and previous vertices, and the BVH of its cells' swept boxes.
+struct SweptMesh {
+  std::span<const Float4> current;
+  std::span<const Float4> previous;
+  std::span<const uint32_t> cells;
+  uint32_t corners = 2;
+  uint32_t count = 0;
+  std::vector<BvhNode> nodes;
+  std::vector<Aabb> boxes;
+  std::vector<uint32_t> parents;
+  std::vector<uint32_t> stack;
+  std::vector<uint32_t> candidates;
+
+  SweptMesh(const GeometryQueryInput& in, const Geometry& g) {
+    corners = gpu::geomMeshCorners(static_cast<uint32_t>(g.type));
+    const uint32_t first = static_cast<uint32_t>(g.p2.x);
+    count = static_cast<uint32_t>(g.p2.y);
+    current = in.points.subspan(g.first, g.count);
+    previous = in.previousPoints.subspan(g.first, g.count);
+    cells = in.cells.subspan(first, static_cast<size_t>(count) * corners);
+    if (count == 0) return;
+    nodes.resize(bvhNodeCount(count));
+    boxes.resize(count);
+    parents.resize(count);
+    const BvhInput b{.vertices = current,
+                     .prevVertices = previous,
+                     .indices = cells,
+                     .verticesPerPrimitive = corners,
+                     .nodes = nodes,
+                     .primitiveBoxes = boxes,
+                     .leafParents = parents};
+    // Validated input (ranges, indices, finite points and previous points): the build cannot fail.
+    (void)buildBvhCpu(b, Backend::kCpuScalar);
+  }
+
+  uint32_t vertex(uint32_t c, uint32_t k) const { return cells[static_cast<size_t>(c) * corners + k]; }
+  vec3 at(uint32_t c, uint32_t k) const { return xyz(current[vertex(c, k)]); }
+  vec3 before(uint32_t c, uint32_t k) const { return xyz(previous[vertex(c, k)]); }
+
+  // The cells whose swept boxes overlap [lo, hi], in cell order, into candidates.
+  void overlapping(vec3 lo, vec3 hi, bool bruteForce) {
+    candidates.clear();
+    if (count == 0) return;
+    if (bruteForce) {
+      for (uint32_t c = 0; c < count; ++c) {
+        if (overlaps(boxes[c], lo, hi)) candidates.push_back(c);
+      }
+      return;
+    }
+    walkBvh(
+        nodes, stack, [&](const BvhNode& n) { return overlaps(Aabb{n.lo, n.hi}, lo, hi); },
+        [&](uint32_t c) {
+          if (overlaps(boxes[c], lo, hi)) candidates.push_back(c);
+        });
+    std::sort(candidates.begin(), candidates.end());
+  }
+};
+
+gpu::GeomElement element(vec3 point, float depth, vec3 direction, float time, uint32_t type, uint32_t index,
+                         uint32_t cell) {
+  gpu::GeomElement e;
+  e.point = vec4(point, depth);
+  e.direction = vec4(direction, time);
+  e.type = type;
+  e.index = index;
+  e.query = 0;
+  e.pad = cell;
+  return e;
+}
+
+}  // namespace
+
+bool meshCcdPairSupported(uint32_t lo, uint32_t hi) {
+  return (lo == gpu::kGeomLineMesh && hi == gpu::kGeomLineMesh) ||
+         (lo == gpu::kGeomPointSet && hi == gpu::kGeomSurfaceMesh);
+}
+
+Status validateMeshCcdQuery(const GeometryQueryInput& in, size_t qi) {
+  const GeometryQuery& q = in.queries[qi];
+  const std::string f = "queries[" + std::to_string(qi) + "]";
+  if (q.state != 0) {
+    return Error{ErrorCode::kInvalidArgument,
+                 f + ".state is " + std::to_string(q.state) +
+                     ": must be 0 for a continuous mesh query (it keeps no state between calls)"};
+  }
+  if (in.previousPoints.empty()) {
+    return Error{ErrorCode::kInvalidArgument,
+                 f + " is continuous: previousPoints is empty, must hold one point per point (" +
+                     std::to_string(in.points.size()) +
+                     "): the previous positions of the meshes' vertices and the point set's points"};
+  }
+  return {};
+}
+
+uint64_t meshCcdContacts(const GeometryQueryInput& in, size_t qi, const GeometryQueryOutput& output,
+                         uint64_t total, uint64_t capacity, bool bruteForce) {
+  const GeometryQuery& q = in.queries[qi];
+  const uint32_t query = static_cast<uint32_t>(qi);
+  uint64_t found = 0;
+  // first: the element of the side computed first (see below); aFirst: that side is the query's A.
+  const auto emit = [&](const gpu::GeomElement& first, const gpu::GeomElement& second, bool aFirst) {
+    const uint64_t at = total + found++;
+    if (at >= capacity) return;
+    output.elementsA[at] = toContactElement(aFirst ? first : second, query);
+    output.elementsB[at] = toContactElement(aFirst ? second : first, query);
+  };
+  const Geometry& ga = in.geometries[q.a];
+  const Geometry& gb = in.geometries[q.b];
+  if (ga.type == GeometryType::kLineMesh && gb.type == GeometryType::kLineMesh) {
+    // The side of the smaller geometry index is computed first (its segments in order, each against
+    // the other's candidates in order), whichever is A: swapping A and B swaps the elements exactly.
+    const bool self = q.a == q.b;
+    const bool aFirst = q.a <= q.b;
+    const Geometry& g1 = aFirst ? ga : gb;
+    const Geometry& g2 = aFirst ? gb : ga;
+    SweptMesh m1(in, g1);
+    SweptMesh m2(in, g2);
+    const float thickness = g1.p2.w + g2.p2.w;
+    const uint32_t edge = gpu::geomCellWord(gpu::kGeomCellEdge, 3u);
+    for (uint32_t i = 0; i < m1.count; ++i) {
+      const vec3 a0 = m1.before(i, 0), a1 = m1.before(i, 1), a0e = m1.at(i, 0), a1e = m1.at(i, 1);
+      const vec3 lo = glm::min(glm::min(a0, a1), glm::min(a0e, a1e));
+      const vec3 hi = glm::max(glm::max(a0, a1), glm::max(a0e, a1e));
+      const float reach = boxReach(thickness, std::max({maxAbs(a0), maxAbs(a1), maxAbs(a0e), maxAbs(a1e)}));
+      m2.overlapping(lo - reach, hi + reach, bruteForce);
+      for (uint32_t j : m2.candidates) {
+        if (self) {
+          // Each pair once (j > i), and not segments sharing a vertex (always in contact).
+          if (j <= i) continue;
+          const uint32_t u0 = m1.vertex(i, 0), u1 = m1.vertex(i, 1), w0 = m2.vertex(j, 0), w1 = m2.vertex(j, 1);
+          if (u0 == w0 || u0 == w1 || u1 == w0 || u1 == w1) continue;
+        }
+        gpu::EdgeCcdHit hit;
+        if (!gpu::edgeEdgeCcd(a0, a1, m2.before(j, 0), m2.before(j, 1), a0e, a1e, m2.at(j, 0), m2.at(j, 1),
+                              thickness, hit)) {
+          continue;
+        }
+        const vec3 n(hit.normalTime);
+        const float time = hit.normalTime.w;
+        const vec3 pa = gpu::lerp3(a0e, a1e, hit.paramsDist.x);
+        const vec3 pb = gpu::lerp3(m2.at(j, 0), m2.at(j, 1), hit.paramsDist.y);
+        const float depth = std::max(thickness - glm::dot(n, pa - pb), hit.paramsDist.w);
+        emit(element(pa, depth, n, time, gpu::kElementCellIndex, i, edge),
+             element(pa + n * depth, depth, -n, time, gpu::kElementCellIndex, j, edge), aFirst);
+      }
+    }
+    return found;
+  }
+  // A point set against a surface mesh: per point, its earliest hit (the smaller triangle at equal
+  // times); the point set's side is computed first.
+  const bool aFirst = ga.type == GeometryType::kPointSet;
+  const Geometry& set = aFirst ? ga : gb;
+  const Geometry& mesh = aFirst ? gb : ga;
+  SweptMesh m(in, mesh);
+  const float thickness = mesh.p2.w;
+  const uint32_t triangle = gpu::geomCellWord(gpu::kGeomCellTriangle, 7u);
+  for (uint32_t k = 0; k < set.count; ++k) {
+    const vec3 p0 = xyz(in.previousPoints[set.first + k]), p1 = xyz(in.points[set.first + k]);
+    const float reach = boxReach(thickness, std::max(maxAbs(p0), maxAbs(p1)));
+    m.overlapping(glm::min(p0, p1) - reach, glm::max(p0, p1) + reach, bruteForce);
+    gpu::MeshHit best = gpu::meshNoHit();
+    uint32_t bestCell = 0xFFFFFFFFu;
+    for (uint32_t c : m.candidates) {
+      gpu::MeshHit hit;
+      if (!gpu::triCcdCore(m.before(c, 0), m.before(c, 1), m.before(c, 2), m.at(c, 0), m.at(c, 1), m.at(c, 2), p0,
+                           p1, thickness, 0u, hit)) {
+        continue;
+      }
+      if (gpu::meshHitEarlier(hit, c, best, bestCell)) {
+        best = hit;
+        bestCell = c;
+      }
+    }
+    if (bestCell == 0xFFFFFFFFu) continue;
+    const vec3 n(best.normalTime);
+    const float time = best.normalTime.w;
+    const vec3 surface = gpu::baryCombine(m.at(bestCell, 0), m.at(bestCell, 1), m.at(bestCell, 2), vec3(best.bary));
+    const float depth = std::max(thickness - glm::dot(n, p1 - surface), best.point.w);
+    emit(element(p1, depth, n, time, gpu::kElementPointIndexDirection, k, 0u),
+         element(p1 + n * depth, depth, -n, time, gpu::kElementCellIndex, bestCell, triangle), aFirst);
+  }
+  return found;
+}
+
+}  // namespace vkc::cpu

@@ -1,0 +1,404 @@
+// The continuous mesh queries (src/cpu/geometry_queries_mesh_ccd.cpp, issue 17): iMSTK's
+// LineMeshToLineMeshCCD unit tests re-expressed (same inputs, same expected elements), the public
+// edge-edge and vertex-face CCD queries with exact labels through this API (no false negative, false
+// positives printed), fast random points through a thin closed mesh (never tunnel; the static method
+// misses them), brute force vs BVH and kCpuSimd bit for bit, the swap rule, bad input.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include "collide_meshes/mesh_test_support.h"
+#include "geometry_queries/geometry_queries_mesh_test_support.h"
+
+namespace vkc::test::geometry {
+namespace {
+
+// A batch whose points all have previous positions.
+struct CcdBatch : Batch {
+  // A mesh of `type` over `previous` -> `current` vertices and the cells.
+  uint32_t addMoving(GeometryType type, const std::vector<Float4>& previous, const std::vector<Float4>& current,
+                     const std::vector<uint32_t>& cellIndices, float thickness = 0.0f) {
+    previousPoints.insert(previousPoints.end(), previous.begin(), previous.end());
+    const uint32_t g = addMesh(type, current, cellIndices);
+    geometries[g].p2.w = thickness;
+    return g;
+  }
+  uint32_t addMovingPoints(const std::vector<Float4>& previous, const std::vector<Float4>& current) {
+    previousPoints.insert(previousPoints.end(), previous.begin(), previous.end());
+    return addPoints(current);
+  }
+  void ccd(uint32_t a, uint32_t b) { queries.push_back(GeometryQuery{a, b, GeometryMethod::kContinuous, 0}); }
+};
+
+// iMSTK's makeOneSegmentLineMesh / makeLineMesh: a polyline through the points.
+std::vector<uint32_t> polyline(size_t points) {
+  std::vector<uint32_t> cells;
+  for (uint32_t i = 1; i < points; ++i) {
+    cells.push_back(i - 1);
+    cells.push_back(i);
+  }
+  return cells;
+}
+
+void expectEdge(const GeometryQueryInput& in, const Geometry& mesh, const ContactElement& e, uint32_t parent,
+                uint32_t id0, uint32_t id1) {
+  EXPECT_EQ(e.type, ContactElementType::kCellIndex);
+  EXPECT_EQ(contactCellType(e), CellType::kEdge);
+  EXPECT_EQ(e.index, parent);
+  uint32_t ids[4] = {};
+  ASSERT_EQ(contactCellIds(in, mesh, e, ids), 2u);  // iMSTK's idCount
+  EXPECT_EQ(ids[0], id0);
+  EXPECT_EQ(ids[1], id1);
+  EXPECT_GE(e.direction.w, 0.0f);  // the time of impact
+  EXPECT_LE(e.direction.w, 1.0f);
+}
+
+// iMSTK's intersectionTest: A and B one segment each, previous and current; one contact, both sides
+// the edge (0, 1) of segment 0. Also run swapped (B, A): the elements swapped bit for bit.
+void imstkIntersection(Float4 a0p, Float4 a1p, Float4 b0p, Float4 b1p, Float4 a0, Float4 a1, Float4 b0, Float4 b1) {
+  CcdBatch b;
+  const uint32_t ma = b.addMoving(GeometryType::kLineMesh, {a0p, a1p}, {a0, a1}, polyline(2));
+  const uint32_t mb = b.addMoving(GeometryType::kLineMesh, {b0p, b1p}, {b0, b1}, polyline(2));
+  b.ccd(ma, mb);
+  b.ccd(mb, ma);
+  const auto r = b.run(Backend::kCpuScalar);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r.value().contacts, 2u);
+  ASSERT_EQ(b.ranges[0].count, 1u);
+  const GeometryQueryInput in = b.input();
+  expectEdge(in, b.geometries[ma], b.elementsA[0], 0, 0, 1);
+  expectEdge(in, b.geometries[mb], b.elementsB[0], 0, 0, 1);
+  expectSwappedPairs(b, 0);
+  expectBruteForceAndSimdEqual(b, 2, 64, 1e-5f);
+}
+
+TEST(GeometryQueriesMeshCcdImstk, EdgeEdgeCrossing) {
+  imstkIntersection(v3(0, 0, -0.01f), v3(0, 0, 0.01f), v3(-0.01f, 0.01f, 0), v3(0.01f, 0.01f, 0), v3(0, 0, -0.01f),
+                    v3(0, 0, 0.01f), v3(-0.01f, -0.01f, 0), v3(0.01f, -0.01f, 0));
+}
+TEST(GeometryQueriesMeshCcdImstk, VertexVertexCrossing) {
+  imstkIntersection(v3(0, 0, -0.01f), v3(0, 0, 0.01f), v3(-0.01f, 0.01f, -0.01f), v3(0, 0.01f, -0.01f),
+                    v3(0, 0, -0.01f), v3(0, 0, 0.01f), v3(-0.01f, -0.01f, -0.01f), v3(0, -0.01f, -0.01f));
+}
+TEST(GeometryQueriesMeshCcdImstk, EdgeVertexCrossing) {
+  imstkIntersection(v3(0, 0, -0.01f), v3(0, 0, 0.01f), v3(-0.01f, 0.01f, 0), v3(0, 0.01f, 0), v3(0, 0, -0.01f),
+                    v3(0, 0, 0.01f), v3(-0.01f, -0.01f, 0), v3(0, -0.01f, 0));
+}
+TEST(GeometryQueriesMeshCcdImstk, EdgeEdgeOverlap) {
+  imstkIntersection(v3(0, 0, -0.01f), v3(0, 0, 0.01f), v3(-0.01f, 0.01f, 0), v3(0.01f, 0.01f, 0), v3(0, 0, -0.01f),
+                    v3(0, 0, 0.01f), v3(-0.01f, 0, 0), v3(0.01f, 0, 0));
+}
+TEST(GeometryQueriesMeshCcdImstk, VertexVertexOverlap) {
+  imstkIntersection(v3(0, 0, -0.01f), v3(0, 0, 0.01f), v3(-0.01f, 0.01f, -0.01f), v3(0, 0.01f, -0.01f),
+                    v3(0, 0, -0.01f), v3(0, 0, 0.01f), v3(-0.01f, 0, -0.01f), v3(0, 0, -0.01f));
+}
+TEST(GeometryQueriesMeshCcdImstk, EdgeVertexOverlap) {
+  imstkIntersection(v3(0, 0, -0.01f), v3(0, 0, 0.01f), v3(-0.01f, 0.01f, 0), v3(0, 0.01f, 0), v3(0, 0, -0.01f),
+                    v3(0, 0, 0.01f), v3(-0.01f, 0, 0), v3(0, 0, 0));
+}
+
+// iMSTK's IntersectionTestAA_self: a polyline of 3 segments whose last vertex sweeps through the first
+// segment: one contact, A the edge (0, 1) (segment 0), B the edge (2, 3) (segment 2).
+TEST(GeometryQueriesMeshCcdImstk, SelfIntersection) {
+  CcdBatch b;
+  const std::vector<Float4> prev{v3(1, 0, 1), v3(1, 0, -1), v3(0, 0, 0), v3(2, 1, 0)};
+  const std::vector<Float4> cur{v3(1, 0, 1), v3(1, 0, -1), v3(0, 0, 0), v3(2, -1, 0)};
+  const uint32_t m = b.addMoving(GeometryType::kLineMesh, prev, cur, polyline(4));
+  b.ccd(m, m);
+  const auto r = b.run(Backend::kCpuScalar);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r.value().contacts, 1u);
+  const GeometryQueryInput in = b.input();
+  expectEdge(in, b.geometries[m], b.elementsA[0], 0, 0, 1);
+  expectEdge(in, b.geometries[m], b.elementsB[0], 2, 2, 3);
+  // Vertex 3 crosses segment 0 at (1, 0, 0) halfway: the time of impact.
+  EXPECT_NEAR(b.elementsA[0].direction.w, 0.5f, 1e-3f);
+  expectBruteForceAndSimdEqual(b, 1, 64, 1e-5f);
+}
+
+// iMSTK's NonIntersectionTestAB: B moves away from A: no contact.
+TEST(GeometryQueriesMeshCcdImstk, NoIntersection) {
+  CcdBatch b;
+  const uint32_t ma = b.addMoving(GeometryType::kLineMesh, {v3(0, 0, -0.01f), v3(0, 0, 0.01f)},
+                                  {v3(0, 0, -0.01f), v3(0, 0, 0.01f)}, polyline(2));
+  const uint32_t mb = b.addMoving(GeometryType::kLineMesh, {v3(-0.01f, 0.01f, 0), v3(0.01f, 0.01f, 0)},
+                                  {v3(-0.01f, 0.02f, 0), v3(0.01f, 0.02f, 0)}, polyline(2));
+  b.ccd(ma, mb);
+  const auto r = b.run(Backend::kCpuScalar);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r.value().contacts, 0u);
+  EXPECT_EQ(b.ranges[0].count, 0u);
+}
+
+// Thickness: segment B sweeps past the short segment A (z in [-0.01, 0.01]) 0.05 away at its closest:
+// a hit with thickness 0.03 + 0.03 (the sum of the meshes') where the distance first reaches 0.06
+// (B at z = 0.01 + sqrt(0.06^2 - 0.05^2)), none with 0.02 + 0.02.
+TEST(GeometryQueriesMeshCcd, LineThicknessIsTheSumOfTheMeshes) {
+  for (const float t : {0.03f, 0.02f}) {
+    CcdBatch b;
+    const uint32_t ma = b.addMoving(GeometryType::kLineMesh, {v3(0, 0, -0.01f), v3(0, 0, 0.01f)},
+                                    {v3(0, 0, -0.01f), v3(0, 0, 0.01f)}, polyline(2), t);
+    const uint32_t mb = b.addMoving(GeometryType::kLineMesh, {v3(-1, 0.05f, 1), v3(1, 0.05f, 1)},
+                                    {v3(-1, 0.05f, -1), v3(1, 0.05f, -1)}, polyline(2), t);
+    b.ccd(ma, mb);
+    const auto r = b.run(Backend::kCpuScalar);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    EXPECT_EQ(r.value().contacts, t == 0.03f ? 1u : 0u) << t;
+    if (t == 0.03f && r.value().contacts == 1) {
+      const double z = 0.01 + std::sqrt(0.06 * 0.06 - 0.05 * 0.05);
+      EXPECT_NEAR(b.elementsA[0].direction.w, (1.0 - z) / 2.0, 1e-3);
+      EXPECT_LT(b.elementsA[0].direction.y, -0.8f);  // A moves away from B: -y (and -z)
+      expectContactInvariants(b.elementsA[0], b.elementsB[0], 1e-5f);
+    }
+  }
+}
+
+// --- The public CCD queries with exact labels (tests/data/ccd-queries) through the query API -------
+
+TEST(GeometryQueriesMeshCcd, PublicEdgeEdgeQueriesNoFalseNegative) {
+  int invalid = 0;
+  const meshes::PublicCcdTally t = meshes::runPublicCcdQueries("edge-edge", [&](const meshes::Query& q, bool*) {
+    const auto f = [](glm::vec3 v) { return Float4{v.x, v.y, v.z, 0.0f}; };
+    CcdBatch b;
+    const uint32_t ma = b.addMoving(GeometryType::kLineMesh, {f(q.v[0]), f(q.v[1])}, {f(q.v[4]), f(q.v[5])}, polyline(2));
+    const uint32_t mb = b.addMoving(GeometryType::kLineMesh, {f(q.v[2]), f(q.v[3])}, {f(q.v[6]), f(q.v[7])}, polyline(2));
+    b.ccd(ma, mb);
+    const auto r = b.run(Backend::kCpuScalar);
+    if (!r.ok()) {  // a zero-length segment at the end (a degenerate cell): refused, counted
+      ++invalid;
+      return true;
+    }
+    return r.value().contacts == 1;
+  });
+  std::printf("edge-edge through the query API: %d refused (degenerate)\n", invalid);
+  EXPECT_EQ(t.total, 1574);
+  EXPECT_EQ(t.fn, 0);
+  EXPECT_EQ(invalid, 0);
+  EXPECT_LE(t.fp, 240);  // the primitive's near misses within its float margin (tests/collide_meshes)
+}
+
+TEST(GeometryQueriesMeshCcd, PublicVertexFaceQueriesNoFalseNegative) {
+  int invalid = 0;
+  const meshes::PublicCcdTally t = meshes::runPublicCcdQueries("vertex-face", [&](const meshes::Query& q, bool*) {
+    const auto f = [](glm::vec3 v) { return Float4{v.x, v.y, v.z, 0.0f}; };
+    CcdBatch b;
+    const uint32_t p = b.addMovingPoints({f(q.v[0])}, {f(q.v[4])});
+    const uint32_t m = b.addMoving(GeometryType::kSurfaceMesh, {f(q.v[1]), f(q.v[2]), f(q.v[3])},
+                                   {f(q.v[5]), f(q.v[6]), f(q.v[7])}, {0, 1, 2});
+    b.ccd(m, p);
+    const auto r = b.run(Backend::kCpuScalar);
+    if (!r.ok()) {  // a zero-area triangle at the end (a degenerate cell): refused, counted
+      ++invalid;
+      return true;
+    }
+    return r.value().contacts == 1;
+  });
+  std::printf("vertex-face through the query API: %d refused (degenerate)\n", invalid);
+  EXPECT_EQ(t.total, 1750);
+  EXPECT_EQ(t.fn, 0);
+  EXPECT_EQ(invalid, 0);
+}
+
+// --- Fast points through a thin closed mesh ---------------------------------------------------------
+
+// A closed box [-1, 1]^2 x [-h, h] (12 triangles, outward normals).
+void addSlab(CcdBatch& b, float h, float lift, uint32_t* closed, uint32_t* open) {
+  std::vector<Float4> v;
+  for (int i = 0; i < 8; ++i) v.push_back(v3(i & 1 ? 1.0f : -1.0f, i & 2 ? 1.0f : -1.0f, i & 4 ? h : -h));
+  std::vector<Float4> prev = v;
+  for (Float4& p : prev) p.z -= lift;  // the slab moves up by `lift` during the step
+  const std::vector<uint32_t> tris{0, 2, 1, 1, 2, 3, 4, 5, 6, 5, 7, 6, 0, 1, 4, 1, 5, 4,
+                                   2, 6, 3, 3, 6, 7, 0, 4, 2, 2, 4, 6, 1, 3, 5, 3, 7, 5};
+  *open = b.addMoving(GeometryType::kSurfaceMesh, prev, v, tris);
+  const uint32_t first = b.geometries[*open].first;
+  b.geometries.push_back(Geometry::closedSurfaceMesh(first, 8, static_cast<uint32_t>(b.geometries[*open].p2.x), 12, 0.0f));
+  *closed = static_cast<uint32_t>(b.geometries.size() - 1);
+}
+
+TEST(GeometryQueriesMeshCcd, FastPointsNeverTunnelThroughAThinClosedMesh) {
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<float> xy(-0.95f, 0.95f), z(0.3f, 2.0f);
+  for (const float lift : {0.0f, 0.25f}) {
+    CcdBatch b;
+    uint32_t closed = 0, open = 0;
+    addSlab(b, 0.005f, lift, &closed, &open);
+    std::vector<Float4> prev, cur;
+    for (int i = 0; i < 2000; ++i) {  // from above to below, both ends over the slab: through it
+      prev.push_back(v3(xy(rng), xy(rng), z(rng)));
+      cur.push_back(v3(xy(rng), xy(rng), -z(rng)));
+    }
+    const uint32_t pts = b.addMovingPoints(prev, cur);
+    b.ccd(pts, closed);
+    b.ccd(closed, pts);
+    b.ccd(pts, open);  // the flag does not matter to the continuous method
+    b.queries.push_back(GeometryQuery{closed, pts, GeometryMethod::kStatic, 0});
+    const auto r = b.run(Backend::kCpuScalar, 7000);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    EXPECT_EQ(b.ranges[0].count, 2000u) << "lift " << lift;  // every point hits: none tunnels
+    EXPECT_EQ(b.ranges[2].count, 2000u);
+    EXPECT_LT(b.ranges[3].count, 100u) << "the static method must miss most of them";
+    std::printf("lift %.2f: continuous %u of 2000, static %u\n", static_cast<double>(lift), b.ranges[0].count, b.ranges[3].count);
+    const GeometryQueryInput in = b.input();
+    for (uint32_t k = 0; k < b.ranges[0].count; ++k) {
+      const ContactElement& p = b.elementsA[k];
+      const ContactElement& m = b.elementsB[k];
+      ASSERT_EQ(p.type, ContactElementType::kPointIndexDirection);
+      ASSERT_EQ(p.index, k);
+      ASSERT_EQ(m.type, ContactElementType::kCellIndex);
+      ASSERT_EQ(contactCellType(m), CellType::kTriangle);
+      uint32_t ids[4];
+      ASSERT_EQ(contactCellIds(in, b.geometries[closed], m, ids), 3u);
+      // From above: the top face (triangles 2, 3), pushed back up.
+      EXPECT_TRUE(m.index == 2 || m.index == 3) << k;
+      EXPECT_GT(p.direction.z, 0.99f) << k;
+      // Depth: back to the top face at its current height.
+      EXPECT_NEAR(p.point.w, 0.005f - cur[k].z, 1e-4f) << k;
+      expectContactInvariants(p, m, 1e-5f);
+    }
+    Batch swapped = b;
+    swapped.queries = {b.queries[0], b.queries[1]};
+    ASSERT_TRUE(swapped.run(Backend::kCpuScalar, 5000).ok());
+    expectSwappedPairs(swapped, 1999);
+  }
+}
+
+// --- Brute force vs BVH, SIMD, swap on random meshes -------------------------------------------------
+
+TEST(GeometryQueriesMeshCcd, RandomMeshesBruteForceSimdAndSwap) {
+  std::mt19937 rng(4);
+  std::uniform_real_distribution<float> pos(-1.0f, 1.0f), step(-0.15f, 0.15f);
+  CcdBatch b;
+  const auto moving = [&](size_t n, float spread) {
+    std::vector<Float4> prev, cur;
+    Float4 p = v3(0.2f * pos(rng), 0.2f * pos(rng), 0.2f * pos(rng));
+    for (size_t i = 0; i < n; ++i) {
+      p = v3(p.x + spread * step(rng), p.y + spread * step(rng), p.z + spread * step(rng));
+      prev.push_back(p);
+      cur.push_back(v3(p.x + step(rng), p.y + step(rng), p.z + step(rng)));
+    }
+    return std::make_pair(prev, cur);
+  };
+  // Two random polylines (hair) and a random triangle soup with points.
+  const auto [p1, c1] = moving(400, 0.5f);
+  const auto [p2, c2] = moving(300, 0.5f);
+  const uint32_t l1 = b.addMoving(GeometryType::kLineMesh, p1, c1, polyline(400), 0.04f);
+  const uint32_t l2 = b.addMoving(GeometryType::kLineMesh, p2, c2, polyline(300), 0.03f);
+  std::vector<Float4> tp, tc;
+  std::vector<uint32_t> tris;
+  for (uint32_t t = 0; t < 200; ++t) {
+    const Float4 c = v3(0.5f * pos(rng), 0.5f * pos(rng), 0.5f * pos(rng));
+    for (int k = 0; k < 3; ++k) {
+      const Float4 v = v3(c.x + 0.3f * pos(rng), c.y + 0.3f * pos(rng), c.z + 0.3f * pos(rng));
+      tp.push_back(v);
+      tc.push_back(v3(v.x + 0.3f * step(rng), v.y + 0.3f * step(rng), v.z + 0.3f * step(rng)));
+      tris.push_back(3 * t + static_cast<uint32_t>(k));
+    }
+  }
+  const uint32_t s = b.addMoving(GeometryType::kSurfaceMesh, tp, tc, tris, 0.01f);
+  const auto [pp, pc] = moving(4000, 2.0f);
+  const uint32_t pts = b.addMovingPoints(pp, pc);
+  b.ccd(l1, l2);
+  b.ccd(l2, l1);
+  b.ccd(s, pts);
+  b.ccd(pts, s);
+  b.ccd(l1, l1);
+  const auto r = b.run(Backend::kCpuScalar, 100000);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  std::printf("contacts: lines %u, points %u, self %u\n", b.ranges[0].count, b.ranges[2].count, b.ranges[4].count);
+  EXPECT_GT(b.ranges[4].count, 10u);
+  Batch pairs = b;
+  pairs.queries.pop_back();
+  ASSERT_TRUE(pairs.run(Backend::kCpuScalar, 100000).ok());
+  expectSwappedPairs(pairs, 10);
+  expectBruteForceAndSimdEqual(b, r.value().contacts, 100000, 1e-4f);
+  // Deterministic: a second run gives the same bits.
+  Batch again = b;
+  ASSERT_TRUE(again.run(Backend::kCpuScalar, 100000).ok());
+  for (uint32_t k = 0; k < r.value().contacts; ++k) ASSERT_TRUE(bitwiseEqual(again.elementsA[k], b.elementsA[k]));
+  // Self collision: every pair once (A's segment below B's), no two segments sharing a vertex.
+  for (uint32_t k = b.ranges[4].first; k < b.ranges[4].first + b.ranges[4].count; ++k) {
+    EXPECT_LT(b.elementsA[k].index + 1, b.elementsB[k].index);
+  }
+}
+
+// --- Bad input ------------------------------------------------------------------------------------
+
+TEST(GeometryQueriesMeshCcd, BadInputNamesTheField) {
+  const auto make = [] {
+    CcdBatch b;
+    const uint32_t ma = b.addMoving(GeometryType::kLineMesh, {v3(0, 0, -1), v3(0, 0, 1)}, {v3(0, 0, -1), v3(0, 0, 1)},
+                                    polyline(2));
+    const uint32_t mb = b.addMoving(GeometryType::kLineMesh, {v3(-1, 1, 0), v3(1, 1, 0)}, {v3(-1, -1, 0), v3(1, -1, 0)},
+                                    polyline(2));
+    b.ccd(ma, mb);
+    return b;
+  };
+  const auto expectError = [](CcdBatch b, const char* needle) {
+    const auto r = b.run(Backend::kCpuScalar);
+    ASSERT_FALSE(r.ok()) << needle;
+    EXPECT_NE(r.error().message.find(needle), std::string::npos) << r.error().message;
+    EXPECT_EQ(b.ranges[0].count, 0xDEADu) << "nothing written on error";
+  };
+  ASSERT_TRUE(make().run(Backend::kCpuScalar).ok());
+  {
+    CcdBatch b = make();
+    b.previousPoints[3].y = std::nanf("");
+    expectError(b, "previousPoints[3]");
+  }
+  {
+    CcdBatch b = make();
+    b.previousPoints.clear();
+    expectError(b, "previousPoints is empty");
+  }
+  {
+    CcdBatch b = make();
+    b.previousPoints.pop_back();
+    expectError(b, "previousPoints holds 3");
+  }
+  {
+    CcdBatch b = make();
+    b.geometries[1].p2.w = -0.1f;
+    expectError(b, "geometries[1] (line mesh).p2.w (thickness)");
+  }
+  {
+    CcdBatch b = make();
+    b.geometries[0].p2.w = std::numeric_limits<float>::infinity();
+    expectError(b, "geometries[0] (line mesh).p2.w (thickness)");
+  }
+  {
+    CcdBatch b = make();
+    b.queries[0].state = 2;
+    b.state.resize(8);
+    expectError(b, "queries[0].state is 2");
+  }
+  {
+    CcdBatch b = make();
+    b.queries[0].method = GeometryMethod::kStatic;
+    const auto r = b.run(Backend::kCpuScalar);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code, ErrorCode::kUnsupported) << r.error().message;  // static line-line: not built here
+  }
+  {
+    CcdBatch b = make();
+    b.previousPoints.push_back(v3(0, 0, 0));
+    b.previousPoints.push_back(v3(1, 0, 0));
+    b.previousPoints.push_back(v3(0, 1, 0));
+    b.previousPoints.push_back(v3(0, 0, 1));
+    const uint32_t t = b.addMesh(GeometryType::kTetrahedralMesh, {v3(0, 0, 0), v3(1, 0, 0), v3(0, 1, 0), v3(0, 0, 1)},
+                                 {0, 1, 2, 3});
+    b.ccd(t, 0);
+    expectError(b, "queries[1].method is kContinuous: line mesh vs tetrahedral mesh has no continuous method");
+  }
+  {
+    CcdBatch b = make();
+    Context* none = nullptr;
+    const auto r = b.run(Backend::kVulkan, 64, none);
+    ASSERT_FALSE(r.ok());
+  }
+}
+
+}  // namespace
+}  // namespace vkc::test::geometry
