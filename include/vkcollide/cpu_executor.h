@@ -60,7 +60,8 @@ class CpuExecutor {
 
   // vkcollide's own pool: `threads` threads in all, the calling thread included (threads - 1 are
   // started here and sleep between calls; after each loop of a call they poll for up to 50 us before
-  // sleeping, so a stage's loops run back to back without a wake-up: a short busy wait per call). 1 starts none (today's single-threaded behaviour). Errors:
+  // sleeping, so a stage's loops run back to back without a wake-up: a short busy wait per call).
+  // 1 starts none (today's single-threaded behaviour). Errors:
   // threads 0 ("CpuExecutor::create: threads is 0 ..."), or more than kMaxCpuThreads; a thread that
   // cannot be started (std::system_error) is a kUnsupported error naming it.
   static Result<CpuExecutor> create(uint32_t threads);

@@ -21,7 +21,10 @@
 // against SurfaceMesh (intersecting triangle pairs: vertex-triangle and edge-edge elements, as iMSTK's
 // SurfaceMeshToSurfaceMeshCD) and against LineMesh (segments crossing triangles), LineMesh against
 // TetrahedralMesh (segments meeting tetrahedra, a segment inside one included), a closed SurfaceMesh
-// adding the other mesh's vertices inside it; on the CPU through a BVH per mesh (built per call).
+// adding the other mesh's vertices inside it; SurfaceMesh and LineMesh against Plane (the cell's
+// deepest corner, an edge or face when parallel), OrientedBox (separating axes), Cylinder (GJK/EPA)
+// and ImplicitGeometry (the cell's point of least field), one contact per touching cell; on the CPU
+// through a BVH per mesh (built per call).
 // Continuous (kContinuous, "Continuous mesh queries" in docs/geometry-queries.md): LineMesh vs
 // LineMesh (two meshes or one against itself: segments sharing a vertex skipped) and SurfaceMesh vs
 // PointSet, every vertex and point moving from input.previousPoints to input.points, conservative (no
