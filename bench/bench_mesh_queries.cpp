@@ -11,16 +11,23 @@
 // call does), output capacity as large as the contacts. Every backend's contacts are checked against
 // cpu-scalar bit for bit.
 //
+// Line-mesh rows (--segments): edge-edge continuous collision of a line mesh against itself (hair or
+// rope: strands of 16 segments, 4 cm each, in a 1 m box per 10k segments, each strand moving by a
+// random 1-3 cm over the step, thickness 1 mm), one kContinuous LineMesh vs LineMesh query (a == b)
+// per call, the swept-box BVH built inside the call. FCL has no continuous segment query: no anchor.
+//
 // FCL: fcl::BVHModel<OBBRSS> of each mesh (built beforehand, not timed in the "fcl" row, timed in the
 // "fcl+build" row), fcl::collide with a request for every contact (one per intersecting triangle pair,
 // with its point and normal), one thread. "ours/FCL" is FCL's time over ours on the same pair (> 1:
 // ours is faster), against the "fcl" row.
 // Prints a table and writes JSON; see --help.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -39,6 +46,7 @@ namespace {
 struct Options : CommonOptions {
   Options() : CommonOptions("bench_mesh_queries.json", 5) {}
   std::vector<uint32_t> levels = {0, 1, 2, 3};
+  std::vector<uint32_t> segments = {10'000, 100'000, 1'000'000};  // line-mesh CCD rows
   std::string mesh;        // --mesh PATH (default: spot.obj)
   double rowBudgetS = 20;  // a row whose call is predicted longer than a quarter of this is skipped
   bool vulkan = true;
@@ -52,12 +60,14 @@ void usage(std::FILE* f) {
       "  --device SEL        Vulkan device: index or name substring (default: VKC_DEVICE, else first GPU)\n"
       "  --mesh PATH         OBJ mesh (default: spot.obj beside the repository)\n"
       "  --levels A,B,..     1-to-4 subdivision levels of the mesh (default 0,1,2,3)\n"
+      "  --segments A,B,..   segments of the line-mesh CCD rows (default 10000,100000,1000000)\n"
       "  --row-budget S      seconds per row: a call predicted (from the level before) to take more than\n"
       "                      S/4 is skipped (default 20)\n"
       "  --no-vulkan         CPU and FCL rows only\n"
       "  --no-fcl            no FCL rows\n"
       "  --reps R            timed repetitions per measurement, median reported (default 5)\n"
-      "  --quick             a strided subset of 2000 triangles of the mesh, 3 reps (smoke test)\n"
+      "  --quick             a strided subset of 2000 triangles of the mesh, 2000 segments, 3 reps\n"
+      "                      (smoke test)\n"
       "  --json PATH         write results as JSON (default bench_mesh_queries.json)\n");
 }
 
@@ -69,6 +79,15 @@ std::optional<Options> parseOptions(int argc, char** argv) {
     if (args.is("--no-vulkan")) return setFlag(o.vulkan, false);
     if (args.is("--no-fcl")) return setFlag(o.fcl, false);
     if (args.is("--mesh")) return taken(args.text(o.mesh));
+    if (args.is("--segments")) {
+      std::string list;
+      if (!args.text(list)) return Parsed::kBad;
+      if (!parsePositiveList(list, o.segments)) {
+        std::fprintf(stderr, "bench_mesh_queries: --segments wants positive integers A,B,...\n");
+        return Parsed::kBad;
+      }
+      return Parsed::kTaken;
+    }
     if (args.is("--levels")) {
       std::string list;
       if (!args.text(list)) return Parsed::kBad;
@@ -93,6 +112,7 @@ std::optional<Options> parseOptions(int argc, char** argv) {
   o.rowBudgetS = budget;
   if (o.quick) {
     o.levels = {0};
+    o.segments = {2000};
     if (!o.repsGiven) o.reps = 3;
   }
   if (o.reps == 0) {
@@ -146,6 +166,61 @@ Pair makePair(const Mesh& m) {
   return p;
 }
 
+// A line mesh of `segments` segments (strands of 16) moving over the step, as one pair's input: the
+// mesh twice in the query (a == b: its self collision), previous positions in previousPoints.
+struct Strands {
+  std::vector<Float4> points, previous;
+  std::vector<uint32_t> cells;
+  std::vector<Geometry> geometries;
+  std::vector<GeometryQuery> queries;
+  GeometryQueryInput input() const {
+    GeometryQueryInput in;
+    in.geometries = geometries;
+    in.points = points;
+    in.previousPoints = previous;
+    in.queries = queries;
+    in.cells = cells;
+    return in;
+  }
+};
+
+Strands makeStrands(uint32_t segments, uint32_t seed) {
+  constexpr uint32_t kPerStrand = 16;
+  constexpr float kSegment = 0.04f, kThickness = 0.001f;
+  std::mt19937 rng(seed);
+  auto uniform = [&](float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(rng); };
+  auto unit = [&] {
+    for (;;) {
+      const float x = uniform(-1, 1), y = uniform(-1, 1), z = uniform(-1, 1);
+      const float l = std::sqrt(x * x + y * y + z * z);
+      if (l > 0.1f && l <= 1.0f) return Float4{x / l, y / l, z / l, 0};
+    }
+  };
+  // A box whose volume grows with the segment count (about the same density at every size).
+  const float side = std::cbrt(static_cast<float>(segments) / 10'000.0f);
+  Strands st;
+  const uint32_t strands = (segments + kPerStrand - 1) / kPerStrand;
+  uint32_t left = segments;
+  for (uint32_t k = 0; k < strands; ++k) {
+    const uint32_t n = std::min(left, kPerStrand);
+    left -= n;
+    const auto first = static_cast<uint32_t>(st.points.size());
+    Float4 p{uniform(0, side), uniform(0, side), uniform(0, side), 0};
+    const Float4 motion = unit();
+    const float travel = uniform(0.01f, 0.03f);
+    for (uint32_t v = 0; v <= n; ++v) {
+      st.points.push_back(p);
+      st.previous.push_back({p.x - travel * motion.x, p.y - travel * motion.y, p.z - travel * motion.z, 0});
+      const Float4 d = unit();
+      p = {p.x + kSegment * d.x, p.y + kSegment * d.y, p.z + kSegment * d.z, 0};
+      if (v < n) st.cells.insert(st.cells.end(), {first + v, first + v + 1});
+    }
+  }
+  st.geometries = {Geometry::lineMesh(0, static_cast<uint32_t>(st.points.size()), 0, segments, kThickness)};
+  st.queries = {GeometryQuery{0, 0, GeometryMethod::kContinuous, 0}};
+  return st;
+}
+
 struct Output {
   std::vector<ContactElement> a, b;
   std::vector<ContactRange> ranges;
@@ -153,11 +228,11 @@ struct Output {
 };
 
 // Runs the query into `out`, growing its capacity to the contacts found when it overflows.
-Status runInto(Backend backend, Context* context, const Pair& p, Output& out) {
-  out.ranges.resize(p.queries.size());
+Status runInto(Backend backend, Context* context, const GeometryQueryInput& input, Output& out) {
+  out.ranges.resize(input.queries.size());
   for (int attempt = 0; attempt < 2; ++attempt) {
     GeometryQueryOutput o{out.a, out.b, out.ranges, {}};
-    auto r = queryGeometries(backend, context, p.input(), o);
+    auto r = queryGeometries(backend, context, input, o);
     if (!r) return r.error();
     out.counts = r.value();
     if (!out.counts.overflow) return {};
@@ -226,7 +301,8 @@ size_t runFcl(const FclPair& f) {
 // ---- Rows ----------------------------------------------------------------------------------------
 
 struct Row {
-  uint32_t level = 0, triangles = 0;  // per mesh
+  std::string pair;                 // "surface-surface" (mesh rows) or "line-line ccd"
+  uint32_t level = 0, cells = 0;    // subdivision level (mesh rows); triangles per mesh or segments
   std::string backend;
   double ms = -1;  // median per call; < 0: skipped
   uint32_t reps = 0, inner = 0;
@@ -242,10 +318,72 @@ void printRow(const Row& r) {
     std::snprintf(contacts, sizeof contacts, "%llu", static_cast<unsigned long long>(r.contacts));
   }
   if (r.vsFcl > 0) std::snprintf(ratio, sizeof ratio, "%.2f", r.vsFcl);
-  std::printf("%5u %9u  %-10s %11s %10s %8s  %s\n", r.level, r.triangles, r.backend.c_str(), ms, contacts, ratio,
-              r.note.c_str());
+  std::printf("%-15s %5u %9u  %-10s %11s %10s %8s  %s\n", r.pair.c_str(), r.level, r.cells, r.backend.c_str(), ms,
+              contacts, ratio, r.note.c_str());
   std::fflush(stdout);
 }
+
+// Our backends on one input (rows cpu-scalar, cpu-simd, vulkan; slot 0, 1, 2 of lastPerCell): each
+// timed, checked bitwise against cpu-scalar; a row predicted to run too long is skipped.
+struct OurRows {
+  const Options& o;
+  Context* context;
+  std::string vulkanSkip;
+  double budgetMs;
+  bool disagree = false;
+
+  void run(const GeometryQueryInput& input, Row proto, double* lastPerCell, std::vector<Row>& out) {
+    Output reference;
+    bool haveReference = false;
+    const char* names[] = {"cpu-scalar", "cpu-simd", "vulkan"};
+    for (int slot = 0; slot < 3; ++slot) {
+      Row row = proto;
+      row.backend = names[slot];
+      if (!skipped(lastPerCell[slot] * row.cells, row)) {
+        const Backend backend = slot == 0 ? Backend::kCpuScalar : slot == 1 ? Backend::kCpuSimd : Backend::kVulkan;
+        Context* ctx = backend == Backend::kVulkan ? context : nullptr;
+        Output result;
+        if (backend == Backend::kVulkan && ctx == nullptr) {
+          row.note = "skipped: " + vulkanSkip;
+        } else if (const Status st = runInto(backend, ctx, input, result); !st) {
+          row.note = "refused: " + st.message();
+        } else {
+          const WallSamples w = sampleWall(
+              [&] {
+                if (!runInto(backend, ctx, input, result)) std::abort();
+              },
+              o.reps, 1, 20.0, budgetMs, 3);
+          row.ms = median(w.ms);
+          row.reps = static_cast<uint32_t>(w.ms.size());
+          row.inner = w.inner;
+          row.contacts = result.counts.contacts;
+          lastPerCell[slot] = row.ms / row.cells;
+          if (slot == 0) {
+            reference = std::move(result);
+            haveReference = true;
+          } else if (!haveReference) {
+            row.note = "not checked (cpu-scalar skipped)";
+          } else if (!sameContacts(result, reference)) {
+            row.note = "DIFFERS from cpu-scalar";
+            disagree = true;
+          } else {
+            row.note = "bitwise equal to cpu-scalar";
+          }
+        }
+      }
+      out.push_back(row);
+    }
+  }
+
+  // Whether a row predicted to take `predictedMs` is skipped (its note then says so).
+  bool skipped(double predictedMs, Row& row) const {
+    if (predictedMs <= budgetMs / 4) return false;
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "skipped: one call predicted %.1f s (> --row-budget / 4)", predictedMs * 1e-3);
+    row.note = buf;
+    return true;
+  }
+};
 
 int runBench(const Options& o) {
   std::string meshPath = o.mesh;
@@ -272,12 +410,13 @@ int runBench(const Options& o) {
               cpuModel().c_str(), cpu::simdTargetName());
   std::printf("bench_mesh_queries: mesh %s (%u triangles); reps %u; FCL %s\n\n", meshPath.c_str(),
               base.triangles(), o.reps, fcl ? "0.7 (BVHModel<OBBRSS>, every contact, one thread)" : "off");
-  std::printf("%5s %9s  %-10s %11s %10s %8s  %s\n", "level", "triangles", "backend", "ms/call", "contacts",
+  std::printf("%-15s %5s %9s  %-10s %11s %10s %8s  %s\n", "pair", "level", "cells", "backend", "ms/call", "contacts",
               "ours/FCL", "note");
   const double budgetMs = o.rowBudgetS * 1000.0;
+  OurRows ours{o, context.get(), vulkanSkip, budgetMs};
   std::vector<Row> rows;
-  bool disagree = false;
-  double lastPerTriangle[5] = {0, 0, 0, 0, 0};
+  double lastPerCell[3] = {0, 0, 0};
+  double lastFclPerCell[2] = {0, 0};
   Mesh mesh = base;
   uint32_t meshLevel = 0;
   for (const uint32_t level : o.levels) {
@@ -287,78 +426,45 @@ int runBench(const Options& o) {
     }
     for (; meshLevel < level; ++meshLevel) mesh = subdivide(mesh);
     const Pair pair = makePair(mesh);
-    Output reference;
-    bool haveReference = false;
-    double fclMs = 0;
+    const Row proto{"surface-surface", level, pair.triangles};
     std::vector<Row> levelRows;
-    const char* names[] = {"cpu-scalar", "cpu-simd", "vulkan", "fcl", "fcl+build"};
-    for (int slot = 0; slot < 5; ++slot) {
-      Row row{level, pair.triangles, names[slot]};
-      if (slot >= 3 && !fcl) continue;
-      const double predicted = lastPerTriangle[slot] * pair.triangles;
-      if (predicted > budgetMs / 4) {
-        char buf[96];
-        std::snprintf(buf, sizeof buf, "skipped: one call predicted %.1f s (> --row-budget / 4)", predicted * 1e-3);
-        row.note = buf;
-        levelRows.push_back(row);
-        continue;
-      }
-      if (slot >= 3) {
+    ours.run(pair.input(), proto, lastPerCell, levelRows);
+    double fclMs = 0;
+    for (int k = 0; k < 2 && fcl; ++k) {
+      Row row = proto;
+      row.backend = k == 0 ? "fcl" : "fcl+build";
+      if (!ours.skipped(lastFclPerCell[k] * pair.triangles, row)) {
 #ifdef VKC_HAVE_FCL
-        WallSamples s;
-        if (slot == 3) {
+        WallSamples w;
+        if (k == 0) {
           const FclPair f = makeFclPair(pair);
           row.contacts = runFcl(f);
-          s = sampleWall([&] { runFcl(f); }, o.reps, 1, 20.0, budgetMs, 3);
+          w = sampleWall([&] { runFcl(f); }, o.reps, 1, 20.0, budgetMs, 3);
         } else {
-          s = sampleWall([&] { row.contacts = runFcl(makeFclPair(pair)); }, o.reps, 1, 20.0, budgetMs, 3);
+          w = sampleWall([&] { row.contacts = runFcl(makeFclPair(pair)); }, o.reps, 1, 20.0, budgetMs, 3);
         }
-        row.ms = median(s.ms);
-        row.reps = static_cast<uint32_t>(s.ms.size());
-        row.inner = s.inner;
+        row.ms = median(w.ms);
+        row.reps = static_cast<uint32_t>(w.ms.size());
+        row.inner = w.inner;
         row.note = "intersecting triangle pairs";
-        if (slot == 3) fclMs = row.ms;
+        lastFclPerCell[k] = row.ms / pair.triangles;
+        if (k == 0) fclMs = row.ms;
 #endif
-      } else {
-        const Backend backend = slot == 0 ? Backend::kCpuScalar : slot == 1 ? Backend::kCpuSimd : Backend::kVulkan;
-        if (backend == Backend::kVulkan && !context) {
-          row.note = "skipped: " + vulkanSkip;
-          levelRows.push_back(row);
-          continue;
-        }
-        Context* ctx = backend == Backend::kVulkan ? context.get() : nullptr;
-        Output out;
-        if (const Status st = runInto(backend, ctx, pair, out); !st) {
-          row.note = "refused: " + st.message();
-          levelRows.push_back(row);
-          continue;
-        }
-        const WallSamples s = sampleWall(
-            [&] {
-              if (!runInto(backend, ctx, pair, out)) std::abort();
-            },
-            o.reps, 1, 20.0, budgetMs, 3);
-        row.ms = median(s.ms);
-        row.reps = static_cast<uint32_t>(s.ms.size());
-        row.inner = s.inner;
-        row.contacts = out.counts.contacts;
-        if (slot == 0) {
-          reference = std::move(out);
-          haveReference = true;
-        } else if (!haveReference) {
-          row.note = "not checked (cpu-scalar skipped)";
-        } else if (!sameContacts(out, reference)) {
-          row.note = "DIFFERS from cpu-scalar";
-          disagree = true;
-        } else {
-          row.note = "bitwise equal to cpu-scalar";
-        }
       }
-      lastPerTriangle[slot] = row.ms / pair.triangles;
       levelRows.push_back(row);
     }
     for (Row& r : levelRows) {
       if (fclMs > 0 && r.ms > 0 && r.backend.rfind("fcl", 0) != 0) r.vsFcl = fclMs / r.ms;
+      printRow(r);
+      rows.push_back(r);
+    }
+  }
+  double lastPerSegment[3] = {0, 0, 0};
+  for (const uint32_t n : o.segments) {
+    const Strands strands = makeStrands(n, 77u + n);
+    std::vector<Row> segmentRows;
+    ours.run(strands.input(), Row{"line-line ccd", 0, n}, lastPerSegment, segmentRows);
+    for (const Row& r : segmentRows) {
       printRow(r);
       rows.push_back(r);
     }
@@ -371,8 +477,8 @@ int runBench(const Options& o) {
   s += "  \"fcl\": " + std::string(fcl ? "true" : "false") + ",\n";
   s += "  \"reps\": " + std::to_string(o.reps) + ",\n";
   s += jsonRowsAndEnd(rows, [&](const Row& r) {
-    std::string m = "\"level\": " + std::to_string(r.level) + ", \"triangles\": " + std::to_string(r.triangles) +
-                    ", \"backend\": " + jsonString(r.backend);
+    std::string m = "\"pair\": " + jsonString(r.pair) + ", \"level\": " + std::to_string(r.level) +
+                    ", \"cells\": " + std::to_string(r.cells) + ", \"backend\": " + jsonString(r.backend);
     if (r.ms >= 0) {
       m += ", \"ms\": " + jsonNumber(r.ms) + ", \"reps\": " + std::to_string(r.reps) +
            ", \"inner\": " + std::to_string(r.inner) + ", \"contacts\": " + std::to_string(r.contacts);
@@ -381,7 +487,7 @@ int runBench(const Options& o) {
     if (!r.note.empty()) m += ", \"note\": " + jsonString(r.note);
     return m;
   });
-  return finishResults("bench_mesh_queries", o.json, s, disagree);
+  return finishResults("bench_mesh_queries", o.json, s, ours.disagree);
 }
 
 }  // namespace
