@@ -33,18 +33,23 @@ inline bool parseUint(const char* s, uint32_t& out) {
   return true;
 }
 
-// Parses "A,B,..." (positive integers, at least one) into `out`; false on anything else.
-inline bool parsePositiveList(const std::string& list, std::vector<uint32_t>& out) {
+// Parses "A,B,..." (integers in [lo, hi], at least one) into `out`; false on anything else.
+inline bool parseUintList(const std::string& list, std::vector<uint32_t>& out, uint32_t lo, uint32_t hi) {
   out.clear();
   size_t start = 0;
   for (;;) {
     const size_t comma = list.find(',', start);
     uint32_t v = 0;
-    if (!parseUint(list.substr(start, comma - start).c_str(), v) || v == 0) return false;
+    if (!parseUint(list.substr(start, comma - start).c_str(), v) || v < lo || v > hi) return false;
     out.push_back(v);
     if (comma == std::string::npos) return true;
     start = comma + 1;
   }
+}
+
+// Parses "A,B,..." (positive integers, at least one) into `out`; false on anything else.
+inline bool parsePositiveList(const std::string& list, std::vector<uint32_t>& out) {
+  return parseUintList(list, out, 1, UINT32_MAX);
 }
 
 // Walks a benchmark's command line one option at a time. `prog` prefixes the error messages

@@ -40,6 +40,7 @@
 #endif
 
 #include "bench_common.h"
+#include "bench_queries.h"
 #include "shared/geometry_queries_math.h"
 #include "vkcollide/vkcollide.h"
 
@@ -107,33 +108,6 @@ std::optional<Options> parseOptions(int argc, char** argv) {
 }
 
 // ---- Random geometries ----------------------------------------------------------------------------
-
-class Random {
- public:
-  explicit Random(uint32_t seed) : rng_(seed) {}
-  float uniform(float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(rng_); }
-  Float4 point(float extent) {
-    return {uniform(-extent, extent), uniform(-extent, extent), uniform(-extent, extent), 0};
-  }
-  Float4 unit() {
-    for (;;) {
-      const Float4 v = point(1.0f);
-      const float len = std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z);
-      if (len > 0.1f && len <= 1.0f) return {v.x / len, v.y / len, v.z / len, 0};
-    }
-  }
-  Float4 quaternion() {
-    for (;;) {
-      const Float4 v = point(1.0f);
-      const float w = uniform(-1.0f, 1.0f);
-      const float len = std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z + w * w);
-      if (len > 0.1f && len <= 1.0f) return {v.x / len, v.y / len, v.z / len, w / len};
-    }
-  }
-
- private:
-  std::mt19937 rng_;
-};
 
 Geometry randomGeometry(GeometryType type, Random& r) {
   const Float4 c = r.point(1.0f);
@@ -222,40 +196,7 @@ Batch makeBatch(const PairType& p, uint32_t batch, uint32_t points, uint32_t see
 }
 
 // The output of one run.
-struct Output {
-  std::vector<ContactElement> a, b;
-  std::vector<ContactRange> ranges;
-  GeometryQueryCounts counts;
-};
-
-// Runs the batch on `backend` into `out`, sized to hold every contact (found by a first run).
-Status runInto(Backend backend, Context* context, const Batch& batch, Output& out) {
-  if (out.ranges.size() != batch.queries.size()) {
-    out.ranges.assign(batch.queries.size(), {});
-    out.a.assign(batch.queries.size(), {});
-    out.b.assign(batch.queries.size(), {});
-  }
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    Result<GeometryQueryCounts> c =
-        queryGeometries(backend, context, batch.input(), {out.a, out.b, out.ranges});
-    if (!c) return c.error();
-    out.counts = *c;
-    if (!c->overflow) return {};
-    out.a.assign(c->contacts, {});
-    out.b.assign(c->contacts, {});
-  }
-  return Error{ErrorCode::kLimitExceeded, "the output overflowed twice"};
-}
-
-bool sameContacts(const Output& x, const Output& y) {
-  const size_t n = x.counts.written;
-  return x.counts.contacts == y.counts.contacts && x.counts.written == y.counts.written &&
-         std::memcmp(x.ranges.data(), y.ranges.data(), x.ranges.size() * sizeof(ContactRange)) == 0 &&
-         (n == 0 || (std::memcmp(x.a.data(), y.a.data(), n * sizeof(ContactElement)) == 0 &&
-                     std::memcmp(x.b.data(), y.b.data(), n * sizeof(ContactElement)) == 0));
-}
-
-uint32_t queriesWithContacts(const Output& o) {
+uint32_t queriesWithContacts(const QueryOutput& o) {
   uint32_t n = 0;
   for (const ContactRange& r : o.ranges) n += r.count > 0;
   return n;
@@ -465,7 +406,7 @@ int runBench(const Options& o) {
     double lastPerItem[5] = {0, 0, 0, 0, 0};
     for (const uint32_t n : batches) {
       const Batch batch = makeBatch(p, n, o.points, 1234u + n);
-      Output reference;
+      QueryOutput reference;
       std::vector<std::pair<std::string, int>> runs = {
           {"cpu-scalar", 0}, {"cpu-simd", 1}, {"math-only", 4}, {"vulkan", 2}};
       if (!pointSet) runs.push_back({"fcl", 3});
@@ -535,8 +476,8 @@ int runBench(const Options& o) {
             continue;
           }
           Context* ctx = backend == Backend::kVulkan ? context.get() : nullptr;
-          Output out;
-          if (const Status st = runInto(backend, ctx, batch, out); !st) {
+          QueryOutput out;
+          if (const Status st = runQueryInto(backend, ctx, batch.input(), out); !st) {
             row.note = "skipped: " + st.message();
             batchRows.push_back(row);
             continue;
@@ -574,7 +515,7 @@ int runBench(const Options& o) {
           } else {
             s = sampleWall(
                 [&] {
-                  if (!runInto(backend, ctx, batch, out)) std::abort();
+                  if (!runQueryInto(backend, ctx, batch.input(), out)) std::abort();
                 },
                 o.reps, 1, 20.0, budgetMs, 3);
           }

@@ -38,6 +38,7 @@
 
 #include "bench_common.h"
 #include "bench_meshes.h"
+#include "bench_queries.h"
 #include "vkcollide/vkcollide.h"
 
 namespace vkc::bench {
@@ -91,18 +92,9 @@ std::optional<Options> parseOptions(int argc, char** argv) {
     if (args.is("--levels")) {
       std::string list;
       if (!args.text(list)) return Parsed::kBad;
-      o.levels.clear();
-      size_t start = 0;
-      for (;;) {
-        const size_t comma = list.find(',', start);
-        uint32_t v = 0;
-        if (!parseUint(list.substr(start, comma - start).c_str(), v) || v > 5) {
-          std::fprintf(stderr, "bench_mesh_queries: --levels wants integers 0..5 A,B,...\n");
-          return Parsed::kBad;
-        }
-        o.levels.push_back(v);
-        if (comma == std::string::npos) break;
-        start = comma + 1;
+      if (!parseUintList(list, o.levels, 0, 5)) {
+        std::fprintf(stderr, "bench_mesh_queries: --levels wants integers 0..5 A,B,...\n");
+        return Parsed::kBad;
       }
       return Parsed::kTaken;
     }
@@ -125,16 +117,19 @@ std::optional<Options> parseOptions(int argc, char** argv) {
 // ---- The pair ------------------------------------------------------------------------------------
 
 // Mesh A's vertices then B's (A turned and shifted), A's triangles then B's, and the two geometries.
+// (The line rows use the same struct: one line mesh, its previous positions, a continuous query.)
 struct Pair {
   std::vector<Float4> points;
+  std::vector<Float4> previous;  // continuous queries: the points' previous positions
   std::vector<uint32_t> cells;
   std::vector<Geometry> geometries;
   std::vector<GeometryQuery> queries;
-  uint32_t triangles = 0;  // per mesh
+  uint32_t triangles = 0;  // per mesh (mesh rows)
   GeometryQueryInput input() const {
     GeometryQueryInput in;
     in.geometries = geometries;
     in.points = points;
+    in.previousPoints = previous;
     in.queries = queries;
     in.cells = cells;
     return in;
@@ -166,52 +161,28 @@ Pair makePair(const Mesh& m) {
   return p;
 }
 
-// A line mesh of `segments` segments (strands of 16) moving over the step, as one pair's input: the
-// mesh twice in the query (a == b: its self collision), previous positions in previousPoints.
-struct Strands {
-  std::vector<Float4> points, previous;
-  std::vector<uint32_t> cells;
-  std::vector<Geometry> geometries;
-  std::vector<GeometryQuery> queries;
-  GeometryQueryInput input() const {
-    GeometryQueryInput in;
-    in.geometries = geometries;
-    in.points = points;
-    in.previousPoints = previous;
-    in.queries = queries;
-    in.cells = cells;
-    return in;
-  }
-};
-
-Strands makeStrands(uint32_t segments, uint32_t seed) {
+// A line mesh of `segments` segments (strands of 16) moving over the step: the mesh twice in the
+// query (a == b: its self collision), previous positions in `previous`.
+Pair makeStrands(uint32_t segments, uint32_t seed) {
   constexpr uint32_t kPerStrand = 16;
   constexpr float kSegment = 0.04f, kThickness = 0.001f;
-  std::mt19937 rng(seed);
-  auto uniform = [&](float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(rng); };
-  auto unit = [&] {
-    for (;;) {
-      const float x = uniform(-1, 1), y = uniform(-1, 1), z = uniform(-1, 1);
-      const float l = std::sqrt(x * x + y * y + z * z);
-      if (l > 0.1f && l <= 1.0f) return Float4{x / l, y / l, z / l, 0};
-    }
-  };
+  Random r(seed);
   // A box whose volume grows with the segment count (about the same density at every size).
   const float side = std::cbrt(static_cast<float>(segments) / 10'000.0f);
-  Strands st;
+  Pair st;
   const uint32_t strands = (segments + kPerStrand - 1) / kPerStrand;
   uint32_t left = segments;
   for (uint32_t k = 0; k < strands; ++k) {
     const uint32_t n = std::min(left, kPerStrand);
     left -= n;
     const auto first = static_cast<uint32_t>(st.points.size());
-    Float4 p{uniform(0, side), uniform(0, side), uniform(0, side), 0};
-    const Float4 motion = unit();
-    const float travel = uniform(0.01f, 0.03f);
+    Float4 p{r.uniform(0, side), r.uniform(0, side), r.uniform(0, side), 0};
+    const Float4 motion = r.unit();
+    const float travel = r.uniform(0.01f, 0.03f);
     for (uint32_t v = 0; v <= n; ++v) {
       st.points.push_back(p);
       st.previous.push_back({p.x - travel * motion.x, p.y - travel * motion.y, p.z - travel * motion.z, 0});
-      const Float4 d = unit();
+      const Float4 d = r.unit();
       p = {p.x + kSegment * d.x, p.y + kSegment * d.y, p.z + kSegment * d.z, 0};
       if (v < n) st.cells.insert(st.cells.end(), {first + v, first + v + 1});
     }
@@ -219,34 +190,6 @@ Strands makeStrands(uint32_t segments, uint32_t seed) {
   st.geometries = {Geometry::lineMesh(0, static_cast<uint32_t>(st.points.size()), 0, segments, kThickness)};
   st.queries = {GeometryQuery{0, 0, GeometryMethod::kContinuous, 0}};
   return st;
-}
-
-struct Output {
-  std::vector<ContactElement> a, b;
-  std::vector<ContactRange> ranges;
-  GeometryQueryCounts counts;
-};
-
-// Runs the query into `out`, growing its capacity to the contacts found when it overflows.
-Status runInto(Backend backend, Context* context, const GeometryQueryInput& input, Output& out) {
-  out.ranges.resize(input.queries.size());
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    GeometryQueryOutput o{out.a, out.b, out.ranges, {}};
-    auto r = queryGeometries(backend, context, input, o);
-    if (!r) return r.error();
-    out.counts = r.value();
-    if (!out.counts.overflow) return {};
-    out.a.resize(out.counts.contacts);
-    out.b.resize(out.counts.contacts);
-  }
-  return Error{ErrorCode::kBufferTooSmall, "the output still overflows at the size of the first count"};
-}
-
-bool sameContacts(const Output& x, const Output& y) {
-  auto bytes = [](const auto& v, size_t n) { return std::string(reinterpret_cast<const char*>(v.data()), n * sizeof(v[0])); };
-  const size_t n = x.counts.written;
-  return x.counts.contacts == y.counts.contacts && n == y.counts.written && bytes(x.a, n) == bytes(y.a, n) &&
-         bytes(x.b, n) == bytes(y.b, n) && bytes(x.ranges, x.ranges.size()) == bytes(y.ranges, y.ranges.size());
 }
 
 // ---- FCL -----------------------------------------------------------------------------------------
@@ -333,7 +276,7 @@ struct OurRows {
   bool disagree = false;
 
   void run(const GeometryQueryInput& input, Row proto, double* lastPerCell, std::vector<Row>& out) {
-    Output reference;
+    QueryOutput reference;
     bool haveReference = false;
     const char* names[] = {"cpu-scalar", "cpu-simd", "vulkan"};
     for (int slot = 0; slot < 3; ++slot) {
@@ -342,15 +285,15 @@ struct OurRows {
       if (!skipped(lastPerCell[slot] * row.cells, row)) {
         const Backend backend = slot == 0 ? Backend::kCpuScalar : slot == 1 ? Backend::kCpuSimd : Backend::kVulkan;
         Context* ctx = backend == Backend::kVulkan ? context : nullptr;
-        Output result;
+        QueryOutput result;
         if (backend == Backend::kVulkan && ctx == nullptr) {
           row.note = "skipped: " + vulkanSkip;
-        } else if (const Status st = runInto(backend, ctx, input, result); !st) {
+        } else if (const Status st = runQueryInto(backend, ctx, input, result); !st) {
           row.note = "refused: " + st.message();
         } else {
           const WallSamples w = sampleWall(
               [&] {
-                if (!runInto(backend, ctx, input, result)) std::abort();
+                if (!runQueryInto(backend, ctx, input, result)) std::abort();
               },
               o.reps, 1, 20.0, budgetMs, 3);
           row.ms = median(w.ms);
@@ -461,7 +404,7 @@ int runBench(const Options& o) {
   }
   double lastPerSegment[3] = {0, 0, 0};
   for (const uint32_t n : o.segments) {
-    const Strands strands = makeStrands(n, 77u + n);
+    const Pair strands = makeStrands(n, 77u + n);
     std::vector<Row> segmentRows;
     ours.run(strands.input(), Row{"line-line ccd", 0, n}, lastPerSegment, segmentRows);
     for (const Row& r : segmentRows) {
