@@ -23,8 +23,6 @@
 
 VKC_NAMESPACE_BEGIN
 #ifdef __cplusplus
-using glm::floatBitsToUint;
-using glm::uintBitsToFloat;
 inline int findMSB(uint x) { return x == 0u ? -1 : 31 - std::countl_zero(x); }
 #endif
 

@@ -6,6 +6,7 @@
 
 #ifdef __cplusplus
 #include <bit>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <glm/glm.hpp>
@@ -37,8 +38,11 @@ using glm::max;
 using glm::min;
 using glm::mix;
 using glm::sqrt;
+using std::fma;
 using glm::frexp;
 using glm::ldexp;
+using glm::floatBitsToUint;
+using glm::uintBitsToFloat;
 using glm::ivec3;
 inline int findLSB(uint x) { return x == 0u ? -1 : std::countr_zero(x); }
 VKC_NAMESPACE_END
@@ -76,5 +80,7 @@ VKC_CHECK_LAYOUT(Aabb, 32);
 VKC_CHECK_OFFSET(Aabb, hi, 16);
 
 VKC_NAMESPACE_END
+
+#include "rounding.h"
 
 #endif  // VKC_SHARED_COMMON_H
