@@ -40,6 +40,14 @@ void selfCellKeysSimd(const Float4* particles, size_t particleCount, const uint3
 void selfCopySlotsSimd(const Float4* particles, const uint32_t* items, uint32_t offset, uint32_t count,
                        gpu::vec4* pos, float* x, float* y, float* z);
 
+// col[i] = (h1 - 1) * cells0 + (h0 - 1) for the hash cells h0 = (keys[i] >> 16) & 0xFF, h1 = keys[i] >> 24
+// (the column's number in the box 1..cells0 x 1..cells1, in key order), for i < count, with SIMD.
+// Returns whether some key lies outside the box (its col[i] is then meaningless).
+bool selfKeyColumnsSimd(const uint32_t* keys, uint32_t count, uint32_t cells0, uint32_t cells1, uint32_t* col);
+
+// keys[i] = the low 32 bits of pairs[i], items[i] the high 32 bits, for i < count, with SIMD.
+void selfUnpackPairsSimd(const uint64_t* pairs, uint32_t count, uint32_t* keys, uint32_t* items);
+
 // Sorts one cloth's (key, item) pairs stably by key: the order radixSortCpu gives (a stable sort has one
 // result), faster for the self-collision keys (sweep | hash0 << 16 | hash1 << 24) of a draped cloth
 // under 16 384 items: a counting sort by column over the box of hash cells 1..cells0 x 1..cells1, then

@@ -610,6 +610,54 @@ void CopySlots(const float* particles, const uint32_t* items, uint32_t offset, u
   }
 }
 
+// selfKeyColumnsSimd: col[i] = (h1 - 1) * cells0 + h0 - 1 for the hash cells of keys[i], lanes at a
+// time; returns whether some key lies outside the box 1..cells0 x 1..cells1.
+bool KeyColumns(const uint32_t* keys, uint32_t count, uint32_t cells0, uint32_t cells1, uint32_t* col) {
+  const hn::ScalableTag<uint32_t> du;
+  const uint32_t N = static_cast<uint32_t>(hn::Lanes(du));
+  const auto one = hn::Set(du, 1u), byte = hn::Set(du, 0xFFu), width = hn::Set(du, cells0);
+  const auto last0 = hn::Set(du, cells0 - 1u), last1 = hn::Set(du, cells1 - 1u);
+  auto outside = hn::Zero(du);  // lanes with a cell outside: all ones
+  uint32_t i = 0;
+  for (; i + N <= count; i += N) {
+    const auto k = hn::LoadU(du, keys + i);
+    const auto h0 = hn::Sub(hn::And(hn::ShiftRight<16>(k), byte), one);  // (0 wraps: outside)
+    const auto h1 = hn::Sub(hn::ShiftRight<24>(k), one);
+    // h >= top (unsigned): min(h, top - 1) != h (a cell of 0 wrapped to 2^32 - 1 too).
+    const auto out0 = hn::VecFromMask(du, hn::Ne(hn::Min(h0, last0), h0));
+    const auto out1 = hn::VecFromMask(du, hn::Ne(hn::Min(h1, last1), h1));
+    outside = hn::Or(outside, hn::Or(out0, out1));
+    hn::StoreU(hn::Add(hn::Mul(h1, width), h0), du, col + i);
+  }
+  bool out = !hn::AllTrue(du, hn::Eq(outside, hn::Zero(du)));
+  for (; i < count; ++i) {
+    const uint32_t h0 = ((keys[i] >> 16) & 0xFFu) - 1u, h1 = (keys[i] >> 24) - 1u;
+    out |= h0 >= cells0 || h1 >= cells1;
+    col[i] = h1 * cells0 + h0;
+  }
+  return out;
+}
+
+// selfUnpackPairsSimd: keys[i] = low half of p[i], items[i] = high half, lanes at a time.
+void UnpackPairs(const uint64_t* p, uint32_t count, uint32_t* keys, uint32_t* items) {
+  uint32_t i = 0;
+#if HWY_TARGET != HWY_SCALAR  // (vectors of at least two pairs)
+  const hn::ScalableTag<uint32_t> du;
+  const hn::Repartition<uint64_t, decltype(du)> d64;
+  const uint32_t N = static_cast<uint32_t>(hn::Lanes(du));
+  for (; i + N <= count; i += N) {
+    const auto lo = hn::BitCast(du, hn::LoadU(d64, p + i));
+    const auto hi = hn::BitCast(du, hn::LoadU(d64, p + i + N / 2));
+    hn::StoreU(hn::ConcatEven(du, hi, lo), du, keys + i);
+    hn::StoreU(hn::ConcatOdd(du, hi, lo), du, items + i);
+  }
+#endif
+  for (; i < count; ++i) {
+    keys[i] = static_cast<uint32_t>(p[i]);
+    items[i] = static_cast<uint32_t>(p[i] >> 32);
+  }
+}
+
 size_t Lanes() { return hn::Lanes(hn::ScalableTag<float>()); }
 
 }  // namespace vkc::cpu::HWY_NAMESPACE
@@ -622,6 +670,8 @@ HWY_EXPORT(FindPairs);
 HWY_EXPORT(CellKeys);
 HWY_EXPORT(Lanes);
 HWY_EXPORT(CopySlots);
+HWY_EXPORT(KeyColumns);
+HWY_EXPORT(UnpackPairs);
 }  // namespace vkc::cpu
 #endif
 #endif  // VKC_HAVE_SIMD
@@ -645,6 +695,31 @@ void selfCellKeysSimd(const Float4* particles, size_t particleCount, const uint3
     const Float4& p = particles[itemParticles != nullptr ? itemParticles[i] : i];
     keys[i] = gpu::selfCellKey(grid, {p.x, p.y, p.z});
   }
+}
+
+bool selfKeyColumnsSimd(const uint32_t* keys, uint32_t count, uint32_t cells0, uint32_t cells1, uint32_t* col) {
+#ifdef VKC_HAVE_SIMD
+  return HWY_DYNAMIC_DISPATCH(KeyColumns)(keys, count, cells0, cells1, col);
+#else
+  bool out = false;
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint32_t h0 = ((keys[i] >> 16) & 0xFFu) - 1u, h1 = (keys[i] >> 24) - 1u;  // (0 wraps: outside)
+    out |= h0 >= cells0 || h1 >= cells1;
+    col[i] = h1 * cells0 + h0;
+  }
+  return out;
+#endif
+}
+
+void selfUnpackPairsSimd(const uint64_t* pairs, uint32_t count, uint32_t* keys, uint32_t* items) {
+#ifdef VKC_HAVE_SIMD
+  HWY_DYNAMIC_DISPATCH(UnpackPairs)(pairs, count, keys, items);
+#else
+  for (uint32_t i = 0; i < count; ++i) {
+    keys[i] = static_cast<uint32_t>(pairs[i]);
+    items[i] = static_cast<uint32_t>(pairs[i] >> 32);
+  }
+#endif
 }
 
 void selfCopySlotsSimd(const Float4* particles, const uint32_t* items, uint32_t offset, uint32_t count,
