@@ -72,14 +72,18 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
     return st;
   }
   VKC_TRY(detail::validateSelfRest(in));
-  const detail::SelfLayout L = detail::makeSelfLayout(in.cloths, in.subsets);
+  // (Without subsets, no item list: items map to particles by each cloth's offset.)
+  const detail::SelfLayout L = detail::makeSelfLayout(in.cloths, in.subsets, false);
   const float d = in.settings.distance, stiffness = in.settings.stiffness;
   const bool useRest = !in.restPositions.empty();
   const bool simd = backend == Backend::kCpuSimd;
-  const size_t n = L.itemParticles.size();
   const uint32_t clothCount = static_cast<uint32_t>(in.cloths.size());
+  const size_t n = clothCount == 0 ? 0u : size_t{L.cloths.back().firstItem} + L.cloths.back().itemCount;
   // A cloth without a subset: its items are its particles in order (item i: particle first + i).
   auto wholeCloth = [&](size_t c) { return in.subsets.empty() || in.subsets[c].empty(); };
+  auto particleOfItem = [&](uint32_t c, uint32_t item) {
+    return wholeCloth(c) ? item + (L.cloths[c].firstParticle - L.cloths[c].firstItem) : L.itemParticles[item];
+  };
   auto itemsOf = [&](uint32_t c) { return L.cloths[c].itemCount; };
   // Chunks of every cloth's slots, and the cloths too large for one task.
   const detail::WorkPlan chunks = par.plan(clothCount, itemsOf);
@@ -114,7 +118,7 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
       }
       if (!simd) {
         for (uint32_t i = w.begin; i < w.end; ++i) {
-          const Float4& p = in.particles[L.itemParticles[sc.firstItem + i]];
+          const Float4& p = in.particles[particleOfItem(w.cloth, sc.firstItem + i)];
           ck[i] = gpu::selfCellKey(g, {p.x, p.y, p.z});
         }
       }
@@ -236,13 +240,13 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
     for (const auto& tp : taskPairs) slotPairs.insert(slotPairs.end(), tp.begin(), tp.end());
   }
   // Write back, by chunks of slots (each slot is one particle: disjoint writes).
-  const detail::WorkPlan slots = par.plan(1, [&](uint32_t) { return static_cast<uint32_t>(n); });
-  par.forEach(slots.tasks(), [&](uint32_t t) {
-    for (const detail::WorkPiece& w : slots.task(t)) {
-      for (size_t k = w.begin; k < w.end; ++k) {
+  par.forEach(chunks.tasks(), [&](uint32_t t) {
+    for (const detail::WorkPiece& w : chunks.task(t)) {
+      const uint32_t first = L.cloths[w.cloth].firstItem;
+      for (uint32_t k = first + w.begin; k < first + w.end; ++k) {
         if (counts[k] == 0) continue;
         const gpu::vec4 p = gpu::selfApply(s.pos[k], sums[k], counts[k]);
-        Float4& out = in.particles[L.itemParticles[s.items[k]]];
+        Float4& out = in.particles[particleOfItem(w.cloth, s.items[k])];
         out.x = p.x, out.y = p.y, out.z = p.z;
       }
     }
@@ -251,7 +255,10 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
   if (debug != nullptr) {
     debug->sortedKeys = s.keys;
     debug->sortedParticles.resize(n);
-    for (size_t k = 0; k < n; ++k) debug->sortedParticles[k] = L.itemParticles[s.items[k]];
+    for (uint32_t c = 0; c < clothCount; ++c) {
+      const gpu::SelfCloth& sc = L.cloths[c];
+      for (uint32_t k = sc.firstItem; k < sc.firstItem + sc.itemCount; ++k) debug->sortedParticles[k] = particleOfItem(c, s.items[k]);
+    }
     debug->clothFirstItem.clear();
     for (const gpu::SelfCloth& sc : L.cloths) debug->clothFirstItem.push_back(sc.firstItem);
     debug->neighbourCounts.assign(in.particles.size(), 0);
