@@ -127,6 +127,15 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
   });
   // Stable: equal keys keep the item order. Both backends give the one stable order (the SIMD
   // backend's sort uses the keys' layout, see selfSortByKey).
+  // The SIMD sort's tables of column starts, per cloth (where its counting sort ran), for the sweep.
+  thread_local std::vector<cpu::SelfColumnStarts> startsStore;
+  thread_local std::vector<uint8_t> haveStartsStore;
+  std::vector<cpu::SelfColumnStarts>& starts = startsStore;
+  std::vector<uint8_t>& haveStarts = haveStartsStore;
+  if (simd) {
+    if (starts.size() < clothCount) starts.resize(clothCount);
+    haveStarts.assign(clothCount, 0);
+  }
   auto sortCloth = [&](uint32_t c) {
     const gpu::SelfCloth& sc = L.cloths[c];
     uint32_t* ck = s.keys.data() + sc.firstItem;
@@ -135,7 +144,7 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
       // The hash cells of the box's upper corner bound the cloth's (cells grow with the coordinates).
       const Aabb& b = bounds[c];
       const uint32_t top = gpu::selfCellKey(s.grids[c], {b.hi.x, b.hi.y, b.hi.z});
-      cpu::selfSortByKey(ck, ci, sc.itemCount, (top >> 16) & 0xFFu, top >> 24);
+      haveStarts[c] = cpu::selfSortByKey(ck, ci, sc.itemCount, (top >> 16) & 0xFFu, top >> 24, &starts[c]) ? 1 : 0;
     } else {
       cpu::radixSortScalar(ck, ci, sc.itemCount, 32);
     }
@@ -211,7 +220,8 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
         if (large(w.cloth)) continue;
         const gpu::SelfCloth& sc = L.cloths[w.cloth];
         cpu::selfSweepSimd(s, sc.firstItem, sc.firstItem + sc.itemCount, s.grids[w.cloth], d, stiffness, useRest,
-                           counts.data(), sums.data(), wantPairs ? &taskPairs[t] : nullptr);
+                           counts.data(), sums.data(), wantPairs ? &taskPairs[t] : nullptr, nullptr,
+                           haveStarts[w.cloth] != 0 ? &starts[w.cloth] : nullptr);
       }
     });
     // (The order of the pairs does not matter: debug sorts them.)

@@ -325,8 +325,9 @@ HWY_INLINE void appendPairs(DF df, hn::Mask<DF> mask, const Load& load, uint32_t
 // never rounds below an integer the exact product reaches), and the window is +-reach inclusive (a
 // saturated reach covers every cell; NaN and infinite positions never pass dist2 < d2). So every
 // pair already lies in the window; the window would only filter candidates that fail the distance
-// test anyway.
-void FindPairs(const SelfSorted& s, uint32_t begin, uint32_t n, const uint32_t* start, uint32_t c0,
+// test anyway. `start`: the table of column starts, with key K in column
+// (K >> 24) * width + ((K >> 16) & 0xFF) - columnBase (see SelfColumnStarts).
+void FindPairs(const SelfSorted& s, uint32_t begin, uint32_t n, const uint32_t* start, uint32_t width, uint32_t columnBase,
                const uint32_t* keysWithSentinels, uint32_t qa, uint32_t qb, const gpu::SelfGrid& grid, float d,
                bool useRest, std::vector<uint64_t>& found) {
   const hn::ScalableTag<float> df;
@@ -340,6 +341,10 @@ void FindPairs(const SelfSorted& s, uint32_t begin, uint32_t n, const uint32_t* 
   const float* RZ = useRest ? s.rz.data() + begin : nullptr;
   const auto vd2 = hn::Set(df, d * d);
   const uint32_t reach = grid.axes.w;
+  // A key's column in `start` (see SelfColumnStarts).
+  auto columnOf = [&](uint32_t key) HWY_ATTR __attribute__((always_inline)) {
+    return (key >> 24) * width + ((key >> 16) & 0xFFu) - columnBase;
+  };
   uint32_t first[9] = {}, last[9] = {};
   // Columns: equal hash cells, key >> 16 == h1 << 8 | h0. A slot's half neighbourhood lies in two
   // blocks of consecutive slots: its own row (the rest of its column and column h0 + 1) and the next
@@ -369,7 +374,7 @@ void FindPairs(const SelfSorted& s, uint32_t begin, uint32_t n, const uint32_t* 
       uint32_t a = k + 1;
       if (c != 4) {
         // A pointer left behind by slots of short blocks restarts no earlier than its column.
-        a = std::max(first[c], start[column + (c / 3u) * 0x100u + c % 3u - 0x101u]);
+        a = std::max(first[c], start[column + (c / 3u) * width + c % 3u - width - 1u]);
         a += KS[a] < lo;
         a += KS[a] < lo;
         while (KS[a] < lo) ++a;
@@ -398,10 +403,10 @@ void FindPairs(const SelfSorted& s, uint32_t begin, uint32_t n, const uint32_t* 
     uint32_t lenA, lenB, beginB;
   };
   auto blocks = [&](uint32_t k) HWY_ATTR __attribute__((always_inline)) {
-    const uint32_t column = (K[k] >> 16) - c0;
-    const uint32_t endA = start[column + 2u];       // row h1 up to column h0 + 1
-    const uint32_t beginB = start[column + 0xFFu];  // (h1 + 1, h0 - 1)
-    const uint32_t endB = start[column + 0x102u];   // up to (h1 + 1, h0 + 1)
+    const uint32_t column = columnOf(K[k]);
+    const uint32_t endA = start[column + 2u];              // row h1 up to column h0 + 1
+    const uint32_t beginB = start[column + width - 1u];  // (h1 + 1, h0 - 1)
+    const uint32_t endB = start[column + width + 2u];    // up to (h1 + 1, h0 + 1)
     return Blocks{endA - k - 1, endB - beginB, beginB};
   };
   // Short blocks' candidates, concatenated: candidate j < lenA + lenB is slot k + 1 + j (block A),
@@ -466,7 +471,7 @@ void FindPairs(const SelfSorted& s, uint32_t begin, uint32_t n, const uint32_t* 
   }
   for (uint32_t h = 0; h < denseCount; ++h) {
     const uint32_t k = dense[h];
-    denseSlot(k, (K[k] >> 16) - c0);
+    denseSlot(k, columnOf(K[k]));
   }
 }
 
@@ -508,13 +513,18 @@ uint32_t BuildColumnStarts(const uint32_t* K, uint32_t n, std::vector<uint32_t>&
 // the pairs, the gather.
 void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGrid& grid, float d, float stiffness,
            bool useRest, uint32_t* counts, gpu::vec3* sums, std::vector<std::array<uint32_t, 2>>* pairs,
-           const SelfPairFilter* filter) {
+           const SelfPairFilter* filter, const SelfColumnStarts* starts) {
   const uint32_t n = end - begin;
   const uint32_t* K = s.keys.data() + begin;
   thread_local std::vector<uint32_t> start;  // scratch reused across calls
-  const uint32_t c0 = BuildColumnStarts(K, n, start);
-  std::vector<uint64_t> found;  // (k << 32 | m), k < m, local slots
-  FindPairs(s, begin, n, start.data(), c0, nullptr, 0, n, grid, d, useRest, found);
+  thread_local std::vector<uint64_t> found;  // (k << 32 | m), k < m, local slots
+  found.clear();
+  if (starts != nullptr) {  // the sort's table
+    FindPairs(s, begin, n, starts->start.data(), starts->width, starts->base, nullptr, 0, n, grid, d, useRest, found);
+  } else {  // columns key >> 16 from the first slot's on
+    const uint32_t c0 = BuildColumnStarts(K, n, start);
+    FindPairs(s, begin, n, start.data(), 0x100u, c0, nullptr, 0, n, grid, d, useRest, found);
+  }
   gatherFound(s, begin, n, K, found, grid, d, stiffness, counts, sums, pairs, filter);
 }
 
@@ -610,12 +620,13 @@ void CopySlots(const float* particles, const uint32_t* items, uint32_t offset, u
   }
 }
 
-// selfKeyColumnsSimd: col[i] = (h1 - 1) * cells0 + h0 - 1 for the hash cells of keys[i], lanes at a
+// selfKeyColumnsSimd: col[i] = (h1 - 1) * width + h0 - 1 for the hash cells of keys[i], lanes at a
 // time; returns whether some key lies outside the box 1..cells0 x 1..cells1.
-bool KeyColumns(const uint32_t* keys, uint32_t count, uint32_t cells0, uint32_t cells1, uint32_t* col) {
+bool KeyColumns(const uint32_t* keys, uint32_t count, uint32_t cells0, uint32_t cells1, uint32_t width,
+                uint32_t* col) {
   const hn::ScalableTag<uint32_t> du;
   const uint32_t N = static_cast<uint32_t>(hn::Lanes(du));
-  const auto one = hn::Set(du, 1u), byte = hn::Set(du, 0xFFu), width = hn::Set(du, cells0);
+  const auto one = hn::Set(du, 1u), byte = hn::Set(du, 0xFFu), stride = hn::Set(du, width);
   const auto last0 = hn::Set(du, cells0 - 1u), last1 = hn::Set(du, cells1 - 1u);
   auto outside = hn::Zero(du);  // lanes with a cell outside: all ones
   uint32_t i = 0;
@@ -627,13 +638,13 @@ bool KeyColumns(const uint32_t* keys, uint32_t count, uint32_t cells0, uint32_t 
     const auto out0 = hn::VecFromMask(du, hn::Ne(hn::Min(h0, last0), h0));
     const auto out1 = hn::VecFromMask(du, hn::Ne(hn::Min(h1, last1), h1));
     outside = hn::Or(outside, hn::Or(out0, out1));
-    hn::StoreU(hn::Add(hn::Mul(h1, width), h0), du, col + i);
+    hn::StoreU(hn::Add(hn::Mul(h1, stride), h0), du, col + i);
   }
   bool out = !hn::AllTrue(du, hn::Eq(outside, hn::Zero(du)));
   for (; i < count; ++i) {
     const uint32_t h0 = ((keys[i] >> 16) & 0xFFu) - 1u, h1 = (keys[i] >> 24) - 1u;
     out |= h0 >= cells0 || h1 >= cells1;
-    col[i] = h1 * cells0 + h0;
+    col[i] = h1 * width + h0;
   }
   return out;
 }
@@ -697,15 +708,16 @@ void selfCellKeysSimd(const Float4* particles, size_t particleCount, const uint3
   }
 }
 
-bool selfKeyColumnsSimd(const uint32_t* keys, uint32_t count, uint32_t cells0, uint32_t cells1, uint32_t* col) {
+bool selfKeyColumnsSimd(const uint32_t* keys, uint32_t count, uint32_t cells0, uint32_t cells1, uint32_t width,
+                        uint32_t* col) {
 #ifdef VKC_HAVE_SIMD
-  return HWY_DYNAMIC_DISPATCH(KeyColumns)(keys, count, cells0, cells1, col);
+  return HWY_DYNAMIC_DISPATCH(KeyColumns)(keys, count, cells0, cells1, width, col);
 #else
   bool out = false;
   for (uint32_t i = 0; i < count; ++i) {
     const uint32_t h0 = ((keys[i] >> 16) & 0xFFu) - 1u, h1 = (keys[i] >> 24) - 1u;  // (0 wraps: outside)
     out |= h0 >= cells0 || h1 >= cells1;
-    col[i] = h1 * cells0 + h0;
+    col[i] = h1 * width + h0;
   }
   return out;
 #endif
@@ -738,14 +750,16 @@ void selfCopySlotsSimd(const Float4* particles, const uint32_t* items, uint32_t 
 
 void selfSweepSimd(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGrid& grid, float d,
                    float stiffness, bool useRest, uint32_t* counts, gpu::vec3* sums,
-                   std::vector<std::array<uint32_t, 2>>* pairs, const SelfPairFilter* filter) {
+                   std::vector<std::array<uint32_t, 2>>* pairs, const SelfPairFilter* filter,
+                   const SelfColumnStarts* starts) {
 #ifdef VKC_HAVE_SIMD
   // Vectors of up to 64 lanes fit the 64-bit masks (and, with kSelfSimdPad, the padding).
   if (HWY_DYNAMIC_DISPATCH(Lanes)() <= 64) {
-    HWY_DYNAMIC_DISPATCH(Sweep)(s, begin, end, grid, d, stiffness, useRest, counts, sums, pairs, filter);
+    HWY_DYNAMIC_DISPATCH(Sweep)(s, begin, end, grid, d, stiffness, useRest, counts, sums, pairs, filter, starts);
     return;
   }
 #endif
+  (void)starts;  // (the fallback finds its columns by binary search)
   sweepFallback(s, begin, end, begin, end, grid, d, stiffness, useRest, counts, sums, pairs, filter);
 }
 
@@ -788,7 +802,7 @@ void selfSweepSimdParallel(detail::ParallelCall& par, const SelfSorted& s, uint3
       thread_local std::vector<uint64_t> found;  // scratch of the thread that runs the chunk
       found.clear();
       const uint32_t qa = c * size, qb = std::min(n, qa + size);
-      HWY_DYNAMIC_DISPATCH(FindPairs)(s, begin, n, start.data(), K[0] >> 16, keyStore.data(), qa, qb, grid, d, useRest,
+      HWY_DYNAMIC_DISPATCH(FindPairs)(s, begin, n, start.data(), 0x100u, K[0] >> 16, keyStore.data(), qa, qb, grid, d, useRest,
                                       found);
       SweepChunk& ch = chunks[c];
       ch.own.clear();
