@@ -114,15 +114,14 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
         const bool all = wholeCloth(w.cloth);
         cpu::selfCellKeysSimd(all ? in.particles.data() + in.cloths[w.cloth].first + w.begin : in.particles.data(),
                               in.particles.size(), all ? nullptr : L.itemParticles.data() + sc.firstItem + w.begin,
-                              w.end - w.begin, g, ck + w.begin);
-      }
-      if (!simd) {
+                              w.end - w.begin, g, ck + w.begin, ci + w.begin, sc.firstItem + w.begin);
+      } else {
         for (uint32_t i = w.begin; i < w.end; ++i) {
           const Float4& p = in.particles[particleOfItem(w.cloth, sc.firstItem + i)];
           ck[i] = gpu::selfCellKey(g, {p.x, p.y, p.z});
         }
+        std::iota(ci + w.begin, ci + w.end, sc.firstItem + w.begin);
       }
-      std::iota(ci + w.begin, ci + w.end, sc.firstItem + w.begin);
     }
   });
   // Stable: equal keys keep the item order. Both backends give the one stable order (the SIMD

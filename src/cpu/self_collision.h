@@ -30,10 +30,11 @@ struct SelfSorted {
   std::vector<gpu::SelfGrid> grids;
 };
 
-// keys[i] = selfCellKey(grid, particles[itemParticles[i]]) for i < count, with SIMD (bitwise equal).
-// itemParticles == nullptr: the items are particles[0 .. count) in order (contiguous loads, no gathers).
+// keys[i] = selfCellKey(grid, particles[itemParticles[i]]) and items[i] = firstItem + i for i < count,
+// with SIMD (bitwise equal). itemParticles == nullptr: the items are particles[0 .. count) in order
+// (contiguous loads, no gathers).
 void selfCellKeysSimd(const Float4* particles, size_t particleCount, const uint32_t* itemParticles, uint32_t count,
-                      const gpu::SelfGrid& grid, uint32_t* keys);
+                      const gpu::SelfGrid& grid, uint32_t* keys, uint32_t* items, uint32_t firstItem);
 
 // pos[k] = particles[items[k] + offset] (xyzw) and x[k], y[k], z[k] its coordinates, for k < count
 // (offset added mod 2^32): the SIMD path's copy of a whole cloth's particles in sorted slot order.

@@ -569,7 +569,7 @@ HWY_INLINE auto cellBits(VF p, VF lower, VF scale, VF top, int shift) {
 // clamp with NaN to 1, truncate). Positions are gathered from the AoS particles by item; without
 // `itemParticles` the items are particles[0 .. count) in order, loaded with de-interleaving loads.
 void CellKeys(const float* particles, const uint32_t* itemParticles, uint32_t count, const gpu::SelfGrid& g,
-              uint32_t* keys) {
+              uint32_t* keys, uint32_t* items, uint32_t firstItem) {
   const hn::ScalableTag<float> df;
   const hn::RebindToSigned<decltype(df)> di;
   const hn::RebindToUnsigned<decltype(df)> du;
@@ -600,6 +600,7 @@ void CellKeys(const float* particles, const uint32_t* itemParticles, uint32_t co
       VF p[3], w;
       hn::LoadInterleaved4(df, particles + size_t{i} * 4, p[0], p[1], p[2], w);
       hn::StoreU(key(p), du, keys + i);
+      hn::StoreU(hn::Iota(du, firstItem + i), du, items + i);
     }
   } else {
     for (; i + N <= count; i += static_cast<uint32_t>(N)) {
@@ -607,11 +608,13 @@ void CellKeys(const float* particles, const uint32_t* itemParticles, uint32_t co
       const VF p[3] = {hn::GatherIndex(df, particles, index), hn::GatherIndex(df, particles + 1, index),
                        hn::GatherIndex(df, particles + 2, index)};
       hn::StoreU(key(p), du, keys + i);
+      hn::StoreU(hn::Iota(du, firstItem + i), du, items + i);
     }
   }
   for (; i < count; ++i) {
     const float* p = particles + size_t{itemParticles != nullptr ? itemParticles[i] : i} * 4;
     keys[i] = gpu::selfCellKey(g, gpu::vec3(p[0], p[1], p[2]));
+    items[i] = firstItem + i;
   }
 }
 
@@ -717,11 +720,11 @@ namespace vkc::cpu {
 
 
 void selfCellKeysSimd(const Float4* particles, size_t particleCount, const uint32_t* itemParticles, uint32_t count,
-                      const gpu::SelfGrid& grid, uint32_t* keys) {
+                      const gpu::SelfGrid& grid, uint32_t* keys, uint32_t* items, uint32_t firstItem) {
 #ifdef VKC_HAVE_SIMD
   // The gather's 32-bit element offsets (4 floats per particle) must not overflow.
   if (itemParticles == nullptr || particleCount < (size_t{1} << 29)) {
-    HWY_DYNAMIC_DISPATCH(CellKeys)(&particles[0].x, itemParticles, count, grid, keys);
+    HWY_DYNAMIC_DISPATCH(CellKeys)(&particles[0].x, itemParticles, count, grid, keys, items, firstItem);
     return;
   }
 #else
@@ -730,6 +733,7 @@ void selfCellKeysSimd(const Float4* particles, size_t particleCount, const uint3
   for (uint32_t i = 0; i < count; ++i) {
     const Float4& p = particles[itemParticles != nullptr ? itemParticles[i] : i];
     keys[i] = gpu::selfCellKey(grid, {p.x, p.y, p.z});
+    items[i] = firstItem + i;
   }
 }
 
