@@ -330,11 +330,7 @@ HWY_INLINE void appendPairs(DF df, hn::Mask<DF> mask, const Load& load, uint32_t
 void FindPairs(const SelfSorted& s, uint32_t begin, uint32_t n, const uint32_t* start, uint32_t width, uint32_t columnBase,
                const uint32_t* keysWithSentinels, uint32_t qa, uint32_t qb, const gpu::SelfGrid& grid, float d,
                bool useRest, std::vector<uint64_t>& found) {
-  // At most 8 lanes: a draped cloth's slots have 0 to 36 candidates, 13 on average, which two
-  // blocks of 8 lanes (below) test in fewer instructions than one or two vectors of 16 with blends.
-  // (Measured at AVX3, NvCloth drapes' self pass, same-run medians: 4 096 particles 0.0348 -> 0.0330
-  // ms; 65 025 particles 0.951 -> 0.976 ms, 2% slower.)
-  const hn::CappedTag<float, 8> df;
+  const hn::ScalableTag<float> df;
   const uint32_t N = static_cast<uint32_t>(hn::Lanes(df));
   const uint32_t* K = s.keys.data() + begin;  // this cloth's keys
   const float* X = s.x.data() + begin;
@@ -365,6 +361,13 @@ void FindPairs(const SelfSorted& s, uint32_t begin, uint32_t n, const uint32_t* 
   // loads where a vector spans both). (Measured, 4 096-particle NvCloth drape's self pass, same-run
   // medians: held to SSE4 0.0500 -> 0.0428 ms, AVX2 0.0356 -> 0.0321; at 16 lanes level or slower.)
   constexpr bool kSeparateBlocks = hn::MaxLanes(decltype(df)()) <= 8;
+  // 16 lanes: the first vector holds block A's first 8 candidates and block B's first 8 (two
+  // 8-lane loads, no blend), then the rest of each block apart. (Measured at AVX3 against 8-lane
+  // vectors, NvCloth drapes' self pass, same-run medians: 4 096 particles 0.0315 -> 0.0312 ms,
+  // 65 025 particles 0.958 -> 0.805.)
+#if HWY_TARGET != HWY_SCALAR
+  constexpr bool kPairedHalves = hn::MaxLanes(decltype(df)()) == 16;
+#endif
   // The keys with sentinels (a vector of them past the end), for the dense slots' running pointers
   // (filled only when there are some): 0xFFFFFFFF exceeds every column bound (hash cells <= 254).
   thread_local std::vector<uint32_t> keyStore;  // scratch reused across calls
@@ -434,18 +437,35 @@ void FindPairs(const SelfSorted& s, uint32_t begin, uint32_t n, const uint32_t* 
       const auto dz = hn::Sub(load(Z), pz);
       return hn::Lt(hn::Add(hn::Add(hn::Mul(dx, dx), hn::Mul(dy, dy)), hn::Mul(dz, dz)), vd2);
     };
+    // The candidates [from, from + len) of one block, a vector at a time.
+    auto run = [&](uint32_t from, uint32_t len) HWY_ATTR __attribute__((always_inline)) {
+      for (uint32_t j = 0; j < len; j += N) {
+        const uint32_t at = from + j;
+        const auto load = [&](const float* P) HWY_ATTR __attribute__((always_inline)) { return hn::LoadU(df, P + at); };
+        f(hn::And(closer(load), hn::FirstN(df, len - j)), load, at, N, at);
+      }
+    };
     if constexpr (kSeparateBlocks) {
-      auto run = [&](uint32_t from, uint32_t len) HWY_ATTR __attribute__((always_inline)) {
-        for (uint32_t j = 0; j < len; j += N) {
-          const uint32_t at = from + j;
-          const auto load = [&](const float* P) HWY_ATTR __attribute__((always_inline)) { return hn::LoadU(df, P + at); };
-          f(hn::And(closer(load), hn::FirstN(df, len - j)), load, at, N, at);
-        }
-      };
       run(k + 1, b.lenA);
       run(b.beginB, b.lenB);
       return;
     }
+#if HWY_TARGET != HWY_SCALAR  // (Half and Combine)
+    if constexpr (kPairedHalves) {
+      const hn::Half<decltype(df)> dh;
+      constexpr uint32_t H = 8;
+      const uint32_t ia = k + 1, lenA = std::min(b.lenA, H), lenB = std::min(b.lenB, H);
+      const auto load = [&](const float* P) HWY_ATTR __attribute__((always_inline)) {
+        return hn::Combine(df, hn::LoadU(dh, P + b.beginB), hn::LoadU(dh, P + ia));
+      };
+      const auto valid = hn::Or(hn::FirstN(df, lenA), hn::AndNot(hn::FirstN(df, H), hn::FirstN(df, H + lenB)));
+      // (lanes from H on: slots beginB - H + lane, mod 2^32)
+      f(hn::And(closer(load), valid), load, ia, H, b.beginB - H);
+      run(k + 1 + H, b.lenA - lenA);
+      run(b.beginB + H, b.lenB - lenB);
+      return;
+    }
+#endif
     auto vector = [&](uint32_t ia, uint32_t ib, uint32_t split, uint32_t valid) HWY_ATTR __attribute__((always_inline)) {
       const auto fromA = hn::FirstN(df, split);
       const auto load = [&](const float* P) HWY_ATTR __attribute__((always_inline)) {
