@@ -10,7 +10,9 @@
 // spheres that belong to no capsule) and applies each shape to the lanes whose own candidate bit is
 // set. Where the kernel branches per particle (a capsule's region: cone or end sphere; which of the
 // cone and end-sphere sweeps enters first) the lanes take masks. A shape's data is uniform across
-// lanes, so it is broadcast. The arithmetic is the shared kernel's, operation by operation in the same
+// lanes, so it is broadcast: once per call, into per-thread tables of the cloth's spheres and capsules
+// at both ends of the iteration (products of uniform values, r * r and the like, computed there by the
+// same float multiplication), which the batches load. The arithmetic is the shared kernel's, operation by operation in the same
 // order (GLM's dot is (x + y) + z, mix is a (1 - t) + b t), without fused multiply-adds, so the
 // results match the scalar twin (bitwise, up to the sign of zeros). Lanes without a particle (the
 // tail, padded) or with inverse mass 0 are inactive; a batch stores back only the arrays it changed.
@@ -721,10 +723,35 @@ void CollideCloth(const ShapesState& s, uint32_t cloth, float friction, float ma
     for (uint32_t i = 0; i < n; ++i) p[i].w = q[i].w;
     return;
   }
-  auto cand = hwy::AllocateAligned<uint32_t>(std::max<size_t>(c.maskWords, 1) * lanes);
-  auto any = hwy::AllocateAligned<uint32_t>(std::max<size_t>(c.maskWords, 1));
+  // The call's tables, carved from one per-thread block that is kept between calls (grown to the
+  // largest cloth's tables): a small cloth's call allocates nothing.
+  const size_t words = std::max<size_t>(c.maskWords, 1);
+  const size_t rowStride = std::max<size_t>(gpu::kGridCells, lanes);
+  const uint32_t rowsPerWord = (s.flags & gpu::kCollideFlagContinuous) != 0u ? 6u : 3u;
+  const size_t rowCount = size_t{c.maskWords} * rowsPerWord;
+  const auto rounded = [](size_t bytes) { return (bytes + HWY_ALIGNMENT - 1) / HWY_ALIGNMENT * HWY_ALIGNMENT; };
+  const size_t sizes[] = {rounded(words * lanes * 4), rounded(words * 4), rounded(words * 4),
+                          rounded(words * rowsPerWord * rowStride * 4), rounded(rowCount * 16u),
+                          rounded(std::max<size_t>(2 * c.sphereCount, 1) * sizeof(SphereLanes)),
+                          rounded(std::max<size_t>(c.capsuleCount, 1) * sizeof(CapsuleLanes))};
+  size_t total = 0;
+  for (const size_t size : sizes) total += size;
+  thread_local hwy::AlignedFreeUniquePtr<uint8_t[]> scratch;
+  thread_local size_t scratchSize = 0;
+  if (total > scratchSize) {
+    scratch = hwy::AllocateAligned<uint8_t>(total);
+    scratchSize = total;
+  }
+  uint8_t* next = scratch.get();
+  const auto carve = [&](size_t index) {
+    uint8_t* at = next;
+    next += sizes[index];
+    return at;
+  };
+  uint32_t* cand = reinterpret_cast<uint32_t*>(carve(0));
+  uint32_t* any = reinterpret_cast<uint32_t*>(carve(1));
   // The spheres that collide on their own (sphereInCapsule: a capsule's spheres do not).
-  auto freeSpheres = hwy::AllocateAligned<uint32_t>(std::max<size_t>(c.maskWords, 1));
+  uint32_t* freeSpheres = reinterpret_cast<uint32_t*>(carve(2));
   for (uint32_t w = 0; w < std::max<uint32_t>(c.maskWords, 1); ++w) freeSpheres[w] = bitsBelow(w, c.sphereCount);
   if (c.capsuleCount != 0u) {
     const uint32_t* csr = s.layout.sphereCapsules.data() + c.firstSphereCapsule;
@@ -735,16 +762,14 @@ void CollideCloth(const ShapesState& s, uint32_t cloth, float friction, float ma
   // The cloth's mask rows (maskIndex: firstMaskWord + ((set * 3 + axis) * 8 + cell) * maskWords + word)
   // with their cells contiguous.
   // Discrete collision looks both sets up at the same cell: there, row axis holds set 0 AND set 1.
-  const size_t rowStride = std::max<size_t>(gpu::kGridCells, lanes);
-  const uint32_t rowsPerWord = (s.flags & gpu::kCollideFlagContinuous) != 0u ? 6u : 3u;
-  auto rows = hwy::AllocateAligned<uint32_t>(std::max<size_t>(c.maskWords, 1) * rowsPerWord * rowStride);
+  uint32_t* rows = reinterpret_cast<uint32_t*>(carve(3));
   if (g.lower.w != 0.0f) {
     const auto mask = [&](uint32_t row, uint32_t cell, uint32_t w) {
       return s.masks[c.firstMaskWord + (row * gpu::kGridCells + cell) * c.maskWords + w];
     };
     for (uint32_t w = 0; w < c.maskWords; ++w) {
       for (uint32_t row = 0; row < rowsPerWord; ++row) {
-        uint32_t* dst = rows.get() + (w * rowsPerWord + row) * rowStride;
+        uint32_t* dst = rows + (w * rowsPerWord + row) * rowStride;
         for (uint32_t cell = 0; cell < rowStride; ++cell) {
           if (cell >= gpu::kGridCells) dst[cell] = 0u;
           else dst[cell] = rowsPerWord == 6u ? mask(row, cell, w) : mask(row, cell, w) & mask(3u + row, cell, w);
@@ -753,20 +778,20 @@ void CollideCloth(const ShapesState& s, uint32_t cloth, float friction, float ma
     }
   }
   // At 4 lanes, rows whose words all fit bytes (at most 8 shapes) are looked up by one byte shuffle.
-  const size_t rowCount = size_t{c.maskWords} * rowsPerWord;
-  hwy::AlignedFreeUniquePtr<uint8_t[]> rowBytes;
+  uint8_t* rowBytes = carve(4);
   if (lanes == 4 && g.lower.w != 0.0f && rowCount != 0 &&
-      std::all_of(rows.get(), rows.get() + rowCount * rowStride, [](uint32_t word) { return word < 256u; })) {
-    rowBytes = hwy::AllocateAligned<uint8_t>(rowCount * 16u);
+      std::all_of(rows, rows + rowCount * rowStride, [](uint32_t word) { return word < 256u; })) {
     for (size_t r = 0; r < rowCount; ++r) {
       for (uint32_t k = 0; k < 16u; ++k) rowBytes[r * 16u + k] = k < gpu::kGridCells ? static_cast<uint8_t>(rows[r * rowStride + k]) : 0u;
     }
+  } else {
+    rowBytes = nullptr;
   }
   // The shapes' values broadcast once for every batch: the spheres at the iteration's end, then (with
   // CCD) at its start; the capsules at both.
   const bool ccd = (s.flags & gpu::kCollideFlagContinuous) != 0u;
-  auto sphereLanes = hwy::AllocateAligned<SphereLanes>(std::max<size_t>(2 * c.sphereCount, 1));
-  auto capsuleLanes = hwy::AllocateAligned<CapsuleLanes>(std::max<size_t>(c.capsuleCount, 1));
+  SphereLanes* sphereLanes = reinterpret_cast<SphereLanes*>(carve(5));
+  CapsuleLanes* capsuleLanes = reinterpret_cast<CapsuleLanes*>(carve(6));
   if (g.lower.w != 0.0f) {
     const uint32_t S = s.layout.sphereCount, C = s.layout.capsuleCount;
     for (uint32_t atEnd = ccd ? 0u : 1u; atEnd < 2u; ++atEnd) {
@@ -795,14 +820,14 @@ void CollideCloth(const ShapesState& s, uint32_t cloth, float friction, float ma
               s.flags,
               friction,
               massScale,
-              cand.get(),
-              any.get(),
-              freeSpheres.get(),
-              rows.get(),
+              cand,
+              any,
+              freeSpheres,
+              rows,
               rowStride,
-              rowBytes.get(),
-              sphereLanes.get(),
-              capsuleLanes.get()};
+              rowBytes,
+              sphereLanes,
+              capsuleLanes};
   if ((s.flags & gpu::kCollideFlagFriction) != 0u) {
     ccd ? collideBatches<true, true>(v, p, q, n) : collideBatches<false, true>(v, p, q, n);
   } else {
