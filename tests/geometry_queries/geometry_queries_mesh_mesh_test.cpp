@@ -355,11 +355,6 @@ TEST(GeometryQueriesMeshMesh, BadInputNamesTheField) {
         b, ErrorCode::kUnsupported,
         "queries[0]: a and b are the same surface mesh vs surface mesh: mesh self collision");
   }
-  {
-    Batch b = two();
-    b.queries[0].a = 1;
-    expectRefusedUnwritten(b, ErrorCode::kUnsupported, "queries[0]: line mesh vs line mesh is not built yet");
-  }
 }
 
 // The query file needs nothing new for mesh-mesh queries: a file with a segment through a
