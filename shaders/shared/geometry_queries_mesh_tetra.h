@@ -183,15 +183,7 @@ VKC_FN bool geomTetraBoxAxis(vec3 a, vec3 b, vec3 c, vec3 d, GeomConvex t, vec3 
   float lo = min(min(dot(a, u), dot(b, u)), min(dot(c, u), dot(d, u)));
   float hi = max(max(dot(a, u), dot(b, u)), max(dot(c, u), dot(d, u)));
   float e = geomCentredSupport(t, u);
-  float up = e - lo;    // moving along +u
-  float down = hi + e;  // moving along -u
-  if (up <= 0.0f || down <= 0.0f) return false;
-  float o = min(up, down);
-  if (o < best * bias) {
-    best = o;
-    dir = up <= down ? u : -u;
-  }
-  return true;
+  return geomKeepLeastOverlap(e - lo, hi + e, u, bias, best, dir);  // moving along +u, -u
 }
 
 // Oriented box against tetrahedron `cell`: the separating axis test, exact (the Minkowski

@@ -15,13 +15,6 @@
 namespace vkc::test::geometry {
 namespace {
 
-std::vector<uint32_t> ids(const Batch& b, uint32_t gi, const ContactElement& e) {
-  const GeometryQueryInput in = b.input();
-  uint32_t v[4];
-  const uint32_t n = contactCellIds(in, b.geometries[gi], e, v);
-  return std::vector<uint32_t>(v, v + n);
-}
-
 uint32_t addLines(Batch& b, const std::vector<Float4>& v, const std::vector<uint32_t>& cells,
                   float thickness) {
   const uint32_t g = b.addMesh(GeometryType::kLineMesh, v, cells);
@@ -31,15 +24,6 @@ uint32_t addLines(Batch& b, const std::vector<Float4>& v, const std::vector<uint
 
 Geometry ball(float x, float y, float z, float r) {
   return Geometry::sphere(Float4{x, y, z, r});
-}
-
-void runBoth(Batch& b, size_t capacity = 64) {
-  ASSERT_TRUE(b.run(Backend::kCpuScalar, capacity).ok());
-  Batch s = b;
-  ASSERT_TRUE(s.run(Backend::kCpuSimd, capacity).ok());
-  for (size_t k = 0; k < b.elementsA.size(); ++k) {
-    ASSERT_TRUE(bitwiseEqual(b.elementsA[k], s.elementsA[k]) && bitwiseEqual(b.elementsB[k], s.elementsB[k]));
-  }
 }
 
 // --- LineMesh vs LineMesh ---
@@ -59,7 +43,7 @@ TEST(GeometryQueriesMeshStatic, LineLineClosestPointsAndCrossing) {
     const uint32_t y = addLines(b, {v3(1, -1, c.z), v3(1, 1, c.z)}, {0, 1}, 0.1f);
     b.query(x, y);
     b.query(y, x);
-    runBoth(b);
+    runScalarAndSimd(b);
     ASSERT_EQ(b.ranges[0].count, c.contacts) << c.z;
     if (c.contacts == 0) continue;
     const ContactElement& ex = b.elementsA[0];
@@ -69,8 +53,8 @@ TEST(GeometryQueriesMeshStatic, LineLineClosestPointsAndCrossing) {
                   {v3(1, 0, c.dirZ * c.depth), v3(0, 0, -c.dirZ), c.depth}, 1e-6f, "Y");
     EXPECT_EQ(contactCellType(ex), CellType::kEdge);
     EXPECT_EQ(contactCellType(ey), CellType::kEdge);
-    EXPECT_EQ(ids(b, x, ex), (std::vector<uint32_t>{0, 1}));
-    EXPECT_EQ(ids(b, y, ey), (std::vector<uint32_t>{0, 1}));
+    EXPECT_EQ(meshElementIds(b, x, ex), (std::vector<uint32_t>{0, 1}));
+    EXPECT_EQ(meshElementIds(b, y, ey), (std::vector<uint32_t>{0, 1}));
     expectContactInvariants(ex, ey, 1e-6f);
     expectSwappedPairs(b, 0);
   }
@@ -79,7 +63,7 @@ TEST(GeometryQueriesMeshStatic, LineLineClosestPointsAndCrossing) {
   const uint32_t x = addLines(b, {v3(0, 0, 0), v3(2, 0, 0)}, {0, 1}, 0.0f);
   const uint32_t y = addLines(b, {v3(1, -1, 0), v3(1, 1, 0)}, {0, 1}, 0.0f);
   b.query(x, y);
-  runBoth(b);
+  runScalarAndSimd(b);
   EXPECT_EQ(b.ranges[0].count, 0u);
 }
 
@@ -94,7 +78,7 @@ TEST(GeometryQueriesMeshStatic, LineMeshSelfCollisionSkipsNeighbours) {
   const uint32_t h = addLines(b, v, cells, 0.06f);
   b.query(g, g);
   b.query(g, h);
-  runBoth(b);
+  runScalarAndSimd(b);
   ASSERT_EQ(b.ranges[0].count, 1u);
   const ContactElement& a = b.elementsA[0];
   const ContactElement& o = b.elementsB[0];
@@ -312,7 +296,7 @@ TEST(GeometryQueriesMeshStatic, TetrahedronAgainstPrimitivesAnalytic) {
     const uint32_t other = b.add(c.other);
     b.query(tet, other);
     b.query(other, tet);
-    runBoth(b);
+    runScalarAndSimd(b);
     ASSERT_EQ(b.ranges[0].count, 1u) << c.name;
     const ContactElement& t = b.elementsA[0];
     const ContactElement& o = b.elementsB[0];
@@ -320,7 +304,7 @@ TEST(GeometryQueriesMeshStatic, TetrahedronAgainstPrimitivesAnalytic) {
                                                                 : ContactElementType::kCellIndex;
     expectElement(t, type, c.tet, 1e-5f, c.name);
     EXPECT_EQ(contactCellType(t), c.cell) << c.name;
-    EXPECT_EQ(ids(b, tet, t), c.ids) << c.name;
+    EXPECT_EQ(meshElementIds(b, tet, t), c.ids) << c.name;
     EXPECT_EQ(o.type, ContactElementType::kPointDirection) << c.name;
     expectContactInvariants(t, o, 1e-5f);
     expectSwappedPairs(b, 0);
@@ -331,7 +315,7 @@ TEST(GeometryQueriesMeshStatic, TetrahedronAgainstPrimitivesAnalytic) {
                             Geometry::orientedBox(v3(3, 3, 3), identityQuat(), v3(0.5f, 0.5f, 0.5f))}) {
     Batch b;
     b.query(addTet(b), b.add(g));
-    runBoth(b);
+    runScalarAndSimd(b);
     EXPECT_EQ(b.ranges[0].count, 0u);
   }
 }
