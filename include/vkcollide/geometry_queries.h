@@ -23,9 +23,9 @@
 // TetrahedralMesh (segments meeting tetrahedra, a segment inside one included), a closed SurfaceMesh
 // adding the other mesh's vertices inside it; LineMesh against LineMesh or itself (segments closer
 // than the sum of the thicknesses: edge-edge elements; a mesh against itself skips segments sharing a
-// vertex); TetrahedralMesh against Sphere, Capsule, Plane and OrientedBox (one contact per touching
-// tetrahedron: the closest vertex, edge or face, or the whole tetrahedron when the shape reaches its
-// inside); SurfaceMesh and LineMesh against Plane (the cell's
+// vertex); TetrahedralMesh against Sphere, Capsule, Plane, OrientedBox and ImplicitGeometry (one
+// contact per touching tetrahedron: the closest vertex, edge or face, or the whole tetrahedron when
+// the shape reaches its inside); SurfaceMesh and LineMesh against Plane (the cell's
 // deepest corner, an edge or face when parallel), OrientedBox (separating axes), Cylinder (GJK/EPA)
 // and ImplicitGeometry (the cell's point of least field), one contact per touching cell; on the CPU
 // through a BVH per mesh (built per call).
@@ -51,7 +51,7 @@
 // to 2); a point set gives one per point inside the other geometry; a surface or line mesh one per
 // touching cell (two for a capsule lying along a triangle's face), in cell order; a tetrahedral mesh
 // one per (point, tetrahedron holding it), by point then tetrahedron, and one per touching
-// tetrahedron against a sphere, capsule, plane or box, in cell order; a closed surface mesh one per
+// tetrahedron against a sphere, capsule, plane, box or implicit geometry, in cell order; a closed surface mesh one per
 // point inside it, by point (the mesh's element: the closest feature, vertex, edge or triangle); mesh
 // against mesh one per pair of cells in contact (two surface meshes: one per pair of crossing edges)
 // by cell of the first mesh in the canonical order (lower type first, two meshes of one type by

@@ -68,7 +68,8 @@ VKC_FN uint geomMeshCorners(uint type) {
 // point set; a closed surface
 // mesh (the geometry's flags: closed) against a point set; mesh against mesh (CPU,
 // geometry_queries_mesh_mesh.h): surface-surface, surface-line, line-tetrahedral, line-line; a
-// tetrahedral mesh against a sphere, capsule, plane or oriented box (geometry_queries_mesh_tetra.h).
+// tetrahedral mesh against a sphere, capsule, plane, oriented box (geometry_queries_mesh_tetra.h) or
+// implicit geometry (geometry_queries_mesh_tetra_implicit.h).
 VKC_FN bool geomMeshPairSupported(uint lo, uint hi, bool closed) {
   if (hi == kGeomSurfaceMesh && lo == kGeomPointSet) return closed;
   if (hi == kGeomSurfaceMesh && lo == kGeomSurfaceMesh) return true;
@@ -78,7 +79,7 @@ VKC_FN bool geomMeshPairSupported(uint lo, uint hi, bool closed) {
   if (hi == kGeomSurfaceMesh || hi == kGeomLineMesh) return lo <= kGeomPlane || lo == kGeomImplicit;
   if (hi == kGeomTetrahedralMesh) {
     return lo == kGeomPointSet || lo == kGeomSphere || lo == kGeomCapsule || lo == kGeomPlane ||
-           lo == kGeomOrientedBox;
+           lo == kGeomOrientedBox || lo == kGeomImplicit;
   }
   return false;
 }

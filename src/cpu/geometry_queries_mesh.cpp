@@ -598,7 +598,7 @@ uint64_t MeshQueries::contacts(size_t qi, const GeometryQueryOutput& output, uin
     }
     return found;
   }
-  if (meshType == gpu::kGeomTetrahedralMesh) {  // a sphere, capsule, plane or box: one per tetrahedron
+  if (meshType == gpu::kGeomTetrahedralMesh) {  // a sphere, capsule, plane, box or implicit: one per tetrahedron
     const gpu::GeomShape shape = detail::toGeomShape(other);
     const bool ball = otherType == gpu::kGeomSphere || otherType == gpu::kGeomCapsule;
     const PrimitiveReach prim = ball ? PrimitiveReach{} : primitiveReach(in, shape);
@@ -608,8 +608,11 @@ uint64_t MeshQueries::contacts(size_t qi, const GeometryQueryOutput& output, uin
     });
     for (uint32_t c : st.candidates) {
       const uvec4 ids = cellIds(c);
-      if (gpu::geomTetraPrimitive(at(ids.x), at(ids.y), at(ids.z), at(ids.w), ids, c, shape, em, eo))
-        emit(em, eo);
+      const vec3 corners[4] = {at(ids.x), at(ids.y), at(ids.z), at(ids.w)};
+      const bool hit = otherType == gpu::kGeomImplicit
+                           ? tetraImplicitCell(prim, corners, ids, c, em, eo)
+                           : gpu::geomTetraPrimitive(corners[0], corners[1], corners[2], corners[3], ids, c, shape, em, eo);
+      if (hit) emit(em, eo);
     }
     return found;
   }

@@ -53,6 +53,11 @@ bool primitiveMayTouch(const PrimitiveReach& r, const gpu::vec3& lo, const gpu::
 bool meshPrimitiveCell(const PrimitiveReach& r, const gpu::vec3 corners[3], uint32_t n, const gpu::uvec4& ids,
                        uint32_t cell, gpu::GeomElement& mesh, gpu::GeomElement& prim);
 
+// A tetrahedron (corners[0..3]) against the implicit geometry of r (primitiveReach):
+// shaders/shared/geometry_queries_mesh_tetra_implicit.h.
+bool tetraImplicitCell(const PrimitiveReach& r, const gpu::vec3 corners[4], const gpu::uvec4& ids, uint32_t cell,
+                       gpu::GeomElement& tet, gpu::GeomElement& prim);
+
 // The contacts of the queries with a mesh (validated input), in one call: a BVH per mesh geometry,
 // built on first use and kept for the call's other queries.
 // A contact's two elements.

@@ -320,6 +320,32 @@ TEST(GeometryQueriesMeshStatic, TetrahedronAgainstPrimitivesAnalytic) {
   }
 }
 
+// A tetrahedron against an implicit geometry: the half space z < 0.5 sampled on a grid (linear:
+// trilinear interpolation is exact). The least field over the tetrahedron's lattice is on its face z =
+// 0; the first such lattice point is corner 0: a vertex element moving up by 0.5. Lifted by 0.6: none.
+TEST(GeometryQueriesMeshStatic, TetrahedronAgainstImplicitGeometry) {
+  for (const float lift : {0.0f, 0.6f}) {
+    Batch b;
+    const uint32_t tet = b.addMesh(GeometryType::kTetrahedralMesh,
+                                   {v3(0, 0, lift), v3(4, 0, lift), v3(0, 4, lift), v3(0, 0, 4 + lift)}, {0, 1, 2, 3});
+    const uint32_t grid = b.addGrid(v3(-1, -1, -1), 0.5f, 13, [](float, float, float z) { return z - 0.5f; });
+    b.query(tet, grid);
+    b.query(grid, tet);
+    runScalarAndSimd(b);
+    if (lift > 0.5f) {
+      EXPECT_EQ(b.ranges[0].count, 0u);
+      continue;
+    }
+    ASSERT_EQ(b.ranges[0].count, 1u);
+    expectElement(b.elementsA[0], ContactElementType::kPointIndexDirection, {v3(0, 0, 0), v3(0, 0, 1), 0.5f}, 1e-5f,
+                  "tetrahedron");
+    EXPECT_EQ(contactCellType(b.elementsA[0]), CellType::kVertex);
+    EXPECT_EQ(b.elementsA[0].index, 0u);
+    expectContactInvariants(b.elementsA[0], b.elementsB[0], 1e-5f);
+    expectSwappedPairs(b, 0);
+  }
+}
+
 // The double-precision oracle of a point against a tetrahedron: inside by the signs of four
 // orientations; outside, the least distance to its four faces.
 bool insideTet(const double p[4][3], const double x[3]) {
@@ -353,8 +379,8 @@ double pointTriangleDistance(const double a[3], const double b[3], const double 
       {pointSegmentDistance2(x, a, b), pointSegmentDistance2(x, b, c), pointSegmentDistance2(x, c, a)}));
 }
 
-// Random tetrahedra (a soup in [-3, 3]^3) against spheres, capsules, one- and two-sided planes and
-// turned boxes: every pair in both orders, BVH vs every cell bit for bit, swap rule, kCpuSimd, the
+// Random tetrahedra (a soup in [-3, 3]^3) against spheres, capsules, one- and two-sided planes,
+// turned boxes and a sampled ball: every pair in both orders, BVH vs every cell bit for bit, swap rule, kCpuSimd, the
 // contact invariants; and for the spheres, a contact exactly where the tetrahedron is within the
 // radius of the centre (double-precision distance, away from a 1e-3 band).
 TEST(GeometryQueriesMeshStatic, TetrahedraRandomAgainstPrimitives) {
@@ -374,6 +400,10 @@ TEST(GeometryQueriesMeshStatic, TetrahedraRandomAgainstPrimitives) {
     others.push_back(b.add(Geometry::orientedBox(
         v3(u(rng), u(rng), u(rng)), Float4{qx / n, qy / n, qz / n, qw / n}, v3(0.9f, 0.5f, 0.7f))));
   }
+  // A ball of radius 1.5 as a sampled distance field.
+  others.push_back(b.addGrid(v3(-2.5f, -2.5f, -2.5f), 0.25f, 21, [](float x, float y, float z) {
+    return std::sqrt(x * x + y * y + z * z) - 1.5f;
+  }));
   for (uint32_t o : others) {
     b.query(tet, o);
     b.query(o, tet);
