@@ -21,7 +21,11 @@
 // against SurfaceMesh (intersecting triangle pairs: vertex-triangle and edge-edge elements, as iMSTK's
 // SurfaceMeshToSurfaceMeshCD) and against LineMesh (segments crossing triangles), LineMesh against
 // TetrahedralMesh (segments meeting tetrahedra, a segment inside one included), a closed SurfaceMesh
-// adding the other mesh's vertices inside it; SurfaceMesh and LineMesh against Plane (the cell's
+// adding the other mesh's vertices inside it; LineMesh against LineMesh or itself (segments closer
+// than the sum of the thicknesses: edge-edge elements; a mesh against itself skips segments sharing a
+// vertex); TetrahedralMesh against Sphere, Capsule, Plane, OrientedBox and ImplicitGeometry (one
+// contact per touching tetrahedron: the closest vertex, edge or face, or the whole tetrahedron when
+// the shape reaches its inside); SurfaceMesh and LineMesh against Plane (the cell's
 // deepest corner, an edge or face when parallel), OrientedBox (separating axes), Cylinder (GJK/EPA)
 // and ImplicitGeometry (the cell's point of least field), one contact per touching cell; on the CPU
 // through a BVH per mesh (built per call).
@@ -31,7 +35,7 @@
 // false negatives), candidates from a BVH of swept boxes: one contact per segment pair at its
 // earliest time of impact (both sides the segment's CellIndex), one per point at its earliest hit
 // (the point's PointIndexDirection and the triangle's CellIndex); direction.w the time of impact.
-// Other pairs with a mesh, and a static mesh against itself, are refused (kUnsupported: not built yet; point
+// Other pairs with a mesh, and a static surface or tetrahedral mesh against itself, are refused (kUnsupported: not built yet; point
 // set vs line mesh: N/A). Contacts: a contact is a pair of elements at the same position of elementsA and
 // elementsB. Each element is a PointDirection (point, unit direction, depth) or, for a point set's side, a
 // PointIndexDirection (the point's index within its set, with its position, direction, depth), or,
@@ -46,10 +50,11 @@
 // capsule-box (a capsule resting along a face: one at each end of its axis' span over the face, up
 // to 2); a point set gives one per point inside the other geometry; a surface or line mesh one per
 // touching cell (two for a capsule lying along a triangle's face), in cell order; a tetrahedral mesh
-// one per (point, tetrahedron holding it), by point then tetrahedron; a closed surface mesh one per
+// one per (point, tetrahedron holding it), by point then tetrahedron, and one per touching
+// tetrahedron against a sphere, capsule, plane, box or implicit geometry, in cell order; a closed surface mesh one per
 // point inside it, by point (the mesh's element: the closest feature, vertex, edge or triangle); mesh
 // against mesh one per pair of cells in contact (two surface meshes: one per pair of crossing edges)
-// by cell of the first mesh in the canonical order (lower type first, two surface meshes by
+// by cell of the first mesh in the canonical order (lower type first, two meshes of one type by
 // geometry index), then cell of the second, then a closed mesh's inside vertices by vertex. Order: by
 // query, then by slot (box corners in the order x fastest with - before +; capsule ends 0 then 1; a
 // manifold's points in the clipped face's order; points in the set's order): deterministic.
@@ -146,8 +151,9 @@ inline constexpr uint32_t kNoPointIndex = 0xFFFFFFFFu;     // ContactElement::in
 //                 (b - a) x (c - a) point. p2.z: its search radius, finite, >= 0 (0: unbounded): the
 //                 greatest depth at which a point is found inside (the seed's bound, the BVH's box).
 //                 p2.w of a surface or line mesh: its thickness, finite, >= 0, used by the continuous
-//                 method only (two line meshes touch within the sum of theirs, a point within the
-//                 surface mesh's); a tetrahedral mesh's is 0.
+//                 method (two line meshes touch within the sum of theirs, a point within the surface
+//                 mesh's) and by static LineMesh vs LineMesh (the radius of its segments); a
+//                 tetrahedral mesh's is 0.
 // Unit vectors must have length within 1e-3 of 1; they are renormalized before use.
 // Planes: one-sided (the seed's UnidirectionalPlane*): the inside is below the normal and a shape
 // is always pushed along the normal, however deep. Two-sided (Bidirectional*): a shape is pushed to

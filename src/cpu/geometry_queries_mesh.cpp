@@ -20,6 +20,7 @@
 #include "cpu/geometry_queries_mesh_ccd.h"
 #include "scene/geometry_queries_layout.h"
 #include "shared/geometry_queries_mesh.h"
+#include "shared/geometry_queries_mesh_tetra.h"
 #include "util/try.h"
 #include "vkcollide/bvh.h"
 
@@ -333,9 +334,9 @@ Status validateMeshQuery(uint32_t lo, uint32_t hi, bool closed, GeometryMethod m
   if (method != GeometryMethod::kStatic) {
     return invalid(name + ".method is kContinuous: " + pair + " has no continuous method (static only)");
   }
-  if (sameGeometry && gpu::geomIsMesh(lo)) {
-    return Error{ErrorCode::kUnsupported,
-                 name + ": a and b are the same " + pair + ": mesh self collision is not built yet"};
+  if (sameGeometry && gpu::geomIsMesh(lo) && lo != gpu::kGeomLineMesh) {  // a line mesh: self collision
+    return Error{ErrorCode::kUnsupported, name + ": a and b are the same " + pair +
+                                              ": mesh self collision is not built yet (but a line mesh's)"};
   }
   return {};
 }
@@ -574,7 +575,16 @@ uint64_t MeshQueries::contacts(size_t qi, const GeometryQueryOutput& output, uin
     for (const MeshElementPair& p : pairs) emit(p.x, p.y);
     return found;
   }
-  if (meshType == gpu::kGeomTetrahedralMesh) {  // against a point set: per point, the tetrahedra holding it
+  // A sphere or a capsule (the other fields unused otherwise): its box, widened by a relative margin
+  // above float rounding.
+  const vec3 p0(other.p0.x, other.p0.y, other.p0.z);
+  const vec3 p1 = otherType == gpu::kGeomCapsule ? vec3(other.p1.x, other.p1.y, other.p1.z) : p0;
+  const float radius = other.p0.w;
+  const float scale = std::max({std::abs(p0.x), std::abs(p0.y), std::abs(p0.z), std::abs(p1.x),
+                                std::abs(p1.y), std::abs(p1.z), radius});
+  const float ballReach = radius + 1e-5f * scale;
+  if (meshType == gpu::kGeomTetrahedralMesh && otherType == gpu::kGeomPointSet) {
+    // Per point, the tetrahedra holding it.
     for (uint32_t k = 0; k < other.count; ++k) {
       const Float4& p = in.points[other.first + k];
       const vec3 x(p.x, p.y, p.z);
@@ -585,6 +595,24 @@ uint64_t MeshQueries::contacts(size_t qi, const GeometryQueryOutput& output, uin
         if (gpu::geomTetraPoint(at(ids.x), at(ids.y), at(ids.z), at(ids.w), ids, c, x, k, em, eo))
           emit(em, eo);
       }
+    }
+    return found;
+  }
+  if (meshType == gpu::kGeomTetrahedralMesh) {  // a sphere, capsule, plane, box or implicit: one per tetrahedron
+    const gpu::GeomShape shape = detail::toGeomShape(other);
+    const bool ball = otherType == gpu::kGeomSphere || otherType == gpu::kGeomCapsule;
+    const PrimitiveReach prim = ball ? PrimitiveReach{} : primitiveReach(in, shape);
+    st.select(meshIndex, bruteForce, [&](const Aabb& b) {
+      if (ball) return overlaps(b, glm::min(p0, p1) - ballReach, glm::max(p0, p1) + ballReach);
+      return primitiveMayTouch(prim, vec3(b.lo.x, b.lo.y, b.lo.z), vec3(b.hi.x, b.hi.y, b.hi.z));
+    });
+    for (uint32_t c : st.candidates) {
+      const uvec4 ids = cellIds(c);
+      const vec3 corners[4] = {at(ids.x), at(ids.y), at(ids.z), at(ids.w)};
+      const bool hit = otherType == gpu::kGeomImplicit
+                           ? tetraImplicitCell(prim, corners, ids, c, em, eo)
+                           : gpu::geomTetraPrimitive(corners[0], corners[1], corners[2], corners[3], ids, c, shape, em, eo);
+      if (hit) emit(em, eo);
     }
     return found;
   }
@@ -600,14 +628,7 @@ uint64_t MeshQueries::contacts(size_t qi, const GeometryQueryOutput& output, uin
     }
     return found;
   }
-  // A sphere or a capsule: its box, widened by a relative margin above float rounding.
-  const vec3 p0(other.p0.x, other.p0.y, other.p0.z);
-  const vec3 p1 = otherType == gpu::kGeomCapsule ? vec3(other.p1.x, other.p1.y, other.p1.z) : p0;
-  const float radius = other.p0.w;
-  const float scale = std::max({std::abs(p0.x), std::abs(p0.y), std::abs(p0.z), std::abs(p1.x),
-                                std::abs(p1.y), std::abs(p1.z), radius});
-  const float reach = radius + 1e-5f * scale;
-  st.overlapping(meshIndex, glm::min(p0, p1) - reach, glm::max(p0, p1) + reach, bruteForce);
+  st.overlapping(meshIndex, glm::min(p0, p1) - ballReach, glm::max(p0, p1) + ballReach, bruteForce);
   const uint32_t slots = gpu::geomMeshSlotsPerCell(meshType, otherType);
   for (uint32_t c : st.candidates) {
     const uvec4 ids = cellIds(c);

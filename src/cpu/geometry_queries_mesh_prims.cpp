@@ -27,6 +27,7 @@ struct ImplicitCellKernel {
 
 #include "shared/geometry_queries_implicit.h"
 #include "shared/geometry_queries_mesh_implicit.h"
+#include "shared/geometry_queries_mesh_tetra_implicit.h"
 };
 
 float maxAbs(const gpu::vec3& v) {
@@ -102,6 +103,12 @@ bool meshPrimitiveCell(const PrimitiveReach& r, const gpu::vec3 corners[3], uint
     return kernel.geomCellImplicit(corners[0], corners[1], corners[2], n, ids, cell, r.shape, mesh, prim);
   }
   return gpu::geomCellPrimitive(corners[0], corners[1], corners[2], n, ids, cell, r.shape, mesh, prim);
+}
+
+bool tetraImplicitCell(const PrimitiveReach& r, const gpu::vec3 corners[4], const gpu::uvec4& ids, uint32_t cell,
+                       gpu::GeomElement& tet, gpu::GeomElement& prim) {
+  ImplicitCellKernel kernel{r.in};
+  return kernel.geomTetraImplicit(corners[0], corners[1], corners[2], corners[3], ids, cell, r.shape, tet, prim);
 }
 
 }  // namespace vkc::cpu
