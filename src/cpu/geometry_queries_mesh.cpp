@@ -20,6 +20,7 @@
 #include "cpu/geometry_queries_mesh_ccd.h"
 #include "scene/geometry_queries_layout.h"
 #include "shared/geometry_queries_mesh.h"
+#include "shared/geometry_queries_mesh_reach.h"
 #include "util/try.h"
 #include "vkcollide/bvh.h"
 
@@ -44,6 +45,14 @@ const char* cellName(uint32_t type) {
   if (type == gpu::kGeomSurfaceMesh) return "triangle";
   if (type == gpu::kGeomLineMesh) return "segment";
   return "tetrahedron";
+}
+
+// "sphere vs surface mesh" (types lo <= hi).
+std::string pairName(uint32_t lo, uint32_t hi) {
+  static const char* const kNames[] = {"sphere",    "capsule",         "cylinder",          "oriented box",
+                                       "plane",     "point set",       "implicit geometry", "surface mesh",
+                                       "line mesh", "tetrahedral mesh"};
+  return std::string(kNames[lo]) + " vs " + kNames[hi];
 }
 
 Geometry makeMesh(GeometryType type, uint32_t firstVertex, uint32_t vertexCount, uint32_t firstCellEntry,
@@ -309,10 +318,7 @@ Status validateMeshGeometries(const GeometryQueryInput& in) {
 
 Status validateMeshQuery(uint32_t lo, uint32_t hi, bool closed, GeometryMethod method,
                          const std::string& name, bool sameGeometry) {
-  static const char* const kNames[] = {"sphere",    "capsule",         "cylinder",          "oriented box",
-                                       "plane",     "point set",       "implicit geometry", "surface mesh",
-                                       "line mesh", "tetrahedral mesh"};
-  const std::string pair = std::string(kNames[lo]) + " vs " + kNames[hi];
+  const std::string pair = pairName(lo, hi);
   // N/A in the seed's table: a point set against a line mesh (a point has nothing to hit on a line).
   if (lo == gpu::kGeomPointSet && hi == gpu::kGeomLineMesh) {
     return invalid(name + ": " + pair + " is not collidable (N/A in the seed's table)");
@@ -344,12 +350,16 @@ Status refuseMeshQueriesOnVulkan(const GeometryQueryInput& in) {
   for (size_t i = 0; i < in.queries.size(); ++i) {
     const GeometryQuery& q = in.queries[i];
     if (q.a >= in.geometries.size() || q.b >= in.geometries.size()) continue;  // validation names it
-    if (isMeshType(in.geometries[q.a].type) || isMeshType(in.geometries[q.b].type)) {
-      return Error{ErrorCode::kUnsupported,
-                   "queries[" + std::to_string(i) +
-                       "]: a mesh geometry on kVulkan: the Vulkan path of the mesh "
-                       "queries is not built yet (kCpuScalar and kCpuSimd run them)"};
-    }
+    const uint32_t ta = static_cast<uint32_t>(in.geometries[q.a].type);
+    const uint32_t tb = static_cast<uint32_t>(in.geometries[q.b].type);
+    const uint32_t lo = std::min(ta, tb), hi = std::max(ta, tb);
+    if (!gpu::geomIsMesh(hi) || hi >= gpu::kGeomMeshTypeEnd) continue;
+    if (q.method == GeometryMethod::kStatic && gpu::geomMeshPairOnDevice(lo, hi)) continue;
+    const std::string method = q.method == GeometryMethod::kContinuous ? "continuous " : "";
+    return Error{ErrorCode::kUnsupported,
+                 "queries[" + std::to_string(i) + "]: " + method + pairName(lo, hi) +
+                     " has no Vulkan path yet (kVulkan runs a surface or line mesh against a sphere, capsule, "
+                     "plane or oriented box; kCpuScalar and kCpuSimd run every mesh pair)"};
   }
   return {};
 }
@@ -600,14 +610,15 @@ uint64_t MeshQueries::contacts(size_t qi, const GeometryQueryOutput& output, uin
     }
     return found;
   }
-  // A sphere or a capsule: its box, widened by a relative margin above float rounding.
+  // A sphere or a capsule: its box widened by the radius and a rounding margin (the reach shared with
+  // the Vulkan stage, shared/geometry_queries_mesh_reach.h).
   const vec3 p0(other.p0.x, other.p0.y, other.p0.z);
   const vec3 p1 = otherType == gpu::kGeomCapsule ? vec3(other.p1.x, other.p1.y, other.p1.z) : p0;
   const float radius = other.p0.w;
-  const float scale = std::max({std::abs(p0.x), std::abs(p0.y), std::abs(p0.z), std::abs(p1.x),
-                                std::abs(p1.y), std::abs(p1.z), radius});
-  const float reach = radius + 1e-5f * scale;
-  st.overlapping(meshIndex, glm::min(p0, p1) - reach, glm::max(p0, p1) + reach, bruteForce);
+  const gpu::GeomMeshReach reach = gpu::geomMeshReach(detail::toGeomShape(other));
+  st.select(meshIndex, bruteForce, [&](const Aabb& b) {
+    return gpu::geomMeshReachTouches(reach, vec3(b.lo.x, b.lo.y, b.lo.z), vec3(b.hi.x, b.hi.y, b.hi.z));
+  });
   const uint32_t slots = gpu::geomMeshSlotsPerCell(meshType, otherType);
   for (uint32_t c : st.candidates) {
     const uvec4 ids = cellIds(c);

@@ -10,6 +10,7 @@
 #include "cpu/geometry_queries.h"
 #include "cpu/geometry_queries_mesh.h"
 #include "cpu/geometry_queries_mesh_ccd.h"
+#include "shared/geometry_queries_mesh_reach.h"
 #include "scene/geometry_queries_layout.h"
 #include "scene/validate.h"
 #include "shared/geometry_queries_math.h"
@@ -484,7 +485,10 @@ detail::GeometrySlotLayout detail::geometrySlotLayout(std::span<const Geometry> 
   for (size_t q = 0; q < queries.size(); ++q) {
     const gpu::GeomShape a = toGeomShape(geometries[queries[q].a]);
     const gpu::GeomShape b = toGeomShape(geometries[queries[q].b]);
-    const uint64_t n = gpu::geomSlotCount(a, b);
+    // A query with a mesh: its cells' slots where the stage runs the pair (refused otherwise).
+    const bool mesh = gpu::geomIsMesh(a.info.x) || gpu::geomIsMesh(b.info.x);
+    const uint64_t n = !mesh ? gpu::geomSlotCount(a, b)
+                             : (queries[q].method == GeometryMethod::kStatic ? gpu::geomMeshDeviceSlotCount(a, b) : 0);
     const uint32_t f = gpu::geomQueryFamily(a.info.x, b.info.x, static_cast<uint32_t>(queries[q].method));
     if (n > 0 && f != family && cursor % kTile != 0) cursor += kTile - cursor % kTile;  // a new tile
     l.slotRange[q] = {cursor, cursor + n};
