@@ -25,7 +25,8 @@
 // deepest corner, an edge or face when parallel), OrientedBox (separating axes), Cylinder (GJK/EPA)
 // and ImplicitGeometry (the cell's point of least field), one contact per touching cell; on the CPU
 // through a BVH per mesh (built per call); on Vulkan (surface and line meshes against a sphere,
-// capsule, plane or oriented box only) one work item per cell, the same cells and contacts.
+// capsule, plane or oriented box, tetrahedral meshes against point sets) one work item per cell (per
+// point and tetrahedron), the same contacts in the same order.
 // Continuous (kContinuous, "Continuous mesh queries" in docs/geometry-queries.md): LineMesh vs
 // LineMesh (two meshes or one against itself: segments sharing a vertex skipped) and SurfaceMesh vs
 // PointSet, every vertex and point moving from input.previousPoints to input.points, conservative (no
@@ -471,8 +472,9 @@ class GeometryQueryStage {
 // (required for kVulkan, ignored otherwise) through a GeometryQueryStage made for the batch.
 // Validated first on every backend (nothing written on error). The results agree across backends
 // (kGeometryQueryTolerance; bit for bit on lavapipe). kVulkan runs the static surface and line mesh
-// queries against a sphere, capsule, plane or oriented box (one work item per cell); it refuses a
-// batch with any other mesh query (kUnsupported, naming the query and the pair).
+// queries against a sphere, capsule, plane or oriented box (one work item per cell) and tetrahedral
+// mesh against point set (one per point and tetrahedron); it refuses a batch with any other mesh
+// query (kUnsupported, naming the query and the pair).
 Result<GeometryQueryCounts> queryGeometries(Backend backend, Context* context, const GeometryQueryInput& input,
                                             const GeometryQueryOutput& output);
 

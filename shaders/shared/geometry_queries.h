@@ -71,9 +71,10 @@ VKC_CONSTANT(uint, kGeomAxisSamples, 16u);
 //   CONVEX      cylinder-cylinder and cylinder-box (GJK/EPA, local search fallback);
 //   IMPLICIT    static pairs with an implicit geometry;
 //   CONTINUOUS  the continuous method;
-//   MESH        static pairs of a surface or line mesh with a sphere, capsule, plane or oriented box,
-//               one slot per cell (geometry_queries_mesh_slot.h; the other mesh pairs have no device
-//               path and no slots).
+//   MESH        static pairs of a surface or line mesh with a sphere, capsule, plane or oriented box
+//               (one slot per cell) and of a tetrahedral mesh with a point set (one per point and
+//               tetrahedron): geometry_queries_mesh_slot.h; the other mesh pairs have no device path
+//               and no slots.
 // The numbers are macros too, for the preprocessor's `#if VKC_GEOM_WITH(family)`: a shader defines
 // VKC_GEOM_FAMILIES (a bit per family) before including the math; C++ compiles every family.
 #define VKC_GEOM_FAMILY_BASIC 0

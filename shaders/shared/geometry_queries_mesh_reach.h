@@ -84,21 +84,26 @@ VKC_FN bool geomMeshReachTouches(GeomMeshReach r, vec3 lo, vec3 hi) {
   return r.kind == kGeomReachPlane || s + e >= -margin;
 }
 
-// The static pairs with a mesh that the Vulkan stage runs (lo, hi in type order, hi the mesh): a
-// surface or line mesh against a sphere, capsule, plane or oriented box. The stage refuses the others.
-VKC_FN bool geomMeshPairOnDevice(uint lo, uint hi) {
-  return (hi == kGeomSurfaceMesh || hi == kGeomLineMesh) &&
-         (lo == kGeomSphere || lo == kGeomCapsule || lo == kGeomPlane || lo == kGeomOrientedBox);
+// The reach of a point x (of a point set against a tetrahedral mesh): x widened by 1e-5 of its
+// largest coordinate.
+VKC_FN GeomMeshReach geomPointReach(vec3 x) {
+  GeomMeshReach r;
+  float margin = 1e-5f * max(geomMaxAbs3(x), 1e-30f);
+  r.lo = x - margin;
+  r.hi = x + margin;
+  r.normal = vec3(0.0f);
+  r.kind = kGeomReachBox;
+  return r;
 }
 
-// The Vulkan stage's slots of a static query of types (ta, tb) with a mesh: the mesh's cell count
-// times geomMeshSlotsPerCell for a pair it runs, else 0.
-VKC_FN uint geomMeshDeviceSlotCount(GeomShape a, GeomShape b) {
-  bool meshIsA = geomIsMesh(a.info.x);
-  GeomShape mesh = meshIsA ? a : b;
-  uint otherType = meshIsA ? b.info.x : a.info.x;
-  if (!geomMeshPairOnDevice(otherType, mesh.info.x)) return 0u;
-  return uint(mesh.p2.y) * geomMeshSlotsPerCell(mesh.info.x, otherType);
+// The static pairs with a mesh that the Vulkan stage runs (lo, hi in type order, hi the mesh): a
+// surface or line mesh against a sphere, capsule, plane or oriented box, a tetrahedral mesh against a
+// point set. The stage refuses the others. Its slots per query: the mesh's cells times
+// geomMeshSlotsPerCell; against a point set, points times tetrahedra (by point, then tetrahedron).
+VKC_FN bool geomMeshPairOnDevice(uint lo, uint hi) {
+  if (hi == kGeomTetrahedralMesh) return lo == kGeomPointSet;
+  return (hi == kGeomSurfaceMesh || hi == kGeomLineMesh) &&
+         (lo == kGeomSphere || lo == kGeomCapsule || lo == kGeomPlane || lo == kGeomOrientedBox);
 }
 
 VKC_NAMESPACE_END

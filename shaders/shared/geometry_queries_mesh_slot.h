@@ -1,7 +1,9 @@
 // GLSL only: one slot of the mesh pair family of the geometry query stage
 // (shaders/geometry_queries_mesh.comp through shared/geometry_queries_family.h): a surface or line mesh
 // against a sphere, capsule, plane or oriented box, slot s of the query = cell s / k, sub-slot s mod k
-// (k = geomMeshSlotsPerCell: 2 for a triangle against a capsule, else 1). The CPU driver
+// (k = geomMeshSlotsPerCell: 2 for a triangle against a capsule, else 1); a tetrahedral mesh against a
+// point set, slot s = point s / T, tetrahedron s mod T (T tetrahedra: the CPU's order, by point then
+// tetrahedron). The CPU driver
 // (src/cpu/geometry_queries_mesh.cpp) walks a BVH for the cells whose boxes pass
 // geomMeshReachTouches and runs the same per-cell function on each, in cell order; here every cell's
 // box is tested and the cell evaluated where it passes, so both keep the same cells and the slots'
@@ -28,12 +30,34 @@ bool geomMeshSlot(GeomShape a, GeomShape b, uint slot, out GeomElement ea, out G
   uint meshType = mesh.info.x;
   uint otherType = other.info.x;
   if (!geomMeshPairOnDevice(otherType, meshType)) return false;
+  uint lastVertex = max(mesh.info.z, 1u) - 1u;
+  if (meshType == kGeomTetrahedralMesh) {  // against a point set: slot = point * tetrahedra + tetrahedron
+    uint tetrahedra = max(uint(mesh.p2.y), 1u);
+    uint point = slot / tetrahedra;
+    uint tet = slot - point * tetrahedra;
+    uint first = uint(mesh.p2.x) + tet * 4u;
+    uvec4 tid = uvec4(0u);
+    for (uint k = 0u; k < 4u; ++k) tid[k] = min(geomCellEntryAt(first + k), lastVertex);
+    vec3 t0 = geomPointAt(mesh.info.y + tid.x);
+    vec3 t1 = geomPointAt(mesh.info.y + tid.y);
+    vec3 t2 = geomPointAt(mesh.info.y + tid.z);
+    vec3 t3 = geomPointAt(mesh.info.y + tid.w);
+    vec3 x = geomPointAt(other.info.y + point);
+    GeomElement tm = ea;
+    GeomElement tp = ea;
+    bool inside = false;
+    if (geomMeshReachTouches(geomPointReach(x), min(min(t0, t1), min(t2, t3)), max(max(t0, t1), max(t2, t3)))) {
+      inside = geomTetraPoint(t0, t1, t2, t3, tid, tet, x, point, tm, tp);
+    }
+    ea = meshIsA ? tm : tp;
+    eb = meshIsA ? tp : tm;
+    return inside;
+  }
   uint per = geomMeshSlotsPerCell(meshType, otherType);
   uint cell = slot / per;
   uint sub = slot - cell * per;
   uint n = geomMeshCorners(meshType);
   uint entry = uint(mesh.p2.x) + cell * n;
-  uint lastVertex = max(mesh.info.z, 1u) - 1u;
   uvec4 ids = uvec4(0u);
   for (uint k = 0u; k < n; ++k) ids[k] = min(geomCellEntryAt(entry + k), lastVertex);
   vec3 p0 = geomPointAt(mesh.info.y + ids.x);

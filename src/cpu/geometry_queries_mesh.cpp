@@ -359,7 +359,8 @@ Status refuseMeshQueriesOnVulkan(const GeometryQueryInput& in) {
     return Error{ErrorCode::kUnsupported,
                  "queries[" + std::to_string(i) + "]: " + method + pairName(lo, hi) +
                      " has no Vulkan path yet (kVulkan runs a surface or line mesh against a sphere, capsule, "
-                     "plane or oriented box; kCpuScalar and kCpuSimd run every mesh pair)"};
+                     "plane or oriented box and a tetrahedral mesh against a point set; kCpuScalar and kCpuSimd "
+                     "run every mesh pair)"};
   }
   return {};
 }
@@ -588,8 +589,8 @@ uint64_t MeshQueries::contacts(size_t qi, const GeometryQueryOutput& output, uin
     for (uint32_t k = 0; k < other.count; ++k) {
       const Float4& p = in.points[other.first + k];
       const vec3 x(p.x, p.y, p.z);
-      const float margin = 1e-5f * std::max({std::abs(x.x), std::abs(x.y), std::abs(x.z), 1e-30f});
-      st.overlapping(meshIndex, x - margin, x + margin, bruteForce);
+      const gpu::GeomMeshReach reach = gpu::geomPointReach(x);  // shared with the Vulkan stage
+      st.overlapping(meshIndex, reach.lo, reach.hi, bruteForce);
       for (uint32_t c : st.candidates) {
         const uvec4 ids = cellIds(c);
         if (gpu::geomTetraPoint(at(ids.x), at(ids.y), at(ids.z), at(ids.w), ids, c, x, k, em, eo))

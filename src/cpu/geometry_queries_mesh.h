@@ -30,7 +30,8 @@ Status validateMeshQuery(uint32_t lo, uint32_t hi, bool closed, GeometryMethod m
                          const std::string& name, bool sameGeometry = false);
 
 // kVulkan: the queries with a mesh whose pair has no device path (gpu::geomMeshPairOnDevice: a
-// static surface or line mesh against a sphere, capsule, plane or oriented box) are refused
+// static surface or line mesh against a sphere, capsule, plane or oriented box, a tetrahedral mesh
+// against a point set) are refused
 // (kUnsupported), naming the first such query and its pair.
 Status refuseMeshQueriesOnVulkan(const GeometryQueryInput& input);
 

@@ -474,6 +474,23 @@ Status detail::validateGeometryStateRanges(const GeometryQueryInput& in, size_t 
   return {};
 }
 
+namespace {
+
+// The Vulkan stage's slots of a static query with a mesh (gpu::geomMeshPairOnDevice): the mesh's
+// cells times geomMeshSlotsPerCell, against a point set its points times its tetrahedra; 0 for a
+// pair the stage refuses.
+uint64_t meshDeviceSlots(const gpu::GeomShape& a, const gpu::GeomShape& b) {
+  const bool meshIsA = gpu::geomIsMesh(a.info.x);
+  const gpu::GeomShape& mesh = meshIsA ? a : b;
+  const gpu::GeomShape& other = meshIsA ? b : a;
+  if (!gpu::geomMeshPairOnDevice(other.info.x, mesh.info.x)) return 0;
+  const uint64_t cells = static_cast<uint64_t>(mesh.p2.y);
+  if (other.info.x == gpu::kGeomPointSet) return cells * other.info.z;
+  return cells * gpu::geomMeshSlotsPerCell(mesh.info.x, other.info.x);
+}
+
+}  // namespace
+
 detail::GeometrySlotLayout detail::geometrySlotLayout(std::span<const Geometry> geometries,
                                                      std::span<const GeometryQuery> queries) {
   constexpr uint64_t kTile = gpu::kGeomGroupSize;
@@ -488,7 +505,7 @@ detail::GeometrySlotLayout detail::geometrySlotLayout(std::span<const Geometry> 
     // A query with a mesh: its cells' slots where the stage runs the pair (refused otherwise).
     const bool mesh = gpu::geomIsMesh(a.info.x) || gpu::geomIsMesh(b.info.x);
     const uint64_t n = !mesh ? gpu::geomSlotCount(a, b)
-                             : (queries[q].method == GeometryMethod::kStatic ? gpu::geomMeshDeviceSlotCount(a, b) : 0);
+                             : (queries[q].method == GeometryMethod::kStatic ? meshDeviceSlots(a, b) : 0);
     const uint32_t f = gpu::geomQueryFamily(a.info.x, b.info.x, static_cast<uint32_t>(queries[q].method));
     if (n > 0 && f != family && cursor % kTile != 0) cursor += kTile - cursor % kTile;  // a new tile
     l.slotRange[q] = {cursor, cursor + n};

@@ -1,5 +1,6 @@
 // One test body per backend (Vulkan, CPU scalar, CPU SIMD) for the mesh rows that run on every
-// backend: a surface or line mesh against a sphere, capsule, plane or oriented box (issue 17). Fixed
+// backend: a surface or line mesh against a sphere, capsule, plane or oriented box, a tetrahedral mesh
+// against a point set (issue 17). Fixed
 // cases with known contacts, random meshes mixed with primitive pairs (the pair families' tile gaps),
 // in both orders: the same counts, ranges and elements as kCpuScalar, bit for bit on the CPU backends
 // and on lavapipe (elsewhere within kGeometryQueryTolerance); overflow; bad input refused with nothing
@@ -103,6 +104,13 @@ Batch fixedMeshCases() {
   pair(line, Geometry::orientedBox(v3(1, 0, 1), quatAxisAngle(0, 1, 0, 0.3f), v3(0.4f, 0.2f, 0.4f)));
   // Plain primitive pairs between the mesh queries: another pair family, its own tiles.
   pair(b.add(Geometry::sphere({0, 0, 0, 1})), Geometry::sphere({1.5f, 0, 0, 1}));
+  // Two tetrahedra sharing a face, and points: inside the first, inside the second, outside.
+  const uint32_t tets = b.addMesh(GeometryType::kTetrahedralMesh,
+                                  {v3(0, 0, 0), v3(1, 0, 0), v3(0, 1, 0), v3(0, 0, 1), v3(1, 1, 1)},
+                                  {0, 1, 2, 3, 1, 2, 3, 4});
+  const uint32_t points = b.addPoints({v3(0.1f, 0.1f, 0.1f), v3(2, 2, 2), v3(0.5f, 0.5f, 0.4f), v3(0.2f, 0.2f, 0.3f)});
+  b.query(tets, points);
+  b.query(points, tets);
   return b;
 }
 
@@ -132,6 +140,15 @@ TEST_P(GeometryQueriesMeshConformance, FixedCasesGiveTheKnownContactsAndMatchCpu
   }
   EXPECT_EQ(b.ranges[16].count, 4u);  // the capsule along row 3: its four segments
   EXPECT_EQ(b.ranges[18].count, 12u);  // the plane: rows 0, 1 and 2
+  // The tetrahedra: points 0 and 3 in the first, point 2 in the second, by point.
+  const ContactRange tet = b.ranges[24];
+  ASSERT_EQ(tet.count, 3u);
+  const uint32_t points[] = {0, 2, 3}, cells[] = {0, 1, 0};
+  for (uint32_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(b.elementsB[tet.first + i].index, points[i]);
+    EXPECT_EQ(b.elementsA[tet.first + i].index, cells[i]);
+    EXPECT_EQ(contactCellType(b.elementsA[tet.first + i]), CellType::kTetrahedron);
+  }
   expectSwappedPairs(b, 0);
   for (uint64_t k = 0; k < counts->written; ++k) expectContactInvariants(b.elementsA[k], b.elementsB[k], 2e-5f);
   expectSameAsCpuScalar(b, 256);
@@ -144,6 +161,13 @@ Batch randomMeshBatch(uint32_t seed, uint32_t cells, uint32_t pairs) {
   Batch b = randomBatch(seed, 64);
   const uint32_t surface = addRandomSoup(b, rng, GeometryType::kSurfaceMesh, cells, 1.5f, 0.3f);
   const uint32_t line = addRandomSoup(b, rng, GeometryType::kLineMesh, cells, 1.5f, 0.3f);
+  const uint32_t tets = addRandomSoup(b, rng, GeometryType::kTetrahedralMesh, cells / 4, 1.5f, 0.4f);
+  std::uniform_real_distribution<float> u(-1.5f, 1.5f);
+  std::vector<Float4> cloud(200);
+  for (Float4& p : cloud) p = v3(u(rng), u(rng), u(rng));
+  const uint32_t set = b.addPoints(cloud);
+  b.query(tets, set);
+  b.query(set, tets);
   const uint32_t types[] = {0, 1, 4, 3};  // sphere, capsule, plane, box
   for (uint32_t k = 0; k < pairs; ++k) {
     const uint32_t o = b.add(randomGeometry(rng, types[k % 4], 0));
@@ -248,7 +272,7 @@ class GeometryQueryStageMeshVulkan : public VulkanTest {};
 TEST_F(GeometryQueryStageMeshVulkan, HundredRerunsAreBitwiseIdentical) {
   Batch b = randomMeshBatch(9, 400, 16);
   auto stage = GeometryQueryStage::create(
-      ctx(), {.maxQueries = 256, .maxGeometries = 256, .maxPoints = 4096, .maxContacts = 20000,
+      ctx(), {.maxQueries = 256, .maxGeometries = 256, .maxPoints = 8192, .maxContacts = 20000, .maxSlots = 100000,
               .maxCells = 4096});
   ASSERT_TRUE(stage.ok()) << stage.message();
   std::vector<ContactElement> a0(20000), b0(20000), a(20000), e(20000);

@@ -320,14 +320,12 @@ TEST(GeometryQueriesMesh, PairsNotBuiltAreRefused) {
   }
 }
 
-// kVulkan runs a surface or line mesh against a sphere, capsule, plane or box
-// (geometry_queries_mesh_backends_test.cpp); the other mesh pairs are refused before any device work,
+// kVulkan runs a surface or line mesh against a sphere, capsule, plane or box and a tetrahedral mesh
+// against a point set (geometry_queries_mesh_backends_test.cpp); the other mesh pairs are refused before any device work,
 // naming the query and the pair.
 TEST(GeometryQueriesMesh, VulkanRefusesMeshPairsWithoutADevicePathNamingTheQuery) {
   Batch b = oneTriangle();
-  b.query(b.addPoints({v3(0.1f, 0.1f, 0.1f)}),
-          b.addMesh(GeometryType::kTetrahedralMesh, {v3(0, 0, 0), v3(1, 0, 0), v3(0, 1, 0), v3(0, 0, 1)},
-                    {0, 1, 2, 3}));
+  b.query(b.add(Geometry::cylinder(v3(0, 0, 0), v3(0, 1, 0), 0.5f, 0.5f)), 0);
   b.elementsA.resize(4);
   b.elementsB.resize(4);
   b.ranges.resize(2);
@@ -335,7 +333,7 @@ TEST(GeometryQueriesMesh, VulkanRefusesMeshPairsWithoutADevicePathNamingTheQuery
       queryGeometries(Backend::kVulkan, nullptr, b.input(), {b.elementsA, b.elementsB, b.ranges, {}});
   ASSERT_FALSE(counts.ok());
   EXPECT_EQ(counts.error().code, ErrorCode::kUnsupported);
-  EXPECT_NE(counts.message().find("queries[1]: point set vs tetrahedral mesh has no Vulkan path yet"),
+  EXPECT_NE(counts.message().find("queries[1]: cylinder vs surface mesh has no Vulkan path yet"),
             std::string::npos)
       << counts.message();
 }
