@@ -371,8 +371,9 @@ struct GeometryQueryStageCreateInfo {
   // pairs, up to 8 for a manifold, the point count for a point set, the sample count of an implicit
   // geometry against a cylinder, box or plane) plus up to 63 per change of pair family between
   // consecutive queries; a query of a mesh against a primitive has one slot per cell (two per triangle
-  // against a capsule). 0: maxPoints + 2 * maxGridSamples + 72 * maxQueries + maxCells, enough when
-  // every point set, grid and mesh is in at most one query.
+  // against a capsule), a tetrahedral mesh against a point set one per point and tetrahedron. 0:
+  // maxPoints + 2 * maxGridSamples + 72 * maxQueries + maxCells, enough when every point set, grid and
+  // mesh is in at most one query and no tetrahedral mesh meets a point set (set maxSlots for those).
   uint32_t maxSlots = 0;
   uint32_t framesInFlight = 1;  // 1..kMaxFramesInFlight sets of buffers
   uint32_t maxCells = 0;        // mesh cell entries (uint32 vertex numbers) per record in the stage's own cell buffer
