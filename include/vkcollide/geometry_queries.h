@@ -28,7 +28,9 @@
 // the shape reaches its inside); SurfaceMesh and LineMesh against Plane (the cell's
 // deepest corner, an edge or face when parallel), OrientedBox (separating axes), Cylinder (GJK/EPA)
 // and ImplicitGeometry (the cell's point of least field), one contact per touching cell; on the CPU
-// through a BVH per mesh (built per call).
+// through a BVH per mesh (built per call); on Vulkan (surface and line meshes against a sphere,
+// capsule, plane or oriented box, tetrahedral meshes against point sets) one work item per cell (per
+// point and tetrahedron), the same contacts in the same order.
 // Continuous (kContinuous, "Continuous mesh queries" in docs/geometry-queries.md): LineMesh vs
 // LineMesh (two meshes or one against itself: segments sharing a vertex skipped) and SurfaceMesh vs
 // PointSet, every vertex and point moving from input.previousPoints to input.points, conservative (no
@@ -374,10 +376,13 @@ struct GeometryQueryStageCreateInfo {
   // Slots per record, the layout's gaps included: the sum of every query's slot count (1 for most
   // pairs, up to 8 for a manifold, the point count for a point set, the sample count of an implicit
   // geometry against a cylinder, box or plane) plus up to 63 per change of pair family between
-  // consecutive queries. 0: maxPoints + 2 * maxGridSamples + 72 * maxQueries, enough when every point
-  // set and grid is in at most one query.
+  // consecutive queries; a query of a mesh against a primitive has one slot per cell (two per triangle
+  // against a capsule), a tetrahedral mesh against a point set one per point and tetrahedron. 0:
+  // maxPoints + 2 * maxGridSamples + 72 * maxQueries + maxCells, enough when every point set, grid and
+  // mesh is in at most one query and no tetrahedral mesh meets a point set (set maxSlots for those).
   uint32_t maxSlots = 0;
   uint32_t framesInFlight = 1;  // 1..kMaxFramesInFlight sets of buffers
+  uint32_t maxCells = 0;        // mesh cell entries (uint32 vertex numbers) per record in the stage's own cell buffer
 };
 
 // Where a record writes. A null buffer: the stage's own (elementsABuffer() etc.), of maxContacts
@@ -413,6 +418,12 @@ struct GeometryQueryRecordInfo {
   BufferRange gridSampleBuffer;
   uint32_t gridSampleCount = 0;
   std::span<const float> gridSamples;
+  // The meshes' cells (GeometryQueryInput::cells): the host's buffer (cellCount uint32 entries, read in
+  // place) or copied from `cells`. A batch with a mesh geometry takes its points and cells from host
+  // memory (points, cells: validated at record time; kUnsupported with pointBuffer or cellBuffer).
+  BufferRange cellBuffer;
+  uint32_t cellCount = 0;
+  std::span<const uint32_t> cells;
   // Continuous queries' persistent state (GeometryQueryOutput::state): the host's buffer of stateCount
   // Float4, read and written in place; required when the batch has continuous queries.
   BufferRange stateBuffer;
@@ -467,8 +478,10 @@ class GeometryQueryStage {
 // Runs the batch on any backend: kCpuScalar and kCpuSimd as queryGeometriesCpu; kVulkan on `context`
 // (required for kVulkan, ignored otherwise) through a GeometryQueryStage made for the batch.
 // Validated first on every backend (nothing written on error). The results agree across backends
-// (kGeometryQueryTolerance; bit for bit on lavapipe). kVulkan refuses a batch with a mesh query
-// (kUnsupported, naming the query): the mesh pairs' device path is not built yet.
+// (kGeometryQueryTolerance; bit for bit on lavapipe). kVulkan runs the static surface and line mesh
+// queries against a sphere, capsule, plane or oriented box (one work item per cell) and tetrahedral
+// mesh against point set (one per point and tetrahedron); it refuses a batch with any other mesh
+// query (kUnsupported, naming the query and the pair).
 Result<GeometryQueryCounts> queryGeometries(Backend backend, Context* context, const GeometryQueryInput& input,
                                             const GeometryQueryOutput& output);
 

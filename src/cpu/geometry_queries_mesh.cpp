@@ -20,6 +20,7 @@
 #include "cpu/geometry_queries_mesh_ccd.h"
 #include "scene/geometry_queries_layout.h"
 #include "shared/geometry_queries_mesh.h"
+#include "shared/geometry_queries_mesh_reach.h"
 #include "shared/geometry_queries_mesh_tetra.h"
 #include "util/try.h"
 #include "vkcollide/bvh.h"
@@ -45,6 +46,14 @@ const char* cellName(uint32_t type) {
   if (type == gpu::kGeomSurfaceMesh) return "triangle";
   if (type == gpu::kGeomLineMesh) return "segment";
   return "tetrahedron";
+}
+
+// "sphere vs surface mesh" (types lo <= hi).
+std::string pairName(uint32_t lo, uint32_t hi) {
+  static const char* const kNames[] = {"sphere",    "capsule",         "cylinder",          "oriented box",
+                                       "plane",     "point set",       "implicit geometry", "surface mesh",
+                                       "line mesh", "tetrahedral mesh"};
+  return std::string(kNames[lo]) + " vs " + kNames[hi];
 }
 
 Geometry makeMesh(GeometryType type, uint32_t firstVertex, uint32_t vertexCount, uint32_t firstCellEntry,
@@ -310,10 +319,7 @@ Status validateMeshGeometries(const GeometryQueryInput& in) {
 
 Status validateMeshQuery(uint32_t lo, uint32_t hi, bool closed, GeometryMethod method,
                          const std::string& name, bool sameGeometry) {
-  static const char* const kNames[] = {"sphere",    "capsule",         "cylinder",          "oriented box",
-                                       "plane",     "point set",       "implicit geometry", "surface mesh",
-                                       "line mesh", "tetrahedral mesh"};
-  const std::string pair = std::string(kNames[lo]) + " vs " + kNames[hi];
+  const std::string pair = pairName(lo, hi);
   // N/A in the seed's table: a point set against a line mesh (a point has nothing to hit on a line).
   if (lo == gpu::kGeomPointSet && hi == gpu::kGeomLineMesh) {
     return invalid(name + ": " + pair + " is not collidable (N/A in the seed's table)");
@@ -345,12 +351,17 @@ Status refuseMeshQueriesOnVulkan(const GeometryQueryInput& in) {
   for (size_t i = 0; i < in.queries.size(); ++i) {
     const GeometryQuery& q = in.queries[i];
     if (q.a >= in.geometries.size() || q.b >= in.geometries.size()) continue;  // validation names it
-    if (isMeshType(in.geometries[q.a].type) || isMeshType(in.geometries[q.b].type)) {
-      return Error{ErrorCode::kUnsupported,
-                   "queries[" + std::to_string(i) +
-                       "]: a mesh geometry on kVulkan: the Vulkan path of the mesh "
-                       "queries is not built yet (kCpuScalar and kCpuSimd run them)"};
-    }
+    const uint32_t ta = static_cast<uint32_t>(in.geometries[q.a].type);
+    const uint32_t tb = static_cast<uint32_t>(in.geometries[q.b].type);
+    const uint32_t lo = std::min(ta, tb), hi = std::max(ta, tb);
+    if (!gpu::geomIsMesh(hi) || hi >= gpu::kGeomMeshTypeEnd) continue;
+    if (q.method == GeometryMethod::kStatic && gpu::geomMeshPairOnDevice(lo, hi)) continue;
+    const std::string method = q.method == GeometryMethod::kContinuous ? "continuous " : "";
+    return Error{ErrorCode::kUnsupported,
+                 "queries[" + std::to_string(i) + "]: " + method + pairName(lo, hi) +
+                     " has no Vulkan path yet (kVulkan runs a surface or line mesh against a sphere, capsule, "
+                     "plane or oriented box and a tetrahedral mesh against a point set; kCpuScalar and kCpuSimd "
+                     "run every mesh pair)"};
   }
   return {};
 }
@@ -588,8 +599,8 @@ uint64_t MeshQueries::contacts(size_t qi, const GeometryQueryOutput& output, uin
     for (uint32_t k = 0; k < other.count; ++k) {
       const Float4& p = in.points[other.first + k];
       const vec3 x(p.x, p.y, p.z);
-      const float margin = 1e-5f * std::max({std::abs(x.x), std::abs(x.y), std::abs(x.z), 1e-30f});
-      st.overlapping(meshIndex, x - margin, x + margin, bruteForce);
+      const gpu::GeomMeshReach reach = gpu::geomPointReach(x);  // shared with the Vulkan stage
+      st.overlapping(meshIndex, reach.lo, reach.hi, bruteForce);
       for (uint32_t c : st.candidates) {
         const uvec4 ids = cellIds(c);
         if (gpu::geomTetraPoint(at(ids.x), at(ids.y), at(ids.z), at(ids.w), ids, c, x, k, em, eo))
@@ -628,7 +639,12 @@ uint64_t MeshQueries::contacts(size_t qi, const GeometryQueryOutput& output, uin
     }
     return found;
   }
-  st.overlapping(meshIndex, glm::min(p0, p1) - ballReach, glm::max(p0, p1) + ballReach, bruteForce);
+  // A sphere or a capsule: its box widened by the radius and a rounding margin (the reach shared with
+  // the Vulkan stage, shared/geometry_queries_mesh_reach.h).
+  const gpu::GeomMeshReach reach = gpu::geomMeshReach(detail::toGeomShape(other));
+  st.select(meshIndex, bruteForce, [&](const Aabb& b) {
+    return gpu::geomMeshReachTouches(reach, vec3(b.lo.x, b.lo.y, b.lo.z), vec3(b.hi.x, b.hi.y, b.hi.z));
+  });
   const uint32_t slots = gpu::geomMeshSlotsPerCell(meshType, otherType);
   for (uint32_t c : st.candidates) {
     const uvec4 ids = cellIds(c);

@@ -29,7 +29,10 @@ Status validateMeshGeometries(const GeometryQueryInput& input);
 Status validateMeshQuery(uint32_t lo, uint32_t hi, bool closed, GeometryMethod method,
                          const std::string& name, bool sameGeometry = false);
 
-// kVulkan: the queries with a mesh are refused (kUnsupported), naming the first such query.
+// kVulkan: the queries with a mesh whose pair has no device path (gpu::geomMeshPairOnDevice: a
+// static surface or line mesh against a sphere, capsule, plane or oriented box, a tetrahedral mesh
+// against a point set) are refused
+// (kUnsupported), naming the first such query and its pair.
 Status refuseMeshQueriesOnVulkan(const GeometryQueryInput& input);
 
 // A surface or line mesh against a plane, an oriented box, a cylinder or an implicit geometry
