@@ -11,6 +11,11 @@
 // call does), output capacity as large as the contacts. Every backend's contacts are checked against
 // cpu-scalar bit for bit.
 //
+// Surface-sphere rows (the same levels): the mesh (A) against one sphere (B) centred at its first vertex,
+// of radius a fifth of the mesh's box along x: one static SurfaceMesh vs Sphere query, one contact per
+// touching triangle. Every backend runs it (on Vulkan one work item per triangle, no tree; on the CPU
+// the BVH built inside the call).
+//
 // Line-mesh rows (--segments): edge-edge continuous collision of a line mesh against itself (hair or
 // rope: strands of 16 segments, 4 cm each, in a 1 m box per 10k segments, each strand moving by a
 // random 1-3 cm over the step, thickness 1 mm), one kContinuous LineMesh vs LineMesh query (a == b)
@@ -161,6 +166,24 @@ Pair makePair(const Mesh& m) {
   return p;
 }
 
+// The mesh against one sphere at its first vertex, radius a fifth of its box along x.
+Pair makeSpherePair(const Mesh& m) {
+  Pair p;
+  p.triangles = m.triangles();
+  float lo = m.vertices[0].x, hi = m.vertices[0].x;
+  for (const Float4& v : m.vertices) {
+    lo = std::min(lo, v.x);
+    hi = std::max(hi, v.x);
+  }
+  const Float4 c = m.vertices[0];
+  p.points = m.vertices;
+  p.cells = m.indices;
+  p.geometries = {Geometry::surfaceMesh(0, static_cast<uint32_t>(m.vertices.size()), 0, p.triangles),
+                  Geometry::sphere({c.x, c.y, c.z, 0.2f * (hi - lo)})};
+  p.queries = {GeometryQuery{0, 1, GeometryMethod::kStatic, 0}};
+  return p;
+}
+
 // A line mesh of `segments` segments (strands of 16) moving over the step: the mesh twice in the
 // query (a == b: its self collision), previous positions in `previous`.
 Pair makeStrands(uint32_t segments, uint32_t seed) {
@@ -244,7 +267,7 @@ size_t runFcl(const FclPair& f) {
 // ---- Rows ----------------------------------------------------------------------------------------
 
 struct Row {
-  std::string pair;                 // "surface-surface" (mesh rows) or "line-line ccd"
+  std::string pair;                 // "surface-surface", "surface-sphere" (mesh rows) or "line-line ccd"
   uint32_t level = 0, cells = 0;    // subdivision level (mesh rows); triangles per mesh or segments
   std::string backend;
   double ms = -1;  // median per call; < 0: skipped
@@ -359,6 +382,7 @@ int runBench(const Options& o) {
   OurRows ours{o, context.get(), vulkanSkip, budgetMs};
   std::vector<Row> rows;
   double lastPerCell[3] = {0, 0, 0};
+  double lastSpherePerCell[3] = {0, 0, 0};
   double lastFclPerCell[2] = {0, 0};
   Mesh mesh = base;
   uint32_t meshLevel = 0;
@@ -398,6 +422,13 @@ int runBench(const Options& o) {
     }
     for (Row& r : levelRows) {
       if (fclMs > 0 && r.ms > 0 && r.backend.rfind("fcl", 0) != 0) r.vsFcl = fclMs / r.ms;
+      printRow(r);
+      rows.push_back(r);
+    }
+    const Pair sphere = makeSpherePair(mesh);
+    std::vector<Row> sphereRows;
+    ours.run(sphere.input(), Row{"surface-sphere", level, sphere.triangles}, lastSpherePerCell, sphereRows);
+    for (const Row& r : sphereRows) {
       printRow(r);
       rows.push_back(r);
     }

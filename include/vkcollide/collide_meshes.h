@@ -137,9 +137,9 @@ enum class MeshTreeUpdate : uint32_t {
 
 // The CPU SIMD twin's copy of the tree with 4 children per node and their boxes side by side (one
 // walk reads a node's 4 child boxes at once and tests them in one vector operation; a quarter of the
-// binary tree's depth). Opaque: keep one per MeshTree and pass it with the same spans every call; the
-// twin remakes it whenever the call builds or refits the tree (or when it is empty), so it must not
-// be shared between trees.
+// binary tree's depth; leaves copy their triangles' end positions, so a kept static mesh must not change).
+// Opaque: keep one per MeshTree and pass it with the same spans every call; the twin remakes it when
+// the call builds or refits the tree (or when it is empty), so it must not be shared between trees.
 struct MeshTreeCache {
   std::vector<uint8_t> bytes;  // private layout (src/cpu/collide_meshes.cpp)
   uint32_t triangles = 0;      // the tree it was made from (0: none)

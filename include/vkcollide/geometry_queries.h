@@ -21,17 +21,23 @@
 // against SurfaceMesh (intersecting triangle pairs: vertex-triangle and edge-edge elements, as iMSTK's
 // SurfaceMeshToSurfaceMeshCD) and against LineMesh (segments crossing triangles), LineMesh against
 // TetrahedralMesh (segments meeting tetrahedra, a segment inside one included), a closed SurfaceMesh
-// adding the other mesh's vertices inside it; SurfaceMesh and LineMesh against Plane (the cell's
+// adding the other mesh's vertices inside it; LineMesh against LineMesh or itself (segments closer
+// than the sum of the thicknesses: edge-edge elements; a mesh against itself skips segments sharing a
+// vertex); TetrahedralMesh against Sphere, Capsule, Plane, OrientedBox and ImplicitGeometry (one
+// contact per touching tetrahedron: the closest vertex, edge or face, or the whole tetrahedron when
+// the shape reaches its inside); SurfaceMesh and LineMesh against Plane (the cell's
 // deepest corner, an edge or face when parallel), OrientedBox (separating axes), Cylinder (GJK/EPA)
 // and ImplicitGeometry (the cell's point of least field), one contact per touching cell; on the CPU
-// through a BVH per mesh (built per call).
+// through a BVH per mesh (built per call); on Vulkan (surface and line meshes against a sphere,
+// capsule, plane or oriented box, tetrahedral meshes against point sets) one work item per cell (per
+// point and tetrahedron), the same contacts in the same order.
 // Continuous (kContinuous, "Continuous mesh queries" in docs/geometry-queries.md): LineMesh vs
 // LineMesh (two meshes or one against itself: segments sharing a vertex skipped) and SurfaceMesh vs
 // PointSet, every vertex and point moving from input.previousPoints to input.points, conservative (no
 // false negatives), candidates from a BVH of swept boxes: one contact per segment pair at its
 // earliest time of impact (both sides the segment's CellIndex), one per point at its earliest hit
 // (the point's PointIndexDirection and the triangle's CellIndex); direction.w the time of impact.
-// Other pairs with a mesh, and a static mesh against itself, are refused (kUnsupported: not built yet; point
+// Other pairs with a mesh, and a static surface or tetrahedral mesh against itself, are refused (kUnsupported: not built yet; point
 // set vs line mesh: N/A). Contacts: a contact is a pair of elements at the same position of elementsA and
 // elementsB. Each element is a PointDirection (point, unit direction, depth) or, for a point set's side, a
 // PointIndexDirection (the point's index within its set, with its position, direction, depth), or,
@@ -46,10 +52,11 @@
 // capsule-box (a capsule resting along a face: one at each end of its axis' span over the face, up
 // to 2); a point set gives one per point inside the other geometry; a surface or line mesh one per
 // touching cell (two for a capsule lying along a triangle's face), in cell order; a tetrahedral mesh
-// one per (point, tetrahedron holding it), by point then tetrahedron; a closed surface mesh one per
+// one per (point, tetrahedron holding it), by point then tetrahedron, and one per touching
+// tetrahedron against a sphere, capsule, plane, box or implicit geometry, in cell order; a closed surface mesh one per
 // point inside it, by point (the mesh's element: the closest feature, vertex, edge or triangle); mesh
 // against mesh one per pair of cells in contact (two surface meshes: one per pair of crossing edges)
-// by cell of the first mesh in the canonical order (lower type first, two surface meshes by
+// by cell of the first mesh in the canonical order (lower type first, two meshes of one type by
 // geometry index), then cell of the second, then a closed mesh's inside vertices by vertex. Order: by
 // query, then by slot (box corners in the order x fastest with - before +; capsule ends 0 then 1; a
 // manifold's points in the clipped face's order; points in the set's order): deterministic.
@@ -146,8 +153,9 @@ inline constexpr uint32_t kNoPointIndex = 0xFFFFFFFFu;     // ContactElement::in
 //                 (b - a) x (c - a) point. p2.z: its search radius, finite, >= 0 (0: unbounded): the
 //                 greatest depth at which a point is found inside (the seed's bound, the BVH's box).
 //                 p2.w of a surface or line mesh: its thickness, finite, >= 0, used by the continuous
-//                 method only (two line meshes touch within the sum of theirs, a point within the
-//                 surface mesh's); a tetrahedral mesh's is 0.
+//                 method (two line meshes touch within the sum of theirs, a point within the surface
+//                 mesh's) and by static LineMesh vs LineMesh (the radius of its segments); a
+//                 tetrahedral mesh's is 0.
 // Unit vectors must have length within 1e-3 of 1; they are renormalized before use.
 // Planes: one-sided (the seed's UnidirectionalPlane*): the inside is below the normal and a shape
 // is always pushed along the normal, however deep. Two-sided (Bidirectional*): a shape is pushed to
@@ -368,10 +376,13 @@ struct GeometryQueryStageCreateInfo {
   // Slots per record, the layout's gaps included: the sum of every query's slot count (1 for most
   // pairs, up to 8 for a manifold, the point count for a point set, the sample count of an implicit
   // geometry against a cylinder, box or plane) plus up to 63 per change of pair family between
-  // consecutive queries. 0: maxPoints + 2 * maxGridSamples + 72 * maxQueries, enough when every point
-  // set and grid is in at most one query.
+  // consecutive queries; a query of a mesh against a primitive has one slot per cell (two per triangle
+  // against a capsule), a tetrahedral mesh against a point set one per point and tetrahedron. 0:
+  // maxPoints + 2 * maxGridSamples + 72 * maxQueries + maxCells, enough when every point set, grid and
+  // mesh is in at most one query and no tetrahedral mesh meets a point set (set maxSlots for those).
   uint32_t maxSlots = 0;
   uint32_t framesInFlight = 1;  // 1..kMaxFramesInFlight sets of buffers
+  uint32_t maxCells = 0;        // mesh cell entries (uint32 vertex numbers) per record in the stage's own cell buffer
 };
 
 // Where a record writes. A null buffer: the stage's own (elementsABuffer() etc.), of maxContacts
@@ -407,6 +418,12 @@ struct GeometryQueryRecordInfo {
   BufferRange gridSampleBuffer;
   uint32_t gridSampleCount = 0;
   std::span<const float> gridSamples;
+  // The meshes' cells (GeometryQueryInput::cells): the host's buffer (cellCount uint32 entries, read in
+  // place) or copied from `cells`. A batch with a mesh geometry takes its points and cells from host
+  // memory (points, cells: validated at record time; kUnsupported with pointBuffer or cellBuffer).
+  BufferRange cellBuffer;
+  uint32_t cellCount = 0;
+  std::span<const uint32_t> cells;
   // Continuous queries' persistent state (GeometryQueryOutput::state): the host's buffer of stateCount
   // Float4, read and written in place; required when the batch has continuous queries.
   BufferRange stateBuffer;
@@ -461,8 +478,10 @@ class GeometryQueryStage {
 // Runs the batch on any backend: kCpuScalar and kCpuSimd as queryGeometriesCpu; kVulkan on `context`
 // (required for kVulkan, ignored otherwise) through a GeometryQueryStage made for the batch.
 // Validated first on every backend (nothing written on error). The results agree across backends
-// (kGeometryQueryTolerance; bit for bit on lavapipe). kVulkan refuses a batch with a mesh query
-// (kUnsupported, naming the query): the mesh pairs' device path is not built yet.
+// (kGeometryQueryTolerance; bit for bit on lavapipe). kVulkan runs the static surface and line mesh
+// queries against a sphere, capsule, plane or oriented box (one work item per cell) and tetrahedral
+// mesh against point set (one per point and tetrahedron); it refuses a batch with any other mesh
+// query (kUnsupported, naming the query and the pair).
 Result<GeometryQueryCounts> queryGeometries(Backend backend, Context* context, const GeometryQueryInput& input,
                                             const GeometryQueryOutput& output);
 

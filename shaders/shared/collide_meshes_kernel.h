@@ -34,15 +34,14 @@ VKC_FN void meshTriangle(uint t, uint atEnd, VKC_OUT(vec3) a, VKC_OUT(vec3) b, V
   c = worldVertex(triangleVertex(3u * t + 2u), atEnd);
 }
 
-// One candidate triangle. Proximity: when p is closer than the mesh's thickness * (1 - slack), its
-// penetration (thickness - distance) goes to hit.bary.w. Sweep: the continuous query of the mesh's
-// motion; a one-sided mesh ignores hits from behind its front face.
-VKC_FN bool meshTestTriangle(uint mode, uint t, MeshGpu mesh, vec3 p, float tStart, vec3 to, uint flags,
-                             VKC_OUT(MeshHit) hit) {
+// One candidate triangle, whose world vertices at the iteration's end are a1, b1, c1 (meshTriangle(t,
+// 1u, ...): the CPU SIMD twin passes its copy of them). Proximity: when p is closer than the mesh's
+// thickness * (1 - slack), its penetration (thickness - distance) goes to hit.bary.w. Sweep: the
+// continuous query of the mesh's motion; a one-sided mesh ignores hits from behind its front face.
+VKC_FN bool meshTestTriangleAt(uint mode, uint t, MeshGpu mesh, vec3 a1, vec3 b1, vec3 c1, vec3 p, float tStart,
+                               vec3 to, uint flags, VKC_OUT(MeshHit) hit) {
   hit = meshNoHit();
   float thickness = mesh.material.thickness;
-  vec3 a1, b1, c1;
-  meshTriangle(t, 1u, a1, b1, c1);
   if (mode == kMeshQueryProximity) {
     TriClosest cp = triClosestPoint(p, a1, b1, c1);
     VKC_PRECISE float reach = thickness * (1.0f - kMeshProximitySlack);
@@ -70,6 +69,13 @@ VKC_FN bool meshTestTriangle(uint mode, uint t, MeshGpu mesh, vec3 p, float tSta
     if (dot(vec3(hit.normalTime), front) < 0.0f) found = false;
   }
   return found;
+}
+
+VKC_FN bool meshTestTriangle(uint mode, uint t, MeshGpu mesh, vec3 p, float tStart, vec3 to, uint flags,
+                             VKC_OUT(MeshHit) hit) {
+  vec3 a1, b1, c1;
+  meshTriangle(t, 1u, a1, b1, c1);
+  return meshTestTriangleAt(mode, t, mesh, a1, b1, c1, p, tStart, to, flags, hit);
 }
 
 // Whether (hit, t) beats (best, bestT) in the query's order: proximity, the larger penetration then

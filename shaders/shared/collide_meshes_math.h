@@ -269,16 +269,26 @@ VKC_FN bool triCcdCore(vec3 a0, vec3 b0, vec3 c0, vec3 a1, vec3 b1, vec3 c1, vec
   float reach = thickness;
   float t = 0.0f;
   bool capped = true;
+  // The state at time t; `current`: the loop ended on a contact at t, so a .. n are the hit's
+  // (otherwise they are computed again below at the final t).
+  bool current = false;
+  vec3 a, b, c, p, surf, n;
+  TriClosest cp;
   for (uint iter = 0u; iter < kMeshCcdMaxSteps; ++iter) {
-    vec3 a = lerp3(a0, a1, t), b = lerp3(b0, b1, t), c = lerp3(c0, c1, t), p = lerp3(p0, p1, t);
-    TriClosest cp = triClosestPoint(p, a, b, c);
+    a = lerp3(a0, a1, t);
+    b = lerp3(b0, b1, t);
+    c = lerp3(c0, c1, t);
+    p = lerp3(p0, p1, t);
+    cp = triClosestPoint(p, a, b, c);
     float d = sqrt(cp.dist2);
-    vec3 surf = baryCombine(va, vb, vc, cp.bary);
+    surf = baryCombine(va, vb, vc, cp.bary);
     vec3 dir;
     if (d <= reach + tol) {
       dir = triContactNormal(p, cp, a, b, c, vp - surf, margin);
       if ((flags & kMeshCcdApproachOnly) == 0u || dot(vp - surf, dir) < 0.0f) {
         capped = false;
+        current = true;
+        n = dir;
         break;
       }
       reach = d - tol;  // approach-only: keep it from coming closer than now
@@ -307,10 +317,15 @@ VKC_FN bool triCcdCore(vec3 a0, vec3 b0, vec3 c0, vec3 a1, vec3 b1, vec3 c1, vec
     t = t + dt;
     if (t > 1.0f) return false;
   }
-  vec3 a = lerp3(a0, a1, t), b = lerp3(b0, b1, t), c = lerp3(c0, c1, t), p = lerp3(p0, p1, t);
-  TriClosest cp = triClosestPoint(p, a, b, c);
-  vec3 surf = baryCombine(va, vb, vc, cp.bary);
-  vec3 n = triContactNormal(p, cp, a, b, c, vp - surf, margin);
+  if (!current) {
+    a = lerp3(a0, a1, t);
+    b = lerp3(b0, b1, t);
+    c = lerp3(c0, c1, t);
+    p = lerp3(p0, p1, t);
+    cp = triClosestPoint(p, a, b, c);
+    surf = baryCombine(va, vb, vc, cp.bary);
+    n = triContactNormal(p, cp, a, b, c, vp - surf, margin);
+  }
   hit.normalTime = vec4(n, t);
   hit.bary = vec4(cp.bary, sqrt(cp.dist2));
   hit.point = vec4(cp.point, tol);

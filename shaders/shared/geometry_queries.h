@@ -70,7 +70,11 @@ VKC_CONSTANT(uint, kGeomAxisSamples, 16u);
 //   MANIFOLD    box-box and capsule-box (contact manifolds, polygon clipping);
 //   CONVEX      cylinder-cylinder and cylinder-box (GJK/EPA, local search fallback);
 //   IMPLICIT    static pairs with an implicit geometry;
-//   CONTINUOUS  the continuous method.
+//   CONTINUOUS  the continuous method;
+//   MESH        static pairs of a surface or line mesh with a sphere, capsule, plane or oriented box
+//               (one slot per cell) and of a tetrahedral mesh with a point set (one per point and
+//               tetrahedron): geometry_queries_mesh_slot.h; the other mesh pairs have no device path
+//               and no slots.
 // The numbers are macros too, for the preprocessor's `#if VKC_GEOM_WITH(family)`: a shader defines
 // VKC_GEOM_FAMILIES (a bit per family) before including the math; C++ compiles every family.
 #define VKC_GEOM_FAMILY_BASIC 0
@@ -78,8 +82,9 @@ VKC_CONSTANT(uint, kGeomAxisSamples, 16u);
 #define VKC_GEOM_FAMILY_CONVEX 2
 #define VKC_GEOM_FAMILY_IMPLICIT 3
 #define VKC_GEOM_FAMILY_CONTINUOUS 4
+#define VKC_GEOM_FAMILY_MESH 5
 #ifndef VKC_GEOM_FAMILIES
-#define VKC_GEOM_FAMILIES 31
+#define VKC_GEOM_FAMILIES 63
 #endif
 #define VKC_GEOM_WITH(family) (((VKC_GEOM_FAMILIES) >> (family)) & 1)
 VKC_CONSTANT(uint, kGeomFamilyBasic, 0u);
@@ -87,13 +92,15 @@ VKC_CONSTANT(uint, kGeomFamilyManifold, 1u);
 VKC_CONSTANT(uint, kGeomFamilyConvex, 2u);
 VKC_CONSTANT(uint, kGeomFamilyImplicit, 3u);
 VKC_CONSTANT(uint, kGeomFamilyContinuous, 4u);
-VKC_CONSTANT(uint, kGeomFamilyCount, 5u);
+VKC_CONSTANT(uint, kGeomFamilyMesh, 5u);
+VKC_CONSTANT(uint, kGeomFamilyCount, 6u);
 
 // The family of a query of types ta, tb with `method` (a supported pair).
 VKC_FN uint geomQueryFamily(uint ta, uint tb, uint method) {
   uint lo = min(ta, tb);
   uint hi = max(ta, tb);
   if (method == kGeomMethodContinuous) return kGeomFamilyContinuous;
+  if (hi > kGeomImplicit) return kGeomFamilyMesh;  // the mesh types (geometry_queries_mesh.h)
   if (hi == kGeomImplicit) return kGeomFamilyImplicit;
   if (hi == kGeomOrientedBox && (lo == kGeomOrientedBox || lo == kGeomCapsule)) return kGeomFamilyManifold;
   if (lo == kGeomCylinder && (hi == kGeomCylinder || hi == kGeomOrientedBox)) return kGeomFamilyConvex;

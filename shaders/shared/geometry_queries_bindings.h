@@ -58,7 +58,8 @@ VKC_CONSTANT(uint, kGeomBindingElementsA, 11u);      // GeomElement[capacity]
 VKC_CONSTANT(uint, kGeomBindingElementsB, 12u);      // GeomElement[capacity]
 VKC_CONSTANT(uint, kGeomBindingRanges, 13u);         // uvec2[queryCount]: first, count
 VKC_CONSTANT(uint, kGeomBindingCounts, 14u);         // GeomCounts
-VKC_CONSTANT(uint, kGeomBindingCount, 15u);
+VKC_CONSTANT(uint, kGeomBindingCells, 15u);          // uint[cellCount]: the meshes' cells (vertex numbers)
+VKC_CONSTANT(uint, kGeomBindingCount, 16u);
 
 // What the SCAN pass writes (32 bytes). dispatch is a VkDispatchIndirectCommand at byte offset 16.
 struct GeomCounts {
@@ -85,8 +86,12 @@ struct GeomStagePush {
   uint gridSampleCount;
   uint stateCount;
   uint moving;             // 1: prevGeometries holds the poses at the step's start; 0: the geometries are static
+  uint cellCount;          // entries of the cells buffer
+  uint pad0;
+  uint pad1;
+  uint pad2;
 };
-VKC_CHECK_LAYOUT(GeomStagePush, 48);
+VKC_CHECK_LAYOUT(GeomStagePush, 64);
 
 VKC_NAMESPACE_END
 

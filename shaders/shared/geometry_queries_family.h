@@ -3,7 +3,8 @@
 // (one of the VKC_GEOM_FAMILY_* numbers of shared/geometry_queries.h) and includes this file; the
 // shared math then compiles only that family's pairs (VKC_GEOM_WITH). The per-slot arithmetic is
 // geomQuerySlot (shared/geometry_queries_implicit.h over shared/geometry_queries_math.h), which the
-// CPU twin (src/cpu/geometry_queries.cpp) compiles too.
+// CPU twin (src/cpu/geometry_queries.cpp) compiles too; the mesh family's is geomMeshSlot
+// (shared/geometry_queries_mesh_slot.h: the per-cell functions the CPU's mesh driver calls).
 #ifndef VKC_SHARED_GEOMETRY_QUERIES_FAMILY_H
 #define VKC_SHARED_GEOMETRY_QUERIES_FAMILY_H
 #ifdef __cplusplus
@@ -32,7 +33,12 @@ vec3 geomPointAt(uint i) { return vec3(points[clampIndex(i, pc.pointCount)]); }
 vec3 geomPreviousPointAt(uint i) { return vec3(prevPoints[clampIndex(i, pc.pointCount)]); }
 float geomGridSampleAt(uint i) { return gridSamples[clampIndex(i, pc.gridSampleCount)]; }
 vec4 geomStateAt(uint i) { return state[clampIndex(i, pc.stateCount)]; }
+#if VKC_GEOM_FAMILY == VKC_GEOM_FAMILY_MESH
+uint geomCellEntryAt(uint i) { return cells[clampIndex(i, pc.cellCount)]; }
+#include "geometry_queries_mesh_slot.h"
+#else
 #include "geometry_queries_implicit.h"
+#endif
 
 // Evaluates slot s of this family's tiles: its query q and, when true, its elements (query field
 // set). stateIndex, newState, hasState: a continuous slot's state entry and new value. A slot in a gap
@@ -59,7 +65,11 @@ bool evaluateSlot(uint s, out uint q, out GeomElement ea, out GeomElement eb, ou
 #endif
   uint slot = s - range.x;
   stateIndex = query.state + slot;
+#if VKC_GEOM_FAMILY == VKC_GEOM_FAMILY_MESH
+  bool hit = geomMeshSlot(a, b, slot, ea, eb);
+#else
   bool hit = geomQuerySlot(a, b, prevA, prevB, query.method, query.state, slot, ea, eb, newState, hasState);
+#endif
   ea.query = q;
   eb.query = q;
   return hit;

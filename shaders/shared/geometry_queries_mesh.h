@@ -67,14 +67,20 @@ VKC_FN uint geomMeshCorners(uint type) {
 // four: geometry_queries_mesh_prims.h, geometry_queries_mesh_implicit.h); tetrahedral mesh against a
 // point set; a closed surface
 // mesh (the geometry's flags: closed) against a point set; mesh against mesh (CPU,
-// geometry_queries_mesh_mesh.h): surface-surface, surface-line, line-tetrahedral.
+// geometry_queries_mesh_mesh.h): surface-surface, surface-line, line-tetrahedral, line-line; a
+// tetrahedral mesh against a sphere, capsule, plane, oriented box (geometry_queries_mesh_tetra.h) or
+// implicit geometry (geometry_queries_mesh_tetra_implicit.h).
 VKC_FN bool geomMeshPairSupported(uint lo, uint hi, bool closed) {
   if (hi == kGeomSurfaceMesh && lo == kGeomPointSet) return closed;
   if (hi == kGeomSurfaceMesh && lo == kGeomSurfaceMesh) return true;
   if (hi == kGeomLineMesh && lo == kGeomSurfaceMesh) return true;
   if (hi == kGeomTetrahedralMesh && lo == kGeomLineMesh) return true;
+  if (hi == kGeomLineMesh && lo == kGeomLineMesh) return true;
   if (hi == kGeomSurfaceMesh || hi == kGeomLineMesh) return lo <= kGeomPlane || lo == kGeomImplicit;
-  if (hi == kGeomTetrahedralMesh) return lo == kGeomPointSet;
+  if (hi == kGeomTetrahedralMesh) {
+    return lo == kGeomPointSet || lo == kGeomSphere || lo == kGeomCapsule || lo == kGeomPlane ||
+           lo == kGeomOrientedBox || lo == kGeomImplicit;
+  }
   return false;
 }
 

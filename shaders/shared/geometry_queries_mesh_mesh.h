@@ -6,6 +6,7 @@
 #ifndef VKC_SHARED_GEOMETRY_QUERIES_MESH_MESH_H
 #define VKC_SHARED_GEOMETRY_QUERIES_MESH_MESH_H
 #include "geometry_queries_mesh.h"
+#include "geometry_queries_mesh_tetra.h"
 #include "tri_tri.h"
 
 VKC_NAMESPACE_BEGIN
@@ -166,31 +167,43 @@ VKC_FN bool geomTriangleSegment(vec3 a, vec3 b, vec3 c, uvec4 it, uint ct, vec3 
 // that point (its outward normal, the height as depth); the segment's element is an edge element.
 VKC_FN bool geomSegmentTetra(vec3 p0, vec3 p1, uvec4 is, uint cs, vec3 a, vec3 b, vec3 c, vec3 d, uvec4 it,
                              uint ct, VKC_OUT(GeomElement) seg, VKC_OUT(GeomElement) tet) {
-  float lo = 0.0f;
-  float hi = 1.0f;
-  for (uint k = 0u; k < 4u; ++k) {
-    vec3 f0 = k == 0u ? b : a;
-    vec3 f1 = k <= 1u ? c : b;
-    vec3 f2 = k <= 2u ? d : c;
-    vec3 opposite = k == 0u ? a : (k == 1u ? b : (k == 2u ? c : d));
-    vec3 n = cross(f1 - f0, f2 - f0);
-    if (dot(opposite - f0, n) > 0.0f) n = -n;  // outward
-    float h0 = dot(p0 - f0, n);
-    float h1 = dot(p1 - f0, n);
-    if (h0 >= 0.0f && h1 >= 0.0f) {
-      lo = 1.0f;
-      hi = 0.0f;
-    } else if (h0 > 0.0f) {
-      lo = max(lo, h0 / (h0 - h1));
-    } else if (h1 > 0.0f) {
-      hi = min(hi, h0 / (h0 - h1));
-    }
-  }
+  vec2 span = geomTetraClip(p0, p1, a, b, c, d);
+  float lo = span.x;
+  float hi = span.y;
   GeomElement point;
   vec3 x = lerp3(p0, p1, 0.5f * (lo + hi));
   bool inside = geomTetraPoint(a, b, c, d, it, ct, x, 0u, tet, point);
   seg = geomMeshElement(x, point.point.w, vec3(point.direction), cs, is, 3u);
   return lo < hi && inside;
+}
+
+// Segment X (p0, p1; cell cx, vertex numbers ix) against segment Y (q0, q1; cy, iy) of two line
+// meshes (static LineMesh vs LineMesh), each segment a tube of its mesh's thickness; `thickness` the
+// sum of the two (a mesh against itself: twice its own). Their closest points p, q
+// (geomSegmentSegmentParams: parallel segments meet at the middle of their overlap) closer than the
+// thickness are a contact, in the continuous method's convention (geometry_queries_mesh_ccd.cpp):
+// both elements edge elements (kGeomCellEdge, corners 0 and 1, index the segment); X's at p, moving
+// along n = (p - q) / |p - q| by depth = thickness - |p - q|, Y's at p + n * depth moving along -n.
+// Crossing segments (|p - q| = 0) move along their common perpendicular (X's direction cross Y's;
+// parallel ones: a perpendicular of X). Thickness 0 gives no contact (touching is none).
+VKC_FN bool geomSegmentSegment(vec3 p0, vec3 p1, uvec4 ix, uint cx, vec3 q0, vec3 q1, uvec4 iy, uint cy,
+                               float thickness, VKC_OUT(GeomElement) ex, VKC_OUT(GeomElement) ey) {
+  vec2 st = geomSegmentSegmentParams(p0, p1, q0, q1);
+  vec3 p = lerp3(p0, p1, st.x);
+  vec3 q = lerp3(q0, q1, st.y);
+  vec3 e = p - q;
+  float dist = sqrt(dot(e, e));
+  vec3 n;
+  if (dist > 0.0f) {
+    n = e / dist;
+  } else {
+    vec3 x = cross(p1 - p0, q1 - q0);
+    n = dot(x, x) > 0.0f ? geomUnit(x) : anyPerpendicular(geomUnit(p1 - p0));
+  }
+  float depth = thickness - dist;
+  ex = geomMeshElement(p, depth, n, cx, ix, 3u);
+  ey = geomMeshElement(p + n * depth, depth, -n, cy, iy, 3u);
+  return depth > 0.0f;
 }
 
 VKC_NAMESPACE_END

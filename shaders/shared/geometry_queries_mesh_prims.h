@@ -130,6 +130,20 @@ VKC_FN GeomConvex geomCellConvex(GeomMeshCell c) {
   return s;
 }
 
+// One axis (unit u) of a separating axis test, with the overlaps of the mesh's cell moving along +u
+// (up) and -u (down): false when either is <= 0 (the axis separates); else the lesser replaces
+// (best, dir) when below best * bias.
+VKC_FN bool geomKeepLeastOverlap(float up, float down, vec3 u, float bias, VKC_INOUT(float) best,
+                                 VKC_INOUT(vec3) dir) {
+  if (up <= 0.0f || down <= 0.0f) return false;
+  float o = min(up, down);
+  if (o < best * bias) {
+    best = o;
+    dir = up <= down ? u : -u;
+  }
+  return true;
+}
+
 // Axis L (any length; skipped when shorter than kGeomParallelEps times `scale`) of the separating
 // axis test of cell s and box t: false when it separates; else the least of its two overlaps (the
 // mesh moving along +L or -L) replaces (best, dir) when below best * bias.
@@ -138,15 +152,8 @@ VKC_FN bool geomCellBoxAxis(GeomConvex s, GeomConvex t, vec3 L, float scale, flo
   float l2 = dot(L, L);
   if (l2 <= kGeomParallelEps * kGeomParallelEps * scale * scale) return true;
   vec3 u = L / sqrt(l2);
-  float up = geomOverlapAlong(s, t, -u);  // geomOverlapAlong(s, t, v): s moving along -v
-  float down = geomOverlapAlong(s, t, u);
-  if (up <= 0.0f || down <= 0.0f) return false;
-  float o = min(up, down);
-  if (o < best * bias) {
-    best = o;
-    dir = up <= down ? u : -u;
-  }
-  return true;
+  // geomOverlapAlong(s, t, v): s moving along -v.
+  return geomKeepLeastOverlap(geomOverlapAlong(s, t, -u), geomOverlapAlong(s, t, u), u, bias, best, dir);
 }
 
 // --- Oriented box: the separating axis test, exact (the faces of the Minkowski difference of a

@@ -1,6 +1,6 @@
 // The passes of the geometry query stage (shaders/geometry_queries*.comp,
 // src/vulkan/geometry_queries.cpp); see pass_decl.h and geometry_queries_bindings.h. One declaration
-// per shader: SCAN, RANGES and one per pair family (COUNT, WRITE), each
+// per shader: SCAN, RANGES and one per pair family (COUNT, WRITE; the mesh family reads the cells), each
 // family's accesses its own (a family that reads no points declares none). A record: the families'
 // COUNT dispatches, SCAN, the families' WRITE dispatches and RANGES: three dependent dispatches.
 #ifndef VKC_SHARED_GEOMETRY_QUERIES_PASSES_H
@@ -13,32 +13,36 @@ namespace vkc::gpu {
 
 // clang-format off
 // Tokens: geometries, prevGeometries, points, prevPoints, gridSamples, state, queries, slotRange, tiles,
-// tileMasks, groupSums, elementsA, elementsB, ranges, counts.
+// tileMasks, groupSums, elementsA, elementsB, ranges, counts, cells.
 inline constexpr PassDecl kGeomPasses[] = {
-  passDecl("vkc.geometry_queries.scan",   0, kGeomGroupSize, kGeomBindingCount, "- - - - - - - - - R W - - - W"),
+  passDecl("vkc.geometry_queries.scan",   0, kGeomGroupSize, kGeomBindingCount, "- - - - - - - - - R W - - - W -"),
 };
 inline constexpr PassDecl kGeomRangesPasses[] = {
-  passDecl("vkc.geometry_queries.ranges", 0, kGeomGroupSize, kGeomBindingCount, "- - - - - - - R - R R - - W R"),
+  passDecl("vkc.geometry_queries.ranges", 0, kGeomGroupSize, kGeomBindingCount, "- - - - - - - R - R R - - W R -"),
 };
 inline constexpr PassDecl kGeomBasicPasses[] = {
-  passDecl("vkc.geometry_queries.basic.count", kGeomPassCount, kGeomGroupSize, kGeomBindingCount, "R - R - - - R R R RW - - - - -"),
-  passDecl("vkc.geometry_queries.basic.write", kGeomPassWrite, kGeomGroupSize, kGeomBindingCount, "R - R - - - R R R R R W W - R"),
+  passDecl("vkc.geometry_queries.basic.count", kGeomPassCount, kGeomGroupSize, kGeomBindingCount, "R - R - - - R R R RW - - - - - -"),
+  passDecl("vkc.geometry_queries.basic.write", kGeomPassWrite, kGeomGroupSize, kGeomBindingCount, "R - R - - - R R R R R W W - R -"),
 };
 inline constexpr PassDecl kGeomManifoldPasses[] = {
-  passDecl("vkc.geometry_queries.manifold.count", kGeomPassCount, kGeomGroupSize, kGeomBindingCount, "R - - - - - R R R RW - - - - -"),
-  passDecl("vkc.geometry_queries.manifold.write", kGeomPassWrite, kGeomGroupSize, kGeomBindingCount, "R - - - - - R R R R R W W - R"),
+  passDecl("vkc.geometry_queries.manifold.count", kGeomPassCount, kGeomGroupSize, kGeomBindingCount, "R - - - - - R R R RW - - - - - -"),
+  passDecl("vkc.geometry_queries.manifold.write", kGeomPassWrite, kGeomGroupSize, kGeomBindingCount, "R - - - - - R R R R R W W - R -"),
 };
 inline constexpr PassDecl kGeomConvexPasses[] = {
-  passDecl("vkc.geometry_queries.convex.count", kGeomPassCount, kGeomGroupSize, kGeomBindingCount, "R - - - - - R R R RW - - - - -"),
-  passDecl("vkc.geometry_queries.convex.write", kGeomPassWrite, kGeomGroupSize, kGeomBindingCount, "R - - - - - R R R R R W W - R"),
+  passDecl("vkc.geometry_queries.convex.count", kGeomPassCount, kGeomGroupSize, kGeomBindingCount, "R - - - - - R R R RW - - - - - -"),
+  passDecl("vkc.geometry_queries.convex.write", kGeomPassWrite, kGeomGroupSize, kGeomBindingCount, "R - - - - - R R R R R W W - R -"),
 };
 inline constexpr PassDecl kGeomImplicitPasses[] = {
-  passDecl("vkc.geometry_queries.implicit.count", kGeomPassCount, kGeomGroupSize, kGeomBindingCount, "R - R - R - R R R RW - - - - -"),
-  passDecl("vkc.geometry_queries.implicit.write", kGeomPassWrite, kGeomGroupSize, kGeomBindingCount, "R - R - R - R R R R R W W - R"),
+  passDecl("vkc.geometry_queries.implicit.count", kGeomPassCount, kGeomGroupSize, kGeomBindingCount, "R - R - R - R R R RW - - - - - -"),
+  passDecl("vkc.geometry_queries.implicit.write", kGeomPassWrite, kGeomGroupSize, kGeomBindingCount, "R - R - R - R R R R R W W - R -"),
 };
 inline constexpr PassDecl kGeomContinuousPasses[] = {
-  passDecl("vkc.geometry_queries.continuous.count", kGeomPassCount, kGeomGroupSize, kGeomBindingCount, "R R R R R R R R R RW - - - - -"),
-  passDecl("vkc.geometry_queries.continuous.write", kGeomPassWrite, kGeomGroupSize, kGeomBindingCount, "R R R R R RW R R R R R W W - R"),
+  passDecl("vkc.geometry_queries.continuous.count", kGeomPassCount, kGeomGroupSize, kGeomBindingCount, "R R R R R R R R R RW - - - - - -"),
+  passDecl("vkc.geometry_queries.continuous.write", kGeomPassWrite, kGeomGroupSize, kGeomBindingCount, "R R R R R RW R R R R R W W - R -"),
+};
+inline constexpr PassDecl kGeomMeshPasses[] = {
+  passDecl("vkc.geometry_queries.mesh.count", kGeomPassCount, kGeomGroupSize, kGeomBindingCount, "R - R - - - R R R RW - - - - - R"),
+  passDecl("vkc.geometry_queries.mesh.write", kGeomPassWrite, kGeomGroupSize, kGeomBindingCount, "R - R - - - R R R R R W W - R R"),
 };
 // clang-format on
 inline constexpr StageDecl kGeomStage{"geometry_queries", kGeomBindingCount, kGeomPasses};
@@ -50,10 +54,12 @@ inline constexpr StageDecl kGeomFamilyStages[] = {
     {"geometry_queries_convex", kGeomBindingCount, kGeomConvexPasses},
     {"geometry_queries_implicit", kGeomBindingCount, kGeomImplicitPasses},
     {"geometry_queries_continuous", kGeomBindingCount, kGeomContinuousPasses},
+    {"geometry_queries_mesh", kGeomBindingCount, kGeomMeshPasses},
 };
 static_assert(std::size(kGeomFamilyStages) == kGeomFamilyCount);
 static_assert(validStage(kGeomStage) && validStage(kGeomRangesStage) && validStage(kGeomFamilyStages[0]) && validStage(kGeomFamilyStages[1]) &&
-              validStage(kGeomFamilyStages[2]) && validStage(kGeomFamilyStages[3]) && validStage(kGeomFamilyStages[4]));
+              validStage(kGeomFamilyStages[2]) && validStage(kGeomFamilyStages[3]) && validStage(kGeomFamilyStages[4]) &&
+              validStage(kGeomFamilyStages[5]));
 
 }  // namespace vkc::gpu
 #endif  // VKC_SHARED_GEOMETRY_QUERIES_PASSES_H

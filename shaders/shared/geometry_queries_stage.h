@@ -40,6 +40,7 @@ layout(std430, set = 0, binding = kGeomBindingElementsA) writeonly buffer Elemen
 layout(std430, set = 0, binding = kGeomBindingElementsB) writeonly buffer ElementsB { GeomElement elementsB[]; };
 layout(std430, set = 0, binding = kGeomBindingRanges) writeonly buffer Ranges { uvec2 ranges[]; };
 layout(std430, set = 0, binding = kGeomBindingCounts) VKC_GEOM_SCAN_ACCESS buffer Counts { GeomCounts counts; };
+layout(std430, set = 0, binding = kGeomBindingCells) readonly buffer Cells { uint cells[]; };
 layout(push_constant) uniform Push { GeomStagePush pc; };
 
 uint clampIndex(uint i, uint count) { return min(i, max(count, 1u) - 1u); }

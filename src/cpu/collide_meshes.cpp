@@ -18,13 +18,35 @@ namespace vkc::gpu {
 namespace {
 
 // A node of the SIMD twin's 4-wide tree (MeshTreeCache): its children's boxes side by side (empty
-// slots: lo = +inf, hi = -inf) and references (a wide node's index, kBvhLeafBit | triangle, or kBvhNone).
+// slots: lo = +inf, hi = -inf) and references (a wide node's index, kBvhLeafBit | leaf slot, or
+// kBvhNone).
 struct WideNode {
   float lo[3][4];
   float hi[3][4];
   uint32_t child[4];
 };
 static_assert(sizeof(WideNode) == 112);
+
+// A leaf slot of the 4-wide tree: its triangle and a copy of the triangle's world vertices at the
+// iteration's end (meshTriangle(t, 1u, ...)) as of the build or refit that made the copy. The slots
+// of a node's leaf children are consecutive, in the order the walk reaches them, so a query reads
+// its triangles from a few cache lines instead of an index and three vertices each.
+struct WideLeaf {
+  float a[3], b[3], c[3];
+  uint32_t triangle;
+};
+static_assert(sizeof(WideLeaf) == 40);
+
+// The 4-wide tree as kept in MeshTreeCache::bytes: this header, the nodes, then the leaf slots.
+struct WideHeader {
+  uint32_t nodeCount, leafCount, pad0, pad1;
+};
+static_assert(sizeof(WideHeader) == 16);
+
+struct WideTree {
+  std::vector<WideNode> nodes;
+  std::vector<WideLeaf> leaves;
+};
 
 // The kernel's accessors over the caller's arrays: no per-call copy of a static or deforming mesh
 // (only rigid meshes get world positions per call). A combined vertex or triangle index finds its
@@ -78,8 +100,8 @@ struct MeshKernel {
 #include "shared/collide_meshes_kernel.h"
 
   // The SIMD twin's walk of the 4-wide tree: per node, the 4 child boxes against the query box in one
-  // vector comparison, then the leaves' triangles (meshTestTriangle, meshQueryBetter: the binary
-  // walk's tests). A leaf is a candidate iff its box overlaps the query box in both walks (every
+  // vector comparison, then the leaves' triangles from their slots (meshTestTriangleAt on the slot's
+  // copy of meshTriangle(t, 1u), meshQueryBetter: the binary walk's tests). A leaf is a candidate iff its box overlaps the query box in both walks (every
   // ancestor's box holds it), so both pick the same triangle and hit, bit for bit.
   // Proximity queries also skip the boxes that cannot hold a better triangle (as a closest-point
   // query shrinks its radius): a candidate beats the best only when its computed penetration is at
@@ -96,6 +118,7 @@ struct MeshKernel {
   static constexpr uint kPruneMinTriangles = 1u << 19;
   bool pruneProximity = false;
   const WideNode* wide = nullptr;
+  const WideLeaf* wideLeaves = nullptr;
   static float boxDistance2(const WideNode& n, int k, vec3 p) {
     const float dx = std::max(std::max(n.lo[0][k] - p.x, p.x - n.hi[0][k]), 0.0f);
     const float dy = std::max(std::max(n.lo[1][k] - p.y, p.y - n.hi[1][k]), 0.0f);
@@ -133,6 +156,17 @@ struct MeshKernel {
                   n.lo[1][k] <= hi.y && n.lo[2][k] <= hi.z && n.child[k] != kBvhNone;
         d2[k] = prune ? boxDistance2(n, k, p) : 0.0f;
       }
+      // The walk waits on memory (a large tree's nodes and leaf slots are rarely cached): fetch
+      // every overlapping child's node or leaf slot now, so that their misses overlap.
+      for (int k = 0; k < 4; ++k) {
+        if (!hit4[k]) continue;
+        const uint c = n.child[k];
+        const char* at = (c & kBvhLeafBit) != 0u ? reinterpret_cast<const char*>(&wideLeaves[c & ~kBvhLeafBit])
+                                                 : reinterpret_cast<const char*>(&wide[c]);
+        __builtin_prefetch(at);  // a node (112 bytes) spans up to 3 cache lines, a leaf slot 2
+        __builtin_prefetch(at + 64);
+        __builtin_prefetch(at + 111);
+      }
       // The overlapping children, nearest first (insertion sort of at most 4; ties keep slot order).
       int order[4];
       int count = 0;
@@ -151,11 +185,15 @@ struct MeshKernel {
         const int k = order[i];
         const uint c = n.child[k];
         if ((c & kBvhLeafBit) == 0u || d2[k] > cut2) continue;
-        const uint t = c & ~kBvhLeafBit;
+        const WideLeaf& leaf = wideLeaves[c & ~kBvhLeafBit];
+        const uint t = leaf.triangle;
         const uint m = triangleMesh(t);
         if (!meshListed(firstWord, m)) continue;
         MeshHit h;
-        if (meshTestTriangle(mode, t, meshAt(m), p, tStart, to, flags, h) && meshQueryBetter(mode, h, t, best, bestT)) {
+        const vec3 a(leaf.a[0], leaf.a[1], leaf.a[2]), b(leaf.b[0], leaf.b[1], leaf.b[2]),
+            cc(leaf.c[0], leaf.c[1], leaf.c[2]);
+        if (meshTestTriangleAt(mode, t, meshAt(m), a, b, cc, p, tStart, to, flags, h) &&
+            meshQueryBetter(mode, h, t, best, bestT)) {
           best = h;
           bestT = t;
           if (prune) {
@@ -197,10 +235,13 @@ struct MeshKernel {
 
 // The 4-wide copy of a valid binary tree: each wide node takes a binary node's children and opens
 // the internal child of largest box (surface area; the first on ties) until it has 4 children or
-// only leaves. Node boxes are exact unions, so every wide child's box is its binary node's.
-void collapseTree(std::span<const vkc::BvhNode> nodes, std::span<const vkc::Aabb> leafBoxes,
-                  std::vector<WideNode>& out) {
+// only leaves. Node boxes are exact unions, so every wide child's box is its binary node's. Leaf
+// slots in the order the nodes are made, each with its triangle's end vertices from the kernel k.
+void collapseTree(std::span<const vkc::BvhNode> nodes, std::span<const vkc::Aabb> leafBoxes, MeshKernel& kernel,
+                  WideTree& tree) {
+  std::vector<WideNode>& out = tree.nodes;
   out.clear();
+  tree.leaves.clear();
   out.push_back(WideNode{});
   struct Item {
     uint32_t binary, wideIndex;
@@ -242,7 +283,15 @@ void collapseTree(std::span<const vkc::BvhNode> nodes, std::span<const vkc::Aabb
       w.lo[0][k] = lo.x, w.lo[1][k] = lo.y, w.lo[2][k] = lo.z;
       w.hi[0][k] = hi.x, w.hi[1][k] = hi.y, w.hi[2][k] = hi.z;
       if (leaf) {
-        w.child[k] = c;
+        w.child[k] = kBvhLeafBit | static_cast<uint32_t>(tree.leaves.size());
+        WideLeaf l;
+        vec3 a, b, cc;
+        kernel.meshTriangle(c & ~kBvhLeafBit, 1u, a, b, cc);
+        l.a[0] = a.x, l.a[1] = a.y, l.a[2] = a.z;
+        l.b[0] = b.x, l.b[1] = b.y, l.b[2] = b.z;
+        l.c[0] = cc.x, l.c[1] = cc.y, l.c[2] = cc.z;
+        l.triangle = c & ~kBvhLeafBit;
+        tree.leaves.push_back(l);
       } else {
         w.child[k] = static_cast<uint32_t>(out.size());
         work.push_back({c, static_cast<uint32_t>(out.size())});
@@ -499,21 +548,32 @@ Status collideMeshesOn(detail::ParallelCall& par, const MeshCollisionInput& in, 
   k.leafBoxes = reinterpret_cast<const gpu::Aabb*>(tree.primitiveBoxes.data());
   // The SIMD twin's 4-wide tree: the caller's cache (remade when this call built or refit the tree,
   // or when it holds another tree), or one for this call when the tree was built for this call only.
-  std::vector<gpu::WideNode> ownWide;
+  gpu::WideTree ownWide;
   if (backend == Backend::kCpuSimd) {
     const bool fresh = build || refit;
     if (in.tree.cache != nullptr) {
       MeshTreeCache& cache = *in.tree.cache;
       if (fresh || cache.triangles != n || cache.bytes.empty()) {
-        gpu::collapseTree(tree.nodes, tree.primitiveBoxes, ownWide);
-        cache.bytes.resize(ownWide.size() * sizeof(gpu::WideNode));
-        std::memcpy(cache.bytes.data(), ownWide.data(), cache.bytes.size());
+        gpu::collapseTree(tree.nodes, tree.primitiveBoxes, k, ownWide);
+        const gpu::WideHeader h{static_cast<uint32_t>(ownWide.nodes.size()),
+                                static_cast<uint32_t>(ownWide.leaves.size()), 0u, 0u};
+        const size_t nodeBytes = ownWide.nodes.size() * sizeof(gpu::WideNode);
+        cache.bytes.resize(sizeof h + nodeBytes + ownWide.leaves.size() * sizeof(gpu::WideLeaf));
+        std::memcpy(cache.bytes.data(), &h, sizeof h);
+        std::memcpy(cache.bytes.data() + sizeof h, ownWide.nodes.data(), nodeBytes);
+        std::memcpy(cache.bytes.data() + sizeof h + nodeBytes, ownWide.leaves.data(),
+                    ownWide.leaves.size() * sizeof(gpu::WideLeaf));
         cache.triangles = n;
       }
-      k.wide = reinterpret_cast<const gpu::WideNode*>(cache.bytes.data());
+      gpu::WideHeader h;
+      std::memcpy(&h, cache.bytes.data(), sizeof h);
+      k.wide = reinterpret_cast<const gpu::WideNode*>(cache.bytes.data() + sizeof h);
+      k.wideLeaves =
+          reinterpret_cast<const gpu::WideLeaf*>(cache.bytes.data() + sizeof h + h.nodeCount * sizeof(gpu::WideNode));
     } else if (in.tree.nodes.empty()) {
-      gpu::collapseTree(tree.nodes, tree.primitiveBoxes, ownWide);
-      k.wide = ownWide.data();
+      gpu::collapseTree(tree.nodes, tree.primitiveBoxes, k, ownWide);
+      k.wide = ownWide.nodes.data();
+      k.wideLeaves = ownWide.leaves.data();
     }
   }
 

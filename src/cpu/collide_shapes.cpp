@@ -76,6 +76,9 @@ Status checkParticleValues(std::span<const Float4> particles, std::span<const Cl
   constexpr uint32_t kKeyMinusZero = 0x7FFFFFFFu;  // the key of -0: inverse masses must not be below
   for (const ClothRange& r : cloths) {
     if (r.count == 0) continue;
+    const int quick = backend == Backend::kCpuSimd ? valuesSuspiciousSimd(&particles[r.first], r.count) : -1;
+    if (quick == 0) continue;
+    if (quick == 1) return detail::validateParticles(particles, cloths, array);
     uint32_t lo[4] = {~0u, ~0u, ~0u, ~0u}, hi[4] = {0, 0, 0, 0};
     fold(&particles[r.first].x, r.count, lo, hi);
     bool suspicious = lo[3] < kKeyMinusZero;

@@ -24,11 +24,17 @@ struct ShapesState {
   uint32_t flags = 0;
 };
 
-// Checks the values of particles (finite, inverse mass >= 0) through the bounds stage's keys; where
-// a cloth's keys are suspicious, detail::validateParticles names the first bad value (`array`: the
-// field name in the message).
+// Checks the values of particles (finite, inverse mass >= 0) through valuesSuspiciousSimd (kCpuSimd)
+// or the bounds stage's keys; where a cloth's values are suspicious, detail::validateParticles names
+// the first bad value (`array`: the field name in the message).
 Status checkParticleValues(std::span<const Float4> particles, std::span<const ClothRange> cloths, Backend backend,
                            const char* array);
+
+// Whether count float4 values may hold a non-finite coordinate or a negative inverse mass (w; -0
+// counts as suspicious here), with Highway SIMD: 1 or 0, -1 where no SIMD target can tell (a
+// scalar-only build, vectors not a multiple of 4 lanes). One AND and one MAX a vector: cheaper than
+// the bounds keys where no box is wanted.
+int valuesSuspiciousSimd(const Float4* values, size_t count);
 
 // Prepares spheres, cones, planes, grids, masks and convex bits. `particleBounds[c]` is cloth c's box (with the previous
 // positions when continuous).

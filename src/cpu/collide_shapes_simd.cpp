@@ -10,7 +10,9 @@
 // spheres that belong to no capsule) and applies each shape to the lanes whose own candidate bit is
 // set. Where the kernel branches per particle (a capsule's region: cone or end sphere; which of the
 // cone and end-sphere sweeps enters first) the lanes take masks. A shape's data is uniform across
-// lanes, so it is broadcast. The arithmetic is the shared kernel's, operation by operation in the same
+// lanes, so it is broadcast: once per call, into per-thread tables of the cloth's spheres and capsules
+// at both ends of the iteration (products of uniform values, r * r and the like, computed there by the
+// same float multiplication), which the batches load. The arithmetic is the shared kernel's, operation by operation in the same
 // order (GLM's dot is (x + y) + z, mix is a (1 - t) + b t), without fused multiply-adds, so the
 // results match the scalar twin (bitwise, up to the sign of zeros). Lanes without a particle (the
 // tail, padded) or with inverse mass 0 are inactive; a batch stores back only the arrays it changed.
@@ -35,6 +37,32 @@
 HWY_BEFORE_NAMESPACE();
 namespace vkc::cpu::HWY_NAMESPACE {
 namespace {
+
+// A sphere's values broadcast, as the contact tests use them (prepared once per call for the
+// cloth's shapes: the batches load them instead of broadcasting each value anew). Products of
+// uniform values are the kernel's own, computed once (the same float multiplication).
+struct SphereLanes {
+  V3 center;
+  VF radius, radius2, epsRadius;  // r, r * r, kCollideEpsilon * r
+};
+HWY_INLINE SphereLanes splatSphere(gpu::vec4 s) {
+  const DF df;
+  return {splat(gpu::vec3(s)), hn::Set(df, s.w), hn::Set(df, s.w * s.w), hn::Set(df, gpu::kCollideEpsilon * s.w)};
+}
+
+// A cone's values broadcast (meaningful where valid: dims.z != 0), likewise.
+struct ConeLanes {
+  V3 center, axis, slopeAxis, perpendicular;  // slopeAxis = axis.w * axis, perpendicular = anyPerpendicular(axis)
+  V3 halfAxis;                                // axis * dims.x
+  VF centerW, slope, halfLength, minusHalfLength, dimsY;  // center.w, axis.w, dims.x, -dims.x, dims.y
+};
+HWY_INLINE ConeLanes splatCone(const gpu::Cone& cone) {
+  const DF df;
+  const gpu::vec3 axis3 = gpu::vec3(cone.axis);
+  return {splat(gpu::vec3(cone.center)), splat(axis3), splat(cone.axis.w * axis3), splat(gpu::anyPerpendicular(axis3)),
+          splat(axis3 * cone.dims.x), hn::Set(df, cone.center.w), hn::Set(df, cone.axis.w), hn::Set(df, cone.dims.x), hn::Set(df, -cone.dims.x),
+          hn::Set(df, cone.dims.y)};
+}
 
 // sweptContact (collide_shapes_math.h), per lane. Returns the lanes (of `lanes`) that hit; toi and
 // back as there (meaningful on those lanes only).
@@ -76,47 +104,49 @@ HWY_INLINE MF sweptContact(MF lanes, const V3& q0, const V3& q1, VF r0, VF r1, V
 
 // sphereSweep: the lanes (of `lanes`) that hit, their time of entry and corrected end position
 // (target = p1 on the other lanes).
-HWY_INLINE MF sphereSweep(MF lanes, gpu::vec4 s0, gpu::vec4 s1, const V3& p0, const V3& p1, VF& toi, V3& target) {
+HWY_INLINE MF sphereSweep(MF lanes, const SphereLanes& s0, const SphereLanes& s1, const V3& p0, const V3& p1, VF& toi,
+                          V3& target) {
   const DF df;
-  const V3 q0 = sub(p0, splat(gpu::vec3(s0))), q1 = sub(p1, splat(gpu::vec3(s1)));
+  const V3 q0 = sub(p0, s0.center), q1 = sub(p1, s1.center);
   VF back;
-  const MF hit = sweptContact(lanes, q0, q1, hn::Set(df, s0.w), hn::Set(df, s1.w), toi, back);
+  const MF hit = sweptContact(lanes, q0, q1, s0.radius, s1.radius, toi, back);
   target = hn::AllFalse(df, hit) ? p1 : select(hit, add(p1, mul(sub(q0, q1), back)), p1);
   return hit;
 }
 
 // coneRegion per lane: the lanes beyond sphere0's end and those beyond sphere1's end.
-HWY_INLINE void coneRegion(const gpu::Cone& cone, const V3& p, MF& beyond0, MF& beyond1) {
+HWY_INLINE void coneRegion(const ConeLanes& cone, const V3& p, MF& beyond0, MF& beyond1) {
   const DF df;
-  const V3 d = sub(p, splat(gpu::vec3(cone.center)));
-  const VF t = dot(d, splat(gpu::vec3(cone.axis)));
+  const V3 d = sub(p, cone.center);
+  const VF t = dot(d, cone.axis);
   const VF dPerp = hn::Sqrt(glmMax(hn::Sub(dot(d, d), hn::Mul(t, t)), hn::Zero(df)));
-  const VF base = hn::Add(t, hn::Mul(hn::Set(df, cone.axis.w), dPerp));
-  beyond0 = hn::Lt(base, hn::Set(df, -cone.dims.x));
-  beyond1 = hn::AndNot(beyond0, hn::Gt(base, hn::Set(df, cone.dims.x)));
+  const VF base = hn::Add(t, hn::Mul(cone.slope, dPerp));
+  beyond0 = hn::Lt(base, cone.minusHalfLength);
+  beyond1 = hn::AndNot(beyond0, hn::Gt(base, cone.halfLength));
 }
 
 // coneSweep, the same contract as sphereSweep; both cones must be valid (the caller checks: an
 // invalid one gives no hit).
-HWY_INLINE MF coneSweep(MF lanes, const gpu::Cone& c0, const gpu::Cone& c1, const V3& p0, const V3& p1, VF& toi,
+HWY_INLINE MF coneSweep(MF lanes, const ConeLanes& c0, const ConeLanes& c1, const V3& p0, const V3& p1, VF& toi,
                         V3& target) {
   const DF df;
   const VF zero = hn::Zero(df);
   target = p1;
-  const V3 d0 = sub(p0, splat(gpu::vec3(c0.center))), d1 = sub(p1, splat(gpu::vec3(c1.center)));
-  const V3 a0 = splat(gpu::vec3(c0.axis)), a1 = splat(gpu::vec3(c1.axis));
+  const V3 d0 = sub(p0, c0.center), d1 = sub(p1, c1.center);
+  const V3& a0 = c0.axis;
+  const V3& a1 = c1.axis;
   const V3 q0 = cross(d0, a0), q1 = cross(d1, a1);
-  const VF r0 = glmMax(hn::Add(hn::Mul(dot(d0, a0), hn::Set(df, c0.axis.w)), hn::Set(df, c0.center.w)), zero);
-  const VF r1 = glmMax(hn::Add(hn::Mul(dot(d1, a1), hn::Set(df, c1.axis.w)), hn::Set(df, c1.center.w)), zero);
+  const VF r0 = glmMax(hn::Add(hn::Mul(dot(d0, a0), c0.slope), c0.centerW), zero);
+  const VF r1 = glmMax(hn::Add(hn::Mul(dot(d1, a1), c1.slope), c1.centerW), zero);
   VF back;
   MF ok = sweptContact(lanes, q0, q1, r0, r1, toi, back);
   if (hn::AllFalse(df, ok)) return ok;
   const V3 d = mix(d0, d1, toi);
-  const V3 h = mix(splat(gpu::vec3(c0.axis) * c0.dims.x), splat(gpu::vec3(c1.axis) * c1.dims.x), toi);
+  const V3 h = mix(c0.halfAxis, c1.halfAxis, toi);
   const VF la = hn::Sqrt(dot(h, h));
   ok = hn::And(ok, hn::Gt(la, zero));
   const V3 axis = div(h, la);
-  const VF slope = mix(hn::Set(df, c0.axis.w), hn::Set(df, c1.axis.w), toi);
+  const VF slope = mix(c0.slope, c1.slope, toi);
   const VF t = dot(d, axis);
   const VF dPerp = hn::Sqrt(glmMax(hn::Sub(dot(d, d), hn::Mul(t, t)), zero));
   ok = hn::And(ok, hn::Lt(hn::Abs(hn::Add(t, hn::Mul(slope, dPerp))), la));
@@ -132,10 +162,17 @@ HWY_INLINE MF coneSweep(MF lanes, const gpu::Cone& c0, const gpu::Cone& c1, cons
   return ok;
 }
 
+// A capsule's cone and spheres broadcast, at the iteration's start [0] and end [1].
+struct CapsuleLanes {
+  ConeLanes cone[2];
+  SphereLanes sphere0[2], sphere1[2];
+  bool valid[2];     // cone.dims.z != 0
+  bool firstBigger;  // at the end: sphere0's radius >= sphere1's
+};
+
 // capsuleSweep: the earliest entry over the cone's section and both spheres (the first in this
 // order on ties), per lane of `lanes`; p1 where none hits.
-HWY_INLINE V3 capsuleSweep(MF lanes, const gpu::Cone& c0, const gpu::Cone& c1, gpu::vec4 a0, gpu::vec4 a1,
-                           gpu::vec4 b0, gpu::vec4 b1, const V3& p0, const V3& p1) {
+HWY_INLINE V3 capsuleSweep(MF lanes, const CapsuleLanes& caps, const V3& p0, const V3& p1) {
   const DF df;
   V3 best = p1, target;
   VF first = hn::Set(df, 2.0f), toi;
@@ -145,52 +182,49 @@ HWY_INLINE V3 capsuleSweep(MF lanes, const gpu::Cone& c0, const gpu::Cone& c1, g
     first = hn::IfThenElse(earlier, toi, first);
     best = select(earlier, target, best);
   };
-  if (c0.dims.z != 0.0f && c1.dims.z != 0.0f) take(coneSweep(lanes, c0, c1, p0, p1, toi, target));
-  take(sphereSweep(lanes, a0, a1, p0, p1, toi, target));
-  take(sphereSweep(lanes, b0, b1, p0, p1, toi, target));
+  if (caps.valid[0] && caps.valid[1]) take(coneSweep(lanes, caps.cone[0], caps.cone[1], p0, p1, toi, target));
+  take(sphereSweep(lanes, caps.sphere0[0], caps.sphere0[1], p0, p1, toi, target));
+  take(sphereSweep(lanes, caps.sphere1[0], caps.sphere1[1], p0, p1, toi, target));
   return best;
 }
 
 // coneContact on a valid cone: the lanes (of `lanes`) inside the cone's section, and their deltas
 // (zero elsewhere).
-HWY_INLINE MF coneContact(MF lanes, const gpu::Cone& cone, const V3& p, V3& delta) {
+HWY_INLINE MF coneContact(MF lanes, const ConeLanes& cone, const V3& p, V3& delta) {
   const DF df;
   const VF zero = hn::Zero(df);
-  const gpu::vec3 axis3 = gpu::vec3(cone.axis);
-  const V3 axis = splat(axis3);
-  const VF slope = hn::Set(df, cone.axis.w);
-  const V3 d = sub(p, splat(gpu::vec3(cone.center)));
-  const VF t = dot(d, axis);
-  const V3 radial = sub(d, mul(t, axis));
+  const V3 d = sub(p, cone.center);
+  const VF t = dot(d, cone.axis);
+  const V3 radial = sub(d, mul(t, cone.axis));
   const VF dPerp = hn::Sqrt(glmMax(dot(radial, radial), zero));
-  const VF base = hn::Add(t, hn::Mul(slope, dPerp));
-  MF hit = hn::AndNot(hn::Gt(hn::Abs(base), hn::Set(df, cone.dims.x)), lanes);
-  const VF rp = glmMax(hn::Add(hn::Mul(t, slope), hn::Set(df, cone.center.w)), zero);
+  const VF base = hn::Add(t, hn::Mul(cone.slope, dPerp));
+  MF hit = hn::AndNot(hn::Gt(hn::Abs(base), cone.halfLength), lanes);
+  const VF rp = glmMax(hn::Add(hn::Mul(t, cone.slope), cone.centerW), zero);
   hit = hn::And(hit, hn::Gt(rp, dPerp));
   if (hn::AllFalse(df, hit)) {
     delta = splat(gpu::vec3(0.0f));
     return hit;
   }
   const MF useRadial = hn::Gt(dPerp, hn::Mul(hn::Set(df, gpu::kCollideEpsilon), rp));
-  const V3 n = select(useRadial, div(radial, dPerp), splat(gpu::anyPerpendicular(axis3)));
-  const V3 dir = sub(n, splat(cone.axis.w * axis3));
-  delta = selectOrZero(hit, mul(dir, hn::Mul(hn::Set(df, cone.dims.y), hn::Sub(rp, dPerp))));
+  const V3 n = select(useRadial, div(radial, dPerp), cone.perpendicular);
+  const V3 dir = sub(n, cone.slopeAxis);
+  delta = selectOrZero(hit, mul(dir, hn::Mul(cone.dimsY, hn::Sub(rp, dPerp))));
   return hit;
 }
 
 // sphereContact: the lanes (of `lanes`) inside the sphere, and their deltas (zero elsewhere).
-HWY_INLINE MF sphereContact(MF lanes, gpu::vec4 sphere, const V3& p, V3& delta) {
+HWY_INLINE MF sphereContact(MF lanes, const SphereLanes& sphere, const V3& p, V3& delta) {
   const DF df;
-  const V3 d = sub(p, splat(gpu::vec3(sphere)));
+  const V3 d = sub(p, sphere.center);
   const VF d2 = dot(d, d);
-  const VF r = hn::Set(df, sphere.w);
-  const MF hit = hn::And(lanes, hn::Lt(d2, hn::Mul(r, r)));
+  const VF r = sphere.radius;
+  const MF hit = hn::And(lanes, hn::Lt(d2, sphere.radius2));
   if (hn::AllFalse(df, hit)) {
     delta = splat(gpu::vec3(0.0f));
     return hit;
   }
   const VF len = hn::Sqrt(d2);
-  const MF far = hn::Gt(len, hn::Mul(hn::Set(df, gpu::kCollideEpsilon), r));
+  const MF far = hn::Gt(len, sphere.epsRadius);
   const VF scale = hn::Sub(hn::Div(r, len), hn::Set(df, 1.0f));
   const V3 centre = {hn::Sub(hn::Zero(df), d.x), hn::Sub(r, d.y), hn::Sub(hn::Zero(df), d.z)};
   delta = selectOrZero(hit, select(far, mul(d, scale), centre));
@@ -199,23 +233,39 @@ HWY_INLINE MF sphereContact(MF lanes, gpu::vec4 sphere, const V3& p, V3& delta) 
 
 // capsuleContact: per lane, the cone within its section, else the sphere at that end; an invalid
 // cone: the bigger sphere. The lanes (of `lanes`) touched and their deltas (zero elsewhere).
-HWY_INLINE MF capsuleContact(MF lanes, const gpu::Cone& cone, gpu::vec4 s0, gpu::vec4 s1, const V3& p, V3& delta) {
-  if (cone.dims.z == 0.0f) return sphereContact(lanes, s0.w >= s1.w ? s0 : s1, p, delta);
+HWY_INLINE MF capsuleContact(MF lanes, const CapsuleLanes& caps, const V3& p, V3& delta) {
+  if (!caps.valid[1]) return sphereContact(lanes, caps.firstBigger ? caps.sphere0[1] : caps.sphere1[1], p, delta);
+  const ConeLanes& cone = caps.cone[1];
+  const SphereLanes &s0 = caps.sphere0[1], &s1 = caps.sphere1[1];
   MF beyond0, beyond1;
   coneRegion(cone, p, beyond0, beyond1);
-  V3 d0, d1;
-  const MF hit = coneContact(hn::AndNot(hn::Or(beyond0, beyond1), lanes), cone, p, delta);
-  const MF hit0 = sphereContact(hn::And(beyond0, lanes), s0, p, d0);
-  const MF hit1 = sphereContact(hn::And(beyond1, lanes), s1, p, d1);
-  // The three sets of lanes are disjoint; each delta is zero outside its own hits.
-  delta = select(hit0, d0, select(hit1, d1, delta));
-  return hn::Or(hn::Or(hit, hit0), hit1);
+  const DF df;
+  MF hit = coneContact(hn::AndNot(hn::Or(beyond0, beyond1), lanes), cone, p, delta);
+  // The three sets of lanes are disjoint; each delta is zero outside its own hits. Most batches
+  // have no lane beyond either end: those sphere tests are skipped.
+  const MF in0 = hn::And(beyond0, lanes), in1 = hn::And(beyond1, lanes);
+  if (!hn::AllFalse(df, in0)) {
+    V3 d0;
+    const MF hit0 = sphereContact(in0, s0, p, d0);
+    delta = select(hit0, d0, delta);
+    hit = hn::Or(hit, hit0);
+  }
+  if (!hn::AllFalse(df, in1)) {
+    V3 d1;
+    const MF hit1 = sphereContact(in1, s1, p, d1);
+    delta = select(hit1, d1, delta);
+    hit = hn::Or(hit, hit1);
+  }
+  return hit;
 }
 
+// Held by value, and copied into each collideBatches call: a local copy that the batch loop's stores
+// (through float and uint32_t pointers) cannot alias, so its fields stay in registers.
 struct ClothView {
   const ShapesState& s;
-  const gpu::ShapeCloth& c;
-  const gpu::ShapeGrid& g;
+  gpu::ShapeCloth c;
+  gpu::ShapeGrid g;
+  VF gridLower[3], gridScale[3];  // g's lower and scale, broadcast
   uint32_t flags;
   float friction;
   float massScale;
@@ -225,6 +275,8 @@ struct ClothView {
   const uint32_t* rows;  // the grid's mask words, row by row: rows[((word * 2 + set) * 3 + axis) * rowStride + cell]
   size_t rowStride;      // max(kGridCells, Lanes): a row can be loaded as one vector
   const uint8_t* rowBytes;  // at 4 lanes, where every row word is below 256: the rows as bytes, 16 a row
+  const SphereLanes* sphereLanes;    // the cloth's spheres at the iteration's end, broadcast
+  const CapsuleLanes* capsuleLanes;  // the cloth's capsules likewise
 };
 
 // The words of mask row `index` (its kGridCells cells, contiguous) at each lane's cell (in [0,
@@ -255,6 +307,29 @@ HWY_INLINE VU lookupRow(const ClothView& v, size_t index, VI cell) {
   } else {
     return hn::GatherIndex(du, row, cell);
   }
+}
+
+// The OR of v's lanes: halves folded down to 4 lanes, then two shuffles.
+template <class D>
+HWY_INLINE uint32_t orOfLanes(D d, hn::Vec<D> v) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)d;
+  return hn::GetLane(v);
+#else
+  if constexpr (hn::MaxLanes(d) > 4) {
+    const hn::Half<D> dh;
+    return orOfLanes(dh, hn::Or(hn::LowerHalf(dh, v), hn::UpperHalf(dh, v)));
+  } else if constexpr (hn::MaxLanes(d) == 4) {
+    v = hn::Or(v, hn::Shuffle2301(v));
+    return hn::GetLane(hn::Or(v, hn::Shuffle1032(v)));
+  } else {
+    HWY_ALIGN uint32_t lanes[hn::MaxLanes(d)];
+    hn::Store(v, d, lanes);
+    uint32_t u = 0;
+    for (size_t l = 0; l < hn::Lanes(d); ++l) u |= lanes[l];
+    return u;
+  }
+#endif
 }
 
 HWY_INLINE MF candidateBit(const ClothView& v, uint32_t shape) {
@@ -290,12 +365,12 @@ constexpr uint32_t kMovedPositions = 1u, kMovedPrevious = 2u;
 // lane's cells of lo and hi, clamped into [0, 7] on every lane (lookups stay in range); on the active
 // lanes these are the scalar kernel's a < 0 ? 0 : uint(a) and min(uint(b), 7). kSpan false: lo = hi.
 template <bool kSpan>
-HWY_INLINE MF gridAxis(MF active, VF lo, VF hi, float lower, float scale, VI& cellLo, VI& cellHi) {
+HWY_INLINE MF gridAxis(MF active, VF lo, VF hi, VF lower, VF scale, VI& cellLo, VI& cellHi) {
   const DF df;
   const VF zero = hn::Zero(df);
   const VF maxCell = hn::Set(df, float(gpu::kGridCells - 1u));
-  const VF a = hn::Mul(hn::Sub(lo, hn::Set(df, lower)), hn::Set(df, scale));
-  const VF b = kSpan ? hn::Mul(hn::Sub(hi, hn::Set(df, lower)), hn::Set(df, scale)) : a;
+  const VF a = hn::Mul(hn::Sub(lo, lower), scale);
+  const VF b = kSpan ? hn::Mul(hn::Sub(hi, lower), scale) : a;
   active = hn::And(active, hn::And(hn::Ge(b, zero), hn::Lt(a, hn::Set(df, float(gpu::kGridCells)))));
   cellLo = truncateInRange(hn::Min(hn::Max(a, zero), maxCell));
   cellHi = kSpan ? truncateInRange(hn::Min(hn::Max(b, zero), maxCell)) : cellLo;
@@ -309,18 +384,16 @@ HWY_INLINE void collideRoundShapes(ClothView& v, uint32_t* cand, uint32_t* any, 
   const DU du;
   const size_t lanes = hn::Lanes(df);
   const gpu::ShapeCloth& c = v.c;
-  const gpu::ShapeGrid& g = v.g;
   constexpr bool ccd = kCcd;
   const VF zero = hn::Zero(df);
   const V3 lo = ccd ? V3{glmMin(pos.x, old.x), glmMin(pos.y, old.y), glmMin(pos.z, old.z)} : pos;
   const V3 hi = ccd ? V3{glmMax(pos.x, old.x), glmMax(pos.y, old.y), glmMax(pos.z, old.z)} : pos;
   VI cellsLo[3], cellsHi[3];
-  active = gridAxis<ccd>(active, lo.x, hi.x, g.lower.x, g.scale.x, cellsLo[0], cellsHi[0]);
-  active = gridAxis<ccd>(active, lo.y, hi.y, g.lower.y, g.scale.y, cellsLo[1], cellsHi[1]);
-  active = gridAxis<ccd>(active, lo.z, hi.z, g.lower.z, g.scale.z, cellsLo[2], cellsHi[2]);
+  active = gridAxis<ccd>(active, lo.x, hi.x, v.gridLower[0], v.gridScale[0], cellsLo[0], cellsHi[0]);
+  active = gridAxis<ccd>(active, lo.y, hi.y, v.gridLower[1], v.gridScale[1], cellsLo[1], cellsHi[1]);
+  active = gridAxis<ccd>(active, lo.z, hi.z, v.gridLower[2], v.gridScale[2], cellsLo[2], cellsHi[2]);
   if (hn::AllFalse(df, active)) return;
   const auto activeU = hn::RebindMask(du, active);
-  HWY_ALIGN uint32_t tmp[hn::MaxLanes(du)];
   for (uint32_t w = 0; w < c.maskWords; ++w) {
     VU bits = hn::IfThenElseZero(activeU, hn::Set(du, 0xFFFFFFFFu));
     if constexpr (ccd) {
@@ -332,10 +405,7 @@ HWY_INLINE void collideRoundShapes(ClothView& v, uint32_t* cand, uint32_t* any, 
       for (uint32_t axis = 0; axis < 3; ++axis) bits = hn::And(bits, lookupRow(v, w * 3u + axis, cellsHi[axis]));
     }
     hn::Store(bits, du, cand + w * lanes);
-    hn::Store(bits, du, tmp);
-    uint32_t u = 0;
-    for (size_t l = 0; l < lanes; ++l) u |= tmp[l];
-    any[w] = u;
+    any[w] = orOfLanes(du, bits);
   }
 
   constexpr bool wantVelocity = kFriction;
@@ -354,9 +424,10 @@ HWY_INLINE void collideRoundShapes(ClothView& v, uint32_t* cand, uint32_t* any, 
       const gpu::CapsuleSpheres caps = v.s.layout.capsules[capsule];
       const gpu::vec4 a1 = spheres[S + caps.sphere0], b1 = spheres[S + caps.sphere1];
       const gpu::vec4 a0 = spheres[caps.sphere0], b0 = spheres[caps.sphere1];
-      const V3 target = ccd ? capsuleSweep(lanesIn, v.s.cones[capsule], cone, a0, a1, b0, b1, old, pos) : pos;
+      const CapsuleLanes& lanesOf = v.capsuleLanes[capsule - c.firstCapsule];
+      const V3 target = ccd ? capsuleSweep(lanesIn, lanesOf, old, pos) : pos;
       V3 delta;
-      const MF touched = capsuleContact(lanesIn, cone, a1, b1, target, delta);
+      const MF touched = capsuleContact(lanesIn, lanesOf, target, delta);
       const MF contrib = ccd ? hn::And(lanesIn, hn::Or(touched, notEqual(target, pos))) : touched;
       if (hn::AllFalse(df, contrib)) continue;
       accumulate(sum, contrib, target, delta, pos);
@@ -391,10 +462,10 @@ HWY_INLINE void collideRoundShapes(ClothView& v, uint32_t* cand, uint32_t* any, 
       V3 target = pos;
       if constexpr (ccd) {
         VF toi;
-        sphereSweep(lanesIn, s0, s1, old, pos, toi, target);
+        sphereSweep(lanesIn, v.sphereLanes[c.sphereCount + local], v.sphereLanes[local], old, pos, toi, target);
       }
       V3 delta;
-      const MF touched = sphereContact(lanesIn, s1, target, delta);
+      const MF touched = sphereContact(lanesIn, v.sphereLanes[local], target, delta);
       const MF contrib = ccd ? hn::And(lanesIn, hn::Or(touched, notEqual(target, pos))) : touched;
       if (hn::AllFalse(df, contrib)) continue;
       accumulate(sum, contrib, target, delta, pos);
@@ -567,7 +638,8 @@ HWY_INLINE uint32_t collideBatch(ClothView& v, uint32_t* cand, uint32_t* any, MF
 
 // The batches of particles [0, n) of p / q (n > 0), with the flags' modes fixed at compile time.
 template <bool kCcd, bool kFriction>
-HWY_NOINLINE void collideBatches(ClothView& v, Float4* p, Float4* q, uint32_t n) {
+HWY_NOINLINE void collideBatches(const ClothView& view, Float4* p, Float4* q, uint32_t n) {
+  ClothView v = view;
   const DF df;
   const DU du;
   const size_t lanes = hn::Lanes(df);
@@ -610,6 +682,30 @@ HWY_NOINLINE void collideBatches(ClothView& v, Float4* p, Float4* q, uint32_t n)
 
 }  // namespace
 
+// Whether xyzw values (count float4) may hold a non-finite value or a negative inverse mass (w): the
+// largest of |x|, |y|, |z| and w's own bits, as unsigned integers, reaches +inf's bits (a negative w,
+// -0 included, has its sign bit set). -1 where the vectors are not a multiple of 4 lanes.
+int ValuesSuspicious(const float* xyzw, size_t count) {
+  const DU du;
+  const size_t lanes = hn::Lanes(du);
+  if (lanes % 4 != 0) return -1;
+  const uint32_t* bits = reinterpret_cast<const uint32_t*>(xyzw);
+  const size_t n = count * 4;
+  // Lane i holds component i % 4: w keeps its sign bit.
+  const VU keep = hn::IfThenElse(hn::Eq(hn::And(hn::Iota(du, 0), hn::Set(du, 3u)), hn::Set(du, 3u)),
+                                 hn::Set(du, 0xFFFFFFFFu), hn::Set(du, 0x7FFFFFFFu));
+  VU m0 = hn::Zero(du), m1 = hn::Zero(du);
+  size_t i = 0;
+  for (; i + 2 * lanes <= n; i += 2 * lanes) {
+    m0 = hn::Max(m0, hn::And(hn::LoadU(du, bits + i), keep));
+    m1 = hn::Max(m1, hn::And(hn::LoadU(du, bits + i + lanes), keep));
+  }
+  for (; i + lanes <= n; i += lanes) m0 = hn::Max(m0, hn::And(hn::LoadU(du, bits + i), keep));
+  bool suspicious = !hn::AllFalse(du, hn::Gt(hn::Max(m0, m1), hn::Set(du, 0x7F7FFFFFu)));
+  for (; i < n; ++i) suspicious |= (bits[i] & ((i & 3u) == 3u ? 0xFFFFFFFFu : 0x7FFFFFFFu)) >= 0x7F800000u;
+  return suspicious ? 1 : 0;
+}
+
 void CollideCloth(const ShapesState& s, uint32_t cloth, float friction, float massScale, Float4* particles,
                   Float4* prevParticles, uint32_t begin, uint32_t end) {
   const DF df;
@@ -627,10 +723,35 @@ void CollideCloth(const ShapesState& s, uint32_t cloth, float friction, float ma
     for (uint32_t i = 0; i < n; ++i) p[i].w = q[i].w;
     return;
   }
-  auto cand = hwy::AllocateAligned<uint32_t>(std::max<size_t>(c.maskWords, 1) * lanes);
-  auto any = hwy::AllocateAligned<uint32_t>(std::max<size_t>(c.maskWords, 1));
+  // The call's tables, carved from one per-thread block that is kept between calls (grown to the
+  // largest cloth's tables): a small cloth's call allocates nothing.
+  const size_t words = std::max<size_t>(c.maskWords, 1);
+  const size_t rowStride = std::max<size_t>(gpu::kGridCells, lanes);
+  const uint32_t rowsPerWord = (s.flags & gpu::kCollideFlagContinuous) != 0u ? 6u : 3u;
+  const size_t rowCount = size_t{c.maskWords} * rowsPerWord;
+  const auto rounded = [](size_t bytes) { return (bytes + HWY_ALIGNMENT - 1) / HWY_ALIGNMENT * HWY_ALIGNMENT; };
+  const size_t sizes[] = {rounded(words * lanes * 4), rounded(words * 4), rounded(words * 4),
+                          rounded(words * rowsPerWord * rowStride * 4), rounded(rowCount * 16u),
+                          rounded(std::max<size_t>(2 * c.sphereCount, 1) * sizeof(SphereLanes)),
+                          rounded(std::max<size_t>(c.capsuleCount, 1) * sizeof(CapsuleLanes))};
+  size_t total = 0;
+  for (const size_t size : sizes) total += size;
+  thread_local hwy::AlignedFreeUniquePtr<uint8_t[]> scratch;
+  thread_local size_t scratchSize = 0;
+  if (total > scratchSize) {
+    scratch = hwy::AllocateAligned<uint8_t>(total);
+    scratchSize = total;
+  }
+  uint8_t* next = scratch.get();
+  const auto carve = [&](size_t index) {
+    uint8_t* at = next;
+    next += sizes[index];
+    return at;
+  };
+  uint32_t* cand = reinterpret_cast<uint32_t*>(carve(0));
+  uint32_t* any = reinterpret_cast<uint32_t*>(carve(1));
   // The spheres that collide on their own (sphereInCapsule: a capsule's spheres do not).
-  auto freeSpheres = hwy::AllocateAligned<uint32_t>(std::max<size_t>(c.maskWords, 1));
+  uint32_t* freeSpheres = reinterpret_cast<uint32_t*>(carve(2));
   for (uint32_t w = 0; w < std::max<uint32_t>(c.maskWords, 1); ++w) freeSpheres[w] = bitsBelow(w, c.sphereCount);
   if (c.capsuleCount != 0u) {
     const uint32_t* csr = s.layout.sphereCapsules.data() + c.firstSphereCapsule;
@@ -641,16 +762,14 @@ void CollideCloth(const ShapesState& s, uint32_t cloth, float friction, float ma
   // The cloth's mask rows (maskIndex: firstMaskWord + ((set * 3 + axis) * 8 + cell) * maskWords + word)
   // with their cells contiguous.
   // Discrete collision looks both sets up at the same cell: there, row axis holds set 0 AND set 1.
-  const size_t rowStride = std::max<size_t>(gpu::kGridCells, lanes);
-  const uint32_t rowsPerWord = (s.flags & gpu::kCollideFlagContinuous) != 0u ? 6u : 3u;
-  auto rows = hwy::AllocateAligned<uint32_t>(std::max<size_t>(c.maskWords, 1) * rowsPerWord * rowStride);
+  uint32_t* rows = reinterpret_cast<uint32_t*>(carve(3));
   if (g.lower.w != 0.0f) {
     const auto mask = [&](uint32_t row, uint32_t cell, uint32_t w) {
       return s.masks[c.firstMaskWord + (row * gpu::kGridCells + cell) * c.maskWords + w];
     };
     for (uint32_t w = 0; w < c.maskWords; ++w) {
       for (uint32_t row = 0; row < rowsPerWord; ++row) {
-        uint32_t* dst = rows.get() + (w * rowsPerWord + row) * rowStride;
+        uint32_t* dst = rows + (w * rowsPerWord + row) * rowStride;
         for (uint32_t cell = 0; cell < rowStride; ++cell) {
           if (cell >= gpu::kGridCells) dst[cell] = 0u;
           else dst[cell] = rowsPerWord == 6u ? mask(row, cell, w) : mask(row, cell, w) & mask(3u + row, cell, w);
@@ -659,18 +778,56 @@ void CollideCloth(const ShapesState& s, uint32_t cloth, float friction, float ma
     }
   }
   // At 4 lanes, rows whose words all fit bytes (at most 8 shapes) are looked up by one byte shuffle.
-  const size_t rowCount = size_t{c.maskWords} * rowsPerWord;
-  hwy::AlignedFreeUniquePtr<uint8_t[]> rowBytes;
+  uint8_t* rowBytes = carve(4);
   if (lanes == 4 && g.lower.w != 0.0f && rowCount != 0 &&
-      std::all_of(rows.get(), rows.get() + rowCount * rowStride, [](uint32_t word) { return word < 256u; })) {
-    rowBytes = hwy::AllocateAligned<uint8_t>(rowCount * 16u);
+      std::all_of(rows, rows + rowCount * rowStride, [](uint32_t word) { return word < 256u; })) {
     for (size_t r = 0; r < rowCount; ++r) {
       for (uint32_t k = 0; k < 16u; ++k) rowBytes[r * 16u + k] = k < gpu::kGridCells ? static_cast<uint8_t>(rows[r * rowStride + k]) : 0u;
     }
+  } else {
+    rowBytes = nullptr;
   }
-  ClothView v{s, c, g, s.flags, friction, massScale, cand.get(), any.get(), freeSpheres.get(), rows.get(), rowStride,
-              rowBytes.get()};
+  // The shapes' values broadcast once for every batch: the spheres at the iteration's end, then (with
+  // CCD) at its start; the capsules at both.
   const bool ccd = (s.flags & gpu::kCollideFlagContinuous) != 0u;
+  SphereLanes* sphereLanes = reinterpret_cast<SphereLanes*>(carve(5));
+  CapsuleLanes* capsuleLanes = reinterpret_cast<CapsuleLanes*>(carve(6));
+  if (g.lower.w != 0.0f) {
+    const uint32_t S = s.layout.sphereCount, C = s.layout.capsuleCount;
+    for (uint32_t atEnd = ccd ? 0u : 1u; atEnd < 2u; ++atEnd) {
+      for (uint32_t k = 0; k < c.sphereCount; ++k) {
+        sphereLanes[(1u - atEnd) * c.sphereCount + k] = splatSphere(s.spheres[atEnd * S + c.firstSphere + k]);
+      }
+    }
+    for (uint32_t k = 0; k < c.capsuleCount; ++k) {
+      const gpu::CapsuleSpheres caps = s.layout.capsules[c.firstCapsule + k];
+      CapsuleLanes& lanesOf = capsuleLanes[k];
+      for (uint32_t atEnd = ccd ? 0u : 1u; atEnd < 2u; ++atEnd) {
+        const gpu::Cone& cone = s.cones[atEnd * C + c.firstCapsule + k];
+        lanesOf.cone[atEnd] = splatCone(cone);
+        lanesOf.valid[atEnd] = cone.dims.z != 0.0f;
+        lanesOf.sphere0[atEnd] = splatSphere(s.spheres[atEnd * S + caps.sphere0]);
+        lanesOf.sphere1[atEnd] = splatSphere(s.spheres[atEnd * S + caps.sphere1]);
+      }
+      lanesOf.firstBigger = s.spheres[S + caps.sphere0].w >= s.spheres[S + caps.sphere1].w;
+    }
+  }
+  ClothView v{s,
+              c,
+              g,
+              {hn::Set(df, g.lower.x), hn::Set(df, g.lower.y), hn::Set(df, g.lower.z)},
+              {hn::Set(df, g.scale.x), hn::Set(df, g.scale.y), hn::Set(df, g.scale.z)},
+              s.flags,
+              friction,
+              massScale,
+              cand,
+              any,
+              freeSpheres,
+              rows,
+              rowStride,
+              rowBytes,
+              sphereLanes,
+              capsuleLanes};
   if ((s.flags & gpu::kCollideFlagFriction) != 0u) {
     ccd ? collideBatches<true, true>(v, p, q, n) : collideBatches<false, true>(v, p, q, n);
   } else {
@@ -684,6 +841,11 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace vkc::cpu {
 HWY_EXPORT(CollideCloth);
+HWY_EXPORT(ValuesSuspicious);
+
+int valuesSuspiciousSimd(const Float4* values, size_t count) {
+  return HWY_DYNAMIC_DISPATCH(ValuesSuspicious)(&values->x, count);
+}
 
 void collideClothSimd(const ShapesState& state, uint32_t cloth, const ShapeCollisionSettings& settings,
                       Float4* particles, Float4* prevParticles, uint32_t begin, uint32_t end) {
@@ -710,5 +872,7 @@ void collideClothSimd(const ShapesState& state, uint32_t cloth, const ShapeColli
 }
 
 void forEachSimdTarget(const std::function<void(const char* target)>& fn) { fn("none (VKC_SIMD=OFF)"); }
+
+int valuesSuspiciousSimd(const Float4*, size_t) { return -1; }
 }  // namespace vkc::cpu
 #endif

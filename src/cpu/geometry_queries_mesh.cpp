@@ -20,6 +20,8 @@
 #include "cpu/geometry_queries_mesh_ccd.h"
 #include "scene/geometry_queries_layout.h"
 #include "shared/geometry_queries_mesh.h"
+#include "shared/geometry_queries_mesh_reach.h"
+#include "shared/geometry_queries_mesh_tetra.h"
 #include "util/try.h"
 #include "vkcollide/bvh.h"
 
@@ -44,6 +46,14 @@ const char* cellName(uint32_t type) {
   if (type == gpu::kGeomSurfaceMesh) return "triangle";
   if (type == gpu::kGeomLineMesh) return "segment";
   return "tetrahedron";
+}
+
+// "sphere vs surface mesh" (types lo <= hi).
+std::string pairName(uint32_t lo, uint32_t hi) {
+  static const char* const kNames[] = {"sphere",    "capsule",         "cylinder",          "oriented box",
+                                       "plane",     "point set",       "implicit geometry", "surface mesh",
+                                       "line mesh", "tetrahedral mesh"};
+  return std::string(kNames[lo]) + " vs " + kNames[hi];
 }
 
 Geometry makeMesh(GeometryType type, uint32_t firstVertex, uint32_t vertexCount, uint32_t firstCellEntry,
@@ -309,10 +319,7 @@ Status validateMeshGeometries(const GeometryQueryInput& in) {
 
 Status validateMeshQuery(uint32_t lo, uint32_t hi, bool closed, GeometryMethod method,
                          const std::string& name, bool sameGeometry) {
-  static const char* const kNames[] = {"sphere",    "capsule",         "cylinder",          "oriented box",
-                                       "plane",     "point set",       "implicit geometry", "surface mesh",
-                                       "line mesh", "tetrahedral mesh"};
-  const std::string pair = std::string(kNames[lo]) + " vs " + kNames[hi];
+  const std::string pair = pairName(lo, hi);
   // N/A in the seed's table: a point set against a line mesh (a point has nothing to hit on a line).
   if (lo == gpu::kGeomPointSet && hi == gpu::kGeomLineMesh) {
     return invalid(name + ": " + pair + " is not collidable (N/A in the seed's table)");
@@ -333,9 +340,9 @@ Status validateMeshQuery(uint32_t lo, uint32_t hi, bool closed, GeometryMethod m
   if (method != GeometryMethod::kStatic) {
     return invalid(name + ".method is kContinuous: " + pair + " has no continuous method (static only)");
   }
-  if (sameGeometry && gpu::geomIsMesh(lo)) {
-    return Error{ErrorCode::kUnsupported,
-                 name + ": a and b are the same " + pair + ": mesh self collision is not built yet"};
+  if (sameGeometry && gpu::geomIsMesh(lo) && lo != gpu::kGeomLineMesh) {  // a line mesh: self collision
+    return Error{ErrorCode::kUnsupported, name + ": a and b are the same " + pair +
+                                              ": mesh self collision is not built yet (but a line mesh's)"};
   }
   return {};
 }
@@ -344,12 +351,17 @@ Status refuseMeshQueriesOnVulkan(const GeometryQueryInput& in) {
   for (size_t i = 0; i < in.queries.size(); ++i) {
     const GeometryQuery& q = in.queries[i];
     if (q.a >= in.geometries.size() || q.b >= in.geometries.size()) continue;  // validation names it
-    if (isMeshType(in.geometries[q.a].type) || isMeshType(in.geometries[q.b].type)) {
-      return Error{ErrorCode::kUnsupported,
-                   "queries[" + std::to_string(i) +
-                       "]: a mesh geometry on kVulkan: the Vulkan path of the mesh "
-                       "queries is not built yet (kCpuScalar and kCpuSimd run them)"};
-    }
+    const uint32_t ta = static_cast<uint32_t>(in.geometries[q.a].type);
+    const uint32_t tb = static_cast<uint32_t>(in.geometries[q.b].type);
+    const uint32_t lo = std::min(ta, tb), hi = std::max(ta, tb);
+    if (!gpu::geomIsMesh(hi) || hi >= gpu::kGeomMeshTypeEnd) continue;
+    if (q.method == GeometryMethod::kStatic && gpu::geomMeshPairOnDevice(lo, hi)) continue;
+    const std::string method = q.method == GeometryMethod::kContinuous ? "continuous " : "";
+    return Error{ErrorCode::kUnsupported,
+                 "queries[" + std::to_string(i) + "]: " + method + pairName(lo, hi) +
+                     " has no Vulkan path yet (kVulkan runs a surface or line mesh against a sphere, capsule, "
+                     "plane or oriented box and a tetrahedral mesh against a point set; kCpuScalar and kCpuSimd "
+                     "run every mesh pair)"};
   }
   return {};
 }
@@ -574,17 +586,44 @@ uint64_t MeshQueries::contacts(size_t qi, const GeometryQueryOutput& output, uin
     for (const MeshElementPair& p : pairs) emit(p.x, p.y);
     return found;
   }
-  if (meshType == gpu::kGeomTetrahedralMesh) {  // against a point set: per point, the tetrahedra holding it
+  // A sphere or a capsule (the other fields unused otherwise): its box, widened by a relative margin
+  // above float rounding.
+  const vec3 p0(other.p0.x, other.p0.y, other.p0.z);
+  const vec3 p1 = otherType == gpu::kGeomCapsule ? vec3(other.p1.x, other.p1.y, other.p1.z) : p0;
+  const float radius = other.p0.w;
+  const float scale = std::max({std::abs(p0.x), std::abs(p0.y), std::abs(p0.z), std::abs(p1.x),
+                                std::abs(p1.y), std::abs(p1.z), radius});
+  const float ballReach = radius + 1e-5f * scale;
+  if (meshType == gpu::kGeomTetrahedralMesh && otherType == gpu::kGeomPointSet) {
+    // Per point, the tetrahedra holding it.
     for (uint32_t k = 0; k < other.count; ++k) {
       const Float4& p = in.points[other.first + k];
       const vec3 x(p.x, p.y, p.z);
-      const float margin = 1e-5f * std::max({std::abs(x.x), std::abs(x.y), std::abs(x.z), 1e-30f});
-      st.overlapping(meshIndex, x - margin, x + margin, bruteForce);
+      const gpu::GeomMeshReach reach = gpu::geomPointReach(x);  // shared with the Vulkan stage
+      st.overlapping(meshIndex, reach.lo, reach.hi, bruteForce);
       for (uint32_t c : st.candidates) {
         const uvec4 ids = cellIds(c);
         if (gpu::geomTetraPoint(at(ids.x), at(ids.y), at(ids.z), at(ids.w), ids, c, x, k, em, eo))
           emit(em, eo);
       }
+    }
+    return found;
+  }
+  if (meshType == gpu::kGeomTetrahedralMesh) {  // a sphere, capsule, plane, box or implicit: one per tetrahedron
+    const gpu::GeomShape shape = detail::toGeomShape(other);
+    const bool ball = otherType == gpu::kGeomSphere || otherType == gpu::kGeomCapsule;
+    const PrimitiveReach prim = ball ? PrimitiveReach{} : primitiveReach(in, shape);
+    st.select(meshIndex, bruteForce, [&](const Aabb& b) {
+      if (ball) return overlaps(b, glm::min(p0, p1) - ballReach, glm::max(p0, p1) + ballReach);
+      return primitiveMayTouch(prim, vec3(b.lo.x, b.lo.y, b.lo.z), vec3(b.hi.x, b.hi.y, b.hi.z));
+    });
+    for (uint32_t c : st.candidates) {
+      const uvec4 ids = cellIds(c);
+      const vec3 corners[4] = {at(ids.x), at(ids.y), at(ids.z), at(ids.w)};
+      const bool hit = otherType == gpu::kGeomImplicit
+                           ? tetraImplicitCell(prim, corners, ids, c, em, eo)
+                           : gpu::geomTetraPrimitive(corners[0], corners[1], corners[2], corners[3], ids, c, shape, em, eo);
+      if (hit) emit(em, eo);
     }
     return found;
   }
@@ -600,14 +639,12 @@ uint64_t MeshQueries::contacts(size_t qi, const GeometryQueryOutput& output, uin
     }
     return found;
   }
-  // A sphere or a capsule: its box, widened by a relative margin above float rounding.
-  const vec3 p0(other.p0.x, other.p0.y, other.p0.z);
-  const vec3 p1 = otherType == gpu::kGeomCapsule ? vec3(other.p1.x, other.p1.y, other.p1.z) : p0;
-  const float radius = other.p0.w;
-  const float scale = std::max({std::abs(p0.x), std::abs(p0.y), std::abs(p0.z), std::abs(p1.x),
-                                std::abs(p1.y), std::abs(p1.z), radius});
-  const float reach = radius + 1e-5f * scale;
-  st.overlapping(meshIndex, glm::min(p0, p1) - reach, glm::max(p0, p1) + reach, bruteForce);
+  // A sphere or a capsule: its box widened by the radius and a rounding margin (the reach shared with
+  // the Vulkan stage, shared/geometry_queries_mesh_reach.h).
+  const gpu::GeomMeshReach reach = gpu::geomMeshReach(detail::toGeomShape(other));
+  st.select(meshIndex, bruteForce, [&](const Aabb& b) {
+    return gpu::geomMeshReachTouches(reach, vec3(b.lo.x, b.lo.y, b.lo.z), vec3(b.hi.x, b.hi.y, b.hi.z));
+  });
   const uint32_t slots = gpu::geomMeshSlotsPerCell(meshType, otherType);
   for (uint32_t c : st.candidates) {
     const uvec4 ids = cellIds(c);

@@ -25,11 +25,14 @@ Status validateMeshGeometries(const GeometryQueryInput& input);
 // kGeometryFlagClosed; name: "queries[3]"): static only, a pair built so far (kUnsupported otherwise)
 // or an N/A pair of the seed's table (kInvalidArgument).
 // sameGeometry: the query's a and b are one geometry (a mesh against itself: refused, no self
-// collision yet).
+// collision yet, but a line mesh's).
 Status validateMeshQuery(uint32_t lo, uint32_t hi, bool closed, GeometryMethod method,
                          const std::string& name, bool sameGeometry = false);
 
-// kVulkan: the queries with a mesh are refused (kUnsupported), naming the first such query.
+// kVulkan: the queries with a mesh whose pair has no device path (gpu::geomMeshPairOnDevice: a
+// static surface or line mesh against a sphere, capsule, plane or oriented box, a tetrahedral mesh
+// against a point set) are refused
+// (kUnsupported), naming the first such query and its pair.
 Status refuseMeshQueriesOnVulkan(const GeometryQueryInput& input);
 
 // A surface or line mesh against a plane, an oriented box, a cylinder or an implicit geometry
@@ -52,6 +55,11 @@ PrimitiveReach primitiveReach(const GeometryQueryInput& in, const gpu::GeomShape
 bool primitiveMayTouch(const PrimitiveReach& r, const gpu::vec3& lo, const gpu::vec3& hi);
 bool meshPrimitiveCell(const PrimitiveReach& r, const gpu::vec3 corners[3], uint32_t n, const gpu::uvec4& ids,
                        uint32_t cell, gpu::GeomElement& mesh, gpu::GeomElement& prim);
+
+// A tetrahedron (corners[0..3]) against the implicit geometry of r (primitiveReach):
+// shaders/shared/geometry_queries_mesh_tetra_implicit.h.
+bool tetraImplicitCell(const PrimitiveReach& r, const gpu::vec3 corners[4], const gpu::uvec4& ids, uint32_t cell,
+                       gpu::GeomElement& tet, gpu::GeomElement& prim);
 
 // The contacts of the queries with a mesh (validated input), in one call: a BVH per mesh geometry,
 // built on first use and kept for the call's other queries.
@@ -78,7 +86,7 @@ struct MeshPairAccess {
 
 // Mesh x against mesh y (x before y in the canonical order: surface before line before tetrahedral
 // mesh, two surface meshes by geometry index): their contacts in order, (x side, y side), into out.
-// Surface-surface, surface-line, line-tetrahedral.
+// Surface-surface, surface-line, line-line (x == y: a line mesh against itself), line-tetrahedral.
 void meshMeshContacts(const MeshPairAccess& access, uint32_t x, uint32_t y,
                       std::vector<MeshElementPair>& out);
 

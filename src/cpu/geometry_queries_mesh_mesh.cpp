@@ -1,5 +1,6 @@
-// Mesh against mesh on the CPU (issue 17): surface-surface, surface-line and line-tetrahedral, the
-// per-cell arithmetic of shaders/shared/geometry_queries_mesh_mesh.h on the BVHs of the mesh driver
+// Mesh against mesh on the CPU (issue 17): surface-surface, surface-line, line-line (a line mesh
+// against itself too) and line-tetrahedral, the per-cell arithmetic of
+// shaders/shared/geometry_queries_mesh_mesh.h on the BVHs of the mesh driver
 // (src/cpu/geometry_queries_mesh.cpp). Per cell of the first mesh (in cell order) the cells of the
 // second whose boxes overlap its box (in cell order), so contacts come by cell of the first, then
 // cell of the second; then, for a closed surface mesh, the vertex pass of ClosedSurfaceMeshToMesh
@@ -129,6 +130,34 @@ void lineTetra(const MeshPairAccess& access, uint32_t xi, uint32_t yi, std::vect
             });
 }
 
+// Two line meshes (static), or one against itself (xi == yi: each pair of segments once, cx < cy,
+// never two sharing a vertex, as the continuous method): every pair closer than the sum of the
+// thicknesses, through geomSegmentSegment. Candidates: the boxes of Y's segments overlapping X's
+// segment's box widened by that sum and a relative margin above float rounding.
+void lineLine(const MeshPairAccess& access, uint32_t xi, uint32_t yi, std::vector<MeshElementPair>& out) {
+  const MeshView x(*access.in, xi), y(*access.in, yi);
+  const float thickness = x.g->p2.w + y.g->p2.w;
+  std::vector<uint32_t> cells;
+  for (uint32_t cx = 0; cx < x.cellCount; ++cx) {
+    const uvec4 ix = x.ids(cx);
+    const vec3 p0 = x.at(ix.x), p1 = x.at(ix.y);
+    const vec3 lo = glm::min(p0, p1), hi = glm::max(p0, p1);
+    const float scale = std::max({std::abs(p0.x), std::abs(p0.y), std::abs(p0.z), std::abs(p1.x),
+                                  std::abs(p1.y), std::abs(p1.z), thickness});
+    const float reach = thickness + 1e-5f * scale;
+    const float l[3] = {lo.x - reach, lo.y - reach, lo.z - reach};
+    const float h[3] = {hi.x + reach, hi.y + reach, hi.z + reach};
+    access.cells(yi, l, h, cells);
+    for (uint32_t cy : cells) {
+      const uvec4 iy = y.ids(cy);
+      if (xi == yi && (cy <= cx || ix.x == iy.x || ix.x == iy.y || ix.y == iy.x || ix.y == iy.y)) continue;
+      MeshElementPair e{};
+      if (gpu::geomSegmentSegment(p0, p1, ix, cx, y.at(iy.x), y.at(iy.y), iy, cy, thickness, e.x, e.y))
+        out.push_back(e);
+    }
+  }
+}
+
 // The vertices of mesh `points` inside closed surface mesh `closed` (pairs: closed side, vertex
 // side), appended with the sides as (x, y) of the pair.
 void vertexPass(const MeshPairAccess& access, uint32_t closed, uint32_t points, bool closedIsX,
@@ -153,6 +182,8 @@ void meshMeshContacts(const MeshPairAccess& access, uint32_t x, uint32_t y,
   } else if (tx == GeometryType::kSurfaceMesh && ty == GeometryType::kLineMesh) {
     surfaceLine(access, x, y, out);
     if (vx.closed()) vertexPass(access, x, y, true, out);
+  } else if (tx == GeometryType::kLineMesh && ty == GeometryType::kLineMesh) {
+    lineLine(access, x, y, out);
   } else if (tx == GeometryType::kLineMesh && ty == GeometryType::kTetrahedralMesh) {
     lineTetra(access, x, y, out);
   }

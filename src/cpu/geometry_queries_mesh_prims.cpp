@@ -7,6 +7,7 @@
 
 #include "cpu/geometry_queries_mesh.h"
 #include "shared/geometry_queries_mesh_prims.h"
+#include "shared/geometry_queries_mesh_reach.h"
 
 namespace vkc::cpu {
 
@@ -27,6 +28,7 @@ struct ImplicitCellKernel {
 
 #include "shared/geometry_queries_implicit.h"
 #include "shared/geometry_queries_mesh_implicit.h"
+#include "shared/geometry_queries_mesh_tetra_implicit.h"
 };
 
 float maxAbs(const gpu::vec3& v) {
@@ -57,42 +59,23 @@ PrimitiveReach primitiveReach(const GeometryQueryInput& in, const gpu::GeomShape
     r.hi = far + margin;
     return r;
   }
-  if (s.info.x == gpu::kGeomPlane) {
-    r.plane = true;
-    r.twoSided = (s.info.w & gpu::kGeomFlagBidirectional) != 0u;
-    r.normal = gpu::geomUnit(gpu::vec3(s.p1));
-    r.lo = r.hi = c;
-    return r;
-  }
-  const gpu::GeomConvex t = gpu::geomMakeConvex(s);
-  gpu::vec3 half(0.0f);
-  if (s.info.x == gpu::kGeomOrientedBox) {
-    half = glm::abs(t.axis0) * t.size.x + glm::abs(t.axis1) * t.size.y + glm::abs(t.axis2) * t.size.z;
-  } else {
-    const gpu::vec3 a = t.axis0;
-    const gpu::vec3 across = glm::sqrt(glm::max(gpu::vec3(1.0f) - a * a, gpu::vec3(0.0f)));
-    half = glm::abs(a) * t.size.y + across * t.size.x;
-  }
-  // Widened by a relative margin above float rounding, as the sphere and capsule boxes.
-  const float margin = 1e-5f * std::max(maxAbs(c), maxAbs(half));
-  r.lo = c - half - margin;
-  r.hi = c + half + margin;
+  // A plane, box or cylinder: the reach shared with the Vulkan stage (geometry_queries_mesh_reach.h).
+  const gpu::GeomMeshReach m = gpu::geomMeshReach(s);
+  r.plane = m.kind != gpu::kGeomReachBox;
+  r.twoSided = m.kind == gpu::kGeomReachTwoSidedPlane;
+  r.normal = m.normal;
+  r.lo = m.lo;
+  r.hi = m.hi;
   return r;
 }
 
 bool primitiveMayTouch(const PrimitiveReach& r, const gpu::vec3& lo, const gpu::vec3& hi) {
-  if (!r.plane) {
-    return !(hi.x < r.lo.x || hi.y < r.lo.y || hi.z < r.lo.z || r.hi.x < lo.x || r.hi.y < lo.y ||
-             r.hi.z < lo.z);
-  }
-  // The box's heights over the plane: centre s, half range e. One-sided: some point below; two-sided:
-  // the box straddles the plane (a cell wholly on one side is pushed to that side: no contact).
-  const gpu::vec3 mid = (lo + hi) * 0.5f, half = (hi - lo) * 0.5f;
-  const float s = glm::dot(mid - r.lo, r.normal);
-  const float e = glm::dot(half, glm::abs(r.normal));
-  const float margin = 1e-5f * (std::abs(s) + e + maxAbs(r.lo));
-  if (s - e > margin) return false;
-  return !r.twoSided || s + e >= -margin;
+  gpu::GeomMeshReach m;
+  m.lo = r.lo;
+  m.hi = r.hi;
+  m.normal = r.normal;
+  m.kind = !r.plane ? gpu::kGeomReachBox : (r.twoSided ? gpu::kGeomReachTwoSidedPlane : gpu::kGeomReachPlane);
+  return gpu::geomMeshReachTouches(m, lo, hi);
 }
 
 bool meshPrimitiveCell(const PrimitiveReach& r, const gpu::vec3 corners[3], uint32_t n, const gpu::uvec4& ids,
@@ -102,6 +85,12 @@ bool meshPrimitiveCell(const PrimitiveReach& r, const gpu::vec3 corners[3], uint
     return kernel.geomCellImplicit(corners[0], corners[1], corners[2], n, ids, cell, r.shape, mesh, prim);
   }
   return gpu::geomCellPrimitive(corners[0], corners[1], corners[2], n, ids, cell, r.shape, mesh, prim);
+}
+
+bool tetraImplicitCell(const PrimitiveReach& r, const gpu::vec3 corners[4], const gpu::uvec4& ids, uint32_t cell,
+                       gpu::GeomElement& tet, gpu::GeomElement& prim) {
+  ImplicitCellKernel kernel{r.in};
+  return kernel.geomTetraImplicit(corners[0], corners[1], corners[2], corners[3], ids, cell, r.shape, tet, prim);
 }
 
 }  // namespace vkc::cpu

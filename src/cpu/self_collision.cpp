@@ -72,14 +72,18 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
     return st;
   }
   VKC_TRY(detail::validateSelfRest(in));
-  const detail::SelfLayout L = detail::makeSelfLayout(in.cloths, in.subsets);
+  // (Without subsets, no item list: items map to particles by each cloth's offset.)
+  const detail::SelfLayout L = detail::makeSelfLayout(in.cloths, in.subsets, false);
   const float d = in.settings.distance, stiffness = in.settings.stiffness;
   const bool useRest = !in.restPositions.empty();
   const bool simd = backend == Backend::kCpuSimd;
-  const size_t n = L.itemParticles.size();
   const uint32_t clothCount = static_cast<uint32_t>(in.cloths.size());
+  const size_t n = clothCount == 0 ? 0u : size_t{L.cloths.back().firstItem} + L.cloths.back().itemCount;
   // A cloth without a subset: its items are its particles in order (item i: particle first + i).
   auto wholeCloth = [&](size_t c) { return in.subsets.empty() || in.subsets[c].empty(); };
+  auto particleOfItem = [&](uint32_t c, uint32_t item) {
+    return wholeCloth(c) ? item + (L.cloths[c].firstParticle - L.cloths[c].firstItem) : L.itemParticles[item];
+  };
   auto itemsOf = [&](uint32_t c) { return L.cloths[c].itemCount; };
   // Chunks of every cloth's slots, and the cloths too large for one task.
   const detail::WorkPlan chunks = par.plan(clothCount, itemsOf);
@@ -110,19 +114,27 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
         const bool all = wholeCloth(w.cloth);
         cpu::selfCellKeysSimd(all ? in.particles.data() + in.cloths[w.cloth].first + w.begin : in.particles.data(),
                               in.particles.size(), all ? nullptr : L.itemParticles.data() + sc.firstItem + w.begin,
-                              w.end - w.begin, g, ck + w.begin);
-      }
-      if (!simd) {
+                              w.end - w.begin, g, ck + w.begin, ci + w.begin, sc.firstItem + w.begin);
+      } else {
         for (uint32_t i = w.begin; i < w.end; ++i) {
-          const Float4& p = in.particles[L.itemParticles[sc.firstItem + i]];
+          const Float4& p = in.particles[particleOfItem(w.cloth, sc.firstItem + i)];
           ck[i] = gpu::selfCellKey(g, {p.x, p.y, p.z});
         }
+        std::iota(ci + w.begin, ci + w.end, sc.firstItem + w.begin);
       }
-      std::iota(ci + w.begin, ci + w.end, sc.firstItem + w.begin);
     }
   });
   // Stable: equal keys keep the item order. Both backends give the one stable order (the SIMD
   // backend's sort uses the keys' layout, see selfSortByKey).
+  // The SIMD sort's tables of column starts, per cloth (where its counting sort ran), for the sweep.
+  thread_local std::vector<cpu::SelfColumnStarts> startsStore;
+  thread_local std::vector<uint8_t> haveStartsStore;
+  std::vector<cpu::SelfColumnStarts>& starts = startsStore;
+  std::vector<uint8_t>& haveStarts = haveStartsStore;
+  if (simd) {
+    if (starts.size() < clothCount) starts.resize(clothCount);
+    haveStarts.assign(clothCount, 0);
+  }
   auto sortCloth = [&](uint32_t c) {
     const gpu::SelfCloth& sc = L.cloths[c];
     uint32_t* ck = s.keys.data() + sc.firstItem;
@@ -131,7 +143,7 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
       // The hash cells of the box's upper corner bound the cloth's (cells grow with the coordinates).
       const Aabb& b = bounds[c];
       const uint32_t top = gpu::selfCellKey(s.grids[c], {b.hi.x, b.hi.y, b.hi.z});
-      cpu::selfSortByKey(ck, ci, sc.itemCount, (top >> 16) & 0xFFu, top >> 24);
+      haveStarts[c] = cpu::selfSortByKey(ck, ci, sc.itemCount, (top >> 16) & 0xFFu, top >> 24, &starts[c]) ? 1 : 0;
     } else {
       cpu::radixSortScalar(ck, ci, sc.itemCount, 32);
     }
@@ -207,7 +219,8 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
         if (large(w.cloth)) continue;
         const gpu::SelfCloth& sc = L.cloths[w.cloth];
         cpu::selfSweepSimd(s, sc.firstItem, sc.firstItem + sc.itemCount, s.grids[w.cloth], d, stiffness, useRest,
-                           counts.data(), sums.data(), wantPairs ? &taskPairs[t] : nullptr);
+                           counts.data(), sums.data(), wantPairs ? &taskPairs[t] : nullptr, nullptr,
+                           haveStarts[w.cloth] != 0 ? &starts[w.cloth] : nullptr);
       }
     });
     // (The order of the pairs does not matter: debug sorts them.)
@@ -236,13 +249,13 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
     for (const auto& tp : taskPairs) slotPairs.insert(slotPairs.end(), tp.begin(), tp.end());
   }
   // Write back, by chunks of slots (each slot is one particle: disjoint writes).
-  const detail::WorkPlan slots = par.plan(1, [&](uint32_t) { return static_cast<uint32_t>(n); });
-  par.forEach(slots.tasks(), [&](uint32_t t) {
-    for (const detail::WorkPiece& w : slots.task(t)) {
-      for (size_t k = w.begin; k < w.end; ++k) {
+  par.forEach(chunks.tasks(), [&](uint32_t t) {
+    for (const detail::WorkPiece& w : chunks.task(t)) {
+      const uint32_t first = L.cloths[w.cloth].firstItem;
+      for (uint32_t k = first + w.begin; k < first + w.end; ++k) {
         if (counts[k] == 0) continue;
         const gpu::vec4 p = gpu::selfApply(s.pos[k], sums[k], counts[k]);
-        Float4& out = in.particles[L.itemParticles[s.items[k]]];
+        Float4& out = in.particles[particleOfItem(w.cloth, s.items[k])];
         out.x = p.x, out.y = p.y, out.z = p.z;
       }
     }
@@ -251,7 +264,10 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
   if (debug != nullptr) {
     debug->sortedKeys = s.keys;
     debug->sortedParticles.resize(n);
-    for (size_t k = 0; k < n; ++k) debug->sortedParticles[k] = L.itemParticles[s.items[k]];
+    for (uint32_t c = 0; c < clothCount; ++c) {
+      const gpu::SelfCloth& sc = L.cloths[c];
+      for (uint32_t k = sc.firstItem; k < sc.firstItem + sc.itemCount; ++k) debug->sortedParticles[k] = particleOfItem(c, s.items[k]);
+    }
     debug->clothFirstItem.clear();
     for (const gpu::SelfCloth& sc : L.cloths) debug->clothFirstItem.push_back(sc.firstItem);
     debug->neighbourCounts.assign(in.particles.size(), 0);

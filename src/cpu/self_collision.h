@@ -30,23 +30,45 @@ struct SelfSorted {
   std::vector<gpu::SelfGrid> grids;
 };
 
-// keys[i] = selfCellKey(grid, particles[itemParticles[i]]) for i < count, with SIMD (bitwise equal).
-// itemParticles == nullptr: the items are particles[0 .. count) in order (contiguous loads, no gathers).
+// keys[i] = selfCellKey(grid, particles[itemParticles[i]]) and items[i] = firstItem + i for i < count,
+// with SIMD (bitwise equal). itemParticles == nullptr: the items are particles[0 .. count) in order
+// (contiguous loads, no gathers).
 void selfCellKeysSimd(const Float4* particles, size_t particleCount, const uint32_t* itemParticles, uint32_t count,
-                      const gpu::SelfGrid& grid, uint32_t* keys);
+                      const gpu::SelfGrid& grid, uint32_t* keys, uint32_t* items, uint32_t firstItem);
 
 // pos[k] = particles[items[k] + offset] (xyzw) and x[k], y[k], z[k] its coordinates, for k < count
 // (offset added mod 2^32): the SIMD path's copy of a whole cloth's particles in sorted slot order.
 void selfCopySlotsSimd(const Float4* particles, const uint32_t* items, uint32_t offset, uint32_t count,
                        gpu::vec4* pos, float* x, float* y, float* z);
 
+// col[i] = (h1 - 1) * width + (h0 - 1) for the hash cells h0 = (keys[i] >> 16) & 0xFF, h1 = keys[i] >> 24
+// (with width >= cells0, the column's number in the box 1..cells0 x 1..cells1, in key order), for
+// i < count, with SIMD. Returns whether some key lies outside the box (its col[i] is then meaningless).
+bool selfKeyColumnsSimd(const uint32_t* keys, uint32_t count, uint32_t cells0, uint32_t cells1, uint32_t width,
+                        uint32_t* col);
+
+// A cloth's table of column starts for the SIMD sweep: start[c] = the first (cloth-local) slot whose
+// column is >= c, where the column of key K is (K >> 24) * width + ((K >> 16) & 0xFF) - base, for
+// every column of the cloth's slots and of their neighbourhoods (h0 + 1, h1 + 1). width exceeds every
+// h0 + 1, so columns order as keys do.
+struct SelfColumnStarts {
+  std::vector<uint32_t> start;
+  uint32_t width = 0, base = 0;
+};
+
+// keys[i] = the low 32 bits of pairs[i], items[i] the high 32 bits, for i < count, with SIMD.
+void selfUnpackPairsSimd(const uint64_t* pairs, uint32_t count, uint32_t* keys, uint32_t* items);
+
 // Sorts one cloth's (key, item) pairs stably by key: the order radixSortCpu gives (a stable sort has one
 // result), faster for the self-collision keys (sweep | hash0 << 16 | hash1 << 24) of a draped cloth
 // under 16 384 items: a counting sort by column over the box of hash cells 1..cells0 x 1..cells1, then
 // within each column by sweep cell (an insertion pass, or a radix sort for long columns). Larger cloths,
 // boxes with more than 4 or fewer than 1/2 columns per item, and keys outside the box take
-// radixSortFast. Keeps its scratch per thread between calls.
-void selfSortByKey(uint32_t* keys, uint32_t* items, uint32_t count, uint32_t cells0, uint32_t cells1);
+// radixSortFast. Keeps its scratch per thread between calls. With `starts`, the counting sort leaves
+// its column table there (the sweep's, see SelfColumnStarts: a box one column wider and one row
+// taller) and returns true; false when the radix sort ran (`starts` untouched).
+bool selfSortByKey(uint32_t* keys, uint32_t* items, uint32_t count, uint32_t cells0, uint32_t cells1,
+                   SelfColumnStarts* starts = nullptr);
 
 // Optional per-slot pair filter (inter collision sweeps several cloths' particles at once): a pair
 // (k, m) counts only if cloth[k] != cloth[m] and (group[k] & mask[m]) != 0 && (group[m] & mask[k]) != 0.
@@ -62,10 +84,12 @@ struct SelfPairFilter {
 // Per slot of one cloth (slots [begin, end)): neighbour count and summed correction (sums[k] is
 // written only where counts[k] > 0), found with running column pointers and SIMD distance tests; the
 // same pairs in the same order as the shader's gather. With `pairs`, appends (slot, neighbour slot) for every neighbour. With `filter` (indexed by
-// slot), pairs it refuses are skipped; the others keep their order.
+// slot), pairs it refuses are skipped; the others keep their order. With `starts` (the sort's table for
+// these slots), the sweep builds no table of its own.
 void selfSweepSimd(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGrid& grid, float d,
                    float stiffness, bool useRest, uint32_t* counts, gpu::vec3* sums,
-                   std::vector<std::array<uint32_t, 2>>* pairs, const SelfPairFilter* filter = nullptr);
+                   std::vector<std::array<uint32_t, 2>>* pairs, const SelfPairFilter* filter = nullptr,
+                   const SelfColumnStarts* starts = nullptr);
 
 // selfSweepSimd for one large cloth on par's threads (selfSweepSimd itself when the cloth is one
 // chunk): the column table and the keys with sentinels built by chunks of slots, then each chunk's

@@ -1,6 +1,6 @@
 // The CPU SIMD backend's gather of self collision (Highway, runtime dispatch). It finds each pair once
 // over a half neighbourhood: a table of column starts gives every slot two blocks of consecutive
-// candidate slots, tested as one list a vector at a time (dense columns: running pointers per column
+// candidate slots, tested a vector of at most 8 lanes at a time (dense columns: running pointers per column
 // window instead). Then each slot's pairs are put in the gather's order (column,
 // then slot) and applied with the shared scalar function: the results are bitwise equal to the scalar
 // backend's, which runs the shader's own gather. Keys come from vector gathers.
@@ -325,8 +325,9 @@ HWY_INLINE void appendPairs(DF df, hn::Mask<DF> mask, const Load& load, uint32_t
 // never rounds below an integer the exact product reaches), and the window is +-reach inclusive (a
 // saturated reach covers every cell; NaN and infinite positions never pass dist2 < d2). So every
 // pair already lies in the window; the window would only filter candidates that fail the distance
-// test anyway.
-void FindPairs(const SelfSorted& s, uint32_t begin, uint32_t n, const uint32_t* start, uint32_t c0,
+// test anyway. `start`: the table of column starts, with key K in column
+// (K >> 24) * width + ((K >> 16) & 0xFF) - columnBase (see SelfColumnStarts).
+void FindPairs(const SelfSorted& s, uint32_t begin, uint32_t n, const uint32_t* start, uint32_t width, uint32_t columnBase,
                const uint32_t* keysWithSentinels, uint32_t qa, uint32_t qb, const gpu::SelfGrid& grid, float d,
                bool useRest, std::vector<uint64_t>& found) {
   const hn::ScalableTag<float> df;
@@ -340,6 +341,10 @@ void FindPairs(const SelfSorted& s, uint32_t begin, uint32_t n, const uint32_t* 
   const float* RZ = useRest ? s.rz.data() + begin : nullptr;
   const auto vd2 = hn::Set(df, d * d);
   const uint32_t reach = grid.axes.w;
+  // A key's column in `start` (see SelfColumnStarts).
+  auto columnOf = [&](uint32_t key) HWY_ATTR __attribute__((always_inline)) {
+    return (key >> 24) * width + ((key >> 16) & 0xFFu) - columnBase;
+  };
   uint32_t first[9] = {}, last[9] = {};
   // Columns: equal hash cells, key >> 16 == h1 << 8 | h0. A slot's half neighbourhood lies in two
   // blocks of consecutive slots: its own row (the rest of its column and column h0 + 1) and the next
@@ -351,6 +356,18 @@ void FindPairs(const SelfSorted& s, uint32_t begin, uint32_t n, const uint32_t* 
   // vectors; held to SSE4, the 65 025-particle NvCloth drape's self pass 1.80 -> 1.48 ms with 64
   // instead of 4N = 16, the 4 096-particle one 0.0616 -> 0.0598 ms.)
   const uint32_t blockMax = std::max(4 * N, 64u);
+  // Vectors of up to 8 lanes test the two blocks apart (plain loads; a draped cloth's slots have
+  // about 3 candidates in block A and 9 in block B); wider ones would test them as one list (blended
+  // loads where a vector spans both). (Measured, 4 096-particle NvCloth drape's self pass, same-run
+  // medians: held to SSE4 0.0500 -> 0.0428 ms, AVX2 0.0356 -> 0.0321; at 16 lanes level or slower.)
+  constexpr bool kSeparateBlocks = hn::MaxLanes(decltype(df)()) <= 8;
+  // 16 lanes: the first vector holds block A's first 8 candidates and block B's first 8 (two
+  // 8-lane loads, no blend), then the rest of each block apart. (Measured at AVX3 against 8-lane
+  // vectors, NvCloth drapes' self pass, same-run medians: 4 096 particles 0.0315 -> 0.0312 ms,
+  // 65 025 particles 0.958 -> 0.805.)
+#if HWY_TARGET != HWY_SCALAR
+  constexpr bool kPairedHalves = hn::MaxLanes(decltype(df)()) == 16;
+#endif
   // The keys with sentinels (a vector of them past the end), for the dense slots' running pointers
   // (filled only when there are some): 0xFFFFFFFF exceeds every column bound (hash cells <= 254).
   thread_local std::vector<uint32_t> keyStore;  // scratch reused across calls
@@ -369,7 +386,7 @@ void FindPairs(const SelfSorted& s, uint32_t begin, uint32_t n, const uint32_t* 
       uint32_t a = k + 1;
       if (c != 4) {
         // A pointer left behind by slots of short blocks restarts no earlier than its column.
-        a = std::max(first[c], start[column + (c / 3u) * 0x100u + c % 3u - 0x101u]);
+        a = std::max(first[c], start[column + (c / 3u) * width + c % 3u - width - 1u]);
         a += KS[a] < lo;
         a += KS[a] < lo;
         while (KS[a] < lo) ++a;
@@ -398,30 +415,63 @@ void FindPairs(const SelfSorted& s, uint32_t begin, uint32_t n, const uint32_t* 
     uint32_t lenA, lenB, beginB;
   };
   auto blocks = [&](uint32_t k) HWY_ATTR __attribute__((always_inline)) {
-    const uint32_t column = (K[k] >> 16) - c0;
-    const uint32_t endA = start[column + 2u];       // row h1 up to column h0 + 1
-    const uint32_t beginB = start[column + 0xFFu];  // (h1 + 1, h0 - 1)
-    const uint32_t endB = start[column + 0x102u];   // up to (h1 + 1, h0 + 1)
+    const uint32_t column = columnOf(K[k]);
+    const uint32_t endA = start[column + 2u];              // row h1 up to column h0 + 1
+    const uint32_t beginB = start[column + width - 1u];  // (h1 + 1, h0 - 1)
+    const uint32_t endB = start[column + width + 2u];    // up to (h1 + 1, h0 + 1)
     return Blocks{endA - k - 1, endB - beginB, beginB};
   };
   // Short blocks' candidates, concatenated: candidate j < lenA + lenB is slot k + 1 + j (block A),
   // or beginB - lenA + j from lenA on (>= k + 1: block B starts at or after block A's end). Calls
   // f(mask, load, ia, split, ib) for each vector of them: lanes below `split` hold slots ia + lane,
   // the others slots ib + lane; load(P) loads them from the SoA array P (every load starts before
-  // n: masked-off lanes read the padding); `mask`: the lanes closer than d.
+  // n: masked-off lanes read the padding); `mask`: the lanes closer than d. With kSeparateBlocks,
+  // block A's vectors and then block B's (each lane from one block: split = N, ia = ib).
   auto forVectors = [&](uint32_t k, const Blocks& b, auto&& f) HWY_ATTR __attribute__((always_inline)) {
     const uint32_t total = b.lenA + b.lenB, offB = b.beginB - b.lenA;
     const auto px = hn::Set(df, X[k]), py = hn::Set(df, Y[k]), pz = hn::Set(df, Z[k]);
+    // The lanes closer than d (dist2 < d2, as selfIsPair: left to right, without fusing).
+    auto closer = [&](const auto& load) HWY_ATTR __attribute__((always_inline)) {
+      const auto dx = hn::Sub(load(X), px);
+      const auto dy = hn::Sub(load(Y), py);
+      const auto dz = hn::Sub(load(Z), pz);
+      return hn::Lt(hn::Add(hn::Add(hn::Mul(dx, dx), hn::Mul(dy, dy)), hn::Mul(dz, dz)), vd2);
+    };
+    // The candidates [from, from + len) of one block, a vector at a time.
+    auto run = [&](uint32_t from, uint32_t len) HWY_ATTR __attribute__((always_inline)) {
+      for (uint32_t j = 0; j < len; j += N) {
+        const uint32_t at = from + j;
+        const auto load = [&](const float* P) HWY_ATTR __attribute__((always_inline)) { return hn::LoadU(df, P + at); };
+        f(hn::And(closer(load), hn::FirstN(df, len - j)), load, at, N, at);
+      }
+    };
+    if constexpr (kSeparateBlocks) {
+      run(k + 1, b.lenA);
+      run(b.beginB, b.lenB);
+      return;
+    }
+#if HWY_TARGET != HWY_SCALAR  // (Half and Combine)
+    if constexpr (kPairedHalves) {
+      const hn::Half<decltype(df)> dh;
+      constexpr uint32_t H = 8;
+      const uint32_t ia = k + 1, lenA = std::min(b.lenA, H), lenB = std::min(b.lenB, H);
+      const auto load = [&](const float* P) HWY_ATTR __attribute__((always_inline)) {
+        return hn::Combine(df, hn::LoadU(dh, P + b.beginB), hn::LoadU(dh, P + ia));
+      };
+      const auto valid = hn::Or(hn::FirstN(df, lenA), hn::AndNot(hn::FirstN(df, H), hn::FirstN(df, H + lenB)));
+      // (lanes from H on: slots beginB - H + lane, mod 2^32)
+      f(hn::And(closer(load), valid), load, ia, H, b.beginB - H);
+      run(k + 1 + H, b.lenA - lenA);
+      run(b.beginB + H, b.lenB - lenB);
+      return;
+    }
+#endif
     auto vector = [&](uint32_t ia, uint32_t ib, uint32_t split, uint32_t valid) HWY_ATTR __attribute__((always_inline)) {
       const auto fromA = hn::FirstN(df, split);
       const auto load = [&](const float* P) HWY_ATTR __attribute__((always_inline)) {
         return hn::IfThenElse(fromA, hn::LoadU(df, P + ia), hn::LoadU(df, P + ib));
       };
-      const auto dx = hn::Sub(load(X), px);
-      const auto dy = hn::Sub(load(Y), py);
-      const auto dz = hn::Sub(load(Z), pz);
-      const auto dist2 = hn::Add(hn::Add(hn::Mul(dx, dx), hn::Mul(dy, dy)), hn::Mul(dz, dz));
-      f(hn::And(hn::Lt(dist2, vd2), hn::FirstN(df, valid)), load, ia, split, ib);
+      f(hn::And(closer(load), hn::FirstN(df, valid)), load, ia, split, ib);
     };
     vector(k + 1, offB, b.lenA, total);  // (the first one even when empty: fewer branches)
     for (uint32_t j = N; j < total; j += N) {
@@ -466,7 +516,7 @@ void FindPairs(const SelfSorted& s, uint32_t begin, uint32_t n, const uint32_t* 
   }
   for (uint32_t h = 0; h < denseCount; ++h) {
     const uint32_t k = dense[h];
-    denseSlot(k, (K[k] >> 16) - c0);
+    denseSlot(k, columnOf(K[k]));
   }
 }
 
@@ -508,13 +558,18 @@ uint32_t BuildColumnStarts(const uint32_t* K, uint32_t n, std::vector<uint32_t>&
 // the pairs, the gather.
 void Sweep(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGrid& grid, float d, float stiffness,
            bool useRest, uint32_t* counts, gpu::vec3* sums, std::vector<std::array<uint32_t, 2>>* pairs,
-           const SelfPairFilter* filter) {
+           const SelfPairFilter* filter, const SelfColumnStarts* starts) {
   const uint32_t n = end - begin;
   const uint32_t* K = s.keys.data() + begin;
   thread_local std::vector<uint32_t> start;  // scratch reused across calls
-  const uint32_t c0 = BuildColumnStarts(K, n, start);
-  std::vector<uint64_t> found;  // (k << 32 | m), k < m, local slots
-  FindPairs(s, begin, n, start.data(), c0, nullptr, 0, n, grid, d, useRest, found);
+  thread_local std::vector<uint64_t> found;  // (k << 32 | m), k < m, local slots
+  found.clear();
+  if (starts != nullptr) {  // the sort's table
+    FindPairs(s, begin, n, starts->start.data(), starts->width, starts->base, nullptr, 0, n, grid, d, useRest, found);
+  } else {  // columns key >> 16 from the first slot's on
+    const uint32_t c0 = BuildColumnStarts(K, n, start);
+    FindPairs(s, begin, n, start.data(), 0x100u, c0, nullptr, 0, n, grid, d, useRest, found);
+  }
   gatherFound(s, begin, n, K, found, grid, d, stiffness, counts, sums, pairs, filter);
 }
 
@@ -534,7 +589,7 @@ HWY_INLINE auto cellBits(VF p, VF lower, VF scale, VF top, int shift) {
 // clamp with NaN to 1, truncate). Positions are gathered from the AoS particles by item; without
 // `itemParticles` the items are particles[0 .. count) in order, loaded with de-interleaving loads.
 void CellKeys(const float* particles, const uint32_t* itemParticles, uint32_t count, const gpu::SelfGrid& g,
-              uint32_t* keys) {
+              uint32_t* keys, uint32_t* items, uint32_t firstItem) {
   const hn::ScalableTag<float> df;
   const hn::RebindToSigned<decltype(df)> di;
   const hn::RebindToUnsigned<decltype(df)> du;
@@ -565,6 +620,7 @@ void CellKeys(const float* particles, const uint32_t* itemParticles, uint32_t co
       VF p[3], w;
       hn::LoadInterleaved4(df, particles + size_t{i} * 4, p[0], p[1], p[2], w);
       hn::StoreU(key(p), du, keys + i);
+      hn::StoreU(hn::Iota(du, firstItem + i), du, items + i);
     }
   } else {
     for (; i + N <= count; i += static_cast<uint32_t>(N)) {
@@ -572,11 +628,13 @@ void CellKeys(const float* particles, const uint32_t* itemParticles, uint32_t co
       const VF p[3] = {hn::GatherIndex(df, particles, index), hn::GatherIndex(df, particles + 1, index),
                        hn::GatherIndex(df, particles + 2, index)};
       hn::StoreU(key(p), du, keys + i);
+      hn::StoreU(hn::Iota(du, firstItem + i), du, items + i);
     }
   }
   for (; i < count; ++i) {
     const float* p = particles + size_t{itemParticles != nullptr ? itemParticles[i] : i} * 4;
     keys[i] = gpu::selfCellKey(g, gpu::vec3(p[0], p[1], p[2]));
+    items[i] = firstItem + i;
   }
 }
 
@@ -610,6 +668,55 @@ void CopySlots(const float* particles, const uint32_t* items, uint32_t offset, u
   }
 }
 
+// selfKeyColumnsSimd: col[i] = (h1 - 1) * width + h0 - 1 for the hash cells of keys[i], lanes at a
+// time; returns whether some key lies outside the box 1..cells0 x 1..cells1.
+bool KeyColumns(const uint32_t* keys, uint32_t count, uint32_t cells0, uint32_t cells1, uint32_t width,
+                uint32_t* col) {
+  const hn::ScalableTag<uint32_t> du;
+  const uint32_t N = static_cast<uint32_t>(hn::Lanes(du));
+  const auto one = hn::Set(du, 1u), byte = hn::Set(du, 0xFFu), stride = hn::Set(du, width);
+  const auto last0 = hn::Set(du, cells0 - 1u), last1 = hn::Set(du, cells1 - 1u);
+  auto outside = hn::Zero(du);  // lanes with a cell outside: all ones
+  uint32_t i = 0;
+  for (; i + N <= count; i += N) {
+    const auto k = hn::LoadU(du, keys + i);
+    const auto h0 = hn::Sub(hn::And(hn::ShiftRight<16>(k), byte), one);  // (0 wraps: outside)
+    const auto h1 = hn::Sub(hn::ShiftRight<24>(k), one);
+    // h >= top (unsigned): min(h, top - 1) != h (a cell of 0 wrapped to 2^32 - 1 too).
+    const auto out0 = hn::VecFromMask(du, hn::Ne(hn::Min(h0, last0), h0));
+    const auto out1 = hn::VecFromMask(du, hn::Ne(hn::Min(h1, last1), h1));
+    outside = hn::Or(outside, hn::Or(out0, out1));
+    hn::StoreU(hn::Add(hn::Mul(h1, stride), h0), du, col + i);
+  }
+  bool out = !hn::AllTrue(du, hn::Eq(outside, hn::Zero(du)));
+  for (; i < count; ++i) {
+    const uint32_t h0 = ((keys[i] >> 16) & 0xFFu) - 1u, h1 = (keys[i] >> 24) - 1u;
+    out |= h0 >= cells0 || h1 >= cells1;
+    col[i] = h1 * width + h0;
+  }
+  return out;
+}
+
+// selfUnpackPairsSimd: keys[i] = low half of p[i], items[i] = high half, lanes at a time.
+void UnpackPairs(const uint64_t* p, uint32_t count, uint32_t* keys, uint32_t* items) {
+  uint32_t i = 0;
+#if HWY_TARGET != HWY_SCALAR  // (vectors of at least two pairs)
+  const hn::ScalableTag<uint32_t> du;
+  const hn::Repartition<uint64_t, decltype(du)> d64;
+  const uint32_t N = static_cast<uint32_t>(hn::Lanes(du));
+  for (; i + N <= count; i += N) {
+    const auto lo = hn::BitCast(du, hn::LoadU(d64, p + i));
+    const auto hi = hn::BitCast(du, hn::LoadU(d64, p + i + N / 2));
+    hn::StoreU(hn::ConcatEven(du, hi, lo), du, keys + i);
+    hn::StoreU(hn::ConcatOdd(du, hi, lo), du, items + i);
+  }
+#endif
+  for (; i < count; ++i) {
+    keys[i] = static_cast<uint32_t>(p[i]);
+    items[i] = static_cast<uint32_t>(p[i] >> 32);
+  }
+}
+
 size_t Lanes() { return hn::Lanes(hn::ScalableTag<float>()); }
 
 }  // namespace vkc::cpu::HWY_NAMESPACE
@@ -622,6 +729,8 @@ HWY_EXPORT(FindPairs);
 HWY_EXPORT(CellKeys);
 HWY_EXPORT(Lanes);
 HWY_EXPORT(CopySlots);
+HWY_EXPORT(KeyColumns);
+HWY_EXPORT(UnpackPairs);
 }  // namespace vkc::cpu
 #endif
 #endif  // VKC_HAVE_SIMD
@@ -631,11 +740,11 @@ namespace vkc::cpu {
 
 
 void selfCellKeysSimd(const Float4* particles, size_t particleCount, const uint32_t* itemParticles, uint32_t count,
-                      const gpu::SelfGrid& grid, uint32_t* keys) {
+                      const gpu::SelfGrid& grid, uint32_t* keys, uint32_t* items, uint32_t firstItem) {
 #ifdef VKC_HAVE_SIMD
   // The gather's 32-bit element offsets (4 floats per particle) must not overflow.
   if (itemParticles == nullptr || particleCount < (size_t{1} << 29)) {
-    HWY_DYNAMIC_DISPATCH(CellKeys)(&particles[0].x, itemParticles, count, grid, keys);
+    HWY_DYNAMIC_DISPATCH(CellKeys)(&particles[0].x, itemParticles, count, grid, keys, items, firstItem);
     return;
   }
 #else
@@ -644,7 +753,34 @@ void selfCellKeysSimd(const Float4* particles, size_t particleCount, const uint3
   for (uint32_t i = 0; i < count; ++i) {
     const Float4& p = particles[itemParticles != nullptr ? itemParticles[i] : i];
     keys[i] = gpu::selfCellKey(grid, {p.x, p.y, p.z});
+    items[i] = firstItem + i;
   }
+}
+
+bool selfKeyColumnsSimd(const uint32_t* keys, uint32_t count, uint32_t cells0, uint32_t cells1, uint32_t width,
+                        uint32_t* col) {
+#ifdef VKC_HAVE_SIMD
+  return HWY_DYNAMIC_DISPATCH(KeyColumns)(keys, count, cells0, cells1, width, col);
+#else
+  bool out = false;
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint32_t h0 = ((keys[i] >> 16) & 0xFFu) - 1u, h1 = (keys[i] >> 24) - 1u;  // (0 wraps: outside)
+    out |= h0 >= cells0 || h1 >= cells1;
+    col[i] = h1 * width + h0;
+  }
+  return out;
+#endif
+}
+
+void selfUnpackPairsSimd(const uint64_t* pairs, uint32_t count, uint32_t* keys, uint32_t* items) {
+#ifdef VKC_HAVE_SIMD
+  HWY_DYNAMIC_DISPATCH(UnpackPairs)(pairs, count, keys, items);
+#else
+  for (uint32_t i = 0; i < count; ++i) {
+    keys[i] = static_cast<uint32_t>(pairs[i]);
+    items[i] = static_cast<uint32_t>(pairs[i] >> 32);
+  }
+#endif
 }
 
 void selfCopySlotsSimd(const Float4* particles, const uint32_t* items, uint32_t offset, uint32_t count,
@@ -663,14 +799,16 @@ void selfCopySlotsSimd(const Float4* particles, const uint32_t* items, uint32_t 
 
 void selfSweepSimd(const SelfSorted& s, uint32_t begin, uint32_t end, const gpu::SelfGrid& grid, float d,
                    float stiffness, bool useRest, uint32_t* counts, gpu::vec3* sums,
-                   std::vector<std::array<uint32_t, 2>>* pairs, const SelfPairFilter* filter) {
+                   std::vector<std::array<uint32_t, 2>>* pairs, const SelfPairFilter* filter,
+                   const SelfColumnStarts* starts) {
 #ifdef VKC_HAVE_SIMD
   // Vectors of up to 64 lanes fit the 64-bit masks (and, with kSelfSimdPad, the padding).
   if (HWY_DYNAMIC_DISPATCH(Lanes)() <= 64) {
-    HWY_DYNAMIC_DISPATCH(Sweep)(s, begin, end, grid, d, stiffness, useRest, counts, sums, pairs, filter);
+    HWY_DYNAMIC_DISPATCH(Sweep)(s, begin, end, grid, d, stiffness, useRest, counts, sums, pairs, filter, starts);
     return;
   }
 #endif
+  (void)starts;  // (the fallback finds its columns by binary search)
   sweepFallback(s, begin, end, begin, end, grid, d, stiffness, useRest, counts, sums, pairs, filter);
 }
 
@@ -713,7 +851,7 @@ void selfSweepSimdParallel(detail::ParallelCall& par, const SelfSorted& s, uint3
       thread_local std::vector<uint64_t> found;  // scratch of the thread that runs the chunk
       found.clear();
       const uint32_t qa = c * size, qb = std::min(n, qa + size);
-      HWY_DYNAMIC_DISPATCH(FindPairs)(s, begin, n, start.data(), K[0] >> 16, keyStore.data(), qa, qb, grid, d, useRest,
+      HWY_DYNAMIC_DISPATCH(FindPairs)(s, begin, n, start.data(), 0x100u, K[0] >> 16, keyStore.data(), qa, qb, grid, d, useRest,
                                       found);
       SweepChunk& ch = chunks[c];
       ch.own.clear();

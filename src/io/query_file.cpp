@@ -59,6 +59,7 @@ enum class Slot {
   kCellCount,     // a mesh's cell count: p2.y
   kFlagClosed,    // a surface mesh's kGeometryFlagClosed
   kSearchRadius,  // a closed surface mesh's search radius: p2.z
+  kThickness,     // a surface or line mesh's thickness: p2.w
 };
 
 struct FieldSpec {
@@ -127,7 +128,7 @@ constexpr FieldSpec kMeshFields[] = {
     {"cellCount", FieldKind::kIndex, Slot::kCellCount, true, false},
 };
 // A surface mesh: a mesh's fields, and "closed" (default false) with its "searchRadius" (default 0:
-// unbounded).
+// unbounded), and "thickness" (default 0).
 constexpr FieldSpec kSurfaceMeshFields[] = {
     {"first", FieldKind::kIndex, Slot::kFirst, false, false},
     {"count", FieldKind::kIndex, Slot::kCount, true, false},
@@ -135,6 +136,16 @@ constexpr FieldSpec kSurfaceMeshFields[] = {
     {"cellCount", FieldKind::kIndex, Slot::kCellCount, true, false},
     {"closed", FieldKind::kBool, Slot::kFlagClosed, false, false},
     {"searchRadius", FieldKind::kLength, Slot::kSearchRadius, false, false},
+    {"thickness", FieldKind::kLength, Slot::kThickness, false, false},
+};
+// A line mesh: a mesh's fields and "thickness" (default 0: the static and continuous line-line
+// queries' radius of its segments).
+constexpr FieldSpec kLineMeshFields[] = {
+    {"first", FieldKind::kIndex, Slot::kFirst, false, false},
+    {"count", FieldKind::kIndex, Slot::kCount, true, false},
+    {"cellFirst", FieldKind::kIndex, Slot::kCellFirst, false, false},
+    {"cellCount", FieldKind::kIndex, Slot::kCellCount, true, false},
+    {"thickness", FieldKind::kLength, Slot::kThickness, false, false},
 };
 
 constexpr GeometryTypeSpec kGeometryTypes[] = {
@@ -146,7 +157,7 @@ constexpr GeometryTypeSpec kGeometryTypes[] = {
     {"pointSet", GeometryType::kPointSet, kPointSetFields},
     {"implicit", GeometryType::kImplicitGeometry, kImplicitFields},
     {"surfaceMesh", GeometryType::kSurfaceMesh, kSurfaceMeshFields},
-    {"lineMesh", GeometryType::kLineMesh, kMeshFields},
+    {"lineMesh", GeometryType::kLineMesh, kLineMeshFields},
     {"tetrahedralMesh", GeometryType::kTetrahedralMesh, kMeshFields},
 };
 
@@ -382,6 +393,9 @@ void store(Geometry& g, Slot slot, const FieldValue& f) {
       break;
     case Slot::kSearchRadius:
       g.p2.z = f.v.x;
+      break;
+    case Slot::kThickness:
+      g.p2.w = f.v.x;
       break;
     case Slot::kDims:
       g.p2 = f.v;
@@ -658,6 +672,9 @@ std::string fieldText(const Geometry& g, const FieldSpec& s) {
       break;
     case Slot::kSearchRadius:
       if (g.p2.z != 0.0f) io::appendFloat(out, g.p2.z);
+      break;
+    case Slot::kThickness:  // left out when 0 (the default)
+      if (g.p2.w != 0.0f) io::appendFloat(out, g.p2.w);
       break;
     case Slot::kDims:
       out = "[" + std::to_string(static_cast<uint32_t>(g.p2.x)) + ", " +

@@ -10,6 +10,7 @@
 #include "cpu/geometry_queries.h"
 #include "cpu/geometry_queries_mesh.h"
 #include "cpu/geometry_queries_mesh_ccd.h"
+#include "shared/geometry_queries_mesh_reach.h"
 #include "scene/geometry_queries_layout.h"
 #include "scene/validate.h"
 #include "shared/geometry_queries_math.h"
@@ -473,6 +474,23 @@ Status detail::validateGeometryStateRanges(const GeometryQueryInput& in, size_t 
   return {};
 }
 
+namespace {
+
+// The Vulkan stage's slots of a static query with a mesh (gpu::geomMeshPairOnDevice): the mesh's
+// cells times geomMeshSlotsPerCell, against a point set its points times its tetrahedra; 0 for a
+// pair the stage refuses.
+uint64_t meshDeviceSlots(const gpu::GeomShape& a, const gpu::GeomShape& b) {
+  const bool meshIsA = gpu::geomIsMesh(a.info.x);
+  const gpu::GeomShape& mesh = meshIsA ? a : b;
+  const gpu::GeomShape& other = meshIsA ? b : a;
+  if (!gpu::geomMeshPairOnDevice(other.info.x, mesh.info.x)) return 0;
+  const uint64_t cells = static_cast<uint64_t>(mesh.p2.y);
+  if (other.info.x == gpu::kGeomPointSet) return cells * other.info.z;
+  return cells * gpu::geomMeshSlotsPerCell(mesh.info.x, other.info.x);
+}
+
+}  // namespace
+
 detail::GeometrySlotLayout detail::geometrySlotLayout(std::span<const Geometry> geometries,
                                                      std::span<const GeometryQuery> queries) {
   constexpr uint64_t kTile = gpu::kGeomGroupSize;
@@ -484,7 +502,10 @@ detail::GeometrySlotLayout detail::geometrySlotLayout(std::span<const Geometry> 
   for (size_t q = 0; q < queries.size(); ++q) {
     const gpu::GeomShape a = toGeomShape(geometries[queries[q].a]);
     const gpu::GeomShape b = toGeomShape(geometries[queries[q].b]);
-    const uint64_t n = gpu::geomSlotCount(a, b);
+    // A query with a mesh: its cells' slots where the stage runs the pair (refused otherwise).
+    const bool mesh = gpu::geomIsMesh(a.info.x) || gpu::geomIsMesh(b.info.x);
+    const uint64_t n = !mesh ? gpu::geomSlotCount(a, b)
+                             : (queries[q].method == GeometryMethod::kStatic ? meshDeviceSlots(a, b) : 0);
     const uint32_t f = gpu::geomQueryFamily(a.info.x, b.info.x, static_cast<uint32_t>(queries[q].method));
     if (n > 0 && f != family && cursor % kTile != 0) cursor += kTile - cursor % kTile;  // a new tile
     l.slotRange[q] = {cursor, cursor + n};

@@ -15,8 +15,11 @@ struct SelfLayout {
   std::vector<uint32_t> itemParticles;  // scene particle index of each item
 };
 
-// Precondition: the subsets were validated against the cloths.
-SelfLayout makeSelfLayout(std::span<const ClothRange> cloths, std::span<const std::span<const uint32_t>> subsets);
+// Precondition: the subsets were validated against the cloths. listWholeCloths false: when no cloth
+// has a subset, itemParticles is left empty (item i of cloth c is then particle
+// cloths[c].firstParticle + i - cloths[c].firstItem; the CPU backends map items so).
+SelfLayout makeSelfLayout(std::span<const ClothRange> cloths, std::span<const std::span<const uint32_t>> subsets,
+                          bool listWholeCloths = true);
 
 // The settings through validateSeparation; messages name "<what>.settings.distance" / ".stiffness".
 Status validateSelfSettings(const SelfCollisionSettings& s, const char* what);

@@ -10,15 +10,19 @@
 
 namespace vkc::detail {
 
-SelfLayout makeSelfLayout(std::span<const ClothRange> cloths, std::span<const std::span<const uint32_t>> subsets) {
+SelfLayout makeSelfLayout(std::span<const ClothRange> cloths, std::span<const std::span<const uint32_t>> subsets,
+                          bool listWholeCloths) {
   SelfLayout L;
   L.cloths.resize(cloths.size());
   uint64_t total = 0;
+  bool anySubset = false;
   for (size_t c = 0; c < cloths.size(); ++c) {
     const bool sub = !subsets.empty() && !subsets[c].empty();
+    anySubset |= sub;
     total += sub ? subsets[c].size() : cloths[c].count;
   }
-  L.itemParticles.resize(total);
+  const bool list = listWholeCloths || anySubset;
+  if (list) L.itemParticles.resize(total);
   uint32_t* out = L.itemParticles.data();
   uint32_t first = 0;
   for (size_t c = 0; c < cloths.size(); ++c) {
@@ -28,7 +32,7 @@ SelfLayout makeSelfLayout(std::span<const ClothRange> cloths, std::span<const st
       const std::span<const uint32_t> sub = subsets[c];
       count = static_cast<uint32_t>(sub.size());
       for (uint32_t i = 0; i < count; ++i) out[first + i] = base + sub[i];
-    } else {
+    } else if (list) {
       for (uint32_t i = 0; i < count; ++i) out[first + i] = base + i;  // (a loop the compiler vectorises)
     }
     L.cloths[c] = {first, count, base, cloths[c].count};

@@ -43,6 +43,7 @@ constexpr VkDeviceSize kElementBytes = sizeof(gpu::GeomElement);
 constexpr VkDeviceSize kRangeBytes = sizeof(gpu::uvec2);
 constexpr VkDeviceSize kPointBytes = sizeof(gpu::vec4);
 constexpr VkDeviceSize kSampleBytes = sizeof(float);
+constexpr VkDeviceSize kCellEntryBytes = sizeof(uint32_t);
 constexpr uint32_t kTile = gpu::kGeomGroupSize;
 constexpr VkDeviceSize kMaskBytes = 2 * sizeof(uint32_t);  // a tile's hit bits
 
@@ -58,14 +59,15 @@ uint64_t tilesOf(uint64_t slots) { return std::max<uint64_t>((slots + kTile - 1)
 
 uint32_t maxSlotsOf(const GeometryQueryStageCreateInfo& info) {
   if (info.maxSlots != 0) return info.maxSlots;
-  const uint64_t n = uint64_t{info.maxPoints} + 2ull * info.maxGridSamples + 72ull * info.maxQueries;
+  const uint64_t n =
+      uint64_t{info.maxPoints} + 2ull * info.maxGridSamples + 72ull * info.maxQueries + uint64_t{info.maxCells};
   return static_cast<uint32_t>(std::min<uint64_t>(n, UINT32_MAX));
 }
 
 // The upload buffer's sections (byte offsets), for the stage's maxima.
 struct UploadLayout {
   VkDeviceSize geometries = 0, prevGeometries = 0, queries = 0, slotRange = 0, tiles = 0, points = 0,
-               prevPoints = 0, gridSamples = 0, state = 0, total = 0;
+               prevPoints = 0, gridSamples = 0, cells = 0, state = 0, total = 0;
 };
 UploadLayout uploadLayout(const GeometryQueryStageCreateInfo& info) {
   UploadLayout u;
@@ -76,7 +78,8 @@ UploadLayout uploadLayout(const GeometryQueryStageCreateInfo& info) {
   u.points = u.tiles + align16(tilesOf(maxSlotsOf(info)) * sizeof(uint32_t));
   u.prevPoints = u.points + align16(VkDeviceSize{info.maxPoints} * kPointBytes);
   u.gridSamples = u.prevPoints + align16(VkDeviceSize{info.maxPoints} * kPointBytes);
-  u.state = u.gridSamples + align16(VkDeviceSize{info.maxGridSamples} * kSampleBytes);
+  u.cells = u.gridSamples + align16(VkDeviceSize{info.maxGridSamples} * kSampleBytes);
+  u.state = u.cells + align16(VkDeviceSize{info.maxCells} * kCellEntryBytes);
   u.total = u.state + VkDeviceSize{info.maxStates} * kPointBytes;
   return u;
 }
@@ -92,6 +95,7 @@ Status checkCreateInfo(const detail::ContextImpl& ctx, const GeometryQueryStageC
       {"maxQueries", uint64_t{info.maxQueries} * kQueryBytes},
       {"maxPoints", uint64_t{info.maxPoints} * kPointBytes},
       {"maxGridSamples", uint64_t{info.maxGridSamples} * kSampleBytes},
+      {"maxCells", uint64_t{info.maxCells} * kCellEntryBytes},
       {"maxStates", uint64_t{info.maxStates} * kPointBytes},
       {"maxContacts", uint64_t{info.maxContacts} * kElementBytes},
       {"maxSlots", tilesOf(maxSlotsOf(info)) * kMaskBytes},
@@ -127,6 +131,7 @@ struct GeometryQueryStage::Impl {
     kPoints,
     kPrevPoints,
     kGridSamples,
+    kCells,
     kState,
     kTileMasks,
     kGroupSums,
@@ -170,6 +175,7 @@ struct GeometryQueryStage::Impl {
     p[kPoints] = {info.maxPoints * kPointBytes, kDevice, true};
     p[kPrevPoints] = {info.maxPoints * kPointBytes, kDevice, true};
     p[kGridSamples] = {info.maxGridSamples * kSampleBytes, kDevice, true};
+    p[kCells] = {info.maxCells * kCellEntryBytes, kDevice, true};
     p[kState] = {info.maxStates * kPointBytes, kDevice, false};  // run()'s; record() uses the host's
     p[kTileMasks] = {tilesOf(slots) * kMaskBytes, kDevice, true};
     p[kGroupSums] = {tilesOf(slots) * sizeof(uint32_t), kDevice, true};
@@ -206,9 +212,9 @@ struct GeometryQueryStage::Impl {
     std::span<const Geometry> geometries;
     std::span<const Geometry> previousGeometries;
     std::span<const GeometryQuery> queries;
-    Array points, prevPoints, gridSamples;
+    Array points, prevPoints, gridSamples, cells;
     BufferRange state;
-    uint32_t pointCount = 0, gridSampleCount = 0, stateCount = 0;
+    uint32_t pointCount = 0, gridSampleCount = 0, stateCount = 0, cellCount = 0;
     std::vector<gpu::uvec2> slotRange;  // per query
     std::vector<uint32_t> tiles;        // family by family
     std::array<uint32_t, gpu::kGeomFamilyCount> familyFirst{}, familyCount{};
@@ -244,6 +250,7 @@ struct GeometryQueryStage::Impl {
     r[gpu::kGeomBindingElementsB] = t.capacity > 0 ? t.elementsB : dummyOut;
     r[gpu::kGeomBindingRanges] = Q(b) > 0 ? t.ranges : dummyOut;
     r[gpu::kGeomBindingCounts] = t.counts;
+    r[gpu::kGeomBindingCells] = orDummy(b.cells.binding);
     return r;
   }
 
@@ -272,6 +279,7 @@ struct GeometryQueryStage::Impl {
     push.gridSampleCount = b.gridSampleCount;
     push.stateCount = b.stateCount;
     push.moving = b.previousGeometries.empty() ? 0u : 1u;
+    push.cellCount = b.cellCount;
     detail::Recorder rec(ctx);
     auto pass = [&](const gpu::PassDecl& decl, const detail::Pipeline* pipeline, uint64_t groups, uint32_t group,
                     uint32_t tileBase, uint32_t tiles) {
@@ -367,11 +375,24 @@ struct GeometryQueryStage::Impl {
     VKC_TRY(checkArray(info.gridSampleBuffer, info.gridSamples.data(), info.gridSamples.size(), batch.gridSampleCount,
                        kSampleBytes, kGridSamples, f, "gridSampleBuffer", "gridSamples", "maxGridSamples",
                        limits.maxGridSamples, batch.gridSamples));
-    // Meshes have no device path yet (the mesh pairs run on the CPU backends).
+    // The meshes' cells: the host's buffer (cellCount entries) or copied from `cells`.
+    if (info.cellBuffer.buffer == VK_NULL_HANDLE && info.cellCount != 0 && info.cellCount != info.cells.size()) {
+      return invalid(std::string(kOwner) + "::cellCount is " + std::to_string(info.cellCount) +
+                     " without a cellBuffer: it must be 0 or cells.size() (" + std::to_string(info.cells.size()) + ")");
+    }
+    batch.cellCount = info.cellBuffer.buffer != VK_NULL_HANDLE ? info.cellCount
+                                                               : static_cast<uint32_t>(info.cells.size());
+    VKC_TRY(checkArray(info.cellBuffer, info.cells.data(), info.cells.size(), batch.cellCount, kCellEntryBytes, kCells,
+                       f, "cellBuffer", "cells", "maxCells", limits.maxCells, batch.cells));
+    // A mesh's vertices and cells are validated on the host (indices, degenerate cells): they come from
+    // host memory (points, cells), not from the host's device buffers.
     for (size_t i = 0; i < info.geometries.size(); ++i) {
-      if (cpu::isMeshType(info.geometries[i].type)) {
-        return Error{ErrorCode::kUnsupported, std::string(kOwner) + "::geometries[" + std::to_string(i) +
-                                                  "] is a mesh: the Vulkan path of the mesh queries is not built yet"};
+      if (!cpu::isMeshType(info.geometries[i].type)) continue;
+      if (info.pointBuffer.buffer != VK_NULL_HANDLE || info.cellBuffer.buffer != VK_NULL_HANDLE) {
+        return Error{ErrorCode::kUnsupported,
+                     std::string(kOwner) + "::geometries[" + std::to_string(i) +
+                         "] is a mesh: its vertices and cells must come from host memory (points, cells), "
+                         "validated at record time; pointBuffer and cellBuffer are for batches without meshes"};
       }
     }
     // The values of host-memory arrays and everything about the geometries and queries, as validate();
@@ -383,10 +404,13 @@ struct GeometryQueryStage::Impl {
     in.points = info.points;
     in.previousPoints = info.previousPoints;
     in.gridSamples = info.gridSamples;
+    in.cells = info.cells;
     if (!inputValidated) {
       VKC_TRY(detail::validateGeometryQueryInput(in, {batch.pointCount, hasPrev ? batch.pointCount : 0,
                                                       batch.gridSampleCount}));
     }
+    // The mesh pairs without a device path (after validation: a bad query is named as bad first).
+    VKC_TRY(cpu::refuseMeshQueriesOnVulkan(in));
     // State: the host's buffer, needed by continuous queries.
     const bool continuous = std::any_of(info.queries.begin(), info.queries.end(),
                                         [](const GeometryQuery& q) { return q.method == GeometryMethod::kContinuous; });
@@ -488,6 +512,7 @@ struct GeometryQueryStage::Impl {
         {b.points.copy, b.points.copy != nullptr ? b.points.bytes : 0, layout.points, kPoints},
         {b.prevPoints.copy, b.prevPoints.copy != nullptr ? b.prevPoints.bytes : 0, layout.prevPoints, kPrevPoints},
         {b.gridSamples.copy, b.gridSamples.copy != nullptr ? b.gridSamples.bytes : 0, layout.gridSamples, kGridSamples},
+        {b.cells.copy, b.cells.copy != nullptr ? b.cells.bytes : 0, layout.cells, kCells},
         {stateUpload.data(), stateUpload.size() * kPointBytes, layout.state, kState},
     };
     // One barrier before the copies and the fill: the host's writes (sync's sources) and earlier passes'
@@ -599,6 +624,7 @@ Result<GeometryQueryCounts> runValidated(GeometryQueryStage::Impl& s, const Geom
   info.points = input.points;
   info.previousPoints = input.previousPoints;
   info.gridSamples = input.gridSamples;
+  info.cells = input.cells;
   if (!state.empty()) {
     info.stateBuffer = s.part(Impl::kState, 0, state.size() * kPointBytes);
     info.stateCount = static_cast<uint32_t>(state.size());
@@ -682,6 +708,7 @@ Result<GeometryQueryCounts> queryGeometries(Backend backend, Context* context, c
   VKC_TRY(set(info.maxGeometries, "the geometry count", input.geometries.size()));
   VKC_TRY(set(info.maxPoints, "the point count", input.points.size()));
   VKC_TRY(set(info.maxGridSamples, "the grid sample count", input.gridSamples.size()));
+  VKC_TRY(set(info.maxCells, "the cell entry count", input.cells.size()));
   VKC_TRY(set(info.maxStates, "the state entry count", output.state.size()));
   VKC_TRY(set(info.maxContacts, "the output's capacity", output.elementsA.size()));
   VKC_TRY(set(info.maxSlots, "the slot count", std::max<uint64_t>(slots, 1)));

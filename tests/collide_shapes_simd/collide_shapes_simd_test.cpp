@@ -396,5 +396,42 @@ TEST(CollideShapesSimd, ParticleValueErrorsAreValidates) {
   }
 }
 
+// The quick check behind checkParticleValues on the SIMD backend, on every target: clean values
+// (negative coordinates, inverse mass +0, counts that are not multiples of any lane count) are not
+// suspicious; a NaN or an infinity in any component, a negative inverse mass and -0 are, wherever
+// they sit (-1: the target cannot tell, and the caller folds the bounds keys instead).
+TEST(CollideShapesSimd, QuickValueCheckOnEveryTarget) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> coord(-3.0f, 3.0f);
+  const float bads[] = {std::nanf(""), INFINITY, -INFINITY, -std::nanf("")};
+  cpu::forEachSimdTarget([&](const char* target) {
+    SCOPED_TRACE(target);
+    for (const uint32_t count : {0u, 1u, 3u, 4u, 5u, 16u, 37u, 64u, 67u}) {
+      std::vector<Float4> values(count);
+      for (Float4& v : values) v = {coord(rng), coord(rng), coord(rng), std::abs(coord(rng))};
+      if (count > 2) values[2].w = 0.0f;
+      const int clean = cpu::valuesSuspiciousSimd(values.data(), count);
+      EXPECT_NE(clean, 1) << count;
+      if (clean == -1) continue;
+      for (uint32_t i = 0; i < count; ++i) {
+        for (int component = 0; component < 4; ++component) {
+          std::vector<Float4> bad = values;
+          float* f = &bad[i].x + component;
+          for (const float value : bads) {
+            *f = value;
+            EXPECT_EQ(cpu::valuesSuspiciousSimd(bad.data(), count), 1) << count << " " << i << " " << component;
+          }
+          if (component == 3) {
+            for (const float value : {-1.0f, -0.0f, -1e-30f}) {
+              *f = value;
+              EXPECT_EQ(cpu::valuesSuspiciousSimd(bad.data(), count), 1) << count << " " << i << " w " << value;
+            }
+          }
+        }
+      }
+    }
+  });
+}
+
 }  // namespace
 }  // namespace vkc::test

@@ -376,10 +376,10 @@ TEST(GeometryQueriesMeshCcd, BadInputNamesTheField) {
   }
   {
     CcdBatch b = make();
-    b.queries[0].method = GeometryMethod::kStatic;
+    b.queries[0].method = GeometryMethod::kStatic;  // static line-line: geometry_queries_mesh_static_test.cpp
+    b.queries[0].state = 0;
     const auto r = b.run(Backend::kCpuScalar);
-    ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.error().code, ErrorCode::kUnsupported) << r.error().message;  // static line-line: not built here
+    EXPECT_TRUE(r.ok()) << r.message();
   }
   {
     CcdBatch b = make();

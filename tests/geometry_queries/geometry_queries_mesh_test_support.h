@@ -50,6 +50,25 @@ inline void expectPairsSwappedBitwise(const Batch& b) {
   }
 }
 
+// The seed's ids of element e of mesh geometry gi of b (contactCellIds), as a vector.
+inline std::vector<uint32_t> meshElementIds(const Batch& b, uint32_t gi, const ContactElement& e) {
+  const GeometryQueryInput in = b.input();
+  uint32_t v[4];
+  const uint32_t n = contactCellIds(in, b.geometries[gi], e, v);
+  return std::vector<uint32_t>(v, v + n);
+}
+
+// Runs b on both CPU backends (room for `capacity` contacts); both must give the same elements bit
+// for bit.
+inline void runScalarAndSimd(Batch& b, size_t capacity = 64) {
+  ASSERT_TRUE(b.run(Backend::kCpuScalar, capacity).ok());
+  Batch s = b;
+  ASSERT_TRUE(s.run(Backend::kCpuSimd, capacity).ok());
+  for (size_t k = 0; k < b.elementsA.size(); ++k) {
+    ASSERT_TRUE(bitwiseEqual(b.elementsA[k], s.elementsA[k]) && bitwiseEqual(b.elementsB[k], s.elementsB[k]));
+  }
+}
+
 // Adds a mesh of `cellCount` separate cells of `type` (a soup): per cell a centre uniform in
 // [-extent, extent]^3, then each corner that centre plus offsets uniform in [-spread, spread]
 // (drawn from rng in that order). Returns the geometry.

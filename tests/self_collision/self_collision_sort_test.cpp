@@ -1,7 +1,7 @@
 // The SIMD backend's sort of self-collision keys (cpu::selfSortByKey) against std::stable_sort, on key
 // sets shaped like a cloth's: few particles per column, long columns (their own radix sort), a mix,
 // many equal keys (stability), sparse columns (the radix fallback), and sizes around the threshold
-// where it hands over to the radix sort.
+// where it hands over to the radix sort; and the counting sort's table of column starts.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -18,12 +18,25 @@ namespace {
 uint32_t cellKey(uint32_t sweep, uint32_t h0, uint32_t h1) { return sweep | h0 << 16 | h1 << 24; }
 
 // cells0 x cells1: the box of hash cells the sort is told the keys lie in.
+// Where the counting sort ran, also its table of column starts (the sweep's): start[c] is the first
+// slot whose column is >= c, for every column up to the neighbours (h0 + 1, h1 + 1) of every key.
 void expectSortsLikeStableSort(const Pairs& in, uint32_t cells0, uint32_t cells1) {
   Pairs got = in;
-  cpu::selfSortByKey(got.keys.data(), got.values.data(), static_cast<uint32_t>(got.keys.size()), cells0, cells1);
+  cpu::SelfColumnStarts starts;
+  const bool counted = cpu::selfSortByKey(got.keys.data(), got.values.data(), static_cast<uint32_t>(got.keys.size()),
+                                          cells0, cells1, &starts);
   const Pairs want = stableSorted(in, 32);
   EXPECT_EQ(firstDifference(got.keys, want.keys), -1) << "keys, count " << in.keys.size();
   EXPECT_EQ(firstDifference(got.values, want.values), -1) << "values (stability), count " << in.keys.size();
+  if (!counted) return;
+  auto column = [&](uint32_t key) { return (key >> 24) * starts.width + ((key >> 16) & 0xFFu) - starts.base; };
+  uint32_t top = 0;  // the largest column the sweep looks up
+  for (const uint32_t k : want.keys) top = std::max(top, column(k) + starts.width + 2u);
+  ASSERT_LT(top, starts.start.size()) << "count " << in.keys.size();
+  for (uint32_t c = 0, slot = 0; c <= top; ++c) {
+    while (slot < want.keys.size() && column(want.keys[slot]) < c) ++slot;
+    ASSERT_EQ(starts.start[c], slot) << "column " << c << ", count " << in.keys.size();
+  }
 }
 
 // count keys over a box of `cols0` x `cols1` hash cells, sweep cells in [1, sweepRange].
