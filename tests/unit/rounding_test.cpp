@@ -11,20 +11,11 @@
 #include <random>
 
 #include "shared/common.h"
+#include "support/float_bits.h"
 
 namespace vkc::test {
 namespace {
 
-float fromBits(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-}
-uint32_t toBits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
 // y moved k units in the last place (within its sign).
 float ulpsAway(float y, int k) { return fromBits(toBits(y) + static_cast<uint32_t>(k)); }
 

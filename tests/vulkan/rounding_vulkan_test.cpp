@@ -16,6 +16,7 @@
 
 #include "rounding_check.spv.h"
 #include "shared/common.h"
+#include "support/float_bits.h"
 #include "support/vulkan_fixture.h"
 
 namespace vkc::test {
@@ -23,16 +24,6 @@ namespace {
 
 using RoundingVulkan = VulkanTest;
 
-float fromBits(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-}
-uint32_t toBits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
 bool normal(float f) { return std::isnormal(f); }
 // Same bits, or both NaN (a NaN's payload is the device's).
 bool same(float a, float b) { return (std::isnan(a) && std::isnan(b)) || toBits(a) == toBits(b); }
