@@ -1,4 +1,5 @@
-// Correctly rounded square root and division on every device. Included by common.h.
+// Correctly rounded square root and division from any Vulkan device's approximate ones (integer
+// arithmetic only; run on lavapipe and the CPU, not yet on a GPU). Included by common.h.
 //
 // Vulkan requires float addition, subtraction and multiplication to be correctly rounded but lets a
 // device approximate division (2.5 ULP) and square root (from inversesqrt, 2 ULP or more), and lets
@@ -16,8 +17,8 @@
 // A candidate within 3 units in the last place is moved to S or Q by one Newton step computed from
 // its exact residual, then one comparison each way; the result's bits are composed directly.
 // tests/unit/rounding_test.cpp runs this on the CPU with candidates up to 3 ULP away, over every
-// 13th normal float for the square root (every one once) and 10^6 quotients; tests/vulkan/rounding_vulkan_test.cpp on the
-// device. Zero, infinite, NaN and subnormal operands, and subnormal or overflowing quotients, are the
+// 13th normal float for the square root (all of them once, by hand) and 10^6 quotients;
+// tests/vulkan/rounding_vulkan_test.cpp on the device. Zero, infinite, NaN and subnormal operands, and subnormal or overflowing quotients, are the
 // device's own `/` and `sqrt` (a device may flush subnormals to zero; the CPU does not).
 //
 // Not called by the stages yet. A build that used them for every division and square root of the
