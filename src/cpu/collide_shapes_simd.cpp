@@ -844,7 +844,8 @@ HWY_EXPORT(CollideCloth);
 HWY_EXPORT(ValuesSuspicious);
 
 int valuesSuspiciousSimd(const Float4* values, size_t count) {
-  return HWY_DYNAMIC_DISPATCH(ValuesSuspicious)(&values->x, count);
+  // Not &values->x: values may be null when count is 0.
+  return HWY_DYNAMIC_DISPATCH(ValuesSuspicious)(reinterpret_cast<const float*>(values), count);
 }
 
 void collideClothSimd(const ShapesState& state, uint32_t cloth, const ShapeCollisionSettings& settings,
