@@ -1,6 +1,12 @@
-# Build-time SPIR-V: every shaders/*.comp is compiled by glslangValidator into a C header in the
-# build tree (never committed). --depfile makes a shader rebuild only when its own includes change.
+# Build-time SPIR-V: every shaders/*.comp is compiled by glslangValidator into a .spv, which
+# vkc_spirv_embed (tools/spirv_embed.cpp, a host program built here) decorates -- every floating-point
+# arithmetic result NoContraction, so that no driver fuses a * b + c where the CPU twins round twice --
+# and writes as a C header in the build tree (never committed). --depfile makes a shader rebuild only
+# when its own includes change.
 find_program(GLSLANG_VALIDATOR glslangValidator REQUIRED)
+add_executable(vkc_spirv_embed ${PROJECT_SOURCE_DIR}/tools/spirv_embed.cpp)
+target_compile_features(vkc_spirv_embed PRIVATE cxx_std_20)
+target_link_libraries(vkc_spirv_embed PRIVATE vkc_warnings)
 
 # vkc_spirv_header(<src.comp> <out.spv.h> <array name> [include dirs...]): the rule that compiles one
 # shader (includes from shaders/ and the extra directories) into a header defining the array.
@@ -12,9 +18,11 @@ function(vkc_spirv_header src out var)
   get_filename_component(name ${src} NAME_WE)
   add_custom_command(
     OUTPUT ${out}
+    BYPRODUCTS ${out}.spv
     COMMAND ${GLSLANG_VALIDATOR} --quiet --target-env vulkan1.3 ${includes}
-            --depfile ${out}.d --vn ${var} -o ${out} ${src}
-    DEPENDS ${src}
+            --depfile ${out}.d -o ${out}.spv ${src}
+    COMMAND vkc_spirv_embed ${out}.spv ${out} ${var} ${out}.d
+    DEPENDS ${src} vkc_spirv_embed
     DEPFILE ${out}.d
     COMMENT "glslang ${name}.comp"
     VERBATIM)

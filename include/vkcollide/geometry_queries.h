@@ -344,8 +344,9 @@ uint32_t contactCellIds(const GeometryQueryInput& input, const Geometry& mesh, c
 //
 // Contacts of a Vulkan record agree with kCpuScalar's: same count, ranges, types, indices and order,
 // and the same bits where the device rounds square roots and divisions as the CPU does (lavapipe:
-// measured so on every test batch; the shaders forbid fused multiply-adds and the shared math uses no
-// sin, cos or vec4 dot). On other devices point, direction and depth are expected within this
+// measured so on every test batch; every floating-point operation of the shaders is decorated
+// NoContraction at build time, dot, cross and mix are spelled out as GLM computes them, and the shared
+// math uses no sin, cos or vec4 dot). On other devices point, direction and depth are expected within this
 // tolerance times (1 + |value|), except that an iterative pair (GJK/EPA, the capsule axis search)
 // may settle on another answer when its steps round differently (docs/geometry-queries.md).
 inline constexpr float kGeometryQueryTolerance = 1e-4f;

@@ -55,8 +55,56 @@ VKC_NAMESPACE_END
 #define VKC_FN
 #define VKC_INOUT(type) inout type
 #define VKC_OUT(type) out type
-// Forbids contracting a * b + c into a fused multiply-add, so that GPU and CPU round alike.
+// Forbids contracting a * b + c into a fused multiply-add, so that GPU and CPU round alike. The build
+// also decorates every floating-point operation of every module NoContraction
+// (tools/spirv_embed.cpp), so code without it is protected as well.
 #define VKC_PRECISE precise
+
+// dot, cross and mix spelled as GLM computes them, operation by operation: a driver may evaluate the
+// built-ins with fused or reordered steps inside one instruction, where NoContraction does not reach.
+// The macros below send every later use in the shared code to these.
+float vkcDot(vec2 a, vec2 b) {
+  precise float r = a.x * b.x + a.y * b.y;
+  return r;
+}
+float vkcDot(vec3 a, vec3 b) {
+  precise float r = (a.x * b.x + a.y * b.y) + a.z * b.z;
+  return r;
+}
+float vkcDot(vec4 a, vec4 b) {
+  precise float r = (a.x * b.x + a.y * b.y) + (a.z * b.z + a.w * b.w);
+  return r;
+}
+vec3 vkcCross(vec3 a, vec3 b) {
+  precise vec3 r = vec3(a.y * b.z - b.y * a.z, a.z * b.x - b.z * a.x, a.x * b.y - b.x * a.y);
+  return r;
+}
+float vkcMix(float x, float y, float a) {
+  precise float r = x * (1.0 - a) + y * a;
+  return r;
+}
+vec2 vkcMix(vec2 x, vec2 y, float a) {
+  precise vec2 r = x * (1.0 - a) + y * a;
+  return r;
+}
+vec3 vkcMix(vec3 x, vec3 y, float a) {
+  precise vec3 r = x * (1.0 - a) + y * a;
+  return r;
+}
+vec4 vkcMix(vec4 x, vec4 y, float a) {
+  precise vec4 r = x * (1.0 - a) + y * a;
+  return r;
+}
+vec3 vkcMix(vec3 x, vec3 y, vec3 a) {
+  precise vec3 r = x * (1.0 - a) + y * a;
+  return r;
+}
+// mix with a bool selector picks, it does not interpolate: the built-in is exact.
+float vkcMix(float x, float y, bool a) { return mix(x, y, a); }
+vec3 vkcMix(vec3 x, vec3 y, bvec3 a) { return mix(x, y, a); }
+#define dot vkcDot
+#define cross vkcCross
+#define mix vkcMix
 #endif
 
 VKC_NAMESPACE_BEGIN

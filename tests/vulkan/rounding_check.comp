@@ -7,6 +7,9 @@
 // r1 = (dot(u, v), (u.x v.x + u.y v.y) + u.z v.z, cross(u, v).x, u.y v.z - v.y u.z).
 #extension GL_GOOGLE_include_directive : require
 #include "shared/common.h"
+// The device's own built-ins are measured here, not the shared code's spelled-out versions.
+#undef dot
+#undef cross
 
 struct RoundingCase {
   vec4 s;

@@ -1,0 +1,165 @@
+// Build-time tool (cmake/Shaders.cmake): turns a SPIR-V module from glslangValidator into the C++
+// header the library embeds, after decorating every floating-point arithmetic result NoContraction.
+//
+//   vkc_spirv_embed <in.spv> <out.h> <array name> [<depfile to retarget>]
+//
+// Why: the CPU twins are compiled with -ffp-contract=off, so every a * b + c rounds twice. GLSL's
+// `precise` only protects the expressions that flow into a variable declared precise, and a driver is
+// free to fuse everything else into fused multiply-adds (NVIDIA's does). Decorating every OpFMul,
+// OpFAdd, ... of the module (SPIR-V's NoContraction: "cannot be combined with another instruction to
+// form a single operation", and no reassociation) asks every driver to round each operation on its
+// own, as the CPU does, whatever the shader source says. The shared GLSL code spells dot, cross and
+// mix as explicit products and sums (shaders/shared/common.h), since a driver may evaluate those
+// built-ins internally with fused steps. tests/spirv/pass_decl_test.cpp checks every embedded module.
+//
+// The depfile argument: glslangValidator names its -o file (the .spv) as the target of the
+// dependencies it writes; the rule's output is the header, so the tool rewrites the target name.
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr uint32_t kMagic = 0x07230203u;
+constexpr size_t kHeaderWords = 5;
+constexpr uint32_t kOpFunction = 54, kOpDecorate = 71, kDecorationNoContraction = 42;
+
+// Opcodes whose result is a floating-point arithmetic operation (their result id is word 2).
+bool isFloatArithmetic(uint32_t opcode) {
+  switch (opcode) {
+    case 127:  // OpFNegate
+    case 129:  // OpFAdd
+    case 131:  // OpFSub
+    case 133:  // OpFMul
+    case 136:  // OpFDiv
+    case 140:  // OpFRem
+    case 141:  // OpFMod
+    case 142:  // OpVectorTimesScalar
+    case 143:  // OpMatrixTimesScalar
+    case 144:  // OpVectorTimesMatrix
+    case 145:  // OpMatrixTimesVector
+    case 146:  // OpMatrixTimesMatrix
+    case 147:  // OpOuterProduct
+    case 148:  // OpDot
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Annotation instructions: OpDecorate .. OpGroupMemberDecorate, OpDecorateId, OpDecorateString,
+// OpMemberDecorateString.
+bool isAnnotation(uint32_t opcode) {
+  return (opcode >= 71 && opcode <= 75) || opcode == 332 || opcode == 5632 || opcode == 5633;
+}
+
+// The whole file, or false. (C stdio: GCC 12 warns of a null dereference inside istreambuf_iterator.)
+bool readBytes(const char* path, std::string& bytes) {
+  std::FILE* f = std::fopen(path, "rb");
+  if (f == nullptr) return false;
+  bytes.clear();
+  char buf[65536];
+  size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) bytes.append(buf, n);
+  const bool ok = std::ferror(f) == 0;
+  std::fclose(f);
+  return ok;
+}
+
+bool readFile(const char* path, std::vector<uint32_t>& words) {
+  std::string bytes;
+  if (!readBytes(path, bytes) || bytes.size() % 4 != 0) return false;
+  words.resize(bytes.size() / 4);
+  for (size_t i = 0; i < words.size(); ++i) {
+    uint32_t w = 0;
+    for (int b = 3; b >= 0; --b) w = (w << 8) | static_cast<unsigned char>(bytes[i * 4 + static_cast<size_t>(b)]);
+    words[i] = w;
+  }
+  return true;
+}
+
+// Adds OpDecorate %id NoContraction for every floating-point arithmetic result that lacks it, after
+// the module's last annotation before the first function. Returns the count added, or -1 on a
+// malformed module.
+long decorateNoContraction(std::vector<uint32_t>& words) {
+  if (words.size() < kHeaderWords || words[0] != kMagic) return -1;
+  std::set<uint32_t> decorated;
+  std::vector<uint32_t> results;
+  size_t insertAt = 0;
+  bool inFunctions = false;
+  for (size_t i = kHeaderWords; i < words.size();) {
+    const uint32_t count = words[i] >> 16, opcode = words[i] & 0xFFFFu;
+    if (count == 0 || i + count > words.size()) return -1;
+    if (opcode == kOpFunction) inFunctions = true;
+    if (!inFunctions && isAnnotation(opcode)) insertAt = i + count;
+    if (opcode == kOpDecorate && count >= 3 && words[i + 2] == kDecorationNoContraction) decorated.insert(words[i + 1]);
+    if (isFloatArithmetic(opcode) && count >= 3) results.push_back(words[i + 2]);
+    i += count;
+  }
+  if (insertAt == 0 && !results.empty()) return -1;  // no annotation section to extend
+  std::vector<uint32_t> added;
+  for (uint32_t id : results) {
+    if (!decorated.insert(id).second) continue;
+    added.insert(added.end(), {(3u << 16) | kOpDecorate, id, kDecorationNoContraction});
+  }
+  words.insert(words.begin() + static_cast<std::ptrdiff_t>(insertAt), added.begin(), added.end());
+  return static_cast<long>(added.size() / 3);
+}
+
+bool writeHeader(const char* path, const char* name, const std::vector<uint32_t>& words) {
+  std::ostringstream s;
+  s << "// Generated by vkc_spirv_embed (tools/spirv_embed.cpp): do not edit.\n#pragma once\n#include <stdint.h>\n"
+    << "const uint32_t " << name << "[] = {";
+  char buf[16];
+  for (size_t i = 0; i < words.size(); ++i) {
+    std::snprintf(buf, sizeof buf, "0x%08x", words[i]);
+    s << (i % 8 == 0 ? "\n  " : " ") << buf << ",";
+  }
+  s << "\n};\n";
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << s.str();
+  return static_cast<bool>(out);
+}
+
+// Replaces the target of a make-style depfile ("target: deps...") by `target`.
+bool retargetDepfile(const char* path, const std::string& target) {
+  std::string text;
+  if (!readBytes(path, text)) return false;
+  // The target ends at the first ": " (a Windows drive letter's colon is not followed by a space).
+  const size_t colon = text.find(": ");
+  if (colon == std::string::npos) return false;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << target << text.substr(colon);
+  return static_cast<bool>(out);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 4 && argc != 5) {
+    std::fprintf(stderr, "usage: vkc_spirv_embed <in.spv> <out.h> <array name> [<depfile>]\n");
+    return 2;
+  }
+  std::vector<uint32_t> words;
+  if (!readFile(argv[1], words)) {
+    std::fprintf(stderr, "vkc_spirv_embed: cannot read SPIR-V from %s\n", argv[1]);
+    return 1;
+  }
+  if (decorateNoContraction(words) < 0) {
+    std::fprintf(stderr, "vkc_spirv_embed: %s is not a SPIR-V module this tool understands\n", argv[1]);
+    return 1;
+  }
+  if (!writeHeader(argv[2], argv[3], words)) {
+    std::fprintf(stderr, "vkc_spirv_embed: cannot write %s\n", argv[2]);
+    return 1;
+  }
+  if (argc == 5 && !retargetDepfile(argv[4], argv[2])) {
+    std::fprintf(stderr, "vkc_spirv_embed: cannot rewrite the depfile %s\n", argv[4]);
+    return 1;
+  }
+  return 0;
+}
