@@ -12,7 +12,9 @@
 // cone and end-sphere sweeps enters first) the lanes take masks. A shape's data is uniform across
 // lanes, so it is broadcast: once per call, into per-thread tables of the cloth's spheres and capsules
 // at both ends of the iteration (products of uniform values, r * r and the like, computed there by the
-// same float multiplication), which the batches load. The arithmetic is the shared kernel's, operation by operation in the same
+// same float multiplication), which the batches load. Before a capsule's square roots, the lanes
+// farther from its axis than any of its contacts reach are dropped (a bound with margins far above the
+// rounding: they would not be touched). The arithmetic is the shared kernel's, operation by operation in the same
 // order (GLM's dot is (x + y) + z, mix is a (1 - t) + b t), without fused multiply-adds, so the
 // results match the scalar twin (bitwise, up to the sign of zeros). Lanes without a particle (the
 // tail, padded) or with inverse mass 0 are inactive; a batch stores back only the arrays it changed.
@@ -21,7 +23,9 @@
 #include "cpu/collide_shapes.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "shared/collide_shapes_math.h"
 
@@ -114,15 +118,18 @@ HWY_INLINE MF sphereSweep(MF lanes, const SphereLanes& s0, const SphereLanes& s1
   return hit;
 }
 
-// coneRegion per lane: the lanes beyond sphere0's end and those beyond sphere1's end.
-HWY_INLINE void coneRegion(const ConeLanes& cone, const V3& p, MF& beyond0, MF& beyond1) {
+// coneRegion per lane from d = p - center, t = dot(d, axis) and dd = dot(d, d): the lanes beyond
+// sphere0's end and those beyond sphere1's end.
+HWY_INLINE void coneRegion(const ConeLanes& cone, VF t, VF dd, MF& beyond0, MF& beyond1) {
   const DF df;
-  const V3 d = sub(p, cone.center);
-  const VF t = dot(d, cone.axis);
-  const VF dPerp = hn::Sqrt(glmMax(hn::Sub(dot(d, d), hn::Mul(t, t)), hn::Zero(df)));
+  const VF dPerp = hn::Sqrt(glmMax(hn::Sub(dd, hn::Mul(t, t)), hn::Zero(df)));
   const VF base = hn::Add(t, hn::Mul(cone.slope, dPerp));
   beyond0 = hn::Lt(base, cone.minusHalfLength);
   beyond1 = hn::AndNot(beyond0, hn::Gt(base, cone.halfLength));
+}
+HWY_INLINE void coneRegion(const ConeLanes& cone, const V3& p, MF& beyond0, MF& beyond1) {
+  const V3 d = sub(p, cone.center);
+  coneRegion(cone, dot(d, cone.axis), dot(d, d), beyond0, beyond1);
 }
 
 // coneSweep, the same contract as sphereSweep; both cones must be valid (the caller checks: an
@@ -168,7 +175,37 @@ struct CapsuleLanes {
   SphereLanes sphere0[2], sphere1[2];
   bool valid[2];     // cone.dims.z != 0
   bool firstBigger;  // at the end: sphere0's radius >= sphere1's
+  // At the end, for a valid cone: capsuleContact's cull (capsuleReach2): a lane whose
+  // dot(d, d) * kReachShrink - t * t exceeds it is farther from the axis than any contact reaches.
+  VF reach2;
 };
+
+// dot(d, d) shrunk by 1e-5 before t * t is taken off: the difference then lies below the true squared
+// distance from the axis despite rounding (the error of each product is a few 1e-8 of dot(d, d)).
+constexpr float kReachShrink = 1.0f - 1e-5f;
+
+// A bound on the distance from a valid cone's axis of every point that capsuleContact can touch (the
+// cone's section or either sphere), squared and rounded up; +inf where no useful bound holds. A
+// sphere's points lie within its radius of the axis (its centre is on it, up to rounding); a section
+// contact has dPerp < rp = s t + w and |t + s dPerp| <= h, so (t at most h - s dPerp for s >= 0, at
+// least -h + |s| dPerp for s < 0) dPerp (1 + s^2) < w + |s| h. The margins (relative 1e-3, and 1e-5
+// of the coordinates' magnitude for the rounding of d = p - center and of the axis) dwarf the float
+// rounding, so the cull only drops lanes the full test would not touch: the same bits
+// (CollideShapesSimd.CapsuleSurfacesMatchScalarExactly fails with a bound 1e-4 too small).
+inline float capsuleReach2(const gpu::Cone& cone, gpu::vec4 s0, gpu::vec4 s1) {
+  const double s = std::fabs(double(cone.axis.w)), h = cone.dims.x, w = cone.center.w;
+  if (!std::isfinite(s) || !(h >= 0.0) || !std::isfinite(w)) return std::numeric_limits<float>::infinity();
+  const double section = (std::max(w, 0.0) + s * h) / (1.0 + s * s);
+  const double reach = std::max({section, double(s0.w), double(s1.w)});
+  const double scale = std::max({std::fabs(double(cone.center.x)), std::fabs(double(cone.center.y)),
+                                 std::fabs(double(cone.center.z))}) + h + reach;
+  const double bound = reach * 1.001 + 1e-5 * scale;
+  const double bound2 = bound * bound;
+  if (!std::isfinite(bound2) || bound2 >= double(std::numeric_limits<float>::max())) {
+    return std::numeric_limits<float>::infinity();
+  }
+  return std::nextafter(static_cast<float>(bound2), std::numeric_limits<float>::infinity());
+}
 
 // capsuleSweep: the earliest entry over the cone's section and both spheres (the first in this
 // order on ties), per lane of `lanes`; p1 where none hits.
@@ -189,12 +226,14 @@ HWY_INLINE V3 capsuleSweep(MF lanes, const CapsuleLanes& caps, const V3& p0, con
 }
 
 // coneContact on a valid cone: the lanes (of `lanes`) inside the cone's section, and their deltas
-// (zero elsewhere).
-HWY_INLINE MF coneContact(MF lanes, const ConeLanes& cone, const V3& p, V3& delta) {
+// (zero elsewhere); d = p - center and t = dot(d, axis) as the caller computed them.
+HWY_INLINE MF coneContact(MF lanes, const ConeLanes& cone, const V3& d, VF t, V3& delta) {
   const DF df;
   const VF zero = hn::Zero(df);
-  const V3 d = sub(p, cone.center);
-  const VF t = dot(d, cone.axis);
+  if (hn::AllFalse(df, lanes)) {
+    delta = splat(gpu::vec3(0.0f));
+    return lanes;
+  }
   const V3 radial = sub(d, mul(t, cone.axis));
   const VF dPerp = hn::Sqrt(glmMax(dot(radial, radial), zero));
   const VF base = hn::Add(t, hn::Mul(cone.slope, dPerp));
@@ -226,8 +265,13 @@ HWY_INLINE MF sphereContact(MF lanes, const SphereLanes& sphere, const V3& p, V3
   const VF len = hn::Sqrt(d2);
   const MF far = hn::Gt(len, sphere.epsRadius);
   const VF scale = hn::Sub(hn::Div(r, len), hn::Set(df, 1.0f));
+  const V3 radial = mul(d, scale);
+  if (hn::AllFalse(df, hn::AndNot(far, hit))) {  // no lane at the centre (nearly always)
+    delta = selectOrZero(hit, radial);
+    return hit;
+  }
   const V3 centre = {hn::Sub(hn::Zero(df), d.x), hn::Sub(r, d.y), hn::Sub(hn::Zero(df), d.z)};
-  delta = selectOrZero(hit, select(far, mul(d, scale), centre));
+  delta = selectOrZero(hit, select(far, radial, centre));
   return hit;
 }
 
@@ -237,10 +281,20 @@ HWY_INLINE MF capsuleContact(MF lanes, const CapsuleLanes& caps, const V3& p, V3
   if (!caps.valid[1]) return sphereContact(lanes, caps.firstBigger ? caps.sphere0[1] : caps.sphere1[1], p, delta);
   const ConeLanes& cone = caps.cone[1];
   const SphereLanes &s0 = caps.sphere0[1], &s1 = caps.sphere1[1];
-  MF beyond0, beyond1;
-  coneRegion(cone, p, beyond0, beyond1);
   const DF df;
-  MF hit = coneContact(hn::AndNot(hn::Or(beyond0, beyond1), lanes), cone, p, delta);
+  const V3 d = sub(p, cone.center);
+  const VF t = dot(d, cone.axis);
+  const VF dd = dot(d, d);
+  // Lanes beyond every contact's reach from the axis are dropped first (capsuleReach2: none of them
+  // would be touched); most batches of a draped cloth near a capsule skip the square roots here.
+  lanes = hn::And(lanes, hn::Le(hn::Sub(hn::Mul(dd, hn::Set(df, kReachShrink)), hn::Mul(t, t)), caps.reach2));
+  if (hn::AllFalse(df, lanes)) {
+    delta = splat(gpu::vec3(0.0f));
+    return lanes;
+  }
+  MF beyond0, beyond1;
+  coneRegion(cone, t, dd, beyond0, beyond1);
+  MF hit = coneContact(hn::AndNot(hn::Or(beyond0, beyond1), lanes), cone, d, t, delta);
   // The three sets of lanes are disjoint; each delta is zero outside its own hits. Most batches
   // have no lane beyond either end: those sphere tests are skipped.
   const MF in0 = hn::And(beyond0, lanes), in1 = hn::And(beyond1, lanes);
@@ -272,6 +326,7 @@ struct ClothView {
   uint32_t* cand;  // maskWords x Lanes: each lane's candidate bits of each word
   uint32_t* any;   // maskWords: the union over the batch's lanes
   const uint32_t* freeSpheres;  // maskWords: the bits of the spheres that belong to no capsule
+  const uint32_t* capsuleBits;  // maskWords: the bits of the capsules
   const uint32_t* rows;  // the grid's mask words, row by row: rows[((word * 2 + set) * 3 + axis) * rowStride + cell]
   size_t rowStride;      // max(kGridCells, Lanes): a row can be loaded as one vector
   const uint8_t* rowBytes;  // at 4 lanes, where every row word is below 256: the rows as bytes, 16 a row
@@ -332,9 +387,11 @@ HWY_INLINE uint32_t orOfLanes(D d, hn::Vec<D> v) {
 #endif
 }
 
-HWY_INLINE MF candidateBit(const ClothView& v, uint32_t shape) {
+// Each lane's candidate bit of `shape`: from the words stored in v.cand, or with one mask word, from
+// `word0` (that word, kept in a register).
+HWY_INLINE MF candidateBit(const ClothView& v, VU word0, uint32_t shape) {
   const DU du;
-  const VU word = hn::Load(du, v.cand + (shape / 32u) * hn::Lanes(du));
+  const VU word = v.c.maskWords == 1u ? word0 : hn::Load(du, v.cand + (shape / 32u) * hn::Lanes(du));
   return hn::RebindMask(DF(), hn::TestBit(word, hn::Set(du, 1u << (shape % 32u))));
 }
 
@@ -353,6 +410,13 @@ struct Sum {
 
 HWY_INLINE void accumulate(Sum& sum, MF contrib, const V3& target, const V3& delta, const V3& pos) {
   sum.delta = add(sum.delta, selectOrZero(contrib, sub(add(target, delta), pos)));
+  sum.count = hn::Add(sum.count, hn::IfThenElseZero(contrib, hn::Set(DF(), 1.0f)));
+}
+// The same for a discrete contact (target = pos) whose delta is +0 outside contrib: there (pos + 0) -
+// pos is +0 (pos is finite: validated), and the sum (never -0: it starts at +0) stays as it is, so the
+// select is not needed.
+HWY_INLINE void accumulateDiscrete(Sum& sum, MF contrib, const V3& delta, const V3& pos) {
+  sum.delta = add(sum.delta, sub(add(pos, delta), pos));
   sum.count = hn::Add(sum.count, hn::IfThenElseZero(contrib, hn::Set(DF(), 1.0f)));
 }
 
@@ -377,6 +441,17 @@ HWY_INLINE MF gridAxis(MF active, VF lo, VF hi, VF lower, VF scale, VI& cellLo, 
   return active;
 }
 
+// gridAxis for discrete collision where rows are looked up as bytes (lookupRow at 4 lanes): only the
+// lanes below the grid are dropped; a lane at or past its top (or NaN) gets cell 8, whose bytes are
+// 0 in every row, so its candidate bits are 0 as the scalar kernel's range test makes them. Cells
+// below 0 are left unclamped (on dropped lanes only; the byte shuffle reads any index safely).
+HWY_INLINE MF gridAxisBytes(MF active, VF p, VF lower, VF scale, VI& cell) {
+  const DF df;
+  const VF a = hn::Mul(hn::Sub(p, lower), scale);
+  cell = truncateInRange(hn::Min(a, hn::Set(df, float(gpu::kGridCells))));
+  return hn::And(active, hn::Ge(a, hn::Zero(df)));
+}
+
 template <bool kCcd, bool kFriction>
 HWY_INLINE void collideRoundShapes(ClothView& v, uint32_t* cand, uint32_t* any, MF active, const V3& pos,
                                    const V3& old, Sum& sum) {
@@ -389,11 +464,18 @@ HWY_INLINE void collideRoundShapes(ClothView& v, uint32_t* cand, uint32_t* any, 
   const V3 lo = ccd ? V3{glmMin(pos.x, old.x), glmMin(pos.y, old.y), glmMin(pos.z, old.z)} : pos;
   const V3 hi = ccd ? V3{glmMax(pos.x, old.x), glmMax(pos.y, old.y), glmMax(pos.z, old.z)} : pos;
   VI cellsLo[3], cellsHi[3];
-  active = gridAxis<ccd>(active, lo.x, hi.x, v.gridLower[0], v.gridScale[0], cellsLo[0], cellsHi[0]);
-  active = gridAxis<ccd>(active, lo.y, hi.y, v.gridLower[1], v.gridScale[1], cellsLo[1], cellsHi[1]);
-  active = gridAxis<ccd>(active, lo.z, hi.z, v.gridLower[2], v.gridScale[2], cellsLo[2], cellsHi[2]);
+  if (!ccd && hn::MaxLanes(df) == 4 && v.rowBytes != nullptr) {
+    active = gridAxisBytes(active, pos.x, v.gridLower[0], v.gridScale[0], cellsHi[0]);
+    active = gridAxisBytes(active, pos.y, v.gridLower[1], v.gridScale[1], cellsHi[1]);
+    active = gridAxisBytes(active, pos.z, v.gridLower[2], v.gridScale[2], cellsHi[2]);
+  } else {
+    active = gridAxis<ccd>(active, lo.x, hi.x, v.gridLower[0], v.gridScale[0], cellsLo[0], cellsHi[0]);
+    active = gridAxis<ccd>(active, lo.y, hi.y, v.gridLower[1], v.gridScale[1], cellsLo[1], cellsHi[1]);
+    active = gridAxis<ccd>(active, lo.z, hi.z, v.gridLower[2], v.gridScale[2], cellsLo[2], cellsHi[2]);
+  }
   if (hn::AllFalse(df, active)) return;
   const auto activeU = hn::RebindMask(du, active);
+  VU word0 = hn::Zero(du);
   for (uint32_t w = 0; w < c.maskWords; ++w) {
     VU bits = hn::IfThenElseZero(activeU, hn::Set(du, 0xFFFFFFFFu));
     if constexpr (ccd) {
@@ -406,20 +488,20 @@ HWY_INLINE void collideRoundShapes(ClothView& v, uint32_t* cand, uint32_t* any, 
     }
     hn::Store(bits, du, cand + w * lanes);
     any[w] = orOfLanes(du, bits);
+    if (w == 0) word0 = bits;
   }
 
   constexpr bool wantVelocity = kFriction;
   const uint32_t S = v.s.layout.sphereCount, C = v.s.layout.capsuleCount;
   const gpu::vec4* spheres = v.s.spheres.data();
-  const uint32_t shapeCount = c.sphereCount + c.capsuleCount;
   // Capsules first.
   for (uint32_t word = c.sphereCount / 32u; word < c.maskWords; ++word) {
-    uint32_t bits = any[word] & ~bitsBelow(word, c.sphereCount) & bitsBelow(word, shapeCount);
+    uint32_t bits = any[word] & v.capsuleBits[word];
     while (bits != 0u) {
       const uint32_t bit = static_cast<uint32_t>(__builtin_ctz(bits));
       bits &= bits - 1u;
       const uint32_t capsule = c.firstCapsule + word * 32u + bit - c.sphereCount;
-      const MF lanesIn = candidateBit(v, word * 32u + bit);
+      const MF lanesIn = candidateBit(v, word0, word * 32u + bit);
       const gpu::Cone& cone = v.s.cones[C + capsule];
       const gpu::CapsuleSpheres caps = v.s.layout.capsules[capsule];
       const gpu::vec4 a1 = spheres[S + caps.sphere0], b1 = spheres[S + caps.sphere1];
@@ -430,7 +512,11 @@ HWY_INLINE void collideRoundShapes(ClothView& v, uint32_t* cand, uint32_t* any, 
       const MF touched = capsuleContact(lanesIn, lanesOf, target, delta);
       const MF contrib = ccd ? hn::And(lanesIn, hn::Or(touched, notEqual(target, pos))) : touched;
       if (hn::AllFalse(df, contrib)) continue;
-      accumulate(sum, contrib, target, delta, pos);
+      if constexpr (ccd) {
+        accumulate(sum, contrib, target, delta, pos);
+      } else {
+        accumulateDiscrete(sum, contrib, delta, pos);
+      }
       if (wantVelocity) {
         const gpu::vec3 v0 = gpu::vec3(a1) - gpu::vec3(a0);
         const gpu::vec3 v1 = gpu::vec3(b1) - gpu::vec3(b0);
@@ -455,7 +541,7 @@ HWY_INLINE void collideRoundShapes(ClothView& v, uint32_t* cand, uint32_t* any, 
       const uint32_t bit = static_cast<uint32_t>(__builtin_ctz(bits));
       bits &= bits - 1u;
       const uint32_t local = word * 32u + bit;
-      const MF lanesIn = candidateBit(v, local);
+      const MF lanesIn = candidateBit(v, word0, local);
       const uint32_t sphere = c.firstSphere + local;
       const gpu::vec4 s1 = spheres[S + sphere];
       const gpu::vec4 s0 = spheres[sphere];
@@ -468,7 +554,11 @@ HWY_INLINE void collideRoundShapes(ClothView& v, uint32_t* cand, uint32_t* any, 
       const MF touched = sphereContact(lanesIn, v.sphereLanes[local], target, delta);
       const MF contrib = ccd ? hn::And(lanesIn, hn::Or(touched, notEqual(target, pos))) : touched;
       if (hn::AllFalse(df, contrib)) continue;
-      accumulate(sum, contrib, target, delta, pos);
+      if constexpr (ccd) {
+        accumulate(sum, contrib, target, delta, pos);
+      } else {
+        accumulateDiscrete(sum, contrib, delta, pos);
+      }
       if (wantVelocity) sum.velocity = add(sum.velocity, selectOrZero(contrib, splat(gpu::vec3(s1) - gpu::vec3(s0))));
     }
   }
@@ -613,8 +703,11 @@ HWY_INLINE uint32_t collideBatch(ClothView& v, uint32_t* cand, uint32_t* any, MF
   const MF has = hn::Gt(sum.count, zero);
   if (hn::AllFalse(df, has)) return 0u;
   uint32_t moved = kMovedPositions;
-  const VF invCount = hn::Div(hn::Set(df, 1.0f), hn::IfThenElse(has, sum.count, hn::Set(df, 1.0f)));
-  const V3 avg = mul(sum.delta, invCount);
+  // 1 / count; where no lane has more than one contact (most batches), the division by 1 and the
+  // product by 1 are exact: the sums as they are.
+  const bool single = hn::AllTrue(df, hn::Le(sum.count, hn::Set(df, 1.0f)));
+  const VF invCount = single ? hn::Set(df, 1.0f) : hn::Div(hn::Set(df, 1.0f), hn::IfThenElse(has, sum.count, hn::Set(df, 1.0f)));
+  const V3 avg = single ? sum.delta : mul(sum.delta, invCount);
   const VF avgLen2 = dot(avg, avg);
   if (wantVelocity) {
     MF fr = hn::And(has, hn::Gt(avgLen2, zero));
@@ -730,7 +823,7 @@ void CollideCloth(const ShapesState& s, uint32_t cloth, float friction, float ma
   const uint32_t rowsPerWord = (s.flags & gpu::kCollideFlagContinuous) != 0u ? 6u : 3u;
   const size_t rowCount = size_t{c.maskWords} * rowsPerWord;
   const auto rounded = [](size_t bytes) { return (bytes + HWY_ALIGNMENT - 1) / HWY_ALIGNMENT * HWY_ALIGNMENT; };
-  const size_t sizes[] = {rounded(words * lanes * 4), rounded(words * 4), rounded(words * 4),
+  const size_t sizes[] = {rounded(words * lanes * 4), rounded(words * 4), rounded(words * 4 * 2),
                           rounded(words * rowsPerWord * rowStride * 4), rounded(rowCount * 16u),
                           rounded(std::max<size_t>(2 * c.sphereCount, 1) * sizeof(SphereLanes)),
                           rounded(std::max<size_t>(c.capsuleCount, 1) * sizeof(CapsuleLanes))};
@@ -752,7 +845,12 @@ void CollideCloth(const ShapesState& s, uint32_t cloth, float friction, float ma
   uint32_t* any = reinterpret_cast<uint32_t*>(carve(1));
   // The spheres that collide on their own (sphereInCapsule: a capsule's spheres do not).
   uint32_t* freeSpheres = reinterpret_cast<uint32_t*>(carve(2));
-  for (uint32_t w = 0; w < std::max<uint32_t>(c.maskWords, 1); ++w) freeSpheres[w] = bitsBelow(w, c.sphereCount);
+  // After them, each word's capsule bits (shapes [sphereCount, sphereCount + capsuleCount)).
+  uint32_t* capsuleBits = freeSpheres + words;
+  for (uint32_t w = 0; w < words; ++w) {
+    freeSpheres[w] = bitsBelow(w, c.sphereCount);
+    capsuleBits[w] = ~bitsBelow(w, c.sphereCount) & bitsBelow(w, c.sphereCount + c.capsuleCount);
+  }
   if (c.capsuleCount != 0u) {
     const uint32_t* csr = s.layout.sphereCapsules.data() + c.firstSphereCapsule;
     for (uint32_t k = 0; k < c.sphereCount; ++k) {
@@ -810,6 +908,8 @@ void CollideCloth(const ShapesState& s, uint32_t cloth, float friction, float ma
         lanesOf.sphere1[atEnd] = splatSphere(s.spheres[atEnd * S + caps.sphere1]);
       }
       lanesOf.firstBigger = s.spheres[S + caps.sphere0].w >= s.spheres[S + caps.sphere1].w;
+      lanesOf.reach2 = hn::Set(df, capsuleReach2(s.cones[C + c.firstCapsule + k], s.spheres[S + caps.sphere0],
+                                                 s.spheres[S + caps.sphere1]));
     }
   }
   ClothView v{s,
@@ -823,6 +923,7 @@ void CollideCloth(const ShapesState& s, uint32_t cloth, float friction, float ma
               cand,
               any,
               freeSpheres,
+              capsuleBits,
               rows,
               rowStride,
               rowBytes,

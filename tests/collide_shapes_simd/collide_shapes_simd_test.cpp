@@ -3,7 +3,8 @@
 // and tapered shapes, nested capsules, multi-word masks, several cloths, moving convexes alone and
 // mixed with spheres and capsules), particle counts that
 // are not multiples of any lane count, and 0 and 1 particles. Masks must be bitwise equal; positions,
-// previous positions and inverse masses within kShapeCollisionTolerance (1 + |value|).
+// previous positions and inverse masses within kShapeCollisionTolerance (1 + |value|), and exactly
+// equal on particles at capsules' surfaces (CapsuleSurfacesMatchScalarExactly).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -321,6 +322,97 @@ TEST(CollideShapesSimd, ClothsWithOddCountsMatchScalar) {
   for (uint32_t i = far.first; i < far.first + far.count; ++i) {
     EXPECT_EQ(out.particles[i].x, scene.particles[i].x);
     EXPECT_EQ(out.particles[i].w, scene.prev[i].w);
+  }
+}
+
+// Particles on the surfaces of tapered capsules (the cone's section and both end spheres), a few
+// rounding steps to a few percent inside and outside, near the origin and 1000 m away: the SIMD
+// twin's cull of the lanes a capsule cannot touch (before its square roots) must keep every contact,
+// so that the results are exactly the scalar twin's (== on every component: equal up to the sign of
+// zeros), on every target, discrete and continuous.
+TEST(CollideShapesSimd, CapsuleSurfacesMatchScalarExactly) {
+  struct Taper {
+    float r0, r1, halfLength;
+  };
+  const Taper tapers[] = {{0.15f, 0.25f, 0.6f}, {0.3f, 0.05f, 0.4f}, {0.2f, 0.2f, 0.5f}, {0.05f, 0.6f, 0.7f}};
+  const float offsets[] = {-1.0f, -1e-2f, -1e-4f, -1e-6f, -1e-7f, 0.0f, 1e-7f, 1e-6f, 1e-4f, 1e-2f};
+  for (const float origin : {0.0f, 1000.0f}) {
+    for (const bool continuous : {false, true}) {
+      SCOPED_TRACE(std::string(continuous ? "continuous" : "discrete") + ", origin " + std::to_string(origin));
+      std::mt19937 rng(77);
+      std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+      SimdScene s;
+      s.settings.continuous = continuous;
+      std::vector<Float4> sp;
+      std::vector<Capsule> caps;
+      for (size_t k = 0; k < std::size(tapers); ++k) {
+        const Taper& tp = tapers[k];
+        // Axis direction: a random unit vector; centre spread along x.
+        float ax = u(rng), ay = u(rng), az = u(rng);
+        const float len = std::sqrt(ax * ax + ay * ay + az * az) + 1e-3f;
+        ax /= len, ay /= len, az /= len;
+        const float cx = origin + 2.0f * static_cast<float>(k), cy = origin, cz = origin;
+        sp.push_back({cx - ax * tp.halfLength, cy - ay * tp.halfLength, cz - az * tp.halfLength, tp.r0});
+        sp.push_back({cx + ax * tp.halfLength, cy + ay * tp.halfLength, cz + az * tp.halfLength, tp.r1});
+        caps.push_back({static_cast<uint32_t>(2 * k), static_cast<uint32_t>(2 * k + 1)});
+      }
+      for (uint32_t i = 0; i < 4000; ++i) {
+        const size_t k = i % std::size(tapers);
+        const Float4 a = sp[2 * k], b = sp[2 * k + 1];
+        // A point at fraction f along the axis (beyond both ends too), pushed out radially to the
+        // interpolated radius, or around an end sphere; then scaled by 1 + offset.
+        const float f = 0.5f + 0.75f * u(rng);
+        const float mx = a.x + (b.x - a.x) * f, my = a.y + (b.y - a.y) * f, mz = a.z + (b.z - a.z) * f;
+        float dx = u(rng), dy = u(rng), dz = u(rng);
+        const float dl = std::sqrt(dx * dx + dy * dy + dz * dz) + 1e-3f;
+        const float offset = offsets[rng() % std::size(offsets)];
+        Float4 p;
+        if (i % 3 == 0) {  // around an end sphere
+          const Float4& c = (i / 3) % 2 == 0 ? a : b;
+          const float r = c.w * (1.0f + offset) / dl;
+          p = {c.x + dx * r, c.y + dy * r, c.z + dz * r, 1.0f};
+        } else {
+          const float ex = b.x - a.x, ey = b.y - a.y, ez = b.z - a.z;
+          const float e2 = ex * ex + ey * ey + ez * ez;
+          const float along = (dx * ex + dy * ey + dz * ez) / e2;  // remove the axial part of d
+          dx -= along * ex, dy -= along * ey, dz -= along * ez;
+          const float pl = std::sqrt(dx * dx + dy * dy + dz * dz) + 1e-12f;
+          const float r = (a.w + (b.w - a.w) * std::clamp(f, 0.0f, 1.0f)) * (1.0f + offset) / pl;
+          p = {mx + dx * r, my + dy * r, mz + dz * r, 1.0f};
+        }
+        s.particles.push_back(p);
+        const float speed = continuous ? 0.05f : 0.0f;
+        s.prev.push_back({p.x + speed * u(rng), p.y + speed * u(rng), p.z + speed * u(rng), 1.0f});
+      }
+      s.cloths.push_back({0, static_cast<uint32_t>(s.particles.size())});
+      s.spheres.push_back(sp);
+      s.prevSpheres.push_back(sp);
+      s.capsules.push_back(caps);
+      s.planes.emplace_back();
+      s.prevPlanes.emplace_back();
+      s.convexLists.emplace_back();
+
+      SimdScene scalar = s;
+      ASSERT_TRUE(collideShapesCpu(scalar.input(), Backend::kCpuScalar).ok());
+      uint32_t moved = 0;
+      for (size_t i = 0; i < s.particles.size(); ++i) moved += scalar.particles[i].x != s.particles[i].x;
+      EXPECT_GT(moved, 1000u);  // many contacts, many of them at the surfaces
+      cpu::forEachSimdTarget([&](const char* target) {
+        SCOPED_TRACE(target);
+        SimdScene simd = s;
+        ASSERT_TRUE(collideShapesCpu(simd.input(), Backend::kCpuSimd).ok());
+        uint32_t bad = 0;
+        for (size_t i = 0; i < s.particles.size(); ++i) {
+          const Float4 &p = simd.particles[i], &q = scalar.particles[i];
+          const Float4 &pp = simd.prev[i], &qq = scalar.prev[i];
+          const bool same = p.x == q.x && p.y == q.y && p.z == q.z && p.w == q.w && pp.x == qq.x && pp.y == qq.y &&
+                            pp.z == qq.z && pp.w == qq.w;
+          if (!same && bad++ < 5) ADD_FAILURE() << "particle " << i << ": simd (" << p.x << ", " << p.y << ", " << p.z
+                                                << "), scalar (" << q.x << ", " << q.y << ", " << q.z << ")";
+        }
+        EXPECT_EQ(bad, 0u);
+      });
+    }
   }
 }
 
