@@ -32,6 +32,16 @@ struct SimdScene {
   std::vector<ClothColliders> colliders;
   ShapeCollisionSettings settings;
 
+  // One cloth's spheres (at the frame's end and start) and capsules, no planes or convexes yet.
+  void addRoundShapes(const std::vector<Float4>& sp, const std::vector<Float4>& pp, const std::vector<Capsule>& caps) {
+    spheres.push_back(sp);
+    prevSpheres.push_back(pp);
+    capsules.push_back(caps);
+    planes.emplace_back();
+    prevPlanes.emplace_back();
+    convexLists.emplace_back();
+  }
+
   ShapeCollisionInput input() {
     colliders.clear();
     convexes.assign(cloths.size(), {});
@@ -139,12 +149,7 @@ SimdScene makeScene(uint32_t seed, const SceneSpec& spec) {
       // As after a mass-scaled iteration: the kernel resets particles[i].w from prevParticles[i].w.
       if (i % 7 == 3) s.particles.back().w *= 0.5f;
     }
-    s.spheres.push_back(sp);
-    s.prevSpheres.push_back(pp);
-    s.capsules.push_back(caps);
-    s.planes.emplace_back();
-    s.prevPlanes.emplace_back();
-    s.convexLists.emplace_back();
+    s.addRoundShapes(sp, pp, caps);
     if (spec.convexes > 0) addConvexes(s, rng, spec.convexes);
   }
   return s;
@@ -385,12 +390,7 @@ TEST(CollideShapesSimd, CapsuleSurfacesMatchScalarExactly) {
         s.prev.push_back({p.x + speed * u(rng), p.y + speed * u(rng), p.z + speed * u(rng), 1.0f});
       }
       s.cloths.push_back({0, static_cast<uint32_t>(s.particles.size())});
-      s.spheres.push_back(sp);
-      s.prevSpheres.push_back(sp);
-      s.capsules.push_back(caps);
-      s.planes.emplace_back();
-      s.prevPlanes.emplace_back();
-      s.convexLists.emplace_back();
+      s.addRoundShapes(sp, sp, caps);
 
       SimdScene scalar = s;
       ASSERT_TRUE(collideShapesCpu(scalar.input(), Backend::kCpuScalar).ok());
