@@ -90,6 +90,36 @@ inline void fillColumnStarts(std::vector<uint32_t>& start) {
   }
 }
 
+// A directed pair for applyDirected: slot << 36 | gather column << 32 | neighbour (cloth-local slots
+// below 2^28), so that sorting puts each slot's neighbours in the gather's order.
+inline uint64_t directedEntry(const uint32_t* keys, uint32_t k, uint32_t m) {
+  return uint64_t{k} << 36 | uint64_t{gatherColumn(keys, k, m)} << 32 | m;
+}
+
+// The calling thread's list of directed pairs, empty (scratch reused across calls).
+inline std::vector<uint64_t>& directedScratch() {
+  thread_local std::vector<uint64_t> directed;
+  directed.clear();
+  return directed;
+}
+
+// Sorts the directed pairs (directedEntry) and applies each slot's neighbours in that order
+// (applySlot): the sums of the slots that have pairs; the caller sets the other slots' counts to 0.
+inline void applyDirected(const SelfSorted& s, uint32_t begin, std::vector<uint64_t>& directed,
+                          const gpu::SelfGrid& grid, float d, float stiffness, uint32_t* counts, gpu::vec3* sums,
+                          std::vector<std::array<uint32_t, 2>>* pairs) {
+  thread_local std::vector<uint32_t> row;
+  std::sort(directed.begin(), directed.end());
+  for (size_t j = 0; j < directed.size();) {
+    const uint32_t k = static_cast<uint32_t>(directed[j] >> 36);
+    row.clear();
+    for (; j < directed.size() && static_cast<uint32_t>(directed[j] >> 36) == k; ++j) {
+      row.push_back(static_cast<uint32_t>(directed[j] & 0xFFFFFFFFu));
+    }
+    applySlot(s, begin, k, row.data(), static_cast<uint32_t>(row.size()), grid, d, stiffness, counts, sums, pairs);
+  }
+}
+
 // Sums each slot's corrections from the pairs a half-neighbourhood sweep found (local slots k < m, in
 // `found`), in the order the gather visits them: column (hash offsets of the neighbour's cells, in
 // selfColumnRange's order), then slot; the same selfPairCorrection calls as the scalar backend, in
@@ -118,23 +148,13 @@ inline void gatherFound(const SelfSorted& s, uint32_t begin, uint32_t n, const u
   if (found.size() * 16 < n && n < (1u << 28)) {  // (slots fit 28 bits of the packed sort key)
     // Few pairs (a draped cloth): sort the directed pairs by (slot, column, neighbour) rather than
     // bucketing every slot of the cloth.
-    thread_local std::vector<uint64_t> directed;  // slot << 36 | column << 32 | neighbour
-    thread_local std::vector<uint32_t> row;
-    directed.clear();
+    std::vector<uint64_t>& directed = directedScratch();
     for (const uint64_t f : found) {
       const uint32_t k = static_cast<uint32_t>(f >> 32), m = static_cast<uint32_t>(f & 0xFFFFFFFFu);
-      directed.push_back(uint64_t{k} << 36 | uint64_t{column(k, m)} << 32 | m);
-      directed.push_back(uint64_t{m} << 36 | uint64_t{column(m, k)} << 32 | k);
+      directed.push_back(directedEntry(keys, k, m));
+      directed.push_back(directedEntry(keys, m, k));
     }
-    std::sort(directed.begin(), directed.end());
-    for (size_t j = 0; j < directed.size();) {
-      const uint32_t k = static_cast<uint32_t>(directed[j] >> 36);
-      row.clear();
-      for (; j < directed.size() && static_cast<uint32_t>(directed[j] >> 36) == k; ++j) {
-        row.push_back(static_cast<uint32_t>(directed[j] & 0xFFFFFFFFu));
-      }
-      apply(k, row.data(), static_cast<uint32_t>(row.size()));
-    }
+    applyDirected(s, begin, directed, grid, d, stiffness, counts, sums, pairs);
     return;
   }
   std::vector<uint32_t> offset(n + 1, 0);
@@ -199,6 +219,19 @@ inline void gatherChunk(const SelfSorted& s, uint32_t begin, uint32_t n, std::ve
       for (const uint64_t p : chunks[c].cross[g]) f(static_cast<uint32_t>(p & 0xFFFFFFFFu), static_cast<uint32_t>(p >> 32));
     }
   };
+  std::vector<std::array<uint32_t, 2>>* pairs = wantPairs ? &chunks[g].pairs : nullptr;
+  // Few entries (a flat cloth has none): sort them, as gatherFound does, instead of bucketing every
+  // slot of the chunk (several passes over the chunk's slots, where the one-thread sweep has none).
+  size_t entryCount = 2 * chunks[g].own.size();
+  for (const std::vector<uint64_t>& later : chunks[g].cross) entryCount += later.size();
+  for (uint32_t c = 0; c < g; ++c) entryCount += chunks[c].cross.size() > g ? chunks[c].cross[g].size() : 0u;
+  if (entryCount * 8 < len && n < (1u << 28)) {
+    std::fill(counts + begin + qa, counts + begin + qb, 0u);
+    std::vector<uint64_t>& directed = directedScratch();
+    forEachEntry([&](uint32_t k, uint32_t m) { directed.push_back(directedEntry(K, k, m)); });
+    applyDirected(s, begin, directed, grid, d, stiffness, counts, sums, pairs);
+    return;
+  }
   thread_local std::vector<uint32_t> offset, fill, entries;  // scratch reused across calls
   offset.assign(size_t{len} + 1, 0u);
   forEachEntry([&](uint32_t k, uint32_t) { ++offset[k - qa + 1]; });
@@ -206,7 +239,6 @@ inline void gatherChunk(const SelfSorted& s, uint32_t begin, uint32_t n, std::ve
   fill.assign(offset.begin(), offset.end() - 1);
   entries.resize(offset[len]);
   forEachEntry([&](uint32_t k, uint32_t m) { entries[fill[k - qa]++] = m; });
-  std::vector<std::array<uint32_t, 2>>* pairs = wantPairs ? &chunks[g].pairs : nullptr;
   for (uint32_t j = 0; j < len; ++j) {
     const uint32_t k = qa + j;
     uint32_t* e = entries.data() + offset[j];
