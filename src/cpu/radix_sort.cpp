@@ -71,6 +71,28 @@ void scatterPass(const uint64_t* in, size_t count, uint32_t shift, uint32_t mask
   }
 }
 
+// Adds every pass's digit counts of keys[0 .. count) to h[p * bins + digit]. 32-bit keys in 11-bit
+// digits: the three counts in one loop (one read of each key, three independent increments; measured
+// 0.39 vs 0.41 ms for the general loops on the 65k drape's keys).
+void countDigits(const uint32_t* keys, size_t count, uint32_t passes, uint32_t bins, const uint32_t* shifts,
+                 const uint32_t* masks, uint32_t* h) {
+  if (passes == 3) {
+    uint32_t* const h1 = h + bins;
+    uint32_t* const h2 = h1 + bins;
+    for (size_t i = 0; i < count; ++i) {
+      const uint32_t key = keys[i];
+      ++h[key & masks[0]];
+      ++h1[(key >> shifts[1]) & masks[1]];
+      ++h2[(key >> shifts[2]) & masks[2]];
+    }
+    return;
+  }
+  for (uint32_t p = 0; p < passes; ++p) {
+    uint32_t* const hp = h + size_t{p} * bins;
+    for (size_t i = 0; i < count; ++i) ++hp[(keys[i] >> shifts[p]) & masks[p]];
+  }
+}
+
 }  // namespace
 
 void radixSortFast(uint32_t* keys, uint32_t* values, size_t count, uint32_t keyBits) {
@@ -102,24 +124,7 @@ void radixSortFast(uint32_t* keys, uint32_t* values, size_t count, uint32_t keyB
   for (size_t begin = 0; begin < count; begin += kBlock) {
     const size_t end = std::min(count, begin + kBlock);
     packPairs(keys + begin, values + begin, a + begin, end - begin);
-    uint32_t* const h = histStore.data();
-    // 32-bit keys in 11-bit digits: the three counts in one loop (one read of each key, three
-    // independent increments; measured 0.39 vs 0.41 ms for the general loops on the 65k drape's keys).
-    if (passes == 3) {
-      uint32_t* const h1 = h + bins;
-      uint32_t* const h2 = h1 + bins;
-      for (size_t i = begin; i < end; ++i) {
-        const uint32_t key = keys[i];
-        ++h[key & masks[0]];
-        ++h1[(key >> shifts[1]) & masks[1]];
-        ++h2[(key >> shifts[2]) & masks[2]];
-      }
-      continue;
-    }
-    for (uint32_t p = 0; p < passes; ++p) {
-      uint32_t* const hp = h + size_t{p} * bins;
-      for (size_t i = begin; i < end; ++i) ++hp[(keys[i] >> shifts[p]) & masks[p]];
-    }
+    countDigits(keys + begin, end - begin, passes, bins, shifts, masks, histStore.data());
   }
   // Passes that change the order: a digit shared by every key leaves a stable pass as the identity.
   uint32_t active[32];
@@ -189,10 +194,7 @@ void radixSortParallel(detail::ParallelCall& par, uint32_t* keys, uint32_t* valu
   par.forEach(chunks, [&](uint32_t t) {
     const auto [begin, end] = range(t);
     packPairs(keys + begin, values + begin, a + begin, end - begin);
-    for (uint32_t p = 0; p < passes; ++p) {
-      uint32_t* const h = hist + (size_t{t} * passes + p) * bins;
-      for (uint32_t i = begin; i < end; ++i) ++h[(keys[i] >> shifts[p]) & masks[p]];
-    }
+    countDigits(keys + begin, end - begin, passes, bins, shifts, masks, hist + size_t{t} * passes * bins);
   });
   uint32_t active[32];
   uint32_t activeCount = 0;
