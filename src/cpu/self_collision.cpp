@@ -190,9 +190,13 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
       const uint32_t first = sc.firstItem + w.begin, end = sc.firstItem + w.end;
       if (wholeCloth(w.cloth)) {
         const uint32_t offset = in.cloths[w.cloth].first - sc.firstItem;  // (mod 2^32)
-        if (simd && !useRest) {
+        if (simd) {
           cpu::selfCopySlotsSimd(in.particles.data(), s.items.data() + first, offset, end - first, s.pos.data() + first,
                                  s.x.data() + first, s.y.data() + first, s.z.data() + first);
+          if (useRest) {  // (the rest positions the same way)
+            cpu::selfCopySlotsSimd(in.restPositions.data(), s.items.data() + first, offset, end - first,
+                                   s.rest.data() + first, s.rx.data() + first, s.ry.data() + first, s.rz.data() + first);
+          }
           continue;
         }
         gatherSlots(first, end, [&](uint32_t item) { return item + offset; });
