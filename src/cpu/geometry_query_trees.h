@@ -33,10 +33,11 @@ struct GeometryQueryTrees::Impl {
 
 namespace cpu {
 
-// Whether input.trees holds a tree of mesh geometry gi built or refit from exactly this geometry,
-// these cells and these vertices (xyz bits; ranges checked against the arrays first): the mesh then
-// is the one that build or refit validated, and validateMeshGeometries skips its cell checks.
-bool keptMeshUnchanged(const GeometryQueryInput& input, uint32_t gi);
+// Whether input.trees holds a tree of mesh geometry gi built or refit from exactly this geometry and
+// these cells (bitwise; ranges checked against the arrays first). validateMeshGeometries then skips
+// the mesh's cell checks: validate() compares its vertices next (validateGeometryQueryTrees) and
+// refuses the input unless they are those that the trees' build or refit validated.
+bool keptMeshCellsUnchanged(const GeometryQueryInput& input, uint32_t gi);
 
 // input.trees (if any) against the input: every tree's geometry, cells and vertices bitwise equal
 // to the input's (errors name the field). The rest of the input is validated.
