@@ -29,7 +29,7 @@
 // deepest corner, an edge or face when parallel), OrientedBox (separating axes), Cylinder (GJK/EPA)
 // and ImplicitGeometry (the cell's point of least field), one contact per touching cell; on the CPU
 // through a BVH per mesh (built per call, or kept between calls: GeometryQueryTrees; two meshes'
-// trees walked together, the candidate pairs sorted into cell order); on Vulkan (surface and line meshes against a sphere,
+// kept trees walked together, the candidate pairs sorted into cell order); on Vulkan (surface and line meshes against a sphere,
 // capsule, plane or oriented box, tetrahedral meshes against point sets) one work item per cell (per
 // point and tetrahedron), the same contacts in the same order.
 // Continuous (kContinuous, "Continuous mesh queries" in docs/geometry-queries.md): LineMesh vs
@@ -342,7 +342,7 @@ Status validateOutput(const GeometryQueryInput& input, const GeometryQueryOutput
 // with SIMD lanes across the points, runs of consecutive static queries of one closed-form primitive
 // pair (sphere against sphere, capsule, cylinder, box or plane; capsule-capsule; capsule, cylinder or
 // box against a plane; capsule-box and box-box, whose clipping stays per query) with SIMD lanes
-// across the queries, two meshes' tree walk in lanes (mesh vs mesh), the rest with the scalar code: the
+// across the queries, two kept meshes' tree walk in lanes (mesh vs mesh), the rest scalar code: the
 // same results as kCpuScalar, bit for bit. kVulkan is refused here (kUnsupported: use queryGeometries
 // or GeometryQueryStage). Validates the input and the output
 // first (validate, validateOutput): on error nothing is written, the state included. Elements of the

@@ -240,7 +240,6 @@ struct Tree {
   std::vector<BvhNode> ownNodes;
   std::vector<Aabb> ownBoxes;
   std::vector<uint32_t> parents;
-  const cpu::PairWalkTree* walk = nullptr;  // the kept tree's walk layout (mesh against mesh)
   // A closed surface mesh's angle-weighted pseudonormals (built on first use): per triangle its
   // face's and its three edges' (edge k: corners k, k + 1 mod 3), per vertex its own.
   bool normalsBuilt = false;
@@ -392,7 +391,6 @@ struct MeshQueries::State {
     if (const GeometryQueryTrees::Impl::Mesh* kept = in->trees ? in->trees->impl().find(gi) : nullptr) {
       t.nodes = kept->nodes;
       t.boxes = kept->boxes;
-      t.walk = &kept->walk;
       return t;
     }
     if (r.count == 0) return t;
@@ -530,10 +528,6 @@ struct MeshQueries::State {
     a.in = in;
     a.bruteForce = bruteForce;
     a.simd = simd;
-    a.tree = [this](uint32_t gi) {
-      const Tree& t = tree(gi);
-      return MeshTreeView{t.nodes, t.boxes, t.walk};
-    };
     a.cells = [this, bruteForce](uint32_t gi, const float lo[3], const float hi[3],
                                  std::vector<uint32_t>& cells) {
       overlapping(gi, vec3(lo[0], lo[1], lo[2]), vec3(hi[0], hi[1], hi[2]), bruteForce);

@@ -6,13 +6,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <span>
 #include <string>
 #include <vector>
 
-#include "cpu/mesh_pair_walk.h"
 #include "shared/geometry_queries_mesh.h"
-#include "vkcollide/bvh.h"
 #include "vkcollide/geometry_queries.h"
 #include "vkcollide/result.h"
 
@@ -72,21 +69,12 @@ struct MeshElementPair {
   gpu::GeomElement y;
 };
 
-// A mesh's BVH as the driver holds it (built in the call, or the input's GeometryQueryTrees'):
-// buildBvhCpu's nodes over its cells and the cells' boxes (empty without cells).
-struct MeshTreeView {
-  std::span<const BvhNode> nodes;
-  std::span<const Aabb> boxes;
-  const PairWalkTree* walk = nullptr;  // the kept tree's walk layout (null: made by the walk's caller)
-};
-
 // What the mesh-against-mesh driver (src/cpu/geometry_queries_mesh_mesh.cpp) uses of the per-call
 // mesh state of MeshQueries.
 struct MeshPairAccess {
   const GeometryQueryInput* in = nullptr;
   bool bruteForce = false;  // the tests' oracle: every cell against every cell (through `cells`)
   bool simd = false;        // kCpuSimd: the tandem walk's SIMD twin (the same candidate pairs)
-  std::function<MeshTreeView(uint32_t gi)> tree;
   // The cells of mesh gi whose boxes overlap [lo, hi] (xyz), in cell order (the BVH's candidates,
   // or every cell with bruteForce: the same list).
   std::function<void(uint32_t gi, const float lo[3], const float hi[3], std::vector<uint32_t>& cells)> cells;
