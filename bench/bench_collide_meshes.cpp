@@ -49,14 +49,8 @@ struct Options : CommonOptions {
   bool threadTime = false;  // --thread-time: CPU and Embree rows timed by the thread's CPU time
 };
 
-// The calling thread's CPU time in ms (CLOCK_THREAD_CPUTIME_ID): on a machine shared with other jobs
-// it leaves out the time the thread waits for a core, which wall clock counts. The CPU rows run on
-// the calling thread (collideMeshes without an executor), as Embree's queries do.
-double threadMs() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
-}
+// --thread-time: threadMs() (bench_common.h). The CPU rows run on the calling thread (collideMeshes
+// without an executor), as Embree's queries do.
 
 void usage(std::FILE* f) {
   std::fprintf(f,

@@ -207,6 +207,14 @@ inline double median(std::vector<double> v) {
   return v.size() % 2 == 1 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
+// The calling thread's CPU time in ms (CLOCK_THREAD_CPUTIME_ID): on a machine shared with other jobs
+// it leaves out the time the thread waits for a core, which wall clock counts.
+inline double threadMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
+}
+
 inline double nowMs() {
   using Clock = std::chrono::steady_clock;
   return std::chrono::duration<double, std::milli>(Clock::now().time_since_epoch()).count();

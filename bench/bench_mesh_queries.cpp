@@ -7,9 +7,10 @@
 // by 30 degrees about y and shifted by a quarter of the mesh's box along x, so that their surfaces cross
 // along long curves. One query, SurfaceMesh vs SurfaceMesh, static: its contacts are what
 // docs/geometry-queries.md says of that pair; a backend that refuses the pair has a row saying why.
-// The timed call is one queryGeometries call (the BVH of each mesh is built inside the call, as every
-// call does), output capacity as large as the contacts. Every backend's contacts are checked against
-// cpu-scalar bit for bit.
+// The timed call is one queryGeometries call, output capacity as large as the contacts: the BVH of each
+// mesh built inside the call (rows cpu-scalar, cpu-simd, vulkan), or kept between calls
+// (GeometryQueryTrees built beforehand, as FCL's models: rows scalar+trees, simd+trees). Every
+// backend's contacts are checked against cpu-scalar bit for bit.
 //
 // Surface-sphere rows (the same levels): the mesh (A) against one sphere (B) centred at its first vertex,
 // of radius a fifth of the mesh's box along x: one static SurfaceMesh vs Sphere query, one contact per
@@ -24,7 +25,8 @@
 // FCL: fcl::BVHModel<OBBRSS> of each mesh (built beforehand, not timed in the "fcl" row, timed in the
 // "fcl+build" row), fcl::collide with a request for every contact (one per intersecting triangle pair,
 // with its point and normal), one thread. "ours/FCL" is FCL's time over ours on the same pair (> 1:
-// ours is faster), against the "fcl" row.
+// ours is faster), against the "fcl" row; the like-for-like comparison is simd+trees against fcl
+// (both with their trees built beforehand).
 // Prints a table and writes JSON; see --help.
 #include <algorithm>
 #include <cmath>
@@ -57,7 +59,24 @@ struct Options : CommonOptions {
   double rowBudgetS = 20;  // a row whose call is predicted longer than a quarter of this is skipped
   bool vulkan = true;
   bool fcl = true;
+  bool threadTime = false;  // --thread-time: CPU and FCL rows timed by the thread's CPU time
 };
+
+// Samples of one row: wall clock (sampleWall), or with --thread-time for a CPU or FCL row the
+// thread's CPU time per call (threadMs, bench_common.h: the time waiting for a core on a shared
+// machine left out), one warm-up call first.
+template <class Fn>
+WallSamples sampleRow(const Options& o, bool onCpu, double budgetMs, Fn&& fn) {
+  if (!o.threadTime || !onCpu) return sampleWall(fn, o.reps, 1, 20.0, budgetMs, 3);
+  WallSamples s;
+  fn();
+  for (uint32_t r = 0; r < o.reps; ++r) {
+    const double c0 = threadMs();
+    fn();
+    s.ms.push_back(threadMs() - c0);
+  }
+  return s;
+}
 
 void usage(std::FILE* f) {
   std::fprintf(
@@ -71,6 +90,7 @@ void usage(std::FILE* f) {
       "                      S/4 is skipped (default 20)\n"
       "  --no-vulkan         CPU and FCL rows only\n"
       "  --no-fcl            no FCL rows\n"
+      "  --thread-time       time the CPU and FCL rows by the thread's CPU time, not wall clock\n"
       "  --reps R            timed repetitions per measurement, median reported (default 5)\n"
       "  --quick             a strided subset of 2000 triangles of the mesh, 2000 segments, 3 reps\n"
       "                      (smoke test)\n"
@@ -84,6 +104,7 @@ std::optional<Options> parseOptions(int argc, char** argv) {
   const bool parsed = parseCommonOptions(args, o, usage, [&] {
     if (args.is("--no-vulkan")) return setFlag(o.vulkan, false);
     if (args.is("--no-fcl")) return setFlag(o.fcl, false);
+    if (args.is("--thread-time")) return setFlag(o.threadTime, true);
     if (args.is("--mesh")) return taken(args.text(o.mesh));
     if (args.is("--segments")) {
       std::string list;
@@ -298,15 +319,35 @@ struct OurRows {
   double budgetMs;
   bool disagree = false;
 
-  void run(const GeometryQueryInput& input, Row proto, double* lastPerCell, std::vector<Row>& out) {
+  // trees: also the rows "scalar+trees" and "simd+trees" (slots 3, 4): the CPU backends with the
+  // meshes' GeometryQueryTrees built beforehand (their build timed once, in the note), as FCL's models.
+  void run(const GeometryQueryInput& plain, Row proto, double* lastPerCell, std::vector<Row>& out,
+           bool trees = false) {
     QueryOutput reference;
     bool haveReference = false;
-    const char* names[] = {"cpu-scalar", "cpu-simd", "vulkan"};
-    for (int slot = 0; slot < 3; ++slot) {
+    const char* names[] = {"cpu-scalar", "cpu-simd", "vulkan", "scalar+trees", "simd+trees"};
+    std::optional<GeometryQueryTrees> kept;
+    std::string keptNote;
+    for (int slot = 0; slot < (trees ? 5 : 3); ++slot) {
       Row row = proto;
       row.backend = names[slot];
+      GeometryQueryInput input = plain;
+      if (slot >= 3 && !kept) {
+        const double t0 = nowMs();
+        Result<GeometryQueryTrees> built = GeometryQueryTrees::build(plain);
+        const double buildMs = nowMs() - t0;
+        if (!built) {
+          std::fprintf(stderr, "bench_mesh_queries: GeometryQueryTrees::build: %s\n", built.message().c_str());
+          std::abort();
+        }
+        kept.emplace(std::move(*built));
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "trees built beforehand in %.1f ms; ", buildMs);
+        keptNote = buf;
+      }
+      if (slot >= 3) input.trees = &*kept;
       if (!skipped(lastPerCell[slot] * row.cells, row)) {
-        const Backend backend = slot == 0 ? Backend::kCpuScalar : slot == 1 ? Backend::kCpuSimd : Backend::kVulkan;
+        const Backend backend = slot == 2 ? Backend::kVulkan : slot % 3 == 0 ? Backend::kCpuScalar : Backend::kCpuSimd;
         Context* ctx = backend == Backend::kVulkan ? context : nullptr;
         QueryOutput result;
         if (backend == Backend::kVulkan && ctx == nullptr) {
@@ -314,11 +355,9 @@ struct OurRows {
         } else if (const Status st = runQueryInto(backend, ctx, input, result); !st) {
           row.note = "refused: " + st.message();
         } else {
-          const WallSamples w = sampleWall(
-              [&] {
-                if (!runQueryInto(backend, ctx, input, result)) std::abort();
-              },
-              o.reps, 1, 20.0, budgetMs, 3);
+          const WallSamples w = sampleRow(o, backend != Backend::kVulkan, budgetMs, [&] {
+            if (!runQueryInto(backend, ctx, input, result)) std::abort();
+          });
           row.ms = median(w.ms);
           row.reps = static_cast<uint32_t>(w.ms.size());
           row.inner = w.inner;
@@ -335,6 +374,7 @@ struct OurRows {
           } else {
             row.note = "bitwise equal to cpu-scalar";
           }
+          if (slot >= 3) row.note = keptNote + row.note;
         }
       }
       out.push_back(row);
@@ -374,14 +414,15 @@ int runBench(const Options& o) {
   }
   std::printf("bench_mesh_queries: %s; CPU '%s', SIMD target %s; one thread\n", deviceLine.c_str(),
               cpuModel().c_str(), cpu::simdTargetName());
-  std::printf("bench_mesh_queries: mesh %s (%u triangles); reps %u; FCL %s\n\n", meshPath.c_str(),
-              base.triangles(), o.reps, fcl ? "0.7 (BVHModel<OBBRSS>, every contact, one thread)" : "off");
+  std::printf("bench_mesh_queries: mesh %s (%u triangles); reps %u; FCL %s; CPU and FCL rows: %s\n\n", meshPath.c_str(),
+              base.triangles(), o.reps, fcl ? "0.7 (BVHModel<OBBRSS>, every contact, one thread)" : "off",
+              o.threadTime ? "thread CPU time" : "wall clock");
   std::printf("%-15s %5s %9s  %-10s %11s %10s %8s  %s\n", "pair", "level", "cells", "backend", "ms/call", "contacts",
               "ours/FCL", "note");
   const double budgetMs = o.rowBudgetS * 1000.0;
   OurRows ours{o, context.get(), vulkanSkip, budgetMs};
   std::vector<Row> rows;
-  double lastPerCell[3] = {0, 0, 0};
+  double lastPerCell[5] = {0, 0, 0, 0, 0};
   double lastSpherePerCell[3] = {0, 0, 0};
   double lastFclPerCell[2] = {0, 0};
   Mesh mesh = base;
@@ -395,7 +436,7 @@ int runBench(const Options& o) {
     const Pair pair = makePair(mesh);
     const Row proto{"surface-surface", level, pair.triangles};
     std::vector<Row> levelRows;
-    ours.run(pair.input(), proto, lastPerCell, levelRows);
+    ours.run(pair.input(), proto, lastPerCell, levelRows, /*trees=*/true);
     double fclMs = 0;
     for (int k = 0; k < 2 && fcl; ++k) {
       Row row = proto;
@@ -406,9 +447,9 @@ int runBench(const Options& o) {
         if (k == 0) {
           const FclPair f = makeFclPair(pair);
           row.contacts = runFcl(f);
-          w = sampleWall([&] { runFcl(f); }, o.reps, 1, 20.0, budgetMs, 3);
+          w = sampleRow(o, true, budgetMs, [&] { runFcl(f); });
         } else {
-          w = sampleWall([&] { row.contacts = runFcl(makeFclPair(pair)); }, o.reps, 1, 20.0, budgetMs, 3);
+          w = sampleRow(o, true, budgetMs, [&] { row.contacts = runFcl(makeFclPair(pair)); });
         }
         row.ms = median(w.ms);
         row.reps = static_cast<uint32_t>(w.ms.size());
@@ -450,6 +491,7 @@ int runBench(const Options& o) {
   s += "  \"mesh\": " + jsonString(meshPath) + ",\n";
   s += "  \"fcl\": " + std::string(fcl ? "true" : "false") + ",\n";
   s += "  \"reps\": " + std::to_string(o.reps) + ",\n";
+  s += "  \"cpu_time\": " + jsonString(o.threadTime ? "thread CPU time" : "wall clock") + ",\n";
   s += jsonRowsAndEnd(rows, [&](const Row& r) {
     std::string m = "\"pair\": " + jsonString(r.pair) + ", \"level\": " + std::to_string(r.level) +
                     ", \"cells\": " + std::to_string(r.cells) + ", \"backend\": " + jsonString(r.backend);

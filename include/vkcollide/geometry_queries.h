@@ -28,7 +28,8 @@
 // the shape reaches its inside); SurfaceMesh and LineMesh against Plane (the cell's
 // deepest corner, an edge or face when parallel), OrientedBox (separating axes), Cylinder (GJK/EPA)
 // and ImplicitGeometry (the cell's point of least field), one contact per touching cell; on the CPU
-// through a BVH per mesh (built per call); on Vulkan (surface and line meshes against a sphere,
+// through a BVH per mesh (built per call, or kept between calls: GeometryQueryTrees; two meshes'
+// kept trees walked together, the candidate pairs sorted into cell order); on Vulkan (surface and line meshes against a sphere,
 // capsule, plane or oriented box, tetrahedral meshes against point sets) one work item per cell (per
 // point and tetrahedron), the same contacts in the same order.
 // Continuous (kContinuous, "Continuous mesh queries" in docs/geometry-queries.md): LineMesh vs
@@ -253,6 +254,8 @@ struct ContactRange {
   uint32_t count = 0;
 };
 
+class GeometryQueryTrees;  // below
+
 struct GeometryQueryInput {
   std::span<const Geometry> geometries;
   std::span<const Float4> points;  // the point sets' points (xyz; w ignored)
@@ -265,6 +268,43 @@ struct GeometryQueryInput {
   // but its origin; a point set: the same range). See GeometryQuery.
   std::span<const Geometry> previousGeometries;
   std::span<const uint32_t> cells;  // the meshes' cells: vertex numbers (see Geometry)
+  // Optional: the static mesh queries' trees kept between calls (GeometryQueryTrees, below), built
+  // from this input's meshes and refit to its points; null: each call builds the trees it needs.
+  const GeometryQueryTrees* trees = nullptr;
+};
+
+// The BVHs of a batch's meshes, kept between calls as FCL keeps its models (issue 17): built once
+// from an input's mesh geometries, refit when their vertices move, and passed with the input
+// (GeometryQueryInput::trees). The CPU's static mesh queries then walk these trees instead of building
+// their own; the contacts are the same bit for bit (each tree is the one a call would build from the
+// same vertices). The object keeps a copy of each mesh's geometry, cells and vertices (xyz) as of its
+// last build or refit, and validate() checks them bitwise against the input's: a geometry or cell
+// that changed is an error naming the field (build again), a vertex that moved is an error naming
+// the point (refit first). Mesh geometries a static query uses but that have no tree get one built
+// inside the call, as without trees. kVulkan ignores the trees (they are still validated).
+// Continuous queries build their swept-box trees per call.
+class GeometryQueryTrees {
+ public:
+  // Validates `input` (validate, its own trees field ignored) and builds a tree for each mesh
+  // geometry that a static query of input.queries uses.
+  static Result<GeometryQueryTrees> build(const GeometryQueryInput& input);
+  // The vertices moved: refits every tree to input.points (the same geometries and cells as at
+  // build, checked: an error names the field; input validated, its trees field ignored). On error
+  // the trees are unchanged.
+  Status refit(const GeometryQueryInput& input);
+  // The mesh geometries that have a tree, in geometry order.
+  std::vector<uint32_t> geometries() const;
+
+  GeometryQueryTrees(GeometryQueryTrees&&) noexcept;
+  GeometryQueryTrees& operator=(GeometryQueryTrees&&) noexcept;
+  ~GeometryQueryTrees();
+
+  struct Impl;  // opaque
+  const Impl& impl() const { return *impl_; }
+
+ private:
+  explicit GeometryQueryTrees(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
 };
 
 // The host's output arrays. elementsA and elementsB must have the same size: the capacity in
@@ -286,7 +326,8 @@ struct GeometryQueryCounts {
   bool overflow = false;  // contacts > capacity: the output holds the first `written` contacts in order
 };
 
-// Checks everything queryGeometries* reads. Errors (kInvalidArgument) name the field, e.g.
+// Checks everything queryGeometries* reads (input.trees included, see GeometryQueryTrees). Errors
+// (kInvalidArgument) name the field, e.g.
 // "geometries[3].p0.w (radius) is -1: must be >= 0", or the query of an N/A pair
 // ("queries[2]: plane vs plane is not collidable (N/A in the seed's table)").
 Status validate(const GeometryQueryInput& input);
@@ -301,7 +342,7 @@ Status validateOutput(const GeometryQueryInput& input, const GeometryQueryOutput
 // with SIMD lanes across the points, runs of consecutive static queries of one closed-form primitive
 // pair (sphere against sphere, capsule, cylinder, box or plane; capsule-capsule; capsule, cylinder or
 // box against a plane; capsule-box and box-box, whose clipping stays per query) with SIMD lanes
-// across the queries, and the rest with the scalar code: the
+// across the queries, two kept meshes' tree walk in lanes (mesh vs mesh), the rest scalar code: the
 // same results as kCpuScalar, bit for bit. kVulkan is refused here (kUnsupported: use queryGeometries
 // or GeometryQueryStage). Validates the input and the output
 // first (validate, validateOutput): on error nothing is written, the state included. Elements of the

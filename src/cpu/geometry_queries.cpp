@@ -56,7 +56,7 @@ Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, 
   kernel.out = &output;
   const uint64_t capacity = output.elementsA.size();
   uint64_t total = 0;
-  cpu::MeshQueries meshes(input);  // the queries with a mesh (src/cpu/geometry_queries_mesh.cpp)
+  cpu::MeshQueries meshes(input, backend);  // the queries with a mesh (src/cpu/geometry_queries_mesh.cpp)
   const size_t queryCount = input.queries.size();
   for (size_t qi = 0; qi < queryCount; ++qi) {
     const GeometryQuery& q = input.queries[qi];

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstring>
 #include <limits>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "cpu/bvh.h"
 #include "cpu/geometry_queries.h"
 #include "cpu/geometry_queries_mesh_ccd.h"
+#include "cpu/geometry_query_trees.h"
 #include "scene/geometry_queries_layout.h"
 #include "shared/geometry_queries_mesh.h"
 #include "shared/geometry_queries_mesh_reach.h"
@@ -233,8 +235,10 @@ Status validateMesh(const GeometryQueryInput& in, const Geometry& g, size_t gi) 
 
 struct Tree {
   bool built = false;
-  std::vector<BvhNode> nodes;
-  std::vector<Aabb> boxes;
+  std::span<const BvhNode> nodes;  // own* below, or the input's GeometryQueryTrees'
+  std::span<const Aabb> boxes;
+  std::vector<BvhNode> ownNodes;
+  std::vector<Aabb> ownBoxes;
   std::vector<uint32_t> parents;
   // A closed surface mesh's angle-weighted pseudonormals (built on first use): per triangle its
   // face's and its three edges' (edge k: corners k, k + 1 mod 3), per vertex its own.
@@ -308,7 +312,9 @@ Status validateMeshGeometries(const GeometryQueryInput& in) {
   for (size_t i = 0; i < in.geometries.size(); ++i) {
     const Geometry& g = in.geometries[i];
     if (!isMeshType(g.type)) continue;
-    VKC_TRY(validateMesh(in, g, i));
+    // A mesh the input's GeometryQueryTrees hold with the same cells was validated by their build or
+    // refit (validate() refuses it next if its vertices moved since: validateGeometryQueryTrees).
+    if (!keptMeshCellsUnchanged(in, static_cast<uint32_t>(i))) VKC_TRY(validateMesh(in, g, i));
     if (!in.previousGeometries.empty() && std::memcmp(&in.previousGeometries[i], &g, sizeof g) != 0) {
       return invalid("previousGeometries[" + std::to_string(i) + "]: geometries[" + std::to_string(i) +
                      "] is a mesh: its previous pose must equal it (a mesh moves by its vertices)");
@@ -373,6 +379,7 @@ struct MeshQueries::State {
   std::unordered_map<uint32_t, Tree> trees;
   std::vector<uint32_t> candidates;
   std::vector<uint32_t> stack;
+  bool simd = false;  // kCpuSimd
 
   const Tree& tree(uint32_t gi) {
     Tree& t = trees[gi];
@@ -380,18 +387,26 @@ struct MeshQueries::State {
     const Geometry& g = in->geometries[gi];
     const CellRange r = cellRange(g);
     t.built = true;
+    // The host's tree (validated: built or refit from these very vertices and cells).
+    if (const GeometryQueryTrees::Impl::Mesh* kept = in->trees ? in->trees->impl().find(gi) : nullptr) {
+      t.nodes = kept->nodes;
+      t.boxes = kept->boxes;
+      return t;
+    }
     if (r.count == 0) return t;
-    t.nodes.resize(bvhNodeCount(r.count));
-    t.boxes.resize(r.count);
+    t.ownNodes.resize(bvhNodeCount(r.count));
+    t.ownBoxes.resize(r.count);
     t.parents.resize(r.count);
     const BvhInput b{.vertices = in->points.subspan(g.first, g.count),
                      .indices = in->cells.subspan(r.first, static_cast<size_t>(r.count) * r.corners),
                      .verticesPerPrimitive = r.corners,
-                     .nodes = t.nodes,
-                     .primitiveBoxes = t.boxes,
+                     .nodes = t.ownNodes,
+                     .primitiveBoxes = t.ownBoxes,
                      .leafParents = t.parents};
     // The input is validated (ranges, indices, finite points): the build cannot fail.
     (void)buildBvhCpu(b, Backend::kCpuScalar);
+    t.nodes = t.ownNodes;
+    t.boxes = t.ownBoxes;
     return t;
   }
 
@@ -511,6 +526,8 @@ struct MeshQueries::State {
   MeshPairAccess access(bool bruteForce) {
     MeshPairAccess a;
     a.in = in;
+    a.bruteForce = bruteForce;
+    a.simd = simd;
     a.cells = [this, bruteForce](uint32_t gi, const float lo[3], const float hi[3],
                                  std::vector<uint32_t>& cells) {
       overlapping(gi, vec3(lo[0], lo[1], lo[2]), vec3(hi[0], hi[1], hi[2]), bruteForce);
@@ -524,8 +541,9 @@ struct MeshQueries::State {
   }
 };
 
-MeshQueries::MeshQueries(const GeometryQueryInput& input) : state_(std::make_unique<State>()) {
+MeshQueries::MeshQueries(const GeometryQueryInput& input, Backend backend) : state_(std::make_unique<State>()) {
   state_->in = &input;
+  state_->simd = backend == Backend::kCpuSimd;
 }
 
 MeshQueries::~MeshQueries() = default;

@@ -73,6 +73,8 @@ struct MeshElementPair {
 // mesh state of MeshQueries.
 struct MeshPairAccess {
   const GeometryQueryInput* in = nullptr;
+  bool bruteForce = false;  // the tests' oracle: every cell against every cell (through `cells`)
+  bool simd = false;        // kCpuSimd: the tandem walk's SIMD twin (the same candidate pairs)
   // The cells of mesh gi whose boxes overlap [lo, hi] (xyz), in cell order (the BVH's candidates,
   // or every cell with bruteForce: the same list).
   std::function<void(uint32_t gi, const float lo[3], const float hi[3], std::vector<uint32_t>& cells)> cells;
@@ -92,7 +94,8 @@ void meshMeshContacts(const MeshPairAccess& access, uint32_t x, uint32_t y,
 
 class MeshQueries {
  public:
-  explicit MeshQueries(const GeometryQueryInput& input);
+  // backend: kCpuSimd walks two meshes' trees with the SIMD twin of the walk (the same contacts).
+  explicit MeshQueries(const GeometryQueryInput& input, Backend backend = Backend::kCpuScalar);
   ~MeshQueries();
   MeshQueries(const MeshQueries&) = delete;
   MeshQueries& operator=(const MeshQueries&) = delete;

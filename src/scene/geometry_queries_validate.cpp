@@ -10,6 +10,7 @@
 #include "cpu/geometry_queries.h"
 #include "cpu/geometry_queries_mesh.h"
 #include "cpu/geometry_queries_mesh_ccd.h"
+#include "cpu/geometry_query_trees.h"
 #include "shared/geometry_queries_mesh_reach.h"
 #include "scene/geometry_queries_layout.h"
 #include "scene/validate.h"
@@ -331,7 +332,8 @@ Geometry Geometry::implicitGrid(Float4 origin, Float4 spacing, uint32_t nx, uint
 }
 
 Status validate(const GeometryQueryInput& in) {
-  return detail::validateGeometryQueryInput(in, {in.points.size(), in.previousPoints.size(), in.gridSamples.size()});
+  VKC_TRY(detail::validateGeometryQueryInput(in, {in.points.size(), in.previousPoints.size(), in.gridSamples.size()}));
+  return cpu::validateGeometryQueryTrees(in);  // src/cpu/geometry_query_trees.cpp
 }
 
 Status detail::validateGeometryQueryInput(const GeometryQueryInput& in, const GeometryArrayCounts& counts) {

@@ -1,0 +1,47 @@
+// Private interface of GeometryQueryTrees (include/vkcollide/geometry_queries.h; issue 17): the
+// trees a host keeps between calls, as the CPU's mesh driver (src/cpu/geometry_queries_mesh.cpp)
+// reads them, and their validation against an input.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "cpu/mesh_pair_walk.h"
+#include "vkcollide/bvh.h"
+#include "vkcollide/geometry_queries.h"
+#include "vkcollide/result.h"
+
+namespace vkc {
+
+struct GeometryQueryTrees::Impl {
+  // One mesh geometry's tree and the copy of what it was built (or last refit) from.
+  struct Mesh {
+    uint32_t geometry = 0;
+    Geometry g{};
+    std::vector<uint32_t> cells;  // its cell entries
+    std::vector<Float4> points;   // its vertices (compared by xyz; w kept for a quick whole compare)
+    std::vector<BvhNode> nodes;   // buildBvhCpu's tree over its cells (kCpuScalar, as a call builds)
+    std::vector<Aabb> boxes;      // the cells' boxes
+    std::vector<uint32_t> parents;
+    cpu::PairWalkTree walk;  // the tandem walk's layout of the tree (src/cpu/mesh_pair_walk.h)
+  };
+  std::vector<Mesh> meshes;  // by geometry index, ascending
+
+  // The tree of geometry gi, or null.
+  const Mesh* find(uint32_t gi) const;
+};
+
+namespace cpu {
+
+// Whether input.trees holds a tree of mesh geometry gi built or refit from exactly this geometry and
+// these cells (bitwise; ranges checked against the arrays first). validateMeshGeometries then skips
+// the mesh's cell checks: validate() compares its vertices next (validateGeometryQueryTrees) and
+// refuses the input unless they are those that the trees' build or refit validated.
+bool keptMeshCellsUnchanged(const GeometryQueryInput& input, uint32_t gi);
+
+// input.trees (if any) against the input: every tree's geometry, cells and vertices bitwise equal
+// to the input's (errors name the field). The rest of the input is validated.
+Status validateGeometryQueryTrees(const GeometryQueryInput& input);
+
+}  // namespace cpu
+}  // namespace vkc

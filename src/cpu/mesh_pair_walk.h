@@ -1,0 +1,54 @@
+// Private (issue 17): the tandem walk of two meshes' BVHs (src/cpu/geometry_queries_mesh_mesh.cpp)
+// over a layout of each tree (built with the tree: kept in GeometryQueryTrees, or made in the call):
+// per node its two children's boxes side by side, so that one step tests the 2 x 2 child pairs of a
+// node pair. X's boxes are widened as the walk reads them, each by its own reach (pairWalkReach: the
+// driver's per-cell reach for a cell's box; a node's box covers every cell below it, and the reach
+// grows with the box, so a node's widened box covers its cells' widened boxes); Y's are exact. A
+// missing child (kBvhNone) is skipped. The walk's result, every (cell of X, cell of Y) whose widened
+// and exact cell boxes overlap, depends on the cell boxes only, never on the trees' shapes.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "vkcollide/bvh.h"
+
+namespace vkc::cpu {
+
+struct PairWalkNode {
+  float lo[3][2];  // per axis, child 0's and child 1's
+  float hi[3][2];
+  uint32_t child[2];  // BVH references (kBvhLeafBit | cell, a node, or kBvhNone)
+};
+
+struct PairWalkTree {
+  std::vector<PairWalkNode> nodes;  // one per BVH node (node 0 the root)
+  std::vector<float> cells;         // per cell its box: lo xyz, hi xyz
+  bool empty() const { return nodes.empty(); }
+};
+
+// The layout of a tree (buildBvhCpu's nodes, the cells' boxes).
+PairWalkTree pairWalkLayout(std::span<const BvhNode> nodes, std::span<const Aabb> boxes);
+
+// The reach by which a box (lo, hi) of X is widened: thickness + 1e-5 * max(the box's largest
+// coordinate magnitude, thickness), a margin above float rounding (the driver's).
+inline float pairWalkReach(const float lo[3], const float hi[3], float thickness) {
+  float scale = thickness;
+  for (int a = 0; a < 3; ++a) {
+    const float l = lo[a] < 0.0f ? -lo[a] : lo[a], h = hi[a] < 0.0f ? -hi[a] : hi[a];
+    scale = scale < l ? l : scale;
+    scale = scale < h ? h : scale;
+  }
+  return thickness + 1e-5f * scale;
+}
+
+// Keys (cell of X << 32 | cell of Y) of every cell pair whose boxes overlap (X's widened by
+// pairWalkReach with `thickness`), in walk order, appended to pairs; `stack` scratch.
+void pairWalk(const PairWalkTree& x, const PairWalkTree& y, float thickness, std::vector<uint64_t>& stack,
+              std::vector<uint64_t>& pairs);
+// Its SIMD twin (src/cpu/mesh_pair_walk_simd.cpp, kCpuSimd): the same keys, in its own walk order.
+void pairWalkSimd(const PairWalkTree& x, const PairWalkTree& y, float thickness, std::vector<uint64_t>& stack,
+                  std::vector<uint64_t>& pairs);
+
+}  // namespace vkc::cpu
