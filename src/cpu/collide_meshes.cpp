@@ -123,7 +123,24 @@ struct MeshKernel {
   uint clothMeshWord(uint w) const { return clothWords[w]; }
   float rigidReach() const { return rigidChord; }
 
+  // The kernel's meshTriangle, except that the end vertices (and a static mesh's start vertices, the
+  // same) of the SIMD walk's last answer come from its leaf slot: the copy collapseTree made with
+  // this function, so the same values, without the cold reads of the index and vertex arrays.
+  const WideLeaf* answerLeaf = nullptr;  // the leaf slot of the SIMD walk's last answer, if any
+  void meshTriangle(uint t, uint atEnd, vec3& a, vec3& b, vec3& c) const {
+    if (answerLeaf != nullptr && answerLeaf->triangle == t &&
+        (atEnd != 0u || input[triangleMesh(t)].motion == MeshMotion::kStatic)) {
+      const WideLeaf& l = *answerLeaf;
+      a = vec3(l.a[0], l.a[1], l.a[2]), b = vec3(l.b[0], l.b[1], l.b[2]), c = vec3(l.c[0], l.c[1], l.c[2]);
+      return;
+    }
+    a = worldVertex(triangleVertex(3u * t), atEnd);
+    b = worldVertex(triangleVertex(3u * t + 1u), atEnd);
+    c = worldVertex(triangleVertex(3u * t + 2u), atEnd);
+  }
+#define VKC_MESH_OWN_TRIANGLE
 #include "shared/collide_meshes_kernel.h"
+#undef VKC_MESH_OWN_TRIANGLE
 
   // The SIMD twin's walk of the 4-wide tree: per node, the 4 child boxes against the query box in one
   // vector comparison (and, for proximity, their distances to the point in one vector), then the
@@ -149,6 +166,8 @@ struct MeshKernel {
                  float maxThickness, MeshHit& best) {
     best = meshNoHit();
     uint bestT = kMeshNone;
+    answerLeaf = nullptr;
+    const WideLeaf* bestLeaf = nullptr;
     const bool prune = mode == kMeshQueryProximity;
     float cut2 = INFINITY;  // proximity: boxes farther than sqrt(cut2) from p hold no better triangle
     float slack = 0.0f;
@@ -233,6 +252,7 @@ struct MeshKernel {
             meshQueryBetter(mode, h, t, best, bestT)) {
           best = h;
           bestT = t;
+          bestLeaf = &leaf;
           if (prune) {
             const float r = (maxThickness - best.bary.w) + slack;
             cut2 = r * r * 1.0001f;
@@ -250,6 +270,7 @@ struct MeshKernel {
         }
       }
     }
+    answerLeaf = bestLeaf;
     return bestT;
   }
 
