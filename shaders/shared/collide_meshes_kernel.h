@@ -27,12 +27,16 @@ VKC_FN bool meshBoxesOverlap(vec3 lo, vec3 hi, vec4 boxLo, vec4 boxHi) {
          boxLo.z <= hi.z;
 }
 
-// The triangle's world vertices at the iteration's start (atEnd 0) or end (1).
+// The triangle's world vertices at the iteration's start (atEnd 0) or end (1). An includer that
+// defines VKC_MESH_OWN_TRIANGLE provides its own meshTriangle with these same values (the CPU SIMD
+// twin: from its copy of the last answer's vertices).
+#ifndef VKC_MESH_OWN_TRIANGLE
 VKC_FN void meshTriangle(uint t, uint atEnd, VKC_OUT(vec3) a, VKC_OUT(vec3) b, VKC_OUT(vec3) c) {
   a = worldVertex(triangleVertex(3u * t), atEnd);
   b = worldVertex(triangleVertex(3u * t + 1u), atEnd);
   c = worldVertex(triangleVertex(3u * t + 2u), atEnd);
 }
+#endif
 
 // One candidate triangle, whose world vertices at the iteration's end are a1, b1, c1 (meshTriangle(t,
 // 1u, ...): the CPU SIMD twin passes its copy of them). Proximity: when p is closer than the mesh's

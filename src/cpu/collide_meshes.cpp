@@ -17,6 +17,32 @@
 namespace vkc::gpu {
 namespace {
 
+// 4 float lanes of the compiler's generic vectors (GCC and Clang: SSE on x86-64's baseline, NEON on
+// arm64), for the wide walk's box tests: comparisons only and a distance used as a cull, so that no
+// result depends on them (the baseline Highway target of this build is scalar).
+typedef float Float4Lanes __attribute__((vector_size(16)));
+typedef int32_t Int4Lanes __attribute__((vector_size(16)));
+inline Float4Lanes lanes4(float x) { return Float4Lanes{x, x, x, x}; }
+inline Float4Lanes loadLanes4(const float* p) {
+  Float4Lanes v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+// max(a, b) per lane as std::max(a, b) (b when a < b is false... i.e. a unless a < b).
+inline Float4Lanes maxLanes4(Float4Lanes a, Float4Lanes b) {
+  const Int4Lanes takeB = a < b;
+  Int4Lanes ai, bi;
+  std::memcpy(&ai, &a, sizeof a);
+  std::memcpy(&bi, &b, sizeof b);
+  const Int4Lanes r = (bi & takeB) | (ai & ~takeB);
+  Float4Lanes out;
+  std::memcpy(&out, &r, sizeof out);
+  return out;
+}
+inline uint32_t maskBits4(Int4Lanes m) {
+  return (m[0] != 0 ? 1u : 0u) | (m[1] != 0 ? 2u : 0u) | (m[2] != 0 ? 4u : 0u) | (m[3] != 0 ? 8u : 0u);
+}
+
 // A node of the SIMD twin's 4-wide tree (MeshTreeCache): its children's boxes side by side (empty
 // slots: lo = +inf, hi = -inf) and references (a wide node's index, kBvhLeafBit | leaf slot, or
 // kBvhNone).
@@ -97,12 +123,31 @@ struct MeshKernel {
   uint clothMeshWord(uint w) const { return clothWords[w]; }
   float rigidReach() const { return rigidChord; }
 
+  // The kernel's meshTriangle, except that the end vertices (and a static mesh's start vertices, the
+  // same) of the SIMD walk's last answer come from its leaf slot: the copy collapseTree made with
+  // this function, so the same values, without the cold reads of the index and vertex arrays.
+  const WideLeaf* answerLeaf = nullptr;  // the leaf slot of the SIMD walk's last answer, if any
+  void meshTriangle(uint t, uint atEnd, vec3& a, vec3& b, vec3& c) const {
+    if (answerLeaf != nullptr && answerLeaf->triangle == t &&
+        (atEnd != 0u || input[triangleMesh(t)].motion == MeshMotion::kStatic)) {
+      const WideLeaf& l = *answerLeaf;
+      a = vec3(l.a[0], l.a[1], l.a[2]), b = vec3(l.b[0], l.b[1], l.b[2]), c = vec3(l.c[0], l.c[1], l.c[2]);
+      return;
+    }
+    a = worldVertex(triangleVertex(3u * t), atEnd);
+    b = worldVertex(triangleVertex(3u * t + 1u), atEnd);
+    c = worldVertex(triangleVertex(3u * t + 2u), atEnd);
+  }
+#define VKC_MESH_OWN_TRIANGLE
 #include "shared/collide_meshes_kernel.h"
+#undef VKC_MESH_OWN_TRIANGLE
 
   // The SIMD twin's walk of the 4-wide tree: per node, the 4 child boxes against the query box in one
-  // vector comparison, then the leaves' triangles from their slots (meshTestTriangleAt on the slot's
-  // copy of meshTriangle(t, 1u), meshQueryBetter: the binary walk's tests). A leaf is a candidate iff its box overlaps the query box in both walks (every
-  // ancestor's box holds it), so both pick the same triangle and hit, bit for bit.
+  // vector comparison (and, for proximity, their distances to the point in one vector), then the
+  // leaves' triangles from their slots (meshTestTriangleAt on the slot's copy of meshTriangle(t, 1u),
+  // meshQueryBetter: the binary walk's tests). A leaf is a candidate iff its box overlaps the query
+  // box in both walks (every ancestor's box holds it), so both pick the same triangle and hit, bit
+  // for bit.
   // Proximity queries also skip the boxes that cannot hold a better triangle (as a closest-point
   // query shrinks its radius): a candidate beats the best only when its computed penetration is at
   // least the best's, i.e. its computed distance is at most maxThickness - best penetration (plus a
@@ -112,33 +157,32 @@ struct MeshKernel {
   // are visited nearest first so that the bound shrinks early; the answer does not depend on the
   // order (meshQueryBetter is a total order). Before any hit the bound is maxThickness (a hit's
   // distance is below its mesh's thickness): the query box's corners hold no candidate.
-  // The distance walk pays where a query box holds many triangles (large meshes); on small meshes
-  // its per-node cost outweighs the triangles it skips (bench_collide_meshes: slower at 20k
-  // and 100k triangles, faster at 1M). Either walk gives the same answer.
-  static constexpr uint kPruneMinTriangles = 1u << 19;
-  bool pruneProximity = false;
+  // With the distances in vector lanes this pays at every mesh size of bench_collide_meshes (20k to
+  // 1M triangles); with them computed per child it was slower below about 500k triangles.
   const WideNode* wide = nullptr;
   const WideLeaf* wideLeaves = nullptr;
-  static float boxDistance2(const WideNode& n, int k, vec3 p) {
-    const float dx = std::max(std::max(n.lo[0][k] - p.x, p.x - n.hi[0][k]), 0.0f);
-    const float dy = std::max(std::max(n.lo[1][k] - p.y, p.y - n.hi[1][k]), 0.0f);
-    const float dz = std::max(std::max(n.lo[2][k] - p.z, p.z - n.hi[2][k]), 0.0f);
-    return dx * dx + dy * dy + dz * dz;
-  }
+  float treeMagnitude = 0.0f;  // the largest coordinate of the root's box (set with wide)
   uint wideQuery(uint mode, uint firstWord, vec3 lo, vec3 hi, vec3 p, float tStart, vec3 to, uint flags,
                  float maxThickness, MeshHit& best) {
     best = meshNoHit();
     uint bestT = kMeshNone;
-    const bool prune = pruneProximity && mode == kMeshQueryProximity;
+    answerLeaf = nullptr;
+    const WideLeaf* bestLeaf = nullptr;
+    const bool prune = mode == kMeshQueryProximity;
     float cut2 = INFINITY;  // proximity: boxes farther than sqrt(cut2) from p hold no better triangle
     float slack = 0.0f;
     if (prune) {
-      const BvhNode root = treeNode(0u);
-      const float m = std::max(maxAbs3(p), std::max(maxAbs3(vec3(root.lo)), maxAbs3(vec3(root.hi))));
+      const float m = std::max(maxAbs3(p), treeMagnitude);
       slack = 1e-5f * (m + maxThickness);
       const float r = maxThickness + slack;  // a hit is closer than its mesh's thickness
       cut2 = r * r * 1.0001f;
     }
+    struct Lanes {
+      Float4Lanes x, y, z;
+    };
+    const Lanes qlo{lanes4(lo.x), lanes4(lo.y), lanes4(lo.z)};
+    const Lanes qhi{lanes4(hi.x), lanes4(hi.y), lanes4(hi.z)};
+    const Lanes qp{lanes4(p.x), lanes4(p.y), lanes4(p.z)};
     constexpr uint kStack = 3u * kBvhMaxDepth + 4u;  // each level leaves at most 3 siblings on the stack
     uint stack[kStack];
     float stackD2[kStack];
@@ -149,13 +193,25 @@ struct MeshKernel {
       --top;
       if (stackD2[top] > cut2) continue;
       const WideNode& n = wide[stack[top]];
-      bool hit4[4];
-      float d2[4];
-      for (int k = 0; k < 4; ++k) {
-        hit4[k] = lo.x <= n.hi[0][k] && lo.y <= n.hi[1][k] && lo.z <= n.hi[2][k] && n.lo[0][k] <= hi.x &&
-                  n.lo[1][k] <= hi.y && n.lo[2][k] <= hi.z && n.child[k] != kBvhNone;
-        d2[k] = prune ? boxDistance2(n, k, p) : 0.0f;
+      // The 4 child boxes in the lanes of one vector: overlap with the query box and (pruning) the
+      // squared distance to p (only a cull: the answer does not depend on it).
+      const Float4Lanes loX = loadLanes4(n.lo[0]), loY = loadLanes4(n.lo[1]), loZ = loadLanes4(n.lo[2]);
+      const Float4Lanes hiX = loadLanes4(n.hi[0]), hiY = loadLanes4(n.hi[1]), hiZ = loadLanes4(n.hi[2]);
+      Int4Lanes overlap = (qlo.x <= hiX) & (qlo.y <= hiY) & (qlo.z <= hiZ) & (loX <= qhi.x) & (loY <= qhi.y) &
+                          (loZ <= qhi.z);
+      float d2[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+      if (prune) {
+        const Float4Lanes zero = lanes4(0.0f);
+        const Float4Lanes dx = maxLanes4(maxLanes4(loX - qp.x, qp.x - hiX), zero);
+        const Float4Lanes dy = maxLanes4(maxLanes4(loY - qp.y, qp.y - hiY), zero);
+        const Float4Lanes dz = maxLanes4(maxLanes4(loZ - qp.z, qp.z - hiZ), zero);
+        const Float4Lanes dd = dx * dx + dy * dy + dz * dz;
+        overlap &= ~(dd > lanes4(cut2));  // drops the children too far to hold a better triangle
+        std::memcpy(d2, &dd, sizeof d2);
       }
+      const uint32_t bits = maskBits4(overlap);
+      bool hit4[4];
+      for (int k = 0; k < 4; ++k) hit4[k] = ((bits >> k) & 1u) != 0u && n.child[k] != kBvhNone;
       // The walk waits on memory (a large tree's nodes and leaf slots are rarely cached): fetch
       // every overlapping child's node or leaf slot now, so that their misses overlap.
       for (int k = 0; k < 4; ++k) {
@@ -196,6 +252,7 @@ struct MeshKernel {
             meshQueryBetter(mode, h, t, best, bestT)) {
           best = h;
           bestT = t;
+          bestLeaf = &leaf;
           if (prune) {
             const float r = (maxThickness - best.bary.w) + slack;
             cut2 = r * r * 1.0001f;
@@ -213,6 +270,7 @@ struct MeshKernel {
         }
       }
     }
+    answerLeaf = bestLeaf;
     return bestT;
   }
 
@@ -545,6 +603,11 @@ Status collideMeshesOn(detail::ParallelCall& par, const MeshCollisionInput& in, 
     if (build && tree.built != nullptr) *tree.built = true;
   }
   k.nodes = reinterpret_cast<const gpu::BvhNode*>(tree.nodes.data());
+  if (!tree.nodes.empty()) {
+    const BvhNode& root = tree.nodes[0];
+    k.treeMagnitude = std::max(gpu::maxAbs3(gpu::vec3(root.lo.x, root.lo.y, root.lo.z)),
+                               gpu::maxAbs3(gpu::vec3(root.hi.x, root.hi.y, root.hi.z)));
+  }
   k.leafBoxes = reinterpret_cast<const gpu::Aabb*>(tree.primitiveBoxes.data());
   // The SIMD twin's 4-wide tree: the caller's cache (remade when this call built or refit the tree,
   // or when it holds another tree), or one for this call when the tree was built for this call only.
@@ -584,7 +647,6 @@ Status collideMeshesOn(detail::ParallelCall& par, const MeshCollisionInput& in, 
   pc.maxBounces = in.settings.maxBounces;
   pc.maxThickness = values.maxThickness;
   pc.triangleCount = n;
-  k.pruneProximity = n >= gpu::MeshKernel::kPruneMinTriangles;
 
   if (debug != nullptr) {
     debug->contacts.assign(in.particles.size(), 0u);
