@@ -1,5 +1,6 @@
 #version 460
-// Pairwise geometry queries, the implicit pair family: static pairs with an implicit geometry.
+// Pairwise geometry queries, the implicit pair family: static pairs with an implicit geometry, a surface,
+// line or tetrahedral mesh's included (one slot per cell: shared/geometry_queries_mesh_slot.h).
 // COUNT and WRITE passes (shared/geometry_queries_family.h, selected by a specialization constant
 // declared in shared/geometry_queries_passes.h); the stage is described in
 // shared/geometry_queries_bindings.h.

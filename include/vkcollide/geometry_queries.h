@@ -23,15 +23,18 @@
 // TetrahedralMesh (segments meeting tetrahedra, a segment inside one included), a closed SurfaceMesh
 // adding the other mesh's vertices inside it; LineMesh against LineMesh or itself (segments closer
 // than the sum of the thicknesses: edge-edge elements; a mesh against itself skips segments sharing a
-// vertex); TetrahedralMesh against Sphere, Capsule, Plane, OrientedBox and ImplicitGeometry (one
-// contact per touching tetrahedron: the closest vertex, edge or face, or the whole tetrahedron when
-// the shape reaches its inside); SurfaceMesh and LineMesh against Plane (the cell's
+// vertex); TetrahedralMesh against Sphere, Capsule, Cylinder (GJK/EPA), Plane, OrientedBox and
+// ImplicitGeometry (one contact per touching tetrahedron: the closest vertex, edge or face, or the
+// whole tetrahedron when the shape reaches its inside); SurfaceMesh and TetrahedralMesh against
+// TetrahedralMesh (one contact per overlapping pair of cells, by separating axes: the penetration
+// depth, the first cell's deepest feature and the tetrahedron's); SurfaceMesh and LineMesh against Plane (the cell's
 // deepest corner, an edge or face when parallel), OrientedBox (separating axes), Cylinder (GJK/EPA)
 // and ImplicitGeometry (the cell's point of least field), one contact per touching cell; on the CPU
 // through a BVH per mesh (built per call, or kept between calls: GeometryQueryTrees; two meshes'
-// kept trees walked together, the candidate pairs sorted into cell order); on Vulkan (surface and line meshes against a sphere,
-// capsule, plane or oriented box, tetrahedral meshes against point sets) one work item per cell (per
-// point and tetrahedron), the same contacts in the same order.
+// kept trees walked together, the candidate pairs sorted into cell order); on Vulkan (surface, line
+// and tetrahedral meshes against a sphere, capsule, cylinder, plane, oriented box or implicit
+// geometry, tetrahedral meshes against point sets) one work item per cell (per point and
+// tetrahedron), the same contacts in the same order.
 // Continuous (kContinuous, "Continuous mesh queries" in docs/geometry-queries.md): LineMesh vs
 // LineMesh (two meshes or one against itself: segments sharing a vertex skipped) and SurfaceMesh vs
 // PointSet, every vertex and point moving from input.previousPoints to input.points, conservative (no
@@ -520,10 +523,11 @@ class GeometryQueryStage {
 // Runs the batch on any backend: kCpuScalar and kCpuSimd as queryGeometriesCpu; kVulkan on `context`
 // (required for kVulkan, ignored otherwise) through a GeometryQueryStage made for the batch.
 // Validated first on every backend (nothing written on error). The results agree across backends
-// (kGeometryQueryTolerance; bit for bit on lavapipe). kVulkan runs the static surface and line mesh
-// queries against a sphere, capsule, plane or oriented box (one work item per cell) and tetrahedral
-// mesh against point set (one per point and tetrahedron); it refuses a batch with any other mesh
-// query (kUnsupported, naming the query and the pair).
+// (kGeometryQueryTolerance; bit for bit on lavapipe). kVulkan runs the static surface, line and
+// tetrahedral mesh queries against a sphere, capsule, cylinder, plane, oriented box or implicit
+// geometry (one work item per cell) and tetrahedral mesh against point set (one per point and
+// tetrahedron); it refuses a batch with any other mesh query (mesh against mesh, a closed surface
+// mesh against a point set, continuous: kUnsupported, naming the query and the pair).
 Result<GeometryQueryCounts> queryGeometries(Backend backend, Context* context, const GeometryQueryInput& input,
                                             const GeometryQueryOutput& output);
 

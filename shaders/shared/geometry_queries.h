@@ -68,13 +68,14 @@ VKC_CONSTANT(uint, kGeomAxisSamples, 16u);
 //   BASIC       static pairs of primitives with closed forms or a search along a capsule's axis, and
 //               point sets against primitives (static);
 //   MANIFOLD    box-box and capsule-box (contact manifolds, polygon clipping);
-//   CONVEX      cylinder-cylinder and cylinder-box (GJK/EPA, local search fallback);
-//   IMPLICIT    static pairs with an implicit geometry;
+//   CONVEX      cylinder-cylinder and cylinder-box (GJK/EPA, local search fallback), and a surface,
+//               line or tetrahedral mesh against a cylinder (one slot per cell);
+//   IMPLICIT    static pairs with an implicit geometry, a mesh's included (one slot per cell);
 //   CONTINUOUS  the continuous method;
-//   MESH        static pairs of a surface or line mesh with a sphere, capsule, plane or oriented box
-//               (one slot per cell) and of a tetrahedral mesh with a point set (one per point and
-//               tetrahedron): geometry_queries_mesh_slot.h; the other mesh pairs have no device path
-//               and no slots.
+//   MESH        static pairs of a surface, line or tetrahedral mesh with a sphere, capsule, plane or
+//               oriented box (one slot per cell) and of a tetrahedral mesh with a point set (one per
+//               point and tetrahedron). The mesh slots of all three: geometry_queries_mesh_slot.h; the
+//               other mesh pairs have no device path and no slots.
 // The numbers are macros too, for the preprocessor's `#if VKC_GEOM_WITH(family)`: a shader defines
 // VKC_GEOM_FAMILIES (a bit per family) before including the math; C++ compiles every family.
 #define VKC_GEOM_FAMILY_BASIC 0
@@ -100,7 +101,13 @@ VKC_FN uint geomQueryFamily(uint ta, uint tb, uint method) {
   uint lo = min(ta, tb);
   uint hi = max(ta, tb);
   if (method == kGeomMethodContinuous) return kGeomFamilyContinuous;
-  if (hi > kGeomImplicit) return kGeomFamilyMesh;  // the mesh types (geometry_queries_mesh.h)
+  if (hi > kGeomImplicit) {  // the mesh types (geometry_queries_mesh.h)
+    // A mesh against a cylinder runs with the other GJK/EPA pairs, against an implicit geometry with
+    // the other grid readers: no family shader holds both, nor either with the mesh family's code.
+    if (lo == kGeomCylinder) return kGeomFamilyConvex;
+    if (lo == kGeomImplicit) return kGeomFamilyImplicit;
+    return kGeomFamilyMesh;
+  }
   if (hi == kGeomImplicit) return kGeomFamilyImplicit;
   if (hi == kGeomOrientedBox && (lo == kGeomOrientedBox || lo == kGeomCapsule)) return kGeomFamilyManifold;
   if (lo == kGeomCylinder && (hi == kGeomCylinder || hi == kGeomOrientedBox)) return kGeomFamilyConvex;

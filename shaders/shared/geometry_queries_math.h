@@ -648,7 +648,10 @@ VKC_CONSTANT(uint, kGeomSearchMaxSteps, 400u);
 // GeomConvex::type of a mesh's cell (geometry_queries_mesh_prims.h), as the first shape s of GJK,
 // EPA and the search: corners centre, centre + axis0, centre + axis1 (a segment: axis1 = axis0);
 // axis2 the triangle's normal (a segment: 0); size: the two edges' lengths.
+// GeomConvex::type of a tetrahedral mesh's tetrahedron (geometry_queries_mesh_tetra.h), likewise:
+// corners centre and centre + axis0, axis1, axis2; size: those three edges' lengths.
 VKC_CONSTANT(uint, kGeomConvexCell, 16u);
+VKC_CONSTANT(uint, kGeomConvexTetra, 17u);
 
 struct GeomConvex {
   vec3 centre;
@@ -679,7 +682,7 @@ VKC_FN GeomConvex geomMakeConvex(GeomShape s) {
 }
 
 VKC_FN uint geomAxisCount(GeomConvex s) {
-  return s.type == kGeomOrientedBox || s.type == kGeomConvexCell ? 3u : 1u;
+  return s.type == kGeomOrientedBox || s.type == kGeomConvexCell || s.type == kGeomConvexTetra ? 3u : 1u;
 }
 
 VKC_FN vec3 geomAxis(GeomConvex s, uint i) { return i == 0u ? s.axis0 : (i == 1u ? s.axis1 : s.axis2); }
@@ -706,6 +709,11 @@ VKC_FN float geomOverlapAlong(GeomConvex s, GeomConvex t, vec3 u) {
   if (s.type == kGeomConvexCell) {  // s's highest corner along u, less t's lowest point
     float h0 = dot(s.centre - t.centre, u);
     return max(h0, max(h0 + dot(s.axis0, u), h0 + dot(s.axis1, u))) + geomCentredSupport(t, u);
+  }
+  if (s.type == kGeomConvexTetra) {  // likewise over the four corners
+    float h0 = dot(s.centre - t.centre, u);
+    return max(max(h0, h0 + dot(s.axis0, u)), max(h0 + dot(s.axis1, u), h0 + dot(s.axis2, u))) +
+           geomCentredSupport(t, u);
   }
   return geomCentredSupport(s, u) + geomCentredSupport(t, u) - dot(t.centre - s.centre, u);
 }
@@ -875,6 +883,21 @@ VKC_FN vec3 geomSupportVertex(GeomConvex s, vec3 u) {
   if (s.type == kGeomConvexCell) {  // a mesh's triangle or segment (geometry_queries_mesh_prims.h)
     float h1 = dot(s.axis0, u), h2 = dot(s.axis1, u);
     return s.centre + (h1 >= h2 ? (h1 > 0.0f ? s.axis0 : vec3(0.0f)) : (h2 > 0.0f ? s.axis1 : vec3(0.0f)));
+  }
+  if (s.type == kGeomConvexTetra) {  // the first corner of the greatest height (corner order)
+    float h1 = dot(s.axis0, u), h2 = dot(s.axis1, u), h3 = dot(s.axis2, u);
+    vec3 best = vec3(0.0f);
+    float h = 0.0f;
+    if (h1 > h) {
+      best = s.axis0;
+      h = h1;
+    }
+    if (h2 > h) {
+      best = s.axis1;
+      h = h2;
+    }
+    if (h3 > h) best = s.axis2;
+    return s.centre + best;
   }
   if (s.type == kGeomOrientedBox) {
     float sx = dot(s.axis0, u) >= 0.0f ? 1.0f : -1.0f;

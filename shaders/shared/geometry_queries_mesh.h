@@ -74,12 +74,11 @@ VKC_FN bool geomMeshPairSupported(uint lo, uint hi, bool closed) {
   if (hi == kGeomSurfaceMesh && lo == kGeomPointSet) return closed;
   if (hi == kGeomSurfaceMesh && lo == kGeomSurfaceMesh) return true;
   if (hi == kGeomLineMesh && lo == kGeomSurfaceMesh) return true;
-  if (hi == kGeomTetrahedralMesh && lo == kGeomLineMesh) return true;
+  if (hi == kGeomTetrahedralMesh && geomIsMesh(lo)) return true;  // surface, line, tetrahedral
   if (hi == kGeomLineMesh && lo == kGeomLineMesh) return true;
   if (hi == kGeomSurfaceMesh || hi == kGeomLineMesh) return lo <= kGeomPlane || lo == kGeomImplicit;
   if (hi == kGeomTetrahedralMesh) {
-    return lo == kGeomPointSet || lo == kGeomSphere || lo == kGeomCapsule || lo == kGeomPlane ||
-           lo == kGeomOrientedBox || lo == kGeomImplicit;
+    return lo == kGeomPointSet || lo <= kGeomPlane || lo == kGeomImplicit;
   }
   return false;
 }

@@ -39,5 +39,5 @@ VKC_FN bool geomCellImplicit(vec3 a, vec3 b, vec3 c2, uint n, uvec4 ids, uint ce
     }
   }
   GeomClosest cl = geomImplicitClosest(g, p);
-  return geomCellContact(p, cl.normal, -cl.point.w, corners, cell, ids, mesh, prim);
+  return geomCellContact(p, vec3(cl.normal), -cl.point.w, corners, cell, ids, mesh, prim);
 }

@@ -1,5 +1,6 @@
 // The mesh-against-mesh pairs of the geometry queries (issue 17): per pair of cells, the contact of
-// a triangle against a triangle, a triangle against a segment and a segment against a tetrahedron.
+// a triangle against a triangle, a triangle against a segment, a segment against a tetrahedron, and a
+// triangle or a tetrahedron against a tetrahedron.
 // Written in the style of the shared headers (GLSL and C++, common.h: no recursion, no pointers,
 // bounded loops) for the CPU driver (src/cpu/geometry_queries_mesh_mesh.cpp); the Vulkan path of
 // the mesh queries is not built yet. Elements as in geometry_queries_mesh.h (cell words in pad).
@@ -204,6 +205,169 @@ VKC_FN bool geomSegmentSegment(vec3 p0, vec3 p1, uvec4 ix, uint cx, vec3 q0, vec
   ex = geomMeshElement(p, depth, n, cx, ix, 3u);
   ey = geomMeshElement(p + n * depth, depth, -n, cy, iy, 3u);
   return depth > 0.0f;
+}
+
+// --- A triangle or a tetrahedron X against a tetrahedron Y (surface vs tetrahedral mesh, tetrahedral
+// vs tetrahedral mesh; not in iMSTK's table: ours): one contact per overlapping pair of cells, by the
+// separating axis test, exact for two convex polytopes (the faces of their Minkowski difference have
+// X's face normals (a triangle's one, a tetrahedron's four), Y's four, and the cross products of
+// their edges (3 or 6 times 6)). The axis of least overlap gives the direction n in which X moves
+// and the depth; a cross-product axis only when it beats the best face axis by more than
+// kGeomBoxEdgeBias, relative (near-ties go to faces, as geomTetraBox). X's element: its deepest
+// feature along -n (corners within kGeomCellTie of its longest edge, as the primitives' rows) at its
+// point closest to the middle of Y's feature highest along n; Y's element: that feature (a vertex,
+// edge or face of Y), at X's point moved by the depth. Touching (depth 0) is no contact: two meshes
+// sharing a face give none.
+
+// Up to four corners (n = 3 a triangle, 4 a tetrahedron; v[3] = v[2] for a triangle).
+struct GeomHull {
+  vec3 v[4];
+  uint n;
+};
+
+VKC_FN GeomHull geomMakeHull(vec3 a, vec3 b, vec3 c, vec3 d, uint n) {
+  GeomHull h;
+  h.v[0] = a;
+  h.v[1] = b;
+  h.v[2] = c;
+  h.v[3] = n == 4u ? d : c;
+  h.n = n;
+  return h;
+}
+
+// Edge k of a hull: a triangle's (k < 3) v0-v1, v1-v2, v2-v0; a tetrahedron's (k < 6) v0-v1, v0-v2,
+// v0-v3, v1-v2, v1-v3, v2-v3.
+VKC_FN vec3 geomHullEdge(GeomHull h, uint k) {
+  if (h.n == 3u) return k == 0u ? h.v[1] - h.v[0] : (k == 1u ? h.v[2] - h.v[1] : h.v[0] - h.v[2]);
+  uint i = k < 3u ? 0u : (k < 5u ? 1u : 2u);
+  uint j = k < 3u ? k + 1u : (k < 5u ? k - 1u : 3u);
+  return h.v[j] - h.v[i];
+}
+
+// Face k's normal (any length): a triangle's one; a tetrahedron's face opposite corner k.
+VKC_FN vec3 geomHullFaceNormal(GeomHull h, uint k) {
+  vec3 f0 = k == 0u ? h.v[1] : h.v[0];
+  vec3 f1 = k <= 1u ? h.v[2] : h.v[1];
+  vec3 f2 = k <= 2u ? h.v[3] : h.v[2];
+  if (h.n == 3u) {
+    f0 = h.v[0];
+    f1 = h.v[1];
+    f2 = h.v[2];
+  }
+  return cross(f1 - f0, f2 - f0);
+}
+
+// The least and greatest height of the hull's corners along u.
+VKC_FN vec2 geomHullRange(GeomHull h, vec3 u) {
+  float lo = dot(h.v[0], u);
+  float hi = lo;
+  for (uint k = 1u; k < h.n; ++k) {
+    float t = dot(h.v[k], u);
+    lo = min(lo, t);
+    hi = max(hi, t);
+  }
+  return vec2(lo, hi);
+}
+
+// Axis L (any length; skipped when shorter than kGeomParallelEps times sqrt(scale2)) of the separating
+// axis test of X and Y: false when it separates; else the least of X's two overlaps (moving along +L
+// or -L) replaces (best, dir) when below best * bias.
+VKC_FN bool geomHullAxis(GeomHull x, GeomHull y, vec3 L, float scale2, float bias, VKC_INOUT(float) best,
+                         VKC_INOUT(vec3) dir) {
+  float l2 = dot(L, L);
+  if (l2 <= kGeomParallelEps * kGeomParallelEps * scale2) return true;
+  vec3 u = L / sqrt(l2);
+  vec2 rx = geomHullRange(x, u);
+  vec2 ry = geomHullRange(y, u);
+  return geomKeepLeastOverlap(ry.y - rx.x, rx.y - ry.x, u, bias, best, dir);  // X along +u, -u
+}
+
+// The corners of the hull lowest along n (unit): a mask, those within kGeomCellTie times its longest
+// edge of the lowest.
+VKC_FN uint geomHullLowest(GeomHull h, vec3 n) {
+  float size2 = 0.0f;
+  for (uint k = 0u; k < 6u; ++k) {
+    if (h.n == 3u && k >= 3u) break;
+    vec3 e = geomHullEdge(h, k);
+    size2 = max(size2, dot(e, e));
+  }
+  float low = geomHullRange(h, n).x;
+  float tol = kGeomCellTie * sqrt(size2);
+  uint mask = 0u;
+  for (uint k = 0u; k < h.n; ++k) {
+    if (dot(h.v[k], n) <= low + tol) mask |= 1u << k;
+  }
+  return mask;
+}
+
+// The point of the hull's feature `corners` closest to `target` (all four corners of a tetrahedron, a
+// tie of a flat one: their centroid).
+VKC_FN vec3 geomHullFeaturePoint(GeomHull h, uint corners, vec3 target) {
+  return geomTetraFeaturePoint(h.v[0], h.v[1], h.v[2], h.v[3], corners, target);
+}
+
+// X (cell cx, vertex numbers ix: a triangle or a tetrahedron) against tetrahedron Y (cy, iy).
+VKC_FN bool geomHullTetra(GeomHull xw, uvec4 ix, uint cx, GeomHull yw, uvec4 iy, uint cy,
+                          VKC_OUT(GeomElement) ex, VKC_OUT(GeomElement) ey) {
+  ex = geomMakeElement(vec3(0.0f), 0.0f, vec3(0.0f), kElementPointDirection, kGeomNoIndex);
+  ey = ex;
+  // Both relative to Y's first corner (smaller numbers, less rounding).
+  vec3 o = yw.v[0];
+  GeomHull x = xw;
+  GeomHull y = yw;
+  for (uint k = 0u; k < 4u; ++k) {
+    x.v[k] = xw.v[k] - o;
+    y.v[k] = yw.v[k] - o;
+  }
+  float best = 3.0e38f;
+  vec3 dir = vec3(0.0f, 0.0f, 1.0f);
+  uint xFaces = x.n == 3u ? 1u : 4u;
+  uint xEdges = x.n == 3u ? 3u : 6u;
+  for (uint k = 0u; k < 4u; ++k) {
+    if (k < xFaces) {
+      vec3 e = geomHullEdge(x, k == 0u ? 0u : k - 1u);
+      if (!geomHullAxis(x, y, geomHullFaceNormal(x, k), dot(e, e) * dot(e, e), 1.0f, best, dir)) return false;
+    }
+  }
+  for (uint k = 0u; k < 4u; ++k) {
+    vec3 e = geomHullEdge(y, k);
+    if (!geomHullAxis(x, y, geomHullFaceNormal(y, k), dot(e, e) * dot(e, e), 1.0f, best, dir)) return false;
+  }
+  for (uint i = 0u; i < 6u; ++i) {
+    if (i >= xEdges) break;
+    vec3 ex0 = geomHullEdge(x, i);
+    for (uint j = 0u; j < 6u; ++j) {
+      vec3 ey0 = geomHullEdge(y, j);
+      if (!geomHullAxis(x, y, cross(ex0, ey0), dot(ex0, ex0) * dot(ey0, ey0), 1.0f - kGeomBoxEdgeBias, best, dir))
+        return false;
+    }
+  }
+  uint cyMask = geomHullLowest(y, -dir);  // Y's corners highest along dir
+  vec3 sum = vec3(0.0f);
+  float count = 0.0f;
+  for (uint k = 0u; k < 4u; ++k) {
+    if ((cyMask & (1u << k)) != 0u) {
+      sum += yw.v[k];
+      count += 1.0f;
+    }
+  }
+  uint cxMask = geomHullLowest(x, dir);
+  vec3 p = geomHullFeaturePoint(xw, cxMask, sum / count);
+  ex = geomMeshElement(p, best, dir, cx, ix, cxMask);
+  ey = geomMeshElement(p + dir * best, best, -dir, cy, iy, cyMask);
+  return best > 0.0f;
+}
+
+// Triangle (a, b, c; cell ct, it) against tetrahedron (d0..d3; cell cd, id).
+VKC_FN bool geomTriangleTetra(vec3 a, vec3 b, vec3 c, uvec4 it, uint ct, vec3 d0, vec3 d1, vec3 d2, vec3 d3,
+                              uvec4 id, uint cd, VKC_OUT(GeomElement) tri, VKC_OUT(GeomElement) tet) {
+  return geomHullTetra(geomMakeHull(a, b, c, c, 3u), it, ct, geomMakeHull(d0, d1, d2, d3, 4u), id, cd, tri, tet);
+}
+
+// Tetrahedron X (a0..a3; cx, ix) against tetrahedron Y (b0..b3; cy, iy).
+VKC_FN bool geomTetraTetra(vec3 a0, vec3 a1, vec3 a2, vec3 a3, uvec4 ix, uint cx, vec3 b0, vec3 b1, vec3 b2,
+                           vec3 b3, uvec4 iy, uint cy, VKC_OUT(GeomElement) ex, VKC_OUT(GeomElement) ey) {
+  return geomHullTetra(geomMakeHull(a0, a1, a2, a3, 4u), ix, cx, geomMakeHull(b0, b1, b2, b3, 4u), iy, cy, ex, ey);
 }
 
 VKC_NAMESPACE_END

@@ -97,13 +97,15 @@ VKC_FN GeomMeshReach geomPointReach(vec3 x) {
 }
 
 // The static pairs with a mesh that the Vulkan stage runs (lo, hi in type order, hi the mesh): a
-// surface or line mesh against a sphere, capsule, plane or oriented box, a tetrahedral mesh against a
-// point set. The stage refuses the others. Its slots per query: the mesh's cells times
-// geomMeshSlotsPerCell; against a point set, points times tetrahedra (by point, then tetrahedron).
+// surface, line or tetrahedral mesh against a sphere, capsule, cylinder, oriented box, plane or
+// implicit geometry, a tetrahedral mesh against a point set. The stage refuses the others (mesh
+// against mesh, a closed surface mesh against a point set). Its slots per query: the mesh's cells
+// times geomMeshSlotsPerCell; against a point set, points times tetrahedra (by point, then
+// tetrahedron).
 VKC_FN bool geomMeshPairOnDevice(uint lo, uint hi) {
-  if (hi == kGeomTetrahedralMesh) return lo == kGeomPointSet;
-  return (hi == kGeomSurfaceMesh || hi == kGeomLineMesh) &&
-         (lo == kGeomSphere || lo == kGeomCapsule || lo == kGeomPlane || lo == kGeomOrientedBox);
+  if (hi != kGeomSurfaceMesh && hi != kGeomLineMesh && hi != kGeomTetrahedralMesh) return false;
+  if (lo == kGeomPointSet) return hi == kGeomTetrahedralMesh;
+  return lo <= kGeomPlane || lo == kGeomImplicit;
 }
 
 VKC_NAMESPACE_END

@@ -1,13 +1,20 @@
-// GLSL only: one slot of the mesh pair family of the geometry query stage
-// (shaders/geometry_queries_mesh.comp through shared/geometry_queries_family.h): a surface or line mesh
-// against a sphere, capsule, plane or oriented box, slot s of the query = cell s / k, sub-slot s mod k
-// (k = geomMeshSlotsPerCell: 2 for a triangle against a capsule, else 1); a tetrahedral mesh against a
-// point set, slot s = point s / T, tetrahedron s mod T (T tetrahedra: the CPU's order, by point then
-// tetrahedron). The CPU driver
+// GLSL only: one slot of a mesh query of the geometry query stage, in the family shaders that hold
+// mesh pairs (shared/geometry_queries_family.h; geometry_queries.h: geomQueryFamily):
+//   MESH      a surface, line or tetrahedral mesh against a sphere, capsule, plane or oriented box;
+//             a tetrahedral mesh against a point set;
+//   CONVEX    a surface, line or tetrahedral mesh against a cylinder (GJK/EPA);
+//   IMPLICIT  a surface, line or tetrahedral mesh against an implicit geometry.
+// Each family compiles only its own pairs' per-cell functions (VKC_GEOM_WITH). Slot s of the query =
+// cell s / k, sub-slot s mod k (k = geomMeshSlotsPerCell: 2 for a triangle against a capsule, else
+// 1); a tetrahedral mesh against a point set: slot s = point s / T, tetrahedron s mod T (T
+// tetrahedra: the CPU's order, by point then tetrahedron). The CPU driver
 // (src/cpu/geometry_queries_mesh.cpp) walks a BVH for the cells whose boxes pass
 // geomMeshReachTouches and runs the same per-cell function on each, in cell order; here every cell's
 // box is tested and the cell evaluated where it passes, so both keep the same cells and the slots'
 // order is the CPU's (cell, then sub-slot): the same contacts in the same order, bit for bit.
+// Against an implicit geometry every cell is evaluated: the CPU's reach (the grid's box widened by
+// minus its least sample, src/cpu/geometry_queries_mesh_prims.cpp) needs every sample, and a cell
+// outside it has a positive field at every point, so no contact either way.
 // Reads the cells through the includer's geomCellEntryAt(i) and the vertices through geomPointAt(i)
 // (both clamp to their arrays: a vertex number out of range reads the mesh's last vertex, never out
 // of bounds).
@@ -19,6 +26,49 @@
 #include "geometry_queries_mesh.h"
 #include "geometry_queries_mesh_prims.h"
 #include "geometry_queries_mesh_reach.h"
+#include "geometry_queries_mesh_tetra.h"
+#if VKC_GEOM_WITH(VKC_GEOM_FAMILY_IMPLICIT)
+// After geometry_queries_implicit.h (the includer's), as the CPU's src/cpu/geometry_queries_mesh_prims.cpp.
+#include "geometry_queries_mesh_implicit.h"
+#include "geometry_queries_mesh_tetra_implicit.h"
+#endif
+
+// One cell (n corners: 2 a segment, 3 a triangle, 4 a tetrahedron; p2 = p1 for a segment) against
+// `other`, sub-slot `sub`: this family's per-cell functions, those the CPU driver calls.
+bool geomMeshCell(vec3 p0, vec3 p1, vec3 p2, vec3 p3, uint n, uvec4 ids, uint cell, uint sub, GeomShape other,
+                  out GeomElement em, out GeomElement eo) {
+  em = geomMakeElement(vec3(0.0f), 0.0f, vec3(0.0f), kElementPointDirection, kGeomNoIndex);
+  eo = em;
+  uint otherType = other.info.x;
+#if VKC_GEOM_WITH(VKC_GEOM_FAMILY_CONVEX)
+  if (otherType == kGeomCylinder) {
+    if (n == 4u) return geomTetraCylinder(p0, p1, p2, p3, ids, cell, other, em, eo);
+    return geomCellCylinder(geomMakeCell(p0, p1, p2, n), ids, cell, other, em, eo);
+  }
+#endif
+#if VKC_GEOM_WITH(VKC_GEOM_FAMILY_IMPLICIT)
+  if (otherType == kGeomImplicit) {
+    if (n == 4u) return geomTetraImplicit(p0, p1, p2, p3, ids, cell, other, em, eo);
+    return geomCellImplicit(p0, p1, p2, n, ids, cell, other, em, eo);
+  }
+#endif
+#if VKC_GEOM_WITH(VKC_GEOM_FAMILY_MESH)
+  if (n == 4u) return geomTetraPrimitive(p0, p1, p2, p3, ids, cell, other, em, eo);
+  vec3 c0 = vec3(other.p0);
+  float radius = other.p0.w;
+  if (otherType == kGeomSphere) {
+    if (n == 3u) return geomTriangleBall(p0, p1, p2, ids, cell, c0, radius, em, eo);
+    return geomSegmentBall(p0, p1, ids, cell, c0, radius, em, eo);
+  }
+  if (otherType == kGeomCapsule) {
+    if (n == 3u) return geomTriangleCapsule(p0, p1, p2, ids, cell, c0, vec3(other.p1), radius, sub, em, eo);
+    return geomSegmentCapsule(p0, p1, ids, cell, c0, vec3(other.p1), radius, em, eo);
+  }
+  if (otherType == kGeomPlane) return geomCellPlane(geomMakeCell(p0, p1, p2, n), ids, cell, other, em, eo);
+  if (otherType == kGeomOrientedBox) return geomCellBox(geomMakeCell(p0, p1, p2, n), ids, cell, other, em, eo);
+#endif
+  return false;
+}
 
 // Query (a, b) in the caller's order, slot `slot`: elements ea (side a) and eb (side b).
 bool geomMeshSlot(GeomShape a, GeomShape b, uint slot, out GeomElement ea, out GeomElement eb) {
@@ -31,7 +81,11 @@ bool geomMeshSlot(GeomShape a, GeomShape b, uint slot, out GeomElement ea, out G
   uint otherType = other.info.x;
   if (!geomMeshPairOnDevice(otherType, meshType)) return false;
   uint lastVertex = max(mesh.info.z, 1u) - 1u;
-  if (meshType == kGeomTetrahedralMesh) {  // against a point set: slot = point * tetrahedra + tetrahedron
+  GeomElement em = ea;
+  GeomElement eo = ea;
+  bool hit = false;
+#if VKC_GEOM_WITH(VKC_GEOM_FAMILY_MESH)
+  if (otherType == kGeomPointSet) {  // a tetrahedral mesh: slot = point * tetrahedra + tetrahedron
     uint tetrahedra = max(uint(mesh.p2.y), 1u);
     uint point = slot / tetrahedra;
     uint tet = slot - point * tetrahedra;
@@ -43,16 +97,14 @@ bool geomMeshSlot(GeomShape a, GeomShape b, uint slot, out GeomElement ea, out G
     vec3 t2 = geomPointAt(mesh.info.y + tid.z);
     vec3 t3 = geomPointAt(mesh.info.y + tid.w);
     vec3 x = geomPointAt(other.info.y + point);
-    GeomElement tm = ea;
-    GeomElement tp = ea;
-    bool inside = false;
     if (geomMeshReachTouches(geomPointReach(x), min(min(t0, t1), min(t2, t3)), max(max(t0, t1), max(t2, t3)))) {
-      inside = geomTetraPoint(t0, t1, t2, t3, tid, tet, x, point, tm, tp);
+      hit = geomTetraPoint(t0, t1, t2, t3, tid, tet, x, point, em, eo);
     }
-    ea = meshIsA ? tm : tp;
-    eb = meshIsA ? tp : tm;
-    return inside;
+    ea = meshIsA ? em : eo;
+    eb = meshIsA ? eo : em;
+    return hit;
   }
+#endif
   uint per = geomMeshSlotsPerCell(meshType, otherType);
   uint cell = slot / per;
   uint sub = slot - cell * per;
@@ -62,33 +114,13 @@ bool geomMeshSlot(GeomShape a, GeomShape b, uint slot, out GeomElement ea, out G
   for (uint k = 0u; k < n; ++k) ids[k] = min(geomCellEntryAt(entry + k), lastVertex);
   vec3 p0 = geomPointAt(mesh.info.y + ids.x);
   vec3 p1 = geomPointAt(mesh.info.y + ids.y);
-  vec3 p2 = n == 3u ? geomPointAt(mesh.info.y + ids.z) : p1;
+  vec3 p2 = n >= 3u ? geomPointAt(mesh.info.y + ids.z) : p1;
+  vec3 p3 = n == 4u ? geomPointAt(mesh.info.y + ids.w) : p2;
   // The cell's box, as the CPU's BVH builds it (the corners' least and greatest coordinates).
-  vec3 lo = min(p0, min(p1, p2));
-  vec3 hi = max(p0, max(p1, p2));
-  if (!geomMeshReachTouches(geomMeshReach(other), lo, hi)) return false;
-  GeomElement em = ea;
-  GeomElement eo = ea;
-  bool hit = false;
-  vec3 c0 = vec3(other.p0);
-  float radius = other.p0.w;
-  if (otherType == kGeomSphere) {
-    if (n == 3u) {
-      hit = geomTriangleBall(p0, p1, p2, ids, cell, c0, radius, em, eo);
-    } else {
-      hit = geomSegmentBall(p0, p1, ids, cell, c0, radius, em, eo);
-    }
-  } else if (otherType == kGeomCapsule) {
-    if (n == 3u) {
-      hit = geomTriangleCapsule(p0, p1, p2, ids, cell, c0, vec3(other.p1), radius, sub, em, eo);
-    } else {
-      hit = geomSegmentCapsule(p0, p1, ids, cell, c0, vec3(other.p1), radius, em, eo);
-    }
-  } else if (otherType == kGeomPlane) {
-    hit = geomCellPlane(geomMakeCell(p0, p1, p2, n), ids, cell, other, em, eo);
-  } else {
-    hit = geomCellBox(geomMakeCell(p0, p1, p2, n), ids, cell, other, em, eo);
-  }
+  vec3 lo = min(min(p0, p1), min(p2, p3));
+  vec3 hi = max(max(p0, p1), max(p2, p3));
+  if (otherType != kGeomImplicit && !geomMeshReachTouches(geomMeshReach(other), lo, hi)) return false;
+  hit = geomMeshCell(p0, p1, p2, p3, n, ids, cell, sub, other, em, eo);
   ea = meshIsA ? em : eo;
   eb = meshIsA ? eo : em;
   return hit;

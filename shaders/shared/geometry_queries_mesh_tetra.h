@@ -1,13 +1,13 @@
-// A tetrahedral mesh's tetrahedron against a sphere, a capsule, a plane and an oriented box (issue 17;
-// not in iMSTK's table: ours). Written once for the CPU twin (src/cpu/geometry_queries_mesh.cpp) and
-// the future compute shader, like geometry_queries_mesh.h (GLSL and C++: no recursion, no pointers,
-// every loop bounded by a constant). One contact per touching tetrahedron, as the surface-mesh rows:
-// the tetrahedron's element is the feature of the tetrahedron the contact is on (geomMeshElement with
-// the tetrahedron's corners: a vertex, an edge or a face of it; index the tetrahedron, the seed's
-// parentId), or the whole tetrahedron (corners 15) when the other shape reaches its inside (the
-// tetrahedral mesh vs point set rule: it leaves through the nearest face); the other's element is
-// kElementPointDirection at its deepest point. pointB = pointA + directionA * depth as everywhere;
-// touching (depth 0) is no contact.
+// A tetrahedral mesh's tetrahedron against a sphere, a capsule, a plane, an oriented box and a
+// cylinder (issue 17; not in iMSTK's table: ours). Written once for the CPU twin
+// (src/cpu/geometry_queries_mesh.cpp) and the Vulkan stage (geometry_queries_mesh_slot.h), like
+// geometry_queries_mesh.h (GLSL and C++: no recursion, no pointers, every loop bounded by a constant).
+// One contact per touching tetrahedron, as the surface-mesh rows: the tetrahedron's element is the
+// feature of the tetrahedron the contact is on (geomMeshElement with the tetrahedron's corners: a
+// vertex, an edge or a face of it; index the tetrahedron, the seed's parentId), or the whole
+// tetrahedron (corners 15) when the other shape reaches its inside (the tetrahedral mesh vs point set
+// rule: it leaves through the nearest face); the other's element is kElementPointDirection at its
+// deepest point. pointB = pointA + directionA * depth as everywhere; touching (depth 0) is no contact.
 //
 // Corners a, b, c, d are corners 0..3; face k is the face opposite corner k (geomTetraPoint's order:
 // face 0 = (b, c, d), 1 = (a, c, d), 2 = (a, b, d), 3 = (a, b, c)).
@@ -230,12 +230,43 @@ VKC_FN bool geomTetraBox(vec3 a, vec3 b, vec3 c, vec3 d, uvec4 ids, uint cell, G
   return geomCellContact(q, dir, best, corners, cell, ids, tet, prim);
 }
 
-// Which of these pairs a tetrahedral mesh has with a primitive of type `other`.
-VKC_FN bool geomTetraPrimitivePair(uint other) {
-  return other == kGeomSphere || other == kGeomCapsule || other == kGeomPlane || other == kGeomOrientedBox;
+// The tetrahedron as the first shape of GJK, EPA and the search (kGeomConvexTetra).
+VKC_FN GeomConvex geomTetraConvex(vec3 a, vec3 b, vec3 c, vec3 d) {
+  GeomConvex s;
+  s.centre = a;
+  s.axis0 = b - a;
+  s.axis1 = c - a;
+  s.axis2 = d - a;
+  s.size = vec3(sqrt(dot(s.axis0, s.axis0)), sqrt(dot(s.axis1, s.axis1)), sqrt(dot(s.axis2, s.axis2)));
+  s.type = kGeomConvexTetra;
+  return s;
 }
 
-// One tetrahedron against a sphere, capsule, plane or oriented box s.
+// Cylinder against tetrahedron `cell`, as a triangle against a cylinder (geomCellCylinder): GJK on
+// the tetrahedron and the cylinder decides overlap, EPA's direction is one more candidate of the
+// search, which evaluates the exact overlap (the search alone where GJK or EPA cannot finish). The
+// depth and direction n (the way the tetrahedron moves) give the contact: the tetrahedron's deepest
+// feature along -n (geomTetraLowest), at its point closest to the cylinder's support point along n.
+// A cylinder wholly inside the tetrahedron, or the reverse, is covered: the depth is the penetration
+// depth either way.
+VKC_FN bool geomTetraCylinder(vec3 a, vec3 b, vec3 c, vec3 d, uvec4 ids, uint cell, GeomShape cylinder,
+                              VKC_OUT(GeomElement) tet, VKC_OUT(GeomElement) prim) {
+  GeomConvex t = geomMakeConvex(cylinder);
+  tet = geomMakeElement(vec3(0.0f), 0.0f, vec3(0.0f), kElementPointDirection, kGeomNoIndex);
+  prim = tet;
+  float depth;
+  vec3 u;
+  if (!geomConvexPenetration(geomTetraConvex(a, b, c, d), t, true, depth, u)) return false;
+  vec3 n = -u;  // the tetrahedron (GJK's s) moves along -u
+  vec3 o = t.centre;
+  float low;
+  uint corners = geomTetraLowest(a - o, b - o, c - o, d - o, n, low);
+  vec3 q = geomTetraFeaturePoint(a, b, c, d, corners, geomSupportPoint(t, n));
+  return geomCellContact(q, n, depth, corners, cell, ids, tet, prim);
+}
+
+// One tetrahedron against a sphere, capsule, plane or oriented box s (a cylinder: geomTetraCylinder,
+// apart: the family shaders that hold these have no GJK).
 VKC_FN bool geomTetraPrimitive(vec3 a, vec3 b, vec3 c, vec3 d, uvec4 ids, uint cell, GeomShape s,
                                VKC_OUT(GeomElement) tet, VKC_OUT(GeomElement) prim) {
   if (s.info.x == kGeomPlane) return geomTetraPlane(a, b, c, d, ids, cell, s, tet, prim);

@@ -32,5 +32,5 @@ VKC_FN bool geomTetraImplicit(vec3 a, vec3 b, vec3 c, vec3 d, uvec4 ids, uint ce
     }
   }
   GeomClosest cl = geomImplicitClosest(g, p);
-  return geomCellContact(p, cl.normal, -cl.point.w, corners, cell, ids, tet, prim);
+  return geomCellContact(p, vec3(cl.normal), -cl.point.w, corners, cell, ids, tet, prim);
 }

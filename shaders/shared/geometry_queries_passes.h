@@ -1,6 +1,7 @@
 // The passes of the geometry query stage (shaders/geometry_queries*.comp,
 // src/vulkan/geometry_queries.cpp); see pass_decl.h and geometry_queries_bindings.h. One declaration
-// per shader: SCAN, RANGES and one per pair family (COUNT, WRITE; the mesh family reads the cells), each
+// per shader: SCAN, RANGES and one per pair family (COUNT, WRITE; the families with mesh pairs, mesh,
+// convex and implicit, read the cells and the points), each
 // family's accesses its own (a family that reads no points declares none). A record: the families'
 // COUNT dispatches, SCAN, the families' WRITE dispatches and RANGES: three dependent dispatches.
 #ifndef VKC_SHARED_GEOMETRY_QUERIES_PASSES_H
@@ -29,12 +30,12 @@ inline constexpr PassDecl kGeomManifoldPasses[] = {
   passDecl("vkc.geometry_queries.manifold.write", kGeomPassWrite, kGeomGroupSize, kGeomBindingCount, "R - - - - - R R R R R W W - R -"),
 };
 inline constexpr PassDecl kGeomConvexPasses[] = {
-  passDecl("vkc.geometry_queries.convex.count", kGeomPassCount, kGeomGroupSize, kGeomBindingCount, "R - - - - - R R R RW - - - - - -"),
-  passDecl("vkc.geometry_queries.convex.write", kGeomPassWrite, kGeomGroupSize, kGeomBindingCount, "R - - - - - R R R R R W W - R -"),
+  passDecl("vkc.geometry_queries.convex.count", kGeomPassCount, kGeomGroupSize, kGeomBindingCount, "R - R - - - R R R RW - - - - - R"),
+  passDecl("vkc.geometry_queries.convex.write", kGeomPassWrite, kGeomGroupSize, kGeomBindingCount, "R - R - - - R R R R R W W - R R"),
 };
 inline constexpr PassDecl kGeomImplicitPasses[] = {
-  passDecl("vkc.geometry_queries.implicit.count", kGeomPassCount, kGeomGroupSize, kGeomBindingCount, "R - R - R - R R R RW - - - - - -"),
-  passDecl("vkc.geometry_queries.implicit.write", kGeomPassWrite, kGeomGroupSize, kGeomBindingCount, "R - R - R - R R R R R W W - R -"),
+  passDecl("vkc.geometry_queries.implicit.count", kGeomPassCount, kGeomGroupSize, kGeomBindingCount, "R - R - R - R R R RW - - - - - R"),
+  passDecl("vkc.geometry_queries.implicit.write", kGeomPassWrite, kGeomGroupSize, kGeomBindingCount, "R - R - R - R R R R R W W - R R"),
 };
 inline constexpr PassDecl kGeomContinuousPasses[] = {
   passDecl("vkc.geometry_queries.continuous.count", kGeomPassCount, kGeomGroupSize, kGeomBindingCount, "R R R R R R R R R RW - - - - - -"),

@@ -365,9 +365,9 @@ Status refuseMeshQueriesOnVulkan(const GeometryQueryInput& in) {
     const std::string method = q.method == GeometryMethod::kContinuous ? "continuous " : "";
     return Error{ErrorCode::kUnsupported,
                  "queries[" + std::to_string(i) + "]: " + method + pairName(lo, hi) +
-                     " has no Vulkan path yet (kVulkan runs a surface or line mesh against a sphere, capsule, "
-                     "plane or oriented box and a tetrahedral mesh against a point set; kCpuScalar and kCpuSimd "
-                     "run every mesh pair)"};
+                     " has no Vulkan path yet (kVulkan runs a surface, line or tetrahedral mesh against a "
+                     "primitive or an implicit geometry and a tetrahedral mesh against a point set; kCpuScalar "
+                     "and kCpuSimd run every mesh pair)"};
   }
   return {};
 }
@@ -583,7 +583,7 @@ uint64_t MeshQueries::contacts(size_t qi, const GeometryQueryOutput& output, uin
   if (q.method == GeometryMethod::kContinuous) return meshCcdContacts(in, qi, output, total, capacity, bruteForce);
   gpu::GeomElement em, eo;
   if (gpu::geomIsMesh(otherType)) {  // mesh against mesh: src/cpu/geometry_queries_mesh_mesh.cpp
-    // Canonical order: the lower type first, two surface meshes by geometry index (the swap rule).
+    // Canonical order: the lower type first, two meshes of one type by geometry index (the swap rule).
     const bool aFirst = in.geometries[q.a].type != in.geometries[q.b].type
                             ? in.geometries[q.a].type < in.geometries[q.b].type
                             : q.a <= q.b;
@@ -627,7 +627,7 @@ uint64_t MeshQueries::contacts(size_t qi, const GeometryQueryOutput& output, uin
     }
     return found;
   }
-  if (meshType == gpu::kGeomTetrahedralMesh) {  // a sphere, capsule, plane, box or implicit: one per tetrahedron
+  if (meshType == gpu::kGeomTetrahedralMesh) {  // a primitive or implicit geometry: one per tetrahedron
     const gpu::GeomShape shape = detail::toGeomShape(other);
     const bool ball = otherType == gpu::kGeomSphere || otherType == gpu::kGeomCapsule;
     const PrimitiveReach prim = ball ? PrimitiveReach{} : primitiveReach(in, shape);
@@ -638,9 +638,14 @@ uint64_t MeshQueries::contacts(size_t qi, const GeometryQueryOutput& output, uin
     for (uint32_t c : st.candidates) {
       const uvec4 ids = cellIds(c);
       const vec3 corners[4] = {at(ids.x), at(ids.y), at(ids.z), at(ids.w)};
-      const bool hit = otherType == gpu::kGeomImplicit
-                           ? tetraImplicitCell(prim, corners, ids, c, em, eo)
-                           : gpu::geomTetraPrimitive(corners[0], corners[1], corners[2], corners[3], ids, c, shape, em, eo);
+      bool hit = false;
+      if (otherType == gpu::kGeomImplicit) {
+        hit = tetraImplicitCell(prim, corners, ids, c, em, eo);
+      } else if (otherType == gpu::kGeomCylinder) {
+        hit = gpu::geomTetraCylinder(corners[0], corners[1], corners[2], corners[3], ids, c, shape, em, eo);
+      } else {
+        hit = gpu::geomTetraPrimitive(corners[0], corners[1], corners[2], corners[3], ids, c, shape, em, eo);
+      }
       if (hit) emit(em, eo);
     }
     return found;

@@ -29,10 +29,10 @@ Status validateMeshGeometries(const GeometryQueryInput& input);
 Status validateMeshQuery(uint32_t lo, uint32_t hi, bool closed, GeometryMethod method,
                          const std::string& name, bool sameGeometry = false);
 
-// kVulkan: the queries with a mesh whose pair has no device path (gpu::geomMeshPairOnDevice: a
-// static surface or line mesh against a sphere, capsule, plane or oriented box, a tetrahedral mesh
-// against a point set) are refused
-// (kUnsupported), naming the first such query and its pair.
+// kVulkan: the queries with a mesh whose pair has no device path (gpu::geomMeshPairOnDevice has one
+// for a static surface, line or tetrahedral mesh against a primitive or an implicit geometry and a
+// tetrahedral mesh against a point set) are refused (kUnsupported), naming the first such query and
+// its pair.
 Status refuseMeshQueriesOnVulkan(const GeometryQueryInput& input);
 
 // A surface or line mesh against a plane, an oriented box, a cylinder or an implicit geometry
@@ -87,8 +87,9 @@ struct MeshPairAccess {
 };
 
 // Mesh x against mesh y (x before y in the canonical order: surface before line before tetrahedral
-// mesh, two surface meshes by geometry index): their contacts in order, (x side, y side), into out.
-// Surface-surface, surface-line, line-line (x == y: a line mesh against itself), line-tetrahedral.
+// mesh, two meshes of one type by geometry index): their contacts in order, (x side, y side), into out.
+// Surface-surface, surface-line, line-line (x == y: a line mesh against itself), line-tetrahedral,
+// surface-tetrahedral, tetrahedral-tetrahedral (two tetrahedral meshes by geometry index).
 void meshMeshContacts(const MeshPairAccess& access, uint32_t x, uint32_t y,
                       std::vector<MeshElementPair>& out);
 

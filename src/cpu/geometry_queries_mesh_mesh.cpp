@@ -1,6 +1,6 @@
 // Mesh against mesh on the CPU (issue 17): surface-surface, surface-line, line-line (a line mesh
-// against itself too) and line-tetrahedral, the per-cell arithmetic of
-// shaders/shared/geometry_queries_mesh_mesh.h on the BVHs of the mesh driver
+// against itself too), line-tetrahedral, surface-tetrahedral and tetrahedral-tetrahedral, the per-cell
+// arithmetic of shaders/shared/geometry_queries_mesh_mesh.h on the BVHs of the mesh driver
 // (src/cpu/geometry_queries_mesh.cpp, or the host's GeometryQueryTrees). The candidate cell pairs
 // (boxes overlapping; with kept trees from a tandem walk of both, src/cpu/mesh_pair_walk.h) in order
 // by cell of the first mesh, then cell of the second: contacts come in that order; then, for a closed
@@ -163,6 +163,18 @@ void lineTetra(const MeshPairAccess& access, uint32_t xi, uint32_t yi, std::vect
             });
 }
 
+// A surface mesh's triangles or a tetrahedral mesh's tetrahedra against a tetrahedral mesh: the
+// separating axis test per overlapping pair of cells (geomHullTetra).
+void cellTetra(const MeshPairAccess& access, uint32_t xi, uint32_t yi, std::vector<MeshElementPair>& out) {
+  const uint32_t n = gpu::geomMeshCorners(static_cast<uint32_t>(access.in->geometries[xi].type));
+  cellPairs(access, xi, yi, out,
+            [n](uint32_t cx, const uvec4& ix, const vec3* p, uint32_t cy, const uvec4& iy, const vec3* q,
+                MeshElementPair& e) {
+              return gpu::geomHullTetra(gpu::geomMakeHull(p[0], p[1], p[2], p[n - 1], n), ix, cx,
+                                        gpu::geomMakeHull(q[0], q[1], q[2], q[3], 4u), iy, cy, e.x, e.y);
+            });
+}
+
 // Two line meshes (static), or one against itself (xi == yi: each pair of segments once, cx < cy,
 // never two sharing a vertex, as the continuous method): every pair closer than the sum of the
 // thicknesses, through geomSegmentSegment. Candidates: the boxes of Y's segments overlapping X's
@@ -210,6 +222,8 @@ void meshMeshContacts(const MeshPairAccess& access, uint32_t x, uint32_t y,
     lineLine(access, x, y, out);
   } else if (tx == GeometryType::kLineMesh && ty == GeometryType::kTetrahedralMesh) {
     lineTetra(access, x, y, out);
+  } else if (ty == GeometryType::kTetrahedralMesh) {  // a surface or tetrahedral mesh
+    cellTetra(access, x, y, out);
   }
 }
 

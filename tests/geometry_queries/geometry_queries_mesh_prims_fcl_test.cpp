@@ -1,6 +1,8 @@
 // Independent oracle for a triangle against an oriented box, a cylinder and a one-sided plane
-// (shaders/shared/geometry_queries_mesh_prims.h): FCL (Debian libfcl-dev, test-only; compiled empty
-// without it, VKC_HAVE_FCL), the triangle as a one-triangle BVHModel. Per random pair:
+// (shaders/shared/geometry_queries_mesh_prims.h), and a tetrahedron against a cylinder
+// (geometry_queries_mesh_tetra.h): FCL (Debian libfcl-dev, test-only; compiled empty without it,
+// VKC_HAVE_FCL), the triangle as a one-triangle BVHModel, the tetrahedron as an fcl::Convex (solid:
+// a cylinder inside it collides). Per random pair:
 //  - the same collide / no-collide answer, except within kBand (kSearchBand: cylinders) of touching;
 //  - our direction separates: the triangle moved by direction * (depth + kMargin) no longer collides
 //    in FCL, and moved by direction * (depth - kDepthTol) still does (our depth is the translation
@@ -14,6 +16,7 @@
 
 #include <fcl/geometry/bvh/BVH_model.h>
 #include <fcl/geometry/shape/box.h>
+#include <fcl/geometry/shape/convex.h>
 #include <fcl/geometry/shape/cylinder.h>
 #include <fcl/geometry/shape/halfspace.h>
 #include <fcl/narrowphase/collision.h>
@@ -68,13 +71,7 @@ struct FclAnswer {
   double depth = 0;
 };
 
-FclAnswer fclTriangle(const Geometry& prim, const Float4 tri[3], const Eigen::Vector3d& shift) {
-  auto model = std::make_shared<fcl::BVHModel<fcl::OBBRSSd>>();
-  const std::vector<Eigen::Vector3d> v{vec(tri[0]) + shift, vec(tri[1]) + shift, vec(tri[2]) + shift};
-  model->beginModel();
-  model->addSubModel(v, std::vector<fcl::Triangle>{fcl::Triangle(0, 1, 2)});
-  model->endModel();
-  fcl::CollisionObjectd a(model, fcl::Transform3d::Identity());
+FclAnswer fclCollide(const fcl::CollisionObjectd& a, const Geometry& prim) {
   auto b = primitiveToFcl(prim);
   fcl::CollisionRequestd request(1, true);
   fcl::CollisionResultd result;
@@ -83,6 +80,31 @@ FclAnswer fclTriangle(const Geometry& prim, const Float4 tri[3], const Eigen::Ve
   answer.hit = result.isCollision();
   if (answer.hit && result.numContacts() > 0) answer.depth = result.getContact(0).penetration_depth;
   return answer;
+}
+
+FclAnswer fclTriangle(const Geometry& prim, const Float4 tri[3], const Eigen::Vector3d& shift) {
+  auto model = std::make_shared<fcl::BVHModel<fcl::OBBRSSd>>();
+  const std::vector<Eigen::Vector3d> v{vec(tri[0]) + shift, vec(tri[1]) + shift, vec(tri[2]) + shift};
+  model->beginModel();
+  model->addSubModel(v, std::vector<fcl::Triangle>{fcl::Triangle(0, 1, 2)});
+  model->endModel();
+  return fclCollide(fcl::CollisionObjectd(model, fcl::Transform3d::Identity()), prim);
+}
+
+// The tetrahedron t[0..3] moved by shift as a solid fcl::Convex (faces wound outwards).
+FclAnswer fclTetrahedron(const Geometry& prim, const Float4 t[4], const Eigen::Vector3d& shift) {
+  auto v = std::make_shared<std::vector<Eigen::Vector3d>>();
+  for (int k = 0; k < 4; ++k) v->push_back(vec(t[k]) + shift);
+  const bool flip = ((*v)[1] - (*v)[0]).cross((*v)[2] - (*v)[0]).dot((*v)[3] - (*v)[0]) > 0;
+  // Face k opposite corner k; (a, b, c) wound outwards when the fourth corner lies behind it.
+  const int f[4][3] = {{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0, 2, 1}};
+  auto faces = std::make_shared<std::vector<int>>();
+  for (const auto& face : f) {
+    faces->push_back(3);
+    faces->insert(faces->end(), {face[0], flip ? face[2] : face[1], flip ? face[1] : face[2]});
+  }
+  auto convex = std::make_shared<fcl::Convexd>(v, 4, faces);
+  return fclCollide(fcl::CollisionObjectd(convex, fcl::Transform3d::Identity()), prim);
 }
 
 void checkTriangles(uint32_t type, int count, uint32_t seed) {
@@ -146,6 +168,63 @@ void checkTriangles(uint32_t type, int count, uint32_t seed) {
   EXPECT_GT(compared, count / 10);
 }
 
+// A random tetrahedron near a random cylinder (kCpuScalar), the same criteria as checkTriangles'
+// cylinder: the answer outside kSearchBand of touching, our direction separating at our depth and
+// not before it, our depth at most kDepthTol above FCL's in at most kSearchMissRate of the pairs.
+void checkTetrahedraCylinder(int count, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> pos(-1.0f, 1.0f);
+  int pairs = 0, apart = 0, banded = 0, compared = 0, misses = 0;
+  double maxAbove = 0;
+  for (int i = 0; i < count; ++i) {
+    const Geometry prim = randomGeometry(rng, 2, 0);
+    const Float4 c =
+        v3(prim.p0.x + pos(rng) * 0.7f, prim.p0.y + pos(rng) * 0.7f, prim.p0.z + pos(rng) * 0.7f);
+    Float4 t[4];
+    for (Float4& p : t) p = v3(c.x + pos(rng) * 0.6f, c.y + pos(rng) * 0.6f, c.z + pos(rng) * 0.6f);
+    Batch b;
+    b.query(b.addMesh(GeometryType::kTetrahedralMesh, {t[0], t[1], t[2], t[3]}, {0, 1, 2, 3}), b.add(prim));
+    auto counts = b.run(Backend::kCpuScalar, 4);
+    if (!counts.ok()) {  // a random tetrahedron of zero volume (float rounding): refused, skip
+      ASSERT_NE(counts.message().find("zero volume"), std::string::npos) << counts.message();
+      continue;
+    }
+    ASSERT_LE(b.ranges[0].count, 1u);
+    ++pairs;
+    const bool ours = b.ranges[0].count == 1;
+    const double depth = ours ? double{b.elementsA[0].point.w} : 0.0;
+    const Eigen::Vector3d dir = ours ? vec(b.elementsA[0].direction) : Eigen::Vector3d::Zero();
+    const FclAnswer fcl = fclTetrahedron(prim, t, Eigen::Vector3d::Zero());
+    if (!ours && !fcl.hit) {
+      ++apart;
+      continue;
+    }
+    if (std::max(depth, fcl.depth) < kSearchBand) {
+      ++banded;
+      continue;
+    }
+    ASSERT_EQ(ours, fcl.hit) << "pair " << i << ": our depth " << depth << ", FCL depth " << fcl.depth;
+    ++compared;
+    EXPECT_FALSE(fclTetrahedron(prim, t, dir * (depth + kMargin)).hit)
+        << "pair " << i << ": our direction does not separate at our depth " << depth;
+    if (depth > 2 * kDepthTol) {
+      EXPECT_TRUE(fclTetrahedron(prim, t, dir * (depth - kDepthTol)).hit)
+          << "pair " << i << ": our direction separates before our depth " << depth;
+    }
+    maxAbove = std::max(maxAbove, depth - fcl.depth);
+    if (depth > fcl.depth + kDepthTol) {
+      ++misses;
+      std::printf("    pair %d: ours %.6f, FCL %.6f\n", i, depth, fcl.depth);
+    }
+  }
+  std::printf(
+      "  FCL oracle tetrahedron vs cylinder: %d pairs, %d apart, %d near touching, %d compared, max ours - "
+      "FCL %.2e, %d deeper than FCL by > %.0e\n",
+      pairs, apart, banded, compared, maxAbove, misses, kDepthTol);
+  EXPECT_LE(misses, kSearchMissRate * compared);
+  EXPECT_GT(compared, count / 10);
+}
+
 TEST(GeometryQueriesMeshPrimsFcl, TriangleBox) {
   checkTriangles(3, 2000, 31);
 }
@@ -154,6 +233,9 @@ TEST(GeometryQueriesMeshPrimsFcl, TriangleCylinder) {
 }
 TEST(GeometryQueriesMeshPrimsFcl, TrianglePlane) {
   checkTriangles(4, 2000, 33);
+}
+TEST(GeometryQueriesMeshPrimsFcl, TetrahedronCylinder) {
+  checkTetrahedraCylinder(2000, 34);
 }
 
 }  // namespace

@@ -468,12 +468,6 @@ TEST(GeometryQueriesMeshStatic, TetrahedronBadInputAndPairsStillRefused) {
   }
   {
     Batch b;
-    b.query(addTet(b), b.add(Geometry::cylinder(v3(0, 0, 0), v3(0, 0, 1), 1, 1)));
-    expectRefusedUnwritten(b, ErrorCode::kUnsupported,
-                           "queries[0]: cylinder vs tetrahedral mesh is not built yet");
-  }
-  {
-    Batch b;
     b.query(addTet(b), b.add(ball(0, 0, 0, 1)));
     b.queries[0].method = GeometryMethod::kContinuous;
     expectRefusedUnwritten(b, ErrorCode::kInvalidArgument,

@@ -292,19 +292,11 @@ TEST(GeometryQueriesMesh, BadInputNamesTheField) {
 
 TEST(GeometryQueriesMesh, PairsNotBuiltAreRefused) {
   {
-    Batch b;
-    b.query(b.addMesh(GeometryType::kTetrahedralMesh, {v3(0, 0, 0), v3(1, 0, 0), v3(0, 1, 0), v3(0, 0, 1)},
-                      {0, 1, 2, 3}),
-            b.add(Geometry::cylinder(v3(0, 0, 0), v3(0, 0, 1), 1, 1)));
-    expectRefusedUnwritten(b, ErrorCode::kUnsupported,
-                           "queries[0]: cylinder vs tetrahedral mesh is not built yet");
-  }
-  {
     Batch b = oneTriangle();
-    b.queries[0].b = b.addMesh(GeometryType::kTetrahedralMesh,
-                               {v3(0, 0, 0), v3(1, 0, 0), v3(0, 1, 0), v3(0, 0, 1)}, {0, 1, 2, 3});
+    b.queries[0].b = 0;  // the surface mesh against itself
     expectRefusedUnwritten(b, ErrorCode::kUnsupported,
-                           "queries[0]: surface mesh vs tetrahedral mesh is not built yet");
+                           "queries[0]: a and b are the same surface mesh vs surface mesh: mesh self collision "
+                           "is not built yet");
   }
   {
     Batch b;
@@ -320,12 +312,13 @@ TEST(GeometryQueriesMesh, PairsNotBuiltAreRefused) {
   }
 }
 
-// kVulkan runs a surface or line mesh against a sphere, capsule, plane or box and a tetrahedral mesh
-// against a point set (geometry_queries_mesh_backends_test.cpp); the other mesh pairs are refused before any device work,
+// kVulkan runs a surface, line or tetrahedral mesh against a primitive or an implicit geometry and a
+// tetrahedral mesh against a point set (geometry_queries_mesh_backends_test.cpp,
+// geometry_queries_mesh_cells_test.cpp); the other mesh pairs are refused before any device work,
 // naming the query and the pair.
 TEST(GeometryQueriesMesh, VulkanRefusesMeshPairsWithoutADevicePathNamingTheQuery) {
   Batch b = oneTriangle();
-  b.query(b.add(Geometry::cylinder(v3(0, 0, 0), v3(0, 1, 0), 0.5f, 0.5f)), 0);
+  b.query(b.addMesh(GeometryType::kLineMesh, {v3(0, 0, 0), v3(1, 0, 0)}, {0, 1}), 0);
   b.elementsA.resize(4);
   b.elementsB.resize(4);
   b.ranges.resize(2);
@@ -333,7 +326,7 @@ TEST(GeometryQueriesMesh, VulkanRefusesMeshPairsWithoutADevicePathNamingTheQuery
       queryGeometries(Backend::kVulkan, nullptr, b.input(), {b.elementsA, b.elementsB, b.ranges, {}});
   ASSERT_FALSE(counts.ok());
   EXPECT_EQ(counts.error().code, ErrorCode::kUnsupported);
-  EXPECT_NE(counts.message().find("queries[1]: cylinder vs surface mesh has no Vulkan path yet"),
+  EXPECT_NE(counts.message().find("queries[1]: surface mesh vs line mesh has no Vulkan path yet"),
             std::string::npos)
       << counts.message();
 }

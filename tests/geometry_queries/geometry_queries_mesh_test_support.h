@@ -2,10 +2,13 @@
 // driver (cpu::MeshQueries with bruteForce), compared bit for bit with a batch that ran.
 #pragma once
 
+#include <cmath>
+#include <cstdio>
 #include <random>
 
 #include "cpu/geometry_queries_mesh.h"
 #include "geometry_queries/geometry_queries_test_support.h"
+#include "support/vulkan_fixture.h"
 
 namespace vkc::test::geometry {
 
@@ -67,6 +70,43 @@ inline void runScalarAndSimd(Batch& b, size_t capacity = 64) {
   for (size_t k = 0; k < b.elementsA.size(); ++k) {
     ASSERT_TRUE(bitwiseEqual(b.elementsA[k], s.elementsA[k]) && bitwiseEqual(b.elementsB[k], s.elementsB[k]));
   }
+}
+
+// b ran on some backend (capacity above its contacts): kCpuScalar finds the same ranges and elements,
+// bit for bit where `bitwise` (the CPU backends, lavapipe), else within kGeometryQueryTolerance (the
+// element kinds, indices, cells and queries exact); the elements that differ are counted and printed.
+inline void expectSameAsCpuScalarRun(const Batch& b, size_t capacity, bool bitwise) {
+  Batch s = b;
+  auto c = s.run(Backend::kCpuScalar, capacity);
+  ASSERT_TRUE(c.ok()) << c.message();
+  for (size_t q = 0; q < b.queries.size(); ++q) {
+    ASSERT_EQ(b.ranges[q].first, s.ranges[q].first) << "query " << q;
+    ASSERT_EQ(b.ranges[q].count, s.ranges[q].count) << "query " << q;
+  }
+  uint32_t differ = 0;
+  for (size_t k = 0; k < c->written; ++k) {
+    const ContactElement* got[2] = {&b.elementsA[k], &b.elementsB[k]};
+    const ContactElement* want[2] = {&s.elementsA[k], &s.elementsB[k]};
+    for (int side = 0; side < 2; ++side) {
+      ASSERT_EQ(got[side]->type, want[side]->type) << "contact " << k;
+      ASSERT_EQ(got[side]->index, want[side]->index) << "contact " << k;
+      ASSERT_EQ(got[side]->cell, want[side]->cell) << "contact " << k;
+      ASSERT_EQ(got[side]->query, want[side]->query) << "contact " << k;
+      if (bitwise) {
+        ASSERT_TRUE(bitwiseEqual(*got[side], *want[side]))
+            << "contact " << k << " side " << side << ": "
+            << firstDifference(want[side], got[side], sizeof(ContactElement));
+      } else if (!bitwiseEqual(*got[side], *want[side])) {
+        ++differ;
+        const float* x = &got[side]->point.x;
+        const float* y = &want[side]->point.x;
+        for (int i = 0; i < 8; ++i) {
+          EXPECT_NEAR(x[i], y[i], kGeometryQueryTolerance * (1.0f + std::abs(y[i]))) << "contact " << k;
+        }
+      }
+    }
+  }
+  if (differ > 0) std::printf("  %u elements not bitwise equal to kCpuScalar's\n", differ);
 }
 
 // Adds a mesh of `cellCount` separate cells of `type` (a soup): per cell a centre uniform in
