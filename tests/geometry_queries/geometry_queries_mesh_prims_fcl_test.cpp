@@ -107,30 +107,44 @@ FclAnswer fclTetrahedron(const Geometry& prim, const Float4 t[4], const Eigen::V
   return fclCollide(fcl::CollisionObjectd(convex, fcl::Transform3d::Identity()), prim);
 }
 
-void checkTriangles(uint32_t type, int count, uint32_t seed) {
+// Random cells (corners 3: a triangle, 4: a tetrahedron) near random primitives of `type`, against
+// FCL (kCpuScalar), as the file comment says. A random tetrahedron of zero volume (float rounding) is
+// refused and skipped.
+void checkCells(uint32_t type, uint32_t corners, int count, uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> pos(-1.0f, 1.0f);
   int pairs = 0, apart = 0, banded = 0, compared = 0, misses = 0;
   double maxError = 0, maxAbove = 0;
   const bool search = type == 2;
+  const char* name = corners == 3 ? "triangle" : "tetrahedron";
   for (int i = 0; i < count; ++i) {
     Geometry prim = randomGeometry(rng, type, 0);
     prim.flags = 0;  // a plane one-sided (FCL's halfspace)
-    // The triangle around a point near the primitive's origin (a plane: anywhere).
+    // The cell around a point near the primitive's origin (a plane: anywhere).
     const Float4 c =
         v3(prim.p0.x + pos(rng) * 0.7f, prim.p0.y + pos(rng) * 0.7f, prim.p0.z + pos(rng) * 0.7f);
-    Float4 tri[3];
-    for (Float4& p : tri) p = v3(c.x + pos(rng) * 0.6f, c.y + pos(rng) * 0.6f, c.z + pos(rng) * 0.6f);
+    Float4 cell[4];
+    for (uint32_t k = 0; k < corners; ++k)
+      cell[k] = v3(c.x + pos(rng) * 0.6f, c.y + pos(rng) * 0.6f, c.z + pos(rng) * 0.6f);
     Batch b;
-    b.query(b.addMesh(GeometryType::kSurfaceMesh, {tri[0], tri[1], tri[2]}, {0, 1, 2}), b.add(prim));
+    if (corners == 3) {
+      b.query(b.addMesh(GeometryType::kSurfaceMesh, {cell[0], cell[1], cell[2]}, {0, 1, 2}), b.add(prim));
+    } else {
+      b.query(b.addMesh(GeometryType::kTetrahedralMesh, {cell[0], cell[1], cell[2], cell[3]}, {0, 1, 2, 3}),
+              b.add(prim));
+    }
     auto counts = b.run(Backend::kCpuScalar, 4);
+    if (!counts.ok() && corners == 4 && counts.message().find("zero volume") != std::string::npos) continue;
     ASSERT_TRUE(counts.ok()) << counts.message();
     ASSERT_LE(b.ranges[0].count, 1u);
     ++pairs;
+    const auto fclAt = [&](const Eigen::Vector3d& shift) {
+      return corners == 3 ? fclTriangle(prim, cell, shift) : fclTetrahedron(prim, cell, shift);
+    };
     const bool ours = b.ranges[0].count == 1;
     const double depth = ours ? double{b.elementsA[0].point.w} : 0.0;
     const Eigen::Vector3d dir = ours ? vec(b.elementsA[0].direction) : Eigen::Vector3d::Zero();
-    const FclAnswer fcl = fclTriangle(prim, tri, Eigen::Vector3d::Zero());
+    const FclAnswer fcl = fclAt(Eigen::Vector3d::Zero());
     if (!ours && !fcl.hit) {
       ++apart;
       continue;
@@ -141,10 +155,10 @@ void checkTriangles(uint32_t type, int count, uint32_t seed) {
     }
     ASSERT_EQ(ours, fcl.hit) << "pair " << i << ": our depth " << depth << ", FCL depth " << fcl.depth;
     ++compared;
-    EXPECT_FALSE(fclTriangle(prim, tri, dir * (depth + kMargin)).hit)
+    EXPECT_FALSE(fclAt(dir * (depth + kMargin)).hit)
         << "pair " << i << ": our direction does not separate at our depth " << depth;
     if (depth > 2 * kDepthTol) {
-      EXPECT_TRUE(fclTriangle(prim, tri, dir * (depth - kDepthTol)).hit)
+      EXPECT_TRUE(fclAt(dir * (depth - kDepthTol)).hit)
           << "pair " << i << ": our direction separates before our depth " << depth;
     }
     maxAbove = std::max(maxAbove, depth - fcl.depth);
@@ -161,81 +175,24 @@ void checkTriangles(uint32_t type, int count, uint32_t seed) {
     }
   }
   std::printf(
-      "  FCL oracle triangle vs type %u: %d pairs, %d apart, %d near touching, %d compared, max |ours - FCL| "
+      "  FCL oracle %s vs type %u: %d pairs, %d apart, %d near touching, %d compared, max |ours - FCL| "
       "%.2e (plane), max ours - FCL %.2e, %d deeper than FCL by > %.0e\n",
-      type, pairs, apart, banded, compared, maxError, maxAbove, misses, kDepthTol);
-  EXPECT_LE(misses, kSearchMissRate * compared);
-  EXPECT_GT(compared, count / 10);
-}
-
-// A random tetrahedron near a random cylinder (kCpuScalar), the same criteria as checkTriangles'
-// cylinder: the answer outside kSearchBand of touching, our direction separating at our depth and
-// not before it, our depth at most kDepthTol above FCL's in at most kSearchMissRate of the pairs.
-void checkTetrahedraCylinder(int count, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> pos(-1.0f, 1.0f);
-  int pairs = 0, apart = 0, banded = 0, compared = 0, misses = 0;
-  double maxAbove = 0;
-  for (int i = 0; i < count; ++i) {
-    const Geometry prim = randomGeometry(rng, 2, 0);
-    const Float4 c =
-        v3(prim.p0.x + pos(rng) * 0.7f, prim.p0.y + pos(rng) * 0.7f, prim.p0.z + pos(rng) * 0.7f);
-    Float4 t[4];
-    for (Float4& p : t) p = v3(c.x + pos(rng) * 0.6f, c.y + pos(rng) * 0.6f, c.z + pos(rng) * 0.6f);
-    Batch b;
-    b.query(b.addMesh(GeometryType::kTetrahedralMesh, {t[0], t[1], t[2], t[3]}, {0, 1, 2, 3}), b.add(prim));
-    auto counts = b.run(Backend::kCpuScalar, 4);
-    if (!counts.ok()) {  // a random tetrahedron of zero volume (float rounding): refused, skip
-      ASSERT_NE(counts.message().find("zero volume"), std::string::npos) << counts.message();
-      continue;
-    }
-    ASSERT_LE(b.ranges[0].count, 1u);
-    ++pairs;
-    const bool ours = b.ranges[0].count == 1;
-    const double depth = ours ? double{b.elementsA[0].point.w} : 0.0;
-    const Eigen::Vector3d dir = ours ? vec(b.elementsA[0].direction) : Eigen::Vector3d::Zero();
-    const FclAnswer fcl = fclTetrahedron(prim, t, Eigen::Vector3d::Zero());
-    if (!ours && !fcl.hit) {
-      ++apart;
-      continue;
-    }
-    if (std::max(depth, fcl.depth) < kSearchBand) {
-      ++banded;
-      continue;
-    }
-    ASSERT_EQ(ours, fcl.hit) << "pair " << i << ": our depth " << depth << ", FCL depth " << fcl.depth;
-    ++compared;
-    EXPECT_FALSE(fclTetrahedron(prim, t, dir * (depth + kMargin)).hit)
-        << "pair " << i << ": our direction does not separate at our depth " << depth;
-    if (depth > 2 * kDepthTol) {
-      EXPECT_TRUE(fclTetrahedron(prim, t, dir * (depth - kDepthTol)).hit)
-          << "pair " << i << ": our direction separates before our depth " << depth;
-    }
-    maxAbove = std::max(maxAbove, depth - fcl.depth);
-    if (depth > fcl.depth + kDepthTol) {
-      ++misses;
-      std::printf("    pair %d: ours %.6f, FCL %.6f\n", i, depth, fcl.depth);
-    }
-  }
-  std::printf(
-      "  FCL oracle tetrahedron vs cylinder: %d pairs, %d apart, %d near touching, %d compared, max ours - "
-      "FCL %.2e, %d deeper than FCL by > %.0e\n",
-      pairs, apart, banded, compared, maxAbove, misses, kDepthTol);
+      name, type, pairs, apart, banded, compared, maxError, maxAbove, misses, kDepthTol);
   EXPECT_LE(misses, kSearchMissRate * compared);
   EXPECT_GT(compared, count / 10);
 }
 
 TEST(GeometryQueriesMeshPrimsFcl, TriangleBox) {
-  checkTriangles(3, 2000, 31);
+  checkCells(3, 3, 2000, 31);
 }
 TEST(GeometryQueriesMeshPrimsFcl, TriangleCylinder) {
-  checkTriangles(2, 2000, 32);
+  checkCells(2, 3, 2000, 32);
 }
 TEST(GeometryQueriesMeshPrimsFcl, TrianglePlane) {
-  checkTriangles(4, 2000, 33);
+  checkCells(4, 3, 2000, 33);
 }
 TEST(GeometryQueriesMeshPrimsFcl, TetrahedronCylinder) {
-  checkTetrahedraCylinder(2000, 34);
+  checkCells(2, 4, 2000, 34);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <random>
 
 #include "cpu/geometry_queries_mesh.h"
@@ -107,6 +108,25 @@ inline void expectSameAsCpuScalarRun(const Batch& b, size_t capacity, bool bitwi
     }
   }
   if (differ > 0) std::printf("  %u elements not bitwise equal to kCpuScalar's\n", differ);
+}
+
+// Runs b on `stage` (room for `capacity` contacts) once, then 100 times more: more than
+// `minContacts`, and every rerun's counts, elements and ranges bit for bit the first run's.
+inline void expectHundredRerunsBitwise(GeometryQueryStage& stage, const Batch& b, size_t capacity,
+                                       uint64_t minContacts) {
+  std::vector<ContactElement> a0(capacity), b0(capacity), a(capacity), e(capacity);
+  std::vector<ContactRange> r0(b.queries.size()), r(b.queries.size());
+  auto first = stage.run(b.input(), {a0, b0, r0});
+  ASSERT_TRUE(first.ok()) << first.message();
+  ASSERT_GT(first->contacts, minContacts);
+  for (int rep = 0; rep < 100; ++rep) {
+    auto c = stage.run(b.input(), {a, e, r});
+    ASSERT_TRUE(c.ok()) << c.message();
+    ASSERT_EQ(c->contacts, first->contacts);
+    ASSERT_EQ(std::memcmp(a.data(), a0.data(), first->written * sizeof(ContactElement)), 0) << "rep " << rep;
+    ASSERT_EQ(std::memcmp(e.data(), b0.data(), first->written * sizeof(ContactElement)), 0) << "rep " << rep;
+    ASSERT_EQ(std::memcmp(r.data(), r0.data(), r.size() * sizeof(ContactRange)), 0) << "rep " << rep;
+  }
 }
 
 // Adds a mesh of `cellCount` separate cells of `type` (a soup): per cell a centre uniform in
