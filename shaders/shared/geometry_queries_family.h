@@ -4,7 +4,8 @@
 // shared math then compiles only that family's pairs (VKC_GEOM_WITH). The per-slot arithmetic is
 // geomQuerySlot (shared/geometry_queries_implicit.h over shared/geometry_queries_math.h), which the
 // CPU twin (src/cpu/geometry_queries.cpp) compiles too; the mesh family's is geomMeshSlot
-// (shared/geometry_queries_mesh_slot.h: the per-cell functions the CPU's mesh driver calls).
+// (shared/geometry_queries_mesh_slot.h: the per-cell functions the CPU's mesh driver calls), the
+// mesh-mesh family's geomMeshMeshSlot (shared/geometry_queries_mesh_mesh_slot.h).
 #ifndef VKC_SHARED_GEOMETRY_QUERIES_FAMILY_H
 #define VKC_SHARED_GEOMETRY_QUERIES_FAMILY_H
 #ifdef __cplusplus
@@ -36,6 +37,9 @@ vec4 geomStateAt(uint i) { return state[clampIndex(i, pc.stateCount)]; }
 #if VKC_GEOM_FAMILY == VKC_GEOM_FAMILY_MESH
 uint geomCellEntryAt(uint i) { return cells[clampIndex(i, pc.cellCount)]; }
 #include "geometry_queries_mesh_slot.h"
+#elif VKC_GEOM_FAMILY == VKC_GEOM_FAMILY_MESH_MESH
+uint geomCellEntryAt(uint i) { return cells[clampIndex(i, pc.cellCount)]; }
+#include "geometry_queries_mesh_mesh_slot.h"
 #else
 #include "geometry_queries_implicit.h"
 #endif
@@ -67,6 +71,8 @@ bool evaluateSlot(uint s, out uint q, out GeomElement ea, out GeomElement eb, ou
   stateIndex = query.state + slot;
 #if VKC_GEOM_FAMILY == VKC_GEOM_FAMILY_MESH
   bool hit = geomMeshSlot(a, b, slot, ea, eb);
+#elif VKC_GEOM_FAMILY == VKC_GEOM_FAMILY_MESH_MESH
+  bool hit = geomMeshMeshSlot(a, b, query.a, query.b, slot, ea, eb);
 #else
   bool hit = geomQuerySlot(a, b, prevA, prevB, query.method, query.state, slot, ea, eb, newState, hasState);
 #endif

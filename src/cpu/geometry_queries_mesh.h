@@ -31,7 +31,8 @@ Status validateMeshQuery(uint32_t lo, uint32_t hi, bool closed, GeometryMethod m
 
 // kVulkan: the queries with a mesh whose pair has no device path (gpu::geomMeshPairOnDevice: a
 // static surface or line mesh against a sphere, capsule, plane or oriented box, a tetrahedral mesh
-// against a point set) are refused
+// against a point set; gpu::geomMeshMeshOnDevice: two static meshes, surface-surface, surface-line,
+// line-line, line-tetrahedral, without a closed surface mesh) are refused
 // (kUnsupported), naming the first such query and its pair.
 Status refuseMeshQueriesOnVulkan(const GeometryQueryInput& input);
 

@@ -20,47 +20,7 @@
 namespace vkc::test::geometry {
 namespace {
 
-class GeometryQueriesMeshConformance : public BackendTest {
- protected:
-  Result<GeometryQueryCounts> run(Batch& b, size_t capacity) { return b.run(backend(), capacity, ctx()); }
-  // The CPU backends and lavapipe give kCpuScalar's bits.
-  bool bitwise() { return ctx() == nullptr || detail::Internals::of(*ctx()).info.driverName == "llvmpipe"; }
-
-  // b ran on this backend (capacity above its contacts): kCpuScalar finds the same contacts.
-  void expectSameAsCpuScalar(const Batch& b, size_t capacity) {
-    Batch s = b;
-    auto c = s.run(Backend::kCpuScalar, capacity);
-    ASSERT_TRUE(c.ok()) << c.message();
-    for (size_t q = 0; q < b.queries.size(); ++q) {
-      ASSERT_EQ(b.ranges[q].first, s.ranges[q].first) << "query " << q;
-      ASSERT_EQ(b.ranges[q].count, s.ranges[q].count) << "query " << q;
-    }
-    uint32_t differ = 0;
-    for (size_t k = 0; k < c->written; ++k) {
-      const ContactElement* got[2] = {&b.elementsA[k], &b.elementsB[k]};
-      const ContactElement* want[2] = {&s.elementsA[k], &s.elementsB[k]};
-      for (int side = 0; side < 2; ++side) {
-        ASSERT_EQ(got[side]->type, want[side]->type) << "contact " << k;
-        ASSERT_EQ(got[side]->index, want[side]->index) << "contact " << k;
-        ASSERT_EQ(got[side]->cell, want[side]->cell) << "contact " << k;
-        ASSERT_EQ(got[side]->query, want[side]->query) << "contact " << k;
-        if (bitwise()) {
-          ASSERT_TRUE(bitwiseEqual(*got[side], *want[side]))
-              << "contact " << k << " side " << side << ": "
-              << firstDifference(want[side], got[side], sizeof(ContactElement));
-        } else if (!bitwiseEqual(*got[side], *want[side])) {
-          ++differ;
-          const float* x = &got[side]->point.x;
-          const float* y = &want[side]->point.x;
-          for (int i = 0; i < 8; ++i) {
-            EXPECT_NEAR(x[i], y[i], kGeometryQueryTolerance * (1.0f + std::abs(y[i]))) << "contact " << k;
-          }
-        }
-      }
-    }
-    if (differ > 0) std::printf("  %u elements not bitwise equal to kCpuScalar's\n", differ);
-  }
-};
+class GeometryQueriesMeshConformance : public MeshBackendTest {};
 
 // A 4 x 4 grid of unit squares in y = 0, two triangles each (normal +y), as a surface mesh, and its
 // rows' edges as a line mesh.
@@ -241,7 +201,6 @@ TEST_P(GeometryQueriesMeshConformance, PairsWithoutADevicePathAreRefusedOnVulkan
     const char* pair;
   } cases[] = {
       {Geometry::cylinder(v3(1, 0, 1), v3(0, 1, 0), 0.5f, 0.5f), "cylinder vs surface mesh"},
-      {Geometry::lineMesh(25, 25, 96, 16), "surface mesh vs line mesh"},
   };
   for (const auto& c : cases) {
     Batch b;
@@ -267,27 +226,13 @@ INSTANTIATE_TEST_SUITE_P(Backends, GeometryQueriesMeshConformance, VKC_ALL_BACKE
 
 // --- The stage on its own (Vulkan only).
 
-class GeometryQueryStageMeshVulkan : public VulkanTest {};
+class GeometryQueryStageMeshVulkan : public MeshStageVulkanTest {};
 
 TEST_F(GeometryQueryStageMeshVulkan, HundredRerunsAreBitwiseIdentical) {
-  Batch b = randomMeshBatch(9, 400, 16);
-  auto stage = GeometryQueryStage::create(
-      ctx(), {.maxQueries = 256, .maxGeometries = 256, .maxPoints = 8192, .maxContacts = 20000, .maxSlots = 100000,
-              .maxCells = 4096});
-  ASSERT_TRUE(stage.ok()) << stage.message();
-  std::vector<ContactElement> a0(20000), b0(20000), a(20000), e(20000);
-  std::vector<ContactRange> r0(b.queries.size()), r(b.queries.size());
-  auto first = (*stage)->run(b.input(), {a0, b0, r0});
-  ASSERT_TRUE(first.ok()) << first.message();
-  ASSERT_GT(first->contacts, 200u);
-  for (int rep = 0; rep < 100; ++rep) {
-    auto c = (*stage)->run(b.input(), {a, e, r});
-    ASSERT_TRUE(c.ok()) << c.message();
-    ASSERT_EQ(c->contacts, first->contacts);
-    ASSERT_EQ(std::memcmp(a.data(), a0.data(), first->written * sizeof(ContactElement)), 0) << "rep " << rep;
-    ASSERT_EQ(std::memcmp(e.data(), b0.data(), first->written * sizeof(ContactElement)), 0) << "rep " << rep;
-    ASSERT_EQ(std::memcmp(r.data(), r0.data(), r.size() * sizeof(ContactRange)), 0) << "rep " << rep;
-  }
+  expectHundredRerunsIdentical(randomMeshBatch(9, 400, 16),
+                               {.maxQueries = 256, .maxGeometries = 256, .maxPoints = 8192, .maxContacts = 20000,
+                                .maxSlots = 100000, .maxCells = 4096},
+                               200);
 }
 
 // One mesh query or a thousand (and a 100k-cell mesh): the same dispatches and barriers.
@@ -305,22 +250,11 @@ TEST_F(GeometryQueryStageMeshVulkan, DispatchAndBarrierCountsDoNotDependOnTheMes
   std::mt19937 rng(3);
   const uint32_t soup = addRandomSoup(big, rng, GeometryType::kSurfaceMesh, 100000, 10.0f, 0.2f);
   big.query(big.add(Geometry::plane(v3(0, 0, 0), v3(0, 1, 0), false)), soup);
-  auto stage = GeometryQueryStage::create(ctx(), {.maxQueries = 1000, .maxGeometries = 1001, .maxPoints = 300000,
-                                                  .maxContacts = 1000, .maxSlots = 200000, .maxCells = 300000});
-  ASSERT_TRUE(stage.ok()) << stage.message();
-  std::vector<RecordStats> stats;
-  for (const Batch* b : {&one, &many, &big}) {
-    VkCommandBuffer cmd = beginCommandBuffer();
-    GeometryQueryRecordInfo info;
-    info.geometries = b->geometries;
-    info.queries = b->queries;
-    info.points = b->points;
-    info.cells = b->cells;
-    const Status st = (*stage)->record(cmd, info);
-    ASSERT_TRUE(st.ok()) << st.message();
-    stats.push_back((*stage)->lastRecordStats());
-    freeCommandBuffer(cmd);
-  }
+  const std::vector<RecordStats> stats =
+      recordStats({.maxQueries = 1000, .maxGeometries = 1001, .maxPoints = 300000, .maxContacts = 1000,
+                   .maxSlots = 200000, .maxCells = 300000},
+                  {&one, &many, &big});
+  ASSERT_EQ(stats.size(), 3u);
   for (const RecordStats& s : stats) {
     EXPECT_EQ(s.dispatches, 4u);  // the mesh family's COUNT and WRITE, SCAN, RANGES
     EXPECT_EQ(s.dependentDispatches, 3u);
