@@ -136,6 +136,21 @@ inline uint32_t rawEdgeEdgeContacts(const Batch& b, uint32_t xi, uint32_t yi) {
 class MeshBackendTest : public BackendTest {
  protected:
   Result<GeometryQueryCounts> run(Batch& b, size_t capacity) { return b.run(backend(), capacity, ctx()); }
+  // Runs b here (room for `capacity` contacts), then expectSameAsCpuScalar.
+  void runHere(Batch& b, size_t capacity = 64) {
+    auto c = run(b, capacity);
+    ASSERT_TRUE(c.ok()) << c.message();
+    expectSameAsCpuScalar(b, capacity);
+  }
+  // b is refused here with `code`, the message mentioning `mentions`, and nothing written.
+  void expectRefused(Batch& b, ErrorCode code, const std::string& mentions) {
+    auto counts = run(b, 8);
+    ASSERT_FALSE(counts.ok());
+    EXPECT_EQ(counts.error().code, code) << counts.message();
+    EXPECT_NE(counts.message().find(mentions), std::string::npos) << counts.message();
+    for (const ContactElement& e : b.elementsA) EXPECT_EQ(e.query, 0xDEADu) << "an element was written";
+    for (const ContactRange& r : b.ranges) EXPECT_EQ(r.first, 0xDEADu) << "a range was written";
+  }
   // The CPU backends and lavapipe give kCpuScalar's bits.
   bool bitwise() { return ctx() == nullptr || detail::Internals::of(*ctx()).info.driverName == "llvmpipe"; }
 
