@@ -34,7 +34,12 @@
 // kept trees walked together, the candidate pairs sorted into cell order); on Vulkan (surface, line
 // and tetrahedral meshes against a sphere, capsule, cylinder, plane, oriented box or implicit
 // geometry, tetrahedral meshes against point sets) one work item per cell (per point and
-// tetrahedron), the same contacts in the same order.
+// tetrahedron), the same contacts in the same order. Mesh against mesh on Vulkan (static
+// surface-surface, surface-line, line-line, a line mesh against itself, line-tetrahedral; not a closed
+// surface mesh, whose vertex pass stays on the CPU, nor a tetrahedral mesh against a surface or
+// tetrahedral mesh): one work item per pair of cells, each testing the CPU's candidate box, so the
+// same contacts in the same order (no device BVH yet: the work grows with the product of the cell
+// counts).
 // Continuous (kContinuous, "Continuous mesh queries" in docs/geometry-queries.md): LineMesh vs
 // LineMesh (two meshes or one against itself: segments sharing a vertex skipped) and SurfaceMesh vs
 // PointSet, every vertex and point moving from input.previousPoints to input.points, conservative (no
@@ -373,7 +378,8 @@ uint32_t contactCellIds(const GeometryQueryInput& input, const Geometry& mesh, c
 // GeometryQueryStage runs batches on a Vulkan device in three dependent dispatches whatever the
 // numbers of queries, slots, points or pair families (one query of 1M points and 10k small queries
 // alike). The pairs are compiled into one shader per pair family (basic closed forms and point sets,
-// manifolds, GJK/EPA, implicit geometries, continuous), so that each pipeline holds only its own
+// manifolds, GJK/EPA, implicit geometries, continuous, a mesh against a primitive, mesh against
+// mesh), so that each pipeline holds only its own
 // pairs' code; a record runs only the families its batch holds:
 //   count  a dispatch per family present, one invocation per slot of its queries (a query's slots: see
 //          the file comment): evaluates it and ranks the hits within its tile of 64 slots;
@@ -525,9 +531,11 @@ class GeometryQueryStage {
 // Validated first on every backend (nothing written on error). The results agree across backends
 // (kGeometryQueryTolerance; bit for bit on lavapipe). kVulkan runs the static surface, line and
 // tetrahedral mesh queries against a sphere, capsule, cylinder, plane, oriented box or implicit
-// geometry (one work item per cell) and tetrahedral mesh against point set (one per point and
-// tetrahedron); it refuses a batch with any other mesh query (mesh against mesh, a closed surface
-// mesh against a point set, continuous: kUnsupported, naming the query and the pair).
+// geometry (one work item per cell), tetrahedral mesh against point set (one per point and
+// tetrahedron) and the static mesh-mesh pairs surface-surface, surface-line, line-line and
+// line-tetrahedral without a closed surface mesh (one per pair of cells); it refuses a batch with
+// any other mesh query (a closed surface mesh's vertex pass, surface or tetrahedral mesh against a
+// tetrahedral mesh, continuous: kUnsupported, naming the query and the pair).
 Result<GeometryQueryCounts> queryGeometries(Backend backend, Context* context, const GeometryQueryInput& input,
                                             const GeometryQueryOutput& output);
 

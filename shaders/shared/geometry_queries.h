@@ -74,8 +74,12 @@ VKC_CONSTANT(uint, kGeomAxisSamples, 16u);
 //   CONTINUOUS  the continuous method;
 //   MESH        static pairs of a surface, line or tetrahedral mesh with a sphere, capsule, plane or
 //               oriented box (one slot per cell) and of a tetrahedral mesh with a point set (one per
-//               point and tetrahedron). The mesh slots of all three: geometry_queries_mesh_slot.h; the
-//               other mesh pairs have no device path and no slots.
+//               point and tetrahedron). The mesh slots of MESH, CONVEX and IMPLICIT:
+//               geometry_queries_mesh_slot.h;
+//   MESH_MESH   static pairs of two meshes (geomMeshMeshOnDevice: surface-surface, surface-line,
+//               line-line, line-tetrahedral; one slot per pair of cells):
+//               geometry_queries_mesh_mesh_slot.h. The other mesh pairs have no device path and no
+//               slots.
 // The numbers are macros too, for the preprocessor's `#if VKC_GEOM_WITH(family)`: a shader defines
 // VKC_GEOM_FAMILIES (a bit per family) before including the math; C++ compiles every family.
 #define VKC_GEOM_FAMILY_BASIC 0
@@ -84,8 +88,9 @@ VKC_CONSTANT(uint, kGeomAxisSamples, 16u);
 #define VKC_GEOM_FAMILY_IMPLICIT 3
 #define VKC_GEOM_FAMILY_CONTINUOUS 4
 #define VKC_GEOM_FAMILY_MESH 5
+#define VKC_GEOM_FAMILY_MESH_MESH 6
 #ifndef VKC_GEOM_FAMILIES
-#define VKC_GEOM_FAMILIES 63
+#define VKC_GEOM_FAMILIES 127
 #endif
 #define VKC_GEOM_WITH(family) (((VKC_GEOM_FAMILIES) >> (family)) & 1)
 VKC_CONSTANT(uint, kGeomFamilyBasic, 0u);
@@ -94,14 +99,16 @@ VKC_CONSTANT(uint, kGeomFamilyConvex, 2u);
 VKC_CONSTANT(uint, kGeomFamilyImplicit, 3u);
 VKC_CONSTANT(uint, kGeomFamilyContinuous, 4u);
 VKC_CONSTANT(uint, kGeomFamilyMesh, 5u);
-VKC_CONSTANT(uint, kGeomFamilyCount, 6u);
+VKC_CONSTANT(uint, kGeomFamilyMeshMesh, 6u);
+VKC_CONSTANT(uint, kGeomFamilyCount, 7u);
 
 // The family of a query of types ta, tb with `method` (a supported pair).
 VKC_FN uint geomQueryFamily(uint ta, uint tb, uint method) {
   uint lo = min(ta, tb);
   uint hi = max(ta, tb);
   if (method == kGeomMethodContinuous) return kGeomFamilyContinuous;
-  if (hi > kGeomImplicit) {  // the mesh types (geometry_queries_mesh.h)
+  if (lo > kGeomImplicit) return kGeomFamilyMeshMesh;  // two meshes (geometry_queries_mesh.h's types)
+  if (hi > kGeomImplicit) {  // a mesh type (geometry_queries_mesh.h) against another type
     // A mesh against a cylinder runs with the other GJK/EPA pairs, against an implicit geometry with
     // the other grid readers: no family shader holds both, nor either with the mesh family's code.
     if (lo == kGeomCylinder) return kGeomFamilyConvex;

@@ -178,6 +178,16 @@ VKC_FN bool geomSegmentTetra(vec3 p0, vec3 p1, uvec4 is, uint cs, vec3 a, vec3 b
   return lo < hi && inside;
 }
 
+// x (each component of v) with -0 made +0, by its bits (a device compiler need not keep the sign of a zero:
+// lavapipe's cross product gives -0 where the CPU's gives +0; a comparison of the bits cannot be
+// folded away as x + 0 can).
+VKC_FN float geomPositiveZero(float x) {
+  return floatBitsToUint(x) == 0x80000000u ? 0.0f : x;
+}
+VKC_FN vec3 geomPositiveZeros(vec3 v) {
+  return vec3(geomPositiveZero(v.x), geomPositiveZero(v.y), geomPositiveZero(v.z));
+}
+
 // Segment X (p0, p1; cell cx, vertex numbers ix) against segment Y (q0, q1; cy, iy) of two line
 // meshes (static LineMesh vs LineMesh), each segment a tube of its mesh's thickness; `thickness` the
 // sum of the two (a mesh against itself: twice its own). Their closest points p, q
@@ -186,7 +196,8 @@ VKC_FN bool geomSegmentTetra(vec3 p0, vec3 p1, uvec4 is, uint cs, vec3 a, vec3 b
 // both elements edge elements (kGeomCellEdge, corners 0 and 1, index the segment); X's at p, moving
 // along n = (p - q) / |p - q| by depth = thickness - |p - q|, Y's at p + n * depth moving along -n.
 // Crossing segments (|p - q| = 0) move along their common perpendicular (X's direction cross Y's;
-// parallel ones: a perpendicular of X). Thickness 0 gives no contact (touching is none).
+// parallel ones: a perpendicular of X; its zero components +0). Thickness 0 gives no contact
+// (touching is none).
 VKC_FN bool geomSegmentSegment(vec3 p0, vec3 p1, uvec4 ix, uint cx, vec3 q0, vec3 q1, uvec4 iy, uint cy,
                                float thickness, VKC_OUT(GeomElement) ex, VKC_OUT(GeomElement) ey) {
   vec2 st = geomSegmentSegmentParams(p0, p1, q0, q1);
@@ -199,7 +210,7 @@ VKC_FN bool geomSegmentSegment(vec3 p0, vec3 p1, uvec4 ix, uint cx, vec3 q0, vec
     n = e / dist;
   } else {
     vec3 x = cross(p1 - p0, q1 - q0);
-    n = dot(x, x) > 0.0f ? geomUnit(x) : anyPerpendicular(geomUnit(p1 - p0));
+    n = geomPositiveZeros(dot(x, x) > 0.0f ? geomUnit(x) : anyPerpendicular(geomUnit(p1 - p0)));
   }
   float depth = thickness - dist;
   ex = geomMeshElement(p, depth, n, cx, ix, 3u);

@@ -45,6 +45,10 @@ inline constexpr PassDecl kGeomMeshPasses[] = {
   passDecl("vkc.geometry_queries.mesh.count", kGeomPassCount, kGeomGroupSize, kGeomBindingCount, "R - R - - - R R R RW - - - - - R"),
   passDecl("vkc.geometry_queries.mesh.write", kGeomPassWrite, kGeomGroupSize, kGeomBindingCount, "R - R - - - R R R R R W W - R R"),
 };
+inline constexpr PassDecl kGeomMeshMeshPasses[] = {
+  passDecl("vkc.geometry_queries.mesh_mesh.count", kGeomPassCount, kGeomGroupSize, kGeomBindingCount, "R - R - - - R R R RW - - - - - R"),
+  passDecl("vkc.geometry_queries.mesh_mesh.write", kGeomPassWrite, kGeomGroupSize, kGeomBindingCount, "R - R - - - R R R R R W W - R R"),
+};
 // clang-format on
 inline constexpr StageDecl kGeomStage{"geometry_queries", kGeomBindingCount, kGeomPasses};
 inline constexpr StageDecl kGeomRangesStage{"geometry_queries_ranges", kGeomBindingCount, kGeomRangesPasses};
@@ -56,11 +60,12 @@ inline constexpr StageDecl kGeomFamilyStages[] = {
     {"geometry_queries_implicit", kGeomBindingCount, kGeomImplicitPasses},
     {"geometry_queries_continuous", kGeomBindingCount, kGeomContinuousPasses},
     {"geometry_queries_mesh", kGeomBindingCount, kGeomMeshPasses},
+    {"geometry_queries_mesh_mesh", kGeomBindingCount, kGeomMeshMeshPasses},
 };
 static_assert(std::size(kGeomFamilyStages) == kGeomFamilyCount);
 static_assert(validStage(kGeomStage) && validStage(kGeomRangesStage) && validStage(kGeomFamilyStages[0]) && validStage(kGeomFamilyStages[1]) &&
               validStage(kGeomFamilyStages[2]) && validStage(kGeomFamilyStages[3]) && validStage(kGeomFamilyStages[4]) &&
-              validStage(kGeomFamilyStages[5]));
+              validStage(kGeomFamilyStages[5]) && validStage(kGeomFamilyStages[6]));
 
 }  // namespace vkc::gpu
 #endif  // VKC_SHARED_GEOMETRY_QUERIES_PASSES_H

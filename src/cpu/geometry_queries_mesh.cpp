@@ -22,6 +22,7 @@
 #include "cpu/geometry_query_trees.h"
 #include "scene/geometry_queries_layout.h"
 #include "shared/geometry_queries_mesh.h"
+#include "shared/geometry_queries_mesh_mesh_device.h"
 #include "shared/geometry_queries_mesh_reach.h"
 #include "shared/geometry_queries_mesh_tetra.h"
 #include "util/try.h"
@@ -362,12 +363,20 @@ Status refuseMeshQueriesOnVulkan(const GeometryQueryInput& in) {
     const uint32_t lo = std::min(ta, tb), hi = std::max(ta, tb);
     if (!gpu::geomIsMesh(hi) || hi >= gpu::kGeomMeshTypeEnd) continue;
     if (q.method == GeometryMethod::kStatic && gpu::geomMeshPairOnDevice(lo, hi)) continue;
+    const auto closed = [&](uint32_t g) {
+      return in.geometries[g].type == GeometryType::kSurfaceMesh && (in.geometries[g].flags & kGeometryFlagClosed) != 0;
+    };
+    const bool closedSurface = closed(q.a) || closed(q.b);
+    if (q.method == GeometryMethod::kStatic && gpu::geomIsMesh(lo) && gpu::geomMeshMeshOnDevice(lo, hi, closedSurface))
+      continue;
     const std::string method = q.method == GeometryMethod::kContinuous ? "continuous " : "";
+    const bool vertexPass = gpu::geomIsMesh(lo) && closedSurface && q.method == GeometryMethod::kStatic;
     return Error{ErrorCode::kUnsupported,
-                 "queries[" + std::to_string(i) + "]: " + method + pairName(lo, hi) +
+                 "queries[" + std::to_string(i) + "]: " + method + (vertexPass ? "closed " : "") + pairName(lo, hi) +
                      " has no Vulkan path yet (kVulkan runs a surface, line or tetrahedral mesh against a "
-                     "primitive or an implicit geometry and a tetrahedral mesh against a point set; kCpuScalar "
-                     "and kCpuSimd run every mesh pair)"};
+                     "primitive or an implicit geometry, a tetrahedral mesh against a point set, and static "
+                     "surface-surface, surface-line, line-line and line-tetrahedral pairs without a closed "
+                     "surface mesh's vertex pass; kCpuScalar and kCpuSimd run every mesh pair)"};
   }
   return {};
 }

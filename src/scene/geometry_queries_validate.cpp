@@ -11,6 +11,7 @@
 #include "cpu/geometry_queries_mesh.h"
 #include "cpu/geometry_queries_mesh_ccd.h"
 #include "cpu/geometry_query_trees.h"
+#include "shared/geometry_queries_mesh_mesh_device.h"
 #include "shared/geometry_queries_mesh_reach.h"
 #include "scene/geometry_queries_layout.h"
 #include "scene/validate.h"
@@ -479,9 +480,17 @@ Status detail::validateGeometryStateRanges(const GeometryQueryInput& in, size_t 
 namespace {
 
 // The Vulkan stage's slots of a static query with a mesh (gpu::geomMeshPairOnDevice): the mesh's
-// cells times geomMeshSlotsPerCell, against a point set its points times its tetrahedra; 0 for a
-// pair the stage refuses.
+// cells times geomMeshSlotsPerCell, against a point set its points times its tetrahedra, two meshes
+// (gpu::geomMeshMeshOnDevice) their cells' product; 0 for a pair the stage refuses.
 uint64_t meshDeviceSlots(const gpu::GeomShape& a, const gpu::GeomShape& b) {
+  if (gpu::geomIsMesh(a.info.x) && gpu::geomIsMesh(b.info.x)) {  // two meshes: a slot per pair of cells
+    const auto closed = [](const gpu::GeomShape& m) {
+      return m.info.x == gpu::kGeomSurfaceMesh && (m.info.w & kGeometryFlagClosed) != 0;
+    };
+    const uint32_t lo = std::min(a.info.x, b.info.x), hi = std::max(a.info.x, b.info.x);
+    if (!gpu::geomMeshMeshOnDevice(lo, hi, closed(a) || closed(b))) return 0;
+    return static_cast<uint64_t>(a.p2.y) * static_cast<uint64_t>(b.p2.y);
+  }
   const bool meshIsA = gpu::geomIsMesh(a.info.x);
   const gpu::GeomShape& mesh = meshIsA ? a : b;
   const gpu::GeomShape& other = meshIsA ? b : a;

@@ -20,15 +20,7 @@
 namespace vkc::test::geometry {
 namespace {
 
-class GeometryQueriesMeshConformance : public BackendTest {
- protected:
-  Result<GeometryQueryCounts> run(Batch& b, size_t capacity) { return b.run(backend(), capacity, ctx()); }
-  // The CPU backends and lavapipe give kCpuScalar's bits.
-  bool bitwise() { return ctx() == nullptr || detail::Internals::of(*ctx()).info.driverName == "llvmpipe"; }
-
-  // b ran on this backend (capacity above its contacts): kCpuScalar finds the same contacts.
-  void expectSameAsCpuScalar(const Batch& b, size_t capacity) { expectSameAsCpuScalarRun(b, capacity, bitwise()); }
-};
+class GeometryQueriesMeshConformance : public MeshBackendTest {};
 
 // A 4 x 4 grid of unit squares in y = 0, two triangles each (normal +y), as a surface mesh, and its
 // rows' edges as a line mesh.
@@ -171,32 +163,25 @@ TEST_P(GeometryQueriesMeshConformance, OverflowKeepsTheCountAndWritesNothingPast
 }
 
 TEST_P(GeometryQueriesMeshConformance, BadInputIsRefusedAndNothingIsWritten) {
-  const auto refused = [&](Batch& b, ErrorCode code, const std::string& mentions) {
-    auto counts = run(b, 8);
-    ASSERT_FALSE(counts.ok());
-    EXPECT_EQ(counts.error().code, code) << counts.message();
-    EXPECT_NE(counts.message().find(mentions), std::string::npos) << counts.message();
-    for (const ContactElement& e : b.elementsA) EXPECT_EQ(e.query, 0xDEADu) << "an element was written";
-  };
   {
     Batch b = fixedMeshCases();
     b.cells[7] = 99;  // triangle 2, corner 1
-    refused(b, ErrorCode::kInvalidArgument, "cells[7] (triangle 2, corner 1) is 99: the mesh has 25 vertices");
+    expectRefused(b, ErrorCode::kInvalidArgument, "cells[7] (triangle 2, corner 1) is 99: the mesh has 25 vertices");
   }
   {
     Batch b = fixedMeshCases();
     b.cells[5] = b.cells[4];  // triangle 1: two equal corners
-    refused(b, ErrorCode::kInvalidArgument, "triangle 1 (cells[3, 6)) has zero area");
+    expectRefused(b, ErrorCode::kInvalidArgument, "triangle 1 (cells[3, 6)) has zero area");
   }
   {
     Batch b = fixedMeshCases();
     b.points[3].y = std::nanf("");
-    refused(b, ErrorCode::kInvalidArgument, "points[3]");
+    expectRefused(b, ErrorCode::kInvalidArgument, "points[3]");
   }
   {
     Batch b = fixedMeshCases();
     b.geometries[1].p2.y = 40;  // the line mesh: 40 segments, cells holds 96 + 32 entries
-    refused(b, ErrorCode::kInvalidArgument, "geometries[1] (line mesh) covers cells [96, 176)");
+    expectRefused(b, ErrorCode::kInvalidArgument, "geometries[1] (line mesh) covers cells [96, 176)");
   }
 }
 
@@ -205,18 +190,20 @@ TEST_P(GeometryQueriesMeshConformance, BadInputIsRefusedAndNothingIsWritten) {
 TEST_P(GeometryQueriesMeshConformance, PairsWithoutADevicePathAreRefusedOnVulkanOnly) {
   const Grid g;
   const struct {
-    Geometry other;
+    GeometryType type;
+    std::vector<Float4> vertices;
+    std::vector<uint32_t> cells;
     const char* pair;
   } cases[] = {
-      {Geometry::surfaceMesh(0, 25, 0, 32), "surface mesh vs surface mesh"},
-      {Geometry::lineMesh(25, 25, 96, 16), "surface mesh vs line mesh"},
+      {GeometryType::kTetrahedralMesh, {{0, -0.5f, 0, 0}, {1, -0.5f, 0, 0}, {0, 0.5f, 0, 0}, {0, -0.5f, 1, 0}},
+       {0u, 1u, 2u, 3u}, "surface mesh vs tetrahedral mesh"},
   };
   for (const auto& c : cases) {
     Batch b;
     const uint32_t surface = b.addMesh(GeometryType::kSurfaceMesh, g.vertices, g.triangles);
     b.addMesh(GeometryType::kLineMesh, g.vertices, g.segments);
     b.query(b.add(Geometry::sphere({1, 0, 1, 0.5f})), surface);
-    b.query(surface, b.add(c.other));
+    b.query(surface, b.addMesh(c.type, c.vertices, c.cells));
     auto counts = run(b, 64);
     if (backend() != Backend::kVulkan) {
       EXPECT_TRUE(counts.ok()) << counts.message();
@@ -235,15 +222,13 @@ INSTANTIATE_TEST_SUITE_P(Backends, GeometryQueriesMeshConformance, VKC_ALL_BACKE
 
 // --- The stage on its own (Vulkan only).
 
-class GeometryQueryStageMeshVulkan : public VulkanTest {};
+class GeometryQueryStageMeshVulkan : public MeshStageVulkanTest {};
 
 TEST_F(GeometryQueryStageMeshVulkan, HundredRerunsAreBitwiseIdentical) {
-  Batch b = randomMeshBatch(9, 400, 16);
-  auto stage = GeometryQueryStage::create(
-      ctx(), {.maxQueries = 256, .maxGeometries = 256, .maxPoints = 8192, .maxContacts = 20000, .maxSlots = 100000,
-              .maxCells = 4096});
-  ASSERT_TRUE(stage.ok()) << stage.message();
-  expectHundredRerunsBitwise(**stage, b, 20000, 200);
+  expectHundredRerunsIdentical(randomMeshBatch(9, 400, 16),
+                               {.maxQueries = 256, .maxGeometries = 256, .maxPoints = 8192, .maxContacts = 20000,
+                                .maxSlots = 100000, .maxCells = 4096},
+                               200);
 }
 
 // One mesh query or a thousand (and a 100k-cell mesh): the same dispatches and barriers.
@@ -261,22 +246,11 @@ TEST_F(GeometryQueryStageMeshVulkan, DispatchAndBarrierCountsDoNotDependOnTheMes
   std::mt19937 rng(3);
   const uint32_t soup = addRandomSoup(big, rng, GeometryType::kSurfaceMesh, 100000, 10.0f, 0.2f);
   big.query(big.add(Geometry::plane(v3(0, 0, 0), v3(0, 1, 0), false)), soup);
-  auto stage = GeometryQueryStage::create(ctx(), {.maxQueries = 1000, .maxGeometries = 1001, .maxPoints = 300000,
-                                                  .maxContacts = 1000, .maxSlots = 200000, .maxCells = 300000});
-  ASSERT_TRUE(stage.ok()) << stage.message();
-  std::vector<RecordStats> stats;
-  for (const Batch* b : {&one, &many, &big}) {
-    VkCommandBuffer cmd = beginCommandBuffer();
-    GeometryQueryRecordInfo info;
-    info.geometries = b->geometries;
-    info.queries = b->queries;
-    info.points = b->points;
-    info.cells = b->cells;
-    const Status st = (*stage)->record(cmd, info);
-    ASSERT_TRUE(st.ok()) << st.message();
-    stats.push_back((*stage)->lastRecordStats());
-    freeCommandBuffer(cmd);
-  }
+  const std::vector<RecordStats> stats =
+      recordStats({.maxQueries = 1000, .maxGeometries = 1001, .maxPoints = 300000, .maxContacts = 1000,
+                   .maxSlots = 200000, .maxCells = 300000},
+                  {&one, &many, &big});
+  ASSERT_EQ(stats.size(), 3u);
   for (const RecordStats& s : stats) {
     EXPECT_EQ(s.dispatches, 4u);  // the mesh family's COUNT and WRITE, SCAN, RANGES
     EXPECT_EQ(s.dependentDispatches, 3u);

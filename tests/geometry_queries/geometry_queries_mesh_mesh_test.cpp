@@ -2,8 +2,11 @@
 // surface-line and line-tetrahedral. iMSTK's unit tests of these pairs (TetraToLineMeshCD,
 // ClosedSurfaceMeshToMeshCD's two boxes) with their inputs and expected elements, analytic cases of
 // each element kind, random meshes (the BVH's contacts equal every cell's bit for bit, the swap
-// rule, kCpuSimd), and bad input.
+// rule, kCpuSimd), and bad input. The cases without a closed surface mesh have one body per backend
+// (GeometryQueriesMeshMeshBackends: kVulkan's mesh-mesh family included, each run compared with
+// kCpuScalar); the closed meshes' vertex pass runs on the CPU only.
 #include <cmath>
+#include <functional>
 #include <random>
 
 #include "geometry_queries/geometry_queries_mesh_test_support.h"
@@ -27,21 +30,26 @@ std::vector<Float4> boxCorners(Float4 c, float h, const float r[3][3]) {
 const std::vector<uint32_t> kBoxCells = {0, 4, 6, 0, 6, 2, 1, 3, 7, 1, 7, 5, 0, 1, 5, 0, 5, 4,
                                          2, 6, 7, 2, 7, 3, 0, 2, 3, 0, 3, 1, 4, 5, 7, 4, 7, 6};
 
-uint32_t addClosedBox(Batch& b, Float4 c, float h, const float r[3][3]) {
+// closed: flagged kGeometryFlagClosed (a vertex pass); else a plain surface mesh of the same triangles.
+uint32_t addClosedBox(Batch& b, Float4 c, float h, const float r[3][3], bool closed = true) {
   const uint32_t first = static_cast<uint32_t>(b.points.size());
   const uint32_t entry = static_cast<uint32_t>(b.cells.size());
   const std::vector<Float4> v = boxCorners(c, h, r);
   b.points.insert(b.points.end(), v.begin(), v.end());
   b.cells.insert(b.cells.end(), kBoxCells.begin(), kBoxCells.end());
-  return b.add(Geometry::closedSurfaceMesh(first, 8, entry, 12, 0.0f));
+  return b.add(closed ? Geometry::closedSurfaceMesh(first, 8, entry, 12, 0.0f) : Geometry::surfaceMesh(first, 8, entry, 12));
 }
 
 constexpr float kIdentity[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
 
+// The tests with one body per backend (VKC_ALL_BACKENDS, Vulkan included): each batch runs on the
+// backend and gives kCpuScalar's contacts (MeshBackendTest::runHere).
+class GeometryQueriesMeshMeshBackends : public MeshBackendTest {};
+
 // iMSTK's TetraToLineMeshCD tests: the unit tetrahedron against one segment (input 0 the line mesh,
 // input 1 the tetrahedron): enclosed and crossing give one (edge, tetrahedron) contact with ids 0,
 // apart gives none.
-TEST(GeometryQueriesMeshMesh, ImstkTetraToLineMesh) {
+TEST_P(GeometryQueriesMeshMeshBackends, ImstkTetraToLineMesh) {
   struct Case {
     Float4 p0, p1;
     uint32_t contacts;
@@ -56,7 +64,7 @@ TEST(GeometryQueriesMeshMesh, ImstkTetraToLineMesh) {
     const uint32_t line = b.addMesh(GeometryType::kLineMesh, {c.p0, c.p1}, {0, 1});
     b.query(line, tet);
     b.query(tet, line);
-    runScalarAndSimd(b);
+    runHere(b);
     ASSERT_EQ(b.ranges[0].count, c.contacts);
     if (c.contacts == 0) continue;
     const ContactElement& a = b.elementsA[0];
@@ -76,14 +84,14 @@ TEST(GeometryQueriesMeshMesh, ImstkTetraToLineMesh) {
 
 // A segment wholly inside a tetrahedron (the case issue 17 says iMSTK misses): the contact at the
 // segment's middle leaves through the nearest face.
-TEST(GeometryQueriesMeshMesh, SegmentInsideATetrahedronLeavesThroughTheNearestFace) {
+TEST_P(GeometryQueriesMeshMeshBackends, SegmentInsideATetrahedronLeavesThroughTheNearestFace) {
   Batch b;
   const uint32_t tet = b.addMesh(GeometryType::kTetrahedralMesh,
                                  {v3(0, 0, 0), v3(4, 0, 0), v3(0, 4, 0), v3(0, 0, 4)}, {0, 1, 2, 3});
   const uint32_t line =
       b.addMesh(GeometryType::kLineMesh, {v3(0.5f, 0.5f, 0.2f), v3(1.5f, 0.5f, 0.2f)}, {0, 1});
   b.query(line, tet);
-  runScalarAndSimd(b);
+  runHere(b);
   ASSERT_EQ(b.ranges[0].count, 1u);
   // Middle (1, 0.5, 0.2): the face z = 0 is nearest (0.2); the segment moves along -z.
   expectElement(b.elementsA[0], ContactElementType::kCellIndex, {v3(1, 0.5f, 0.2f), v3(0, 0, -1), 0.2f},
@@ -96,7 +104,7 @@ TEST(GeometryQueriesMeshMesh, SegmentInsideATetrahedronLeavesThroughTheNearestFa
 // 0.4, turned 45 degrees about z, then 45 degrees about x, moved by (0, 0.8, 0.8)); an edge of box 2
 // crosses the edge of box 1 at y = z = 0.5. iMSTK expects one edge-edge contact; the triangle pairs
 // here see that edge pair once (one contact per pair of edges) and no vertex is inside the other box.
-TEST(GeometryQueriesMeshMesh, ImstkClosedBoxesEdgeToEdge) {
+void imstkBoxesEdgeToEdge(bool closed, const std::function<void(Batch&)>& runBatch) {
   const float s = std::sqrt(0.5f);
   const float rz[3][3] = {{s, -s, 0}, {s, s, 0}, {0, 0, 1}};
   const float rx[3][3] = {{1, 0, 0}, {0, s, -s}, {0, s, s}};
@@ -104,11 +112,11 @@ TEST(GeometryQueriesMeshMesh, ImstkClosedBoxesEdgeToEdge) {
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) r[i][j] = rx[i][0] * rz[0][j] + rx[i][1] * rz[1][j] + rx[i][2] * rz[2][j];
   Batch b;
-  const uint32_t box1 = addClosedBox(b, v3(0, 0, 0), 0.5f, kIdentity);
-  const uint32_t box2 = addClosedBox(b, v3(0, 0.8f, 0.8f), 0.4f, r);
+  const uint32_t box1 = addClosedBox(b, v3(0, 0, 0), 0.5f, kIdentity, closed);
+  const uint32_t box2 = addClosedBox(b, v3(0, 0.8f, 0.8f), 0.4f, r, closed);
   b.query(box1, box2);
   b.query(box2, box1);
-  runScalarAndSimd(b);
+  runBatch(b);
   ASSERT_EQ(b.ranges[0].count, 1u);
   const ContactElement& a = b.elementsA[0];
   const ContactElement& e = b.elementsB[0];
@@ -126,9 +134,24 @@ TEST(GeometryQueriesMeshMesh, ImstkClosedBoxesEdgeToEdge) {
   expectSwappedPairs(b, 0);
 }
 
+TEST(GeometryQueriesMeshMesh, ImstkClosedBoxesEdgeToEdge) {
+  imstkBoxesEdgeToEdge(true, [](Batch& b) { runScalarAndSimd(b); });
+}
+
+// The same boxes as plain surface meshes (no vertex pass, which finds nothing here): the same single
+// edge-edge contact on every backend (one contact per pair of edges on the device too).
+// The edge of box 2 passes through the edge of box 1: several triangle pairs give that edge pair
+// (rawEdgeEdgeContacts), one is kept.
+TEST_P(GeometryQueriesMeshMeshBackends, ImstkBoxesEdgeToEdgeWithoutVertexPass) {
+  imstkBoxesEdgeToEdge(false, [this](Batch& b) {
+    runHere(b);
+    EXPECT_GT(rawEdgeEdgeContacts(b, 0, 1), 1u);
+  });
+}
+
 // Two triangles, each kind: a corner of X through Y (vertex-triangle), a corner of Y through X
 // (the same swapped), two triangles linked through each other's edges (edge-edge).
-TEST(GeometryQueriesMeshMesh, TriangleTriangleElementKinds) {
+TEST_P(GeometryQueriesMeshMeshBackends, TriangleTriangleElementKinds) {
   Batch b;
   // Y: a large triangle in z = 0.
   const uint32_t flat =
@@ -138,7 +161,7 @@ TEST(GeometryQueriesMeshMesh, TriangleTriangleElementKinds) {
       b.addMesh(GeometryType::kSurfaceMesh, {v3(0, 0, 1), v3(1, 0, 1), v3(0.3f, 0.3f, -0.25f)}, {0, 1, 2});
   b.query(dip, flat);
   b.query(flat, dip);
-  runScalarAndSimd(b);
+  runHere(b);
   ASSERT_EQ(b.ranges[0].count, 1u);
   EXPECT_EQ(b.elementsA[0].type, ContactElementType::kPointIndexDirection);
   EXPECT_EQ(contactCellType(b.elementsA[0]), CellType::kVertex);
@@ -160,7 +183,7 @@ TEST(GeometryQueriesMeshMesh, TriangleTriangleElementKinds) {
       o.addMesh(GeometryType::kSurfaceMesh, {v3(-2, -2, 0), v3(4, -2, 0), v3(-2, 4, 0)}, {0, 1, 2});
   o.query(onPlane, flat2);
   o.query(flat2, onPlane);
-  runScalarAndSimd(o);
+  runHere(o);
   ASSERT_EQ(o.ranges[0].count, 1u);
   EXPECT_EQ(o.elementsA[0].index, 2u);
   expectElement(o.elementsA[0], ContactElementType::kPointIndexDirection,
@@ -176,7 +199,7 @@ TEST(GeometryQueriesMeshMesh, TriangleTriangleElementKinds) {
       l.addMesh(GeometryType::kSurfaceMesh, {v3(0, -1, 0), v3(0, 1, 0), v3(3, 0, 0)}, {0, 1, 2});
   l.query(x, y);
   l.query(y, x);
-  runScalarAndSimd(l);
+  runHere(l);
   ASSERT_EQ(l.ranges[0].count, 1u);
   EXPECT_EQ(contactCellType(l.elementsA[0]), CellType::kEdge);
   EXPECT_EQ(contactCellType(l.elementsB[0]), CellType::kEdge);
@@ -199,14 +222,14 @@ TEST(GeometryQueriesMeshMesh, TriangleTriangleElementKinds) {
       n.addMesh(GeometryType::kSurfaceMesh, {v3(0.2f, 0.2f, 0), v3(2, 0, 0), v3(0, 2, 0)}, {0, 1, 2});
   n.query(p, q);
   n.query(p, c);
-  runScalarAndSimd(n);
+  runHere(n);
   EXPECT_EQ(n.ranges[0].count, 0u);
   EXPECT_EQ(n.ranges[1].count, 0u);
 }
 
 // A segment through a triangle: the triangle's element and the segment's (an edge), the segment
-// leaving by its shorter end; a closed box adds the line mesh's vertices inside it (vertex pass).
-TEST(GeometryQueriesMeshMesh, SurfaceMeshAgainstLineMesh) {
+// leaving by its shorter end.
+TEST_P(GeometryQueriesMeshMeshBackends, SurfaceMeshAgainstLineMesh) {
   Batch b;
   const uint32_t tri =
       b.addMesh(GeometryType::kSurfaceMesh, {v3(0, 0, 0), v3(2, 0, 0), v3(0, 2, 0)}, {0, 1, 2});
@@ -214,7 +237,7 @@ TEST(GeometryQueriesMeshMesh, SurfaceMeshAgainstLineMesh) {
                                   {v3(0.5f, 0.5f, -0.1f), v3(0.5f, 0.5f, 1), v3(5, 5, 5)}, {0, 1, 1, 2});
   b.query(tri, line);
   b.query(line, tri);
-  runScalarAndSimd(b);
+  runHere(b);
   ASSERT_EQ(b.ranges[0].count, 1u);
   expectElement(b.elementsA[0], ContactElementType::kCellIndex, {v3(0.5f, 0.5f, 0), v3(0, 0, -1), 0.1f},
                 1e-6f, "triangle");
@@ -223,7 +246,10 @@ TEST(GeometryQueriesMeshMesh, SurfaceMeshAgainstLineMesh) {
   EXPECT_EQ(contactCellType(b.elementsB[0]), CellType::kEdge);
   EXPECT_EQ(meshElementIds(b, line, b.elementsB[0]), (std::vector<uint32_t>{0, 1}));
   expectSwappedPairs(b, 0);
+}
 
+// A closed box adds the line mesh's vertices inside it (vertex pass; CPU only).
+TEST(GeometryQueriesMeshMesh, ClosedSurfaceMeshAgainstLineMesh) {
   // The unit box (closed) against a polyline: vertex 1 inside (0.1 under the +z face), segments 0-1
   // and 1-2 through the +z face (its triangle 10, below the face's diagonal), vertex 0 and 2 outside.
   Batch c;
@@ -377,6 +403,8 @@ TEST(GeometryQueriesMeshMesh, QueryAndContactsFilesRoundTrip) {
     EXPECT_TRUE(bitwiseEqual(read->elementsA[k], a[k]) && bitwiseEqual(read->elementsB[k], b[k])) << k;
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, GeometryQueriesMeshMeshBackends, VKC_ALL_BACKENDS);
 
 }  // namespace
 }  // namespace vkc::test::geometry

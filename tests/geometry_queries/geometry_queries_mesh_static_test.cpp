@@ -3,7 +3,8 @@
 // sphere, capsule, plane and oriented box (shaders/shared/geometry_queries_mesh_tetra.h). Analytic
 // cases with their expected elements, an independent double-precision distance oracle, random meshes
 // (the BVH's contacts equal every cell's bit for bit, the swap rule, kCpuSimd), bad input and the query
-// file's thickness.
+// file's thickness. The analytic line-line cases have one body per backend
+// (GeometryQueriesMeshStaticBackends: kVulkan included, each run compared with kCpuScalar).
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -26,11 +27,15 @@ Geometry ball(float x, float y, float z, float r) {
   return Geometry::sphere(Float4{x, y, z, r});
 }
 
+// The tests with one body per backend (VKC_ALL_BACKENDS, Vulkan included): each batch runs on the
+// backend and gives kCpuScalar's contacts (MeshBackendTest::runHere).
+class GeometryQueriesMeshStaticBackends : public MeshBackendTest {};
+
 // --- LineMesh vs LineMesh ---
 
 // Two rods of thickness 0.1 each (contact within 0.2): X along x, Y along y at heights 0.15 (depth
 // 0.05), 0 (crossing: the common perpendicular, depth 0.2) and 0.25 (apart).
-TEST(GeometryQueriesMeshStatic, LineLineClosestPointsAndCrossing) {
+TEST_P(GeometryQueriesMeshStaticBackends, LineLineClosestPointsAndCrossing) {
   struct Case {
     float z;
     uint32_t contacts;
@@ -43,7 +48,7 @@ TEST(GeometryQueriesMeshStatic, LineLineClosestPointsAndCrossing) {
     const uint32_t y = addLines(b, {v3(1, -1, c.z), v3(1, 1, c.z)}, {0, 1}, 0.1f);
     b.query(x, y);
     b.query(y, x);
-    runScalarAndSimd(b);
+    runHere(b);
     ASSERT_EQ(b.ranges[0].count, c.contacts) << c.z;
     if (c.contacts == 0) continue;
     const ContactElement& ex = b.elementsA[0];
@@ -63,14 +68,14 @@ TEST(GeometryQueriesMeshStatic, LineLineClosestPointsAndCrossing) {
   const uint32_t x = addLines(b, {v3(0, 0, 0), v3(2, 0, 0)}, {0, 1}, 0.0f);
   const uint32_t y = addLines(b, {v3(1, -1, 0), v3(1, 1, 0)}, {0, 1}, 0.0f);
   b.query(x, y);
-  runScalarAndSimd(b);
+  runHere(b);
   EXPECT_EQ(b.ranges[0].count, 0u);
 }
 
 // A polyline folded back on itself (a hairpin: 0.1 apart, thickness 0.06): self collision finds the
 // two parallel legs (segments 0 and 2, once, A's segment the smaller) and skips neighbours, which
 // share a vertex; the same polyline as two geometries finds every pair, neighbours included.
-TEST(GeometryQueriesMeshStatic, LineMeshSelfCollisionSkipsNeighbours) {
+TEST_P(GeometryQueriesMeshStaticBackends, LineMeshSelfCollisionSkipsNeighbours) {
   Batch b;
   const std::vector<Float4> v = {v3(0, 0, 0), v3(1, 0, 0), v3(1, 0.1f, 0), v3(0, 0.1f, 0)};
   const std::vector<uint32_t> cells = {0, 1, 1, 2, 2, 3};
@@ -78,7 +83,7 @@ TEST(GeometryQueriesMeshStatic, LineMeshSelfCollisionSkipsNeighbours) {
   const uint32_t h = addLines(b, v, cells, 0.06f);
   b.query(g, g);
   b.query(g, h);
-  runScalarAndSimd(b);
+  runHere(b);
   ASSERT_EQ(b.ranges[0].count, 1u);
   const ContactElement& a = b.elementsA[0];
   const ContactElement& o = b.elementsB[0];
@@ -511,6 +516,8 @@ TEST(GeometryQueriesMeshStatic, QueryFileCarriesThickness) {
   EXPECT_NEAR(a[1].point.w, 0.1f, 1e-6f);
   for (size_t k = 0; k < 2; ++k) EXPECT_TRUE(bitwiseEqual(a[k], a2[k]) && bitwiseEqual(b[k], b2[k])) << k;
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, GeometryQueriesMeshStaticBackends, VKC_ALL_BACKENDS);
 
 }  // namespace
 }  // namespace vkc::test::geometry

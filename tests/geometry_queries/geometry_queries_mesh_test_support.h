@@ -5,9 +5,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <random>
 
 #include "cpu/geometry_queries_mesh.h"
+#include "shared/geometry_queries_mesh_mesh.h"
+#include "shared/geometry_queries_mesh_mesh_device.h"
 #include "geometry_queries/geometry_queries_test_support.h"
 #include "support/vulkan_fixture.h"
 
@@ -147,5 +150,147 @@ inline uint32_t addRandomSoup(Batch& b, std::mt19937& rng, GeometryType type, ui
   }
   return b.addMesh(type, vertices, cells);
 }
+
+// The edge-edge contacts of two surface meshes before keeping one per pair of edges: every pair of
+// triangles whose boxes are candidates, through the shared function (host side).
+inline uint32_t rawEdgeEdgeContacts(const Batch& b, uint32_t xi, uint32_t yi) {
+  const Geometry& x = b.geometries[xi];
+  const Geometry& y = b.geometries[yi];
+  const auto corners = [&](const Geometry& g, uint32_t c, gpu::uvec4& ids, gpu::vec3 p[3]) {
+    for (uint32_t k = 0; k < 3; ++k) {
+      ids[k] = b.cells[static_cast<uint32_t>(g.p2.x) + 3 * c + k];
+      const Float4& v = b.points[g.first + ids[k]];
+      p[k] = gpu::vec3(v.x, v.y, v.z);
+    }
+  };
+  uint32_t n = 0;
+  for (uint32_t cx = 0; cx < static_cast<uint32_t>(x.p2.y); ++cx) {
+    gpu::uvec4 ix(0u);
+    gpu::vec3 p[3];
+    corners(x, cx, ix, p);
+    gpu::vec3 lo, hi;
+    gpu::geomMeshMeshReach(p[0], p[1], p[2], p[0], 3, 0.0f, lo, hi);
+    for (uint32_t cy = 0; cy < static_cast<uint32_t>(y.p2.y); ++cy) {
+      gpu::uvec4 iy(0u);
+      gpu::vec3 q[3];
+      corners(y, cy, iy, q);
+      if (!gpu::geomMeshMeshBoxesOverlap(glm::min(q[0], glm::min(q[1], q[2])), glm::max(q[0], glm::max(q[1], q[2])),
+                                         lo, hi))
+        continue;
+      gpu::GeomElement e0, e1;
+      uint32_t key = 0;
+      n += gpu::geomTriTriContact(p[0], p[1], p[2], ix, cx, q[0], q[1], q[2], iy, cy, e0, e1, key) ==
+           gpu::kGeomTriTriEdgeEdge;
+    }
+  }
+  return n;
+}
+
+// One test body per backend (VKC_ALL_BACKENDS) for mesh queries: run on this backend, compare with
+// kCpuScalar (bit for bit on the CPU backends and lavapipe, within kGeometryQueryTolerance on other
+// devices).
+class MeshBackendTest : public BackendTest {
+ protected:
+  Result<GeometryQueryCounts> run(Batch& b, size_t capacity) { return b.run(backend(), capacity, ctx()); }
+  // Runs b here (room for `capacity` contacts), then expectSameAsCpuScalar.
+  void runHere(Batch& b, size_t capacity = 64) {
+    auto c = run(b, capacity);
+    ASSERT_TRUE(c.ok()) << c.message();
+    expectSameAsCpuScalar(b, capacity);
+  }
+  // b is refused here with `code`, the message mentioning `mentions`, and nothing written.
+  void expectRefused(Batch& b, ErrorCode code, const std::string& mentions) {
+    auto counts = run(b, 8);
+    ASSERT_FALSE(counts.ok());
+    EXPECT_EQ(counts.error().code, code) << counts.message();
+    EXPECT_NE(counts.message().find(mentions), std::string::npos) << counts.message();
+    for (const ContactElement& e : b.elementsA) EXPECT_EQ(e.query, 0xDEADu) << "an element was written";
+    for (const ContactRange& r : b.ranges) EXPECT_EQ(r.first, 0xDEADu) << "a range was written";
+  }
+  // The CPU backends and lavapipe give kCpuScalar's bits.
+  bool bitwise() { return ctx() == nullptr || detail::Internals::of(*ctx()).info.driverName == "llvmpipe"; }
+
+  // b ran on this backend (capacity above its contacts): kCpuScalar finds the same contacts.
+  void expectSameAsCpuScalar(const Batch& b, size_t capacity) {
+    Batch s = b;
+    auto c = s.run(Backend::kCpuScalar, capacity);
+    ASSERT_TRUE(c.ok()) << c.message();
+    for (size_t q = 0; q < b.queries.size(); ++q) {
+      ASSERT_EQ(b.ranges[q].first, s.ranges[q].first) << "query " << q;
+      ASSERT_EQ(b.ranges[q].count, s.ranges[q].count) << "query " << q;
+    }
+    uint32_t differ = 0;
+    for (size_t k = 0; k < c->written; ++k) {
+      const ContactElement* got[2] = {&b.elementsA[k], &b.elementsB[k]};
+      const ContactElement* want[2] = {&s.elementsA[k], &s.elementsB[k]};
+      for (int side = 0; side < 2; ++side) {
+        ASSERT_EQ(got[side]->type, want[side]->type) << "contact " << k;
+        ASSERT_EQ(got[side]->index, want[side]->index) << "contact " << k;
+        ASSERT_EQ(got[side]->cell, want[side]->cell) << "contact " << k;
+        ASSERT_EQ(got[side]->query, want[side]->query) << "contact " << k;
+        if (bitwise()) {
+          ASSERT_TRUE(bitwiseEqual(*got[side], *want[side]))
+              << "contact " << k << " side " << side << ": "
+              << firstDifference(want[side], got[side], sizeof(ContactElement));
+        } else if (!bitwiseEqual(*got[side], *want[side])) {
+          ++differ;
+          const float* x = &got[side]->point.x;
+          const float* y = &want[side]->point.x;
+          for (int i = 0; i < 8; ++i) {
+            EXPECT_NEAR(x[i], y[i], kGeometryQueryTolerance * (1.0f + std::abs(y[i]))) << "contact " << k;
+          }
+        }
+      }
+    }
+    if (differ > 0) std::printf("  %u elements not bitwise equal to kCpuScalar's\n", differ);
+  }
+};
+
+// The stage on its own (Vulkan only): reruns and record statistics of mesh batches.
+class MeshStageVulkanTest : public VulkanTest {
+ protected:
+  // b runs on a stage created with `info` 101 times (more than minContacts contacts): every rerun
+  // gives the first run's counts, ranges and elements bit for bit.
+  void expectHundredRerunsIdentical(const Batch& b, const GeometryQueryStageCreateInfo& info, uint64_t minContacts) {
+    auto stage = GeometryQueryStage::create(ctx(), info);
+    ASSERT_TRUE(stage.ok()) << stage.message();
+    const size_t n = info.maxContacts;
+    std::vector<ContactElement> a0(n), b0(n), a(n), e(n);
+    std::vector<ContactRange> r0(b.queries.size()), r(b.queries.size());
+    auto first = (*stage)->run(b.input(), {a0, b0, r0});
+    ASSERT_TRUE(first.ok()) << first.message();
+    ASSERT_GT(first->contacts, minContacts);
+    for (int rep = 0; rep < 100; ++rep) {
+      auto c = (*stage)->run(b.input(), {a, e, r});
+      ASSERT_TRUE(c.ok()) << c.message();
+      ASSERT_EQ(c->contacts, first->contacts);
+      ASSERT_EQ(std::memcmp(a.data(), a0.data(), first->written * sizeof(ContactElement)), 0) << "rep " << rep;
+      ASSERT_EQ(std::memcmp(e.data(), b0.data(), first->written * sizeof(ContactElement)), 0) << "rep " << rep;
+      ASSERT_EQ(std::memcmp(r.data(), r0.data(), r.size() * sizeof(ContactRange)), 0) << "rep " << rep;
+    }
+  }
+
+  // Each batch recorded (not run) on a stage created with `info` (host-memory points and cells): the
+  // record's statistics, in order.
+  std::vector<RecordStats> recordStats(const GeometryQueryStageCreateInfo& info, std::initializer_list<const Batch*> batches) {
+    std::vector<RecordStats> stats;
+    auto stage = GeometryQueryStage::create(ctx(), info);
+    EXPECT_TRUE(stage.ok()) << stage.message();
+    if (!stage.ok()) return stats;
+    for (const Batch* b : batches) {
+      VkCommandBuffer cmd = beginCommandBuffer();
+      GeometryQueryRecordInfo record;
+      record.geometries = b->geometries;
+      record.queries = b->queries;
+      record.points = b->points;
+      record.cells = b->cells;
+      const Status st = (*stage)->record(cmd, record);
+      EXPECT_TRUE(st.ok()) << st.message();
+      stats.push_back((*stage)->lastRecordStats());
+      freeCommandBuffer(cmd);
+    }
+    return stats;
+  }
+};
 
 }  // namespace vkc::test::geometry

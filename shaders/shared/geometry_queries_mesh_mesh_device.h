@@ -1,0 +1,57 @@
+// The mesh-against-mesh pairs on the Vulkan stage (issue 17): which pairs it runs, their canonical
+// order, their slots, and the box a cell of the first mesh looks for cells of the second in. Written
+// once for the host's slot layout (src/scene/geometry_queries_validate.cpp), its refusal
+// (cpu::refuseMeshQueriesOnVulkan) and the mesh-mesh family's shader
+// (geometry_queries_mesh_mesh_slot.h); the box is the CPU driver's
+// (src/cpu/geometry_queries_mesh_mesh.cpp: candidates, lineLine), so that both keep the same pairs of
+// cells. GLSL and C++ (common.h).
+#ifndef VKC_SHARED_GEOMETRY_QUERIES_MESH_MESH_DEVICE_H
+#define VKC_SHARED_GEOMETRY_QUERIES_MESH_MESH_DEVICE_H
+#include "geometry_queries_mesh.h"
+
+VKC_NAMESPACE_BEGIN
+
+// Whether the stage runs the static pair of meshes of types lo <= hi: surface-surface, surface-line,
+// line-line (a line mesh against itself too), line-tetrahedral. closedSurface: a surface mesh of the
+// pair is closed (kGeometryFlagClosed): its vertex pass (the other mesh's vertices inside it, with
+// pseudonormals) has no device path, so such a pair is refused.
+VKC_FN bool geomMeshMeshOnDevice(uint lo, uint hi, bool closedSurface) {
+  if (lo == kGeomSurfaceMesh) return !closedSurface && (hi == kGeomSurfaceMesh || hi == kGeomLineMesh);
+  if (lo == kGeomLineMesh) return hi == kGeomLineMesh || hi == kGeomTetrahedralMesh;
+  return false;
+}
+
+// Whether the query's a (type ta, geometry index ia) is the first mesh X of the canonical order
+// (the lower type first, two meshes of one type by geometry index): the CPU's swap rule.
+VKC_FN bool geomMeshMeshFirstIsA(uint ta, uint tb, uint ia, uint ib) {
+  return ta != tb ? ta < tb : ia <= ib;
+}
+
+// The box [lo, hi] in which cell (p0 .. p3, n corners) of X looks for the cells of Y: its corners'
+// box widened by `thickness` (line-line: the sum of the meshes' thicknesses; else 0) and a relative
+// margin above float rounding (1e-5 of the largest coordinate, or of the thickness). A cell of Y is a
+// candidate when its corners' box overlaps it (geomMeshMeshBoxesOverlap).
+VKC_FN void geomMeshMeshReach(vec3 p0, vec3 p1, vec3 p2, vec3 p3, uint n, float thickness, VKC_OUT(vec3) lo,
+                              VKC_OUT(vec3) hi) {
+  vec3 l = p0;
+  vec3 h = p0;
+  float scale = thickness;
+  for (uint k = 0u; k < n; ++k) {
+    vec3 p = k == 0u ? p0 : (k == 1u ? p1 : (k == 2u ? p2 : p3));
+    l = min(l, p);
+    h = max(h, p);
+    scale = max(scale, max(abs(p.x), max(abs(p.y), abs(p.z))));
+  }
+  float reach = thickness + 1e-5f * scale;
+  lo = l - reach;
+  hi = h + reach;
+}
+
+// Whether box [alo, ahi] (a cell's corners' box) overlaps [lo, hi] (closed boxes).
+VKC_FN bool geomMeshMeshBoxesOverlap(vec3 alo, vec3 ahi, vec3 lo, vec3 hi) {
+  return !(ahi.x < lo.x || ahi.y < lo.y || ahi.z < lo.z || hi.x < alo.x || hi.y < alo.y || hi.z < alo.z);
+}
+
+VKC_NAMESPACE_END
+
+#endif  // VKC_SHARED_GEOMETRY_QUERIES_MESH_MESH_DEVICE_H
