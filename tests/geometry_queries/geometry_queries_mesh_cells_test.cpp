@@ -337,19 +337,18 @@ TEST(GeometryQueriesMeshCells, BvhMatchesBruteForce) {
 
 // --- The stage on its own (Vulkan only).
 
-class GeometryQueryStageMeshCellsVulkan : public VulkanTest {};
+class GeometryQueryStageMeshCellsVulkan : public MeshStageVulkanTest {};
 
 TEST_F(GeometryQueryStageMeshCellsVulkan, HundredRerunsAreBitwiseIdentical) {
-  Batch b = randomCellsBatch(13, 200, 12);
-  auto stage = GeometryQueryStage::create(ctx(), {.maxQueries = 256,
-                                                  .maxGeometries = 256,
-                                                  .maxPoints = 8192,
-                                                  .maxGridSamples = 70000,
-                                                  .maxContacts = 20000,
-                                                  .maxSlots = 100000,
-                                                  .maxCells = 4096});
-  ASSERT_TRUE(stage.ok()) << stage.message();
-  expectHundredRerunsBitwise(**stage, b, 20000, 100);
+  expectHundredRerunsIdentical(randomCellsBatch(13, 200, 12),
+                               {.maxQueries = 256,
+                                .maxGeometries = 256,
+                                .maxPoints = 8192,
+                                .maxGridSamples = 70000,
+                                .maxContacts = 20000,
+                                .maxSlots = 100000,
+                                .maxCells = 4096},
+                               100);
 }
 
 // One query of each new pair or many (and a large tetrahedral mesh): the same dispatches and barriers,
@@ -369,28 +368,15 @@ TEST_F(GeometryQueryStageMeshCellsVulkan, DispatchAndBarrierCountsDoNotDependOnT
     return b;
   };
   const Batch one = batch(1, 10), many = batch(300, 10), big = batch(1, 20000);
-  auto stage = GeometryQueryStage::create(ctx(), {.maxQueries = 1000,
-                                                  .maxGeometries = 1000,
-                                                  .maxPoints = 100000,
-                                                  .maxGridSamples = 4000,
-                                                  .maxContacts = 1000,
-                                                  .maxSlots = 200000,
-                                                  .maxCells = 100000});
-  ASSERT_TRUE(stage.ok()) << stage.message();
-  std::vector<RecordStats> stats;
-  for (const Batch* b : {&one, &many, &big}) {
-    VkCommandBuffer cmd = beginCommandBuffer();
-    GeometryQueryRecordInfo info;
-    info.geometries = b->geometries;
-    info.queries = b->queries;
-    info.points = b->points;
-    info.cells = b->cells;
-    info.gridSamples = b->gridSamples;
-    const Status st = (*stage)->record(cmd, info);
-    ASSERT_TRUE(st.ok()) << st.message();
-    stats.push_back((*stage)->lastRecordStats());
-    freeCommandBuffer(cmd);
-  }
+  const std::vector<RecordStats> stats = recordStats({.maxQueries = 1000,
+                                                      .maxGeometries = 1000,
+                                                      .maxPoints = 100000,
+                                                      .maxGridSamples = 4000,
+                                                      .maxContacts = 1000,
+                                                      .maxSlots = 200000,
+                                                      .maxCells = 100000},
+                                                     {&one, &many, &big});
+  ASSERT_EQ(stats.size(), 3u);
   for (const RecordStats& s : stats) {
     EXPECT_EQ(s.dispatches, 8u);  // three families' COUNT and WRITE, SCAN, RANGES
     EXPECT_EQ(s.dependentDispatches, 3u);
