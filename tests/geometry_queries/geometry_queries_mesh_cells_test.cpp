@@ -21,11 +21,7 @@
 namespace vkc::test::geometry {
 namespace {
 
-class GeometryQueriesMeshCellsConformance : public BackendTest {
- protected:
-  Result<GeometryQueryCounts> run(Batch& b, size_t capacity) { return b.run(backend(), capacity, ctx()); }
-  bool bitwise() { return ctx() == nullptr || detail::Internals::of(*ctx()).info.driverName == "llvmpipe"; }
-};
+class GeometryQueriesMeshCellsConformance : public MeshBackendTest {};
 
 // Two tetrahedra sharing the face (1, 0, 0), (0, 1, 0), (0, 0, 1): the corner tetrahedron 0 and
 // tetrahedron 1 above it.
@@ -149,7 +145,7 @@ TEST_P(GeometryQueriesMeshCellsConformance, FixedCasesGiveTheKnownContactsAndMat
   expectPairsSwappedBitwise(b);
   for (uint64_t k = 0; k < counts->written; ++k)
     expectContactInvariants(b.elementsA[k], b.elementsB[k], 2e-5f);
-  expectSameAsCpuScalarRun(b, 256, bitwise());
+  expectSameAsCpuScalar(b, 256);
 }
 
 // Random triangle, segment and tetrahedron soups against random cylinders, sampled balls and (the
@@ -190,29 +186,23 @@ TEST_P(GeometryQueriesMeshCellsConformance, RandomSoupsMatchCpuScalar) {
     ASSERT_TRUE(counts.ok()) << counts.message();
     ASSERT_FALSE(counts->overflow);
     EXPECT_GT(counts->contacts, 500u) << "seed " << seed;
-    expectSameAsCpuScalarRun(b, 40000, bitwise());
+    expectSameAsCpuScalar(b, 40000);
   }
 }
 
 TEST_P(GeometryQueriesMeshCellsConformance, BadTetrahedraAreRefusedAndNothingIsWritten) {
-  const auto refused = [&](Batch& b, const std::string& mentions) {
-    auto counts = run(b, 8);
-    ASSERT_FALSE(counts.ok());
-    EXPECT_EQ(counts.error().code, ErrorCode::kInvalidArgument) << counts.message();
-    EXPECT_NE(counts.message().find(mentions), std::string::npos) << counts.message();
-    for (const ContactElement& e : b.elementsA) EXPECT_EQ(e.query, 0xDEADu) << "an element was written";
-  };
   {
     Batch b = fixedCases();
     b.cells[6] = 17;  // tetrahedron 1, corner 2
-    refused(b,
-            "geometries[0] (tetrahedral mesh): cells[6] (tetrahedron 1, corner 2) is 17: the mesh has 5 "
-            "vertices");
+    expectRefused(b, ErrorCode::kInvalidArgument,
+                  "geometries[0] (tetrahedral mesh): cells[6] (tetrahedron 1, corner 2) is 17: the mesh has 5 "
+                  "vertices");
   }
   {
     Batch b = fixedCases();
     b.points[4] = v3(0.5f, 0.5f, 0.0f);  // vertex 4 on the line through vertices 1 and 2: zero volume
-    refused(b, "geometries[0] (tetrahedral mesh): tetrahedron 1 (cells[4, 8)) has zero volume");
+    expectRefused(b, ErrorCode::kInvalidArgument,
+                  "geometries[0] (tetrahedral mesh): tetrahedron 1 (cells[4, 8)) has zero volume");
   }
 }
 
@@ -376,14 +366,7 @@ TEST_F(GeometryQueryStageMeshCellsVulkan, DispatchAndBarrierCountsDoNotDependOnT
                                                       .maxSlots = 200000,
                                                       .maxCells = 100000},
                                                      {&one, &many, &big});
-  ASSERT_EQ(stats.size(), 3u);
-  for (const RecordStats& s : stats) {
-    EXPECT_EQ(s.dispatches, 8u);  // three families' COUNT and WRITE, SCAN, RANGES
-    EXPECT_EQ(s.dependentDispatches, 3u);
-    EXPECT_EQ(s.barriers, stats[0].barriers);
-  }
-  EXPECT_GT(stats[2].workgroups, stats[1].workgroups);
-  EXPECT_GT(stats[1].workgroups, stats[0].workgroups);
+  expectFixedDispatchesGrowingWork(stats, 8u);  // three families' COUNT and WRITE, SCAN, RANGES
 }
 
 }  // namespace

@@ -76,43 +76,6 @@ inline void runScalarAndSimd(Batch& b, size_t capacity = 64) {
   }
 }
 
-// b ran on some backend (capacity above its contacts): kCpuScalar finds the same ranges and elements,
-// bit for bit where `bitwise` (the CPU backends, lavapipe), else within kGeometryQueryTolerance (the
-// element kinds, indices, cells and queries exact); the elements that differ are counted and printed.
-inline void expectSameAsCpuScalarRun(const Batch& b, size_t capacity, bool bitwise) {
-  Batch s = b;
-  auto c = s.run(Backend::kCpuScalar, capacity);
-  ASSERT_TRUE(c.ok()) << c.message();
-  for (size_t q = 0; q < b.queries.size(); ++q) {
-    ASSERT_EQ(b.ranges[q].first, s.ranges[q].first) << "query " << q;
-    ASSERT_EQ(b.ranges[q].count, s.ranges[q].count) << "query " << q;
-  }
-  uint32_t differ = 0;
-  for (size_t k = 0; k < c->written; ++k) {
-    const ContactElement* got[2] = {&b.elementsA[k], &b.elementsB[k]};
-    const ContactElement* want[2] = {&s.elementsA[k], &s.elementsB[k]};
-    for (int side = 0; side < 2; ++side) {
-      ASSERT_EQ(got[side]->type, want[side]->type) << "contact " << k;
-      ASSERT_EQ(got[side]->index, want[side]->index) << "contact " << k;
-      ASSERT_EQ(got[side]->cell, want[side]->cell) << "contact " << k;
-      ASSERT_EQ(got[side]->query, want[side]->query) << "contact " << k;
-      if (bitwise) {
-        ASSERT_TRUE(bitwiseEqual(*got[side], *want[side]))
-            << "contact " << k << " side " << side << ": "
-            << firstDifference(want[side], got[side], sizeof(ContactElement));
-      } else if (!bitwiseEqual(*got[side], *want[side])) {
-        ++differ;
-        const float* x = &got[side]->point.x;
-        const float* y = &want[side]->point.x;
-        for (int i = 0; i < 8; ++i) {
-          EXPECT_NEAR(x[i], y[i], kGeometryQueryTolerance * (1.0f + std::abs(y[i]))) << "contact " << k;
-        }
-      }
-    }
-  }
-  if (differ > 0) std::printf("  %u elements not bitwise equal to kCpuScalar's\n", differ);
-}
-
 // Runs b on `stage` (room for `capacity` contacts) once, then 100 times more: more than
 // `minContacts`, and every rerun's counts, elements and ranges bit for bit the first run's.
 inline void expectHundredRerunsBitwise(GeometryQueryStage& stage, const Batch& b, size_t capacity,
@@ -210,7 +173,9 @@ class MeshBackendTest : public BackendTest {
   // The CPU backends and lavapipe give kCpuScalar's bits.
   bool bitwise() { return ctx() == nullptr || detail::Internals::of(*ctx()).info.driverName == "llvmpipe"; }
 
-  // b ran on this backend (capacity above its contacts): kCpuScalar finds the same contacts.
+  // b ran on this backend (capacity above its contacts): kCpuScalar finds the same ranges and elements,
+  // bit for bit where bitwise(), else within kGeometryQueryTolerance (the element kinds, indices, cells
+  // and queries exact); the elements that differ are counted and printed.
   void expectSameAsCpuScalar(const Batch& b, size_t capacity) {
     Batch s = b;
     auto c = s.run(Backend::kCpuScalar, capacity);
@@ -255,6 +220,19 @@ class MeshStageVulkanTest : public VulkanTest {
     auto stage = GeometryQueryStage::create(ctx(), info);
     ASSERT_TRUE(stage.ok()) << stage.message();
     expectHundredRerunsBitwise(**stage, b, info.maxContacts, minContacts);
+  }
+
+  // stats of three growing batches (recordStats): each `dispatches` dispatches, 3 of them dependent,
+  // and the first's barriers; more workgroups for each larger batch.
+  void expectFixedDispatchesGrowingWork(const std::vector<RecordStats>& stats, uint32_t dispatches) {
+    ASSERT_EQ(stats.size(), 3u);
+    for (const RecordStats& s : stats) {
+      EXPECT_EQ(s.dispatches, dispatches);
+      EXPECT_EQ(s.dependentDispatches, 3u);
+      EXPECT_EQ(s.barriers, stats[0].barriers);
+    }
+    EXPECT_GT(stats[2].workgroups, stats[1].workgroups);
+    EXPECT_GT(stats[1].workgroups, stats[0].workgroups);
   }
 
   // Each batch recorded (not run) on a stage created with `info` (host-memory points and cells): the
