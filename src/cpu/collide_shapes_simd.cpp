@@ -389,9 +389,10 @@ HWY_INLINE uint32_t orOfLanes(D d, hn::Vec<D> v) {
 
 // Each lane's candidate bit of `shape`: from the words stored in v.cand, or with one mask word, from
 // `word0` (that word, kept in a register).
+template <bool kOneWord>
 HWY_INLINE MF candidateBit(const ClothView& v, VU word0, uint32_t shape) {
   const DU du;
-  const VU word = v.c.maskWords == 1u ? word0 : hn::Load(du, v.cand + (shape / 32u) * hn::Lanes(du));
+  const VU word = kOneWord || v.c.maskWords == 1u ? word0 : hn::Load(du, v.cand + (shape / 32u) * hn::Lanes(du));
   return hn::RebindMask(DF(), hn::TestBit(word, hn::Set(du, 1u << (shape % 32u))));
 }
 
@@ -452,7 +453,7 @@ HWY_INLINE MF gridAxisBytes(MF active, VF p, VF lower, VF scale, VI& cell) {
   return hn::And(active, hn::Ge(a, hn::Zero(df)));
 }
 
-template <bool kCcd, bool kFriction>
+template <bool kCcd, bool kFriction, bool kOneWord>
 HWY_INLINE void collideRoundShapes(ClothView& v, uint32_t* cand, uint32_t* any, MF active, const V3& pos,
                                    const V3& old, Sum& sum) {
   const DF df;
@@ -476,7 +477,9 @@ HWY_INLINE void collideRoundShapes(ClothView& v, uint32_t* cand, uint32_t* any, 
   if (hn::AllFalse(df, active)) return;
   const auto activeU = hn::RebindMask(du, active);
   VU word0 = hn::Zero(du);
-  for (uint32_t w = 0; w < c.maskWords; ++w) {
+  // kOneWord: c.maskWords == 1 (at most 32 shapes), the loops over words run once.
+  const uint32_t maskWords = kOneWord ? 1u : c.maskWords;
+  for (uint32_t w = 0; w < maskWords; ++w) {
     VU bits = hn::IfThenElseZero(activeU, hn::Set(du, 0xFFFFFFFFu));
     if constexpr (ccd) {
       for (uint32_t axis = 0; axis < 3; ++axis) {
@@ -486,7 +489,7 @@ HWY_INLINE void collideRoundShapes(ClothView& v, uint32_t* cand, uint32_t* any, 
     } else {  // cellLo = cellHi: the rows hold both sets' words ANDed
       for (uint32_t axis = 0; axis < 3; ++axis) bits = hn::And(bits, lookupRow(v, w * 3u + axis, cellsHi[axis]));
     }
-    hn::Store(bits, du, cand + w * lanes);
+    if (!kOneWord) hn::Store(bits, du, cand + w * lanes);
     any[w] = orOfLanes(du, bits);
     if (w == 0) word0 = bits;
   }
@@ -495,13 +498,13 @@ HWY_INLINE void collideRoundShapes(ClothView& v, uint32_t* cand, uint32_t* any, 
   const uint32_t S = v.s.layout.sphereCount, C = v.s.layout.capsuleCount;
   const gpu::vec4* spheres = v.s.spheres.data();
   // Capsules first.
-  for (uint32_t word = c.sphereCount / 32u; word < c.maskWords; ++word) {
+  for (uint32_t word = kOneWord ? 0u : c.sphereCount / 32u; word < maskWords; ++word) {
     uint32_t bits = any[word] & v.capsuleBits[word];
     while (bits != 0u) {
       const uint32_t bit = static_cast<uint32_t>(__builtin_ctz(bits));
       bits &= bits - 1u;
       const uint32_t capsule = c.firstCapsule + word * 32u + bit - c.sphereCount;
-      const MF lanesIn = candidateBit(v, word0, word * 32u + bit);
+      const MF lanesIn = candidateBit<kOneWord>(v, word0, word * 32u + bit);
       const gpu::Cone& cone = v.s.cones[C + capsule];
       const gpu::CapsuleSpheres caps = v.s.layout.capsules[capsule];
       const gpu::vec4 a1 = spheres[S + caps.sphere0], b1 = spheres[S + caps.sphere1];
@@ -535,13 +538,13 @@ HWY_INLINE void collideRoundShapes(ClothView& v, uint32_t* cand, uint32_t* any, 
     }
   }
   // Then the spheres of no capsule.
-  for (uint32_t word = 0; word * 32u < c.sphereCount; ++word) {
+  for (uint32_t word = 0; kOneWord ? word == 0u : word * 32u < c.sphereCount; ++word) {
     uint32_t bits = any[word] & v.freeSpheres[word];
     while (bits != 0u) {
       const uint32_t bit = static_cast<uint32_t>(__builtin_ctz(bits));
       bits &= bits - 1u;
       const uint32_t local = word * 32u + bit;
-      const MF lanesIn = candidateBit(v, word0, local);
+      const MF lanesIn = candidateBit<kOneWord>(v, word0, local);
       const uint32_t sphere = c.firstSphere + local;
       const gpu::vec4 s1 = spheres[S + sphere];
       const gpu::vec4 s0 = spheres[sphere];
@@ -687,7 +690,7 @@ HWY_INLINE void collideConvexes(const ClothView& v, MF active, const V3& pos, co
 
 // collideParticle for one batch of Lanes(df) particles in SoA form; `active` are the lanes with a
 // particle of non-zero inverse mass. Returns kMoved* flags (pw is always reset to qw).
-template <bool kCcd, bool kFriction>
+template <bool kCcd, bool kFriction, bool kOneWord>
 HWY_INLINE uint32_t collideBatch(ClothView& v, uint32_t* cand, uint32_t* any, MF active, V3& pos, VF& pw, V3& old,
                                  const VF& qw) {
   const DF df;
@@ -696,7 +699,7 @@ HWY_INLINE uint32_t collideBatch(ClothView& v, uint32_t* cand, uint32_t* any, MF
   if (hn::AllFalse(df, active)) return 0u;
   constexpr bool wantVelocity = kFriction;
   Sum sum{splat(gpu::vec3(0.0f)), splat(gpu::vec3(0.0f)), zero};
-  if (v.g.lower.w != 0.0f) collideRoundShapes<kCcd, kFriction>(v, cand, any, active, pos, old, sum);
+  if (v.g.lower.w != 0.0f) collideRoundShapes<kCcd, kFriction, kOneWord>(v, cand, any, active, pos, old, sum);
   if (v.c.convexCount != 0u) collideConvexes<kCcd, kFriction>(v, active, pos, old, sum);
 
   // applyContacts.
@@ -730,7 +733,7 @@ HWY_INLINE uint32_t collideBatch(ClothView& v, uint32_t* cand, uint32_t* any, MF
 }
 
 // The batches of particles [0, n) of p / q (n > 0), with the flags' modes fixed at compile time.
-template <bool kCcd, bool kFriction>
+template <bool kCcd, bool kFriction, bool kOneWord>
 HWY_NOINLINE void collideBatches(const ClothView& view, Float4* p, Float4* q, uint32_t n) {
   ClothView v = view;
   const DF df;
@@ -759,7 +762,7 @@ HWY_NOINLINE void collideBatches(const ClothView& view, Float4* p, Float4* q, ui
     hn::LoadInterleaved4(df, qq, qx, qy, qz, qw);
     V3 pos{px, py, pz}, old{qx, qy, qz};
     const VU pwBefore = hn::BitCast(du, pw);
-    const uint32_t moved = collideBatch<kCcd, kFriction>(v, cand, any, hn::Ne(qw, zero), pos, pw, old, qw);
+    const uint32_t moved = collideBatch<kCcd, kFriction, kOneWord>(v, cand, any, hn::Ne(qw, zero), pos, pw, old, qw);
     // Stores only what changed (most batches touch no shape): the same memory afterwards, less
     // write traffic. p.w is reset to prev.w, compared bitwise.
     if ((moved & kMovedPositions) != 0u || !hn::AllTrue(du, hn::Eq(hn::BitCast(du, pw), pwBefore))) {
@@ -929,10 +932,16 @@ void CollideCloth(const ShapesState& s, uint32_t cloth, float friction, float ma
               rowBytes,
               sphereLanes,
               capsuleLanes};
-  if ((s.flags & gpu::kCollideFlagFriction) != 0u) {
-    ccd ? collideBatches<true, true>(v, p, q, n) : collideBatches<false, true>(v, p, q, n);
+  if (c.maskWords == 1u) {
+    if ((s.flags & gpu::kCollideFlagFriction) != 0u) {
+      ccd ? collideBatches<true, true, true>(v, p, q, n) : collideBatches<false, true, true>(v, p, q, n);
+    } else {
+      ccd ? collideBatches<true, false, true>(v, p, q, n) : collideBatches<false, false, true>(v, p, q, n);
+    }
+  } else if ((s.flags & gpu::kCollideFlagFriction) != 0u) {
+    ccd ? collideBatches<true, true, false>(v, p, q, n) : collideBatches<false, true, false>(v, p, q, n);
   } else {
-    ccd ? collideBatches<true, false>(v, p, q, n) : collideBatches<false, false>(v, p, q, n);
+    ccd ? collideBatches<true, false, false>(v, p, q, n) : collideBatches<false, false, false>(v, p, q, n);
   }
 }
 
