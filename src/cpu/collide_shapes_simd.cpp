@@ -330,13 +330,15 @@ struct ClothView {
   const uint32_t* rows;  // the grid's mask words, row by row: rows[((word * 2 + set) * 3 + axis) * rowStride + cell]
   size_t rowStride;      // max(kGridCells, Lanes): a row can be loaded as one vector
   const uint8_t* rowBytes;  // at 4 lanes, where every row word is below 256: the rows as bytes, 16 a row
+  VU rowMask;               // 0xFF with rowBytes (lookupRow's bytes 1-3 are arbitrary then), else ~0
   const SphereLanes* sphereLanes;    // the cloth's spheres at the iteration's end, broadcast
   const CapsuleLanes* capsuleLanes;  // the cloth's capsules likewise
 };
 
 // The words of mask row `index` (its kGridCells cells, contiguous) at each lane's cell (in [0,
 // kGridCells)): a lane permutation where a vector holds the row; at 4 lanes one byte shuffle where the
-// row's words fit bytes, else two permutations and a blend; a gather below 4 lanes.
+// row's words fit bytes (byte 0 of each lane is the word; bytes 1-3 are arbitrary: the caller masks them
+// off with v.rowMask), else two permutations and a blend; a gather below 4 lanes.
 HWY_INLINE VU lookupRow(const ClothView& v, size_t index, VI cell) {
   const DU du;
   const DI di;
@@ -346,9 +348,8 @@ HWY_INLINE VU lookupRow(const ClothView& v, size_t index, VI cell) {
   if constexpr (hn::MaxLanes(du) == 4) {
     if (v.rowBytes != nullptr) {
       const hn::Repartition<uint8_t, DU> d8;
-      // Byte 0 of each lane picks the cell's byte; bytes 1-3 (index 0x80) read 0.
-      const VI from = hn::Or(cell, hn::Set(di, static_cast<int32_t>(0x80808000u)));
-      return hn::BitCast(du, hn::TableLookupBytesOr0(hn::Load(d8, v.rowBytes + index * 16u), hn::BitCast(d8, from)));
+      // Byte 0 of each lane picks the cell's byte (the cell is below 256).
+      return hn::BitCast(du, hn::TableLookupBytesOr0(hn::Load(d8, v.rowBytes + index * 16u), hn::BitCast(d8, cell)));
     }
   }
 #endif
@@ -442,15 +443,22 @@ HWY_INLINE MF gridAxis(MF active, VF lo, VF hi, VF lower, VF scale, VI& cellLo, 
   return active;
 }
 
-// gridAxis for discrete collision where rows are looked up as bytes (lookupRow at 4 lanes): only the
-// lanes below the grid are dropped; a lane at or past its top (or NaN) gets cell 8, whose bytes are
-// 0 in every row, so its candidate bits are 0 as the scalar kernel's range test makes them. Cells
-// below 0 are left unclamped (on dropped lanes only; the byte shuffle reads any index safely).
-HWY_INLINE MF gridAxisBytes(MF active, VF p, VF lower, VF scale, VI& cell) {
+// gridAxis on all three axes for discrete collision where rows are looked up as bytes (lookupRow at 4
+// lanes): only the lanes below the grid on some axis are dropped (one test of the least of the three
+// scaled coordinates, finite: the particles are validated, the grid's scale a power of two); a lane
+// at or past its top gets cell 8, whose bytes are 0 in every row, so its candidate bits are 0 as the
+// scalar kernel's range test makes them. Cells below 0 are left unclamped (on dropped lanes only; the
+// byte shuffle reads any index safely).
+HWY_INLINE MF gridCellsBytes(const ClothView& v, MF active, const V3& p, VI cell[3]) {
   const DF df;
-  const VF a = hn::Mul(hn::Sub(p, lower), scale);
-  cell = truncateInRange(hn::Min(a, hn::Set(df, float(gpu::kGridCells))));
-  return hn::And(active, hn::Ge(a, hn::Zero(df)));
+  const VF top = hn::Set(df, float(gpu::kGridCells));
+  const VF ax = hn::Mul(hn::Sub(p.x, v.gridLower[0]), v.gridScale[0]);
+  const VF ay = hn::Mul(hn::Sub(p.y, v.gridLower[1]), v.gridScale[1]);
+  const VF az = hn::Mul(hn::Sub(p.z, v.gridLower[2]), v.gridScale[2]);
+  cell[0] = truncateInRange(hn::Min(ax, top));
+  cell[1] = truncateInRange(hn::Min(ay, top));
+  cell[2] = truncateInRange(hn::Min(az, top));
+  return hn::And(active, hn::Ge(hn::Min(ax, hn::Min(ay, az)), hn::Zero(df)));
 }
 
 template <bool kCcd, bool kFriction, bool kOneWord>
@@ -466,9 +474,7 @@ HWY_INLINE void collideRoundShapes(ClothView& v, uint32_t* cand, uint32_t* any, 
   const V3 hi = ccd ? V3{glmMax(pos.x, old.x), glmMax(pos.y, old.y), glmMax(pos.z, old.z)} : pos;
   VI cellsLo[3], cellsHi[3];
   if (!ccd && hn::MaxLanes(df) == 4 && v.rowBytes != nullptr) {
-    active = gridAxisBytes(active, pos.x, v.gridLower[0], v.gridScale[0], cellsHi[0]);
-    active = gridAxisBytes(active, pos.y, v.gridLower[1], v.gridScale[1], cellsHi[1]);
-    active = gridAxisBytes(active, pos.z, v.gridLower[2], v.gridScale[2], cellsHi[2]);
+    active = gridCellsBytes(v, active, pos, cellsHi);
   } else {
     active = gridAxis<ccd>(active, lo.x, hi.x, v.gridLower[0], v.gridScale[0], cellsLo[0], cellsHi[0]);
     active = gridAxis<ccd>(active, lo.y, hi.y, v.gridLower[1], v.gridScale[1], cellsLo[1], cellsHi[1]);
@@ -480,7 +486,7 @@ HWY_INLINE void collideRoundShapes(ClothView& v, uint32_t* cand, uint32_t* any, 
   // kOneWord: c.maskWords == 1 (at most 32 shapes), the loops over words run once.
   const uint32_t maskWords = kOneWord ? 1u : c.maskWords;
   for (uint32_t w = 0; w < maskWords; ++w) {
-    VU bits = hn::IfThenElseZero(activeU, hn::Set(du, 0xFFFFFFFFu));
+    VU bits = hn::IfThenElseZero(activeU, v.rowMask);
     if constexpr (ccd) {
       for (uint32_t axis = 0; axis < 3; ++axis) {
         bits = hn::And(bits, lookupRow(v, w * 6u + axis, cellsHi[axis]));       // set 0 ("first") at cellHi
@@ -930,6 +936,7 @@ void CollideCloth(const ShapesState& s, uint32_t cloth, float friction, float ma
               rows,
               rowStride,
               rowBytes,
+              hn::Set(hn::DFromV<VU>(), rowBytes != nullptr ? 0xFFu : 0xFFFFFFFFu),
               sphereLanes,
               capsuleLanes};
   if (c.maskWords == 1u) {
