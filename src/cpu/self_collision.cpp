@@ -143,6 +143,11 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
       // The hash cells of the box's upper corner bound the cloth's (cells grow with the coordinates).
       const Aabb& b = bounds[c];
       const uint32_t top = gpu::selfCellKey(s.grids[c], {b.hi.x, b.hi.y, b.hi.z});
+      if (sc.itemCount >= cpu::kSelfSortLargeMin) {  // (one thread here: large cloths on several are below)
+        detail::ParallelCall here(nullptr, "collideSelfCpu");
+        cpu::selfSortLarge(here, ck, ci, sc.itemCount, top);
+        return;
+      }
       haveStarts[c] = cpu::selfSortByKey(ck, ci, sc.itemCount, (top >> 16) & 0xFFu, top >> 24, &starts[c]) ? 1 : 0;
     } else {
       cpu::radixSortScalar(ck, ci, sc.itemCount, 32);
@@ -156,7 +161,13 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
   for (uint32_t c = 0; c < clothCount; ++c) {
     if (!large(c)) continue;
     const gpu::SelfCloth& sc = L.cloths[c];
-    cpu::radixSortParallel(par, s.keys.data() + sc.firstItem, s.items.data() + sc.firstItem, sc.itemCount, 32, simd);
+    if (simd && sc.itemCount >= cpu::kSelfSortLargeMin) {
+      const Aabb& b = bounds[c];
+      cpu::selfSortLarge(par, s.keys.data() + sc.firstItem, s.items.data() + sc.firstItem, sc.itemCount,
+                         gpu::selfCellKey(s.grids[c], {b.hi.x, b.hi.y, b.hi.z}));
+    } else {
+      cpu::radixSortParallel(par, s.keys.data() + sc.firstItem, s.items.data() + sc.firstItem, sc.itemCount, 32, simd);
+    }
   }
   s.pos.resize(n);
   if (useRest) s.rest.resize(n);

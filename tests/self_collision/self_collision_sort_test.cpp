@@ -1,7 +1,8 @@
 // The SIMD backend's sort of self-collision keys (cpu::selfSortByKey) against std::stable_sort, on key
 // sets shaped like a cloth's: few particles per column, long columns (their own radix sort), a mix,
 // many equal keys (stability), sparse columns (the radix fallback), and sizes around the threshold
-// where it hands over to the radix sort; and the counting sort's table of column starts.
+// where it hands over to the radix sort; and the counting sort's table of column starts. And the large
+// cloths' sort by key range (cpu::selfSortLarge) on one thread and on the test executors.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,8 +10,10 @@
 #include <random>
 #include <string>
 
+#include "cpu/executor.h"
 #include "cpu/self_collision.h"
 #include "radix_sort/radix_sort_reference.h"
+#include "support/executors.h"
 
 namespace vkc::test {
 namespace {
@@ -100,6 +103,52 @@ TEST(SelfCollisionSort, KeysOutsideTheBoxAndSparseBoxes) {
   expectSortsLikeStableSort(randomPairs(10'000, 11), 100, 100);
   expectSortsLikeStableSort(cellPairs(500, 254, 254, 65534, 3), 254, 254);
   expectSortsLikeStableSort(cellPairs(500, 20, 20, 65534, 4), 0, 20);
+}
+
+// selfSortLarge against std::stable_sort, inline and on every test executor (chunks of 64 pairs there).
+void expectLargeSortsLikeStableSort(const Pairs& in, uint32_t topKey) {
+  const Pairs want = stableSorted(in, 32);
+  auto check = [&](detail::ParallelCall& par, const std::string& name) {
+    Pairs got = in;
+    cpu::selfSortLarge(par, got.keys.data(), got.values.data(), static_cast<uint32_t>(got.keys.size()), topKey);
+    EXPECT_EQ(firstDifference(got.keys, want.keys), -1) << "keys, " << name << ", count " << in.keys.size();
+    EXPECT_EQ(firstDifference(got.values, want.values), -1) << "values (stability), " << name << ", count " << in.keys.size();
+  };
+  detail::ParallelCall inlineCall(nullptr, "test");
+  check(inlineCall, "one thread");
+  for (const TestExecutor& e : testExecutors()) {
+    detail::ParallelCall par(e.executor, "test");
+    check(par, e.name);
+  }
+}
+
+TEST(SelfCollisionSort, LargeClothsByKeyRange) {
+  // A drape's keys (about one particle per column), a flat cloth's (one or two rows of hash cells:
+  // long buckets) both ways round, equal keys, and keys anywhere in the range; each with the box's
+  // upper corner as the top key (sweep cells up to 65 533, the clamp's top).
+  for (uint32_t n : {2u, 3u, 200u, 5000u, 40000u}) {
+    SCOPED_TRACE("count " + std::to_string(n));
+    const uint32_t side = std::min(sideFor(n), 254u);
+    expectLargeSortsLikeStableSort(cellPairs(n, side, side, 65533, n), cellKey(65534, side, side));
+    expectLargeSortsLikeStableSort(cellPairs(n, 254, 2, 65533, n + 1), cellKey(65534, 254, 2));
+    expectLargeSortsLikeStableSort(cellPairs(n, 2, 254, 65533, n + 2), cellKey(65534, 2, 254));
+    expectLargeSortsLikeStableSort(cellPairs(n, 3, 3, 5, n + 3), cellKey(65534, 3, 3));  // many equal keys
+    expectLargeSortsLikeStableSort(pairsWithKeys(std::vector<uint32_t>(n, cellKey(7, 1, 1))), cellKey(65534, 1, 1));
+    std::vector<uint32_t> keys = randomPairs(n, n + 4).keys;
+    for (uint32_t& k : keys) k = std::max(k, 0x01010001u);  // (the grid's lower corner: no key below)
+    expectLargeSortsLikeStableSort(pairsWithKeys(std::move(keys)), 0xFFFFFFFFu);
+  }
+}
+
+TEST(SelfCollisionSort, LargeClothsWithKeysOutsideTheRange) {
+  // Keys below the lower corner's or above the top key, and a top key below the lower corner's: the
+  // radix sort instead (still the stable order; nothing written outside the arrays: ASan runs this).
+  for (const uint32_t stray : {0u, 0x01010000u, cellKey(1, 11, 10), 0xFFFFFFFFu}) {
+    std::vector<uint32_t> keys = cellPairs(3000, 10, 10, 65533, stray).keys;
+    keys[1500] = stray;
+    expectLargeSortsLikeStableSort(pairsWithKeys(std::move(keys)), cellKey(65534, 10, 10));
+  }
+  expectLargeSortsLikeStableSort(cellPairs(3000, 10, 10, 65533, 5), 0x01000000u);
 }
 
 }  // namespace
