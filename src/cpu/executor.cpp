@@ -225,13 +225,13 @@ ParallelCall::ParallelCall(const CpuExecutor* executor, const char* owner)
   }
 }
 
-uint32_t ParallelCall::taskCount(uint64_t total) const {
+uint32_t ParallelCall::taskCount(uint64_t total, uint32_t perThread) const {
   if (threads_ <= 1 || total < 2 * uint64_t{minChunk_}) return 1;
-  return static_cast<uint32_t>(std::min<uint64_t>(uint64_t{threads_} * 4, total / minChunk_));
+  return static_cast<uint32_t>(std::min<uint64_t>(uint64_t{threads_} * std::max(perThread, 1u), total / minChunk_));
 }
 
-uint32_t ParallelCall::chunkSize(uint64_t total, uint32_t align) const {
-  const uint64_t tasks = taskCount(total);
+uint32_t ParallelCall::chunkSize(uint64_t total, uint32_t align, uint32_t perThread) const {
+  const uint64_t tasks = taskCount(total, perThread);
   const uint64_t chunk = (total + tasks - 1) / tasks;
   return static_cast<uint32_t>(std::min<uint64_t>((chunk + align - 1) / align * align, 0x80000000u));
 }

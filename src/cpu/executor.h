@@ -23,6 +23,9 @@ namespace vkc::detail {
 
 // Work below this many particles (or slots, or pairs) per task stays on one thread by default.
 inline constexpr uint32_t kDefaultMinChunk = 8192;
+// Tasks per thread a loop is cut into by default (a few, so that a thread that falls behind is
+// caught up by the others).
+inline constexpr uint32_t kTasksPerThread = 4;
 
 // For tests: the smallest chunk the executor's calls split work into (default kDefaultMinChunk;
 // rounded up to 64), so that small inputs run on several threads and within cloths too.
@@ -55,30 +58,32 @@ class ParallelCall {
   uint32_t threads() const { return threads_; }
   uint32_t minChunk() const { return minChunk_; }
   // How many tasks to cut `total` elements into: 1 below 2 minChunk() or with one thread, else up to
-  // 4 per thread, each at least minChunk() elements.
-  uint32_t taskCount(uint64_t total) const;
-  // The size of each of taskCount(total) chunks, rounded up to a multiple of `align` (the last one
-  // may be shorter).
-  uint32_t chunkSize(uint64_t total, uint32_t align) const;
+  // `perThread` per thread (default 4; more for a loop whose tasks vary in cost), each at least
+  // minChunk() elements.
+  uint32_t taskCount(uint64_t total, uint32_t perThread = kTasksPerThread) const;
+  // The size of each of taskCount(total, perThread) chunks, rounded up to a multiple of `align` (the
+  // last one may be shorter).
+  uint32_t chunkSize(uint64_t total, uint32_t align, uint32_t perThread = kTasksPerThread) const;
 
   // Cuts each cloth (sizeOf(c) elements) into pieces of at most a chunk (pieces start at multiples
   // of `align` within their cloth) and groups consecutive pieces (and whole small cloths) into tasks
   // of about a chunk each. One task (every cloth whole) when the work is small or threads() is 1.
   // With split false, cloths stay whole (a large one is a task of its own).
   template <class SizeOf>
-  WorkPlan plan(uint32_t clothCount, SizeOf&& sizeOf, uint32_t align = 64, bool split = true) const {
+  WorkPlan plan(uint32_t clothCount, SizeOf&& sizeOf, uint32_t align = 64, bool split = true,
+                uint32_t perThread = kTasksPerThread) const {
     // A cloth costs a little even when empty (its own setup): 64 elements' worth.
     constexpr uint64_t kClothCost = 64;
     uint64_t total = 0;
     for (uint32_t c = 0; c < clothCount; ++c) total += uint64_t{sizeOf(c)} + kClothCost;
     WorkPlan p;
     p.taskFirst.push_back(0);
-    if (taskCount(total) <= 1) {
+    if (taskCount(total, perThread) <= 1) {
       for (uint32_t c = 0; c < clothCount; ++c) p.pieces.push_back({c, 0, static_cast<uint32_t>(sizeOf(c))});
       p.taskFirst.push_back(static_cast<uint32_t>(p.pieces.size()));
       return p;
     }
-    const uint64_t chunk = chunkSize(total, align);
+    const uint64_t chunk = chunkSize(total, align, perThread);
     uint64_t load = 0;
     for (uint32_t c = 0; c < clothCount; ++c) {
       const uint32_t n = static_cast<uint32_t>(sizeOf(c));

@@ -88,6 +88,8 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
   // Chunks of every cloth's slots, and the cloths too large for one task.
   const detail::WorkPlan chunks = par.plan(clothCount, itemsOf);
   const detail::WorkPlan whole = par.plan(clothCount, itemsOf, 64, false);
+  // The slot copy gathers particles at random: its chunks vary in cost (cache misses), so finer ones.
+  const detail::WorkPlan fine = par.plan(clothCount, itemsOf, 64, true, 4 * detail::kTasksPerThread);
   auto large = [&](uint32_t c) { return par.taskCount(L.cloths[c].itemCount) > 1; };
 
   // Keys, then the stable sort of each cloth's (key, item).
@@ -195,8 +197,8 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
       }
     }
   };
-  par.forEach(chunks.tasks(), [&](uint32_t t) {
-    for (const detail::WorkPiece& w : chunks.task(t)) {
+  par.forEach(fine.tasks(), [&](uint32_t t) {
+    for (const detail::WorkPiece& w : fine.task(t)) {
       const gpu::SelfCloth& sc = L.cloths[w.cloth];
       const uint32_t first = sc.firstItem + w.begin, end = sc.firstItem + w.end;
       if (wholeCloth(w.cloth)) {

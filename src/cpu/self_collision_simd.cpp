@@ -848,7 +848,9 @@ void selfSweepSimdParallel(detail::ParallelCall& par, const SelfSorted& s, uint3
                            const gpu::SelfGrid& grid, float d, float stiffness, bool useRest, uint32_t* counts,
                            gpu::vec3* sums, std::vector<std::array<uint32_t, 2>>* pairs, const SelfPairFilter* filter) {
   const uint32_t n = end - begin;
-  const uint32_t size = par.chunkSize(n, 64);
+  // Finer chunks than other loops: the sweep is most of the call and its chunks' costs vary with the
+  // pairs they hold; a thread that falls behind (or starts late) is caught up to within one of them.
+  const uint32_t size = par.chunkSize(n, 64, 4 * detail::kTasksPerThread);
   const uint32_t chunkCount = n == 0 ? 0u : (n + size - 1) / size;
   if (chunkCount <= 1) {
     selfSweepSimd(s, begin, end, grid, d, stiffness, useRest, counts, sums, pairs, filter);
