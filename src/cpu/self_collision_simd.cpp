@@ -7,6 +7,8 @@
 #include "cpu/self_collision.h"
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cstring>
 
 #include "cpu/executor.h"
@@ -672,11 +674,17 @@ void CellKeys(const float* particles, const uint32_t* itemParticles, uint32_t co
 
 // selfCopySlotsSimd: four slots at a time, each particle loaded whole and stored whole to pos, the
 // four transposed into x, y and z (7 stores per 4 slots instead of 16; copies only, bits unchanged).
-void CopySlots(const float* particles, const uint32_t* items, uint32_t offset, uint32_t count, float* pos,
+// Returns whether some copied x, y or z is not finite: its exponent (all ones) plus the exponent's
+// lowest bit carries into bit 31 (OR-ed over the copies, no branch).
+bool CopySlots(const float* particles, const uint32_t* items, uint32_t offset, uint32_t count, float* pos,
                float* x, float* y, float* z) {
-  uint32_t k = 0;
+  constexpr uint32_t kExponent = 0x7F800000u, kCarry = 0x00800000u;
+  uint32_t k = 0, carries = 0;
 #if HWY_TARGET != HWY_SCALAR  // (vectors of 4 floats)
   const hn::FixedTag<float, 4> d4;
+  const hn::RebindToUnsigned<decltype(d4)> du4;
+  const auto exponent = hn::Set(du4, kExponent), carry = hn::Set(du4, kCarry);
+  auto carried = hn::Zero(du4);
   for (; k + 4 <= count; k += 4) {
     const auto a = hn::LoadU(d4, particles + size_t{items[k] + offset} * 4);
     const auto b = hn::LoadU(d4, particles + size_t{items[k + 1] + offset} * 4);
@@ -688,16 +696,26 @@ void CopySlots(const float* particles, const uint32_t* items, uint32_t offset, u
     hn::StoreU(e, d4, pos + size_t{k + 3} * 4);
     const auto xy01 = hn::InterleaveLower(d4, a, b), xy23 = hn::InterleaveLower(d4, c, e);  // x0 x1 y0 y1
     const auto zw01 = hn::InterleaveUpper(d4, a, b), zw23 = hn::InterleaveUpper(d4, c, e);  // z0 z1 w0 w1
-    hn::StoreU(hn::ConcatLowerLower(d4, xy23, xy01), d4, x + k);
-    hn::StoreU(hn::ConcatUpperUpper(d4, xy23, xy01), d4, y + k);
-    hn::StoreU(hn::ConcatLowerLower(d4, zw23, zw01), d4, z + k);
+    const auto vx = hn::ConcatLowerLower(d4, xy23, xy01), vy = hn::ConcatUpperUpper(d4, xy23, xy01);
+    const auto vz = hn::ConcatLowerLower(d4, zw23, zw01);
+    hn::StoreU(vx, d4, x + k);
+    hn::StoreU(vy, d4, y + k);
+    hn::StoreU(vz, d4, z + k);
+    // (Each coordinate's own carry: OR-ing the exponents first could make all ones of finite ones.)
+    const auto carryOf = [&](decltype(vx) v) HWY_ATTR { return hn::Add(hn::And(hn::BitCast(du4, v), exponent), carry); };
+    carried = hn::Or(carried, hn::Or(carryOf(vx), hn::Or(carryOf(vy), carryOf(vz))));
   }
+  uint32_t lanes[4];
+  hn::StoreU(carried, du4, lanes);
+  carries = lanes[0] | lanes[1] | lanes[2] | lanes[3];
 #endif
   for (; k < count; ++k) {
     const float* p = particles + size_t{items[k] + offset} * 4;
     std::memcpy(pos + size_t{k} * 4, p, 4 * sizeof(float));
     x[k] = p[0], y[k] = p[1], z[k] = p[2];
+    for (int j = 0; j < 3; ++j) carries |= (std::bit_cast<uint32_t>(p[j]) & kExponent) + kCarry;
   }
+  return (carries >> 31) != 0;
 }
 
 // selfKeyColumnsSimd: col[i] = (h1 - 1) * width + h0 - 1 for the hash cells of keys[i], lanes at a
@@ -815,17 +833,20 @@ void selfUnpackPairsSimd(const uint64_t* pairs, uint32_t count, uint32_t* keys, 
 #endif
 }
 
-void selfCopySlotsSimd(const Float4* particles, const uint32_t* items, uint32_t offset, uint32_t count,
+bool selfCopySlotsSimd(const Float4* particles, const uint32_t* items, uint32_t offset, uint32_t count,
                        gpu::vec4* pos, float* x, float* y, float* z) {
   static_assert(sizeof(Float4) == 4 * sizeof(float) && sizeof(gpu::vec4) == 4 * sizeof(float));
 #ifdef VKC_HAVE_SIMD
-  HWY_DYNAMIC_DISPATCH(CopySlots)(&particles[0].x, items, offset, count, &pos[0].x, x, y, z);
+  return HWY_DYNAMIC_DISPATCH(CopySlots)(&particles[0].x, items, offset, count, &pos[0].x, x, y, z);
 #else
+  bool nonFinite = false;
   for (uint32_t k = 0; k < count; ++k) {
     const Float4& p = particles[items[k] + offset];
     pos[k] = {p.x, p.y, p.z, p.w};
     x[k] = p.x, y[k] = p.y, z[k] = p.z;
+    nonFinite |= !std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z);
   }
+  return nonFinite;
 #endif
 }
 

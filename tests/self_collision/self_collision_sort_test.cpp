@@ -2,11 +2,13 @@
 // sets shaped like a cloth's: few particles per column, long columns (their own radix sort), a mix,
 // many equal keys (stability), sparse columns (the radix fallback), and sizes around the threshold
 // where it hands over to the radix sort; and the counting sort's table of column starts. And the large
-// cloths' sort by key range (cpu::selfSortLarge) on one thread and on the test executors.
+// cloths' sort by key range (cpu::selfSortLarge) on one thread and on the test executors, and the SIMD
+// slot copy's check of non-finite coordinates (it checks rest positions).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <algorithm>
+#include <cstring>
 #include <random>
 #include <string>
 
@@ -149,6 +151,50 @@ TEST(SelfCollisionSort, LargeClothsWithKeysOutsideTheRange) {
     expectLargeSortsLikeStableSort(pairsWithKeys(std::move(keys)), cellKey(65534, 10, 10));
   }
   expectLargeSortsLikeStableSort(cellPairs(3000, 10, 10, 65533, 5), 0x01000000u);
+}
+
+}  // namespace
+}  // namespace vkc::test
+
+namespace vkc::test {
+namespace {
+
+TEST(SelfCollisionSlotCopy, CopiesAndFindsNonFiniteCoordinates) {
+  // selfCopySlotsSimd copies particles to slots (pos, and x, y, z apart) and tells whether some copied
+  // x, y or z is infinite or NaN: checked in every position of a 4-slot vector and of the tail, w never.
+  const uint32_t n = 23;
+  std::vector<Float4> particles(n + 5);
+  for (uint32_t i = 0; i < particles.size(); ++i) {
+    // (Exponents that OR to all ones: 1.x, 2.x, 1e30 and denormals, all finite.)
+    particles[i] = {1.0f + 0.01f * static_cast<float>(i), -2.5f, i % 2 == 0 ? 3e-39f : 1e30f, static_cast<float>(i)};
+  }
+  std::vector<uint32_t> items(n);
+  for (uint32_t k = 0; k < n; ++k) items[k] = (k * 7) % n;
+  auto copy = [&](const std::vector<Float4>& p) {
+    std::vector<gpu::vec4> pos(n);
+    std::vector<float> x(n), y(n), z(n);
+    const bool bad = cpu::selfCopySlotsSimd(p.data(), items.data(), 5, n, pos.data(), x.data(), y.data(), z.data());
+    for (uint32_t k = 0; k < n; ++k) {
+      const Float4& want = p[items[k] + 5];
+      EXPECT_EQ(std::memcmp(&pos[k], &want, sizeof want), 0) << "slot " << k;
+      EXPECT_EQ(std::memcmp(&x[k], &want.x, 4) | std::memcmp(&y[k], &want.y, 4) | std::memcmp(&z[k], &want.z, 4), 0)
+          << "slot " << k;
+    }
+    return bad;
+  };
+  EXPECT_FALSE(copy(particles));
+  std::vector<Float4> p = particles;
+  p[4].w = NAN;  // (before the copied range: never read)
+  p[5 + items[2]].w = INFINITY;  // w is not looked at
+  EXPECT_FALSE(copy(p));
+  for (uint32_t k = 0; k < n; ++k) {
+    for (int c = 0; c < 3; ++c) {
+      p = particles;
+      float* v = &p[items[k] + 5].x + c;
+      *v = k % 2 == 0 ? NAN : -INFINITY;
+      EXPECT_TRUE(copy(p)) << "slot " << k << ", coordinate " << "xyz"[c];
+    }
+  }
 }
 
 }  // namespace
