@@ -213,7 +213,8 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
                                  s.x.data() + first, s.y.data() + first, s.z.data() + first);
           if (useRest &&  // (the rest positions the same way)
               cpu::selfCopySlotsSimd(in.restPositions.data(), s.items.data() + first, offset, end - first,
-                                     s.rest.data() + first, s.rx.data() + first, s.ry.data() + first, s.rz.data() + first)) {
+                                     s.rest.data() + first, s.rx.data() + first, s.ry.data() + first, s.rz.data() + first,
+                                     true)) {
             restNonFinite[t] = 1;
           }
           continue;

@@ -38,9 +38,10 @@ void selfCellKeysSimd(const Float4* particles, size_t particleCount, const uint3
 
 // pos[k] = particles[items[k] + offset] (xyzw) and x[k], y[k], z[k] its coordinates, for k < count
 // (offset added mod 2^32): the SIMD path's copy of a whole cloth's particles in sorted slot order.
-// Returns whether some copied x, y or z is not finite (infinite or NaN; w is not looked at).
+// With `check`, returns whether some copied x, y or z is not finite (infinite or NaN; w is not
+// looked at); else false.
 bool selfCopySlotsSimd(const Float4* particles, const uint32_t* items, uint32_t offset, uint32_t count,
-                       gpu::vec4* pos, float* x, float* y, float* z);
+                       gpu::vec4* pos, float* x, float* y, float* z, bool check = false);
 
 // col[i] = (h1 - 1) * width + (h0 - 1) for the hash cells h0 = (keys[i] >> 16) & 0xFF, h1 = keys[i] >> 24
 // (with width >= cells0, the column's number in the box 1..cells0 x 1..cells1, in key order), for

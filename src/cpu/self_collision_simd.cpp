@@ -676,8 +676,9 @@ void CellKeys(const float* particles, const uint32_t* itemParticles, uint32_t co
 // four transposed into x, y and z (7 stores per 4 slots instead of 16; copies only, bits unchanged).
 // Returns whether some copied x, y or z is not finite: its exponent (all ones) plus the exponent's
 // lowest bit carries into bit 31 (OR-ed over the copies, no branch).
-bool CopySlots(const float* particles, const uint32_t* items, uint32_t offset, uint32_t count, float* pos,
-               float* x, float* y, float* z) {
+template <bool kCheck>
+HWY_INLINE bool CopySlotsT(const float* particles, const uint32_t* items, uint32_t offset, uint32_t count, float* pos,
+                           float* x, float* y, float* z) {
   constexpr uint32_t kExponent = 0x7F800000u, kCarry = 0x00800000u;
   uint32_t k = 0, carries = 0;
 #if HWY_TARGET != HWY_SCALAR  // (vectors of 4 floats)
@@ -701,9 +702,11 @@ bool CopySlots(const float* particles, const uint32_t* items, uint32_t offset, u
     hn::StoreU(vx, d4, x + k);
     hn::StoreU(vy, d4, y + k);
     hn::StoreU(vz, d4, z + k);
-    // (Each coordinate's own carry: OR-ing the exponents first could make all ones of finite ones.)
-    const auto carryOf = [&](decltype(vx) v) HWY_ATTR { return hn::Add(hn::And(hn::BitCast(du4, v), exponent), carry); };
-    carried = hn::Or(carried, hn::Or(carryOf(vx), hn::Or(carryOf(vy), carryOf(vz))));
+    if constexpr (kCheck) {
+      // (Each coordinate's own carry: OR-ing the exponents first could make all ones of finite ones.)
+      const auto carryOf = [&](decltype(vx) v) HWY_ATTR { return hn::Add(hn::And(hn::BitCast(du4, v), exponent), carry); };
+      carried = hn::Or(carried, hn::Or(carryOf(vx), hn::Or(carryOf(vy), carryOf(vz))));
+    }
   }
   uint32_t lanes[4];
   hn::StoreU(carried, du4, lanes);
@@ -713,9 +716,15 @@ bool CopySlots(const float* particles, const uint32_t* items, uint32_t offset, u
     const float* p = particles + size_t{items[k] + offset} * 4;
     std::memcpy(pos + size_t{k} * 4, p, 4 * sizeof(float));
     x[k] = p[0], y[k] = p[1], z[k] = p[2];
-    for (int j = 0; j < 3; ++j) carries |= (std::bit_cast<uint32_t>(p[j]) & kExponent) + kCarry;
+    for (int j = 0; j < 3 && kCheck; ++j) carries |= (std::bit_cast<uint32_t>(p[j]) & kExponent) + kCarry;
   }
   return (carries >> 31) != 0;
+}
+
+bool CopySlots(const float* particles, const uint32_t* items, uint32_t offset, uint32_t count, float* pos,
+               float* x, float* y, float* z, bool check) {
+  return check ? CopySlotsT<true>(particles, items, offset, count, pos, x, y, z)
+               : CopySlotsT<false>(particles, items, offset, count, pos, x, y, z);
 }
 
 // selfKeyColumnsSimd: col[i] = (h1 - 1) * width + h0 - 1 for the hash cells of keys[i], lanes at a
@@ -834,17 +843,17 @@ void selfUnpackPairsSimd(const uint64_t* pairs, uint32_t count, uint32_t* keys, 
 }
 
 bool selfCopySlotsSimd(const Float4* particles, const uint32_t* items, uint32_t offset, uint32_t count,
-                       gpu::vec4* pos, float* x, float* y, float* z) {
+                       gpu::vec4* pos, float* x, float* y, float* z, bool check) {
   static_assert(sizeof(Float4) == 4 * sizeof(float) && sizeof(gpu::vec4) == 4 * sizeof(float));
 #ifdef VKC_HAVE_SIMD
-  return HWY_DYNAMIC_DISPATCH(CopySlots)(&particles[0].x, items, offset, count, &pos[0].x, x, y, z);
+  return HWY_DYNAMIC_DISPATCH(CopySlots)(&particles[0].x, items, offset, count, &pos[0].x, x, y, z, check);
 #else
   bool nonFinite = false;
   for (uint32_t k = 0; k < count; ++k) {
     const Float4& p = particles[items[k] + offset];
     pos[k] = {p.x, p.y, p.z, p.w};
     x[k] = p.x, y[k] = p.y, z[k] = p.z;
-    nonFinite |= !std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z);
+    nonFinite |= check && (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z));
   }
   return nonFinite;
 #endif

@@ -173,7 +173,8 @@ TEST(SelfCollisionSlotCopy, CopiesAndFindsNonFiniteCoordinates) {
   auto copy = [&](const std::vector<Float4>& p) {
     std::vector<gpu::vec4> pos(n);
     std::vector<float> x(n), y(n), z(n);
-    const bool bad = cpu::selfCopySlotsSimd(p.data(), items.data(), 5, n, pos.data(), x.data(), y.data(), z.data());
+    const bool bad = cpu::selfCopySlotsSimd(p.data(), items.data(), 5, n, pos.data(), x.data(), y.data(), z.data(), true);
+    EXPECT_FALSE(cpu::selfCopySlotsSimd(p.data(), items.data(), 5, n, pos.data(), x.data(), y.data(), z.data()));  // (no check)
     for (uint32_t k = 0; k < n; ++k) {
       const Float4& want = p[items[k] + 5];
       EXPECT_EQ(std::memcmp(&pos[k], &want, sizeof want), 0) << "slot " << k;
