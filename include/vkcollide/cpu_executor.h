@@ -43,7 +43,8 @@ struct HostParallelFor {
   void* user = nullptr;  // passed back to run
   void (*run)(void* user, uint32_t count, ParallelTaskFn task, void* context) = nullptr;
   // How many tasks `run` may execute at once (>= 1): vkcollide splits its work into a few tasks per
-  // worker. With 1, the work runs on the calling thread and `run` is never called.
+  // worker (4; 16 for loops whose tasks vary in cost, such as self collision's sweep of a large
+  // cloth). With 1, the work runs on the calling thread and `run` is never called.
   uint32_t workers = 0;
 };
 
