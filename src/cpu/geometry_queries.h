@@ -82,7 +82,9 @@ inline bool primitiveClearlyValid(const Geometry& g) {
 
 // The index of the first geometry at or after `begin` that is not clearly valid (primitiveClearlyValid),
 // geometries.size() when none: Highway lanes over each geometry's words where the build has SIMD.
-size_t firstUnclearGeometry(std::span<const Geometry> geometries, size_t begin);
+// types[i] is set to the type of each clearly valid geometry i it passes (types holds
+// geometries.size() bytes).
+size_t firstUnclearGeometry(std::span<const Geometry> geometries, size_t begin, uint8_t* types);
 
 // The public element of a device-layout element (the same fields; pad is a mesh element's cell word).
 inline ContactElement toContactElement(const gpu::GeomElement& e, uint32_t query) {

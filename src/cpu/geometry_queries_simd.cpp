@@ -832,7 +832,9 @@ uint64_t PrimitivePairs(const GeometryQueryInput& input, size_t begin, size_t en
 
 // ---- validate()'s first pass: primitiveClearlyValid with the lanes over a geometry's words -----
 // (4, 8 or 16 words a vector: words 0..11 are p0, p1, p2; the rule masks are 0 on words 12..15).
-size_t FirstUnclearGeometry(const Geometry* geometries, size_t begin, size_t end) {
+// Writes each clearly valid geometry's type to types[i] on the way (the caller's later passes read
+// the bytes, not the geometries).
+size_t FirstUnclearGeometry(const Geometry* geometries, size_t begin, size_t end, uint8_t* types) {
   const DU du;
   const DI di;
   const size_t lanes = hn::Lanes(du);
@@ -856,6 +858,7 @@ size_t FirstUnclearGeometry(const Geometry* geometries, size_t begin, size_t end
     }
     if (!hn::AllTrue(du, hn::Eq(bad, hn::Zero(du)))) return i;
     if (!primitiveUnitClear(g, rule.unitComponents)) return i;
+    types[i] = static_cast<uint8_t>(g.type);
   }
   return end;
 }
@@ -870,9 +873,9 @@ HWY_EXPORT(PointSetContacts);
 HWY_EXPORT(PrimitivePairs);
 HWY_EXPORT(FirstUnclearGeometry);
 
-size_t firstUnclearGeometry(std::span<const Geometry> geometries, size_t begin) {
+size_t firstUnclearGeometry(std::span<const Geometry> geometries, size_t begin, uint8_t* types) {
   if (begin >= geometries.size()) return geometries.size();
-  return HWY_DYNAMIC_DISPATCH(FirstUnclearGeometry)(geometries.data(), begin, geometries.size());
+  return HWY_DYNAMIC_DISPATCH(FirstUnclearGeometry)(geometries.data(), begin, geometries.size(), types);
 }
 
 bool pointSetSimdHandles(const gpu::GeomShape& primitive) { return primitive.info.x <= gpu::kGeomPlane; }
@@ -905,8 +908,10 @@ uint64_t primitivePairsSimd(const GeometryQueryInput& input, size_t begin, size_
 namespace vkc::cpu {
 bool pointSetSimdHandles(const gpu::GeomShape&) { return false; }
 uint32_t primitivePairSimdKind(uint32_t, uint32_t) { return kNoPrimitivePairSimd; }
-size_t firstUnclearGeometry(std::span<const Geometry> geometries, size_t begin) {
-  while (begin < geometries.size() && primitiveClearlyValid(geometries[begin])) ++begin;
+size_t firstUnclearGeometry(std::span<const Geometry> geometries, size_t begin, uint8_t* types) {
+  for (; begin < geometries.size() && primitiveClearlyValid(geometries[begin]); ++begin) {
+    types[begin] = static_cast<uint8_t>(geometries[begin].type);
+  }
   return begin < geometries.size() ? begin : geometries.size();
 }
 uint64_t pointSetContactsSimd(const gpu::GeomShape&, bool, const Float4*, uint32_t, uint32_t, ContactElement*,
