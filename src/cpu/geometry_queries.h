@@ -113,7 +113,8 @@ uint64_t pointSetContactsSimd(const gpu::GeomShape& primitive, bool pointSetIsA,
 
 // A run of static queries of one closed-form primitive pair type, with the lanes across queries
 // (src/cpu/geometry_queries_simd.cpp): sphere against sphere, capsule, cylinder, oriented box or
-// plane; capsule-capsule; capsule, cylinder or oriented box against a plane (capsule-plane: up to 2
+// plane; capsule-capsule; capsule-cylinder (the axis' deepest-point search in lanes too); capsule,
+// cylinder or oriented box against a plane (capsule-plane: up to 2
 // contacts per query, box-plane up to 8); capsule-box and box-box (the deepest-point search and the
 // separating axis test in lanes, the manifold per query). primitivePairSimdKind(lo, hi) (lo <= hi)
 // names the pair for primitivePairsSimd, or kNoPrimitivePairSimd when the scalar loop handles it (or
