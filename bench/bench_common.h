@@ -223,7 +223,8 @@ inline double nowMs() {
 // Wall-clock samples of `fn`, in ms per call. Each sample runs `fn` `inner` times (chosen from the
 // warm-up so that a sample lasts at least minSampleMs: tiny inputs are otherwise below the clock's
 // noise) and `reps` samples are taken; `reps` shrinks (to at least minReps) when reps samples would
-// exceed budgetMs.
+// exceed budgetMs. `clock` may be threadMs instead (the calling thread's CPU time: on a loaded
+// machine, without the time it waited for a core).
 struct WallSamples {
   std::vector<double> ms;
   uint32_t inner = 1;
@@ -231,12 +232,12 @@ struct WallSamples {
 
 template <class Fn>
 WallSamples sampleWall(Fn&& fn, uint32_t reps, uint32_t warmups, double minSampleMs, double budgetMs,
-                       uint32_t minReps) {
+                       uint32_t minReps, double (*clock)() = nowMs) {
   double once = 0;
   for (uint32_t i = 0; i < std::max(warmups, 1u); ++i) {
-    const double t0 = nowMs();
+    const double t0 = clock();
     fn();
-    once = nowMs() - t0;
+    once = clock() - t0;
   }
   WallSamples s;
   if (once < minSampleMs)
@@ -247,9 +248,9 @@ WallSamples sampleWall(Fn&& fn, uint32_t reps, uint32_t warmups, double minSampl
   }
   s.ms.reserve(reps);
   for (uint32_t r = 0; r < reps; ++r) {
-    const double t0 = nowMs();
+    const double t0 = clock();
     for (uint32_t i = 0; i < s.inner; ++i) fn();
-    s.ms.push_back((nowMs() - t0) / s.inner);
+    s.ms.push_back((clock() - t0) / s.inner);
   }
   return s;
 }

@@ -55,6 +55,7 @@ struct Options : CommonOptions {
   double rowBudgetS = 10;  // a row whose single call is predicted longer than a quarter of this is skipped
   bool vulkan = true;
   bool fcl = true;
+  bool threadTime = false;  // CPU, math-only and FCL rows: the thread's CPU time, not wall clock
 };
 
 void usage(std::FILE* f) {
@@ -69,6 +70,9 @@ void usage(std::FILE* f) {
       "                      (from the batch before) is skipped (default 10)\n"
       "  --no-vulkan         CPU and FCL rows only\n"
       "  --no-fcl            no FCL rows\n"
+      "  --thread-time       time the CPU, math-only and FCL rows (and validate()) by the thread's CPU\n"
+      "                      time (CLOCK_THREAD_CPUTIME_ID), not wall clock, for a loaded machine\n"
+      "                      (Vulkan rows stay wall clock)\n"
       "  --reps R            timed repetitions per measurement, median reported (default 5)\n"
       "  --quick             batches 1,100, 10000 points, 3 reps (smoke test)\n"
       "  --json PATH         write results as JSON (default bench_geometry_queries.json)\n");
@@ -81,6 +85,7 @@ std::optional<Options> parseOptions(int argc, char** argv) {
   const bool parsed = parseCommonOptions(args, o, usage, [&] {
     if (args.is("--no-vulkan")) return setFlag(o.vulkan, false);
     if (args.is("--no-fcl")) return setFlag(o.fcl, false);
+    if (args.is("--thread-time")) return setFlag(o.threadTime, true);
     if (args.is("--pairs")) return taken(args.text(o.pairs));
     if (args.is("--batches")) {
       std::string list;
@@ -387,7 +392,9 @@ int runBench(const Options& o) {
   }
   std::printf("bench_geometry_queries: %s; CPU '%s', SIMD target %s; one thread\n", deviceLine.c_str(),
               cpuModel().c_str(), cpu::simdTargetName());
-  std::printf("bench_geometry_queries: reps %u; FCL %s\n\n", o.reps,
+  double (*const cpuClock)() = o.threadTime ? threadMs : nowMs;  // the CPU, math-only and FCL rows
+  std::printf("bench_geometry_queries: reps %u; CPU rows timed by %s; FCL %s\n\n", o.reps,
+              o.threadTime ? "thread CPU time" : "wall clock",
 #ifdef VKC_HAVE_FCL
               o.fcl ? "0.7 (fcl::collide, one contact with depth and normal, one thread)" : "off (--no-fcl)"
 #else
@@ -420,7 +427,7 @@ int runBench(const Options& o) {
             [&] {
               if (!validate(batch.input())) std::abort();
             },
-            o.reps, 1, 20.0, budgetMs, 3);
+            o.reps, 1, 20.0, budgetMs, 3, cpuClock);
         validateMs = median(v.ms);
       }
       std::vector<Row> batchRows;
@@ -439,7 +446,7 @@ int runBench(const Options& o) {
           const MathBatch m = makeMathBatch(batch);
           float depthSum = 0;
           const WallSamples s = sampleWall([&] { row.contacts = runMath(batch, m, depthSum, row.colliding); },
-                                           o.reps, 1, 20.0, budgetMs, 3);
+                                           o.reps, 1, 20.0, budgetMs, 3, cpuClock);
           row.ms = median(s.ms);
           row.reps = static_cast<uint32_t>(s.ms.size());
           row.inner = s.inner;
@@ -457,7 +464,7 @@ int runBench(const Options& o) {
           if (!fcl) continue;
           const FclBatch f = makeFclBatch(batch);
           fclHits = runFcl(f);
-          const WallSamples s = sampleWall([&] { runFcl(f); }, o.reps, 1, 20.0, budgetMs, 3);
+          const WallSamples s = sampleWall([&] { runFcl(f); }, o.reps, 1, 20.0, budgetMs, 3, cpuClock);
           row.ms = median(s.ms);
           row.reps = static_cast<uint32_t>(s.ms.size());
           row.inner = s.inner;
@@ -517,7 +524,7 @@ int runBench(const Options& o) {
                 [&] {
                   if (!runQueryInto(backend, ctx, batch.input(), out)) std::abort();
                 },
-                o.reps, 1, 20.0, budgetMs, 3);
+                o.reps, 1, 20.0, budgetMs, 3, cpuClock);
           }
           row.ms = median(s.ms);
           row.reps = static_cast<uint32_t>(s.ms.size());
@@ -558,6 +565,7 @@ int runBench(const Options& o) {
   s += jsonHostFields();
   s += "  \"fcl\": " + std::string(fcl ? "true" : "false") + ",\n";
   s += "  \"reps\": " + std::to_string(o.reps) + ",\n";
+  s += "  \"cpu_clock\": " + jsonString(o.threadTime ? "thread" : "wall") + ",\n";
   s += jsonRowsAndEnd(rows, [&](const Row& r) {
     std::string m = "\"pair\": " + jsonString(r.pair) + ", \"backend\": " + jsonString(r.backend) +
                     ", \"batch\": " + std::to_string(r.batch) + ", \"items\": " + std::to_string(r.items);

@@ -49,8 +49,12 @@ Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, 
   if (backend == Backend::kVulkan) {
     return Error{ErrorCode::kUnsupported, "queryGeometriesCpu runs kCpuScalar or kCpuSimd, not kVulkan"};
   }
-  VKC_TRY(validate(input));
+  // One pass over the geometries in validation; the run below reads their types from `scan`, and
+  // each geometry once more where its query runs.
+  detail::GeometryScan scan;
+  VKC_TRY(detail::validateGeometryQueries(input, &scan));
   VKC_TRY(validateOutput(input, output));
+  const uint8_t* types = scan.types.data();
   QueryKernel kernel;
   kernel.in = &input;
   kernel.out = &output;
@@ -60,7 +64,7 @@ Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, 
   const size_t queryCount = input.queries.size();
   for (size_t qi = 0; qi < queryCount; ++qi) {
     const GeometryQuery& q = input.queries[qi];
-    if (meshes.handles(qi)) {
+    if (scan.anyMesh && meshes.handles(qi)) {
       const uint64_t found = meshes.contacts(qi, output, total, capacity);
       output.ranges[qi] = ContactRange{static_cast<uint32_t>(total), static_cast<uint32_t>(found)};
       total += found;
@@ -68,15 +72,15 @@ Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, 
     }
     if (backend == Backend::kCpuSimd && q.method == GeometryMethod::kStatic) {
       // A run of static queries of one closed-form pair type: lanes across the queries.
-      const uint32_t ta = static_cast<uint32_t>(input.geometries[q.a].type);
-      const uint32_t tb = static_cast<uint32_t>(input.geometries[q.b].type);
+      const uint32_t ta = types[q.a];
+      const uint32_t tb = types[q.b];
       const uint32_t pair = cpu::primitivePairSimdKind(ta < tb ? ta : tb, ta < tb ? tb : ta);
       if (pair != cpu::kNoPrimitivePairSimd) {
         size_t end = qi + 1;
         while (end < queryCount) {
           const GeometryQuery& n = input.queries[end];
-          const uint32_t na = static_cast<uint32_t>(input.geometries[n.a].type);
-          const uint32_t nb = static_cast<uint32_t>(input.geometries[n.b].type);
+          const uint32_t na = types[n.a];
+          const uint32_t nb = types[n.b];
           if (n.method != GeometryMethod::kStatic || !((na == ta && nb == tb) || (na == tb && nb == ta))) break;
           ++end;
         }

@@ -82,7 +82,9 @@ inline bool primitiveClearlyValid(const Geometry& g) {
 
 // The index of the first geometry at or after `begin` that is not clearly valid (primitiveClearlyValid),
 // geometries.size() when none: Highway lanes over each geometry's words where the build has SIMD.
-size_t firstUnclearGeometry(std::span<const Geometry> geometries, size_t begin);
+// types[i] is set to the type of each clearly valid geometry i it passes (types holds
+// geometries.size() bytes).
+size_t firstUnclearGeometry(std::span<const Geometry> geometries, size_t begin, uint8_t* types);
 
 // The public element of a device-layout element (the same fields; pad is a mesh element's cell word).
 inline ContactElement toContactElement(const gpu::GeomElement& e, uint32_t query) {
@@ -111,7 +113,8 @@ uint64_t pointSetContactsSimd(const gpu::GeomShape& primitive, bool pointSetIsA,
 
 // A run of static queries of one closed-form primitive pair type, with the lanes across queries
 // (src/cpu/geometry_queries_simd.cpp): sphere against sphere, capsule, cylinder, oriented box or
-// plane; capsule-capsule; capsule, cylinder or oriented box against a plane (capsule-plane: up to 2
+// plane; capsule-capsule; capsule-cylinder (the axis' deepest-point search in lanes too); capsule,
+// cylinder or oriented box against a plane (capsule-plane: up to 2
 // contacts per query, box-plane up to 8); capsule-box and box-box (the deepest-point search and the
 // separating axis test in lanes, the manifold per query). primitivePairSimdKind(lo, hi) (lo <= hi)
 // names the pair for primitivePairsSimd, or kNoPrimitivePairSimd when the scalar loop handles it (or

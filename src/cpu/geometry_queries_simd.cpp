@@ -322,6 +322,60 @@ HWY_INLINE void segmentSegmentLanes(const V3& p0, const V3& p1, const V3& q0, co
   tOut = t;
 }
 
+// geomSegmentDeepestParam's golden-section search per lane, over f(x), the signed distance of the
+// segment's point at parameter x (geomSegmentLocalDistance's branch for the shape).
+template <class Distance>
+HWY_INLINE VF segmentDeepestLanes(const Distance& f) {
+  const DF df;
+  const VF gold = hn::Set(df, 0.6180339887f);
+  VF lo = hn::Zero(df);
+  VF hi = hn::Set(df, 1.0f);
+  VF x1 = hn::Sub(hi, hn::Mul(gold, hn::Sub(hi, lo)));
+  VF x2 = hn::Add(lo, hn::Mul(gold, hn::Sub(hi, lo)));
+  VF f1 = f(x1);
+  VF f2 = f(x2);
+  for (uint32_t i = 0; i < gpu::kGeomSegmentSearchSteps; ++i) {
+    // f1 <= f2: hi = x2, x2 = x1, f2 = f1, x1 = hi - g (hi - lo), f1 at x1; else lo = x1, x1 = x2,
+    // f1 = f2, x2 = lo + g (hi - lo), f2 at x2.
+    const MF left = hn::Le(f1, f2);
+    hi = hn::IfThenElse(left, x2, hi);
+    lo = hn::IfThenElse(left, lo, x1);
+    const VF step = hn::Mul(gold, hn::Sub(hi, lo));
+    const VF xNew = hn::IfThenElse(left, hn::Sub(hi, step), hn::Add(lo, step));
+    const VF fNew = f(xNew);
+    const VF x1Old = x1;
+    const VF f1Old = f1;
+    x1 = hn::IfThenElse(left, xNew, x2);
+    f1 = hn::IfThenElse(left, fNew, f2);
+    x2 = hn::IfThenElse(left, x1Old, xNew);
+    f2 = hn::IfThenElse(left, f1Old, fNew);
+  }
+  const VF best = hn::Mul(hn::Add(lo, hi), hn::Set(df, 0.5f));
+  const VF fBest = f(best);
+  const VF f0 = f(hn::Zero(df));
+  const VF fEnd = f(hn::Set(df, 1.0f));
+  const MF atStart = hn::And(hn::Le(f0, fBest), hn::Le(f0, fEnd));
+  return hn::IfThenZeroElse(atStart, hn::IfThenElse(hn::Lt(fEnd, fBest), hn::Set(df, 1.0f), best));
+}
+
+// geomSegmentLocalDistance's cylinder branch: the ends d0, d1 relative to the centre, the unit axis,
+// the radius r and half height hh.
+HWY_INLINE VF cylinderSegmentDistanceLanes(const V3& d0, const V3& d1, const V3& axis, VF r, VF hh, VF x) {
+  const DF df;
+  const VF zero = hn::Zero(df);
+  const V3 d = mix(d0, d1, x);
+  const VF y = dot(d, axis);
+  const V3 radial = sub(d, mul(axis, y));
+  const VF rho = hn::Sqrt(dot(radial, radial));
+  const VF outR = hn::Sub(rho, r);
+  const VF outY = hn::Sub(glmAbs(y), hh);
+  const MF inR = hn::Le(outR, zero);
+  const MF inY = hn::Le(outY, zero);
+  const VF rim = hn::Sqrt(hn::Add(hn::Mul(outR, outR), hn::Mul(outY, outY)));
+  const VF oneSide = hn::IfThenElse(inY, outR, hn::IfThenElse(inR, outY, rim));
+  return hn::IfThenElse(hn::And(inR, inY), glmMax(outR, outY), oneSide);
+}
+
 // One lane batch's geometries: side s (the lower type) and t, p0, p1, p2 as AoS Float4 per lane, and
 // t's plane flag (1: two-sided).
 struct PairGather {
@@ -442,6 +496,17 @@ HWY_INLINE BallLanes pairBall(const PairGather& g) {
     const V3 ballT = mix(t0.v, q1, t);
     const V3 ballS = mix(s0.v, p1, s);
     return {ballS, s0.w, closestSphere(ballT, t0.w, ballS)};
+  } else if constexpr (kLo == gpu::kGeomCapsule && kHi == gpu::kGeomCylinder) {
+    // The ball at the axis point deepest in the cylinder (geomSegmentDeepestParam) against the
+    // cylinder's closest point.
+    const V3 p1 = load4(g.s1).v;
+    const Lanes4 t1 = load4(g.t1);
+    const V3 axis = unitLanes(t1.v);
+    const V3 d0 = sub(s0.v, t0.v);
+    const V3 d1 = sub(p1, t0.v);
+    const VF x = segmentDeepestLanes([&](VF at) { return cylinderSegmentDistanceLanes(d0, d1, axis, t0.w, t1.w, at); });
+    const V3 ball = mix(s0.v, p1, x);
+    return {ball, s0.w, closestCylinderLanes(t0.v, axis, perpendicularLanes(axis), t0.w, t1.w, ball)};
   } else {  // cylinder-plane: geomCylinderLowest against the normal the plane shows to the cylinder's centre.
     const MF twoSided = hn::Ne(hn::Load(df, g.tTwoSided), hn::Zero(df));
     const V3 n = planeNormalLanes(t0.v, load4(g.t1).v, twoSided, s0.v);
@@ -474,6 +539,25 @@ gpu::GeomShape shapeOf(const Geometry& g) {
   return s;
 }
 
+// gpu::geomShapeLess(a, b) for two geometries of one type, without a branch on the first differing
+// component (random pairs mispredict it half the time): the 12 comparisons of p0, p1, p2 as bit
+// masks, the lowest differing component deciding; equal vectors fall back to the scalar rule (info).
+HWY_INLINE bool shapeLess(const Geometry& a, const Geometry& b) {
+  float fa[12];
+  float fb[12];
+  std::memcpy(fa, &a.p0, sizeof fa);
+  std::memcpy(fb, &b.p0, sizeof fb);
+  uint32_t lt = 0;
+  uint32_t gt = 0;
+  for (uint32_t k = 0; k < 12; ++k) {
+    lt |= static_cast<uint32_t>(fa[k] < fb[k]) << k;
+    gt |= static_cast<uint32_t>(fa[k] > fb[k]) << k;
+  }
+  const uint32_t differ = lt | gt;
+  if (differ == 0u) [[unlikely]] return gpu::geomShapeLess(shapeOf(a), shapeOf(b));
+  return (lt & (differ & (0u - differ))) != 0u;
+}
+
 template <uint32_t kLo, uint32_t kHi>
 uint64_t PairRun(const GeometryQueryInput& input, size_t begin, size_t end, ContactElement* outA, ContactElement* outB,
                  ContactRange* ranges, uint64_t total, uint64_t capacity) {
@@ -496,7 +580,7 @@ uint64_t PairRun(const GeometryQueryInput& input, size_t begin, size_t end, Cont
       const Geometry& b = geometries[queries[i + k].b];
       bool swapped;
       if constexpr (kLo == kHi) {
-        swapped = gpu::geomShapeLess(shapeOf(b), shapeOf(a));
+        swapped = shapeLess(b, a);
       } else {
         swapped = a.type != static_cast<GeometryType>(kLo);
       }
@@ -681,7 +765,6 @@ HWY_INLINE VF boxSegmentDistanceLanes(const V3& d0, const V3& d1, const V3& h, V
 
 // geomSegmentDeepestParam of the capsule's axis (s) in the box (t), per lane.
 HWY_INLINE VF capsuleBoxDeepestLanes(const PairGather& g) {
-  const DF df;
   const V3 p0 = load4(g.s0).v;
   const V3 p1 = load4(g.s1).v;
   const V3 c = load4(g.t0).v;
@@ -692,35 +775,7 @@ HWY_INLINE VF capsuleBoxDeepestLanes(const PairGather& g) {
   const V3 uInverse = negLanes(u);  // geomRotateInverse: (-q.xyz, q.w)
   const V3 d0 = rotate(uInverse, w, sub(p0, c));
   const V3 d1 = rotate(uInverse, w, sub(p1, c));
-  const VF gold = hn::Set(df, 0.6180339887f);
-  VF lo = hn::Zero(df);
-  VF hi = hn::Set(df, 1.0f);
-  VF x1 = hn::Sub(hi, hn::Mul(gold, hn::Sub(hi, lo)));
-  VF x2 = hn::Add(lo, hn::Mul(gold, hn::Sub(hi, lo)));
-  VF f1 = boxSegmentDistanceLanes(d0, d1, h, x1);
-  VF f2 = boxSegmentDistanceLanes(d0, d1, h, x2);
-  for (uint32_t i = 0; i < gpu::kGeomSegmentSearchSteps; ++i) {
-    // f1 <= f2: hi = x2, x2 = x1, f2 = f1, x1 = hi - g (hi - lo), f1 at x1; else lo = x1, x1 = x2,
-    // f1 = f2, x2 = lo + g (hi - lo), f2 at x2.
-    const MF left = hn::Le(f1, f2);
-    hi = hn::IfThenElse(left, x2, hi);
-    lo = hn::IfThenElse(left, lo, x1);
-    const VF step = hn::Mul(gold, hn::Sub(hi, lo));
-    const VF xNew = hn::IfThenElse(left, hn::Sub(hi, step), hn::Add(lo, step));
-    const VF fNew = boxSegmentDistanceLanes(d0, d1, h, xNew);
-    const VF x1Old = x1;
-    const VF f1Old = f1;
-    x1 = hn::IfThenElse(left, xNew, x2);
-    f1 = hn::IfThenElse(left, fNew, f2);
-    x2 = hn::IfThenElse(left, x1Old, xNew);
-    f2 = hn::IfThenElse(left, f1Old, fNew);
-  }
-  const VF best = hn::Mul(hn::Add(lo, hi), hn::Set(df, 0.5f));
-  const VF fBest = boxSegmentDistanceLanes(d0, d1, h, best);
-  const VF f0 = boxSegmentDistanceLanes(d0, d1, h, hn::Zero(df));
-  const VF fEnd = boxSegmentDistanceLanes(d0, d1, h, hn::Set(df, 1.0f));
-  const MF atStart = hn::And(hn::Le(f0, fBest), hn::Le(f0, fEnd));
-  return hn::IfThenZeroElse(atStart, hn::IfThenElse(hn::Lt(fEnd, fBest), hn::Set(df, 1.0f), best));
+  return segmentDeepestLanes([&](VF x) { return boxSegmentDistanceLanes(d0, d1, h, x); });
 }
 
 template <uint32_t kLo>
@@ -747,7 +802,7 @@ uint64_t ManifoldRun(const GeometryQueryInput& input, size_t begin, size_t end, 
       const gpu::GeomShape sb = shapeOf(b);
       bool swapped;
       if constexpr (kLo == gpu::kGeomOrientedBox) {
-        swapped = gpu::geomShapeLess(sb, sa);
+        swapped = shapeLess(b, a);
       } else {
         swapped = a.type != static_cast<GeometryType>(kLo);
       }
@@ -821,6 +876,7 @@ uint64_t PrimitivePairs(const GeometryQueryInput& input, size_t begin, size_t en
     case kGeomSphere * n + kGeomOrientedBox: run = PairRun<kGeomSphere, kGeomOrientedBox>; break;
     case kGeomSphere * n + kGeomPlane: run = PairRun<kGeomSphere, kGeomPlane>; break;
     case kGeomCapsule * n + kGeomCapsule: run = PairRun<kGeomCapsule, kGeomCapsule>; break;
+    case kGeomCapsule * n + kGeomCylinder: run = PairRun<kGeomCapsule, kGeomCylinder>; break;
     case kGeomCapsule * n + kGeomPlane: run = PairRun<kGeomCapsule, kGeomPlane>; break;
     case kGeomOrientedBox * n + kGeomPlane: run = PairRun<kGeomOrientedBox, kGeomPlane>; break;
     case kGeomCapsule * n + kGeomOrientedBox: run = ManifoldRun<kGeomCapsule>; break;
@@ -832,7 +888,9 @@ uint64_t PrimitivePairs(const GeometryQueryInput& input, size_t begin, size_t en
 
 // ---- validate()'s first pass: primitiveClearlyValid with the lanes over a geometry's words -----
 // (4, 8 or 16 words a vector: words 0..11 are p0, p1, p2; the rule masks are 0 on words 12..15).
-size_t FirstUnclearGeometry(const Geometry* geometries, size_t begin, size_t end) {
+// Writes each clearly valid geometry's type to types[i] on the way (the caller's later passes read
+// the bytes, not the geometries).
+size_t FirstUnclearGeometry(const Geometry* geometries, size_t begin, size_t end, uint8_t* types) {
   const DU du;
   const DI di;
   const size_t lanes = hn::Lanes(du);
@@ -856,6 +914,7 @@ size_t FirstUnclearGeometry(const Geometry* geometries, size_t begin, size_t end
     }
     if (!hn::AllTrue(du, hn::Eq(bad, hn::Zero(du)))) return i;
     if (!primitiveUnitClear(g, rule.unitComponents)) return i;
+    types[i] = static_cast<uint8_t>(g.type);
   }
   return end;
 }
@@ -870,16 +929,17 @@ HWY_EXPORT(PointSetContacts);
 HWY_EXPORT(PrimitivePairs);
 HWY_EXPORT(FirstUnclearGeometry);
 
-size_t firstUnclearGeometry(std::span<const Geometry> geometries, size_t begin) {
+size_t firstUnclearGeometry(std::span<const Geometry> geometries, size_t begin, uint8_t* types) {
   if (begin >= geometries.size()) return geometries.size();
-  return HWY_DYNAMIC_DISPATCH(FirstUnclearGeometry)(geometries.data(), begin, geometries.size());
+  return HWY_DYNAMIC_DISPATCH(FirstUnclearGeometry)(geometries.data(), begin, geometries.size(), types);
 }
 
 bool pointSetSimdHandles(const gpu::GeomShape& primitive) { return primitive.info.x <= gpu::kGeomPlane; }
 
 uint32_t primitivePairSimdKind(uint32_t lo, uint32_t hi) {
   using namespace gpu;
-  const bool handled = (lo == kGeomSphere && hi <= kGeomPlane) || (lo == kGeomCapsule && hi == kGeomCapsule) ||
+  const bool handled = (lo == kGeomSphere && hi <= kGeomPlane) ||
+                       (lo == kGeomCapsule && (hi == kGeomCapsule || hi == kGeomCylinder)) ||
                        (lo <= kGeomOrientedBox && hi == kGeomPlane) ||
                        ((lo == kGeomCapsule || lo == kGeomOrientedBox) && hi == kGeomOrientedBox);
   return handled ? lo * kGeomTypeCount + hi : kNoPrimitivePairSimd;
@@ -905,8 +965,10 @@ uint64_t primitivePairsSimd(const GeometryQueryInput& input, size_t begin, size_
 namespace vkc::cpu {
 bool pointSetSimdHandles(const gpu::GeomShape&) { return false; }
 uint32_t primitivePairSimdKind(uint32_t, uint32_t) { return kNoPrimitivePairSimd; }
-size_t firstUnclearGeometry(std::span<const Geometry> geometries, size_t begin) {
-  while (begin < geometries.size() && primitiveClearlyValid(geometries[begin])) ++begin;
+size_t firstUnclearGeometry(std::span<const Geometry> geometries, size_t begin, uint8_t* types) {
+  for (; begin < geometries.size() && primitiveClearlyValid(geometries[begin]); ++begin) {
+    types[begin] = static_cast<uint8_t>(geometries[begin].type);
+  }
   return begin < geometries.size() ? begin : geometries.size();
 }
 uint64_t pointSetContactsSimd(const gpu::GeomShape&, bool, const Float4*, uint32_t, uint32_t, ContactElement*,

@@ -31,9 +31,22 @@ struct GeometryArrayCounts {
   size_t gridSamples = 0;
 };
 
+// What validateGeometryQueryInput saw on its one pass over the geometries, for a caller that runs
+// the batch next without reading the geometries (64 bytes each) again: each geometry's type as a
+// byte, and whether any geometry is a mesh.
+struct GeometryScan {
+  std::vector<uint8_t> types;
+  bool anyMesh = false;
+};
+
 // validate(in) with the arrays' sizes given: ranges are checked against `counts`, values only of the
-// spans `in` holds (a device array's span is empty).
-Status validateGeometryQueryInput(const GeometryQueryInput& in, const GeometryArrayCounts& counts);
+// spans `in` holds (a device array's span is empty). `scan`, when given, receives the types (valid
+// only when the input is).
+Status validateGeometryQueryInput(const GeometryQueryInput& in, const GeometryArrayCounts& counts,
+                                  GeometryScan* scan = nullptr);
+
+// validate(in), keeping what its pass over the geometries saw (the CPU backends' call).
+Status validateGeometryQueries(const GeometryQueryInput& in, GeometryScan* scan);
 
 // The continuous queries' state entries (a validated input): each query's inside [0, stateCount), no
 // two queries sharing an entry. `stateName` names the array in messages.

@@ -332,17 +332,29 @@ Geometry Geometry::implicitGrid(Float4 origin, Float4 spacing, uint32_t nx, uint
   return g;
 }
 
-Status validate(const GeometryQueryInput& in) {
-  VKC_TRY(detail::validateGeometryQueryInput(in, {in.points.size(), in.previousPoints.size(), in.gridSamples.size()}));
+Status validate(const GeometryQueryInput& in) { return detail::validateGeometryQueries(in, nullptr); }
+
+Status detail::validateGeometryQueries(const GeometryQueryInput& in, GeometryScan* scan) {
+  VKC_TRY(validateGeometryQueryInput(in, {in.points.size(), in.previousPoints.size(), in.gridSamples.size()}, scan));
   return cpu::validateGeometryQueryTrees(in);  // src/cpu/geometry_query_trees.cpp
 }
 
-Status detail::validateGeometryQueryInput(const GeometryQueryInput& in, const GeometryArrayCounts& counts) {
+Status detail::validateGeometryQueryInput(const GeometryQueryInput& in, const GeometryArrayCounts& counts,
+                                          GeometryScan* scan) {
   // The first pass (cpu::firstUnclearGeometry, SIMD where built) skips the primitives that pass every
-  // check; the detailed checks name the field of the others.
-  for (size_t i = cpu::firstUnclearGeometry(in.geometries, 0); i < in.geometries.size();
-       i = cpu::firstUnclearGeometry(in.geometries, i + 1)) {
-    VKC_TRY(validateGeometry(in.geometries[i], ElementName{"geometries", i}, counts.points, counts.gridSamples));
+  // check; the detailed checks name the field of the others. It is the only pass over the geometries:
+  // it keeps their types (a byte each) for the checks below and the caller's run.
+  GeometryScan local;
+  GeometryScan& seen = scan != nullptr ? *scan : local;
+  seen.types.resize(in.geometries.size());
+  seen.anyMesh = false;
+  uint8_t* types = seen.types.data();
+  for (size_t i = cpu::firstUnclearGeometry(in.geometries, 0, types); i < in.geometries.size();
+       i = cpu::firstUnclearGeometry(in.geometries, i + 1, types)) {
+    const Geometry& g = in.geometries[i];
+    VKC_TRY(validateGeometry(g, ElementName{"geometries", i}, counts.points, counts.gridSamples));
+    types[i] = static_cast<uint8_t>(g.type);  // a known type (validateGeometry refuses the others)
+    seen.anyMesh = seen.anyMesh || cpu::isMeshType(g.type);
   }
   if (!in.previousGeometries.empty()) {
     if (in.previousGeometries.size() != in.geometries.size()) {
@@ -362,7 +374,7 @@ Status detail::validateGeometryQueryInput(const GeometryQueryInput& in, const Ge
     if (std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z)) continue;  // names only on error
     VKC_TRY(checkFinite("points[" + std::to_string(i) + "]", p, 3));
   }
-  VKC_TRY(cpu::validateMeshGeometries(in));
+  if (seen.anyMesh) VKC_TRY(cpu::validateMeshGeometries(in));
   for (size_t i = 0; i < in.gridSamples.size(); ++i) {
     if (!std::isfinite(in.gridSamples[i])) {
       return invalid("gridSamples[" + std::to_string(i) + "] is " + num(in.gridSamples[i]) + ": must be finite");
@@ -390,8 +402,8 @@ Status detail::validateGeometryQueryInput(const GeometryQueryInput& in, const Ge
     if (method == gpu::kGeomMethodStatic && q.state != 0) {
       return invalid(f + ".state is " + std::to_string(q.state) + ": must be 0 for a static query");
     }
-    const uint32_t ta = static_cast<uint32_t>(in.geometries[q.a].type);
-    const uint32_t tb = static_cast<uint32_t>(in.geometries[q.b].type);
+    const uint32_t ta = types[q.a];
+    const uint32_t tb = types[q.b];
     const uint32_t lo = std::min(ta, tb);
     const uint32_t hi = std::max(ta, tb);
     if (cpu::isMeshType(static_cast<GeometryType>(hi))) {

@@ -233,6 +233,7 @@ const PairType kLanePairs[] = {
     {GeometryType::kSphere, GeometryType::kOrientedBox, "sphere-box"},
     {GeometryType::kSphere, GeometryType::kPlane, "sphere-plane"},
     {GeometryType::kCapsule, GeometryType::kCapsule, "capsule-capsule"},
+    {GeometryType::kCapsule, GeometryType::kCylinder, "capsule-cylinder"},
     {GeometryType::kCylinder, GeometryType::kPlane, "cylinder-plane"},
     {GeometryType::kCapsule, GeometryType::kPlane, "capsule-plane"},
     {GeometryType::kOrientedBox, GeometryType::kPlane, "box-plane"},
