@@ -48,7 +48,7 @@ void scanPass() {
     counts.contacts = total;
     counts.written = written;
     counts.overflow = total > pc.capacity ? 1u : 0u;
-    counts.pad = 0u;
+    if (pc.meshPairCount == 0u) counts.candidatesMissing = 0u;  // else the mesh pairs' SCAN's
     uint size = max(pc.indirectGroupSize, 1u);
     counts.dispatch = uvec4(written / size + (written % size != 0u ? 1u : 0u), 1u, 1u, 0u);
   }

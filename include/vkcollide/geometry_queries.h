@@ -37,9 +37,11 @@
 // tetrahedron), the same contacts in the same order. Mesh against mesh on Vulkan (static
 // surface-surface, surface-line, line-line, a line mesh against itself, line-tetrahedral; not a closed
 // surface mesh, whose vertex pass stays on the CPU, nor a tetrahedral mesh against a surface or
-// tetrahedral mesh): one work item per pair of cells, each testing the CPU's candidate box, so the
-// same contacts in the same order (no device BVH yet: the work grows with the product of the cell
-// counts).
+// tetrahedral mesh): the candidate pairs of cells (the CPU's candidate box) found through one device
+// BVH over the meshes' cells, one work item per candidate pair, so the same contacts in the same
+// order; the work grows with the candidates, not the product of the cell counts. Candidates past a
+// query's room are counted in GeometryQueryCounts::candidatesMissing (see
+// GeometryQueryStageCreateInfo::maxCandidates); this function then reruns with room for them.
 // Continuous (kContinuous, "Continuous mesh queries" in docs/geometry-queries.md): LineMesh vs
 // LineMesh (two meshes or one against itself: segments sharing a vertex skipped) and SurfaceMesh vs
 // PointSet, every vertex and point moving from input.previousPoints to input.points, conservative (no
@@ -332,6 +334,10 @@ struct GeometryQueryCounts {
   uint32_t contacts = 0;  // contacts found (all queries)
   uint32_t written = 0;   // contacts written: min(contacts, capacity)
   bool overflow = false;  // contacts > capacity: the output holds the first `written` contacts in order
+  // Vulkan only: mesh-mesh candidate pairs of cells that did not fit their queries' slots
+  // (GeometryQueryStageCreateInfo::maxCandidates) and were not evaluated; their contacts are missing.
+  // queryGeometries sizes its own stage again and reruns when it is not 0: it returns 0.
+  uint32_t candidatesMissing = 0;
 };
 
 // Checks everything queryGeometries* reads (input.trees included, see GeometryQueryTrees). Errors
@@ -409,7 +415,7 @@ struct GeometryQueryDeviceCounts {
   uint32_t contacts = 0;
   uint32_t written = 0;
   uint32_t overflow = 0;  // 1 when contacts > capacity
-  uint32_t pad = 0;
+  uint32_t candidatesMissing = 0;  // mesh-mesh candidate pairs past their queries' slots (maxCandidates)
   uint32_t dispatchX = 0;
   uint32_t dispatchY = 0;
   uint32_t dispatchZ = 0;
@@ -435,6 +441,15 @@ struct GeometryQueryStageCreateInfo {
   uint32_t maxSlots = 0;
   uint32_t framesInFlight = 1;  // 1..kMaxFramesInFlight sets of buffers
   uint32_t maxCells = 0;        // mesh cell entries (uint32 vertex numbers) per record in the stage's own cell buffer
+  // Static mesh-mesh queries (surface-surface, surface-line, line-line, line-tetrahedral) find their
+  // candidate pairs of cells (boxes overlapping) through one tree built on the device over the cells
+  // of the record's meshes of such queries, each mesh once: maxMeshPairCells bounds those cells (0:
+  // maxCells / 2, every mesh cell). A mesh-mesh query has one slot per candidate pair: min(nX * nY,
+  // max(maxCandidates, nX)) slots (nX, nY: its meshes' cells, X the first of the canonical order),
+  // counted in maxSlots; 0: nX * nY (every pair of cells fits). Candidates past a query's slots are
+  // not evaluated: GeometryQueryCounts::candidatesMissing (GeometryQueryDeviceCounts) counts them.
+  uint32_t maxMeshPairCells = 0;
+  uint32_t maxCandidates = 0;
 };
 
 // Where a record writes. A null buffer: the stage's own (elementsABuffer() etc.), of maxContacts
@@ -491,14 +506,18 @@ struct GeometryQueryRecordInfo {
 // geometries, previous poses, queries, the slot layout and the arrays given in host memory) and copies
 // into device buffers inside the host's command buffer, scratch (slot ranks, tile sums) and the
 // stage's own outputs. A frame's upload buffer is rewritten by its next record(): record a frame
-// again only after its previous submission completed (the usual frames-in-flight rule).
+// again only after its previous submission completed (the usual frames-in-flight rule). A record with
+// static mesh-mesh queries also builds a BVH over their meshes' cells (maxMeshPairCells) and writes
+// each query's candidate pairs of cells into its slots (maxCandidates) before evaluating them: a
+// fixed number of dispatches more, whatever the queries and cells.
 class GeometryQueryStage {
  public:
   static Result<std::unique_ptr<GeometryQueryStage>> create(Context& context, const GeometryQueryStageCreateInfo& info);
   static Result<MemoryRequirements> memoryRequirements(const Context& context, const GeometryQueryStageCreateInfo& info);
   ~GeometryQueryStage();
 
-  // The stage has no static tables: nothing to record (kept for the stages' common shape).
+  // The stage has no static tables: nothing to record (kept for the stages' common shape; it records
+  // the embedded BVH stage's, which has none either).
   Status recordUpload(VkCommandBuffer commandBuffer);
   // Records one batch: the upload's copies, then the passes. Validates first (geometries, previous
   // poses, queries, ranges against the arrays' counts, state entries, sizes against the stage's

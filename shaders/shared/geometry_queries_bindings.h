@@ -66,7 +66,7 @@ struct GeomCounts {
   uint contacts;  // contacts found
   uint written;   // min(contacts, capacity)
   uint overflow;  // 1 when contacts > capacity
-  uint pad;
+  uint candidatesMissing;  // mesh-mesh candidate pairs past their queries' slots (geometry_queries_mesh_pairs.h)
   uvec4 dispatch;  // x = ceil(written / indirectGroupSize), y = z = 1; w = 0
 };
 VKC_CHECK_LAYOUT(GeomCounts, 32);
@@ -87,9 +87,9 @@ struct GeomStagePush {
   uint stateCount;
   uint moving;             // 1: prevGeometries holds the poses at the step's start; 0: the geometries are static
   uint cellCount;          // entries of the cells buffer
-  uint pad0;
-  uint pad1;
-  uint pad2;
+  uint meshPairCount;  // mesh-mesh queries with candidates (geometry_queries_mesh_pairs.h)
+  uint meshCount;      // their meshes (each once in the tree)
+  uint treeCellCount;  // the tree's cells: the meshes' cells
 };
 VKC_CHECK_LAYOUT(GeomStagePush, 64);
 
