@@ -839,9 +839,11 @@ Result<GeometryQueryCounts> queryGeometries(Backend backend, Context* context, c
   VKC_TRY(validateOutput(input, output));
   VKC_TRY(cpu::refuseMeshQueriesOnVulkan(input));
   if (context == nullptr) return invalid("queryGeometries: the Vulkan backend needs a context");
-  // The mesh-mesh queries' candidate pairs: a first guess of 16 per cell of the largest pair's meshes;
-  // when some did not fit, a second run with room for them (candidatesMissing: the sum of every
-  // query's shortfall, so each query's slots grow by at least its own).
+  // The mesh-mesh queries' candidate pairs: a first guess of one per cell of the largest pair's
+  // meshes (a slot costs a work item whether it holds a candidate or not: on lavapipe about as much
+  // as an evaluated pair); when some did not fit, a second run with room for them
+  // (candidatesMissing: the sum of every query's shortfall, so each query's slots grow by at least
+  // its own).
   uint64_t meshCells = 0, largestPair = 0;
   for (const Geometry& g : input.geometries) {
     if (gpu::geomIsMesh(static_cast<uint32_t>(g.type))) meshCells += static_cast<uint64_t>(g.p2.y);
@@ -854,7 +856,7 @@ Result<GeometryQueryCounts> queryGeometries(Backend backend, Context* context, c
     largestPair = std::max(largestPair, static_cast<uint64_t>(input.geometries[q.a].p2.y) +
                                             static_cast<uint64_t>(input.geometries[q.b].p2.y));
   }
-  uint64_t candidates = std::max<uint64_t>(16 * largestPair, 1024);
+  uint64_t candidates = std::max<uint64_t>(largestPair, 1024);
   for (int attempt = 0;; ++attempt) {
     const uint64_t slots = detail::geometrySlotLayout(input.geometries, input.queries, candidates).slotCount;
     GeometryQueryStageCreateInfo info;
