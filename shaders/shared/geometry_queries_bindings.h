@@ -29,7 +29,9 @@
 //          capacity; a continuous slot's new persistent state is stored (the count pass only reads
 //          the state). RANGES: query q's range is {E(first_q), E(end_q) - E(first_q)} (E(slotCount) =
 //          contacts).
-// The atomics only set bits: the order of the contacts is the slots'.
+// The atomics only set bits: the order of the contacts is the slots'. A batch with static mesh-mesh
+// queries records their candidate passes and the build of their tree before the COUNT level
+// (geometry_queries_mesh_pairs.h): a fixed number of dispatches more.
 #ifndef VKC_SHARED_GEOMETRY_QUERIES_BINDINGS_H
 #define VKC_SHARED_GEOMETRY_QUERIES_BINDINGS_H
 #include "common.h"
