@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cpu/geometry_queries_mesh.h"
+#include "cpu/geometry_queries_mesh_mesh_simd.h"
 #include "cpu/geometry_query_trees.h"
 #include "cpu/mesh_pair_walk.h"
 #include "shared/geometry_queries_mesh_mesh.h"
@@ -104,14 +105,44 @@ std::array<uint32_t, 2> edgeVertices(const uvec4& ids, uint32_t mask) {
   return {std::min(v[0], v[1]), std::max(v[0], v[1])};
 }
 
+// Drops from the candidate pairs of two surface meshes (in order) those that triTriIntersect rejects at
+// its plane-side step, tested in batches in SIMD lanes (triPlaneRejects, kCpuSimd): the survivors keep
+// their order, and a dropped pair is one for which geomTriTriContact returns no contact.
+void dropPlaneSeparated(const MeshView& x, const MeshView& y, std::vector<uint64_t>& pairs) {
+  TriPlaneBatch batch;
+  size_t kept = 0;
+  for (size_t first = 0; first < pairs.size(); first += kTriPlaneBatch) {
+    const uint32_t n = static_cast<uint32_t>(std::min<size_t>(kTriPlaneBatch, pairs.size() - first));
+    for (uint32_t i = 0; i < kTriPlaneBatch; ++i) {
+      const uint64_t k = pairs[first + std::min(i, n - 1)];  // the last pair repeated in the spare lanes
+      const uvec4 ix = x.ids(static_cast<uint32_t>(k >> 32)), iy = y.ids(static_cast<uint32_t>(k));
+      for (uint32_t c = 0; c < 3; ++c) {
+        const vec3 p = x.at(ix[c]), q = y.at(iy[c]);
+        for (int a = 0; a < 3; ++a) {
+          batch.v[c][a][i] = p[a];
+          batch.v[3 + c][a][i] = q[a];
+        }
+      }
+    }
+    const uint32_t rejected = triPlaneRejects(batch, n);
+    for (uint32_t i = 0; i < n; ++i) {
+      if (!((rejected >> i) & 1u)) pairs[kept++] = pairs[first + i];
+    }
+  }
+  pairs.resize(kept);
+}
+
 // Every cell cx of mesh xi in order, with the cells of mesh yi whose boxes overlap cx's in order:
 // contact(cx, ids of cx, corners of cx, cy, ids of cy, pair) fills pair and says whether to keep it.
+// planeTest (two surface meshes, kCpuSimd): the pairs that the triangle test rejects at its plane
+// step dropped first (dropPlaneSeparated).
 template <class Contact>
 void cellPairs(const MeshPairAccess& access, uint32_t xi, uint32_t yi, std::vector<MeshElementPair>& out,
-               const Contact& contact) {
+               const Contact& contact, bool planeTest = false) {
   const MeshView x(*access.in, xi), y(*access.in, yi);
   std::vector<uint64_t> pairs;
   candidatePairs(access, xi, yi, 0.0f, pairs);
+  if (planeTest && access.simd) dropPlaneSeparated(x, y, pairs);
   uint32_t last = ~0u;
   uvec4 ix(0u);
   vec3 p[4];
@@ -144,7 +175,8 @@ void surfaceSurface(const MeshPairAccess& access, uint32_t xi, uint32_t yi,
               if (kind != gpu::kGeomTriTriEdgeEdge) return kind != gpu::kGeomTriTriNone;
               const auto ex = edgeVertices(ix, edgeKey & 15u), ey = edgeVertices(iy, edgeKey >> 4);
               return edgePairs.insert({ex[0], ex[1], ey[0], ey[1]}).second;
-            });
+            },
+            /*planeTest=*/true);
 }
 
 void surfaceLine(const MeshPairAccess& access, uint32_t xi, uint32_t yi, std::vector<MeshElementPair>& out) {

@@ -1,0 +1,26 @@
+// Private (issue 17): the SIMD plane-side pre-test of triangle pairs for mesh against mesh on
+// kCpuSimd (src/cpu/geometry_queries_mesh_mesh.cpp). It computes, in float lanes and with the same
+// operations in the same order, the first step of tri_tri.h's triTriIntersect (shaders/shared/tri_tri.h):
+// the plane triangle (the fatter one, Q on a tie), its unit normal, the band, and the signed distances of
+// the other triangle's vertices to that plane; a pair is rejected exactly when triTriIntersect returns
+// there (no distance within the band and all three on one side). The values are bitwise those of the
+// scalar code (IEEE add, multiply, divide and square root, no contraction), so a rejected pair is one
+// that triTriIntersect rejects, and geomTriTriContact gives no contact for it. Degenerate pairs
+// (both triangles slivers) and non-finite ones are never rejected (the exact test decides).
+#pragma once
+
+#include <cstdint>
+
+namespace vkc::cpu {
+
+// Up to kTriPlaneBatch triangle pairs, structure of arrays: v[corner][axis][pair], corners 0..2 of P
+// (the first mesh's triangle) then 0..2 of Q.
+inline constexpr uint32_t kTriPlaneBatch = 16;
+struct TriPlaneBatch {
+  alignas(64) float v[6][3][kTriPlaneBatch];
+};
+
+// Bit i set: pair i (i < n) is one that triTriIntersect rejects at its plane-side step.
+uint32_t triPlaneRejects(const TriPlaneBatch& batch, uint32_t n);
+
+}  // namespace vkc::cpu
