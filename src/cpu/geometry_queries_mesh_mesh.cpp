@@ -106,8 +106,9 @@ std::array<uint32_t, 2> edgeVertices(const uvec4& ids, uint32_t mask) {
 }
 
 // Drops from the candidate pairs of two surface meshes (in order) those that triTriIntersect rejects at
-// its plane-side step, tested in batches in SIMD lanes (triPlaneRejects, kCpuSimd): the survivors keep
-// their order, and a dropped pair is one for which geomTriTriContact returns no contact.
+// its first two returns (all on one side of the plane; the crossing segment far outside an edge),
+// tested in batches in SIMD lanes (triPlaneRejects, kCpuSimd): the survivors keep their order, and a
+// dropped pair is one for which geomTriTriContact returns no contact.
 void dropPlaneSeparated(const MeshView& x, const MeshView& y, std::vector<uint64_t>& pairs) {
   TriPlaneBatch batch;
   size_t kept = 0;
@@ -134,8 +135,8 @@ void dropPlaneSeparated(const MeshView& x, const MeshView& y, std::vector<uint64
 
 // Every cell cx of mesh xi in order, with the cells of mesh yi whose boxes overlap cx's in order:
 // contact(cx, ids of cx, corners of cx, cy, ids of cy, pair) fills pair and says whether to keep it.
-// planeTest (two surface meshes, kCpuSimd): the pairs that the triangle test rejects at its plane
-// step dropped first (dropPlaneSeparated).
+// planeTest (two surface meshes, kCpuSimd): the pairs that the triangle test rejects at its first
+// two returns dropped first (dropPlaneSeparated).
 template <class Contact>
 void cellPairs(const MeshPairAccess& access, uint32_t xi, uint32_t yi, std::vector<MeshElementPair>& out,
                const Contact& contact, bool planeTest = false) {

@@ -1,5 +1,5 @@
-// Highway SIMD plane-side pre-test of triangle pairs (src/cpu/geometry_queries_mesh_mesh_simd.h),
-// compiled once per target and chosen at run time: triTriIntersect's steps up to its first return
+// Highway SIMD pre-test of triangle pairs (src/cpu/geometry_queries_mesh_mesh_simd.h), compiled
+// once per target and chosen at run time: triTriIntersect's steps up to its first two returns
 // (shaders/shared/tri_tri.h), lane by lane, each operation the scalar code's in the same order (glm's
 // dot: (x * x' + y * y') + z * z'; cross: (y z' - y' z, z x' - z' x, x y' - x' y)).
 #include "cpu/geometry_queries_mesh_mesh_simd.h"
@@ -94,14 +94,45 @@ uint32_t TriPlaneRejects(const TriPlaneBatch& batch, uint32_t n) {
     const V band = hn::Mul(hn::Set(d, gpu::kTriTriTolerance), hn::Add(S, hn::Div(hn::Mul(l2B, R), areaB)));
     auto far = hn::And(finite, plane);
     auto pos = far, neg = far;
+    V dist[3];
     for (int i = 0; i < 3; ++i) {
-      const V di = dot(nb, a[i]);  // a[i] - b0 with b0 = 0: a[i] itself
-      far = hn::And(far, hn::Gt(hn::Abs(di), band));
-      pos = hn::And(pos, hn::Gt(di, zero));
-      neg = hn::And(neg, hn::Lt(di, zero));
+      dist[i] = dot(nb, a[i]);  // a[i] - b0 with b0 = 0: a[i] itself
+      far = hn::And(far, hn::Gt(hn::Abs(dist[i]), band));
+      pos = hn::And(pos, hn::Gt(dist[i], zero));
+      neg = hn::And(neg, hn::Lt(dist[i], zero));
+    }
+    // The second return (triTriCore): no vertex within the band (so none on the plane) and the
+    // vertices on both sides: exactly two edges cross the plane, at s0 (the first crossing edge in
+    // order) and s1 (the second); the pair is rejected when both ends lie more than the band outside
+    // one edge of the plane triangle (crossingFar).
+    const auto crossing = hn::AndNot(hn::Or(pos, neg), far);
+    V3<V> at[3];
+    auto crosses = [&](int i) {
+      const int j = (i + 1) % 3;
+      return hn::Or(hn::And(hn::Lt(dist[i], zero), hn::Gt(dist[j], zero)),
+                    hn::And(hn::Gt(dist[i], zero), hn::Lt(dist[j], zero)));
+    };
+    for (int i = 0; i < 3; ++i) {
+      const int j = (i + 1) % 3;
+      const V t = hn::Div(dist[i], hn::Sub(dist[i], dist[j]));
+      const V3<V> e = sub(a[j], a[i]);
+      at[i] = {hn::Add(a[i].x, hn::Mul(e.x, t)), hn::Add(a[i].y, hn::Mul(e.y, t)), hn::Add(a[i].z, hn::Mul(e.z, t))};
+    }
+    const V3<V> s0 = select(crosses(0), at[0], at[1]), s1 = select(crosses(2), at[2], at[1]);
+    const V3<V> bv[3] = {{zero, zero, zero}, b1, b2};
+    auto outside = hn::Lt(zero, zero);  // none
+    const V minusBand = hn::Neg(band);
+    for (int k = 0; k < 3; ++k) {
+      const V3<V> mk = cross(nb, sub(bv[(k + 1) % 3], bv[k]));
+      const V len = hn::Sqrt(dot(mk, mk));
+      const auto some = hn::Gt(len, zero);
+      const V3<V> m = {hn::IfThenElseZero(some, hn::Div(mk.x, len)), hn::IfThenElseZero(some, hn::Div(mk.y, len)),
+                       hn::IfThenElseZero(some, hn::Div(mk.z, len))};
+      const V sa = dot(m, sub(s0, bv[k])), sb = dot(m, sub(s1, bv[k]));
+      outside = hn::Or(outside, hn::And(hn::Lt(sa, minusBand), hn::Lt(sb, minusBand)));
     }
     uint8_t bits[8] = {};
-    hn::StoreMaskBits(d, hn::And(far, hn::Or(pos, neg)), bits);
+    hn::StoreMaskBits(d, hn::Or(hn::And(far, hn::Or(pos, neg)), hn::And(crossing, outside)), bits);
     const uint32_t m = static_cast<uint32_t>(bits[0]) | (static_cast<uint32_t>(bits[1]) << 8);
     rejected |= (lanes >= 16 ? m : m & ((1u << lanes) - 1u)) << off;
   }

@@ -1,12 +1,15 @@
-// Private (issue 17): the SIMD plane-side pre-test of triangle pairs for mesh against mesh on
-// kCpuSimd (src/cpu/geometry_queries_mesh_mesh.cpp). It computes, in float lanes and with the same
-// operations in the same order, the first step of tri_tri.h's triTriIntersect (shaders/shared/tri_tri.h):
-// the plane triangle (the fatter one, Q on a tie), its unit normal, the band, and the signed distances of
-// the other triangle's vertices to that plane; a pair is rejected exactly when triTriIntersect returns
-// there (no distance within the band and all three on one side). The values are bitwise those of the
-// scalar code (IEEE add, multiply, divide and square root, no contraction), so a rejected pair is one
-// that triTriIntersect rejects, and geomTriTriContact gives no contact for it. Degenerate pairs
-// (both triangles slivers) and non-finite ones are never rejected (the exact test decides).
+// Private (issue 17): the SIMD pre-test of triangle pairs for mesh against mesh on kCpuSimd
+// (src/cpu/geometry_queries_mesh_mesh.cpp). It computes, in float lanes and with the same operations
+// in the same order, triTriIntersect's steps up to its first two returns (shaders/shared/tri_tri.h):
+// the plane triangle (the fatter one, Q on a tie), its unit normal, the band, the signed distances of
+// the other triangle's vertices to that plane (1: none within the band and all on one side), and,
+// when none is within the band and they lie on both sides, the segment where the other triangle
+// crosses the plane and its ends' distances to the plane triangle's three edges (2: both ends more
+// than the band outside one edge, crossingFar). A pair is rejected exactly when triTriIntersect
+// returns there with no intersection. The values are bitwise those of the scalar code (IEEE add,
+// multiply, divide and square root, no contraction), so a rejected pair is one that triTriIntersect
+// rejects, and geomTriTriContact gives no contact for it. Degenerate pairs (both triangles slivers),
+// non-finite ones and every other case are never rejected (the exact test decides).
 #pragma once
 
 #include <cstdint>
@@ -20,7 +23,7 @@ struct TriPlaneBatch {
   alignas(64) float v[6][3][kTriPlaneBatch];
 };
 
-// Bit i set: pair i (i < n) is one that triTriIntersect rejects at its plane-side step.
+// Bit i set: pair i (i < n) is one that triTriIntersect rejects at its first or second return.
 uint32_t triPlaneRejects(const TriPlaneBatch& batch, uint32_t n);
 
 }  // namespace vkc::cpu

@@ -101,7 +101,12 @@ TEST(MeshMeshSimd, WideWalkFindsTheScalarWalksPairs) {
 
 // Random, grid, coplanar, shared-edge, shared-vertex, vertex-on-plane, sliver and near-coplanar pairs,
 // and pairs far apart on both planes (kApart).
-enum Family { kRandom, kGrid, kCoplanar, kSharedEdge, kSharedVertex, kOnPlane, kSliver, kNearCoplanar, kApart, kFamilies };
+// kEdgeGraze: Q crosses P's plane along a line that passes within 1e-7..1e-3 (either side) of an
+// edge of P (the crossing segment's clip against the plane triangle's edges, triTriCore's second return).
+enum Family {
+  kRandom, kGrid, kCoplanar, kSharedEdge, kSharedVertex, kOnPlane, kSliver, kNearCoplanar, kApart, kEdgeGraze,
+  kFamilies
+};
 
 // Whether both triangles are well shaped (twice the area / longest edge^2 > 0.05) and each lies more
 // than 0.01 to one side of the other's plane (in double): far beyond triTriIntersect's band (at most
@@ -161,6 +166,17 @@ TEST(MeshMeshSimd, PlanePreTestRejectsOnlyWhatTheExactTestRejects) {
         for (vec3& v : p) v = vec3(v.x, v.y, -0.5f + 0.05f * v.z);
         for (vec3& v : q) v = vec3(v.x, v.y, 0.5f + 0.05f * v.z);
         break;
+      case kEdgeGraze: {
+        const vec3 n = glm::normalize(glm::cross(p[1] - p[0], p[2] - p[0]));
+        vec3 out = glm::normalize(glm::cross(p[1] - p[0], n));
+        if (glm::dot(out, p[2] - p[0]) > 0.0f) out = -out;
+        const vec3 c = p[0] + (p[1] - p[0]) * (0.5f * (u(rng) + 1.0f));
+        const float delta = (u(rng) < 0.0f ? -1.0f : 1.0f) * std::pow(10.0f, -7.0f + 4.0f * 0.5f * (u(rng) + 1.0f));
+        q[0] = c + n * 0.5f + out * delta;
+        q[1] = c - n * 0.5f + out * delta + (p[1] - p[0]) * (0.3f * u(rng));
+        q[2] = c + out * (delta + 0.5f) + n * (0.1f * u(rng));
+        break;
+      }
       default: break;
     }
     pairs.push_back({p[0], p[1], p[2], q[0], q[1], q[2]});
