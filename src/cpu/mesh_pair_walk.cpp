@@ -58,18 +58,19 @@ void emptyBox(float box[6]) {
   for (int k = 0; k < 3; ++k) box[k] = 3.4e38f, box[3 + k] = -3.4e38f;
 }
 
-void growBox(float box[6], const float* b) {
+inline void growBox(float box[6], const float* b) {
   for (int k = 0; k < 3; ++k) {
     box[k] = b[k] < box[k] ? b[k] : box[k];
     box[3 + k] = b[3 + k] > box[3 + k] ? b[3 + k] : box[3 + k];
   }
 }
 
-// Splits cells ids[begin, end) (at least two) in two, returns the first of the second half: the plane
-// of least binned surface-area cost (kBins bins of the cells' centres per axis); a group whose
-// centres coincide, or whose best plane leaves a side empty, is halved by its order.
+// Splits cells ids[begin, end) (at least two) in two, returns the first of the second half: on the
+// axis where the cells' centres spread most, the plane of least binned surface-area cost (kBins bins
+// of the centres); a group whose centres coincide, or whose best plane leaves a side empty, is halved
+// by its order.
 uint32_t splitCells(const PairWalkTree& t, std::vector<uint32_t>& ids, uint32_t begin, uint32_t end) {
-  constexpr int kBins = 12;
+  constexpr int kBins = 16;
   float clo[3] = {3.4e38f, 3.4e38f, 3.4e38f}, chi[3] = {-3.4e38f, -3.4e38f, -3.4e38f};
   for (uint32_t i = begin; i < end; ++i) {
     const float* b = &t.cells[6 * static_cast<size_t>(ids[i])];
@@ -79,9 +80,13 @@ uint32_t splitCells(const PairWalkTree& t, std::vector<uint32_t>& ids, uint32_t 
       chi[k] = c > chi[k] ? c : chi[k];
     }
   }
+  int axis = 0;
+  for (int k = 1; k < 3; ++k) {
+    if (chi[k] - clo[k] > chi[axis] - clo[axis]) axis = k;
+  }
   int bestAxis = -1, bestBin = 0;
   float bestCost = 3.4e38f;
-  for (int k = 0; k < 3; ++k) {
+  for (int k = axis; k == axis; ++k) {
     if (!(chi[k] > clo[k])) continue;
     const float scale = kBins / (chi[k] - clo[k]);
     float boxes[kBins][6];
