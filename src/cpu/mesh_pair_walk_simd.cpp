@@ -17,66 +17,56 @@ HWY_BEFORE_NAMESPACE();
 namespace vkc::cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// A stack entry's side: a wide node's index in bits 0..27 and, in bits 28..31, the mask of its children
+// taken (0: all).
+constexpr uint32_t kWideMaskShift = 28;
+constexpr uint32_t kWideIndexMask = (1u << kWideMaskShift) - 1u;
+
 bool PairWalk(const PairWalkTree& x, const PairWalkTree& y, float thickness, std::vector<uint64_t>& stack,
               std::vector<uint64_t>& pairs) {
   const hn::CappedTag<float, 16> d;
   const size_t lanes = hn::Lanes(d);
-  if (lanes < 4 || x.wide.empty() || y.wide.empty()) return false;
+  if (lanes < 4 || x.wide.empty() || y.wide.empty() || x.wide.size() > kWideIndexMask ||
+      y.wide.size() > kWideIndexMask) {
+    return false;
+  }
   const size_t chunks = 16 / lanes;  // vectors per step: 1, 2 or 4
   // X's child of lane l in chunk c: (c * lanes + l) / 4, from a node's four boxes duplicated into every
   // 128-bit block (LoadDup128), where Y's child l % 4 already sits.
   HWY_ALIGN int32_t xIdx[16];
   for (int l = 0; l < 16; ++l) xIdx[l] = l >> 2;
-  // Lanes of the child pairs that exist with nx children of X and ny of Y: valid[nx - 1][ny - 1].
-  uint32_t valid[4][4];
-  for (uint32_t nx = 1; nx <= 4; ++nx) {
-    for (uint32_t ny = 1; ny <= 4; ++ny) {
-      uint32_t m = 0;
-      for (uint32_t l = 0; l < 16; ++l) m |= ((l >> 2) < nx && (l & 3) < ny) ? 1u << l : 0u;
-      valid[nx - 1][ny - 1] = m;
+  // Lanes of X's children in mask m (rows) and of Y's (columns).
+  uint32_t rows[16], cols[16];
+  for (uint32_t m = 0; m < 16; ++m) {
+    rows[m] = cols[m] = 0;
+    for (uint32_t l = 0; l < 16; ++l) {
+      rows[m] |= ((m >> (l >> 2)) & 1u) << l;
+      cols[m] |= ((m >> (l & 3)) & 1u) << l;
     }
   }
   const auto key = [](uint32_t a, uint32_t b) { return (static_cast<uint64_t>(a) << 32) | b; };
   const auto t = hn::Set(d, thickness), eps = hn::Set(d, 1e-5f);
-  stack.assign(1, key(0, 0));  // the wide roots
+  stack.assign(1, key(0, 0));  // the wide roots, every child
   while (!stack.empty()) {
     const uint64_t top = stack.back();
     stack.pop_back();
     const uint32_t a = static_cast<uint32_t>(top >> 32), b = static_cast<uint32_t>(top);
-    const bool aCell = (a & kBvhLeafBit) != 0, bCell = (b & kBvhLeafBit) != 0;  // not both
-    // Y's side, the same in every chunk.
-    decltype(hn::Zero(d)) yl[3], yh[3];
-    uint32_t ny = 1;
-    const uint32_t* yRefs = &b;
-    if (bCell) {
-      const float* c = &y.cells[6 * static_cast<size_t>(b & ~kBvhLeafBit)];
-      for (int k = 0; k < 3; ++k) yl[k] = hn::Set(d, c[k]), yh[k] = hn::Set(d, c[3 + k]);
-    } else {
-      const PairWalkNode4& n = y.wide[b];
-      for (int k = 0; k < 3; ++k) yl[k] = hn::LoadDup128(d, n.lo[k]), yh[k] = hn::LoadDup128(d, n.hi[k]);
-      ny = n.count;
-      yRefs = n.child;
-    }
-    uint32_t nx = 1;
-    const uint32_t* xRefs = &a;
-    const PairWalkNode4* xn = nullptr;
-    if (!aCell) {
-      xn = &x.wide[a];
-      nx = xn->count;
-      xRefs = xn->child;
-    }
+    const PairWalkNode4& xn = x.wide[a & kWideIndexMask];
+    const PairWalkNode4& yn = y.wide[b & kWideIndexMask];
+    // The children taken on each side: those in the entry's mask (none: every child).
+    const uint32_t xAll = (1u << xn.count) - 1u, yAll = (1u << yn.count) - 1u;
+    const uint32_t xm = (a >> kWideMaskShift) != 0 ? (a >> kWideMaskShift) : xAll;
+    const uint32_t ym = (b >> kWideMaskShift) != 0 ? (b >> kWideMaskShift) : yAll;
+    decltype(hn::Zero(d)) yl[3], yh[3];  // Y's side, the same in every chunk
+    for (int k = 0; k < 3; ++k) yl[k] = hn::LoadDup128(d, yn.lo[k]), yh[k] = hn::LoadDup128(d, yn.hi[k]);
     uint32_t keep = 0;
-    for (size_t c = 0; c < chunks && c * lanes < 4 * nx; ++c) {
+    for (size_t c = 0; c < chunks; ++c) {
+      if (((xm >> (c * lanes / 4)) & ((1u << (lanes / 4)) - 1u)) == 0) continue;  // no X child taken here
+      const auto idx = hn::SetTableIndices(d, xIdx + c * lanes);
       decltype(hn::Zero(d)) xl[3], xh[3];
-      if (aCell) {
-        const float* cb = &x.cells[6 * static_cast<size_t>(a & ~kBvhLeafBit)];
-        for (int k = 0; k < 3; ++k) xl[k] = hn::Set(d, cb[k]), xh[k] = hn::Set(d, cb[3 + k]);
-      } else {
-        const auto idx = hn::SetTableIndices(d, xIdx + c * lanes);
-        for (int k = 0; k < 3; ++k) {
-          xl[k] = hn::TableLookupLanes(hn::LoadDup128(d, xn->lo[k]), idx);
-          xh[k] = hn::TableLookupLanes(hn::LoadDup128(d, xn->hi[k]), idx);
-        }
+      for (int k = 0; k < 3; ++k) {
+        xl[k] = hn::TableLookupLanes(hn::LoadDup128(d, xn.lo[k]), idx);
+        xh[k] = hn::TableLookupLanes(hn::LoadDup128(d, xn.hi[k]), idx);
       }
       // X's reach per lane (pairWalkReach), then apart where one box ends before the other starts.
       auto scale = t;
@@ -96,16 +86,32 @@ bool PairWalk(const PairWalkTree& x, const PairWalkTree& y, float thickness, std
       const uint32_t m = static_cast<uint32_t>(bits[0]) | (static_cast<uint32_t>(bits[1]) << 8);
       keep |= (m & ((lanes == 16 ? 0x10000u : 1u << lanes) - 1u)) << (c * lanes);
     }
-    keep &= valid[nx - 1][ny - 1];
+    keep &= rows[xm] & cols[ym];
+    // Overlapping child pairs: two cells a result, two nodes a pair to walk; a cell of X against a
+    // node of Y is walked as X's node restricted to its cells that overlap that node (one entry per
+    // node of Y), and a node of X against cells of Y the same way.
+    uint32_t cellsOfX[4] = {0, 0, 0, 0}, cellsOfY[4] = {0, 0, 0, 0};
     while (keep != 0) {
       const uint32_t l = static_cast<uint32_t>(__builtin_ctz(keep));
       keep &= keep - 1u;
-      const uint32_t xr = xRefs[l >> 2], yr = yRefs[l & 3];
-      if ((xr & yr & kBvhLeafBit) != 0) {  // two cells: a result
+      const uint32_t i = l >> 2, j = l & 3;
+      const uint32_t xr = xn.child[i], yr = yn.child[j];
+      const bool xCell = (xr & kBvhLeafBit) != 0, yCell = (yr & kBvhLeafBit) != 0;
+      if (xCell && yCell) {
         pairs.push_back(key(xr & ~kBvhLeafBit, yr & ~kBvhLeafBit));
+      } else if (xCell) {
+        cellsOfX[j] |= 1u << i;
+      } else if (yCell) {
+        cellsOfY[i] |= 1u << j;
       } else {
         stack.push_back(key(xr, yr));
       }
+    }
+    for (uint32_t j = 0; j < 4; ++j) {
+      if (cellsOfX[j] != 0) stack.push_back(key((a & kWideIndexMask) | (cellsOfX[j] << kWideMaskShift), yn.child[j]));
+    }
+    for (uint32_t i = 0; i < 4; ++i) {
+      if (cellsOfY[i] != 0) stack.push_back(key(xn.child[i], (b & kWideIndexMask) | (cellsOfY[i] << kWideMaskShift)));
     }
   }
   return true;
