@@ -45,6 +45,11 @@ bool PairWalk(const PairWalkTree& x, const PairWalkTree& y, float thickness, std
     }
   }
   const auto key = [](uint32_t a, uint32_t b) { return (static_cast<uint64_t>(a) << 32) | b; };
+  // A node about to be walked (an entry just pushed is the next one popped): both of its cache lines.
+  const auto prefetch = [](const PairWalkNode4& n) {
+    __builtin_prefetch(&n);
+    __builtin_prefetch(reinterpret_cast<const char*>(&n) + 64);
+  };
   const auto t = hn::Set(d, thickness), eps = hn::Set(d, 1e-5f);
   stack.assign(1, key(0, 0));  // the wide roots, every child
   while (!stack.empty()) {
@@ -105,13 +110,19 @@ bool PairWalk(const PairWalkTree& x, const PairWalkTree& y, float thickness, std
         cellsOfY[i] |= 1u << j;
       } else {
         stack.push_back(key(xr, yr));
+        prefetch(x.wide[xr]);
+        prefetch(y.wide[yr]);
       }
     }
     for (uint32_t j = 0; j < 4; ++j) {
-      if (cellsOfX[j] != 0) stack.push_back(key((a & kWideIndexMask) | (cellsOfX[j] << kWideMaskShift), yn.child[j]));
+      if (cellsOfX[j] == 0) continue;
+      stack.push_back(key((a & kWideIndexMask) | (cellsOfX[j] << kWideMaskShift), yn.child[j]));
+      prefetch(y.wide[yn.child[j]]);
     }
     for (uint32_t i = 0; i < 4; ++i) {
-      if (cellsOfY[i] != 0) stack.push_back(key(xn.child[i], (b & kWideIndexMask) | (cellsOfY[i] << kWideMaskShift)));
+      if (cellsOfY[i] == 0) continue;
+      stack.push_back(key(xn.child[i], (b & kWideIndexMask) | (cellsOfY[i] << kWideMaskShift)));
+      prefetch(x.wide[xn.child[i]]);
     }
   }
   return true;
