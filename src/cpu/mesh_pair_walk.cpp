@@ -65,15 +65,21 @@ inline void growBox(float box[6], const float* b) {
   }
 }
 
-// Splits cells ids[begin, end) (at least two) in two, returns the first of the second half: on the
+// A cell during the wide tree's build: its box (lo xyz, hi xyz) and number, moved with the partitions.
+struct BuildCell {
+  float box[6];
+  uint32_t id;
+};
+
+// Splits cells[begin, end) (at least two) in two, returns the first of the second half: on the
 // axis where the cells' centres spread most, the plane of least binned surface-area cost (kBins bins
 // of the centres); a group whose centres coincide, or whose best plane leaves a side empty, is halved
 // by its order.
-uint32_t splitCells(const PairWalkTree& t, std::vector<uint32_t>& ids, uint32_t begin, uint32_t end) {
+uint32_t splitCells(std::vector<BuildCell>& cells, uint32_t begin, uint32_t end) {
   constexpr int kBins = 16;
   float clo[3] = {3.4e38f, 3.4e38f, 3.4e38f}, chi[3] = {-3.4e38f, -3.4e38f, -3.4e38f};
   for (uint32_t i = begin; i < end; ++i) {
-    const float* b = &t.cells[6 * static_cast<size_t>(ids[i])];
+    const float* b = cells[i].box;
     for (int k = 0; k < 3; ++k) {
       const float c = b[k] + b[3 + k];
       clo[k] = c < clo[k] ? c : clo[k];
@@ -93,7 +99,7 @@ uint32_t splitCells(const PairWalkTree& t, std::vector<uint32_t>& ids, uint32_t 
     uint32_t counts[kBins] = {};
     for (auto& b : boxes) emptyBox(b);
     for (uint32_t i = begin; i < end; ++i) {
-      const float* b = &t.cells[6 * static_cast<size_t>(ids[i])];
+      const float* b = cells[i].box;
       const int bin = std::min(kBins - 1, static_cast<int>((b[k] + b[3 + k] - clo[k]) * scale));
       ++counts[bin];
       growBox(boxes[bin], b);
@@ -123,11 +129,11 @@ uint32_t splitCells(const PairWalkTree& t, std::vector<uint32_t>& ids, uint32_t 
   if (bestAxis >= 0) {
     const int k = bestAxis;
     const float scale = kBins / (chi[k] - clo[k]);
-    const auto mid = std::partition(ids.begin() + begin, ids.begin() + end, [&](uint32_t id) {
-      const float* b = &t.cells[6 * static_cast<size_t>(id)];
+    const auto mid = std::partition(cells.begin() + begin, cells.begin() + end, [&](const BuildCell& c) {
+      const float* b = c.box;
       return std::min(kBins - 1, static_cast<int>((b[k] + b[3 + k] - clo[k]) * scale)) <= bestBin;
     });
-    const auto m = static_cast<uint32_t>(mid - ids.begin());
+    const auto m = static_cast<uint32_t>(mid - cells.begin());
     if (m > begin && m < end) return m;
   }
   return begin + (end - begin) / 2;
@@ -138,8 +144,11 @@ uint32_t splitCells(const PairWalkTree& t, std::vector<uint32_t>& ids, uint32_t 
 // (a group of one cell: that cell). Its boxes are the unions of its cells' boxes: a node's box covers
 // every cell below it, as the binary tree's.
 void buildWide(PairWalkTree& t, uint32_t cellCount) {
-  std::vector<uint32_t> ids(cellCount);
-  for (uint32_t c = 0; c < cellCount; ++c) ids[c] = c;
+  std::vector<BuildCell> cells(cellCount);
+  for (uint32_t c = 0; c < cellCount; ++c) {
+    std::copy(&t.cells[6 * static_cast<size_t>(c)], &t.cells[6 * static_cast<size_t>(c)] + 6, cells[c].box);
+    cells[c].id = c;
+  }
   t.wide.assign(1, PairWalkNode4{});
   struct Task {
     uint32_t begin, end, node;
@@ -151,13 +160,13 @@ void buildWide(PairWalkTree& t, uint32_t cellCount) {
     uint32_t groups[5] = {task.begin, task.end, 0, 0, 0};
     uint32_t n = 1;
     if (task.end - task.begin > 1) {
-      const uint32_t m = splitCells(t, ids, task.begin, task.end);
+      const uint32_t m = splitCells(cells, task.begin, task.end);
       uint32_t g[5];
       uint32_t k = 0;
       g[k++] = task.begin;
-      if (m - task.begin > 1) g[k++] = splitCells(t, ids, task.begin, m);
+      if (m - task.begin > 1) g[k++] = splitCells(cells, task.begin, m);
       g[k++] = m;
-      if (task.end - m > 1) g[k++] = splitCells(t, ids, m, task.end);
+      if (task.end - m > 1) g[k++] = splitCells(cells, m, task.end);
       g[k] = task.end;
       n = k;
       std::copy(g, g + k + 1, groups);
@@ -169,9 +178,9 @@ void buildWide(PairWalkTree& t, uint32_t cellCount) {
       node.child[i] = kBvhNone;
       if (i < n) {
         emptyBox(box);
-        for (uint32_t j = groups[i]; j < groups[i + 1]; ++j) growBox(box, &t.cells[6 * static_cast<size_t>(ids[j])]);
+        for (uint32_t j = groups[i]; j < groups[i + 1]; ++j) growBox(box, cells[j].box);
         if (groups[i + 1] - groups[i] == 1) {
-          node.child[i] = kBvhLeafBit | ids[groups[i]];
+          node.child[i] = kBvhLeafBit | cells[groups[i]].id;
         } else {
           node.child[i] = static_cast<uint32_t>(t.wide.size());
           todo.push_back({groups[i], groups[i + 1], node.child[i]});
