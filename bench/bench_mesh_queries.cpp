@@ -62,6 +62,7 @@ struct Options : CommonOptions {
   bool vulkan = true;
   bool fcl = true;
   bool threadTime = false;  // --thread-time: CPU and FCL rows timed by the thread's CPU time
+  bool treesOnly = false;   // --trees-only: surface-surface rows with kept trees and FCL only
 };
 
 // Samples of one row: wall clock (sampleWall), or with --thread-time for a CPU or FCL row the
@@ -93,6 +94,8 @@ void usage(std::FILE* f) {
       "  --no-vulkan         CPU and FCL rows only\n"
       "  --no-fcl            no FCL rows\n"
       "  --thread-time       time the CPU and FCL rows by the thread's CPU time, not wall clock\n"
+      "  --trees-only        only the surface-surface rows with kept trees (simd+trees checked against\n"
+      "                      scalar+trees) and FCL's: no per-call, fcl+build, sphere or line rows\n"
       "  --reps R            timed repetitions per measurement, median reported (default 5)\n"
       "  --quick             a strided subset of 2000 triangles of the mesh, 2000 segments, 3 reps\n"
       "                      (smoke test)\n"
@@ -107,6 +110,7 @@ std::optional<Options> parseOptions(int argc, char** argv) {
     if (args.is("--no-vulkan")) return setFlag(o.vulkan, false);
     if (args.is("--no-fcl")) return setFlag(o.fcl, false);
     if (args.is("--thread-time")) return setFlag(o.threadTime, true);
+    if (args.is("--trees-only")) return setFlag(o.treesOnly, true);
     if (args.is("--mesh")) return taken(args.text(o.mesh));
     if (args.is("--segments")) {
       std::string list;
@@ -331,6 +335,7 @@ struct OurRows {
     std::optional<GeometryQueryTrees> kept;
     std::string keptNote;
     for (int slot = 0; slot < (trees ? 5 : 3); ++slot) {
+      if (o.treesOnly && slot < 3) continue;  // scalar+trees is then the reference
       Row row = proto;
       row.backend = names[slot];
       GeometryQueryInput input = plain;
@@ -366,16 +371,17 @@ struct OurRows {
           row.inner = w.inner;
           row.contacts = result.counts.contacts;
           lastPerCell[slot] = row.ms / units;
-          if (slot == 0) {
+          const char* refName = o.treesOnly ? "scalar+trees" : "cpu-scalar";
+          if (slot == (o.treesOnly ? 3 : 0)) {
             reference = std::move(result);
             haveReference = true;
           } else if (!haveReference) {
-            row.note = "not checked (cpu-scalar skipped)";
+            row.note = std::string("not checked (") + refName + " skipped)";
           } else if (!sameContacts(result, reference)) {
-            row.note = "DIFFERS from cpu-scalar";
+            row.note = std::string("DIFFERS from ") + refName;
             disagree = true;
           } else {
-            row.note = "bitwise equal to cpu-scalar";
+            row.note = std::string("bitwise equal to ") + refName;
           }
           if (slot >= 3) row.note = keptNote + row.note;
         }
@@ -441,7 +447,7 @@ int runBench(const Options& o) {
     std::vector<Row> levelRows;
     ours.run(pair.input(), proto, lastPerCell, levelRows, /*trees=*/true);
     double fclMs = 0;
-    for (int k = 0; k < 2 && fcl; ++k) {
+    for (int k = 0; k < (o.treesOnly ? 1 : 2) && fcl; ++k) {
       Row row = proto;
       row.backend = k == 0 ? "fcl" : "fcl+build";
       if (!ours.skipped(lastFclPerCell[k] * pair.triangles, row)) {
@@ -469,6 +475,7 @@ int runBench(const Options& o) {
       printRow(r);
       rows.push_back(r);
     }
+    if (o.treesOnly) continue;
     const Pair sphere = makeSpherePair(mesh);
     std::vector<Row> sphereRows;
     ours.run(sphere.input(), Row{"surface-sphere", level, sphere.triangles}, lastSpherePerCell, sphereRows);
@@ -478,7 +485,7 @@ int runBench(const Options& o) {
     }
   }
   double lastPerSegment[3] = {0, 0, 0};
-  for (const uint32_t n : o.segments) {
+  for (const uint32_t n : o.treesOnly ? std::vector<uint32_t>{} : o.segments) {
     const Pair strands = makeStrands(n, 77u + n);
     std::vector<Row> segmentRows;
     ours.run(strands.input(), Row{"line-line ccd", 0, n}, lastPerSegment, segmentRows);

@@ -356,8 +356,9 @@ Status validateOutput(const GeometryQueryInput& input, const GeometryQueryOutput
 // with SIMD lanes across the points, runs of consecutive static queries of one closed-form primitive
 // pair (sphere against sphere, capsule, cylinder, box or plane; capsule-capsule; capsule-cylinder;
 // capsule, cylinder or box against a plane; capsule-box and box-box, whose clipping stays per query)
-// with SIMD lanes
-// across the queries, two kept meshes' tree walk in lanes (mesh vs mesh), the rest scalar code: the
+// with SIMD lanes across the queries, two kept meshes' tree walk in lanes and a triangle pre-test in
+// lanes (mesh vs mesh: it drops only pairs the exact triangle test rejects, by the same operations),
+// the rest scalar code: the
 // same results as kCpuScalar, bit for bit. kVulkan is refused here (kUnsupported: use queryGeometries
 // or GeometryQueryStage). Validates the input and the output
 // first (validate, validateOutput): on error nothing is written, the state included. Elements of the

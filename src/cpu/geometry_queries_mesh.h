@@ -75,7 +75,7 @@ struct MeshElementPair {
 struct MeshPairAccess {
   const GeometryQueryInput* in = nullptr;
   bool bruteForce = false;  // the tests' oracle: every cell against every cell (through `cells`)
-  bool simd = false;        // kCpuSimd: the tandem walk's SIMD twin (the same candidate pairs)
+  bool simd = false;        // kCpuSimd: the SIMD tandem walk (the same candidate pairs) and triangle plane pre-test
   // The cells of mesh gi whose boxes overlap [lo, hi] (xyz), in cell order (the BVH's candidates,
   // or every cell with bruteForce: the same list).
   std::function<void(uint32_t gi, const float lo[3], const float hi[3], std::vector<uint32_t>& cells)> cells;

@@ -139,6 +139,14 @@ void fit(GeometryQueryTrees::Impl::Mesh& m, const GeometryQueryInput& in, bool b
     cpu::refitBvhValidated(b);
   }
   m.walk = cpu::pairWalkLayout(m.nodes, m.boxes);
+  m.corners.clear();
+  if (m.g.type == GeometryType::kSurfaceMesh) {
+    m.corners.resize(9 * static_cast<size_t>(r.count));
+    for (size_t e = 0; e < r.entries(); ++e) {
+      const Float4& p = m.points[in.cells[r.first + e]];
+      m.corners[3 * e] = p.x, m.corners[3 * e + 1] = p.y, m.corners[3 * e + 2] = p.z;
+    }
+  }
 }
 
 // `input` without its trees, for the validation of a build or refit.

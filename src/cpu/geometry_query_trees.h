@@ -24,6 +24,7 @@ struct GeometryQueryTrees::Impl {
     std::vector<Aabb> boxes;      // the cells' boxes
     std::vector<uint32_t> parents;
     cpu::PairWalkTree walk;  // the tandem walk's layout of the tree (src/cpu/mesh_pair_walk.h)
+    std::vector<float> corners;  // a surface mesh's triangles' corners (9 floats a cell: xyz of 0, 1, 2)
   };
   std::vector<Mesh> meshes;  // by geometry index, ascending
 

@@ -3,6 +3,8 @@
 // node's children against the cell) and pushing those that overlap, but a pair of two cells: a result.
 #include "cpu/mesh_pair_walk.h"
 
+#include <algorithm>
+
 namespace vkc::cpu {
 
 namespace {
@@ -44,6 +46,158 @@ inline void found(uint32_t a, uint32_t b, std::vector<uint64_t>& stack, std::vec
 
 }  // namespace
 
+namespace {
+
+// Half the surface area of a box (lo xyz, hi xyz).
+float halfArea(const float box[6]) {
+  const float x = box[3] - box[0], y = box[4] - box[1], z = box[5] - box[2];
+  return x * y + y * z + z * x;
+}
+
+void emptyBox(float box[6]) {
+  for (int k = 0; k < 3; ++k) box[k] = 3.4e38f, box[3 + k] = -3.4e38f;
+}
+
+inline void growBox(float box[6], const float* b) {
+  for (int k = 0; k < 3; ++k) {
+    box[k] = b[k] < box[k] ? b[k] : box[k];
+    box[3 + k] = b[3 + k] > box[3 + k] ? b[3 + k] : box[3 + k];
+  }
+}
+
+// A cell during the wide tree's build: its box (lo xyz, hi xyz) and number, moved with the partitions.
+struct BuildCell {
+  float box[6];
+  uint32_t id;
+};
+
+// Splits cells[begin, end) (at least two) in two, returns the first of the second half: on the
+// axis where the cells' centres spread most, the plane of least binned surface-area cost (kBins bins
+// of the centres); a group whose centres coincide, or whose best plane leaves a side empty, is halved
+// by its order.
+uint32_t splitCells(std::vector<BuildCell>& cells, uint32_t begin, uint32_t end) {
+  constexpr int kBins = 16;
+  float clo[3] = {3.4e38f, 3.4e38f, 3.4e38f}, chi[3] = {-3.4e38f, -3.4e38f, -3.4e38f};
+  for (uint32_t i = begin; i < end; ++i) {
+    const float* b = cells[i].box;
+    for (int k = 0; k < 3; ++k) {
+      const float c = b[k] + b[3 + k];
+      clo[k] = c < clo[k] ? c : clo[k];
+      chi[k] = c > chi[k] ? c : chi[k];
+    }
+  }
+  int axis = 0;
+  for (int k = 1; k < 3; ++k) {
+    if (chi[k] - clo[k] > chi[axis] - clo[axis]) axis = k;
+  }
+  int bestAxis = -1, bestBin = 0;
+  float bestCost = 3.4e38f;
+  for (int k = axis; k == axis; ++k) {
+    if (!(chi[k] > clo[k])) continue;
+    const float scale = kBins / (chi[k] - clo[k]);
+    float boxes[kBins][6];
+    uint32_t counts[kBins] = {};
+    for (auto& b : boxes) emptyBox(b);
+    for (uint32_t i = begin; i < end; ++i) {
+      const float* b = cells[i].box;
+      const int bin = std::min(kBins - 1, static_cast<int>((b[k] + b[3 + k] - clo[k]) * scale));
+      ++counts[bin];
+      growBox(boxes[bin], b);
+    }
+    float right[kBins][6];  // right[j]: bins j.. together
+    uint32_t rightCount[kBins];
+    emptyBox(right[kBins - 1]);
+    growBox(right[kBins - 1], boxes[kBins - 1]);
+    rightCount[kBins - 1] = counts[kBins - 1];
+    for (int j = kBins - 2; j >= 0; --j) {
+      std::copy(right[j + 1], right[j + 1] + 6, right[j]);
+      growBox(right[j], boxes[j]);
+      rightCount[j] = rightCount[j + 1] + counts[j];
+    }
+    float left[6];
+    emptyBox(left);
+    uint32_t leftCount = 0;
+    for (int j = 0; j + 1 < kBins; ++j) {  // bins 0..j left
+      growBox(left, boxes[j]);
+      leftCount += counts[j];
+      if (leftCount == 0 || rightCount[j + 1] == 0) continue;
+      const float cost = static_cast<float>(leftCount) * halfArea(left) +
+                         static_cast<float>(rightCount[j + 1]) * halfArea(right[j + 1]);
+      if (cost < bestCost) bestCost = cost, bestAxis = k, bestBin = j;
+    }
+  }
+  if (bestAxis >= 0) {
+    const int k = bestAxis;
+    const float scale = kBins / (chi[k] - clo[k]);
+    const auto mid = std::partition(cells.begin() + begin, cells.begin() + end, [&](const BuildCell& c) {
+      const float* b = c.box;
+      return std::min(kBins - 1, static_cast<int>((b[k] + b[3 + k] - clo[k]) * scale)) <= bestBin;
+    });
+    const auto m = static_cast<uint32_t>(mid - cells.begin());
+    if (m > begin && m < end) return m;
+  }
+  return begin + (end - begin) / 2;
+}
+
+// The wide tree (PairWalkNode4) built top down over the cells' boxes: a node's cells split in two
+// (splitCells), each half of more than one cell split once more, its up to four groups its children
+// (a group of one cell: that cell). Its boxes are the unions of its cells' boxes: a node's box covers
+// every cell below it, as the binary tree's.
+void buildWide(PairWalkTree& t, uint32_t cellCount) {
+  std::vector<BuildCell> cells(cellCount);
+  for (uint32_t c = 0; c < cellCount; ++c) {
+    std::copy(&t.cells[6 * static_cast<size_t>(c)], &t.cells[6 * static_cast<size_t>(c)] + 6, cells[c].box);
+    cells[c].id = c;
+  }
+  t.wide.assign(1, PairWalkNode4{});
+  struct Task {
+    uint32_t begin, end, node;
+  };
+  std::vector<Task> todo = {{0, cellCount, 0}};
+  while (!todo.empty()) {
+    const Task task = todo.back();
+    todo.pop_back();
+    uint32_t groups[5] = {task.begin, task.end, 0, 0, 0};
+    uint32_t n = 1;
+    if (task.end - task.begin > 1) {
+      const uint32_t m = splitCells(cells, task.begin, task.end);
+      uint32_t g[5];
+      uint32_t k = 0;
+      g[k++] = task.begin;
+      if (m - task.begin > 1) g[k++] = splitCells(cells, task.begin, m);
+      g[k++] = m;
+      if (task.end - m > 1) g[k++] = splitCells(cells, m, task.end);
+      g[k] = task.end;
+      n = k;
+      std::copy(g, g + k + 1, groups);
+    }
+    PairWalkNode4 node{};
+    node.count = n;
+    for (uint32_t i = 0; i < 4; ++i) {
+      float box[6] = {0, 0, 0, 0, 0, 0};
+      node.child[i] = kBvhNone;
+      if (i < n) {
+        emptyBox(box);
+        for (uint32_t j = groups[i]; j < groups[i + 1]; ++j) growBox(box, cells[j].box);
+        if (groups[i + 1] - groups[i] == 1) {
+          node.child[i] = kBvhLeafBit | cells[groups[i]].id;
+        } else {
+          node.child[i] = static_cast<uint32_t>(t.wide.size());
+          todo.push_back({groups[i], groups[i + 1], node.child[i]});
+          t.wide.emplace_back();
+        }
+      }
+      for (int k = 0; k < 3; ++k) {
+        node.lo[k][i] = box[k];
+        node.hi[k][i] = box[3 + k];
+      }
+    }
+    t.wide[task.node] = node;
+  }
+}
+
+}  // namespace
+
 PairWalkTree pairWalkLayout(std::span<const BvhNode> nodes, std::span<const Aabb> boxes) {
   PairWalkTree t;
   t.cells.resize(boxes.size() * 6);
@@ -78,6 +232,7 @@ PairWalkTree pairWalkLayout(std::span<const BvhNode> nodes, std::span<const Aabb
       }
     }
   }
+  if (!t.nodes.empty()) buildWide(t, static_cast<uint32_t>(boxes.size()));
   return t;
 }
 

@@ -22,13 +22,25 @@ struct PairWalkNode {
   uint32_t child[2];  // BVH references (kBvhLeafBit | cell, a node, or kBvhNone)
 };
 
+// A node of the tree collapsed to four children (the SIMD walk's): the binary tree's node and, while
+// it has fewer than four, the children of its child with the largest box (half surface area) in place
+// of that child. Its children's boxes per axis side by side; child: kBvhLeafBit | cell, a wide node's
+// index, or kBvhNone past `count`.
+struct alignas(16) PairWalkNode4 {
+  float lo[3][4];
+  float hi[3][4];
+  uint32_t child[4];
+  uint32_t count;  // children 1..4
+};
+
 struct PairWalkTree {
-  std::vector<PairWalkNode> nodes;  // one per BVH node (node 0 the root)
-  std::vector<float> cells;         // per cell its box: lo xyz, hi xyz
+  std::vector<PairWalkNode> nodes;   // one per BVH node (node 0 the root)
+  std::vector<PairWalkNode4> wide;   // the tree collapsed to four children a node (wide node 0 the root)
+  std::vector<float> cells;          // per cell its box: lo xyz, hi xyz
   bool empty() const { return nodes.empty(); }
 };
 
-// The layout of a tree (buildBvhCpu's nodes, the cells' boxes).
+// The layout of a tree (buildBvhCpu's nodes, the cells' boxes), both the binary and the wide one.
 PairWalkTree pairWalkLayout(std::span<const BvhNode> nodes, std::span<const Aabb> boxes);
 
 // The reach by which a box (lo, hi) of X is widened: thickness + 1e-5 * max(the box's largest
@@ -47,7 +59,9 @@ inline float pairWalkReach(const float lo[3], const float hi[3], float thickness
 // pairWalkReach with `thickness`), in walk order, appended to pairs; `stack` scratch.
 void pairWalk(const PairWalkTree& x, const PairWalkTree& y, float thickness, std::vector<uint64_t>& stack,
               std::vector<uint64_t>& pairs);
-// Its SIMD twin (src/cpu/mesh_pair_walk_simd.cpp, kCpuSimd): the same keys, in its own walk order.
+// Its SIMD twin (src/cpu/mesh_pair_walk_simd.cpp, kCpuSimd): the same keys, in its own walk order
+// (a tandem walk of the wide trees, up to 4 x 4 child pairs a step; the keys do not depend on the
+// trees' shapes, see the top of this file).
 void pairWalkSimd(const PairWalkTree& x, const PairWalkTree& y, float thickness, std::vector<uint64_t>& stack,
                   std::vector<uint64_t>& pairs);
 

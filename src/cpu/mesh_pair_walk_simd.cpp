@@ -1,8 +1,10 @@
 // Highway SIMD twin of the tandem walk (src/cpu/mesh_pair_walk.h), compiled once per target and
-// chosen at run time: each step tests its child pairs in four lanes at once (X's side in lanes 0, 0,
-// 1, 1 against Y's 0, 1, 0, 1; a cell fills all four lanes of its side), widening X's boxes in the
-// lanes with the scalar walk's operations in the same order (pairWalkReach: the same values), so
-// both walks find the same cell pairs. Targets with fewer than four float lanes run the scalar walk.
+// chosen at run time: a tandem walk of the trees collapsed to four children a node (PairWalkNode4),
+// each step testing up to 4 x 4 child pairs in float lanes (lane l: X's child l / 4 against Y's child
+// l % 4; 16, 8 or 4 lanes a vector; a cell stands alone on its side), widening X's boxes in the lanes
+// with the scalar walk's operations in the same order (pairWalkReach: the same values). A wide node's
+// children are nodes or cells of the binary tree, so the walk meets each pair of cells whose boxes
+// overlap exactly once, as the scalar walk. Targets with fewer than four float lanes run the scalar walk.
 #include "cpu/mesh_pair_walk.h"
 
 #ifdef VKC_HAVE_SIMD
@@ -15,70 +17,112 @@ HWY_BEFORE_NAMESPACE();
 namespace vkc::cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// A stack entry's side: a wide node's index in bits 0..27 and, in bits 28..31, the mask of its children
+// taken (0: all).
+constexpr uint32_t kWideMaskShift = 28;
+constexpr uint32_t kWideIndexMask = (1u << kWideMaskShift) - 1u;
+
 bool PairWalk(const PairWalkTree& x, const PairWalkTree& y, float thickness, std::vector<uint64_t>& stack,
               std::vector<uint64_t>& pairs) {
-  const hn::CappedTag<float, 4> d;
-  if (hn::Lanes(d) != 4) return false;
+  const hn::CappedTag<float, 16> d;
+  const size_t lanes = hn::Lanes(d);
+  if (lanes < 4 || x.wide.empty() || y.wide.empty() || x.wide.size() > kWideIndexMask ||
+      y.wide.size() > kWideIndexMask) {
+    return false;
+  }
+  const size_t chunks = 16 / lanes;  // vectors per step: 1, 2 or 4
+  // X's child of lane l in chunk c: (c * lanes + l) / 4, from a node's four boxes duplicated into every
+  // 128-bit block (LoadDup128), where Y's child l % 4 already sits.
+  HWY_ALIGN int32_t xIdx[16];
+  for (int l = 0; l < 16; ++l) xIdx[l] = l >> 2;
+  // Lanes of X's children in mask m (rows) and of Y's (columns).
+  uint32_t rows[16], cols[16];
+  for (uint32_t m = 0; m < 16; ++m) {
+    rows[m] = cols[m] = 0;
+    for (uint32_t l = 0; l < 16; ++l) {
+      rows[m] |= ((m >> (l >> 2)) & 1u) << l;
+      cols[m] |= ((m >> (l & 3)) & 1u) << l;
+    }
+  }
   const auto key = [](uint32_t a, uint32_t b) { return (static_cast<uint64_t>(a) << 32) | b; };
+  // A node about to be walked (an entry just pushed is the next one popped): both of its cache lines.
+  const auto prefetch = [](const PairWalkNode4& n) {
+    __builtin_prefetch(&n);
+    __builtin_prefetch(reinterpret_cast<const char*>(&n) + 64);
+  };
   const auto t = hn::Set(d, thickness), eps = hn::Set(d, 1e-5f);
-  HWY_ALIGN float xl[3][4], xh[3][4], yl[3][4], yh[3][4];
-  uint32_t xr[4], yr[4];
-  stack.assign(1, key(0, 0));
+  stack.assign(1, key(0, 0));  // the wide roots, every child
   while (!stack.empty()) {
     const uint64_t top = stack.back();
     stack.pop_back();
     const uint32_t a = static_cast<uint32_t>(top >> 32), b = static_cast<uint32_t>(top);
-    const bool aCell = (a & kBvhLeafBit) != 0, bCell = (b & kBvhLeafBit) != 0;  // not both: see below
-    if (aCell) {
-      const float* c = &x.cells[6 * static_cast<size_t>(a & ~kBvhLeafBit)];
+    const PairWalkNode4& xn = x.wide[a & kWideIndexMask];
+    const PairWalkNode4& yn = y.wide[b & kWideIndexMask];
+    // The children taken on each side: those in the entry's mask (none: every child).
+    const uint32_t xAll = (1u << xn.count) - 1u, yAll = (1u << yn.count) - 1u;
+    const uint32_t xm = (a >> kWideMaskShift) != 0 ? (a >> kWideMaskShift) : xAll;
+    const uint32_t ym = (b >> kWideMaskShift) != 0 ? (b >> kWideMaskShift) : yAll;
+    decltype(hn::Zero(d)) yl[3], yh[3];  // Y's side, the same in every chunk
+    for (int k = 0; k < 3; ++k) yl[k] = hn::LoadDup128(d, yn.lo[k]), yh[k] = hn::LoadDup128(d, yn.hi[k]);
+    uint32_t keep = 0;
+    for (size_t c = 0; c < chunks; ++c) {
+      if (((xm >> (c * lanes / 4)) & ((1u << (lanes / 4)) - 1u)) == 0) continue;  // no X child taken here
+      const auto idx = hn::SetTableIndices(d, xIdx + c * lanes);
+      decltype(hn::Zero(d)) xl[3], xh[3];
       for (int k = 0; k < 3; ++k) {
-        for (int l = 0; l < 4; ++l) xl[k][l] = c[k], xh[k][l] = c[3 + k];
+        xl[k] = hn::TableLookupLanes(hn::LoadDup128(d, xn.lo[k]), idx);
+        xh[k] = hn::TableLookupLanes(hn::LoadDup128(d, xn.hi[k]), idx);
       }
-      for (int l = 0; l < 4; ++l) xr[l] = a;
-    } else {
-      const PairWalkNode& n = x.nodes[a];
+      // X's reach per lane (pairWalkReach), then apart where one box ends before the other starts.
+      auto scale = t;
       for (int k = 0; k < 3; ++k) {
-        for (int l = 0; l < 4; ++l) xl[k][l] = n.lo[k][l >> 1], xh[k][l] = n.hi[k][l >> 1];
+        scale = hn::Max(scale, hn::Abs(xl[k]));
+        scale = hn::Max(scale, hn::Abs(xh[k]));
       }
-      for (int l = 0; l < 4; ++l) xr[l] = n.child[l >> 1];
-    }
-    if (bCell) {
-      const float* c = &y.cells[6 * static_cast<size_t>(b & ~kBvhLeafBit)];
-      for (int k = 0; k < 3; ++k) {
-        for (int l = 0; l < 4; ++l) yl[k][l] = c[k], yh[k][l] = c[3 + k];
+      const auto r = hn::Add(t, hn::Mul(eps, scale));
+      auto apart = hn::Lt(hn::Add(xh[0], r), yl[0]);
+      apart = hn::Or(apart, hn::Lt(yh[0], hn::Sub(xl[0], r)));
+      for (int k = 1; k < 3; ++k) {
+        apart = hn::Or(apart, hn::Lt(hn::Add(xh[k], r), yl[k]));
+        apart = hn::Or(apart, hn::Lt(yh[k], hn::Sub(xl[k], r)));
       }
-      for (int l = 0; l < 4; ++l) yr[l] = b;
-    } else {
-      const PairWalkNode& n = y.nodes[b];
-      for (int k = 0; k < 3; ++k) {
-        for (int l = 0; l < 4; ++l) yl[k][l] = n.lo[k][l & 1], yh[k][l] = n.hi[k][l & 1];
-      }
-      for (int l = 0; l < 4; ++l) yr[l] = n.child[l & 1];
+      uint8_t bits[8] = {};
+      hn::StoreMaskBits(d, hn::Not(apart), bits);
+      const uint32_t m = static_cast<uint32_t>(bits[0]) | (static_cast<uint32_t>(bits[1]) << 8);
+      keep |= (m & ((lanes == 16 ? 0x10000u : 1u << lanes) - 1u)) << (c * lanes);
     }
-    // X's reach per lane (pairWalkReach), then apart where one box ends before the other starts.
-    auto scale = t;
-    for (int k = 0; k < 3; ++k) {
-      scale = hn::Max(scale, hn::Abs(hn::Load(d, xl[k])));
-      scale = hn::Max(scale, hn::Abs(hn::Load(d, xh[k])));
-    }
-    const auto r = hn::Add(t, hn::Mul(eps, scale));
-    auto apart = hn::Lt(hn::Add(hn::Load(d, xh[0]), r), hn::Load(d, yl[0]));
-    apart = hn::Or(apart, hn::Lt(hn::Load(d, yh[0]), hn::Sub(hn::Load(d, xl[0]), r)));
-    for (int k = 1; k < 3; ++k) {
-      apart = hn::Or(apart, hn::Lt(hn::Add(hn::Load(d, xh[k]), r), hn::Load(d, yl[k])));
-      apart = hn::Or(apart, hn::Lt(hn::Load(d, yh[k]), hn::Sub(hn::Load(d, xl[k]), r)));
-    }
-    uint8_t bits[8] = {};
-    hn::StoreMaskBits(d, hn::Not(apart), bits);
-    // The distinct lanes: a cell's side repeats itself (X a cell: lanes 0, 1; Y a cell: lanes 0, 2).
-    const unsigned keep = bits[0] & (aCell ? 0x3u : (bCell ? 0x5u : 0xFu));
-    for (int l = 0; l < 4; ++l) {
-      if (!((keep >> l) & 1u) || xr[l] == kBvhNone || yr[l] == kBvhNone) continue;
-      if ((xr[l] & yr[l] & kBvhLeafBit) != 0) {  // two cells: a result
-        pairs.push_back(key(xr[l] & ~kBvhLeafBit, yr[l] & ~kBvhLeafBit));
+    keep &= rows[xm] & cols[ym];
+    // Overlapping child pairs: two cells a result, two nodes a pair to walk; a cell of X against a
+    // node of Y is walked as X's node restricted to its cells that overlap that node (one entry per
+    // node of Y), and a node of X against cells of Y the same way.
+    uint32_t cellsOfX[4] = {0, 0, 0, 0}, cellsOfY[4] = {0, 0, 0, 0};
+    while (keep != 0) {
+      const uint32_t l = static_cast<uint32_t>(__builtin_ctz(keep));
+      keep &= keep - 1u;
+      const uint32_t i = l >> 2, j = l & 3;
+      const uint32_t xr = xn.child[i], yr = yn.child[j];
+      const bool xCell = (xr & kBvhLeafBit) != 0, yCell = (yr & kBvhLeafBit) != 0;
+      if (xCell && yCell) {
+        pairs.push_back(key(xr & ~kBvhLeafBit, yr & ~kBvhLeafBit));
+      } else if (xCell) {
+        cellsOfX[j] |= 1u << i;
+      } else if (yCell) {
+        cellsOfY[i] |= 1u << j;
       } else {
-        stack.push_back(key(xr[l], yr[l]));
+        stack.push_back(key(xr, yr));
+        prefetch(x.wide[xr]);
+        prefetch(y.wide[yr]);
       }
+    }
+    for (uint32_t j = 0; j < 4; ++j) {
+      if (cellsOfX[j] == 0) continue;
+      stack.push_back(key((a & kWideIndexMask) | (cellsOfX[j] << kWideMaskShift), yn.child[j]));
+      prefetch(y.wide[yn.child[j]]);
+    }
+    for (uint32_t i = 0; i < 4; ++i) {
+      if (cellsOfY[i] == 0) continue;
+      stack.push_back(key(xn.child[i], (b & kWideIndexMask) | (cellsOfY[i] << kWideMaskShift)));
+      prefetch(x.wide[xn.child[i]]);
     }
   }
   return true;

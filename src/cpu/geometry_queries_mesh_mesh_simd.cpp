@@ -1,0 +1,162 @@
+// Highway SIMD pre-test of triangle pairs (src/cpu/geometry_queries_mesh_mesh_simd.h), compiled
+// once per target and chosen at run time: triTriIntersect's steps up to its first two returns
+// (shaders/shared/tri_tri.h), lane by lane, each operation the scalar code's in the same order (glm's
+// dot: (x * x' + y * y') + z * z'; cross: (y z' - y' z, z x' - z' x, x y' - x' y)).
+#include "cpu/geometry_queries_mesh_mesh_simd.h"
+
+#include "shared/tri_tri.h"
+
+#ifdef VKC_HAVE_SIMD
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/geometry_queries_mesh_mesh_simd.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+HWY_BEFORE_NAMESPACE();
+namespace vkc::cpu::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+namespace {
+
+template <class V>
+struct V3 {
+  V x, y, z;
+};
+
+template <class V>
+V3<V> sub(const V3<V>& a, const V3<V>& b) {
+  return {hn::Sub(a.x, b.x), hn::Sub(a.y, b.y), hn::Sub(a.z, b.z)};
+}
+
+template <class V>
+V dot(const V3<V>& a, const V3<V>& b) {
+  return hn::Add(hn::Add(hn::Mul(a.x, b.x), hn::Mul(a.y, b.y)), hn::Mul(a.z, b.z));
+}
+
+template <class V>
+V3<V> cross(const V3<V>& a, const V3<V>& b) {
+  return {hn::Sub(hn::Mul(a.y, b.z), hn::Mul(b.y, a.z)), hn::Sub(hn::Mul(a.z, b.x), hn::Mul(b.z, a.x)),
+          hn::Sub(hn::Mul(a.x, b.y), hn::Mul(b.x, a.y))};
+}
+
+template <class V>
+V maxAbs3(const V3<V>& a) {
+  return hn::Max(hn::Max(hn::Abs(a.x), hn::Abs(a.y)), hn::Abs(a.z));
+}
+
+template <class M, class V>
+V3<V> select(M m, const V3<V>& a, const V3<V>& b) {
+  return {hn::IfThenElse(m, a.x, b.x), hn::IfThenElse(m, a.y, b.y), hn::IfThenElse(m, a.z, b.z)};
+}
+
+// triTriShape: (longest edge squared, twice the area).
+template <class V>
+void shape(const V3<V>& a, const V3<V>& b, const V3<V>& c, V& l2, V& area) {
+  const V3<V> n = cross(sub(b, a), sub(c, a));
+  l2 = hn::Max(hn::Max(dot(sub(b, a), sub(b, a)), dot(sub(c, b), sub(c, b))), dot(sub(a, c), sub(a, c)));
+  area = hn::Sqrt(dot(n, n));
+}
+
+}  // namespace
+
+uint32_t TriPlaneRejects(const TriPlaneBatch& batch, uint32_t n) {
+  const hn::CappedTag<float, kTriPlaneBatch> d;
+  using V = decltype(hn::Zero(d));
+  const size_t lanes = hn::Lanes(d);
+  const V zero = hn::Zero(d);
+  uint32_t rejected = 0;
+  for (size_t off = 0; off < n; off += lanes) {
+    V3<V> p[3], q[3];
+    for (int c = 0; c < 3; ++c) {
+      p[c] = {hn::Load(d, &batch.v[c][0][off]), hn::Load(d, &batch.v[c][1][off]), hn::Load(d, &batch.v[c][2][off])};
+      q[c] = {hn::Load(d, &batch.v[3 + c][0][off]), hn::Load(d, &batch.v[3 + c][1][off]),
+              hn::Load(d, &batch.v[3 + c][2][off])};
+    }
+    const V S = hn::Max(hn::Max(hn::Max(maxAbs3(p[0]), maxAbs3(p[1])), hn::Max(maxAbs3(p[2]), maxAbs3(q[0]))),
+                        hn::Max(maxAbs3(q[1]), maxAbs3(q[2])));
+    const auto finite = hn::Le(S, hn::Set(d, 3.0e38f));
+    V l2P, areaP, l2Q, areaQ;
+    shape(p[0], p[1], p[2], l2P, areaP);
+    shape(q[0], q[1], q[2], l2Q, areaQ);
+    const V fatP = hn::IfThenElseZero(hn::Gt(l2P, zero), hn::Div(areaP, l2P));
+    const V fatQ = hn::IfThenElseZero(hn::Gt(l2Q, zero), hn::Div(areaQ, l2Q));
+    const auto swap = hn::Gt(fatP, fatQ);
+    const V3<V> o = select(swap, p[0], q[0]);
+    const V3<V> b1 = sub(select(swap, p[1], q[1]), o), b2 = sub(select(swap, p[2], q[2]), o);
+    const V3<V> a[3] = {sub(select(swap, q[0], p[0]), o), sub(select(swap, q[1], p[1]), o),
+                        sub(select(swap, q[2], p[2]), o)};
+    const V fat = hn::IfThenElse(swap, fatP, fatQ);
+    const V l2B = hn::IfThenElse(swap, l2P, l2Q), areaB = hn::IfThenElse(swap, areaP, areaQ);
+    const auto plane = hn::Gt(fat, hn::Set(d, gpu::kTriTriSliver));  // else both degenerate: not here
+    const V3<V> c = cross(b1, b2);
+    const V3<V> nb = {hn::Div(c.x, areaB), hn::Div(c.y, areaB), hn::Div(c.z, areaB)};
+    const V R = hn::Sqrt(hn::Max(hn::Max(dot(a[0], a[0]), dot(a[1], a[1])), dot(a[2], a[2])));
+    const V band = hn::Mul(hn::Set(d, gpu::kTriTriTolerance), hn::Add(S, hn::Div(hn::Mul(l2B, R), areaB)));
+    auto far = hn::And(finite, plane);
+    auto pos = far, neg = far;
+    V dist[3];
+    for (int i = 0; i < 3; ++i) {
+      dist[i] = dot(nb, a[i]);  // a[i] - b0 with b0 = 0: a[i] itself
+      far = hn::And(far, hn::Gt(hn::Abs(dist[i]), band));
+      pos = hn::And(pos, hn::Gt(dist[i], zero));
+      neg = hn::And(neg, hn::Lt(dist[i], zero));
+    }
+    // The second return (triTriCore): no vertex within the band (so none on the plane) and the
+    // vertices on both sides: exactly two edges cross the plane, at s0 (the first crossing edge in
+    // order) and s1 (the second); the pair is rejected when both ends lie more than the band outside
+    // one edge of the plane triangle (crossingFar).
+    const auto crossing = hn::AndNot(hn::Or(pos, neg), far);
+    V3<V> at[3];
+    auto crosses = [&](int i) {
+      const int j = (i + 1) % 3;
+      return hn::Or(hn::And(hn::Lt(dist[i], zero), hn::Gt(dist[j], zero)),
+                    hn::And(hn::Gt(dist[i], zero), hn::Lt(dist[j], zero)));
+    };
+    for (int i = 0; i < 3; ++i) {
+      const int j = (i + 1) % 3;
+      const V t = hn::Div(dist[i], hn::Sub(dist[i], dist[j]));
+      const V3<V> e = sub(a[j], a[i]);
+      at[i] = {hn::Add(a[i].x, hn::Mul(e.x, t)), hn::Add(a[i].y, hn::Mul(e.y, t)), hn::Add(a[i].z, hn::Mul(e.z, t))};
+    }
+    const V3<V> s0 = select(crosses(0), at[0], at[1]), s1 = select(crosses(2), at[2], at[1]);
+    const V3<V> bv[3] = {{zero, zero, zero}, b1, b2};
+    auto outside = hn::Lt(zero, zero);  // none
+    const V minusBand = hn::Neg(band);
+    for (int k = 0; k < 3; ++k) {
+      const V3<V> mk = cross(nb, sub(bv[(k + 1) % 3], bv[k]));
+      const V len = hn::Sqrt(dot(mk, mk));
+      const auto some = hn::Gt(len, zero);
+      const V3<V> m = {hn::IfThenElseZero(some, hn::Div(mk.x, len)), hn::IfThenElseZero(some, hn::Div(mk.y, len)),
+                       hn::IfThenElseZero(some, hn::Div(mk.z, len))};
+      const V sa = dot(m, sub(s0, bv[k])), sb = dot(m, sub(s1, bv[k]));
+      outside = hn::Or(outside, hn::And(hn::Lt(sa, minusBand), hn::Lt(sb, minusBand)));
+    }
+    uint8_t bits[8] = {};
+    hn::StoreMaskBits(d, hn::Or(hn::And(far, hn::Or(pos, neg)), hn::And(crossing, outside)), bits);
+    const uint32_t m = static_cast<uint32_t>(bits[0]) | (static_cast<uint32_t>(bits[1]) << 8);
+    rejected |= (lanes >= 16 ? m : m & ((1u << lanes) - 1u)) << off;
+  }
+  return n >= 32 ? rejected : rejected & ((1u << n) - 1u);
+}
+
+}  // namespace vkc::cpu::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace vkc::cpu {
+HWY_EXPORT(TriPlaneRejects);
+
+uint32_t triPlaneRejects(const TriPlaneBatch& batch, uint32_t n) {
+  return HWY_DYNAMIC_DISPATCH(TriPlaneRejects)(batch, n);
+}
+}  // namespace vkc::cpu
+#endif
+
+#else  // scalar-only build: no pre-test (every pair goes to the exact test)
+
+namespace vkc::cpu {
+uint32_t triPlaneRejects(const TriPlaneBatch&, uint32_t) {
+  return 0;
+}
+}  // namespace vkc::cpu
+#endif

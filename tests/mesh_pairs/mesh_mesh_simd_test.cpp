@@ -1,0 +1,218 @@
+// The SIMD parts of mesh against mesh on the CPU (issue 17): the wide tandem walk
+// (src/cpu/mesh_pair_walk_simd.cpp) finds the cell pairs of the scalar walk and of brute force, and the
+// triangle pairs' plane-side pre-test (src/cpu/geometry_queries_mesh_mesh_simd.h) rejects only pairs
+// that triTriIntersect rejects, on random and degenerate pairs, and rejects the pairs that lie apart
+// on both sides' planes by a margin (triTriIntersect's first return, whichever plane it uses).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "cpu/geometry_queries_mesh_mesh_simd.h"
+#include "cpu/mesh_pair_walk.h"
+#include "shared/tri_tri.h"
+#include "vkcollide/bvh.h"
+
+namespace vkc::test {
+namespace {
+
+using glm::vec3;
+
+// A soup of `count` random triangles (edges up to `size`) in the unit cube, with its tree and layout.
+struct Soup {
+  std::vector<Float4> points;
+  std::vector<uint32_t> indices;
+  std::vector<BvhNode> nodes;
+  std::vector<Aabb> boxes;
+  std::vector<uint32_t> parents;
+  cpu::PairWalkTree walk;
+};
+
+Soup makeSoup(std::mt19937& rng, uint32_t count, float size) {
+  std::uniform_real_distribution<float> u(0.0f, 1.0f), e(-size, size);
+  Soup s;
+  for (uint32_t t = 0; t < count; ++t) {
+    const vec3 c(u(rng), u(rng), u(rng));
+    for (int k = 0; k < 3; ++k) {
+      s.points.push_back({c.x + e(rng), c.y + e(rng), c.z + e(rng), 0.0f});
+      s.indices.push_back(3 * t + static_cast<uint32_t>(k));
+    }
+  }
+  s.nodes.resize(bvhNodeCount(count));
+  s.boxes.resize(count);
+  s.parents.resize(count);
+  const BvhInput in{.vertices = s.points, .indices = s.indices, .nodes = s.nodes, .primitiveBoxes = s.boxes,
+                    .leafParents = s.parents};
+  EXPECT_TRUE(buildBvhCpu(in, Backend::kCpuScalar));
+  s.walk = cpu::pairWalkLayout(s.nodes, s.boxes);
+  return s;
+}
+
+// Every cell pair whose boxes overlap, X's widened by pairWalkReach (the walks' definition).
+std::vector<uint64_t> bruteForce(const Soup& x, const Soup& y, float thickness) {
+  std::vector<uint64_t> out;
+  for (size_t i = 0; i < x.boxes.size(); ++i) {
+    const Aabb& a = x.boxes[i];
+    const float lo[3] = {a.lo.x, a.lo.y, a.lo.z}, hi[3] = {a.hi.x, a.hi.y, a.hi.z};
+    const float r = cpu::pairWalkReach(lo, hi, thickness);
+    for (size_t j = 0; j < y.boxes.size(); ++j) {
+      const Aabb& b = y.boxes[j];
+      const bool apart = hi[0] + r < b.lo.x || hi[1] + r < b.lo.y || hi[2] + r < b.lo.z || b.hi.x < lo[0] - r ||
+                         b.hi.y < lo[1] - r || b.hi.z < lo[2] - r;
+      if (!apart) out.push_back((static_cast<uint64_t>(i) << 32) | j);
+    }
+  }
+  return out;
+}
+
+TEST(MeshMeshSimd, WideWalkFindsTheScalarWalksPairs) {
+  std::mt19937 rng(7);
+  const uint32_t sizes[][2] = {{1, 1}, {1, 2}, {2, 3}, {3, 5}, {5, 1}, {17, 33}, {600, 700}};
+  for (const auto& [nx, ny] : sizes) {
+    for (const float thickness : {0.0f, 0.03f}) {
+      const Soup x = makeSoup(rng, nx, 0.05f), y = makeSoup(rng, ny, 0.05f);
+      // Wide nodes have 1 to 4 children, every cell once.
+      std::vector<int> seen(nx, 0);
+      for (const cpu::PairWalkNode4& n : x.walk.wide) {
+        ASSERT_GE(n.count, 1u);
+        ASSERT_LE(n.count, 4u);
+        for (uint32_t c = 0; c < n.count; ++c) {
+          if (n.child[c] & kBvhLeafBit) ++seen[n.child[c] & ~kBvhLeafBit];
+        }
+      }
+      EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), static_cast<long>(nx));
+      std::vector<uint64_t> stack, scalar, simd;
+      cpu::pairWalk(x.walk, y.walk, thickness, stack, scalar);
+      cpu::pairWalkSimd(x.walk, y.walk, thickness, stack, simd);
+      std::sort(scalar.begin(), scalar.end());
+      std::sort(simd.begin(), simd.end());
+      const std::vector<uint64_t> brute = bruteForce(x, y, thickness);
+      EXPECT_EQ(scalar, brute) << nx << " x " << ny << " thickness " << thickness;
+      EXPECT_EQ(simd, brute) << nx << " x " << ny << " thickness " << thickness;
+      if (nx >= 600) {
+        EXPECT_GT(brute.size(), 100u);  // the big soups overlap often
+      }
+    }
+  }
+}
+
+// Random, grid, coplanar, shared-edge, shared-vertex, vertex-on-plane, sliver and near-coplanar pairs,
+// and pairs far apart on both planes (kApart).
+// kEdgeGraze: Q crosses P's plane along a line that passes within 1e-7..1e-3 (either side) of an
+// edge of P (the crossing segment's clip against the plane triangle's edges, triTriCore's second return).
+enum Family {
+  kRandom, kGrid, kCoplanar, kSharedEdge, kSharedVertex, kOnPlane, kSliver, kNearCoplanar, kApart, kEdgeGraze,
+  kFamilies
+};
+
+// Whether both triangles are well shaped (twice the area / longest edge^2 > 0.05) and each lies more
+// than 0.01 to one side of the other's plane (in double): far beyond triTriIntersect's band (at most
+// 4e-6 * (1.6 + 3.5 / 0.05) for coordinates within 1.6), so it rejects the pair at its first step.
+bool apartOnBothPlanes(const std::array<vec3, 6>& t) {
+  for (int side = 0; side < 2; ++side) {
+    const glm::dvec3 a(t[3 * side]), b(t[3 * side + 1]), c(t[3 * side + 2]);
+    const glm::dvec3 n = glm::cross(b - a, c - a);
+    const double l2 = std::max({glm::dot(b - a, b - a), glm::dot(c - b, c - b), glm::dot(a - c, a - c)});
+    if (!(glm::length(n) > 0.05 * l2)) return false;
+    const glm::dvec3 un = n / glm::length(n);
+    int pos = 0, neg = 0;
+    for (int k = 0; k < 3; ++k) {
+      const double d = glm::dot(un, glm::dvec3(t[3 * (1 - side) + k]) - a);
+      pos += d > 0.01;
+      neg += d < -0.01;
+    }
+    if (pos != 3 && neg != 3) return false;
+  }
+  return true;
+}
+
+TEST(MeshMeshSimd, PlanePreTestRejectsOnlyWhatTheExactTestRejects) {
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  const auto rv = [&] { return vec3(u(rng), u(rng), u(rng)); };
+  const auto grid = [&] { return glm::round(rv() * 4.0f) / 4.0f; };
+  int rejected = 0, exactRejected = 0, apartCases = 0, apartRejected = 0;
+  cpu::TriPlaneBatch batch{};
+  std::vector<std::array<vec3, 6>> pairs;
+  for (int i = 0; i < 40000; ++i) {
+    const Family fam = Family(i % kFamilies);
+    vec3 p[3] = {rv(), rv(), rv()}, q[3] = {rv(), rv(), rv()};
+    switch (fam) {
+      case kGrid:
+        for (vec3& v : p) v = grid();
+        for (vec3& v : q) v = grid();
+        break;
+      case kCoplanar:
+        for (vec3& v : p) v.z = 0.25f;
+        for (vec3& v : q) v.z = 0.25f;
+        break;
+      case kSharedEdge: q[0] = p[0], q[1] = p[1]; break;
+      case kSharedVertex: q[2] = p[1]; break;
+      case kOnPlane: q[0] = p[0] + (p[1] - p[0]) * 0.25f + (p[2] - p[0]) * 0.5f; break;
+      case kSliver:
+        p[2] = p[0] + (p[1] - p[0]) * 0.5f + (i % 3 == 0 ? rv() * 1e-6f : vec3(0.0f));
+        if (i % 2 == 0) q[2] = q[0] + (q[1] - q[0]) * 0.25f;
+        break;
+      case kNearCoplanar: {
+        const vec3 n = glm::normalize(glm::cross(p[1] - p[0], p[2] - p[0]));
+        const float scale = std::pow(10.0f, -7.0f + 4.0f * 0.5f * (u(rng) + 1.0f));
+        for (vec3& v : q) v = v - n * glm::dot(n, v - p[0]) + n * (u(rng) * scale);
+        break;
+      }
+      case kApart:  // P in z < -0.1, Q in z > 0.1, each nearly flat across z: apart on both planes
+        for (vec3& v : p) v = vec3(v.x, v.y, -0.5f + 0.05f * v.z);
+        for (vec3& v : q) v = vec3(v.x, v.y, 0.5f + 0.05f * v.z);
+        break;
+      case kEdgeGraze: {
+        const vec3 n = glm::normalize(glm::cross(p[1] - p[0], p[2] - p[0]));
+        vec3 out = glm::normalize(glm::cross(p[1] - p[0], n));
+        if (glm::dot(out, p[2] - p[0]) > 0.0f) out = -out;
+        const vec3 c = p[0] + (p[1] - p[0]) * (0.5f * (u(rng) + 1.0f));
+        const float delta = (u(rng) < 0.0f ? -1.0f : 1.0f) * std::pow(10.0f, -7.0f + 4.0f * 0.5f * (u(rng) + 1.0f));
+        q[0] = c + n * 0.5f + out * delta;
+        q[1] = c - n * 0.5f + out * delta + (p[1] - p[0]) * (0.3f * u(rng));
+        q[2] = c + out * (delta + 0.5f) + n * (0.1f * u(rng));
+        break;
+      }
+      default: break;
+    }
+    pairs.push_back({p[0], p[1], p[2], q[0], q[1], q[2]});
+    // Batches of 1..16 pairs.
+    const size_t n = 1 + static_cast<size_t>(i) % cpu::kTriPlaneBatch;
+    if (pairs.size() < n && i + 1 < 40000) continue;
+    for (size_t k = 0; k < pairs.size(); ++k) {
+      for (int c = 0; c < 6; ++c) {
+        for (int a = 0; a < 3; ++a) batch.v[c][a][k] = pairs[k][static_cast<size_t>(c)][a];
+      }
+    }
+    const uint32_t mask = cpu::triPlaneRejects(batch, static_cast<uint32_t>(pairs.size()));
+    EXPECT_EQ(mask >> pairs.size(), 0u);
+    for (size_t k = 0; k < pairs.size(); ++k) {
+      const auto& t = pairs[k];
+      gpu::TriTriResult r;
+      const bool hit = gpu::triTriIntersect(t[0], t[1], t[2], t[3], t[4], t[5], r);
+      const bool rej = (mask >> k) & 1u;
+      exactRejected += !hit;
+      rejected += rej;
+      if (rej && hit) ADD_FAILURE() << "pair " << i << "/" << k << " rejected by the pre-test, hit by the exact test";
+      if (apartOnBothPlanes(t)) {
+        ++apartCases;
+        apartRejected += rej;
+      }
+    }
+    pairs.clear();
+  }
+  EXPECT_GT(apartCases, 3000);
+#ifdef VKC_HAVE_SIMD
+  EXPECT_EQ(apartRejected, apartCases);
+  EXPECT_GT(rejected, exactRejected / 3);
+#endif
+  RecordProperty("rejected", rejected);
+  RecordProperty("exact_rejected", exactRejected);
+}
+
+}  // namespace
+}  // namespace vkc::test
