@@ -493,16 +493,11 @@ namespace {
 
 // The Vulkan stage's slots of a static query with a mesh (gpu::geomMeshPairOnDevice): the mesh's
 // cells times geomMeshSlotsPerCell, against a point set its points times its tetrahedra, two meshes
-<<<<<<< HEAD
 // (gpu::geomMeshMeshOnDevice) their candidate pairs of cells (geometrySlotLayout); 0 for a pair the
-// stage refuses.
+// stage refuses. Continuous (shared/geometry_queries_mesh_ccd_slot.h): two line meshes their
+// segments' product, a point set against a surface mesh its points.
 uint64_t meshDeviceSlots(const gpu::GeomShape& a, const gpu::GeomShape& b, uint32_t ia, uint32_t ib,
-                         uint64_t maxCandidates) {
-=======
-// (gpu::geomMeshMeshOnDevice) their cells' product; 0 for a pair the stage refuses. Continuous
-// (shared/geometry_queries_mesh_ccd_slot.h): two line meshes their segments' product, a point set
-// against a surface mesh its points.
-uint64_t meshDeviceSlots(const gpu::GeomShape& a, const gpu::GeomShape& b, GeometryMethod method) {
+                         GeometryMethod method, uint64_t maxCandidates) {
   if (method == GeometryMethod::kContinuous) {
     if (a.info.x == gpu::kGeomLineMesh && b.info.x == gpu::kGeomLineMesh)
       return static_cast<uint64_t>(a.p2.y) * static_cast<uint64_t>(b.p2.y);
@@ -510,7 +505,6 @@ uint64_t meshDeviceSlots(const gpu::GeomShape& a, const gpu::GeomShape& b, Geome
     if (b.info.x == gpu::kGeomPointSet && a.info.x == gpu::kGeomSurfaceMesh) return b.info.z;
     return 0;
   }
->>>>>>> 849dcf0 (Geometry queries on Vulkan: surface vs tetrahedral and tetrahedral vs tetrahedral mesh in the mesh-mesh family (geomHullTetra per pair of cells), the continuous mesh pairs (line-line edge-edge CCD incl. self, point set vs surface mesh vertex-triangle CCD) in a new mesh CCD family (shaders/geometry_queries_mesh_ccd.comp); the per-pair CCD arithmetic in shared/geometry_queries_mesh_ccd.h, called by the CPU driver too; refusals removed; tests one body per backend (iMSTK CCD cases, public CCD queries batched, random meshes, tetra soups, 100 reruns, fixed dispatches))
   if (gpu::geomIsMesh(a.info.x) && gpu::geomIsMesh(b.info.x)) {  // two meshes: a slot per pair of cells
     const auto closed = [](const gpu::GeomShape& m) {
       return m.info.x == gpu::kGeomSurfaceMesh && (m.info.w & kGeometryFlagClosed) != 0;
@@ -547,13 +541,8 @@ detail::GeometrySlotLayout detail::geometrySlotLayout(std::span<const Geometry> 
     const gpu::GeomShape b = toGeomShape(geometries[queries[q].b]);
     // A query with a mesh: its cells' slots where the stage runs the pair (refused otherwise).
     const bool mesh = gpu::geomIsMesh(a.info.x) || gpu::geomIsMesh(b.info.x);
-<<<<<<< HEAD
     const uint64_t n = !mesh ? gpu::geomSlotCount(a, b)
-                             : (queries[q].method == GeometryMethod::kStatic ? meshDeviceSlots(a, b, queries[q].a, queries[q].b, maxCandidates)
-                                                                            : 0);
-=======
-    const uint64_t n = !mesh ? gpu::geomSlotCount(a, b) : meshDeviceSlots(a, b, queries[q].method);
->>>>>>> 849dcf0 (Geometry queries on Vulkan: surface vs tetrahedral and tetrahedral vs tetrahedral mesh in the mesh-mesh family (geomHullTetra per pair of cells), the continuous mesh pairs (line-line edge-edge CCD incl. self, point set vs surface mesh vertex-triangle CCD) in a new mesh CCD family (shaders/geometry_queries_mesh_ccd.comp); the per-pair CCD arithmetic in shared/geometry_queries_mesh_ccd.h, called by the CPU driver too; refusals removed; tests one body per backend (iMSTK CCD cases, public CCD queries batched, random meshes, tetra soups, 100 reruns, fixed dispatches))
+                             : meshDeviceSlots(a, b, queries[q].a, queries[q].b, queries[q].method, maxCandidates);
     const uint32_t f = gpu::geomQueryFamily(a.info.x, b.info.x, static_cast<uint32_t>(queries[q].method));
     if (n > 0 && f != family && cursor % kTile != 0) cursor += kTile - cursor % kTile;  // a new tile
     l.slotRange[q] = {cursor, cursor + n};
