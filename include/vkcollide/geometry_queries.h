@@ -35,9 +35,9 @@
 // and tetrahedral meshes against a sphere, capsule, cylinder, plane, oriented box or implicit
 // geometry, tetrahedral meshes against point sets) one work item per cell (per point and
 // tetrahedron), the same contacts in the same order. Mesh against mesh on Vulkan (static
-// surface-surface, surface-line, line-line, a line mesh against itself, line-tetrahedral; not a closed
-// surface mesh, whose vertex pass stays on the CPU, nor a tetrahedral mesh against a surface or
-// tetrahedral mesh): the candidate pairs of cells (the CPU's candidate box) found through one device
+// surface-surface, surface-line, line-line, a line mesh against itself, line-tetrahedral,
+// surface-tetrahedral, tetrahedral-tetrahedral; not a closed surface mesh's vertex pass, which stays on
+// the CPU): the candidate pairs of cells (the CPU's candidate box) found through one device
 // BVH over the meshes' cells, one work item per candidate pair, so the same contacts in the same
 // order; the work grows with the candidates, not the product of the cell counts. Candidates past a
 // query's room are counted in GeometryQueryCounts::candidatesMissing (see
@@ -47,7 +47,9 @@
 // PointSet, every vertex and point moving from input.previousPoints to input.points, conservative (no
 // false negatives), candidates from a BVH of swept boxes: one contact per segment pair at its
 // earliest time of impact (both sides the segment's CellIndex), one per point at its earliest hit
-// (the point's PointIndexDirection and the triangle's CellIndex); direction.w the time of impact.
+// (the point's PointIndexDirection and the triangle's CellIndex); direction.w the time of impact. On
+// Vulkan one work item per pair of segments (per point, over every triangle), testing the CPU's
+// candidate boxes: the same contacts in the same order.
 // Other pairs with a mesh, and a static surface or tetrahedral mesh against itself, are refused (kUnsupported: not built yet; point
 // set vs line mesh: N/A). Contacts: a contact is a pair of elements at the same position of elementsA and
 // elementsB. Each element is a PointDirection (point, unit direction, depth) or, for a point set's side, a
@@ -493,7 +495,8 @@ struct GeometryQueryRecordInfo {
   uint32_t cellCount = 0;
   std::span<const uint32_t> cells;
   // Continuous queries' persistent state (GeometryQueryOutput::state): the host's buffer of stateCount
-  // Float4, read and written in place; required when the batch has continuous queries.
+  // Float4, read and written in place; required when the batch has continuous queries (but those with
+  // a mesh, which keep no state).
   BufferRange stateBuffer;
   uint32_t stateCount = 0;
   GeometryQueryOutputBuffers outputs;
@@ -553,10 +556,11 @@ class GeometryQueryStage {
 // (kGeometryQueryTolerance; bit for bit on lavapipe). kVulkan runs the static surface, line and
 // tetrahedral mesh queries against a sphere, capsule, cylinder, plane, oriented box or implicit
 // geometry (one work item per cell), tetrahedral mesh against point set (one per point and
-// tetrahedron) and the static mesh-mesh pairs surface-surface, surface-line, line-line and
-// line-tetrahedral without a closed surface mesh (one per pair of cells); it refuses a batch with
-// any other mesh query (a closed surface mesh's vertex pass, surface or tetrahedral mesh against a
-// tetrahedral mesh, continuous: kUnsupported, naming the query and the pair).
+// tetrahedron), the static mesh-mesh pairs surface-surface, surface-line, line-line,
+// line-tetrahedral, surface-tetrahedral and tetrahedral-tetrahedral without a closed surface mesh's
+// vertex pass (one per pair of cells) and the continuous line-line and point set vs surface mesh
+// pairs (one per pair of segments, per point); it refuses a batch with any other mesh query (a closed
+// surface mesh's vertex pass: kUnsupported, naming the query and the pair).
 Result<GeometryQueryCounts> queryGeometries(Backend backend, Context* context, const GeometryQueryInput& input,
                                             const GeometryQueryOutput& output);
 

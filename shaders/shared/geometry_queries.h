@@ -77,9 +77,11 @@ VKC_CONSTANT(uint, kGeomAxisSamples, 16u);
 //               point and tetrahedron). The mesh slots of MESH, CONVEX and IMPLICIT:
 //               geometry_queries_mesh_slot.h;
 //   MESH_MESH   static pairs of two meshes (geomMeshMeshOnDevice: surface-surface, surface-line,
-//               line-line, line-tetrahedral; one slot per pair of cells):
-//               geometry_queries_mesh_mesh_slot.h. The other mesh pairs have no device path and no
-//               slots.
+//               line-line, line-, surface- and tetrahedral-tetrahedral; one slot per pair of cells):
+//               geometry_queries_mesh_mesh_slot.h;
+//   MESH_CCD    the continuous method with a mesh (line mesh vs line mesh, a point set vs a surface
+//               mesh; one slot per pair of segments, per point): geometry_queries_mesh_ccd_slot.h.
+//               The other mesh pairs have no device path and no slots.
 // The numbers are macros too, for the preprocessor's `#if VKC_GEOM_WITH(family)`: a shader defines
 // VKC_GEOM_FAMILIES (a bit per family) before including the math; C++ compiles every family.
 #define VKC_GEOM_FAMILY_BASIC 0
@@ -89,8 +91,9 @@ VKC_CONSTANT(uint, kGeomAxisSamples, 16u);
 #define VKC_GEOM_FAMILY_CONTINUOUS 4
 #define VKC_GEOM_FAMILY_MESH 5
 #define VKC_GEOM_FAMILY_MESH_MESH 6
+#define VKC_GEOM_FAMILY_MESH_CCD 7
 #ifndef VKC_GEOM_FAMILIES
-#define VKC_GEOM_FAMILIES 127
+#define VKC_GEOM_FAMILIES 255
 #endif
 #define VKC_GEOM_WITH(family) (((VKC_GEOM_FAMILIES) >> (family)) & 1)
 VKC_CONSTANT(uint, kGeomFamilyBasic, 0u);
@@ -100,13 +103,14 @@ VKC_CONSTANT(uint, kGeomFamilyImplicit, 3u);
 VKC_CONSTANT(uint, kGeomFamilyContinuous, 4u);
 VKC_CONSTANT(uint, kGeomFamilyMesh, 5u);
 VKC_CONSTANT(uint, kGeomFamilyMeshMesh, 6u);
-VKC_CONSTANT(uint, kGeomFamilyCount, 7u);
+VKC_CONSTANT(uint, kGeomFamilyMeshCcd, 7u);
+VKC_CONSTANT(uint, kGeomFamilyCount, 8u);
 
 // The family of a query of types ta, tb with `method` (a supported pair).
 VKC_FN uint geomQueryFamily(uint ta, uint tb, uint method) {
   uint lo = min(ta, tb);
   uint hi = max(ta, tb);
-  if (method == kGeomMethodContinuous) return kGeomFamilyContinuous;
+  if (method == kGeomMethodContinuous) return hi > kGeomImplicit ? kGeomFamilyMeshCcd : kGeomFamilyContinuous;
   if (lo > kGeomImplicit) return kGeomFamilyMeshMesh;  // two meshes (geometry_queries_mesh.h's types)
   if (hi > kGeomImplicit) {  // a mesh type (geometry_queries_mesh.h) against another type
     // A mesh against a cylinder runs with the other GJK/EPA pairs, against an implicit geometry with

@@ -6,7 +6,8 @@
 // CPU twin (src/cpu/geometry_queries.cpp) compiles too; a mesh query's (the mesh family's, and the
 // convex and implicit families' mesh pairs) is geomMeshSlot (shared/geometry_queries_mesh_slot.h: the
 // per-cell functions the CPU's mesh driver calls), the mesh-mesh family's geomMeshMeshSlot
-// (shared/geometry_queries_mesh_mesh_slot.h).
+// (shared/geometry_queries_mesh_mesh_slot.h), the mesh CCD family's geomMeshCcdSlot
+// (shared/geometry_queries_mesh_ccd_slot.h).
 #ifndef VKC_SHARED_GEOMETRY_QUERIES_FAMILY_H
 #define VKC_SHARED_GEOMETRY_QUERIES_FAMILY_H
 #ifdef __cplusplus
@@ -35,7 +36,8 @@ vec3 geomPointAt(uint i) { return vec3(points[clampIndex(i, pc.pointCount)]); }
 vec3 geomPreviousPointAt(uint i) { return vec3(prevPoints[clampIndex(i, pc.pointCount)]); }
 float geomGridSampleAt(uint i) { return gridSamples[clampIndex(i, pc.gridSampleCount)]; }
 vec4 geomStateAt(uint i) { return state[clampIndex(i, pc.stateCount)]; }
-#if VKC_GEOM_FAMILY != VKC_GEOM_FAMILY_MESH && VKC_GEOM_FAMILY != VKC_GEOM_FAMILY_MESH_MESH
+#if VKC_GEOM_FAMILY != VKC_GEOM_FAMILY_MESH && VKC_GEOM_FAMILY != VKC_GEOM_FAMILY_MESH_MESH && \
+    VKC_GEOM_FAMILY != VKC_GEOM_FAMILY_MESH_CCD
 #include "geometry_queries_implicit.h"
 #endif
 // The families holding mesh pairs (geometry_queries_mesh_slot.h).
@@ -48,6 +50,9 @@ uint geomCellEntryAt(uint i) { return cells[clampIndex(i, pc.cellCount)]; }
 #elif VKC_GEOM_FAMILY == VKC_GEOM_FAMILY_MESH_MESH
 uint geomCellEntryAt(uint i) { return cells[clampIndex(i, pc.cellCount)]; }
 #include "geometry_queries_mesh_mesh_slot.h"
+#elif VKC_GEOM_FAMILY == VKC_GEOM_FAMILY_MESH_CCD
+uint geomCellEntryAt(uint i) { return cells[clampIndex(i, pc.cellCount)]; }
+#include "geometry_queries_mesh_ccd_slot.h"
 #endif
 
 // Evaluates slot s of this family's tiles: its query q and, when true, its elements (query field
@@ -79,6 +84,8 @@ bool evaluateSlot(uint s, out uint q, out GeomElement ea, out GeomElement eb, ou
   bool hit = geomMeshSlot(a, b, slot, ea, eb);
 #elif VKC_GEOM_FAMILY == VKC_GEOM_FAMILY_MESH_MESH
   bool hit = geomMeshMeshSlot(a, b, q, query.a, query.b, range, slot, ea, eb);
+#elif VKC_GEOM_FAMILY == VKC_GEOM_FAMILY_MESH_CCD
+  bool hit = geomMeshCcdSlot(a, b, query.a, query.b, slot, ea, eb);
 #elif VKC_GEOM_FAMILY_HAS_MESHES
   bool hit = geomIsMesh(a.info.x) || geomIsMesh(b.info.x)
                  ? geomMeshSlot(a, b, slot, ea, eb)

@@ -12,12 +12,15 @@
 VKC_NAMESPACE_BEGIN
 
 // Whether the stage runs the static pair of meshes of types lo <= hi: surface-surface, surface-line,
-// line-line (a line mesh against itself too), line-tetrahedral. closedSurface: a surface mesh of the
-// pair is closed (kGeometryFlagClosed): its vertex pass (the other mesh's vertices inside it, with
-// pseudonormals) has no device path, so such a pair is refused.
+// line-line (a line mesh against itself too), line-tetrahedral, surface-tetrahedral and
+// tetrahedral-tetrahedral. closedSurface: a surface mesh of the pair is closed (kGeometryFlagClosed):
+// its vertex pass (the other mesh's vertices inside it, with pseudonormals) has no device path, so
+// such a pair is refused (against a tetrahedral mesh a closed surface mesh has no vertex pass).
 VKC_FN bool geomMeshMeshOnDevice(uint lo, uint hi, bool closedSurface) {
+  if (hi == kGeomTetrahedralMesh)
+    return lo == kGeomSurfaceMesh || lo == kGeomLineMesh || lo == kGeomTetrahedralMesh;
   if (lo == kGeomSurfaceMesh) return !closedSurface && (hi == kGeomSurfaceMesh || hi == kGeomLineMesh);
-  if (lo == kGeomLineMesh) return hi == kGeomLineMesh || hi == kGeomTetrahedralMesh;
+  if (lo == kGeomLineMesh) return hi == kGeomLineMesh;
   return false;
 }
 

@@ -135,6 +135,10 @@ bool geomMeshMeshSlot(GeomShape a, GeomShape b, uint q, uint ia, uint ib, uvec2 
     hit = geomSegmentTetra(p0, p1, ix, cx, q0, q1, q2, q3, iy, cy, ex, ey);
   } else if (ty == kGeomLineMesh) {
     hit = geomTriangleSegment(p0, p1, p2, ix, cx, q0, q1, iy, cy, ex, ey);
+  } else if (ty == kGeomTetrahedralMesh) {  // a triangle or a tetrahedron against a tetrahedron
+    uint n = geomMeshCorners(tx);
+    hit = geomHullTetra(geomMakeHull(p0, p1, p2, n == 4u ? p3 : p2, n), ix, cx,
+                        geomMakeHull(q0, q1, q2, q3, 4u), iy, cy, ex, ey);
   } else {
     uint key;
     uint kind = geomTriTriContact(p0, p1, p2, ix, cx, q0, q1, q2, iy, cy, ex, ey, key);

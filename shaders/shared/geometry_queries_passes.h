@@ -61,6 +61,10 @@ inline constexpr PassDecl kGeomMeshPairPasses[] = {
   passDecl("vkc.geometry_queries.mesh_pairs.prefix", kGeomMeshPairPassPrefix, kGeomGroupSize, kGeomMeshPairBindingCount, "- - - - - - - - - - - - - - - -  - - - R RW -"),
   passDecl("vkc.geometry_queries.mesh_pairs.write",  kGeomMeshPairPassWrite,  kGeomGroupSize, kGeomMeshPairBindingCount, "R - R - - - - R - - - - - - RW R  R R - R R RW"),
 };
+inline constexpr PassDecl kGeomMeshCcdPasses[] = {
+  passDecl("vkc.geometry_queries.mesh_ccd.count", kGeomPassCount, kGeomGroupSize, kGeomBindingCount, "R - R R - - R R R RW - - - - - R"),
+  passDecl("vkc.geometry_queries.mesh_ccd.write", kGeomPassWrite, kGeomGroupSize, kGeomBindingCount, "R - R R - - R R R R R W W - R R"),
+};
 // clang-format on
 inline constexpr StageDecl kGeomStage{"geometry_queries", kGeomBindingCount, kGeomPasses};
 inline constexpr StageDecl kGeomRangesStage{"geometry_queries_ranges", kGeomBindingCount, kGeomRangesPasses};
@@ -73,12 +77,14 @@ inline constexpr StageDecl kGeomFamilyStages[] = {
     {"geometry_queries_continuous", kGeomBindingCount, kGeomContinuousPasses},
     {"geometry_queries_mesh", kGeomBindingCount, kGeomMeshPasses},
     {"geometry_queries_mesh_mesh", kGeomMeshPairBindingCount, kGeomMeshMeshPasses},
+    {"geometry_queries_mesh_ccd", kGeomBindingCount, kGeomMeshCcdPasses},
 };
 inline constexpr StageDecl kGeomMeshPairStage{"geometry_queries_mesh_pairs", kGeomMeshPairBindingCount, kGeomMeshPairPasses};
 static_assert(std::size(kGeomFamilyStages) == kGeomFamilyCount);
 static_assert(validStage(kGeomStage) && validStage(kGeomRangesStage) && validStage(kGeomFamilyStages[0]) && validStage(kGeomFamilyStages[1]) &&
               validStage(kGeomFamilyStages[2]) && validStage(kGeomFamilyStages[3]) && validStage(kGeomFamilyStages[4]) &&
-              validStage(kGeomFamilyStages[5]) && validStage(kGeomFamilyStages[6]) && validStage(kGeomMeshPairStage));
+              validStage(kGeomFamilyStages[5]) && validStage(kGeomFamilyStages[6]) && validStage(kGeomFamilyStages[7]) &&
+              validStage(kGeomMeshPairStage));
 
 }  // namespace vkc::gpu
 #endif  // VKC_SHARED_GEOMETRY_QUERIES_PASSES_H

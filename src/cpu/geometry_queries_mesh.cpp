@@ -363,6 +363,8 @@ Status refuseMeshQueriesOnVulkan(const GeometryQueryInput& in) {
     const uint32_t lo = std::min(ta, tb), hi = std::max(ta, tb);
     if (!gpu::geomIsMesh(hi) || hi >= gpu::kGeomMeshTypeEnd) continue;
     if (q.method == GeometryMethod::kStatic && gpu::geomMeshPairOnDevice(lo, hi)) continue;
+    // The continuous pairs: the mesh CCD family.
+    if (q.method == GeometryMethod::kContinuous && meshCcdPairSupported(lo, hi)) continue;
     const auto closed = [&](uint32_t g) {
       return in.geometries[g].type == GeometryType::kSurfaceMesh && (in.geometries[g].flags & kGeometryFlagClosed) != 0;
     };
@@ -372,11 +374,14 @@ Status refuseMeshQueriesOnVulkan(const GeometryQueryInput& in) {
     const std::string method = q.method == GeometryMethod::kContinuous ? "continuous " : "";
     const bool vertexPass = gpu::geomIsMesh(lo) && closedSurface && q.method == GeometryMethod::kStatic;
     return Error{ErrorCode::kUnsupported,
-                 "queries[" + std::to_string(i) + "]: " + method + (vertexPass ? "closed " : "") + pairName(lo, hi) +
+                 "queries[" + std::to_string(i) + "]: " + method + (vertexPass ? "closed " : "") +
+                     pairName(lo, hi) +
                      " has no Vulkan path yet (kVulkan runs a surface, line or tetrahedral mesh against a "
                      "primitive or an implicit geometry, a tetrahedral mesh against a point set, and static "
-                     "surface-surface, surface-line, line-line and line-tetrahedral pairs without a closed "
-                     "surface mesh's vertex pass; kCpuScalar and kCpuSimd run every mesh pair)"};
+                     "surface-surface, surface-line, line-line, line-tetrahedral, surface-tetrahedral and "
+                     "tetrahedral-tetrahedral pairs without a closed surface mesh's vertex pass, and the "
+                     "continuous line-line and point set vs surface mesh pairs; kCpuScalar and kCpuSimd run "
+                     "every mesh pair)"};
   }
   return {};
 }

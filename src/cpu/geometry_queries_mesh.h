@@ -32,7 +32,8 @@ Status validateMeshQuery(uint32_t lo, uint32_t hi, bool closed, GeometryMethod m
 // kVulkan: the queries with a mesh whose pair has no device path (gpu::geomMeshPairOnDevice has one
 // for a static surface, line or tetrahedral mesh against a primitive or an implicit geometry and a
 // tetrahedral mesh against a point set; gpu::geomMeshMeshOnDevice for two static meshes,
-// surface-surface, surface-line, line-line, line-tetrahedral, without a closed surface mesh) are
+// surface-surface, surface-line, line-line, line-tetrahedral without a closed surface mesh,
+// surface-tetrahedral and tetrahedral-tetrahedral; meshCcdPairSupported for the continuous ones) are
 // refused (kUnsupported), naming the first such query and its pair.
 Status refuseMeshQueriesOnVulkan(const GeometryQueryInput& input);
 

@@ -3,7 +3,9 @@
 // with previous vertices, src/cpu/bvh.cpp) over the cells of one side, the other side's cells or
 // points walked in order against it, each candidate through the conservative primitives shared with
 // the mesh-collision stage: edge-edge CCD (shaders/shared/ccd_edge_edge.h) and vertex-face CCD
-// (triCcdCore, shaders/shared/collide_meshes_math.h). kCpuSimd runs this scalar code too.
+// (triCcdCore, shaders/shared/collide_meshes_math.h), with the box filter and elements of
+// shaders/shared/geometry_queries_mesh_ccd.h that the Vulkan stage's mesh CCD family runs too
+// (geometry_queries_mesh_ccd_slot.h). kCpuSimd runs this scalar code too.
 #include "cpu/geometry_queries_mesh_ccd.h"
 
 #include <algorithm>
@@ -12,8 +14,7 @@
 
 #include "cpu/bvh.h"
 #include "cpu/geometry_queries.h"
-#include "shared/ccd_edge_edge.h"
-#include "shared/geometry_queries_mesh.h"
+#include "shared/geometry_queries_mesh_ccd.h"
 #include "vkcollide/bvh.h"
 
 namespace vkc::cpu {
@@ -25,23 +26,6 @@ using gpu::vec4;
 
 vec3 xyz(const Float4& p) {
   return vec3(p.x, p.y, p.z);
-}
-
-float maxAbs(vec3 v) {
-  return std::max({std::abs(v.x), std::abs(v.y), std::abs(v.z)});
-}
-
-bool overlaps(const Aabb& a, const vec3& lo, const vec3& hi) {
-  return !(a.hi.x < lo.x || a.hi.y < lo.y || a.hi.z < lo.z || hi.x < a.lo.x || hi.y < a.lo.y ||
-           hi.z < a.lo.z);
-}
-
-// How far a query box reaches past the swept box of a moving segment or point of coordinates up to
-// `scale`: the contact distance plus far more than the CCD's tolerance (max(2^-16 scale, 2^-10
-// thickness), over coordinates within reach of the box, shared/collide_meshes.h), so that the filter
-// drops only pairs the CCD cannot report.
-float boxReach(float thickness, float scale) {
-  return thickness * 1.00390625f + 1.220703125e-4f * (scale + thickness) + 1e-30f;
 }
 
 // A mesh's cells, current and previous vertices, and the BVH of its cells' swept boxes.
@@ -83,36 +67,29 @@ struct SweptMesh {
   vec3 at(uint32_t c, uint32_t k) const { return xyz(current[vertex(c, k)]); }
   vec3 before(uint32_t c, uint32_t k) const { return xyz(previous[vertex(c, k)]); }
 
+  bool boxTouches(uint32_t c, vec3 lo, vec3 hi) const {
+    return gpu::geomCcdBoxesOverlap(xyz(boxes[c].lo), xyz(boxes[c].hi), lo, hi);
+  }
+
   // The cells whose swept boxes overlap [lo, hi], in cell order, into candidates.
   void overlapping(vec3 lo, vec3 hi, bool bruteForce) {
     candidates.clear();
     if (count == 0) return;
     if (bruteForce) {
       for (uint32_t c = 0; c < count; ++c) {
-        if (overlaps(boxes[c], lo, hi)) candidates.push_back(c);
+        if (boxTouches(c, lo, hi)) candidates.push_back(c);
       }
       return;
     }
     walkBvh(
-        nodes, stack, [&](const BvhNode& n) { return overlaps(Aabb{n.lo, n.hi}, lo, hi); },
+        nodes, stack,
+        [&](const BvhNode& n) { return gpu::geomCcdBoxesOverlap(xyz(n.lo), xyz(n.hi), lo, hi); },
         [&](uint32_t c) {
-          if (overlaps(boxes[c], lo, hi)) candidates.push_back(c);
+          if (boxTouches(c, lo, hi)) candidates.push_back(c);
         });
     std::sort(candidates.begin(), candidates.end());
   }
 };
-
-gpu::GeomElement element(vec3 point, float depth, vec3 direction, float time, uint32_t type, uint32_t index,
-                         uint32_t cell) {
-  gpu::GeomElement e;
-  e.point = vec4(point, depth);
-  e.direction = vec4(direction, time);
-  e.type = type;
-  e.index = index;
-  e.query = 0;
-  e.pad = cell;
-  return e;
-}
 
 }  // namespace
 
@@ -162,13 +139,11 @@ uint64_t meshCcdContacts(const GeometryQueryInput& in, size_t qi, const Geometry
     SweptMesh m1(in, g1);
     SweptMesh m2(in, g2);
     const float thickness = g1.p2.w + g2.p2.w;
-    const uint32_t edge = gpu::geomCellWord(gpu::kGeomCellEdge, 3u);
     for (uint32_t i = 0; i < m1.count; ++i) {
       const vec3 a0 = m1.before(i, 0), a1 = m1.before(i, 1), a0e = m1.at(i, 0), a1e = m1.at(i, 1);
-      const vec3 lo = glm::min(glm::min(a0, a1), glm::min(a0e, a1e));
-      const vec3 hi = glm::max(glm::max(a0, a1), glm::max(a0e, a1e));
-      const float reach = boxReach(thickness, std::max({maxAbs(a0), maxAbs(a1), maxAbs(a0e), maxAbs(a1e)}));
-      m2.overlapping(lo - reach, hi + reach, bruteForce);
+      vec3 lo, hi;
+      gpu::geomCcdSegmentReach(a0, a1, a0e, a1e, thickness, lo, hi);
+      m2.overlapping(lo, hi, bruteForce);
       for (uint32_t j : m2.candidates) {
         if (self) {
           // Each pair once (j > i), and not segments sharing a vertex (always in contact).
@@ -176,18 +151,11 @@ uint64_t meshCcdContacts(const GeometryQueryInput& in, size_t qi, const Geometry
           const uint32_t u0 = m1.vertex(i, 0), u1 = m1.vertex(i, 1), w0 = m2.vertex(j, 0), w1 = m2.vertex(j, 1);
           if (u0 == w0 || u0 == w1 || u1 == w0 || u1 == w1) continue;
         }
-        gpu::EdgeCcdHit hit;
-        if (!gpu::edgeEdgeCcd(a0, a1, m2.before(j, 0), m2.before(j, 1), a0e, a1e, m2.at(j, 0), m2.at(j, 1),
-                              thickness, hit)) {
-          continue;
+        gpu::GeomElement first, second;
+        if (gpu::geomEdgeCcdContact(a0, a1, a0e, a1e, i, m2.before(j, 0), m2.before(j, 1), m2.at(j, 0),
+                                    m2.at(j, 1), j, thickness, first, second)) {
+          emit(first, second, aFirst);
         }
-        const vec3 n(hit.normalTime);
-        const float time = hit.normalTime.w;
-        const vec3 pa = gpu::lerp3(a0e, a1e, hit.paramsDist.x);
-        const vec3 pb = gpu::lerp3(m2.at(j, 0), m2.at(j, 1), hit.paramsDist.y);
-        const float depth = std::max(thickness - glm::dot(n, pa - pb), hit.paramsDist.w);
-        emit(element(pa, depth, n, time, gpu::kElementCellIndex, i, edge),
-             element(pa + n * depth, depth, -n, time, gpu::kElementCellIndex, j, edge), aFirst);
       }
     }
     return found;
@@ -199,31 +167,22 @@ uint64_t meshCcdContacts(const GeometryQueryInput& in, size_t qi, const Geometry
   const Geometry& mesh = aFirst ? gb : ga;
   SweptMesh m(in, mesh);
   const float thickness = mesh.p2.w;
-  const uint32_t triangle = gpu::geomCellWord(gpu::kGeomCellTriangle, 7u);
   for (uint32_t k = 0; k < set.count; ++k) {
     const vec3 p0 = xyz(in.previousPoints[set.first + k]), p1 = xyz(in.points[set.first + k]);
-    const float reach = boxReach(thickness, std::max(maxAbs(p0), maxAbs(p1)));
-    m.overlapping(glm::min(p0, p1) - reach, glm::max(p0, p1) + reach, bruteForce);
+    vec3 lo, hi;
+    gpu::geomCcdPointReach(p0, p1, thickness, lo, hi);
+    m.overlapping(lo, hi, bruteForce);
     gpu::MeshHit best = gpu::meshNoHit();
     uint32_t bestCell = 0xFFFFFFFFu;
     for (uint32_t c : m.candidates) {
-      gpu::MeshHit hit;
-      if (!gpu::triCcdCore(m.before(c, 0), m.before(c, 1), m.before(c, 2), m.at(c, 0), m.at(c, 1), m.at(c, 2), p0,
-                           p1, thickness, 0u, hit)) {
-        continue;
-      }
-      if (gpu::meshHitEarlier(hit, c, best, bestCell)) {
-        best = hit;
-        bestCell = c;
-      }
+      gpu::geomPointCcdCandidate(m.before(c, 0), m.before(c, 1), m.before(c, 2), m.at(c, 0), m.at(c, 1),
+                                 m.at(c, 2), c, p0, p1, thickness, best, bestCell);
     }
     if (bestCell == 0xFFFFFFFFu) continue;
-    const vec3 n(best.normalTime);
-    const float time = best.normalTime.w;
-    const vec3 surface = gpu::baryCombine(m.at(bestCell, 0), m.at(bestCell, 1), m.at(bestCell, 2), vec3(best.bary));
-    const float depth = std::max(thickness - glm::dot(n, p1 - surface), best.point.w);
-    emit(element(p1, depth, n, time, gpu::kElementPointIndexDirection, k, 0u),
-         element(p1 + n * depth, depth, -n, time, gpu::kElementCellIndex, bestCell, triangle), aFirst);
+    gpu::GeomElement first, second;
+    gpu::geomPointCcdContact(best, bestCell, m.at(bestCell, 0), m.at(bestCell, 1), m.at(bestCell, 2), k, p1,
+                             thickness, first, second);
+    emit(first, second, aFirst);
   }
   return found;
 }

@@ -494,9 +494,17 @@ namespace {
 // The Vulkan stage's slots of a static query with a mesh (gpu::geomMeshPairOnDevice): the mesh's
 // cells times geomMeshSlotsPerCell, against a point set its points times its tetrahedra, two meshes
 // (gpu::geomMeshMeshOnDevice) their candidate pairs of cells (geometrySlotLayout); 0 for a pair the
-// stage refuses.
+// stage refuses. Continuous (shared/geometry_queries_mesh_ccd_slot.h): two line meshes their
+// segments' product, a point set against a surface mesh its points.
 uint64_t meshDeviceSlots(const gpu::GeomShape& a, const gpu::GeomShape& b, uint32_t ia, uint32_t ib,
-                         uint64_t maxCandidates) {
+                         GeometryMethod method, uint64_t maxCandidates) {
+  if (method == GeometryMethod::kContinuous) {
+    if (a.info.x == gpu::kGeomLineMesh && b.info.x == gpu::kGeomLineMesh)
+      return static_cast<uint64_t>(a.p2.y) * static_cast<uint64_t>(b.p2.y);
+    if (a.info.x == gpu::kGeomPointSet && b.info.x == gpu::kGeomSurfaceMesh) return a.info.z;
+    if (b.info.x == gpu::kGeomPointSet && a.info.x == gpu::kGeomSurfaceMesh) return b.info.z;
+    return 0;
+  }
   if (gpu::geomIsMesh(a.info.x) && gpu::geomIsMesh(b.info.x)) {  // two meshes: a slot per pair of cells
     const auto closed = [](const gpu::GeomShape& m) {
       return m.info.x == gpu::kGeomSurfaceMesh && (m.info.w & kGeometryFlagClosed) != 0;
@@ -534,8 +542,7 @@ detail::GeometrySlotLayout detail::geometrySlotLayout(std::span<const Geometry> 
     // A query with a mesh: its cells' slots where the stage runs the pair (refused otherwise).
     const bool mesh = gpu::geomIsMesh(a.info.x) || gpu::geomIsMesh(b.info.x);
     const uint64_t n = !mesh ? gpu::geomSlotCount(a, b)
-                             : (queries[q].method == GeometryMethod::kStatic ? meshDeviceSlots(a, b, queries[q].a, queries[q].b, maxCandidates)
-                                                                            : 0);
+                             : meshDeviceSlots(a, b, queries[q].a, queries[q].b, queries[q].method, maxCandidates);
     const uint32_t f = gpu::geomQueryFamily(a.info.x, b.info.x, static_cast<uint32_t>(queries[q].method));
     if (n > 0 && f != family && cursor % kTile != 0) cursor += kTile - cursor % kTile;  // a new tile
     l.slotRange[q] = {cursor, cursor + n};

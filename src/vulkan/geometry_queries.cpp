@@ -494,9 +494,12 @@ struct GeometryQueryStage::Impl {
     }
     // The mesh pairs without a device path (after validation: a bad query is named as bad first).
     VKC_TRY(cpu::refuseMeshQueriesOnVulkan(in));
-    // State: the host's buffer, needed by continuous queries.
-    const bool continuous = std::any_of(info.queries.begin(), info.queries.end(),
-                                        [](const GeometryQuery& q) { return q.method == GeometryMethod::kContinuous; });
+    // State: the host's buffer, needed by continuous queries (but those with a mesh: they keep none).
+    const bool continuous =
+        std::any_of(info.queries.begin(), info.queries.end(), [&](const GeometryQuery& q) {
+          return q.method == GeometryMethod::kContinuous && !cpu::isMeshType(info.geometries[q.a].type) &&
+                 !cpu::isMeshType(info.geometries[q.b].type);
+        });
     if (info.stateBuffer.buffer != VK_NULL_HANDLE && info.stateCount > 0) {
       VKC_TRY(detail::checkBufferRange(ctx, info.stateBuffer, kOwner, "stateBuffer",
                                        VkDeviceSize{info.stateCount} * kPointBytes));

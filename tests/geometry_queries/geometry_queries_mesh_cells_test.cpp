@@ -206,12 +206,12 @@ TEST_P(GeometryQueriesMeshCellsConformance, BadTetrahedraAreRefusedAndNothingIsW
   }
 }
 
-// --- Surface vs tetrahedral and tetrahedral vs tetrahedral mesh (CPU; kVulkan refuses mesh against
-// mesh): the separating axis test per pair of cells (geomHullTetra).
+// --- Surface vs tetrahedral and tetrahedral vs tetrahedral mesh: the separating axis test per pair of
+// cells (geomHullTetra; on Vulkan the mesh-mesh family, a slot per pair of cells).
 
 // A big triangle in the plane z = 0.1 across the corner tetrahedron, and the corner tetrahedron
 // mirrored to below z = 0.1 (its face z = 0.1 over the other's face z = 0): both 0.1 deep along z.
-TEST(GeometryQueriesMeshCells, SurfaceAndTetrahedraAgainstTetrahedraKnownContacts) {
+TEST_P(GeometryQueriesMeshCellsConformance, SurfaceAndTetrahedraAgainstTetrahedraKnownContacts) {
   Batch b;
   const uint32_t tet = b.addMesh(GeometryType::kTetrahedralMesh,
                                  {v3(0, 0, 0), v3(1, 0, 0), v3(0, 1, 0), v3(0, 0, 1)}, {0, 1, 2, 3});
@@ -229,7 +229,7 @@ TEST(GeometryQueriesMeshCells, SurfaceAndTetrahedraAgainstTetrahedraKnownContact
     b.query(x, y);
     b.query(y, x);
   }
-  runScalarAndSimd(b, 16);
+  runHere(b, 16);
   ASSERT_EQ(b.ranges[0].count, 1u);
   ASSERT_EQ(b.ranges[2].count, 1u);
   EXPECT_EQ(b.ranges[4].count, 0u);
@@ -250,6 +250,32 @@ TEST(GeometryQueriesMeshCells, SurfaceAndTetrahedraAgainstTetrahedraKnownContact
   expectPairsSwappedBitwise(b);
   for (uint32_t q : {0u, 2u}) {
     expectContactInvariants(b.elementsA[b.ranges[q].first], b.elementsB[b.ranges[q].first], 1e-6f);
+  }
+}
+
+// Random triangle and tetrahedron soups against tetrahedron soups in both orders, with primitive pairs
+// between them (other families' tiles): the same counts, ranges and elements as kCpuScalar.
+Batch randomTetraPairsBatch(uint32_t seed, uint32_t cells) {
+  std::mt19937 rng(seed);
+  Batch b = randomBatch(seed, 16);
+  const uint32_t surface = addRandomSoup(b, rng, GeometryType::kSurfaceMesh, cells, 1.5f, 0.4f);
+  const uint32_t tets = addRandomSoup(b, rng, GeometryType::kTetrahedralMesh, cells, 1.5f, 0.4f);
+  const uint32_t others = addRandomSoup(b, rng, GeometryType::kTetrahedralMesh, cells * 2 / 3, 1.5f, 0.4f);
+  for (const auto& [x, y] : {std::pair{surface, tets}, std::pair{tets, others}, std::pair{surface, others}}) {
+    b.query(x, y);
+    b.query(y, x);
+  }
+  return b;
+}
+
+TEST_P(GeometryQueriesMeshCellsConformance, RandomSoupsAgainstTetrahedraMatchCpuScalar) {
+  for (uint32_t seed : {15u, 16u}) {
+    Batch b = randomTetraPairsBatch(seed, 200);
+    auto counts = run(b, 40000);
+    ASSERT_TRUE(counts.ok()) << counts.message();
+    ASSERT_FALSE(counts->overflow);
+    EXPECT_GT(counts->contacts, 100u) << "seed " << seed;
+    expectSameAsCpuScalar(b, 40000);
   }
 }
 
@@ -337,6 +363,17 @@ TEST_F(GeometryQueryStageMeshCellsVulkan, HundredRerunsAreBitwiseIdentical) {
                                 .maxGridSamples = 70000,
                                 .maxContacts = 20000,
                                 .maxSlots = 100000,
+                                .maxCells = 4096},
+                               100);
+}
+
+TEST_F(GeometryQueryStageMeshCellsVulkan, TetrahedralPairsHundredRerunsAreBitwiseIdentical) {
+  expectHundredRerunsIdentical(randomTetraPairsBatch(17, 120),
+                               {.maxQueries = 64,
+                                .maxGeometries = 64,
+                                .maxPoints = 8192,
+                                .maxContacts = 20000,
+                                .maxSlots = 200000,
                                 .maxCells = 4096},
                                100);
 }

@@ -271,6 +271,7 @@ class MeshStageVulkanTest : public VulkanTest {
       record.geometries = b->geometries;
       record.queries = b->queries;
       record.points = b->points;
+      record.previousPoints = b->previousPoints;
       record.cells = b->cells;
       record.gridSamples = b->gridSamples;
       const Status st = (*stage)->record(cmd, record);
