@@ -48,9 +48,14 @@ void scanPass() {
     counts.contacts = total;
     counts.written = written;
     counts.overflow = total > pc.capacity ? 1u : 0u;
-    counts.pad = 0u;
     uint size = max(pc.indirectGroupSize, 1u);
-    counts.dispatch = uvec4(written / size + (written % size != 0u ? 1u : 0u), 1u, 1u, 0u);
+    counts.dispatch.x = written / size + (written % size != 0u ? 1u : 0u);
+    counts.dispatch.y = 1u;
+    counts.dispatch.z = 1u;
+    if (pc.deviceLayout == 0u) {  // a device-resident batch's layout passes wrote these two
+      counts.pad = 0u;
+      counts.dispatch.w = 0u;
+    }
   }
 }
 

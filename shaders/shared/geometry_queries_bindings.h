@@ -66,8 +66,8 @@ struct GeomCounts {
   uint contacts;  // contacts found
   uint written;   // min(contacts, capacity)
   uint overflow;  // 1 when contacts > capacity
-  uint pad;
-  uvec4 dispatch;  // x = ceil(written / indirectGroupSize), y = z = 1; w = 0
+  uint pad;        // a device-resident batch: its invalid queries (geometry_queries_device_layout.h); else 0
+  uvec4 dispatch;  // x = ceil(written / indirectGroupSize), y = z = 1; w: a device-resident batch's slots, else 0
 };
 VKC_CHECK_LAYOUT(GeomCounts, 32);
 VKC_CHECK_OFFSET(GeomCounts, dispatch, 16);
@@ -87,7 +87,7 @@ struct GeomStagePush {
   uint stateCount;
   uint moving;             // 1: prevGeometries holds the poses at the step's start; 0: the geometries are static
   uint cellCount;          // entries of the cells buffer
-  uint pad0;
+  uint deviceLayout;       // 1: a device-resident batch (geometry_queries_device_layout.h): SCAN keeps pad, dispatch.w
   uint pad1;
   uint pad2;
 };
