@@ -40,6 +40,15 @@ Batch mixedBatch(uint32_t seed, uint32_t queries, bool continuous) {
   return b;
 }
 
+GeometryQueryStageCreateInfo limitsFor(const Batch& b, uint32_t maxSlots) {
+  return {.maxQueries = static_cast<uint32_t>(b.queries.size()),
+          .maxGeometries = static_cast<uint32_t>(b.geometries.size()),
+          .maxPoints = static_cast<uint32_t>(b.points.size()),
+          .maxGridSamples = static_cast<uint32_t>(b.gridSamples.size()),
+          .maxContacts = 0,
+          .maxSlots = maxSlots};
+}
+
 class GeometryQueryDeviceVulkan : public VulkanTest {
  protected:
   // The host-visible copy of `bytes` bytes of `data` (at least 16 bytes).
@@ -117,6 +126,18 @@ class GeometryQueryDeviceVulkan : public VulkanTest {
     return d;
   }
 
+  // A stage for b (maxSlots), b's arrays in device buffers, host-visible outputs bound (no state).
+  struct Resident {
+    std::unique_ptr<GeometryQueryStage> stage;
+    Outputs o;
+    DeviceBatch d;
+  };
+  Resident resident(const Batch& b, uint32_t maxSlots) {
+    Resident r{makeStage(limitsFor(b, maxSlots)), outputs(b), deviceBatch(b)};
+    bindOutputs(r.d.info, r.o, b.queries.size(), 0);
+    return r;
+  }
+
   static GeometryQueryRecordInfo hostInfo(const Batch& b) {
     GeometryQueryRecordInfo info;
     info.geometries = b.geometries;
@@ -146,14 +167,6 @@ class GeometryQueryDeviceVulkan : public VulkanTest {
   }
 };
 
-GeometryQueryStageCreateInfo limitsFor(const Batch& b, uint32_t maxSlots) {
-  return {.maxQueries = static_cast<uint32_t>(b.queries.size()),
-          .maxGeometries = static_cast<uint32_t>(b.geometries.size()),
-          .maxPoints = static_cast<uint32_t>(b.points.size()),
-          .maxGridSamples = static_cast<uint32_t>(b.gridSamples.size()),
-          .maxContacts = 0,
-          .maxSlots = maxSlots};
-}
 
 TEST_F(GeometryQueryDeviceVulkan, DeviceResidentEqualsUploadedAndCpuScalarOnMixed10kQueries) {
   Batch b = mixedBatch(61, 10000, /*continuous=*/true);
@@ -193,11 +206,8 @@ TEST_F(GeometryQueryDeviceVulkan, HundredRerunsOfOneRecordAreIdentical) {
   Batch ref = b;
   auto cpu = ref.run(Backend::kCpuScalar, kCapacity);
   ASSERT_TRUE(cpu.ok()) << cpu.message();
-  auto stage = makeStage(limitsFor(b, 40000));
+  auto [stage, o, d] = resident(b, 40000);
   ASSERT_NE(stage, nullptr);
-  Outputs o = outputs(b);
-  DeviceBatch d = deviceBatch(b);
-  bindOutputs(d.info, o, b.queries.size(), 0);
   d.info.deviceFamilies = kGeometryQueryFamiliesDevice & ~kGeometryQueryFamilyContinuous;
   record(*stage, d.info);
   expectEqualsCpu(o, ref, *cpu, "first");
@@ -265,11 +275,8 @@ TEST_F(GeometryQueryDeviceVulkan, BadDeviceValuesAreCountedAndGiveNoContact) {
   Batch ref = good;
   auto cpu = ref.run(Backend::kCpuScalar, kCapacity);
   ASSERT_TRUE(cpu.ok()) << cpu.message();
-  auto stage = makeStage(limitsFor(bad, 40000));
+  auto [stage, o, d] = resident(bad, 40000);
   ASSERT_NE(stage, nullptr);
-  Outputs o = outputs(bad);
-  DeviceBatch d = deviceBatch(bad);
-  bindOutputs(d.info, o, bad.queries.size(), 0);
   record(*stage, d.info);
   const GeometryQueryDeviceCounts c = o.read();
   EXPECT_EQ(c.invalidQueries, std::size(badQueries));
@@ -312,11 +319,8 @@ TEST_F(GeometryQueryDeviceVulkan, SlotsPastMaxSlotsDropWholeQueriesAndAreReporte
   auto cpu = ref.run(Backend::kCpuScalar, kCapacity);
   ASSERT_TRUE(cpu.ok());
   ASSERT_EQ(cpu->contacts, 500u);
-  auto stage = makeStage(limitsFor(b, 250));
+  auto [stage, o, d] = resident(b, 250);
   ASSERT_NE(stage, nullptr);
-  Outputs o = outputs(b);
-  DeviceBatch d = deviceBatch(b);
-  bindOutputs(d.info, o, b.queries.size(), 0);
   record(*stage, d.info);
   const GeometryQueryDeviceCounts c = o.read();
   EXPECT_EQ(c.slots, 500u);
@@ -381,10 +385,7 @@ TEST_F(GeometryQueryDeviceVulkan, HostRefusesBadSourcesNamingTheField) {
 TEST_F(GeometryQueryDeviceVulkan, RecordStatsAreFixed) {
   Batch one = randomBatch(41, 1);
   Batch many = randomBatch(43, 10000);
-  Batch cloud;
-  cloud.points.assign(200000, v3(0.25f, 0.5f, 0.0f));
-  const uint32_t set = cloud.add(Geometry::pointSet(0, 200000));
-  cloud.query(cloud.add(Geometry::orientedBox(v3(0, 0, 0), identityQuat(), v3(1, 1, 1))), set);
+  Batch cloud = boxOverPointCloud(200000);
   auto stage = makeStage({.maxQueries = 10000, .maxGeometries = 20000, .maxPoints = 200000, .maxContacts = 1000,
                           .maxSlots = 1000000});
   ASSERT_NE(stage, nullptr);
@@ -417,11 +418,8 @@ TEST_F(GeometryQueryDeviceVulkan, RecordStatsAreFixed) {
 // The per-pass GPU times of a recorded batch (timestamps), the way the benchmark reads them.
 TEST_F(GeometryQueryDeviceVulkan, RecordTimestampsGivePassTimings) {
   Batch b = randomBatch(79, 100);
-  auto stage = makeStage(limitsFor(b, 10000));
+  auto [stage, o, d] = resident(b, 10000);
   ASSERT_NE(stage, nullptr);
-  Outputs o = outputs(b);
-  DeviceBatch d = deviceBatch(b);
-  bindOutputs(d.info, o, b.queries.size(), 0);
   d.info.deviceFamilies = kGeometryQueryFamilyBasic | kGeometryQueryFamilyManifold | kGeometryQueryFamilyConvex;
   record(*stage, d.info);
   EXPECT_FALSE(stage->readRecordTimings().ok());  // recorded without timestamps
