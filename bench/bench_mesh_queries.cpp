@@ -10,9 +10,9 @@
 // The timed call is one queryGeometries call, output capacity as large as the contacts: the BVH of each
 // mesh built inside the call (rows cpu-scalar, cpu-simd, vulkan), or kept between calls
 // (GeometryQueryTrees built beforehand, as FCL's models: rows scalar+trees, simd+trees). Every
-// backend's contacts are checked against cpu-scalar bit for bit. On Vulkan the pair runs one work
-// item per pair of triangles (no device BVH yet): its row's time grows with the square of the
-// triangles, and its skip prediction says so.
+// backend's contacts are checked against cpu-scalar bit for bit. On Vulkan the call creates its stage,
+// builds one device tree over both meshes' triangles and walks it per triangle of the first mesh for
+// the candidate pairs (shaders/shared/geometry_queries_mesh_pairs.h), then evaluates those.
 //
 // Surface-sphere rows (the same levels): the mesh (A) against one sphere (B) centred at its first vertex,
 // of radius a fifth of the mesh's box along x: one static SurfaceMesh vs Sphere query, one contact per
@@ -348,8 +348,7 @@ struct OurRows {
         keptNote = buf;
       }
       if (slot >= 3) input.trees = &*kept;
-      // The Vulkan surface-surface row's work is cells squared (a slot per pair of triangles).
-      const double units = slot == 2 && trees ? double(row.cells) * row.cells : double(row.cells);
+      const double units = double(row.cells);
       if (!skipped(lastPerCell[slot] * units, row)) {
         const Backend backend = slot == 2 ? Backend::kVulkan : slot % 3 == 0 ? Backend::kCpuScalar : Backend::kCpuSimd;
         Context* ctx = backend == Backend::kVulkan ? context : nullptr;

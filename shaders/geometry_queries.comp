@@ -48,14 +48,18 @@ void scanPass() {
     counts.contacts = total;
     counts.written = written;
     counts.overflow = total > pc.capacity ? 1u : 0u;
+    if (pc.meshPairCount == 0u) counts.candidatesMissing = 0u;  // else the mesh pairs' SCAN's
     uint size = max(pc.indirectGroupSize, 1u);
     counts.dispatch.x = written / size + (written % size != 0u ? 1u : 0u);
     counts.dispatch.y = 1u;
     counts.dispatch.z = 1u;
     if (pc.deviceLayout == 0u) {  // a device-resident batch's layout passes wrote these two
-      counts.pad = 0u;
+      counts.invalidQueries = 0u;
       counts.dispatch.w = 0u;
     }
+    counts.pad0 = 0u;
+    counts.pad1 = 0u;
+    counts.pad2 = 0u;
   }
 }
 

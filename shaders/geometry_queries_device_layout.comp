@@ -185,7 +185,7 @@ void blocksPass() {
   }
   for (uint i = lid; i < pc.tileCount; i += kGeomGroupSize) tiles[i] = i;
   if (lid == kGeomGroupSize - 1u) {
-    counts.pad = invalidInclusive;
+    counts.invalidQueries = invalidInclusive;
     counts.dispatch.w = slotsInclusive;
   }
 }

@@ -37,9 +37,11 @@
 // tetrahedron), the same contacts in the same order. Mesh against mesh on Vulkan (static
 // surface-surface, surface-line, line-line, a line mesh against itself, line-tetrahedral; not a closed
 // surface mesh, whose vertex pass stays on the CPU, nor a tetrahedral mesh against a surface or
-// tetrahedral mesh): one work item per pair of cells, each testing the CPU's candidate box, so the
-// same contacts in the same order (no device BVH yet: the work grows with the product of the cell
-// counts).
+// tetrahedral mesh): the candidate pairs of cells (the CPU's candidate box) found through one device
+// BVH over the meshes' cells, one work item per candidate pair, so the same contacts in the same
+// order; the work grows with the candidates, not the product of the cell counts. Candidates past a
+// query's room are counted in GeometryQueryCounts::candidatesMissing (see
+// GeometryQueryStageCreateInfo::maxCandidates); this function then reruns with room for them.
 // Continuous (kContinuous, "Continuous mesh queries" in docs/geometry-queries.md): LineMesh vs
 // LineMesh (two meshes or one against itself: segments sharing a vertex skipped) and SurfaceMesh vs
 // PointSet, every vertex and point moving from input.previousPoints to input.points, conservative (no
@@ -332,6 +334,10 @@ struct GeometryQueryCounts {
   uint32_t contacts = 0;  // contacts found (all queries)
   uint32_t written = 0;   // contacts written: min(contacts, capacity)
   bool overflow = false;  // contacts > capacity: the output holds the first `written` contacts in order
+  // Vulkan only: mesh-mesh candidate pairs of cells that did not fit their queries' slots
+  // (GeometryQueryStageCreateInfo::maxCandidates) and were not evaluated; their contacts are missing.
+  // queryGeometries sizes its own stage again and reruns when it is not 0: it returns 0.
+  uint32_t candidatesMissing = 0;
 };
 
 // Checks everything queryGeometries* reads (input.trees included, see GeometryQueryTrees). Errors
@@ -402,7 +408,7 @@ uint32_t contactCellIds(const GeometryQueryInput& input, const Geometry& mesh, c
 // may settle on another answer when its steps round differently (docs/geometry-queries.md).
 inline constexpr float kGeometryQueryTolerance = 1e-4f;
 
-// What the device writes after the contacts (32 bytes, at the counts buffer's offset): the counts of
+// What the device writes after the contacts (48 bytes, at the counts buffer's offset): the counts of
 // GeometryQueryCounts, then a VkDispatchIndirectCommand for the host's next pass over the written
 // contacts: {ceil(written / indirectGroupSize), 1, 1}, at byte offset 16 (kGeometryQueryIndirectOffset).
 // A device-resident batch (GeometryQueryRecordInfo::queryBuffer) also reports what its device layout
@@ -411,6 +417,14 @@ struct GeometryQueryDeviceCounts {
   uint32_t contacts = 0;
   uint32_t written = 0;
   uint32_t overflow = 0;  // 1 when contacts > capacity
+  uint32_t candidatesMissing = 0;  // mesh-mesh candidate pairs past their queries' slots (maxCandidates)
+  uint32_t dispatchX = 0;
+  uint32_t dispatchY = 0;
+  uint32_t dispatchZ = 0;
+  // Device-resident batch: the slots its valid queries need (saturating at 2^31 - 1). More than the
+  // stage's maxSlots: the queries whose slots end past maxSlots were dropped whole (no contact,
+  // range {first, 0}); the queries before them are complete.
+  uint32_t slots = 0;
   // Device-resident batch: the queries refused on the device (no slots, no contact, range {first, 0}):
   // a geometry index >= geometryCount, an unknown method, a static query with a state entry, a
   // geometry of a mesh or unknown type or with a value validate() would refuse (a NaN or infinity, a
@@ -419,15 +433,9 @@ struct GeometryQueryDeviceCounts {
   // deviceFamilies, a continuous query without previous points, with a previous pose of another
   // type, flags or range, or with state entries past stateCount.
   uint32_t invalidQueries = 0;
-  uint32_t dispatchX = 0;
-  uint32_t dispatchY = 0;
-  uint32_t dispatchZ = 0;
-  // Device-resident batch: the slots its valid queries need (saturating at 2^31 - 1). More than the
-  // stage's maxSlots: the queries whose slots end past maxSlots were dropped whole (no contact,
-  // range {first, 0}); the queries before them are complete.
-  uint32_t slots = 0;
+  uint32_t pad[3] = {};
 };
-static_assert(sizeof(GeometryQueryDeviceCounts) == 32);
+static_assert(sizeof(GeometryQueryDeviceCounts) == 48);
 inline constexpr VkDeviceSize kGeometryQueryIndirectOffset = 16;
 
 struct GeometryQueryStageCreateInfo {
@@ -447,6 +455,15 @@ struct GeometryQueryStageCreateInfo {
   uint32_t maxSlots = 0;
   uint32_t framesInFlight = 1;  // 1..kMaxFramesInFlight sets of buffers
   uint32_t maxCells = 0;        // mesh cell entries (uint32 vertex numbers) per record in the stage's own cell buffer
+  // Static mesh-mesh queries (surface-surface, surface-line, line-line, line-tetrahedral) find their
+  // candidate pairs of cells (boxes overlapping) through one tree built on the device over the cells
+  // of the record's meshes of such queries, each mesh once: maxMeshPairCells bounds those cells (0:
+  // maxCells / 2, every mesh cell). A mesh-mesh query has one slot per candidate pair: min(nX * nY,
+  // max(maxCandidates, nX)) slots (nX, nY: its meshes' cells, X the first of the canonical order),
+  // counted in maxSlots; 0: nX * nY (every pair of cells fits). Candidates past a query's slots are
+  // not evaluated: GeometryQueryCounts::candidatesMissing (GeometryQueryDeviceCounts) counts them.
+  uint32_t maxMeshPairCells = 0;
+  uint32_t maxCandidates = 0;
 };
 
 // Where a record writes. A null buffer: the stage's own (elementsABuffer() etc.), of maxContacts
@@ -545,14 +562,18 @@ struct GeometryQueryRecordInfo {
 // geometries, previous poses, queries, the slot layout and the arrays given in host memory) and copies
 // into device buffers inside the host's command buffer, scratch (slot ranks, tile sums) and the
 // stage's own outputs. A frame's upload buffer is rewritten by its next record(): record a frame
-// again only after its previous submission completed (the usual frames-in-flight rule).
+// again only after its previous submission completed (the usual frames-in-flight rule). A record with
+// static mesh-mesh queries also builds a BVH over their meshes' cells (maxMeshPairCells) and writes
+// each query's candidate pairs of cells into its slots (maxCandidates) before evaluating them: a
+// fixed number of dispatches more, whatever the queries and cells.
 class GeometryQueryStage {
  public:
   static Result<std::unique_ptr<GeometryQueryStage>> create(Context& context, const GeometryQueryStageCreateInfo& info);
   static Result<MemoryRequirements> memoryRequirements(const Context& context, const GeometryQueryStageCreateInfo& info);
   ~GeometryQueryStage();
 
-  // The stage has no static tables: nothing to record (kept for the stages' common shape).
+  // The stage has no static tables: nothing to record (kept for the stages' common shape; it records
+  // the embedded BVH stage's, which has none either).
   Status recordUpload(VkCommandBuffer commandBuffer);
   // Records one batch: the upload's copies, then the passes. Validates first (geometries, previous
   // poses, queries, ranges against the arrays' counts, state entries, sizes against the stage's

@@ -29,7 +29,9 @@
 //          capacity; a continuous slot's new persistent state is stored (the count pass only reads
 //          the state). RANGES: query q's range is {E(first_q), E(end_q) - E(first_q)} (E(slotCount) =
 //          contacts).
-// The atomics only set bits: the order of the contacts is the slots'.
+// The atomics only set bits: the order of the contacts is the slots'. A batch with static mesh-mesh
+// queries records their candidate passes and the build of their tree before the COUNT level
+// (geometry_queries_mesh_pairs.h): a fixed number of dispatches more.
 #ifndef VKC_SHARED_GEOMETRY_QUERIES_BINDINGS_H
 #define VKC_SHARED_GEOMETRY_QUERIES_BINDINGS_H
 #include "common.h"
@@ -61,15 +63,19 @@ VKC_CONSTANT(uint, kGeomBindingCounts, 14u);         // GeomCounts
 VKC_CONSTANT(uint, kGeomBindingCells, 15u);          // uint[cellCount]: the meshes' cells (vertex numbers)
 VKC_CONSTANT(uint, kGeomBindingCount, 16u);
 
-// What the SCAN pass writes (32 bytes). dispatch is a VkDispatchIndirectCommand at byte offset 16.
+// What the SCAN pass writes (48 bytes). dispatch is a VkDispatchIndirectCommand at byte offset 16.
 struct GeomCounts {
   uint contacts;  // contacts found
   uint written;   // min(contacts, capacity)
   uint overflow;  // 1 when contacts > capacity
-  uint pad;        // a device-resident batch: its invalid queries (geometry_queries_device_layout.h); else 0
+  uint candidatesMissing;  // mesh-mesh candidate pairs past their queries' slots (geometry_queries_mesh_pairs.h)
   uvec4 dispatch;  // x = ceil(written / indirectGroupSize), y = z = 1; w: a device-resident batch's slots, else 0
+  uint invalidQueries;  // a device-resident batch: its invalid queries (geometry_queries_device_layout.h); else 0
+  uint pad0;
+  uint pad1;
+  uint pad2;
 };
-VKC_CHECK_LAYOUT(GeomCounts, 32);
+VKC_CHECK_LAYOUT(GeomCounts, 48);
 VKC_CHECK_OFFSET(GeomCounts, dispatch, 16);
 
 // Push constants; every index read from a buffer is clamped to these sizes.
@@ -87,11 +93,15 @@ struct GeomStagePush {
   uint stateCount;
   uint moving;             // 1: prevGeometries holds the poses at the step's start; 0: the geometries are static
   uint cellCount;          // entries of the cells buffer
-  uint deviceLayout;       // 1: a device-resident batch (geometry_queries_device_layout.h): SCAN keeps pad, dispatch.w
+  uint meshPairCount;  // mesh-mesh queries with candidates (geometry_queries_mesh_pairs.h)
+  uint meshCount;      // their meshes (each once in the tree)
+  uint treeCellCount;  // the tree's cells: the meshes' cells
+  uint deviceLayout;   // 1: a device-resident batch (geometry_queries_device_layout.h): SCAN keeps invalidQueries, dispatch.w
+  uint pad0;
   uint pad1;
   uint pad2;
 };
-VKC_CHECK_LAYOUT(GeomStagePush, 64);
+VKC_CHECK_LAYOUT(GeomStagePush, 80);
 
 VKC_NAMESPACE_END
 

@@ -10,7 +10,7 @@
 //           saturating at kGeomDeviceSlotLimit): slotRange[q] = {prefix in the block, n}; the block's
 //           slot sum and invalid count into the scratch (bound at the groupSums binding).
 //   BLOCKS  one workgroup: the exclusive prefix over the blocks' slot sums (saturating); the counts'
-//           invalidQueries and slotOverflow (GeomCounts::pad, dispatch.w); the tiles buffer made the
+//           invalidQueries and slotOverflow (GeomCounts::invalidQueries, dispatch.w); the tiles buffer made the
 //           identity (every family's dispatch runs over every tile of the stage's maxSlots).
 //   PLACE   one invocation per query: slotRange[q] = {block base + prefix, + n}; a query whose slots
 //           end past maxSlots is dropped whole (an empty range at min(first, maxSlots)): the firsts

@@ -78,7 +78,7 @@ bool evaluateSlot(uint s, out uint q, out GeomElement ea, out GeomElement eb, ou
 #if VKC_GEOM_FAMILY == VKC_GEOM_FAMILY_MESH
   bool hit = geomMeshSlot(a, b, slot, ea, eb);
 #elif VKC_GEOM_FAMILY == VKC_GEOM_FAMILY_MESH_MESH
-  bool hit = geomMeshMeshSlot(a, b, query.a, query.b, slot, ea, eb);
+  bool hit = geomMeshMeshSlot(a, b, q, query.a, query.b, range, slot, ea, eb);
 #elif VKC_GEOM_FAMILY_HAS_MESHES
   bool hit = geomIsMesh(a.info.x) || geomIsMesh(b.info.x)
                  ? geomMeshSlot(a, b, slot, ea, eb)

@@ -1,15 +1,16 @@
 // GLSL only: one slot of the mesh-mesh pair family of the geometry query stage
 // (shaders/geometry_queries_mesh_mesh.comp through shared/geometry_queries_family.h): two meshes in
-// the canonical order (geomMeshMeshFirstIsA: X, then Y), slot s of the query = cell s / nY of X and
-// cell s mod nY of Y (nY: Y's cells), so the slots' order is the CPU driver's
-// (src/cpu/geometry_queries_mesh_mesh.cpp: per cell of X in order, the cells of Y whose boxes overlap
-// its reach, in order). Here every pair of cells is a slot: Y's cell is evaluated where its corners'
-// box overlaps X's cell's reach (geomMeshMeshReach, the CPU's box), with the per-pair functions of
-// geometry_queries_mesh_mesh.h, so both keep the same pairs: the same contacts in the same order, bit
-// for bit (lavapipe). Surface-surface keeps one edge-edge contact per pair of edges, the first in that
-// order, as the CPU: a slot with an edge-edge contact looks for an earlier pair of triangles holding
-// both edges with the same contact (geomMeshMeshEdgePairSeen). A line mesh against itself: each pair
-// of segments once (X's cell before Y's), never two sharing a vertex.
+// the canonical order (geomMeshMeshFirstIsA: X, then Y); slot k of the query is its candidate pair k
+// (shared/geometry_queries_mesh_pairs.h: the pairs of cells whose boxes overlap, found through the
+// device tree, by cell of X, then cell of Y), so the slots' order is the CPU driver's
+// (src/cpu/geometry_queries_mesh_mesh.cpp). Each candidate is tested again with the CPU's box
+// (geomMeshMeshReach) and evaluated with the per-pair functions of geometry_queries_mesh_mesh.h: the
+// same contacts in the same order, bit for bit (lavapipe). Surface-surface keeps one edge-edge
+// contact per pair of edges, the first in that order, as the CPU: a slot with an edge-edge contact
+// looks, among the candidates of the cells of X holding X's edge (a walk of the tree with the edge's
+// box), for an earlier pair holding both edges with the same contact (geomMeshMeshEdgePairSeen). A
+// line mesh against itself: each pair of segments once (X's cell before Y's), never two sharing a
+// vertex.
 // Reads the cells through the includer's geomCellEntryAt(i) and the vertices through geomPointAt(i)
 // (both clamp to their arrays: a vertex number out of range reads the mesh's last vertex, never out
 // of bounds).
@@ -20,30 +21,7 @@
 #endif
 #include "geometry_queries_mesh_mesh.h"
 #include "geometry_queries_mesh_mesh_device.h"
-
-// The vertex numbers of cell c of mesh m (clamped to its vertices).
-uvec4 geomMeshMeshIds(GeomShape m, uint c) {
-  uint n = geomMeshCorners(m.info.x);
-  uint lastVertex = max(m.info.z, 1u) - 1u;
-  uint entry = uint(m.p2.x) + c * n;
-  uvec4 ids = uvec4(0u);
-  for (uint k = 0u; k < n; ++k) ids[k] = min(geomCellEntryAt(entry + k), lastVertex);
-  return ids;
-}
-
-// The corners of a cell of mesh m (vertex numbers ids; unused corners repeat the first).
-void geomMeshMeshCorners(GeomShape m, uvec4 ids, out vec3 p0, out vec3 p1, out vec3 p2, out vec3 p3) {
-  uint n = geomMeshCorners(m.info.x);
-  p0 = geomPointAt(m.info.y + ids.x);
-  p1 = geomPointAt(m.info.y + ids.y);
-  p2 = n >= 3u ? geomPointAt(m.info.y + ids.z) : p0;
-  p3 = n >= 4u ? geomPointAt(m.info.y + ids.w) : p0;
-}
-
-// Whether cell (q0 .. q3) of Y is a candidate of the cell of X with reach [lo, hi].
-bool geomMeshMeshCandidate(vec3 q0, vec3 q1, vec3 q2, vec3 q3, vec3 lo, vec3 hi) {
-  return geomMeshMeshBoxesOverlap(min(min(q0, q1), min(q2, q3)), max(max(q0, q1), max(q2, q3)), lo, hi);
-}
+#include "geometry_queries_mesh_pairs_walk.h"
 
 // The undirected vertex pair (least first) of a triangle's edge given by a corner mask of two corners.
 uvec2 geomMeshMeshEdge(uvec4 ids, uint mask) {
@@ -64,38 +42,61 @@ bool geomMeshMeshHasEdge(uvec4 ids, uvec2 e) {
   return a && b;
 }
 
-// Surface-surface: whether an edge-edge contact of edges ex (of X) and ey (of Y) comes from a pair of
-// triangles before (cx, cy) in slot order that is a candidate pair: then (cx, cy)'s repeats it.
-bool geomMeshMeshEdgePairSeen(GeomShape x, GeomShape y, uint cx, uint cy, uvec2 ex, uvec2 ey) {
-  uint ny = uint(y.p2.y);
-  for (uint c = 0u; c <= cx; ++c) {
-    uvec4 jx = geomMeshMeshIds(x, c);
-    if (!geomMeshMeshHasEdge(jx, ex)) continue;
-    vec3 p0, p1, p2, p3;
-    geomMeshMeshCorners(x, jx, p0, p1, p2, p3);
-    vec3 lo, hi;
-    geomMeshMeshReach(p0, p1, p2, p3, 3u, 0.0f, lo, hi);
-    uint end = c == cx ? cy : ny;
-    for (uint d = 0u; d < end; ++d) {
-      uvec4 jy = geomMeshMeshIds(y, d);
-      if (!geomMeshMeshHasEdge(jy, ey)) continue;
-      vec3 q0, q1, q2, q3;
-      geomMeshMeshCorners(y, jy, q0, q1, q2, q3);
-      if (!geomMeshMeshCandidate(q0, q1, q2, q3, lo, hi)) continue;
-      GeomElement e0, e1;
-      uint key;
-      if (geomTriTriContact(p0, p1, p2, jx, c, q0, q1, q2, jy, d, e0, e1, key) == kGeomTriTriEdgeEdge &&
-          geomMeshMeshEdge(jx, key & 15u) == ex && geomMeshMeshEdge(jy, key >> 4u) == ey) {
-        return true;
+// Surface-surface: whether an edge-edge contact of edges ex (of X) and ey (of Y) comes from a
+// candidate pair before (cx, cy) in slot order: the cells of X holding ex (a walk of the tree with
+// ex's box: a cell holding it has a box holding the edge's), then each one's candidates (ascending
+// cells of Y, of its range of the query's slots) holding ey. row0, row1: the query's pair rows;
+// range: its slots.
+bool geomMeshMeshEdgePairSeen(GeomShape x, GeomShape y, uvec4 row0, uvec4 row1, uvec2 range, uint cx, uint cy,
+                              uvec2 ex, uvec2 ey) {
+  vec3 e0 = geomPointAt(x.info.y + ex.x);
+  vec3 e1 = geomPointAt(x.info.y + ex.y);
+  vec3 elo = min(e0, e1);
+  vec3 ehi = max(e0, e1);
+  uint slots = range.y - min(range.x, range.y);
+  uint xFirst = row0.w;
+  uint first = row1.x;
+  geomWalkBegin();
+  uint leaf;
+  for (uint outer = 0u; outer < 65535u; ++outer) {
+    for (uint inner = 0u; inner < kGeomMeshPairChunk; ++inner) {
+      if (!geomWalkNext(elo, ehi, first, first + row1.z, leaf)) return false;
+      uint c = leaf - first;
+      if (c > cx) continue;
+      uvec4 jx = geomMeshMeshIds(x, c);
+      if (!geomMeshMeshHasEdge(jx, ex)) continue;
+      vec3 p0, p1, p2, p3;
+      geomMeshMeshCorners(x, jx, p0, p1, p2, p3);
+      vec3 lo, hi;
+      geomMeshMeshReach(p0, p1, p2, p3, 3u, 0.0f, lo, hi);
+      uint base = xCells[xFirst + c] - xCells[xFirst];
+      uint n = min(xCells[xFirst + c + 1u] - xCells[xFirst + c], slots - min(base, slots));
+      for (uint ko = 0u; ko * kGeomMeshPairChunk < n; ++ko) {
+        uint kend = min(n - ko * kGeomMeshPairChunk, kGeomMeshPairChunk);
+        for (uint ki = 0u; ki < kend; ++ki) {
+          uint d = candidates[clampIndex(range.x + base + ko * kGeomMeshPairChunk + ki, pc.slotCount)].y;
+          if (c == cx && d >= cy) break;
+          uvec4 jy = geomMeshMeshIds(y, d);
+          if (!geomMeshMeshHasEdge(jy, ey)) continue;
+          vec3 q0, q1, q2, q3;
+          geomMeshMeshCorners(y, jy, q0, q1, q2, q3);
+          if (!geomMeshMeshCandidate(q0, q1, q2, q3, lo, hi)) continue;
+          GeomElement e0, e1;
+          uint key;
+          if (geomTriTriContact(p0, p1, p2, jx, c, q0, q1, q2, jy, d, e0, e1, key) == kGeomTriTriEdgeEdge &&
+              geomMeshMeshEdge(jx, key & 15u) == ex && geomMeshMeshEdge(jy, key >> 4u) == ey) {
+            return true;
+          }
+        }
       }
     }
   }
   return false;
 }
 
-// Query (a, b) (geometry indices ia, ib) in the caller's order, slot `slot`: elements ea (side a) and
-// eb (side b).
-bool geomMeshMeshSlot(GeomShape a, GeomShape b, uint ia, uint ib, uint slot, out GeomElement ea,
+// Query q = (a, b) (geometry indices ia, ib) in the caller's order, its slots `range`, slot `slot`:
+// elements ea (side a) and eb (side b). No contact past the query's candidates.
+bool geomMeshMeshSlot(GeomShape a, GeomShape b, uint q, uint ia, uint ib, uvec2 range, uint slot, out GeomElement ea,
                       out GeomElement eb) {
   ea = geomMakeElement(vec3(0.0f), 0.0f, vec3(0.0f), kElementPointDirection, kGeomNoIndex);
   eb = ea;
@@ -105,9 +106,13 @@ bool geomMeshMeshSlot(GeomShape a, GeomShape b, uint ia, uint ib, uint slot, out
   uint tx = x.info.x;
   uint ty = y.info.x;
   if (!geomMeshMeshOnDevice(tx, ty, false)) return false;
-  uint ny = max(uint(y.p2.y), 1u);
-  uint cx = slot / ny;
-  uint cy = slot - cx * ny;
+  uvec4 row0, row1;
+  if (!geomMeshPairOfQuery(q, row0, row1)) return false;
+  uint xEnd = row0.w + row1.z;
+  if (slot >= xCells[xEnd] - xCells[row0.w]) return false;
+  uvec2 pair = candidates[clampIndex(range.x + slot, pc.slotCount)];
+  uint cx = min(pair.x, max(row1.z, 1u) - 1u);
+  uint cy = min(pair.y, max(row1.w, 1u) - 1u);
   uvec4 ix = geomMeshMeshIds(x, cx);
   uvec4 iy = geomMeshMeshIds(y, cy);
   if (ia == ib) {  // a line mesh against itself
@@ -135,7 +140,8 @@ bool geomMeshMeshSlot(GeomShape a, GeomShape b, uint ia, uint ib, uint slot, out
     uint kind = geomTriTriContact(p0, p1, p2, ix, cx, q0, q1, q2, iy, cy, ex, ey, key);
     hit = kind != kGeomTriTriNone;
     if (kind == kGeomTriTriEdgeEdge) {
-      hit = !geomMeshMeshEdgePairSeen(x, y, cx, cy, geomMeshMeshEdge(ix, key & 15u), geomMeshMeshEdge(iy, key >> 4u));
+      hit = !geomMeshMeshEdgePairSeen(x, y, row0, row1, range, cx, cy, geomMeshMeshEdge(ix, key & 15u),
+                                      geomMeshMeshEdge(iy, key >> 4u));
     }
   }
   ea = aFirst ? ex : ey;

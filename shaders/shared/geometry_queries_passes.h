@@ -8,6 +8,7 @@
 #define VKC_SHARED_GEOMETRY_QUERIES_PASSES_H
 #include "geometry_queries.h"
 #include "geometry_queries_bindings.h"
+#include "geometry_queries_mesh_pairs.h"
 #include "pass_decl.h"
 
 namespace vkc::gpu {
@@ -46,8 +47,19 @@ inline constexpr PassDecl kGeomMeshPasses[] = {
   passDecl("vkc.geometry_queries.mesh.write", kGeomPassWrite, kGeomGroupSize, kGeomBindingCount, "R - R - - - R R R R R W W - R R"),
 };
 inline constexpr PassDecl kGeomMeshMeshPasses[] = {
-  passDecl("vkc.geometry_queries.mesh_mesh.count", kGeomPassCount, kGeomGroupSize, kGeomBindingCount, "R - R - - - R R R RW - - - - - R"),
-  passDecl("vkc.geometry_queries.mesh_mesh.write", kGeomPassWrite, kGeomGroupSize, kGeomBindingCount, "R - R - - - R R R R R W W - R R"),
+  passDecl("vkc.geometry_queries.mesh_mesh.count", kGeomPassCount, kGeomGroupSize, kGeomMeshPairBindingCount, "R - R - - - R R R RW - - - - - R  R R - R R R"),
+  passDecl("vkc.geometry_queries.mesh_mesh.write", kGeomPassWrite, kGeomGroupSize, kGeomMeshPairBindingCount, "R - R - - - R R R R R W W - R R  R R - R R R"),
+};
+// The mesh-mesh candidates (shaders/geometry_queries_mesh_pairs.comp, shared/geometry_queries_mesh_pairs.h),
+// with the mesh-mesh family's bindings. Tokens after the stage's: treeNodes, treeBoxes, treeCells,
+// meshPairs, xCells, candidates.
+inline constexpr PassDecl kGeomMeshPairPasses[] = {
+  passDecl("vkc.geometry_queries.mesh_pairs.gather", kGeomMeshPairPassGather, kGeomGroupSize, kGeomMeshPairBindingCount, "R - - - - - - - - - - - - - - R  - - W R - -"),
+  passDecl("vkc.geometry_queries.mesh_pairs.count",  kGeomMeshPairPassCount,  kGeomGroupSize, kGeomMeshPairBindingCount, "R - R - - - - - - - - - - - - R  R R - R W -"),
+  passDecl("vkc.geometry_queries.mesh_pairs.sums",   kGeomMeshPairPassSums,   kGeomGroupSize, kGeomMeshPairBindingCount, "- - - - - - - - - - - - - - - -  - - - R RW -"),
+  passDecl("vkc.geometry_queries.mesh_pairs.blocks", kGeomMeshPairPassBlocks, kGeomGroupSize, kGeomMeshPairBindingCount, "- - - - - - - - - - - - - - W -  - - - R RW -"),
+  passDecl("vkc.geometry_queries.mesh_pairs.prefix", kGeomMeshPairPassPrefix, kGeomGroupSize, kGeomMeshPairBindingCount, "- - - - - - - - - - - - - - - -  - - - R RW -"),
+  passDecl("vkc.geometry_queries.mesh_pairs.write",  kGeomMeshPairPassWrite,  kGeomGroupSize, kGeomMeshPairBindingCount, "R - R - - - - R - - - - - - RW R  R R - R R RW"),
 };
 // clang-format on
 inline constexpr StageDecl kGeomStage{"geometry_queries", kGeomBindingCount, kGeomPasses};
@@ -60,12 +72,13 @@ inline constexpr StageDecl kGeomFamilyStages[] = {
     {"geometry_queries_implicit", kGeomBindingCount, kGeomImplicitPasses},
     {"geometry_queries_continuous", kGeomBindingCount, kGeomContinuousPasses},
     {"geometry_queries_mesh", kGeomBindingCount, kGeomMeshPasses},
-    {"geometry_queries_mesh_mesh", kGeomBindingCount, kGeomMeshMeshPasses},
+    {"geometry_queries_mesh_mesh", kGeomMeshPairBindingCount, kGeomMeshMeshPasses},
 };
+inline constexpr StageDecl kGeomMeshPairStage{"geometry_queries_mesh_pairs", kGeomMeshPairBindingCount, kGeomMeshPairPasses};
 static_assert(std::size(kGeomFamilyStages) == kGeomFamilyCount);
 static_assert(validStage(kGeomStage) && validStage(kGeomRangesStage) && validStage(kGeomFamilyStages[0]) && validStage(kGeomFamilyStages[1]) &&
               validStage(kGeomFamilyStages[2]) && validStage(kGeomFamilyStages[3]) && validStage(kGeomFamilyStages[4]) &&
-              validStage(kGeomFamilyStages[5]) && validStage(kGeomFamilyStages[6]));
+              validStage(kGeomFamilyStages[5]) && validStage(kGeomFamilyStages[6]) && validStage(kGeomMeshPairStage));
 
 }  // namespace vkc::gpu
 #endif  // VKC_SHARED_GEOMETRY_QUERIES_PASSES_H

@@ -37,7 +37,7 @@ namespace vkc::gpu {
 // Same values as vkc::detail::Access (bit 0: read, bit 1: write).
 enum class PassAccess : uint8_t { kNone = 0, kRead = 1, kWrite = 2, kReadWrite = 3 };
 
-inline constexpr uint32_t kPassMaxBindings = 16;
+inline constexpr uint32_t kPassMaxBindings = 24;
 
 struct PassDecl {
   const char* name = "";      // label and timing name, "vkc.<stage>.<pass>" (a string literal)

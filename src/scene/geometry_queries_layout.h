@@ -69,6 +69,9 @@ struct GeometrySlotLayout {
   uint64_t slotCount = 0;
   uint64_t tileCount() const { return tiles.size(); }
 };
-GeometrySlotLayout geometrySlotLayout(std::span<const Geometry> geometries, std::span<const GeometryQuery> queries);
+// maxCandidates: a mesh-mesh query's slots are its candidate pairs of cells, min(nX * nY,
+// max(maxCandidates, nX)) of them (nX, nY: the cells of its first and second mesh); 0: nX * nY.
+GeometrySlotLayout geometrySlotLayout(std::span<const Geometry> geometries, std::span<const GeometryQuery> queries,
+                                      uint64_t maxCandidates = 0);
 
 }  // namespace vkc::detail

@@ -493,15 +493,21 @@ namespace {
 
 // The Vulkan stage's slots of a static query with a mesh (gpu::geomMeshPairOnDevice): the mesh's
 // cells times geomMeshSlotsPerCell, against a point set its points times its tetrahedra, two meshes
-// (gpu::geomMeshMeshOnDevice) their cells' product; 0 for a pair the stage refuses.
-uint64_t meshDeviceSlots(const gpu::GeomShape& a, const gpu::GeomShape& b) {
+// (gpu::geomMeshMeshOnDevice) their candidate pairs of cells (geometrySlotLayout); 0 for a pair the
+// stage refuses.
+uint64_t meshDeviceSlots(const gpu::GeomShape& a, const gpu::GeomShape& b, uint32_t ia, uint32_t ib,
+                         uint64_t maxCandidates) {
   if (gpu::geomIsMesh(a.info.x) && gpu::geomIsMesh(b.info.x)) {  // two meshes: a slot per pair of cells
     const auto closed = [](const gpu::GeomShape& m) {
       return m.info.x == gpu::kGeomSurfaceMesh && (m.info.w & kGeometryFlagClosed) != 0;
     };
     const uint32_t lo = std::min(a.info.x, b.info.x), hi = std::max(a.info.x, b.info.x);
     if (!gpu::geomMeshMeshOnDevice(lo, hi, closed(a) || closed(b))) return 0;
-    return static_cast<uint64_t>(a.p2.y) * static_cast<uint64_t>(b.p2.y);
+    const uint64_t product = static_cast<uint64_t>(a.p2.y) * static_cast<uint64_t>(b.p2.y);
+    if (maxCandidates == 0) return product;
+    const bool aFirst = gpu::geomMeshMeshFirstIsA(a.info.x, b.info.x, ia, ib);
+    const uint64_t nx = static_cast<uint64_t>(aFirst ? a.p2.y : b.p2.y);
+    return std::min(product, std::max(maxCandidates, nx));
   }
   const bool meshIsA = gpu::geomIsMesh(a.info.x);
   const gpu::GeomShape& mesh = meshIsA ? a : b;
@@ -515,7 +521,7 @@ uint64_t meshDeviceSlots(const gpu::GeomShape& a, const gpu::GeomShape& b) {
 }  // namespace
 
 detail::GeometrySlotLayout detail::geometrySlotLayout(std::span<const Geometry> geometries,
-                                                     std::span<const GeometryQuery> queries) {
+                                                     std::span<const GeometryQuery> queries, uint64_t maxCandidates) {
   constexpr uint64_t kTile = gpu::kGeomGroupSize;
   GeometrySlotLayout l;
   l.slotRange.resize(queries.size());
@@ -528,7 +534,8 @@ detail::GeometrySlotLayout detail::geometrySlotLayout(std::span<const Geometry> 
     // A query with a mesh: its cells' slots where the stage runs the pair (refused otherwise).
     const bool mesh = gpu::geomIsMesh(a.info.x) || gpu::geomIsMesh(b.info.x);
     const uint64_t n = !mesh ? gpu::geomSlotCount(a, b)
-                             : (queries[q].method == GeometryMethod::kStatic ? meshDeviceSlots(a, b) : 0);
+                             : (queries[q].method == GeometryMethod::kStatic ? meshDeviceSlots(a, b, queries[q].a, queries[q].b, maxCandidates)
+                                                                            : 0);
     const uint32_t f = gpu::geomQueryFamily(a.info.x, b.info.x, static_cast<uint32_t>(queries[q].method));
     if (n > 0 && f != family && cursor % kTile != 0) cursor += kTile - cursor % kTile;  // a new tile
     l.slotRange[q] = {cursor, cursor + n};

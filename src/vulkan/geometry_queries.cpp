@@ -11,18 +11,23 @@
 #include <cmath>
 #include <cstring>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "buffer_check.h"
+#include "bvh_stage.h"
 #include "context_impl.h"
 #include "cpu/geometry_queries_mesh.h"
 #include "recorder.h"
 #include "scene/geometry_queries_layout.h"
 #include "shared/geometry_queries_bindings.h"
 #include "shared/geometry_queries_device_layout.h"
+#include "shared/geometry_queries_mesh_mesh_device.h"
+#include "shared/geometry_queries_mesh_pairs.h"
 #include "shared/geometry_queries_passes.h"
 #include "stage_common.h"
 #include "util/try.h"
+#include "vkcollide/bvh.h"
 #include "vkcollide/geometry_queries.h"
 
 namespace vkc {
@@ -33,7 +38,7 @@ using detail::MemoryUsage;
 static_assert(sizeof(GeometryQueryDeviceCounts) == sizeof(gpu::GeomCounts));
 static_assert(kGeometryQueryIndirectOffset == offsetof(gpu::GeomCounts, dispatch));
 static_assert(sizeof(ContactRange) == sizeof(gpu::uvec2));
-static_assert(offsetof(GeometryQueryDeviceCounts, invalidQueries) == offsetof(gpu::GeomCounts, pad));
+static_assert(offsetof(GeometryQueryDeviceCounts, invalidQueries) == offsetof(gpu::GeomCounts, invalidQueries));
 static_assert(offsetof(GeometryQueryDeviceCounts, slots) == offsetof(gpu::GeomCounts, dispatch) + 12);
 static_assert(kGeometryQueryFamilyBasic == 1u << gpu::kGeomFamilyBasic &&
               kGeometryQueryFamilyManifold == 1u << gpu::kGeomFamilyManifold &&
@@ -55,6 +60,8 @@ constexpr VkDeviceSize kSampleBytes = sizeof(float);
 constexpr VkDeviceSize kCellEntryBytes = sizeof(uint32_t);
 constexpr uint32_t kTile = gpu::kGeomGroupSize;
 constexpr VkDeviceSize kMaskBytes = 2 * sizeof(uint32_t);  // a tile's hit bits
+constexpr VkDeviceSize kRowBytes = sizeof(gpu::uvec4);       // a row of the mesh pairs table, a tree cell
+constexpr VkDeviceSize kCandidateBytes = sizeof(gpu::uvec2);
 
 // Concurrent groups of the recorder (detail::Pass::concurrentGroup): the COUNT level and the WRITE level.
 constexpr uint32_t kCountLevel = 1;
@@ -67,6 +74,18 @@ VkDeviceSize align16(VkDeviceSize x) { return (x + 15) / 16 * 16; }
 uint64_t tilesOf(uint64_t slots) { return std::max<uint64_t>((slots + kTile - 1) / kTile, 1); }
 
 uint64_t blocksOf(uint64_t queries) { return std::max<uint64_t>((queries + kTile - 1) / kTile, 1); }
+// The cells of the tree over the mesh-mesh queries' meshes (0: no tree, no candidate buffers).
+uint32_t treeCellsOf(const GeometryQueryStageCreateInfo& info) {
+  return info.maxMeshPairCells != 0 ? info.maxMeshPairCells : info.maxCells / 2;
+}
+
+// Entries of the X cells buffer for t X cells: t + 1, and a sum per block.
+uint64_t xCellEntriesOf(uint64_t t) { return t + 2 + t / gpu::kGeomMeshPairBlock; }
+
+// Rows of the mesh pairs table: two per query, one per geometry.
+uint64_t meshPairRowsOf(const GeometryQueryStageCreateInfo& info) {
+  return gpu::kGeomMeshPairRows * uint64_t{info.maxQueries} + info.maxGeometries;
+}
 
 uint32_t maxSlotsOf(const GeometryQueryStageCreateInfo& info) {
   if (info.maxSlots != 0) return info.maxSlots;
@@ -78,7 +97,7 @@ uint32_t maxSlotsOf(const GeometryQueryStageCreateInfo& info) {
 // The upload buffer's sections (byte offsets), for the stage's maxima.
 struct UploadLayout {
   VkDeviceSize geometries = 0, prevGeometries = 0, queries = 0, slotRange = 0, tiles = 0, points = 0,
-               prevPoints = 0, gridSamples = 0, cells = 0, state = 0, total = 0;
+               prevPoints = 0, gridSamples = 0, cells = 0, state = 0, meshPairs = 0, total = 0;
 };
 UploadLayout uploadLayout(const GeometryQueryStageCreateInfo& info) {
   UploadLayout u;
@@ -91,7 +110,8 @@ UploadLayout uploadLayout(const GeometryQueryStageCreateInfo& info) {
   u.gridSamples = u.prevPoints + align16(VkDeviceSize{info.maxPoints} * kPointBytes);
   u.cells = u.gridSamples + align16(VkDeviceSize{info.maxGridSamples} * kSampleBytes);
   u.state = u.cells + align16(VkDeviceSize{info.maxCells} * kCellEntryBytes);
-  u.total = u.state + VkDeviceSize{info.maxStates} * kPointBytes;
+  u.meshPairs = u.state + align16(VkDeviceSize{info.maxStates} * kPointBytes);
+  u.total = u.meshPairs + (treeCellsOf(info) > 0 ? meshPairRowsOf(info) * kRowBytes : 0);
   return u;
 }
 
@@ -110,7 +130,14 @@ Status checkCreateInfo(const detail::ContextImpl& ctx, const GeometryQueryStageC
       {"maxStates", uint64_t{info.maxStates} * kPointBytes},
       {"maxContacts", uint64_t{info.maxContacts} * kElementBytes},
       {"maxSlots", tilesOf(maxSlotsOf(info)) * kMaskBytes},
+      {"maxSlots (mesh-mesh candidates)", treeCellsOf(info) > 0 ? uint64_t{maxSlotsOf(info)} * kCandidateBytes : 0},
+      {"maxMeshPairCells", uint64_t{treeCellsOf(info)} * kRowBytes},
   };
+  if (treeCellsOf(info) > kBvhMaxPrimitives) {
+    return Error{ErrorCode::kLimitExceeded, std::string(kCreateOwner) + "::maxMeshPairCells is " +
+                                                std::to_string(treeCellsOf(info)) + ": the tree holds at most " +
+                                                std::to_string(kBvhMaxPrimitives) + " cells"};
+  }
   for (const auto& n : needs) {
     if (n.bytes > maxRange) {
       return Error{ErrorCode::kLimitExceeded, std::string(kCreateOwner) + "::" + n.what + " needs " +
@@ -120,6 +147,11 @@ Status checkCreateInfo(const detail::ContextImpl& ctx, const GeometryQueryStageC
     }
   }
   return {};
+}
+
+// The tree over the mesh-mesh queries' cells: four vertex numbers per cell.
+BvhStageCreateInfo treeInfo(const GeometryQueryStageCreateInfo& info) {
+  return {.maxPrimitives = treeCellsOf(info), .verticesPerPrimitive = 4, .framesInFlight = info.framesInFlight};
 }
 
 Status tooMany(const char* field, size_t n, const char* limit, uint32_t max) {
@@ -153,6 +185,10 @@ struct GeometryQueryStage::Impl {
     kDummy,
     kDummyOut,  // bound where nothing is written (zero capacity, no query): never shared with a read binding
     kLayoutScratch,  // device-resident batches: two words per block of 64 queries (geometry_queries_device_layout.h)
+    kTreeCells,  // the mesh-mesh candidates (shared/geometry_queries_mesh_pairs.h): GATHER's vertex numbers
+    kMeshPairs,
+    kXCells,
+    kCandidates,
     kBufferCount
   };
 
@@ -162,6 +198,8 @@ struct GeometryQueryStage::Impl {
   const detail::Pipeline* scanPipeline[1] = {};
   const detail::Pipeline* rangesPipeline[1] = {};
   const detail::Pipeline* layoutPipelines[3] = {};  // device-resident batches' LAYOUT, BLOCKS, PLACE (on first use)
+  std::array<const detail::Pipeline*, std::size(gpu::kGeomMeshPairPasses)> meshPairPipelines{};
+  std::unique_ptr<BvhStage> tree;  // over the mesh-mesh queries' cells; null when treeCellsOf(limits) is 0
   // Each family's COUNT and WRITE pipelines, fetched from the context's cache when a batch first holds
   // the family (a family's shader is compiled only if used).
   std::array<std::array<const detail::Pipeline*, 2>, gpu::kGeomFamilyCount> family{};
@@ -200,6 +238,11 @@ struct GeometryQueryStage::Impl {
     p[kDummy] = {sizeof(gpu::vec4)};
     p[kDummyOut] = {sizeof(gpu::GeomElement), kDevice, true};
     p[kLayoutScratch] = {blocksOf(info.maxQueries) * 2 * sizeof(uint32_t), kDevice, true};
+    const bool tree = treeCellsOf(info) > 0;
+    p[kTreeCells] = {tree ? treeCellsOf(info) * kRowBytes : 0, kDevice, true};
+    p[kMeshPairs] = {tree ? meshPairRowsOf(info) * kRowBytes : 0, kDevice, true};
+    p[kXCells] = {tree ? xCellEntriesOf(slots) * sizeof(uint32_t) : 0, kDevice, true};
+    p[kCandidates] = {tree ? slots * kCandidateBytes : 0, kDevice, true};
     return p;
   }
 
@@ -241,6 +284,10 @@ struct GeometryQueryStage::Impl {
     std::vector<uint32_t> tiles;        // family by family
     std::array<uint32_t, gpu::kGeomFamilyCount> familyFirst{}, familyCount{};
     uint32_t slotCount = 0;
+    // The mesh-mesh candidates (shared/geometry_queries_mesh_pairs.h): the table's rows, its pairs and
+    // meshes, the tree's cells and the X cells of all pairs.
+    std::vector<gpu::uvec4> meshPairs;
+    uint32_t meshPairCount = 0, meshCount = 0, treeCellCount = 0, xCellCount = 0;
     uint32_t indirectGroupSize = 64;
     uint32_t frame = 0;
   };
@@ -250,12 +297,12 @@ struct GeometryQueryStage::Impl {
 
   // The stage's bindings, in binding order (shaders/shared/geometry_queries_bindings.h): the one list
   // to extend when the shaders gain a buffer.
-  std::array<BufferRange, gpu::kGeomBindingCount> bindingRanges(const Batch& b, const Targets& t) const {
+  std::array<BufferRange, gpu::kGeomMeshPairBindingCount> bindingRanges(const Batch& b, const Targets& t) const {
     const uint32_t f = b.frame;
     const BufferRange dummy = buffers.range(kDummy);
     auto orDummy = [&](const BufferRange& r) { return r.buffer != VK_NULL_HANDLE ? r : dummy; };
     const VkDeviceSize geometryBytes = VkDeviceSize{b.geometryCount} * kGeomBytes;
-    std::array<BufferRange, gpu::kGeomBindingCount> r{};
+    std::array<BufferRange, gpu::kGeomMeshPairBindingCount> r{};
     r[gpu::kGeomBindingGeometries] = part(kGeometries, f, geometryBytes);
     r[gpu::kGeomBindingPrevGeometries] = b.moving ? part(kPrevGeometries, f, geometryBytes) : dummy;
     r[gpu::kGeomBindingPoints] = orDummy(b.points.binding);
@@ -274,6 +321,13 @@ struct GeometryQueryStage::Impl {
     r[gpu::kGeomBindingCounts] = t.counts;
     r[gpu::kGeomBindingCells] = orDummy(b.cells.binding);
     if (b.device) overrideDeviceBindings(b, r);
+    // The mesh-mesh candidates' (bound by the candidate passes and the mesh-mesh family only).
+    r[gpu::kGeomBindingTreeNodes] = tree ? tree->nodesBuffer(f) : dummy;
+    r[gpu::kGeomBindingTreeBoxes] = tree ? tree->primitiveBoxesBuffer(f) : dummy;
+    r[gpu::kGeomBindingTreeCells] = part(kTreeCells, f, VkDeviceSize{b.treeCellCount} * kRowBytes);
+    r[gpu::kGeomBindingMeshPairs] = part(kMeshPairs, f, b.meshPairs.size() * kRowBytes);
+    r[gpu::kGeomBindingXCells] = part(kXCells, f, xCellEntriesOf(b.xCellCount) * sizeof(uint32_t));
+    r[gpu::kGeomBindingCandidates] = part(kCandidates, f, VkDeviceSize{b.slotCount} * kCandidateBytes);
     return r;
   }
 
@@ -286,13 +340,18 @@ struct GeometryQueryStage::Impl {
     for (uint32_t f = 0; f < gpu::kGeomFamilyCount; ++f) {
       if (b.familyCount[f] == 0 || family[f][0] != nullptr) continue;
       const gpu::StageDecl& s = gpu::kGeomFamilyStages[f];
-      VKC_TRY(detail::getPassPipelines(ctx, s.shader, gpu::kGeomBindingCount, sizeof(gpu::GeomStagePush), family[f]));
+      VKC_TRY(detail::getPassPipelines(ctx, s.shader, s.bindingCount, sizeof(gpu::GeomStagePush), family[f]));
+    }
+    if (b.meshPairCount > 0 && meshPairPipelines[0] == nullptr) {
+      VKC_TRY(detail::getPassPipelines(ctx, gpu::kGeomMeshPairStage.shader, gpu::kGeomMeshPairBindingCount,
+                                        sizeof(gpu::GeomStagePush), meshPairPipelines));
     }
     return {};
   }
 
-  // The passes: COUNT per family present, SCAN, WRITE per family present, RANGES. Three dependent
-  // dispatches for any batch.
+  // The passes: with mesh-mesh queries, their candidates first (GATHER, the tree's build, COUNT, SCAN,
+  // WRITE: shared/geometry_queries_mesh_pairs.h); then COUNT per family present, SCAN, WRITE per family
+  // present, RANGES. A fixed number of dispatches for any batch with the same families.
   detail::Recorder makeRecorder(const Batch& b, const Targets& t) const {
     const auto ranges = bindingRanges(b, t);
     gpu::GeomStagePush push{};
@@ -308,11 +367,14 @@ struct GeometryQueryStage::Impl {
     push.moving = b.moving ? 1u : 0u;
     push.cellCount = b.cellCount;
     push.deviceLayout = b.device ? 1u : 0u;
+    push.meshPairCount = b.meshPairCount;
+    push.meshCount = b.meshCount;
+    push.treeCellCount = b.treeCellCount;
     detail::Recorder rec(ctx);
     if (b.device) addLayoutPasses(b, ranges, rec);
     auto pass = [&](const gpu::PassDecl& decl, const detail::Pipeline* pipeline, uint64_t groups, uint32_t group,
                     uint32_t tileBase, uint32_t tiles) {
-      detail::Pass p = detail::passFromDecl(decl, pipeline, ranges);
+      detail::Pass p = detail::passFromDecl(decl, pipeline, std::span<const BufferRange>(ranges).first(decl.bindingCount));
       gpu::GeomStagePush pp = push;
       pp.tileBase = tileBase;
       pp.tileCount = tiles;
@@ -321,6 +383,27 @@ struct GeometryQueryStage::Impl {
       p.concurrentGroup = group;
       return p;
     };
+    if (b.meshPairCount > 0) {
+      const auto& d = gpu::kGeomMeshPairPasses;
+      rec.add(pass(d[gpu::kGeomMeshPairPassGather], meshPairPipelines[gpu::kGeomMeshPairPassGather],
+                   tilesOf(b.treeCellCount), 0, 0, 0));
+      BvhRecordInfo build;
+      build.update = BvhUpdate::kBuild;
+      build.primitiveCount = b.treeCellCount;
+      build.vertexCount = b.pointCount;
+      build.vertices = ranges[gpu::kGeomBindingPoints];
+      build.indices = ranges[gpu::kGeomBindingTreeCells];
+      build.frame = b.frame;
+      detail::appendBvhPasses(*tree, rec, build);
+      rec.add(pass(d[gpu::kGeomMeshPairPassCount], meshPairPipelines[gpu::kGeomMeshPairPassCount],
+                   tilesOf(b.xCellCount), 0, 0, 0));
+      const uint64_t blocks = (uint64_t{b.xCellCount} + gpu::kGeomMeshPairBlock - 1) / gpu::kGeomMeshPairBlock;
+      rec.add(pass(d[gpu::kGeomMeshPairPassSums], meshPairPipelines[gpu::kGeomMeshPairPassSums], tilesOf(blocks), 0, 0, 0));
+      rec.add(pass(d[gpu::kGeomMeshPairPassBlocks], meshPairPipelines[gpu::kGeomMeshPairPassBlocks], 1, 0, 0, 0));
+      rec.add(pass(d[gpu::kGeomMeshPairPassPrefix], meshPairPipelines[gpu::kGeomMeshPairPassPrefix], tilesOf(blocks), 0, 0, 0));
+      rec.add(pass(d[gpu::kGeomMeshPairPassWrite], meshPairPipelines[gpu::kGeomMeshPairPassWrite],
+                   tilesOf(b.xCellCount), 0, 0, 0));
+    }
     for (uint32_t level = 0; level < 2; ++level) {
       const uint32_t kind = level == 0 ? gpu::kGeomPassCount : gpu::kGeomPassWrite;
       for (uint32_t f = 0; f < gpu::kGeomFamilyCount; ++f) {
@@ -524,7 +607,7 @@ struct GeometryQueryStage::Impl {
   }
 
   // The host's buffers bound in place of the upload's copies.
-  void overrideDeviceBindings(const Batch& b, std::array<BufferRange, gpu::kGeomBindingCount>& r) const {
+  void overrideDeviceBindings(const Batch& b, std::span<BufferRange> r) const {
     const BufferRange dummy = buffers.range(kDummy);
     r[gpu::kGeomBindingGeometries] = b.geometryCount > 0 ? b.deviceGeometries : dummy;
     r[gpu::kGeomBindingPrevGeometries] = b.moving ? b.devicePrevGeometries : dummy;
@@ -532,9 +615,9 @@ struct GeometryQueryStage::Impl {
   }
 
   // LAYOUT, BLOCKS and PLACE before the COUNT level: the slot ranges from the queries on the device.
-  void addLayoutPasses(const Batch& b, const std::array<BufferRange, gpu::kGeomBindingCount>& ranges,
-                       detail::Recorder& rec) const {
-    std::array<BufferRange, gpu::kGeomBindingCount> r = ranges;
+  void addLayoutPasses(const Batch& b, std::span<const BufferRange> ranges, detail::Recorder& rec) const {
+    std::array<BufferRange, gpu::kGeomBindingCount> r{};
+    std::copy_n(ranges.begin(), r.size(), r.begin());
     r[gpu::kGeomBindingGroupSums] = part(kLayoutScratch, b.frame, blocksOf(Q(b)) * 2 * sizeof(uint32_t));
     gpu::GeomLayoutPush push{};
     push.queryCount = Q(b);
@@ -558,7 +641,7 @@ struct GeometryQueryStage::Impl {
 
   // The slot layout of a checked batch, against the stage's maxima.
   Status layOut(Batch& batch) const {
-    const detail::GeometrySlotLayout l = detail::geometrySlotLayout(batch.geometries, batch.queries);
+    const detail::GeometrySlotLayout l = detail::geometrySlotLayout(batch.geometries, batch.queries, limits.maxCandidates);
     const uint32_t maxSlots = maxSlotsOf(limits);
     if (l.slotCount > maxSlots) {
       return Error{ErrorCode::kLimitExceeded, std::string(kOwner) + ": the queries need " +
@@ -576,6 +659,52 @@ struct GeometryQueryStage::Impl {
       batch.familyFirst[f] = static_cast<uint32_t>(l.familyFirst[f]);
       batch.familyCount[f] = static_cast<uint32_t>(l.familyCount[f]);
     }
+    return layOutMeshPairs(batch);
+  }
+
+  // The mesh pairs table of a laid out batch (shared/geometry_queries_mesh_pairs.h): a pair per
+  // mesh-mesh query with slots, in query order; each of their meshes once in the tree.
+  Status layOutMeshPairs(Batch& batch) const {
+    batch.meshPairs.clear();
+    std::vector<gpu::uvec4> meshes;
+    std::vector<uint32_t> treeFirst(batch.geometries.size(), UINT32_MAX);
+    uint64_t treeCells = 0, xCells = 0;
+    auto inTree = [&](uint32_t g) {
+      if (treeFirst[g] == UINT32_MAX) {
+        const uint32_t n = static_cast<uint32_t>(batch.geometries[g].p2.y);
+        treeFirst[g] = static_cast<uint32_t>(std::min<uint64_t>(treeCells, UINT32_MAX));
+        meshes.push_back(gpu::uvec4(g, treeFirst[g], n, 0u));
+        treeCells += n;
+      }
+      return treeFirst[g];
+    };
+    for (uint32_t q = 0; q < Q(batch); ++q) {
+      const GeometryQuery& query = batch.queries[q];
+      const uint32_t ta = static_cast<uint32_t>(batch.geometries[query.a].type);
+      const uint32_t tb = static_cast<uint32_t>(batch.geometries[query.b].type);
+      if (batch.slotRange[q].y == batch.slotRange[q].x ||
+          gpu::geomQueryFamily(ta, tb, static_cast<uint32_t>(query.method)) != gpu::kGeomFamilyMeshMesh) {
+        continue;
+      }
+      const bool aFirst = gpu::geomMeshMeshFirstIsA(ta, tb, query.a, query.b);
+      const uint32_t x = aFirst ? query.a : query.b, y = aFirst ? query.b : query.a;
+      const uint32_t xFirst = inTree(x), yFirst = inTree(y);
+      const uint32_t nx = static_cast<uint32_t>(batch.geometries[x].p2.y);
+      const uint32_t ny = static_cast<uint32_t>(batch.geometries[y].p2.y);
+      batch.meshPairs.push_back(gpu::uvec4(q, x, y, static_cast<uint32_t>(xCells)));
+      batch.meshPairs.push_back(gpu::uvec4(xFirst, yFirst, nx, ny));
+      xCells += nx;  // <= the query's slots: min(nx * ny, max(maxCandidates, nx)) with ny >= 1
+    }
+    batch.meshPairCount = static_cast<uint32_t>(batch.meshPairs.size() / gpu::kGeomMeshPairRows);
+    batch.meshCount = static_cast<uint32_t>(meshes.size());
+    batch.meshPairs.insert(batch.meshPairs.end(), meshes.begin(), meshes.end());
+    if (treeCells > treeCellsOf(limits)) {
+      return Error{ErrorCode::kLimitExceeded, std::string(kOwner) + ": the meshes of the mesh-mesh queries hold " +
+                                                  std::to_string(treeCells) + " cells; the stage was created with "
+                                                  "maxMeshPairCells = " + std::to_string(treeCellsOf(limits))};
+    }
+    batch.treeCellCount = static_cast<uint32_t>(treeCells);
+    batch.xCellCount = static_cast<uint32_t>(xCells);
     return {};
   }
 
@@ -643,6 +772,7 @@ struct GeometryQueryStage::Impl {
         {b.gridSamples.copy, b.gridSamples.copy != nullptr ? b.gridSamples.bytes : 0, layout.gridSamples, kGridSamples},
         {b.cells.copy, b.cells.copy != nullptr ? b.cells.bytes : 0, layout.cells, kCells},
         {stateUpload.data(), stateUpload.size() * kPointBytes, layout.state, kState},
+        {b.meshPairs.data(), b.meshPairs.size() * kRowBytes, layout.meshPairs, kMeshPairs},
     };
     // One barrier before the copies and the fill: the host's writes (sync's sources) and earlier passes'
     // reads of the stage's buffers before they are rewritten.
@@ -691,7 +821,13 @@ BufferRange GeometryQueryStage::countsBuffer(uint32_t frame) const {
 Result<MemoryRequirements> GeometryQueryStage::memoryRequirements(const Context& context,
                                                                   const GeometryQueryStageCreateInfo& info) {
   VKC_TRY(checkCreateInfo(detail::Internals::of(context), info));
-  return detail::requirementsOf(Impl::plan(info), info.framesInFlight);
+  MemoryRequirements need = detail::requirementsOf(Impl::plan(info), info.framesInFlight);
+  if (treeCellsOf(info) > 0) {
+    auto b = BvhStage::memoryRequirements(context, treeInfo(info));
+    if (!b) return b.error();
+    detail::addRequirements(need, *b);
+  }
+  return need;
 }
 
 Result<std::unique_ptr<GeometryQueryStage>> GeometryQueryStage::create(Context& context,
@@ -706,13 +842,21 @@ Result<std::unique_ptr<GeometryQueryStage>> GeometryQueryStage::create(Context& 
   VKC_TRY(detail::getPassPipelines(ctx, gpu::kGeomRangesStage.shader, gpu::kGeomBindingCount,
                                     sizeof(gpu::GeomStagePush), impl->rangesPipeline));
   VKC_TRY(impl->buffers.create(ctx, Impl::plan(info), info.framesInFlight));
-  // Timestamps: at most a COUNT and a WRITE per family, SCAN and RANGES.
-  VKC_TRY(impl->queries.create(2 * (2 * gpu::kGeomFamilyCount + 2)));
+  if (treeCellsOf(info) > 0) {
+    auto b = BvhStage::create(context, treeInfo(info));
+    if (!b) return b.error();
+    impl->tree = std::move(b.value());
+  }
+  // Timestamps: at most a COUNT and a WRITE per family, SCAN and RANGES, the candidates' six passes
+  // and the tree's build.
+  VKC_TRY(impl->queries.create(2 * (2 * gpu::kGeomFamilyCount + 2 + 4 + 32)));
   return std::unique_ptr<GeometryQueryStage>(new GeometryQueryStage(std::move(impl)));
 }
 
 Status GeometryQueryStage::recordUpload(VkCommandBuffer commandBuffer) {
-  return detail::checkCommandBuffer(commandBuffer, "GeometryQueryStage", "recordUpload");
+  VKC_TRY(detail::checkCommandBuffer(commandBuffer, "GeometryQueryStage", "recordUpload"));
+  if (impl_->tree) VKC_TRY(impl_->tree->recordUpload(commandBuffer));
+  return {};
 }
 
 Status GeometryQueryStage::record(VkCommandBuffer commandBuffer, const GeometryQueryRecordInfo& info) {
@@ -814,6 +958,7 @@ Result<GeometryQueryCounts> runValidated(GeometryQueryStage::Impl& s, const Geom
   counts.contacts = c.contacts;
   counts.written = c.written;
   counts.overflow = c.overflow != 0;
+  counts.candidatesMissing = c.candidatesMissing;
   return counts;
 }
 
@@ -834,27 +979,51 @@ Result<GeometryQueryCounts> queryGeometries(Backend backend, Context* context, c
   VKC_TRY(validateOutput(input, output));
   VKC_TRY(cpu::refuseMeshQueriesOnVulkan(input));
   if (context == nullptr) return invalid("queryGeometries: the Vulkan backend needs a context");
-  const uint64_t slots = detail::geometrySlotLayout(input.geometries, input.queries).slotCount;
-  GeometryQueryStageCreateInfo info;
-  auto set = [](uint32_t& field, const char* what, uint64_t n) -> Status {
-    if (n > UINT32_MAX) {
-      return Error{ErrorCode::kLimitExceeded, std::string("queryGeometries: ") + what + " is " + std::to_string(n) +
-                                                  ": more than 2^32 - 1"};
+  // The mesh-mesh queries' candidate pairs: a first guess of one per cell of the largest pair's
+  // meshes (a slot costs a work item whether it holds a candidate or not: on lavapipe about as much
+  // as an evaluated pair); when some did not fit, a second run with room for them
+  // (candidatesMissing: the sum of every query's shortfall, so each query's slots grow by at least
+  // its own).
+  uint64_t meshCells = 0, largestPair = 0;
+  for (const Geometry& g : input.geometries) {
+    if (gpu::geomIsMesh(static_cast<uint32_t>(g.type))) meshCells += static_cast<uint64_t>(g.p2.y);
+  }
+  for (const GeometryQuery& q : input.queries) {
+    if (!gpu::geomIsMesh(static_cast<uint32_t>(input.geometries[q.a].type)) ||
+        !gpu::geomIsMesh(static_cast<uint32_t>(input.geometries[q.b].type))) {
+      continue;
     }
-    field = static_cast<uint32_t>(n);
-    return {};
-  };
-  VKC_TRY(set(info.maxQueries, "the query count", input.queries.size()));
-  VKC_TRY(set(info.maxGeometries, "the geometry count", input.geometries.size()));
-  VKC_TRY(set(info.maxPoints, "the point count", input.points.size()));
-  VKC_TRY(set(info.maxGridSamples, "the grid sample count", input.gridSamples.size()));
-  VKC_TRY(set(info.maxCells, "the cell entry count", input.cells.size()));
-  VKC_TRY(set(info.maxStates, "the state entry count", output.state.size()));
-  VKC_TRY(set(info.maxContacts, "the output's capacity", output.elementsA.size()));
-  VKC_TRY(set(info.maxSlots, "the slot count", std::max<uint64_t>(slots, 1)));
-  auto stage = GeometryQueryStage::create(*context, info);
-  if (!stage) return stage.error();
-  return runValidated(detail::Internals::of(**stage), input, output);  // validated above
+    largestPair = std::max(largestPair, static_cast<uint64_t>(input.geometries[q.a].p2.y) +
+                                            static_cast<uint64_t>(input.geometries[q.b].p2.y));
+  }
+  uint64_t candidates = std::max<uint64_t>(largestPair, 1024);
+  for (int attempt = 0;; ++attempt) {
+    const uint64_t slots = detail::geometrySlotLayout(input.geometries, input.queries, candidates).slotCount;
+    GeometryQueryStageCreateInfo info;
+    auto set = [](uint32_t& field, const char* what, uint64_t n) -> Status {
+      if (n > UINT32_MAX) {
+        return Error{ErrorCode::kLimitExceeded, std::string("queryGeometries: ") + what + " is " + std::to_string(n) +
+                                                    ": more than 2^32 - 1"};
+      }
+      field = static_cast<uint32_t>(n);
+      return {};
+    };
+    VKC_TRY(set(info.maxQueries, "the query count", input.queries.size()));
+    VKC_TRY(set(info.maxGeometries, "the geometry count", input.geometries.size()));
+    VKC_TRY(set(info.maxPoints, "the point count", input.points.size()));
+    VKC_TRY(set(info.maxGridSamples, "the grid sample count", input.gridSamples.size()));
+    VKC_TRY(set(info.maxCells, "the cell entry count", input.cells.size()));
+    VKC_TRY(set(info.maxStates, "the state entry count", output.state.size()));
+    VKC_TRY(set(info.maxContacts, "the output's capacity", output.elementsA.size()));
+    VKC_TRY(set(info.maxSlots, "the slot count", std::max<uint64_t>(slots, 1)));
+    VKC_TRY(set(info.maxMeshPairCells, "the mesh cell count", meshCells));
+    VKC_TRY(set(info.maxCandidates, "the candidate count", candidates));
+    auto stage = GeometryQueryStage::create(*context, info);
+    if (!stage) return stage.error();
+    auto counts = runValidated(detail::Internals::of(**stage), input, output);  // validated above
+    if (!counts || counts->candidatesMissing == 0 || attempt == 1) return counts;
+    candidates += counts->candidatesMissing;
+  }
 }
 
 }  // namespace vkc

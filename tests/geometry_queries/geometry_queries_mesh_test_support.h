@@ -149,6 +149,28 @@ inline uint32_t rawEdgeEdgeContacts(const Batch& b, uint32_t xi, uint32_t yi) {
   return n;
 }
 
+// An n x n grid of jittered squares (two triangles each) spanning origin + [0, 1]^2 (u, v): vertex
+// (i, j) at origin + u i / n + v j / n plus a uniform offset in [-jitter, jitter]^3 from rng.
+inline uint32_t addJitteredGrid(Batch& b, std::mt19937& rng, uint32_t n, Float4 origin, Float4 u, Float4 v, float jitter) {
+  std::uniform_real_distribution<float> off(-jitter, jitter);
+  std::vector<Float4> vertices;
+  std::vector<uint32_t> triangles;
+  for (uint32_t j = 0; j <= n; ++j) {
+    for (uint32_t i = 0; i <= n; ++i) {
+      const float s = static_cast<float>(i) / static_cast<float>(n), t = static_cast<float>(j) / static_cast<float>(n);
+      vertices.push_back(v3(origin.x + u.x * s + v.x * t + off(rng), origin.y + u.y * s + v.y * t + off(rng),
+                            origin.z + u.z * s + v.z * t + off(rng)));
+    }
+  }
+  for (uint32_t j = 0; j < n; ++j) {
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint32_t a = j * (n + 1) + i, c = a + n + 1;
+      triangles.insert(triangles.end(), {a, c, a + 1, a + 1, c, c + 1});
+    }
+  }
+  return b.addMesh(GeometryType::kSurfaceMesh, vertices, triangles);
+}
+
 // One test body per backend (VKC_ALL_BACKENDS) for mesh queries: run on this backend, compare with
 // kCpuScalar (bit for bit on the CPU backends and lavapipe, within kGeometryQueryTolerance on other
 // devices).
@@ -222,13 +244,14 @@ class MeshStageVulkanTest : public VulkanTest {
     expectHundredRerunsBitwise(**stage, b, info.maxContacts, minContacts);
   }
 
-  // stats of three growing batches (recordStats): each `dispatches` dispatches, 3 of them dependent,
-  // and the first's barriers; more workgroups for each larger batch.
-  void expectFixedDispatchesGrowingWork(const std::vector<RecordStats>& stats, uint32_t dispatches) {
+  // stats of three growing batches (recordStats): each `dispatches` dispatches, `dependent` of them
+  // dependent, and the first's barriers; more workgroups for each larger batch.
+  void expectFixedDispatchesGrowingWork(const std::vector<RecordStats>& stats, uint32_t dispatches,
+                                        uint32_t dependent = 3) {
     ASSERT_EQ(stats.size(), 3u);
     for (const RecordStats& s : stats) {
       EXPECT_EQ(s.dispatches, dispatches);
-      EXPECT_EQ(s.dependentDispatches, 3u);
+      EXPECT_EQ(s.dependentDispatches, dependent);
       EXPECT_EQ(s.barriers, stats[0].barriers);
     }
     EXPECT_GT(stats[2].workgroups, stats[1].workgroups);
