@@ -12,6 +12,11 @@
 // of the passes (timestamps, median), the record's dispatch and byte counts and the H100 cost model's
 // projection of them (a model, not a measurement: README, Cost figures). Every backend's
 // contacts are checked against cpu-scalar bit for bit; FCL's collide count is reported beside ours.
+// vulkan-resident rows (issue 16): the batch device-resident (bench_geometry_queries_resident.h:
+// geometries, queries and points in device-local buffers, the slot layout computed on the device),
+// recorded once and its command buffer submitted repeatedly: ms/call is the wall time of one submit
+// + wait, the note the GPU time of the passes (timestamps, median), pairs (items) per GPU ms and each
+// pass's time. On lavapipe (a CPU driver) these rows only show that the path runs.
 //
 // FCL: fcl::collide per pair with a CollisionRequest for one contact with its depth and normal (what
 // our query gives), one thread, objects built beforehand (not timed); a one-sided plane is FCL's
@@ -40,6 +45,7 @@
 #endif
 
 #include "bench_common.h"
+#include "bench_geometry_queries_resident.h"
 #include "bench_queries.h"
 #include "shared/geometry_queries_math.h"
 #include "vkcollide/vkcollide.h"
@@ -335,6 +341,7 @@ struct Row {
   double validateMs = -1;                // CPU rows: median of validate() alone on the batch (inside ms)
   double gpuMs = -1;                     // Vulkan rows: median GPU time of the passes (timestamps)
   RecordStats stats;                     // Vulkan rows: the record's counts (and the H100 model)
+  std::vector<PassTiming> passes;        // vulkan-resident rows: the last submission's GPU time per pass
   std::string note;
   double itemsPerSecond() const { return ms > 0 ? static_cast<double>(items) / (ms * 1e-3) : 0; }
 };
@@ -367,6 +374,65 @@ bool wanted(const Options& o, const char* pair) {
     if (item == pair) return true;
   }
   return false;
+}
+
+// A vulkan-resident row (bench_geometry_queries_resident.h): false when its contacts differ from
+// cpu-scalar's.
+bool runResidentRow(Context& context, const Batch& batch, const QueryOutput& reference, const Options& o,
+                    double budgetMs, Row& row) {
+  const uint32_t capacity = static_cast<uint32_t>(std::max<size_t>(reference.counts.contacts, 1));
+  auto resident = ResidentGeometryBatch::create(context, batch.input(), capacity);
+  if (!resident) {
+    row.note = "skipped: " + resident.error().message;
+    return true;
+  }
+  std::vector<double> gpuMs;
+  const WallSamples s = sampleWall(
+      [&] {
+        double wall = 0, gpu = 0;
+        if (!(*resident)->submit(wall, gpu)) std::abort();
+        gpuMs.push_back(gpu);
+      },
+      o.reps, 1, 20.0, budgetMs, 3);
+  row.ms = median(s.ms);
+  row.reps = static_cast<uint32_t>(s.ms.size());
+  row.inner = s.inner;
+  row.gpuMs = median(gpuMs);
+  row.stats = (*resident)->stats();
+  row.passes = (*resident)->timings();
+  QueryOutput out;
+  if (const Status st = (*resident)->readBack(out); !st) {
+    row.note = "read-back failed: " + st.message();
+    return false;
+  }
+  row.contacts = out.counts.contacts;
+  row.colliding = queriesWithContacts(out);
+  char head[96];
+  std::snprintf(head, sizeof head, "GPU %.4f ms (%.4g pairs/ms), %zu submissions of one record; ", row.gpuMs,
+                static_cast<double>(row.items) / std::max(row.gpuMs, 1e-9), gpuMs.size());
+  row.note = head;
+  for (const PassTiming& t : row.passes) {
+    std::string name = t.name;
+    if (name.rfind("vkc.geometry_queries.", 0) == 0) name = name.substr(21);
+    char part[96];
+    std::snprintf(part, sizeof part, "%s %.4f, ", name.c_str(), t.ns * 1e-6);
+    row.note += part;
+  }
+  row.note += recordStatsNote(row.stats) + "; ";
+  if ((*resident)->invalidQueries() != 0) {
+    row.note += std::to_string((*resident)->invalidQueries()) + " queries INVALID on the device";
+    return false;
+  }
+  if (reference.ranges.empty()) {
+    row.note += "not checked (cpu-scalar skipped)";
+    return true;
+  }
+  if (!sameContacts(out, reference)) {
+    row.note += "DIFFERS from cpu-scalar";
+    return false;
+  }
+  row.note += "bitwise equal to cpu-scalar";
+  return true;
 }
 
 int runBench(const Options& o) {
@@ -410,12 +476,12 @@ int runBench(const Options& o) {
     const bool pointSet = p.a == GeometryType::kPointSet;
     const std::vector<uint32_t> batches = pointSet ? std::vector<uint32_t>{1} : o.batches;
     // Per backend, the last measured ms per item (predicts the next batch's time).
-    double lastPerItem[5] = {0, 0, 0, 0, 0};
+    double lastPerItem[6] = {0, 0, 0, 0, 0, 0};
     for (const uint32_t n : batches) {
       const Batch batch = makeBatch(p, n, o.points, 1234u + n);
       QueryOutput reference;
       std::vector<std::pair<std::string, int>> runs = {
-          {"cpu-scalar", 0}, {"cpu-simd", 1}, {"math-only", 4}, {"vulkan", 2}};
+          {"cpu-scalar", 0}, {"cpu-simd", 1}, {"math-only", 4}, {"vulkan", 2}, {"vulkan-resident", 5}};
       if (!pointSet) runs.push_back({"fcl", 3});
       double fclRate = 0;
       uint32_t fclHits = 0;
@@ -442,7 +508,14 @@ int runBench(const Options& o) {
           batchRows.push_back(row);
           continue;
         }
-        if (slot == 4) {
+        if (slot == 5) {
+          if (!context) {
+            row.note = "skipped: " + vulkanSkip;
+            batchRows.push_back(row);
+            continue;
+          }
+          if (!runResidentRow(*context, batch, reference, o, budgetMs, row)) disagree = true;
+        } else if (slot == 4) {
           const MathBatch m = makeMathBatch(batch);
           float depthSum = 0;
           const WallSamples s = sampleWall([&] { row.contacts = runMath(batch, m, depthSum, row.colliding); },
@@ -576,6 +649,14 @@ int runBench(const Options& o) {
       if (r.vsFcl > 0) m += ", \"ours_over_fcl\": " + jsonNumber(r.vsFcl);
       if (r.validateMs >= 0) m += ", \"validate_ms\": " + jsonNumber(r.validateMs);
       if (r.gpuMs >= 0) m += ", \"gpu_ms\": " + jsonNumber(r.gpuMs) + ", " + jsonRecordStatsMembers(r.stats);
+      if (r.gpuMs > 0) m += ", \"items_per_gpu_ms\": " + jsonNumber(static_cast<double>(r.items) / r.gpuMs);
+      if (!r.passes.empty()) {
+        m += ", \"gpu_ms_per_pass\": {";
+        for (size_t i = 0; i < r.passes.size(); ++i) {
+          m += (i > 0 ? ", " : "") + jsonString(r.passes[i].name) + ": " + jsonNumber(r.passes[i].ns * 1e-6);
+        }
+        m += "}";
+      }
     }
     if (!r.note.empty()) m += ", \"note\": " + jsonString(r.note);
     return m;

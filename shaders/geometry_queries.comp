@@ -50,7 +50,16 @@ void scanPass() {
     counts.overflow = total > pc.capacity ? 1u : 0u;
     if (pc.meshPairCount == 0u) counts.candidatesMissing = 0u;  // else the mesh pairs' SCAN's
     uint size = max(pc.indirectGroupSize, 1u);
-    counts.dispatch = uvec4(written / size + (written % size != 0u ? 1u : 0u), 1u, 1u, 0u);
+    counts.dispatch.x = written / size + (written % size != 0u ? 1u : 0u);
+    counts.dispatch.y = 1u;
+    counts.dispatch.z = 1u;
+    if (pc.deviceLayout == 0u) {  // a device-resident batch's layout passes wrote these two
+      counts.invalidQueries = 0u;
+      counts.dispatch.w = 0u;
+    }
+    counts.pad0 = 0u;
+    counts.pad1 = 0u;
+    counts.pad2 = 0u;
   }
 }
 

@@ -411,9 +411,11 @@ uint32_t contactCellIds(const GeometryQueryInput& input, const Geometry& mesh, c
 // may settle on another answer when its steps round differently (docs/geometry-queries.md).
 inline constexpr float kGeometryQueryTolerance = 1e-4f;
 
-// What the device writes after the contacts (32 bytes, at the counts buffer's offset): the counts of
+// What the device writes after the contacts (48 bytes, at the counts buffer's offset): the counts of
 // GeometryQueryCounts, then a VkDispatchIndirectCommand for the host's next pass over the written
 // contacts: {ceil(written / indirectGroupSize), 1, 1}, at byte offset 16 (kGeometryQueryIndirectOffset).
+// A device-resident batch (GeometryQueryRecordInfo::queryBuffer) also reports what its device layout
+// found: invalidQueries and slots (0 for a batch given in host memory).
 struct GeometryQueryDeviceCounts {
   uint32_t contacts = 0;
   uint32_t written = 0;
@@ -422,9 +424,21 @@ struct GeometryQueryDeviceCounts {
   uint32_t dispatchX = 0;
   uint32_t dispatchY = 0;
   uint32_t dispatchZ = 0;
-  uint32_t pad1 = 0;
+  // Device-resident batch: the slots its valid queries need (saturating at 2^31 - 1). More than the
+  // stage's maxSlots: the queries whose slots end past maxSlots were dropped whole (no contact,
+  // range {first, 0}); the queries before them are complete.
+  uint32_t slots = 0;
+  // Device-resident batch: the queries refused on the device (no slots, no contact, range {first, 0}):
+  // a geometry index >= geometryCount, an unknown method, a static query with a state entry, a
+  // geometry of a mesh or unknown type or with a value validate() would refuse (a NaN or infinity, a
+  // negative radius, a unit vector off by more than 1e-3, a point set or grid past pointCount or
+  // gridSampleCount, ...), a pair that is N/A or has no such method, a pair family not in
+  // deviceFamilies, a continuous query without previous points, with a previous pose of another
+  // type, flags or range, or with state entries past stateCount.
+  uint32_t invalidQueries = 0;
+  uint32_t pad[3] = {};
 };
-static_assert(sizeof(GeometryQueryDeviceCounts) == 32);
+static_assert(sizeof(GeometryQueryDeviceCounts) == 48);
 inline constexpr VkDeviceSize kGeometryQueryIndirectOffset = 16;
 
 struct GeometryQueryStageCreateInfo {
@@ -468,13 +482,51 @@ struct GeometryQueryOutputBuffers {
   BufferRange counts;
 };
 
+// Pair families of a device-resident batch (GeometryQueryRecordInfo::deviceFamilies): a bit per
+// family shader the record dispatches (docs/geometry-queries.md, "Device-resident batches").
+inline constexpr uint32_t kGeometryQueryFamilyBasic = 1u << 0;     // closed forms, capsule axis search, point sets
+inline constexpr uint32_t kGeometryQueryFamilyManifold = 1u << 1;  // box-box, capsule-box
+inline constexpr uint32_t kGeometryQueryFamilyConvex = 1u << 2;    // cylinder-cylinder, cylinder-box (GJK/EPA)
+inline constexpr uint32_t kGeometryQueryFamilyImplicit = 1u << 3;  // static pairs with an implicit geometry
+inline constexpr uint32_t kGeometryQueryFamilyContinuous = 1u << 4;  // the continuous method
+inline constexpr uint32_t kGeometryQueryFamiliesDevice = 31u;      // all of the above
+
 // One batch for record(). Arrays the device reads come either from the host's device buffers (read in
 // place; their values are not checked on the host: a NaN gives no contact, never an out-of-bounds
 // access) or from host memory (copied into the stage's buffers at record time, values validated).
+//
+// Device-resident batch (queryBuffer and geometryBuffer non-null; docs/geometry-queries.md): the
+// geometries, previous poses and queries are read in place from the host's buffers, written by its
+// own passes, and the record copies nothing from host memory but what the other fields give. The
+// host cannot see them, so the slot layout is computed on the device: three more dependent dispatches
+// (six in all, whatever the batch), and each family of deviceFamilies runs its COUNT and WRITE over
+// every tile of the stage's maxSlots (the cost grows with maxSlots and the families asked for, not
+// with the batch). The device checks every query and geometry (GeometryQueryDeviceCounts::
+// invalidQueries lists the checks): a bad one gives no contact, never an out-of-bounds access or an
+// endless loop; slots past maxSlots are reported (GeometryQueryDeviceCounts::slots). The contacts,
+// ranges and counts of valid queries are those of the same batch given in host memory, bit for bit.
+// First version: primitive, point set and implicit geometry pairs, static and continuous; a mesh
+// geometry is an invalid query (mesh pairs keep the host path). Continuous queries' state entries are
+// checked against stateCount, not for overlaps: two queries sharing entries read each other's
+// updates (in bounds, order undefined).
 struct GeometryQueryRecordInfo {
   std::span<const Geometry> geometries;          // copied into the upload at record time
   std::span<const Geometry> previousGeometries;  // empty, or one per geometry (GeometryQueryInput); copied
   std::span<const GeometryQuery> queries;        // copied
+  // Device-resident batch: geometryCount Geometry (64 bytes each, the same layout) read in place, and
+  // queryCount GeometryQuery (16 bytes). Both buffers or neither; with them, geometries, queries and
+  // previousGeometries must be empty. geometryCount <= maxGeometries, queryCount <= maxQueries.
+  BufferRange geometryBuffer;
+  uint32_t geometryCount = 0;
+  BufferRange queryBuffer;
+  uint32_t queryCount = 0;
+  // Device-resident batch, continuous queries against moving geometries: geometryCount previous
+  // poses (GeometryQueryInput::previousGeometries), or null (every geometry static).
+  BufferRange previousGeometryBuffer;
+  // Device-resident batch: the pair families dispatched (kGeometryQueryFamily* bits, nonzero, within
+  // kGeometryQueryFamiliesDevice); a query of another family counts as invalid. Fewer families,
+  // fewer dispatches: a batch of sphere-sphere pairs needs only kGeometryQueryFamilyBasic.
+  uint32_t deviceFamilies = kGeometryQueryFamiliesDevice;
   // The points: the host's buffer (pointBuffer non-null: pointCount Float4 read in place), or `points`
   // copied into the stage's point buffer (pointCount 0 or points.size()).
   BufferRange pointBuffer;
@@ -503,6 +555,10 @@ struct GeometryQueryRecordInfo {
   uint32_t indirectGroupSize = 64;  // the workgroup size of the host's next pass (counts' dispatch)
   uint32_t frame = 0;               // < framesInFlight
   RecordSync sync;
+  // GPU timestamps around each pass, into the stage's one timestamp pool (reset in this command
+  // buffer): after the submission completed, readRecordTimings() makes them timings(). One such
+  // record in flight at a time.
+  bool timestamps = false;
 };
 
 // The geometry queries on a Vulkan device. create() does no queue work (its pipelines come from the
@@ -533,7 +589,10 @@ class GeometryQueryStage {
   // the results back: counts, every range, elements [0, written) and the continuous queries' state
   // entries. Nothing is written on error.
   Result<GeometryQueryCounts> run(const GeometryQueryInput& input, const GeometryQueryOutput& output);
-  const std::vector<PassTiming>& timings() const;  // run(): GPU time per pass
+  const std::vector<PassTiming>& timings() const;  // run(), or readRecordTimings(): GPU time per pass
+  // The GPU time per pass of the last record() with timestamps (its submission completed) into
+  // timings(); an error when that record had none.
+  Status readRecordTimings();
   const RecordStats& lastRecordStats() const;
 
   // The stage's own outputs of `frame` (what a record with null output buffers writes).

@@ -63,15 +63,19 @@ VKC_CONSTANT(uint, kGeomBindingCounts, 14u);         // GeomCounts
 VKC_CONSTANT(uint, kGeomBindingCells, 15u);          // uint[cellCount]: the meshes' cells (vertex numbers)
 VKC_CONSTANT(uint, kGeomBindingCount, 16u);
 
-// What the SCAN pass writes (32 bytes). dispatch is a VkDispatchIndirectCommand at byte offset 16.
+// What the SCAN pass writes (48 bytes). dispatch is a VkDispatchIndirectCommand at byte offset 16.
 struct GeomCounts {
   uint contacts;  // contacts found
   uint written;   // min(contacts, capacity)
   uint overflow;  // 1 when contacts > capacity
   uint candidatesMissing;  // mesh-mesh candidate pairs past their queries' slots (geometry_queries_mesh_pairs.h)
-  uvec4 dispatch;  // x = ceil(written / indirectGroupSize), y = z = 1; w = 0
+  uvec4 dispatch;  // x = ceil(written / indirectGroupSize), y = z = 1; w: a device-resident batch's slots, else 0
+  uint invalidQueries;  // a device-resident batch: its invalid queries (geometry_queries_device_layout.h); else 0
+  uint pad0;
+  uint pad1;
+  uint pad2;
 };
-VKC_CHECK_LAYOUT(GeomCounts, 32);
+VKC_CHECK_LAYOUT(GeomCounts, 48);
 VKC_CHECK_OFFSET(GeomCounts, dispatch, 16);
 
 // Push constants; every index read from a buffer is clamped to these sizes.
@@ -92,8 +96,12 @@ struct GeomStagePush {
   uint meshPairCount;  // mesh-mesh queries with candidates (geometry_queries_mesh_pairs.h)
   uint meshCount;      // their meshes (each once in the tree)
   uint treeCellCount;  // the tree's cells: the meshes' cells
+  uint deviceLayout;   // 1: a device-resident batch (geometry_queries_device_layout.h): SCAN keeps invalidQueries, dispatch.w
+  uint pad0;
+  uint pad1;
+  uint pad2;
 };
-VKC_CHECK_LAYOUT(GeomStagePush, 64);
+VKC_CHECK_LAYOUT(GeomStagePush, 80);
 
 VKC_NAMESPACE_END
 

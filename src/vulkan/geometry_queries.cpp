@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "buffer_check.h"
@@ -20,6 +21,7 @@
 #include "recorder.h"
 #include "scene/geometry_queries_layout.h"
 #include "shared/geometry_queries_bindings.h"
+#include "shared/geometry_queries_device_layout.h"
 #include "shared/geometry_queries_mesh_mesh_device.h"
 #include "shared/geometry_queries_mesh_pairs.h"
 #include "shared/geometry_queries_passes.h"
@@ -36,6 +38,14 @@ using detail::MemoryUsage;
 static_assert(sizeof(GeometryQueryDeviceCounts) == sizeof(gpu::GeomCounts));
 static_assert(kGeometryQueryIndirectOffset == offsetof(gpu::GeomCounts, dispatch));
 static_assert(sizeof(ContactRange) == sizeof(gpu::uvec2));
+static_assert(offsetof(GeometryQueryDeviceCounts, invalidQueries) == offsetof(gpu::GeomCounts, invalidQueries));
+static_assert(offsetof(GeometryQueryDeviceCounts, slots) == offsetof(gpu::GeomCounts, dispatch) + 12);
+static_assert(kGeometryQueryFamilyBasic == 1u << gpu::kGeomFamilyBasic &&
+              kGeometryQueryFamilyManifold == 1u << gpu::kGeomFamilyManifold &&
+              kGeometryQueryFamilyConvex == 1u << gpu::kGeomFamilyConvex &&
+              kGeometryQueryFamilyImplicit == 1u << gpu::kGeomFamilyImplicit &&
+              kGeometryQueryFamilyContinuous == 1u << gpu::kGeomFamilyContinuous &&
+              kGeometryQueryFamiliesDevice == gpu::kGeomDeviceFamilies);
 
 namespace {
 
@@ -63,6 +73,7 @@ VkDeviceSize align16(VkDeviceSize x) { return (x + 15) / 16 * 16; }
 
 uint64_t tilesOf(uint64_t slots) { return std::max<uint64_t>((slots + kTile - 1) / kTile, 1); }
 
+uint64_t blocksOf(uint64_t queries) { return std::max<uint64_t>((queries + kTile - 1) / kTile, 1); }
 // The cells of the tree over the mesh-mesh queries' meshes (0: no tree, no candidate buffers).
 uint32_t treeCellsOf(const GeometryQueryStageCreateInfo& info) {
   return info.maxMeshPairCells != 0 ? info.maxMeshPairCells : info.maxCells / 2;
@@ -173,6 +184,7 @@ struct GeometryQueryStage::Impl {
     kCounts,
     kDummy,
     kDummyOut,  // bound where nothing is written (zero capacity, no query): never shared with a read binding
+    kLayoutScratch,  // device-resident batches: two words per block of 64 queries (geometry_queries_device_layout.h)
     kTreeCells,  // the mesh-mesh candidates (shared/geometry_queries_mesh_pairs.h): GATHER's vertex numbers
     kMeshPairs,
     kXCells,
@@ -185,6 +197,7 @@ struct GeometryQueryStage::Impl {
   UploadLayout layout;
   const detail::Pipeline* scanPipeline[1] = {};
   const detail::Pipeline* rangesPipeline[1] = {};
+  const detail::Pipeline* layoutPipelines[3] = {};  // device-resident batches' LAYOUT, BLOCKS, PLACE (on first use)
   std::array<const detail::Pipeline*, std::size(gpu::kGeomMeshPairPasses)> meshPairPipelines{};
   std::unique_ptr<BvhStage> tree;  // over the mesh-mesh queries' cells; null when treeCellsOf(limits) is 0
   // Each family's COUNT and WRITE pipelines, fetched from the context's cache when a batch first holds
@@ -197,6 +210,7 @@ struct GeometryQueryStage::Impl {
   std::vector<PassTiming> timings;
   RecordStats lastStats;
   std::optional<detail::Recorder> last;
+  bool recordTimestamps = false;  // the last record() wrote timestamps (readRecordTimings)
 
   explicit Impl(detail::ContextImpl& c) : ctx(c) {}
 
@@ -223,6 +237,7 @@ struct GeometryQueryStage::Impl {
     p[kCounts] = {sizeof(gpu::GeomCounts), kDevice, true, VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT};
     p[kDummy] = {sizeof(gpu::vec4)};
     p[kDummyOut] = {sizeof(gpu::GeomElement), kDevice, true};
+    p[kLayoutScratch] = {blocksOf(info.maxQueries) * 2 * sizeof(uint32_t), kDevice, true};
     const bool tree = treeCellsOf(info) > 0;
     p[kTreeCells] = {tree ? treeCellsOf(info) * kRowBytes : 0, kDevice, true};
     p[kMeshPairs] = {tree ? meshPairRowsOf(info) * kRowBytes : 0, kDevice, true};
@@ -255,6 +270,13 @@ struct GeometryQueryStage::Impl {
     std::span<const Geometry> geometries;
     std::span<const Geometry> previousGeometries;
     std::span<const GeometryQuery> queries;
+    uint32_t geometryCount = 0, queryCount = 0;
+    bool moving = false;
+    // A device-resident batch: the host's buffers of geometries, previous poses, queries; the
+    // families dispatched (the layout is the device's).
+    bool device = false;
+    BufferRange deviceGeometries, devicePrevGeometries, deviceQueries;
+    uint32_t families = 0;
     Array points, prevPoints, gridSamples, cells;
     BufferRange state;
     uint32_t pointCount = 0, gridSampleCount = 0, stateCount = 0, cellCount = 0;
@@ -270,7 +292,7 @@ struct GeometryQueryStage::Impl {
     uint32_t frame = 0;
   };
 
-  static uint32_t Q(const Batch& b) { return static_cast<uint32_t>(b.queries.size()); }
+  static uint32_t Q(const Batch& b) { return b.queryCount; }
   static uint32_t tileCount(const Batch& b) { return static_cast<uint32_t>(tilesOf(b.slotCount)); }
 
   // The stage's bindings, in binding order (shaders/shared/geometry_queries_bindings.h): the one list
@@ -279,17 +301,17 @@ struct GeometryQueryStage::Impl {
     const uint32_t f = b.frame;
     const BufferRange dummy = buffers.range(kDummy);
     auto orDummy = [&](const BufferRange& r) { return r.buffer != VK_NULL_HANDLE ? r : dummy; };
-    const VkDeviceSize geometryBytes = b.geometries.size() * kGeomBytes;
+    const VkDeviceSize geometryBytes = VkDeviceSize{b.geometryCount} * kGeomBytes;
     std::array<BufferRange, gpu::kGeomMeshPairBindingCount> r{};
     r[gpu::kGeomBindingGeometries] = part(kGeometries, f, geometryBytes);
-    r[gpu::kGeomBindingPrevGeometries] = b.previousGeometries.empty() ? dummy : part(kPrevGeometries, f, geometryBytes);
+    r[gpu::kGeomBindingPrevGeometries] = b.moving ? part(kPrevGeometries, f, geometryBytes) : dummy;
     r[gpu::kGeomBindingPoints] = orDummy(b.points.binding);
     r[gpu::kGeomBindingPrevPoints] = orDummy(b.prevPoints.binding);
     r[gpu::kGeomBindingGridSamples] = orDummy(b.gridSamples.binding);
     r[gpu::kGeomBindingState] = orDummy(b.state);
     r[gpu::kGeomBindingQueries] = part(kQueries, f, Q(b) * kQueryBytes);
     r[gpu::kGeomBindingSlotRange] = part(kSlotRange, f, Q(b) * kRangeBytes);
-    r[gpu::kGeomBindingTiles] = part(kTiles, f, b.tiles.size() * sizeof(uint32_t));
+    r[gpu::kGeomBindingTiles] = part(kTiles, f, (b.device ? tileCount(b) : b.tiles.size()) * sizeof(uint32_t));
     r[gpu::kGeomBindingTileMasks] = part(kTileMasks, f, VkDeviceSize{tileCount(b)} * kMaskBytes);
     r[gpu::kGeomBindingGroupSums] = part(kGroupSums, f, VkDeviceSize{tileCount(b)} * sizeof(uint32_t));
     const BufferRange dummyOut = buffers.range(kDummyOut, f);
@@ -298,6 +320,7 @@ struct GeometryQueryStage::Impl {
     r[gpu::kGeomBindingRanges] = Q(b) > 0 ? t.ranges : dummyOut;
     r[gpu::kGeomBindingCounts] = t.counts;
     r[gpu::kGeomBindingCells] = orDummy(b.cells.binding);
+    if (b.device) overrideDeviceBindings(b, r);
     // The mesh-mesh candidates' (bound by the candidate passes and the mesh-mesh family only).
     r[gpu::kGeomBindingTreeNodes] = tree ? tree->nodesBuffer(f) : dummy;
     r[gpu::kGeomBindingTreeBoxes] = tree ? tree->primitiveBoxesBuffer(f) : dummy;
@@ -310,6 +333,10 @@ struct GeometryQueryStage::Impl {
 
   // The families' pipelines the batch needs (from the context's cache).
   Status fetchPipelines(const Batch& b) {
+    if (b.device && layoutPipelines[0] == nullptr) {
+      VKC_TRY(detail::getPassPipelines(ctx, gpu::kGeomLayoutStage.shader, gpu::kGeomBindingCount,
+                                        sizeof(gpu::GeomLayoutPush), layoutPipelines));
+    }
     for (uint32_t f = 0; f < gpu::kGeomFamilyCount; ++f) {
       if (b.familyCount[f] == 0 || family[f][0] != nullptr) continue;
       const gpu::StageDecl& s = gpu::kGeomFamilyStages[f];
@@ -329,7 +356,7 @@ struct GeometryQueryStage::Impl {
     const auto ranges = bindingRanges(b, t);
     gpu::GeomStagePush push{};
     push.queryCount = Q(b);
-    push.geometryCount = static_cast<uint32_t>(b.geometries.size());
+    push.geometryCount = b.geometryCount;
     push.pointCount = b.pointCount;
     push.slotCount = b.slotCount;
     push.groupCount = tileCount(b);
@@ -337,12 +364,14 @@ struct GeometryQueryStage::Impl {
     push.indirectGroupSize = b.indirectGroupSize;
     push.gridSampleCount = b.gridSampleCount;
     push.stateCount = b.stateCount;
-    push.moving = b.previousGeometries.empty() ? 0u : 1u;
+    push.moving = b.moving ? 1u : 0u;
     push.cellCount = b.cellCount;
+    push.deviceLayout = b.device ? 1u : 0u;
     push.meshPairCount = b.meshPairCount;
     push.meshCount = b.meshCount;
     push.treeCellCount = b.treeCellCount;
     detail::Recorder rec(ctx);
+    if (b.device) addLayoutPasses(b, ranges, rec);
     auto pass = [&](const gpu::PassDecl& decl, const detail::Pipeline* pipeline, uint64_t groups, uint32_t group,
                     uint32_t tileBase, uint32_t tiles) {
       detail::Pass p = detail::passFromDecl(decl, pipeline, std::span<const BufferRange>(ranges).first(decl.bindingCount));
@@ -419,8 +448,15 @@ struct GeometryQueryStage::Impl {
   // already; what is left are the stage's own limits and the layout.
   Status checkBatch(const GeometryQueryRecordInfo& info, Batch& batch, bool inputValidated = false) const {
     VKC_TRY(detail::checkFrame(info.frame, limits.framesInFlight, kOwner));
-    VKC_TRY(tooMany("geometries", info.geometries.size(), "maxGeometries", limits.maxGeometries));
-    VKC_TRY(tooMany("queries", info.queries.size(), "maxQueries", limits.maxQueries));
+    if (info.geometryBuffer.buffer != VK_NULL_HANDLE || info.queryBuffer.buffer != VK_NULL_HANDLE) {
+      VKC_TRY(checkDeviceSources(info, batch));
+    } else {
+      VKC_TRY(tooMany("geometries", info.geometries.size(), "maxGeometries", limits.maxGeometries));
+      VKC_TRY(tooMany("queries", info.queries.size(), "maxQueries", limits.maxQueries));
+      batch.geometryCount = static_cast<uint32_t>(info.geometries.size());
+      batch.queryCount = static_cast<uint32_t>(info.queries.size());
+      batch.moving = !info.previousGeometries.empty();
+    }
     if (info.indirectGroupSize == 0) return invalid(std::string(kOwner) + "::indirectGroupSize is 0: must be >= 1");
     batch.geometries = info.geometries;
     batch.previousGeometries = info.previousGeometries;
@@ -510,7 +546,100 @@ struct GeometryQueryStage::Impl {
                      "host's state buffer");
     }
     if (!inputValidated) VKC_TRY(detail::validateGeometryStateRanges(in, batch.stateCount, "stateBuffer"));
-    return layOut(batch);
+    return batch.device ? layOutOnDevice(batch) : layOut(batch);
+  }
+
+  // --- Device-resident batches (shared/geometry_queries_device_layout.h) ---
+
+  // What the host can check of a device-resident batch's sources: both buffers, their sizes against
+  // the counts, the counts against the stage's maxima, the families.
+  Status checkDeviceSources(const GeometryQueryRecordInfo& info, Batch& batch) const {
+    const std::string owner(kOwner);
+    if (info.geometryBuffer.buffer == VK_NULL_HANDLE || info.queryBuffer.buffer == VK_NULL_HANDLE) {
+      return invalid(owner + "::" + (info.geometryBuffer.buffer == VK_NULL_HANDLE ? "geometryBuffer" : "queryBuffer") +
+                     " is null: a device-resident batch takes both geometryBuffer and queryBuffer");
+    }
+    if (!info.geometries.empty() || !info.queries.empty() || !info.previousGeometries.empty()) {
+      return invalid(owner + "::" +
+                     (!info.geometries.empty() ? "geometries" : !info.queries.empty() ? "queries" : "previousGeometries") +
+                     " is not empty: a device-resident batch (geometryBuffer, queryBuffer) reads its geometries, "
+                     "previous poses and queries from buffers");
+    }
+    VKC_TRY(tooMany("geometryCount", info.geometryCount, "maxGeometries", limits.maxGeometries));
+    VKC_TRY(tooMany("queryCount", info.queryCount, "maxQueries", limits.maxQueries));
+    if (info.deviceFamilies == 0 || (info.deviceFamilies & ~kGeometryQueryFamiliesDevice) != 0) {
+      return invalid(owner + "::deviceFamilies is " + std::to_string(info.deviceFamilies) +
+                     ": must be a nonzero set of kGeometryQueryFamily* bits (within kGeometryQueryFamiliesDevice; "
+                     "mesh pairs have no device-resident path)");
+    }
+    const VkDeviceSize geometryBytes = VkDeviceSize{info.geometryCount} * kGeomBytes;
+    const VkDeviceSize queryBytes = VkDeviceSize{info.queryCount} * kQueryBytes;
+    if (geometryBytes > 0) VKC_TRY(detail::checkBufferRange(ctx, info.geometryBuffer, kOwner, "geometryBuffer", geometryBytes));
+    if (queryBytes > 0) VKC_TRY(detail::checkBufferRange(ctx, info.queryBuffer, kOwner, "queryBuffer", queryBytes));
+    const bool moving = info.previousGeometryBuffer.buffer != VK_NULL_HANDLE;
+    if (moving && geometryBytes > 0) {
+      VKC_TRY(detail::checkBufferRange(ctx, info.previousGeometryBuffer, kOwner, "previousGeometryBuffer", geometryBytes));
+    }
+    batch.device = true;
+    batch.geometryCount = info.geometryCount;
+    batch.queryCount = info.queryCount;
+    batch.moving = moving && geometryBytes > 0;
+    batch.deviceGeometries = {info.geometryBuffer.buffer, info.geometryBuffer.offset, geometryBytes};
+    batch.devicePrevGeometries = {info.previousGeometryBuffer.buffer, info.previousGeometryBuffer.offset, geometryBytes};
+    batch.deviceQueries = {info.queryBuffer.buffer, info.queryBuffer.offset, queryBytes};
+    batch.families = info.deviceFamilies;
+    return {};
+  }
+
+  // The slots a device-resident batch may use: the stage's maxSlots, below the layout's saturation.
+  uint32_t deviceMaxSlots() const { return std::min(maxSlotsOf(limits), gpu::kGeomDeviceSlotLimit - 1); }
+
+  // A device-resident batch's dispatch shape: every family asked for runs over every tile of maxSlots
+  // (the tiles buffer the identity, written by the BLOCKS pass).
+  Status layOutOnDevice(Batch& batch) const {
+    // No query: no slot (slotRange holds nothing of this record for the family passes to read).
+    batch.slotCount = Q(batch) > 0 ? deviceMaxSlots() : 0;
+    // Without the host's state buffer the continuous family does not run (its queries are invalid).
+    if (batch.stateCount == 0) batch.families &= ~kGeometryQueryFamilyContinuous;
+    const uint32_t tiles = static_cast<uint32_t>(tilesOf(batch.slotCount));
+    for (uint32_t f = 0; f < gpu::kGeomFamilyCount; ++f) {
+      batch.familyFirst[f] = 0;
+      batch.familyCount[f] = ((batch.families >> f) & 1u) != 0 ? tiles : 0;
+    }
+    return {};
+  }
+
+  // The host's buffers bound in place of the upload's copies.
+  void overrideDeviceBindings(const Batch& b, std::span<BufferRange> r) const {
+    const BufferRange dummy = buffers.range(kDummy);
+    r[gpu::kGeomBindingGeometries] = b.geometryCount > 0 ? b.deviceGeometries : dummy;
+    r[gpu::kGeomBindingPrevGeometries] = b.moving ? b.devicePrevGeometries : dummy;
+    r[gpu::kGeomBindingQueries] = b.queryCount > 0 ? b.deviceQueries : dummy;
+  }
+
+  // LAYOUT, BLOCKS and PLACE before the COUNT level: the slot ranges from the queries on the device.
+  void addLayoutPasses(const Batch& b, std::span<const BufferRange> ranges, detail::Recorder& rec) const {
+    std::array<BufferRange, gpu::kGeomBindingCount> r{};
+    std::copy_n(ranges.begin(), r.size(), r.begin());
+    r[gpu::kGeomBindingGroupSums] = part(kLayoutScratch, b.frame, blocksOf(Q(b)) * 2 * sizeof(uint32_t));
+    gpu::GeomLayoutPush push{};
+    push.queryCount = Q(b);
+    push.geometryCount = b.geometryCount;
+    push.pointCount = b.pointCount;
+    push.gridSampleCount = b.gridSampleCount;
+    push.stateCount = b.stateCount;
+    push.maxSlots = b.slotCount;
+    push.tileCount = tileCount(b);
+    push.blockCount = static_cast<uint32_t>((uint64_t{Q(b)} + kTile - 1) / kTile);
+    push.families = b.families;
+    push.moving = b.moving ? 1u : 0u;
+    push.previousPoints = b.prevPoints.binding.buffer != VK_NULL_HANDLE ? 1u : 0u;
+    for (uint32_t i = 0; i < 3; ++i) {
+      detail::Pass p = detail::passFromDecl(gpu::kGeomLayoutPasses[i], layoutPipelines[i], r);
+      p.setPush(push);
+      p.groupCount = i == gpu::kGeomLayoutPassBlocks ? 1u : static_cast<uint32_t>(blocksOf(Q(b)));
+      rec.add(std::move(p));
+    }
   }
 
   // The slot layout of a checked batch, against the stage's maxima.
@@ -638,7 +767,7 @@ struct GeometryQueryStage::Impl {
     const Section sections[] = {
         {b.geometries.data(), b.geometries.size() * kGeomBytes, layout.geometries, kGeometries},
         {b.previousGeometries.data(), b.previousGeometries.size() * kGeomBytes, layout.prevGeometries, kPrevGeometries},
-        {b.queries.data(), Q(b) * kQueryBytes, layout.queries, kQueries},
+        {b.queries.data(), b.queries.size() * kQueryBytes, layout.queries, kQueries},  // empty: device-resident
         {b.slotRange.data(), b.slotRange.size() * kRangeBytes, layout.slotRange, kSlotRange},
         {b.tiles.data(), b.tiles.size() * sizeof(uint32_t), layout.tiles, kTiles},
         {b.points.copy, b.points.copy != nullptr ? b.points.bytes : 0, layout.points, kPoints},
@@ -741,7 +870,17 @@ Status GeometryQueryStage::record(VkCommandBuffer commandBuffer, const GeometryQ
   VKC_TRY(s.checkBatch(info, batch));
   Impl::Targets targets;
   VKC_TRY(s.checkTargets(info.outputs, batch, targets));
-  return s.recordValidated(commandBuffer, batch, targets, info.sync, VK_NULL_HANDLE);
+  s.recordTimestamps = info.timestamps;
+  return s.recordValidated(commandBuffer, batch, targets, info.sync, info.timestamps ? VkQueryPool{s.queries} : VK_NULL_HANDLE);
+}
+
+Status GeometryQueryStage::readRecordTimings() {
+  Impl& s = *impl_;
+  if (!s.recordTimestamps || !s.last) {
+    return Error{ErrorCode::kInvalidArgument,
+                 "GeometryQueryStage::readRecordTimings: the last record() had no timestamps (GeometryQueryRecordInfo::timestamps)"};
+  }
+  return detail::storeTimings(*s.last, s.queries, s.timings);
 }
 
 namespace {
@@ -830,6 +969,7 @@ Result<GeometryQueryCounts> runValidated(GeometryQueryStage::Impl& s, const Geom
 
 Result<GeometryQueryCounts> GeometryQueryStage::run(const GeometryQueryInput& input, const GeometryQueryOutput& output) {
   impl_->lastStats = {};
+  impl_->recordTimestamps = false;
   VKC_TRY(validate(input));
   VKC_TRY(validateOutput(input, output));
   return runValidated(*impl_, input, output);

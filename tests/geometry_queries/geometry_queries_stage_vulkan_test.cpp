@@ -74,10 +74,7 @@ uint32_t familiesOf(const Batch& b) {
 TEST_F(GeometryQueryStageVulkan, DispatchAndBarrierCountsDoNotDependOnTheBatch) {
   Batch one = randomBatch(41, 1);
   Batch many = randomBatch(43, 10000);
-  Batch cloud;
-  cloud.points.assign(200000, v3(0.25f, 0.5f, 0.0f));
-  const uint32_t set = cloud.add(Geometry::pointSet(0, 200000));
-  cloud.query(cloud.add(Geometry::orientedBox(v3(0, 0, 0), identityQuat(), v3(1, 1, 1))), set);
+  Batch cloud = boxOverPointCloud(200000);
   auto stage = makeStage({.maxQueries = 10000, .maxGeometries = 20000, .maxPoints = 200000, .maxContacts = 1000,
                           .maxSlots = 1000000});
   ASSERT_NE(stage, nullptr);

@@ -231,6 +231,16 @@ inline Batch randomBatch(uint32_t seed, uint32_t queryCount) {
   return b;
 }
 
+// A box over `points` points (all inside it): one query of `points` slots, for the record-shape tests
+// beside randomBatch's one and 10k queries.
+inline Batch boxOverPointCloud(uint32_t points) {
+  Batch cloud;
+  cloud.points.assign(points, v3(0.25f, 0.5f, 0.0f));
+  const uint32_t set = cloud.add(Geometry::pointSet(0, points));
+  cloud.query(cloud.add(Geometry::orientedBox(v3(0, 0, 0), identityQuat(), v3(1, 1, 1))), set);
+  return cloud;
+}
+
 // The CPU backends; kCpuSimd runs the scalar code for now but is part of the API.
 inline const Backend kCpuBackends[] = {Backend::kCpuScalar, Backend::kCpuSimd};
 

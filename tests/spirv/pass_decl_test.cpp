@@ -27,6 +27,7 @@
 #include "shared/collide_shapes_passes.h"
 #include "shared/copy_passes.h"
 #include "shared/geometry_queries_passes.h"
+#include "shared/geometry_queries_device_layout.h"
 #include "shared/inter_collision_passes.h"
 #include "shared/radix_sort_passes.h"
 #include "shared/self_collision_passes.h"
@@ -46,7 +47,7 @@ const StageDecl* const kStages[] = {&gpu::kBoundsStage, &gpu::kShapesStage, &gpu
                                     &gpu::kBvhStage,    &gpu::kMeshStage,  &gpu::kGeomStage, &gpu::kGeomRangesStage,
                                     &gpu::kGeomFamilyStages[0], &gpu::kGeomFamilyStages[1], &gpu::kGeomFamilyStages[2],
                                     &gpu::kGeomFamilyStages[3], &gpu::kGeomFamilyStages[4], &gpu::kGeomFamilyStages[5],
-                                    &gpu::kGeomFamilyStages[6], &gpu::kGeomMeshPairStage};
+                                    &gpu::kGeomFamilyStages[6], &gpu::kGeomMeshPairStage, &gpu::kGeomLayoutStage};
 
 std::vector<uint32_t> embedded(const char* name) {
   const std::span<const uint32_t> words = detail::embeddedShader(name);

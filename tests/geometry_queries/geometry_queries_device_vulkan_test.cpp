@@ -1,0 +1,436 @@
+// Device-resident batches of GeometryQueryStage (GeometryQueryRecordInfo::geometryBuffer /
+// queryBuffer, the slot layout computed on the device): the same contacts as the batch given in host
+// memory and as kCpuScalar, bit for bit; reruns; bad values on the device counted, never read out of
+// bounds; the host's refusals; the record's fixed dispatch shape.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "geometry_queries/geometry_queries_test_support.h"
+#include "support/vulkan_fixture.h"
+
+namespace vkc::test::geometry {
+namespace {
+
+constexpr uint32_t kCapacity = 40000;
+
+// The random primitive and point set pairs, implicit geometries against a sphere, a box and a point
+// set, and (continuous: true) point sets moving into a sphere and a grid.
+Batch mixedBatch(uint32_t seed, uint32_t queries, bool continuous) {
+  Batch b = randomBatch(seed, queries);
+  const uint32_t grid =
+      b.addGrid(v3(-1, -1, -1), 2.0f / 7.0f, 8, [](float x, float y, float z) { return std::sqrt(x * x + y * y + z * z) - 0.6f; });
+  b.query(grid, b.add(Geometry::sphere({0.5f, 0.1f, 0.0f, 0.3f})));
+  b.query(b.add(Geometry::orientedBox(v3(0.4f, 0, 0), identityQuat(), v3(0.3f, 0.3f, 0.3f))), grid);
+  std::vector<Float4> cloud;
+  for (int i = 0; i < 300; ++i) {
+    cloud.push_back(v3(static_cast<float>(i % 11) / 5.0f - 1.0f, static_cast<float>(i % 13) / 6.0f - 1.0f,
+                       static_cast<float>(i % 7) / 3.0f - 1.0f));
+  }
+  const uint32_t set = b.addPoints(cloud);
+  b.query(set, grid);
+  if (continuous) {
+    b.previousPoints = b.points;
+    for (size_t i = b.points.size() - cloud.size(); i < b.points.size(); ++i) b.previousPoints[i].x -= 0.3f;
+    b.continuous(set, b.add(Geometry::sphere({0.0f, 0.0f, 0.0f, 0.5f})), 0);
+    b.continuous(grid, set, 300);
+  }
+  return b;
+}
+
+GeometryQueryStageCreateInfo limitsFor(const Batch& b, uint32_t maxSlots) {
+  return {.maxQueries = static_cast<uint32_t>(b.queries.size()),
+          .maxGeometries = static_cast<uint32_t>(b.geometries.size()),
+          .maxPoints = static_cast<uint32_t>(b.points.size()),
+          .maxGridSamples = static_cast<uint32_t>(b.gridSamples.size()),
+          .maxContacts = 0,
+          .maxSlots = maxSlots};
+}
+
+class GeometryQueryDeviceVulkan : public VulkanTest {
+ protected:
+  // The host-visible copy of `bytes` bytes of `data` (at least 16 bytes).
+  detail::Buffer upload(const void* data, size_t bytes) {
+    detail::Buffer buf = hostBuffer(std::max<size_t>(bytes, 16));
+    if (bytes > 0) std::memcpy(buf.mapped(), data, bytes);
+    return buf;
+  }
+
+  struct Outputs {
+    detail::Buffer a, b, ranges, counts, state;
+    GeometryQueryDeviceCounts read() const {
+      GeometryQueryDeviceCounts c;
+      std::memcpy(&c, counts.mapped(), sizeof c);
+      return c;
+    }
+    const ContactElement* elementsA() const { return static_cast<const ContactElement*>(a.mapped()); }
+    const ContactElement* elementsB() const { return static_cast<const ContactElement*>(b.mapped()); }
+    const ContactRange* rangeAt() const { return static_cast<const ContactRange*>(ranges.mapped()); }
+  };
+
+  Outputs outputs(const Batch& b) {
+    Outputs o{hostBuffer(kCapacity * sizeof(ContactElement)), hostBuffer(kCapacity * sizeof(ContactElement)),
+              hostBuffer(std::max<size_t>(b.queries.size(), 2) * sizeof(ContactRange)),
+              hostBuffer(sizeof(GeometryQueryDeviceCounts)), upload(b.state.data(), b.state.size() * sizeof(Float4))};
+    std::memset(o.a.mapped(), 0xAB, kCapacity * sizeof(ContactElement));
+    std::memset(o.b.mapped(), 0xAB, kCapacity * sizeof(ContactElement));
+    std::memset(o.counts.mapped(), 0xCD, sizeof(GeometryQueryDeviceCounts));
+    return o;
+  }
+
+  static void bindOutputs(GeometryQueryRecordInfo& info, const Outputs& o, size_t queries, size_t states) {
+    info.outputs = {.elementsA = {o.a.handle(), 0, kCapacity * sizeof(ContactElement)},
+                    .elementsB = {o.b.handle(), 0, kCapacity * sizeof(ContactElement)},
+                    .ranges = {o.ranges.handle(), 0, std::max<size_t>(queries, 1) * sizeof(ContactRange)},
+                    .counts = {o.counts.handle(), 0, sizeof(GeometryQueryDeviceCounts)}};
+    if (states > 0) {
+      info.stateBuffer = {o.state.handle(), 0, states * sizeof(Float4)};
+      info.stateCount = static_cast<uint32_t>(states);
+    }
+  }
+
+  std::unique_ptr<GeometryQueryStage> makeStage(const GeometryQueryStageCreateInfo& info) {
+    auto s = GeometryQueryStage::create(ctx(), info);
+    EXPECT_TRUE(s.ok()) << s.message();
+    return s.ok() ? std::move(s.value()) : nullptr;
+  }
+
+  // The batch's arrays in device buffers, kept alive with the record info that reads them.
+  struct DeviceBatch {
+    detail::Buffer geometries, previous, queries, points, prevPoints, samples;
+    GeometryQueryRecordInfo info;
+  };
+  DeviceBatch deviceBatch(const Batch& b) {
+    DeviceBatch d{upload(b.geometries.data(), b.geometries.size() * sizeof(Geometry)),
+                  upload(b.previousGeometries.data(), b.previousGeometries.size() * sizeof(Geometry)),
+                  upload(b.queries.data(), b.queries.size() * sizeof(GeometryQuery)),
+                  upload(b.points.data(), b.points.size() * sizeof(Float4)),
+                  upload(b.previousPoints.data(), b.previousPoints.size() * sizeof(Float4)),
+                  upload(b.gridSamples.data(), b.gridSamples.size() * sizeof(float)),
+                  {}};
+    GeometryQueryRecordInfo& info = d.info;
+    info.geometryBuffer = {d.geometries.handle(), 0, b.geometries.size() * sizeof(Geometry)};
+    info.geometryCount = static_cast<uint32_t>(b.geometries.size());
+    info.queryBuffer = {d.queries.handle(), 0, b.queries.size() * sizeof(GeometryQuery)};
+    info.queryCount = static_cast<uint32_t>(b.queries.size());
+    if (!b.previousGeometries.empty()) info.previousGeometryBuffer = {d.previous.handle(), 0, b.previousGeometries.size() * sizeof(Geometry)};
+    info.pointBuffer = {d.points.handle(), 0, b.points.size() * sizeof(Float4)};
+    info.pointCount = static_cast<uint32_t>(b.points.size());
+    if (!b.previousPoints.empty()) info.previousPointBuffer = {d.prevPoints.handle(), 0, b.previousPoints.size() * sizeof(Float4)};
+    if (!b.gridSamples.empty()) {
+      info.gridSampleBuffer = {d.samples.handle(), 0, b.gridSamples.size() * sizeof(float)};
+      info.gridSampleCount = static_cast<uint32_t>(b.gridSamples.size());
+    }
+    return d;
+  }
+
+  // A stage for b (maxSlots), b's arrays in device buffers, host-visible outputs bound (no state).
+  struct Resident {
+    std::unique_ptr<GeometryQueryStage> stage;
+    Outputs o;
+    DeviceBatch d;
+  };
+  Resident resident(const Batch& b, uint32_t maxSlots) {
+    Resident r{makeStage(limitsFor(b, maxSlots)), outputs(b), deviceBatch(b)};
+    bindOutputs(r.d.info, r.o, b.queries.size(), 0);
+    return r;
+  }
+
+  static GeometryQueryRecordInfo hostInfo(const Batch& b) {
+    GeometryQueryRecordInfo info;
+    info.geometries = b.geometries;
+    info.previousGeometries = b.previousGeometries;
+    info.queries = b.queries;
+    info.points = b.points;
+    info.previousPoints = b.previousPoints;
+    info.gridSamples = b.gridSamples;
+    return info;
+  }
+
+  void record(GeometryQueryStage& stage, const GeometryQueryRecordInfo& info) {
+    submit([&](VkCommandBuffer cmd) {
+      const Status st = stage.record(cmd, info);
+      ASSERT_TRUE(st.ok()) << st.message();
+    });
+  }
+
+  // o's contacts, ranges and counts equal ref's run (CPU) of the same queries.
+  static void expectEqualsCpu(const Outputs& o, const Batch& ref, const GeometryQueryCounts& cpu, const char* what) {
+    const GeometryQueryDeviceCounts c = o.read();
+    ASSERT_EQ(c.contacts, cpu.contacts) << what;
+    ASSERT_EQ(c.written, cpu.written) << what;
+    EXPECT_EQ(std::memcmp(o.elementsA(), ref.elementsA.data(), cpu.written * sizeof(ContactElement)), 0) << what;
+    EXPECT_EQ(std::memcmp(o.elementsB(), ref.elementsB.data(), cpu.written * sizeof(ContactElement)), 0) << what;
+    EXPECT_EQ(std::memcmp(o.rangeAt(), ref.ranges.data(), ref.ranges.size() * sizeof(ContactRange)), 0) << what;
+  }
+};
+
+
+TEST_F(GeometryQueryDeviceVulkan, DeviceResidentEqualsUploadedAndCpuScalarOnMixed10kQueries) {
+  Batch b = mixedBatch(61, 10000, /*continuous=*/true);
+  Batch ref = b;
+  auto cpu = ref.run(Backend::kCpuScalar, kCapacity);
+  ASSERT_TRUE(cpu.ok()) << cpu.message();
+  ASSERT_GT(cpu->contacts, 3000u);
+  ASSERT_LE(cpu->contacts, kCapacity);
+  auto stage = makeStage(limitsFor(b, 400000));
+  ASSERT_NE(stage, nullptr);
+
+  Outputs up = outputs(b);
+  GeometryQueryRecordInfo hinfo = hostInfo(b);
+  bindOutputs(hinfo, up, b.queries.size(), b.state.size());
+  record(*stage, hinfo);
+  expectEqualsCpu(up, ref, *cpu, "uploaded");
+
+  Outputs dev = outputs(b);
+  DeviceBatch d = deviceBatch(b);
+  bindOutputs(d.info, dev, b.queries.size(), b.state.size());
+  record(*stage, d.info);
+  expectEqualsCpu(dev, ref, *cpu, "device-resident");
+  const GeometryQueryDeviceCounts c = dev.read(), u = up.read();
+  EXPECT_EQ(c.overflow, 0u);
+  EXPECT_EQ(c.invalidQueries, 0u);
+  EXPECT_GT(c.slots, 10000u);
+  EXPECT_EQ(u.invalidQueries, 0u);  // a batch in host memory: 0
+  EXPECT_EQ(u.slots, 0u);
+  EXPECT_EQ(c.dispatchX, u.dispatchX);
+  // The continuous queries' new state, both paths and the CPU's.
+  EXPECT_EQ(std::memcmp(dev.state.mapped(), ref.state.data(), ref.state.size() * sizeof(Float4)), 0);
+  EXPECT_EQ(std::memcmp(up.state.mapped(), ref.state.data(), ref.state.size() * sizeof(Float4)), 0);
+}
+
+TEST_F(GeometryQueryDeviceVulkan, HundredRerunsOfOneRecordAreIdentical) {
+  Batch b = mixedBatch(67, 1000, /*continuous=*/false);
+  Batch ref = b;
+  auto cpu = ref.run(Backend::kCpuScalar, kCapacity);
+  ASSERT_TRUE(cpu.ok()) << cpu.message();
+  auto [stage, o, d] = resident(b, 40000);
+  ASSERT_NE(stage, nullptr);
+  d.info.deviceFamilies = kGeometryQueryFamiliesDevice & ~kGeometryQueryFamilyContinuous;
+  record(*stage, d.info);
+  expectEqualsCpu(o, ref, *cpu, "first");
+  const GeometryQueryDeviceCounts first = o.read();
+  for (int rep = 0; rep < 100; ++rep) {
+    std::memset(o.a.mapped(), 0, cpu->written * sizeof(ContactElement));
+    std::memset(o.ranges.mapped(), 0, b.queries.size() * sizeof(ContactRange));
+    record(*stage, d.info);
+    const GeometryQueryDeviceCounts c = o.read();
+    ASSERT_EQ(std::memcmp(&c, &first, sizeof c), 0) << "rep " << rep;
+    ASSERT_EQ(std::memcmp(o.elementsA(), ref.elementsA.data(), cpu->written * sizeof(ContactElement)), 0) << "rep " << rep;
+    ASSERT_EQ(std::memcmp(o.rangeAt(), ref.ranges.data(), b.queries.size() * sizeof(ContactRange)), 0) << "rep " << rep;
+  }
+}
+
+// Values the host would refuse, written where only the device sees them: each such query gets no
+// contact and is counted; the valid queries around them keep the CPU's contacts.
+TEST_F(GeometryQueryDeviceVulkan, BadDeviceValuesAreCountedAndGiveNoContact) {
+  Batch good = mixedBatch(71, 200, /*continuous=*/false);
+  Batch bad = good;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const uint32_t sphere = bad.add(Geometry::sphere({0.0f, 0.0f, 0.0f, 0.5f}));
+  const uint32_t nanSphere = bad.add(Geometry::sphere({nan, 0.0f, 0.0f, 0.5f}));
+  Geometry unknown = Geometry::sphere({0.0f, 0.0f, 0.0f, 0.5f});
+  unknown.type = static_cast<GeometryType>(42);
+  const uint32_t unknownType = bad.add(unknown);
+  const uint32_t mesh = bad.add(Geometry::lineMesh(0, 2, 0, 1));
+  const uint32_t farPoints = bad.add(Geometry::pointSet(200, 0xFFFFFF00u));  // past the points
+  Geometry badGrid = bad.geometries[good.queries[200].a];                    // mixedBatch's grid
+  badGrid.count += 1;                                                        // not nx * ny * nz
+  const uint32_t grid = bad.add(badGrid);
+  Geometry infBox = Geometry::orientedBox(v3(0, 0, 0), identityQuat(), v3(1, 1, 1));
+  infBox.p2.y = std::numeric_limits<float>::infinity();
+  const uint32_t box = bad.add(infBox);
+  const GeometryQuery badQueries[] = {
+      {sphere, 1u << 30, GeometryMethod::kStatic, 0},           // index out of range
+      {1u << 31, sphere, GeometryMethod::kStatic, 0},           // index out of range
+      {sphere, sphere, static_cast<GeometryMethod>(7), 0},      // unknown method
+      {sphere, nanSphere, GeometryMethod::kStatic, 0},          // NaN
+      {unknownType, sphere, GeometryMethod::kStatic, 0},        // unknown type
+      {mesh, sphere, GeometryMethod::kStatic, 0},               // mesh: the host path's
+      {farPoints, sphere, GeometryMethod::kStatic, 0},          // points past pointCount
+      {grid, sphere, GeometryMethod::kStatic, 0},               // grid sample count
+      {box, sphere, GeometryMethod::kStatic, 0},                // infinity
+      {sphere, sphere, GeometryMethod::kStatic, 5},             // a static query's state
+      {sphere, 0, GeometryMethod::kContinuous, 0},  // no such continuous pair, or no previous points
+  };
+  // The bad queries interleaved: after query 0, in the middle, at the end.
+  std::vector<GeometryQuery> queries;
+  std::vector<bool> isBad;
+  size_t next = 0;
+  for (size_t q = 0; q < good.queries.size(); ++q) {
+    if ((q % 20 == 1) && next < std::size(badQueries)) {
+      queries.push_back(badQueries[next++]);
+      isBad.push_back(true);
+    }
+    queries.push_back(good.queries[q]);
+    isBad.push_back(false);
+  }
+  while (next < std::size(badQueries)) {
+    queries.push_back(badQueries[next++]);
+    isBad.push_back(true);
+  }
+  bad.queries = queries;
+  Batch ref = good;
+  auto cpu = ref.run(Backend::kCpuScalar, kCapacity);
+  ASSERT_TRUE(cpu.ok()) << cpu.message();
+  auto [stage, o, d] = resident(bad, 40000);
+  ASSERT_NE(stage, nullptr);
+  record(*stage, d.info);
+  const GeometryQueryDeviceCounts c = o.read();
+  EXPECT_EQ(c.invalidQueries, std::size(badQueries));
+  ASSERT_EQ(c.contacts, cpu->contacts);
+  // Each good query's contacts at the same places, its elements naming its new position.
+  ASSERT_EQ(c.written, cpu->written);
+  size_t goodIndex = 0;
+  for (size_t q = 0; q < bad.queries.size(); ++q) {
+    const ContactRange r = o.rangeAt()[q];
+    if (isBad[q]) {
+      EXPECT_EQ(r.count, 0u) << "bad query " << q;
+      continue;
+    }
+    const ContactRange e = ref.ranges[goodIndex];
+    ASSERT_EQ(r.first, e.first) << q;
+    ASSERT_EQ(r.count, e.count) << q;
+    for (uint32_t k = e.first; k < e.first + e.count; ++k) {
+      ContactElement a = o.elementsA()[k], b2 = o.elementsB()[k];
+      ASSERT_EQ(a.query, q);
+      ASSERT_EQ(b2.query, q);
+      a.query = b2.query = static_cast<uint32_t>(goodIndex);
+      ASSERT_TRUE(bitwiseEqual(a, ref.elementsA[k]) && bitwiseEqual(b2, ref.elementsB[k])) << "contact " << k;
+    }
+    ++goodIndex;
+  }
+  // A family left out of deviceFamilies: its queries are counted too.
+  d.info.deviceFamilies = kGeometryQueryFamilyBasic;
+  record(*stage, d.info);
+  EXPECT_GT(o.read().invalidQueries, std::size(badQueries));
+}
+
+// More slots than the stage's maxSlots: the queries whose slots end past it are dropped whole and the
+// slots needed are reported; the queries before them are complete.
+TEST_F(GeometryQueryDeviceVulkan, SlotsPastMaxSlotsDropWholeQueriesAndAreReported) {
+  Batch b;
+  std::vector<Float4> cloud(100, v3(0.1f, 0.0f, 0.0f));
+  const uint32_t sphere = b.add(Geometry::sphere({0.0f, 0.0f, 0.0f, 1.0f}));
+  for (int i = 0; i < 5; ++i) b.query(b.addPoints(cloud), sphere);  // 100 slots each
+  Batch ref = b;
+  auto cpu = ref.run(Backend::kCpuScalar, kCapacity);
+  ASSERT_TRUE(cpu.ok());
+  ASSERT_EQ(cpu->contacts, 500u);
+  auto [stage, o, d] = resident(b, 250);
+  ASSERT_NE(stage, nullptr);
+  record(*stage, d.info);
+  const GeometryQueryDeviceCounts c = o.read();
+  EXPECT_EQ(c.slots, 500u);
+  EXPECT_EQ(c.invalidQueries, 0u);
+  EXPECT_EQ(c.contacts, 200u);  // queries 0 and 1; query 2 (slots 200..300) is dropped whole
+  for (uint32_t q = 0; q < 5; ++q) {
+    EXPECT_EQ(o.rangeAt()[q].count, q < 2 ? 100u : 0u) << q;
+    EXPECT_EQ(o.rangeAt()[q].first, q < 2 ? 100u * q : 200u) << q;
+  }
+  EXPECT_EQ(std::memcmp(o.elementsA(), ref.elementsA.data(), 200 * sizeof(ContactElement)), 0);
+}
+
+TEST_F(GeometryQueryDeviceVulkan, HostRefusesBadSourcesNamingTheField) {
+  Batch b = mixedBatch(73, 20, /*continuous=*/false);
+  auto stage = makeStage(limitsFor(b, 10000));
+  ASSERT_NE(stage, nullptr);
+  DeviceBatch d = deviceBatch(b);
+  VkCommandBuffer cmd = beginCommandBuffer();
+  ASSERT_TRUE(stage->record(cmd, d.info).ok());
+  auto refused = [&](const GeometryQueryRecordInfo& info, const char* field) {
+    const Status s = stage->record(cmd, info);
+    EXPECT_FALSE(s.ok()) << field;
+    EXPECT_NE(s.message().find(field), std::string::npos) << s.message();
+    EXPECT_EQ(stage->lastRecordStats(), RecordStats{}) << field;
+  };
+  GeometryQueryRecordInfo bad = d.info;
+  bad.queryBuffer.size -= 1;
+  refused(bad, "queryBuffer");
+  bad = d.info;
+  bad.geometryBuffer.size = 64;
+  refused(bad, "geometryBuffer");
+  bad = d.info;
+  bad.queryCount += 1;
+  refused(bad, "queryCount");
+  bad = d.info;
+  bad.geometryCount += 1;
+  refused(bad, "geometryCount");
+  bad = d.info;
+  bad.queryBuffer = {};
+  refused(bad, "queryBuffer is null");
+  bad = d.info;
+  bad.queries = b.queries;
+  refused(bad, "queries is not empty");
+  bad = d.info;
+  bad.deviceFamilies = 1u << 5;  // the mesh family
+  refused(bad, "deviceFamilies");
+  bad = d.info;
+  bad.deviceFamilies = 0;
+  refused(bad, "deviceFamilies");
+  bad = d.info;
+  bad.previousGeometryBuffer = {d.geometries.handle(), 0, 64};
+  refused(bad, "previousGeometryBuffer");
+  bad = d.info;
+  bad.pointBuffer.size = 16;
+  refused(bad, "pointBuffer");
+  freeCommandBuffer(cmd);
+}
+
+// One query, 10k queries and a 200k-point set: the same dispatches, dependent dispatches and barriers
+// (LAYOUT, BLOCKS, PLACE, then COUNT per family asked for, SCAN, WRITE per family, RANGES), and
+// nothing copied from host memory (the masks' fill only).
+TEST_F(GeometryQueryDeviceVulkan, RecordStatsAreFixed) {
+  Batch one = randomBatch(41, 1);
+  Batch many = randomBatch(43, 10000);
+  Batch cloud = boxOverPointCloud(200000);
+  auto stage = makeStage({.maxQueries = 10000, .maxGeometries = 20000, .maxPoints = 200000, .maxContacts = 1000,
+                          .maxSlots = 1000000});
+  ASSERT_NE(stage, nullptr);
+  std::vector<RecordStats> stats;
+  for (uint32_t families : {kGeometryQueryFamiliesDevice, kGeometryQueryFamilyBasic}) {
+    for (const Batch* b : {&one, &many, &cloud}) {
+      DeviceBatch d = deviceBatch(*b);
+      d.info.deviceFamilies = families;
+      VkCommandBuffer cmd = beginCommandBuffer();
+      const Status st = stage->record(cmd, d.info);
+      ASSERT_TRUE(st.ok()) << st.message();
+      const RecordStats s = stage->lastRecordStats();
+      freeCommandBuffer(cmd);
+      // Without a state buffer the continuous family is not dispatched: 4 of the 5.
+      const uint32_t n = families == kGeometryQueryFamilyBasic ? 1u : 4u;
+      EXPECT_EQ(s.dispatches, 3 + 2 * n + 2);
+      EXPECT_EQ(s.dependentDispatches, 6u);
+      EXPECT_EQ(s.indirectDispatches, 0u);
+      EXPECT_EQ(s.transfers, 1u);  // the tiles' masks zeroed; nothing uploaded
+      stats.push_back(s);
+    }
+  }
+  for (const RecordStats& s : stats) {
+    EXPECT_EQ(s.barriers, stats[0].barriers);
+    EXPECT_EQ(s.transferBytes, stats[0].transferBytes);
+  }
+  EXPECT_GT(stats[1].workgroups, stats[0].workgroups);  // the layout's passes: a workgroup per 64 queries
+}
+
+// The per-pass GPU times of a recorded batch (timestamps), the way the benchmark reads them.
+TEST_F(GeometryQueryDeviceVulkan, RecordTimestampsGivePassTimings) {
+  Batch b = randomBatch(79, 100);
+  auto [stage, o, d] = resident(b, 10000);
+  ASSERT_NE(stage, nullptr);
+  d.info.deviceFamilies = kGeometryQueryFamilyBasic | kGeometryQueryFamilyManifold | kGeometryQueryFamilyConvex;
+  record(*stage, d.info);
+  EXPECT_FALSE(stage->readRecordTimings().ok());  // recorded without timestamps
+  d.info.timestamps = true;
+  record(*stage, d.info);
+  const Status st = stage->readRecordTimings();
+  ASSERT_TRUE(st.ok()) << st.message();
+  ASSERT_EQ(stage->timings().size(), 11u);
+  EXPECT_STREQ(stage->timings()[0].name, "vkc.geometry_queries.layout.queries");
+  EXPECT_STREQ(stage->timings()[10].name, "vkc.geometry_queries.ranges");
+}
+
+}  // namespace
+}  // namespace vkc::test::geometry
