@@ -47,7 +47,8 @@ const StageDecl* const kStages[] = {&gpu::kBoundsStage, &gpu::kShapesStage, &gpu
                                     &gpu::kBvhStage,    &gpu::kMeshStage,  &gpu::kGeomStage, &gpu::kGeomRangesStage,
                                     &gpu::kGeomFamilyStages[0], &gpu::kGeomFamilyStages[1], &gpu::kGeomFamilyStages[2],
                                     &gpu::kGeomFamilyStages[3], &gpu::kGeomFamilyStages[4], &gpu::kGeomFamilyStages[5],
-                                    &gpu::kGeomFamilyStages[6], &gpu::kGeomMeshPairStage, &gpu::kGeomLayoutStage};
+                                    &gpu::kGeomFamilyStages[6], &gpu::kGeomFamilyStages[7], &gpu::kGeomMeshPairStage,
+                                    &gpu::kGeomLayoutStage};
 
 std::vector<uint32_t> embedded(const char* name) {
   const std::span<const uint32_t> words = detail::embeddedShader(name);
