@@ -458,7 +458,7 @@ struct GeometryQueryStageCreateInfo {
   uint32_t maxSlots = 0;
   uint32_t framesInFlight = 1;  // 1..kMaxFramesInFlight sets of buffers
   uint32_t maxCells = 0;        // mesh cell entries (uint32 vertex numbers) per record in the stage's own cell buffer
-  // Static mesh-mesh queries (surface-surface, surface-line, line-line, line-tetrahedral) find their
+  // Static mesh-mesh queries (surface, line and tetrahedral meshes against each other) find their
   // candidate pairs of cells (boxes overlapping) through one tree built on the device over the cells
   // of the record's meshes of such queries, each mesh once: maxMeshPairCells bounds those cells (0:
   // maxCells / 2, every mesh cell). A mesh-mesh query has one slot per candidate pair: min(nX * nY,
@@ -617,7 +617,7 @@ class GeometryQueryStage {
 // geometry (one work item per cell), tetrahedral mesh against point set (one per point and
 // tetrahedron), the static mesh-mesh pairs surface-surface, surface-line, line-line,
 // line-tetrahedral, surface-tetrahedral and tetrahedral-tetrahedral without a closed surface mesh's
-// vertex pass (one per pair of cells) and the continuous line-line and point set vs surface mesh
+// vertex pass (one per candidate pair of cells, from a device BVH) and the continuous line-line and point set vs surface mesh
 // pairs (one per pair of segments, per point); it refuses a batch with any other mesh query (a closed
 // surface mesh's vertex pass: kUnsupported, naming the query and the pair).
 Result<GeometryQueryCounts> queryGeometries(Backend backend, Context* context, const GeometryQueryInput& input,
