@@ -77,7 +77,7 @@ void dropPlaneSeparated(const MeshView& x, const MeshView& y, const float* xc, c
     const uint32_t n = static_cast<uint32_t>(std::min<size_t>(kTriPlaneBatch, pairs.size() - first));
     for (uint32_t i = 0; i < kTriPlaneBatch; ++i) {
       const uint64_t k = pairs[first + std::min(i, n - 1)];  // the last pair repeated in the spare lanes
-      float p[9], q[9];
+      float p[9] = {}, q[9] = {};  // filled by corners(); zeroed for GCC -O3's maybe-uninitialized through std::copy
       corners(x, xc, static_cast<uint32_t>(k >> 32), p);
       corners(y, yc, static_cast<uint32_t>(k), q);
       for (uint32_t c = 0; c < 3; ++c) {
