@@ -85,6 +85,7 @@ inline void expectHundredRerunsBitwise(GeometryQueryStage& stage, const Batch& b
   auto first = stage.run(b.input(), {a0, b0, r0});
   ASSERT_TRUE(first.ok()) << first.message();
   ASSERT_GT(first->contacts, minContacts);
+  ASSERT_EQ(first->candidatesMissing, 0u) << "the stage's maxCandidates is too small for the batch";
   for (int rep = 0; rep < 100; ++rep) {
     auto c = stage.run(b.input(), {a, e, r});
     ASSERT_TRUE(c.ok()) << c.message();
