@@ -176,7 +176,8 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
     }
   }
   s.pos.resize(n);
-  if (useRest) s.rest.resize(n);
+  // (The SIMD backend reads rest positions only from the SoA copies rx, ry, rz: no vec4 copy.)
+  if (useRest && !simd) s.rest.resize(n);
   if (simd) {
     constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
     auto pad = [&](std::vector<float>& v) {
@@ -196,8 +197,11 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
       if (simd) s.x[k] = p.x, s.y[k] = p.y, s.z[k] = p.z;
       if (useRest) {
         const Float4& r = in.restPositions[particle];
-        s.rest[k] = {r.x, r.y, r.z, r.w};
-        if (simd) s.rx[k] = r.x, s.ry[k] = r.y, s.rz[k] = r.z;
+        if (simd) {
+          s.rx[k] = r.x, s.ry[k] = r.y, s.rz[k] = r.z;
+        } else {
+          s.rest[k] = {r.x, r.y, r.z, r.w};
+        }
       }
     }
   };
@@ -213,7 +217,7 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
                                  s.x.data() + first, s.y.data() + first, s.z.data() + first);
           if (useRest &&  // (the rest positions the same way)
               cpu::selfCopySlotsSimd(in.restPositions.data(), s.items.data() + first, offset, end - first,
-                                     s.rest.data() + first, s.rx.data() + first, s.ry.data() + first, s.rz.data() + first,
+                                     nullptr, s.rx.data() + first, s.ry.data() + first, s.rz.data() + first,
                                      true)) {
             restNonFinite[t] = 1;
           }

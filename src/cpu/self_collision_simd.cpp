@@ -34,13 +34,15 @@ inline void applyBits(const SelfSorted& s, uint32_t k, uint32_t base, uint64_t b
 }
 
 // Candidates [a, z) of slot k: bit i set where candidate a + i is a pair (z - a <= 64). The same
-// arithmetic as selfIsPair (no fused multiply-add), scalar.
+// arithmetic as selfIsPair (no fused multiply-add), scalar. (Rest positions from the SoA copies: the
+// SIMD backend keeps no vec4 copy of them; selfIsPair reads only their xyz.)
 inline uint64_t pairBitsScalar(const SelfSorted& s, uint32_t k, uint32_t a, uint32_t z, float d2, bool useRest) {
   uint64_t bits = 0;
+  auto restOf = [&](uint32_t m) { return useRest ? gpu::vec4(s.rx[m], s.ry[m], s.rz[m], 0.0f) : gpu::vec4(0.0f); };
   const gpu::vec4 pi = s.pos[k];
-  const gpu::vec4 ri = useRest ? s.rest[k] : gpu::vec4(0.0f);
+  const gpu::vec4 ri = restOf(k);
   for (uint32_t m = a; m < z; ++m) {
-    if (gpu::selfIsPair(pi, s.pos[m], ri, useRest ? s.rest[m] : gpu::vec4(0.0f), d2, useRest)) {
+    if (gpu::selfIsPair(pi, s.pos[m], ri, restOf(m), d2, useRest)) {
       bits |= uint64_t{1} << (m - a);
     }
   }
@@ -676,7 +678,7 @@ void CellKeys(const float* particles, const uint32_t* itemParticles, uint32_t co
 // four transposed into x, y and z (7 stores per 4 slots instead of 16; copies only, bits unchanged).
 // Returns whether some copied x, y or z is not finite: its exponent (all ones) plus the exponent's
 // lowest bit carries into bit 31 (OR-ed over the copies, no branch).
-template <bool kCheck>
+template <bool kCheck, bool kPos>
 HWY_INLINE bool CopySlotsT(const float* particles, const uint32_t* items, uint32_t offset, uint32_t count, float* pos,
                            float* x, float* y, float* z) {
   constexpr uint32_t kExponent = 0x7F800000u, kCarry = 0x00800000u;
@@ -691,10 +693,12 @@ HWY_INLINE bool CopySlotsT(const float* particles, const uint32_t* items, uint32
     const auto b = hn::LoadU(d4, particles + size_t{items[k + 1] + offset} * 4);
     const auto c = hn::LoadU(d4, particles + size_t{items[k + 2] + offset} * 4);
     const auto e = hn::LoadU(d4, particles + size_t{items[k + 3] + offset} * 4);
-    hn::StoreU(a, d4, pos + size_t{k} * 4);
-    hn::StoreU(b, d4, pos + size_t{k + 1} * 4);
-    hn::StoreU(c, d4, pos + size_t{k + 2} * 4);
-    hn::StoreU(e, d4, pos + size_t{k + 3} * 4);
+    if constexpr (kPos) {
+      hn::StoreU(a, d4, pos + size_t{k} * 4);
+      hn::StoreU(b, d4, pos + size_t{k + 1} * 4);
+      hn::StoreU(c, d4, pos + size_t{k + 2} * 4);
+      hn::StoreU(e, d4, pos + size_t{k + 3} * 4);
+    }
     const auto xy01 = hn::InterleaveLower(d4, a, b), xy23 = hn::InterleaveLower(d4, c, e);  // x0 x1 y0 y1
     const auto zw01 = hn::InterleaveUpper(d4, a, b), zw23 = hn::InterleaveUpper(d4, c, e);  // z0 z1 w0 w1
     const auto vx = hn::ConcatLowerLower(d4, xy23, xy01), vy = hn::ConcatUpperUpper(d4, xy23, xy01);
@@ -714,7 +718,7 @@ HWY_INLINE bool CopySlotsT(const float* particles, const uint32_t* items, uint32
 #endif
   for (; k < count; ++k) {
     const float* p = particles + size_t{items[k] + offset} * 4;
-    std::memcpy(pos + size_t{k} * 4, p, 4 * sizeof(float));
+    if constexpr (kPos) std::memcpy(pos + size_t{k} * 4, p, 4 * sizeof(float));
     x[k] = p[0], y[k] = p[1], z[k] = p[2];
     for (int j = 0; j < 3 && kCheck; ++j) carries |= (std::bit_cast<uint32_t>(p[j]) & kExponent) + kCarry;
   }
@@ -723,8 +727,12 @@ HWY_INLINE bool CopySlotsT(const float* particles, const uint32_t* items, uint32
 
 bool CopySlots(const float* particles, const uint32_t* items, uint32_t offset, uint32_t count, float* pos,
                float* x, float* y, float* z, bool check) {
-  return check ? CopySlotsT<true>(particles, items, offset, count, pos, x, y, z)
-               : CopySlotsT<false>(particles, items, offset, count, pos, x, y, z);
+  if (pos == nullptr) {
+    return check ? CopySlotsT<true, false>(particles, items, offset, count, pos, x, y, z)
+                 : CopySlotsT<false, false>(particles, items, offset, count, pos, x, y, z);
+  }
+  return check ? CopySlotsT<true, true>(particles, items, offset, count, pos, x, y, z)
+               : CopySlotsT<false, true>(particles, items, offset, count, pos, x, y, z);
 }
 
 // selfKeyColumnsSimd: col[i] = (h1 - 1) * width + h0 - 1 for the hash cells of keys[i], lanes at a
@@ -846,12 +854,13 @@ bool selfCopySlotsSimd(const Float4* particles, const uint32_t* items, uint32_t 
                        gpu::vec4* pos, float* x, float* y, float* z, bool check) {
   static_assert(sizeof(Float4) == 4 * sizeof(float) && sizeof(gpu::vec4) == 4 * sizeof(float));
 #ifdef VKC_HAVE_SIMD
-  return HWY_DYNAMIC_DISPATCH(CopySlots)(&particles[0].x, items, offset, count, &pos[0].x, x, y, z, check);
+  return HWY_DYNAMIC_DISPATCH(CopySlots)(&particles[0].x, items, offset, count, pos != nullptr ? &pos[0].x : nullptr, x,
+                                         y, z, check);
 #else
   bool nonFinite = false;
   for (uint32_t k = 0; k < count; ++k) {
     const Float4& p = particles[items[k] + offset];
-    pos[k] = {p.x, p.y, p.z, p.w};
+    if (pos != nullptr) pos[k] = {p.x, p.y, p.z, p.w};
     x[k] = p.x, y[k] = p.y, z[k] = p.z;
     nonFinite |= check && (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z));
   }
