@@ -24,7 +24,7 @@ struct SelfSorted {
   std::vector<uint32_t> keys;      // per slot: the cell key
   std::vector<uint32_t> items;     // per slot: the item index
   std::vector<gpu::vec4> pos;      // per slot: the particle (xyz, inverse mass)
-  std::vector<gpu::vec4> rest;     // per slot: its rest position (scalar backend; empty without rest positions)
+  std::vector<gpu::vec4> rest;     // per slot: its rest position (scalar backend, with rest positions)
   std::vector<float> x, y, z;      // SoA copies of pos (SIMD path), padded by kSelfSimdPad
   std::vector<float> rx, ry, rz;   // SoA copies of rest (SIMD path, with rest positions), padded
   std::vector<gpu::SelfGrid> grids;
@@ -38,8 +38,8 @@ void selfCellKeysSimd(const Float4* particles, size_t particleCount, const uint3
 
 // pos[k] = particles[items[k] + offset] (xyzw) and x[k], y[k], z[k] its coordinates, for k < count
 // (offset added mod 2^32): the SIMD path's copy of a whole cloth's particles in sorted slot order.
-// pos may be null (only the SoA copies written). With `check`, returns whether some copied x, y or z is not finite (infinite or NaN; w is not
-// looked at); else false.
+// pos may be null (only the SoA copies written). With `check`, returns whether some copied x, y or z
+// is not finite (infinite or NaN; w is not looked at); else false.
 bool selfCopySlotsSimd(const Float4* particles, const uint32_t* items, uint32_t offset, uint32_t count,
                        gpu::vec4* pos, float* x, float* y, float* z, bool check = false);
 

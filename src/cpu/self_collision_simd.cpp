@@ -38,7 +38,9 @@ inline void applyBits(const SelfSorted& s, uint32_t k, uint32_t base, uint64_t b
 // SIMD backend keeps no vec4 copy of them; selfIsPair reads only their xyz.)
 inline uint64_t pairBitsScalar(const SelfSorted& s, uint32_t k, uint32_t a, uint32_t z, float d2, bool useRest) {
   uint64_t bits = 0;
-  auto restOf = [&](uint32_t m) { return useRest ? gpu::vec4(s.rx[m], s.ry[m], s.rz[m], 0.0f) : gpu::vec4(0.0f); };
+  auto restOf = [&](uint32_t m) {
+    return useRest ? gpu::vec4(s.rx[m], s.ry[m], s.rz[m], 0.0f) : gpu::vec4(0.0f);
+  };
   const gpu::vec4 pi = s.pos[k];
   const gpu::vec4 ri = restOf(k);
   for (uint32_t m = a; m < z; ++m) {
@@ -679,8 +681,8 @@ void CellKeys(const float* particles, const uint32_t* itemParticles, uint32_t co
 // Returns whether some copied x, y or z is not finite: its exponent (all ones) plus the exponent's
 // lowest bit carries into bit 31 (OR-ed over the copies, no branch).
 template <bool kCheck, bool kPos>
-HWY_INLINE bool CopySlotsT(const float* particles, const uint32_t* items, uint32_t offset, uint32_t count, float* pos,
-                           float* x, float* y, float* z) {
+HWY_INLINE bool CopySlotsT(const float* particles, const uint32_t* items, uint32_t offset, uint32_t count,
+                           float* pos, float* x, float* y, float* z) {
   constexpr uint32_t kExponent = 0x7F800000u, kCarry = 0x00800000u;
   uint32_t k = 0, carries = 0;
 #if HWY_TARGET != HWY_SCALAR  // (vectors of 4 floats)
@@ -854,8 +856,8 @@ bool selfCopySlotsSimd(const Float4* particles, const uint32_t* items, uint32_t 
                        gpu::vec4* pos, float* x, float* y, float* z, bool check) {
   static_assert(sizeof(Float4) == 4 * sizeof(float) && sizeof(gpu::vec4) == 4 * sizeof(float));
 #ifdef VKC_HAVE_SIMD
-  return HWY_DYNAMIC_DISPATCH(CopySlots)(&particles[0].x, items, offset, count, pos != nullptr ? &pos[0].x : nullptr, x,
-                                         y, z, check);
+  return HWY_DYNAMIC_DISPATCH(CopySlots)(&particles[0].x, items, offset, count,
+                                         pos != nullptr ? &pos[0].x : nullptr, x, y, z, check);
 #else
   bool nonFinite = false;
   for (uint32_t k = 0; k < count; ++k) {

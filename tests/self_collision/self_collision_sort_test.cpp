@@ -177,13 +177,17 @@ TEST(SelfCollisionSlotCopy, CopiesAndFindsNonFiniteCoordinates) {
     EXPECT_FALSE(cpu::selfCopySlotsSimd(p.data(), items.data(), 5, n, pos.data(), x.data(), y.data(), z.data()));  // (no check)
     // Without pos (the SIMD backend's rest positions): the same x, y, z and the same answer.
     std::vector<float> x2(n), y2(n), z2(n);
-    EXPECT_EQ(cpu::selfCopySlotsSimd(p.data(), items.data(), 5, n, nullptr, x2.data(), y2.data(), z2.data(), true), bad);
+    EXPECT_EQ(
+        cpu::selfCopySlotsSimd(p.data(), items.data(), 5, n, nullptr, x2.data(), y2.data(), z2.data(), true),
+        bad);
     for (uint32_t k = 0; k < n; ++k) {
       const Float4& want = p[items[k] + 5];
       EXPECT_EQ(std::memcmp(&pos[k], &want, sizeof want), 0) << "slot " << k;
       EXPECT_EQ(std::memcmp(&x[k], &want.x, 4) | std::memcmp(&y[k], &want.y, 4) | std::memcmp(&z[k], &want.z, 4), 0)
           << "slot " << k;
-      EXPECT_EQ(std::memcmp(&x2[k], &want.x, 4) | std::memcmp(&y2[k], &want.y, 4) | std::memcmp(&z2[k], &want.z, 4), 0)
+      EXPECT_EQ(
+          std::memcmp(&x2[k], &want.x, 4) | std::memcmp(&y2[k], &want.y, 4) | std::memcmp(&z2[k], &want.z, 4),
+          0)
           << "slot " << k << " (no pos)";
     }
     return bad;
