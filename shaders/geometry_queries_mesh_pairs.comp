@@ -1,5 +1,5 @@
 #version 460
-// Pairwise geometry queries, the mesh-mesh queries' candidate pairs of cells (issue 17): GATHER,
+// Pairwise geometry queries, the mesh-mesh and mesh CCD queries' candidate pairs of cells (issue 17): GATHER,
 // COUNT, SCAN and WRITE, selected by specialization constant 0, recorded with the BVH build between
 // GATHER and COUNT before the pair families' COUNT level (shared/geometry_queries_mesh_pairs.h
 // describes them). No workgroup barrier, no shared memory.
@@ -8,8 +8,10 @@
 #include "shared/geometry_queries_stage.h"
 #define VKC_GEOM_MESH_PAIRS_WRITE
 vec3 geomPointAt(uint i) { return vec3(points[clampIndex(i, pc.pointCount)]); }
+vec3 geomPreviousPointAt(uint i) { return vec3(prevPoints[clampIndex(i, pc.pointCount)]); }
 uint geomCellEntryAt(uint i) { return cells[clampIndex(i, pc.cellCount)]; }
 #include "shared/geometry_queries_mesh_pairs_walk.h"
+#include "shared/geometry_queries_mesh_ccd_pairs.h"
 
 layout(constant_id = 0) const uint kPass = kGeomMeshPairPassGather;
 
@@ -28,7 +30,8 @@ void gatherPass() {
   for (uint k = 0u; k < 4u; ++k) treeCells[4u * p + k] = clampIndex(m.info.y + (k < n ? ids[k] : ids.x), pc.pointCount);
 }
 
-// X cell `entry` of the concatenated entries: its query's rows, the cell of X, X and Y.
+// X cell `entry` of the concatenated entries: its query's rows, the cell of X, X and Y; ccd: a
+// continuous query (shared/geometry_queries_mesh_ccd_pairs.h: X's cells may be a point set's points).
 struct XCell {
   uvec4 row0, row1;
   uint cx;
@@ -36,6 +39,7 @@ struct XCell {
   uvec4 ix;
   vec3 lo, hi;
   bool self;
+  bool ccd;
 };
 
 XCell xCellAt(uint entry) {
@@ -47,7 +51,12 @@ XCell xCellAt(uint entry) {
   e.x = geometries[clampIndex(e.row0.y, pc.geometryCount)];
   e.y = geometries[clampIndex(e.row0.z, pc.geometryCount)];
   e.self = e.row0.y == e.row0.z;
-  e.ix = geomMeshMeshIds(e.x, e.cx);
+  e.ccd = queries[clampIndex(e.row0.x, pc.queryCount)].method == kGeomMethodContinuous;
+  e.ix = e.ccd && geomCcdXIsPoints(e.x) ? uvec4(0u) : geomMeshMeshIds(e.x, e.cx);
+  if (e.ccd) {
+    geomCcdReachOf(e.x, e.y, e.ix, e.cx, e.lo, e.hi);
+    return e;
+  }
   vec3 p0, p1, p2, p3;
   geomMeshMeshCorners(e.x, e.ix, p0, p1, p2, p3);
   bool lines = e.x.info.x == kGeomLineMesh && e.y.info.x == kGeomLineMesh;
@@ -57,8 +66,8 @@ XCell xCellAt(uint entry) {
 }
 
 // The next candidate cell of Y of e (the walk begun), false when none is left: the CPU's box test on
-// the corners (the tree's boxes only prune); a line mesh against itself keeps Y's cells after X's
-// that share no vertex with it.
+// the corners (continuous: on the swept corners; the tree's boxes only prune); a line mesh against
+// itself keeps Y's cells after X's that share no vertex with it.
 bool nextCandidate(XCell e, out uint cy) {
   cy = 0u;
   uint first = e.row1.y;
@@ -70,6 +79,11 @@ bool nextCandidate(XCell e, out uint cy) {
       uint d = leaf - first;
       uvec4 iy = geomMeshMeshIds(e.y, d);
       if (e.self && (d <= e.cx || geomMeshMeshShareVertex(e.ix, iy))) continue;
+      if (e.ccd) {
+        if (!geomCcdCandidate(e.y, iy, e.lo, e.hi)) continue;
+        cy = d;
+        return true;
+      }
       vec3 q0, q1, q2, q3;
       geomMeshMeshCorners(e.y, iy, q0, q1, q2, q3);
       if (!geomMeshMeshCandidate(q0, q1, q2, q3, e.lo, e.hi)) continue;

@@ -85,7 +85,7 @@ bool evaluateSlot(uint s, out uint q, out GeomElement ea, out GeomElement eb, ou
 #elif VKC_GEOM_FAMILY == VKC_GEOM_FAMILY_MESH_MESH
   bool hit = geomMeshMeshSlot(a, b, q, query.a, query.b, range, slot, ea, eb);
 #elif VKC_GEOM_FAMILY == VKC_GEOM_FAMILY_MESH_CCD
-  bool hit = geomMeshCcdSlot(a, b, query.a, query.b, slot, ea, eb);
+  bool hit = geomMeshCcdSlot(a, b, q, query.a, query.b, range, slot, ea, eb);
 #elif VKC_GEOM_FAMILY_HAS_MESHES
   bool hit = geomIsMesh(a.info.x) || geomIsMesh(b.info.x)
                  ? geomMeshSlot(a, b, slot, ea, eb)

@@ -3,9 +3,9 @@
 // and the elements around the conservative primitives edgeEdgeCcd (ccd_edge_edge.h) and triCcdCore
 // (collide_meshes_math.h). Written once for the CPU driver (src/cpu/geometry_queries_mesh_ccd.cpp:
 // candidates from a BVH of the swept cells) and the Vulkan stage's mesh CCD family
-// (geometry_queries_mesh_ccd_slot.h: every pair of a segment and a segment, or per point every
-// triangle, through the same box test), so that both keep the same candidates and the same elements
-// bit for bit. GLSL and C++ (common.h).
+// (geometry_queries_mesh_ccd_slot.h: candidates from the device tree over the swept cells through
+// the same box test, geometry_queries_mesh_ccd_pairs.h), so that both keep the same candidates and
+// the same elements bit for bit. GLSL and C++ (common.h).
 #ifndef VKC_SHARED_GEOMETRY_QUERIES_MESH_CCD_H
 #define VKC_SHARED_GEOMETRY_QUERIES_MESH_CCD_H
 #include "ccd_edge_edge.h"

@@ -2,7 +2,10 @@
 // host (src/vulkan/geometry_queries.cpp), the candidate passes (shaders/geometry_queries_mesh_pairs.comp)
 // and the mesh-mesh family (shaders/geometry_queries_mesh_mesh.comp). GLSL and C++ (common.h).
 //
-// A record with static mesh-mesh queries the stage runs (geomMeshMeshOnDevice) builds ONE tree over
+// A record with static mesh-mesh queries the stage runs (geomMeshMeshOnDevice) or continuous mesh
+// queries (the mesh CCD family: line-line, point set vs surface mesh, geometry_queries_mesh_ccd_pairs.h:
+// X's cells a point set's points, outside the tree; the tree then built over swept boxes, with the
+// previous points; the candidate test the CPU's swept-box test) builds ONE tree over
 // the cells of every mesh of those queries (the BVH stage's passes, src/vulkan/bvh_stage.h: four
 // vertex numbers per cell, a segment's or triangle's padded by repeating its first vertex; each mesh
 // once, its cells consecutive from its primitive base), then, before the pair families' COUNT level:

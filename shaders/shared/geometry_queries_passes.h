@@ -50,20 +50,21 @@ inline constexpr PassDecl kGeomMeshMeshPasses[] = {
   passDecl("vkc.geometry_queries.mesh_mesh.count", kGeomPassCount, kGeomGroupSize, kGeomMeshPairBindingCount, "R - R - - - R R R RW - - - - - R  R R - R R R"),
   passDecl("vkc.geometry_queries.mesh_mesh.write", kGeomPassWrite, kGeomGroupSize, kGeomMeshPairBindingCount, "R - R - - - R R R R R W W - R R  R R - R R R"),
 };
-// The mesh-mesh candidates (shaders/geometry_queries_mesh_pairs.comp, shared/geometry_queries_mesh_pairs.h),
-// with the mesh-mesh family's bindings. Tokens after the stage's: treeNodes, treeBoxes, treeCells,
+// The mesh-mesh and mesh CCD candidates (shaders/geometry_queries_mesh_pairs.comp,
+// shared/geometry_queries_mesh_pairs.h), with the mesh-mesh family's bindings (the previous points and
+// the queries: a continuous query's swept cells). Tokens after the stage's: treeNodes, treeBoxes, treeCells,
 // meshPairs, xCells, candidates.
 inline constexpr PassDecl kGeomMeshPairPasses[] = {
   passDecl("vkc.geometry_queries.mesh_pairs.gather", kGeomMeshPairPassGather, kGeomGroupSize, kGeomMeshPairBindingCount, "R - - - - - - - - - - - - - - R  - - W R - -"),
-  passDecl("vkc.geometry_queries.mesh_pairs.count",  kGeomMeshPairPassCount,  kGeomGroupSize, kGeomMeshPairBindingCount, "R - R - - - - - - - - - - - - R  R R - R W -"),
+  passDecl("vkc.geometry_queries.mesh_pairs.count",  kGeomMeshPairPassCount,  kGeomGroupSize, kGeomMeshPairBindingCount, "R - R R - - R - - - - - - - - R  R R - R W -"),
   passDecl("vkc.geometry_queries.mesh_pairs.sums",   kGeomMeshPairPassSums,   kGeomGroupSize, kGeomMeshPairBindingCount, "- - - - - - - - - - - - - - - -  - - - R RW -"),
   passDecl("vkc.geometry_queries.mesh_pairs.blocks", kGeomMeshPairPassBlocks, kGeomGroupSize, kGeomMeshPairBindingCount, "- - - - - - - - - - - - - - W -  - - - R RW -"),
   passDecl("vkc.geometry_queries.mesh_pairs.prefix", kGeomMeshPairPassPrefix, kGeomGroupSize, kGeomMeshPairBindingCount, "- - - - - - - - - - - - - - - -  - - - R RW -"),
-  passDecl("vkc.geometry_queries.mesh_pairs.write",  kGeomMeshPairPassWrite,  kGeomGroupSize, kGeomMeshPairBindingCount, "R - R - - - - R - - - - - - RW R  R R - R R RW"),
+  passDecl("vkc.geometry_queries.mesh_pairs.write",  kGeomMeshPairPassWrite,  kGeomGroupSize, kGeomMeshPairBindingCount, "R - R R - - R R - - - - - - RW R  R R - R R RW"),
 };
 inline constexpr PassDecl kGeomMeshCcdPasses[] = {
-  passDecl("vkc.geometry_queries.mesh_ccd.count", kGeomPassCount, kGeomGroupSize, kGeomBindingCount, "R - R R - - R R R RW - - - - - R"),
-  passDecl("vkc.geometry_queries.mesh_ccd.write", kGeomPassWrite, kGeomGroupSize, kGeomBindingCount, "R - R R - - R R R R R W W - R R"),
+  passDecl("vkc.geometry_queries.mesh_ccd.count", kGeomPassCount, kGeomGroupSize, kGeomMeshPairBindingCount, "R - R R - - R R R RW - - - - - R  - - - R R R"),
+  passDecl("vkc.geometry_queries.mesh_ccd.write", kGeomPassWrite, kGeomGroupSize, kGeomMeshPairBindingCount, "R - R R - - R R R R R W W - R R  - - - R R R"),
 };
 // clang-format on
 inline constexpr StageDecl kGeomStage{"geometry_queries", kGeomBindingCount, kGeomPasses};
@@ -77,7 +78,7 @@ inline constexpr StageDecl kGeomFamilyStages[] = {
     {"geometry_queries_continuous", kGeomBindingCount, kGeomContinuousPasses},
     {"geometry_queries_mesh", kGeomBindingCount, kGeomMeshPasses},
     {"geometry_queries_mesh_mesh", kGeomMeshPairBindingCount, kGeomMeshMeshPasses},
-    {"geometry_queries_mesh_ccd", kGeomBindingCount, kGeomMeshCcdPasses},
+    {"geometry_queries_mesh_ccd", kGeomMeshPairBindingCount, kGeomMeshCcdPasses},
 };
 inline constexpr StageDecl kGeomMeshPairStage{"geometry_queries_mesh_pairs", kGeomMeshPairBindingCount, kGeomMeshPairPasses};
 static_assert(std::size(kGeomFamilyStages) == kGeomFamilyCount);

@@ -494,16 +494,22 @@ namespace {
 // The Vulkan stage's slots of a static query with a mesh (gpu::geomMeshPairOnDevice): the mesh's
 // cells times geomMeshSlotsPerCell, against a point set its points times its tetrahedra, two meshes
 // (gpu::geomMeshMeshOnDevice) their candidate pairs of cells (geometrySlotLayout); 0 for a pair the
-// stage refuses. Continuous (shared/geometry_queries_mesh_ccd_slot.h): two line meshes their
-// segments' product, a point set against a surface mesh its points.
+// stage refuses. Continuous (shared/geometry_queries_mesh_ccd_slot.h): their candidate pairs as two
+// meshes' (X's cells a point set's points against a surface mesh).
 uint64_t meshDeviceSlots(const gpu::GeomShape& a, const gpu::GeomShape& b, uint32_t ia, uint32_t ib,
                          GeometryMethod method, uint64_t maxCandidates) {
   if (method == GeometryMethod::kContinuous) {
-    if (a.info.x == gpu::kGeomLineMesh && b.info.x == gpu::kGeomLineMesh)
-      return static_cast<uint64_t>(a.p2.y) * static_cast<uint64_t>(b.p2.y);
-    if (a.info.x == gpu::kGeomPointSet && b.info.x == gpu::kGeomSurfaceMesh) return a.info.z;
-    if (b.info.x == gpu::kGeomPointSet && a.info.x == gpu::kGeomSurfaceMesh) return b.info.z;
-    return 0;
+    const auto cells = [](const gpu::GeomShape& g) {
+      return g.info.x == gpu::kGeomPointSet ? uint64_t{g.info.z} : static_cast<uint64_t>(g.p2.y);
+    };
+    const bool lines = a.info.x == gpu::kGeomLineMesh && b.info.x == gpu::kGeomLineMesh;
+    const bool points = (a.info.x == gpu::kGeomPointSet && b.info.x == gpu::kGeomSurfaceMesh) ||
+                        (b.info.x == gpu::kGeomPointSet && a.info.x == gpu::kGeomSurfaceMesh);
+    if (!lines && !points) return 0;
+    const uint64_t product = cells(a) * cells(b);
+    if (maxCandidates == 0) return product;
+    const bool aFirst = gpu::geomMeshMeshFirstIsA(a.info.x, b.info.x, ia, ib);
+    return std::min(product, std::max(maxCandidates, cells(aFirst ? a : b)));
   }
   if (gpu::geomIsMesh(a.info.x) && gpu::geomIsMesh(b.info.x)) {  // two meshes: a slot per pair of cells
     const auto closed = [](const gpu::GeomShape& m) {

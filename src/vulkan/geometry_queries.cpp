@@ -18,6 +18,7 @@
 #include "bvh_stage.h"
 #include "context_impl.h"
 #include "cpu/geometry_queries_mesh.h"
+#include "cpu/geometry_queries_mesh_ccd.h"
 #include "recorder.h"
 #include "scene/geometry_queries_layout.h"
 #include "shared/geometry_queries_bindings.h"
@@ -288,6 +289,7 @@ struct GeometryQueryStage::Impl {
     // meshes, the tree's cells and the X cells of all pairs.
     std::vector<gpu::uvec4> meshPairs;
     uint32_t meshPairCount = 0, meshCount = 0, treeCellCount = 0, xCellCount = 0;
+    bool sweptTree = false;  // a continuous query among them: the tree's boxes cover the previous points
     uint32_t indirectGroupSize = 64;
     uint32_t frame = 0;
   };
@@ -392,6 +394,7 @@ struct GeometryQueryStage::Impl {
       build.primitiveCount = b.treeCellCount;
       build.vertexCount = b.pointCount;
       build.vertices = ranges[gpu::kGeomBindingPoints];
+      if (b.sweptTree) build.prevVertices = ranges[gpu::kGeomBindingPrevPoints];
       build.indices = ranges[gpu::kGeomBindingTreeCells];
       build.frame = b.frame;
       detail::appendBvhPasses(*tree, rec, build);
@@ -685,14 +688,20 @@ struct GeometryQueryStage::Impl {
       const GeometryQuery& query = batch.queries[q];
       const uint32_t ta = static_cast<uint32_t>(batch.geometries[query.a].type);
       const uint32_t tb = static_cast<uint32_t>(batch.geometries[query.b].type);
+      const uint32_t pairFamily = gpu::geomQueryFamily(ta, tb, static_cast<uint32_t>(query.method));
       if (batch.slotRange[q].y == batch.slotRange[q].x ||
-          gpu::geomQueryFamily(ta, tb, static_cast<uint32_t>(query.method)) != gpu::kGeomFamilyMeshMesh) {
+          (pairFamily != gpu::kGeomFamilyMeshMesh && pairFamily != gpu::kGeomFamilyMeshCcd)) {
         continue;
       }
+      // The canonical order: the CPU drivers' (a continuous pair's X: the point set, or the line mesh
+      // of the smaller geometry index, as the static pairs'), shared/geometry_queries_mesh_ccd_pairs.h.
       const bool aFirst = gpu::geomMeshMeshFirstIsA(ta, tb, query.a, query.b);
       const uint32_t x = aFirst ? query.a : query.b, y = aFirst ? query.b : query.a;
-      const uint32_t xFirst = inTree(x), yFirst = inTree(y);
-      const uint32_t nx = static_cast<uint32_t>(batch.geometries[x].p2.y);
+      // A point set's cells are its points, outside the tree.
+      const bool xPoints = batch.geometries[x].type == GeometryType::kPointSet;
+      const uint32_t xFirst = xPoints ? 0u : inTree(x), yFirst = inTree(y);
+      const uint32_t nx = xPoints ? batch.geometries[x].count : static_cast<uint32_t>(batch.geometries[x].p2.y);
+      if (pairFamily == gpu::kGeomFamilyMeshCcd) batch.sweptTree = true;
       const uint32_t ny = static_cast<uint32_t>(batch.geometries[y].p2.y);
       batch.meshPairs.push_back(gpu::uvec4(q, x, y, static_cast<uint32_t>(xCells)));
       batch.meshPairs.push_back(gpu::uvec4(xFirst, yFirst, nx, ny));
@@ -991,13 +1000,19 @@ Result<GeometryQueryCounts> queryGeometries(Backend backend, Context* context, c
   for (const Geometry& g : input.geometries) {
     if (gpu::geomIsMesh(static_cast<uint32_t>(g.type))) meshCells += static_cast<uint64_t>(g.p2.y);
   }
+  // A continuous mesh query's point set counts its points (its cells in the candidate passes).
+  const auto cellsOf = [&](const Geometry& g) -> uint64_t {
+    return g.type == GeometryType::kPointSet ? g.count : static_cast<uint64_t>(g.p2.y);
+  };
   for (const GeometryQuery& q : input.queries) {
-    if (!gpu::geomIsMesh(static_cast<uint32_t>(input.geometries[q.a].type)) ||
-        !gpu::geomIsMesh(static_cast<uint32_t>(input.geometries[q.b].type))) {
+    const Geometry &a = input.geometries[q.a], &b = input.geometries[q.b];
+    const bool ccd = q.method == GeometryMethod::kContinuous &&
+                     cpu::meshCcdPairSupported(std::min(static_cast<uint32_t>(a.type), static_cast<uint32_t>(b.type)),
+                                               std::max(static_cast<uint32_t>(a.type), static_cast<uint32_t>(b.type)));
+    if (!ccd && (!gpu::geomIsMesh(static_cast<uint32_t>(a.type)) || !gpu::geomIsMesh(static_cast<uint32_t>(b.type)))) {
       continue;
     }
-    largestPair = std::max(largestPair, static_cast<uint64_t>(input.geometries[q.a].p2.y) +
-                                            static_cast<uint64_t>(input.geometries[q.b].p2.y));
+    largestPair = std::max(largestPair, cellsOf(a) + cellsOf(b));
   }
   uint64_t candidates = std::max<uint64_t>(largestPair, 1024);
   for (int attempt = 0;; ++attempt) {

@@ -463,7 +463,8 @@ TEST_F(GeometryQueryStageMeshCcdVulkan, HundredRerunsAreBitwiseIdentical) {
                                 .maxPoints = 8192,
                                 .maxContacts = 20000,
                                 .maxSlots = 500000,
-                                .maxCells = 4096},
+                                .maxCells = 4096,
+                                .maxCandidates = 50000},
                                100);
 }
 
@@ -490,7 +491,151 @@ TEST_F(GeometryQueryStageMeshCcdVulkan, DispatchAndBarrierCountsDoNotDependOnThe
                                   .maxSlots = 100000,
                                   .maxCells = 8192},
                                  {&one, &some, &many});
-  expectFixedDispatchesGrowingWork(stats, 4u);  // the mesh CCD family's COUNT and WRITE, SCAN, RANGES
+  // The mesh CCD family's COUNT and WRITE, SCAN, RANGES; before them the candidates' GATHER, COUNT,
+  // SUMS, BLOCKS, PREFIX, WRITE and the swept tree's build (18 passes), all dependent but the last
+  // level's two.
+  expectFixedDispatchesGrowingWork(stats, 28u, 27u);
+}
+
+
+// --- Through the device tree over the swept cells (shared/geometry_queries_mesh_ccd_pairs.h).
+
+class GeometryQueriesMeshCcdTreeVulkan : public GeometryQueriesMeshCcd {};
+
+// A jittered grid of n x n squares (2 n^2 triangles) over [0, 1]^2 in the plane z = 0, moving down
+// from z = 0.002, and `points` random points falling through it from z = 0.05 to z = -0.05.
+CcdBatch fallingPointsOnGrid(uint32_t n, uint32_t points, float thickness) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> jitter(-0.2f, 0.2f), unit(0.0f, 1.0f);
+  CcdBatch b;
+  std::vector<Float4> previous, current;
+  const float h = 1.0f / static_cast<float>(n);
+  for (uint32_t j = 0; j <= n; ++j) {
+    for (uint32_t i = 0; i <= n; ++i) {
+      const bool inside = i > 0 && j > 0 && i < n && j < n;  // the border straight: the grid covers [0, 1]^2
+      const float x = (static_cast<float>(i) + (inside ? jitter(rng) : 0.0f)) * h;
+      const float y = (static_cast<float>(j) + (inside ? jitter(rng) : 0.0f)) * h;
+      previous.push_back(v3(x, y, 0.002f));
+      current.push_back(v3(x, y, 0.0f));
+    }
+  }
+  std::vector<uint32_t> cells;
+  for (uint32_t j = 0; j < n; ++j) {
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint32_t v = j * (n + 1) + i;
+      cells.insert(cells.end(), {v, v + 1, v + n + 2, v, v + n + 2, v + n + 1});
+    }
+  }
+  const uint32_t mesh = b.addMoving(GeometryType::kSurfaceMesh, previous, current, cells, thickness);
+  std::vector<Float4> from, to;
+  for (uint32_t k = 0; k < points; ++k) {
+    const float x = 0.05f + 0.9f * unit(rng), y = 0.05f + 0.9f * unit(rng);
+    from.push_back(v3(x, y, 0.05f));
+    to.push_back(v3(x + 0.01f * jitter(rng), y + 0.01f * jitter(rng), -0.05f));
+  }
+  b.ccd(b.addMovingPoints(from, to), mesh);
+  return b;
+}
+
+// 72 200 triangles against 20 000 points (the last triangles past llvmpipe's 65 535 loop iterations
+// per invocation, where a point's loop over every triangle was cut short): kCpuScalar's contacts, one
+// per point, bit for bit on lavapipe.
+TEST_P(GeometryQueriesMeshCcdTreeVulkan, PointsAgainstSeventyTwoThousandTrianglesMatchCpuScalar) {
+  CcdBatch b = fallingPointsOnGrid(190, 20000, 0.001f);
+  ASSERT_GT(b.geometries[0].p2.y, 65535.0f);
+  auto counts = run(b, 25000);
+  ASSERT_TRUE(counts.ok()) << counts.message();
+  ASSERT_FALSE(counts->overflow);
+  EXPECT_EQ(counts->candidatesMissing, 0u);
+  EXPECT_EQ(counts->contacts, 20000u);  // every point crosses the grid
+  // Points hit triangles past the 65 535th.
+  uint32_t late = 0;
+  for (uint32_t k = 0; k < counts->written; ++k) late += b.elementsB[k].index > 65535u ? 1u : 0u;
+  EXPECT_GT(late, 500u);
+  expectSameAsCpuScalar(b, 25000);
+}
+
+// A helix of 72 000 segments (64 a turn, pitch 0.005) against itself, moving by a small translation,
+// its neighbouring turns within twice the thickness: edge-edge CCD past llvmpipe's 65 535 loop
+// iterations per invocation (the old slot per pair of segments: 5e9 slots).
+TEST_P(GeometryQueriesMeshCcdTreeVulkan, LineMeshOfSeventyTwoThousandSegmentsAgainstItselfMatchesCpuScalar) {
+  CcdBatch b;
+  constexpr uint32_t kSegments = 72000, kPerTurn = 64;
+  std::vector<Float4> previous, current;
+  for (uint32_t i = 0; i <= kSegments; ++i) {
+    const float t = 6.2831853f * static_cast<float>(i) / static_cast<float>(kPerTurn);
+    const float y = 0.005f * t / 6.2831853f;
+    previous.push_back(v3(std::cos(t) - 0.003f, y - 0.001f, std::sin(t) + 0.002f));
+    current.push_back(v3(std::cos(t), y, std::sin(t)));
+  }
+  b.addMoving(GeometryType::kLineMesh, previous, current, polyline(kSegments + 1), 0.003f);
+  b.ccd(0, 0);
+  auto counts = run(b, 400000);
+  ASSERT_TRUE(counts.ok()) << counts.message();
+  ASSERT_FALSE(counts->overflow);
+  EXPECT_EQ(counts->candidatesMissing, 0u);
+  EXPECT_GT(b.ranges[0].count, kSegments / 2);
+  expectSameAsCpuScalar(b, 400000);
+}
+
+INSTANTIATE_TEST_SUITE_P(Vulkan, GeometryQueriesMeshCcdTreeVulkan, ::testing::Values(Backend::kVulkan),
+                         ::vkc::test::backendName);
+
+class GeometryQueryStageMeshCcdTreeVulkan : public MeshStageVulkanTest {};
+
+// A dense tangle of segments (far more candidate pairs than segments) then a query of two crossing
+// segments. A stage with maxCandidates 1 (a query's slots: X's cells) reports the candidates it could
+// not evaluate and finds fewer contacts in the first query; the second query's contact and every
+// element past the written ones are untouched by the first's missing candidates; queryGeometries
+// (its own stage, rerun with room) gives kCpuScalar's.
+TEST_F(GeometryQueryStageMeshCcdTreeVulkan, CandidatesPastTheSlotsAreReported) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(0.0f, 0.3f), d(-0.05f, 0.05f);
+  CcdBatch b;
+  std::vector<Float4> previous, current;
+  std::vector<uint32_t> cells;
+  for (uint32_t k = 0; k < 400; ++k) {
+    const Float4 p = v3(u(rng), u(rng), u(rng)), q = v3(u(rng), u(rng), u(rng));
+    previous.push_back(p);
+    previous.push_back(q);
+    current.push_back(v3(p.x + d(rng), p.y + d(rng), p.z + d(rng)));
+    current.push_back(v3(q.x + d(rng), q.y + d(rng), q.z + d(rng)));
+    cells.insert(cells.end(), {2 * k, 2 * k + 1});
+  }
+  const uint32_t tangle = b.addMoving(GeometryType::kLineMesh, previous, current, cells, 0.002f);
+  b.ccd(tangle, tangle);
+  const uint32_t s0 = b.addMoving(GeometryType::kLineMesh, {v3(5, 0, 1), v3(5, 0, -1)}, {v3(5, 0, 1), v3(5, 0, -1)},
+                                  polyline(2));
+  const uint32_t s1 = b.addMoving(GeometryType::kLineMesh, {v3(4, -1, 0), v3(6, -1, 0)}, {v3(4, 1, 0), v3(6, 1, 0)},
+                                  polyline(2));
+  b.ccd(s0, s1);
+  CcdBatch cpu = b;
+  auto want = cpu.run(Backend::kCpuScalar, 100000);
+  ASSERT_TRUE(want.ok()) << want.message();
+  ASSERT_GT(cpu.ranges[0].count, 400u);
+  ASSERT_EQ(cpu.ranges[1].count, 1u);
+
+  auto stage = GeometryQueryStage::create(ctx(), {.maxQueries = 2, .maxGeometries = 3, .maxPoints = 1000,
+                                                  .maxContacts = 100000, .maxSlots = 2000, .maxCells = 1000,
+                                                  .maxCandidates = 1});
+  ASSERT_TRUE(stage.ok()) << stage.message();
+  const ContactElement sentinel{.query = 0xDEADu};
+  std::vector<ContactElement> ea(100000, sentinel), eb(100000, sentinel);
+  std::vector<ContactRange> ranges(2);
+  auto got = (*stage)->run(b.input(), {ea, eb, ranges});
+  ASSERT_TRUE(got.ok()) << got.message();
+  EXPECT_GT(got->candidatesMissing, 0u);
+  EXPECT_LT(ranges[0].count, cpu.ranges[0].count);
+  ASSERT_EQ(ranges[1].count, 1u);
+  EXPECT_EQ(got->contacts, ranges[0].count + 1u);
+  EXPECT_TRUE(bitwiseEqual(ea[ranges[1].first], cpu.elementsA[cpu.ranges[1].first]));
+  EXPECT_TRUE(bitwiseEqual(eb[ranges[1].first], cpu.elementsB[cpu.ranges[1].first]));
+  for (size_t k = got->written; k < ea.size(); ++k) {
+    ASSERT_EQ(ea[k].query, 0xDEADu) << "element " << k << " written past the contacts";
+    ASSERT_EQ(eb[k].query, 0xDEADu) << "element " << k << " written past the contacts";
+  }
+
+  expectQueryGeometriesAsCpuScalar(b, cpu, want->contacts, 100000);
 }
 
 }  // namespace

@@ -245,6 +245,19 @@ class MeshStageVulkanTest : public VulkanTest {
     expectHundredRerunsBitwise(**stage, b, info.maxContacts, minContacts);
   }
 
+  // b through queryGeometries on kVulkan (its own stage, rerun with room for missing candidates;
+  // `capacity` contacts): none missing, and kCpuScalar's contacts (cpu: b run there) bit for bit.
+  void expectQueryGeometriesAsCpuScalar(Batch& b, const Batch& cpu, uint64_t cpuContacts, size_t capacity) {
+    auto again = b.run(Backend::kVulkan, capacity, &ctx());
+    ASSERT_TRUE(again.ok()) << again.message();
+    EXPECT_EQ(again->candidatesMissing, 0u);
+    ASSERT_EQ(again->contacts, cpuContacts);
+    for (uint32_t k = 0; k < again->written; ++k) {
+      ASSERT_TRUE(bitwiseEqual(b.elementsA[k], cpu.elementsA[k])) << "contact " << k;
+      ASSERT_TRUE(bitwiseEqual(b.elementsB[k], cpu.elementsB[k])) << "contact " << k;
+    }
+  }
+
   // stats of three growing batches (recordStats): each `dispatches` dispatches, `dependent` of them
   // dependent, and the first's barriers; more workgroups for each larger batch.
   void expectFixedDispatchesGrowingWork(const std::vector<RecordStats>& stats, uint32_t dispatches,
