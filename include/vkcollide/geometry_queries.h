@@ -336,7 +336,7 @@ struct GeometryQueryCounts {
   uint32_t contacts = 0;  // contacts found (all queries)
   uint32_t written = 0;   // contacts written: min(contacts, capacity)
   bool overflow = false;  // contacts > capacity: the output holds the first `written` contacts in order
-  // Vulkan only: mesh-mesh candidate pairs of cells that did not fit their queries' slots
+  // Vulkan only: mesh-mesh and continuous mesh candidate pairs that did not fit their queries' slots
   // (GeometryQueryStageCreateInfo::maxCandidates) and were not evaluated; their contacts are missing.
   // queryGeometries sizes its own stage again and reruns when it is not 0: it returns 0.
   uint32_t candidatesMissing = 0;
@@ -420,7 +420,7 @@ struct GeometryQueryDeviceCounts {
   uint32_t contacts = 0;
   uint32_t written = 0;
   uint32_t overflow = 0;  // 1 when contacts > capacity
-  uint32_t candidatesMissing = 0;  // mesh-mesh candidate pairs past their queries' slots (maxCandidates)
+  uint32_t candidatesMissing = 0;  // mesh-mesh and mesh CCD candidate pairs past their queries' slots (maxCandidates)
   uint32_t dispatchX = 0;
   uint32_t dispatchY = 0;
   uint32_t dispatchZ = 0;
@@ -465,6 +465,8 @@ struct GeometryQueryStageCreateInfo {
   // max(maxCandidates, nX)) slots (nX, nY: its meshes' cells, X the first of the canonical order),
   // counted in maxSlots; 0: nX * nY (every pair of cells fits). Candidates past a query's slots are
   // not evaluated: GeometryQueryCounts::candidatesMissing (GeometryQueryDeviceCounts) counts them.
+  // Continuous mesh queries (line-line, point set vs surface mesh) share the tree (then built over the
+  // cells' swept boxes, previous and current vertices) and the rule, nX a point set's points.
   uint32_t maxMeshPairCells = 0;
   uint32_t maxCandidates = 0;
 };
@@ -567,7 +569,7 @@ struct GeometryQueryRecordInfo {
 // into device buffers inside the host's command buffer, scratch (slot ranks, tile sums) and the
 // stage's own outputs. A frame's upload buffer is rewritten by its next record(): record a frame
 // again only after its previous submission completed (the usual frames-in-flight rule). A record with
-// static mesh-mesh queries also builds a BVH over their meshes' cells (maxMeshPairCells) and writes
+// static or continuous mesh-mesh queries also builds a BVH over their meshes' cells (maxMeshPairCells) and writes
 // each query's candidate pairs of cells into its slots (maxCandidates) before evaluating them: a
 // fixed number of dispatches more, whatever the queries and cells.
 class GeometryQueryStage {
@@ -618,7 +620,7 @@ class GeometryQueryStage {
 // tetrahedron), the static mesh-mesh pairs surface-surface, surface-line, line-line,
 // line-tetrahedral, surface-tetrahedral and tetrahedral-tetrahedral without a closed surface mesh's
 // vertex pass (one per candidate pair of cells, from a device BVH) and the continuous line-line and point set vs surface mesh
-// pairs (one per pair of segments, per point); it refuses a batch with any other mesh query (a closed
+// pairs (one per candidate pair, from the same BVH over swept cells); it refuses a batch with any other mesh query (a closed
 // surface mesh's vertex pass: kUnsupported, naming the query and the pair).
 Result<GeometryQueryCounts> queryGeometries(Backend backend, Context* context, const GeometryQueryInput& input,
                                             const GeometryQueryOutput& output);
