@@ -871,6 +871,12 @@ VKC_CONSTANT(uint, kGeomEpaMaxFaces, 256u);
 VKC_CONSTANT(uint, kGeomEpaMaxEdges, 64u);
 VKC_CONSTANT(float, kGeomEpaTolerance, 1e-6f);
 VKC_CONSTANT(float, kGeomEpaAcceptable, 1e-4f);
+// The bounded EPA's (geomEpaCore) stop while its least overlap is one of the caller's candidate
+// directions (the normal of a flat part of M: the direction is exact where it is the answer): that
+// overlap within this of the lower bound, relative to the shapes' size. The answer is that overlap,
+// which separates the shapes: too deep by this at most. A least overlap EPA found itself (a curved
+// part of M, where the direction converges as the square root of the depth) stops at kGeomEpaTolerance.
+VKC_CONSTANT(float, kGeomEpaBoundTolerance, 1e-4f);
 VKC_CONSTANT(uint, kGeomGjkSeparated, 0u);
 VKC_CONSTANT(uint, kGeomGjkOverlap, 1u);
 VKC_CONSTANT(uint, kGeomGjkDegenerate, 2u);
@@ -916,6 +922,11 @@ VKC_FN vec3 geomSupportVertex(GeomConvex s, vec3 u) {
 // M's support point along d (any length).
 VKC_FN vec3 geomMinkowskiSupport(GeomConvex s, GeomConvex t, vec3 d) {
   vec3 u = geomUnit(d);
+  return geomSupportVertex(s, u) - geomSupportVertex(t, -u);
+}
+
+// M's support point along unit u.
+VKC_FN vec3 geomMinkowskiSupportUnit(GeomConvex s, GeomConvex t, vec3 u) {
   return geomSupportVertex(s, u) - geomSupportVertex(t, -u);
 }
 
@@ -1097,12 +1108,21 @@ VKC_FN bool geomEpaAddEdge(VKC_EPA_POLY_PARAM uint a, uint b) {
 
 // EPA from GJK's tetrahedron: true with the depth and unit direction u (S moves along -u, T along u);
 // false when it cannot finish (the caller falls back to the search).
-VKC_FN bool geomEpa(GeomConvex s, GeomConvex t, GeomSimplex sx, VKC_OUT(float) depth, VKC_OUT(vec3) dir) {
+// With `bounded`, EPA also keeps the least overlap f(u) seen so far (an upper bound of the depth:
+// moving s by -u f(u) separates the shapes), starting from `upper` along `upperDir` (the caller's
+// candidate directions), and stops as soon as the polytope's nearest face (a lower bound) is within
+// the tolerance of it: then depth and dir are that least overlap and its direction. Where the
+// answer lies on a flat part of M (a box face, a cylinder's cap, a face of two parallel edges),
+// a candidate direction is that answer exactly and EPA stops once its lower bound reaches it.
+VKC_FN bool geomEpaCore(GeomConvex s, GeomConvex t, GeomSimplex sx, bool bounded, float upper, vec3 upperDir,
+                        VKC_OUT(float) depth, VKC_OUT(vec3) dir) {
   depth = 0.0f;
   dir = vec3(0.0f, 0.0f, 1.0f);
   float scale = geomConvexScale(s) + geomConvexScale(t);
   float tiny = 1e-7f * scale * scale;
   float tolerance = kGeomEpaTolerance * scale;
+  float boundTolerance = kGeomEpaBoundTolerance * scale;
+  bool upperIsCandidate = true;
   float coplanar = 1e-6f * scale;
   float acceptable = kGeomEpaAcceptable * scale;
   bool finishable = false;
@@ -1132,16 +1152,32 @@ VKC_FN bool geomEpa(GeomConvex s, GeomConvex t, GeomSimplex sx, VKC_OUT(float) d
     for (uint f = 1u; f < geomEpaPoly.nf; ++f) {
       if (geomEpaPoly.plane[f].w < geomEpaPoly.plane[best].w) best = f;
     }
-    vec3 n = vec3(geomEpaPoly.plane[best]);
+    // The bounded EPA grows first towards the best candidate direction, not the nearest face.
+    bool towardsUpper = bounded && it == 0u;
+    vec3 n = towardsUpper ? upperDir : vec3(geomEpaPoly.plane[best]);
     float dist = geomEpaPoly.plane[best].w;
-    vec3 p = geomMinkowskiSupport(s, t, n);
+    vec3 p = bounded ? geomMinkowskiSupportUnit(s, t, n) : geomMinkowskiSupport(s, t, n);
     float gap = dot(p, n) - dist;
     depth = dist;
     dir = n;
-    if (gap <= tolerance) return true;
-    // Where the polytope cannot grow further (a cap, a face too small to orient), the nearest face
-    // answers if it is within kGeomEpaAcceptable: the polytope is then fine around the answer.
-    finishable = gap <= acceptable;
+    // Where the polytope cannot grow further (a cap, a face too small to orient), the answer stands
+    // if it is within kGeomEpaAcceptable: the polytope is then fine around it.
+    if (towardsUpper) {
+      finishable = false;
+    } else if (bounded) {
+      if (dist + gap < upper) {
+        upper = dist + gap;
+        upperDir = n;
+        upperIsCandidate = false;
+      }
+      depth = upper;
+      dir = upperDir;
+      if (upper - dist <= (upperIsCandidate ? boundTolerance : tolerance)) return true;
+      finishable = upper - dist <= acceptable;
+    } else {
+      if (gap <= tolerance) return true;
+      finishable = gap <= acceptable;
+    }
     if (geomEpaPoly.nv >= kGeomEpaMaxVertices) return finishable;
     uint m = geomEpaPoly.nv;
     geomEpaPoly.v[m] = p;
@@ -1153,7 +1189,10 @@ VKC_FN bool geomEpa(GeomConvex s, GeomConvex t, GeomSimplex sx, VKC_OUT(float) d
     geomEpaPoly.ne = 0u;
     for (uint k = geomEpaPoly.nf; k > 0u; --k) {
       uint f = k - 1u;
-      if (dot(vec3(geomEpaPoly.plane[f]), p - geomEpaPoly.v[geomEpaPoly.f[f].x]) > -coplanar) {
+      // (The bounded EPA measures p's height over the face by the face's distance: no vertex read.)
+      vec4 plane = geomEpaPoly.plane[f];
+      float above = bounded ? dot(vec3(plane), p) - plane.w : dot(vec3(plane), p - geomEpaPoly.v[geomEpaPoly.f[f].x]);
+      if (above > -coplanar) {
         uvec4 face = geomEpaPoly.f[f];
         if (!geomEpaAddEdge(VKC_EPA_POLY_ARG face.x, face.y) || !geomEpaAddEdge(VKC_EPA_POLY_ARG face.y, face.z) ||
             !geomEpaAddEdge(VKC_EPA_POLY_ARG face.z, face.x)) {
@@ -1164,12 +1203,19 @@ VKC_FN bool geomEpa(GeomConvex s, GeomConvex t, GeomSimplex sx, VKC_OUT(float) d
         geomEpaPoly.plane[f] = geomEpaPoly.plane[geomEpaPoly.nf];
       }
     }
-    if (geomEpaPoly.ne == 0u) return finishable;
+    if (geomEpaPoly.ne == 0u) {
+      if (towardsUpper) continue;  // the candidate's support point adds nothing
+      return finishable;
+    }
     for (uint e = 0u; e < geomEpaPoly.ne; ++e) {
       if (!geomEpaAddFace(VKC_EPA_POLY_ARG geomEpaPoly.edge[e].x, geomEpaPoly.edge[e].y, m, tiny)) return finishable;
     }
   }
   return finishable;
+}
+
+VKC_FN bool geomEpa(GeomConvex s, GeomConvex t, GeomSimplex sx, VKC_OUT(float) depth, VKC_OUT(vec3) dir) {
+  return geomEpaCore(s, t, sx, false, 0.0f, vec3(0.0f), depth, dir);
 }
 
 // Cylinder vs cylinder and cylinder vs box: GJK and EPA, the search where they cannot finish. One
@@ -1191,13 +1237,63 @@ VKC_FN bool geomConvexPenetration(GeomConvex s, GeomConvex t, bool refineEpa, VK
   return depth > 0.0f;
 }
 
+// The unit cross product of unit axes a and b, or 0 where they are nearly parallel.
+VKC_FN vec3 geomAxisCross(vec3 a, vec3 b) {
+  vec3 c = cross(a, b);
+  float len = sqrt(dot(c, c));
+  return len > 1e-3f ? c / len : vec3(0.0f);
+}
+
+// The least overlap f(u) of the cylinder s and the cylinder or box t over a few candidate directions
+// u, each turned towards t (d.u >= 0, d = t's centre less s's): the line of the centres, the shapes'
+// own axes and the cross products of the cylinder's axis with the other's axes (where not nearly
+// parallel). These are the normals of the flat parts of the Minkowski difference (caps, box faces,
+// the faces of two edges), so the least of them is often the penetration itself. f <= 0: u separates
+// (or the shapes touch along it); the search then stops at the first such direction.
+VKC_FN bool geomTryCandidate(GeomConvex s, GeomConvex t, vec3 u, VKC_INOUT(float) least, VKC_INOUT(vec3) leastDir) {
+  vec3 v = dot(t.centre - s.centre, u) < 0.0f ? -u : u;
+  float f = geomOverlapAlong(s, t, v);
+  if (f < least) {
+    least = f;
+    leastDir = v;
+  }
+  return least <= 0.0f;
+}
+
+VKC_FN void geomConvexCandidates(GeomConvex s, GeomConvex t, VKC_OUT(float) least, VKC_OUT(vec3) leastDir) {
+  least = 3.0e38f;
+  leastDir = vec3(0.0f, 0.0f, 1.0f);
+  vec3 d = t.centre - s.centre;
+  float dd = dot(d, d);
+  if (dd > 0.0f && geomTryCandidate(s, t, d / sqrt(dd), least, leastDir)) return;
+  if (geomTryCandidate(s, t, s.axis0, least, leastDir)) return;
+  for (uint i = 0u; i < geomAxisCount(t); ++i) {
+    vec3 a = geomAxis(t, i);
+    if (geomTryCandidate(s, t, a, least, leastDir)) return;
+    vec3 c = geomAxisCross(s.axis0, a);
+    if (dot(c, c) > 0.0f && geomTryCandidate(s, t, c, least, leastDir)) return;
+  }
+}
+
+// Cylinder vs cylinder or box: the candidate directions first (one that separates: no contact, no
+// GJK; most random pairs), then GJK, then EPA bounded by the candidates' least overlap; the search
+// where GJK or EPA cannot finish.
 VKC_FN bool geomConvexSearchContact(GeomShape shapeS, GeomShape shapeT, VKC_OUT(GeomElement) es,
                                     VKC_OUT(GeomElement) et) {
   GeomConvex s = geomMakeConvex(shapeS);
   GeomConvex t = geomMakeConvex(shapeT);
+  float least;
+  vec3 leastDir;
+  geomConvexCandidates(s, t, least, leastDir);
+  if (least <= 0.0f) return false;
+  GeomSimplex sx;
+  uint gjk = geomGjk(s, t, sx);
+  if (gjk == kGeomGjkSeparated) return false;
   float depth;
   vec3 u;
-  if (!geomConvexPenetration(s, t, false, depth, u)) return false;
+  bool found = gjk == kGeomGjkOverlap && geomEpaCore(s, t, sx, true, least, leastDir, depth, u);
+  if (!found && !geomConvexSearch(s, t, vec3(0.0f), depth, u)) return false;
+  if (!(depth > 0.0f)) return false;
   vec3 pS = geomSupportPoint(s, u);
   es = geomMakeElement(pS, depth, -u, kElementPointDirection, kGeomNoIndex);
   et = geomMakeElement(pS - u * depth, depth, u, kElementPointDirection, kGeomNoIndex);
