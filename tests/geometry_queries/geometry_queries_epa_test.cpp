@@ -105,5 +105,56 @@ TEST(GeometryQueriesEpa, FinishesAndIsNeverAboveTheSearch) {
   EXPECT_EQ(st.aboveSearch, 0);
 }
 
+// The primitive pairs' path (geomConvexSearchContact): the candidate directions never reject a pair
+// that GJK and the classic EPA find overlapping (beyond touching), and the bounded EPA's depth is an
+// overlap along its direction (it separates), within kGeomEpaBoundTolerance of the size above the
+// classic EPA's and never below it by more than the classic's own tolerance.
+TEST(GeometryQueriesEpa, CandidatesAndBoundedEpaAgreeWithTheClassicEpa) {
+  std::mt19937 rng(515151u);
+  std::uniform_real_distribution<float> pos(-1.0f, 1.0f);
+  std::uniform_real_distribution<float> size(0.2f, 1.0f);
+  int overlapping = 0, compared = 0, rejected = 0;
+  for (int i = 0; i < 1500; ++i) {
+    const bool parallel = i % 3 == 0;
+    const vec3 axisA = parallel ? vec3(0, 1, 0) : randomUnit(rng);
+    const vec3 axisB = parallel ? vec3(0, 1, 0) : randomUnit(rng);
+    const GeomShape a = cylinder(vec3(pos(rng), pos(rng), pos(rng)), axisA, size(rng), size(rng));
+    const GeomShape b = i % 2 == 0 ? cylinder(vec3(pos(rng), pos(rng), pos(rng)), axisB, size(rng), size(rng))
+                                   : box(vec3(pos(rng), pos(rng), pos(rng)),
+                                         parallel ? vec4(0, 0, 0, 1) : vec4(randomUnit(rng), pos(rng)),
+                                         vec3(size(rng), size(rng), size(rng)));
+    const GeomConvex s = geomMakeConvex(a);
+    const GeomConvex t = geomMakeConvex(b);
+    float least = 0.0f;
+    vec3 leastDir(0.0f);
+    geomConvexCandidates(s, t, least, leastDir);
+    GeomSimplex sx;
+    const uint gjk = geomGjk(s, t, sx);
+    float depth = 0.0f;
+    vec3 dir(0.0f);
+    const bool classic = gjk == kGeomGjkOverlap && geomEpa(s, t, sx, depth, dir);
+    if (least <= 0.0f) {
+      ++rejected;
+      EXPECT_FALSE(classic && depth > 1e-4f) << "pair " << i << ": rejected, EPA depth " << depth;
+      continue;
+    }
+    if (!classic) continue;
+    ++overlapping;
+    float bounded = 0.0f;
+    vec3 boundedDir(0.0f);
+    if (!geomEpaCore(s, t, sx, true, least, leastDir, bounded, boundedDir)) continue;
+    ++compared;
+    const float scale = geomConvexScale(s) + geomConvexScale(t);
+    EXPECT_NEAR(length(boundedDir), 1.0f, 1e-5f);
+    EXPECT_NEAR(geomOverlapAlong(s, t, boundedDir), bounded, 1e-5f * scale) << "pair " << i;  // rounding: M's support point by vertices
+    EXPECT_LE(bounded, depth + kGeomEpaTolerance * scale + kGeomEpaBoundTolerance * scale) << "pair " << i;
+    EXPECT_GE(bounded, depth - kGeomEpaTolerance * scale) << "pair " << i;
+  }
+  std::printf("  candidates and bounded EPA: 1500 pairs, %d rejected by a candidate, %d overlapping, %d compared\n",
+              rejected, overlapping, compared);
+  EXPECT_GT(rejected, 300);
+  EXPECT_GE(compared, overlapping * 99 / 100);
+}
+
 }  // namespace
 }  // namespace vkc::gpu
