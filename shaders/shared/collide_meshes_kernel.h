@@ -94,9 +94,14 @@ VKC_FN bool meshQueryBetter(uint mode, MeshHit hit, uint t, MeshHit best, uint b
 // The best triangle of a query over the tree (kMeshNone when none): candidates are the leaves whose
 // boxes overlap [lo, hi], of meshes the cloth lists. The answer does not depend on the traversal
 // order (meshQueryBetter is a total order on (hit, triangle)). Depth first: each popped node is read
-// once, tested against the box, and its children pushed (the stack holds at most depth + 1 entries).
-// The walk reads each node at most once in a valid tree and at most 2 * triangleCount + 2 nodes in
-// any buffer contents.
+// once, tested against the box, and its children pushed: inner children as they are, leaf children
+// only when they are candidates (box overlap, mesh listed). The traversal stops at each candidate
+// it pops, and the candidate is tested outside the traversal loop (the "while-while" form of Aila and
+// Laine's GPU ray traversal): on a GPU the lanes of a subgroup each walk until they hold a candidate,
+// then test their candidates together, instead of each candidate's test (a loop of advancement
+// steps) running while the other lanes wait, once per lane that meets one. The stack holds at most
+// depth + 1 entries. The walk pops each entry at most once in a valid tree and at most
+// 2 * triangleCount + 2 entries in any buffer contents (the two loops share that count).
 VKC_FN uint meshQuery(uint mode, uint triangleCount, uint firstWord, vec3 lo, vec3 hi, vec3 p, float tStart, vec3 to,
                       uint flags, VKC_OUT(MeshHit) best) {
   best = meshNoHit();
@@ -106,31 +111,43 @@ VKC_FN uint meshQuery(uint mode, uint triangleCount, uint firstWord, vec3 lo, ve
   stack[0] = 0u;
   uint top = 1u;
   uint visits = 2u * triangleCount + 2u;
-  for (uint step = 0u; step < visits; ++step) {
-    if (top == 0u) break;
-    top = top - 1u;
-    BvhNode n = treeNode(stack[top]);
-    if (!meshBoxesOverlap(lo, hi, n.lo, n.hi)) continue;
-    for (uint side = 0u; side < 2u; ++side) {
-      uint child = side == 0u ? n.left : n.right;
-      if (child == kBvhNone) continue;
-      if ((child & kBvhLeafBit) != 0u) {
-        uint t = child & ~kBvhLeafBit;
-        if (t >= triangleCount) continue;
-        Aabb box = treeLeafBox(t);
-        if (!meshBoxesOverlap(lo, hi, box.lo, box.hi)) continue;
-        uint m = triangleMesh(t);
-        if (!meshListed(firstWord, m)) continue;
-        MeshHit hit;
-        if (meshTestTriangle(mode, t, meshAt(m), p, tStart, to, flags, hit) &&
-            meshQueryBetter(mode, hit, t, best, bestT)) {
-          best = hit;
-          bestT = t;
+  uint step = 0u;
+  for (uint round = 0u; round < visits; ++round) {
+    // Walk to the next candidate (kMeshNone: the walk is over).
+    uint candidate = kMeshNone;
+    for (; step < visits; ++step) {
+      if (top == 0u) break;
+      top = top - 1u;
+      uint ref = stack[top];
+      if ((ref & kBvhLeafBit) != 0u) {
+        candidate = ref & ~kBvhLeafBit;
+        step = step + 1u;
+        break;
+      }
+      BvhNode n = treeNode(ref);
+      if (!meshBoxesOverlap(lo, hi, n.lo, n.hi)) continue;
+      for (uint side = 0u; side < 2u; ++side) {
+        uint child = side == 0u ? n.left : n.right;
+        if (child == kBvhNone || top >= kMeshStackSize) continue;
+        if ((child & kBvhLeafBit) != 0u) {
+          uint t = child & ~kBvhLeafBit;
+          if (t >= triangleCount) continue;
+          Aabb box = treeLeafBox(t);
+          if (!meshBoxesOverlap(lo, hi, box.lo, box.hi)) continue;
+          if (!meshListed(firstWord, triangleMesh(t))) continue;
+        } else if (child >= nodeCount) {
+          continue;
         }
-      } else if (child < nodeCount && top < kMeshStackSize) {
         stack[top] = child;
         top = top + 1u;
       }
+    }
+    if (candidate == kMeshNone) break;
+    MeshHit hit;
+    if (meshTestTriangle(mode, candidate, meshAt(triangleMesh(candidate)), p, tStart, to, flags, hit) &&
+        meshQueryBetter(mode, hit, candidate, best, bestT)) {
+      best = hit;
+      bestT = candidate;
     }
   }
   return bestT;
@@ -316,6 +333,17 @@ VKC_FN bool meshParticleEnd(MeshCollidePush pc, MeshParticle q, VKC_OUT(vec3) ne
   return true;
 }
 
+// One step of a particle that is not done: its next query over the tree and the answer.
+VKC_FN void meshParticleStep(MeshCollidePush pc, uint firstWord, VKC_INOUT(MeshParticle) q) {
+  uint mode, flags;
+  vec3 lo, hi, from, to;
+  float tStart;
+  meshParticleQuery(pc, q, mode, lo, hi, from, tStart, to, flags);
+  MeshHit hit;
+  uint t = meshQuery(mode, pc.triangleCount, firstWord, lo, hi, from, tStart, to, flags, hit);
+  meshParticleAnswer(pc, q, t, hit);
+}
+
 // One particle of a cloth (firstWord: its mesh bit set) for one iteration. prev4 / cur4: its
 // positions at the iteration's start and end (w = inverse mass; 0 never moves). Returns whether it
 // changed; then newPrev / newCur are its new positions (newCur - newPrev: the new velocity). info.x:
@@ -325,13 +353,7 @@ VKC_FN bool meshCollideParticle(MeshCollidePush pc, uint firstWord, vec4 prev4, 
   MeshParticle q = meshParticleBegin(pc, prev4, cur4);
   for (uint step = 0u; step <= pc.maxBounces; ++step) {
     if (q.done != 0u) break;
-    uint mode, flags;
-    vec3 lo, hi, from, to;
-    float tStart;
-    meshParticleQuery(pc, q, mode, lo, hi, from, tStart, to, flags);
-    MeshHit hit;
-    uint t = meshQuery(mode, pc.triangleCount, firstWord, lo, hi, from, tStart, to, flags, hit);
-    meshParticleAnswer(pc, q, t, hit);
+    meshParticleStep(pc, firstWord, q);
   }
   return meshParticleEnd(pc, q, newPrev, newCur, info);
 }
