@@ -15,6 +15,7 @@
 // radius, the callback computing the closest point with our triClosestPoint: the query our discrete
 // round does. The rows' contact counts must agree. Prints a table and writes JSON; see --help.
 #include <algorithm>
+#include <array>
 #include <cinttypes>
 #include <cmath>
 #include <cstdint>
@@ -34,8 +35,79 @@
 
 #include "bench_common.h"
 #include "bench_meshes.h"
+#include "shared/bvh.h"
 #include "shared/collide_meshes_math.h"
 #include "vkcollide/vkcollide.h"
+
+namespace vkc::gpu {
+namespace {
+
+// --counters: the stage's own kernel (shared/collide_meshes_kernel.h, as the CPU twin and the shader
+// compile it) over one static mesh and its built tree, counting per particle the tree walks (queries),
+// the node reads, the candidate triangles (triCcdStatic calls) and their advancement steps
+// (MeshHit::pad0), and the candidates that ran to kMeshCcdMaxSteps. The member triCcdStatic below is
+// found before the namespace function by the kernel's unqualified calls.
+struct CountingKernel {
+  const BvhNode* nodes = nullptr;
+  const Aabb* leafBoxes = nullptr;
+  const Float4* vertices = nullptr;
+  const uint32_t* indices = nullptr;
+  MeshGpu theMesh{};
+  uint32_t nodeReads = 0, candidates = 0, steps = 0, capped = 0, cappedSteps = 0;
+
+  // The walk's events in order, when tracing: 0 a node read, s > 0 a candidate of s advancement steps.
+  std::vector<uint32_t>* trace = nullptr;
+  BvhNode treeNode(uint i) {
+    ++nodeReads;
+    if (trace != nullptr) trace->push_back(0u);
+    return nodes[i];
+  }
+  Aabb treeLeafBox(uint t) const { return leafBoxes[t]; }
+  uint triangleVertex(uint k) const { return indices[k]; }
+  uint triangleMesh(uint) const { return 0u; }
+  MeshGpu meshAt(uint) const { return theMesh; }
+  vec3 worldVertex(uint v, uint) const { return vec3(vertices[v].x, vertices[v].y, vertices[v].z); }
+  vec3 localVertex(uint v) const { return worldVertex(v, 0u); }
+  RigidSweep sweepAt(uint) const { return RigidSweep{}; }
+  uint clothMeshWord(uint) const { return 1u; }
+  float rigidReach() const { return 0.0f; }
+
+  bool triCcdStatic(vec3 a, vec3 b, vec3 c, float tStart, vec3 pStart, vec3 pEnd, float thickness, uint flags,
+                    MeshHit& hit) {
+    const bool found = gpu::triCcdStatic(a, b, c, tStart, pStart, pEnd, thickness, flags, hit);
+    ++candidates;
+    steps += hit.pad0;
+    if (trace != nullptr) trace->push_back(std::max(hit.pad0, 1u));
+    if (hit.pad0 >= kMeshCcdMaxSteps) ++capped, cappedSteps += hit.pad0;
+    return found;
+  }
+
+#include "shared/collide_meshes_kernel.h"
+
+  // meshCollideParticle, counting the walks and each walk's work (node reads + advancement steps).
+  static constexpr uint32_t kMaxWalks = 8;
+  // traces[w]: walk w's events (the two reads of the root's box by meshQueryReach left out).
+  bool collide(MeshCollidePush pc, vec4 prev4, vec4 cur4, vec3& newPrev, vec3& newCur, uint32_t& walks,
+               std::array<uint32_t, kMaxWalks>& walkWork, std::array<std::vector<uint32_t>, kMaxWalks>& traces) {
+    walkWork.fill(0);
+    MeshParticle q = meshParticleBegin(pc, prev4, cur4);
+    for (uint step = 0u; step <= pc.maxBounces && q.done == 0u; ++step) {
+      const uint32_t before = nodeReads + steps;
+      std::vector<uint32_t>& events = traces[std::min(walks, kMaxWalks - 1)];
+      trace = &events;
+      meshParticleStep(pc, 0u, q);
+      trace = nullptr;
+      if (events.size() >= 2) events.erase(events.begin(), events.begin() + 2);
+      walkWork[std::min(walks, kMaxWalks - 1)] += nodeReads + steps - before;
+      ++walks;
+    }
+    uvec2 info;
+    return meshParticleEnd(pc, q, newPrev, newCur, info);
+  }
+};
+
+}  // namespace
+}  // namespace vkc::gpu
 
 namespace vkc::bench {
 namespace {
@@ -47,6 +119,7 @@ struct Options : CommonOptions {
   std::vector<uint32_t> particles = {16'384, 262'144, 1'048'576};
   bool vulkan = true;
   bool threadTime = false;  // --thread-time: CPU and Embree rows timed by the thread's CPU time
+  bool counters = false;    // --counters: per-particle work counts of the kernel (see MeshCounters)
 };
 
 // --thread-time: threadMs() (bench_common.h). The CPU rows run on the calling thread (collideMeshes
@@ -62,6 +135,9 @@ void usage(std::FILE* f) {
                "  --no-vulkan         CPU and Embree rows only\n"
                "  --thread-time       time the CPU and Embree rows by the thread's CPU time, not wall clock\n"
                "                      (a machine shared with other jobs)\n"
+               "  --counters          per mesh size and particle count, the kernel's work per particle (tree walks,\n"
+               "                      candidate triangles, advancement steps): mean and mean of the max over\n"
+               "                      subgroups of 8 / 32 consecutive particles (the divergence cost)\n"
                "  --reps R            timed repetitions per measurement, median reported (default 5)\n"
                "  --quick             20000 triangles, 16384 particles, 3 reps (smoke test)\n"
                "  --json PATH         write results as JSON (default bench_collide_meshes.json)\n");
@@ -74,6 +150,7 @@ std::optional<Options> parseOptions(int argc, char** argv) {
     if (args.is("--obj")) return taken(args.text(o.obj));
     if (args.is("--no-vulkan")) return setFlag(o.vulkan, false);
     if (args.is("--thread-time")) return setFlag(o.threadTime, true);
+    if (args.is("--counters")) return setFlag(o.counters, true);
     for (auto [name, list] : {std::pair{"--triangles", &o.triangles}, std::pair{"--particles", &o.particles}}) {
       if (args.is(name)) {
         std::string text;
@@ -174,6 +251,193 @@ Cloud makeParticles(const Mesh& mesh, uint32_t n, float thickness, uint32_t seed
   sorted.cur.resize(n);
   for (uint32_t i = 0; i < n; ++i) sorted.cur[i] = c.cur[order[i].second], sorted.prev[i] = c.prev[order[i].second];
   return sorted;
+}
+
+// --counters: one particle's counts (CountingKernel) and their mean over the particles and over
+// subgroups of 8 and 32 consecutive particles of the max in each (a subgroup runs as long as its
+// slowest lane). Returns false when the counting kernel's positions differ from `expectCur` (the CPU
+// scalar row's), i.e. when the counts are not those of the stage's kernel.
+bool printCounters(const Mesh& mesh, const std::vector<BvhNode>& nodes, const std::vector<Aabb>& boxes,
+                   const Cloud& cloud, float thickness, bool continuous, const std::vector<Float4>& expectCur) {
+  gpu::CountingKernel k;
+  k.nodes = reinterpret_cast<const gpu::BvhNode*>(nodes.data());  // the same layout (as the CPU twin reads them)
+  k.leafBoxes = reinterpret_cast<const gpu::Aabb*>(boxes.data());
+  k.vertices = mesh.vertices.data();
+  k.indices = mesh.indices.data();
+  k.theMesh.material.thickness = thickness;
+  k.theMesh.motion = gpu::kMeshMotionStatic;
+  k.theMesh.vertexCount = static_cast<uint32_t>(mesh.vertices.size());
+  k.theMesh.triangleCount = mesh.triangles();
+  k.theMesh.sweep = gpu::kMeshNone;
+  gpu::MeshCollidePush pc{};
+  pc.clothCount = 1;
+  pc.meshWords = 1;
+  pc.flags = continuous ? gpu::kMeshFlagContinuous : 0u;
+  pc.maxBounces = continuous ? 4u : 0u;
+  pc.maxThickness = thickness;
+  pc.triangleCount = mesh.triangles();
+  const size_t n = cloud.cur.size();
+  enum { kWalks, kNodes, kCandidates, kSteps, kCounts };
+  std::vector<std::array<uint32_t, kCounts>> per(n);
+  std::vector<std::array<uint32_t, gpu::CountingKernel::kMaxWalks>> work(n);
+  std::vector<std::array<std::vector<uint32_t>, gpu::CountingKernel::kMaxWalks>> traces(n);
+  bool same = true;
+  uint64_t capped = 0, cappedSteps = 0, candidates = 0, steps = 0, contacts = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const Float4 p = cloud.prev[i], c = cloud.cur[i];
+    gpu::vec3 newPrev, newCur;
+    uint32_t walks = 0;
+    k.nodeReads = k.candidates = k.steps = 0;
+    const bool changed = k.collide(pc, gpu::vec4(p.x, p.y, p.z, p.w), gpu::vec4(c.x, c.y, c.z, c.w), newPrev, newCur,
+                                   walks, work[i], traces[i]);
+    const Float4 got = changed ? Float4{newCur.x, newCur.y, newCur.z, c.w} : c;
+    same = same && std::memcmp(&got, &expectCur[i], sizeof got) == 0;
+    contacts += changed;
+    per[i] = {walks, k.nodeReads, k.candidates, k.steps};
+    candidates += k.candidates, steps += k.steps;
+  }
+  capped = k.capped, cappedSteps = k.cappedSteps;
+  std::printf("  counters (%s, %zu particles, %" PRIu64 " changed%s): per particle: mean / mean of max per 8 / per 32\n",
+              continuous ? "continuous" : "discrete", n, contacts, same ? "" : ", DIFFERS FROM SCALAR");
+  const char* names[kCounts] = {"walks", "node reads", "candidates", "ccd steps"};
+  for (int c = 0; c < kCounts; ++c) {
+    double mean[3] = {0, 0, 0};
+    const size_t widths[3] = {1, 8, 32};
+    for (int w = 0; w < 3; ++w) {
+      size_t groups = 0;
+      for (size_t g = 0; g < n; g += widths[w], ++groups) {
+        uint32_t m = 0;
+        for (size_t i = g; i < std::min(n, g + widths[w]); ++i) m = std::max(m, per[i][c]);
+        mean[w] += m;
+      }
+      mean[w] /= static_cast<double>(std::max<size_t>(groups, 1));
+    }
+    std::printf("    %-11s %9.2f %9.2f %9.2f  (x%.1f, x%.1f of the mean)\n", names[c], mean[0], mean[1], mean[2],
+                mean[1] / std::max(mean[0], 1e-9), mean[2] / std::max(mean[0], 1e-9));
+  }
+  // The walk rounds of a workgroup (kMeshGroupSize consecutive particles, one tile) on subgroups of
+  // width W: a round's cost is, per subgroup, the largest work (node reads + advancement steps) of its
+  // lanes' walks. In place: particle i stays in lane i, so a subgroup runs every round that any of its
+  // particles still walks. Compacted (the collide pass from the second round on): the particles still
+  // walking in a round are packed into the first lanes, in particle order.
+  for (const size_t w : {size_t{8}, size_t{32}}) {
+    double inPlace = 0, compacted = 0, lanes = 0;
+    for (size_t g = 0; g < n; g += gpu::kMeshGroupSize) {
+      const size_t end = std::min(n, g + gpu::kMeshGroupSize);
+      for (uint32_t r = 0; r < gpu::CountingKernel::kMaxWalks; ++r) {
+        std::vector<uint32_t> packed;
+        for (size_t i = g; i < end; ++i) {
+          if (per[i][kWalks] > r) packed.push_back(work[i][r]);
+        }
+        double roundInPlace = 0, roundPacked = 0;
+        for (size_t s0 = g; s0 < end; s0 += w) {
+          uint32_t m = 0;
+          for (size_t i = s0; i < std::min(end, s0 + w); ++i) m = std::max(m, per[i][kWalks] > r ? work[i][r] : 0u);
+          roundInPlace += static_cast<double>(m) * static_cast<double>(w);
+        }
+        for (size_t s0 = 0; s0 < packed.size(); s0 += w) {
+          uint32_t m = 0;
+          for (size_t i = s0; i < std::min(packed.size(), s0 + w); ++i) m = std::max(m, packed[i]);
+          roundPacked += static_cast<double>(m) * static_cast<double>(w);
+        }
+        inPlace += roundInPlace;
+        compacted += r == 0 ? roundInPlace : roundPacked;  // the first round runs in place either way
+        for (size_t i = g; i < end; ++i) lanes += per[i][kWalks] > r ? work[i][r] : 0u;
+      }
+    }
+    std::printf("    lane work (node reads + steps) on subgroups of %zu: busy %.1f per particle; lanes held: in place "
+                "%.1f, rounds compacted %.1f per particle\n",
+                w, lanes / static_cast<double>(n), inPlace / static_cast<double>(n), compacted / static_cast<double>(n));
+  }
+  // Lockstep model of a subgroup's walks (node reads and advancement steps apart, per subgroup, times
+  // its width: the lane slots it holds), from the traces. Tests inside the traversal loop (before the
+  // while-while walk), in place: the subgroup runs an iteration per node read of its longest lane, and
+  // in each the longest candidate test of the lanes whose node had a candidate (each candidate counted
+  // at the node read before it). While-while and compacted rounds (the collide pass now): per round
+  // of candidates, the longest walk to the next candidate, then the longest test.
+  for (const size_t w : {size_t{8}, size_t{32}}) {
+    double inLoop = 0, whileWhile = 0, inLoopSteps = 0, whileWhileSteps = 0;
+    for (size_t g = 0; g < n; g += gpu::kMeshGroupSize) {
+      const size_t end = std::min(n, g + gpu::kMeshGroupSize);
+      for (uint32_t r = 0; r < gpu::CountingKernel::kMaxWalks; ++r) {
+        std::vector<size_t> packed;
+        for (size_t i = g; i < end; ++i) {
+          if (per[i][kWalks] > r) packed.push_back(i);
+        }
+        // In place, tests in the loop.
+        for (size_t s0 = g; s0 < end; s0 += w) {
+          std::vector<std::vector<uint32_t>> iters;  // per lane: steps at each node read
+          for (size_t i = s0; i < std::min(end, s0 + w); ++i) {
+            std::vector<uint32_t> it;
+            if (per[i][kWalks] > r) {
+              for (const uint32_t e : traces[i][r]) {
+                if (e == 0u || it.empty()) it.push_back(0u);
+                if (e != 0u) it.back() += e;
+              }
+            }
+            iters.push_back(std::move(it));
+          }
+          size_t longest = 0;
+          for (const auto& it : iters) longest = std::max(longest, it.size());
+          for (size_t x = 0; x < longest; ++x) {
+            uint32_t m = 0;
+            for (const auto& it : iters) m = std::max(m, x < it.size() ? it[x] : 0u);
+            inLoop += static_cast<double>(w);
+            inLoopSteps += static_cast<double>(m) * static_cast<double>(w);
+          }
+        }
+        // While-while, compacted from the second round (the first in place).
+        std::vector<size_t> lanes;
+        if (r == 0) {
+          for (size_t i = g; i < end; ++i) lanes.push_back(i);
+        } else {
+          lanes = packed;
+        }
+        for (size_t s0 = 0; s0 < lanes.size(); s0 += w) {
+          std::vector<std::vector<std::pair<uint32_t, uint32_t>>> rounds;  // per lane: (reads, steps) per candidate
+          for (size_t l = s0; l < std::min(lanes.size(), s0 + w); ++l) {
+            const size_t i = lanes[l];
+            std::vector<std::pair<uint32_t, uint32_t>> rs{{0u, 0u}};
+            if (per[i][kWalks] > r) {
+              for (const uint32_t e : traces[i][r]) {
+                if (e == 0u) {
+                  ++rs.back().first;
+                } else {
+                  rs.back().second = e;
+                  rs.push_back({0u, 0u});
+                }
+              }
+            }
+            rounds.push_back(std::move(rs));
+          }
+          size_t longest = 0;
+          for (const auto& rs : rounds) longest = std::max(longest, rs.size());
+          for (size_t x = 0; x < longest; ++x) {
+            uint32_t reads = 0, longestTest = 0;
+            for (const auto& rs : rounds) {
+              if (x < rs.size()) reads = std::max(reads, rs[x].first), longestTest = std::max(longestTest, rs[x].second);
+            }
+            whileWhile += static_cast<double>(reads) * static_cast<double>(w);
+            whileWhileSteps += static_cast<double>(longestTest) * static_cast<double>(w);
+          }
+        }
+      }
+    }
+    const double nn = static_cast<double>(n);
+    std::printf("    lockstep model, subgroups of %zu, lane slots per particle (node reads / advancement steps): tests in "
+                "the walk loop, in place %.1f / %.1f; while-while, compacted %.1f / %.1f\n",
+                w, inLoop / nn, inLoopSteps / nn, whileWhile / nn, whileWhileSteps / nn);
+  }
+  if (continuous) {
+    std::printf("    ccd steps per candidate %.2f; candidates at the step cap (%u): %" PRIu64 " (%.3f%%), holding %.1f%% "
+                "of the steps\n",
+                static_cast<double>(steps) / static_cast<double>(std::max<uint64_t>(candidates, 1)),
+                gpu::kMeshCcdMaxSteps, capped,
+                100.0 * static_cast<double>(capped) / static_cast<double>(std::max<uint64_t>(candidates, 1)),
+                100.0 * static_cast<double>(cappedSteps) / static_cast<double>(std::max<uint64_t>(steps, 1)));
+  }
+  std::fflush(stdout);
+  return same;
 }
 
 #ifdef VKC_HAVE_EMBREE
@@ -317,6 +581,9 @@ int runBench(Options o) {
           for (uint32_t c : debug.contacts) r.contacts += c > 0;
           if (b == Backend::kCpuScalar) {
             firstCur = cur, firstPrev = prev, scalarContacts = r.contacts;
+            if (o.counters && !printCounters(mesh, nodes, boxes, cloud, thickness, continuous, firstCur)) {
+              mismatch = true, r.note += "COUNTING KERNEL DIFFERS ";
+            }
           } else if (b == Backend::kCpuSimd) {
             if (std::memcmp(cur.data(), firstCur.data(), cur.size() * sizeof(Float4)) != 0) {
               mismatch = true, r.note += "DIFFERS FROM SCALAR ";

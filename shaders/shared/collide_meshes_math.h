@@ -274,7 +274,8 @@ VKC_FN bool triCcdCore(vec3 a0, vec3 b0, vec3 c0, vec3 a1, vec3 b1, vec3 c1, vec
   bool current = false;
   vec3 a, b, c, p, surf, n;
   TriClosest cp;
-  for (uint iter = 0u; iter < kMeshCcdMaxSteps; ++iter) {
+  uint iter = 0u;
+  for (; iter < kMeshCcdMaxSteps; ++iter) {
     a = lerp3(a0, a1, t);
     b = lerp3(b0, b1, t);
     c = lerp3(c0, c1, t);
@@ -307,7 +308,10 @@ VKC_FN bool triCcdCore(vec3 a0, vec3 b0, vec3 c0, vec3 a1, vec3 b1, vec3 c1, vec
       if (sa < 0.0f) dt = min(dt, (ga - floorG) / -sa);
       if (sb < 0.0f) dt = min(dt, (gb - floorG) / -sb);
       if (sc < 0.0f) dt = min(dt, (gc - floorG) / -sc);
-      if (dt >= 2.0f) return false;  // never closer along dir
+      if (dt >= 2.0f) {  // never closer along dir
+        hit.pad0 = iter + 1u;
+        return false;
+      }
     }
     // The Lipschitz bound: the distance changes no faster than the largest relative speed of the
     // particle and a vertex (every triangle point is a convex combination of the vertices).
@@ -315,7 +319,10 @@ VKC_FN bool triCcdCore(vec3 a0, vec3 b0, vec3 c0, vec3 a1, vec3 b1, vec3 c1, vec
     if (speed > 0.0f) dt = max(dt, (d - floorG) / speed);
     if (!(dt > 0.0f)) break;  // cannot prove any time free: conservative hit now (or NaN input)
     t = t + dt;
-    if (t > 1.0f) return false;
+    if (t > 1.0f) {
+      hit.pad0 = iter + 1u;
+      return false;
+    }
   }
   if (!current) {
     a = lerp3(a0, a1, t);
@@ -332,6 +339,7 @@ VKC_FN bool triCcdCore(vec3 a0, vec3 b0, vec3 c0, vec3 a1, vec3 b1, vec3 c1, vec
   hit.surfaceVelocity = vec4(surf, 0.0f);
   hit.region = cp.region;
   hit.flags = capped ? kMeshHitAtStepCap : 0u;
+  hit.pad0 = min(iter + 1u, kMeshCcdMaxSteps);
   return true;
 }
 
