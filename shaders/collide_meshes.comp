@@ -11,7 +11,7 @@
 //   COLLIDE  one workgroup per tile (up to kMeshGroupSize particles of one cloth that lists meshes):
 //            per particle the kernel of shared/collide_meshes_kernel.h (tree traversal, discrete
 //            rounds or the continuous bounce loop), which the CPU twin (src/cpu/collide_meshes.cpp)
-//            compiles too; the rounds after the first compacted over the workgroup (collideRounds).
+//            compiles too.
 // Every index read from a buffer is clamped to the table it indexes (push constants hold the sizes).
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -123,73 +123,27 @@ void gatherPass() {
   if (subgroupElect() && chord > 0.0f) atomicMax(state[0], floatBitsToUint(chord));
 }
 
-// The rounds of the collide pass's particles after the first (continuous: the bounce loop's later
-// queries; discrete: the later proximity rounds) run compacted: the particles of the workgroup that
-// are not done are packed into the first lanes (their states through shared memory, a slot each by
-// an atomic counter), each lane runs one step of the particle in its slot, and the particles take
-// their states back. Particles without contact finish at their first query; without compaction
-// their lanes would wait, subgroup by subgroup, for the neighbours that bounce. A particle's steps
-// are the kernel's own (meshParticleStep) in the same order whatever lane runs them, so the results
-// do not depend on the packing (which follows the atomic's order). The round count is uniform (the
-// push constant's maxBounces), so the barriers are in uniform control flow; each lane runs at most
-// maxBounces + 1 steps, as before.
-shared MeshParticle roundStates[kMeshGroupSize];
-shared uint roundActive;
-
-// k.flags: a constant at each call (see collidePass).
-bool collideRounds(MeshCollidePush k, uint firstWord, bool valid, uint p, out vec3 newPrev, out vec3 newCur,
-                   out uvec2 contact) {
-  MeshParticle q;
-  if (valid) {
-    q = meshParticleBegin(k, prevParticles[p], particles[p]);
-  } else {
-    q = meshParticleBegin(k, vec4(0.0f), vec4(0.0f));  // done (inverse mass 0)
-  }
-  if (q.done == 0u) meshParticleStep(k, firstWord, q);  // the first round in place: every particle walks
-  uint slot = 0u;
-  for (uint round = 1u; round <= k.maxBounces; ++round) {
-    if (gl_LocalInvocationIndex == 0u) roundActive = 0u;
-    barrier();
-    if (q.done == 0u) {
-      slot = atomicAdd(roundActive, 1u);
-      roundStates[slot] = q;
-    }
-    barrier();
-    uint busy = roundActive;
-    if (busy == 0u) break;  // uniform: every invocation read the counter after the barrier
-    if (gl_LocalInvocationIndex < busy) {
-      MeshParticle w = roundStates[gl_LocalInvocationIndex];
-      meshParticleStep(k, firstWord, w);
-      roundStates[gl_LocalInvocationIndex] = w;
-    }
-    barrier();
-    if (q.done == 0u) q = roundStates[slot];
-  }
-  return meshParticleEnd(k, q, newPrev, newCur, contact);
-}
-
 void collidePass() {
   uint t = linearGroup();
   if (t >= pc.tileCount) return;  // uniform
   MeshClothGpu tile = tiles[t];
-  if (tile.meshCount == 0u) return;  // uniform
+  if (gl_LocalInvocationIndex >= tile.count || tile.meshCount == 0u) return;
   uint p = tile.first + gl_LocalInvocationIndex;
-  bool valid = gl_LocalInvocationIndex < tile.count && p < pc.particleCount;
+  if (p >= pc.particleCount) return;
   vec3 newPrev, newCur;
   uvec2 contact;
-  // The rounds called twice, each with the mode as a constant (the flag holds nothing else): the
+  // The kernel called twice, each with the mode as a constant (the flag holds nothing else): the
   // compiler specializes each call, so the discrete loop does not carry the continuous queries'
   // code (on lavapipe the discrete pass is several times faster so).
   MeshCollidePush k = pc.collide;
   bool changed;
   if ((k.flags & kMeshFlagContinuous) != 0u) {
     k.flags = kMeshFlagContinuous;
-    changed = collideRounds(k, tile.firstWord, valid, p, newPrev, newCur, contact);
+    changed = meshCollideParticle(k, tile.firstWord, prevParticles[p], particles[p], newPrev, newCur, contact);
   } else {
     k.flags = 0u;
-    changed = collideRounds(k, tile.firstWord, valid, p, newPrev, newCur, contact);
+    changed = meshCollideParticle(k, tile.firstWord, prevParticles[p], particles[p], newPrev, newCur, contact);
   }
-  if (!valid) return;
   if (changed) {
     particles[p].xyz = newCur;
     prevParticles[p].xyz = newPrev;
