@@ -318,8 +318,8 @@ bool printCounters(const Mesh& mesh, const std::vector<BvhNode>& nodes, const st
   // The walk rounds of a workgroup (kMeshGroupSize consecutive particles, one tile) on subgroups of
   // width W: a round's cost is, per subgroup, the largest work (node reads + advancement steps) of its
   // lanes' walks. In place: particle i stays in lane i, so a subgroup runs every round that any of its
-  // particles still walks. Compacted (the collide pass from the second round on): the particles still
-  // walking in a round are packed into the first lanes, in particle order.
+  // particles still walks (the collide pass). Compacted (tried, measured slower on lavapipe, not used):
+  // from the second round on the particles still walking are packed into the first lanes, in order.
   for (const size_t w : {size_t{8}, size_t{32}}) {
     double inPlace = 0, compacted = 0, lanes = 0;
     for (size_t g = 0; g < n; g += gpu::kMeshGroupSize) {
@@ -353,17 +353,13 @@ bool printCounters(const Mesh& mesh, const std::vector<BvhNode>& nodes, const st
   // its width: the lane slots it holds), from the traces. Tests inside the traversal loop (before the
   // while-while walk), in place: the subgroup runs an iteration per node read of its longest lane, and
   // in each the longest candidate test of the lanes whose node had a candidate (each candidate counted
-  // at the node read before it). While-while and compacted rounds (the collide pass now): per round
-  // of candidates, the longest walk to the next candidate, then the longest test.
+  // at the node read before it). While-while (meshQuery now): per round of candidates, the longest
+  // walk to the next candidate, then the longest test.
   for (const size_t w : {size_t{8}, size_t{32}}) {
     double inLoop = 0, whileWhile = 0, inLoopSteps = 0, whileWhileSteps = 0;
     for (size_t g = 0; g < n; g += gpu::kMeshGroupSize) {
       const size_t end = std::min(n, g + gpu::kMeshGroupSize);
       for (uint32_t r = 0; r < gpu::CountingKernel::kMaxWalks; ++r) {
-        std::vector<size_t> packed;
-        for (size_t i = g; i < end; ++i) {
-          if (per[i][kWalks] > r) packed.push_back(i);
-        }
         // In place, tests in the loop.
         for (size_t s0 = g; s0 < end; s0 += w) {
           std::vector<std::vector<uint32_t>> iters;  // per lane: steps at each node read
@@ -386,13 +382,9 @@ bool printCounters(const Mesh& mesh, const std::vector<BvhNode>& nodes, const st
             inLoopSteps += static_cast<double>(m) * static_cast<double>(w);
           }
         }
-        // While-while, compacted from the second round (the first in place).
+        // While-while, in place (lanes whose particle is done hold no work).
         std::vector<size_t> lanes;
-        if (r == 0) {
-          for (size_t i = g; i < end; ++i) lanes.push_back(i);
-        } else {
-          lanes = packed;
-        }
+        for (size_t i = g; i < end; ++i) lanes.push_back(i);
         for (size_t s0 = 0; s0 < lanes.size(); s0 += w) {
           std::vector<std::vector<std::pair<uint32_t, uint32_t>>> rounds;  // per lane: (reads, steps) per candidate
           for (size_t l = s0; l < std::min(lanes.size(), s0 + w); ++l) {
@@ -425,7 +417,7 @@ bool printCounters(const Mesh& mesh, const std::vector<BvhNode>& nodes, const st
     }
     const double nn = static_cast<double>(n);
     std::printf("    lockstep model, subgroups of %zu, lane slots per particle (node reads / advancement steps): tests in "
-                "the walk loop, in place %.1f / %.1f; while-while, compacted %.1f / %.1f\n",
+                "the walk loop %.1f / %.1f; while-while %.1f / %.1f\n",
                 w, inLoop / nn, inLoopSteps / nn, whileWhile / nn, whileWhileSteps / nn);
   }
   if (continuous) {
