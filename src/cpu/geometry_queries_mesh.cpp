@@ -313,9 +313,9 @@ Status validateMeshGeometries(const GeometryQueryInput& in) {
   for (size_t i = 0; i < in.geometries.size(); ++i) {
     const Geometry& g = in.geometries[i];
     if (!isMeshType(g.type)) continue;
-    // A mesh the input's GeometryQueryTrees hold with the same cells was validated by their build or
-    // refit (validate() refuses it next if its vertices moved since: validateGeometryQueryTrees).
-    if (!keptMeshCellsUnchanged(in, static_cast<uint32_t>(i))) VKC_TRY(validateMesh(in, g, i));
+    // A mesh the input's GeometryQueryTrees hold as this geometry was validated by their build or
+    // refit (validate() refuses it next if its cells or vertices changed since: validateGeometryQueryTrees).
+    if (!keptMeshGeometryUnchanged(in, static_cast<uint32_t>(i))) VKC_TRY(validateMesh(in, g, i));
     if (!in.previousGeometries.empty() && std::memcmp(&in.previousGeometries[i], &g, sizeof g) != 0) {
       return invalid("previousGeometries[" + std::to_string(i) + "]: geometries[" + std::to_string(i) +
                      "] is a mesh: its previous pose must equal it (a mesh moves by its vertices)");

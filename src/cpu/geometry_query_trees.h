@@ -34,11 +34,12 @@ struct GeometryQueryTrees::Impl {
 
 namespace cpu {
 
-// Whether input.trees holds a tree of mesh geometry gi built or refit from exactly this geometry and
-// these cells (bitwise; ranges checked against the arrays first). validateMeshGeometries then skips
-// the mesh's cell checks: validate() compares its vertices next (validateGeometryQueryTrees) and
-// refuses the input unless they are those that the trees' build or refit validated.
-bool keptMeshCellsUnchanged(const GeometryQueryInput& input, uint32_t gi);
+// Whether input.trees holds a tree of mesh geometry gi built or refit from exactly this geometry
+// (bitwise), with its vertex and cell ranges inside the input's arrays. validateMeshGeometries then
+// skips the mesh's checks: validate() compares its cells and vertices next (validateGeometryQueryTrees,
+// which every input with trees goes through) and refuses the input unless they are those that the
+// trees' build or refit validated (the cells are compared once a call, there).
+bool keptMeshGeometryUnchanged(const GeometryQueryInput& input, uint32_t gi);
 
 // input.trees (if any) against the input: every tree's geometry, cells and vertices bitwise equal
 // to the input's (errors name the field). The rest of the input is validated.

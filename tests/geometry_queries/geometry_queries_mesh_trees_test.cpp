@@ -163,6 +163,21 @@ TEST(GeometryQueriesMeshTrees, TreesThatDoNotMatchTheInputNameTheField) {
                    ", the tree was built with " + std::to_string(b.cells[8]));
   }
   {
+    // An index out of range: the mesh's own checks are skipped for a kept geometry, the cells'
+    // comparison with the tree's refuses it before any cell is read (a refit: validate's own message).
+    Batch b = good;
+    const uint32_t before = b.cells[7];
+    b.cells[7] = 1u << 30;
+    for (Backend backend : {Backend::kCpuScalar, Backend::kCpuSimd}) {
+      auto counts = runWith(b, backend, &trees, 16);
+      ASSERT_FALSE(counts.ok());
+      EXPECT_NE(counts.message().find("trees: cells[7] (geometries[0]'s cell 2, corner 1) is 1073741824, the "
+                                      "tree was built with " + std::to_string(before)),
+                std::string::npos)
+          << counts.message();
+    }
+  }
+  {
     Batch b = good;
     b.geometries[1].p2.y -= 1.0f;  // one triangle fewer
     refused(b, "trees: geometries[1].p2.y (cell count) is 899.000000, the tree's mesh had 900.000000");
