@@ -139,9 +139,9 @@ uint32_t splitCells(std::vector<BuildCell>& cells, uint32_t begin, uint32_t end)
   return begin + (end - begin) / 2;
 }
 
-// The wide tree (PairWalkNode4) built top down over the cells' boxes: a node's cells split in two
-// (splitCells), each half of more than one cell split once more, its up to four groups its children
-// (a group of one cell: that cell). Its boxes are the unions of its cells' boxes: a node's box covers
+// The wide tree (PairWalkNode4) built top down over the cells' boxes: a node of up to four cells has
+// them as its children; a larger node's cells are split in two (splitCells), each half of two or more
+// than four cells split once more, its up to four groups its children (a group of one cell: that cell). Its boxes are the unions of its cells' boxes: a node's box covers
 // every cell below it, as the binary tree's.
 void buildWide(PairWalkTree& t, uint32_t cellCount) {
   std::vector<BuildCell> cells(cellCount);
@@ -159,14 +159,20 @@ void buildWide(PairWalkTree& t, uint32_t cellCount) {
     todo.pop_back();
     uint32_t groups[5] = {task.begin, task.end, 0, 0, 0};
     uint32_t n = 1;
-    if (task.end - task.begin > 1) {
+    // A half is split once more unless it has one, three or four cells (kept whole: one child, a node
+    // of three or four cells, its cells then its children), so that few nodes hold only two.
+    const auto splitAgain = [](uint32_t count) { return count == 2 || count > 4; };
+    if (task.end - task.begin <= 4) {  // every cell a child (the root of one cell too)
+      n = task.end - task.begin;
+      for (uint32_t k = 0; k <= n; ++k) groups[k] = task.begin + k;
+    } else {
       const uint32_t m = splitCells(cells, task.begin, task.end);
       uint32_t g[5];
       uint32_t k = 0;
       g[k++] = task.begin;
-      if (m - task.begin > 1) g[k++] = splitCells(cells, task.begin, m);
+      if (splitAgain(m - task.begin)) g[k++] = splitCells(cells, task.begin, m);
       g[k++] = m;
-      if (task.end - m > 1) g[k++] = splitCells(cells, m, task.end);
+      if (splitAgain(task.end - m)) g[k++] = splitCells(cells, m, task.end);
       g[k] = task.end;
       n = k;
       std::copy(g, g + k + 1, groups);
