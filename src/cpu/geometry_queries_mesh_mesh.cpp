@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <set>
 #include <vector>
 
 #include "cpu/geometry_queries_mesh.h"
@@ -37,6 +36,17 @@ struct MeshView {
     firstCell = static_cast<uint32_t>(g->p2.x);
     cellCount = static_cast<uint32_t>(g->p2.y);
     corners = gpu::geomMeshCorners(static_cast<uint32_t>(g->type));
+  }
+  // The cache lines of cell c's entries (prefetchCell) and of its corners (prefetchCorners: reads the
+  // entries, fetched earlier) requested ahead of use.
+  void prefetchCell(uint32_t c) const {
+    const uint32_t* e = &in->cells[firstCell + static_cast<size_t>(c) * corners];
+    __builtin_prefetch(e);
+    __builtin_prefetch(e + corners - 1);
+  }
+  void prefetchCorners(uint32_t c) const {
+    const uint32_t* e = &in->cells[firstCell + static_cast<size_t>(c) * corners];
+    for (uint32_t k = 0; k < corners; ++k) __builtin_prefetch(&in->points[g->first + e[k]]);
   }
   uvec4 ids(uint32_t c) const {
     uvec4 r(0u);
@@ -73,8 +83,24 @@ void dropPlaneSeparated(const MeshView& x, const MeshView& y, const float* xc, c
       out[3 * c] = p.x, out[3 * c + 1] = p.y, out[3 * c + 2] = p.z;
     }
   };
+  // The next batch's corners (kept copies: 36 bytes a triangle, up to two cache lines) fetched while
+  // this batch runs: the pairs come in walk order, Y's triangles scattered over its mesh.
+  const auto prefetch = [&](size_t from) {
+    if (xc == nullptr || yc == nullptr) return;
+    const size_t to = std::min(pairs.size(), from + kTriPlaneBatch);
+    for (size_t i = from; i < to; ++i) {
+      const float* p = xc + 9 * static_cast<size_t>(pairs[i] >> 32);
+      const float* q = yc + 9 * static_cast<size_t>(static_cast<uint32_t>(pairs[i]));
+      __builtin_prefetch(p);
+      __builtin_prefetch(p + 8);
+      __builtin_prefetch(q);
+      __builtin_prefetch(q + 8);
+    }
+  };
+  prefetch(0);
   for (size_t first = 0; first < pairs.size(); first += kTriPlaneBatch) {
     const uint32_t n = static_cast<uint32_t>(std::min<size_t>(kTriPlaneBatch, pairs.size() - first));
+    prefetch(first + kTriPlaneBatch);
     for (uint32_t i = 0; i < kTriPlaneBatch; ++i) {
       const uint64_t k = pairs[first + std::min(i, n - 1)];  // the last pair repeated in the spare lanes
       float p[9] = {}, q[9] = {};  // filled by corners(); zeroed for GCC -O3's maybe-uninitialized through std::copy
@@ -143,6 +169,44 @@ void candidatePairs(const MeshPairAccess& access, uint32_t xi, uint32_t yi, floa
   std::sort(pairs.begin(), pairs.end());
 }
 
+// A set of edge pairs (the vertex pairs of two edges, each vertex below 2^24): open addressing in a
+// power-of-two table, at most half full; insert says whether the pair is new (std::set's answer).
+class EdgePairSet {
+ public:
+  bool insert(const std::array<uint32_t, 4>& key) {
+    if (2 * (size_ + 1) > slots_.size()) grow();
+    size_t i = slot(key);
+    while (slots_[i][0] != kEmpty) {
+      if (slots_[i] == key) return false;
+      i = (i + 1) & (slots_.size() - 1);
+    }
+    slots_[i] = key;
+    ++size_;
+    return true;
+  }
+
+ private:
+  static constexpr uint32_t kEmpty = ~0u;
+  size_t slot(const std::array<uint32_t, 4>& k) const {
+    uint64_t h = (static_cast<uint64_t>(k[0]) << 32 | k[1]) * 0x9E3779B97F4A7C15ull;
+    h ^= (static_cast<uint64_t>(k[2]) << 32 | k[3]) * 0xC2B2AE3D27D4EB4Full;
+    h ^= h >> 29;
+    return static_cast<size_t>(h * 0xBF58476D1CE4E5B9ull >> 20) & (slots_.size() - 1);
+  }
+  void grow() {
+    std::vector<std::array<uint32_t, 4>> old(std::max<size_t>(64, 2 * slots_.size()), {kEmpty, 0, 0, 0});
+    old.swap(slots_);
+    for (const auto& k : old) {
+      if (k[0] == kEmpty) continue;
+      size_t i = slot(k);
+      while (slots_[i][0] != kEmpty) i = (i + 1) & (slots_.size() - 1);
+      slots_[i] = k;
+    }
+  }
+  std::vector<std::array<uint32_t, 4>> slots_;
+  size_t size_ = 0;
+};
+
 // The undirected vertex pair of a cell's edge (corner mask of two corners).
 std::array<uint32_t, 2> edgeVertices(const uvec4& ids, uint32_t mask) {
   uint32_t v[2] = {0, 0};
@@ -165,7 +229,26 @@ void cellPairs(const MeshPairAccess& access, uint32_t xi, uint32_t yi, std::vect
   uint32_t last = ~0u;
   uvec4 ix(0u);
   vec3 p[4];
-  for (const uint64_t k : pairs) {
+  // The cells are scattered over their meshes (X's in order, but far apart): each pair's entries
+  // requested kAhead pairs ahead, their corners kAhead / 2 ahead.
+  constexpr size_t kAhead = 16;
+  const auto ahead = [&](size_t i, bool corners) {
+    if (i >= pairs.size()) return;
+    const uint32_t cx = static_cast<uint32_t>(pairs[i] >> 32), cy = static_cast<uint32_t>(pairs[i]);
+    if (corners) {
+      x.prefetchCorners(cx);
+      y.prefetchCorners(cy);
+    } else {
+      x.prefetchCell(cx);
+      y.prefetchCell(cy);
+    }
+  };
+  for (size_t i = 0; i < kAhead; ++i) ahead(i, false);
+  for (size_t i = 0; i < kAhead / 2; ++i) ahead(i, true);
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const uint64_t k = pairs[i];
+    ahead(i + kAhead, false);
+    ahead(i + kAhead / 2, true);
     const uint32_t cx = static_cast<uint32_t>(k >> 32), cy = static_cast<uint32_t>(k);
     if (cx != last) {
       last = cx;
@@ -184,7 +267,7 @@ void surfaceSurface(const MeshPairAccess& access, uint32_t xi, uint32_t yi,
                     std::vector<MeshElementPair>& out) {
   // iMSTK keeps one edge-edge contact per pair of edges (the first in cell order): a pair of crossing
   // edges shows in up to four triangle pairs.
-  std::set<std::array<uint32_t, 4>> edgePairs;
+  EdgePairSet edgePairs;
   cellPairs(access, xi, yi, out,
             [&](uint32_t cx, const uvec4& ix, const vec3* p, uint32_t cy, const uvec4& iy, const vec3* q,
                 MeshElementPair& e) {
@@ -193,7 +276,7 @@ void surfaceSurface(const MeshPairAccess& access, uint32_t xi, uint32_t yi,
                                                            e.x, e.y, edgeKey);
               if (kind != gpu::kGeomTriTriEdgeEdge) return kind != gpu::kGeomTriTriNone;
               const auto ex = edgeVertices(ix, edgeKey & 15u), ey = edgeVertices(iy, edgeKey >> 4);
-              return edgePairs.insert({ex[0], ex[1], ey[0], ey[1]}).second;
+              return edgePairs.insert({ex[0], ex[1], ey[0], ey[1]});
             },
             /*planeTest=*/true);
 }
