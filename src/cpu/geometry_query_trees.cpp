@@ -219,11 +219,21 @@ bool cpu::keptMeshGeometryUnchanged(const GeometryQueryInput& in, uint32_t gi) {
          r.first <= in.cells.size() && r.entries() <= in.cells.size() - r.first;
 }
 
-Status cpu::validateGeometryQueryTrees(const GeometryQueryInput& in) {
+std::vector<uint32_t> cpu::keptMeshPointsUnchanged(const GeometryQueryInput& in) {
+  std::vector<uint32_t> out;
+  if (in.trees == nullptr) return out;
+  for (const GeometryQueryTrees::Impl::Mesh& m : in.trees->impl().meshes) {
+    if (keptMeshGeometryUnchanged(in, m.geometry) && firstMoved(m, in) == m.g.count) out.push_back(m.geometry);
+  }
+  return out;
+}
+
+Status cpu::validateGeometryQueryTrees(const GeometryQueryInput& in, std::span<const uint32_t> pointsChecked) {
   if (in.trees == nullptr) return {};
   const GeometryQueryTrees::Impl& trees = in.trees->impl();
   VKC_TRY(checkTopology(trees, in, "build the trees again for this input (GeometryQueryTrees::build)"));
   for (const GeometryQueryTrees::Impl::Mesh& m : trees.meshes) {
+    if (std::binary_search(pointsChecked.begin(), pointsChecked.end(), m.geometry)) continue;
     const uint32_t v = firstMoved(m, in);  // (the ranges are the validated geometry's)
     if (v == m.g.count) continue;
     return invalid("trees: points[" + std::to_string(m.g.first + v) + "] (vertex " + std::to_string(v) +

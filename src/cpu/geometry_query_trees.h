@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "cpu/mesh_pair_walk.h"
@@ -41,9 +42,14 @@ namespace cpu {
 // trees' build or refit validated (the cells are compared once a call, there).
 bool keptMeshGeometryUnchanged(const GeometryQueryInput& input, uint32_t gi);
 
+// The kept meshes (geometry indices, ascending) whose geometry is the tree's (keptMeshGeometryUnchanged)
+// and whose vertices' xyz are bitwise the tree's copy (validated by its build or refit).
+std::vector<uint32_t> keptMeshPointsUnchanged(const GeometryQueryInput& input);
+
 // input.trees (if any) against the input: every tree's geometry, cells and vertices bitwise equal
-// to the input's (errors name the field). The rest of the input is validated.
-Status validateGeometryQueryTrees(const GeometryQueryInput& input);
+// to the input's (errors name the field); the vertices of the meshes in `pointsChecked`
+// (keptMeshPointsUnchanged's answer for this input) not compared again. The rest of the input is validated.
+Status validateGeometryQueryTrees(const GeometryQueryInput& input, std::span<const uint32_t> pointsChecked = {});
 
 }  // namespace cpu
 }  // namespace vkc

@@ -37,6 +37,10 @@ struct GeometryArrayCounts {
 struct GeometryScan {
   std::vector<uint8_t> types;
   bool anyMesh = false;
+  // With input.trees: the kept meshes whose vertices are bitwise the trees' copies (checked once, by
+  // cpu::keptMeshPointsUnchanged: their finiteness is skipped here, their comparison by
+  // validateGeometryQueries' call of cpu::validateGeometryQueryTrees, which every caller giving a scan makes).
+  std::vector<uint32_t> keptPoints;
 };
 
 // validate(in) with the arrays' sizes given: ranges are checked against `counts`, values only of the

@@ -335,8 +335,10 @@ Geometry Geometry::implicitGrid(Float4 origin, Float4 spacing, uint32_t nx, uint
 Status validate(const GeometryQueryInput& in) { return detail::validateGeometryQueries(in, nullptr); }
 
 Status detail::validateGeometryQueries(const GeometryQueryInput& in, GeometryScan* scan) {
-  VKC_TRY(validateGeometryQueryInput(in, {in.points.size(), in.previousPoints.size(), in.gridSamples.size()}, scan));
-  return cpu::validateGeometryQueryTrees(in);  // src/cpu/geometry_query_trees.cpp
+  GeometryScan local;
+  GeometryScan& seen = scan != nullptr ? *scan : local;
+  VKC_TRY(validateGeometryQueryInput(in, {in.points.size(), in.previousPoints.size(), in.gridSamples.size()}, &seen));
+  return cpu::validateGeometryQueryTrees(in, seen.keptPoints);  // src/cpu/geometry_query_trees.cpp
 }
 
 Status detail::validateGeometryQueryInput(const GeometryQueryInput& in, const GeometryArrayCounts& counts,
@@ -369,7 +371,16 @@ Status detail::validateGeometryQueryInput(const GeometryQueryInput& in, const Ge
       VKC_TRY(checkSameShape(in.previousGeometries[i], in.geometries[i], f));
     }
   }
+  // The vertices of kept meshes bitwise the trees' copies were validated by the trees' build or refit.
+  seen.keptPoints.clear();
+  if (scan != nullptr && in.trees != nullptr) seen.keptPoints = cpu::keptMeshPointsUnchanged(in);
+  std::vector<std::pair<size_t, size_t>> kept;  // their ranges [first, end)
+  for (uint32_t gi : seen.keptPoints) kept.emplace_back(in.geometries[gi].first, in.geometries[gi].first + size_t{in.geometries[gi].count});
+  std::sort(kept.begin(), kept.end());
+  size_t next = 0;
   for (size_t i = 0; i < in.points.size(); ++i) {
+    for (; next < kept.size() && kept[next].first <= i; ++next) i = std::max(i, kept[next].second);
+    if (i >= in.points.size()) break;
     const Float4& p = in.points[i];
     if (std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z)) continue;  // names only on error
     VKC_TRY(checkFinite("points[" + std::to_string(i) + "]", p, 3));

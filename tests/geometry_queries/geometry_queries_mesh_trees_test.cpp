@@ -220,6 +220,13 @@ TEST(GeometryQueriesMeshTrees, TreesThatDoNotMatchTheInputNameTheField) {
     const Status st = copy.refit(b.input());
     ASSERT_FALSE(st.ok());
     EXPECT_NE(st.message().find("points[3].z is nan"), std::string::npos) << st.message();
+    // A call with the trees: the kept mesh's vertices are not skipped by the finiteness check once
+    // one differs from the tree's copy (the NaN named, not "moved").
+    for (Backend backend : {Backend::kCpuScalar, Backend::kCpuSimd}) {
+      auto counts = runWith(b, backend, &trees, 16);
+      ASSERT_FALSE(counts.ok());
+      EXPECT_NE(counts.message().find("points[3].z is nan"), std::string::npos) << counts.message();
+    }
   }
 }
 
