@@ -83,25 +83,23 @@ void dropPlaneSeparated(const MeshView& x, const MeshView& y, const float* xc, c
       out[3 * c] = p.x, out[3 * c + 1] = p.y, out[3 * c + 2] = p.z;
     }
   };
-  // The next batch's corners (kept copies: 36 bytes a triangle, up to two cache lines) fetched while
-  // this batch runs: the pairs come in walk order, Y's triangles scattered over its mesh.
-  const auto prefetch = [&](size_t from) {
-    if (xc == nullptr || yc == nullptr) return;
-    const size_t to = std::min(pairs.size(), from + kTriPlaneBatch);
-    for (size_t i = from; i < to; ++i) {
-      const float* p = xc + 9 * static_cast<size_t>(pairs[i] >> 32);
-      const float* q = yc + 9 * static_cast<size_t>(static_cast<uint32_t>(pairs[i]));
-      __builtin_prefetch(p);
-      __builtin_prefetch(p + 8);
-      __builtin_prefetch(q);
-      __builtin_prefetch(q + 8);
-    }
+  // The corners of the pair one batch ahead requested as each pair is gathered (kept copies: 36 bytes
+  // a triangle, up to two cache lines each; a few lines at a time, not a batch's 64 at once): the pairs
+  // come in walk order, Y's triangles scattered over its mesh.
+  const auto prefetch = [&](size_t i) {
+    if (xc == nullptr || yc == nullptr || i >= pairs.size()) return;
+    const float* p = xc + 9 * static_cast<size_t>(pairs[i] >> 32);
+    const float* q = yc + 9 * static_cast<size_t>(static_cast<uint32_t>(pairs[i]));
+    __builtin_prefetch(p);
+    __builtin_prefetch(p + 8);
+    __builtin_prefetch(q);
+    __builtin_prefetch(q + 8);
   };
-  prefetch(0);
+  for (size_t i = 0; i < kTriPlaneBatch; ++i) prefetch(i);
   for (size_t first = 0; first < pairs.size(); first += kTriPlaneBatch) {
     const uint32_t n = static_cast<uint32_t>(std::min<size_t>(kTriPlaneBatch, pairs.size() - first));
-    prefetch(first + kTriPlaneBatch);
     for (uint32_t i = 0; i < kTriPlaneBatch; ++i) {
+      prefetch(first + kTriPlaneBatch + i);
       const uint64_t k = pairs[first + std::min(i, n - 1)];  // the last pair repeated in the spare lanes
       float p[9] = {}, q[9] = {};  // filled by corners(); zeroed for GCC -O3's maybe-uninitialized through std::copy
       corners(x, xc, static_cast<uint32_t>(k >> 32), p);
