@@ -198,6 +198,7 @@ void writePass() {
   XCell e = xCellAt(entry);
   uvec2 range = slotRange[clampIndex(e.row0.x, pc.queryCount)];
   uint slots = range.y - min(range.x, range.y);
+  if (!e.ccd) slots -= min(geomMeshMeshVertexSlots(e.x, e.y), slots);  // then a closed surface mesh's vertex pass
   uint base = xCells[entry] - xCells[min(e.row0.w, total)];
   uint room = slots - min(base, slots);
   uint at = range.x + base;

@@ -36,10 +36,12 @@
 // geometry, tetrahedral meshes against point sets) one work item per cell (per point and
 // tetrahedron), the same contacts in the same order. Mesh against mesh on Vulkan (static
 // surface-surface, surface-line, line-line, a line mesh against itself, line-tetrahedral,
-// surface-tetrahedral, tetrahedral-tetrahedral; not a closed surface mesh's vertex pass, which stays on
-// the CPU): the candidate pairs of cells (the CPU's candidate box) found through one device
-// BVH over the meshes' cells, one work item per candidate pair, so the same contacts in the same
-// order; the work grows with the candidates, not the product of the cell counts. Candidates past a
+// surface-tetrahedral, tetrahedral-tetrahedral): the candidate pairs of cells (the CPU's candidate
+// box) found through one device BVH over the meshes' cells, one work item per candidate pair, so the
+// same contacts in the same order; the work grows with the candidates, not the product of the cell
+// counts. A closed surface mesh's vertex pass on Vulkan (against a point set, or after a mesh-mesh
+// query's candidate pairs): one work item per point or vertex, over every triangle of the closed mesh
+// through the CPU's search box, the same contacts in the same order. Candidates past a
 // query's room are counted in GeometryQueryCounts::candidatesMissing (see
 // GeometryQueryStageCreateInfo::maxCandidates); this function then reruns with room for them.
 // Continuous (kContinuous, "Continuous mesh queries" in docs/geometry-queries.md): LineMesh vs
@@ -618,10 +620,11 @@ class GeometryQueryStage {
 // tetrahedral mesh queries against a sphere, capsule, cylinder, plane, oriented box or implicit
 // geometry (one work item per cell), tetrahedral mesh against point set (one per point and
 // tetrahedron), the static mesh-mesh pairs surface-surface, surface-line, line-line,
-// line-tetrahedral, surface-tetrahedral and tetrahedral-tetrahedral without a closed surface mesh's
-// vertex pass (one per candidate pair of cells, from a device BVH) and the continuous line-line and point set vs surface mesh
-// pairs (one per candidate pair, from the same BVH over swept cells); it refuses a batch with any other mesh query (a closed
-// surface mesh's vertex pass: kUnsupported, naming the query and the pair).
+// line-tetrahedral, surface-tetrahedral and tetrahedral-tetrahedral (one per candidate pair of cells,
+// from a device BVH), a closed surface mesh's vertex pass against a point set or after those pairs
+// (one per point or vertex) and the continuous line-line and point set vs surface mesh pairs (one per
+// candidate pair, from the same BVH over swept cells): every mesh query the CPU backends run, none
+// refused.
 Result<GeometryQueryCounts> queryGeometries(Backend backend, Context* context, const GeometryQueryInput& input,
                                             const GeometryQueryOutput& output);
 

@@ -13,15 +13,31 @@ VKC_NAMESPACE_BEGIN
 
 // Whether the stage runs the static pair of meshes of types lo <= hi: surface-surface, surface-line,
 // line-line (a line mesh against itself too), line-tetrahedral, surface-tetrahedral and
-// tetrahedral-tetrahedral. closedSurface: a surface mesh of the pair is closed (kGeometryFlagClosed):
-// its vertex pass (the other mesh's vertices inside it, with pseudonormals) has no device path, so
-// such a pair is refused (against a tetrahedral mesh a closed surface mesh has no vertex pass).
-VKC_FN bool geomMeshMeshOnDevice(uint lo, uint hi, bool closedSurface) {
+// tetrahedral-tetrahedral, a closed surface mesh's too (its vertex pass: geomMeshMeshVertexSlots).
+VKC_FN bool geomMeshMeshOnDevice(uint lo, uint hi) {
   if (hi == kGeomTetrahedralMesh)
     return lo == kGeomSurfaceMesh || lo == kGeomLineMesh || lo == kGeomTetrahedralMesh;
-  if (lo == kGeomSurfaceMesh) return !closedSurface && (hi == kGeomSurfaceMesh || hi == kGeomLineMesh);
+  if (lo == kGeomSurfaceMesh) return hi == kGeomSurfaceMesh || hi == kGeomLineMesh;
   if (lo == kGeomLineMesh) return hi == kGeomLineMesh;
   return false;
+}
+
+// GeomShape::info.w of a surface mesh: closed (the public kGeometryFlagClosed).
+VKC_CONSTANT(uint, kGeomFlagClosed, 2u);
+
+VKC_FN bool geomIsClosedSurface(GeomShape m) {
+  return m.info.x == kGeomSurfaceMesh && (m.info.w & kGeomFlagClosed) != 0u;
+}
+
+// The slots of a mesh-mesh query's vertex pass (the seed's ClosedSurfaceMeshToMesh), after its
+// candidate pairs, X and Y in the canonical order: Y's vertices when X is a closed surface mesh and Y
+// a surface or line mesh, then X's vertices when both are surface meshes and Y is closed (the CPU
+// driver's order, src/cpu/geometry_queries_mesh_mesh.cpp; against a tetrahedral mesh no vertex pass).
+VKC_FN uint geomMeshMeshVertexSlots(GeomShape x, GeomShape y) {
+  uint n = 0u;
+  if (geomIsClosedSurface(x) && y.info.x != kGeomTetrahedralMesh) n += y.info.z;
+  if (x.info.x == kGeomSurfaceMesh && geomIsClosedSurface(y)) n += x.info.z;
+  return n;
 }
 
 // Whether the query's a (type ta, geometry index ia) is the first mesh X of the canonical order

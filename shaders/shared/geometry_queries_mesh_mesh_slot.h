@@ -10,7 +10,8 @@
 // looks, among the candidates of the cells of X holding X's edge (a walk of the tree with the edge's
 // box), for an earlier pair holding both edges with the same contact (geomMeshMeshEdgePairSeen). A
 // line mesh against itself: each pair of segments once (X's cell before Y's), never two sharing a
-// vertex.
+// vertex. After the candidates, a closed surface mesh's vertex pass: a slot per vertex of the other
+// mesh (geomMeshMeshVertexSlots, geometry_queries_closed_mesh_slot.h), as the CPU driver appends it.
 // Reads the cells through the includer's geomCellEntryAt(i) and the vertices through geomPointAt(i)
 // (both clamp to their arrays: a vertex number out of range reads the mesh's last vertex, never out
 // of bounds).
@@ -19,6 +20,7 @@
 #ifdef __cplusplus
 #error "geometry_queries_mesh_mesh_slot.h is GLSL only"
 #endif
+#include "geometry_queries_closed_mesh_slot.h"
 #include "geometry_queries_mesh_mesh.h"
 #include "geometry_queries_mesh_mesh_device.h"
 #include "geometry_queries_mesh_pairs_walk.h"
@@ -105,7 +107,23 @@ bool geomMeshMeshSlot(GeomShape a, GeomShape b, uint q, uint ia, uint ib, uvec2 
   GeomShape y = aFirst ? b : a;
   uint tx = x.info.x;
   uint ty = y.info.x;
-  if (!geomMeshMeshOnDevice(tx, ty, false)) return false;
+  if (!geomMeshMeshOnDevice(tx, ty)) return false;
+  // After the candidate pairs, a closed surface mesh's vertex pass (geomMeshMeshVertexSlots): a slot
+  // per vertex of Y inside X (X closed), then of X inside Y (Y closed).
+  uint slots = range.y - min(range.x, range.y);
+  uint candidateSlots = slots - min(geomMeshMeshVertexSlots(x, y), slots);
+  if (slot >= candidateSlots) {
+    uint v = slot - candidateSlots;
+    bool yInX = geomIsClosedSurface(x) && ty != kGeomTetrahedralMesh && v < y.info.z;
+    if (!yInX && geomIsClosedSurface(x) && ty != kGeomTetrahedralMesh) v -= y.info.z;
+    GeomElement ec, ep;
+    bool inside = yInX ? geomClosedMeshPointSlot(x, geomPointAt(y.info.y + v), v, true, ec, ep)
+                       : geomClosedMeshPointSlot(y, geomPointAt(x.info.y + v), v, true, ec, ep);
+    ea = aFirst == yInX ? ec : ep;
+    eb = aFirst == yInX ? ep : ec;
+    return inside;
+  }
+  range = uvec2(range.x, range.x + candidateSlots);
   uvec4 row0, row1;
   if (!geomMeshPairOfQuery(q, row0, row1)) return false;
   uint xEnd = row0.w + row1.z;

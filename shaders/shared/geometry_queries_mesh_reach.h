@@ -96,15 +96,16 @@ VKC_FN GeomMeshReach geomPointReach(vec3 x) {
   return r;
 }
 
-// The static pairs with a mesh that the Vulkan stage runs (lo, hi in type order, hi the mesh): a
-// surface, line or tetrahedral mesh against a sphere, capsule, cylinder, oriented box, plane or
-// implicit geometry, a tetrahedral mesh against a point set. The stage refuses the others (mesh
-// against mesh, a closed surface mesh against a point set). Its slots per query: the mesh's cells
-// times geomMeshSlotsPerCell; against a point set, points times tetrahedra (by point, then
-// tetrahedron).
+// The static pairs of a mesh and another type that the Vulkan stage runs (lo, hi in type order, hi
+// the mesh): a surface, line or tetrahedral mesh against a sphere, capsule, cylinder, oriented box,
+// plane or implicit geometry, a tetrahedral or (closed: validated) surface mesh against a point set
+// (two meshes: geomMeshMeshOnDevice). Its slots per query: the mesh's cells times
+// geomMeshSlotsPerCell; a tetrahedral mesh against a point set, points times tetrahedra (by point,
+// then tetrahedron); a closed surface mesh against a point set, its points (the vertex pass,
+// geometry_queries_closed_mesh_slot.h).
 VKC_FN bool geomMeshPairOnDevice(uint lo, uint hi) {
   if (hi != kGeomSurfaceMesh && hi != kGeomLineMesh && hi != kGeomTetrahedralMesh) return false;
-  if (lo == kGeomPointSet) return hi == kGeomTetrahedralMesh;
+  if (lo == kGeomPointSet) return hi == kGeomTetrahedralMesh || hi == kGeomSurfaceMesh;
   return lo <= kGeomPlane || lo == kGeomImplicit;
 }
 

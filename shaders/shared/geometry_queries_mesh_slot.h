@@ -1,7 +1,8 @@
 // GLSL only: one slot of a mesh query of the geometry query stage, in the family shaders that hold
 // mesh pairs (shared/geometry_queries_family.h; geometry_queries.h: geomQueryFamily):
 //   MESH      a surface, line or tetrahedral mesh against a sphere, capsule, plane or oriented box;
-//             a tetrahedral mesh against a point set;
+//             a tetrahedral mesh against a point set; a closed surface mesh against a point set
+//             (one slot per point: geometry_queries_closed_mesh_slot.h);
 //   CONVEX    a surface, line or tetrahedral mesh against a cylinder (GJK/EPA);
 //   IMPLICIT  a surface, line or tetrahedral mesh against an implicit geometry.
 // Each family compiles only its own pairs' per-cell functions (VKC_GEOM_WITH). Slot s of the query =
@@ -27,6 +28,9 @@
 #include "geometry_queries_mesh_prims.h"
 #include "geometry_queries_mesh_reach.h"
 #include "geometry_queries_mesh_tetra.h"
+#if VKC_GEOM_WITH(VKC_GEOM_FAMILY_MESH)
+#include "geometry_queries_closed_mesh_slot.h"
+#endif
 #if VKC_GEOM_WITH(VKC_GEOM_FAMILY_IMPLICIT)
 // After geometry_queries_implicit.h (the includer's), as the CPU's src/cpu/geometry_queries_mesh_prims.cpp.
 #include "geometry_queries_mesh_implicit.h"
@@ -85,6 +89,12 @@ bool geomMeshSlot(GeomShape a, GeomShape b, uint slot, out GeomElement ea, out G
   GeomElement eo = ea;
   bool hit = false;
 #if VKC_GEOM_WITH(VKC_GEOM_FAMILY_MESH)
+  if (otherType == kGeomPointSet && meshType == kGeomSurfaceMesh) {  // closed (validated): slot = point
+    hit = geomClosedMeshPointSlot(mesh, geomPointAt(other.info.y + slot), slot, false, em, eo);
+    ea = meshIsA ? em : eo;
+    eb = meshIsA ? eo : em;
+    return hit;
+  }
   if (otherType == kGeomPointSet) {  // a tetrahedral mesh: slot = point * tetrahedra + tetrahedron
     uint tetrahedra = max(uint(mesh.p2.y), 1u);
     uint point = slot / tetrahedra;

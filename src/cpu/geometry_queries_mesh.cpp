@@ -10,7 +10,6 @@
 #include <cmath>
 #include <cstddef>
 #include <cstring>
-#include <limits>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -21,8 +20,8 @@
 #include "cpu/geometry_queries_mesh_ccd.h"
 #include "cpu/geometry_query_trees.h"
 #include "scene/geometry_queries_layout.h"
+#include "shared/geometry_queries_closed_mesh.h"
 #include "shared/geometry_queries_mesh.h"
-#include "shared/geometry_queries_mesh_mesh_device.h"
 #include "shared/geometry_queries_mesh_reach.h"
 #include "shared/geometry_queries_mesh_tetra.h"
 #include "util/try.h"
@@ -354,38 +353,6 @@ Status validateMeshQuery(uint32_t lo, uint32_t hi, bool closed, GeometryMethod m
   return {};
 }
 
-Status refuseMeshQueriesOnVulkan(const GeometryQueryInput& in) {
-  for (size_t i = 0; i < in.queries.size(); ++i) {
-    const GeometryQuery& q = in.queries[i];
-    if (q.a >= in.geometries.size() || q.b >= in.geometries.size()) continue;  // validation names it
-    const uint32_t ta = static_cast<uint32_t>(in.geometries[q.a].type);
-    const uint32_t tb = static_cast<uint32_t>(in.geometries[q.b].type);
-    const uint32_t lo = std::min(ta, tb), hi = std::max(ta, tb);
-    if (!gpu::geomIsMesh(hi) || hi >= gpu::kGeomMeshTypeEnd) continue;
-    if (q.method == GeometryMethod::kStatic && gpu::geomMeshPairOnDevice(lo, hi)) continue;
-    // The continuous pairs: the mesh CCD family.
-    if (q.method == GeometryMethod::kContinuous && meshCcdPairSupported(lo, hi)) continue;
-    const auto closed = [&](uint32_t g) {
-      return in.geometries[g].type == GeometryType::kSurfaceMesh && (in.geometries[g].flags & kGeometryFlagClosed) != 0;
-    };
-    const bool closedSurface = closed(q.a) || closed(q.b);
-    if (q.method == GeometryMethod::kStatic && gpu::geomIsMesh(lo) && gpu::geomMeshMeshOnDevice(lo, hi, closedSurface))
-      continue;
-    const std::string method = q.method == GeometryMethod::kContinuous ? "continuous " : "";
-    const bool vertexPass = gpu::geomIsMesh(lo) && closedSurface && q.method == GeometryMethod::kStatic;
-    return Error{ErrorCode::kUnsupported,
-                 "queries[" + std::to_string(i) + "]: " + method + (vertexPass ? "closed " : "") +
-                     pairName(lo, hi) +
-                     " has no Vulkan path yet (kVulkan runs a surface, line or tetrahedral mesh against a "
-                     "primitive or an implicit geometry, a tetrahedral mesh against a point set, and static "
-                     "surface-surface, surface-line, line-line, line-tetrahedral, surface-tetrahedral and "
-                     "tetrahedral-tetrahedral pairs without a closed surface mesh's vertex pass, and the "
-                     "continuous line-line and point set vs surface mesh pairs; kCpuScalar and kCpuSimd run "
-                     "every mesh pair)"};
-  }
-  return {};
-}
-
 struct MeshQueries::State {
   const GeometryQueryInput* in = nullptr;
   // Per mesh geometry that a query uses, built on first use (keyed by geometry: a batch of a million
@@ -443,9 +410,7 @@ struct MeshQueries::State {
       const vec3 n = gpu::geomTriangleNormal(p[0], p[1], p[2]);
       t.faceNormals[c] = n;
       for (uint32_t k = 0; k < 3; ++k) {
-        const vec3 e1 = p[(k + 1) % 3] - p[k], e2 = p[(k + 2) % 3] - p[k];
-        const float cosine = glm::dot(e1, e2) / std::sqrt(glm::dot(e1, e1) * glm::dot(e2, e2));
-        t.vertexNormals[at(c, k)] += n * std::acos(std::clamp(cosine, -1.0f, 1.0f));
+        t.vertexNormals[at(c, k)] += n * gpu::geomCornerAngle(p[k], p[(k + 1) % 3], p[(k + 2) % 3]);
       }
     }
     const std::vector<DirectedEdge> edges = directedEdges(*in, r);
@@ -502,32 +467,33 @@ struct MeshQueries::State {
     const auto at = [&](uint32_t v) { return vertexAt(*in, mesh, v); };
     const Tree& t = normals(meshIndex);
     const float radius = mesh.p2.z;
-    const float reach = radius > 0.0f ? radius : std::numeric_limits<float>::infinity();
     gpu::GeomElement em, eo;
     for (uint32_t k = 0; k < count; ++k) {
       const Float4& p = in->points[first + k];
       const vec3 x(p.x, p.y, p.z);
-      overlapping(meshIndex, x - reach, x + reach, bruteForce);
+      vec3 lo, hi;
+      gpu::geomClosedMeshReach(x, radius, lo, hi);  // the Vulkan stage's (geometry_queries_closed_mesh.h)
+      overlapping(meshIndex, lo, hi, bruteForce);
       bool any = false;
       gpu::TriClosest best{};
       uint32_t bestCell = 0;
-      for (uint32_t c : candidates) {
+      for (uint32_t c : candidates) {  // in cell order
         const uvec4 ids = cellIds(c);
         const gpu::TriClosest cp = gpu::triClosestPoint(x, at(ids.x), at(ids.y), at(ids.z));
-        if (!any || cp.dist2 < best.dist2) {
+        if (gpu::geomClosedMeshCloser(any, cp.dist2, best.dist2)) {
           any = true;
           best = cp;
           bestCell = c;
         }
       }
-      if (!any || (radius > 0.0f && best.dist2 > radius * radius)) continue;
+      if (!any || !gpu::geomClosedMeshWithin(best.dist2, radius)) continue;
       const uvec4 ids = cellIds(bestCell);
       const uint32_t corners = gpu::geomTriCorners(best);
       vec3 pn = t.faceNormals[bestCell];
       if (corners == 1u || corners == 2u || corners == 4u) {
-        pn = t.vertexNormals[ids[corners == 1u ? 0 : (corners == 2u ? 1 : 2)]];
+        pn = t.vertexNormals[ids[gpu::geomClosedMeshVertexCorner(corners)]];
       } else if (corners != 7u) {  // an edge: corners 0-1 (3), 1-2 (6), 2-0 (5)
-        pn = t.edgeNormals[static_cast<size_t>(bestCell) * 3 + (corners == 3u ? 0 : (corners == 6u ? 1 : 2))];
+        pn = t.edgeNormals[static_cast<size_t>(bestCell) * 3 + gpu::geomClosedMeshEdgeOf(corners)];
       }
       if (gpu::geomClosedMeshPoint(x, best.point, pn, ids, bestCell, corners, k, em, eo)) {
         if (meshVertices) eo.pad = gpu::geomCellWord(gpu::kGeomCellVertex, 0u);

@@ -29,14 +29,6 @@ Status validateMeshGeometries(const GeometryQueryInput& input);
 Status validateMeshQuery(uint32_t lo, uint32_t hi, bool closed, GeometryMethod method,
                          const std::string& name, bool sameGeometry = false);
 
-// kVulkan: the queries with a mesh whose pair has no device path (gpu::geomMeshPairOnDevice has one
-// for a static surface, line or tetrahedral mesh against a primitive or an implicit geometry and a
-// tetrahedral mesh against a point set; gpu::geomMeshMeshOnDevice for two static meshes,
-// surface-surface, surface-line, line-line, line-tetrahedral without a closed surface mesh,
-// surface-tetrahedral and tetrahedral-tetrahedral; meshCcdPairSupported for the continuous ones) are
-// refused (kUnsupported), naming the first such query and its pair.
-Status refuseMeshQueriesOnVulkan(const GeometryQueryInput& input);
-
 // A surface or line mesh against a plane, an oriented box, a cylinder or an implicit geometry
 // (src/cpu/geometry_queries_mesh_prims.cpp): the primitive's reach (a plane: its origin lo, its
 // normal and sidedness; a box or cylinder: its bounding box [lo, hi] widened by a rounding margin; an

@@ -502,11 +502,15 @@ Status detail::validateGeometryStateRanges(const GeometryQueryInput& in, size_t 
 
 namespace {
 
+static_assert(kGeometryFlagClosed == gpu::kGeomFlagClosed);
+
 // The Vulkan stage's slots of a static query with a mesh (gpu::geomMeshPairOnDevice): the mesh's
-// cells times geomMeshSlotsPerCell, against a point set its points times its tetrahedra, two meshes
-// (gpu::geomMeshMeshOnDevice) their candidate pairs of cells (geometrySlotLayout); 0 for a pair the
-// stage refuses. Continuous (shared/geometry_queries_mesh_ccd_slot.h): their candidate pairs as two
-// meshes' (X's cells a point set's points against a surface mesh).
+// cells times geomMeshSlotsPerCell, a tetrahedral mesh against a point set its points times its
+// tetrahedra, a closed surface mesh against a point set its points, two meshes
+// (gpu::geomMeshMeshOnDevice) their candidate pairs of cells (geometrySlotLayout), then a closed
+// surface mesh's vertex pass (gpu::geomMeshMeshVertexSlots); 0 for a pair the stage refuses.
+// Continuous (shared/geometry_queries_mesh_ccd_slot.h): their candidate pairs as two meshes' (X's
+// cells a point set's points against a surface mesh).
 uint64_t meshDeviceSlots(const gpu::GeomShape& a, const gpu::GeomShape& b, uint32_t ia, uint32_t ib,
                          GeometryMethod method, uint64_t maxCandidates) {
   if (method == GeometryMethod::kContinuous) {
@@ -523,23 +527,24 @@ uint64_t meshDeviceSlots(const gpu::GeomShape& a, const gpu::GeomShape& b, uint3
     return std::min(product, std::max(maxCandidates, cells(aFirst ? a : b)));
   }
   if (gpu::geomIsMesh(a.info.x) && gpu::geomIsMesh(b.info.x)) {  // two meshes: a slot per pair of cells
-    const auto closed = [](const gpu::GeomShape& m) {
-      return m.info.x == gpu::kGeomSurfaceMesh && (m.info.w & kGeometryFlagClosed) != 0;
-    };
     const uint32_t lo = std::min(a.info.x, b.info.x), hi = std::max(a.info.x, b.info.x);
-    if (!gpu::geomMeshMeshOnDevice(lo, hi, closed(a) || closed(b))) return 0;
+    if (!gpu::geomMeshMeshOnDevice(lo, hi)) return 0;
     const uint64_t product = static_cast<uint64_t>(a.p2.y) * static_cast<uint64_t>(b.p2.y);
-    if (maxCandidates == 0) return product;
     const bool aFirst = gpu::geomMeshMeshFirstIsA(a.info.x, b.info.x, ia, ib);
+    // Then a closed surface mesh's vertex pass, a slot per vertex of the other mesh.
+    const uint64_t vertices = gpu::geomMeshMeshVertexSlots(aFirst ? a : b, aFirst ? b : a);
+    if (maxCandidates == 0) return product + vertices;
     const uint64_t nx = static_cast<uint64_t>(aFirst ? a.p2.y : b.p2.y);
-    return std::min(product, std::max(maxCandidates, nx));
+    return std::min(product, std::max(maxCandidates, nx)) + vertices;
   }
   const bool meshIsA = gpu::geomIsMesh(a.info.x);
   const gpu::GeomShape& mesh = meshIsA ? a : b;
   const gpu::GeomShape& other = meshIsA ? b : a;
   if (!gpu::geomMeshPairOnDevice(other.info.x, mesh.info.x)) return 0;
   const uint64_t cells = static_cast<uint64_t>(mesh.p2.y);
-  if (other.info.x == gpu::kGeomPointSet) return cells * other.info.z;
+  if (other.info.x == gpu::kGeomPointSet) {  // a closed surface mesh: a slot per point
+    return mesh.info.x == gpu::kGeomSurfaceMesh ? uint64_t{other.info.z} : cells * other.info.z;
+  }
   return cells * gpu::geomMeshSlotsPerCell(mesh.info.x, other.info.x);
 }
 

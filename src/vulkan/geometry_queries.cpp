@@ -531,8 +531,6 @@ struct GeometryQueryStage::Impl {
       VKC_TRY(detail::validateGeometryQueryInput(in, {batch.pointCount, hasPrev ? batch.pointCount : 0,
                                                       batch.gridSampleCount}));
     }
-    // The mesh pairs without a device path (after validation: a bad query is named as bad first).
-    VKC_TRY(cpu::refuseMeshQueriesOnVulkan(in));
     // State: the host's buffer, needed by continuous queries (but those with a mesh: they keep none).
     const bool continuous =
         std::any_of(info.queries.begin(), info.queries.end(), [&](const GeometryQuery& q) {
@@ -989,7 +987,6 @@ Result<GeometryQueryCounts> queryGeometries(Backend backend, Context* context, c
   if (backend != Backend::kVulkan) return queryGeometriesCpu(input, output, backend);
   VKC_TRY(validate(input));
   VKC_TRY(validateOutput(input, output));
-  VKC_TRY(cpu::refuseMeshQueriesOnVulkan(input));
   if (context == nullptr) return invalid("queryGeometries: the Vulkan backend needs a context");
   // The mesh-mesh queries' candidate pairs: a first guess of one per cell of the largest pair's
   // meshes (a slot costs a work item whether it holds a candidate or not: on lavapipe about as much

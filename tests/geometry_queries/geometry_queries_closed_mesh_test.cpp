@@ -2,13 +2,20 @@
 // src/cpu/geometry_queries_mesh.cpp): a cube and an icosphere at known depths, points near edges and
 // vertices, the search radius, random points on convex and non-convex closed meshes against a
 // winding-number inside test and every triangle's closest point, BVH vs brute force, the swap rule,
-// and bad input (an open mesh or an inconsistently oriented one declared closed).
+// and bad input (an open mesh or an inconsistently oriented one declared closed). On every backend
+// (kVulkan: shaders/shared/geometry_queries_closed_mesh_slot.h in the mesh and mesh-mesh families):
+// point sets and the vertex pass against surface and line meshes, deep points and ties, kCpuScalar's
+// contacts bit for bit (lavapipe), bad input refused alike; the stage: 100 reruns bitwise identical,
+// fixed dispatch counts.
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <map>
 #include <numbers>
 #include <random>
 
 #include "geometry_queries/geometry_queries_mesh_test_support.h"
+#include "support/vulkan_fixture.h"
 
 namespace vkc::test::geometry {
 namespace {
@@ -330,6 +337,187 @@ TEST(GeometryQueriesClosedMesh, BadInputNamesTheGeometry) {
     l.query(sphere, l.add(g));
     expectRefusedUnwritten(l, ErrorCode::kInvalidArgument, "a mesh takes no flags but a surface mesh's");
   }
+}
+
+// --- Every backend: kCpuScalar's contacts (bit for bit on the CPU backends and lavapipe).
+
+class GeometryQueriesClosedMeshConformance : public MeshBackendTest {};
+
+// Closed mesh m as a geometry of b (its vertices and cells appended), search radius `radius`.
+uint32_t addClosed(Batch& b, const Mesh& m, float radius) {
+  const uint32_t g = b.addMesh(GeometryType::kSurfaceMesh, m.vertices, m.cells);
+  b.geometries[g].flags |= kGeometryFlagClosed;
+  b.geometries[g].p2.z = radius;
+  return g;
+}
+
+// Mesh m moved by d.
+Mesh moved(Mesh m, Float4 d) {
+  for (Float4& p : m.vertices) p = v3(p.x + d.x, p.y + d.y, p.z + d.z);
+  return m;
+}
+
+// Point sets against the cube, an icosphere and a bumpy one (without and with a search radius), in
+// both orders, a primitive pair between them: random points, deep points (the centres: every face
+// of the cube at the same depth, the tie rule picks the first triangle), points inside equidistant
+// from two faces, points exactly on a face, an edge and a vertex (depth 0: no contact), points just
+// outside an edge and a vertex (the pseudonormal decides).
+TEST_P(GeometryQueriesClosedMeshConformance, PointSetsMatchCpuScalar) {
+  const std::vector<Mesh> meshes = {cube(), icosphere(2, 0.6f, v3(0.5f, 0.5f, 0.5f)),
+                                    icosphere(2, 0.6f, v3(0.5f, 0.5f, 0.5f), 7)};
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<float> u(-0.4f, 1.4f);
+  std::vector<Float4> pts = {v3(0.5f, 0.5f, 0.5f),         v3(0.9f, 0.9f, 0.5f),   v3(0.5f, 0.1f, 0.1f),
+                             v3(0.5f, 0.5f, 0.0f),         v3(1.0f, 1.0f, 0.5f),   v3(1.0f, 1.0f, 1.0f),
+                             v3(0.0f, 0.0f, 0.0f),         v3(1.0f, 0.5f, 0.0f),   v3(1.01f, 1.01f, 0.5f),
+                             v3(1.001f, 1.001f, 1.001f),   v3(0.5f, 0.5f, 0.45f), v3(0.25f, 0.25f, 0.25f)};
+  for (int i = 0; i < 300; ++i) pts.push_back(v3(u(rng), u(rng), u(rng)));
+  Batch b;
+  const uint32_t set = b.addPoints(pts);
+  for (const Mesh& m : meshes) {
+    for (float radius : {0.0f, 0.15f}) {
+      const uint32_t mesh = addClosed(b, m, radius);
+      b.query(set, mesh);
+      b.query(b.add(Geometry::sphere({0, 0, 0, 1})), b.add(Geometry::sphere({1.5f, 0, 0, 1})));
+      b.query(mesh, set);
+    }
+  }
+  runHere(b, 4096);
+  uint64_t contacts = 0;
+  for (size_t q = 0; q < b.queries.size(); q += 3) contacts += b.ranges[q].count;
+  EXPECT_GT(contacts, 200u);
+  EXPECT_EQ(b.ranges[0].count, b.ranges[2].count);
+  // The cube without a search radius: its first contacts are the deep points (the centre 0.5 deep,
+  // the tie among the six faces to the first triangle holding the closest point), then the point
+  // equidistant from two faces; none for the points on the surface.
+  ASSERT_GE(b.ranges[0].count, 2u);
+  EXPECT_EQ(b.elementsA[0].index, 0u);
+  EXPECT_EQ(b.elementsA[0].point.w, 0.5f);
+  EXPECT_EQ(b.elementsA[1].index, 1u);
+  for (uint32_t k = 0; k < b.ranges[0].count; ++k) EXPECT_FALSE(b.elementsA[k].index >= 3u && b.elementsA[k].index <= 9u);
+}
+
+// The vertex pass against other meshes, in both orders: two overlapping closed icospheres (both
+// passes, after the surface-surface candidates), a closed cube against an open jittered grid through
+// it and against a soup of segments, a closed icosphere with a search radius against a line mesh, a
+// closed cube against a tetrahedral mesh (no vertex pass).
+TEST_P(GeometryQueriesClosedMeshConformance, MeshVertexPassMatchesCpuScalar) {
+  std::mt19937 rng(13);
+  Batch b;
+  const uint32_t s0 = addClosed(b, icosphere(1, 0.6f, v3(0.5f, 0.5f, 0.5f), 3), 0.0f);
+  const uint32_t s1 = addClosed(b, icosphere(1, 0.5f, v3(0.9f, 0.6f, 0.4f)), 0.0f);
+  const uint32_t c = addClosed(b, moved(cube(), v3(-0.2f, 0.1f, 0.0f)), 0.0f);
+  const uint32_t r = addClosed(b, icosphere(1, 0.7f, v3(0.4f, 0.5f, 0.5f)), 0.2f);
+  const uint32_t grid = addJitteredGrid(b, rng, 8, v3(-0.5f, 0.5f, -0.5f), v3(2, 0, 0), v3(0, 0.1f, 2), 0.03f);
+  const uint32_t lines = addRandomSoup(b, rng, GeometryType::kLineMesh, 60, 0.8f, 0.3f);
+  const uint32_t tets = addRandomSoup(b, rng, GeometryType::kTetrahedralMesh, 20, 0.8f, 0.3f);
+  for (uint32_t g : {lines, tets}) {  // the soups about the meshes' centres
+    const uint32_t first = b.geometries[g].first;
+    for (uint32_t k = 0; k < b.geometries[g].count; ++k) {
+      Float4& p = b.points[first + k];
+      p = v3(p.x + 0.5f, p.y + 0.5f, p.z + 0.5f);
+    }
+  }
+  const auto pair = [&](uint32_t x, uint32_t y) {
+    b.query(x, y);
+    b.query(y, x);
+  };
+  pair(s0, s1);
+  pair(c, grid);
+  pair(c, lines);
+  pair(r, lines);
+  pair(c, tets);
+  runHere(b, 20000);
+  for (size_t q = 0; q + 1 < b.queries.size(); q += 2) EXPECT_EQ(b.ranges[q].count, b.ranges[q + 1].count);
+  // The vertex pass's contacts: a vertex element on the point side.
+  uint32_t vertices = 0;
+  for (uint32_t k = 0; k < b.ranges[0].count; ++k) {
+    vertices += b.elementsA[k].type == ContactElementType::kPointIndexDirection ||
+                b.elementsB[k].type == ContactElementType::kPointIndexDirection;
+  }
+  EXPECT_GT(vertices, 0u);
+  EXPECT_GT(b.ranges[2].count, 0u);
+  EXPECT_GT(b.ranges[4].count, 0u);
+}
+
+// Bad input is refused on every backend, naming the field, nothing written.
+TEST_P(GeometryQueriesClosedMeshConformance, BadInputIsRefusedAndNothingIsWritten) {
+  const Mesh m = cube();
+  {  // Open: the last triangle missing.
+    Batch b;
+    const uint32_t mesh = addClosed(b, m, 0.0f);
+    b.geometries[mesh].p2.y = 11;
+    b.query(b.addPoints({v3(0.5f, 0.5f, 0.5f)}), mesh);
+    expectRefused(b, ErrorCode::kInvalidArgument, "no opposite triangle (an open boundary edge)");
+  }
+  {  // One triangle flipped, against a line mesh.
+    Batch b;
+    const uint32_t mesh = addClosed(b, m, 0.0f);
+    std::swap(b.cells[1], b.cells[2]);
+    b.query(mesh, b.addMesh(GeometryType::kLineMesh, {v3(0.5f, 0.5f, 0.5f), v3(2, 2, 2)}, {0, 1}));
+    expectRefused(b, ErrorCode::kInvalidArgument, "in the same direction");
+  }
+  {  // A negative search radius, against a surface mesh.
+    Batch b;
+    const uint32_t mesh = addClosed(b, m, -1.0f);
+    b.query(b.addMesh(GeometryType::kSurfaceMesh, {v3(0, 0, 0.5f), v3(2, 0, 0.5f), v3(0, 2, 0.5f)}, {0, 1, 2}),
+            mesh);
+    expectRefused(b, ErrorCode::kInvalidArgument, "p2.z (search radius)");
+  }
+  {  // Not declared closed: a point set against it has no inside.
+    Batch b;
+    const uint32_t mesh = b.addMesh(GeometryType::kSurfaceMesh, m.vertices, m.cells);
+    b.query(b.addPoints({v3(0.5f, 0.5f, 0.5f)}), mesh);
+    expectRefused(b, ErrorCode::kUnsupported, "queries[0]: point set vs surface mesh needs a closed");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, GeometryQueriesClosedMeshConformance, VKC_ALL_BACKENDS);
+
+// --- The stage on its own (Vulkan only).
+
+class GeometryQueryStageClosedMeshVulkan : public MeshStageVulkanTest {};
+
+// A point set against a bumpy closed icosphere and the vertex pass of a closed icosphere against a
+// line mesh.
+Batch closedMeshBatch(uint32_t points) {
+  std::mt19937 rng(14);
+  std::uniform_real_distribution<float> u(-0.4f, 1.4f);
+  Batch b;
+  std::vector<Float4> pts;
+  for (uint32_t i = 0; i < points; ++i) pts.push_back(v3(u(rng), u(rng), u(rng)));
+  const uint32_t bumpy = addClosed(b, icosphere(2, 0.6f, v3(0.5f, 0.5f, 0.5f), 7), 0.0f);
+  b.query(b.addPoints(pts), bumpy);
+  const uint32_t shell = addClosed(b, icosphere(1, 0.6f, v3(0.5f, 0.5f, 0.5f)), 0.0f);
+  b.query(shell, addRandomSoup(b, rng, GeometryType::kLineMesh, 100, 1.0f, 0.3f));
+  return b;
+}
+
+TEST_F(GeometryQueryStageClosedMeshVulkan, HundredRerunsAreBitwiseIdentical) {
+  expectHundredRerunsIdentical(closedMeshBatch(500),
+                               {.maxQueries = 8, .maxGeometries = 8, .maxPoints = 8192, .maxContacts = 4096,
+                                .maxSlots = 100000, .maxCells = 8192, .maxCandidates = 4000},
+                               50);
+}
+
+// Point sets of 10, 1000 and 20000 points against a closed mesh: the same dispatches and barriers
+// (recorded, not run).
+TEST_F(GeometryQueryStageClosedMeshVulkan, DispatchAndBarrierCountsDoNotDependOnThePoints) {
+  std::mt19937 rng(15);
+  std::uniform_real_distribution<float> u(-0.4f, 1.4f);
+  const Mesh m = icosphere(2, 0.6f, v3(0.5f, 0.5f, 0.5f));
+  std::vector<Batch> batches(3);
+  const uint32_t sizes[3] = {10, 1000, 20000};
+  for (int i = 0; i < 3; ++i) {
+    std::vector<Float4> pts;
+    for (uint32_t k = 0; k < sizes[i]; ++k) pts.push_back(v3(u(rng), u(rng), u(rng)));
+    batches[i].query(batches[i].addPoints(pts), addClosed(batches[i], m, 0.0f));
+  }
+  const std::vector<RecordStats> stats =
+      recordStats({.maxQueries = 4, .maxGeometries = 4, .maxPoints = 30000, .maxContacts = 1000,
+                   .maxSlots = 100000, .maxCells = 4096},
+                  {&batches[0], &batches[1], &batches[2]});
+  expectFixedDispatchesGrowingWork(stats, 4u);  // the mesh family's COUNT and WRITE, SCAN, RANGES
 }
 
 }  // namespace

@@ -4,8 +4,7 @@
 // cases with known contacts, random meshes mixed with primitive pairs (the pair families' tile gaps),
 // in both orders: the same counts, ranges and elements as kCpuScalar, bit for bit on the CPU backends
 // and on lavapipe (elsewhere within kGeometryQueryTolerance); overflow; bad input refused with nothing
-// written; the pairs without a device path refused on kVulkan naming the query and the pair. The
-// stage's own checks (reruns, dispatch and barrier counts whatever the number of mesh queries) are
+// written; a closed surface mesh against a point set. The stage's own checks (reruns, dispatch and barrier counts whatever the number of mesh queries) are
 // the GeometryQueryStageMeshVulkan tests below.
 #include <gtest/gtest.h>
 
@@ -185,9 +184,10 @@ TEST_P(GeometryQueriesMeshConformance, BadInputIsRefusedAndNothingIsWritten) {
   }
 }
 
-// Pairs with a mesh that have no device path (a closed surface mesh's vertex pass: here against a
-// point set): refused on kVulkan (naming the query and the pair), run on the CPU backends.
-TEST_P(GeometryQueriesMeshConformance, PairsWithoutADevicePathAreRefusedOnVulkanOnly) {
+// A closed surface mesh against a point set (its vertex pass, shared/geometry_queries_closed_mesh_slot.h
+// on kVulkan) mixed with a mesh-sphere pair: kCpuScalar's contacts (more cases:
+// geometry_queries_closed_mesh_test.cpp).
+TEST_P(GeometryQueriesMeshConformance, ClosedSurfaceMeshAgainstAPointSetMatchesCpuScalar) {
   const Grid g;
   Batch b;
   const uint32_t surface = b.addMesh(GeometryType::kSurfaceMesh, g.vertices, g.triangles);
@@ -197,13 +197,9 @@ TEST_P(GeometryQueriesMeshConformance, PairsWithoutADevicePathAreRefusedOnVulkan
       b.addMesh(GeometryType::kSurfaceMesh, {v3(0, 0, 0), v3(1, 0, 0), v3(0, 1, 0), v3(0, 0, 1)},
                 {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3});
   b.geometries[closed].flags |= kGeometryFlagClosed;
-  b.query(b.addPoints({v3(0.1f, 0.1f, 0.1f)}), closed);
-  if (backend() != Backend::kVulkan) {
-    auto counts = run(b, 64);
-    EXPECT_TRUE(counts.ok()) << counts.message();
-    return;
-  }
-  expectRefused(b, ErrorCode::kUnsupported, "queries[1]: point set vs surface mesh has no Vulkan path yet");
+  b.query(b.addPoints({v3(0.1f, 0.1f, 0.1f), v3(1, 1, 1)}), closed);
+  runHere(b, 64);
+  EXPECT_EQ(b.ranges[1].count, 1u);  // the point inside
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, GeometryQueriesMeshConformance, VKC_ALL_BACKENDS);

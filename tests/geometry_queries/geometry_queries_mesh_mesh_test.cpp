@@ -2,9 +2,9 @@
 // surface-line and line-tetrahedral. iMSTK's unit tests of these pairs (TetraToLineMeshCD,
 // ClosedSurfaceMeshToMeshCD's two boxes) with their inputs and expected elements, analytic cases of
 // each element kind, random meshes (the BVH's contacts equal every cell's bit for bit, the swap
-// rule, kCpuSimd), and bad input. The cases without a closed surface mesh have one body per backend
+// rule, kCpuSimd), and bad input. The fixed cases have one body per backend
 // (GeometryQueriesMeshMeshBackends: kVulkan's mesh-mesh family included, each run compared with
-// kCpuScalar); the closed meshes' vertex pass runs on the CPU only.
+// kCpuScalar), the closed meshes' vertex pass included.
 #include <cmath>
 #include <functional>
 #include <random>
@@ -134,8 +134,8 @@ void imstkBoxesEdgeToEdge(bool closed, const std::function<void(Batch&)>& runBat
   expectSwappedPairs(b, 0);
 }
 
-TEST(GeometryQueriesMeshMesh, ImstkClosedBoxesEdgeToEdge) {
-  imstkBoxesEdgeToEdge(true, [](Batch& b) { runScalarAndSimd(b); });
+TEST_P(GeometryQueriesMeshMeshBackends, ImstkClosedBoxesEdgeToEdge) {
+  imstkBoxesEdgeToEdge(true, [this](Batch& b) { runHere(b); });
 }
 
 // The same boxes as plain surface meshes (no vertex pass, which finds nothing here): the same single
@@ -248,8 +248,8 @@ TEST_P(GeometryQueriesMeshMeshBackends, SurfaceMeshAgainstLineMesh) {
   expectSwappedPairs(b, 0);
 }
 
-// A closed box adds the line mesh's vertices inside it (vertex pass; CPU only).
-TEST(GeometryQueriesMeshMesh, ClosedSurfaceMeshAgainstLineMesh) {
+// A closed box adds the line mesh's vertices inside it (vertex pass).
+TEST_P(GeometryQueriesMeshMeshBackends, ClosedSurfaceMeshAgainstLineMesh) {
   // The unit box (closed) against a polyline: vertex 1 inside (0.1 under the +z face), segments 0-1
   // and 1-2 through the +z face (its triangle 10, below the face's diagonal), vertex 0 and 2 outside.
   Batch c;
@@ -258,7 +258,7 @@ TEST(GeometryQueriesMeshMesh, ClosedSurfaceMeshAgainstLineMesh) {
                                   {v3(0.2f, 0.1f, 2), v3(0.2f, 0.1f, 0.4f), v3(0.3f, 0.1f, 3)}, {0, 1, 1, 2});
   c.query(box, poly);
   c.query(poly, box);
-  runScalarAndSimd(c);
+  runHere(c);
   ASSERT_EQ(c.ranges[0].count, 3u);
   // Crossings first (by triangle, then segment), then the vertex pass.
   EXPECT_EQ(contactCellType(c.elementsB[0]), CellType::kEdge);
@@ -275,13 +275,13 @@ TEST(GeometryQueriesMeshMesh, ClosedSurfaceMeshAgainstLineMesh) {
 
 // A closed box pushed into another: the vertices of each inside the other (the vertex pass, both
 // ways) after the triangle pairs.
-TEST(GeometryQueriesMeshMesh, ClosedBoxesVertexPassBothWays) {
+TEST_P(GeometryQueriesMeshMeshBackends, ClosedBoxesVertexPassBothWays) {
   Batch b;
   const uint32_t big = addClosedBox(b, v3(0, 0, 0), 0.5f, kIdentity);
   const uint32_t small = addClosedBox(b, v3(0.55f, 0.05f, 0.05f), 0.1f, kIdentity);
   b.query(big, small);
   b.query(small, big);
-  runScalarAndSimd(b);
+  runHere(b);
   const ContactRange r = b.ranges[0];
   // The vertex pass's elements of a vertex carry no corner of a parent cell.
   uint32_t smallInsideBig = 0, bigInsideSmall = 0;

@@ -312,31 +312,5 @@ TEST(GeometryQueriesMesh, PairsNotBuiltAreRefused) {
   }
 }
 
-// kVulkan runs a surface, line or tetrahedral mesh against a primitive or an implicit geometry, a
-// tetrahedral mesh against a point set (geometry_queries_mesh_backends_test.cpp,
-// geometry_queries_mesh_cells_test.cpp), the static mesh-mesh pairs without a closed surface mesh's
-// vertex pass (geometry_queries_mesh_mesh_backends_test.cpp, geometry_queries_mesh_cells_test.cpp)
-// and the continuous ones (geometry_queries_mesh_ccd_test.cpp); the other mesh pairs (a closed
-// surface mesh's vertex pass) are refused before any device work, naming the query and the pair.
-TEST(GeometryQueriesMesh, VulkanRefusesMeshPairsWithoutADevicePathNamingTheQuery) {
-  Batch b = oneTriangle();
-  // The boundary of the corner tetrahedron (outward faces) as a closed surface mesh.
-  const uint32_t closed =
-      b.addMesh(GeometryType::kSurfaceMesh, {v3(0, 0, 0), v3(1, 0, 0), v3(0, 1, 0), v3(0, 0, 1)},
-                {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3});
-  b.geometries[closed].flags |= kGeometryFlagClosed;
-  b.query(closed, b.addMesh(GeometryType::kLineMesh, {v3(0.1f, -1, 0.1f), v3(0.1f, 1, 0.1f)}, {0, 1}));
-  b.elementsA.resize(4);
-  b.elementsB.resize(4);
-  b.ranges.resize(2);
-  auto counts =
-      queryGeometries(Backend::kVulkan, nullptr, b.input(), {b.elementsA, b.elementsB, b.ranges, {}});
-  ASSERT_FALSE(counts.ok());
-  EXPECT_EQ(counts.error().code, ErrorCode::kUnsupported);
-  EXPECT_NE(counts.message().find("queries[1]: closed surface mesh vs line mesh has no Vulkan path yet"),
-            std::string::npos)
-      << counts.message();
-}
-
 }  // namespace
 }  // namespace vkc::test::geometry
