@@ -62,6 +62,9 @@ struct Options : CommonOptions {
   bool vulkan = true;
   bool fcl = true;
   bool threadTime = false;  // CPU, math-only and FCL rows: the thread's CPU time, not wall clock
+  // vulkan-resident rows: the stage made for larger frames (maxSlots this many times the batch's
+  // slots) and asked for every device family (--resident-headroom K), as an engine creates it once.
+  uint32_t residentHeadroom = 0;
 };
 
 void usage(std::FILE* f) {
@@ -81,6 +84,8 @@ void usage(std::FILE* f) {
       "                      (Vulkan rows stay wall clock)\n"
       "  --reps R            timed repetitions per measurement, median reported (default 5)\n"
       "  --quick             batches 1,100, 10000 points, 3 reps (smoke test)\n"
+      "  --resident-headroom K  vulkan-resident rows: the stage's maxSlots K times the batch's slots and\n"
+      "                      every device family asked for (default: slots and families of the batch)\n"
       "  --json PATH         write results as JSON (default bench_geometry_queries.json)\n");
 }
 
@@ -102,7 +107,8 @@ std::optional<Options> parseOptions(int argc, char** argv) {
       }
       return Parsed::kTaken;
     }
-    return numberOption(args, {{"--points", &o.points}, {"--row-budget", &budget}});
+    return numberOption(args,
+                        {{"--points", &o.points}, {"--row-budget", &budget}, {"--resident-headroom", &o.residentHeadroom}});
   });
   if (!parsed) return std::nullopt;
   o.rowBudgetS = budget;
@@ -381,7 +387,7 @@ bool wanted(const Options& o, const char* pair) {
 bool runResidentRow(Context& context, const Batch& batch, const QueryOutput& reference, const Options& o,
                     double budgetMs, Row& row) {
   const uint32_t capacity = static_cast<uint32_t>(std::max<size_t>(reference.counts.contacts, 1));
-  auto resident = ResidentGeometryBatch::create(context, batch.input(), capacity);
+  auto resident = ResidentGeometryBatch::create(context, batch.input(), capacity, o.residentHeadroom);
   if (!resident) {
     row.note = "skipped: " + resident.error().message;
     return true;

@@ -36,8 +36,10 @@ class ResidentGeometryBatch {
   }
 
   // Uploads `in` (no meshes) once and records it; capacity: the stage's own element buffers.
+  // headroom > 0: the stage's maxSlots `headroom` times the batch's slots and every device family
+  // asked for (a stage made once for larger frames); 0: the batch's slots and families.
   static Result<std::unique_ptr<ResidentGeometryBatch>> create(Context& context, const GeometryQueryInput& in,
-                                                               uint32_t capacity) {
+                                                               uint32_t capacity, uint32_t headroom = 0) {
     detail::ContextImpl& ctx = detail::Internals::of(context);
     auto r = std::unique_ptr<ResidentGeometryBatch>(new ResidentGeometryBatch(ctx));
     r->queryCount_ = static_cast<uint32_t>(in.queries.size());
@@ -54,7 +56,7 @@ class ResidentGeometryBatch {
     ci.maxQueries = r->queryCount_;
     ci.maxGeometries = static_cast<uint32_t>(in.geometries.size());
     ci.maxContacts = std::max(capacity, 1u);
-    ci.maxSlots = static_cast<uint32_t>(std::max<uint64_t>(slots, 1));
+    ci.maxSlots = static_cast<uint32_t>(std::min<uint64_t>(std::max<uint64_t>(slots, 1) * std::max(headroom, 1u), UINT32_MAX / 2));
     auto stage = GeometryQueryStage::create(context, ci);
     if (!stage) return stage.error();
     r->stage_ = std::move(stage.value());
@@ -93,7 +95,7 @@ class ResidentGeometryBatch {
       info.pointBuffer = {r->points_.handle(), 0, pBytes};
       info.pointCount = static_cast<uint32_t>(in.points.size());
     }
-    info.deviceFamilies = familiesOf(in);
+    info.deviceFamilies = headroom > 0 ? kGeometryQueryFamiliesDevice : familiesOf(in);
     info.timestamps = true;
     VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     ai.commandPool = ctx.commandPool;
