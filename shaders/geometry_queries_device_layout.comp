@@ -15,7 +15,9 @@ layout(std430, set = 0, binding = kGeomBindingGeometries) readonly buffer Geomet
 layout(std430, set = 0, binding = kGeomBindingPrevGeometries) readonly buffer PrevGeometries { GeomShape prevGeometries[]; };
 layout(std430, set = 0, binding = kGeomBindingQueries) readonly buffer Queries { GeomQuery queries[]; };
 layout(std430, set = 0, binding = kGeomBindingSlotRange) buffer SlotRange { uvec2 slotRange[]; };
-layout(std430, set = 0, binding = kGeomBindingTiles) writeonly buffer Tiles { uint tiles[]; };
+// The tile list (BLOCKS), then the span table the families' records come from (BLOCKS, PLACE:
+// geometry_queries_spans.h).
+layout(std430, set = 0, binding = kGeomBindingTiles) buffer Tiles { uint tiles[]; };
 // Two words per block of kGeomGroupSize queries: its slots (then its first slot), its invalid queries.
 layout(std430, set = 0, binding = kGeomBindingGroupSums) buffer Scratch { uint scratch[]; };
 layout(std430, set = 0, binding = kGeomBindingCounts) writeonly buffer Counts { GeomCounts counts; };
@@ -30,6 +32,7 @@ layout(std430, set = 0, binding = kGeomBindingElementsB) writeonly buffer Elemen
 layout(std430, set = 0, binding = kGeomBindingRanges) writeonly buffer Ranges { uvec2 ranges[]; };
 layout(std430, set = 0, binding = kGeomBindingCells) readonly buffer Cells { uint cells[]; };
 layout(push_constant) uniform Push { GeomLayoutPush pc; };
+#include "shared/geometry_queries_spans.h"
 
 uint linearGroup() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }
 
@@ -163,6 +166,11 @@ void queriesPass() {
   }
 }
 
+// Family f's span in the tiles buffer (geometry_queries_spans.h).
+uint familySpanWord(uint f) {
+  return min(pc.spanRecords + kGeomSpanRecordWords * kGeomFamilyCount + kGeomSpanWords * f, uint(tiles.length()) - 4u);
+}
+
 void blocksPass() {
   if (linearGroup() != 0u) return;  // uniform: one workgroup
   uint lid = gl_LocalInvocationIndex;
@@ -184,6 +192,13 @@ void blocksPass() {
     run = satAdd(run, s);
   }
   for (uint i = lid; i < pc.tileCount; i += kGeomGroupSize) tiles[i] = i;
+  if (pc.spanRecords != 0u && lid < kGeomFamilyCount) {  // each family's span empty until PLACE
+    uint w = familySpanWord(lid);
+    tiles[w] = 0u;
+    tiles[w + 1u] = kGeomSpanNone;
+    tiles[w + 2u] = 0u;
+    tiles[w + 3u] = 0u;
+  }
   if (lid == kGeomGroupSize - 1u) {
     counts.invalidQueries = invalidInclusive;
     counts.dispatch.w = slotsInclusive;
@@ -202,6 +217,14 @@ void placePass() {
     end = first;
   }
   slotRange[q] = uvec2(first, end);
+  if (end > first && pc.spanRecords != 0u) {  // a query with slots: its family's span covers them
+    GeomQuery query = queries[q];
+    uint ta = geometries[min(query.a, max(pc.geometryCount, 1u) - 1u)].info.x;
+    uint tb = geometries[min(query.b, max(pc.geometryCount, 1u) - 1u)].info.x;
+    uint w = familySpanWord(min(geomQueryFamily(ta, tb, query.method), kGeomFamilyCount - 1u));
+    atomicMin(tiles[w + 1u], first);
+    atomicMax(tiles[w + 2u], end);
+  }
 }
 
 void main() {

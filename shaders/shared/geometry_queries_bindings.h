@@ -97,8 +97,8 @@ struct GeomStagePush {
   uint meshCount;      // their meshes (each once in the tree)
   uint treeCellCount;  // the tree's cells: the meshes' cells
   uint deviceLayout;   // 1: a device-resident batch (geometry_queries_device_layout.h): SCAN keeps invalidQueries, dispatch.w
-  uint pad0;
-  uint pad1;
+  uint spanRecords;    // COUNT, WRITE: 0, or span dispatch (geometry_queries_spans.h): the records' entry in the tiles buffer
+  uint maxGroupsX;     // the spans passes: the device's maxComputeWorkGroupCount[0]
   uint pad2;
 };
 VKC_CHECK_LAYOUT(GeomStagePush, 80);

@@ -11,13 +11,18 @@
 //           slot sum and invalid count into the scratch (bound at the groupSums binding).
 //   BLOCKS  one workgroup: the exclusive prefix over the blocks' slot sums (saturating); the counts'
 //           invalidQueries and slotOverflow (GeomCounts::invalidQueries, dispatch.w); the tiles buffer made the
-//           identity (every family's dispatch runs over every tile of the stage's maxSlots).
+//           identity; each family's span (geometry_queries_spans.h) empty.
 //   PLACE   one invocation per query: slotRange[q] = {block base + prefix, + n}; a query whose slots
 //           end past maxSlots is dropped whole (an empty range at min(first, maxSlots)): the firsts
-//           still ascend, as the binary search of queryOfSlot needs.
+//           still ascend, as the binary search of queryOfSlot needs. A query with slots widens its
+//           family's span to them (atomicMin of the firsts, atomicMax of the ends).
+// Then the FAMILIES pass (shaders/geometry_queries_spans.comp) writes each family's dispatch record
+// from its span: each family's COUNT and WRITE are indirect, over the tiles from its first slot to
+// its last (a batch of one family does not pay for the others' tiles; families whose queries
+// interleave run over the tiles between).
 // Slots are consecutive in query order with no gaps: a tile may hold several families, and each
-// family's COUNT and WRITE run over every tile, evaluating only their own queries' slots (the check
-// in evaluateSlot). The contacts are those of the host's layout, in the same order.
+// family's COUNT and WRITE run over the tiles of its span, evaluating only their own queries' slots
+// (the check in evaluateSlot). The contacts are those of the host's layout, in the same order.
 #ifndef VKC_SHARED_GEOMETRY_QUERIES_DEVICE_LAYOUT_H
 #define VKC_SHARED_GEOMETRY_QUERIES_DEVICE_LAYOUT_H
 #include "geometry_queries_bindings.h"
@@ -51,7 +56,7 @@ struct GeomLayoutPush {
   uint families;        // the pair families the record dispatches (a bit per kGeomFamily*)
   uint moving;          // 1: previous poses in prevGeometries
   uint previousPoints;  // 1: the points' previous positions are bound (continuous queries need them)
-  uint pad0;
+  uint spanRecords;     // the span records' entry in the tiles buffer (geometry_queries_spans.h)
   uint pad1;
   uint pad2;
   uint pad3;
@@ -70,7 +75,7 @@ namespace vkc::gpu {
 inline constexpr PassDecl kGeomLayoutPasses[] = {
   passDecl("vkc.geometry_queries.layout.queries", kGeomLayoutPassQueries, kGeomGroupSize, kGeomBindingCount, "R R - - - - R W - - W - - - - -"),
   passDecl("vkc.geometry_queries.layout.blocks",  kGeomLayoutPassBlocks,  kGeomGroupSize, kGeomBindingCount, "- - - - - - - - W - RW - - - W -"),
-  passDecl("vkc.geometry_queries.layout.place",   kGeomLayoutPassPlace,   kGeomGroupSize, kGeomBindingCount, "- - - - - - - RW - - R - - - - -"),
+  passDecl("vkc.geometry_queries.layout.place",   kGeomLayoutPassPlace,   kGeomGroupSize, kGeomBindingCount, "R - - - - - R RW RW - R - - - - -"),
 };
 // clang-format on
 inline constexpr StageDecl kGeomLayoutStage{"geometry_queries_device_layout", kGeomBindingCount, kGeomLayoutPasses};

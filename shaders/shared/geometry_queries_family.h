@@ -18,6 +18,7 @@
 #endif
 #define VKC_GEOM_FAMILIES (1 << VKC_GEOM_FAMILY)
 #include "geometry_queries_stage.h"
+#include "geometry_queries_spans.h"
 // Every function of the shared math returns `precise` values and writes `precise` out parameters:
 // glslang then marks every operation feeding them NoContraction, so that the device does not fuse
 // a * b + c where the CPU twin (built with -ffp-contract=off) rounds twice.
@@ -98,10 +99,14 @@ bool evaluateSlot(uint s, out uint q, out GeomElement ea, out GeomElement eb, ou
   return hit;
 }
 
-// This invocation's tile (the tiles buffer at this dispatch's base) and whether the workgroup has one.
-bool groupTile(out uint tile) {
+// This invocation's tile (the tiles buffer at this dispatch's base, or the workgroup's span in a span
+// dispatch: geometry_queries_spans.h), whether the workgroup has one, and the slots [lo, hi) it evaluates.
+bool groupTile(out uint tile, out uint lo, out uint hi) {
   uint g = linearGroup();
   tile = 0u;
+  lo = 0u;
+  hi = pc.slotCount;
+  if (pc.spanRecords != 0u) return geomSpanTile(g, uint(VKC_GEOM_FAMILY), tile, lo, hi) && tile < pc.groupCount;
   if (g >= pc.tileCount) return false;
   tile = tiles[clampIndex(pc.tileBase + g, pc.groupCount)];
   return tile < pc.groupCount;
@@ -109,10 +114,10 @@ bool groupTile(out uint tile) {
 
 // No workgroup barrier here (see geometry_queries_bindings.h): a hit sets its bit with atomicOr.
 void countPass() {
-  uint tile;
-  if (!groupTile(tile)) return;
+  uint tile, lo, hi;
+  if (!groupTile(tile, lo, hi)) return;
   uint s = tile * kGeomGroupSize + gl_LocalInvocationIndex;
-  if (s >= pc.slotCount) return;
+  if (s >= pc.slotCount || s < lo || s >= hi) return;
   uint q;
   GeomElement ea, eb;
   uint stateIndex;
@@ -123,10 +128,10 @@ void countPass() {
 }
 
 void writePass() {
-  uint tile;
-  if (!groupTile(tile)) return;
+  uint tile, lo, hi;
+  if (!groupTile(tile, lo, hi)) return;
   uint s = tile * kGeomGroupSize + gl_LocalInvocationIndex;
-  if (s >= pc.slotCount) return;
+  if (s >= pc.slotCount || s < lo || s >= hi) return;
   bool counted = slotHit(s);
   // Continuous slots are evaluated whether they hit or not: each stores its new state.
   if (!counted && VKC_GEOM_FAMILY != VKC_GEOM_FAMILY_CONTINUOUS) return;

@@ -27,7 +27,12 @@ layout(std430, set = 0, binding = kGeomBindingState) readonly buffer State { vec
 #endif
 layout(std430, set = 0, binding = kGeomBindingQueries) readonly buffer Queries { GeomQuery queries[]; };
 layout(std430, set = 0, binding = kGeomBindingSlotRange) readonly buffer SlotRange { uvec2 slotRange[]; };
+// The spans passes (VKC_GEOM_WRITE_TILES) write the span records after the tile list (geometry_queries_spans.h).
+#ifdef VKC_GEOM_WRITE_TILES
+layout(std430, set = 0, binding = kGeomBindingTiles) buffer Tiles { uint tiles[]; };
+#else
 layout(std430, set = 0, binding = kGeomBindingTiles) readonly buffer Tiles { uint tiles[]; };
+#endif
 // The RANGES shader (VKC_GEOM_READONLY_SCAN) only reads what the COUNT and SCAN passes wrote.
 #ifdef VKC_GEOM_READONLY_SCAN
 #define VKC_GEOM_SCAN_ACCESS readonly

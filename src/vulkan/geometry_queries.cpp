@@ -26,6 +26,7 @@
 #include "shared/geometry_queries_mesh_mesh_device.h"
 #include "shared/geometry_queries_mesh_pairs.h"
 #include "shared/geometry_queries_passes.h"
+#include "shared/geometry_queries_spans.h"
 #include "stage_common.h"
 #include "util/try.h"
 #include "vkcollide/bvh.h"
@@ -95,6 +96,13 @@ uint32_t maxSlotsOf(const GeometryQueryStageCreateInfo& info) {
   return static_cast<uint32_t>(std::min<uint64_t>(n, UINT32_MAX));
 }
 
+// The tiles buffer's entries: the tile list (the tiles of maxSlots, rounded up to 4 entries), then the
+// span records and spans (shared/geometry_queries_spans.h) from spanRecordsOf on.
+uint64_t spanRecordsOf(const GeometryQueryStageCreateInfo& info) { return (tilesOf(maxSlotsOf(info)) + 3) / 4 * 4; }
+uint64_t tileEntriesOf(const GeometryQueryStageCreateInfo& info) {
+  return spanRecordsOf(info) + gpu::geomSpanTailWords(info.maxQueries);
+}
+
 // The upload buffer's sections (byte offsets), for the stage's maxima.
 struct UploadLayout {
   VkDeviceSize geometries = 0, prevGeometries = 0, queries = 0, slotRange = 0, tiles = 0, points = 0,
@@ -131,6 +139,7 @@ Status checkCreateInfo(const detail::ContextImpl& ctx, const GeometryQueryStageC
       {"maxStates", uint64_t{info.maxStates} * kPointBytes},
       {"maxContacts", uint64_t{info.maxContacts} * kElementBytes},
       {"maxSlots", tilesOf(maxSlotsOf(info)) * kMaskBytes},
+      {"maxSlots, maxQueries (tiles and spans)", tileEntriesOf(info) * sizeof(uint32_t)},
       {"maxSlots (mesh-mesh candidates)", treeCellsOf(info) > 0 ? uint64_t{maxSlotsOf(info)} * kCandidateBytes : 0},
       {"maxMeshPairCells", uint64_t{treeCellsOf(info)} * kRowBytes},
   };
@@ -199,6 +208,7 @@ struct GeometryQueryStage::Impl {
   const detail::Pipeline* scanPipeline[1] = {};
   const detail::Pipeline* rangesPipeline[1] = {};
   const detail::Pipeline* layoutPipelines[3] = {};  // device-resident batches' LAYOUT, BLOCKS, PLACE (on first use)
+  const detail::Pipeline* spansPipelines[2] = {};   // MESH_PAIRS, FAMILIES (shared/geometry_queries_spans.h; on first use)
   std::array<const detail::Pipeline*, std::size(gpu::kGeomMeshPairPasses)> meshPairPipelines{};
   std::unique_ptr<BvhStage> tree;  // over the mesh-mesh queries' cells; null when treeCellsOf(limits) is 0
   // Each family's COUNT and WRITE pipelines, fetched from the context's cache when a batch first holds
@@ -224,7 +234,7 @@ struct GeometryQueryStage::Impl {
     p[kPrevGeometries] = {info.maxGeometries * kGeomBytes, kDevice, true};
     p[kQueries] = {info.maxQueries * kQueryBytes, kDevice, true};
     p[kSlotRange] = {info.maxQueries * kRangeBytes, kDevice, true};
-    p[kTiles] = {tilesOf(slots) * sizeof(uint32_t), kDevice, true};
+    p[kTiles] = {tileEntriesOf(info) * sizeof(uint32_t), kDevice, true, VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT};
     p[kPoints] = {info.maxPoints * kPointBytes, kDevice, true};
     p[kPrevPoints] = {info.maxPoints * kPointBytes, kDevice, true};
     p[kGridSamples] = {info.maxGridSamples * kSampleBytes, kDevice, true};
@@ -295,6 +305,12 @@ struct GeometryQueryStage::Impl {
   };
 
   static uint32_t Q(const Batch& b) { return b.queryCount; }
+  // Whether family f's COUNT and WRITE are span dispatches (shared/geometry_queries_spans.h): every
+  // family of a device-resident batch, the mesh-mesh family with candidate pairs.
+  static bool spanDispatch(const Batch& b, uint32_t f) {
+    return b.device || (f == gpu::kGeomFamilyMeshMesh && b.meshPairCount > 0);
+  }
+  static bool anySpans(const Batch& b) { return b.device || b.meshPairCount > 0; }
   static uint32_t tileCount(const Batch& b) { return static_cast<uint32_t>(tilesOf(b.slotCount)); }
 
   // The stage's bindings, in binding order (shaders/shared/geometry_queries_bindings.h): the one list
@@ -313,7 +329,8 @@ struct GeometryQueryStage::Impl {
     r[gpu::kGeomBindingState] = orDummy(b.state);
     r[gpu::kGeomBindingQueries] = part(kQueries, f, Q(b) * kQueryBytes);
     r[gpu::kGeomBindingSlotRange] = part(kSlotRange, f, Q(b) * kRangeBytes);
-    r[gpu::kGeomBindingTiles] = part(kTiles, f, (b.device ? tileCount(b) : b.tiles.size()) * sizeof(uint32_t));
+    // With span dispatches, the whole buffer: the tile list, then the span records and spans.
+    r[gpu::kGeomBindingTiles] = anySpans(b) ? buffers.range(kTiles, f) : part(kTiles, f, b.tiles.size() * sizeof(uint32_t));
     r[gpu::kGeomBindingTileMasks] = part(kTileMasks, f, VkDeviceSize{tileCount(b)} * kMaskBytes);
     r[gpu::kGeomBindingGroupSums] = part(kGroupSums, f, VkDeviceSize{tileCount(b)} * sizeof(uint32_t));
     const BufferRange dummyOut = buffers.range(kDummyOut, f);
@@ -344,6 +361,10 @@ struct GeometryQueryStage::Impl {
       const gpu::StageDecl& s = gpu::kGeomFamilyStages[f];
       VKC_TRY(detail::getPassPipelines(ctx, s.shader, s.bindingCount, sizeof(gpu::GeomStagePush), family[f]));
     }
+    if (anySpans(b) && spansPipelines[0] == nullptr) {
+      VKC_TRY(detail::getPassPipelines(ctx, gpu::kGeomSpansStage.shader, gpu::kGeomSpansStage.bindingCount,
+                                        sizeof(gpu::GeomStagePush), spansPipelines));
+    }
     if (b.meshPairCount > 0 && meshPairPipelines[0] == nullptr) {
       VKC_TRY(detail::getPassPipelines(ctx, gpu::kGeomMeshPairStage.shader, gpu::kGeomMeshPairBindingCount,
                                         sizeof(gpu::GeomStagePush), meshPairPipelines));
@@ -372,8 +393,9 @@ struct GeometryQueryStage::Impl {
     push.meshPairCount = b.meshPairCount;
     push.meshCount = b.meshCount;
     push.treeCellCount = b.treeCellCount;
+    push.maxGroupsX = ctx.info.maxComputeWorkGroupCount[0];
+    const uint32_t spanRecords = static_cast<uint32_t>(spanRecordsOf(limits));
     detail::Recorder rec(ctx);
-    if (b.device) addLayoutPasses(b, ranges, rec);
     auto pass = [&](const gpu::PassDecl& decl, const detail::Pipeline* pipeline, uint64_t groups, uint32_t group,
                     uint32_t tileBase, uint32_t tiles) {
       detail::Pass p = detail::passFromDecl(decl, pipeline, std::span<const BufferRange>(ranges).first(decl.bindingCount));
@@ -385,6 +407,10 @@ struct GeometryQueryStage::Impl {
       p.concurrentGroup = group;
       return p;
     };
+    if (b.device) {
+      addLayoutPasses(b, ranges, spanRecords, rec);
+      rec.add(spansPass(gpu::kGeomSpansPassFamilies, ranges, push, spanRecords));
+    }
     if (b.meshPairCount > 0) {
       const auto& d = gpu::kGeomMeshPairPasses;
       rec.add(pass(d[gpu::kGeomMeshPairPassGather], meshPairPipelines[gpu::kGeomMeshPairPassGather],
@@ -406,13 +432,16 @@ struct GeometryQueryStage::Impl {
       rec.add(pass(d[gpu::kGeomMeshPairPassPrefix], meshPairPipelines[gpu::kGeomMeshPairPassPrefix], tilesOf(blocks), 0, 0, 0));
       rec.add(pass(d[gpu::kGeomMeshPairPassWrite], meshPairPipelines[gpu::kGeomMeshPairPassWrite],
                    tilesOf(b.xCellCount), 0, 0, 0));
+      rec.add(spansPass(gpu::kGeomSpansPassMeshPairs, ranges, push, spanRecords));
     }
     for (uint32_t level = 0; level < 2; ++level) {
       const uint32_t kind = level == 0 ? gpu::kGeomPassCount : gpu::kGeomPassWrite;
       for (uint32_t f = 0; f < gpu::kGeomFamilyCount; ++f) {
         if (b.familyCount[f] == 0) continue;
-        rec.add(pass(gpu::kGeomFamilyStages[f].passes[kind], family[f][kind], b.familyCount[f],
-                     level == 0 ? kCountLevel : kWriteLevel, b.familyFirst[f], b.familyCount[f]));
+        detail::Pass p = pass(gpu::kGeomFamilyStages[f].passes[kind], family[f][kind], b.familyCount[f],
+                              level == 0 ? kCountLevel : kWriteLevel, b.familyFirst[f], b.familyCount[f]);
+        if (spanDispatch(b, f)) useSpans(p, ranges[gpu::kGeomBindingTiles], spanRecords, f);
+        rec.add(std::move(p));
       }
       if (level == 0) {
         rec.add(pass(gpu::kGeomPasses[0], scanPipeline[0], 1, 0, 0, 0));
@@ -421,6 +450,33 @@ struct GeometryQueryStage::Impl {
       }
     }
     return rec;
+  }
+
+  // --- Span dispatches (shared/geometry_queries_spans.h) ---
+
+  // The spans pass `kind` (one workgroup): the spans and records of the mesh-mesh family or of a
+  // device-resident batch's families.
+  detail::Pass spansPass(uint32_t kind, std::span<const BufferRange> ranges, const gpu::GeomStagePush& push,
+                         uint32_t spanRecords) const {
+    const gpu::PassDecl& decl = gpu::kGeomSpansPasses[kind];
+    detail::Pass p = detail::passFromDecl(decl, spansPipelines[kind], ranges.first(decl.bindingCount));
+    gpu::GeomStagePush pp = push;
+    pp.spanRecords = spanRecords;
+    p.setPush(pp);
+    p.groupCount = 1;
+    return p;
+  }
+
+  // Makes family f's COUNT or WRITE pass `p` a span dispatch: indirect, from the family's record in
+  // the tiles buffer (`tiles`, bound whole).
+  static void useSpans(detail::Pass& p, const BufferRange& tiles, uint32_t spanRecords, uint32_t f) {
+    gpu::GeomStagePush pp{};
+    std::memcpy(&pp, p.push.data(), sizeof pp);
+    pp.spanRecords = spanRecords;
+    p.setPush(pp);
+    p.groupCount = 0;
+    p.indirect = {tiles.buffer, tiles.offset + VkDeviceSize{spanRecords + gpu::kGeomSpanRecordWords * f} * sizeof(uint32_t),
+                  sizeof(VkDispatchIndirectCommand)};
   }
 
   // One array of `count` elements of `bytes` each: the host's buffer, or host memory to copy into
@@ -595,8 +651,9 @@ struct GeometryQueryStage::Impl {
   // The slots a device-resident batch may use: the stage's maxSlots, below the layout's saturation.
   uint32_t deviceMaxSlots() const { return std::min(maxSlotsOf(limits), gpu::kGeomDeviceSlotLimit - 1); }
 
-  // A device-resident batch's dispatch shape: every family asked for runs over every tile of maxSlots
-  // (the tiles buffer the identity, written by the BLOCKS pass).
+  // A device-resident batch's dispatch shape: every family asked for is a span dispatch over the tiles
+  // of its own queries' slots (shared/geometry_queries_spans.h); familyCount, at most every tile of
+  // maxSlots, is the push constants' bound (the tiles buffer the identity, written by the BLOCKS pass).
   Status layOutOnDevice(Batch& batch) const {
     // No query: no slot (slotRange holds nothing of this record for the family passes to read).
     batch.slotCount = Q(batch) > 0 ? deviceMaxSlots() : 0;
@@ -619,7 +676,8 @@ struct GeometryQueryStage::Impl {
   }
 
   // LAYOUT, BLOCKS and PLACE before the COUNT level: the slot ranges from the queries on the device.
-  void addLayoutPasses(const Batch& b, std::span<const BufferRange> ranges, detail::Recorder& rec) const {
+  void addLayoutPasses(const Batch& b, std::span<const BufferRange> ranges, uint32_t spanRecords,
+                       detail::Recorder& rec) const {
     std::array<BufferRange, gpu::kGeomBindingCount> r{};
     std::copy_n(ranges.begin(), r.size(), r.begin());
     r[gpu::kGeomBindingGroupSums] = part(kLayoutScratch, b.frame, blocksOf(Q(b)) * 2 * sizeof(uint32_t));
@@ -635,6 +693,7 @@ struct GeometryQueryStage::Impl {
     push.families = b.families;
     push.moving = b.moving ? 1u : 0u;
     push.previousPoints = b.prevPoints.binding.buffer != VK_NULL_HANDLE ? 1u : 0u;
+    push.spanRecords = spanRecords;
     for (uint32_t i = 0; i < 3; ++i) {
       detail::Pass p = detail::passFromDecl(gpu::kGeomLayoutPasses[i], layoutPipelines[i], r);
       p.setPush(push);

@@ -380,8 +380,9 @@ TEST_F(GeometryQueryDeviceVulkan, HostRefusesBadSourcesNamingTheField) {
 }
 
 // One query, 10k queries and a 200k-point set: the same dispatches, dependent dispatches and barriers
-// (LAYOUT, BLOCKS, PLACE, then COUNT per family asked for, SCAN, WRITE per family, RANGES), and
-// nothing copied from host memory (the masks' fill only).
+// (LAYOUT, BLOCKS, PLACE, the spans' FAMILIES, then COUNT per family asked for, SCAN, WRITE per family,
+// RANGES; each family's COUNT and WRITE indirect, over its own slots' tiles), and nothing copied from
+// host memory (the masks' fill only).
 TEST_F(GeometryQueryDeviceVulkan, RecordStatsAreFixed) {
   Batch one = randomBatch(41, 1);
   Batch many = randomBatch(43, 10000);
@@ -401,9 +402,9 @@ TEST_F(GeometryQueryDeviceVulkan, RecordStatsAreFixed) {
       freeCommandBuffer(cmd);
       // Without a state buffer the continuous family is not dispatched: 4 of the 5.
       const uint32_t n = families == kGeometryQueryFamilyBasic ? 1u : 4u;
-      EXPECT_EQ(s.dispatches, 3 + 2 * n + 2);
-      EXPECT_EQ(s.dependentDispatches, 6u);
-      EXPECT_EQ(s.indirectDispatches, 0u);
+      EXPECT_EQ(s.dispatches, 4 + 2 * n + 2);
+      EXPECT_EQ(s.dependentDispatches, 7u);
+      EXPECT_EQ(s.indirectDispatches, 2 * n);
       EXPECT_EQ(s.transfers, 1u);  // the tiles' masks zeroed; nothing uploaded
       stats.push_back(s);
     }
@@ -427,9 +428,10 @@ TEST_F(GeometryQueryDeviceVulkan, RecordTimestampsGivePassTimings) {
   record(*stage, d.info);
   const Status st = stage->readRecordTimings();
   ASSERT_TRUE(st.ok()) << st.message();
-  ASSERT_EQ(stage->timings().size(), 11u);
+  ASSERT_EQ(stage->timings().size(), 12u);
   EXPECT_STREQ(stage->timings()[0].name, "vkc.geometry_queries.layout.queries");
-  EXPECT_STREQ(stage->timings()[10].name, "vkc.geometry_queries.ranges");
+  EXPECT_STREQ(stage->timings()[3].name, "vkc.geometry_queries.spans.families");
+  EXPECT_STREQ(stage->timings()[11].name, "vkc.geometry_queries.ranges");
 }
 
 }  // namespace

@@ -28,6 +28,7 @@
 #include "shared/copy_passes.h"
 #include "shared/geometry_queries_passes.h"
 #include "shared/geometry_queries_device_layout.h"
+#include "shared/geometry_queries_spans.h"
 #include "shared/inter_collision_passes.h"
 #include "shared/radix_sort_passes.h"
 #include "shared/self_collision_passes.h"
@@ -48,7 +49,8 @@ std::vector<const StageDecl*> allStages() {
   std::vector<const StageDecl*> stages = {&gpu::kBoundsStage, &gpu::kShapesStage, &gpu::kSelfStage,
                                           &gpu::kInterStage,  &gpu::kRadixStage,  &gpu::kCopyStage,
                                           &gpu::kBvhStage,    &gpu::kMeshStage,   &gpu::kGeomStage,
-                                          &gpu::kGeomRangesStage, &gpu::kGeomMeshPairStage, &gpu::kGeomLayoutStage};
+                                          &gpu::kGeomRangesStage, &gpu::kGeomMeshPairStage, &gpu::kGeomLayoutStage,
+                                          &gpu::kGeomSpansStage};
   for (const StageDecl& family : gpu::kGeomFamilyStages) stages.push_back(&family);
   return stages;
 }
