@@ -205,25 +205,44 @@ void blocksPass() {
   }
 }
 
+shared uint sSpanFirst[kGeomFamilyCount];
+shared uint sSpanEnd[kGeomFamilyCount];
+
+// A query with slots widens its family's span to them: the workgroup's min first and max end per
+// family in shared memory, then one global atomic per family and workgroup (not one per query on a
+// single address).
 void placePass() {
-  uint q = linearGroup() * kGeomGroupSize + gl_LocalInvocationIndex;
-  if (q >= pc.queryCount) return;
-  uint base = scratch[2u * min(q / kGeomGroupSize, max(pc.blockCount, 1u) - 1u)];
-  uvec2 r = slotRange[q];
-  uint first = satAdd(base, r.x);
-  uint end = satAdd(first, r.y);
-  if (end > pc.maxSlots) {
-    first = min(first, pc.maxSlots);
-    end = first;
+  uint lid = gl_LocalInvocationIndex;
+  uint q = linearGroup() * kGeomGroupSize + lid;
+  if (lid < kGeomFamilyCount) {
+    sSpanFirst[lid] = kGeomSpanNone;
+    sSpanEnd[lid] = 0u;
   }
-  slotRange[q] = uvec2(first, end);
-  if (end > first && pc.spanRecords != 0u) {  // a query with slots: its family's span covers them
-    GeomQuery query = queries[q];
-    uint ta = geometries[min(query.a, max(pc.geometryCount, 1u) - 1u)].info.x;
-    uint tb = geometries[min(query.b, max(pc.geometryCount, 1u) - 1u)].info.x;
-    uint w = familySpanWord(min(geomQueryFamily(ta, tb, query.method), kGeomFamilyCount - 1u));
-    atomicMin(tiles[w + 1u], first);
-    atomicMax(tiles[w + 2u], end);
+  barrier();
+  if (q < pc.queryCount) {
+    uint base = scratch[2u * min(q / kGeomGroupSize, max(pc.blockCount, 1u) - 1u)];
+    uvec2 r = slotRange[q];
+    uint first = satAdd(base, r.x);
+    uint end = satAdd(first, r.y);
+    if (end > pc.maxSlots) {
+      first = min(first, pc.maxSlots);
+      end = first;
+    }
+    slotRange[q] = uvec2(first, end);
+    if (end > first) {
+      GeomQuery query = queries[q];
+      uint ta = geometries[min(query.a, max(pc.geometryCount, 1u) - 1u)].info.x;
+      uint tb = geometries[min(query.b, max(pc.geometryCount, 1u) - 1u)].info.x;
+      uint f = min(geomQueryFamily(ta, tb, query.method), kGeomFamilyCount - 1u);
+      atomicMin(sSpanFirst[f], first);
+      atomicMax(sSpanEnd[f], end);
+    }
+  }
+  barrier();
+  if (pc.spanRecords != 0u && lid < kGeomFamilyCount && sSpanEnd[lid] > 0u) {
+    uint w = familySpanWord(lid);
+    atomicMin(tiles[w + 1u], sSpanFirst[lid]);
+    atomicMax(tiles[w + 2u], sSpanEnd[lid]);
   }
 }
 

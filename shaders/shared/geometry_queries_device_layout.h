@@ -15,7 +15,8 @@
 //   PLACE   one invocation per query: slotRange[q] = {block base + prefix, + n}; a query whose slots
 //           end past maxSlots is dropped whole (an empty range at min(first, maxSlots)): the firsts
 //           still ascend, as the binary search of queryOfSlot needs. A query with slots widens its
-//           family's span to them (atomicMin of the firsts, atomicMax of the ends).
+//           family's span to them (the min of the firsts and the max of the ends: per workgroup in
+//           shared memory, then one atomic per family and workgroup).
 // Then the FAMILIES pass (shaders/geometry_queries_spans.comp) writes each family's dispatch record
 // from its span: each family's COUNT and WRITE are indirect, over the tiles from its first slot to
 // its last (a batch of one family does not pay for the others' tiles; families whose queries

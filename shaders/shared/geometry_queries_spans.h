@@ -24,8 +24,8 @@
 //     candidate pair, [first, first + min(its candidates, its slots)); the empty slots past them are
 //     never dispatched (they hold no contact: geomMeshMeshSlot's bound).
 //   device-resident batches: BLOCKS sets span f = (0, ~0, 0, 0) for every family f, PLACE takes the
-//     min of the firsts and the max of the ends of family f's queries with slots (atomics: the same
-//     result in any order), then the FAMILIES pass (one workgroup) writes each family's record (span
+//     min of the firsts and the max of the ends of family f's queries with slots (per workgroup in
+//     shared memory, then one atomic per family and workgroup: the same result in any order), then the FAMILIES pass (one workgroup) writes each family's record (span
 //     f, first workgroup 0): a family runs over the tiles from its first slot to its last, not over
 //     every tile of maxSlots.
 // Results are unchanged: a tile no span covers has no slot that can hit (its mask stays 0, as the
