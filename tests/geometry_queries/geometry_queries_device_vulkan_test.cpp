@@ -9,7 +9,9 @@
 #include <limits>
 
 #include "geometry_queries/geometry_queries_test_support.h"
+#include "shared/geometry_queries_bindings.h"
 #include "support/vulkan_fixture.h"
+#include "vulkan/context_impl.h"
 
 namespace vkc::test::geometry {
 namespace {
@@ -414,6 +416,33 @@ TEST_F(GeometryQueryDeviceVulkan, RecordStatsAreFixed) {
     EXPECT_EQ(s.transferBytes, stats[0].transferBytes);
   }
   EXPECT_GT(stats[1].workgroups, stats[0].workgroups);  // the layout's passes: a workgroup per 64 queries
+}
+
+// A family's span of more tiles than one row of workgroups holds (the device's
+// maxComputeWorkGroupCount[0]): its indirect dispatch is split over x and y, and the second row's
+// tiles are evaluated. The cloud's points are outside the box but one near the start and the last
+// 100 (in the tiles past the first row), so the contacts come from both rows; every family is asked
+// for (the others run no workgroup). Skipped where the limit needs a point buffer over 128 MiB.
+TEST_F(GeometryQueryDeviceVulkan, SpanDispatchSplitsOverTheWorkgroupCountLimit) {
+  const uint64_t maxX = detail::Internals::of(ctx()).info.maxComputeWorkGroupCount[0];
+  const uint64_t points = uint64_t{gpu::kGeomGroupSize} * (maxX + 2);
+  if (points * sizeof(Float4) > (uint64_t{128} << 20)) GTEST_SKIP() << "maxComputeWorkGroupCount[0] = " << maxX;
+  Batch cloud;
+  cloud.points.assign(points, v3(5.0f, 0.5f, 0.0f));
+  cloud.points[3] = v3(0.25f, 0.5f, 0.0f);
+  for (uint64_t i = points - 100; i < points; ++i) cloud.points[i] = v3(0.25f, 0.5f, 0.0f);
+  const uint32_t set = cloud.add(Geometry::pointSet(0, static_cast<uint32_t>(points)));
+  cloud.query(cloud.add(Geometry::orientedBox(v3(0, 0, 0), identityQuat(), v3(1, 1, 1))), set);
+  Batch ref = cloud;
+  auto cpu = ref.run(Backend::kCpuScalar, kCapacity);
+  ASSERT_TRUE(cpu.ok()) << cpu.message();
+  ASSERT_EQ(cpu->contacts, 101u);
+  auto [stage, o, d] = resident(cloud, static_cast<uint32_t>(points));
+  ASSERT_NE(stage, nullptr);
+  d.info.deviceFamilies = kGeometryQueryFamiliesDevice;
+  record(*stage, d.info);
+  expectEqualsCpu(o, ref, *cpu, "split");
+  EXPECT_EQ(stage->lastRecordStats().indirectDispatches, 8u);  // 4 families (no state: no continuous)
 }
 
 // The per-pass GPU times of a recorded batch (timestamps), the way the benchmark reads them.
