@@ -63,6 +63,7 @@ struct Options : CommonOptions {
   bool fcl = true;
   bool threadTime = false;  // --thread-time: CPU and FCL rows timed by the thread's CPU time
   bool treesOnly = false;   // --trees-only: surface-surface rows with kept trees and FCL only
+  uint32_t passCandidates = 0;  // --vulkan-passes K: the vulkan rows' GPU time per pass, maxCandidates K
 };
 
 // Samples of one row: wall clock (sampleWall), or with --thread-time for a CPU or FCL row the
@@ -99,7 +100,9 @@ void usage(std::FILE* f) {
       "  --reps R            timed repetitions per measurement, median reported (default 5)\n"
       "  --quick             a strided subset of 2000 triangles of the mesh, 2000 segments, 3 reps\n"
       "                      (smoke test)\n"
-      "  --json PATH         write results as JSON (default bench_mesh_queries.json)\n");
+      "  --json PATH         write results as JSON (default bench_mesh_queries.json)\n"
+      "  --vulkan-passes K   the vulkan rows also run the batch once on a GeometryQueryStage created with\n"
+      "                      maxCandidates K and note its GPU time per pass (GeometryQueryStage::timings)\n");
 }
 
 std::optional<Options> parseOptions(int argc, char** argv) {
@@ -130,7 +133,7 @@ std::optional<Options> parseOptions(int argc, char** argv) {
       }
       return Parsed::kTaken;
     }
-    return numberOption(args, {{"--row-budget", &budget}});
+    return numberOption(args, {{"--row-budget", &budget}, {"--vulkan-passes", &o.passCandidates}});
   });
   if (!parsed) return std::nullopt;
   o.rowBudgetS = budget;
@@ -384,10 +387,55 @@ struct OurRows {
             row.note = std::string("bitwise equal to ") + refName;
           }
           if (slot >= 3) row.note = keptNote + row.note;
+          if (backend == Backend::kVulkan && o.passCandidates > 0) row.note += passTimings(input, result);
         }
       }
       out.push_back(row);
     }
+  }
+
+  // --vulkan-passes: `input` run once on a stage created with maxCandidates = o.passCandidates (room
+  // for `result`'s contacts): its GPU time per pass, as a note (the second of two runs).
+  std::string passTimings(const GeometryQueryInput& input, const QueryOutput& result) const {
+    GeometryQueryStageCreateInfo ci;
+    ci.maxQueries = static_cast<uint32_t>(input.queries.size());
+    ci.maxGeometries = static_cast<uint32_t>(input.geometries.size());
+    ci.maxPoints = static_cast<uint32_t>(input.points.size());
+    ci.maxCells = static_cast<uint32_t>(input.cells.size());
+    ci.maxContacts = static_cast<uint32_t>(std::max<uint64_t>(result.counts.contacts, 1));
+    ci.maxMeshPairCells = static_cast<uint32_t>(input.cells.size());
+    ci.maxCandidates = o.passCandidates;
+    ci.maxSlots = static_cast<uint32_t>(std::max<uint64_t>(uint64_t{o.passCandidates} * input.queries.size(),
+                                                           input.cells.size()));
+    auto stage = GeometryQueryStage::create(*context, ci);
+    if (!stage) return "; --vulkan-passes: " + stage.error().message;
+    QueryOutput out;
+    out.a.assign(ci.maxContacts, {});
+    out.b.assign(ci.maxContacts, {});
+    out.ranges.assign(input.queries.size(), {});
+    std::string note = "; GPU ms per pass (maxCandidates " + std::to_string(o.passCandidates) + "):";
+    for (int run = 0; run < 2; ++run) {
+      Result<GeometryQueryCounts> c = (*stage)->run(input, {out.a, out.b, out.ranges});
+      if (!c) return "; --vulkan-passes: " + c.error().message;
+      out.counts = *c;
+    }
+    double total = 0;
+    for (const PassTiming& t : (*stage)->timings()) {
+      const std::string name = t.name;
+      if (name.find("mesh_mesh") != std::string::npos || name.find("spans") != std::string::npos ||
+          name.find("scan") != std::string::npos) {
+        char buf[96];
+        const std::string prefix = "vkc.geometry_queries.";
+        const std::string shortName = name.rfind(prefix, 0) == 0 ? name.substr(prefix.size()) : name;
+        std::snprintf(buf, sizeof buf, " %s %.2f", shortName.c_str(), t.ns * 1e-6);
+        note += buf;
+      }
+      total += (t.ns * 1e-6);
+    }
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "; all %zu passes %.1f ms; %s", (*stage)->timings().size(), total,
+                  sameContacts(out, result) ? "bitwise equal" : "DIFFERS");
+    return note + buf;
   }
 
   // Whether a row predicted to take `predictedMs` is skipped (its note then says so).
