@@ -22,7 +22,10 @@
 //   mesh-mesh (host layout): the SPANS pass of geometry_queries_spans.comp after the candidate passes
 //     (one workgroup): span kGeomFamilyCount + j for mesh pair j = the query's slots holding a
 //     candidate pair, [first, first + min(its candidates, its slots)); the empty slots past them are
-//     never dispatched (they hold no contact: geomMeshMeshSlot's bound).
+//     never dispatched (they hold no contact: geomMeshMeshSlot's bound). The table's pairs include the
+//     mesh CCD family's (its queries' spans are visited and refused by the family check: a batch mixing
+//     the two families pays for that; the CCD family itself is still a direct dispatch over its tiles,
+//     and a batch without mesh-mesh queries records no SPANS pass).
 //   device-resident batches: BLOCKS sets span f = (0, ~0, 0, 0) for every family f, PLACE takes the
 //     min of the firsts and the max of the ends of family f's queries with slots (per workgroup in
 //     shared memory, then one atomic per family and workgroup: the same result in any order), then the FAMILIES pass (one workgroup) writes each family's record (span
