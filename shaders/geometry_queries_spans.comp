@@ -9,6 +9,7 @@
 #define VKC_GEOM_FAMILIES 0
 #define VKC_GEOM_WRITE_TILES
 #include "shared/geometry_queries_stage.h"
+#include "shared/geometry_queries_mesh_mesh_device.h"
 #include "shared/geometry_queries_mesh_pairs.h"
 #include "shared/geometry_queries_spans.h"
 
@@ -54,7 +55,8 @@ void setRecord(uint family, uint groups, uint first, uint count) {
 }
 
 // Mesh pair j's slots holding a candidate pair: [first, first + min(candidates, slots)) (the bound of
-// geomMeshMeshSlot: no contact past them).
+// geomMeshMeshSlot: no contact past them); with a closed surface mesh's vertex pass, whose slots
+// follow the candidate slots (geomMeshMeshVertexSlots), every slot of the query.
 uvec2 pairSpan(uint j) {
   uint rows = kGeomMeshPairRows * pc.meshPairCount + pc.meshCount;
   uvec4 row0 = meshPairs[clampIndex(kGeomMeshPairRows * j, rows)];
@@ -63,6 +65,9 @@ uvec2 pairSpan(uint j) {
   uint candidates = xCells[min(row0.w + row1.z, last)] - xCells[min(row0.w, last)];
   uvec2 r = slotRange[clampIndex(row0.x, pc.queryCount)];
   uint first = min(r.x, r.y);
+  GeomShape x = geometries[clampIndex(row0.y, pc.geometryCount)];
+  GeomShape y = geometries[clampIndex(row0.z, pc.geometryCount)];
+  if (geomMeshMeshVertexSlots(x, y) != 0u) return uvec2(first, r.y);
   return uvec2(first, first + min(candidates, r.y - first));
 }
 

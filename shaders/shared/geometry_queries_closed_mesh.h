@@ -66,6 +66,14 @@ VKC_FN uint geomClosedMeshEdgeOf(uint corners) {
   return corners == 3u ? 0u : (corners == 6u ? 1u : 2u);
 }
 
+// The most triangles of a closed surface mesh whose vertex pass the Vulkan stage runs
+// (geometry_queries_closed_mesh_slot.h): a point's work item loops over every triangle twice (the
+// closest point, then the pseudonormal's triangles), and llvmpipe stops an invocation after 65 535
+// loop iterations in all, which would cut a larger mesh short without a word. The host refuses a
+// larger one on kVulkan (cpu::refuseClosedMeshesPastTheDeviceLoop) until the pass walks the device
+// tree; the CPU backends take any size.
+VKC_CONSTANT(uint, kGeomClosedMeshDeviceMaxTriangles, 32000u);
+
 VKC_NAMESPACE_END
 
 #endif  // VKC_SHARED_GEOMETRY_QUERIES_CLOSED_MESH_H

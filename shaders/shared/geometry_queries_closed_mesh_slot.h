@@ -10,7 +10,7 @@
 // the face: its normal), and geomClosedMeshPoint: the same contact bit for bit (lavapipe).
 // Loops: per point two passes over the mesh's triangles (closest point, then the pseudonormal's
 // triangles): on llvmpipe, whose invocations stop after 65 535 loop iterations in all, a mesh of up
-// to about 32 000 triangles (not a limit on GPUs).
+// to about 32 000 triangles; the host refuses larger ones (kGeomClosedMeshDeviceMaxTriangles).
 // Reads the cells through the includer's geomCellEntryAt(i) and the vertices through geomPointAt(i)
 // (both clamp to their arrays: a vertex number out of range reads the mesh's last vertex).
 #ifndef VKC_SHARED_GEOMETRY_QUERIES_CLOSED_MESH_SLOT_H

@@ -69,7 +69,7 @@ inline constexpr uint64_t geomSpanTailWords(uint64_t maxQueries) {
 // tileMasks, groupSums, elementsA, elementsB, ranges, counts, cells, then the mesh pairs' treeNodes,
 // treeBoxes, treeCells, meshPairs, xCells, candidates.
 inline constexpr PassDecl kGeomSpansPasses[] = {
-  passDecl("vkc.geometry_queries.spans.mesh_pairs", kGeomSpansPassMeshPairs, kGeomGroupSize, kGeomMeshPairBindingCount, "- - - - - - - R W - - - - - - -  - - - R R -"),
+  passDecl("vkc.geometry_queries.spans.mesh_pairs", kGeomSpansPassMeshPairs, kGeomGroupSize, kGeomMeshPairBindingCount, "R - - - - - - R W - - - - - - -  - - - R R -"),
   passDecl("vkc.geometry_queries.spans.families",   kGeomSpansPassFamilies,  kGeomGroupSize, kGeomMeshPairBindingCount, "- - - - - - - - RW - - - - - - -  - - - - - -"),
 };
 // clang-format on

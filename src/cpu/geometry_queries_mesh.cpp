@@ -353,6 +353,31 @@ Status validateMeshQuery(uint32_t lo, uint32_t hi, bool closed, GeometryMethod m
   return {};
 }
 
+Status refuseClosedMeshesPastTheDeviceLoop(const GeometryQueryInput& in) {
+  const auto closed = [&](uint32_t g) {
+    return in.geometries[g].type == GeometryType::kSurfaceMesh && (in.geometries[g].flags & kGeometryFlagClosed) != 0;
+  };
+  for (size_t i = 0; i < in.queries.size(); ++i) {
+    const GeometryQuery& q = in.queries[i];
+    if (q.method != GeometryMethod::kStatic) continue;
+    for (const bool aSide : {true, false}) {
+      const uint32_t m = aSide ? q.a : q.b, other = aSide ? q.b : q.a;
+      const GeometryType t = in.geometries[other].type;
+      const bool vertexPass = t == GeometryType::kPointSet || t == GeometryType::kSurfaceMesh ||
+                              t == GeometryType::kLineMesh;
+      const uint32_t triangles = static_cast<uint32_t>(in.geometries[m].p2.y);
+      if (!closed(m) || !vertexPass || triangles <= gpu::kGeomClosedMeshDeviceMaxTriangles) continue;
+      return Error{ErrorCode::kUnsupported,
+                   "queries[" + std::to_string(i) + "]." + (aSide ? "a" : "b") + ": geometries[" +
+                       std::to_string(m) + "] is a closed surface mesh of " + std::to_string(triangles) +
+                       " triangles; kVulkan runs a closed mesh's vertex pass for at most " +
+                       std::to_string(gpu::kGeomClosedMeshDeviceMaxTriangles) +
+                       " (a point loops over every triangle on the device; kCpuScalar and kCpuSimd take any size)"};
+    }
+  }
+  return {};
+}
+
 struct MeshQueries::State {
   const GeometryQueryInput* in = nullptr;
   // Per mesh geometry that a query uses, built on first use (keyed by geometry: a batch of a million

@@ -29,6 +29,13 @@ Status validateMeshGeometries(const GeometryQueryInput& input);
 Status validateMeshQuery(uint32_t lo, uint32_t hi, bool closed, GeometryMethod method,
                          const std::string& name, bool sameGeometry = false);
 
+// kVulkan: a static query whose closed surface mesh runs its vertex pass on the device (against a
+// point set, a surface mesh or a line mesh) is refused (kUnsupported, naming the query and the
+// geometry) when that mesh has more than gpu::kGeomClosedMeshDeviceMaxTriangles triangles: the
+// device pass loops over every triangle per point (shaders/shared/geometry_queries_closed_mesh.h).
+// Validated input.
+Status refuseClosedMeshesPastTheDeviceLoop(const GeometryQueryInput& input);
+
 // A surface or line mesh against a plane, an oriented box, a cylinder or an implicit geometry
 // (src/cpu/geometry_queries_mesh_prims.cpp): the primitive's reach (a plane: its origin lo, its
 // normal and sidedness; a box or cylinder: its bounding box [lo, hi] widened by a rounding margin; an

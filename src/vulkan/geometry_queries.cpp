@@ -592,6 +592,9 @@ struct GeometryQueryStage::Impl {
       VKC_TRY(detail::validateGeometryQueryInput(in, {batch.pointCount, hasPrev ? batch.pointCount : 0,
                                                       batch.gridSampleCount}));
     }
+    // A closed surface mesh too large for the device's vertex pass (after validation: a bad query is
+    // named as bad first).
+    VKC_TRY(cpu::refuseClosedMeshesPastTheDeviceLoop(in));
     // State: the host's buffer, needed by continuous queries (but those with a mesh: they keep none).
     const bool continuous =
         std::any_of(info.queries.begin(), info.queries.end(), [&](const GeometryQuery& q) {
@@ -1051,6 +1054,7 @@ Result<GeometryQueryCounts> queryGeometries(Backend backend, Context* context, c
   if (backend != Backend::kVulkan) return queryGeometriesCpu(input, output, backend);
   VKC_TRY(validate(input));
   VKC_TRY(validateOutput(input, output));
+  VKC_TRY(cpu::refuseClosedMeshesPastTheDeviceLoop(input));
   if (context == nullptr) return invalid("queryGeometries: the Vulkan backend needs a context");
   // The mesh-mesh queries' candidate pairs: a first guess of one per cell of the largest pair's
   // meshes (a slot costs a work item whether it holds a candidate or not: on lavapipe about as much

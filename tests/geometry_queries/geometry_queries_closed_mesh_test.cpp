@@ -15,6 +15,7 @@
 #include <random>
 
 #include "geometry_queries/geometry_queries_mesh_test_support.h"
+#include "shared/geometry_queries_closed_mesh.h"
 #include "support/vulkan_fixture.h"
 
 namespace vkc::test::geometry {
@@ -469,6 +470,50 @@ TEST_P(GeometryQueriesClosedMeshConformance, BadInputIsRefusedAndNothingIsWritte
     const uint32_t mesh = b.addMesh(GeometryType::kSurfaceMesh, m.vertices, m.cells);
     b.query(b.addPoints({v3(0.5f, 0.5f, 0.5f)}), mesh);
     expectRefused(b, ErrorCode::kUnsupported, "queries[0]: point set vs surface mesh needs a closed");
+  }
+}
+
+// The device's vertex pass loops over every triangle per point: kVulkan takes closed meshes of up to
+// kGeomClosedMeshDeviceMaxTriangles triangles (an icosphere of 20 480 runs there as on the CPU) and
+// refuses a larger one (81 920) naming the query's side and the geometry, on either side of the
+// query, against a point set or a mesh's vertices; the CPU backends run every size.
+TEST_P(GeometryQueriesClosedMeshConformance, LargestClosedMeshOnTheDevice) {
+  const Mesh below = icosphere(5, 0.6f, v3(0.5f, 0.5f, 0.5f));
+  const Mesh above = icosphere(6, 0.6f, v3(0.5f, 0.5f, 0.5f));
+  ASSERT_LE(below.cells.size() / 3, size_t{gpu::kGeomClosedMeshDeviceMaxTriangles});
+  ASSERT_GT(above.cells.size() / 3, size_t{gpu::kGeomClosedMeshDeviceMaxTriangles});
+  std::mt19937 rng(16);
+  std::uniform_real_distribution<float> u(-0.2f, 1.2f);
+  std::vector<Float4> pts;
+  for (int i = 0; i < 64; ++i) pts.push_back(v3(u(rng), u(rng), u(rng)));
+  {
+    Batch b;
+    const uint32_t mesh = addClosed(b, below, 0.0f);
+    b.query(b.addPoints(pts), mesh);
+    runHere(b, 256);
+    EXPECT_GT(b.ranges[0].count, 5u);
+  }
+  for (const bool meshFirst : {false, true}) {
+    Batch b;
+    const uint32_t mesh = addClosed(b, above, 0.0f);
+    const uint32_t other = meshFirst ? b.addMesh(GeometryType::kLineMesh, {v3(0.5f, 0.5f, 0.5f), v3(2, 2, 2)}, {0, 1})
+                                     : b.addPoints(pts);
+    b.query(b.add(Geometry::sphere({0, 0, 0, 1})), b.add(Geometry::sphere({1.5f, 0, 0, 1})));
+    if (meshFirst) {
+      b.query(mesh, other);
+    } else {
+      b.query(other, mesh);
+    }
+    if (backend() == Backend::kVulkan) {
+      expectRefused(b, ErrorCode::kUnsupported,
+                    std::string("queries[1].") + (meshFirst ? "a" : "b") + ": geometries[" + std::to_string(mesh) +
+                        "] is a closed surface mesh of 81920 triangles");
+    } else {
+      runHere(b, 256);
+      if (!meshFirst) {
+        EXPECT_GT(b.ranges[1].count, 5u);
+      }
+    }
   }
 }
 
