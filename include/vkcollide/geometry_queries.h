@@ -41,7 +41,8 @@
 // same contacts in the same order; the work grows with the candidates, not the product of the cell
 // counts. A closed surface mesh's vertex pass on Vulkan (against a point set, or after a mesh-mesh
 // query's candidate pairs): one work item per point or vertex, over every triangle of the closed mesh
-// through the CPU's search box, the same contacts in the same order. Candidates past a
+// through the CPU's search box, the same contacts in the same order; a closed mesh of more than
+// 32 000 triangles in such a pass is refused on Vulkan (kUnsupported; the CPU backends take any size). Candidates past a
 // query's room are counted in GeometryQueryCounts::candidatesMissing (see
 // GeometryQueryStageCreateInfo::maxCandidates); this function then reruns with room for them.
 // Continuous (kContinuous, "Continuous mesh queries" in docs/geometry-queries.md): LineMesh vs
@@ -50,8 +51,8 @@
 // false negatives), candidates from a BVH of swept boxes: one contact per segment pair at its
 // earliest time of impact (both sides the segment's CellIndex), one per point at its earliest hit
 // (the point's PointIndexDirection and the triangle's CellIndex); direction.w the time of impact. On
-// Vulkan one work item per pair of segments (per point, over every triangle), testing the CPU's
-// candidate boxes: the same contacts in the same order.
+// Vulkan the candidate pairs come from a device BVH over the swept cells (the CPU's candidate boxes):
+// one work item per candidate pair, the same contacts in the same order.
 // Other pairs with a mesh, and a static surface or tetrahedral mesh against itself, are refused (kUnsupported: not built yet; point
 // set vs line mesh: N/A). Contacts: a contact is a pair of elements at the same position of elementsA and
 // elementsB. Each element is a PointDirection (point, unit direction, depth) or, for a point set's side, a
