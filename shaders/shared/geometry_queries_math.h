@@ -919,16 +919,13 @@ VKC_FN vec3 geomSupportVertex(GeomConvex s, vec3 u) {
   return s.centre + a * (au >= 0.0f ? s.size.y : -s.size.y) + radial * s.size.x;
 }
 
-// M's support point along d (any length).
-VKC_FN vec3 geomMinkowskiSupport(GeomConvex s, GeomConvex t, vec3 d) {
-  vec3 u = geomUnit(d);
-  return geomSupportVertex(s, u) - geomSupportVertex(t, -u);
-}
-
 // M's support point along unit u.
 VKC_FN vec3 geomMinkowskiSupportUnit(GeomConvex s, GeomConvex t, vec3 u) {
   return geomSupportVertex(s, u) - geomSupportVertex(t, -u);
 }
+
+// M's support point along d (any length).
+VKC_FN vec3 geomMinkowskiSupport(GeomConvex s, GeomConvex t, vec3 d) { return geomMinkowskiSupportUnit(s, t, geomUnit(d)); }
 
 // The size of a box or cylinder: its largest half extent, radius or half height.
 VKC_FN float geomConvexScale(GeomConvex c) { return max(max(c.size.x, c.size.y), c.size.z); }
