@@ -7,7 +7,17 @@
 // their ratio are reported, and every N-thread result is checked to be bitwise the 1-thread one. The
 // load average (/proc/loadavg) before and after is printed and written to the JSON: on a shared
 // machine the ratio is only meaningful when the load is below the core count.
+//
+// --model: for a loaded machine, where a wall-clock ratio means nothing. The N-thread call runs on
+// one thread through a HostParallelFor of N workers that times every task (thread CPU time); its
+// modelled time is the serial time between the loops (the call's thread CPU time less its tasks')
+// plus each loop's makespan when its tasks are taken in order by whichever of the N threads is free
+// first (what the pool's task counter does). Against the one-thread call's thread CPU time (samples
+// alternating), this gives the ratio if the tasks ran as fast on N threads as on one: what it leaves
+// out is what the threads share (memory bandwidth, caches) and wake-ups. Per loop, the last sample's
+// task count, task CPU and makespan are printed too.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +27,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench_common.h"
@@ -30,6 +41,7 @@ struct Options : CommonOptions {
   uint32_t threads = 0;  // 0: the hardware's
   std::string only;      // run the cases whose name contains this
   bool scalar = false;   // also the cpu-scalar backend
+  bool model = false;    // the modelled N-thread time from per-task thread CPU time (see above)
 };
 
 void usage(std::FILE* f) {
@@ -38,6 +50,8 @@ void usage(std::FILE* f) {
                "  --threads N    the threaded rows' thread count (default: the hardware's threads)\n"
                "  --only TEXT    only the cases whose name contains TEXT (e.g. shapes, self, 256)\n"
                "  --scalar       also the cpu-scalar backend (default: cpu-simd only)\n"
+               "  --model        thread CPU time: the one-thread call against the N-thread call modelled\n"
+               "                 from its tasks' times, run on one thread (for a loaded machine)\n"
                "  --reps R       samples per row and thread count, median reported (default 9)\n"
                "  --quick        small sizes, 3 reps (smoke test)\n"
                "  --json PATH    write results as JSON (default bench_threads.json)\n"
@@ -49,6 +63,7 @@ std::optional<Options> parseOptions(int argc, char** argv) {
   ArgReader args("bench_threads", argc, argv);
   const bool parsed = parseCommonOptions(args, o, usage, [&]() -> Parsed {
     if (args.is("--scalar")) return setFlag(o.scalar);
+    if (args.is("--model")) return setFlag(o.model);
     if (args.is("--only")) return taken(args.text(o.only));
     return numberOption(args, {{"--threads", &o.threads}});
   });
@@ -83,6 +98,12 @@ struct Row {
   std::string name, backend;
   uint32_t particles = 0, threads = 0, reps = 0;
   double oneMs = 0, manyMs = 0;
+  // --model (oneMs, manyMs: the one-thread call's thread CPU time and the modelled N-thread time):
+  // medians of the N-thread plan's task CPU time and serial time per call.
+  double taskMs = 0, serialMs = 0;
+  // Wall-clock rows: medians of the process's CPU time per call (every thread's, the pool's polling
+  // included) on one and on N threads: what N threads spend beyond one thread's work.
+  double cpuOneMs = 0, cpuManyMs = 0;
 };
 
 template <class T>
@@ -90,6 +111,13 @@ std::vector<uint8_t> bytesOf(const std::vector<T>& v) {
   std::vector<uint8_t> b(v.size() * sizeof(T));
   if (!v.empty()) std::memcpy(b.data(), v.data(), b.size());
   return b;
+}
+
+// The process's CPU time in ms (CLOCK_PROCESS_CPUTIME_ID: every thread's).
+double processMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
 }
 
 // --- scenes ---------------------------------------------------------------------------------------
@@ -210,11 +238,14 @@ InterScene interScene(uint32_t clothCount, uint32_t side) {
 
 // Runs the stage once per sample on one thread and on the executor, alternating, from the same input.
 bool measure(const Options& o, Case& c, Backend backend, const CpuExecutor& many, std::vector<Row>& rows) {
+  std::vector<double> cpuOne, cpuMany;  // the process's CPU time per call (every thread's)
   auto once = [&](const CpuExecutor* e, double& ms) {
     c.restore();
+    const double c0 = processMs();
     const double t0 = nowMs();
     const Status s = c.run(e);
     ms = nowMs() - t0;
+    (e ? cpuMany : cpuOne).push_back(processMs() - c0);
     if (!s) std::fprintf(stderr, "bench_threads: %s: %s\n", c.name.c_str(), s.message().c_str());
     return s.ok();
   };
@@ -235,8 +266,144 @@ bool measure(const Options& o, Case& c, Backend backend, const CpuExecutor& many
     multi.push_back(ms);
   }
   Row row{c.name, toString(backend), c.particles, many.threads(), o.reps, median(one), median(multi)};
-  std::printf("%-34s %-10s %9u %11.3f %11.3f %7.2fx\n", row.name.c_str(), row.backend.c_str(), row.particles,
-              row.oneMs, row.manyMs, row.oneMs / row.manyMs);
+  row.cpuOneMs = median(cpuOne);
+  row.cpuManyMs = median(cpuMany);
+  std::printf("%-34s %-10s %9u %11.3f %11.3f %7.2fx %9.3f %9.3f\n", row.name.c_str(), row.backend.c_str(), row.particles,
+              row.oneMs, row.manyMs, row.oneMs / row.manyMs, row.cpuOneMs, row.cpuManyMs);
+  std::fflush(stdout);
+  rows.push_back(row);
+  return true;
+}
+
+// --model: the N-thread plan run on the calling thread, every task timed (thread CPU time); and
+// (concurrent) on N threads at once (the caller and N - 1 threads started for each loop, tasks taken
+// from a counter), every task timed the same way, with each loop's wall-clock time: what the tasks
+// cost when the threads run together (shared caches, memory bandwidth, a shared core).
+struct TaskTimer {
+  uint32_t threads = 2;
+  bool concurrent = false;
+  std::vector<std::vector<double>> loops;  // per forEach of the call: its tasks' CPU times, in order
+  std::vector<double> loopWall;            // (concurrent) per forEach: wall clock from start to end
+};
+
+void timedRun(void* user, uint32_t count, ParallelTaskFn task, void* context) {
+  TaskTimer& timer = *static_cast<TaskTimer*>(user);
+  std::vector<double>& loop = timer.loops.emplace_back(count, 0.0);
+  if (!timer.concurrent) {
+    for (uint32_t t = 0; t < count; ++t) {
+      const double t0 = threadMs();
+      task(context, t, t + 1);
+      loop[t] = threadMs() - t0;
+    }
+    return;
+  }
+  std::atomic<uint32_t> next{0};
+  auto work = [&] {
+    for (uint32_t t; (t = next.fetch_add(1)) < count;) {
+      const double t0 = threadMs();
+      task(context, t, t + 1);
+      loop[t] = threadMs() - t0;
+    }
+  };
+  const double w0 = nowMs();
+  std::vector<std::thread> helpers;
+  for (uint32_t i = 1; i < timer.threads; ++i) helpers.emplace_back(work);
+  work();
+  for (std::thread& h : helpers) h.join();
+  timer.loopWall.push_back(nowMs() - w0);
+}
+
+// The loop's makespan on `threads` threads taking its tasks in order, each the next free thread's.
+double makespan(const std::vector<double>& tasks, uint32_t threads) {
+  std::vector<double> free(std::max(threads, 1u), 0.0);
+  for (const double t : tasks) {
+    size_t next = 0;
+    for (size_t i = 1; i < free.size(); ++i) next = free[i] < free[next] ? i : next;
+    free[next] += t;
+  }
+  double end = 0;
+  for (const double f : free) end = std::max(end, f);
+  return end;
+}
+
+bool model(const Options& o, Case& c, Backend backend, const CpuExecutor& many, std::vector<Row>& rows) {
+  TaskTimer timer{o.threads, false, {}, {}};
+  TaskTimer together{o.threads, true, {}, {}};
+  auto timed = CpuExecutor::create(HostParallelFor{&timer, timedRun, o.threads});
+  auto concurrent = CpuExecutor::create(HostParallelFor{&together, timedRun, o.threads});
+  if (!timed || !concurrent) {
+    std::fprintf(stderr, "bench_threads: %s\n", (timed ? concurrent : timed).message().c_str());
+    return false;
+  }
+  // One call: its thread CPU time (and its wall-clock time in `wall`).
+  double wall = 0;
+  auto once = [&](const CpuExecutor* e, double& ms) {
+    c.restore();
+    for (TaskTimer* t : {&timer, &together}) {
+      if (e != (t == &timer ? &*timed : &*concurrent)) continue;
+      t->loops.clear();
+      t->loopWall.clear();
+    }
+    const double w0 = nowMs(), t0 = threadMs();
+    const Status s = c.run(e);
+    ms = threadMs() - t0;
+    wall = nowMs() - w0;
+    if (!s) std::fprintf(stderr, "bench_threads: %s: %s\n", c.name.c_str(), s.message().c_str());
+    return s.ok();
+  };
+  double ms = 0;
+  if (!once(nullptr, ms) || !once(&many, ms)) return false;  // warm-up
+  const std::vector<uint8_t> want = c.result();
+  if (!once(&*timed, ms)) return false;
+  if (c.result() != want) {
+    std::fprintf(stderr, "bench_threads: %s: the modelled %u-thread result differs from the single-threaded one\n",
+                 c.name.c_str(), o.threads);
+    return false;
+  }
+  std::vector<double> one, modelled, task, serial, wallOne, wallPool, wallTogether;
+  for (uint32_t r = 0; r < o.reps; ++r) {
+    if (!once(nullptr, ms)) return false;
+    one.push_back(ms);
+    wallOne.push_back(wall);
+    if (!once(&many, ms)) return false;
+    wallPool.push_back(wall);
+    if (!once(&*timed, ms)) return false;
+    double cpu = 0, span = 0;
+    for (const auto& loop : timer.loops) {
+      for (const double t : loop) cpu += t;
+      span += makespan(loop, o.threads);
+    }
+    task.push_back(cpu);
+    serial.push_back(ms - cpu);
+    modelled.push_back(ms - cpu + span);
+    if (!once(&*concurrent, ms)) return false;
+    wallTogether.push_back(wall);
+  }
+  if (c.result() != want) {
+    std::fprintf(stderr, "bench_threads: %s: the concurrent %u-thread result differs from the single-threaded one\n",
+                 c.name.c_str(), o.threads);
+    return false;
+  }
+  Row row{c.name, toString(backend), c.particles, o.threads, o.reps, median(one), median(modelled), median(task),
+          median(serial)};
+  std::printf("%-34s %-10s %9u %11.3f %11.3f %7.2fx %10.3f %9.3f\n", row.name.c_str(), row.backend.c_str(),
+              row.particles, row.oneMs, row.manyMs, row.oneMs / row.manyMs, row.taskMs, row.serialMs);
+  std::printf("    wall clock (medians; meaningful only on a quiet machine): 1 thread %.3f ms, the pool's %u threads "
+              "%.3f ms (%.2fx), concurrent timed tasks %.3f ms\n",
+              median(wallOne), many.threads(), median(wallPool), median(wallOne) / median(wallPool),
+              median(wallTogether));
+  // (The last sample's loops; concurrent: the last sample's, run after it.)
+  const bool paired = together.loops.size() == timer.loops.size();
+  for (size_t l = 0; l < timer.loops.size(); ++l) {
+    const auto& loop = timer.loops[l];
+    double cpu = 0, cpuTogether = 0;
+    for (const double t : loop) cpu += t;
+    if (paired) for (const double t : together.loops[l]) cpuTogether += t;
+    std::printf("    loop %2zu: %3zu tasks, task CPU %8.3f ms, makespan %8.3f ms (even split %8.3f); concurrent: task CPU "
+                "%8.3f ms, wall %8.3f ms\n",
+                l, loop.size(), cpu, makespan(loop, o.threads), cpu / o.threads, paired ? cpuTogether : 0.0,
+                paired ? together.loopWall[l] : 0.0);
+  }
   std::fflush(stdout);
   rows.push_back(row);
   return true;
@@ -251,8 +418,13 @@ int run(const Options& o) {
   const std::string loadBefore = loadAverage();
   std::printf("bench_threads: %u threads (hardware: %u), SIMD target %s, load average %s\n", o.threads,
               CpuExecutor::hardwareThreads(), cpu::simdTargetName(), loadBefore.c_str());
-  std::printf("%-34s %-10s %9s %11s %11s %8s\n", "case", "backend", "particles", "1 thread ms",
-              (std::to_string(o.threads) + " threads ms").c_str(), "ratio");
+  if (o.model) {
+    std::printf("%-34s %-10s %9s %11s %11s %8s %10s %9s\n", "case (thread CPU, modelled)", "backend", "particles",
+                "1 thread ms", (std::to_string(o.threads) + " threads ms").c_str(), "ratio", "task CPU", "serial");
+  } else {
+    std::printf("%-34s %-10s %9s %11s %11s %8s %9s %9s\n", "case", "backend", "particles", "1 thread ms",
+                (std::to_string(o.threads) + " threads ms").c_str(), "ratio", "CPU 1", "CPU N");
+  }
   const uint32_t big = o.quick ? 128 : 1024;  // side of the one-cloth scenes (1M particles)
   const uint32_t many256 = o.quick ? 16 : 256;
   std::vector<Row> rows;
@@ -273,7 +445,7 @@ int run(const Options& o) {
                return e ? computeBoundsCpu(in, b, *e) : computeBoundsCpu(in, b);
              },
              [&] { return bytesOf(boxes); }};
-      ok = measure(o, c, b, *many, rows);
+      ok = o.model ? model(o, c, b, *many, rows) : measure(o, c, b, *many, rows);
     }
     // Radix sort of random 32-bit keys.
     if (std::string name = "radix sort, " + std::to_string(4 * big * big) + " pairs"; ok && wanted(name)) {
@@ -296,7 +468,7 @@ int run(const Options& o) {
                r.insert(r.end(), v.begin(), v.end());
                return r;
              }};
-      ok = measure(o, c, b, *many, rows);
+      ok = o.model ? model(o, c, b, *many, rows) : measure(o, c, b, *many, rows);
     }
     // Shape collision.
     struct ShapeCase {
@@ -321,7 +493,7 @@ int run(const Options& o) {
                r.insert(r.end(), q.begin(), q.end());
                return r;
              }};
-      ok = measure(o, c, b, *many, rows);
+      ok = o.model ? model(o, c, b, *many, rows) : measure(o, c, b, *many, rows);
     }
     // Self collision.
     struct SelfCase {
@@ -338,7 +510,7 @@ int run(const Options& o) {
              [&] { std::memcpy(s.particles.data(), s.p0.data(), s.p0.size() * sizeof(Float4)); },
              [&](const CpuExecutor* e) { return e ? collideSelfCpu(s.input(), b, *e) : collideSelfCpu(s.input(), b); },
              [&] { return bytesOf(s.particles); }};
-      ok = measure(o, c, b, *many, rows);
+      ok = o.model ? model(o, c, b, *many, rows) : measure(o, c, b, *many, rows);
     }
     // Inter collision.
     if (std::string name = "inter, " + std::to_string(many256) + " x 1024"; ok && wanted(name)) {
@@ -350,7 +522,7 @@ int run(const Options& o) {
                return e ? collideInterCpu(in, b, *e) : collideInterCpu(in, b);
              },
              [&] { return bytesOf(s.particles); }};
-      ok = measure(o, c, b, *many, rows);
+      ok = o.model ? model(o, c, b, *many, rows) : measure(o, c, b, *many, rows);
     }
   }
   if (!ok) return 1;
@@ -362,12 +534,22 @@ int run(const Options& o) {
   js += "  \"hardware_threads\": " + std::to_string(CpuExecutor::hardwareThreads()) + ",\n";
   js += "  \"load_average_before\": " + jsonString(loadBefore) + ",\n";
   js += "  \"load_average_after\": " + jsonString(loadAfter) + ",\n";
-  js += "  \"timing\": \"wall clock, median of the alternating samples\",\n";
-  js += jsonRowsAndEnd(rows, [](const Row& r) {
+  js += "  \"timing\": " +
+        jsonString(o.model ? "thread CPU time: one_thread_ms the one-thread call's, threads_ms the N-thread call "
+                             "modelled from its tasks' CPU times run on one thread (serial_ms + each loop's "
+                             "in-order makespan on N threads), medians of the alternating samples"
+                           : "wall clock, median of the alternating samples") +
+        ",\n";
+  js += jsonRowsAndEnd(rows, [&](const Row& r) {
+    const std::string modelled =
+        o.model ? ", \"task_cpu_ms\": " + jsonNumber(r.taskMs) + ", \"serial_ms\": " + jsonNumber(r.serialMs)
+                : ", \"one_thread_process_cpu_ms\": " + jsonNumber(r.cpuOneMs) +
+                      ", \"threads_process_cpu_ms\": " + jsonNumber(r.cpuManyMs);
     return "\"case\": " + jsonString(r.name) + ", \"backend\": " + jsonString(r.backend) +
            ", \"particles\": " + std::to_string(r.particles) + ", \"threads\": " + std::to_string(r.threads) +
            ", \"reps\": " + std::to_string(r.reps) + ", \"one_thread_ms\": " + jsonNumber(r.oneMs) +
-           ", \"threads_ms\": " + jsonNumber(r.manyMs) + ", \"speedup\": " + jsonNumber(r.oneMs / r.manyMs);
+           ", \"threads_ms\": " + jsonNumber(r.manyMs) + ", \"speedup\": " + jsonNumber(r.oneMs / r.manyMs) +
+           modelled;
   });
   return reportWritten("bench_threads", o.json, writeTextFile(o.json, js)) ? 0 : 1;
 }
