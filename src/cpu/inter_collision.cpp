@@ -253,7 +253,7 @@ Status collideInterOn(detail::ParallelCall& par, const InterCollisionInput& inpu
   if (backend == Backend::kCpuSimd && m > 0) {
     sorted.keys.resize(m);
     sorted.items.resize(m);
-    sorted.pos.resize(m);
+    sorted.w.resize(m);
     constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
     for (auto* v : {&sorted.x, &sorted.y, &sorted.z}) {
       v->resize(m + cpu::kSelfSimdPad);  // every slot below m is written before each sweep
@@ -288,10 +288,10 @@ Status collideInterOn(detail::ParallelCall& par, const InterCollisionInput& inpu
         std::copy(values.begin() + b, values.begin() + e, sorted.items.begin() + b);
         for (uint32_t k = b; k < e; ++k) {
           const gpu::InterMarked& a = marked[values[k]];
-          sorted.pos[k] = a.position;
           sorted.x[k] = a.position.x;
           sorted.y[k] = a.position.y;
           sorted.z[k] = a.position.z;
+          sorted.w[k] = a.position.w;
           slotCloth[k] = a.cloth;
           slotGroup[k] = a.group;
           slotMask[k] = a.mask;

@@ -89,6 +89,11 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
     return wholeCloth(c) ? item + (L.cloths[c].firstParticle - L.cloths[c].firstItem) : L.itemParticles[item];
   };
   auto itemsOf = [&](uint32_t c) { return L.cloths[c].itemCount; };
+  // A large cloth without a subset on the SIMD backend: its items (firstItem + i) are not written by
+  // the key pass but implied to its sort (selfSortLarge), which writes them sorted.
+  auto impliedItems = [&](uint32_t c) {
+    return simd && wholeCloth(c) && L.cloths[c].itemCount >= cpu::kSelfSortLargeMin;
+  };
   // Chunks of every cloth's slots, and the cloths too large for one task.
   const detail::WorkPlan chunks = par.plan(clothCount, itemsOf);
   const detail::WorkPlan whole = par.plan(clothCount, itemsOf, 64, false);
@@ -104,7 +109,14 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
   thread_local cpu::SelfSorted sortedStore;
   cpu::SelfSorted& s = sortedStore;
   s.grids.resize(in.cloths.size());
-  s.keys.resize(n);
+  // (SIMD: the keys are followed by kSelfSimdPad sentinels, 0xFFFFFFFF above every key, which the
+  // sweep's running pointers over the last cloth read in place.)
+  if (simd) {
+    s.keys.resize(n + cpu::kSelfSimdPad);
+    std::fill(s.keys.begin() + static_cast<std::ptrdiff_t>(n), s.keys.end(), 0xFFFFFFFFu);
+  } else {
+    s.keys.resize(n);
+  }
   s.items.resize(n);
   for (size_t c = 0; c < in.cloths.size(); ++c) {
     const Aabb& b = bounds[c];
@@ -120,7 +132,8 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
         const bool all = wholeCloth(w.cloth);
         cpu::selfCellKeysSimd(all ? in.particles.data() + in.cloths[w.cloth].first + w.begin : in.particles.data(),
                               in.particles.size(), all ? nullptr : L.itemParticles.data() + sc.firstItem + w.begin,
-                              w.end - w.begin, g, ck + w.begin, ci + w.begin, sc.firstItem + w.begin);
+                              w.end - w.begin, g, ck + w.begin, impliedItems(w.cloth) ? nullptr : ci + w.begin,
+                              sc.firstItem + w.begin);
       } else {
         for (uint32_t i = w.begin; i < w.end; ++i) {
           const Float4& p = in.particles[particleOfItem(w.cloth, sc.firstItem + i)];
@@ -151,7 +164,8 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
       const uint32_t top = gpu::selfCellKey(s.grids[c], {b.hi.x, b.hi.y, b.hi.z});
       if (sc.itemCount >= cpu::kSelfSortLargeMin) {  // (one thread here: large cloths on several are below)
         detail::ParallelCall here(nullptr, "collideSelfCpu");
-        cpu::selfSortLarge(here, ck, ci, sc.itemCount, top);
+        cpu::selfSortLarge(here, ck, ci, sc.itemCount, top,
+                           impliedItems(c) ? std::optional<uint32_t>(sc.firstItem) : std::nullopt);
         return;
       }
       haveStarts[c] = cpu::selfSortByKey(ck, ci, sc.itemCount, (top >> 16) & 0xFFu, top >> 24, &starts[c]) ? 1 : 0;
@@ -170,14 +184,20 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
     if (simd && sc.itemCount >= cpu::kSelfSortLargeMin) {
       const Aabb& b = bounds[c];
       cpu::selfSortLarge(par, s.keys.data() + sc.firstItem, s.items.data() + sc.firstItem, sc.itemCount,
-                         gpu::selfCellKey(s.grids[c], {b.hi.x, b.hi.y, b.hi.z}));
+                         gpu::selfCellKey(s.grids[c], {b.hi.x, b.hi.y, b.hi.z}),
+                         impliedItems(c) ? std::optional<uint32_t>(sc.firstItem) : std::nullopt);
     } else {
       cpu::radixSortParallel(par, s.keys.data() + sc.firstItem, s.items.data() + sc.firstItem, sc.itemCount, 32, simd);
     }
   }
-  s.pos.resize(n);
-  // (The SIMD backend reads rest positions only from the SoA copies rx, ry, rz: no vec4 copy.)
-  if (useRest && !simd) s.rest.resize(n);
+  // (The SIMD backend keeps no vec4 copies: the particles as x, y, z, w, the rest positions as rx,
+  // ry, rz.)
+  if (simd) {
+    s.w.resize(n);
+  } else {
+    s.pos.resize(n);
+    if (useRest) s.rest.resize(n);
+  }
   if (simd) {
     constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
     auto pad = [&](std::vector<float>& v) {
@@ -193,8 +213,11 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
     for (uint32_t k = first; k < end; ++k) {
       const uint32_t particle = particleOf(s.items[k]);
       const Float4& p = in.particles[particle];
-      s.pos[k] = {p.x, p.y, p.z, p.w};
-      if (simd) s.x[k] = p.x, s.y[k] = p.y, s.z[k] = p.z;
+      if (simd) {
+        s.x[k] = p.x, s.y[k] = p.y, s.z[k] = p.z, s.w[k] = p.w;
+      } else {
+        s.pos[k] = {p.x, p.y, p.z, p.w};
+      }
       if (useRest) {
         const Float4& r = in.restPositions[particle];
         if (simd) {
@@ -213,11 +236,11 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
       if (wholeCloth(w.cloth)) {
         const uint32_t offset = in.cloths[w.cloth].first - sc.firstItem;  // (mod 2^32)
         if (simd) {
-          cpu::selfCopySlotsSimd(in.particles.data(), s.items.data() + first, offset, end - first, s.pos.data() + first,
-                                 s.x.data() + first, s.y.data() + first, s.z.data() + first);
+          cpu::selfCopySlotsSimd(in.particles.data(), s.items.data() + first, offset, end - first, s.x.data() + first,
+                                 s.y.data() + first, s.z.data() + first, s.w.data() + first);
           if (useRest &&  // (the rest positions the same way)
               cpu::selfCopySlotsSimd(in.restPositions.data(), s.items.data() + first, offset, end - first,
-                                     nullptr, s.rx.data() + first, s.ry.data() + first, s.rz.data() + first,
+                                     s.rx.data() + first, s.ry.data() + first, s.rz.data() + first, nullptr,
                                      true)) {
             restNonFinite[t] = 1;
           }
@@ -287,7 +310,7 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
       const uint32_t first = L.cloths[w.cloth].firstItem;
       for (uint32_t k = first + w.begin; k < first + w.end; ++k) {
         if (counts[k] == 0) continue;
-        const gpu::vec4 p = gpu::selfApply(s.pos[k], sums[k], counts[k]);
+        const gpu::vec4 p = gpu::selfApply(simd ? s.particle(k) : s.pos[k], sums[k], counts[k]);
         Float4& out = in.particles[particleOfItem(w.cloth, s.items[k])];
         out.x = p.x, out.y = p.y, out.z = p.z;
       }
@@ -295,7 +318,7 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
   });
 
   if (debug != nullptr) {
-    debug->sortedKeys = s.keys;
+    debug->sortedKeys.assign(s.keys.begin(), s.keys.begin() + static_cast<std::ptrdiff_t>(n));
     debug->sortedParticles.resize(n);
     for (uint32_t c = 0; c < clothCount; ++c) {
       const gpu::SelfCloth& sc = L.cloths[c];

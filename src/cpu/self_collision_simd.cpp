@@ -27,7 +27,7 @@ inline void applyBits(const SelfSorted& s, uint32_t k, uint32_t base, uint64_t b
     bits &= bits - 1;
     if (m == k) continue;
     if (filter != nullptr && !filter->allows(k, m)) continue;
-    acc += gpu::selfPairCorrection(s.pos[k], s.pos[m], k, m, grid.axes.x, d, stiffness);
+    acc += gpu::selfPairCorrection(s.particle(k), s.particle(m), k, m, grid.axes.x, d, stiffness);
     ++count;
     if (pairs != nullptr) pairs->push_back({k, m});
   }
@@ -41,10 +41,10 @@ inline uint64_t pairBitsScalar(const SelfSorted& s, uint32_t k, uint32_t a, uint
   auto restOf = [&](uint32_t m) {
     return useRest ? gpu::vec4(s.rx[m], s.ry[m], s.rz[m], 0.0f) : gpu::vec4(0.0f);
   };
-  const gpu::vec4 pi = s.pos[k];
+  const gpu::vec4 pi = s.particle(k);
   const gpu::vec4 ri = restOf(k);
   for (uint32_t m = a; m < z; ++m) {
-    if (gpu::selfIsPair(pi, s.pos[m], ri, restOf(m), d2, useRest)) {
+    if (gpu::selfIsPair(pi, s.particle(m), ri, restOf(m), d2, useRest)) {
       bits |= uint64_t{1} << (m - a);
     }
   }
@@ -57,9 +57,10 @@ inline void applySlot(const SelfSorted& s, uint32_t begin, uint32_t k, const uin
                       const gpu::SelfGrid& grid, float d, float stiffness, uint32_t* counts, gpu::vec3* sums,
                       std::vector<std::array<uint32_t, 2>>* pairs) {
   gpu::vec3 acc(0.0f);
+  const gpu::vec4 pk = s.particle(begin + k);
   for (uint32_t j = 0; j < count; ++j) {
     const uint32_t m = begin + e[j];
-    acc += gpu::selfPairCorrection(s.pos[begin + k], s.pos[m], begin + k, m, grid.axes.x, d, stiffness);
+    acc += gpu::selfPairCorrection(pk, s.particle(m), begin + k, m, grid.axes.x, d, stiffness);
     if (pairs != nullptr) pairs->push_back({begin + k, m});
   }
   counts[begin + k] = count;
@@ -86,6 +87,19 @@ inline void markColumnEnds(const uint32_t* K, uint32_t n, uint32_t qa, uint32_t 
   for (uint32_t k = qa; k < qb; ++k) {
     if (k + 1 == n || (K[k + 1] >> 16) != (K[k] >> 16)) start[(K[k] >> 16) - c0 + 1u] = k + 1;
   }
+}
+
+// The cloth's keys (slots [begin, begin + n)) where `count` sentinels (0xFFFFFFFF, above every key:
+// hash cells <= 254) already follow them in s.keys (the last cloth of collideSelfCpu's keys, padded by
+// kSelfSimdPad of them), else null: the dense slots' running pointers then read the keys in place
+// instead of from a copy.
+inline const uint32_t* keysWithSentinelsInPlace(const SelfSorted& s, uint32_t begin, uint32_t n, uint32_t count) {
+  const size_t end = size_t{begin} + n;
+  if (end + count > s.keys.size()) return nullptr;
+  for (size_t i = end; i < end + count; ++i) {
+    if (s.keys[i] != 0xFFFFFFFFu) return nullptr;
+  }
+  return s.keys.data() + begin;
 }
 
 // The columns without slots take the end of the last column before them (a running maximum).
@@ -547,6 +561,7 @@ void FindPairs(const SelfSorted& s, uint32_t begin, uint32_t n, const uint32_t* 
     });
   }
   // Pass 3: dense slots by the columns' windows (the running pointers only move forward).
+  if (denseCount > 0 && KS == nullptr) KS = keysWithSentinelsInPlace(s, begin, n, N + 1);
   if (denseCount > 0 && KS == nullptr) {
     keyStore.assign(n + N + 1, 0xFFFFFFFFu);
     std::copy(K, K + n, keyStore.begin());
@@ -658,7 +673,7 @@ void CellKeys(const float* particles, const uint32_t* itemParticles, uint32_t co
       VF p[3], w;
       hn::LoadInterleaved4(df, particles + size_t{i} * 4, p[0], p[1], p[2], w);
       hn::StoreU(key(p), du, keys + i);
-      hn::StoreU(hn::Iota(du, firstItem + i), du, items + i);
+      if (items != nullptr) hn::StoreU(hn::Iota(du, firstItem + i), du, items + i);
     }
   } else {
     for (; i + N <= count; i += static_cast<uint32_t>(N)) {
@@ -666,23 +681,23 @@ void CellKeys(const float* particles, const uint32_t* itemParticles, uint32_t co
       const VF p[3] = {hn::GatherIndex(df, particles, index), hn::GatherIndex(df, particles + 1, index),
                        hn::GatherIndex(df, particles + 2, index)};
       hn::StoreU(key(p), du, keys + i);
-      hn::StoreU(hn::Iota(du, firstItem + i), du, items + i);
+      if (items != nullptr) hn::StoreU(hn::Iota(du, firstItem + i), du, items + i);
     }
   }
   for (; i < count; ++i) {
     const float* p = particles + size_t{itemParticles != nullptr ? itemParticles[i] : i} * 4;
     keys[i] = gpu::selfCellKey(g, gpu::vec3(p[0], p[1], p[2]));
-    items[i] = firstItem + i;
+    if (items != nullptr) items[i] = firstItem + i;
   }
 }
 
-// selfCopySlotsSimd: four slots at a time, each particle loaded whole and stored whole to pos, the
-// four transposed into x, y and z (7 stores per 4 slots instead of 16; copies only, bits unchanged).
+// selfCopySlotsSimd: four slots at a time, each particle loaded whole, the four transposed into x, y,
+// z and w (4 stores per 4 slots; copies only, bits unchanged).
 // Returns whether some copied x, y or z is not finite: its exponent (all ones) plus the exponent's
 // lowest bit carries into bit 31 (OR-ed over the copies, no branch).
-template <bool kCheck, bool kPos>
+template <bool kCheck, bool kW>
 HWY_INLINE bool CopySlotsT(const float* particles, const uint32_t* items, uint32_t offset, uint32_t count,
-                           float* pos, float* x, float* y, float* z) {
+                           float* x, float* y, float* z, float* w) {
   constexpr uint32_t kExponent = 0x7F800000u, kCarry = 0x00800000u;
   uint32_t k = 0, carries = 0;
 #if HWY_TARGET != HWY_SCALAR  // (vectors of 4 floats)
@@ -695,12 +710,6 @@ HWY_INLINE bool CopySlotsT(const float* particles, const uint32_t* items, uint32
     const auto b = hn::LoadU(d4, particles + size_t{items[k + 1] + offset} * 4);
     const auto c = hn::LoadU(d4, particles + size_t{items[k + 2] + offset} * 4);
     const auto e = hn::LoadU(d4, particles + size_t{items[k + 3] + offset} * 4);
-    if constexpr (kPos) {
-      hn::StoreU(a, d4, pos + size_t{k} * 4);
-      hn::StoreU(b, d4, pos + size_t{k + 1} * 4);
-      hn::StoreU(c, d4, pos + size_t{k + 2} * 4);
-      hn::StoreU(e, d4, pos + size_t{k + 3} * 4);
-    }
     const auto xy01 = hn::InterleaveLower(d4, a, b), xy23 = hn::InterleaveLower(d4, c, e);  // x0 x1 y0 y1
     const auto zw01 = hn::InterleaveUpper(d4, a, b), zw23 = hn::InterleaveUpper(d4, c, e);  // z0 z1 w0 w1
     const auto vx = hn::ConcatLowerLower(d4, xy23, xy01), vy = hn::ConcatUpperUpper(d4, xy23, xy01);
@@ -708,6 +717,7 @@ HWY_INLINE bool CopySlotsT(const float* particles, const uint32_t* items, uint32
     hn::StoreU(vx, d4, x + k);
     hn::StoreU(vy, d4, y + k);
     hn::StoreU(vz, d4, z + k);
+    if constexpr (kW) hn::StoreU(hn::ConcatUpperUpper(d4, zw23, zw01), d4, w + k);
     if constexpr (kCheck) {
       // (Each coordinate's own carry: OR-ing the exponents first could make all ones of finite ones.)
       const auto carryOf = [&](decltype(vx) v) HWY_ATTR { return hn::Add(hn::And(hn::BitCast(du4, v), exponent), carry); };
@@ -720,21 +730,21 @@ HWY_INLINE bool CopySlotsT(const float* particles, const uint32_t* items, uint32
 #endif
   for (; k < count; ++k) {
     const float* p = particles + size_t{items[k] + offset} * 4;
-    if constexpr (kPos) std::memcpy(pos + size_t{k} * 4, p, 4 * sizeof(float));
     x[k] = p[0], y[k] = p[1], z[k] = p[2];
+    if constexpr (kW) w[k] = p[3];
     for (int j = 0; j < 3 && kCheck; ++j) carries |= (std::bit_cast<uint32_t>(p[j]) & kExponent) + kCarry;
   }
   return (carries >> 31) != 0;
 }
 
-bool CopySlots(const float* particles, const uint32_t* items, uint32_t offset, uint32_t count, float* pos,
-               float* x, float* y, float* z, bool check) {
-  if (pos == nullptr) {
-    return check ? CopySlotsT<true, false>(particles, items, offset, count, pos, x, y, z)
-                 : CopySlotsT<false, false>(particles, items, offset, count, pos, x, y, z);
+bool CopySlots(const float* particles, const uint32_t* items, uint32_t offset, uint32_t count, float* x, float* y,
+               float* z, float* w, bool check) {
+  if (w == nullptr) {
+    return check ? CopySlotsT<true, false>(particles, items, offset, count, x, y, z, w)
+                 : CopySlotsT<false, false>(particles, items, offset, count, x, y, z, w);
   }
-  return check ? CopySlotsT<true, true>(particles, items, offset, count, pos, x, y, z)
-               : CopySlotsT<false, true>(particles, items, offset, count, pos, x, y, z);
+  return check ? CopySlotsT<true, true>(particles, items, offset, count, x, y, z, w)
+               : CopySlotsT<false, true>(particles, items, offset, count, x, y, z, w);
 }
 
 // selfKeyColumnsSimd: col[i] = (h1 - 1) * width + h0 - 1 for the hash cells of keys[i], lanes at a
@@ -822,7 +832,7 @@ void selfCellKeysSimd(const Float4* particles, size_t particleCount, const uint3
   for (uint32_t i = 0; i < count; ++i) {
     const Float4& p = particles[itemParticles != nullptr ? itemParticles[i] : i];
     keys[i] = gpu::selfCellKey(grid, {p.x, p.y, p.z});
-    items[i] = firstItem + i;
+    if (items != nullptr) items[i] = firstItem + i;
   }
 }
 
@@ -852,18 +862,17 @@ void selfUnpackPairsSimd(const uint64_t* pairs, uint32_t count, uint32_t* keys, 
 #endif
 }
 
-bool selfCopySlotsSimd(const Float4* particles, const uint32_t* items, uint32_t offset, uint32_t count,
-                       gpu::vec4* pos, float* x, float* y, float* z, bool check) {
-  static_assert(sizeof(Float4) == 4 * sizeof(float) && sizeof(gpu::vec4) == 4 * sizeof(float));
+bool selfCopySlotsSimd(const Float4* particles, const uint32_t* items, uint32_t offset, uint32_t count, float* x,
+                       float* y, float* z, float* w, bool check) {
+  static_assert(sizeof(Float4) == 4 * sizeof(float));
 #ifdef VKC_HAVE_SIMD
-  return HWY_DYNAMIC_DISPATCH(CopySlots)(&particles[0].x, items, offset, count,
-                                         pos != nullptr ? &pos[0].x : nullptr, x, y, z, check);
+  return HWY_DYNAMIC_DISPATCH(CopySlots)(&particles[0].x, items, offset, count, x, y, z, w, check);
 #else
   bool nonFinite = false;
   for (uint32_t k = 0; k < count; ++k) {
     const Float4& p = particles[items[k] + offset];
-    if (pos != nullptr) pos[k] = {p.x, p.y, p.z, p.w};
     x[k] = p.x, y[k] = p.y, z[k] = p.z;
+    if (w != nullptr) w[k] = p.w;
     nonFinite |= check && (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z));
   }
   return nonFinite;
@@ -901,16 +910,24 @@ void selfSweepSimdParallel(detail::ParallelCall& par, const SelfSorted& s, uint3
   if (HWY_DYNAMIC_DISPATCH(Lanes)() <= 64) {
     // 1. The table of column starts and the keys with sentinels (for the dense slots' running
     // pointers), both over the whole cloth, built by chunks.
+    // (The keys are read in place where sentinels already follow them: the last cloth of
+    // collideSelfCpu's padded keys; a copy of 1M keys cost the 1M-particle cloth 8 MB of memory
+    // traffic that the one-thread sweep does not have.)
     const uint32_t* K = s.keys.data() + begin;
     thread_local std::vector<uint32_t> startStore, keyStoreStore;  // the calling thread's, reused across calls
     std::vector<uint32_t>& start = startStore;  // (lambdas do not capture thread_locals: references do)
     std::vector<uint32_t>& keyStore = keyStoreStore;
     start.assign(columnStartsSize(K, n), 0u);
-    keyStore.resize(size_t{n} + 65);
-    std::fill(keyStore.begin() + n, keyStore.end(), 0xFFFFFFFFu);
+    const uint32_t* KS = keysWithSentinelsInPlace(s, begin, n, 65);
+    if (KS == nullptr) {
+      keyStore.resize(size_t{n} + 65);
+      std::fill(keyStore.begin() + n, keyStore.end(), 0xFFFFFFFFu);
+      KS = keyStore.data();
+    }
+    const bool copyKeys = KS != K;
     par.forEach(chunkCount, [&](uint32_t c) {
       const uint32_t qa = c * size, qb = std::min(n, qa + size);
-      std::copy(K + qa, K + qb, keyStore.begin() + qa);
+      if (copyKeys) std::copy(K + qa, K + qb, keyStore.begin() + qa);
       markColumnEnds(K, n, qa, qb, start.data());
     });
     fillColumnStarts(start);
@@ -926,7 +943,7 @@ void selfSweepSimdParallel(detail::ParallelCall& par, const SelfSorted& s, uint3
       thread_local std::vector<uint64_t> found;  // scratch of the thread that runs the chunk
       found.clear();
       const uint32_t qa = c * size, qb = std::min(n, qa + size);
-      HWY_DYNAMIC_DISPATCH(FindPairs)(s, begin, n, start.data(), 0x100u, K[0] >> 16, keyStore.data(), qa, qb, grid, d, useRest,
+      HWY_DYNAMIC_DISPATCH(FindPairs)(s, begin, n, start.data(), 0x100u, K[0] >> 16, KS, qa, qb, grid, d, useRest,
                                       found);
       SweepChunk& ch = chunks[c];
       ch.own.clear();

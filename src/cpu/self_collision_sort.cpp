@@ -3,6 +3,8 @@
 // what self-collision keys look like (see selfSortByKey and selfSortLarge in cpu/self_collision.h).
 #include <algorithm>
 #include <array>
+#include <numeric>
+#include <optional>
 #include <vector>
 
 #include "cpu/executor.h"
@@ -194,10 +196,19 @@ bool selfSortByKey(uint32_t* keys, uint32_t* items, uint32_t count, uint32_t cel
   return true;
 }
 
-void selfSortLarge(detail::ParallelCall& par, uint32_t* keys, uint32_t* items, uint32_t count, uint32_t topKey) {
-  if (count < 2) return;
-  if (topKey < kKeyFloor) {
-    radixSortParallel(par, keys, items, count, 32, true);
+void selfSortLarge(detail::ParallelCall& par, uint32_t* keys, uint32_t* items, uint32_t count, uint32_t topKey,
+                   std::optional<uint32_t> firstItem) {
+  // The items of the implied order (firstItem + i), for the radix fallback (by chunks on par's threads).
+  auto writeItems = [&](uint32_t tasks) {
+    const uint32_t size = (count + tasks - 1) / tasks;
+    par.forEach(tasks, [&](uint32_t t) {
+      const uint32_t b = std::min(count, t * size), e = std::min(count, b + size);
+      std::iota(items + b, items + e, *firstItem + b);
+    });
+  };
+  if (count < 2 || topKey < kKeyFloor) {
+    if (firstItem) writeItems(1);
+    if (count >= 2) radixSortParallel(par, keys, items, count, 32, true);
     return;
   }
   const uint32_t span = topKey - kKeyFloor;
@@ -244,6 +255,7 @@ void selfSortLarge(detail::ParallelCall& par, uint32_t* keys, uint32_t* items, u
   start[kRangeBins] = count;
   const bool anyOutside = std::find(outside.begin(), outside.end(), uint8_t{1}) != outside.end();
   if (anyOutside || (par.threads() > 1 && uint64_t{largest} * 2 * par.threads() > count)) {
+    if (firstItem) writeItems(chunks);
     radixSortParallel(par, keys, items, count, 32, true);
     return;
   }
@@ -260,6 +272,13 @@ void selfSortLarge(detail::ParallelCall& par, uint32_t* keys, uint32_t* items, u
     const auto [begin, end] = range(t);
     uint32_t* const offset = hist.data() + size_t{t} * kRangeBins;
     uint64_t* const out = buffer.data();
+    if (firstItem) {  // (the items not read: 4 bytes a pair less)
+      for (uint32_t i = begin, item = *firstItem + begin; i < end; ++i, ++item) {
+        const uint32_t key = keys[i];
+        out[offset[(key - kKeyFloor) >> shift]++] = key | uint64_t{item} << 32;
+      }
+      return;
+    }
     for (uint32_t i = begin; i < end; ++i) {
       const uint32_t key = keys[i];
       out[offset[(key - kKeyFloor) >> shift]++] = key | uint64_t{items[i]} << 32;

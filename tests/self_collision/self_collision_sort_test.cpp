@@ -110,11 +110,22 @@ TEST(SelfCollisionSort, KeysOutsideTheBoxAndSparseBoxes) {
 // selfSortLarge against std::stable_sort, inline and on every test executor (chunks of 64 pairs there).
 void expectLargeSortsLikeStableSort(const Pairs& in, uint32_t topKey) {
   const Pairs want = stableSorted(in, 32);
+  // With implied items (firstItem + i, not read: the array holds garbage), the same order of those.
+  constexpr uint32_t kFirstItem = 70001;
+  Pairs implied = in;
+  for (size_t i = 0; i < implied.values.size(); ++i) implied.values[i] = kFirstItem + static_cast<uint32_t>(i);
+  const Pairs wantImplied = stableSorted(implied, 32);
   auto check = [&](detail::ParallelCall& par, const std::string& name) {
     Pairs got = in;
     cpu::selfSortLarge(par, got.keys.data(), got.values.data(), static_cast<uint32_t>(got.keys.size()), topKey);
     EXPECT_EQ(firstDifference(got.keys, want.keys), -1) << "keys, " << name << ", count " << in.keys.size();
     EXPECT_EQ(firstDifference(got.values, want.values), -1) << "values (stability), " << name << ", count " << in.keys.size();
+    got = in;
+    std::fill(got.values.begin(), got.values.end(), 0xDEADBEEFu);
+    cpu::selfSortLarge(par, got.keys.data(), got.values.data(), static_cast<uint32_t>(got.keys.size()), topKey,
+                       kFirstItem);
+    EXPECT_EQ(firstDifference(got.keys, wantImplied.keys), -1) << "keys, implied items, " << name;
+    EXPECT_EQ(firstDifference(got.values, wantImplied.values), -1) << "implied items, " << name << ", count " << in.keys.size();
   };
   detail::ParallelCall inlineCall(nullptr, "test");
   check(inlineCall, "one thread");
@@ -160,8 +171,8 @@ namespace vkc::test {
 namespace {
 
 TEST(SelfCollisionSlotCopy, CopiesAndFindsNonFiniteCoordinates) {
-  // selfCopySlotsSimd copies particles to slots (pos, and x, y, z apart) and tells whether some copied
-  // x, y or z is infinite or NaN: checked in every position of a 4-slot vector and of the tail, w never.
+  // selfCopySlotsSimd copies particles to slots (x, y, z, w apart) and tells whether some copied x, y
+  // or z is infinite or NaN: checked in every position of a 4-slot vector and of the tail, w never.
   const uint32_t n = 23;
   std::vector<Float4> particles(n + 5);
   for (uint32_t i = 0; i < particles.size(); ++i) {
@@ -171,19 +182,19 @@ TEST(SelfCollisionSlotCopy, CopiesAndFindsNonFiniteCoordinates) {
   std::vector<uint32_t> items(n);
   for (uint32_t k = 0; k < n; ++k) items[k] = (k * 7) % n;
   auto copy = [&](const std::vector<Float4>& p) {
-    std::vector<gpu::vec4> pos(n);
-    std::vector<float> x(n), y(n), z(n);
-    const bool bad = cpu::selfCopySlotsSimd(p.data(), items.data(), 5, n, pos.data(), x.data(), y.data(), z.data(), true);
-    EXPECT_FALSE(cpu::selfCopySlotsSimd(p.data(), items.data(), 5, n, pos.data(), x.data(), y.data(), z.data()));  // (no check)
-    // Without pos (the SIMD backend's rest positions): the same x, y, z and the same answer.
+    std::vector<float> x(n), y(n), z(n), w(n);
+    const bool bad = cpu::selfCopySlotsSimd(p.data(), items.data(), 5, n, x.data(), y.data(), z.data(), w.data(), true);
+    EXPECT_FALSE(cpu::selfCopySlotsSimd(p.data(), items.data(), 5, n, x.data(), y.data(), z.data(), w.data()));  // (no check)
+    // Without w (the SIMD backend's rest positions): the same x, y, z and the same answer.
     std::vector<float> x2(n), y2(n), z2(n);
     EXPECT_EQ(
-        cpu::selfCopySlotsSimd(p.data(), items.data(), 5, n, nullptr, x2.data(), y2.data(), z2.data(), true),
+        cpu::selfCopySlotsSimd(p.data(), items.data(), 5, n, x2.data(), y2.data(), z2.data(), nullptr, true),
         bad);
     for (uint32_t k = 0; k < n; ++k) {
       const Float4& want = p[items[k] + 5];
-      EXPECT_EQ(std::memcmp(&pos[k], &want, sizeof want), 0) << "slot " << k;
-      EXPECT_EQ(std::memcmp(&x[k], &want.x, 4) | std::memcmp(&y[k], &want.y, 4) | std::memcmp(&z[k], &want.z, 4), 0)
+      EXPECT_EQ(std::memcmp(&x[k], &want.x, 4) | std::memcmp(&y[k], &want.y, 4) | std::memcmp(&z[k], &want.z, 4) |
+                    std::memcmp(&w[k], &want.w, 4),
+                0)
           << "slot " << k;
       EXPECT_EQ(
           std::memcmp(&x2[k], &want.x, 4) | std::memcmp(&y2[k], &want.y, 4) | std::memcmp(&z2[k], &want.z, 4),
