@@ -538,17 +538,120 @@ void FindPairs(const SelfSorted& s, uint32_t begin, uint32_t n, const uint32_t* 
   if (dense.size() < qb - qa) dense.resize(qb - qa);
   uint32_t* hitEnd = hits.data();
   uint32_t* denseEnd = dense.data();
-  for (uint32_t k = qa; k < qb; ++k) {
+  auto slotPass1 = [&](uint32_t k) HWY_ATTR __attribute__((always_inline)) {
     const Blocks b = blocks(k);
     if (b.lenA > blockMax || b.lenB > blockMax) {
       *denseEnd++ = k;
-      continue;
+      return;
     }
     auto any = hn::FirstN(df, 0);
     forVectors(k, b, [&](const auto mask, const auto&, uint32_t, uint32_t, uint32_t)
                    HWY_ATTR __attribute__((always_inline)) { any = hn::Or(any, mask); });
     *hitEnd = k;  // kept only with a candidate (no branch)
     hitEnd += hn::AllFalse(df, any) ? 0 : 1;
+  };
+#if HWY_TARGET != HWY_SCALAR
+  if constexpr (kPairedHalves) {
+    // 16 lanes: column by column. The slots of one column share their candidates: block B whole, and
+    // block A from the column's first slot on (a later slot masks off the lanes up to itself). So the
+    // candidates are loaded once per column, into the paired vector (A's first 8, B's first 8) and,
+    // where a block is longer, one more vector of its next 16; each slot then only tests them. Columns
+    // with a block longer than 24 go slot by slot as above.
+    const hn::Half<decltype(df)> dh;
+    constexpr uint32_t H = 8;
+    const auto lower = hn::FirstN(df, H);
+    // Candidate vectors of one column (x, y, z) and the slot's mask of the lanes closer than d.
+    struct Cand {
+      hn::Vec<decltype(df)> x, y, z;
+    };
+    auto closerThan = [&](const Cand& c, hn::Vec<decltype(df)> px, hn::Vec<decltype(df)> py,
+                          hn::Vec<decltype(df)> pz) HWY_ATTR __attribute__((always_inline)) {
+      const auto dx = hn::Sub(c.x, px);
+      const auto dy = hn::Sub(c.y, py);
+      const auto dz = hn::Sub(c.z, pz);
+      return hn::Lt(hn::Add(hn::Add(hn::Mul(dx, dx), hn::Mul(dy, dy)), hn::Mul(dz, dz)), vd2);
+    };
+    auto loadAt = [&](uint32_t at) HWY_ATTR __attribute__((always_inline)) {
+      return Cand{hn::LoadU(df, X + at), hn::LoadU(df, Y + at), hn::LoadU(df, Z + at)};
+    };
+    // The slots [k, ce) of one column from cs on: kMoreA / kMoreB, whether block A / B (from cs) has
+    // more than 8 candidates (then vector a2 / b2 holds its candidates 8 .. 23).
+    auto columnSlots = [&](auto moreA, auto moreB, uint32_t cs, uint32_t ce, uint32_t lenA, uint32_t lenB,
+                           uint32_t beginB) HWY_ATTR __attribute__((always_inline)) {
+      constexpr bool kMoreA = decltype(moreA)::value, kMoreB = decltype(moreB)::value;
+      const uint32_t ia = cs + 1;
+      const Cand c1{hn::Combine(df, hn::LoadU(dh, X + beginB), hn::LoadU(dh, X + ia)),
+                    hn::Combine(df, hn::LoadU(dh, Y + beginB), hn::LoadU(dh, Y + ia)),
+                    hn::Combine(df, hn::LoadU(dh, Z + beginB), hn::LoadU(dh, Z + ia))};
+      const auto valid1 = hn::Or(hn::FirstN(df, std::min(lenA, H)), hn::AndNot(lower, hn::FirstN(df, H + std::min(lenB, H))));
+      Cand a2{}, b2{};
+      auto validA2 = hn::FirstN(df, 0), validB2 = hn::FirstN(df, 0);
+      if constexpr (kMoreA) {
+        a2 = loadAt(ia + H);
+        validA2 = hn::FirstN(df, lenA - H);
+      }
+      if constexpr (kMoreB) {
+        b2 = loadAt(beginB + H);
+        validB2 = hn::FirstN(df, lenB - H);
+      }
+      for (uint32_t k = cs; k < ce; ++k) {
+        const auto px = hn::Set(df, X[k]), py = hn::Set(df, Y[k]), pz = hn::Set(df, Z[k]);
+        // Block A's lanes up to slot k itself are off (candidate ia + j is a pair only for j >= k - cs).
+        const uint32_t own = k - cs;
+        auto any = hn::And(closerThan(c1, px, py, pz), hn::AndNot(hn::FirstN(df, std::min(own, H)), valid1));
+        if constexpr (kMoreA) {
+          const auto offA = hn::FirstN(df, own > H ? own - H : 0u);
+          any = hn::Or(any, hn::And(closerThan(a2, px, py, pz), hn::AndNot(offA, validA2)));
+        }
+        if constexpr (kMoreB) any = hn::Or(any, hn::And(closerThan(b2, px, py, pz), validB2));
+        *hitEnd = k;  // kept only with a candidate (no branch)
+        hitEnd += hn::AllFalse(df, any) ? 0 : 1;
+      }
+    };
+    for (uint32_t k = qa; k < qb;) {
+      const uint32_t column = columnOf(K[k]);
+      const uint32_t ce = std::min(start[column + 1u], qb);  // one past the column's last slot (in the range)
+      const Blocks b = blocks(k);
+      constexpr uint32_t kLong = 3 * H;
+      if (b.lenA > kLong || b.lenB > kLong) {
+        for (; k < ce; ++k) slotPass1(k);
+        continue;
+      }
+      if (b.lenA > H) {
+        if (b.lenB > H) {
+          columnSlots(std::true_type(), std::true_type(), k, ce, b.lenA, b.lenB, b.beginB);
+        } else {
+          columnSlots(std::true_type(), std::false_type(), k, ce, b.lenA, b.lenB, b.beginB);
+        }
+      } else if (b.lenB > H) {
+        columnSlots(std::false_type(), std::true_type(), k, ce, b.lenA, b.lenB, b.beginB);
+      } else {
+        columnSlots(std::false_type(), std::false_type(), k, ce, b.lenA, b.lenB, b.beginB);
+      }
+      k = ce;
+    }
+  } else  // NOLINT(readability/braces)
+#endif
+  {
+    // Column by column too: the column's table entries looked up once for its slots.
+    for (uint32_t k = qa; k < qb;) {
+      const uint32_t column = columnOf(K[k]);
+      const uint32_t ce = std::min(start[column + 1u], qb);  // one past the column's last slot (in the range)
+      const Blocks b = blocks(k);
+      if (b.lenA > blockMax || b.lenB > blockMax) {
+        for (; k < ce; ++k) slotPass1(k);
+        continue;
+      }
+      const uint32_t endA = k + 1 + b.lenA;
+      for (; k < ce; ++k) {
+        auto any = hn::FirstN(df, 0);
+        forVectors(k, Blocks{endA - k - 1, b.lenB, b.beginB},
+                   [&](const auto mask, const auto&, uint32_t, uint32_t, uint32_t)
+                       HWY_ATTR __attribute__((always_inline)) { any = hn::Or(any, mask); });
+        *hitEnd = k;  // kept only with a candidate (no branch)
+        hitEnd += hn::AllFalse(df, any) ? 0 : 1;
+      }
+    }
   }
   const uint32_t hitCount = static_cast<uint32_t>(hitEnd - hits.data());
   const uint32_t denseCount = static_cast<uint32_t>(denseEnd - dense.data());
