@@ -360,9 +360,10 @@ HWY_INLINE void appendPairs(DF df, hn::Mask<DF> mask, const Load& load, uint32_t
 // (gatherFound), so that the result is bitwise the scalar backend's. A table of column starts gives
 // each slot its two blocks of candidates (below); when both are short, their concatenation is
 // tested a vector at a time (blended loads where a vector spans both), without the sweep window. The
-// hot loop over the slots makes no calls and takes no unpredictable branch but its vector count: it
-// only lists the slots with a close candidate (tested again, then appended, in a second pass) and
-// the dense slots. Those (a long block) go by per-column windows in a third pass: two running
+// hot loop makes no calls: it goes column by column (the slots of a column share block B and the
+// rest of block A from the column's first slot: one set of table lookups and, at 16 lanes, one set of
+// candidate vectors per column) and only lists the slots with a close candidate (tested again, then
+// appended, in a second pass) and the dense slots. Those (a long block) go by per-column windows in a third pass: two running
 // pointers per column that advance without unpredictable branches (the keys end with sentinels
 // above every bound), then vectors of candidates from the window's start (lanes past its end masked
 // off).
