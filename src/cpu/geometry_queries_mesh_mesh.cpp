@@ -32,44 +32,69 @@ struct MeshView {
   uint32_t cellCount = 0;
   uint32_t corners = 3;
 
+  const uint32_t* entries = nullptr;  // its cells' entries: the input's, or the kept tree's copy
+  const float* soup = nullptr;        // a kept surface mesh's corners (9 floats a cell), or null
+
   MeshView(const GeometryQueryInput& input, uint32_t gi) : in(&input), g(&input.geometries[gi]) {
     firstCell = static_cast<uint32_t>(g->p2.x);
     cellCount = static_cast<uint32_t>(g->p2.y);
     corners = gpu::geomMeshCorners(static_cast<uint32_t>(g->type));
+    entries = input.cells.data() + firstCell;
+  }
+  // Reads the cells' entries and (a surface mesh) their corners from kept tree m's copies
+  // (GeometryQueryTrees::Impl::Mesh: cells and corners bitwise the input's, validated in the call):
+  // a triangle's corners then lie together (36 bytes), not behind its entries in the vertices.
+  void useKept(const GeometryQueryTrees::Impl::Mesh& m) {
+    entries = m.cells.data();
+    if (!m.corners.empty()) soup = m.corners.data();
   }
   // The cache lines of cell c's entries (prefetchCell) and of its corners (prefetchCorners: reads the
-  // entries, fetched earlier) requested ahead of use.
+  // entries, fetched earlier, unless the corners are kept together) requested ahead of use.
   void prefetchCell(uint32_t c) const {
-    const uint32_t* e = &in->cells[firstCell + static_cast<size_t>(c) * corners];
+    const uint32_t* e = entries + static_cast<size_t>(c) * corners;
     __builtin_prefetch(e);
     __builtin_prefetch(e + corners - 1);
   }
   void prefetchCorners(uint32_t c) const {
-    const uint32_t* e = &in->cells[firstCell + static_cast<size_t>(c) * corners];
+    if (soup != nullptr) {
+      __builtin_prefetch(soup + 9 * static_cast<size_t>(c));
+      __builtin_prefetch(soup + 9 * static_cast<size_t>(c) + 8);
+      return;
+    }
+    const uint32_t* e = entries + static_cast<size_t>(c) * corners;
     for (uint32_t k = 0; k < corners; ++k) __builtin_prefetch(&in->points[g->first + e[k]]);
   }
   uvec4 ids(uint32_t c) const {
     uvec4 r(0u);
-    for (uint32_t k = 0; k < corners; ++k) r[k] = in->cells[firstCell + static_cast<size_t>(c) * corners + k];
+    for (uint32_t k = 0; k < corners; ++k) r[k] = entries[static_cast<size_t>(c) * corners + k];
     return r;
   }
   vec3 at(uint32_t v) const {
     const Float4& p = in->points[g->first + v];
     return vec3(p.x, p.y, p.z);
   }
+  // Corner k of cell c (ids: its entries).
+  vec3 corner(uint32_t c, const uvec4& ids, uint32_t k) const {
+    if (soup != nullptr) {
+      const float* s = soup + 9 * static_cast<size_t>(c) + 3 * k;
+      return vec3(s[0], s[1], s[2]);
+    }
+    return at(ids[k]);
+  }
   bool closed() const {
     return g->type == GeometryType::kSurfaceMesh && (g->flags & kGeometryFlagClosed) != 0;
   }
 };
 
-// Drops from the candidate pairs of two surface meshes (in order) those that triTriIntersect rejects at
-// its first two returns (all on one side of the plane; the crossing segment far outside an edge),
-// tested in batches in SIMD lanes (triPlaneRejects, kCpuSimd): the survivors keep their order, and a
-// dropped pair is one for which geomTriTriContact returns no contact. The corners are read from the
+// Drops from the candidate pairs of two surface meshes (in order) those for which triTriIntersect
+// gives no plain crossing segment (all on one side of the plane, coplanar, both degenerate, the
+// crossing segment clipped away), tested in batches in SIMD lanes (triPlaneRejects, kCpuSimd): the
+// survivors keep their order, and a dropped pair is one for which geomTriTriContact returns no contact. The corners are read from the
 // kept trees' copies (GeometryQueryTrees::Impl::Mesh::corners, 9 floats a triangle, bitwise the
-// input's) where given (xc, yc), else from the input.
+// input's) where given (xc, yc), else from the input. carried (if given): the survivors' corners
+// appended, 18 floats a pair (P's 9, then Q's), in the survivors' order.
 void dropPlaneSeparated(const MeshView& x, const MeshView& y, const float* xc, const float* yc,
-                        std::vector<uint64_t>& pairs) {
+                        std::vector<uint64_t>& pairs, std::vector<float>* carried = nullptr) {
   TriPlaneBatch batch;
   size_t kept = 0;
   const auto corners = [](const MeshView& m, const float* soup, uint32_t cell, float out[9]) {
@@ -113,10 +138,43 @@ void dropPlaneSeparated(const MeshView& x, const MeshView& y, const float* xc, c
     }
     const uint32_t rejected = triPlaneRejects(batch, n);
     for (uint32_t i = 0; i < n; ++i) {
-      if (!((rejected >> i) & 1u)) pairs[kept++] = pairs[first + i];
+      if ((rejected >> i) & 1u) continue;
+      pairs[kept++] = pairs[first + i];
+      if (carried == nullptr) continue;
+      for (uint32_t c = 0; c < 6; ++c) {
+        for (uint32_t a = 0; a < 3; ++a) carried->push_back(batch.v[c][a][i]);
+      }
     }
   }
   pairs.resize(kept);
+}
+
+// Sorts keys ascending, payload (if given, one per key) moved with them: a least-significant-digit
+// radix sort by bytes, skipping the bytes that every key has alike (two meshes of 1.5M cells: 6 of
+// the 8). Stable, so the order of std::sort for distinct keys (the walk meets each pair once).
+void sortKeys(std::vector<uint64_t>& keys, std::vector<uint32_t>* payload) {
+  uint64_t any = 0, all = ~uint64_t{0};
+  for (const uint64_t k : keys) any |= k, all &= k;
+  std::vector<uint64_t> k2(keys.size());
+  std::vector<uint32_t> p2(payload != nullptr ? keys.size() : 0);
+  for (uint32_t shift = 0; shift < 64; shift += 8) {
+    if ((((any ^ all) >> shift) & 0xFFu) == 0) continue;  // every key's byte alike
+    size_t start[256] = {};
+    for (const uint64_t k : keys) ++start[(k >> shift) & 0xFFu];
+    size_t sum = 0;
+    for (size_t& c : start) {
+      const size_t n = c;
+      c = sum;
+      sum += n;
+    }
+    for (size_t i = 0; i < keys.size(); ++i) {
+      const size_t to = start[(keys[i] >> shift) & 0xFFu]++;
+      k2[to] = keys[i];
+      if (payload != nullptr) p2[to] = (*payload)[i];
+    }
+    keys.swap(k2);
+    if (payload != nullptr) payload->swap(p2);
+  }
 }
 
 // The candidate cell pairs of meshes xi (X) and yi (Y), as keys (cell of X << 32 | cell of Y) in
@@ -128,11 +186,14 @@ void dropPlaneSeparated(const MeshView& x, const MeshView& y, const float* xc, c
 // Y's tree walked with X's widened cell box, only Y's tree built in the call; the tests' brute-force
 // oracle: every cell), already in order: the tandem walk with both trees and their layouts built in
 // the call measured 1.6-2.0x slower calls (bench_mesh_queries, 92k and 369k triangles per mesh).
-// planeTest (two surface meshes, kCpuSimd): the pairs that the triangle test rejects at its first two
-// returns dropped (dropPlaneSeparated; with kept trees before the sort).
+// planeTest (two surface meshes, kCpuSimd): the pairs that the triangle test gives no contact by its
+// plane and clip steps dropped (dropPlaneSeparated; with kept trees before the sort), and (carried given) the
+// pairs' corners as the pre-test read them from the kept copies, 18 floats a pair in the pairs' order
+// (else carried is left empty).
 void candidatePairs(const MeshPairAccess& access, uint32_t xi, uint32_t yi, float thickness,
-                    std::vector<uint64_t>& pairs, bool planeTest = false) {
+                    std::vector<uint64_t>& pairs, bool planeTest = false, std::vector<float>* carried = nullptr) {
   pairs.clear();
+  if (carried != nullptr) carried->clear();
   const MeshView x(*access.in, xi), y(*access.in, yi);
   const bool drop = planeTest && access.simd;
   const GeometryQueryTrees* kept = access.in->trees;
@@ -163,8 +224,23 @@ void candidatePairs(const MeshPairAccess& access, uint32_t xi, uint32_t yi, floa
   } else {
     pairWalk(kx->walk, ky->walk, thickness, stack, pairs);
   }
-  if (drop) dropPlaneSeparated(x, y, kx->corners.data(), ky->corners.data(), pairs);
-  std::sort(pairs.begin(), pairs.end());
+  if (!drop || carried == nullptr) {
+    if (drop) dropPlaneSeparated(x, y, kx->corners.data(), ky->corners.data(), pairs);
+    sortKeys(pairs, nullptr);
+    return;
+  }
+  // The survivors' corners kept (the pre-test gathered them from all over the meshes) and put in the
+  // sorted order: the exact test then reads them one after the other.
+  std::vector<float> walkOrder;
+  walkOrder.reserve(18 * pairs.size() / 3);
+  dropPlaneSeparated(x, y, kx->corners.data(), ky->corners.data(), pairs, &walkOrder);
+  std::vector<uint32_t> from(pairs.size());
+  for (uint32_t i = 0; i < from.size(); ++i) from[i] = i;
+  sortKeys(pairs, &from);
+  carried->resize(walkOrder.size());
+  for (size_t i = 0; i < from.size(); ++i) {
+    std::copy_n(walkOrder.data() + 18 * static_cast<size_t>(from[i]), 18, carried->data() + 18 * i);
+  }
 }
 
 // A set of edge pairs (the vertex pairs of two edges, each vertex below 2^24): open addressing in a
@@ -221,9 +297,18 @@ std::array<uint32_t, 2> edgeVertices(const uvec4& ids, uint32_t mask) {
 template <class Contact>
 void cellPairs(const MeshPairAccess& access, uint32_t xi, uint32_t yi, std::vector<MeshElementPair>& out,
                const Contact& contact, bool planeTest = false) {
-  const MeshView x(*access.in, xi), y(*access.in, yi);
+  MeshView x(*access.in, xi), y(*access.in, yi);
+  const GeometryQueryTrees* kept = access.in->trees;
+  const GeometryQueryTrees::Impl::Mesh* kx = kept ? kept->impl().find(xi) : nullptr;
+  const GeometryQueryTrees::Impl::Mesh* ky = kept ? kept->impl().find(yi) : nullptr;
+  if (!access.bruteForce && kx != nullptr && ky != nullptr) {  // the walk's case (candidatePairs)
+    x.useKept(*kx);
+    y.useKept(*ky);
+  }
   std::vector<uint64_t> pairs;
-  candidatePairs(access, xi, yi, 0.0f, pairs, planeTest);
+  std::vector<float> carried;  // the pre-test's corners of each pair (18 floats), or empty
+  candidatePairs(access, xi, yi, 0.0f, pairs, planeTest, &carried);
+  const bool soup = !carried.empty();
   uint32_t last = ~0u;
   uvec4 ix(0u);
   vec3 p[4];
@@ -234,6 +319,7 @@ void cellPairs(const MeshPairAccess& access, uint32_t xi, uint32_t yi, std::vect
     if (i >= pairs.size()) return;
     const uint32_t cx = static_cast<uint32_t>(pairs[i] >> 32), cy = static_cast<uint32_t>(pairs[i]);
     if (corners) {
+      if (soup) return;  // read in order from carried
       x.prefetchCorners(cx);
       y.prefetchCorners(cy);
     } else {
@@ -251,11 +337,16 @@ void cellPairs(const MeshPairAccess& access, uint32_t xi, uint32_t yi, std::vect
     if (cx != last) {
       last = cx;
       ix = x.ids(cx);
-      for (uint32_t c = 0; c < x.corners; ++c) p[c] = x.at(ix[c]);
+      for (uint32_t c = 0; c < x.corners; ++c) p[c] = x.corner(cx, ix, c);
     }
     const uvec4 iy = y.ids(cy);
     vec3 q[4];
-    for (uint32_t c = 0; c < y.corners; ++c) q[c] = y.at(iy[c]);
+    if (soup) {  // two triangles (surface meshes): Q's corners after P's (P's are cx's, read above)
+      const float* f = carried.data() + 18 * i + 9;
+      for (uint32_t c = 0; c < 3; ++c) q[c] = vec3(f[3 * c], f[3 * c + 1], f[3 * c + 2]);
+    } else {
+      for (uint32_t c = 0; c < y.corners; ++c) q[c] = y.corner(cy, iy, c);
+    }
     MeshElementPair e{};
     if (contact(cx, ix, p, cy, iy, q, e)) out.push_back(e);
   }

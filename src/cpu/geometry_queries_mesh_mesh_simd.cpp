@@ -122,6 +122,7 @@ uint32_t TriPlaneRejects(const TriPlaneBatch& batch, uint32_t n) {
     const V3<V> bv[3] = {{zero, zero, zero}, b1, b2};
     auto outside = hn::Lt(zero, zero);  // none
     const V minusBand = hn::Neg(band);
+    V t0 = zero, t1 = hn::Set(d, 1.0f);
     for (int k = 0; k < 3; ++k) {
       const V3<V> mk = cross(nb, sub(bv[(k + 1) % 3], bv[k]));
       const V len = hn::Sqrt(dot(mk, mk));
@@ -130,9 +131,28 @@ uint32_t TriPlaneRejects(const TriPlaneBatch& batch, uint32_t n) {
                        hn::IfThenElseZero(some, hn::Div(mk.z, len))};
       const V sa = dot(m, sub(s0, bv[k])), sb = dot(m, sub(s1, bv[k]));
       outside = hn::Or(outside, hn::And(hn::Lt(sa, minusBand), hn::Lt(sb, minusBand)));
+      // The clip of [s0, s1] to the edge's half-plane (lanes with an edge far outside are rejected
+      // above; their values here do not matter): an end more than the band outside moves t0 or t1.
+      const auto clips = hn::Not(hn::And(hn::Ge(sa, minusBand), hn::Ge(sb, minusBand)));
+      const V t = hn::Div(sa, hn::Sub(sa, sb));
+      const auto entering = hn::Lt(sa, sb);
+      t0 = hn::IfThenElse(hn::And(clips, hn::And(entering, hn::Gt(t, t0))), t, t0);
+      t1 = hn::IfThenElse(hn::And(clips, hn::AndNot(entering, hn::Lt(t, t1))), t, t1);
     }
+    // Rejected: (1) all on one side, none within the band; (2) the crossing far outside an edge;
+    // and the cases where triTriIntersect gives geomTriTriContact no plain segment (so no contact):
+    // (3) the crossing clipped away (t0 > t1: triTriTouching at best, a touching point);
+    // (4) all on one side with some vertex within the band (touching at best); (5) every vertex
+    // within the band (coplanar); (6) both triangles degenerate (span against span).
+    const auto near3 = hn::And(hn::And(hn::Le(hn::Abs(dist[0]), band), hn::Le(hn::Abs(dist[1]), band)),
+                               hn::Le(hn::Abs(dist[2]), band));
+    const auto planeAll = hn::And(finite, plane);
+    const auto oneSide = hn::And(planeAll, hn::Or(pos, neg));
+    const auto clippedAway = hn::And(crossing, hn::Or(outside, hn::Gt(t0, t1)));
+    const auto noPlain =
+        hn::Or(hn::Or(oneSide, clippedAway), hn::Or(hn::And(planeAll, near3), hn::AndNot(plane, finite)));
     uint8_t bits[8] = {};
-    hn::StoreMaskBits(d, hn::Or(hn::And(far, hn::Or(pos, neg)), hn::And(crossing, outside)), bits);
+    hn::StoreMaskBits(d, noPlain, bits);
     const uint32_t m = static_cast<uint32_t>(bits[0]) | (static_cast<uint32_t>(bits[1]) << 8);
     rejected |= (lanes >= 16 ? m : m & ((1u << lanes) - 1u)) << off;
   }

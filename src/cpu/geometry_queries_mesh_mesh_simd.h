@@ -1,15 +1,18 @@
 // Private (issue 17): the SIMD pre-test of triangle pairs for mesh against mesh on kCpuSimd
 // (src/cpu/geometry_queries_mesh_mesh.cpp). It computes, in float lanes and with the same operations
-// in the same order, triTriIntersect's steps up to its first two returns (shaders/shared/tri_tri.h):
-// the plane triangle (the fatter one, Q on a tie), its unit normal, the band, the signed distances of
-// the other triangle's vertices to that plane (1: none within the band and all on one side), and,
-// when none is within the band and they lie on both sides, the segment where the other triangle
-// crosses the plane and its ends' distances to the plane triangle's three edges (2: both ends more
-// than the band outside one edge, crossingFar). A pair is rejected exactly when triTriIntersect
-// returns there with no intersection. The values are bitwise those of the scalar code (IEEE add,
-// multiply, divide and square root, no contraction), so a rejected pair is one that triTriIntersect
-// rejects, and geomTriTriContact gives no contact for it. Degenerate pairs (both triangles slivers),
-// non-finite ones and every other case are never rejected (the exact test decides).
+// in the same order, triTriIntersect's steps up to the clip of the crossing segment
+// (shaders/shared/tri_tri.h): the plane triangle (the fatter one, Q on a tie), its unit normal, the
+// band, the signed distances of the other triangle's vertices to that plane, and, when none is within
+// the band and they lie on both sides, the segment where the other triangle crosses the plane clipped
+// to the plane triangle's three edges. A pair is rejected when triTriIntersect gives
+// geomTriTriContact no plain crossing segment (shaders/shared/geometry_queries_mesh_mesh.h: then it
+// reports no contact): all on one side of the plane (its first return, or a touching point at best
+// when a vertex is within the band), every vertex within the band (coplanar), both triangles
+// degenerate (span against span), or the crossing segment clipped away (both ends more than the band
+// outside one edge: its second return; or nothing left of it: a touching point at best). The values
+// are bitwise those of the scalar code (IEEE add, multiply, divide and square root, no contraction),
+// so a rejected pair is one for which geomTriTriContact gives no contact. Non-finite pairs and every
+// other case are never rejected (the exact test decides).
 #pragma once
 
 #include <cstdint>
@@ -23,7 +26,7 @@ struct TriPlaneBatch {
   alignas(64) float v[6][3][kTriPlaneBatch];
 };
 
-// Bit i set: pair i (i < n) is one that triTriIntersect rejects at its first or second return.
+// Bit i set: pair i (i < n) is one for which geomTriTriContact reports no contact (see above).
 uint32_t triPlaneRejects(const TriPlaneBatch& batch, uint32_t n);
 
 }  // namespace vkc::cpu
