@@ -10,6 +10,8 @@
 // (x + y) + z, mix is a (1 - t) + b t, min/max/abs/clamp as GLM writes them; no fused multiply-adds),
 // so the contacts are the scalar twin's bit for bit. The lanes with a contact are written in the
 // set's order, as the scalar loop writes them.
+#include <cstddef>
+#include <cstdint>
 #include <cstring>
 
 #include "cpu/geometry_queries.h"
@@ -235,6 +237,12 @@ uint64_t PointSetContacts(const gpu::GeomShape& primitive, bool pointSetIsA, con
   }
   return found;
 }
+
+// A ContactElement as 48 bytes: point, direction, then the words type, index, query, cell.
+static_assert(offsetof(ContactElement, point) == 0 && offsetof(ContactElement, direction) == 16 &&
+              offsetof(ContactElement, type) == 32 && offsetof(ContactElement, index) == 36 &&
+              offsetof(ContactElement, query) == 40 && offsetof(ContactElement, cell) == 44 &&
+              sizeof(ContactElementType) == 4 && sizeof(ContactElement) == 48);
 
 // ---- Primitive pairs: lanes across queries ----------------------------------------------------
 // A run of static queries of one closed-form pair type: each lane one query, its two geometries in
@@ -540,22 +548,36 @@ gpu::GeomShape shapeOf(const Geometry& g) {
 }
 
 // gpu::geomShapeLess(a, b) for two geometries of one type, without a branch on the first differing
-// component (random pairs mispredict it half the time): the 12 comparisons of p0, p1, p2 as bit
-// masks, the lowest differing component deciding; equal vectors fall back to the scalar rule (info).
+// component (random pairs mispredict it half the time): the comparisons of p0, p1, p2 as bit masks,
+// the lowest differing component deciding; equal vectors fall back to the scalar rule (info). Only
+// the first kWords words: the type's words past them are zero (+0 or -0: validated), equal under
+// < and >, as the scalar rule sees them.
+template <uint32_t kType>
+constexpr uint32_t kShapeWords = kType == gpu::kGeomSphere ? 4u : (kType == gpu::kGeomOrientedBox ? 12u : 8u);
+
+template <uint32_t kType>
 HWY_INLINE bool shapeLess(const Geometry& a, const Geometry& b) {
-  float fa[12];
-  float fb[12];
+  constexpr uint32_t kWords = kShapeWords<kType>;
+  float fa[kWords];
+  float fb[kWords];
   std::memcpy(fa, &a.p0, sizeof fa);
   std::memcpy(fb, &b.p0, sizeof fb);
   uint32_t lt = 0;
   uint32_t gt = 0;
-  for (uint32_t k = 0; k < 12; ++k) {
+  for (uint32_t k = 0; k < kWords; ++k) {
     lt |= static_cast<uint32_t>(fa[k] < fb[k]) << k;
     gt |= static_cast<uint32_t>(fa[k] > fb[k]) << k;
   }
   const uint32_t differ = lt | gt;
   if (differ == 0u) [[unlikely]] return gpu::geomShapeLess(shapeOf(a), shapeOf(b));
   return (lt & (differ & (0u - differ))) != 0u;
+}
+
+// `pick ? b : a` without a branch (the sides' order is random across queries).
+HWY_INLINE const Geometry& pickGeometry(bool pick, const Geometry& a, const Geometry& b) {
+  const uintptr_t pa = reinterpret_cast<uintptr_t>(&a);
+  const uintptr_t pb = reinterpret_cast<uintptr_t>(&b);
+  return *reinterpret_cast<const Geometry*>(pa ^ ((pa ^ pb) & (uintptr_t{0} - static_cast<uintptr_t>(pick))));
 }
 
 template <uint32_t kLo, uint32_t kHi>
@@ -566,11 +588,14 @@ uint64_t PairRun(const GeometryQueryInput& input, size_t begin, size_t end, Cont
   const size_t lanes = hn::Lanes(df);
   PairGather g;
   std::memset(&g, 0, sizeof g);
-  // Per slot: the ball's point, the surface point, the normal, the depth (0 where no contact).
-  HWY_ALIGN float bx[kSlots][kMaxLanes], by[kSlots][kMaxLanes], bz[kSlots][kMaxLanes];
-  HWY_ALIGN float sx[kSlots][kMaxLanes], sy[kSlots][kMaxLanes], sz[kSlots][kMaxLanes];
-  HWY_ALIGN float nx[kSlots][kMaxLanes], ny[kSlots][kMaxLanes], nz[kSlots][kMaxLanes];
-  HWY_ALIGN float depths[kSlots][kMaxLanes];
+  // Per slot, lane k's two elements' point and direction as Float4 (at 4 k): the ball's point (w: the
+  // depth) and the normal, the other side's surface point (w: the depth) and the negated normal (w 0),
+  // read where a contact is. Per lane: its contacts and the slots that hold them (bit slot).
+  static_assert(kMaxLanes <= 64, "a lane batch's hits are the bits of a 64-bit word");
+  HWY_ALIGN float ballPoint[kSlots][4 * kMaxLanes], ballDirection[kSlots][4 * kMaxLanes];
+  HWY_ALIGN float otherPoint[kSlots][4 * kMaxLanes], otherDirection[kSlots][4 * kMaxLanes];
+  HWY_ALIGN uint32_t counts[kMaxLanes];
+  HWY_ALIGN uint32_t slotMasks[kMaxLanes];
   const Geometry* geometries = input.geometries.data();
   const GeometryQuery* queries = input.queries.data();
   for (size_t i = begin; i < end; i += lanes) {
@@ -580,13 +605,13 @@ uint64_t PairRun(const GeometryQueryInput& input, size_t begin, size_t end, Cont
       const Geometry& b = geometries[queries[i + k].b];
       bool swapped;
       if constexpr (kLo == kHi) {
-        swapped = shapeLess(b, a);
+        swapped = shapeLess<kLo>(b, a);
       } else {
         swapped = a.type != static_cast<GeometryType>(kLo);
       }
       g.swapped[k] = swapped;
-      const Geometry& s = swapped ? b : a;
-      const Geometry& t = swapped ? a : b;
+      const Geometry& s = pickGeometry(swapped, a, b);
+      const Geometry& t = pickGeometry(swapped, b, a);
       gatherSide<kLo>(s, k, g.s0, g.s1, g.s2);
       gatherSide<kHi>(t, k, g.t0, g.t1, g.t2);
       if constexpr (kHi == gpu::kGeomPlane) g.tTwoSided[k] = (t.flags & kGeometryFlagBidirectional) != 0 ? 1.0f : 0.0f;
@@ -602,47 +627,61 @@ uint64_t PairRun(const GeometryQueryInput& input, size_t begin, size_t end, Cont
       slotOk[0] = hn::FirstN(df, lanes);
     }
     const MF inBatch = hn::FirstN(df, valid);
-    MF any = hn::FirstN(df, 0);
+    // Per lane: its contacts (a count) and which slots hold them (bit `slot`), summed over the slots.
+    const DU du;
+    VU laneCount = hn::Zero(du);
+    VU laneSlots = hn::Zero(du);
     for (size_t slot = 0; slot < kSlots; ++slot) {
       // geomBallContact: depth r - distance; the ball's point c - n r, the other's the surface point.
       const BallLanes& ball = balls[slot];
       const VF depth = hn::Sub(ball.r, ball.cl.dist);
       const MF hit = hn::And(hn::And(hn::Gt(depth, hn::Zero(df)), slotOk[slot]), inBatch);
-      any = hn::Or(any, hit);
-      const V3 ballPoint = sub(ball.c, mul(ball.cl.normal, ball.r));
-      hn::Store(hn::IfThenElseZero(hit, depth), df, depths[slot]);
-      hn::Store(ballPoint.x, df, bx[slot]);
-      hn::Store(ballPoint.y, df, by[slot]);
-      hn::Store(ballPoint.z, df, bz[slot]);
-      hn::Store(ball.cl.surface.x, df, sx[slot]);
-      hn::Store(ball.cl.surface.y, df, sy[slot]);
-      hn::Store(ball.cl.surface.z, df, sz[slot]);
-      hn::Store(ball.cl.normal.x, df, nx[slot]);
-      hn::Store(ball.cl.normal.y, df, ny[slot]);
-      hn::Store(ball.cl.normal.z, df, nz[slot]);
+      const auto hitU = hn::RebindMask(du, hit);
+      laneCount = hn::Add(laneCount, hn::IfThenElseZero(hitU, hn::Set(du, 1u)));
+      laneSlots = hn::Or(laneSlots, hn::IfThenElseZero(hitU, hn::Set(du, 1u << slot)));
+      const V3 onBall = sub(ball.c, mul(ball.cl.normal, ball.r));
+      const V3& n = ball.cl.normal;
+      hn::StoreInterleaved4(onBall.x, onBall.y, onBall.z, depth, df, ballPoint[slot]);
+      hn::StoreInterleaved4(n.x, n.y, n.z, hn::Zero(df), df, ballDirection[slot]);
+      hn::StoreInterleaved4(ball.cl.surface.x, ball.cl.surface.y, ball.cl.surface.z, depth, df, otherPoint[slot]);
+      hn::StoreInterleaved4(hn::Neg(n.x), hn::Neg(n.y), hn::Neg(n.z), hn::Zero(df), df, otherDirection[slot]);
     }
-    if (hn::AllFalse(df, any)) {
-      for (size_t k = 0; k < valid; ++k) ranges[i + k] = ContactRange{static_cast<uint32_t>(total), 0u};
-      continue;
-    }
+    hn::Store(laneCount, du, counts);
+    hn::Store(laneSlots, du, slotMasks);
+    // The ranges without a branch per query (where a third touch, one mispredicts often): each
+    // query's first contact is the run's total so far.
+    uint64_t firstOf[kMaxLanes];
     for (size_t k = 0; k < valid; ++k) {
-      const uint32_t query = static_cast<uint32_t>(i + k);
-      const uint64_t first = total;
-      for (size_t slot = 0; slot < kSlots; ++slot) {
-        const float depth = depths[slot][k];
-        if (!(depth > 0.0f)) continue;
-        if (total < capacity) {
-          const gpu::vec3 n(nx[slot][k], ny[slot][k], nz[slot][k]);
-          const ContactElement ballSide = makeElement(gpu::vec3(bx[slot][k], by[slot][k], bz[slot][k]), depth, n,
-                                                      ContactElementType::kPointDirection, kNoPointIndex, query);
-          const ContactElement otherSide = makeElement(gpu::vec3(sx[slot][k], sy[slot][k], sz[slot][k]), depth, -n,
-                                                       ContactElementType::kPointDirection, kNoPointIndex, query);
-          outA[total] = g.swapped[k] ? otherSide : ballSide;
-          outB[total] = g.swapped[k] ? ballSide : otherSide;
-        }
-        ++total;
+      firstOf[k] = total;
+      ranges[i + k] = ContactRange{static_cast<uint32_t>(total), counts[k]};
+      total += counts[k];
+    }
+    // Then the contacts of the queries that have some (their lanes' bits), in slot order.
+    uint8_t hitBytes[8] = {};
+    hn::StoreMaskBits(du, hn::Ne(laneCount, hn::Zero(du)), hitBytes);
+    uint64_t hitLanes;
+    std::memcpy(&hitLanes, hitBytes, sizeof hitLanes);
+    for (; hitLanes != 0u; hitLanes &= hitLanes - 1u) {
+      const size_t k = hwy::Num0BitsBelowLS1Bit_Nonzero64(hitLanes);
+      uint32_t slots = slotMasks[k];
+      // The words after point and direction (ContactElement: type, index, query, cell), as
+      // makeElement writes them.
+      const uint32_t tail[4] = {static_cast<uint32_t>(ContactElementType::kPointDirection), kNoPointIndex,
+                                static_cast<uint32_t>(i + k), 0u};
+      ContactElement* ballOut = g.swapped[k] ? outB : outA;
+      ContactElement* otherOut = g.swapped[k] ? outA : outB;
+      for (uint64_t at = firstOf[k]; slots != 0u; slots &= slots - 1u, ++at) {
+        if (at >= capacity) break;
+        const size_t slot = static_cast<size_t>(hwy::Num0BitsBelowLS1Bit_Nonzero32(slots));
+        unsigned char* ballBytes = reinterpret_cast<unsigned char*>(ballOut + at);
+        unsigned char* otherBytes = reinterpret_cast<unsigned char*>(otherOut + at);
+        std::memcpy(ballBytes, ballPoint[slot] + 4 * k, 16);
+        std::memcpy(ballBytes + 16, ballDirection[slot] + 4 * k, 16);
+        std::memcpy(ballBytes + 32, tail, 16);
+        std::memcpy(otherBytes, otherPoint[slot] + 4 * k, 16);
+        std::memcpy(otherBytes + 16, otherDirection[slot] + 4 * k, 16);
+        std::memcpy(otherBytes + 32, tail, 16);
       }
-      ranges[query] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
     }
   }
   return total;
@@ -802,7 +841,7 @@ uint64_t ManifoldRun(const GeometryQueryInput& input, size_t begin, size_t end, 
       const gpu::GeomShape sb = shapeOf(b);
       bool swapped;
       if constexpr (kLo == gpu::kGeomOrientedBox) {
-        swapped = shapeLess(b, a);
+        swapped = shapeLess<gpu::kGeomOrientedBox>(b, a);
       } else {
         swapped = a.type != static_cast<GeometryType>(kLo);
       }

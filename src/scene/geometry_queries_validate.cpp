@@ -332,6 +332,27 @@ Geometry Geometry::implicitGrid(Float4 origin, Float4 spacing, uint32_t nx, uint
   return g;
 }
 
+namespace {
+
+// The first query at or after `begin` that the detailed query checks of validateGeometryQueryInput
+// must see: the others are static queries (state 0) of two geometries in range whose types (the
+// validated geometries' bytes) are a supported pair of primitives, which pass every one of them.
+size_t firstQueryToCheck(const GeometryQueryInput& in, const uint8_t* types, size_t begin) {
+  const GeometryQuery* queries = in.queries.data();
+  const size_t count = in.queries.size();
+  const size_t n = in.geometries.size();
+  for (size_t i = begin; i < count; ++i) {
+    const GeometryQuery& q = queries[i];
+    if (q.a >= n || q.b >= n || q.method != GeometryMethod::kStatic || q.state != 0) return i;
+    const uint32_t ta = types[q.a];
+    const uint32_t tb = types[q.b];
+    if (ta > gpu::kGeomPlane || tb > gpu::kGeomPlane || (ta == gpu::kGeomPlane && tb == gpu::kGeomPlane)) return i;
+  }
+  return count;
+}
+
+}  // namespace
+
 Status validate(const GeometryQueryInput& in) { return detail::validateGeometryQueries(in, nullptr); }
 
 Status detail::validateGeometryQueries(const GeometryQueryInput& in, GeometryScan* scan) {
@@ -400,7 +421,9 @@ Status detail::validateGeometryQueryInput(const GeometryQueryInput& in, const Ge
     if (std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z)) continue;  // names only on error
     VKC_TRY(checkFinite("previousPoints[" + std::to_string(i) + "]", p, 3));
   }
-  for (size_t i = 0; i < in.queries.size(); ++i) {
+  // The static queries of two primitives that pass every check below are skipped by a tight loop
+  // (firstQueryToCheck); the checks below run from each other query on, in order (the same errors).
+  for (size_t i = firstQueryToCheck(in, types, 0); i < in.queries.size(); i = firstQueryToCheck(in, types, i + 1)) {
     const GeometryQuery& q = in.queries[i];
     const ElementName f{"queries", i};
     const size_t n = in.geometries.size();
@@ -417,7 +440,7 @@ Status detail::validateGeometryQueryInput(const GeometryQueryInput& in, const Ge
     const uint32_t tb = types[q.b];
     const uint32_t lo = std::min(ta, tb);
     const uint32_t hi = std::max(ta, tb);
-    if (cpu::isMeshType(static_cast<GeometryType>(hi))) {
+    if (hi > gpu::kGeomPlane && cpu::isMeshType(static_cast<GeometryType>(hi))) {  // the primitives: no call
       const Geometry& mesh = tb == hi ? in.geometries[q.b] : in.geometries[q.a];
       VKC_TRY(cpu::validateMeshQuery(lo, hi, (mesh.flags & kGeometryFlagClosed) != 0, q.method, str(f),
                                      q.a == q.b));
