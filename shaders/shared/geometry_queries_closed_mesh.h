@@ -66,12 +66,13 @@ VKC_FN uint geomClosedMeshEdgeOf(uint corners) {
   return corners == 3u ? 0u : (corners == 6u ? 1u : 2u);
 }
 
-// The most triangles of a closed surface mesh whose vertex pass the Vulkan stage runs
-// (geometry_queries_closed_mesh_slot.h): a point's work item loops over every triangle twice (the
-// closest point, then the pseudonormal's triangles), and llvmpipe stops an invocation after 65 535
-// loop iterations in all, which would cut a larger mesh short without a word. The host refuses a
-// larger one on kVulkan (cpu::refuseClosedMeshesPastTheDeviceLoop) until the pass walks the device
-// tree; the CPU backends take any size.
+// The most triangles of a closed surface mesh with an unbounded search radius (p2.z 0) whose vertex
+// pass the Vulkan stage runs (geometry_queries_closed_mesh_slot.h): a point walks the device tree,
+// pruned by its best distance so far, and may still visit every triangle (the centre of a sphere is
+// as far from each); llvmpipe stops an invocation after 65 535 loop iterations in all, which would
+// cut a larger mesh short without a word. The host refuses a larger one on kVulkan
+// (cpu::refuseClosedMeshesPastTheDeviceLoop); a bounded search radius takes any size (its search
+// box prunes the walk), and so do the CPU backends.
 VKC_CONSTANT(uint, kGeomClosedMeshDeviceMaxTriangles, 32000u);
 
 VKC_NAMESPACE_END

@@ -82,14 +82,14 @@ bool evaluateSlot(uint s, out uint q, out GeomElement ea, out GeomElement eb, ou
   uint slot = s - range.x;
   stateIndex = query.state + slot;
 #if VKC_GEOM_FAMILY == VKC_GEOM_FAMILY_MESH
-  bool hit = geomMeshSlot(a, b, slot, ea, eb);
+  bool hit = geomMeshSlot(a, b, q, slot, ea, eb);
 #elif VKC_GEOM_FAMILY == VKC_GEOM_FAMILY_MESH_MESH
   bool hit = geomMeshMeshSlot(a, b, q, query.a, query.b, range, slot, ea, eb);
 #elif VKC_GEOM_FAMILY == VKC_GEOM_FAMILY_MESH_CCD
   bool hit = geomMeshCcdSlot(a, b, q, query.a, query.b, range, slot, ea, eb);
 #elif VKC_GEOM_FAMILY_HAS_MESHES
   bool hit = geomIsMesh(a.info.x) || geomIsMesh(b.info.x)
-                 ? geomMeshSlot(a, b, slot, ea, eb)
+                 ? geomMeshSlot(a, b, q, slot, ea, eb)
                  : geomQuerySlot(a, b, prevA, prevB, query.method, query.state, slot, ea, eb, newState, hasState);
 #else
   bool hit = geomQuerySlot(a, b, prevA, prevB, query.method, query.state, slot, ea, eb, newState, hasState);

@@ -11,7 +11,8 @@
 // box), for an earlier pair holding both edges with the same contact (geomMeshMeshEdgePairSeen). A
 // line mesh against itself: each pair of segments once (X's cell before Y's), never two sharing a
 // vertex. After the candidates, a closed surface mesh's vertex pass: a slot per vertex of the other
-// mesh (geomMeshMeshVertexSlots, geometry_queries_closed_mesh_slot.h), as the CPU driver appends it.
+// mesh (geomMeshMeshVertexSlots, geometry_queries_closed_mesh_slot.h: a walk of the device tree per
+// vertex), as the CPU driver appends it.
 // Reads the cells through the includer's geomCellEntryAt(i) and the vertices through geomPointAt(i)
 // (both clamp to their arrays: a vertex number out of range reads the mesh's last vertex, never out
 // of bounds).
@@ -112,20 +113,20 @@ bool geomMeshMeshSlot(GeomShape a, GeomShape b, uint q, uint ia, uint ib, uvec2 
   // per vertex of Y inside X (X closed), then of X inside Y (Y closed).
   uint slots = range.y - min(range.x, range.y);
   uint candidateSlots = slots - min(geomMeshMeshVertexSlots(x, y), slots);
+  uvec4 row0, row1;  // the query's rows of the mesh pairs table (the meshes' first tree cells)
+  if (!geomMeshPairOfQuery(q, row0, row1)) return false;
   if (slot >= candidateSlots) {
     uint v = slot - candidateSlots;
     bool yInX = geomIsClosedSurface(x) && ty != kGeomTetrahedralMesh && v < y.info.z;
     if (!yInX && geomIsClosedSurface(x) && ty != kGeomTetrahedralMesh) v -= y.info.z;
     GeomElement ec, ep;
-    bool inside = yInX ? geomClosedMeshPointSlot(x, geomPointAt(y.info.y + v), v, true, ec, ep)
-                       : geomClosedMeshPointSlot(y, geomPointAt(x.info.y + v), v, true, ec, ep);
+    bool inside = yInX ? geomClosedMeshPointSlot(x, row1.x, geomPointAt(y.info.y + v), v, true, ec, ep)
+                       : geomClosedMeshPointSlot(y, row1.y, geomPointAt(x.info.y + v), v, true, ec, ep);
     ea = aFirst == yInX ? ec : ep;
     eb = aFirst == yInX ? ep : ec;
     return inside;
   }
   range = uvec2(range.x, range.x + candidateSlots);
-  uvec4 row0, row1;
-  if (!geomMeshPairOfQuery(q, row0, row1)) return false;
   uint xEnd = row0.w + row1.z;
   if (slot >= xCells[xEnd] - xCells[row0.w]) return false;
   uvec2 pair = candidates[clampIndex(range.x + slot, pc.slotCount)];

@@ -2,7 +2,7 @@
 // mesh pairs (shared/geometry_queries_family.h; geometry_queries.h: geomQueryFamily):
 //   MESH      a surface, line or tetrahedral mesh against a sphere, capsule, plane or oriented box;
 //             a tetrahedral mesh against a point set; a closed surface mesh against a point set
-//             (one slot per point: geometry_queries_closed_mesh_slot.h);
+//             (one slot per point, a walk of the device tree: geometry_queries_closed_mesh_slot.h);
 //   CONVEX    a surface, line or tetrahedral mesh against a cylinder (GJK/EPA);
 //   IMPLICIT  a surface, line or tetrahedral mesh against an implicit geometry.
 // Each family compiles only its own pairs' per-cell functions (VKC_GEOM_WITH). Slot s of the query =
@@ -74,8 +74,8 @@ bool geomMeshCell(vec3 p0, vec3 p1, vec3 p2, vec3 p3, uint n, uvec4 ids, uint ce
   return false;
 }
 
-// Query (a, b) in the caller's order, slot `slot`: elements ea (side a) and eb (side b).
-bool geomMeshSlot(GeomShape a, GeomShape b, uint slot, out GeomElement ea, out GeomElement eb) {
+// Query q = (a, b) in the caller's order, slot `slot`: elements ea (side a) and eb (side b).
+bool geomMeshSlot(GeomShape a, GeomShape b, uint q, uint slot, out GeomElement ea, out GeomElement eb) {
   ea = geomMakeElement(vec3(0.0f), 0.0f, vec3(0.0f), kElementPointDirection, kGeomNoIndex);
   eb = ea;
   bool meshIsA = geomIsMesh(a.info.x);
@@ -90,7 +90,9 @@ bool geomMeshSlot(GeomShape a, GeomShape b, uint slot, out GeomElement ea, out G
   bool hit = false;
 #if VKC_GEOM_WITH(VKC_GEOM_FAMILY_MESH)
   if (otherType == kGeomPointSet && meshType == kGeomSurfaceMesh) {  // closed (validated): slot = point
-    hit = geomClosedMeshPointSlot(mesh, geomPointAt(other.info.y + slot), slot, false, em, eo);
+    uvec4 row0, row1;  // the query's row of the mesh pairs table: the mesh's first tree cell
+    hit = geomMeshPairOfQuery(q, row0, row1) &&
+          geomClosedMeshPointSlot(mesh, row1.y, geomPointAt(other.info.y + slot), slot, false, em, eo);
     ea = meshIsA ? em : eo;
     eb = meshIsA ? eo : em;
     return hit;

@@ -43,8 +43,8 @@ inline constexpr PassDecl kGeomContinuousPasses[] = {
   passDecl("vkc.geometry_queries.continuous.write", kGeomPassWrite, kGeomGroupSize, kGeomBindingCount, "R R R R R RW R R R R R W W - R -"),
 };
 inline constexpr PassDecl kGeomMeshPasses[] = {
-  passDecl("vkc.geometry_queries.mesh.count", kGeomPassCount, kGeomGroupSize, kGeomBindingCount, "R - R - - - R R R RW - - - - - R"),
-  passDecl("vkc.geometry_queries.mesh.write", kGeomPassWrite, kGeomGroupSize, kGeomBindingCount, "R - R - - - R R R R R W W - R R"),
+  passDecl("vkc.geometry_queries.mesh.count", kGeomPassCount, kGeomGroupSize, kGeomMeshPairBindingCount, "R - R - - - R R R RW - - - - - R  R R - R - -"),
+  passDecl("vkc.geometry_queries.mesh.write", kGeomPassWrite, kGeomGroupSize, kGeomMeshPairBindingCount, "R - R - - - R R R R R W W - R R  R R - R - -"),
 };
 inline constexpr PassDecl kGeomMeshMeshPasses[] = {
   passDecl("vkc.geometry_queries.mesh_mesh.count", kGeomPassCount, kGeomGroupSize, kGeomMeshPairBindingCount, "R - R - - - R R R RW - - - - - R  R R - R R R"),
@@ -76,7 +76,7 @@ inline constexpr StageDecl kGeomFamilyStages[] = {
     {"geometry_queries_convex", kGeomBindingCount, kGeomConvexPasses},
     {"geometry_queries_implicit", kGeomBindingCount, kGeomImplicitPasses},
     {"geometry_queries_continuous", kGeomBindingCount, kGeomContinuousPasses},
-    {"geometry_queries_mesh", kGeomBindingCount, kGeomMeshPasses},
+    {"geometry_queries_mesh", kGeomMeshPairBindingCount, kGeomMeshPasses},  // the device tree: closed meshes
     {"geometry_queries_mesh_mesh", kGeomMeshPairBindingCount, kGeomMeshMeshPasses},
     {"geometry_queries_mesh_ccd", kGeomMeshPairBindingCount, kGeomMeshCcdPasses},
 };

@@ -366,13 +366,15 @@ Status refuseClosedMeshesPastTheDeviceLoop(const GeometryQueryInput& in) {
       const bool vertexPass = t == GeometryType::kPointSet || t == GeometryType::kSurfaceMesh ||
                               t == GeometryType::kLineMesh;
       const uint32_t triangles = static_cast<uint32_t>(in.geometries[m].p2.y);
-      if (!closed(m) || !vertexPass || triangles <= gpu::kGeomClosedMeshDeviceMaxTriangles) continue;
+      const bool unbounded = in.geometries[m].p2.z == 0.0f;
+      if (!closed(m) || !vertexPass || !unbounded || triangles <= gpu::kGeomClosedMeshDeviceMaxTriangles) continue;
       return Error{ErrorCode::kUnsupported,
                    "queries[" + std::to_string(i) + "]." + (aSide ? "a" : "b") + ": geometries[" +
                        std::to_string(m) + "] is a closed surface mesh of " + std::to_string(triangles) +
-                       " triangles; kVulkan runs a closed mesh's vertex pass for at most " +
-                       std::to_string(gpu::kGeomClosedMeshDeviceMaxTriangles) +
-                       " (a point loops over every triangle on the device; kCpuScalar and kCpuSimd take any size)"};
+                       " triangles with an unbounded search radius (p2.z 0); kVulkan runs such a vertex pass for at "
+                       "most " + std::to_string(gpu::kGeomClosedMeshDeviceMaxTriangles) +
+                       " (a point's walk of the device tree may visit every triangle; give a search radius, or use "
+                       "kCpuScalar or kCpuSimd, which take any size)"};
     }
   }
   return {};

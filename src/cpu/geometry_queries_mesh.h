@@ -31,8 +31,9 @@ Status validateMeshQuery(uint32_t lo, uint32_t hi, bool closed, GeometryMethod m
 
 // kVulkan: a static query whose closed surface mesh runs its vertex pass on the device (against a
 // point set, a surface mesh or a line mesh) is refused (kUnsupported, naming the query and the
-// geometry) when that mesh has more than gpu::kGeomClosedMeshDeviceMaxTriangles triangles: the
-// device pass loops over every triangle per point (shaders/shared/geometry_queries_closed_mesh.h).
+// geometry) when that mesh has an unbounded search radius (p2.z 0) and more than
+// gpu::kGeomClosedMeshDeviceMaxTriangles triangles: a point's walk of the device tree may visit
+// every triangle then (shaders/shared/geometry_queries_closed_mesh.h).
 // Validated input.
 Status refuseClosedMeshesPastTheDeviceLoop(const GeometryQueryInput& input);
 

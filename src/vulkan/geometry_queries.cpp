@@ -345,7 +345,7 @@ struct GeometryQueryStage::Impl {
     r[gpu::kGeomBindingCounts] = t.counts;
     r[gpu::kGeomBindingCells] = orDummy(b.cells.binding);
     if (b.device) overrideDeviceBindings(b, r);
-    // The mesh-mesh candidates' (bound by the candidate passes and the mesh-mesh family only).
+    // The mesh-mesh candidates' (bound by the candidate passes and the mesh, mesh-mesh and mesh CCD families).
     r[gpu::kGeomBindingTreeNodes] = tree ? tree->nodesBuffer(f) : dummy;
     r[gpu::kGeomBindingTreeBoxes] = tree ? tree->primitiveBoxesBuffer(f) : dummy;
     r[gpu::kGeomBindingTreeCells] = part(kTreeCells, f, VkDeviceSize{b.treeCellCount} * kRowBytes);
@@ -733,8 +733,15 @@ struct GeometryQueryStage::Impl {
     return layOutMeshPairs(batch);
   }
 
+  // Whether a query of types ta, tb is a static point set against a (validated: closed) surface mesh.
+  static bool closedMeshPointsQuery(uint32_t ta, uint32_t tb, GeometryMethod method) {
+    return method == GeometryMethod::kStatic && std::min(ta, tb) == gpu::kGeomPointSet &&
+           std::max(ta, tb) == gpu::kGeomSurfaceMesh;
+  }
+
   // The mesh pairs table of a laid out batch (shared/geometry_queries_mesh_pairs.h): a pair per
-  // mesh-mesh query with slots, in query order; each of their meshes once in the tree.
+  // mesh-mesh query with slots and per point set vs closed surface mesh query (no X cells: its
+  // slots walk the tree), in query order; each of their meshes once in the tree.
   Status layOutMeshPairs(Batch& batch) const {
     batch.meshPairs.clear();
     std::vector<gpu::uvec4> meshes;
@@ -754,10 +761,17 @@ struct GeometryQueryStage::Impl {
       const uint32_t ta = static_cast<uint32_t>(batch.geometries[query.a].type);
       const uint32_t tb = static_cast<uint32_t>(batch.geometries[query.b].type);
       const uint32_t pairFamily = gpu::geomQueryFamily(ta, tb, static_cast<uint32_t>(query.method));
-      if (batch.slotRange[q].y == batch.slotRange[q].x ||
-          (pairFamily != gpu::kGeomFamilyMeshMesh && pairFamily != gpu::kGeomFamilyMeshCcd)) {
+      if (batch.slotRange[q].y == batch.slotRange[q].x) continue;
+      if (closedMeshPointsQuery(ta, tb, query.method)) {
+        // A point set against a closed surface mesh (the mesh family's vertex pass walks the tree,
+        // shared/geometry_queries_closed_mesh_slot.h): the mesh in the tree, a row without X cells.
+        const uint32_t mesh = ta == gpu::kGeomSurfaceMesh ? query.a : query.b;
+        const uint32_t set = mesh == query.a ? query.b : query.a;
+        batch.meshPairs.push_back(gpu::uvec4(q, set, mesh, static_cast<uint32_t>(xCells)));
+        batch.meshPairs.push_back(gpu::uvec4(0u, inTree(mesh), 0u, static_cast<uint32_t>(batch.geometries[mesh].p2.y)));
         continue;
       }
+      if (pairFamily != gpu::kGeomFamilyMeshMesh && pairFamily != gpu::kGeomFamilyMeshCcd) continue;
       // The canonical order: the CPU drivers' (a continuous pair's X: the point set, or the line mesh
       // of the smaller geometry index, as the static pairs'), shared/geometry_queries_mesh_ccd_pairs.h.
       const bool aFirst = gpu::geomMeshMeshFirstIsA(ta, tb, query.a, query.b);
@@ -776,7 +790,7 @@ struct GeometryQueryStage::Impl {
     batch.meshCount = static_cast<uint32_t>(meshes.size());
     batch.meshPairs.insert(batch.meshPairs.end(), meshes.begin(), meshes.end());
     if (treeCells > treeCellsOf(limits)) {
-      return Error{ErrorCode::kLimitExceeded, std::string(kOwner) + ": the meshes of the mesh-mesh queries hold " +
+      return Error{ErrorCode::kLimitExceeded, std::string(kOwner) + ": the meshes of the mesh-mesh queries and closed meshes' vertex passes hold " +
                                                   std::to_string(treeCells) + " cells; the stage was created with "
                                                   "maxMeshPairCells = " + std::to_string(treeCellsOf(limits))};
     }
