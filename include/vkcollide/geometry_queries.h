@@ -40,9 +40,10 @@
 // box) found through one device BVH over the meshes' cells, one work item per candidate pair, so the
 // same contacts in the same order; the work grows with the candidates, not the product of the cell
 // counts. A closed surface mesh's vertex pass on Vulkan (against a point set, or after a mesh-mesh
-// query's candidate pairs): one work item per point or vertex, over every triangle of the closed mesh
-// through the CPU's search box, the same contacts in the same order; a closed mesh of more than
-// 32 000 triangles in such a pass is refused on Vulkan (kUnsupported; the CPU backends take any size). Candidates past a
+// query's candidate pairs): one work item per point or vertex, walking the same device BVH with the
+// CPU's search box, the same contacts in the same order; a closed mesh of more than 32 000 triangles
+// with an unbounded search radius in such a pass is refused on Vulkan (kUnsupported: a point may
+// visit every triangle; with a search radius any size runs; the CPU backends take any size). Candidates past a
 // query's room are counted in GeometryQueryCounts::candidatesMissing (see
 // GeometryQueryStageCreateInfo::maxCandidates); this function then reruns with room for them.
 // Continuous (kContinuous, "Continuous mesh queries" in docs/geometry-queries.md): LineMesh vs
@@ -469,7 +470,8 @@ struct GeometryQueryStageCreateInfo {
   // counted in maxSlots; 0: nX * nY (every pair of cells fits). Candidates past a query's slots are
   // not evaluated: GeometryQueryCounts::candidatesMissing (GeometryQueryDeviceCounts) counts them.
   // Continuous mesh queries (line-line, point set vs surface mesh) share the tree (then built over the
-  // cells' swept boxes, previous and current vertices) and the rule, nX a point set's points.
+  // cells' swept boxes, previous and current vertices) and the rule, nX a point set's points. The
+  // closed surface meshes of point set queries are in the tree too (their vertex pass walks it).
   uint32_t maxMeshPairCells = 0;
   uint32_t maxCandidates = 0;
 };
