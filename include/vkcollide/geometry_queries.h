@@ -40,10 +40,9 @@
 // box) found through one device BVH over the meshes' cells, one work item per candidate pair, so the
 // same contacts in the same order; the work grows with the candidates, not the product of the cell
 // counts. A closed surface mesh's vertex pass on Vulkan (against a point set, or after a mesh-mesh
-// query's candidate pairs): one work item per point or vertex, walking the same device BVH with the
-// CPU's search box, the same contacts in the same order; a closed mesh of more than 32 000 triangles
-// with an unbounded search radius in such a pass is refused on Vulkan (kUnsupported: a point may
-// visit every triangle; with a search radius any size runs; the CPU backends take any size). Candidates past a
+// query's candidate pairs): one work item per point or vertex walks that device BVH with the CPU's
+// search box (the same contacts in the same order); with an unbounded search radius a closed mesh of
+// more than 32 000 triangles is refused there (kUnsupported; CPU backends: any size). Candidates past a
 // query's room are counted in GeometryQueryCounts::candidatesMissing (see
 // GeometryQueryStageCreateInfo::maxCandidates); this function then reruns with room for them.
 // Continuous (kContinuous, "Continuous mesh queries" in docs/geometry-queries.md): LineMesh vs
@@ -464,14 +463,13 @@ struct GeometryQueryStageCreateInfo {
   uint32_t maxCells = 0;        // mesh cell entries (uint32 vertex numbers) per record in the stage's own cell buffer
   // Static mesh-mesh queries (surface, line and tetrahedral meshes against each other) find their
   // candidate pairs of cells (boxes overlapping) through one tree built on the device over the cells
-  // of the record's meshes of such queries, each mesh once: maxMeshPairCells bounds those cells (0:
+  // of the record's meshes of such queries and closed meshes against point sets, each mesh once: maxMeshPairCells bounds those cells (0:
   // maxCells / 2, every mesh cell). A mesh-mesh query has one slot per candidate pair: min(nX * nY,
   // max(maxCandidates, nX)) slots (nX, nY: its meshes' cells, X the first of the canonical order),
   // counted in maxSlots; 0: nX * nY (every pair of cells fits). Candidates past a query's slots are
   // not evaluated: GeometryQueryCounts::candidatesMissing (GeometryQueryDeviceCounts) counts them.
   // Continuous mesh queries (line-line, point set vs surface mesh) share the tree (then built over the
-  // cells' swept boxes, previous and current vertices) and the rule, nX a point set's points. The
-  // closed surface meshes of point set queries are in the tree too (their vertex pass walks it).
+  // cells' swept boxes, previous and current vertices) and the rule, nX a point set's points.
   uint32_t maxMeshPairCells = 0;
   uint32_t maxCandidates = 0;
 };
