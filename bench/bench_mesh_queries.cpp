@@ -422,8 +422,8 @@ struct OurRows {
     double total = 0;
     for (const PassTiming& t : (*stage)->timings()) {
       const std::string name = t.name;
-      if (name.find("mesh_mesh") != std::string::npos || name.find("spans") != std::string::npos ||
-          name.find("scan") != std::string::npos) {
+      if (name.find("mesh_mesh") != std::string::npos || name.find("mesh_ccd") != std::string::npos ||
+          name.find("spans") != std::string::npos || name.find("scan") != std::string::npos) {
         char buf[96];
         const std::string prefix = "vkc.geometry_queries.";
         const std::string shortName = name.rfind(prefix, 0) == 0 ? name.substr(prefix.size()) : name;

@@ -1,10 +1,10 @@
 #version 460
 // Pairwise geometry queries: the spans passes (shared/geometry_queries_spans.h), selected by
-// specialization constant 0. One workgroup each: MESH_PAIRS writes the mesh-mesh family's spans (the
-// slots of each mesh pair holding a candidate pair, after the candidate passes) and its dispatch
-// record; FAMILIES writes a device-resident batch's family records from the spans PLACE left. A
-// module of its own, small: llvmpipe compiles it fast, and its shared-memory barrier stays out of the
-// pair code.
+// specialization constant 0. One workgroup each: MESH_PAIRS writes the spans of the mesh-mesh and
+// mesh CCD families (the slots of each mesh pair holding a candidate pair, after the candidate
+// passes) and their dispatch records; FAMILIES writes a device-resident batch's family records from
+// the spans PLACE left. A module of its own, small: llvmpipe compiles it fast, and its shared-memory
+// barrier stays out of the pair code.
 #extension GL_GOOGLE_include_directive : require
 #define VKC_GEOM_FAMILIES 0
 #define VKC_GEOM_WRITE_TILES
@@ -23,7 +23,7 @@ layout(std430, set = 0, binding = kGeomBindingTreeBoxes) readonly buffer TreeBox
 layout(std430, set = 0, binding = kGeomBindingTreeCells) readonly buffer TreeCells { uint treeCells[]; };
 layout(std430, set = 0, binding = kGeomBindingCandidates) readonly buffer Candidates { uvec2 candidates[]; };
 
-shared uint sGroups[kGeomGroupSize];
+shared uvec4 sRuns[kGeomGroupSize];
 
 uint tileWordAt(uint i) { return tiles[min(i, uint(tiles.length()) - 1u)]; }
 void setTileWord(uint i, uint v) { tiles[min(i, uint(tiles.length()) - 1u)] = v; }
@@ -55,24 +55,31 @@ void setRecord(uint family, uint groups, uint first, uint count) {
 }
 
 // Mesh pair j's slots holding a candidate pair: [first, first + min(candidates, slots)) (the bound of
-// geomMeshMeshSlot: no contact past them); with a closed surface mesh's vertex pass, whose slots
-// follow the candidate slots (geomMeshMeshVertexSlots), every slot of the query.
-uvec2 pairSpan(uint j) {
+// geomMeshMeshSlot and geomMeshCcdSlot: no contact past them); with a closed surface mesh's vertex
+// pass, whose slots follow the candidate slots (geomMeshMeshVertexSlots), every slot of the query.
+// z: 1 for a continuous query's pair (the mesh CCD family's), 0 for a static one's (mesh-mesh): the
+// family of its query, as the family shaders check it.
+uvec3 pairSpan(uint j) {
   uint rows = kGeomMeshPairRows * pc.meshPairCount + pc.meshCount;
   uvec4 row0 = meshPairs[clampIndex(kGeomMeshPairRows * j, rows)];
   uvec4 row1 = meshPairs[clampIndex(kGeomMeshPairRows * j + 1u, rows)];
   uint last = uint(xCells.length()) - 1u;
   uint candidates = xCells[min(row0.w + row1.z, last)] - xCells[min(row0.w, last)];
-  uvec2 r = slotRange[clampIndex(row0.x, pc.queryCount)];
+  uint q = clampIndex(row0.x, pc.queryCount);
+  uvec2 r = slotRange[q];
   uint first = min(r.x, r.y);
   GeomShape x = geometries[clampIndex(row0.y, pc.geometryCount)];
   GeomShape y = geometries[clampIndex(row0.z, pc.geometryCount)];
-  if (geomMeshMeshVertexSlots(x, y) != 0u) return uvec2(first, r.y);
-  return uvec2(first, first + min(candidates, r.y - first));
+  uint ccd = geomQueryFamily(x.info.x, y.info.x, queries[q].method) == kGeomFamilyMeshCcd ? 1u : 0u;
+  if (geomMeshMeshVertexSlots(x, y) != 0u) return uvec3(first, r.y, ccd);
+  return uvec3(first, first + min(candidates, r.y - first), ccd);
 }
 
-// Each invocation a run of consecutive pairs: their workgroups summed, the runs' sums scanned in
-// shared memory, then each pair's span written with its first workgroup.
+// Two span lists, one per family of the table's pairs: the mesh-mesh pairs' spans from
+// kGeomFamilyCount on, then the mesh CCD pairs', each family's in table (query) order. Each
+// invocation takes a run of consecutive pairs: its workgroups and pairs per family summed
+// (x, y: mesh-mesh, mesh CCD workgroups; z, w: their pairs), the runs' sums scanned in shared
+// memory, then each pair's span written at its family's next entry with its first workgroup.
 void meshPairsPass() {
   if (linearGroup() != 0u) return;  // uniform: one workgroup
   uint lid = gl_LocalInvocationIndex;
@@ -80,26 +87,36 @@ void meshPairsPass() {
   uint per = (pairs + kGeomGroupSize - 1u) / kGeomGroupSize;
   uint begin = min(lid * per, pairs);
   uint end = min(begin + per, pairs);
-  uint groups = 0u;
+  uvec4 run = uvec4(0u);
   for (uint j = begin; j < end; ++j) {
-    uvec2 s = pairSpan(j);
-    groups += geomSpanGroups(s.x, s.y);
+    uvec3 s = pairSpan(j);
+    uint groups = geomSpanGroups(s.x, s.y);
+    run += s.z != 0u ? uvec4(0u, groups, 0u, 1u) : uvec4(groups, 0u, 1u, 0u);
   }
-  sGroups[lid] = groups;
+  sRuns[lid] = run;
   barrier();
-  uint base = 0u;
-  uint total = 0u;
+  uvec4 base = uvec4(0u);
+  uvec4 total = uvec4(0u);
   for (uint i = 0u; i < kGeomGroupSize; ++i) {
-    uint v = sGroups[i];
-    base += i < lid ? v : 0u;
+    uvec4 v = sRuns[i];
+    base += i < lid ? v : uvec4(0u);
     total += v;
   }
   for (uint j = begin; j < end; ++j) {
-    uvec2 s = pairSpan(j);
-    setSpan(kGeomFamilyCount + j, base, s.x, s.y);
-    base += geomSpanGroups(s.x, s.y);
+    uvec3 s = pairSpan(j);
+    uint groups = geomSpanGroups(s.x, s.y);
+    if (s.z != 0u) {
+      setSpan(kGeomFamilyCount + total.z + base.w, base.y, s.x, s.y);
+      base += uvec4(0u, groups, 0u, 1u);
+    } else {
+      setSpan(kGeomFamilyCount + base.z, base.x, s.x, s.y);
+      base += uvec4(groups, 0u, 1u, 0u);
+    }
   }
-  if (lid == 0u) setRecord(kGeomFamilyMeshMesh, total, kGeomFamilyCount, pairs);
+  if (lid == 0u) {
+    setRecord(kGeomFamilyMeshMesh, total.x, kGeomFamilyCount, total.z);
+    setRecord(kGeomFamilyMeshCcd, total.y, kGeomFamilyCount + total.z, total.w);
+  }
 }
 
 // Invocation f: family f's span (PLACE's min first and max end; none: empty) and its record.

@@ -19,13 +19,14 @@
 //     and it evaluates only the slots of its tile inside the span (a tile two spans share is visited
 //     once per span, each workgroup with its own slots: no slot twice).
 // Who writes them, in a fixed number of dispatches per record:
-//   mesh-mesh (host layout): the SPANS pass of geometry_queries_spans.comp after the candidate passes
-//     (one workgroup): span kGeomFamilyCount + j for mesh pair j = the query's slots holding a
-//     candidate pair, [first, first + min(its candidates, its slots)); the empty slots past them are
-//     never dispatched (they hold no contact: geomMeshMeshSlot's bound). The table's pairs include the
-//     mesh CCD family's (its queries' spans are visited and refused by the family check: a batch mixing
-//     the two families pays for that; the CCD family itself is still a direct dispatch over its tiles,
-//     and a batch without mesh-mesh queries records no SPANS pass).
+//   mesh-mesh and mesh CCD (host layout): the SPANS pass of geometry_queries_spans.comp after the
+//     candidate passes (one workgroup), whose table holds both families' pairs: each pair's span =
+//     its query's slots holding a candidate pair, [first, first + min(its candidates, its slots));
+//     the empty slots past them are never dispatched (they hold no contact: the bound of
+//     geomMeshMeshSlot and geomMeshCcdSlot). The mesh-mesh pairs' spans come first
+//     (kGeomFamilyCount + their rank among the static pairs, in table order), then the continuous
+//     pairs' (kGeomFamilyCount + the static pairs + their rank): each family's record lists only its
+//     own pairs.
 //   device-resident batches: BLOCKS sets span f = (0, ~0, 0, 0) for every family f, PLACE takes the
 //     min of the firsts and the max of the ends of family f's queries with slots (per workgroup in
 //     shared memory, then one atomic per family and workgroup: the same result in any order), then the FAMILIES pass (one workgroup) writes each family's record (span
@@ -69,7 +70,7 @@ inline constexpr uint64_t geomSpanTailWords(uint64_t maxQueries) {
 // tileMasks, groupSums, elementsA, elementsB, ranges, counts, cells, then the mesh pairs' treeNodes,
 // treeBoxes, treeCells, meshPairs, xCells, candidates.
 inline constexpr PassDecl kGeomSpansPasses[] = {
-  passDecl("vkc.geometry_queries.spans.mesh_pairs", kGeomSpansPassMeshPairs, kGeomGroupSize, kGeomMeshPairBindingCount, "R - - - - - - R W - - - - - - -  - - - R R -"),
+  passDecl("vkc.geometry_queries.spans.mesh_pairs", kGeomSpansPassMeshPairs, kGeomGroupSize, kGeomMeshPairBindingCount, "R - - - - - R R W - - - - - - -  - - - R R -"),
   passDecl("vkc.geometry_queries.spans.families",   kGeomSpansPassFamilies,  kGeomGroupSize, kGeomMeshPairBindingCount, "- - - - - - - - RW - - - - - - -  - - - - - -"),
 };
 // clang-format on

@@ -306,16 +306,13 @@ struct GeometryQueryStage::Impl {
 
   static uint32_t Q(const Batch& b) { return b.queryCount; }
   // Whether family f's COUNT and WRITE are span dispatches (shared/geometry_queries_spans.h): every
-  // family of a device-resident batch, the mesh-mesh family with candidate pairs.
-  // (The mesh pairs table also holds the mesh CCD family's pairs: that family stays a direct dispatch,
-  // and a batch of those alone records no SPANS pass.)
-  static bool meshMeshSpans(const Batch& b) {
-    return b.meshPairCount > 0 && b.familyCount[gpu::kGeomFamilyMeshMesh] > 0;
-  }
+  // family of a device-resident batch, the mesh-mesh and mesh CCD families with candidate pairs (the
+  // mesh pairs table holds both families' pairs; the SPANS pass writes a record for each).
+  static bool meshPairSpans(const Batch& b) { return b.meshPairCount > 0; }
   static bool spanDispatch(const Batch& b, uint32_t f) {
-    return b.device || (f == gpu::kGeomFamilyMeshMesh && meshMeshSpans(b));
+    return b.device || ((f == gpu::kGeomFamilyMeshMesh || f == gpu::kGeomFamilyMeshCcd) && meshPairSpans(b));
   }
-  static bool anySpans(const Batch& b) { return b.device || meshMeshSpans(b); }
+  static bool anySpans(const Batch& b) { return b.device || meshPairSpans(b); }
   static uint32_t tileCount(const Batch& b) { return static_cast<uint32_t>(tilesOf(b.slotCount)); }
 
   // The stage's bindings, in binding order (shaders/shared/geometry_queries_bindings.h): the one list
@@ -437,7 +434,7 @@ struct GeometryQueryStage::Impl {
       rec.add(pass(d[gpu::kGeomMeshPairPassPrefix], meshPairPipelines[gpu::kGeomMeshPairPassPrefix], tilesOf(blocks), 0, 0, 0));
       rec.add(pass(d[gpu::kGeomMeshPairPassWrite], meshPairPipelines[gpu::kGeomMeshPairPassWrite],
                    tilesOf(b.xCellCount), 0, 0, 0));
-      if (meshMeshSpans(b)) rec.add(spansPass(gpu::kGeomSpansPassMeshPairs, ranges, push, spanRecords));
+      rec.add(spansPass(gpu::kGeomSpansPassMeshPairs, ranges, push, spanRecords));
     }
     for (uint32_t level = 0; level < 2; ++level) {
       const uint32_t kind = level == 0 ? gpu::kGeomPassCount : gpu::kGeomPassWrite;
@@ -459,8 +456,8 @@ struct GeometryQueryStage::Impl {
 
   // --- Span dispatches (shared/geometry_queries_spans.h) ---
 
-  // The spans pass `kind` (one workgroup): the spans and records of the mesh-mesh family or of a
-  // device-resident batch's families.
+  // The spans pass `kind` (one workgroup): the spans and records of the mesh-mesh and mesh CCD
+  // families or of a device-resident batch's families.
   detail::Pass spansPass(uint32_t kind, std::span<const BufferRange> ranges, const gpu::GeomStagePush& push,
                          uint32_t spanRecords) const {
     const gpu::PassDecl& decl = gpu::kGeomSpansPasses[kind];

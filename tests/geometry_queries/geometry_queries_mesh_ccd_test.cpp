@@ -16,6 +16,8 @@
 
 #include "collide_meshes/mesh_test_support.h"
 #include "geometry_queries/geometry_queries_mesh_test_support.h"
+#include "shared/geometry_queries_bindings.h"
+#include "vulkan/context_impl.h"
 
 namespace vkc::test::geometry {
 namespace {
@@ -481,7 +483,7 @@ TEST_F(GeometryQueryStageMeshCcdVulkan, DispatchAndBarrierCountsDoNotDependOnThe
   CcdBatch one;
   one.ccd(lines(one, 2, 0), lines(one, 2, 0.5f));
   CcdBatch some = one;
-  some.ccd(lines(some, 20, 0), lines(some, 20, 0.5f));
+  some.ccd(lines(some, 100, 0), lines(some, 100, 0.5f));
   CcdBatch many = some;
   for (uint32_t k = 0; k < 20; ++k) many.ccd(lines(many, 50, static_cast<float>(k)), lines(many, 50, 0.5f));
   const auto stats = recordStats({.maxQueries = 64,
@@ -492,9 +494,56 @@ TEST_F(GeometryQueryStageMeshCcdVulkan, DispatchAndBarrierCountsDoNotDependOnThe
                                   .maxCells = 8192},
                                  {&one, &some, &many});
   // The mesh CCD family's COUNT and WRITE, SCAN, RANGES; before them the candidates' GATHER, COUNT,
-  // SUMS, BLOCKS, PREFIX, WRITE and the swept tree's build (18 passes), all dependent but the last
-  // level's two.
-  expectFixedDispatchesGrowingWork(stats, 28u, 27u);
+  // SUMS, BLOCKS, PREFIX, WRITE, the swept tree's build (18 passes) and the SPANS pass, all dependent
+  // but the last level's two. The family's COUNT and WRITE are indirect, over the slots holding
+  // candidates (shared/geometry_queries_spans.h).
+  expectFixedDispatchesGrowingWork(stats, 29u, 28u);
+  for (const RecordStats& st : stats) EXPECT_EQ(st.indirectDispatches, 2u);
+}
+
+// The continuous queries of randomCcdBatch interleaved with static mesh-mesh queries of the same
+// meshes, on a stage whose maxCandidates (200 000) leaves most slots empty: the SPANS pass writes a
+// span list per family (each pair's at its family's rank), each family's COUNT and WRITE run over
+// its own list, and the contacts are kCpuScalar's bit for bit. Both families' COUNT and WRITE are
+// indirect: 31 dispatches, 4 indirect, the same for the continuous queries alone with one static
+// query.
+TEST_F(GeometryQueryStageMeshCcdVulkan, InterleavedWithMeshMeshQueriesEachFamilyRunsItsOwnSpans) {
+  CcdBatch b = randomCcdBatch();
+  const std::vector<GeometryQuery> ccd = b.queries;  // l1-l2, l2-l1, soup-points, points-soup, l1-l1
+  const uint32_t l1 = ccd[0].a, l2 = ccd[0].b, soup = ccd[2].a;
+  const auto fixed = [](uint32_t x, uint32_t y) { return GeometryQuery{x, y, GeometryMethod::kStatic, 0}; };
+  b.queries = {fixed(l1, l2), ccd[0], ccd[1], fixed(soup, l1), ccd[2], fixed(l2, soup), ccd[3], ccd[4], fixed(l1, l1)};
+  CcdBatch cpu = b;
+  auto want = cpu.run(Backend::kCpuScalar, 200000);
+  ASSERT_TRUE(want.ok()) << want.message();
+  for (const size_t q : {0u, 1u, 3u, 4u, 5u, 7u, 8u}) EXPECT_GT(cpu.ranges[q].count, 0u) << "query " << q;
+  const GeometryQueryStageCreateInfo info{.maxQueries = 16, .maxGeometries = 16, .maxPoints = 8192,
+                                          .maxContacts = 200000, .maxSlots = 2000000, .maxCells = 4096,
+                                          .maxCandidates = 200000};
+  auto stage = GeometryQueryStage::create(ctx(), info);
+  ASSERT_TRUE(stage.ok()) << stage.message();
+  std::vector<ContactElement> ea(200000), eb(200000);
+  std::vector<ContactRange> ranges(b.queries.size());
+  auto got = (*stage)->run(b.input(), {ea, eb, ranges});
+  ASSERT_TRUE(got.ok()) << got.message();
+  EXPECT_EQ(got->candidatesMissing, 0u);
+  ASSERT_EQ(got->contacts, want->contacts);
+  for (size_t q = 0; q < b.queries.size(); ++q) {
+    ASSERT_EQ(ranges[q].first, cpu.ranges[q].first) << "query " << q;
+    ASSERT_EQ(ranges[q].count, cpu.ranges[q].count) << "query " << q;
+  }
+  for (uint32_t k = 0; k < got->written; ++k) {
+    ASSERT_TRUE(bitwiseEqual(ea[k], cpu.elementsA[k])) << "contact " << k;
+    ASSERT_TRUE(bitwiseEqual(eb[k], cpu.elementsB[k])) << "contact " << k;
+  }
+  CcdBatch one = b;
+  one.queries = {ccd[0], ccd[1], ccd[2], fixed(l1, l2), ccd[3], ccd[4]};
+  const auto stats = recordStats(info, {&b, &one});
+  for (const RecordStats& st : stats) {
+    EXPECT_EQ(st.dispatches, 31u);
+    EXPECT_EQ(st.indirectDispatches, 4u);
+    EXPECT_EQ(st.barriers, stats[0].barriers);
+  }
 }
 
 
@@ -636,6 +685,65 @@ TEST_F(GeometryQueryStageMeshCcdTreeVulkan, CandidatesPastTheSlotsAreReported) {
   }
 
   expectQueryGeometriesAsCpuScalar(b, cpu, want->contacts, 100000);
+}
+
+// The mesh CCD family's span of more tiles than one row of workgroups holds (the device's
+// maxComputeWorkGroupCount[0]): its indirect dispatch is split over x and y (as the device
+// families', GeometryQueryDeviceVulkan.SpanDispatchSplitsOverTheWorkgroupCountLimit), and the
+// second row's tiles are evaluated. A line mesh of maxX + 400 short static segments across 64 long
+// ones (the other mesh, rising along x): each short segment's swept box overlaps all 64 (its 64
+// candidates fill one tile: segment i is workgroup i), all pass 0.25 above them but the last 100,
+// which cross all 64 during the step: their contacts lie in the second row only. Skipped where the
+// candidates would need over 128 MiB.
+TEST_F(GeometryQueryStageMeshCcdTreeVulkan, SpanDispatchSplitsOverTheWorkgroupCountLimit) {
+  const uint64_t maxX = detail::Internals::of(ctx()).info.maxComputeWorkGroupCount[0];
+  constexpr uint32_t kLong = gpu::kGeomGroupSize;
+  const uint64_t n = maxX + 400;
+  if (n * kLong * sizeof(gpu::uvec2) > (uint64_t{128} << 20)) GTEST_SKIP() << "maxComputeWorkGroupCount[0] = " << maxX;
+  constexpr float kLength = 2000.0f;
+  CcdBatch b;
+  std::vector<Float4> previous, current;
+  std::vector<uint32_t> cells;
+  for (uint32_t i = 0; i < n; ++i) {
+    const float x = 0.02f * static_cast<float>(i + 1), z = x / kLength;  // the long segments' height at x
+    const bool crossing = i >= n - 100;
+    const float before = crossing ? z + 0.01f : z + 0.25f, after = crossing ? z - 0.01f : z + 0.25f;
+    previous.insert(previous.end(), {v3(x, -1, before), v3(x, 2, before)});
+    current.insert(current.end(), {v3(x, -1, after), v3(x, 2, after)});
+    cells.insert(cells.end(), {2 * i, 2 * i + 1});
+  }
+  const uint32_t shorts = b.addMoving(GeometryType::kLineMesh, previous, current, cells, 0.001f);
+  std::vector<Float4> ends;
+  for (uint32_t k = 0; k < kLong; ++k) {
+    const float y = 0.01f * static_cast<float>(k);
+    ends.insert(ends.end(), {v3(0, y, 0), v3(kLength, y, 1)});
+  }
+  std::vector<uint32_t> longCells;
+  for (uint32_t k = 0; k < kLong; ++k) longCells.insert(longCells.end(), {2 * k, 2 * k + 1});
+  b.ccd(shorts, b.addMoving(GeometryType::kLineMesh, ends, ends, longCells, 0.001f));
+  CcdBatch cpu = b;
+  auto want = cpu.run(Backend::kCpuScalar, 20000);
+  ASSERT_TRUE(want.ok()) << want.message();
+  ASSERT_EQ(want->contacts, 100u * kLong);
+  const uint32_t slots = static_cast<uint32_t>(n * kLong);
+  const uint32_t points = static_cast<uint32_t>(b.points.size());
+  auto stage = GeometryQueryStage::create(ctx(), {.maxQueries = 1, .maxGeometries = 2, .maxPoints = points,
+                                                  .maxContacts = 20000, .maxSlots = slots,
+                                                  .maxCells = static_cast<uint32_t>(b.cells.size()),
+                                                  .maxCandidates = slots});
+  ASSERT_TRUE(stage.ok()) << stage.message();
+  std::vector<ContactElement> ea(20000), eb(20000);
+  std::vector<ContactRange> ranges(1);
+  auto got = (*stage)->run(b.input(), {ea, eb, ranges});
+  ASSERT_TRUE(got.ok()) << got.message();
+  EXPECT_EQ(got->candidatesMissing, 0u);
+  ASSERT_EQ(got->contacts, want->contacts);
+  for (uint32_t k = 0; k < got->written; ++k) {
+    ASSERT_GE(ea[k].index, maxX) << "contact " << k << ": not in the second row";
+    ASSERT_TRUE(bitwiseEqual(ea[k], cpu.elementsA[k])) << "contact " << k;
+    ASSERT_TRUE(bitwiseEqual(eb[k], cpu.elementsB[k])) << "contact " << k;
+  }
+  EXPECT_EQ((*stage)->lastRecordStats().indirectDispatches, 2u);
 }
 
 }  // namespace
