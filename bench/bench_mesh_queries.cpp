@@ -420,13 +420,14 @@ struct OurRows {
       out.counts = *c;
     }
     double total = 0;
+    const std::string prefix = "vkc.geometry_queries.";
     for (const PassTiming& t : (*stage)->timings()) {
       const std::string name = t.name;
-      if (name.find("mesh_mesh") != std::string::npos || name.find("mesh_ccd") != std::string::npos ||
-          name.find("spans") != std::string::npos || name.find("scan") != std::string::npos) {
+      // The pair families' passes, SPANS and SCAN (not the tree's radix sort's scans).
+      const std::string shortName = name.rfind(prefix, 0) == 0 ? name.substr(prefix.size()) : "";
+      if (shortName.find("mesh_mesh") != std::string::npos || shortName.find("mesh_ccd") != std::string::npos ||
+          shortName.find("spans") != std::string::npos || shortName.find("scan") != std::string::npos) {
         char buf[96];
-        const std::string prefix = "vkc.geometry_queries.";
-        const std::string shortName = name.rfind(prefix, 0) == 0 ? name.substr(prefix.size()) : name;
         std::snprintf(buf, sizeof buf, " %s %.2f", shortName.c_str(), t.ns * 1e-6);
         note += buf;
       }
