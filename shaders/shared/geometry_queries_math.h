@@ -1047,12 +1047,13 @@ VKC_FN uint geomGjk(GeomConvex s, GeomConvex t, VKC_OUT(GeomSimplex) sx) {
 }
 
 // EPA's polytope: vertices, faces (vertex indices, counter-clockwise seen from outside) with their
-// outward unit normals and distances from the origin (w), and the horizon's edges while it grows.
+// outward unit normals and distances from the origin, and the horizon's edges while it grows.
 struct GeomPolytope {
   vec3 v[kGeomEpaMaxVertices];
   uvec4 f[kGeomEpaMaxFaces];
-  vec4 plane[kGeomEpaMaxFaces];
-  uvec2 edge[kGeomEpaMaxEdges];
+  vec3 normal[kGeomEpaMaxFaces];
+  float dist[kGeomEpaMaxFaces];  // apart from the normals: the nearest-face scan reads these alone
+  uint edge[kGeomEpaMaxEdges];  // a | (b << 16): one word, one comparison in the twin search
   uint nv;
   uint nf;
   uint ne;
@@ -1082,7 +1083,8 @@ VKC_FN bool geomEpaAddFace(VKC_EPA_POLY_PARAM uint i, uint j, uint k, float tiny
   float dist = dot(n, geomEpaPoly.v[i]);
   if (dist < -tiny) return false;
   geomEpaPoly.f[geomEpaPoly.nf] = uvec4(i, j, k, 0u);
-  geomEpaPoly.plane[geomEpaPoly.nf] = vec4(n, dist);
+  geomEpaPoly.normal[geomEpaPoly.nf] = n;
+  geomEpaPoly.dist[geomEpaPoly.nf] = dist;
   geomEpaPoly.nf += 1u;
   return true;
 }
@@ -1090,15 +1092,16 @@ VKC_FN bool geomEpaAddFace(VKC_EPA_POLY_PARAM uint i, uint j, uint k, float tiny
 // Adds edge (a, b) of a removed face to the horizon, or removes its twin (b, a): edges shared by two
 // removed faces are inside the hole.
 VKC_FN bool geomEpaAddEdge(VKC_EPA_POLY_PARAM uint a, uint b) {
+  uint twin = b | (a << 16u);
   for (uint e = 0u; e < geomEpaPoly.ne; ++e) {
-    if (geomEpaPoly.edge[e].x == b && geomEpaPoly.edge[e].y == a) {
+    if (geomEpaPoly.edge[e] == twin) {
       geomEpaPoly.ne -= 1u;
       geomEpaPoly.edge[e] = geomEpaPoly.edge[geomEpaPoly.ne];
       return true;
     }
   }
   if (geomEpaPoly.ne >= kGeomEpaMaxEdges) return false;
-  geomEpaPoly.edge[geomEpaPoly.ne] = uvec2(a, b);
+  geomEpaPoly.edge[geomEpaPoly.ne] = a | (b << 16u);
   geomEpaPoly.ne += 1u;
   return true;
 }
@@ -1147,12 +1150,12 @@ VKC_FN bool geomEpaCore(GeomConvex s, GeomConvex t, GeomSimplex sx, bool bounded
   for (uint it = 0u; it < kGeomEpaMaxVertices; ++it) {
     uint best = 0u;
     for (uint f = 1u; f < geomEpaPoly.nf; ++f) {
-      if (geomEpaPoly.plane[f].w < geomEpaPoly.plane[best].w) best = f;
+      if (geomEpaPoly.dist[f] < geomEpaPoly.dist[best]) best = f;
     }
     // The bounded EPA grows first towards the best candidate direction, not the nearest face.
     bool towardsUpper = bounded && it == 0u;
-    vec3 n = towardsUpper ? upperDir : vec3(geomEpaPoly.plane[best]);
-    float dist = geomEpaPoly.plane[best].w;
+    vec3 n = towardsUpper ? upperDir : geomEpaPoly.normal[best];
+    float dist = geomEpaPoly.dist[best];
     vec3 p = bounded ? geomMinkowskiSupportUnit(s, t, n) : geomMinkowskiSupport(s, t, n);
     float gap = dot(p, n) - dist;
     depth = dist;
@@ -1187,8 +1190,8 @@ VKC_FN bool geomEpaCore(GeomConvex s, GeomConvex t, GeomSimplex sx, bool bounded
     for (uint k = geomEpaPoly.nf; k > 0u; --k) {
       uint f = k - 1u;
       // (The bounded EPA measures p's height over the face by the face's distance: no vertex read.)
-      vec4 plane = geomEpaPoly.plane[f];
-      float above = bounded ? dot(vec3(plane), p) - plane.w : dot(vec3(plane), p - geomEpaPoly.v[geomEpaPoly.f[f].x]);
+      vec3 normal = geomEpaPoly.normal[f];
+      float above = bounded ? dot(normal, p) - geomEpaPoly.dist[f] : dot(normal, p - geomEpaPoly.v[geomEpaPoly.f[f].x]);
       if (above > -coplanar) {
         uvec4 face = geomEpaPoly.f[f];
         if (!geomEpaAddEdge(VKC_EPA_POLY_ARG face.x, face.y) || !geomEpaAddEdge(VKC_EPA_POLY_ARG face.y, face.z) ||
@@ -1197,7 +1200,8 @@ VKC_FN bool geomEpaCore(GeomConvex s, GeomConvex t, GeomSimplex sx, bool bounded
         }
         geomEpaPoly.nf -= 1u;
         geomEpaPoly.f[f] = geomEpaPoly.f[geomEpaPoly.nf];
-        geomEpaPoly.plane[f] = geomEpaPoly.plane[geomEpaPoly.nf];
+        geomEpaPoly.normal[f] = geomEpaPoly.normal[geomEpaPoly.nf];
+        geomEpaPoly.dist[f] = geomEpaPoly.dist[geomEpaPoly.nf];
       }
     }
     if (geomEpaPoly.ne == 0u) {
@@ -1205,7 +1209,8 @@ VKC_FN bool geomEpaCore(GeomConvex s, GeomConvex t, GeomSimplex sx, bool bounded
       return finishable;
     }
     for (uint e = 0u; e < geomEpaPoly.ne; ++e) {
-      if (!geomEpaAddFace(VKC_EPA_POLY_ARG geomEpaPoly.edge[e].x, geomEpaPoly.edge[e].y, m, tiny)) return finishable;
+      uint edge = geomEpaPoly.edge[e];
+      if (!geomEpaAddFace(VKC_EPA_POLY_ARG edge & 0xFFFFu, edge >> 16u, m, tiny)) return finishable;
     }
   }
   return finishable;
