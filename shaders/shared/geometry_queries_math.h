@@ -14,6 +14,14 @@
 
 VKC_NAMESPACE_BEGIN
 
+// A read-only struct parameter of the hot GJK/EPA helpers: by reference in C++ (a copy of a 64-byte
+// GeomConvex per support point cost a store-forwarding stall each), by value in GLSL.
+#ifdef __cplusplus
+#define VKC_GEOM_IN(type) const type&
+#else
+#define VKC_GEOM_IN(type) type
+#endif
+
 #ifdef __cplusplus
 using glm::ceil;
 using glm::cos;
@@ -681,11 +689,11 @@ VKC_FN GeomConvex geomMakeConvex(GeomShape s) {
   return c;
 }
 
-VKC_FN uint geomAxisCount(GeomConvex s) {
+VKC_FN uint geomAxisCount(VKC_GEOM_IN(GeomConvex) s) {
   return s.type == kGeomOrientedBox || s.type == kGeomConvexCell || s.type == kGeomConvexTetra ? 3u : 1u;
 }
 
-VKC_FN vec3 geomAxis(GeomConvex s, uint i) { return i == 0u ? s.axis0 : (i == 1u ? s.axis1 : s.axis2); }
+VKC_FN vec3 geomAxis(VKC_GEOM_IN(GeomConvex) s, uint i) { return i == 0u ? s.axis0 : (i == 1u ? s.axis1 : s.axis2); }
 
 // The part of u across the unit axis a (au = a.u), projected twice: u nearly along a leaves a
 // remainder of rounding whose component along a, once normalized, would tilt a cylinder's rim point
@@ -696,7 +704,7 @@ VKC_FN vec3 geomAcross(vec3 a, vec3 u, float au) {
 }
 
 // The support function of the shape centred at the origin (box or cylinder), along unit u.
-VKC_FN float geomCentredSupport(GeomConvex s, vec3 u) {
+VKC_FN float geomCentredSupport(VKC_GEOM_IN(GeomConvex) s, vec3 u) {
   if (s.type == kGeomOrientedBox) {
     return s.size.x * abs(dot(s.axis0, u)) + s.size.y * abs(dot(s.axis1, u)) + s.size.z * abs(dot(s.axis2, u));
   }
@@ -705,7 +713,7 @@ VKC_FN float geomCentredSupport(GeomConvex s, vec3 u) {
   return s.size.x * sqrt(dot(w, w)) + s.size.y * abs(au);
 }
 
-VKC_FN float geomOverlapAlong(GeomConvex s, GeomConvex t, vec3 u) {
+VKC_FN float geomOverlapAlong(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConvex) t, vec3 u) {
   if (s.type == kGeomConvexCell) {  // s's highest corner along u, less t's lowest point
     float h0 = dot(s.centre - t.centre, u);
     return max(h0, max(h0 + dot(s.axis0, u), h0 + dot(s.axis1, u))) + geomCentredSupport(t, u);
@@ -886,7 +894,7 @@ VKC_CONSTANT(uint, kGeomGjkDegenerate, 2u);
 // (on ties, the + side; along the axis, the rim point at geomPerpendicularTo). GJK and EPA use these,
 // not geomSupportPoint's middles of faces, which lie on the lines and planes of other support points
 // and make flat simplices and faces.
-VKC_FN vec3 geomSupportVertex(GeomConvex s, vec3 u) {
+VKC_FN vec3 geomSupportVertex(VKC_GEOM_IN(GeomConvex) s, vec3 u) {
   if (s.type == kGeomConvexCell) {  // a mesh's triangle or segment (geometry_queries_mesh_prims.h)
     float h1 = dot(s.axis0, u), h2 = dot(s.axis1, u);
     return s.centre + (h1 >= h2 ? (h1 > 0.0f ? s.axis0 : vec3(0.0f)) : (h2 > 0.0f ? s.axis1 : vec3(0.0f)));
@@ -921,15 +929,15 @@ VKC_FN vec3 geomSupportVertex(GeomConvex s, vec3 u) {
 }
 
 // M's support point along unit u.
-VKC_FN vec3 geomMinkowskiSupportUnit(GeomConvex s, GeomConvex t, vec3 u) {
+VKC_FN vec3 geomMinkowskiSupportUnit(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConvex) t, vec3 u) {
   return geomSupportVertex(s, u) - geomSupportVertex(t, -u);
 }
 
 // M's support point along d (any length).
-VKC_FN vec3 geomMinkowskiSupport(GeomConvex s, GeomConvex t, vec3 d) { return geomMinkowskiSupportUnit(s, t, geomUnit(d)); }
+VKC_FN vec3 geomMinkowskiSupport(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConvex) t, vec3 d) { return geomMinkowskiSupportUnit(s, t, geomUnit(d)); }
 
 // The size of a box or cylinder: its largest half extent, radius or half height.
-VKC_FN float geomConvexScale(GeomConvex c) { return max(max(c.size.x, c.size.y), c.size.z); }
+VKC_FN float geomConvexScale(VKC_GEOM_IN(GeomConvex) c) { return max(max(c.size.x, c.size.y), c.size.z); }
 
 // GJK's simplex: p[0] the newest point; n points.
 struct GeomSimplex {
@@ -993,7 +1001,7 @@ VKC_FN vec3 geomOutwardNormal(vec3 a, vec3 b, vec3 c, vec3 opposite) {
 
 // GJK: kGeomGjkOverlap with sx a tetrahedron around the origin, kGeomGjkSeparated when a direction
 // separates S and T (touching included: no contact), kGeomGjkDegenerate otherwise.
-VKC_FN uint geomGjk(GeomConvex s, GeomConvex t, VKC_OUT(GeomSimplex) sx) {
+VKC_FN uint geomGjk(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConvex) t, VKC_OUT(GeomSimplex) sx) {
   vec3 dir = s.centre - t.centre;
   if (dot(dir, dir) == 0.0f) dir = vec3(1.0f, 0.0f, 0.0f);
   sx.p0 = geomMinkowskiSupport(s, t, dir);
@@ -1115,7 +1123,7 @@ VKC_FN bool geomEpaAddEdge(VKC_EPA_POLY_PARAM uint a, uint b) {
 // the tolerance of it: then depth and dir are that least overlap and its direction. Where the
 // answer lies on a flat part of M (a box face, a cylinder's cap, a face of two parallel edges),
 // a candidate direction is that answer exactly and EPA stops once its lower bound reaches it.
-VKC_FN bool geomEpaCore(GeomConvex s, GeomConvex t, GeomSimplex sx, bool bounded, float upper, vec3 upperDir,
+VKC_FN bool geomEpaCore(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConvex) t, GeomSimplex sx, bool bounded, float upper, vec3 upperDir,
                         VKC_OUT(float) depth, VKC_OUT(vec3) dir) {
   depth = 0.0f;
   dir = vec3(0.0f, 0.0f, 1.0f);
@@ -1215,7 +1223,7 @@ VKC_FN bool geomEpaCore(GeomConvex s, GeomConvex t, GeomSimplex sx, bool bounded
   return finishable;
 }
 
-VKC_FN bool geomEpa(GeomConvex s, GeomConvex t, GeomSimplex sx, VKC_OUT(float) depth, VKC_OUT(vec3) dir) {
+VKC_FN bool geomEpa(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConvex) t, GeomSimplex sx, VKC_OUT(float) depth, VKC_OUT(vec3) dir) {
   return geomEpaCore(s, t, sx, false, 0.0f, vec3(0.0f), depth, dir);
 }
 
@@ -1251,7 +1259,7 @@ VKC_FN vec3 geomAxisCross(vec3 a, vec3 b) {
 // parallel). These are the normals of the flat parts of the Minkowski difference (caps, box faces,
 // the faces of two edges), so the least of them is often the penetration itself. f <= 0: u separates
 // (or the shapes touch along it); the search then stops at the first such direction.
-VKC_FN bool geomTryCandidate(GeomConvex s, GeomConvex t, vec3 u, VKC_INOUT(float) least, VKC_INOUT(vec3) leastDir) {
+VKC_FN bool geomTryCandidate(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConvex) t, vec3 u, VKC_INOUT(float) least, VKC_INOUT(vec3) leastDir) {
   vec3 v = dot(t.centre - s.centre, u) < 0.0f ? -u : u;
   float f = geomOverlapAlong(s, t, v);
   if (f < least) {
@@ -1261,7 +1269,7 @@ VKC_FN bool geomTryCandidate(GeomConvex s, GeomConvex t, vec3 u, VKC_INOUT(float
   return least <= 0.0f;
 }
 
-VKC_FN void geomConvexCandidates(GeomConvex s, GeomConvex t, VKC_OUT(float) least, VKC_OUT(vec3) leastDir) {
+VKC_FN void geomConvexCandidates(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConvex) t, VKC_OUT(float) least, VKC_OUT(vec3) leastDir) {
   least = 3.0e38f;
   leastDir = vec3(0.0f, 0.0f, 1.0f);
   vec3 d = t.centre - s.centre;
