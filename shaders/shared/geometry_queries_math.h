@@ -879,12 +879,11 @@ VKC_CONSTANT(uint, kGeomEpaMaxFaces, 256u);
 VKC_CONSTANT(uint, kGeomEpaMaxEdges, 64u);
 VKC_CONSTANT(float, kGeomEpaTolerance, 1e-6f);
 VKC_CONSTANT(float, kGeomEpaAcceptable, 1e-4f);
-// The bounded EPA's (geomEpaCore) stop: its least overlap (one of the caller's candidate directions,
-// the exact normal of a flat part of M where that is the answer, or f along a nearest face's normal)
-// within this of the lower bound, relative to the shapes' size. The answer is that overlap, which
-// separates the shapes: too deep by this at most. (Until 2026-11-26 a least overlap EPA found itself,
-// on a curved part of M, stopped at kGeomEpaTolerance: on random cylinder-cylinder pairs 1.3x the
-// iterations for answers up to 1e-4 shallower, 6e-5 at the 99th percentile: docs/geometry-queries.md.)
+// The bounded EPA's (geomEpaCore) stop while its least overlap is one of the caller's candidate
+// directions (the normal of a flat part of M: the direction is exact where it is the answer): that
+// overlap within this of the lower bound, relative to the shapes' size. The answer is that overlap,
+// which separates the shapes: too deep by this at most. A least overlap EPA found itself (a curved
+// part of M, where the direction converges as the square root of the depth) stops at kGeomEpaTolerance.
 VKC_CONSTANT(float, kGeomEpaBoundTolerance, 1e-4f);
 VKC_CONSTANT(uint, kGeomGjkSeparated, 0u);
 VKC_CONSTANT(uint, kGeomGjkOverlap, 1u);
@@ -1131,6 +1130,7 @@ VKC_FN bool geomEpaCore(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConvex) t, Ge
   float tiny = 1e-7f * scale * scale;
   float tolerance = kGeomEpaTolerance * scale;
   float boundTolerance = kGeomEpaBoundTolerance * scale;
+  bool upperIsCandidate = true;
   float coplanar = 1e-6f * scale;
   float acceptable = kGeomEpaAcceptable * scale;
   bool finishable = false;
@@ -1176,10 +1176,11 @@ VKC_FN bool geomEpaCore(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConvex) t, Ge
       if (dist + gap < upper) {
         upper = dist + gap;
         upperDir = n;
+        upperIsCandidate = false;
       }
       depth = upper;
       dir = upperDir;
-      if (upper - dist <= boundTolerance) return true;
+      if (upper - dist <= (upperIsCandidate ? boundTolerance : tolerance)) return true;
       finishable = upper - dist <= acceptable;
     } else {
       if (gap <= tolerance) return true;
