@@ -1061,7 +1061,7 @@ struct GeomPolytope {
   uvec4 f[kGeomEpaMaxFaces];
   vec3 normal[kGeomEpaMaxFaces];
   float dist[kGeomEpaMaxFaces];  // apart from the normals: the nearest-face scan reads these alone
-  uint edge[kGeomEpaMaxEdges];  // a | (b << 16): one word, one comparison in the twin search
+  uint edge[kGeomEpaMaxEdges];   // a | (b << 16): one word, one comparison in the twin search
   uint nv;
   uint nf;
   uint ne;
@@ -1122,8 +1122,8 @@ VKC_FN bool geomEpaAddEdge(VKC_EPA_POLY_PARAM uint a, uint b) {
 // the tolerance of it: then depth and dir are that least overlap and its direction. Where the
 // answer lies on a flat part of M (a box face, a cylinder's cap, a face of two parallel edges),
 // a candidate direction is that answer exactly and EPA stops once its lower bound reaches it.
-VKC_FN bool geomEpaCore(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConvex) t, GeomSimplex sx, bool bounded, float upper, vec3 upperDir,
-                        VKC_OUT(float) depth, VKC_OUT(vec3) dir) {
+VKC_FN bool geomEpaCore(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConvex) t, GeomSimplex sx, bool bounded,
+                        float upper, vec3 upperDir, VKC_OUT(float) depth, VKC_OUT(vec3) dir) {
   depth = 0.0f;
   dir = vec3(0.0f, 0.0f, 1.0f);
   float scale = geomConvexScale(s) + geomConvexScale(t);
