@@ -274,11 +274,18 @@ TEST_P(GeometryQueriesMeshCcd, FastPointsNeverTunnelThroughAThinClosedMesh) {
     // The static method (a closed surface mesh's vertex pass; on Vulkan it walks the same device tree,
     // here built over swept boxes for the continuous queries) misses most of them.
     b.queries.push_back(GeometryQuery{closed, pts, GeometryMethod::kStatic, 0});
-    runChecked(b, 7000);
+    // And points resting inside the slab now: the static vertex pass finds each of them (its walk in
+    // the swept tree keeps the CPU's candidates: runChecked compares with kCpuScalar bit for bit).
+    std::vector<Float4> resting;
+    for (int i = 0; i < 200; ++i) resting.push_back(v3(xy(rng), xy(rng), 0.004f * (xy(rng) / 0.95f)));
+    const uint32_t inside = b.addMovingPoints(resting, resting);
+    b.queries.push_back(GeometryQuery{closed, inside, GeometryMethod::kStatic, 0});
+    runChecked(b, 7500);
     if (HasFatalFailure()) return;
     EXPECT_EQ(b.ranges[0].count, 2000u) << "lift " << lift;  // every point hits: none tunnels
     EXPECT_EQ(b.ranges[2].count, 2000u);
     EXPECT_LT(b.ranges[3].count, 100u) << "the static method must miss most of them";
+    EXPECT_EQ(b.ranges[4].count, 200u) << "every resting point inside the slab is a static contact";
     std::printf("lift %.2f: static %u of 2000\n", static_cast<double>(lift), b.ranges[3].count);
     const GeometryQueryInput in = b.input();
     for (uint32_t k = 0; k < b.ranges[0].count; ++k) {
