@@ -307,8 +307,13 @@ struct GeometryQueryStage::Impl {
   static uint32_t Q(const Batch& b) { return b.queryCount; }
   // Whether family f's COUNT and WRITE are span dispatches (shared/geometry_queries_spans.h): every
   // family of a device-resident batch, the mesh-mesh and mesh CCD families with candidate pairs (the
-  // mesh pairs table holds both families' pairs; the SPANS pass writes a record for each).
-  static bool meshPairSpans(const Batch& b) { return b.meshPairCount > 0; }
+  // mesh pairs table holds both families' pairs; the SPANS pass writes a record for each). A table
+  // holding only closed meshes' rows for point set queries (the mesh family's vertex pass, a direct
+  // dispatch) needs no SPANS pass.
+  static bool meshPairSpans(const Batch& b) {
+    return b.meshPairCount > 0 &&
+           (b.familyCount[gpu::kGeomFamilyMeshMesh] > 0 || b.familyCount[gpu::kGeomFamilyMeshCcd] > 0);
+  }
   static bool spanDispatch(const Batch& b, uint32_t f) {
     return b.device || ((f == gpu::kGeomFamilyMeshMesh || f == gpu::kGeomFamilyMeshCcd) && meshPairSpans(b));
   }
@@ -434,7 +439,7 @@ struct GeometryQueryStage::Impl {
       rec.add(pass(d[gpu::kGeomMeshPairPassPrefix], meshPairPipelines[gpu::kGeomMeshPairPassPrefix], tilesOf(blocks), 0, 0, 0));
       rec.add(pass(d[gpu::kGeomMeshPairPassWrite], meshPairPipelines[gpu::kGeomMeshPairPassWrite],
                    tilesOf(b.xCellCount), 0, 0, 0));
-      rec.add(spansPass(gpu::kGeomSpansPassMeshPairs, ranges, push, spanRecords));
+      if (meshPairSpans(b)) rec.add(spansPass(gpu::kGeomSpansPassMeshPairs, ranges, push, spanRecords));
     }
     for (uint32_t level = 0; level < 2; ++level) {
       const uint32_t kind = level == 0 ? gpu::kGeomPassCount : gpu::kGeomPassWrite;
