@@ -4,7 +4,7 @@
 set -euo pipefail
 
 PACKAGES=(
-  cmake g++ make git pkg-config
+  cmake g++ make git pkg-config ccache
   libvulkan-dev libvulkan1 libvulkan-volk-dev glslang-tools spirv-tools
   libglm-dev libhwy-dev googletest libgtest-dev gzip zlib1g-dev libstb-dev
   clang libclang-rt-14-dev
