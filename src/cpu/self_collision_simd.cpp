@@ -1050,16 +1050,25 @@ void selfSweepSimdParallel(detail::ParallelCall& par, const SelfSorted& s, uint3
       HWY_DYNAMIC_DISPATCH(FindPairs)(s, begin, n, start.data(), 0x100u, K[0] >> 16, KS, qa, qb, grid, d, useRest,
                                       found);
       SweepChunk& ch = chunks[c];
-      ch.own.clear();
       ch.pairs.clear();
       if (ch.cross.size() < chunkCount) ch.cross.resize(chunkCount);
       for (std::vector<uint64_t>& later : ch.cross) later.clear();  // (a longer list from an earlier call too)
+      // The own pairs (most of them) stay in `found`, compacted in place while its lines are in cache,
+      // and the list then becomes the chunk's (its old one the thread's scratch): no second copy of
+      // every pair (a crumpled 1M cloth's pairs are tens of MB a call).
+      size_t kept = 0;
       for (const uint64_t f : found) {
         const uint32_t k = static_cast<uint32_t>(f >> 32), m = static_cast<uint32_t>(f & 0xFFFFFFFFu);
         if (filter != nullptr && !filter->allows(begin + k, begin + m)) continue;
         const uint32_t to = m / size;
-        (to == c ? ch.own : ch.cross[to]).push_back(f);
+        if (to == c) {
+          found[kept++] = f;
+        } else {
+          ch.cross[to].push_back(f);
+        }
       }
+      found.resize(kept);
+      ch.own.swap(found);
     });
     // 3. Each chunk's slots gather every pair that touches them, in the gather's order.
     par.forEach(chunkCount, [&](uint32_t g) {
