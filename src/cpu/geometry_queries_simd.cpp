@@ -925,35 +925,60 @@ uint64_t PrimitivePairs(const GeometryQueryInput& input, size_t begin, size_t en
   return run(input, begin, end, outA, outB, ranges, total, capacity);
 }
 
-// ---- validate()'s first pass: primitiveClearlyValid with the lanes over a geometry's words -----
-// (4, 8 or 16 words a vector: words 0..11 are p0, p1, p2; the rule masks are 0 on words 12..15).
+// ---- validate()'s first pass: primitiveClearlyValid with the lanes over a geometry's 16 words -----
+// Per type, three word masks (kPrimitiveRules with the header folded in): `exponent` the exponent bits
+// of the words that must be finite (all ones there: not finite), `zeroBits` the bits that must be 0
+// (a float's magnitude: +0 or -0; first and count: every bit; flags: every bit but a plane's
+// kGeometryFlagBidirectional), `nonNegative` all ones on the words that must be >= 0 (as unsigned
+// above 0x80000000: the sign bit and a nonzero magnitude). The type word indexes the table.
+struct PrimitiveWordMasks {
+  alignas(64) uint32_t exponent[16];
+  alignas(64) uint32_t zeroBits[16];
+  alignas(64) uint32_t nonNegative[16];
+};
+
+constexpr PrimitiveWordMasks primitiveWordMasks(uint32_t type) {
+  const PrimitiveRule& rule = kPrimitiveRules[type];
+  PrimitiveWordMasks m{};
+  for (int k = 0; k < 12; ++k) {
+    m.exponent[k] = rule.finite[k] & 0x7F800000u;
+    m.zeroBits[k] = rule.zero[k] & 0x7FFFFFFFu;
+    m.nonNegative[k] = rule.nonNegative[k];
+  }
+  m.zeroBits[13] = kRuleAll;  // first
+  m.zeroBits[14] = kRuleAll;  // count
+  m.zeroBits[15] = type == gpu::kGeomPlane ? ~kGeometryFlagBidirectional : kRuleAll;  // flags
+  return m;
+}
+
+constexpr PrimitiveWordMasks kPrimitiveWordMasks[5] = {primitiveWordMasks(0), primitiveWordMasks(1),
+                                                       primitiveWordMasks(2), primitiveWordMasks(3),
+                                                       primitiveWordMasks(4)};
+
 // Writes each clearly valid geometry's type to types[i] on the way (the caller's later passes read
 // the bytes, not the geometries).
 size_t FirstUnclearGeometry(const Geometry* geometries, size_t begin, size_t end, uint8_t* types) {
   const DU du;
-  const DI di;
   const size_t lanes = hn::Lanes(du);
   const VU exponent = hn::Set(du, 0x7F800000u);
-  const VU magnitudeBits = hn::Set(du, 0x7FFFFFFFu);
+  const VU signOnly = hn::Set(du, 0x80000000u);
+  static_assert(sizeof(Geometry) == 64, "a geometry is 16 words");
   for (size_t i = begin; i < end; ++i) {
     const Geometry& g = geometries[i];
-    if (!primitiveHeaderValid(g)) return i;
-    const PrimitiveRule& rule = kPrimitiveRules[static_cast<uint32_t>(g.type)];
-    const uint32_t* words = reinterpret_cast<const uint32_t*>(&g.p0);
-    VU bad = hn::Zero(du);
-    for (size_t k = 0; k < 12; k += lanes) {
+    const uint32_t type = static_cast<uint32_t>(g.type);
+    if (type > gpu::kGeomPlane) return i;
+    const PrimitiveWordMasks& m = kPrimitiveWordMasks[type];
+    const uint32_t* words = reinterpret_cast<const uint32_t*>(&g);
+    auto bad = hn::FirstN(du, 0);
+    for (size_t k = 0; k < 16; k += lanes) {
       const VU w = hn::LoadU(du, words + k);
-      const VU notFinite = hn::VecFromMask(du, hn::Eq(hn::And(w, exponent), exponent));
-      const VU notZero = hn::VecFromMask(du, hn::Ne(hn::And(w, magnitudeBits), hn::Zero(du)));
-      const VU negative =
-          hn::And(hn::VecFromMask(du, hn::RebindMask(du, hn::Lt(hn::BitCast(di, w), hn::Zero(di)))), notZero);
-      bad = hn::Or(bad, hn::Or(hn::And(hn::LoadU(du, rule.finite + k), notFinite),
-                               hn::Or(hn::And(hn::LoadU(du, rule.zero + k), notZero),
-                                      hn::And(hn::LoadU(du, rule.nonNegative + k), negative))));
+      bad = hn::Or(bad, hn::Eq(hn::And(w, hn::Load(du, m.exponent + k)), exponent));
+      bad = hn::Or(bad, hn::Ne(hn::And(w, hn::Load(du, m.zeroBits + k)), hn::Zero(du)));
+      bad = hn::Or(bad, hn::Gt(hn::And(w, hn::Load(du, m.nonNegative + k)), signOnly));
     }
-    if (!hn::AllTrue(du, hn::Eq(bad, hn::Zero(du)))) return i;
-    if (!primitiveUnitClear(g, rule.unitComponents)) return i;
-    types[i] = static_cast<uint8_t>(g.type);
+    if (!hn::AllFalse(du, bad)) return i;
+    if (!primitiveUnitClear(g, kPrimitiveRules[type].unitComponents)) return i;
+    types[i] = static_cast<uint8_t>(type);
   }
   return end;
 }

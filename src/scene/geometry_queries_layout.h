@@ -37,6 +37,9 @@ struct GeometryArrayCounts {
 struct GeometryScan {
   std::vector<uint8_t> types;
   bool anyMesh = false;
+  // Every query is static, of two primitives (firstQueryToCheck skipped them all): no state is read
+  // or written (validateOutputSizes is all of validateOutput).
+  bool onlyStaticPrimitivePairs = false;
   // With input.trees: the kept meshes whose vertices are bitwise the trees' copies (checked once, by
   // cpu::keptMeshPointsUnchanged: their finiteness is skipped here, their comparison by
   // validateGeometryQueries' call of cpu::validateGeometryQueryTrees, which every caller giving a scan makes).
@@ -51,6 +54,10 @@ Status validateGeometryQueryInput(const GeometryQueryInput& in, const GeometryAr
 
 // validate(in), keeping what its pass over the geometries saw (the CPU backends' call).
 Status validateGeometryQueries(const GeometryQueryInput& in, GeometryScan* scan);
+
+// validateOutput's checks of the output arrays' sizes, the first it makes; the rest read only the
+// continuous queries' state (none where GeometryScan::onlyStaticPrimitivePairs).
+Status validateOutputSizes(const GeometryQueryInput& in, const GeometryQueryOutput& out);
 
 // The continuous queries' state entries (a validated input): each query's inside [0, stateCount), no
 // two queries sharing an entry. `stateName` names the array in messages.

@@ -423,7 +423,9 @@ Status detail::validateGeometryQueryInput(const GeometryQueryInput& in, const Ge
   }
   // The static queries of two primitives that pass every check below are skipped by a tight loop
   // (firstQueryToCheck); the checks below run from each other query on, in order (the same errors).
-  for (size_t i = firstQueryToCheck(in, types, 0); i < in.queries.size(); i = firstQueryToCheck(in, types, i + 1)) {
+  const size_t firstChecked = firstQueryToCheck(in, types, 0);
+  seen.onlyStaticPrimitivePairs = firstChecked == in.queries.size();
+  for (size_t i = firstChecked; i < in.queries.size(); i = firstQueryToCheck(in, types, i + 1)) {
     const GeometryQuery& q = in.queries[i];
     const ElementName f{"queries", i};
     const size_t n = in.geometries.size();
@@ -463,7 +465,7 @@ Status detail::validateGeometryQueryInput(const GeometryQueryInput& in, const Ge
   return {};
 }
 
-Status validateOutput(const GeometryQueryInput& in, const GeometryQueryOutput& out) {
+Status detail::validateOutputSizes(const GeometryQueryInput& in, const GeometryQueryOutput& out) {
   if (out.elementsA.size() != out.elementsB.size()) {
     return invalid("output.elementsA holds " + std::to_string(out.elementsA.size()) + " elements and output.elementsB " +
                    std::to_string(out.elementsB.size()) + ": must be equal");
@@ -473,6 +475,11 @@ Status validateOutput(const GeometryQueryInput& in, const GeometryQueryOutput& o
                                                  " elements: must be one per query (" +
                                                  std::to_string(in.queries.size()) + ")"};
   }
+  return {};
+}
+
+Status validateOutput(const GeometryQueryInput& in, const GeometryQueryOutput& out) {
+  VKC_TRY(detail::validateOutputSizes(in, out));
   VKC_TRY(detail::validateGeometryStateRanges(in, out.state.size(), "output.state"));
   for (size_t i = 0; i < in.queries.size(); ++i) {
     const GeometryQuery& q = in.queries[i];
