@@ -10,6 +10,7 @@
 // (x + y) + z, mix is a (1 - t) + b t, min/max/abs/clamp as GLM writes them; no fused multiply-adds),
 // so the contacts are the scalar twin's bit for bit. The lanes with a contact are written in the
 // set's order, as the scalar loop writes them.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -951,9 +952,13 @@ constexpr PrimitiveWordMasks primitiveWordMasks(uint32_t type) {
   return m;
 }
 
-constexpr PrimitiveWordMasks kPrimitiveWordMasks[5] = {primitiveWordMasks(0), primitiveWordMasks(1),
-                                                       primitiveWordMasks(2), primitiveWordMasks(3),
-                                                       primitiveWordMasks(4)};
+// One entry per rule (the types up to kGeomPlane: FirstUnclearGeometry's bound).
+static_assert(std::size(kPrimitiveRules) == gpu::kGeomPlane + 1, "one rule per primitive type");
+constexpr auto kPrimitiveWordMasks = [] {
+  std::array<PrimitiveWordMasks, std::size(kPrimitiveRules)> table{};
+  for (uint32_t type = 0; type < table.size(); ++type) table[type] = primitiveWordMasks(type);
+  return table;
+}();
 
 // Writes each clearly valid geometry's type to types[i] on the way (the caller's later passes read
 // the bytes, not the geometries).
