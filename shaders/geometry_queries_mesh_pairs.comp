@@ -12,6 +12,7 @@ vec3 geomPreviousPointAt(uint i) { return vec3(prevPoints[clampIndex(i, pc.point
 uint geomCellEntryAt(uint i) { return cells[clampIndex(i, pc.cellCount)]; }
 #include "shared/geometry_queries_mesh_pairs_walk.h"
 #include "shared/geometry_queries_mesh_ccd_pairs.h"
+#include "shared/geometry_queries_mesh_reach.h"
 
 layout(constant_id = 0) const uint kPass = kGeomMeshPairPassGather;
 
@@ -32,6 +33,8 @@ void gatherPass() {
 
 // X cell `entry` of the concatenated entries: its query's rows, the cell of X, X and Y; ccd: a
 // continuous query (shared/geometry_queries_mesh_ccd_pairs.h: X's cells may be a point set's points).
+// A static query's X may be a point set too (against a tetrahedral mesh): a point's reach is
+// geomPointReach's box, the box test the same as the CPU driver's (geomMeshReachTouches of a box).
 struct XCell {
   uvec4 row0, row1;
   uint cx;
@@ -52,9 +55,15 @@ XCell xCellAt(uint entry) {
   e.y = geometries[clampIndex(e.row0.z, pc.geometryCount)];
   e.self = e.row0.y == e.row0.z;
   e.ccd = queries[clampIndex(e.row0.x, pc.queryCount)].method == kGeomMethodContinuous;
-  e.ix = e.ccd && geomCcdXIsPoints(e.x) ? uvec4(0u) : geomMeshMeshIds(e.x, e.cx);
+  e.ix = geomCcdXIsPoints(e.x) ? uvec4(0u) : geomMeshMeshIds(e.x, e.cx);
   if (e.ccd) {
     geomCcdReachOf(e.x, e.y, e.ix, e.cx, e.lo, e.hi);
+    return e;
+  }
+  if (geomCcdXIsPoints(e.x)) {
+    GeomMeshReach r = geomPointReach(geomPointAt(e.x.info.y + e.cx));
+    e.lo = r.lo;
+    e.hi = r.hi;
     return e;
   }
   vec3 p0, p1, p2, p3;

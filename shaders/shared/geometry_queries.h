@@ -73,12 +73,12 @@ VKC_CONSTANT(uint, kGeomAxisSamples, 16u);
 //   IMPLICIT    static pairs with an implicit geometry, a mesh's included (one slot per cell);
 //   CONTINUOUS  the continuous method;
 //   MESH        static pairs of a surface, line or tetrahedral mesh with a sphere, capsule, plane or
-//               oriented box (one slot per cell) and of a tetrahedral mesh with a point set (one per
-//               point and tetrahedron). The mesh slots of MESH, CONVEX and IMPLICIT:
-//               geometry_queries_mesh_slot.h;
+//               oriented box (one slot per cell) and of a closed surface mesh with a point set (one
+//               per point). The mesh slots of MESH, CONVEX and IMPLICIT: geometry_queries_mesh_slot.h;
 //   MESH_MESH   static pairs of two meshes (geomMeshMeshOnDevice: surface-surface, surface-line,
-//               line-line, line-, surface- and tetrahedral-tetrahedral; one slot per pair of cells):
-//               geometry_queries_mesh_mesh_slot.h;
+//               line-line, line-, surface- and tetrahedral-tetrahedral; one slot per pair of cells)
+//               and of a tetrahedral mesh with a point set (one per candidate pair of a point and a
+//               tetrahedron, from the same device tree): geometry_queries_mesh_mesh_slot.h;
 //   MESH_CCD    the continuous method with a mesh (line mesh vs line mesh, a point set vs a surface
 //               mesh; one slot per pair of segments, per point): geometry_queries_mesh_ccd_slot.h.
 //               The other mesh pairs have no device path and no slots.
@@ -112,6 +112,9 @@ VKC_FN uint geomQueryFamily(uint ta, uint tb, uint method) {
   uint hi = max(ta, tb);
   if (method == kGeomMethodContinuous) return hi > kGeomImplicit ? kGeomFamilyMeshCcd : kGeomFamilyContinuous;
   if (lo > kGeomImplicit) return kGeomFamilyMeshMesh;  // two meshes (geometry_queries_mesh.h's types)
+  // A point set's points against a tetrahedral mesh's cells (type kGeomTypeCount + 2,
+  // geometry_queries_mesh.h): candidate pairs from the device tree.
+  if (lo == kGeomPointSet && hi == kGeomTypeCount + 2u) return kGeomFamilyMeshMesh;
   if (hi > kGeomImplicit) {  // a mesh type (geometry_queries_mesh.h) against another type
     // A mesh against a cylinder runs with the other GJK/EPA pairs, against an implicit geometry with
     // the other grid readers: no family shader holds both, nor either with the mesh family's code.

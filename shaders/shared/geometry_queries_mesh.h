@@ -38,6 +38,9 @@ VKC_CONSTANT(uint, kGeomSurfaceMesh, 7u);
 VKC_CONSTANT(uint, kGeomLineMesh, 8u);
 VKC_CONSTANT(uint, kGeomTetrahedralMesh, 9u);
 VKC_CONSTANT(uint, kGeomMeshTypeEnd, 10u);
+#ifdef __cplusplus
+static_assert(kGeomTetrahedralMesh == kGeomTypeCount + 2u);  // geomQueryFamily's number for it
+#endif
 
 // The element type of a cell (GeomElement::type).
 VKC_CONSTANT(uint, kElementCellIndex, 2u);

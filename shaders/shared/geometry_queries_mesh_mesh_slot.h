@@ -12,7 +12,8 @@
 // line mesh against itself: each pair of segments once (X's cell before Y's), never two sharing a
 // vertex. After the candidates, a closed surface mesh's vertex pass: a slot per vertex of the other
 // mesh (geomMeshMeshVertexSlots, geometry_queries_closed_mesh_slot.h: a walk of the device tree per
-// vertex), as the CPU driver appends it.
+// vertex), as the CPU driver appends it. A point set against a tetrahedral mesh: X the points, a slot
+// per candidate pair (point, tetrahedron) (geomMeshMeshPointTetraSlot).
 // Reads the cells through the includer's geomCellEntryAt(i) and the vertices through geomPointAt(i)
 // (both clamp to their arrays: a vertex number out of range reads the mesh's last vertex, never out
 // of bounds).
@@ -25,6 +26,7 @@
 #include "geometry_queries_mesh_mesh.h"
 #include "geometry_queries_mesh_mesh_device.h"
 #include "geometry_queries_mesh_pairs_walk.h"
+#include "geometry_queries_mesh_reach.h"
 
 // The undirected vertex pair (least first) of a triangle's edge given by a corner mask of two corners.
 uvec2 geomMeshMeshEdge(uvec4 ids, uint mask) {
@@ -97,6 +99,35 @@ bool geomMeshMeshEdgePairSeen(GeomShape x, GeomShape y, uvec4 row0, uvec4 row1, 
   return false;
 }
 
+// A point set x against a tetrahedral mesh y (the seed's TetraToPointSet), query q, its slots `range`,
+// slot `slot`: candidate pair k = (point, tetrahedron) of the candidate passes (the tetrahedra whose
+// corners' box overlaps the point's reach, geomPointReach: the CPU driver's BVH test), by point then
+// tetrahedron as the CPU's; the box tested again, then the barycentric test (geomTetraPoint). aFirst:
+// x is the query's a. No contact past the query's candidates.
+bool geomMeshMeshPointTetraSlot(GeomShape x, GeomShape y, uint q, uvec2 range, uint slot, bool aFirst,
+                                out GeomElement ea, out GeomElement eb) {
+  ea = geomMakeElement(vec3(0.0f), 0.0f, vec3(0.0f), kElementPointDirection, kGeomNoIndex);
+  eb = ea;
+  uvec4 row0, row1;
+  if (!geomMeshPairOfQuery(q, row0, row1)) return false;
+  if (slot >= xCells[row0.w + row1.z] - xCells[row0.w]) return false;
+  uvec2 pair = candidates[clampIndex(range.x + slot, pc.slotCount)];
+  uint point = min(pair.x, max(x.info.z, 1u) - 1u);
+  uint tet = min(pair.y, max(row1.w, 1u) - 1u);
+  uvec4 ids = geomMeshMeshIds(y, tet);
+  vec3 t0, t1, t2, t3;
+  geomMeshMeshCorners(y, ids, t0, t1, t2, t3);
+  vec3 p = geomPointAt(x.info.y + point);
+  if (!geomMeshReachTouches(geomPointReach(p), min(min(t0, t1), min(t2, t3)), max(max(t0, t1), max(t2, t3)))) {
+    return false;
+  }
+  GeomElement em, ep;
+  bool hit = geomTetraPoint(t0, t1, t2, t3, ids, tet, p, point, em, ep);
+  ea = aFirst ? ep : em;
+  eb = aFirst ? em : ep;
+  return hit;
+}
+
 // Query q = (a, b) (geometry indices ia, ib) in the caller's order, its slots `range`, slot `slot`:
 // elements ea (side a) and eb (side b). No contact past the query's candidates.
 bool geomMeshMeshSlot(GeomShape a, GeomShape b, uint q, uint ia, uint ib, uvec2 range, uint slot, out GeomElement ea,
@@ -108,6 +139,7 @@ bool geomMeshMeshSlot(GeomShape a, GeomShape b, uint q, uint ia, uint ib, uvec2 
   GeomShape y = aFirst ? b : a;
   uint tx = x.info.x;
   uint ty = y.info.x;
+  if (tx == kGeomPointSet && ty == kGeomTetrahedralMesh) return geomMeshMeshPointTetraSlot(x, y, q, range, slot, aFirst, ea, eb);
   if (!geomMeshMeshOnDevice(tx, ty)) return false;
   // After the candidate pairs, a closed surface mesh's vertex pass (geomMeshMeshVertexSlots): a slot
   // per vertex of Y inside X (X closed), then of X inside Y (Y closed).

@@ -100,9 +100,10 @@ VKC_FN GeomMeshReach geomPointReach(vec3 x) {
 // the mesh): a surface, line or tetrahedral mesh against a sphere, capsule, cylinder, oriented box,
 // plane or implicit geometry, a tetrahedral or (closed: validated) surface mesh against a point set
 // (two meshes: geomMeshMeshOnDevice). Its slots per query: the mesh's cells times
-// geomMeshSlotsPerCell; a tetrahedral mesh against a point set, points times tetrahedra (by point,
-// then tetrahedron); a closed surface mesh against a point set, its points (the vertex pass,
-// geometry_queries_closed_mesh_slot.h).
+// geomMeshSlotsPerCell; a tetrahedral mesh against a point set, its candidate pairs (point,
+// tetrahedron) from the device tree, by point then tetrahedron (the mesh-mesh family,
+// geometry_queries_mesh_mesh_slot.h); a closed surface mesh against a point set, its points (the
+// vertex pass, geometry_queries_closed_mesh_slot.h).
 VKC_FN bool geomMeshPairOnDevice(uint lo, uint hi) {
   if (hi != kGeomSurfaceMesh && hi != kGeomLineMesh && hi != kGeomTetrahedralMesh) return false;
   if (lo == kGeomPointSet) return hi == kGeomTetrahedralMesh || hi == kGeomSurfaceMesh;

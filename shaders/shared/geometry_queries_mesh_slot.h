@@ -1,14 +1,14 @@
 // GLSL only: one slot of a mesh query of the geometry query stage, in the family shaders that hold
 // mesh pairs (shared/geometry_queries_family.h; geometry_queries.h: geomQueryFamily):
 //   MESH      a surface, line or tetrahedral mesh against a sphere, capsule, plane or oriented box;
-//             a tetrahedral mesh against a point set; a closed surface mesh against a point set
-//             (one slot per point, a walk of the device tree: geometry_queries_closed_mesh_slot.h);
+//             a closed surface mesh against a point set (one slot per point, a walk of the device
+//             tree: geometry_queries_closed_mesh_slot.h; a tetrahedral mesh against a point set is
+//             the mesh-mesh family's, geometry_queries_mesh_mesh_slot.h);
 //   CONVEX    a surface, line or tetrahedral mesh against a cylinder (GJK/EPA);
 //   IMPLICIT  a surface, line or tetrahedral mesh against an implicit geometry.
 // Each family compiles only its own pairs' per-cell functions (VKC_GEOM_WITH). Slot s of the query =
 // cell s / k, sub-slot s mod k (k = geomMeshSlotsPerCell: 2 for a triangle against a capsule, else
-// 1); a tetrahedral mesh against a point set: slot s = point s / T, tetrahedron s mod T (T
-// tetrahedra: the CPU's order, by point then tetrahedron). The CPU driver
+// 1). The CPU driver
 // (src/cpu/geometry_queries_mesh.cpp) walks a BVH for the cells whose boxes pass
 // geomMeshReachTouches and runs the same per-cell function on each, in cell order; here every cell's
 // box is tested and the cell evaluated where it passes, so both keep the same cells and the slots'
@@ -97,25 +97,9 @@ bool geomMeshSlot(GeomShape a, GeomShape b, uint q, uint slot, out GeomElement e
     eb = meshIsA ? eo : em;
     return hit;
   }
-  if (otherType == kGeomPointSet) {  // a tetrahedral mesh: slot = point * tetrahedra + tetrahedron
-    uint tetrahedra = max(uint(mesh.p2.y), 1u);
-    uint point = slot / tetrahedra;
-    uint tet = slot - point * tetrahedra;
-    uint first = uint(mesh.p2.x) + tet * 4u;
-    uvec4 tid = uvec4(0u);
-    for (uint k = 0u; k < 4u; ++k) tid[k] = min(geomCellEntryAt(first + k), lastVertex);
-    vec3 t0 = geomPointAt(mesh.info.y + tid.x);
-    vec3 t1 = geomPointAt(mesh.info.y + tid.y);
-    vec3 t2 = geomPointAt(mesh.info.y + tid.z);
-    vec3 t3 = geomPointAt(mesh.info.y + tid.w);
-    vec3 x = geomPointAt(other.info.y + point);
-    if (geomMeshReachTouches(geomPointReach(x), min(min(t0, t1), min(t2, t3)), max(max(t0, t1), max(t2, t3)))) {
-      hit = geomTetraPoint(t0, t1, t2, t3, tid, tet, x, point, em, eo);
-    }
-    ea = meshIsA ? em : eo;
-    eb = meshIsA ? eo : em;
-    return hit;
-  }
+  // A tetrahedral mesh against a point set runs in the mesh-mesh family (candidate pairs from the
+  // device tree: geometry_queries_mesh_mesh_slot.h).
+  if (otherType == kGeomPointSet) return false;
 #endif
   uint per = geomMeshSlotsPerCell(meshType, otherType);
   uint cell = slot / per;

@@ -535,8 +535,9 @@ namespace {
 static_assert(kGeometryFlagClosed == gpu::kGeomFlagClosed);
 
 // The Vulkan stage's slots of a static query with a mesh (gpu::geomMeshPairOnDevice): the mesh's
-// cells times geomMeshSlotsPerCell, a tetrahedral mesh against a point set its points times its
-// tetrahedra, a closed surface mesh against a point set its points, two meshes
+// cells times geomMeshSlotsPerCell, a tetrahedral mesh against a point set its candidate pairs of a
+// point and a tetrahedron (as two meshes', X the points), a closed surface mesh against a point set
+// its points, two meshes
 // (gpu::geomMeshMeshOnDevice) their candidate pairs of cells (geometrySlotLayout), then a closed
 // surface mesh's vertex pass (gpu::geomMeshMeshVertexSlots); 0 for a pair the stage refuses.
 // Continuous (shared/geometry_queries_mesh_ccd_slot.h): their candidate pairs as two meshes' (X's
@@ -572,8 +573,12 @@ uint64_t meshDeviceSlots(const gpu::GeomShape& a, const gpu::GeomShape& b, uint3
   const gpu::GeomShape& other = meshIsA ? b : a;
   if (!gpu::geomMeshPairOnDevice(other.info.x, mesh.info.x)) return 0;
   const uint64_t cells = static_cast<uint64_t>(mesh.p2.y);
-  if (other.info.x == gpu::kGeomPointSet) {  // a closed surface mesh: a slot per point
-    return mesh.info.x == gpu::kGeomSurfaceMesh ? uint64_t{other.info.z} : cells * other.info.z;
+  if (other.info.x == gpu::kGeomPointSet) {
+    if (mesh.info.x == gpu::kGeomSurfaceMesh) return uint64_t{other.info.z};  // closed: a slot per point
+    // A tetrahedral mesh: a slot per candidate pair (point, tetrahedron), as two meshes' (X the points).
+    const uint64_t product = cells * other.info.z;
+    if (maxCandidates == 0) return product;
+    return std::min(product, std::max(maxCandidates, uint64_t{other.info.z}));
   }
   return cells * gpu::geomMeshSlotsPerCell(mesh.info.x, other.info.x);
 }

@@ -1081,7 +1081,8 @@ Result<GeometryQueryCounts> queryGeometries(Backend backend, Context* context, c
   for (const Geometry& g : input.geometries) {
     if (gpu::geomIsMesh(static_cast<uint32_t>(g.type))) meshCells += static_cast<uint64_t>(g.p2.y);
   }
-  // A continuous mesh query's point set counts its points (its cells in the candidate passes).
+  // A continuous mesh query's point set counts its points (its cells in the candidate passes), as a
+  // static one's against a tetrahedral mesh.
   const auto cellsOf = [&](const Geometry& g) -> uint64_t {
     return g.type == GeometryType::kPointSet ? g.count : static_cast<uint64_t>(g.p2.y);
   };
@@ -1090,7 +1091,11 @@ Result<GeometryQueryCounts> queryGeometries(Backend backend, Context* context, c
     const bool ccd = q.method == GeometryMethod::kContinuous &&
                      cpu::meshCcdPairSupported(std::min(static_cast<uint32_t>(a.type), static_cast<uint32_t>(b.type)),
                                                std::max(static_cast<uint32_t>(a.type), static_cast<uint32_t>(b.type)));
-    if (!ccd && (!gpu::geomIsMesh(static_cast<uint32_t>(a.type)) || !gpu::geomIsMesh(static_cast<uint32_t>(b.type)))) {
+    const bool pointsTetra = q.method == GeometryMethod::kStatic &&
+                             std::min(a.type, b.type) == GeometryType::kPointSet &&
+                             std::max(a.type, b.type) == GeometryType::kTetrahedralMesh;
+    if (!ccd && !pointsTetra &&
+        (!gpu::geomIsMesh(static_cast<uint32_t>(a.type)) || !gpu::geomIsMesh(static_cast<uint32_t>(b.type)))) {
       continue;
     }
     largestPair = std::max(largestPair, cellsOf(a) + cellsOf(b));
