@@ -33,11 +33,11 @@
 // through a BVH per mesh (built per call, or kept between calls: GeometryQueryTrees; two meshes'
 // kept trees walked together, the candidate pairs sorted into cell order); on Vulkan (surface, line
 // and tetrahedral meshes against a sphere, capsule, cylinder, plane, oriented box or implicit
-// geometry, tetrahedral meshes against point sets) one work item per cell (per point and
-// tetrahedron), the same contacts in the same order. Mesh against mesh on Vulkan (static
-// surface-surface, surface-line, line-line, a line mesh against itself, line-tetrahedral,
-// surface-tetrahedral, tetrahedral-tetrahedral): the candidate pairs of cells (the CPU's candidate
-// box) found through one device BVH over the meshes' cells, one work item per candidate pair, so the
+// geometry) one work item per cell, the same contacts in the same order. Mesh against mesh on Vulkan
+// (static surface-surface, surface-line, line-line, a line mesh against itself, line-tetrahedral,
+// surface-tetrahedral, tetrahedral-tetrahedral, and a tetrahedral mesh against a point set, X its
+// points): the candidate pairs of cells (the CPU's candidate box, a point's reach box) found
+// through one device BVH over the meshes' cells, one work item per candidate pair, so the
 // same contacts in the same order; the work grows with the candidates, not the product of the cell
 // counts. A closed surface mesh's vertex pass on Vulkan (against a point set, or after a mesh-mesh
 // query's candidate pairs): one work item per point or vertex walks that device BVH with the CPU's
@@ -455,9 +455,9 @@ struct GeometryQueryStageCreateInfo {
   // pairs, up to 8 for a manifold, the point count for a point set, the sample count of an implicit
   // geometry against a cylinder, box or plane) plus up to 63 per change of pair family between
   // consecutive queries; a query of a mesh against a primitive has one slot per cell (two per triangle
-  // against a capsule), a tetrahedral mesh against a point set one per point and tetrahedron. 0:
+  // against a capsule), a tetrahedral mesh against a point set one per candidate pair (maxCandidates). 0:
   // maxPoints + 2 * maxGridSamples + 72 * maxQueries + maxCells, enough when every point set, grid and
-  // mesh is in at most one query and no tetrahedral mesh meets a point set (set maxSlots for those).
+  // mesh is in at most one query and no mesh meets a mesh or a point set (set maxSlots for those).
   uint32_t maxSlots = 0;
   uint32_t framesInFlight = 1;  // 1..kMaxFramesInFlight sets of buffers
   uint32_t maxCells = 0;        // mesh cell entries (uint32 vertex numbers) per record in the stage's own cell buffer
@@ -465,9 +465,9 @@ struct GeometryQueryStageCreateInfo {
   // candidate pairs of cells (boxes overlapping) through one tree built on the device over the cells
   // of the record's meshes of such queries and closed meshes against point sets, each mesh once: maxMeshPairCells bounds those cells (0:
   // maxCells / 2, every mesh cell). A mesh-mesh query has one slot per candidate pair: min(nX * nY,
-  // max(maxCandidates, nX)) slots (nX, nY: its meshes' cells, X the first of the canonical order),
-  // counted in maxSlots; 0: nX * nY (every pair of cells fits). Candidates past a query's slots are
-  // not evaluated: GeometryQueryCounts::candidatesMissing (GeometryQueryDeviceCounts) counts them.
+  // max(maxCandidates, nX)) slots (nX, nY: its meshes' cells, X the first of the canonical order; a tetrahedral mesh
+  // against a point set too, nX its points), counted in maxSlots; 0: nX * nY (every pair of cells fits). Candidates
+  // past a query's slots are not evaluated: GeometryQueryCounts::candidatesMissing (GeometryQueryDeviceCounts) counts them.
   // Continuous mesh queries (line-line, point set vs surface mesh) share the tree (then built over the
   // cells' swept boxes, previous and current vertices) and the rule, nX a point set's points.
   uint32_t maxMeshPairCells = 0;
