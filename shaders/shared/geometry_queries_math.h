@@ -409,12 +409,12 @@ VKC_FN void geomPolygonPush(VKC_INOUT(GeomPolygon) poly, vec3 v) {
 }
 
 // Sutherland-Hodgman: the part of poly with dot(p, axis) <= offset (points on the plane kept).
-VKC_FN GeomPolygon geomClipPolygon(GeomPolygon poly, vec3 axis, float offset) {
+VKC_FN GeomPolygon geomClipPolygon(VKC_GEOM_IN(GeomPolygon) poly, vec3 axis, float offset) {
   GeomPolygon clipped;
   clipped.n = 0u;
   for (uint i = 0u; i < poly.n; ++i) {
     vec3 a = poly.p[i];
-    vec3 b = poly.p[(i + 1u) % poly.n];
+    vec3 b = poly.p[i + 1u < poly.n ? i + 1u : 0u];
     float da = dot(a, axis) - offset;
     float db = dot(b, axis) - offset;
     if (da <= 0.0f) geomPolygonPush(clipped, a);
@@ -572,7 +572,8 @@ VKC_FN GeomBoxBoxAxis geomBoxBoxBestAxis(GeomShape s, GeomShape t) {
 }
 
 // The contacts of the boxes s and t along the best axis x (geomBoxBoxBestAxis); none when kind is 3.
-VKC_FN GeomManifold geomBoxBoxAxisManifold(GeomShape s, GeomShape t, GeomBoxBoxAxis x) {
+VKC_FN GeomManifold geomBoxBoxAxisManifold(VKC_GEOM_IN(GeomShape) s, VKC_GEOM_IN(GeomShape) t,
+                                          VKC_GEOM_IN(GeomBoxBoxAxis) x) {
   GeomManifold m;
   m.count = 0u;
   if (x.kind == 3u) return m;

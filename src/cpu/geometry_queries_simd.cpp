@@ -833,13 +833,9 @@ uint64_t ManifoldRun(const GeometryQueryInput& input, size_t begin, size_t end, 
   const GeometryQuery* queries = input.queries.data();
   for (size_t i = begin; i < end; i += lanes) {
     const size_t valid = end - i < lanes ? end - i : lanes;
-    gpu::GeomShape s[kMaxLanes];
-    gpu::GeomShape t[kMaxLanes];
     for (size_t k = 0; k < valid; ++k) {
       const Geometry& a = geometries[queries[i + k].a];
       const Geometry& b = geometries[queries[i + k].b];
-      const gpu::GeomShape sa = shapeOf(a);
-      const gpu::GeomShape sb = shapeOf(b);
       bool swapped;
       if constexpr (kLo == gpu::kGeomOrientedBox) {
         swapped = shapeLess<gpu::kGeomOrientedBox>(b, a);
@@ -847,10 +843,8 @@ uint64_t ManifoldRun(const GeometryQueryInput& input, size_t begin, size_t end, 
         swapped = a.type != static_cast<GeometryType>(kLo);
       }
       g.swapped[k] = swapped;
-      s[k] = swapped ? sb : sa;
-      t[k] = swapped ? sa : sb;
-      gatherSide<kLo>(swapped ? b : a, k, g.s0, g.s1, g.s2);
-      gatherSide<gpu::kGeomOrientedBox>(swapped ? a : b, k, g.t0, g.t1, g.t2);
+      gatherSide<kLo>(pickGeometry(swapped, a, b), k, g.s0, g.s1, g.s2);
+      gatherSide<gpu::kGeomOrientedBox>(pickGeometry(swapped, b, a), k, g.t0, g.t1, g.t2);
     }
     if constexpr (kLo == gpu::kGeomOrientedBox) {
       const BoxBoxAxisLanes x = boxBoxBestAxisLanes(g);
@@ -869,25 +863,38 @@ uint64_t ManifoldRun(const GeometryQueryInput& input, size_t begin, size_t end, 
     for (size_t k = 0; k < valid; ++k) {
       const uint32_t query = static_cast<uint32_t>(i + k);
       const uint64_t first = total;
-      gpu::GeomManifold m;
-      m.count = 0u;
       if constexpr (kLo == gpu::kGeomOrientedBox) {
-        const auto row = [&](uint32_t r) { return axis[r * kMaxLanes + k]; };
-        const auto vec = [&](uint32_t r) { return gpu::vec3(row(r), row(r + 1), row(r + 2)); };
-        gpu::GeomBoxBoxAxis x;
-        for (uint32_t r = 0; r < 3; ++r) {
-          x.A[r] = vec(3 * r);
-          x.B[r] = vec(9 + 3 * r);
+        // An axis separates the boxes (most random pairs): no contact, no manifold call.
+        if (axis[22 * kMaxLanes + k] == 3.0f) {
+          ranges[query] = ContactRange{static_cast<uint32_t>(first), 0u};
+          continue;
         }
-        x.bestAxis = vec(18);
-        x.best = row(21);
-        x.kind = static_cast<uint32_t>(row(22));
-        x.bi = static_cast<uint32_t>(row(23));
-        x.bj = static_cast<uint32_t>(row(24));
-        m = gpu::geomBoxBoxAxisManifold(s[k], t[k], x);
-      } else {
-        m = gpu::geomCapsuleBoxManifoldAt(s[k], t[k], lane[k]);
       }
+      // The shapes in the canonical order (s of type kLo), read again for this query only.
+      const Geometry& a = geometries[queries[query].a];
+      const Geometry& b = geometries[queries[query].b];
+      const gpu::GeomShape sk = shapeOf(pickGeometry(g.swapped[k], a, b));
+      const gpu::GeomShape tk = shapeOf(pickGeometry(g.swapped[k], b, a));
+      // Built in place (no copy of the 800-byte manifold; the axis passed by reference).
+      const gpu::GeomManifold m = [&] {
+        if constexpr (kLo == gpu::kGeomOrientedBox) {
+          const auto row = [&](uint32_t r) { return axis[r * kMaxLanes + k]; };
+          const auto vec = [&](uint32_t r) { return gpu::vec3(row(r), row(r + 1), row(r + 2)); };
+          gpu::GeomBoxBoxAxis x;
+          for (uint32_t r = 0; r < 3; ++r) {
+            x.A[r] = vec(3 * r);
+            x.B[r] = vec(9 + 3 * r);
+          }
+          x.bestAxis = vec(18);
+          x.best = row(21);
+          x.kind = static_cast<uint32_t>(row(22));
+          x.bi = static_cast<uint32_t>(row(23));
+          x.bj = static_cast<uint32_t>(row(24));
+          return gpu::geomBoxBoxAxisManifold(sk, tk, x);
+        } else {
+          return gpu::geomCapsuleBoxManifoldAt(sk, tk, lane[k]);
+        }
+      }();
       for (uint32_t c = 0; c < m.count; ++c, ++total) {
         if (total < capacity) {
           outA[total] = toContactElement(g.swapped[k] ? m.t[c] : m.s[c], query);
