@@ -803,9 +803,36 @@ HWY_INLINE VF boxSegmentDistanceLanes(const V3& d0, const V3& d1, const V3& h, V
   return hn::IfThenElse(hn::Gt(len2, hn::Zero(df)), hn::Sqrt(len2), inside);
 }
 
-// geomSegmentDeepestParam of the capsule's axis (s) in the box (t), per lane.
-HWY_INLINE VF capsuleBoxDeepestLanes(const PairGather& g) {
-  const V3 p0 = load4(g.s0).v;
+// |x| + |y| + |z| per lane.
+HWY_INLINE VF sumAbs(const V3& v) { return hn::Add(hn::Add(hn::Abs(v.x), hn::Abs(v.y)), hn::Abs(v.z)); }
+
+// Lanes whose capsule is clearly apart from its box: both axis ends beyond one of the box's face
+// slabs (in the box's axes) by more than the radius and a margin (1e-4 of the coordinates' sizes,
+// far above the rounding of geomClosestBox's own local point on the axis). No ball on the axis then
+// reaches the box (its distance is at least that excess), so geomCapsuleBoxManifoldAt has no contact:
+// those lanes skip it (the separated two thirds of random pairs).
+HWY_INLINE MF capsuleBoxApartLanes(const V3& p0, const V3& p1, const V3& c, const V3& h, VF r, const V3& d0,
+                                   const V3& d1) {
+  const DF df;
+  const VF size = hn::Add(hn::Add(hn::Add(sumAbs(p0), sumAbs(p1)), hn::Add(sumAbs(c), sumAbs(h))), r);
+  const VF reach = hn::Add(r, hn::Mul(size, hn::Set(df, 1e-4f)));
+  MF apart = hn::FirstN(df, 0);
+  const VF lo[3] = {d0.x, d0.y, d0.z};
+  const VF hi[3] = {d1.x, d1.y, d1.z};
+  const VF ext[3] = {h.x, h.y, h.z};
+  for (uint32_t j = 0; j < 3; ++j) {
+    const VF limit = hn::Add(ext[j], reach);
+    apart = hn::Or(apart, hn::Gt(hn::Min(lo[j], hi[j]), limit));
+    apart = hn::Or(apart, hn::Lt(hn::Max(lo[j], hi[j]), hn::Neg(limit)));
+  }
+  return apart;
+}
+
+// geomSegmentDeepestParam of the capsule's axis (s) in the box (t), per lane; `apart`: the lanes
+// capsuleBoxApartLanes finds clearly apart.
+HWY_INLINE VF capsuleBoxDeepestLanes(const PairGather& g, MF& apart) {
+  const Lanes4 s0 = load4(g.s0);
+  const V3 p0 = s0.v;
   const V3 p1 = load4(g.s1).v;
   const V3 c = load4(g.t0).v;
   const V3 h = load4(g.t2).v;
@@ -815,6 +842,7 @@ HWY_INLINE VF capsuleBoxDeepestLanes(const PairGather& g) {
   const V3 uInverse = negLanes(u);  // geomRotateInverse: (-q.xyz, q.w)
   const V3 d0 = rotate(uInverse, w, sub(p0, c));
   const V3 d1 = rotate(uInverse, w, sub(p1, c));
+  apart = capsuleBoxApartLanes(p0, p1, c, h, s0.w, d0, d1);
   return segmentDeepestLanes([&](VF x) { return boxSegmentDistanceLanes(d0, d1, h, x); });
 }
 
@@ -826,6 +854,7 @@ uint64_t ManifoldRun(const GeometryQueryInput& input, size_t begin, size_t end, 
   PairGather g;
   std::memset(&g, 0, sizeof g);
   HWY_ALIGN float lane[kMaxLanes];  // capsule-box: the deepest parameter
+  uint64_t apartLanes = 0u;           // capsule-box: the lanes clearly apart (bit k)
   // Box-box: the best axis per lane, rows of kMaxLanes floats: A (9), B (9), bestAxis (3), best,
   // kind, bi, bj.
   HWY_ALIGN float axis[25 * kMaxLanes];
@@ -858,7 +887,11 @@ uint64_t ManifoldRun(const GeometryQueryInput& input, size_t begin, size_t end, 
       hn::Store(x.bi, df, axis + 23 * kMaxLanes);
       hn::Store(x.bj, df, axis + 24 * kMaxLanes);
     } else {
-      hn::Store(capsuleBoxDeepestLanes(g), df, lane);
+      MF apart;
+      hn::Store(capsuleBoxDeepestLanes(g, apart), df, lane);
+      uint8_t apartBytes[8] = {};
+      hn::StoreMaskBits(df, apart, apartBytes);
+      std::memcpy(&apartLanes, apartBytes, sizeof apartLanes);
     }
     for (size_t k = 0; k < valid; ++k) {
       const uint32_t query = static_cast<uint32_t>(i + k);
@@ -869,6 +902,9 @@ uint64_t ManifoldRun(const GeometryQueryInput& input, size_t begin, size_t end, 
           ranges[query] = ContactRange{static_cast<uint32_t>(first), 0u};
           continue;
         }
+      } else if (((apartLanes >> k) & 1u) != 0u) {  // capsule-box: clearly apart, no contact
+        ranges[query] = ContactRange{static_cast<uint32_t>(first), 0u};
+        continue;
       }
       // The shapes in the canonical order (s of type kLo), read again for this query only.
       const Geometry& a = geometries[queries[query].a];
