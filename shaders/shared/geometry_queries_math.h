@@ -1286,25 +1286,55 @@ VKC_FN void geomConvexCandidates(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConv
   }
 }
 
-// Cylinder vs cylinder or box: the candidate directions first (one that separates: no contact, no
-// GJK; most random pairs), then GJK, then EPA bounded by the candidates' least overlap; the search
-// where GJK or EPA cannot finish.
+// Cylinders with parallel axes (|a_s x a_t| <= kGeomCylinderParallel): M is itself a cylinder along
+// the axis, of radius r_s + r_t and half height h_s + h_t, around t's centre less s's (d): the
+// depth is exact, the lesser of the axial overlap h_s + h_t - |d.a| (along a, turned towards t) and
+// the radial one r_s + r_t - |d across a| (along d across a; coaxial: geomPerpendicularTo(a)), the
+// axial one on ties. False when either is <= 0 (apart or touching).
+VKC_CONSTANT(float, kGeomCylinderParallel, 1e-6f);
+
+VKC_FN bool geomCylindersParallel(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConvex) t) {
+  vec3 c = cross(s.axis0, t.axis0);
+  return dot(c, c) <= kGeomCylinderParallel * kGeomCylinderParallel;
+}
+
+VKC_FN bool geomParallelCylinders(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConvex) t, VKC_OUT(float) depth,
+                                  VKC_OUT(vec3) u) {
+  vec3 a = s.axis0;
+  vec3 d = t.centre - s.centre;
+  float dz = dot(d, a);
+  vec3 w = geomAcross(a, d, dz);
+  float rho = sqrt(dot(w, w));
+  float axial = s.size.y + t.size.y - abs(dz);
+  float radial = s.size.x + t.size.x - rho;
+  depth = min(axial, radial);
+  u = radial < axial ? (rho > 0.0f ? w / rho : geomPerpendicularTo(a)) : (dz < 0.0f ? -a : a);
+  return axial > 0.0f && radial > 0.0f;
+}
+
+// Cylinder vs cylinder or box: parallel cylinders by their closed form; else the candidate
+// directions first (one that separates: no contact, no GJK; most random pairs), then GJK, then EPA
+// bounded by the candidates' least overlap; the search where GJK or EPA cannot finish.
 VKC_FN bool geomConvexSearchContact(GeomShape shapeS, GeomShape shapeT, VKC_OUT(GeomElement) es,
                                     VKC_OUT(GeomElement) et) {
   GeomConvex s = geomMakeConvex(shapeS);
   GeomConvex t = geomMakeConvex(shapeT);
-  float least;
-  vec3 leastDir;
-  geomConvexCandidates(s, t, least, leastDir);
-  if (least <= 0.0f) return false;
-  GeomSimplex sx;
-  uint gjk = geomGjk(s, t, sx);
-  if (gjk == kGeomGjkSeparated) return false;
   float depth;
   vec3 u;
-  bool found = gjk == kGeomGjkOverlap && geomEpaCore(s, t, sx, true, least, leastDir, depth, u);
-  if (!found && !geomConvexSearch(s, t, vec3(0.0f), depth, u)) return false;
-  if (!(depth > 0.0f)) return false;
+  if (t.type == kGeomCylinder && geomCylindersParallel(s, t)) {
+    if (!geomParallelCylinders(s, t, depth, u)) return false;
+  } else {
+    float least;
+    vec3 leastDir;
+    geomConvexCandidates(s, t, least, leastDir);
+    if (least <= 0.0f) return false;
+    GeomSimplex sx;
+    uint gjk = geomGjk(s, t, sx);
+    if (gjk == kGeomGjkSeparated) return false;
+    bool found = gjk == kGeomGjkOverlap && geomEpaCore(s, t, sx, true, least, leastDir, depth, u);
+    if (!found && !geomConvexSearch(s, t, vec3(0.0f), depth, u)) return false;
+    if (!(depth > 0.0f)) return false;
+  }
   vec3 pS = geomSupportPoint(s, u);
   es = geomMakeElement(pS, depth, -u, kElementPointDirection, kGeomNoIndex);
   et = geomMakeElement(pS - u * depth, depth, u, kElementPointDirection, kGeomNoIndex);

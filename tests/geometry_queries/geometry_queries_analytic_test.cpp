@@ -215,6 +215,34 @@ TEST(GeometryQueriesAnalytic, CylinderCylinderAndCylinderBox) {
                        Geometry::orientedBox(v3(0, 0, 0), identityQuat(), v3(2, 1, 2))).empty());
 }
 
+TEST(GeometryQueriesAnalytic, ParallelCylindersClosedForm) {
+  // Parallel axes: M is a cylinder of radius 1 + 0.5 and half height 1 + 0.5 (geomParallelCylinders).
+  // Side by side, axes opposite, 1.3 apart across the axis and 0.4 along it: 0.2 deep across.
+  auto side = contacts(Geometry::cylinder(v3(0, 0, 0), v3(0, 1, 0), 1.0f, 1.0f),
+                       Geometry::cylinder(v3(1.2f, 0.4f, 0.5f), v3(0, -1, 0), 0.5f, 0.5f));
+  ASSERT_EQ(side.size(), 1u);
+  EXPECT_NEAR(side[0].first.point.w, 0.2f, kTol);
+  expectNear3(side[0].first.direction, -12.0f / 13.0f, 0, -5.0f / 13.0f, kTol, "side by side, opposite axes");
+  // Stacked off-centre: 1.4 apart along the axis, 0.6 across: 0.1 deep along the axis (not 0.9 across).
+  auto stacked = contacts(Geometry::cylinder(v3(0, 0, 0), v3(0, 1, 0), 1.0f, 1.0f),
+                          Geometry::cylinder(v3(0.6f, 1.4f, 0), v3(0, 1, 0), 0.5f, 0.5f));
+  ASSERT_EQ(stacked.size(), 1u);
+  expectElement(stacked[0].first, kPD, {v3(0, 1, 0), v3(0, -1, 0), 0.1f}, kTol, "stacked");
+  // Coaxial, the thin one inside the wide one's length: 1.5 deep across, in a direction across the axis.
+  auto coaxial = contacts(Geometry::cylinder(v3(0, 0, 0), v3(0, 1, 0), 1.0f, 2.0f),
+                          Geometry::cylinder(v3(0, 0.5f, 0), v3(0, 1, 0), 0.5f, 0.5f));
+  ASSERT_EQ(coaxial.size(), 1u);
+  EXPECT_NEAR(coaxial[0].first.point.w, 1.5f, kTol);
+  EXPECT_NEAR(coaxial[0].first.direction.y, 0.0f, kTol);
+  // Touching (1.5 apart across) and apart along the axis: no contact.
+  EXPECT_TRUE(contacts(Geometry::cylinder(v3(0, 0, 0), v3(0, 1, 0), 1.0f, 1.0f),
+                       Geometry::cylinder(v3(1.5f, 0, 0), v3(0, 1, 0), 0.5f, 0.5f))
+                  .empty());
+  EXPECT_TRUE(contacts(Geometry::cylinder(v3(0, 0, 0), v3(0, 1, 0), 1.0f, 1.0f),
+                       Geometry::cylinder(v3(0.2f, 1.6f, 0), v3(0, -1, 0), 0.5f, 0.5f))
+                  .empty());
+}
+
 TEST(GeometryQueriesAnalytic, BoxPlaneOneContactPerCornerBelow) {
   const Geometry ground = Geometry::plane(v3(0, 0, 0), v3(0, 1, 0), false);
   auto resting = contacts(Geometry::orientedBox(v3(0, 0.4f, 0), identityQuat(), v3(0.5f, 0.5f, 0.5f)), ground);

@@ -56,6 +56,9 @@ Batch fixedCases() {
   pair(imstkCylinder(v3(0, -0.2f, 0), 1, 1), plane);
   pair(Geometry::cylinder(v3(0, 0.5f, 0), v3(1, 0, 0), 0.6f, 1), plane);
   pair(imstkCylinder(v3(0, 0, 0), 1, 1), Geometry::cylinder(v3(1.7f, 0.1f, 0), v3(0, 0, 1), 0.8f, 1));
+  // Parallel axes (the closed form): side by side with opposite axes, and stacked off-centre.
+  pair(imstkCylinder(v3(0, 0, 0), 1, 1), Geometry::cylinder(v3(1.7f, 0.5f, 0.2f), v3(0, -1, 0), 0.8f, 1));
+  pair(imstkCylinder(v3(0, 0, 0), 1, 1), Geometry::cylinder(v3(0.4f, 1.9f, 0.3f), v3(0, 1, 0), 0.5f, 1));
   pair(imstkCylinder(v3(0, 0, 0), 1, 1), Geometry::orientedBox(v3(1.5f, 0.2f, 0), quatAxisAngle(0, 1, 0, 0.3f),
                                                                 v3(0.6f, 0.6f, 0.6f)));
   const uint32_t pts = b.addPoints({v3(0, 0.5f, 0), v3(0, 3, 0), v3(0, -0.5f, 0), v3(0.2f, 0, 0), v3(0.9f, 1.9f, 2.9f)});

@@ -5,6 +5,7 @@
 // or less (the search is local: it can only stop above the least overlap), within EPA's tolerance.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -154,6 +155,53 @@ TEST(GeometryQueriesEpa, CandidatesAndBoundedEpaAgreeWithTheClassicEpa) {
               rejected, overlapping, compared);
   EXPECT_GT(rejected, 300);
   EXPECT_GE(compared, overlapping * 99 / 100);
+}
+
+// Parallel cylinders (geomParallelCylinders, the closed form geomConvexSearchContact takes for them):
+// the depth is the overlap along its direction (it separates exactly there) and no more than the
+// overlap along any other direction tried (the 64 Fibonacci directions, both axes' signs, the
+// classic EPA's direction): the least overlap; it finds every pair the classic EPA finds overlapping
+// beyond touching, and where it finds the pair apart its direction separates them.
+TEST(GeometryQueriesEpa, ParallelCylindersClosedFormIsTheLeastOverlap) {
+  std::mt19937 rng(727272u);
+  std::uniform_real_distribution<float> pos(-1.0f, 1.0f);
+  std::uniform_real_distribution<float> size(0.2f, 1.0f);
+  int overlapping = 0, apart = 0;
+  for (int i = 0; i < 600; ++i) {
+    const vec3 axis = randomUnit(rng);
+    const GeomShape a = cylinder(vec3(pos(rng), pos(rng), pos(rng)), axis, size(rng), size(rng));
+    const GeomShape b =
+        cylinder(vec3(pos(rng), pos(rng), pos(rng)), i % 2 == 0 ? axis : -axis, size(rng), size(rng));
+    const GeomConvex s = geomMakeConvex(a);
+    const GeomConvex t = geomMakeConvex(b);
+    ASSERT_TRUE(geomCylindersParallel(s, t)) << "pair " << i;
+    const float scale = geomConvexScale(s) + geomConvexScale(t);
+    float depth = 0.0f;
+    vec3 u(0.0f);
+    const bool hit = geomParallelCylinders(s, t, depth, u);
+    GeomSimplex sx;
+    float epaDepth = 0.0f;
+    vec3 epaDir(0.0f, 0.0f, 1.0f);
+    const bool classic = geomGjk(s, t, sx) == kGeomGjkOverlap && geomEpa(s, t, sx, epaDepth, epaDir);
+    float least = geomOverlapAlong(s, t, epaDir);
+    for (uint k = 0u; k < kGeomSphereSamples; ++k)
+      least = std::min(least, geomOverlapAlong(s, t, geomFibonacciDirection(k)));
+    least = std::min(least, std::min(geomOverlapAlong(s, t, axis), geomOverlapAlong(s, t, -axis)));
+    if (!hit) {
+      ++apart;
+      EXPECT_LE(geomOverlapAlong(s, t, u), 1e-5f * scale) << "pair " << i;  // u separates
+      EXPECT_FALSE(classic && epaDepth > 1e-4f * scale) << "pair " << i << ": EPA depth " << epaDepth;
+      continue;
+    }
+    ++overlapping;
+    EXPECT_GT(depth, 0.0f) << "pair " << i;
+    EXPECT_NEAR(length(u), 1.0f, 1e-5f) << "pair " << i;
+    EXPECT_NEAR(geomOverlapAlong(s, t, u), depth, 1e-5f * scale) << "pair " << i;
+    EXPECT_LE(depth, least + 1e-5f * scale) << "pair " << i;
+  }
+  std::printf("  parallel cylinders: 600 pairs, %d overlapping, %d apart\n", overlapping, apart);
+  EXPECT_GT(overlapping, 100);
+  EXPECT_GT(apart, 100);
 }
 
 }  // namespace
