@@ -177,6 +177,21 @@ TEST_P(SelfCollisionConformance, MoreThan65535ParticlesInOneCloth) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, SelfCollisionConformance, VKC_ALL_BACKENDS);
 
+// Runs `scalar` on kCpuScalar and `simd` (a copy of it) on kCpuSimd and expects every debug array
+// and the written particles bitwise equal, with more than `minPairs` pairs found.
+void expectSimdIsScalarBitwise(SelfScene& scalar, SelfScene& simd, SelfCollisionDebug& want,
+                               SelfCollisionDebug& got, size_t minPairs) {
+  ASSERT_TRUE(collideSelfCpu(scalar.input(), Backend::kCpuScalar, &want).ok());
+  ASSERT_TRUE(collideSelfCpu(simd.input(), Backend::kCpuSimd, &got).ok());
+  EXPECT_GT(want.pairs.size(), minPairs);
+  EXPECT_EQ(got.sortedKeys, want.sortedKeys);
+  EXPECT_EQ(got.sortedParticles, want.sortedParticles);
+  EXPECT_EQ(got.neighbourCounts, want.neighbourCounts);
+  EXPECT_EQ(got.pairs, want.pairs);
+  EXPECT_EQ(std::memcmp(simd.particles.data(), scalar.particles.data(),
+                        scalar.particles.size() * sizeof(Float4)), 0);
+}
+
 // The NvCloth drapes (65 025 and 4 096 particles: the SIMD backend's radix and column-counting sorts,
 // its short-block and dense sweeps): SIMD equals scalar bit for bit, keys and pairs exactly.
 TEST(SelfCollisionSimd, NvClothDrapesAreBitwiseTheScalarResult) {
@@ -186,14 +201,7 @@ TEST(SelfCollisionSimd, NvClothDrapesAreBitwiseTheScalarResult) {
     ASSERT_FALSE(s.particles.empty());
     SelfScene simd = s;
     SelfCollisionDebug want, got;
-    ASSERT_TRUE(collideSelfCpu(s.input(), Backend::kCpuScalar, &want).ok());
-    ASSERT_TRUE(collideSelfCpu(simd.input(), Backend::kCpuSimd, &got).ok());
-    EXPECT_GT(want.pairs.size(), 40u);
-    EXPECT_EQ(got.sortedKeys, want.sortedKeys);
-    EXPECT_EQ(got.sortedParticles, want.sortedParticles);
-    EXPECT_EQ(got.neighbourCounts, want.neighbourCounts);
-    EXPECT_EQ(got.pairs, want.pairs);
-    EXPECT_EQ(std::memcmp(simd.particles.data(), s.particles.data(), s.particles.size() * sizeof(Float4)), 0);
+    ASSERT_NO_FATAL_FAILURE(expectSimdIsScalarBitwise(s, simd, want, got, 40));
     expectThreadedEqual(Backend::kCpuSimd, benchSceneForSelf(file), simd.particles, got);
     expectThreadedEqual(Backend::kCpuScalar, benchSceneForSelf(file), s.particles, want);
   }
@@ -216,14 +224,7 @@ TEST(SelfCollisionSimd, LargeClothsAreBitwiseTheScalarResult) {
     s.settings = {0.008f, 1.0f};
     SelfScene simd = s;
     SelfCollisionDebug want, got;
-    ASSERT_TRUE(collideSelfCpu(s.input(), Backend::kCpuScalar, &want).ok());
-    ASSERT_TRUE(collideSelfCpu(simd.input(), Backend::kCpuSimd, &got).ok());
-    EXPECT_GT(want.pairs.size(), 10000u);
-    EXPECT_EQ(got.sortedKeys, want.sortedKeys);
-    EXPECT_EQ(got.sortedParticles, want.sortedParticles);
-    EXPECT_EQ(got.neighbourCounts, want.neighbourCounts);
-    EXPECT_EQ(got.pairs, want.pairs);
-    EXPECT_EQ(std::memcmp(simd.particles.data(), s.particles.data(), s.particles.size() * sizeof(Float4)), 0);
+    ASSERT_NO_FATAL_FAILURE(expectSimdIsScalarBitwise(s, simd, want, got, 10000));
     SelfScene start = s;
     start.particles.clear();
     start.rest.clear();
