@@ -49,6 +49,11 @@ Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, 
   if (backend == Backend::kVulkan) {
     return Error{ErrorCode::kUnsupported, "queryGeometriesCpu runs kCpuScalar or kCpuSimd, not kVulkan"};
   }
+  if (backend == Backend::kCpuSimd) {
+    // A batch of one closed-form pair type: validation fused with the lanes (one pass over the geometries).
+    const std::optional<GeometryQueryCounts> fused = cpu::fusedPrimitivePairs(input, output);
+    if (fused) return *fused;
+  }
   // One pass over the geometries in validation; the run below reads their types from `scan`, and
   // each geometry once more where its query runs.
   detail::GeometryScan scan;

@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <optional>
 #include <span>
 
 #include "shared/geometry_queries.h"
@@ -131,5 +133,31 @@ uint32_t primitivePairSimdKind(uint32_t lo, uint32_t hi);
 uint64_t primitivePairsSimd(const GeometryQueryInput& input, size_t begin, size_t end, uint32_t pair,
                             ContactElement* outA, ContactElement* outB, ContactRange* ranges, uint64_t total,
                             uint64_t capacity);
+
+// A batch whose queries are all static and of one closed-form pair type with one ball per query
+// (sphere against sphere, capsule, cylinder, oriented box or plane; capsule-capsule, capsule-cylinder,
+// capsule-plane, cylinder-plane), on kCpuSimd: validate() and the lanes in one pass over the
+// geometries (each 64-byte record read once, validated just before its queries' lanes gather it,
+// while it is in cache), then the ranges and contacts written from the staging. The result is the
+// usual path's, bit for bit: nullopt (nothing written; the caller runs validate() and the usual
+// path, which name any error) where the batch is not such a batch, a geometry is not clearly valid
+// (primitiveClearlyValid), the input has points, grid samples, previous geometries or trees, or the
+// output's sizes are wrong. `staging` is the calling thread's, kept across calls (a byte per query,
+// 48 bytes per contact up to the output's capacity); always nullopt in a build without SIMD.
+struct FusedStaging {
+  std::unique_ptr<uint8_t[]> counts;  // per query: its contacts
+  size_t countEntries = 0;
+  std::unique_ptr<float[]> stash;  // per contact: 12 words (src/cpu/geometry_queries_simd.cpp)
+  size_t stashEntries = 0;
+};
+std::optional<GeometryQueryCounts> fusedPrimitivePairs(const GeometryQueryInput& input,
+                                                       const GeometryQueryOutput& output);
+// The fused pass runs batches of at least this many queries: smaller ones fit the caches, where
+// the usual path (validate(), then the lanes writing the output directly) is as fast or faster
+// (capsule-plane at 10k: the staging's copy costs more than the second read). Tests lower it
+// (setFusedMinQueries, not thread-safe: set it before the calls) to run the fused pass on small batches.
+inline constexpr size_t kFusedMinQueries = 65536;
+size_t fusedMinQueries();
+void setFusedMinQueries(size_t queries);
 
 }  // namespace vkc::cpu

@@ -10,6 +10,7 @@
 // (x + y) + z, mix is a (1 - t) + b t, min/max/abs/clamp as GLM writes them; no fused multiply-adds),
 // so the contacts are the scalar twin's bit for bit. The lanes with a contact are written in the
 // set's order, as the scalar loop writes them.
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -22,6 +23,7 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/geometry_queries_simd.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
 #include "cpu/simd_vec3.h"
@@ -581,6 +583,76 @@ HWY_INLINE const Geometry& pickGeometry(bool pick, const Geometry& a, const Geom
   return *reinterpret_cast<const Geometry*>(pa ^ ((pa ^ pb) & (uintptr_t{0} - static_cast<uintptr_t>(pick))));
 }
 
+// Gathers queries[0, valid) of a lane batch into `g` (each query's sides in canonical order).
+template <uint32_t kLo, uint32_t kHi>
+HWY_INLINE void gatherBatch(const Geometry* geometries, const GeometryQuery* queries, size_t valid, PairGather& g) {
+  for (size_t k = 0; k < valid; ++k) {
+    const Geometry& a = geometries[queries[k].a];
+    const Geometry& b = geometries[queries[k].b];
+    bool swapped;
+    if constexpr (kLo == kHi) {
+      swapped = shapeLess<kLo>(b, a);
+    } else {
+      swapped = a.type != static_cast<GeometryType>(kLo);
+    }
+    g.swapped[k] = swapped;
+    const Geometry& s = pickGeometry(swapped, a, b);
+    const Geometry& t = pickGeometry(swapped, b, a);
+    gatherSide<kLo>(s, k, g.s0, g.s1, g.s2);
+    gatherSide<kHi>(t, k, g.t0, g.t1, g.t2);
+    if constexpr (kHi == gpu::kGeomPlane) g.tTwoSided[k] = (t.flags & kGeometryFlagBidirectional) != 0 ? 1.0f : 0.0f;
+  }
+}
+
+// The balls of a gathered lane batch, per slot, and the slots that exist (slotOk).
+template <uint32_t kLo, uint32_t kHi>
+HWY_INLINE void batchBalls(const PairGather& g, BallLanes* balls, MF* slotOk) {
+  constexpr size_t kSlots = kPairSlots<kLo, kHi>;
+  if constexpr (kSlots == 2) {
+    capsulePlaneBalls(g, balls, slotOk);
+  } else if constexpr (kSlots == 8) {
+    boxPlaneBalls(g, balls, slotOk);
+  } else {
+    const DF df;
+    balls[0] = pairBall<kLo, kHi>(g);
+    slotOk[0] = hn::FirstN(df, hn::Lanes(df));
+  }
+}
+
+// The contacts of a lane batch's balls (geomBallContact: depth r - distance; the ball's point c - n r,
+// the other's the surface point): per slot, lane k's ball point (w: the depth), normal (w: 0), other
+// side's surface point (w: the depth) and, where otherDirection is given, the negated normal (w: 0)
+// as Float4 at 4 k; per lane (below `valid`), its contacts (counts) and the slots holding them (bit
+// slot of slotMasks).
+template <size_t kSlots>
+HWY_INLINE void batchHits(const BallLanes* balls, const MF* slotOk, size_t valid, float (*ballPoint)[4 * kMaxLanes],
+                          float (*ballDirection)[4 * kMaxLanes], float (*otherPoint)[4 * kMaxLanes],
+                          float (*otherDirection)[4 * kMaxLanes], uint32_t* counts, uint32_t* slotMasks) {
+  const DF df;
+  const DU du;
+  const MF inBatch = hn::FirstN(df, valid);
+  VU laneCount = hn::Zero(du);
+  VU laneSlots = hn::Zero(du);
+  for (size_t slot = 0; slot < kSlots; ++slot) {
+    const BallLanes& ball = balls[slot];
+    const VF depth = hn::Sub(ball.r, ball.cl.dist);
+    const MF hit = hn::And(hn::And(hn::Gt(depth, hn::Zero(df)), slotOk[slot]), inBatch);
+    const auto hitU = hn::RebindMask(du, hit);
+    laneCount = hn::Add(laneCount, hn::IfThenElseZero(hitU, hn::Set(du, 1u)));
+    laneSlots = hn::Or(laneSlots, hn::IfThenElseZero(hitU, hn::Set(du, 1u << slot)));
+    const V3 onBall = sub(ball.c, mul(ball.cl.normal, ball.r));
+    const V3& n = ball.cl.normal;
+    hn::StoreInterleaved4(onBall.x, onBall.y, onBall.z, depth, df, ballPoint[slot]);
+    hn::StoreInterleaved4(n.x, n.y, n.z, hn::Zero(df), df, ballDirection[slot]);
+    hn::StoreInterleaved4(ball.cl.surface.x, ball.cl.surface.y, ball.cl.surface.z, depth, df, otherPoint[slot]);
+    if (otherDirection != nullptr) {
+      hn::StoreInterleaved4(hn::Neg(n.x), hn::Neg(n.y), hn::Neg(n.z), hn::Zero(df), df, otherDirection[slot]);
+    }
+  }
+  hn::Store(laneCount, du, counts);
+  hn::Store(laneSlots, du, slotMasks);
+}
+
 template <uint32_t kLo, uint32_t kHi>
 uint64_t PairRun(const GeometryQueryInput& input, size_t begin, size_t end, ContactElement* outA, ContactElement* outB,
                  ContactRange* ranges, uint64_t total, uint64_t capacity) {
@@ -601,54 +673,11 @@ uint64_t PairRun(const GeometryQueryInput& input, size_t begin, size_t end, Cont
   const GeometryQuery* queries = input.queries.data();
   for (size_t i = begin; i < end; i += lanes) {
     const size_t valid = end - i < lanes ? end - i : lanes;
-    for (size_t k = 0; k < valid; ++k) {
-      const Geometry& a = geometries[queries[i + k].a];
-      const Geometry& b = geometries[queries[i + k].b];
-      bool swapped;
-      if constexpr (kLo == kHi) {
-        swapped = shapeLess<kLo>(b, a);
-      } else {
-        swapped = a.type != static_cast<GeometryType>(kLo);
-      }
-      g.swapped[k] = swapped;
-      const Geometry& s = pickGeometry(swapped, a, b);
-      const Geometry& t = pickGeometry(swapped, b, a);
-      gatherSide<kLo>(s, k, g.s0, g.s1, g.s2);
-      gatherSide<kHi>(t, k, g.t0, g.t1, g.t2);
-      if constexpr (kHi == gpu::kGeomPlane) g.tTwoSided[k] = (t.flags & kGeometryFlagBidirectional) != 0 ? 1.0f : 0.0f;
-    }
+    gatherBatch<kLo, kHi>(geometries, queries + i, valid, g);
     BallLanes balls[kSlots];
     MF slotOk[kSlots];
-    if constexpr (kSlots == 2) {
-      capsulePlaneBalls(g, balls, slotOk);
-    } else if constexpr (kSlots == 8) {
-      boxPlaneBalls(g, balls, slotOk);
-    } else {
-      balls[0] = pairBall<kLo, kHi>(g);
-      slotOk[0] = hn::FirstN(df, lanes);
-    }
-    const MF inBatch = hn::FirstN(df, valid);
-    // Per lane: its contacts (a count) and which slots hold them (bit `slot`), summed over the slots.
-    const DU du;
-    VU laneCount = hn::Zero(du);
-    VU laneSlots = hn::Zero(du);
-    for (size_t slot = 0; slot < kSlots; ++slot) {
-      // geomBallContact: depth r - distance; the ball's point c - n r, the other's the surface point.
-      const BallLanes& ball = balls[slot];
-      const VF depth = hn::Sub(ball.r, ball.cl.dist);
-      const MF hit = hn::And(hn::And(hn::Gt(depth, hn::Zero(df)), slotOk[slot]), inBatch);
-      const auto hitU = hn::RebindMask(du, hit);
-      laneCount = hn::Add(laneCount, hn::IfThenElseZero(hitU, hn::Set(du, 1u)));
-      laneSlots = hn::Or(laneSlots, hn::IfThenElseZero(hitU, hn::Set(du, 1u << slot)));
-      const V3 onBall = sub(ball.c, mul(ball.cl.normal, ball.r));
-      const V3& n = ball.cl.normal;
-      hn::StoreInterleaved4(onBall.x, onBall.y, onBall.z, depth, df, ballPoint[slot]);
-      hn::StoreInterleaved4(n.x, n.y, n.z, hn::Zero(df), df, ballDirection[slot]);
-      hn::StoreInterleaved4(ball.cl.surface.x, ball.cl.surface.y, ball.cl.surface.z, depth, df, otherPoint[slot]);
-      hn::StoreInterleaved4(hn::Neg(n.x), hn::Neg(n.y), hn::Neg(n.z), hn::Zero(df), df, otherDirection[slot]);
-    }
-    hn::Store(laneCount, du, counts);
-    hn::Store(laneSlots, du, slotMasks);
+    batchBalls<kLo, kHi>(g, balls, slotOk);
+    batchHits<kSlots>(balls, slotOk, valid, ballPoint, ballDirection, otherPoint, otherDirection, counts, slotMasks);
     // The ranges without a branch per query (where a third touch, one mispredicts often): each
     // query's first contact is the run's total so far.
     uint64_t firstOf[kMaxLanes];
@@ -659,7 +688,8 @@ uint64_t PairRun(const GeometryQueryInput& input, size_t begin, size_t end, Cont
     }
     // Then the contacts of the queries that have some (their lanes' bits), in slot order.
     uint8_t hitBytes[8] = {};
-    hn::StoreMaskBits(du, hn::Ne(laneCount, hn::Zero(du)), hitBytes);
+    const DU du;
+    hn::StoreMaskBits(du, hn::Ne(hn::Load(du, counts), hn::Zero(du)), hitBytes);
     uint64_t hitLanes;
     std::memcpy(&hitLanes, hitBytes, sizeof hitLanes);
     for (; hitLanes != 0u; hitLanes &= hitLanes - 1u) {
@@ -1003,6 +1033,8 @@ constexpr auto kPrimitiveWordMasks = [] {
   return table;
 }();
 
+constexpr size_t kValidatePrefetchAhead = 12;
+
 // Writes each clearly valid geometry's type to types[i] on the way (the caller's later passes read
 // the bytes, not the geometries).
 size_t FirstUnclearGeometry(const Geometry* geometries, size_t begin, size_t end, uint8_t* types) {
@@ -1013,6 +1045,9 @@ size_t FirstUnclearGeometry(const Geometry* geometries, size_t begin, size_t end
   static_assert(sizeof(Geometry) == 64, "a geometry is 16 words");
   for (size_t i = begin; i < end; ++i) {
     const Geometry& g = geometries[i];
+    // The records stream in order: ask for one a few iterations ahead (the loads below wait on
+    // memory otherwise; the hardware's own prefetch keeps up poorly on a busy machine).
+    hwy::Prefetch(geometries + (i + kValidatePrefetchAhead < end ? i + kValidatePrefetchAhead : i));
     const uint32_t type = static_cast<uint32_t>(g.type);
     if (type > gpu::kGeomPlane) return i;
     const PrimitiveWordMasks& m = kPrimitiveWordMasks[type];
@@ -1026,9 +1061,179 @@ size_t FirstUnclearGeometry(const Geometry* geometries, size_t begin, size_t end
     }
     if (!hn::AllFalse(du, bad)) return i;
     if (!primitiveUnitClear(g, kPrimitiveRules[type].unitComponents)) return i;
-    types[i] = static_cast<uint8_t>(type);
+    if (types != nullptr) types[i] = static_cast<uint8_t>(type);
   }
   return end;
+}
+
+// ---- A batch of one closed-form pair type in one pass over its geometries (fusedPrimitivePairs) ----
+// The lanes run query batch by query batch; before a batch, the geometries up to the highest it reads
+// are validated (FirstUnclearGeometry, kFusedValidateAhead at a time: the gather then finds them in
+// cache), and each query is checked as validate() checks it (indices, static, state 0, the pair's
+// two types). Nothing goes to the output: each query's contact count goes to staging.counts and its
+// contacts (below the output's capacity) to staging.stash, 12 words each: the ball side's point (w:
+// the depth), normal (w: the query), the other side's surface point (w: 1 where the ball side is the
+// query's b). False (the caller runs the usual path, which names the error) at the first geometry that
+// is not clearly valid or query that is not of the pair, the geometries no query reads included.
+constexpr size_t kFusedValidateAhead = 2048;
+constexpr size_t kStashWords = 12;
+
+void growStash(FusedStaging& st, size_t entries, size_t keep) {
+  if (entries <= st.stashEntries) return;
+  const size_t grown = entries > 2 * st.stashEntries ? entries : 2 * st.stashEntries;
+  std::unique_ptr<float[]> next(new float[grown * kStashWords]);
+  if (keep != 0) std::memcpy(next.get(), st.stash.get(), keep * kStashWords * sizeof(float));
+  st.stash = std::move(next);
+  st.stashEntries = grown;
+}
+
+template <uint32_t kLo, uint32_t kHi>
+bool FusedRun(const GeometryQueryInput& input, uint64_t capacity, FusedStaging& st, uint64_t* totalOut) {
+  constexpr size_t kSlots = kPairSlots<kLo, kHi>;
+  const DF df;
+  const size_t lanes = hn::Lanes(df);
+  const Geometry* geometries = input.geometries.data();
+  const size_t n = input.geometries.size();
+  const GeometryQuery* queries = input.queries.data();
+  const size_t count = input.queries.size();
+  PairGather g;
+  std::memset(&g, 0, sizeof g);
+  HWY_ALIGN float ballPoint[kSlots][4 * kMaxLanes], ballDirection[kSlots][4 * kMaxLanes];
+  HWY_ALIGN float otherPoint[kSlots][4 * kMaxLanes];
+  HWY_ALIGN uint32_t counts[kMaxLanes];
+  HWY_ALIGN uint32_t slotMasks[kMaxLanes];
+  uint8_t* queryCounts = st.counts.get();
+  size_t validated = 0;  // geometries [0, validated) are clearly valid
+  uint64_t total = 0;
+  for (size_t i = 0; i < count; i += lanes) {
+    const size_t valid = count - i < lanes ? count - i : lanes;
+    const GeometryQuery* batch = queries + i;
+    uint32_t highest = 0;
+    bool checked = true;
+    for (size_t k = 0; k < valid; ++k) {
+      const GeometryQuery& q = batch[k];
+      checked &= q.method == GeometryMethod::kStatic && q.state == 0 && q.a < n && q.b < n;
+      highest = q.a > highest ? q.a : highest;
+      highest = q.b > highest ? q.b : highest;
+    }
+    if (!checked) return false;
+    if (highest >= validated) {
+      const size_t ahead = validated + kFusedValidateAhead;
+      const size_t until = std::min(n, std::max(size_t{highest} + 1, ahead));
+      if (FirstUnclearGeometry(geometries, validated, until, nullptr) != until) return false;
+      validated = until;
+    }
+    for (size_t k = 0; k < valid; ++k) {
+      const uint32_t ta = static_cast<uint32_t>(geometries[batch[k].a].type);
+      const uint32_t tb = static_cast<uint32_t>(geometries[batch[k].b].type);
+      checked &= (ta == kLo && tb == kHi) || (ta == kHi && tb == kLo);
+    }
+    if (!checked) return false;
+    gatherBatch<kLo, kHi>(geometries, batch, valid, g);
+    BallLanes balls[kSlots];
+    MF slotOk[kSlots];
+    batchBalls<kLo, kHi>(g, balls, slotOk);
+    batchHits<kSlots>(balls, slotOk, valid, ballPoint, ballDirection, otherPoint, nullptr, counts, slotMasks);
+    const uint64_t first = total;
+    for (size_t k = 0; k < valid; ++k) {
+      queryCounts[i + k] = static_cast<uint8_t>(counts[k]);
+      total += counts[k];
+    }
+    if (first >= capacity || total == first) continue;
+    const size_t stashed = static_cast<size_t>(first);
+    growStash(st, std::min<uint64_t>(capacity, first + lanes * kSlots), stashed);
+    float* entry = st.stash.get() + stashed * kStashWords;
+    const float* stashEnd = st.stash.get() + std::min<uint64_t>(capacity, total) * kStashWords;
+    for (size_t k = 0; k < valid && entry != stashEnd; ++k) {
+      const uint32_t query = static_cast<uint32_t>(i + k);
+      const uint32_t swapped = g.swapped[k] ? 1u : 0u;
+      for (uint32_t slots = slotMasks[k]; slots != 0u && entry != stashEnd; slots &= slots - 1u) {
+        const size_t slot = static_cast<size_t>(hwy::Num0BitsBelowLS1Bit_Nonzero32(slots));
+        std::memcpy(entry, ballPoint[slot] + 4 * k, 16);
+        std::memcpy(entry + 4, ballDirection[slot] + 4 * k, 12);
+        std::memcpy(entry + 7, &query, 4);
+        std::memcpy(entry + 8, otherPoint[slot] + 4 * k, 12);
+        std::memcpy(entry + 11, &swapped, 4);
+        entry += kStashWords;
+      }
+    }
+  }
+  if (validated < n && FirstUnclearGeometry(geometries, validated, n, nullptr) != n) return false;
+  *totalOut = total;
+  return true;
+}
+
+// Past this many bytes of contacts the output is written with streaming stores (it does not fit
+// the caches: no line is read before it is written).
+constexpr uint64_t kStreamOutputBytes = uint64_t{8} << 20;
+
+// FusedRun's output once the batch is valid: the ranges (from the counts), then the contacts (the
+// ball side's element and the other's), the first `written` of the stash.
+void WriteFused(const FusedStaging& st, size_t count, uint64_t written, const GeometryQueryOutput& output) {
+  const uint8_t* counts = st.counts.get();
+  ContactRange* ranges = output.ranges.data();
+  uint64_t first = 0;
+  for (size_t q = 0; q < count; ++q) {
+    ranges[q] = ContactRange{static_cast<uint32_t>(first), counts[q]};
+    first += counts[q];
+  }
+  ContactElement* outs[2] = {output.elementsA.data(), output.elementsB.data()};
+#if HWY_TARGET != HWY_SCALAR
+  const hn::FixedTag<float, 4> d4;
+  const bool stream = written * 2 * sizeof(ContactElement) >= kStreamOutputBytes &&
+                      (reinterpret_cast<uintptr_t>(outs[0]) & 15u) == 0 &&
+                      (reinterpret_cast<uintptr_t>(outs[1]) & 15u) == 0;
+#else
+  const bool stream = false;
+#endif
+  const float* entry = st.stash.get();
+  for (uint64_t at = 0; at < written; ++at, entry += kStashWords) {
+    // The ball side: point (w: the depth), normal (w: 0); the other: surface point (w: the depth),
+    // the negated normal (w: 0); both then type, index, query, cell.
+    uint32_t query;
+    uint32_t swapped;
+    std::memcpy(&query, entry + 7, 4);
+    std::memcpy(&swapped, entry + 11, 4);
+    const uint32_t tail[4] = {static_cast<uint32_t>(ContactElementType::kPointDirection), kNoPointIndex, query, 0u};
+    HWY_ALIGN float ball[12] = {entry[0], entry[1], entry[2], entry[3], entry[4], entry[5], entry[6], 0.0f};
+    HWY_ALIGN float other[12] = {entry[8], entry[9], entry[10], entry[3], -entry[4], -entry[5], -entry[6], 0.0f};
+    std::memcpy(ball + 8, tail, 16);
+    std::memcpy(other + 8, tail, 16);
+    float* ballOut = reinterpret_cast<float*>(outs[swapped] + at);
+    float* otherOut = reinterpret_cast<float*>(outs[swapped ^ 1u] + at);
+#if HWY_TARGET != HWY_SCALAR
+    if (stream) {
+      for (size_t k = 0; k < 12; k += 4) {
+        hn::Stream(hn::Load(d4, ball + k), d4, ballOut + k);
+        hn::Stream(hn::Load(d4, other + k), d4, otherOut + k);
+      }
+      continue;
+    }
+#endif
+    std::memcpy(ballOut, ball, sizeof ball);
+    std::memcpy(otherOut, other, sizeof other);
+  }
+  if (stream) hwy::FlushStream();
+}
+
+// The pair (primitivePairSimdKind) picks FusedRun's instantiation: the closed forms with one ball per
+// query and capsule-plane (box-plane and the manifold pairs keep the usual path).
+bool FusedPairs(const GeometryQueryInput& input, uint32_t pair, uint64_t capacity, FusedStaging& st,
+                uint64_t* total) {
+  using namespace gpu;
+  constexpr uint32_t n = kGeomTypeCount;
+  switch (pair) {
+    case kGeomSphere * n + kGeomSphere: return FusedRun<kGeomSphere, kGeomSphere>(input, capacity, st, total);
+    case kGeomSphere * n + kGeomCapsule: return FusedRun<kGeomSphere, kGeomCapsule>(input, capacity, st, total);
+    case kGeomSphere * n + kGeomCylinder: return FusedRun<kGeomSphere, kGeomCylinder>(input, capacity, st, total);
+    case kGeomSphere * n + kGeomOrientedBox: return FusedRun<kGeomSphere, kGeomOrientedBox>(input, capacity, st, total);
+    case kGeomSphere * n + kGeomPlane: return FusedRun<kGeomSphere, kGeomPlane>(input, capacity, st, total);
+    case kGeomCapsule * n + kGeomCapsule: return FusedRun<kGeomCapsule, kGeomCapsule>(input, capacity, st, total);
+    case kGeomCapsule * n + kGeomCylinder: return FusedRun<kGeomCapsule, kGeomCylinder>(input, capacity, st, total);
+    case kGeomCapsule * n + kGeomPlane: return FusedRun<kGeomCapsule, kGeomPlane>(input, capacity, st, total);
+    case kGeomCylinder * n + kGeomPlane: return FusedRun<kGeomCylinder, kGeomPlane>(input, capacity, st, total);
+    default: return false;
+  }
 }
 
 }  // namespace
@@ -1040,6 +1245,50 @@ namespace vkc::cpu {
 HWY_EXPORT(PointSetContacts);
 HWY_EXPORT(PrimitivePairs);
 HWY_EXPORT(FirstUnclearGeometry);
+HWY_EXPORT(FusedPairs);
+HWY_EXPORT(WriteFused);
+
+namespace {
+size_t gFusedMinQueries = kFusedMinQueries;
+}  // namespace
+size_t fusedMinQueries() { return gFusedMinQueries; }
+void setFusedMinQueries(size_t queries) { gFusedMinQueries = queries; }
+
+std::optional<GeometryQueryCounts> fusedPrimitivePairs(const GeometryQueryInput& input,
+                                                       const GeometryQueryOutput& output) {
+  const size_t count = input.queries.size();
+  const size_t n = input.geometries.size();
+  if (count < fusedMinQueries() || count == 0 || !input.points.empty() || !input.previousPoints.empty() || !input.gridSamples.empty() ||
+      !input.previousGeometries.empty() || input.trees != nullptr || output.ranges.size() != count ||
+      output.elementsA.size() != output.elementsB.size()) {
+    return std::nullopt;
+  }
+  const GeometryQuery& q0 = input.queries[0];
+  if (q0.a >= n || q0.b >= n) return std::nullopt;
+  const uint32_t ta = static_cast<uint32_t>(input.geometries[q0.a].type);
+  const uint32_t tb = static_cast<uint32_t>(input.geometries[q0.b].type);
+  const uint32_t lo = std::min(ta, tb);
+  const uint32_t hi = std::max(ta, tb);
+  if (hi > gpu::kGeomPlane || (lo == gpu::kGeomOrientedBox && hi == gpu::kGeomPlane)) return std::nullopt;
+  const uint32_t pair = primitivePairSimdKind(lo, hi);
+  if (pair == kNoPrimitivePairSimd) return std::nullopt;
+  thread_local FusedStaging staging;
+  if (staging.countEntries < count) {
+    staging.counts.reset(new uint8_t[count]);
+    staging.countEntries = count;
+  }
+  const uint64_t capacity = output.elementsA.size();
+  uint64_t total = 0;
+  if (!HWY_DYNAMIC_DISPATCH(FusedPairs)(input, pair, capacity, staging, &total)) return std::nullopt;
+  // Validated: the ranges, then the contacts.
+  const uint64_t written = std::min(total, capacity);
+  HWY_DYNAMIC_DISPATCH(WriteFused)(staging, count, written, output);
+  GeometryQueryCounts result;
+  result.contacts = static_cast<uint32_t>(total);
+  result.written = static_cast<uint32_t>(written);
+  result.overflow = total > capacity;
+  return result;
+}
 
 size_t firstUnclearGeometry(std::span<const Geometry> geometries, size_t begin, uint8_t* types) {
   if (begin >= geometries.size()) return geometries.size();
@@ -1075,6 +1324,11 @@ uint64_t primitivePairsSimd(const GeometryQueryInput& input, size_t begin, size_
 #else  // scalar-only build: the scalar loop handles every query
 
 namespace vkc::cpu {
+std::optional<GeometryQueryCounts> fusedPrimitivePairs(const GeometryQueryInput&, const GeometryQueryOutput&) {
+  return std::nullopt;
+}
+size_t fusedMinQueries() { return kFusedMinQueries; }
+void setFusedMinQueries(size_t) {}
 bool pointSetSimdHandles(const gpu::GeomShape&) { return false; }
 uint32_t primitivePairSimdKind(uint32_t, uint32_t) { return kNoPrimitivePairSimd; }
 size_t firstUnclearGeometry(std::span<const Geometry> geometries, size_t begin, uint8_t* types) {

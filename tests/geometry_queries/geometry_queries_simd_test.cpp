@@ -7,6 +7,9 @@
 //    (runs of every length, broken by other pairs), random and degenerate shapes (zero radius, zero
 //    length or height, flat boxes, coincident centres, touching, quantized ties, not quite unit
 //    axes), both query orders and a geometry against itself, and overflow inside a run.
+//  - The fused pass (cpu::fusedPrimitivePairs: validation and lanes in one pass over the geometries,
+//    the output from staging) on the same runs, queries in any order over the geometries and
+//    geometries no query reads; its bad inputs report validate()'s error and write nothing.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,6 +21,7 @@
 #include <vector>
 
 #include "cpu/collide_shapes.h"  // forEachSimdTarget
+#include "cpu/geometry_queries.h"  // fusedPrimitivePairs
 #include "geometry_queries_test_support.h"
 
 namespace vkc::test::geometry {
@@ -325,6 +329,160 @@ TEST(GeometryQueriesSimd, MixedPrimitivePairRunsEqualTheScalarLoop) {
     }
   }
   expectSimdRunsEqualScalar(batch, "mixed", 200, 20000);
+}
+
+
+// ---- The fused pass: validation and lanes in one pass (cpu::fusedPrimitivePairs) ---------------
+
+// Runs the fused pass on batches of any size while alive.
+struct FusedOnSmallBatches {
+  FusedOnSmallBatches() { cpu::setFusedMinQueries(1); }
+  ~FusedOnSmallBatches() { cpu::setFusedMinQueries(cpu::kFusedMinQueries); }
+  FusedOnSmallBatches(const FusedOnSmallBatches&) = delete;
+  FusedOnSmallBatches& operator=(const FusedOnSmallBatches&) = delete;
+};
+
+bool simdBuild() { return cpu::primitivePairSimdKind(0, 0) != cpu::kNoPrimitivePairSimd; }
+
+// Whether the fused pass takes the batch (the output at full capacity, left as it writes it).
+bool fusedTakes(const Batch& batch) {
+  std::vector<ContactElement> a(8 * batch.queries.size() + 16), b(a.size());
+  std::vector<ContactRange> ranges(batch.queries.size());
+  return cpu::fusedPrimitivePairs(batch.input(), {a, b, ranges}).has_value();
+}
+
+TEST(GeometryQueriesSimd, FusedPassEqualsTheScalarLoopOnEveryTarget) {
+  const FusedOnSmallBatches fused;
+  std::mt19937 rng(20261127u);
+  for (const PairType& p : kLanePairs) {
+    Batch batch;
+    for (int i = 0; i < 1037; ++i) addPairQuery(batch, p, rng);
+    const bool lanePair = p.b != GeometryType::kOrientedBox || p.a == GeometryType::kSphere;
+    const bool takes = simdBuild() && lanePair && !(p.a == GeometryType::kOrientedBox && p.b == GeometryType::kPlane);
+    EXPECT_EQ(fusedTakes(batch), takes) << p.name;
+    expectSimdRunsEqualScalar(batch, std::string("fused ") + p.name, 150, 8 * 1037);
+  }
+}
+
+TEST(GeometryQueriesSimd, FusedPassTakesQueriesInAnyOrderAndUnreadGeometries) {
+  const FusedOnSmallBatches fused;
+  std::mt19937 rng(7u);
+  // 5000 spheres and capsules (beyond the pass' validation step of 2048), queries from the last
+  // geometries to the first, some geometries no query reads (among them the last 300).
+  Batch batch;
+  for (int i = 0; i < 5000; ++i) {
+    batch.add(randomPrimitive(i % 2 == 0 ? GeometryType::kSphere : GeometryType::kCapsule, rng));
+  }
+  for (uint32_t i = 4698; i >= 2; i -= 2) {
+    if (i % 14 == 0) continue;  // unread
+    if (i % 4 == 0) {
+      batch.query(i, i + 1);  // sphere, capsule
+    } else {
+      batch.query(i - 1, i);  // capsule, sphere
+    }
+  }
+  for (const GeometryQuery& q : batch.queries) {
+    ASSERT_NE(batch.geometries[q.a].type, batch.geometries[q.b].type);
+  }
+  EXPECT_EQ(fusedTakes(batch), simdBuild());
+  expectSimdRunsEqualScalar(batch, "fused, queries in reverse order", 100, 5000);
+}
+
+// A bad input through the fused pass: validate()'s error and code, on every backend, and nothing
+// written (the output keeps its sentinels).
+void expectFusedRefuses(const Batch& batch, const std::string& what, const std::string& field) {
+  const Status expected = validate(batch.input());
+  ASSERT_FALSE(expected) << what;
+  EXPECT_NE(expected.message().find(field), std::string::npos) << what << ": " << expected.message();
+  for (Backend backend : {Backend::kCpuScalar, Backend::kCpuSimd}) {
+    const Outcome r = run(batch, backend, 64);
+    ASSERT_FALSE(r.counts.ok()) << what;
+    EXPECT_EQ(r.counts.error().message, expected.message()) << what;
+    EXPECT_EQ(r.counts.error().code, expected.error().code) << what;
+    for (const ContactRange& range : r.ranges) EXPECT_EQ(range.first, 0xDEADu) << what;
+    for (const ContactElement& e : r.a) EXPECT_EQ(e.point.x, -7.0f) << what;
+  }
+}
+
+TEST(GeometryQueriesSimd, FusedPassBadInputsReportValidatesErrorAndWriteNothing) {
+  const FusedOnSmallBatches fused;
+  std::mt19937 rng(3u);
+  Batch good;
+  for (int i = 0; i < 3000; ++i) addPairQuery(good, kLanePairs[0], rng);  // sphere-sphere, 6000 spheres
+  const uint32_t unread = good.add(Geometry::sphere({0, 0, 0, 1}));
+  const uint32_t late = unread - 1000;  // read by a query late in the batch
+  ASSERT_TRUE(std::any_of(good.queries.end() - 600, good.queries.end(),
+                          [&](const GeometryQuery& q) { return q.a == late || q.b == late; }));
+  EXPECT_EQ(fusedTakes(good), simdBuild());
+  const auto name = [](uint32_t g) { return "geometries[" + std::to_string(g) + "]"; };
+  {
+    Batch bad = good;  // a late query's geometry
+    bad.geometries[late].p0.w = -1.0f;
+    expectFusedRefuses(bad, "a negative radius", name(late));
+  }
+  {
+    Batch bad = good;  // the geometry no query reads
+    bad.geometries[unread].p0.x = std::nanf("");
+    expectFusedRefuses(bad, "NaN in the unread geometry", name(unread));
+  }
+  {
+    Batch bad = good;  // a geometry error comes before a query error
+    bad.geometries[unread - 1].p1.x = 1.0f;
+    bad.queries[10].state = 3;
+    expectFusedRefuses(bad, "geometry before query", name(unread - 1));
+  }
+  {
+    Batch bad = good;
+    bad.queries[2500].state = 3;
+    expectFusedRefuses(bad, "a static query's state", "queries[2500].state");
+  }
+  {
+    Batch bad = good;
+    bad.queries[2999].b = unread + 5;
+    expectFusedRefuses(bad, "an index past the geometries", "queries[2999].b");
+  }
+  {
+    Batch bad = good;  // a plane-plane query late in the batch
+    const uint32_t p = bad.add(Geometry::plane(v3(0, 0, 0), v3(0, 1, 0), false));
+    bad.query(p, p);
+    expectFusedRefuses(bad, "plane-plane", "queries[3000]");
+  }
+  {
+    Batch bad = good;  // the output's sizes: refused after the input checks, by every backend
+    std::vector<ContactElement> a(8), b(8);
+    std::vector<ContactRange> ranges(bad.queries.size() - 1);
+    for (Backend backend : {Backend::kCpuScalar, Backend::kCpuSimd}) {
+      const Result<GeometryQueryCounts> r = queryGeometriesCpu(bad.input(), {a, b, ranges}, backend);
+      ASSERT_FALSE(r.ok());
+      EXPECT_EQ(r.error().code, ErrorCode::kBufferTooSmall);
+    }
+  }
+  // Valid batches the pass hands back to the usual path: another pair late in the batch, a
+  // normal within the unit tolerance but outside the clear band (primitiveUnitClear).
+  {
+    Batch mixed = good;
+    const uint32_t box = mixed.add(Geometry::orientedBox({0, 0, 0, 0}, identityQuat(), {1, 1, 1, 0}));
+    mixed.query(0, box);
+    EXPECT_FALSE(fusedTakes(mixed));
+    expectSimdRunsEqualScalar(mixed, "a sphere-box query after the sphere pairs", 100, 6000);
+  }
+  {
+    Batch planes;
+    for (int i = 0; i < 200; ++i) addPairQuery(planes, kLanePairs[4], rng);  // sphere-plane
+    // The longest normal below 1 that the clear band refuses (its squared length under 0.998002):
+    // within the unit tolerance (1e-3), so valid, and the usual path's detailed check accepts it.
+    float y = 0.999f;
+    while (y * y >= 0.998002f) y = std::nextafter(y, 0.0f);
+    for (Geometry& g : planes.geometries) {
+      if (g.type == GeometryType::kPlane) {
+        g.p1 = Float4{0, y, 0, 0};
+        break;
+      }
+    }
+    ASSERT_TRUE(validate(planes.input()));
+    EXPECT_FALSE(fusedTakes(planes));
+    expectSimdRunsEqualScalar(planes, "a plane normal outside the clear band", 20, 400);
+  }
 }
 
 }  // namespace
