@@ -975,6 +975,19 @@ Status GeometryQueryStage::readRecordTimings() {
 
 namespace {
 
+// validate(input), then validateOutput(input, output); of the output only its sizes where every
+// query is a static pair of primitives (no state read or written), as queryGeometriesCpu checks it.
+// With trees, validate() itself (its scan would skip the kept meshes' points, which the trees check).
+Status validateRun(const GeometryQueryInput& input, const GeometryQueryOutput& output) {
+  if (input.trees != nullptr) {
+    VKC_TRY(validate(input));
+    return validateOutput(input, output);
+  }
+  detail::GeometryScan scan;
+  VKC_TRY(detail::validateGeometryQueries(input, &scan));
+  return scan.onlyStaticPrimitivePairs ? detail::validateOutputSizes(input, output) : validateOutput(input, output);
+}
+
 // run() after validate(input) and validateOutput(input, output) passed.
 Result<GeometryQueryCounts> runValidated(GeometryQueryStage::Impl& s, const GeometryQueryInput& input,
                                          const GeometryQueryOutput& output) {
@@ -1060,16 +1073,14 @@ Result<GeometryQueryCounts> runValidated(GeometryQueryStage::Impl& s, const Geom
 Result<GeometryQueryCounts> GeometryQueryStage::run(const GeometryQueryInput& input, const GeometryQueryOutput& output) {
   impl_->lastStats = {};
   impl_->recordTimestamps = false;
-  VKC_TRY(validate(input));
-  VKC_TRY(validateOutput(input, output));
+  VKC_TRY(validateRun(input, output));
   return runValidated(*impl_, input, output);
 }
 
 Result<GeometryQueryCounts> queryGeometries(Backend backend, Context* context, const GeometryQueryInput& input,
                                             const GeometryQueryOutput& output) {
   if (backend != Backend::kVulkan) return queryGeometriesCpu(input, output, backend);
-  VKC_TRY(validate(input));
-  VKC_TRY(validateOutput(input, output));
+  VKC_TRY(validateRun(input, output));
   VKC_TRY(cpu::refuseClosedMeshesPastTheDeviceLoop(input));
   if (context == nullptr) return invalid("queryGeometries: the Vulkan backend needs a context");
   // The mesh-mesh queries' candidate pairs: a first guess of one per cell of the largest pair's
