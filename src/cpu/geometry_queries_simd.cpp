@@ -1258,18 +1258,28 @@ std::optional<GeometryQueryCounts> fusedPrimitivePairs(const GeometryQueryInput&
                                                        const GeometryQueryOutput& output) {
   const size_t count = input.queries.size();
   const size_t n = input.geometries.size();
-  if (count < fusedMinQueries() || count == 0 || !input.points.empty() || !input.previousPoints.empty() || !input.gridSamples.empty() ||
-      !input.previousGeometries.empty() || input.trees != nullptr || output.ranges.size() != count ||
-      output.elementsA.size() != output.elementsB.size()) {
+  if (count == 0 || count < fusedMinQueries() || !input.points.empty() || !input.previousPoints.empty() ||
+      !input.gridSamples.empty() || !input.previousGeometries.empty() || input.trees != nullptr ||
+      output.ranges.size() != count || output.elementsA.size() != output.elementsB.size()) {
     return std::nullopt;
   }
-  const GeometryQuery& q0 = input.queries[0];
-  if (q0.a >= n || q0.b >= n) return std::nullopt;
-  const uint32_t ta = static_cast<uint32_t>(input.geometries[q0.a].type);
-  const uint32_t tb = static_cast<uint32_t>(input.geometries[q0.b].type);
-  const uint32_t lo = std::min(ta, tb);
-  const uint32_t hi = std::max(ta, tb);
-  if (hi > gpu::kGeomPlane || (lo == gpu::kGeomOrientedBox && hi == gpu::kGeomPlane)) return std::nullopt;
+  // The pair of the first query; the middle and last queries' must be the same (a batch sorted by
+  // pair type would otherwise run the pass up to its second type, then again on the usual path).
+  const auto pairOf = [&](const GeometryQuery& q) -> uint32_t {
+    if (q.a >= n || q.b >= n) return kNoPrimitivePairSimd;
+    const uint32_t ta = static_cast<uint32_t>(input.geometries[q.a].type);
+    const uint32_t tb = static_cast<uint32_t>(input.geometries[q.b].type);
+    if (ta > gpu::kGeomPlane || tb > gpu::kGeomPlane) return kNoPrimitivePairSimd;
+    return std::min(ta, tb) * gpu::kGeomTypeCount + std::max(ta, tb);
+  };
+  const uint32_t first = pairOf(input.queries[0]);
+  if (first == kNoPrimitivePairSimd || pairOf(input.queries[count / 2]) != first ||
+      pairOf(input.queries[count - 1]) != first) {
+    return std::nullopt;
+  }
+  const uint32_t lo = first / gpu::kGeomTypeCount;
+  const uint32_t hi = first % gpu::kGeomTypeCount;
+  if (lo == gpu::kGeomOrientedBox && hi == gpu::kGeomPlane) return std::nullopt;
   const uint32_t pair = primitivePairSimdKind(lo, hi);
   if (pair == kNoPrimitivePairSimd) return std::nullopt;
   thread_local FusedStaging staging;

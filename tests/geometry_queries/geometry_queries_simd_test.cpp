@@ -457,7 +457,7 @@ TEST(GeometryQueriesSimd, FusedPassBadInputsReportValidatesErrorAndWriteNothing)
       EXPECT_EQ(r.error().code, ErrorCode::kBufferTooSmall);
     }
   }
-  // Valid batches the pass hands back to the usual path: another pair late in the batch, a
+  // Valid batches the pass hands back to the usual path: another pair last or early in the batch, a
   // normal within the unit tolerance but outside the clear band (primitiveUnitClear).
   {
     Batch mixed = good;
@@ -465,6 +465,13 @@ TEST(GeometryQueriesSimd, FusedPassBadInputsReportValidatesErrorAndWriteNothing)
     mixed.query(0, box);
     EXPECT_FALSE(fusedTakes(mixed));
     expectSimdRunsEqualScalar(mixed, "a sphere-box query after the sphere pairs", 100, 6000);
+  }
+  {
+    Batch mixed = good;  // the pass stops at the other pair, past its start and before the middle
+    const uint32_t box = mixed.add(Geometry::orientedBox({0, 0, 0, 0}, identityQuat(), {1, 1, 1, 0}));
+    mixed.queries[100] = GeometryQuery{box, mixed.queries[100].a, GeometryMethod::kStatic, 0};
+    EXPECT_FALSE(fusedTakes(mixed));
+    expectSimdRunsEqualScalar(mixed, "a box-sphere query among the sphere pairs", 100, 6000);
   }
   {
     Batch planes;
