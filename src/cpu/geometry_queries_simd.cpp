@@ -418,9 +418,9 @@ struct BallLanes {
   ClosestLanes cl;
 };
 
-// Slots of a pair: 2 capsule-plane (its end spheres), 8 box-plane (its corners), else 1.
+// Slots of a pair: 2 capsule-plane (its end spheres), else 1 (box-plane: BoxPlaneRun).
 template <uint32_t kLo, uint32_t kHi>
-constexpr size_t kPairSlots = kHi != gpu::kGeomPlane ? 1 : (kLo == gpu::kGeomCapsule ? 2 : (kLo == gpu::kGeomOrientedBox ? 8 : 1));
+constexpr size_t kPairSlots = kHi == gpu::kGeomPlane && kLo == gpu::kGeomCapsule ? 2 : 1;
 
 // Capsule-plane (geomCanonicalContact's plane branch): each end sphere against the normal the plane
 // shows to the axis' middle; end 1 of a capsule of length 0 is no slot.
@@ -436,40 +436,6 @@ HWY_INLINE void capsulePlaneBalls(const PairGather& g, BallLanes* balls, MF* slo
   balls[1] = {p1, s0.w, closestPlaneLanes(origin, n, p1)};
   slotOk[0] = hn::FirstN(df, hn::Lanes(df));
   slotOk[1] = notEqual(p1, s0.v);
-}
-
-// Box-plane (geomQueryContacts' box-plane loop): each distinct corner (x fastest, - before +) as a
-// ball of radius 0 against the normal the plane shows to the box's centre.
-HWY_INLINE void boxPlaneBalls(const PairGather& g, BallLanes* balls, MF* slotOk) {
-  const DF df;
-  const VF zero = hn::Zero(df);
-  const V3 centre = load4(g.s0).v;
-  const Lanes4 q = load4(g.s1);
-  const V3 e = load4(g.s2).v;
-  const V3 origin = load4(g.t0).v;
-  const MF twoSided = hn::Ne(hn::Load(df, g.tTwoSided), zero);
-  const V3 n = planeNormalLanes(origin, load4(g.t1).v, twoSided, centre);
-  // geomQuatUnit: q / sqrt(((x x + y y) + z z) + w w).
-  const VF qq = hn::Add(hn::Add(hn::Add(hn::Mul(q.v.x, q.v.x), hn::Mul(q.v.y, q.v.y)), hn::Mul(q.v.z, q.v.z)),
-                        hn::Mul(q.w, q.w));
-  const VF qLen = hn::Sqrt(qq);
-  const V3 u = div(q.v, qLen);
-  const VF w = hn::Div(q.w, qLen);
-  const MF flatX = hn::Eq(e.x, zero);
-  const MF flatY = hn::Eq(e.y, zero);
-  const MF flatZ = hn::Eq(e.z, zero);
-  const MF all = hn::FirstN(df, hn::Lanes(df));
-  for (uint32_t k = 0; k < 8; ++k) {
-    const V3 local{(k & 1u) != 0u ? e.x : hn::Neg(e.x), (k & 2u) != 0u ? e.y : hn::Neg(e.y),
-                   (k & 4u) != 0u ? e.z : hn::Neg(e.z)};
-    const V3 corner = add(centre, rotate(u, w, local));
-    balls[k] = {corner, zero, closestPlaneLanes(origin, n, corner)};
-    MF ok = all;
-    if ((k & 1u) != 0u) ok = hn::AndNot(flatX, ok);
-    if ((k & 2u) != 0u) ok = hn::AndNot(flatY, ok);
-    if ((k & 4u) != 0u) ok = hn::AndNot(flatZ, ok);
-    slotOk[k] = ok;
-  }
 }
 
 template <uint32_t kLo, uint32_t kHi>
@@ -610,8 +576,6 @@ HWY_INLINE void batchBalls(const PairGather& g, BallLanes* balls, MF* slotOk) {
   constexpr size_t kSlots = kPairSlots<kLo, kHi>;
   if constexpr (kSlots == 2) {
     capsulePlaneBalls(g, balls, slotOk);
-  } else if constexpr (kSlots == 8) {
-    boxPlaneBalls(g, balls, slotOk);
   } else {
     const DF df;
     balls[0] = pairBall<kLo, kHi>(g);
@@ -973,6 +937,141 @@ uint64_t ManifoldRun(const GeometryQueryInput& input, size_t begin, size_t end, 
   return total;
 }
 
+// ---- Box-plane: the corners in lanes ------------------------------------------------------------
+// geomQueryContacts' box-plane loop, lanes across queries: each distinct corner (x fastest, - before
+// +) is a ball of radius 0 against the normal the plane shows to the box's centre
+// (geomPlaneNormalFor), the same operations as geomBoxCornerRotated, geomClosestPlane and
+// geomBallContact. A query's contacts share its lane's normal: the box's direction (n, 0) and the
+// plane's (-n, 0) are interleaved once per lane batch, per corner only the points (the ball's
+// corner - n 0 and the plane's corner - n d, w: the depth -d), and only for corners where some lane
+// touches.
+uint64_t BoxPlaneRun(const GeometryQueryInput& input, size_t begin, size_t end, ContactElement* outA,
+                     ContactElement* outB, ContactRange* ranges, uint64_t total, uint64_t capacity) {
+  constexpr uint32_t kCorners = gpu::kGeomBoxPlaneSlots;
+  const DF df;
+  const DU du;
+  const size_t lanes = hn::Lanes(df);
+  PairGather g;
+  std::memset(&g, 0, sizeof g);
+  static_assert(kMaxLanes <= 64, "a lane batch's hits are the bits of a 64-bit word");
+  HWY_ALIGN float boxPoint[kCorners][4 * kMaxLanes], planePoint[kCorners][4 * kMaxLanes];
+  HWY_ALIGN float boxDirection[4 * kMaxLanes], planeDirection[4 * kMaxLanes];
+  HWY_ALIGN uint32_t counts[kMaxLanes];
+  HWY_ALIGN uint32_t cornerMasks[kMaxLanes];
+  const Geometry* geometries = input.geometries.data();
+  const GeometryQuery* queries = input.queries.data();
+  // An output larger than the caches (both sides' elements over kStreamBytes; up to 8 contacts per
+  // query, 96 bytes each) is written with non-temporal stores where its elements are 16-byte aligned:
+  // no read for ownership of lines the run overwrites whole, half the memory traffic of the writes.
+  constexpr uint64_t kStreamBytes = uint64_t{32} << 20;
+  const bool stream = HWY_TARGET != HWY_SCALAR && capacity * 2 * sizeof(ContactElement) > kStreamBytes &&
+                      ((reinterpret_cast<uintptr_t>(outA) | reinterpret_cast<uintptr_t>(outB)) & 15u) == 0u;
+  for (size_t i = begin; i < end; i += lanes) {
+    const size_t valid = end - i < lanes ? end - i : lanes;
+    for (size_t k = 0; k < valid; ++k) {
+      const Geometry& a = geometries[queries[i + k].a];
+      const Geometry& b = geometries[queries[i + k].b];
+      const bool swapped = a.type != GeometryType::kOrientedBox;
+      g.swapped[k] = swapped;
+      const Geometry& plane = pickGeometry(swapped, b, a);
+      gatherSide<gpu::kGeomOrientedBox>(pickGeometry(swapped, a, b), k, g.s0, g.s1, g.s2);
+      gatherSide<gpu::kGeomPlane>(plane, k, g.t0, g.t1, g.t2);
+      g.tTwoSided[k] = (plane.flags & kGeometryFlagBidirectional) != 0 ? 1.0f : 0.0f;
+    }
+    const VF zero = hn::Zero(df);
+    const V3 centre = load4(g.s0).v;
+    V3 u;
+    VF w;
+    quatUnitLanes(load4(g.s1), u, w);
+    const V3 e = load4(g.s2).v;
+    const V3 origin = load4(g.t0).v;
+    const V3 n = planeNormalLanes(origin, load4(g.t1).v, hn::Ne(hn::Load(df, g.tTwoSided), zero), centre);
+    const V3 nr = mul(n, zero);  // geomBallContact's n r with r = 0
+    hn::StoreInterleaved4(n.x, n.y, n.z, zero, df, boxDirection);
+    hn::StoreInterleaved4(hn::Neg(n.x), hn::Neg(n.y), hn::Neg(n.z), zero, df, planeDirection);
+    const MF inBatch = hn::FirstN(df, valid);
+    // geomBoxCornerDistinct: a zero extent has only its - corners.
+    const MF flat[3] = {hn::Eq(e.x, zero), hn::Eq(e.y, zero), hn::Eq(e.z, zero)};
+    VU laneCount = hn::Zero(du);
+    VU laneCorners = hn::Zero(du);
+    for (uint32_t k = 0; k < kCorners; ++k) {
+      const V3 local{(k & 1u) != 0u ? e.x : hn::Neg(e.x), (k & 2u) != 0u ? e.y : hn::Neg(e.y),
+                     (k & 4u) != 0u ? e.z : hn::Neg(e.z)};
+      const V3 corner = add(centre, rotate(u, w, local));
+      const VF d = dot(sub(corner, origin), n);  // geomClosestPlane's signed distance
+      const VF depth = hn::Sub(zero, d);
+      MF hit = hn::And(hn::Gt(depth, zero), inBatch);
+      for (uint32_t axis = 0; axis < 3; ++axis) {
+        if (((k >> axis) & 1u) != 0u) hit = hn::AndNot(flat[axis], hit);
+      }
+      if (hn::AllFalse(df, hit)) continue;
+      const auto hitU = hn::RebindMask(du, hit);
+      laneCount = hn::Add(laneCount, hn::IfThenElseZero(hitU, hn::Set(du, 1u)));
+      laneCorners = hn::Or(laneCorners, hn::IfThenElseZero(hitU, hn::Set(du, 1u << k)));
+      const V3 onBox = sub(corner, nr);
+      const V3 onPlane = sub(corner, mul(n, d));
+      hn::StoreInterleaved4(onBox.x, onBox.y, onBox.z, depth, df, boxPoint[k]);
+      hn::StoreInterleaved4(onPlane.x, onPlane.y, onPlane.z, depth, df, planePoint[k]);
+    }
+    hn::Store(laneCount, du, counts);
+    hn::Store(laneCorners, du, cornerMasks);
+    uint64_t firstOf[kMaxLanes];
+    for (size_t k = 0; k < valid; ++k) {
+      firstOf[k] = total;
+      ranges[i + k] = ContactRange{static_cast<uint32_t>(total), counts[k]};
+      total += counts[k];
+    }
+    uint8_t hitBytes[8] = {};
+    hn::StoreMaskBits(du, hn::Ne(laneCount, hn::Zero(du)), hitBytes);
+    uint64_t hitLanes;
+    std::memcpy(&hitLanes, hitBytes, sizeof hitLanes);
+    for (; hitLanes != 0u; hitLanes &= hitLanes - 1u) {
+      const size_t k = hwy::Num0BitsBelowLS1Bit_Nonzero64(hitLanes);
+      // ContactElement's words after point and direction: type, index, query, cell (makeElement's).
+      const uint32_t tail[4] = {static_cast<uint32_t>(ContactElementType::kPointDirection), kNoPointIndex,
+                                static_cast<uint32_t>(i + k), 0u};
+      ContactElement* boxOut = g.swapped[k] ? outB : outA;
+      ContactElement* planeOut = g.swapped[k] ? outA : outB;
+      uint32_t corners = cornerMasks[k];
+#if HWY_TARGET != HWY_SCALAR
+      if (stream) {
+        const hn::FixedTag<float, 4> d4;
+        const auto tailV = hn::BitCast(d4, hn::LoadU(hn::RebindToUnsigned<decltype(d4)>(), tail));
+        const auto boxDir = hn::Load(d4, boxDirection + 4 * k);
+        const auto planeDir = hn::Load(d4, planeDirection + 4 * k);
+        for (uint64_t at = firstOf[k]; corners != 0u; corners &= corners - 1u, ++at) {
+          if (at >= capacity) break;
+          const size_t corner = static_cast<size_t>(hwy::Num0BitsBelowLS1Bit_Nonzero32(corners));
+          float* boxFloats = reinterpret_cast<float*>(boxOut + at);
+          float* planeFloats = reinterpret_cast<float*>(planeOut + at);
+          hn::Stream(hn::Load(d4, boxPoint[corner] + 4 * k), d4, boxFloats);
+          hn::Stream(boxDir, d4, boxFloats + 4);
+          hn::Stream(tailV, d4, boxFloats + 8);
+          hn::Stream(hn::Load(d4, planePoint[corner] + 4 * k), d4, planeFloats);
+          hn::Stream(planeDir, d4, planeFloats + 4);
+          hn::Stream(tailV, d4, planeFloats + 8);
+        }
+        continue;
+      }
+#endif
+      for (uint64_t at = firstOf[k]; corners != 0u; corners &= corners - 1u, ++at) {
+        if (at >= capacity) break;
+        const size_t corner = static_cast<size_t>(hwy::Num0BitsBelowLS1Bit_Nonzero32(corners));
+        unsigned char* boxBytes = reinterpret_cast<unsigned char*>(boxOut + at);
+        unsigned char* planeBytes = reinterpret_cast<unsigned char*>(planeOut + at);
+        std::memcpy(boxBytes, boxPoint[corner] + 4 * k, 16);
+        std::memcpy(boxBytes + 16, boxDirection + 4 * k, 16);
+        std::memcpy(boxBytes + 32, tail, 16);
+        std::memcpy(planeBytes, planePoint[corner] + 4 * k, 16);
+        std::memcpy(planeBytes + 16, planeDirection + 4 * k, 16);
+        std::memcpy(planeBytes + 32, tail, 16);
+      }
+    }
+  }
+  if (stream) hwy::FlushStream();
+  return total;
+}
+
 // The run's pair type (primitivePairSimdKind: lo * kGeomTypeCount + hi) picks its instantiation.
 uint64_t PrimitivePairs(const GeometryQueryInput& input, size_t begin, size_t end, uint32_t pair,
                         ContactElement* outA, ContactElement* outB, ContactRange* ranges, uint64_t total,
@@ -991,7 +1090,7 @@ uint64_t PrimitivePairs(const GeometryQueryInput& input, size_t begin, size_t en
     case kGeomCapsule * n + kGeomCapsule: run = PairRun<kGeomCapsule, kGeomCapsule>; break;
     case kGeomCapsule * n + kGeomCylinder: run = PairRun<kGeomCapsule, kGeomCylinder>; break;
     case kGeomCapsule * n + kGeomPlane: run = PairRun<kGeomCapsule, kGeomPlane>; break;
-    case kGeomOrientedBox * n + kGeomPlane: run = PairRun<kGeomOrientedBox, kGeomPlane>; break;
+    case kGeomOrientedBox * n + kGeomPlane: run = BoxPlaneRun; break;
     case kGeomCapsule * n + kGeomOrientedBox: run = ManifoldRun<kGeomCapsule>; break;
     case kGeomOrientedBox * n + kGeomOrientedBox: run = ManifoldRun<kGeomOrientedBox>; break;
     default: break;  // kGeomCylinder * n + kGeomPlane
