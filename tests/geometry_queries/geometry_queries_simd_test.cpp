@@ -302,6 +302,18 @@ TEST(GeometryQueriesSimd, PrimitivePairRunsEqualTheScalarLoopOnEveryTarget) {
   }
 }
 
+// Box-plane writes an output over 32 MiB (capacity 8 per query + 4096, 96 bytes a contact) with
+// non-temporal stores: 45 000 queries' full capacity takes that path, the smaller capacities the
+// ordinary one.
+TEST(GeometryQueriesSimd, BoxPlaneStreamedOutputEqualsTheScalarLoop) {
+  std::mt19937 rng(20261127u);
+  const PairType boxPlane{GeometryType::kOrientedBox, GeometryType::kPlane, "box-plane (streamed)"};
+  Batch batch;
+  for (int i = 0; i < 45000; ++i) addPairQuery(batch, boxPlane, rng);
+  ASSERT_GT((8 * batch.queries.size() + 4096) * 2 * sizeof(ContactElement), size_t{32} << 20);
+  expectSimdRunsEqualScalar(batch, boxPlane.name, 6000, 8 * 45000);
+}
+
 TEST(GeometryQueriesSimd, MixedPrimitivePairRunsEqualTheScalarLoop) {
   std::mt19937 rng(99u);
   Batch batch;
