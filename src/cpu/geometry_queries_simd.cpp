@@ -958,6 +958,7 @@ uint64_t BoxPlaneRun(const GeometryQueryInput& input, size_t begin, size_t end, 
   HWY_ALIGN float boxDirection[4 * kMaxLanes], planeDirection[4 * kMaxLanes];
   HWY_ALIGN uint32_t counts[kMaxLanes];
   HWY_ALIGN uint32_t cornerMasks[kMaxLanes];
+  HWY_ALIGN uint32_t tails[4 * kMaxLanes];
   const Geometry* geometries = input.geometries.data();
   const GeometryQuery* queries = input.queries.data();
   // An output larger than the caches (both sides' elements over kStreamBytes; up to 8 contacts per
@@ -1021,22 +1022,25 @@ uint64_t BoxPlaneRun(const GeometryQueryInput& input, size_t begin, size_t end, 
       ranges[i + k] = ContactRange{static_cast<uint32_t>(total), counts[k]};
       total += counts[k];
     }
+    // Per lane, ContactElement's words after point and direction: type, index, query, cell (as
+    // makeElement writes them), stored whole (four words stored apart and then read as one 16-byte
+    // copy stalled on store forwarding).
+    hn::StoreInterleaved4(hn::Set(du, static_cast<uint32_t>(ContactElementType::kPointDirection)),
+                          hn::Set(du, kNoPointIndex), hn::Iota(du, static_cast<uint32_t>(i)), hn::Zero(du), du, tails);
     uint8_t hitBytes[8] = {};
     hn::StoreMaskBits(du, hn::Ne(laneCount, hn::Zero(du)), hitBytes);
     uint64_t hitLanes;
     std::memcpy(&hitLanes, hitBytes, sizeof hitLanes);
     for (; hitLanes != 0u; hitLanes &= hitLanes - 1u) {
       const size_t k = hwy::Num0BitsBelowLS1Bit_Nonzero64(hitLanes);
-      // ContactElement's words after point and direction: type, index, query, cell (makeElement's).
-      const uint32_t tail[4] = {static_cast<uint32_t>(ContactElementType::kPointDirection), kNoPointIndex,
-                                static_cast<uint32_t>(i + k), 0u};
+      const uint32_t* tail = tails + 4 * k;
       ContactElement* boxOut = g.swapped[k] ? outB : outA;
       ContactElement* planeOut = g.swapped[k] ? outA : outB;
       uint32_t corners = cornerMasks[k];
 #if HWY_TARGET != HWY_SCALAR
       if (stream) {
         const hn::FixedTag<float, 4> d4;
-        const auto tailV = hn::BitCast(d4, hn::LoadU(hn::RebindToUnsigned<decltype(d4)>(), tail));
+        const auto tailV = hn::BitCast(d4, hn::Load(hn::RebindToUnsigned<decltype(d4)>(), tail));
         const auto boxDir = hn::Load(d4, boxDirection + 4 * k);
         const auto planeDir = hn::Load(d4, planeDirection + 4 * k);
         for (uint64_t at = firstOf[k]; corners != 0u; corners &= corners - 1u, ++at) {
