@@ -329,15 +329,17 @@ struct OurRows {
   bool disagree = false;
 
   // trees: also the rows "scalar+trees" and "simd+trees" (slots 3, 4): the CPU backends with the
-  // meshes' GeometryQueryTrees built beforehand (their build timed once, in the note), as FCL's models.
+  // meshes' GeometryQueryTrees built beforehand (their build timed once, in the note), as FCL's models;
+  // and "simd+stated" (slot 5): simd+trees with the trees' generation stated
+  // (GeometryQueryInput::treesGeneration: the kept meshes' cells and vertices not compared a call).
   void run(const GeometryQueryInput& plain, Row proto, double* lastPerCell, std::vector<Row>& out,
            bool trees = false) {
     QueryOutput reference;
     bool haveReference = false;
-    const char* names[] = {"cpu-scalar", "cpu-simd", "vulkan", "scalar+trees", "simd+trees"};
+    const char* names[] = {"cpu-scalar", "cpu-simd", "vulkan", "scalar+trees", "simd+trees", "simd+stated"};
     std::optional<GeometryQueryTrees> kept;
     std::string keptNote;
-    for (int slot = 0; slot < (trees ? 5 : 3); ++slot) {
+    for (int slot = 0; slot < (trees ? 6 : 3); ++slot) {
       if (o.treesOnly && slot < 3) continue;  // scalar+trees is then the reference
       Row row = proto;
       row.backend = names[slot];
@@ -356,6 +358,7 @@ struct OurRows {
         keptNote = buf;
       }
       if (slot >= 3) input.trees = &*kept;
+      if (slot == 5) input.treesGeneration = kept->generation();
       const double units = double(row.cells);
       if (!skipped(lastPerCell[slot] * units, row)) {
         const Backend backend = slot == 2 ? Backend::kVulkan : slot % 3 == 0 ? Backend::kCpuScalar : Backend::kCpuSimd;
@@ -480,7 +483,7 @@ int runBench(const Options& o) {
   const double budgetMs = o.rowBudgetS * 1000.0;
   OurRows ours{o, context.get(), vulkanSkip, budgetMs};
   std::vector<Row> rows;
-  double lastPerCell[5] = {0, 0, 0, 0, 0};
+  double lastPerCell[6] = {0, 0, 0, 0, 0, 0};
   double lastSpherePerCell[3] = {0, 0, 0};
   double lastFclPerCell[2] = {0, 0};
   Mesh mesh = base;

@@ -159,6 +159,37 @@ uint32_t TriPlaneRejects(const TriPlaneBatch& batch, uint32_t n) {
   return n >= 32 ? rejected : rejected & ((1u << n) - 1u);
 }
 
+uint32_t LargestEntry(const uint32_t* entries, size_t n) {
+  const hn::ScalableTag<uint32_t> d;
+  const size_t lanes = hn::Lanes(d);
+  auto a = hn::Zero(d), b = hn::Zero(d);
+  size_t i = 0;
+  for (; i + 2 * lanes <= n; i += 2 * lanes) {
+    a = hn::Max(a, hn::LoadU(d, entries + i));
+    b = hn::Max(b, hn::LoadU(d, entries + i + lanes));
+  }
+  uint32_t largest = hn::GetLane(hn::MaxOfLanes(d, hn::Max(a, b)));
+  for (; i < n; ++i) largest = entries[i] > largest ? entries[i] : largest;
+  return largest;
+}
+
+bool XyzFinite(const float* xyzw, size_t points) {
+  const hn::ScalableTag<uint32_t> d;
+  const size_t lanes = hn::Lanes(d);  // the vector loop takes whole points (a multiple of 4 lanes)
+  const auto exponent = hn::Set(d, 0x7f800000u);
+  const auto notW = hn::Ne(hn::And(hn::Iota(d, 0), hn::Set(d, 3u)), hn::Set(d, 3u));
+  const uint32_t* u = reinterpret_cast<const uint32_t*>(xyzw);
+  const size_t n = 4 * points;
+  auto bad = hn::Zero(d);
+  size_t i = 0;
+  for (; lanes % 4 == 0 && i + lanes <= n; i += lanes) {
+    bad = hn::Or(bad, hn::IfThenElseZero(notW, hn::VecFromMask(d, hn::Eq(hn::And(hn::LoadU(d, u + i), exponent), exponent))));
+  }
+  bool finite = hn::AllTrue(d, hn::Eq(bad, hn::Zero(d)));
+  for (; i < n; ++i) finite = finite && ((i & 3u) == 3u || (u[i] & 0x7f800000u) != 0x7f800000u);
+  return finite;
+}
+
 }  // namespace vkc::cpu::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -169,6 +200,17 @@ HWY_EXPORT(TriPlaneRejects);
 uint32_t triPlaneRejects(const TriPlaneBatch& batch, uint32_t n) {
   return HWY_DYNAMIC_DISPATCH(TriPlaneRejects)(batch, n);
 }
+
+HWY_EXPORT(LargestEntry);
+HWY_EXPORT(XyzFinite);
+
+uint32_t largestEntry(const uint32_t* entries, size_t n) {
+  return HWY_DYNAMIC_DISPATCH(LargestEntry)(entries, n);
+}
+
+bool xyzFinite(const float* xyzw, size_t points) {
+  return HWY_DYNAMIC_DISPATCH(XyzFinite)(xyzw, points);
+}
 }  // namespace vkc::cpu
 #endif
 
@@ -177,6 +219,19 @@ uint32_t triPlaneRejects(const TriPlaneBatch& batch, uint32_t n) {
 namespace vkc::cpu {
 uint32_t triPlaneRejects(const TriPlaneBatch&, uint32_t) {
   return 0;
+}
+
+uint32_t largestEntry(const uint32_t* entries, size_t n) {
+  uint32_t largest = 0;
+  for (size_t i = 0; i < n; ++i) largest = entries[i] > largest ? entries[i] : largest;
+  return largest;
+}
+
+bool xyzFinite(const float* xyzw, size_t points) {
+  for (size_t i = 0; i < 4 * points; ++i) {
+    if ((i & 3u) != 3u && !(xyzw[i] - xyzw[i] == 0.0f)) return false;  // inf - inf, NaN: NaN
+  }
+  return true;
 }
 }  // namespace vkc::cpu
 #endif

@@ -15,6 +15,7 @@
 // other case are never rejected (the exact test decides).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace vkc::cpu {
@@ -28,5 +29,11 @@ struct TriPlaneBatch {
 
 // Bit i set: pair i (i < n) is one for which geomTriTriContact reports no contact (see above).
 uint32_t triPlaneRejects(const TriPlaneBatch& batch, uint32_t n);
+
+// The kept trees' checks with a stated generation (src/cpu/geometry_query_trees.cpp), in lanes where
+// built with SIMD: the largest of n cell entries (0 when n is 0), and whether every x, y and z of n
+// points (xyzw floats, w not read as a number) is finite.
+uint32_t largestEntry(const uint32_t* entries, size_t n);
+bool xyzFinite(const float* xyzw, size_t points);
 
 }  // namespace vkc::cpu

@@ -7,12 +7,14 @@
 #include "cpu/geometry_query_trees.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstring>
 #include <string>
 
 #include "cpu/bvh.h"
 #include "cpu/geometry_queries_mesh.h"
+#include "cpu/geometry_queries_mesh_mesh_simd.h"
 #include "shared/geometry_queries_mesh.h"
 #include "util/try.h"
 
@@ -75,8 +77,16 @@ std::string changedField(const Geometry& now, const Geometry& built, uint32_t gi
   return f + " (its p0, p1, p2.z or p2.w) differs from the geometry the tree was built with";
 }
 
-// Geometry and cells of each tree against the input's (the points: checkPoints). Errors name the field.
-Status checkTopology(const GeometryQueryTrees::Impl& trees, const GeometryQueryInput& in, const char* what) {
+// A new generation (GeometryQueryTrees::generation): nonzero, unique in the process.
+uint64_t nextGeneration() {
+  static std::atomic<uint64_t> last{0};
+  return last.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+// Geometry and cells of each tree against the input's (the points: firstMoved); without compareCells
+// (a stated generation) an open mesh's cells are only range-checked. Errors name the field.
+Status checkTopology(const GeometryQueryTrees::Impl& trees, const GeometryQueryInput& in, const char* what,
+                     bool compareCells = true) {
   const std::string again = std::string(": ") + what;
   for (const GeometryQueryTrees::Impl::Mesh& m : trees.meshes) {
     if (m.geometry >= in.geometries.size()) {
@@ -88,6 +98,17 @@ Status checkTopology(const GeometryQueryTrees::Impl& trees, const GeometryQueryI
     const Cells r = cellsOf(m.g);
     // The geometry is validated: its cells lie inside input.cells.
     const uint32_t* now = in.cells.data() + r.first;
+    if (!compareCells && m.g.flags != kGeometryFlagClosed) {
+      // Stated unchanged: only what keeps the call's reads in bounds, every entry below the vertex count
+      // (a closed mesh's cells are compared: its pseudonormals' walk needs the validated closed cells).
+      if (r.entries() == 0 || cpu::largestEntry(now, r.entries()) < m.g.count) continue;
+      size_t k = 0;
+      while (now[k] < m.g.count) ++k;
+      return invalid("trees: cells[" + std::to_string(r.first + k) + "] (" + geometryName(m.geometry) +
+                     "'s cell " + std::to_string(k / r.corners) + ", corner " + std::to_string(k % r.corners) +
+                     ") is " + std::to_string(now[k]) + ": the mesh has " + std::to_string(m.g.count) +
+                     " vertices" + again);
+    }
     if (r.entries() != 0 && std::memcmp(now, m.cells.data(), r.entries() * sizeof(uint32_t)) != 0) {
       size_t k = 0;
       while (now[k] == m.cells[k]) ++k;
@@ -153,6 +174,7 @@ void fit(GeometryQueryTrees::Impl::Mesh& m, const GeometryQueryInput& in, bool b
 GeometryQueryInput withoutTrees(const GeometryQueryInput& input) {
   GeometryQueryInput in = input;
   in.trees = nullptr;
+  in.treesGeneration = 0;
   return in;
 }
 
@@ -192,6 +214,7 @@ Result<GeometryQueryTrees> GeometryQueryTrees::build(const GeometryQueryInput& i
                    in.cells.begin() + r.first + static_cast<ptrdiff_t>(r.entries()));
     fit(m, in, true);
   }
+  impl->generation = nextGeneration();
   return GeometryQueryTrees(std::move(impl));
 }
 
@@ -200,7 +223,12 @@ Status GeometryQueryTrees::refit(const GeometryQueryInput& input) {
   VKC_TRY(validate(in));
   VKC_TRY(checkTopology(*impl_, in, "a refit keeps the geometries and cells (build the trees again)"));
   for (Impl::Mesh& m : impl_->meshes) fit(m, in, false);
+  impl_->generation = nextGeneration();
   return {};
+}
+
+uint64_t GeometryQueryTrees::generation() const {
+  return impl_->generation;
 }
 
 std::vector<uint32_t> GeometryQueryTrees::geometries() const {
@@ -219,19 +247,39 @@ bool cpu::keptMeshGeometryUnchanged(const GeometryQueryInput& in, uint32_t gi) {
          r.first <= in.cells.size() && r.entries() <= in.cells.size() - r.first;
 }
 
+bool cpu::treesGenerationStated(const GeometryQueryInput& in) {
+  return in.trees != nullptr && in.treesGeneration != 0 && in.treesGeneration == in.trees->impl().generation;
+}
+
 std::vector<uint32_t> cpu::keptMeshPointsUnchanged(const GeometryQueryInput& in) {
   std::vector<uint32_t> out;
   if (in.trees == nullptr) return out;
+  // A stated generation: the vertices are not compared, only checked finite (a mesh with a non-finite
+  // vertex is left to the finiteness check, which names it).
+  const bool stated = treesGenerationStated(in);
   for (const GeometryQueryTrees::Impl::Mesh& m : in.trees->impl().meshes) {
-    if (keptMeshGeometryUnchanged(in, m.geometry) && firstMoved(m, in) == m.g.count) out.push_back(m.geometry);
+    if (keptMeshGeometryUnchanged(in, m.geometry) && (stated ? xyzFinite(reinterpret_cast<const float*>(in.points.data() + m.g.first), m.g.count)
+                : firstMoved(m, in) == m.g.count)) {
+      out.push_back(m.geometry);
+    }
   }
   return out;
 }
 
 Status cpu::validateGeometryQueryTrees(const GeometryQueryInput& in, std::span<const uint32_t> pointsChecked) {
-  if (in.trees == nullptr) return {};
+  if (in.trees == nullptr) {
+    if (in.treesGeneration == 0) return {};
+    return invalid("treesGeneration is " + std::to_string(in.treesGeneration) + " without trees: must be 0");
+  }
   const GeometryQueryTrees::Impl& trees = in.trees->impl();
-  VKC_TRY(checkTopology(trees, in, "build the trees again for this input (GeometryQueryTrees::build)"));
+  if (in.treesGeneration != 0 && in.treesGeneration != trees.generation) {
+    return invalid("treesGeneration is " + std::to_string(in.treesGeneration) + ", the trees' generation is " +
+                   std::to_string(trees.generation) +
+                   ": the trees were built or refit since (state their generation(), or 0 to compare the meshes)");
+  }
+  const bool stated = in.treesGeneration != 0;
+  VKC_TRY(checkTopology(trees, in, "build the trees again for this input (GeometryQueryTrees::build)", !stated));
+  if (stated) return {};  // the caller states the vertices unchanged (keptMeshPointsUnchanged: finite)
   for (const GeometryQueryTrees::Impl::Mesh& m : trees.meshes) {
     if (std::binary_search(pointsChecked.begin(), pointsChecked.end(), m.geometry)) continue;
     const uint32_t v = firstMoved(m, in);  // (the ranges are the validated geometry's)

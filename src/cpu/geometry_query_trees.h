@@ -28,12 +28,17 @@ struct GeometryQueryTrees::Impl {
     std::vector<float> corners;  // a surface mesh's triangles' corners (9 floats a cell: xyz of 0, 1, 2)
   };
   std::vector<Mesh> meshes;  // by geometry index, ascending
+  uint64_t generation = 0;   // GeometryQueryTrees::generation(): set by each build and refit
 
   // The tree of geometry gi, or null.
   const Mesh* find(uint32_t gi) const;
 };
 
 namespace cpu {
+
+// Whether the input states input.trees' generation (GeometryQueryInput::treesGeneration): the kept
+// meshes' cells and vertices are then not compared (their geometries are).
+bool treesGenerationStated(const GeometryQueryInput& input);
 
 // Whether input.trees holds a tree of mesh geometry gi built or refit from exactly this geometry
 // (bitwise), with its vertex and cell ranges inside the input's arrays. validateMeshGeometries then
@@ -43,12 +48,15 @@ namespace cpu {
 bool keptMeshGeometryUnchanged(const GeometryQueryInput& input, uint32_t gi);
 
 // The kept meshes (geometry indices, ascending) whose geometry is the tree's (keptMeshGeometryUnchanged)
-// and whose vertices' xyz are bitwise the tree's copy (validated by its build or refit).
+// and whose vertices' xyz are bitwise the tree's copy (validated by its build or refit); with the
+// trees' generation stated (treesGenerationStated), whose vertices' xyz are finite (not compared).
 std::vector<uint32_t> keptMeshPointsUnchanged(const GeometryQueryInput& input);
 
 // input.trees (if any) against the input: every tree's geometry, cells and vertices bitwise equal
 // to the input's (errors name the field); the vertices of the meshes in `pointsChecked`
 // (keptMeshPointsUnchanged's answer for this input) not compared again. The rest of the input is validated.
+// input.treesGeneration: 0, or the trees' generation: then the vertices are not compared, and the cells
+// of an open mesh only range-checked (entries below its vertex count; a closed mesh's are compared).
 Status validateGeometryQueryTrees(const GeometryQueryInput& input, std::span<const uint32_t> pointsChecked = {});
 
 }  // namespace cpu

@@ -1,7 +1,8 @@
 // GeometryQueryTrees (include/vkcollide/geometry_queries.h, issue 17): mesh trees kept between calls.
 // Contacts with the trees equal those without, bit for bit, on kCpuScalar and kCpuSimd, after a build
 // and after refits of moved vertices; trees that do not match the input are refused with the field
-// named, nothing written.
+// named, nothing written; a stated generation (treesGeneration) skips the cells' and vertices' comparison.
+#include <limits>
 #include <random>
 
 #include "geometry_queries/geometry_queries_mesh_test_support.h"
@@ -9,9 +10,9 @@
 namespace vkc::test::geometry {
 namespace {
 
-// Batch::run with input.trees = trees.
+// Batch::run with input.trees = trees (and input.treesGeneration = generation).
 Result<GeometryQueryCounts> runWith(Batch& b, Backend backend, const GeometryQueryTrees* trees,
-                                    size_t capacity) {
+                                    size_t capacity, uint64_t generation = 0) {
   ContactElement sentinel;
   sentinel.point = Float4{-7, -7, -7, -7};
   sentinel.query = 0xDEADu;
@@ -20,6 +21,7 @@ Result<GeometryQueryCounts> runWith(Batch& b, Backend backend, const GeometryQue
   b.ranges.assign(b.queries.size(), ContactRange{0xDEADu, 0xDEADu});
   GeometryQueryInput in = b.input();
   in.trees = trees;
+  in.treesGeneration = generation;
   return queryGeometries(backend, nullptr, in, {b.elementsA, b.elementsB, b.ranges, b.state});
 }
 
@@ -55,14 +57,14 @@ Batch randomMeshes(uint32_t seed) {
 
 // Runs b without trees (kCpuScalar: the reference) and with `trees` on both CPU backends: the same
 // ranges and contacts bit for bit. Returns the contacts.
-uint64_t expectTreesGiveTheSameBits(Batch& b, const GeometryQueryTrees& trees) {
+uint64_t expectTreesGiveTheSameBits(Batch& b, const GeometryQueryTrees& trees, uint64_t generation = 0) {
   constexpr size_t kCapacity = 200000;
   auto reference = b.run(Backend::kCpuScalar, kCapacity);
   EXPECT_TRUE(reference.ok()) << reference.message();
   if (!reference.ok()) return 0;
   const Batch expected = b;
   for (Backend backend : {Backend::kCpuScalar, Backend::kCpuSimd}) {
-    auto counts = runWith(b, backend, &trees, kCapacity);
+    auto counts = runWith(b, backend, &trees, kCapacity, generation);
     EXPECT_TRUE(counts.ok()) << counts.message();
     if (!counts.ok()) return 0;
     EXPECT_EQ(counts->contacts, reference->contacts);
@@ -129,6 +131,80 @@ TEST(GeometryQueriesMeshTrees, AMeshWithoutATreeIsBuiltInTheCall) {
   ASSERT_TRUE(trees.ok()) << trees.message();
   EXPECT_EQ(trees->geometries(), (std::vector<uint32_t>{0, 1}));
   EXPECT_GT(expectTreesGiveTheSameBits(b, *trees), 500u);
+}
+
+// GeometryQueryInput::treesGeneration: the caller states the meshes unchanged since the trees' last
+// build or refit. The contacts are those of the compared call; a generation that is not the trees'
+// current one is refused, the geometries are still compared, the cells and vertices are not.
+TEST(GeometryQueriesMeshTrees, StatedGenerationSkipsTheCellAndVertexComparison) {
+  Batch b = randomMeshes(25);
+  auto trees = GeometryQueryTrees::build(b.input());
+  ASSERT_TRUE(trees.ok()) << trees.message();
+  const uint64_t built = trees->generation();
+  EXPECT_NE(built, 0u);
+  auto other = GeometryQueryTrees::build(b.input());
+  ASSERT_TRUE(other.ok()) << other.message();
+  EXPECT_NE(other->generation(), built);  // unique in the process
+  EXPECT_GT(expectTreesGiveTheSameBits(b, *trees, built), 500u);
+  const auto refusedWith = [&](Batch c, const GeometryQueryTrees* t, uint64_t generation, const std::string& mentions) {
+    for (Backend backend : {Backend::kCpuScalar, Backend::kCpuSimd}) {
+      auto counts = runWith(c, backend, t, 16, generation);
+      ASSERT_FALSE(counts.ok()) << mentions;
+      EXPECT_EQ(counts.error().code, ErrorCode::kInvalidArgument);
+      EXPECT_NE(counts.message().find(mentions), std::string::npos) << counts.message();
+      for (const ContactRange& r : c.ranges) EXPECT_EQ(r.first, 0xDEADu) << "a range was written";
+    }
+  };
+  refusedWith(b, nullptr, 5, "treesGeneration is 5 without trees: must be 0");
+  refusedWith(b, &*trees, other->generation(),
+              "treesGeneration is " + std::to_string(other->generation()) + ", the trees' generation is " +
+                  std::to_string(built));
+  {
+    Batch c = b;
+    c.geometries[1].p2.y -= 1.0f;  // geometries are compared with a stated generation too
+    refusedWith(c, &*trees, built, "trees: geometries[1].p2.y (cell count) is 899.000000");
+  }
+  // What keeps the call in bounds is still checked: entries below the vertex count, finite vertices,
+  // a closed mesh's cells (geometries[5], the box) compared.
+  {
+    Batch c = b;
+    c.cells[7] = 1u << 30;
+    refusedWith(c, &*trees, built, "trees: cells[7] (geometries[0]'s cell 2, corner 1) is 1073741824: the mesh has");
+  }
+  {
+    Batch c = b;
+    c.points[c.geometries[1].first + 5].y = std::nanf("");
+    refusedWith(c, &*trees, built, "points[" + std::to_string(c.geometries[1].first + 5) + "].y is nan");
+    const uint32_t last = c.geometries[1].first + c.geometries[1].count - 1;  // the SIMD loop's tail too
+    c.points[c.geometries[1].first + 5].y = 0.0f;
+    c.points[last].z = std::numeric_limits<float>::infinity();
+    refusedWith(c, &*trees, built, "points[" + std::to_string(last) + "].z is inf");
+  }
+  {
+    Batch c = b;
+    const uint32_t box = static_cast<uint32_t>(c.geometries[5].p2.x);
+    ASSERT_EQ(c.geometries[5].flags, kGeometryFlagClosed);
+    std::swap(c.cells[box + 1], c.cells[box + 2]);
+    refusedWith(c, &*trees, built, "trees: cells[" + std::to_string(box + 1) + "] (geometries[5]'s cell 0, corner 1)");
+  }
+  // A moved vertex and a changed cell are the caller's error, not detected (the call runs).
+  Batch moved = b;
+  moved.points[moved.geometries[1].first + 5].y += 1e-3f;
+  std::swap(moved.cells[7], moved.cells[8]);
+  moved.points[moved.geometries[1].first + 6].w = std::nanf("");  // w is not a coordinate
+  for (Backend backend : {Backend::kCpuScalar, Backend::kCpuSimd}) {
+    auto counts = runWith(moved, backend, &*trees, 200000, built);
+    EXPECT_TRUE(counts.ok()) << counts.message();
+    EXPECT_FALSE(runWith(moved, backend, &*trees, 200000).ok());  // compared (the default): refused
+  }
+  // A refit makes a new generation; the old one is refused, the new one runs.
+  ASSERT_FALSE(trees->refit(moved.input()).ok());  // the cells changed: build again
+  moved.cells = b.cells;
+  ASSERT_TRUE(trees->refit(moved.input()).ok());
+  const uint64_t refit = trees->generation();
+  EXPECT_NE(refit, built);
+  refusedWith(moved, &*trees, built, "treesGeneration is " + std::to_string(built));
+  EXPECT_GT(expectTreesGiveTheSameBits(moved, *trees, refit), 500u);
 }
 
 TEST(GeometryQueriesMeshTrees, TreesThatDoNotMatchTheInputNameTheField) {
