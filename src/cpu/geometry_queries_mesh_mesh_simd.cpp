@@ -1,8 +1,11 @@
 // Highway SIMD pre-test of triangle pairs (src/cpu/geometry_queries_mesh_mesh_simd.h), compiled
 // once per target and chosen at run time: triTriIntersect's steps up to its first two returns
 // (shaders/shared/tri_tri.h), lane by lane, each operation the scalar code's in the same order (glm's
-// dot: (x * x' + y * y') + z * z'; cross: (y z' - y' z, z x' - z' x, x y' - x' y)).
+// dot: (x * x' + y * y') + z * z'; cross: (y z' - y' z, z x' - z' x, x y' - x' y)). Also the kept
+// trees' stated-generation checks (largestEntry, xyzFinite: src/cpu/geometry_query_trees.cpp).
 #include "cpu/geometry_queries_mesh_mesh_simd.h"
+
+#include <cmath>
 
 #include "shared/tri_tri.h"
 
@@ -178,15 +181,16 @@ bool XyzFinite(const float* xyzw, size_t points) {
   const size_t lanes = hn::Lanes(d);  // the vector loop takes whole points (a multiple of 4 lanes)
   const auto exponent = hn::Set(d, 0x7f800000u);
   const auto notW = hn::Ne(hn::And(hn::Iota(d, 0), hn::Set(d, 3u)), hn::Set(d, 3u));
-  const uint32_t* u = reinterpret_cast<const uint32_t*>(xyzw);
+  const hn::RebindToFloat<decltype(d)> df;
   const size_t n = 4 * points;
   auto bad = hn::Zero(d);
   size_t i = 0;
   for (; lanes % 4 == 0 && i + lanes <= n; i += lanes) {
-    bad = hn::Or(bad, hn::IfThenElseZero(notW, hn::VecFromMask(d, hn::Eq(hn::And(hn::LoadU(d, u + i), exponent), exponent))));
+    const auto bits = hn::And(hn::BitCast(d, hn::LoadU(df, xyzw + i)), exponent);
+    bad = hn::Or(bad, hn::IfThenElseZero(notW, hn::VecFromMask(d, hn::Eq(bits, exponent))));
   }
   bool finite = hn::AllTrue(d, hn::Eq(bad, hn::Zero(d)));
-  for (; i < n; ++i) finite = finite && ((i & 3u) == 3u || (u[i] & 0x7f800000u) != 0x7f800000u);
+  for (; i < n; ++i) finite = finite && ((i & 3u) == 3u || std::isfinite(xyzw[i]));
   return finite;
 }
 
@@ -229,7 +233,7 @@ uint32_t largestEntry(const uint32_t* entries, size_t n) {
 
 bool xyzFinite(const float* xyzw, size_t points) {
   for (size_t i = 0; i < 4 * points; ++i) {
-    if ((i & 3u) != 3u && !(xyzw[i] - xyzw[i] == 0.0f)) return false;  // inf - inf, NaN: NaN
+    if ((i & 3u) != 3u && !std::isfinite(xyzw[i])) return false;
   }
   return true;
 }
