@@ -71,7 +71,8 @@ uint32_t TriPlaneRejects(const TriPlaneBatch& batch, uint32_t n) {
   for (size_t off = 0; off < n; off += lanes) {
     V3<V> p[3], q[3];
     for (int c = 0; c < 3; ++c) {
-      p[c] = {hn::Load(d, &batch.v[c][0][off]), hn::Load(d, &batch.v[c][1][off]), hn::Load(d, &batch.v[c][2][off])};
+      p[c] = {hn::Load(d, &batch.v[c][0][off]), hn::Load(d, &batch.v[c][1][off]),
+              hn::Load(d, &batch.v[c][2][off])};
       q[c] = {hn::Load(d, &batch.v[3 + c][0][off]), hn::Load(d, &batch.v[3 + c][1][off]),
               hn::Load(d, &batch.v[3 + c][2][off])};
     }
@@ -119,7 +120,8 @@ uint32_t TriPlaneRejects(const TriPlaneBatch& batch, uint32_t n) {
       const int j = (i + 1) % 3;
       const V t = hn::Div(dist[i], hn::Sub(dist[i], dist[j]));
       const V3<V> e = sub(a[j], a[i]);
-      at[i] = {hn::Add(a[i].x, hn::Mul(e.x, t)), hn::Add(a[i].y, hn::Mul(e.y, t)), hn::Add(a[i].z, hn::Mul(e.z, t))};
+      at[i] = {hn::Add(a[i].x, hn::Mul(e.x, t)), hn::Add(a[i].y, hn::Mul(e.y, t)),
+               hn::Add(a[i].z, hn::Mul(e.z, t))};
     }
     const V3<V> s0 = select(crosses(0), at[0], at[1]), s1 = select(crosses(2), at[2], at[1]);
     const V3<V> bv[3] = {{zero, zero, zero}, b1, b2};
@@ -130,7 +132,8 @@ uint32_t TriPlaneRejects(const TriPlaneBatch& batch, uint32_t n) {
       const V3<V> mk = cross(nb, sub(bv[(k + 1) % 3], bv[k]));
       const V len = hn::Sqrt(dot(mk, mk));
       const auto some = hn::Gt(len, zero);
-      const V3<V> m = {hn::IfThenElseZero(some, hn::Div(mk.x, len)), hn::IfThenElseZero(some, hn::Div(mk.y, len)),
+      const V3<V> m = {hn::IfThenElseZero(some, hn::Div(mk.x, len)),
+                       hn::IfThenElseZero(some, hn::Div(mk.y, len)),
                        hn::IfThenElseZero(some, hn::Div(mk.z, len))};
       const V sa = dot(m, sub(s0, bv[k])), sb = dot(m, sub(s1, bv[k]));
       outside = hn::Or(outside, hn::And(hn::Lt(sa, minusBand), hn::Lt(sb, minusBand)));
@@ -162,32 +165,56 @@ uint32_t TriPlaneRejects(const TriPlaneBatch& batch, uint32_t n) {
   return n >= 32 ? rejected : rejected & ((1u << n) - 1u);
 }
 
+// Both checks read their array as kStreams consecutive parts at once (the loop's step loads one vector
+// from each): one memory stream keeps too few lines in flight on the VM measured, four read the
+// 1.5M-triangle meshes' 59 MB about 1.5x faster (thread time, 3.5 -> 2.2 ms per 35 MB in a standalone
+// loop). The answers do not depend on the order of the reads.
+constexpr size_t kStreams = 4;
+
 uint32_t LargestEntry(const uint32_t* entries, size_t n) {
   const hn::ScalableTag<uint32_t> d;
   const size_t lanes = hn::Lanes(d);
-  auto a = hn::Zero(d), b = hn::Zero(d);
-  size_t i = 0;
-  for (; i + 2 * lanes <= n; i += 2 * lanes) {
+  const size_t part = n / (kStreams * lanes) * lanes;  // each stream's entries, whole vectors
+  auto a = hn::Zero(d), b = hn::Zero(d), c = hn::Zero(d), e = hn::Zero(d);
+  for (size_t i = 0; i < part; i += lanes) {
     a = hn::Max(a, hn::LoadU(d, entries + i));
-    b = hn::Max(b, hn::LoadU(d, entries + i + lanes));
+    b = hn::Max(b, hn::LoadU(d, entries + part + i));
+    c = hn::Max(c, hn::LoadU(d, entries + 2 * part + i));
+    e = hn::Max(e, hn::LoadU(d, entries + 3 * part + i));
   }
-  uint32_t largest = hn::GetLane(hn::MaxOfLanes(d, hn::Max(a, b)));
+  size_t i = kStreams * part;
+  for (; i + lanes <= n; i += lanes) a = hn::Max(a, hn::LoadU(d, entries + i));
+  uint32_t largest = hn::GetLane(hn::MaxOfLanes(d, hn::Max(hn::Max(a, b), hn::Max(c, e))));
   for (; i < n; ++i) largest = entries[i] > largest ? entries[i] : largest;
   return largest;
 }
 
 bool XyzFinite(const float* xyzw, size_t points) {
   const hn::ScalableTag<uint32_t> d;
-  const size_t lanes = hn::Lanes(d);  // the vector loop takes whole points (a multiple of 4 lanes)
+  const size_t lanes = hn::Lanes(d);  // the vector loops take whole points (a multiple of 4 lanes)
   const auto exponent = hn::Set(d, 0x7f800000u);
   const auto notW = hn::Ne(hn::And(hn::Iota(d, 0), hn::Set(d, 3u)), hn::Set(d, 3u));
   const hn::RebindToFloat<decltype(d)> df;
   const size_t n = 4 * points;
+  // Lanes whose exponent bits are all set (infinite or NaN), w's lanes cleared.
+  const auto nonFinite = [&](size_t at) {
+    return hn::IfThenElseZero(
+        notW,
+        hn::VecFromMask(d, hn::Eq(hn::And(hn::BitCast(d, hn::LoadU(df, xyzw + at)), exponent), exponent)));
+  };
   auto bad = hn::Zero(d);
   size_t i = 0;
-  for (; lanes % 4 == 0 && i + lanes <= n; i += lanes) {
-    const auto bits = hn::And(hn::BitCast(d, hn::LoadU(df, xyzw + i)), exponent);
-    bad = hn::Or(bad, hn::IfThenElseZero(notW, hn::VecFromMask(d, hn::Eq(bits, exponent))));
+  if (lanes % 4 == 0) {
+    const size_t part = n / (kStreams * lanes) * lanes;  // each stream's floats, whole vectors (whole points)
+    auto b1 = hn::Zero(d), b2 = hn::Zero(d), b3 = hn::Zero(d);
+    for (; i < part; i += lanes) {
+      bad = hn::Or(bad, nonFinite(i));
+      b1 = hn::Or(b1, nonFinite(part + i));
+      b2 = hn::Or(b2, nonFinite(2 * part + i));
+      b3 = hn::Or(b3, nonFinite(3 * part + i));
+    }
+    bad = hn::Or(hn::Or(bad, b1), hn::Or(b2, b3));
+    for (i = kStreams * part; i + lanes <= n; i += lanes) bad = hn::Or(bad, nonFinite(i));
   }
   bool finite = hn::AllTrue(d, hn::Eq(bad, hn::Zero(d)));
   for (; i < n; ++i) finite = finite && ((i & 3u) == 3u || std::isfinite(xyzw[i]));

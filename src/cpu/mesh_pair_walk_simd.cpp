@@ -45,16 +45,30 @@ bool PairWalk(const PairWalkTree& x, const PairWalkTree& y, float thickness, std
     }
   }
   const auto key = [](uint32_t a, uint32_t b) { return (static_cast<uint64_t>(a) << 32) | b; };
-  // A node about to be walked (an entry just pushed is the next one popped): both of its cache lines.
+  // A node about to be walked: both of its cache lines.
   const auto prefetch = [](const PairWalkNode4& n) {
     __builtin_prefetch(&n);
     __builtin_prefetch(reinterpret_cast<const char*>(&n) + 64);
   };
   const auto t = hn::Set(d, thickness), eps = hn::Set(d, 1e-5f);
+  // Entries leave the stack into a ring of kAhead (their nodes requested then) and are walked kAhead
+  // entries later: the nodes are scattered over the trees (2 x 112 bytes an entry), and an entry pushed
+  // last is popped next, too soon for its prefetch. The keys do not depend on the walk's order.
+  constexpr uint32_t kAhead = 8;
+  uint64_t ring[kAhead];
+  uint32_t ringFirst = 0, ringCount = 0;
   stack.assign(1, key(0, 0));  // the wide roots, every child
-  while (!stack.empty()) {
-    const uint64_t top = stack.back();
-    stack.pop_back();
+  while (true) {
+    while (ringCount < kAhead && !stack.empty()) {
+      const uint64_t next = stack.back();
+      stack.pop_back();
+      prefetch(x.wide[static_cast<uint32_t>(next >> 32) & kWideIndexMask]);
+      prefetch(y.wide[static_cast<uint32_t>(next) & kWideIndexMask]);
+      ring[(ringFirst + ringCount++) % kAhead] = next;
+    }
+    if (ringCount == 0) break;
+    const uint64_t top = ring[ringFirst];
+    ringFirst = (ringFirst + 1) % kAhead, --ringCount;
     const uint32_t a = static_cast<uint32_t>(top >> 32), b = static_cast<uint32_t>(top);
     const PairWalkNode4& xn = x.wide[a & kWideIndexMask];
     const PairWalkNode4& yn = y.wide[b & kWideIndexMask];
@@ -110,19 +124,15 @@ bool PairWalk(const PairWalkTree& x, const PairWalkTree& y, float thickness, std
         cellsOfY[i] |= 1u << j;
       } else {
         stack.push_back(key(xr, yr));
-        prefetch(x.wide[xr]);
-        prefetch(y.wide[yr]);
       }
     }
     for (uint32_t j = 0; j < 4; ++j) {
       if (cellsOfX[j] == 0) continue;
       stack.push_back(key((a & kWideIndexMask) | (cellsOfX[j] << kWideMaskShift), yn.child[j]));
-      prefetch(y.wide[yn.child[j]]);
     }
     for (uint32_t i = 0; i < 4; ++i) {
       if (cellsOfY[i] == 0) continue;
       stack.push_back(key(xn.child[i], (b & kWideIndexMask) | (cellsOfY[i] << kWideMaskShift)));
-      prefetch(x.wide[xn.child[i]]);
     }
   }
   return true;

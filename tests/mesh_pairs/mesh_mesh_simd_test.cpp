@@ -255,5 +255,33 @@ TEST(MeshMeshSimd, PlanePreTestRejectsOnlyWhatTheExactTestRejects) {
   RecordProperty("exact_rejected", exactRejected);
 }
 
+// The stated generation's checks of the kept meshes (largestEntry, xyzFinite: four streams a loop, a
+// vector tail and a scalar tail) against plain loops: the largest entry planted at every position and a
+// non-finite coordinate at every x, y and z (found) and w (ignored), over lengths that end in each part.
+TEST(MeshMeshSimd, KeptMeshChecksFindEveryPosition) {
+  std::mt19937 rng(7);
+  for (size_t n = 0; n <= 300; n += (n < 140 ? 1 : 37)) {
+    std::vector<uint32_t> e(n);
+    for (uint32_t& v : e) v = static_cast<uint32_t>(rng() % 1000u);
+    EXPECT_EQ(cpu::largestEntry(e.data(), n), n == 0 ? 0u : *std::max_element(e.begin(), e.end())) << n;
+    for (size_t at = 0; at < n; ++at) {
+      std::vector<uint32_t> f = e;
+      f[at] = 5000u + static_cast<uint32_t>(at);
+      ASSERT_EQ(cpu::largestEntry(f.data(), n), f[at]) << n << " " << at;
+    }
+  }
+  const float bad[] = {INFINITY, -INFINITY, NAN};
+  for (size_t points = 0; points <= 70; points += (points < 40 ? 1 : 15)) {
+    std::vector<float> p(4 * points);
+    for (float& v : p) v = static_cast<float>(rng() % 2000u) - 1000.0f;
+    EXPECT_TRUE(cpu::xyzFinite(p.data(), points)) << points;
+    for (size_t at = 0; at < p.size(); ++at) {
+      std::vector<float> q = p;
+      q[at] = bad[at % 3];
+      ASSERT_EQ(cpu::xyzFinite(q.data(), points), at % 4 == 3) << points << " " << at;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace vkc::test
