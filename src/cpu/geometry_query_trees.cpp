@@ -83,6 +83,22 @@ uint64_t nextGeneration() {
   return last.fetch_add(1, std::memory_order_relaxed) + 1;
 }
 
+// Whether n bytes at a and b are equal: memcmp over four parts of the range at once, 256 bytes of each
+// in turn (one pair of streams kept too few lines in flight: 2 x 17.7 MB in 3.0 -> 2.4 ms, thread
+// time, a standalone loop on the 2-core Xeon VM).
+bool sameBytes(const void* a, const void* b, size_t n) {
+  constexpr size_t kBlock = 256, kParts = 4;
+  const char* x = static_cast<const char*>(a);
+  const char* y = static_cast<const char*>(b);
+  const size_t part = n / (kParts * kBlock) * kBlock;
+  for (size_t i = 0; i < part; i += kBlock) {
+    for (size_t k = 0; k < kParts; ++k) {
+      if (std::memcmp(x + k * part + i, y + k * part + i, kBlock) != 0) return false;
+    }
+  }
+  return n == kParts * part || std::memcmp(x + kParts * part, y + kParts * part, n - kParts * part) == 0;
+}
+
 // Geometry and cells of each tree against the input's (the points: firstMoved); without compareCells
 // (a stated generation) an open mesh's cells are only range-checked. Errors name the field.
 Status checkTopology(const GeometryQueryTrees::Impl& trees, const GeometryQueryInput& in, const char* what,
@@ -109,7 +125,7 @@ Status checkTopology(const GeometryQueryTrees::Impl& trees, const GeometryQueryI
                      ") is " + std::to_string(now[k]) + ": the mesh has " + std::to_string(m.g.count) +
                      " vertices" + again);
     }
-    if (r.entries() != 0 && std::memcmp(now, m.cells.data(), r.entries() * sizeof(uint32_t)) != 0) {
+    if (r.entries() != 0 && !sameBytes(now, m.cells.data(), r.entries() * sizeof(uint32_t))) {
       size_t k = 0;
       while (now[k] == m.cells[k]) ++k;
       return invalid("trees: cells[" + std::to_string(r.first + k) + "] (" + geometryName(m.geometry) +
@@ -125,7 +141,7 @@ Status checkTopology(const GeometryQueryTrees::Impl& trees, const GeometryQueryI
 // are in bounds).
 uint32_t firstMoved(const GeometryQueryTrees::Impl::Mesh& m, const GeometryQueryInput& in) {
   const Float4* p = in.points.data() + m.g.first;
-  if (m.g.count == 0 || std::memcmp(p, m.points.data(), m.g.count * sizeof(Float4)) == 0) return m.g.count;
+  if (m.g.count == 0 || sameBytes(p, m.points.data(), m.g.count * sizeof(Float4))) return m.g.count;
   for (uint32_t v = 0; v < m.g.count; ++v) {  // w is not compared
     const Float4& q = m.points[v];
     if (std::bit_cast<uint32_t>(p[v].x) != std::bit_cast<uint32_t>(q.x) ||
