@@ -885,6 +885,8 @@ VKC_CONSTANT(float, kGeomEpaAcceptable, 1e-4f);
 // overlap within this of the lower bound, relative to the shapes' size. The answer is that overlap,
 // which separates the shapes: too deep by this at most. A least overlap EPA found itself (a curved
 // part of M, where the direction converges as the square root of the depth) stops at kGeomEpaTolerance.
+// geomConvexSearchContact answers with the candidates' least overlap, no EPA, where the inscribed boxes'
+// depth (geomBoxesDepthReaches) reaches it less this: the same contract.
 VKC_CONSTANT(float, kGeomEpaBoundTolerance, 1e-4f);
 VKC_CONSTANT(uint, kGeomGjkSeparated, 0u);
 VKC_CONSTANT(uint, kGeomGjkOverlap, 1u);
@@ -1286,6 +1288,81 @@ VKC_FN void geomConvexCandidates(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConv
   }
 }
 
+// A lower bound of the penetration depth that can prove the candidates' least overlap: shapes S' in S
+// and T' in T keep overlapping under every move shorter than their own penetration depth, so that
+// depth bounds S and T's from below. S' and T' are boxes (a box itself; a cylinder's inscribed box:
+// its axis, half height and two axes across at 45 degrees to the radial direction w, half extents
+// r / sqrt 2 shrunk by 1e-6, so that one vertical edge lies on the cylinder's side at w): two boxes'
+// depth is exact by separating axes, the least overlap over their face normals and the 9 cross
+// products of their edges (the facet normals of their Minkowski difference; more directions only add
+// larger overlaps). With w the radial direction of the candidates' best direction u (s's side
+// farthest along u; t's along -u), the inscribed boxes keep the faces, rim points and side lines
+// that touch along u where the answer is flat (a cap on a rim point or box corner, a box face on a
+// rim point, two side lines), and a deep overlap is often as deep for them along every other
+// direction. The cylinder's box across u (u along its axis): w is the centres' line across the axis.
+VKC_FN GeomConvex geomCylinderInnerBox(VKC_GEOM_IN(GeomConvex) c, vec3 u, vec3 d) {
+  if (c.type != kGeomCylinder) return c;
+  vec3 a = c.axis0;
+  vec3 w = geomAcross(a, u, dot(a, u));
+  float ww = dot(w, w);
+  if (!(ww > 1e-6f)) {
+    w = geomAcross(a, d, dot(a, d));
+    ww = dot(w, w);
+  }
+  w = ww > 1e-12f ? w / sqrt(ww) : geomPerpendicularTo(a);
+  vec3 v = cross(a, w);
+  GeomConvex b;
+  b.centre = c.centre;
+  b.type = kGeomOrientedBox;
+  b.axis0 = a;
+  b.axis1 = (w + v) * 0.70710678f;
+  b.axis2 = (w - v) * 0.70710678f;
+  float e = c.size.x * 0.7071061f;  // r / sqrt 2, less 1e-6 of it: inside the cylinder under rounding
+  b.size = vec3(c.size.y, e, e);
+  return b;
+}
+
+// Row i of the 3x3 matrix of rows r0, r1, r2.
+VKC_FN vec3 geomRow(vec3 r0, vec3 r1, vec3 r2, uint i) { return i == 0u ? r0 : (i == 1u ? r1 : r2); }
+
+// Whether the penetration depth of boxes a and b (GeomConvex, orthonormal axes) reaches `least`: the
+// separating-axis overlaps in a's frame (R_ij = a_i . b_j; the overlap along a_i x b_j divided by its
+// length). False as soon as one is less, or where two edges are nearly but not exactly parallel
+// (|a_i x b_j|^2 < 1e-4: a thin facet whose direction rounding decides; exactly parallel axes, whose
+// cross product is 0, have no facet of their own).
+VKC_FN bool geomBoxesDepthReaches(VKC_GEOM_IN(GeomConvex) a, VKC_GEOM_IN(GeomConvex) b, float least) {
+  vec3 d = b.centre - a.centre;
+  vec3 t = vec3(dot(d, a.axis0), dot(d, a.axis1), dot(d, a.axis2));
+  vec3 r0 = vec3(dot(a.axis0, b.axis0), dot(a.axis0, b.axis1), dot(a.axis0, b.axis2));
+  vec3 r1 = vec3(dot(a.axis1, b.axis0), dot(a.axis1, b.axis1), dot(a.axis1, b.axis2));
+  vec3 r2 = vec3(dot(a.axis2, b.axis0), dot(a.axis2, b.axis1), dot(a.axis2, b.axis2));
+  vec3 q0 = abs(r0), q1 = abs(r1), q2 = abs(r2);
+  for (uint i = 0u; i < 3u; ++i) {  // a's face normals
+    if (a.size[i] + dot(b.size, geomRow(q0, q1, q2, i)) - abs(t[i]) < least) return false;
+  }
+  for (uint j = 0u; j < 3u; ++j) {  // b's face normals
+    float ra = (a.size.x * q0[j] + a.size.y * q1[j]) + a.size.z * q2[j];
+    if (ra + b.size[j] - abs(dot(d, geomAxis(b, j))) < least) return false;
+  }
+  for (uint i = 0u; i < 3u; ++i) {
+    uint i1 = (i + 1u) % 3u, i2 = (i + 2u) % 3u;
+    vec3 ri = geomRow(r0, r1, r2, i), r1i = geomRow(r0, r1, r2, i1), r2i = geomRow(r0, r1, r2, i2);
+    vec3 qi = abs(ri), q1i = abs(r1i), q2i = abs(r2i);
+    for (uint j = 0u; j < 3u; ++j) {
+      uint j1 = (j + 1u) % 3u, j2 = (j + 2u) % 3u;
+      vec3 c = cross(geomAxis(a, i), geomAxis(b, j));
+      float cc = dot(c, c);
+      if (cc == 0.0f) continue;  // parallel edges (equal axes): no facet of their own
+      if (cc < 1e-4f) return false;
+      float ra = a.size[i1] * q2i[j] + a.size[i2] * q1i[j];
+      float rb = b.size[j1] * qi[j2] + b.size[j2] * qi[j1];
+      float sep = abs(t[i2] * r1i[j] - t[i1] * r2i[j]);
+      if (ra + rb - sep < least * sqrt(cc)) return false;
+    }
+  }
+  return true;
+}
+
 // Cylinders with parallel axes (|a_s x a_t| <= kGeomCylinderParallel): M is itself a cylinder along
 // the axis, of radius r_s + r_t and half height h_s + h_t, around t's centre less s's (d): the
 // depth is exact, the lesser of the axial overlap h_s + h_t - |d.a| (along a, turned towards t) and
@@ -1313,7 +1390,8 @@ VKC_FN bool geomParallelCylinders(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomCon
 }
 
 // Cylinder vs cylinder or box: parallel cylinders by their closed form; else the candidate
-// directions first (one that separates: no contact, no GJK; most random pairs), then GJK, then EPA
+// directions first (one that separates: no contact, no GJK; most random pairs), then the inscribed
+// boxes' lower bound (where it proves the candidates' least overlap: the answer), then GJK, then EPA
 // bounded by the candidates' least overlap; the search where GJK or EPA cannot finish.
 VKC_FN bool geomConvexSearchContact(GeomShape shapeS, GeomShape shapeT, VKC_OUT(GeomElement) es,
                                     VKC_OUT(GeomElement) et) {
@@ -1328,12 +1406,23 @@ VKC_FN bool geomConvexSearchContact(GeomShape shapeS, GeomShape shapeT, VKC_OUT(
     vec3 leastDir;
     geomConvexCandidates(s, t, least, leastDir);
     if (least <= 0.0f) return false;
-    GeomSimplex sx;
-    uint gjk = geomGjk(s, t, sx);
-    if (gjk == kGeomGjkSeparated) return false;
-    bool found = gjk == kGeomGjkOverlap && geomEpaCore(s, t, sx, true, least, leastDir, depth, u);
-    if (!found && !geomConvexSearch(s, t, vec3(0.0f), depth, u)) return false;
-    if (!(depth > 0.0f)) return false;
+    // The least overlap proven by the inscribed boxes' depth (within kGeomEpaBoundTolerance): no GJK
+    // or EPA. Else GJK and the bounded EPA.
+    vec3 d = t.centre - s.centre;
+    float reach = least - kGeomEpaBoundTolerance * (geomConvexScale(s) + geomConvexScale(t));
+    GeomConvex innerS = geomCylinderInnerBox(s, leastDir, d);
+    GeomConvex innerT = geomCylinderInnerBox(t, -leastDir, -d);
+    if (reach > 0.0f && geomBoxesDepthReaches(innerS, innerT, reach)) {
+      depth = least;
+      u = leastDir;
+    } else {
+      GeomSimplex sx;
+      uint gjk = geomGjk(s, t, sx);
+      if (gjk == kGeomGjkSeparated) return false;
+      bool found = gjk == kGeomGjkOverlap && geomEpaCore(s, t, sx, true, least, leastDir, depth, u);
+      if (!found && !geomConvexSearch(s, t, vec3(0.0f), depth, u)) return false;
+      if (!(depth > 0.0f)) return false;
+    }
   }
   vec3 pS = geomSupportPoint(s, u);
   es = geomMakeElement(pS, depth, -u, kElementPointDirection, kGeomNoIndex);
