@@ -155,7 +155,7 @@ std::optional<GeometryQueryCounts> fusedPrimitivePairs(const GeometryQueryInput&
 // The fused pass runs batches of at least this many queries: smaller ones fit the caches, where
 // the usual path (validate(), then the lanes writing the output directly) is as fast or faster
 // (capsule-plane at 10k: the staging's copy costs more than the second read). Tests lower it
-// (setFusedMinQueries, not thread-safe: set it before the calls) to run the fused pass on small batches.
+// (setFusedMinQueries; a relaxed atomic, so setting it while others query is no data race) to run the fused pass on small batches.
 inline constexpr size_t kFusedMinQueries = 65536;
 size_t fusedMinQueries();
 void setFusedMinQueries(size_t queries);

@@ -12,6 +12,7 @@
 // set's order, as the scalar loop writes them.
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -1352,10 +1353,12 @@ HWY_EXPORT(FusedPairs);
 HWY_EXPORT(WriteFused);
 
 namespace {
-size_t gFusedMinQueries = kFusedMinQueries;
+// Atomic so that a test setting it while other threads query is not a data race (relaxed: a call
+// sees the old or the new threshold, and either gives the same results).
+std::atomic<size_t> gFusedMinQueries{kFusedMinQueries};
 }  // namespace
-size_t fusedMinQueries() { return gFusedMinQueries; }
-void setFusedMinQueries(size_t queries) { gFusedMinQueries = queries; }
+size_t fusedMinQueries() { return gFusedMinQueries.load(std::memory_order_relaxed); }
+void setFusedMinQueries(size_t queries) { gFusedMinQueries.store(queries, std::memory_order_relaxed); }
 
 std::optional<GeometryQueryCounts> fusedPrimitivePairs(const GeometryQueryInput& input,
                                                        const GeometryQueryOutput& output) {
