@@ -57,10 +57,7 @@ Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, 
   // One pass over the geometries in validation; the run below reads their types from `scan`, and
   // each geometry once more where its query runs.
   detail::GeometryScan scan;
-  VKC_TRY(detail::validateGeometryQueries(input, &scan));
-  // Without continuous queries the output's checks are its sizes (validateOutput's other checks read
-  // the continuous queries' state).
-  VKC_TRY(scan.onlyStaticPrimitivePairs ? detail::validateOutputSizes(input, output) : validateOutput(input, output));
+  VKC_TRY(detail::validateGeometryQueriesAndOutput(input, output, &scan));
   const uint8_t* types = scan.types.data();
   QueryKernel kernel;
   kernel.in = &input;

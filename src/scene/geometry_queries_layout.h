@@ -59,6 +59,12 @@ Status validateGeometryQueries(const GeometryQueryInput& in, GeometryScan* scan)
 // continuous queries' state (none where GeometryScan::onlyStaticPrimitivePairs).
 Status validateOutputSizes(const GeometryQueryInput& in, const GeometryQueryOutput& out);
 
+// validate(in) keeping its scan, then validateOutput(in, out), of which only validateOutputSizes where
+// the scan found only static primitive pairs (the rest reads the continuous queries' state): the
+// checks every backend's run makes before it writes.
+Status validateGeometryQueriesAndOutput(const GeometryQueryInput& in, const GeometryQueryOutput& out,
+                                        GeometryScan* scan);
+
 // The continuous queries' state entries (a validated input): each query's inside [0, stateCount), no
 // two queries sharing an entry. `stateName` names the array in messages.
 Status validateGeometryStateRanges(const GeometryQueryInput& in, size_t stateCount, const char* stateName);

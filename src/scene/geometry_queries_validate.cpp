@@ -478,6 +478,12 @@ Status detail::validateOutputSizes(const GeometryQueryInput& in, const GeometryQ
   return {};
 }
 
+Status detail::validateGeometryQueriesAndOutput(const GeometryQueryInput& in, const GeometryQueryOutput& out,
+                                               GeometryScan* scan) {
+  VKC_TRY(validateGeometryQueries(in, scan));
+  return scan->onlyStaticPrimitivePairs ? validateOutputSizes(in, out) : validateOutput(in, out);
+}
+
 Status validateOutput(const GeometryQueryInput& in, const GeometryQueryOutput& out) {
   VKC_TRY(detail::validateOutputSizes(in, out));
   VKC_TRY(detail::validateGeometryStateRanges(in, out.state.size(), "output.state"));

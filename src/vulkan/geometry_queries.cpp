@@ -975,17 +975,11 @@ Status GeometryQueryStage::readRecordTimings() {
 
 namespace {
 
-// validate(input), then validateOutput(input, output); of the output only its sizes where every
-// query is a static pair of primitives (no state read or written), as queryGeometriesCpu checks it.
-// With trees, validate() itself (its scan would skip the kept meshes' points, which the trees check).
+// validate(input) and validateOutput(input, output) as queryGeometriesCpu makes them (the output's
+// sizes only where every query is a static pair of primitives: no state read or written).
 Status validateRun(const GeometryQueryInput& input, const GeometryQueryOutput& output) {
-  if (input.trees != nullptr) {
-    VKC_TRY(validate(input));
-    return validateOutput(input, output);
-  }
   detail::GeometryScan scan;
-  VKC_TRY(detail::validateGeometryQueries(input, &scan));
-  return scan.onlyStaticPrimitivePairs ? detail::validateOutputSizes(input, output) : validateOutput(input, output);
+  return detail::validateGeometryQueriesAndOutput(input, output, &scan);
 }
 
 // run() after validate(input) and validateOutput(input, output) passed.
