@@ -11,6 +11,7 @@
 
 #include "collide_meshes/mesh_test_support.h"
 #include "shared/ccd_edge_edge.h"
+#include "support/test_scale.h"
 
 namespace vkc::test {
 namespace {
@@ -80,7 +81,7 @@ vec3 randomV(std::mt19937& rng, float lo, float hi) {
 TEST(EdgeEdgeCcd, RandomFastEdgesNoFalseNegative) {
   std::mt19937 rng(20261125u);
   std::uniform_real_distribution<float> u(0.0f, 1.0f);
-  constexpr int kCases = 8000, kSteps = 4000;
+  constexpr int kCases = heavyCases(8000), kSteps = 4000;
   int dips = 0, fn = 0, late = 0, fp = 0, fpUnproven = 0, capped = 0, parallel = 0;
   for (int i = 0; i < kCases; ++i) {
     // Edge B drifts; edge A is aimed through B's middle halfway through, overshooting: crossings,

@@ -17,6 +17,7 @@
 
 #include "collide_meshes/mesh_test_support.h"
 #include "support/mesh_reference.h"
+#include "support/test_scale.h"
 
 namespace vkc::test {
 namespace {
@@ -72,7 +73,7 @@ RandomCase randomCase(std::mt19937& rng, bool moving) {
 
 void runRandom(bool moving, const char* name) {
   std::mt19937 rng(moving ? 1402 : 1401);
-  constexpr int kCases = 10000, kSteps = 10000;
+  constexpr int kCases = heavyCases(10000), kSteps = 10000;
   int dips = 0, fn = 0, fp = 0, late = 0, capped = 0;
   for (int i = 0; i < kCases; ++i) {
     const RandomCase k = randomCase(rng, moving);
@@ -173,7 +174,7 @@ TEST(MeshCcd, RotatingPaddleHitsEveryRestingParticle) {
 TEST(MeshCcd, RigidRandomNoFalseNegativeAndChordErrorWithinBound) {
   std::mt19937 rng(77);
   std::uniform_real_distribution<float> u(0.0f, 1.0f);
-  constexpr int kCases = 3000, kSteps = 4000;
+  constexpr int kCases = heavyCases(3000), kSteps = 4000;
   int dips = 0, fn = 0, fp = 0, boundViolations = 0;
   double worstRatio = 0, worstExcess = -1;
   for (int i = 0; i < kCases; ++i) {
