@@ -112,35 +112,33 @@ bool groupTile(out uint tile, out uint lo, out uint hi) {
   return tile < pc.groupCount;
 }
 
-// No workgroup barrier here (see geometry_queries_bindings.h): a hit sets its bit with atomicOr.
-void countPass() {
+// COUNT sets the bit of every slot that hits (atomicOr: no workgroup barrier, see
+// geometry_queries_bindings.h); WRITE evaluates the counted slots again (and every continuous slot, which
+// stores its new state) and writes their elements. Both passes are one body with a single evaluateSlot
+// call: the specialization constant then removes the other pass's few lines only, where two calls
+// made a driver inline the family's whole math twice before dropping one copy (lavapipe took twice as
+// long to create each pipeline).
+void main() {
   uint tile, lo, hi;
   if (!groupTile(tile, lo, hi)) return;
   uint s = tile * kGeomGroupSize + gl_LocalInvocationIndex;
   if (s >= pc.slotCount || s < lo || s >= hi) return;
-  uint q;
-  GeomElement ea, eb;
-  uint stateIndex;
-  vec4 newState;
-  bool hasState;
-  if (!evaluateSlot(s, q, ea, eb, stateIndex, newState, hasState)) return;
-  atomicOr(tileMasks[2u * tile + (gl_LocalInvocationIndex >> 5u)], 1u << (gl_LocalInvocationIndex & 31u));
-}
-
-void writePass() {
-  uint tile, lo, hi;
-  if (!groupTile(tile, lo, hi)) return;
-  uint s = tile * kGeomGroupSize + gl_LocalInvocationIndex;
-  if (s >= pc.slotCount || s < lo || s >= hi) return;
-  bool counted = slotHit(s);
-  // Continuous slots are evaluated whether they hit or not: each stores its new state.
-  if (!counted && VKC_GEOM_FAMILY != VKC_GEOM_FAMILY_CONTINUOUS) return;
+  bool counted = false;
+  if (kPass != kGeomPassCount) {
+    counted = slotHit(s);
+    // Continuous slots are evaluated whether they hit or not: each stores its new state.
+    if (!counted && VKC_GEOM_FAMILY != VKC_GEOM_FAMILY_CONTINUOUS) return;
+  }
   uint q;
   GeomElement ea, eb;
   uint stateIndex;
   vec4 newState;
   bool hasState;
   bool hit = evaluateSlot(s, q, ea, eb, stateIndex, newState, hasState);
+  if (kPass == kGeomPassCount) {
+    if (hit) atomicOr(tileMasks[2u * tile + (gl_LocalInvocationIndex >> 5u)], 1u << (gl_LocalInvocationIndex & 31u));
+    return;
+  }
 #if VKC_GEOM_FAMILY == VKC_GEOM_FAMILY_CONTINUOUS
   if (hasState && stateIndex < pc.stateCount) state[stateIndex] = newState;
 #endif
@@ -149,14 +147,6 @@ void writePass() {
   if (at >= pc.capacity) return;  // overflow: never written past the end
   elementsA[at] = ea;
   elementsB[at] = eb;
-}
-
-void main() {
-  if (kPass == kGeomPassCount) {
-    countPass();
-  } else {
-    writePass();
-  }
 }
 
 #endif  // VKC_SHARED_GEOMETRY_QUERIES_FAMILY_H
