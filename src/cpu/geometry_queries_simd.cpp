@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 
 #include "cpu/geometry_queries.h"
 #include "shared/geometry_queries_math.h"
@@ -683,11 +684,8 @@ uint64_t PairRun(const GeometryQueryInput& input, size_t begin, size_t end, Cont
   return total;
 }
 
-// ---- Capsule-box and box-box: the costly part in lanes, the manifold per query -----------------
-// geomQueryContacts' box-box and capsule-box branches. Box-box: geomBoxBoxBestAxis in lanes (the
-// separating axis test: 6 face and 9 edge axes, the same overlaps and choices), then
-// geomBoxBoxAxisManifold per query (the clipping; nothing where an axis separates the boxes).
-// Capsule-box: geomSegmentDeepestParam's golden-section search (its 36 steps and 3 end evaluations of
+// ---- Capsule-box and box-box: the costly part in lanes --------------------------------------------
+// geomQueryContacts' box-box and capsule-box branches. Box-box: BoxBoxRun below. Capsule-box: geomSegmentDeepestParam's golden-section search (its 36 steps and 3 end evaluations of
 // geomSegmentLocalDistance, both branches' updates selected per lane) in lanes, then
 // geomCapsuleBoxManifoldAt per query with that parameter. The same operations: the same bits.
 
@@ -716,9 +714,10 @@ HWY_INLINE VF boxRadiusLanes(const V3* axes, const V3& e, const V3& L) {
                  hn::Mul(e.z, glmAbs(dot(axes[2], L))));
 }
 
-// geomBoxBoxBestAxis per lane: the boxes' axes, then the 6 face and 9 edge axes' overlaps with the
-// scalar code's choices as masks (the first face axis taken, a later one on a smaller overlap, an
-// edge axis only below the best and the biased best face); kind 3 where some axis separates.
+// geomBoxBoxBestAxis per lane in two halves, with the scalar code's choices as masks (the first face
+// axis taken, a later one on a smaller overlap, an edge axis only below the best and the biased best
+// face): the 6 face axes' overlaps, then the 9 edge axes' (only for the lanes no face axis
+// separates); kind 3 where some axis separates.
 struct BoxBoxAxisLanes {
   V3 A[3];
   V3 B[3];
@@ -729,17 +728,15 @@ struct BoxBoxAxisLanes {
   VF bj;
 };
 
-HWY_INLINE BoxBoxAxisLanes boxBoxBestAxisLanes(const PairGather& g) {
+// The overlap of the boxes' projections on L (less the centres' distance d along it).
+HWY_INLINE VF boxBoxOverlapLanes(const V3* A, const V3* B, const V3& eA, const V3& eB, const V3& d, const V3& L) {
+  return hn::Sub(hn::Add(boxRadiusLanes(A, eA, L), boxRadiusLanes(B, eB, L)), glmAbs(dot(d, L)));
+}
+
+// The face axes (x.A and x.B set): the lanes some face axis separates.
+HWY_INLINE MF boxBoxFaceAxesLanes(const V3& eA, const V3& eB, const V3& d, BoxBoxAxisLanes& x) {
   const DF df;
   const VF zero = hn::Zero(df);
-  BoxBoxAxisLanes x;
-  boxAxesLanes(load4(g.s1), x.A);
-  boxAxesLanes(load4(g.t1), x.B);
-  const V3* A = x.A;
-  const V3* B = x.B;
-  const V3 eA = load4(g.s2).v;
-  const V3 eB = load4(g.t2).v;
-  const V3 d = sub(load4(g.t0).v, load4(g.s0).v);
   MF separated = hn::FirstN(df, 0);
   x.best = zero;
   x.bestAxis = V3{zero, zero, zero};
@@ -747,8 +744,8 @@ HWY_INLINE BoxBoxAxisLanes boxBoxBestAxisLanes(const PairGather& g) {
   x.bi = zero;
   x.bj = zero;
   for (uint32_t k = 0; k < 6; ++k) {
-    const V3& L = k < 3 ? A[k] : B[k - 3];
-    const VF overlap = hn::Sub(hn::Add(boxRadiusLanes(A, eA, L), boxRadiusLanes(B, eB, L)), glmAbs(dot(d, L)));
+    const V3& L = k < 3 ? x.A[k] : x.B[k - 3];
+    const VF overlap = boxBoxOverlapLanes(x.A, x.B, eA, eB, d, L);
     separated = hn::Or(separated, hn::Le(overlap, zero));
     const MF take = k == 0 ? hn::FirstN(df, hn::Lanes(df)) : hn::Lt(overlap, x.best);
     x.best = hn::IfThenElse(take, overlap, x.best);
@@ -756,15 +753,23 @@ HWY_INLINE BoxBoxAxisLanes boxBoxBestAxisLanes(const PairGather& g) {
     x.kind = hn::IfThenElse(take, hn::Set(df, k < 3 ? 0.0f : 1.0f), x.kind);
     x.bi = hn::IfThenElse(take, hn::Set(df, static_cast<float>(k % 3)), x.bi);
   }
+  return separated;
+}
+
+// The edge axes after the face axes: x.kind 3 where one separates the boxes.
+HWY_INLINE void boxBoxEdgeAxesLanes(const V3& eA, const V3& eB, const V3& d, BoxBoxAxisLanes& x) {
+  const DF df;
+  const VF zero = hn::Zero(df);
+  MF separated = hn::FirstN(df, 0);
   const VF faceLimit = hn::Mul(x.best, hn::Set(df, 1.0f - gpu::kGeomBoxEdgeBias));
   const VF minLength = hn::Set(df, 1e-5f);
   for (uint32_t i = 0; i < 3; ++i) {
     for (uint32_t j = 0; j < 3; ++j) {
-      const V3 c = cross(A[i], B[j]);
+      const V3 c = cross(x.A[i], x.B[j]);
       const VF len = hn::Sqrt(dot(c, c));
       const MF used = hn::Not(hn::Le(len, minLength));  // parallel edges skipped
       const V3 L = div(c, len);
-      const VF overlap = hn::Sub(hn::Add(boxRadiusLanes(A, eA, L), boxRadiusLanes(B, eB, L)), glmAbs(dot(d, L)));
+      const VF overlap = boxBoxOverlapLanes(x.A, x.B, eA, eB, d, L);
       separated = hn::Or(separated, hn::And(used, hn::Le(overlap, zero)));
       const MF take = hn::And(used, hn::And(hn::Lt(overlap, x.best), hn::Lt(overlap, faceLimit)));
       x.best = hn::IfThenElse(take, overlap, x.best);
@@ -775,7 +780,6 @@ HWY_INLINE BoxBoxAxisLanes boxBoxBestAxisLanes(const PairGather& g) {
     }
   }
   x.kind = hn::IfThenElse(separated, hn::Set(df, 3.0f), x.kind);
-  return x;
 }
 
 // Stores lanes of a vector (SoA) at 3 consecutive rows of kMaxLanes floats.
@@ -850,9 +854,6 @@ uint64_t ManifoldRun(const GeometryQueryInput& input, size_t begin, size_t end, 
   std::memset(&g, 0, sizeof g);
   HWY_ALIGN float lane[kMaxLanes];  // capsule-box: the deepest parameter
   uint64_t apartLanes = 0u;           // capsule-box: the lanes clearly apart (bit k)
-  // Box-box: the best axis per lane, rows of kMaxLanes floats: A (9), B (9), bestAxis (3), best,
-  // kind, bi, bj.
-  HWY_ALIGN float axis[25 * kMaxLanes];
   const Geometry* geometries = input.geometries.data();
   const GeometryQuery* queries = input.queries.data();
   for (size_t i = begin; i < end; i += lanes) {
@@ -860,18 +861,369 @@ uint64_t ManifoldRun(const GeometryQueryInput& input, size_t begin, size_t end, 
     for (size_t k = 0; k < valid; ++k) {
       const Geometry& a = geometries[queries[i + k].a];
       const Geometry& b = geometries[queries[i + k].b];
-      bool swapped;
-      if constexpr (kLo == gpu::kGeomOrientedBox) {
-        swapped = shapeLess<gpu::kGeomOrientedBox>(b, a);
-      } else {
-        swapped = a.type != static_cast<GeometryType>(kLo);
-      }
+      const bool swapped = a.type != static_cast<GeometryType>(kLo);
       g.swapped[k] = swapped;
       gatherSide<kLo>(pickGeometry(swapped, a, b), k, g.s0, g.s1, g.s2);
       gatherSide<gpu::kGeomOrientedBox>(pickGeometry(swapped, b, a), k, g.t0, g.t1, g.t2);
     }
-    if constexpr (kLo == gpu::kGeomOrientedBox) {
-      const BoxBoxAxisLanes x = boxBoxBestAxisLanes(g);
+    MF apart;
+    hn::Store(capsuleBoxDeepestLanes(g, apart), df, lane);
+    uint8_t apartBytes[8] = {};
+    hn::StoreMaskBits(df, apart, apartBytes);
+    std::memcpy(&apartLanes, apartBytes, sizeof apartLanes);
+    for (size_t k = 0; k < valid; ++k) {
+      const uint32_t query = static_cast<uint32_t>(i + k);
+      const uint64_t first = total;
+      if (((apartLanes >> k) & 1u) != 0u) {  // capsule-box: clearly apart, no contact
+        ranges[query] = ContactRange{static_cast<uint32_t>(first), 0u};
+        continue;
+      }
+      // The shapes in the canonical order (s of type kLo), read again for this query only.
+      const Geometry& a = geometries[queries[query].a];
+      const Geometry& b = geometries[queries[query].b];
+      const gpu::GeomShape sk = shapeOf(pickGeometry(g.swapped[k], a, b));
+      const gpu::GeomShape tk = shapeOf(pickGeometry(g.swapped[k], b, a));
+      // Built in place (no copy of the 800-byte manifold).
+      const gpu::GeomManifold m = gpu::geomCapsuleBoxManifoldAt(sk, tk, lane[k]);
+      for (uint32_t c = 0; c < m.count; ++c, ++total) {
+        if (total < capacity) {
+          outA[total] = toContactElement(g.swapped[k] ? m.t[c] : m.s[c], query);
+          outB[total] = toContactElement(g.swapped[k] ? m.s[c] : m.t[c], query);
+        }
+      }
+      ranges[query] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
+    }
+  }
+  return total;
+}
+
+// ---- Box-box: the axis test and the face clipping in lanes ---------------------------------------
+// A chunk of queries at a time: geomBoxBoxBestAxis's face axes in lanes per lane batch; the lanes no
+// face axis separates compacted into full lane batches for the edge axes; of those, the ones whose
+// best axis is an edge axis (kind 2) get its contact there too (geomBoxBoxAxisManifold's edge branch),
+// the ones whose best axis is a face axis (kind 0 or 1) are compacted again and clipped in lanes
+// (geomBoxFaceManifold: the incident face, its 4 corners, the 4 side planes' Sutherland-Hodgman clips
+// with each lane's own polygon, the points below the reference face); then the chunk's queries in
+// order: apart ones no contact, the others their lanes' contacts, but face axes whose clipping left
+// no point below the face: geomBoxBoxAxisManifold per query (rare). The same operations: the same
+// bits.
+
+// A polygon per lane (up to 8 points, its size n).
+struct PolygonLanes {
+  V3 p[8];
+  VI n;
+};
+
+// geomPolygonPush where `push`: the lanes' point at slot n (nothing past 8).
+HWY_INLINE void pushLanes(PolygonLanes& poly, MF push, const V3& v) {
+  const DI di;
+  const auto pushI = hn::RebindMask(di, push);
+  for (int s = 0; s < 8; ++s) {
+    const MF at = hn::RebindMask(DF(), hn::And(pushI, hn::Eq(poly.n, hn::Set(di, s))));
+    poly.p[s] = select(at, v, poly.p[s]);
+  }
+  poly.n = hn::Add(poly.n, hn::IfThenElseZero(hn::And(pushI, hn::Lt(poly.n, hn::Set(di, 8))), hn::Set(di, 1)));
+}
+
+// The largest polygon size of the lanes.
+HWY_INLINE int maxSize(const PolygonLanes& poly) {
+  const DI di;
+  return static_cast<int>(hn::GetLane(hn::MaxOfLanes(di, poly.n)));
+}
+
+// geomClipPolygon per lane: the part of the polygon with dot(p, axis) <= offset.
+HWY_INLINE PolygonLanes clipLanes(const PolygonLanes& poly, const V3& axis, VF offset) {
+  const DF df;
+  const DI di;
+  const VF zero = hn::Zero(df);
+  const int size = maxSize(poly);
+  VF dist[8];
+  for (int i = 0; i < size; ++i) dist[i] = hn::Sub(dot(poly.p[i], axis), offset);
+  PolygonLanes clipped;
+  for (V3& p : clipped.p) p = V3{zero, zero, zero};
+  clipped.n = hn::Zero(di);
+  for (int i = 0; i < size; ++i) {
+    const MF active = hn::RebindMask(df, hn::Lt(hn::Set(di, i), poly.n));
+    const V3& a = poly.p[i];
+    const VF da = dist[i];
+    V3 b = poly.p[0];
+    VF db = dist[0];
+    if (i + 1 < size) {
+      const MF next = hn::RebindMask(df, hn::Lt(hn::Set(di, i + 1), poly.n));
+      b = select(next, poly.p[i + 1], b);
+      db = hn::IfThenElse(next, dist[i + 1], db);
+    }
+    pushLanes(clipped, hn::And(active, hn::Le(da, zero)), a);
+    const MF crosses = hn::And(active, hn::Or(hn::And(hn::Lt(da, zero), hn::Gt(db, zero)),
+                                              hn::And(hn::Gt(da, zero), hn::Lt(db, zero))));
+    if (!hn::AllFalse(df, crosses)) pushLanes(clipped, crosses, add(a, mul(sub(b, a), hn::Div(da, hn::Sub(da, db)))));
+  }
+  return clipped;
+}
+
+// Compacted rows (kBoxChunk + kMaxLanes floats each) of a chunk's queries. After the face axes, of
+// the lanes no face axis separates: both boxes' axes (9 + 9), half extents (3 + 3) and centres (3 +
+// 3), the best face axis (3), its overlap, kind and index. After the edge axes, of the lanes whose best
+// axis is a face axis: the reference box's axes (9), the incident box's (9), their half extents (3 +
+// 3) and centres (3 + 3), the reference face's outward normal nRef (3), the reference axis.
+enum AxisRow : uint32_t {
+  kRowA = 0,
+  kRowB = 9,
+  kRowEA = 18,
+  kRowEB = 21,
+  kRowCA = 24,
+  kRowCB = 27,
+  kRowBestAxis = 30,
+  kRowBest = 33,
+  kRowKind = 34,
+  kRowBi = 35,
+  kAxisRows = 36,
+};
+
+enum FaceRow : uint32_t {
+  kRowR = 0,
+  kRowI = 9,
+  kRowER = 18,
+  kRowEI = 21,
+  kRowCR = 24,
+  kRowCI = 27,
+  kRowN = 30,
+  kRowAxis = 33,
+  kFaceRows = 34,
+};
+
+// A chunk is kBoxChunkBatches lane batches (Lanes(df) may be below kMaxLanes: HWY_SCALAR's 1).
+constexpr size_t kBoxChunkBatches = 16;
+constexpr size_t kBoxChunk = kBoxChunkBatches * kMaxLanes;
+constexpr size_t kRowStride = kBoxChunk + kMaxLanes;
+
+// One chunk's working rows: the axis rows, per compacted lane batch of them the axis test's result
+// (A 9, B 9, bestAxis 3, best, kind, bi, bj; kMaxLanes floats each), the face rows, and per compacted
+// lane batch of those the clipped contacts (and per lane batch of the axis results, an edge axis's
+// contact: s's and t's point, w: the overlap, and direction, w: 0): per point slot the incident side's point (w: the depth)
+// and the reference side's (p + nRef depth, w: the depth) as Float4 per lane, the directions nRef and
+// -nRef (w: 0), each lane's points below the face (bit slot) and their count. Per query of the chunk:
+// whether its sides were swapped, whether no face axis separates them (bit q % 64 of word q / 64).
+struct BoxBoxChunk {
+  HWY_ALIGN float axisRows[kAxisRows][kRowStride];
+  HWY_ALIGN float axis[kBoxChunkBatches][25 * kMaxLanes];
+  HWY_ALIGN float face[kFaceRows][kRowStride];
+  HWY_ALIGN float incident[kBoxChunkBatches][8][4 * kMaxLanes];
+  HWY_ALIGN float reference[kBoxChunkBatches][8][4 * kMaxLanes];
+  HWY_ALIGN float incidentDirection[kBoxChunkBatches][4 * kMaxLanes];
+  HWY_ALIGN float referenceDirection[kBoxChunkBatches][4 * kMaxLanes];
+  HWY_ALIGN float edgePoint[2][kBoxChunkBatches][4 * kMaxLanes];
+  HWY_ALIGN float edgeDirection[2][kBoxChunkBatches][4 * kMaxLanes];
+  HWY_ALIGN uint32_t slots[kRowStride];
+  HWY_ALIGN uint32_t counts[kRowStride];
+  uint64_t overlapping[(kBoxChunk + 63) / 64];
+  bool swapped[kBoxChunk];
+};
+
+HWY_INLINE V3 loadRows(const float* rows, size_t stride, size_t at) {
+  const DF df;
+  return V3{hn::LoadU(df, rows + at), hn::LoadU(df, rows + stride + at), hn::LoadU(df, rows + 2 * stride + at)};
+}
+
+// geomBoxFaceManifold for the compacted face rows [at, at + Lanes): the lanes' contacts into batch
+// `batch` of the chunk's clipped contacts.
+HWY_INLINE void boxFaceManifoldLanes(BoxBoxChunk& w, size_t at, size_t batch) {
+  const DF df;
+  const DI di;
+  const DU du;
+  const VF zero = hn::Zero(df);
+  const auto row = [&](uint32_t r) { return loadRows(w.face[r], kRowStride, at); };
+  const V3 R[3] = {row(kRowR), row(kRowR + 3), row(kRowR + 6)};
+  const V3 I[3] = {row(kRowI), row(kRowI + 3), row(kRowI + 6)};
+  const V3 eR = row(kRowER);
+  const V3 eI = row(kRowEI);
+  const V3 cR = row(kRowCR);
+  const V3 cI = row(kRowCI);
+  const V3 nRef = row(kRowN);
+  const VF axis = hn::LoadU(df, w.face[kRowAxis] + at);
+  // The incident face: the axis of I most opposed to nRef (the first on ties), u and v the next two.
+  const VF d0 = glmAbs(dot(I[0], nRef));
+  const VF d1 = glmAbs(dot(I[1], nRef));
+  const VF d2 = glmAbs(dot(I[2], nRef));
+  const MF k1 = hn::Gt(d1, d0);
+  const MF k2 = hn::Gt(d2, hn::IfThenElse(k1, d1, d0));
+  const V3 Ik = select(k2, I[2], select(k1, I[1], I[0]));
+  const V3 Iu = select(k2, I[0], select(k1, I[2], I[1]));
+  const V3 Iv = select(k2, I[1], select(k1, I[0], I[2]));
+  const VF eIk = hn::IfThenElse(k2, eI.z, hn::IfThenElse(k1, eI.y, eI.x));
+  const VF eIu = hn::IfThenElse(k2, eI.x, hn::IfThenElse(k1, eI.z, eI.y));
+  const VF eIv = hn::IfThenElse(k2, eI.y, hn::IfThenElse(k1, eI.x, eI.z));
+  const VF sk = hn::IfThenElse(hn::Gt(dot(Ik, nRef), zero), hn::Set(df, -1.0f), hn::Set(df, 1.0f));
+  const V3 centre = add(cI, mul(Ik, hn::Mul(eIk, sk)));
+  const V3 du3 = mul(Iu, eIu);
+  const V3 dv3 = mul(Iv, eIv);
+  PolygonLanes poly;
+  poly.p[0] = sub(sub(centre, du3), dv3);
+  poly.p[1] = sub(add(centre, du3), dv3);
+  poly.p[2] = add(add(centre, du3), dv3);
+  poly.p[3] = add(sub(centre, du3), dv3);
+  for (int s = 4; s < 8; ++s) poly.p[s] = V3{zero, zero, zero};
+  poly.n = hn::Set(di, 4);
+  // The side planes: the two other axes in increasing order (j0, j1), each + then -.
+  const MF axis0 = hn::Eq(axis, zero);
+  const MF axis2 = hn::Eq(axis, hn::Set(df, 2.0f));
+  const V3 Rj[2] = {select(axis0, R[1], R[0]), select(axis2, R[1], R[2])};
+  const VF eRj[2] = {hn::IfThenElse(axis0, eR.y, eR.x), hn::IfThenElse(axis2, eR.y, eR.z)};
+  for (uint32_t c = 0; c < 4; ++c) {
+    const V3& r = Rj[c / 2];
+    const VF along = dot(cR, r);
+    poly = (c & 1u) == 0u ? clipLanes(poly, r, hn::Add(along, eRj[c / 2]))
+                          : clipLanes(poly, negLanes(r), hn::Sub(eRj[c / 2], along));
+  }
+  const VF eRaxis = hn::IfThenElse(axis0, eR.x, hn::IfThenElse(axis2, eR.z, eR.y));
+  const VF faceOffset = hn::Add(dot(cR, nRef), eRaxis);
+  VU laneCount = hn::Zero(du);
+  VU laneSlots = hn::Zero(du);
+  const int size = maxSize(poly);
+  for (int s = 0; s < size; ++s) {
+    const V3& p = poly.p[s];
+    const VF depth = hn::Sub(faceOffset, dot(p, nRef));
+    const MF hit = hn::And(hn::RebindMask(df, hn::Lt(hn::Set(di, s), poly.n)), hn::Gt(depth, zero));
+    const auto hitU = hn::RebindMask(du, hit);
+    laneCount = hn::Add(laneCount, hn::IfThenElseZero(hitU, hn::Set(du, 1u)));
+    laneSlots = hn::Or(laneSlots, hn::IfThenElseZero(hitU, hn::Set(du, 1u << s)));
+    const V3 onReference = add(p, mul(nRef, depth));
+    hn::StoreInterleaved4(p.x, p.y, p.z, depth, df, w.incident[batch][s]);
+    hn::StoreInterleaved4(onReference.x, onReference.y, onReference.z, depth, df, w.reference[batch][s]);
+  }
+  hn::StoreInterleaved4(nRef.x, nRef.y, nRef.z, zero, df, w.incidentDirection[batch]);
+  hn::StoreInterleaved4(hn::Neg(nRef.x), hn::Neg(nRef.y), hn::Neg(nRef.z), zero, df, w.referenceDirection[batch]);
+  hn::StoreU(laneCount, du, w.counts + at);
+  hn::StoreU(laneSlots, du, w.slots + at);
+}
+
+// geomBoxBoxAxisManifold's contact of an edge axis (kind 2) per lane: the edge of s along A[bi]
+// farthest along n and the edge of t along B[bj] farthest along -n, the closest points of the two;
+// s's element pA (w: the overlap) with direction -n, t's pA - n best with n, into lane batch `batch`.
+HWY_INLINE void boxBoxEdgeContactLanes(const BoxBoxAxisLanes& x, const V3& eA, const V3& eB, const V3& cA,
+                                       const V3& cB, const V3& n, BoxBoxChunk& w, size_t batch) {
+  const DF df;
+  const VF zero = hn::Zero(df);
+  const VF one = hn::Set(df, 1.0f);
+  const VF minusOne = hn::Set(df, -1.0f);
+  const VF eAk[3] = {eA.x, eA.y, eA.z};
+  const VF eBk[3] = {eB.x, eB.y, eB.z};
+  V3 midA = cA;
+  V3 midB = cB;
+  V3 halfA = V3{zero, zero, zero};
+  V3 halfB = halfA;
+  for (uint32_t k = 0; k < 3; ++k) {
+    const VF index = hn::Set(df, static_cast<float>(k));
+    const MF isI = hn::Eq(x.bi, index);
+    const MF isJ = hn::Eq(x.bj, index);
+    const VF signA = hn::IfThenElse(hn::Ge(dot(x.A[k], n), zero), one, minusOne);
+    const VF signB = hn::IfThenElse(hn::Le(dot(x.B[k], n), zero), one, minusOne);
+    midA = select(isI, midA, add(midA, mul(x.A[k], hn::Mul(eAk[k], signA))));
+    midB = select(isJ, midB, add(midB, mul(x.B[k], hn::Mul(eBk[k], signB))));
+    halfA = select(isI, mul(x.A[k], eAk[k]), halfA);
+    halfB = select(isJ, mul(x.B[k], eBk[k]), halfB);
+  }
+  const V3 a0 = sub(midA, halfA);
+  const V3 a1 = add(midA, halfA);
+  VF s;
+  VF t;
+  segmentSegmentLanes(a0, a1, sub(midB, halfB), add(midB, halfB), s, t);
+  const V3 pA = mix(a0, a1, s);
+  const V3 pB = sub(pA, mul(n, x.best));
+  hn::StoreInterleaved4(pA.x, pA.y, pA.z, x.best, df, w.edgePoint[0][batch]);
+  hn::StoreInterleaved4(pB.x, pB.y, pB.z, x.best, df, w.edgePoint[1][batch]);
+  hn::StoreInterleaved4(hn::Neg(n.x), hn::Neg(n.y), hn::Neg(n.z), zero, df, w.edgeDirection[0][batch]);
+  hn::StoreInterleaved4(n.x, n.y, n.z, zero, df, w.edgeDirection[1][batch]);
+}
+
+// Compacts the lanes `keep` of a V3 into three rows from `at`.
+HWY_INLINE void compressRows(const V3& v, MF keep, float* rows, size_t at) {
+  const DF df;
+  hn::CompressStore(v.x, keep, df, rows + at);
+  hn::CompressStore(v.y, keep, df, rows + kRowStride + at);
+  hn::CompressStore(v.z, keep, df, rows + 2 * kRowStride + at);
+}
+
+uint64_t BoxBoxRun(const GeometryQueryInput& input, size_t begin, size_t end, ContactElement* outA,
+                   ContactElement* outB, ContactRange* ranges, uint64_t total, uint64_t capacity) {
+  const DF df;
+  const size_t lanes = hn::Lanes(df);
+  static_assert(kMaxLanes <= 64 && 64 % kMaxLanes == 0, "a lane batch's bits lie in one 64-bit word");
+  PairGather g;
+  std::memset(&g, 0, sizeof g);
+  const auto work = std::make_unique<BoxBoxChunk>();  // zeroed: the lanes past a compacted count too
+  BoxBoxChunk& w = *work;
+  const Geometry* geometries = input.geometries.data();
+  const GeometryQuery* queries = input.queries.data();
+  const size_t chunkSize = kBoxChunkBatches * lanes;
+  for (size_t chunk = begin; chunk < end; chunk += chunkSize) {
+    const size_t chunkEnd = end - chunk < chunkSize ? end : chunk + chunkSize;
+    // The face axes per lane batch; the lanes no face axis separates compacted.
+    size_t overlapping = 0;
+    for (size_t i = chunk; i < chunkEnd; i += lanes) {
+      const size_t valid = chunkEnd - i < lanes ? chunkEnd - i : lanes;
+      for (size_t k = 0; k < valid; ++k) {
+        const Geometry& a = geometries[queries[i + k].a];
+        const Geometry& b = geometries[queries[i + k].b];
+        const bool swapped = shapeLess<gpu::kGeomOrientedBox>(b, a);
+        w.swapped[i - chunk + k] = swapped;
+        gatherSide<gpu::kGeomOrientedBox>(pickGeometry(swapped, a, b), k, g.s0, g.s1, g.s2);
+        gatherSide<gpu::kGeomOrientedBox>(pickGeometry(swapped, b, a), k, g.t0, g.t1, g.t2);
+      }
+      BoxBoxAxisLanes x;
+      boxAxesLanes(load4(g.s1), x.A);
+      boxAxesLanes(load4(g.t1), x.B);
+      const V3 eA = load4(g.s2).v;
+      const V3 eB = load4(g.t2).v;
+      const V3 cA = load4(g.s0).v;
+      const V3 cB = load4(g.t0).v;
+      const MF keep = hn::AndNot(boxBoxFaceAxesLanes(eA, eB, sub(cB, cA), x), hn::FirstN(df, valid));
+      uint8_t keepBytes[8] = {};
+      hn::StoreMaskBits(df, keep, keepBytes);
+      uint64_t keepBits;
+      std::memcpy(&keepBits, keepBytes, sizeof keepBits);
+      const size_t c = i - chunk;  // a multiple of lanes: its bits within one word
+      if (c % 64 == 0) w.overlapping[c / 64] = 0u;
+      w.overlapping[c / 64] |= keepBits << (c % 64);
+      if (keepBits == 0u) continue;
+      for (uint32_t r = 0; r < 3; ++r) {
+        compressRows(x.A[r], keep, w.axisRows[kRowA + 3 * r], overlapping);
+        compressRows(x.B[r], keep, w.axisRows[kRowB + 3 * r], overlapping);
+      }
+      compressRows(eA, keep, w.axisRows[kRowEA], overlapping);
+      compressRows(eB, keep, w.axisRows[kRowEB], overlapping);
+      compressRows(cA, keep, w.axisRows[kRowCA], overlapping);
+      compressRows(cB, keep, w.axisRows[kRowCB], overlapping);
+      compressRows(x.bestAxis, keep, w.axisRows[kRowBestAxis], overlapping);
+      hn::CompressStore(x.best, keep, df, w.axisRows[kRowBest] + overlapping);
+      hn::CompressStore(x.kind, keep, df, w.axisRows[kRowKind] + overlapping);
+      hn::CompressStore(x.bi, keep, df, w.axisRows[kRowBi] + overlapping);
+      overlapping += hn::CountTrue(df, keep);
+    }
+    // The edge axes of those, full lane batches; the face-axis lanes' reference and incident boxes
+    // (geomBoxBoxAxisManifold's choice) compacted.
+    size_t faces = 0;
+    for (size_t at = 0; at < overlapping; at += lanes) {
+      const size_t valid = overlapping - at < lanes ? overlapping - at : lanes;
+      const auto row3 = [&](uint32_t r) { return loadRows(w.axisRows[r], kRowStride, at); };
+      const auto row = [&](uint32_t r) { return hn::LoadU(df, w.axisRows[r] + at); };
+      BoxBoxAxisLanes x;
+      for (uint32_t r = 0; r < 3; ++r) {
+        x.A[r] = row3(kRowA + 3 * r);
+        x.B[r] = row3(kRowB + 3 * r);
+      }
+      const V3 eA = row3(kRowEA);
+      const V3 eB = row3(kRowEB);
+      const V3 cA = row3(kRowCA);
+      const V3 cB = row3(kRowCB);
+      const V3 d = sub(cB, cA);
+      x.bestAxis = row3(kRowBestAxis);
+      x.best = row(kRowBest);
+      x.kind = row(kRowKind);
+      x.bi = row(kRowBi);
+      x.bj = hn::Zero(df);
+      boxBoxEdgeAxesLanes(eA, eB, d, x);
+      float* axis = w.axis[at / lanes];
       for (uint32_t r = 0; r < 3; ++r) {
         store3(x.A[r], axis + 3 * r * kMaxLanes);
         store3(x.B[r], axis + (9 + 3 * r) * kMaxLanes);
@@ -881,55 +1233,112 @@ uint64_t ManifoldRun(const GeometryQueryInput& input, size_t begin, size_t end, 
       hn::Store(x.kind, df, axis + 22 * kMaxLanes);
       hn::Store(x.bi, df, axis + 23 * kMaxLanes);
       hn::Store(x.bj, df, axis + 24 * kMaxLanes);
-    } else {
-      MF apart;
-      hn::Store(capsuleBoxDeepestLanes(g, apart), df, lane);
-      uint8_t apartBytes[8] = {};
-      hn::StoreMaskBits(df, apart, apartBytes);
-      std::memcpy(&apartLanes, apartBytes, sizeof apartLanes);
+      const VF zero = hn::Zero(df);
+      const V3 n = select(hn::Lt(dot(d, x.bestAxis), zero), negLanes(x.bestAxis), x.bestAxis);
+      const MF inBatch = hn::FirstN(df, valid);
+      if (!hn::AllFalse(df, hn::And(hn::Eq(x.kind, hn::Set(df, 2.0f)), inBatch))) {
+        boxBoxEdgeContactLanes(x, eA, eB, cA, cB, n, w, at / lanes);
+      }
+      const MF face = hn::And(hn::Lt(x.kind, hn::Set(df, 2.0f)), inBatch);
+      if (hn::AllFalse(df, face)) continue;
+      const MF sRef = hn::Eq(x.kind, zero);
+      for (uint32_t r = 0; r < 3; ++r) {
+        compressRows(select(sRef, x.A[r], x.B[r]), face, w.face[kRowR + 3 * r], faces);
+        compressRows(select(sRef, x.B[r], x.A[r]), face, w.face[kRowI + 3 * r], faces);
+      }
+      compressRows(select(sRef, eA, eB), face, w.face[kRowER], faces);
+      compressRows(select(sRef, eB, eA), face, w.face[kRowEI], faces);
+      compressRows(select(sRef, cA, cB), face, w.face[kRowCR], faces);
+      compressRows(select(sRef, cB, cA), face, w.face[kRowCI], faces);
+      compressRows(select(sRef, n, negLanes(n)), face, w.face[kRowN], faces);
+      hn::CompressStore(x.bi, face, df, w.face[kRowAxis] + faces);
+      faces += hn::CountTrue(df, face);
     }
-    for (size_t k = 0; k < valid; ++k) {
-      const uint32_t query = static_cast<uint32_t>(i + k);
+    for (size_t at = 0; at < faces; at += lanes) boxFaceManifoldLanes(w, at, at / lanes);
+    // The chunk's queries in order.
+    size_t overlapAt = 0;
+    size_t faceAt = 0;
+    for (size_t i = chunk; i < chunkEnd; ++i) {
+      const size_t c = i - chunk;
+      const uint32_t query = static_cast<uint32_t>(i);
       const uint64_t first = total;
-      if constexpr (kLo == gpu::kGeomOrientedBox) {
-        // An axis separates the boxes (most random pairs): no contact, no manifold call.
-        if (axis[22 * kMaxLanes + k] == 3.0f) {
-          ranges[query] = ContactRange{static_cast<uint32_t>(first), 0u};
-          continue;
-        }
-      } else if (((apartLanes >> k) & 1u) != 0u) {  // capsule-box: clearly apart, no contact
+      if (((w.overlapping[c / 64] >> (c % 64)) & 1u) == 0u) {  // a face axis separates the boxes
         ranges[query] = ContactRange{static_cast<uint32_t>(first), 0u};
         continue;
       }
-      // The shapes in the canonical order (s of type kLo), read again for this query only.
+      const size_t o = overlapAt++;
+      const float* axis = w.axis[o / lanes];
+      const size_t k = o % lanes;
+      const float kind = axis[22 * kMaxLanes + k];
+      if (kind == 3.0f) {  // an edge axis separates them
+        ranges[query] = ContactRange{static_cast<uint32_t>(first), 0u};
+        continue;
+      }
+      const bool swapped = w.swapped[c];
+      const uint32_t tail[4] = {static_cast<uint32_t>(ContactElementType::kPointDirection), kNoPointIndex, query, 0u};
+      if (kind == 2.0f) {  // an edge axis: one contact, from the lanes
+        if (total < capacity) {
+          const size_t batch = o / lanes;
+          unsigned char* bytes[2] = {reinterpret_cast<unsigned char*>(outA + total),
+                                     reinterpret_cast<unsigned char*>(outB + total)};
+          for (size_t side = 0; side < 2; ++side) {  // s's element to outA unless swapped
+            unsigned char* to = bytes[side ^ (swapped ? 1u : 0u)];
+            std::memcpy(to, w.edgePoint[side][batch] + 4 * k, 16);
+            std::memcpy(to + 16, w.edgeDirection[side][batch] + 4 * k, 16);
+            std::memcpy(to + 32, tail, 16);
+          }
+        }
+        ++total;
+        ranges[query] = ContactRange{static_cast<uint32_t>(first), 1u};
+        continue;
+      }
+      if (kind < 2.0f) {
+        const size_t f = faceAt++;
+        if (w.counts[f] != 0u) {
+          const size_t batch = f / lanes;
+          const size_t lane = f % lanes;
+          // The incident box is s where t's face is the reference (kind 1); outA holds s's side.
+          const bool incidentIsA = (kind == 1.0f) != swapped;
+          ContactElement* incidentOut = incidentIsA ? outA : outB;
+          ContactElement* referenceOut = incidentIsA ? outB : outA;
+          for (uint32_t slots = w.slots[f]; slots != 0u; slots &= slots - 1u, ++total) {
+            if (total >= capacity) continue;
+            const size_t s = static_cast<size_t>(hwy::Num0BitsBelowLS1Bit_Nonzero32(slots));
+            unsigned char* incidentBytes = reinterpret_cast<unsigned char*>(incidentOut + total);
+            unsigned char* referenceBytes = reinterpret_cast<unsigned char*>(referenceOut + total);
+            std::memcpy(incidentBytes, w.incident[batch][s] + 4 * lane, 16);
+            std::memcpy(incidentBytes + 16, w.incidentDirection[batch] + 4 * lane, 16);
+            std::memcpy(incidentBytes + 32, tail, 16);
+            std::memcpy(referenceBytes, w.reference[batch][s] + 4 * lane, 16);
+            std::memcpy(referenceBytes + 16, w.referenceDirection[batch] + 4 * lane, 16);
+            std::memcpy(referenceBytes + 32, tail, 16);
+          }
+          ranges[query] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
+          continue;
+        }
+      }
+      // A face axis whose clipping left no point below the face: the scalar code.
       const Geometry& a = geometries[queries[query].a];
       const Geometry& b = geometries[queries[query].b];
-      const gpu::GeomShape sk = shapeOf(pickGeometry(g.swapped[k], a, b));
-      const gpu::GeomShape tk = shapeOf(pickGeometry(g.swapped[k], b, a));
+      const auto row = [&](uint32_t r) { return axis[r * kMaxLanes + k]; };
+      const auto vec = [&](uint32_t r) { return gpu::vec3(row(r), row(r + 1), row(r + 2)); };
+      gpu::GeomBoxBoxAxis x;
+      for (uint32_t r = 0; r < 3; ++r) {
+        x.A[r] = vec(3 * r);
+        x.B[r] = vec(9 + 3 * r);
+      }
+      x.bestAxis = vec(18);
+      x.best = row(21);
+      x.kind = static_cast<uint32_t>(kind);
+      x.bi = static_cast<uint32_t>(row(23));
+      x.bj = static_cast<uint32_t>(row(24));
       // Built in place (no copy of the 800-byte manifold; the axis passed by reference).
-      const gpu::GeomManifold m = [&] {
-        if constexpr (kLo == gpu::kGeomOrientedBox) {
-          const auto row = [&](uint32_t r) { return axis[r * kMaxLanes + k]; };
-          const auto vec = [&](uint32_t r) { return gpu::vec3(row(r), row(r + 1), row(r + 2)); };
-          gpu::GeomBoxBoxAxis x;
-          for (uint32_t r = 0; r < 3; ++r) {
-            x.A[r] = vec(3 * r);
-            x.B[r] = vec(9 + 3 * r);
-          }
-          x.bestAxis = vec(18);
-          x.best = row(21);
-          x.kind = static_cast<uint32_t>(row(22));
-          x.bi = static_cast<uint32_t>(row(23));
-          x.bj = static_cast<uint32_t>(row(24));
-          return gpu::geomBoxBoxAxisManifold(sk, tk, x);
-        } else {
-          return gpu::geomCapsuleBoxManifoldAt(sk, tk, lane[k]);
-        }
-      }();
-      for (uint32_t c = 0; c < m.count; ++c, ++total) {
+      const gpu::GeomManifold m = gpu::geomBoxBoxAxisManifold(shapeOf(pickGeometry(swapped, a, b)),
+                                                              shapeOf(pickGeometry(swapped, b, a)), x);
+      for (uint32_t s = 0; s < m.count; ++s, ++total) {
         if (total < capacity) {
-          outA[total] = toContactElement(g.swapped[k] ? m.t[c] : m.s[c], query);
-          outB[total] = toContactElement(g.swapped[k] ? m.s[c] : m.t[c], query);
+          outA[total] = toContactElement(swapped ? m.t[s] : m.s[s], query);
+          outB[total] = toContactElement(swapped ? m.s[s] : m.t[s], query);
         }
       }
       ranges[query] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
@@ -1097,7 +1506,7 @@ uint64_t PrimitivePairs(const GeometryQueryInput& input, size_t begin, size_t en
     case kGeomCapsule * n + kGeomPlane: run = PairRun<kGeomCapsule, kGeomPlane>; break;
     case kGeomOrientedBox * n + kGeomPlane: run = BoxPlaneRun; break;
     case kGeomCapsule * n + kGeomOrientedBox: run = ManifoldRun<kGeomCapsule>; break;
-    case kGeomOrientedBox * n + kGeomOrientedBox: run = ManifoldRun<kGeomOrientedBox>; break;
+    case kGeomOrientedBox * n + kGeomOrientedBox: run = BoxBoxRun; break;
     default: break;  // kGeomCylinder * n + kGeomPlane
   }
   return run(input, begin, end, outA, outB, ranges, total, capacity);
