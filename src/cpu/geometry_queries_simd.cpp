@@ -1151,7 +1151,9 @@ uint64_t BoxBoxRun(const GeometryQueryInput& input, size_t begin, size_t end, Co
   static_assert(kMaxLanes <= 64 && 64 % kMaxLanes == 0, "a lane batch's bits lie in one 64-bit word");
   PairGather g;
   std::memset(&g, 0, sizeof g);
-  const auto work = std::make_unique<BoxBoxChunk>();  // zeroed: the lanes past a compacted count too
+  // Not zeroed (a run of one query would clear it all): the rows past a compacted count are cleared
+  // up to the next lane batch where the count ends.
+  const std::unique_ptr<BoxBoxChunk> work(new BoxBoxChunk);
   BoxBoxChunk& w = *work;
   const Geometry* geometries = input.geometries.data();
   const GeometryQuery* queries = input.queries.data();
@@ -1200,6 +1202,7 @@ uint64_t BoxBoxRun(const GeometryQueryInput& input, size_t begin, size_t end, Co
       hn::CompressStore(x.bi, keep, df, w.axisRows[kRowBi] + overlapping);
       overlapping += hn::CountTrue(df, keep);
     }
+    for (float* row : w.axisRows) hn::StoreU(hn::Zero(df), df, row + overlapping);
     // The edge axes of those, full lane batches; the face-axis lanes' reference and incident boxes
     // (geomBoxBoxAxisManifold's choice) compacted.
     size_t faces = 0;
@@ -1254,7 +1257,16 @@ uint64_t BoxBoxRun(const GeometryQueryInput& input, size_t begin, size_t end, Co
       hn::CompressStore(x.bi, face, df, w.face[kRowAxis] + faces);
       faces += hn::CountTrue(df, face);
     }
-    for (size_t at = 0; at < faces; at += lanes) boxFaceManifoldLanes(w, at, at / lanes);
+    for (float* row : w.face) hn::StoreU(hn::Zero(df), df, row + faces);
+    // The clipping in lanes costs about as much as 4 scalar clips: a last batch of fewer lanes (a
+    // small run) takes the scalar code (count 0).
+    for (size_t at = 0; at < faces; at += lanes) {
+      if (4 * (faces - at) >= lanes) {
+        boxFaceManifoldLanes(w, at, at / lanes);
+      } else {
+        std::fill(w.counts + at, w.counts + faces, 0u);
+      }
+    }
     // The chunk's queries in order.
     size_t overlapAt = 0;
     size_t faceAt = 0;

@@ -314,6 +314,63 @@ TEST(GeometryQueriesSimd, BoxPlaneStreamedOutputEqualsTheScalarLoop) {
   expectSimdRunsEqualScalar(batch, boxPlane.name, 6000, 8 * 45000);
 }
 
+// Box-box clips each lane's own polygon in lanes: boxes resting on a box, turned about the normal and
+// tilted a little (clipped polygons of 4 to 8 points, some of them above the face), boxes standing
+// on an edge crossing the other's top edge (edge axes), and random pairs (apart ones too), in a run
+// long enough for full compacted lane batches; then runs of 1 to 5 such queries (the scalar clipping
+// of a last batch of few lanes).
+TEST(GeometryQueriesSimd, BoxBoxLanesEqualTheScalarLoopOnStacksAndEdges) {
+  std::mt19937 rng(20261128u);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  const auto about = [](float angle, Float4 axis) {
+    const float s = std::sin(0.5f * angle);
+    return Float4{axis.x * s, axis.y * s, axis.z * s, std::cos(0.5f * angle)};
+  };
+  const PairType boxBox{GeometryType::kOrientedBox, GeometryType::kOrientedBox, "box-box"};
+  const auto addQuery = [&](Batch& batch) {
+    const float jitter = 0.02f * u(rng);
+    switch (draw(rng, 3u)) {
+      case 0: {  // on top, turned about y and tilted about x
+        const Float4 turn = about(3.14159265f * u(rng), v3(0, 1, 0));
+        const Float4 tilt = about(0.05f * u(rng), v3(1, 0, 0));
+        const Float4 q{tilt.w * turn.x + tilt.x * turn.w, tilt.w * turn.y - tilt.x * turn.z,
+                       tilt.w * turn.z + tilt.x * turn.y, tilt.w * turn.w - tilt.x * turn.x};
+        const uint32_t a = batch.add(Geometry::orientedBox({0, 0, 0, 0}, identityQuat(), {0.5f, 0.5f, 0.5f, 0}));
+        // The same square as a's top face (turned: an octagon) or a smaller one.
+        const Float4 h = draw(rng, 2u) != 0u ? Float4{0.5f, 0.25f, 0.5f, 0} : Float4{0.4f, 0.25f, 0.3f, 0};
+        const uint32_t b = batch.add(Geometry::orientedBox({0.3f * u(rng), 0.7f + jitter, 0.3f * u(rng), 0}, q, h));
+        if (draw(rng, 2u) != 0u) {
+          batch.query(a, b);
+        } else {
+          batch.query(b, a);
+        }
+        break;
+      }
+      case 1: {  // an edge along z up, an edge along x down: crossing edges
+        const uint32_t a = batch.add(Geometry::orientedBox({0, 0, 0, 0}, about(0.785398f, v3(0, 0, 1)), {0.5f, 0.5f, 0.5f, 0}));
+        const uint32_t b = batch.add(Geometry::orientedBox({0.1f * u(rng), 1.4f + jitter, 0.1f * u(rng), 0},
+                                                           about(0.785398f + 0.1f * u(rng), v3(1, 0, 0)),
+                                                           {0.5f, 0.5f, 0.5f, 0}));
+        batch.query(a, b);
+        break;
+      }
+      default: addPairQuery(batch, boxBox, rng); break;
+    }
+  };
+  Batch batch;
+  for (int i = 0; i < 3000; ++i) addQuery(batch);
+  expectSimdRunsEqualScalar(batch, "box-box stacks and edges", 3000, 8 * 3000);
+  Batch runs;
+  const uint32_t sphere = runs.add(Geometry::sphere({0, 0, 0, 1}));
+  for (uint32_t length = 1; length <= 5; ++length) {
+    for (int round = 0; round < 8; ++round) {
+      for (uint32_t i = 0; i < length; ++i) addQuery(runs);
+      runs.query(sphere, sphere);  // a sphere-sphere query ends the box-box run
+    }
+  }
+  expectSimdRunsEqualScalar(runs, "box-box short runs", 40, 8 * 200);
+}
+
 TEST(GeometryQueriesSimd, MixedPrimitivePairRunsEqualTheScalarLoop) {
   std::mt19937 rng(99u);
   Batch batch;
