@@ -914,11 +914,11 @@ struct PolygonLanes {
   VI n;
 };
 
-// geomPolygonPush where `push`: the lanes' point at slot n (nothing past 8).
-HWY_INLINE void pushLanes(PolygonLanes& poly, MF push, const V3& v) {
+// geomPolygonPush where `push`: the lanes' point at slot n (nothing past 8); n is below `slots`.
+HWY_INLINE void pushLanes(PolygonLanes& poly, MF push, const V3& v, int slots) {
   const DI di;
   const auto pushI = hn::RebindMask(di, push);
-  for (int s = 0; s < 8; ++s) {
+  for (int s = 0; s < slots; ++s) {
     const MF at = hn::RebindMask(DF(), hn::And(pushI, hn::Eq(poly.n, hn::Set(di, s))));
     poly.p[s] = select(at, v, poly.p[s]);
   }
@@ -953,10 +953,13 @@ HWY_INLINE PolygonLanes clipLanes(const PolygonLanes& poly, const V3& axis, VF o
       b = select(next, poly.p[i + 1], b);
       db = hn::IfThenElse(next, dist[i + 1], db);
     }
-    pushLanes(clipped, hn::And(active, hn::Le(da, zero)), a);
+    // Before point i, at most 2 i points were pushed.
+    pushLanes(clipped, hn::And(active, hn::Le(da, zero)), a, std::min(8, 2 * i + 1));
     const MF crosses = hn::And(active, hn::Or(hn::And(hn::Lt(da, zero), hn::Gt(db, zero)),
                                               hn::And(hn::Gt(da, zero), hn::Lt(db, zero))));
-    if (!hn::AllFalse(df, crosses)) pushLanes(clipped, crosses, add(a, mul(sub(b, a), hn::Div(da, hn::Sub(da, db)))));
+    if (!hn::AllFalse(df, crosses)) {
+      pushLanes(clipped, crosses, add(a, mul(sub(b, a), hn::Div(da, hn::Sub(da, db)))), std::min(8, 2 * i + 2));
+    }
   }
   return clipped;
 }
