@@ -685,7 +685,8 @@ uint64_t PairRun(const GeometryQueryInput& input, size_t begin, size_t end, Cont
 }
 
 // ---- Capsule-box and box-box: the costly part in lanes --------------------------------------------
-// geomQueryContacts' box-box and capsule-box branches. Box-box: BoxBoxRun below. Capsule-box: geomSegmentDeepestParam's golden-section search (its 36 steps and 3 end evaluations of
+// geomQueryContacts' box-box and capsule-box branches. Box-box: BoxBoxRun below. Capsule-box:
+// geomSegmentDeepestParam's golden-section search (its 36 steps and 3 end evaluations of
 // geomSegmentLocalDistance, both branches' updates selected per lane) in lanes, then
 // geomCapsuleBoxManifoldAt per query with that parameter. The same operations: the same bits.
 
@@ -1000,10 +1001,10 @@ constexpr size_t kBoxChunkBatches = 16;
 constexpr size_t kBoxChunk = kBoxChunkBatches * kMaxLanes;
 constexpr size_t kRowStride = kBoxChunk + kMaxLanes;
 
-// One chunk's working rows: the axis rows, per compacted lane batch of them the axis test's result
-// (A 9, B 9, bestAxis 3, best, kind, bi, bj; kMaxLanes floats each), the face rows, and per compacted
-// lane batch of those the clipped contacts (and per lane batch of the axis results, an edge axis's
-// contact: s's and t's point, w: the overlap, and direction, w: 0): per point slot the incident side's point (w: the depth)
+// One chunk's working rows: the axis rows; per compacted lane batch of them the axis test's result
+// (A 9, B 9, bestAxis 3, best, kind, bi, bj; kMaxLanes floats each) and an edge axis' contact (s's and
+// t's point, w: the overlap, and direction, w: 0, as Float4 per lane); the face rows; per compacted
+// lane batch of those the clipped contacts: per point slot the incident side's point (w: the depth)
 // and the reference side's (p + nRef depth, w: the depth) as Float4 per lane, the directions nRef and
 // -nRef (w: 0), each lane's points below the face (bit slot) and their count. Per query of the chunk:
 // whether its sides were swapped, whether no face axis separates them (bit q % 64 of word q / 64).

@@ -347,7 +347,8 @@ TEST(GeometryQueriesSimd, BoxBoxLanesEqualTheScalarLoopOnStacksAndEdges) {
         break;
       }
       case 1: {  // an edge along z up, an edge along x down: crossing edges
-        const uint32_t a = batch.add(Geometry::orientedBox({0, 0, 0, 0}, about(0.785398f, v3(0, 0, 1)), {0.5f, 0.5f, 0.5f, 0}));
+        const uint32_t a =
+            batch.add(Geometry::orientedBox({0, 0, 0, 0}, about(0.785398f, v3(0, 0, 1)), {0.5f, 0.5f, 0.5f, 0}));
         const uint32_t b = batch.add(Geometry::orientedBox({0.1f * u(rng), 1.4f + jitter, 0.1f * u(rng), 0},
                                                            about(0.785398f + 0.1f * u(rng), v3(1, 0, 0)),
                                                            {0.5f, 0.5f, 0.5f, 0}));
