@@ -5,7 +5,11 @@
 // trees' stated-generation checks (largestEntry, xyzFinite: src/cpu/geometry_query_trees.cpp).
 #include "cpu/geometry_queries_mesh_mesh_simd.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
 
 #include "shared/tri_tri.h"
 
@@ -221,6 +225,51 @@ bool XyzFinite(const float* xyzw, size_t points) {
   return finite;
 }
 
+void BlockFingerprints(const uint32_t* words, size_t n, bool xyzOnly, uint64_t* out) {
+#if HWY_TARGET == HWY_SCALAR  // one lane: the plain loop
+  blockFingerprintsPlain(words, n, xyzOnly, 0, out);
+#else
+  const hn::ScalableTag<uint32_t> d;
+  const hn::Repartition<uint64_t, decltype(d)> d64;
+  const size_t lanes = hn::Lanes(d);
+  constexpr size_t kW = kFingerprintWords;
+  const size_t blocks = lanes % 4 == 0 && kW % lanes == 0 ? n / kW : 0;  // whole blocks in lanes
+  const uint32_t* key = fingerprintKey();
+  // w's lanes cleared when xyzOnly (lanes a multiple of 4, every load at a multiple of 4 words).
+  const auto keepWord = xyzOnly ? hn::VecFromMask(d, hn::Ne(hn::And(hn::Iota(d, 0), hn::Set(d, 3u)), hn::Set(d, 3u)))
+                                : hn::Set(d, ~0u);
+  // NH of one vector: (w[2i] + k[2i]) * (w[2i+1] + k[2i+1]) in 64-bit lanes.
+  const auto nh = [&](decltype(hn::Zero(d)) w, decltype(hn::Zero(d)) k) {
+    const auto a = hn::Add(w, k);
+    return hn::MulEven(a, hn::Shuffle2301(a));
+  };
+  // Blocks b, b + part, b + 2 part, b + 3 part at once (four memory streams), then the rest one by one.
+  const size_t part = blocks / kStreams;
+  const auto run = [&](const size_t* at, size_t count) {
+    decltype(hn::Zero(d64)) s1[kStreams], s2[kStreams];
+    for (size_t s = 0; s < kStreams; ++s) s1[s] = s2[s] = hn::Zero(d64);
+    for (size_t i = 0; i < kW; i += lanes) {
+      const auto k1 = hn::LoadU(d, key + i), k2 = hn::LoadU(d, key + kW + i);
+      for (size_t s = 0; s < count; ++s) {
+        const auto w = hn::And(hn::LoadU(d, words + at[s] * kW + i), keepWord);
+        s1[s] = hn::Add(s1[s], nh(w, k1));
+        s2[s] = hn::Add(s2[s], nh(w, k2));
+      }
+    }
+    for (size_t s = 0; s < count; ++s) {
+      out[2 * at[s]] = hn::GetLane(hn::SumOfLanes(d64, s1[s]));
+      out[2 * at[s] + 1] = hn::GetLane(hn::SumOfLanes(d64, s2[s]));
+    }
+  };
+  for (size_t b = 0; b < part; ++b) {
+    const size_t at[kStreams] = {b, part + b, 2 * part + b, 3 * part + b};
+    run(at, kStreams);
+  }
+  for (size_t b = kStreams * part; b < blocks; ++b) run(&b, 1);
+  blockFingerprintsPlain(words, n, xyzOnly, blocks, out);
+#endif
+}
+
 }  // namespace vkc::cpu::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -237,6 +286,12 @@ HWY_EXPORT(XyzFinite);
 
 uint32_t largestEntry(const uint32_t* entries, size_t n) {
   return HWY_DYNAMIC_DISPATCH(LargestEntry)(entries, n);
+}
+
+HWY_EXPORT(BlockFingerprints);
+
+void blockFingerprints(const uint32_t* words, size_t n, bool xyzOnly, uint64_t* out) {
+  HWY_DYNAMIC_DISPATCH(BlockFingerprints)(words, n, xyzOnly, out);
 }
 
 bool xyzFinite(const float* xyzw, size_t points) {
@@ -263,6 +318,49 @@ bool xyzFinite(const float* xyzw, size_t points) {
     if ((i & 3u) != 3u && !std::isfinite(xyzw[i])) return false;
   }
   return true;
+}
+
+void blockFingerprints(const uint32_t* words, size_t n, bool xyzOnly, uint64_t* out) {
+  blockFingerprintsPlain(words, n, xyzOnly, 0, out);
+}
+}  // namespace vkc::cpu
+#endif
+
+#if !defined(VKC_HAVE_SIMD) || HWY_ONCE
+namespace vkc::cpu {
+size_t fingerprintCount(size_t n) {
+  return 2 * ((n + kFingerprintWords - 1) / kFingerprintWords);
+}
+
+void blockFingerprintsPlain(const uint32_t* words, size_t n, bool xyzOnly, size_t firstBlock, uint64_t* out) {
+  const uint32_t* key = fingerprintKey();
+  const auto word = [&](size_t i) -> uint32_t {
+    uint32_t w = 0;  // (a point's float bits: copied, not read through the pointer's type)
+    if (i < n && !(xyzOnly && (i & 3u) == 3u)) std::memcpy(&w, words + i, sizeof w);
+    return w;
+  };
+  for (size_t b = firstBlock; b * kFingerprintWords < n; ++b) {
+    uint64_t s1 = 0, s2 = 0;
+    const size_t first = b * kFingerprintWords, end = std::min(n, first + kFingerprintWords);
+    for (size_t i = first; i < end; i += 2) {
+      const uint32_t w0 = word(i), w1 = word(i + 1);  // (past n: 0)
+      const uint32_t* k = key + (i - first);
+      s1 += static_cast<uint64_t>(w0 + k[0]) * static_cast<uint32_t>(w1 + k[1]);
+      s2 += static_cast<uint64_t>(w0 + k[kFingerprintWords]) * static_cast<uint32_t>(w1 + k[kFingerprintWords + 1]);
+    }
+    out[2 * b] = s1, out[2 * b + 1] = s2;
+  }
+}
+
+const uint32_t* fingerprintKey() {
+  // Drawn once per process (the trees' fingerprints and a call's are made with the same keys).
+  static const std::vector<uint32_t> key = [] {
+    std::random_device random;
+    std::vector<uint32_t> k(2 * kFingerprintWords);
+    for (uint32_t& w : k) w = random();
+    return k;
+  }();
+  return key.data();
 }
 }  // namespace vkc::cpu
 #endif

@@ -36,4 +36,24 @@ uint32_t triPlaneRejects(const TriPlaneBatch& batch, uint32_t n);
 uint32_t largestEntry(const uint32_t* entries, size_t n);
 bool xyzFinite(const float* xyzw, size_t points);
 
+// Fingerprints of the kept trees' cells and vertices (src/cpu/geometry_query_trees.cpp: the default,
+// compared path reads the input once, not the input and the tree's copy). The words are cut into blocks
+// of kFingerprintWords (the last one shorter); each block's fingerprint is two 64-bit NH sums (UMAC's
+// NH: sum over the block's word pairs (2i, 2i+1) of (w[2i] + k[2i] mod 2^32) * (w[2i+1] + k[2i+1] mod
+// 2^32) mod 2^64, a missing last partner read as 0) with two independent keys of kFingerprintWords random
+// words each, drawn once per process (fingerprintKey). Equal blocks give equal fingerprints; two
+// different blocks of the same length give equal fingerprints with probability at most 2^-64 over
+// the keys (NH is 2^-32-almost-universal for equal lengths, per key). xyzOnly: every fourth word (a
+// point's w) is read as 0. out: 2 * ceil(n / kFingerprintWords) values, block b's at 2b and 2b + 1.
+// SIMD builds read four parts of the array at once (as largestEntry); the values do not depend on the
+// target (sums mod 2^64).
+inline constexpr size_t kFingerprintWords = 1024;
+size_t fingerprintCount(size_t n);  // values written for n words: 2 * ceil(n / kFingerprintWords)
+void blockFingerprints(const uint32_t* words, size_t n, bool xyzOnly, uint64_t* out);
+// The plain loop (no lanes): blockFingerprints' values of the blocks from firstBlock on (the SIMD code's
+// last, shorter block; the tests' reference).
+void blockFingerprintsPlain(const uint32_t* words, size_t n, bool xyzOnly, size_t firstBlock, uint64_t* out);
+// The two keys, kFingerprintWords words each (key k's word i at k * kFingerprintWords + i).
+const uint32_t* fingerprintKey();
+
 }  // namespace vkc::cpu

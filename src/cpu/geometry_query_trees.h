@@ -20,12 +20,15 @@ struct GeometryQueryTrees::Impl {
     uint32_t geometry = 0;
     Geometry g{};
     std::vector<uint32_t> cells;  // its cell entries
-    std::vector<Float4> points;   // its vertices (compared by xyz; w kept for a quick whole compare)
+    std::vector<Float4> points;   // its vertices (xyz compared where the fingerprints differ; w kept)
     std::vector<BvhNode> nodes;   // buildBvhCpu's tree over its cells (kCpuScalar, as a call builds)
     std::vector<Aabb> boxes;      // the cells' boxes
     std::vector<uint32_t> parents;
     cpu::PairWalkTree walk;  // the tandem walk's layout of the tree (src/cpu/mesh_pair_walk.h)
     std::vector<float> corners;  // a surface mesh's triangles' corners (9 floats a cell: xyz of 0, 1, 2)
+    // Fingerprints of cells and of the vertices' xyz (blockFingerprints: a call compares the input's
+    // with these, and the copies above only where they differ, to name the field).
+    std::vector<uint64_t> cellPrints, pointPrints;
   };
   std::vector<Mesh> meshes;  // by geometry index, ascending
   uint64_t generation = 0;   // GeometryQueryTrees::generation(): set by each build and refit

@@ -133,6 +133,48 @@ TEST(GeometryQueriesMeshTrees, AMeshWithoutATreeIsBuiltInTheCall) {
   EXPECT_GT(expectTreesGiveTheSameBits(b, *trees), 500u);
 }
 
+// The comparison reads the input's cells and vertices once, against the trees' fingerprints of 4 KB
+// blocks (1 024 cell entries, 256 vertices; src/cpu/geometry_query_trees.cpp): a cell entry changed or a
+// vertex moved in any block of a mesh of 6 000 triangles (18 cell blocks, 71 vertex blocks: the four
+// streams, the whole blocks after them and the shorter last one) is refused, naming it; a change of the
+// vertices' w alone is not a move (the contacts those of the call without trees).
+TEST(GeometryQueriesMeshTrees, AChangeInAnyBlockOfALargeMeshIsFound) {
+  std::mt19937 rng(31);
+  Batch b;
+  const uint32_t big = addRandomSoup(b, rng, GeometryType::kSurfaceMesh, 6000, 3.0f, 0.5f);
+  const uint32_t small = addRandomSoup(b, rng, GeometryType::kSurfaceMesh, 300, 3.0f, 0.5f);
+  b.query(big, small);
+  b.query(small, big);
+  auto built = GeometryQueryTrees::build(b.input());
+  ASSERT_TRUE(built.ok()) << built.message();
+  const Geometry g = b.geometries[big];
+  const uint32_t firstEntry = static_cast<uint32_t>(g.p2.x), entries = 3 * static_cast<uint32_t>(g.p2.y);
+  for (uint32_t v = 0; v < g.count; v = v + 37 < g.count || v + 1 == g.count ? v + 37 : g.count - 1) {
+    Batch c = b;
+    c.points[g.first + v].y += 1.0f;
+    auto counts = runWith(c, v % 2 ? Backend::kCpuSimd : Backend::kCpuScalar, &*built, 16);
+    ASSERT_FALSE(counts.ok()) << v;
+    EXPECT_NE(counts.message().find("trees: points[" + std::to_string(g.first + v) + "] (vertex " +
+                                    std::to_string(v) + " of geometries[0]) moved"),
+              std::string::npos)
+        << counts.message();
+  }
+  for (uint32_t e = 0; e < entries; e = e + 29 < entries || e + 1 == entries ? e + 29 : entries - 1) {
+    Batch c = b;
+    c.cells[firstEntry + e] = (c.cells[firstEntry + e] + 1) % g.count;
+    auto counts = runWith(c, e % 2 ? Backend::kCpuSimd : Backend::kCpuScalar, &*built, 16);
+    ASSERT_FALSE(counts.ok()) << e;
+    EXPECT_NE(counts.message().find("trees: cells[" + std::to_string(firstEntry + e) + "] (geometries[0]'s cell " +
+                                    std::to_string(e / 3) + ", corner " + std::to_string(e % 3) + ") is " +
+                                    std::to_string(c.cells[firstEntry + e])),
+              std::string::npos)
+        << counts.message();
+  }
+  Batch w = b;
+  for (Float4& p : w.points) p.w = 7.0f;
+  EXPECT_GT(expectTreesGiveTheSameBits(w, *built), 100u);
+}
+
 // GeometryQueryInput::treesGeneration: the caller states the meshes unchanged since the trees' last
 // build or refit. The contacts are those of the compared call; a generation that is not the trees'
 // current one is refused, the geometries are still compared, the cells and vertices are not.

@@ -283,5 +283,52 @@ TEST(MeshMeshSimd, KeptMeshChecksFindEveryPosition) {
   }
 }
 
+// The kept trees' fingerprints (blockFingerprints: four streams of whole 4 KB blocks, whole blocks one by
+// one, a shorter last block) against the plain loop block by block, with and without w's words; and a
+// word changed at each position of an array that has every part changes its block's values and no other
+// block's (w's words excepted where xyzOnly; a block's two values both stay with probability 2^-64).
+TEST(MeshMeshSimd, BlockFingerprintsMatchThePlainLoopAndSeeEveryWord) {
+  constexpr size_t kW = cpu::kFingerprintWords;
+  std::mt19937 rng(11);
+  const auto plain = [](const std::vector<uint32_t>& w, bool xyz) {
+    std::vector<uint64_t> out(cpu::fingerprintCount(w.size()));
+    cpu::blockFingerprintsPlain(w.data(), w.size(), xyz, 0, out.data());
+    return out;
+  };
+  const auto lanes = [](const std::vector<uint32_t>& w, bool xyz) {
+    std::vector<uint64_t> out(cpu::fingerprintCount(w.size()));
+    cpu::blockFingerprints(w.data(), w.size(), xyz, out.data());
+    return out;
+  };
+  for (const size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{7}, kW - 1, kW, kW + 1, 4 * kW, 4 * kW + 5,
+                         9 * kW + 17, 13 * kW}) {
+    std::vector<uint32_t> w(n);
+    for (uint32_t& v : w) v = static_cast<uint32_t>(rng());
+    for (const bool xyz : {false, true}) {
+      const std::vector<uint64_t> base = lanes(w, xyz);
+      ASSERT_EQ(base.size(), 2 * ((n + kW - 1) / kW)) << n;
+      ASSERT_EQ(base, plain(w, xyz)) << n << " " << xyz;
+      if (n != 9 * kW + 17) continue;
+      // Every position: its block's values change (both keys), no other block's.
+      for (size_t at = 0; at < n; ++at) {
+        std::vector<uint32_t> c = w;
+        c[at] ^= 1u << (at % 32);
+        const std::vector<uint64_t> now = lanes(c, xyz);
+        const size_t b = at / kW;
+        const bool seen = !(xyz && at % 4 == 3);  // (a key's value stays with probability 2^-32: the other's)
+        ASSERT_EQ(now[2 * b] != base[2 * b] || now[2 * b + 1] != base[2 * b + 1], seen) << n << " " << xyz << " " << at;
+        if (!seen) {
+          ASSERT_EQ(now, base) << at;
+        }
+        for (size_t k = 0; k < now.size(); ++k) {
+          if (k / 2 != b) {
+            ASSERT_EQ(now[k], base[k]) << n << " " << xyz << " " << at << " " << k;
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace vkc::test
