@@ -289,25 +289,25 @@ struct GeometryQueryInput {
   // Optional, with trees: the caller's statement that this input's mesh geometries, cells and vertices
   // are bitwise those of the trees' last build or refit, given as its trees->generation(). validate()
   // then checks the meshes' geometries (64 bytes each) and the generation (a different one is an error)
-  // but does not compare the kept meshes' vertices and open meshes' cells with the trees' copies (two
-  // meshes of 1.5M triangles: 118 MB read a call; stated, 59 MB): it checks only what keeps the call in
+  // but does not compare the kept meshes' vertices and open meshes' cells with the trees' (two meshes
+  // of 1.5M triangles: 59 MB read a call either way; stated, no fingerprints): it checks what keeps the call in
   // bounds (the vertices finite, an open mesh's cell entries below its vertex count; a closed mesh's
   // cells are compared). A vertex or cell changed since is then the caller's error, not detected, and
   // the contacts are unspecified (as with FCL's kept models). 0 (the default): every call compares them
-  // bitwise (see GeometryQueryTrees).
+  // (see GeometryQueryTrees).
   uint64_t treesGeneration = 0;
 };
 
 // The BVHs of a batch's meshes, kept between calls as FCL keeps its models (issue 17): built once
 // from an input's mesh geometries, refit when their vertices move, and passed with the input
 // (GeometryQueryInput::trees). The CPU's static mesh queries then walk these trees instead of building
-// their own; the contacts are the same bit for bit (each tree is the one a call would build from the
-// same vertices). The object keeps a copy of each mesh's geometry, cells and vertices (xyz) as of its
-// last build or refit, and validate() checks them bitwise against the input's: a geometry or cell
-// that changed is an error naming the field (build again), a vertex that moved is an error naming
-// the point (refit first); unless the input states the trees' generation (treesGeneration), which
-// skips the comparison of cells and vertices. Mesh geometries a static query uses but that have no tree get one built
-// inside the call, as without trees. kVulkan ignores the trees (they are still validated).
+// their own; the contacts are the same bit for bit. The object keeps a copy of each mesh's geometry,
+// cells and vertices (xyz) as of its last build or refit, and validate() checks them against the input's
+// (geometries bitwise; cells and vertices by keyed fingerprints of 4 KB blocks, a change missed with
+// probability at most 2^-64 a block, a block that differs compared bitwise): a geometry or cell that
+// changed is an error naming the field (build again), a vertex that moved names the point (refit first);
+// unless the input states the trees' generation (treesGeneration). Mesh geometries a static query uses
+// without a tree get one built in the call. kVulkan ignores the trees (they are still validated).
 // Continuous queries build their swept-box trees per call.
 class GeometryQueryTrees {
  public:
@@ -321,7 +321,7 @@ class GeometryQueryTrees {
   // The mesh geometries that have a tree, in geometry order.
   std::vector<uint32_t> geometries() const;
   // This object's last successful build or refit (nonzero, unique in the process): the value that
-  // GeometryQueryInput::treesGeneration states to skip the bitwise comparison of cells and vertices.
+  // GeometryQueryInput::treesGeneration states to skip the comparison of cells and vertices.
   uint64_t generation() const;
 
   GeometryQueryTrees(GeometryQueryTrees&&) noexcept;

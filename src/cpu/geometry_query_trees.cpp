@@ -1,7 +1,8 @@
 // GeometryQueryTrees (include/vkcollide/geometry_queries.h, issue 17): the static mesh queries' BVHs
 // kept between calls. Each tree is buildBvhCpu's over the mesh's cells (kCpuScalar, the call that the
 // mesh driver makes without trees), refit by refitBvhValidated; the object keeps a copy of the
-// geometry, cells and vertices it was built from, which validate() compares bitwise with the input's.
+// geometry, cells and vertices it was built from and fingerprints of the cells and vertices, with which
+// validate() compares the input's (the geometry bitwise; the cells and vertices by the fingerprints).
 // A call's candidates depend only on the cells' boxes, never on the tree's shape, so a refit tree (its
 // hierarchy from the build's positions) gives the contacts of a fresh one bit for bit.
 #include "cpu/geometry_query_trees.h"

@@ -51,11 +51,11 @@ bool treesGenerationStated(const GeometryQueryInput& input);
 bool keptMeshGeometryUnchanged(const GeometryQueryInput& input, uint32_t gi);
 
 // The kept meshes (geometry indices, ascending) whose geometry is the tree's (keptMeshGeometryUnchanged)
-// and whose vertices' xyz are bitwise the tree's copy (validated by its build or refit); with the
+// and whose vertices' xyz have the tree's fingerprints (validated by its build or refit); with the
 // trees' generation stated (treesGenerationStated), whose vertices' xyz are finite (not compared).
 std::vector<uint32_t> keptMeshPointsUnchanged(const GeometryQueryInput& input);
 
-// input.trees (if any) against the input: every tree's geometry, cells and vertices bitwise equal
+// input.trees (if any) against the input: every tree's geometry bitwise, cells and vertices by fingerprints, equal
 // to the input's (errors name the field); the vertices of the meshes in `pointsChecked`
 // (keptMeshPointsUnchanged's answer for this input) not compared again. The rest of the input is validated.
 // input.treesGeneration: 0, or the trees' generation: then the vertices are not compared, and the cells
