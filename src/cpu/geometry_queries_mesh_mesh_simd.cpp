@@ -256,9 +256,17 @@ void BlockFingerprints(const uint32_t* words, size_t n, bool xyzOnly, uint64_t* 
         s2[s] = hn::Add(s2[s], nh(w, k2));
       }
     }
+    // Summed here, not by SumOfLanes (AVX-512's reduction adds the lanes as signed: overflow, UB).
+    const auto sum = [&](decltype(hn::Zero(d64)) v) {
+      HWY_ALIGN uint64_t lane[hn::MaxLanes(d64)];
+      hn::Store(v, d64, lane);
+      uint64_t total = 0;
+      for (size_t l = 0; l < hn::Lanes(d64); ++l) total += lane[l];
+      return total;
+    };
     for (size_t s = 0; s < count; ++s) {
-      out[2 * at[s]] = hn::GetLane(hn::SumOfLanes(d64, s1[s]));
-      out[2 * at[s] + 1] = hn::GetLane(hn::SumOfLanes(d64, s2[s]));
+      out[2 * at[s]] = sum(s1[s]);
+      out[2 * at[s] + 1] = sum(s2[s]);
     }
   };
   for (size_t b = 0; b < part; ++b) {
