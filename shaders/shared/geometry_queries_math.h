@@ -884,7 +884,8 @@ VKC_CONSTANT(float, kGeomEpaAcceptable, 1e-4f);
 // directions (the normal of a flat part of M: the direction is exact where it is the answer): that
 // overlap within this of the lower bound, relative to the shapes' size. The answer is that overlap,
 // which separates the shapes: too deep by this at most. A least overlap EPA found itself (a curved
-// part of M, where the direction converges as the square root of the depth) stops at kGeomEpaTolerance.
+// part of M, where the direction converges as the square root of the depth) stops there too, and
+// Newton's method on the sphere (geomPolishDirection) then takes its direction to the local minimum.
 // geomConvexSearchContact answers with the candidates' least overlap, no EPA, where the inscribed boxes'
 // depth (geomBoxesDepthReaches) reaches it less this: the same contract.
 VKC_CONSTANT(float, kGeomEpaBoundTolerance, 1e-4f);
@@ -1117,6 +1118,94 @@ VKC_FN bool geomEpaAddEdge(VKC_EPA_POLY_PARAM uint a, uint b) {
   return true;
 }
 
+// The curvature of a cylinder's support function (centred at the origin) along v, applied to x: the
+// Hessian r (P x - w (w.P x)) / |P v|, P the projection across the axis, w the unit radial direction
+// of v (the rim's tangent is the only curved direction); 0 for a box or where v is along the axis.
+VKC_FN vec3 geomCurvatureTimes(VKC_GEOM_IN(GeomConvex) c, vec3 v, vec3 x) {
+  if (c.type != kGeomCylinder) return vec3(0.0f);
+  vec3 a = c.axis0;
+  vec3 w = geomAcross(a, v, dot(a, v));
+  float lw = sqrt(dot(w, w));
+  if (!(lw > 1e-3f)) return vec3(0.0f);
+  w = w / lw;
+  vec3 xa = x - a * dot(a, x);
+  return (xa - w * dot(w, xa)) * (c.size.x / lw);
+}
+
+// x^T H y, H the Hessian of f(u) = g_s(u) + g_t(-u) - d.u at u. f is homogeneous of degree 1: its
+// second derivative along a great circle through u (unit tangent x) is x^T H x less f itself.
+VKC_FN float geomOverlapHessian(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConvex) t, vec3 u, vec3 x, vec3 y) {
+  return dot(x, geomCurvatureTimes(s, u, y) + geomCurvatureTimes(t, -u, y));
+}
+
+// Newton's method for the local minimum of f on the sphere from u0: along the great circle normal to
+// the unit k (a kink of f: where a cylinder's side or a box's edge or face is the support, f grows by
+// h |k . u| off it) where constrained, else in the tangent plane. f(u) = M's support . u, for any u an
+// upper bound of the depth: the least seen lowers best (and bestDir). It stops where the curvature is
+// not positive or a step would exceed 0.1 rad (not the quadratic regime, or across a kink), after
+// kGeomPolishSteps steps, or once a step is below 1e-6 rad.
+VKC_CONSTANT(uint, kGeomPolishSteps, 8u);
+
+VKC_FN void geomNewtonOnSphere(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConvex) t, vec3 u0, bool constrained, vec3 k,
+                               VKC_INOUT(float) best, VKC_INOUT(vec3) bestDir) {
+  vec3 u = constrained ? geomUnit(u0 - k * dot(k, u0)) : u0;
+  for (uint it = 0u; it < kGeomPolishSteps; ++it) {
+    vec3 p = geomMinkowskiSupportUnit(s, t, u);
+    float f = dot(p, u);
+    if (f < best) {
+      best = f;
+      bestDir = u;
+    }
+    vec3 step;
+    if (constrained) {
+      vec3 tau = geomUnit(cross(k, u));
+      float c = geomOverlapHessian(s, t, u, tau, tau) - f;
+      if (!(c > 0.0f)) return;
+      step = tau * (-dot(p, tau) / c);
+    } else {
+      vec3 t1 = geomPerpendicularTo(u);
+      vec3 t2 = cross(u, t1);
+      float h11 = geomOverlapHessian(s, t, u, t1, t1) - f;
+      float h12 = geomOverlapHessian(s, t, u, t1, t2);
+      float h22 = geomOverlapHessian(s, t, u, t2, t2) - f;
+      float det = h11 * h22 - h12 * h12;
+      if (!(h11 > 0.0f && det > 0.0f)) return;
+      float g1 = dot(p, t1);
+      float g2 = dot(p, t2);
+      step = t1 * ((h12 * g2 - h22 * g1) / det) + t2 * ((h12 * g1 - h11 * g2) / det);
+    }
+    float len2 = dot(step, step);
+    if (!(len2 < 0.01f) || len2 < 1e-12f) return;
+    u = u + step;
+    if (constrained) u = u - k * dot(k, u);
+    u = geomUnit(u);
+  }
+}
+
+// Polishes EPA's direction u0 of a curved least overlap (within kGeomEpaBoundTolerance of the depth)
+// into a local minimum of f: Newton in the tangent plane (a rim's curved part; not where u0 lies within
+// kGeomKinkBand of a cylinder's axis, a cap's normal), and along each kink within kGeomKinkBand of u0
+// (|axis . u0| <= kGeomKinkBand: a side or a box's edge or face); the least f of them all. Never worse
+// than EPA's direction.
+VKC_CONSTANT(float, kGeomKinkBand, 1e-2f);
+
+VKC_FN void geomPolishDirection(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConvex) t, VKC_INOUT(float) best,
+                                VKC_INOUT(vec3) bestDir) {
+  vec3 u0 = bestDir;
+  float as = dot(s.axis0, u0);
+  bool nearCap = as * as > 1.0f - kGeomKinkBand * kGeomKinkBand;
+  if (t.type == kGeomCylinder) {
+    float at = dot(t.axis0, u0);
+    nearCap = nearCap || at * at > 1.0f - kGeomKinkBand * kGeomKinkBand;
+  }
+  if (!nearCap) geomNewtonOnSphere(s, t, u0, false, vec3(0.0f), best, bestDir);
+  if (abs(as) <= kGeomKinkBand) geomNewtonOnSphere(s, t, u0, true, s.axis0, best, bestDir);
+  for (uint i = 0u; i < geomAxisCount(t); ++i) {
+    vec3 a = geomAxis(t, i);
+    if (abs(dot(a, u0)) <= kGeomKinkBand) geomNewtonOnSphere(s, t, u0, true, a, best, bestDir);
+  }
+}
+
 // EPA from GJK's tetrahedron: true with the depth and unit direction u (S moves along -u, T along u);
 // false when it cannot finish (the caller falls back to the search).
 // With `bounded`, EPA also keeps the least overlap f(u) seen so far (an upper bound of the depth:
@@ -1124,7 +1213,9 @@ VKC_FN bool geomEpaAddEdge(VKC_EPA_POLY_PARAM uint a, uint b) {
 // candidate directions), and stops as soon as the polytope's nearest face (a lower bound) is within
 // the tolerance of it: then depth and dir are that least overlap and its direction. Where the
 // answer lies on a flat part of M (a box face, a cylinder's cap, a face of two parallel edges),
-// a candidate direction is that answer exactly and EPA stops once its lower bound reaches it.
+// a candidate direction is that answer exactly and EPA stops once its lower bound reaches it. Where
+// the least overlap is EPA's own (a curved part) and within the same tolerance, its direction is
+// polished into the local minimum (geomPolishDirection) and EPA stops.
 VKC_FN bool geomEpaCore(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConvex) t, GeomSimplex sx, bool bounded,
                         float upper, vec3 upperDir, VKC_OUT(float) depth, VKC_OUT(vec3) dir) {
   depth = 0.0f;
@@ -1180,6 +1271,12 @@ VKC_FN bool geomEpaCore(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConvex) t, Ge
         upper = dist + gap;
         upperDir = n;
         upperIsCandidate = false;
+      }
+      if (!upperIsCandidate && upper - dist <= boundTolerance) {
+        // A curved part within the candidates' contract: its direction polished into the local
+        // minimum (exact where Newton converges), no more EPA iterations.
+        geomPolishDirection(s, t, upper, upperDir);
+        upperIsCandidate = true;
       }
       depth = upper;
       dir = upperDir;

@@ -157,6 +157,60 @@ TEST(GeometryQueriesEpa, CandidatesAndBoundedEpaAgreeWithTheClassicEpa) {
   EXPECT_GE(compared, overlapping * 99 / 100);
 }
 
+// The bounded EPA's curved answers (geomPolishDirection): EPA stops within kGeomEpaBoundTolerance on a
+// curved part too, and Newton's method on the sphere takes its direction to the local minimum of the
+// overlap f. On pairs drawn as the benchmark draws them: the answer is an overlap along its direction
+// (it separates), never below the classic EPA's depth by more than its tolerance, within 1e-5 of the
+// size above it on all but 1 % of the pairs, and a local minimum on all but 1 %: f at 1e-3 rad around
+// the direction (8 ways) is not less. (Measured: 6 and 1 of 1 916 pairs; EPA's unpolished direction at
+// the same stop: 462 and 166.)
+TEST(GeometryQueriesEpa, CurvedAnswersArePolishedToTheLocalMinimum) {
+  std::mt19937 rng(777u);
+  std::uniform_real_distribution<float> pos(-1.0f, 1.0f);
+  std::uniform_real_distribution<float> radius(0.3f, 0.6f);
+  std::uniform_real_distribution<float> half(0.2f, 0.6f);
+  int compared = 0, above1e5 = 0, notMinimal = 0;
+  for (int i = 0; i < 6000; ++i) {
+    const bool boxPair = i % 2 == 1;
+    const GeomShape a = cylinder(vec3(pos(rng), pos(rng), pos(rng)), randomUnit(rng), radius(rng), half(rng));
+    const GeomShape b = !boxPair ? cylinder(vec3(pos(rng), pos(rng), pos(rng)), randomUnit(rng), radius(rng), half(rng))
+                                 : box(vec3(pos(rng), pos(rng), pos(rng)), vec4(randomUnit(rng), pos(rng)),
+                                       vec3(half(rng), half(rng), half(rng)));
+    const GeomConvex s = geomMakeConvex(a);
+    const GeomConvex t = geomMakeConvex(b);
+    float least = 0.0f;
+    vec3 leastDir(0.0f);
+    geomConvexCandidates(s, t, least, leastDir);
+    if (least <= 0.0f) continue;
+    GeomSimplex sx;
+    if (geomGjk(s, t, sx) != kGeomGjkOverlap) continue;
+    float depth = 0.0f, bounded = 0.0f;
+    vec3 dir(0.0f), u(0.0f);
+    if (!geomEpa(s, t, sx, depth, dir) || !geomEpaCore(s, t, sx, true, least, leastDir, bounded, u)) continue;
+    ++compared;
+    const float scale = geomConvexScale(s) + geomConvexScale(t);
+    EXPECT_NEAR(geomOverlapAlong(s, t, u), bounded, 1e-5f * scale) << "pair " << i;
+    EXPECT_GE(bounded, depth - kGeomEpaTolerance * scale) << "pair " << i;
+    EXPECT_LE(bounded, depth + kGeomEpaTolerance * scale + kGeomEpaBoundTolerance * scale) << "pair " << i;
+    if (bounded > depth + 1e-5f * scale) ++above1e5;
+    const vec3 t1 = geomPerpendicularTo(u);
+    const vec3 t2 = cross(u, t1);
+    bool minimal = true;
+    for (uint k = 0u; k < 8u; ++k) {
+      const vec2 cs = geomOctant(k);
+      const vec3 v = normalize(u + (t1 * cs.x + t2 * cs.y) * 1e-3f);
+      minimal = minimal && geomOverlapAlong(s, t, v) >= bounded - 1e-6f * scale;
+    }
+    if (!minimal) ++notMinimal;
+  }
+  std::printf("  polished curved answers: %d pairs compared, %d above the classic EPA by > 1e-5 of the size, "
+              "%d not a local minimum at 1e-3 rad\n",
+              compared, above1e5, notMinimal);
+  EXPECT_GT(compared, 1000);
+  EXPECT_LE(above1e5 * 100, compared);
+  EXPECT_LE(notMinimal * 100, compared);
+}
+
 // The inscribed boxes' certificate (geomCylinderInnerBox, geomBoxesDepthReaches): a cylinder's
 // inscribed box has its corners inside the cylinder; the boxes' separating-axis test agrees with the
 // overlaps along the same 15 directions computed by geomOverlapAlong; where it proves a depth, the
