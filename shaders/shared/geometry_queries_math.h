@@ -1198,11 +1198,12 @@ VKC_FN void geomPolishDirection(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConve
     float at = dot(t.axis0, u0);
     nearCap = nearCap || at * at > 1.0f - kGeomKinkBand * kGeomKinkBand;
   }
-  if (!nearCap) geomNewtonOnSphere(s, t, u0, false, vec3(0.0f), best, bestDir);
-  if (abs(as) <= kGeomKinkBand) geomNewtonOnSphere(s, t, u0, true, s.axis0, best, bestDir);
-  for (uint i = 0u; i < geomAxisCount(t); ++i) {
-    vec3 a = geomAxis(t, i);
-    if (abs(dot(a, u0)) <= kGeomKinkBand) geomNewtonOnSphere(s, t, u0, true, a, best, bestDir);
+  // One call site (GLSL inlines every call): attempt 0 the tangent plane, 1 s's axis, 2.. t's axes.
+  for (uint attempt = 0u; attempt < 2u + geomAxisCount(t); ++attempt) {
+    vec3 k = attempt == 1u ? s.axis0 : geomAxis(t, attempt < 2u ? 0u : attempt - 2u);
+    bool constrained = attempt > 0u;
+    if (constrained ? abs(dot(k, u0)) > kGeomKinkBand : nearCap) continue;
+    geomNewtonOnSphere(s, t, u0, constrained, constrained ? k : vec3(0.0f), best, bestDir);
   }
 }
 
