@@ -551,6 +551,17 @@ HWY_INLINE const Geometry& pickGeometry(bool pick, const Geometry& a, const Geom
   return *reinterpret_cast<const Geometry*>(pa ^ ((pa ^ pb) & (uintptr_t{0} - static_cast<uintptr_t>(pick))));
 }
 
+// Writes one contact element from the lanes' stores: its point (16 bytes, w included) and direction
+// (16) as Float4 of one lane, then the words after them (ContactElement: type, index, query, cell), as
+// makeElement writes them.
+HWY_INLINE void storeElement(ContactElement* to, const float* point, const float* direction,
+                             const uint32_t* tail) {
+  unsigned char* bytes = reinterpret_cast<unsigned char*>(to);
+  std::memcpy(bytes, point, 16);
+  std::memcpy(bytes + 16, direction, 16);
+  std::memcpy(bytes + 32, tail, 16);
+}
+
 // Gathers queries[0, valid) of a lane batch into `g` (each query's sides in canonical order).
 template <uint32_t kLo, uint32_t kHi>
 HWY_INLINE void gatherBatch(const Geometry* geometries, const GeometryQuery* queries, size_t valid, PairGather& g) {
@@ -670,25 +681,19 @@ uint64_t PairRun(const GeometryQueryInput& input, size_t begin, size_t end, Cont
       for (uint64_t at = firstOf[k]; slots != 0u; slots &= slots - 1u, ++at) {
         if (at >= capacity) break;
         const size_t slot = static_cast<size_t>(hwy::Num0BitsBelowLS1Bit_Nonzero32(slots));
-        unsigned char* ballBytes = reinterpret_cast<unsigned char*>(ballOut + at);
-        unsigned char* otherBytes = reinterpret_cast<unsigned char*>(otherOut + at);
-        std::memcpy(ballBytes, ballPoint[slot] + 4 * k, 16);
-        std::memcpy(ballBytes + 16, ballDirection[slot] + 4 * k, 16);
-        std::memcpy(ballBytes + 32, tail, 16);
-        std::memcpy(otherBytes, otherPoint[slot] + 4 * k, 16);
-        std::memcpy(otherBytes + 16, otherDirection[slot] + 4 * k, 16);
-        std::memcpy(otherBytes + 32, tail, 16);
+        storeElement(ballOut + at, ballPoint[slot] + 4 * k, ballDirection[slot] + 4 * k, tail);
+        storeElement(otherOut + at, otherPoint[slot] + 4 * k, otherDirection[slot] + 4 * k, tail);
       }
     }
   }
   return total;
 }
 
-// ---- Capsule-box and box-box: the costly part in lanes --------------------------------------------
-// geomQueryContacts' box-box and capsule-box branches. Box-box: BoxBoxRun below. Capsule-box:
-// geomSegmentDeepestParam's golden-section search (its 36 steps and 3 end evaluations of
-// geomSegmentLocalDistance, both branches' updates selected per lane) in lanes, then
-// geomCapsuleBoxManifoldAt per query with that parameter. The same operations: the same bits.
+// ---- Capsule-box: the deepest parameter in lanes, the manifold per query --------------------------
+// geomQueryContacts' capsule-box branch: geomSegmentDeepestParam's golden-section search (its 36
+// steps and 3 end evaluations of geomSegmentLocalDistance, both branches' updates selected per lane)
+// in lanes, then geomCapsuleBoxManifoldAt per query with that parameter. The same operations: the
+// same bits. (Box-box: BoxBoxRun below.)
 
 // geomQuatUnit per lane: q / sqrt(((x x + y y) + z z) + w w).
 HWY_INLINE void quatUnitLanes(const Lanes4& q, V3& u, VF& w) {
@@ -846,15 +851,14 @@ HWY_INLINE VF capsuleBoxDeepestLanes(const PairGather& g, MF& apart) {
   return segmentDeepestLanes([&](VF x) { return boxSegmentDistanceLanes(d0, d1, h, x); });
 }
 
-template <uint32_t kLo>
-uint64_t ManifoldRun(const GeometryQueryInput& input, size_t begin, size_t end, ContactElement* outA,
-                     ContactElement* outB, ContactRange* ranges, uint64_t total, uint64_t capacity) {
+uint64_t CapsuleBoxRun(const GeometryQueryInput& input, size_t begin, size_t end, ContactElement* outA,
+                       ContactElement* outB, ContactRange* ranges, uint64_t total, uint64_t capacity) {
   const DF df;
   const size_t lanes = hn::Lanes(df);
   PairGather g;
   std::memset(&g, 0, sizeof g);
-  HWY_ALIGN float lane[kMaxLanes];  // capsule-box: the deepest parameter
-  uint64_t apartLanes = 0u;           // capsule-box: the lanes clearly apart (bit k)
+  HWY_ALIGN float lane[kMaxLanes];  // the deepest parameter
+  uint64_t apartLanes = 0u;         // the lanes clearly apart (bit k)
   const Geometry* geometries = input.geometries.data();
   const GeometryQuery* queries = input.queries.data();
   for (size_t i = begin; i < end; i += lanes) {
@@ -862,9 +866,9 @@ uint64_t ManifoldRun(const GeometryQueryInput& input, size_t begin, size_t end, 
     for (size_t k = 0; k < valid; ++k) {
       const Geometry& a = geometries[queries[i + k].a];
       const Geometry& b = geometries[queries[i + k].b];
-      const bool swapped = a.type != static_cast<GeometryType>(kLo);
+      const bool swapped = a.type != GeometryType::kCapsule;
       g.swapped[k] = swapped;
-      gatherSide<kLo>(pickGeometry(swapped, a, b), k, g.s0, g.s1, g.s2);
+      gatherSide<gpu::kGeomCapsule>(pickGeometry(swapped, a, b), k, g.s0, g.s1, g.s2);
       gatherSide<gpu::kGeomOrientedBox>(pickGeometry(swapped, b, a), k, g.t0, g.t1, g.t2);
     }
     MF apart;
@@ -875,11 +879,11 @@ uint64_t ManifoldRun(const GeometryQueryInput& input, size_t begin, size_t end, 
     for (size_t k = 0; k < valid; ++k) {
       const uint32_t query = static_cast<uint32_t>(i + k);
       const uint64_t first = total;
-      if (((apartLanes >> k) & 1u) != 0u) {  // capsule-box: clearly apart, no contact
+      if (((apartLanes >> k) & 1u) != 0u) {  // clearly apart, no contact
         ranges[query] = ContactRange{static_cast<uint32_t>(first), 0u};
         continue;
       }
-      // The shapes in the canonical order (s of type kLo), read again for this query only.
+      // The shapes in the canonical order (s the capsule), read again for this query only.
       const Geometry& a = geometries[queries[query].a];
       const Geometry& b = geometries[queries[query].b];
       const gpu::GeomShape sk = shapeOf(pickGeometry(g.swapped[k], a, b));
@@ -1295,13 +1299,10 @@ uint64_t BoxBoxRun(const GeometryQueryInput& input, size_t begin, size_t end, Co
       if (kind == 2.0f) {  // an edge axis: one contact, from the lanes
         if (total < capacity) {
           const size_t batch = o / lanes;
-          unsigned char* bytes[2] = {reinterpret_cast<unsigned char*>(outA + total),
-                                     reinterpret_cast<unsigned char*>(outB + total)};
+          ContactElement* out[2] = {outA + total, outB + total};
           for (size_t side = 0; side < 2; ++side) {  // s's element to outA unless swapped
-            unsigned char* to = bytes[side ^ (swapped ? 1u : 0u)];
-            std::memcpy(to, w.edgePoint[side][batch] + 4 * k, 16);
-            std::memcpy(to + 16, w.edgeDirection[side][batch] + 4 * k, 16);
-            std::memcpy(to + 32, tail, 16);
+            storeElement(out[side ^ (swapped ? 1u : 0u)], w.edgePoint[side][batch] + 4 * k,
+                         w.edgeDirection[side][batch] + 4 * k, tail);
           }
         }
         ++total;
@@ -1320,14 +1321,10 @@ uint64_t BoxBoxRun(const GeometryQueryInput& input, size_t begin, size_t end, Co
           for (uint32_t slots = w.slots[f]; slots != 0u; slots &= slots - 1u, ++total) {
             if (total >= capacity) continue;
             const size_t s = static_cast<size_t>(hwy::Num0BitsBelowLS1Bit_Nonzero32(slots));
-            unsigned char* incidentBytes = reinterpret_cast<unsigned char*>(incidentOut + total);
-            unsigned char* referenceBytes = reinterpret_cast<unsigned char*>(referenceOut + total);
-            std::memcpy(incidentBytes, w.incident[batch][s] + 4 * lane, 16);
-            std::memcpy(incidentBytes + 16, w.incidentDirection[batch] + 4 * lane, 16);
-            std::memcpy(incidentBytes + 32, tail, 16);
-            std::memcpy(referenceBytes, w.reference[batch][s] + 4 * lane, 16);
-            std::memcpy(referenceBytes + 16, w.referenceDirection[batch] + 4 * lane, 16);
-            std::memcpy(referenceBytes + 32, tail, 16);
+            storeElement(incidentOut + total, w.incident[batch][s] + 4 * lane,
+                         w.incidentDirection[batch] + 4 * lane, tail);
+            storeElement(referenceOut + total, w.reference[batch][s] + 4 * lane,
+                         w.referenceDirection[batch] + 4 * lane, tail);
           }
           ranges[query] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
           continue;
@@ -1487,14 +1484,8 @@ uint64_t BoxPlaneRun(const GeometryQueryInput& input, size_t begin, size_t end, 
       for (uint64_t at = firstOf[k]; corners != 0u; corners &= corners - 1u, ++at) {
         if (at >= capacity) break;
         const size_t corner = static_cast<size_t>(hwy::Num0BitsBelowLS1Bit_Nonzero32(corners));
-        unsigned char* boxBytes = reinterpret_cast<unsigned char*>(boxOut + at);
-        unsigned char* planeBytes = reinterpret_cast<unsigned char*>(planeOut + at);
-        std::memcpy(boxBytes, boxPoint[corner] + 4 * k, 16);
-        std::memcpy(boxBytes + 16, boxDirection + 4 * k, 16);
-        std::memcpy(boxBytes + 32, tail, 16);
-        std::memcpy(planeBytes, planePoint[corner] + 4 * k, 16);
-        std::memcpy(planeBytes + 16, planeDirection + 4 * k, 16);
-        std::memcpy(planeBytes + 32, tail, 16);
+        storeElement(boxOut + at, boxPoint[corner] + 4 * k, boxDirection + 4 * k, tail);
+        storeElement(planeOut + at, planePoint[corner] + 4 * k, planeDirection + 4 * k, tail);
       }
     }
   }
@@ -1521,7 +1512,7 @@ uint64_t PrimitivePairs(const GeometryQueryInput& input, size_t begin, size_t en
     case kGeomCapsule * n + kGeomCylinder: run = PairRun<kGeomCapsule, kGeomCylinder>; break;
     case kGeomCapsule * n + kGeomPlane: run = PairRun<kGeomCapsule, kGeomPlane>; break;
     case kGeomOrientedBox * n + kGeomPlane: run = BoxPlaneRun; break;
-    case kGeomCapsule * n + kGeomOrientedBox: run = ManifoldRun<kGeomCapsule>; break;
+    case kGeomCapsule * n + kGeomOrientedBox: run = CapsuleBoxRun; break;
     case kGeomOrientedBox * n + kGeomOrientedBox: run = BoxBoxRun; break;
     default: break;  // kGeomCylinder * n + kGeomPlane
   }
