@@ -22,8 +22,8 @@ namespace vkc::cpu {
 // checks, which name the field; a false here on a valid geometry costs only time (the unit band is a
 // little inside the tolerance, so the boundary cases take the exact check). The per-component
 // checks are bit tests over the 12 float words p0, p1, p2 with masks per type: finite (exponent not
-// all ones), zero (+0 or -0: the detailed `!= 0.0f`), >= 0 (no sign bit but on -0: the detailed
-// `< 0.0f` on a finite value).
+// all ones), zero (+0 or -0: the detailed `!= 0.0f`), >= 0 (no sign bit; a -0 there is not clear,
+// and the detailed `< 0.0f` accepts it).
 struct PrimitiveRule {
   uint32_t finite[16];  // words 12..15 (type, first, count, flags) are checked apart: 0 here
   uint32_t zero[16];
@@ -78,7 +78,7 @@ inline bool primitiveClearlyValid(const Geometry& g) {
     const uint32_t magnitude = w[k] & 0x7FFFFFFFu;
     const uint32_t notFinite = (w[k] & 0x7F800000u) == 0x7F800000u ? kRuleAll : 0u;
     const uint32_t notZero = magnitude != 0u ? kRuleAll : 0u;
-    const uint32_t negative = (w[k] & 0x80000000u) != 0u ? notZero : 0u;
+    const uint32_t negative = (w[k] & 0x80000000u) != 0u ? kRuleAll : 0u;
     bad |= (rule.finite[k] & notFinite) | (rule.zero[k] & notZero) | (rule.nonNegative[k] & negative);
   }
   return bad == 0u && primitiveUnitClear(g, rule.unitComponents);

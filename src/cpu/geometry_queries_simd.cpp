@@ -1520,28 +1520,38 @@ uint64_t PrimitivePairs(const GeometryQueryInput& input, size_t begin, size_t en
 }
 
 // ---- validate()'s first pass: primitiveClearlyValid with the lanes over a geometry's 16 words -----
-// Per type, three word masks (kPrimitiveRules with the header folded in): `exponent` the exponent bits
-// of the words that must be finite (all ones there: not finite), `zeroBits` the bits that must be 0
-// (a float's magnitude: +0 or -0; first and count: every bit; flags: every bit but a plane's
-// kGeometryFlagBidirectional), `nonNegative` all ones on the words that must be >= 0 (as unsigned
-// above 0x80000000: the sign bit and a nonzero magnitude). The type word indexes the table.
+// Per type, two word masks (kPrimitiveRules with the header folded in): a word is bad where
+// (word & keep) > limit as unsigned. Must be zero: keep the magnitude, limit 0 (+0 or -0 pass). Must be
+// finite: keep the magnitude, limit the largest finite float's bits. Must be finite and >= 0: keep
+// every bit, limit the largest finite float's (a set sign bit fails, -0 too: the detailed check then
+// accepts it). First and count: every bit, limit 0; flags: every bit but a plane's
+// kGeometryFlagBidirectional; the type word and words without a rule: keep nothing. One AND and one
+// compare per vector of words; the type word indexes the table.
 struct PrimitiveWordMasks {
-  alignas(64) uint32_t exponent[16];
-  alignas(64) uint32_t zeroBits[16];
-  alignas(64) uint32_t nonNegative[16];
+  alignas(64) uint32_t keep[16];
+  alignas(64) uint32_t limit[16];
 };
+
+constexpr uint32_t kLargestFiniteBits = 0x7F7FFFFFu;
 
 constexpr PrimitiveWordMasks primitiveWordMasks(uint32_t type) {
   const PrimitiveRule& rule = kPrimitiveRules[type];
   PrimitiveWordMasks m{};
   for (int k = 0; k < 12; ++k) {
-    m.exponent[k] = rule.finite[k] & 0x7F800000u;
-    m.zeroBits[k] = rule.zero[k] & 0x7FFFFFFFu;
-    m.nonNegative[k] = rule.nonNegative[k];
+    if (rule.zero[k] != 0u) {
+      m.keep[k] = 0x7FFFFFFFu;
+      m.limit[k] = 0u;
+    } else if (rule.nonNegative[k] != 0u) {
+      m.keep[k] = kRuleAll;
+      m.limit[k] = kLargestFiniteBits;
+    } else if (rule.finite[k] != 0u) {
+      m.keep[k] = 0x7FFFFFFFu;
+      m.limit[k] = kLargestFiniteBits;
+    }
   }
-  m.zeroBits[13] = kRuleAll;  // first
-  m.zeroBits[14] = kRuleAll;  // count
-  m.zeroBits[15] = type == gpu::kGeomPlane ? ~kGeometryFlagBidirectional : kRuleAll;  // flags
+  m.keep[13] = kRuleAll;  // first
+  m.keep[14] = kRuleAll;  // count
+  m.keep[15] = type == gpu::kGeomPlane ? ~kGeometryFlagBidirectional : kRuleAll;  // flags
   return m;
 }
 
@@ -1553,33 +1563,60 @@ constexpr auto kPrimitiveWordMasks = [] {
   return table;
 }();
 
-constexpr size_t kValidatePrefetchAhead = 12;
+constexpr size_t kValidatePrefetchAhead = 32;
+constexpr size_t kValidateGroup = 4;  // geometries tested together (one branch on their masks)
+static_assert(kValidateGroup == 4, "FirstUnclearGeometry spells the group's four geometries out");
 
-// Writes each clearly valid geometry's type to types[i] on the way (the caller's later passes read
-// the bytes, not the geometries).
-size_t FirstUnclearGeometry(const Geometry* geometries, size_t begin, size_t end, uint8_t* types) {
+// The words of geometry g (of a primitive type) that break its type's rule, as lanes (none: clear
+// but for the unit vector).
+HWY_INLINE auto badWords(const Geometry& g, uint32_t type) {
   const DU du;
   const size_t lanes = hn::Lanes(du);
-  const VU exponent = hn::Set(du, 0x7F800000u);
-  const VU signOnly = hn::Set(du, 0x80000000u);
+  const PrimitiveWordMasks& m = kPrimitiveWordMasks[type];
+  const uint32_t* words = reinterpret_cast<const uint32_t*>(&g);
+  auto bad = hn::FirstN(du, 0);
+  for (size_t k = 0; k < 16; k += lanes) {
+    const VU w = hn::LoadU(du, words + k);
+    bad = hn::Or(bad, hn::Gt(hn::And(w, hn::Load(du, m.keep + k)), hn::Load(du, m.limit + k)));
+  }
+  return bad;
+}
+
+// Writes each clearly valid geometry's type to types[i] on the way (the caller's later passes read
+// the bytes, not the geometries). Groups of kValidateGroup geometries take one branch on their words'
+// masks; a group with anything unclear is taken again one geometry at a time.
+size_t FirstUnclearGeometry(const Geometry* geometries, size_t begin, size_t end, uint8_t* types) {
+  const DU du;
   static_assert(sizeof(Geometry) == 64, "a geometry is 16 words");
-  for (size_t i = begin; i < end; ++i) {
+  size_t i = begin;
+  for (; i + kValidateGroup <= end; i += kValidateGroup) {
+    // The records stream in order: ask for the group's a few groups ahead, a line each (the loads
+    // below wait on memory otherwise; the hardware's own prefetch keeps up poorly on a busy machine).
+    const size_t ahead = i + kValidatePrefetchAhead + kValidateGroup <= end ? i + kValidatePrefetchAhead : i;
+    for (size_t j = 0; j < kValidateGroup; ++j) hwy::Prefetch(geometries + ahead + j);
+    const Geometry* group = geometries + i;
+    const uint32_t t0 = static_cast<uint32_t>(group[0].type), t1 = static_cast<uint32_t>(group[1].type);
+    const uint32_t t2 = static_cast<uint32_t>(group[2].type), t3 = static_cast<uint32_t>(group[3].type);
+    if (std::max(std::max(t0, t1), std::max(t2, t3)) > gpu::kGeomPlane) break;
+    const auto bad = hn::Or(hn::Or(badWords(group[0], t0), badWords(group[1], t1)),
+                            hn::Or(badWords(group[2], t2), badWords(group[3], t3)));
+    const bool unit = primitiveUnitClear(group[0], kPrimitiveRules[t0].unitComponents) &
+                      primitiveUnitClear(group[1], kPrimitiveRules[t1].unitComponents) &
+                      primitiveUnitClear(group[2], kPrimitiveRules[t2].unitComponents) &
+                      primitiveUnitClear(group[3], kPrimitiveRules[t3].unitComponents);
+    if (!hn::AllFalse(du, bad) || !unit) break;
+    if (types != nullptr) {
+      types[i] = static_cast<uint8_t>(t0);
+      types[i + 1] = static_cast<uint8_t>(t1);
+      types[i + 2] = static_cast<uint8_t>(t2);
+      types[i + 3] = static_cast<uint8_t>(t3);
+    }
+  }
+  for (; i < end; ++i) {
     const Geometry& g = geometries[i];
-    // The records stream in order: ask for one a few iterations ahead (the loads below wait on
-    // memory otherwise; the hardware's own prefetch keeps up poorly on a busy machine).
-    hwy::Prefetch(geometries + (i + kValidatePrefetchAhead < end ? i + kValidatePrefetchAhead : i));
     const uint32_t type = static_cast<uint32_t>(g.type);
     if (type > gpu::kGeomPlane) return i;
-    const PrimitiveWordMasks& m = kPrimitiveWordMasks[type];
-    const uint32_t* words = reinterpret_cast<const uint32_t*>(&g);
-    auto bad = hn::FirstN(du, 0);
-    for (size_t k = 0; k < 16; k += lanes) {
-      const VU w = hn::LoadU(du, words + k);
-      bad = hn::Or(bad, hn::Eq(hn::And(w, hn::Load(du, m.exponent + k)), exponent));
-      bad = hn::Or(bad, hn::Ne(hn::And(w, hn::Load(du, m.zeroBits + k)), hn::Zero(du)));
-      bad = hn::Or(bad, hn::Gt(hn::And(w, hn::Load(du, m.nonNegative + k)), signOnly));
-    }
-    if (!hn::AllFalse(du, bad)) return i;
+    if (!hn::AllFalse(du, badWords(g, type))) return i;
     if (!primitiveUnitClear(g, kPrimitiveRules[type].unitComponents)) return i;
     if (types != nullptr) types[i] = static_cast<uint8_t>(type);
   }
