@@ -90,6 +90,25 @@ inline bool primitiveClearlyValid(const Geometry& g) {
 // geometries.size() bytes).
 size_t firstUnclearGeometry(std::span<const Geometry> geometries, size_t begin, uint8_t* types);
 
+// The first query at or after `begin` that validate()'s detailed query checks must see, queries.size()
+// when none: the others are static (method 0, state 0) queries of two geometries below geometryCount
+// whose types (types[a], types[b]: the validated geometries' type bytes) are primitives but not two
+// planes. Highway lanes over the queries' words where the build has SIMD.
+size_t firstQueryToCheck(std::span<const GeometryQuery> queries, size_t geometryCount, const uint8_t* types,
+                         size_t begin);
+
+// firstQueryToCheck's test of one query: static, state 0, both geometries below geometryCount, of
+// primitive types (types[a], types[b]) but not two planes.
+inline bool staticPrimitiveTypes(const GeometryQuery& q, const uint8_t* types) {
+  const uint32_t ta = types[q.a];
+  const uint32_t tb = types[q.b];
+  return (ta > tb ? ta : tb) <= gpu::kGeomPlane && ta + tb != 2u * gpu::kGeomPlane;
+}
+inline bool staticPrimitiveQuery(const GeometryQuery& q, size_t geometryCount, const uint8_t* types) {
+  return q.a < geometryCount && q.b < geometryCount && q.method == GeometryMethod::kStatic && q.state == 0 &&
+         staticPrimitiveTypes(q, types);
+}
+
 // The public element of a device-layout element (the same fields; pad is a mesh element's cell word).
 inline ContactElement toContactElement(const gpu::GeomElement& e, uint32_t query) {
   ContactElement out;

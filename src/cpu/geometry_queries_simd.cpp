@@ -1623,6 +1623,32 @@ size_t FirstUnclearGeometry(const Geometry* geometries, size_t begin, size_t end
   return end;
 }
 
+// validate()'s pass over the queries (firstQueryToCheck): a vector of words holds Lanes / 4 queries
+// (a, b, method, state), bad where a word exceeds its limit (a and b: geometryCount - 1; method and
+// state: 0), one compare; then their types. A vector with anything to check is taken again one query
+// at a time.
+size_t FirstQueryToCheck(const GeometryQuery* queries, size_t count, size_t geometryCount, const uint8_t* types,
+                         size_t begin) {
+  static_assert(sizeof(GeometryQuery) == 16, "a query is 4 words: a, b, method, state");
+  const DU du;
+  const size_t lanes = hn::Lanes(du);
+  if (lanes >= 4 && geometryCount != 0) {
+    const uint32_t last = geometryCount - 1 > 0xFFFFFFFFu ? 0xFFFFFFFFu : static_cast<uint32_t>(geometryCount - 1);
+    const VU word = hn::And(hn::Iota(du, 0), hn::Set(du, 3u));
+    const VU limit = hn::IfThenElseZero(hn::Lt(word, hn::Set(du, 2u)), hn::Set(du, last));
+    const size_t perVector = lanes / 4;
+    for (; begin + perVector <= count; begin += perVector) {
+      const VU w = hn::LoadU(du, reinterpret_cast<const uint32_t*>(queries + begin));
+      if (!hn::AllFalse(du, hn::Gt(w, limit))) break;
+      bool pairs = true;
+      for (size_t k = 0; k < perVector; ++k) pairs &= staticPrimitiveTypes(queries[begin + k], types);
+      if (!pairs) break;
+    }
+  }
+  while (begin < count && staticPrimitiveQuery(queries[begin], geometryCount, types)) ++begin;
+  return begin;
+}
+
 // ---- A batch of one closed-form pair type in one pass over its geometries (fusedPrimitivePairs) ----
 // The lanes run query batch by query batch; before a batch, the geometries up to the highest it reads
 // are validated (FirstUnclearGeometry, kFusedValidateAhead at a time: the gather then finds them in
@@ -1802,6 +1828,7 @@ namespace vkc::cpu {
 HWY_EXPORT(PointSetContacts);
 HWY_EXPORT(PrimitivePairs);
 HWY_EXPORT(FirstUnclearGeometry);
+HWY_EXPORT(FirstQueryToCheck);
 HWY_EXPORT(FusedPairs);
 HWY_EXPORT(WriteFused);
 
@@ -1864,6 +1891,12 @@ size_t firstUnclearGeometry(std::span<const Geometry> geometries, size_t begin, 
   return HWY_DYNAMIC_DISPATCH(FirstUnclearGeometry)(geometries.data(), begin, geometries.size(), types);
 }
 
+size_t firstQueryToCheck(std::span<const GeometryQuery> queries, size_t geometryCount, const uint8_t* types,
+                         size_t begin) {
+  if (begin >= queries.size()) return queries.size();
+  return HWY_DYNAMIC_DISPATCH(FirstQueryToCheck)(queries.data(), queries.size(), geometryCount, types, begin);
+}
+
 bool pointSetSimdHandles(const gpu::GeomShape& primitive) { return primitive.info.x <= gpu::kGeomPlane; }
 
 uint32_t primitivePairSimdKind(uint32_t lo, uint32_t hi) {
@@ -1900,6 +1933,11 @@ size_t fusedMinQueries() { return kFusedMinQueries; }
 void setFusedMinQueries(size_t) {}
 bool pointSetSimdHandles(const gpu::GeomShape&) { return false; }
 uint32_t primitivePairSimdKind(uint32_t, uint32_t) { return kNoPrimitivePairSimd; }
+size_t firstQueryToCheck(std::span<const GeometryQuery> queries, size_t geometryCount, const uint8_t* types,
+                         size_t begin) {
+  while (begin < queries.size() && staticPrimitiveQuery(queries[begin], geometryCount, types)) ++begin;
+  return begin;
+}
 size_t firstUnclearGeometry(std::span<const Geometry> geometries, size_t begin, uint8_t* types) {
   for (; begin < geometries.size() && primitiveClearlyValid(geometries[begin]); ++begin) {
     types[begin] = static_cast<uint8_t>(geometries[begin].type);

@@ -335,20 +335,11 @@ Geometry Geometry::implicitGrid(Float4 origin, Float4 spacing, uint32_t nx, uint
 namespace {
 
 // The first query at or after `begin` that the detailed query checks of validateGeometryQueryInput
-// must see: the others are static queries (state 0) of two geometries in range whose types (the
-// validated geometries' bytes) are a supported pair of primitives, which pass every one of them.
+// must see (cpu::firstQueryToCheck, SIMD where built): the others are static queries (state 0) of two
+// geometries in range whose types (the validated geometries' bytes) are a supported pair of
+// primitives, which pass every one of them.
 size_t firstQueryToCheck(const GeometryQueryInput& in, const uint8_t* types, size_t begin) {
-  const GeometryQuery* queries = in.queries.data();
-  const size_t count = in.queries.size();
-  const size_t n = in.geometries.size();
-  for (size_t i = begin; i < count; ++i) {
-    const GeometryQuery& q = queries[i];
-    if (q.a >= n || q.b >= n || q.method != GeometryMethod::kStatic || q.state != 0) return i;
-    const uint32_t ta = types[q.a];
-    const uint32_t tb = types[q.b];
-    if (ta > gpu::kGeomPlane || tb > gpu::kGeomPlane || (ta == gpu::kGeomPlane && tb == gpu::kGeomPlane)) return i;
-  }
-  return count;
+  return cpu::firstQueryToCheck(in.queries, in.geometries.size(), types, begin);
 }
 
 }  // namespace
