@@ -1687,10 +1687,21 @@ bool FusedRun(const GeometryQueryInput& input, uint64_t capacity, FusedStaging& 
   HWY_ALIGN uint32_t slotMasks[kMaxLanes];
   uint8_t* queryCounts = st.counts.get();
   size_t validated = 0;  // geometries [0, validated) are clearly valid
+  // Geometries [0, prefetched) were asked for. Each lane batch asks for the next 2 lanes (as many as
+  // it reads, two per query), a validation step ahead of what the batch reads, and for the queries
+  // as far ahead: the memory reads overlap the lanes' arithmetic instead of stalling the validation
+  // (into L2: the step is larger than L1).
+  size_t prefetched = std::min(n, kFusedValidateAhead);
   uint64_t total = 0;
   for (size_t i = 0; i < count; i += lanes) {
     const size_t valid = count - i < lanes ? count - i : lanes;
     const GeometryQuery* batch = queries + i;
+    for (const size_t upTo = std::min(n, prefetched + 2 * lanes); prefetched < upTo; ++prefetched) {
+      __builtin_prefetch(geometries + prefetched, 0, 2);
+    }
+    if (i + kFusedValidateAhead < count) {
+      for (size_t k = 0; k < lanes; k += 64 / sizeof(GeometryQuery)) __builtin_prefetch(batch + kFusedValidateAhead + k, 0, 2);
+    }
     uint32_t highest = 0;
     bool checked = true;
     for (size_t k = 0; k < valid; ++k) {
