@@ -57,9 +57,79 @@ VKC_FN void geomTriTriPierce(vec3 v, vec3 o, vec3 n, uint vertexCorner, uint ver
   triSide = geomMeshElement(v - n * s, depth, -m, cell, ids, 7u);
 }
 
+// geomTriTriContact's answer from the features (TriTriResult::features) of triTriIntersect's plain
+// crossing segment (count 2, none of the coplanar, within-band and degenerate flags); any other answer
+// of triTriIntersect as features kTriTriNoFeature | (kTriTriNoFeature << 4) (no contact). The CPU's
+// SIMD pre-test knows the features of most crossing pairs (src/cpu/geometry_queries_mesh_mesh_simd.h).
+// Each triangle's unit normal is computed only where the answer reads it.
+VKC_FN uint geomTriTriContactFromFeatures(vec3 x0, vec3 x1, vec3 x2, uvec4 ix, uint cx, vec3 y0, vec3 y1, vec3 y2,
+                                          uvec4 iy, uint cy, uint features, VKC_OUT(GeomElement) ex,
+                                          VKC_OUT(GeomElement) ey, VKC_OUT(uint) edgeKey) {
+  edgeKey = 0u;
+  ex = geomMakeElement(vec3(0.0f), 0.0f, vec3(0.0f), kElementPointDirection, kGeomNoIndex);
+  ey = ex;
+  uint f0 = features & 15u;
+  uint f1 = (features >> 4u) & 15u;
+  if (f0 != kTriTriNoFeature && f1 != kTriTriNoFeature) {
+    // Relative codes: X's features 0..2 edge, 3..5 vertex; Y's the same.
+    bool x0f = f0 < 3u || (f0 >= 6u && f0 < 9u);
+    bool x1f = f1 < 3u || (f1 >= 6u && f1 < 9u);
+    uint g0 = f0 < 3u ? f0 : (f0 < 6u ? f0 - 3u : (f0 < 9u ? f0 - 3u : f0 - 6u));
+    uint g1 = f1 < 3u ? f1 : (f1 < 6u ? f1 - 3u : (f1 < 9u ? f1 - 3u : f1 - 6u));
+    if (x0f && x1f) {
+      vec3 ny = geomTriangleNormal(y0, y1, y2);
+      uint k = geomTriTriLoneCorner(vec3(dot(x0 - y0, ny), dot(x1 - y0, ny), dot(x2 - y0, ny)));
+      if (k < 3u) {
+        vec3 v = k == 0u ? x0 : (k == 1u ? x1 : x2);
+        geomTriTriPierce(v, y0, ny, k, cx, ix, cy, iy, ex, ey);
+        return ex.point.w > 0.0f ? kGeomTriTriVertexTriangle : kGeomTriTriNone;
+      }
+    } else if (!x0f && !x1f) {
+      vec3 nx = geomTriangleNormal(x0, x1, x2);
+      uint k = geomTriTriLoneCorner(vec3(dot(y0 - x0, nx), dot(y1 - x0, nx), dot(y2 - x0, nx)));
+      if (k < 3u) {
+        vec3 v = k == 0u ? y0 : (k == 1u ? y1 : y2);
+        geomTriTriPierce(v, x0, nx, k, cy, iy, cx, ix, ey, ex);
+        return ex.point.w > 0.0f ? kGeomTriTriTriangleVertex : kGeomTriTriNone;
+      }
+    } else {
+      uint gx = x0f ? g0 : g1;
+      uint gy = x0f ? g1 : g0;
+      if (gx >= 3u) {  // a corner of X on Y and an edge of Y through X: the corner touches Y
+        vec3 ny = geomTriangleNormal(y0, y1, y2);
+        geomTriTriPierce(gx == 3u ? x0 : (gx == 4u ? x1 : x2), y0, ny, gx - 3u, cx, ix, cy, iy, ex, ey);
+        return ex.point.w > 0.0f ? kGeomTriTriVertexTriangle : kGeomTriTriNone;
+      }
+      if (gy >= 3u) {
+        vec3 nx = geomTriangleNormal(x0, x1, x2);
+        geomTriTriPierce(gy == 3u ? y0 : (gy == 4u ? y1 : y2), x0, nx, gy - 3u, cy, iy, cx, ix, ey, ex);
+        return ex.point.w > 0.0f ? kGeomTriTriTriangleVertex : kGeomTriTriNone;
+      }
+      vec3 a0 = gx == 0u ? x0 : (gx == 1u ? x1 : x2);
+      vec3 a1 = gx == 0u ? x1 : (gx == 1u ? x2 : x0);
+      vec3 b0 = gy == 0u ? y0 : (gy == 1u ? y1 : y2);
+      vec3 b1 = gy == 0u ? y1 : (gy == 1u ? y2 : y0);
+      vec2 st = geomSegmentSegmentParams(a0, a1, b0, b1);
+      vec3 p = lerp3(a0, a1, st.x);
+      vec3 q = lerp3(b0, b1, st.y);
+      vec3 d = q - p;
+      float dist = sqrt(dot(d, d));
+      vec3 m = dist > 0.0f ? d / dist : geomTriangleNormal(y0, y1, y2);
+      uint mx = (1u << gx) | (gx == 2u ? 1u : (2u << gx));
+      uint my = (1u << gy) | (gy == 2u ? 1u : (2u << gy));
+      ex = geomMeshElement(p, dist, m, cx, ix, mx);
+      ey = geomMeshElement(q, dist, -m, cy, iy, my);
+      edgeKey = mx | (my << 4u);
+      return dist > 0.0f ? kGeomTriTriEdgeEdge : kGeomTriTriNone;
+    }
+  }
+  return kGeomTriTriNone;
+}
+
 // Triangle X (x0, x1, x2; cell cx, vertex numbers ix) against triangle Y (cell cy, iy): tri_tri.h's
 // intersection (the UCSD seed's method), then the seed's element kinds as iMSTK's
-// SurfaceMeshToSurfaceMeshCD reports them, from the features of the intersection segment's ends:
+// SurfaceMeshToSurfaceMeshCD reports them, from the features of the intersection segment's ends
+// (geomTriTriContactFromFeatures):
 //   - both ends on X's features (two edges of X crossing Y, or a corner of X on Y): the corner of X
 //     alone on its side of Y's plane (geomTriTriLoneCorner) pierces Y (vertex-triangle); the vertex
 //     moves back across Y's plane by its height;
@@ -74,66 +144,12 @@ VKC_FN void geomTriTriPierce(vec3 v, vec3 o, vec3 n, uint vertexCorner, uint ver
 VKC_FN uint geomTriTriContact(vec3 x0, vec3 x1, vec3 x2, uvec4 ix, uint cx, vec3 y0, vec3 y1, vec3 y2,
                               uvec4 iy, uint cy, VKC_OUT(GeomElement) ex, VKC_OUT(GeomElement) ey,
                               VKC_OUT(uint) edgeKey) {
-  edgeKey = 0u;
-  ex = geomMakeElement(vec3(0.0f), 0.0f, vec3(0.0f), kElementPointDirection, kGeomNoIndex);
-  ey = ex;
   TriTriResult r;
-  if (!triTriIntersect(x0, x1, x2, y0, y1, y2, r)) return kGeomTriTriNone;
-  vec3 nx = geomTriangleNormal(x0, x1, x2);
-  vec3 ny = geomTriangleNormal(y0, y1, y2);
-  bool plain = r.count == 2u && (r.flags & (kTriTriCoplanar | kTriTriWithinBand | kTriTriDegenerate)) == 0u;
-  uint f0 = r.features & 15u;
-  uint f1 = r.features >> 4u;
-  if (plain && f0 != kTriTriNoFeature && f1 != kTriTriNoFeature) {
-    // Relative codes: X's features 0..2 edge, 3..5 vertex; Y's the same.
-    bool x0f = f0 < 3u || (f0 >= 6u && f0 < 9u);
-    bool x1f = f1 < 3u || (f1 >= 6u && f1 < 9u);
-    uint g0 = f0 < 3u ? f0 : (f0 < 6u ? f0 - 3u : (f0 < 9u ? f0 - 3u : f0 - 6u));
-    uint g1 = f1 < 3u ? f1 : (f1 < 6u ? f1 - 3u : (f1 < 9u ? f1 - 3u : f1 - 6u));
-    if (x0f && x1f) {
-      uint k = geomTriTriLoneCorner(vec3(dot(x0 - y0, ny), dot(x1 - y0, ny), dot(x2 - y0, ny)));
-      if (k < 3u) {
-        vec3 v = k == 0u ? x0 : (k == 1u ? x1 : x2);
-        geomTriTriPierce(v, y0, ny, k, cx, ix, cy, iy, ex, ey);
-        return ex.point.w > 0.0f ? kGeomTriTriVertexTriangle : kGeomTriTriNone;
-      }
-    } else if (!x0f && !x1f) {
-      uint k = geomTriTriLoneCorner(vec3(dot(y0 - x0, nx), dot(y1 - x0, nx), dot(y2 - x0, nx)));
-      if (k < 3u) {
-        vec3 v = k == 0u ? y0 : (k == 1u ? y1 : y2);
-        geomTriTriPierce(v, x0, nx, k, cy, iy, cx, ix, ey, ex);
-        return ex.point.w > 0.0f ? kGeomTriTriTriangleVertex : kGeomTriTriNone;
-      }
-    } else {
-      uint gx = x0f ? g0 : g1;
-      uint gy = x0f ? g1 : g0;
-      if (gx >= 3u) {  // a corner of X on Y and an edge of Y through X: the corner touches Y
-        geomTriTriPierce(gx == 3u ? x0 : (gx == 4u ? x1 : x2), y0, ny, gx - 3u, cx, ix, cy, iy, ex, ey);
-        return ex.point.w > 0.0f ? kGeomTriTriVertexTriangle : kGeomTriTriNone;
-      }
-      if (gy >= 3u) {
-        geomTriTriPierce(gy == 3u ? y0 : (gy == 4u ? y1 : y2), x0, nx, gy - 3u, cy, iy, cx, ix, ey, ex);
-        return ex.point.w > 0.0f ? kGeomTriTriTriangleVertex : kGeomTriTriNone;
-      }
-      vec3 a0 = gx == 0u ? x0 : (gx == 1u ? x1 : x2);
-      vec3 a1 = gx == 0u ? x1 : (gx == 1u ? x2 : x0);
-      vec3 b0 = gy == 0u ? y0 : (gy == 1u ? y1 : y2);
-      vec3 b1 = gy == 0u ? y1 : (gy == 1u ? y2 : y0);
-      vec2 st = geomSegmentSegmentParams(a0, a1, b0, b1);
-      vec3 p = lerp3(a0, a1, st.x);
-      vec3 q = lerp3(b0, b1, st.y);
-      vec3 d = q - p;
-      float dist = sqrt(dot(d, d));
-      vec3 m = dist > 0.0f ? d / dist : ny;
-      uint mx = (1u << gx) | (gx == 2u ? 1u : (2u << gx));
-      uint my = (1u << gy) | (gy == 2u ? 1u : (2u << gy));
-      ex = geomMeshElement(p, dist, m, cx, ix, mx);
-      ey = geomMeshElement(q, dist, -m, cy, iy, my);
-      edgeKey = mx | (my << 4u);
-      return dist > 0.0f ? kGeomTriTriEdgeEdge : kGeomTriTriNone;
-    }
-  }
-  return kGeomTriTriNone;
+  bool hit = triTriIntersect(x0, x1, x2, y0, y1, y2, r);
+  bool plain = hit && r.count == 2u && (r.flags & (kTriTriCoplanar | kTriTriWithinBand | kTriTriDegenerate)) == 0u;
+  return geomTriTriContactFromFeatures(x0, x1, x2, ix, cx, y0, y1, y2, iy, cy,
+                                       plain ? r.features : (kTriTriNoFeature | (kTriTriNoFeature << 4u)), ex, ey,
+                                       edgeKey);
 }
 
 // Segment (p0, p1; cell cs, vertex numbers is) crossing triangle (a, b, c; cell ct, it): the seed's

@@ -92,9 +92,11 @@ struct MeshView {
 // survivors keep their order, and a dropped pair is one for which geomTriTriContact returns no contact. The corners are read from the
 // kept trees' copies (GeometryQueryTrees::Impl::Mesh::corners, 9 floats a triangle, bitwise the
 // input's) where given (xc, yc), else from the input. carried (if given): the survivors' corners
-// appended, 18 floats a pair (P's 9, then Q's), in the survivors' order.
+// appended, 18 floats a pair (P's 9, then Q's), in the survivors' order, and to features the
+// pre-test's features of each (triPlaneRejects: kTriPlaneUnknown where it does not know them).
 void dropPlaneSeparated(const MeshView& x, const MeshView& y, const float* xc, const float* yc,
-                        std::vector<uint64_t>& pairs, std::vector<float>* carried = nullptr) {
+                        std::vector<uint64_t>& pairs, std::vector<float>* carried = nullptr,
+                        std::vector<uint8_t>* features = nullptr) {
   TriPlaneBatch batch;
   size_t kept = 0;
   const auto corners = [](const MeshView& m, const float* soup, uint32_t cell, float out[9]) {
@@ -136,10 +138,12 @@ void dropPlaneSeparated(const MeshView& x, const MeshView& y, const float* xc, c
         }
       }
     }
-    const uint32_t rejected = triPlaneRejects(batch, n);
+    uint8_t known[kTriPlaneBatch];
+    const uint32_t rejected = triPlaneRejects(batch, n, features != nullptr ? known : nullptr);
     for (uint32_t i = 0; i < n; ++i) {
       if ((rejected >> i) & 1u) continue;
       pairs[kept++] = pairs[first + i];
+      if (features != nullptr) features->push_back(known[i]);
       if (carried == nullptr) continue;
       for (uint32_t c = 0; c < 6; ++c) {
         for (uint32_t a = 0; a < 3; ++a) carried->push_back(batch.v[c][a][i]);
@@ -188,12 +192,15 @@ void sortKeys(std::vector<uint64_t>& keys, std::vector<uint32_t>* payload) {
 // the call measured 1.6-2.0x slower calls (bench_mesh_queries, 92k and 369k triangles per mesh).
 // planeTest (two surface meshes, kCpuSimd): the pairs that the triangle test gives no contact by its
 // plane and clip steps dropped (dropPlaneSeparated; with kept trees before the sort), and (carried given) the
-// pairs' corners as the pre-test read them from the kept copies, 18 floats a pair in the pairs' order
-// (else carried is left empty).
+// pairs' corners as the pre-test read them from the kept copies, 18 floats a pair in the pairs' order,
+// and (features) the pre-test's features of each pair (triPlaneRejects) in the same order (else carried
+// and features are left empty).
 void candidatePairs(const MeshPairAccess& access, uint32_t xi, uint32_t yi, float thickness,
-                    std::vector<uint64_t>& pairs, bool planeTest = false, std::vector<float>* carried = nullptr) {
+                    std::vector<uint64_t>& pairs, bool planeTest = false, std::vector<float>* carried = nullptr,
+                    std::vector<uint8_t>* features = nullptr) {
   pairs.clear();
   if (carried != nullptr) carried->clear();
+  if (features != nullptr) features->clear();
   const MeshView x(*access.in, xi), y(*access.in, yi);
   const bool drop = planeTest && access.simd;
   const GeometryQueryTrees* kept = access.in->trees;
@@ -224,7 +231,7 @@ void candidatePairs(const MeshPairAccess& access, uint32_t xi, uint32_t yi, floa
   } else {
     pairWalk(kx->walk, ky->walk, thickness, stack, pairs);
   }
-  if (!drop || carried == nullptr) {
+  if (!drop || carried == nullptr || features == nullptr) {
     if (drop) dropPlaneSeparated(x, y, kx->corners.data(), ky->corners.data(), pairs);
     sortKeys(pairs, nullptr);
     return;
@@ -232,14 +239,18 @@ void candidatePairs(const MeshPairAccess& access, uint32_t xi, uint32_t yi, floa
   // The survivors' corners kept (the pre-test gathered them from all over the meshes) and put in the
   // sorted order: the exact test then reads them one after the other.
   std::vector<float> walkOrder;
+  std::vector<uint8_t> walkFeatures;
   walkOrder.reserve(18 * pairs.size() / 3);
-  dropPlaneSeparated(x, y, kx->corners.data(), ky->corners.data(), pairs, &walkOrder);
+  walkFeatures.reserve(pairs.size() / 3);
+  dropPlaneSeparated(x, y, kx->corners.data(), ky->corners.data(), pairs, &walkOrder, &walkFeatures);
   std::vector<uint32_t> from(pairs.size());
   for (uint32_t i = 0; i < from.size(); ++i) from[i] = i;
   sortKeys(pairs, &from);
   carried->resize(walkOrder.size());
+  features->resize(from.size());
   for (size_t i = 0; i < from.size(); ++i) {
     std::copy_n(walkOrder.data() + 18 * static_cast<size_t>(from[i]), 18, carried->data() + 18 * i);
+    (*features)[i] = walkFeatures[from[i]];
   }
 }
 
@@ -292,8 +303,9 @@ std::array<uint32_t, 2> edgeVertices(const uvec4& ids, uint32_t mask) {
 }
 
 // Every cell cx of mesh xi in order, with the cells of mesh yi whose boxes overlap cx's in order:
-// contact(cx, ids of cx, corners of cx, cy, ids of cy, pair) fills pair and says whether to keep it.
-// planeTest: see candidatePairs.
+// contact(cx, ids of cx, corners of cx, cy, ids of cy, corners of cy, known, pair) fills pair and says
+// whether to keep it; known: the pre-test's features of the pair (planeTest with kept trees on kCpuSimd:
+// candidatePairs' features), else kTriPlaneUnknown. planeTest: see candidatePairs.
 template <class Contact>
 void cellPairs(const MeshPairAccess& access, uint32_t xi, uint32_t yi, std::vector<MeshElementPair>& out,
                const Contact& contact, bool planeTest = false) {
@@ -306,8 +318,9 @@ void cellPairs(const MeshPairAccess& access, uint32_t xi, uint32_t yi, std::vect
     y.useKept(*ky);
   }
   std::vector<uint64_t> pairs;
-  std::vector<float> carried;  // the pre-test's corners of each pair (18 floats), or empty
-  candidatePairs(access, xi, yi, 0.0f, pairs, planeTest, &carried);
+  std::vector<float> carried;     // the pre-test's corners of each pair (18 floats), or empty
+  std::vector<uint8_t> features;  // the pre-test's features of each pair, or empty
+  candidatePairs(access, xi, yi, 0.0f, pairs, planeTest, &carried, &features);
   const bool soup = !carried.empty();
   uint32_t last = ~0u;
   uvec4 ix(0u);
@@ -348,7 +361,7 @@ void cellPairs(const MeshPairAccess& access, uint32_t xi, uint32_t yi, std::vect
       for (uint32_t c = 0; c < y.corners; ++c) q[c] = y.corner(cy, iy, c);
     }
     MeshElementPair e{};
-    if (contact(cx, ix, p, cy, iy, q, e)) out.push_back(e);
+    if (contact(cx, ix, p, cy, iy, q, soup ? features[i] : kTriPlaneUnknown, e)) out.push_back(e);
   }
 }
 
@@ -359,10 +372,14 @@ void surfaceSurface(const MeshPairAccess& access, uint32_t xi, uint32_t yi,
   EdgePairSet edgePairs;
   cellPairs(access, xi, yi, out,
             [&](uint32_t cx, const uvec4& ix, const vec3* p, uint32_t cy, const uvec4& iy, const vec3* q,
-                MeshElementPair& e) {
+                uint8_t known, MeshElementPair& e) {
               uint32_t edgeKey = 0;
-              const uint32_t kind = gpu::geomTriTriContact(p[0], p[1], p[2], ix, cx, q[0], q[1], q[2], iy, cy,
-                                                           e.x, e.y, edgeKey);
+              // Features known from the pre-test: triTriIntersect (its plain segment) not run again.
+              const uint32_t kind =
+                  known != kTriPlaneUnknown
+                      ? gpu::geomTriTriContactFromFeatures(p[0], p[1], p[2], ix, cx, q[0], q[1], q[2], iy, cy, known,
+                                                           e.x, e.y, edgeKey)
+                      : gpu::geomTriTriContact(p[0], p[1], p[2], ix, cx, q[0], q[1], q[2], iy, cy, e.x, e.y, edgeKey);
               if (kind != gpu::kGeomTriTriEdgeEdge) return kind != gpu::kGeomTriTriNone;
               const auto ex = edgeVertices(ix, edgeKey & 15u), ey = edgeVertices(iy, edgeKey >> 4);
               return edgePairs.insert({ex[0], ex[1], ey[0], ey[1]});
@@ -373,7 +390,7 @@ void surfaceSurface(const MeshPairAccess& access, uint32_t xi, uint32_t yi,
 void surfaceLine(const MeshPairAccess& access, uint32_t xi, uint32_t yi, std::vector<MeshElementPair>& out) {
   cellPairs(access, xi, yi, out,
             [](uint32_t cx, const uvec4& ix, const vec3* p, uint32_t cy, const uvec4& iy, const vec3* q,
-               MeshElementPair& e) {
+               uint8_t, MeshElementPair& e) {
               return gpu::geomTriangleSegment(p[0], p[1], p[2], ix, cx, q[0], q[1], iy, cy, e.x, e.y);
             });
 }
@@ -381,7 +398,7 @@ void surfaceLine(const MeshPairAccess& access, uint32_t xi, uint32_t yi, std::ve
 void lineTetra(const MeshPairAccess& access, uint32_t xi, uint32_t yi, std::vector<MeshElementPair>& out) {
   cellPairs(access, xi, yi, out,
             [](uint32_t cx, const uvec4& ix, const vec3* p, uint32_t cy, const uvec4& iy, const vec3* q,
-               MeshElementPair& e) {
+               uint8_t, MeshElementPair& e) {
               return gpu::geomSegmentTetra(p[0], p[1], ix, cx, q[0], q[1], q[2], q[3], iy, cy, e.x, e.y);
             });
 }
@@ -392,7 +409,7 @@ void cellTetra(const MeshPairAccess& access, uint32_t xi, uint32_t yi, std::vect
   const uint32_t n = gpu::geomMeshCorners(static_cast<uint32_t>(access.in->geometries[xi].type));
   cellPairs(access, xi, yi, out,
             [n](uint32_t cx, const uvec4& ix, const vec3* p, uint32_t cy, const uvec4& iy, const vec3* q,
-                MeshElementPair& e) {
+                uint8_t, MeshElementPair& e) {
               return gpu::geomHullTetra(gpu::geomMakeHull(p[0], p[1], p[2], p[n - 1], n), ix, cx,
                                         gpu::geomMakeHull(q[0], q[1], q[2], q[3], 4u), iy, cy, e.x, e.y);
             });

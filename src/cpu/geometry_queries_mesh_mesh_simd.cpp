@@ -66,7 +66,7 @@ void shape(const V3<V>& a, const V3<V>& b, const V3<V>& c, V& l2, V& area) {
 
 }  // namespace
 
-uint32_t TriPlaneRejects(const TriPlaneBatch& batch, uint32_t n) {
+uint32_t TriPlaneRejects(const TriPlaneBatch& batch, uint32_t n, uint8_t* features) {
   const hn::CappedTag<float, kTriPlaneBatch> d;
   using V = decltype(hn::Zero(d));
   const size_t lanes = hn::Lanes(d);
@@ -128,6 +128,9 @@ uint32_t TriPlaneRejects(const TriPlaneBatch& batch, uint32_t n) {
                hn::Add(a[i].z, hn::Mul(e.z, t))};
     }
     const V3<V> s0 = select(crosses(0), at[0], at[1]), s1 = select(crosses(2), at[2], at[1]);
+    // The ends' features (tri_tri.h's codes, as floats): the crossing edges of the other triangle
+    // (kTriTriEdgeP + i), then an edge of the plane triangle (kTriTriEdgeQ + k) where the clip moves it.
+    V f0 = hn::IfThenElse(crosses(0), zero, hn::Set(d, 1.0f)), f1 = hn::IfThenElse(crosses(2), hn::Set(d, 2.0f), hn::Set(d, 1.0f));
     const V3<V> bv[3] = {{zero, zero, zero}, b1, b2};
     auto outside = hn::Lt(zero, zero);  // none
     const V minusBand = hn::Neg(band);
@@ -146,8 +149,13 @@ uint32_t TriPlaneRejects(const TriPlaneBatch& batch, uint32_t n) {
       const auto clips = hn::Not(hn::And(hn::Ge(sa, minusBand), hn::Ge(sb, minusBand)));
       const V t = hn::Div(sa, hn::Sub(sa, sb));
       const auto entering = hn::Lt(sa, sb);
-      t0 = hn::IfThenElse(hn::And(clips, hn::And(entering, hn::Gt(t, t0))), t, t0);
-      t1 = hn::IfThenElse(hn::And(clips, hn::AndNot(entering, hn::Lt(t, t1))), t, t1);
+      const auto moves0 = hn::And(clips, hn::And(entering, hn::Gt(t, t0)));
+      const auto moves1 = hn::And(clips, hn::AndNot(entering, hn::Lt(t, t1)));
+      t0 = hn::IfThenElse(moves0, t, t0);
+      t1 = hn::IfThenElse(moves1, t, t1);
+      const V edgeQ = hn::Set(d, static_cast<float>(gpu::kTriTriEdgeQ + static_cast<uint32_t>(k)));
+      f0 = hn::IfThenElse(moves0, edgeQ, f0);
+      f1 = hn::IfThenElse(moves1, edgeQ, f1);
     }
     // Rejected: (1) all on one side, none within the band; (2) the crossing far outside an edge;
     // and the cases where triTriIntersect gives geomTriTriContact no plain segment (so no contact):
@@ -165,6 +173,19 @@ uint32_t TriPlaneRejects(const TriPlaneBatch& batch, uint32_t n) {
     hn::StoreMaskBits(d, noPlain, bits);
     const uint32_t m = static_cast<uint32_t>(bits[0]) | (static_cast<uint32_t>(bits[1]) << 8);
     rejected |= (lanes >= 16 ? m : m & ((1u << lanes) - 1u)) << off;
+    if (features != nullptr) {
+      // A crossing not clipped away: triTriIntersect's plain segment (count 2, the features above;
+      // with the plane triangle P's, swapped: edge k of P is kTriTriEdgeQ + k from Q's side, 3 apart).
+      const auto known = hn::AndNot(clippedAway, crossing);
+      const V three = hn::Set(d, 3.0f);
+      f0 = hn::IfThenElse(swap, hn::IfThenElse(hn::Lt(f0, three), hn::Add(f0, three), hn::Sub(f0, three)), f0);
+      f1 = hn::IfThenElse(swap, hn::IfThenElse(hn::Lt(f1, three), hn::Add(f1, three), hn::Sub(f1, three)), f1);
+      const V code = hn::IfThenElse(known, hn::Add(f0, hn::Mul(f1, hn::Set(d, 16.0f))),
+                                    hn::Set(d, static_cast<float>(kTriPlaneUnknown)));
+      HWY_ALIGN float lane[kTriPlaneBatch];
+      hn::Store(code, d, lane);
+      for (size_t l = 0; l < lanes && off + l < n; ++l) features[off + l] = static_cast<uint8_t>(lane[l]);
+    }
   }
   return n >= 32 ? rejected : rejected & ((1u << n) - 1u);
 }
@@ -285,8 +306,8 @@ HWY_AFTER_NAMESPACE();
 namespace vkc::cpu {
 HWY_EXPORT(TriPlaneRejects);
 
-uint32_t triPlaneRejects(const TriPlaneBatch& batch, uint32_t n) {
-  return HWY_DYNAMIC_DISPATCH(TriPlaneRejects)(batch, n);
+uint32_t triPlaneRejects(const TriPlaneBatch& batch, uint32_t n, uint8_t* features) {
+  return HWY_DYNAMIC_DISPATCH(TriPlaneRejects)(batch, n, features);
 }
 
 HWY_EXPORT(LargestEntry);
@@ -311,7 +332,8 @@ bool xyzFinite(const float* xyzw, size_t points) {
 #else  // scalar-only build: no pre-test (every pair goes to the exact test)
 
 namespace vkc::cpu {
-uint32_t triPlaneRejects(const TriPlaneBatch&, uint32_t) {
+uint32_t triPlaneRejects(const TriPlaneBatch&, uint32_t n, uint8_t* features) {
+  if (features != nullptr) std::fill(features, features + n, kTriPlaneUnknown);
   return 0;
 }
 

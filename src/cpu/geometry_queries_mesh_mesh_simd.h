@@ -28,7 +28,12 @@ struct TriPlaneBatch {
 };
 
 // Bit i set: pair i (i < n) is one for which geomTriTriContact reports no contact (see above).
-uint32_t triPlaneRejects(const TriPlaneBatch& batch, uint32_t n);
+// features (if given, n entries): for pair i, triTriIntersect's TriTriResult::features where the
+// pre-test knows it gives a plain crossing segment (count 2, none of the coplanar, within-band and
+// degenerate flags: the crossing found above, not clipped away; then geomTriTriContactFromFeatures with
+// them is geomTriTriContact, bit for bit), else kTriPlaneUnknown (the exact test decides).
+inline constexpr uint8_t kTriPlaneUnknown = 0xFF;
+uint32_t triPlaneRejects(const TriPlaneBatch& batch, uint32_t n, uint8_t* features = nullptr);
 
 // The kept trees' checks with a stated generation (src/cpu/geometry_query_trees.cpp), in lanes where
 // built with SIMD: the largest of n cell entries (0 when n is 0), and whether every x, y and z of n

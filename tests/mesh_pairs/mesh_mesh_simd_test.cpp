@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -145,6 +146,8 @@ TEST(MeshMeshSimd, PlanePreTestRejectsOnlyWhatTheExactTestRejects) {
   // Pairs whose crossing segment triTriIntersect clips away without an edge far outside (a touching
   // point at best) and those of them rejected.
   int missedCases = 0, missedRejected = 0;
+  // Pairs whose features the pre-test gives (a plain crossing segment), and the plain segments.
+  int known = 0, plainCases = 0, randomKnown = 0, randomPlain = 0;
   std::vector<Family> families;
   cpu::TriPlaneBatch batch{};
   std::vector<std::array<vec3, 6>> pairs;
@@ -200,7 +203,8 @@ TEST(MeshMeshSimd, PlanePreTestRejectsOnlyWhatTheExactTestRejects) {
         for (int a = 0; a < 3; ++a) batch.v[c][a][k] = pairs[k][static_cast<size_t>(c)][a];
       }
     }
-    const uint32_t mask = cpu::triPlaneRejects(batch, static_cast<uint32_t>(pairs.size()));
+    uint8_t features[cpu::kTriPlaneBatch];
+    const uint32_t mask = cpu::triPlaneRejects(batch, static_cast<uint32_t>(pairs.size()), features);
     EXPECT_EQ(mask >> pairs.size(), 0u);
     for (size_t k = 0; k < pairs.size(); ++k) {
       const auto& t = pairs[k];
@@ -215,6 +219,29 @@ TEST(MeshMeshSimd, PlanePreTestRejectsOnlyWhatTheExactTestRejects) {
                                                    glm::uvec4(3, 4, 5, 0), 2u, ex, ey, edgeKey);
       if (rej && kind != gpu::kGeomTriTriNone) {
         ADD_FAILURE() << "pair " << i << "/" << k << " rejected by the pre-test, a contact of kind " << kind;
+      }
+      // Known features: triTriIntersect's plain segment's, and the contact from them is bitwise the
+      // full test's.
+      const bool plain = hit && r.count == 2u &&
+                         (r.flags & (gpu::kTriTriCoplanar | gpu::kTriTriWithinBand | gpu::kTriTriDegenerate)) == 0u;
+      plainCases += plain;
+      randomPlain += plain && families[k] == kRandom;
+      randomKnown += features[k] != cpu::kTriPlaneUnknown && families[k] == kRandom;
+      if (features[k] != cpu::kTriPlaneUnknown) {
+        ++known;
+        if (rej || !plain || features[k] != r.features) {
+          ADD_FAILURE() << "pair " << i << "/" << k << ": pre-test features " << int(features[k]) << ", rejected "
+                        << rej << "; exact: plain " << plain << ", features " << r.features;
+        }
+        gpu::GeomElement fx, fy;
+        uint32_t fKey = 0;
+        const uint32_t fKind = gpu::geomTriTriContactFromFeatures(t[0], t[1], t[2], glm::uvec4(0, 1, 2, 0), 1u, t[3],
+                                                                  t[4], t[5], glm::uvec4(3, 4, 5, 0), 2u, features[k],
+                                                                  fx, fy, fKey);
+        if (fKind != kind || fKey != edgeKey || std::memcmp(&fx, &ex, sizeof ex) != 0 ||
+            std::memcmp(&fy, &ey, sizeof ey) != 0) {
+          ADD_FAILURE() << "pair " << i << "/" << k << ": the contact from the pre-test's features differs";
+        }
       }
       hitNoContactRejected += rej && hit;
       if (families[k] == kCoplanar) {
@@ -245,13 +272,21 @@ TEST(MeshMeshSimd, PlanePreTestRejectsOnlyWhatTheExactTestRejects) {
     EXPECT_EQ(coplanarRejected, coplanarCases);  // every vertex on the plane, or both degenerate
     EXPECT_GT(hitNoContactRejected, 3000);
     EXPECT_GT(missedRejected, missedCases / 2);  // crossings clipped away (some touch near the plane)
+    // Random pairs' plain segments (rarely a vertex within the band): nearly all known.
+    EXPECT_GT(randomKnown, randomPlain * 99 / 100);
+    EXPECT_GT(randomPlain, 500);
   } else {
     EXPECT_EQ(rejected, 0);
+    EXPECT_EQ(known, 0);
   }
   RecordProperty("touching_cases", missedCases);
   RecordProperty("touching_rejected", missedRejected);
   RecordProperty("hit_no_contact_rejected", hitNoContactRejected);
   RecordProperty("rejected", rejected);
+  RecordProperty("features_known", known);
+  RecordProperty("plain_segments", plainCases);
+  RecordProperty("random_features_known", randomKnown);
+  RecordProperty("random_plain_segments", randomPlain);
   RecordProperty("exact_rejected", exactRejected);
 }
 
