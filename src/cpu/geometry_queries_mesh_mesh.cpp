@@ -140,13 +140,19 @@ void dropPlaneSeparated(const MeshView& x, const MeshView& y, const float* xc, c
     }
     uint8_t known[kTriPlaneBatch];
     const uint32_t rejected = triPlaneRejects(batch, n, features != nullptr ? known : nullptr);
+    const uint32_t survivors = static_cast<uint32_t>(__builtin_popcount(~rejected & ((2u << (n - 1)) - 1u)));
+    float* to = nullptr;  // the survivors' corners, 18 floats each
+    if (carried != nullptr) {
+      carried->resize(carried->size() + 18 * size_t{survivors});
+      to = carried->data() + carried->size() - 18 * size_t{survivors};
+    }
     for (uint32_t i = 0; i < n; ++i) {
       if ((rejected >> i) & 1u) continue;
       pairs[kept++] = pairs[first + i];
       if (features != nullptr) features->push_back(known[i]);
-      if (carried == nullptr) continue;
+      if (to == nullptr) continue;
       for (uint32_t c = 0; c < 6; ++c) {
-        for (uint32_t a = 0; a < 3; ++a) carried->push_back(batch.v[c][a][i]);
+        for (uint32_t a = 0; a < 3; ++a) *to++ = batch.v[c][a][i];
       }
     }
   }
