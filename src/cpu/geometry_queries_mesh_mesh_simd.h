@@ -50,7 +50,7 @@ bool xyzFinite(const float* xyzw, size_t points);
 // different blocks of the same length give equal fingerprints with probability at most 2^-64 over
 // the keys (NH is 2^-32-almost-universal for equal lengths, per key). xyzOnly: every fourth word (a
 // point's w) is read as 0. out: 2 * ceil(n / kFingerprintWords) values, block b's at 2b and 2b + 1.
-// SIMD builds read four parts of the array at once (as largestEntry); the values do not depend on the
+// SIMD builds read eight parts of the array at once (largestEntry four); the values do not depend on the
 // target (sums mod 2^64).
 inline constexpr size_t kFingerprintWords = 1024;
 size_t fingerprintCount(size_t n);  // values written for n words: 2 * ceil(n / kFingerprintWords)

@@ -318,7 +318,7 @@ TEST(MeshMeshSimd, KeptMeshChecksFindEveryPosition) {
   }
 }
 
-// The kept trees' fingerprints (blockFingerprints: four streams of whole 4 KB blocks, whole blocks one by
+// The kept trees' fingerprints (blockFingerprints: eight streams of whole 4 KB blocks, whole blocks one by
 // one, a shorter last block) against the plain loop block by block, with and without w's words; and a
 // word changed at each position of an array that has every part changes its block's values and no other
 // block's (w's words excepted where xyzOnly; a block's two values both stay with probability 2^-64).
@@ -336,7 +336,7 @@ TEST(MeshMeshSimd, BlockFingerprintsMatchThePlainLoopAndSeeEveryWord) {
     return out;
   };
   for (const size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{7}, kW - 1, kW, kW + 1, 4 * kW, 4 * kW + 5,
-                         9 * kW + 17, 13 * kW}) {
+                         9 * kW + 17, 13 * kW, 17 * kW + 3}) {
     std::vector<uint32_t> w(n);
     for (uint32_t& v : w) v = static_cast<uint32_t>(rng());
     for (const bool xyz : {false, true}) {
