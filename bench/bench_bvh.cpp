@@ -12,6 +12,7 @@
 //
 // Refit: the vertices move by a smooth displacement (a deforming mesh) and the boxes are swept
 // (previous = the build's positions).
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdint>
@@ -33,6 +34,7 @@
 #include "bench_common.h"
 #include "bench_meshes.h"
 #include "cpu/bounds.h"
+#include "cpu/bvh.h"
 #include "vkcollide/vkcollide.h"
 
 namespace vkc::bench {
@@ -121,6 +123,13 @@ struct SahRow {
   double lbvh = 0, topDown = 0, topDownMs = 0;
 };
 
+// The build's CLIMB pass at one subgroup size: its atomics counted by the pass's model
+// (cpu::modelBvhClimb) over the reference tree, against a climb per leaf (the refit's).
+struct ClimbRow {
+  uint32_t n = 0, subgroupSize = 0;
+  cpu::BvhClimbAtomics atomics;
+};
+
 constexpr double kCellBudgetMs = 4000;
 
 #ifdef VKC_HAVE_EMBREE
@@ -184,7 +193,7 @@ std::optional<GpuTimes> gpuTimes(uint32_t reps, Fn&& runOnce, const std::vector<
 }
 
 bool writeJson(const Options& o, const DeviceInfo* dev, const std::string& date, const std::vector<Row>& rows,
-               const std::vector<SahRow>& sah) {
+               const std::vector<SahRow>& sah, const std::vector<ClimbRow>& climb) {
   std::string s = "{\n  \"benchmark\": \"bvh\",\n";
   if (dev != nullptr) s += jsonDeviceFields(*dev);
   s += jsonHostFields();
@@ -200,6 +209,18 @@ bool writeJson(const Options& o, const DeviceInfo* dev, const std::string& date,
     s += "    {\"n\": " + std::to_string(sah[i].n) + ", \"lbvh\": " + jsonNumber(sah[i].lbvh) +
          ", \"top_down\": " + jsonNumber(sah[i].topDown) + ", \"ratio\": " + jsonNumber(sah[i].lbvh / sah[i].topDown) +
          ", \"top_down_build_ms\": " + jsonNumber(sah[i].topDownMs) + (i + 1 < sah.size() ? "},\n" : "}\n");
+  }
+  s += "  ],\n";
+  // Atomics of the build's climb: *_bound 6 per node climbed through, *_issued with the early stop
+  // when the climbs run one after another (cpu::modelBvhClimb).
+  s += "  \"climb_atomics\": [\n";
+  for (size_t i = 0; i < climb.size(); ++i) {
+    const cpu::BvhClimbAtomics& a = climb[i].atomics;
+    s += "    {\"n\": " + std::to_string(climb[i].n) + ", \"subgroup_size\": " + std::to_string(climb[i].subgroupSize) +
+         ", \"per_leaf_bound\": " + std::to_string(a.leafBound) + ", \"per_leaf_issued\": " +
+         std::to_string(a.leafIssued) + ", \"subgroup_bound\": " + std::to_string(a.subgroupBound) +
+         ", \"subgroup_issued\": " + std::to_string(a.subgroupIssued) +
+         ", \"exact\": " + (a.subgroupExact && a.leafExact ? "true" : "false") + (i + 1 < climb.size() ? "},\n" : "}\n");
   }
   s += "  ],\n";
   s += jsonRowsAndEnd(rows, [&](const Row& r) {
@@ -242,6 +263,7 @@ int runBench(Options o) {
   std::vector<Mesh> levels{base};
   std::vector<Row> rows;
   std::vector<SahRow> sah;
+  std::vector<ClimbRow> climb;
   bool mismatch = false;
   std::printf("%10s  %-13s %12s %12s %5s  %s\n", "triangles", "backend", "build_ms", "refit_ms", "reps", "note");
   for (const uint32_t n : o.sizes) {
@@ -350,6 +372,23 @@ int runBench(Options o) {
       }
     }
 
+    std::vector<uint32_t> subgroupSizes = {4, 8, 32, 64};  // lavapipe (CI), lavapipe, NVIDIA, AMD; and the device's
+    if (dev.subgroupSize > 0 && std::find(subgroupSizes.begin(), subgroupSizes.end(), dev.subgroupSize) == subgroupSizes.end()) {
+      subgroupSizes.push_back(dev.subgroupSize);
+    }
+    for (const uint32_t size : subgroupSizes) {
+      Tree t(n);
+      auto a = cpu::modelBvhClimb(t.input(mesh.vertices, {}, mesh.indices), size);
+      if (!a.ok() || !a->leafExact || !a->subgroupExact) {
+        std::fprintf(stderr, "bench_bvh: the climb model failed or is not exact at %u triangles\n", n);
+        return 1;
+      }
+      climb.push_back({n, size, *a});
+      std::printf("%10u  climb atomics, subgroups of %u: %.2f per leaf (bound %.2f), a climb per leaf %.2f (bound %.2f)\n",
+                  n, size, double(a->subgroupIssued) / n, double(a->subgroupBound) / n, double(a->leafIssued) / n,
+                  double(a->leafBound) / n);
+    }
+
     if (n <= o.sahMax) {
       SahRow s{n};
       const double t0 = nowMs();
@@ -365,7 +404,7 @@ int runBench(Options o) {
 #ifdef VKC_HAVE_EMBREE
   rtcReleaseDevice(embree);
 #endif
-  if (!reportWritten("bench_bvh", o.json, writeJson(o, &dev, date, rows, sah))) return 1;
+  if (!reportWritten("bench_bvh", o.json, writeJson(o, &dev, date, rows, sah, climb))) return 1;
   if (mismatch) {
     std::fprintf(stderr, "bench_bvh: some backend's tree differs from cpu-scalar (see the notes)\n");
     return 1;

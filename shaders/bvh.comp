@@ -5,7 +5,8 @@
 // centroid into the centroid box with atomic min / max of order-preserving keys: exact,
 // order-independent); MORTON writes (code, primitive) pairs, which the radix sort orders; HIERARCHY
 // finds each internal node's children (Karras' split); CLIMB folds every leaf's box keys into its
-// ancestors with atomic min / max; FINALIZE turns the keys into the nodes' float boxes. Every box is
+// ancestors with atomic min / max (in a build, below the subgroup's meeting node only: one lane
+// climbs on from there with the subgroup's min / max); FINALIZE turns the keys into the nodes' float boxes. Every box is
 // a selection of input floats (min / max through keys), so the tree equals the CPU twin's
 // (src/cpu/bvh.cpp) bit for bit.
 //
@@ -46,6 +47,9 @@ vec4 prevVertexAt(uint v) { return prevVertices[v]; }
 uint indexAt(uint k) { return indices[k]; }
 uint sortedCode(uint i) { return codes[i]; }
 uint sortedPrim(uint i) { return order[i]; }
+uint leafParentAt(uint p) { return leafParents[min(p, pc.primitiveCount - 1u)]; }
+uint nodeLeftAt(uint i) { return nodes[i].left; }
+uint nodeParentAt(uint i) { return nodes[i].parent; }
 #include "shared/bvh_kernel.h"
 
 uint globalIndex() {
@@ -135,21 +139,16 @@ void hierarchyPass() {
   setParent(right, i);
 }
 
-// Folds leaf p's box into its ancestors' keys. A component stops climbing at the first ancestor
-// that already holds a value at least as tight: the leaf that put it there climbs on with it (or
-// stopped at a still tighter one), so every node ends with the exact min / max over its subtree,
-// whatever the order of the atomics. No invocation reads what another wrote in this pass: no memory
-// barriers, no arrival counters. At most kBvhMaxDepth levels (a valid tree is shallower).
-void climbPass() {
-  uint p = globalIndex();
-  if (p >= pc.primitiveCount) return;
+// Folds box keys (lo, hi) into `node` and its ancestors, up to but not into `stop`. A component
+// stops climbing at the first ancestor that already holds a value at least as tight: whoever put it
+// there climbs on with it (or stopped at a still tighter one), so every node ends with the exact
+// min / max over its subtree, whatever the order of the atomics. No invocation reads what another
+// wrote in this pass: no memory barriers, no arrival counters. At most kBvhMaxDepth levels (a valid
+// tree is shallower).
+void climbFrom(uint node, uint stop, uvec3 lo, uvec3 hi) {
   uint nodeCount = bvhNodeCount(pc.primitiveCount);
-  Aabb b = primBoxes[p];
-  uvec3 lo = floatKey(b.lo).xyz;
-  uvec3 hi = floatKey(b.hi).xyz;
   bvec3 climbLo = bvec3(true), climbHi = bvec3(true);
-  uint node = leafParents[p];
-  for (uint step = 0u; step < kBvhMaxDepth && node < nodeCount; ++step) {
+  for (uint step = 0u; step < kBvhMaxDepth && node < nodeCount && node != stop; ++step) {
     if (climbLo.x) climbLo.x = atomicMin(nodeKeys[node].lo.x, lo.x) > lo.x;
     if (climbLo.y) climbLo.y = atomicMin(nodeKeys[node].lo.y, lo.y) > lo.y;
     if (climbLo.z) climbLo.z = atomicMin(nodeKeys[node].lo.z, lo.z) > lo.z;
@@ -159,6 +158,34 @@ void climbPass() {
     if (!any(climbLo) && !any(climbHi)) break;
     node = nodes[node].parent;
   }
+}
+
+// Refit: invocation p climbs from leaf p to the root (the tree's leaf order is not known here).
+// Build: invocation i takes the i-th leaf in sorted order, so a subgroup holds a run of consecutive
+// leaves s..e. They share every ancestor from their lowest common ancestor (the meeting node,
+// bvhClimbMeeting) up: each leaf climbs alone only below it, and one lane climbs from it with the
+// subgroup's min / max of the keys (exact and order-independent), which every node from there up
+// would get from those leaves anyway. Nodes above the meeting node see one climb per subgroup instead
+// of one per leaf (tests/bvh/bvh_climb_model_test.cpp counts the atomics). A run that is not
+// consecutive (no lane finds the split) or a lone leaf climbs alone to the root.
+void climbPass() {
+  uint i = globalIndex();
+  uint n = pc.primitiveCount;
+  if (i >= n) return;
+  uint p = building() ? min(sortedPrim(i), n - 1u) : i;
+  Aabb b = primBoxes[p];
+  uvec3 lo = floatKey(b.lo).xyz;
+  uvec3 hi = floatKey(b.hi).xyz;
+  uint meeting = kBvhNone;
+  uvec3 runLo = lo, runHi = hi;
+  if (building()) {
+    uint s = subgroupMin(i), e = subgroupMax(i);
+    meeting = subgroupMin(bvhClimbMeeting(i, s, e, n));
+    runLo = subgroupMin(lo);
+    runHi = subgroupMax(hi);
+  }
+  climbFrom(leafParents[p], meeting, lo, hi);
+  if (meeting != kBvhNone && subgroupElect()) climbFrom(meeting, kBvhNone, runLo, runHi);
 }
 
 void finalizePass() {

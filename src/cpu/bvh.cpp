@@ -5,6 +5,7 @@
 // (see shaders/bvh.comp). Both are exact min / max selections over the same leaves, so the boxes do
 // not depend on the order or the method and equal the shader's bit for bit.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <vector>
@@ -35,12 +36,17 @@ struct BvhKernel {
   const uint32_t* idx = nullptr;
   const uint32_t* codes = nullptr;
   const uint32_t* order = nullptr;
+  const vkc::BvhNode* nodes = nullptr;       // the climb model's tree (modelBvhClimb)
+  const uint32_t* leafParents = nullptr;
 
   vec4 vertexAt(uint v) const { return vec4(verts[v].x, verts[v].y, verts[v].z, verts[v].w); }
   vec4 prevVertexAt(uint v) const { return vec4(prev[v].x, prev[v].y, prev[v].z, prev[v].w); }
   uint indexAt(uint k) const { return idx[k]; }
   uint sortedCode(uint i) const { return codes[i]; }
   uint sortedPrim(uint i) const { return order[i]; }
+  uint leafParentAt(uint p) const { return leafParents[p]; }
+  uint nodeLeftAt(uint i) const { return nodes[i].left; }
+  uint nodeParentAt(uint i) const { return nodes[i].parent; }
 
 #include "shared/bvh_kernel.h"
 };
@@ -104,17 +110,17 @@ void climb(const BvhInput& in, uint32_t n) {
 
 }  // namespace
 
-Status buildBvhCpu(const BvhInput& in, Backend backend) {
-  if (backend == Backend::kVulkan) {
-    return Error{ErrorCode::kInvalidArgument, "buildBvhCpu: backend must be kCpuScalar or kCpuSimd"};
-  }
-  VKC_TRY(validate(in));
+namespace {
+
+// buildBvhCpu after its checks; codes and order: the sorted leaves' Morton codes and primitives.
+Status build(const BvhInput& in, Backend backend, std::vector<uint32_t>& codes, std::vector<uint32_t>& order) {
   const uint32_t n = in.primitiveCount();
   gpu::BvhKernel k = primitiveBoxes(in, n);
 
   // Centroid box (keys: exact), then Morton codes of the centroids quantized in it.
   uint32_t cLo[3] = {~0u, ~0u, ~0u}, cHi[3] = {0, 0, 0};
-  std::vector<uint32_t> codes(n), order(n);
+  codes.assign(n, 0);
+  order.assign(n, 0);
   auto centroid = [&](const Aabb& b, int a) {
     const float lo[3] = {b.lo.x, b.lo.y, b.lo.z}, hi[3] = {b.hi.x, b.hi.y, b.hi.z};
     return gpu::bvhCentroid(lo[a], hi[a]);
@@ -165,6 +171,99 @@ Status buildBvhCpu(const BvhInput& in, Backend backend) {
   }
   climb(in, n);
   return {};
+}
+
+}  // namespace
+
+Status buildBvhCpu(const BvhInput& in, Backend backend) {
+  if (backend == Backend::kVulkan) {
+    return Error{ErrorCode::kInvalidArgument, "buildBvhCpu: backend must be kCpuScalar or kCpuSimd"};
+  }
+  VKC_TRY(validate(in));
+  std::vector<uint32_t> codes, order;
+  return build(in, backend, codes, order);
+}
+
+Result<cpu::BvhClimbAtomics> cpu::modelBvhClimb(const BvhInput& in, uint32_t subgroupSize) {
+  if (subgroupSize == 0) return Error{ErrorCode::kInvalidArgument, "modelBvhClimb: subgroupSize is 0"};
+  VKC_TRY(validate(in));
+  std::vector<uint32_t> codes, order;
+  VKC_TRY(build(in, Backend::kCpuScalar, codes, order));
+  const uint32_t n = in.primitiveCount(), nodeCount = bvhNodeCount(n);
+  gpu::BvhKernel k;
+  k.codes = codes.data();
+  k.order = order.data();
+  k.nodes = in.nodes.data();
+  k.leafParents = in.leafParents.data();
+
+  // Node keys as the climb pass folds them (lo xyz, hi xyz), and one climb of shaders/bvh.comp's
+  // climbFrom: `bound` counts 6 atomics per node from `node` up to `stop`, `issued` those issued with
+  // the early stop when the climbs run one after another.
+  using Keys = std::array<uint32_t, 6>;
+  std::vector<Keys> keys;
+  auto leafKeys = [&](uint32_t p) {
+    const Aabb& b = in.primitiveBoxes[p];
+    const float f[6] = {b.lo.x, b.lo.y, b.lo.z, b.hi.x, b.hi.y, b.hi.z};
+    Keys r;
+    for (int c = 0; c < 6; ++c) r[c] = gpu::floatKeyFromBits(std::bit_cast<uint32_t>(f[c]));
+    return r;
+  };
+  auto climbFrom = [&](uint32_t node, uint32_t stop, const Keys& key, uint64_t& bound, uint64_t& issued) {
+    for (uint32_t up = node, step = 0; step < kBvhMaxDepth && up < nodeCount && up != stop; ++step) {
+      bound += 6;
+      up = in.nodes[up].parent;
+    }
+    bool climbing[6] = {true, true, true, true, true, true};
+    for (uint32_t step = 0; step < kBvhMaxDepth && node < nodeCount && node != stop; ++step) {
+      bool any = false;
+      for (int c = 0; c < 6; ++c) {
+        if (!climbing[c]) continue;
+        ++issued;
+        uint32_t& v = keys[node][c];
+        climbing[c] = c < 3 ? v > key[c] : v < key[c];
+        v = c < 3 ? std::min(v, key[c]) : std::max(v, key[c]);
+        any = any || climbing[c];
+      }
+      if (!any) break;
+      node = in.nodes[node].parent;
+    }
+  };
+  auto exact = [&] {
+    for (uint32_t i = 0; i < nodeCount; ++i) {
+      const Keys want = {gpu::floatKeyFromBits(std::bit_cast<uint32_t>(in.nodes[i].lo.x)),
+                         gpu::floatKeyFromBits(std::bit_cast<uint32_t>(in.nodes[i].lo.y)),
+                         gpu::floatKeyFromBits(std::bit_cast<uint32_t>(in.nodes[i].lo.z)),
+                         gpu::floatKeyFromBits(std::bit_cast<uint32_t>(in.nodes[i].hi.x)),
+                         gpu::floatKeyFromBits(std::bit_cast<uint32_t>(in.nodes[i].hi.y)),
+                         gpu::floatKeyFromBits(std::bit_cast<uint32_t>(in.nodes[i].hi.z))};
+      if (keys[i] != want) return false;
+    }
+    return true;
+  };
+  const Keys empty = {~0u, ~0u, ~0u, 0u, 0u, 0u};
+  cpu::BvhClimbAtomics r;
+
+  // Leaf by leaf in primitive order (the refit's climb).
+  keys.assign(nodeCount, empty);
+  for (uint32_t p = 0; p < n; ++p) climbFrom(in.leafParents[p], kBvhNone, leafKeys(p), r.leafBound, r.leafIssued);
+  r.leafExact = exact();
+
+  // The build's climb: runs of subgroupSize sorted leaves, lane by lane, then the run's climb.
+  keys.assign(nodeCount, empty);
+  for (uint32_t s = 0; s < n; s += subgroupSize) {
+    const uint32_t e = std::min(n - 1, s + (subgroupSize - 1));
+    uint32_t meeting = kBvhNone;
+    for (uint32_t i = s; i <= e; ++i) meeting = std::min(meeting, k.bvhClimbMeeting(i, s, e, n));
+    Keys run = empty;
+    for (uint32_t i = s; i <= e; ++i) {
+      const Keys leaf = leafKeys(order[i]);
+      for (int c = 0; c < 6; ++c) run[c] = c < 3 ? std::min(run[c], leaf[c]) : std::max(run[c], leaf[c]);
+      climbFrom(in.leafParents[order[i]], meeting, leaf, r.subgroupBound, r.subgroupIssued);
+    }
+    if (meeting != kBvhNone) climbFrom(meeting, kBvhNone, run, r.subgroupBound, r.subgroupIssued);
+  }
+  r.subgroupExact = exact();
+  return r;
 }
 
 Status refitBvhCpu(const BvhInput& in, Backend backend) {

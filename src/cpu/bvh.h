@@ -13,6 +13,20 @@ namespace vkc::cpu {
 // mesh stage's explicit kRefit validates the tree's topology in its own validate()).
 void refitBvhValidated(const BvhInput& input);
 
+// The CLIMB pass's atomic operations, counted by a model of shaders/bvh.comp over the tree that
+// buildBvhCpu writes into `input` (which it builds, scalar): the refit's climb (each leaf from its
+// parent to the root) and the build's (subgroups of `subgroupSize` consecutive sorted leaves, each
+// leaf up to the subgroup's meeting node, one climb per subgroup from there). *Bound: 6 per node
+// climbed through (no early stop); *Issued: with the early stop, the climbs run one after another
+// (leaves in primitive order; subgroups in order, lanes first). *Exact: the node keys the model folds
+// equal the tree's boxes.
+struct BvhClimbAtomics {
+  uint64_t leafBound = 0, leafIssued = 0;
+  uint64_t subgroupBound = 0, subgroupIssued = 0;
+  bool leafExact = false, subgroupExact = false;
+};
+Result<BvhClimbAtomics> modelBvhClimb(const BvhInput& input, uint32_t subgroupSize);
+
 // Depth-first walk of a tree (nodes as buildBvhCpu writes them): enters a node when
 // nodeOverlaps(node) holds and calls leaf(primitive) for each leaf reached (left before right).
 // stack: scratch, reused between walks.
