@@ -196,10 +196,9 @@ Result<cpu::BvhClimbAtomics> cpu::modelBvhClimb(const BvhInput& in, uint32_t sub
   k.nodes = in.nodes.data();
   k.leafParents = in.leafParents.data();
 
-  // Node keys as the climb pass folds them (lo xyz, hi xyz), and one climb of shaders/bvh.comp's
-  // climbFrom: `bound` counts 6 atomics per node from `node` up to `stop`, `issued` those issued with
-  // the early stop when the climbs run one after another.
+  // Node keys as the climb pass folds them (lo xyz, hi xyz).
   using Keys = std::array<uint32_t, 6>;
+  const Keys empty = {~0u, ~0u, ~0u, 0u, 0u, 0u};
   std::vector<Keys> keys;
   auto leafKeys = [&](uint32_t p) {
     const Aabb& b = in.primitiveBoxes[p];
@@ -208,49 +207,88 @@ Result<cpu::BvhClimbAtomics> cpu::modelBvhClimb(const BvhInput& in, uint32_t sub
     for (int c = 0; c < 6; ++c) r[c] = gpu::floatKeyFromBits(std::bit_cast<uint32_t>(f[c]));
     return r;
   };
-  auto climbFrom = [&](uint32_t node, uint32_t stop, const Keys& key, uint64_t& bound, uint64_t& issued) {
-    for (uint32_t up = node, step = 0; step < kBvhMaxDepth && up < nodeCount && up != stop; ++step) {
-      bound += 6;
-      up = in.nodes[up].parent;
-    }
-    bool climbing[6] = {true, true, true, true, true, true};
-    for (uint32_t step = 0; step < kBvhMaxDepth && node < nodeCount && node != stop; ++step) {
-      bool any = false;
-      for (int c = 0; c < 6; ++c) {
-        if (!climbing[c]) continue;
-        ++issued;
-        uint32_t& v = keys[node][c];
-        climbing[c] = c < 3 ? v > key[c] : v < key[c];
-        v = c < 3 ? std::min(v, key[c]) : std::max(v, key[c]);
-        any = any || climbing[c];
-      }
-      if (!any) break;
-      node = in.nodes[node].parent;
-    }
-  };
   auto exact = [&] {
     for (uint32_t i = 0; i < nodeCount; ++i) {
-      const Keys want = {gpu::floatKeyFromBits(std::bit_cast<uint32_t>(in.nodes[i].lo.x)),
-                         gpu::floatKeyFromBits(std::bit_cast<uint32_t>(in.nodes[i].lo.y)),
-                         gpu::floatKeyFromBits(std::bit_cast<uint32_t>(in.nodes[i].lo.z)),
-                         gpu::floatKeyFromBits(std::bit_cast<uint32_t>(in.nodes[i].hi.x)),
-                         gpu::floatKeyFromBits(std::bit_cast<uint32_t>(in.nodes[i].hi.y)),
-                         gpu::floatKeyFromBits(std::bit_cast<uint32_t>(in.nodes[i].hi.z))};
-      if (keys[i] != want) return false;
+      const BvhNode& nd = in.nodes[i];
+      const float f[6] = {nd.lo.x, nd.lo.y, nd.lo.z, nd.hi.x, nd.hi.y, nd.hi.z};
+      for (int c = 0; c < 6; ++c) {
+        if (keys[i][c] != gpu::floatKeyFromBits(std::bit_cast<uint32_t>(f[c]))) return false;
+      }
     }
     return true;
   };
-  const Keys empty = {~0u, ~0u, ~0u, 0u, 0u, 0u};
-  cpu::BvhClimbAtomics r;
 
-  // Leaf by leaf in primitive order (the refit's climb).
-  keys.assign(nodeCount, empty);
-  for (uint32_t p = 0; p < n; ++p) climbFrom(in.leafParents[p], kBvhNone, leafKeys(p), r.leafBound, r.leafIssued);
+  // One climb of shaders/bvh.comp's climbFrom: from `node` up to, not into, `stop`. A run's climb
+  // (group = its subgroup, lane = false) starts when its subgroup's last lane climb ends.
+  struct Climb {
+    uint32_t node, stop;
+    Keys key;
+    uint32_t group;
+    bool lane;
+    std::array<bool, 6> on = {true, true, true, true, true, true};
+    uint32_t steps = 0;
+  };
+  auto alive = [&](const Climb& c) { return c.steps < kBvhMaxDepth && c.node < nodeCount && c.node != c.stop; };
+  // Bound: 6 per node climbed through. Issued: the climbs start together and go up one node per
+  // step; at a step, one node's atomics run in the climbs' order, each climb's early stop seeing the
+  // atomics before its own.
+  auto simulate = [&](std::vector<Climb> climbs, std::vector<Climb> runs, uint64_t& bound, uint64_t& issued) {
+    keys.assign(nodeCount, empty);
+    for (std::vector<Climb>* list : {&climbs, &runs}) {
+      for (Climb c : *list) {
+        for (; alive(c); ++c.steps) {
+          bound += 6;
+          c.node = in.nodes[c.node].parent;
+        }
+      }
+    }
+    std::vector<uint32_t> pending(runs.size(), 0);
+    for (const Climb& c : climbs) pending[c.group] += 1;
+    std::vector<Climb*> active, next;
+    for (Climb& c : climbs) active.push_back(&c);
+    while (!active.empty()) {
+      next.clear();
+      for (Climb* c : active) {
+        bool on = alive(*c);
+        if (on) {
+          on = false;
+          for (int a = 0; a < 6; ++a) {
+            if (!c->on[a]) continue;
+            ++issued;
+            uint32_t& v = keys[c->node][a];
+            c->on[a] = a < 3 ? v > c->key[a] : v < c->key[a];
+            v = a < 3 ? std::min(v, c->key[a]) : std::max(v, c->key[a]);
+            on = on || c->on[a];
+          }
+          c->node = in.nodes[c->node].parent;
+          ++c->steps;
+          on = on && alive(*c);
+        }
+        if (on) {
+          next.push_back(c);
+        } else if (c->lane && --pending[c->group] == 0 && alive(runs[c->group])) {
+          next.push_back(&runs[c->group]);
+        }
+      }
+      active.swap(next);
+    }
+  };
+
+  cpu::BvhClimbAtomics r;
+  std::vector<Climb> climbs, runs;
+  // Leaf by leaf in primitive order (the refit's climb): one group per leaf, no run climbs.
+  for (uint32_t p = 0; p < n; ++p) {
+    climbs.push_back({in.leafParents[p], kBvhNone, leafKeys(p), p, true});
+    runs.push_back({kBvhNone, kBvhNone, empty, p, false});
+  }
+  simulate(climbs, runs, r.leafBound, r.leafIssued);
   r.leafExact = exact();
 
-  // The build's climb: runs of subgroupSize sorted leaves, lane by lane, then the run's climb.
-  keys.assign(nodeCount, empty);
-  for (uint32_t s = 0; s < n; s += subgroupSize) {
+  // The build's climb: runs of subgroupSize sorted leaves, each leaf up to the run's meeting node,
+  // then the run's min / max from there.
+  climbs.clear();
+  runs.clear();
+  for (uint32_t s = 0, group = 0; s < n; s += subgroupSize, ++group) {
     const uint32_t e = std::min(n - 1, s + (subgroupSize - 1));
     uint32_t meeting = kBvhNone;
     for (uint32_t i = s; i <= e; ++i) meeting = std::min(meeting, k.bvhClimbMeeting(i, s, e, n));
@@ -258,10 +296,11 @@ Result<cpu::BvhClimbAtomics> cpu::modelBvhClimb(const BvhInput& in, uint32_t sub
     for (uint32_t i = s; i <= e; ++i) {
       const Keys leaf = leafKeys(order[i]);
       for (int c = 0; c < 6; ++c) run[c] = c < 3 ? std::min(run[c], leaf[c]) : std::max(run[c], leaf[c]);
-      climbFrom(in.leafParents[order[i]], meeting, leaf, r.subgroupBound, r.subgroupIssued);
+      climbs.push_back({in.leafParents[order[i]], meeting, leaf, group, true});
     }
-    if (meeting != kBvhNone) climbFrom(meeting, kBvhNone, run, r.subgroupBound, r.subgroupIssued);
+    runs.push_back({meeting, kBvhNone, run, group, false});
   }
+  simulate(climbs, runs, r.subgroupBound, r.subgroupIssued);
   r.subgroupExact = exact();
   return r;
 }

@@ -17,9 +17,9 @@ void refitBvhValidated(const BvhInput& input);
 // buildBvhCpu writes into `input` (which it builds, scalar): the refit's climb (each leaf from its
 // parent to the root) and the build's (subgroups of `subgroupSize` consecutive sorted leaves, each
 // leaf up to the subgroup's meeting node, one climb per subgroup from there). *Bound: 6 per node
-// climbed through (no early stop); *Issued: with the early stop, the climbs run one after another
-// (leaves in primitive order; subgroups in order, lanes first). *Exact: the node keys the model folds
-// equal the tree's boxes.
+// climbed through (no early stop); *Issued: with the early stop, the climbs starting together and
+// going up one node per step (a subgroup's run climb once its lanes' climbs end; at a step, one
+// node's atomics in the climbs' order). *Exact: the node keys the model folds equal the tree's boxes.
 struct BvhClimbAtomics {
   uint64_t leafBound = 0, leafIssued = 0;
   uint64_t subgroupBound = 0, subgroupIssued = 0;

@@ -54,9 +54,8 @@ TEST(BvhClimbModel, DuplicateCodesUseTheSortedPositionsSplits) {
 
 TEST(BvhClimbModel, SubgroupsCutTheAtomicsSeveralFold) {
   // 100k small triangles (mesh-like boxes): 106 atomics per leaf climbing alone, 40 with subgroups
-  // of 32 (measured; the benchmark's JSON has its meshes' counts, "climb_atomics"). Climbing one
-  // after another, the early stop makes both about 19 per leaf: the bound is what concurrent climbs
-  // issue.
+  // of 32, without the early stop (measured; the benchmark's JSON has its meshes' counts,
+  // "climb_atomics"). With the early stop (climbs in lockstep) both are about 18 per leaf.
   const BvhMesh m = randomSmallTriangles(100'000, 11);
   const cpu::BvhClimbAtomics a8 = model(m, 8), a32 = model(m, 32);
   EXPECT_TRUE(a8.subgroupExact);
