@@ -12,7 +12,6 @@
 //
 // Refit: the vertices move by a smooth displacement (a deforming mesh) and the boxes are swept
 // (previous = the build's positions).
-#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdint>
@@ -35,6 +34,7 @@
 #include "bench_meshes.h"
 #include "cpu/bounds.h"
 #include "cpu/bvh.h"
+#include "shared/bvh.h"
 #include "vkcollide/vkcollide.h"
 
 namespace vkc::bench {
@@ -123,10 +123,10 @@ struct SahRow {
   double lbvh = 0, topDown = 0, topDownMs = 0;
 };
 
-// The build's CLIMB pass at one subgroup size: its atomics counted by the pass's model
-// (cpu::modelBvhClimb) over the reference tree, against a climb per leaf (the refit's).
+// The build's CLIMB pass: its atomics counted by the pass's model (cpu::modelBvhClimb) over the
+// reference tree, against a climb per leaf (the refit's).
 struct ClimbRow {
-  uint32_t n = 0, subgroupSize = 0;
+  uint32_t n = 0;
   cpu::BvhClimbAtomics atomics;
 };
 
@@ -211,16 +211,16 @@ bool writeJson(const Options& o, const DeviceInfo* dev, const std::string& date,
          ", \"top_down_build_ms\": " + jsonNumber(sah[i].topDownMs) + (i + 1 < sah.size() ? "},\n" : "}\n");
   }
   s += "  ],\n";
-  // Atomics of the build's climb: *_bound 6 per node climbed through, *_issued with the early stop
-  // when the climbs run one after another (cpu::modelBvhClimb).
+  // Atomics of the build's climb: *_bound 6 per node climbed through, *_issued with the early stop,
+  // the climbs in lockstep (cpu::modelBvhClimb); stores: nodes stored from shared memory.
   s += "  \"climb_atomics\": [\n";
   for (size_t i = 0; i < climb.size(); ++i) {
     const cpu::BvhClimbAtomics& a = climb[i].atomics;
-    s += "    {\"n\": " + std::to_string(climb[i].n) + ", \"subgroup_size\": " + std::to_string(climb[i].subgroupSize) +
+    s += "    {\"n\": " + std::to_string(climb[i].n) + ", \"workgroup_size\": " + std::to_string(gpu::kBvhGroupSize) +
          ", \"per_leaf_bound\": " + std::to_string(a.leafBound) + ", \"per_leaf_issued\": " +
-         std::to_string(a.leafIssued) + ", \"subgroup_bound\": " + std::to_string(a.subgroupBound) +
-         ", \"subgroup_issued\": " + std::to_string(a.subgroupIssued) +
-         ", \"exact\": " + (a.subgroupExact && a.leafExact ? "true" : "false") + (i + 1 < climb.size() ? "},\n" : "}\n");
+         std::to_string(a.leafIssued) + ", \"workgroup_bound\": " + std::to_string(a.groupBound) +
+         ", \"workgroup_issued\": " + std::to_string(a.groupIssued) + ", \"workgroup_stores\": " +
+         std::to_string(a.groupStores) + (i + 1 < climb.size() ? "},\n" : "}\n");
   }
   s += "  ],\n";
   s += jsonRowsAndEnd(rows, [&](const Row& r) {
@@ -372,21 +372,18 @@ int runBench(Options o) {
       }
     }
 
-    std::vector<uint32_t> subgroupSizes = {4, 8, 32, 64};  // lavapipe (CI), lavapipe, NVIDIA, AMD; and the device's
-    if (dev.subgroupSize > 0 && std::find(subgroupSizes.begin(), subgroupSizes.end(), dev.subgroupSize) == subgroupSizes.end()) {
-      subgroupSizes.push_back(dev.subgroupSize);
-    }
-    for (const uint32_t size : subgroupSizes) {
+    {
       Tree t(n);
-      auto a = cpu::modelBvhClimb(t.input(mesh.vertices, {}, mesh.indices), size);
-      if (!a.ok() || !a->leafExact || !a->subgroupExact) {
+      auto a = cpu::modelBvhClimb(t.input(mesh.vertices, {}, mesh.indices), gpu::kBvhGroupSize);
+      if (!a.ok() || !a->leafExact || !a->groupExact) {
         std::fprintf(stderr, "bench_bvh: the climb model failed or is not exact at %u triangles\n", n);
         return 1;
       }
-      climb.push_back({n, size, *a});
-      std::printf("%10u  climb atomics, subgroups of %u: %.2f per leaf (bound %.2f), a climb per leaf %.2f (bound %.2f)\n",
-                  n, size, double(a->subgroupIssued) / n, double(a->subgroupBound) / n, double(a->leafIssued) / n,
-                  double(a->leafBound) / n);
+      climb.push_back({n, *a});
+      std::printf("%10u  climb atomics per leaf: %.2f (bound %.2f), %.1f%% of the nodes stored; a climb per leaf %.2f "
+                  "(bound %.2f)\n",
+                  n, double(a->groupIssued) / n, double(a->groupBound) / n, 100.0 * double(a->groupStores) / bvhNodeCount(n),
+                  double(a->leafIssued) / n, double(a->leafBound) / n);
     }
 
     if (n <= o.sahMax) {

@@ -5,8 +5,8 @@
 // centroid into the centroid box with atomic min / max of order-preserving keys: exact,
 // order-independent); MORTON writes (code, primitive) pairs, which the radix sort orders; HIERARCHY
 // finds each internal node's children (Karras' split); CLIMB folds every leaf's box keys into its
-// ancestors with atomic min / max (in a build, below the subgroup's meeting node only: one lane
-// climbs on from there with the subgroup's min / max); FINALIZE turns the keys into the nodes' float boxes. Every box is
+// ancestors with atomic min / max (a build stores the nodes inside a workgroup's range of sorted
+// leaves from shared memory and climbs only above them); FINALIZE turns the keys into the nodes' float boxes. Every box is
 // a selection of input floats (min / max through keys), so the tree equals the CPU twin's
 // (src/cpu/bvh.cpp) bit for bit.
 //
@@ -47,9 +47,6 @@ vec4 prevVertexAt(uint v) { return prevVertices[v]; }
 uint indexAt(uint k) { return indices[k]; }
 uint sortedCode(uint i) { return codes[i]; }
 uint sortedPrim(uint i) { return order[i]; }
-uint leafParentAt(uint p) { return leafParents[min(p, pc.primitiveCount - 1u)]; }
-uint nodeLeftAt(uint i) { return nodes[i].left; }
-uint nodeParentAt(uint i) { return nodes[i].parent; }
 #include "shared/bvh_kernel.h"
 
 uint globalIndex() {
@@ -125,12 +122,16 @@ void hierarchyPass() {
     nodes[0].right = kBvhNone;
     nodes[0].parent = kBvhNone;
     nodes[0].pad = 0u;
+    nodeKeys[0].lo.w = 0u;
+    nodeKeys[0].hi.w = 0u;
     setParent(kBvhLeafBit | sortedPrim(0u), 0u);
     return;
   }
   if (i + 1u >= n) return;
-  uint left, right;
-  bvhSplit(int(i), int(n), left, right);
+  uint left, right, first, last;
+  bvhSplit(int(i), int(n), left, right, first, last);
+  nodeKeys[i].lo.w = first;  // the climb's: the node's range of sorted positions (FINALIZE drops w)
+  nodeKeys[i].hi.w = last;
   nodes[i].left = left;
   nodes[i].right = right;
   nodes[i].pad = 0u;
@@ -139,16 +140,16 @@ void hierarchyPass() {
   setParent(right, i);
 }
 
-// Folds box keys (lo, hi) into `node` and its ancestors, up to but not into `stop`. A component
-// stops climbing at the first ancestor that already holds a value at least as tight: whoever put it
-// there climbs on with it (or stopped at a still tighter one), so every node ends with the exact
-// min / max over its subtree, whatever the order of the atomics. No invocation reads what another
-// wrote in this pass: no memory barriers, no arrival counters. At most kBvhMaxDepth levels (a valid
-// tree is shallower).
-void climbFrom(uint node, uint stop, uvec3 lo, uvec3 hi) {
+// Folds box keys (lo, hi) into `node` and its ancestors. A component stops climbing at the first
+// ancestor that already holds a value at least as tight: whoever put it there climbs on with it (or
+// stopped at a still tighter one), so every node ends with the exact min / max over its subtree,
+// whatever the order of the atomics. No invocation reads what another wrote in this pass with plain
+// stores: no memory barriers, no arrival counters. At most kBvhMaxDepth levels (a valid tree is
+// shallower).
+void climbFrom(uint node, uvec3 lo, uvec3 hi) {
   uint nodeCount = bvhNodeCount(pc.primitiveCount);
   bvec3 climbLo = bvec3(true), climbHi = bvec3(true);
-  for (uint step = 0u; step < kBvhMaxDepth && node < nodeCount && node != stop; ++step) {
+  for (uint step = 0u; step < kBvhMaxDepth && node < nodeCount; ++step) {
     if (climbLo.x) climbLo.x = atomicMin(nodeKeys[node].lo.x, lo.x) > lo.x;
     if (climbLo.y) climbLo.y = atomicMin(nodeKeys[node].lo.y, lo.y) > lo.y;
     if (climbLo.z) climbLo.z = atomicMin(nodeKeys[node].lo.z, lo.z) > lo.z;
@@ -160,32 +161,61 @@ void climbFrom(uint node, uint stop, uvec3 lo, uvec3 hi) {
   }
 }
 
-// Refit: invocation p climbs from leaf p to the root (the tree's leaf order is not known here).
-// Build: invocation i takes the i-th leaf in sorted order, so a subgroup holds a run of consecutive
-// leaves s..e. They share every ancestor from their lowest common ancestor (the meeting node,
-// bvhClimbMeeting) up: each leaf climbs alone only below it, and one lane climbs from it with the
-// subgroup's min / max of the keys (exact and order-independent), which every node from there up
-// would get from those leaves anyway. Nodes above the meeting node see one climb per subgroup instead
-// of one per leaf (tests/bvh/bvh_climb_model_test.cpp counts the atomics). A run that is not
-// consecutive (no lane finds the split) or a lone leaf climbs alone to the root.
+// The build's leaf keys of the workgroup's sorted positions (lo xyz, hi xyz).
+shared uint leafKeys[6u * kBvhGroupSize];
+
+// Whether internal node `node` lies inside the sorted positions [s, e]: its range (HIERARCHY wrote
+// it into the keys' w) is.
+bool nodeInside(uint node, uint s, uint e) {
+  return node < bvhNodeCount(pc.primitiveCount) && nodeKeys[node].lo.w >= s && nodeKeys[node].hi.w <= e;
+}
+
+// Refit: invocation p climbs from leaf p to the root (a refit's tree has no known leaf order).
+// Build: invocation i takes the i-th leaf in sorted order, so a workgroup holds the consecutive
+// leaves s..e, their keys in shared memory. A node whose range lies inside [s, e] has only this
+// workgroup's leaves below it: the invocation of the same index computes its box from shared memory
+// and stores it (plain stores; no other invocation touches it). Only the nodes above those climb
+// with atomics: from the parent of each largest inside node (its box) and of each leaf whose parent
+// is not inside. So the atomics go to the few nodes on the workgroup range's boundary paths and
+// above (tests/bvh/bvh_climb_model_test.cpp counts them).
 void climbPass() {
   uint i = globalIndex();
   uint n = pc.primitiveCount;
-  if (i >= n) return;
-  uint p = building() ? min(sortedPrim(i), n - 1u) : i;
+  if (!building()) {
+    if (i >= n) return;
+    Aabb b = primBoxes[i];
+    climbFrom(leafParents[i], floatKey(b.lo).xyz, floatKey(b.hi).xyz);
+    return;
+  }
+  uint local = gl_LocalInvocationIndex;
+  uint s = i - local;
+  uint e = min(s + kBvhGroupSize, n) - 1u;
+  uint p = min(sortedPrim(min(i, n - 1u)), n - 1u);
   Aabb b = primBoxes[p];
   uvec3 lo = floatKey(b.lo).xyz;
   uvec3 hi = floatKey(b.hi).xyz;
-  uint meeting = kBvhNone;
-  uvec3 runLo = lo, runHi = hi;
-  if (building()) {
-    uint s = subgroupMin(i), e = subgroupMax(i);
-    meeting = subgroupMin(bvhClimbMeeting(i, s, e, n));
-    runLo = subgroupMin(lo);
-    runHi = subgroupMax(hi);
+  leafKeys[local] = lo.x;
+  leafKeys[kBvhGroupSize + local] = lo.y;
+  leafKeys[2u * kBvhGroupSize + local] = lo.z;
+  leafKeys[3u * kBvhGroupSize + local] = hi.x;
+  leafKeys[4u * kBvhGroupSize + local] = hi.y;
+  leafKeys[5u * kBvhGroupSize + local] = hi.z;
+  barrier();
+  if (i >= n) return;
+  if (nodeInside(i, s, e)) {
+    uint first = nodeKeys[i].lo.w - s, last = nodeKeys[i].hi.w - s;  // <= e - s < kBvhGroupSize
+    uvec3 nLo = uvec3(0xFFFFFFFFu), nHi = uvec3(0u);
+    for (uint k = first; k <= last; ++k) {
+      nLo = min(nLo, uvec3(leafKeys[k], leafKeys[kBvhGroupSize + k], leafKeys[2u * kBvhGroupSize + k]));
+      nHi = max(nHi, uvec3(leafKeys[3u * kBvhGroupSize + k], leafKeys[4u * kBvhGroupSize + k], leafKeys[5u * kBvhGroupSize + k]));
+    }
+    nodeKeys[i].lo.xyz = nLo;
+    nodeKeys[i].hi.xyz = nHi;
+    uint parent = nodes[i].parent;
+    if (!nodeInside(parent, s, e)) climbFrom(parent, nLo, nHi);
   }
-  climbFrom(leafParents[p], meeting, lo, hi);
-  if (meeting != kBvhNone && subgroupElect()) climbFrom(meeting, kBvhNone, runLo, runHi);
+  uint leafParent = leafParents[p];
+  if (!nodeInside(leafParent, s, e)) climbFrom(leafParent, lo, hi);
 }
 
 void finalizePass() {

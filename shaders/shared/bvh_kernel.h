@@ -6,8 +6,6 @@
 //   uint indexAt(uint k)        element k of the index buffer (k < primitiveCount * verticesPerPrimitive)
 //   uint sortedCode(uint i)     Morton code of the i-th leaf in sorted order (i < primitiveCount)
 //   uint sortedPrim(uint i)     its primitive index
-//   uint leafParentAt(uint p)   leafParents[p] (the climb's meeting node; p < primitiveCount)
-//   uint nodeLeftAt(uint i)     nodes[i].left, uint nodeParentAt(uint i) nodes[i].parent (i < node count)
 // No namespace and no include guard.
 
 // The box of primitive p over its vertices (and their previous positions when swept); lo.w = hi.w = 0.
@@ -52,9 +50,10 @@ VKC_FN int bvhDelta(int i, int j, int n) {
 VKC_FN uint bvhChildRef(uint pos, bool leaf) { return leaf ? (kBvhLeafBit | sortedPrim(pos)) : pos; }
 
 // Internal node i (0 <= i < n - 1, n >= 2) of Karras' hierarchy over the sorted leaves: its range's
-// direction and far end, then the split inside it; the left and right child references. Every loop
-// here runs at most 32 times (lengths grow or halve within a 31-bit range).
-VKC_FN void bvhSplit(int i, int n, VKC_OUT(uint) left, VKC_OUT(uint) right) {
+// direction and far end, then the split inside it; the left and right child references and the
+// range of sorted positions [first, last] under it. Every loop here runs at most 32 times (lengths
+// grow or halve within a 31-bit range).
+VKC_FN void bvhSplit(int i, int n, VKC_OUT(uint) left, VKC_OUT(uint) right, VKC_OUT(uint) first, VKC_OUT(uint) last) {
   int d = bvhDelta(i, i + 1, n) - bvhDelta(i, i - 1, n) >= 0 ? 1 : -1;
   int deltaMin = bvhDelta(i, i - d, n);
   // Upper bound of the range's length by doubling.
@@ -76,22 +75,9 @@ VKC_FN void bvhSplit(int i, int n, VKC_OUT(uint) left, VKC_OUT(uint) right) {
     if (bvhDelta(i, i + (s + t) * d, n) > deltaNode) s += t;
   }
   int gamma = i + s * d + min(d, 0);
+  first = uint(min(i, j));
+  last = uint(max(i, j));
   left = bvhChildRef(uint(gamma), min(i, j) == gamma);
   right = bvhChildRef(uint(gamma + 1), max(i, j) == gamma + 1);
 }
 
-// The climb's meeting node of a run of sorted leaves s < e (a subgroup's, in the build): the lowest
-// common ancestor of leaves s and e, whose split is the one position k in [s, e) where the keys of k
-// and k + 1 share only the prefix that s and e share (sorted keys: delta(s, e) is the minimum of the
-// adjacent deltas, and exactly one adjacent pair in the run differs at the first bit after it). Called
-// for each k of the run, it returns that ancestor for the split and kBvhNone for every other k: its
-// left child is leaf k (then leaf k's parent is it) or internal node k (Karras: a left child's index is
-// its range's right end), whose parent it is. Node references are bounds-checked (a device tree).
-VKC_FN uint bvhClimbMeeting(uint k, uint s, uint e, uint n) {
-  if (k < s || k >= e || e >= n) return kBvhNone;
-  if (bvhDelta(int(k), int(k) + 1, int(n)) != bvhDelta(int(s), int(e), int(n))) return kBvhNone;
-  uint nodeCount = bvhNodeCount(n);
-  uint leafParent = leafParentAt(sortedPrim(k));
-  if (leafParent < nodeCount && nodeLeftAt(leafParent) == (kBvhLeafBit | sortedPrim(k))) return leafParent;
-  return k < nodeCount ? nodeParentAt(k) : kBvhNone;
-}

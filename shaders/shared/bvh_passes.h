@@ -14,8 +14,8 @@ inline constexpr PassDecl kBvhPasses[] = {
   passDecl("vkc.bvh.init",      kBvhPassInit,      kBvhGroupSize, kBvhBindingCount, "-     -    -   -     W        -     -     -     -       W"),
   passDecl("vkc.bvh.boxes",     kBvhPassBoxes,     kBvhGroupSize, kBvhBindingCount, "R     R    R   W     RW       -     -     -     -       -"),
   passDecl("vkc.bvh.morton",    kBvhPassMorton,    kBvhGroupSize, kBvhBindingCount, "-     -    -   R     R        W     W     -     -       -"),
-  passDecl("vkc.bvh.hierarchy", kBvhPassHierarchy, kBvhGroupSize, kBvhBindingCount, "-     -    -   -     -        R     R     W     W       -"),
-  passDecl("vkc.bvh.climb",     kBvhPassClimb,     kBvhGroupSize, kBvhBindingCount, "-     -    -   R     -        R     R     R     R       RW"),
+  passDecl("vkc.bvh.hierarchy", kBvhPassHierarchy, kBvhGroupSize, kBvhBindingCount, "-     -    -   -     -        R     R     W     W       W"),
+  passDecl("vkc.bvh.climb",     kBvhPassClimb,     kBvhGroupSize, kBvhBindingCount, "-     -    -   R     -        -     R     R     R       RW"),
   passDecl("vkc.bvh.finalize",  kBvhPassFinalize,  kBvhGroupSize, kBvhBindingCount, "-     -    -   -     -        -     -     W     -       R"),
 };
 // clang-format on

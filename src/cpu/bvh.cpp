@@ -36,17 +36,12 @@ struct BvhKernel {
   const uint32_t* idx = nullptr;
   const uint32_t* codes = nullptr;
   const uint32_t* order = nullptr;
-  const vkc::BvhNode* nodes = nullptr;       // the climb model's tree (modelBvhClimb)
-  const uint32_t* leafParents = nullptr;
 
   vec4 vertexAt(uint v) const { return vec4(verts[v].x, verts[v].y, verts[v].z, verts[v].w); }
   vec4 prevVertexAt(uint v) const { return vec4(prev[v].x, prev[v].y, prev[v].z, prev[v].w); }
   uint indexAt(uint k) const { return idx[k]; }
   uint sortedCode(uint i) const { return codes[i]; }
   uint sortedPrim(uint i) const { return order[i]; }
-  uint leafParentAt(uint p) const { return leafParents[p]; }
-  uint nodeLeftAt(uint i) const { return nodes[i].left; }
-  uint nodeParentAt(uint i) const { return nodes[i].parent; }
 
 #include "shared/bvh_kernel.h"
 };
@@ -112,14 +107,16 @@ void climb(const BvhInput& in, uint32_t n) {
 
 namespace {
 
-// buildBvhCpu after its checks; codes and order: the sorted leaves' Morton codes and primitives.
-Status build(const BvhInput& in, Backend backend, std::vector<uint32_t>& codes, std::vector<uint32_t>& order) {
+// buildBvhCpu after its checks. order: the sorted leaves' primitives; ranges (when not null): each
+// node's range of sorted positions, first and last.
+Status build(const BvhInput& in, Backend backend, std::vector<uint32_t>& order,
+             std::vector<std::array<uint32_t, 2>>* ranges) {
   const uint32_t n = in.primitiveCount();
   gpu::BvhKernel k = primitiveBoxes(in, n);
 
   // Centroid box (keys: exact), then Morton codes of the centroids quantized in it.
   uint32_t cLo[3] = {~0u, ~0u, ~0u}, cHi[3] = {0, 0, 0};
-  codes.assign(n, 0);
+  std::vector<uint32_t> codes(n);
   order.assign(n, 0);
   auto centroid = [&](const Aabb& b, int a) {
     const float lo[3] = {b.lo.x, b.lo.y, b.lo.z}, hi[3] = {b.hi.x, b.hi.y, b.hi.z};
@@ -151,11 +148,13 @@ Status build(const BvhInput& in, Backend backend, std::vector<uint32_t>& codes, 
   if (n == 1) {
     in.nodes[0] = BvhNode{{}, {}, kBvhLeafBit | order[0], kBvhNone, kBvhNone, 0};
     in.leafParents[order[0]] = 0;
+    if (ranges != nullptr) ranges->push_back({0, 0});
   } else {
     in.nodes[0].parent = kBvhNone;
     for (uint32_t i = 0; i + 1 < n; ++i) {
-      uint32_t children[2];
-      k.bvhSplit(static_cast<int>(i), static_cast<int>(n), children[0], children[1]);
+      uint32_t children[2], first, last;
+      k.bvhSplit(static_cast<int>(i), static_cast<int>(n), children[0], children[1], first, last);
+      if (ranges != nullptr) ranges->push_back({first, last});
       BvhNode& nd = in.nodes[i];
       nd.left = children[0];
       nd.right = children[1];
@@ -180,21 +179,17 @@ Status buildBvhCpu(const BvhInput& in, Backend backend) {
     return Error{ErrorCode::kInvalidArgument, "buildBvhCpu: backend must be kCpuScalar or kCpuSimd"};
   }
   VKC_TRY(validate(in));
-  std::vector<uint32_t> codes, order;
-  return build(in, backend, codes, order);
+  std::vector<uint32_t> order;
+  return build(in, backend, order, nullptr);
 }
 
-Result<cpu::BvhClimbAtomics> cpu::modelBvhClimb(const BvhInput& in, uint32_t subgroupSize) {
-  if (subgroupSize == 0) return Error{ErrorCode::kInvalidArgument, "modelBvhClimb: subgroupSize is 0"};
+Result<cpu::BvhClimbAtomics> cpu::modelBvhClimb(const BvhInput& in, uint32_t groupSize) {
+  if (groupSize == 0) return Error{ErrorCode::kInvalidArgument, "modelBvhClimb: groupSize is 0"};
   VKC_TRY(validate(in));
-  std::vector<uint32_t> codes, order;
-  VKC_TRY(build(in, Backend::kCpuScalar, codes, order));
+  std::vector<uint32_t> order;
+  std::vector<std::array<uint32_t, 2>> ranges;
+  VKC_TRY(build(in, Backend::kCpuScalar, order, &ranges));
   const uint32_t n = in.primitiveCount(), nodeCount = bvhNodeCount(n);
-  gpu::BvhKernel k;
-  k.codes = codes.data();
-  k.order = order.data();
-  k.nodes = in.nodes.data();
-  k.leafParents = in.leafParents.data();
 
   // Node keys as the climb pass folds them (lo xyz, hi xyz).
   using Keys = std::array<uint32_t, 6>;
@@ -218,90 +213,83 @@ Result<cpu::BvhClimbAtomics> cpu::modelBvhClimb(const BvhInput& in, uint32_t sub
     return true;
   };
 
-  // One climb of shaders/bvh.comp's climbFrom: from `node` up to, not into, `stop`. A run's climb
-  // (group = its subgroup, lane = false) starts when its subgroup's last lane climb ends.
+  // One climb of shaders/bvh.comp's climbFrom, from `node` to the root.
   struct Climb {
-    uint32_t node, stop;
+    uint32_t node;
     Keys key;
-    uint32_t group;
-    bool lane;
     std::array<bool, 6> on = {true, true, true, true, true, true};
     uint32_t steps = 0;
   };
-  auto alive = [&](const Climb& c) { return c.steps < kBvhMaxDepth && c.node < nodeCount && c.node != c.stop; };
+  auto alive = [&](const Climb& c) { return c.steps < kBvhMaxDepth && c.node < nodeCount; };
   // Bound: 6 per node climbed through. Issued: the climbs start together and go up one node per
   // step; at a step, one node's atomics run in the climbs' order, each climb's early stop seeing the
   // atomics before its own.
-  auto simulate = [&](std::vector<Climb> climbs, std::vector<Climb> runs, uint64_t& bound, uint64_t& issued) {
-    keys.assign(nodeCount, empty);
-    for (std::vector<Climb>* list : {&climbs, &runs}) {
-      for (Climb c : *list) {
-        for (; alive(c); ++c.steps) {
-          bound += 6;
-          c.node = in.nodes[c.node].parent;
-        }
+  auto simulate = [&](std::vector<Climb>& climbs, uint64_t& bound, uint64_t& issued) {
+    for (Climb c : climbs) {
+      for (; alive(c); ++c.steps) {
+        bound += 6;
+        c.node = in.nodes[c.node].parent;
       }
     }
-    std::vector<uint32_t> pending(runs.size(), 0);
-    for (const Climb& c : climbs) pending[c.group] += 1;
     std::vector<Climb*> active, next;
-    for (Climb& c : climbs) active.push_back(&c);
+    for (Climb& c : climbs) {
+      if (alive(c)) active.push_back(&c);
+    }
     while (!active.empty()) {
       next.clear();
       for (Climb* c : active) {
-        bool on = alive(*c);
-        if (on) {
-          on = false;
-          for (int a = 0; a < 6; ++a) {
-            if (!c->on[a]) continue;
-            ++issued;
-            uint32_t& v = keys[c->node][a];
-            c->on[a] = a < 3 ? v > c->key[a] : v < c->key[a];
-            v = a < 3 ? std::min(v, c->key[a]) : std::max(v, c->key[a]);
-            on = on || c->on[a];
-          }
-          c->node = in.nodes[c->node].parent;
-          ++c->steps;
-          on = on && alive(*c);
+        bool on = false;
+        for (int a = 0; a < 6; ++a) {
+          if (!c->on[a]) continue;
+          ++issued;
+          uint32_t& v = keys[c->node][a];
+          c->on[a] = a < 3 ? v > c->key[a] : v < c->key[a];
+          v = a < 3 ? std::min(v, c->key[a]) : std::max(v, c->key[a]);
+          on = on || c->on[a];
         }
-        if (on) {
-          next.push_back(c);
-        } else if (c->lane && --pending[c->group] == 0 && alive(runs[c->group])) {
-          next.push_back(&runs[c->group]);
-        }
+        c->node = in.nodes[c->node].parent;
+        ++c->steps;
+        if (on && alive(*c)) next.push_back(c);
       }
       active.swap(next);
     }
   };
 
   cpu::BvhClimbAtomics r;
-  std::vector<Climb> climbs, runs;
-  // Leaf by leaf in primitive order (the refit's climb): one group per leaf, no run climbs.
-  for (uint32_t p = 0; p < n; ++p) {
-    climbs.push_back({in.leafParents[p], kBvhNone, leafKeys(p), p, true});
-    runs.push_back({kBvhNone, kBvhNone, empty, p, false});
-  }
-  simulate(climbs, runs, r.leafBound, r.leafIssued);
+  std::vector<Climb> climbs;
+  // Leaf by leaf in primitive order (the refit's climb).
+  for (uint32_t p = 0; p < n; ++p) climbs.push_back({in.leafParents[p], leafKeys(p)});
+  keys.assign(nodeCount, empty);
+  simulate(climbs, r.leafBound, r.leafIssued);
   r.leafExact = exact();
 
-  // The build's climb: runs of subgroupSize sorted leaves, each leaf up to the run's meeting node,
-  // then the run's min / max from there.
+  // The build's climb: workgroups of groupSize sorted leaves [s, e]. Node i inside [s, e] is stored
+  // by invocation i (its box from the leaves); climbs from the parents of the largest inside nodes
+  // and of the leaves whose parent is not inside.
   climbs.clear();
-  runs.clear();
-  for (uint32_t s = 0, group = 0; s < n; s += subgroupSize, ++group) {
-    const uint32_t e = std::min(n - 1, s + (subgroupSize - 1));
-    uint32_t meeting = kBvhNone;
-    for (uint32_t i = s; i <= e; ++i) meeting = std::min(meeting, k.bvhClimbMeeting(i, s, e, n));
-    Keys run = empty;
+  keys.assign(nodeCount, empty);
+  std::vector<std::pair<uint32_t, Keys>> stores;
+  for (uint32_t s = 0; s < n; s += groupSize) {
+    const uint32_t e = std::min(n - 1, s + (groupSize - 1));
+    auto inside = [&](uint32_t node) { return node < nodeCount && ranges[node][0] >= s && ranges[node][1] <= e; };
     for (uint32_t i = s; i <= e; ++i) {
-      const Keys leaf = leafKeys(order[i]);
-      for (int c = 0; c < 6; ++c) run[c] = c < 3 ? std::min(run[c], leaf[c]) : std::max(run[c], leaf[c]);
-      climbs.push_back({in.leafParents[order[i]], meeting, leaf, group, true});
+      if (inside(i)) {
+        Keys box = empty;
+        for (uint32_t q = ranges[i][0]; q <= ranges[i][1]; ++q) {
+          const Keys leaf = leafKeys(order[q]);
+          for (int c = 0; c < 6; ++c) box[c] = c < 3 ? std::min(box[c], leaf[c]) : std::max(box[c], leaf[c]);
+        }
+        stores.push_back({i, box});
+        if (!inside(in.nodes[i].parent)) climbs.push_back({in.nodes[i].parent, box});
+      }
+      const uint32_t leafParent = in.leafParents[order[i]];
+      if (!inside(leafParent)) climbs.push_back({leafParent, leafKeys(order[i])});
     }
-    runs.push_back({meeting, kBvhNone, run, group, false});
   }
-  simulate(climbs, runs, r.subgroupBound, r.subgroupIssued);
-  r.subgroupExact = exact();
+  simulate(climbs, r.groupBound, r.groupIssued);
+  for (const auto& [node, box] : stores) keys[node] = box;
+  r.groupStores = stores.size();
+  r.groupExact = exact();
   return r;
 }
 

@@ -14,18 +14,19 @@ namespace vkc::cpu {
 void refitBvhValidated(const BvhInput& input);
 
 // The CLIMB pass's atomic operations, counted by a model of shaders/bvh.comp over the tree that
-// buildBvhCpu writes into `input` (which it builds, scalar): the refit's climb (each leaf from its
-// parent to the root) and the build's (subgroups of `subgroupSize` consecutive sorted leaves, each
-// leaf up to the subgroup's meeting node, one climb per subgroup from there). *Bound: 6 per node
+// buildBvhCpu writes into `input` (which it builds, scalar): the refit's climb (leaf*: each leaf from
+// its parent to the root) and the build's (group*: workgroups of `groupSize` consecutive sorted
+// leaves; the nodes inside a workgroup's range stored, groupStores of them; climbs from the parents
+// of the largest inside nodes and of the leaves whose parent is not inside). *Bound: 6 per node
 // climbed through (no early stop); *Issued: with the early stop, the climbs starting together and
-// going up one node per step (a subgroup's run climb once its lanes' climbs end; at a step, one
-// node's atomics in the climbs' order). *Exact: the node keys the model folds equal the tree's boxes.
+// going up one node per step (at a step, one node's atomics in the climbs' order). *Exact: the node
+// keys the model writes equal the tree's boxes.
 struct BvhClimbAtomics {
   uint64_t leafBound = 0, leafIssued = 0;
-  uint64_t subgroupBound = 0, subgroupIssued = 0;
-  bool leafExact = false, subgroupExact = false;
+  uint64_t groupBound = 0, groupIssued = 0, groupStores = 0;
+  bool leafExact = false, groupExact = false;
 };
-Result<BvhClimbAtomics> modelBvhClimb(const BvhInput& input, uint32_t subgroupSize);
+Result<BvhClimbAtomics> modelBvhClimb(const BvhInput& input, uint32_t groupSize);
 
 // Depth-first walk of a tree (nodes as buildBvhCpu writes them): enters a node when
 // nodeOverlaps(node) holds and calls leaf(primitive) for each leaf reached (left before right).

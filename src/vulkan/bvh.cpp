@@ -145,10 +145,7 @@ struct BvhStage::Impl {
       if (pass == gpu::kBvhPassBoxes && !build) p.narrow(gpu::kBvhBindingCentroid, detail::Access::kNone);
       if (pass == gpu::kBvhPassInit && !build) p.narrow(gpu::kBvhBindingCentroid, detail::Access::kNone);
       if (pass == gpu::kBvhPassBoxes && !swept) p.narrow(gpu::kBvhBindingPrevVertices, detail::Access::kNone);
-      if (pass == gpu::kBvhPassClimb && !build) {  // a refit climbs leaf by leaf: no sorted order
-        p.narrow(gpu::kBvhBindingCodes, detail::Access::kNone);
-        p.narrow(gpu::kBvhBindingOrder, detail::Access::kNone);
-      }
+      if (pass == gpu::kBvhPassClimb && !build) p.narrow(gpu::kBvhBindingOrder, detail::Access::kNone);  // leaf by leaf
       rec.add(std::move(p));
     };
     add(gpu::kBvhPassInit, bvhNodeCount(n));
