@@ -4,23 +4,24 @@
 // empty box (and, for a build, the centroid box); BOXES writes each primitive's box (and folds its
 // centroid into the centroid box with atomic min / max of order-preserving keys: exact,
 // order-independent); MORTON writes (code, primitive) pairs, which the radix sort orders; HIERARCHY
-// finds each internal node's children (Karras' split); CLIMB folds every leaf's box keys into its
-// ancestors with atomic min / max (a build stores the nodes inside a workgroup's range of sorted
-// leaves from shared memory and climbs only above them); FINALIZE turns the keys into the nodes' float boxes. Every box is
-// a selection of input floats (min / max through keys), so the tree equals the CPU twin's
-// (src/cpu/bvh.cpp) bit for bit.
+// finds each internal node's children (Karras' split) and range of sorted leaves; CLIMB folds every
+// leaf's box keys into its ancestors with atomic min / max (a build stores the nodes inside a
+// workgroup's range of sorted leaves from shared memory and folds with atomics only above them);
+// FINALIZE turns the keys into the nodes' float boxes. Every box is a selection of input floats
+// (min / max through keys), so the tree equals the CPU twin's (src/cpu/bvh.cpp) bit for bit.
 //
 // Why atomics rather than Karras' arrival counters (the second child to arrive writes the union):
 // that needs the sibling's box written by another invocation in the same pass, a memory barrier
 // between, and on llvmpipe (Mesa 22.3) a memoryBarrierBuffer() in that loop made invocations drop
 // their remaining work (measured: root boxes left unwritten). Folding keys with atomics needs no
-// invocation to read another's plain writes.
+// invocation to read another's plain buffer writes; within a workgroup, shared memory after one
+// barrier() serves the nodes whose leaves are all the workgroup's (about 96% of them).
 //
 // Robustness: the host cannot see the device-side index buffer or a tree to refit. An index beyond
 // vertexCount reads the last vertex; child and parent references beyond the tree are clamped or end
 // the climb; the climb stops after kBvhMaxDepth levels (a valid tree is shallower). Nothing is read
 // or written out of bounds, and every loop is bounded (llvmpipe's loop guard: at most ~100 iterations
-// per invocation in HIERARCHY, kBvhMaxDepth in CLIMB).
+// per invocation in HIERARCHY, kBvhGroupSize + 2 kBvhMaxDepth in CLIMB).
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_GOOGLE_include_directive : require
@@ -209,8 +210,12 @@ void climbPass() {
       nLo = min(nLo, uvec3(leafKeys[k], leafKeys[kBvhGroupSize + k], leafKeys[2u * kBvhGroupSize + k]));
       nHi = max(nHi, uvec3(leafKeys[3u * kBvhGroupSize + k], leafKeys[4u * kBvhGroupSize + k], leafKeys[5u * kBvhGroupSize + k]));
     }
-    nodeKeys[i].lo.xyz = nLo;
-    nodeKeys[i].hi.xyz = nHi;
+    nodeKeys[i].lo.x = nLo.x;  // component stores: w (the range) stays as other invocations read it
+    nodeKeys[i].lo.y = nLo.y;
+    nodeKeys[i].lo.z = nLo.z;
+    nodeKeys[i].hi.x = nHi.x;
+    nodeKeys[i].hi.y = nHi.y;
+    nodeKeys[i].hi.z = nHi.z;
     uint parent = nodes[i].parent;
     if (!nodeInside(parent, s, e)) climbFrom(parent, nLo, nHi);
   }

@@ -39,8 +39,8 @@ VKC_CONSTANT(uint, kBvhMaxPrimitives, 0x20000000u);  // 2^29: Karras' index arit
 VKC_CONSTANT(uint, kBvhPassInit, 0u);       // node keys = the empty box; centroid box = empty (build)
 VKC_CONSTANT(uint, kBvhPassBoxes, 1u);      // primitive boxes; build: centroid box (atomic min/max of keys)
 VKC_CONSTANT(uint, kBvhPassMorton, 2u);     // build: Morton codes and primitive indices (then the radix sort)
-VKC_CONSTANT(uint, kBvhPassHierarchy, 3u);  // build: Karras split per internal node; children and parents
-VKC_CONSTANT(uint, kBvhPassClimb, 4u);      // each leaf's box keys folded into its ancestors (atomic min / max)
+VKC_CONSTANT(uint, kBvhPassHierarchy, 3u);  // build: Karras split per internal node; children, parents, ranges
+VKC_CONSTANT(uint, kBvhPassClimb, 4u);      // node keys: stored inside a workgroup's leaves, else atomic min / max
 VKC_CONSTANT(uint, kBvhPassFinalize, 5u);   // node keys -> node boxes
 
 VKC_CONSTANT(uint, kBvhBindingVertices, 0u);      // vec4[vertexCount] (xyz; w ignored)
@@ -69,7 +69,8 @@ VKC_CHECK_OFFSET(BvhNode, hi, 16);
 VKC_CHECK_OFFSET(BvhNode, left, 32);
 VKC_CHECK_OFFSET(BvhNode, parent, 40);
 
-// A node's box during the climb: order-preserving keys (float_order.h) of lo (min) and hi (max); w unused.
+// A node's box during the climb: order-preserving keys (float_order.h) of lo (min) and hi (max). In
+// a build, HIERARCHY writes the node's range of sorted leaf positions into lo.w (first), hi.w (last).
 struct BvhNodeKeys {
   uvec4 lo;
   uvec4 hi;
