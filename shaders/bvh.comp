@@ -21,7 +21,7 @@
 // vertexCount reads the last vertex; child and parent references beyond the tree are clamped or end
 // the climb; the climb stops after kBvhMaxDepth levels (a valid tree is shallower). Nothing is read
 // or written out of bounds, and every loop is bounded (llvmpipe's loop guard: at most ~100 iterations
-// per invocation in HIERARCHY, kBvhGroupSize + 2 kBvhMaxDepth in CLIMB).
+// per invocation in HIERARCHY, 54 + 2 kBvhMaxDepth in CLIMB).
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_GOOGLE_include_directive : require
@@ -162,8 +162,21 @@ void climbFrom(uint node, uvec3 lo, uvec3 hi) {
   }
 }
 
-// The build's leaf keys of the workgroup's sorted positions (lo xyz, hi xyz).
+// The build's leaf keys of the workgroup's sorted positions (lo xyz, hi xyz), and their min / max
+// over each aligned block of 8 positions (so that no invocation folds more than 46 entries).
+const uint kBlocks = kBvhGroupSize / 8u;
 shared uint leafKeys[6u * kBvhGroupSize];
+shared uint blockKeys[6u * kBlocks];
+
+// Folds leaf entry k, or block entry k, into (lo, hi).
+void foldLeaf(uint k, inout uvec3 lo, inout uvec3 hi) {
+  lo = min(lo, uvec3(leafKeys[k], leafKeys[kBvhGroupSize + k], leafKeys[2u * kBvhGroupSize + k]));
+  hi = max(hi, uvec3(leafKeys[3u * kBvhGroupSize + k], leafKeys[4u * kBvhGroupSize + k], leafKeys[5u * kBvhGroupSize + k]));
+}
+void foldBlock(uint k, inout uvec3 lo, inout uvec3 hi) {
+  lo = min(lo, uvec3(blockKeys[k], blockKeys[kBlocks + k], blockKeys[2u * kBlocks + k]));
+  hi = max(hi, uvec3(blockKeys[3u * kBlocks + k], blockKeys[4u * kBlocks + k], blockKeys[5u * kBlocks + k]));
+}
 
 // Whether internal node `node` lies inside the sorted positions [s, e]: its range (HIERARCHY wrote
 // it into the keys' w) is.
@@ -175,7 +188,7 @@ bool nodeInside(uint node, uint s, uint e) {
 // Build: invocation i takes the i-th leaf in sorted order, so a workgroup holds the consecutive
 // leaves s..e, their keys in shared memory. A node whose range lies inside [s, e] has only this
 // workgroup's leaves below it: the invocation of the same index computes its box from shared memory
-// and stores it (plain stores; no other invocation touches it). Only the nodes above those climb
+// (whole blocks of 8 leaves, leaves at the ends) and stores it (plain stores; no other invocation touches it). Only the nodes above those climb
 // with atomics: from the parent of each largest inside node (its box) and of each leaf whose parent
 // is not inside. So the atomics go to the few nodes on the workgroup range's boundary paths and
 // above (tests/bvh/bvh_climb_model_test.cpp counts them).
@@ -202,14 +215,25 @@ void climbPass() {
   leafKeys[4u * kBvhGroupSize + local] = hi.y;
   leafKeys[5u * kBvhGroupSize + local] = hi.z;
   barrier();
+  if (local < kBlocks) {  // blocks past the last leaf are never folded whole
+    uvec3 bLo = uvec3(0xFFFFFFFFu), bHi = uvec3(0u);
+    for (uint k = 8u * local; k < 8u * local + 8u && k <= e - s; ++k) foldLeaf(k, bLo, bHi);
+    blockKeys[local] = bLo.x;
+    blockKeys[kBlocks + local] = bLo.y;
+    blockKeys[2u * kBlocks + local] = bLo.z;
+    blockKeys[3u * kBlocks + local] = bHi.x;
+    blockKeys[4u * kBlocks + local] = bHi.y;
+    blockKeys[5u * kBlocks + local] = bHi.z;
+  }
+  barrier();
   if (i >= n) return;
   if (nodeInside(i, s, e)) {
     uint first = nodeKeys[i].lo.w - s, last = nodeKeys[i].hi.w - s;  // <= e - s < kBvhGroupSize
     uvec3 nLo = uvec3(0xFFFFFFFFu), nHi = uvec3(0u);
-    for (uint k = first; k <= last; ++k) {
-      nLo = min(nLo, uvec3(leafKeys[k], leafKeys[kBvhGroupSize + k], leafKeys[2u * kBvhGroupSize + k]));
-      nHi = max(nHi, uvec3(leafKeys[3u * kBvhGroupSize + k], leafKeys[4u * kBvhGroupSize + k], leafKeys[5u * kBvhGroupSize + k]));
-    }
+    uint k = first;
+    for (; k <= last && (k & 7u) != 0u; ++k) foldLeaf(k, nLo, nHi);
+    for (; k + 7u <= last; k += 8u) foldBlock(k / 8u, nLo, nHi);
+    for (; k <= last; ++k) foldLeaf(k, nLo, nHi);
     nodeKeys[i].lo.x = nLo.x;  // component stores: w (the range) stays as other invocations read it
     nodeKeys[i].lo.y = nLo.y;
     nodeKeys[i].lo.z = nLo.z;
