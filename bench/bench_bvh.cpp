@@ -2,8 +2,9 @@
 // (../shared/meshes/spot.obj, subdivided 1-to-4 until large enough, then an evenly strided subset of
 // its triangles), on the CPU (scalar, SIMD; wall clock, validation included) and on a Vulkan device
 // (GPU timestamps of the passes, summed), and the tree's SAH cost next to a top-down binned SAH build
-// of the same boxes (tests/support/bvh_sah_builder.h). Every backend's nodes are compared with the
-// scalar reference, byte for byte. Prints a table and writes JSON. See `bench_bvh --help`.
+// of the same boxes (tests/support/bvh_sah_builder.h), and the build's CLIMB pass's atomics counted by
+// its model (cpu::modelBvhClimb). Every backend's nodes are compared with the scalar reference, byte
+// for byte. Prints a table and writes JSON. See `bench_bvh --help`.
 //
 // CPU anchor (built only where CMake finds Intel Embree, Debian libembree-dev): Embree's own BVH build
 // of the same triangles (rtcCommitScene of a scene with one triangle geometry sharing our buffers,

@@ -1,8 +1,8 @@
 // The CPU twin of the BVH stage (shaders/bvh.comp): the shader's own functions (shared/bvh.h,
 // shared/bvh_kernel.h) over host arrays, pass by pass, and the project's radix sort in between. The
 // node boxes come bottom-up with arrival counters (the second child to arrive writes the union of
-// both), leaf after leaf; the shader folds each leaf's keys into its ancestors with atomics instead
-// (see shaders/bvh.comp). Both are exact min / max selections over the same leaves, so the boxes do
+// both), leaf after leaf; the shader stores the nodes inside a workgroup's leaves from shared memory
+// and folds the others with atomics instead (see shaders/bvh.comp; cpu::modelBvhClimb counts them). Both are exact min / max selections over the same leaves, so the boxes do
 // not depend on the order or the method and equal the shader's bit for bit.
 #include <algorithm>
 #include <array>
