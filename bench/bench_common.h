@@ -255,6 +255,47 @@ WallSamples sampleWall(Fn&& fn, uint32_t reps, uint32_t warmups, double minSampl
   return s;
 }
 
+// Two functions timed in alternation, sample by sample (A, B, A, B, ...), each sample long enough
+// (minSampleMs) to hold several calls: on a machine whose speed drifts (a shared VM's phases, turbo),
+// the i-th samples of A and B are taken within milliseconds of each other, so the ratio of a pair of
+// samples is far steadier than the ratio of two medians taken seconds apart. Returns A's and B's
+// samples (index i of both: one pair).
+template <class FnA, class FnB>
+std::pair<WallSamples, WallSamples> samplePaired(FnA&& a, FnB&& b, uint32_t reps, double minSampleMs,
+                                                 double budgetMs, uint32_t minReps, double (*clock)() = nowMs) {
+  const auto innerFor = [&](auto& fn) {
+    const double t0 = clock();
+    fn();
+    const double once = clock() - t0;
+    return once < minSampleMs ? static_cast<uint32_t>(std::min(1e6, std::ceil(minSampleMs / std::max(once, 1e-6))))
+                              : 1u;
+  };
+  std::pair<WallSamples, WallSamples> s;
+  s.first.inner = innerFor(a);
+  s.second.inner = innerFor(b);
+  const auto sample = [&](auto& fn, WallSamples& w) {
+    const double t0 = clock();
+    for (uint32_t i = 0; i < w.inner; ++i) fn();
+    w.ms.push_back((clock() - t0) / w.inner);
+    return w.ms.back() * w.inner;
+  };
+  double spent = sample(a, s.first) + sample(b, s.second);
+  for (uint32_t r = 1; r < reps && (r < minReps || spent * (r + 1) / r <= budgetMs); ++r) {
+    spent += sample(a, s.first) + sample(b, s.second);
+  }
+  return s;
+}
+
+// The median over the pairs of samples of b's time / a's time (samplePaired's result): how many
+// times faster A is than B, pair by pair.
+inline double medianPairedRatio(const std::pair<WallSamples, WallSamples>& s) {
+  std::vector<double> r;
+  for (size_t i = 0; i < s.first.ms.size() && i < s.second.ms.size(); ++i) {
+    if (s.first.ms[i] > 0) r.push_back(s.second.ms[i] / s.first.ms[i]);
+  }
+  return median(std::move(r));
+}
+
 inline std::string utcDate() {
   const std::time_t t = std::time(nullptr);
   std::tm tm{};
