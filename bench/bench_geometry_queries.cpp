@@ -643,7 +643,8 @@ int runBench(const Options& o) {
               [&] {
                 if (!runQueryInto(Backend::kCpuSimd, nullptr, batch.input(), out)) std::abort();
               },
-              [&] { runFcl(f); }, std::max(o.reps, 5u), 20.0, budgetMs, 5, cpuClock);
+              [&] { runFcl(f); }, o.quick ? 1u : std::max(o.reps, 5u), o.quick ? 1.0 : 20.0, budgetMs,
+              o.quick ? 1u : 5u, cpuClock);
           r.vsFclPaired = medianPairedRatio(s);
           r.pairedSamples = static_cast<uint32_t>(s.first.ms.size());
           char buf[96];
