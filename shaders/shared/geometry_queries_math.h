@@ -1487,6 +1487,164 @@ VKC_FN bool geomParallelCylinders(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomCon
   return axial > 0.0f && radial > 0.0f;
 }
 
+// Cylinder s vs box t by their critical points (docs/geometry-queries.md, "Cylinder vs box"). With
+// d = t's centre less s's and K = S + T about the origin (both centrally symmetric), the depth is the
+// distance from d to K's boundary, min over unit n of f(n) = g_s(n) + g_t(n) - |d.n|, and every n's f
+// is an upper bound (f <= 0: apart). Each 2-D piece of K's boundary is a feature of the cylinder
+// (cap, side, rim) plus one of the box (vertex, edge, face) whose normals meet; the nearest boundary
+// point lies on one of them, where d - x is along the piece's normal: box face normals and the axis
+// (flat), a x u_k (side + edge, flat), side + vertex (d - v across the axis), rim + vertex (the
+// circle's point nearest d), rim + edge (the nearest point of an ellipse: the rim seen along the
+// edge). geomConvexCandidates tried the flat ones; this lowers its least overlap (least, leastDir)
+// by the curved ones' normals. False where an edge is within kGeomCritParallel of the axis (the
+// ellipse is nearly a circle: the caller's GJK and EPA answer instead).
+VKC_CONSTANT(float, kGeomCritParallel, 1e-3f);
+VKC_CONSTANT(float, kGeomCritThin, 1e-4f);  // |a . u_k| below it: the ellipse is flat, the axis' face
+VKC_CONSTANT(uint, kGeomCritSteps, 24u);    // bisection steps of the far half's least g
+VKC_CONSTANT(uint, kGeomCritNewton, 16u);   // Newton steps of the ellipse's root
+
+// The unit normal, in the ellipse's frame, of its point (x0, x1) nearest (y0, y1) among those with
+// x1 >= 0; semi-axes 1 and e1 = c (0 < c <= 1). The point has x = (r0 y0/(s + r0), y1/(s + 1)) in
+// Eberly's scaled form (r0 = 1/c^2, z = (y0, y1/c)) for the root s of g(s) = (r0 z0/(s + r0))^2 +
+// (z1/(s + 1))^2 - 1: on s > -1 where y1 >= 0 (the nearest point overall); where y1 < 0 the root
+// nearest -1 on (-r0, -1) (a local minimum on the far half; g is convex there: a point where g < 0
+// by bisection on g' towards its least, then the root); none there: false. y0 >= 0 (the caller reflects).
+VKC_FN bool geomEllipseNormal(float y0, float y1, float c, VKC_OUT(vec2) normal) {
+  normal = vec2(0.0f, 1.0f);
+  float r0 = 1.0f / (c * c);
+  float z0 = max(y0, 1e-20f);
+  float z1 = y1 / c;
+  float a0 = r0 * z0;
+  float lo, hi;
+  if (z1 >= 0.0f) {
+    z1 = max(z1, 1e-20f);
+    float g = z0 * z0 + z1 * z1 - 1.0f;
+    lo = z1 - 1.0f;
+    hi = g < 0.0f ? 0.0f : sqrt(a0 * a0 + z1 * z1) - 1.0f;
+  } else {
+    // Two stationary points on the far half only inside the ellipse's evolute, which lies within
+    // |x0| < 1 - c^2, |x1| < (1 - c^2) / c (in z: |z1| < (1 - c^2) / c^2).
+    float e = 1.0f - c * c;
+    if (!(z0 < e && -z1 < e * r0)) return false;
+    // Any s with g(s) < 0 brackets the root nearest -1: bisection on g' towards g's least point
+    // until one is met (none: no root, no local minimum there).
+    lo = -r0;
+    hi = -1.0f;
+    float s = 0.5f * (lo + hi);
+    bool found = false;
+    for (uint it = 0u; it < kGeomCritSteps && !found; ++it) {
+      s = 0.5f * (lo + hi);
+      float p = s + r0, q = s + 1.0f;
+      float ra = a0 / p, rb = z1 / q;
+      found = ra * ra + rb * rb < 1.0f;
+      if (rb * rb / -q - ra * ra / p > 0.0f) hi = s; else lo = s;  // g' > 0: the least point is left
+    }
+    if (!found) return false;
+    lo = s;
+    hi = -1.0f;
+  }
+  // The root in [lo, hi] by Newton's method on psi(s) = 1 / sqrt(g(s) + 1) - 1 (linear where one
+  // term is 0), kept inside the bracket (bisection where a step leaves it), until a step is below
+  // 1e-6 of s or after kGeomCritNewton steps.
+  float s = lo;  // g >= 0 here (first case), < 0 (second): the steps go right
+  for (uint it = 0u; it < kGeomCritNewton; ++it) {
+    float p = s + r0, q = s + 1.0f;
+    float ra = a0 / p, rb = z1 / q;
+    float rr = ra * ra + rb * rb;
+    if (rr == 1.0f) break;
+    if ((rr > 1.0f) == (z1 >= 0.0f)) lo = s; else hi = s;  // g decreasing (first case), increasing (second)
+    float big = sqrt(rr);
+    float next = s + (rr * big - rr) / (ra * ra / p + rb * rb / q);
+    if (!(next > lo && next < hi)) next = 0.5f * (lo + hi);
+    bool done = abs(next - s) <= 1e-6f * max(1.0f, abs(s));
+    s = next;
+    if (done) break;
+  }
+  // The normal (x0, x1 / c^2) of the point x0 = r0 y0 / (s + r0), x1 = c z1 / (s + 1), times c^2.
+  vec2 nn = vec2(y0 / (s + r0), c * z1 / (s + 1.0f));
+  float l2 = dot(nn, nn);
+  if (!(l2 > 0.0f)) return false;
+  normal = nn / sqrt(l2);
+  return true;
+}
+
+// Whether the box's vertex of signs sv (along its axes) supports n or -n, whichever faces d (the
+// least overlap's direction has d.n >= 0), within 1e-4 (rounding): else n is not that vertex's piece.
+VKC_FN bool geomCritVertexFits(VKC_GEOM_IN(GeomConvex) t, vec3 n, vec3 d, vec3 sv) {
+  vec3 side = vec3(dot(n, t.axis0), dot(n, t.axis1), dot(n, t.axis2)) * sv * (dot(n, d) < 0.0f ? -1.0f : 1.0f);
+  return min(min(side.x, side.y), side.z) >= -1e-4f;
+}
+
+VKC_FN bool geomCylinderBoxCritical(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConvex) t, VKC_INOUT(float) least,
+                                    VKC_INOUT(vec3) leastDir) {
+  vec3 a = s.axis0;
+  float r = s.size.x;
+  float h = s.size.y;
+  vec3 d = t.centre - s.centre;
+  for (uint k = 0u; k < 3u; ++k) {
+    vec3 c = cross(a, geomAxis(t, k));
+    if (dot(c, c) < kGeomCritParallel * kGeomCritParallel) return false;
+  }
+  // Side + vertex and rim + vertex: the nearest point of the circle of radius r about v + zeta h a
+  // (across the axis) to d is along m = d - v across the axis.
+  for (uint v = 0u; v < 8u; ++v) {
+    vec3 sv = vec3((v & 1u) != 0u ? -1.0f : 1.0f, (v & 2u) != 0u ? -1.0f : 1.0f, (v & 4u) != 0u ? -1.0f : 1.0f);
+    vec3 q = t.axis0 * (sv.x * t.size.x) + t.axis1 * (sv.y * t.size.y) + t.axis2 * (sv.z * t.size.z);
+    vec3 e = d - q;
+    vec3 w = geomAcross(a, e, dot(a, e));
+    float lw = sqrt(dot(w, w));
+    vec3 m = lw > 0.0f ? w / lw : geomPerpendicularTo(a);
+    for (uint z = 0u; z < 3u; ++z) {  // the side, then the two rims
+      vec3 n = m;
+      if (z > 0u) {
+        n = q + a * (z == 1u ? h : -h) + m * r - d;
+        float nn = dot(n, n);
+        if (!(nn > 0.0f)) continue;
+        n = n / sqrt(nn);
+      }
+      if (!geomCritVertexFits(t, n, d, sv)) continue;
+      if (geomTryCandidate(s, t, n, least, leastDir)) return true;
+    }
+  }
+  // Rim + edge: the rim circle seen along the edge's direction u is an ellipse in the plane across u,
+  // semi-axes r along b1 = a x u / |a x u| and r |a.u| along e2 = (a - (a.u) u) / |a x u|. The point
+  // relative to its centre (the edge's middle plus zeta h a): d less both. The piece's normals lie on
+  // the rim's side: sign(n . e2) = zeta.
+  for (uint k = 0u; k < 3u; ++k) {
+    vec3 u = geomAxis(t, k);
+    float cu = dot(a, u);
+    if (abs(cu) < kGeomCritThin) continue;
+    vec3 ax = cross(a, u);
+    float sk = sqrt(dot(ax, ax));
+    vec3 b1 = ax / sk;
+    vec3 e2 = (a - u * cu) / sk;
+    float ca = abs(cu);
+    uint k1 = (k + 1u) % 3u, k2 = (k + 2u) % 3u;
+    for (uint v = 0u; v < 8u; ++v) {
+      vec3 u1 = geomAxis(t, k1) * ((v & 1u) != 0u ? -1.0f : 1.0f);
+      vec3 u2 = geomAxis(t, k2) * ((v & 2u) != 0u ? -1.0f : 1.0f);
+      float zeta = (v & 4u) != 0u ? -1.0f : 1.0f;
+      // The piece's normals: x u1 + y u2 (x, y >= 0) with zeta n.a > 0; the least overlap's has d.n >= 0
+      // (f(-n) is less otherwise). None of the quarter turn meets both: not this piece.
+      float p1 = dot(u1, d), p2 = dot(u2, d);
+      if (p1 < 0.0f && p2 < 0.0f) continue;
+      vec2 ray0 = p1 >= 0.0f ? vec2(1.0f, 0.0f) : vec2(p2, -p1);
+      vec2 ray1 = p2 >= 0.0f ? vec2(0.0f, 1.0f) : vec2(-p2, p1);
+      vec2 za = vec2(dot(u1, a), dot(u2, a)) * zeta;
+      if (!(dot(ray0, za) > 0.0f || dot(ray1, za) > 0.0f)) continue;
+      vec3 q = u1 * t.size[k1] + u2 * t.size[k2];
+      vec3 p = (d - q - a * (zeta * h)) / r;
+      float y0 = dot(p, b1);
+      float y1 = dot(p, e2) * zeta;
+      vec2 nrm;
+      if (!geomEllipseNormal(abs(y0), y1, ca, nrm)) continue;
+      vec3 n = b1 * (y0 < 0.0f ? -nrm.x : nrm.x) + e2 * (zeta * nrm.y);
+      if (geomTryCandidate(s, t, n, least, leastDir)) return true;
+    }
+  }
+  return true;
+}
+
 // Cylinder vs cylinder or box: parallel cylinders by their closed form; else the candidate
 // directions first (one that separates: no contact, no GJK; most random pairs), then the inscribed
 // boxes' lower bound (where it proves the candidates' least overlap: the answer), then GJK, then EPA
@@ -1504,13 +1662,14 @@ VKC_FN bool geomConvexSearchContact(GeomShape shapeS, GeomShape shapeT, VKC_OUT(
     vec3 leastDir;
     geomConvexCandidates(s, t, least, leastDir);
     if (least <= 0.0f) return false;
-    // The least overlap proven by the inscribed boxes' depth (within kGeomEpaBoundTolerance): no GJK
-    // or EPA. Else GJK and the bounded EPA.
+    // The least overlap proven by the inscribed boxes' depth (within kGeomEpaBoundTolerance); else
+    // cylinder vs box by its critical points: no GJK or EPA. Else GJK and the bounded EPA.
     vec3 d = t.centre - s.centre;
     float reach = least - kGeomEpaBoundTolerance * (geomConvexScale(s) + geomConvexScale(t));
-    GeomConvex innerS = geomCylinderInnerBox(s, leastDir, d);
-    GeomConvex innerT = geomCylinderInnerBox(t, -leastDir, -d);
-    if (reach > 0.0f && geomBoxesDepthReaches(innerS, innerT, reach)) {
+    if ((reach > 0.0f && geomBoxesDepthReaches(geomCylinderInnerBox(s, leastDir, d),
+                                               geomCylinderInnerBox(t, -leastDir, -d), reach)) ||
+        (t.type == kGeomOrientedBox && geomCylinderBoxCritical(s, t, least, leastDir))) {
+      if (!(least > 0.0f)) return false;
       depth = least;
       u = leastDir;
     } else {
