@@ -153,6 +153,12 @@ uint64_t primitivePairsSimd(const GeometryQueryInput& input, size_t begin, size_
                             ContactElement* outA, ContactElement* outB, ContactRange* ranges, uint64_t total,
                             uint64_t capacity);
 
+// primitivePairsSimd's cylinder-box runs (src/cpu/geometry_queries_cylinder_box_simd.cpp): the
+// candidate directions, the inscribed boxes' bound and geomCylinderBoxCritical in lanes across the
+// queries; the pairs GJK and EPA answer (an edge nearly along the axis) by the scalar code.
+uint64_t cylinderBoxPairsSimd(const GeometryQueryInput& input, size_t begin, size_t end, ContactElement* outA,
+                              ContactElement* outB, ContactRange* ranges, uint64_t total, uint64_t capacity);
+
 // A batch whose queries are all static and of one closed-form pair type with one ball per query
 // (sphere against sphere, capsule, cylinder, oriented box or plane; capsule-capsule, capsule-cylinder,
 // capsule-plane, cylinder-plane), on kCpuSimd: validate() and the lanes in one pass over the

@@ -1920,7 +1920,7 @@ uint32_t primitivePairSimdKind(uint32_t lo, uint32_t hi) {
   const bool handled = (lo == kGeomSphere && hi <= kGeomPlane) ||
                        (lo == kGeomCapsule && (hi == kGeomCapsule || hi == kGeomCylinder)) ||
                        (lo <= kGeomOrientedBox && hi == kGeomPlane) ||
-                       ((lo == kGeomCapsule || lo == kGeomOrientedBox) && hi == kGeomOrientedBox);
+                       ((lo == kGeomCapsule || lo == kGeomCylinder || lo == kGeomOrientedBox) && hi == kGeomOrientedBox);
   return handled ? lo * kGeomTypeCount + hi : kNoPrimitivePairSimd;
 }
 
@@ -1934,6 +1934,9 @@ uint64_t pointSetContactsSimd(const gpu::GeomShape& primitive, bool pointSetIsA,
 uint64_t primitivePairsSimd(const GeometryQueryInput& input, size_t begin, size_t end, uint32_t pair,
                             ContactElement* outA, ContactElement* outB, ContactRange* ranges, uint64_t total,
                             uint64_t capacity) {
+  if (pair == gpu::kGeomCylinder * gpu::kGeomTypeCount + gpu::kGeomOrientedBox) {  // its own file
+    return cylinderBoxPairsSimd(input, begin, end, outA, outB, ranges, total, capacity);
+  }
   return HWY_DYNAMIC_DISPATCH(PrimitivePairs)(input, begin, end, pair, outA, outB, ranges, total, capacity);
 }
 }  // namespace vkc::cpu

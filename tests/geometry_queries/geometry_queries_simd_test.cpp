@@ -243,6 +243,7 @@ const PairType kLanePairs[] = {
     {GeometryType::kOrientedBox, GeometryType::kPlane, "box-plane"},
     {GeometryType::kCapsule, GeometryType::kOrientedBox, "capsule-box"},
     {GeometryType::kOrientedBox, GeometryType::kOrientedBox, "box-box"},
+    {GeometryType::kCylinder, GeometryType::kOrientedBox, "cylinder-box"},
 };
 
 // One query of pair type p: random order; a same-type pair sometimes a geometry against itself or
@@ -291,6 +292,20 @@ void expectSimdRunsEqualScalar(const Batch& batch, const std::string& what, uint
     }
   });
   EXPECT_GE(targets, 1u);
+}
+
+// Runs of 1 to 5 queries (addQuery's), each ended by a sphere-sphere query.
+template <class AddQuery>
+void expectShortRunsEqualScalar(AddQuery&& addQuery, const std::string& what) {
+  Batch runs;
+  const uint32_t sphere = runs.add(Geometry::sphere({0, 0, 0, 1}));
+  for (uint32_t length = 1; length <= 5; ++length) {
+    for (int round = 0; round < 8; ++round) {
+      for (uint32_t i = 0; i < length; ++i) addQuery(runs);
+      runs.query(sphere, sphere);
+    }
+  }
+  expectSimdRunsEqualScalar(runs, what, 40, 8 * 200);
 }
 
 TEST(GeometryQueriesSimd, PrimitivePairRunsEqualTheScalarLoopOnEveryTarget) {
@@ -361,15 +376,73 @@ TEST(GeometryQueriesSimd, BoxBoxLanesEqualTheScalarLoopOnStacksAndEdges) {
   Batch batch;
   for (int i = 0; i < 3000; ++i) addQuery(batch);
   expectSimdRunsEqualScalar(batch, "box-box stacks and edges", 3000, 8 * 3000);
-  Batch runs;
-  const uint32_t sphere = runs.add(Geometry::sphere({0, 0, 0, 1}));
-  for (uint32_t length = 1; length <= 5; ++length) {
-    for (int round = 0; round < 8; ++round) {
-      for (uint32_t i = 0; i < length; ++i) addQuery(runs);
-      runs.query(sphere, sphere);  // a sphere-sphere query ends the box-box run
+  expectShortRunsEqualScalar(addQuery, "box-box short runs");
+}
+
+// Cylinder-box (src/cpu/geometry_queries_cylinder_box_simd.cpp): the candidates, the inscribed boxes'
+// bound and the critical points' enumeration in lanes, the pairs with a box edge within 1e-3 of the
+// axis by the scalar code (GJK and EPA). Boxes around the cylinder's rim and side at random turns
+// (rim + edge: the ellipse's near and far halves), deep, touching and apart; boxes whose axis is
+// along the cylinder's, off it by 1e-4 (the scalar lanes) or by 2e-3 (the enumeration); degenerate
+// shapes (a disc, a needle, a flat box, a point, coincident centres); runs of 1 to 5 queries and a
+// run over several chunks of lanes.
+TEST(GeometryQueriesSimd, CylinderBoxLanesEqualTheScalarLoopOnRimsSidesAndNearParallelEdges) {
+  std::mt19937 rng(20261129u);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::uniform_real_distribution<float> size(0.1f, 1.0f);
+  const PairType cylinderBox{GeometryType::kCylinder, GeometryType::kOrientedBox, "cylinder-box"};
+  // The unit quaternion of angle about unit axis.
+  const auto about = [](float angle, Float4 axis) {
+    const float s = std::sin(0.5f * angle);
+    return Float4{axis.x * s, axis.y * s, axis.z * s, std::cos(0.5f * angle)};
+  };
+  const auto addQuery = [&](Batch& batch) {
+    const Float4 axis = unit(rng);
+    const Float4 c = v3(u(rng), u(rng), u(rng));
+    const float r = size(rng), h = size(rng);
+    Geometry cylinder = Geometry::cylinder(c, axis, r, h);
+    Geometry box = Geometry::orientedBox(c, quat(rng), v3(size(rng), size(rng), size(rng)));
+    const uint32_t pick = draw(rng, 8u);
+    if (pick <= 2u) {  // near a rim point or the side, a little in or out
+      const Float4 w = unit(rng);
+      const float wa = w.x * axis.x + w.y * axis.y + w.z * axis.z;
+      Float4 radial{w.x - axis.x * wa, w.y - axis.y * wa, w.z - axis.z * wa, 0.0f};
+      const float lr = std::sqrt(radial.x * radial.x + radial.y * radial.y + radial.z * radial.z);
+      const float along = pick == 2u ? h * u(rng) : (draw(rng, 2u) != 0u ? h : -h);
+      const float reach = r + 0.3f * (1.0f + u(rng)) * box.p2.x;
+      box.p0 = v3(c.x + axis.x * along + radial.x / lr * reach, c.y + axis.y * along + radial.y / lr * reach,
+                  c.z + axis.z * along + radial.z / lr * reach);
+    } else if (pick == 3u) {  // a box axis along the cylinder's, exactly or off by 1e-4 or 2e-3
+      cylinder = Geometry::cylinder(c, v3(0, 1, 0), r, h);
+      const float tilt = draw(rng, 3u) == 0u ? 0.0f : (draw(rng, 2u) != 0u ? 1e-4f : 2e-3f);
+      box.p1 = about(tilt, v3(1, 0, 0));
+      box.p0 = v3(c.x + (r + box.p2.x) * 0.9f * u(rng), c.y + (h + box.p2.y) * u(rng), c.z + 0.2f * u(rng));
+    } else if (pick == 4u) {  // deep: the centres close
+      box.p0 = v3(c.x + 0.1f * u(rng), c.y + 0.1f * u(rng), c.z + 0.1f * u(rng));
+    } else if (pick == 5u) {  // degenerate
+      switch (draw(rng, 4u)) {
+        case 0: cylinder = Geometry::cylinder(c, axis, r, 0.0f); break;  // a disc
+        case 1: cylinder = Geometry::cylinder(c, axis, 0.0f, h); break;  // a needle
+        case 2: box.p2.z = 0.0f; break;                                  // a flat box
+        default: box.p2 = v3(0, 0, 0); break;                            // a point
+      }
+      box.p0 = v3(c.x + 0.8f * u(rng), c.y + 0.8f * u(rng), c.z + 0.8f * u(rng));
+    } else {  // anywhere near
+      box.p0 = v3(c.x + 1.5f * u(rng), c.y + 1.5f * u(rng), c.z + 1.5f * u(rng));
     }
-  }
-  expectSimdRunsEqualScalar(runs, "box-box short runs", 40, 8 * 200);
+    const uint32_t a = batch.add(cylinder);
+    const uint32_t b = batch.add(box);
+    if (draw(rng, 2u) != 0u) {
+      batch.query(a, b);
+    } else {
+      batch.query(b, a);
+    }
+  };
+  Batch batch;
+  for (int i = 0; i < 3001; ++i) addQuery(batch);
+  for (int i = 0; i < 500; ++i) addPairQuery(batch, cylinderBox, rng);
+  expectSimdRunsEqualScalar(batch, "cylinder-box rims, sides and near-parallel edges", 500, 8 * 3501);
+  expectShortRunsEqualScalar(addQuery, "cylinder-box short runs");
 }
 
 TEST(GeometryQueriesSimd, MixedPrimitivePairRunsEqualTheScalarLoop) {

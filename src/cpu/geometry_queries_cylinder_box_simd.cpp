@@ -1,0 +1,532 @@
+// Highway SIMD twin of the cylinder-box queries (shaders/shared/geometry_queries_math.h,
+// geomConvexSearchContact with a cylinder s and an oriented box t), with the lanes across queries.
+// Compiled once per target and chosen at run time.
+//
+// A chunk of queries at a time, in three passes. First, per lane batch: the shapes' frames
+// (geomMakeConvex) and geomConvexCandidates' directions (the centres' line, the axis, the box's axes
+// and the axis' cross products with them); a lane whose least overlap is <= 0 is apart (the scalar
+// code stops at its first such direction; the later ones only lower the least, so the verdict is the
+// same). The touching lanes are compacted (query, least overlap and its direction). Second, per lane
+// batch of those: the inscribed boxes' bound (geomBoxesDepthReaches of geomCylinderInnerBox), then,
+// for the lanes it does not prove, geomCylinderBoxCritical's enumeration: the box's 8 vertices
+// against the side and the rims, the 12 edges against the rims (geomEllipseNormal: its bisection and
+// Newton loops run while some lane is in them, each lane's state updated only while the scalar loop
+// would run), each piece pruned by the same masks. The lanes whose box has an edge within
+// kGeomCritParallel of the axis (GJK and EPA there) are marked for the scalar code. Third, the
+// chunk's queries in order: apart ones no contact, marked ones geomQueryContacts one by one, the
+// others the lanes' contact (geomSupportPoint along the direction, the depth). Every operation is
+// the scalar code's, in its order (GLM's dot, cross, min, max, abs; no fused multiply-adds), so the
+// contacts are the scalar twin's bit for bit (tests/geometry_queries/geometry_queries_cylinder_box_simd_test.cpp).
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "cpu/geometry_queries.h"
+#include "shared/geometry_queries_math.h"
+
+#ifdef VKC_HAVE_SIMD
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/geometry_queries_cylinder_box_simd.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include "cpu/simd_vec3.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace vkc::cpu::HWY_NAMESPACE {
+namespace {
+
+constexpr size_t kCbMaxLanes = HWY_MAX_BYTES / sizeof(float);
+constexpr size_t kCbChunk = 16 * kCbMaxLanes;  // queries per chunk
+
+HWY_INLINE V3 neg3(const V3& v) { return V3{hn::Neg(v.x), hn::Neg(v.y), hn::Neg(v.z)}; }
+
+// One lane batch of cylinder-box pairs in geomMakeConvex's frames: the cylinder's centre c, unit
+// axis a, radius r, half height h; the box's centre, rotated axes B and half extents e; d = the box's
+// centre less the cylinder's.
+struct CylBoxLanes {
+  V3 c;
+  V3 a;
+  VF r;
+  VF h;
+  V3 bc;
+  V3 B[3];
+  V3 e;
+  V3 d;
+};
+
+// geomRotate(q, v) with u = q.xyz and w = q.w: v + t w + cross(u, t), t = cross(u, v) 2.
+HWY_INLINE V3 rotateLanes(const V3& u, VF w, const V3& v) {
+  const V3 t = mul(cross(u, v), hn::Set(DF(), 2.0f));
+  return add(add(v, mul(t, w)), cross(u, t));
+}
+
+// geomMakeConvex of the gathered records (Float4 per lane at 4 k): the cylinder's p0, p1, the box's
+// p0, p1, p2.
+HWY_INLINE CylBoxLanes makeLanes(const float* s0, const float* s1, const float* t0, const float* t1,
+                                 const float* t2) {
+  const DF df;
+  CylBoxLanes x;
+  VF w;
+  hn::LoadInterleaved4(df, s0, x.c.x, x.c.y, x.c.z, x.r);
+  V3 p;
+  hn::LoadInterleaved4(df, s1, p.x, p.y, p.z, x.h);
+  x.a = div(p, hn::Sqrt(dot(p, p)));
+  hn::LoadInterleaved4(df, t0, x.bc.x, x.bc.y, x.bc.z, w);
+  V3 q;
+  hn::LoadInterleaved4(df, t1, q.x, q.y, q.z, w);
+  const VF qq = hn::Add(hn::Add(hn::Add(hn::Mul(q.x, q.x), hn::Mul(q.y, q.y)), hn::Mul(q.z, q.z)), hn::Mul(w, w));
+  const VF qLen = hn::Sqrt(qq);
+  const V3 u = div(q, qLen);
+  const VF uw = hn::Div(w, qLen);
+  const VF zero = hn::Zero(df);
+  const VF one = hn::Set(df, 1.0f);
+  x.B[0] = rotateLanes(u, uw, V3{one, zero, zero});
+  x.B[1] = rotateLanes(u, uw, V3{zero, one, zero});
+  x.B[2] = rotateLanes(u, uw, V3{zero, zero, one});
+  hn::LoadInterleaved4(df, t2, x.e.x, x.e.y, x.e.z, w);
+  x.d = sub(x.bc, x.c);
+  return x;
+}
+
+// geomAcross(a, u, au): u - a au, less its component along a once more.
+HWY_INLINE V3 acrossLanes(const V3& a, const V3& u, VF au) {
+  const V3 w = sub(u, mul(a, au));
+  return sub(w, mul(a, dot(w, a)));
+}
+
+// geomPerpendicularTo(a).
+HWY_INLINE V3 perpendicularLanes(const V3& a) {
+  const DF df;
+  const VF zero = hn::Zero(df);
+  const VF one = hn::Set(df, 1.0f);
+  const MF zMost = hn::And(hn::Gt(glmAbs(a.z), glmAbs(a.x)), hn::Gt(glmAbs(a.z), glmAbs(a.y)));
+  const V3 helper{hn::IfThenElse(zMost, one, zero), zero, hn::IfThenElse(zMost, zero, one)};
+  const V3 c = cross(helper, a);
+  return div(c, hn::Sqrt(dot(c, c)));
+}
+
+// geomTryCandidate where `use`: u turned towards the box, its overlap (geomOverlapAlong of the
+// cylinder and the box) lowering least and leastDir.
+HWY_INLINE void tryLanes(const CylBoxLanes& x, const V3& u, MF use, VF& least, V3& leastDir) {
+  const DF df;
+  const MF flip = hn::Lt(dot(x.d, u), hn::Zero(df));
+  const V3 v = select(flip, neg3(u), u);
+  const VF au = dot(x.a, v);
+  const V3 w = acrossLanes(x.a, v, au);
+  const VF gs = hn::Add(hn::Mul(x.r, hn::Sqrt(dot(w, w))), hn::Mul(x.h, glmAbs(au)));
+  const VF gt = hn::Add(hn::Add(hn::Mul(x.e.x, glmAbs(dot(x.B[0], v))), hn::Mul(x.e.y, glmAbs(dot(x.B[1], v)))),
+                        hn::Mul(x.e.z, glmAbs(dot(x.B[2], v))));
+  const VF f = hn::Sub(hn::Add(gs, gt), dot(x.d, v));
+  const MF lower = hn::And(use, hn::Lt(f, least));
+  least = hn::IfThenElse(lower, f, least);
+  leastDir = select(lower, v, leastDir);
+}
+
+// geomConvexCandidates.
+HWY_INLINE void candidatesLanes(const CylBoxLanes& x, VF& least, V3& leastDir) {
+  const DF df;
+  const VF zero = hn::Zero(df);
+  least = hn::Set(df, 3.0e38f);
+  leastDir = V3{zero, zero, hn::Set(df, 1.0f)};
+  const VF dd = dot(x.d, x.d);
+  tryLanes(x, div(x.d, hn::Sqrt(dd)), hn::Gt(dd, zero), least, leastDir);
+  const MF all = hn::FirstN(df, hn::Lanes(df));
+  tryLanes(x, x.a, all, least, leastDir);
+  for (int i = 0; i < 3; ++i) {
+    tryLanes(x, x.B[i], all, least, leastDir);
+    // geomAxisCross: the unit cross product, or 0 where |a x B_i| <= 1e-3.
+    const V3 c = cross(x.a, x.B[i]);
+    const VF len = hn::Sqrt(dot(c, c));
+    const V3 cu = selectOrZero(hn::Gt(len, hn::Set(df, 1e-3f)), div(c, len));
+    tryLanes(x, cu, hn::Gt(dot(cu, cu), zero), least, leastDir);
+  }
+}
+
+HWY_INLINE VF at(const V3& v, int i) { return i == 0 ? v.x : (i == 1 ? v.y : v.z); }
+
+// geomBoxesDepthReaches(geomCylinderInnerBox(cylinder, leastDir, d), box, reach).
+HWY_INLINE MF innerBoxReachesLanes(const CylBoxLanes& x, const V3& leastDir, VF reach) {
+  const DF df;
+  const VF zero = hn::Zero(df);
+  // The inscribed box: axis a, and two axes at 45 degrees to the radial direction w of leastDir (of
+  // d where leastDir is nearly along the axis).
+  const V3 w0 = acrossLanes(x.a, leastDir, dot(x.a, leastDir));
+  const VF ww0 = dot(w0, w0);
+  const MF useD = hn::Not(hn::Gt(ww0, hn::Set(df, 1e-6f)));
+  const V3 wd = acrossLanes(x.a, x.d, dot(x.a, x.d));
+  const V3 w1 = select(useD, wd, w0);
+  const VF ww = hn::IfThenElse(useD, dot(wd, wd), ww0);
+  const V3 w = select(hn::Gt(ww, hn::Set(df, 1e-12f)), div(w1, hn::Sqrt(ww)), perpendicularLanes(x.a));
+  const V3 v = cross(x.a, w);
+  const VF half = hn::Set(df, 0.70710678f);
+  const V3 A[3] = {x.a, mul(add(w, v), half), mul(sub(w, v), half)};
+  const VF eIn = hn::Mul(x.r, hn::Set(df, 0.7071061f));
+  const V3 aSize{x.h, eIn, eIn};
+  // Separating-axis overlaps in A's frame.
+  const V3& d = x.d;
+  const V3 t{dot(d, A[0]), dot(d, A[1]), dot(d, A[2])};
+  V3 R[3];
+  V3 Q[3];
+  for (int i = 0; i < 3; ++i) {
+    R[i] = V3{dot(A[i], x.B[0]), dot(A[i], x.B[1]), dot(A[i], x.B[2])};
+    Q[i] = V3{glmAbs(R[i].x), glmAbs(R[i].y), glmAbs(R[i].z)};
+  }
+  MF fail = hn::Not(hn::Gt(reach, zero));
+  for (int i = 0; i < 3; ++i) {
+    fail = hn::Or(fail, hn::Lt(hn::Sub(hn::Add(at(aSize, i), dot(x.e, Q[i])), glmAbs(at(t, i))), reach));
+  }
+  for (int j = 0; j < 3; ++j) {
+    const VF ra = hn::Add(hn::Add(hn::Mul(aSize.x, at(Q[0], j)), hn::Mul(aSize.y, at(Q[1], j))),
+                          hn::Mul(aSize.z, at(Q[2], j)));
+    fail = hn::Or(fail, hn::Lt(hn::Sub(hn::Add(ra, at(x.e, j)), glmAbs(dot(d, x.B[j]))), reach));
+  }
+  const VF thin = hn::Set(df, 1e-4f);
+  for (int i = 0; i < 3; ++i) {
+    const int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+    for (int j = 0; j < 3; ++j) {
+      const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+      const V3 c = cross(A[i], x.B[j]);
+      const VF cc = dot(c, c);
+      const MF facet = hn::Not(hn::Eq(cc, zero));
+      const VF ra = hn::Add(hn::Mul(at(aSize, i1), at(Q[i2], j)), hn::Mul(at(aSize, i2), at(Q[i1], j)));
+      const VF rb = hn::Add(hn::Mul(at(x.e, j1), at(Q[i], j2)), hn::Mul(at(x.e, j2), at(Q[i], j1)));
+      const VF sep = glmAbs(hn::Sub(hn::Mul(at(t, i2), at(R[i1], j)), hn::Mul(at(t, i1), at(R[i2], j))));
+      const MF short_ = hn::Or(hn::Lt(cc, thin), hn::Lt(hn::Sub(hn::Add(ra, rb), sep), hn::Mul(reach, hn::Sqrt(cc))));
+      fail = hn::Or(fail, hn::And(facet, short_));
+    }
+  }
+  return hn::Not(fail);
+}
+
+// geomEllipseNormal(y0, y1, c) for the lanes `active`: the lanes with a normal (ok) and the normal.
+HWY_INLINE MF ellipseNormalLanes(MF active, VF y0, VF y1, VF c, VF& n0, VF& n1) {
+  const DF df;
+  const VF zero = hn::Zero(df);
+  const VF one = hn::Set(df, 1.0f);
+  const VF halfV = hn::Set(df, 0.5f);
+  const VF r0 = hn::Div(one, hn::Mul(c, c));
+  const VF z0 = glmMax(y0, hn::Set(df, 1e-20f));
+  const VF z1In = hn::Div(y1, c);
+  const VF a0 = hn::Mul(r0, z0);
+  const MF near = hn::Ge(z1In, zero);  // the near half: the nearest point overall
+  // Near half: the root on (z1 - 1, hi).
+  const VF z1n = glmMax(z1In, hn::Set(df, 1e-20f));
+  const VF g = hn::Sub(hn::Add(hn::Mul(z0, z0), hn::Mul(z1n, z1n)), one);
+  const VF hiNear = hn::IfThenElse(hn::Lt(g, zero), zero,
+                                   hn::Sub(hn::Sqrt(hn::Add(hn::Mul(a0, a0), hn::Mul(z1n, z1n))), one));
+  const VF z1 = hn::IfThenElse(near, z1n, z1In);
+  VF lo = hn::IfThenElse(near, hn::Sub(z1n, one), hn::Neg(r0));
+  VF hi = hn::IfThenElse(near, hiNear, hn::Set(df, -1.0f));
+  MF ok = active;
+  // Far half: only inside the evolute; bisection on g' until a point with g < 0 is met.
+  const MF farLanes = hn::AndNot(near, active);
+  if (!hn::AllFalse(df, farLanes)) {
+    const VF e = hn::Sub(one, hn::Mul(c, c));
+    const MF inside = hn::And(hn::Lt(z0, e), hn::Lt(hn::Neg(z1), hn::Mul(e, r0)));
+    MF run = hn::And(farLanes, inside);
+    VF s = hn::Mul(halfV, hn::Add(lo, hi));
+    MF found = hn::Not(hn::FirstN(df, hn::Lanes(df)));  // none
+    for (uint32_t it = 0; it < gpu::kGeomCritSteps && !hn::AllFalse(df, run); ++it) {
+      s = hn::IfThenElse(run, hn::Mul(halfV, hn::Add(lo, hi)), s);
+      const VF p = hn::Add(s, r0), q = hn::Add(s, one);
+      const VF ra = hn::Div(a0, p), rb = hn::Div(z1, q);
+      const MF hit = hn::Lt(hn::Add(hn::Mul(ra, ra), hn::Mul(rb, rb)), one);
+      found = hn::Or(found, hn::And(run, hit));
+      const MF left = hn::Gt(hn::Sub(hn::Div(hn::Mul(rb, rb), hn::Neg(q)), hn::Div(hn::Mul(ra, ra), p)), zero);
+      hi = hn::IfThenElse(hn::And(run, left), s, hi);
+      lo = hn::IfThenElse(hn::AndNot(left, run), s, lo);
+      run = hn::AndNot(hit, run);
+    }
+    ok = hn::Or(hn::And(ok, near), found);
+    lo = hn::IfThenElse(found, s, lo);
+    hi = hn::IfThenElse(found, hn::Set(df, -1.0f), hi);
+  }
+  // Newton's method on 1 / sqrt(g + 1) - 1 inside the bracket.
+  VF s = lo;
+  MF run = ok;
+  const VF tol = hn::Set(df, 1e-6f);
+  for (uint32_t it = 0; it < gpu::kGeomCritNewton && !hn::AllFalse(df, run); ++it) {
+    const VF p = hn::Add(s, r0), q = hn::Add(s, one);
+    const VF ra = hn::Div(a0, p), rb = hn::Div(z1, q);
+    const VF rr = hn::Add(hn::Mul(ra, ra), hn::Mul(rb, rb));
+    run = hn::AndNot(hn::Eq(rr, one), run);
+    const MF above = hn::Gt(rr, one);
+    const MF moveLo = hn::Not(hn::Xor(above, near));  // (rr > 1) == (z1 >= 0)
+    lo = hn::IfThenElse(hn::And(run, moveLo), s, lo);
+    hi = hn::IfThenElse(hn::AndNot(moveLo, run), s, hi);
+    const VF big = hn::Sqrt(rr);
+    const VF step = hn::Div(hn::Sub(hn::Mul(rr, big), rr),
+                            hn::Add(hn::Div(hn::Mul(ra, ra), p), hn::Div(hn::Mul(rb, rb), q)));
+    VF next = hn::Add(s, step);
+    const MF inside = hn::And(hn::Gt(next, lo), hn::Lt(next, hi));
+    next = hn::IfThenElse(inside, next, hn::Mul(halfV, hn::Add(lo, hi)));
+    const MF done = hn::Le(glmAbs(hn::Sub(next, s)), hn::Mul(tol, glmMax(one, glmAbs(s))));
+    s = hn::IfThenElse(run, next, s);
+    run = hn::AndNot(done, run);
+  }
+  const VF nx = hn::Div(y0, hn::Add(s, r0));
+  const VF ny = hn::Div(hn::Mul(c, z1), hn::Add(s, one));
+  const VF l2 = hn::Add(hn::Mul(nx, nx), hn::Mul(ny, ny));
+  ok = hn::And(ok, hn::Gt(l2, zero));
+  const VF len = hn::Sqrt(l2);
+  n0 = hn::Div(nx, len);
+  n1 = hn::Div(ny, len);
+  return ok;
+}
+
+// geomCylinderBoxCritical's enumeration (after its parallel-edge test) for the lanes `live`.
+HWY_INLINE void criticalLanes(const CylBoxLanes& x, MF live, VF& least, V3& leastDir) {
+  const DF df;
+  const VF zero = hn::Zero(df);
+  const VF one = hn::Set(df, 1.0f);
+  const VF minusOne = hn::Set(df, -1.0f);
+  const VF fitTol = hn::Set(df, -1e-4f);
+  const V3 perp = perpendicularLanes(x.a);
+  const VF hs[2] = {x.h, hn::Neg(x.h)};
+  // Side + vertex and rim + vertex.
+  for (uint32_t vtx = 0; vtx < 8u; ++vtx) {
+    const float sx = (vtx & 1u) != 0u ? -1.0f : 1.0f;
+    const float sy = (vtx & 2u) != 0u ? -1.0f : 1.0f;
+    const float sz = (vtx & 4u) != 0u ? -1.0f : 1.0f;
+    const V3 q = add(add(mul(x.B[0], hn::Mul(hn::Set(df, sx), x.e.x)), mul(x.B[1], hn::Mul(hn::Set(df, sy), x.e.y))),
+                     mul(x.B[2], hn::Mul(hn::Set(df, sz), x.e.z)));
+    const V3 ev = sub(x.d, q);
+    const V3 w = acrossLanes(x.a, ev, dot(x.a, ev));
+    const VF lw = hn::Sqrt(dot(w, w));
+    const V3 m = select(hn::Gt(lw, zero), div(w, lw), perp);
+    for (uint32_t z = 0; z < 3u; ++z) {
+      V3 n = m;
+      MF use = live;
+      if (z > 0u) {
+        n = sub(add(add(q, mul(x.a, hs[z - 1u])), mul(m, x.r)), x.d);
+        const VF nn = dot(n, n);
+        use = hn::And(use, hn::Gt(nn, zero));
+        n = div(n, hn::Sqrt(nn));
+      }
+      // geomCritVertexFits.
+      const VF flip = hn::IfThenElse(hn::Lt(dot(n, x.d), zero), minusOne, one);
+      const VF fx = hn::Mul(hn::Mul(dot(n, x.B[0]), hn::Set(df, sx)), flip);
+      const VF fy = hn::Mul(hn::Mul(dot(n, x.B[1]), hn::Set(df, sy)), flip);
+      const VF fz = hn::Mul(hn::Mul(dot(n, x.B[2]), hn::Set(df, sz)), flip);
+      use = hn::And(use, hn::Ge(glmMin(glmMin(fx, fy), fz), fitTol));
+      tryLanes(x, n, use, least, leastDir);
+    }
+  }
+  // Rim + edge.
+  for (int k = 0; k < 3; ++k) {
+    const V3& u = x.B[k];
+    const VF cu = dot(x.a, u);
+    const MF edgeOk = hn::And(live, hn::Not(hn::Lt(glmAbs(cu), hn::Set(df, gpu::kGeomCritThin))));
+    if (hn::AllFalse(df, edgeOk)) continue;
+    const V3 ax = cross(x.a, u);
+    const VF sk = hn::Sqrt(dot(ax, ax));
+    const V3 b1 = div(ax, sk);
+    const V3 e2 = div(sub(x.a, mul(u, cu)), sk);
+    const VF ca = glmAbs(cu);
+    const int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+    for (uint32_t vtx = 0; vtx < 8u; ++vtx) {
+      const V3 u1 = mul(x.B[k1], hn::Set(df, (vtx & 1u) != 0u ? -1.0f : 1.0f));
+      const V3 u2 = mul(x.B[k2], hn::Set(df, (vtx & 2u) != 0u ? -1.0f : 1.0f));
+      const VF zeta = hn::Set(df, (vtx & 4u) != 0u ? -1.0f : 1.0f);
+      const VF p1 = dot(u1, x.d), p2 = dot(u2, x.d);
+      MF use = hn::And(edgeOk, hn::Not(hn::And(hn::Lt(p1, zero), hn::Lt(p2, zero))));
+      const MF p1Ge = hn::Ge(p1, zero), p2Ge = hn::Ge(p2, zero);
+      const VF ray0x = hn::IfThenElse(p1Ge, one, p2), ray0y = hn::IfThenElse(p1Ge, zero, hn::Neg(p1));
+      const VF ray1x = hn::IfThenElse(p2Ge, zero, hn::Neg(p2)), ray1y = hn::IfThenElse(p2Ge, one, p1);
+      const VF za0 = hn::Mul(dot(u1, x.a), zeta), za1 = hn::Mul(dot(u2, x.a), zeta);
+      const MF faces = hn::Or(hn::Gt(hn::Add(hn::Mul(ray0x, za0), hn::Mul(ray0y, za1)), zero),
+                              hn::Gt(hn::Add(hn::Mul(ray1x, za0), hn::Mul(ray1y, za1)), zero));
+      // Lanes already apart (least <= 0) end here, as the scalar code's first separating direction.
+      use = hn::And(hn::And(use, faces), hn::Gt(least, zero));
+      if (hn::AllFalse(df, use)) continue;
+      const V3 qe = add(mul(u1, at(x.e, k1)), mul(u2, at(x.e, k2)));
+      const V3 p = div(sub(sub(x.d, qe), mul(x.a, hn::Mul(zeta, x.h))), x.r);
+      const VF y0 = dot(p, b1);
+      const VF y1 = hn::Mul(dot(p, e2), zeta);
+      VF n0, n1;
+      use = ellipseNormalLanes(use, glmAbs(y0), y1, ca, n0, n1);
+      const VF sx = hn::IfThenElse(hn::Lt(y0, zero), hn::Neg(n0), n0);
+      const V3 n = add(mul(b1, sx), mul(e2, hn::Mul(zeta, n1)));
+      tryLanes(x, n, use, least, leastDir);
+    }
+  }
+}
+
+// Per chunk: the gathered records of a lane batch, the touching queries (chunk-local index, least
+// overlap, its direction) and their results (kind 0: apart, 1: the lanes' contact, 2: the scalar
+// code; the point of s, the depth, the direction).
+struct CylBoxChunk {
+  HWY_ALIGN float s0[4 * kCbMaxLanes];
+  HWY_ALIGN float s1[4 * kCbMaxLanes];
+  HWY_ALIGN float t0[4 * kCbMaxLanes];
+  HWY_ALIGN float t1[4 * kCbMaxLanes];
+  HWY_ALIGN float t2[4 * kCbMaxLanes];
+  HWY_ALIGN uint32_t index[kCbChunk + kCbMaxLanes];
+  HWY_ALIGN float least[kCbChunk + kCbMaxLanes];
+  HWY_ALIGN float dir[3][kCbChunk + kCbMaxLanes];
+  HWY_ALIGN float point[3][kCbChunk + kCbMaxLanes];
+  HWY_ALIGN float direction[3][kCbChunk + kCbMaxLanes];
+  HWY_ALIGN float depth[kCbChunk + kCbMaxLanes];
+  HWY_ALIGN uint32_t kind[kCbChunk + kCbMaxLanes];
+  bool swapped[kCbChunk];
+};
+
+HWY_INLINE void gatherLane(const Geometry& s, const Geometry& t, size_t k, CylBoxChunk& w) {
+  std::memcpy(w.s0 + 4 * k, &s.p0, sizeof(Float4));
+  std::memcpy(w.s1 + 4 * k, &s.p1, sizeof(Float4));
+  std::memcpy(w.t0 + 4 * k, &t.p0, sizeof(Float4));
+  std::memcpy(w.t1 + 4 * k, &t.p1, sizeof(Float4));
+  std::memcpy(w.t2 + 4 * k, &t.p2, sizeof(Float4));
+}
+
+HWY_INLINE const Geometry& pick(bool second, const Geometry& a, const Geometry& b) { return second ? b : a; }
+
+uint64_t CylinderBoxRun(const GeometryQueryInput& input, size_t begin, size_t end, ContactElement* outA,
+                        ContactElement* outB, ContactRange* ranges, uint64_t total, uint64_t capacity) {
+  const DF df;
+  const DU du;
+  const size_t lanes = hn::Lanes(df);
+  const VF zero = hn::Zero(df);
+  static thread_local CylBoxChunk w;
+  std::memset(w.s0, 0, sizeof w.s0);
+  std::memset(w.s1, 0, sizeof w.s1);
+  std::memset(w.t0, 0, sizeof w.t0);
+  std::memset(w.t1, 0, sizeof w.t1);
+  std::memset(w.t2, 0, sizeof w.t2);
+  const Geometry* geometries = input.geometries.data();
+  const GeometryQuery* queries = input.queries.data();
+  const float tolerance = gpu::kGeomEpaBoundTolerance;
+  for (size_t chunk = begin; chunk < end; chunk += kCbChunk) {
+    const size_t count = end - chunk < kCbChunk ? end - chunk : kCbChunk;
+    // First pass: the candidates; the touching lanes compacted.
+    size_t touching = 0;
+    for (size_t i = 0; i < count; i += lanes) {
+      const size_t valid = count - i < lanes ? count - i : lanes;
+      for (size_t k = 0; k < valid; ++k) {
+        const GeometryQuery& q = queries[chunk + i + k];
+        const Geometry& a = geometries[q.a];
+        const Geometry& b = geometries[q.b];
+        const bool swapped = a.type != GeometryType::kCylinder;
+        w.swapped[i + k] = swapped;
+        gatherLane(pick(swapped, a, b), pick(swapped, b, a), k, w);
+      }
+      const CylBoxLanes x = makeLanes(w.s0, w.s1, w.t0, w.t1, w.t2);
+      VF least;
+      V3 leastDir;
+      candidatesLanes(x, least, leastDir);
+      const MF keep = hn::And(hn::FirstN(df, valid), hn::Gt(least, zero));
+      const auto index = hn::Iota(du, static_cast<uint32_t>(i));
+      hn::CompressStore(index, hn::RebindMask(du, keep), du, w.index + touching);
+      hn::CompressStore(least, keep, df, w.least + touching);
+      hn::CompressStore(leastDir.x, keep, df, w.dir[0] + touching);
+      hn::CompressStore(leastDir.y, keep, df, w.dir[1] + touching);
+      touching += hn::CompressStore(leastDir.z, keep, df, w.dir[2] + touching);
+    }
+    // Second pass: the touching lanes' bound, enumeration and contact.
+    for (size_t i = 0; i < touching; i += lanes) {
+      const size_t valid = touching - i < lanes ? touching - i : lanes;
+      for (size_t k = 0; k < valid; ++k) {
+        const uint32_t local = w.index[i + k];
+        const GeometryQuery& q = queries[chunk + local];
+        const Geometry& a = geometries[q.a];
+        const Geometry& b = geometries[q.b];
+        gatherLane(pick(w.swapped[local], a, b), pick(w.swapped[local], b, a), k, w);
+      }
+      const CylBoxLanes x = makeLanes(w.s0, w.s1, w.t0, w.t1, w.t2);
+      VF least = hn::LoadU(df, w.least + i);
+      V3 leastDir{hn::LoadU(df, w.dir[0] + i), hn::LoadU(df, w.dir[1] + i), hn::LoadU(df, w.dir[2] + i)};
+      // geomConvexScale of each: the largest of its sizes (a cylinder's third is 0).
+      const VF scaleS = glmMax(glmMax(x.r, x.h), zero);
+      const VF scaleT = glmMax(glmMax(x.e.x, x.e.y), x.e.z);
+      const VF reach = hn::Sub(least, hn::Mul(hn::Set(df, tolerance), hn::Add(scaleS, scaleT)));
+      const MF proven = innerBoxReachesLanes(x, leastDir, reach);
+      // geomCylinderBoxCritical's test: an edge within kGeomCritParallel of the axis goes to GJK/EPA.
+      MF parallel = hn::Not(hn::FirstN(df, hn::Lanes(df)));
+      const VF parallelSq = hn::Set(df, gpu::kGeomCritParallel * gpu::kGeomCritParallel);
+      for (int k = 0; k < 3; ++k) {
+        const V3 c = cross(x.a, x.B[k]);
+        parallel = hn::Or(parallel, hn::Lt(dot(c, c), parallelSq));
+      }
+      const MF scalar = hn::AndNot(proven, parallel);
+      const MF live = hn::AndNot(parallel, hn::AndNot(proven, hn::FirstN(df, valid)));
+      if (!hn::AllFalse(df, live)) criticalLanes(x, live, least, leastDir);
+      // The contact: s's point farthest along u (geomSupportPoint), the depth.
+      const V3& u = leastDir;
+      const VF au = dot(x.a, u);
+      const V3 wr = acrossLanes(x.a, u, au);
+      const VF lw = hn::Sqrt(dot(wr, wr));
+      const VF eps = hn::Set(df, gpu::kGeomParallelEps);
+      const V3 radial = selectOrZero(hn::Gt(lw, eps), mul(div(wr, lw), x.r));
+      const VF sign = hn::IfThenElse(hn::Le(glmAbs(au), eps), zero,
+                                     hn::IfThenElse(hn::Gt(au, zero), hn::Set(df, 1.0f), hn::Set(df, -1.0f)));
+      const V3 pS = add(add(x.c, mul(x.a, hn::Mul(x.h, sign))), radial);
+      const VU lanesKind = hn::IfThenElse(hn::RebindMask(du, scalar), hn::Set(du, 2u),
+                                          hn::IfThenElseZero(hn::RebindMask(du, hn::Gt(least, zero)), hn::Set(du, 1u)));
+      hn::StoreU(lanesKind, du, w.kind + i);
+      hn::StoreU(least, df, w.depth + i);
+      hn::StoreU(pS.x, df, w.point[0] + i);
+      hn::StoreU(pS.y, df, w.point[1] + i);
+      hn::StoreU(pS.z, df, w.point[2] + i);
+      hn::StoreU(u.x, df, w.direction[0] + i);
+      hn::StoreU(u.y, df, w.direction[1] + i);
+      hn::StoreU(u.z, df, w.direction[2] + i);
+    }
+    // Third pass: the chunk's queries in order.
+    size_t next = 0;
+    for (size_t i = 0; i < count; ++i) {
+      const uint32_t query = static_cast<uint32_t>(chunk + i);
+      const uint64_t first = total;
+      uint32_t kind = 0u;
+      size_t slot = 0;
+      if (next < touching && w.index[next] == i) {
+        slot = next++;
+        kind = w.kind[slot];
+      }
+      if (kind == 1u) {
+        const float depth = w.depth[slot];
+        const gpu::vec3 pS(w.point[0][slot], w.point[1][slot], w.point[2][slot]);
+        const gpu::vec3 u(w.direction[0][slot], w.direction[1][slot], w.direction[2][slot]);
+        if (total < capacity) {
+          const gpu::GeomElement es =
+              gpu::geomMakeElement(pS, depth, -u, gpu::kElementPointDirection, gpu::kGeomNoIndex);
+          const gpu::GeomElement et =
+              gpu::geomMakeElement(pS - u * depth, depth, u, gpu::kElementPointDirection, gpu::kGeomNoIndex);
+          outA[total] = toContactElement(w.swapped[i] ? et : es, query);
+          outB[total] = toContactElement(w.swapped[i] ? es : et, query);
+        }
+        ++total;
+      } else if (kind == 2u) {
+        const GeometryQuery& q = queries[query];
+        gpu::GeomShape sa, sb;
+        std::memcpy(&sa, &geometries[q.a], sizeof sa);
+        std::memcpy(&sb, &geometries[q.b], sizeof sb);
+        const gpu::GeomManifold m = gpu::geomQueryContacts(sa, sb);
+        for (uint32_t c = 0; c < m.count; ++c, ++total) {
+          if (total < capacity) {
+            outA[total] = toContactElement(m.s[c], query);
+            outB[total] = toContactElement(m.t[c], query);
+          }
+        }
+      }
+      ranges[query] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
+    }
+  }
+  return total;
+}
+
+}  // namespace
+}  // namespace vkc::cpu::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace vkc::cpu {
+HWY_EXPORT(CylinderBoxRun);
+
+uint64_t cylinderBoxPairsSimd(const GeometryQueryInput& input, size_t begin, size_t end, ContactElement* outA,
+                              ContactElement* outB, ContactRange* ranges, uint64_t total, uint64_t capacity) {
+  return HWY_DYNAMIC_DISPATCH(CylinderBoxRun)(input, begin, end, outA, outB, ranges, total, capacity);
+}
+}  // namespace vkc::cpu
+#endif
+#endif  // VKC_HAVE_SIMD
