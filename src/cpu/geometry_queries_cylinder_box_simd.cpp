@@ -275,9 +275,31 @@ HWY_INLINE MF ellipseNormalLanes(MF active, VF y0, VF y1, VF c, VF& n0, VF& n1) 
   return ok;
 }
 
-// geomCylinderBoxCritical's enumeration (after its parallel-edge test) for the lanes `live`.
-HWY_INLINE void criticalLanes(const CylBoxLanes& x, MF live, VF& least, V3& leastDir) {
+// The rim + edge pieces' ellipse problems of a lane batch, compacted across pieces and lanes so that
+// geomEllipseNormal runs on full lane batches: per piece (edge k, signs vtx: kPieces) and lane the
+// signed y0 (the normal's side along b1); per task (a piece and lane that passes the pruning) |y0|,
+// y1, |a . u_k| and its piece * kCbMaxLanes + lane; per piece and lane the solved normal and whether
+// there is one.
+constexpr size_t kPieces = 24;
+struct EllipseTasks {
+  HWY_ALIGN float y0[kPieces][kCbMaxLanes];
+  HWY_ALIGN float ty0[(kPieces + 1) * kCbMaxLanes];
+  HWY_ALIGN float ty1[(kPieces + 1) * kCbMaxLanes];
+  HWY_ALIGN float tc[(kPieces + 1) * kCbMaxLanes];
+  HWY_ALIGN uint32_t tid[(kPieces + 1) * kCbMaxLanes];
+  HWY_ALIGN float n0[kPieces * kCbMaxLanes];
+  HWY_ALIGN float n1[kPieces * kCbMaxLanes];
+  HWY_ALIGN uint32_t ok[kPieces * kCbMaxLanes];
+};
+
+// geomCylinderBoxCritical's enumeration (after its parallel-edge test) for the lanes `live`. The
+// candidates are tried in the scalar code's order; each one's overlap does not depend on the least
+// so far, so the rim + edge pieces' normals are solved first (all of them, compacted), then tried in
+// order: the same least overlap and direction (the first of the least).
+HWY_INLINE void criticalLanes(const CylBoxLanes& x, MF live, VF& least, V3& leastDir, EllipseTasks& et) {
   const DF df;
+  const DU du;
+  const size_t lanes = hn::Lanes(df);
   const VF zero = hn::Zero(df);
   const VF one = hn::Set(df, 1.0f);
   const VF minusOne = hn::Set(df, -1.0f);
@@ -313,49 +335,102 @@ HWY_INLINE void criticalLanes(const CylBoxLanes& x, MF live, VF& least, V3& leas
       tryLanes(x, n, use, least, leastDir);
     }
   }
-  // Rim + edge.
+  // Rim + edge: the pieces' ellipse problems, compacted. Lanes already apart (least <= 0) have none
+  // (the scalar code stopped at its first separating direction; the verdict is the same).
+  V3 b1[3], e2[3];
+  size_t tasks = 0;
+  std::memset(et.ok, 0, sizeof et.ok);
+  const auto laneIndex = hn::Iota(du, 0u);
   for (int k = 0; k < 3; ++k) {
     const V3& u = x.B[k];
     const VF cu = dot(x.a, u);
-    const MF edgeOk = hn::And(live, hn::Not(hn::Lt(glmAbs(cu), hn::Set(df, gpu::kGeomCritThin))));
-    if (hn::AllFalse(df, edgeOk)) continue;
+    const MF edgeOk = hn::And(hn::And(live, hn::Gt(least, zero)),
+                              hn::Not(hn::Lt(glmAbs(cu), hn::Set(df, gpu::kGeomCritThin))));
     const V3 ax = cross(x.a, u);
     const VF sk = hn::Sqrt(dot(ax, ax));
-    const V3 b1 = div(ax, sk);
-    const V3 e2 = div(sub(x.a, mul(u, cu)), sk);
+    b1[k] = div(ax, sk);
+    e2[k] = div(sub(x.a, mul(u, cu)), sk);
+    if (hn::AllFalse(df, edgeOk)) continue;
     const VF ca = glmAbs(cu);
     const int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
     for (uint32_t vtx = 0; vtx < 8u; ++vtx) {
+      const uint32_t piece = static_cast<uint32_t>(k) * 8u + vtx;
       const V3 u1 = mul(x.B[k1], hn::Set(df, (vtx & 1u) != 0u ? -1.0f : 1.0f));
       const V3 u2 = mul(x.B[k2], hn::Set(df, (vtx & 2u) != 0u ? -1.0f : 1.0f));
       const VF zeta = hn::Set(df, (vtx & 4u) != 0u ? -1.0f : 1.0f);
       const VF p1 = dot(u1, x.d), p2 = dot(u2, x.d);
-      MF use = hn::And(edgeOk, hn::Not(hn::And(hn::Lt(p1, zero), hn::Lt(p2, zero))));
       const MF p1Ge = hn::Ge(p1, zero), p2Ge = hn::Ge(p2, zero);
       const VF ray0x = hn::IfThenElse(p1Ge, one, p2), ray0y = hn::IfThenElse(p1Ge, zero, hn::Neg(p1));
       const VF ray1x = hn::IfThenElse(p2Ge, zero, hn::Neg(p2)), ray1y = hn::IfThenElse(p2Ge, one, p1);
       const VF za0 = hn::Mul(dot(u1, x.a), zeta), za1 = hn::Mul(dot(u2, x.a), zeta);
       const MF faces = hn::Or(hn::Gt(hn::Add(hn::Mul(ray0x, za0), hn::Mul(ray0y, za1)), zero),
                               hn::Gt(hn::Add(hn::Mul(ray1x, za0), hn::Mul(ray1y, za1)), zero));
-      // Lanes already apart (least <= 0) end here, as the scalar code's first separating direction.
-      use = hn::And(hn::And(use, faces), hn::Gt(least, zero));
+      const MF use = hn::AndNot(hn::And(hn::Lt(p1, zero), hn::Lt(p2, zero)), hn::And(edgeOk, faces));
       if (hn::AllFalse(df, use)) continue;
       const V3 qe = add(mul(u1, at(x.e, k1)), mul(u2, at(x.e, k2)));
       const V3 p = div(sub(sub(x.d, qe), mul(x.a, hn::Mul(zeta, x.h))), x.r);
-      const VF y0 = dot(p, b1);
-      const VF y1 = hn::Mul(dot(p, e2), zeta);
-      VF n0, n1;
-      use = ellipseNormalLanes(use, glmAbs(y0), y1, ca, n0, n1);
-      const VF sx = hn::IfThenElse(hn::Lt(y0, zero), hn::Neg(n0), n0);
-      const V3 n = add(mul(b1, sx), mul(e2, hn::Mul(zeta, n1)));
-      tryLanes(x, n, use, least, leastDir);
+      const VF y0 = dot(p, b1[k]);
+      const VF y1 = hn::Mul(dot(p, e2[k]), zeta);
+      hn::Store(y0, df, et.y0[piece]);
+      hn::CompressStore(glmAbs(y0), use, df, et.ty0 + tasks);
+      hn::CompressStore(y1, use, df, et.ty1 + tasks);
+      hn::CompressStore(ca, use, df, et.tc + tasks);
+      tasks += hn::CompressStore(hn::Add(laneIndex, hn::Set(du, piece * static_cast<uint32_t>(kCbMaxLanes))),
+                                 hn::RebindMask(du, use), du, et.tid + tasks);
     }
+  }
+  if (tasks == 0) return;
+  // The ellipse problems on full lane batches, the normals back to their pieces.
+  HWY_ALIGN float n0s[kCbMaxLanes], n1s[kCbMaxLanes];
+  HWY_ALIGN uint32_t oks[kCbMaxLanes];
+  for (size_t t = 0; t < tasks; t += lanes) {
+    const size_t valid = tasks - t < lanes ? tasks - t : lanes;
+    VF n0, n1;
+    const MF ok = ellipseNormalLanes(hn::FirstN(df, valid), hn::LoadU(df, et.ty0 + t), hn::LoadU(df, et.ty1 + t),
+                                     hn::LoadU(df, et.tc + t), n0, n1);
+    hn::Store(n0, df, n0s);
+    hn::Store(n1, df, n1s);
+    hn::Store(hn::VecFromMask(du, hn::RebindMask(du, ok)), du, oks);
+    for (size_t j = 0; j < valid; ++j) {
+      const uint32_t id = et.tid[t + j];
+      et.n0[id] = n0s[j];
+      et.n1[id] = n1s[j];
+      et.ok[id] = oks[j];
+    }
+  }
+  // Their candidates in the scalar code's order.
+  for (uint32_t piece = 0; piece < kPieces; ++piece) {
+    const MF use = hn::RebindMask(df, hn::Ne(hn::Load(du, et.ok + piece * kCbMaxLanes), hn::Zero(du)));
+    if (hn::AllFalse(df, use)) continue;
+    const uint32_t k = piece / 8u;
+    const VF zeta = hn::Set(df, (piece & 4u) != 0u ? -1.0f : 1.0f);
+    const VF n0 = hn::Load(df, et.n0 + piece * kCbMaxLanes);
+    const VF n1 = hn::Load(df, et.n1 + piece * kCbMaxLanes);
+    const VF sx = hn::IfThenElse(hn::Lt(hn::Load(df, et.y0[piece]), zero), hn::Neg(n0), n0);
+    const V3 n = add(mul(b1[k], sx), mul(e2[k], hn::Mul(zeta, n1)));
+    tryLanes(x, n, use, least, leastDir);
   }
 }
 
-// Per chunk: the gathered records of a lane batch, the touching queries (chunk-local index, least
+// geomSupportPoint of the cylinder along u: its point farthest along u (the middle of a cap or side
+// line on ties).
+HWY_INLINE V3 supportPointLanes(const CylBoxLanes& x, const V3& u) {
+  const DF df;
+  const VF zero = hn::Zero(df);
+  const VF au = dot(x.a, u);
+  const V3 wr = acrossLanes(x.a, u, au);
+  const VF lw = hn::Sqrt(dot(wr, wr));
+  const VF eps = hn::Set(df, gpu::kGeomParallelEps);
+  const V3 radial = selectOrZero(hn::Gt(lw, eps), mul(div(wr, lw), x.r));
+  const VF sign = hn::IfThenElse(hn::Le(glmAbs(au), eps), zero,
+                                 hn::IfThenElse(hn::Gt(au, zero), hn::Set(df, 1.0f), hn::Set(df, -1.0f)));
+  return add(add(x.c, mul(x.a, hn::Mul(x.h, sign))), radial);
+}
+
+// Per chunk: the gathered records of a lane batch; the touching queries (chunk-local index, least
 // overlap, its direction) and their results (kind 0: apart, 1: the lanes' contact, 2: the scalar
-// code; the point of s, the depth, the direction).
+// code; the point of s, the depth, the direction); the touching ones the inscribed boxes do not
+// prove (their touching slot, least overlap and direction); the ellipse problems.
 struct CylBoxChunk {
   HWY_ALIGN float s0[4 * kCbMaxLanes];
   HWY_ALIGN float s1[4 * kCbMaxLanes];
@@ -369,6 +444,10 @@ struct CylBoxChunk {
   HWY_ALIGN float direction[3][kCbChunk + kCbMaxLanes];
   HWY_ALIGN float depth[kCbChunk + kCbMaxLanes];
   HWY_ALIGN uint32_t kind[kCbChunk + kCbMaxLanes];
+  HWY_ALIGN uint32_t open[kCbChunk + kCbMaxLanes];
+  HWY_ALIGN float openLeast[kCbChunk + kCbMaxLanes];
+  HWY_ALIGN float openDir[3][kCbChunk + kCbMaxLanes];
+  EllipseTasks ellipse;
   bool swapped[kCbChunk];
 };
 
@@ -381,6 +460,18 @@ HWY_INLINE void gatherLane(const Geometry& s, const Geometry& t, size_t k, CylBo
 }
 
 HWY_INLINE const Geometry& pick(bool second, const Geometry& a, const Geometry& b) { return second ? b : a; }
+
+// Gathers the chunk's queries at chunk-local indices local[0, valid) (swapped: w.swapped).
+HWY_INLINE CylBoxLanes gatherLanes(const Geometry* geometries, const GeometryQuery* queries, const uint32_t* local,
+                                   size_t valid, CylBoxChunk& w) {
+  for (size_t k = 0; k < valid; ++k) {
+    const GeometryQuery& q = queries[local[k]];
+    const Geometry& a = geometries[q.a];
+    const Geometry& b = geometries[q.b];
+    gatherLane(pick(w.swapped[local[k]], a, b), pick(w.swapped[local[k]], b, a), k, w);
+  }
+  return makeLanes(w.s0, w.s1, w.t0, w.t1, w.t2);
+}
 
 uint64_t CylinderBoxRun(const GeometryQueryInput& input, size_t begin, size_t end, ContactElement* outA,
                         ContactElement* outB, ContactRange* ranges, uint64_t total, uint64_t capacity) {
@@ -395,16 +486,19 @@ uint64_t CylinderBoxRun(const GeometryQueryInput& input, size_t begin, size_t en
   std::memset(w.t1, 0, sizeof w.t1);
   std::memset(w.t2, 0, sizeof w.t2);
   const Geometry* geometries = input.geometries.data();
-  const GeometryQuery* queries = input.queries.data();
   const float tolerance = gpu::kGeomEpaBoundTolerance;
+  HWY_ALIGN float px[kCbMaxLanes], py[kCbMaxLanes], pz[kCbMaxLanes];
+  HWY_ALIGN float ux[kCbMaxLanes], uy[kCbMaxLanes], uz[kCbMaxLanes], dl[kCbMaxLanes];
+  HWY_ALIGN uint32_t kinds[kCbMaxLanes];
   for (size_t chunk = begin; chunk < end; chunk += kCbChunk) {
     const size_t count = end - chunk < kCbChunk ? end - chunk : kCbChunk;
+    const GeometryQuery* queries = input.queries.data() + chunk;
     // First pass: the candidates; the touching lanes compacted.
     size_t touching = 0;
     for (size_t i = 0; i < count; i += lanes) {
       const size_t valid = count - i < lanes ? count - i : lanes;
       for (size_t k = 0; k < valid; ++k) {
-        const GeometryQuery& q = queries[chunk + i + k];
+        const GeometryQuery& q = queries[i + k];
         const Geometry& a = geometries[q.a];
         const Geometry& b = geometries[q.b];
         const bool swapped = a.type != GeometryType::kCylinder;
@@ -423,19 +517,14 @@ uint64_t CylinderBoxRun(const GeometryQueryInput& input, size_t begin, size_t en
       hn::CompressStore(leastDir.y, keep, df, w.dir[1] + touching);
       touching += hn::CompressStore(leastDir.z, keep, df, w.dir[2] + touching);
     }
-    // Second pass: the touching lanes' bound, enumeration and contact.
+    // Second pass: the inscribed boxes' bound; the lanes it does not prove (and that GJK and EPA do not
+    // answer) compacted.
+    size_t open = 0;
     for (size_t i = 0; i < touching; i += lanes) {
       const size_t valid = touching - i < lanes ? touching - i : lanes;
-      for (size_t k = 0; k < valid; ++k) {
-        const uint32_t local = w.index[i + k];
-        const GeometryQuery& q = queries[chunk + local];
-        const Geometry& a = geometries[q.a];
-        const Geometry& b = geometries[q.b];
-        gatherLane(pick(w.swapped[local], a, b), pick(w.swapped[local], b, a), k, w);
-      }
-      const CylBoxLanes x = makeLanes(w.s0, w.s1, w.t0, w.t1, w.t2);
-      VF least = hn::LoadU(df, w.least + i);
-      V3 leastDir{hn::LoadU(df, w.dir[0] + i), hn::LoadU(df, w.dir[1] + i), hn::LoadU(df, w.dir[2] + i)};
+      const CylBoxLanes x = gatherLanes(geometries, queries, w.index + i, valid, w);
+      const VF least = hn::LoadU(df, w.least + i);
+      const V3 leastDir{hn::LoadU(df, w.dir[0] + i), hn::LoadU(df, w.dir[1] + i), hn::LoadU(df, w.dir[2] + i)};
       // geomConvexScale of each: the largest of its sizes (a cylinder's third is 0).
       const VF scaleS = glmMax(glmMax(x.r, x.h), zero);
       const VF scaleT = glmMax(glmMax(x.e.x, x.e.y), x.e.z);
@@ -450,17 +539,7 @@ uint64_t CylinderBoxRun(const GeometryQueryInput& input, size_t begin, size_t en
       }
       const MF scalar = hn::AndNot(proven, parallel);
       const MF live = hn::AndNot(parallel, hn::AndNot(proven, hn::FirstN(df, valid)));
-      if (!hn::AllFalse(df, live)) criticalLanes(x, live, least, leastDir);
-      // The contact: s's point farthest along u (geomSupportPoint), the depth.
-      const V3& u = leastDir;
-      const VF au = dot(x.a, u);
-      const V3 wr = acrossLanes(x.a, u, au);
-      const VF lw = hn::Sqrt(dot(wr, wr));
-      const VF eps = hn::Set(df, gpu::kGeomParallelEps);
-      const V3 radial = selectOrZero(hn::Gt(lw, eps), mul(div(wr, lw), x.r));
-      const VF sign = hn::IfThenElse(hn::Le(glmAbs(au), eps), zero,
-                                     hn::IfThenElse(hn::Gt(au, zero), hn::Set(df, 1.0f), hn::Set(df, -1.0f)));
-      const V3 pS = add(add(x.c, mul(x.a, hn::Mul(x.h, sign))), radial);
+      const V3 pS = supportPointLanes(x, leastDir);
       const VU lanesKind = hn::IfThenElse(hn::RebindMask(du, scalar), hn::Set(du, 2u),
                                           hn::IfThenElseZero(hn::RebindMask(du, hn::Gt(least, zero)), hn::Set(du, 1u)));
       hn::StoreU(lanesKind, du, w.kind + i);
@@ -468,11 +547,46 @@ uint64_t CylinderBoxRun(const GeometryQueryInput& input, size_t begin, size_t en
       hn::StoreU(pS.x, df, w.point[0] + i);
       hn::StoreU(pS.y, df, w.point[1] + i);
       hn::StoreU(pS.z, df, w.point[2] + i);
-      hn::StoreU(u.x, df, w.direction[0] + i);
-      hn::StoreU(u.y, df, w.direction[1] + i);
-      hn::StoreU(u.z, df, w.direction[2] + i);
+      hn::StoreU(leastDir.x, df, w.direction[0] + i);
+      hn::StoreU(leastDir.y, df, w.direction[1] + i);
+      hn::StoreU(leastDir.z, df, w.direction[2] + i);
+      hn::CompressStore(hn::Iota(du, static_cast<uint32_t>(i)), hn::RebindMask(du, live), du, w.open + open);
+      hn::CompressStore(least, live, df, w.openLeast + open);
+      hn::CompressStore(leastDir.x, live, df, w.openDir[0] + open);
+      hn::CompressStore(leastDir.y, live, df, w.openDir[1] + open);
+      open += hn::CompressStore(leastDir.z, live, df, w.openDir[2] + open);
     }
-    // Third pass: the chunk's queries in order.
+    // Third pass: the critical points of the open lanes, their contacts back to their touching slots.
+    HWY_ALIGN uint32_t local[kCbMaxLanes];
+    for (size_t i = 0; i < open; i += lanes) {
+      const size_t valid = open - i < lanes ? open - i : lanes;
+      for (size_t k = 0; k < valid; ++k) local[k] = w.index[w.open[i + k]];
+      const CylBoxLanes x = gatherLanes(geometries, queries, local, valid, w);
+      VF least = hn::LoadU(df, w.openLeast + i);
+      V3 leastDir{hn::LoadU(df, w.openDir[0] + i), hn::LoadU(df, w.openDir[1] + i), hn::LoadU(df, w.openDir[2] + i)};
+      criticalLanes(x, hn::FirstN(df, valid), least, leastDir, w.ellipse);
+      const V3 pS = supportPointLanes(x, leastDir);
+      hn::Store(hn::IfThenElseZero(hn::RebindMask(du, hn::Gt(least, zero)), hn::Set(du, 1u)), du, kinds);
+      hn::Store(least, df, dl);
+      hn::Store(pS.x, df, px);
+      hn::Store(pS.y, df, py);
+      hn::Store(pS.z, df, pz);
+      hn::Store(leastDir.x, df, ux);
+      hn::Store(leastDir.y, df, uy);
+      hn::Store(leastDir.z, df, uz);
+      for (size_t k = 0; k < valid; ++k) {
+        const uint32_t slot = w.open[i + k];
+        w.kind[slot] = kinds[k];
+        w.depth[slot] = dl[k];
+        w.point[0][slot] = px[k];
+        w.point[1][slot] = py[k];
+        w.point[2][slot] = pz[k];
+        w.direction[0][slot] = ux[k];
+        w.direction[1][slot] = uy[k];
+        w.direction[2][slot] = uz[k];
+      }
+    }
+    // Last: the chunk's queries in order.
     size_t next = 0;
     for (size_t i = 0; i < count; ++i) {
       const uint32_t query = static_cast<uint32_t>(chunk + i);
@@ -497,7 +611,7 @@ uint64_t CylinderBoxRun(const GeometryQueryInput& input, size_t begin, size_t en
         }
         ++total;
       } else if (kind == 2u) {
-        const GeometryQuery& q = queries[query];
+        const GeometryQuery& q = queries[i];
         gpu::GeomShape sa, sb;
         std::memcpy(&sa, &geometries[q.a], sizeof sa);
         std::memcpy(&sb, &geometries[q.b], sizeof sb);
