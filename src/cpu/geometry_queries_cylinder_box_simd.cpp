@@ -277,16 +277,17 @@ HWY_INLINE MF ellipseNormalLanes(MF active, VF y0, VF y1, VF c, VF& n0, VF& n1) 
 
 // The rim + edge pieces' ellipse problems of a lane batch, compacted across pieces and lanes so that
 // geomEllipseNormal runs on full lane batches: per piece (edge k, signs vtx: kPieces) and lane the
-// signed y0 (the normal's side along b1); per task (a piece and lane that passes the pruning) |y0|,
-// y1, |a . u_k| and its piece * kCbMaxLanes + lane; per piece and lane the solved normal and whether
-// there is one.
+// signed y0 (the normal's side along b1); per task (a piece and lane that passes the pruning), in two
+// lists (y1 >= 0: the near half, Newton's method only; y1 < 0: the far half, whose bisection takes
+// up to kGeomCritSteps more steps), |y0|, y1, |a . u_k| and its piece * kCbMaxLanes + lane; per piece
+// and lane the solved normal and whether there is one.
 constexpr size_t kPieces = 24;
 struct EllipseTasks {
   HWY_ALIGN float y0[kPieces][kCbMaxLanes];
-  HWY_ALIGN float ty0[(kPieces + 1) * kCbMaxLanes];
-  HWY_ALIGN float ty1[(kPieces + 1) * kCbMaxLanes];
-  HWY_ALIGN float tc[(kPieces + 1) * kCbMaxLanes];
-  HWY_ALIGN uint32_t tid[(kPieces + 1) * kCbMaxLanes];
+  HWY_ALIGN float ty0[2][(kPieces + 1) * kCbMaxLanes];
+  HWY_ALIGN float ty1[2][(kPieces + 1) * kCbMaxLanes];
+  HWY_ALIGN float tc[2][(kPieces + 1) * kCbMaxLanes];
+  HWY_ALIGN uint32_t tid[2][(kPieces + 1) * kCbMaxLanes];
   HWY_ALIGN float n0[kPieces * kCbMaxLanes];
   HWY_ALIGN float n1[kPieces * kCbMaxLanes];
   HWY_ALIGN uint32_t ok[kPieces * kCbMaxLanes];
@@ -338,7 +339,7 @@ HWY_INLINE void criticalLanes(const CylBoxLanes& x, MF live, VF& least, V3& leas
   // Rim + edge: the pieces' ellipse problems, compacted. Lanes already apart (least <= 0) have none
   // (the scalar code stopped at its first separating direction; the verdict is the same).
   V3 b1[3], e2[3];
-  size_t tasks = 0;
+  size_t tasks[2] = {0, 0};
   std::memset(et.ok, 0, sizeof et.ok);
   const auto laneIndex = hn::Iota(du, 0u);
   for (int k = 0; k < 3; ++k) {
@@ -372,30 +373,36 @@ HWY_INLINE void criticalLanes(const CylBoxLanes& x, MF live, VF& least, V3& leas
       const VF y0 = dot(p, b1[k]);
       const VF y1 = hn::Mul(dot(p, e2[k]), zeta);
       hn::Store(y0, df, et.y0[piece]);
-      hn::CompressStore(glmAbs(y0), use, df, et.ty0 + tasks);
-      hn::CompressStore(y1, use, df, et.ty1 + tasks);
-      hn::CompressStore(ca, use, df, et.tc + tasks);
-      tasks += hn::CompressStore(hn::Add(laneIndex, hn::Set(du, piece * static_cast<uint32_t>(kCbMaxLanes))),
-                                 hn::RebindMask(du, use), du, et.tid + tasks);
+      const VU id = hn::Add(laneIndex, hn::Set(du, piece * static_cast<uint32_t>(kCbMaxLanes)));
+      const MF nearHalf = hn::Ge(y1, zero);  // z1 = y1 / c >= 0 (c > 0)
+      for (size_t h = 0; h < 2; ++h) {
+        const MF list = h == 0 ? hn::And(use, nearHalf) : hn::AndNot(nearHalf, use);
+        hn::CompressStore(glmAbs(y0), list, df, et.ty0[h] + tasks[h]);
+        hn::CompressStore(y1, list, df, et.ty1[h] + tasks[h]);
+        hn::CompressStore(ca, list, df, et.tc[h] + tasks[h]);
+        tasks[h] += hn::CompressStore(id, hn::RebindMask(du, list), du, et.tid[h] + tasks[h]);
+      }
     }
   }
-  if (tasks == 0) return;
+  if (tasks[0] + tasks[1] == 0) return;
   // The ellipse problems on full lane batches, the normals back to their pieces.
   HWY_ALIGN float n0s[kCbMaxLanes], n1s[kCbMaxLanes];
   HWY_ALIGN uint32_t oks[kCbMaxLanes];
-  for (size_t t = 0; t < tasks; t += lanes) {
-    const size_t valid = tasks - t < lanes ? tasks - t : lanes;
-    VF n0, n1;
-    const MF ok = ellipseNormalLanes(hn::FirstN(df, valid), hn::LoadU(df, et.ty0 + t), hn::LoadU(df, et.ty1 + t),
-                                     hn::LoadU(df, et.tc + t), n0, n1);
-    hn::Store(n0, df, n0s);
-    hn::Store(n1, df, n1s);
-    hn::Store(hn::VecFromMask(du, hn::RebindMask(du, ok)), du, oks);
-    for (size_t j = 0; j < valid; ++j) {
-      const uint32_t id = et.tid[t + j];
-      et.n0[id] = n0s[j];
-      et.n1[id] = n1s[j];
-      et.ok[id] = oks[j];
+  for (size_t h = 0; h < 2; ++h) {
+    for (size_t t = 0; t < tasks[h]; t += lanes) {
+      const size_t valid = tasks[h] - t < lanes ? tasks[h] - t : lanes;
+      VF n0, n1;
+      const MF ok = ellipseNormalLanes(hn::FirstN(df, valid), hn::LoadU(df, et.ty0[h] + t),
+                                       hn::LoadU(df, et.ty1[h] + t), hn::LoadU(df, et.tc[h] + t), n0, n1);
+      hn::Store(n0, df, n0s);
+      hn::Store(n1, df, n1s);
+      hn::Store(hn::VecFromMask(du, hn::RebindMask(du, ok)), du, oks);
+      for (size_t j = 0; j < valid; ++j) {
+        const uint32_t id = et.tid[h][t + j];
+        et.n0[id] = n0s[j];
+        et.n1[id] = n1s[j];
+        et.ok[id] = oks[j];
+      }
     }
   }
   // Their candidates in the scalar code's order.
