@@ -199,99 +199,186 @@ HWY_INLINE MF innerBoxReachesLanes(const CylBoxLanes& x, const V3& leastDir, VF 
   return hn::Not(fail);
 }
 
-// geomEllipseNormal(y0, y1, c) for the lanes `active`: the lanes with a normal (ok) and the normal.
-HWY_INLINE MF ellipseNormalLanes(MF active, VF y0, VF y1, VF c, VF& n0, VF& n1) {
-  const DF df;
-  const VF zero = hn::Zero(df);
-  const VF one = hn::Set(df, 1.0f);
-  const VF halfV = hn::Set(df, 0.5f);
-  const VF r0 = hn::Div(one, hn::Mul(c, c));
-  const VF z0 = glmMax(y0, hn::Set(df, 1e-20f));
-  const VF z1In = hn::Div(y1, c);
-  const VF a0 = hn::Mul(r0, z0);
-  const MF near = hn::Ge(z1In, zero);  // the near half: the nearest point overall
-  // Near half: the root on (z1 - 1, hi).
-  const VF z1n = glmMax(z1In, hn::Set(df, 1e-20f));
-  const VF g = hn::Sub(hn::Add(hn::Mul(z0, z0), hn::Mul(z1n, z1n)), one);
-  const VF hiNear = hn::IfThenElse(hn::Lt(g, zero), zero,
-                                   hn::Sub(hn::Sqrt(hn::Add(hn::Mul(a0, a0), hn::Mul(z1n, z1n))), one));
-  const VF z1 = hn::IfThenElse(near, z1n, z1In);
-  VF lo = hn::IfThenElse(near, hn::Sub(z1n, one), hn::Neg(r0));
-  VF hi = hn::IfThenElse(near, hiNear, hn::Set(df, -1.0f));
-  MF ok = active;
-  // Far half: only inside the evolute; bisection on g' until a point with g < 0 is met.
-  const MF farLanes = hn::AndNot(near, active);
-  if (!hn::AllFalse(df, farLanes)) {
-    const VF e = hn::Sub(one, hn::Mul(c, c));
-    const MF inside = hn::And(hn::Lt(z0, e), hn::Lt(hn::Neg(z1), hn::Mul(e, r0)));
-    MF run = hn::And(farLanes, inside);
-    VF s = hn::Mul(halfV, hn::Add(lo, hi));
-    MF found = hn::Not(hn::FirstN(df, hn::Lanes(df)));  // none
-    for (uint32_t it = 0; it < gpu::kGeomCritSteps && !hn::AllFalse(df, run); ++it) {
-      s = hn::IfThenElse(run, hn::Mul(halfV, hn::Add(lo, hi)), s);
-      const VF p = hn::Add(s, r0), q = hn::Add(s, one);
-      const VF ra = hn::Div(a0, p), rb = hn::Div(z1, q);
-      const MF hit = hn::Lt(hn::Add(hn::Mul(ra, ra), hn::Mul(rb, rb)), one);
-      found = hn::Or(found, hn::And(run, hit));
-      const MF left = hn::Gt(hn::Sub(hn::Div(hn::Mul(rb, rb), hn::Neg(q)), hn::Div(hn::Mul(ra, ra), p)), zero);
-      hi = hn::IfThenElse(hn::And(run, left), s, hi);
-      lo = hn::IfThenElse(hn::AndNot(left, run), s, lo);
-      run = hn::AndNot(hit, run);
-    }
-    ok = hn::Or(hn::And(ok, near), found);
-    lo = hn::IfThenElse(found, s, lo);
-    hi = hn::IfThenElse(found, hn::Set(df, -1.0f), hi);
-  }
-  // Newton's method on 1 / sqrt(g + 1) - 1 inside the bracket.
-  VF s = lo;
-  MF run = ok;
-  const VF tol = hn::Set(df, 1e-6f);
-  for (uint32_t it = 0; it < gpu::kGeomCritNewton && !hn::AllFalse(df, run); ++it) {
-    const VF p = hn::Add(s, r0), q = hn::Add(s, one);
-    const VF ra = hn::Div(a0, p), rb = hn::Div(z1, q);
-    const VF rr = hn::Add(hn::Mul(ra, ra), hn::Mul(rb, rb));
-    run = hn::AndNot(hn::Eq(rr, one), run);
-    const MF above = hn::Gt(rr, one);
-    const MF moveLo = hn::Not(hn::Xor(above, near));  // (rr > 1) == (z1 >= 0)
-    lo = hn::IfThenElse(hn::And(run, moveLo), s, lo);
-    hi = hn::IfThenElse(hn::AndNot(moveLo, run), s, hi);
-    const VF big = hn::Sqrt(rr);
-    const VF step = hn::Div(hn::Sub(hn::Mul(rr, big), rr),
-                            hn::Add(hn::Div(hn::Mul(ra, ra), p), hn::Div(hn::Mul(rb, rb), q)));
-    VF next = hn::Add(s, step);
-    const MF inside = hn::And(hn::Gt(next, lo), hn::Lt(next, hi));
-    next = hn::IfThenElse(inside, next, hn::Mul(halfV, hn::Add(lo, hi)));
-    const MF done = hn::Le(glmAbs(hn::Sub(next, s)), hn::Mul(tol, glmMax(one, glmAbs(s))));
-    s = hn::IfThenElse(run, next, s);
-    run = hn::AndNot(done, run);
-  }
-  const VF nx = hn::Div(y0, hn::Add(s, r0));
-  const VF ny = hn::Div(hn::Mul(c, z1), hn::Add(s, one));
-  const VF l2 = hn::Add(hn::Mul(nx, nx), hn::Mul(ny, ny));
-  ok = hn::And(ok, hn::Gt(l2, zero));
-  const VF len = hn::Sqrt(l2);
-  n0 = hn::Div(nx, len);
-  n1 = hn::Div(ny, len);
-  return ok;
-}
-
-// The rim + edge pieces' ellipse problems of a lane batch, compacted across pieces and lanes so that
-// geomEllipseNormal runs on full lane batches: per piece (edge k, signs vtx: kPieces) and lane the
-// signed y0 (the normal's side along b1); per task (a piece and lane that passes the pruning), in two
-// lists (y1 >= 0: the near half, Newton's method only; y1 < 0: the far half, whose bisection takes
-// up to kGeomCritSteps more steps), |y0|, y1, |a . u_k| and its piece * kCbMaxLanes + lane; per piece
-// and lane the solved normal and whether there is one.
+// The rim + edge pieces' ellipse problems of a lane batch (geomEllipseNormal), compacted across
+// pieces and lanes: per piece (edge k, signs vtx: kPieces) and lane the signed y0 (the normal's side
+// along b1); per task (a piece and lane that passes the pruning) |y0|, y1, c = |a . u_k| and its
+// piece * kCbMaxLanes + lane; the tasks' state (r0 = 1 / c^2, a0 = r0 z0, z1, the bracket lo, hi,
+// the phase: 0 the far half's bisection, 1 Newton's method, 2 none: outside the evolute) and result
+// (the root s, whether it was reached); the tasks to run (not phase 2); per piece and lane the
+// normal and whether there is one.
 constexpr size_t kPieces = 24;
+constexpr size_t kTaskSlots = (kPieces + 1) * kCbMaxLanes;
 struct EllipseTasks {
   HWY_ALIGN float y0[kPieces][kCbMaxLanes];
-  HWY_ALIGN float ty0[2][(kPieces + 1) * kCbMaxLanes];
-  HWY_ALIGN float ty1[2][(kPieces + 1) * kCbMaxLanes];
-  HWY_ALIGN float tc[2][(kPieces + 1) * kCbMaxLanes];
-  HWY_ALIGN uint32_t tid[2][(kPieces + 1) * kCbMaxLanes];
+  HWY_ALIGN float ty0[kTaskSlots];
+  HWY_ALIGN float ty1[kTaskSlots];
+  HWY_ALIGN float tc[kTaskSlots];
+  HWY_ALIGN uint32_t tid[kTaskSlots];
+  HWY_ALIGN float r0[kTaskSlots];
+  HWY_ALIGN float a0[kTaskSlots];
+  HWY_ALIGN float z1[kTaskSlots];
+  HWY_ALIGN float lo[kTaskSlots];
+  HWY_ALIGN float hi[kTaskSlots];
+  HWY_ALIGN float phase[kTaskSlots];
+  HWY_ALIGN float s[kTaskSlots];
+  HWY_ALIGN uint32_t found[kTaskSlots];
+  HWY_ALIGN uint32_t work[kTaskSlots];
   HWY_ALIGN float n0[kPieces * kCbMaxLanes];
   HWY_ALIGN float n1[kPieces * kCbMaxLanes];
   HWY_ALIGN uint32_t ok[kPieces * kCbMaxLanes];
 };
+
+// geomEllipseNormal's set-up of tasks [t, t + Lanes): r0, z0, z1 (clamped on the near half), a0, the
+// bracket (the near half: [z1 - 1, hi]; the far half: [-r0, -1]) and the phase.
+HWY_INLINE void ellipseSetUp(EllipseTasks& et, size_t t) {
+  const DF df;
+  const VF zero = hn::Zero(df);
+  const VF one = hn::Set(df, 1.0f);
+  const VF c = hn::Load(df, et.tc + t);
+  const VF r0 = hn::Div(one, hn::Mul(c, c));
+  const VF z0 = glmMax(hn::Load(df, et.ty0 + t), hn::Set(df, 1e-20f));
+  const VF z1In = hn::Div(hn::Load(df, et.ty1 + t), c);
+  const VF a0 = hn::Mul(r0, z0);
+  const MF near = hn::Ge(z1In, zero);
+  const VF z1n = glmMax(z1In, hn::Set(df, 1e-20f));
+  const VF g = hn::Sub(hn::Add(hn::Mul(z0, z0), hn::Mul(z1n, z1n)), one);
+  const VF hiNear =
+      hn::IfThenElse(hn::Lt(g, zero), zero, hn::Sub(hn::Sqrt(hn::Add(hn::Mul(a0, a0), hn::Mul(z1n, z1n))), one));
+  // The far half's two stationary points lie inside the evolute only.
+  const VF e = hn::Sub(one, hn::Mul(c, c));
+  const MF inside = hn::And(hn::Lt(z0, e), hn::Lt(hn::Neg(z1In), hn::Mul(e, r0)));
+  const VF lo = hn::IfThenElse(near, hn::Sub(z1n, one), hn::Neg(r0));
+  hn::Store(r0, df, et.r0 + t);
+  hn::Store(a0, df, et.a0 + t);
+  hn::Store(hn::IfThenElse(near, z1n, z1In), df, et.z1 + t);
+  hn::Store(lo, df, et.lo + t);
+  hn::Store(hn::IfThenElse(near, hiNear, hn::Set(df, -1.0f)), df, et.hi + t);
+  hn::Store(hn::IfThenElse(near, one, hn::IfThenElse(inside, zero, hn::Set(df, 2.0f))), df, et.phase + t);
+  hn::Store(lo, df, et.s + t);
+}
+
+// geomEllipseNormal's loops for the tasks et.work[0, count), each lane taking the next task as soon
+// as its own ends: the far half's bisection on g' until g < 0 (at most kGeomCritSteps steps; none: no
+// normal), then Newton's method on 1 / sqrt(g + 1) - 1 in the bracket (at most kGeomCritNewton steps,
+// until rr == 1 or a step below 1e-6 of s), each step the scalar code's. The root into et.s, whether
+// it was reached into et.found.
+HWY_INLINE void ellipseRoots(EllipseTasks& et, size_t count) {
+  const DF df;
+  const size_t lanes = hn::Lanes(df);
+  const VF zero = hn::Zero(df);
+  const VF one = hn::Set(df, 1.0f);
+  const VF halfV = hn::Set(df, 0.5f);
+  const VF tol = hn::Set(df, 1e-6f);
+  const VF steps = hn::Set(df, static_cast<float>(gpu::kGeomCritSteps));
+  const VF newtonSteps = hn::Set(df, static_cast<float>(gpu::kGeomCritNewton));
+  constexpr uint32_t kNone = 0xFFFFFFFFu;
+  // Each lane's task and state (phase 3: no task).
+  HWY_ALIGN uint32_t task[kCbMaxLanes];
+  HWY_ALIGN float ls[kCbMaxLanes], llo[kCbMaxLanes], lhi[kCbMaxLanes], lr0[kCbMaxLanes], la0[kCbMaxLanes],
+      lz1[kCbMaxLanes], lphase[kCbMaxLanes], litB[kCbMaxLanes], litN[kCbMaxLanes];
+  for (size_t j = 0; j < lanes; ++j) {
+    task[j] = kNone;
+    lphase[j] = 3.0f;
+    ls[j] = llo[j] = lhi[j] = lr0[j] = la0[j] = lz1[j] = litB[j] = litN[j] = 0.0f;
+  }
+  size_t next = 0;
+  size_t running = 0;
+  for (;;) {
+    for (size_t j = 0; j < lanes && next < count; ++j) {
+      if (task[j] != kNone) continue;
+      const uint32_t t = et.work[next++];
+      task[j] = t;
+      ls[j] = et.s[t];
+      llo[j] = et.lo[t];
+      lhi[j] = et.hi[t];
+      lr0[j] = et.r0[t];
+      la0[j] = et.a0[t];
+      lz1[j] = et.z1[t];
+      lphase[j] = et.phase[t];
+      litB[j] = 0.0f;
+      litN[j] = 0.0f;
+      ++running;
+    }
+    if (running == 0) break;
+    VF s = hn::Load(df, ls), lo = hn::Load(df, llo), hi = hn::Load(df, lhi);
+    const VF r0 = hn::Load(df, lr0), a0 = hn::Load(df, la0), z1 = hn::Load(df, lz1);
+    VF phase = hn::Load(df, lphase), itB = hn::Load(df, litB), itN = hn::Load(df, litN);
+    const MF bis = hn::Eq(phase, zero);
+    const MF newton = hn::Eq(phase, one);
+    // One step at s (Newton) or at the bracket's middle (bisection): the same terms.
+    const VF sEval = hn::IfThenElse(bis, hn::Mul(halfV, hn::Add(lo, hi)), s);
+    const VF p = hn::Add(sEval, r0), q = hn::Add(sEval, one);
+    const VF ra = hn::Div(a0, p), rb = hn::Div(z1, q);
+    const VF ra2 = hn::Mul(ra, ra), rb2 = hn::Mul(rb, rb);
+    const VF rr = hn::Add(ra2, rb2);
+    const VF tA = hn::Div(ra2, p), tB = hn::Div(rb2, q);
+    // Bisection: g < 0 found, else towards g's least point (rb^2 / -q is -(rb^2 / q) exactly).
+    const MF hit = hn::And(bis, hn::Lt(rr, one));
+    const MF left = hn::Gt(hn::Sub(hn::Neg(tB), tA), zero);
+    itB = hn::IfThenElse(bis, hn::Add(itB, one), itB);
+    hi = hn::IfThenElse(hn::And(bis, left), sEval, hi);
+    lo = hn::IfThenElse(hn::AndNot(left, bis), sEval, lo);
+    const MF bisFail = hn::AndNot(hit, hn::And(bis, hn::Ge(itB, steps)));
+    // Newton.
+    const MF brk = hn::And(newton, hn::Eq(rr, one));
+    const MF go = hn::AndNot(brk, newton);
+    const MF moveLo = hn::Not(hn::Xor(hn::Gt(rr, one), hn::Ge(z1, zero)));
+    lo = hn::IfThenElse(hn::And(go, moveLo), s, lo);
+    hi = hn::IfThenElse(hn::AndNot(moveLo, go), s, hi);
+    const VF big = hn::Sqrt(rr);
+    VF nextS = hn::Add(s, hn::Div(hn::Sub(hn::Mul(rr, big), rr), hn::Add(tA, tB)));
+    nextS = hn::IfThenElse(hn::And(hn::Gt(nextS, lo), hn::Lt(nextS, hi)), nextS, hn::Mul(halfV, hn::Add(lo, hi)));
+    const MF done = hn::Le(glmAbs(hn::Sub(nextS, s)), hn::Mul(tol, glmMax(one, glmAbs(s))));
+    s = hn::IfThenElse(go, nextS, s);
+    itN = hn::IfThenElse(go, hn::Add(itN, one), itN);
+    const MF newtonEnd = hn::Or(brk, hn::And(go, hn::Or(done, hn::Ge(itN, newtonSteps))));
+    // A bisection that met g < 0: Newton from there, in [s, -1].
+    s = hn::IfThenElse(hit, sEval, s);
+    lo = hn::IfThenElse(hit, sEval, lo);
+    hi = hn::IfThenElse(hit, hn::Set(df, -1.0f), hi);
+    phase = hn::IfThenElse(hit, one, phase);
+    itN = hn::IfThenElse(hit, zero, itN);
+    const MF end = hn::Or(newtonEnd, bisFail);
+    phase = hn::IfThenElse(end, hn::Set(df, 3.0f), phase);
+    hn::Store(s, df, ls);
+    hn::Store(lo, df, llo);
+    hn::Store(hi, df, lhi);
+    hn::Store(phase, df, lphase);
+    hn::Store(itB, df, litB);
+    hn::Store(itN, df, litN);
+    if (hn::AllFalse(df, end)) continue;
+    uint8_t endBytes[8] = {};
+    hn::StoreMaskBits(df, end, endBytes);
+    uint8_t reachedBytes[8] = {};
+    hn::StoreMaskBits(df, newtonEnd, reachedBytes);
+    uint64_t endBits = 0, reachedBits = 0;
+    std::memcpy(&endBits, endBytes, sizeof endBits);
+    std::memcpy(&reachedBits, reachedBytes, sizeof reachedBits);
+    for (; endBits != 0u; endBits &= endBits - 1u) {
+      const size_t j = hwy::Num0BitsBelowLS1Bit_Nonzero64(endBits);
+      et.s[task[j]] = ls[j];
+      et.found[task[j]] = static_cast<uint32_t>((reachedBits >> j) & 1u);
+      task[j] = kNone;
+      --running;
+    }
+  }
+}
+
+// geomEllipseNormal's end for tasks [t, t + Lanes): the normal (x0, x1 / c^2) of the point at the
+// root, times c^2, normalized; none where the root was not reached or the normal is 0.
+HWY_INLINE MF ellipseNormalAt(const EllipseTasks& et, size_t t, VF& n0, VF& n1) {
+  const DF df;
+  const DU du;
+  const VF s = hn::Load(df, et.s + t);
+  const VF nx = hn::Div(hn::Load(df, et.ty0 + t), hn::Add(s, hn::Load(df, et.r0 + t)));
+  const VF ny = hn::Div(hn::Mul(hn::Load(df, et.tc + t), hn::Load(df, et.z1 + t)), hn::Add(s, hn::Set(df, 1.0f)));
+  const VF l2 = hn::Add(hn::Mul(nx, nx), hn::Mul(ny, ny));
+  const MF reached = hn::RebindMask(df, hn::Ne(hn::Load(du, et.found + t), hn::Zero(du)));
+  const VF len = hn::Sqrt(l2);
+  n0 = hn::Div(nx, len);
+  n1 = hn::Div(ny, len);
+  return hn::And(reached, hn::Gt(l2, hn::Zero(df)));
+}
 
 // geomCylinderBoxCritical's enumeration (after its parallel-edge test) for the lanes `live`. The
 // candidates are tried in the scalar code's order; each one's overlap does not depend on the least
@@ -339,7 +426,7 @@ HWY_INLINE void criticalLanes(const CylBoxLanes& x, MF live, VF& least, V3& leas
   // Rim + edge: the pieces' ellipse problems, compacted. Lanes already apart (least <= 0) have none
   // (the scalar code stopped at its first separating direction; the verdict is the same).
   V3 b1[3], e2[3];
-  size_t tasks[2] = {0, 0};
+  size_t tasks = 0;
   std::memset(et.ok, 0, sizeof et.ok);
   const auto laneIndex = hn::Iota(du, 0u);
   for (int k = 0; k < 3; ++k) {
@@ -374,35 +461,37 @@ HWY_INLINE void criticalLanes(const CylBoxLanes& x, MF live, VF& least, V3& leas
       const VF y1 = hn::Mul(dot(p, e2[k]), zeta);
       hn::Store(y0, df, et.y0[piece]);
       const VU id = hn::Add(laneIndex, hn::Set(du, piece * static_cast<uint32_t>(kCbMaxLanes)));
-      const MF nearHalf = hn::Ge(y1, zero);  // z1 = y1 / c >= 0 (c > 0)
-      for (size_t h = 0; h < 2; ++h) {
-        const MF list = h == 0 ? hn::And(use, nearHalf) : hn::AndNot(nearHalf, use);
-        hn::CompressStore(glmAbs(y0), list, df, et.ty0[h] + tasks[h]);
-        hn::CompressStore(y1, list, df, et.ty1[h] + tasks[h]);
-        hn::CompressStore(ca, list, df, et.tc[h] + tasks[h]);
-        tasks[h] += hn::CompressStore(id, hn::RebindMask(du, list), du, et.tid[h] + tasks[h]);
-      }
+      hn::CompressStore(glmAbs(y0), use, df, et.ty0 + tasks);
+      hn::CompressStore(y1, use, df, et.ty1 + tasks);
+      hn::CompressStore(ca, use, df, et.tc + tasks);
+      tasks += hn::CompressStore(id, hn::RebindMask(du, use), du, et.tid + tasks);
     }
   }
-  if (tasks[0] + tasks[1] == 0) return;
-  // The ellipse problems on full lane batches, the normals back to their pieces.
+  if (tasks == 0) return;
+  // The ellipse problems: set up on full lane batches, the roots with each lane taking the next task
+  // as its own ends, the normals on full lane batches, back to their pieces.
+  size_t work = 0;
+  for (size_t t = 0; t < tasks; t += lanes) {
+    ellipseSetUp(et, t);
+    const MF run = hn::And(hn::FirstN(df, tasks - t), hn::Lt(hn::Load(df, et.phase + t), hn::Set(df, 2.0f)));
+    hn::Store(hn::Zero(du), du, et.found + t);
+    work += hn::CompressStore(hn::Iota(du, static_cast<uint32_t>(t)), hn::RebindMask(du, run), du, et.work + work);
+  }
+  ellipseRoots(et, work);
   HWY_ALIGN float n0s[kCbMaxLanes], n1s[kCbMaxLanes];
   HWY_ALIGN uint32_t oks[kCbMaxLanes];
-  for (size_t h = 0; h < 2; ++h) {
-    for (size_t t = 0; t < tasks[h]; t += lanes) {
-      const size_t valid = tasks[h] - t < lanes ? tasks[h] - t : lanes;
-      VF n0, n1;
-      const MF ok = ellipseNormalLanes(hn::FirstN(df, valid), hn::LoadU(df, et.ty0[h] + t),
-                                       hn::LoadU(df, et.ty1[h] + t), hn::LoadU(df, et.tc[h] + t), n0, n1);
-      hn::Store(n0, df, n0s);
-      hn::Store(n1, df, n1s);
-      hn::Store(hn::VecFromMask(du, hn::RebindMask(du, ok)), du, oks);
-      for (size_t j = 0; j < valid; ++j) {
-        const uint32_t id = et.tid[h][t + j];
-        et.n0[id] = n0s[j];
-        et.n1[id] = n1s[j];
-        et.ok[id] = oks[j];
-      }
+  for (size_t t = 0; t < tasks; t += lanes) {
+    const size_t valid = tasks - t < lanes ? tasks - t : lanes;
+    VF n0, n1;
+    const MF ok = ellipseNormalAt(et, t, n0, n1);
+    hn::Store(n0, df, n0s);
+    hn::Store(n1, df, n1s);
+    hn::Store(hn::VecFromMask(du, hn::RebindMask(du, ok)), du, oks);
+    for (size_t j = 0; j < valid; ++j) {
+      const uint32_t id = et.tid[t + j];
+      et.n0[id] = n0s[j];
+      et.n1[id] = n1s[j];
+      et.ok[id] = oks[j];
     }
   }
   // Their candidates in the scalar code's order.
