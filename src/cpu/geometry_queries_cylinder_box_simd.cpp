@@ -257,110 +257,130 @@ HWY_INLINE void ellipseSetUp(EllipseTasks& et, size_t t) {
   hn::Store(lo, df, et.s + t);
 }
 
-// geomEllipseNormal's loops for the tasks et.work[0, count), each lane taking the next task as soon
-// as its own ends: the far half's bisection on g' until g < 0 (at most kGeomCritSteps steps; none: no
-// normal), then Newton's method on 1 / sqrt(g + 1) - 1 in the bracket (at most kGeomCritNewton steps,
-// until rr == 1 or a step below 1e-6 of s), each step the scalar code's. The root into et.s, whether
-// it was reached into et.found.
-HWY_INLINE void ellipseRoots(EllipseTasks& et, size_t count) {
+// A lane batch of ellipse problems in flight: each lane's task and state (phase 3: no task).
+constexpr uint32_t kNoTask = 0xFFFFFFFFu;
+struct RootLanes {
+  HWY_ALIGN uint32_t task[kCbMaxLanes];
+  HWY_ALIGN float s[kCbMaxLanes], lo[kCbMaxLanes], hi[kCbMaxLanes], r0[kCbMaxLanes], a0[kCbMaxLanes],
+      z1[kCbMaxLanes], phase[kCbMaxLanes], itB[kCbMaxLanes], itN[kCbMaxLanes];
+  size_t running;
+};
+
+// Gives the lanes without a task the next ones of et.work[next, count).
+HWY_INLINE void refillRoots(RootLanes& m, const EllipseTasks& et, size_t& next, size_t count) {
+  const size_t lanes = hn::Lanes(DF());
+  for (size_t j = 0; j < lanes && next < count; ++j) {
+    if (m.task[j] != kNoTask) continue;
+    const uint32_t t = et.work[next++];
+    m.task[j] = t;
+    m.s[j] = et.s[t];
+    m.lo[j] = et.lo[t];
+    m.hi[j] = et.hi[t];
+    m.r0[j] = et.r0[t];
+    m.a0[j] = et.a0[t];
+    m.z1[j] = et.z1[t];
+    m.phase[j] = et.phase[t];
+    m.itB[j] = 0.0f;
+    m.itN[j] = 0.0f;
+    ++m.running;
+  }
+}
+
+// One step of every lane with a task: a bisection step (phase 0) or a Newton step (phase 1), each the
+// scalar code's; the lanes whose loops end write their root (et.s) and whether it was reached
+// (et.found) and are free again.
+HWY_INLINE void stepRoots(RootLanes& m, EllipseTasks& et) {
   const DF df;
-  const size_t lanes = hn::Lanes(df);
   const VF zero = hn::Zero(df);
   const VF one = hn::Set(df, 1.0f);
   const VF halfV = hn::Set(df, 0.5f);
-  const VF tol = hn::Set(df, 1e-6f);
-  const VF steps = hn::Set(df, static_cast<float>(gpu::kGeomCritSteps));
-  const VF newtonSteps = hn::Set(df, static_cast<float>(gpu::kGeomCritNewton));
-  constexpr uint32_t kNone = 0xFFFFFFFFu;
-  // Each lane's task and state (phase 3: no task).
-  HWY_ALIGN uint32_t task[kCbMaxLanes];
-  HWY_ALIGN float ls[kCbMaxLanes], llo[kCbMaxLanes], lhi[kCbMaxLanes], lr0[kCbMaxLanes], la0[kCbMaxLanes],
-      lz1[kCbMaxLanes], lphase[kCbMaxLanes], litB[kCbMaxLanes], litN[kCbMaxLanes];
-  for (size_t j = 0; j < lanes; ++j) {
-    task[j] = kNone;
-    lphase[j] = 3.0f;
-    ls[j] = llo[j] = lhi[j] = lr0[j] = la0[j] = lz1[j] = litB[j] = litN[j] = 0.0f;
+  VF s = hn::Load(df, m.s), lo = hn::Load(df, m.lo), hi = hn::Load(df, m.hi);
+  const VF r0 = hn::Load(df, m.r0), a0 = hn::Load(df, m.a0), z1 = hn::Load(df, m.z1);
+  VF phase = hn::Load(df, m.phase), itB = hn::Load(df, m.itB), itN = hn::Load(df, m.itN);
+  const MF bis = hn::Eq(phase, zero);
+  const MF newton = hn::Eq(phase, one);
+  // One step at s (Newton) or at the bracket's middle (bisection): the same terms.
+  const VF sEval = hn::IfThenElse(bis, hn::Mul(halfV, hn::Add(lo, hi)), s);
+  const VF p = hn::Add(sEval, r0), q = hn::Add(sEval, one);
+  const VF ra = hn::Div(a0, p), rb = hn::Div(z1, q);
+  const VF ra2 = hn::Mul(ra, ra), rb2 = hn::Mul(rb, rb);
+  const VF rr = hn::Add(ra2, rb2);
+  const VF tA = hn::Div(ra2, p), tB = hn::Div(rb2, q);
+  // Bisection: g < 0 found, else towards g's least point (rb^2 / -q is -(rb^2 / q) exactly).
+  const MF hit = hn::And(bis, hn::Lt(rr, one));
+  const MF left = hn::Gt(hn::Sub(hn::Neg(tB), tA), zero);
+  itB = hn::IfThenElse(bis, hn::Add(itB, one), itB);
+  hi = hn::IfThenElse(hn::And(bis, left), sEval, hi);
+  lo = hn::IfThenElse(hn::AndNot(left, bis), sEval, lo);
+  const MF bisFail = hn::AndNot(hit, hn::And(bis, hn::Ge(itB, hn::Set(df, static_cast<float>(gpu::kGeomCritSteps)))));
+  // Newton: lo or hi moves to s (g decreasing on the near half, increasing on the far one).
+  const MF brk = hn::And(newton, hn::Eq(rr, one));
+  const MF go = hn::AndNot(brk, newton);
+  const MF moveLo = hn::Not(hn::Xor(hn::Gt(rr, one), hn::Ge(z1, zero)));
+  lo = hn::IfThenElse(hn::And(go, moveLo), s, lo);
+  hi = hn::IfThenElse(hn::AndNot(moveLo, go), s, hi);
+  const VF big = hn::Sqrt(rr);
+  VF nextS = hn::Add(s, hn::Div(hn::Sub(hn::Mul(rr, big), rr), hn::Add(tA, tB)));
+  nextS = hn::IfThenElse(hn::And(hn::Gt(nextS, lo), hn::Lt(nextS, hi)), nextS, hn::Mul(halfV, hn::Add(lo, hi)));
+  const MF done = hn::Le(glmAbs(hn::Sub(nextS, s)), hn::Mul(hn::Set(df, 1e-6f), glmMax(one, glmAbs(s))));
+  s = hn::IfThenElse(go, nextS, s);
+  itN = hn::IfThenElse(go, hn::Add(itN, one), itN);
+  const MF newtonEnd = hn::Or(
+      brk, hn::And(go, hn::Or(done, hn::Ge(itN, hn::Set(df, static_cast<float>(gpu::kGeomCritNewton))))));
+  // A bisection that met g < 0: Newton from there, in [s, -1].
+  s = hn::IfThenElse(hit, sEval, s);
+  lo = hn::IfThenElse(hit, sEval, lo);
+  hi = hn::IfThenElse(hit, hn::Set(df, -1.0f), hi);
+  phase = hn::IfThenElse(hit, one, phase);
+  itN = hn::IfThenElse(hit, zero, itN);
+  const MF end = hn::Or(newtonEnd, bisFail);
+  phase = hn::IfThenElse(end, hn::Set(df, 3.0f), phase);
+  hn::Store(s, df, m.s);
+  hn::Store(lo, df, m.lo);
+  hn::Store(hi, df, m.hi);
+  hn::Store(phase, df, m.phase);
+  hn::Store(itB, df, m.itB);
+  hn::Store(itN, df, m.itN);
+  if (hn::AllFalse(df, end)) return;
+  uint8_t endBytes[8] = {};
+  hn::StoreMaskBits(df, end, endBytes);
+  uint8_t reachedBytes[8] = {};
+  hn::StoreMaskBits(df, newtonEnd, reachedBytes);
+  uint64_t endBits = 0, reachedBits = 0;
+  std::memcpy(&endBits, endBytes, sizeof endBits);
+  std::memcpy(&reachedBits, reachedBytes, sizeof reachedBits);
+  for (; endBits != 0u; endBits &= endBits - 1u) {
+    const size_t j = hwy::Num0BitsBelowLS1Bit_Nonzero64(endBits);
+    et.s[m.task[j]] = m.s[j];
+    et.found[m.task[j]] = static_cast<uint32_t>((reachedBits >> j) & 1u);
+    m.task[j] = kNoTask;
+    --m.running;
+  }
+}
+
+// geomEllipseNormal's loops for the tasks et.work[0, count), each lane taking the next task as soon
+// as its own ends: the far half's bisection on g' until g < 0 (at most kGeomCritSteps steps; none: no
+// normal), then Newton's method on 1 / sqrt(g + 1) - 1 in the bracket (at most kGeomCritNewton steps,
+// until rr == 1 or a step below 1e-6 of s). Two lane batches in flight, their steps independent:
+// each step is a chain of divisions and a square root, which the other's overlaps.
+HWY_INLINE void ellipseRoots(EllipseTasks& et, size_t count) {
+  const size_t lanes = hn::Lanes(DF());
+  RootLanes m[2];
+  for (RootLanes& x : m) {
+    for (size_t j = 0; j < lanes; ++j) {
+      x.task[j] = kNoTask;
+      x.phase[j] = 3.0f;
+      x.s[j] = x.lo[j] = x.hi[j] = x.r0[j] = x.a0[j] = x.z1[j] = x.itB[j] = x.itN[j] = 0.0f;
+    }
+    x.running = 0;
   }
   size_t next = 0;
-  size_t running = 0;
   for (;;) {
-    for (size_t j = 0; j < lanes && next < count; ++j) {
-      if (task[j] != kNone) continue;
-      const uint32_t t = et.work[next++];
-      task[j] = t;
-      ls[j] = et.s[t];
-      llo[j] = et.lo[t];
-      lhi[j] = et.hi[t];
-      lr0[j] = et.r0[t];
-      la0[j] = et.a0[t];
-      lz1[j] = et.z1[t];
-      lphase[j] = et.phase[t];
-      litB[j] = 0.0f;
-      litN[j] = 0.0f;
-      ++running;
-    }
-    if (running == 0) break;
-    VF s = hn::Load(df, ls), lo = hn::Load(df, llo), hi = hn::Load(df, lhi);
-    const VF r0 = hn::Load(df, lr0), a0 = hn::Load(df, la0), z1 = hn::Load(df, lz1);
-    VF phase = hn::Load(df, lphase), itB = hn::Load(df, litB), itN = hn::Load(df, litN);
-    const MF bis = hn::Eq(phase, zero);
-    const MF newton = hn::Eq(phase, one);
-    // One step at s (Newton) or at the bracket's middle (bisection): the same terms.
-    const VF sEval = hn::IfThenElse(bis, hn::Mul(halfV, hn::Add(lo, hi)), s);
-    const VF p = hn::Add(sEval, r0), q = hn::Add(sEval, one);
-    const VF ra = hn::Div(a0, p), rb = hn::Div(z1, q);
-    const VF ra2 = hn::Mul(ra, ra), rb2 = hn::Mul(rb, rb);
-    const VF rr = hn::Add(ra2, rb2);
-    const VF tA = hn::Div(ra2, p), tB = hn::Div(rb2, q);
-    // Bisection: g < 0 found, else towards g's least point (rb^2 / -q is -(rb^2 / q) exactly).
-    const MF hit = hn::And(bis, hn::Lt(rr, one));
-    const MF left = hn::Gt(hn::Sub(hn::Neg(tB), tA), zero);
-    itB = hn::IfThenElse(bis, hn::Add(itB, one), itB);
-    hi = hn::IfThenElse(hn::And(bis, left), sEval, hi);
-    lo = hn::IfThenElse(hn::AndNot(left, bis), sEval, lo);
-    const MF bisFail = hn::AndNot(hit, hn::And(bis, hn::Ge(itB, steps)));
-    // Newton.
-    const MF brk = hn::And(newton, hn::Eq(rr, one));
-    const MF go = hn::AndNot(brk, newton);
-    const MF moveLo = hn::Not(hn::Xor(hn::Gt(rr, one), hn::Ge(z1, zero)));
-    lo = hn::IfThenElse(hn::And(go, moveLo), s, lo);
-    hi = hn::IfThenElse(hn::AndNot(moveLo, go), s, hi);
-    const VF big = hn::Sqrt(rr);
-    VF nextS = hn::Add(s, hn::Div(hn::Sub(hn::Mul(rr, big), rr), hn::Add(tA, tB)));
-    nextS = hn::IfThenElse(hn::And(hn::Gt(nextS, lo), hn::Lt(nextS, hi)), nextS, hn::Mul(halfV, hn::Add(lo, hi)));
-    const MF done = hn::Le(glmAbs(hn::Sub(nextS, s)), hn::Mul(tol, glmMax(one, glmAbs(s))));
-    s = hn::IfThenElse(go, nextS, s);
-    itN = hn::IfThenElse(go, hn::Add(itN, one), itN);
-    const MF newtonEnd = hn::Or(brk, hn::And(go, hn::Or(done, hn::Ge(itN, newtonSteps))));
-    // A bisection that met g < 0: Newton from there, in [s, -1].
-    s = hn::IfThenElse(hit, sEval, s);
-    lo = hn::IfThenElse(hit, sEval, lo);
-    hi = hn::IfThenElse(hit, hn::Set(df, -1.0f), hi);
-    phase = hn::IfThenElse(hit, one, phase);
-    itN = hn::IfThenElse(hit, zero, itN);
-    const MF end = hn::Or(newtonEnd, bisFail);
-    phase = hn::IfThenElse(end, hn::Set(df, 3.0f), phase);
-    hn::Store(s, df, ls);
-    hn::Store(lo, df, llo);
-    hn::Store(hi, df, lhi);
-    hn::Store(phase, df, lphase);
-    hn::Store(itB, df, litB);
-    hn::Store(itN, df, litN);
-    if (hn::AllFalse(df, end)) continue;
-    uint8_t endBytes[8] = {};
-    hn::StoreMaskBits(df, end, endBytes);
-    uint8_t reachedBytes[8] = {};
-    hn::StoreMaskBits(df, newtonEnd, reachedBytes);
-    uint64_t endBits = 0, reachedBits = 0;
-    std::memcpy(&endBits, endBytes, sizeof endBits);
-    std::memcpy(&reachedBits, reachedBytes, sizeof reachedBits);
-    for (; endBits != 0u; endBits &= endBits - 1u) {
-      const size_t j = hwy::Num0BitsBelowLS1Bit_Nonzero64(endBits);
-      et.s[task[j]] = ls[j];
-      et.found[task[j]] = static_cast<uint32_t>((reachedBits >> j) & 1u);
-      task[j] = kNone;
-      --running;
-    }
+    refillRoots(m[0], et, next, count);
+    refillRoots(m[1], et, next, count);
+    if (m[0].running + m[1].running == 0) break;
+    if (m[0].running != 0) stepRoots(m[0], et);
+    if (m[1].running != 0) stepRoots(m[1], et);
   }
 }
 
