@@ -266,30 +266,31 @@ struct RootLanes {
   size_t running;
 };
 
-// Gives the lanes without a task the next ones of et.work[next, count).
-HWY_INLINE void refillRoots(RootLanes& m, const EllipseTasks& et, size_t& next, size_t count) {
-  const size_t lanes = hn::Lanes(DF());
-  for (size_t j = 0; j < lanes && next < count; ++j) {
-    if (m.task[j] != kNoTask) continue;
-    const uint32_t t = et.work[next++];
-    m.task[j] = t;
-    m.s[j] = et.s[t];
-    m.lo[j] = et.lo[t];
-    m.hi[j] = et.hi[t];
-    m.r0[j] = et.r0[t];
-    m.a0[j] = et.a0[t];
-    m.z1[j] = et.z1[t];
-    m.phase[j] = et.phase[t];
-    m.itB[j] = 0.0f;
-    m.itN[j] = 0.0f;
-    ++m.running;
+// Gives lane j the next task of et.work[next, count), or none (phase 3) when there is none left.
+HWY_INLINE void takeTask(RootLanes& m, size_t j, const EllipseTasks& et, size_t& next, size_t count) {
+  if (next == count) {
+    m.task[j] = kNoTask;
+    m.phase[j] = 3.0f;
+    --m.running;
+    return;
   }
+  const uint32_t t = et.work[next++];
+  m.task[j] = t;
+  m.s[j] = et.s[t];
+  m.lo[j] = et.lo[t];
+  m.hi[j] = et.hi[t];
+  m.r0[j] = et.r0[t];
+  m.a0[j] = et.a0[t];
+  m.z1[j] = et.z1[t];
+  m.phase[j] = et.phase[t];
+  m.itB[j] = 0.0f;
+  m.itN[j] = 0.0f;
 }
 
 // One step of every lane with a task: a bisection step (phase 0) or a Newton step (phase 1), each the
 // scalar code's; the lanes whose loops end write their root (et.s) and whether it was reached
-// (et.found) and are free again.
-HWY_INLINE void stepRoots(RootLanes& m, EllipseTasks& et) {
+// (et.found) and take the next task.
+HWY_INLINE void stepRoots(RootLanes& m, EllipseTasks& et, size_t& next, size_t count) {
   const DF df;
   const VF zero = hn::Zero(df);
   const VF one = hn::Set(df, 1.0f);
@@ -353,8 +354,7 @@ HWY_INLINE void stepRoots(RootLanes& m, EllipseTasks& et) {
     const size_t j = hwy::Num0BitsBelowLS1Bit_Nonzero64(endBits);
     et.s[m.task[j]] = m.s[j];
     et.found[m.task[j]] = static_cast<uint32_t>((reachedBits >> j) & 1u);
-    m.task[j] = kNoTask;
-    --m.running;
+    takeTask(m, j, et, next, count);
   }
 }
 
@@ -366,21 +366,17 @@ HWY_INLINE void stepRoots(RootLanes& m, EllipseTasks& et) {
 HWY_INLINE void ellipseRoots(EllipseTasks& et, size_t count) {
   const size_t lanes = hn::Lanes(DF());
   RootLanes m[2];
-  for (RootLanes& x : m) {
-    for (size_t j = 0; j < lanes; ++j) {
-      x.task[j] = kNoTask;
-      x.phase[j] = 3.0f;
-      x.s[j] = x.lo[j] = x.hi[j] = x.r0[j] = x.a0[j] = x.z1[j] = x.itB[j] = x.itN[j] = 0.0f;
-    }
-    x.running = 0;
-  }
   size_t next = 0;
-  for (;;) {
-    refillRoots(m[0], et, next, count);
-    refillRoots(m[1], et, next, count);
-    if (m[0].running + m[1].running == 0) break;
-    if (m[0].running != 0) stepRoots(m[0], et);
-    if (m[1].running != 0) stepRoots(m[1], et);
+  for (RootLanes& x : m) {
+    x.running = lanes;
+    for (size_t j = 0; j < lanes; ++j) {
+      x.s[j] = x.lo[j] = x.hi[j] = x.r0[j] = x.a0[j] = x.z1[j] = x.itB[j] = x.itN[j] = 0.0f;
+      takeTask(x, j, et, next, count);
+    }
+  }
+  while (m[0].running + m[1].running != 0) {
+    if (m[0].running != 0) stepRoots(m[0], et, next, count);
+    if (m[1].running != 0) stepRoots(m[1], et, next, count);
   }
 }
 
