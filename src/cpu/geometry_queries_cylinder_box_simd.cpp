@@ -2,21 +2,22 @@
 // geomConvexSearchContact with a cylinder s and an oriented box t), with the lanes across queries.
 // Compiled once per target and chosen at run time.
 //
-// A chunk of queries at a time, in three passes. First, per lane batch: the shapes' frames
-// (geomMakeConvex) and geomConvexCandidates' directions (the centres' line, the axis, the box's axes
-// and the axis' cross products with them); a lane whose least overlap is <= 0 is apart (the scalar
-// code stops at its first such direction; the later ones only lower the least, so the verdict is the
-// same). The touching lanes are compacted (query, least overlap and its direction). Second, per lane
-// batch of those: the inscribed boxes' bound (geomBoxesDepthReaches of geomCylinderInnerBox), then,
-// for the lanes it does not prove, geomCylinderBoxCritical's enumeration: the box's 8 vertices
-// against the side and the rims, the 12 edges against the rims (geomEllipseNormal: its bisection and
-// Newton loops run while some lane is in them, each lane's state updated only while the scalar loop
-// would run), each piece pruned by the same masks. The lanes whose box has an edge within
-// kGeomCritParallel of the axis (GJK and EPA there) are marked for the scalar code. Third, the
-// chunk's queries in order: apart ones no contact, marked ones geomQueryContacts one by one, the
-// others the lanes' contact (geomSupportPoint along the direction, the depth). Every operation is
-// the scalar code's, in its order (GLM's dot, cross, min, max, abs; no fused multiply-adds), so the
-// contacts are the scalar twin's bit for bit (tests/geometry_queries/geometry_queries_cylinder_box_simd_test.cpp).
+// A chunk of queries at a time, in passes, each on the lanes the one before left open, compacted
+// into full lane batches. First: the shapes' frames (geomMakeConvex) and geomConvexCandidates'
+// directions (the centres' line, the axis, the box's axes and the axis' cross products with them);
+// a lane whose least overlap is <= 0 is apart (the scalar code stops at its first such direction;
+// the later ones only lower the least, so the verdict is the same). Second, on the touching lanes:
+// the inscribed boxes' bound (geomBoxesDepthReaches of geomCylinderInnerBox); the lanes whose box
+// has an edge within kGeomCritParallel of the axis (GJK and EPA there) are marked for the scalar
+// code. Third, on the lanes the bound does not prove: geomCylinderBoxCritical's enumeration, the
+// box's 8 vertices against the side and the rims, then the 12 edges against the rims, whose ellipse
+// problems (geomEllipseNormal) are compacted across pieces and lanes and solved with each lane taking
+// the next problem as soon as its own loops end (each step the scalar loops' step), then tried in
+// the scalar order. Last, the chunk's queries in order: apart ones no contact, marked ones
+// geomQueryContacts one by one, the others the lanes' contact (geomSupportPoint along the
+// direction, the depth). Every operation is the scalar code's, in its order (GLM's dot, cross, min,
+// max, abs; no fused multiply-adds), so the contacts are the scalar twin's bit for bit
+// (tests/geometry_queries/geometry_queries_simd_test.cpp: CylinderBoxLanesEqualTheScalarLoop...).
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
