@@ -139,7 +139,8 @@ uint64_t pointSetContactsSimd(const gpu::GeomShape& primitive, bool pointSetIsA,
 // plane; capsule-capsule; capsule-cylinder (the axis' deepest-point search in lanes too); capsule,
 // cylinder or oriented box against a plane (capsule-plane: up to 2
 // contacts per query, box-plane up to 8); capsule-box and box-box (the deepest-point search and the
-// separating axis test in lanes, the manifold per query). primitivePairSimdKind(lo, hi) (lo <= hi)
+// separating axis test in lanes, the manifold per query); cylinder-box (cylinderBoxPairsSimd, below).
+// primitivePairSimdKind(lo, hi) (lo <= hi)
 // names the pair for primitivePairsSimd, or kNoPrimitivePairSimd when the scalar loop handles it (or
 // the build has no SIMD).
 inline constexpr uint32_t kNoPrimitivePairSimd = 0xFFFFFFFFu;
