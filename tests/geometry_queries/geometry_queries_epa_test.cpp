@@ -417,13 +417,15 @@ double bruteDepth(const GeomConvex& s, const GeomConvex& t) {
   return best;
 }
 
+// 1 000 random pairs (about 390 reach the critical points): the brute force costs about 0.06 s a pair
+// (6 000 directions and 12 refinements in double), and 4 000 pairs took 92 s of the CI's test time.
 TEST(GeometryQueriesEpa, CylinderBoxCriticalPointsMatchBruteForce) {
   std::mt19937 rng(616161u);
   std::uniform_real_distribution<float> pos(-1.2f, 1.2f);
   std::uniform_real_distribution<float> size(0.1f, 1.0f);
   int pairs = 0, fallback = 0, touching = 0, above = 0, disagree = 0;
   double maxAbove = 0.0, maxBelow = 0.0;
-  for (int i = 0; i < 4000; ++i) {
+  for (int i = 0; i < 1000; ++i) {
     const GeomShape a = cylinder(vec3(pos(rng), pos(rng), pos(rng)), randomUnit(rng), size(rng), size(rng));
     const GeomShape b = box(vec3(pos(rng), pos(rng), pos(rng)), vec4(randomUnit(rng), pos(rng)),
                             vec3(size(rng), size(rng), size(rng)));
@@ -457,7 +459,7 @@ TEST(GeometryQueriesEpa, CylinderBoxCriticalPointsMatchBruteForce) {
   std::printf("  critical points vs brute force: %d pairs (%d touching), %d to GJK/EPA, above by > tol %d, "
               "max above %.2e, max below %.2e, touching disagreements %d\n",
               pairs, touching, fallback, above, maxAbove, maxBelow, disagree);
-  EXPECT_GT(touching, 1000);
+  EXPECT_GT(touching, 250);
   EXPECT_EQ(above, 0);
   EXPECT_EQ(disagree, 0);
 }
