@@ -1645,10 +1645,184 @@ VKC_FN bool geomCylinderBoxCritical(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomC
   return true;
 }
 
+// --- Cylinder vs cylinder by critical points (docs/geometry-queries.md, "Cylinder vs cylinder").
+// With d = t's centre less s's and K = S + T about the origin, the depth is min over unit n of
+// f(n) = g_s(n) + g_t(n) - |d.n| and every n's f is an upper bound (f <= 0: apart). K's 2-D pieces:
+// a cap plus a rim point (n = an axis), side plus side (n = a x b), a side plus the other's rim (n
+// across the side's axis: the nearest boundary point of the other cylinder seen along that axis, an
+// ellipse), rim plus rim (a 2-D surface: its normals across both rims' tangents, a 1-D global search
+// over one circle's angle). geomConvexCandidates tried the flat ones; this lowers its least
+// overlap by the curved ones' normals. False where the axes are within kGeomCritParallel of parallel
+// (GJK and EPA answer instead; the closed form takes them within kGeomCylinderParallel). Not yet on
+// geomConvexSearchContact's path (docs/geometry-queries.md: the cost one by one).
+VKC_CONSTANT(uint, kGeomRimSamples, 16u);  // the searched circle's sampled angles (22.5 degrees apart)
+VKC_CONSTANT(uint, kGeomRimGolden, 14u);   // golden-section steps about a sample (bracket 0.0012 rad)
+
+// The side of the cylinder s (axis a) against the rim of c (axis b, radius rb, half height hb),
+// seen along a: c is the hull of two ellipses (its rims; semi-axes rb along b x a and rb |a.b|
+// along b's part across a) and two segments (n = a x b); the least of f across a is at the normal of
+// the nearest point of that hull's boundary to p's image (p = d or -d, inside or outside), on the
+// ellipse of the rim on p's side (the hull is symmetric about the line of the ellipses' centres).
+VKC_FN bool geomCylinderSideRim(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConvex) t, vec3 a, vec3 b, float rb,
+                                float hb, vec3 p, VKC_INOUT(float) least, VKC_INOUT(vec3) leastDir) {
+  float cu = dot(a, b);
+  vec3 ax = cross(b, a);
+  float sk = sqrt(dot(ax, ax));
+  vec3 b1 = ax / sk;
+  vec3 e2 = (b - a * cu) / sk;
+  float zeta = dot(p, e2) < 0.0f ? -1.0f : 1.0f;
+  vec3 y = (p - b * (zeta * hb)) / rb;
+  float y0 = dot(y, b1);
+  float y1 = dot(y, e2) * zeta;
+  vec3 n;
+  if (abs(cu) < kGeomCritThin) {
+    // A flat ellipse (within rb kGeomCritThin of its major axis, so f within that of the segment's
+    // answer): the segment's nearest point (y0 clamped to [-1, 1], 0).
+    n = b1 * (y0 - clamp(y0, -1.0f, 1.0f)) + e2 * (zeta * y1);
+    float nn = dot(n, n);
+    if (!(nn > 0.0f)) return false;
+    n = n / sqrt(nn);
+  } else {
+    vec2 nrm;
+    if (!geomEllipseNormal(abs(y0), y1, abs(cu), nrm)) return false;
+    n = b1 * (y0 < 0.0f ? -nrm.x : nrm.x) + e2 * (zeta * nrm.y);
+  }
+  return geomTryCandidate(s, t, n, least, leastDir);
+}
+
+// (cos, sin) of sample k of kGeomRimSamples (16 or 32): quarter turns of eight constants (cos of multiples of
+// 11.25 degrees), not sin and cos (whose GPU and C library results differ).
+VKC_FN float geomRimCos(uint i) {
+  return i < 4u ? (i < 2u ? (i == 0u ? 1.0f : 0.98078528f) : (i == 2u ? 0.92387953f : 0.83146961f))
+                : (i < 6u ? (i == 4u ? 0.70710678f : 0.55557023f) : (i == 6u ? 0.38268343f : 0.19509032f));
+}
+
+VKC_FN vec2 geomRimSample(uint k) {
+  uint i = (k * (32u / kGeomRimSamples)) & 7u;
+  vec2 cs = vec2(geomRimCos(i), i == 0u ? 0.0f : geomRimCos(8u - i));
+  uint quarter = ((k * (32u / kGeomRimSamples)) >> 3u) & 3u;
+  for (uint j = 0u; j < quarter; ++j) cs = vec2(-cs.y, cs.x);
+  return cs;
+}
+
+// f along the rim + rim curve n(phi) of the searched circle's radial direction w: q is d less that
+// circle's point (its rim's centre base0's offset, plus r0 w); the other circle's point nearest or
+// farthest from q lies along q's part across a1 (the same for both of its rims), so the piece's
+// normal there is across both circles' tangents, a0 x w and a1 x (q across a1). Lowers least;
+// returns f (3e38 where the tangents are parallel or q lies on a1).
+VKC_FN float geomRimRimAlong(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConvex) t, vec3 base0, vec3 a0, vec3 w,
+                             float r0, vec3 a1, VKC_INOUT(float) least, VKC_INOUT(vec3) leastDir) {
+  vec3 q = base0 - w * r0;
+  vec3 qp = geomAcross(a1, q, dot(q, a1));
+  vec3 n = cross(cross(a0, w), cross(a1, qp));
+  float nn = dot(n, n);
+  if (!(nn > 1e-12f)) return 3.0e38f;
+  n = n / sqrt(nn);
+  if (dot(t.centre - s.centre, n) < 0.0f) n = -n;
+  float f = geomOverlapAlong(s, t, n);
+  if (f < least) {
+    least = f;
+    leastDir = n;
+  }
+  return f;
+}
+
+// The least f on the curve between the samples either side of sample w_k (tangent tau_k):
+// golden-section search on x = tan(phi - phi_k), w = (w_k + x tau_k) / sqrt(1 + x^2), kGeomRimGolden
+// steps (every point tried lowers least).
+VKC_FN void geomRimRimRefine(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConvex) t, vec3 base0, vec3 a0, vec3 wk,
+                             vec3 tk, float r0, vec3 a1, VKC_INOUT(float) least, VKC_INOUT(vec3) leastDir) {
+  float lo = -0.41421356f, hi = 0.41421356f;  // tan(2 pi / kGeomRimSamples)
+  float x1 = hi - 0.61803399f * (hi - lo), x2 = lo + 0.61803399f * (hi - lo);
+  float f1 = geomRimRimAlong(s, t, base0, a0, (wk + tk * x1) / sqrt(1.0f + x1 * x1), r0, a1, least, leastDir);
+  float f2 = geomRimRimAlong(s, t, base0, a0, (wk + tk * x2) / sqrt(1.0f + x2 * x2), r0, a1, least, leastDir);
+  for (uint it = 0u; it < kGeomRimGolden; ++it) {
+    bool left = f1 < f2;
+    if (left) {
+      hi = x2;
+      x2 = x1;
+      f2 = f1;
+      x1 = hi - 0.61803399f * (hi - lo);
+    } else {
+      lo = x1;
+      x1 = x2;
+      f1 = f2;
+      x2 = lo + 0.61803399f * (hi - lo);
+    }
+    float x = left ? x1 : x2;
+    float f = geomRimRimAlong(s, t, base0, a0, (wk + tk * x) / sqrt(1.0f + x * x), r0, a1, least, leastDir);
+    if (left) f1 = f; else f2 = f;
+  }
+}
+
+VKC_FN bool geomCylinderCylinderCritical(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConvex) t,
+                                         VKC_INOUT(float) least, VKC_INOUT(vec3) leastDir) {
+  vec3 c = cross(s.axis0, t.axis0);
+  if (dot(c, c) < kGeomCritParallel * kGeomCritParallel) return false;
+  vec3 d = t.centre - s.centre;
+  // Side of s with t's rim (n across s's axis), side of t with s's rim (n across t's axis; the
+  // point -d: K is centrally symmetric).
+  if (geomCylinderSideRim(s, t, s.axis0, t.axis0, t.size.x, t.size.y, d, least, leastDir)) return true;
+  if (geomCylinderSideRim(s, t, t.axis0, s.axis0, s.size.x, s.size.y, -d, least, leastDir)) return true;
+  // Rim + rim: x = x0(phi) + x1(psi) on the two rims (the smaller circle searched). At the least f's
+  // n, d - x is along n, so x1 is the point of circle 1 nearest or farthest from d - x0 and n lies
+  // across both tangents: n = n(phi*) on the curve geomRimRimAlong of x0's rim, and f >= the depth
+  // everywhere, so the curve's least is the depth. Per rim of circle 0: f at the samples; the two
+  // lowest of their local minima (cyclic) refined between their neighbours.
+  bool sSearched = s.size.x <= t.size.x;
+  vec3 a0 = sSearched ? s.axis0 : t.axis0;
+  vec3 a1 = sSearched ? t.axis0 : s.axis0;
+  vec2 rh0 = sSearched ? vec2(s.size.x, s.size.y) : vec2(t.size.x, t.size.y);
+  vec3 e1 = geomPerpendicularTo(a0);
+  vec3 e2 = cross(a0, e1);
+  for (uint rim = 0u; rim < 2u; ++rim) {
+    vec3 base0 = d - a0 * ((rim == 0u ? 1.0f : -1.0f) * rh0.y);
+    // A sample no higher than the one before and lower than the next (cyclic) holds a local minimum
+    // between its neighbours; the two lowest are kept.
+    float first = 0.0f, second = 0.0f, prev = 0.0f, cur = 0.0f;
+    float low1 = 3.0e38f, low2 = 3.0e38f;
+    uint k1 = kGeomRimSamples, k2 = kGeomRimSamples;
+    for (uint k = 0u; k <= kGeomRimSamples + 1u; ++k) {
+      float next = k == kGeomRimSamples ? first : second;
+      if (k < kGeomRimSamples) {
+        vec2 cs = geomRimSample(k);
+        next = geomRimRimAlong(s, t, base0, a0, e1 * cs.x + e2 * cs.y, rh0.x, a1, least, leastDir);
+      }
+      if (k == 0u) first = next;
+      if (k == 1u) second = next;
+      if (k >= 2u && cur <= prev && cur < next) {  // sample k - 1
+        uint km = (k - 1u) % kGeomRimSamples;
+        if (cur < low1) {
+          low2 = low1;
+          k2 = k1;
+          low1 = cur;
+          k1 = km;
+        } else if (cur < low2) {
+          low2 = cur;
+          k2 = km;
+        }
+      }
+      prev = cur;
+      cur = next;
+    }
+    if (least <= 0.0f) return true;
+    for (uint j = 0u; j < 2u; ++j) {
+      uint k = j == 0u ? k1 : k2;
+      if (k >= kGeomRimSamples) continue;
+      vec2 cs = geomRimSample(k);
+      geomRimRimRefine(s, t, base0, a0, e1 * cs.x + e2 * cs.y, e2 * cs.x - e1 * cs.y, rh0.x, a1, least, leastDir);
+    }
+    if (least <= 0.0f) return true;
+  }
+  return true;
+}
+
 // Cylinder vs cylinder or box: parallel cylinders by their closed form; else the candidate
 // directions first (one that separates: no contact, no GJK; most random pairs), then the inscribed
-// boxes' lower bound (where it proves the candidates' least overlap: the answer), then GJK, then EPA
-// bounded by the candidates' least overlap; the search where GJK or EPA cannot finish.
+// boxes' lower bound (where it proves the candidates' least overlap: the answer), then the critical
+// points (cylinder-box; cylinder-cylinder's, geomCylinderCylinderCritical, wait for their lanes: one
+// by one they cost twice GJK and EPA), then GJK, then EPA bounded by the candidates' least overlap;
+// the search where GJK or EPA cannot finish.
 VKC_FN bool geomConvexSearchContact(GeomShape shapeS, GeomShape shapeT, VKC_OUT(GeomElement) es,
                                     VKC_OUT(GeomElement) et) {
   GeomConvex s = geomMakeConvex(shapeS);

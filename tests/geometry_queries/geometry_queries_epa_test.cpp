@@ -371,8 +371,14 @@ double bruteOverlap(const GeomConvex& s, const GeomConvex& t, DVec n) {
   const DVec w{n.x - a.x * an, n.y - a.y * an, n.z - a.z * an};  // not sqrt(1 - an^2): exact along the axis
   const DVec sz = dvec(s.size), tz = dvec(t.size);
   const double gs = sz.x * std::sqrt(ddot(w, w)) + sz.y * std::abs(an);
-  const double gt = tz.x * std::abs(ddot(dvec(t.axis0), n)) + tz.y * std::abs(ddot(dvec(t.axis1), n)) +
-                    tz.z * std::abs(ddot(dvec(t.axis2), n));
+  double gt = tz.x * std::abs(ddot(dvec(t.axis0), n)) + tz.y * std::abs(ddot(dvec(t.axis1), n)) +
+              tz.z * std::abs(ddot(dvec(t.axis2), n));
+  if (t.type == kGeomCylinder) {  // t's radius and half height: a cylinder like s
+    const DVec b = dunit(dvec(t.axis0));
+    const double bn = ddot(b, n);
+    const DVec wb{n.x - b.x * bn, n.y - b.y * bn, n.z - b.z * bn};
+    gt = tz.x * std::sqrt(ddot(wb, wb)) + tz.y * std::abs(bn);
+  }
   const DVec d = dvec(t.centre - s.centre);
   return gs + gt - std::abs(ddot(d, n));
 }
@@ -460,6 +466,94 @@ TEST(GeometryQueriesEpa, CylinderBoxCriticalPointsMatchBruteForce) {
               "max above %.2e, max below %.2e, touching disagreements %d\n",
               pairs, touching, fallback, above, maxAbove, maxBelow, disagree);
   EXPECT_GT(touching, 250);
+  EXPECT_EQ(above, 0);
+  EXPECT_EQ(disagree, 0);
+}
+
+// Cylinder vs cylinder by critical points (geomCylinderCylinderCritical after geomConvexCandidates)
+// against the same brute-force least of f in double: never above it by more than
+// kGeomEpaBoundTolerance of the size, the same pairs touching outside that band. Random poses and
+// sizes (aspect up to 1:10), centres within reach, a third of the pairs deep (centres within 0.3),
+// some axes within 0.01 rad of parallel or perpendicular; then the benchmark's pairs (centres in
+// [-1, 1]^3, radii 0.3-0.6, half heights 0.2-0.6), whose exits are counted: the closed form of
+// parallel axes, the flat candidates separate, the inscribed boxes prove the least, the critical
+// points, GJK/EPA (every pair that reaches the critical points is compared, boxes' ones too).
+TEST(GeometryQueriesEpa, CylinderCylinderCriticalPointsMatchBruteForce) {
+  int pairs = 0, touching = 0, above = 0, disagree = 0;
+  int exits[5] = {0, 0, 0, 0, 0};  // parallel, separated, boxes, critical, GJK/EPA
+  double maxAbove = 0.0, maxBelow = 0.0;
+  const auto check = [&](const GeomShape& sa, const GeomShape& sb, int i) {
+    const GeomConvex s = geomMakeConvex(sa);
+    const GeomConvex t = geomMakeConvex(sb);
+    if (geomCylindersParallel(s, t)) {
+      ++exits[0];
+      return;
+    }
+    float least = 0.0f;
+    vec3 leastDir(0.0f);
+    geomConvexCandidates(s, t, least, leastDir);
+    if (least <= 0.0f) {
+      ++exits[1];
+      return;
+    }
+    const vec3 d = t.centre - s.centre;
+    const float reach = least - kGeomEpaBoundTolerance * (geomConvexScale(s) + geomConvexScale(t));
+    const bool boxes = reach > 0.0f && geomBoxesDepthReaches(geomCylinderInnerBox(s, leastDir, d),
+                                                             geomCylinderInnerBox(t, -leastDir, -d), reach);
+    if (!geomCylinderCylinderCritical(s, t, least, leastDir)) {
+      ++exits[4];
+      return;
+    }
+    ++exits[boxes ? 2 : 3];
+    ++pairs;
+    const double brute = bruteDepth(s, t);
+    const double tol = static_cast<double>(kGeomEpaBoundTolerance * (geomConvexScale(s) + geomConvexScale(t)));
+    const double lst = static_cast<double>(least);
+    if (least > 0.0f) {
+      ++touching;
+      EXPECT_NEAR(bruteOverlap(s, t, dunit(dvec(leastDir))), lst, 1e-5) << "pair " << i;
+    }
+    if (brute > 0.0 && lst > brute + tol) {
+      ++above;
+      std::printf("  pair %d: critical %.7f brute %.7f\n", i, lst, brute);
+    }
+    if (brute > 0.0) maxAbove = std::max(maxAbove, lst - brute);
+    if (brute > 0.0) maxBelow = std::max(maxBelow, brute - lst);
+    if ((least > 0.0f) != (brute > 0.0) && std::abs(brute) > tol) ++disagree;
+  };
+  std::mt19937 rng(717171u);
+  std::uniform_real_distribution<float> pos(-1.2f, 1.2f);
+  std::uniform_real_distribution<float> size(0.1f, 1.0f);
+  std::uniform_real_distribution<float> tilt(-0.01f, 0.01f);
+  for (int i = 0; i < 2000; ++i) {
+    const float spread = i % 3 == 0 ? 0.25f : 1.0f;
+    const vec3 a = randomUnit(rng);
+    vec3 b = randomUnit(rng);
+    if (i % 10 == 1) b = geomUnit(a + vec3(tilt(rng), tilt(rng), tilt(rng)));  // nearly parallel
+    if (i % 10 == 2) b = geomUnit(cross(a, b) + a * tilt(rng));                // nearly perpendicular
+    check(cylinder(vec3(pos(rng), pos(rng), pos(rng)) * spread, a, size(rng), size(rng)),
+          cylinder(vec3(pos(rng), pos(rng), pos(rng)) * spread, b, size(rng), size(rng)), i);
+  }
+  const int random = pairs;
+  int benchExits[5];
+  for (int k = 0; k < 5; ++k) benchExits[k] = exits[k];
+  std::uniform_real_distribution<float> centre(-1.0f, 1.0f);
+  std::uniform_real_distribution<float> radius(0.3f, 0.6f);
+  std::uniform_real_distribution<float> half(0.2f, 0.6f);
+  for (int i = 0; i < 1000; ++i) {
+    const vec3 ca(centre(rng), centre(rng), centre(rng));
+    const vec3 cb(centre(rng), centre(rng), centre(rng));
+    check(cylinder(ca, randomUnit(rng), radius(rng), half(rng)), cylinder(cb, randomUnit(rng), radius(rng), half(rng)),
+          100000 + i);
+  }
+  for (int k = 0; k < 5; ++k) benchExits[k] = exits[k] - benchExits[k];
+  std::printf("  cylinder-cylinder critical points vs brute force: %d pairs (%d random, %d touching), above by > tol "
+              "%d, max above %.2e, max below %.2e, touching disagreements %d\n",
+              pairs, random, touching, above, maxAbove, maxBelow, disagree);
+  std::printf("  exits of the benchmark's 1000 pairs: parallel %d, separated by the candidates %d, inscribed boxes %d, "
+              "critical points %d, GJK/EPA %d\n",
+              benchExits[0], benchExits[1], benchExits[2], benchExits[3], benchExits[4]);
+  EXPECT_GT(touching, 1000);
   EXPECT_EQ(above, 0);
   EXPECT_EQ(disagree, 0);
 }
