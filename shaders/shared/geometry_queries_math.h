@@ -1653,8 +1653,8 @@ VKC_FN bool geomCylinderBoxCritical(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomC
 // ellipse), rim plus rim (a 2-D surface: its normals across both rims' tangents, a 1-D global search
 // over one circle's angle). geomConvexCandidates tried the flat ones; this lowers its least
 // overlap by the curved ones' normals. False where the axes are within kGeomCritParallel of parallel
-// (GJK and EPA answer instead; the closed form takes them within kGeomCylinderParallel). Not yet on
-// geomConvexSearchContact's path (docs/geometry-queries.md: the cost one by one).
+// (GJK and EPA answer instead; the closed form takes them within kGeomCylinderParallel). Its CPU
+// SIMD twin: src/cpu/geometry_queries_cylinder_cylinder_simd.cpp (the rim curves across pairs).
 VKC_CONSTANT(uint, kGeomRimSamples, 16u);  // the searched circle's sampled angles (22.5 degrees apart)
 VKC_CONSTANT(uint, kGeomRimGolden, 14u);   // golden-section steps about a sample (bracket 0.0012 rad)
 
@@ -1820,9 +1820,9 @@ VKC_FN bool geomCylinderCylinderCritical(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(
 // Cylinder vs cylinder or box: parallel cylinders by their closed form; else the candidate
 // directions first (one that separates: no contact, no GJK; most random pairs), then the inscribed
 // boxes' lower bound (where it proves the candidates' least overlap: the answer), then the critical
-// points (cylinder-box; cylinder-cylinder's, geomCylinderCylinderCritical, wait for their lanes: one
-// by one they cost twice GJK and EPA), then GJK, then EPA bounded by the candidates' least overlap;
-// the search where GJK or EPA cannot finish.
+// points (geomCylinderBoxCritical, geomCylinderCylinderCritical; GJK and EPA where an edge or the
+// axes are nearly parallel), then GJK, then EPA bounded by the candidates' least overlap; the search
+// where GJK or EPA cannot finish.
 VKC_FN bool geomConvexSearchContact(GeomShape shapeS, GeomShape shapeT, VKC_OUT(GeomElement) es,
                                     VKC_OUT(GeomElement) et) {
   GeomConvex s = geomMakeConvex(shapeS);
@@ -1837,12 +1837,13 @@ VKC_FN bool geomConvexSearchContact(GeomShape shapeS, GeomShape shapeT, VKC_OUT(
     geomConvexCandidates(s, t, least, leastDir);
     if (least <= 0.0f) return false;
     // The least overlap proven by the inscribed boxes' depth (within kGeomEpaBoundTolerance); else
-    // cylinder vs box by its critical points: no GJK or EPA. Else GJK and the bounded EPA.
+    // the critical points (cylinder vs box or cylinder): no GJK or EPA. Else GJK and the bounded EPA.
     vec3 d = t.centre - s.centre;
     float reach = least - kGeomEpaBoundTolerance * (geomConvexScale(s) + geomConvexScale(t));
     if ((reach > 0.0f && geomBoxesDepthReaches(geomCylinderInnerBox(s, leastDir, d),
                                                geomCylinderInnerBox(t, -leastDir, -d), reach)) ||
-        (t.type == kGeomOrientedBox && geomCylinderBoxCritical(s, t, least, leastDir))) {
+        (t.type == kGeomOrientedBox && geomCylinderBoxCritical(s, t, least, leastDir)) ||
+        (t.type == kGeomCylinder && geomCylinderCylinderCritical(s, t, least, leastDir))) {
       if (!(least > 0.0f)) return false;
       depth = least;
       u = leastDir;

@@ -139,7 +139,8 @@ uint64_t pointSetContactsSimd(const gpu::GeomShape& primitive, bool pointSetIsA,
 // plane; capsule-capsule; capsule-cylinder (the axis' deepest-point search in lanes too); capsule,
 // cylinder or oriented box against a plane (capsule-plane: up to 2
 // contacts per query, box-plane up to 8); capsule-box and box-box (the deepest-point search and the
-// separating axis test in lanes, the manifold per query); cylinder-box (cylinderBoxPairsSimd, below).
+// separating axis test in lanes, the manifold per query); cylinder-box (cylinderBoxPairsSimd, below);
+// cylinder-cylinder (cylinderCylinderPairsSimd, below).
 // primitivePairSimdKind(lo, hi) (lo <= hi)
 // names the pair for primitivePairsSimd, or kNoPrimitivePairSimd when the scalar loop handles it (or
 // the build has no SIMD).
@@ -159,6 +160,12 @@ uint64_t primitivePairsSimd(const GeometryQueryInput& input, size_t begin, size_
 // queries; the pairs GJK and EPA answer (an edge nearly along the axis) by the scalar code.
 uint64_t cylinderBoxPairsSimd(const GeometryQueryInput& input, size_t begin, size_t end, ContactElement* outA,
                               ContactElement* outB, ContactRange* ranges, uint64_t total, uint64_t capacity);
+
+// primitivePairsSimd's cylinder-cylinder runs (src/cpu/geometry_queries_cylinder_cylinder_simd.cpp):
+// the scalar code up to geomCylinderCylinderCritical's rim + rim search, which runs in lanes across
+// the queries; the pairs with (nearly) parallel axes by the scalar code.
+uint64_t cylinderCylinderPairsSimd(const GeometryQueryInput& input, size_t begin, size_t end, ContactElement* outA,
+                                   ContactElement* outB, ContactRange* ranges, uint64_t total, uint64_t capacity);
 
 // A batch whose queries are all static and of one closed-form pair type with one ball per query
 // (sphere against sphere, capsule, cylinder, oriented box or plane; capsule-capsule, capsule-cylinder,

@@ -32,15 +32,15 @@
 #include <hwy/highway.h>
 
 #include "cpu/simd_vec3.h"
+#include "cpu/geometry_queries_cylinder_simd.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace vkc::cpu::HWY_NAMESPACE {
 namespace {
+using namespace cylinder_lanes;  // NOLINT(google-build-using-namespace)
 
 constexpr size_t kCbMaxLanes = HWY_MAX_BYTES / sizeof(float);
 constexpr size_t kCbChunk = 16 * kCbMaxLanes;  // queries per chunk
-
-HWY_INLINE V3 neg3(const V3& v) { return V3{hn::Neg(v.x), hn::Neg(v.y), hn::Neg(v.z)}; }
 
 // One lane batch of cylinder-box pairs in geomMakeConvex's frames: the cylinder's centre c, unit
 // axis a, radius r, half height h; the box's centre, rotated axes B and half extents e; d = the box's
@@ -90,32 +90,13 @@ HWY_INLINE CylBoxLanes makeLanes(const float* s0, const float* s1, const float* 
   return x;
 }
 
-// geomAcross(a, u, au): u - a au, less its component along a once more.
-HWY_INLINE V3 acrossLanes(const V3& a, const V3& u, VF au) {
-  const V3 w = sub(u, mul(a, au));
-  return sub(w, mul(a, dot(w, a)));
-}
-
-// geomPerpendicularTo(a).
-HWY_INLINE V3 perpendicularLanes(const V3& a) {
-  const DF df;
-  const VF zero = hn::Zero(df);
-  const VF one = hn::Set(df, 1.0f);
-  const MF zMost = hn::And(hn::Gt(glmAbs(a.z), glmAbs(a.x)), hn::Gt(glmAbs(a.z), glmAbs(a.y)));
-  const V3 helper{hn::IfThenElse(zMost, one, zero), zero, hn::IfThenElse(zMost, zero, one)};
-  const V3 c = cross(helper, a);
-  return div(c, hn::Sqrt(dot(c, c)));
-}
-
 // geomTryCandidate where `use`: u turned towards the box, its overlap (geomOverlapAlong of the
 // cylinder and the box) lowering least and leastDir.
 HWY_INLINE void tryLanes(const CylBoxLanes& x, const V3& u, MF use, VF& least, V3& leastDir) {
   const DF df;
   const MF flip = hn::Lt(dot(x.d, u), hn::Zero(df));
   const V3 v = select(flip, neg3(u), u);
-  const VF au = dot(x.a, v);
-  const V3 w = acrossLanes(x.a, v, au);
-  const VF gs = hn::Add(hn::Mul(x.r, hn::Sqrt(dot(w, w))), hn::Mul(x.h, glmAbs(au)));
+  const VF gs = cylinderSupportLanes(x.a, x.r, x.h, v);
   const VF gt = hn::Add(hn::Add(hn::Mul(x.e.x, glmAbs(dot(x.B[0], v))), hn::Mul(x.e.y, glmAbs(dot(x.B[1], v)))),
                         hn::Mul(x.e.z, glmAbs(dot(x.B[2], v))));
   const VF f = hn::Sub(hn::Add(gs, gt), dot(x.d, v));

@@ -1919,6 +1919,7 @@ uint32_t primitivePairSimdKind(uint32_t lo, uint32_t hi) {
   using namespace gpu;
   const bool handled = (lo == kGeomSphere && hi <= kGeomPlane) ||
                        (lo == kGeomCapsule && (hi == kGeomCapsule || hi == kGeomCylinder)) ||
+                       (lo == kGeomCylinder && hi == kGeomCylinder) ||
                        (lo <= kGeomOrientedBox && hi == kGeomPlane) ||
                        ((lo == kGeomCapsule || lo == kGeomCylinder || lo == kGeomOrientedBox) && hi == kGeomOrientedBox);
   return handled ? lo * kGeomTypeCount + hi : kNoPrimitivePairSimd;
@@ -1936,6 +1937,9 @@ uint64_t primitivePairsSimd(const GeometryQueryInput& input, size_t begin, size_
                             uint64_t capacity) {
   if (pair == gpu::kGeomCylinder * gpu::kGeomTypeCount + gpu::kGeomOrientedBox) {  // its own file
     return cylinderBoxPairsSimd(input, begin, end, outA, outB, ranges, total, capacity);
+  }
+  if (pair == gpu::kGeomCylinder * gpu::kGeomTypeCount + gpu::kGeomCylinder) {  // its own file
+    return cylinderCylinderPairsSimd(input, begin, end, outA, outB, ranges, total, capacity);
   }
   return HWY_DYNAMIC_DISPATCH(PrimitivePairs)(input, begin, end, pair, outA, outB, ranges, total, capacity);
 }

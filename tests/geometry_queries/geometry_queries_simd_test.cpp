@@ -445,6 +445,78 @@ TEST(GeometryQueriesSimd, CylinderBoxLanesEqualTheScalarLoopOnRimsSidesAndNearPa
   expectShortRunsEqualScalar(addQuery, "cylinder-box short runs");
 }
 
+// Cylinder-cylinder (src/cpu/geometry_queries_cylinder_cylinder_simd.cpp): the rim + rim search of
+// geomCylinderCylinderCritical in lanes, the rest by the scalar code. Cylinders around the other's
+// rims and side at random turns, deep, touching and apart; axes parallel (the closed form), off by
+// 1e-4 (GJK and EPA: the scalar lanes) or by 2e-3 (the critical points), perpendicular and off that
+// by 1e-5 (flat ellipses); equal radii (either circle searched); degenerate shapes (a disc, a needle,
+// coincident centres); runs of 1 to 5 queries and a run over several chunks of lanes.
+TEST(GeometryQueriesSimd, CylinderCylinderLanesEqualTheScalarLoopOnRimsSidesAndNearParallelAxes) {
+  std::mt19937 rng(20261130u);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::uniform_real_distribution<float> size(0.1f, 1.0f);
+  const PairType cylinderCylinder{GeometryType::kCylinder, GeometryType::kCylinder, "cylinder-cylinder"};
+  const auto turned = [](Float4 a, Float4 b, float angle) {  // a turned towards unit b (across a) by angle
+    const float c = std::cos(angle), s = std::sin(angle);
+    return v3(a.x * c + b.x * s, a.y * c + b.y * s, a.z * c + b.z * s);
+  };
+  const auto keepW = [](Float4& to, Float4 v) { to = Float4{v.x, v.y, v.z, to.w}; };  // radius, half height
+  const auto addQuery = [&](Batch& batch) {
+    const Float4 axis = unit(rng);
+    const Float4 c = v3(u(rng), u(rng), u(rng));
+    const float r = size(rng), h = size(rng);
+    Geometry s = Geometry::cylinder(c, axis, r, h);
+    Geometry t = Geometry::cylinder(c, unit(rng), size(rng), size(rng));
+    // A unit direction across the axis.
+    const Float4 w = unit(rng);
+    const float wa = w.x * axis.x + w.y * axis.y + w.z * axis.z;
+    Float4 radial{w.x - axis.x * wa, w.y - axis.y * wa, w.z - axis.z * wa, 0.0f};
+    const float lr = std::sqrt(radial.x * radial.x + radial.y * radial.y + radial.z * radial.z);
+    radial = v3(radial.x / lr, radial.y / lr, radial.z / lr);
+    const uint32_t pick = draw(rng, 9u);
+    if (pick <= 2u) {  // near a rim point or the side, a little in or out
+      const float along = pick == 2u ? h * u(rng) : (draw(rng, 2u) != 0u ? h : -h);
+      const float reach = r + 0.3f * (1.0f + u(rng)) * t.p0.w;
+      keepW(t.p0, v3(c.x + axis.x * along + radial.x * reach, c.y + axis.y * along + radial.y * reach,
+                     c.z + axis.z * along + radial.z * reach));
+    } else if (pick == 3u) {  // axes parallel, off by 1e-7, 1e-4 or 2e-3
+      const float tilts[] = {0.0f, 1e-7f, 1e-4f, 2e-3f};
+      keepW(t.p1, turned(axis, radial, tilts[draw(rng, 4u)]));
+      const float out = (r + t.p0.w) * 0.9f * u(rng);
+      const float along = (h + t.p1.w) * u(rng);
+      keepW(t.p0, v3(c.x + radial.x * out + axis.x * along, c.y + radial.y * out + axis.y * along,
+                     c.z + radial.z * out + axis.z * along));
+    } else if (pick == 4u) {  // axes perpendicular, or off that by 1e-5
+      keepW(t.p1, turned(radial, axis, draw(rng, 2u) != 0u ? 0.0f : 1e-5f));
+      keepW(t.p0, v3(c.x + 1.2f * u(rng), c.y + 1.2f * u(rng), c.z + 1.2f * u(rng)));
+    } else if (pick == 5u) {  // deep: the centres close
+      keepW(t.p0, v3(c.x + 0.1f * u(rng), c.y + 0.1f * u(rng), c.z + 0.1f * u(rng)));
+    } else if (pick == 6u) {  // degenerate or equal radii
+      switch (draw(rng, 4u)) {
+        case 0: s = Geometry::cylinder(c, axis, r, 0.0f); break;  // a disc
+        case 1: s = Geometry::cylinder(c, axis, 0.0f, h); break;  // a needle
+        case 2: t.p0.w = r; break;                                 // equal radii
+        default: break;                                            // coincident centres
+      }
+      if (draw(rng, 4u) != 0u) keepW(t.p0, v3(c.x + 0.8f * u(rng), c.y + 0.8f * u(rng), c.z + 0.8f * u(rng)));
+    } else {  // anywhere near
+      keepW(t.p0, v3(c.x + 1.5f * u(rng), c.y + 1.5f * u(rng), c.z + 1.5f * u(rng)));
+    }
+    const uint32_t a = batch.add(s);
+    const uint32_t b = batch.add(t);
+    if (draw(rng, 2u) != 0u) {
+      batch.query(a, b);
+    } else {
+      batch.query(b, a);
+    }
+  };
+  Batch batch;
+  for (int i = 0; i < 3001; ++i) addQuery(batch);
+  for (int i = 0; i < 500; ++i) addPairQuery(batch, cylinderCylinder, rng);
+  expectSimdRunsEqualScalar(batch, "cylinder-cylinder rims, sides and near-parallel axes", 500, 8 * 3501);
+  expectShortRunsEqualScalar(addQuery, "cylinder-cylinder short runs");
+}
+
 TEST(GeometryQueriesSimd, MixedPrimitivePairRunsEqualTheScalarLoop) {
   std::mt19937 rng(99u);
   Batch batch;

@@ -1,0 +1,420 @@
+// Highway SIMD twin of the cylinder-cylinder queries (shaders/shared/geometry_queries_math.h,
+// geomConvexSearchContact with two cylinders), the rim curves' searches in lanes across queries.
+// Compiled once per target and chosen at run time.
+//
+// A chunk of queries at a time. First, per query, the scalar code up to the rim + rim pieces: the
+// canonical order (geomSwapped), the parallel axes' closed form and the axes within
+// kGeomCritParallel of parallel (both: geomQueryContacts, the scalar code), the candidate directions
+// (apart: no contact), the inscribed boxes' bound (proven: the contact) and the two side + rim pieces
+// (geomCylinderSideRim: one ellipse root each). The queries still open are compacted into lane
+// batches for geomCylinderCylinderCritical's rim + rim search: per rim of the smaller circle, f at
+// its 16 sampled angles (geomRimRimAlong), the two lowest local minima (per lane), then each one's
+// golden-section refinement (kGeomRimGolden steps, the bracket's choice per lane): fixed counts, so
+// every lane runs the same steps; lanes already apart (least <= 0) run on (their least only falls:
+// the verdict is the scalar code's, which stopped). Two lane batches in flight: each evaluation is a
+// chain of square roots and divisions, which the other batch's overlaps. Last, the chunk's queries in
+// order. Every operation is the scalar code's, in its order (GLM's dot, cross, abs; no fused
+// multiply-adds), so the contacts are the scalar twin's bit for bit
+// (tests/geometry_queries/geometry_queries_simd_test.cpp: CylinderCylinderLanesEqualTheScalarLoop...).
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "cpu/geometry_queries.h"
+#include "shared/geometry_queries_math.h"
+
+#ifdef VKC_HAVE_SIMD
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/geometry_queries_cylinder_cylinder_simd.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include "cpu/simd_vec3.h"
+#include "cpu/geometry_queries_cylinder_simd.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace vkc::cpu::HWY_NAMESPACE {
+namespace {
+using namespace cylinder_lanes;  // NOLINT(google-build-using-namespace)
+
+constexpr size_t kCcMaxLanes = HWY_MAX_BYTES / sizeof(float);
+constexpr size_t kCcChunk = 16 * kCcMaxLanes;  // queries per chunk
+
+// One lane batch of open pairs in geomMakeConvex's frames: d = t's centre less s's, each cylinder's
+// unit axis, radius and half height; the searched circle's axis a0 (the smaller radius' cylinder),
+// radius r0, half height h0, its frame e1, e2; the other's axis a1.
+struct CcLanes {
+  V3 d;
+  V3 sa;
+  VF sr, sh;
+  V3 ta;
+  VF tr, th;
+  V3 a0, a1, e1, e2;
+  VF r0, h0;
+};
+
+// geomRimRimAlong where `use`: the normal across both circles' tangents at the searched circle's
+// radial direction w, its overlap lowering least and leastDir; returns f (3e38 where the tangents
+// are parallel or q lies on a1).
+HWY_INLINE VF rimRimLanes(const CcLanes& x, const V3& base0, const V3& w, MF use, VF& least, V3& leastDir) {
+  const DF df;
+  const V3 q = sub(base0, mul(w, x.r0));
+  const V3 qp = acrossLanes(x.a1, q, dot(q, x.a1));
+  V3 n = cross(cross(x.a0, w), cross(x.a1, qp));
+  const VF nn = dot(n, n);
+  const MF ok = hn::Gt(nn, hn::Set(df, 1e-12f));
+  n = div(n, hn::Sqrt(nn));
+  n = select(hn::Lt(dot(x.d, n), hn::Zero(df)), neg3(n), n);
+  const VF f = hn::Sub(hn::Add(cylinderSupportLanes(x.sa, x.sr, x.sh, n), cylinderSupportLanes(x.ta, x.tr, x.th, n)),
+                       dot(x.d, n));
+  const MF lower = hn::And(hn::And(use, ok), hn::Lt(f, least));
+  least = hn::IfThenElse(lower, f, least);
+  leastDir = select(lower, n, leastDir);
+  return hn::IfThenElse(ok, f, hn::Set(df, 3.0e38f));
+}
+
+// (cos, sin) of the kGeomRimSamples sampled angles (geomRimSample).
+struct RimTable {
+  HWY_ALIGN float c[gpu::kGeomRimSamples];
+  HWY_ALIGN float s[gpu::kGeomRimSamples];
+  RimTable() {
+    for (uint32_t k = 0; k < gpu::kGeomRimSamples; ++k) {
+      const gpu::vec2 cs = gpu::geomRimSample(k);
+      c[k] = cs.x;
+      s[k] = cs.y;
+    }
+  }
+};
+
+// One rim's search state of a lane batch between its steps.
+struct RimSearch {
+  V3 base0;
+  VF first, second, prev, cur, low1, low2, k1, k2;
+};
+
+// Sample k's step of geomCylinderCylinderCritical's loop over the samples (k <= kGeomRimSamples + 1):
+// f at sample k (the first two again past the last), sample k - 1 kept when it is a local minimum
+// among the two lowest.
+HWY_INLINE void sampleStep(const CcLanes& x, const RimTable& table, uint32_t k, RimSearch& r, VF& least,
+                           V3& leastDir) {
+  const DF df;
+  const uint32_t samples = gpu::kGeomRimSamples;
+  VF next = k == samples ? r.first : r.second;
+  if (k < samples) {
+    const V3 w = add(mul(x.e1, hn::Set(df, table.c[k])), mul(x.e2, hn::Set(df, table.s[k])));
+    next = rimRimLanes(x, r.base0, w, hn::FirstN(df, hn::Lanes(df)), least, leastDir);
+  }
+  if (k == 0u) r.first = next;
+  if (k == 1u) r.second = next;
+  if (k >= 2u) {
+    const MF minimum = hn::And(hn::Le(r.cur, r.prev), hn::Lt(r.cur, next));
+    const VF km = hn::Set(df, static_cast<float>((k - 1u) % samples));
+    const MF m1 = hn::And(minimum, hn::Lt(r.cur, r.low1));
+    const MF m2 = hn::AndNot(m1, hn::And(minimum, hn::Lt(r.cur, r.low2)));
+    r.low2 = hn::IfThenElse(m1, r.low1, hn::IfThenElse(m2, r.cur, r.low2));
+    r.k2 = hn::IfThenElse(m1, r.k1, hn::IfThenElse(m2, km, r.k2));
+    r.low1 = hn::IfThenElse(m1, r.cur, r.low1);
+    r.k1 = hn::IfThenElse(m1, km, r.k1);
+  }
+  r.prev = r.cur;
+  r.cur = next;
+}
+
+// geomRimRimRefine's state of a lane batch: the sample's direction wk and tangent tk, the bracket,
+// the two inner points and their f; the lanes whose sample exists (use).
+struct Refine {
+  V3 wk, tk;
+  VF lo, hi, x1, x2, f1, f2;
+  MF use;
+};
+
+HWY_INLINE V3 curvePoint(const Refine& g, VF at) {
+  return div(add(g.wk, mul(g.tk, at)), hn::Sqrt(hn::Add(hn::Set(DF(), 1.0f), hn::Mul(at, at))));
+}
+
+// The refinement's start about sample k (per lane; kGeomRimSamples: none): the sample's direction and
+// tangent, the bracket tan(+-2 pi / kGeomRimSamples), f at its two golden-section points.
+HWY_INLINE void refineStart(const CcLanes& x, const RimTable& table, const RimSearch& r, VF k, Refine& g, VF& least,
+                            V3& leastDir) {
+  const DF df;
+  const DI di;
+  const VF last = hn::Set(df, static_cast<float>(gpu::kGeomRimSamples - 1u));
+  g.use = hn::Lt(k, hn::Set(df, static_cast<float>(gpu::kGeomRimSamples)));
+  const VI index = hn::ConvertTo(di, glmMin(k, last));
+  const VF c = hn::GatherIndex(df, table.c, index);
+  const VF s = hn::GatherIndex(df, table.s, index);
+  g.wk = add(mul(x.e1, c), mul(x.e2, s));
+  g.tk = sub(mul(x.e2, c), mul(x.e1, s));
+  const VF golden = hn::Set(df, 0.61803399f);
+  g.lo = hn::Set(df, -0.41421356f);
+  g.hi = hn::Set(df, 0.41421356f);
+  g.x1 = hn::Sub(g.hi, hn::Mul(golden, hn::Sub(g.hi, g.lo)));
+  g.x2 = hn::Add(g.lo, hn::Mul(golden, hn::Sub(g.hi, g.lo)));
+  g.f1 = rimRimLanes(x, r.base0, curvePoint(g, g.x1), g.use, least, leastDir);
+  g.f2 = rimRimLanes(x, r.base0, curvePoint(g, g.x2), g.use, least, leastDir);
+}
+
+// One golden-section step (the side of the lesser f per lane), f at its new point.
+HWY_INLINE void refineStep(const CcLanes& x, const RimSearch& r, Refine& g, VF& least, V3& leastDir) {
+  const DF df;
+  const VF golden = hn::Set(df, 0.61803399f);
+  const MF left = hn::Lt(g.f1, g.f2);
+  const VF hi = hn::IfThenElse(left, g.x2, g.hi);
+  const VF lo = hn::IfThenElse(left, g.lo, g.x1);
+  const VF x1 = hn::IfThenElse(left, hn::Sub(hi, hn::Mul(golden, hn::Sub(hi, lo))), g.x2);
+  const VF x2 = hn::IfThenElse(left, g.x1, hn::Add(lo, hn::Mul(golden, hn::Sub(hi, lo))));
+  const VF f1 = hn::IfThenElse(left, g.f1, g.f2);
+  const VF f2 = hn::IfThenElse(left, g.f1, g.f2);
+  const VF at = hn::IfThenElse(left, x1, x2);
+  const VF f = rimRimLanes(x, r.base0, curvePoint(g, at), g.use, least, leastDir);
+  g.lo = lo;
+  g.hi = hi;
+  g.x1 = x1;
+  g.x2 = x2;
+  g.f1 = hn::IfThenElse(left, f, f1);
+  g.f2 = hn::IfThenElse(left, f2, f);
+}
+
+// The searched circle's rim `rim` (0: +h0, 1: -h0) of a lane batch.
+HWY_INLINE RimSearch rimStart(const CcLanes& x, uint32_t rim) {
+  const DF df;
+  RimSearch r;
+  r.base0 = sub(x.d, mul(x.a0, hn::Mul(hn::Set(df, rim == 0u ? 1.0f : -1.0f), x.h0)));
+  const VF zero = hn::Zero(df);
+  const VF none = hn::Set(df, static_cast<float>(gpu::kGeomRimSamples));
+  r.first = r.second = r.prev = r.cur = zero;
+  r.low1 = r.low2 = hn::Set(df, 3.0e38f);
+  r.k1 = r.k2 = none;
+  return r;
+}
+
+// geomCylinderCylinderCritical's rim + rim search for two lane batches at once (their steps
+// interleaved: independent chains).
+HWY_INLINE void rimRimBatches(const CcLanes (&x)[2], const RimTable& table, VF (&least)[2], V3 (&leastDir)[2]) {
+  for (uint32_t rim = 0; rim < 2u; ++rim) {
+    RimSearch r[2] = {rimStart(x[0], rim), rimStart(x[1], rim)};
+    for (uint32_t k = 0; k <= gpu::kGeomRimSamples + 1u; ++k) {
+      sampleStep(x[0], table, k, r[0], least[0], leastDir[0]);
+      sampleStep(x[1], table, k, r[1], least[1], leastDir[1]);
+    }
+    for (uint32_t j = 0; j < 2u; ++j) {
+      Refine g[2];
+      refineStart(x[0], table, r[0], j == 0u ? r[0].k1 : r[0].k2, g[0], least[0], leastDir[0]);
+      refineStart(x[1], table, r[1], j == 0u ? r[1].k1 : r[1].k2, g[1], least[1], leastDir[1]);
+      for (uint32_t it = 0; it < gpu::kGeomRimGolden; ++it) {
+        refineStep(x[0], r[0], g[0], least[0], leastDir[0]);
+        refineStep(x[1], r[1], g[1], least[1], leastDir[1]);
+      }
+    }
+  }
+}
+
+// Per chunk: each query's kind (0: apart, 1: a contact of depth `least` along `dir`, 2: the scalar
+// code, 3: open) and whether it is swapped (geomSwapped); the open queries (chunk-local index) and
+// their pairs' data in lanes' order.
+struct CcWork {
+  HWY_ALIGN float least[kCcChunk];
+  HWY_ALIGN float dir[3][kCcChunk];
+  uint8_t kind[kCcChunk];
+  bool swapped[kCcChunk];
+  // The open queries, padded to two lane batches past the last.
+  static constexpr size_t kOpen = kCcChunk + 2 * kCcMaxLanes;
+  HWY_ALIGN uint32_t open[kOpen];
+  HWY_ALIGN float d[3][kOpen];
+  HWY_ALIGN float sa[3][kOpen];
+  HWY_ALIGN float sr[kOpen];
+  HWY_ALIGN float sh[kOpen];
+  HWY_ALIGN float ta[3][kOpen];
+  HWY_ALIGN float tr[kOpen];
+  HWY_ALIGN float th[kOpen];
+  HWY_ALIGN float oLeast[kOpen];
+  HWY_ALIGN float oDir[3][kOpen];
+};
+
+HWY_INLINE V3 load3(const float (&v)[3][CcWork::kOpen], size_t i) {
+  const DF df;
+  return V3{hn::Load(df, v[0] + i), hn::Load(df, v[1] + i), hn::Load(df, v[2] + i)};
+}
+
+HWY_INLINE void store3(const V3& v, float (&out)[3][CcWork::kOpen], size_t i) {
+  const DF df;
+  hn::Store(v.x, df, out[0] + i);
+  hn::Store(v.y, df, out[1] + i);
+  hn::Store(v.z, df, out[2] + i);
+}
+
+// The open pairs [i, i + Lanes) in lanes: the searched circle is s's where r_s <= r_t.
+HWY_INLINE CcLanes loadLanes(const CcWork& w, size_t i) {
+  const DF df;
+  CcLanes x;
+  x.d = load3(w.d, i);
+  x.sa = load3(w.sa, i);
+  x.sr = hn::Load(df, w.sr + i);
+  x.sh = hn::Load(df, w.sh + i);
+  x.ta = load3(w.ta, i);
+  x.tr = hn::Load(df, w.tr + i);
+  x.th = hn::Load(df, w.th + i);
+  const MF sSearched = hn::Le(x.sr, x.tr);
+  x.a0 = select(sSearched, x.sa, x.ta);
+  x.a1 = select(sSearched, x.ta, x.sa);
+  x.r0 = hn::IfThenElse(sSearched, x.sr, x.tr);
+  x.h0 = hn::IfThenElse(sSearched, x.sh, x.th);
+  x.e1 = perpendicularLanes(x.a0);
+  x.e2 = cross(x.a0, x.e1);
+  return x;
+}
+
+HWY_INLINE void putVec(float (&out)[3][CcWork::kOpen], size_t i, gpu::vec3 v) {
+  out[0][i] = v.x;
+  out[1][i] = v.y;
+  out[2][i] = v.z;
+}
+
+// geomConvexSearchContact of the canonical pair (s, t) up to the rim + rim search: kind 0 (apart), 1
+// (least, dir: the contact), 2 (the scalar code), or 3 (open: the rim + rim search decides).
+HWY_INLINE uint8_t prefix(const gpu::GeomShape& shapeS, const gpu::GeomShape& shapeT, float& least, gpu::vec3& dir) {
+  using namespace gpu;  // NOLINT(google-build-using-namespace)
+  const GeomConvex s = geomMakeConvex(shapeS);
+  const GeomConvex t = geomMakeConvex(shapeT);
+  if (geomCylindersParallel(s, t)) return 2u;
+  geomConvexCandidates(s, t, least, dir);
+  if (least <= 0.0f) return 0u;
+  const vec3 d = t.centre - s.centre;
+  const float reach = least - kGeomEpaBoundTolerance * (geomConvexScale(s) + geomConvexScale(t));
+  if (reach > 0.0f && geomBoxesDepthReaches(geomCylinderInnerBox(s, dir, d), geomCylinderInnerBox(t, -dir, -d), reach)) {
+    return 1u;
+  }
+  const vec3 c = cross(s.axis0, t.axis0);
+  if (dot(c, c) < kGeomCritParallel * kGeomCritParallel) return 2u;
+  if (geomCylinderSideRim(s, t, s.axis0, t.axis0, t.size.x, t.size.y, d, least, dir)) return 0u;
+  if (geomCylinderSideRim(s, t, t.axis0, s.axis0, s.size.x, s.size.y, -d, least, dir)) return 0u;
+  return 3u;
+}
+
+HWY_INLINE gpu::GeomShape shapeOf(const Geometry& g) {
+  gpu::GeomShape s;
+  std::memcpy(&s, &g, sizeof s);
+  return s;
+}
+
+uint64_t CylinderCylinderRun(const GeometryQueryInput& input, size_t begin, size_t end, ContactElement* outA,
+                             ContactElement* outB, ContactRange* ranges, uint64_t total, uint64_t capacity) {
+  const DF df;
+  const size_t lanes = hn::Lanes(df);
+  static thread_local CcWork w;
+  static const RimTable table;
+  const Geometry* geometries = input.geometries.data();
+  for (size_t chunk = begin; chunk < end; chunk += kCcChunk) {
+    const size_t count = end - chunk < kCcChunk ? end - chunk : kCcChunk;
+    const GeometryQuery* queries = input.queries.data() + chunk;
+    // The scalar prefix; the open queries' pairs gathered.
+    size_t open = 0;
+    for (size_t i = 0; i < count; ++i) {
+      const gpu::GeomShape a = shapeOf(geometries[queries[i].a]);
+      const gpu::GeomShape b = shapeOf(geometries[queries[i].b]);
+      const bool swapped = gpu::geomSwapped(a, b);
+      const gpu::GeomShape& s = swapped ? b : a;
+      const gpu::GeomShape& t = swapped ? a : b;
+      w.swapped[i] = swapped;
+      float least = 0.0f;
+      gpu::vec3 dir(0.0f);
+      w.kind[i] = prefix(s, t, least, dir);
+      w.least[i] = least;
+      w.dir[0][i] = dir.x;
+      w.dir[1][i] = dir.y;
+      w.dir[2][i] = dir.z;
+      if (w.kind[i] != 3u) continue;
+      const gpu::GeomConvex cs = gpu::geomMakeConvex(s);
+      const gpu::GeomConvex ct = gpu::geomMakeConvex(t);
+      w.open[open] = static_cast<uint32_t>(i);
+      putVec(w.d, open, ct.centre - cs.centre);
+      putVec(w.sa, open, cs.axis0);
+      putVec(w.ta, open, ct.axis0);
+      w.sr[open] = cs.size.x;
+      w.sh[open] = cs.size.y;
+      w.tr[open] = ct.size.x;
+      w.th[open] = ct.size.y;
+      w.oLeast[open] = least;
+      putVec(w.oDir, open, dir);
+      ++open;
+    }
+    // Padding lanes: a copy of the first open pair (their results are not read).
+    for (size_t k = open; k < open + 2 * lanes && open != 0; ++k) {
+      for (int c = 0; c < 3; ++c) {
+        w.d[c][k] = w.d[c][0];
+        w.sa[c][k] = w.sa[c][0];
+        w.ta[c][k] = w.ta[c][0];
+        w.oDir[c][k] = w.oDir[c][0];
+      }
+      w.sr[k] = w.sr[0];
+      w.sh[k] = w.sh[0];
+      w.tr[k] = w.tr[0];
+      w.th[k] = w.th[0];
+      w.oLeast[k] = w.oLeast[0];
+    }
+    // The rim + rim search, two lane batches at a time.
+    for (size_t i = 0; i < open; i += 2 * lanes) {
+      const CcLanes x[2] = {loadLanes(w, i), loadLanes(w, i + lanes)};
+      VF least[2] = {hn::Load(df, w.oLeast + i), hn::Load(df, w.oLeast + i + lanes)};
+      V3 leastDir[2] = {load3(w.oDir, i), load3(w.oDir, i + lanes)};
+      rimRimBatches(x, table, least, leastDir);
+      hn::Store(least[0], df, w.oLeast + i);
+      hn::Store(least[1], df, w.oLeast + i + lanes);
+      store3(leastDir[0], w.oDir, i);
+      store3(leastDir[1], w.oDir, i + lanes);
+    }
+    for (size_t k = 0; k < open; ++k) {
+      const uint32_t i = w.open[k];
+      w.kind[i] = w.oLeast[k] > 0.0f ? 1u : 0u;
+      w.least[i] = w.oLeast[k];
+      for (int c = 0; c < 3; ++c) w.dir[c][i] = w.oDir[c][k];
+    }
+    // The chunk's queries in order.
+    for (size_t i = 0; i < count; ++i) {
+      const uint32_t query = static_cast<uint32_t>(chunk + i);
+      const uint64_t first = total;
+      const GeometryQuery& q = queries[i];
+      if (w.kind[i] == 1u) {
+        const gpu::GeomConvex s = gpu::geomMakeConvex(shapeOf(geometries[w.swapped[i] ? q.b : q.a]));
+        const float depth = w.least[i];
+        const gpu::vec3 u(w.dir[0][i], w.dir[1][i], w.dir[2][i]);
+        const gpu::vec3 pS = gpu::geomSupportPoint(s, u);
+        if (total < capacity) {
+          const gpu::GeomElement es =
+              gpu::geomMakeElement(pS, depth, -u, gpu::kElementPointDirection, gpu::kGeomNoIndex);
+          const gpu::GeomElement et =
+              gpu::geomMakeElement(pS - u * depth, depth, u, gpu::kElementPointDirection, gpu::kGeomNoIndex);
+          outA[total] = toContactElement(w.swapped[i] ? et : es, query);
+          outB[total] = toContactElement(w.swapped[i] ? es : et, query);
+        }
+        ++total;
+      } else if (w.kind[i] == 2u) {
+        const gpu::GeomManifold m = gpu::geomQueryContacts(shapeOf(geometries[q.a]), shapeOf(geometries[q.b]));
+        for (uint32_t c = 0; c < m.count; ++c, ++total) {
+          if (total < capacity) {
+            outA[total] = toContactElement(m.s[c], query);
+            outB[total] = toContactElement(m.t[c], query);
+          }
+        }
+      }
+      ranges[query] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
+    }
+  }
+  return total;
+}
+
+}  // namespace
+}  // namespace vkc::cpu::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace vkc::cpu {
+HWY_EXPORT(CylinderCylinderRun);
+
+uint64_t cylinderCylinderPairsSimd(const GeometryQueryInput& input, size_t begin, size_t end, ContactElement* outA,
+                                   ContactElement* outB, ContactRange* ranges, uint64_t total, uint64_t capacity) {
+  return HWY_DYNAMIC_DISPATCH(CylinderCylinderRun)(input, begin, end, outA, outB, ranges, total, capacity);
+}
+}  // namespace vkc::cpu
+#endif
+#endif  // VKC_HAVE_SIMD
