@@ -39,8 +39,7 @@ namespace vkc::cpu::HWY_NAMESPACE {
 namespace {
 using namespace cylinder_lanes;  // NOLINT(google-build-using-namespace)
 
-constexpr size_t kCbMaxLanes = HWY_MAX_BYTES / sizeof(float);
-constexpr size_t kCbChunk = 16 * kCbMaxLanes;  // queries per chunk
+constexpr size_t kCbChunk = 16 * kLaneMax;  // queries per chunk
 
 // One lane batch of cylinder-box pairs in geomMakeConvex's frames: the cylinder's centre c, unit
 // axis a, radius r, half height h; the box's centre, rotated axes B and half extents e; d = the box's
@@ -181,211 +180,15 @@ HWY_INLINE MF innerBoxReachesLanes(const CylBoxLanes& x, const V3& leastDir, VF 
   return hn::Not(fail);
 }
 
-// The rim + edge pieces' ellipse problems of a lane batch (geomEllipseNormal), compacted across
-// pieces and lanes: per piece (edge k, signs vtx: kPieces) and lane the signed y0 (the normal's side
-// along b1); per task (a piece and lane that passes the pruning) |y0|, y1, c = |a . u_k| and its
-// piece * kCbMaxLanes + lane; the tasks' state (r0 = 1 / c^2, a0 = r0 z0, z1, the bracket lo, hi,
-// the phase: 0 the far half's bisection, 1 Newton's method, 2 none: outside the evolute) and result
-// (the root s, whether it was reached); the tasks to run (not phase 2); per piece and lane the
-// normal and whether there is one.
-constexpr size_t kPieces = 24;
-constexpr size_t kTaskSlots = (kPieces + 1) * kCbMaxLanes;
-struct EllipseTasks {
-  HWY_ALIGN float y0[kPieces][kCbMaxLanes];
-  HWY_ALIGN float ty0[kTaskSlots];
-  HWY_ALIGN float ty1[kTaskSlots];
-  HWY_ALIGN float tc[kTaskSlots];
-  HWY_ALIGN uint32_t tid[kTaskSlots];
-  HWY_ALIGN float r0[kTaskSlots];
-  HWY_ALIGN float a0[kTaskSlots];
-  HWY_ALIGN float z1[kTaskSlots];
-  HWY_ALIGN float lo[kTaskSlots];
-  HWY_ALIGN float hi[kTaskSlots];
-  HWY_ALIGN float phase[kTaskSlots];
-  HWY_ALIGN float s[kTaskSlots];
-  HWY_ALIGN uint32_t found[kTaskSlots];
-  HWY_ALIGN uint32_t work[kTaskSlots];
-  HWY_ALIGN float n0[kPieces * kCbMaxLanes];
-  HWY_ALIGN float n1[kPieces * kCbMaxLanes];
-  HWY_ALIGN uint32_t ok[kPieces * kCbMaxLanes];
-};
-
-// geomEllipseNormal's set-up of tasks [t, t + Lanes): r0, z0, z1 (clamped on the near half), a0, the
-// bracket (the near half: [z1 - 1, hi]; the far half: [-r0, -1]) and the phase.
-HWY_INLINE void ellipseSetUp(EllipseTasks& et, size_t t) {
-  const DF df;
-  const VF zero = hn::Zero(df);
-  const VF one = hn::Set(df, 1.0f);
-  const VF c = hn::Load(df, et.tc + t);
-  const VF r0 = hn::Div(one, hn::Mul(c, c));
-  const VF z0 = glmMax(hn::Load(df, et.ty0 + t), hn::Set(df, 1e-20f));
-  const VF z1In = hn::Div(hn::Load(df, et.ty1 + t), c);
-  const VF a0 = hn::Mul(r0, z0);
-  const MF near = hn::Ge(z1In, zero);
-  const VF z1n = glmMax(z1In, hn::Set(df, 1e-20f));
-  const VF g = hn::Sub(hn::Add(hn::Mul(z0, z0), hn::Mul(z1n, z1n)), one);
-  const VF hiNear =
-      hn::IfThenElse(hn::Lt(g, zero), zero, hn::Sub(hn::Sqrt(hn::Add(hn::Mul(a0, a0), hn::Mul(z1n, z1n))), one));
-  // The far half's two stationary points lie inside the evolute only.
-  const VF e = hn::Sub(one, hn::Mul(c, c));
-  const MF inside = hn::And(hn::Lt(z0, e), hn::Lt(hn::Neg(z1In), hn::Mul(e, r0)));
-  const VF lo = hn::IfThenElse(near, hn::Sub(z1n, one), hn::Neg(r0));
-  hn::Store(r0, df, et.r0 + t);
-  hn::Store(a0, df, et.a0 + t);
-  hn::Store(hn::IfThenElse(near, z1n, z1In), df, et.z1 + t);
-  hn::Store(lo, df, et.lo + t);
-  hn::Store(hn::IfThenElse(near, hiNear, hn::Set(df, -1.0f)), df, et.hi + t);
-  hn::Store(hn::IfThenElse(near, one, hn::IfThenElse(inside, zero, hn::Set(df, 2.0f))), df, et.phase + t);
-  hn::Store(lo, df, et.s + t);
-}
-
-// A lane batch of ellipse problems in flight: each lane's task and state (phase 3: no task).
-constexpr uint32_t kNoTask = 0xFFFFFFFFu;
-struct RootLanes {
-  HWY_ALIGN uint32_t task[kCbMaxLanes];
-  HWY_ALIGN float s[kCbMaxLanes], lo[kCbMaxLanes], hi[kCbMaxLanes], r0[kCbMaxLanes], a0[kCbMaxLanes],
-      z1[kCbMaxLanes], phase[kCbMaxLanes], itB[kCbMaxLanes], itN[kCbMaxLanes];
-  size_t running;
-};
-
-// Gives lane j the next task of et.work[next, count), or none (phase 3) when there is none left.
-HWY_INLINE void takeTask(RootLanes& m, size_t j, const EllipseTasks& et, size_t& next, size_t count) {
-  if (next == count) {
-    m.task[j] = kNoTask;
-    m.phase[j] = 3.0f;
-    --m.running;
-    return;
-  }
-  const uint32_t t = et.work[next++];
-  m.task[j] = t;
-  m.s[j] = et.s[t];
-  m.lo[j] = et.lo[t];
-  m.hi[j] = et.hi[t];
-  m.r0[j] = et.r0[t];
-  m.a0[j] = et.a0[t];
-  m.z1[j] = et.z1[t];
-  m.phase[j] = et.phase[t];
-  m.itB[j] = 0.0f;
-  m.itN[j] = 0.0f;
-}
-
-// One step of every lane with a task: a bisection step (phase 0) or a Newton step (phase 1), each the
-// scalar code's; the lanes whose loops end write their root (et.s) and whether it was reached
-// (et.found) and take the next task.
-HWY_INLINE void stepRoots(RootLanes& m, EllipseTasks& et, size_t& next, size_t count) {
-  const DF df;
-  const VF zero = hn::Zero(df);
-  const VF one = hn::Set(df, 1.0f);
-  const VF halfV = hn::Set(df, 0.5f);
-  VF s = hn::Load(df, m.s), lo = hn::Load(df, m.lo), hi = hn::Load(df, m.hi);
-  const VF r0 = hn::Load(df, m.r0), a0 = hn::Load(df, m.a0), z1 = hn::Load(df, m.z1);
-  VF phase = hn::Load(df, m.phase), itB = hn::Load(df, m.itB), itN = hn::Load(df, m.itN);
-  const MF bis = hn::Eq(phase, zero);
-  const MF newton = hn::Eq(phase, one);
-  // One step at s (Newton) or at the bracket's middle (bisection): the same terms.
-  const VF sEval = hn::IfThenElse(bis, hn::Mul(halfV, hn::Add(lo, hi)), s);
-  const VF p = hn::Add(sEval, r0), q = hn::Add(sEval, one);
-  const VF ra = hn::Div(a0, p), rb = hn::Div(z1, q);
-  const VF ra2 = hn::Mul(ra, ra), rb2 = hn::Mul(rb, rb);
-  const VF rr = hn::Add(ra2, rb2);
-  const VF tA = hn::Div(ra2, p), tB = hn::Div(rb2, q);
-  // Bisection: g < 0 found, else towards g's least point (rb^2 / -q is -(rb^2 / q) exactly).
-  const MF hit = hn::And(bis, hn::Lt(rr, one));
-  const MF left = hn::Gt(hn::Sub(hn::Neg(tB), tA), zero);
-  itB = hn::IfThenElse(bis, hn::Add(itB, one), itB);
-  hi = hn::IfThenElse(hn::And(bis, left), sEval, hi);
-  lo = hn::IfThenElse(hn::AndNot(left, bis), sEval, lo);
-  const MF bisFail = hn::AndNot(hit, hn::And(bis, hn::Ge(itB, hn::Set(df, static_cast<float>(gpu::kGeomCritSteps)))));
-  // Newton: lo or hi moves to s (g decreasing on the near half, increasing on the far one).
-  const MF brk = hn::And(newton, hn::Eq(rr, one));
-  const MF go = hn::AndNot(brk, newton);
-  const MF moveLo = hn::Not(hn::Xor(hn::Gt(rr, one), hn::Ge(z1, zero)));
-  lo = hn::IfThenElse(hn::And(go, moveLo), s, lo);
-  hi = hn::IfThenElse(hn::AndNot(moveLo, go), s, hi);
-  const VF big = hn::Sqrt(rr);
-  VF nextS = hn::Add(s, hn::Div(hn::Sub(hn::Mul(rr, big), rr), hn::Add(tA, tB)));
-  nextS = hn::IfThenElse(hn::And(hn::Gt(nextS, lo), hn::Lt(nextS, hi)), nextS, hn::Mul(halfV, hn::Add(lo, hi)));
-  const MF done = hn::Le(glmAbs(hn::Sub(nextS, s)), hn::Mul(hn::Set(df, 1e-6f), glmMax(one, glmAbs(s))));
-  s = hn::IfThenElse(go, nextS, s);
-  itN = hn::IfThenElse(go, hn::Add(itN, one), itN);
-  const MF newtonEnd = hn::Or(
-      brk, hn::And(go, hn::Or(done, hn::Ge(itN, hn::Set(df, static_cast<float>(gpu::kGeomCritNewton))))));
-  // A bisection that met g < 0: Newton from there, in [s, -1].
-  s = hn::IfThenElse(hit, sEval, s);
-  lo = hn::IfThenElse(hit, sEval, lo);
-  hi = hn::IfThenElse(hit, hn::Set(df, -1.0f), hi);
-  phase = hn::IfThenElse(hit, one, phase);
-  itN = hn::IfThenElse(hit, zero, itN);
-  const MF end = hn::Or(newtonEnd, bisFail);
-  phase = hn::IfThenElse(end, hn::Set(df, 3.0f), phase);
-  hn::Store(s, df, m.s);
-  hn::Store(lo, df, m.lo);
-  hn::Store(hi, df, m.hi);
-  hn::Store(phase, df, m.phase);
-  hn::Store(itB, df, m.itB);
-  hn::Store(itN, df, m.itN);
-  if (hn::AllFalse(df, end)) return;
-  uint8_t endBytes[8] = {};
-  hn::StoreMaskBits(df, end, endBytes);
-  uint8_t reachedBytes[8] = {};
-  hn::StoreMaskBits(df, newtonEnd, reachedBytes);
-  uint64_t endBits = 0, reachedBits = 0;
-  std::memcpy(&endBits, endBytes, sizeof endBits);
-  std::memcpy(&reachedBits, reachedBytes, sizeof reachedBits);
-  for (; endBits != 0u; endBits &= endBits - 1u) {
-    const size_t j = hwy::Num0BitsBelowLS1Bit_Nonzero64(endBits);
-    et.s[m.task[j]] = m.s[j];
-    et.found[m.task[j]] = static_cast<uint32_t>((reachedBits >> j) & 1u);
-    takeTask(m, j, et, next, count);
-  }
-}
-
-// geomEllipseNormal's loops for the tasks et.work[0, count), each lane taking the next task as soon
-// as its own ends: the far half's bisection on g' until g < 0 (at most kGeomCritSteps steps; none: no
-// normal), then Newton's method on 1 / sqrt(g + 1) - 1 in the bracket (at most kGeomCritNewton steps,
-// until rr == 1 or a step below 1e-6 of s). Two lane batches in flight, their steps independent:
-// each step is a chain of divisions and a square root, which the other's overlaps.
-HWY_INLINE void ellipseRoots(EllipseTasks& et, size_t count) {
-  const size_t lanes = hn::Lanes(DF());
-  RootLanes m[2];
-  size_t next = 0;
-  for (RootLanes& x : m) {
-    x.running = lanes;
-    for (size_t j = 0; j < lanes; ++j) {
-      x.s[j] = x.lo[j] = x.hi[j] = x.r0[j] = x.a0[j] = x.z1[j] = x.itB[j] = x.itN[j] = 0.0f;
-      takeTask(x, j, et, next, count);
-    }
-  }
-  while (m[0].running + m[1].running != 0) {
-    if (m[0].running != 0) stepRoots(m[0], et, next, count);
-    if (m[1].running != 0) stepRoots(m[1], et, next, count);
-  }
-}
-
-// geomEllipseNormal's end for tasks [t, t + Lanes): the normal (x0, x1 / c^2) of the point at the
-// root, times c^2, normalized; none where the root was not reached or the normal is 0.
-HWY_INLINE MF ellipseNormalAt(const EllipseTasks& et, size_t t, VF& n0, VF& n1) {
-  const DF df;
-  const DU du;
-  const VF s = hn::Load(df, et.s + t);
-  const VF nx = hn::Div(hn::Load(df, et.ty0 + t), hn::Add(s, hn::Load(df, et.r0 + t)));
-  const VF ny = hn::Div(hn::Mul(hn::Load(df, et.tc + t), hn::Load(df, et.z1 + t)), hn::Add(s, hn::Set(df, 1.0f)));
-  const VF l2 = hn::Add(hn::Mul(nx, nx), hn::Mul(ny, ny));
-  const MF reached = hn::RebindMask(df, hn::Ne(hn::Load(du, et.found + t), hn::Zero(du)));
-  const VF len = hn::Sqrt(l2);
-  n0 = hn::Div(nx, len);
-  n1 = hn::Div(ny, len);
-  return hn::And(reached, hn::Gt(l2, hn::Zero(df)));
-}
+constexpr size_t kPieces = 24;  // rim + edge pieces: 3 edge directions x 8 sign choices
 
 // geomCylinderBoxCritical's enumeration (after its parallel-edge test) for the lanes `live`. The
 // candidates are tried in the scalar code's order; each one's overlap does not depend on the least
 // so far, so the rim + edge pieces' normals are solved first (all of them, compacted), then tried in
 // order: the same least overlap and direction (the first of the least).
-HWY_INLINE void criticalLanes(const CylBoxLanes& x, MF live, VF& least, V3& leastDir, EllipseTasks& et) {
+HWY_INLINE void criticalLanes(const CylBoxLanes& x, MF live, VF& least, V3& leastDir, EllipseTasks<kPieces>& et) {
   const DF df;
   const DU du;
-  const size_t lanes = hn::Lanes(df);
   const VF zero = hn::Zero(df);
   const VF one = hn::Set(df, 1.0f);
   const VF minusOne = hn::Set(df, -1.0f);
@@ -458,48 +261,22 @@ HWY_INLINE void criticalLanes(const CylBoxLanes& x, MF live, VF& least, V3& leas
       const VF y0 = dot(p, b1[k]);
       const VF y1 = hn::Mul(dot(p, e2[k]), zeta);
       hn::Store(y0, df, et.y0[piece]);
-      const VU id = hn::Add(laneIndex, hn::Set(du, piece * static_cast<uint32_t>(kCbMaxLanes)));
+      const VU id = hn::Add(laneIndex, hn::Set(du, piece * static_cast<uint32_t>(kLaneMax)));
       hn::CompressStore(glmAbs(y0), use, df, et.ty0 + tasks);
       hn::CompressStore(y1, use, df, et.ty1 + tasks);
       hn::CompressStore(ca, use, df, et.tc + tasks);
       tasks += hn::CompressStore(id, hn::RebindMask(du, use), du, et.tid + tasks);
     }
   }
-  if (tasks == 0) return;
-  // The ellipse problems: set up on full lane batches, the roots with each lane taking the next task
-  // as its own ends, the normals on full lane batches, back to their pieces.
-  size_t work = 0;
-  for (size_t t = 0; t < tasks; t += lanes) {
-    ellipseSetUp(et, t);
-    const MF run = hn::And(hn::FirstN(df, tasks - t), hn::Lt(hn::Load(df, et.phase + t), hn::Set(df, 2.0f)));
-    hn::Store(hn::Zero(du), du, et.found + t);
-    work += hn::CompressStore(hn::Iota(du, static_cast<uint32_t>(t)), hn::RebindMask(du, run), du, et.work + work);
-  }
-  ellipseRoots(et, work);
-  HWY_ALIGN float n0s[kCbMaxLanes], n1s[kCbMaxLanes];
-  HWY_ALIGN uint32_t oks[kCbMaxLanes];
-  for (size_t t = 0; t < tasks; t += lanes) {
-    const size_t valid = tasks - t < lanes ? tasks - t : lanes;
-    VF n0, n1;
-    const MF ok = ellipseNormalAt(et, t, n0, n1);
-    hn::Store(n0, df, n0s);
-    hn::Store(n1, df, n1s);
-    hn::Store(hn::VecFromMask(du, hn::RebindMask(du, ok)), du, oks);
-    for (size_t j = 0; j < valid; ++j) {
-      const uint32_t id = et.tid[t + j];
-      et.n0[id] = n0s[j];
-      et.n1[id] = n1s[j];
-      et.ok[id] = oks[j];
-    }
-  }
+  solveEllipses(et, tasks);
   // Their candidates in the scalar code's order.
   for (uint32_t piece = 0; piece < kPieces; ++piece) {
-    const MF use = hn::RebindMask(df, hn::Ne(hn::Load(du, et.ok + piece * kCbMaxLanes), hn::Zero(du)));
+    const MF use = hn::RebindMask(df, hn::Ne(hn::Load(du, et.ok + piece * kLaneMax), hn::Zero(du)));
     if (hn::AllFalse(df, use)) continue;
     const uint32_t k = piece / 8u;
     const VF zeta = hn::Set(df, (piece & 4u) != 0u ? -1.0f : 1.0f);
-    const VF n0 = hn::Load(df, et.n0 + piece * kCbMaxLanes);
-    const VF n1 = hn::Load(df, et.n1 + piece * kCbMaxLanes);
+    const VF n0 = hn::Load(df, et.n0 + piece * kLaneMax);
+    const VF n1 = hn::Load(df, et.n1 + piece * kLaneMax);
     const VF sx = hn::IfThenElse(hn::Lt(hn::Load(df, et.y0[piece]), zero), hn::Neg(n0), n0);
     const V3 n = add(mul(b1[k], sx), mul(e2[k], hn::Mul(zeta, n1)));
     tryLanes(x, n, use, least, leastDir);
@@ -526,22 +303,22 @@ HWY_INLINE V3 supportPointLanes(const CylBoxLanes& x, const V3& u) {
 // code; the point of s, the depth, the direction); the touching ones the inscribed boxes do not
 // prove (their touching slot, least overlap and direction); the ellipse problems.
 struct CylBoxChunk {
-  HWY_ALIGN float s0[4 * kCbMaxLanes];
-  HWY_ALIGN float s1[4 * kCbMaxLanes];
-  HWY_ALIGN float t0[4 * kCbMaxLanes];
-  HWY_ALIGN float t1[4 * kCbMaxLanes];
-  HWY_ALIGN float t2[4 * kCbMaxLanes];
-  HWY_ALIGN uint32_t index[kCbChunk + kCbMaxLanes];
-  HWY_ALIGN float least[kCbChunk + kCbMaxLanes];
-  HWY_ALIGN float dir[3][kCbChunk + kCbMaxLanes];
-  HWY_ALIGN float point[3][kCbChunk + kCbMaxLanes];
-  HWY_ALIGN float direction[3][kCbChunk + kCbMaxLanes];
-  HWY_ALIGN float depth[kCbChunk + kCbMaxLanes];
-  HWY_ALIGN uint32_t kind[kCbChunk + kCbMaxLanes];
-  HWY_ALIGN uint32_t open[kCbChunk + kCbMaxLanes];
-  HWY_ALIGN float openLeast[kCbChunk + kCbMaxLanes];
-  HWY_ALIGN float openDir[3][kCbChunk + kCbMaxLanes];
-  EllipseTasks ellipse;
+  HWY_ALIGN float s0[4 * kLaneMax];
+  HWY_ALIGN float s1[4 * kLaneMax];
+  HWY_ALIGN float t0[4 * kLaneMax];
+  HWY_ALIGN float t1[4 * kLaneMax];
+  HWY_ALIGN float t2[4 * kLaneMax];
+  HWY_ALIGN uint32_t index[kCbChunk + kLaneMax];
+  HWY_ALIGN float least[kCbChunk + kLaneMax];
+  HWY_ALIGN float dir[3][kCbChunk + kLaneMax];
+  HWY_ALIGN float point[3][kCbChunk + kLaneMax];
+  HWY_ALIGN float direction[3][kCbChunk + kLaneMax];
+  HWY_ALIGN float depth[kCbChunk + kLaneMax];
+  HWY_ALIGN uint32_t kind[kCbChunk + kLaneMax];
+  HWY_ALIGN uint32_t open[kCbChunk + kLaneMax];
+  HWY_ALIGN float openLeast[kCbChunk + kLaneMax];
+  HWY_ALIGN float openDir[3][kCbChunk + kLaneMax];
+  EllipseTasks<kPieces> ellipse;
   bool swapped[kCbChunk];
 };
 
@@ -581,9 +358,9 @@ uint64_t CylinderBoxRun(const GeometryQueryInput& input, size_t begin, size_t en
   std::memset(w.t2, 0, sizeof w.t2);
   const Geometry* geometries = input.geometries.data();
   const float tolerance = gpu::kGeomEpaBoundTolerance;
-  HWY_ALIGN float px[kCbMaxLanes], py[kCbMaxLanes], pz[kCbMaxLanes];
-  HWY_ALIGN float ux[kCbMaxLanes], uy[kCbMaxLanes], uz[kCbMaxLanes], dl[kCbMaxLanes];
-  HWY_ALIGN uint32_t kinds[kCbMaxLanes];
+  HWY_ALIGN float px[kLaneMax], py[kLaneMax], pz[kLaneMax];
+  HWY_ALIGN float ux[kLaneMax], uy[kLaneMax], uz[kLaneMax], dl[kLaneMax];
+  HWY_ALIGN uint32_t kinds[kLaneMax];
   for (size_t chunk = begin; chunk < end; chunk += kCbChunk) {
     const size_t count = end - chunk < kCbChunk ? end - chunk : kCbChunk;
     const GeometryQuery* queries = input.queries.data() + chunk;
@@ -651,7 +428,7 @@ uint64_t CylinderBoxRun(const GeometryQueryInput& input, size_t begin, size_t en
       open += hn::CompressStore(leastDir.z, live, df, w.openDir[2] + open);
     }
     // Third pass: the critical points of the open lanes, their contacts back to their touching slots.
-    HWY_ALIGN uint32_t local[kCbMaxLanes];
+    HWY_ALIGN uint32_t local[kLaneMax];
     for (size_t i = 0; i < open; i += lanes) {
       const size_t valid = open - i < lanes ? open - i : lanes;
       for (size_t k = 0; k < valid; ++k) local[k] = w.index[w.open[i + k]];
@@ -691,32 +468,11 @@ uint64_t CylinderBoxRun(const GeometryQueryInput& input, size_t begin, size_t en
         slot = next++;
         kind = w.kind[slot];
       }
-      if (kind == 1u) {
-        const float depth = w.depth[slot];
-        const gpu::vec3 pS(w.point[0][slot], w.point[1][slot], w.point[2][slot]);
-        const gpu::vec3 u(w.direction[0][slot], w.direction[1][slot], w.direction[2][slot]);
-        if (total < capacity) {
-          const gpu::GeomElement es =
-              gpu::geomMakeElement(pS, depth, -u, gpu::kElementPointDirection, gpu::kGeomNoIndex);
-          const gpu::GeomElement et =
-              gpu::geomMakeElement(pS - u * depth, depth, u, gpu::kElementPointDirection, gpu::kGeomNoIndex);
-          outA[total] = toContactElement(w.swapped[i] ? et : es, query);
-          outB[total] = toContactElement(w.swapped[i] ? es : et, query);
-        }
-        ++total;
-      } else if (kind == 2u) {
-        const GeometryQuery& q = queries[i];
-        gpu::GeomShape sa, sb;
-        std::memcpy(&sa, &geometries[q.a], sizeof sa);
-        std::memcpy(&sb, &geometries[q.b], sizeof sb);
-        const gpu::GeomManifold m = gpu::geomQueryContacts(sa, sb);
-        for (uint32_t c = 0; c < m.count; ++c, ++total) {
-          if (total < capacity) {
-            outA[total] = toContactElement(m.s[c], query);
-            outB[total] = toContactElement(m.t[c], query);
-          }
-        }
-      }
+      const GeometryQuery& q = queries[i];
+      const gpu::vec3 pS(w.point[0][slot], w.point[1][slot], w.point[2][slot]);
+      const gpu::vec3 u(w.direction[0][slot], w.direction[1][slot], w.direction[2][slot]);
+      total = writeQueryContacts(kind, pS, w.depth[slot], u, w.swapped[i], geometries[q.a], geometries[q.b], query,
+                                 outA, outB, total, capacity);
       ranges[query] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
     }
   }

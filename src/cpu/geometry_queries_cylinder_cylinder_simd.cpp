@@ -5,9 +5,11 @@
 // A chunk of queries at a time. First, per query, the scalar code up to the rim + rim pieces: the
 // canonical order (geomSwapped), the parallel axes' closed form and the axes within
 // kGeomCritParallel of parallel (both: geomQueryContacts, the scalar code), the candidate directions
-// (apart: no contact), the inscribed boxes' bound (proven: the contact) and the two side + rim pieces
-// (geomCylinderSideRim: one ellipse root each). The queries still open are compacted into lane
-// batches for geomCylinderCylinderCritical's rim + rim search: per rim of the smaller circle, f at
+// (apart: no contact) and the inscribed boxes' bound (proven: the contact). The queries still open
+// are compacted into lane batches for geomCylinderCylinderCritical: the two side + rim pieces
+// (geomCylinderSideRim), whose ellipse problems are compacted across pieces and lanes and solved
+// with each lane taking the next problem as its own loop ends (as cylinder-box's; a flat ellipse by
+// its major axis), tried in the scalar order; then the rim + rim search: per rim of the smaller circle, f at
 // its 16 sampled angles (geomRimRimAlong), the two lowest local minima (per lane), then each one's
 // golden-section refinement (kGeomRimGolden steps, the bracket's choice per lane): fixed counts, so
 // every lane runs the same steps; lanes already apart (least <= 0) run on (their least only falls:
@@ -37,8 +39,7 @@ namespace vkc::cpu::HWY_NAMESPACE {
 namespace {
 using namespace cylinder_lanes;  // NOLINT(google-build-using-namespace)
 
-constexpr size_t kCcMaxLanes = HWY_MAX_BYTES / sizeof(float);
-constexpr size_t kCcChunk = 16 * kCcMaxLanes;  // queries per chunk
+constexpr size_t kCcChunk = 16 * kLaneMax;  // queries per chunk
 
 // One lane batch of open pairs in geomMakeConvex's frames: d = t's centre less s's, each cylinder's
 // unit axis, radius and half height; the searched circle's axis a0 (the smaller radius' cylinder),
@@ -71,6 +72,87 @@ HWY_INLINE VF rimRimLanes(const CcLanes& x, const V3& base0, const V3& w, MF use
   least = hn::IfThenElse(lower, f, least);
   leastDir = select(lower, n, leastDir);
   return hn::IfThenElse(ok, f, hn::Set(df, 3.0e38f));
+}
+
+// geomTryCandidate where `use`: u turned towards t, its overlap lowering least and leastDir.
+HWY_INLINE void tryLanes(const CcLanes& x, const V3& u, MF use, VF& least, V3& leastDir) {
+  const MF flip = hn::Lt(dot(x.d, u), hn::Zero(DF()));
+  const V3 v = select(flip, neg3(u), u);
+  const VF f = hn::Sub(hn::Add(cylinderSupportLanes(x.sa, x.sr, x.sh, v), cylinderSupportLanes(x.ta, x.tr, x.th, v)),
+                       dot(x.d, v));
+  const MF lower = hn::And(use, hn::Lt(f, least));
+  least = hn::IfThenElse(lower, f, least);
+  leastDir = select(lower, v, leastDir);
+}
+
+// geomCylinderSideRim's frame of the side of axis a against the rim of (b, rb, hb) seen from p: the
+// ellipse's axes b1, e2, the rim's side zeta, the point (y0, y1) in the ellipse's frame, |a . b| and
+// whether the ellipse is flat (|a . b| < kGeomCritThin).
+struct SideRim {
+  V3 b1, e2;
+  VF zeta, y0, y1, c;
+  MF flat;
+};
+
+HWY_INLINE SideRim sideRimLanes(const V3& a, const V3& b, VF rb, VF hb, const V3& p) {
+  const DF df;
+  SideRim r;
+  const VF cu = dot(a, b);
+  const V3 ax = cross(b, a);
+  const VF sk = hn::Sqrt(dot(ax, ax));
+  r.b1 = div(ax, sk);
+  r.e2 = div(sub(b, mul(a, cu)), sk);
+  r.zeta = hn::IfThenElse(hn::Lt(dot(p, r.e2), hn::Zero(df)), hn::Set(df, -1.0f), hn::Set(df, 1.0f));
+  const V3 y = div(sub(p, mul(b, hn::Mul(r.zeta, hb))), rb);
+  r.y0 = dot(y, r.b1);
+  r.y1 = hn::Mul(dot(y, r.e2), r.zeta);
+  r.c = glmAbs(cu);
+  r.flat = hn::Lt(r.c, hn::Set(df, gpu::kGeomCritThin));
+  return r;
+}
+
+// The side + rim pieces of two lane batches (4 pieces: batch 2 j + side), their ellipse problems
+// compacted across pieces and lanes and solved, then tried in the scalar code's order (s's side,
+// then t's); a flat ellipse by its major axis' nearest point.
+HWY_INLINE void sideRimBatches(const CcLanes (&x)[2], size_t valid0, size_t valid1, VF (&least)[2],
+                               V3 (&leastDir)[2], EllipseTasks<4>& et) {
+  const DF df;
+  const DU du;
+  SideRim r[4];
+  for (size_t j = 0; j < 2; ++j) {
+    r[2 * j] = sideRimLanes(x[j].sa, x[j].ta, x[j].tr, x[j].th, x[j].d);
+    r[2 * j + 1] = sideRimLanes(x[j].ta, x[j].sa, x[j].sr, x[j].sh, neg3(x[j].d));
+  }
+  std::memset(et.ok, 0, sizeof et.ok);
+  size_t tasks = 0;
+  const auto laneIndex = hn::Iota(du, 0u);
+  for (uint32_t piece = 0; piece < 4u; ++piece) {
+    const MF use = hn::AndNot(r[piece].flat, hn::FirstN(df, piece < 2u ? valid0 : valid1));
+    hn::Store(r[piece].y0, df, et.y0[piece]);
+    const VU id = hn::Add(laneIndex, hn::Set(du, piece * static_cast<uint32_t>(kLaneMax)));
+    hn::CompressStore(glmAbs(r[piece].y0), use, df, et.ty0 + tasks);
+    hn::CompressStore(r[piece].y1, use, df, et.ty1 + tasks);
+    hn::CompressStore(r[piece].c, use, df, et.tc + tasks);
+    tasks += hn::CompressStore(id, hn::RebindMask(du, use), du, et.tid + tasks);
+  }
+  solveEllipses(et, tasks);
+  const VF zero = hn::Zero(df);
+  const VF one = hn::Set(df, 1.0f);
+  for (uint32_t piece = 0; piece < 4u; ++piece) {
+    const SideRim& p = r[piece];
+    const VF n0 = hn::Load(df, et.n0 + piece * kLaneMax);
+    const VF n1 = hn::Load(df, et.n1 + piece * kLaneMax);
+    const MF useEllipse = hn::RebindMask(df, hn::Ne(hn::Load(du, et.ok + piece * kLaneMax), hn::Zero(du)));
+    const VF sx = hn::IfThenElse(hn::Lt(p.y0, zero), hn::Neg(n0), n0);
+    const V3 nEllipse = add(mul(p.b1, sx), mul(p.e2, hn::Mul(p.zeta, n1)));
+    V3 nFlat = add(mul(p.b1, hn::Sub(p.y0, glmClamp(p.y0, hn::Neg(one), one))), mul(p.e2, hn::Mul(p.zeta, p.y1)));
+    const VF nn = dot(nFlat, nFlat);
+    nFlat = div(nFlat, hn::Sqrt(nn));
+    const MF useFlat = hn::And(p.flat, hn::Gt(nn, zero));
+    const size_t j = piece / 2u;
+    tryLanes(x[j], select(p.flat, nFlat, nEllipse), hn::Or(useFlat, hn::AndNot(p.flat, useEllipse)), least[j],
+             leastDir[j]);
+  }
 }
 
 // (cos, sin) of the kGeomRimSamples sampled angles (geomRimSample).
@@ -218,7 +300,7 @@ struct CcWork {
   uint8_t kind[kCcChunk];
   bool swapped[kCcChunk];
   // The open queries, padded to two lane batches past the last.
-  static constexpr size_t kOpen = kCcChunk + 2 * kCcMaxLanes;
+  static constexpr size_t kOpen = kCcChunk + 2 * kLaneMax;
   HWY_ALIGN uint32_t open[kOpen];
   HWY_ALIGN float d[3][kOpen];
   HWY_ALIGN float sa[3][kOpen];
@@ -229,6 +311,7 @@ struct CcWork {
   HWY_ALIGN float th[kOpen];
   HWY_ALIGN float oLeast[kOpen];
   HWY_ALIGN float oDir[3][kOpen];
+  EllipseTasks<4> ellipse;
 };
 
 HWY_INLINE V3 load3(const float (&v)[3][CcWork::kOpen], size_t i) {
@@ -270,8 +353,8 @@ HWY_INLINE void putVec(float (&out)[3][CcWork::kOpen], size_t i, gpu::vec3 v) {
   out[2][i] = v.z;
 }
 
-// geomConvexSearchContact of the canonical pair (s, t) up to the rim + rim search: kind 0 (apart), 1
-// (least, dir: the contact), 2 (the scalar code), or 3 (open: the rim + rim search decides).
+// geomConvexSearchContact of the canonical pair (s, t) up to geomCylinderCylinderCritical's pieces:
+// kind 0 (apart), 1 (least, dir: the contact), 2 (the scalar code), or 3 (open: the pieces decide).
 HWY_INLINE uint8_t prefix(const gpu::GeomShape& shapeS, const gpu::GeomShape& shapeT, float& least, gpu::vec3& dir) {
   using namespace gpu;  // NOLINT(google-build-using-namespace)
   const GeomConvex s = geomMakeConvex(shapeS);
@@ -281,14 +364,12 @@ HWY_INLINE uint8_t prefix(const gpu::GeomShape& shapeS, const gpu::GeomShape& sh
   if (least <= 0.0f) return 0u;
   const vec3 d = t.centre - s.centre;
   const float reach = least - kGeomEpaBoundTolerance * (geomConvexScale(s) + geomConvexScale(t));
-  if (reach > 0.0f && geomBoxesDepthReaches(geomCylinderInnerBox(s, dir, d), geomCylinderInnerBox(t, -dir, -d), reach)) {
+  if (reach > 0.0f &&
+      geomBoxesDepthReaches(geomCylinderInnerBox(s, dir, d), geomCylinderInnerBox(t, -dir, -d), reach)) {
     return 1u;
   }
   const vec3 c = cross(s.axis0, t.axis0);
-  if (dot(c, c) < kGeomCritParallel * kGeomCritParallel) return 2u;
-  if (geomCylinderSideRim(s, t, s.axis0, t.axis0, t.size.x, t.size.y, d, least, dir)) return 0u;
-  if (geomCylinderSideRim(s, t, t.axis0, s.axis0, s.size.x, s.size.y, -d, least, dir)) return 0u;
-  return 3u;
+  return dot(c, c) < kGeomCritParallel * kGeomCritParallel ? 2u : 3u;
 }
 
 HWY_INLINE gpu::GeomShape shapeOf(const Geometry& g) {
@@ -352,11 +433,14 @@ uint64_t CylinderCylinderRun(const GeometryQueryInput& input, size_t begin, size
       w.th[k] = w.th[0];
       w.oLeast[k] = w.oLeast[0];
     }
-    // The rim + rim search, two lane batches at a time.
+    // The side + rim pieces, then the rim + rim search, two lane batches at a time.
     for (size_t i = 0; i < open; i += 2 * lanes) {
       const CcLanes x[2] = {loadLanes(w, i), loadLanes(w, i + lanes)};
       VF least[2] = {hn::Load(df, w.oLeast + i), hn::Load(df, w.oLeast + i + lanes)};
       V3 leastDir[2] = {load3(w.oDir, i), load3(w.oDir, i + lanes)};
+      const size_t valid0 = open - i < lanes ? open - i : lanes;
+      const size_t valid1 = open - i > lanes ? (open - i - lanes < lanes ? open - i - lanes : lanes) : 0;
+      sideRimBatches(x, valid0, valid1, least, leastDir, w.ellipse);
       rimRimBatches(x, table, least, leastDir);
       hn::Store(least[0], df, w.oLeast + i);
       hn::Store(least[1], df, w.oLeast + i + lanes);
@@ -374,29 +458,13 @@ uint64_t CylinderCylinderRun(const GeometryQueryInput& input, size_t begin, size
       const uint32_t query = static_cast<uint32_t>(chunk + i);
       const uint64_t first = total;
       const GeometryQuery& q = queries[i];
+      gpu::vec3 pS(0.0f);
+      const gpu::vec3 u(w.dir[0][i], w.dir[1][i], w.dir[2][i]);
       if (w.kind[i] == 1u) {
-        const gpu::GeomConvex s = gpu::geomMakeConvex(shapeOf(geometries[w.swapped[i] ? q.b : q.a]));
-        const float depth = w.least[i];
-        const gpu::vec3 u(w.dir[0][i], w.dir[1][i], w.dir[2][i]);
-        const gpu::vec3 pS = gpu::geomSupportPoint(s, u);
-        if (total < capacity) {
-          const gpu::GeomElement es =
-              gpu::geomMakeElement(pS, depth, -u, gpu::kElementPointDirection, gpu::kGeomNoIndex);
-          const gpu::GeomElement et =
-              gpu::geomMakeElement(pS - u * depth, depth, u, gpu::kElementPointDirection, gpu::kGeomNoIndex);
-          outA[total] = toContactElement(w.swapped[i] ? et : es, query);
-          outB[total] = toContactElement(w.swapped[i] ? es : et, query);
-        }
-        ++total;
-      } else if (w.kind[i] == 2u) {
-        const gpu::GeomManifold m = gpu::geomQueryContacts(shapeOf(geometries[q.a]), shapeOf(geometries[q.b]));
-        for (uint32_t c = 0; c < m.count; ++c, ++total) {
-          if (total < capacity) {
-            outA[total] = toContactElement(m.s[c], query);
-            outB[total] = toContactElement(m.t[c], query);
-          }
-        }
+        pS = gpu::geomSupportPoint(gpu::geomMakeConvex(shapeOf(geometries[w.swapped[i] ? q.b : q.a])), u);
       }
+      total = writeQueryContacts(w.kind[i], pS, w.least[i], u, w.swapped[i], geometries[q.a], geometries[q.b], query,
+                                 outA, outB, total, capacity);
       ranges[query] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
     }
   }

@@ -477,8 +477,8 @@ TEST(GeometryQueriesEpa, CylinderBoxCriticalPointsMatchBruteForce) {
 // some axes within 0.01 rad of parallel or perpendicular; then the benchmark's pairs (centres in
 // [-1, 1]^3, radii 0.3-0.6, half heights 0.2-0.6), whose exits are counted: the closed form of
 // parallel axes, the flat candidates separate, the inscribed boxes prove the least, the critical
-// points, GJK/EPA (every pair that reaches the critical points is compared, boxes' ones too). 300
-// random and 150 benchmark pairs (the brute force is slow: about 10 s; 2 000 and 1 000 took 63-85 s).
+// points, GJK/EPA (every pair that reaches the critical points is compared, boxes' ones too). 80
+// random and 150 benchmark pairs: the brute force is slow (about 10 s; 2 000 and 1 000 took 63-85 s).
 TEST(GeometryQueriesEpa, CylinderCylinderCriticalPointsMatchBruteForce) {
   int pairs = 0, touching = 0, above = 0, disagree = 0;
   int exits[5] = {0, 0, 0, 0, 0};  // parallel, separated, boxes, critical, GJK/EPA
@@ -526,7 +526,7 @@ TEST(GeometryQueriesEpa, CylinderCylinderCriticalPointsMatchBruteForce) {
   std::uniform_real_distribution<float> pos(-1.2f, 1.2f);
   std::uniform_real_distribution<float> size(0.1f, 1.0f);
   std::uniform_real_distribution<float> tilt(-0.01f, 0.01f);
-  for (int i = 0; i < 300; ++i) {
+  for (int i = 0; i < 80; ++i) {
     const float spread = i % 3 == 0 ? 0.25f : 1.0f;
     const vec3 a = randomUnit(rng);
     vec3 b = randomUnit(rng);
@@ -554,7 +554,7 @@ TEST(GeometryQueriesEpa, CylinderCylinderCriticalPointsMatchBruteForce) {
   std::printf("  exits of the benchmark's 150 pairs: parallel %d, separated by the candidates %d, inscribed boxes %d, "
               "critical points %d, GJK/EPA %d\n",
               benchExits[0], benchExits[1], benchExits[2], benchExits[3], benchExits[4]);
-  EXPECT_GT(touching, 150);
+  EXPECT_GT(touching, 60);
   EXPECT_EQ(above, 0);
   EXPECT_EQ(disagree, 0);
 }
