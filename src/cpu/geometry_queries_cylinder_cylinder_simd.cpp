@@ -353,15 +353,12 @@ HWY_INLINE void putVec(float (&out)[3][CcWork::kOpen], size_t i, gpu::vec3 v) {
   out[2][i] = v.z;
 }
 
-// geomConvexSearchContact of the canonical pair (s, t) up to geomCylinderCylinderCritical's pieces:
-// kind 0 (apart), 1 (least, dir: the contact), 2 (the scalar code), or 3 (open: the pieces decide).
-HWY_INLINE uint8_t prefix(const gpu::GeomShape& shapeS, const gpu::GeomShape& shapeT, float& least, gpu::vec3& dir) {
+// geomConvexSearchContact of the canonical pair (s, t) between the candidates (least, dir: their least
+// overlap, > 0) and geomCylinderCylinderCritical's pieces: kind 1 (the inscribed boxes prove least:
+// the contact), 2 (axes within kGeomCritParallel of parallel: the scalar code) or 3 (open: the pieces
+// decide).
+HWY_INLINE uint8_t afterCandidates(const gpu::GeomConvex& s, const gpu::GeomConvex& t, float least, gpu::vec3 dir) {
   using namespace gpu;  // NOLINT(google-build-using-namespace)
-  const GeomConvex s = geomMakeConvex(shapeS);
-  const GeomConvex t = geomMakeConvex(shapeT);
-  if (geomCylindersParallel(s, t)) return 2u;
-  geomConvexCandidates(s, t, least, dir);
-  if (least <= 0.0f) return 0u;
   const vec3 d = t.centre - s.centre;
   const float reach = least - kGeomEpaBoundTolerance * (geomConvexScale(s) + geomConvexScale(t));
   if (reach > 0.0f &&
@@ -370,6 +367,26 @@ HWY_INLINE uint8_t prefix(const gpu::GeomShape& shapeS, const gpu::GeomShape& sh
   }
   const vec3 c = cross(s.axis0, t.axis0);
   return dot(c, c) < kGeomCritParallel * kGeomCritParallel ? 2u : 3u;
+}
+
+// geomConvexCandidates of lane batch x (the centres' line, s's axis, t's axis, their unit cross
+// product where not nearly parallel). A lane whose least falls to <= 0 is apart (the scalar code
+// stops at its first such direction; the later ones only lower the least: the same verdict).
+HWY_INLINE void candidatesLanes(const CcLanes& x, VF& least, V3& leastDir) {
+  const DF df;
+  const VF zero = hn::Zero(df);
+  least = hn::Set(df, 3.0e38f);
+  leastDir = V3{zero, zero, hn::Set(df, 1.0f)};
+  const VF dd = dot(x.d, x.d);
+  tryLanes(x, div(x.d, hn::Sqrt(dd)), hn::Gt(dd, zero), least, leastDir);
+  const MF all = hn::FirstN(df, hn::Lanes(df));
+  tryLanes(x, x.sa, all, least, leastDir);
+  tryLanes(x, x.ta, all, least, leastDir);
+  // geomAxisCross: the unit cross product, or 0 where |a x b| <= 1e-3.
+  const V3 c = cross(x.sa, x.ta);
+  const VF len = hn::Sqrt(dot(c, c));
+  const V3 cu = selectOrZero(hn::Gt(len, hn::Set(df, 1e-3f)), div(c, len));
+  tryLanes(x, cu, hn::Gt(dot(cu, cu), zero), least, leastDir);
 }
 
 HWY_INLINE gpu::GeomShape shapeOf(const Geometry& g) {
@@ -388,35 +405,74 @@ uint64_t CylinderCylinderRun(const GeometryQueryInput& input, size_t begin, size
   for (size_t chunk = begin; chunk < end; chunk += kCcChunk) {
     const size_t count = end - chunk < kCcChunk ? end - chunk : kCcChunk;
     const GeometryQuery* queries = input.queries.data() + chunk;
-    // The scalar prefix; the open queries' pairs gathered.
-    size_t open = 0;
+    // Per query: the canonical order, the parallel axes (the scalar code); the others gathered.
+    size_t gathered = 0;
     for (size_t i = 0; i < count; ++i) {
       const gpu::GeomShape a = shapeOf(geometries[queries[i].a]);
       const gpu::GeomShape b = shapeOf(geometries[queries[i].b]);
       const bool swapped = gpu::geomSwapped(a, b);
-      const gpu::GeomShape& s = swapped ? b : a;
-      const gpu::GeomShape& t = swapped ? a : b;
       w.swapped[i] = swapped;
-      float least = 0.0f;
-      gpu::vec3 dir(0.0f);
-      w.kind[i] = prefix(s, t, least, dir);
+      const gpu::GeomConvex cs = gpu::geomMakeConvex(swapped ? b : a);
+      const gpu::GeomConvex ct = gpu::geomMakeConvex(swapped ? a : b);
+      w.kind[i] = 2u;
+      if (gpu::geomCylindersParallel(cs, ct)) continue;
+      w.open[gathered] = static_cast<uint32_t>(i);
+      putVec(w.d, gathered, ct.centre - cs.centre);
+      putVec(w.sa, gathered, cs.axis0);
+      putVec(w.ta, gathered, ct.axis0);
+      w.sr[gathered] = cs.size.x;
+      w.sh[gathered] = cs.size.y;
+      w.tr[gathered] = ct.size.x;
+      w.th[gathered] = ct.size.y;
+      ++gathered;
+    }
+    // The candidates in lanes.
+    for (size_t k = 0; k < gathered; k += lanes) {
+      CcLanes x;
+      x.d = load3(w.d, k);
+      x.sa = load3(w.sa, k);
+      x.ta = load3(w.ta, k);
+      x.sr = hn::Load(df, w.sr + k);
+      x.sh = hn::Load(df, w.sh + k);
+      x.tr = hn::Load(df, w.tr + k);
+      x.th = hn::Load(df, w.th + k);
+      VF least;
+      V3 leastDir;
+      candidatesLanes(x, least, leastDir);
+      hn::Store(least, df, w.oLeast + k);
+      store3(leastDir, w.oDir, k);
+    }
+    // Per touching query: the inscribed boxes' bound; the open ones compacted.
+    size_t open = 0;
+    for (size_t k = 0; k < gathered; ++k) {
+      const uint32_t i = w.open[k];
+      const float least = w.oLeast[k];
+      const gpu::vec3 dir(w.oDir[0][k], w.oDir[1][k], w.oDir[2][k]);
       w.least[i] = least;
       w.dir[0][i] = dir.x;
       w.dir[1][i] = dir.y;
       w.dir[2][i] = dir.z;
+      if (!(least > 0.0f)) {
+        w.kind[i] = 0u;
+        continue;
+      }
+      const GeometryQuery& q = queries[i];
+      const gpu::GeomConvex cs = gpu::geomMakeConvex(shapeOf(geometries[w.swapped[i] ? q.b : q.a]));
+      const gpu::GeomConvex ct = gpu::geomMakeConvex(shapeOf(geometries[w.swapped[i] ? q.a : q.b]));
+      w.kind[i] = afterCandidates(cs, ct, least, dir);
       if (w.kind[i] != 3u) continue;
-      const gpu::GeomConvex cs = gpu::geomMakeConvex(s);
-      const gpu::GeomConvex ct = gpu::geomMakeConvex(t);
-      w.open[open] = static_cast<uint32_t>(i);
-      putVec(w.d, open, ct.centre - cs.centre);
-      putVec(w.sa, open, cs.axis0);
-      putVec(w.ta, open, ct.axis0);
-      w.sr[open] = cs.size.x;
-      w.sh[open] = cs.size.y;
-      w.tr[open] = ct.size.x;
-      w.th[open] = ct.size.y;
-      w.oLeast[open] = least;
-      putVec(w.oDir, open, dir);
+      w.open[open] = i;
+      for (int c = 0; c < 3; ++c) {
+        w.d[c][open] = w.d[c][k];
+        w.sa[c][open] = w.sa[c][k];
+        w.ta[c][open] = w.ta[c][k];
+        w.oDir[c][open] = w.oDir[c][k];
+      }
+      w.sr[open] = w.sr[k];
+      w.sh[open] = w.sh[k];
+      w.tr[open] = w.tr[k];
+      w.th[open] = w.th[k];
+      w.oLeast[open] = w.oLeast[k];
       ++open;
     }
     // Padding lanes: a copy of the first open pair (their results are not read).
