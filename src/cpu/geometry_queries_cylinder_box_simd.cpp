@@ -124,62 +124,6 @@ HWY_INLINE void candidatesLanes(const CylBoxLanes& x, VF& least, V3& leastDir) {
   }
 }
 
-HWY_INLINE VF at(const V3& v, int i) { return i == 0 ? v.x : (i == 1 ? v.y : v.z); }
-
-// geomBoxesDepthReaches(geomCylinderInnerBox(cylinder, leastDir, d), box, reach).
-HWY_INLINE MF innerBoxReachesLanes(const CylBoxLanes& x, const V3& leastDir, VF reach) {
-  const DF df;
-  const VF zero = hn::Zero(df);
-  // The inscribed box: axis a, and two axes at 45 degrees to the radial direction w of leastDir (of
-  // d where leastDir is nearly along the axis).
-  const V3 w0 = acrossLanes(x.a, leastDir, dot(x.a, leastDir));
-  const VF ww0 = dot(w0, w0);
-  const MF useD = hn::Not(hn::Gt(ww0, hn::Set(df, 1e-6f)));
-  const V3 wd = acrossLanes(x.a, x.d, dot(x.a, x.d));
-  const V3 w1 = select(useD, wd, w0);
-  const VF ww = hn::IfThenElse(useD, dot(wd, wd), ww0);
-  const V3 w = select(hn::Gt(ww, hn::Set(df, 1e-12f)), div(w1, hn::Sqrt(ww)), perpendicularLanes(x.a));
-  const V3 v = cross(x.a, w);
-  const VF half = hn::Set(df, 0.70710678f);
-  const V3 A[3] = {x.a, mul(add(w, v), half), mul(sub(w, v), half)};
-  const VF eIn = hn::Mul(x.r, hn::Set(df, 0.7071061f));
-  const V3 aSize{x.h, eIn, eIn};
-  // Separating-axis overlaps in A's frame.
-  const V3& d = x.d;
-  const V3 t{dot(d, A[0]), dot(d, A[1]), dot(d, A[2])};
-  V3 R[3];
-  V3 Q[3];
-  for (int i = 0; i < 3; ++i) {
-    R[i] = V3{dot(A[i], x.B[0]), dot(A[i], x.B[1]), dot(A[i], x.B[2])};
-    Q[i] = V3{glmAbs(R[i].x), glmAbs(R[i].y), glmAbs(R[i].z)};
-  }
-  MF fail = hn::Not(hn::Gt(reach, zero));
-  for (int i = 0; i < 3; ++i) {
-    fail = hn::Or(fail, hn::Lt(hn::Sub(hn::Add(at(aSize, i), dot(x.e, Q[i])), glmAbs(at(t, i))), reach));
-  }
-  for (int j = 0; j < 3; ++j) {
-    const VF ra = hn::Add(hn::Add(hn::Mul(aSize.x, at(Q[0], j)), hn::Mul(aSize.y, at(Q[1], j))),
-                          hn::Mul(aSize.z, at(Q[2], j)));
-    fail = hn::Or(fail, hn::Lt(hn::Sub(hn::Add(ra, at(x.e, j)), glmAbs(dot(d, x.B[j]))), reach));
-  }
-  const VF thin = hn::Set(df, 1e-4f);
-  for (int i = 0; i < 3; ++i) {
-    const int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
-    for (int j = 0; j < 3; ++j) {
-      const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
-      const V3 c = cross(A[i], x.B[j]);
-      const VF cc = dot(c, c);
-      const MF facet = hn::Not(hn::Eq(cc, zero));
-      const VF ra = hn::Add(hn::Mul(at(aSize, i1), at(Q[i2], j)), hn::Mul(at(aSize, i2), at(Q[i1], j)));
-      const VF rb = hn::Add(hn::Mul(at(x.e, j1), at(Q[i], j2)), hn::Mul(at(x.e, j2), at(Q[i], j1)));
-      const VF sep = glmAbs(hn::Sub(hn::Mul(at(t, i2), at(R[i1], j)), hn::Mul(at(t, i1), at(R[i2], j))));
-      const MF short_ = hn::Or(hn::Lt(cc, thin), hn::Lt(hn::Sub(hn::Add(ra, rb), sep), hn::Mul(reach, hn::Sqrt(cc))));
-      fail = hn::Or(fail, hn::And(facet, short_));
-    }
-  }
-  return hn::Not(fail);
-}
-
 constexpr size_t kPieces = 24;  // rim + edge pieces: 3 edge directions x 8 sign choices
 
 // geomCylinderBoxCritical's enumeration (after its parallel-edge test) for the lanes `live`. The
@@ -400,7 +344,10 @@ uint64_t CylinderBoxRun(const GeometryQueryInput& input, size_t begin, size_t en
       const VF scaleS = glmMax(glmMax(x.r, x.h), zero);
       const VF scaleT = glmMax(glmMax(x.e.x, x.e.y), x.e.z);
       const VF reach = hn::Sub(least, hn::Mul(hn::Set(df, tolerance), hn::Add(scaleS, scaleT)));
-      const MF proven = innerBoxReachesLanes(x, leastDir, reach);
+      V3 A[3];
+      V3 aSize;
+      innerBoxLanes(x.a, x.r, x.h, leastDir, x.d, A, aSize);
+      const MF proven = boxesReachLanes(A, aSize, x.B, x.e, x.d, reach);
       // geomCylinderBoxCritical's test: an edge within kGeomCritParallel of the axis goes to GJK/EPA.
       MF parallel = hn::Not(hn::FirstN(df, hn::Lanes(df)));
       const VF parallelSq = hn::Set(df, gpu::kGeomCritParallel * gpu::kGeomCritParallel);

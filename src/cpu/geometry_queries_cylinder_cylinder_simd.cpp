@@ -302,6 +302,7 @@ struct CcWork {
   // The open queries, padded to two lane batches past the last.
   static constexpr size_t kOpen = kCcChunk + 2 * kLaneMax;
   HWY_ALIGN uint32_t open[kOpen];
+  HWY_ALIGN uint32_t gkind[kOpen];
   HWY_ALIGN float d[3][kOpen];
   HWY_ALIGN float sa[3][kOpen];
   HWY_ALIGN float sr[kOpen];
@@ -353,20 +354,27 @@ HWY_INLINE void putVec(float (&out)[3][CcWork::kOpen], size_t i, gpu::vec3 v) {
   out[2][i] = v.z;
 }
 
-// geomConvexSearchContact of the canonical pair (s, t) between the candidates (least, dir: their least
-// overlap, > 0) and geomCylinderCylinderCritical's pieces: kind 1 (the inscribed boxes prove least:
-// the contact), 2 (axes within kGeomCritParallel of parallel: the scalar code) or 3 (open: the pieces
-// decide).
-HWY_INLINE uint8_t afterCandidates(const gpu::GeomConvex& s, const gpu::GeomConvex& t, float least, gpu::vec3 dir) {
-  using namespace gpu;  // NOLINT(google-build-using-namespace)
-  const vec3 d = t.centre - s.centre;
-  const float reach = least - kGeomEpaBoundTolerance * (geomConvexScale(s) + geomConvexScale(t));
-  if (reach > 0.0f &&
-      geomBoxesDepthReaches(geomCylinderInnerBox(s, dir, d), geomCylinderInnerBox(t, -dir, -d), reach)) {
-    return 1u;
-  }
-  const vec3 c = cross(s.axis0, t.axis0);
-  return dot(c, c) < kGeomCritParallel * kGeomCritParallel ? 2u : 3u;
+// geomConvexSearchContact between the candidates (least, leastDir) and geomCylinderCylinderCritical's
+// pieces: kind 0 (apart: least <= 0), 1 (the inscribed boxes prove least: the contact), 2 (axes
+// within kGeomCritParallel of parallel: the scalar code's GJK and EPA) or 3 (open: the pieces decide).
+HWY_INLINE VU afterCandidatesLanes(const CcLanes& x, VF least, const V3& leastDir) {
+  const DF df;
+  const DU du;
+  const VF zero = hn::Zero(df);
+  // geomConvexScale of each: the largest of its sizes (a cylinder's third is 0).
+  const VF scaleS = glmMax(glmMax(x.sr, x.sh), zero);
+  const VF scaleT = glmMax(glmMax(x.tr, x.th), zero);
+  const VF reach = hn::Sub(least, hn::Mul(hn::Set(df, gpu::kGeomEpaBoundTolerance), hn::Add(scaleS, scaleT)));
+  V3 A[3], B[3];
+  V3 aSize, bSize;
+  innerBoxLanes(x.sa, x.sr, x.sh, leastDir, x.d, A, aSize);
+  innerBoxLanes(x.ta, x.tr, x.th, neg3(leastDir), neg3(x.d), B, bSize);
+  const MF proven = boxesReachLanes(A, aSize, B, bSize, x.d, reach);
+  const V3 c = cross(x.sa, x.ta);
+  const MF parallel = hn::Lt(dot(c, c), hn::Set(df, gpu::kGeomCritParallel * gpu::kGeomCritParallel));
+  const VU kind = hn::IfThenElse(hn::RebindMask(du, proven), hn::Set(du, 1u),
+                                 hn::IfThenElse(hn::RebindMask(du, parallel), hn::Set(du, 2u), hn::Set(du, 3u)));
+  return hn::IfThenElseZero(hn::RebindMask(du, hn::Gt(least, zero)), kind);
 }
 
 // geomConvexCandidates of lane batch x (the centres' line, s's axis, t's axis, their unit cross
@@ -426,7 +434,7 @@ uint64_t CylinderCylinderRun(const GeometryQueryInput& input, size_t begin, size
       w.th[gathered] = ct.size.y;
       ++gathered;
     }
-    // The candidates in lanes.
+    // The candidates and the inscribed boxes' bound in lanes.
     for (size_t k = 0; k < gathered; k += lanes) {
       CcLanes x;
       x.d = load3(w.d, k);
@@ -439,10 +447,11 @@ uint64_t CylinderCylinderRun(const GeometryQueryInput& input, size_t begin, size
       VF least;
       V3 leastDir;
       candidatesLanes(x, least, leastDir);
+      hn::Store(afterCandidatesLanes(x, least, leastDir), DU(), w.gkind + k);
       hn::Store(least, df, w.oLeast + k);
       store3(leastDir, w.oDir, k);
     }
-    // Per touching query: the inscribed boxes' bound; the open ones compacted.
+    // The queries' kinds; the open ones compacted.
     size_t open = 0;
     for (size_t k = 0; k < gathered; ++k) {
       const uint32_t i = w.open[k];
@@ -452,14 +461,7 @@ uint64_t CylinderCylinderRun(const GeometryQueryInput& input, size_t begin, size
       w.dir[0][i] = dir.x;
       w.dir[1][i] = dir.y;
       w.dir[2][i] = dir.z;
-      if (!(least > 0.0f)) {
-        w.kind[i] = 0u;
-        continue;
-      }
-      const GeometryQuery& q = queries[i];
-      const gpu::GeomConvex cs = gpu::geomMakeConvex(shapeOf(geometries[w.swapped[i] ? q.b : q.a]));
-      const gpu::GeomConvex ct = gpu::geomMakeConvex(shapeOf(geometries[w.swapped[i] ? q.a : q.b]));
-      w.kind[i] = afterCandidates(cs, ct, least, dir);
+      w.kind[i] = static_cast<uint8_t>(w.gkind[k]);
       if (w.kind[i] != 3u) continue;
       w.open[open] = i;
       for (int c = 0; c < 3; ++c) {

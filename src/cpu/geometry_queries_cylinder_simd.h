@@ -50,6 +50,72 @@ HWY_INLINE VF cylinderSupportLanes(const V3& a, VF r, VF h, const V3& u) {
   return hn::Add(hn::Mul(r, hn::Sqrt(dot(w, w))), hn::Mul(h, glmAbs(au)));
 }
 
+HWY_INLINE VF at(const V3& v, int i) { return i == 0 ? v.x : (i == 1 ? v.y : v.z); }
+
+// geomCylinderInnerBox of the cylinder (unit axis a, radius r, half height h) for the direction u and
+// the centres' line d: the box's axes A and half extents aSize (its centre the cylinder's).
+HWY_INLINE void innerBoxLanes(const V3& a, VF r, VF h, const V3& u, const V3& d, V3 (&A)[3], V3& aSize) {
+  const DF df;
+  // The inscribed box: axis a, and two axes at 45 degrees to the radial direction w of u (of
+  // d where u is nearly along the axis).
+  const V3 w0 = acrossLanes(a, u, dot(a, u));
+  const VF ww0 = dot(w0, w0);
+  const MF useD = hn::Not(hn::Gt(ww0, hn::Set(df, 1e-6f)));
+  const V3 wd = acrossLanes(a, d, dot(a, d));
+  const V3 w1 = select(useD, wd, w0);
+  const VF ww = hn::IfThenElse(useD, dot(wd, wd), ww0);
+  const V3 w = select(hn::Gt(ww, hn::Set(df, 1e-12f)), div(w1, hn::Sqrt(ww)), perpendicularLanes(a));
+  const V3 v = cross(a, w);
+  const VF half = hn::Set(df, 0.70710678f);
+  A[0] = a;
+  A[1] = mul(add(w, v), half);
+  A[2] = mul(sub(w, v), half);
+  const VF eIn = hn::Mul(r, hn::Set(df, 0.7071061f));
+  aSize = V3{h, eIn, eIn};
+}
+
+// geomBoxesDepthReaches of box A (axes A, half extents aSize) and box B (axes B, half extents e), d =
+// B's centre less A's.
+HWY_INLINE MF boxesReachLanes(const V3 (&A)[3], const V3& aSize, const V3 (&B)[3], const V3& e, const V3& d,
+                              VF reach) {
+  const DF df;
+  const VF zero = hn::Zero(df);
+  // Separating-axis overlaps in A's frame.
+  const V3 t{dot(d, A[0]), dot(d, A[1]), dot(d, A[2])};
+  V3 R[3];
+  V3 Q[3];
+  for (int i = 0; i < 3; ++i) {
+    R[i] = V3{dot(A[i], B[0]), dot(A[i], B[1]), dot(A[i], B[2])};
+    Q[i] = V3{glmAbs(R[i].x), glmAbs(R[i].y), glmAbs(R[i].z)};
+  }
+  MF fail = hn::Not(hn::Gt(reach, zero));
+  for (int i = 0; i < 3; ++i) {
+    fail = hn::Or(fail, hn::Lt(hn::Sub(hn::Add(at(aSize, i), dot(e, Q[i])), glmAbs(at(t, i))), reach));
+  }
+  for (int j = 0; j < 3; ++j) {
+    const VF ra = hn::Add(hn::Add(hn::Mul(aSize.x, at(Q[0], j)), hn::Mul(aSize.y, at(Q[1], j))),
+                          hn::Mul(aSize.z, at(Q[2], j)));
+    fail = hn::Or(fail, hn::Lt(hn::Sub(hn::Add(ra, at(e, j)), glmAbs(dot(d, B[j]))), reach));
+  }
+  const VF thin = hn::Set(df, 1e-4f);
+  for (int i = 0; i < 3; ++i) {
+    const int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+    for (int j = 0; j < 3; ++j) {
+      const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+      const V3 c = cross(A[i], B[j]);
+      const VF cc = dot(c, c);
+      const MF facet = hn::Not(hn::Eq(cc, zero));
+      const VF ra = hn::Add(hn::Mul(at(aSize, i1), at(Q[i2], j)), hn::Mul(at(aSize, i2), at(Q[i1], j)));
+      const VF rb = hn::Add(hn::Mul(at(e, j1), at(Q[i], j2)), hn::Mul(at(e, j2), at(Q[i], j1)));
+      const VF sep = glmAbs(hn::Sub(hn::Mul(at(t, i2), at(R[i1], j)), hn::Mul(at(t, i1), at(R[i2], j))));
+      const MF short_ = hn::Or(hn::Lt(cc, thin), hn::Lt(hn::Sub(hn::Add(ra, rb), sep), hn::Mul(reach, hn::Sqrt(cc))));
+      fail = hn::Or(fail, hn::And(facet, short_));
+    }
+  }
+  return hn::Not(fail);
+}
+
+
 constexpr size_t kLaneMax = HWY_MAX_BYTES / sizeof(float);
 
 // The ellipse problems of a lane batch (geomEllipseNormal), compacted across pieces and lanes: per
