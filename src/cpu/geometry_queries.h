@@ -162,8 +162,8 @@ uint64_t cylinderBoxPairsSimd(const GeometryQueryInput& input, size_t begin, siz
                               ContactElement* outB, ContactRange* ranges, uint64_t total, uint64_t capacity);
 
 // primitivePairsSimd's cylinder-cylinder runs (src/cpu/geometry_queries_cylinder_cylinder_simd.cpp):
-// the scalar code up to geomCylinderCylinderCritical's rim + rim search, which runs in lanes across
-// the queries; the pairs with (nearly) parallel axes by the scalar code.
+// the candidate directions, the inscribed boxes' bound and geomCylinderCylinderCritical in lanes
+// across the queries; the pairs with (nearly) parallel axes by the scalar code.
 uint64_t cylinderCylinderPairsSimd(const GeometryQueryInput& input, size_t begin, size_t end, ContactElement* outA,
                                    ContactElement* outB, ContactRange* ranges, uint64_t total, uint64_t capacity);
 

@@ -1,15 +1,16 @@
 // Highway SIMD twin of the cylinder-cylinder queries (shaders/shared/geometry_queries_math.h,
-// geomConvexSearchContact with two cylinders), the rim curves' searches in lanes across queries.
-// Compiled once per target and chosen at run time.
+// geomConvexSearchContact with two cylinders), with the lanes across queries. Compiled once per
+// target and chosen at run time.
 //
-// A chunk of queries at a time. First, per query, the scalar code up to the rim + rim pieces: the
-// canonical order (geomSwapped), the parallel axes' closed form and the axes within
-// kGeomCritParallel of parallel (both: geomQueryContacts, the scalar code), the candidate directions
-// (apart: no contact) and the inscribed boxes' bound (proven: the contact). The queries still open
-// are compacted into lane batches for geomCylinderCylinderCritical: the two side + rim pieces
-// (geomCylinderSideRim), whose ellipse problems are compacted across pieces and lanes and solved
-// with each lane taking the next problem as its own loop ends (as cylinder-box's; a flat ellipse by
-// its major axis), tried in the scalar order; then the rim + rim search: per rim of the smaller circle, f at
+// A chunk of queries at a time. First, per query: the canonical order (geomSwapped), the frames
+// (geomMakeConvex); the parallel axes' closed form by the scalar code (geomQueryContacts). The others
+// gathered into lanes: the candidate directions (apart: no contact), the inscribed boxes' bound
+// (proven: the contact), the axes within kGeomCritParallel of parallel marked for the scalar code
+// (GJK and EPA). The queries still open are compacted into lane batches for
+// geomCylinderCylinderCritical: the two side + rim pieces (geomCylinderSideRim), whose ellipse
+// problems are compacted across pieces and lanes and solved with each lane taking the next problem
+// as its own loop ends (as cylinder-box's; a flat ellipse by its major axis), tried in the scalar
+// order; then the rim + rim search: per rim of the smaller circle, f at
 // its 16 sampled angles (geomRimRimAlong), the two lowest local minima (per lane), then each one's
 // golden-section refinement (kGeomRimGolden steps, the bracket's choice per lane): fixed counts, so
 // every lane runs the same steps; lanes already apart (least <= 0) run on (their least only falls:
