@@ -423,14 +423,41 @@ double bruteDepth(const GeomConvex& s, const GeomConvex& t) {
   return best;
 }
 
+// A critical-point answer (least overlap and its direction, after geomConvexCandidates) against the
+// brute-force least of f in double: f along the direction must be the least (an upper bound of the
+// depth itself), never above the brute force by more than kGeomEpaBoundTolerance of the size, and the
+// same pairs touching outside that band.
+struct BruteForceTally {
+  int pairs = 0, touching = 0, above = 0, disagree = 0;
+  double maxAbove = 0.0, maxBelow = 0.0;
+
+  void compare(const GeomConvex& s, const GeomConvex& t, float least, vec3 leastDir, int i) {
+    ++pairs;
+    const double brute = bruteDepth(s, t);
+    const double tol = static_cast<double>(kGeomEpaBoundTolerance * (geomConvexScale(s) + geomConvexScale(t)));
+    const double lst = static_cast<double>(least);
+    if (least > 0.0f) {
+      ++touching;
+      EXPECT_NEAR(bruteOverlap(s, t, dunit(dvec(leastDir))), lst, 1e-5) << "pair " << i;
+    }
+    if (brute > 0.0 && lst > brute + tol) {
+      ++above;
+      std::printf("  pair %d: critical %.7f brute %.7f\n", i, lst, brute);
+    }
+    if (brute > 0.0) maxAbove = std::max(maxAbove, lst - brute);
+    if (brute > 0.0) maxBelow = std::max(maxBelow, brute - lst);
+    if ((least > 0.0f) != (brute > 0.0) && std::abs(brute) > tol) ++disagree;
+  }
+};
+
 // 1 000 random pairs (about 390 reach the critical points): the brute force costs about 0.06 s a pair
 // (6 000 directions and 12 refinements in double), and 4 000 pairs took 92 s of the CI's test time.
 TEST(GeometryQueriesEpa, CylinderBoxCriticalPointsMatchBruteForce) {
   std::mt19937 rng(616161u);
   std::uniform_real_distribution<float> pos(-1.2f, 1.2f);
   std::uniform_real_distribution<float> size(0.1f, 1.0f);
-  int pairs = 0, fallback = 0, touching = 0, above = 0, disagree = 0;
-  double maxAbove = 0.0, maxBelow = 0.0;
+  BruteForceTally tally;
+  int fallback = 0;
   for (int i = 0; i < 1000; ++i) {
     const GeomShape a = cylinder(vec3(pos(rng), pos(rng), pos(rng)), randomUnit(rng), size(rng), size(rng));
     const GeomShape b = box(vec3(pos(rng), pos(rng), pos(rng)), vec4(randomUnit(rng), pos(rng)),
@@ -445,29 +472,14 @@ TEST(GeometryQueriesEpa, CylinderBoxCriticalPointsMatchBruteForce) {
       ++fallback;
       continue;
     }
-    ++pairs;
-    const double brute = bruteDepth(s, t);
-    const double tol = static_cast<double>(kGeomEpaBoundTolerance * (geomConvexScale(s) + geomConvexScale(t)));
-    const double lst = static_cast<double>(least);
-    if (least > 0.0f) {
-      ++touching;
-      // least is f along leastDir: an upper bound of the depth itself.
-      EXPECT_NEAR(bruteOverlap(s, t, dunit(dvec(leastDir))), lst, 1e-5) << "pair " << i;
-    }
-    if (brute > 0.0 && lst > brute + tol) {
-      ++above;
-      std::printf("  pair %d: critical %.7f brute %.7f\n", i, lst, brute);
-    }
-    if (brute > 0.0) maxAbove = std::max(maxAbove, lst - brute);
-    if (brute > 0.0) maxBelow = std::max(maxBelow, brute - lst);
-    if ((least > 0.0f) != (brute > 0.0) && std::abs(brute) > tol) ++disagree;
+    tally.compare(s, t, least, leastDir, i);
   }
   std::printf("  critical points vs brute force: %d pairs (%d touching), %d to GJK/EPA, above by > tol %d, "
               "max above %.2e, max below %.2e, touching disagreements %d\n",
-              pairs, touching, fallback, above, maxAbove, maxBelow, disagree);
-  EXPECT_GT(touching, 250);
-  EXPECT_EQ(above, 0);
-  EXPECT_EQ(disagree, 0);
+              tally.pairs, tally.touching, fallback, tally.above, tally.maxAbove, tally.maxBelow, tally.disagree);
+  EXPECT_GT(tally.touching, 250);
+  EXPECT_EQ(tally.above, 0);
+  EXPECT_EQ(tally.disagree, 0);
 }
 
 // Cylinder vs cylinder by critical points (geomCylinderCylinderCritical after geomConvexCandidates)
@@ -480,9 +492,8 @@ TEST(GeometryQueriesEpa, CylinderBoxCriticalPointsMatchBruteForce) {
 // points, GJK/EPA (every pair that reaches the critical points is compared, boxes' ones too). 80
 // random and 150 benchmark pairs: the brute force is slow (about 10 s; 2 000 and 1 000 took 63-85 s).
 TEST(GeometryQueriesEpa, CylinderCylinderCriticalPointsMatchBruteForce) {
-  int pairs = 0, touching = 0, above = 0, disagree = 0;
+  BruteForceTally tally;
   int exits[5] = {0, 0, 0, 0, 0};  // parallel, separated, boxes, critical, GJK/EPA
-  double maxAbove = 0.0, maxBelow = 0.0;
   const auto check = [&](const GeomShape& sa, const GeomShape& sb, int i) {
     const GeomConvex s = geomMakeConvex(sa);
     const GeomConvex t = geomMakeConvex(sb);
@@ -506,21 +517,7 @@ TEST(GeometryQueriesEpa, CylinderCylinderCriticalPointsMatchBruteForce) {
       return;
     }
     ++exits[boxes ? 2 : 3];
-    ++pairs;
-    const double brute = bruteDepth(s, t);
-    const double tol = static_cast<double>(kGeomEpaBoundTolerance * (geomConvexScale(s) + geomConvexScale(t)));
-    const double lst = static_cast<double>(least);
-    if (least > 0.0f) {
-      ++touching;
-      EXPECT_NEAR(bruteOverlap(s, t, dunit(dvec(leastDir))), lst, 1e-5) << "pair " << i;
-    }
-    if (brute > 0.0 && lst > brute + tol) {
-      ++above;
-      std::printf("  pair %d: critical %.7f brute %.7f\n", i, lst, brute);
-    }
-    if (brute > 0.0) maxAbove = std::max(maxAbove, lst - brute);
-    if (brute > 0.0) maxBelow = std::max(maxBelow, brute - lst);
-    if ((least > 0.0f) != (brute > 0.0) && std::abs(brute) > tol) ++disagree;
+    tally.compare(s, t, least, leastDir, i);
   };
   std::mt19937 rng(717171u);
   std::uniform_real_distribution<float> pos(-1.2f, 1.2f);
@@ -535,7 +532,7 @@ TEST(GeometryQueriesEpa, CylinderCylinderCriticalPointsMatchBruteForce) {
     check(cylinder(vec3(pos(rng), pos(rng), pos(rng)) * spread, a, size(rng), size(rng)),
           cylinder(vec3(pos(rng), pos(rng), pos(rng)) * spread, b, size(rng), size(rng)), i);
   }
-  const int random = pairs;
+  const int random = tally.pairs;
   int benchExits[5];
   for (int k = 0; k < 5; ++k) benchExits[k] = exits[k];
   std::uniform_real_distribution<float> centre(-1.0f, 1.0f);
@@ -550,13 +547,13 @@ TEST(GeometryQueriesEpa, CylinderCylinderCriticalPointsMatchBruteForce) {
   for (int k = 0; k < 5; ++k) benchExits[k] = exits[k] - benchExits[k];
   std::printf("  cylinder-cylinder critical points vs brute force: %d pairs (%d random, %d touching), above by > tol "
               "%d, max above %.2e, max below %.2e, touching disagreements %d\n",
-              pairs, random, touching, above, maxAbove, maxBelow, disagree);
+              tally.pairs, random, tally.touching, tally.above, tally.maxAbove, tally.maxBelow, tally.disagree);
   std::printf("  exits of the benchmark's 150 pairs: parallel %d, separated by the candidates %d, inscribed boxes %d, "
               "critical points %d, GJK/EPA %d\n",
               benchExits[0], benchExits[1], benchExits[2], benchExits[3], benchExits[4]);
-  EXPECT_GT(touching, 60);
-  EXPECT_EQ(above, 0);
-  EXPECT_EQ(disagree, 0);
+  EXPECT_GT(tally.touching, 60);
+  EXPECT_EQ(tally.above, 0);
+  EXPECT_EQ(tally.disagree, 0);
 }
 
 }  // namespace
