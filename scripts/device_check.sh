@@ -18,7 +18,7 @@
 #                    (on lavapipe too)
 #     --budget       wall-clock seconds for all steps together (default 540); later steps get what is left
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 mode=targets bench=1 conformance=1 budget=540 out="${OUT:-device-out}"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -81,7 +81,8 @@ step() {
   if [ "$left" -lt 20 ]; then say "== $name: skipped (budget spent)"; status=1; return; fi
   if [ "$limit" -gt "$left" ]; then limit=$left; fi
   say "== $name (limit ${limit} s): $*"
-  local t0=$(date +%s) rc=0
+  local t0 rc=0
+  t0=$(date +%s)
   timeout --kill-after=10 "$limit" "$@" > "$results/$name.txt" 2>&1 || rc=$?
   cat "$results/$name.txt" >> "$log"
   say "== $name: rc $rc, $(($(date +%s) - t0)) s"
@@ -99,7 +100,7 @@ shards() {
   done
   for ((i = 0; i < p; ++i)); do wait -n || rc=1; done
   cat "$results"/conformance-*.log
-  return $rc
+  return "$rc"
 }
 export -f shards
 export bin results
