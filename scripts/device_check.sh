@@ -119,7 +119,7 @@ else
     step bvh 90 "$bin/bench_bvh" --sizes 1000000 --sah-max 0 --reps 7 "${mesh[@]}" --json "$results/bvh.json"
     step collide_meshes 150 "$bin/bench_collide_meshes" --triangles 1000000 --particles 1048576 --reps 5 \
       "${mesh[@]}" --json "$results/collide_meshes.json"
-    step geometry_queries 120 "$bin/bench_geometry_queries" --batches 10000,1000000 --no-fcl --reps 5 \
+    step geometry_queries 150 "$bin/bench_geometry_queries" --batches 10000,1000000 --no-fcl --reps 5 \
       --row-budget 4 --json "$results/geometry_queries.json"
   fi
   if [ "$conformance" = 1 ]; then step conformance 400 bash -c 'shards 8 8'; fi
