@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -564,10 +565,15 @@ HWY_INLINE void storeElement(ContactElement* to, const float* point, const float
 
 // Gathers queries[0, valid) of a lane batch into `g` (each query's sides in canonical order).
 template <uint32_t kLo, uint32_t kHi>
-HWY_INLINE void gatherBatch(const Geometry* geometries, const GeometryQuery* queries, size_t valid, PairGather& g) {
+HWY_INLINE bool gatherBatch(const Geometry* geometries, const GeometryQuery* queries, size_t valid,
+                            PairGather& g) {
+  bool pairs = true;  // every query's types are the pair's (kLo, kHi) in either order
   for (size_t k = 0; k < valid; ++k) {
     const Geometry& a = geometries[queries[k].a];
     const Geometry& b = geometries[queries[k].b];
+    const uint32_t ta = static_cast<uint32_t>(a.type);
+    const uint32_t tb = static_cast<uint32_t>(b.type);
+    pairs &= (ta == kLo && tb == kHi) || (ta == kHi && tb == kLo);
     bool swapped;
     if constexpr (kLo == kHi) {
       swapped = shapeLess<kLo>(b, a);
@@ -581,6 +587,7 @@ HWY_INLINE void gatherBatch(const Geometry* geometries, const GeometryQuery* que
     gatherSide<kHi>(t, k, g.t0, g.t1, g.t2);
     if constexpr (kHi == gpu::kGeomPlane) g.tTwoSided[k] = (t.flags & kGeometryFlagBidirectional) != 0 ? 1.0f : 0.0f;
   }
+  return pairs;
 }
 
 // The balls of a gathered lane batch, per slot, and the slots that exist (slotOk).
@@ -1676,7 +1683,8 @@ void growStash(FusedStaging& st, size_t entries, size_t keep) {
 }
 
 template <uint32_t kLo, uint32_t kHi>
-bool FusedRun(const GeometryQueryInput& input, uint64_t capacity, FusedStaging& st, uint64_t* totalOut) {
+bool FusedRun(const GeometryQueryInput& input, uint64_t capacity, uint64_t streamBytes, FusedStaging& st,
+              uint64_t* totalOut) {
   constexpr size_t kSlots = kPairSlots<kLo, kHi>;
   const DF df;
   const size_t lanes = hn::Lanes(df);
@@ -1684,6 +1692,7 @@ bool FusedRun(const GeometryQueryInput& input, uint64_t capacity, FusedStaging& 
   const size_t n = input.geometries.size();
   const GeometryQuery* queries = input.queries.data();
   const size_t count = input.queries.size();
+  if (n == 0) return false;
   PairGather g;
   std::memset(&g, 0, sizeof g);
   HWY_ALIGN float ballPoint[kSlots][4 * kMaxLanes], ballDirection[kSlots][4 * kMaxLanes];
@@ -1698,22 +1707,59 @@ bool FusedRun(const GeometryQueryInput& input, uint64_t capacity, FusedStaging& 
   // (into L2: the step is larger than L1).
   size_t prefetched = std::min(n, kFusedValidateAhead);
   uint64_t total = 0;
+  // A stash past the caches is written with streaming stores (no line is read before it is written;
+  // WriteFused reads it back once, in order).
+#if HWY_TARGET != HWY_SCALAR
+  // The query words' limits (a, b: n - 1; method, state: 0), the index words' mask.
+  const DU du;
+  const uint32_t lastGeometry = n - 1 > 0xFFFFFFFFu ? 0xFFFFFFFFu : static_cast<uint32_t>(n - 1);
+  const VU queryIndexWords =
+      hn::VecFromMask(du, hn::Lt(hn::And(hn::Iota(du, 0), hn::Set(du, 3u)), hn::Set(du, 2u)));
+  const VU queryLimit = hn::And(queryIndexWords, hn::Set(du, lastGeometry));
+#endif
+  const bool streamStash =
+      HWY_TARGET != HWY_SCALAR &&
+      std::min<uint64_t>(capacity, uint64_t{count} * kSlots) * kStashWords * sizeof(float) >= streamBytes;
   for (size_t i = 0; i < count; i += lanes) {
     const size_t valid = count - i < lanes ? count - i : lanes;
     const GeometryQuery* batch = queries + i;
-    for (const size_t upTo = std::min(n, prefetched + 2 * lanes); prefetched < upTo; ++prefetched) {
-      __builtin_prefetch(geometries + prefetched, 0, 2);
-    }
+    // The batch's prefetches in four parts spread over its work (all at once, they stall on the
+    // line-fill buffers while no arithmetic runs).
+    const size_t upTo = std::min(n, prefetched + 2 * lanes);
+    const size_t quarter = (2 * lanes + 3) / 4;
+    const auto prefetchSome = [&] {
+      for (const size_t to = std::min(upTo, prefetched + quarter); prefetched < to; ++prefetched) {
+        __builtin_prefetch(geometries + prefetched, 0, 2);
+      }
+    };
+    prefetchSome();
     if (i + kFusedValidateAhead < count) {
       for (size_t k = 0; k < lanes; k += 64 / sizeof(GeometryQuery)) __builtin_prefetch(batch + kFusedValidateAhead + k, 0, 2);
     }
     uint32_t highest = 0;
     bool checked = true;
-    for (size_t k = 0; k < valid; ++k) {
-      const GeometryQuery& q = batch[k];
-      checked &= q.method == GeometryMethod::kStatic && q.state == 0 && q.a < n && q.b < n;
-      highest = q.a > highest ? q.a : highest;
-      highest = q.b > highest ? q.b : highest;
+#if HWY_TARGET != HWY_SCALAR
+    if (valid == lanes) {
+      // A full batch's 4 lanes of words: a vector holds lanes / 4 queries (a, b, method, state); one
+      // compare against the limits (a, b: n - 1; method, state: 0) and the highest index.
+      VU over = hn::Zero(du);
+      VU top = hn::Zero(du);
+      for (size_t w = 0; w < 4 * lanes; w += lanes) {
+        const VU words = hn::LoadU(du, reinterpret_cast<const uint32_t*>(batch) + w);
+        over = hn::Or(over, hn::VecFromMask(du, hn::Gt(words, queryLimit)));
+        top = hn::Max(top, hn::And(words, queryIndexWords));
+      }
+      checked = hn::AllTrue(du, hn::Eq(over, hn::Zero(du)));
+      highest = hn::GetLane(hn::MaxOfLanes(du, top));
+    } else
+#endif
+    {
+      for (size_t k = 0; k < valid; ++k) {
+        const GeometryQuery& q = batch[k];
+        checked &= q.method == GeometryMethod::kStatic && q.state == 0 && q.a < n && q.b < n;
+        highest = q.a > highest ? q.a : highest;
+        highest = q.b > highest ? q.b : highest;
+      }
     }
     if (!checked) return false;
     if (highest >= validated) {
@@ -1722,16 +1768,13 @@ bool FusedRun(const GeometryQueryInput& input, uint64_t capacity, FusedStaging& 
       if (FirstUnclearGeometry(geometries, validated, until, nullptr) != until) return false;
       validated = until;
     }
-    for (size_t k = 0; k < valid; ++k) {
-      const uint32_t ta = static_cast<uint32_t>(geometries[batch[k].a].type);
-      const uint32_t tb = static_cast<uint32_t>(geometries[batch[k].b].type);
-      checked &= (ta == kLo && tb == kHi) || (ta == kHi && tb == kLo);
-    }
-    if (!checked) return false;
-    gatherBatch<kLo, kHi>(geometries, batch, valid, g);
+    prefetchSome();
+    if (!gatherBatch<kLo, kHi>(geometries, batch, valid, g)) return false;
+    prefetchSome();
     BallLanes balls[kSlots];
     MF slotOk[kSlots];
     batchBalls<kLo, kHi>(g, balls, slotOk);
+    prefetchSome();
     batchHits<kSlots>(balls, slotOk, valid, ballPoint, ballDirection, otherPoint, nullptr, counts, slotMasks);
     const uint64_t first = total;
     for (size_t k = 0; k < valid; ++k) {
@@ -1740,9 +1783,40 @@ bool FusedRun(const GeometryQueryInput& input, uint64_t capacity, FusedStaging& 
     }
     if (first >= capacity || total == first) continue;
     const size_t stashed = static_cast<size_t>(first);
-    growStash(st, std::min<uint64_t>(capacity, first + lanes * kSlots), stashed);
+    growStash(st, std::min<uint64_t>(capacity, first + lanes * kSlots) + 1, stashed);
     float* entry = st.stash.get() + stashed * kStashWords;
-    const float* stashEnd = st.stash.get() + std::min<uint64_t>(capacity, total) * kStashWords;
+    float* const stashEnd = st.stash.get() + std::min<uint64_t>(capacity, total) * kStashWords;
+#if HWY_TARGET != HWY_SCALAR
+    {
+      // Every lane's slots are written, the entry advancing past the hits only (no branch per query
+      // where a third touch); past the capacity they land on the stash's spare entry.
+      const hn::FixedTag<float, 4> d4;
+      const hn::FixedTag<uint32_t, 4> du4;
+      const auto last = hn::Eq(hn::Iota(du4, 0), hn::Set(du4, 3u));
+      for (size_t k = 0; k < valid; ++k) {
+        const auto query = hn::Set(du4, static_cast<uint32_t>(i + k));
+        const auto swapped = hn::Set(du4, g.swapped[k] ? 1u : 0u);
+        for (size_t slot = 0; slot < kSlots; ++slot) {
+          const auto point = hn::Load(d4, ballPoint[slot] + 4 * k);
+          const auto direction = hn::BitCast(
+              d4, hn::IfThenElse(last, query, hn::BitCast(du4, hn::Load(d4, ballDirection[slot] + 4 * k))));
+          const auto other = hn::BitCast(
+              d4, hn::IfThenElse(last, swapped, hn::BitCast(du4, hn::Load(d4, otherPoint[slot] + 4 * k))));
+          if (streamStash) {
+            hn::Stream(point, d4, entry);
+            hn::Stream(direction, d4, entry + 4);
+            hn::Stream(other, d4, entry + 8);
+          } else {
+            hn::Store(point, d4, entry);
+            hn::Store(direction, d4, entry + 4);
+            hn::Store(other, d4, entry + 8);
+          }
+          float* const next = entry + ((slotMasks[k] >> slot) & 1u) * kStashWords;
+          entry = next < stashEnd ? next : stashEnd;
+        }
+      }
+    }
+#else
     for (size_t k = 0; k < valid && entry != stashEnd; ++k) {
       const uint32_t query = static_cast<uint32_t>(i + k);
       const uint32_t swapped = g.swapped[k] ? 1u : 0u;
@@ -1756,36 +1830,84 @@ bool FusedRun(const GeometryQueryInput& input, uint64_t capacity, FusedStaging& 
         entry += kStashWords;
       }
     }
+#endif
   }
+  if (streamStash) hwy::FlushStream();
   if (validated < n && FirstUnclearGeometry(geometries, validated, n, nullptr) != n) return false;
   *totalOut = total;
   return true;
 }
 
-// Past this many bytes of contacts the output is written with streaming stores (it does not fit
-// the caches: no line is read before it is written).
-constexpr uint64_t kStreamOutputBytes = uint64_t{8} << 20;
-
 // FusedRun's output once the batch is valid: the ranges (from the counts), then the contacts (the
 // ball side's element and the other's), the first `written` of the stash.
-void WriteFused(const FusedStaging& st, size_t count, uint64_t written, const GeometryQueryOutput& output) {
+void WriteFused(const FusedStaging& st, size_t count, uint64_t written, uint64_t streamBytes,
+                const GeometryQueryOutput& output) {
   const uint8_t* counts = st.counts.get();
   ContactRange* ranges = output.ranges.data();
+  ContactElement* outs[2] = {output.elementsA.data(), output.elementsB.data()};
+  // Past the caches, the ranges and contacts are written with streaming stores (16 bytes each).
+  static_assert(sizeof(ContactRange) == 8, "a range is first, count: one 64-bit word (little-endian)");
+  [[maybe_unused]] const bool streamRanges =
+      HWY_TARGET != HWY_SCALAR && std::endian::native == std::endian::little &&
+      count * sizeof(ContactRange) >= streamBytes && (reinterpret_cast<uintptr_t>(ranges) & 15u) == 0;
+  const bool stream = HWY_TARGET != HWY_SCALAR && written * 2 * sizeof(ContactElement) >= streamBytes &&
+                      (reinterpret_cast<uintptr_t>(outs[0]) & 15u) == 0 &&
+                      (reinterpret_cast<uintptr_t>(outs[1]) & 15u) == 0;
+  size_t q = 0;
   uint64_t first = 0;
-  for (size_t q = 0; q < count; ++q) {
+#if HWY_TARGET != HWY_SCALAR
+  const hn::FixedTag<float, 4> d4;
+  const hn::FixedTag<uint32_t, 4> du4;
+  if (streamRanges) {
+    const hn::FixedTag<uint64_t, 2> d64;
+    for (; q + 2 <= count; q += 2) {  // two ranges (first, count) at a time
+      const uint64_t c0 = counts[q];
+      const uint64_t c1 = counts[q + 1];
+      const uint64_t r0 = (first & 0xFFFFFFFFu) | (c0 << 32);
+      const uint64_t r1 = ((first + c0) & 0xFFFFFFFFu) | (c1 << 32);
+      hn::Stream(hn::InterleaveLower(d64, hn::Set(d64, r0), hn::Set(d64, r1)), d64,
+                 reinterpret_cast<uint64_t*>(ranges + q));
+      first += c0 + c1;
+    }
+  }
+#endif
+  for (; q < count; ++q) {
     ranges[q] = ContactRange{static_cast<uint32_t>(first), counts[q]};
     first += counts[q];
   }
-  ContactElement* outs[2] = {output.elementsA.data(), output.elementsB.data()};
-#if HWY_TARGET != HWY_SCALAR
-  const hn::FixedTag<float, 4> d4;
-  const bool stream = written * 2 * sizeof(ContactElement) >= kStreamOutputBytes &&
-                      (reinterpret_cast<uintptr_t>(outs[0]) & 15u) == 0 &&
-                      (reinterpret_cast<uintptr_t>(outs[1]) & 15u) == 0;
-#else
-  const bool stream = false;
-#endif
   const float* entry = st.stash.get();
+#if HWY_TARGET != HWY_SCALAR
+  if (stream) {
+    // The stash entry's three vectors: ball point (w: the depth), normal (w: the query), other point
+    // (w: 1 where the ball side is b).
+    const auto last = hn::Eq(hn::Iota(du4, 0), hn::Set(du4, 3u));
+    const auto queryWord = hn::Eq(hn::Iota(du4, 0), hn::Set(du4, 2u));
+    const uint32_t tailWords[4] = {static_cast<uint32_t>(ContactElementType::kPointDirection), kNoPointIndex,
+                                   0u, 0u};
+    const auto tailBase = hn::LoadU(du4, tailWords);
+    for (uint64_t at = 0; at < written; ++at, entry += kStashWords) {
+      const auto point = hn::LoadU(d4, entry);
+      const auto normalQuery = hn::BitCast(du4, hn::LoadU(d4, entry + 4));
+      const auto otherSwapped = hn::BitCast(du4, hn::LoadU(d4, entry + 8));
+      const uint32_t swapped = hn::GetLane(hn::Broadcast<3>(otherSwapped));
+      const auto tail = hn::BitCast(d4, hn::IfThenElse(queryWord, hn::Broadcast<3>(normalQuery), tailBase));
+      const auto normal = hn::BitCast(d4, hn::IfThenZeroElse(last, normalQuery));
+      const auto otherPoint = hn::BitCast(d4, hn::IfThenElse(last, hn::BitCast(du4, point), otherSwapped));
+      const auto negated =
+          hn::BitCast(d4, hn::IfThenZeroElse(last, hn::BitCast(du4, hn::Neg(hn::BitCast(d4, normalQuery)))));
+      float* ballOut = reinterpret_cast<float*>(outs[swapped] + at);
+      float* otherOut = reinterpret_cast<float*>(outs[swapped ^ 1u] + at);
+      hn::Stream(point, d4, ballOut);
+      hn::Stream(normal, d4, ballOut + 4);
+      hn::Stream(tail, d4, ballOut + 8);
+      hn::Stream(otherPoint, d4, otherOut);
+      hn::Stream(negated, d4, otherOut + 4);
+      hn::Stream(tail, d4, otherOut + 8);
+    }
+    hwy::FlushStream();
+    return;
+  }
+#endif
   for (uint64_t at = 0; at < written; ++at, entry += kStashWords) {
     // The ball side: point (w: the depth), normal (w: 0); the other: surface point (w: the depth),
     // the negated normal (w: 0); both then type, index, query, cell.
@@ -1817,20 +1939,29 @@ void WriteFused(const FusedStaging& st, size_t count, uint64_t written, const Ge
 
 // The pair (primitivePairSimdKind) picks FusedRun's instantiation: the closed forms with one ball per
 // query and capsule-plane (box-plane and the manifold pairs keep the usual path).
-bool FusedPairs(const GeometryQueryInput& input, uint32_t pair, uint64_t capacity, FusedStaging& st,
-                uint64_t* total) {
+bool FusedPairs(const GeometryQueryInput& input, uint32_t pair, uint64_t capacity, uint64_t streamBytes,
+                FusedStaging& st, uint64_t* total) {
   using namespace gpu;
   constexpr uint32_t n = kGeomTypeCount;
   switch (pair) {
-    case kGeomSphere * n + kGeomSphere: return FusedRun<kGeomSphere, kGeomSphere>(input, capacity, st, total);
-    case kGeomSphere * n + kGeomCapsule: return FusedRun<kGeomSphere, kGeomCapsule>(input, capacity, st, total);
-    case kGeomSphere * n + kGeomCylinder: return FusedRun<kGeomSphere, kGeomCylinder>(input, capacity, st, total);
-    case kGeomSphere * n + kGeomOrientedBox: return FusedRun<kGeomSphere, kGeomOrientedBox>(input, capacity, st, total);
-    case kGeomSphere * n + kGeomPlane: return FusedRun<kGeomSphere, kGeomPlane>(input, capacity, st, total);
-    case kGeomCapsule * n + kGeomCapsule: return FusedRun<kGeomCapsule, kGeomCapsule>(input, capacity, st, total);
-    case kGeomCapsule * n + kGeomCylinder: return FusedRun<kGeomCapsule, kGeomCylinder>(input, capacity, st, total);
-    case kGeomCapsule * n + kGeomPlane: return FusedRun<kGeomCapsule, kGeomPlane>(input, capacity, st, total);
-    case kGeomCylinder * n + kGeomPlane: return FusedRun<kGeomCylinder, kGeomPlane>(input, capacity, st, total);
+    case kGeomSphere* n + kGeomSphere:
+      return FusedRun<kGeomSphere, kGeomSphere>(input, capacity, streamBytes, st, total);
+    case kGeomSphere* n + kGeomCapsule:
+      return FusedRun<kGeomSphere, kGeomCapsule>(input, capacity, streamBytes, st, total);
+    case kGeomSphere* n + kGeomCylinder:
+      return FusedRun<kGeomSphere, kGeomCylinder>(input, capacity, streamBytes, st, total);
+    case kGeomSphere* n + kGeomOrientedBox:
+      return FusedRun<kGeomSphere, kGeomOrientedBox>(input, capacity, streamBytes, st, total);
+    case kGeomSphere* n + kGeomPlane:
+      return FusedRun<kGeomSphere, kGeomPlane>(input, capacity, streamBytes, st, total);
+    case kGeomCapsule* n + kGeomCapsule:
+      return FusedRun<kGeomCapsule, kGeomCapsule>(input, capacity, streamBytes, st, total);
+    case kGeomCapsule* n + kGeomCylinder:
+      return FusedRun<kGeomCapsule, kGeomCylinder>(input, capacity, streamBytes, st, total);
+    case kGeomCapsule* n + kGeomPlane:
+      return FusedRun<kGeomCapsule, kGeomPlane>(input, capacity, streamBytes, st, total);
+    case kGeomCylinder* n + kGeomPlane:
+      return FusedRun<kGeomCylinder, kGeomPlane>(input, capacity, streamBytes, st, total);
     default: return false;
   }
 }
@@ -1852,9 +1983,16 @@ namespace {
 // Atomic so that a test setting it while other threads query is not a data race (relaxed: a call
 // sees the old or the new threshold, and either gives the same results).
 std::atomic<size_t> gFusedMinQueries{kFusedMinQueries};
+std::atomic<uint64_t> gFusedStreamBytes{kFusedStreamBytes};
 }  // namespace
 size_t fusedMinQueries() { return gFusedMinQueries.load(std::memory_order_relaxed); }
 void setFusedMinQueries(size_t queries) { gFusedMinQueries.store(queries, std::memory_order_relaxed); }
+uint64_t fusedStreamBytes() {
+  return gFusedStreamBytes.load(std::memory_order_relaxed);
+}
+void setFusedStreamBytes(uint64_t bytes) {
+  gFusedStreamBytes.store(bytes, std::memory_order_relaxed);
+}
 
 std::optional<GeometryQueryCounts> fusedPrimitivePairs(const GeometryQueryInput& input,
                                                        const GeometryQueryOutput& output) {
@@ -1891,10 +2029,12 @@ std::optional<GeometryQueryCounts> fusedPrimitivePairs(const GeometryQueryInput&
   }
   const uint64_t capacity = output.elementsA.size();
   uint64_t total = 0;
-  if (!HWY_DYNAMIC_DISPATCH(FusedPairs)(input, pair, capacity, staging, &total)) return std::nullopt;
+  const uint64_t streamBytes = fusedStreamBytes();
+  if (!HWY_DYNAMIC_DISPATCH(FusedPairs)(input, pair, capacity, streamBytes, staging, &total))
+    return std::nullopt;
   // Validated: the ranges, then the contacts.
   const uint64_t written = std::min(total, capacity);
-  HWY_DYNAMIC_DISPATCH(WriteFused)(staging, count, written, output);
+  HWY_DYNAMIC_DISPATCH(WriteFused)(staging, count, written, streamBytes, output);
   GeometryQueryCounts result;
   result.contacts = static_cast<uint32_t>(total);
   result.written = static_cast<uint32_t>(written);
@@ -1954,6 +2094,10 @@ std::optional<GeometryQueryCounts> fusedPrimitivePairs(const GeometryQueryInput&
 }
 size_t fusedMinQueries() { return kFusedMinQueries; }
 void setFusedMinQueries(size_t) {}
+uint64_t fusedStreamBytes() {
+  return kFusedStreamBytes;
+}
+void setFusedStreamBytes(uint64_t) {}
 bool pointSetSimdHandles(const gpu::GeomShape&) { return false; }
 uint32_t primitivePairSimdKind(uint32_t, uint32_t) { return kNoPrimitivePairSimd; }
 size_t firstQueryToCheck(std::span<const GeometryQuery> queries, size_t geometryCount, const uint8_t* types,

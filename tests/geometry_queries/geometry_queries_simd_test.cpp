@@ -558,6 +558,15 @@ struct FusedOnSmallBatches {
   FusedOnSmallBatches& operator=(const FusedOnSmallBatches&) = delete;
 };
 
+// The fused pass writes its stash, contacts and ranges with streaming stores whatever their size while
+// alive (cpu::setFusedStreamBytes).
+struct FusedStreamingStores {
+  FusedStreamingStores() { cpu::setFusedStreamBytes(0); }
+  ~FusedStreamingStores() { cpu::setFusedStreamBytes(cpu::kFusedStreamBytes); }
+  FusedStreamingStores(const FusedStreamingStores&) = delete;
+  FusedStreamingStores& operator=(const FusedStreamingStores&) = delete;
+};
+
 bool simdBuild() { return cpu::primitivePairSimdKind(0, 0) != cpu::kNoPrimitivePairSimd; }
 
 // Whether the fused pass takes the batch (the output at full capacity, left as it writes it).
@@ -581,6 +590,24 @@ TEST(GeometryQueriesSimd, FusedPassEqualsTheScalarLoopOnEveryTarget) {
     EXPECT_EQ(fusedTakes(batch), takes) << p.name;
     expectSimdRunsEqualScalar(batch, std::string("fused ") + p.name, 150, 8 * 1037);
   }
+}
+
+TEST(GeometryQueriesSimd, FusedPassStreamingStoresEqualTheScalarLoop) {
+  // The stores a batch past the caches takes (the stash, then the contacts and ranges streamed),
+  // on small batches: every fused pair, an odd number of queries (the ranges' last one alone), every
+  // capacity of expectSimdRunsEqualScalar.
+  const FusedOnSmallBatches fused;
+  const FusedStreamingStores streaming;
+  std::mt19937 rng(20261128u);
+  size_t taken = 0;
+  for (const PairType& p : kLanePairs) {
+    Batch batch;
+    for (int i = 0; i < 1037; ++i) addPairQuery(batch, p, rng);
+    if (!fusedTakes(batch)) continue;
+    ++taken;
+    expectSimdRunsEqualScalar(batch, std::string("fused, streaming stores, ") + p.name, 150, 8 * 1037);
+  }
+  EXPECT_EQ(taken, simdBuild() ? 9u : 0u);  // the pairs with one ball per query
 }
 
 TEST(GeometryQueriesSimd, FusedPassTakesQueriesInAnyOrderAndUnreadGeometries) {
