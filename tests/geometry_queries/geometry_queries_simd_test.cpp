@@ -613,8 +613,9 @@ TEST(GeometryQueriesSimd, FusedPassStreamingStoresEqualTheScalarLoop) {
 TEST(GeometryQueriesSimd, FusedPassTakesQueriesInAnyOrderAndUnreadGeometries) {
   const FusedOnSmallBatches fused;
   std::mt19937 rng(7u);
-  // 5000 spheres and capsules (beyond the pass' validation step of 2048), queries from the last
-  // geometries to the first, some geometries no query reads (among them the last 300).
+  // 5000 spheres and capsules (beyond the pass's prefetch distance of 2048 and many of its validation
+  // steps of 64), queries from the last geometries to the first, some geometries no query reads
+  // (among them the last 300).
   Batch batch;
   for (int i = 0; i < 5000; ++i) {
     batch.add(randomPrimitive(i % 2 == 0 ? GeometryType::kSphere : GeometryType::kCapsule, rng));
