@@ -1675,6 +1675,10 @@ constexpr size_t kFusedPrefetchAhead = 2048;
 constexpr size_t kFusedValidateStep = 64;
 constexpr size_t kStashWords = 12;
 
+// The stash's entries (48 bytes) are written with aligned 16-byte stores: new[] gives 16-byte alignment.
+static_assert(__STDCPP_DEFAULT_NEW_ALIGNMENT__ >= 16 && kStashWords * sizeof(float) % 16 == 0,
+              "stash entries are 16-byte aligned");
+
 void growStash(FusedStaging& st, size_t entries, size_t keep) {
   if (entries <= st.stashEntries) return;
   const size_t grown = entries > 2 * st.stashEntries ? entries : 2 * st.stashEntries;
