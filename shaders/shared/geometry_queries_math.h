@@ -1656,7 +1656,9 @@ VKC_FN bool geomCylinderBoxCritical(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomC
 // (GJK and EPA answer instead; the closed form takes them within kGeomCylinderParallel). Its CPU
 // SIMD twin: src/cpu/geometry_queries_cylinder_cylinder_simd.cpp (the rim curves across pairs).
 VKC_CONSTANT(uint, kGeomRimSamples, 16u);  // the searched circle's sampled angles (22.5 degrees apart)
-VKC_CONSTANT(uint, kGeomRimGolden, 14u);   // golden-section steps about a sample (bracket 0.0012 rad)
+VKC_CONSTANT(uint, kGeomRimSteps, 6u);     // Brent steps about a sample's local minimum
+VKC_CONSTANT(float, kGeomRimTan, 0.41421356f);  // tan(2 pi / kGeomRimSamples): the neighbouring samples' x
+VKC_CONSTANT(float, kGeomRimTol, 1e-5f);   // the least step of x
 
 // The side of the cylinder s (axis a) against the rim of c (axis b, radius rb, half height hb),
 // seen along a: c is the hull of two ellipses (its rims; semi-axes rb along b x a and rb |a.b|
@@ -1727,31 +1729,64 @@ VKC_FN float geomRimRimAlong(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConvex) 
   return f;
 }
 
-// The least f on the curve between the samples either side of sample w_k (tangent tau_k):
-// golden-section search on x = tan(phi - phi_k), w = (w_k + x tau_k) / sqrt(1 + x^2), kGeomRimGolden
-// steps (every point tried lowers least).
+// The least f on the curve between the samples either side of sample w_k (tangent tau_k), on
+// x = tan(phi - phi_k), w = (w_k + x tau_k) / sqrt(1 + x^2): the samples are x = -T, 0, T (T =
+// tan(2 pi / kGeomRimSamples)) with f there fm, f0, fp, f0 <= fm and f0 < fp (a bracketed minimum).
+// kGeomRimSteps steps of Brent's rule: the vertex of the parabola through the three best points so
+// far (x, w, v) where it lies inside the bracket [lo, hi] and moves less than half the step before
+// last; else a golden-section step into the larger side of x. Each new point shrinks the bracket
+// about the best point (which only falls), so on a kink, where parabolas fit badly, the golden
+// steps still close in; on a smooth minimum the parabolas converge superlinearly (a step of
+// kGeomRimTol at least: no point twice). Every point tried lowers least.
 VKC_FN void geomRimRimRefine(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConvex) t, vec3 base0, vec3 a0, vec3 wk,
-                             vec3 tk, float r0, vec3 a1, VKC_INOUT(float) least, VKC_INOUT(vec3) leastDir) {
-  float lo = -0.41421356f, hi = 0.41421356f;  // tan(2 pi / kGeomRimSamples)
-  float x1 = hi - 0.61803399f * (hi - lo), x2 = lo + 0.61803399f * (hi - lo);
-  float f1 = geomRimRimAlong(s, t, base0, a0, (wk + tk * x1) / sqrt(1.0f + x1 * x1), r0, a1, least, leastDir);
-  float f2 = geomRimRimAlong(s, t, base0, a0, (wk + tk * x2) / sqrt(1.0f + x2 * x2), r0, a1, least, leastDir);
-  for (uint it = 0u; it < kGeomRimGolden; ++it) {
-    bool left = f1 < f2;
-    if (left) {
-      hi = x2;
-      x2 = x1;
-      f2 = f1;
-      x1 = hi - 0.61803399f * (hi - lo);
+                             vec3 tk, float r0, vec3 a1, float fm, float f0, float fp, VKC_INOUT(float) least,
+                             VKC_INOUT(vec3) leastDir) {
+  float lo = -kGeomRimTan, hi = kGeomRimTan;
+  float x = 0.0f, fx = f0;
+  bool leftLower = fm <= fp;
+  float w = leftLower ? lo : hi, fw = leftLower ? fm : fp;
+  float v = leftLower ? hi : lo, fv = leftLower ? fp : fm;
+  float e = hi - lo, d = hi - lo;  // the last two steps (the first parabola may take any step inside)
+  for (uint it = 0u; it < kGeomRimSteps; ++it) {
+    float r = (x - w) * (fx - fv);
+    float q = (x - v) * (fx - fw);
+    float p = (x - v) * q - (x - w) * r;
+    q = 2.0f * (q - r);
+    if (q > 0.0f) p = -p;
+    q = abs(q);
+    float before = e;
+    e = d;
+    if (abs(p) < abs(0.5f * q * before) && p > q * (lo - x) && p < q * (hi - x)) {
+      d = p / q;  // q > 0 here
+      float u = x + d;
+      if (u - lo < 2.0f * kGeomRimTol || hi - u < 2.0f * kGeomRimTol) d = x < 0.5f * (lo + hi) ? kGeomRimTol : -kGeomRimTol;
     } else {
-      lo = x1;
-      x1 = x2;
-      f1 = f2;
-      x2 = lo + 0.61803399f * (hi - lo);
+      e = x < 0.5f * (lo + hi) ? hi - x : lo - x;
+      d = 0.38196601f * e;
     }
-    float x = left ? x1 : x2;
-    float f = geomRimRimAlong(s, t, base0, a0, (wk + tk * x) / sqrt(1.0f + x * x), r0, a1, least, leastDir);
-    if (left) f1 = f; else f2 = f;
+    if (abs(d) < kGeomRimTol) d = d < 0.0f ? -kGeomRimTol : kGeomRimTol;
+    float u = x + d;
+    float fu = geomRimRimAlong(s, t, base0, a0, (wk + tk * u) / sqrt(1.0f + u * u), r0, a1, least, leastDir);
+    if (fu <= fx) {
+      if (u < x) hi = x; else lo = x;
+      v = w;
+      fv = fw;
+      w = x;
+      fw = fx;
+      x = u;
+      fx = fu;
+    } else {
+      if (u < x) lo = u; else hi = u;
+      if (fu <= fw || w == x) {
+        v = w;
+        fv = fw;
+        w = u;
+        fw = fu;
+      } else if (fu <= fv || v == x || v == w) {
+        v = u;
+        fv = fu;
+      }
+    }
   }
 }
 
@@ -1781,6 +1816,7 @@ VKC_FN bool geomCylinderCylinderCritical(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(
     // between its neighbours; the two lowest are kept.
     float first = 0.0f, second = 0.0f, prev = 0.0f, cur = 0.0f;
     float low1 = 3.0e38f, low2 = 3.0e38f;
+    vec2 side1 = vec2(0.0f), side2 = vec2(0.0f);  // f at the two minima's neighbouring samples
     uint k1 = kGeomRimSamples, k2 = kGeomRimSamples;
     for (uint k = 0u; k <= kGeomRimSamples + 1u; ++k) {
       float next = k == kGeomRimSamples ? first : second;
@@ -1794,11 +1830,14 @@ VKC_FN bool geomCylinderCylinderCritical(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(
         uint km = (k - 1u) % kGeomRimSamples;
         if (cur < low1) {
           low2 = low1;
+          side2 = side1;
           k2 = k1;
           low1 = cur;
+          side1 = vec2(prev, next);
           k1 = km;
         } else if (cur < low2) {
           low2 = cur;
+          side2 = vec2(prev, next);
           k2 = km;
         }
       }
@@ -1810,7 +1849,9 @@ VKC_FN bool geomCylinderCylinderCritical(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(
       uint k = j == 0u ? k1 : k2;
       if (k >= kGeomRimSamples) continue;
       vec2 cs = geomRimSample(k);
-      geomRimRimRefine(s, t, base0, a0, e1 * cs.x + e2 * cs.y, e2 * cs.x - e1 * cs.y, rh0.x, a1, least, leastDir);
+      vec2 side = j == 0u ? side1 : side2;
+      geomRimRimRefine(s, t, base0, a0, e1 * cs.x + e2 * cs.y, e2 * cs.x - e1 * cs.y, rh0.x, a1, side.x,
+                       j == 0u ? low1 : low2, side.y, least, leastDir);
     }
     if (least <= 0.0f) return true;
   }

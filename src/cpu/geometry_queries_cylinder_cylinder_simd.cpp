@@ -12,10 +12,11 @@
 // as its own loop ends (as cylinder-box's; a flat ellipse by its major axis), tried in the scalar
 // order; then the rim + rim search: per rim of the smaller circle, f at
 // its 16 sampled angles (geomRimRimAlong), the two lowest local minima (per lane), then each one's
-// golden-section refinement (kGeomRimGolden steps, the bracket's choice per lane): fixed counts, so
-// every lane runs the same steps; lanes already apart (least <= 0) run on (their least only falls:
-// the verdict is the scalar code's, which stopped). Two lane batches in flight: each evaluation is a
-// chain of square roots and divisions, which the other batch's overlaps. Last, the chunk's queries in
+// refinement by Brent's rule (kGeomRimSteps steps, the parabola or golden-section step chosen per
+// lane): fixed counts, so every lane runs the same steps; lanes already apart (least <= 0) run on
+// (their least only falls: the verdict is the scalar code's, which stopped). Two lane batches in
+// flight, and their two minima's refinements as four chains (each step waits for the f before it),
+// each with its own least, merged in the scalar code's order. Last, the chunk's queries in
 // order. Every operation is the scalar code's, in its order (GLM's dot, cross, abs; no fused
 // multiply-adds), so the contacts are the scalar twin's bit for bit
 // (tests/geometry_queries/geometry_queries_simd_test.cpp: CylinderCylinderLanesEqualTheScalarLoop...).
@@ -173,6 +174,7 @@ struct RimTable {
 struct RimSearch {
   V3 base0;
   VF first, second, prev, cur, low1, low2, k1, k2;
+  VF m1, p1, m2, p2;  // f at the two minima's neighbouring samples (k - 1, k + 1)
 };
 
 // Sample k's step of geomCylinderCylinderCritical's loop over the samples (k <= kGeomRimSamples + 1):
@@ -196,29 +198,36 @@ HWY_INLINE void sampleStep(const CcLanes& x, const RimTable& table, uint32_t k, 
     const MF m2 = hn::AndNot(m1, hn::And(minimum, hn::Lt(r.cur, r.low2)));
     r.low2 = hn::IfThenElse(m1, r.low1, hn::IfThenElse(m2, r.cur, r.low2));
     r.k2 = hn::IfThenElse(m1, r.k1, hn::IfThenElse(m2, km, r.k2));
+    r.m2 = hn::IfThenElse(m1, r.m1, hn::IfThenElse(m2, r.prev, r.m2));
+    r.p2 = hn::IfThenElse(m1, r.p1, hn::IfThenElse(m2, next, r.p2));
     r.low1 = hn::IfThenElse(m1, r.cur, r.low1);
     r.k1 = hn::IfThenElse(m1, km, r.k1);
+    r.m1 = hn::IfThenElse(m1, r.prev, r.m1);
+    r.p1 = hn::IfThenElse(m1, next, r.p1);
   }
   r.prev = r.cur;
   r.cur = next;
 }
 
-// geomRimRimRefine's state of a lane batch: the sample's direction wk and tangent tk, the bracket,
-// the two inner points and their f; the lanes whose sample exists (use).
+// geomRimRimRefine's state of a lane batch: the sample's direction wk and tangent tk, the bracket
+// [lo, hi], the best three points x, w, v and their f, the last two steps d, e; the lanes whose
+// sample exists (use); their own least and its direction (merged in the scalar code's order).
 struct Refine {
   V3 wk, tk;
-  VF lo, hi, x1, x2, f1, f2;
+  VF lo, hi, x, fx, w, fw, v, fv, e, d;
   MF use;
+  VF least;
+  V3 leastDir;
 };
 
 HWY_INLINE V3 curvePoint(const Refine& g, VF at) {
   return div(add(g.wk, mul(g.tk, at)), hn::Sqrt(hn::Add(hn::Set(DF(), 1.0f), hn::Mul(at, at))));
 }
 
-// The refinement's start about sample k (per lane; kGeomRimSamples: none): the sample's direction and
-// tangent, the bracket tan(+-2 pi / kGeomRimSamples), f at its two golden-section points.
-HWY_INLINE void refineStart(const CcLanes& x, const RimTable& table, const RimSearch& r, VF k, Refine& g, VF& least,
-                            V3& leastDir) {
+// The refinement's start about sample k (per lane; kGeomRimSamples: none) whose neighbours' f are
+// fm and fp (f0 its own): the sample's direction and tangent, the bracket [-kGeomRimTan, kGeomRimTan],
+// x = 0, w the lower neighbour, v the other.
+HWY_INLINE void refineStart(const RimTable& table, const CcLanes& x, VF k, VF fm, VF f0, VF fp, Refine& g) {
   const DF df;
   const DI di;
   const VF last = hn::Set(df, static_cast<float>(gpu::kGeomRimSamples - 1u));
@@ -228,34 +237,74 @@ HWY_INLINE void refineStart(const CcLanes& x, const RimTable& table, const RimSe
   const VF s = hn::GatherIndex(df, table.s, index);
   g.wk = add(mul(x.e1, c), mul(x.e2, s));
   g.tk = sub(mul(x.e2, c), mul(x.e1, s));
-  const VF golden = hn::Set(df, 0.61803399f);
-  g.lo = hn::Set(df, -0.41421356f);
-  g.hi = hn::Set(df, 0.41421356f);
-  g.x1 = hn::Sub(g.hi, hn::Mul(golden, hn::Sub(g.hi, g.lo)));
-  g.x2 = hn::Add(g.lo, hn::Mul(golden, hn::Sub(g.hi, g.lo)));
-  g.f1 = rimRimLanes(x, r.base0, curvePoint(g, g.x1), g.use, least, leastDir);
-  g.f2 = rimRimLanes(x, r.base0, curvePoint(g, g.x2), g.use, least, leastDir);
+  g.lo = hn::Set(df, -gpu::kGeomRimTan);
+  g.hi = hn::Set(df, gpu::kGeomRimTan);
+  g.x = hn::Zero(df);
+  g.fx = f0;
+  const MF leftLower = hn::Le(fm, fp);
+  g.w = hn::IfThenElse(leftLower, g.lo, g.hi);
+  g.fw = hn::IfThenElse(leftLower, fm, fp);
+  g.v = hn::IfThenElse(leftLower, g.hi, g.lo);
+  g.fv = hn::IfThenElse(leftLower, fp, fm);
+  g.e = g.d = hn::Sub(g.hi, g.lo);
+  g.least = hn::Set(df, 3.0e38f);
+  const VF zero = hn::Zero(df);
+  g.leastDir = V3{zero, zero, zero};
 }
 
-// One golden-section step (the side of the lesser f per lane), f at its new point.
-HWY_INLINE void refineStep(const CcLanes& x, const RimSearch& r, Refine& g, VF& least, V3& leastDir) {
+// One step of geomRimRimRefine's Brent rule per lane (the parabola's vertex or a golden-section
+// step), f at its new point lowering the refinement's own least.
+HWY_INLINE void refineStep(const CcLanes& x, const RimSearch& r, Refine& g) {
   const DF df;
-  const VF golden = hn::Set(df, 0.61803399f);
-  const MF left = hn::Lt(g.f1, g.f2);
-  const VF hi = hn::IfThenElse(left, g.x2, g.hi);
-  const VF lo = hn::IfThenElse(left, g.lo, g.x1);
-  const VF x1 = hn::IfThenElse(left, hn::Sub(hi, hn::Mul(golden, hn::Sub(hi, lo))), g.x2);
-  const VF x2 = hn::IfThenElse(left, g.x1, hn::Add(lo, hn::Mul(golden, hn::Sub(hi, lo))));
-  const VF f1 = hn::IfThenElse(left, g.f1, g.f2);
-  const VF f2 = hn::IfThenElse(left, g.f1, g.f2);
-  const VF at = hn::IfThenElse(left, x1, x2);
-  const VF f = rimRimLanes(x, r.base0, curvePoint(g, at), g.use, least, leastDir);
-  g.lo = lo;
-  g.hi = hi;
-  g.x1 = x1;
-  g.x2 = x2;
-  g.f1 = hn::IfThenElse(left, f, f1);
-  g.f2 = hn::IfThenElse(left, f2, f);
+  const VF zero = hn::Zero(df);
+  const VF tol = hn::Set(df, gpu::kGeomRimTol);
+  const VF tol2 = hn::Set(df, 2.0f * gpu::kGeomRimTol);
+  const VF rr = hn::Mul(hn::Sub(g.x, g.w), hn::Sub(g.fx, g.fv));
+  VF q = hn::Mul(hn::Sub(g.x, g.v), hn::Sub(g.fx, g.fw));
+  VF p = hn::Sub(hn::Mul(hn::Sub(g.x, g.v), q), hn::Mul(hn::Sub(g.x, g.w), rr));
+  q = hn::Mul(hn::Set(df, 2.0f), hn::Sub(q, rr));
+  p = hn::IfThenElse(hn::Gt(q, zero), hn::Neg(p), p);
+  q = glmAbs(q);
+  const VF before = g.e;
+  const VF mid = hn::Mul(hn::Set(df, 0.5f), hn::Add(g.lo, g.hi));
+  const MF leftOfMid = hn::Lt(g.x, mid);
+  const MF para = hn::And(hn::Lt(glmAbs(p), glmAbs(hn::Mul(hn::Mul(hn::Set(df, 0.5f), q), before))),
+                          hn::And(hn::Gt(p, hn::Mul(q, hn::Sub(g.lo, g.x))), hn::Lt(p, hn::Mul(q, hn::Sub(g.hi, g.x)))));
+  const VF dPara = hn::Div(p, q);
+  const VF uPara = hn::Add(g.x, dPara);
+  const MF nearEnd = hn::Or(hn::Lt(hn::Sub(uPara, g.lo), tol2), hn::Lt(hn::Sub(g.hi, uPara), tol2));
+  const VF towardMid = hn::IfThenElse(leftOfMid, tol, hn::Neg(tol));
+  const VF eGolden = hn::IfThenElse(leftOfMid, hn::Sub(g.hi, g.x), hn::Sub(g.lo, g.x));
+  g.e = hn::IfThenElse(para, g.d, eGolden);
+  VF d = hn::IfThenElse(para, hn::IfThenElse(nearEnd, towardMid, dPara), hn::Mul(hn::Set(df, 0.38196601f), eGolden));
+  d = hn::IfThenElse(hn::Lt(glmAbs(d), tol), hn::IfThenElse(hn::Lt(d, zero), hn::Neg(tol), tol), d);
+  g.d = d;
+  const VF u = hn::Add(g.x, d);
+  const VF fu = rimRimLanes(x, r.base0, curvePoint(g, u), g.use, g.least, g.leastDir);
+  const MF better = hn::Le(fu, g.fx);
+  const MF uLeft = hn::Lt(u, g.x);
+  // fu <= fx: the bracket's side beyond x moves to x, u becomes the best; else the side at u moves to u.
+  const VF loB = hn::IfThenElse(uLeft, g.lo, g.x), hiB = hn::IfThenElse(uLeft, g.x, g.hi);
+  const VF loW = hn::IfThenElse(uLeft, u, g.lo), hiW = hn::IfThenElse(uLeft, g.hi, u);
+  const MF wMove = hn::AndNot(better, hn::Or(hn::Le(fu, g.fw), hn::Eq(g.w, g.x)));
+  const MF vMove = hn::AndNot(hn::Or(better, wMove),
+                              hn::Or(hn::Le(fu, g.fv), hn::Or(hn::Eq(g.v, g.x), hn::Eq(g.v, g.w))));
+  const MF shift = hn::Or(better, wMove);  // v takes w's place
+  g.lo = hn::IfThenElse(better, loB, loW);
+  g.hi = hn::IfThenElse(better, hiB, hiW);
+  g.v = hn::IfThenElse(shift, g.w, hn::IfThenElse(vMove, u, g.v));
+  g.fv = hn::IfThenElse(shift, g.fw, hn::IfThenElse(vMove, fu, g.fv));
+  g.w = hn::IfThenElse(better, g.x, hn::IfThenElse(wMove, u, g.w));
+  g.fw = hn::IfThenElse(better, g.fx, hn::IfThenElse(wMove, fu, g.fw));
+  g.x = hn::IfThenElse(better, u, g.x);
+  g.fx = hn::IfThenElse(better, fu, g.fx);
+}
+
+// least and leastDir lowered by a refinement's own (strictly: the scalar code's order).
+HWY_INLINE void mergeLeast(const Refine& g, VF& least, V3& leastDir) {
+  const MF lower = hn::Lt(g.least, least);
+  least = hn::IfThenElse(lower, g.least, least);
+  leastDir = select(lower, g.leastDir, leastDir);
 }
 
 // The searched circle's rim `rim` (0: +h0, 1: -h0) of a lane batch.
@@ -268,6 +317,7 @@ HWY_INLINE RimSearch rimStart(const CcLanes& x, uint32_t rim) {
   r.first = r.second = r.prev = r.cur = zero;
   r.low1 = r.low2 = hn::Set(df, 3.0e38f);
   r.k1 = r.k2 = none;
+  r.m1 = r.p1 = r.m2 = r.p2 = zero;
   return r;
 }
 
@@ -280,15 +330,18 @@ HWY_INLINE void rimRimBatches(const CcLanes (&x)[2], const RimTable& table, VF (
       sampleStep(x[0], table, k, r[0], least[0], leastDir[0]);
       sampleStep(x[1], table, k, r[1], least[1], leastDir[1]);
     }
+    // The two minima of both batches: four independent chains (each with its own least, merged
+    // in the scalar order: the first minimum's, then the second's).
+    Refine g[4];
     for (uint32_t j = 0; j < 2u; ++j) {
-      Refine g[2];
-      refineStart(x[0], table, r[0], j == 0u ? r[0].k1 : r[0].k2, g[0], least[0], leastDir[0]);
-      refineStart(x[1], table, r[1], j == 0u ? r[1].k1 : r[1].k2, g[1], least[1], leastDir[1]);
-      for (uint32_t it = 0; it < gpu::kGeomRimGolden; ++it) {
-        refineStep(x[0], r[0], g[0], least[0], leastDir[0]);
-        refineStep(x[1], r[1], g[1], least[1], leastDir[1]);
-      }
+      const RimSearch& rs = r[j];
+      refineStart(table, x[j], rs.k1, rs.m1, rs.low1, rs.p1, g[2 * j]);
+      refineStart(table, x[j], rs.k2, rs.m2, rs.low2, rs.p2, g[2 * j + 1]);
     }
+    for (uint32_t it = 0; it < gpu::kGeomRimSteps; ++it) {
+      for (uint32_t c = 0; c < 4u; ++c) refineStep(x[c / 2u], r[c / 2u], g[c]);
+    }
+    for (uint32_t c = 0; c < 4u; ++c) mergeLeast(g[c], least[c / 2u], leastDir[c / 2u]);
   }
 }
 
