@@ -1710,21 +1710,22 @@ VKC_FN vec2 geomRimSample(uint k) {
 // f along the rim + rim curve n(phi) of the searched circle's radial direction w: q is d less that
 // circle's point (its rim's centre base0's offset, plus r0 w); the other circle's point nearest or
 // farthest from q lies along q's part across a1 (the same for both of its rims), so the piece's
-// normal there is across both circles' tangents, a0 x w and a1 x (q across a1). Lowers least;
-// returns f (3e38 where the tangents are parallel or q lies on a1).
+// normal there is across both circles' tangents, a0 x w and a1 x q. f is positively homogeneous, so
+// it is taken at n unnormalised and scaled once: f(n / |n|) = (g_s(n) + g_t(n) - |d.n|) / |n| (one
+// division, not one per component). Lowers least; returns f (3e38 where the tangents are parallel
+// or q lies on a1).
 VKC_FN float geomRimRimAlong(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConvex) t, vec3 base0, vec3 a0, vec3 w,
                              float r0, vec3 a1, VKC_INOUT(float) least, VKC_INOUT(vec3) leastDir) {
   vec3 q = base0 - w * r0;
-  vec3 qp = geomAcross(a1, q, dot(q, a1));
-  vec3 n = cross(cross(a0, w), cross(a1, qp));
+  vec3 n = cross(cross(a0, w), cross(a1, q));
   float nn = dot(n, n);
   if (!(nn > 1e-12f)) return 3.0e38f;
-  n = n / sqrt(nn);
-  if (dot(t.centre - s.centre, n) < 0.0f) n = -n;
-  float f = geomOverlapAlong(s, t, n);
+  float inv = 1.0f / sqrt(nn);
+  float dn = dot(t.centre - s.centre, n);
+  float f = (geomCentredSupport(s, n) + geomCentredSupport(t, n) - abs(dn)) * inv;
   if (f < least) {
     least = f;
-    leastDir = n;
+    leastDir = n * (dn < 0.0f ? -inv : inv);
   }
   return f;
 }

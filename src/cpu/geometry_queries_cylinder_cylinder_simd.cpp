@@ -57,22 +57,22 @@ struct CcLanes {
 };
 
 // geomRimRimAlong where `use`: the normal across both circles' tangents at the searched circle's
-// radial direction w, its overlap lowering least and leastDir; returns f (3e38 where the tangents
-// are parallel or q lies on a1).
+// radial direction w, unnormalised, f there scaled once by 1 / |n|, lowering least and leastDir;
+// returns f (3e38 where the tangents are parallel or q lies on a1).
 HWY_INLINE VF rimRimLanes(const CcLanes& x, const V3& base0, const V3& w, MF use, VF& least, V3& leastDir) {
   const DF df;
   const V3 q = sub(base0, mul(w, x.r0));
-  const V3 qp = acrossLanes(x.a1, q, dot(q, x.a1));
-  V3 n = cross(cross(x.a0, w), cross(x.a1, qp));
+  const V3 n = cross(cross(x.a0, w), cross(x.a1, q));
   const VF nn = dot(n, n);
   const MF ok = hn::Gt(nn, hn::Set(df, 1e-12f));
-  n = div(n, hn::Sqrt(nn));
-  n = select(hn::Lt(dot(x.d, n), hn::Zero(df)), neg3(n), n);
-  const VF f = hn::Sub(hn::Add(cylinderSupportLanes(x.sa, x.sr, x.sh, n), cylinderSupportLanes(x.ta, x.tr, x.th, n)),
-                       dot(x.d, n));
+  const VF inv = hn::Div(hn::Set(df, 1.0f), hn::Sqrt(nn));
+  const VF dn = dot(x.d, n);
+  const VF f = hn::Mul(
+      hn::Sub(hn::Add(cylinderSupportLanes(x.sa, x.sr, x.sh, n), cylinderSupportLanes(x.ta, x.tr, x.th, n)), glmAbs(dn)),
+      inv);
   const MF lower = hn::And(hn::And(use, ok), hn::Lt(f, least));
   least = hn::IfThenElse(lower, f, least);
-  leastDir = select(lower, n, leastDir);
+  leastDir = select(lower, mul(n, hn::IfThenElse(hn::Lt(dn, hn::Zero(df)), hn::Neg(inv), inv)), leastDir);
   return hn::IfThenElse(ok, f, hn::Set(df, 3.0e38f));
 }
 
