@@ -1656,7 +1656,7 @@ VKC_FN bool geomCylinderBoxCritical(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomC
 // (GJK and EPA answer instead; the closed form takes them within kGeomCylinderParallel). Its CPU
 // SIMD twin: src/cpu/geometry_queries_cylinder_cylinder_simd.cpp (the rim curves across pairs).
 VKC_CONSTANT(uint, kGeomRimSamples, 16u);  // the searched circle's sampled angles (22.5 degrees apart)
-VKC_CONSTANT(uint, kGeomRimSteps, 6u);     // Brent steps about a sample's local minimum
+VKC_CONSTANT(uint, kGeomRimSteps, 7u);     // Brent steps about a sample's local minimum
 VKC_CONSTANT(float, kGeomRimTan, 0.41421356f);  // tan(2 pi / kGeomRimSamples): the neighbouring samples' x
 VKC_CONSTANT(float, kGeomRimTol, 1e-5f);   // the least step of x
 

@@ -346,17 +346,31 @@ HWY_INLINE void rimRimBatches(const CcLanes (&x)[2], const RimTable& table, VF (
 }
 
 // Per chunk: each query's kind (0: apart, 1: a contact of depth `least` along `dir`, 2: the scalar
-// code, 3: open) and whether it is swapped (geomSwapped); the open queries (chunk-local index) and
-// their pairs' data in lanes' order.
+// code, 3: open), whether it is swapped (geomSwapped), its pair in geomMakeConvex's frames (padded by
+// a lane batch) and s's support point along dir; the open queries (chunk-local index) and their
+// pairs' data in lanes' order.
 struct CcWork {
-  HWY_ALIGN float least[kCcChunk];
-  HWY_ALIGN float dir[3][kCcChunk];
+  static constexpr size_t kQuery = kCcChunk + kLaneMax;
+  HWY_ALIGN float least[kQuery];
+  HWY_ALIGN float dir[3][kQuery];
+  HWY_ALIGN uint32_t lanesKind[kQuery];
   uint8_t kind[kCcChunk];
   bool swapped[kCcChunk];
+  // Per query: s's and t's centre, axis (as given, then unit), radius and half height; d; s's
+  // support point along dir.
+  HWY_ALIGN float qsc[3][kQuery];
+  HWY_ALIGN float qsa[3][kQuery];
+  HWY_ALIGN float qsr[kQuery];
+  HWY_ALIGN float qsh[kQuery];
+  HWY_ALIGN float qtc[3][kQuery];
+  HWY_ALIGN float qta[3][kQuery];
+  HWY_ALIGN float qtr[kQuery];
+  HWY_ALIGN float qth[kQuery];
+  HWY_ALIGN float qd[3][kQuery];
+  HWY_ALIGN float ps[3][kQuery];
   // The open queries, padded to two lane batches past the last.
   static constexpr size_t kOpen = kCcChunk + 2 * kLaneMax;
   HWY_ALIGN uint32_t open[kOpen];
-  HWY_ALIGN uint32_t gkind[kOpen];
   HWY_ALIGN float d[3][kOpen];
   HWY_ALIGN float sa[3][kOpen];
   HWY_ALIGN float sr[kOpen];
@@ -369,12 +383,14 @@ struct CcWork {
   EllipseTasks<4> ellipse;
 };
 
-HWY_INLINE V3 load3(const float (&v)[3][CcWork::kOpen], size_t i) {
+template <size_t N>
+HWY_INLINE V3 load3(const float (&v)[3][N], size_t i) {
   const DF df;
   return V3{hn::Load(df, v[0] + i), hn::Load(df, v[1] + i), hn::Load(df, v[2] + i)};
 }
 
-HWY_INLINE void store3(const V3& v, float (&out)[3][CcWork::kOpen], size_t i) {
+template <size_t N>
+HWY_INLINE void store3(const V3& v, float (&out)[3][N], size_t i) {
   const DF df;
   hn::Store(v.x, df, out[0] + i);
   hn::Store(v.y, df, out[1] + i);
@@ -402,10 +418,23 @@ HWY_INLINE CcLanes loadLanes(const CcWork& w, size_t i) {
   return x;
 }
 
-HWY_INLINE void putVec(float (&out)[3][CcWork::kOpen], size_t i, gpu::vec3 v) {
+HWY_INLINE void putVec(float (&out)[3][CcWork::kQuery], size_t i, const Float4& v) {
   out[0][i] = v.x;
   out[1][i] = v.y;
   out[2][i] = v.z;
+}
+
+// geomSupportPoint of the cylinder (centre c, unit axis a, radius r, half height h) along unit u.
+HWY_INLINE V3 supportPointLanes(const V3& c, const V3& a, VF r, VF h, const V3& u) {
+  const DF df;
+  const VF eps = hn::Set(df, gpu::kGeomParallelEps);
+  const VF au = dot(a, u);
+  const V3 w = acrossLanes(a, u, au);
+  const VF lw = hn::Sqrt(dot(w, w));
+  const V3 radial = selectOrZero(hn::Gt(lw, eps), mul(div(w, lw), r));
+  const VF sign = hn::IfThenElseZero(hn::Gt(glmAbs(au), eps),
+                                     hn::IfThenElse(hn::Gt(au, hn::Zero(df)), hn::Set(df, 1.0f), hn::Set(df, -1.0f)));
+  return add(add(c, mul(a, hn::Mul(h, sign))), radial);
 }
 
 // geomConvexSearchContact between the candidates (least, leastDir) and geomCylinderCylinderCritical's
@@ -460,6 +489,7 @@ HWY_INLINE gpu::GeomShape shapeOf(const Geometry& g) {
 uint64_t CylinderCylinderRun(const GeometryQueryInput& input, size_t begin, size_t end, ContactElement* outA,
                              ContactElement* outB, ContactRange* ranges, uint64_t total, uint64_t capacity) {
   const DF df;
+  const DU du;
   const size_t lanes = hn::Lanes(df);
   static thread_local CcWork w;
   static const RimTable table;
@@ -467,68 +497,67 @@ uint64_t CylinderCylinderRun(const GeometryQueryInput& input, size_t begin, size
   for (size_t chunk = begin; chunk < end; chunk += kCcChunk) {
     const size_t count = end - chunk < kCcChunk ? end - chunk : kCcChunk;
     const GeometryQuery* queries = input.queries.data() + chunk;
-    // Per query: the canonical order, the parallel axes (the scalar code); the others gathered.
-    size_t gathered = 0;
+    // Per query: the canonical order; the pair as given.
     for (size_t i = 0; i < count; ++i) {
-      const gpu::GeomShape a = shapeOf(geometries[queries[i].a]);
-      const gpu::GeomShape b = shapeOf(geometries[queries[i].b]);
-      const bool swapped = gpu::geomSwapped(a, b);
+      const Geometry& a = geometries[queries[i].a];
+      const Geometry& b = geometries[queries[i].b];
+      const bool swapped = gpu::geomSwapped(shapeOf(a), shapeOf(b));
       w.swapped[i] = swapped;
-      const gpu::GeomConvex cs = gpu::geomMakeConvex(swapped ? b : a);
-      const gpu::GeomConvex ct = gpu::geomMakeConvex(swapped ? a : b);
-      w.kind[i] = 2u;
-      if (gpu::geomCylindersParallel(cs, ct)) continue;
-      w.open[gathered] = static_cast<uint32_t>(i);
-      putVec(w.d, gathered, ct.centre - cs.centre);
-      putVec(w.sa, gathered, cs.axis0);
-      putVec(w.ta, gathered, ct.axis0);
-      w.sr[gathered] = cs.size.x;
-      w.sh[gathered] = cs.size.y;
-      w.tr[gathered] = ct.size.x;
-      w.th[gathered] = ct.size.y;
-      ++gathered;
+      const Geometry& gs = swapped ? b : a;
+      const Geometry& gt = swapped ? a : b;
+      putVec(w.qsc, i, gs.p0);
+      putVec(w.qsa, i, gs.p1);
+      w.qsr[i] = gs.p0.w;
+      w.qsh[i] = gs.p1.w;
+      putVec(w.qtc, i, gt.p0);
+      putVec(w.qta, i, gt.p1);
+      w.qtr[i] = gt.p0.w;
+      w.qth[i] = gt.p1.w;
     }
-    // The candidates and the inscribed boxes' bound in lanes.
-    for (size_t k = 0; k < gathered; k += lanes) {
+    // In lanes: geomMakeConvex's unit axes (geomUnit), the parallel axes (kind 2: the scalar code's
+    // closed form), the candidates and the inscribed boxes' bound. (Lanes past the chunk's last
+    // query compute on stale values; nothing reads them.)
+    for (size_t k = 0; k < count; k += lanes) {
       CcLanes x;
-      x.d = load3(w.d, k);
-      x.sa = load3(w.sa, k);
-      x.ta = load3(w.ta, k);
-      x.sr = hn::Load(df, w.sr + k);
-      x.sh = hn::Load(df, w.sh + k);
-      x.tr = hn::Load(df, w.tr + k);
-      x.th = hn::Load(df, w.th + k);
+      const V3 sp = load3(w.qsa, k);
+      const V3 tp = load3(w.qta, k);
+      x.sa = div(sp, hn::Sqrt(dot(sp, sp)));
+      x.ta = div(tp, hn::Sqrt(dot(tp, tp)));
+      x.d = sub(load3(w.qtc, k), load3(w.qsc, k));
+      x.sr = hn::Load(df, w.qsr + k);
+      x.sh = hn::Load(df, w.qsh + k);
+      x.tr = hn::Load(df, w.qtr + k);
+      x.th = hn::Load(df, w.qth + k);
+      store3(x.sa, w.qsa, k);
+      store3(x.ta, w.qta, k);
+      store3(x.d, w.qd, k);
       VF least;
       V3 leastDir;
       candidatesLanes(x, least, leastDir);
-      hn::Store(afterCandidatesLanes(x, least, leastDir), DU(), w.gkind + k);
-      hn::Store(least, df, w.oLeast + k);
-      store3(leastDir, w.oDir, k);
+      const V3 c = cross(x.sa, x.ta);
+      const MF parallel = hn::Le(dot(c, c), hn::Set(df, gpu::kGeomCylinderParallel * gpu::kGeomCylinderParallel));
+      hn::Store(hn::IfThenElse(hn::RebindMask(du, parallel), hn::Set(du, 2u), afterCandidatesLanes(x, least, leastDir)),
+                du, w.lanesKind + k);
+      hn::Store(least, df, w.least + k);
+      store3(leastDir, w.dir, k);
     }
     // The queries' kinds; the open ones compacted.
     size_t open = 0;
-    for (size_t k = 0; k < gathered; ++k) {
-      const uint32_t i = w.open[k];
-      const float least = w.oLeast[k];
-      const gpu::vec3 dir(w.oDir[0][k], w.oDir[1][k], w.oDir[2][k]);
-      w.least[i] = least;
-      w.dir[0][i] = dir.x;
-      w.dir[1][i] = dir.y;
-      w.dir[2][i] = dir.z;
-      w.kind[i] = static_cast<uint8_t>(w.gkind[k]);
+    for (size_t i = 0; i < count; ++i) {
+      w.kind[i] = static_cast<uint8_t>(w.lanesKind[i]);
       if (w.kind[i] != 3u) continue;
-      w.open[open] = i;
+      w.open[open] = static_cast<uint32_t>(i);
       for (int c = 0; c < 3; ++c) {
-        w.d[c][open] = w.d[c][k];
-        w.sa[c][open] = w.sa[c][k];
-        w.ta[c][open] = w.ta[c][k];
-        w.oDir[c][open] = w.oDir[c][k];
+        w.d[c][open] = w.qd[c][i];
+        w.sa[c][open] = w.qsa[c][i];
+        w.ta[c][open] = w.qta[c][i];
+        w.oDir[c][open] = w.dir[c][i];
       }
-      w.sr[open] = w.sr[k];
-      w.sh[open] = w.sh[k];
-      w.tr[open] = w.tr[k];
-      w.th[open] = w.th[k];
-      w.oLeast[open] = w.oLeast[k];
+      w.sr[open] = w.qsr[i];
+      w.sh[open] = w.qsh[i];
+      w.tr[open] = w.qtr[i];
+      w.th[open] = w.qth[i];
+      w.oLeast[open] = w.least[i];
       ++open;
     }
     // Padding lanes: a copy of the first open pair (their results are not read).
@@ -565,16 +594,19 @@ uint64_t CylinderCylinderRun(const GeometryQueryInput& input, size_t begin, size
       w.least[i] = w.oLeast[k];
       for (int c = 0; c < 3; ++c) w.dir[c][i] = w.oDir[c][k];
     }
+    // s's support point along dir in lanes (read for the contacts: kind 1).
+    for (size_t k = 0; k < count; k += lanes) {
+      store3(supportPointLanes(load3(w.qsc, k), load3(w.qsa, k), hn::Load(df, w.qsr + k), hn::Load(df, w.qsh + k),
+                               load3(w.dir, k)),
+             w.ps, k);
+    }
     // The chunk's queries in order.
     for (size_t i = 0; i < count; ++i) {
       const uint32_t query = static_cast<uint32_t>(chunk + i);
       const uint64_t first = total;
       const GeometryQuery& q = queries[i];
-      gpu::vec3 pS(0.0f);
+      const gpu::vec3 pS(w.ps[0][i], w.ps[1][i], w.ps[2][i]);
       const gpu::vec3 u(w.dir[0][i], w.dir[1][i], w.dir[2][i]);
-      if (w.kind[i] == 1u) {
-        pS = gpu::geomSupportPoint(gpu::geomMakeConvex(shapeOf(geometries[w.swapped[i] ? q.b : q.a])), u);
-      }
       total = writeQueryContacts(w.kind[i], pS, w.least[i], u, w.swapped[i], geometries[q.a], geometries[q.b], query,
                                  outA, outB, total, capacity);
       ranges[query] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
