@@ -1707,6 +1707,14 @@ VKC_FN vec2 geomRimSample(uint k) {
   return cs;
 }
 
+// A cylinder's support function (unit axis a, radius r, half height h) at n of any length: r |a x n|
+// + h |a.n| (the cross product, not geomAcross's two projections: as accurate where n is near the
+// axis, each component's rounding is within float epsilon of |n|, in fewer operations).
+VKC_FN float geomCylinderSupportAt(vec3 a, float r, float h, vec3 n) {
+  vec3 c = cross(a, n);
+  return r * sqrt(dot(c, c)) + h * abs(dot(a, n));
+}
+
 // f along the rim + rim curve n(phi) of the searched circle's radial direction w: q is d less that
 // circle's point (its rim's centre base0's offset, plus r0 w); the other circle's point nearest or
 // farthest from q lies along q's part across a1 (the same for both of its rims), so the piece's
@@ -1722,7 +1730,9 @@ VKC_FN float geomRimRimAlong(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConvex) 
   if (!(nn > 1e-12f)) return 3.0e38f;
   float inv = 1.0f / sqrt(nn);
   float dn = dot(t.centre - s.centre, n);
-  float f = (geomCentredSupport(s, n) + geomCentredSupport(t, n) - abs(dn)) * inv;
+  float f = (geomCylinderSupportAt(s.axis0, s.size.x, s.size.y, n) +
+             geomCylinderSupportAt(t.axis0, t.size.x, t.size.y, n) - abs(dn)) *
+            inv;
   if (f < least) {
     least = f;
     leastDir = n * (dn < 0.0f ? -inv : inv);

@@ -56,6 +56,12 @@ struct CcLanes {
   VF r0, h0;
 };
 
+// geomCylinderSupportAt: r |a x n| + h |a.n|.
+HWY_INLINE VF supportAtLanes(const V3& a, VF r, VF h, const V3& n) {
+  const V3 c = cross(a, n);
+  return hn::Add(hn::Mul(r, hn::Sqrt(dot(c, c))), hn::Mul(h, glmAbs(dot(a, n))));
+}
+
 // geomRimRimAlong where `use`: the normal across both circles' tangents at the searched circle's
 // radial direction w, unnormalised, f there scaled once by 1 / |n|, lowering least and leastDir;
 // returns f (3e38 where the tangents are parallel or q lies on a1).
@@ -68,8 +74,7 @@ HWY_INLINE VF rimRimLanes(const CcLanes& x, const V3& base0, const V3& w, MF use
   const VF inv = hn::Div(hn::Set(df, 1.0f), hn::Sqrt(nn));
   const VF dn = dot(x.d, n);
   const VF f = hn::Mul(
-      hn::Sub(hn::Add(cylinderSupportLanes(x.sa, x.sr, x.sh, n), cylinderSupportLanes(x.ta, x.tr, x.th, n)), glmAbs(dn)),
-      inv);
+      hn::Sub(hn::Add(supportAtLanes(x.sa, x.sr, x.sh, n), supportAtLanes(x.ta, x.tr, x.th, n)), glmAbs(dn)), inv);
   const MF lower = hn::And(hn::And(use, ok), hn::Lt(f, least));
   least = hn::IfThenElse(lower, f, least);
   leastDir = select(lower, mul(n, hn::IfThenElse(hn::Lt(dn, hn::Zero(df)), hn::Neg(inv), inv)), leastDir);
