@@ -244,15 +244,16 @@ HWY_INLINE void stepRoots(RootLanes& m, Tasks& et, size_t& next, size_t count) {
   hi = hn::IfThenElse(hn::AndNot(moveLo, go), s, hi);
   const VF big = hn::Sqrt(rr);
   VF nextS = hn::Add(s, hn::Div(hn::Sub(hn::Mul(rr, big), rr), hn::Add(tA, tB)));
-  nextS = hn::IfThenElse(hn::And(hn::Gt(nextS, lo), hn::Lt(nextS, hi)), nextS, hn::Mul(halfV, hn::Add(lo, hi)));
+  nextS = hn::IfThenElse(hn::And(hn::Ge(nextS, lo), hn::Le(nextS, hi)), nextS, hn::Mul(halfV, hn::Add(lo, hi)));
   const MF done = hn::Le(glmAbs(hn::Sub(nextS, s)), hn::Mul(hn::Set(df, 1e-6f), glmMax(one, glmAbs(s))));
   s = hn::IfThenElse(go, nextS, s);
   itN = hn::IfThenElse(go, hn::Add(itN, one), itN);
   const MF newtonEnd = hn::Or(
       brk, hn::And(go, hn::Or(done, hn::Ge(itN, hn::Set(df, static_cast<float>(gpu::kGeomCritNewton))))));
-  // A bisection that met g < 0: Newton from there, in [s, -1].
-  s = hn::IfThenElse(hit, sEval, s);
-  lo = hn::IfThenElse(hit, sEval, lo);
+  // A bisection that met g < 0: Newton in [max(s, -1 + z1 / sqrt(1 - ra^2)), -1], from its left end.
+  const VF farLo = glmMax(sEval, hn::Add(hn::Set(df, -1.0f), hn::Div(z1, hn::Sqrt(hn::Sub(one, ra2)))));
+  s = hn::IfThenElse(hit, farLo, s);
+  lo = hn::IfThenElse(hit, farLo, lo);
   hi = hn::IfThenElse(hit, hn::Set(df, -1.0f), hi);
   phase = hn::IfThenElse(hit, one, phase);
   itN = hn::IfThenElse(hit, zero, itN);
