@@ -1951,27 +1951,21 @@ bool FusedPairs(const GeometryQueryInput& input, uint32_t pair, uint64_t capacit
                 FusedStaging& st, uint64_t* total) {
   using namespace gpu;
   constexpr uint32_t n = kGeomTypeCount;
+  using Run = bool (*)(const GeometryQueryInput&, uint64_t, uint64_t, FusedStaging&, uint64_t*);
+  Run run = nullptr;
   switch (pair) {
-    case kGeomSphere* n + kGeomSphere:
-      return FusedRun<kGeomSphere, kGeomSphere>(input, capacity, streamBytes, st, total);
-    case kGeomSphere* n + kGeomCapsule:
-      return FusedRun<kGeomSphere, kGeomCapsule>(input, capacity, streamBytes, st, total);
-    case kGeomSphere* n + kGeomCylinder:
-      return FusedRun<kGeomSphere, kGeomCylinder>(input, capacity, streamBytes, st, total);
-    case kGeomSphere* n + kGeomOrientedBox:
-      return FusedRun<kGeomSphere, kGeomOrientedBox>(input, capacity, streamBytes, st, total);
-    case kGeomSphere* n + kGeomPlane:
-      return FusedRun<kGeomSphere, kGeomPlane>(input, capacity, streamBytes, st, total);
-    case kGeomCapsule* n + kGeomCapsule:
-      return FusedRun<kGeomCapsule, kGeomCapsule>(input, capacity, streamBytes, st, total);
-    case kGeomCapsule* n + kGeomCylinder:
-      return FusedRun<kGeomCapsule, kGeomCylinder>(input, capacity, streamBytes, st, total);
-    case kGeomCapsule* n + kGeomPlane:
-      return FusedRun<kGeomCapsule, kGeomPlane>(input, capacity, streamBytes, st, total);
-    case kGeomCylinder* n + kGeomPlane:
-      return FusedRun<kGeomCylinder, kGeomPlane>(input, capacity, streamBytes, st, total);
+    case kGeomSphere * n + kGeomSphere: run = FusedRun<kGeomSphere, kGeomSphere>; break;
+    case kGeomSphere * n + kGeomCapsule: run = FusedRun<kGeomSphere, kGeomCapsule>; break;
+    case kGeomSphere * n + kGeomCylinder: run = FusedRun<kGeomSphere, kGeomCylinder>; break;
+    case kGeomSphere * n + kGeomOrientedBox: run = FusedRun<kGeomSphere, kGeomOrientedBox>; break;
+    case kGeomSphere * n + kGeomPlane: run = FusedRun<kGeomSphere, kGeomPlane>; break;
+    case kGeomCapsule * n + kGeomCapsule: run = FusedRun<kGeomCapsule, kGeomCapsule>; break;
+    case kGeomCapsule * n + kGeomCylinder: run = FusedRun<kGeomCapsule, kGeomCylinder>; break;
+    case kGeomCapsule * n + kGeomPlane: run = FusedRun<kGeomCapsule, kGeomPlane>; break;
+    case kGeomCylinder * n + kGeomPlane: run = FusedRun<kGeomCylinder, kGeomPlane>; break;
     default: return false;
   }
+  return run(input, capacity, streamBytes, st, total);
 }
 
 }  // namespace
