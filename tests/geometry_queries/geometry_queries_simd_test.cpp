@@ -249,6 +249,15 @@ const PairType kLanePairs[] = {
 
 // One query of pair type p: random order; a same-type pair sometimes a geometry against itself or
 // against a copy at the same place (coincident centres).
+// A query of a and b in a random order (either order gives the same contacts, sides flipped).
+void queryEitherOrder(Batch& batch, uint32_t a, uint32_t b, std::mt19937& rng) {
+  if (draw(rng, 2u) != 0u) {
+    batch.query(a, b);
+  } else {
+    batch.query(b, a);
+  }
+}
+
 void addPairQuery(Batch& batch, const PairType& p, std::mt19937& rng) {
   const uint32_t a = batch.add(randomPrimitive(p.a, rng));
   uint32_t b = 0;
@@ -262,11 +271,7 @@ void addPairQuery(Batch& batch, const PairType& p, std::mt19937& rng) {
   } else {
     b = batch.add(randomPrimitive(p.b, rng));
   }
-  if (draw(rng, 2u) != 0u) {
-    batch.query(a, b);
-  } else {
-    batch.query(b, a);
-  }
+  queryEitherOrder(batch, a, b, rng);
 }
 
 // The scalar run, then every SIMD target at the full capacity and at capacities that end inside
@@ -355,11 +360,7 @@ TEST(GeometryQueriesSimd, BoxBoxLanesEqualTheScalarLoopOnStacksAndEdges) {
         // The same square as a's top face (turned: an octagon) or a smaller one.
         const Float4 h = draw(rng, 2u) != 0u ? Float4{0.5f, 0.25f, 0.5f, 0} : Float4{0.4f, 0.25f, 0.3f, 0};
         const uint32_t b = batch.add(Geometry::orientedBox({0.3f * u(rng), 0.7f + jitter, 0.3f * u(rng), 0}, q, h));
-        if (draw(rng, 2u) != 0u) {
-          batch.query(a, b);
-        } else {
-          batch.query(b, a);
-        }
+        queryEitherOrder(batch, a, b, rng);
         break;
       }
       case 1: {  // an edge along z up, an edge along x down: crossing edges
@@ -433,11 +434,7 @@ TEST(GeometryQueriesSimd, CylinderBoxLanesEqualTheScalarLoopOnRimsSidesAndNearPa
     }
     const uint32_t a = batch.add(cylinder);
     const uint32_t b = batch.add(box);
-    if (draw(rng, 2u) != 0u) {
-      batch.query(a, b);
-    } else {
-      batch.query(b, a);
-    }
+    queryEitherOrder(batch, a, b, rng);
   };
   Batch batch;
   for (int i = 0; i < 3001; ++i) addQuery(batch);
@@ -505,11 +502,7 @@ TEST(GeometryQueriesSimd, CylinderCylinderLanesEqualTheScalarLoopOnRimsSidesAndN
     }
     const uint32_t a = batch.add(s);
     const uint32_t b = batch.add(t);
-    if (draw(rng, 2u) != 0u) {
-      batch.query(a, b);
-    } else {
-      batch.query(b, a);
-    }
+    queryEitherOrder(batch, a, b, rng);
   };
   Batch batch;
   for (int i = 0; i < 3001; ++i) addQuery(batch);
