@@ -350,6 +350,29 @@ HWY_INLINE void rimRimBatches(const CcLanes (&x)[2], const RimTable& table, VF (
   }
 }
 
+// Cylinders in columns (one per query or open pair): unit axis (a query's as given until made unit),
+// radius and half height.
+template <size_t N>
+struct CylinderColumns {
+  HWY_ALIGN float a[3][N];
+  HWY_ALIGN float r[N];
+  HWY_ALIGN float h[N];
+
+  void set(size_t i, const Geometry& g) {
+    a[0][i] = g.p1.x;
+    a[1][i] = g.p1.y;
+    a[2][i] = g.p1.z;
+    r[i] = g.p0.w;
+    h[i] = g.p1.w;
+  }
+  template <size_t M>
+  void copy(size_t i, const CylinderColumns<M>& from, size_t j) {
+    for (int c = 0; c < 3; ++c) a[c][i] = from.a[c][j];
+    r[i] = from.r[j];
+    h[i] = from.h[j];
+  }
+};
+
 // Per chunk: each query's kind (0: apart, 1: a contact of depth `least` along `dir`, 2: the scalar
 // code, 3: open), whether it is swapped (geomSwapped), its pair in geomMakeConvex's frames (padded by
 // a lane batch) and s's support point along dir; the open queries (chunk-local index) and their
@@ -364,25 +387,15 @@ struct CcWork {
   // Per query: s's and t's centre, axis (as given, then unit), radius and half height; d; s's
   // support point along dir.
   HWY_ALIGN float qsc[3][kQuery];
-  HWY_ALIGN float qsa[3][kQuery];
-  HWY_ALIGN float qsr[kQuery];
-  HWY_ALIGN float qsh[kQuery];
   HWY_ALIGN float qtc[3][kQuery];
-  HWY_ALIGN float qta[3][kQuery];
-  HWY_ALIGN float qtr[kQuery];
-  HWY_ALIGN float qth[kQuery];
+  CylinderColumns<kQuery> qs, qt;
   HWY_ALIGN float qd[3][kQuery];
   HWY_ALIGN float ps[3][kQuery];
   // The open queries, padded to two lane batches past the last.
   static constexpr size_t kOpen = kCcChunk + 2 * kLaneMax;
   HWY_ALIGN uint32_t open[kOpen];
   HWY_ALIGN float d[3][kOpen];
-  HWY_ALIGN float sa[3][kOpen];
-  HWY_ALIGN float sr[kOpen];
-  HWY_ALIGN float sh[kOpen];
-  HWY_ALIGN float ta[3][kOpen];
-  HWY_ALIGN float tr[kOpen];
-  HWY_ALIGN float th[kOpen];
+  CylinderColumns<kOpen> s, t;
   HWY_ALIGN float oLeast[kOpen];
   HWY_ALIGN float oDir[3][kOpen];
   EllipseTasks<4> ellipse;
@@ -407,12 +420,12 @@ HWY_INLINE CcLanes loadLanes(const CcWork& w, size_t i) {
   const DF df;
   CcLanes x;
   x.d = load3(w.d, i);
-  x.sa = load3(w.sa, i);
-  x.sr = hn::Load(df, w.sr + i);
-  x.sh = hn::Load(df, w.sh + i);
-  x.ta = load3(w.ta, i);
-  x.tr = hn::Load(df, w.tr + i);
-  x.th = hn::Load(df, w.th + i);
+  x.sa = load3(w.s.a, i);
+  x.sr = hn::Load(df, w.s.r + i);
+  x.sh = hn::Load(df, w.s.h + i);
+  x.ta = load3(w.t.a, i);
+  x.tr = hn::Load(df, w.t.r + i);
+  x.th = hn::Load(df, w.t.h + i);
   const MF sSearched = hn::Le(x.sr, x.tr);
   x.a0 = select(sSearched, x.sa, x.ta);
   x.a1 = select(sSearched, x.ta, x.sa);
@@ -511,30 +524,26 @@ uint64_t CylinderCylinderRun(const GeometryQueryInput& input, size_t begin, size
       const Geometry& gs = swapped ? b : a;
       const Geometry& gt = swapped ? a : b;
       putVec(w.qsc, i, gs.p0);
-      putVec(w.qsa, i, gs.p1);
-      w.qsr[i] = gs.p0.w;
-      w.qsh[i] = gs.p1.w;
+      w.qs.set(i, gs);
       putVec(w.qtc, i, gt.p0);
-      putVec(w.qta, i, gt.p1);
-      w.qtr[i] = gt.p0.w;
-      w.qth[i] = gt.p1.w;
+      w.qt.set(i, gt);
     }
     // In lanes: geomMakeConvex's unit axes (geomUnit), the parallel axes (kind 2: the scalar code's
     // closed form), the candidates and the inscribed boxes' bound. (Lanes past the chunk's last
     // query compute on stale values; nothing reads them.)
     for (size_t k = 0; k < count; k += lanes) {
       CcLanes x;
-      const V3 sp = load3(w.qsa, k);
-      const V3 tp = load3(w.qta, k);
+      const V3 sp = load3(w.qs.a, k);
+      const V3 tp = load3(w.qt.a, k);
       x.sa = div(sp, hn::Sqrt(dot(sp, sp)));
       x.ta = div(tp, hn::Sqrt(dot(tp, tp)));
       x.d = sub(load3(w.qtc, k), load3(w.qsc, k));
-      x.sr = hn::Load(df, w.qsr + k);
-      x.sh = hn::Load(df, w.qsh + k);
-      x.tr = hn::Load(df, w.qtr + k);
-      x.th = hn::Load(df, w.qth + k);
-      store3(x.sa, w.qsa, k);
-      store3(x.ta, w.qta, k);
+      x.sr = hn::Load(df, w.qs.r + k);
+      x.sh = hn::Load(df, w.qs.h + k);
+      x.tr = hn::Load(df, w.qt.r + k);
+      x.th = hn::Load(df, w.qt.h + k);
+      store3(x.sa, w.qs.a, k);
+      store3(x.ta, w.qt.a, k);
       store3(x.d, w.qd, k);
       VF least;
       V3 leastDir;
@@ -554,14 +563,10 @@ uint64_t CylinderCylinderRun(const GeometryQueryInput& input, size_t begin, size
       w.open[open] = static_cast<uint32_t>(i);
       for (int c = 0; c < 3; ++c) {
         w.d[c][open] = w.qd[c][i];
-        w.sa[c][open] = w.qsa[c][i];
-        w.ta[c][open] = w.qta[c][i];
         w.oDir[c][open] = w.dir[c][i];
       }
-      w.sr[open] = w.qsr[i];
-      w.sh[open] = w.qsh[i];
-      w.tr[open] = w.qtr[i];
-      w.th[open] = w.qth[i];
+      w.s.copy(open, w.qs, i);
+      w.t.copy(open, w.qt, i);
       w.oLeast[open] = w.least[i];
       ++open;
     }
@@ -569,14 +574,10 @@ uint64_t CylinderCylinderRun(const GeometryQueryInput& input, size_t begin, size
     for (size_t k = open; k < open + 2 * lanes && open != 0; ++k) {
       for (int c = 0; c < 3; ++c) {
         w.d[c][k] = w.d[c][0];
-        w.sa[c][k] = w.sa[c][0];
-        w.ta[c][k] = w.ta[c][0];
         w.oDir[c][k] = w.oDir[c][0];
       }
-      w.sr[k] = w.sr[0];
-      w.sh[k] = w.sh[0];
-      w.tr[k] = w.tr[0];
-      w.th[k] = w.th[0];
+      w.s.copy(k, w.s, 0);
+      w.t.copy(k, w.t, 0);
       w.oLeast[k] = w.oLeast[0];
     }
     // The side + rim pieces, then the rim + rim search, two lane batches at a time.
@@ -601,7 +602,7 @@ uint64_t CylinderCylinderRun(const GeometryQueryInput& input, size_t begin, size
     }
     // s's support point along dir in lanes (read for the contacts: kind 1).
     for (size_t k = 0; k < count; k += lanes) {
-      store3(supportPointLanes(load3(w.qsc, k), load3(w.qsa, k), hn::Load(df, w.qsr + k), hn::Load(df, w.qsh + k),
+      store3(supportPointLanes(load3(w.qsc, k), load3(w.qs.a, k), hn::Load(df, w.qs.r + k), hn::Load(df, w.qs.h + k),
                                load3(w.dir, k)),
              w.ps, k);
     }
