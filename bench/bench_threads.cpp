@@ -361,6 +361,14 @@ bool model(const Options& o, Case& c, Backend backend, const CpuExecutor& many, 
     return false;
   }
   std::vector<double> one, modelled, task, serial, wallOne, wallPool, wallTogether;
+  // Per loop, every sample's task CPU one after another and together, and the ratio of the two in
+  // each sample (paired: the VM's speed drifts between samples, less within one).
+  std::vector<std::vector<double>> loopAlone, loopTogether, loopRatio;
+  auto loopSum = [](const std::vector<double>& loop) {
+    double sum = 0;
+    for (const double t : loop) sum += t;
+    return sum;
+  };
   for (uint32_t r = 0; r < o.reps; ++r) {
     if (!once(nullptr, ms)) return false;
     one.push_back(ms);
@@ -378,6 +386,17 @@ bool model(const Options& o, Case& c, Backend backend, const CpuExecutor& many, 
     modelled.push_back(ms - cpu + span);
     if (!once(&*concurrent, ms)) return false;
     wallTogether.push_back(wall);
+    if (together.loops.size() == timer.loops.size()) {
+      loopAlone.resize(timer.loops.size());
+      loopTogether.resize(timer.loops.size());
+      loopRatio.resize(timer.loops.size());
+      for (size_t l = 0; l < timer.loops.size(); ++l) {
+        const double alone = loopSum(timer.loops[l]), both = loopSum(together.loops[l]);
+        loopAlone[l].push_back(alone);
+        loopTogether[l].push_back(both);
+        loopRatio[l].push_back(alone > 0 ? both / alone : 1.0);
+      }
+    }
   }
   if (c.result() != want) {
     std::fprintf(stderr, "bench_threads: %s: the concurrent %u-thread result differs from the single-threaded one\n",
@@ -403,6 +422,12 @@ bool model(const Options& o, Case& c, Backend backend, const CpuExecutor& many, 
                 "%8.3f ms, wall %8.3f ms\n",
                 l, loop.size(), cpu, makespan(loop, o.threads), cpu / o.threads, paired ? cpuTogether : 0.0,
                 paired ? together.loopWall[l] : 0.0);
+  }
+  // Every sample's loops: medians of the task CPU one after another and together, and of their
+  // ratio per sample (above 1: the tasks ran slower on both threads at once).
+  for (size_t l = 0; l < loopAlone.size(); ++l) {
+    std::printf("    loop %2zu (medians of %zu): task CPU %8.3f ms alone, %8.3f ms together, together / alone %.3f\n", l,
+                loopAlone[l].size(), median(loopAlone[l]), median(loopTogether[l]), median(loopRatio[l]));
   }
   std::fflush(stdout);
   rows.push_back(row);
