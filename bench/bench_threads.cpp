@@ -16,6 +16,9 @@
 // alternating), this gives the ratio if the tasks ran as fast on N threads as on one: what it leaves
 // out is what the threads share (memory bandwidth, caches) and wake-ups. Per loop, the last sample's
 // task count, task CPU and makespan are printed too.
+//
+// --ceiling: before and after the cases, a loop without memory traffic on 1 and on N threads at once:
+// the N-thread throughput this machine gives right then (see ceiling()).
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -42,6 +45,7 @@ struct Options : CommonOptions {
   std::string only;      // run the cases whose name contains this
   bool scalar = false;   // also the cpu-scalar backend
   bool model = false;    // the modelled N-thread time from per-task thread CPU time (see above)
+  bool ceiling = false;  // the machine's N-thread ceiling for a loop that touches no memory (below)
 };
 
 void usage(std::FILE* f) {
@@ -52,6 +56,8 @@ void usage(std::FILE* f) {
                "  --scalar       also the cpu-scalar backend (default: cpu-simd only)\n"
                "  --model        thread CPU time: the one-thread call against the N-thread call modelled\n"
                "                 from its tasks' times, run on one thread (for a loaded machine)\n"
+               "  --ceiling      before and after the cases: a loop that touches no memory on 1 and on N\n"
+               "                 threads at once, each thread's CPU time, and N threads' throughput over one's\n"
                "  --reps R       samples per row and thread count, median reported (default 9)\n"
                "  --quick        small sizes, 3 reps (smoke test)\n"
                "  --json PATH    write results as JSON (default bench_threads.json)\n"
@@ -64,6 +70,7 @@ std::optional<Options> parseOptions(int argc, char** argv) {
   const bool parsed = parseCommonOptions(args, o, usage, [&]() -> Parsed {
     if (args.is("--scalar")) return setFlag(o.scalar);
     if (args.is("--model")) return setFlag(o.model);
+    if (args.is("--ceiling")) return setFlag(o.ceiling);
     if (args.is("--only")) return taken(args.text(o.only));
     return numberOption(args, {{"--threads", &o.threads}});
   });
@@ -434,6 +441,55 @@ bool model(const Options& o, Case& c, Backend backend, const CpuExecutor& many, 
   return true;
 }
 
+// --ceiling: what the machine gives N threads at once in a loop without memory traffic (12
+// independent multiply-add chains in registers, more than the floating-point units' latency times
+// their count: the loop runs at their throughput, so a core shared with another thread shows; about
+// 0.15 s a thread): each thread's CPU time against
+// one thread's alone, and the N threads' throughput over one thread's (sum of alone / together over
+// the threads: N where every thread runs at one thread's speed). On a virtual machine whose cores are
+// shared with other guests, this is the ratio no split of the work can beat; a stage's ratio well
+// under it points at the stage, near it at the machine. Medians of `reps` alternating samples.
+volatile float spinScale = 0.99999994f, spinOffset = 1e-7f, spinSink = 0.0f;  // (nothing folded or dropped)
+
+double spinLoop() {
+  // (Twelve named chains: they stay in registers, where an array went through the stack.)
+  float a0 = 1.00f, a1 = 1.01f, a2 = 1.02f, a3 = 1.03f, a4 = 1.04f, a5 = 1.05f;
+  float a6 = 1.06f, a7 = 1.07f, a8 = 1.08f, a9 = 1.09f, a10 = 1.10f, a11 = 1.11f;
+  const float m = spinScale, c = spinOffset;
+  const double t0 = threadMs();
+  for (uint32_t r = 0; r < 40000000; ++r) {
+    a0 = a0 * m + c, a1 = a1 * m + c, a2 = a2 * m + c, a3 = a3 * m + c, a4 = a4 * m + c, a5 = a5 * m + c;
+    a6 = a6 * m + c, a7 = a7 * m + c, a8 = a8 * m + c, a9 = a9 * m + c, a10 = a10 * m + c, a11 = a11 * m + c;
+  }
+  const double ms = threadMs() - t0;
+  spinSink = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8 + a9 + a10 + a11;
+  return ms;
+}
+
+// Returns the median throughput ratio.
+double ceiling(const Options& o, const char* when) {
+  std::vector<double> alone, worst, throughput;
+  for (uint32_t r = 0; r < std::max(o.reps, 3u); ++r) {
+    const double one = spinLoop();
+    std::vector<double> ms(o.threads, 0.0);
+    std::vector<std::thread> helpers;
+    for (uint32_t i = 1; i < o.threads; ++i) helpers.emplace_back([&ms, i] { ms[i] = spinLoop(); });
+    ms[0] = spinLoop();
+    for (std::thread& h : helpers) h.join();
+    double sum = 0;
+    for (const double m : ms) sum += one / m;
+    alone.push_back(one);
+    worst.push_back(*std::max_element(ms.begin(), ms.end()));
+    throughput.push_back(sum);
+  }
+  std::printf("ceiling (%s; a loop without memory traffic, medians of %zu): 1 thread %.1f ms CPU; on %u threads at once "
+              "the slowest %.1f ms; %u threads' throughput %.2fx one thread's (samples %.2f .. %.2f)\n",
+              when, alone.size(), median(alone), o.threads, median(worst), o.threads, median(throughput),
+              *std::min_element(throughput.begin(), throughput.end()), *std::max_element(throughput.begin(), throughput.end()));
+  std::fflush(stdout);
+  return median(throughput);
+}
+
 int run(const Options& o) {
   auto many = CpuExecutor::create(o.threads);
   if (!many) {
@@ -450,6 +506,7 @@ int run(const Options& o) {
     std::printf("%-34s %-10s %9s %11s %11s %8s %9s %9s\n", "case", "backend", "particles", "1 thread ms",
                 (std::to_string(o.threads) + " threads ms").c_str(), "ratio", "CPU 1", "CPU N");
   }
+  const double ceilingBefore = o.ceiling ? ceiling(o, "before") : 0.0;
   const uint32_t big = o.quick ? 128 : 1024;  // side of the one-cloth scenes (1M particles)
   const uint32_t many256 = o.quick ? 16 : 256;
   std::vector<Row> rows;
@@ -552,6 +609,7 @@ int run(const Options& o) {
   }
   if (!ok) return 1;
   const std::string loadAfter = loadAverage();
+  const double ceilingAfter = o.ceiling ? ceiling(o, "after") : 0.0;
   std::printf("load average after: %s\n", loadAfter.c_str());
   std::string js = "{\n  \"benchmark\": \"threads\",\n" + jsonHostFields();
   js += "  \"date\": " + jsonString(utcDate()) + ",\n";
@@ -559,6 +617,10 @@ int run(const Options& o) {
   js += "  \"hardware_threads\": " + std::to_string(CpuExecutor::hardwareThreads()) + ",\n";
   js += "  \"load_average_before\": " + jsonString(loadBefore) + ",\n";
   js += "  \"load_average_after\": " + jsonString(loadAfter) + ",\n";
+  if (o.ceiling) {
+    js += "  \"ceiling_before\": " + jsonNumber(ceilingBefore) + ",\n";
+    js += "  \"ceiling_after\": " + jsonNumber(ceilingAfter) + ",\n";
+  }
   js += "  \"timing\": " +
         jsonString(o.model ? "thread CPU time: one_thread_ms the one-thread call's, threads_ms the N-thread call "
                              "modelled from its tasks' CPU times run on one thread (serial_ms + each loop's "
