@@ -46,6 +46,7 @@ struct Options : CommonOptions {
   bool scalar = false;   // also the cpu-scalar backend
   bool model = false;    // the modelled N-thread time from per-task thread CPU time (see above)
   bool ceiling = false;  // the machine's N-thread ceiling for a loop that touches no memory (below)
+  uint32_t slowPercent = 0;  // --model: also model the other threads at this % of the caller's speed
 };
 
 void usage(std::FILE* f) {
@@ -56,6 +57,9 @@ void usage(std::FILE* f) {
                "  --scalar       also the cpu-scalar backend (default: cpu-simd only)\n"
                "  --model        thread CPU time: the one-thread call against the N-thread call modelled\n"
                "                 from its tasks' times, run on one thread (for a loaded machine)\n"
+               "  --slow-percent P  with --model: also the N-thread call with the other threads running at P%%\n"
+               "                 of the calling thread's speed (a virtual machine's slower second core), against\n"
+               "                 the ideal (the CPU time over 1 + (N - 1) P / 100)\n"
                "  --ceiling      before and after the cases: a loop that touches no memory on 1 and on N\n"
                "                 threads at once, each thread's CPU time, and N threads' throughput over one's\n"
                "  --reps R       samples per row and thread count, median reported (default 9)\n"
@@ -72,7 +76,7 @@ std::optional<Options> parseOptions(int argc, char** argv) {
     if (args.is("--model")) return setFlag(o.model);
     if (args.is("--ceiling")) return setFlag(o.ceiling);
     if (args.is("--only")) return taken(args.text(o.only));
-    return numberOption(args, {{"--threads", &o.threads}});
+    return numberOption(args, {{"--threads", &o.threads}, {"--slow-percent", &o.slowPercent}});
   });
   if (!parsed) return std::nullopt;
   if (o.quick && !o.repsGiven) o.reps = 3;
@@ -320,13 +324,15 @@ void timedRun(void* user, uint32_t count, ParallelTaskFn task, void* context) {
   timer.loopWall.push_back(nowMs() - w0);
 }
 
-// The loop's makespan on `threads` threads taking its tasks in order, each the next free thread's.
-double makespan(const std::vector<double>& tasks, uint32_t threads) {
+// The loop's makespan on `threads` threads taking its tasks in order, each the next free thread's;
+// the threads but the first (the caller) at `slowPercent`% of its speed (100: all alike).
+double makespan(const std::vector<double>& tasks, uint32_t threads, uint32_t slowPercent = 100) {
   std::vector<double> free(std::max(threads, 1u), 0.0);
+  const double slow = 100.0 / std::max(slowPercent, 1u);
   for (const double t : tasks) {
     size_t next = 0;
     for (size_t i = 1; i < free.size(); ++i) next = free[i] < free[next] ? i : next;
-    free[next] += t;
+    free[next] += next == 0 ? t : t * slow;
   }
   double end = 0;
   for (const double f : free) end = std::max(end, f);
@@ -367,7 +373,7 @@ bool model(const Options& o, Case& c, Backend backend, const CpuExecutor& many, 
                  c.name.c_str(), o.threads);
     return false;
   }
-  std::vector<double> one, modelled, task, serial, wallOne, wallPool, wallTogether;
+  std::vector<double> one, modelled, task, serial, wallOne, wallPool, wallTogether, modelledSlow;
   // Per loop, every sample's task CPU one after another and together, and the ratio of the two in
   // each sample (paired: the VM's speed drifts between samples, less within one).
   std::vector<std::vector<double>> loopAlone, loopTogether, loopRatio;
@@ -383,11 +389,13 @@ bool model(const Options& o, Case& c, Backend backend, const CpuExecutor& many, 
     if (!once(&many, ms)) return false;
     wallPool.push_back(wall);
     if (!once(&*timed, ms)) return false;
-    double cpu = 0, span = 0;
+    double cpu = 0, span = 0, spanSlow = 0;
     for (const auto& loop : timer.loops) {
       for (const double t : loop) cpu += t;
       span += makespan(loop, o.threads);
+      if (o.slowPercent != 0) spanSlow += makespan(loop, o.threads, o.slowPercent);
     }
+    if (o.slowPercent != 0) modelledSlow.push_back(ms - cpu + spanSlow);
     task.push_back(cpu);
     serial.push_back(ms - cpu);
     modelled.push_back(ms - cpu + span);
@@ -418,6 +426,14 @@ bool model(const Options& o, Case& c, Backend backend, const CpuExecutor& many, 
               "%.3f ms (%.2fx), concurrent timed tasks %.3f ms\n",
               median(wallOne), many.threads(), median(wallPool), median(wallOne) / median(wallPool),
               median(wallTogether));
+  // The other threads at slowPercent% of the caller's speed: the modelled call against the ideal (the
+  // task CPU over the threads' summed speed, plus the serial time).
+  const double speeds = 1.0 + (o.threads - 1) * (o.slowPercent / 100.0);
+  if (o.slowPercent != 0) {
+    const double ideal = median(serial) + median(task) / speeds;
+    std::printf("    the other threads at %u%% speed: modelled %.3f ms (%.2fx), ideal %.3f ms (%.2fx)\n", o.slowPercent,
+                median(modelledSlow), row.oneMs / median(modelledSlow), ideal, row.oneMs / ideal);
+  }
   // (The last sample's loops; concurrent: the last sample's, run after it.)
   const bool paired = together.loops.size() == timer.loops.size();
   for (size_t l = 0; l < timer.loops.size(); ++l) {
@@ -429,6 +445,10 @@ bool model(const Options& o, Case& c, Backend backend, const CpuExecutor& many, 
                 "%8.3f ms, wall %8.3f ms\n",
                 l, loop.size(), cpu, makespan(loop, o.threads), cpu / o.threads, paired ? cpuTogether : 0.0,
                 paired ? together.loopWall[l] : 0.0);
+    if (o.slowPercent != 0) {
+      std::printf("             the other threads at %u%% speed: makespan %8.3f ms (ideal %8.3f)\n", o.slowPercent,
+                  makespan(loop, o.threads, o.slowPercent), cpu / speeds);
+    }
   }
   // Every sample's loops: medians of the task CPU one after another and together, and of their
   // ratio per sample (above 1: the tasks ran slower on both threads at once).
