@@ -630,12 +630,13 @@ TEST(GeometryQueriesSimd, FusedPassTakesQueriesInAnyOrderAndUnreadGeometries) {
 
 // A bad input through the fused pass: validate()'s error and code, on every backend, and nothing
 // written (the output keeps its sentinels).
-void expectFusedRefuses(const Batch& batch, const std::string& what, const std::string& field) {
+void expectFusedRefuses(const Batch& batch, const std::string& what, const std::string& field,
+                        size_t capacity = 64) {
   const Status expected = validate(batch.input());
   ASSERT_FALSE(expected) << what;
   EXPECT_NE(expected.message().find(field), std::string::npos) << what << ": " << expected.message();
   for (Backend backend : {Backend::kCpuScalar, Backend::kCpuSimd}) {
-    const Outcome r = run(batch, backend, 64);
+    const Outcome r = run(batch, backend, capacity);
     ASSERT_FALSE(r.counts.ok()) << what;
     EXPECT_EQ(r.counts.error().message, expected.message()) << what;
     EXPECT_EQ(r.counts.error().code, expected.error().code) << what;
@@ -729,6 +730,34 @@ TEST(GeometryQueriesSimd, FusedPassBadInputsReportValidatesErrorAndWriteNothing)
     ASSERT_TRUE(validate(planes.input()));
     EXPECT_FALSE(fusedTakes(planes));
     expectSimdRunsEqualScalar(planes, "a plane normal outside the clear band", 20, 400);
+  }
+}
+
+TEST(GeometryQueriesSimd, FusedPassCapsulePlanePastTheCachesWritesNothingOnALateBadGeometry) {
+  // 70 000 capsule-plane queries at the pass's own thresholds (none lowered): about 1.4 contacts a
+  // query, so the staging copy (each lane batch's entries streamed from an L1 copy) and the output
+  // are past kFusedStreamBytes. A bad geometry read by one of the last queries, or one no query
+  // reads, is found after most of the staging copy was written: the output keeps its sentinels.
+  std::mt19937 rng(16u);
+  Batch good;
+  for (int i = 0; i < 70000; ++i) addPairQuery(good, kLanePairs[8], rng);
+  ASSERT_STREQ(kLanePairs[8].name, "capsule-plane");
+  const uint32_t unread = good.add(Geometry::sphere({0, 0, 0, 1}));
+  const size_t capacity = 2 * good.queries.size();
+  ASSERT_GE(uint64_t{capacity} * 48, cpu::kFusedStreamBytes);  // 48 bytes per staged contact: streamed
+  EXPECT_EQ(fusedTakes(good), simdBuild());
+  expectSimdRunsEqualScalar(good, "capsule-plane past the caches", 70000, 140000);
+  const uint32_t late = good.queries[good.queries.size() - 20].b;
+  const auto name = [](uint32_t g) { return "geometries[" + std::to_string(g) + "]"; };
+  {
+    Batch bad = good;
+    bad.geometries[late].p1.x = std::nanf("");
+    expectFusedRefuses(bad, "NaN in a late query's geometry", name(late), capacity);
+  }
+  {
+    Batch bad = good;
+    bad.geometries[unread].p0.w = -1.0f;
+    expectFusedRefuses(bad, "a negative radius in the unread geometry", name(unread), capacity);
   }
 }
 
