@@ -7,6 +7,8 @@
 # 25 MB), which scripts/device_check.sh unpacks and runs on the GPU machine.
 #   scripts/device_pack.sh [BUILD_DIR]   (default build-test: scripts/test.sh's build and flags)
 set -euo pipefail
+# A failing command stops the script (set -e); say which, since some (ldd in a pipeline) print nothing.
+trap 'echo "device_pack.sh: failed (exit $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
 cd "$(dirname "$0")/.."
 build="${1:-build-test}"
 scripts/setup.sh
