@@ -227,21 +227,6 @@ HWY_INLINE void criticalLanes(const CylBoxLanes& x, MF live, VF& least, V3& leas
   }
 }
 
-// geomSupportPoint of the cylinder along u: its point farthest along u (the middle of a cap or side
-// line on ties).
-HWY_INLINE V3 supportPointLanes(const CylBoxLanes& x, const V3& u) {
-  const DF df;
-  const VF zero = hn::Zero(df);
-  const VF au = dot(x.a, u);
-  const V3 wr = acrossLanes(x.a, u, au);
-  const VF lw = hn::Sqrt(dot(wr, wr));
-  const VF eps = hn::Set(df, gpu::kGeomParallelEps);
-  const V3 radial = selectOrZero(hn::Gt(lw, eps), mul(div(wr, lw), x.r));
-  const VF sign = hn::IfThenElse(hn::Le(glmAbs(au), eps), zero,
-                                 hn::IfThenElse(hn::Gt(au, zero), hn::Set(df, 1.0f), hn::Set(df, -1.0f)));
-  return add(add(x.c, mul(x.a, hn::Mul(x.h, sign))), radial);
-}
-
 // Per chunk: the gathered records of a lane batch; the touching queries (chunk-local index, least
 // overlap, its direction) and their results (kind 0: apart, 1: the lanes' contact, 2: the scalar
 // code; the point of s, the depth, the direction); the touching ones the inscribed boxes do not
@@ -357,7 +342,7 @@ uint64_t CylinderBoxRun(const GeometryQueryInput& input, size_t begin, size_t en
       }
       const MF scalar = hn::AndNot(proven, parallel);
       const MF live = hn::AndNot(parallel, hn::AndNot(proven, hn::FirstN(df, valid)));
-      const V3 pS = supportPointLanes(x, leastDir);
+      const V3 pS = cylinderSupportPointLanes(x.c, x.a, x.r, x.h, leastDir);
       const VU lanesKind = hn::IfThenElse(hn::RebindMask(du, scalar), hn::Set(du, 2u),
                                           hn::IfThenElseZero(hn::RebindMask(du, hn::Gt(least, zero)), hn::Set(du, 1u)));
       hn::StoreU(lanesKind, du, w.kind + i);
@@ -383,7 +368,7 @@ uint64_t CylinderBoxRun(const GeometryQueryInput& input, size_t begin, size_t en
       VF least = hn::LoadU(df, w.openLeast + i);
       V3 leastDir{hn::LoadU(df, w.openDir[0] + i), hn::LoadU(df, w.openDir[1] + i), hn::LoadU(df, w.openDir[2] + i)};
       criticalLanes(x, hn::FirstN(df, valid), least, leastDir, w.ellipse);
-      const V3 pS = supportPointLanes(x, leastDir);
+      const V3 pS = cylinderSupportPointLanes(x.c, x.a, x.r, x.h, leastDir);
       hn::Store(hn::IfThenElseZero(hn::RebindMask(du, hn::Gt(least, zero)), hn::Set(du, 1u)), du, kinds);
       hn::Store(least, df, dl);
       hn::Store(pS.x, df, px);

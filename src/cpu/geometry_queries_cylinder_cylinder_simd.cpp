@@ -442,19 +442,6 @@ HWY_INLINE void putVec(float (&out)[3][CcWork::kQuery], size_t i, const Float4& 
   out[2][i] = v.z;
 }
 
-// geomSupportPoint of the cylinder (centre c, unit axis a, radius r, half height h) along unit u.
-HWY_INLINE V3 supportPointLanes(const V3& c, const V3& a, VF r, VF h, const V3& u) {
-  const DF df;
-  const VF eps = hn::Set(df, gpu::kGeomParallelEps);
-  const VF au = dot(a, u);
-  const V3 w = acrossLanes(a, u, au);
-  const VF lw = hn::Sqrt(dot(w, w));
-  const V3 radial = selectOrZero(hn::Gt(lw, eps), mul(div(w, lw), r));
-  const VF sign = hn::IfThenElseZero(hn::Gt(glmAbs(au), eps),
-                                     hn::IfThenElse(hn::Gt(au, hn::Zero(df)), hn::Set(df, 1.0f), hn::Set(df, -1.0f)));
-  return add(add(c, mul(a, hn::Mul(h, sign))), radial);
-}
-
 // geomConvexSearchContact between the candidates (least, leastDir) and geomCylinderCylinderCritical's
 // pieces: kind 0 (apart: least <= 0), 1 (the inscribed boxes prove least: the contact), 2 (axes
 // within kGeomCritParallel of parallel: the scalar code's GJK and EPA) or 3 (open: the pieces decide).
@@ -602,7 +589,7 @@ uint64_t CylinderCylinderRun(const GeometryQueryInput& input, size_t begin, size
     }
     // s's support point along dir in lanes (read for the contacts: kind 1).
     for (size_t k = 0; k < count; k += lanes) {
-      store3(supportPointLanes(load3(w.qsc, k), load3(w.qs.a, k), hn::Load(df, w.qs.r + k), hn::Load(df, w.qs.h + k),
+      store3(cylinderSupportPointLanes(load3(w.qsc, k), load3(w.qs.a, k), hn::Load(df, w.qs.r + k), hn::Load(df, w.qs.h + k),
                                load3(w.dir, k)),
              w.ps, k);
     }

@@ -50,6 +50,22 @@ HWY_INLINE VF cylinderSupportLanes(const V3& a, VF r, VF h, const V3& u) {
   return hn::Add(hn::Mul(r, hn::Sqrt(dot(w, w))), hn::Mul(h, glmAbs(au)));
 }
 
+// geomSupportPoint of a cylinder (centre c, unit axis a, radius r, half height h) along unit u: its
+// point farthest along u (the middle of a cap or side line on ties).
+HWY_INLINE V3 cylinderSupportPointLanes(const V3& c, const V3& a, VF r, VF h, const V3& u) {
+  const DF df;
+  const VF zero = hn::Zero(df);
+  const VF au = dot(a, u);
+  const V3 w = acrossLanes(a, u, au);
+  const VF lw = hn::Sqrt(dot(w, w));
+  const VF eps = hn::Set(df, gpu::kGeomParallelEps);
+  const V3 radial = selectOrZero(hn::Gt(lw, eps), mul(div(w, lw), r));
+  // geomSignOrZero(au): 0 where |au| <= eps, else its sign.
+  const VF sign = hn::IfThenElse(hn::Le(glmAbs(au), eps), zero,
+                                 hn::IfThenElse(hn::Gt(au, zero), hn::Set(df, 1.0f), hn::Set(df, -1.0f)));
+  return add(add(c, mul(a, hn::Mul(h, sign))), radial);
+}
+
 HWY_INLINE VF at(const V3& v, int i) { return i == 0 ? v.x : (i == 1 ? v.y : v.z); }
 
 // geomCylinderInnerBox of the cylinder (unit axis a, radius r, half height h) for the direction u and
