@@ -247,8 +247,6 @@ const PairType kLanePairs[] = {
     {GeometryType::kCylinder, GeometryType::kCylinder, "cylinder-cylinder"},
 };
 
-// One query of pair type p: random order; a same-type pair sometimes a geometry against itself or
-// against a copy at the same place (coincident centres).
 // A query of a and b in a random order (either order gives the same contacts, sides flipped).
 void queryEitherOrder(Batch& batch, uint32_t a, uint32_t b, std::mt19937& rng) {
   if (draw(rng, 2u) != 0u) {
@@ -258,6 +256,8 @@ void queryEitherOrder(Batch& batch, uint32_t a, uint32_t b, std::mt19937& rng) {
   }
 }
 
+// One query of pair type p: random order; a same-type pair sometimes a geometry against itself or
+// against a copy at the same place (coincident centres).
 void addPairQuery(Batch& batch, const PairType& p, std::mt19937& rng) {
   const uint32_t a = batch.add(randomPrimitive(p.a, rng));
   uint32_t b = 0;
