@@ -324,6 +324,13 @@ void timedRun(void* user, uint32_t count, ParallelTaskFn task, void* context) {
   timer.loopWall.push_back(nowMs() - w0);
 }
 
+// A loop's task CPU: its tasks' times summed in order.
+double loopSum(const std::vector<double>& loop) {
+  double sum = 0;
+  for (const double t : loop) sum += t;
+  return sum;
+}
+
 // The loop's makespan on `threads` threads taking its tasks in order, each the next free thread's;
 // the threads but the first (the caller) at `slowPercent`% of its speed (100: all alike).
 double makespan(const std::vector<double>& tasks, uint32_t threads, uint32_t slowPercent = 100) {
@@ -377,11 +384,6 @@ bool model(const Options& o, Case& c, Backend backend, const CpuExecutor& many, 
   // Per loop, every sample's task CPU one after another and together, and the ratio of the two in
   // each sample (paired: the VM's speed drifts between samples, less within one).
   std::vector<std::vector<double>> loopAlone, loopTogether, loopRatio;
-  auto loopSum = [](const std::vector<double>& loop) {
-    double sum = 0;
-    for (const double t : loop) sum += t;
-    return sum;
-  };
   for (uint32_t r = 0; r < o.reps; ++r) {
     if (!once(nullptr, ms)) return false;
     one.push_back(ms);
@@ -391,7 +393,7 @@ bool model(const Options& o, Case& c, Backend backend, const CpuExecutor& many, 
     if (!once(&*timed, ms)) return false;
     double cpu = 0, span = 0, spanSlow = 0;
     for (const auto& loop : timer.loops) {
-      for (const double t : loop) cpu += t;
+      cpu += loopSum(loop);
       span += makespan(loop, o.threads);
       if (o.slowPercent != 0) spanSlow += makespan(loop, o.threads, o.slowPercent);
     }
@@ -438,9 +440,7 @@ bool model(const Options& o, Case& c, Backend backend, const CpuExecutor& many, 
   const bool paired = together.loops.size() == timer.loops.size();
   for (size_t l = 0; l < timer.loops.size(); ++l) {
     const auto& loop = timer.loops[l];
-    double cpu = 0, cpuTogether = 0;
-    for (const double t : loop) cpu += t;
-    if (paired) for (const double t : together.loops[l]) cpuTogether += t;
+    const double cpu = loopSum(loop), cpuTogether = paired ? loopSum(together.loops[l]) : 0.0;
     std::printf("    loop %2zu: %3zu tasks, task CPU %8.3f ms, makespan %8.3f ms (even split %8.3f); concurrent: task CPU "
                 "%8.3f ms, wall %8.3f ms\n",
                 l, loop.size(), cpu, makespan(loop, o.threads), cpu / o.threads, paired ? cpuTogether : 0.0,
