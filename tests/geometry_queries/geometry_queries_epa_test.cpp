@@ -17,21 +17,22 @@
 namespace vkc::gpu {
 namespace {
 
-GeomShape cylinder(vec3 c, vec3 axis, float r, float halfHeight) {
+// A shape of the given words, as they are (the pairs below given as exact floats use it directly).
+GeomShape exactShape(vec4 p0, vec4 p1, vec4 p2, uint type) {
   GeomShape s{};
-  s.p0 = vec4(c, r);
-  s.p1 = vec4(normalize(axis), halfHeight);
-  s.info = uvec4(kGeomCylinder, 0u, 0u, 0u);
+  s.p0 = p0;
+  s.p1 = p1;
+  s.p2 = p2;
+  s.info = uvec4(type, 0u, 0u, 0u);
   return s;
 }
 
+GeomShape cylinder(vec3 c, vec3 axis, float r, float halfHeight) {
+  return exactShape(vec4(c, r), vec4(normalize(axis), halfHeight), vec4(0.0f), kGeomCylinder);
+}
+
 GeomShape box(vec3 c, vec4 q, vec3 halfExtents) {
-  GeomShape s{};
-  s.p0 = vec4(c, 0.0f);
-  s.p1 = normalize(q);
-  s.p2 = vec4(halfExtents, 0.0f);
-  s.info = uvec4(kGeomOrientedBox, 0u, 0u, 0u);
-  return s;
+  return exactShape(vec4(c, 0.0f), normalize(q), vec4(halfExtents, 0.0f), kGeomOrientedBox);
 }
 
 struct Stats {
@@ -640,15 +641,6 @@ TEST(GeometryQueriesEpa, EllipseNormalOnThinEllipsesMatchesBruteForce) {
 // 197190 and 2971, 2.0e-4 and 8.3e-5 above the depth, the first over the contract; with 12346u and a
 // box of half extents 0.2-0.6: pairs 71824 and 106972, 2.6e-2 and 5.7e-5 above), exact float inputs
 // against the brute force: within 1e-5 of the size now.
-GeomShape exactShape(vec4 p0, vec4 p1, vec4 p2, uint type) {
-  GeomShape s{};
-  s.p0 = p0;
-  s.p1 = p1;
-  s.p2 = p2;
-  s.info = uvec4(type, 0u, 0u, 0u);
-  return s;
-}
-
 TEST(GeometryQueriesEpa, ThinEllipsePairsMatchBruteForce) {
   const vec4 zero(0.0f);
   const GeomShape pairs[4][2] = {
