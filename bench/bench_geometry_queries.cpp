@@ -16,7 +16,9 @@
 // geometries, queries and points in device-local buffers, the slot layout computed on the device),
 // recorded once and its command buffer submitted repeatedly: ms/call is the wall time of one submit
 // + wait, the note the GPU time of the passes (timestamps, median), pairs (items) per GPU ms and each
-// pass's time. On lavapipe (a CPU driver) these rows only show that the path runs.
+// pass's time. vulkan-primitive rows: the same with GeometryQueryRecordInfo::devicePrimitivePairs (no
+// slot layout, a query per invocation: three dependent dispatches instead of seven). On lavapipe (a
+// CPU driver) these rows only show that the paths run.
 //
 // FCL: fcl::collide per pair with a CollisionRequest for one contact with its depth and normal (what
 // our query gives), one thread, objects built beforehand (not timed); a one-sided plane is FCL's
@@ -389,10 +391,11 @@ bool wanted(const Options& o, const char* pair) {
 
 // A vulkan-resident row (bench_geometry_queries_resident.h): false when its contacts differ from
 // cpu-scalar's.
+// primitive: the primitive-pair path (vulkan-primitive rows).
 bool runResidentRow(Context& context, const Batch& batch, const QueryOutput& reference, const Options& o,
-                    double budgetMs, Row& row) {
+                    double budgetMs, bool primitive, Row& row) {
   const uint32_t capacity = static_cast<uint32_t>(std::max<size_t>(reference.counts.contacts, 1));
-  auto resident = ResidentGeometryBatch::create(context, batch.input(), capacity, o.residentHeadroom);
+  auto resident = ResidentGeometryBatch::create(context, batch.input(), capacity, o.residentHeadroom, primitive);
   if (!resident) {
     row.note = "skipped: " + resident.error().message;
     return true;
@@ -487,13 +490,13 @@ int runBench(const Options& o) {
     const bool pointSet = p.a == GeometryType::kPointSet;
     const std::vector<uint32_t> batches = pointSet ? std::vector<uint32_t>{1} : o.batches;
     // Per backend, the last measured ms per item (predicts the next batch's time).
-    double lastPerItem[6] = {0, 0, 0, 0, 0, 0};
+    double lastPerItem[7] = {0, 0, 0, 0, 0, 0, 0};
     for (const uint32_t n : batches) {
       const Batch batch = makeBatch(p, n, o.points, 1234u + n);
       QueryOutput reference;
       std::vector<std::pair<std::string, int>> runs = {
           {"cpu-scalar", 0}, {"cpu-simd", 1}, {"math-only", 4}, {"vulkan", 2}, {"vulkan-resident", 5}};
-      if (!pointSet) runs.push_back({"fcl", 3});
+      if (!pointSet) runs.insert(runs.end(), {{"vulkan-primitive", 6}, {"fcl", 3}});
       double fclRate = 0;
       uint32_t fclHits = 0;
       // validate() alone (every queryGeometries call runs it first): the part of the CPU rows' time
@@ -519,13 +522,13 @@ int runBench(const Options& o) {
           batchRows.push_back(row);
           continue;
         }
-        if (slot == 5) {
+        if (slot == 5 || slot == 6) {
           if (!context) {
             row.note = "skipped: " + vulkanSkip;
             batchRows.push_back(row);
             continue;
           }
-          if (!runResidentRow(*context, batch, reference, o, budgetMs, row)) disagree = true;
+          if (!runResidentRow(*context, batch, reference, o, budgetMs, slot == 6, row)) disagree = true;
         } else if (slot == 4) {
           const MathBatch m = makeMathBatch(batch);
           float depthSum = 0;

@@ -4,7 +4,8 @@
 // queryBuffer, pointBuffer; the slot layout on the device) into a command buffer that is kept and
 // submitted again and again: per submission the wall time of submit + wait and the GPU time of the
 // passes (timestamps, readRecordTimings). No host upload and no read-back in the timed loop; the
-// contacts are read back once afterwards, for the bitwise check against cpu-scalar.
+// contacts are read back once afterwards, for the bitwise check against cpu-scalar. Also the
+// primitive-pair path (devicePrimitivePairs: no slot layout).
 #pragma once
 
 #include <chrono>
@@ -38,8 +39,11 @@ class ResidentGeometryBatch {
   // Uploads `in` (no meshes) once and records it; capacity: the stage's own element buffers.
   // headroom > 0: the stage's maxSlots `headroom` times the batch's slots and every device family
   // asked for (a stage made once for larger frames); 0: the batch's slots and families.
+  // primitivePairs: recorded with GeometryQueryRecordInfo::devicePrimitivePairs (every query a static
+  // pair of primitives; with headroom, the three primitive families asked for).
   static Result<std::unique_ptr<ResidentGeometryBatch>> create(Context& context, const GeometryQueryInput& in,
-                                                               uint32_t capacity, uint32_t headroom = 0) {
+                                                               uint32_t capacity, uint32_t headroom = 0,
+                                                               bool primitivePairs = false) {
     detail::ContextImpl& ctx = detail::Internals::of(context);
     auto r = std::unique_ptr<ResidentGeometryBatch>(new ResidentGeometryBatch(ctx));
     r->queryCount_ = static_cast<uint32_t>(in.queries.size());
@@ -95,7 +99,10 @@ class ResidentGeometryBatch {
       info.pointBuffer = {r->points_.handle(), 0, pBytes};
       info.pointCount = static_cast<uint32_t>(in.points.size());
     }
-    info.deviceFamilies = headroom > 0 ? kGeometryQueryFamiliesDevice : familiesOf(in);
+    info.deviceFamilies = headroom == 0       ? familiesOf(in)
+                          : primitivePairs ? kGeometryQueryFamiliesPrimitive
+                                           : kGeometryQueryFamiliesDevice;
+    info.devicePrimitivePairs = primitivePairs;
     info.timestamps = true;
     VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     ai.commandPool = ctx.commandPool;

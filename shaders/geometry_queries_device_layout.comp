@@ -7,6 +7,7 @@
 #define VKC_GEOM_FAMILIES 0
 #include "shared/geometry_queries_math.h"
 #include "shared/geometry_queries_device_layout.h"
+#include "shared/geometry_queries_device_checks.h"
 
 layout(local_size_x = kGeomGroupSize) in;  // checked against the pass declarations
 layout(constant_id = 0) const uint kPass = kGeomLayoutPassQueries;
@@ -38,72 +39,10 @@ uint linearGroup() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroup
 
 uint satAdd(uint a, uint b) { return min(a, kGeomDeviceSlotLimit) + min(b, kGeomDeviceSlotLimit) >= kGeomDeviceSlotLimit ? kGeomDeviceSlotLimit : a + b; }
 
-// Finite by its bits (no isnan/isinf, which a fast-math compiler may fold away).
-bool finite1(float x) { return (floatBitsToUint(x) & 0x7F800000u) != 0x7F800000u; }
-bool finiteN(vec4 v, uint n) {
-  bool ok = true;
-  for (uint k = 0u; k < n; ++k) ok = ok && finite1(v[k]);
-  return ok;
-}
-// Components [from, 4) are 0 (a NaN is not).
-bool zeroFrom(vec4 v, uint from) {
-  bool ok = true;
-  for (uint k = from; k < 4u; ++k) ok = ok && v[k] == 0.0f;
-  return ok;
-}
-// Length within kGeomUnitTolerance of 1 (the host's rule, in single precision).
-bool unitN(vec4 v, uint n) {
-  float s = v.x * v.x + v.y * v.y + v.z * v.z;
-  if (n == 4u) s += v.w * v.w;
-  return abs(sqrt(s) - 1.0f) <= kGeomUnitTolerance;  // false for a NaN
-}
-
-bool gridValid(GeomShape g) {
-  if (!finiteN(g.p0, 3u) || !zeroFrom(g.p0, 3u) || !zeroFrom(g.p1, 3u) || !zeroFrom(g.p2, 3u)) return false;
-  for (uint k = 0u; k < 3u; ++k) {
-    float s = g.p1[k];
-    float d = g.p2[k];
-    if (!(s > 0.0f) || !finite1(s)) return false;
-    if (!(d >= 2.0f && d <= float(kGeomGridMaxDim)) || d != floor(d)) return false;
-  }
-  uint nxy = uint(g.p2.x) * uint(g.p2.y);  // <= 2^22
-  uint nz = uint(g.p2.z);
-  if (g.info.z % nxy != 0u || g.info.z / nxy != nz) return false;
-  return g.info.y <= pc.gridSampleCount && g.info.z <= pc.gridSampleCount - g.info.y;
-}
-
-// The host's validate() of one geometry of a type the device path takes (no mesh, no unknown type).
-bool shapeValid(GeomShape g) {
-  uint t = g.info.x;
-  if (t >= kGeomTypeCount) return false;
-  if (g.info.w != 0u && !(t == kGeomPlane && g.info.w == kGeomFlagBidirectional)) return false;
-  if (t != kGeomPointSet && t != kGeomImplicit && (g.info.y != 0u || g.info.z != 0u)) return false;
-  if (t == kGeomSphere) return finiteN(g.p0, 4u) && g.p0.w >= 0.0f && zeroFrom(g.p1, 0u) && zeroFrom(g.p2, 0u);
-  if (t == kGeomCapsule) {
-    return finiteN(g.p0, 4u) && finiteN(g.p1, 3u) && g.p0.w >= 0.0f && zeroFrom(g.p1, 3u) && zeroFrom(g.p2, 0u);
-  }
-  if (t == kGeomCylinder) {
-    return finiteN(g.p0, 4u) && finiteN(g.p1, 4u) && g.p0.w >= 0.0f && g.p1.w >= 0.0f && unitN(g.p1, 3u) &&
-           zeroFrom(g.p2, 0u);
-  }
-  if (t == kGeomOrientedBox) {
-    return finiteN(g.p0, 3u) && finiteN(g.p1, 4u) && finiteN(g.p2, 3u) && zeroFrom(g.p0, 3u) && unitN(g.p1, 4u) &&
-           g.p2.x >= 0.0f && g.p2.y >= 0.0f && g.p2.z >= 0.0f && zeroFrom(g.p2, 3u);
-  }
-  if (t == kGeomPlane) {
-    return finiteN(g.p0, 3u) && finiteN(g.p1, 3u) && zeroFrom(g.p0, 3u) && zeroFrom(g.p1, 3u) && unitN(g.p1, 3u) &&
-           zeroFrom(g.p2, 0u);
-  }
-  if (t == kGeomImplicit) return gridValid(g);
-  // A point set.
-  return zeroFrom(g.p0, 0u) && zeroFrom(g.p1, 0u) && zeroFrom(g.p2, 0u) && g.info.y <= pc.pointCount &&
-         g.info.z <= pc.pointCount - g.info.y;
-}
-
 // A previous pose: valid, of the same type, flags and range (its shape is not compared).
 bool previousValid(uint i, GeomShape g) {
   GeomShape p = prevGeometries[i];
-  return shapeValid(p) && p.info == g.info;
+  return geomDeviceShapeValid(p, pc.pointCount, pc.gridSampleCount) && p.info == g.info;
 }
 
 // Query q's slot count; `bad` when any check fails (then 0 slots).
@@ -115,7 +54,10 @@ uint querySlots(uint q, out bool bad) {
   if (query.method == kGeomMethodStatic && query.state != 0u) return 0u;
   GeomShape a = geometries[query.a];
   GeomShape b = geometries[query.b];
-  if (!shapeValid(a) || !shapeValid(b)) return 0u;
+  if (!geomDeviceShapeValid(a, pc.pointCount, pc.gridSampleCount) ||
+      !geomDeviceShapeValid(b, pc.pointCount, pc.gridSampleCount)) {
+    return 0u;
+  }
   uint lo = min(a.info.x, b.info.x);
   uint hi = max(a.info.x, b.info.x);
   if (!geomMethodSupported(lo, hi, query.method)) return 0u;

@@ -509,6 +509,9 @@ inline constexpr uint32_t kGeometryQueryFamilyConvex = 1u << 2;    // cylinder-c
 inline constexpr uint32_t kGeometryQueryFamilyImplicit = 1u << 3;  // static pairs with an implicit geometry
 inline constexpr uint32_t kGeometryQueryFamilyContinuous = 1u << 4;  // the continuous method
 inline constexpr uint32_t kGeometryQueryFamiliesDevice = 31u;      // all of the above
+// The families of the primitive pairs (GeometryQueryRecordInfo::devicePrimitivePairs).
+inline constexpr uint32_t kGeometryQueryFamiliesPrimitive =
+    kGeometryQueryFamilyBasic | kGeometryQueryFamilyManifold | kGeometryQueryFamilyConvex;
 
 // One batch for record(). Arrays the device reads come either from the host's device buffers (read in
 // place; their values are not checked on the host: a NaN gives no contact, never an out-of-bounds
@@ -517,10 +520,11 @@ inline constexpr uint32_t kGeometryQueryFamiliesDevice = 31u;      // all of the
 // Device-resident batch (queryBuffer and geometryBuffer non-null; docs/geometry-queries.md): the
 // geometries, previous poses and queries are read in place from the host's buffers, written by its
 // own passes, and the record copies nothing from host memory but what the other fields give. The
-// host cannot see them, so the slot layout is computed on the device: three more dependent dispatches
-// (six in all, whatever the batch), and each family of deviceFamilies runs its COUNT and WRITE over
-// every tile of the stage's maxSlots (the cost grows with maxSlots and the families asked for, not
-// with the batch). The device checks every query and geometry (GeometryQueryDeviceCounts::
+// host cannot see them, so the slot layout is computed on the device: four more dependent dispatches
+// (seven in all, whatever the batch), and each family of deviceFamilies runs its COUNT and WRITE as
+// an indirect dispatch over the tiles of its own queries' slots. A batch of primitive pairs only
+// (devicePrimitivePairs) needs no slot layout: three dependent dispatches, one invocation per query.
+// The device checks every query and geometry (GeometryQueryDeviceCounts::
 // invalidQueries lists the checks): a bad one gives no contact, never an out-of-bounds access or an
 // endless loop; slots past maxSlots are reported (GeometryQueryDeviceCounts::slots). The contacts,
 // ranges and counts of valid queries are those of the same batch given in host memory, bit for bit.
@@ -546,6 +550,15 @@ struct GeometryQueryRecordInfo {
   // kGeometryQueryFamiliesDevice); a query of another family counts as invalid. Fewer families,
   // fewer dispatches: a batch of sphere-sphere pairs needs only kGeometryQueryFamilyBasic.
   uint32_t deviceFamilies = kGeometryQueryFamiliesDevice;
+  // Device-resident batch of primitive pairs only: every query a static pair of two of sphere,
+  // capsule, cylinder, oriented box and plane (any other query counts as invalid). No slot layout:
+  // each query is one invocation that evaluates its slots (at most 8) in order, so a record is three
+  // dependent dispatches (QUERY COUNT per family, the blocks' prefix and the queries' prefixes within
+  // their blocks, QUERY WRITE per family) instead of seven, and reads each query's geometries once
+  // (again only for a query with contacts) where the general path reads them in three passes; maxSlots does not apply and GeometryQueryDeviceCounts::slots is 0. The families
+  // dispatched are deviceFamilies & kGeometryQueryFamiliesPrimitive (nonzero). The contacts, ranges
+  // and counts are those of the general device path, bit for bit.
+  bool devicePrimitivePairs = false;
   // The points: the host's buffer (pointBuffer non-null: pointCount Float4 read in place), or `points`
   // copied into the stage's point buffer (pointCount 0 or points.size()).
   BufferRange pointBuffer;

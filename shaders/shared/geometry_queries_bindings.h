@@ -40,9 +40,44 @@ VKC_NAMESPACE_BEGIN
 
 VKC_CONSTANT(uint, kGeomGroupSize, 64u);
 
-// Passes of a family shader (geometry_queries_<family>.comp, specialization constant 0).
+// Passes of a family shader (geometry_queries_<family>.comp, specialization constant 0): COUNT and
+// WRITE over slots, and the primitive-pair passes over queries (below).
 VKC_CONSTANT(uint, kGeomPassCount, 0u);
 VKC_CONSTANT(uint, kGeomPassWrite, 1u);
+VKC_CONSTANT(uint, kGeomPassQueryCount, 2u);
+VKC_CONSTANT(uint, kGeomPassQueryWrite, 3u);
+
+// Passes of shaders/geometry_queries.comp (specialization constant 0): SCAN over the tiles, and the
+// primitive-pair batches' two passes between their QUERY COUNT and QUERY WRITE levels.
+VKC_CONSTANT(uint, kGeomScanPassTiles, 0u);
+VKC_CONSTANT(uint, kGeomScanPassBlocks, 1u);
+VKC_CONSTANT(uint, kGeomScanPassLocal, 2u);
+
+// Device-resident batches of primitive pairs (GeometryQueryRecordInfo::devicePrimitivePairs): no slot
+// layout, one invocation per query, three dependent dispatches:
+//   QUERY COUNT  (a dispatch per family asked for: basic, manifold, convex; one invocation per query)
+//                the query routed: its pair's family when that family is dispatched and the query
+//                is a static pair of two primitives (sphere, capsule, cylinder, oriented box, plane)
+//                with valid indices, else the lowest family dispatched (the query is invalid). The
+//                routed family alone writes the query's entry (tileMasks[q], geomPrimitiveEntry:
+//                its family, its contacts) after checking its geometries' values (invalid: 0
+//                contacts) and evaluating its slots, and adds the contacts and the invalid query to
+//                its block's sums (groupSums[2 b], [2 b + 1]: atomics, zeroed by a fill before).
+//   BLOCKS       (geometry_queries.comp, one workgroup) the blocks' contacts made an exclusive prefix
+//                in place; the counts (contacts, written, overflow, the indirect dispatch,
+//                invalidQueries; slots 0).
+//   LOCAL        (geometry_queries.comp, a workgroup per block, in the same level as BLOCKS: it
+//                touches only the entries) each entry's contacts replaced by the contacts of the
+//                block's queries before it (a shared-memory scan over the block's chunks).
+//   QUERY WRITE  (a dispatch per family) the routed family writes the query's range {block base +
+//                its prefix, its contacts} and, when it has contacts, evaluates its slots again and
+//                writes them below the capacity.
+// A block is kGeomGroupSize * queryChunks queries (GeomStagePush::queryChunks = ceil(sqrt(queries /
+// kGeomGroupSize^2)): LOCAL's workgroups walk queryChunks chunks each and BLOCKS's invocations about as
+// many blocks each, the two serial chains balanced; 50 at 10M queries); an entry holds the family
+// (bits 28-30), the contacts (bits 24-27, at most kGeomPrimitiveMaxSlots) and, after LOCAL, the
+// prefix (bits 0-23).
+VKC_CONSTANT(uint, kGeomPrimitiveMaxSlots, 8u);
 
 // Bindings of set 0 (every shader of the stage has the same layout).
 VKC_CONSTANT(uint, kGeomBindingGeometries, 0u);      // GeomShape[geometryCount]
@@ -99,9 +134,13 @@ struct GeomStagePush {
   uint deviceLayout;   // 1: a device-resident batch (geometry_queries_device_layout.h): SCAN keeps invalidQueries, dispatch.w
   uint spanRecords;    // COUNT, WRITE: 0, or span dispatch (geometry_queries_spans.h): the records' entry in the tiles buffer
   uint maxGroupsX;     // the spans passes: the device's maxComputeWorkGroupCount[0]
+  uint queryChunks;    // primitive pairs: chunks of kGeomGroupSize queries per block (>= 1)
+  uint families;       // primitive pairs: the families dispatched (a bit per kGeomFamily*)
+  uint blockCount;     // primitive pairs: ceil(queryCount / (kGeomGroupSize * queryChunks))
   uint pad2;
+  uint pad3;
 };
-VKC_CHECK_LAYOUT(GeomStagePush, 80);
+VKC_CHECK_LAYOUT(GeomStagePush, 96);
 
 VKC_NAMESPACE_END
 

@@ -19,6 +19,7 @@
 #define VKC_GEOM_FAMILIES (1 << VKC_GEOM_FAMILY)
 #include "geometry_queries_stage.h"
 #include "geometry_queries_spans.h"
+#include "geometry_queries_device_checks.h"
 // Every function of the shared math returns `precise` values and writes `precise` out parameters:
 // glslang then marks every operation feeding them NoContraction, so that the device does not fuse
 // a * b + c where the CPU twin (built with -ffp-contract=off) rounds twice.
@@ -56,21 +57,13 @@ uint geomCellEntryAt(uint i) { return cells[clampIndex(i, pc.cellCount)]; }
 #include "geometry_queries_mesh_ccd_slot.h"
 #endif
 
-// Evaluates slot s of this family's tiles: its query q and, when true, its elements (query field
-// set). stateIndex, newState, hasState: a continuous slot's state entry and new value. A slot in a gap
-// between families, or of a query of another family (not in a valid layout), is no contact.
-bool evaluateSlot(uint s, out uint q, out GeomElement ea, out GeomElement eb, out uint stateIndex, out vec4 newState,
-                  out bool hasState) {
-  q = queryOfSlot(s);
+// Slot `slot` of query q (its query and geometries read): elements ea, eb (query field set) and,
+// when true, a contact. stateIndex, newState, hasState: a continuous slot's state entry and new value.
+// main() calls it once (see there).
+bool evaluatePair(uint q, GeomQuery query, GeomShape a, GeomShape b, uvec2 range, uint slot, out GeomElement ea,
+                  out GeomElement eb, out uint stateIndex, out vec4 newState, out bool hasState) {
   hasState = false;
-  stateIndex = 0u;
   newState = vec4(0.0f);
-  uvec2 range = slotRange[q];
-  if (s < range.x || s >= range.y) return false;
-  GeomQuery query = queries[q];
-  GeomShape a = geometries[clampIndex(query.a, pc.geometryCount)];
-  GeomShape b = geometries[clampIndex(query.b, pc.geometryCount)];
-  if (geomQueryFamily(a.info.x, b.info.x, query.method) != uint(VKC_GEOM_FAMILY)) return false;
   GeomShape prevA = a;
   GeomShape prevB = b;
 #if VKC_GEOM_FAMILY == VKC_GEOM_FAMILY_CONTINUOUS
@@ -79,7 +72,6 @@ bool evaluateSlot(uint s, out uint q, out GeomElement ea, out GeomElement eb, ou
     prevB = prevGeometries[clampIndex(query.b, pc.geometryCount)];
   }
 #endif
-  uint slot = s - range.x;
   stateIndex = query.state + slot;
 #if VKC_GEOM_FAMILY == VKC_GEOM_FAMILY_MESH
   bool hit = geomMeshSlot(a, b, q, slot, ea, eb);
@@ -99,6 +91,21 @@ bool evaluateSlot(uint s, out uint q, out GeomElement ea, out GeomElement eb, ou
   return hit;
 }
 
+// Slot s of this family's tiles: its query q, the query and its geometries, and its slot within the
+// query; false for a slot in a gap between families, or of a query of another family (not in a
+// valid layout): no contact, nothing to evaluate.
+bool slotQuery(uint s, out uint q, out GeomQuery query, out GeomShape a, out GeomShape b, out uvec2 range,
+               out uint slot) {
+  q = queryOfSlot(s);
+  range = slotRange[q];
+  slot = s - range.x;
+  query = queries[q];
+  a = geometries[clampIndex(query.a, pc.geometryCount)];
+  b = geometries[clampIndex(query.b, pc.geometryCount)];
+  if (s < range.x || s >= range.y) return false;
+  return geomQueryFamily(a.info.x, b.info.x, query.method) == uint(VKC_GEOM_FAMILY);
+}
+
 // This invocation's tile (the tiles buffer at this dispatch's base, or the workgroup's span in a span
 // dispatch: geometry_queries_spans.h), whether the workgroup has one, and the slots [lo, hi) it evaluates.
 bool groupTile(out uint tile, out uint lo, out uint hi) {
@@ -112,41 +119,127 @@ bool groupTile(out uint tile, out uint lo, out uint hi) {
   return tile < pc.groupCount;
 }
 
+// --- Primitive pairs (geometry_queries_bindings.h: QUERY COUNT, QUERY WRITE) ---
+
+// The family that writes query q's entry (its pair's family when the query is a static pair of two
+// primitives with valid indices and that family is dispatched; else the lowest family dispatched),
+// and `routed`: the query goes to its pair's family (whose values are then checked).
+uint primitiveRoute(GeomQuery query, out GeomShape a, out GeomShape b, out bool routed) {
+  routed = false;
+  uint lowest = uint(findLSB(pc.families));
+  if (query.a >= pc.geometryCount || query.b >= pc.geometryCount) return lowest;
+  a = geometries[query.a];
+  b = geometries[query.b];
+  if (query.method != kGeomMethodStatic || query.state != 0u) return lowest;
+  if (a.info.x > kGeomPlane || b.info.x > kGeomPlane) return lowest;
+  uint f = geomQueryFamily(a.info.x, b.info.x, query.method);
+  if (((pc.families >> f) & 1u) == 0u) return lowest;
+  routed = true;
+  return f;
+}
+
 // COUNT sets the bit of every slot that hits (atomicOr: no workgroup barrier, see
 // geometry_queries_bindings.h); WRITE evaluates the counted slots again (and every continuous slot, which
-// stores its new state) and writes their elements. Both passes are one body with a single evaluateSlot
-// call: the specialization constant then removes the other pass's few lines only, where two calls
-// made a driver inline the family's whole math twice before dropping one copy (lavapipe took twice as
-// long to create each pipeline).
+// stores its new state) and writes their elements. The primitive-pair passes take a query per
+// invocation and its slots in order: QUERY COUNT counts its contacts into its entry, QUERY WRITE
+// writes its range and evaluates them again to write them. Every pass is one body with a single
+// evaluatePair call in one loop over the invocation's slots (one slot, or the query's): the
+// specialization constant then removes the other passes' few lines only, where two calls made a
+// driver inline the family's whole math twice before dropping one copy (lavapipe took twice as long
+// to create each pipeline). No workgroup barrier in any pass (see above).
 void main() {
-  uint tile, lo, hi;
-  if (!groupTile(tile, lo, hi)) return;
-  uint s = tile * kGeomGroupSize + gl_LocalInvocationIndex;
-  if (s >= pc.slotCount || s < lo || s >= hi) return;
+  const bool perQuery = kPass == kGeomPassQueryCount || kPass == kGeomPassQueryWrite;
+  uint q = 0u;
+  GeomQuery query;
+  GeomShape a, b;
+  uvec2 range = uvec2(0u);
+  uint lo = 0u, hi = 0u;  // the slots evaluated
+  uint s = 0u;            // slot passes: the slot, in the batch's layout
+  uint tile = 0u;
   bool counted = false;
-  if (kPass != kGeomPassCount) {
-    counted = slotHit(s);
-    // Continuous slots are evaluated whether they hit or not: each stores its new state.
-    if (!counted && VKC_GEOM_FAMILY != VKC_GEOM_FAMILY_CONTINUOUS) return;
+  uint at = 0u;           // QUERY WRITE: where the query's next contact goes
+  bool valid = false;     // QUERY COUNT: the query passed the checks
+  if (perQuery) {
+    q = linearGroup() * kGeomGroupSize + gl_LocalInvocationIndex;
+    if (q >= pc.queryCount) return;
+    uint block = min(q / (kGeomGroupSize * max(pc.queryChunks, 1u)), max(pc.blockCount, 1u) - 1u);
+    if (kPass == kGeomPassQueryWrite) {
+      uint entry = tileMasks[q];
+      if (geomPrimitiveEntryFamily(entry) != uint(VKC_GEOM_FAMILY)) return;
+      uint n = geomPrimitiveEntryContacts(entry);
+      at = groupSums[2u * block] + geomPrimitiveEntryPrefix(entry);
+      ranges[q] = uvec2(at, n);
+      if (n == 0u) return;
+      query = queries[q];
+      a = geometries[clampIndex(query.a, pc.geometryCount)];
+      b = geometries[clampIndex(query.b, pc.geometryCount)];
+      hi = min(geomSlotCount(a, b), kGeomPrimitiveMaxSlots);
+    } else {
+      query = queries[q];
+      bool routed;
+      if (primitiveRoute(query, a, b, routed) != uint(VKC_GEOM_FAMILY)) return;
+      valid = routed && geomDeviceShapeValid(a, pc.pointCount, pc.gridSampleCount) &&
+              geomDeviceShapeValid(b, pc.pointCount, pc.gridSampleCount) &&
+              geomMethodSupported(min(a.info.x, b.info.x), max(a.info.x, b.info.x), query.method);
+      hi = valid ? min(geomSlotCount(a, b), kGeomPrimitiveMaxSlots) : 0u;
+      if (!valid) atomicAdd(groupSums[2u * block + 1u], 1u);
+    }
+    range = uvec2(0u, hi);
+  } else {
+    uint first, end;
+    if (!groupTile(tile, first, end)) return;
+    s = tile * kGeomGroupSize + gl_LocalInvocationIndex;
+    if (s >= pc.slotCount || s < first || s >= end) return;
+    if (kPass != kGeomPassCount) {
+      counted = slotHit(s);
+      // Continuous slots are evaluated whether they hit or not: each stores its new state.
+      if (!counted && VKC_GEOM_FAMILY != VKC_GEOM_FAMILY_CONTINUOUS) return;
+    }
+    uint slot;
+    if (!slotQuery(s, q, query, a, b, range, slot)) return;
+    lo = slot;
+    hi = slot + 1u;
   }
-  uint q;
-  GeomElement ea, eb;
-  uint stateIndex;
-  vec4 newState;
-  bool hasState;
-  bool hit = evaluateSlot(s, q, ea, eb, stateIndex, newState, hasState);
-  if (kPass == kGeomPassCount) {
-    if (hit) atomicOr(tileMasks[2u * tile + (gl_LocalInvocationIndex >> 5u)], 1u << (gl_LocalInvocationIndex & 31u));
-    return;
-  }
+  uint hits = 0u;
+  for (uint slot = lo; slot < hi; ++slot) {
+    GeomElement ea, eb;
+    uint stateIndex;
+    vec4 newState;
+    bool hasState;
+    bool hit = evaluatePair(q, query, a, b, range, slot, ea, eb, stateIndex, newState, hasState);
+    if (kPass == kGeomPassQueryCount) {
+      hits += hit ? 1u : 0u;
+    } else if (kPass == kGeomPassQueryWrite) {
+      if (hit) {
+        if (at < pc.capacity) {  // overflow: never written past the end
+          elementsA[at] = ea;
+          elementsB[at] = eb;
+        }
+        at += 1u;
+      }
+    } else if (kPass == kGeomPassCount) {
+      if (hit) atomicOr(tileMasks[2u * tile + (gl_LocalInvocationIndex >> 5u)], 1u << (gl_LocalInvocationIndex & 31u));
+    } else {
 #if VKC_GEOM_FAMILY == VKC_GEOM_FAMILY_CONTINUOUS
-  if (hasState && stateIndex < pc.stateCount) state[stateIndex] = newState;
+      if (hasState && stateIndex < pc.stateCount) state[stateIndex] = newState;
 #endif
-  if (!hit || !counted) return;  // same arithmetic as COUNT: hit == counted
-  uint at = contactsBefore(s);
-  if (at >= pc.capacity) return;  // overflow: never written past the end
-  elementsA[at] = ea;
-  elementsB[at] = eb;
+      if (hit && counted) {  // same arithmetic as COUNT: hit == counted
+        uint pos = contactsBefore(s);
+        if (pos < pc.capacity) {  // overflow: never written past the end
+          elementsA[pos] = ea;
+          elementsB[pos] = eb;
+        }
+      }
+    }
+  }
+  if (kPass == kGeomPassQueryCount) {
+    uint block = min(q / (kGeomGroupSize * max(pc.queryChunks, 1u)), max(pc.blockCount, 1u) - 1u);
+    // An atomic store, not a plain one: the synchronization validation layer (Debian 12's) then sees
+    // this module's tileMasks accesses as before (the slot passes' atomicOr), where a plain store made
+    // it take the WRITE level's family passes for writers of the masks the RANGES pass reads beside them.
+    atomicExchange(tileMasks[q], geomPrimitiveEntry(uint(VKC_GEOM_FAMILY), hits));
+    if (hits > 0u) atomicAdd(groupSums[2u * block], hits);
+  }
 }
 
 #endif  // VKC_SHARED_GEOMETRY_QUERIES_FAMILY_H

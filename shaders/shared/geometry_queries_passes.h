@@ -3,7 +3,9 @@
 // per shader: SCAN, RANGES and one per pair family (COUNT, WRITE; the families with mesh pairs, mesh,
 // convex and implicit, read the cells and the points), each
 // family's accesses its own (a family that reads no points declares none). A record: the families'
-// COUNT dispatches, SCAN, the families' WRITE dispatches and RANGES: three dependent dispatches.
+// COUNT dispatches, SCAN, the families' WRITE dispatches and RANGES: three dependent dispatches. The
+// basic, manifold and convex families also have the primitive-pair passes QUERY COUNT and QUERY
+// WRITE, and the SCAN shader their BLOCKS and LOCAL passes (geometry_queries_bindings.h).
 #ifndef VKC_SHARED_GEOMETRY_QUERIES_PASSES_H
 #define VKC_SHARED_GEOMETRY_QUERIES_PASSES_H
 #include "geometry_queries.h"
@@ -17,7 +19,9 @@ namespace vkc::gpu {
 // Tokens: geometries, prevGeometries, points, prevPoints, gridSamples, state, queries, slotRange, tiles,
 // tileMasks, groupSums, elementsA, elementsB, ranges, counts, cells.
 inline constexpr PassDecl kGeomPasses[] = {
-  passDecl("vkc.geometry_queries.scan",   0, kGeomGroupSize, kGeomBindingCount, "- - - - - - - - - R W - - - W -"),
+  passDecl("vkc.geometry_queries.scan",   kGeomScanPassTiles, kGeomGroupSize, kGeomBindingCount, "- - - - - - - - - R W - - - W -"),
+  passDecl("vkc.geometry_queries.blocks", kGeomScanPassBlocks, kGeomGroupSize, kGeomBindingCount, "- - - - - - - - - - RW - - - W -"),
+  passDecl("vkc.geometry_queries.local",  kGeomScanPassLocal, kGeomGroupSize, kGeomBindingCount, "- - - - - - - - - RW - - - - - -"),
 };
 inline constexpr PassDecl kGeomRangesPasses[] = {
   passDecl("vkc.geometry_queries.ranges", 0, kGeomGroupSize, kGeomBindingCount, "- - - - - - - R - R R - - W R -"),
@@ -25,14 +29,20 @@ inline constexpr PassDecl kGeomRangesPasses[] = {
 inline constexpr PassDecl kGeomBasicPasses[] = {
   passDecl("vkc.geometry_queries.basic.count", kGeomPassCount, kGeomGroupSize, kGeomBindingCount, "R - R - - - R R R RW - - - - - -"),
   passDecl("vkc.geometry_queries.basic.write", kGeomPassWrite, kGeomGroupSize, kGeomBindingCount, "R - R - - - R R R R R W W - R -"),
+  passDecl("vkc.geometry_queries.basic.query_count", kGeomPassQueryCount, kGeomGroupSize, kGeomBindingCount, "R - R - - - R - - RW RW - - - - -"),
+  passDecl("vkc.geometry_queries.basic.query_write", kGeomPassQueryWrite, kGeomGroupSize, kGeomBindingCount, "R - R - - - R - - R R W W W - -"),
 };
 inline constexpr PassDecl kGeomManifoldPasses[] = {
   passDecl("vkc.geometry_queries.manifold.count", kGeomPassCount, kGeomGroupSize, kGeomBindingCount, "R - - - - - R R R RW - - - - - -"),
   passDecl("vkc.geometry_queries.manifold.write", kGeomPassWrite, kGeomGroupSize, kGeomBindingCount, "R - - - - - R R R R R W W - R -"),
+  passDecl("vkc.geometry_queries.manifold.query_count", kGeomPassQueryCount, kGeomGroupSize, kGeomBindingCount, "R - - - - - R - - RW RW - - - - -"),
+  passDecl("vkc.geometry_queries.manifold.query_write", kGeomPassQueryWrite, kGeomGroupSize, kGeomBindingCount, "R - - - - - R - - R R W W W - -"),
 };
 inline constexpr PassDecl kGeomConvexPasses[] = {
   passDecl("vkc.geometry_queries.convex.count", kGeomPassCount, kGeomGroupSize, kGeomBindingCount, "R - R - - - R R R RW - - - - - R"),
   passDecl("vkc.geometry_queries.convex.write", kGeomPassWrite, kGeomGroupSize, kGeomBindingCount, "R - R - - - R R R R R W W - R R"),
+  passDecl("vkc.geometry_queries.convex.query_count", kGeomPassQueryCount, kGeomGroupSize, kGeomBindingCount, "R - R - - - R - - RW RW - - - - R"),
+  passDecl("vkc.geometry_queries.convex.query_write", kGeomPassQueryWrite, kGeomGroupSize, kGeomBindingCount, "R - R - - - R - - R R W W W - R"),
 };
 inline constexpr PassDecl kGeomImplicitPasses[] = {
   passDecl("vkc.geometry_queries.implicit.count", kGeomPassCount, kGeomGroupSize, kGeomBindingCount, "R - R - R - R R R RW - - - - - R"),

@@ -86,4 +86,12 @@ uint contactsBefore(uint s) {
   return groupSums[t] + uint(before);
 }
 
+// A primitive-pair batch's entry of a query (geometry_queries_bindings.h, in tileMasks[q]): the family
+// that wrote it (bits 28-30), its contacts (bits 24-27) and, after the LOCAL pass, the contacts of
+// its block's queries before it (bits 0-23).
+uint geomPrimitiveEntry(uint family, uint contacts) { return (family << 28u) | (contacts << 24u); }
+uint geomPrimitiveEntryFamily(uint entry) { return (entry >> 28u) & 7u; }
+uint geomPrimitiveEntryContacts(uint entry) { return (entry >> 24u) & 15u; }
+uint geomPrimitiveEntryPrefix(uint entry) { return entry & 0xFFFFFFu; }
+
 #endif  // VKC_SHARED_GEOMETRY_QUERIES_STAGE_H

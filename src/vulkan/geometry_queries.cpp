@@ -68,6 +68,23 @@ constexpr VkDeviceSize kCandidateBytes = sizeof(gpu::uvec2);
 // Concurrent groups of the recorder (detail::Pass::concurrentGroup): the COUNT level and the WRITE level.
 constexpr uint32_t kCountLevel = 1;
 constexpr uint32_t kWriteLevel = 2;
+constexpr uint32_t kBlocksLevel = 3;  // a primitive-pair batch's BLOCKS and LOCAL passes
+
+// A primitive-pair batch's blocks (shared/geometry_queries_bindings.h): chunks of kTile queries per
+// block, the least c with c * c * kTile * kTile >= queries, so that the LOCAL pass's workgroups (c
+// chunks each) and the BLOCKS pass's invocations (about c blocks each) walk chains of one length.
+struct PrimitiveBlocks {
+  uint32_t chunks = 1;
+  uint32_t blocks = 0;
+};
+PrimitiveBlocks primitiveBlocks(uint64_t queries) {
+  const uint64_t perChunk2 = uint64_t{kTile} * kTile;
+  uint64_t chunks = static_cast<uint64_t>(std::sqrt(static_cast<double>(queries) / static_cast<double>(perChunk2)));
+  while (chunks * chunks * perChunk2 < queries) ++chunks;
+  while (chunks > 1 && (chunks - 1) * (chunks - 1) * perChunk2 >= queries) --chunks;
+  chunks = std::max<uint64_t>(chunks, 1);
+  return {static_cast<uint32_t>(chunks), static_cast<uint32_t>((queries + kTile * chunks - 1) / (kTile * chunks))};
+}
 
 Error invalid(const std::string& message) { return Error{ErrorCode::kInvalidArgument, message}; }
 
@@ -206,6 +223,10 @@ struct GeometryQueryStage::Impl {
   GeometryQueryStageCreateInfo limits;
   UploadLayout layout;
   const detail::Pipeline* scanPipeline[1] = {};
+  // Primitive-pair batches (on first use): the SCAN shader's BLOCKS and LOCAL passes, and the basic,
+  // manifold and convex families' QUERY COUNT and QUERY WRITE.
+  const detail::Pipeline* primitiveScanPipelines[2] = {};
+  std::array<std::array<const detail::Pipeline*, 2>, gpu::kGeomFamilyCount> primitiveFamily{};
   const detail::Pipeline* rangesPipeline[1] = {};
   const detail::Pipeline* layoutPipelines[3] = {};  // device-resident batches' LAYOUT, BLOCKS, PLACE (on first use)
   const detail::Pipeline* spansPipelines[2] = {};   // MESH_PAIRS, FAMILIES (shared/geometry_queries_spans.h; on first use)
@@ -240,8 +261,10 @@ struct GeometryQueryStage::Impl {
     p[kGridSamples] = {info.maxGridSamples * kSampleBytes, kDevice, true};
     p[kCells] = {info.maxCells * kCellEntryBytes, kDevice, true};
     p[kState] = {info.maxStates * kPointBytes, kDevice, false};  // run()'s; record() uses the host's
-    p[kTileMasks] = {tilesOf(slots) * kMaskBytes, kDevice, true};
-    p[kGroupSums] = {tilesOf(slots) * sizeof(uint32_t), kDevice, true};
+    // Also a primitive-pair batch's entry per query and two words per block (at most a block per
+    // kTile queries).
+    p[kTileMasks] = {std::max(tilesOf(slots) * kMaskBytes, uint64_t{info.maxQueries} * sizeof(uint32_t)), kDevice, true};
+    p[kGroupSums] = {std::max(tilesOf(slots), 2 * blocksOf(info.maxQueries)) * sizeof(uint32_t), kDevice, true};
     p[kElementsA] = {info.maxContacts * kElementBytes, kDevice, true};
     p[kElementsB] = {info.maxContacts * kElementBytes, kDevice, true};
     p[kRanges] = {info.maxQueries * kRangeBytes, kDevice, true};
@@ -288,6 +311,9 @@ struct GeometryQueryStage::Impl {
     bool device = false;
     BufferRange deviceGeometries, devicePrevGeometries, deviceQueries;
     uint32_t families = 0;
+    // A device-resident batch of primitive pairs (no slot layout): its blocks.
+    bool primitive = false;
+    PrimitiveBlocks blocks;
     Array points, prevPoints, gridSamples, cells;
     BufferRange state;
     uint32_t pointCount = 0, gridSampleCount = 0, stateCount = 0, cellCount = 0;
@@ -314,10 +340,11 @@ struct GeometryQueryStage::Impl {
     return b.meshPairCount > 0 &&
            (b.familyCount[gpu::kGeomFamilyMeshMesh] > 0 || b.familyCount[gpu::kGeomFamilyMeshCcd] > 0);
   }
+  static bool slotLayoutOnDevice(const Batch& b) { return b.device && !b.primitive; }
   static bool spanDispatch(const Batch& b, uint32_t f) {
-    return b.device || ((f == gpu::kGeomFamilyMeshMesh || f == gpu::kGeomFamilyMeshCcd) && meshPairSpans(b));
+    return slotLayoutOnDevice(b) || ((f == gpu::kGeomFamilyMeshMesh || f == gpu::kGeomFamilyMeshCcd) && meshPairSpans(b));
   }
-  static bool anySpans(const Batch& b) { return b.device || meshPairSpans(b); }
+  static bool anySpans(const Batch& b) { return slotLayoutOnDevice(b) || meshPairSpans(b); }
   static uint32_t tileCount(const Batch& b) { return static_cast<uint32_t>(tilesOf(b.slotCount)); }
 
   // The stage's bindings, in binding order (shaders/shared/geometry_queries_bindings.h): the one list
@@ -338,8 +365,8 @@ struct GeometryQueryStage::Impl {
     r[gpu::kGeomBindingSlotRange] = part(kSlotRange, f, Q(b) * kRangeBytes);
     // With span dispatches, the whole buffer: the tile list, then the span records and spans.
     r[gpu::kGeomBindingTiles] = anySpans(b) ? buffers.range(kTiles, f) : part(kTiles, f, b.tiles.size() * sizeof(uint32_t));
-    r[gpu::kGeomBindingTileMasks] = part(kTileMasks, f, VkDeviceSize{tileCount(b)} * kMaskBytes);
-    r[gpu::kGeomBindingGroupSums] = part(kGroupSums, f, VkDeviceSize{tileCount(b)} * sizeof(uint32_t));
+    r[gpu::kGeomBindingTileMasks] = part(kTileMasks, f, tileMaskBytes(b));
+    r[gpu::kGeomBindingGroupSums] = part(kGroupSums, f, groupSumBytes(b));
     const BufferRange dummyOut = buffers.range(kDummyOut, f);
     r[gpu::kGeomBindingElementsA] = t.capacity > 0 ? t.elementsA : dummyOut;
     r[gpu::kGeomBindingElementsB] = t.capacity > 0 ? t.elementsB : dummyOut;
@@ -357,8 +384,38 @@ struct GeometryQueryStage::Impl {
     return r;
   }
 
+  // The tile masks and group sums a record uses: a primitive-pair batch's entry per query and two
+  // words per block, else two words per tile and one.
+  static VkDeviceSize tileMaskBytes(const Batch& b) {
+    return b.primitive ? VkDeviceSize{Q(b)} * sizeof(uint32_t) : VkDeviceSize{tileCount(b)} * kMaskBytes;
+  }
+  static VkDeviceSize groupSumBytes(const Batch& b) {
+    return b.primitive ? VkDeviceSize{b.blocks.blocks} * 2 * sizeof(uint32_t) : VkDeviceSize{tileCount(b)} * sizeof(uint32_t);
+  }
+
+  // A primitive-pair batch's pipelines: BLOCKS and LOCAL, each family's QUERY COUNT and QUERY WRITE.
+  Status fetchPrimitivePipelines(const Batch& b) {
+    auto get = [&](const char* shader, uint32_t bindings, uint32_t pass, const detail::Pipeline*& out) -> Status {
+      if (out != nullptr) return {};
+      auto p = ctx.pipelines->get({shader, bindings, sizeof(gpu::GeomStagePush), {pass}});
+      if (!p) return p.error();
+      out = *p;
+      return {};
+    };
+    VKC_TRY(get(gpu::kGeomStage.shader, gpu::kGeomBindingCount, gpu::kGeomScanPassBlocks, primitiveScanPipelines[0]));
+    VKC_TRY(get(gpu::kGeomStage.shader, gpu::kGeomBindingCount, gpu::kGeomScanPassLocal, primitiveScanPipelines[1]));
+    for (uint32_t f = 0; f < gpu::kGeomFamilyCount; ++f) {
+      if (((b.families >> f) & 1u) == 0) continue;
+      const gpu::StageDecl& s = gpu::kGeomFamilyStages[f];
+      VKC_TRY(get(s.shader, s.bindingCount, gpu::kGeomPassQueryCount, primitiveFamily[f][0]));
+      VKC_TRY(get(s.shader, s.bindingCount, gpu::kGeomPassQueryWrite, primitiveFamily[f][1]));
+    }
+    return {};
+  }
+
   // The families' pipelines the batch needs (from the context's cache).
   Status fetchPipelines(const Batch& b) {
+    if (b.primitive) return fetchPrimitivePipelines(b);
     if (b.device && layoutPipelines[0] == nullptr) {
       VKC_TRY(detail::getPassPipelines(ctx, gpu::kGeomLayoutStage.shader, gpu::kGeomBindingCount,
                                         sizeof(gpu::GeomLayoutPush), layoutPipelines));
@@ -401,6 +458,9 @@ struct GeometryQueryStage::Impl {
     push.meshCount = b.meshCount;
     push.treeCellCount = b.treeCellCount;
     push.maxGroupsX = ctx.info.maxComputeWorkGroupCount[0];
+    push.queryChunks = b.blocks.chunks;
+    push.families = b.families;
+    push.blockCount = b.blocks.blocks;
     const uint32_t spanRecords = static_cast<uint32_t>(spanRecordsOf(limits));
     detail::Recorder rec(ctx);
     auto pass = [&](const gpu::PassDecl& decl, const detail::Pipeline* pipeline, uint64_t groups, uint32_t group,
@@ -414,6 +474,10 @@ struct GeometryQueryStage::Impl {
       p.concurrentGroup = group;
       return p;
     };
+    if (b.primitive) {
+      addPrimitivePasses(b, pass, rec);
+      return rec;
+    }
     if (b.device) {
       addLayoutPasses(b, ranges, spanRecords, rec);
       rec.add(spansPass(gpu::kGeomSpansPassFamilies, ranges, push, spanRecords));
@@ -457,6 +521,26 @@ struct GeometryQueryStage::Impl {
       }
     }
     return rec;
+  }
+
+  // A primitive-pair batch (shared/geometry_queries_bindings.h): QUERY COUNT per family; BLOCKS and
+  // LOCAL (one level: they touch the block sums and the entries apart); QUERY WRITE per family.
+  template <typename MakePass>
+  void addPrimitivePasses(const Batch& b, const MakePass& pass, detail::Recorder& rec) const {
+    const uint64_t groups = blocksOf(Q(b));
+    for (uint32_t level = 0; level < 2; ++level) {
+      const uint32_t kind = level == 0 ? gpu::kGeomPassQueryCount : gpu::kGeomPassQueryWrite;
+      for (uint32_t f = 0; f < gpu::kGeomFamilyCount; ++f) {
+        if (((b.families >> f) & 1u) == 0) continue;
+        rec.add(pass(gpu::kGeomFamilyStages[f].passes[kind], primitiveFamily[f][level], groups,
+                     level == 0 ? kCountLevel : kWriteLevel, 0, 0));
+      }
+      if (level == 0) {
+        rec.add(pass(gpu::kGeomPasses[gpu::kGeomScanPassBlocks], primitiveScanPipelines[0], 1, kBlocksLevel, 0, 0));
+        rec.add(pass(gpu::kGeomPasses[gpu::kGeomScanPassLocal], primitiveScanPipelines[1],
+                     std::max<uint32_t>(b.blocks.blocks, 1), kBlocksLevel, 0, 0));
+      }
+    }
   }
 
   // --- Span dispatches (shared/geometry_queries_spans.h) ---
@@ -517,6 +601,10 @@ struct GeometryQueryStage::Impl {
     if (info.geometryBuffer.buffer != VK_NULL_HANDLE || info.queryBuffer.buffer != VK_NULL_HANDLE) {
       VKC_TRY(checkDeviceSources(info, batch));
     } else {
+      if (info.devicePrimitivePairs) {
+        return invalid(std::string(kOwner) + "::devicePrimitivePairs is set without geometryBuffer and queryBuffer: "
+                       "it is for device-resident batches (a batch from host memory is laid out by the host)");
+      }
       VKC_TRY(tooMany("geometries", info.geometries.size(), "maxGeometries", limits.maxGeometries));
       VKC_TRY(tooMany("queries", info.queries.size(), "maxQueries", limits.maxQueries));
       batch.geometryCount = static_cast<uint32_t>(info.geometries.size());
@@ -655,6 +743,16 @@ struct GeometryQueryStage::Impl {
     batch.devicePrevGeometries = {info.previousGeometryBuffer.buffer, info.previousGeometryBuffer.offset, geometryBytes};
     batch.deviceQueries = {info.queryBuffer.buffer, info.queryBuffer.offset, queryBytes};
     batch.families = info.deviceFamilies;
+    if (info.devicePrimitivePairs) {
+      batch.primitive = true;
+      batch.families &= kGeometryQueryFamiliesPrimitive;
+      if (batch.families == 0) {
+        return invalid(owner + "::deviceFamilies is " + std::to_string(info.deviceFamilies) +
+                       ": with devicePrimitivePairs it must hold a primitive pair family (kGeometryQueryFamilyBasic, "
+                       "kGeometryQueryFamilyManifold or kGeometryQueryFamilyConvex)");
+      }
+      batch.blocks = primitiveBlocks(batch.queryCount);
+    }
     return {};
   }
 
@@ -665,6 +763,14 @@ struct GeometryQueryStage::Impl {
   // of its own queries' slots (shared/geometry_queries_spans.h); familyCount, at most every tile of
   // maxSlots, is the push constants' bound (the tiles buffer the identity, written by the BLOCKS pass).
   Status layOutOnDevice(Batch& batch) const {
+    if (batch.primitive) {  // no slots: a query per invocation
+      batch.slotCount = 0;
+      for (uint32_t f = 0; f < gpu::kGeomFamilyCount; ++f) {
+        batch.familyFirst[f] = 0;
+        batch.familyCount[f] = 0;
+      }
+      return {};
+    }
     // No query: no slot (slotRange holds nothing of this record for the family passes to read).
     batch.slotCount = Q(batch) > 0 ? deviceMaxSlots() : 0;
     // Without the host's state buffer the continuous family does not run (its queries are invalid).
@@ -880,8 +986,9 @@ struct GeometryQueryStage::Impl {
       lastStats.transfers += 1;
       lastStats.transferBytes += s.bytes;
     }
-    // The tiles' hit masks start at zero (the COUNT passes set bits).
-    const BufferRange masks = part(kTileMasks, f, VkDeviceSize{tileCount(b)} * kMaskBytes);
+    // The tiles' hit masks start at zero (the COUNT passes set bits); a primitive-pair batch's block
+    // sums (its QUERY COUNT passes add to them).
+    const BufferRange masks = b.primitive ? part(kGroupSums, f, groupSumBytes(b)) : part(kTileMasks, f, tileMaskBytes(b));
     ctx.vk.vkCmdFillBuffer(cmd, masks.buffer, masks.offset, masks.size, 0);
     lastStats.transfers += 1;
     lastStats.transferBytes += masks.size;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <random>
 
 #include "geometry_queries/geometry_queries_test_support.h"
 #include "shared/geometry_queries_bindings.h"
@@ -49,6 +50,23 @@ GeometryQueryStageCreateInfo limitsFor(const Batch& b, uint32_t maxSlots) {
           .maxGridSamples = static_cast<uint32_t>(b.gridSamples.size()),
           .maxContacts = 0,
           .maxSlots = maxSlots};
+}
+
+// Random static pairs of two primitives (sphere, capsule, cylinder, oriented box, plane: every
+// supported pair of them), as randomBatch draws them.
+Batch primitiveBatch(uint32_t seed, uint32_t queryCount) {
+  std::mt19937 rng(seed);
+  Batch b;
+  for (uint32_t q = 0; q < queryCount; ++q) {
+    uint32_t ta, tb;
+    do {
+      ta = static_cast<uint32_t>(rng() % 5);
+      tb = static_cast<uint32_t>(rng() % 5);
+    } while (!supported(ta, tb));
+    const uint32_t x = b.add(randomGeometry(rng, ta, 0));
+    b.query(x, b.add(randomGeometry(rng, tb, 0)));
+  }
+  return b;
 }
 
 class GeometryQueryDeviceVulkan : public VulkanTest {
@@ -461,6 +479,279 @@ TEST_F(GeometryQueryDeviceVulkan, RecordTimestampsGivePassTimings) {
   EXPECT_STREQ(stage->timings()[0].name, "vkc.geometry_queries.layout.queries");
   EXPECT_STREQ(stage->timings()[3].name, "vkc.geometry_queries.spans.families");
   EXPECT_STREQ(stage->timings()[11].name, "vkc.geometry_queries.ranges");
+}
+
+// --- Primitive pairs (GeometryQueryRecordInfo::devicePrimitivePairs: a query per invocation) ---
+
+// 10k random primitive pairs, every pair type of the three primitive families: kCpuScalar's contacts,
+// ranges and counts bit for bit, as the slot path's; 100 reruns of one record identical.
+TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsEqualCpuScalarAndTheSlotPath) {
+  Batch b = primitiveBatch(83, 10000);
+  Batch ref = b;
+  auto cpu = ref.run(Backend::kCpuScalar, kCapacity);
+  ASSERT_TRUE(cpu.ok()) << cpu.message();
+  ASSERT_GT(cpu->contacts, 3000u);
+  ASSERT_LE(cpu->contacts, kCapacity);
+  auto [stage, o, d] = resident(b, 100000);
+  ASSERT_NE(stage, nullptr);
+  d.info.deviceFamilies = kGeometryQueryFamiliesPrimitive;
+  record(*stage, d.info);
+  const GeometryQueryDeviceCounts slotPath = o.read();
+  expectEqualsCpu(o, ref, *cpu, "slot path");
+  d.info.devicePrimitivePairs = true;
+  std::memset(o.a.mapped(), 0xAB, kCapacity * sizeof(ContactElement));
+  std::memset(o.ranges.mapped(), 0xAB, b.queries.size() * sizeof(ContactRange));
+  record(*stage, d.info);
+  expectEqualsCpu(o, ref, *cpu, "primitive pairs");
+  const GeometryQueryDeviceCounts c = o.read();
+  EXPECT_EQ(c.overflow, 0u);
+  EXPECT_EQ(c.invalidQueries, 0u);
+  EXPECT_EQ(c.slots, 0u);  // no slot layout
+  EXPECT_EQ(c.dispatchX, slotPath.dispatchX);
+  EXPECT_EQ(c.candidatesMissing, 0u);
+  for (int rep = 0; rep < 100; ++rep) {
+    std::memset(o.a.mapped(), 0, cpu->written * sizeof(ContactElement));
+    std::memset(o.ranges.mapped(), 0, b.queries.size() * sizeof(ContactRange));
+    record(*stage, d.info);
+    const GeometryQueryDeviceCounts again = o.read();
+    ASSERT_EQ(std::memcmp(&again, &c, sizeof c), 0) << "rep " << rep;
+    ASSERT_EQ(std::memcmp(o.elementsA(), ref.elementsA.data(), cpu->written * sizeof(ContactElement)), 0) << "rep " << rep;
+    ASSERT_EQ(std::memcmp(o.rangeAt(), ref.ranges.data(), b.queries.size() * sizeof(ContactRange)), 0) << "rep " << rep;
+  }
+}
+
+// 50 000 queries: blocks of 4 chunks of 64 (the LOCAL pass's loop), 196 blocks (each BLOCKS
+// invocation walks 4): kCpuScalar's contacts and ranges bit for bit. (The 10k batch above: 79 blocks
+// of 2 chunks.)
+TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsInBlocksOfSeveralChunks) {
+  const uint32_t n = 50000;
+  Batch b = primitiveBatch(97, n);
+  Batch ref = b;
+  const size_t capacity = 2 * size_t{n};
+  auto cpu = ref.run(Backend::kCpuScalar, capacity);
+  ASSERT_TRUE(cpu.ok()) << cpu.message();
+  ASSERT_LE(cpu->contacts, capacity);
+  auto stage = makeStage(limitsFor(b, 1000));
+  ASSERT_NE(stage, nullptr);
+  DeviceBatch d = deviceBatch(b);
+  detail::Buffer ea = hostBuffer(capacity * sizeof(ContactElement)), eb = hostBuffer(capacity * sizeof(ContactElement));
+  detail::Buffer ranges = hostBuffer(n * sizeof(ContactRange)), counts = hostBuffer(sizeof(GeometryQueryDeviceCounts));
+  d.info.outputs = {.elementsA = {ea.handle(), 0, capacity * sizeof(ContactElement)},
+                    .elementsB = {eb.handle(), 0, capacity * sizeof(ContactElement)},
+                    .ranges = {ranges.handle(), 0, n * sizeof(ContactRange)},
+                    .counts = {counts.handle(), 0, sizeof(GeometryQueryDeviceCounts)}};
+  d.info.devicePrimitivePairs = true;
+  record(*stage, d.info);
+  GeometryQueryDeviceCounts c;
+  std::memcpy(&c, counts.mapped(), sizeof c);
+  ASSERT_EQ(c.contacts, cpu->contacts);
+  ASSERT_EQ(c.written, cpu->written);
+  EXPECT_EQ(c.invalidQueries, 0u);
+  EXPECT_EQ(std::memcmp(ea.mapped(), ref.elementsA.data(), cpu->written * sizeof(ContactElement)), 0);
+  EXPECT_EQ(std::memcmp(eb.mapped(), ref.elementsB.data(), cpu->written * sizeof(ContactElement)), 0);
+  EXPECT_EQ(std::memcmp(ranges.mapped(), ref.ranges.data(), n * sizeof(ContactRange)), 0);
+}
+
+// Queries the primitive path does not take or whose values are bad, interleaved with good ones:
+// each counted, no contact, an empty range at its position; the good queries keep kCpuScalar's
+// contacts at the same places.
+TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsCountBadQueriesAndKeepTheOthers) {
+  Batch good = primitiveBatch(89, 300);
+  Batch bad = good;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const uint32_t sphere = bad.add(Geometry::sphere({0.0f, 0.0f, 0.0f, 0.5f}));
+  const uint32_t nanSphere = bad.add(Geometry::sphere({nan, 0.0f, 0.0f, 0.5f}));
+  Geometry unknown = Geometry::sphere({0.0f, 0.0f, 0.0f, 0.5f});
+  unknown.type = static_cast<GeometryType>(42);
+  const uint32_t unknownType = bad.add(unknown);
+  const uint32_t mesh = bad.add(Geometry::lineMesh(0, 2, 0, 1));
+  bad.points.assign(4, v3(0.1f, 0.0f, 0.0f));
+  const uint32_t points = bad.add(Geometry::pointSet(0, 4));  // valid, but not a primitive
+  const uint32_t plane = bad.add(Geometry::plane(v3(0, 0, 0), v3(0, 1, 0), false));
+  Geometry skewed = Geometry::orientedBox(v3(0, 0, 0), identityQuat(), v3(1, 1, 1));
+  skewed.p1.w = 0.5f;  // not a unit quaternion
+  const uint32_t box = bad.add(skewed);
+  const uint32_t box2 = bad.add(Geometry::orientedBox(v3(0.5f, 0, 0), identityQuat(), v3(1, 1, 1)));
+  const GeometryQuery badQueries[] = {
+      {sphere, 1u << 30, GeometryMethod::kStatic, 0},       // index out of range
+      {1u << 31, sphere, GeometryMethod::kStatic, 0},       // index out of range
+      {sphere, sphere, static_cast<GeometryMethod>(7), 0},  // unknown method
+      {sphere, nanSphere, GeometryMethod::kStatic, 0},      // NaN
+      {unknownType, sphere, GeometryMethod::kStatic, 0},    // unknown type
+      {mesh, sphere, GeometryMethod::kStatic, 0},           // mesh
+      {points, sphere, GeometryMethod::kStatic, 0},         // a point set: not a primitive pair
+      {points, sphere, GeometryMethod::kContinuous, 0},     // continuous
+      {plane, plane, GeometryMethod::kStatic, 0},           // N/A pair
+      {box, sphere, GeometryMethod::kStatic, 0},            // non-unit rotation (basic family)
+      {box, box2, GeometryMethod::kStatic, 0},              // non-unit rotation (manifold family)
+      {sphere, sphere, GeometryMethod::kStatic, 5},         // a static query's state
+  };
+  std::vector<GeometryQuery> queries;
+  std::vector<bool> isBad;
+  size_t next = 0;
+  for (size_t q = 0; q < good.queries.size(); ++q) {
+    if ((q % 20 == 1) && next < std::size(badQueries)) {
+      queries.push_back(badQueries[next++]);
+      isBad.push_back(true);
+    }
+    queries.push_back(good.queries[q]);
+    isBad.push_back(false);
+  }
+  while (next < std::size(badQueries)) {
+    queries.push_back(badQueries[next++]);
+    isBad.push_back(true);
+  }
+  bad.queries = queries;
+  Batch ref = good;
+  auto cpu = ref.run(Backend::kCpuScalar, kCapacity);
+  ASSERT_TRUE(cpu.ok()) << cpu.message();
+  auto [stage, o, d] = resident(bad, 40000);
+  ASSERT_NE(stage, nullptr);
+  d.info.devicePrimitivePairs = true;
+  record(*stage, d.info);
+  const GeometryQueryDeviceCounts c = o.read();
+  EXPECT_EQ(c.invalidQueries, std::size(badQueries));
+  ASSERT_EQ(c.contacts, cpu->contacts);
+  ASSERT_EQ(c.written, cpu->written);
+  size_t goodIndex = 0;
+  uint32_t position = 0;
+  for (size_t q = 0; q < bad.queries.size(); ++q) {
+    const ContactRange r = o.rangeAt()[q];
+    if (isBad[q]) {
+      EXPECT_EQ(r.count, 0u) << "bad query " << q;
+      EXPECT_EQ(r.first, position) << "bad query " << q;
+      continue;
+    }
+    const ContactRange e = ref.ranges[goodIndex];
+    ASSERT_EQ(r.first, e.first) << q;
+    ASSERT_EQ(r.count, e.count) << q;
+    position = e.first + e.count;
+    for (uint32_t k = e.first; k < e.first + e.count; ++k) {
+      ContactElement a = o.elementsA()[k], b2 = o.elementsB()[k];
+      ASSERT_EQ(a.query, q);
+      ASSERT_EQ(b2.query, q);
+      a.query = b2.query = static_cast<uint32_t>(goodIndex);
+      ASSERT_TRUE(bitwiseEqual(a, ref.elementsA[k]) && bitwiseEqual(b2, ref.elementsB[k])) << "contact " << k;
+    }
+    ++goodIndex;
+  }
+  // A family left out: its queries are counted too (the basic family writes their entries).
+  d.info.deviceFamilies = kGeometryQueryFamilyBasic;
+  record(*stage, d.info);
+  const GeometryQueryDeviceCounts basicOnly = o.read();
+  EXPECT_GT(basicOnly.invalidQueries, std::size(badQueries));
+  EXPECT_LT(basicOnly.contacts, c.contacts);
+  // Only the manifold family: every query but the manifold pairs' is counted.
+  d.info.deviceFamilies = kGeometryQueryFamilyManifold;
+  record(*stage, d.info);
+  EXPECT_GT(o.read().invalidQueries, basicOnly.invalidQueries);
+}
+
+// An output smaller than the contacts: the overflow reported, the first elements kCpuScalar's and
+// nothing written past the capacity.
+TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsOverflowWritesNothingPastTheCapacity) {
+  Batch b = primitiveBatch(101, 2000);
+  Batch ref = b;
+  auto cpu = ref.run(Backend::kCpuScalar, kCapacity);
+  ASSERT_TRUE(cpu.ok()) << cpu.message();
+  const uint32_t capacity = 100;
+  ASSERT_GT(cpu->contacts, capacity);
+  auto [stage, o, d] = resident(b, 10000);
+  ASSERT_NE(stage, nullptr);
+  d.info.devicePrimitivePairs = true;
+  d.info.outputs.elementsA.size = capacity * sizeof(ContactElement);
+  d.info.outputs.elementsB.size = capacity * sizeof(ContactElement);
+  record(*stage, d.info);
+  const GeometryQueryDeviceCounts c = o.read();
+  EXPECT_EQ(c.contacts, cpu->contacts);
+  EXPECT_EQ(c.written, capacity);
+  EXPECT_EQ(c.overflow, 1u);
+  EXPECT_EQ(std::memcmp(o.elementsA(), ref.elementsA.data(), capacity * sizeof(ContactElement)), 0);
+  EXPECT_EQ(std::memcmp(o.elementsB(), ref.elementsB.data(), capacity * sizeof(ContactElement)), 0);
+  EXPECT_EQ(std::memcmp(o.rangeAt(), ref.ranges.data(), b.queries.size() * sizeof(ContactRange)), 0);
+  const auto* past = reinterpret_cast<const unsigned char*>(o.elementsA() + capacity);
+  const auto* pastB = reinterpret_cast<const unsigned char*>(o.elementsB() + capacity);
+  for (size_t i = 0; i < 10 * sizeof(ContactElement); ++i) {
+    ASSERT_EQ(past[i], 0xAB) << i;
+    ASSERT_EQ(pastB[i], 0xAB) << i;
+  }
+}
+
+// One query and 10k, one family and all three: three dependent dispatches (QUERY COUNT per family;
+// BLOCKS and LOCAL; QUERY WRITE per family), none indirect, the block sums' fill the only transfer,
+// and the same barriers.
+TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsRecordStatsAreFixed) {
+  Batch one = primitiveBatch(41, 1);
+  Batch many = primitiveBatch(43, 10000);
+  auto stage = makeStage({.maxQueries = 10000, .maxGeometries = 20000, .maxContacts = 1000, .maxSlots = 1000});
+  ASSERT_NE(stage, nullptr);
+  std::vector<RecordStats> stats;
+  for (uint32_t families : {kGeometryQueryFamiliesPrimitive, kGeometryQueryFamilyBasic, kGeometryQueryFamiliesDevice}) {
+    for (const Batch* b : {&one, &many}) {
+      DeviceBatch d = deviceBatch(*b);
+      d.info.deviceFamilies = families;
+      d.info.devicePrimitivePairs = true;
+      VkCommandBuffer cmd = beginCommandBuffer();
+      const Status st = stage->record(cmd, d.info);
+      ASSERT_TRUE(st.ok()) << st.message();
+      const RecordStats s = stage->lastRecordStats();
+      freeCommandBuffer(cmd);
+      const uint32_t n = families == kGeometryQueryFamilyBasic ? 1u : 3u;
+      EXPECT_EQ(s.dispatches, 2 * n + 2);
+      EXPECT_EQ(s.dependentDispatches, 3u);
+      EXPECT_EQ(s.indirectDispatches, 0u);
+      EXPECT_EQ(s.transfers, 1u);  // the block sums zeroed; nothing uploaded
+      stats.push_back(s);
+    }
+  }
+  for (const RecordStats& s : stats) EXPECT_EQ(s.barriers, stats[0].barriers);
+  EXPECT_EQ(stats[0].barriers, 5u);  // before the fill, the passes' opening one, two between levels, the closing one
+  // The same 10k queries on the slot path: seven dependent dispatches.
+  DeviceBatch d = deviceBatch(many);
+  d.info.deviceFamilies = kGeometryQueryFamiliesPrimitive;
+  VkCommandBuffer cmd = beginCommandBuffer();
+  ASSERT_TRUE(stage->record(cmd, d.info).ok());
+  EXPECT_EQ(stage->lastRecordStats().dependentDispatches, 7u);
+  freeCommandBuffer(cmd);
+}
+
+TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsHostRefusesNamingTheField) {
+  Batch b = primitiveBatch(73, 20);
+  auto stage = makeStage(limitsFor(b, 10000));
+  ASSERT_NE(stage, nullptr);
+  DeviceBatch d = deviceBatch(b);
+  d.info.devicePrimitivePairs = true;
+  VkCommandBuffer cmd = beginCommandBuffer();
+  ASSERT_TRUE(stage->record(cmd, d.info).ok());
+  GeometryQueryRecordInfo bad = d.info;
+  bad.deviceFamilies = kGeometryQueryFamilyImplicit | kGeometryQueryFamilyContinuous;
+  Status st = stage->record(cmd, bad);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("deviceFamilies"), std::string::npos) << st.message();
+  EXPECT_EQ(stage->lastRecordStats(), RecordStats{});
+  GeometryQueryRecordInfo host = hostInfo(b);
+  host.devicePrimitivePairs = true;
+  st = stage->record(cmd, host);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("devicePrimitivePairs"), std::string::npos) << st.message();
+  freeCommandBuffer(cmd);
+}
+
+// The per-pass GPU times of a primitive-pair record: the four passes of one family.
+TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsTimestampsNameTheirPasses) {
+  Batch b = primitiveBatch(79, 100);
+  auto [stage, o, d] = resident(b, 10000);
+  ASSERT_NE(stage, nullptr);
+  d.info.deviceFamilies = kGeometryQueryFamilyBasic;
+  d.info.devicePrimitivePairs = true;
+  d.info.timestamps = true;
+  record(*stage, d.info);
+  ASSERT_TRUE(stage->readRecordTimings().ok());
+  ASSERT_EQ(stage->timings().size(), 4u);
+  EXPECT_STREQ(stage->timings()[0].name, "vkc.geometry_queries.basic.query_count");
+  EXPECT_STREQ(stage->timings()[1].name, "vkc.geometry_queries.blocks");
+  EXPECT_STREQ(stage->timings()[2].name, "vkc.geometry_queries.local");
+  EXPECT_STREQ(stage->timings()[3].name, "vkc.geometry_queries.basic.query_write");
 }
 
 }  // namespace
