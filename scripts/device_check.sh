@@ -3,7 +3,7 @@
 # scripts/device_pack.sh beside it (.devpack/vkcollide-devpack.tar.xz). Runs, each under its own time limit:
 #   1. `vkcollide devices`;
 #   2. the open GPU targets' benchmarks: BVH build of 1M triangles (< 2 ms), 1M particles against a
-#      1M-triangle mesh with continuous collision (< 1 ms), 1M primitive pairs per batch (10M per ms);
+#      1M-triangle mesh with continuous collision (< 1 ms), 1M and 10M primitive pairs per batch (10M per ms);
 #   3. the Vulkan conformance suite (every test whose name has "Vulkan") under the validation layer, in
 #      parallel shards;
 #   4. with --full, every other benchmark at its default sizes (minutes: only with time to spare).
@@ -121,6 +121,10 @@ else
       "${mesh[@]}" --json "$results/collide_meshes.json"
     step geometry_queries 150 "$bin/bench_geometry_queries" --batches 10000,1000000 --no-fcl --reps 5 \
       --row-budget 4 --json "$results/geometry_queries.json"
+    # Issue 16's figure itself: 10M sphere-sphere pairs in one batch (the vulkan-resident and
+    # vulkan-primitive rows' pairs per GPU ms; the slow CPU rows skip themselves by the row budget).
+    step geometry_queries_10m 90 "$bin/bench_geometry_queries" --pairs sphere-sphere --batches 1000000,10000000 \
+      --no-fcl --reps 5 --row-budget 8 --json "$results/geometry_queries_10m.json"
   fi
   if [ "$conformance" = 1 ]; then step conformance 400 bash -c 'shards 8 8'; fi
   if [ "$mode" = full ]; then
@@ -136,7 +140,7 @@ if ls "$results"/conformance-*.xml > /dev/null 2>&1; then
     awk -F'"' '{ t += $2; f += $4 } END { print "conformance: " t " Vulkan tests ran, " f " failed" }' >> "$summary"
   grep -E '^\[  FAILED  \] [A-Za-z]' "$results/conformance.txt" | sort -u | sed 's/^/  /' >> "$summary" || true
 fi
-for f in bvh collide_meshes geometry_queries; do
+for f in bvh collide_meshes geometry_queries geometry_queries_10m; do
   [ -f "$results/$f.txt" ] && grep -iE 'vulkan' "$results/$f.txt" | head -40 | sed "s/^/$f | /" >> "$summary"
 done
 tar -C "$out" -czf "$out/results.tar.gz" results && rm -rf "$results"
