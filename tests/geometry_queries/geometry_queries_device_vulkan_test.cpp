@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <span>
 
 #include "geometry_queries/geometry_queries_test_support.h"
 #include "shared/geometry_queries_bindings.h"
@@ -176,6 +177,56 @@ class GeometryQueryDeviceVulkan : public VulkanTest {
     });
   }
 
+  // `good` with `bad` interleaved (after query 0, then every 20, the rest at the end) into `out`;
+  // which of out's queries are bad.
+  static std::vector<bool> interleave(const std::vector<GeometryQuery>& good, std::span<const GeometryQuery> bad,
+                                      std::vector<GeometryQuery>& out) {
+    out.clear();
+    std::vector<bool> isBad;
+    size_t next = 0;
+    for (size_t q = 0; q < good.size(); ++q) {
+      if ((q % 20 == 1) && next < bad.size()) {
+        out.push_back(bad[next++]);
+        isBad.push_back(true);
+      }
+      out.push_back(good[q]);
+      isBad.push_back(false);
+    }
+    for (; next < bad.size(); ++next) {
+      out.push_back(bad[next]);
+      isBad.push_back(true);
+    }
+    return isBad;
+  }
+
+  // After a record of interleave()'s queries: each bad query has no contact and an empty range at its
+  // position; each good query has ref's (the good queries alone, kCpuScalar) contacts at the same
+  // places, its elements naming its new position.
+  static void expectGoodQueriesKept(const Outputs& o, const std::vector<bool>& isBad, const Batch& ref) {
+    size_t goodIndex = 0;
+    uint32_t position = 0;
+    for (size_t q = 0; q < isBad.size(); ++q) {
+      const ContactRange r = o.rangeAt()[q];
+      if (isBad[q]) {
+        EXPECT_EQ(r.count, 0u) << "bad query " << q;
+        EXPECT_EQ(r.first, position) << "bad query " << q;
+        continue;
+      }
+      const ContactRange e = ref.ranges[goodIndex];
+      ASSERT_EQ(r.first, e.first) << q;
+      ASSERT_EQ(r.count, e.count) << q;
+      position = e.first + e.count;
+      for (uint32_t k = e.first; k < e.first + e.count; ++k) {
+        ContactElement a = o.elementsA()[k], b = o.elementsB()[k];
+        ASSERT_EQ(a.query, q);
+        ASSERT_EQ(b.query, q);
+        a.query = b.query = static_cast<uint32_t>(goodIndex);
+        ASSERT_TRUE(bitwiseEqual(a, ref.elementsA[k]) && bitwiseEqual(b, ref.elementsB[k])) << "contact " << k;
+      }
+      ++goodIndex;
+    }
+  }
+
   // o's contacts, ranges and counts equal ref's run (CPU) of the same queries.
   static void expectEqualsCpu(const Outputs& o, const Batch& ref, const GeometryQueryCounts& cpu, const char* what) {
     const GeometryQueryDeviceCounts c = o.read();
@@ -275,23 +326,7 @@ TEST_F(GeometryQueryDeviceVulkan, BadDeviceValuesAreCountedAndGiveNoContact) {
       {sphere, sphere, GeometryMethod::kStatic, 5},             // a static query's state
       {sphere, 0, GeometryMethod::kContinuous, 0},  // no such continuous pair, or no previous points
   };
-  // The bad queries interleaved: after query 0, in the middle, at the end.
-  std::vector<GeometryQuery> queries;
-  std::vector<bool> isBad;
-  size_t next = 0;
-  for (size_t q = 0; q < good.queries.size(); ++q) {
-    if ((q % 20 == 1) && next < std::size(badQueries)) {
-      queries.push_back(badQueries[next++]);
-      isBad.push_back(true);
-    }
-    queries.push_back(good.queries[q]);
-    isBad.push_back(false);
-  }
-  while (next < std::size(badQueries)) {
-    queries.push_back(badQueries[next++]);
-    isBad.push_back(true);
-  }
-  bad.queries = queries;
+  const std::vector<bool> isBad = interleave(good.queries, badQueries, bad.queries);
   Batch ref = good;
   auto cpu = ref.run(Backend::kCpuScalar, kCapacity);
   ASSERT_TRUE(cpu.ok()) << cpu.message();
@@ -301,27 +336,8 @@ TEST_F(GeometryQueryDeviceVulkan, BadDeviceValuesAreCountedAndGiveNoContact) {
   const GeometryQueryDeviceCounts c = o.read();
   EXPECT_EQ(c.invalidQueries, std::size(badQueries));
   ASSERT_EQ(c.contacts, cpu->contacts);
-  // Each good query's contacts at the same places, its elements naming its new position.
   ASSERT_EQ(c.written, cpu->written);
-  size_t goodIndex = 0;
-  for (size_t q = 0; q < bad.queries.size(); ++q) {
-    const ContactRange r = o.rangeAt()[q];
-    if (isBad[q]) {
-      EXPECT_EQ(r.count, 0u) << "bad query " << q;
-      continue;
-    }
-    const ContactRange e = ref.ranges[goodIndex];
-    ASSERT_EQ(r.first, e.first) << q;
-    ASSERT_EQ(r.count, e.count) << q;
-    for (uint32_t k = e.first; k < e.first + e.count; ++k) {
-      ContactElement a = o.elementsA()[k], b2 = o.elementsB()[k];
-      ASSERT_EQ(a.query, q);
-      ASSERT_EQ(b2.query, q);
-      a.query = b2.query = static_cast<uint32_t>(goodIndex);
-      ASSERT_TRUE(bitwiseEqual(a, ref.elementsA[k]) && bitwiseEqual(b2, ref.elementsB[k])) << "contact " << k;
-    }
-    ++goodIndex;
-  }
+  expectGoodQueriesKept(o, isBad, ref);
   // A family left out of deviceFamilies: its queries are counted too.
   d.info.deviceFamilies = kGeometryQueryFamilyBasic;
   record(*stage, d.info);
@@ -586,22 +602,7 @@ TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsCountBadQueriesAndKeepTheOthers)
       {box, box2, GeometryMethod::kStatic, 0},              // non-unit rotation (manifold family)
       {sphere, sphere, GeometryMethod::kStatic, 5},         // a static query's state
   };
-  std::vector<GeometryQuery> queries;
-  std::vector<bool> isBad;
-  size_t next = 0;
-  for (size_t q = 0; q < good.queries.size(); ++q) {
-    if ((q % 20 == 1) && next < std::size(badQueries)) {
-      queries.push_back(badQueries[next++]);
-      isBad.push_back(true);
-    }
-    queries.push_back(good.queries[q]);
-    isBad.push_back(false);
-  }
-  while (next < std::size(badQueries)) {
-    queries.push_back(badQueries[next++]);
-    isBad.push_back(true);
-  }
-  bad.queries = queries;
+  const std::vector<bool> isBad = interleave(good.queries, badQueries, bad.queries);
   Batch ref = good;
   auto cpu = ref.run(Backend::kCpuScalar, kCapacity);
   ASSERT_TRUE(cpu.ok()) << cpu.message();
@@ -613,28 +614,7 @@ TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsCountBadQueriesAndKeepTheOthers)
   EXPECT_EQ(c.invalidQueries, std::size(badQueries));
   ASSERT_EQ(c.contacts, cpu->contacts);
   ASSERT_EQ(c.written, cpu->written);
-  size_t goodIndex = 0;
-  uint32_t position = 0;
-  for (size_t q = 0; q < bad.queries.size(); ++q) {
-    const ContactRange r = o.rangeAt()[q];
-    if (isBad[q]) {
-      EXPECT_EQ(r.count, 0u) << "bad query " << q;
-      EXPECT_EQ(r.first, position) << "bad query " << q;
-      continue;
-    }
-    const ContactRange e = ref.ranges[goodIndex];
-    ASSERT_EQ(r.first, e.first) << q;
-    ASSERT_EQ(r.count, e.count) << q;
-    position = e.first + e.count;
-    for (uint32_t k = e.first; k < e.first + e.count; ++k) {
-      ContactElement a = o.elementsA()[k], b2 = o.elementsB()[k];
-      ASSERT_EQ(a.query, q);
-      ASSERT_EQ(b2.query, q);
-      a.query = b2.query = static_cast<uint32_t>(goodIndex);
-      ASSERT_TRUE(bitwiseEqual(a, ref.elementsA[k]) && bitwiseEqual(b2, ref.elementsB[k])) << "contact " << k;
-    }
-    ++goodIndex;
-  }
+  expectGoodQueriesKept(o, isBad, ref);
   // A family left out: its queries are counted too (the basic family writes their entries).
   d.info.deviceFamilies = kGeometryQueryFamilyBasic;
   record(*stage, d.info);
