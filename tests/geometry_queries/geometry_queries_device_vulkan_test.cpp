@@ -177,6 +177,23 @@ class GeometryQueryDeviceVulkan : public VulkanTest {
     });
   }
 
+  // `info` recorded and run 100 more times into o (its contacts and ranges cleared before each): the
+  // counts, contacts and ranges of every run those of the last one, and ref's (kCpuScalar, `written`
+  // contacts).
+  void expectHundredReruns(GeometryQueryStage& stage, const GeometryQueryRecordInfo& info, const Outputs& o,
+                           const Batch& ref, uint32_t written) {
+    const GeometryQueryDeviceCounts first = o.read();
+    for (int rep = 0; rep < 100; ++rep) {
+      std::memset(o.a.mapped(), 0, written * sizeof(ContactElement));
+      std::memset(o.ranges.mapped(), 0, ref.ranges.size() * sizeof(ContactRange));
+      record(stage, info);
+      const GeometryQueryDeviceCounts c = o.read();
+      ASSERT_EQ(std::memcmp(&c, &first, sizeof c), 0) << "rep " << rep;
+      ASSERT_EQ(std::memcmp(o.elementsA(), ref.elementsA.data(), written * sizeof(ContactElement)), 0) << "rep " << rep;
+      ASSERT_EQ(std::memcmp(o.rangeAt(), ref.ranges.data(), ref.ranges.size() * sizeof(ContactRange)), 0) << "rep " << rep;
+    }
+  }
+
   // `good` with `bad` interleaved (after query 0, then every 20, the rest at the end) into `out`;
   // which of out's queries are bad.
   static std::vector<bool> interleave(const std::vector<GeometryQuery>& good, std::span<const GeometryQuery> bad,
@@ -282,16 +299,7 @@ TEST_F(GeometryQueryDeviceVulkan, HundredRerunsOfOneRecordAreIdentical) {
   d.info.deviceFamilies = kGeometryQueryFamiliesDevice & ~kGeometryQueryFamilyContinuous;
   record(*stage, d.info);
   expectEqualsCpu(o, ref, *cpu, "first");
-  const GeometryQueryDeviceCounts first = o.read();
-  for (int rep = 0; rep < 100; ++rep) {
-    std::memset(o.a.mapped(), 0, cpu->written * sizeof(ContactElement));
-    std::memset(o.ranges.mapped(), 0, b.queries.size() * sizeof(ContactRange));
-    record(*stage, d.info);
-    const GeometryQueryDeviceCounts c = o.read();
-    ASSERT_EQ(std::memcmp(&c, &first, sizeof c), 0) << "rep " << rep;
-    ASSERT_EQ(std::memcmp(o.elementsA(), ref.elementsA.data(), cpu->written * sizeof(ContactElement)), 0) << "rep " << rep;
-    ASSERT_EQ(std::memcmp(o.rangeAt(), ref.ranges.data(), b.queries.size() * sizeof(ContactRange)), 0) << "rep " << rep;
-  }
+  expectHundredReruns(*stage, d.info, o, ref, cpu->written);
 }
 
 // Values the host would refuse, written where only the device sees them: each such query gets no
@@ -525,15 +533,7 @@ TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsEqualCpuScalarAndTheSlotPath) {
   EXPECT_EQ(c.slots, 0u);  // no slot layout
   EXPECT_EQ(c.dispatchX, slotPath.dispatchX);
   EXPECT_EQ(c.candidatesMissing, 0u);
-  for (int rep = 0; rep < 100; ++rep) {
-    std::memset(o.a.mapped(), 0, cpu->written * sizeof(ContactElement));
-    std::memset(o.ranges.mapped(), 0, b.queries.size() * sizeof(ContactRange));
-    record(*stage, d.info);
-    const GeometryQueryDeviceCounts again = o.read();
-    ASSERT_EQ(std::memcmp(&again, &c, sizeof c), 0) << "rep " << rep;
-    ASSERT_EQ(std::memcmp(o.elementsA(), ref.elementsA.data(), cpu->written * sizeof(ContactElement)), 0) << "rep " << rep;
-    ASSERT_EQ(std::memcmp(o.rangeAt(), ref.ranges.data(), b.queries.size() * sizeof(ContactRange)), 0) << "rep " << rep;
-  }
+  expectHundredReruns(*stage, d.info, o, ref, cpu->written);
 }
 
 // 50 000 queries: blocks of 4 chunks of 64 (the LOCAL pass's loop), 196 blocks (each BLOCKS
