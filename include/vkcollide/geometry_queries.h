@@ -551,13 +551,16 @@ struct GeometryQueryRecordInfo {
   // fewer dispatches: a batch of sphere-sphere pairs needs only kGeometryQueryFamilyBasic.
   uint32_t deviceFamilies = kGeometryQueryFamiliesDevice;
   // Device-resident batch of primitive pairs only: every query a static pair of two of sphere,
-  // capsule, cylinder, oriented box and plane (any other query counts as invalid). No slot layout:
-  // each query is one invocation that evaluates its slots (at most 8) in order, so a record is three
-  // dependent dispatches (QUERY COUNT per family, the blocks' prefix and the queries' prefixes within
-  // their blocks, QUERY WRITE per family) instead of seven, and reads each query's geometries once
-  // (again only for a query with contacts) where the general path reads them in three passes; maxSlots does not apply and GeometryQueryDeviceCounts::slots is 0. The families
-  // dispatched are deviceFamilies & kGeometryQueryFamiliesPrimitive (nonzero). The contacts, ranges
-  // and counts are those of the general device path, bit for bit.
+  // capsule, cylinder, oriented box and plane (any other query counts as invalid, point sets and
+  // continuous queries included). No slot layout: each query is one invocation that evaluates its
+  // slots (at most 8) in order, so a record is three dependent dispatches (QUERY COUNT per family,
+  // the blocks' prefix and the queries' prefixes within their blocks, QUERY WRITE per family)
+  // instead of seven. Each family dispatched reads every query and its geometries' types; the
+  // query's own family reads its geometries whole, and again only when it has contacts (the general
+  // path reads them in three passes). maxSlots does not apply and GeometryQueryDeviceCounts::slots
+  // is 0. The families dispatched are deviceFamilies & kGeometryQueryFamiliesPrimitive (nonzero).
+  // For a batch of primitive pairs, the contacts, ranges and counts are the general device path's,
+  // bit for bit.
   bool devicePrimitivePairs = false;
   // The points: the host's buffer (pointBuffer non-null: pointCount Float4 read in place), or `points`
   // copied into the stage's point buffer (pointCount 0 or points.size()).

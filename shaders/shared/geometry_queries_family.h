@@ -1,5 +1,6 @@
-// GLSL only: the COUNT and WRITE passes of one pair family (shared/geometry_queries_bindings.h
-// describes them). A family shader (shaders/geometry_queries_<family>.comp) defines VKC_GEOM_FAMILY
+// GLSL only: the COUNT and WRITE passes of one pair family, and the basic, manifold and convex
+// families' QUERY COUNT and QUERY WRITE (shared/geometry_queries_bindings.h describes them). A family
+// shader (shaders/geometry_queries_<family>.comp) defines VKC_GEOM_FAMILY
 // (one of the VKC_GEOM_FAMILY_* numbers of shared/geometry_queries.h) and includes this file; the
 // shared math then compiles only that family's pairs (VKC_GEOM_WITH). The per-slot arithmetic is
 // geomQuerySlot (shared/geometry_queries_implicit.h over shared/geometry_queries_math.h), which the
@@ -99,10 +100,10 @@ bool slotQuery(uint s, out uint q, out GeomQuery query, out GeomShape a, out Geo
   q = queryOfSlot(s);
   range = slotRange[q];
   slot = s - range.x;
+  if (s < range.x || s >= range.y) return false;  // before any read of the query (a gap's slot reads none)
   query = queries[q];
   a = geometries[clampIndex(query.a, pc.geometryCount)];
   b = geometries[clampIndex(query.b, pc.geometryCount)];
-  if (s < range.x || s >= range.y) return false;
   return geomQueryFamily(a.info.x, b.info.x, query.method) == uint(VKC_GEOM_FAMILY);
 }
 
@@ -123,16 +124,18 @@ bool groupTile(out uint tile, out uint lo, out uint hi) {
 
 // The family that writes query q's entry (its pair's family when the query is a static pair of two
 // primitives with valid indices and that family is dispatched; else the lowest family dispatched),
-// and `routed`: the query goes to its pair's family (whose values are then checked).
-uint primitiveRoute(GeomQuery query, out GeomShape a, out GeomShape b, out bool routed) {
+// and `routed`: the query goes to its pair's family (whose values are then checked). Reads the two
+// geometries' types only: every family's QUERY COUNT routes every query, and only the routed family
+// reads the geometries whole.
+uint primitiveRoute(GeomQuery query, out bool routed) {
   routed = false;
   uint lowest = uint(findLSB(pc.families));
   if (query.a >= pc.geometryCount || query.b >= pc.geometryCount) return lowest;
-  a = geometries[query.a];
-  b = geometries[query.b];
   if (query.method != kGeomMethodStatic || query.state != 0u) return lowest;
-  if (a.info.x > kGeomPlane || b.info.x > kGeomPlane) return lowest;
-  uint f = geomQueryFamily(a.info.x, b.info.x, query.method);
+  uint ta = geometries[query.a].info.x;
+  uint tb = geometries[query.b].info.x;
+  if (ta > kGeomPlane || tb > kGeomPlane) return lowest;
+  uint f = geomQueryFamily(ta, tb, query.method);
   if (((pc.families >> f) & 1u) == 0u) return lowest;
   routed = true;
   return f;
@@ -158,6 +161,7 @@ void main() {
   uint tile = 0u;
   bool counted = false;
   uint at = 0u;           // QUERY WRITE: where the query's next contact goes
+  uint end = 0u;          // QUERY WRITE: past its last contact (COUNT's count: never more are written)
   bool valid = false;     // QUERY COUNT: the query passed the checks
   if (perQuery) {
     q = linearGroup() * kGeomGroupSize + gl_LocalInvocationIndex;
@@ -169,7 +173,8 @@ void main() {
       uint n = geomPrimitiveEntryContacts(entry);
       at = groupSums[2u * block] + geomPrimitiveEntryPrefix(entry);
       ranges[q] = uvec2(at, n);
-      if (n == 0u) return;
+      end = at + n;
+      if (n == 0u || at >= pc.capacity) return;  // no contact, or none below the capacity
       query = queries[q];
       a = geometries[clampIndex(query.a, pc.geometryCount)];
       b = geometries[clampIndex(query.b, pc.geometryCount)];
@@ -177,7 +182,11 @@ void main() {
     } else {
       query = queries[q];
       bool routed;
-      if (primitiveRoute(query, a, b, routed) != uint(VKC_GEOM_FAMILY)) return;
+      if (primitiveRoute(query, routed) != uint(VKC_GEOM_FAMILY)) return;
+      if (routed) {
+        a = geometries[query.a];
+        b = geometries[query.b];
+      }
       valid = routed && geomDeviceShapeValid(a, pc.pointCount, pc.gridSampleCount) &&
               geomDeviceShapeValid(b, pc.pointCount, pc.gridSampleCount) &&
               geomMethodSupported(min(a.info.x, b.info.x), max(a.info.x, b.info.x), query.method);
@@ -210,12 +219,15 @@ void main() {
     if (kPass == kGeomPassQueryCount) {
       hits += hit ? 1u : 0u;
     } else if (kPass == kGeomPassQueryWrite) {
+      // The same arithmetic as QUERY COUNT finds the same hits; the range's end bounds the writes
+      // all the same (a device that evaluated differently could not overwrite the next query's).
       if (hit) {
         if (at < pc.capacity) {  // overflow: never written past the end
           elementsA[at] = ea;
           elementsB[at] = eb;
         }
         at += 1u;
+        if (at >= end || at >= pc.capacity) break;
       }
     } else if (kPass == kGeomPassCount) {
       if (hit) atomicOr(tileMasks[2u * tile + (gl_LocalInvocationIndex >> 5u)], 1u << (gl_LocalInvocationIndex & 31u));

@@ -89,15 +89,21 @@ class GeometryQueryDeviceVulkan : public VulkanTest {
     const ContactElement* elementsA() const { return static_cast<const ContactElement*>(a.mapped()); }
     const ContactElement* elementsB() const { return static_cast<const ContactElement*>(b.mapped()); }
     const ContactRange* rangeAt() const { return static_cast<const ContactRange*>(ranges.mapped()); }
+    // Every element, the first `queries` ranges and the counts overwritten with marker bytes, so that
+    // a value a record did not write shows.
+    void poison(size_t queries) const {
+      std::memset(a.mapped(), 0xAB, kCapacity * sizeof(ContactElement));
+      std::memset(b.mapped(), 0xAB, kCapacity * sizeof(ContactElement));
+      std::memset(ranges.mapped(), 0xAB, queries * sizeof(ContactRange));
+      std::memset(counts.mapped(), 0xCD, sizeof(GeometryQueryDeviceCounts));
+    }
   };
 
   Outputs outputs(const Batch& b) {
     Outputs o{hostBuffer(kCapacity * sizeof(ContactElement)), hostBuffer(kCapacity * sizeof(ContactElement)),
               hostBuffer(std::max<size_t>(b.queries.size(), 2) * sizeof(ContactRange)),
               hostBuffer(sizeof(GeometryQueryDeviceCounts)), upload(b.state.data(), b.state.size() * sizeof(Float4))};
-    std::memset(o.a.mapped(), 0xAB, kCapacity * sizeof(ContactElement));
-    std::memset(o.b.mapped(), 0xAB, kCapacity * sizeof(ContactElement));
-    std::memset(o.counts.mapped(), 0xCD, sizeof(GeometryQueryDeviceCounts));
+    o.poison(0);
     return o;
   }
 
@@ -184,12 +190,12 @@ class GeometryQueryDeviceVulkan : public VulkanTest {
                            const Batch& ref, uint32_t written) {
     const GeometryQueryDeviceCounts first = o.read();
     for (int rep = 0; rep < 100; ++rep) {
-      std::memset(o.a.mapped(), 0, written * sizeof(ContactElement));
-      std::memset(o.ranges.mapped(), 0, ref.ranges.size() * sizeof(ContactRange));
+      o.poison(ref.ranges.size());
       record(stage, info);
       const GeometryQueryDeviceCounts c = o.read();
       ASSERT_EQ(std::memcmp(&c, &first, sizeof c), 0) << "rep " << rep;
       ASSERT_EQ(std::memcmp(o.elementsA(), ref.elementsA.data(), written * sizeof(ContactElement)), 0) << "rep " << rep;
+      ASSERT_EQ(std::memcmp(o.elementsB(), ref.elementsB.data(), written * sizeof(ContactElement)), 0) << "rep " << rep;
       ASSERT_EQ(std::memcmp(o.rangeAt(), ref.ranges.data(), ref.ranges.size() * sizeof(ContactRange)), 0) << "rep " << rep;
     }
   }
@@ -523,8 +529,7 @@ TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsEqualCpuScalarAndTheSlotPath) {
   const GeometryQueryDeviceCounts slotPath = o.read();
   expectEqualsCpu(o, ref, *cpu, "slot path");
   d.info.devicePrimitivePairs = true;
-  std::memset(o.a.mapped(), 0xAB, kCapacity * sizeof(ContactElement));
-  std::memset(o.ranges.mapped(), 0xAB, b.queries.size() * sizeof(ContactRange));
+  o.poison(b.queries.size());
   record(*stage, d.info);
   expectEqualsCpu(o, ref, *cpu, "primitive pairs");
   const GeometryQueryDeviceCounts c = o.read();
@@ -617,14 +622,99 @@ TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsCountBadQueriesAndKeepTheOthers)
   expectGoodQueriesKept(o, isBad, ref);
   // A family left out: its queries are counted too (the basic family writes their entries).
   d.info.deviceFamilies = kGeometryQueryFamilyBasic;
+  o.poison(bad.queries.size());
   record(*stage, d.info);
   const GeometryQueryDeviceCounts basicOnly = o.read();
   EXPECT_GT(basicOnly.invalidQueries, std::size(badQueries));
   EXPECT_LT(basicOnly.contacts, c.contacts);
   // Only the manifold family: every query but the manifold pairs' is counted.
   d.info.deviceFamilies = kGeometryQueryFamilyManifold;
+  o.poison(bad.queries.size());
   record(*stage, d.info);
   EXPECT_GT(o.read().invalidQueries, basicOnly.invalidQueries);
+}
+
+// Every nonempty subset of the three primitive families (the lowest family asked for writes the
+// others' and the bad queries' entries and ranges), good and bad primitive queries interleaved: the
+// counts, every range and every contact equal the slot path's with the same deviceFamilies, the
+// outputs overwritten with markers before each record (a range or element nobody wrote shows).
+TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsEveryFamilySubsetEqualsTheSlotPath) {
+  Batch good = primitiveBatch(211, 700);
+  Batch bad = good;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const uint32_t sphere = bad.add(Geometry::sphere({0.0f, 0.0f, 0.0f, 0.5f}));
+  const uint32_t nanSphere = bad.add(Geometry::sphere({nan, 0.0f, 0.0f, 0.5f}));
+  const uint32_t plane = bad.add(Geometry::plane(v3(0, 0, 0), v3(0, 1, 0), false));
+  Geometry skewed = Geometry::orientedBox(v3(0, 0, 0), identityQuat(), v3(1, 1, 1));
+  skewed.p1.w = 0.5f;  // not a unit quaternion
+  const uint32_t box = bad.add(skewed);
+  const uint32_t box2 = bad.add(Geometry::orientedBox(v3(0.5f, 0, 0), identityQuat(), v3(1, 1, 1)));
+  Geometry longAxis = Geometry::cylinder(v3(0, 0, 0), v3(0, 2, 0), 0.5f, 1.0f);  // axis of length 2
+  const uint32_t cylinder = bad.add(longAxis);
+  const GeometryQuery badQueries[] = {
+      {sphere, 1u << 30, GeometryMethod::kStatic, 0}, {sphere, nanSphere, GeometryMethod::kStatic, 0},
+      {plane, plane, GeometryMethod::kStatic, 0},     {box, sphere, GeometryMethod::kStatic, 0},
+      {box, box2, GeometryMethod::kStatic, 0},        {sphere, sphere, GeometryMethod::kStatic, 5},
+      {cylinder, box2, GeometryMethod::kStatic, 0},   {sphere, sphere, static_cast<GeometryMethod>(7), 0},
+  };
+  interleave(good.queries, badQueries, bad.queries);
+  auto [stage, o, d] = resident(bad, 40000);
+  ASSERT_NE(stage, nullptr);
+  const size_t n = bad.queries.size();
+  for (uint32_t families = 1; families <= kGeometryQueryFamiliesPrimitive; ++families) {
+    d.info.deviceFamilies = families;
+    d.info.devicePrimitivePairs = false;
+    o.poison(n);
+    record(*stage, d.info);
+    const GeometryQueryDeviceCounts s = o.read();
+    const std::vector<ContactElement> sa(o.elementsA(), o.elementsA() + s.written);
+    const std::vector<ContactElement> sb(o.elementsB(), o.elementsB() + s.written);
+    const std::vector<ContactRange> sr(o.rangeAt(), o.rangeAt() + n);
+    d.info.devicePrimitivePairs = true;
+    o.poison(n);
+    record(*stage, d.info);
+    const GeometryQueryDeviceCounts c = o.read();
+    EXPECT_EQ(c.contacts, s.contacts) << families;
+    EXPECT_EQ(c.written, s.written) << families;
+    EXPECT_EQ(c.overflow, s.overflow) << families;
+    EXPECT_EQ(c.invalidQueries, s.invalidQueries) << families;
+    EXPECT_GE(c.invalidQueries, std::size(badQueries)) << families;
+    EXPECT_EQ(c.dispatchX, s.dispatchX) << families;
+    EXPECT_EQ(c.slots, 0u) << families;
+    EXPECT_EQ(std::memcmp(o.rangeAt(), sr.data(), n * sizeof(ContactRange)), 0) << families;
+    EXPECT_EQ(std::memcmp(o.elementsA(), sa.data(), sa.size() * sizeof(ContactElement)), 0) << families;
+    EXPECT_EQ(std::memcmp(o.elementsB(), sb.data(), sb.size() * sizeof(ContactElement)), 0) << families;
+  }
+}
+
+// No query and one query: the counts (and the one query's range and contacts) kCpuScalar's.
+TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsOfZeroAndOneQuery) {
+  const Batch one = primitiveBatch(5, 1);
+  for (const bool empty : {true, false}) {
+    Batch b = one;
+    if (empty) b.queries.clear();
+    Batch ref = b;
+    auto cpu = ref.run(Backend::kCpuScalar, kCapacity);
+    ASSERT_TRUE(cpu.ok()) << cpu.message();
+    auto [stage, o, d] = resident(one, 100);
+    ASSERT_NE(stage, nullptr);
+    d.info.queryCount = static_cast<uint32_t>(b.queries.size());
+    d.info.devicePrimitivePairs = true;
+    o.poison(1);
+    record(*stage, d.info);
+    const GeometryQueryDeviceCounts c = o.read();
+    EXPECT_EQ(c.contacts, cpu->contacts) << empty;
+    EXPECT_EQ(c.written, cpu->written) << empty;
+    EXPECT_EQ(c.overflow, 0u) << empty;
+    EXPECT_EQ(c.invalidQueries, 0u) << empty;
+    EXPECT_EQ(c.candidatesMissing, 0u) << empty;
+    EXPECT_EQ(c.slots, 0u) << empty;
+    if (!empty) {
+      EXPECT_EQ(std::memcmp(o.rangeAt(), ref.ranges.data(), sizeof(ContactRange)), 0);
+      EXPECT_EQ(std::memcmp(o.elementsA(), ref.elementsA.data(), cpu->written * sizeof(ContactElement)), 0);
+      EXPECT_EQ(std::memcmp(o.elementsB(), ref.elementsB.data(), cpu->written * sizeof(ContactElement)), 0);
+    }
+  }
 }
 
 // An output smaller than the contacts: the overflow reported, the first elements kCpuScalar's and
