@@ -66,6 +66,12 @@ struct SelfColumnStarts {
 // keys[i] = the low 32 bits of pairs[i], items[i] the high 32 bits, for i < count, with SIMD.
 void selfUnpackPairsSimd(const uint64_t* pairs, uint32_t count, uint32_t* keys, uint32_t* items);
 
+// The pairs (key: low 32 bits, item: high 32 bits) sorted stably by key and unpacked into keys /
+// items, as selfUnpackPairsSimd after an insertion sort of the pairs: for pairs that are nearly in
+// order (the counting sort's output, out of order only within short columns). Vectors with no
+// descent are copied whole (SIMD); the rest go by insertion into keys / items.
+void selfInsertUnpackPairsSimd(const uint64_t* pairs, uint32_t count, uint32_t* keys, uint32_t* items);
+
 // Sorts one cloth's (key, item) pairs stably by key: the order radixSortCpu gives (a stable sort has one
 // result), faster for the self-collision keys (sweep | hash0 << 16 | hash1 << 24) of a draped cloth
 // under 16 384 items: a counting sort by column over the box of hash cells 1..cells0 x 1..cells1, then

@@ -278,6 +278,19 @@ inline void gatherChunk(const SelfSorted& s, uint32_t begin, uint32_t n, std::ve
   }
 }
 
+// Pair v (key: low 32 bits, item: high 32 bits) inserted into keys / items [0, i], whose first i
+// entries are sorted: behind the larger keys before it (stable: equal keys keep their order).
+inline void insertPair(uint64_t v, uint32_t i, uint32_t* keys, uint32_t* items) {
+  const uint32_t key = static_cast<uint32_t>(v);
+  uint32_t j = i;
+  for (; j > 0 && keys[j - 1] > key; --j) {
+    keys[j] = keys[j - 1];
+    items[j] = items[j - 1];
+  }
+  keys[j] = key;
+  items[j] = static_cast<uint32_t>(v >> 32);
+}
+
 // The sweep without SIMD (a scalar-only build, or vectors over 64 lanes) for the slots [qa, qb) of the
 // cloth [begin, end): the shader's ranges found with running pointers.
 inline void sweepFallback(const SelfSorted& s, uint32_t begin, uint32_t end, uint32_t qa, uint32_t qb,
@@ -903,6 +916,37 @@ void UnpackPairs(const uint64_t* p, uint32_t count, uint32_t* keys, uint32_t* it
   }
 }
 
+// selfInsertUnpackPairsSimd: pair by pair, insertPair, except that a vector of pairs whose keys do
+// not descend (from the largest key before them on) is appended whole.
+void InsertUnpackPairs(const uint64_t* p, uint32_t count, uint32_t* keys, uint32_t* items) {
+  if (count == 0) return;
+  insertPair(p[0], 0, keys, items);
+  uint32_t i = 1;
+#if HWY_TARGET != HWY_SCALAR  // (vectors of at least two pairs)
+  const hn::ScalableTag<uint32_t> du;
+  const hn::Repartition<uint64_t, decltype(du)> d64;
+  const uint32_t N = static_cast<uint32_t>(hn::Lanes(du));
+  uint32_t last = keys[0];  // the largest key so far (keys[i - 1])
+  for (; i + N <= count; i += N) {
+    const auto lo = hn::BitCast(du, hn::LoadU(d64, p + i));
+    const auto hi = hn::BitCast(du, hn::LoadU(d64, p + i + N / 2));
+    const auto k = hn::ConcatEven(du, hi, lo);
+    // Lane j: the key of pair i + j - 1.
+    const auto before = hn::ConcatEven(du, hn::BitCast(du, hn::LoadU(d64, p + i - 1 + N / 2)),
+                                       hn::BitCast(du, hn::LoadU(d64, p + i - 1)));
+    if (HWY_LIKELY(static_cast<uint32_t>(p[i]) >= last && hn::AllFalse(du, hn::Lt(k, before)))) {
+      hn::StoreU(k, du, keys + i);
+      hn::StoreU(hn::ConcatOdd(du, hi, lo), du, items + i);
+      last = static_cast<uint32_t>(p[i + N - 1]);
+      continue;
+    }
+    for (uint32_t j = i; j < i + N; ++j) insertPair(p[j], j, keys, items);
+    last = keys[i + N - 1];
+  }
+#endif
+  for (; i < count; ++i) insertPair(p[i], i, keys, items);
+}
+
 size_t Lanes() { return hn::Lanes(hn::ScalableTag<float>()); }
 
 }  // namespace vkc::cpu::HWY_NAMESPACE
@@ -917,6 +961,7 @@ HWY_EXPORT(Lanes);
 HWY_EXPORT(CopySlots);
 HWY_EXPORT(KeyColumns);
 HWY_EXPORT(UnpackPairs);
+HWY_EXPORT(InsertUnpackPairs);
 }  // namespace vkc::cpu
 #endif
 #endif  // VKC_HAVE_SIMD
@@ -966,6 +1011,14 @@ void selfUnpackPairsSimd(const uint64_t* pairs, uint32_t count, uint32_t* keys, 
     keys[i] = static_cast<uint32_t>(pairs[i]);
     items[i] = static_cast<uint32_t>(pairs[i] >> 32);
   }
+#endif
+}
+
+void selfInsertUnpackPairsSimd(const uint64_t* pairs, uint32_t count, uint32_t* keys, uint32_t* items) {
+#ifdef VKC_HAVE_SIMD
+  HWY_DYNAMIC_DISPATCH(InsertUnpackPairs)(pairs, count, keys, items);
+#else
+  for (uint32_t i = 0; i < count; ++i) insertPair(pairs[i], i, keys, items);
 #endif
 }
 
