@@ -309,14 +309,22 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
   // than the other (a virtual machine's second core) 4 tasks per thread left it up to a task behind:
   // modelled with the second thread at 53% speed, 1M crumpled cloth's write-back 13.7 ms against an
   // ideal 12.7.
+  // The slots with neighbours are few (a draped 64 x 64 cloth: 67 of 4 096), so they are listed by
+  // vectors of counts first (a scalar test of every count was 5% of that cloth's call).
   par.forEach(fine.tasks(), [&](uint32_t t) {
+    constexpr uint32_t kBatch = 256;
+    uint32_t counted[kBatch];
     for (const detail::WorkPiece& w : fine.task(t)) {
-      const uint32_t first = L.cloths[w.cloth].firstItem;
-      for (uint32_t k = first + w.begin; k < first + w.end; ++k) {
-        if (counts[k] == 0) continue;
-        const gpu::vec4 p = gpu::selfApply(simd ? s.particle(k) : s.pos[k], sums[k], counts[k]);
-        Float4& out = in.particles[particleOfItem(w.cloth, s.items[k])];
-        out.x = p.x, out.y = p.y, out.z = p.z;
+      const uint32_t first = L.cloths[w.cloth].firstItem, end = first + w.end;
+      for (uint32_t batch = first + w.begin; batch < end; batch += kBatch) {
+        const uint32_t m =
+            cpu::selfCountedSlotsSimd(counts.data() + batch, std::min(kBatch, end - batch), counted);
+        for (uint32_t j = 0; j < m; ++j) {
+          const uint32_t k = batch + counted[j];
+          const gpu::vec4 p = gpu::selfApply(simd ? s.particle(k) : s.pos[k], sums[k], counts[k]);
+          Float4& out = in.particles[particleOfItem(w.cloth, s.items[k])];
+          out.x = p.x, out.y = p.y, out.z = p.z;
+        }
       }
     }
   });

@@ -72,6 +72,10 @@ void selfUnpackPairsSimd(const uint64_t* pairs, uint32_t count, uint32_t* keys, 
 // descent are copied whole (SIMD); the rest go by insertion into keys / items.
 void selfInsertUnpackPairsSimd(const uint64_t* pairs, uint32_t count, uint32_t* keys, uint32_t* items);
 
+// Writes the indices i < count with counts[i] != 0 to slots, in increasing order, and returns how
+// many (the write-back's scan of a pass's few slots with neighbours), with SIMD.
+uint32_t selfCountedSlotsSimd(const uint32_t* counts, uint32_t count, uint32_t* slots);
+
 // Sorts one cloth's (key, item) pairs stably by key: the order radixSortCpu gives (a stable sort has one
 // result), faster for the self-collision keys (sweep | hash0 << 16 | hash1 << 24) of a draped cloth
 // under 16 384 items: a counting sort by column over the box of hash cells 1..cells0 x 1..cells1, then

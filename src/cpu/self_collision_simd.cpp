@@ -947,6 +947,30 @@ void InsertUnpackPairs(const uint64_t* p, uint32_t count, uint32_t* keys, uint32
   for (; i < count; ++i) insertPair(p[i], i, keys, items);
 }
 
+// selfCountedSlotsSimd: a vector of counts at a time, the lanes of the rare ones with a count set
+// listed from their mask.
+uint32_t CountedSlots(const uint32_t* counts, uint32_t count, uint32_t* slots) {
+  uint32_t m = 0, i = 0;
+#if HWY_TARGET != HWY_SCALAR
+  const hn::ScalableTag<uint32_t> du;
+  const uint32_t N = static_cast<uint32_t>(hn::Lanes(du));
+  for (; N <= 64 && i + N <= count; i += N) {  // (64 lanes fit the mask's 64 bits)
+    const auto set = hn::Ne(hn::LoadU(du, counts + i), hn::Zero(du));
+    if (HWY_LIKELY(hn::AllFalse(du, set))) continue;
+    uint8_t maskBytes[8] = {};
+    hn::StoreMaskBits(du, set, maskBytes);
+    uint64_t bits = 0;
+    std::memcpy(&bits, maskBytes, sizeof bits);
+    for (; bits != 0; bits &= bits - 1) slots[m++] = i + static_cast<uint32_t>(__builtin_ctzll(bits));
+  }
+#endif
+  for (; i < count; ++i) {
+    slots[m] = i;
+    m += counts[i] != 0 ? 1u : 0u;
+  }
+  return m;
+}
+
 size_t Lanes() { return hn::Lanes(hn::ScalableTag<float>()); }
 
 }  // namespace vkc::cpu::HWY_NAMESPACE
@@ -962,6 +986,7 @@ HWY_EXPORT(CopySlots);
 HWY_EXPORT(KeyColumns);
 HWY_EXPORT(UnpackPairs);
 HWY_EXPORT(InsertUnpackPairs);
+HWY_EXPORT(CountedSlots);
 }  // namespace vkc::cpu
 #endif
 #endif  // VKC_HAVE_SIMD
@@ -1019,6 +1044,19 @@ void selfInsertUnpackPairsSimd(const uint64_t* pairs, uint32_t count, uint32_t* 
   HWY_DYNAMIC_DISPATCH(InsertUnpackPairs)(pairs, count, keys, items);
 #else
   for (uint32_t i = 0; i < count; ++i) insertPair(pairs[i], i, keys, items);
+#endif
+}
+
+uint32_t selfCountedSlotsSimd(const uint32_t* counts, uint32_t count, uint32_t* slots) {
+#ifdef VKC_HAVE_SIMD
+  return HWY_DYNAMIC_DISPATCH(CountedSlots)(counts, count, slots);
+#else
+  uint32_t m = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    slots[m] = i;
+    m += counts[i] != 0 ? 1u : 0u;
+  }
+  return m;
 #endif
 }
 
