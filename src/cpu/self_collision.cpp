@@ -89,17 +89,18 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
     return wholeCloth(c) ? item + (L.cloths[c].firstParticle - L.cloths[c].firstItem) : L.itemParticles[item];
   };
   auto itemsOf = [&](uint32_t c) { return L.cloths[c].itemCount; };
-  // A large cloth without a subset on the SIMD backend: its items (firstItem + i) are not written by
-  // the key pass but implied to its sort (selfSortLarge), which writes them sorted.
-  auto impliedItems = [&](uint32_t c) {
-    return simd && wholeCloth(c) && L.cloths[c].itemCount >= cpu::kSelfSortLargeMin;
-  };
   // Chunks of every cloth's slots, and the cloths too large for one task.
   const detail::WorkPlan chunks = par.plan(clothCount, itemsOf);
   const detail::WorkPlan whole = par.plan(clothCount, itemsOf, 64, false);
   // The slot copy gathers particles at random: its chunks vary in cost (cache misses), so finer ones.
   const detail::WorkPlan fine = par.plan(clothCount, itemsOf, 64, true, 4 * detail::kTasksPerThread);
   auto large = [&](uint32_t c) { return par.taskCount(L.cloths[c].itemCount) > 1; };
+  // A cloth without a subset on the SIMD backend whose sort takes implied items (selfSortLarge, or
+  // selfSortByKey for a cloth on one task): its items (firstItem + i) are not written by the key pass
+  // but implied to the sort, which writes them sorted.
+  auto impliedItems = [&](uint32_t c) {
+    return simd && wholeCloth(c) && (L.cloths[c].itemCount >= cpu::kSelfSortLargeMin || !large(c));
+  };
 
   // Keys, then the stable sort of each cloth's (key, item).
   // Per-thread scratch kept between calls (a solver calls this every iteration): no fresh pages and
@@ -162,13 +163,16 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
       // The hash cells of the box's upper corner bound the cloth's (cells grow with the coordinates).
       const Aabb& b = bounds[c];
       const uint32_t top = gpu::selfCellKey(s.grids[c], {b.hi.x, b.hi.y, b.hi.z});
+      const std::optional<uint32_t> firstItem =
+          impliedItems(c) ? std::optional<uint32_t>(sc.firstItem) : std::nullopt;
       if (sc.itemCount >= cpu::kSelfSortLargeMin) {  // (one thread here: large cloths on several are below)
         detail::ParallelCall here(nullptr, "collideSelfCpu");
-        cpu::selfSortLarge(here, ck, ci, sc.itemCount, top,
-                           impliedItems(c) ? std::optional<uint32_t>(sc.firstItem) : std::nullopt);
+        cpu::selfSortLarge(here, ck, ci, sc.itemCount, top, firstItem);
         return;
       }
-      haveStarts[c] = cpu::selfSortByKey(ck, ci, sc.itemCount, (top >> 16) & 0xFFu, top >> 24, &starts[c]) ? 1 : 0;
+      const bool counted =
+          cpu::selfSortByKey(ck, ci, sc.itemCount, (top >> 16) & 0xFFu, top >> 24, &starts[c], firstItem);
+      haveStarts[c] = counted ? 1 : 0;
     } else {
       cpu::radixSortScalar(ck, ci, sc.itemCount, 32);
     }

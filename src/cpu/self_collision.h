@@ -83,9 +83,11 @@ uint32_t selfCountedSlotsSimd(const uint32_t* counts, uint32_t count, uint32_t* 
 // boxes with more than 4 or fewer than 1/2 columns per item, and keys outside the box take
 // radixSortFast. Keeps its scratch per thread between calls. With `starts`, the counting sort leaves
 // its column table there (the sweep's, see SelfColumnStarts: a box one column wider and one row
-// taller) and returns true; false when the radix sort ran (`starts` untouched).
+// taller) and returns true; false when the radix sort ran (`starts` untouched). With `firstItem`, the
+// items are not read (the cell-key pass need not write them): pair i's item is *firstItem + i; items
+// is then output only.
 bool selfSortByKey(uint32_t* keys, uint32_t* items, uint32_t count, uint32_t cells0, uint32_t cells1,
-                   SelfColumnStarts* starts = nullptr);
+                   SelfColumnStarts* starts = nullptr, std::optional<uint32_t> firstItem = std::nullopt);
 
 // The same stable order for a large cloth (collideSelfCpu's SIMD backend from kSelfSortLargeMin items,
 // on one thread or several), with less memory traffic than radixSortFast's three passes over the whole
