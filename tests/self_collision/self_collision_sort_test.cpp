@@ -2,8 +2,9 @@
 // sets shaped like a cloth's: few particles per column, long columns (their own radix sort), a mix,
 // many equal keys (stability), sparse columns (the radix fallback), and sizes around the threshold
 // where it hands over to the radix sort; and the counting sort's table of column starts. And the large
-// cloths' sort by key range (cpu::selfSortLarge) on one thread and on the test executors, and the SIMD
-// slot copy's check of non-finite coordinates (it checks rest positions).
+// cloths' sort by key range (cpu::selfSortLarge) on one thread and on the test executors, the SIMD
+// slot copy's check of non-finite coordinates (it checks rest positions), the counting sort's
+// insertion pass (cpu::selfInsertUnpackPairsSimd) and the write-back's list of slots with neighbours.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -33,6 +34,21 @@ void expectSortsLikeStableSort(const Pairs& in, uint32_t cells0, uint32_t cells1
   const Pairs want = stableSorted(in, 32);
   EXPECT_EQ(firstDifference(got.keys, want.keys), -1) << "keys, count " << in.keys.size();
   EXPECT_EQ(firstDifference(got.values, want.values), -1) << "values (stability), count " << in.keys.size();
+  {
+    // With implied items (a cloth without a subset): item i is firstItem + i, the values not read.
+    constexpr uint32_t kFirstItem = 1000;
+    Pairs implied = in;
+    for (size_t i = 0; i < implied.values.size(); ++i) implied.values[i] = kFirstItem + static_cast<uint32_t>(i);
+    const Pairs wantImplied = stableSorted(implied, 32);
+    std::fill(implied.values.begin(), implied.values.end(), 0xDEADBEEFu);
+    cpu::SelfColumnStarts impliedStarts;
+    EXPECT_EQ(cpu::selfSortByKey(implied.keys.data(), implied.values.data(), static_cast<uint32_t>(implied.keys.size()),
+                                 cells0, cells1, &impliedStarts, kFirstItem),
+              counted);
+    EXPECT_EQ(firstDifference(implied.keys, wantImplied.keys), -1) << "implied items: keys, count " << in.keys.size();
+    EXPECT_EQ(firstDifference(implied.values, wantImplied.values), -1) << "implied items, count " << in.keys.size();
+    if (counted) EXPECT_EQ(impliedStarts.start, starts.start) << "implied items: column starts";
+  }
   if (!counted) return;
   auto column = [&](uint32_t key) { return (key >> 24) * starts.width + ((key >> 16) & 0xFFu) - starts.base; };
   uint32_t top = 0;  // the largest column the sweep looks up
@@ -169,6 +185,54 @@ TEST(SelfCollisionSort, LargeClothsWithKeysOutsideTheRange) {
 
 namespace vkc::test {
 namespace {
+
+TEST(SelfCollisionSort, InsertionOfUnpackedPairs) {
+  // selfInsertUnpackPairsSimd against std::stable_sort: sorted runs with pairs out of place at every
+  // position of a vector (up to 16 lanes) and across vector boundaries, equal keys among them.
+  for (const uint32_t n : {0u, 1u, 2u, 15u, 16u, 17u, 33u, 100u, 1000u}) {
+    for (uint32_t seed = 0; seed < 8; ++seed) {
+      std::mt19937 rng(seed * 131 + n);
+      std::vector<uint32_t> keys(n);
+      for (uint32_t i = 0; i < n; ++i) keys[i] = 4 * i;
+      // Every few places a key moved back (by 1 to 20 places) or an equal key.
+      for (uint32_t i = 0; i < n; i += 1 + rng() % 6) {
+        const uint32_t back = std::min(i, static_cast<uint32_t>(rng() % 21));
+        keys[i] = rng() % 3 == 0 ? keys[i - back] : 4 * (i - back) + 1;
+      }
+      const Pairs in = pairsWithKeys(keys);
+      std::vector<uint64_t> packed(n);
+      for (uint32_t i = 0; i < n; ++i) packed[i] = in.keys[i] | uint64_t{in.values[i]} << 32;
+      Pairs got;
+      got.keys.assign(n, 0);
+      got.values.assign(n, 0);
+      cpu::selfInsertUnpackPairsSimd(packed.data(), n, got.keys.data(), got.values.data());
+      const Pairs want = stableSorted(in, 32);
+      EXPECT_EQ(firstDifference(got.keys, want.keys), -1) << "count " << n << ", seed " << seed;
+      EXPECT_EQ(firstDifference(got.values, want.values), -1) << "count " << n << ", seed " << seed;
+    }
+  }
+}
+
+TEST(SelfCollisionWriteBack, ListsTheSlotsWithACount) {
+  // selfCountedSlotsSimd: the indices of the nonzero counts, in order, at every position of a vector
+  // and in the tail; none, some, all.
+  for (const uint32_t n : {0u, 1u, 7u, 16u, 17u, 64u, 255u, 256u}) {
+    for (const uint32_t every : {1u, 2u, 5u, 17u, 1000u}) {
+      std::vector<uint32_t> counts(n, 0);
+      std::vector<uint32_t> want;
+      for (uint32_t i = 0; i < n; ++i) {
+        if ((i * 7 + n) % every == 0) {
+          counts[i] = 1 + i % 3;
+          want.push_back(i);
+        }
+      }
+      std::vector<uint32_t> slots(n + 1, 0xFFFFFFFFu);
+      const uint32_t m = cpu::selfCountedSlotsSimd(counts.data(), n, slots.data());
+      ASSERT_EQ(m, want.size()) << "count " << n << ", every " << every;
+      EXPECT_TRUE(std::equal(want.begin(), want.end(), slots.begin())) << "count " << n << ", every " << every;
+    }
+  }
+}
 
 TEST(SelfCollisionSlotCopy, CopiesAndFindsNonFiniteCoordinates) {
   // selfCopySlotsSimd copies particles to slots (x, y, z, w apart) and tells whether some copied x, y
