@@ -72,6 +72,10 @@ void selfUnpackPairsSimd(const uint64_t* pairs, uint32_t count, uint32_t* keys, 
 // descent are copied whole (SIMD); the rest go by insertion into keys / items.
 void selfInsertUnpackPairsSimd(const uint64_t* pairs, uint32_t count, uint32_t* keys, uint32_t* items);
 
+// v[i] = v[0] + ... + v[i] for i < count (mod 2^32), in place, with SIMD (the counting sort's
+// column table). Returns whether some v[i] was above `limit` before.
+bool selfPrefixSumSimd(uint32_t* v, uint32_t count, uint32_t limit);
+
 // Writes the indices i < count with counts[i] != 0 to slots, in increasing order, and returns how
 // many (the write-back's scan of a pass's few slots with neighbours), with SIMD.
 uint32_t selfCountedSlotsSimd(const uint32_t* counts, uint32_t count, uint32_t* slots);

@@ -947,6 +947,47 @@ void InsertUnpackPairs(const uint64_t* p, uint32_t count, uint32_t* keys, uint32
   for (; i < count; ++i) insertPair(p[i], i, keys, items);
 }
 
+// selfPrefixSumSimd: a vector at a time, the sums within each 128-bit block by lane shifts, then
+// across blocks (Hillis-Steele: each block adds the last lane of the block 1, 2, ... before it), then
+// the running total of the vectors before (the last lane, broadcast).
+bool PrefixSum(uint32_t* v, uint32_t count, uint32_t limit) {
+  uint32_t i = 0, run = 0;
+  bool above = false;
+#if HWY_TARGET != HWY_SCALAR  // (blocks of 4 lanes)
+  const hn::ScalableTag<uint32_t> du;
+  const hn::RebindToSigned<decltype(du)> di;
+  const uint32_t N = static_cast<uint32_t>(hn::Lanes(du));
+  // Lane j's source in step s (block b adds lane 4 (b - s) + 3; blocks below s add nothing).
+  const auto lastOfBlock = hn::Or(hn::And(hn::Iota(di, 0), hn::Set(di, ~3)), hn::Set(di, 3));
+  const auto lastLane = hn::IndicesFromVec(du, hn::Set(di, static_cast<int32_t>(N - 1)));
+  const auto top = hn::Set(du, limit);
+  auto carry = hn::Zero(du);
+  auto over = hn::Zero(du);
+  for (; N >= 4 && i + N <= count; i += N) {
+    const auto x = hn::LoadU(du, v + i);
+    over = hn::Or(over, hn::VecFromMask(du, hn::Gt(x, top)));
+    auto sum = hn::Add(x, hn::ShiftLeftLanes<1>(du, x));
+    sum = hn::Add(sum, hn::ShiftLeftLanes<2>(du, sum));
+    for (uint32_t step = 4; step < N; step *= 2) {
+      const auto from = hn::IndicesFromVec(du, hn::Max(hn::Sub(lastOfBlock, hn::Set(di, static_cast<int32_t>(step))),
+                                                       hn::Zero(di)));
+      sum = hn::Add(sum, hn::IfThenZeroElse(hn::FirstN(du, step), hn::TableLookupLanes(sum, from)));
+    }
+    sum = hn::Add(sum, carry);
+    hn::StoreU(sum, du, v + i);
+    carry = hn::TableLookupLanes(sum, lastLane);
+  }
+  above = !hn::AllTrue(du, hn::Eq(over, hn::Zero(du)));
+  run = hn::GetLane(carry);
+#endif
+  for (; i < count; ++i) {
+    above |= v[i] > limit;
+    run += v[i];
+    v[i] = run;
+  }
+  return above;
+}
+
 // selfCountedSlotsSimd: a vector of counts at a time, the lanes of the rare ones with a count set
 // listed from their mask.
 uint32_t CountedSlots(const uint32_t* counts, uint32_t count, uint32_t* slots) {
@@ -987,6 +1028,7 @@ HWY_EXPORT(KeyColumns);
 HWY_EXPORT(UnpackPairs);
 HWY_EXPORT(InsertUnpackPairs);
 HWY_EXPORT(CountedSlots);
+HWY_EXPORT(PrefixSum);
 }  // namespace vkc::cpu
 #endif
 #endif  // VKC_HAVE_SIMD
@@ -1044,6 +1086,20 @@ void selfInsertUnpackPairsSimd(const uint64_t* pairs, uint32_t count, uint32_t* 
   HWY_DYNAMIC_DISPATCH(InsertUnpackPairs)(pairs, count, keys, items);
 #else
   for (uint32_t i = 0; i < count; ++i) insertPair(pairs[i], i, keys, items);
+#endif
+}
+
+bool selfPrefixSumSimd(uint32_t* v, uint32_t count, uint32_t limit) {
+#ifdef VKC_HAVE_SIMD
+  return HWY_DYNAMIC_DISPATCH(PrefixSum)(v, count, limit);
+#else
+  bool above = false;
+  for (uint32_t i = 0, run = 0; i < count; ++i) {
+    above |= v[i] > limit;
+    run += v[i];
+    v[i] = run;
+  }
+  return above;
 #endif
 }
 

@@ -158,12 +158,7 @@ bool selfSortByKey(uint32_t* keys, uint32_t* items, uint32_t count, uint32_t cel
   begin.assign(size_t{table} + 1, 0);
   uint32_t* const b = begin.data();
   for (uint32_t i = 0; i < count; ++i) ++b[col[i] + 2];
-  bool anyLong = false;  // a column longer than kLongColumn
-  for (uint32_t c = 1, run = 0; c <= table; ++c) {
-    anyLong |= b[c] > kLongColumn;
-    run += b[c];
-    b[c] = run;
-  }
+  const bool anyLong = selfPrefixSumSimd(b + 1, table, kLongColumn);  // a column longer than kLongColumn
   thread_local std::vector<uint64_t> pairs, scratch;
   if (pairs.size() < count) pairs.resize(count);
   uint64_t* const p = pairs.data();
