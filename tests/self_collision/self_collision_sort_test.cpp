@@ -4,7 +4,8 @@
 // where it hands over to the radix sort; and the counting sort's table of column starts. And the large
 // cloths' sort by key range (cpu::selfSortLarge) on one thread and on the test executors, the SIMD
 // slot copy's check of non-finite coordinates (it checks rest positions), the counting sort's
-// insertion pass (cpu::selfInsertUnpackPairsSimd) and the write-back's list of slots with neighbours.
+// prefix sum and insertion pass (cpu::selfPrefixSumSimd, cpu::selfInsertUnpackPairsSimd) and the
+// write-back's list of slots with neighbours.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -209,6 +210,28 @@ TEST(SelfCollisionSort, InsertionOfUnpackedPairs) {
       const Pairs want = stableSorted(in, 32);
       EXPECT_EQ(firstDifference(got.keys, want.keys), -1) << "count " << n << ", seed " << seed;
       EXPECT_EQ(firstDifference(got.values, want.values), -1) << "count " << n << ", seed " << seed;
+    }
+  }
+}
+
+TEST(SelfCollisionSort, PrefixSumOfTheColumnTable) {
+  // selfPrefixSumSimd against a running sum (mod 2^32), over lengths around the vector widths, and
+  // whether some entry was above the limit (every position, and none).
+  for (const uint32_t n : {0u, 1u, 3u, 4u, 5u, 8u, 15u, 16u, 17u, 33u, 100u, 2543u}) {
+    for (uint32_t seed = 0; seed < 6; ++seed) {
+      std::mt19937 rng(seed * 31 + n);
+      std::vector<uint32_t> v(n);
+      for (uint32_t& x : v) x = seed == 5 ? static_cast<uint32_t>(rng()) : static_cast<uint32_t>(rng() % 33);
+      if (seed == 1 && n > 0) v[(n * 7) % n] = 33;
+      std::vector<uint32_t> want = v;
+      bool above = false;
+      for (uint32_t i = 0, run = 0; i < n; ++i) {
+        above |= want[i] > 32;
+        run += want[i];
+        want[i] = run;
+      }
+      EXPECT_EQ(cpu::selfPrefixSumSimd(v.data(), n, 32), above) << "count " << n << ", seed " << seed;
+      EXPECT_EQ(firstDifference(v, want), -1) << "count " << n << ", seed " << seed;
     }
   }
 }
