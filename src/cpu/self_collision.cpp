@@ -95,12 +95,12 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
   // The slot copy gathers particles at random: its chunks vary in cost (cache misses), so finer ones.
   const detail::WorkPlan fine = par.plan(clothCount, itemsOf, 64, true, 4 * detail::kTasksPerThread);
   auto large = [&](uint32_t c) { return par.taskCount(L.cloths[c].itemCount) > 1; };
-  // A cloth without a subset on the SIMD backend whose sort takes implied items (selfSortLarge, or
-  // selfSortByKey for a cloth on one task): its items (firstItem + i) are not written by the key pass
-  // but implied to the sort, which writes them sorted.
-  auto impliedItems = [&](uint32_t c) {
-    return simd && wholeCloth(c) && (L.cloths[c].itemCount >= cpu::kSelfSortLargeMin || !large(c));
-  };
+  // A cloth without a subset on the SIMD backend whose sort takes implied items (selfSortLarge, or the
+  // counting sort of selfSortByKey for a cloth on one task; set below, with the grids): its items
+  // (firstItem + i) are not written by the key pass but implied to the sort, which writes them sorted.
+  // (The radix sorts read items: the key pass writes them by vectors, at no extra pass.)
+  std::vector<uint8_t> implied(clothCount, 0);
+  auto impliedItems = [&](uint32_t c) { return implied[c] != 0; };
 
   // Keys, then the stable sort of each cloth's (key, item).
   // Per-thread scratch kept between calls (a solver calls this every iteration): no fresh pages and
@@ -119,9 +119,18 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
     s.keys.resize(n);
   }
   s.items.resize(n);
-  for (size_t c = 0; c < in.cloths.size(); ++c) {
+  // The hash cells of a box's upper corner bound the cloth's (cells grow with the coordinates).
+  auto topKey = [&](uint32_t c) {
+    const Aabb& b = bounds[c];
+    return gpu::selfCellKey(s.grids[c], {b.hi.x, b.hi.y, b.hi.z});
+  };
+  for (uint32_t c = 0; c < clothCount; ++c) {
     const Aabb& b = bounds[c];
     s.grids[c] = gpu::makeSelfGrid({b.lo.x, b.lo.y, b.lo.z}, {b.hi.x, b.hi.y, b.hi.z}, d);
+    const uint32_t count = L.cloths[c].itemCount, top = topKey(c);
+    implied[c] = simd && wholeCloth(c) &&
+                 (count >= cpu::kSelfSortLargeMin ||
+                  (!large(c) && cpu::selfSortCounts(count, (top >> 16) & 0xFFu, top >> 24)));
   }
   par.forEach(chunks.tasks(), [&](uint32_t t) {
     for (const detail::WorkPiece& w : chunks.task(t)) {
@@ -160,9 +169,7 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
     uint32_t* ck = s.keys.data() + sc.firstItem;
     uint32_t* ci = s.items.data() + sc.firstItem;
     if (simd) {
-      // The hash cells of the box's upper corner bound the cloth's (cells grow with the coordinates).
-      const Aabb& b = bounds[c];
-      const uint32_t top = gpu::selfCellKey(s.grids[c], {b.hi.x, b.hi.y, b.hi.z});
+      const uint32_t top = topKey(c);
       const std::optional<uint32_t> firstItem =
           impliedItems(c) ? std::optional<uint32_t>(sc.firstItem) : std::nullopt;
       if (sc.itemCount >= cpu::kSelfSortLargeMin) {  // (one thread here: large cloths on several are below)
@@ -186,9 +193,7 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
     if (!large(c)) continue;
     const gpu::SelfCloth& sc = L.cloths[c];
     if (simd && sc.itemCount >= cpu::kSelfSortLargeMin) {
-      const Aabb& b = bounds[c];
-      cpu::selfSortLarge(par, s.keys.data() + sc.firstItem, s.items.data() + sc.firstItem, sc.itemCount,
-                         gpu::selfCellKey(s.grids[c], {b.hi.x, b.hi.y, b.hi.z}),
+      cpu::selfSortLarge(par, s.keys.data() + sc.firstItem, s.items.data() + sc.firstItem, sc.itemCount, topKey(c),
                          impliedItems(c) ? std::optional<uint32_t>(sc.firstItem) : std::nullopt);
     } else {
       cpu::radixSortParallel(par, s.keys.data() + sc.firstItem, s.items.data() + sc.firstItem, sc.itemCount, 32, simd);

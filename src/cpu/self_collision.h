@@ -93,6 +93,10 @@ uint32_t selfCountedSlotsSimd(const uint32_t* counts, uint32_t count, uint32_t* 
 bool selfSortByKey(uint32_t* keys, uint32_t* items, uint32_t count, uint32_t cells0, uint32_t cells1,
                    SelfColumnStarts* starts = nullptr, std::optional<uint32_t> firstItem = std::nullopt);
 
+// Whether selfSortByKey sorts `count` pairs in the box of cells0 x cells1 hash cells by counting (where
+// the keys lie in the box), not by radixSortFast.
+bool selfSortCounts(uint32_t count, uint32_t cells0, uint32_t cells1);
+
 // The same stable order for a large cloth (collideSelfCpu's SIMD backend from kSelfSortLargeMin items,
 // on one thread or several), with less memory traffic than radixSortFast's three passes over the whole
 // array: one scatter into 2048 buckets of the key range (kKeyFloor = 0x01010001, the grid's lower
