@@ -48,7 +48,9 @@ void expectSortsLikeStableSort(const Pairs& in, uint32_t cells0, uint32_t cells1
               counted);
     EXPECT_EQ(firstDifference(implied.keys, wantImplied.keys), -1) << "implied items: keys, count " << in.keys.size();
     EXPECT_EQ(firstDifference(implied.values, wantImplied.values), -1) << "implied items, count " << in.keys.size();
-    if (counted) EXPECT_EQ(impliedStarts.start, starts.start) << "implied items: column starts";
+    if (counted) {
+      EXPECT_EQ(impliedStarts.start, starts.start) << "implied items: column starts";
+    }
   }
   if (!counted) return;
   auto column = [&](uint32_t key) { return (key >> 24) * starts.width + ((key >> 16) & 0xFFu) - starts.base; };
@@ -196,7 +198,7 @@ TEST(SelfCollisionSort, InsertionOfUnpackedPairs) {
       std::vector<uint32_t> keys(n);
       for (uint32_t i = 0; i < n; ++i) keys[i] = 4 * i;
       // Every few places a key moved back (by 1 to 20 places) or an equal key.
-      for (uint32_t i = 0; i < n; i += 1 + rng() % 6) {
+      for (uint32_t i = 0; i < n; i += 1 + static_cast<uint32_t>(rng() % 6)) {
         const uint32_t back = std::min(i, static_cast<uint32_t>(rng() % 21));
         keys[i] = rng() % 3 == 0 ? keys[i - back] : 4 * (i - back) + 1;
       }
