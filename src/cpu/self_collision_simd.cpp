@@ -917,24 +917,30 @@ void UnpackPairs(const uint64_t* p, uint32_t count, uint32_t* keys, uint32_t* it
 }
 
 // selfInsertUnpackPairsSimd: pair by pair, insertPair, except that a vector of pairs whose keys do
-// not descend (from the largest key before them on) is appended whole.
+// not descend (from the largest key before them on) is appended whole. The vectors start where the
+// keys' stores are aligned (unaligned 64-byte stores at AVX-512 each split across two cache lines).
 void InsertUnpackPairs(const uint64_t* p, uint32_t count, uint32_t* keys, uint32_t* items) {
   if (count == 0) return;
   insertPair(p[0], 0, keys, items);
   uint32_t i = 1;
 #if HWY_TARGET != HWY_SCALAR  // (vectors of at least two pairs)
   const hn::ScalableTag<uint32_t> du;
+  const hn::RebindToSigned<decltype(du)> di;
   const hn::Repartition<uint64_t, decltype(du)> d64;
   const uint32_t N = static_cast<uint32_t>(hn::Lanes(du));
-  uint32_t last = keys[0];  // the largest key so far (keys[i - 1])
+  for (; i < count && reinterpret_cast<uintptr_t>(keys + i) % (N * sizeof(uint32_t)) != 0; ++i) {
+    insertPair(p[i], i, keys, items);
+  }
+  // Lane j <- lane j - 1 (lane 0 <- itself: pair i - 1 is the caller's `last` check).
+  const auto previous =
+      hn::IndicesFromVec(du, hn::Max(hn::Sub(hn::Iota(di, 0), hn::Set(di, 1)), hn::Zero(di)));
+  uint32_t last = keys[i - 1];  // the largest key so far
   for (; i + N <= count; i += N) {
     const auto lo = hn::BitCast(du, hn::LoadU(d64, p + i));
     const auto hi = hn::BitCast(du, hn::LoadU(d64, p + i + N / 2));
     const auto k = hn::ConcatEven(du, hi, lo);
-    // Lane j: the key of pair i + j - 1.
-    const auto before = hn::ConcatEven(du, hn::BitCast(du, hn::LoadU(d64, p + i - 1 + N / 2)),
-                                       hn::BitCast(du, hn::LoadU(d64, p + i - 1)));
-    if (HWY_LIKELY(static_cast<uint32_t>(p[i]) >= last && hn::AllFalse(du, hn::Lt(k, before)))) {
+    if (HWY_LIKELY(static_cast<uint32_t>(p[i]) >= last &&
+                   hn::AllFalse(du, hn::Lt(k, hn::TableLookupLanes(k, previous))))) {
       hn::StoreU(k, du, keys + i);
       hn::StoreU(hn::ConcatOdd(du, hi, lo), du, items + i);
       last = static_cast<uint32_t>(p[i + N - 1]);
