@@ -95,12 +95,6 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
   // The slot copy gathers particles at random: its chunks vary in cost (cache misses), so finer ones.
   const detail::WorkPlan fine = par.plan(clothCount, itemsOf, 64, true, 4 * detail::kTasksPerThread);
   auto large = [&](uint32_t c) { return par.taskCount(L.cloths[c].itemCount) > 1; };
-  // A cloth without a subset on the SIMD backend whose sort takes implied items (selfSortLarge, or the
-  // counting sort of selfSortByKey for a cloth on one task; set below, with the grids): its items
-  // (firstItem + i) are not written by the key pass but implied to the sort, which writes them sorted.
-  // (The radix sorts read items: the key pass writes them by vectors, at no extra pass.)
-  std::vector<uint8_t> implied(clothCount, 0);
-  auto impliedItems = [&](uint32_t c) { return implied[c] != 0; };
 
   // Keys, then the stable sort of each cloth's (key, item).
   // Per-thread scratch kept between calls (a solver calls this every iteration): no fresh pages and
@@ -110,6 +104,12 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
   thread_local cpu::SelfSorted sortedStore;
   cpu::SelfSorted& s = sortedStore;
   s.grids.resize(in.cloths.size());
+  // A cloth without a subset on the SIMD backend whose sort takes implied items (selfSortLarge, or the
+  // counting sort of selfSortByKey for a cloth on one task; set below, with the grids): its items
+  // (firstItem + i) are not written by the key pass but implied to the sort, which writes them sorted.
+  // (The radix sorts read items: the key pass writes them by vectors, at no extra pass.)
+  s.impliedItems.resize(in.cloths.size());
+  auto impliedItems = [&](uint32_t c) { return s.impliedItems[c] != 0; };
   // (SIMD: the keys are followed by kSelfSimdPad sentinels, 0xFFFFFFFF above every key, which the
   // sweep's running pointers over the last cloth read in place.)
   if (simd) {
@@ -128,7 +128,7 @@ Status collideSelfOn(detail::ParallelCall& par, const SelfCollisionInput& in, Ba
     const Aabb& b = bounds[c];
     s.grids[c] = gpu::makeSelfGrid({b.lo.x, b.lo.y, b.lo.z}, {b.hi.x, b.hi.y, b.hi.z}, d);
     const uint32_t count = L.cloths[c].itemCount, top = topKey(c);
-    implied[c] = simd && wholeCloth(c) &&
+    s.impliedItems[c] = simd && wholeCloth(c) &&
                  (count >= cpu::kSelfSortLargeMin ||
                   (!large(c) && cpu::selfSortCounts(count, (top >> 16) & 0xFFu, top >> 24)));
   }

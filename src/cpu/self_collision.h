@@ -30,6 +30,7 @@ struct SelfSorted {
   std::vector<float> w;            // SIMD path: per slot, its inverse mass (not padded)
   std::vector<float> rx, ry, rz;   // SoA copies of rest (SIMD path, with rest positions), padded
   std::vector<gpu::SelfGrid> grids;
+  std::vector<uint8_t> impliedItems;  // per cloth: its items implied to its sort (collideSelfOn)
   // The SIMD path's particle of slot k (no vec4 copy of the particles: 12 bytes less written per slot
   // than with one, and the sweep tests only x, y, z).
   gpu::vec4 particle(uint32_t k) const { return gpu::vec4(x[k], y[k], z[k], w[k]); }
