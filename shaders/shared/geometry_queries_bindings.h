@@ -58,8 +58,8 @@ VKC_CONSTANT(uint, kGeomScanPassLocal, 2u);
 //   QUERY COUNT  (a dispatch per family asked for: basic, manifold, convex; one invocation per query)
 //                the query routed: its pair's family when that family is dispatched and the query
 //                is a static pair of two primitives (sphere, capsule, cylinder, oriented box, plane)
-//                with valid indices, else the lowest family dispatched (the query is invalid). The
-//                routed family alone writes the query's entry (tileMasks[q], geomPrimitiveEntry:
+//                with valid indices, else the lowest family dispatched (the query is invalid). That
+//                family alone writes the query's entry (tileMasks[q], geomPrimitiveEntry:
 //                its family, its contacts) after checking its geometries' values (invalid: 0
 //                contacts) and evaluating its slots, and adds the contacts and the invalid query to
 //                its block's sums (groupSums[2 b], [2 b + 1]: atomics, zeroed by a fill before).
@@ -67,11 +67,11 @@ VKC_CONSTANT(uint, kGeomScanPassLocal, 2u);
 //                in place; the counts (contacts, written, overflow, the indirect dispatch,
 //                invalidQueries; slots 0).
 //   LOCAL        (geometry_queries.comp, a workgroup per block, in the same level as BLOCKS: it
-//                touches only the entries) each entry's contacts replaced by the contacts of the
-//                block's queries before it (a shared-memory scan over the block's chunks).
-//   QUERY WRITE  (a dispatch per family) the routed family writes the query's range {block base +
-//                its prefix, its contacts} and, when it has contacts, evaluates its slots again and
-//                writes them below the capacity.
+//                touches only the entries) each entry's low bits set to the contacts of the block's
+//                queries before it (a shared-memory scan over the block's chunks).
+//   QUERY WRITE  (a dispatch per family) the family that wrote the entry writes the query's range
+//                {block base + its prefix, its contacts} and, when it has contacts, evaluates its
+//                slots again and writes them below the capacity (at most the contacts counted).
 // A block is kGeomGroupSize * queryChunks queries (GeomStagePush::queryChunks = ceil(sqrt(queries /
 // kGeomGroupSize^2)): LOCAL's workgroups walk queryChunks chunks each and BLOCKS's invocations about as
 // many blocks each, the two serial chains balanced; 50 at 10M queries); an entry holds the family
