@@ -43,12 +43,14 @@ for b in "${binaries[@]}"; do
 done | sort -u | while read -r name path; do
   if [[ ! "$name" =~ $runtime ]]; then cp -L "$path" "$pack/lib/$name"; fi
 done
-loader="$(ldconfig -p | awk '/libvulkan\.so\.1 / { print $NF; exit }')"
+# (awk reads to the end: exiting at the first match made ldconfig die of SIGPIPE when it had more to
+# write, and pipefail then stopped the script, now and then: exit 141.)
+loader="$(ldconfig -p | awk '/libvulkan\.so\.1 / && !found { print $NF; found = 1 }')"
 cp -L "$loader" "$pack/lib/libvulkan.so.1"
 
 # The validation layer (the tests fail without it) with a manifest whose library path is relative to it.
 manifest=/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json
-cp -L "$(ldconfig -p | awk '/libVkLayer_khronos_validation\.so / { print $NF; exit }')" "$pack/layer/"
+cp -L "$(ldconfig -p | awk '/libVkLayer_khronos_validation\.so / && !found { print $NF; found = 1 }')" "$pack/layer/"
 sed -E 's#"library_path": *"[^"]*"#"library_path": "./libVkLayer_khronos_validation.so"#' "$manifest" \
   > "$pack/layer/VkLayer_khronos_validation.json"
 grep -q '"library_path": "./libVkLayer_khronos_validation.so"' "$pack/layer/VkLayer_khronos_validation.json" ||
