@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <random>
 #include <span>
 
 #include "geometry_queries/geometry_queries_test_support.h"
@@ -51,23 +50,6 @@ GeometryQueryStageCreateInfo limitsFor(const Batch& b, uint32_t maxSlots) {
           .maxGridSamples = static_cast<uint32_t>(b.gridSamples.size()),
           .maxContacts = 0,
           .maxSlots = maxSlots};
-}
-
-// Random static pairs of two primitives (sphere, capsule, cylinder, oriented box, plane: every
-// supported pair of them), as randomBatch draws them.
-Batch primitiveBatch(uint32_t seed, uint32_t queryCount) {
-  std::mt19937 rng(seed);
-  Batch b;
-  for (uint32_t q = 0; q < queryCount; ++q) {
-    uint32_t ta, tb;
-    do {
-      ta = static_cast<uint32_t>(rng() % 5);
-      tb = static_cast<uint32_t>(rng() % 5);
-    } while (!supported(ta, tb));
-    const uint32_t x = b.add(randomGeometry(rng, ta, 0));
-    b.query(x, b.add(randomGeometry(rng, tb, 0)));
-  }
-  return b;
 }
 
 class GeometryQueryDeviceVulkan : public VulkanTest {
@@ -516,7 +498,7 @@ TEST_F(GeometryQueryDeviceVulkan, RecordTimestampsGivePassTimings) {
 // 10k random primitive pairs, every pair type of the three primitive families: kCpuScalar's contacts,
 // ranges and counts bit for bit, as the slot path's; 100 reruns of one record identical.
 TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsEqualCpuScalarAndTheSlotPath) {
-  Batch b = primitiveBatch(83, 10000);
+  Batch b = randomBatch(83, 10000, /*pointSets=*/false);
   Batch ref = b;
   auto cpu = ref.run(Backend::kCpuScalar, kCapacity);
   ASSERT_TRUE(cpu.ok()) << cpu.message();
@@ -546,7 +528,7 @@ TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsEqualCpuScalarAndTheSlotPath) {
 // of 2 chunks.)
 TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsInBlocksOfSeveralChunks) {
   const uint32_t n = 50000;
-  Batch b = primitiveBatch(97, n);
+  Batch b = randomBatch(97, n, /*pointSets=*/false);
   Batch ref = b;
   const size_t capacity = 2 * size_t{n};
   auto cpu = ref.run(Backend::kCpuScalar, capacity);
@@ -577,7 +559,7 @@ TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsInBlocksOfSeveralChunks) {
 // each counted, no contact, an empty range at its position; the good queries keep kCpuScalar's
 // contacts at the same places.
 TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsCountBadQueriesAndKeepTheOthers) {
-  Batch good = primitiveBatch(89, 300);
+  Batch good = randomBatch(89, 300, /*pointSets=*/false);
   Batch bad = good;
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const uint32_t sphere = bad.add(Geometry::sphere({0.0f, 0.0f, 0.0f, 0.5f}));
@@ -639,7 +621,7 @@ TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsCountBadQueriesAndKeepTheOthers)
 // counts, every range and every contact equal the slot path's with the same deviceFamilies, the
 // outputs overwritten with markers before each record (a range or element nobody wrote shows).
 TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsEveryFamilySubsetEqualsTheSlotPath) {
-  Batch good = primitiveBatch(211, 700);
+  Batch good = randomBatch(211, 700, /*pointSets=*/false);
   Batch bad = good;
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const uint32_t sphere = bad.add(Geometry::sphere({0.0f, 0.0f, 0.0f, 0.5f}));
@@ -689,7 +671,7 @@ TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsEveryFamilySubsetEqualsTheSlotPa
 
 // No query and one query: the counts (and the one query's range and contacts) kCpuScalar's.
 TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsOfZeroAndOneQuery) {
-  const Batch one = primitiveBatch(5, 1);
+  const Batch one = randomBatch(5, 1, /*pointSets=*/false);
   for (const bool empty : {true, false}) {
     Batch b = one;
     if (empty) b.queries.clear();
@@ -720,7 +702,7 @@ TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsOfZeroAndOneQuery) {
 // An output smaller than the contacts: the overflow reported, the first elements kCpuScalar's and
 // nothing written past the capacity.
 TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsOverflowWritesNothingPastTheCapacity) {
-  Batch b = primitiveBatch(101, 2000);
+  Batch b = randomBatch(101, 2000, /*pointSets=*/false);
   Batch ref = b;
   auto cpu = ref.run(Backend::kCpuScalar, kCapacity);
   ASSERT_TRUE(cpu.ok()) << cpu.message();
@@ -751,8 +733,8 @@ TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsOverflowWritesNothingPastTheCapa
 // BLOCKS and LOCAL; QUERY WRITE per family), none indirect, the block sums' fill the only transfer,
 // and the same barriers.
 TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsRecordStatsAreFixed) {
-  Batch one = primitiveBatch(41, 1);
-  Batch many = primitiveBatch(43, 10000);
+  Batch one = randomBatch(41, 1, /*pointSets=*/false);
+  Batch many = randomBatch(43, 10000, /*pointSets=*/false);
   auto stage = makeStage({.maxQueries = 10000, .maxGeometries = 20000, .maxContacts = 1000, .maxSlots = 1000});
   ASSERT_NE(stage, nullptr);
   std::vector<RecordStats> stats;
@@ -786,7 +768,7 @@ TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsRecordStatsAreFixed) {
 }
 
 TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsHostRefusesNamingTheField) {
-  Batch b = primitiveBatch(73, 20);
+  Batch b = randomBatch(73, 20, /*pointSets=*/false);
   auto stage = makeStage(limitsFor(b, 10000));
   ASSERT_NE(stage, nullptr);
   DeviceBatch d = deviceBatch(b);
@@ -809,7 +791,7 @@ TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsHostRefusesNamingTheField) {
 
 // The per-pass GPU times of a primitive-pair record: the four passes of one family.
 TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsTimestampsNameTheirPasses) {
-  Batch b = primitiveBatch(79, 100);
+  Batch b = randomBatch(79, 100, /*pointSets=*/false);
   auto [stage, o, d] = resident(b, 10000);
   ASSERT_NE(stage, nullptr);
   d.info.deviceFamilies = kGeometryQueryFamilyBasic;

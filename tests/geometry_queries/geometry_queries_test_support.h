@@ -213,16 +213,21 @@ inline bool supported(uint32_t a, uint32_t b) {
   return !(lo == hi && (lo == 4 || lo == 5));
 }
 
-inline Batch randomBatch(uint32_t seed, uint32_t queryCount) {
+// Random supported pairs of the five primitives and (pointSets) point sets over 256 random points;
+// without point sets no points are drawn: the static pairs of two primitives alone.
+inline Batch randomBatch(uint32_t seed, uint32_t queryCount, bool pointSets = true) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> pos(-1.5f, 1.5f);
   Batch b;
-  for (int i = 0; i < 256; ++i) b.points.push_back(v3(pos(rng), pos(rng), pos(rng)));
+  if (pointSets) {
+    for (int i = 0; i < 256; ++i) b.points.push_back(v3(pos(rng), pos(rng), pos(rng)));
+  }
+  const uint32_t types = pointSets ? 6 : 5;
   for (uint32_t q = 0; q < queryCount; ++q) {
     uint32_t ta, tb;
     do {
-      ta = static_cast<uint32_t>(rng() % 6);
-      tb = static_cast<uint32_t>(rng() % 6);
+      ta = static_cast<uint32_t>(rng() % types);
+      tb = static_cast<uint32_t>(rng() % types);
     } while (!supported(ta, tb));
     const uint32_t a = b.add(randomGeometry(rng, ta, 256));
     const uint32_t c = b.add(randomGeometry(rng, tb, 256));
