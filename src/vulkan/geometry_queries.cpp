@@ -398,22 +398,20 @@ struct GeometryQueryStage::Impl {
     return b.primitive ? VkDeviceSize{b.blocks.blocks} * 2 * sizeof(uint32_t) : VkDeviceSize{tileCount(b)} * sizeof(uint32_t);
   }
 
-  // A primitive-pair batch's pipelines: BLOCKS and LOCAL, each family's QUERY COUNT and QUERY WRITE.
+  // A primitive-pair batch's pipelines: BLOCKS and LOCAL, each family's QUERY COUNT and QUERY WRITE
+  // (consecutive passes of their shaders).
   Status fetchPrimitivePipelines(const Batch& b) {
-    auto get = [&](const char* shader, uint32_t bindings, uint32_t pass, const detail::Pipeline*& out) -> Status {
-      if (out != nullptr) return {};
-      auto p = ctx.pipelines->get({shader, bindings, sizeof(gpu::GeomStagePush), {pass}});
-      if (!p) return p.error();
-      out = *p;
-      return {};
-    };
-    VKC_TRY(get(gpu::kGeomStage.shader, gpu::kGeomBindingCount, gpu::kGeomScanPassBlocks, primitiveScanPipelines[0]));
-    VKC_TRY(get(gpu::kGeomStage.shader, gpu::kGeomBindingCount, gpu::kGeomScanPassLocal, primitiveScanPipelines[1]));
+    if (primitiveScanPipelines[0] == nullptr) {
+      VKC_TRY(detail::getPassPipelines(ctx, gpu::kGeomStage.shader, gpu::kGeomBindingCount, sizeof(gpu::GeomStagePush),
+                                        primitiveScanPipelines, gpu::kGeomScanPassBlocks));
+    }
+    static_assert(gpu::kGeomScanPassLocal == gpu::kGeomScanPassBlocks + 1 &&
+                  gpu::kGeomPassQueryWrite == gpu::kGeomPassQueryCount + 1);
     for (uint32_t f = 0; f < gpu::kGeomFamilyCount; ++f) {
-      if (((b.families >> f) & 1u) == 0) continue;
+      if (((b.families >> f) & 1u) == 0 || primitiveFamily[f][0] != nullptr) continue;
       const gpu::StageDecl& s = gpu::kGeomFamilyStages[f];
-      VKC_TRY(get(s.shader, s.bindingCount, gpu::kGeomPassQueryCount, primitiveFamily[f][0]));
-      VKC_TRY(get(s.shader, s.bindingCount, gpu::kGeomPassQueryWrite, primitiveFamily[f][1]));
+      VKC_TRY(detail::getPassPipelines(ctx, s.shader, s.bindingCount, sizeof(gpu::GeomStagePush), primitiveFamily[f],
+                                        gpu::kGeomPassQueryCount));
     }
     return {};
   }

@@ -259,13 +259,14 @@ inline uint32_t fusedSortCapacity(const ContextImpl& ctx, uint32_t reservedBytes
   return capacity;
 }
 
-// The pipelines of `shader` whose first specialization constant (the pass) is 0..out.size()-1.
+// The pipelines of `shader` whose first specialization constant (the pass) is firstPass ..
+// firstPass + out.size() - 1.
 inline Status getPassPipelines(ContextImpl& ctx, const char* shader, uint32_t bindingCount, uint32_t pushConstantSize,
-                               std::span<const Pipeline*> out) {
-  for (uint32_t pass = 0; pass < out.size(); ++pass) {
-    auto p = ctx.pipelines->get({shader, bindingCount, pushConstantSize, {pass}});
+                               std::span<const Pipeline*> out, uint32_t firstPass = 0) {
+  for (uint32_t i = 0; i < out.size(); ++i) {
+    auto p = ctx.pipelines->get({shader, bindingCount, pushConstantSize, {firstPass + i}});
     if (!p) return p.error();
-    out[pass] = *p;
+    out[i] = *p;
   }
   return {};
 }
