@@ -163,10 +163,11 @@ void main() {
   uint at = 0u;           // QUERY WRITE: where the query's next contact goes
   uint end = 0u;          // QUERY WRITE: past its last contact (COUNT's count: never more are written)
   bool valid = false;     // QUERY COUNT: the query passed the checks
+  uint block = 0u;        // QUERY passes: the query's block (its sums in groupSums)
   if (perQuery) {
     q = linearGroup() * kGeomGroupSize + gl_LocalInvocationIndex;
     if (q >= pc.queryCount) return;
-    uint block = min(q / (kGeomGroupSize * max(pc.queryChunks, 1u)), max(pc.blockCount, 1u) - 1u);
+    block = min(q / (kGeomGroupSize * max(pc.queryChunks, 1u)), max(pc.blockCount, 1u) - 1u);
     if (kPass == kGeomPassQueryWrite) {
       uint entry = tileMasks[q];
       if (geomPrimitiveEntryFamily(entry) != uint(VKC_GEOM_FAMILY)) return;
@@ -245,7 +246,6 @@ void main() {
     }
   }
   if (kPass == kGeomPassQueryCount) {
-    uint block = min(q / (kGeomGroupSize * max(pc.queryChunks, 1u)), max(pc.blockCount, 1u) - 1u);
     // An atomic store, not a plain one: the synchronization validation layer (Debian 12's) then sees
     // this module's tileMasks accesses as before (the slot passes' atomicOr), where a plain store made
     // it take the WRITE level's family passes for writers of the masks the RANGES pass reads beside them.
