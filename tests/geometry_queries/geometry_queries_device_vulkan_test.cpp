@@ -182,6 +182,22 @@ class GeometryQueryDeviceVulkan : public VulkanTest {
     }
   }
 
+  // The bad geometries the bad-query tests start from, added to `b`: a good sphere to pair them with,
+  // a sphere with a NaN centre, a geometry of unknown type and a line mesh (no device path takes one).
+  struct BadGeometries {
+    uint32_t sphere, nanSphere, unknownType, mesh;
+  };
+  static BadGeometries addBadGeometries(Batch& b) {
+    BadGeometries g{};
+    g.sphere = b.add(Geometry::sphere({0.0f, 0.0f, 0.0f, 0.5f}));
+    g.nanSphere = b.add(Geometry::sphere({std::numeric_limits<float>::quiet_NaN(), 0.0f, 0.0f, 0.5f}));
+    Geometry unknown = Geometry::sphere({0.0f, 0.0f, 0.0f, 0.5f});
+    unknown.type = static_cast<GeometryType>(42);
+    g.unknownType = b.add(unknown);
+    g.mesh = b.add(Geometry::lineMesh(0, 2, 0, 1));
+    return g;
+  }
+
   // `good` with `bad` interleaved (after query 0, then every 20, the rest at the end) into `out`;
   // which of out's queries are bad.
   static std::vector<bool> interleave(const std::vector<GeometryQuery>& good, std::span<const GeometryQuery> bad,
@@ -295,13 +311,7 @@ TEST_F(GeometryQueryDeviceVulkan, HundredRerunsOfOneRecordAreIdentical) {
 TEST_F(GeometryQueryDeviceVulkan, BadDeviceValuesAreCountedAndGiveNoContact) {
   Batch good = mixedBatch(71, 200, /*continuous=*/false);
   Batch bad = good;
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  const uint32_t sphere = bad.add(Geometry::sphere({0.0f, 0.0f, 0.0f, 0.5f}));
-  const uint32_t nanSphere = bad.add(Geometry::sphere({nan, 0.0f, 0.0f, 0.5f}));
-  Geometry unknown = Geometry::sphere({0.0f, 0.0f, 0.0f, 0.5f});
-  unknown.type = static_cast<GeometryType>(42);
-  const uint32_t unknownType = bad.add(unknown);
-  const uint32_t mesh = bad.add(Geometry::lineMesh(0, 2, 0, 1));
+  const auto [sphere, nanSphere, unknownType, mesh] = addBadGeometries(bad);
   const uint32_t farPoints = bad.add(Geometry::pointSet(200, 0xFFFFFF00u));  // past the points
   Geometry badGrid = bad.geometries[good.queries[200].a];                    // mixedBatch's grid
   badGrid.count += 1;                                                        // not nx * ny * nz
@@ -561,13 +571,7 @@ TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsInBlocksOfSeveralChunks) {
 TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsCountBadQueriesAndKeepTheOthers) {
   Batch good = randomBatch(89, 300, /*pointSets=*/false);
   Batch bad = good;
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  const uint32_t sphere = bad.add(Geometry::sphere({0.0f, 0.0f, 0.0f, 0.5f}));
-  const uint32_t nanSphere = bad.add(Geometry::sphere({nan, 0.0f, 0.0f, 0.5f}));
-  Geometry unknown = Geometry::sphere({0.0f, 0.0f, 0.0f, 0.5f});
-  unknown.type = static_cast<GeometryType>(42);
-  const uint32_t unknownType = bad.add(unknown);
-  const uint32_t mesh = bad.add(Geometry::lineMesh(0, 2, 0, 1));
+  const auto [sphere, nanSphere, unknownType, mesh] = addBadGeometries(bad);
   bad.points.assign(4, v3(0.1f, 0.0f, 0.0f));
   const uint32_t points = bad.add(Geometry::pointSet(0, 4));  // valid, but not a primitive
   const uint32_t plane = bad.add(Geometry::plane(v3(0, 0, 0), v3(0, 1, 0), false));
@@ -623,9 +627,7 @@ TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsCountBadQueriesAndKeepTheOthers)
 TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsEveryFamilySubsetEqualsTheSlotPath) {
   Batch good = randomBatch(211, 700, /*pointSets=*/false);
   Batch bad = good;
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  const uint32_t sphere = bad.add(Geometry::sphere({0.0f, 0.0f, 0.0f, 0.5f}));
-  const uint32_t nanSphere = bad.add(Geometry::sphere({nan, 0.0f, 0.0f, 0.5f}));
+  const auto [sphere, nanSphere, unknownType, mesh] = addBadGeometries(bad);
   const uint32_t plane = bad.add(Geometry::plane(v3(0, 0, 0), v3(0, 1, 0), false));
   Geometry skewed = Geometry::orientedBox(v3(0, 0, 0), identityQuat(), v3(1, 1, 1));
   skewed.p1.w = 0.5f;  // not a unit quaternion
@@ -638,6 +640,7 @@ TEST_F(GeometryQueryDeviceVulkan, PrimitivePairsEveryFamilySubsetEqualsTheSlotPa
       {plane, plane, GeometryMethod::kStatic, 0},     {box, sphere, GeometryMethod::kStatic, 0},
       {box, box2, GeometryMethod::kStatic, 0},        {sphere, sphere, GeometryMethod::kStatic, 5},
       {cylinder, box2, GeometryMethod::kStatic, 0},   {sphere, sphere, static_cast<GeometryMethod>(7), 0},
+      {unknownType, sphere, GeometryMethod::kStatic, 0}, {sphere, mesh, GeometryMethod::kStatic, 0},
   };
   interleave(good.queries, badQueries, bad.queries);
   auto [stage, o, d] = resident(bad, 40000);
