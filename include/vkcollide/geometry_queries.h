@@ -471,7 +471,8 @@ struct GeometryQueryStageCreateInfo {
   // consecutive queries; a query of a mesh against a primitive has one slot per cell (two per triangle
   // against a capsule), a tetrahedral mesh against a point set one per candidate pair (maxCandidates). 0:
   // maxPoints + 2 * maxGridSamples + 72 * maxQueries + maxCells, enough when every point set, grid and
-  // mesh is in at most one query and no mesh meets a mesh or a point set (set maxSlots for those).
+  // mesh is in at most one query and no mesh meets a mesh or a point set (set maxSlots for those). A
+  // batch of static primitive pairs only uses no slots (GeometryQueryRecordInfo::devicePrimitivePairs).
   uint32_t maxSlots = 0;
   uint32_t framesInFlight = 1;  // 1..kMaxFramesInFlight sets of buffers
   uint32_t maxCells = 0;        // mesh cell entries (uint32 vertex numbers) per record in the stage's own cell buffer
@@ -560,7 +561,9 @@ struct GeometryQueryRecordInfo {
   // path reads them in three passes). maxSlots does not apply and GeometryQueryDeviceCounts::slots
   // is 0. The families dispatched are deviceFamilies & kGeometryQueryFamiliesPrimitive (nonzero).
   // For a batch of primitive pairs, the contacts, ranges and counts are the general device path's,
-  // bit for bit.
+  // bit for bit. A batch from host memory (geometries, queries) needs no flag: when all its queries
+  // are static primitive pairs, record() takes these passes by itself (the families its queries hold;
+  // no slot layout computed or uploaded, maxSlots does not apply).
   bool devicePrimitivePairs = false;
   // The points: the host's buffer (pointBuffer non-null: pointCount Float4 read in place), or `points`
   // copied into the stage's point buffer (pointCount 0 or points.size()).

@@ -5,7 +5,9 @@
 // COUNT (shaders/geometry_queries_<family>.comp), SCAN, each family's WRITE and RANGES
 // (shaders/geometry_queries.comp). A level's dispatches form a concurrent group (they touch disjoint
 // tiles and contacts), so every barrier comes from the declared buffer uses between the levels
-// (shaders/shared/geometry_queries_passes.h).
+// (shaders/shared/geometry_queries_passes.h). A batch of primitive pairs only (devicePrimitivePairs, or
+// a host batch of static primitive pairs: takePrimitivePasses) has no slot layout: QUERY COUNT per
+// family, BLOCKS and LOCAL, QUERY WRITE per family, one invocation per query.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -316,7 +318,8 @@ struct GeometryQueryStage::Impl {
     bool device = false;
     BufferRange deviceGeometries, devicePrevGeometries, deviceQueries;
     uint32_t families = 0;
-    // A device-resident batch of primitive pairs (no slot layout): its blocks.
+    // A batch of primitive pairs (no slot layout: devicePrimitivePairs, or a host batch of static
+    // primitive pairs only, takePrimitivePasses): its blocks.
     bool primitive = false;
     PrimitiveBlocks blocks;
     Array points, prevPoints, gridSamples, cells;
@@ -606,7 +609,8 @@ struct GeometryQueryStage::Impl {
     } else {
       if (info.devicePrimitivePairs) {
         return invalid(std::string(kOwner) + "::devicePrimitivePairs is set without geometryBuffer and queryBuffer: "
-                       "it is for device-resident batches (a batch from host memory is laid out by the host)");
+                       "it is for device-resident batches (a batch from host memory of primitive pairs takes those passes by "
+                       "itself)");
       }
       VKC_TRY(tooMany("geometries", info.geometries.size(), "maxGeometries", limits.maxGeometries));
       VKC_TRY(tooMany("queries", info.queries.size(), "maxQueries", limits.maxQueries));
@@ -704,7 +708,27 @@ struct GeometryQueryStage::Impl {
                      "host's state buffer");
     }
     if (!inputValidated) VKC_TRY(detail::validateGeometryStateRanges(in, batch.stateCount, "stateBuffer"));
-    return batch.device ? layOutOnDevice(batch) : layOut(batch);
+    if (!batch.device) takePrimitivePasses(batch);
+    return batch.device || batch.primitive ? layOutOnDevice(batch) : layOut(batch);
+  }
+
+  // A batch from host memory (validated) of static primitive pairs only takes the primitive-pair
+  // passes, as a device-resident batch with devicePrimitivePairs does: no slot layout to compute,
+  // upload and search, one invocation per query; the same contacts, ranges and counts, bit for bit.
+  // The families dispatched are those of its queries. A batch without queries keeps the slot passes.
+  static void takePrimitivePasses(Batch& batch) {
+    if (Q(batch) == 0) return;
+    uint32_t families = 0;
+    for (const GeometryQuery& q : batch.queries) {
+      const uint32_t ta = static_cast<uint32_t>(batch.geometries[q.a].type);
+      const uint32_t tb = static_cast<uint32_t>(batch.geometries[q.b].type);
+      if (q.method != GeometryMethod::kStatic || std::max(ta, tb) > gpu::kGeomPlane) return;
+      families |= 1u << gpu::geomQueryFamily(ta, tb, static_cast<uint32_t>(q.method));
+    }
+    if ((families & ~kGeometryQueryFamiliesPrimitive) != 0) return;
+    batch.primitive = true;
+    batch.families = families;
+    batch.blocks = primitiveBlocks(Q(batch));
   }
 
   // --- Device-resident batches (shared/geometry_queries_device_layout.h) ---
@@ -765,6 +789,7 @@ struct GeometryQueryStage::Impl {
   // A device-resident batch's dispatch shape: every family asked for is a span dispatch over the tiles
   // of its own queries' slots (shared/geometry_queries_spans.h); familyCount, at most every tile of
   // maxSlots, is the push constants' bound (the tiles buffer the identity, written by the BLOCKS pass).
+  // A primitive-pair batch (device-resident or from host memory) has no slots.
   Status layOutOnDevice(Batch& batch) const {
     if (batch.primitive) {  // no slots: a query per invocation
       batch.slotCount = 0;

@@ -103,6 +103,67 @@ TEST_F(GeometryQueryStageVulkan, DispatchAndBarrierCountsDoNotDependOnTheBatch) 
   EXPECT_GT(stats[2].transferBytes, 200000u * 16u);
 }
 
+// A batch from host memory of static primitive pairs only takes the per-query passes
+// (docs/geometry-queries.md, "Batches from host memory take it too"): QUERY COUNT, BLOCKS, LOCAL and
+// QUERY WRITE, nothing uploaded but the geometries and queries, maxSlots not applied (the stage has
+// fewer slots than the batch's box-plane pairs alone need), every contact kCpuScalar's. One point-set
+// query more puts the whole batch on the slot passes, where maxSlots applies.
+TEST_F(GeometryQueryStageVulkan, PrimitivePairsTakeThePerQueryPasses) {
+  Batch b = randomBatch(59, 2000, /*pointSets=*/false);
+  for (uint32_t i = 0; i < 500; ++i) {  // 8 slots each
+    const float x = static_cast<float>(i % 25), y = static_cast<float>(i % 7) * 0.1f - 0.3f;
+    const uint32_t box = b.add(Geometry::orientedBox(v3(x, y, 0.0f), quatAxisAngle(1, 0, 0, 0.01f * static_cast<float>(i)), v3(0.5f, 0.4f, 0.3f)));
+    b.query(box, b.add(Geometry::plane(v3(x, 0.0f, 0.0f), v3(0, 1, 0), i % 2 == 0)));
+  }
+  const uint32_t maxSlots = 2500;
+  auto stage = makeStage({.maxQueries = 2501, .maxGeometries = 5002, .maxPoints = 64, .maxContacts = 40000,
+                          .maxSlots = maxSlots});
+  ASSERT_NE(stage, nullptr);
+  Batch ref = b;
+  auto cpu = ref.run(Backend::kCpuScalar, 40000);
+  ASSERT_TRUE(cpu.ok()) << cpu.message();
+  ASSERT_GT(cpu->contacts, 2000u);
+  std::vector<ContactElement> ea(40000), eb(40000);
+  std::vector<ContactRange> ranges(b.queries.size());
+  auto c = stage->run(b.input(), {ea, eb, ranges});
+  ASSERT_TRUE(c.ok()) << c.message();
+  EXPECT_EQ(c->contacts, cpu->contacts);
+  EXPECT_EQ(c->written, cpu->written);
+  EXPECT_EQ(std::memcmp(ea.data(), ref.elementsA.data(), cpu->written * sizeof(ContactElement)), 0);
+  EXPECT_EQ(std::memcmp(eb.data(), ref.elementsB.data(), cpu->written * sizeof(ContactElement)), 0);
+  EXPECT_EQ(std::memcmp(ranges.data(), ref.ranges.data(), ranges.size() * sizeof(ContactRange)), 0);
+  // The basic, manifold and convex families: a QUERY COUNT and a QUERY WRITE each, BLOCKS and LOCAL.
+  ASSERT_EQ(familiesOf(b), 3u);
+  ASSERT_EQ(stage->timings().size(), 8u);
+  EXPECT_STREQ(stage->timings()[0].name, "vkc.geometry_queries.basic.query_count");
+  EXPECT_STREQ(stage->timings()[3].name, "vkc.geometry_queries.blocks");
+  EXPECT_STREQ(stage->timings()[4].name, "vkc.geometry_queries.local");
+  EXPECT_STREQ(stage->timings()[5].name, "vkc.geometry_queries.basic.query_write");
+  {
+    VkCommandBuffer cmd = beginCommandBuffer();
+    GeometryQueryRecordInfo info;
+    info.geometries = b.geometries;
+    info.queries = b.queries;
+    ASSERT_TRUE(stage->record(cmd, info).ok());
+    const RecordStats& s = stage->lastRecordStats();
+    EXPECT_EQ(s.dispatches, 8u);
+    EXPECT_EQ(s.dependentDispatches, 3u);
+    EXPECT_EQ(s.barriers, 5u);
+    EXPECT_EQ(s.transfers, 3u);  // the geometries' and queries' copies, the block sums' fill
+    EXPECT_EQ(s.transferBytes, b.geometries.size() * sizeof(Geometry) + b.queries.size() * sizeof(GeometryQuery) +
+                                   2 * sizeof(uint32_t) * ((b.queries.size() + 63) / 64));
+    freeCommandBuffer(cmd);
+  }
+  // A point set among them: the slot layout, which needs more than maxSlots.
+  b.points.assign(4, v3(0.0f, 0.0f, 0.0f));
+  b.query(b.add(Geometry::pointSet(0, 4)), b.add(Geometry::sphere({0.0f, 0.0f, 0.0f, 1.0f})));
+  ranges.resize(b.queries.size());
+  auto slots = stage->run(b.input(), {ea, eb, ranges});
+  ASSERT_FALSE(slots.ok());
+  EXPECT_EQ(slots.error().code, ErrorCode::kLimitExceeded);
+  EXPECT_NE(slots.message().find("maxSlots = " + std::to_string(maxSlots)), std::string::npos) << slots.message();
+}
+
 // Points read in place from the host's buffer, outputs into the host's buffers: contacts equal
 // kCpuScalar's, the counts and the indirect dispatch, and the bytes past the capacity untouched.
 TEST_F(GeometryQueryStageVulkan, HostBuffersIndirectCountAndNothingPastTheCapacity) {
