@@ -1,31 +1,49 @@
 #!/usr/bin/env bash
-# Fuzzes the scene-file parser (fuzz/scene_fuzz.cpp) with libFuzzer, AddressSanitizer and UBSan.
-# Builds with clang into build-fuzz/ (outside the CMake build) and runs for a bounded time, starting
-# from the sample scenes; a crash leaves its input in build-fuzz/ and fails the script.
-#   scripts/fuzz.sh [SECONDS]      default 60
+# Fuzzes the file readers with libFuzzer, AddressSanitizer and UBSan: the scene-file parser
+# (fuzz/scene_fuzz.cpp) and the query-file and contacts-file readers (fuzz/query_fuzz.cpp). Builds
+# both with clang into build-fuzz/ (outside the CMake build) and runs each for its share of a bounded
+# time, scene_fuzz first (the odd second), then query_fuzz; a crash leaves its input in build-fuzz/
+# (named scene_fuzz-crash-... or query_fuzz-crash-...) and fails the script, after both have run.
+#   scripts/fuzz.sh [SECONDS]      default 60: 30 s each
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 dir=build-fuzz
-mkdir -p "$dir/corpus"
+mkdir -p "$dir/corpus" "$dir/query-corpus"
 clangxx="${CLANGXX:-clang++}"
 if ! command -v "$clangxx" >/dev/null; then
   for v in 19 18 17 16 15 14; do
     if command -v "clang++-$v" >/dev/null; then clangxx="clang++-$v"; break; fi
   done
 fi
+flags=(-std=c++20 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+       -Iinclude -Isrc)
 
 echo "== build $dir/scene_fuzz with $clangxx"
-"$clangxx" -std=c++20 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -Iinclude -Isrc \
+"$clangxx" "${flags[@]}" \
   fuzz/scene_fuzz.cpp src/io/scene.cpp src/io/json_reader.cpp src/io/json_writer.cpp src/io/file.cpp src/io/obj.cpp \
   -ltinyobjloader -lz -o "$dir/scene_fuzz"
+echo "== build $dir/query_fuzz with $clangxx"
+"$clangxx" "${flags[@]}" \
+  fuzz/query_fuzz.cpp src/io/query_file.cpp src/io/json_reader.cpp src/io/json_writer.cpp src/io/file.cpp \
+  -lz -o "$dir/query_fuzz"
 
-# Seeds: the sample scenes and fuzz/seeds/ (planes and convexes, good and bad; the working corpus
-# grows in $dir/corpus between runs).
+# Seeds: the sample scenes and fuzz/seeds/ (planes and convexes, good and bad) for scene_fuzz; the
+# sample query files and fuzz/query-seeds/ (every geometry type, both methods, and contacts files
+# written by `vkcollide query`) for query_fuzz. The working corpora grow in $dir between runs.
 cp samples/scenes/*.json fuzz/seeds/*.json "$dir/corpus/"
+cp samples/queries/*.json fuzz/query-seeds/*.json "$dir/query-corpus/"
 
-echo "== run for ${seconds}s"
+# The time split between the two targets (each at least 1 s: 0 would mean no limit).
+query_seconds=$((seconds / 2 > 0 ? seconds / 2 : 1))
+scene_seconds=$((seconds - seconds / 2))
 cd "$dir"
-./scene_fuzz -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-  -dict=../fuzz/scene.dict -print_final_stats=1 corpus
+status=0
+run() {  # NAME SECONDS DICT CORPUS
+  echo "== run $1 for ${2}s"
+  "./$1" -max_total_time="$2" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -artifact_prefix="$1-" \
+    -dict="$3" -print_final_stats=1 "$4" || { echo "== $1 failed (exit $?)"; status=1; }
+}
+run scene_fuzz "$scene_seconds" ../fuzz/scene.dict corpus
+run query_fuzz "$query_seconds" ../fuzz/query.dict query-corpus
+exit "$status"

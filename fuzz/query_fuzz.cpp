@@ -1,0 +1,108 @@
+// libFuzzer target of the query-file and contacts-file readers (include/vkcollide/query_file.h):
+// parseGeometryQueries and parseContacts on arbitrary bytes must return a value or an error with a
+// message, never crash, hang or read out of bounds. Every query file accepted must survive
+// writeGeometryQueries -> parseGeometryQueries as the header promises: the value comes back bitwise
+// (the file's inline point sets and samples were already appended to the value's points and
+// gridSamples on the first read, so they come back as the same ranges) except previousGeometries,
+// which may come back empty where no pose differs, and the re-read file writes the same text. Every
+// contacts file accepted: parseContacts(writeContacts(c)) is c bitwise, and writes the same text.
+//
+// One target checks both formats, each input through both parsers: a query file fails the contacts
+// reader at its "format" key (and the other way round), so the second parse costs little, the
+// seeds are plain files of each kind that the tool reads as they are (no selector byte in front),
+// and a mutation that changes the format string (fuzz/query.dict has both) hands an input's
+// structure to the other reader.
+// Seeds: fuzz/query-seeds/. Built and run by scripts/fuzz.sh (clang, -fsanitize=fuzzer,address,undefined).
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vkcollide/query_file.h"
+
+namespace {
+
+[[noreturn]] void fail(const char* what) {
+  std::fprintf(stderr, "%s\n", what);
+  std::abort();
+}
+
+template <class T>
+bool sameBits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
+
+bool sameBits(const vkc::Geometry& a, const vkc::Geometry& b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+void checkQueryFile(std::string_view text) {
+  vkc::Result<vkc::GeometryQueryFile> file = vkc::parseGeometryQueries(text);
+  if (!file) {
+    if (file.message().empty()) fail("parseGeometryQueries failed without a message");
+    return;
+  }
+  const vkc::GeometryQueryFile& f = *file;
+  const std::string written = vkc::writeGeometryQueries(f);
+  vkc::Result<vkc::GeometryQueryFile> again = vkc::parseGeometryQueries(written);
+  if (!again) {
+    std::fprintf(stderr, "writeGeometryQueries output does not parse: %s\n", again.message().c_str());
+    std::abort();
+  }
+  const vkc::GeometryQueryFile& g = *again;
+  if (!sameBits(g.geometries, f.geometries)) fail("query file: geometries changed through write -> parse");
+  if (g.names != f.names) fail("query file: names changed through write -> parse");
+  if (!sameBits(g.points, f.points)) fail("query file: points changed through write -> parse");
+  if (!sameBits(g.queries, f.queries)) fail("query file: queries changed through write -> parse");
+  if (!sameBits(g.gridSamples, f.gridSamples)) fail("query file: gridSamples changed through write -> parse");
+  if (!sameBits(g.previousPoints, f.previousPoints))
+    fail("query file: previousPoints changed through write -> parse");
+  if (!sameBits(g.state, f.state)) fail("query file: state changed through write -> parse");
+  if (!sameBits(g.cells, f.cells)) fail("query file: cells changed through write -> parse");
+  // previousGeometries: the same, or empty where every previous pose is the geometry itself.
+  if (!sameBits(g.previousGeometries, f.previousGeometries)) {
+    bool still = g.previousGeometries.empty() && f.previousGeometries.size() == f.geometries.size();
+    for (size_t i = 0; still && i < f.geometries.size(); ++i)
+      still = sameBits(f.previousGeometries[i], f.geometries[i]);
+    if (!still) fail("query file: previousGeometries changed through write -> parse");
+  }
+  if (vkc::writeGeometryQueries(g) != written) fail("query file: the re-read file writes another text");
+}
+
+void checkContacts(std::string_view text) {
+  vkc::Result<vkc::GeometryContacts> contacts = vkc::parseContacts(text);
+  if (!contacts) {
+    if (contacts.message().empty()) fail("parseContacts failed without a message");
+    return;
+  }
+  const vkc::GeometryContacts& c = *contacts;
+  const std::string written = vkc::writeContacts(c);
+  vkc::Result<vkc::GeometryContacts> again = vkc::parseContacts(written);
+  if (!again) {
+    std::fprintf(stderr, "writeContacts output does not parse: %s\n", again.message().c_str());
+    std::abort();
+  }
+  const vkc::GeometryContacts& d = *again;
+  if (d.backend != c.backend) fail("contacts: backend changed through write -> parse");
+  if (d.counts.contacts != c.counts.contacts || d.counts.written != c.counts.written ||
+      d.counts.overflow != c.counts.overflow || d.counts.candidatesMissing != c.counts.candidatesMissing)
+    fail("contacts: counts changed through write -> parse");
+  if (!sameBits(d.queries, c.queries)) fail("contacts: queries changed through write -> parse");
+  if (!sameBits(d.ranges, c.ranges)) fail("contacts: ranges changed through write -> parse");
+  if (!sameBits(d.elementsA, c.elementsA)) fail("contacts: elementsA changed through write -> parse");
+  if (!sameBits(d.elementsB, c.elementsB)) fail("contacts: elementsB changed through write -> parse");
+  if (!sameBits(d.state, c.state)) fail("contacts: state changed through write -> parse");
+  if (vkc::writeContacts(d) != written) fail("contacts: the re-read file writes another text");
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  checkQueryFile(text);
+  checkContacts(text);
+  return 0;
+}
