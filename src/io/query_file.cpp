@@ -1062,13 +1062,13 @@ Result<GeometryContacts> parseContacts(std::string_view json) {
       return r.readArray([&](size_t i) {
         GeometryQuery& q = c.queries.emplace_back();
         ContactRange& range = c.ranges.emplace_back();
-        bool a = false, b = false, first = false, count = false;
+        bool a = false, b = false, first = false, count = false, state = false;
         size_t listed[2] = {0, 0};
         const bool ok = r.readObject([&](std::string_view k) {
           if (k == "a") return a = true, r.readUint32(q.a);
           if (k == "b") return b = true, r.readUint32(q.b);
           if (k == "method") return readEnum(r, kMethods, "method", q.method);
-          if (k == "state") return r.readUint32(q.state);
+          if (k == "state") return state = true, r.readUint32(q.state);
           if (k == "first") return first = true, r.readUint32(range.first);
           if (k == "count") return count = true, r.readUint32(range.count);
           if (k == "elementsA" || k == "elementsB") {
@@ -1087,6 +1087,10 @@ Result<GeometryContacts> parseContacts(std::string_view json) {
              {std::pair{a, "a"}, std::pair{b, "b"}, std::pair{first, "first"}, std::pair{count, "count"}}) {
           if (!seen) return r.fail(std::string("missing required key \"") + name + "\"");
         }
+        // As in a query file: writeContacts writes a static query without its state, so a state
+        // read here would not come back.
+        if (state && q.method != GeometryMethod::kContinuous)
+          return r.failAtKey("state", "only a continuous query has state");
         if (listed[0] != listed[1]) {
           return r.fail("lists " + std::to_string(listed[0]) + " elementsA but " + std::to_string(listed[1]) +
                         " elementsB: a contact is one element of each");
