@@ -6,13 +6,18 @@
 // gridSamples on the first read, so they come back as the same ranges) except previousGeometries,
 // which may come back empty where no pose differs, and the re-read file writes the same text. Every
 // contacts file accepted: parseContacts(writeContacts(c)) is c bitwise, and writes the same text.
+// Every query file accepted that is small (runOnCpu's caps) also runs on the CPU reference: validate()
+// refuses it with a message, or the run's counts and ranges agree and its contacts round-trip through
+// a contacts file like those above.
 //
 // One target checks both formats, each input through both parsers: a query file fails the contacts
 // reader at its "format" key (and the other way round), so the second parse costs little, the
 // seeds are plain files of each kind that the tool reads as they are (no selector byte in front),
 // and a mutation that changes the format string (fuzz/query.dict has both) hands an input's
 // structure to the other reader.
-// Seeds: fuzz/query-seeds/. Built and run by scripts/fuzz.sh (clang, -fsanitize=fuzzer,address,undefined).
+// Seeds: fuzz/query-seeds/. Built and run by scripts/fuzz.sh (clang, -fsanitize=fuzzer,address,undefined;
+// the CPU query path's sources at -O0, see there).
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -21,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "vkcollide/geometry_queries.h"
 #include "vkcollide/query_file.h"
 
 namespace {
@@ -37,6 +43,77 @@ bool sameBits(const std::vector<T>& a, const std::vector<T>& b) {
 
 bool sameBits(const vkc::Geometry& a, const vkc::Geometry& b) {
   return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+void checkContacts(std::string_view text) {
+  vkc::Result<vkc::GeometryContacts> contacts = vkc::parseContacts(text);
+  if (!contacts) {
+    if (contacts.message().empty()) fail("parseContacts failed without a message");
+    return;
+  }
+  const vkc::GeometryContacts& c = *contacts;
+  const std::string written = vkc::writeContacts(c);
+  vkc::Result<vkc::GeometryContacts> again = vkc::parseContacts(written);
+  if (!again) {
+    std::fprintf(stderr, "writeContacts output does not parse: %s\n", again.message().c_str());
+    std::abort();
+  }
+  const vkc::GeometryContacts& d = *again;
+  if (d.backend != c.backend) fail("contacts: backend changed through write -> parse");
+  if (d.counts.contacts != c.counts.contacts || d.counts.written != c.counts.written ||
+      d.counts.overflow != c.counts.overflow || d.counts.candidatesMissing != c.counts.candidatesMissing)
+    fail("contacts: counts changed through write -> parse");
+  if (!sameBits(d.queries, c.queries)) fail("contacts: queries changed through write -> parse");
+  if (!sameBits(d.ranges, c.ranges)) fail("contacts: ranges changed through write -> parse");
+  if (!sameBits(d.elementsA, c.elementsA)) fail("contacts: elementsA changed through write -> parse");
+  if (!sameBits(d.elementsB, c.elementsB)) fail("contacts: elementsB changed through write -> parse");
+  if (!sameBits(d.state, c.state)) fail("contacts: state changed through write -> parse");
+  if (vkc::writeContacts(d) != written) fail("contacts: the re-read file writes another text");
+}
+
+// Runs an accepted file of bounded size on the CPU reference: validate() refuses it with a message or
+// queryGeometriesCpu(kCpuScalar) (what queryGeometries(kCpuScalar) runs) answers, and then its counts
+// and ranges agree with one another and the capacity, and its contacts round-trip through a contacts
+// file. The caps keep one input to milliseconds (mesh queries build trees per call).
+void runOnCpu(const vkc::GeometryQueryFile& f) {
+  if (f.geometries.size() > 16 || f.queries.size() > 16 || f.points.size() > 64 || f.gridSamples.size() > 512 ||
+      f.cells.size() > 256)
+    return;
+  const vkc::GeometryQueryInput input = f.input();
+  if (vkc::Status st = vkc::validate(input); !st) {
+    if (st.message().empty()) fail("validate failed without a message");
+    return;
+  }
+  constexpr uint32_t kCapacity = 32;  // small enough that fuzzed inputs overflow it too
+  std::vector<vkc::ContactElement> a(kCapacity), b(kCapacity);
+  std::vector<vkc::ContactRange> ranges(f.queries.size());
+  std::vector<vkc::Float4> state = f.state;
+  vkc::Result<vkc::GeometryQueryCounts> counts =
+      vkc::queryGeometriesCpu(input, {a, b, ranges, state}, vkc::Backend::kCpuScalar);
+  if (!counts) {  // validateOutput: e.g. two continuous queries given the same state entries
+    if (counts.message().empty()) fail("queryGeometriesCpu failed without a message");
+    return;
+  }
+  if (counts->written != std::min(counts->contacts, kCapacity) || counts->overflow != (counts->contacts > kCapacity))
+    fail("cpu: written or overflow disagree with contacts and the capacity");
+  uint64_t next = 0;
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    if (ranges[i].first != next) fail("cpu: a range does not start where the previous one ends");
+    next += ranges[i].count;
+    for (uint64_t k = ranges[i].first; k < std::min<uint64_t>(next, counts->written); ++k) {
+      if (a[k].query != i || b[k].query != i) fail("cpu: an element lies in another query's range");
+    }
+  }
+  if (next != counts->contacts) fail("cpu: the ranges' counts do not sum to contacts");
+  vkc::GeometryContacts c;
+  c.backend = "cpu-scalar";
+  c.counts = *counts;
+  c.queries = f.queries;
+  c.ranges = ranges;
+  c.elementsA.assign(a.begin(), a.begin() + counts->written);
+  c.elementsB.assign(b.begin(), b.begin() + counts->written);
+  if (!f.state.empty()) c.state = state;
+  checkContacts(vkc::writeContacts(c));
 }
 
 void checkQueryFile(std::string_view text) {
@@ -70,32 +147,7 @@ void checkQueryFile(std::string_view text) {
     if (!still) fail("query file: previousGeometries changed through write -> parse");
   }
   if (vkc::writeGeometryQueries(g) != written) fail("query file: the re-read file writes another text");
-}
-
-void checkContacts(std::string_view text) {
-  vkc::Result<vkc::GeometryContacts> contacts = vkc::parseContacts(text);
-  if (!contacts) {
-    if (contacts.message().empty()) fail("parseContacts failed without a message");
-    return;
-  }
-  const vkc::GeometryContacts& c = *contacts;
-  const std::string written = vkc::writeContacts(c);
-  vkc::Result<vkc::GeometryContacts> again = vkc::parseContacts(written);
-  if (!again) {
-    std::fprintf(stderr, "writeContacts output does not parse: %s\n", again.message().c_str());
-    std::abort();
-  }
-  const vkc::GeometryContacts& d = *again;
-  if (d.backend != c.backend) fail("contacts: backend changed through write -> parse");
-  if (d.counts.contacts != c.counts.contacts || d.counts.written != c.counts.written ||
-      d.counts.overflow != c.counts.overflow || d.counts.candidatesMissing != c.counts.candidatesMissing)
-    fail("contacts: counts changed through write -> parse");
-  if (!sameBits(d.queries, c.queries)) fail("contacts: queries changed through write -> parse");
-  if (!sameBits(d.ranges, c.ranges)) fail("contacts: ranges changed through write -> parse");
-  if (!sameBits(d.elementsA, c.elementsA)) fail("contacts: elementsA changed through write -> parse");
-  if (!sameBits(d.elementsB, c.elementsB)) fail("contacts: elementsB changed through write -> parse");
-  if (!sameBits(d.state, c.state)) fail("contacts: state changed through write -> parse");
-  if (vkc::writeContacts(d) != written) fail("contacts: the re-read file writes another text");
+  runOnCpu(f);
 }
 
 }  // namespace
