@@ -569,6 +569,15 @@ struct PendingQuery {
   std::optional<uint32_t> state;
 };
 
+// A query's "state" (given or not: hasState) belongs to the continuous method alone: both readers
+// refuse it on a static query, whose state the writers leave out (it would not come back).
+bool checkQueryState(io::JsonReader& r, bool hasState, GeometryMethod method) {
+  if (hasState && method != GeometryMethod::kContinuous) {
+    return r.failAtKey("state", "only a continuous query has state");
+  }
+  return true;
+}
+
 bool readQuery(io::JsonReader& r, PendingQuery& q) {
   bool a = false, b = false;
   const bool ok = r.readObject([&](std::string_view key) {
@@ -581,9 +590,7 @@ bool readQuery(io::JsonReader& r, PendingQuery& q) {
   if (!ok) return false;
   if (!a) return r.fail("missing required key \"a\"");
   if (!b) return r.fail("missing required key \"b\"");
-  if (q.state && q.method != GeometryMethod::kContinuous)
-    return r.failAtKey("state", "only a continuous query has state");
-  return true;
+  return checkQueryState(r, q.state.has_value(), q.method);
 }
 
 // The format and version keys of both file kinds.
@@ -1087,10 +1094,7 @@ Result<GeometryContacts> parseContacts(std::string_view json) {
              {std::pair{a, "a"}, std::pair{b, "b"}, std::pair{first, "first"}, std::pair{count, "count"}}) {
           if (!seen) return r.fail(std::string("missing required key \"") + name + "\"");
         }
-        // As in a query file: writeContacts writes a static query without its state, so a state
-        // read here would not come back.
-        if (state && q.method != GeometryMethod::kContinuous)
-          return r.failAtKey("state", "only a continuous query has state");
+        if (!checkQueryState(r, state, q.method)) return false;
         if (listed[0] != listed[1]) {
           return r.fail("lists " + std::to_string(listed[0]) + " elementsA but " + std::to_string(listed[1]) +
                         " elementsB: a contact is one element of each");
