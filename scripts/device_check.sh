@@ -3,10 +3,12 @@
 # scripts/device_pack.sh beside it (.devpack/vkcollide-devpack.tar.xz). Runs, each under its own time limit:
 #   1. `vkcollide devices`;
 #   2. the open GPU targets' benchmarks: BVH build of 1M triangles (< 2 ms), 1M particles against a
-#      1M-triangle mesh with continuous collision (< 1 ms), 1M and 10M primitive pairs per batch (10M per ms);
+#      1M-triangle mesh with continuous collision (< 1 ms), 1M and 10M sphere-sphere pairs per batch
+#      (10M per ms);
 #   3. the Vulkan conformance suite (every test whose name has "Vulkan") under the validation layer, in
-#      parallel shards;
-#   4. with --full, every other benchmark at its default sizes (minutes: only with time to spare).
+#      12 parallel shards;
+#   4. with --full, every pair type's geometry queries at 10k and 1M and every other benchmark at its
+#      default sizes (minutes: only with time to spare).
 # Writes to OUTDIR (default $OUT, else device-out): check.log (everything printed), results.tar.gz (each
 # step's output, the benchmarks' JSON, the suite's JUnit XML, BUILD-INFO), summary.txt (each step's exit
 # status and time, the suite's count, the benchmarks' Vulkan rows). Every step runs even when one before
@@ -43,11 +45,15 @@ summary="$out/summary.txt"
 say() { echo "$*" | tee -a "$log"; }
 
 pack=/tmp/vkcollide-devpack
-if [ ! -x "$pack/bin/vkc_tests" ]; then
-  [ -f .devpack/vkcollide-devpack.tar.xz ] ||
-    { say "device_check: no .devpack/vkcollide-devpack.tar.xz (run scripts/device_pack.sh, carry .devpack)"; exit 2; }
-  tar -C /tmp -xJf .devpack/vkcollide-devpack.tar.xz
+# Unpacked afresh each time: a machine still warm from a call before may hold an older pack.
+[ -f .devpack/vkcollide-devpack.tar.xz ] ||
+  { say "device_check: no .devpack/vkcollide-devpack.tar.xz (run scripts/device_pack.sh, carry .devpack)"; exit 2; }
+rm -rf "$pack" && tar -C /tmp -xJf .devpack/vkcollide-devpack.tar.xz
+if ! ldconfig -p | grep -q libGLdispatch.so.0; then
+  for deb in "$pack"/gl/*.deb; do dpkg -x "$deb" /; done
+  ldconfig
 fi
+export __EGL_VENDOR_LIBRARY_FILENAMES="${__EGL_VENDOR_LIBRARY_FILENAMES:-/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json}"
 export LD_LIBRARY_PATH="$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export VK_LAYER_PATH="$pack/layer"
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
@@ -57,6 +63,10 @@ if [ -z "${VK_DRIVER_FILES:-}" ] && [ -z "${VK_ICD_FILENAMES:-}" ]; then
              /etc/vulkan/icd.d/nvidia_icd.json; do
     if [ -f "$icd" ]; then export VK_DRIVER_FILES="$icd"; break; fi
   done
+  if [ -z "${VK_DRIVER_FILES:-}" ]; then
+    icd="$(find /usr /etc /opt -name 'nvidia_icd*.json' 2>/dev/null | head -1)"
+    if [ -n "$icd" ]; then export VK_DRIVER_FILES="$icd"; fi
+  fi
 fi
 # The tests read tests/data and the shaders from the source directory they were built in.
 source_dir="$(sed -n 's/^source_dir=//p' "$pack/BUILD-INFO")"
@@ -106,6 +116,13 @@ export -f shards
 export bin results
 
 step devices 30 "$bin/vkcollide" devices
+if ! grep -q "^devices: rc 0" "$summary"; then
+  # Why the loader found no driver: the manifests it read and the libraries it could not load.
+  say "== no device: VK_DRIVER_FILES=${VK_DRIVER_FILES:-unset}; nvidia libraries: $(ldconfig -p | grep -c nvidia)"
+  VK_LOADER_DEBUG=error,warn,driver "$bin/vkcollide" devices 2>&1 | head -40 | tee -a "$log"
+  say "== device_check: no Vulkan device, nothing else run"
+  exit 3
+fi
 if [ "$mode" = quick ]; then
   if [ "$bench" = 1 ]; then
     step bvh 120 "$bin/bench_bvh" --quick "${mesh[@]}" --json "$results/bvh.json"
@@ -119,15 +136,16 @@ else
     step bvh 90 "$bin/bench_bvh" --sizes 1000000 --sah-max 0 --reps 7 "${mesh[@]}" --json "$results/bvh.json"
     step collide_meshes 150 "$bin/bench_collide_meshes" --triangles 1000000 --particles 1048576 --reps 5 \
       "${mesh[@]}" --json "$results/collide_meshes.json"
-    step geometry_queries 150 "$bin/bench_geometry_queries" --batches 10000,1000000 --no-fcl --reps 5 \
-      --row-budget 4 --json "$results/geometry_queries.json"
     # Issue 16's figure itself: 10M sphere-sphere pairs in one batch (the vulkan-resident and
     # vulkan-primitive rows' pairs per GPU ms; the slow CPU rows skip themselves by the row budget).
     step geometry_queries_10m 90 "$bin/bench_geometry_queries" --pairs sphere-sphere --batches 1000000,10000000 \
       --no-fcl --reps 5 --row-budget 8 --json "$results/geometry_queries_10m.json"
   fi
-  if [ "$conformance" = 1 ]; then step conformance 400 bash -c 'shards 8 8'; fi
+  if [ "$conformance" = 1 ]; then step conformance 400 bash -c 'shards 12 12'; fi
   if [ "$mode" = full ]; then
+    # Every pair type at 10k and 1M queries (minutes: the CPU rows of 16 pair types).
+    step geometry_queries 150 "$bin/bench_geometry_queries" --batches 10000,1000000 --no-fcl --reps 5 \
+      --row-budget 4 --json "$results/geometry_queries.json"
     for b in bounds radix_sort self_collision inter_collision collide_shapes mesh_queries; do
       step "$b" 300 "$bin/bench_$b" --json "$results/$b.json"
     done

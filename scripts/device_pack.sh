@@ -45,6 +45,12 @@ done | sort -u | while read -r name path; do
 done
 # (awk reads to the end: exiting at the first match made ldconfig die of SIGPIPE when it had more to
 # write, and pipefail then stopped the script, now and then: exit 141.)
+# The NVIDIA Vulkan driver (libGLX_nvidia.so.0 on the GPU machine) needs GLVND (libGLdispatch, libGLX,
+# libEGL) installed system-wide, which a bare GPU machine lacks: the loader then finds the manifest but
+# "could not get vkCreateInstance" (VK_ERROR_INCOMPATIBLE_DRIVER). Their Debian packages travel in gl/;
+# device_check.sh unpacks them into / where the machine has no libGLdispatch.
+mkdir -p "$pack/gl"
+(cd "$pack/gl" && apt-get download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2 2>/dev/null)
 loader="$(ldconfig -p | awk '/libvulkan\.so\.1 / && !found { print $NF; found = 1 }')"
 cp -L "$loader" "$pack/lib/libvulkan.so.1"
 
