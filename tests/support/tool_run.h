@@ -42,10 +42,17 @@ inline std::string readText(const std::string& path) {
 }
 
 #ifdef VKC_TOOL_PATH
+// The tool the tests run: VKC_TOOL_PATH (the build's), or the environment's VKC_TOOL where set (a
+// packed suite on another machine: scripts/device_check.sh).
+inline std::string toolPath() {
+  const char* env = std::getenv("VKC_TOOL");
+  return env != nullptr && *env != '\0' ? env : VKC_TOOL_PATH;
+}
+
 // Runs `vkcollide ARGS` (ARGS as a shell would split them), collecting its exit code and output.
 inline ToolRun runTool(const std::string& args) {
   const std::string log = tempPath("log.txt");
-  const std::string cmd = std::string("'") + VKC_TOOL_PATH + "' " + args + " > '" + log + "' 2>&1";
+  const std::string cmd = "'" + toolPath() + "' " + args + " > '" + log + "' 2>&1";
   const int status = std::system(cmd.c_str());
   ToolRun r;
   r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
