@@ -13,16 +13,18 @@
 # step's output, the benchmarks' JSON, the suite's JUnit XML, BUILD-INFO), summary.txt (each step's exit
 # status and time, the suite's count, the benchmarks' Vulkan rows). Every step runs even when one before
 # it failed; the exit status says whether all passed.
-#   scripts/device_check.sh [--quick|--bench|--conformance|--full] [--budget SECONDS] [--filter F] [OUTDIR]
+#   scripts/device_check.sh [--quick|--bench|--conformance|--full] [--budget SECONDS] [--filter F]
+#                          [--only STEPS] [OUTDIR]
 #     (default)      steps 1-3
 #     --bench        steps 1-2; --conformance: steps 1 and 3 (a lease's device time may fit only one)
 #     --quick        each benchmark's smoke size and 2 of 18 shards of the suite: proves the pack works
 #                    (on lavapipe too)
 #     --budget       wall-clock seconds for all steps together (default 540); later steps get what is left
 #     --filter       the suite's tests: a gtest filter (default '*Vulkan*'; e.g. the tests a run before failed)
+#     --only         the steps to run, comma-separated (e.g. conformance,bvh: a short rerun); devices always
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
-mode=targets bench=1 conformance=1 budget=540 filter='*Vulkan*' out="${OUT:-device-out}"
+mode=targets bench=1 conformance=1 budget=540 filter='*Vulkan*' only='' out="${OUT:-device-out}"
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) mode=quick ;;
@@ -31,7 +33,8 @@ while [ $# -gt 0 ]; do
     --conformance) bench=0 ;;
     --budget) budget="$2"; shift ;;
     --filter) filter="$2"; shift ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    --only) only="$2"; shift ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     -*) echo "device_check: unknown option $1" >&2; exit 2 ;;
     *) out="$1" ;;
   esac
@@ -89,6 +92,7 @@ status=0
 step() {
   local name="$1" limit="$2"
   shift 2
+  if [ -n "$only" ] && [ "$name" != devices ] && [[ ",$only," != *",$name,"* ]]; then return; fi
   local left=$((budget - ($(date +%s) - start)))
   if [ "$left" -lt 20 ]; then say "== $name: skipped (budget spent)"; status=1; return; fi
   if [ "$limit" -gt "$left" ]; then limit=$left; fi

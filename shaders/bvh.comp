@@ -1,8 +1,9 @@
 #version 460
 // BVH stage: a linear BVH (Karras 2012) over indexed primitives, built or refit on the device. Six
-// passes selected by a specialization constant (shared/bvh.h): INIT sets every node's key box to the
-// empty box (and, for a build, the centroid box); BOXES writes each primitive's box (and folds its
-// centroid into the centroid box with atomic min / max of order-preserving keys: exact,
+// passes selected by a specialization constant (shared/bvh.h): INIT (a build only: one workgroup) sets
+// the centroid box to the empty box; BOXES writes each primitive's box, sets node i's key box (i < the
+// node count, at most the primitive count) to the empty box, and for a build folds the primitive's
+// centroid into the centroid box with atomic min / max of order-preserving keys (exact,
 // order-independent); MORTON writes (code, primitive) pairs, which the radix sort orders; HIERARCHY
 // finds each internal node's children (Karras' split) and range of sorted leaves; CLIMB folds every
 // leaf's box keys into its ancestors with atomic min / max (a build stores the nodes inside a
@@ -58,7 +59,6 @@ bool building() { return (pc.flags & kBvhFlagBuild) != 0u; }
 
 void initPass() {
   uint i = globalIndex();
-  if (i < bvhNodeCount(pc.primitiveCount)) nodeKeys[i] = BvhNodeKeys(uvec4(0xFFFFFFFFu), uvec4(0u));
   if (i == 0u && building()) {
     for (uint a = 0u; a < 4u; ++a) {
       centroidKeys[a] = 0xFFFFFFFFu;
@@ -69,6 +69,9 @@ void initPass() {
 
 void boxesPass() {
   uint p = globalIndex();
+  // The node keys' empty boxes here rather than in a pass of their own (one dependent dispatch less;
+  // a tree has at most as many nodes as primitives).
+  if (p < bvhNodeCount(pc.primitiveCount)) nodeKeys[p] = BvhNodeKeys(uvec4(0xFFFFFFFFu), uvec4(0u));
   if (p >= pc.primitiveCount) return;
   vec4 lo, hi;
   bvhPrimitiveBox(p, pc.verticesPerPrimitive, pc.vertexCount, (pc.flags & kBvhFlagSwept) != 0u, lo, hi);

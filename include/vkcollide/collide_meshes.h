@@ -49,7 +49,7 @@
 //
 // Backends agree on positions within kMeshCollisionTolerance (1 + |position|) and on the tree bit for
 // bit (the same BVH stage). The Vulkan path records a fixed number of dispatches per iteration,
-// whatever the number of meshes and cloths: gather (world vertices of moving meshes) + refit (4) +
+// whatever the number of meshes and cloths: gather (world vertices of moving meshes) + refit (3) +
 // collide, or collide alone when nothing moves.
 #pragma once
 

@@ -36,8 +36,8 @@ VKC_CONSTANT(uint, kBvhMaxVerticesPerPrimitive, 4u);
 VKC_CONSTANT(uint, kBvhMaxPrimitives, 0x20000000u);  // 2^29: Karras' index arithmetic stays in int32
 
 // Pass selected by specialization constant 0.
-VKC_CONSTANT(uint, kBvhPassInit, 0u);       // node keys = the empty box; centroid box = empty (build)
-VKC_CONSTANT(uint, kBvhPassBoxes, 1u);      // primitive boxes; build: centroid box (atomic min/max of keys)
+VKC_CONSTANT(uint, kBvhPassInit, 0u);       // a build only, one workgroup: centroid box = empty
+VKC_CONSTANT(uint, kBvhPassBoxes, 1u);      // primitive boxes; node keys = the empty box; build: centroid box (atomic min/max of keys)
 VKC_CONSTANT(uint, kBvhPassMorton, 2u);     // build: Morton codes and primitive indices (then the radix sort)
 VKC_CONSTANT(uint, kBvhPassHierarchy, 3u);  // build: Karras split per internal node; children, parents, ranges
 VKC_CONSTANT(uint, kBvhPassClimb, 4u);      // node keys: stored inside a workgroup's leaves, else atomic min / max

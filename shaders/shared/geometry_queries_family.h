@@ -19,8 +19,6 @@
 #endif
 // Before any declaration (the includer's own lines are preprocessor directives only).
 #extension GL_EXT_control_flow_attributes : require
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_arithmetic : require
 #define VKC_GEOM_FAMILIES (1 << VKC_GEOM_FAMILY)
 #include "geometry_queries_stage.h"
 #include "geometry_queries_spans.h"
@@ -215,9 +213,9 @@ void main() {
     hi = slot + 1u;
   }
   uint hits = 0u;
-  // Never unrolled: the loop runs up to kGeomPrimitiveMaxSlots times in the QUERY passes, and NVIDIA's
-  // compiler (driver 580) unrolled it around the convex family's GJK / EPA until pipeline creation failed
-  // (VK_ERROR_UNKNOWN after tens of seconds on an H100, 2026-11-27).
+  // Never unrolled: the loop runs up to kGeomPrimitiveMaxSlots times in the QUERY passes, and with the
+  // convex family's GJK / EPA inside, NVIDIA's compiler (driver 580, an H100, 2026-11-27) failed to
+  // create those pipelines (VK_ERROR_UNKNOWN after tens of seconds); unrolling is the suspect.
   [[dont_unroll]] for (uint slot = lo; slot < hi; ++slot) {
     GeomElement ea, eb;
     uint stateIndex;
@@ -257,12 +255,7 @@ void main() {
     // this module's tileMasks accesses as before (the slot passes' atomicOr), where a plain store made
     // it take the WRITE level's family passes for writers of the masks the RANGES pass reads beside them.
     atomicExchange(tileMasks[q], geomPrimitiveEntry(uint(VKC_GEOM_FAMILY), hits));
-    // The block's count: one atomic per subgroup rather than one per query with a contact (all of a
-    // block's invocations add to the same word). A workgroup's queries lie in one block (blocks are
-    // whole workgroups); the sum is over the invocations active here, whichever they are, and each
-    // such set adds its own sum once, so the total is the same however a device reconverges.
-    uint sum = subgroupAdd(hits);
-    if (subgroupElect() && sum > 0u) atomicAdd(groupSums[2u * block], sum);
+    if (hits > 0u) atomicAdd(groupSums[2u * block], hits);
   }
 }
 

@@ -1,5 +1,5 @@
 // The BVH stage on Vulkan: init, boxes, morton, the radix sort, hierarchy, climb and finalize passes
-// of shaders/bvh.comp (a refit: init, boxes, climb, finalize), recorded by the Recorder, which derives every
+// of shaders/bvh.comp (a refit: boxes, climb, finalize), recorded by the Recorder, which derives every
 // barrier from the passes' declared buffer uses.
 #include <algorithm>
 #include <array>
@@ -143,12 +143,11 @@ struct BvhStage::Impl {
       p.setPush(push);
       p.groupCount = groupsFor(items);
       if (pass == gpu::kBvhPassBoxes && !build) p.narrow(gpu::kBvhBindingCentroid, detail::Access::kNone);
-      if (pass == gpu::kBvhPassInit && !build) p.narrow(gpu::kBvhBindingCentroid, detail::Access::kNone);
       if (pass == gpu::kBvhPassBoxes && !swept) p.narrow(gpu::kBvhBindingPrevVertices, detail::Access::kNone);
       if (pass == gpu::kBvhPassClimb && !build) p.narrow(gpu::kBvhBindingOrder, detail::Access::kNone);  // leaf by leaf
       rec.add(std::move(p));
     };
-    add(gpu::kBvhPassInit, bvhNodeCount(n));
+    if (build) add(gpu::kBvhPassInit, 1);  // the centroid box; BOXES sets the node keys
     add(gpu::kBvhPassBoxes, n);
     if (build) {
       add(gpu::kBvhPassMorton, n);
