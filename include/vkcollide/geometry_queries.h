@@ -563,7 +563,9 @@ struct GeometryQueryRecordInfo {
   // For a batch of primitive pairs, the contacts, ranges and counts are the general device path's,
   // bit for bit. A batch from host memory (geometries, queries) needs no flag: when all its queries
   // are static primitive pairs, record() takes these passes by itself (the families its queries hold;
-  // no slot layout computed or uploaded, maxSlots does not apply).
+  // no slot layout computed or uploaded, maxSlots does not apply), unless the device failed to create
+  // a family's pipelines for them: such a batch then keeps the slot passes (maxSlots applies), where
+  // a device-resident batch with this flag gets the error.
   bool devicePrimitivePairs = false;
   // The points: the host's buffer (pointBuffer non-null: pointCount Float4 read in place), or `points`
   // copied into the stage's point buffer (pointCount 0 or points.size()).

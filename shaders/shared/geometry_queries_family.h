@@ -17,8 +17,6 @@
 #ifndef VKC_GEOM_FAMILY
 #error "define VKC_GEOM_FAMILY before including geometry_queries_family.h"
 #endif
-// Before any declaration (the includer's own lines are preprocessor directives only).
-#extension GL_EXT_control_flow_attributes : require
 #define VKC_GEOM_FAMILIES (1 << VKC_GEOM_FAMILY)
 #include "geometry_queries_stage.h"
 #include "geometry_queries_spans.h"
@@ -124,6 +122,18 @@ bool groupTile(out uint tile, out uint lo, out uint hi) {
 
 // --- Primitive pairs (geometry_queries_bindings.h: QUERY COUNT, QUERY WRITE) ---
 
+// The most slots a QUERY pass evaluates per query in this family. The convex family's primitive
+// pairs (cylinder-cylinder, cylinder-box) have one (tests/geometry_queries: ConvexPrimitivePairsHaveOneSlot),
+// so its loop is one evaluation of GJK / EPA, as in the slot passes: with a loop of up to
+// kGeomPrimitiveMaxSlots around them, NVIDIA's compiler (driver 580, an H100, 2026-11-27) failed to
+// create the convex QUERY pipelines (VK_ERROR_UNKNOWN after tens of seconds; [[dont_unroll]] did not
+// help), while the basic and manifold families' compiled.
+#if VKC_GEOM_FAMILY == VKC_GEOM_FAMILY_CONVEX
+const uint kFamilyQuerySlots = 1u;
+#else
+const uint kFamilyQuerySlots = kGeomPrimitiveMaxSlots;
+#endif
+
 // The family that writes query q's entry (its pair's family when the query is a static pair of two
 // primitives with valid indices and that family is dispatched; else the lowest family dispatched),
 // and `routed`: the query goes to its pair's family (whose values are then checked). Reads the two
@@ -181,7 +191,7 @@ void main() {
       query = queries[q];
       a = geometries[clampIndex(query.a, pc.geometryCount)];
       b = geometries[clampIndex(query.b, pc.geometryCount)];
-      hi = min(geomSlotCount(a, b), kGeomPrimitiveMaxSlots);
+      hi = min(geomSlotCount(a, b), kFamilyQuerySlots);
     } else {
       query = queries[q];
       bool routed;
@@ -193,7 +203,7 @@ void main() {
       valid = routed && geomDeviceShapeValid(a, pc.pointCount, pc.gridSampleCount) &&
               geomDeviceShapeValid(b, pc.pointCount, pc.gridSampleCount) &&
               geomMethodSupported(min(a.info.x, b.info.x), max(a.info.x, b.info.x), query.method);
-      hi = valid ? min(geomSlotCount(a, b), kGeomPrimitiveMaxSlots) : 0u;
+      hi = valid ? min(geomSlotCount(a, b), kFamilyQuerySlots) : 0u;
       if (!valid) atomicAdd(groupSums[2u * block + 1u], 1u);
     }
     range = uvec2(0u, hi);
@@ -213,10 +223,8 @@ void main() {
     hi = slot + 1u;
   }
   uint hits = 0u;
-  // Never unrolled: the loop runs up to kGeomPrimitiveMaxSlots times in the QUERY passes, and with the
-  // convex family's GJK / EPA inside, NVIDIA's compiler (driver 580, an H100, 2026-11-27) failed to
-  // create those pipelines (VK_ERROR_UNKNOWN after tens of seconds); unrolling is the suspect.
-  [[dont_unroll]] for (uint slot = lo; slot < hi; ++slot) {
+  // At most kFamilyQuerySlots iterations in the QUERY passes (lo is 0 there), one in the slot passes.
+  for (uint slot = lo; slot < hi && slot - lo < kFamilyQuerySlots; ++slot) {
     GeomElement ea, eb;
     uint stateIndex;
     vec4 newState;

@@ -19,6 +19,7 @@
 #include "buffer_check.h"
 #include "bvh_stage.h"
 #include "context_impl.h"
+#include "geometry_queries_stage.h"
 #include "cpu/geometry_queries_mesh.h"
 #include "cpu/geometry_queries_mesh_ccd.h"
 #include "recorder.h"
@@ -234,6 +235,11 @@ struct GeometryQueryStage::Impl {
   // manifold and convex families' QUERY COUNT and QUERY WRITE.
   const detail::Pipeline* primitiveScanPipelines[2] = {};
   std::array<std::array<const detail::Pipeline*, 2>, gpu::kGeomFamilyCount> primitiveFamily{};
+  // Families whose QUERY pipelines the device failed to create: a batch from host memory of their
+  // pairs keeps the slot passes (the same contacts, bit for bit), where a device-resident batch that
+  // asks for devicePrimitivePairs gets the error. (On an H100 with driver 580 the convex family's
+  // failed, VK_ERROR_UNKNOWN, before shared/geometry_queries_family.h bounded its loop to one slot.)
+  uint32_t primitiveUnavailable = 0;
   const detail::Pipeline* rangesPipeline[1] = {};
   const detail::Pipeline* layoutPipelines[3] = {};  // device-resident batches' LAYOUT, BLOCKS, PLACE (on first use)
   const detail::Pipeline* spansPipelines[2] = {};   // MESH_PAIRS, FAMILIES (shared/geometry_queries_spans.h; on first use)
@@ -413,10 +419,27 @@ struct GeometryQueryStage::Impl {
     for (uint32_t f = 0; f < gpu::kGeomFamilyCount; ++f) {
       if (((b.families >> f) & 1u) == 0 || primitiveFamily[f][0] != nullptr) continue;
       const gpu::StageDecl& s = gpu::kGeomFamilyStages[f];
-      VKC_TRY(detail::getPassPipelines(ctx, s.shader, s.bindingCount, sizeof(gpu::GeomStagePush), primitiveFamily[f],
-                                        gpu::kGeomPassQueryCount));
+      if (const Status st = detail::getPassPipelines(ctx, s.shader, s.bindingCount, sizeof(gpu::GeomStagePush),
+                                                     primitiveFamily[f], gpu::kGeomPassQueryCount);
+          !st) {
+        primitiveFamily[f] = {};
+        primitiveUnavailable |= 1u << f;
+        return st;
+      }
     }
     return {};
+  }
+
+  // checkBatch, then for a batch from host memory that took the primitive-pair passes, their
+  // pipelines: where the device cannot create them, the batch is checked again and keeps the slot
+  // passes (takePrimitivePasses declines the families in primitiveUnavailable).
+  Status checkBatchAndPipelines(const GeometryQueryRecordInfo& info, Batch& batch, bool inputValidated = false) {
+    VKC_TRY(checkBatch(info, batch, inputValidated));
+    if (!batch.primitive || batch.device) return {};
+    const Status st = fetchPrimitivePipelines(batch);
+    if (st.ok() || (batch.families & primitiveUnavailable) == 0) return st;  // (the scan's pipelines: an error)
+    batch = Batch{};
+    return checkBatch(info, batch, inputValidated);
   }
 
   // The families' pipelines the batch needs (from the context's cache).
@@ -716,7 +739,7 @@ struct GeometryQueryStage::Impl {
   // passes, as a device-resident batch with devicePrimitivePairs does: no slot layout to compute,
   // upload and search, one invocation per query; the same contacts, ranges and counts, bit for bit.
   // The families dispatched are those of its queries. A batch without queries keeps the slot passes.
-  static void takePrimitivePasses(Batch& batch) {
+  void takePrimitivePasses(Batch& batch) const {
     if (Q(batch) == 0) return;
     uint32_t families = 0;
     for (const GeometryQuery& q : batch.queries) {
@@ -725,7 +748,7 @@ struct GeometryQueryStage::Impl {
       if (q.method != GeometryMethod::kStatic || std::max(ta, tb) > gpu::kGeomPlane) return;
       families |= 1u << gpu::geomQueryFamily(ta, tb, static_cast<uint32_t>(q.method));
     }
-    if ((families & ~kGeometryQueryFamiliesPrimitive) != 0) return;
+    if ((families & ~kGeometryQueryFamiliesPrimitive) != 0 || (families & primitiveUnavailable) != 0) return;
     batch.primitive = true;
     batch.families = families;
     batch.blocks = primitiveBlocks(Q(batch));
@@ -1087,12 +1110,16 @@ Status GeometryQueryStage::recordUpload(VkCommandBuffer commandBuffer) {
   return {};
 }
 
+void detail::markGeometryQueryPrimitiveUnavailable(GeometryQueryStage& stage, uint32_t families) {
+  detail::Internals::of(stage).primitiveUnavailable |= families;
+}
+
 Status GeometryQueryStage::record(VkCommandBuffer commandBuffer, const GeometryQueryRecordInfo& info) {
   Impl& s = *impl_;
   s.lastStats = {};
   VKC_TRY(detail::checkCommandBuffer(commandBuffer, "GeometryQueryStage"));
   Impl::Batch batch;
-  VKC_TRY(s.checkBatch(info, batch));
+  VKC_TRY(s.checkBatchAndPipelines(info, batch));
   Impl::Targets targets;
   VKC_TRY(s.checkTargets(info.outputs, batch, targets));
   s.recordTimestamps = info.timestamps;
@@ -1148,7 +1175,7 @@ Result<GeometryQueryCounts> runValidated(GeometryQueryStage::Impl& s, const Geom
     info.stateCount = static_cast<uint32_t>(state.size());
   }
   Impl::Batch batch;
-  VKC_TRY(s.checkBatch(info, batch, /*inputValidated=*/true));
+  VKC_TRY(s.checkBatchAndPipelines(info, batch, /*inputValidated=*/true));
   // The stage's own outputs, with the host's capacity (the overflow is the host array's).
   Impl::Targets targets;
   targets.capacity = static_cast<uint32_t>(output.elementsA.size());

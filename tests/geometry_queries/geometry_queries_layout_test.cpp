@@ -109,5 +109,27 @@ TEST(GeometrySlotLayout, EmptyBatch) {
   EXPECT_TRUE(l.tiles.empty());
 }
 
+// Every static pair of two primitives in the convex family has one slot: the family shader's QUERY
+// passes evaluate at most one (shared/geometry_queries_family.h, kFamilyQuerySlots), and the other
+// families' pairs at most kGeomPrimitiveMaxSlots.
+TEST(GeometryQueriesLayout, ConvexPrimitivePairsHaveOneSlot) {
+  uint32_t convexPairs = 0;
+  for (uint32_t ta = gpu::kGeomSphere; ta <= gpu::kGeomPlane; ++ta) {
+    for (uint32_t tb = gpu::kGeomSphere; tb <= gpu::kGeomPlane; ++tb) {
+      gpu::GeomShape a{}, b{};
+      a.info.x = ta;
+      b.info.x = tb;
+      const uint32_t slots = gpu::geomSlotCount(a, b);
+      const uint32_t family = gpu::geomQueryFamily(ta, tb, gpu::kGeomMethodStatic);
+      EXPECT_LE(slots, gpu::kGeomPrimitiveMaxSlots) << ta << " " << tb;
+      if (family == gpu::kGeomFamilyConvex) {
+        EXPECT_EQ(slots, 1u) << ta << " " << tb;
+        ++convexPairs;
+      }
+    }
+  }
+  EXPECT_EQ(convexPairs, 3u);  // cylinder-cylinder, cylinder-box, box-cylinder
+}
+
 }  // namespace
 }  // namespace vkc::test::geometry
