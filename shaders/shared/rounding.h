@@ -18,8 +18,9 @@
 // its exact residual, then one comparison each way; the result's bits are composed directly.
 // tests/unit/rounding_test.cpp runs this on the CPU with candidates up to 3 ULP away, over every
 // 13th normal float for the square root (all of them once, by hand) and 10^6 quotients;
-// tests/vulkan/rounding_vulkan_test.cpp on the device. Zero, infinite, NaN and subnormal operands, and subnormal or overflowing quotients, are the
-// device's own `/` and `sqrt` (a device may flush subnormals to zero; the CPU does not).
+// tests/vulkan/rounding_vulkan_test.cpp on the device. Zero, infinite, NaN and subnormal operands, and subnormal or overflowing quotients (and
+// quotients within 7 units of the smallest normal), are the device's own `/` and `sqrt` (a device may
+// flush subnormals to zero; the CPU does not).
 //
 // Not called by the stages yet. A build that used them for every division and square root of the
 // shared headers ran on the H200 (bench/results/h200-2026-11-26.md, run 2): the per-function checks
@@ -27,7 +28,8 @@
 // division and square root are not the main source there; tests/vulkan/rounding_vulkan_test.cpp also
 // measures the built-in dot and cross against explicit `precise` sums. On an H100 (driver 580,
 // 2026-11-27): the device's own a / b differed from the CPU's in 107 395 of 374 905 cases and its
-// sqrt in 67 658 of 400 169; vkcSqrt in none, vkcDiv in 1 013 (all with |b| > 2^126, since mended);
+// sqrt in 67 658 of 400 169; vkcSqrt in none, vkcDiv in 1 013 (|b| > 2^126, then in a second run 238
+// quotients within a factor 2 of the range's ends: both since given scaled candidates, not yet rerun);
 // dot() and cross() never differed from GLM's, nor the explicit precise sums from them. For the shaders'
 // remaining differences: suspects are the built-in length / distance / normalize (not replaced in run 2). In
 // C++ both are the CPU's own IEEE operations; the *Exact functions are the device algorithm, written
@@ -170,15 +172,24 @@ vec4 vkcSqrt(vec4 v) { return vec4(vkcSqrt(v.x), vkcSqrt(v.y), vkcSqrt(v.z), vkc
 
 float vkcDiv(float a, float b) {
   float c = a / b;
-  // A device may divide as a * (1 / b), and 1 / b of |b| > 2^126 is subnormal: flushed to zero on an
-  // H100 (driver 580), which made the candidate 0 for a normal quotient. Divide by b / 4 (exact) and
-  // scale back (exact where the quotient is normal, the only case corrected below).
-  if (abs(b) > 4.25352959e37f) c = (a / (b * 0.25f)) * 0.25f;  // 2^125
-  float aa = abs(a), ab = abs(b), ac = abs(c);
-  // Normal operands and a quotient away from the subnormal and overflow edges; else the device's own.
-  bool exact = aa >= kVkcFloatMin && aa <= kVkcFloatMax && ab >= kVkcFloatMin && ab <= kVkcFloatMax &&
-               ac >= 2.0f * kVkcFloatMin && ac <= 0.5f * kVkcFloatMax;
-  return exact ? vkcDivExact(a, b, c) : c;
+  float aa = abs(a), ab = abs(b);
+  // Normal operands only; else the device's own.
+  if (!(aa >= kVkcFloatMin && aa <= kVkcFloatMax && ab >= kVkcFloatMin && ab <= kVkcFloatMax)) return c;
+  // A candidate away from the edges of the float range. A device may divide as a * (1 / b): 1 / b of
+  // |b| > 2^126 is subnormal (flushed to zero on an H100, driver 580, which made the candidate 0), and a
+  // quotient within a factor 2^2 of the smallest normal or of the largest float may come out flushed
+  // or infinite. Divide by b / 4 and scale back by 1 / 4, or divide a / 4 and scale back by 4: both
+  // scalings exact (b / 4 and a / 4 stay normal where they are taken, and so does the quotient).
+  float ac = abs(c);
+  if (ab > 4.25352959e37f || ac < 4.70197740e-38f) {  // 2^125, 2^-124
+    c = (a / (b * 0.25f)) * 0.25f;
+  } else if (ac > 4.25352959e37f) {
+    c = ((a * 0.25f) / b) * 4.0f;
+  }
+  // The correction composes a normal quotient: a candidate at least 7 units above the smallest normal
+  // (so the quotient is normal), at most the largest float (an infinite candidate is returned as it is).
+  ac = abs(c);
+  return ac >= 1.17549533e-38f && ac <= kVkcFloatMax ? vkcDivExact(a, b, c) : c;  // FLT_MIN + 7 ulp
 }
 vec2 vkcDiv(vec2 v, float s) { return vec2(vkcDiv(v.x, s), vkcDiv(v.y, s)); }
 vec3 vkcDiv(vec3 v, float s) { return vec3(vkcDiv(v.x, s), vkcDiv(v.y, s), vkcDiv(v.z, s)); }

@@ -44,13 +44,17 @@ TEST(Rounding, DivExactIsCorrectlyRoundedFromCandidatesWithin3Ulp) {
     if (rng() % 3 == 0) ub |= 0x007FFFFFu;
     const float b = fromBits(ub);
     const float want = a / b;
-    if (!(std::abs(want) >= 2 * std::numeric_limits<float>::min() &&
-          std::abs(want) <= std::numeric_limits<float>::max() / 2)) {
-      continue;  // outside the promise (the device's own division there)
+    // The promise (vkcDiv: a candidate at least 7 units above the smallest normal, at most the largest
+    // float, so a quotient at least 4 units above it); the device's own division outside it.
+    if (!(std::abs(want) >= fromBits(toBits(std::numeric_limits<float>::min()) + 4u) &&
+          std::abs(want) <= std::numeric_limits<float>::max())) {
+      continue;
     }
     for (int k = -3; k <= 3; ++k) {
+      const float candidate = ulpsAway(want, k);
+      if (!std::isfinite(candidate)) continue;  // vkcDiv returns an infinite candidate as it is
       ++checked;
-      if (toBits(gpu::vkcDivExact(a, b, ulpsAway(want, k))) != toBits(want) && ++bad <= 5) {
+      if (toBits(gpu::vkcDivExact(a, b, candidate)) != toBits(want) && ++bad <= 5) {
         ADD_FAILURE() << a << " / " << b << " from " << k << " ULP away";
       }
     }
