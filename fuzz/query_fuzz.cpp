@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,20 +46,43 @@ bool sameBits(const vkc::Geometry& a, const vkc::Geometry& b) {
   return std::memcmp(&a, &b, sizeof a) == 0;
 }
 
-void checkContacts(std::string_view text) {
-  vkc::Result<vkc::GeometryContacts> contacts = vkc::parseContacts(text);
-  if (!contacts) {
-    if (contacts.message().empty()) fail("parseContacts failed without a message");
-    return;
+// A text read, written and read again: `first` the value, `written` its text, `again` that text read.
+template <class T>
+struct Reread {
+  T first;
+  std::string written;
+  T again;
+};
+
+// Reads `text` with `parse` (named `parser`): a refusal must carry a message (then nullopt). An
+// accepted value is written with `write` (named `writer`), and that text must read again.
+template <class T, class Parse, class Write>
+std::optional<Reread<T>> readWriteRead(std::string_view text, Parse parse, const char* parser, Write write,
+                                       const char* writer) {
+  vkc::Result<T> first = parse(text);
+  if (!first) {
+    if (first.message().empty()) {
+      std::fprintf(stderr, "%s failed without a message\n", parser);
+      std::abort();
+    }
+    return std::nullopt;
   }
-  const vkc::GeometryContacts& c = *contacts;
-  const std::string written = vkc::writeContacts(c);
-  vkc::Result<vkc::GeometryContacts> again = vkc::parseContacts(written);
+  std::string written = write(*first);
+  vkc::Result<T> again = parse(written);
   if (!again) {
-    std::fprintf(stderr, "writeContacts output does not parse: %s\n", again.message().c_str());
+    std::fprintf(stderr, "%s output does not parse: %s\n", writer, again.message().c_str());
     std::abort();
   }
-  const vkc::GeometryContacts& d = *again;
+  return Reread<T>{std::move(*first), std::move(written), std::move(*again)};
+}
+
+void checkContacts(std::string_view text) {
+  const auto read = readWriteRead<vkc::GeometryContacts>(
+      text, vkc::parseContacts, "parseContacts", vkc::writeContacts, "writeContacts");
+  if (!read) return;
+  const vkc::GeometryContacts& c = read->first;
+  const vkc::GeometryContacts& d = read->again;
+  const std::string& written = read->written;
   if (d.backend != c.backend) fail("contacts: backend changed through write -> parse");
   if (d.counts.contacts != c.counts.contacts || d.counts.written != c.counts.written ||
       d.counts.overflow != c.counts.overflow || d.counts.candidatesMissing != c.counts.candidatesMissing)
@@ -117,19 +141,12 @@ void runOnCpu(const vkc::GeometryQueryFile& f) {
 }
 
 void checkQueryFile(std::string_view text) {
-  vkc::Result<vkc::GeometryQueryFile> file = vkc::parseGeometryQueries(text);
-  if (!file) {
-    if (file.message().empty()) fail("parseGeometryQueries failed without a message");
-    return;
-  }
-  const vkc::GeometryQueryFile& f = *file;
-  const std::string written = vkc::writeGeometryQueries(f);
-  vkc::Result<vkc::GeometryQueryFile> again = vkc::parseGeometryQueries(written);
-  if (!again) {
-    std::fprintf(stderr, "writeGeometryQueries output does not parse: %s\n", again.message().c_str());
-    std::abort();
-  }
-  const vkc::GeometryQueryFile& g = *again;
+  const auto read = readWriteRead<vkc::GeometryQueryFile>(
+      text, vkc::parseGeometryQueries, "parseGeometryQueries", vkc::writeGeometryQueries, "writeGeometryQueries");
+  if (!read) return;
+  const vkc::GeometryQueryFile& f = read->first;
+  const vkc::GeometryQueryFile& g = read->again;
+  const std::string& written = read->written;
   if (!sameBits(g.geometries, f.geometries)) fail("query file: geometries changed through write -> parse");
   if (g.names != f.names) fail("query file: names changed through write -> parse");
   if (!sameBits(g.points, f.points)) fail("query file: points changed through write -> parse");

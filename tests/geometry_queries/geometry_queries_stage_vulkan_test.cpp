@@ -61,14 +61,35 @@ TEST_F(GeometryQueryStageVulkan, HundredRerunsAreBitwiseIdentical) {
   EXPECT_STREQ(stage->timings()[7].name, "vkc.geometry_queries.ranges");
 }
 
+// The pair family of a query of b (gpu::kGeomFamily*).
+uint32_t familyOf(const Batch& b, const GeometryQuery& q) {
+  return gpu::geomQueryFamily(static_cast<uint32_t>(b.geometries[q.a].type), static_cast<uint32_t>(b.geometries[q.b].type),
+                              static_cast<uint32_t>(q.method));
+}
+
 // The pair families a batch holds.
 uint32_t familiesOf(const Batch& b) {
   uint32_t bits = 0;
-  for (const GeometryQuery& q : b.queries) {
-    bits |= 1u << gpu::geomQueryFamily(static_cast<uint32_t>(b.geometries[q.a].type),
-                                       static_cast<uint32_t>(b.geometries[q.b].type), static_cast<uint32_t>(q.method));
-  }
+  for (const GeometryQuery& q : b.queries) bits |= 1u << familyOf(b, q);
   return static_cast<uint32_t>(std::popcount(bits));
+}
+
+// Runs b with stage.run() (capacity elements) and expects kCpuScalar's counts, contacts and ranges,
+// bit for bit. `cpuContacts`: kCpuScalar's contact count.
+void expectRunIsCpuScalars(GeometryQueryStage& stage, const Batch& b, uint32_t capacity, uint32_t& cpuContacts) {
+  Batch ref = b;
+  auto cpu = ref.run(Backend::kCpuScalar, capacity);
+  ASSERT_TRUE(cpu.ok()) << cpu.message();
+  cpuContacts = cpu->contacts;
+  std::vector<ContactElement> ea(capacity), eb(capacity);
+  std::vector<ContactRange> ranges(b.queries.size());
+  auto c = stage.run(b.input(), {ea, eb, ranges});
+  ASSERT_TRUE(c.ok()) << c.message();
+  EXPECT_EQ(c->contacts, cpu->contacts);
+  EXPECT_EQ(c->written, cpu->written);
+  EXPECT_EQ(std::memcmp(ea.data(), ref.elementsA.data(), cpu->written * sizeof(ContactElement)), 0);
+  EXPECT_EQ(std::memcmp(eb.data(), ref.elementsB.data(), cpu->written * sizeof(ContactElement)), 0);
+  EXPECT_EQ(std::memcmp(ranges.data(), ref.ranges.data(), ranges.size() * sizeof(ContactRange)), 0);
 }
 
 // The same passes, dispatches and barriers for one query, 10k queries and one set of 200k points.
@@ -120,19 +141,9 @@ TEST_F(GeometryQueryStageVulkan, PrimitivePairsTakeThePerQueryPasses) {
   auto stage = makeStage({.maxQueries = 2501, .maxGeometries = 5002, .maxPoints = 64, .maxContacts = 40000,
                           .maxSlots = maxSlots});
   ASSERT_NE(stage, nullptr);
-  Batch ref = b;
-  auto cpu = ref.run(Backend::kCpuScalar, 40000);
-  ASSERT_TRUE(cpu.ok()) << cpu.message();
-  ASSERT_GT(cpu->contacts, 2000u);
-  std::vector<ContactElement> ea(40000), eb(40000);
-  std::vector<ContactRange> ranges(b.queries.size());
-  auto c = stage->run(b.input(), {ea, eb, ranges});
-  ASSERT_TRUE(c.ok()) << c.message();
-  EXPECT_EQ(c->contacts, cpu->contacts);
-  EXPECT_EQ(c->written, cpu->written);
-  EXPECT_EQ(std::memcmp(ea.data(), ref.elementsA.data(), cpu->written * sizeof(ContactElement)), 0);
-  EXPECT_EQ(std::memcmp(eb.data(), ref.elementsB.data(), cpu->written * sizeof(ContactElement)), 0);
-  EXPECT_EQ(std::memcmp(ranges.data(), ref.ranges.data(), ranges.size() * sizeof(ContactRange)), 0);
+  uint32_t cpuContacts = 0;
+  expectRunIsCpuScalars(*stage, b, 40000, cpuContacts);
+  ASSERT_GT(cpuContacts, 2000u);
   // The basic, manifold and convex families: a QUERY COUNT and a QUERY WRITE each, BLOCKS and LOCAL.
   ASSERT_EQ(familiesOf(b), 3u);
   ASSERT_EQ(stage->timings().size(), 8u);
@@ -158,7 +169,8 @@ TEST_F(GeometryQueryStageVulkan, PrimitivePairsTakeThePerQueryPasses) {
   // A point set among them: the slot layout, which needs more than maxSlots.
   b.points.assign(4, v3(0.0f, 0.0f, 0.0f));
   b.query(b.add(Geometry::pointSet(0, 4)), b.add(Geometry::sphere({0.0f, 0.0f, 0.0f, 1.0f})));
-  ranges.resize(b.queries.size());
+  std::vector<ContactElement> ea(40000), eb(40000);
+  std::vector<ContactRange> ranges(b.queries.size());
   auto slots = stage->run(b.input(), {ea, eb, ranges});
   ASSERT_FALSE(slots.ok());
   EXPECT_EQ(slots.error().code, ErrorCode::kLimitExceeded);
@@ -174,9 +186,7 @@ TEST_F(GeometryQueryStageVulkan, FamiliesWithoutQueryPipelinesKeepTheSlotPasses)
   Batch withManifold, basicOnly;
   withManifold.geometries = basicOnly.geometries = all.geometries;
   for (const GeometryQuery& q : all.queries) {
-    const uint32_t family = gpu::geomQueryFamily(static_cast<uint32_t>(all.geometries[q.a].type),
-                                                 static_cast<uint32_t>(all.geometries[q.b].type),
-                                                 static_cast<uint32_t>(q.method));
+    const uint32_t family = familyOf(all, q);
     if (family != gpu::kGeomFamilyConvex) withManifold.queries.push_back(q);
     if (family == gpu::kGeomFamilyBasic) basicOnly.queries.push_back(q);
   }
@@ -188,18 +198,9 @@ TEST_F(GeometryQueryStageVulkan, FamiliesWithoutQueryPipelinesKeepTheSlotPasses)
   detail::markGeometryQueryPrimitiveUnavailable(*stage, kGeometryQueryFamilyManifold);
   const Batch* const batches[] = {&withManifold, &basicOnly};
   for (const Batch* batch : batches) {
-    Batch ref = *batch;
-    auto cpu = ref.run(Backend::kCpuScalar, 20000);
-    ASSERT_TRUE(cpu.ok()) << cpu.message();
-    ASSERT_GT(cpu->contacts, 100u);
-    std::vector<ContactElement> ea(20000), eb(20000);
-    std::vector<ContactRange> ranges(batch->queries.size());
-    auto c = stage->run(batch->input(), {ea, eb, ranges});
-    ASSERT_TRUE(c.ok()) << c.message();
-    EXPECT_EQ(c->contacts, cpu->contacts);
-    EXPECT_EQ(std::memcmp(ea.data(), ref.elementsA.data(), cpu->written * sizeof(ContactElement)), 0);
-    EXPECT_EQ(std::memcmp(eb.data(), ref.elementsB.data(), cpu->written * sizeof(ContactElement)), 0);
-    EXPECT_EQ(std::memcmp(ranges.data(), ref.ranges.data(), ranges.size() * sizeof(ContactRange)), 0);
+    uint32_t cpuContacts = 0;
+    expectRunIsCpuScalars(*stage, *batch, 20000, cpuContacts);
+    ASSERT_GT(cpuContacts, 100u);
     ASSERT_FALSE(stage->timings().empty());
     EXPECT_STREQ(stage->timings()[0].name, batch == &withManifold ? "vkc.geometry_queries.basic.count"
                                                                   : "vkc.geometry_queries.basic.query_count");
