@@ -143,6 +143,7 @@ void usage(std::FILE* f) {
                "                      subgroups of 8 / 32 consecutive particles (the divergence cost)\n"
                "  --reps R            timed repetitions per measurement, median reported (default 5)\n"
                "  --quick             20000 triangles, 16384 particles, 3 reps (smoke test)\n"
+               "  --exact-arithmetic  the Vulkan context with exact arithmetic (ContextCreateInfo::exactArithmetic)\n"
                "  --json PATH         write results as JSON (default bench_collide_meshes.json)\n");
 }
 
@@ -468,16 +469,12 @@ int runBench(Options o) {
   if (!loadBenchMesh(o.obj, base, "bench_collide_meshes")) return 1;
   std::unique_ptr<Context> owner;
   if (o.vulkan) {
-    owner = createContext("bench_collide_meshes", o.device);
+    owner = createContext("bench_collide_meshes", o.device, o.exactArithmetic);
     if (!owner) return 1;
   }
   const std::string date = utcDate();
   std::string deviceLine = "no Vulkan device (--no-vulkan)";
-  if (owner) {
-    const DeviceInfo& dev = owner->deviceInfo();
-    deviceLine = "device '" + dev.name + "' (" + dev.driverName + " " + dev.driverInfo + "), Vulkan " +
-                 apiVersionString(dev.apiVersion);
-  }
+  if (owner) deviceLine = bench::deviceLine(*owner);
   std::printf("bench_collide_meshes: %s; CPU '%s', SIMD target %s; %s\n", deviceLine.c_str(), cpuModel().c_str(),
               cpu::simdTargetName(), date.c_str());
   std::printf("bench_collide_meshes: mesh %s (%u triangles), reps %u\n\n", o.obj.c_str(), base.triangles(), o.reps);
@@ -674,7 +671,7 @@ int runBench(Options o) {
   rtcReleaseDevice(embree);
 #endif
   std::string s = "{\n  \"benchmark\": \"bench_collide_meshes\",\n  \"date\": " + jsonString(date) + ",\n";
-  if (owner) s += jsonDeviceFields(owner->deviceInfo());
+  if (owner) s += jsonDeviceFields(*owner);
   s += jsonHostFields();
   s += "  \"mesh\": " + jsonString(o.obj) + ",\n";
   s += "  \"notes\": \"one iteration per call (tree built beforehand, static mesh); discrete: maxBounces 0; "

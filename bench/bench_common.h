@@ -112,6 +112,7 @@ struct CommonOptions {
   uint32_t reps = 0;       // --reps R
   bool repsGiven = false;  // --reps was on the command line (--quick lowers only a default)
   bool quick = false;      // --quick: the smoke test's tiny sizes
+  bool exactArithmetic = false;  // --exact-arithmetic: ContextCreateInfo::exactArithmetic
 
   CommonOptions(std::string defaultJson, uint32_t defaultReps)
       : json(std::move(defaultJson)), reps(defaultReps) {}
@@ -141,7 +142,7 @@ inline Parsed setFlag(bool& flag, bool value = true) {
   return Parsed::kTaken;
 }
 
-// Walks the command line: --device, --json, --reps, --quick into `o`; --help or -h prints the usage
+// Walks the command line: --device, --json, --reps, --quick, --exact-arithmetic into `o`; --help or -h prints the usage
 // to stdout and exits 0; every other option goes to `own()` (which reads it from `args`). An option
 // nobody knows prints "<prog>: unknown option '<option>'" and the usage to stderr. False on any error
 // (the program then returns its usage error).
@@ -160,6 +161,8 @@ bool parseCommonOptions(ArgReader& args, CommonOptions& o, void (*usage)(std::FI
       o.repsGiven = true;
     } else if (args.is("--quick")) {
       o.quick = true;
+    } else if (args.is("--exact-arithmetic")) {
+      o.exactArithmetic = true;
     } else {
       const Parsed p = own();
       if (p == Parsed::kBad) return false;
@@ -422,9 +425,12 @@ inline int finishResults(const char* prog, const std::string& path, const std::s
 // "<prog>: no Vulkan context: <message>" to stderr and returns null.
 // With VKC_BENCH_VALIDATION=1 in the environment (the ctest smoke tests set it) the context runs
 // the validation layer with synchronization validation, and the first message ends the program with
-// exit code 3: a benchmark whose recording is invalid fails its smoke test.
-inline std::unique_ptr<Context> createContext(const char* prog, const std::string& device) {
+// exit code 3: a benchmark whose recording is invalid fails its smoke test. exactArithmetic:
+// ContextCreateInfo::exactArithmetic (--exact-arithmetic).
+inline std::unique_ptr<Context> createContext(const char* prog, const std::string& device,
+                                              bool exactArithmetic = false) {
   ContextCreateInfo ci;
+  ci.exactArithmetic = exactArithmetic;
   if (!device.empty()) ci.deviceSelector = device.c_str();
   if (const char* v = std::getenv("VKC_BENCH_VALIDATION"); v != nullptr && std::string(v) == "1") {
     ci.enableValidation = true;
@@ -453,7 +459,8 @@ std::string jsonRowsAndEnd(const std::vector<Row>& rows, Members&& rowMembers) {
 }
 
 // JSON object members (two-space indent, one per line, each ending in ",\n") describing the Vulkan
-// device: "device", "driver" (name and driver info), "vendor", "vulkan_api", "subgroup_size".
+// device: "device", "driver" (name and driver info), "vendor", "vulkan_api", "subgroup_size"; and
+// "exact_arithmetic" for a context.
 inline std::string jsonDeviceFields(const DeviceInfo& dev) {
   std::string s;
   s += "  \"device\": " + jsonString(dev.name) + ",\n";
@@ -463,6 +470,18 @@ inline std::string jsonDeviceFields(const DeviceInfo& dev) {
   s += "  \"vulkan_api\": " + jsonString(apiVersionString(dev.apiVersion)) + ",\n";
   s += "  \"subgroup_size\": " + std::to_string(dev.subgroupSize) + ",\n";
   return s;
+}
+inline std::string jsonDeviceFields(const Context& ctx) {
+  return jsonDeviceFields(ctx.deviceInfo()) +
+         "  \"exact_arithmetic\": " + (ctx.exactArithmetic() ? "true" : "false") + ",\n";
+}
+
+// The device line of a benchmark's header: "device 'NAME' (DRIVER INFO), Vulkan X.Y.Z", and ", exact
+// arithmetic" for a context with it.
+inline std::string deviceLine(const Context& ctx) {
+  const DeviceInfo& dev = ctx.deviceInfo();
+  return "device '" + dev.name + "' (" + dev.driverName + " " + dev.driverInfo + "), Vulkan " +
+         apiVersionString(dev.apiVersion) + (ctx.exactArithmetic() ? ", exact arithmetic" : "");
 }
 
 // JSON object members (same layout) describing the host CPU: "cpu" (model name) and

@@ -89,6 +89,7 @@ void usage(std::FILE* f) {
       "                      (Vulkan rows stay wall clock)\n"
       "  --reps R            timed repetitions per measurement, median reported (default 5)\n"
       "  --quick             batches 1,100, 10000 points, 3 reps (smoke test)\n"
+      "  --exact-arithmetic  the Vulkan context with exact arithmetic (ContextCreateInfo::exactArithmetic)\n"
       "  --resident-headroom K  vulkan-resident rows: the stage's maxSlots K times the batch's slots and\n"
       "                      every device family asked for (default: slots and families of the batch)\n"
       "  --json PATH         write results as JSON (default bench_geometry_queries.json)\n");
@@ -453,7 +454,7 @@ int runBench(const Options& o) {
   std::unique_ptr<Context> context;
   std::string vulkanSkip;
   if (o.vulkan) {
-    context = createContext("bench_geometry_queries", o.device);
+    context = createContext("bench_geometry_queries", o.device, o.exactArithmetic);
     if (!context) vulkanSkip = "no Vulkan context";
   } else {
     vulkanSkip = "--no-vulkan";
@@ -466,9 +467,7 @@ int runBench(const Options& o) {
   const std::string date = utcDate();
   std::string deviceLine = "no Vulkan device (" + vulkanSkip + ")";
   if (context) {
-    const DeviceInfo& dev = context->deviceInfo();
-    deviceLine = "device '" + dev.name + "' (" + dev.driverName + " " + dev.driverInfo + "), Vulkan " +
-                 apiVersionString(dev.apiVersion);
+    deviceLine = bench::deviceLine(*context);
   }
   std::printf("bench_geometry_queries: %s; CPU '%s', SIMD target %s; one thread\n", deviceLine.c_str(),
               cpuModel().c_str(), cpu::simdTargetName());
@@ -672,7 +671,7 @@ int runBench(const Options& o) {
   }
 
   std::string s = "{\n  \"benchmark\": \"bench_geometry_queries\",\n  \"date\": " + jsonString(date) + ",\n";
-  if (context) s += jsonDeviceFields(context->deviceInfo());
+  if (context) s += jsonDeviceFields(*context);
   s += jsonHostFields();
   s += "  \"fcl\": " + std::string(fcl ? "true" : "false") + ",\n";
   s += "  \"reps\": " + std::to_string(o.reps) + ",\n";

@@ -1,38 +1,50 @@
 # Build-time SPIR-V: every shaders/*.comp is compiled by glslangValidator into a .spv, which
 # vkc_spirv_embed (tools/spirv_embed.cpp, a host program built here) decorates -- every floating-point
-# arithmetic result NoContraction, so that no driver fuses a * b + c where the CPU twins round twice --
-# and writes as a C header in the build tree (never committed). --depfile makes a shader rebuild only
+# arithmetic result NoContraction, so that no driver fuses a * b + c where the CPU twins round twice,
+# after routing every division and square root through the exact-arithmetic helpers (which are
+# called only then: hence --keep-uncalled; the tool removes what stays uncalled) -- and writes as a
+# C header in the build tree (never committed). --depfile makes a shader rebuild only
 # when its own includes change.
 find_program(GLSLANG_VALIDATOR glslangValidator REQUIRED)
 add_executable(vkc_spirv_embed ${PROJECT_SOURCE_DIR}/tools/spirv_embed.cpp)
 target_compile_features(vkc_spirv_embed PRIVATE cxx_std_20)
 target_link_libraries(vkc_spirv_embed PRIVATE vkc_warnings)
 
-# vkc_spirv_header(<src.comp> <out.spv.h> <array name> [include dirs...]): the rule that compiles one
-# shader (includes from shaders/ and the extra directories) into a header defining the array.
+# vkc_spirv_header(<src.comp> <out.spv.h> <array name> [EXACT_ARITHMETIC] [include dirs...]): the rule
+# that compiles one shader (includes from shaders/ and the extra directories) into a header defining
+# the array; EXACT_ARITHMETIC routes its divisions and square roots (tools/spirv_embed.cpp).
 function(vkc_spirv_header src out var)
+  cmake_parse_arguments(ARG "EXACT_ARITHMETIC" "" "" ${ARGN})
   set(includes -I${PROJECT_SOURCE_DIR}/shaders)
-  foreach(dir IN LISTS ARGN)
+  set(exact)
+  if(ARG_EXACT_ARITHMETIC)
+    set(exact --exact-arithmetic)
+  endif()
+  foreach(dir IN LISTS ARG_UNPARSED_ARGUMENTS)
     list(APPEND includes -I${dir})
   endforeach()
   get_filename_component(name ${src} NAME_WE)
   add_custom_command(
     OUTPUT ${out}
     BYPRODUCTS ${out}.spv
-    COMMAND ${GLSLANG_VALIDATOR} --quiet --target-env vulkan1.3 ${includes}
+    COMMAND ${GLSLANG_VALIDATOR} --quiet --target-env vulkan1.3 --keep-uncalled ${includes}
             --depfile ${out}.d -o ${out}.spv ${src}
-    COMMAND vkc_spirv_embed ${out}.spv ${out} ${var} ${out}.d
+    COMMAND vkc_spirv_embed ${exact} ${out}.spv ${out} ${var} ${out}.d
     DEPENDS ${src} vkc_spirv_embed
     DEPFILE ${out}.d
     COMMENT "glslang ${name}.comp"
     VERBATIM)
 endfunction()
 
-# vkc_embed_shaders(<target> SOURCES a.comp b.comp ...)
+# vkc_embed_shaders(<target> [EXACT_ARITHMETIC] SOURCES a.comp b.comp ...)
 # Adds the generated headers to <target> and writes shader_registry.h, a table of
 # {name, words, word count} that the pipeline cache looks shaders up in.
 function(vkc_embed_shaders target)
-  cmake_parse_arguments(ARG "" "" "SOURCES" ${ARGN})
+  cmake_parse_arguments(ARG "EXACT_ARITHMETIC" "" "SOURCES" ${ARGN})
+  set(exact)
+  if(ARG_EXACT_ARITHMETIC)
+    set(exact EXACT_ARITHMETIC)
+  endif()
   set(gen_dir ${CMAKE_CURRENT_BINARY_DIR}/generated/shaders)
   file(MAKE_DIRECTORY ${gen_dir})
   set(headers)
@@ -41,7 +53,7 @@ function(vkc_embed_shaders target)
   foreach(src IN LISTS ARG_SOURCES)
     get_filename_component(name ${src} NAME_WE)
     set(out ${gen_dir}/${name}.spv.h)
-    vkc_spirv_header(${src} ${out} vkc_spv_${name})
+    vkc_spirv_header(${src} ${out} vkc_spv_${name} ${exact})
     list(APPEND headers ${out})
     string(APPEND includes "#include \"${name}.spv.h\"\n")
     string(APPEND entries "    {\"${name}\", vkc_spv_${name}, sizeof(vkc_spv_${name}) / sizeof(uint32_t)},\n")

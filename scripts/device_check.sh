@@ -6,7 +6,7 @@
 #      1M-triangle mesh with continuous collision (< 1 ms), 1M and 10M sphere-sphere pairs per batch
 #      (10M per ms);
 #   3. the Vulkan conformance suite (every test whose name has "Vulkan") under the validation layer, in
-#      12 parallel shards;
+#      12 parallel shards, with exact arithmetic (and the rounding check once without it);
 #   4. with --full, every pair type's geometry queries at 10k and 1M and every other benchmark at its
 #      default sizes (minutes: only with time to spare).
 # Writes to OUTDIR (default $OUT, else device-out): check.log (everything printed), results.tar.gz (each
@@ -149,8 +149,17 @@ else
     # vulkan-primitive rows' pairs per GPU ms; the slow CPU rows skip themselves by the row budget).
     step geometry_queries_10m 90 "$bin/bench_geometry_queries" --pairs sphere-sphere --batches 1000000,10000000 \
       --no-fcl --reps 5 --row-budget 8 --json "$results/geometry_queries_10m.json"
+    # The same with exact arithmetic (ContextCreateInfo::exactArithmetic): its cost.
+    step geometry_queries_10m_exact 90 "$bin/bench_geometry_queries" --pairs sphere-sphere \
+      --batches 1000000,10000000 --no-fcl --reps 5 --row-budget 8 --exact-arithmetic \
+      --json "$results/geometry_queries_10m_exact.json"
   fi
-  if [ "$conformance" = 1 ]; then step conformance 400 bash -c 'shards 12 12'; fi
+  if [ "$conformance" = 1 ]; then
+    # The suite runs with exact arithmetic on a GPU (tests/support/vulkan_fixture.h); the device's own
+    # division and square root measured without it.
+    step rounding_device 60 env VKC_TEST_EXACT_ARITHMETIC=0 "$bin/vkc_tests" --gtest_filter='RoundingVulkan.*'
+    step conformance 400 bash -c 'shards 12 12'
+  fi
   if [ "$mode" = full ]; then
     # Every pair type at 10k and 1M queries (minutes: the CPU rows of 16 pair types).
     step geometry_queries 150 "$bin/bench_geometry_queries" --batches 10000,1000000 --no-fcl --reps 5 \

@@ -67,6 +67,7 @@ struct Options {
   std::optional<Backend> backend;
   const char* device = nullptr;
   bool validation = false;
+  bool exactArithmetic = false;  // ContextCreateInfo::exactArithmetic
   std::optional<uint32_t> capacity;
   uint32_t repeat = 1;
   std::optional<Backend> perturb;  // compare's test hook
@@ -89,6 +90,8 @@ int parseOptions(const char* command, int argc, char** argv, bool compare, Optio
       o.device = argv[++i];
     } else if (a == "--validation") {
       o.validation = true;
+    } else if (a == "--exact-arithmetic") {
+      o.exactArithmetic = true;
     } else if (a == "--capacity" && hasValue) {
       uint32_t c = 0;
       if (!parseCount(argv[++i], 0, UINT32_MAX, c)) {
@@ -119,6 +122,7 @@ std::unique_ptr<Context> createContext(const Options& o, std::string& error) {
   ContextCreateInfo ci;
   ci.deviceSelector = o.device;
   ci.enableValidation = o.validation;
+  ci.exactArithmetic = o.exactArithmetic;
   auto ctx = Context::create(ci);
   if (!ctx) {
     error = ctx.message();
@@ -338,9 +342,9 @@ int runRepeated(Backend backend, Context* context, const GeometryQueryFile& file
 
 const char* queryUsage() {
   return "       vkcollide query QUERIES --backend vulkan|cpu|cpu-scalar [--device SEL] [--validation] "
-         "[--capacity N] [--repeat K] [--state-in CONTACTS] --out CONTACTS\n"
-         "       vkcollide compare QUERIES [--device SEL] [--validation] [--capacity N] [--repeat K] "
-         "[--state-in CONTACTS]\n"
+         "[--exact-arithmetic] [--capacity N] [--repeat K] [--state-in CONTACTS] --out CONTACTS\n"
+         "       vkcollide compare QUERIES [--device SEL] [--validation] [--exact-arithmetic] [--capacity N] "
+         "[--repeat K] [--state-in CONTACTS]\n"
          "       (QUERIES: a geometry query file, docs/query-format.md; compare runs every backend against "
          "cpu-scalar)\n";
 }

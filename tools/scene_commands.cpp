@@ -443,10 +443,12 @@ std::string stageList(const Scene& scene, const std::vector<const StageDesc*>& s
   return s;
 }
 
-std::unique_ptr<Context> createContext(const char* device, bool validation, std::string* error) {
+std::unique_ptr<Context> createContext(const char* device, bool validation, bool exactArithmetic,
+                                       std::string* error) {
   ContextCreateInfo ci;
   ci.deviceSelector = device;
   ci.enableValidation = validation;
+  ci.exactArithmetic = exactArithmetic;
   auto ctx = Context::create(ci);
   if (!ctx) {
     *error = ctx.message();
@@ -526,8 +528,8 @@ static void printRecordStats(const std::vector<const StageDesc*>& stages, const 
 }
 
 const char* sceneUsage() {
-  return "       vkcollide step SCENE --backend vulkan|cpu|cpu-scalar [--device SEL] [--repeat K] [--skip STAGE]... [--validation] [--stats] --out OUT\n"
-         "       vkcollide compare SCENE [--device SEL] [--repeat K] [--skip STAGE]... [--validation]\n"
+  return "       vkcollide step SCENE --backend vulkan|cpu|cpu-scalar [--device SEL] [--repeat K] [--skip STAGE]... [--validation] [--exact-arithmetic] [--stats] --out OUT\n"
+         "       vkcollide compare SCENE [--device SEL] [--repeat K] [--skip STAGE]... [--validation] [--exact-arithmetic]\n"
          "       vkcollide stages\n"
          "       (one iteration runs the stages the scene enables in this order: shapes -> meshes -> self -> inter)\n";
 }
@@ -545,7 +547,7 @@ int stepCommand(int argc, char** argv) {
   std::optional<Backend> backend;
   const char* device = nullptr;
   int repeat = 1;
-  bool validation = false, stats = false;
+  bool validation = false, stats = false, exactArithmetic = false;
   std::vector<const StageDesc*> skip;
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
@@ -563,6 +565,8 @@ int stepCommand(int argc, char** argv) {
       outPath = argv[++i];
     } else if (a == "--validation") {
       validation = true;
+    } else if (a == "--exact-arithmetic") {
+      exactArithmetic = true;
     } else if (a == "--skip" && hasValue) {
       const StageDesc* st = findStage(argv[++i]);
       if (!st) return usageError(std::string("--skip: unknown stage '") + argv[i] + "' (vkcollide stages lists them)");
@@ -589,7 +593,7 @@ int stepCommand(int argc, char** argv) {
   std::unique_ptr<Context> context;
   if (*backend == Backend::kVulkan) {
     std::string error;
-    context = createContext(device, validation, &error);
+    context = createContext(device, validation, exactArithmetic, &error);
     if (!context) {
       std::fprintf(stderr, "vkcollide: vulkan: %s\n", error.c_str());
       return kExitFailed;
@@ -816,7 +820,7 @@ int compareCommand(int argc, char** argv) {
   std::string scenePath;
   const char* device = nullptr;
   int repeat = 1;
-  bool validation = false;
+  bool validation = false, exactArithmetic = false;
   std::vector<const StageDesc*> skip;
   Perturb perturb;
   for (int i = 0; i < argc; ++i) {
@@ -828,6 +832,8 @@ int compareCommand(int argc, char** argv) {
       if (!parseRepeat(argv[++i], repeat)) return usageError(std::string("--repeat: expected 1 .. 100000, found '") + argv[i] + "'");
     } else if (a == "--validation") {
       validation = true;
+    } else if (a == "--exact-arithmetic") {
+      exactArithmetic = true;
     } else if (a == "--skip" && hasValue) {
       const StageDesc* st = findStage(argv[++i]);
       if (!st) return usageError(std::string("--skip: unknown stage '") + argv[i] + "' (vkcollide stages lists them)");
@@ -871,7 +877,7 @@ int compareCommand(int argc, char** argv) {
   if (const int rc = prepare(scenePath, skip, scene, stages, input, loadMs); rc != kExitOk) return rc;
 
   std::string vulkanError;
-  std::unique_ptr<Context> context = createContext(device, validation, &vulkanError);
+  std::unique_ptr<Context> context = createContext(device, validation, exactArithmetic, &vulkanError);
   std::vector<Backend> backends = {Backend::kCpuScalar, Backend::kCpuSimd};  // the reference first
   if (context) backends.push_back(Backend::kVulkan);
   std::printf("compare: %s (loaded in %.1f ms): %zu cloths, %zu particles; stages: %s; repeat %d\n",

@@ -111,6 +111,14 @@ struct ContextCreateInfo {
   bool enableValidation = false;
   ValidationCallback onValidationMessage;
   DeviceMemoryCallbacks memory;  // optional: the host's device-memory allocator
+  // Exact arithmetic: every division and square root in the stages' shaders correctly rounded, as the
+  // CPU twins' (IEEE 754), where a device may approximate them (Vulkan allows 2.5 ULP for a / b and
+  // more for sqrt; an NVIDIA H100 differs from the CPU in 29% of quotients and 17% of roots). With
+  // it, and the build's NoContraction on every other operation, a conformant device gives CPU
+  // scalar's results bit for bit (the conformance suite runs with it). It costs a few integer
+  // operations per division and root (bench: geometry queries, `--exact`); without it the results
+  // match the CPU twins within the documented tolerances. Fixed for the context's life.
+  bool exactArithmetic = false;
 };
 
 // A device the host already owns. vkcollide never destroys any of these handles. The device must
@@ -125,6 +133,7 @@ struct ContextImportInfo {
   VkQueue queue = VK_NULL_HANDLE;
   PFN_vkGetInstanceProcAddr getInstanceProcAddr = nullptr;
   DeviceMemoryCallbacks memory;  // optional: the host's device-memory allocator
+  bool exactArithmetic = false;  // as ContextCreateInfo::exactArithmetic
 };
 
 // A range of a VkBuffer, in bytes. The size is needed because Vulkan cannot tell it.
@@ -203,6 +212,7 @@ class Context {
   const DeviceInfo& deviceInfo() const;
   VkDevice device() const;
   bool imported() const;
+  bool exactArithmetic() const;  // ContextCreateInfo::exactArithmetic
   // Validation messages seen so far (0 unless created with enableValidation).
   uint64_t validationMessageCount() const;
 

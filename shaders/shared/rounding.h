@@ -1,5 +1,5 @@
 // Correctly rounded square root and division from any Vulkan device's approximate ones (integer
-// arithmetic only; run on lavapipe and the CPU, not yet on a GPU). Included by common.h.
+// arithmetic only; run on lavapipe, the CPU and an H100). Included by common.h.
 //
 // Vulkan requires float addition, subtraction and multiplication to be correctly rounded but lets a
 // device approximate division (2.5 ULP) and square root (from inversesqrt, 2 ULP or more), and lets
@@ -22,16 +22,14 @@
 // quotients within 7 units of the smallest normal), are the device's own `/` and `sqrt` (a device may
 // flush subnormals to zero; the CPU does not).
 //
-// Not called by the stages yet. A build that used them for every division and square root of the
-// shared headers ran on the H200 (bench/results/h200-2026-11-26.md, run 2): the per-function checks
-// still differed from the CPU in most cases (mesh–primitive 1 266 of 1 993, 1 670 without), so
-// division and square root are not the main source there; tests/vulkan/rounding_vulkan_test.cpp also
-// measures the built-in dot and cross against explicit `precise` sums. On an H100 (driver 580,
-// 2026-11-27): the device's own a / b differed from the CPU's in 107 395 of 374 905 cases and its
-// sqrt in 67 658 of 400 169; vkcSqrt in none, vkcDiv in 1 013 (|b| > 2^126, then in a second run 238
-// quotients within a factor 2 of the range's ends: both since given scaled candidates, not yet rerun);
-// dot() and cross() never differed from GLM's, nor the explicit precise sums from them. For the shaders'
-// remaining differences: suspects are the built-in length / distance / normalize (not replaced in run 2). In
+// Used by the stages through exact arithmetic (ContextCreateInfo::exactArithmetic; vkcDivOp and
+// vkcSqrtOp below, which the build substitutes for every division and square root). Before the
+// NoContraction build, a build that used them everywhere ran on the H200 (bench/results/
+// h200-2026-11-26.md, run 2) and the per-function checks still differed from the CPU in most cases
+// (the fused multiply-adds a driver was then free to form are one suspect). On an H100 (driver 580, 2026-11-27): the device's own
+// a / b differed from the CPU's in 107 395 of 374 905 cases and its sqrt in 67 658 of 400 169; vkcSqrt
+// in none, vkcDiv in 1 013 (|b| > 2^126, then in a second run 238 quotients within a factor 2 of the
+// range's ends: both since given scaled candidates); dot() and cross() never differed from GLM's. In
 // C++ both are the CPU's own IEEE operations; the *Exact functions are the device algorithm, written
 // once, and tests/unit/rounding_test.cpp runs them with candidates up to 3 ULP away.
 #ifndef VKC_SHARED_ROUNDING_H
@@ -142,6 +140,9 @@ VKC_FN float vkcDivExact(float a, float b, float c) {
 
 VKC_CONSTANT(float, kVkcFloatMin, 1.17549435e-38f);
 VKC_CONSTANT(float, kVkcFloatMax, 3.40282347e38f);
+// The specialization constant of exact arithmetic (below), the same in every shader; the stages'
+// own constants are numbered from 0.
+VKC_CONSTANT(uint, kVkcExactArithmeticConstantId, 100u);
 
 VKC_NAMESPACE_END
 
@@ -197,6 +198,15 @@ vec4 vkcDiv(vec4 v, float s) { return vec4(vkcDiv(v.x, s), vkcDiv(v.y, s), vkcDi
 vec2 vkcDiv(vec2 v, vec2 w) { return vec2(vkcDiv(v.x, w.x), vkcDiv(v.y, w.y)); }
 vec3 vkcDiv(vec3 v, vec3 w) { return vec3(vkcDiv(v.x, w.x), vkcDiv(v.y, w.y), vkcDiv(v.z, w.z)); }
 vec4 vkcDiv(vec4 v, vec4 w) { return vec4(vkcDiv(v.x, w.x), vkcDiv(v.y, w.y), vkcDiv(v.z, w.z), vkcDiv(v.w, w.w)); }
+
+// Exact arithmetic (ContextCreateInfo::exactArithmetic). The build (tools/spirv_embed.cpp) rewrites
+// every float division and square root of a shader, outside these two functions and what they call,
+// into a call of vkcDivOp or vkcSqrtOp, one float at a time, and refuses any other operation a device
+// may approximate. The specialization constant, set for every pipeline of a context, picks the
+// device's own operation (a driver folds the other branch away) or the correctly rounded one.
+layout(constant_id = kVkcExactArithmeticConstantId) const bool kVkcExactArithmetic = false;
+float vkcDivOp(float a, float b) { return kVkcExactArithmetic ? vkcDiv(a, b) : a / b; }
+float vkcSqrtOp(float x) { return kVkcExactArithmetic ? vkcSqrt(x) : sqrt(x); }
 #endif
 
 #endif  // VKC_SHARED_ROUNDING_H

@@ -347,7 +347,7 @@ Status ContextImpl::finishSetup() {
   VkPhysicalDeviceMemoryProperties mem;
   vkGetPhysicalDeviceMemoryProperties(physicalDevice, &mem);
   allocator = std::make_unique<Allocator>(vk, device, mem, memoryCallbacks);
-  pipelines = std::make_unique<PipelineCache>(vk, device);
+  pipelines = std::make_unique<PipelineCache>(vk, device, exactArithmetic);
   VkCommandPoolCreateInfo cpci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   cpci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT | VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
   cpci.queueFamilyIndex = queueFamily;
@@ -442,6 +442,7 @@ Context::~Context() = default;
 const DeviceInfo& Context::deviceInfo() const { return impl_->info; }
 VkDevice Context::device() const { return impl_->device; }
 bool Context::imported() const { return !impl_->ownsDevice; }
+bool Context::exactArithmetic() const { return impl_->exactArithmetic; }
 uint64_t Context::validationMessageCount() const { return impl_->validationMessages.load(); }
 
 Result<std::vector<DeviceInfo>> Context::enumerateDevices() {
@@ -464,6 +465,7 @@ Result<std::unique_ptr<Context>> Context::create(const ContextCreateInfo& info) 
   VKC_TRY(checkMemoryCallbacks(info.memory, "ContextCreateInfo"));
   auto impl = std::make_unique<ContextImpl>();
   impl->memoryCallbacks = info.memory;
+  impl->exactArithmetic = info.exactArithmetic;
   impl->onValidationMessage = info.onValidationMessage;
   auto inst = detail::createInstance(info.enableValidation);
   if (!inst) return inst.error();
@@ -522,6 +524,7 @@ Result<std::unique_ptr<Context>> Context::import(const ContextImportInfo& info) 
   volkLoadInstanceOnly(info.instance);
   auto impl = std::make_unique<ContextImpl>();
   impl->memoryCallbacks = info.memory;
+  impl->exactArithmetic = info.exactArithmetic;
   impl->instance = info.instance;
   impl->physicalDevice = info.physicalDevice;
   impl->device = info.device;

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "shader_registry.h"
+#include "shared/common.h"
 
 namespace vkc::detail {
 
@@ -66,18 +67,24 @@ Result<const Pipeline*> PipelineCache::get(const PipelineDesc& desc) {
     return vkError(r, "vkCreatePipelineLayout");
   }
 
-  std::vector<VkSpecializationMapEntry> entries(desc.specialization.size());
+  // The stage's constants (ids 0, 1, ...), then exact arithmetic's, in every pipeline (a module
+  // without that constant ignores it).
+  std::vector<uint32_t> values(desc.specialization.begin(), desc.specialization.end());
+  std::vector<VkSpecializationMapEntry> entries(values.size());
   for (uint32_t i = 0; i < entries.size(); ++i) {
     entries[i] = {i, static_cast<uint32_t>(i * sizeof(uint32_t)), sizeof(uint32_t)};
   }
-  VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(),
-                            desc.specialization.size() * sizeof(uint32_t), desc.specialization.data()};
+  entries.push_back({gpu::kVkcExactArithmeticConstantId, static_cast<uint32_t>(values.size() * sizeof(uint32_t)),
+                     sizeof(VkBool32)});
+  values.push_back(exactArithmetic_ ? VK_TRUE : VK_FALSE);
+  VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(), values.size() * sizeof(uint32_t),
+                            values.data()};
   VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
   cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
   cpci.stage.module = module;
   cpci.stage.pName = "main";
-  cpci.stage.pSpecializationInfo = entries.empty() ? nullptr : &spec;
+  cpci.stage.pSpecializationInfo = &spec;
   cpci.layout = p->layout;
   if (const VkResult r = vk_.vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &cpci, nullptr, &p->pipeline);
       r != VK_SUCCESS) {

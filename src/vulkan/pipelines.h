@@ -38,7 +38,10 @@ struct Pipeline {
 
 class PipelineCache {
  public:
-  PipelineCache(const VolkDeviceTable& vk, VkDevice device) : vk_(vk), device_(device) {}
+  // exactArithmetic: the value of every pipeline's exact-arithmetic specialization constant
+  // (shaders/shared/rounding.h, kVkcExactArithmeticConstantId).
+  PipelineCache(const VolkDeviceTable& vk, VkDevice device, bool exactArithmetic)
+      : vk_(vk), device_(device), exactArithmetic_(exactArithmetic) {}
   ~PipelineCache();
   // The pipeline for `desc`, created on first use. The pointer stays valid for the cache's life.
   Result<const Pipeline*> get(const PipelineDesc& desc);
@@ -47,6 +50,7 @@ class PipelineCache {
  private:
   const VolkDeviceTable& vk_;
   VkDevice device_;
+  bool exactArithmetic_;
   std::map<std::string, std::unique_ptr<Pipeline>> pipelines_;
   std::map<std::string, VkShaderModule> modules_;
   std::mutex mutex_;

@@ -20,8 +20,9 @@ namespace {
 class GeometryQueriesConformance : public BackendTest {
  protected:
   Result<GeometryQueryCounts> run(Batch& b, size_t capacity) { return b.run(backend(), capacity, ctx()); }
-  // The CPU backends and lavapipe (whose sqrt and division round as the CPU's) give kCpuScalar's bits.
-  bool bitwise() { return ctx() == nullptr || detail::Internals::of(*ctx()).info.driverName == "llvmpipe"; }
+  // The CPU backends, lavapipe (whose sqrt and division round as the CPU's) and any device with
+  // exact arithmetic give kCpuScalar's bits.
+  bool bitwise() { return test::bitwiseDevice(ctx()); }
 };
 
 // The configurations of the analytic and iMSTK tests (each pair in both orders).
@@ -323,6 +324,25 @@ TEST_P(GeometryQueriesConformance, EmptyBatchesEmptyPointSetsAndZeroCapacity) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, GeometryQueriesConformance, VKC_ALL_BACKENDS);
+
+// Exact arithmetic (ContextCreateInfo::exactArithmetic): every family's divisions and square roots
+// through the correctly rounded helpers give kCpuScalar's bits on any device (on lavapipe, whose own
+// are the CPU's, this checks that the build's rewrite of each division and root kept its operands).
+using GeometryQueriesExactArithmetic = ExactVulkanTest;
+
+TEST_F(GeometryQueriesExactArithmetic, FixedRandomImplicitAndContinuousCasesAreCpuScalarsBits) {
+  ASSERT_TRUE(ctx().exactArithmetic());
+  for (Batch b : {fixedCases(), randomBatch(21, 3000), implicitAndContinuousCases()}) {
+    Batch ref = b;  // before the run: a continuous query's state is its input too
+    auto counts = b.run(Backend::kVulkan, 100000, &ctx());
+    auto rc = ref.run(Backend::kCpuScalar, 100000);
+    ASSERT_TRUE(counts.ok()) << counts.message();
+    ASSERT_TRUE(rc.ok()) << rc.message();
+    EXPECT_GT(rc->contacts, 60u);
+    expectConformant(true, b, *counts, ref, *rc);
+    EXPECT_EQ(std::memcmp(b.state.data(), ref.state.data(), ref.state.size() * sizeof(Float4)), 0) << "state";
+  }
+}
 
 }  // namespace
 }  // namespace vkc::test::geometry

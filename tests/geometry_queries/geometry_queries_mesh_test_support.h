@@ -193,8 +193,8 @@ class MeshBackendTest : public BackendTest {
     for (const ContactElement& e : b.elementsA) EXPECT_EQ(e.query, 0xDEADu) << "an element was written";
     for (const ContactRange& r : b.ranges) EXPECT_EQ(r.first, 0xDEADu) << "a range was written";
   }
-  // The CPU backends and lavapipe give kCpuScalar's bits.
-  bool bitwise() { return ctx() == nullptr || detail::Internals::of(*ctx()).info.driverName == "llvmpipe"; }
+  // The CPU backends, lavapipe and any device with exact arithmetic give kCpuScalar's bits.
+  bool bitwise() { return test::bitwiseDevice(ctx()); }
 
   // b ran on this backend (capacity above its contacts): kCpuScalar finds the same ranges and elements,
   // bit for bit where bitwise(), else within kGeometryQueryTolerance (the element kinds, indices, cells

@@ -1,7 +1,9 @@
 #include "support/vulkan_fixture.h"
 
+#include <cstdlib>
 #include <cstring>
 
+#include "shared/common.h"
 #include "vulkan/recorder.h"
 
 namespace vkc::test {
@@ -10,16 +12,26 @@ std::mutex gMutex;
 std::vector<std::string> gMessages;
 }  // namespace
 
+Result<std::unique_ptr<Context>> createTestContext(bool exactArithmetic) {
+  ContextCreateInfo ci;
+  ci.enableValidation = true;
+  ci.exactArithmetic = exactArithmetic;
+  ci.onValidationMessage = [](const char* msg) {
+    std::lock_guard lock(gMutex);
+    gMessages.emplace_back(msg);
+  };
+  return Context::create(ci);
+}
+
 Context* sharedContext(std::string* error) {
   static std::string creationError;
   static std::unique_ptr<Context> context = [] {
-    ContextCreateInfo ci;
-    ci.enableValidation = true;
-    ci.onValidationMessage = [](const char* msg) {
-      std::lock_guard lock(gMutex);
-      gMessages.emplace_back(msg);
-    };
-    auto r = Context::create(ci);
+    // Not on lavapipe unless asked: its own division and square root are the CPU's already
+    // (tests/vulkan/rounding_vulkan_test.cpp), and the CI's many pipelines then compile without the
+    // correction code; tests/vulkan/exact_arithmetic_vulkan_test.cpp runs lavapipe with it.
+    const char* env = std::getenv("VKC_TEST_EXACT_ARITHMETIC");
+    auto r = createTestContext(env != nullptr && std::strcmp(env, "1") == 0);
+    if (r && env == nullptr && !isLavapipe(r.value()->deviceInfo())) r = createTestContext(true);
     if (!r) {
       creationError = r.message();
       return std::unique_ptr<Context>();
@@ -35,9 +47,20 @@ std::vector<std::string> takeValidationMessages() {
   return std::exchange(gMessages, {});
 }
 
+Context* exactContext(std::string* error) {
+  static std::string creationError;
+  static std::unique_ptr<Context> context = [] {
+    auto r = createTestContext(true);
+    if (!r) creationError = r.message();
+    return r ? std::move(r.value()) : std::unique_ptr<Context>();
+  }();
+  if (!context && error != nullptr) *error = creationError;
+  return context.get();
+}
+
 void VulkanTest::SetUp() {
   std::string error;
-  ctx_ = sharedContext(&error);
+  ctx_ = context(&error);
   ASSERT_NE(ctx_, nullptr) << "no Vulkan context with validation (the Vulkan tests need "
                               "mesa-vulkan-drivers and vulkan-validationlayers): "
                            << error;
@@ -159,6 +182,11 @@ std::vector<unsigned char> VulkanTest::runCheckShader(std::span<const uint32_t> 
   cpci.stage.module = module;
   cpci.stage.pName = "main";
   cpci.layout = layout;
+  // As the library's pipelines: the context's exact arithmetic (shaders/shared/rounding.h).
+  const VkBool32 exact = ctx_->exactArithmetic() ? VK_TRUE : VK_FALSE;
+  const VkSpecializationMapEntry exactEntry{gpu::kVkcExactArithmeticConstantId, 0, sizeof(VkBool32)};
+  const VkSpecializationInfo spec{1, &exactEntry, sizeof exact, &exact};
+  cpci.stage.pSpecializationInfo = &spec;
   VkPipeline pipeline = VK_NULL_HANDLE;
   EXPECT_EQ(vk.vkCreateComputePipelines(c.device, VK_NULL_HANDLE, 1, &cpci, nullptr, &pipeline), VK_SUCCESS);
   {

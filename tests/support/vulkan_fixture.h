@@ -16,8 +16,22 @@
 
 namespace vkc::test {
 
-// The process-wide validated context, or null with `error` set.
+// The process-wide validated context, or null with `error` set. Exact arithmetic
+// (ContextCreateInfo::exactArithmetic) as the environment variable VKC_TEST_EXACT_ARITHMETIC says (1
+// or 0); unset: on every device but lavapipe.
 Context* sharedContext(std::string* error);
+
+// A validated context of its own (its messages reported as the shared one's), or the error.
+Result<std::unique_ptr<Context>> createTestContext(bool exactArithmetic);
+
+// lavapipe (Mesa's llvmpipe driver), whose division and square root round as the CPU's.
+inline bool isLavapipe(const DeviceInfo& info) { return info.driverName == "llvmpipe"; }
+
+// Whether a backend's results must equal kCpuScalar's bit for bit: the CPU backends (null context),
+// lavapipe, and any device with exact arithmetic; else within the documented tolerances.
+inline bool bitwiseDevice(const Context* ctx) {
+  return ctx == nullptr || isLavapipe(ctx->deviceInfo()) || ctx->exactArithmetic();
+}
 
 // Validation messages received since the last takeValidationMessages().
 std::vector<std::string> takeValidationMessages();
@@ -31,6 +45,8 @@ class VulkanTest : public ::testing::Test {
  protected:
   void SetUp() override;
   void TearDown() override;
+  // The context the test runs on: sharedContext() unless a fixture says otherwise.
+  virtual Context* context(std::string* error) { return sharedContext(error); }
   Context& ctx() { return *ctx_; }
   detail::ContextImpl& impl() { return detail::Internals::of(*ctx_); }
   // A primary command buffer in the recording state, for tests that record without submitting.
@@ -56,6 +72,15 @@ class VulkanTest : public ::testing::Test {
 };
 
 void VulkanTest_expectNoValidationMessagesIf(bool check);
+
+// The process-wide validated context with exact arithmetic, or null with `error` set.
+Context* exactContext(std::string* error);
+
+// A Vulkan test on exactContext().
+class ExactVulkanTest : public VulkanTest {
+ protected:
+  Context* context(std::string* error) override { return exactContext(error); }
+};
 
 // Where two results of a check shader (runCheckShader) differ: "at byte B: x vs y", the first
 // differing 32-bit word read as floats; "" when they are bitwise equal.

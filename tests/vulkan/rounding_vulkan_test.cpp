@@ -3,8 +3,11 @@
 //   operand and result, over random operands of every exponent, significands of all ones, powers of
 //   two and the special values (asserted);
 // - sums of products written out under `precise` equal GLM's (asserted: the shared headers rely on it);
-// - the device's own `/`, `sqrt`, dot() and cross() are measured on the same cases and printed, not
-//   asserted (Vulkan lets them approximate or fuse; lavapipe: all equal to the CPU's).
+// - the shader's own `/`, `sqrt`, dot() and cross() are measured on the same cases and printed, not
+//   asserted (Vulkan lets them approximate or fuse; lavapipe: all equal to the CPU's); with exact
+//   arithmetic (ContextCreateInfo::exactArithmetic: the build routes that `/` and `sqrt` through
+//   vkcDiv and vkcSqrt) the `/` and `sqrt` are asserted equal to the CPU's too (ExactArithmeticVulkan,
+//   lavapipe with exact arithmetic; RoundingVulkan wherever the test context has it).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -22,7 +25,6 @@
 namespace vkc::test {
 namespace {
 
-using RoundingVulkan = VulkanTest;
 
 bool normal(float f) { return std::isnormal(f); }
 // Same bits, or both NaN (a NaN's payload is the device's).
@@ -63,11 +65,27 @@ std::vector<Case> cases() {
   return out;
 }
 
-TEST_F(RoundingVulkan, DivisionAndSquareRootAreTheCpusBits) {
+template <class Fixture>
+class RoundingCheck : public Fixture {
+ protected:
+  void check();
+};
+using RoundingVulkan = RoundingCheck<VulkanTest>;
+using ExactArithmeticVulkan = RoundingCheck<ExactVulkanTest>;
+
+TEST_F(RoundingVulkan, DivisionAndSquareRootAreTheCpusBits) { check(); }
+
+TEST_F(ExactArithmeticVulkan, TheShadersDivisionAndSquareRootAreTheCpusBits) {
+  ASSERT_TRUE(ctx().exactArithmetic());
+  check();
+}
+
+template <class Fixture>
+void RoundingCheck<Fixture>::check() {
   const std::vector<Case> in = cases();
   const uint32_t n = static_cast<uint32_t>(in.size());
   const std::vector<unsigned char> bytes =
-      runCheckShader(vkc_test_spv_rounding_check, in.data(), sizeof(Case), sizeof(Outcome), n, 64);
+      this->runCheckShader(vkc_test_spv_rounding_check, in.data(), sizeof(Case), sizeof(Outcome), n, 64);
   ASSERT_EQ(bytes.size(), sizeof(Outcome) * n);
   std::vector<Outcome> got(n);
   std::memcpy(got.data(), bytes.data(), bytes.size());
@@ -105,10 +123,15 @@ TEST_F(RoundingVulkan, DivisionAndSquareRootAreTheCpusBits) {
     }
   }
   std::printf(
-      "rounding on the device: vkcDiv %u of %u cases differ from the CPU, vkcSqrt %u of %u; the device's own "
-      "a / b differs in %u cases, its sqrt in %u; of %u, its dot() differs from GLM's in %u, its cross() in %u, "
-      "the explicit precise sums in %u\n",
-      divBad, divChecked, sqrtBad, sqrtChecked, builtinDivOff, builtinSqrtOff, n, dotOff, crossOff, explicitBad);
+      "rounding on the device: vkcDiv %u of %u cases differ from the CPU, vkcSqrt %u of %u; the shader's "
+      "a / b (exact arithmetic %s) differs in %u cases, its sqrt in %u; of %u, its dot() differs from GLM's in %u, "
+      "its cross() in %u, the explicit precise sums in %u\n",
+      divBad, divChecked, sqrtBad, sqrtChecked, this->ctx().exactArithmetic() ? "on" : "off", builtinDivOff,
+      builtinSqrtOff, n, dotOff, crossOff, explicitBad);
+  if (this->ctx().exactArithmetic()) {
+    EXPECT_EQ(builtinDivOff, 0u);
+    EXPECT_EQ(builtinSqrtOff, 0u);
+  }
   EXPECT_EQ(divBad, 0u);
   EXPECT_EQ(sqrtBad, 0u);
   EXPECT_EQ(explicitBad, 0u);

@@ -1,0 +1,132 @@
+// Exact arithmetic in the embedded shaders (CPU only, no device): the build (tools/spirv_embed.cpp)
+// routes every float division and square root through vkcDivOp / vkcSqrtOp (shaders/shared/rounding.h),
+// whose specialization constant (ContextCreateInfo::exactArithmetic) makes them correctly rounded. So
+// in every module an OpFDiv or a GLSL.std.450 Sqrt may only be inside those two functions or what they
+// call, and a module that calls them has the specialization constant. The results on a device:
+// tests/vulkan/rounding_vulkan_test.cpp (ExactArithmeticVulkan) and the geometry queries' exact
+// conformance test.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "shared/common.h"
+#include "spirv/spirv_access.h"
+#include "vulkan/pipelines.h"
+
+namespace vkc {
+namespace {
+
+constexpr uint32_t kOpExtInstImport = 11, kOpExtInst = 12, kOpFunctionEnd = 56, kOpFDiv = 136, kGlslSqrt = 31;
+
+struct Routing {
+  size_t helperCalls = 0;
+  size_t outsideHelpers = 0;  // divisions and square roots elsewhere
+  bool specConstant = false;  // SpecId kVkcExactArithmeticConstantId
+};
+
+std::string literal(const uint32_t* w, uint32_t n, uint32_t at) {
+  std::string s;
+  for (uint32_t i = at; i < n; ++i) {
+    for (int b = 0; b < 4; ++b) {
+      const char c = static_cast<char>((w[i] >> (8 * b)) & 0xFFu);
+      if (c == '\0') return s;
+      s += c;
+    }
+  }
+  return s;
+}
+
+Routing inspect(const std::vector<uint32_t>& words) {
+  Routing r;
+  std::map<uint32_t, std::string> names;
+  std::map<uint32_t, std::set<uint32_t>> calls;  // function -> callees
+  std::map<uint32_t, size_t> operations;         // function -> divisions and square roots
+  std::set<uint32_t> glsl;
+  uint32_t current = 0;
+  const bool ok = spirv::forEachInstruction(words, [&](uint32_t opcode, const uint32_t* w, uint32_t n) {
+    if (opcode == spirv::op::kName && n >= 3) names[w[1]] = literal(w, n, 2);
+    if (opcode == kOpExtInstImport && n >= 3 && literal(w, n, 2) == "GLSL.std.450") glsl.insert(w[1]);
+    if (opcode == spirv::op::kDecorate && n >= 4 && w[2] == spirv::dec::kSpecId &&
+        w[3] == gpu::kVkcExactArithmeticConstantId) {
+      r.specConstant = true;
+    }
+    if (opcode == spirv::op::kFunction && n >= 3) current = w[2];
+    if (opcode == kOpFunctionEnd) current = 0;
+    if (opcode == spirv::op::kFunctionCall && n >= 4) calls[current].insert(w[3]);
+    if (opcode == kOpFDiv || (opcode == kOpExtInst && n >= 5 && glsl.count(w[3]) != 0 && w[4] == kGlslSqrt)) {
+      ++operations[current];
+    }
+  });
+  EXPECT_TRUE(ok) << "malformed SPIR-V";
+  std::vector<uint32_t> stack;
+  for (const auto& [id, name] : names) {
+    if (name == "vkcDivOp(f1;f1;" || name == "vkcSqrtOp(f1;") stack.push_back(id);
+  }
+  std::set<uint32_t> helpers(stack.begin(), stack.end()), exempt;
+  while (!stack.empty()) {
+    const uint32_t f = stack.back();
+    stack.pop_back();
+    if (!exempt.insert(f).second) continue;
+    for (uint32_t callee : calls[f]) stack.push_back(callee);
+  }
+  for (const auto& [f, callees] : calls) {
+    for (uint32_t callee : callees) r.helperCalls += helpers.count(callee) != 0 && exempt.count(f) == 0 ? 1 : 0;
+  }
+  for (const auto& [f, count] : operations) r.outsideHelpers += exempt.count(f) == 0 ? count : 0;
+  return r;
+}
+
+TEST(SpirvExactArithmetic, EveryDivisionAndSquareRootGoesThroughTheHelpers) {
+  size_t calls = 0, modules = 0;
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(VKC_SOURCE_DIR) / "shaders")) {
+    if (e.path().extension() != ".comp") continue;
+    const std::string name = e.path().stem().string();
+    const std::span<const uint32_t> span = detail::embeddedShader(name.c_str());
+    ASSERT_FALSE(span.empty()) << "shaders/" << name << ".comp is not embedded";
+    const Routing r = inspect({span.begin(), span.end()});
+    ++modules;
+    calls += r.helperCalls;
+    EXPECT_EQ(r.outsideHelpers, 0u) << name << ": divisions or square roots the build did not route";
+    if (r.helperCalls > 0) EXPECT_TRUE(r.specConstant) << name << " calls the helpers without the constant";
+  }
+  EXPECT_GE(modules, 10u);
+  EXPECT_GT(calls, 200u);  // the stages divide: a check that counts nothing would pass anything
+}
+
+// The check on a hand-made stream (only the instructions matter): a division in a function that is not
+// a helper is caught; the same division inside vkcDivOp is not.
+TEST(SpirvExactArithmetic, CatchesADivisionOutsideTheHelpers) {
+  const auto name = [](uint32_t id, const char* s) {
+    std::vector<uint32_t> w = {0u, id};
+    std::string str(s);
+    str.resize((str.size() / 4 + 1) * 4, '\0');
+    for (size_t i = 0; i < str.size(); i += 4) {
+      w.push_back(static_cast<uint32_t>(static_cast<unsigned char>(str[i])) |
+                  static_cast<uint32_t>(static_cast<unsigned char>(str[i + 1])) << 8 |
+                  static_cast<uint32_t>(static_cast<unsigned char>(str[i + 2])) << 16 |
+                  static_cast<uint32_t>(static_cast<unsigned char>(str[i + 3])) << 24);
+    }
+    w[0] = (static_cast<uint32_t>(w.size()) << 16) | spirv::op::kName;
+    return w;
+  };
+  const auto module = [&](const char* functionName) {
+    std::vector<uint32_t> words = {0x07230203u, 0x00010600u, 0u, 20u, 0u};
+    const std::vector<uint32_t> n = name(2u, functionName);
+    words.insert(words.end(), n.begin(), n.end());
+    const uint32_t body[] = {(5u << 16) | spirv::op::kFunction, 1u, 2u, 0u, 3u,  // %2 = OpFunction %1 None %3
+                             (5u << 16) | kOpFDiv, 1u, 4u, 5u, 6u,               // %4 = OpFDiv %1 %5 %6
+                             (1u << 16) | kOpFunctionEnd};
+    words.insert(words.end(), std::begin(body), std::end(body));
+    return words;
+  };
+  EXPECT_EQ(inspect(module("geomSomething(f1;")).outsideHelpers, 1u);
+  EXPECT_EQ(inspect(module("vkcDivOp(f1;f1;")).outsideHelpers, 0u);
+}
+
+}  // namespace
+}  // namespace vkc
