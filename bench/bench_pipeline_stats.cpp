@@ -1,6 +1,6 @@
 // What the driver compiled for the embedded shaders: each compute pipeline is created the way the
-// library creates it (one push-descriptor set of storage buffers, one push-constant range,
-// specialization constant 0 = the pass), timed, and with VK_KHR_pipeline_executable_properties its
+// library creates it (one push-descriptor set of storage buffers, one push-constant range: see
+// measure(); specialization constant 0 = the pass), timed, and with VK_KHR_pipeline_executable_properties its
 // executables' statistics are printed (on NVIDIA: registers, local memory, ...; whatever the driver
 // reports). Pipelines whose creation fails are listed with their VkResult, the others go on. See --help.
 //
@@ -245,6 +245,9 @@ struct Gpu {
   VkDevice device = VK_NULL_HANDLE;
   DeviceInfo info;
   bool capture = false;  // the device has VK_KHR_pipeline_executable_properties, enabled
+  Gpu() = default;
+  Gpu(const Gpu&) = delete;
+  Gpu& operator=(const Gpu&) = delete;
   ~Gpu() {
     if (device != VK_NULL_HANDLE) vkDestroyDevice(device, nullptr);
     if (messenger != VK_NULL_HANDLE) vkDestroyDebugUtilsMessengerEXT(instance, messenger, nullptr);
@@ -252,10 +255,11 @@ struct Gpu {
   }
 };
 
-// Instance (with the validation layer when asked), the device --device names (a name substring;
-// without it the first device that is not a CPU, i.e. not lavapipe, else the first), and a device
-// with the library's features (src/vulkan/context.cpp) so that the driver compiles the same code, plus
-// the statistics' feature where there is one. False with a message on stderr.
+// Creates the instance (with the validation layer when asked), picks the physical device (--device: a
+// name substring; without it the first device that is not a CPU, i.e. not lavapipe, else the first)
+// and creates a device with the library's features (src/vulkan/context.cpp), so that the driver
+// compiles the same code, plus the statistics' feature where there is one. False with a message on
+// stderr.
 bool openGpu(const Options& o, Gpu& gpu) {
   if (volkInitialize() != VK_SUCCESS) {
     std::fprintf(stderr, "%s: no Vulkan loader (libvulkan.so.1)\n", kProg);
