@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "bench_common.h"
+#include "shared/common.h"        // kVkcExactArithmeticConstantId
 #include "vulkan/context_impl.h"  // detail::queryDeviceInfo
 #include "vulkan/pipelines.h"     // detail::embeddedShader
 
@@ -33,6 +34,7 @@ struct Options {
   std::vector<uint32_t> spec0 = {0};
   bool validation = false;
   bool quick = false;
+  bool exactArithmetic = false;  // the exact-arithmetic constant set (shaders/shared/rounding.h)
 };
 
 void usage(std::FILE* f) {
@@ -42,7 +44,9 @@ void usage(std::FILE* f) {
       "  --device NAME    the Vulkan device whose name contains NAME (default: the first\n"
       "                   device that is not a CPU)\n"
       "  --shader NAME[:A,B,..]  only shaders/NAME.comp (repeatable; default every embedded shader),\n"
-      "                   with its own values of constant 0 after the colon\n"
+      "                   with its own values of constant 0 after the colon; a NAME ending in .spv is\n"
+      "                   a SPIR-V file (a variant of a shader, for a driver's compiler)\n"
+      "  --exact-arithmetic  the exact-arithmetic constant on (ContextCreateInfo::exactArithmetic)\n"
       "  --spec0 A,B,..   values of specialization constant 0 (the pass) for the shaders that\n"
       "                   declare it and have no list of their own (default 0)\n"
       "  --all-passes     --spec0 0,1,2,3 (the geometry-query families: COUNT, WRITE, QUERY COUNT,\n"
@@ -51,6 +55,24 @@ void usage(std::FILE* f) {
       "                   message makes the exit code 3\n"
       "  --quick          the shaders copy and bvh only (smoke test)\n"
       "  --json PATH      write results as JSON (default bench_pipeline_stats.json)\n");
+}
+
+bool isFile(const std::string& name) { return name.size() > 4 && name.substr(name.size() - 4) == ".spv"; }
+
+// The SPIR-V words of a --shader: the embedded shader, or the file's (empty when unreadable).
+std::vector<uint32_t> shaderWords(const std::string& name) {
+  if (!isFile(name)) {
+    const std::span<const uint32_t> words = detail::embeddedShader(name.c_str());
+    return {words.begin(), words.end()};
+  }
+  // C stdio: GCC 12 warns of a null dereference inside istreambuf_iterator (tools/spirv_embed.cpp).
+  std::vector<uint32_t> words;
+  if (std::FILE* f = std::fopen(name.c_str(), "rb")) {
+    uint32_t w = 0;
+    while (std::fread(&w, sizeof w, 1, f) == 1) words.push_back(w);
+    std::fclose(f);
+  }
+  return words;
 }
 
 std::optional<Options> parseOptions(int argc, char** argv) {
@@ -84,6 +106,8 @@ std::optional<Options> parseOptions(int argc, char** argv) {
       o.spec0 = {0, 1, 2, 3};
     } else if (args.is("--validation")) {
       o.validation = true;
+    } else if (args.is("--exact-arithmetic")) {
+      o.exactArithmetic = true;
     } else if (args.is("--quick")) {
       o.quick = true;
     } else {
@@ -100,7 +124,7 @@ std::optional<Options> parseOptions(int argc, char** argv) {
                              std::vector<uint32_t>{});
   }
   for (const auto& [name, spec0] : o.shaders) {
-    if (detail::embeddedShader(name.c_str()).empty()) {
+    if (!isFile(name) && detail::embeddedShader(name.c_str()).empty()) {
       std::fprintf(stderr, "%s: no embedded shader named '%s' (shaders/NAME.comp)\n", kProg, name.c_str());
       return std::nullopt;
     }
@@ -177,7 +201,7 @@ std::vector<Executable> executables(VkDevice device, VkPipeline pipeline) {
 // library's but for the push-constant range, of the device's limit (pushConstantSize) rather than
 // the stage's block: a range that holds the block is all a pipeline needs, and any valid block fits.
 Row measure(VkDevice device, const std::string& shader, VkShaderModule module, const Reflection& refl,
-            uint32_t pushConstantSize, std::optional<uint32_t> spec0, bool capture) {
+            uint32_t pushConstantSize, std::optional<uint32_t> spec0, bool exact, bool capture) {
   Row row{shader, spec0, VK_SUCCESS, 0, {}};
   std::vector<VkDescriptorSetLayoutBinding> bindings(refl.bindingCount);
   for (uint32_t i = 0; i < refl.bindingCount; ++i)
@@ -195,15 +219,18 @@ Row measure(VkDevice device, const std::string& shader, VkShaderModule module, c
   plci.pSetLayouts = &setLayout;
   plci.pushConstantRangeCount = 1;
   plci.pPushConstantRanges = &range;
-  const VkSpecializationMapEntry entry{0, 0, sizeof(uint32_t)};
-  const VkSpecializationInfo spec{1, &entry, sizeof(uint32_t), spec0 ? &*spec0 : nullptr};
+  // Constant 0 (when the shader has it), then exact arithmetic's, as the library's pipelines.
+  const uint32_t values[2] = {spec0.value_or(0u), exact ? 1u : 0u};
+  const VkSpecializationMapEntry entries[2] = {{0, 0, sizeof(uint32_t)},
+                                               {gpu::kVkcExactArithmeticConstantId, 4, sizeof(uint32_t)}};
+  const VkSpecializationInfo spec{spec0 ? 2u : 1u, spec0 ? entries : entries + 1, sizeof values, values};
   VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   cpci.flags = capture ? VkPipelineCreateFlags{VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR} : 0u;
   cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
   cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
   cpci.stage.module = module;
   cpci.stage.pName = "main";
-  cpci.stage.pSpecializationInfo = spec0 ? &spec : nullptr;
+  cpci.stage.pSpecializationInfo = &spec;
   row.result = vkCreateDescriptorSetLayout(device, &dslci, nullptr, &setLayout);
   if (row.result == VK_SUCCESS) row.result = vkCreatePipelineLayout(device, &plci, nullptr, &layout);
   if (row.result == VK_SUCCESS) {
@@ -377,10 +404,10 @@ int run(const Options& o) {
   uint32_t failed = 0;
   std::printf("%-36s %5s %-26s %10s  executables: statistics\n", "shader", "spec0", "result", "create ms");
   for (const auto& [name, ownSpec0] : o.shaders) {
-    const std::span<const uint32_t> words = detail::embeddedShader(name.c_str());
+    const std::vector<uint32_t> words = shaderWords(name);
     const Reflection refl = reflect(words);
     VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    smci.codeSize = words.size_bytes();
+    smci.codeSize = words.size() * sizeof(uint32_t);
     smci.pCode = words.data();
     VkShaderModule module = VK_NULL_HANDLE;
     if (const VkResult r = vkCreateShaderModule(gpu.device, &smci, nullptr, &module); r != VK_SUCCESS) {
@@ -395,7 +422,7 @@ int run(const Options& o) {
     }
     for (const std::optional<uint32_t> spec : specs) {
       const Row& r = rows.emplace_back(
-          measure(gpu.device, name, module, refl, gpu.info.maxPushConstantsSize, spec, gpu.capture));
+          measure(gpu.device, name, module, refl, gpu.info.maxPushConstantsSize, spec, o.exactArithmetic, gpu.capture));
       failed += r.result != VK_SUCCESS;
       std::printf("%-36s %5s %-26s %10.2f\n", name.c_str(), spec ? std::to_string(*spec).c_str() : "-",
                   detail::vkResultName(r.result), r.createMs);

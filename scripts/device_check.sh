@@ -141,6 +141,17 @@ if [ "$mode" = quick ]; then
   if [ "$conformance" = 1 ]; then step conformance 300 bash -c 'shards 2 18'; fi
 else
   if [ "$bench" = 1 ]; then
+    # What the driver compiled for the kernels of the open targets (registers, local memory), with and
+    # without exact arithmetic, and any SPIR-V variants carried in .devpack/variants/ (a driver
+    # compiler's failure narrowed down).
+    targets=(--shader geometry_queries_basic:2,3 --shader geometry_queries_convex:0,2,3
+             --shader geometry_queries_manifold:2,3 --shader collide_meshes:1 --shader bvh:0,1,2,3,4,5)
+    variants=()
+    for v in .devpack/variants/*.spv; do [ -f "$v" ] && variants+=(--shader "$v:2"); done
+    step pipeline_stats 180 "$bin/bench_pipeline_stats" "${targets[@]}" "${variants[@]}" \
+      --json "$results/pipeline_stats.json"
+    step pipeline_stats_exact 90 "$bin/bench_pipeline_stats" "${targets[@]}" --exact-arithmetic \
+      --json "$results/pipeline_stats_exact.json"
     step bvh 90 "$bin/bench_bvh" --sizes 1000000 --sah-max 0 --reps 7 "${mesh[@]}" --json "$results/bvh.json"
     # Vulkan rows only (the CPU rows of 1M particles take minutes: measured on CPU machines).
     step collide_meshes 150 "$bin/bench_collide_meshes" --triangles 1000000 --particles 1048576 --reps 5 \
