@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "bench_common.h"
-#include "shared/common.h"        // kVkcExactArithmeticConstantId
 #include "vulkan/context_impl.h"  // detail::queryDeviceInfo
 #include "vulkan/pipelines.h"     // detail::embeddedShader
 
@@ -34,7 +33,7 @@ struct Options {
   std::vector<uint32_t> spec0 = {0};
   bool validation = false;
   bool quick = false;
-  bool exactArithmetic = false;  // the exact-arithmetic constant set (shaders/shared/rounding.h)
+  bool exactArithmetic = false;  // the embedded shaders' exact-arithmetic variants
 };
 
 void usage(std::FILE* f) {
@@ -46,7 +45,7 @@ void usage(std::FILE* f) {
       "  --shader NAME[:A,B,..]  only shaders/NAME.comp (repeatable; default every embedded shader),\n"
       "                   with its own values of constant 0 after the colon; a NAME ending in .spv is\n"
       "                   a SPIR-V file (a variant of a shader, for a driver's compiler)\n"
-      "  --exact-arithmetic  the exact-arithmetic constant on (ContextCreateInfo::exactArithmetic)\n"
+      "  --exact-arithmetic  the embedded shaders' exact-arithmetic variants (ContextCreateInfo::exactArithmetic)\n"
       "  --spec0 A,B,..   values of specialization constant 0 (the pass) for the shaders that\n"
       "                   declare it and have no list of their own (default 0)\n"
       "  --all-passes     --spec0 0,1,2,3 (the geometry-query families: COUNT, WRITE, QUERY COUNT,\n"
@@ -59,10 +58,11 @@ void usage(std::FILE* f) {
 
 bool isFile(const std::string& name) { return name.size() > 4 && name.substr(name.size() - 4) == ".spv"; }
 
-// The SPIR-V words of a --shader: the embedded shader, or the file's (empty when unreadable).
-std::vector<uint32_t> shaderWords(const std::string& name) {
+// The SPIR-V words of a --shader: the embedded shader (its exact-arithmetic variant where asked), or
+// the file's (empty when unreadable).
+std::vector<uint32_t> shaderWords(const std::string& name, bool exactArithmetic) {
   if (!isFile(name)) {
-    const std::span<const uint32_t> words = detail::embeddedShader(name.c_str());
+    const std::span<const uint32_t> words = detail::embeddedShader(name.c_str(), exactArithmetic);
     return {words.begin(), words.end()};
   }
   // C stdio: GCC 12 warns of a null dereference inside istreambuf_iterator (tools/spirv_embed.cpp).
@@ -201,7 +201,7 @@ std::vector<Executable> executables(VkDevice device, VkPipeline pipeline) {
 // library's but for the push-constant range, of the device's limit (pushConstantSize) rather than
 // the stage's block: a range that holds the block is all a pipeline needs, and any valid block fits.
 Row measure(VkDevice device, const std::string& shader, VkShaderModule module, const Reflection& refl,
-            uint32_t pushConstantSize, std::optional<uint32_t> spec0, bool exact, bool capture) {
+            uint32_t pushConstantSize, std::optional<uint32_t> spec0, bool capture) {
   Row row{shader, spec0, VK_SUCCESS, 0, {}};
   std::vector<VkDescriptorSetLayoutBinding> bindings(refl.bindingCount);
   for (uint32_t i = 0; i < refl.bindingCount; ++i)
@@ -219,18 +219,15 @@ Row measure(VkDevice device, const std::string& shader, VkShaderModule module, c
   plci.pSetLayouts = &setLayout;
   plci.pushConstantRangeCount = 1;
   plci.pPushConstantRanges = &range;
-  // Constant 0 (when the shader has it), then exact arithmetic's, as the library's pipelines.
-  const uint32_t values[2] = {spec0.value_or(0u), exact ? 1u : 0u};
-  const VkSpecializationMapEntry entries[2] = {{0, 0, sizeof(uint32_t)},
-                                               {gpu::kVkcExactArithmeticConstantId, 4, sizeof(uint32_t)}};
-  const VkSpecializationInfo spec{spec0 ? 2u : 1u, spec0 ? entries : entries + 1, sizeof values, values};
+  const VkSpecializationMapEntry entry{0, 0, sizeof(uint32_t)};
+  const VkSpecializationInfo spec{1, &entry, sizeof(uint32_t), spec0 ? &*spec0 : nullptr};
   VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   cpci.flags = capture ? VkPipelineCreateFlags{VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR} : 0u;
   cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
   cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
   cpci.stage.module = module;
   cpci.stage.pName = "main";
-  cpci.stage.pSpecializationInfo = &spec;
+  cpci.stage.pSpecializationInfo = spec0 ? &spec : nullptr;
   row.result = vkCreateDescriptorSetLayout(device, &dslci, nullptr, &setLayout);
   if (row.result == VK_SUCCESS) row.result = vkCreatePipelineLayout(device, &plci, nullptr, &layout);
   if (row.result == VK_SUCCESS) {
@@ -404,7 +401,7 @@ int run(const Options& o) {
   uint32_t failed = 0;
   std::printf("%-36s %5s %-26s %10s  executables: statistics\n", "shader", "spec0", "result", "create ms");
   for (const auto& [name, ownSpec0] : o.shaders) {
-    const std::vector<uint32_t> words = shaderWords(name);
+    const std::vector<uint32_t> words = shaderWords(name, o.exactArithmetic);
     const Reflection refl = reflect(words);
     VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     smci.codeSize = words.size() * sizeof(uint32_t);
@@ -422,7 +419,7 @@ int run(const Options& o) {
     }
     for (const std::optional<uint32_t> spec : specs) {
       const Row& r = rows.emplace_back(
-          measure(gpu.device, name, module, refl, gpu.info.maxPushConstantsSize, spec, o.exactArithmetic, gpu.capture));
+          measure(gpu.device, name, module, refl, gpu.info.maxPushConstantsSize, spec, gpu.capture));
       failed += r.result != VK_SUCCESS;
       std::printf("%-36s %5s %-26s %10.2f\n", name.c_str(), spec ? std::to_string(*spec).c_str() : "-",
                   detail::vkResultName(r.result), r.createMs);

@@ -115,9 +115,10 @@ struct ContextCreateInfo {
   // CPU twins' (IEEE 754), where a device may approximate them (Vulkan allows 2.5 ULP for a / b and
   // more for sqrt; an NVIDIA H100 differs from the CPU in 29% of quotients and 17% of roots). With
   // it, and the build's NoContraction on every other operation, a conformant device gives CPU
-  // scalar's results bit for bit (the conformance suite runs with it). It costs a few integer
-  // operations per division and root (bench: geometry queries, `--exact`); without it the results
-  // match the CPU twins within the documented tolerances. Fixed for the context's life.
+  // scalar's results bit for bit (the conformance suite runs with it). Its pipelines come from the
+  // shaders' exact-arithmetic variants, which spend a few dozen integer operations per division and
+  // root (the benchmarks' --exact-arithmetic); without it the results match the CPU twins within the
+  // documented tolerances (docs/integration.md, Rounding). Fixed for the context's life.
   bool exactArithmetic = false;
 };
 

@@ -165,8 +165,13 @@ uint primitiveRoute(GeomQuery query, out bool routed) {
 void main() {
   const bool perQuery = kPass == kGeomPassQueryCount || kPass == kGeomPassQueryWrite;
   uint q = 0u;
-  GeomQuery query;
-  GeomShape a, b;
+  // Defined on every path (a QUERY COUNT invocation of an unrouted query reads no geometry): no
+  // undefined value reaches the loop below. The H100's driver (580) failed to create the convex
+  // family's QUERY COUNT pipeline while its QUERY WRITE, which assigns both first, compiled; whether
+  // these undefined values were the cause is not yet known (not run on a GPU since).
+  GeomQuery query = GeomQuery(0u, 0u, 0u, 0u);
+  GeomShape a = GeomShape(vec4(0.0f), vec4(0.0f), vec4(0.0f), uvec4(0u));
+  GeomShape b = a;
   uvec2 range = uvec2(0u);
   uint lo = 0u, hi = 0u;  // the slots evaluated
   uint s = 0u;            // slot passes: the slot, in the batch's layout

@@ -23,7 +23,8 @@
 // flush subnormals to zero; the CPU does not).
 //
 // Used by the stages through exact arithmetic (ContextCreateInfo::exactArithmetic; vkcDivOp and
-// vkcSqrtOp below, which the build substitutes for every division and square root). Before the
+// vkcSqrtOp below, which the build substitutes for every division and square root in each shader's
+// exact-arithmetic variant). Before the
 // NoContraction build, a build that used them everywhere ran on the H200 (bench/results/
 // h200-2026-11-26.md, run 2) and the per-function checks still differed from the CPU in most cases
 // (the fused multiply-adds a driver was then free to form are one suspect). On an H100 (driver 580, 2026-11-27): the device's own
@@ -140,9 +141,6 @@ VKC_FN float vkcDivExact(float a, float b, float c) {
 
 VKC_CONSTANT(float, kVkcFloatMin, 1.17549435e-38f);
 VKC_CONSTANT(float, kVkcFloatMax, 3.40282347e38f);
-// The specialization constant of exact arithmetic (below), the same in every shader; the stages'
-// own constants are numbered from 0.
-VKC_CONSTANT(uint, kVkcExactArithmeticConstantId, 100u);
 
 VKC_NAMESPACE_END
 
@@ -199,14 +197,12 @@ vec2 vkcDiv(vec2 v, vec2 w) { return vec2(vkcDiv(v.x, w.x), vkcDiv(v.y, w.y)); }
 vec3 vkcDiv(vec3 v, vec3 w) { return vec3(vkcDiv(v.x, w.x), vkcDiv(v.y, w.y), vkcDiv(v.z, w.z)); }
 vec4 vkcDiv(vec4 v, vec4 w) { return vec4(vkcDiv(v.x, w.x), vkcDiv(v.y, w.y), vkcDiv(v.z, w.z), vkcDiv(v.w, w.w)); }
 
-// Exact arithmetic (ContextCreateInfo::exactArithmetic). The build (tools/spirv_embed.cpp) rewrites
-// every float division and square root of a shader, outside these two functions and what they call,
-// into a call of vkcDivOp or vkcSqrtOp, one float at a time, and refuses any other operation a device
-// may approximate. The specialization constant, set for every pipeline of a context, picks the
-// device's own operation (a driver folds the other branch away) or the correctly rounded one.
-layout(constant_id = kVkcExactArithmeticConstantId) const bool kVkcExactArithmetic = false;
-float vkcDivOp(float a, float b) { return kVkcExactArithmetic ? vkcDiv(a, b) : a / b; }
-float vkcSqrtOp(float x) { return kVkcExactArithmetic ? vkcSqrt(x) : sqrt(x); }
+// Exact arithmetic (ContextCreateInfo::exactArithmetic). In each shader's exact-arithmetic variant the
+// build (tools/spirv_embed.cpp) has rewritten every float division and square root, outside these two
+// functions and what they call, into a call of vkcDivOp or vkcSqrtOp, one float at a time, and
+// refused any other operation a device may approximate. (Uncalled in the plain variant: removed.)
+float vkcDivOp(float a, float b) { return vkcDiv(a, b); }
+float vkcSqrtOp(float x) { return vkcSqrt(x); }
 #endif
 
 #endif  // VKC_SHARED_ROUNDING_H

@@ -3,13 +3,14 @@
 #include <cstring>
 
 #include "shader_registry.h"
-#include "shared/common.h"
 
 namespace vkc::detail {
 
-std::span<const uint32_t> embeddedShader(const char* name) {
+std::span<const uint32_t> embeddedShader(const char* name, bool exactArithmetic) {
   for (const EmbeddedShader& s : kEmbeddedShaders) {
-    if (std::strcmp(s.name, name) == 0) return {s.words, s.wordCount};
+    if (std::strcmp(s.name, name) != 0) continue;
+    return exactArithmetic ? std::span<const uint32_t>{s.exactWords, s.exactWordCount}
+                           : std::span<const uint32_t>{s.words, s.wordCount};
   }
   return {};
 }
@@ -33,7 +34,7 @@ Result<const Pipeline*> PipelineCache::get(const PipelineDesc& desc) {
   if (auto it = modules_.find(desc.shader); it != modules_.end()) {
     module = it->second;
   } else {
-    const std::span<const uint32_t> words = embeddedShader(desc.shader);
+    const std::span<const uint32_t> words = embeddedShader(desc.shader, exactArithmetic_);
     if (words.empty()) return Error{ErrorCode::kInvalidArgument, std::string("no shader named ") + desc.shader};
     VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     smci.codeSize = words.size() * sizeof(uint32_t);
@@ -67,24 +68,18 @@ Result<const Pipeline*> PipelineCache::get(const PipelineDesc& desc) {
     return vkError(r, "vkCreatePipelineLayout");
   }
 
-  // The stage's constants (ids 0, 1, ...), then exact arithmetic's, in every pipeline (a module
-  // without that constant ignores it).
-  std::vector<uint32_t> values(desc.specialization.begin(), desc.specialization.end());
-  std::vector<VkSpecializationMapEntry> entries(values.size());
+  std::vector<VkSpecializationMapEntry> entries(desc.specialization.size());
   for (uint32_t i = 0; i < entries.size(); ++i) {
     entries[i] = {i, static_cast<uint32_t>(i * sizeof(uint32_t)), sizeof(uint32_t)};
   }
-  entries.push_back({gpu::kVkcExactArithmeticConstantId, static_cast<uint32_t>(values.size() * sizeof(uint32_t)),
-                     sizeof(VkBool32)});
-  values.push_back(exactArithmetic_ ? VK_TRUE : VK_FALSE);
-  VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(), values.size() * sizeof(uint32_t),
-                            values.data()};
+  VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(),
+                            desc.specialization.size() * sizeof(uint32_t), desc.specialization.data()};
   VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
   cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
   cpci.stage.module = module;
   cpci.stage.pName = "main";
-  cpci.stage.pSpecializationInfo = &spec;
+  cpci.stage.pSpecializationInfo = entries.empty() ? nullptr : &spec;
   cpci.layout = p->layout;
   if (const VkResult r = vk_.vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &cpci, nullptr, &p->pipeline);
       r != VK_SUCCESS) {

@@ -15,10 +15,11 @@
 
 namespace vkc::detail {
 
-// The SPIR-V of the embedded shader `name` (shaders/<name>.comp), or an empty span. The table itself
+// The SPIR-V of the embedded shader `name` (shaders/<name>.comp), its exact-arithmetic variant where
+// asked (ContextCreateInfo::exactArithmetic), or an empty span. The table itself
 // (the generated shader_registry.h) is included by pipelines.cpp alone: its arrays have internal
 // linkage, so a second includer would make a second, different definition of the table.
-std::span<const uint32_t> embeddedShader(const char* name);
+std::span<const uint32_t> embeddedShader(const char* name, bool exactArithmetic = false);
 
 struct PipelineDesc {
   const char* shader = "";  // name of shaders/<name>.comp
@@ -38,8 +39,8 @@ struct Pipeline {
 
 class PipelineCache {
  public:
-  // exactArithmetic: the value of every pipeline's exact-arithmetic specialization constant
-  // (shaders/shared/rounding.h, kVkcExactArithmeticConstantId).
+  // exactArithmetic: the pipelines come from the shaders' exact-arithmetic variants
+  // (ContextCreateInfo::exactArithmetic).
   PipelineCache(const VolkDeviceTable& vk, VkDevice device, bool exactArithmetic)
       : vk_(vk), device_(device), exactArithmetic_(exactArithmetic) {}
   ~PipelineCache();

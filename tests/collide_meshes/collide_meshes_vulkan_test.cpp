@@ -57,7 +57,7 @@ TEST_F(MeshVulkan, SharedFunctionsBitwiseEqualToCpu) {
   const std::vector<MeshCheckCase> cases = checkCases(kCases - 13);
   const uint32_t n = uint32_t(cases.size());
   const std::vector<unsigned char> bytes =
-      runCheckShader(vkc_test_spv_collide_meshes_check, cases.data(), sizeof(MeshCheckCase),
+      runCheckShader(VKC_CHECK_SHADER(collide_meshes_check), cases.data(), sizeof(MeshCheckCase),
                      sizeof(MeshCheckResult), n, gpu::kMeshCheckGroupSize);
   ASSERT_EQ(bytes.size(), sizeof(MeshCheckResult) * n);
   std::vector<MeshCheckResult> gpuResults(n);

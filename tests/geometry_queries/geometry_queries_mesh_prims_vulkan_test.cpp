@@ -46,7 +46,7 @@ TEST_F(GeometryQueriesMeshPrimsVulkan, SharedFunctionsBitwiseEqualToCpu) {
   const std::vector<MeshPrimsCheckCase> cases = checkCases(2000 - 7);  // not a multiple of the group size
   const uint32_t n = uint32_t(cases.size());
   const std::vector<unsigned char> bytes =
-      runCheckShader(vkc_test_spv_geometry_queries_mesh_prims_check, cases.data(), sizeof(MeshPrimsCheckCase),
+      runCheckShader(VKC_CHECK_SHADER(geometry_queries_mesh_prims_check), cases.data(), sizeof(MeshPrimsCheckCase),
                      sizeof(MeshPrimsCheckResult), n, gpu::kMeshPrimsCheckGroupSize);
   ASSERT_EQ(bytes.size(), sizeof(MeshPrimsCheckResult) * n);
   std::vector<MeshPrimsCheckResult> gpuResults(n);

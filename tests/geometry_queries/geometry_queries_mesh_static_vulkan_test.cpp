@@ -46,7 +46,7 @@ TEST_F(GeometryQueriesMeshStaticVulkan, SharedFunctionsBitwiseEqualToCpu) {
   const std::vector<MeshStaticCheckCase> cases = checkCases(2000 - 7);  // not a multiple of the group size
   const uint32_t n = uint32_t(cases.size());
   const std::vector<unsigned char> bytes =
-      runCheckShader(vkc_test_spv_geometry_queries_mesh_static_check, cases.data(), sizeof(MeshStaticCheckCase),
+      runCheckShader(VKC_CHECK_SHADER(geometry_queries_mesh_static_check), cases.data(), sizeof(MeshStaticCheckCase),
                      sizeof(MeshStaticCheckResult), n, gpu::kMeshStaticCheckGroupSize);
   ASSERT_EQ(bytes.size(), sizeof(MeshStaticCheckResult) * n);
   std::vector<MeshStaticCheckResult> gpuResults(n);

@@ -52,7 +52,7 @@ TEST_F(GeometryQueriesMeshVulkan, SharedFunctionsBitwiseEqualToCpu) {
   const std::vector<MeshQueryCheckCase> cases = checkCases(3000 - 7);  // not a multiple of the group size
   const uint32_t n = uint32_t(cases.size());
   const std::vector<unsigned char> bytes =
-      runCheckShader(vkc_test_spv_geometry_queries_mesh_check, cases.data(), sizeof(MeshQueryCheckCase),
+      runCheckShader(VKC_CHECK_SHADER(geometry_queries_mesh_check), cases.data(), sizeof(MeshQueryCheckCase),
                      sizeof(MeshQueryCheckResult), n, gpu::kMeshQueryCheckGroupSize);
   ASSERT_EQ(bytes.size(), sizeof(MeshQueryCheckResult) * n);
   std::vector<MeshQueryCheckResult> gpuResults(n);

@@ -1,8 +1,8 @@
-// Exact arithmetic in the embedded shaders (CPU only, no device): the build (tools/spirv_embed.cpp)
-// routes every float division and square root through vkcDivOp / vkcSqrtOp (shaders/shared/rounding.h),
-// whose specialization constant (ContextCreateInfo::exactArithmetic) makes them correctly rounded. So
-// in every module an OpFDiv or a GLSL.std.450 Sqrt may only be inside those two functions or what they
-// call, and a module that calls them has the specialization constant. The results on a device:
+// Exact arithmetic in the embedded shaders (CPU only, no device): in each shader's exact-arithmetic
+// variant (ContextCreateInfo::exactArithmetic) the build (tools/spirv_embed.cpp) routes every float
+// division and square root through vkcDivOp / vkcSqrtOp (shaders/shared/rounding.h: correctly
+// rounded). So in every such module an OpFDiv or a GLSL.std.450 Sqrt may only be inside those two
+// functions or what they call; the plain variant does not call them. The results on a device:
 // tests/vulkan/rounding_vulkan_test.cpp (ExactArithmeticVulkan) and the geometry queries' exact
 // conformance test.
 #include <gtest/gtest.h>
@@ -14,7 +14,6 @@
 #include <string>
 #include <vector>
 
-#include "shared/common.h"
 #include "spirv/spirv_access.h"
 #include "vulkan/pipelines.h"
 
@@ -26,7 +25,6 @@ constexpr uint32_t kOpExtInstImport = 11, kOpExtInst = 12, kOpFunctionEnd = 56, 
 struct Routing {
   size_t helperCalls = 0;
   size_t outsideHelpers = 0;  // divisions and square roots elsewhere
-  bool specConstant = false;  // SpecId kVkcExactArithmeticConstantId
 };
 
 std::string literal(const uint32_t* w, uint32_t n, uint32_t at) {
@@ -51,10 +49,6 @@ Routing inspect(const std::vector<uint32_t>& words) {
   const bool ok = spirv::forEachInstruction(words, [&](uint32_t opcode, const uint32_t* w, uint32_t n) {
     if (opcode == spirv::op::kName && n >= 3) names[w[1]] = literal(w, n, 2);
     if (opcode == kOpExtInstImport && n >= 3 && literal(w, n, 2) == "GLSL.std.450") glsl.insert(w[1]);
-    if (opcode == spirv::op::kDecorate && n >= 4 && w[2] == spirv::dec::kSpecId &&
-        w[3] == gpu::kVkcExactArithmeticConstantId) {
-      r.specConstant = true;
-    }
     if (opcode == spirv::op::kFunction && n >= 3) current = w[2];
     if (opcode == kOpFunctionEnd) current = 0;
     if (opcode == spirv::op::kFunctionCall && n >= 4) calls[current].insert(w[3]);
@@ -82,18 +76,22 @@ Routing inspect(const std::vector<uint32_t>& words) {
 }
 
 TEST(SpirvExactArithmetic, EveryDivisionAndSquareRootGoesThroughTheHelpers) {
-  size_t calls = 0, modules = 0;
+  size_t calls = 0, modules = 0, plainOperations = 0;
   for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(VKC_SOURCE_DIR) / "shaders")) {
     if (e.path().extension() != ".comp") continue;
     const std::string name = e.path().stem().string();
-    const std::span<const uint32_t> span = detail::embeddedShader(name.c_str());
-    ASSERT_FALSE(span.empty()) << "shaders/" << name << ".comp is not embedded";
-    const Routing r = inspect({span.begin(), span.end()});
+    const std::span<const uint32_t> exact = detail::embeddedShader(name.c_str(), true);
+    const std::span<const uint32_t> plain = detail::embeddedShader(name.c_str(), false);
+    ASSERT_FALSE(exact.empty() || plain.empty()) << "shaders/" << name << ".comp is not embedded";
+    const Routing r = inspect({exact.begin(), exact.end()});
     ++modules;
     calls += r.helperCalls;
     EXPECT_EQ(r.outsideHelpers, 0u) << name << ": divisions or square roots the build did not route";
-    if (r.helperCalls > 0) EXPECT_TRUE(r.specConstant) << name << " calls the helpers without the constant";
+    const Routing p = inspect({plain.begin(), plain.end()});
+    EXPECT_EQ(p.helperCalls, 0u) << name << ": the plain variant calls the exact helpers";
+    plainOperations += p.outsideHelpers;
   }
+  EXPECT_GT(plainOperations, 200u);  // the plain variants keep the device's own divisions
   EXPECT_GE(modules, 10u);
   EXPECT_GT(calls, 200u);  // the stages divide: a check that counts nothing would pass anything
 }

@@ -73,14 +73,17 @@ TEST(SpirvNoContraction, EveryEmbeddedShaderRoundsEachOperation) {
   ASSERT_GE(names.size(), 10u);
   size_t total = 0;
   for (const std::string& name : names) {
-    const std::span<const uint32_t> span = detail::embeddedShader(name.c_str());
-    ASSERT_FALSE(span.empty()) << "shaders/" << name << ".comp is not embedded";
-    const Findings f = inspect({span.begin(), span.end()});
-    total += f.arithmetic;
-    EXPECT_TRUE(f.undecorated.empty()) << name << ": " << f.undecorated.size() << " of " << f.arithmetic
-                                       << " floating-point operations lack NoContraction (first id %"
-                                       << (f.undecorated.empty() ? 0 : f.undecorated[0]) << ")";
-    for (const std::string& b : f.builtins) ADD_FAILURE() << name << " uses the built-in " << b;
+    for (const bool exact : {false, true}) {  // both variants (ContextCreateInfo::exactArithmetic)
+      const std::span<const uint32_t> span = detail::embeddedShader(name.c_str(), exact);
+      ASSERT_FALSE(span.empty()) << "shaders/" << name << ".comp is not embedded";
+      const Findings f = inspect({span.begin(), span.end()});
+      total += f.arithmetic;
+      const std::string variant = name + (exact ? " (exact arithmetic)" : "");
+      EXPECT_TRUE(f.undecorated.empty()) << variant << ": " << f.undecorated.size() << " of " << f.arithmetic
+                                         << " floating-point operations lack NoContraction (first id %"
+                                         << (f.undecorated.empty() ? 0 : f.undecorated[0]) << ")";
+      for (const std::string& b : f.builtins) ADD_FAILURE() << variant << " uses the built-in " << b;
+    }
   }
   EXPECT_GT(total, 1000u);  // the stages do arithmetic: a check that counts nothing would pass anything
 }

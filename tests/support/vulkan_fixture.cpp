@@ -3,7 +3,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "shared/common.h"
 #include "vulkan/recorder.h"
 
 namespace vkc::test {
@@ -141,12 +140,14 @@ detail::Buffer VulkanTest::hostBuffer(VkDeviceSize bytes) {
   return b ? std::move(b.value()) : detail::Buffer{};
 }
 
-std::vector<unsigned char> VulkanTest::runCheckShader(std::span<const uint32_t> spirv, const void* cases,
+std::vector<unsigned char> VulkanTest::runCheckShader(const CheckShader& shader, const void* cases,
                                                       size_t caseBytes, size_t resultBytes, uint32_t count,
                                                       uint32_t groupSize) {
   auto& c = impl();
   auto& vk = c.vk;
   std::vector<unsigned char> results;
+  // As the library's pipelines: the variant of the context's arithmetic.
+  const std::span<const uint32_t> spirv = ctx_->exactArithmetic() ? shader.exact : shader.plain;
   VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   smci.codeSize = spirv.size_bytes();
   smci.pCode = spirv.data();
@@ -182,11 +183,6 @@ std::vector<unsigned char> VulkanTest::runCheckShader(std::span<const uint32_t> 
   cpci.stage.module = module;
   cpci.stage.pName = "main";
   cpci.layout = layout;
-  // As the library's pipelines: the context's exact arithmetic (shaders/shared/rounding.h).
-  const VkBool32 exact = ctx_->exactArithmetic() ? VK_TRUE : VK_FALSE;
-  const VkSpecializationMapEntry exactEntry{gpu::kVkcExactArithmeticConstantId, 0, sizeof(VkBool32)};
-  const VkSpecializationInfo spec{1, &exactEntry, sizeof exact, &exact};
-  cpci.stage.pSpecializationInfo = &spec;
   VkPipeline pipeline = VK_NULL_HANDLE;
   EXPECT_EQ(vk.vkCreateComputePipelines(c.device, VK_NULL_HANDLE, 1, &cpci, nullptr, &pipeline), VK_SUCCESS);
   {

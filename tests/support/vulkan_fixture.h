@@ -36,6 +36,14 @@ inline bool bitwiseDevice(const Context* ctx) {
 // Validation messages received since the last takeValidationMessages().
 std::vector<std::string> takeValidationMessages();
 
+// A test shader's two variants: tests/*/*.comp compiled into vkc_test_spv_<name> and, with exact
+// arithmetic (ContextCreateInfo::exactArithmetic), vkc_test_spv_<name>_exact.
+struct CheckShader {
+  std::span<const uint32_t> plain;
+  std::span<const uint32_t> exact;
+};
+#define VKC_CHECK_SHADER(name) ::vkc::test::CheckShader{vkc_test_spv_##name, vkc_test_spv_##name##_exact}
+
 class VulkanTest : public ::testing::Test {
  public:
   // Adds a non-fatal failure for every validation message received since the last check (static so
@@ -59,11 +67,12 @@ class VulkanTest : public ::testing::Test {
   detail::Buffer hostBuffer(VkDeviceSize bytes);
   // Records with fn, submits on the context's queue and waits; fails the test on error.
   void submit(const std::function<void(VkCommandBuffer)>& fn);
-  // Runs a test shader (tests/*/*.comp: SPIR-V words) over `count` cases of caseBytes each, one
+  // Runs a test shader (tests/*/*.comp: VKC_CHECK_SHADER(name); the variant of the context's
+  // arithmetic) over `count` cases of caseBytes each, one
   // invocation per case in groups of groupSize: binding 0 the cases, binding 1 the results
   // (resultBytes each, filled with 0xFF first), push constant the case count. Returns the results'
   // bytes (empty on failure, which fails the test).
-  std::vector<unsigned char> runCheckShader(std::span<const uint32_t> spirv, const void* cases,
+  std::vector<unsigned char> runCheckShader(const CheckShader& shader, const void* cases,
                                             size_t caseBytes, size_t resultBytes, uint32_t count,
                                             uint32_t groupSize);
 

@@ -85,7 +85,7 @@ void RoundingCheck<Fixture>::check() {
   const std::vector<Case> in = cases();
   const uint32_t n = static_cast<uint32_t>(in.size());
   const std::vector<unsigned char> bytes =
-      this->runCheckShader(vkc_test_spv_rounding_check, in.data(), sizeof(Case), sizeof(Outcome), n, 64);
+      this->runCheckShader(VKC_CHECK_SHADER(rounding_check), in.data(), sizeof(Case), sizeof(Outcome), n, 64);
   ASSERT_EQ(bytes.size(), sizeof(Outcome) * n);
   std::vector<Outcome> got(n);
   std::memcpy(got.data(), bytes.data(), bytes.size());
