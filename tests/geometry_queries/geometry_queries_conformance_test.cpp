@@ -328,9 +328,9 @@ INSTANTIATE_TEST_SUITE_P(Backends, GeometryQueriesConformance, VKC_ALL_BACKENDS)
 // Exact arithmetic (ContextCreateInfo::exactArithmetic): every family's divisions and square roots
 // through the correctly rounded helpers give kCpuScalar's bits on any device (on lavapipe, whose own
 // are the CPU's, this checks that the build's rewrite of each division and root kept its operands).
-using GeometryQueriesExactArithmetic = ExactVulkanTest;
+using GeometryQueriesExactArithmeticVulkan = ExactVulkanTest;
 
-TEST_F(GeometryQueriesExactArithmetic, FixedRandomImplicitAndContinuousCasesAreCpuScalarsBits) {
+TEST_F(GeometryQueriesExactArithmeticVulkan, FixedRandomImplicitAndContinuousCasesAreCpuScalarsBits) {
   ASSERT_TRUE(ctx().exactArithmetic());
   for (Batch b : {fixedCases(), randomBatch(21, 3000), implicitAndContinuousCases()}) {
     Batch ref = b;  // before the run: a continuous query's state is its input too
