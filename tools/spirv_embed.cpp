@@ -226,9 +226,9 @@ long routeDivisionsAndRoots(Module& m, std::string& error) {
   // The helpers' parameters: pointers to Function floats (glslang passes `in` parameters so).
   uint32_t floatPointer = 0;
   for (const FunctionRange& f : fns) {
-    if (f.id == divHelper && f.begin + 1 < m.instructions.size() && opcodeOf(m.instructions[f.begin + 1]) == kOpFunctionParameter) {
-      floatPointer = m.instructions[f.begin + 1][1];
-    }
+    if (f.id != divHelper || f.begin + 1 >= m.instructions.size()) continue;
+    const Instruction& parameter = m.instructions[f.begin + 1];
+    if (opcodeOf(parameter) == kOpFunctionParameter) floatPointer = parameter[1];
   }
   uint32_t& bound = m.header[3];
   long sites = 0;
@@ -259,12 +259,14 @@ long routeDivisionsAndRoots(Module& m, std::string& error) {
       const uint32_t type = i[1], result = i[2];
       const bool scalar = type == floatType;
       if (!scalar && vectorSize.count(type) == 0) {  // a double, or a type this tool does not know
-        error = "a division or square root of a type other than float and its vectors (result %" + std::to_string(result) + ")";
+        error = "a division or square root of a type other than float and its vectors (result %" +
+                std::to_string(result) + ")";
         return -1;
       }
       const uint32_t helper = div ? divHelper : sqrtHelper;
       if (helper == 0 || floatPointer == 0) {
-        error = std::string("the module divides or takes square roots but lacks ") + (div ? kDivHelper : kSqrtHelper) +
+        error = std::string("the module divides or takes square roots but lacks ") +
+                (div ? kDivHelper : kSqrtHelper) +
                 " (shaders/shared/rounding.h, included by common.h; compiled with --keep-uncalled?)";
         return -1;
       }
@@ -450,8 +452,6 @@ bool retargetDepfile(const char* path, const std::string& target) {
   return static_cast<bool>(out);
 }
 
-}  // namespace
-
 // The exact-arithmetic variant of a module compiled with --keep-uncalled: the uncalled functions
 // removed but for the helpers (neither checked nor rewritten), divisions and roots routed, then what
 // stays uncalled removed. False, with `error`, where the module cannot be routed.
@@ -467,6 +467,8 @@ bool exactVariant(std::vector<uint32_t>& words, std::string& error) {
   words = flatten(module);
   return true;
 }
+
+}  // namespace
 
 int main(int argc, char** argv) {
   // --exact K.spv: the library's and its tests' shaders, also compiled with --keep-uncalled into K.spv,
