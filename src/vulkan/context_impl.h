@@ -34,7 +34,7 @@ struct ContextImpl {
   ValidationCallback onValidationMessage;
 
   DeviceMemoryCallbacks memoryCallbacks;  // the host's, or none
-  bool exactArithmetic = false;           // ContextCreateInfo::exactArithmetic: the pipelines' specialization
+  bool exactArithmetic = false;           // ContextCreateInfo::exactArithmetic: the shaders' variant
   std::unique_ptr<Allocator> allocator;
   std::unique_ptr<PipelineCache> pipelines;
 

@@ -27,7 +27,7 @@ Context* sharedContext(std::string* error) {
   static std::unique_ptr<Context> context = [] {
     // Not on lavapipe unless asked: its own division and square root are the CPU's already
     // (tests/vulkan/rounding_vulkan_test.cpp), and the CI's many pipelines then compile without the
-    // correction code; tests/vulkan/exact_arithmetic_vulkan_test.cpp runs lavapipe with it.
+    // correction code; ExactArithmeticVulkan and GeometryQueriesExactArithmeticVulkan run lavapipe with it.
     const char* env = std::getenv("VKC_TEST_EXACT_ARITHMETIC");
     auto r = createTestContext(env != nullptr && std::strcmp(env, "1") == 0);
     if (r && env == nullptr && !isLavapipe(r.value()->deviceInfo())) r = createTestContext(true);
