@@ -25,7 +25,6 @@
 namespace vkc::test {
 namespace {
 
-
 bool normal(float f) { return std::isnormal(f); }
 // Same bits, or both NaN (a NaN's payload is the device's).
 bool same(float a, float b) { return (std::isnan(a) && std::isnan(b)) || toBits(a) == toBits(b); }
