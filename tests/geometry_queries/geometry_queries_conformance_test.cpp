@@ -330,9 +330,11 @@ INSTANTIATE_TEST_SUITE_P(Backends, GeometryQueriesConformance, VKC_ALL_BACKENDS)
 // are the CPU's, this checks that the build's rewrite of each division and root kept its operands).
 using GeometryQueriesExactArithmeticVulkan = ExactVulkanTest;
 
-TEST_F(GeometryQueriesExactArithmeticVulkan, FixedRandomImplicitAndContinuousCasesAreCpuScalarsBits) {
+// (The fixed cases hold every pair type and method in both orders; the random batch of the tests
+// above adds no family, and a minute of lavapipe's time.)
+TEST_F(GeometryQueriesExactArithmeticVulkan, FixedImplicitAndContinuousCasesAreCpuScalarsBits) {
   ASSERT_TRUE(ctx().exactArithmetic());
-  for (Batch b : {fixedCases(), randomBatch(21, 3000), implicitAndContinuousCases()}) {
+  for (Batch b : {fixedCases(), implicitAndContinuousCases()}) {
     Batch ref = b;  // before the run: a continuous query's state is its input too
     auto counts = b.run(Backend::kVulkan, 100000, &ctx());
     auto rc = ref.run(Backend::kCpuScalar, 100000);
