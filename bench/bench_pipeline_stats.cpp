@@ -253,15 +253,6 @@ VKAPI_ATTR VkBool32 VKAPI_CALL onValidation(VkDebugUtilsMessageSeverityFlagBitsE
   return VK_FALSE;
 }
 
-bool hasDeviceExtension(VkPhysicalDevice pd, const char* name) {
-  uint32_t n = 0;
-  vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, nullptr);
-  std::vector<VkExtensionProperties> exts(n);
-  vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, exts.data());
-  return std::any_of(exts.begin(), exts.end(),
-                     [&](const auto& e) { return std::string(e.extensionName) == name; });
-}
-
 // The instance and device, destroyed in order when the program ends.
 struct Gpu {
   VkInstance instance = VK_NULL_HANDLE;
@@ -334,7 +325,7 @@ bool openGpu(const Options& o, Gpu& gpu) {
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pef{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
   VkPhysicalDeviceFeatures2 query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &pef};
-  const bool extension = hasDeviceExtension(pd, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+  const bool extension = detail::hasExtension(pd, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   if (extension) vkGetPhysicalDeviceFeatures2(pd, &query);
   gpu.capture = extension && pef.pipelineExecutableInfo == VK_TRUE;
 

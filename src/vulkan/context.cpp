@@ -75,14 +75,6 @@ std::string vendorName(uint32_t id) {
   }
 }
 
-bool hasExtension(VkPhysicalDevice device, const char* name) {
-  uint32_t n = 0;
-  vkEnumerateDeviceExtensionProperties(device, nullptr, &n, nullptr);
-  std::vector<VkExtensionProperties> exts(n);
-  vkEnumerateDeviceExtensionProperties(device, nullptr, &n, exts.data());
-  return std::any_of(exts.begin(), exts.end(), [&](auto& e) { return std::strcmp(e.extensionName, name) == 0; });
-}
-
 // A queue family with compute; graphics+compute preferred (samples render in the same command buffer).
 std::optional<uint32_t> pickQueueFamily(VkPhysicalDevice device) {
   uint32_t n = 0;
@@ -255,6 +247,14 @@ Result<uint32_t> selectDevice(const std::vector<DeviceInfo>& infos, const char* 
 }
 
 }  // namespace
+
+bool hasExtension(VkPhysicalDevice device, const char* name) {
+  uint32_t n = 0;
+  vkEnumerateDeviceExtensionProperties(device, nullptr, &n, nullptr);
+  std::vector<VkExtensionProperties> exts(n);
+  vkEnumerateDeviceExtensionProperties(device, nullptr, &n, exts.data());
+  return std::any_of(exts.begin(), exts.end(), [&](auto& e) { return std::strcmp(e.extensionName, name) == 0; });
+}
 
 DeviceInfo queryDeviceInfo(VkPhysicalDevice device, uint32_t index) {
   DeviceInfo info;

@@ -78,6 +78,8 @@ struct Internals {
   }
 };
 
+// Whether the physical device offers the device extension `name`.
+bool hasExtension(VkPhysicalDevice device, const char* name);
 // Fills a DeviceInfo, including the list of unmet requirements.
 DeviceInfo queryDeviceInfo(VkPhysicalDevice device, uint32_t index);
 
