@@ -143,7 +143,7 @@ else
   if [ "$bench" = 1 ]; then
     # What the driver compiled for the kernels of the open targets (registers, local memory), with and
     # without exact arithmetic, and any SPIR-V variants carried in .devpack/variants/ (a driver
-    # compiler's failure narrowed down).
+    # compiler's failure narrowed down; scripts/device_variants.sh writes them).
     targets=(--shader geometry_queries_basic:2,3 --shader geometry_queries_convex:0,2,3
              --shader geometry_queries_manifold:2,3 --shader collide_meshes:1 --shader bvh:0,1,2,3,4,5)
     variants=()

@@ -153,6 +153,12 @@ uint primitiveRoute(GeomQuery query, out bool routed) {
   return f;
 }
 
+// Diagnostic builds only (scripts/device_variants.sh; never in the library, whose results they would
+// change): VKC_DIAG_ALWAYS_LOAD reads both geometries of every query QUERY COUNT routes here,
+// VKC_DIAG_NO_CHECKS drops its checks of their values, VKC_DIAG_NO_ATOMICS makes its atomics plain
+// (racy) stores. Each removes one difference between QUERY COUNT and QUERY WRITE, to find what a
+// driver's compiler fails on (the convex family's QUERY COUNT on the H100, driver 580).
+
 // COUNT sets the bit of every slot that hits (atomicOr: no workgroup barrier, see
 // geometry_queries_bindings.h); WRITE evaluates the counted slots again (and every continuous slot, which
 // stores its new state) and writes their elements. The primitive-pair passes take a query per
@@ -201,15 +207,28 @@ void main() {
       query = queries[q];
       bool routed;
       if (primitiveRoute(query, routed) != uint(VKC_GEOM_FAMILY)) return;
+#ifdef VKC_DIAG_ALWAYS_LOAD
+      a = geometries[clampIndex(query.a, pc.geometryCount)];
+      b = geometries[clampIndex(query.b, pc.geometryCount)];
+#else
       if (routed) {
         a = geometries[query.a];
         b = geometries[query.b];
       }
+#endif
+#ifdef VKC_DIAG_NO_CHECKS
+      valid = routed;
+#else
       valid = routed && geomDeviceShapeValid(a, pc.pointCount, pc.gridSampleCount) &&
               geomDeviceShapeValid(b, pc.pointCount, pc.gridSampleCount) &&
               geomMethodSupported(min(a.info.x, b.info.x), max(a.info.x, b.info.x), query.method);
+#endif
       hi = valid ? min(geomSlotCount(a, b), kFamilyQuerySlots) : 0u;
+#ifdef VKC_DIAG_NO_ATOMICS
+      if (!valid) groupSums[2u * block + 1u] += 1u;
+#else
       if (!valid) atomicAdd(groupSums[2u * block + 1u], 1u);
+#endif
     }
     range = uvec2(0u, hi);
   } else {
@@ -267,8 +286,13 @@ void main() {
     // An atomic store, not a plain one: the synchronization validation layer (Debian 12's) then sees
     // this module's tileMasks accesses as before (the slot passes' atomicOr), where a plain store made
     // it take the WRITE level's family passes for writers of the masks the RANGES pass reads beside them.
+#ifdef VKC_DIAG_NO_ATOMICS
+    tileMasks[q] = geomPrimitiveEntry(uint(VKC_GEOM_FAMILY), hits);
+    if (hits > 0u) groupSums[2u * block] += hits;
+#else
     atomicExchange(tileMasks[q], geomPrimitiveEntry(uint(VKC_GEOM_FAMILY), hits));
     if (hits > 0u) atomicAdd(groupSums[2u * block], hits);
+#endif
   }
 }
 
