@@ -8,7 +8,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <filesystem>
 #include <map>
 #include <set>
 #include <string>
@@ -77,9 +76,7 @@ Routing inspect(const std::vector<uint32_t>& words) {
 
 TEST(SpirvExactArithmetic, EveryDivisionAndSquareRootGoesThroughTheHelpers) {
   size_t calls = 0, modules = 0, plainOperations = 0;
-  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(VKC_SOURCE_DIR) / "shaders")) {
-    if (e.path().extension() != ".comp") continue;
-    const std::string name = e.path().stem().string();
+  for (const std::string& name : spirv::shaderNames()) {
     const std::span<const uint32_t> exact = detail::embeddedShader(name.c_str(), true);
     const std::span<const uint32_t> plain = detail::embeddedShader(name.c_str(), false);
     ASSERT_FALSE(exact.empty() || plain.empty()) << "shaders/" << name << ".comp is not embedded";

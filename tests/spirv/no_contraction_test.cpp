@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <filesystem>
 #include <map>
 #include <set>
 #include <string>
@@ -60,16 +59,8 @@ Findings inspect(const std::vector<uint32_t>& words) {
   return f;
 }
 
-std::vector<std::string> shaderNames() {
-  std::vector<std::string> names;
-  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(VKC_SOURCE_DIR) / "shaders")) {
-    if (e.path().extension() == ".comp") names.push_back(e.path().stem().string());
-  }
-  return names;
-}
-
 TEST(SpirvNoContraction, EveryEmbeddedShaderRoundsEachOperation) {
-  const std::vector<std::string> names = shaderNames();
+  const std::vector<std::string> names = spirv::shaderNames();
   ASSERT_GE(names.size(), 10u);
   size_t total = 0;
   for (const std::string& name : names) {

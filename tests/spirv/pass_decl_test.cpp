@@ -7,18 +7,11 @@
 // tables, and lavapipe, running dispatches in order, cannot show a missing barrier.
 #include <gtest/gtest.h>
 
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
-
-#include <unistd.h>
 
 #include "vulkan/pipelines.h"
 #include "shared/bounds_passes.h"
@@ -64,30 +57,8 @@ std::vector<uint32_t> embedded(const char* name) {
 // Runs spirv-opt (fold the now-constant pass selection, inline, remove dead branches and code) on
 // `words`; the result, or an empty vector with `log` holding spirv-opt's complaint.
 std::vector<uint32_t> optimize(const std::vector<uint32_t>& words, const std::string& tag, std::string& log) {
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("vkc_pass_decl_" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  const fs::path in = dir / (tag + ".spv"), out = dir / (tag + ".opt.spv"), err = dir / (tag + ".log");
-  {
-    std::ofstream f(in, std::ios::binary);
-    f.write(reinterpret_cast<const char*>(words.data()), static_cast<std::streamsize>(words.size() * 4));
-  }
-  const std::string cmd = std::string("'") + VKC_SPIRV_OPT + "' --target-env=vulkan1.3 --fold-spec-const-op-composite -O '" +
-                          in.string() + "' -o '" + out.string() + "' 2> '" + err.string() + "'";
-  const int rc = std::system(cmd.c_str());
   std::vector<uint32_t> result;
-  if (rc == 0) {
-    std::ifstream f(out, std::ios::binary | std::ios::ate);
-    result.resize(static_cast<size_t>(f.tellg()) / 4);
-    f.seekg(0);
-    f.read(reinterpret_cast<char*>(result.data()), static_cast<std::streamsize>(result.size() * 4));
-  } else {
-    std::ifstream f(err);
-    std::ostringstream text;
-    text << f.rdbuf();
-    log = cmd + " failed (" + std::to_string(rc) + "): " + text.str();
-  }
-  fs::remove_all(dir);
+  spirv::runTool(VKC_SPIRV_OPT, "--target-env=vulkan1.3 --fold-spec-const-op-composite -O", words, tag, log, &result);
   return result;
 }
 
@@ -175,10 +146,9 @@ TEST(PassDeclTableCoverage, DeclaresEveryShader) {
   std::set<std::string> declared;
   for (const StageDecl* s : kStages) declared.insert(s->shader);
   size_t shaders = 0;
-  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(VKC_SOURCE_DIR) / "shaders")) {
-    if (e.path().extension() != ".comp") continue;
+  for (const std::string& name : spirv::shaderNames()) {
     ++shaders;
-    EXPECT_TRUE(declared.count(e.path().stem().string()) == 1) << e.path().filename() << " has no StageDecl in kStages";
+    EXPECT_TRUE(declared.count(name) == 1) << "shaders/" << name << ".comp has no StageDecl in kStages";
   }
   EXPECT_EQ(shaders, declared.size());
 }

@@ -4,14 +4,21 @@
 // variable or on every member of its block), and the workgroup size. Only the instructions a
 // compute shader from glslang uses are understood; a pointer into a binding that reaches anything
 // else (a function call that was not inlined, a phi or select of pointers) is reported in `errors`
-// rather than guessed about.
+// rather than guessed about. Also, for every test of tests/spirv/: the list of shaders and a runner of
+// SPIRV-Tools programs (spirv-opt, spirv-val) on a module.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 namespace vkc::spirv {
 
@@ -263,6 +270,47 @@ inline ModuleFacts analyze(const std::vector<uint32_t>& words) {
     m.localSize = {value(c[0]), value(c[1]), value(c[2])};
   }
   return m;
+}
+
+// The compute shaders of shaders/ by name (the stem of each .comp file), each embedded by the build.
+inline std::vector<std::string> shaderNames() {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(VKC_SOURCE_DIR) / "shaders")) {
+    if (e.path().extension() == ".comp") names.push_back(e.path().stem().string());
+  }
+  return names;
+}
+
+// Runs a SPIRV-Tools program on `words`: `'tool' args IN` (with `-o OUT` when `output` is given) in a
+// temporary directory. True when it exits with 0, `output` then holding the module it wrote; else
+// `log` holds the command and what it printed.
+inline bool runTool(const std::string& tool, const std::string& args, const std::vector<uint32_t>& words,
+                    const std::string& tag, std::string& log, std::vector<uint32_t>* output = nullptr) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("vkc_spirv_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const fs::path in = dir / (tag + ".spv"), out = dir / (tag + ".out.spv"), err = dir / (tag + ".log");
+  {
+    std::ofstream f(in, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(words.data()), static_cast<std::streamsize>(words.size() * 4));
+  }
+  const std::string cmd = "'" + tool + "' " + args + " '" + in.string() + "'" +
+                          (output != nullptr ? " -o '" + out.string() + "'" : std::string()) + " > '" + err.string() +
+                          "' 2>&1";
+  const int rc = std::system(cmd.c_str());
+  if (rc == 0 && output != nullptr) {
+    std::ifstream f(out, std::ios::binary | std::ios::ate);
+    output->resize(static_cast<size_t>(f.tellg()) / 4);
+    f.seekg(0);
+    f.read(reinterpret_cast<char*>(output->data()), static_cast<std::streamsize>(output->size() * 4));
+  } else if (rc != 0) {
+    std::ifstream f(err);
+    std::ostringstream text;
+    text << f.rdbuf();
+    log = cmd + " failed (" + std::to_string(rc) + "): " + text.str();
+  }
+  fs::remove_all(dir);
+  return rc == 0;
 }
 
 }  // namespace vkc::spirv

@@ -7,15 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
+#include "spirv/spirv_access.h"
 #include "vulkan/pipelines.h"
 
 namespace vkc {
@@ -23,41 +18,16 @@ namespace {
 
 // spirv-val's verdict on `words`: empty when valid, else its complaint.
 std::string validate(const std::vector<uint32_t>& words, const std::string& tag) {
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("vkc_spirv_val_" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  const fs::path in = dir / (tag + ".spv"), err = dir / (tag + ".log");
-  {
-    std::ofstream f(in, std::ios::binary);
-    f.write(reinterpret_cast<const char*>(words.data()), static_cast<std::streamsize>(words.size() * 4));
-  }
-  const std::string cmd = std::string("'") + VKC_SPIRV_VAL + "' --target-env vulkan1.3 '" + in.string() + "' > '" +
-                          err.string() + "' 2>&1";
-  const int rc = std::system(cmd.c_str());
-  std::string message;
-  if (rc != 0) {
-    std::ifstream f(err);
-    std::ostringstream text;
-    text << f.rdbuf();
-    message = "spirv-val failed (" + std::to_string(rc) + "): " + text.str();
-  }
-  fs::remove_all(dir);
-  return message;
-}
-
-std::vector<std::string> shaderNames() {
-  std::vector<std::string> names;
-  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(VKC_SOURCE_DIR) / "shaders")) {
-    if (e.path().extension() == ".comp") names.push_back(e.path().stem().string());
-  }
-  return names;
+  std::string log;
+  spirv::runTool(VKC_SPIRV_VAL, "--target-env vulkan1.3", words, tag, log);
+  return log;
 }
 
 TEST(SpirvValid, EveryEmbeddedModuleInBothVariants) {
   ASSERT_TRUE(std::string(VKC_SPIRV_VAL).size() > 0) << "spirv-val was not found when configuring (Debian: "
                                                         "spirv-tools, scripts/setup.sh installs it)";
   size_t modules = 0;
-  for (const std::string& name : shaderNames()) {
+  for (const std::string& name : spirv::shaderNames()) {
     for (const bool exact : {false, true}) {
       const std::span<const uint32_t> words = detail::embeddedShader(name.c_str(), exact);
       ASSERT_FALSE(words.empty()) << "shaders/" << name << ".comp is not embedded";

@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <filesystem>
 #include <set>
 #include <string>
 #include <vector>
@@ -35,9 +34,8 @@ std::vector<uint32_t> subgroupCapabilities(std::span<const uint32_t> span) {
 
 TEST(SpirvSubgroups, GeometryQueryShadersUseNoSubgroupOperation) {
   size_t checked = 0;
-  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(VKC_SOURCE_DIR) / "shaders")) {
-    const std::string name = e.path().stem().string();
-    if (e.path().extension() != ".comp" || name.rfind("geometry_queries", 0) != 0) continue;
+  for (const std::string& name : spirv::shaderNames()) {
+    if (name.rfind("geometry_queries", 0) != 0) continue;
     const std::span<const uint32_t> span = detail::embeddedShader(name.c_str());
     ASSERT_FALSE(span.empty()) << "shaders/" << name << ".comp is not embedded";
     const std::vector<uint32_t> caps = subgroupCapabilities(span);
