@@ -47,16 +47,14 @@ for v in "${variants[@]}"; do
   IFS=, read -r -a macros <<< "${v#*:}"
   for m in "${macros[@]}"; do defines+=("-D$m"); done
   glslangValidator --quiet --target-env vulkan1.3 -Ishaders "${defines[@]}" -o "$work/$name.spv" "$src"
-  glslangValidator --quiet --target-env vulkan1.3 -Ishaders "${defines[@]}" --keep-uncalled -o "$work/$name.kept.spv" "$src"
-  "$embed" --exact "$work/$name.kept.spv" "$work/$name.spv" "$work/$name.h" variant
+  "$embed" "$work/$name.spv" "$work/$name.h" variant
   header_to_spv "$work/$name.h" variant "$out/convex_$name.spv"
   echo "device_variants.sh: $out/convex_$name.spv (${macros[*]})"
 done
 # The unchanged shader through the same steps: its words must equal the library's embedded module, or
 # the variants above were not built as the library builds.
 glslangValidator --quiet --target-env vulkan1.3 -Ishaders -o "$work/base.spv" "$src"
-glslangValidator --quiet --target-env vulkan1.3 -Ishaders --keep-uncalled -o "$work/base.kept.spv" "$src"
-"$embed" --exact "$work/base.kept.spv" "$work/base.spv" "$work/base.h" vkc_spv_geometry_queries_convex
+"$embed" "$work/base.spv" "$work/base.h" vkc_spv_geometry_queries_convex
 header_to_spv "$work/base.h" vkc_spv_geometry_queries_convex "$work/base.words"
 header_to_spv "$build/src/generated/shaders/geometry_queries_convex.spv.h" vkc_spv_geometry_queries_convex "$work/lib.words"
 cmp -s "$work/base.words" "$work/lib.words" ||
