@@ -12,6 +12,7 @@
 #include "vkcollide/cpu_executor.h"
 #include "vkcollide/geometry_queries.h"
 #include "vkcollide/inter_collision.h"
+#include "vkcollide/mesh_intersection.h"
 #include "vkcollide/radix_sort.h"
 #include "vkcollide/result.h"
 #include "vkcollide/self_collision.h"

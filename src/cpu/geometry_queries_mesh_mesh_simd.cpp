@@ -66,12 +66,12 @@ void shape(const V3<V>& a, const V3<V>& b, const V3<V>& c, V& l2, V& area) {
 
 }  // namespace
 
-uint32_t TriPlaneRejects(const TriPlaneBatch& batch, uint32_t n, uint8_t* features) {
+uint32_t TriPlaneRejects(const TriPlaneBatch& batch, uint32_t n, uint8_t* features, uint32_t* misses) {
   const hn::CappedTag<float, kTriPlaneBatch> d;
   using V = decltype(hn::Zero(d));
   const size_t lanes = hn::Lanes(d);
   const V zero = hn::Zero(d);
-  uint32_t rejected = 0;
+  uint32_t rejected = 0, missed = 0;
   for (size_t off = 0; off < n; off += lanes) {
     V3<V> p[3], q[3];
     for (int c = 0; c < 3; ++c) {
@@ -169,10 +169,15 @@ uint32_t TriPlaneRejects(const TriPlaneBatch& batch, uint32_t n, uint8_t* featur
     const auto clippedAway = hn::And(crossing, hn::Or(outside, hn::Gt(t0, t1)));
     const auto noPlain =
         hn::Or(hn::Or(oneSide, clippedAway), hn::Or(hn::And(planeAll, near3), hn::AndNot(plane, finite)));
-    uint8_t bits[8] = {};
-    hn::StoreMaskBits(d, noPlain, bits);
-    const uint32_t m = static_cast<uint32_t>(bits[0]) | (static_cast<uint32_t>(bits[1]) << 8);
-    rejected |= (lanes >= 16 ? m : m & ((1u << lanes) - 1u)) << off;
+    const auto laneBits = [&](auto mask) {
+      uint8_t bits[8] = {};
+      hn::StoreMaskBits(d, mask, bits);
+      const uint32_t m = static_cast<uint32_t>(bits[0]) | (static_cast<uint32_t>(bits[1]) << 8);
+      return (lanes >= 16 ? m : m & ((1u << lanes) - 1u)) << off;
+    };
+    rejected |= laneBits(noPlain);
+    // triTriIntersect's count is 0 only for (1) and (2): (3) and (4) may still touch, (5) and (6) go on.
+    if (misses != nullptr) missed |= laneBits(hn::Or(hn::And(hn::Or(pos, neg), far), hn::And(crossing, outside)));
     if (features != nullptr) {
       // A crossing not clipped away: triTriIntersect's plain segment (count 2, the features above;
       // with the plane triangle P's, swapped: edge k of P is kTriTriEdgeQ + k from Q's side, 3 apart).
@@ -187,7 +192,9 @@ uint32_t TriPlaneRejects(const TriPlaneBatch& batch, uint32_t n, uint8_t* featur
       for (size_t l = 0; l < lanes && off + l < n; ++l) features[off + l] = static_cast<uint8_t>(lane[l]);
     }
   }
-  return n >= 32 ? rejected : rejected & ((1u << n) - 1u);
+  const uint32_t valid = n >= 32 ? ~0u : (1u << n) - 1u;
+  if (misses != nullptr) *misses = missed & valid;
+  return rejected & valid;
 }
 
 // Both checks read their array as kStreams consecutive parts at once (the loop's step loads one vector
@@ -313,8 +320,8 @@ HWY_AFTER_NAMESPACE();
 namespace vkc::cpu {
 HWY_EXPORT(TriPlaneRejects);
 
-uint32_t triPlaneRejects(const TriPlaneBatch& batch, uint32_t n, uint8_t* features) {
-  return HWY_DYNAMIC_DISPATCH(TriPlaneRejects)(batch, n, features);
+uint32_t triPlaneRejects(const TriPlaneBatch& batch, uint32_t n, uint8_t* features, uint32_t* misses) {
+  return HWY_DYNAMIC_DISPATCH(TriPlaneRejects)(batch, n, features, misses);
 }
 
 HWY_EXPORT(LargestEntry);
@@ -339,8 +346,9 @@ bool xyzFinite(const float* xyzw, size_t points) {
 #else  // scalar-only build: no pre-test (every pair goes to the exact test)
 
 namespace vkc::cpu {
-uint32_t triPlaneRejects(const TriPlaneBatch&, uint32_t n, uint8_t* features) {
+uint32_t triPlaneRejects(const TriPlaneBatch&, uint32_t n, uint8_t* features, uint32_t* misses) {
   if (features != nullptr) std::fill(features, features + n, kTriPlaneUnknown);
+  if (misses != nullptr) *misses = 0;
   return 0;
 }
 

@@ -32,8 +32,13 @@ struct TriPlaneBatch {
 // pre-test knows it gives a plain crossing segment (count 2, none of the coplanar, within-band and
 // degenerate flags: the crossing found above, not clipped away; then geomTriTriContactFromFeatures with
 // them is geomTriTriContact, bit for bit), else kTriPlaneUnknown (the exact test decides).
+// misses (if given): bit i set where triTriIntersect itself finds nothing (count 0: all of the
+// other triangle's vertices more than the band on one side of the plane, or its crossing segment
+// more than the band outside one edge), a subset of the rejected pairs (the mesh intersection's
+// pre-test, src/cpu/mesh_intersection.cpp, which keeps touching and coplanar pairs).
 inline constexpr uint8_t kTriPlaneUnknown = 0xFF;
-uint32_t triPlaneRejects(const TriPlaneBatch& batch, uint32_t n, uint8_t* features = nullptr);
+uint32_t triPlaneRejects(const TriPlaneBatch& batch, uint32_t n, uint8_t* features = nullptr,
+                         uint32_t* misses = nullptr);
 
 // The kept trees' checks with a stated generation (src/cpu/geometry_query_trees.cpp), in lanes where
 // built with SIMD: the largest of n cell entries (0 when n is 0), and whether every x, y and z of n

@@ -1,27 +1,43 @@
-// Mesh vs mesh intersection and its collision manifold (see mesh_intersection.h).
+// Mesh vs mesh intersection and its collision manifold (include/vkcollide/mesh_intersection.h).
+// Three steps:
+//  1. the pair search: per triangle of A (in order; an executor's tasks take consecutive ranges), the
+//     triangles of B whose widened boxes overlap its own (a walk of B's BVH, sorted: the brute force's
+//     order), each tested by triTriIntersect (shaders/shared/tri_tri.h). kCpuSimd first runs the
+//     candidates through the SIMD plane pre-test (src/cpu/geometry_queries_mesh_mesh_simd.h) in
+//     batches of 16 and drops those for which triTriIntersect itself finds nothing; the others get the
+//     same scalar call, so both backends give the same pairs bit for bit;
+//  2. the join: one graph node per endpoint key (the feature that produced the end), one edge per
+//     segment; ends the keys leave open merged by distance; curves walked from ends and branch points,
+//     then the loops;
+//  3. the classification by the points' principal spreads.
 #include "cpu/mesh_intersection.h"
-
-#include "cpu/bvh.h"
-
-#include "vkcollide/bvh.h"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <map>
-#include <set>
 #include <string>
-#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "cpu/bvh.h"
+#include "util/try.h"
+#include "cpu/executor.h"
+#include "cpu/geometry_queries_mesh_mesh_simd.h"
+#include "shared/tri_tri.h"
+#include "vkcollide/bvh.h"
 
 namespace vkc::cpu {
 namespace {
 
 using gpu::vec3;
 
-Status validateMesh(const TriMeshView& mesh, const char* name) {
+Status validateMesh(const TriangleMeshView& mesh, const char* name) {
   if (mesh.indices.size() % 3 != 0)
     return Error{ErrorCode::kInvalidArgument, std::string(name) + ".indices: size " +
                                                   std::to_string(mesh.indices.size()) + " is not a multiple of 3"};
+  if (mesh.indices.size() / 3 >= kBvhMaxPrimitives)
+    return Error{ErrorCode::kInvalidArgument, std::string(name) + ".indices: " + std::to_string(mesh.indices.size() / 3) +
+                                                  " triangles, more than the BVH's " + std::to_string(kBvhMaxPrimitives)};
   for (size_t i = 0; i < mesh.positions.size(); ++i) {
     const Float4& p = mesh.positions[i];
     if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z))
@@ -37,7 +53,17 @@ Status validateMesh(const TriMeshView& mesh, const char* name) {
   return {};
 }
 
-vec3 at(const TriMeshView& mesh, uint32_t tri, uint32_t k) {
+Status validateSettings(const MeshIntersectionSettings& s) {
+  if (!(s.pointFraction >= 0.0f && std::isfinite(s.pointFraction)))
+    return Error{ErrorCode::kInvalidArgument, "settings.pointFraction = " + std::to_string(s.pointFraction) +
+                                                  " is not a finite number >= 0"};
+  if (!(s.lineRatio >= 0.0f && std::isfinite(s.lineRatio)))
+    return Error{ErrorCode::kInvalidArgument,
+                 "settings.lineRatio = " + std::to_string(s.lineRatio) + " is not a finite number >= 0"};
+  return {};
+}
+
+vec3 at(const TriangleMeshView& mesh, uint32_t tri, uint32_t k) {
   const Float4& p = mesh.positions[mesh.indices[3 * tri + k]];
   return {p.x, p.y, p.z};
 }
@@ -46,17 +72,107 @@ struct Box {
   vec3 lo, hi;
 };
 
-Box triBox(const TriMeshView& mesh, uint32_t tri) {
+Box triBox(const TriangleMeshView& mesh, uint32_t tri) {
   const vec3 a = at(mesh, tri, 0), b = at(mesh, tri, 1), c = at(mesh, tri, 2);
   return {glm::min(glm::min(a, b), c), glm::max(glm::max(a, b), c)};
+}
+
+bool overlaps(const Box& a, vec3 lo, vec3 hi) {
+  return !(glm::any(glm::lessThan(a.hi, lo)) || glm::any(glm::lessThan(hi, a.lo)));
+}
+
+// One intersecting triangle pair, with the features of its ends (the join's keys).
+struct Hit {
+  uint32_t triA = 0;
+  uint32_t triB = 0;
+  gpu::TriTriResult result{};
+};
+
+// Step 1's shared, read-only state.
+struct PairSearchPlan {
+  const TriangleMeshView* a = nullptr;
+  const TriangleMeshView* b = nullptr;
+  std::vector<Box> boxesB;
+  std::vector<BvhNode> nodes;  // empty: brute force
+  float margin = 0.0f;
+  bool simd = false;
+};
+
+// Step 1 for triangles [begin, end) of A, appended to `out` in (triA, triB) order.
+void searchPairs(const PairSearchPlan& plan, uint32_t begin, uint32_t end, std::vector<Hit>& out) {
+  const TriangleMeshView& a = *plan.a;
+  const TriangleMeshView& b = *plan.b;
+  const uint32_t triCountB = static_cast<uint32_t>(plan.boxesB.size());
+  auto test = [&](uint32_t ta, uint32_t tb) {
+    Hit hit;
+    hit.triA = ta;
+    hit.triB = tb;
+    if (gpu::triTriIntersect(at(a, ta, 0), at(a, ta, 1), at(a, ta, 2), at(b, tb, 0), at(b, tb, 1), at(b, tb, 2),
+                             hit.result))
+      out.push_back(hit);
+  };
+  // kCpuSimd: candidates wait in a batch; pairs the pre-test proves empty are dropped, in order.
+  TriPlaneBatch batch;
+  uint32_t pending[kTriPlaneBatch][2];
+  uint32_t n = 0;
+  auto flush = [&] {
+    uint32_t misses = 0;
+    triPlaneRejects(batch, n, nullptr, &misses);
+    for (uint32_t i = 0; i < n; ++i)
+      if (!(misses >> i & 1u)) test(pending[i][0], pending[i][1]);
+    n = 0;
+  };
+  auto candidate = [&](uint32_t ta, uint32_t tb) {
+    if (!plan.simd) return test(ta, tb);
+    for (uint32_t c = 0; c < 6; ++c) {
+      const vec3 v = c < 3 ? at(a, ta, c) : at(b, tb, c - 3);
+      batch.v[c][0][n] = v.x;
+      batch.v[c][1][n] = v.y;
+      batch.v[c][2][n] = v.z;
+    }
+    pending[n][0] = ta;
+    pending[n][1] = tb;
+    if (++n == kTriPlaneBatch) flush();
+  };
+  std::vector<uint32_t> candidates, stack;
+  for (uint32_t ta = begin; ta < end; ++ta) {
+    Box boxA = triBox(a, ta);
+    boxA.lo -= plan.margin;
+    boxA.hi += plan.margin;
+    if (plan.nodes.empty()) {
+      for (uint32_t tb = 0; tb < triCountB; ++tb)
+        if (overlaps(boxA, plan.boxesB[tb].lo, plan.boxesB[tb].hi)) candidate(ta, tb);
+      continue;
+    }
+    candidates.clear();
+    walkBvh(
+        plan.nodes, stack,
+        [&](const BvhNode& node) {
+          return overlaps(boxA, vec3(node.lo.x, node.lo.y, node.lo.z), vec3(node.hi.x, node.hi.y, node.hi.z));
+        },
+        [&](uint32_t tb) {
+          if (overlaps(boxA, plan.boxesB[tb].lo, plan.boxesB[tb].hi)) candidates.push_back(tb);
+        });
+    std::sort(candidates.begin(), candidates.end());  // the brute force's order
+    for (uint32_t tb : candidates) candidate(ta, tb);
+  }
+  if (n > 0) flush();
 }
 
 // An endpoint's identity: (kind, feature vertex ids, the other mesh's triangle).
 using Key = std::array<uint32_t, 4>;
 
-Key endpointKey(const TriMeshView& a, const TriMeshView& b, uint32_t pair, uint32_t end, const TriPairHit& hit,
+struct KeyHash {
+  size_t operator()(const Key& k) const {
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (uint32_t w : k) h = (h ^ w) * 0xBF58476D1CE4E5B9ull, h ^= h >> 31;
+    return static_cast<size_t>(h);
+  }
+};
+
+Key endpointKey(const TriangleMeshView& a, const TriangleMeshView& b, uint32_t pair, uint32_t end, const Hit& hit,
                 uint32_t feature) {
-  auto edge = [](const TriMeshView& m, uint32_t tri, uint32_t k, uint32_t kind, uint32_t other) {
+  auto edge = [](const TriangleMeshView& m, uint32_t tri, uint32_t k, uint32_t kind, uint32_t other) {
     const uint32_t u = m.indices[3 * tri + k], v = m.indices[3 * tri + (k + 1) % 3];
     return Key{kind, std::min(u, v), std::max(u, v), other};
   };
@@ -107,14 +223,161 @@ void symmetricEigen(double m[3][3], double values[3], double vectors[3][3]) {
   for (int i = 0; i < 3; ++i) values[i] = m[i][i];
 }
 
-void classify(const TriMeshView& a, const TriMeshView& b, const ManifoldSettings& settings, MeshIntersection& out) {
-  std::vector<vec3> points = out.isolated;
-  for (const ManifoldCurve& c : out.curves) points.insert(points.end(), c.points.begin(), c.points.end());
-  for (const TriPairHit& h : out.pairs)
-    if (h.result.flags & gpu::kTriTriCoplanar)
-      for (uint32_t i = 0; i < h.result.count; ++i) points.push_back(vec3(h.result.points[i]));
+
+// The curves, touching points and coplanar count of `pairs` (step 2), into `out`.
+void joinSegments(const TriangleMeshView& a, const TriangleMeshView& b, const std::vector<Hit>& pairs,
+                  MeshIntersection& out) {
+  std::vector<vec3> touching;
+  // Graph: one node per endpoint key (numbered in order of first appearance), one edge per segment.
+  std::unordered_map<Key, uint32_t, KeyHash> nodeOf;
+  std::vector<vec3> nodePos;
+  std::vector<float> nodeBand;  // the largest band of the segments ending there
+  std::vector<std::array<uint32_t, 2>> edges;
+  auto node = [&](const Key& key, vec3 p, float band) {
+    auto [it, added] = nodeOf.emplace(key, static_cast<uint32_t>(nodePos.size()));
+    if (added) {
+      nodePos.push_back(p);
+      nodeBand.push_back(band);
+    }
+    nodeBand[it->second] = std::max(nodeBand[it->second], band);
+    return it->second;
+  };
+  for (uint32_t i = 0; i < pairs.size(); ++i) {
+    const Hit& h = pairs[i];
+    if (h.result.flags & gpu::kTriTriCoplanar) {
+      ++out.coplanarPairs;
+      continue;
+    }
+    if (h.result.count == 1) {
+      touching.push_back(vec3(h.result.points[0]));
+      continue;
+    }
+    const uint32_t n0 = node(endpointKey(a, b, i, 0, h, h.result.features & 15u), vec3(h.result.points[0]), h.result.band);
+    const uint32_t n1 = node(endpointKey(a, b, i, 1, h, h.result.features >> 4), vec3(h.result.points[1]), h.result.band);
+    if (n0 == n1)
+      touching.push_back(vec3(h.result.points[0]));
+    else
+      edges.push_back({n0, n1});
+  }
+  // Merges (union-find, the smaller node id the root): first the two ends of each segment no longer
+  // than the sum of its ends' bands (a touching pair reported as a segment: its ends keyed
+  // differently), then the ends left open by the keys (an end on an edge of both meshes may be keyed
+  // differently by the two sides): for each open end in node order that no earlier one took, every
+  // later open end not yet taken within the sum of their bands.
+  std::vector<uint32_t> root(nodePos.size());
+  for (uint32_t n = 0; n < nodePos.size(); ++n) root[n] = n;
+  auto find = [&](uint32_t n) {
+    while (root[n] != n) n = root[n] = root[root[n]];
+    return n;
+  };
+  auto unite = [&](uint32_t x, uint32_t y) {
+    x = find(x), y = find(y);
+    if (x != y) root[std::max(x, y)] = std::min(x, y);
+  };
+  auto close = [&](uint32_t x, uint32_t y) {
+    return glm::length(nodePos[x] - nodePos[y]) <= nodeBand[x] + nodeBand[y];
+  };
+  for (const auto& e : edges)
+    if (close(e[0], e[1])) unite(e[0], e[1]);
+  std::vector<uint32_t> degree(nodePos.size(), 0);
+  for (const auto& e : edges)
+    if (find(e[0]) != find(e[1])) ++degree[find(e[0])], ++degree[find(e[1])];
+  std::vector<uint32_t> open;
+  for (uint32_t n = 0; n < nodePos.size(); ++n)
+    if (find(n) == n && degree[n] == 1) open.push_back(n);
+  // The close pairs of open ends, found by sweeping their intervals [p - band, p + band] (widened by
+  // a part in 10^5, so rounding cannot drop a close pair) along the axis of their largest extent, then
+  // taken in (node, node) order: the result of testing every pair in that order, without the n^2
+  // (an unwelded soup leaves every end open).
+  if (open.size() > 1) {
+    vec3 lo(INFINITY), hi(-INFINITY);
+    for (uint32_t n : open) lo = glm::min(lo, nodePos[n]), hi = glm::max(hi, nodePos[n]);
+    const vec3 extent = hi - lo;
+    const int axis = extent.x >= extent.y && extent.x >= extent.z ? 0 : (extent.y >= extent.z ? 1 : 2);
+    auto reach = [&](uint32_t n) { return nodeBand[n] * 1.00001f + 1e-30f; };
+    std::vector<uint32_t> byLo(open.size());
+    for (uint32_t i = 0; i < byLo.size(); ++i) byLo[i] = i;
+    auto loOf = [&](uint32_t i) { return nodePos[open[i]][axis] - reach(open[i]); };
+    std::sort(byLo.begin(), byLo.end(), [&](uint32_t x, uint32_t y) { return loOf(x) < loOf(y) || (loOf(x) == loOf(y) && x < y); });
+    std::vector<std::pair<uint32_t, uint32_t>> closePairs;  // indices into open, first < second
+    for (size_t k = 0; k < byLo.size(); ++k) {
+      const uint32_t i = byLo[k];
+      const float hiI = nodePos[open[i]][axis] + reach(open[i]);
+      for (size_t m = k + 1; m < byLo.size() && loOf(byLo[m]) <= hiI; ++m) {
+        const uint32_t j = byLo[m];
+        if (close(open[i], open[j])) closePairs.emplace_back(std::min(i, j), std::max(i, j));
+      }
+    }
+    std::sort(closePairs.begin(), closePairs.end());
+    for (const auto& [i, j] : closePairs)
+      if (find(open[j]) == open[j] && find(open[i]) == open[i]) unite(open[i], open[j]);
+  }
+  // The segments between distinct merged nodes, each node pair once (a segment along an edge shared
+  // by two triangles is found twice).
+  std::vector<std::array<uint32_t, 2>> joined;
+  std::vector<uint32_t> collapsed;  // nodes of segments merged to a point
+  std::unordered_set<uint64_t> seen;
+  for (const auto& e : edges) {
+    const uint32_t x = find(e[0]), y = find(e[1]);
+    if (x == y) {
+      collapsed.push_back(x);
+      continue;
+    }
+    if (seen.insert(uint64_t{std::min(x, y)} << 32 | std::max(x, y)).second) joined.push_back({x, y});
+  }
+  edges = std::move(joined);
+  std::vector<std::vector<uint32_t>> incident(nodePos.size());
+  for (uint32_t e = 0; e < edges.size(); ++e) {
+    incident[edges[e][0]].push_back(e);
+    incident[edges[e][1]].push_back(e);
+  }
+  // A collapsed segment on no curve is a touching point.
+  std::sort(collapsed.begin(), collapsed.end());
+  collapsed.erase(std::unique(collapsed.begin(), collapsed.end()), collapsed.end());
+  for (uint32_t n : collapsed)
+    if (incident[n].empty()) touching.push_back(nodePos[n]);
+  std::vector<bool> used(edges.size(), false);
+  auto point = [](vec3 p) { return Float4{p.x, p.y, p.z, 0.0f}; };
+  auto walk = [&](uint32_t start, uint32_t firstEdge) {
+    IntersectionCurve curve;
+    curve.firstPoint = static_cast<uint32_t>(out.curvePoints.size());
+    out.curvePoints.push_back(point(nodePos[start]));
+    uint32_t cur = start, e = firstEdge;
+    for (;;) {
+      used[e] = true;
+      cur = edges[e][0] == cur ? edges[e][1] : edges[e][0];
+      if (cur == start) {
+        curve.closed = true;
+        break;
+      }
+      out.curvePoints.push_back(point(nodePos[cur]));
+      if (incident[cur].size() != 2) break;  // an end or a branch point
+      const uint32_t next = incident[cur][0] == e ? incident[cur][1] : incident[cur][0];
+      if (used[next]) break;
+      e = next;
+    }
+    curve.pointCount = static_cast<uint32_t>(out.curvePoints.size()) - curve.firstPoint;
+    out.curves.push_back(curve);
+  };
+  for (uint32_t n = 0; n < nodePos.size(); ++n)
+    if (incident[n].size() != 2)
+      for (uint32_t e : incident[n])
+        if (!used[e]) walk(n, e);
+  for (uint32_t e = 0; e < edges.size(); ++e)
+    if (!used[e]) walk(edges[e][0], e);
+  for (vec3 p : touching) out.touchingPoints.push_back(point(p));
+}
+
+void classify(const TriangleMeshView& a, const TriangleMeshView& b, const MeshIntersectionSettings& settings,
+              MeshIntersection& out) {
+  std::vector<vec3> points;
+  for (const Float4& p : out.touchingPoints) points.emplace_back(p.x, p.y, p.z);
+  for (const Float4& p : out.curvePoints) points.emplace_back(p.x, p.y, p.z);
+  for (const TrianglePairIntersection& h : out.pairs)
+    if (h.flags & kTrianglePairCoplanar)
+      for (uint32_t i = 0; i < h.pointCount; ++i) points.emplace_back(h.points[i].x, h.points[i].y, h.points[i].z);
   if (points.empty()) {
-    out.kind = ManifoldKind::kNone;
+    out.shape = IntersectionShape::kNone;
     return;
   }
   glm::dvec3 mean(0.0);
@@ -132,203 +395,111 @@ void classify(const TriMeshView& a, const TriMeshView& b, const ManifoldSettings
   symmetricEigen(cov, values, vectors);
   std::array<int, 3> order = {0, 1, 2};
   std::sort(order.begin(), order.end(), [&](int i, int j) { return values[i] > values[j]; });
-  for (int i = 0; i < 3; ++i) out.spread[i] = float(std::sqrt(std::max(values[order[i]], 0.0)));
-  out.normal = vec3(float(vectors[0][order[2]]), float(vectors[1][order[2]]), float(vectors[2][order[2]]));
+  float spread[3];
+  for (int i = 0; i < 3; ++i) spread[i] = float(std::sqrt(std::max(values[order[i]], 0.0)));
+  out.spread = {spread[0], spread[1], spread[2], 0.0f};
+  out.normal = {float(vectors[0][order[2]]), float(vectors[1][order[2]]), float(vectors[2][order[2]]), 0.0f};
   vec3 lo(INFINITY), hi(-INFINITY);
-  for (const TriMeshView* m : {&a, &b})
+  for (const TriangleMeshView* m : {&a, &b})
     for (const Float4& p : m->positions) {
       lo = glm::min(lo, vec3(p.x, p.y, p.z));
       hi = glm::max(hi, vec3(p.x, p.y, p.z));
     }
   const float diag = glm::length(hi - lo);
-  if (out.spread[0] <= settings.pointFraction * diag)
-    out.kind = ManifoldKind::kPoint;
-  else if (out.spread[1] <= settings.lineRatio * out.spread[0])
-    out.kind = ManifoldKind::kLine;
+  if (spread[0] <= settings.pointFraction * diag)
+    out.shape = IntersectionShape::kPoint;
+  else if (spread[1] <= settings.lineRatio * spread[0])
+    out.shape = IntersectionShape::kLine;
   else
-    out.kind = ManifoldKind::kPlane;
+    out.shape = IntersectionShape::kPlane;
 }
 
 }  // namespace
 
-const char* toString(ManifoldKind kind) {
-  switch (kind) {
-    case ManifoldKind::kNone: return "none";
-    case ManifoldKind::kPoint: return "point-like";
-    case ManifoldKind::kLine: return "line-like";
-    case ManifoldKind::kPlane: return "plane-like";
-  }
-  return "?";
-}
-
-Result<MeshIntersection> intersectMeshes(const TriMeshView& meshA, const TriMeshView& meshB,
-                                         const ManifoldSettings& settings) {
-  if (Status s = validateMesh(meshA, "meshA"); !s) return s.error();
-  if (Status s = validateMesh(meshB, "meshB"); !s) return s.error();
-  MeshIntersection out;
-  const uint32_t triCountA = uint32_t(meshA.indices.size() / 3), triCountB = uint32_t(meshB.indices.size() / 3);
+Result<MeshIntersection> intersectMeshes(const TriangleMeshView& meshA, const TriangleMeshView& meshB, Backend backend,
+                                         const CpuExecutor* executor, const MeshIntersectionSettings& settings,
+                                         PairSearch search) {
+  if (backend == Backend::kVulkan)
+    return Error{ErrorCode::kUnsupported, "intersectMeshes: backend kVulkan is not available for mesh intersection "
+                                          "(CPU only: kCpuScalar or kCpuSimd)"};
+  if (backend != Backend::kCpuScalar && backend != Backend::kCpuSimd)
+    return Error{ErrorCode::kInvalidArgument, "intersectMeshes: backend is not a Backend value"};
+  VKC_TRY(validateSettings(settings));
+  VKC_TRY(validateMesh(meshA, "meshA"));
+  VKC_TRY(validateMesh(meshB, "meshB"));
+  PairSearchPlan plan;
+  plan.a = &meshA;
+  plan.b = &meshB;
+  plan.simd = backend == Backend::kCpuSimd;
+  const uint32_t triCountA = static_cast<uint32_t>(meshA.indices.size() / 3);
+  const uint32_t triCountB = static_cast<uint32_t>(meshB.indices.size() / 3);
   // Box rejection, widened by a margin above any well-shaped pair's band (the largest coordinate sets it).
   float maxAbs = 0.0f;
-  for (const TriMeshView* m : {&meshA, &meshB})
+  for (const TriangleMeshView* m : {&meshA, &meshB})
     for (const Float4& p : m->positions) maxAbs = std::max({maxAbs, std::abs(p.x), std::abs(p.y), std::abs(p.z)});
-  const float margin = 64.0f * gpu::kTriTriTolerance * maxAbs;
-  std::vector<Box> boxesB(triCountB);
-  for (uint32_t t = 0; t < triCountB; ++t) boxesB[t] = triBox(meshB, t);
-  std::vector<BvhNode> nodes;
-  if (settings.search == PairSearch::kBvh && triCountB > 0) {
-    nodes.resize(bvhNodeCount(triCountB));
+  plan.margin = 64.0f * gpu::kTriTriTolerance * maxAbs;
+  plan.boxesB.resize(triCountB);
+  for (uint32_t t = 0; t < triCountB; ++t) plan.boxesB[t] = triBox(meshB, t);
+  if (search == PairSearch::kBvh && triCountB > 0) {
+    plan.nodes.resize(bvhNodeCount(triCountB));
     std::vector<Aabb> leafBoxes(triCountB);
     std::vector<uint32_t> leafParents(triCountB);
     const BvhInput bvh{.vertices = meshB.positions, .indices = meshB.indices, .verticesPerPrimitive = 3,
-                       .nodes = nodes, .primitiveBoxes = leafBoxes, .leafParents = leafParents};
-    if (Status s = buildBvhCpu(bvh, Backend::kCpuScalar); !s) return s.error();
+                       .nodes = plan.nodes, .primitiveBoxes = leafBoxes, .leafParents = leafParents};
+    VKC_TRY(buildBvhCpu(bvh, backend));
   }
-  auto overlaps = [](const Box& a, vec3 lo, vec3 hi) {
-    return !(glm::any(glm::lessThan(a.hi, lo)) || glm::any(glm::lessThan(hi, a.lo)));
-  };
-  std::vector<uint32_t> candidates;
-  std::vector<uint32_t> stack;
-  for (uint32_t ta = 0; ta < triCountA; ++ta) {
-    Box boxA = triBox(meshA, ta);
-    boxA.lo -= margin;
-    boxA.hi += margin;
-    candidates.clear();
-    if (settings.search == PairSearch::kBvh && triCountB > 0) {
-      cpu::walkBvh(
-          nodes, stack,
-          [&](const BvhNode& n) {
-            return overlaps(boxA, vec3(n.lo.x, n.lo.y, n.lo.z), vec3(n.hi.x, n.hi.y, n.hi.z));
-          },
-          [&](uint32_t tb) {
-            if (overlaps(boxA, boxesB[tb].lo, boxesB[tb].hi)) candidates.push_back(tb);
-          });
-      std::sort(candidates.begin(), candidates.end());  // the brute force's order
-    } else {
-      for (uint32_t tb = 0; tb < triCountB; ++tb)
-        if (overlaps(boxA, boxesB[tb].lo, boxesB[tb].hi)) candidates.push_back(tb);
-    }
-    for (uint32_t tb : candidates) {
-      TriPairHit hit;
-      hit.triA = ta;
-      hit.triB = tb;
-      if (gpu::triTriIntersect(at(meshA, ta, 0), at(meshA, ta, 1), at(meshA, ta, 2), at(meshB, tb, 0),
-                               at(meshB, tb, 1), at(meshB, tb, 2), hit.result))
-        out.pairs.push_back(hit);
-    }
+  detail::ParallelCall par(executor, "intersectMeshes");
+  const uint32_t tasks = triCountB == 0 ? 0 : par.taskCount(triCountA);
+  const uint32_t chunk = tasks == 0 ? 0 : par.chunkSize(triCountA, 1);
+  std::vector<std::vector<Hit>> parts(tasks);
+  par.forEach(tasks, [&](uint32_t t) {
+    searchPairs(plan, t * chunk, std::min(triCountA, (t + 1) * chunk), parts[t]);
+  });
+  VKC_TRY(par.status());
+  std::vector<Hit> hits;
+  for (std::vector<Hit>& p : parts) hits.insert(hits.end(), p.begin(), p.end());
+  MeshIntersection out;
+  out.pairs.resize(hits.size());
+  for (size_t i = 0; i < hits.size(); ++i) {
+    const gpu::TriTriResult& r = hits[i].result;
+    TrianglePairIntersection& p = out.pairs[i];
+    p.triangleA = hits[i].triA;
+    p.triangleB = hits[i].triB;
+    p.pointCount = r.count;
+    p.flags = r.flags & (kTrianglePairCoplanar | kTrianglePairDegenerate | kTrianglePairTouching);
+    p.band = r.band;
+    for (uint32_t k = 0; k < 6; ++k) p.points[k] = {r.points[k].x, r.points[k].y, r.points[k].z, 0.0f};
   }
-  // Graph: one node per endpoint key (numbered in order of first appearance), one edge per segment.
-  std::map<Key, uint32_t> nodeOf;
-  std::vector<vec3> nodePos;
-  std::vector<float> nodeBand;  // the largest band of the segments ending there
-  std::vector<std::array<uint32_t, 2>> edges;
-  auto node = [&](const Key& key, vec3 p, float band) {
-    auto [it, added] = nodeOf.emplace(key, uint32_t(nodePos.size()));
-    if (added) {
-      nodePos.push_back(p);
-      nodeBand.push_back(band);
-    }
-    nodeBand[it->second] = std::max(nodeBand[it->second], band);
-    return it->second;
-  };
-  for (uint32_t i = 0; i < out.pairs.size(); ++i) {
-    const TriPairHit& h = out.pairs[i];
-    if (h.result.flags & gpu::kTriTriCoplanar) {
-      ++out.coplanarPairs;
-      continue;
-    }
-    if (h.result.count == 1) {
-      out.isolated.push_back(vec3(h.result.points[0]));
-      continue;
-    }
-    const uint32_t n0 =
-        node(endpointKey(meshA, meshB, i, 0, h, h.result.features & 15u), vec3(h.result.points[0]), h.result.band);
-    const uint32_t n1 =
-        node(endpointKey(meshA, meshB, i, 1, h, h.result.features >> 4), vec3(h.result.points[1]), h.result.band);
-    if (n0 == n1)
-      out.isolated.push_back(vec3(h.result.points[0]));
-    else
-      edges.push_back({n0, n1});
-  }
-  // Merges (union-find, the smaller node id the root): first the two ends of each segment no longer
-  // than the sum of its ends' bands (a touching pair reported as a segment: its ends keyed
-  // differently), then the ends left open by the keys (an end on an edge of both meshes may be keyed
-  // differently by the two sides) with the later open ends within the sum of their bands, in node order.
-  std::vector<uint32_t> root(nodePos.size());
-  for (uint32_t n = 0; n < nodePos.size(); ++n) root[n] = n;
-  auto find = [&](uint32_t n) {
-    while (root[n] != n) n = root[n] = root[root[n]];
-    return n;
-  };
-  auto unite = [&](uint32_t a, uint32_t b) {
-    a = find(a), b = find(b);
-    if (a != b) root[std::max(a, b)] = std::min(a, b);
-  };
-  auto close = [&](uint32_t a, uint32_t b) {
-    return glm::length(nodePos[a] - nodePos[b]) <= nodeBand[a] + nodeBand[b];
-  };
-  for (const auto& e : edges)
-    if (close(e[0], e[1])) unite(e[0], e[1]);
-  std::vector<uint32_t> degree(nodePos.size(), 0);
-  for (const auto& e : edges)
-    if (find(e[0]) != find(e[1])) ++degree[find(e[0])], ++degree[find(e[1])];
-  std::vector<uint32_t> open;
-  for (uint32_t n = 0; n < nodePos.size(); ++n)
-    if (find(n) == n && degree[n] == 1) open.push_back(n);
-  for (size_t i = 0; i < open.size(); ++i)
-    for (size_t j = i + 1; j < open.size(); ++j)
-      if (find(open[j]) == open[j] && find(open[i]) == open[i] && close(open[i], open[j])) unite(open[i], open[j]);
-  // The segments between distinct merged nodes, each node pair once (a segment along an edge shared
-  // by two triangles is found twice).
-  std::vector<std::array<uint32_t, 2>> joined;
-  std::vector<uint32_t> collapsed;  // nodes of segments merged to a point
-  std::set<std::pair<uint32_t, uint32_t>> seen;
-  for (const auto& e : edges) {
-    const uint32_t a = find(e[0]), b = find(e[1]);
-    if (a == b) {
-      collapsed.push_back(a);
-      continue;
-    }
-    if (seen.emplace(std::min(a, b), std::max(a, b)).second) joined.push_back({a, b});
-  }
-  edges = std::move(joined);
-  std::vector<std::vector<uint32_t>> incident(nodePos.size());
-  for (uint32_t e = 0; e < edges.size(); ++e) {
-    incident[edges[e][0]].push_back(e);
-    incident[edges[e][1]].push_back(e);
-  }
-  // A collapsed segment on no curve is a touching point.
-  std::sort(collapsed.begin(), collapsed.end());
-  collapsed.erase(std::unique(collapsed.begin(), collapsed.end()), collapsed.end());
-  for (uint32_t n : collapsed)
-    if (incident[n].empty()) out.isolated.push_back(nodePos[n]);
-  std::vector<bool> used(edges.size(), false);
-  auto walk = [&](uint32_t start, uint32_t firstEdge) {
-    ManifoldCurve curve;
-    curve.points.push_back(nodePos[start]);
-    uint32_t cur = start, e = firstEdge;
-    for (;;) {
-      used[e] = true;
-      cur = edges[e][0] == cur ? edges[e][1] : edges[e][0];
-      if (cur == start) {
-        curve.closed = true;
-        break;
-      }
-      curve.points.push_back(nodePos[cur]);
-      if (incident[cur].size() != 2) break;  // an end or a branch point
-      const uint32_t next = incident[cur][0] == e ? incident[cur][1] : incident[cur][0];
-      if (used[next]) break;
-      e = next;
-    }
-    out.curves.push_back(std::move(curve));
-  };
-  for (uint32_t n = 0; n < nodePos.size(); ++n)
-    if (incident[n].size() != 2)
-      for (uint32_t e : incident[n])
-        if (!used[e]) walk(n, e);
-  for (uint32_t e = 0; e < edges.size(); ++e)
-    if (!used[e]) walk(edges[e][0], e);
+  joinSegments(meshA, meshB, hits, out);
   classify(meshA, meshB, settings, out);
   return out;
 }
 
 }  // namespace vkc::cpu
+
+namespace vkc {
+
+static_assert(kTrianglePairCoplanar == gpu::kTriTriCoplanar && kTrianglePairDegenerate == gpu::kTriTriDegenerate &&
+              kTrianglePairTouching == gpu::kTriTriWithinBand);
+
+Result<MeshIntersection> intersectMeshes(const TriangleMeshView& meshA, const TriangleMeshView& meshB, Backend backend,
+                                         const MeshIntersectionSettings& settings) {
+  return cpu::intersectMeshes(meshA, meshB, backend, nullptr, settings);
+}
+
+Result<MeshIntersection> intersectMeshes(const TriangleMeshView& meshA, const TriangleMeshView& meshB, Backend backend,
+                                         const CpuExecutor& executor, const MeshIntersectionSettings& settings) {
+  return cpu::intersectMeshes(meshA, meshB, backend, &executor, settings);
+}
+
+const char* toString(IntersectionShape shape) {
+  switch (shape) {
+    case IntersectionShape::kNone: return "none";
+    case IntersectionShape::kPoint: return "point-like";
+    case IntersectionShape::kLine: return "line-like";
+    case IntersectionShape::kPlane: return "plane-like";
+  }
+  return "?";
+}
+
+}  // namespace vkc

@@ -1,5 +1,5 @@
 // Triangle vs triangle on cases with known answers, and mesh vs mesh intersection (the collision
-// manifold of src/cpu/mesh_intersection.h) on analytic meshes: overlapping boxes and tetrahedra
+// manifold of include/vkcollide/mesh_intersection.h, on both CPU backends) on analytic meshes: overlapping boxes and tetrahedra
 // (closed loops on both surfaces), stacked boxes (plane-like), a vertex poke (point-like), an edge on
 // a plane (line-like), an icosphere cutting a plane (one closed loop: a circle of the right radius).
 #include <gtest/gtest.h>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cpu/mesh_intersection.h"
+#include "shared/tri_tri.h"
 
 namespace vkc::test {
 namespace {
@@ -21,7 +22,7 @@ using glm::vec3;
 struct Mesh {
   std::vector<Float4> positions;
   std::vector<uint32_t> indices;
-  cpu::TriMeshView view() const { return {positions, indices}; }
+  TriangleMeshView view() const { return {positions, indices}; }
   uint32_t add(vec3 p) {
     positions.push_back({p.x, p.y, p.z, 0.0f});
     return uint32_t(positions.size() - 1);
@@ -98,10 +99,44 @@ float boxSurfaceDistance(vec3 p, vec3 lo, vec3 hi) {
   return std::min({in.x, in.y, in.z});
 }
 
-cpu::MeshIntersection intersect(const Mesh& a, const Mesh& b) {
-  auto r = cpu::intersectMeshes(a.view(), b.view());
+// Bit for bit the same pairs, curves, points and classification.
+void expectSameIntersection(const MeshIntersection& x, const MeshIntersection& y) {
+  ASSERT_EQ(x.pairs.size(), y.pairs.size());
+  for (size_t i = 0; i < x.pairs.size(); ++i)
+    EXPECT_EQ(std::memcmp(&x.pairs[i], &y.pairs[i], sizeof(TrianglePairIntersection)), 0) << "pair " << i;
+  ASSERT_EQ(x.curves.size(), y.curves.size());
+  for (size_t i = 0; i < x.curves.size(); ++i) {
+    EXPECT_EQ(x.curves[i].firstPoint, y.curves[i].firstPoint);
+    EXPECT_EQ(x.curves[i].pointCount, y.curves[i].pointCount);
+    EXPECT_EQ(x.curves[i].closed, y.curves[i].closed);
+  }
+  EXPECT_EQ(x.curvePoints, y.curvePoints);
+  EXPECT_EQ(x.touchingPoints, y.touchingPoints);
+  EXPECT_EQ(x.coplanarPairs, y.coplanarPairs);
+  EXPECT_EQ(x.shape, y.shape);
+  EXPECT_EQ(x.spread, y.spread);
+  EXPECT_EQ(x.normal, y.normal);
+}
+
+// A curve's points.
+std::vector<vec3> points(const MeshIntersection& m, const IntersectionCurve& c) {
+  std::vector<vec3> out;
+  for (uint32_t i = 0; i < c.pointCount; ++i) {
+    const Float4& p = m.curvePoints[c.firstPoint + i];
+    out.emplace_back(p.x, p.y, p.z);
+  }
+  return out;
+}
+
+// The intersection on kCpuScalar, checked equal (bit for bit) to kCpuSimd's.
+MeshIntersection intersect(const Mesh& a, const Mesh& b) {
+  auto r = intersectMeshes(a.view(), b.view(), Backend::kCpuScalar);
   EXPECT_TRUE(r.ok()) << r.message();
-  return r.ok() ? std::move(r.value()) : cpu::MeshIntersection{};
+  if (!r.ok()) return {};
+  auto simd = intersectMeshes(a.view(), b.view(), Backend::kCpuSimd);
+  EXPECT_TRUE(simd.ok()) << simd.message();
+  if (simd.ok()) expectSameIntersection(*r, *simd);
+  return std::move(r.value());
 }
 
 TEST(TriTri, KnownAnswers) {
@@ -151,10 +186,10 @@ TEST(TriTri, KnownAnswers) {
   EXPECT_FALSE(gpu::triTriIntersect({NAN, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 0}, {1, 0, 0}, {0, 0, 1}, r));
 }
 
-void expectLoopsOnBoxes(const cpu::MeshIntersection& m, vec3 loA, vec3 hiA, vec3 loB, vec3 hiB) {
-  for (const cpu::ManifoldCurve& c : m.curves) {
+void expectLoopsOnBoxes(const MeshIntersection& m, vec3 loA, vec3 hiA, vec3 loB, vec3 hiB) {
+  for (const IntersectionCurve& c : m.curves) {
     EXPECT_TRUE(c.closed);
-    for (vec3 p : c.points) {
+    for (vec3 p : points(m, c)) {
       EXPECT_LT(boxSurfaceDistance(p, loA, hiA), 1e-5f);
       EXPECT_LT(boxSurfaceDistance(p, loB, hiB), 1e-5f);
     }
@@ -163,14 +198,14 @@ void expectLoopsOnBoxes(const cpu::MeshIntersection& m, vec3 loA, vec3 hiA, vec3
 
 TEST(MeshIntersection, OverlappingBoxesGiveOneClosedLoopOnBothSurfaces) {
   const vec3 loA(0, 0, 0), hiA(1, 1, 1), loB(0.5f, 0.3f, 0.2f), hiB(1.5f, 1.3f, 1.2f);
-  const cpu::MeshIntersection m = intersect(boxMesh(loA, hiA), boxMesh(loB, hiB));
+  const MeshIntersection m = intersect(boxMesh(loA, hiA), boxMesh(loB, hiB));
   ASSERT_EQ(m.curves.size(), 1u);
-  EXPECT_GE(m.curves[0].points.size(), 6u);  // the two surfaces meet along a hexagon-like loop
+  EXPECT_GE(m.curves[0].pointCount, 6u);  // the two surfaces meet along a hexagon-like loop
   expectLoopsOnBoxes(m, loA, hiA, loB, hiB);
   EXPECT_EQ(m.coplanarPairs, 0u);
   // A box through another (a slab crossing a tall box): two separate loops.
   const vec3 loC(-0.5f, 0.2f, 0.3f), hiC(1.5f, 0.7f, 0.6f);
-  const cpu::MeshIntersection two = intersect(boxMesh(loA, hiA), boxMesh(loC, hiC));
+  const MeshIntersection two = intersect(boxMesh(loA, hiA), boxMesh(loC, hiC));
   EXPECT_EQ(two.curves.size(), 2u);
   expectLoopsOnBoxes(two, loA, hiA, loC, hiC);
 }
@@ -180,20 +215,20 @@ TEST(MeshIntersection, OverlappingBoxesGiveOneClosedLoopOnBothSurfaces) {
 // at a corner): still one closed loop, the exact hexagon.
 TEST(MeshIntersection, EndsOnEdgesOfBothMeshes) {
   const vec3 loA(0, 0, 0), hiA(1, 1, 1), loB(0.5f, 0.5f, -0.5f), hiB(1.5f, 1.5f, 0.5f);
-  const cpu::MeshIntersection m = intersect(boxMesh(loA, hiA), boxMesh(loB, hiB));
+  const MeshIntersection m = intersect(boxMesh(loA, hiA), boxMesh(loB, hiB));
   ASSERT_EQ(m.curves.size(), 1u);
-  EXPECT_EQ(m.curves[0].points.size(), 6u);  // (0.5,0.5,0) (1,0.5,0) (1,0.5,0.5) (1,1,0.5) (0.5,1,0.5) (0.5,1,0)
+  EXPECT_EQ(m.curves[0].pointCount, 6u);  // (0.5,0.5,0) (1,0.5,0) (1,0.5,0.5) (1,1,0.5) (0.5,1,0.5) (0.5,1,0)
   expectLoopsOnBoxes(m, loA, hiA, loB, hiB);
 }
 
 TEST(MeshIntersection, OverlappingTetrahedraGiveClosedLoops) {
   const Mesh a = tetraMesh({0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1});
   const Mesh b = tetraMesh({0.3f, 0.2f, 0.15f}, {1.2f, 0.35f, 0.1f}, {0.25f, 1.1f, 0.2f}, {0.2f, 0.3f, 1.05f});
-  const cpu::MeshIntersection m = intersect(a, b);
+  const MeshIntersection m = intersect(a, b);
   ASSERT_GE(m.curves.size(), 1u);
-  for (const cpu::ManifoldCurve& c : m.curves) {
+  for (const IntersectionCurve& c : m.curves) {
     EXPECT_TRUE(c.closed);
-    EXPECT_GE(c.points.size(), 3u);
+    EXPECT_GE(c.pointCount, 3u);
   }
   // Every point is on a face of both: distance to the nearest face plane (within that face) tiny.
   auto onSurface = [](const Mesh& t, vec3 p) {
@@ -206,36 +241,36 @@ TEST(MeshIntersection, OverlappingTetrahedraGiveClosedLoops) {
     }
     return best;
   };
-  for (const cpu::ManifoldCurve& c : m.curves)
-    for (vec3 p : c.points) {
+  for (const IntersectionCurve& c : m.curves)
+    for (vec3 p : points(m, c)) {
       EXPECT_LT(onSurface(a, p), 1e-5f);
       EXPECT_LT(onSurface(b, p), 1e-5f);
     }
 }
 
 TEST(MeshIntersection, StackedBoxesArePlaneLike) {
-  const cpu::MeshIntersection m = intersect(boxMesh({0, 0, 0}, {1, 1, 1}), boxMesh({0.25f, 0.25f, 1}, {0.75f, 0.75f, 2}));
+  const MeshIntersection m = intersect(boxMesh({0, 0, 0}, {1, 1, 1}), boxMesh({0.25f, 0.25f, 1}, {0.75f, 0.75f, 2}));
   EXPECT_GT(m.coplanarPairs, 0u);
-  EXPECT_EQ(m.kind, cpu::ManifoldKind::kPlane) << cpu::toString(m.kind);
+  EXPECT_EQ(m.shape, IntersectionShape::kPlane) << toString(m.shape);
   EXPECT_GT(std::abs(m.normal.z), 0.99f);
 }
 
 TEST(MeshIntersection, VertexPokeIsPointLike) {
   const Mesh plane = gridMesh(2, 1.0f, 0.0f);
   const Mesh tet = tetraMesh({0.3f, -0.2f, -2e-4f}, {0.0f, 0.3f, 0.5f}, {0.6f, 0.1f, 0.5f}, {0.4f, -0.6f, 0.5f});
-  const cpu::MeshIntersection m = intersect(tet, plane);
+  const MeshIntersection m = intersect(tet, plane);
   ASSERT_EQ(m.curves.size(), 1u);
   EXPECT_TRUE(m.curves[0].closed);
-  EXPECT_EQ(m.curves[0].points.size(), 3u);  // the three edges at the apex cross the plane
-  EXPECT_EQ(m.kind, cpu::ManifoldKind::kPoint) << cpu::toString(m.kind) << " spread " << m.spread.x;
-  for (vec3 p : m.curves[0].points) EXPECT_LT(glm::length(p - vec3(0.3f, -0.2f, 0)), 1e-3f);
+  EXPECT_EQ(m.curves[0].pointCount, 3u);  // the three edges at the apex cross the plane
+  EXPECT_EQ(m.shape, IntersectionShape::kPoint) << toString(m.shape) << " spread " << m.spread.x;
+  for (vec3 p : points(m, m.curves[0])) EXPECT_LT(glm::length(p - vec3(0.3f, -0.2f, 0)), 1e-3f);
 }
 
 TEST(MeshIntersection, EdgeOnPlaneIsLineLike) {
   const Mesh plane = gridMesh(4, 1.0f, 0.0f);
   const Mesh tet = tetraMesh({-0.6f, 0.3f, 0}, {0.7f, 0.35f, 0}, {0.1f, 0.8f, 0.6f}, {0.0f, -0.1f, 0.5f});
-  const cpu::MeshIntersection m = intersect(tet, plane);
-  EXPECT_EQ(m.kind, cpu::ManifoldKind::kLine) << cpu::toString(m.kind) << " spread " << m.spread.x << " " << m.spread.y;
+  const MeshIntersection m = intersect(tet, plane);
+  EXPECT_EQ(m.shape, IntersectionShape::kLine) << toString(m.shape) << " spread " << m.spread.x << " " << m.spread.y;
   EXPECT_GT(m.spread.x, 0.3f);
 }
 
@@ -243,14 +278,14 @@ TEST(MeshIntersection, SphereCuttingPlaneIsOneCircle) {
   const vec3 center(0.013f, 0.021f, 0.3f);
   const Mesh sphere = icosphere(3, 1.0f, center);
   const Mesh plane = gridMesh(8, 2.0f, 0.0f);
-  const cpu::MeshIntersection m = intersect(sphere, plane);
+  const MeshIntersection m = intersect(sphere, plane);
   ASSERT_EQ(m.curves.size(), 1u);
-  const cpu::ManifoldCurve& c = m.curves[0];
+  const IntersectionCurve& c = m.curves[0];
   EXPECT_TRUE(c.closed);
-  EXPECT_GT(c.points.size(), 40u);
+  EXPECT_GT(c.pointCount, 40u);
   const float radius = std::sqrt(1.0f - center.z * center.z);
   float lo = 1e30f, hi = 0;
-  for (vec3 p : c.points) {
+  for (vec3 p : points(m, c)) {
     EXPECT_LT(std::abs(p.z), 1e-6f);
     const float r = glm::length(vec3(p.x - center.x, p.y - center.y, 0));
     lo = std::min(lo, r);
@@ -261,16 +296,16 @@ TEST(MeshIntersection, SphereCuttingPlaneIsOneCircle) {
   EXPECT_LE(hi, radius + 1e-5f);
   EXPECT_GE(lo, radius - 0.01f);
   std::printf("icosphere (1280 triangles) cut by a plane: %zu loop points, radius %.5f..%.5f (circle %.5f)\n",
-              c.points.size(), double(lo), double(hi), double(radius));
-  EXPECT_EQ(m.kind, cpu::ManifoldKind::kPlane);
+              size_t{c.pointCount}, double(lo), double(hi), double(radius));
+  EXPECT_EQ(m.shape, IntersectionShape::kPlane);
   EXPECT_GT(std::abs(m.normal.z), 0.999f);
   // Deterministic, and the same loop with the meshes swapped.
-  const cpu::MeshIntersection again = intersect(sphere, plane);
+  const MeshIntersection again = intersect(sphere, plane);
   ASSERT_EQ(again.curves.size(), 1u);
-  EXPECT_EQ(again.curves[0].points, c.points);
-  const cpu::MeshIntersection swapped = intersect(plane, sphere);
+  EXPECT_EQ(again.curvePoints, m.curvePoints);
+  const MeshIntersection swapped = intersect(plane, sphere);
   ASSERT_EQ(swapped.curves.size(), 1u);
-  EXPECT_EQ(swapped.curves[0].points.size(), c.points.size());
+  EXPECT_EQ(swapped.curves[0].pointCount, c.pointCount);
 }
 
 // The BVH path (the default) and the brute force give the same pairs, results and curves.
@@ -290,19 +325,13 @@ TEST(MeshIntersection, BvhMatchesBruteForce) {
                                          {icosphere(3, 1.0f, {0.013f, 0.021f, 0.3f}), gridMesh(8, 2.0f, 0.0f)},
                                          {boxMesh({0, 0, 0}, {1, 1, 1}), boxMesh({0.25f, 0.25f, 1}, {0.75f, 0.75f, 2})}};
   for (const auto& [a, b] : cases) {
-    auto bvh = cpu::intersectMeshes(a.view(), b.view(), {.search = cpu::PairSearch::kBvh});
-    auto brute = cpu::intersectMeshes(a.view(), b.view(), {.search = cpu::PairSearch::kBruteForce});
-    ASSERT_TRUE(bvh.ok() && brute.ok());
-    ASSERT_EQ(bvh->pairs.size(), brute->pairs.size());
-    EXPECT_GT(bvh->pairs.size(), 10u);
-    for (size_t i = 0; i < bvh->pairs.size(); ++i) {
-      EXPECT_EQ(bvh->pairs[i].triA, brute->pairs[i].triA);
-      EXPECT_EQ(bvh->pairs[i].triB, brute->pairs[i].triB);
-      EXPECT_EQ(std::memcmp(&bvh->pairs[i].result, &brute->pairs[i].result, sizeof(gpu::TriTriResult)), 0);
+    for (Backend backend : {Backend::kCpuScalar, Backend::kCpuSimd}) {
+      auto bvh = cpu::intersectMeshes(a.view(), b.view(), backend, nullptr, {}, cpu::PairSearch::kBvh);
+      auto brute = cpu::intersectMeshes(a.view(), b.view(), backend, nullptr, {}, cpu::PairSearch::kBruteForce);
+      ASSERT_TRUE(bvh.ok() && brute.ok());
+      EXPECT_GT(bvh->pairs.size(), 10u);
+      expectSameIntersection(*bvh, *brute);
     }
-    ASSERT_EQ(bvh->curves.size(), brute->curves.size());
-    for (size_t i = 0; i < bvh->curves.size(); ++i) EXPECT_EQ(bvh->curves[i].points, brute->curves[i].points);
-    EXPECT_EQ(bvh->kind, brute->kind);
   }
 }
 
@@ -311,16 +340,16 @@ TEST(MeshIntersection, BadInputNamesTheField) {
   const Mesh b = boxMesh({0.5f, 0.5f, 0.5f}, {2, 2, 2});
   Mesh badIndex = b;
   badIndex.indices[7] = 99;
-  auto r = cpu::intersectMeshes(a.view(), badIndex.view());
+  auto r = intersectMeshes(a.view(), badIndex.view(), Backend::kCpuSimd);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.message().find("meshB.indices[7]"), std::string::npos) << r.message();
   Mesh nan = a;
   nan.positions[3].y = NAN;
-  r = cpu::intersectMeshes(nan.view(), b.view());
+  r = intersectMeshes(nan.view(), b.view(), Backend::kCpuScalar);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.message().find("meshA.positions[3]"), std::string::npos) << r.message();
   a.indices.pop_back();
-  r = cpu::intersectMeshes(a.view(), b.view());
+  r = intersectMeshes(a.view(), b.view(), Backend::kCpuSimd);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.message().find("meshA.indices"), std::string::npos) << r.message();
 }

@@ -285,10 +285,10 @@ TEST(TriTriCgal, MeshPairsMatchExactPairs) {
         ia.push_back(uint32_t(3 * t + k)), ib.push_back(uint32_t(3 * t + k));
       }
     }
-    auto result = cpu::intersectMeshes({pa, ia}, {pb, ib});
+    auto result = intersectMeshes({pa, ia}, {pb, ib}, Backend::kCpuSimd);
     ASSERT_TRUE(result.ok()) << result.message();
     std::vector<bool> ours(40 * 40, false);
-    for (const cpu::TriPairHit& h : result->pairs) ours[h.triA * 40 + h.triB] = true;
+    for (const TrianglePairIntersection& h : result->pairs) ours[h.triangleA * 40 + h.triangleB] = true;
     auto v = [](const std::vector<Float4>& p, uint32_t i) { return vec3(p[i].x, p[i].y, p[i].z); };
     for (uint32_t ta = 0; ta < 40; ++ta)
       for (uint32_t tb = 0; tb < 40; ++tb) {
