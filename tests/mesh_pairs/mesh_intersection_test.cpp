@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "cpu/executor.h"
 #include "cpu/mesh_intersection.h"
 #include "shared/tri_tri.h"
 
@@ -332,6 +333,104 @@ TEST(MeshIntersection, BvhMatchesBruteForce) {
       EXPECT_GT(bvh->pairs.size(), 10u);
       expectSameIntersection(*bvh, *brute);
     }
+  }
+}
+
+// Random pairs of jittered icospheres (welded, closed) and random soups: kCpuSimd's pairs, curves and
+// classification are kCpuScalar's, bit for bit (the pre-test drops only pairs triTriIntersect finds
+// empty), and an executor's threads give the one-thread result.
+TEST(MeshIntersection, SimdAndThreadsEqualTheScalarReference) {
+  auto pool = CpuExecutor::create(3);
+  ASSERT_TRUE(pool.ok()) << pool.message();
+  detail::setMinChunkForTesting(*pool, 64);
+  std::mt19937 rng(99);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  size_t pairs = 0, curves = 0;
+  for (int round = 0; round < 12; ++round) {
+    Mesh a = icosphere(3, 1.0f, {0, 0, 0});
+    Mesh b = round % 3 == 2 ? gridMesh(12, 1.5f, 0.3f * u(rng)) : icosphere(2, 0.4f + 0.5f * (u(rng) + 1.0f), vec3(u(rng), u(rng), u(rng)) * 0.8f);
+    for (Float4& p : a.positions) p.x += 0.01f * u(rng), p.y += 0.01f * u(rng), p.z += 0.01f * u(rng);
+    if (round % 4 == 3) {  // exact coordinates on a coarse grid: touching, coplanar and shared-edge cases
+      for (Mesh* m : {&a, &b})
+        for (Float4& p : m->positions) p = {std::round(p.x * 8) / 8, std::round(p.y * 8) / 8, std::round(p.z * 8) / 8, 0};
+    }
+    const MeshIntersection scalar = intersect(a, b);  // checks kCpuSimd too
+    pairs += scalar.pairs.size();
+    curves += scalar.curves.size();
+    for (Backend backend : {Backend::kCpuScalar, Backend::kCpuSimd}) {
+      auto threaded = intersectMeshes(a.view(), b.view(), backend, *pool);
+      ASSERT_TRUE(threaded.ok()) << threaded.message();
+      expectSameIntersection(scalar, *threaded);
+    }
+  }
+  EXPECT_GT(pairs, 2000u);
+  EXPECT_GT(curves, 10u);
+}
+
+// An unwelded copy of a mesh (every triangle its own three vertices) joins into the same closed loop:
+// its ends are all left open by the keys and merged by distance (within the bands).
+TEST(MeshIntersection, UnweldedSoupJoinsIntoTheWeldedLoop) {
+  const Mesh sphere = icosphere(3, 1.0f, {0.013f, 0.021f, 0.3f});
+  Mesh soup;
+  for (uint32_t i : sphere.indices) {
+    const Float4& p = sphere.positions[i];
+    soup.indices.push_back(soup.add({p.x, p.y, p.z}));
+  }
+  const Mesh plane = gridMesh(8, 2.0f, 0.0f);
+  const MeshIntersection welded = intersect(sphere, plane), unwelded = intersect(soup, plane);
+  ASSERT_EQ(welded.curves.size(), 1u);
+  ASSERT_EQ(unwelded.curves.size(), 1u);
+  EXPECT_TRUE(unwelded.curves[0].closed);
+  EXPECT_EQ(unwelded.curves[0].pointCount, welded.curves[0].pointCount);
+  EXPECT_EQ(unwelded.pairs.size(), welded.pairs.size());
+  for (vec3 p : points(unwelded, unwelded.curves[0])) {
+    float best = 1e30f;
+    for (vec3 q : points(welded, welded.curves[0])) best = std::min(best, glm::length(p - q));
+    EXPECT_LT(best, 1e-6f);
+  }
+}
+
+// A large unwelded soup: 20 480 triangles, every end open; the open ends' merge is a sweep, not a test
+// of every pair (which took minutes at this size before).
+TEST(MeshIntersection, LargeSoupJoinsQuickly) {
+  const Mesh sphere = icosphere(5, 1.0f, {0.013f, 0.021f, 0.3f});
+  Mesh soup;
+  for (uint32_t i : sphere.indices) {
+    const Float4& p = sphere.positions[i];
+    soup.indices.push_back(soup.add({p.x, p.y, p.z}));
+  }
+  const MeshIntersection m = intersect(soup, gridMesh(16, 2.0f, 0.0f));
+  ASSERT_EQ(m.curves.size(), 1u);
+  EXPECT_TRUE(m.curves[0].closed);
+  EXPECT_GT(m.curves[0].pointCount, 300u);
+}
+
+TEST(MeshIntersection, EmptyMeshesAndBackendsAndSettings) {
+  const Mesh box = boxMesh({0, 0, 0}, {1, 1, 1});
+  const Mesh empty;
+  for (Backend backend : {Backend::kCpuScalar, Backend::kCpuSimd}) {
+    for (const auto& [x, y] : {std::pair{&box, &empty}, std::pair{&empty, &box}, std::pair{&empty, &empty}}) {
+      auto r = intersectMeshes(x->view(), y->view(), backend);
+      ASSERT_TRUE(r.ok()) << r.message();
+      EXPECT_TRUE(r->pairs.empty() && r->curves.empty() && r->touchingPoints.empty());
+      EXPECT_EQ(r->shape, IntersectionShape::kNone);
+    }
+    // Apart: nothing.
+    auto apart = intersectMeshes(box.view(), boxMesh({2, 2, 2}, {3, 3, 3}).view(), backend);
+    ASSERT_TRUE(apart.ok());
+    EXPECT_EQ(apart->shape, IntersectionShape::kNone);
+    EXPECT_TRUE(apart->pairs.empty());
+  }
+  auto gpu = intersectMeshes(box.view(), box.view(), Backend::kVulkan);
+  ASSERT_FALSE(gpu.ok());
+  EXPECT_EQ(gpu.error().code, ErrorCode::kUnsupported);
+  EXPECT_NE(gpu.message().find("kVulkan"), std::string::npos) << gpu.message();
+  for (auto [settings, field] : {std::pair{MeshIntersectionSettings{.pointFraction = -1.0f}, "settings.pointFraction"},
+                                 std::pair{MeshIntersectionSettings{.pointFraction = NAN}, "settings.pointFraction"},
+                                 std::pair{MeshIntersectionSettings{.lineRatio = INFINITY}, "settings.lineRatio"}}) {
+    auto r = intersectMeshes(box.view(), box.view(), Backend::kCpuSimd, settings);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.message().find(field), std::string::npos) << r.message();
   }
 }
 

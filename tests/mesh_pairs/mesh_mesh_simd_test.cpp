@@ -148,6 +148,9 @@ TEST(MeshMeshSimd, PlanePreTestRejectsOnlyWhatTheExactTestRejects) {
   int missedCases = 0, missedRejected = 0;
   // Pairs whose features the pre-test gives (a plain crossing segment), and the plain segments.
   int known = 0, plainCases = 0, randomKnown = 0, randomPlain = 0;
+  // The misses (the mesh intersection's pre-test: triTriIntersect finds nothing), and the pairs it
+  // finds nothing for.
+  int missed = 0, emptyCases = 0, apartMissed = 0;
   std::vector<Family> families;
   cpu::TriPlaneBatch batch{};
   std::vector<std::array<vec3, 6>> pairs;
@@ -204,8 +207,10 @@ TEST(MeshMeshSimd, PlanePreTestRejectsOnlyWhatTheExactTestRejects) {
       }
     }
     uint8_t features[cpu::kTriPlaneBatch];
-    const uint32_t mask = cpu::triPlaneRejects(batch, static_cast<uint32_t>(pairs.size()), features);
+    uint32_t misses = ~0u;
+    const uint32_t mask = cpu::triPlaneRejects(batch, static_cast<uint32_t>(pairs.size()), features, &misses);
     EXPECT_EQ(mask >> pairs.size(), 0u);
+    EXPECT_EQ(misses & ~mask, 0u);  // a subset of the rejections
     for (size_t k = 0; k < pairs.size(); ++k) {
       const auto& t = pairs[k];
       gpu::TriTriResult r;
@@ -213,6 +218,12 @@ TEST(MeshMeshSimd, PlanePreTestRejectsOnlyWhatTheExactTestRejects) {
       const bool rej = (mask >> k) & 1u;
       exactRejected += !hit;
       rejected += rej;
+      const bool miss = (misses >> k) & 1u;
+      missed += miss;
+      emptyCases += !hit && r.count == 0;
+      if (miss && (hit || r.count != 0)) {
+        ADD_FAILURE() << "pair " << i << "/" << k << " called a miss by the pre-test, triTriIntersect count " << r.count;
+      }
       gpu::GeomElement ex, ey;
       uint32_t edgeKey = 0;
       const uint32_t kind = gpu::geomTriTriContact(t[0], t[1], t[2], glm::uvec4(0, 1, 2, 0), 1u, t[3], t[4], t[5],
@@ -257,6 +268,7 @@ TEST(MeshMeshSimd, PlanePreTestRejectsOnlyWhatTheExactTestRejects) {
       if (apartOnBothPlanes(t)) {
         ++apartCases;
         apartRejected += rej;
+        apartMissed += miss;
       }
     }
     pairs.clear();
@@ -275,10 +287,15 @@ TEST(MeshMeshSimd, PlanePreTestRejectsOnlyWhatTheExactTestRejects) {
     // Random pairs' plain segments (rarely a vertex within the band): nearly all known.
     EXPECT_GT(randomKnown, randomPlain * 99 / 100);
     EXPECT_GT(randomPlain, 500);
+    EXPECT_EQ(apartMissed, apartCases);
+    EXPECT_GT(missed, emptyCases / 2);  // 70% of this adversarial mix's empty pairs (seen 2026-11-28)
   } else {
     EXPECT_EQ(rejected, 0);
     EXPECT_EQ(known, 0);
+    EXPECT_EQ(missed, 0);
   }
+  RecordProperty("missed", missed);
+  RecordProperty("empty_cases", emptyCases);
   RecordProperty("touching_cases", missedCases);
   RecordProperty("touching_rejected", missedRejected);
   RecordProperty("hit_no_contact_rejected", hitNoContactRejected);
