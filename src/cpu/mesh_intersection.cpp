@@ -77,9 +77,13 @@ Box triBox(const TriangleMeshView& mesh, uint32_t tri) {
   return {glm::min(glm::min(a, b), c), glm::max(glm::max(a, b), c)};
 }
 
-bool overlaps(const Box& a, vec3 lo, vec3 hi) {
-  return !(glm::any(glm::lessThan(a.hi, lo)) || glm::any(glm::lessThan(hi, a.lo)));
+// Whether box a overlaps [lo, hi] (xyz): six comparisons, no branch between them (the walk's
+// innermost test).
+inline bool overlaps(const Box& a, const float* lo, const float* hi) {
+  return (a.hi.x >= lo[0]) & (a.hi.y >= lo[1]) & (a.hi.z >= lo[2]) & (hi[0] >= a.lo.x) & (hi[1] >= a.lo.y) &
+         (hi[2] >= a.lo.z);
 }
+inline bool overlaps(const Box& a, const Box& b) { return overlaps(a, &b.lo.x, &b.hi.x); }
 
 // One intersecting triangle pair, with the features of its ends (the join's keys).
 struct Hit {
@@ -141,17 +145,15 @@ void searchPairs(const PairSearchPlan& plan, uint32_t begin, uint32_t end, std::
     boxA.hi += plan.margin;
     if (plan.nodes.empty()) {
       for (uint32_t tb = 0; tb < triCountB; ++tb)
-        if (overlaps(boxA, plan.boxesB[tb].lo, plan.boxesB[tb].hi)) candidate(ta, tb);
+        if (overlaps(boxA, plan.boxesB[tb])) candidate(ta, tb);
       continue;
     }
     candidates.clear();
     walkBvh(
         plan.nodes, stack,
-        [&](const BvhNode& node) {
-          return overlaps(boxA, vec3(node.lo.x, node.lo.y, node.lo.z), vec3(node.hi.x, node.hi.y, node.hi.z));
-        },
+        [&](const BvhNode& node) { return overlaps(boxA, &node.lo.x, &node.hi.x); },
         [&](uint32_t tb) {
-          if (overlaps(boxA, plan.boxesB[tb].lo, plan.boxesB[tb].hi)) candidates.push_back(tb);
+          if (overlaps(boxA, plan.boxesB[tb])) candidates.push_back(tb);
         });
     std::sort(candidates.begin(), candidates.end());  // the brute force's order
     for (uint32_t tb : candidates) candidate(ta, tb);

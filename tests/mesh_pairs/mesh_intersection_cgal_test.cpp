@@ -40,18 +40,10 @@ SurfaceMesh toCgal(const Mesh& m) {
   return s;
 }
 
-// m rotated by `angle` about the unit axis `axis`, then moved by `shift` (in floats: both sides read
-// the same coordinates).
+// m rotated about the unit axis, then moved (support/obj_mesh.h).
 Mesh moved(const Mesh& m, glm::vec3 axis, float angle, glm::vec3 shift) {
-  Mesh out = m;
-  // Rodrigues' rotation.
-  const float c = std::cos(angle), s = std::sin(angle);
-  for (Float4& p : out.vertices) {
-    const glm::vec3 v(p.x, p.y, p.z);
-    const glm::vec3 q = v * c + glm::cross(axis, v) * s + axis * (glm::dot(axis, v) * (1.0f - c)) + shift;
-    p = {q.x, q.y, q.z, 0.0f};
-  }
-  return out;
+  const float a[3] = {axis.x, axis.y, axis.z}, t[3] = {shift.x, shift.y, shift.z};
+  return rotatedAndMoved(m, a, angle, t);
 }
 
 double segmentDistance(dvec3 p, dvec3 a, dvec3 b) {

@@ -88,6 +88,22 @@ inline Mesh strided(const Mesh& m, uint32_t n) {
   return out;
 }
 
+// m rotated by `angle` (radians) about the unit `axis` through the origin (Rodrigues' formula, in
+// floats), then moved by `shift`.
+inline Mesh rotatedAndMoved(const Mesh& m, const float axis[3], float angle, const float shift[3]) {
+  Mesh out = m;
+  const float c = std::cos(angle), s = std::sin(angle);
+  const float ax = axis[0], ay = axis[1], az = axis[2];
+  for (Float4& p : out.vertices) {
+    const float d = (ax * p.x + ay * p.y + az * p.z) * (1.0f - c);
+    const float x = p.x * c + (ay * p.z - az * p.y) * s + ax * d + shift[0];
+    const float y = p.y * c + (az * p.x - ax * p.z) * s + ay * d + shift[1];
+    const float z = p.z * c + (ax * p.y - ay * p.x) * s + az * d + shift[2];
+    p = {x, y, z, 0};
+  }
+  return out;
+}
+
 // The unit octahedron: 8 triangles, subdivided into a sphere-like mesh when no OBJ file is found.
 inline Mesh octahedron() {
   Mesh m;
