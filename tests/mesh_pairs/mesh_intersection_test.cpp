@@ -367,15 +367,21 @@ TEST(MeshIntersection, SimdAndThreadsEqualTheScalarReference) {
   EXPECT_GT(curves, 10u);
 }
 
-// An unwelded copy of a mesh (every triangle its own three vertices) joins into the same closed loop:
-// its ends are all left open by the keys and merged by distance (within the bands).
-TEST(MeshIntersection, UnweldedSoupJoinsIntoTheWeldedLoop) {
-  const Mesh sphere = icosphere(3, 1.0f, {0.013f, 0.021f, 0.3f});
+// m unwelded: every triangle its own three vertices.
+Mesh unwelded(const Mesh& m) {
   Mesh soup;
-  for (uint32_t i : sphere.indices) {
-    const Float4& p = sphere.positions[i];
+  for (uint32_t i : m.indices) {
+    const Float4& p = m.positions[i];
     soup.indices.push_back(soup.add({p.x, p.y, p.z}));
   }
+  return soup;
+}
+
+// An unwelded copy of a mesh joins into the same closed loop: its ends are all left open by the keys
+// and merged by distance (within the bands).
+TEST(MeshIntersection, UnweldedSoupJoinsIntoTheWeldedLoop) {
+  const Mesh sphere = icosphere(3, 1.0f, {0.013f, 0.021f, 0.3f});
+  const Mesh soup = unwelded(sphere);
   const Mesh plane = gridMesh(8, 2.0f, 0.0f);
   const MeshIntersection welded = intersect(sphere, plane), unwelded = intersect(soup, plane);
   ASSERT_EQ(welded.curves.size(), 1u);
@@ -390,16 +396,10 @@ TEST(MeshIntersection, UnweldedSoupJoinsIntoTheWeldedLoop) {
   }
 }
 
-// A large unwelded soup: 20 480 triangles, every end open; the open ends' merge is a sweep, not a test
-// of every pair (which took minutes at this size before).
-TEST(MeshIntersection, LargeSoupJoinsQuickly) {
-  const Mesh sphere = icosphere(5, 1.0f, {0.013f, 0.021f, 0.3f});
-  Mesh soup;
-  for (uint32_t i : sphere.indices) {
-    const Float4& p = sphere.positions[i];
-    soup.indices.push_back(soup.add({p.x, p.y, p.z}));
-  }
-  const MeshIntersection m = intersect(soup, gridMesh(16, 2.0f, 0.0f));
+// A larger unwelded soup (20 480 triangles, every end open: the sweep's many close pairs) still joins
+// into one closed loop.
+TEST(MeshIntersection, LargeSoupJoinsIntoOneLoop) {
+  const MeshIntersection m = intersect(unwelded(icosphere(5, 1.0f, {0.013f, 0.021f, 0.3f})), gridMesh(16, 2.0f, 0.0f));
   ASSERT_EQ(m.curves.size(), 1u);
   EXPECT_TRUE(m.curves[0].closed);
   EXPECT_GT(m.curves[0].pointCount, 300u);
