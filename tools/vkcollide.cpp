@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "intersect_command.h"
 #include "query_commands.h"
 #include "scene_commands.h"
 #include "vkcollide/vkcollide.h"
@@ -49,8 +50,8 @@ int usage() {
                "usage: vkcollide devices\n"
                "       vkcollide bounds [--device SEL] [--particles N] [--cloths C] [--prev]\n"
                "       vkcollide shapes [--device SEL] [--size N] [--spheres S] [--capsules C] [--ccd] [--friction F]\n"
-               "%s%s",
-               vkc::tool::sceneUsage(), vkc::tool::queryUsage());
+               "%s%s%s",
+               vkc::tool::sceneUsage(), vkc::tool::queryUsage(), vkc::tool::intersectUsage());
   return 2;
 }
 
@@ -271,6 +272,7 @@ int main(int argc, char** argv) {
   if (cmd == "shapes") return shapes(argc - 2, argv + 2);
   if (cmd == "step") return vkc::tool::stepCommand(argc - 2, argv + 2);
   if (cmd == "query") return vkc::tool::queryCommand(argc - 2, argv + 2);
+  if (cmd == "intersect") return vkc::tool::intersectCommand(argc - 2, argv + 2);
   if (cmd == "compare") {
     if (vkc::tool::namesQueryFile(argc - 2, argv + 2)) return vkc::tool::queryCompareCommand(argc - 2, argv + 2);
     return vkc::tool::compareCommand(argc - 2, argv + 2);

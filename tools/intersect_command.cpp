@@ -1,0 +1,225 @@
+// vkcollide intersect: the intersection of two triangle meshes read from OBJ files (both in the same
+// space), intersectMeshes (include/vkcollide/mesh_intersection.h) on one CPU backend, written as a
+// curves file (docs/mesh-collision.md, "The curves file") and summed up on stdout. --compare runs both
+// CPU backends (and the threaded SIMD call) and checks that they give the same result bit for bit;
+// --repeat K runs the chosen backend K times and checks that every run gives the first one's result.
+// Vulkan is not a backend of this query: `--backend vulkan` is a usage error that says so.
+//
+// Exit codes (those of the scene and query commands): 0 success; 1 a run failed, backends differ or a
+// run differs from the first; 2 usage errors and unreadable meshes (nothing is written then).
+#include "intersect_command.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vkcollide/scene.h"  // loadObjMesh: a separate library, vkcollide::scene
+#include "vkcollide/vkcollide.h"
+
+namespace vkc::tool {
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
+
+int usageError(const std::string& message) {
+  std::fprintf(stderr, "vkcollide: %s\n%s", message.c_str(), intersectUsage());
+  return kExitUsage;
+}
+
+bool parseCount(const char* s, uint32_t min, uint32_t max, uint32_t& out) {
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(s, &end, 10);
+  if (end == s || *end != '\0' || s[0] == '-' || v < min || v > max) return false;
+  out = static_cast<uint32_t>(v);
+  return true;
+}
+
+struct Options {
+  std::string meshA, meshB, out;
+  Backend backend = Backend::kCpuSimd;
+  uint32_t threads = 1;
+  uint32_t repeat = 1;
+  bool compare = false;
+};
+
+// Bit for bit the same result.
+bool same(const MeshIntersection& x, const MeshIntersection& y) {
+  if (x.pairs.size() != y.pairs.size() || x.curves.size() != y.curves.size() || x.curvePoints != y.curvePoints ||
+      x.touchingPoints != y.touchingPoints || x.coplanarPairs != y.coplanarPairs || x.shape != y.shape ||
+      !(x.spread == y.spread) || !(x.normal == y.normal))
+    return false;
+  for (size_t i = 0; i < x.curves.size(); ++i)
+    if (x.curves[i].firstPoint != y.curves[i].firstPoint || x.curves[i].pointCount != y.curves[i].pointCount ||
+        x.curves[i].closed != y.curves[i].closed)
+      return false;
+  return x.pairs.empty() ||
+         std::memcmp(x.pairs.data(), y.pairs.data(), x.pairs.size() * sizeof(TrianglePairIntersection)) == 0;
+}
+
+// A float that reads back as the same float (9 significant digits).
+void appendFloat(std::string& s, float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(v));
+  s += buf;
+}
+
+void appendPoint(std::string& s, const Float4& p) {
+  s += '[';
+  appendFloat(s, p.x);
+  s += ", ";
+  appendFloat(s, p.y);
+  s += ", ";
+  appendFloat(s, p.z);
+  s += ']';
+}
+
+std::string curvesJson(const Options& o, const MeshIntersection& m) {
+  std::string s = "{\n  \"format\": \"vkcollide-curves\",\n  \"version\": 1,\n";
+  s += "  \"backend\": \"" + std::string(toString(o.backend)) + "\",\n";
+  s += "  \"pairs\": " + std::to_string(m.pairs.size()) + ",\n";
+  s += "  \"coplanarPairs\": " + std::to_string(m.coplanarPairs) + ",\n";
+  s += "  \"shape\": \"" + std::string(toString(m.shape)) + "\",\n  \"spread\": ";
+  appendPoint(s, m.spread);
+  s += ",\n  \"normal\": ";
+  appendPoint(s, m.normal);
+  s += ",\n  \"curves\": [";
+  for (size_t c = 0; c < m.curves.size(); ++c) {
+    const IntersectionCurve& curve = m.curves[c];
+    s += c == 0 ? "\n" : ",\n";
+    s += std::string("    {\"closed\": ") + (curve.closed ? "true" : "false") + ", \"points\": [";
+    for (uint32_t i = 0; i < curve.pointCount; ++i) {
+      if (i > 0) s += ", ";
+      appendPoint(s, m.curvePoints[curve.firstPoint + i]);
+    }
+    s += "]}";
+  }
+  s += m.curves.empty() ? "],\n" : "\n  ],\n";
+  s += "  \"touchingPoints\": [";
+  for (size_t i = 0; i < m.touchingPoints.size(); ++i) {
+    if (i > 0) s += ", ";
+    appendPoint(s, m.touchingPoints[i]);
+  }
+  return s + "]\n}\n";
+}
+
+Result<MeshIntersection> run(const TriangleMeshView& a, const TriangleMeshView& b, Backend backend,
+                             const CpuExecutor* pool) {
+  return pool != nullptr ? intersectMeshes(a, b, backend, *pool) : intersectMeshes(a, b, backend);
+}
+
+}  // namespace
+
+const char* intersectUsage() {
+  return "       vkcollide intersect A.obj B.obj [--backend cpu|cpu-scalar] [--threads N] [--compare] [--repeat K] "
+         "[--out CURVES]\n"
+         "       (the intersection curves of two triangle meshes in the same space, on the CPU: docs/mesh-collision.md)\n";
+}
+
+int intersectCommand(int argc, char** argv) {
+  Options o;
+  std::vector<std::string> files;
+  for (int i = 0; i < argc; ++i) {
+    const std::string a = argv[i];
+    const bool hasValue = i + 1 < argc;
+    if (a == "--backend") {
+      if (!hasValue) return usageError("--backend needs a value");
+      const std::string v = argv[++i];
+      if (v == "cpu" || v == "cpu-simd") {
+        o.backend = Backend::kCpuSimd;
+      } else if (v == "cpu-scalar") {
+        o.backend = Backend::kCpuScalar;
+      } else if (v == "vulkan") {
+        return usageError("intersect: --backend vulkan: mesh intersection runs on the CPU only (kCpuScalar, kCpuSimd)");
+      } else {
+        return usageError("--backend: unknown backend '" + v + "' (cpu, cpu-scalar)");
+      }
+    } else if (a == "--threads") {
+      if (!hasValue || !parseCount(argv[++i], 1, kMaxCpuThreads, o.threads))
+        return usageError("--threads needs a count from 1 to " + std::to_string(kMaxCpuThreads));
+    } else if (a == "--repeat") {
+      if (!hasValue || !parseCount(argv[++i], 1, 1000000, o.repeat)) return usageError("--repeat needs a count >= 1");
+    } else if (a == "--out") {
+      if (!hasValue) return usageError("--out needs a path");
+      o.out = argv[++i];
+    } else if (a == "--compare") {
+      o.compare = true;
+    } else if (!a.empty() && a[0] == '-') {
+      return usageError("intersect: unknown option '" + a + "'");
+    } else {
+      files.push_back(a);
+    }
+  }
+  if (files.size() != 2) return usageError("intersect needs two OBJ files");
+  SceneMesh meshes[2];
+  for (int k = 0; k < 2; ++k) {
+    if (Status s = loadObjMesh(files[k], meshes[k]); !s) {
+      std::fprintf(stderr, "vkcollide: %s\n", s.message().c_str());
+      return kExitUsage;
+    }
+  }
+  const TriangleMeshView a{meshes[0].vertices, meshes[0].indices}, b{meshes[1].vertices, meshes[1].indices};
+  std::optional<CpuExecutor> pool;
+  if (o.threads > 1) {
+    Result<CpuExecutor> created = CpuExecutor::create(o.threads);
+    if (!created) {
+      std::fprintf(stderr, "vkcollide: %s\n", created.message().c_str());
+      return kExitFailed;
+    }
+    pool = std::move(created.value());
+  }
+  const CpuExecutor* executor = pool ? &*pool : nullptr;
+  Result<MeshIntersection> first = run(a, b, o.backend, executor);
+  if (!first) {
+    std::fprintf(stderr, "vkcollide: %s: %s\n", toString(o.backend), first.message().c_str());
+    return kExitFailed;
+  }
+  int status = kExitOk;
+  for (uint32_t r = 1; r < o.repeat; ++r) {
+    Result<MeshIntersection> again = run(a, b, o.backend, executor);
+    if (!again || !same(*first, *again)) {
+      std::printf("%s: run %u differs from the first\n", toString(o.backend), r + 1);
+      status = kExitFailed;
+      break;
+    }
+  }
+  std::printf("%s: %zu + %zu triangles: %zu intersecting pairs (%u coplanar), %zu curves (%zu points), %zu touching "
+              "points, %s\n",
+              toString(o.backend), meshes[0].indices.size() / 3, meshes[1].indices.size() / 3, first->pairs.size(),
+              first->coplanarPairs, first->curves.size(), first->curvePoints.size(), first->touchingPoints.size(),
+              toString(first->shape));
+  if (o.compare) {
+    struct Other {
+      Backend backend;
+      const CpuExecutor* executor;
+      const char* name;
+    };
+    std::vector<Other> others = {{Backend::kCpuScalar, nullptr, "cpu-scalar"}, {Backend::kCpuSimd, nullptr, "cpu-simd"}};
+    if (executor != nullptr) others.push_back({Backend::kCpuSimd, executor, "cpu-simd on the threads"});
+    for (const Other& other : others) {
+      if (other.backend == o.backend && other.executor == executor) continue;  // the run above
+      Result<MeshIntersection> r = run(a, b, other.backend, other.executor);
+      const bool equal = r && same(*first, *r);
+      std::printf("%s: %s\n", other.name, equal ? "bitwise equal" : r ? "DIFFERS" : r.message().c_str());
+      if (!equal) status = kExitFailed;
+    }
+  }
+  if (!o.out.empty()) {
+    std::FILE* f = std::fopen(o.out.c_str(), "wb");
+    const std::string text = curvesJson(o, *first);
+    if (f == nullptr || std::fwrite(text.data(), 1, text.size(), f) != text.size() || std::fclose(f) != 0) {
+      std::fprintf(stderr, "vkcollide: cannot write %s\n", o.out.c_str());
+      return kExitFailed;
+    }
+    std::printf("wrote %s\n", o.out.c_str());
+  }
+  return status;
+}
+
+}  // namespace vkc::tool
