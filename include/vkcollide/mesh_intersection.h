@@ -21,10 +21,12 @@
 //    triangle t of B is the same point for both of A's triangles around that edge. This needs
 //    welded meshes (neighbouring triangles share vertex indices; an unwelded soup gives one open
 //    two-point curve per segment, merged by distance only where ends lie within their bands). Ends
-//    the features leave open (an end on an edge of both meshes at once) are merged with other open
-//    ends within their segments' bands; a segment shorter than its ends' bands is a touching point;
-//  - touching points (`touchingPoints`: pairs that meet in one point only) and the number of
-//    coplanar pairs (their polygons are in `pairs`);
+//    the features leave open (an end on an edge of both meshes at once) and touching pairs are merged
+//    with each other within their bands; open ends left within 8 times their bands of each other (a
+//    piece of curve lost between pairs computed on different planes) are joined by a segment; a
+//    segment shorter than its ends' bands is a point (docs/mesh-collision.md has the details);
+//  - touching points (`touchingPoints`: pairs that meet in one point only, away from every curve)
+//    and the number of coplanar pairs (their polygons are in `pairs`);
 //  - the manifold's classification by the spread (principal components) of all its points:
 //    point-like, line-like or plane-like, with the plane's normal.
 //
@@ -90,7 +92,7 @@ struct MeshIntersection {
   std::vector<TrianglePairIntersection> pairs;  // by (triangleA, triangleB)
   std::vector<Float4> curvePoints;              // the curves' points (xyz, w = 0)
   std::vector<IntersectionCurve> curves;        // in the order of their first end's key (deterministic)
-  std::vector<Float4> touchingPoints;           // pairs meeting in one point, and segments merged to a point
+  std::vector<Float4> touchingPoints;           // pairs meeting in one point (or a segment within its band) off the curves
   uint32_t coplanarPairs = 0;                   // pairs whose overlap is a polygon
   IntersectionShape shape = IntersectionShape::kNone;
   Float4 spread;  // xyz: square roots of the points' covariance eigenvalues, largest first

@@ -16,6 +16,7 @@
 #include <array>
 #include <cmath>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -226,14 +227,46 @@ void symmetricEigen(double m[3][3], double values[3], double vectors[3][3]) {
 }
 
 
+// Calls f(x, y, distance) for every two of `nodes` (positions, bands) at most `factor` times the sum of
+// their bands apart. Found by sweeping their intervals [p - factor band, p + factor band] (widened by a
+// part in 10^5, so rounding cannot drop a close pair) along the axis of their largest extent: a sort,
+// not a test of every pair (an unwelded soup leaves every end open). The order of the calls depends on
+// the positions only.
+template <class F>
+void forClosePairs(const std::vector<uint32_t>& nodes, const std::vector<vec3>& pos, const std::vector<float>& band,
+                   float factor, F&& f) {
+  if (nodes.size() < 2) return;
+  vec3 lo(INFINITY), hi(-INFINITY);
+  for (uint32_t n : nodes) lo = glm::min(lo, pos[n]), hi = glm::max(hi, pos[n]);
+  const vec3 extent = hi - lo;
+  const int axis = extent.x >= extent.y && extent.x >= extent.z ? 0 : (extent.y >= extent.z ? 1 : 2);
+  auto reach = [&](uint32_t n) { return factor * band[n] * 1.00001f + 1e-30f; };
+  auto loOf = [&](uint32_t n) { return pos[n][axis] - reach(n); };
+  std::vector<uint32_t> byLo = nodes;
+  std::sort(byLo.begin(), byLo.end(), [&](uint32_t x, uint32_t y) { return loOf(x) < loOf(y) || (loOf(x) == loOf(y) && x < y); });
+  for (size_t k = 0; k < byLo.size(); ++k) {
+    const uint32_t x = byLo[k];
+    const float hiX = pos[x][axis] + reach(x);
+    for (size_t m = k + 1; m < byLo.size() && loOf(byLo[m]) <= hiX; ++m) {
+      const uint32_t y = byLo[m];
+      const float d = glm::length(pos[x] - pos[y]);
+      if (d <= factor * (band[x] + band[y])) f(x, y, d);
+    }
+  }
+}
+
+// Open ends at most this many times their bands' sum apart are joined (joinSegments' gaps).
+constexpr float kGapBands = 8.0f;
+
 // The curves, touching points and coplanar count of `pairs` (step 2), into `out`.
 void joinSegments(const TriangleMeshView& a, const TriangleMeshView& b, const std::vector<Hit>& pairs,
                   MeshIntersection& out) {
-  std::vector<vec3> touching;
-  // Graph: one node per endpoint key (numbered in order of first appearance), one edge per segment.
+  // Graph: one node per endpoint key (numbered in order of first appearance), one edge per segment;
+  // then one node per touching point (pairs meeting in one point, and segments whose two ends have the
+  // same key), numbered after every segment end, so that a merged node keeps a segment end's position.
   std::unordered_map<Key, uint32_t, KeyHash> nodeOf;
   std::vector<vec3> nodePos;
-  std::vector<float> nodeBand;  // the largest band of the segments ending there
+  std::vector<float> nodeBand;  // the largest band of the pairs giving it
   std::vector<std::array<uint32_t, 2>> edges;
   auto node = [&](const Key& key, vec3 p, float band) {
     auto [it, added] = nodeOf.emplace(key, static_cast<uint32_t>(nodePos.size()));
@@ -244,6 +277,7 @@ void joinSegments(const TriangleMeshView& a, const TriangleMeshView& b, const st
     nodeBand[it->second] = std::max(nodeBand[it->second], band);
     return it->second;
   };
+  std::vector<uint32_t> touchingPairs;
   for (uint32_t i = 0; i < pairs.size(); ++i) {
     const Hit& h = pairs[i];
     if (h.result.flags & gpu::kTriTriCoplanar) {
@@ -251,21 +285,29 @@ void joinSegments(const TriangleMeshView& a, const TriangleMeshView& b, const st
       continue;
     }
     if (h.result.count == 1) {
-      touching.push_back(vec3(h.result.points[0]));
+      touchingPairs.push_back(i);
       continue;
     }
     const uint32_t n0 = node(endpointKey(a, b, i, 0, h, h.result.features & 15u), vec3(h.result.points[0]), h.result.band);
     const uint32_t n1 = node(endpointKey(a, b, i, 1, h, h.result.features >> 4), vec3(h.result.points[1]), h.result.band);
     if (n0 == n1)
-      touching.push_back(vec3(h.result.points[0]));
+      touchingPairs.push_back(i);
     else
       edges.push_back({n0, n1});
   }
+  const uint32_t firstTouching = static_cast<uint32_t>(nodePos.size());
+  for (uint32_t i : touchingPairs) {
+    nodePos.push_back(vec3(pairs[i].result.points[0]));
+    nodeBand.push_back(pairs[i].result.band);
+  }
   // Merges (union-find, the smaller node id the root): first the two ends of each segment no longer
   // than the sum of its ends' bands (a touching pair reported as a segment: its ends keyed
-  // differently), then the ends left open by the keys (an end on an edge of both meshes may be keyed
-  // differently by the two sides): for each open end in node order that no earlier one took, every
-  // later open end not yet taken within the sum of their bands.
+  // differently); then the ends left open by the keys and the touching points, every two of them
+  // within the sum of their bands (transitively). An end on an edge of both meshes may be keyed
+  // differently by the two sides; where a curve crosses near an edge of both meshes, one of the four
+  // pairs around the crossing may meet the curve only within its band (a touching point), leaving the
+  // ends of its neighbours open and up to about two bands apart: the touching point between them joins
+  // them.
   std::vector<uint32_t> root(nodePos.size());
   for (uint32_t n = 0; n < nodePos.size(); ++n) root[n] = n;
   auto find = [&](uint32_t n) {
@@ -284,62 +326,72 @@ void joinSegments(const TriangleMeshView& a, const TriangleMeshView& b, const st
   std::vector<uint32_t> degree(nodePos.size(), 0);
   for (const auto& e : edges)
     if (find(e[0]) != find(e[1])) ++degree[find(e[0])], ++degree[find(e[1])];
-  std::vector<uint32_t> open;
-  for (uint32_t n = 0; n < nodePos.size(); ++n)
-    if (find(n) == n && degree[n] == 1) open.push_back(n);
-  // The close pairs of open ends, found by sweeping their intervals [p - band, p + band] (widened by
-  // a part in 10^5, so rounding cannot drop a close pair) along the axis of their largest extent, then
-  // taken in (node, node) order: the result of testing every pair in that order, without the n^2
-  // (an unwelded soup leaves every end open).
-  if (open.size() > 1) {
-    vec3 lo(INFINITY), hi(-INFINITY);
-    for (uint32_t n : open) lo = glm::min(lo, nodePos[n]), hi = glm::max(hi, nodePos[n]);
-    const vec3 extent = hi - lo;
-    const int axis = extent.x >= extent.y && extent.x >= extent.z ? 0 : (extent.y >= extent.z ? 1 : 2);
-    auto reach = [&](uint32_t n) { return nodeBand[n] * 1.00001f + 1e-30f; };
-    std::vector<uint32_t> byLo(open.size());
-    for (uint32_t i = 0; i < byLo.size(); ++i) byLo[i] = i;
-    auto loOf = [&](uint32_t i) { return nodePos[open[i]][axis] - reach(open[i]); };
-    std::sort(byLo.begin(), byLo.end(), [&](uint32_t x, uint32_t y) { return loOf(x) < loOf(y) || (loOf(x) == loOf(y) && x < y); });
-    std::vector<std::pair<uint32_t, uint32_t>> closePairs;  // indices into open, first < second
-    for (size_t k = 0; k < byLo.size(); ++k) {
-      const uint32_t i = byLo[k];
-      const float hiI = nodePos[open[i]][axis] + reach(open[i]);
-      for (size_t m = k + 1; m < byLo.size() && loOf(byLo[m]) <= hiI; ++m) {
-        const uint32_t j = byLo[m];
-        if (close(open[i], open[j])) closePairs.emplace_back(std::min(i, j), std::max(i, j));
-      }
-    }
-    std::sort(closePairs.begin(), closePairs.end());
-    for (const auto& [i, j] : closePairs)
-      if (find(open[j]) == open[j] && find(open[i]) == open[i]) unite(open[i], open[j]);
-  }
+  std::vector<uint32_t> loose;  // open ends, then touching points
+  for (uint32_t n = 0; n < firstTouching; ++n)
+    if (find(n) == n && degree[n] == 1) loose.push_back(n);
+  for (uint32_t n = firstTouching; n < nodePos.size(); ++n) loose.push_back(n);
+  forClosePairs(loose, nodePos, nodeBand, 1.0f, [&](uint32_t x, uint32_t y, float) { unite(x, y); });
   // The segments between distinct merged nodes, each node pair once (a segment along an edge shared
   // by two triangles is found twice).
   std::vector<std::array<uint32_t, 2>> joined;
-  std::vector<uint32_t> collapsed;  // nodes of segments merged to a point
+  std::vector<uint32_t> points;  // nodes that may be touching points: collapsed segments', touching pairs'
   std::unordered_set<uint64_t> seen;
   for (const auto& e : edges) {
     const uint32_t x = find(e[0]), y = find(e[1]);
     if (x == y) {
-      collapsed.push_back(x);
+      points.push_back(x);
       continue;
     }
     if (seen.insert(uint64_t{std::min(x, y)} << 32 | std::max(x, y)).second) joined.push_back({x, y});
   }
+  for (uint32_t n = firstTouching; n < nodePos.size(); ++n) points.push_back(find(n));
   edges = std::move(joined);
   std::vector<std::vector<uint32_t>> incident(nodePos.size());
   for (uint32_t e = 0; e < edges.size(); ++e) {
     incident[edges[e][0]].push_back(e);
     incident[edges[e][1]].push_back(e);
   }
-  // A collapsed segment on no curve is a touching point.
-  std::sort(collapsed.begin(), collapsed.end());
-  collapsed.erase(std::unique(collapsed.begin(), collapsed.end()), collapsed.end());
-  for (uint32_t n : collapsed)
-    if (incident[n].empty()) touching.push_back(nodePos[n]);
-  std::vector<bool> used(edges.size(), false);
+  // Gaps: where neighbouring pairs were computed with different planes, a piece of curve shorter than a
+  // few bands can fall between them (each pair's rounding puts it just outside its triangles), leaving
+  // two open ends a few bands apart (Spot subdivided to 1.5M triangles: up to 2.2 times their bands'
+  // sum). Open ends within kGapBands times their bands' sum are joined by a segment, the closest pair
+  // first (ties: the lower node ids), each end at most once: so the curves of closed meshes close.
+  {
+    std::vector<uint32_t> ends;
+    for (uint32_t n = 0; n < nodePos.size(); ++n)
+      if (incident[n].size() == 1) ends.push_back(n);
+    std::vector<std::tuple<float, uint32_t, uint32_t>> gaps;
+    forClosePairs(ends, nodePos, nodeBand, kGapBands, [&](uint32_t x, uint32_t y, float d) { gaps.emplace_back(d, std::min(x, y), std::max(x, y)); });
+    std::sort(gaps.begin(), gaps.end());
+    for (const auto& [d, x, y] : gaps) {
+      if (incident[x].size() != 1 || incident[y].size() != 1 || incident[x][0] == incident[y][0]) continue;
+      incident[x].push_back(static_cast<uint32_t>(edges.size()));
+      incident[y].push_back(static_cast<uint32_t>(edges.size()));
+      edges.push_back({x, y});
+    }
+  }
   auto point = [](vec3 p) { return Float4{p.x, p.y, p.z, 0.0f}; };
+  // A touching point on no curve, once per merged node, in node order; those within kGapBands times
+  // the bands' sum of a curve's point are pieces of that curve shorter than their band, not contacts
+  // of their own.
+  std::sort(points.begin(), points.end());
+  points.erase(std::unique(points.begin(), points.end()), points.end());
+  {
+    std::vector<uint32_t> near;
+    for (uint32_t n : points)
+      if (incident[n].empty()) near.push_back(n);
+    const size_t candidates = near.size();
+    if (candidates > 0)
+      for (uint32_t n = 0; n < nodePos.size(); ++n)
+        if (!incident[n].empty()) near.push_back(n);
+    std::vector<bool> onCurve(nodePos.size(), false);
+    forClosePairs(near, nodePos, nodeBand, kGapBands, [&](uint32_t x, uint32_t y, float) {
+      if (incident[x].empty() != incident[y].empty()) onCurve[incident[x].empty() ? x : y] = true;
+    });
+    for (size_t i = 0; i < candidates; ++i)
+      if (!onCurve[near[i]]) out.touchingPoints.push_back(point(nodePos[near[i]]));
+  }
+  std::vector<bool> used(edges.size(), false);
   auto walk = [&](uint32_t start, uint32_t firstEdge) {
     IntersectionCurve curve;
     curve.firstPoint = static_cast<uint32_t>(out.curvePoints.size());
@@ -367,7 +419,6 @@ void joinSegments(const TriangleMeshView& a, const TriangleMeshView& b, const st
         if (!used[e]) walk(n, e);
   for (uint32_t e = 0; e < edges.size(); ++e)
     if (!used[e]) walk(edges[e][0], e);
-  for (vec3 p : touching) out.touchingPoints.push_back(point(p));
 }
 
 void classify(const TriangleMeshView& a, const TriangleMeshView& b, const MeshIntersectionSettings& settings,
