@@ -5,8 +5,8 @@
 //
 // The mesh: Spot (../shared/meshes/spot.obj beside the repository, bench_meshes.h) subdivided 1-to-4
 // `level` times (about 23k, 92k, 369k, 1.5M triangles). The pair: the mesh (A) and a copy (B)
-// turned by 30 degrees about y and moved by a quarter of the mesh's box along x, so that their
-// surfaces cross along long closed curves. The timed call is one intersectMeshes call (B's BVH built
+// turned by 30 degrees about y and moved by a quarter of the mesh's box along x (--shift), so that
+// their surfaces cross along long closed curves (--shift 0.9: two bodies that touch). The timed call is one intersectMeshes call (B's BVH built
 // inside it); CGAL's row times surface_intersection on its Surface_mesh copies built beforehand
 // (their construction not timed), one thread. "ours/CGAL" is CGAL's time over ours (> 1: ours is
 // faster). cpu-simd and the threaded rows are checked bitwise equal to cpu-scalar; CGAL's polylines'
@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -40,6 +41,7 @@ struct Options : CommonOptions {
   std::vector<uint32_t> levels = {0, 1, 2, 3};
   std::string mesh;  // --mesh PATH (default: spot.obj)
   uint32_t threads = 0;  // --threads N (0: the hardware's)
+  float shift = 0.25f;   // --shift F: the copy moved by F times the mesh's box along x
   bool cgal = true;
   bool threadTime = false;
   double rowBudgetS = 20;
@@ -52,6 +54,8 @@ void usage(std::FILE* f) {
       "  --levels A,B,..     1-to-4 subdivision levels of the mesh (default 0,1,2,3)\n"
       "  --mesh PATH         OBJ mesh (default: spot.obj beside the repository)\n"
       "  --threads N         the threaded rows' thread count (default: the hardware's; 1: no threaded rows)\n"
+      "  --shift F           the copy moved by F times the mesh's box along x (default 0.25: long curves; 0.9:\n"
+      "                      two bodies that touch, a small part of each near the other)\n"
       "  --no-cgal           no CGAL rows\n"
       "  --thread-time       time with the calling thread's CPU time (one-thread rows), not the wall clock\n"
       "  --row-budget S      seconds per row at most (default 20; fewer reps when slower)\n"
@@ -68,6 +72,17 @@ std::optional<Options> parseOptions(int argc, char** argv) {
     if (args.is("--no-cgal")) return setFlag(o.cgal, false);
     if (args.is("--thread-time")) return setFlag(o.threadTime, true);
     if (args.is("--mesh")) return taken(args.text(o.mesh));
+    if (args.is("--shift")) {
+      std::string v;
+      if (!args.text(v)) return Parsed::kBad;
+      char* end = nullptr;
+      o.shift = std::strtof(v.c_str(), &end);
+      if (end == v.c_str() || *end != '\0' || !(o.shift >= 0.0f && o.shift <= 2.0f)) {
+        std::fprintf(stderr, "bench_mesh_intersection: --shift wants a number from 0 to 2\n");
+        return Parsed::kBad;
+      }
+      return Parsed::kTaken;
+    }
     if (args.is("--levels")) {
       std::string list;
       if (!args.text(list)) return Parsed::kBad;
@@ -145,9 +160,9 @@ int main(int argc, char** argv) {
 #else
   const bool cgal = false;
 #endif
-  std::printf("mesh intersection: %s against a copy turned 30 degrees about y and moved; %s; CPU %s (SIMD target %s); "
-              "CGAL %s; %u threads in the threaded rows\n",
-              meshPath.c_str(), o.threadTime ? "one-thread rows in thread CPU time" : "wall clock", cpuModel().c_str(),
+  std::printf("mesh intersection: %s against a copy turned 30 degrees about y and moved by %.2f of its width; %s; CPU %s "
+              "(SIMD target %s); CGAL %s; %u threads in the threaded rows\n",
+              meshPath.c_str(), static_cast<double>(o.shift), o.threadTime ? "one-thread rows in thread CPU time" : "wall clock", cpuModel().c_str(),
               cpu::simdTargetName(), cgal ? "surface_intersection, one thread" : "not built or --no-cgal", o.threads);
   std::printf("%5s %9s  %-14s %11s %8s %6s %7s %9s  %s\n", "level", "triangles", "backend", "ms/call", "pairs", "curves",
               "points", "ours/CGAL", "note");
@@ -164,7 +179,7 @@ int main(int argc, char** argv) {
       const float c[3] = {v.x, v.y, v.z};
       for (int k = 0; k < 3; ++k) lo[k] = std::min(lo[k], c[k]), hi[k] = std::max(hi[k], c[k]);
     }
-    const float axis[3] = {0, 1, 0}, shift[3] = {0.25f * (hi[0] - lo[0]), 0, 0};
+    const float axis[3] = {0, 1, 0}, shift[3] = {o.shift * (hi[0] - lo[0]), 0, 0};
     const Mesh moved = rotatedAndMoved(mesh, axis, 0.5235988f, shift);
     const TriangleMeshView a{mesh.vertices, mesh.indices}, b{moved.vertices, moved.indices};
     std::vector<Row> levelRows;
@@ -258,6 +273,7 @@ int main(int argc, char** argv) {
   s += "  \"mesh\": " + jsonString(meshPath) + ",\n";
   s += "  \"cgal\": " + std::string(cgal ? "true" : "false") + ",\n";
   s += "  \"threads\": " + std::to_string(o.threads) + ",\n";
+  s += "  \"shift\": " + jsonNumber(o.shift) + ",\n";
   s += "  \"reps\": " + std::to_string(o.reps) + ",\n";
   s += "  \"cpu_time\": " + jsonString(o.threadTime ? "thread CPU time (one-thread rows)" : "wall clock") + ",\n";
   s += jsonRowsAndEnd(rows, [&](const Row& r) {

@@ -98,7 +98,10 @@ struct PairSearchPlan {
   const TriangleMeshView* a = nullptr;
   const TriangleMeshView* b = nullptr;
   std::vector<Box> boxesB;
-  std::vector<BvhNode> nodes;  // empty: brute force
+  // The BVH over B's triangles that may meet A (their boxes overlap A's, widened): its leaves are
+  // indices into `within`, the triangles' numbers in B. Empty: brute force.
+  std::vector<BvhNode> nodes;
+  std::vector<uint32_t> within;
   float margin = 0.0f;
   bool simd = false;
 };
@@ -153,7 +156,8 @@ void searchPairs(const PairSearchPlan& plan, uint32_t begin, uint32_t end, std::
     walkBvh(
         plan.nodes, stack,
         [&](const BvhNode& node) { return overlaps(boxA, &node.lo.x, &node.hi.x); },
-        [&](uint32_t tb) {
+        [&](uint32_t leaf) {
+          const uint32_t tb = plan.within[leaf];
           if (overlaps(boxA, plan.boxesB[tb])) candidates.push_back(tb);
         });
     std::sort(candidates.begin(), candidates.end());  // the brute force's order
@@ -493,16 +497,38 @@ Result<MeshIntersection> intersectMeshes(const TriangleMeshView& meshA, const Tr
   plan.margin = 64.0f * gpu::kTriTriTolerance * maxAbs;
   plan.boxesB.resize(triCountB);
   for (uint32_t t = 0; t < triCountB; ++t) plan.boxesB[t] = triBox(meshB, t);
-  if (search == PairSearch::kBvh && triCountB > 0) {
-    plan.nodes.resize(bvhNodeCount(triCountB));
-    std::vector<Aabb> leafBoxes(triCountB);
-    std::vector<uint32_t> leafParents(triCountB);
-    const BvhInput bvh{.vertices = meshB.positions, .indices = meshB.indices, .verticesPerPrimitive = 3,
-                       .nodes = plan.nodes, .primitiveBoxes = leafBoxes, .leafParents = leafParents};
-    VKC_TRY(buildBvhCpu(bvh, backend));
+  bool none = triCountA == 0 || triCountB == 0;
+  if (search == PairSearch::kBvh && !none) {
+    // Only B's triangles whose boxes overlap A's box widened by the margin can be candidates (a
+    // triangle of A lies in A's box, and rounding the widening is monotonic): the tree holds those
+    // (two bodies that touch: a small part of each).
+    Box all{vec3(INFINITY), vec3(-INFINITY)};
+    for (uint32_t t = 0; t < triCountA; ++t) {
+      const Box box = triBox(meshA, t);
+      all.lo = glm::min(all.lo, box.lo);
+      all.hi = glm::max(all.hi, box.hi);
+    }
+    all.lo -= plan.margin;
+    all.hi += plan.margin;
+    std::vector<uint32_t> indices;
+    for (uint32_t t = 0; t < triCountB; ++t) {
+      if (!overlaps(all, plan.boxesB[t])) continue;
+      plan.within.push_back(t);
+      indices.insert(indices.end(), meshB.indices.begin() + 3 * t, meshB.indices.begin() + 3 * t + 3);
+    }
+    const uint32_t n = static_cast<uint32_t>(plan.within.size());
+    none = n == 0;
+    if (!none) {
+      plan.nodes.resize(bvhNodeCount(n));
+      std::vector<Aabb> leafBoxes(n);
+      std::vector<uint32_t> leafParents(n);
+      const BvhInput bvh{.vertices = meshB.positions, .indices = indices, .verticesPerPrimitive = 3,
+                         .nodes = plan.nodes, .primitiveBoxes = leafBoxes, .leafParents = leafParents};
+      VKC_TRY(buildBvhCpu(bvh, backend));
+    }
   }
   detail::ParallelCall par(executor, "intersectMeshes");
-  const uint32_t tasks = triCountB == 0 ? 0 : par.taskCount(triCountA);
+  const uint32_t tasks = none ? 0 : par.taskCount(triCountA);
   const uint32_t chunk = tasks == 0 ? 0 : par.chunkSize(triCountA, 1);
   std::vector<std::vector<Hit>> parts(tasks);
   par.forEach(tasks, [&](uint32_t t) {
