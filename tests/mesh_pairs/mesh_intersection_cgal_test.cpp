@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -66,7 +67,9 @@ double loopLength(const Polyline& loop) {
   return s;
 }
 
-void compareWithCgal(const Mesh& a, const Mesh& b, const char* name) {
+// pointSlack: how many points a loop of ours may have fewer than CGAL's (a piece of curve shorter than
+// its band is a point to us, two to CGAL); returns the points we have fewer in all.
+size_t compareWithCgal(const Mesh& a, const Mesh& b, const char* name, bool quiet = false, size_t pointSlack = 0) {
   SCOPED_TRACE(name);
   std::vector<std::vector<K::Point_3>> cgalLines;
   const SurfaceMesh ca = toCgal(a), cb = toCgal(b);
@@ -76,14 +79,17 @@ void compareWithCgal(const Mesh& a, const Mesh& b, const char* name) {
   for (const auto& line : cgalLines) {
     Polyline l;
     for (const K::Point_3& p : line) l.emplace_back(p.x(), p.y(), p.z());
-    ASSERT_GE(l.size(), 4u);
-    ASSERT_EQ(l.front(), l.back()) << "CGAL's polyline is open";
+    EXPECT_GE(l.size(), 4u);
+    EXPECT_EQ(l.front(), l.back()) << "CGAL's polyline is open";
+    if (l.size() < 4 || l.front() != l.back()) return 0;
     l.pop_back();
     theirs.push_back(std::move(l));
   }
+  size_t fewer = 0;
   for (Backend backend : {Backend::kCpuScalar, Backend::kCpuSimd}) {
     auto r = intersectMeshes({a.vertices, a.indices}, {b.vertices, b.indices}, backend);
-    ASSERT_TRUE(r.ok()) << r.message();
+    EXPECT_TRUE(r.ok()) << r.message();
+    if (!r.ok()) return fewer;
     std::vector<Polyline> ours;
     for (const IntersectionCurve& c : r->curves) {
       EXPECT_TRUE(c.closed);
@@ -96,8 +102,9 @@ void compareWithCgal(const Mesh& a, const Mesh& b, const char* name) {
     }
     EXPECT_TRUE(r->touchingPoints.empty());
     EXPECT_EQ(r->coplanarPairs, 0u);
-    ASSERT_EQ(ours.size(), theirs.size());
-    ASSERT_GT(ours.size(), 0u);
+    EXPECT_EQ(ours.size(), theirs.size());
+    EXPECT_GT(ours.size(), 0u);
+    if (ours.size() != theirs.size() || ours.empty()) return fewer;
     double worst = 0;
     size_t points = 0;
     for (const Polyline& o : ours) {
@@ -106,16 +113,20 @@ void compareWithCgal(const Mesh& a, const Mesh& b, const char* name) {
       for (size_t k = 1; k < theirs.size(); ++k)
         if (loopDistance(o[0], theirs[k]) < loopDistance(o[0], theirs[match])) match = k;
       const Polyline& t = theirs[match];
-      EXPECT_EQ(o.size(), t.size());
+      EXPECT_LE(o.size(), t.size());
+      EXPECT_LE(t.size() - std::min(t.size(), o.size()), pointSlack);
+      if (backend == Backend::kCpuScalar) fewer += t.size() - std::min(t.size(), o.size());
       for (dvec3 p : o) worst = std::max(worst, loopDistance(p, t));
       for (dvec3 p : t) worst = std::max(worst, loopDistance(p, o));
       EXPECT_NEAR(loopLength(o), loopLength(t), 1e-5 * loopLength(t));
       points += o.size();
     }
     EXPECT_LT(worst, 1e-5);
-    std::printf("%s, %s: %zu loops, %zu points (CGAL the same), worst distance to CGAL's polylines %.2e\n", name,
-                toString(backend), ours.size(), points, worst);
+    if (!quiet)
+      std::printf("%s, %s: %zu loops, %zu points (CGAL the same), worst distance to CGAL's polylines %.2e\n", name,
+                  toString(backend), ours.size(), points, worst);
   }
+  return fewer;
 }
 
 TEST(MeshIntersectionCgal, SpotAgainstMovedCopiesMatchesCgalPolylines) {
@@ -127,6 +138,42 @@ TEST(MeshIntersectionCgal, SpotAgainstMovedCopiesMatchesCgalPolylines) {
   const Mesh fine = subdivide(spot);
   compareWithCgal(fine, moved(fine, glm::normalize(glm::vec3(-0.4f, 0.2f, 1.0f)), 0.35f, {0.12f, 0.3f, 0.07f}),
                   "subdivided spot (6 616 triangles) vs moved copy");
+}
+
+// A sphere-like mesh: the octahedron subdivided 4 times (2 048 triangles) on a sphere of `radius`
+// around `center`, turned by `angle` about `axis`.
+Mesh sphereMesh(float radius, glm::vec3 center, glm::vec3 axis, float angle) {
+  Mesh m = octahedron();
+  for (int i = 0; i < 4; ++i) m = subdivide(m);
+  for (Float4& v : m.vertices) {
+    const glm::vec3 p = glm::normalize(glm::vec3(v.x, v.y, v.z)) * radius;
+    v = {p.x, p.y, p.z, 0};
+  }
+  return moved(m, axis, angle, center);
+}
+
+// 40 random pairs of crossing sphere meshes (radii 0.4-1.2 against 1, centres so that the surfaces
+// cross, random turns): the same loops as CGAL's, all closed, every point of each side within 1e-5
+// of the other's polylines, lengths within 1e-5 (compareWithCgal); a loop may have up to 2 points
+// fewer than CGAL's (seen: 1 point in 1 of the 40 rounds).
+TEST(MeshIntersectionCgal, RandomCrossingSpheresMatchCgalPolylines) {
+  std::mt19937 rng(4242);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  auto direction = [&] {
+    const float z = 2 * u(rng) - 1, phi = 6.2831853f * u(rng), r = std::sqrt(std::max(0.0f, 1 - z * z));
+    return glm::vec3(r * std::cos(phi), r * std::sin(phi), z);
+  };
+  size_t fewer = 0;
+  for (int round = 0; round < 40; ++round) {
+    const float rb = 0.4f + 0.8f * u(rng);
+    const float lo = std::abs(1.0f - rb) + 0.05f, hi = 1.0f + rb - 0.05f;
+    const Mesh a = sphereMesh(1.0f, {0, 0, 0}, direction(), 6.2831853f * u(rng));
+    const Mesh b = sphereMesh(rb, direction() * (lo + (hi - lo) * u(rng)), direction(), 6.2831853f * u(rng));
+    fewer += compareWithCgal(a, b, ("random spheres, round " + std::to_string(round)).c_str(), /*quiet=*/true,
+                             /*pointSlack=*/2);
+  }
+  std::printf("40 random pairs of crossing sphere meshes: the loops of CGAL's surface_intersection, %zu point(s) fewer "
+              "in all\n", fewer);
 }
 
 }  // namespace
