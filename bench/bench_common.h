@@ -141,6 +141,16 @@ inline Parsed setFlag(bool& flag, bool value = true) {
   flag = value;
   return Parsed::kTaken;
 }
+// "--levels A,B,..": 1-to-4 subdivision levels of a benchmark's mesh, integers 0..5.
+inline Parsed levelsOption(ArgReader& args, std::vector<uint32_t>& levels) {
+  std::string list;
+  if (!args.text(list)) return Parsed::kBad;
+  if (!parseUintList(list, levels, 0, 5)) {
+    std::fprintf(stderr, "%s: --levels wants integers 0..5 A,B,...\n", args.prog());
+    return Parsed::kBad;
+  }
+  return Parsed::kTaken;
+}
 
 // Walks the command line: --device, --json, --reps, --quick, --exact-arithmetic into `o`; --help or -h prints the usage
 // to stdout and exits 0; every other option goes to `own()` (which reads it from `args`). An option

@@ -83,15 +83,7 @@ std::optional<Options> parseOptions(int argc, char** argv) {
       }
       return Parsed::kTaken;
     }
-    if (args.is("--levels")) {
-      std::string list;
-      if (!args.text(list)) return Parsed::kBad;
-      if (!parseUintList(list, o.levels, 0, 5)) {
-        std::fprintf(stderr, "bench_mesh_intersection: --levels wants integers 0..5 A,B,...\n");
-        return Parsed::kBad;
-      }
-      return Parsed::kTaken;
-    }
+    if (args.is("--levels")) return levelsOption(args, o.levels);
     return numberOption(args, {{"--row-budget", &budget}, {"--threads", &o.threads}});
   });
   if (!parsed) return std::nullopt;

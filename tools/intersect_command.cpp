@@ -20,25 +20,15 @@
 #include "vkcollide/scene.h"  // loadObjMesh: a separate library, vkcollide::scene
 #include "vkcollide/vkcollide.h"
 
+#include "tool_common.h"
+
 namespace vkc::tool {
 
 namespace {
 
-constexpr int kExitOk = 0;
-constexpr int kExitFailed = 1;
-constexpr int kExitUsage = 2;
-
 int usageError(const std::string& message) {
   std::fprintf(stderr, "vkcollide: %s\n%s", message.c_str(), intersectUsage());
   return kExitUsage;
-}
-
-bool parseCount(const char* s, uint32_t min, uint32_t max, uint32_t& out) {
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(s, &end, 10);
-  if (end == s || *end != '\0' || s[0] == '-' || v < min || v > max) return false;
-  out = static_cast<uint32_t>(v);
-  return true;
 }
 
 struct Options {

@@ -33,32 +33,15 @@
 #include "vkcollide/query_file.h"  // a separate library: vkcollide::scene
 #include "vkcollide/vkcollide.h"
 
+#include "tool_common.h"
+
 namespace vkc::tool {
 
 namespace {
 
-constexpr int kExitOk = 0;
-constexpr int kExitFailed = 1;
-constexpr int kExitUsage = 2;
-
 int usageError(const std::string& message) {
   std::fprintf(stderr, "vkcollide: %s\n%s", message.c_str(), queryUsage());
   return kExitUsage;
-}
-
-std::optional<Backend> parseBackend(const std::string& s) {
-  if (s == "vulkan") return Backend::kVulkan;
-  if (s == "cpu" || s == "cpu-simd") return Backend::kCpuSimd;
-  if (s == "cpu-scalar") return Backend::kCpuScalar;
-  return std::nullopt;
-}
-
-bool parseCount(const char* s, uint32_t min, uint32_t max, uint32_t& out) {
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(s, &end, 10);
-  if (end == s || *end != '\0' || s[0] == '-' || v < min || v > max) return false;
-  out = static_cast<uint32_t>(v);
-  return true;
 }
 
 // The options both commands share.

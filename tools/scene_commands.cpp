@@ -45,13 +45,11 @@
 #include "vkcollide/scene.h"  // a separate library: vkcollide::scene
 #include "vkcollide/vkcollide.h"
 
+#include "tool_common.h"
+
 namespace vkc::tool {
 
 namespace {
-
-constexpr int kExitOk = 0;
-constexpr int kExitFailed = 1;
-constexpr int kExitUsage = 2;
 
 // ---- The stages of one iteration ------------------------------------------------------------
 
@@ -376,13 +374,6 @@ int runRepeated(Runner& runner, const Scene& scene, const std::vector<const Stag
     }
   }
   return kExitOk;
-}
-
-std::optional<Backend> parseBackend(const std::string& s) {
-  if (s == "vulkan") return Backend::kVulkan;
-  if (s == "cpu" || s == "cpu-simd") return Backend::kCpuSimd;
-  if (s == "cpu-scalar") return Backend::kCpuScalar;
-  return std::nullopt;
 }
 
 bool parseRepeat(const char* s, int& repeat) {
