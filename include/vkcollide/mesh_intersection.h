@@ -18,10 +18,10 @@
 //    answers);
 //  - the collision manifold: the segments joined into polylines and closed loops (`curves`) by the
 //    features that produced their ends, not by distance: an end where edge {u, v} of A crosses
-//    triangle t of B is the same point for both of A's triangles around that edge. This needs
-//    welded meshes (neighbouring triangles share vertex indices; an unwelded soup gives one open
-//    two-point curve per segment, merged by distance only where ends lie within their bands). Ends
-//    the features leave open (an end on an edge of both meshes at once) and touching pairs are merged
+//    triangle t of B is the same point for both of A's triangles around that edge, where the mesh is
+//    welded (neighbouring triangles share vertex indices; an unwelded soup's ends are all joined by
+//    distance instead, which gives the same loops within the bands but costs a sort). Ends the
+//    features leave open (an end on an edge of both meshes at once) and touching pairs are merged
 //    with each other within their bands; open ends left within 8 times their bands of each other (a
 //    piece of curve lost between pairs computed on different planes) are joined by a segment; a
 //    segment shorter than its ends' bands is a point (docs/mesh-collision.md has the details);
