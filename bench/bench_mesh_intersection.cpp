@@ -24,9 +24,9 @@
 #include <vector>
 
 #ifdef VKC_HAVE_CGAL
-#include <CGAL/Exact_predicates_inexact_constructions_kernel.h>
 #include <CGAL/Polygon_mesh_processing/intersection.h>
-#include <CGAL/Surface_mesh.h>
+
+#include "../tests/support/cgal_mesh.h"
 #endif
 
 #include "bench_common.h"
@@ -221,17 +221,8 @@ int main(int argc, char** argv) {
     double cgalMs = 0;
 #ifdef VKC_HAVE_CGAL
     if (cgal) {
-      using K = CGAL::Exact_predicates_inexact_constructions_kernel;
-      using SurfaceMesh = CGAL::Surface_mesh<K::Point_3>;
-      auto toCgal = [](const Mesh& m) {
-        SurfaceMesh s;
-        std::vector<SurfaceMesh::Vertex_index> v;
-        for (const Float4& p : m.vertices) v.push_back(s.add_vertex(K::Point_3(p.x, p.y, p.z)));
-        for (size_t i = 0; i < m.indices.size(); i += 3)
-          s.add_face(v[m.indices[i]], v[m.indices[i + 1]], v[m.indices[i + 2]]);
-        return s;
-      };
-      const SurfaceMesh ca = toCgal(mesh), cb = toCgal(moved);
+      using K = test::CgalKernel;
+      const test::CgalSurfaceMesh ca = test::toCgalSurfaceMesh(mesh), cb = test::toCgalSurfaceMesh(moved);
       Row row{level, mesh.triangles(), "cgal"};
       std::vector<std::vector<K::Point_3>> lines;
       auto call = [&] {

@@ -32,7 +32,7 @@ int usageError(const std::string& message) {
 }
 
 struct Options {
-  std::string meshA, meshB, out;
+  std::string out;
   Backend backend = Backend::kCpuSimd;
   uint32_t threads = 1;
   uint32_t repeat = 1;

@@ -10,9 +10,7 @@
 #if VKC_HAVE_CGAL
 #include <gtest/gtest.h>
 
-#include <CGAL/Exact_predicates_inexact_constructions_kernel.h>
 #include <CGAL/Polygon_mesh_processing/intersection.h>
-#include <CGAL/Surface_mesh.h>
 
 #include <algorithm>
 #include <cmath>
@@ -22,6 +20,7 @@
 #include <vector>
 
 #include "shared/common.h"
+#include "support/cgal_mesh.h"
 #include "support/obj_mesh.h"
 #include "vkcollide/mesh_intersection.h"
 
@@ -29,17 +28,9 @@ namespace vkc::test {
 namespace {
 
 using glm::dvec3;
-using K = CGAL::Exact_predicates_inexact_constructions_kernel;
-using SurfaceMesh = CGAL::Surface_mesh<K::Point_3>;
+using K = CgalKernel;
+using SurfaceMesh = CgalSurfaceMesh;
 using Polyline = std::vector<dvec3>;
-
-SurfaceMesh toCgal(const Mesh& m) {
-  SurfaceMesh s;
-  std::vector<SurfaceMesh::Vertex_index> v;
-  for (const Float4& p : m.vertices) v.push_back(s.add_vertex(K::Point_3(p.x, p.y, p.z)));
-  for (size_t i = 0; i < m.indices.size(); i += 3) s.add_face(v[m.indices[i]], v[m.indices[i + 1]], v[m.indices[i + 2]]);
-  return s;
-}
 
 // m rotated about the unit axis, then moved (support/obj_mesh.h).
 Mesh moved(const Mesh& m, glm::vec3 axis, float angle, glm::vec3 shift) {
@@ -72,7 +63,7 @@ double loopLength(const Polyline& loop) {
 size_t compareWithCgal(const Mesh& a, const Mesh& b, const char* name, bool quiet = false, size_t pointSlack = 0) {
   SCOPED_TRACE(name);
   std::vector<std::vector<K::Point_3>> cgalLines;
-  const SurfaceMesh ca = toCgal(a), cb = toCgal(b);
+  const SurfaceMesh ca = toCgalSurfaceMesh(a), cb = toCgalSurfaceMesh(b);
   CGAL::Polygon_mesh_processing::surface_intersection(ca, cb, std::back_inserter(cgalLines));
   // CGAL's closed polylines repeat their first point at the end.
   std::vector<Polyline> theirs;
