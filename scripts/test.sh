@@ -64,9 +64,13 @@ if [ "$variant" = "--lp128" ]; then junit="$PWD/$dir/ctest-junit-lp128.xml"; fi
 status=0
 (cd "$dir" && ctest -j"$jobs" --output-on-failure --timeout 900 --output-junit "$junit" "${select[@]}") || status=$?
 
-# Vulkan tests never skip (a missing layer or device fails them); count the ones that ran.
-vulkan_run=$(grep -o '<testcase name="[^"]*Vulkan[^"]*"[^>]*status="run"' "$junit" | wc -l || true)
-vulkan_all=$(grep -o '<testcase name="[^"]*Vulkan[^"]*"' "$junit" | wc -l || true)
+# Vulkan tests never skip (a missing layer or device fails them); count the ones that ran. The test
+# binary's Vulkan tests run a suite per process (cmake/vulkan_suites.cmake), under entries named
+# "<suite> [<n> Vulkan tests]": such an entry counts n.
+read -r vulkan_run vulkan_all < <(grep -o '<testcase name="[^"]*Vulkan[^"]*"[^>]*status="[a-z]*"' "$junit" | awk '
+  { n = 1; if (match($0, /\[[0-9]+ Vulkan tests?\]/)) n = substr($0, RSTART + 1) + 0
+    all += n; if ($0 ~ /status="run"/) run += n }
+  END { print run + 0, all + 0 }' || true)
 if [ "$variant" = "--sanitize" ] || [ "$variant" = "--scalar" ]; then
   echo "== Vulkan tests excluded in this variant (CPU tests only)"
 else
