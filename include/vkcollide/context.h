@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -120,6 +121,12 @@ struct ContextCreateInfo {
   // root (the benchmarks' --exact-arithmetic); without it the results match the CPU twins within the
   // documented tolerances (docs/integration.md, Rounding). Fixed for the context's life.
   bool exactArithmetic = false;
+  // A pipeline cache's contents from an earlier run (Context::pipelineCacheData(), saved by the host):
+  // the stages' pipelines are created through a VkPipelineCache made from them, so that a driver that
+  // keeps compiled pipelines there skips compiling them again. Data from another device, driver or
+  // cache format (its header says which) is ignored and the cache starts empty
+  // (Context::pipelineCacheDataUsed() says which happened); empty: an empty cache. Read at creation only.
+  std::span<const uint8_t> pipelineCacheData;
 };
 
 // A device the host already owns. vkcollide never destroys any of these handles. The device must
@@ -135,6 +142,14 @@ struct ContextImportInfo {
   PFN_vkGetInstanceProcAddr getInstanceProcAddr = nullptr;
   DeviceMemoryCallbacks memory;  // optional: the host's device-memory allocator
   bool exactArithmetic = false;  // as ContextCreateInfo::exactArithmetic
+  // The host's pipeline cache on `device` (optional): vkcollide creates every pipeline through it, so
+  // they are saved and loaded with the renderer's own. It must stay valid for the context's life, and
+  // be internally synchronized (created without VK_PIPELINE_CACHE_CREATE_EXTERNALLY_SYNCHRONIZED_BIT),
+  // because vkcollide creates pipelines from whichever thread creates a stage. vkcollide never destroys
+  // it. Null: vkcollide makes its own, from `pipelineCacheData` (as ContextCreateInfo's); giving both
+  // is an error.
+  VkPipelineCache pipelineCache = VK_NULL_HANDLE;
+  std::span<const uint8_t> pipelineCacheData;
 };
 
 // A range of a VkBuffer, in bytes. The size is needed because Vulkan cannot tell it.
@@ -216,6 +231,15 @@ class Context {
   bool exactArithmetic() const;  // ContextCreateInfo::exactArithmetic
   // Validation messages seen so far (0 unless created with enableValidation).
   uint64_t validationMessageCount() const;
+  // The contents of the pipeline cache the stages' pipelines were created through (the host's, where
+  // ContextImportInfo::pipelineCache was given), as vkGetPipelineCacheData returns them: save them and
+  // pass them as pipelineCacheData next time. Pipelines are created by the stages' create(), so ask
+  // after creating the stages. Some drivers keep nothing there (Mesa's lavapipe 22.3 returns only the
+  // 32-byte header; it keeps compiled shaders in its own disk cache instead).
+  Result<std::vector<uint8_t>> pipelineCacheData() const;
+  // Whether the creation's pipelineCacheData was for this device and driver and so seeded the cache
+  // (false where none was given or it was ignored).
+  bool pipelineCacheDataUsed() const;
 
  private:
   friend struct detail::Internals;

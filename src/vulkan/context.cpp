@@ -327,6 +327,7 @@ DeviceInfo queryDeviceInfo(VkPhysicalDevice device, uint32_t index) {
 ContextImpl::~ContextImpl() {
   if (device != VK_NULL_HANDLE && vk.vkDeviceWaitIdle != nullptr && ownsDevice) vk.vkDeviceWaitIdle(device);
   pipelines.reset();
+  if (ownsPipelineCache) vk.vkDestroyPipelineCache(device, pipelineCache, nullptr);
   allocator.reset();
   if (fence != VK_NULL_HANDLE) vk.vkDestroyFence(device, fence, nullptr);
   if (commandPool != VK_NULL_HANDLE) vk.vkDestroyCommandPool(device, commandPool, nullptr);
@@ -335,7 +336,24 @@ ContextImpl::~ContextImpl() {
   if (ownsInstance && instance != VK_NULL_HANDLE) vkDestroyInstance(instance, nullptr);
 }
 
-Status ContextImpl::finishSetup() {
+// Whether `data` starts with the header vkGetPipelineCacheData writes for this device (Vulkan spec,
+// "Pipeline Cache Header": every field least significant byte first): a header version we know, this
+// vendor and device, and this driver's pipelineCacheUUID. Data failing it (another GPU, a driver update,
+// a truncated file) must not reach vkCreatePipelineCache, whose pInitialData must come from
+// vkGetPipelineCacheData of a compatible device.
+static bool pipelineCacheDataMatches(std::span<const uint8_t> data, const VkPhysicalDeviceProperties& props) {
+  constexpr size_t kHeaderOneSize = 16 + VK_UUID_SIZE;
+  if (data.size() < kHeaderOneSize) return false;
+  auto u32 = [&](size_t at) {
+    return uint32_t{data[at]} | uint32_t{data[at + 1]} << 8 | uint32_t{data[at + 2]} << 16 | uint32_t{data[at + 3]} << 24;
+  };
+  const uint32_t headerSize = u32(0);
+  return headerSize >= kHeaderOneSize && headerSize <= data.size() && u32(4) == VK_PIPELINE_CACHE_HEADER_VERSION_ONE &&
+         u32(8) == props.vendorID && u32(12) == props.deviceID &&
+         std::memcmp(data.data() + 16, props.pipelineCacheUUID, VK_UUID_SIZE) == 0;
+}
+
+Status ContextImpl::finishSetup(VkPipelineCache hostCache, std::span<const uint8_t> cacheData) {
   volkLoadDeviceTable(&vk, device);
   if (vk.vkCmdPushDescriptorSetKHR == nullptr) {
     return Error{ErrorCode::kUnsupported, "the device was not created with VK_KHR_push_descriptor enabled"};
@@ -347,7 +365,19 @@ Status ContextImpl::finishSetup() {
   VkPhysicalDeviceMemoryProperties mem;
   vkGetPhysicalDeviceMemoryProperties(physicalDevice, &mem);
   allocator = std::make_unique<Allocator>(vk, device, mem, memoryCallbacks);
-  pipelines = std::make_unique<PipelineCache>(vk, device, exactArithmetic);
+  if (hostCache != VK_NULL_HANDLE) {
+    pipelineCache = hostCache;
+  } else {
+    pipelineCacheDataUsed = pipelineCacheDataMatches(cacheData, properties);
+    VkPipelineCacheCreateInfo pcci{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+    if (pipelineCacheDataUsed) {
+      pcci.initialDataSize = cacheData.size();
+      pcci.pInitialData = cacheData.data();
+    }
+    VKC_VK_TRY(vk.vkCreatePipelineCache(device, &pcci, nullptr, &pipelineCache));
+    ownsPipelineCache = true;
+  }
+  pipelines = std::make_unique<PipelineCache>(vk, device, exactArithmetic, pipelineCache);
   VkCommandPoolCreateInfo cpci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   cpci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT | VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
   cpci.queueFamilyIndex = queueFamily;
@@ -444,6 +474,22 @@ VkDevice Context::device() const { return impl_->device; }
 bool Context::imported() const { return !impl_->ownsDevice; }
 bool Context::exactArithmetic() const { return impl_->exactArithmetic; }
 uint64_t Context::validationMessageCount() const { return impl_->validationMessages.load(); }
+bool Context::pipelineCacheDataUsed() const { return impl_->pipelineCacheDataUsed; }
+
+Result<std::vector<uint8_t>> Context::pipelineCacheData() const {
+  const ContextImpl& c = *impl_;
+  // The cache may grow between the two calls (another thread creating a stage): ask again then.
+  for (;;) {
+    size_t size = 0;
+    VKC_VK_TRY(c.vk.vkGetPipelineCacheData(c.device, c.pipelineCache, &size, nullptr));
+    std::vector<uint8_t> data(size);
+    const VkResult r = c.vk.vkGetPipelineCacheData(c.device, c.pipelineCache, &size, data.data());
+    if (r == VK_INCOMPLETE) continue;
+    if (r != VK_SUCCESS) return detail::vkError(r, "vkGetPipelineCacheData");
+    data.resize(size);
+    return data;
+  }
+}
 
 Result<std::vector<DeviceInfo>> Context::enumerateDevices() {
   auto inst = detail::createInstance(false);
@@ -507,7 +553,7 @@ Result<std::unique_ptr<Context>> Context::create(const ContextCreateInfo& info) 
   dci.ppEnabledExtensionNames = extensions;
   VKC_VK_TRY(vkCreateDevice(impl->physicalDevice, &dci, nullptr, &impl->device));
   impl->ownsDevice = true;
-  VKC_TRY(impl->finishSetup());
+  VKC_TRY(impl->finishSetup(VK_NULL_HANDLE, info.pipelineCacheData));
   impl->vk.vkGetDeviceQueue(impl->device, impl->queueFamily, 0, &impl->queue);
   return std::unique_ptr<Context>(new Context(std::move(impl)));
 }
@@ -520,6 +566,10 @@ Result<std::unique_ptr<Context>> Context::import(const ContextImportInfo& info) 
     return Error{ErrorCode::kInvalidArgument, "ContextImportInfo::getInstanceProcAddr is null"};
   }
   VKC_TRY(checkMemoryCallbacks(info.memory, "ContextImportInfo"));
+  if (info.pipelineCache != VK_NULL_HANDLE && !info.pipelineCacheData.empty()) {
+    return Error{ErrorCode::kInvalidArgument,
+                 "ContextImportInfo::pipelineCacheData: give either the host's pipelineCache or data for vkcollide's own, not both"};
+  }
   VKC_TRY(detail::initLoader(info.getInstanceProcAddr));
   volkLoadInstanceOnly(info.instance);
   auto impl = std::make_unique<ContextImpl>();
@@ -545,7 +595,7 @@ Result<std::unique_ptr<Context>> Context::import(const ContextImportInfo& info) 
     for (const std::string& m : impl->info.missing) why += "\n  missing: " + m;
     return Error{ErrorCode::kUnsupported, "the imported device does not meet vkcollide's requirements:" + why};
   }
-  VKC_TRY(impl->finishSetup());
+  VKC_TRY(impl->finishSetup(info.pipelineCache, info.pipelineCacheData));
   return std::unique_ptr<Context>(new Context(std::move(impl)));
 }
 

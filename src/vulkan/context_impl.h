@@ -37,6 +37,11 @@ struct ContextImpl {
   bool exactArithmetic = false;           // ContextCreateInfo::exactArithmetic: the shaders' variant
   std::unique_ptr<Allocator> allocator;
   std::unique_ptr<PipelineCache> pipelines;
+  // The VkPipelineCache every pipeline is created through: the host's (ContextImportInfo::pipelineCache)
+  // or our own, made from the creation's pipelineCacheData where it was for this device.
+  VkPipelineCache pipelineCache = VK_NULL_HANDLE;
+  bool ownsPipelineCache = false;
+  bool pipelineCacheDataUsed = false;
 
   // Convenience submissions (upload, run, download): one pool and fence, serialized.
   std::mutex submitMutex;
@@ -44,7 +49,9 @@ struct ContextImpl {
   VkFence fence = VK_NULL_HANDLE;
 
   ~ContextImpl();
-  Status finishSetup();  // device table, allocator, pipelines, pool: shared by create and import
+  // Device table, allocator, pipeline cache, pipelines, pool: shared by create and import.
+  // `hostCache`: ContextImportInfo::pipelineCache (or null); `cacheData`: the creation's pipelineCacheData.
+  Status finishSetup(VkPipelineCache hostCache, std::span<const uint8_t> cacheData);
   // Records `fn` into a fresh primary command buffer, submits it on the queue and waits. Only the
   // convenience paths (run(), the one-call functions) call this: create() and record() never submit.
   Status submitAndWait(const std::function<Status(VkCommandBuffer)>& fn);

@@ -81,7 +81,7 @@ Result<const Pipeline*> PipelineCache::get(const PipelineDesc& desc) {
   cpci.stage.pName = "main";
   cpci.stage.pSpecializationInfo = entries.empty() ? nullptr : &spec;
   cpci.layout = p->layout;
-  if (const VkResult r = vk_.vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &cpci, nullptr, &p->pipeline);
+  if (const VkResult r = vk_.vkCreateComputePipelines(device_, vkCache_, 1, &cpci, nullptr, &p->pipeline);
       r != VK_SUCCESS) {
     vk_.vkDestroyPipelineLayout(device_, p->layout, nullptr);
     vk_.vkDestroyDescriptorSetLayout(device_, p->setLayout, nullptr);

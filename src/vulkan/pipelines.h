@@ -40,9 +40,10 @@ struct Pipeline {
 class PipelineCache {
  public:
   // exactArithmetic: the pipelines come from the shaders' exact-arithmetic variants
-  // (ContextCreateInfo::exactArithmetic).
-  PipelineCache(const VolkDeviceTable& vk, VkDevice device, bool exactArithmetic)
-      : vk_(vk), device_(device), exactArithmetic_(exactArithmetic) {}
+  // (ContextCreateInfo::exactArithmetic). vkCache: the VkPipelineCache they are created through (the
+  // context's, which owns it; may be null).
+  PipelineCache(const VolkDeviceTable& vk, VkDevice device, bool exactArithmetic, VkPipelineCache vkCache)
+      : vk_(vk), device_(device), exactArithmetic_(exactArithmetic), vkCache_(vkCache) {}
   ~PipelineCache();
   // The pipeline for `desc`, created on first use. The pointer stays valid for the cache's life.
   Result<const Pipeline*> get(const PipelineDesc& desc);
@@ -52,6 +53,7 @@ class PipelineCache {
   const VolkDeviceTable& vk_;
   VkDevice device_;
   bool exactArithmetic_;
+  VkPipelineCache vkCache_;
   std::map<std::string, std::unique_ptr<Pipeline>> pipelines_;
   std::map<std::string, VkShaderModule> modules_;
   std::mutex mutex_;

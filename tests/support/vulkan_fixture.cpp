@@ -11,10 +11,11 @@ std::mutex gMutex;
 std::vector<std::string> gMessages;
 }  // namespace
 
-Result<std::unique_ptr<Context>> createTestContext(bool exactArithmetic) {
+Result<std::unique_ptr<Context>> createTestContext(bool exactArithmetic, std::span<const uint8_t> pipelineCacheData) {
   ContextCreateInfo ci;
   ci.enableValidation = true;
   ci.exactArithmetic = exactArithmetic;
+  ci.pipelineCacheData = pipelineCacheData;
   ci.onValidationMessage = [](const char* msg) {
     std::lock_guard lock(gMutex);
     gMessages.emplace_back(msg);

@@ -22,7 +22,8 @@ namespace vkc::test {
 Context* sharedContext(std::string* error);
 
 // A validated context of its own (its messages reported as the shared one's), or the error.
-Result<std::unique_ptr<Context>> createTestContext(bool exactArithmetic);
+Result<std::unique_ptr<Context>> createTestContext(bool exactArithmetic,
+                                                   std::span<const uint8_t> pipelineCacheData = {});
 
 // lavapipe (Mesa's llvmpipe driver), whose division and square root round as the CPU's.
 inline bool isLavapipe(const DeviceInfo& info) { return info.driverName == "llvmpipe"; }
