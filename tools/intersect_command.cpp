@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,20 +38,6 @@ struct Options {
   uint32_t repeat = 1;
   bool compare = false;
 };
-
-// Bit for bit the same result.
-bool same(const MeshIntersection& x, const MeshIntersection& y) {
-  if (x.pairs.size() != y.pairs.size() || x.curves.size() != y.curves.size() || x.curvePoints != y.curvePoints ||
-      x.touchingPoints != y.touchingPoints || x.coplanarPairs != y.coplanarPairs || x.shape != y.shape ||
-      !(x.spread == y.spread) || !(x.normal == y.normal))
-    return false;
-  for (size_t i = 0; i < x.curves.size(); ++i)
-    if (x.curves[i].firstPoint != y.curves[i].firstPoint || x.curves[i].pointCount != y.curves[i].pointCount ||
-        x.curves[i].closed != y.curves[i].closed)
-      return false;
-  return x.pairs.empty() ||
-         std::memcmp(x.pairs.data(), y.pairs.data(), x.pairs.size() * sizeof(TrianglePairIntersection)) == 0;
-}
 
 Result<MeshIntersection> run(const TriangleMeshView& a, const TriangleMeshView& b, Backend backend,
                              const CpuExecutor* pool) {
@@ -128,8 +113,9 @@ int intersectCommand(int argc, char** argv) {
   int status = kExitOk;
   for (uint32_t r = 1; r < o.repeat; ++r) {
     Result<MeshIntersection> again = run(a, b, o.backend, executor);
-    if (!again || !same(*first, *again)) {
-      std::printf("%s: run %u differs from the first\n", toString(o.backend), r + 1);
+    const std::string d = again ? firstBitwiseDifference(*again, *first) : again.message();
+    if (!d.empty()) {
+      std::printf("%s: run %u differs from the first: %s\n", toString(o.backend), r + 1, d.c_str());
       status = kExitFailed;
       break;
     }
@@ -150,9 +136,10 @@ int intersectCommand(int argc, char** argv) {
     for (const Other& other : others) {
       if (other.backend == o.backend && other.executor == executor) continue;  // the run above
       Result<MeshIntersection> r = run(a, b, other.backend, other.executor);
-      const bool equal = r && same(*first, *r);
-      std::printf("%s: %s\n", other.name, equal ? "bitwise equal" : r ? "DIFFERS" : r.message().c_str());
-      if (!equal) status = kExitFailed;
+      const std::string d = r ? firstBitwiseDifference(*r, *first) : r.message();
+      const std::string verdict = d.empty() ? "bitwise equal" : r ? "DIFFERS: " + d : d;
+      std::printf("%s: %s\n", other.name, verdict.c_str());
+      if (!d.empty()) status = kExitFailed;
     }
   }
   if (!o.out.empty()) {

@@ -14,9 +14,12 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -579,6 +582,79 @@ const char* toString(IntersectionShape shape) {
     case IntersectionShape::kPlane: return "plane-like";
   }
   return "?";
+}
+
+namespace {
+
+bool sameBits(const Float4& x, const Float4& y) { return std::memcmp(&x, &y, sizeof x) == 0; }
+
+std::string shortest(float v) {
+  char buf[32];
+  return std::string(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+}
+
+std::string shortest(const Float4& p) {
+  return "(" + shortest(p.x) + ", " + shortest(p.y) + ", " + shortest(p.z) + ", " + shortest(p.w) + ")";
+}
+
+template <class T>
+std::string versus(const T& x, const T& y) {
+  using std::to_string;
+  if constexpr (std::is_same_v<T, Float4> || std::is_same_v<T, float>)
+    return shortest(x) + " vs " + shortest(y);
+  else
+    return to_string(x) + " vs " + to_string(y);
+}
+
+// The first point of x and y (same size) whose bits differ, as "<name>[i]: ... vs ...".
+std::string firstDifferentPoint(const char* name, const std::vector<Float4>& x, const std::vector<Float4>& y) {
+  if (x.size() != y.size()) return std::string(name) + ": " + versus(x.size(), y.size()) + " points";
+  for (size_t i = 0; i < x.size(); ++i)
+    if (!sameBits(x[i], y[i])) return std::string(name) + "[" + std::to_string(i) + "]: " + versus(x[i], y[i]);
+  return {};
+}
+
+std::string pairDifference(const TrianglePairIntersection& x, const TrianglePairIntersection& y) {
+  if (x.triangleA != y.triangleA || x.triangleB != y.triangleB)
+    return "triangles " + versus(x.triangleA, y.triangleA) + " (A), " + versus(x.triangleB, y.triangleB) + " (B)";
+  const std::string tris = " (triangles " + std::to_string(x.triangleA) + ", " + std::to_string(x.triangleB) + ")";
+  if (x.pointCount != y.pointCount) return "pointCount " + versus(x.pointCount, y.pointCount) + tris;
+  if (x.flags != y.flags) return "flags " + versus(x.flags, y.flags) + tris;
+  if (std::memcmp(&x.band, &y.band, sizeof x.band) != 0) return "band " + versus(x.band, y.band) + tris;
+  for (uint32_t k = 0; k < 6; ++k)
+    if (!sameBits(x.points[k], y.points[k]))
+      return "points[" + std::to_string(k) + "] " + versus(x.points[k], y.points[k]) + tris;
+  return {};
+}
+
+}  // namespace
+
+std::string firstBitwiseDifference(const MeshIntersection& got, const MeshIntersection& want) {
+  if (got.pairs.size() != want.pairs.size()) return "pairs: " + versus(got.pairs.size(), want.pairs.size()) + " pairs";
+  for (size_t i = 0; i < got.pairs.size(); ++i)
+    if (std::string d = pairDifference(got.pairs[i], want.pairs[i]); !d.empty())
+      return "pairs[" + std::to_string(i) + "]: " + d;
+  if (got.curves.size() != want.curves.size())
+    return "curves: " + versus(got.curves.size(), want.curves.size()) + " curves";
+  for (size_t i = 0; i < got.curves.size(); ++i) {
+    const IntersectionCurve& x = got.curves[i];
+    const IntersectionCurve& y = want.curves[i];
+    if (x.firstPoint != y.firstPoint || x.pointCount != y.pointCount || x.closed != y.closed) {
+      auto curve = [](const IntersectionCurve& c) {
+        return std::to_string(c.pointCount) + " points from " + std::to_string(c.firstPoint) +
+               (c.closed ? ", closed" : ", open");
+      };
+      return "curves[" + std::to_string(i) + "]: " + curve(x) + " vs " + curve(y);
+    }
+  }
+  if (std::string d = firstDifferentPoint("curvePoints", got.curvePoints, want.curvePoints); !d.empty()) return d;
+  if (std::string d = firstDifferentPoint("touchingPoints", got.touchingPoints, want.touchingPoints); !d.empty())
+    return d;
+  if (got.coplanarPairs != want.coplanarPairs) return "coplanarPairs: " + versus(got.coplanarPairs, want.coplanarPairs);
+  if (got.shape != want.shape) return std::string("shape: ") + toString(got.shape) + " vs " + toString(want.shape);
+  if (!sameBits(got.spread, want.spread)) return "spread: " + versus(got.spread, want.spread);
+  if (!sameBits(got.normal, want.normal)) return "normal: " + versus(got.normal, want.normal);
+  return {};
 }
 
 }  // namespace vkc
