@@ -17,6 +17,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -234,30 +235,85 @@ void symmetricEigen(double m[3][3], double values[3], double vectors[3][3]) {
 }
 
 
-// Calls f(x, y, distance) for every two of `nodes` (positions, bands) at most `factor` times the sum of
-// their bands apart. Found by sweeping their intervals [p - factor band, p + factor band] (widened by a
-// part in 10^5, so rounding cannot drop a close pair) along the axis of their largest extent: a sort,
-// not a test of every pair (an unwelded soup leaves every end open). The order of the calls depends on
-// the positions only.
+// The sweep of forClosePairs and forCloseCrossPairs over some nodes (positions, bands): each node's
+// interval [p - factor band, p + factor band] (widened by a part in 10^5, so rounding cannot drop a
+// close pair) along the axis of the nodes' largest extent. Two nodes are tested when their intervals
+// overlap, so the pairs found depend on the nodes' positions and that axis only: a sort, not a test of
+// every pair (an unwelded soup leaves every end open).
+class Sweep {
+ public:
+  Sweep(std::initializer_list<const std::vector<uint32_t>*> lists, const std::vector<vec3>& pos,
+        const std::vector<float>& band, float factor)
+      : pos_(pos), band_(band), factor_(factor) {
+    vec3 lo(INFINITY), hi(-INFINITY);
+    for (const std::vector<uint32_t>* nodes : lists)
+      for (uint32_t n : *nodes) lo = glm::min(lo, pos[n]), hi = glm::max(hi, pos[n]);
+    const vec3 extent = hi - lo;
+    axis_ = extent.x >= extent.y && extent.x >= extent.z ? 0 : (extent.y >= extent.z ? 1 : 2);
+  }
+
+  float lo(uint32_t n) const { return pos_[n][axis_] - reach(n); }
+  float hi(uint32_t n) const { return pos_[n][axis_] + reach(n); }
+
+  // The order of the sweep: by the start of the intervals (ties: by node id).
+  bool before(uint32_t x, uint32_t y) const { return lo(x) < lo(y) || (lo(x) == lo(y) && x < y); }
+  std::vector<uint32_t> byLo(std::vector<uint32_t> nodes) const {
+    std::sort(nodes.begin(), nodes.end(), [&](uint32_t x, uint32_t y) { return before(x, y); });
+    return nodes;
+  }
+
+  // f(x, y, distance) if x and y are at most factor times the sum of their bands apart.
+  template <class F>
+  void test(uint32_t x, uint32_t y, F& f) const {
+    const float d = glm::length(pos_[x] - pos_[y]);
+    if (d <= factor_ * (band_[x] + band_[y])) f(x, y, d);
+  }
+
+ private:
+  float reach(uint32_t n) const { return factor_ * band_[n] * 1.00001f + 1e-30f; }
+
+  const std::vector<vec3>& pos_;
+  const std::vector<float>& band_;
+  float factor_;
+  int axis_ = 0;
+};
+
+// Calls f(x, y, distance) for every two of `nodes` at most `factor` times the sum of their bands apart
+// (Sweep). The order of the calls depends on the positions only.
 template <class F>
 void forClosePairs(const std::vector<uint32_t>& nodes, const std::vector<vec3>& pos, const std::vector<float>& band,
                    float factor, F&& f) {
   if (nodes.size() < 2) return;
-  vec3 lo(INFINITY), hi(-INFINITY);
-  for (uint32_t n : nodes) lo = glm::min(lo, pos[n]), hi = glm::max(hi, pos[n]);
-  const vec3 extent = hi - lo;
-  const int axis = extent.x >= extent.y && extent.x >= extent.z ? 0 : (extent.y >= extent.z ? 1 : 2);
-  auto reach = [&](uint32_t n) { return factor * band[n] * 1.00001f + 1e-30f; };
-  auto loOf = [&](uint32_t n) { return pos[n][axis] - reach(n); };
-  std::vector<uint32_t> byLo = nodes;
-  std::sort(byLo.begin(), byLo.end(), [&](uint32_t x, uint32_t y) { return loOf(x) < loOf(y) || (loOf(x) == loOf(y) && x < y); });
+  const Sweep sweep({&nodes}, pos, band, factor);
+  const std::vector<uint32_t> byLo = sweep.byLo(nodes);
   for (size_t k = 0; k < byLo.size(); ++k) {
-    const uint32_t x = byLo[k];
-    const float hiX = pos[x][axis] + reach(x);
-    for (size_t m = k + 1; m < byLo.size() && loOf(byLo[m]) <= hiX; ++m) {
-      const uint32_t y = byLo[m];
-      const float d = glm::length(pos[x] - pos[y]);
-      if (d <= factor * (band[x] + band[y])) f(x, y, d);
+    const float hiX = sweep.hi(byLo[k]);
+    for (size_t m = k + 1; m < byLo.size() && sweep.lo(byLo[m]) <= hiX; ++m) sweep.test(byLo[k], byLo[m], f);
+  }
+}
+
+// Calls f(x, y, distance) for every x of `xs` and y of `ys` (no node in both) at most `factor` times
+// the sum of their bands apart: the pairs of forClosePairs(xs and ys) with one node in each, found
+// without testing the pairs within either (the sweep over both lists at once, each node scanning the
+// other list only).
+template <class F>
+void forCloseCrossPairs(const std::vector<uint32_t>& xs, const std::vector<uint32_t>& ys,
+                        const std::vector<vec3>& pos, const std::vector<float>& band, float factor, F&& f) {
+  if (xs.empty() || ys.empty()) return;
+  const Sweep sweep({&xs, &ys}, pos, band, factor);
+  const std::vector<uint32_t> x = sweep.byLo(xs), y = sweep.byLo(ys);
+  // Merged by interval start: a node's pairs with the later nodes of the other list whose intervals
+  // start within its own (once either list is done, the rest of the other has none).
+  size_t i = 0, j = 0;
+  while (i < x.size() && j < y.size()) {
+    if (sweep.before(x[i], y[j])) {
+      const float hi = sweep.hi(x[i]);
+      for (size_t m = j; m < y.size() && sweep.lo(y[m]) <= hi; ++m) sweep.test(x[i], y[m], f);
+      ++i;
+    } else {
+      const float hi = sweep.hi(y[j]);
+      for (size_t m = i; m < x.size() && sweep.lo(x[m]) <= hi; ++m) sweep.test(x[m], y[j], f);
+      ++j;
     }
   }
 }
@@ -384,19 +440,17 @@ void joinSegments(const TriangleMeshView& a, const TriangleMeshView& b, const st
   std::sort(points.begin(), points.end());
   points.erase(std::unique(points.begin(), points.end()), points.end());
   {
-    std::vector<uint32_t> near;
+    std::vector<uint32_t> candidates, curveNodes;
     for (uint32_t n : points)
-      if (incident[n].empty()) near.push_back(n);
-    const size_t candidates = near.size();
-    if (candidates > 0)
+      if (incident[n].empty()) candidates.push_back(n);
+    if (!candidates.empty())
       for (uint32_t n = 0; n < nodePos.size(); ++n)
-        if (!incident[n].empty()) near.push_back(n);
+        if (!incident[n].empty()) curveNodes.push_back(n);
     std::vector<bool> onCurve(nodePos.size(), false);
-    forClosePairs(near, nodePos, nodeBand, kGapBands, [&](uint32_t x, uint32_t y, float) {
-      if (incident[x].empty() != incident[y].empty()) onCurve[incident[x].empty() ? x : y] = true;
-    });
-    for (size_t i = 0; i < candidates; ++i)
-      if (!onCurve[near[i]]) out.touchingPoints.push_back(point(nodePos[near[i]]));
+    forCloseCrossPairs(candidates, curveNodes, nodePos, nodeBand, kGapBands,
+                       [&](uint32_t candidate, uint32_t, float) { onCurve[candidate] = true; });
+    for (uint32_t n : candidates)
+      if (!onCurve[n]) out.touchingPoints.push_back(point(nodePos[n]));
   }
   std::vector<bool> used(edges.size(), false);
   auto walk = [&](uint32_t start, uint32_t firstEdge) {
