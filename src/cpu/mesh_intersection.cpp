@@ -36,18 +36,28 @@ namespace {
 
 using gpu::vec3;
 
-Status validateMesh(const TriangleMeshView& mesh, const char* name) {
+struct Box {
+  vec3 lo, hi;
+};
+
+// Checks a mesh (the message names the field) and returns the box of its positions, all of them, used by
+// a triangle or not (none: lo +inf, hi -inf): the one pass over the positions that the check, the
+// pair search's margin and the classification need.
+Result<Box> validateMesh(const TriangleMeshView& mesh, const char* name) {
   if (mesh.indices.size() % 3 != 0)
     return Error{ErrorCode::kInvalidArgument, std::string(name) + ".indices: size " +
                                                   std::to_string(mesh.indices.size()) + " is not a multiple of 3"};
   if (mesh.indices.size() / 3 >= kBvhMaxPrimitives)
     return Error{ErrorCode::kInvalidArgument, std::string(name) + ".indices: " + std::to_string(mesh.indices.size() / 3) +
                                                   " triangles, more than the BVH's " + std::to_string(kBvhMaxPrimitives)};
+  Box box{vec3(INFINITY), vec3(-INFINITY)};
   for (size_t i = 0; i < mesh.positions.size(); ++i) {
     const Float4& p = mesh.positions[i];
     if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z))
       return Error{ErrorCode::kInvalidArgument,
                    std::string(name) + ".positions[" + std::to_string(i) + "] is not finite"};
+    box.lo = glm::min(box.lo, vec3(p.x, p.y, p.z));
+    box.hi = glm::max(box.hi, vec3(p.x, p.y, p.z));
   }
   for (size_t i = 0; i < mesh.indices.size(); ++i) {
     if (mesh.indices[i] >= mesh.positions.size())
@@ -55,7 +65,7 @@ Status validateMesh(const TriangleMeshView& mesh, const char* name) {
                                                     std::to_string(mesh.indices[i]) + " is out of range (" +
                                                     std::to_string(mesh.positions.size()) + " positions)"};
   }
-  return {};
+  return box;
 }
 
 Status validateSettings(const MeshIntersectionSettings& s) {
@@ -72,10 +82,6 @@ vec3 at(const TriangleMeshView& mesh, uint32_t tri, uint32_t k) {
   const Float4& p = mesh.positions[mesh.indices[3 * tri + k]];
   return {p.x, p.y, p.z};
 }
-
-struct Box {
-  vec3 lo, hi;
-};
 
 Box triBox(const TriangleMeshView& mesh, uint32_t tri) {
   const vec3 a = at(mesh, tri, 0), b = at(mesh, tri, 1), c = at(mesh, tri, 2);
@@ -482,8 +488,8 @@ void joinSegments(const TriangleMeshView& a, const TriangleMeshView& b, const st
     if (!used[e]) walk(edges[e][0], e);
 }
 
-void classify(const TriangleMeshView& a, const TriangleMeshView& b, const MeshIntersectionSettings& settings,
-              MeshIntersection& out) {
+// positions: the box of both meshes' positions.
+void classify(const Box& positions, const MeshIntersectionSettings& settings, MeshIntersection& out) {
   std::vector<vec3> points;
   for (const Float4& p : out.touchingPoints) points.emplace_back(p.x, p.y, p.z);
   for (const Float4& p : out.curvePoints) points.emplace_back(p.x, p.y, p.z);
@@ -513,13 +519,7 @@ void classify(const TriangleMeshView& a, const TriangleMeshView& b, const MeshIn
   for (int i = 0; i < 3; ++i) spread[i] = float(std::sqrt(std::max(values[order[i]], 0.0)));
   out.spread = {spread[0], spread[1], spread[2], 0.0f};
   out.normal = {float(vectors[0][order[2]]), float(vectors[1][order[2]]), float(vectors[2][order[2]]), 0.0f};
-  vec3 lo(INFINITY), hi(-INFINITY);
-  for (const TriangleMeshView* m : {&a, &b})
-    for (const Float4& p : m->positions) {
-      lo = glm::min(lo, vec3(p.x, p.y, p.z));
-      hi = glm::max(hi, vec3(p.x, p.y, p.z));
-    }
-  const float diag = glm::length(hi - lo);
+  const float diag = glm::length(positions.hi - positions.lo);
   if (spread[0] <= settings.pointFraction * diag)
     out.shape = IntersectionShape::kPoint;
   else if (spread[1] <= settings.lineRatio * spread[0])
@@ -539,18 +539,21 @@ Result<MeshIntersection> intersectMeshes(const TriangleMeshView& meshA, const Tr
   if (backend != Backend::kCpuScalar && backend != Backend::kCpuSimd)
     return Error{ErrorCode::kInvalidArgument, "intersectMeshes: backend is not a Backend value"};
   VKC_TRY(validateSettings(settings));
-  VKC_TRY(validateMesh(meshA, "meshA"));
-  VKC_TRY(validateMesh(meshB, "meshB"));
+  const Result<Box> boxA = validateMesh(meshA, "meshA");
+  if (!boxA) return boxA.error();
+  const Result<Box> boxB = validateMesh(meshB, "meshB");
+  if (!boxB) return boxB.error();
+  const Box positions{glm::min(boxA->lo, boxB->lo), glm::max(boxA->hi, boxB->hi)};
   PairSearchPlan plan;
   plan.a = &meshA;
   plan.b = &meshB;
   plan.simd = backend == Backend::kCpuSimd;
   const uint32_t triCountA = static_cast<uint32_t>(meshA.indices.size() / 3);
   const uint32_t triCountB = static_cast<uint32_t>(meshB.indices.size() / 3);
-  // Box rejection, widened by a margin above any well-shaped pair's band (the largest coordinate sets it).
-  float maxAbs = 0.0f;
-  for (const TriangleMeshView* m : {&meshA, &meshB})
-    for (const Float4& p : m->positions) maxAbs = std::max({maxAbs, std::abs(p.x), std::abs(p.y), std::abs(p.z)});
+  // Box rejection, widened by a margin above any well-shaped pair's band (the largest coordinate sets it:
+  // -lo or hi on some axis of the positions' box; 0 without positions).
+  const float maxAbs = std::max({0.0f, -positions.lo.x, -positions.lo.y, -positions.lo.z, positions.hi.x,
+                                 positions.hi.y, positions.hi.z});
   plan.margin = 64.0f * gpu::kTriTriTolerance * maxAbs;
   plan.boxesB.resize(triCountB);
   for (uint32_t t = 0; t < triCountB; ++t) plan.boxesB[t] = triBox(meshB, t);
@@ -607,7 +610,7 @@ Result<MeshIntersection> intersectMeshes(const TriangleMeshView& meshA, const Tr
     for (uint32_t k = 0; k < 6; ++k) p.points[k] = {r.points[k].x, r.points[k].y, r.points[k].z, 0.0f};
   }
   joinSegments(meshA, meshB, hits, out);
-  classify(meshA, meshB, settings, out);
+  classify(positions, settings, out);
   return out;
 }
 
