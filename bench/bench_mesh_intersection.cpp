@@ -18,7 +18,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -118,18 +117,6 @@ void printRow(const Row& r) {
               r.curves, r.points, ratio, r.note.c_str());
 }
 
-// Bit for bit the same result (the threaded and SIMD rows against cpu-scalar's).
-bool sameResult(const MeshIntersection& x, const MeshIntersection& y) {
-  if (x.pairs.size() != y.pairs.size() || x.curves.size() != y.curves.size() || x.curvePoints != y.curvePoints ||
-      x.touchingPoints != y.touchingPoints || x.shape != y.shape)
-    return false;
-  for (size_t i = 0; i < x.curves.size(); ++i)
-    if (x.curves[i].firstPoint != y.curves[i].firstPoint || x.curves[i].pointCount != y.curves[i].pointCount ||
-        x.curves[i].closed != y.curves[i].closed)
-      return false;
-  return std::memcmp(x.pairs.data(), y.pairs.data(), x.pairs.size() * sizeof(TrianglePairIntersection)) == 0;
-}
-
 }  // namespace
 }  // namespace vkc::bench
 
@@ -206,10 +193,10 @@ int main(int argc, char** argv) {
       if (!reference) {
         reference = std::move(first.value());
         row.note = std::string("shape ") + toString(reference->shape);
-      } else if (sameResult(*reference, *first)) {
+      } else if (const std::string d = firstBitwiseDifference(*first, *reference); d.empty()) {
         row.note = "bitwise equal to cpu-scalar";
       } else {
-        row.note = "DIFFERS from cpu-scalar";
+        row.note = "DIFFERS from cpu-scalar: " + d;
         disagree = true;
       }
       levelRows.push_back(row);

@@ -1,6 +1,6 @@
 // vkcollide intersect: the intersection of two triangle meshes read from OBJ files (both in the same
 // space), intersectMeshes (include/vkcollide/mesh_intersection.h) on one CPU backend, written as a
-// curves file (docs/mesh-collision.md, "The curves file") and summed up on stdout. --compare runs both
+// curves file (saveCurves, include/vkcollide/curves_file.h) and summed up on stdout. --compare runs both
 // CPU backends (and the threaded SIMD call) and checks that they give the same result bit for bit;
 // --repeat K runs the chosen backend K times and checks that every run gives the first one's result.
 // Vulkan is not a backend of this query: `--backend vulkan` is a usage error that says so.
@@ -12,12 +12,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "vkcollide/scene.h"  // loadObjMesh: a separate library, vkcollide::scene
+#include "vkcollide/curves_file.h"  // saveCurves: a separate library, vkcollide::scene
+#include "vkcollide/scene.h"        // loadObjMesh: the same
 #include "vkcollide/vkcollide.h"
 
 #include "tool_common.h"
@@ -38,66 +38,6 @@ struct Options {
   uint32_t repeat = 1;
   bool compare = false;
 };
-
-// Bit for bit the same result.
-bool same(const MeshIntersection& x, const MeshIntersection& y) {
-  if (x.pairs.size() != y.pairs.size() || x.curves.size() != y.curves.size() || x.curvePoints != y.curvePoints ||
-      x.touchingPoints != y.touchingPoints || x.coplanarPairs != y.coplanarPairs || x.shape != y.shape ||
-      !(x.spread == y.spread) || !(x.normal == y.normal))
-    return false;
-  for (size_t i = 0; i < x.curves.size(); ++i)
-    if (x.curves[i].firstPoint != y.curves[i].firstPoint || x.curves[i].pointCount != y.curves[i].pointCount ||
-        x.curves[i].closed != y.curves[i].closed)
-      return false;
-  return x.pairs.empty() ||
-         std::memcmp(x.pairs.data(), y.pairs.data(), x.pairs.size() * sizeof(TrianglePairIntersection)) == 0;
-}
-
-// A float that reads back as the same float (9 significant digits).
-void appendFloat(std::string& s, float v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(v));
-  s += buf;
-}
-
-void appendPoint(std::string& s, const Float4& p) {
-  s += '[';
-  appendFloat(s, p.x);
-  s += ", ";
-  appendFloat(s, p.y);
-  s += ", ";
-  appendFloat(s, p.z);
-  s += ']';
-}
-
-std::string curvesJson(const Options& o, const MeshIntersection& m) {
-  std::string s = "{\n  \"format\": \"vkcollide-curves\",\n  \"version\": 1,\n";
-  s += "  \"backend\": \"" + std::string(toString(o.backend)) + "\",\n";
-  s += "  \"pairs\": " + std::to_string(m.pairs.size()) + ",\n";
-  s += "  \"coplanarPairs\": " + std::to_string(m.coplanarPairs) + ",\n";
-  s += "  \"shape\": \"" + std::string(toString(m.shape)) + "\",\n  \"spread\": ";
-  appendPoint(s, m.spread);
-  s += ",\n  \"normal\": ";
-  appendPoint(s, m.normal);
-  s += ",\n  \"curves\": [";
-  for (size_t c = 0; c < m.curves.size(); ++c) {
-    const IntersectionCurve& curve = m.curves[c];
-    s += c == 0 ? "\n" : ",\n";
-    s += std::string("    {\"closed\": ") + (curve.closed ? "true" : "false") + ", \"points\": [";
-    for (uint32_t i = 0; i < curve.pointCount; ++i) {
-      if (i > 0) s += ", ";
-      appendPoint(s, m.curvePoints[curve.firstPoint + i]);
-    }
-    s += "]}";
-  }
-  s += m.curves.empty() ? "],\n" : "\n  ],\n";
-  s += "  \"touchingPoints\": [";
-  for (size_t i = 0; i < m.touchingPoints.size(); ++i) {
-    if (i > 0) s += ", ";
-    appendPoint(s, m.touchingPoints[i]);
-  }
-  return s + "]\n}\n";
-}
 
 Result<MeshIntersection> run(const TriangleMeshView& a, const TriangleMeshView& b, Backend backend,
                              const CpuExecutor* pool) {
@@ -173,8 +113,9 @@ int intersectCommand(int argc, char** argv) {
   int status = kExitOk;
   for (uint32_t r = 1; r < o.repeat; ++r) {
     Result<MeshIntersection> again = run(a, b, o.backend, executor);
-    if (!again || !same(*first, *again)) {
-      std::printf("%s: run %u differs from the first\n", toString(o.backend), r + 1);
+    const std::string d = again ? firstBitwiseDifference(*again, *first) : again.message();
+    if (!d.empty()) {
+      std::printf("%s: run %u differs from the first: %s\n", toString(o.backend), r + 1, d.c_str());
       status = kExitFailed;
       break;
     }
@@ -195,16 +136,15 @@ int intersectCommand(int argc, char** argv) {
     for (const Other& other : others) {
       if (other.backend == o.backend && other.executor == executor) continue;  // the run above
       Result<MeshIntersection> r = run(a, b, other.backend, other.executor);
-      const bool equal = r && same(*first, *r);
-      std::printf("%s: %s\n", other.name, equal ? "bitwise equal" : r ? "DIFFERS" : r.message().c_str());
-      if (!equal) status = kExitFailed;
+      const std::string d = r ? firstBitwiseDifference(*r, *first) : r.message();
+      const std::string verdict = d.empty() ? "bitwise equal" : r ? "DIFFERS: " + d : d;
+      std::printf("%s: %s\n", other.name, verdict.c_str());
+      if (!d.empty()) status = kExitFailed;
     }
   }
   if (!o.out.empty()) {
-    std::FILE* f = std::fopen(o.out.c_str(), "wb");
-    const std::string text = curvesJson(o, *first);
-    if (f == nullptr || std::fwrite(text.data(), 1, text.size(), f) != text.size() || std::fclose(f) != 0) {
-      std::fprintf(stderr, "vkcollide: cannot write %s\n", o.out.c_str());
+    if (Status s = saveCurves(toCurvesFile(*first, toString(o.backend)), o.out); !s) {
+      std::fprintf(stderr, "vkcollide: %s\n", s.message().c_str());
       return kExitFailed;
     }
     std::printf("wrote %s\n", o.out.c_str());

@@ -41,6 +41,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "vkcollide/cpu_executor.h"
@@ -118,6 +119,14 @@ Result<MeshIntersection> intersectMeshes(const TriangleMeshView& meshA, const Tr
                                          const CpuExecutor& executor, const MeshIntersectionSettings& settings = {});
 
 const char* toString(IntersectionShape shape);
+
+// Where two results differ bit for bit: "" when every field of `got` has the bits of `want`'s (the
+// pairs, curves, curve and touching points, coplanar count, shape, spread and normal; floats
+// compared as bits, so 0 and -0 differ where operator== would not), else the first difference, e.g.
+// "curvePoints[12]: (0.5, 1, 2, 0) vs (0.50000006, 1, 2, 0)". The check behind "the results are
+// equal, bit for bit" (backends, executors, runs): `vkcollide intersect --compare`, the tests, the
+// benchmark.
+std::string firstBitwiseDifference(const MeshIntersection& got, const MeshIntersection& want);
 
 VKC_API_END
 }  // namespace vkc

@@ -14,9 +14,13 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
+#include <cstring>
+#include <initializer_list>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -32,18 +36,28 @@ namespace {
 
 using gpu::vec3;
 
-Status validateMesh(const TriangleMeshView& mesh, const char* name) {
+struct Box {
+  vec3 lo, hi;
+};
+
+// Checks a mesh (the message names the field) and returns the box of its positions, all of them, used by
+// a triangle or not (none: lo +inf, hi -inf): the one pass over the positions that the check, the
+// pair search's margin and the classification need.
+Result<Box> validateMesh(const TriangleMeshView& mesh, const char* name) {
   if (mesh.indices.size() % 3 != 0)
     return Error{ErrorCode::kInvalidArgument, std::string(name) + ".indices: size " +
                                                   std::to_string(mesh.indices.size()) + " is not a multiple of 3"};
   if (mesh.indices.size() / 3 >= kBvhMaxPrimitives)
     return Error{ErrorCode::kInvalidArgument, std::string(name) + ".indices: " + std::to_string(mesh.indices.size() / 3) +
                                                   " triangles, more than the BVH's " + std::to_string(kBvhMaxPrimitives)};
+  Box box{vec3(INFINITY), vec3(-INFINITY)};
   for (size_t i = 0; i < mesh.positions.size(); ++i) {
     const Float4& p = mesh.positions[i];
     if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z))
       return Error{ErrorCode::kInvalidArgument,
                    std::string(name) + ".positions[" + std::to_string(i) + "] is not finite"};
+    box.lo = glm::min(box.lo, vec3(p.x, p.y, p.z));
+    box.hi = glm::max(box.hi, vec3(p.x, p.y, p.z));
   }
   for (size_t i = 0; i < mesh.indices.size(); ++i) {
     if (mesh.indices[i] >= mesh.positions.size())
@@ -51,7 +65,7 @@ Status validateMesh(const TriangleMeshView& mesh, const char* name) {
                                                     std::to_string(mesh.indices[i]) + " is out of range (" +
                                                     std::to_string(mesh.positions.size()) + " positions)"};
   }
-  return {};
+  return box;
 }
 
 Status validateSettings(const MeshIntersectionSettings& s) {
@@ -68,10 +82,6 @@ vec3 at(const TriangleMeshView& mesh, uint32_t tri, uint32_t k) {
   const Float4& p = mesh.positions[mesh.indices[3 * tri + k]];
   return {p.x, p.y, p.z};
 }
-
-struct Box {
-  vec3 lo, hi;
-};
 
 Box triBox(const TriangleMeshView& mesh, uint32_t tri) {
   const vec3 a = at(mesh, tri, 0), b = at(mesh, tri, 1), c = at(mesh, tri, 2);
@@ -231,30 +241,85 @@ void symmetricEigen(double m[3][3], double values[3], double vectors[3][3]) {
 }
 
 
-// Calls f(x, y, distance) for every two of `nodes` (positions, bands) at most `factor` times the sum of
-// their bands apart. Found by sweeping their intervals [p - factor band, p + factor band] (widened by a
-// part in 10^5, so rounding cannot drop a close pair) along the axis of their largest extent: a sort,
-// not a test of every pair (an unwelded soup leaves every end open). The order of the calls depends on
-// the positions only.
+// The sweep of forClosePairs and forCloseCrossPairs over some nodes (positions, bands): each node's
+// interval [p - factor band, p + factor band] (widened by a part in 10^5, so rounding cannot drop a
+// close pair) along the axis of the nodes' largest extent. Two nodes are tested when their intervals
+// overlap, so the pairs found depend on the nodes' positions and that axis only: a sort, not a test of
+// every pair (an unwelded soup leaves every end open).
+class Sweep {
+ public:
+  Sweep(std::initializer_list<const std::vector<uint32_t>*> lists, const std::vector<vec3>& pos,
+        const std::vector<float>& band, float factor)
+      : pos_(pos), band_(band), factor_(factor) {
+    vec3 lo(INFINITY), hi(-INFINITY);
+    for (const std::vector<uint32_t>* nodes : lists)
+      for (uint32_t n : *nodes) lo = glm::min(lo, pos[n]), hi = glm::max(hi, pos[n]);
+    const vec3 extent = hi - lo;
+    axis_ = extent.x >= extent.y && extent.x >= extent.z ? 0 : (extent.y >= extent.z ? 1 : 2);
+  }
+
+  float lo(uint32_t n) const { return pos_[n][axis_] - reach(n); }
+  float hi(uint32_t n) const { return pos_[n][axis_] + reach(n); }
+
+  // The order of the sweep: by the start of the intervals (ties: by node id).
+  bool before(uint32_t x, uint32_t y) const { return lo(x) < lo(y) || (lo(x) == lo(y) && x < y); }
+  std::vector<uint32_t> byLo(std::vector<uint32_t> nodes) const {
+    std::sort(nodes.begin(), nodes.end(), [&](uint32_t x, uint32_t y) { return before(x, y); });
+    return nodes;
+  }
+
+  // f(x, y, distance) if x and y are at most factor times the sum of their bands apart.
+  template <class F>
+  void test(uint32_t x, uint32_t y, F& f) const {
+    const float d = glm::length(pos_[x] - pos_[y]);
+    if (d <= factor_ * (band_[x] + band_[y])) f(x, y, d);
+  }
+
+ private:
+  float reach(uint32_t n) const { return factor_ * band_[n] * 1.00001f + 1e-30f; }
+
+  const std::vector<vec3>& pos_;
+  const std::vector<float>& band_;
+  float factor_;
+  int axis_ = 0;
+};
+
+// Calls f(x, y, distance) for every two of `nodes` at most `factor` times the sum of their bands apart
+// (Sweep). The order of the calls depends on the positions only.
 template <class F>
 void forClosePairs(const std::vector<uint32_t>& nodes, const std::vector<vec3>& pos, const std::vector<float>& band,
                    float factor, F&& f) {
   if (nodes.size() < 2) return;
-  vec3 lo(INFINITY), hi(-INFINITY);
-  for (uint32_t n : nodes) lo = glm::min(lo, pos[n]), hi = glm::max(hi, pos[n]);
-  const vec3 extent = hi - lo;
-  const int axis = extent.x >= extent.y && extent.x >= extent.z ? 0 : (extent.y >= extent.z ? 1 : 2);
-  auto reach = [&](uint32_t n) { return factor * band[n] * 1.00001f + 1e-30f; };
-  auto loOf = [&](uint32_t n) { return pos[n][axis] - reach(n); };
-  std::vector<uint32_t> byLo = nodes;
-  std::sort(byLo.begin(), byLo.end(), [&](uint32_t x, uint32_t y) { return loOf(x) < loOf(y) || (loOf(x) == loOf(y) && x < y); });
+  const Sweep sweep({&nodes}, pos, band, factor);
+  const std::vector<uint32_t> byLo = sweep.byLo(nodes);
   for (size_t k = 0; k < byLo.size(); ++k) {
-    const uint32_t x = byLo[k];
-    const float hiX = pos[x][axis] + reach(x);
-    for (size_t m = k + 1; m < byLo.size() && loOf(byLo[m]) <= hiX; ++m) {
-      const uint32_t y = byLo[m];
-      const float d = glm::length(pos[x] - pos[y]);
-      if (d <= factor * (band[x] + band[y])) f(x, y, d);
+    const float hiX = sweep.hi(byLo[k]);
+    for (size_t m = k + 1; m < byLo.size() && sweep.lo(byLo[m]) <= hiX; ++m) sweep.test(byLo[k], byLo[m], f);
+  }
+}
+
+// Calls f(x, y, distance) for every x of `xs` and y of `ys` (no node in both) at most `factor` times
+// the sum of their bands apart: the pairs of forClosePairs(xs and ys) with one node in each, found
+// without testing the pairs within either (the sweep over both lists at once, each node scanning the
+// other list only).
+template <class F>
+void forCloseCrossPairs(const std::vector<uint32_t>& xs, const std::vector<uint32_t>& ys,
+                        const std::vector<vec3>& pos, const std::vector<float>& band, float factor, F&& f) {
+  if (xs.empty() || ys.empty()) return;
+  const Sweep sweep({&xs, &ys}, pos, band, factor);
+  const std::vector<uint32_t> x = sweep.byLo(xs), y = sweep.byLo(ys);
+  // Merged by interval start: a node's pairs with the later nodes of the other list whose intervals
+  // start within its own (once either list is done, the rest of the other has none).
+  size_t i = 0, j = 0;
+  while (i < x.size() && j < y.size()) {
+    if (sweep.before(x[i], y[j])) {
+      const float hi = sweep.hi(x[i]);
+      for (size_t m = j; m < y.size() && sweep.lo(y[m]) <= hi; ++m) sweep.test(x[i], y[m], f);
+      ++i;
+    } else {
+      const float hi = sweep.hi(y[j]);
+      for (size_t m = i; m < x.size() && sweep.lo(x[m]) <= hi; ++m) sweep.test(x[m], y[j], f);
+      ++j;
     }
   }
 }
@@ -381,19 +446,17 @@ void joinSegments(const TriangleMeshView& a, const TriangleMeshView& b, const st
   std::sort(points.begin(), points.end());
   points.erase(std::unique(points.begin(), points.end()), points.end());
   {
-    std::vector<uint32_t> near;
+    std::vector<uint32_t> candidates, curveNodes;
     for (uint32_t n : points)
-      if (incident[n].empty()) near.push_back(n);
-    const size_t candidates = near.size();
-    if (candidates > 0)
+      if (incident[n].empty()) candidates.push_back(n);
+    if (!candidates.empty())
       for (uint32_t n = 0; n < nodePos.size(); ++n)
-        if (!incident[n].empty()) near.push_back(n);
+        if (!incident[n].empty()) curveNodes.push_back(n);
     std::vector<bool> onCurve(nodePos.size(), false);
-    forClosePairs(near, nodePos, nodeBand, kGapBands, [&](uint32_t x, uint32_t y, float) {
-      if (incident[x].empty() != incident[y].empty()) onCurve[incident[x].empty() ? x : y] = true;
-    });
-    for (size_t i = 0; i < candidates; ++i)
-      if (!onCurve[near[i]]) out.touchingPoints.push_back(point(nodePos[near[i]]));
+    forCloseCrossPairs(candidates, curveNodes, nodePos, nodeBand, kGapBands,
+                       [&](uint32_t candidate, uint32_t, float) { onCurve[candidate] = true; });
+    for (uint32_t n : candidates)
+      if (!onCurve[n]) out.touchingPoints.push_back(point(nodePos[n]));
   }
   std::vector<bool> used(edges.size(), false);
   auto walk = [&](uint32_t start, uint32_t firstEdge) {
@@ -425,8 +488,8 @@ void joinSegments(const TriangleMeshView& a, const TriangleMeshView& b, const st
     if (!used[e]) walk(edges[e][0], e);
 }
 
-void classify(const TriangleMeshView& a, const TriangleMeshView& b, const MeshIntersectionSettings& settings,
-              MeshIntersection& out) {
+// positions: the box of both meshes' positions.
+void classify(const Box& positions, const MeshIntersectionSettings& settings, MeshIntersection& out) {
   std::vector<vec3> points;
   for (const Float4& p : out.touchingPoints) points.emplace_back(p.x, p.y, p.z);
   for (const Float4& p : out.curvePoints) points.emplace_back(p.x, p.y, p.z);
@@ -456,13 +519,7 @@ void classify(const TriangleMeshView& a, const TriangleMeshView& b, const MeshIn
   for (int i = 0; i < 3; ++i) spread[i] = float(std::sqrt(std::max(values[order[i]], 0.0)));
   out.spread = {spread[0], spread[1], spread[2], 0.0f};
   out.normal = {float(vectors[0][order[2]]), float(vectors[1][order[2]]), float(vectors[2][order[2]]), 0.0f};
-  vec3 lo(INFINITY), hi(-INFINITY);
-  for (const TriangleMeshView* m : {&a, &b})
-    for (const Float4& p : m->positions) {
-      lo = glm::min(lo, vec3(p.x, p.y, p.z));
-      hi = glm::max(hi, vec3(p.x, p.y, p.z));
-    }
-  const float diag = glm::length(hi - lo);
+  const float diag = glm::length(positions.hi - positions.lo);
   if (spread[0] <= settings.pointFraction * diag)
     out.shape = IntersectionShape::kPoint;
   else if (spread[1] <= settings.lineRatio * spread[0])
@@ -482,18 +539,21 @@ Result<MeshIntersection> intersectMeshes(const TriangleMeshView& meshA, const Tr
   if (backend != Backend::kCpuScalar && backend != Backend::kCpuSimd)
     return Error{ErrorCode::kInvalidArgument, "intersectMeshes: backend is not a Backend value"};
   VKC_TRY(validateSettings(settings));
-  VKC_TRY(validateMesh(meshA, "meshA"));
-  VKC_TRY(validateMesh(meshB, "meshB"));
+  const Result<Box> boxA = validateMesh(meshA, "meshA");
+  if (!boxA) return boxA.error();
+  const Result<Box> boxB = validateMesh(meshB, "meshB");
+  if (!boxB) return boxB.error();
+  const Box positions{glm::min(boxA->lo, boxB->lo), glm::max(boxA->hi, boxB->hi)};
   PairSearchPlan plan;
   plan.a = &meshA;
   plan.b = &meshB;
   plan.simd = backend == Backend::kCpuSimd;
   const uint32_t triCountA = static_cast<uint32_t>(meshA.indices.size() / 3);
   const uint32_t triCountB = static_cast<uint32_t>(meshB.indices.size() / 3);
-  // Box rejection, widened by a margin above any well-shaped pair's band (the largest coordinate sets it).
-  float maxAbs = 0.0f;
-  for (const TriangleMeshView* m : {&meshA, &meshB})
-    for (const Float4& p : m->positions) maxAbs = std::max({maxAbs, std::abs(p.x), std::abs(p.y), std::abs(p.z)});
+  // Box rejection, widened by a margin above any well-shaped pair's band (the largest coordinate sets it:
+  // -lo or hi on some axis of the positions' box; 0 without positions).
+  const float maxAbs = std::max({0.0f, -positions.lo.x, -positions.lo.y, -positions.lo.z, positions.hi.x,
+                                 positions.hi.y, positions.hi.z});
   plan.margin = 64.0f * gpu::kTriTriTolerance * maxAbs;
   plan.boxesB.resize(triCountB);
   for (uint32_t t = 0; t < triCountB; ++t) plan.boxesB[t] = triBox(meshB, t);
@@ -550,7 +610,7 @@ Result<MeshIntersection> intersectMeshes(const TriangleMeshView& meshA, const Tr
     for (uint32_t k = 0; k < 6; ++k) p.points[k] = {r.points[k].x, r.points[k].y, r.points[k].z, 0.0f};
   }
   joinSegments(meshA, meshB, hits, out);
-  classify(meshA, meshB, settings, out);
+  classify(positions, settings, out);
   return out;
 }
 
@@ -579,6 +639,79 @@ const char* toString(IntersectionShape shape) {
     case IntersectionShape::kPlane: return "plane-like";
   }
   return "?";
+}
+
+namespace {
+
+bool sameBits(const Float4& x, const Float4& y) { return std::memcmp(&x, &y, sizeof x) == 0; }
+
+std::string shortest(float v) {
+  char buf[32];
+  return std::string(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+}
+
+std::string shortest(const Float4& p) {
+  return "(" + shortest(p.x) + ", " + shortest(p.y) + ", " + shortest(p.z) + ", " + shortest(p.w) + ")";
+}
+
+template <class T>
+std::string versus(const T& x, const T& y) {
+  using std::to_string;
+  if constexpr (std::is_same_v<T, Float4> || std::is_same_v<T, float>)
+    return shortest(x) + " vs " + shortest(y);
+  else
+    return to_string(x) + " vs " + to_string(y);
+}
+
+// The first point of x and y (same size) whose bits differ, as "<name>[i]: ... vs ...".
+std::string firstDifferentPoint(const char* name, const std::vector<Float4>& x, const std::vector<Float4>& y) {
+  if (x.size() != y.size()) return std::string(name) + ": " + versus(x.size(), y.size()) + " points";
+  for (size_t i = 0; i < x.size(); ++i)
+    if (!sameBits(x[i], y[i])) return std::string(name) + "[" + std::to_string(i) + "]: " + versus(x[i], y[i]);
+  return {};
+}
+
+std::string pairDifference(const TrianglePairIntersection& x, const TrianglePairIntersection& y) {
+  if (x.triangleA != y.triangleA || x.triangleB != y.triangleB)
+    return "triangles " + versus(x.triangleA, y.triangleA) + " (A), " + versus(x.triangleB, y.triangleB) + " (B)";
+  const std::string tris = " (triangles " + std::to_string(x.triangleA) + ", " + std::to_string(x.triangleB) + ")";
+  if (x.pointCount != y.pointCount) return "pointCount " + versus(x.pointCount, y.pointCount) + tris;
+  if (x.flags != y.flags) return "flags " + versus(x.flags, y.flags) + tris;
+  if (std::memcmp(&x.band, &y.band, sizeof x.band) != 0) return "band " + versus(x.band, y.band) + tris;
+  for (uint32_t k = 0; k < 6; ++k)
+    if (!sameBits(x.points[k], y.points[k]))
+      return "points[" + std::to_string(k) + "] " + versus(x.points[k], y.points[k]) + tris;
+  return {};
+}
+
+}  // namespace
+
+std::string firstBitwiseDifference(const MeshIntersection& got, const MeshIntersection& want) {
+  if (got.pairs.size() != want.pairs.size()) return "pairs: " + versus(got.pairs.size(), want.pairs.size()) + " pairs";
+  for (size_t i = 0; i < got.pairs.size(); ++i)
+    if (std::string d = pairDifference(got.pairs[i], want.pairs[i]); !d.empty())
+      return "pairs[" + std::to_string(i) + "]: " + d;
+  if (got.curves.size() != want.curves.size())
+    return "curves: " + versus(got.curves.size(), want.curves.size()) + " curves";
+  for (size_t i = 0; i < got.curves.size(); ++i) {
+    const IntersectionCurve& x = got.curves[i];
+    const IntersectionCurve& y = want.curves[i];
+    if (x.firstPoint != y.firstPoint || x.pointCount != y.pointCount || x.closed != y.closed) {
+      auto curve = [](const IntersectionCurve& c) {
+        return std::to_string(c.pointCount) + " points from " + std::to_string(c.firstPoint) +
+               (c.closed ? ", closed" : ", open");
+      };
+      return "curves[" + std::to_string(i) + "]: " + curve(x) + " vs " + curve(y);
+    }
+  }
+  if (std::string d = firstDifferentPoint("curvePoints", got.curvePoints, want.curvePoints); !d.empty()) return d;
+  if (std::string d = firstDifferentPoint("touchingPoints", got.touchingPoints, want.touchingPoints); !d.empty())
+    return d;
+  if (got.coplanarPairs != want.coplanarPairs) return "coplanarPairs: " + versus(got.coplanarPairs, want.coplanarPairs);
+  if (got.shape != want.shape) return std::string("shape: ") + toString(got.shape) + " vs " + toString(want.shape);
+  if (!sameBits(got.spread, want.spread)) return "spread: " + versus(got.spread, want.spread);
+  if (!sameBits(got.normal, want.normal)) return "normal: " + versus(got.normal, want.normal);
+  return {};
 }
 
 }  // namespace vkc

@@ -19,4 +19,14 @@ Result<std::string> readFile(const std::string& path);
 // `path` is neither created nor changed, and the temporary file is removed.
 Status writeFile(const std::string& path, std::string_view bytes);
 
+// readFile(path) parsed by `parse`; a parse error (kInvalidArgument) is prefixed with the path.
+template <class T>
+Result<T> loadFile(const std::string& path, Result<T> (*parse)(std::string_view)) {
+  Result<std::string> text = readFile(path);
+  if (!text) return text.error();
+  Result<T> value = parse(*text);
+  if (!value) return Error{ErrorCode::kInvalidArgument, path + ": " + value.message()};
+  return value;
+}
+
 }  // namespace vkc::io

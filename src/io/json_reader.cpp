@@ -418,4 +418,38 @@ bool JsonReader::expectEnd(const char* what) {
   return true;
 }
 
+bool readFormat(JsonReader& r, std::string_view expected, bool& seen) {
+  std::string f;
+  if (!r.readString(f)) return false;
+  if (f != expected) return r.fail("expected \"" + std::string(expected) + "\", found \"" + f + "\"");
+  return seen = true;
+}
+
+bool readVersion(JsonReader& r, uint32_t newest, bool& seen) {
+  uint32_t v = 0;
+  if (!r.readUint32(v)) return false;
+  if (v < 1 || v > newest) {
+    return r.fail("unsupported version " + std::to_string(v) + " (this build reads versions 1 to " +
+                  std::to_string(newest) + ")");
+  }
+  return seen = true;
+}
+
+void checkHeader(JsonReader& r, std::string_view format, bool hasFormat, bool hasVersion) {
+  if (!r.failed() && !hasFormat) r.fail("missing required key \"format\" (\"" + std::string(format) + "\")");
+  if (!r.failed() && !hasVersion) r.fail("missing required key \"version\"");
+}
+
+bool readPoint(JsonReader& r, Float4& out) {
+  float p[3];
+  if (!r.readFloats(p, 3, "[x, y, z]")) return false;
+  out = {p[0], p[1], p[2], 0.0f};
+  return true;
+}
+
+bool readPoints(JsonReader& r, std::vector<Float4>& out) {
+  out.clear();
+  return r.readArray([&](size_t) { return readPoint(r, out.emplace_back()); });
+}
+
 }  // namespace vkc::io

@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "vkcollide/types.h"
+
 namespace vkc::io {
 
 class JsonReader {
@@ -119,5 +121,17 @@ class JsonReader {
   std::string error_;
   std::vector<PathElement> path_;
 };
+
+// The "format" and "version" keys of vkcollide's query, contacts and curves files. readFormat reads
+// the value of "format" and checks it is `expected`; readVersion that "version" is 1 to `newest`;
+// each sets `seen`. checkHeader, after the top-level object, fails naming the first of them that was
+// missing.
+bool readFormat(JsonReader& r, std::string_view expected, bool& seen);
+bool readVersion(JsonReader& r, uint32_t newest, bool& seen);
+void checkHeader(JsonReader& r, std::string_view format, bool hasFormat, bool hasVersion);
+
+// A point [x, y, z] (w = 0), and an array of them (replacing `out`'s contents).
+bool readPoint(JsonReader& r, Float4& out);
+bool readPoints(JsonReader& r, std::vector<Float4>& out);
 
 }  // namespace vkc::io

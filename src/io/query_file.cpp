@@ -276,18 +276,6 @@ struct FieldValue {
   std::vector<float> samples;
 };
 
-bool readPoint(io::JsonReader& r, Float4& out) {
-  float p[3];
-  if (!r.readFloats(p, 3, "[x, y, z]")) return false;
-  out = {p[0], p[1], p[2], 0.0f};
-  return true;
-}
-
-bool readPoints(io::JsonReader& r, std::vector<Float4>& out) {
-  out.clear();
-  return r.readArray([&](size_t) { return readPoint(r, out.emplace_back()); });
-}
-
 bool readSamples(io::JsonReader& r, std::vector<float>& out) {
   out.clear();
   return r.readArray([&](size_t) { return r.readFloat(out.emplace_back()); });
@@ -309,7 +297,7 @@ bool readField(io::JsonReader& r, FieldKind kind, FieldValue& f) {
   f.kind = kind;
   switch (kind) {
     case FieldKind::kVector:
-      return readPoint(r, f.v);
+      return io::readPoint(r, f.v);
     case FieldKind::kUnit:
     case FieldKind::kQuaternion: {
       float q[4] = {0, 0, 0, 0};
@@ -335,9 +323,9 @@ bool readField(io::JsonReader& r, FieldKind kind, FieldValue& f) {
     case FieldKind::kIndex:
       return r.readUint32(f.u);
     case FieldKind::kPoints:
-      return readPoints(r, f.points);
+      return io::readPoints(r, f.points);
     case FieldKind::kSpacing:
-      if (!readPoint(r, f.v)) return false;
+      if (!io::readPoint(r, f.v)) return false;
       if (!(f.v.x > 0.0f && f.v.y > 0.0f && f.v.z > 0.0f)) return r.fail("every component must be > 0");
       return true;
     case FieldKind::kDims: {
@@ -593,43 +581,6 @@ bool readQuery(io::JsonReader& r, PendingQuery& q) {
   return checkQueryState(r, q.state.has_value(), q.method);
 }
 
-// The format and version keys of both file kinds.
-bool readFormat(io::JsonReader& r, std::string_view expected, bool& seen) {
-  std::string f;
-  if (!r.readString(f)) return false;
-  if (f != expected) return r.fail("expected \"" + std::string(expected) + "\", found \"" + f + "\"");
-  return seen = true;
-}
-
-bool readVersion(io::JsonReader& r, uint32_t newest, bool& seen) {
-  uint32_t v = 0;
-  if (!r.readUint32(v)) return false;
-  if (v < 1 || v > newest) {
-    return r.fail("unsupported version " + std::to_string(v) + " (this build reads versions 1 to " +
-                  std::to_string(newest) + ")");
-  }
-  return seen = true;
-}
-
-void checkHeader(io::JsonReader& r, std::string_view format, bool hasFormat, bool hasVersion) {
-  if (!r.failed() && !hasFormat) r.fail("missing required key \"format\" (\"" + std::string(format) + "\")");
-  if (!r.failed() && !hasVersion) r.fail("missing required key \"version\"");
-}
-
-Result<std::string> readText(const std::string& path) {
-  return io::readFile(path);
-}
-
-// Reads a file and parses it; parse errors are prefixed with the path.
-template <class T>
-Result<T> load(const std::string& path, Result<T> (*parse)(std::string_view)) {
-  Result<std::string> text = readText(path);
-  if (!text) return text.error();
-  Result<T> value = parse(*text);
-  if (!value) return invalid(path + ": " + value.message());
-  return value;
-}
-
 void appendVector(std::string& out, Float4 v, int n) {
   const float f[4] = {v.x, v.y, v.z, v.w};
   io::appendFloats(out, f, static_cast<size_t>(n));
@@ -725,10 +676,10 @@ Result<GeometryQueryFile> parseGeometryQueries(std::string_view json) {
   std::optional<std::vector<Float4>> previousPoints, state;
   bool format = false, version = false, geometries = false, hasQueries = false;
   r.readObject([&](std::string_view key) {
-    if (key == "format") return readFormat(r, kQueryFileFormat, format);
-    if (key == "version") return readVersion(r, kQueryFileVersion, version);
-    if (key == "points") return readPoints(r, file.points);
-    if (key == "previousPoints") return readPoints(r, previousPoints.emplace());
+    if (key == "format") return io::readFormat(r, kQueryFileFormat, format);
+    if (key == "version") return io::readVersion(r, kQueryFileVersion, version);
+    if (key == "points") return io::readPoints(r, file.points);
+    if (key == "previousPoints") return io::readPoints(r, previousPoints.emplace());
     if (key == "gridSamples") return readSamples(r, file.gridSamples);
     if (key == "cells") {
       return r.readArray([&](size_t) { return r.readUint32(file.cells.emplace_back()); });
@@ -749,7 +700,7 @@ Result<GeometryQueryFile> parseGeometryQueries(std::string_view json) {
         "unknown key (known keys here: format, version, points, previousPoints, gridSamples, cells, "
         "geometries, queries, state)");
   });
-  checkHeader(r, kQueryFileFormat, format, version);
+  io::checkHeader(r, kQueryFileFormat, format, version);
   if (!r.failed() && !geometries) r.fail("missing required key \"geometries\"");
   if (!r.failed() && !hasQueries) r.fail("missing required key \"queries\"");
   r.expectEnd("the query file");
@@ -869,7 +820,7 @@ Result<GeometryQueryFile> parseGeometryQueries(std::string_view json) {
 }
 
 Result<GeometryQueryFile> loadGeometryQueries(const std::string& path) {
-  return load(path, parseGeometryQueries);
+  return io::loadFile(path, parseGeometryQueries);
 }
 
 std::string writeGeometryQueries(const GeometryQueryFile& file) {
@@ -988,8 +939,8 @@ bool readElement(io::JsonReader& r, ContactElement& e, uint32_t query) {
   const bool ok = r.readObject([&](std::string_view key) {
     if (key == "type") return type = true, readEnum(r, kElementTypes, "element type", e.type);
     if (key == "index") return index = true, r.readUint32(e.index);
-    if (key == "point") return point = true, readPoint(r, e.point);
-    if (key == "direction") return direction = true, readPoint(r, e.direction);
+    if (key == "point") return point = true, io::readPoint(r, e.point);
+    if (key == "direction") return direction = true, io::readPoint(r, e.direction);
     if (key == "depth") return depth = true, r.readFloat(e.point.w);
     if (key == "cell") return r.readUint32(e.cell);
     return r.fail("unknown key (known keys here: type, index, cell, point, direction, depth)");
@@ -1056,8 +1007,8 @@ Result<GeometryContacts> parseContacts(std::string_view json) {
   GeometryContacts c;
   bool format = false, version = false, contacts = false, written = false, overflow = false, queries = false;
   r.readObject([&](std::string_view key) {
-    if (key == "format") return readFormat(r, kContactsFileFormat, format);
-    if (key == "version") return readVersion(r, kContactsFileVersion, version);
+    if (key == "format") return io::readFormat(r, kContactsFileFormat, format);
+    if (key == "version") return io::readVersion(r, kContactsFileVersion, version);
     if (key == "backend") return r.readString(c.backend);
     if (key == "contacts") return contacts = true, r.readUint32(c.counts.contacts);
     if (key == "written") return written = true, r.readUint32(c.counts.written);
@@ -1107,7 +1058,7 @@ Result<GeometryContacts> parseContacts(std::string_view json) {
         "unknown key (known keys here: format, version, backend, contacts, written, overflow, queries, "
         "state)");
   });
-  checkHeader(r, kContactsFileFormat, format, version);
+  io::checkHeader(r, kContactsFileFormat, format, version);
   for (auto [seen, name] : {std::pair{contacts, "contacts"}, std::pair{written, "written"},
                             std::pair{overflow, "overflow"}, std::pair{queries, "queries"}}) {
     if (!r.failed() && !seen) r.fail(std::string("missing required key \"") + name + "\"");
@@ -1148,11 +1099,11 @@ Result<GeometryContacts> parseContacts(std::string_view json) {
 }
 
 Result<GeometryContacts> loadContacts(const std::string& path) {
-  return load(path, parseContacts);
+  return io::loadFile(path, parseContacts);
 }
 
 Result<std::string> readFileFormat(const std::string& path) {
-  Result<std::string> text = readText(path);
+  Result<std::string> text = io::readFile(path);
   if (!text) return text.error();
   io::JsonReader r(*text);
   std::string format;
