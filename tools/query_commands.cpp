@@ -34,6 +34,7 @@
 #include "vkcollide/vkcollide.h"
 
 #include "tool_common.h"
+#include "tool_context.h"
 
 namespace vkc::tool {
 
@@ -48,9 +49,7 @@ int usageError(const std::string& message) {
 struct Options {
   std::string queries, out, stateIn;
   std::optional<Backend> backend;
-  const char* device = nullptr;
-  bool validation = false;
-  bool exactArithmetic = false;  // ContextCreateInfo::exactArithmetic
+  ContextOptions context;
   std::optional<uint32_t> capacity;
   uint32_t repeat = 1;
   std::optional<Backend> perturb;  // compare's test hook
@@ -69,12 +68,7 @@ int parseOptions(const char* command, int argc, char** argv, bool compare, Optio
       o.out = argv[++i];
     } else if (a == "--state-in" && hasValue) {
       o.stateIn = argv[++i];
-    } else if (a == "--device" && hasValue) {
-      o.device = argv[++i];
-    } else if (a == "--validation") {
-      o.validation = true;
-    } else if (a == "--exact-arithmetic") {
-      o.exactArithmetic = true;
+    } else if (parseContextOption(argc, argv, i, o.context)) {
     } else if (a == "--capacity" && hasValue) {
       uint32_t c = 0;
       if (!parseCount(argv[++i], 0, UINT32_MAX, c)) {
@@ -99,19 +93,6 @@ int parseOptions(const char* command, int argc, char** argv, bool compare, Optio
   if (!compare && !o.backend) return usageError(std::string(command) + ": --backend is required");
   if (!compare && o.out.empty()) return usageError(std::string(command) + ": --out is required");
   return kExitOk;
-}
-
-std::unique_ptr<Context> createContext(const Options& o, std::string& error) {
-  ContextCreateInfo ci;
-  ci.deviceSelector = o.device;
-  ci.enableValidation = o.validation;
-  ci.exactArithmetic = o.exactArithmetic;
-  auto ctx = Context::create(ci);
-  if (!ctx) {
-    error = ctx.message();
-    return nullptr;
-  }
-  return std::move(*ctx);
 }
 
 // One run of the batch, with its time (wall clock of the queryGeometries call).
@@ -324,12 +305,13 @@ int runRepeated(Backend backend, Context* context, const GeometryQueryFile& file
 }  // namespace
 
 const char* queryUsage() {
-  return "       vkcollide query QUERIES --backend vulkan|cpu|cpu-scalar [--device SEL] [--validation] "
-         "[--exact-arithmetic] [--capacity N] [--repeat K] [--state-in CONTACTS] --out CONTACTS\n"
-         "       vkcollide compare QUERIES [--device SEL] [--validation] [--exact-arithmetic] [--capacity N] "
-         "[--repeat K] [--state-in CONTACTS]\n"
-         "       (QUERIES: a geometry query file, docs/query-format.md; compare runs every backend against "
-         "cpu-scalar)\n";
+  static const std::string usage =
+      std::string("       vkcollide query QUERIES --backend vulkan|cpu|cpu-scalar ") + kContextOptionsUsage +
+      " [--capacity N] [--repeat K] [--state-in CONTACTS] --out CONTACTS\n"
+      "       vkcollide compare QUERIES " + kContextOptionsUsage + " [--capacity N] [--repeat K] [--state-in CONTACTS]\n"
+      "       (QUERIES: a geometry query file, docs/query-format.md; compare runs every backend against "
+      "cpu-scalar)\n";
+  return usage.c_str();
 }
 
 bool namesQueryFile(int argc, char** argv) {
@@ -346,10 +328,10 @@ int queryCommand(int argc, char** argv) {
   GeometryQueryFile file;
   double loadMs = 0;
   if (const int rc = begin("query", argc, argv, false, o, file, loadMs); rc != kExitOk) return rc;
-  std::unique_ptr<Context> context;
+  ToolContext context;
   if (*o.backend == Backend::kVulkan) {
     std::string error;
-    context = createContext(o, error);
+    context = createContext(o.context, &error);
     if (!context) {
       std::fprintf(stderr, "vkcollide: vulkan: %s\n", error.c_str());
       return kExitFailed;
@@ -380,7 +362,7 @@ int queryCompareCommand(int argc, char** argv) {
   double loadMs = 0;
   if (const int rc = begin("compare", argc, argv, true, o, file, loadMs); rc != kExitOk) return rc;
   std::string vulkanError;
-  std::unique_ptr<Context> context = createContext(o, vulkanError);
+  ToolContext context = createContext(o.context, &vulkanError);
   std::printf("compare: %s (loaded in %.1f ms): %s; repeat %u\n", o.queries.c_str(), loadMs,
               batchSummary(file).c_str(), o.repeat);
   if (context) std::printf("  vulkan device: %s\n", context->deviceInfo().name.c_str());

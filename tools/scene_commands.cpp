@@ -46,6 +46,7 @@
 #include "vkcollide/vkcollide.h"
 
 #include "tool_common.h"
+#include "tool_context.h"
 
 namespace vkc::tool {
 
@@ -434,20 +435,6 @@ std::string stageList(const Scene& scene, const std::vector<const StageDesc*>& s
   return s;
 }
 
-std::unique_ptr<Context> createContext(const char* device, bool validation, bool exactArithmetic,
-                                       std::string* error) {
-  ContextCreateInfo ci;
-  ci.deviceSelector = device;
-  ci.enableValidation = validation;
-  ci.exactArithmetic = exactArithmetic;
-  auto ctx = Context::create(ci);
-  if (!ctx) {
-    *error = ctx.message();
-    return nullptr;
-  }
-  return std::move(*ctx);
-}
-
 size_t particleCount(const Scene& scene) {
   size_t n = 0;
   for (const SceneCloth& c : scene.cloths) n += c.particles.size();
@@ -519,10 +506,13 @@ static void printRecordStats(const std::vector<const StageDesc*>& stages, const 
 }
 
 const char* sceneUsage() {
-  return "       vkcollide step SCENE --backend vulkan|cpu|cpu-scalar [--device SEL] [--repeat K] [--skip STAGE]... [--validation] [--exact-arithmetic] [--stats] --out OUT\n"
-         "       vkcollide compare SCENE [--device SEL] [--repeat K] [--skip STAGE]... [--validation] [--exact-arithmetic]\n"
-         "       vkcollide stages\n"
-         "       (one iteration runs the stages the scene enables in this order: shapes -> meshes -> self -> inter)\n";
+  static const std::string usage =
+      std::string("       vkcollide step SCENE --backend vulkan|cpu|cpu-scalar ") + kContextOptionsUsage +
+      " [--repeat K] [--skip STAGE]... [--stats] --out OUT\n"
+      "       vkcollide compare SCENE " + kContextOptionsUsage + " [--repeat K] [--skip STAGE]...\n"
+      "       vkcollide stages\n"
+      "       (one iteration runs the stages the scene enables in this order: shapes -> meshes -> self -> inter)\n";
+  return usage.c_str();
 }
 
 int stagesCommand() {
@@ -536,9 +526,9 @@ int stagesCommand() {
 int stepCommand(int argc, char** argv) {
   std::string scenePath, outPath;
   std::optional<Backend> backend;
-  const char* device = nullptr;
+  ContextOptions contextOptions;
   int repeat = 1;
-  bool validation = false, stats = false, exactArithmetic = false;
+  bool stats = false;
   std::vector<const StageDesc*> skip;
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
@@ -548,16 +538,11 @@ int stepCommand(int argc, char** argv) {
     } else if (a == "--backend" && hasValue) {
       backend = parseBackend(argv[++i]);
       if (!backend) return usageError(std::string("unknown backend '") + argv[i] + "'");
-    } else if (a == "--device" && hasValue) {
-      device = argv[++i];
+    } else if (parseContextOption(argc, argv, i, contextOptions)) {
     } else if (a == "--repeat" && hasValue) {
       if (!parseRepeat(argv[++i], repeat)) return usageError(std::string("--repeat: expected 1 .. 100000, found '") + argv[i] + "'");
     } else if (a == "--out" && hasValue) {
       outPath = argv[++i];
-    } else if (a == "--validation") {
-      validation = true;
-    } else if (a == "--exact-arithmetic") {
-      exactArithmetic = true;
     } else if (a == "--skip" && hasValue) {
       const StageDesc* st = findStage(argv[++i]);
       if (!st) return usageError(std::string("--skip: unknown stage '") + argv[i] + "' (vkcollide stages lists them)");
@@ -581,10 +566,10 @@ int stepCommand(int argc, char** argv) {
   double loadMs = 0;
   if (const int rc = prepare(scenePath, skip, scene, stages, input, loadMs); rc != kExitOk) return rc;
 
-  std::unique_ptr<Context> context;
+  ToolContext context;
   if (*backend == Backend::kVulkan) {
     std::string error;
-    context = createContext(device, validation, exactArithmetic, &error);
+    context = createContext(contextOptions, &error);
     if (!context) {
       std::fprintf(stderr, "vkcollide: vulkan: %s\n", error.c_str());
       return kExitFailed;
@@ -809,22 +794,16 @@ std::string compareInter(const StageOutput& a, const StageOutput& e, size_t c, C
 
 int compareCommand(int argc, char** argv) {
   std::string scenePath;
-  const char* device = nullptr;
+  ContextOptions contextOptions;
   int repeat = 1;
-  bool validation = false, exactArithmetic = false;
   std::vector<const StageDesc*> skip;
   Perturb perturb;
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
     const bool hasValue = i + 1 < argc;
-    if (a == "--device" && hasValue) {
-      device = argv[++i];
+    if (parseContextOption(argc, argv, i, contextOptions)) {
     } else if (a == "--repeat" && hasValue) {
       if (!parseRepeat(argv[++i], repeat)) return usageError(std::string("--repeat: expected 1 .. 100000, found '") + argv[i] + "'");
-    } else if (a == "--validation") {
-      validation = true;
-    } else if (a == "--exact-arithmetic") {
-      exactArithmetic = true;
     } else if (a == "--skip" && hasValue) {
       const StageDesc* st = findStage(argv[++i]);
       if (!st) return usageError(std::string("--skip: unknown stage '") + argv[i] + "' (vkcollide stages lists them)");
@@ -868,7 +847,7 @@ int compareCommand(int argc, char** argv) {
   if (const int rc = prepare(scenePath, skip, scene, stages, input, loadMs); rc != kExitOk) return rc;
 
   std::string vulkanError;
-  std::unique_ptr<Context> context = createContext(device, validation, exactArithmetic, &vulkanError);
+  ToolContext context = createContext(contextOptions, &vulkanError);
   std::vector<Backend> backends = {Backend::kCpuScalar, Backend::kCpuSimd};  // the reference first
   if (context) backends.push_back(Backend::kVulkan);
   std::printf("compare: %s (loaded in %.1f ms): %zu cloths, %zu particles; stages: %s; repeat %d\n",

@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include <vulkan/vulkan.h>
+
 #include "support/tool_run.h"
 #include "vkcollide/scene.h"
 
@@ -871,6 +873,51 @@ TEST(SceneStepStatsVulkan, PrintsRecordStatsPerStage) {
   fields >> name >> dispatches >> dependent;
   EXPECT_EQ(dispatches, 1u) << r.output;
   EXPECT_EQ(dependent, 1u) << r.output;
+  std::remove(out.c_str());
+}
+
+// `--pipeline-cache FILE`: the file is created with the device's pipeline cache (a Vulkan pipeline
+// cache header naming this device), read back by the next run, and a file of another device or of
+// garbage is ignored and replaced; a path that cannot be read fails the run.
+TEST(SceneStepPipelineCacheVulkan, CacheFileIsWrittenReadAndReplaced) {
+  const std::string cache = tempPath("pipelines.bin");
+  const std::string out = tempPath("cache-out.json");
+  std::remove(cache.c_str());
+  const std::string step = "step '" + kSamples + "two-cloths.json' --backend vulkan --validation --out '" + out +
+                           "' --pipeline-cache '" + cache + "'";
+  auto headerOf = [](const std::string& bytes) {
+    std::vector<uint32_t> words(4, 0);
+    for (size_t w = 0; w < 4 && bytes.size() >= 16; ++w) {
+      for (int b = 3; b >= 0; --b) words[w] = words[w] << 8 | static_cast<unsigned char>(bytes[w * 4 + b]);
+    }
+    return words;
+  };
+  ToolRun r = runTool(step);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  const std::string first = readText(cache);
+  ASSERT_GE(first.size(), 32u);
+  const std::vector<uint32_t> header = headerOf(first);
+  EXPECT_GE(header[0], 32u);
+  EXPECT_EQ(header[1], uint32_t{VK_PIPELINE_CACHE_HEADER_VERSION_ONE});
+  const std::string result = readText(out);
+
+  r = runTool(step);  // the file as it was written
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_EQ(readText(out), result);
+  EXPECT_EQ(headerOf(readText(cache)), header);
+
+  writeText(cache, "not a pipeline cache");
+  r = runTool(step);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_EQ(readText(out), result);
+  EXPECT_EQ(headerOf(readText(cache)), header);  // replaced by this device's
+  EXPECT_FALSE(fileExists(cache + ".tmp"));
+
+  r = runTool("step '" + kSamples + "two-cloths.json' --backend vulkan --out '" + out + "' --pipeline-cache '" +
+              ::testing::TempDir() + "'");  // a directory
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("--pipeline-cache: cannot read"), std::string::npos) << r.output;
+  std::remove(cache.c_str());
   std::remove(out.c_str());
 }
 
