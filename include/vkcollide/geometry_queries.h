@@ -510,6 +510,11 @@ inline constexpr uint32_t kGeometryQueryFamilyConvex = 1u << 2;    // cylinder-c
 inline constexpr uint32_t kGeometryQueryFamilyImplicit = 1u << 3;  // static pairs with an implicit geometry
 inline constexpr uint32_t kGeometryQueryFamilyContinuous = 1u << 4;  // the continuous method
 inline constexpr uint32_t kGeometryQueryFamiliesDevice = 31u;      // all of the above
+// The mesh families, which a device-resident batch cannot hold (GeometryQueryStage::createPipelines).
+inline constexpr uint32_t kGeometryQueryFamilyMesh = 1u << 5;            // a mesh against a primitive or point set
+inline constexpr uint32_t kGeometryQueryFamilyMeshMesh = 1u << 6;        // static mesh against mesh
+inline constexpr uint32_t kGeometryQueryFamilyMeshContinuous = 1u << 7;  // continuous mesh queries
+inline constexpr uint32_t kGeometryQueryFamiliesAll = 255u;
 // The families of the primitive pairs (GeometryQueryRecordInfo::devicePrimitivePairs).
 inline constexpr uint32_t kGeometryQueryFamiliesPrimitive =
     kGeometryQueryFamilyBasic | kGeometryQueryFamilyManifold | kGeometryQueryFamilyConvex;
@@ -619,6 +624,15 @@ class GeometryQueryStage {
   // The stage has no static tables: nothing to record (kept for the stages' common shape; it records
   // the embedded BVH stage's, which has none either).
   Status recordUpload(VkCommandBuffer commandBuffer);
+  // create() makes only the pipelines every batch uses; a pair family's are made by the first
+  // record() whose batch holds that family, and so is their compile, inside that record (on lavapipe
+  // 10-25 s for the heaviest; on a GPU driver without a filled pipeline cache, a frame's hitch). Call
+  // this at load time with the kGeometryQueryFamily* bits the scene will use to make them now: every
+  // pass of those families, on every path a record may take (slots, primitive pairs,
+  // device-resident). Idempotent; no queue work. Where the device cannot create a family's
+  // primitive-pair passes, records keep that family on the slot passes, as they would have anyway.
+  // Bits outside kGeometryQueryFamiliesAll are an error naming `families`.
+  Status createPipelines(uint32_t families = kGeometryQueryFamiliesAll);
   // Records one batch: the upload's copies, then the passes. Validates first (geometries, previous
   // poses, queries, ranges against the arrays' counts, state entries, sizes against the stage's
   // maxima, buffers, frame): on error nothing is recorded and the error names the field.

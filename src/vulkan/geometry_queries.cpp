@@ -50,7 +50,11 @@ static_assert(kGeometryQueryFamilyBasic == 1u << gpu::kGeomFamilyBasic &&
               kGeometryQueryFamilyConvex == 1u << gpu::kGeomFamilyConvex &&
               kGeometryQueryFamilyImplicit == 1u << gpu::kGeomFamilyImplicit &&
               kGeometryQueryFamilyContinuous == 1u << gpu::kGeomFamilyContinuous &&
-              kGeometryQueryFamiliesDevice == gpu::kGeomDeviceFamilies);
+              kGeometryQueryFamiliesDevice == gpu::kGeomDeviceFamilies &&
+              kGeometryQueryFamilyMesh == 1u << gpu::kGeomFamilyMesh &&
+              kGeometryQueryFamilyMeshMesh == 1u << gpu::kGeomFamilyMeshMesh &&
+              kGeometryQueryFamilyMeshContinuous == 1u << gpu::kGeomFamilyMeshCcd &&
+              kGeometryQueryFamiliesAll == (1u << gpu::kGeomFamilyCount) - 1);
 
 namespace {
 
@@ -463,6 +467,31 @@ struct GeometryQueryStage::Impl {
                                         sizeof(gpu::GeomStagePush), meshPairPipelines));
     }
     return {};
+  }
+
+  // Every pipeline a record of `families` may need, on each path (GeometryQueryStage::createPipelines):
+  // the slot passes and the device layout and spans passes, the mesh pairs' passes where a mesh
+  // family is asked, the primitive-pair passes of the primitive families the device can create.
+  Status createPipelines(uint32_t families) {
+    Batch slots;
+    slots.device = true;  // the device layout's passes
+    for (uint32_t f = 0; f < gpu::kGeomFamilyCount; ++f) slots.familyCount[f] = (families >> f) & 1u;
+    constexpr uint32_t kMeshFamilies =
+        kGeometryQueryFamilyMesh | kGeometryQueryFamilyMeshMesh | kGeometryQueryFamilyMeshContinuous;
+    slots.meshPairCount = (families & kMeshFamilies) != 0 ? 1 : 0;
+    VKC_TRY(fetchPipelines(slots));
+    if (spansPipelines[0] == nullptr) {
+      VKC_TRY(detail::getPassPipelines(ctx, gpu::kGeomSpansStage.shader, gpu::kGeomSpansStage.bindingCount,
+                                        sizeof(gpu::GeomStagePush), spansPipelines));
+    }
+    Batch primitive;
+    primitive.primitive = true;
+    primitive.families = families & kGeometryQueryFamiliesPrimitive & ~primitiveUnavailable;
+    if (primitive.families == 0) return {};
+    // A family the device cannot create there is marked unavailable and stays on the slot passes.
+    const Status st = fetchPrimitivePipelines(primitive);
+    if (st.ok() || (primitive.families & primitiveUnavailable) == 0) return st;
+    return createPipelines(families);  // the other primitive families
   }
 
   // The passes: with mesh-mesh queries, their candidates first (GATHER, the tree's build, COUNT, SCAN,
@@ -1102,6 +1131,14 @@ Result<std::unique_ptr<GeometryQueryStage>> GeometryQueryStage::create(Context& 
   // and the tree's build.
   VKC_TRY(impl->queries.create(2 * (2 * gpu::kGeomFamilyCount + 2 + 4 + 32)));
   return std::unique_ptr<GeometryQueryStage>(new GeometryQueryStage(std::move(impl)));
+}
+
+Status GeometryQueryStage::createPipelines(uint32_t families) {
+  if ((families & ~kGeometryQueryFamiliesAll) != 0) {
+    return Error{ErrorCode::kInvalidArgument, "GeometryQueryStage::createPipelines: families has bits outside "
+                                              "kGeometryQueryFamiliesAll (" + std::to_string(families) + ")"};
+  }
+  return impl_->createPipelines(families);
 }
 
 Status GeometryQueryStage::recordUpload(VkCommandBuffer commandBuffer) {

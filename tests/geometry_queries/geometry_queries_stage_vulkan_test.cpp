@@ -207,6 +207,50 @@ TEST_F(GeometryQueryStageVulkan, FamiliesWithoutQueryPipelinesKeepTheSlotPasses)
   }
 }
 
+// createPipelines() makes at load time what records of those families would have made: after it,
+// records of the basic family on the primitive-pair passes and on the slot passes (a point set)
+// create no pipeline. It is idempotent and refuses unknown family bits.
+TEST_F(GeometryQueryStageVulkan, CreatePipelinesLeavesNoPipelineToTheRecords) {
+  auto own = createTestContext(false);  // a context of its own: its pipelines are this stage's alone
+  ASSERT_TRUE(own.ok()) << own.message();
+  auto created = GeometryQueryStage::create(**own, {.maxQueries = 1500, .maxGeometries = 3000, .maxPoints = 4000,
+                                                    .maxContacts = 20000, .maxSlots = 60000});
+  ASSERT_TRUE(created.ok()) << created.message();
+  GeometryQueryStage& stage = **created;
+  auto pipelines = [&] { return detail::Internals::of(**own).pipelines->size(); };
+  const size_t atCreate = pipelines();
+  const Status bad = stage.createPipelines(kGeometryQueryFamiliesAll + 1);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(bad.message().find("families"), std::string::npos) << bad.message();
+  EXPECT_EQ(pipelines(), atCreate);
+  ASSERT_TRUE(stage.createPipelines(kGeometryQueryFamilyBasic).ok());
+  const size_t prepared = pipelines();
+  EXPECT_GT(prepared, atCreate);
+  ASSERT_TRUE(stage.createPipelines(kGeometryQueryFamilyBasic).ok());
+  EXPECT_EQ(pipelines(), prepared);
+
+  const Batch all = randomBatch(67, 1500, /*pointSets=*/false);
+  Batch basicOnly;
+  basicOnly.geometries = all.geometries;
+  for (const GeometryQuery& q : all.queries) {
+    if (familyOf(all, q) == gpu::kGeomFamilyBasic) basicOnly.queries.push_back(q);
+  }
+  Batch points;
+  std::vector<Float4> cloud(3000);
+  for (uint32_t i = 0; i < cloud.size(); ++i) {
+    cloud[i] = v3(static_cast<float>(i % 97) / 48.0f - 1.0f, static_cast<float>(i % 89) / 44.0f - 1.0f, 0.25f);
+  }
+  points.query(points.add(Geometry::sphere({0.1f, 0.0f, 0.0f, 0.7f})), points.addPoints(cloud));
+  for (const Batch* batch : {&basicOnly, &points}) {
+    uint32_t cpuContacts = 0;
+    expectRunIsCpuScalars(stage, *batch, 20000, cpuContacts);
+    EXPECT_GT(cpuContacts, 100u);
+    EXPECT_EQ(pipelines(), prepared);
+  }
+  EXPECT_STREQ(stage.timings()[0].name, "vkc.geometry_queries.basic.count");  // the slot passes ran last
+}
+
 // Points read in place from the host's buffer, outputs into the host's buffers: contacts equal
 // kCpuScalar's, the counts and the indirect dispatch, and the bytes past the capacity untouched.
 TEST_F(GeometryQueryStageVulkan, HostBuffersIndirectCountAndNothingPastTheCapacity) {
