@@ -1,5 +1,6 @@
 #include "tool_context.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -48,16 +49,16 @@ void ContextCloser::operator()(Context* context) const {
 ToolContext createContext(const ContextOptions& o, std::string* error) {
   std::vector<uint8_t> cacheData;
   if (!o.pipelineCache.empty()) {
-    // No file yet: an empty cache, written at the end. Anything but a regular file (a directory, whose
-    // stream reports a size of 2^63) cannot be read.
+    // No file yet: an empty cache, written at the end. Anything but a regular file (a directory) cannot
+    // be read.
     std::error_code ec;
     const std::filesystem::file_status st = std::filesystem::status(o.pipelineCache, ec);
     if (std::filesystem::exists(st)) {
-      std::ifstream in(o.pipelineCache, std::ios::binary | std::ios::ate);
-      const std::streamoff size = in ? static_cast<std::streamoff>(in.tellg()) : -1;
-      if (std::filesystem::is_regular_file(st) && size > 0) cacheData.resize(static_cast<size_t>(size));
-      in.seekg(0);
-      if (!std::filesystem::is_regular_file(st) || size < 0 ||
+      const bool regular = std::filesystem::is_regular_file(st);
+      const std::uintmax_t size = regular ? std::filesystem::file_size(o.pipelineCache, ec) : 0;
+      std::ifstream in(o.pipelineCache, std::ios::binary);
+      if (regular && !ec) cacheData.resize(size);
+      if (!regular || ec ||
           !in.read(reinterpret_cast<char*>(cacheData.data()), static_cast<std::streamsize>(cacheData.size()))) {
         *error = "--pipeline-cache: cannot read " + o.pipelineCache;
         return ToolContext(nullptr, ContextCloser{});

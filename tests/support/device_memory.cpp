@@ -44,8 +44,7 @@ void TestDeviceMemory::release(void* user, const DeviceMemoryAllocation& a) {
   self.liveBytes_ -= a.userHandle;
 }
 
-Result<std::unique_ptr<Context>> importTestContext(const detail::ContextImpl& ctx, bool withQueue,
-                                                   const DeviceMemoryCallbacks& memory) {
+ContextImportInfo testImportInfo(const detail::ContextImpl& ctx, bool withQueue) {
   ContextImportInfo ii;
   ii.instance = ctx.instance;
   ii.physicalDevice = ctx.physicalDevice;
@@ -53,6 +52,12 @@ Result<std::unique_ptr<Context>> importTestContext(const detail::ContextImpl& ct
   ii.queueFamilyIndex = ctx.queueFamily;
   ii.queue = withQueue ? ctx.queue : VK_NULL_HANDLE;
   ii.getInstanceProcAddr = vkGetInstanceProcAddr;
+  return ii;
+}
+
+Result<std::unique_ptr<Context>> importTestContext(const detail::ContextImpl& ctx, bool withQueue,
+                                                   const DeviceMemoryCallbacks& memory) {
+  ContextImportInfo ii = testImportInfo(ctx, withQueue);
   ii.memory = memory;
   return Context::import(ii);
 }

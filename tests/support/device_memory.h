@@ -39,6 +39,10 @@ class TestDeviceMemory {
   VkDeviceSize liveBytes_ = 0;
 };
 
+// The import info of the test context's device: its handles, no queue (VK_NULL_HANDLE) unless
+// `withQueue`, nothing else set.
+ContextImportInfo testImportInfo(const detail::ContextImpl& ctx, bool withQueue);
+
 // An imported view of the test context's device: no queue (VK_NULL_HANDLE) unless `withQueue`, and
 // the given memory callbacks.
 Result<std::unique_ptr<Context>> importTestContext(const detail::ContextImpl& ctx, bool withQueue,

@@ -48,13 +48,7 @@ TEST_F(ContextVulkan, SelectorByNameAndIndexAndUnknown) {
 }
 
 TEST_F(ContextVulkan, ImportedDeviceIsUsedButNotOwned) {
-  ContextImportInfo ii;
-  ii.instance = impl().instance;
-  ii.physicalDevice = impl().physicalDevice;
-  ii.device = impl().device;
-  ii.queueFamilyIndex = impl().queueFamily;
-  ii.queue = impl().queue;
-  ii.getInstanceProcAddr = vkGetInstanceProcAddr;
+  const ContextImportInfo ii = testImportInfo(impl(), true);
   std::vector<Float4> p(5000);
   for (size_t i = 0; i < p.size(); ++i) p[i] = {float(i), -float(i), 0.5f, 1};
   const std::vector<ClothRange> cloths = {{0, 2500}, {2500, 2500}};
@@ -163,13 +157,7 @@ TEST_F(ContextVulkan, ImportedDeviceUsesTheHostsPipelineCache) {
   VkPipelineCacheCreateInfo pcci{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
   VkPipelineCache hostCache = VK_NULL_HANDLE;
   ASSERT_EQ(c.vk.vkCreatePipelineCache(c.device, &pcci, nullptr, &hostCache), VK_SUCCESS);
-  ContextImportInfo ii;
-  ii.instance = c.instance;
-  ii.physicalDevice = c.physicalDevice;
-  ii.device = c.device;
-  ii.queueFamilyIndex = c.queueFamily;
-  ii.queue = c.queue;
-  ii.getInstanceProcAddr = vkGetInstanceProcAddr;
+  ContextImportInfo ii = testImportInfo(c, true);
   ii.pipelineCache = hostCache;
   const uint8_t someData[40] = {};
   ii.pipelineCacheData = someData;
