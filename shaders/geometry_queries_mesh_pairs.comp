@@ -75,8 +75,8 @@ XCell xCellAt(uint entry) {
 }
 
 // The next candidate cell of Y of e (the walk begun), false when none is left: the CPU's box test on
-// the corners (continuous: on the swept corners; the tree's boxes only prune); a line mesh against
-// itself keeps Y's cells after X's that share no vertex with it.
+// the corners (continuous: on the swept corners; the tree's boxes only prune); a mesh against itself
+// keeps Y's cells after X's that share no vertex with it (geomMeshMeshSelfPair).
 bool nextCandidate(XCell e, out uint cy) {
   cy = 0u;
   uint first = e.row1.y;
@@ -87,7 +87,7 @@ bool nextCandidate(XCell e, out uint cy) {
       if (!geomWalkNext(e.lo, e.hi, first, end, leaf)) return false;
       uint d = leaf - first;
       uvec4 iy = geomMeshMeshIds(e.y, d);
-      if (e.self && (d <= e.cx || geomMeshMeshShareVertex(e.ix, iy))) continue;
+      if (e.self && !geomMeshMeshSelfPair(e.cx, e.ix, d, iy, geomMeshCorners(e.y.info.x))) continue;
       if (e.ccd) {
         if (!geomCcdCandidate(e.y, iy, e.lo, e.hi)) continue;
         cy = d;
@@ -207,7 +207,7 @@ void writePass() {
   XCell e = xCellAt(entry);
   uvec2 range = slotRange[clampIndex(e.row0.x, pc.queryCount)];
   uint slots = range.y - min(range.x, range.y);
-  if (!e.ccd) slots -= min(geomMeshMeshVertexSlots(e.x, e.y), slots);  // then a closed surface mesh's vertex pass
+  if (!e.ccd) slots -= min(geomMeshMeshVertexSlots(e.x, e.y, e.self), slots);  // then a closed surface mesh's vertex pass
   uint base = xCells[entry] - xCells[min(e.row0.w, total)];
   uint room = slots - min(base, slots);
   uint at = range.x + base;

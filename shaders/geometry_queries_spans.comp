@@ -71,7 +71,7 @@ uvec3 pairSpan(uint j) {
   GeomShape x = geometries[clampIndex(row0.y, pc.geometryCount)];
   GeomShape y = geometries[clampIndex(row0.z, pc.geometryCount)];
   uint ccd = geomQueryFamily(x.info.x, y.info.x, queries[q].method) == kGeomFamilyMeshCcd ? 1u : 0u;
-  if (geomMeshMeshVertexSlots(x, y) != 0u) return uvec3(first, r.y, ccd);
+  if (geomMeshMeshVertexSlots(x, y, row0.y == row0.z) != 0u) return uvec3(first, r.y, ccd);
   return uvec3(first, first + min(candidates, r.y - first), ccd);
 }
 

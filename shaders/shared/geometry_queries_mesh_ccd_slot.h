@@ -28,7 +28,7 @@ bool geomEdgeCcdPair(GeomShape x, GeomShape y, bool self, uint cx, uint cy, out 
   ey = ex;
   uvec4 ix = geomMeshMeshIds(x, cx);
   uvec4 iy = geomMeshMeshIds(y, cy);
-  if (self && (cy <= cx || geomMeshMeshShareVertex(ix, iy))) return false;
+  if (self && !geomMeshMeshSelfPair(cx, ix, cy, iy, 2u)) return false;
   uint u0 = x.info.y + ix.x;
   uint u1 = x.info.y + ix.y;
   uint w0 = y.info.y + iy.x;

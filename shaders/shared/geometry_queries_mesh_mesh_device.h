@@ -12,8 +12,9 @@
 VKC_NAMESPACE_BEGIN
 
 // Whether the stage runs the static pair of meshes of types lo <= hi: surface-surface, surface-line,
-// line-line (a line mesh against itself too), line-tetrahedral, surface-tetrahedral and
-// tetrahedral-tetrahedral, a closed surface mesh's too (its vertex pass: geomMeshMeshVertexSlots).
+// line-line, line-tetrahedral, surface-tetrahedral and tetrahedral-tetrahedral (a surface, line or
+// tetrahedral mesh against itself too: geomMeshMeshSelfPair), a closed surface mesh's too (its vertex
+// pass: geomMeshMeshVertexSlots).
 VKC_FN bool geomMeshMeshOnDevice(uint lo, uint hi) {
   if (hi == kGeomTetrahedralMesh)
     return lo == kGeomSurfaceMesh || lo == kGeomLineMesh || lo == kGeomTetrahedralMesh;
@@ -33,11 +34,26 @@ VKC_FN bool geomIsClosedSurface(GeomShape m) {
 // candidate pairs, X and Y in the canonical order: Y's vertices when X is a closed surface mesh and Y
 // a surface or line mesh, then X's vertices when both are surface meshes and Y is closed (the CPU
 // driver's order, src/cpu/geometry_queries_mesh_mesh.cpp; against a tetrahedral mesh no vertex pass).
-VKC_FN uint geomMeshMeshVertexSlots(GeomShape x, GeomShape y) {
+// self (a mesh against itself): none, a closed mesh's own vertices lie on it.
+VKC_FN uint geomMeshMeshVertexSlots(GeomShape x, GeomShape y, bool self) {
+  if (self) return 0u;
   uint n = 0u;
   if (geomIsClosedSurface(x) && y.info.x != kGeomTetrahedralMesh) n += y.info.z;
   if (x.info.x == kGeomSurfaceMesh && geomIsClosedSurface(y)) n += x.info.z;
   return n;
+}
+
+// A mesh against itself (n corners a cell): whether the pair of its cells cx (X's) and cy (Y's, with
+// vertex numbers ix and iy) is one of the pairs: each pair once (cx < cy) and never two cells sharing a
+// vertex (neighbours always touch there, so a triangle's 1-ring is never paired with it).
+VKC_FN bool geomMeshMeshSelfPair(uint cx, uvec4 ix, uint cy, uvec4 iy, uint n) {
+  if (cy <= cx) return false;
+  for (uint i = 0u; i < n; ++i) {
+    for (uint j = 0u; j < n; ++j) {
+      if (ix[i] == iy[j]) return false;
+    }
+  }
+  return true;
 }
 
 // Whether the query's a (type ta, geometry index ia) is the first mesh X of the canonical order

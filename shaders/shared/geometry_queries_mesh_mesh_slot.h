@@ -9,8 +9,8 @@
 // contact per pair of edges, the first in that order, as the CPU: a slot with an edge-edge contact
 // looks, among the candidates of the cells of X holding X's edge (a walk of the tree with the edge's
 // box), for an earlier pair holding both edges with the same contact (geomMeshMeshEdgePairSeen). A
-// line mesh against itself: each pair of segments once (X's cell before Y's), never two sharing a
-// vertex. After the candidates, a closed surface mesh's vertex pass: a slot per vertex of the other
+// mesh against itself: each pair of cells once (X's cell before Y's), never two sharing a vertex
+// (geomMeshMeshSelfPair); a surface mesh's edge-edge contacts once per unordered pair of edges. After the candidates, a closed surface mesh's vertex pass: a slot per vertex of the other
 // mesh (geomMeshMeshVertexSlots, geometry_queries_closed_mesh_slot.h: a walk of the device tree per
 // vertex), as the CPU driver appends it. A point set against a tetrahedral mesh: X the points, a slot
 // per candidate pair (point, tetrahedron) (geomMeshMeshPointTetraSlot).
@@ -144,7 +144,7 @@ bool geomMeshMeshSlot(GeomShape a, GeomShape b, uint q, uint ia, uint ib, uvec2 
   // After the candidate pairs, a closed surface mesh's vertex pass (geomMeshMeshVertexSlots): a slot
   // per vertex of Y inside X (X closed), then of X inside Y (Y closed).
   uint slots = range.y - min(range.x, range.y);
-  uint candidateSlots = slots - min(geomMeshMeshVertexSlots(x, y), slots);
+  uint candidateSlots = slots - min(geomMeshMeshVertexSlots(x, y, ia == ib), slots);
   uvec4 row0, row1;  // the query's rows of the mesh pairs table (the meshes' first tree cells)
   if (!geomMeshPairOfQuery(q, row0, row1)) return false;
   if (slot >= candidateSlots) {
@@ -166,9 +166,7 @@ bool geomMeshMeshSlot(GeomShape a, GeomShape b, uint q, uint ia, uint ib, uvec2 
   uint cy = min(pair.y, max(row1.w, 1u) - 1u);
   uvec4 ix = geomMeshMeshIds(x, cx);
   uvec4 iy = geomMeshMeshIds(y, cy);
-  if (ia == ib) {  // a line mesh against itself
-    if (cy <= cx || ix.x == iy.x || ix.x == iy.y || ix.y == iy.x || ix.y == iy.y) return false;
-  }
+  if (ia == ib && !geomMeshMeshSelfPair(cx, ix, cy, iy, geomMeshCorners(tx))) return false;  // a mesh against itself
   vec3 p0, p1, p2, p3, q0, q1, q2, q3;
   geomMeshMeshCorners(x, ix, p0, p1, p2, p3);
   geomMeshMeshCorners(y, iy, q0, q1, q2, q3);
@@ -195,8 +193,12 @@ bool geomMeshMeshSlot(GeomShape a, GeomShape b, uint q, uint ia, uint ib, uvec2 
     uint kind = geomTriTriContact(p0, p1, p2, ix, cx, q0, q1, q2, iy, cy, ex, ey, key);
     hit = kind != kGeomTriTriNone;
     if (kind == kGeomTriTriEdgeEdge) {
-      hit = !geomMeshMeshEdgePairSeen(x, y, row0, row1, range, cx, cy, geomMeshMeshEdge(ix, key & 15u),
-                                      geomMeshMeshEdge(iy, key >> 4u));
+      // A mesh against itself: once per unordered pair of edges (an earlier pair may hold them with
+      // the roles of X and Y swapped), as the CPU.
+      uvec2 ex0 = geomMeshMeshEdge(ix, key & 15u);
+      uvec2 ey0 = geomMeshMeshEdge(iy, key >> 4u);
+      hit = !geomMeshMeshEdgePairSeen(x, y, row0, row1, range, cx, cy, ex0, ey0) &&
+            !(ia == ib && geomMeshMeshEdgePairSeen(x, y, row0, row1, range, cx, cy, ey0, ex0));
     }
   }
   ea = aFirst ? ex : ey;

@@ -85,11 +85,6 @@ bool geomMeshMeshCandidate(vec3 q0, vec3 q1, vec3 q2, vec3 q3, vec3 lo, vec3 hi)
   return geomMeshMeshBoxesOverlap(min(min(q0, q1), min(q2, q3)), max(max(q0, q1), max(q2, q3)), lo, hi);
 }
 
-// Whether cells of one line mesh share a vertex (never a pair of a line mesh against itself).
-bool geomMeshMeshShareVertex(uvec4 ix, uvec4 iy) {
-  return ix.x == iy.x || ix.x == iy.y || ix.y == iy.x || ix.y == iy.y;
-}
-
 // The walk of the tree: depth first, one child reference per stack entry (a node's two children
 // pushed when its box overlaps the walk's box; a leaf returned when its box does), at most
 // 2 * treeCells + 2 steps in any buffer contents. One walk at a time per invocation.

@@ -324,7 +324,7 @@ Status validateMeshGeometries(const GeometryQueryInput& in) {
 }
 
 Status validateMeshQuery(uint32_t lo, uint32_t hi, bool closed, GeometryMethod method,
-                         const std::string& name, bool sameGeometry) {
+                         const std::string& name) {
   const std::string pair = pairName(lo, hi);
   // N/A in the seed's table: a point set against a line mesh (a point has nothing to hit on a line).
   if (lo == gpu::kGeomPointSet && hi == gpu::kGeomLineMesh) {
@@ -346,10 +346,6 @@ Status validateMeshQuery(uint32_t lo, uint32_t hi, bool closed, GeometryMethod m
   if (method != GeometryMethod::kStatic) {
     return invalid(name + ".method is kContinuous: " + pair + " has no continuous method (static only)");
   }
-  if (sameGeometry && gpu::geomIsMesh(lo) && lo != gpu::kGeomLineMesh) {  // a line mesh: self collision
-    return Error{ErrorCode::kUnsupported, name + ": a and b are the same " + pair +
-                                              ": mesh self collision is not built yet (but a line mesh's)"};
-  }
   return {};
 }
 
@@ -363,8 +359,9 @@ Status refuseClosedMeshesPastTheDeviceLoop(const GeometryQueryInput& in) {
     for (const bool aSide : {true, false}) {
       const uint32_t m = aSide ? q.a : q.b, other = aSide ? q.b : q.a;
       const GeometryType t = in.geometries[other].type;
-      const bool vertexPass = t == GeometryType::kPointSet || t == GeometryType::kSurfaceMesh ||
-                              t == GeometryType::kLineMesh;
+      // A mesh against itself runs no vertex pass (its vertices lie on it).
+      const bool vertexPass = other != m && (t == GeometryType::kPointSet || t == GeometryType::kSurfaceMesh ||
+                                             t == GeometryType::kLineMesh);
       const uint32_t triangles = static_cast<uint32_t>(in.geometries[m].p2.y);
       const bool unbounded = in.geometries[m].p2.z == 0.0f;
       if (!closed(m) || !vertexPass || !unbounded || triangles <= gpu::kGeomClosedMeshDeviceMaxTriangles) continue;

@@ -23,11 +23,10 @@ Status validateMeshGeometries(const GeometryQueryInput& input);
 
 // A query with a mesh on either side (lo <= hi: the types in order; closed: the mesh carries
 // kGeometryFlagClosed; name: "queries[3]"): static only, a pair built so far (kUnsupported otherwise)
-// or an N/A pair of the seed's table (kInvalidArgument).
-// sameGeometry: the query's a and b are one geometry (a mesh against itself: refused, no self
-// collision yet, but a line mesh's).
+// or an N/A pair of the seed's table (kInvalidArgument). A mesh against itself (a == b) is a pair like
+// any other (self collision: meshMeshContacts).
 Status validateMeshQuery(uint32_t lo, uint32_t hi, bool closed, GeometryMethod method,
-                         const std::string& name, bool sameGeometry = false);
+                         const std::string& name);
 
 // kVulkan: a static query whose closed surface mesh runs its vertex pass on the device (against a
 // point set, a surface mesh or a line mesh) is refused (kUnsupported, naming the query and the
@@ -90,8 +89,11 @@ struct MeshPairAccess {
 
 // Mesh x against mesh y (x before y in the canonical order: surface before line before tetrahedral
 // mesh, two meshes of one type by geometry index): their contacts in order, (x side, y side), into out.
-// Surface-surface, surface-line, line-line (x == y: a line mesh against itself), line-tetrahedral,
-// surface-tetrahedral, tetrahedral-tetrahedral (two tetrahedral meshes by geometry index).
+// Surface-surface, surface-line, line-line, line-tetrahedral, surface-tetrahedral,
+// tetrahedral-tetrahedral (two tetrahedral meshes by geometry index). x == y (a surface, line or
+// tetrahedral mesh against itself): each pair of cells once (x's cell before y's), never two cells
+// sharing a vertex; a surface mesh's edge-edge contacts once per unordered pair of edges; no vertex
+// pass (a closed mesh's own vertices lie on it).
 void meshMeshContacts(const MeshPairAccess& access, uint32_t x, uint32_t y,
                       std::vector<MeshElementPair>& out);
 

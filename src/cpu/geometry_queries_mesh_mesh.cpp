@@ -1,5 +1,6 @@
-// Mesh against mesh on the CPU (issue 17): surface-surface, surface-line, line-line (a line mesh
-// against itself too), line-tetrahedral, surface-tetrahedral and tetrahedral-tetrahedral, the per-cell
+// Mesh against mesh on the CPU (issue 17): surface-surface, surface-line, line-line, line-tetrahedral,
+// surface-tetrahedral and tetrahedral-tetrahedral (a surface, line or tetrahedral mesh against itself
+// too: each pair of cells once, never two sharing a vertex), the per-cell
 // arithmetic of shaders/shared/geometry_queries_mesh_mesh.h on the BVHs of the mesh driver
 // (src/cpu/geometry_queries_mesh.cpp, or the host's GeometryQueryTrees). The candidate cell pairs
 // (boxes overlapping; with kept trees from a tandem walk of both, src/cpu/mesh_pair_walk.h) in order
@@ -16,6 +17,7 @@
 #include "cpu/geometry_query_trees.h"
 #include "cpu/mesh_pair_walk.h"
 #include "shared/geometry_queries_mesh_mesh.h"
+#include "shared/geometry_queries_mesh_mesh_device.h"
 
 namespace vkc::cpu {
 
@@ -196,6 +198,7 @@ void sortKeys(std::vector<uint64_t>& keys, std::vector<uint32_t>* payload) {
 // Y's tree walked with X's widened cell box, only Y's tree built in the call; the tests' brute-force
 // oracle: every cell), already in order: the tandem walk with both trees and their layouts built in
 // the call measured 1.6-2.0x slower calls (bench_mesh_queries, 92k and 369k triangles per mesh).
+// xi == yi (a mesh against itself): only the pairs cx < cy of cells sharing no vertex.
 // planeTest (two surface meshes, kCpuSimd): the pairs that the triangle test gives no contact by its
 // plane and clip steps dropped (dropPlaneSeparated; with kept trees before the sort), and (carried given) the
 // pairs' corners as the pre-test read them from the kept copies, 18 floats a pair in the pairs' order,
@@ -208,6 +211,11 @@ void candidatePairs(const MeshPairAccess& access, uint32_t xi, uint32_t yi, floa
   if (carried != nullptr) carried->clear();
   if (features != nullptr) features->clear();
   const MeshView x(*access.in, xi), y(*access.in, yi);
+  // A mesh against itself: each pair of cells once (cx < cy), never two sharing a vertex
+  // (geomMeshMeshSelfPair, as the Vulkan stage's candidate passes); dropped before the plane pre-test.
+  const auto selfPairKept = [&](uint32_t cx, uint32_t cy) {
+    return xi != yi || (cx < cy && gpu::geomMeshMeshSelfPair(cx, x.ids(cx), cy, y.ids(cy), x.corners));
+  };
   const bool drop = planeTest && access.simd;
   const GeometryQueryTrees* kept = access.in->trees;
   const GeometryQueryTrees::Impl::Mesh* kx = kept ? kept->impl().find(xi) : nullptr;
@@ -226,7 +234,9 @@ void candidatePairs(const MeshPairAccess& access, uint32_t xi, uint32_t yi, floa
       const float l[3] = {lo.x - reach, lo.y - reach, lo.z - reach};
       const float h[3] = {hi.x + reach, hi.y + reach, hi.z + reach};
       access.cells(yi, l, h, cells);
-      for (uint32_t cy : cells) pairs.push_back((static_cast<uint64_t>(cx) << 32) | cy);
+      for (uint32_t cy : cells) {
+        if (selfPairKept(cx, cy)) pairs.push_back((static_cast<uint64_t>(cx) << 32) | cy);
+      }
     }
     if (drop) dropPlaneSeparated(x, y, nullptr, nullptr, pairs);
     return;
@@ -236,6 +246,11 @@ void candidatePairs(const MeshPairAccess& access, uint32_t xi, uint32_t yi, floa
     pairWalkSimd(kx->walk, ky->walk, thickness, stack, pairs);
   } else {
     pairWalk(kx->walk, ky->walk, thickness, stack, pairs);
+  }
+  if (xi == yi) {
+    std::erase_if(pairs, [&](uint64_t k) {
+      return !selfPairKept(static_cast<uint32_t>(k >> 32), static_cast<uint32_t>(k));
+    });
   }
   if (!drop || carried == nullptr || features == nullptr) {
     if (drop) dropPlaneSeparated(x, y, kx->corners.data(), ky->corners.data(), pairs);
@@ -374,8 +389,10 @@ void cellPairs(const MeshPairAccess& access, uint32_t xi, uint32_t yi, std::vect
 void surfaceSurface(const MeshPairAccess& access, uint32_t xi, uint32_t yi,
                     std::vector<MeshElementPair>& out) {
   // iMSTK keeps one edge-edge contact per pair of edges (the first in cell order): a pair of crossing
-  // edges shows in up to four triangle pairs.
+  // edges shows in up to four triangle pairs. A mesh against itself: per unordered pair (the same two
+  // edges may come as X's and Y's, then as Y's and X's, from different triangle pairs).
   EdgePairSet edgePairs;
+  const bool self = xi == yi;
   cellPairs(access, xi, yi, out,
             [&](uint32_t cx, const uvec4& ix, const vec3* p, uint32_t cy, const uvec4& iy, const vec3* q,
                 uint8_t known, MeshElementPair& e) {
@@ -387,7 +404,8 @@ void surfaceSurface(const MeshPairAccess& access, uint32_t xi, uint32_t yi,
                                                            e.x, e.y, edgeKey)
                       : gpu::geomTriTriContact(p[0], p[1], p[2], ix, cx, q[0], q[1], q[2], iy, cy, e.x, e.y, edgeKey);
               if (kind != gpu::kGeomTriTriEdgeEdge) return kind != gpu::kGeomTriTriNone;
-              const auto ex = edgeVertices(ix, edgeKey & 15u), ey = edgeVertices(iy, edgeKey >> 4);
+              auto ex = edgeVertices(ix, edgeKey & 15u), ey = edgeVertices(iy, edgeKey >> 4);
+              if (self && ey < ex) std::swap(ex, ey);
               return edgePairs.insert({ex[0], ex[1], ey[0], ey[1]});
             },
             /*planeTest=*/true);
@@ -421,8 +439,8 @@ void cellTetra(const MeshPairAccess& access, uint32_t xi, uint32_t yi, std::vect
             });
 }
 
-// Two line meshes (static), or one against itself (xi == yi: each pair of segments once, cx < cy,
-// never two sharing a vertex, as the continuous method): every pair closer than the sum of the
+// Two line meshes (static), or one against itself (xi == yi: candidatePairs keeps each pair of
+// segments once, cx < cy, never two sharing a vertex, as the continuous method): every pair closer than the sum of the
 // thicknesses, through geomSegmentSegment. Candidates: the boxes of Y's segments overlapping X's
 // segment's box widened by that sum and a relative margin above float rounding.
 void lineLine(const MeshPairAccess& access, uint32_t xi, uint32_t yi, std::vector<MeshElementPair>& out) {
@@ -433,7 +451,6 @@ void lineLine(const MeshPairAccess& access, uint32_t xi, uint32_t yi, std::vecto
   for (const uint64_t k : pairs) {
     const uint32_t cx = static_cast<uint32_t>(k >> 32), cy = static_cast<uint32_t>(k);
     const uvec4 ix = x.ids(cx), iy = y.ids(cy);
-    if (xi == yi && (cy <= cx || ix.x == iy.x || ix.x == iy.y || ix.y == iy.x || ix.y == iy.y)) continue;
     MeshElementPair e{};
     if (gpu::geomSegmentSegment(x.at(ix.x), x.at(ix.y), ix, cx, y.at(iy.x), y.at(iy.y), iy, cy, thickness, e.x, e.y))
       out.push_back(e);
@@ -459,6 +476,7 @@ void meshMeshContacts(const MeshPairAccess& access, uint32_t x, uint32_t y,
   const MeshView vx(in, x), vy(in, y);
   if (tx == GeometryType::kSurfaceMesh && ty == GeometryType::kSurfaceMesh) {
     surfaceSurface(access, x, y, out);
+    if (x == y) return;  // a closed mesh's own vertices lie on it: no vertex pass against itself
     if (vx.closed()) vertexPass(access, x, y, true, out);
     if (vy.closed()) vertexPass(access, y, x, false, out);
   } else if (tx == GeometryType::kSurfaceMesh && ty == GeometryType::kLineMesh) {

@@ -435,8 +435,7 @@ Status detail::validateGeometryQueryInput(const GeometryQueryInput& in, const Ge
     const uint32_t hi = std::max(ta, tb);
     if (hi > gpu::kGeomPlane && cpu::isMeshType(static_cast<GeometryType>(hi))) {  // the primitives: no call
       const Geometry& mesh = tb == hi ? in.geometries[q.b] : in.geometries[q.a];
-      VKC_TRY(cpu::validateMeshQuery(lo, hi, (mesh.flags & kGeometryFlagClosed) != 0, q.method, str(f),
-                                     q.a == q.b));
+      VKC_TRY(cpu::validateMeshQuery(lo, hi, (mesh.flags & kGeometryFlagClosed) != 0, q.method, str(f)));
       if (q.method == GeometryMethod::kContinuous) VKC_TRY(cpu::validateMeshCcdQuery(in, i));
       continue;
     }
@@ -560,7 +559,7 @@ uint64_t meshDeviceSlots(const gpu::GeomShape& a, const gpu::GeomShape& b, uint3
     const uint64_t product = static_cast<uint64_t>(a.p2.y) * static_cast<uint64_t>(b.p2.y);
     const bool aFirst = gpu::geomMeshMeshFirstIsA(a.info.x, b.info.x, ia, ib);
     // Then a closed surface mesh's vertex pass, a slot per vertex of the other mesh.
-    const uint64_t vertices = gpu::geomMeshMeshVertexSlots(aFirst ? a : b, aFirst ? b : a);
+    const uint64_t vertices = gpu::geomMeshMeshVertexSlots(aFirst ? a : b, aFirst ? b : a, ia == ib);
     if (maxCandidates == 0) return product + vertices;
     const uint64_t nx = static_cast<uint64_t>(aFirst ? a.p2.y : b.p2.y);
     return std::min(product, std::max(maxCandidates, nx)) + vertices;

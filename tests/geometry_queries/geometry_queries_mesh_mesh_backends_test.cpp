@@ -1,5 +1,6 @@
-// Mesh against mesh on every backend (issue 17): surface-surface, surface-line, line-line (a line
-// mesh against itself too) and line-tetrahedral on kVulkan (the mesh-mesh pair family,
+// Mesh against mesh on every backend (issue 17): surface-surface, surface-line, line-line,
+// line-tetrahedral and tetrahedral-tetrahedral (a line, surface and tetrahedral mesh against itself
+// too) on kVulkan (the mesh-mesh pair family,
 // shaders/shared/geometry_queries_mesh_mesh_slot.h), kCpuScalar and kCpuSimd with one test body per
 // backend: random soups and two crossing jittered grids (edges shared by two triangles, so that one
 // edge-edge contact per pair of edges matters) mixed with other pair families, in both orders, the
@@ -51,7 +52,10 @@ MeshMeshBatch meshMeshBatch(uint32_t seed, uint32_t cells) {
   pair(l0, t0);
   m.gridQuery = b.queries.size();
   pair(m.gridA, m.gridB);
-  b.query(l1, l1);  // a line mesh against itself
+  // Self collision, last: a line, a surface and a tetrahedral mesh against itself.
+  b.query(l1, l1);
+  b.query(s0, s0);
+  b.query(t0, t0);
   return m;
 }
 
@@ -67,8 +71,8 @@ TEST_P(GeometryQueriesMeshMeshConformance, RandomMeshesMatchCpuScalar) {
       EXPECT_GT(b.ranges[q].count, 3u) << "query " << q;
     }
     Batch pairs = b;
-    pairs.queries.pop_back();
-    pairs.ranges.pop_back();
+    pairs.queries.resize(pairs.queries.size() - 3);  // not the self queries
+    pairs.ranges.resize(pairs.queries.size());
     expectSwappedPairs(pairs, 0);
     for (uint64_t k = 0; k < counts->written; ++k) expectContactInvariants(b.elementsA[k], b.elementsB[k], 2e-5f);
     expectSameAsCpuScalar(b, 60000);

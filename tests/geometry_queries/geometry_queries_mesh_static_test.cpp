@@ -206,12 +206,6 @@ TEST(GeometryQueriesMeshStatic, LineLineBadInput) {
   b.geometries[x].p2.w = 0.1f;
   b.cells[1] = 0;
   expectRefusedUnwritten(b, ErrorCode::kInvalidArgument, "segment 0 (cells[0, 2)) has zero length");
-  // Self collision is a line mesh's only: a surface mesh against itself is still refused.
-  Batch s;
-  const uint32_t t =
-      s.addMesh(GeometryType::kSurfaceMesh, {v3(0, 0, 0), v3(1, 0, 0), v3(0, 1, 0)}, {0, 1, 2});
-  s.query(t, t);
-  expectRefusedUnwritten(s, ErrorCode::kUnsupported, "mesh self collision is not built yet");
 }
 
 // --- TetrahedralMesh vs sphere, capsule, plane, box ---
