@@ -27,15 +27,19 @@
 // ImplicitGeometry (one contact per touching tetrahedron: the closest vertex, edge or face, or the
 // whole tetrahedron when the shape reaches its inside); SurfaceMesh and TetrahedralMesh against
 // TetrahedralMesh (one contact per overlapping pair of cells, by separating axes: the penetration
-// depth, the first cell's deepest feature and the tetrahedron's); SurfaceMesh and LineMesh against Plane (the cell's
+// depth, the first cell's deepest feature and the tetrahedron's); a SurfaceMesh or TetrahedralMesh
+// against itself (self collision, query a == b: each pair of its cells once, the lower cell as the
+// first mesh's, never two cells sharing a vertex, so a cell's neighbours are not tested against it;
+// a surface mesh's edge-edge contacts once per unordered pair of edges; no vertex pass against
+// itself); SurfaceMesh and LineMesh against Plane (the cell's
 // deepest corner, an edge or face when parallel), OrientedBox (separating axes), Cylinder (GJK/EPA)
 // and ImplicitGeometry (the cell's point of least field), one contact per touching cell; on the CPU
 // through a BVH per mesh (built per call, or kept between calls: GeometryQueryTrees; two meshes'
 // kept trees walked together, the candidate pairs sorted into cell order); on Vulkan (surface, line
 // and tetrahedral meshes against a sphere, capsule, cylinder, plane, oriented box or implicit
 // geometry) one work item per cell, the same contacts in the same order. Mesh against mesh on Vulkan
-// (static surface-surface, surface-line, line-line, a line mesh against itself, line-tetrahedral,
-// surface-tetrahedral, tetrahedral-tetrahedral, and a tetrahedral mesh against a point set, X its
+// (static surface-surface, surface-line, line-line, line-tetrahedral, surface-tetrahedral,
+// tetrahedral-tetrahedral, a surface, line or tetrahedral mesh against itself, and a tetrahedral mesh against a point set, X its
 // points): the candidate pairs of cells (the CPU's candidate box, a point's reach box) found
 // through one device BVH over the meshes' cells, one work item per candidate pair, so the
 // same contacts in the same order; the work grows with the candidates, not the product of the cell
@@ -53,7 +57,7 @@
 // (the point's PointIndexDirection and the triangle's CellIndex); direction.w the time of impact. On
 // Vulkan the candidate pairs come from a device BVH over the swept cells (the CPU's candidate boxes):
 // one work item per candidate pair, the same contacts in the same order.
-// Other pairs with a mesh, and a static surface or tetrahedral mesh against itself, are refused (kUnsupported: not built yet; point
+// Other pairs with a mesh are refused (kUnsupported: not built yet; point
 // set vs line mesh: N/A). Contacts: a contact is a pair of elements at the same position of elementsA and
 // elementsB. Each element is a PointDirection (point, unit direction, depth) or, for a point set's side, a
 // PointIndexDirection (the point's index within its set, with its position, direction, depth), or,
