@@ -1,6 +1,7 @@
-// libFuzzer target of the query-file and contacts-file readers (include/vkcollide/query_file.h):
-// parseGeometryQueries and parseContacts on arbitrary bytes must return a value or an error with a
-// message, never crash, hang or read out of bounds. Every query file accepted must survive
+// libFuzzer target of the query-file and contacts-file readers (include/vkcollide/query_file.h) and
+// of the curves-file reader (include/vkcollide/curves_file.h): parseGeometryQueries, parseContacts and
+// parseCurves on arbitrary bytes must return a value or an error with a message, never crash, hang or
+// read out of bounds. Every query file accepted must survive
 // writeGeometryQueries -> parseGeometryQueries as the header promises: the value comes back bitwise
 // (the file's inline point sets and samples were already appended to the value's points and
 // gridSamples on the first read, so they come back as the same ranges) except previousGeometries,
@@ -8,9 +9,10 @@
 // contacts file accepted: parseContacts(writeContacts(c)) is c bitwise, and writes the same text.
 // Every query file accepted that is small (runOnCpu's caps) also runs on the CPU reference: validate()
 // refuses it with a message, or the run's counts and ranges agree and its contacts round-trip through
-// a contacts file like those above.
+// a contacts file like those above. Every curves file accepted: parseCurves(writeCurves(c)) is c
+// bitwise (floats are written in their shortest round-trip form), and writes the same text.
 //
-// One target checks both formats, each input through both parsers: a query file fails the contacts
+// One target checks the three formats, each input through every parser: a query file fails the contacts
 // reader at its "format" key (and the other way round), so the second parse costs little, the
 // seeds are plain files of each kind that the tool reads as they are (no selector byte in front),
 // and a mutation that changes the format string (fuzz/query.dict has both) hands an input's
@@ -27,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "vkcollide/curves_file.h"
 #include "vkcollide/geometry_queries.h"
 #include "vkcollide/query_file.h"
 
@@ -74,6 +77,27 @@ std::optional<Reread<T>> readWriteRead(std::string_view text, Parse parse, const
     std::abort();
   }
   return Reread<T>{std::move(*first), std::move(written), std::move(*again)};
+}
+
+void checkCurves(std::string_view text) {
+  const auto read = readWriteRead<vkc::CurvesFile>(text, vkc::parseCurves, "parseCurves", vkc::writeCurves,
+                                                   "writeCurves");
+  if (!read) return;
+  const vkc::CurvesFile& c = read->first;
+  const vkc::CurvesFile& d = read->again;
+  if (d.backend != c.backend || d.pairs != c.pairs || d.coplanarPairs != c.coplanarPairs || d.shape != c.shape)
+    fail("curves: backend, counts or shape changed through write -> parse");
+  if (std::memcmp(&d.spread, &c.spread, sizeof c.spread) != 0 || std::memcmp(&d.normal, &c.normal, sizeof c.normal) != 0)
+    fail("curves: spread or normal changed through write -> parse");
+  if (!sameBits(d.curvePoints, c.curvePoints)) fail("curves: curvePoints changed through write -> parse");
+  if (!sameBits(d.touchingPoints, c.touchingPoints)) fail("curves: touchingPoints changed through write -> parse");
+  if (d.curves.size() != c.curves.size()) fail("curves: the number of curves changed through write -> parse");
+  for (size_t i = 0; i < c.curves.size(); ++i) {
+    if (d.curves[i].firstPoint != c.curves[i].firstPoint || d.curves[i].pointCount != c.curves[i].pointCount ||
+        d.curves[i].closed != c.curves[i].closed)
+      fail("curves: a curve changed through write -> parse");
+  }
+  if (vkc::writeCurves(d) != read->written) fail("curves: the re-read file writes another text");
 }
 
 void checkContacts(std::string_view text) {
@@ -173,5 +197,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   checkQueryFile(text);
   checkContacts(text);
+  checkCurves(text);
   return 0;
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes the file readers with libFuzzer, AddressSanitizer and UBSan: the scene-file parser
-# (fuzz/scene_fuzz.cpp) and the query-file and contacts-file readers (fuzz/query_fuzz.cpp). Builds
+# (fuzz/scene_fuzz.cpp) and the query-file, contacts-file and curves-file readers (fuzz/query_fuzz.cpp). Builds
 # both with clang into build-fuzz/ (outside the CMake build) and runs each for its share of a bounded
 # time, scene_fuzz first (the odd second), then query_fuzz; a crash leaves its input in build-fuzz/
 # (named scene_fuzz-crash-... or query_fuzz-crash-...) and fails the script, after both have run.
@@ -47,7 +47,7 @@ for src in "${cpu_sources[@]}"; do
   cpu_objects+=("$obj")
 done
 "$clangxx" "${flags[@]}" \
-  fuzz/query_fuzz.cpp src/io/query_file.cpp src/io/json_reader.cpp src/io/json_writer.cpp src/io/file.cpp \
+  fuzz/query_fuzz.cpp src/io/query_file.cpp src/io/curves_file.cpp src/io/json_reader.cpp src/io/json_writer.cpp src/io/file.cpp \
   "${cpu_objects[@]}" -lz -lpthread -o "$dir/query_fuzz"
 
 # Seeds: the sample scenes and fuzz/seeds/ (planes and convexes, good and bad) for scene_fuzz; the
