@@ -12,6 +12,7 @@
 #include <fstream>
 #include <initializer_list>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -436,11 +437,14 @@ inline int finishResults(const char* prog, const std::string& path, const std::s
 // With VKC_BENCH_VALIDATION=1 in the environment (the ctest smoke tests set it) the context runs
 // the validation layer with synchronization validation, and the first message ends the program with
 // exit code 3: a benchmark whose recording is invalid fails its smoke test. exactArithmetic:
-// ContextCreateInfo::exactArithmetic (--exact-arithmetic).
+// ContextCreateInfo::exactArithmetic (--exact-arithmetic); pipelineCacheData: its seed of the
+// pipeline cache (ContextCreateInfo::pipelineCacheData).
 inline std::unique_ptr<Context> createContext(const char* prog, const std::string& device,
-                                              bool exactArithmetic = false) {
+                                              bool exactArithmetic = false,
+                                              std::span<const uint8_t> pipelineCacheData = {}) {
   ContextCreateInfo ci;
   ci.exactArithmetic = exactArithmetic;
+  ci.pipelineCacheData = pipelineCacheData;
   if (!device.empty()) ci.deviceSelector = device.c_str();
   if (const char* v = std::getenv("VKC_BENCH_VALIDATION"); v != nullptr && std::string(v) == "1") {
     ci.enableValidation = true;

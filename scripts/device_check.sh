@@ -4,7 +4,7 @@
 #   1. `vkcollide devices`;
 #   2. the open GPU targets' benchmarks: BVH build of 1M triangles (< 2 ms), 1M particles against a
 #      1M-triangle mesh with continuous collision (< 1 ms), 1M and 10M sphere-sphere pairs per batch
-#      (10M per ms);
+#      (10M per ms); and what a saved pipeline cache saves at load time (bench_pipeline_cache);
 #   3. the Vulkan conformance suite (every test whose name has "Vulkan") under the validation layer, in
 #      12 parallel shards, with exact arithmetic (and the rounding check once without it);
 #   4. with --full, every pair type's geometry queries at 10k and 1M and every other benchmark at its
@@ -135,6 +135,7 @@ if [ "$mode" = quick ]; then
   if [ "$bench" = 1 ]; then
     step bvh 120 "$bin/bench_bvh" --quick "${mesh[@]}" --json "$results/bvh.json"
     step collide_meshes 120 "$bin/bench_collide_meshes" --quick "${mesh[@]}" --json "$results/collide_meshes.json"
+    step pipeline_cache 60 "$bin/bench_pipeline_cache" --quick --json "$results/pipeline_cache.json"
     step geometry_queries 120 "$bin/bench_geometry_queries" --quick --pairs sphere-sphere,box-box,cylinder-cylinder \
       --json "$results/geometry_queries.json"
   fi
@@ -152,6 +153,9 @@ else
       --json "$results/pipeline_stats.json"
     step pipeline_stats_exact 90 "$bin/bench_pipeline_stats" "${targets[@]}" --exact-arithmetic \
       --json "$results/pipeline_stats_exact.json"
+    # What a saved pipeline cache saves at load time: the geometry query stage and all its pipelines
+    # with an empty cache, then seeded with the first context's cache data.
+    step pipeline_cache 90 "$bin/bench_pipeline_cache" --reps 3 --json "$results/pipeline_cache.json"
     step bvh 90 "$bin/bench_bvh" --sizes 1000000 --sah-max 0 --reps 7 "${mesh[@]}" --json "$results/bvh.json"
     # Vulkan rows only (the CPU rows of 1M particles take minutes: measured on CPU machines).
     step collide_meshes 150 "$bin/bench_collide_meshes" --triangles 1000000 --particles 1048576 --reps 5 \

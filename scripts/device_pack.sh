@@ -24,7 +24,8 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
     "${launcher[@]}" >/dev/null
 fi
 benches=(bench_bounds bench_bvh bench_collide_meshes bench_collide_shapes bench_geometry_queries
-         bench_inter_collision bench_mesh_queries bench_pipeline_stats bench_radix_sort bench_self_collision)
+         bench_inter_collision bench_mesh_queries bench_pipeline_cache bench_pipeline_stats bench_radix_sort
+         bench_self_collision)
 cmake --build "$build" -j"$(nproc)" --target vkc_tests vkcollide_tool "${benches[@]}"
 
 stage="$(mktemp -d)"
