@@ -5,7 +5,8 @@
 // mesh. Oracles: a mesh made of two components that touch only each other gives the contacts of the
 // two as separate meshes (renumbered); an independent brute force over every pair of cells
 // (kCpuScalar bit for bit, the other backends through expectSameAsCpuScalar); neighbours (triangles
-// sharing a vertex) never in contact; bad input refused as for two meshes, nothing written. kVulkan
+// sharing a vertex) never in contact; bad input refused as for two meshes, nothing written; the CPU
+// backends with kept trees (GeometryQueryTrees) give the same contacts. kVulkan
 // alone: overflow keeps the counts; a closed mesh above the device's vertex-pass limit against itself
 // is not refused (no vertex pass).
 #include <gtest/gtest.h>
@@ -340,6 +341,63 @@ uint32_t expectEdgePairsOnce(const Batch& b, size_t q, uint32_t gi) {
   return n;
 }
 
+// The meshes that pass through themselves (MatchesBruteForce, KeptTreesGiveTheSameContacts).
+struct SelfCase {
+  const char* name;
+  MeshData mesh;
+  bool closed = false;
+  uint32_t minContacts = 0;
+};
+std::vector<SelfCase> selfIntersectingMeshes() {
+  std::mt19937 rng(41);
+  std::vector<SelfCase> cases;
+  {
+    // Edges through edges: six copies of iMSTK's two boxes (the crossing of their edges in four pairs
+    // of triangles) and two crossing grids, in one mesh, its cells shuffled: the same two edges met
+    // in both roles.
+    MeshData m;
+    for (uint32_t k = 0; k < 6; ++k) {
+      auto boxes = edgeThroughEdgeBoxes();
+      for (MeshData& box : boxes) {
+        for (Float4& v : box.vertices) v.x += 3.0f * static_cast<float>(k);
+      }
+      m = join(join(m, boxes[0]), boxes[1]);
+    }
+    auto grids = crossingGrids(42, 12);
+    for (MeshData& grid : grids) {
+      for (Float4& v : grid.vertices) v.x -= 4.0f;
+    }
+    cases.push_back({"boxes and grids, shuffled", shuffledCells(join(join(m, grids[0]), grids[1]), rng), false, 20});
+  }
+  // One connected strip passing through itself.
+  cases.push_back({"looped strip", loopedStrip(rng, 60, 8, 0.01f), false, 10});
+  {
+    // A soup of separate triangles through a grid (its triangles sharing vertices).
+    Batch scratch;
+    const MeshData soup = meshOf(scratch, addRandomSoup(scratch, rng, GeometryType::kSurfaceMesh, 200, 1.0f, 0.3f));
+    cases.push_back({"soup through a grid",
+                     join(jitteredGrid(rng, 12, v3(-1, 0, -1), v3(2, 0.2f, 0), v3(0, 0.1f, 2), 0.03f), soup), false, 20});
+  }
+  {
+    // A closed sphere whose north pole is pulled through its south side: the pole's fan crosses the
+    // far side. A closed mesh against itself has no vertex pass: the brute force's pairs only.
+    MeshData m = closedSphere(2);
+    for (Float4& v : m.vertices) {
+      if (v.z > 0.99f) v = v3(0.05f, 0.03f, -1.4f);
+    }
+    cases.push_back({"closed sphere pulled through itself", m, true, 3});
+  }
+  {
+    // Tetrahedra: a soup (overlapping each other) through a block (sharing vertices).
+    Batch scratch;
+    const MeshData soup = meshOf(scratch, addRandomSoup(scratch, rng, GeometryType::kTetrahedralMesh, 80, 0.8f, 0.3f));
+    cases.push_back({"tetrahedral soup through a block",
+                     join(tetraBlock(rng, 3, v3(-0.5f, -0.5f, -0.5f), v3(1, 0, 0), v3(0, 1, 0), v3(0, 0, 1), 0.01f), soup),
+                     false, 20});
+  }
+  return cases;
+}
+
 class GeometryQueriesMeshSelfConformance : public MeshBackendTest {
  protected:
   // x and y, each without a contact of its own, as separate meshes and as one (x's cells, then y's):
@@ -417,62 +475,19 @@ TEST_P(GeometryQueriesMeshSelfConformance, TwoComponentsAgainstThemselvesAreThei
 }
 
 TEST_P(GeometryQueriesMeshSelfConformance, MatchesBruteForce) {
-  std::mt19937 rng(41);
-  {
-    // Edges through edges: six copies of iMSTK's two boxes (the crossing of their edges in four pairs
-    // of triangles) and two crossing grids, in one mesh, its cells shuffled: the same two edges met
-    // in both roles.
-    MeshData m;
-    for (uint32_t k = 0; k < 6; ++k) {
-      auto boxes = edgeThroughEdgeBoxes();
-      for (MeshData& box : boxes) {
-        for (Float4& v : box.vertices) v.x += 3.0f * static_cast<float>(k);
-      }
-      m = join(join(m, boxes[0]), boxes[1]);
+  const std::vector<SelfCase> cases = selfIntersectingMeshes();
+  for (size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE(cases[i].name);
+    Batch b;
+    const uint32_t g = cases[i].closed ? addClosed(b, cases[i].mesh) : cases[i].mesh.add(b);
+    const BruteForce want = expectSelfAsBruteForce(b, g, cases[i].mesh, cases[i].minContacts, 8000);
+    if (i == 0) {  // edges through edges
+      EXPECT_GT(want.edgeEdge, 20u);
+      EXPECT_GE(want.edgeEdgeRaw, want.edgeEdge + 18);  // three dropped a pair of boxes
+      EXPECT_GT(want.edgeEdgeSwapped, 0u) << "no pair of edges met in both roles";
+    } else if (cases[i].mesh.type == GeometryType::kSurfaceMesh) {
+      EXPECT_GT(want.edgeEdge, 0u);
     }
-    auto grids = crossingGrids(42, 12);
-    for (MeshData& grid : grids) {
-      for (Float4& v : grid.vertices) v.x -= 4.0f;
-    }
-    m = shuffledCells(join(join(m, grids[0]), grids[1]), rng);
-    Batch b;
-    const BruteForce want = expectSelfAsBruteForce(b, m.add(b), m, 20, 4000);
-    EXPECT_GT(want.edgeEdge, 20u);
-    EXPECT_GE(want.edgeEdgeRaw, want.edgeEdge + 18);  // three dropped a pair of boxes
-    EXPECT_GT(want.edgeEdgeSwapped, 0u) << "no pair of edges met in both roles";
-  }
-  {
-    // One connected strip passing through itself.
-    const MeshData m = loopedStrip(rng, 60, 8, 0.01f);
-    Batch b;
-    const BruteForce want = expectSelfAsBruteForce(b, m.add(b), m, 10, 4000);
-    EXPECT_GT(want.edgeEdge, 0u);
-  }
-  {
-    // A soup of separate triangles through a grid (its triangles sharing vertices).
-    Batch scratch;
-    const MeshData soup = meshOf(scratch, addRandomSoup(scratch, rng, GeometryType::kSurfaceMesh, 200, 1.0f, 0.3f));
-    const MeshData m = join(jitteredGrid(rng, 12, v3(-1, 0, -1), v3(2, 0.2f, 0), v3(0, 0.1f, 2), 0.03f), soup);
-    Batch b;
-    expectSelfAsBruteForce(b, m.add(b), m, 20, 8000);
-  }
-  {
-    // A closed sphere whose north pole is pulled through its south side: the pole's fan crosses the
-    // far side. A closed mesh against itself has no vertex pass: the brute force's pairs only.
-    MeshData m = closedSphere(2);
-    for (Float4& v : m.vertices) {
-      if (v.z > 0.99f) v = v3(0.05f, 0.03f, -1.4f);
-    }
-    Batch b;
-    expectSelfAsBruteForce(b, addClosed(b, m), m, 3, 1000);
-  }
-  {
-    // Tetrahedra: a soup (overlapping each other) through a block (sharing vertices).
-    Batch scratch;
-    const MeshData soup = meshOf(scratch, addRandomSoup(scratch, rng, GeometryType::kTetrahedralMesh, 80, 0.8f, 0.3f));
-    const MeshData m = join(tetraBlock(rng, 3, v3(-0.5f, -0.5f, -0.5f), v3(1, 0, 0), v3(0, 1, 0), v3(0, 0, 1), 0.01f), soup);
-    Batch b;
-    expectSelfAsBruteForce(b, m.add(b), m, 20, 8000);
   }
 }
 
@@ -538,6 +553,42 @@ TEST_P(GeometryQueriesMeshSelfConformance, BadInputIsRefusedAndNothingIsWritten)
 
 
 INSTANTIATE_TEST_SUITE_P(Backends, GeometryQueriesMeshSelfConformance, VKC_ALL_BACKENDS);
+
+// The CPU backends with the meshes' trees kept (GeometryQueryTrees: the tandem walk of a mesh's tree
+// with itself; on kCpuSimd the plane pre-test's carried corners and features): the contacts without
+// them, bit for bit.
+TEST(GeometryQueriesMeshSelf, KeptTreesGiveTheSameContacts) {
+  Batch b;
+  for (const SelfCase& c : selfIntersectingMeshes()) {
+    const uint32_t g = c.closed ? addClosed(b, c.mesh) : c.mesh.add(b);
+    b.query(g, g);
+  }
+  constexpr size_t kCapacity = 8000;
+  auto reference = b.run(Backend::kCpuScalar, kCapacity);
+  ASSERT_TRUE(reference.ok()) << reference.message();
+  ASSERT_GT(reference->contacts, 100u);
+  const Batch expected = b;
+  auto trees = GeometryQueryTrees::build(b.input());
+  ASSERT_TRUE(trees.ok()) << trees.message();
+  for (const Backend backend : kCpuBackends) {
+    Batch k = expected;
+    std::fill(k.elementsA.begin(), k.elementsA.end(), ContactElement{});
+    std::fill(k.elementsB.begin(), k.elementsB.end(), ContactElement{});
+    GeometryQueryInput in = k.input();
+    in.trees = &*trees;
+    auto counts = queryGeometries(backend, nullptr, in, {k.elementsA, k.elementsB, k.ranges, k.state});
+    ASSERT_TRUE(counts.ok()) << counts.message();
+    ASSERT_EQ(counts->contacts, reference->contacts);
+    for (size_t q = 0; q < b.queries.size(); ++q) {
+      EXPECT_EQ(k.ranges[q].first, expected.ranges[q].first) << "query " << q;
+      EXPECT_EQ(k.ranges[q].count, expected.ranges[q].count) << "query " << q;
+    }
+    for (uint64_t i = 0; i < counts->written; ++i) {
+      ASSERT_TRUE(bitwiseEqual(k.elementsA[i], expected.elementsA[i]) && bitwiseEqual(k.elementsB[i], expected.elementsB[i]))
+          << toString(backend) << " contact " << i;
+    }
+  }
+}
 
 // --- kVulkan only.
 
