@@ -263,8 +263,8 @@ BruteForce bruteForceSelf(const MeshData& m, uint32_t query) {
   };
   const auto at = [&](uint32_t v) { return gpu::vec3(m.vertices[v].x, m.vertices[v].y, m.vertices[v].z); };
   BruteForce out;
-  std::set<std::array<uint32_t, 4>> edgePairs;  // unordered pairs seen, each with its first X edge
-  std::set<std::array<uint32_t, 4>> firstOrdered;
+  std::set<std::array<uint32_t, 4>> edgePairs;     // the unordered pairs of edges kept (edgePairKey)
+  std::set<std::array<uint32_t, 4>> firstOrdered;  // the same, X's edge first (to count swapped repeats)
   for (uint32_t cx = 0; cx < m.cellCount(); ++cx) {
     const gpu::uvec4 ix = ids(cx);
     gpu::vec3 p[4];
