@@ -19,6 +19,13 @@
 // touching triangle. Every backend runs it (on Vulkan one work item per triangle, no tree; on the CPU
 // the BVH built inside the call).
 //
+// Surface-self rows (the same levels): mesh self collision, the pair's two meshes as one surface mesh
+// (A's triangles, then B's) queried against itself (a == b): every pair of triangles sharing no vertex
+// whose boxes overlap, one static SurfaceMesh vs SurfaceMesh query. Neither copy of Spot touches itself
+// apart from its neighbours, so the contacts are those of the surface-surface row (the note says
+// whether they are as many). "cells" counts both copies' triangles. Rows as the surface-surface
+// ones (BVH built in the call, or kept), no FCL anchor (FCL has no self collision).
+//
 // Line-mesh rows (--segments): edge-edge continuous collision of a line mesh against itself (hair or
 // rope: strands of 16 segments, 4 cm each, in a 1 m box per 10k segments, each strand moving by a
 // random 1-3 cm over the step, thickness 1 mm), one kContinuous LineMesh vs LineMesh query (a == b)
@@ -185,6 +192,20 @@ Pair makePair(const Mesh& m) {
   p.geometries = {Geometry::surfaceMesh(0, n, 0, p.triangles),
                   Geometry::surfaceMesh(n, n, static_cast<uint32_t>(m.indices.size()), p.triangles)};
   p.queries = {GeometryQuery{0, 1, GeometryMethod::kStatic, 0}};
+  return p;
+}
+
+// The pair's two meshes as one surface mesh (B's vertex numbers after A's), against itself.
+Pair makeSelfPair(const Pair& pair) {
+  Pair p;
+  p.triangles = 2 * pair.triangles;
+  p.points = pair.points;
+  const Geometry& b = pair.geometries[1];
+  const auto bEntry = static_cast<size_t>(b.p2.x);
+  p.cells.assign(pair.cells.begin(), pair.cells.begin() + static_cast<ptrdiff_t>(bEntry));
+  for (size_t k = bEntry; k < pair.cells.size(); ++k) p.cells.push_back(pair.cells[k] + b.first);
+  p.geometries = {Geometry::surfaceMesh(0, static_cast<uint32_t>(p.points.size()), 0, p.triangles)};
+  p.queries = {GeometryQuery{0, 0, GeometryMethod::kStatic, 0}};
   return p;
 }
 
@@ -477,6 +498,7 @@ int runBench(const Options& o) {
   std::vector<Row> rows;
   double lastPerCell[6] = {0, 0, 0, 0, 0, 0};
   double lastSpherePerCell[3] = {0, 0, 0};
+  double lastSelfPerCell[6] = {0, 0, 0, 0, 0, 0};
   double lastFclPerCell[2] = {0, 0};
   Mesh mesh = base;
   uint32_t meshLevel = 0;
@@ -520,6 +542,21 @@ int runBench(const Options& o) {
       rows.push_back(r);
     }
     if (o.treesOnly) continue;
+    uint64_t pairContacts = 0;
+    for (const Row& r : levelRows) {
+      if (r.backend == "cpu-scalar" && r.ms >= 0) pairContacts = r.contacts;
+    }
+    const Pair self = makeSelfPair(pair);
+    std::vector<Row> selfRows;
+    ours.run(self.input(), Row{"surface-self", level, self.triangles}, lastSelfPerCell, selfRows, /*trees=*/true);
+    for (Row& r : selfRows) {
+      if (r.backend == "cpu-scalar" && r.ms >= 0 && pairContacts > 0) {
+        r.note = (r.contacts == pairContacts ? "as many contacts as" : "CONTACTS DIFFER from") +
+                 std::string(" surface-surface cpu-scalar");
+      }
+      printRow(r);
+      rows.push_back(r);
+    }
     const Pair sphere = makeSpherePair(mesh);
     std::vector<Row> sphereRows;
     ours.run(sphere.input(), Row{"surface-sphere", level, sphere.triangles}, lastSpherePerCell, sphereRows);

@@ -292,13 +292,6 @@ TEST(GeometryQueriesMesh, BadInputNamesTheField) {
 
 TEST(GeometryQueriesMesh, PairsNotBuiltAreRefused) {
   {
-    Batch b = oneTriangle();
-    b.queries[0].b = 0;  // the surface mesh against itself
-    expectRefusedUnwritten(b, ErrorCode::kUnsupported,
-                           "queries[0]: a and b are the same surface mesh vs surface mesh: mesh self collision "
-                           "is not built yet");
-  }
-  {
     Batch b;
     b.query(b.addPoints({v3(0, 0, 0)}),
             b.addMesh(GeometryType::kLineMesh, {v3(0, 0, 0), v3(1, 0, 0)}, {0, 1}));
