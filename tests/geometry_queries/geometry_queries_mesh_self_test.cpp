@@ -17,6 +17,7 @@
 #include <random>
 #include <set>
 
+#include "cpu/geometry_queries.h"  // toContactElement
 #include "geometry_queries/geometry_queries_mesh_test_support.h"
 #include "shared/geometry_queries_closed_mesh.h"
 #include "support/obj_mesh.h"
@@ -217,17 +218,6 @@ uint32_t addClosed(Batch& b, const MeshData& m) {
   return g;
 }
 
-ContactElement fromDevice(const gpu::GeomElement& e, uint32_t query) {
-  ContactElement out;
-  out.point = Float4{e.point.x, e.point.y, e.point.z, e.point.w};
-  out.direction = Float4{e.direction.x, e.direction.y, e.direction.z, e.direction.w};
-  out.type = static_cast<ContactElementType>(e.type);
-  out.index = e.index;
-  out.query = query;
-  out.cell = e.pad;
-  return out;
-}
-
 // An edge as its two vertex numbers, least first.
 using Edge = std::array<uint32_t, 2>;
 Edge edgeOf(const gpu::uvec4& ids, uint32_t cornerMask) {
@@ -303,8 +293,8 @@ BruteForce bruteForceSelf(const MeshData& m, uint32_t query) {
           ++out.edgeEdge;
         }
       }
-      out.a.push_back(fromDevice(ex, query));
-      out.b.push_back(fromDevice(ey, query));
+      out.a.push_back(cpu::toContactElement(ex, query));
+      out.b.push_back(cpu::toContactElement(ey, query));
     }
   }
   return out;
