@@ -15,6 +15,7 @@
 #include "cpu/bvh.h"
 #include "cpu/geometry_queries.h"
 #include "shared/geometry_queries_mesh_ccd.h"
+#include "shared/geometry_queries_mesh_mesh_device.h"
 #include "vkcollide/bvh.h"
 
 namespace vkc::cpu {
@@ -145,11 +146,11 @@ uint64_t meshCcdContacts(const GeometryQueryInput& in, size_t qi, const Geometry
       gpu::geomCcdSegmentReach(a0, a1, a0e, a1e, thickness, lo, hi);
       m2.overlapping(lo, hi, bruteForce);
       for (uint32_t j : m2.candidates) {
-        if (self) {
-          // Each pair once (j > i), and not segments sharing a vertex (always in contact).
-          if (j <= i) continue;
-          const uint32_t u0 = m1.vertex(i, 0), u1 = m1.vertex(i, 1), w0 = m2.vertex(j, 0), w1 = m2.vertex(j, 1);
-          if (u0 == w0 || u0 == w1 || u1 == w0 || u1 == w1) continue;
+        // Against itself: each pair once (j > i), never two segments sharing a vertex (always in
+        // contact): the rule of every mesh self query, the device's geomEdgeCcdPair included.
+        if (self && !gpu::geomMeshMeshSelfPair(i, gpu::uvec4(m1.vertex(i, 0), m1.vertex(i, 1), 0u, 0u), j,
+                                               gpu::uvec4(m2.vertex(j, 0), m2.vertex(j, 1), 0u, 0u), 2u)) {
+          continue;
         }
         gpu::GeomElement first, second;
         if (gpu::geomEdgeCcdContact(a0, a1, a0e, a1e, i, m2.before(j, 0), m2.before(j, 1), m2.at(j, 0),

@@ -213,6 +213,8 @@ void candidatePairs(const MeshPairAccess& access, uint32_t xi, uint32_t yi, floa
   const MeshView x(*access.in, xi), y(*access.in, yi);
   // A mesh against itself: each pair of cells once (cx < cy), never two sharing a vertex
   // (geomMeshMeshSelfPair, as the Vulkan stage's candidate passes); dropped before the plane pre-test.
+  // Its first test (cx < cy) is taken here before the cells' vertex numbers are read: it drops half
+  // of the walk's pairs.
   const auto selfPairKept = [&](uint32_t cx, uint32_t cy) {
     return xi != yi || (cx < cy && gpu::geomMeshMeshSelfPair(cx, x.ids(cx), cy, y.ids(cy), x.corners));
   };
