@@ -62,6 +62,8 @@ struct Sample {
   double ms = 0;                  // GeometryQueryStage::create + createPipelines(families)
   std::vector<uint8_t> cacheData;  // the context's pipelineCacheData() afterwards
   bool used = false;              // the context took its seed (pipelineCacheDataUsed)
+  std::string deviceFields;       // its device, for the JSON (jsonDeviceFields) and the header (deviceLine)
+  std::string deviceLine;
 };
 
 // One context (seeded with `seed`; empty: an empty cache) making the stage and all its pipelines.
@@ -70,6 +72,8 @@ std::optional<Sample> measure(const Options& o, std::span<const uint8_t> seed) {
   if (!ctx) return std::nullopt;
   Sample s;
   s.used = ctx->pipelineCacheDataUsed();
+  s.deviceFields = jsonDeviceFields(*ctx);
+  s.deviceLine = deviceLine(*ctx);
   const double t0 = nowMs();
   auto stage = GeometryQueryStage::create(
       *ctx, {.maxQueries = 1024, .maxGeometries = 2048, .maxPoints = 4096, .maxContacts = 8192, .maxSlots = 16384});
@@ -105,12 +109,8 @@ int runBench(const Options& o) {
     warm.push_back(w->ms);
     cacheBytes = c->cacheData.size();
     allUsed = allUsed && w->used;
-  }
-  {
-    std::unique_ptr<Context> ctx = createContext(kProg, o.device, o.exactArithmetic);
-    if (!ctx) return 1;
-    deviceFields = jsonDeviceFields(*ctx);
-    device = deviceLine(*ctx);
+    deviceFields = c->deviceFields;
+    device = c->deviceLine;
   }
   const double coldMs = median(cold), warmMs = median(warm);
   std::printf("%s: %s; %u rounds\n\n", kProg, device.c_str(), o.reps);
