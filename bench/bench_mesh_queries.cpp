@@ -69,7 +69,7 @@ struct Options : CommonOptions {
   bool vulkan = true;
   bool fcl = true;
   bool threadTime = false;  // --thread-time: CPU and FCL rows timed by the thread's CPU time
-  bool treesOnly = false;   // --trees-only: surface-surface rows with kept trees and FCL only
+  bool treesOnly = false;   // --trees-only: surface-surface and -self rows with kept trees, FCL's
   uint32_t passCandidates = 0;  // --vulkan-passes K: the vulkan rows' GPU time per pass, maxCandidates K
 };
 
@@ -102,8 +102,9 @@ void usage(std::FILE* f) {
       "  --no-vulkan         CPU and FCL rows only\n"
       "  --no-fcl            no FCL rows\n"
       "  --thread-time       time the CPU and FCL rows by the thread's CPU time, not wall clock\n"
-      "  --trees-only        only the surface-surface rows with kept trees (simd+trees checked against\n"
-      "                      scalar+trees) and FCL's: no per-call, fcl+build, sphere or line rows\n"
+      "  --trees-only        only the surface-surface and surface-self rows with kept trees (simd+trees\n"
+      "                      checked against scalar+trees) and FCL's: no per-call, fcl+build, sphere or\n"
+      "                      line rows\n"
       "  --reps R            timed repetitions per measurement, median reported (default 5)\n"
       "  --quick             a strided subset of 2000 triangles of the mesh, 2000 segments, 3 reps\n"
       "                      (smoke test)\n"
@@ -541,22 +542,24 @@ int runBench(const Options& o) {
       printRow(r);
       rows.push_back(r);
     }
-    if (o.treesOnly) continue;
+    // The reference row of each kind: cpu-scalar, or scalar+trees with --trees-only.
+    const std::string ref = o.treesOnly ? "scalar+trees" : "cpu-scalar";
     uint64_t pairContacts = 0;
     for (const Row& r : levelRows) {
-      if (r.backend == "cpu-scalar" && r.ms >= 0) pairContacts = r.contacts;
+      if (r.backend == ref && r.ms >= 0) pairContacts = r.contacts;
     }
     const Pair self = makeSelfPair(pair);
     std::vector<Row> selfRows;
     ours.run(self.input(), Row{"surface-self", level, self.triangles}, lastSelfPerCell, selfRows, /*trees=*/true);
     for (Row& r : selfRows) {
-      if (r.backend == "cpu-scalar" && r.ms >= 0 && pairContacts > 0) {
+      if (r.backend == ref && r.ms >= 0 && pairContacts > 0) {
         r.note = (r.contacts == pairContacts ? "as many contacts as" : "CONTACTS DIFFER from") +
-                 std::string(" surface-surface cpu-scalar");
+                 (" surface-surface " + ref) + (r.note.empty() ? "" : "; " + r.note);
       }
       printRow(r);
       rows.push_back(r);
     }
+    if (o.treesOnly) continue;
     const Pair sphere = makeSpherePair(mesh);
     std::vector<Row> sphereRows;
     ours.run(sphere.input(), Row{"surface-sphere", level, sphere.triangles}, lastSpherePerCell, sphereRows);

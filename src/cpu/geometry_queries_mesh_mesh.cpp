@@ -198,7 +198,8 @@ void sortKeys(std::vector<uint64_t>& keys, std::vector<uint32_t>* payload) {
 // Y's tree walked with X's widened cell box, only Y's tree built in the call; the tests' brute-force
 // oracle: every cell), already in order: the tandem walk with both trees and their layouts built in
 // the call measured 1.6-2.0x slower calls (bench_mesh_queries, 92k and 369k triangles per mesh).
-// xi == yi (a mesh against itself): only the pairs cx < cy of cells sharing no vertex.
+// xi == yi (a mesh against itself): only the pairs cx < cy of cells sharing no vertex; with the tree
+// kept, the self walk (pairWalkSelf: each such pair met once, half the tandem walk's steps).
 // planeTest (two surface meshes, kCpuSimd): the pairs that the triangle test gives no contact by its
 // plane and clip steps dropped (dropPlaneSeparated; with kept trees before the sort), and (carried given) the
 // pairs' corners as the pre-test read them from the kept copies, 18 floats a pair in the pairs' order,
@@ -214,7 +215,7 @@ void candidatePairs(const MeshPairAccess& access, uint32_t xi, uint32_t yi, floa
   // A mesh against itself: each pair of cells once (cx < cy), never two sharing a vertex
   // (geomMeshMeshSelfPair, as the Vulkan stage's candidate passes); dropped before the plane pre-test.
   // Its first test (cx < cy) is taken here before the cells' vertex numbers are read: it drops half
-  // of the walk's pairs.
+  // of the per-cell walk's pairs (the self walk's pairs all have cx < cy).
   const auto selfPairKept = [&](uint32_t cx, uint32_t cy) {
     return xi != yi || (cx < cy && gpu::geomMeshMeshSelfPair(cx, x.ids(cx), cy, y.ids(cy), x.corners));
   };
@@ -244,7 +245,13 @@ void candidatePairs(const MeshPairAccess& access, uint32_t xi, uint32_t yi, floa
     return;
   }
   std::vector<uint64_t> stack;
-  if (access.simd) {
+  if (xi == yi) {  // the self walk: the pairs cx < cy of the tandem walk of the tree with itself, each once
+    if (access.simd) {
+      pairWalkSelfSimd(kx->walk, thickness, stack, pairs);
+    } else {
+      pairWalkSelf(kx->walk, thickness, stack, pairs);
+    }
+  } else if (access.simd) {
     pairWalkSimd(kx->walk, ky->walk, thickness, stack, pairs);
   } else {
     pairWalk(kx->walk, ky->walk, thickness, stack, pairs);

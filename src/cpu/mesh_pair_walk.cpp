@@ -286,4 +286,101 @@ void pairWalk(const PairWalkTree& x, const PairWalkTree& y, float thickness, std
   }
 }
 
+namespace {
+
+// A box of the self walk (lo xyz, hi xyz) and its reference.
+struct SelfBox {
+  float lo[3], hi[3];
+  uint32_t ref;
+};
+
+// Whether the self walk keeps the pair of a and b (two different subtrees of one tree): two cells by
+// the lower cell's widening, else either box widened (the lower cell of a pair below them may lie on
+// either side; a node's widened box covers each of its cells' widened boxes).
+inline bool selfOverlaps(const SelfBox& a, const SelfBox& b, float thickness) {
+  const auto widenedOverlaps = [thickness](const SelfBox& w, const SelfBox& e) {
+    float lo[3], hi[3];
+    const float box[6] = {w.lo[0], w.lo[1], w.lo[2], w.hi[0], w.hi[1], w.hi[2]};
+    widened(box, thickness, lo, hi);
+    return overlaps(lo, hi, e.lo, e.hi);
+  };
+  if ((a.ref & b.ref & kBvhLeafBit) != 0) {
+    return a.ref < b.ref ? widenedOverlaps(a, b) : widenedOverlaps(b, a);
+  }
+  return widenedOverlaps(a, b) || widenedOverlaps(b, a);
+}
+
+// A kept pair of the self walk: two cells a result (lower cell first), else a pair to walk.
+inline void foundSelf(uint32_t a, uint32_t b, std::vector<uint64_t>& stack, std::vector<uint64_t>& pairs) {
+  if ((a & b & kBvhLeafBit) != 0) {
+    const uint32_t ca = a & ~kBvhLeafBit, cb = b & ~kBvhLeafBit;
+    pairs.push_back(ca < cb ? key(ca, cb) : key(cb, ca));
+  } else {
+    stack.push_back(key(a, b));
+  }
+}
+
+}  // namespace
+
+void pairWalkSelf(const PairWalkTree& t, float thickness, std::vector<uint64_t>& stack,
+                  std::vector<uint64_t>& pairs) {
+  if (t.empty()) return;
+  // Entries: (n, n) a node against itself, else two different subtrees (a node, or a cell against a node).
+  stack.assign(1, key(0, 0));
+  const auto cellBox = [&](uint32_t ref) {
+    SelfBox s{};
+    const float* c = &t.cells[6 * static_cast<size_t>(ref & ~kBvhLeafBit)];
+    for (int k = 0; k < 3; ++k) s.lo[k] = c[k], s.hi[k] = c[3 + k];
+    s.ref = ref;
+    return s;
+  };
+  // The sides of a pair entry: a node's children, or a cell itself.
+  const auto side = [&](uint32_t ref, SelfBox out[2]) {
+    if ((ref & kBvhLeafBit) != 0) {
+      out[0] = cellBox(ref);
+      return 1;
+    }
+    const PairWalkNode& n = t.nodes[ref];
+    int count = 0;
+    for (int c = 0; c < 2; ++c) {
+      if (n.child[c] == kBvhNone) continue;
+      childBox(n, c, out[count].lo, out[count].hi);
+      out[count++].ref = n.child[c];
+    }
+    return count;
+  };
+  while (!stack.empty()) {
+    const uint64_t top = stack.back();
+    stack.pop_back();
+    const uint32_t a = static_cast<uint32_t>(top >> 32), b = static_cast<uint32_t>(top);
+    SelfBox sa[2], sb[2];
+    const int na = side(a, sa);
+    if (a == b) {  // a node against itself: each child node against itself, the two children against each other
+      for (int i = 0; i < na; ++i) {
+        if ((sa[i].ref & kBvhLeafBit) == 0) stack.push_back(key(sa[i].ref, sa[i].ref));
+      }
+      if (na == 2 && selfOverlaps(sa[0], sa[1], thickness)) foundSelf(sa[0].ref, sa[1].ref, stack, pairs);
+      continue;
+    }
+    // Two different subtrees: a node against a node (both sides' children), or a cell against a
+    // node's children.
+    const bool aCell = (a & kBvhLeafBit) != 0, bCell = (b & kBvhLeafBit) != 0;  // not both
+    int nb;
+    if (aCell || bCell) {
+      nb = side(aCell ? b : a, sb);
+      sa[0] = cellBox(aCell ? a : b);
+      for (int j = 0; j < nb; ++j) {
+        if (selfOverlaps(sa[0], sb[j], thickness)) foundSelf(sa[0].ref, sb[j].ref, stack, pairs);
+      }
+      continue;
+    }
+    nb = side(b, sb);
+    for (int j = 0; j < nb; ++j) {
+      for (int i = 0; i < na; ++i) {
+        if (selfOverlaps(sa[i], sb[j], thickness)) foundSelf(sa[i].ref, sb[j].ref, stack, pairs);
+      }
+    }
+  }
+}
+
 }  // namespace vkc::cpu

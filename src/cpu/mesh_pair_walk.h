@@ -66,4 +66,17 @@ void pairWalk(const PairWalkTree& x, const PairWalkTree& y, float thickness, std
 void pairWalkSimd(const PairWalkTree& x, const PairWalkTree& y, float thickness, std::vector<uint64_t>& stack,
                   std::vector<uint64_t>& pairs);
 
+// A tree against itself (a mesh's self query): the keys (lower cell << 32 | higher cell) of every pair
+// of two cells whose boxes overlap, the lower cell's widened by pairWalkReach with `thickness` (the
+// pairs cx < cy of pairWalk(t, t, ...)), each pair met once, in walk order, appended to pairs; `stack`
+// scratch. A self walk visits a node against itself once (its children against each other, each
+// unordered pair of children once, and each child against itself) and two different nodes once, in
+// one order: about half of pairWalk(t, t)'s steps. Both sides come from one tree, so a node pair is
+// tested both ways (either node widened: a pair of cells below them is kept by the lower cell's
+// widening, which may be on either side) and a cell pair by its lower cell's widening alone.
+void pairWalkSelf(const PairWalkTree& t, float thickness, std::vector<uint64_t>& stack, std::vector<uint64_t>& pairs);
+// Its SIMD twin (src/cpu/mesh_pair_walk_simd.cpp, kCpuSimd): the same keys, in its own walk order.
+void pairWalkSelfSimd(const PairWalkTree& t, float thickness, std::vector<uint64_t>& stack,
+                      std::vector<uint64_t>& pairs);
+
 }  // namespace vkc::cpu

@@ -22,8 +22,13 @@ namespace hn = hwy::HWY_NAMESPACE;
 constexpr uint32_t kWideMaskShift = 28;
 constexpr uint32_t kWideIndexMask = (1u << kWideMaskShift) - 1u;
 
-bool PairWalk(const PairWalkTree& x, const PairWalkTree& y, float thickness, std::vector<uint64_t>& stack,
-              std::vector<uint64_t>& pairs) {
+// kSelf: x and y are one tree (pairWalkSelf's walk): an entry (n, n) is a node against itself (its
+// children's pairs above the diagonal, and each child node against itself), any other entry two
+// different subtrees; a pair of children is kept when either box widened overlaps the other, a pair
+// of cells by the lower cell's widening, the key lower cell first.
+template <bool kSelf>
+bool Walk(const PairWalkTree& x, const PairWalkTree& y, float thickness, std::vector<uint64_t>& stack,
+          std::vector<uint64_t>& pairs) {
   const hn::CappedTag<float, 16> d;
   const size_t lanes = hn::Lanes(d);
   if (lanes < 4 || x.wide.empty() || y.wide.empty() || x.wide.size() > kWideIndexMask ||
@@ -44,6 +49,8 @@ bool PairWalk(const PairWalkTree& x, const PairWalkTree& y, float thickness, std
       cols[m] |= ((m >> (l & 3)) & 1u) << l;
     }
   }
+  uint32_t upper = 0;  // lanes of X's child i against Y's child j > i (a node against itself)
+  for (uint32_t l = 0; l < 16; ++l) upper |= static_cast<uint32_t>((l >> 2) < (l & 3)) << l;
   const auto key = [](uint32_t a, uint32_t b) { return (static_cast<uint64_t>(a) << 32) | b; };
   // A node about to be walked: both of its cache lines.
   const auto prefetch = [](const PairWalkNode4& n) {
@@ -78,7 +85,17 @@ bool PairWalk(const PairWalkTree& x, const PairWalkTree& y, float thickness, std
     const uint32_t ym = (b >> kWideMaskShift) != 0 ? (b >> kWideMaskShift) : yAll;
     decltype(hn::Zero(d)) yl[3], yh[3];  // Y's side, the same in every chunk
     for (int k = 0; k < 3; ++k) yl[k] = hn::LoadDup128(d, yn.lo[k]), yh[k] = hn::LoadDup128(d, yn.hi[k]);
-    uint32_t keep = 0;
+    // The reach of Y's children (a self walk's other direction), the same in every chunk.
+    auto ry = t;
+    if constexpr (kSelf) {
+      auto scale = t;
+      for (int k = 0; k < 3; ++k) {
+        scale = hn::Max(scale, hn::Abs(yl[k]));
+        scale = hn::Max(scale, hn::Abs(yh[k]));
+      }
+      ry = hn::Add(t, hn::Mul(eps, scale));
+    }
+    uint32_t keep = 0, keepRev = 0;
     for (size_t c = 0; c < chunks; ++c) {
       if (((xm >> (c * lanes / 4)) & ((1u << (lanes / 4)) - 1u)) == 0) continue;  // no X child taken here
       const auto idx = hn::SetTableIndices(d, xIdx + c * lanes);
@@ -100,10 +117,44 @@ bool PairWalk(const PairWalkTree& x, const PairWalkTree& y, float thickness, std
         apart = hn::Or(apart, hn::Lt(hn::Add(xh[k], r), yl[k]));
         apart = hn::Or(apart, hn::Lt(yh[k], hn::Sub(xl[k], r)));
       }
-      uint8_t bits[8] = {};
-      hn::StoreMaskBits(d, hn::Not(apart), bits);
-      const uint32_t m = static_cast<uint32_t>(bits[0]) | (static_cast<uint32_t>(bits[1]) << 8);
-      keep |= (m & ((lanes == 16 ? 0x10000u : 1u << lanes) - 1u)) << (c * lanes);
+      const auto laneBits = [&](decltype(apart) overlap) {
+        uint8_t bits[8] = {};
+        hn::StoreMaskBits(d, overlap, bits);
+        const uint32_t m = static_cast<uint32_t>(bits[0]) | (static_cast<uint32_t>(bits[1]) << 8);
+        return (m & ((lanes == 16 ? 0x10000u : 1u << lanes) - 1u)) << (c * lanes);
+      };
+      keep |= laneBits(hn::Not(apart));
+      if constexpr (kSelf) {  // Y's child widened against X's
+        auto apartRev = hn::Lt(hn::Add(yh[0], ry), xl[0]);
+        apartRev = hn::Or(apartRev, hn::Lt(xh[0], hn::Sub(yl[0], ry)));
+        for (int k = 1; k < 3; ++k) {
+          apartRev = hn::Or(apartRev, hn::Lt(hn::Add(yh[k], ry), xl[k]));
+          apartRev = hn::Or(apartRev, hn::Lt(xh[k], hn::Sub(yl[k], ry)));
+        }
+        keepRev |= laneBits(hn::Not(apartRev));
+      }
+    }
+    if constexpr (kSelf) {
+      // Two cells by the lower one's widening, else either way; a node against itself: above the
+      // diagonal only, and each child node against itself.
+      uint32_t xCells = 0, yCells = 0;
+      for (uint32_t i = 0; i < 4; ++i) {
+        xCells |= static_cast<uint32_t>((xn.child[i] & kBvhLeafBit) != 0 && i < xn.count) << i;
+        yCells |= static_cast<uint32_t>((yn.child[i] & kBvhLeafBit) != 0 && i < yn.count) << i;
+      }
+      const uint32_t cellPairs = rows[xCells] & cols[yCells];
+      uint32_t lowerX = 0;  // cell pairs whose lower cell is X's
+      for (uint32_t cp = cellPairs; cp != 0; cp &= cp - 1u) {
+        const uint32_t l = static_cast<uint32_t>(__builtin_ctz(cp));
+        lowerX |= static_cast<uint32_t>(xn.child[l >> 2] < yn.child[l & 3]) << l;
+      }
+      keep = (keep & (~cellPairs | lowerX)) | (keepRev & (~cellPairs | (cellPairs & ~lowerX)));
+      if (a == b) {
+        keep &= upper;
+        for (uint32_t i = 0; i < xn.count; ++i) {
+          if ((xn.child[i] & kBvhLeafBit) == 0) stack.push_back(key(xn.child[i], xn.child[i]));
+        }
+      }
     }
     keep &= rows[xm] & cols[ym];
     // Overlapping child pairs: two cells a result, two nodes a pair to walk; a cell of X against a
@@ -117,7 +168,8 @@ bool PairWalk(const PairWalkTree& x, const PairWalkTree& y, float thickness, std
       const uint32_t xr = xn.child[i], yr = yn.child[j];
       const bool xCell = (xr & kBvhLeafBit) != 0, yCell = (yr & kBvhLeafBit) != 0;
       if (xCell && yCell) {
-        pairs.push_back(key(xr & ~kBvhLeafBit, yr & ~kBvhLeafBit));
+        const uint32_t cx = xr & ~kBvhLeafBit, cy = yr & ~kBvhLeafBit;
+        pairs.push_back(kSelf && cy < cx ? key(cy, cx) : key(cx, cy));
       } else if (xCell) {
         cellsOfX[j] |= 1u << i;
       } else if (yCell) {
@@ -138,17 +190,34 @@ bool PairWalk(const PairWalkTree& x, const PairWalkTree& y, float thickness, std
   return true;
 }
 
+bool PairWalk(const PairWalkTree& x, const PairWalkTree& y, float thickness, std::vector<uint64_t>& stack,
+              std::vector<uint64_t>& pairs) {
+  return Walk<false>(x, y, thickness, stack, pairs);
+}
+
+bool PairWalkSelf(const PairWalkTree& t, float thickness, std::vector<uint64_t>& stack,
+                  std::vector<uint64_t>& pairs) {
+  return Walk<true>(t, t, thickness, stack, pairs);
+}
+
 }  // namespace vkc::cpu::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 namespace vkc::cpu {
 HWY_EXPORT(PairWalk);
+HWY_EXPORT(PairWalkSelf);
 
 void pairWalkSimd(const PairWalkTree& x, const PairWalkTree& y, float thickness, std::vector<uint64_t>& stack,
                   std::vector<uint64_t>& pairs) {
   if (x.empty() || y.empty()) return;
   if (!HWY_DYNAMIC_DISPATCH(PairWalk)(x, y, thickness, stack, pairs)) pairWalk(x, y, thickness, stack, pairs);
+}
+
+void pairWalkSelfSimd(const PairWalkTree& t, float thickness, std::vector<uint64_t>& stack,
+                      std::vector<uint64_t>& pairs) {
+  if (t.empty()) return;
+  if (!HWY_DYNAMIC_DISPATCH(PairWalkSelf)(t, thickness, stack, pairs)) pairWalkSelf(t, thickness, stack, pairs);
 }
 }  // namespace vkc::cpu
 #endif
@@ -159,6 +228,10 @@ namespace vkc::cpu {
 void pairWalkSimd(const PairWalkTree& x, const PairWalkTree& y, float thickness, std::vector<uint64_t>& stack,
                   std::vector<uint64_t>& pairs) {
   pairWalk(x, y, thickness, stack, pairs);
+}
+void pairWalkSelfSimd(const PairWalkTree& t, float thickness, std::vector<uint64_t>& stack,
+                      std::vector<uint64_t>& pairs) {
+  pairWalkSelf(t, thickness, stack, pairs);
 }
 }  // namespace vkc::cpu
 #endif

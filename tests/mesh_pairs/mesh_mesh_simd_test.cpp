@@ -104,6 +104,39 @@ TEST(MeshMeshSimd, WideWalkFindsTheScalarWalksPairs) {
   }
 }
 
+// The self walks (a tree against itself, each pair of cells once): the pairs cx < cy of the tandem
+// walk and of brute force, each key once, lower cell first; on soups of every small size (wide nodes
+// of one to four children, cells beside nodes) and a large one, with and without thickness.
+TEST(MeshMeshSimd, SelfWalksFindEachPairOfTheTandemWalkOnce) {
+  std::mt19937 rng(11);
+  for (const uint32_t n : {1u, 2u, 3u, 4u, 5u, 6u, 9u, 17u, 33u, 64u, 700u, 3000u}) {
+    for (const float thickness : {0.0f, 0.03f}) {
+      const Soup s = makeSoup(rng, n, n >= 3000 ? 0.06f : n >= 700 ? 0.1f : 0.2f);
+      std::vector<uint64_t> stack, tandem, scalar, simd;
+      cpu::pairWalk(s.walk, s.walk, thickness, stack, tandem);
+      std::erase_if(tandem, [](uint64_t k) { return (k >> 32) >= (k & 0xFFFFFFFFu); });
+      std::sort(tandem.begin(), tandem.end());
+      std::vector<uint64_t> brute = bruteForce(s, s, thickness);
+      std::erase_if(brute, [](uint64_t k) { return (k >> 32) >= (k & 0xFFFFFFFFu); });
+      ASSERT_EQ(tandem, brute) << n;
+      cpu::pairWalkSelf(s.walk, thickness, stack, scalar);
+      cpu::pairWalkSelfSimd(s.walk, thickness, stack, simd);
+      for (const auto* found : {&scalar, &simd}) {
+        for (uint64_t k : *found) ASSERT_LT(k >> 32, k & 0xFFFFFFFFu) << n;  // lower cell first
+      }
+      EXPECT_EQ(scalar.size(), brute.size()) << n << " thickness " << thickness;  // no pair twice
+      EXPECT_EQ(simd.size(), brute.size()) << n << " thickness " << thickness;
+      std::sort(scalar.begin(), scalar.end());
+      std::sort(simd.begin(), simd.end());
+      EXPECT_EQ(scalar, brute) << n << " thickness " << thickness;
+      EXPECT_EQ(simd, brute) << n << " thickness " << thickness;
+      if (n >= 700) {
+        EXPECT_GT(brute.size(), n);  // the big soups overlap often
+      }
+    }
+  }
+}
+
 // Random, grid, coplanar, shared-edge, shared-vertex, vertex-on-plane, sliver and near-coplanar pairs,
 // and pairs far apart on both planes (kApart).
 // kEdgeGraze: Q crosses P's plane along a line that passes within 1e-7..1e-3 (either side) of an
