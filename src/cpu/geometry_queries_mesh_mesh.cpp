@@ -256,7 +256,7 @@ void candidatePairs(const MeshPairAccess& access, uint32_t xi, uint32_t yi, floa
   } else {
     pairWalk(kx->walk, ky->walk, thickness, stack, pairs);
   }
-  if (xi == yi) {
+  if (xi == yi && kx->walk.cellIds.empty()) {  // (a kept tree's self walk already dropped them)
     std::erase_if(pairs, [&](uint64_t k) {
       return !selfPairKept(static_cast<uint32_t>(k >> 32), static_cast<uint32_t>(k));
     });

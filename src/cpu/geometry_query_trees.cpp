@@ -209,9 +209,11 @@ void fit(GeometryQueryTrees::Impl::Mesh& m, const GeometryQueryInput& in, bool b
   } else {
     cpu::refitBvhValidated(b);
   }
-  m.walk = cpu::pairWalkLayout(m.nodes, m.boxes);
+  // With the cells' vertex numbers: a self query's walk drops neighbours as it meets them.
+  m.walk = cpu::pairWalkLayout(m.nodes, m.boxes, in.cells.subspan(r.first, r.entries()), r.corners);
   onHugePages(m.walk.wide);
   onHugePages(m.walk.nodes);  // (kCpuScalar's walk)
+  onHugePages(m.walk.wideIds);
   m.corners.clear();
   if (m.g.type == GeometryType::kSurfaceMesh) {
     m.corners.resize(9 * static_cast<size_t>(r.count));

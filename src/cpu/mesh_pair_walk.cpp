@@ -204,7 +204,8 @@ void buildWide(PairWalkTree& t, uint32_t cellCount) {
 
 }  // namespace
 
-PairWalkTree pairWalkLayout(std::span<const BvhNode> nodes, std::span<const Aabb> boxes) {
+PairWalkTree pairWalkLayout(std::span<const BvhNode> nodes, std::span<const Aabb> boxes,
+                            std::span<const uint32_t> ids, uint32_t corners) {
   PairWalkTree t;
   t.cells.resize(boxes.size() * 6);
   for (size_t c = 0; c < boxes.size(); ++c) {
@@ -239,6 +240,21 @@ PairWalkTree pairWalkLayout(std::span<const BvhNode> nodes, std::span<const Aabb
     }
   }
   if (!t.nodes.empty()) buildWide(t, static_cast<uint32_t>(boxes.size()));
+  if (!ids.empty() && !t.nodes.empty()) {
+    t.corners = corners;
+    t.cellIds.assign(4 * boxes.size(), kBvhNone);
+    for (size_t c = 0; c < boxes.size(); ++c) {
+      for (uint32_t k = 0; k < corners; ++k) t.cellIds[4 * c + k] = ids[corners * c + k];
+    }
+    t.wideIds.assign(16 * t.wide.size(), 0u);
+    for (size_t n = 0; n < t.wide.size(); ++n) {
+      for (uint32_t i = 0; i < t.wide[n].count; ++i) {
+        const uint32_t ref = t.wide[n].child[i];
+        if ((ref & kBvhLeafBit) == 0) continue;
+        std::copy_n(&t.cellIds[4 * static_cast<size_t>(ref & ~kBvhLeafBit)], 4, &t.wideIds[16 * n + 4 * i]);
+      }
+    }
+  }
   return t;
 }
 
@@ -310,11 +326,19 @@ inline bool selfOverlaps(const SelfBox& a, const SelfBox& b, float thickness) {
   return widenedOverlaps(a, b) || widenedOverlaps(b, a);
 }
 
-// A kept pair of the self walk: two cells a result (lower cell first), else a pair to walk.
-inline void foundSelf(uint32_t a, uint32_t b, std::vector<uint64_t>& stack, std::vector<uint64_t>& pairs) {
+// A kept pair of the self walk: two cells a result (lower cell first; with t's vertex numbers, unless
+// they share a vertex), else a pair to walk.
+inline void foundSelf(const PairWalkTree& t, uint32_t a, uint32_t b, std::vector<uint64_t>& stack,
+                      std::vector<uint64_t>& pairs) {
   if ((a & b & kBvhLeafBit) != 0) {
-    const uint32_t ca = a & ~kBvhLeafBit, cb = b & ~kBvhLeafBit;
-    pairs.push_back(ca < cb ? key(ca, cb) : key(cb, ca));
+    uint32_t ca = a & ~kBvhLeafBit, cb = b & ~kBvhLeafBit;
+    if (cb < ca) std::swap(ca, cb);
+    if (!t.cellIds.empty() &&
+        !pairWalkSelfPair(ca, &t.cellIds[4 * static_cast<size_t>(ca)], cb, &t.cellIds[4 * static_cast<size_t>(cb)],
+                          t.corners)) {
+      return;
+    }
+    pairs.push_back(key(ca, cb));
   } else {
     stack.push_back(key(a, b));
   }
@@ -359,7 +383,7 @@ void pairWalkSelf(const PairWalkTree& t, float thickness, std::vector<uint64_t>&
       for (int i = 0; i < na; ++i) {
         if ((sa[i].ref & kBvhLeafBit) == 0) stack.push_back(key(sa[i].ref, sa[i].ref));
       }
-      if (na == 2 && selfOverlaps(sa[0], sa[1], thickness)) foundSelf(sa[0].ref, sa[1].ref, stack, pairs);
+      if (na == 2 && selfOverlaps(sa[0], sa[1], thickness)) foundSelf(t, sa[0].ref, sa[1].ref, stack, pairs);
       continue;
     }
     // Two different subtrees: a node against a node (both sides' children), or a cell against a
@@ -370,14 +394,14 @@ void pairWalkSelf(const PairWalkTree& t, float thickness, std::vector<uint64_t>&
       nb = side(aCell ? b : a, sb);
       sa[0] = cellBox(aCell ? a : b);
       for (int j = 0; j < nb; ++j) {
-        if (selfOverlaps(sa[0], sb[j], thickness)) foundSelf(sa[0].ref, sb[j].ref, stack, pairs);
+        if (selfOverlaps(sa[0], sb[j], thickness)) foundSelf(t, sa[0].ref, sb[j].ref, stack, pairs);
       }
       continue;
     }
     nb = side(b, sb);
     for (int j = 0; j < nb; ++j) {
       for (int i = 0; i < na; ++i) {
-        if (selfOverlaps(sa[i], sb[j], thickness)) foundSelf(sa[i].ref, sb[j].ref, stack, pairs);
+        if (selfOverlaps(sa[i], sb[j], thickness)) foundSelf(t, sa[i].ref, sb[j].ref, stack, pairs);
       }
     }
   }

@@ -38,11 +38,17 @@ struct PairWalkTree {
   std::vector<PairWalkNode> nodes;   // one per BVH node (node 0 the root)
   std::vector<PairWalkNode4> wide;   // the tree collapsed to four children a node (wide node 0 the root)
   std::vector<float> cells;          // per cell its box: lo xyz, hi xyz
+  // With the cells' vertex numbers (pairWalkLayout's `ids`; else both empty), for the self walks:
+  std::vector<uint32_t> cellIds;  // per cell its `corners` vertex numbers, then kBvhNone (4 a cell)
+  std::vector<uint32_t> wideIds;  // per wide node 16: its child i's cellIds at 4 i (a cell child; else 0)
+  uint32_t corners = 0;
   bool empty() const { return nodes.empty(); }
 };
 
-// The layout of a tree (buildBvhCpu's nodes, the cells' boxes), both the binary and the wide one.
-PairWalkTree pairWalkLayout(std::span<const BvhNode> nodes, std::span<const Aabb> boxes);
+// The layout of a tree (buildBvhCpu's nodes, the cells' boxes), both the binary and the wide one; with
+// `ids` (the cells' vertex numbers, `corners` a cell) also the cells' vertex numbers for the self walks.
+PairWalkTree pairWalkLayout(std::span<const BvhNode> nodes, std::span<const Aabb> boxes,
+                            std::span<const uint32_t> ids = {}, uint32_t corners = 0);
 
 // The reach by which a box (lo, hi) of X is widened: thickness + 1e-5 * max(the box's largest
 // coordinate magnitude, thickness), a margin above float rounding (the driver's).
@@ -66,6 +72,19 @@ void pairWalk(const PairWalkTree& x, const PairWalkTree& y, float thickness, std
 void pairWalkSimd(const PairWalkTree& x, const PairWalkTree& y, float thickness, std::vector<uint64_t>& stack,
                   std::vector<uint64_t>& pairs);
 
+// The self walks' rule for two cells cx < cy with vertex numbers ix and iy (4 each: `corners`, then
+// kBvhNone, never a vertex number): geomMeshMeshSelfPair, the rule of every self query, without its
+// branches (the walks meet about 50 pairs of neighbours for each pair kept on a surface; tested against
+// the rule in tests/mesh_pairs/mesh_mesh_simd_test.cpp).
+inline bool pairWalkSelfPair(uint32_t cx, const uint32_t* ix, uint32_t cy, const uint32_t* iy, uint32_t corners) {
+  bool shared = false;
+  for (uint32_t i = 0; i < 4; ++i) {
+    const bool corner = i < corners;
+    shared |= corner & ((ix[i] == iy[0]) | (ix[i] == iy[1]) | (ix[i] == iy[2]) | (ix[i] == iy[3]));
+  }
+  return cx < cy && !shared;
+}
+
 // A tree against itself (a mesh's self query): the keys (lower cell << 32 | higher cell) of every pair
 // of two cells whose boxes overlap, the lower cell's widened by pairWalkReach with `thickness` (the
 // pairs cx < cy of pairWalk(t, t, ...)), each pair met once, in walk order, appended to pairs; `stack`
@@ -73,7 +92,10 @@ void pairWalkSimd(const PairWalkTree& x, const PairWalkTree& y, float thickness,
 // unordered pair of children once, and each child against itself) and two different nodes once, in
 // one order: about half of pairWalk(t, t)'s steps. Both sides come from one tree, so a node pair is
 // tested both ways (either node widened: a pair of cells below them is kept by the lower cell's
-// widening, which may be on either side) and a cell pair by its lower cell's widening alone.
+// widening, which may be on either side) and a cell pair by its lower cell's widening alone. A layout
+// with the cells' vertex numbers: the pairs of cells sharing a vertex are dropped as they are met
+// (geomMeshMeshSelfPair: a mesh's self query never pairs neighbours, nearly all of the overlapping
+// pairs of a surface), not appended.
 void pairWalkSelf(const PairWalkTree& t, float thickness, std::vector<uint64_t>& stack, std::vector<uint64_t>& pairs);
 // Its SIMD twin (src/cpu/mesh_pair_walk_simd.cpp, kCpuSimd): the same keys, in its own walk order.
 void pairWalkSelfSimd(const PairWalkTree& t, float thickness, std::vector<uint64_t>& stack,

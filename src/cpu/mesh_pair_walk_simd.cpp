@@ -64,6 +64,8 @@ bool Walk(const PairWalkTree& x, const PairWalkTree& y, float thickness, std::ve
   constexpr uint32_t kAhead = 8;
   uint64_t ring[kAhead];
   uint32_t ringFirst = 0, ringCount = 0;
+  // A self walk over a layout with the cells' vertex numbers drops the pairs sharing a vertex.
+  const bool selfIds = kSelf && !x.wideIds.empty();
   stack.assign(1, key(0, 0));  // the wide roots, every child
   while (true) {
     while (ringCount < kAhead && !stack.empty()) {
@@ -71,6 +73,10 @@ bool Walk(const PairWalkTree& x, const PairWalkTree& y, float thickness, std::ve
       stack.pop_back();
       prefetch(x.wide[static_cast<uint32_t>(next >> 32) & kWideIndexMask]);
       prefetch(y.wide[static_cast<uint32_t>(next) & kWideIndexMask]);
+      if (kSelf && selfIds) {  // the children's vertex numbers, a line a node
+        __builtin_prefetch(&x.wideIds[16 * static_cast<size_t>(static_cast<uint32_t>(next >> 32) & kWideIndexMask)]);
+        __builtin_prefetch(&x.wideIds[16 * static_cast<size_t>(static_cast<uint32_t>(next) & kWideIndexMask)]);
+      }
       ring[(ringFirst + ringCount++) % kAhead] = next;
     }
     if (ringCount == 0) break;
@@ -169,7 +175,17 @@ bool Walk(const PairWalkTree& x, const PairWalkTree& y, float thickness, std::ve
       const bool xCell = (xr & kBvhLeafBit) != 0, yCell = (yr & kBvhLeafBit) != 0;
       if (xCell && yCell) {
         const uint32_t cx = xr & ~kBvhLeafBit, cy = yr & ~kBvhLeafBit;
-        pairs.push_back(kSelf && cy < cx ? key(cy, cx) : key(cx, cy));
+        if (!kSelf) {
+          pairs.push_back(key(cx, cy));
+        } else if (!selfIds) {
+          pairs.push_back(cx < cy ? key(cx, cy) : key(cy, cx));
+        } else {
+          const uint32_t* ix = &x.wideIds[16 * static_cast<size_t>(a & kWideIndexMask) + 4 * i];
+          const uint32_t* iy = &x.wideIds[16 * static_cast<size_t>(b & kWideIndexMask) + 4 * j];
+          if (cx < cy ? pairWalkSelfPair(cx, ix, cy, iy, x.corners) : pairWalkSelfPair(cy, iy, cx, ix, x.corners)) {
+            pairs.push_back(cx < cy ? key(cx, cy) : key(cy, cx));
+          }
+        }
       } else if (xCell) {
         cellsOfX[j] |= 1u << i;
       } else if (yCell) {

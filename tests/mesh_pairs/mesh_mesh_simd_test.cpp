@@ -106,32 +106,56 @@ TEST(MeshMeshSimd, WideWalkFindsTheScalarWalksPairs) {
 
 // The self walks (a tree against itself, each pair of cells once): the pairs cx < cy of the tandem
 // walk and of brute force, each key once, lower cell first; on soups of every small size (wide nodes
-// of one to four children, cells beside nodes) and a large one, with and without thickness.
+// of one to four children, cells beside nodes) and large ones, with and without thickness. With the
+// cells' vertex numbers in the layout (2, 3 or 4 a cell, drawn from a small pool, so that many
+// overlapping pairs share one): brute force's pairs less those sharing a vertex.
 TEST(MeshMeshSimd, SelfWalksFindEachPairOfTheTandemWalkOnce) {
   std::mt19937 rng(11);
   for (const uint32_t n : {1u, 2u, 3u, 4u, 5u, 6u, 9u, 17u, 33u, 64u, 700u, 3000u}) {
     for (const float thickness : {0.0f, 0.03f}) {
       const Soup s = makeSoup(rng, n, n >= 3000 ? 0.06f : n >= 700 ? 0.1f : 0.2f);
-      std::vector<uint64_t> stack, tandem, scalar, simd;
+      std::vector<uint64_t> stack, tandem;
       cpu::pairWalk(s.walk, s.walk, thickness, stack, tandem);
       std::erase_if(tandem, [](uint64_t k) { return (k >> 32) >= (k & 0xFFFFFFFFu); });
       std::sort(tandem.begin(), tandem.end());
       std::vector<uint64_t> brute = bruteForce(s, s, thickness);
       std::erase_if(brute, [](uint64_t k) { return (k >> 32) >= (k & 0xFFFFFFFFu); });
       ASSERT_EQ(tandem, brute) << n;
-      cpu::pairWalkSelf(s.walk, thickness, stack, scalar);
-      cpu::pairWalkSelfSimd(s.walk, thickness, stack, simd);
-      for (const auto* found : {&scalar, &simd}) {
-        for (uint64_t k : *found) ASSERT_LT(k >> 32, k & 0xFFFFFFFFu) << n;  // lower cell first
-      }
-      EXPECT_EQ(scalar.size(), brute.size()) << n << " thickness " << thickness;  // no pair twice
-      EXPECT_EQ(simd.size(), brute.size()) << n << " thickness " << thickness;
-      std::sort(scalar.begin(), scalar.end());
-      std::sort(simd.begin(), simd.end());
-      EXPECT_EQ(scalar, brute) << n << " thickness " << thickness;
-      EXPECT_EQ(simd, brute) << n << " thickness " << thickness;
       if (n >= 700) {
         EXPECT_GT(brute.size(), n);  // the big soups overlap often
+      }
+      for (const uint32_t corners : {0u, 2u, 3u, 4u}) {  // 0: a layout without vertex numbers
+        std::vector<uint32_t> ids(corners * n);
+        std::uniform_int_distribution<uint32_t> vertex(0, 8 + n / 100);
+        for (uint32_t& v : ids) v = vertex(rng);
+        const cpu::PairWalkTree walk = cpu::pairWalkLayout(s.nodes, s.boxes, ids, corners);
+        std::vector<uint64_t> expected = brute, scalar, simd;
+        std::erase_if(expected, [&](uint64_t k) {
+          const uint32_t cx = static_cast<uint32_t>(k >> 32), cy = static_cast<uint32_t>(k);
+          for (uint32_t i = 0; i < corners; ++i) {
+            for (uint32_t j = 0; j < corners; ++j) {
+              if (ids[corners * cx + i] == ids[corners * cy + j]) return true;
+            }
+          }
+          return false;
+        });
+        if (corners == 3 && n >= 700) {  // both kinds of pairs are many
+          EXPECT_GT(expected.size(), brute.size() / 10) << n;
+          EXPECT_LT(expected.size(), brute.size() * 95 / 100) << n;
+        }
+        cpu::pairWalkSelf(walk, thickness, stack, scalar);
+        cpu::pairWalkSelfSimd(walk, thickness, stack, simd);
+        const std::string what = std::to_string(n) + " cells, thickness " + std::to_string(thickness) + ", " +
+                                 std::to_string(corners) + " corners";
+        for (const auto* found : {&scalar, &simd}) {
+          for (uint64_t k : *found) ASSERT_LT(k >> 32, k & 0xFFFFFFFFu) << what;  // lower cell first
+        }
+        EXPECT_EQ(scalar.size(), expected.size()) << what;  // no pair twice
+        EXPECT_EQ(simd.size(), expected.size()) << what;
+        std::sort(scalar.begin(), scalar.end());
+        std::sort(simd.begin(), simd.end());
+        EXPECT_EQ(scalar, expected) << what;
+        EXPECT_EQ(simd, expected) << what;
       }
     }
   }
