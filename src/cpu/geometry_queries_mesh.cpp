@@ -19,6 +19,7 @@
 #include "cpu/geometry_queries.h"
 #include "cpu/geometry_queries_mesh_ccd.h"
 #include "cpu/geometry_query_trees.h"
+#include "cpu/mesh_pair_walk.h"
 #include "scene/geometry_queries_layout.h"
 #include "shared/geometry_queries_closed_mesh.h"
 #include "shared/geometry_queries_mesh.h"
@@ -240,6 +241,9 @@ struct Tree {
   std::vector<BvhNode> ownNodes;
   std::vector<Aabb> ownBoxes;
   std::vector<uint32_t> parents;
+  // The walk layout of the tree with the cells' vertex numbers (built on first use, by a self query).
+  bool walkBuilt = false;
+  cpu::PairWalkTree walk;
   // A closed surface mesh's angle-weighted pseudonormals (built on first use): per triangle its
   // face's and its three edges' (edge k: corners k, k + 1 mod 3), per vertex its own.
   bool normalsBuilt = false;
@@ -526,6 +530,19 @@ struct MeshQueries::State {
     }
   }
 
+  // The self walk's layout of mesh gi's tree (built on first use).
+  const PairWalkTree& selfLayout(uint32_t gi) {
+    Tree& t = trees[gi];
+    (void)tree(gi);
+    if (!t.walkBuilt) {
+      t.walkBuilt = true;
+      const CellRange r = cellRange(in->geometries[gi]);
+      t.walk = pairWalkLayout(t.nodes, t.boxes, in->cells.subspan(r.first, static_cast<size_t>(r.count) * r.corners),
+                              r.corners);
+    }
+    return t.walk;
+  }
+
   // The view of this state that meshMeshContacts uses.
   MeshPairAccess access(bool bruteForce) {
     MeshPairAccess a;
@@ -537,6 +554,7 @@ struct MeshQueries::State {
       overlapping(gi, vec3(lo[0], lo[1], lo[2]), vec3(hi[0], hi[1], hi[2]), bruteForce);
       cells = candidates;
     };
+    a.selfLayout = [this](uint32_t gi) -> const PairWalkTree& { return selfLayout(gi); };
     a.insidePoints = [this, bruteForce](uint32_t gi, uint32_t first, uint32_t count, bool meshVertices,
                                         std::vector<MeshElementPair>& out) {
       insidePoints(gi, first, count, meshVertices, bruteForce, out);

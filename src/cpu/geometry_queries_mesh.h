@@ -72,6 +72,8 @@ struct MeshElementPair {
 
 // What the mesh-against-mesh driver (src/cpu/geometry_queries_mesh_mesh.cpp) uses of the per-call
 // mesh state of MeshQueries.
+struct PairWalkTree;  // src/cpu/mesh_pair_walk.h
+
 struct MeshPairAccess {
   const GeometryQueryInput* in = nullptr;
   bool bruteForce = false;  // the tests' oracle: every cell against every cell (through `cells`)
@@ -79,6 +81,9 @@ struct MeshPairAccess {
   // The cells of mesh gi whose boxes overlap [lo, hi] (xyz), in cell order (the BVH's candidates,
   // or every cell with bruteForce: the same list).
   std::function<void(uint32_t gi, const float lo[3], const float hi[3], std::vector<uint32_t>& cells)> cells;
+  // The self walk's layout (pairWalkLayout with the cells' vertex numbers) of mesh gi's tree, built in
+  // the call on first use: a mesh against itself without a kept tree walks it (not with bruteForce).
+  std::function<const PairWalkTree&(uint32_t gi)> selfLayout;
   // The points [first, first + count) inside closed surface mesh gi (the vertex pass of
   // ClosedSurfaceMeshToMesh), by point: pairs (mesh side, point side); meshVertices: the points are
   // another mesh's vertices (their elements are vertex elements of that mesh).
