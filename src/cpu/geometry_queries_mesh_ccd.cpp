@@ -42,14 +42,15 @@ struct SweptMesh {
   std::vector<uint32_t> stack;
   std::vector<uint32_t> candidates;
 
-  SweptMesh(const GeometryQueryInput& in, const Geometry& g) {
+  // tree: build the BVH of the swept boxes (a side that is only walked in order needs none).
+  SweptMesh(const GeometryQueryInput& in, const Geometry& g, bool tree = true) {
     corners = gpu::geomMeshCorners(static_cast<uint32_t>(g.type));
     const uint32_t first = static_cast<uint32_t>(g.p2.x);
     count = static_cast<uint32_t>(g.p2.y);
     current = in.points.subspan(g.first, g.count);
     previous = in.previousPoints.subspan(g.first, g.count);
     cells = in.cells.subspan(first, static_cast<size_t>(count) * corners);
-    if (count == 0) return;
+    if (count == 0 || !tree) return;
     nodes.resize(bvhNodeCount(count));
     boxes.resize(count);
     parents.resize(count);
@@ -137,8 +138,10 @@ uint64_t meshCcdContacts(const GeometryQueryInput& in, size_t qi, const Geometry
     const bool aFirst = q.a <= q.b;
     const Geometry& g1 = aFirst ? ga : gb;
     const Geometry& g2 = aFirst ? gb : ga;
-    SweptMesh m1(in, g1);
+    // The second side's tree is walked; the first side (the same mesh against itself) needs none of
+    // its own: one build, not two.
     SweptMesh m2(in, g2);
+    SweptMesh m1(in, g1, /*tree=*/false);
     const float thickness = g1.p2.w + g2.p2.w;
     for (uint32_t i = 0; i < m1.count; ++i) {
       const vec3 a0 = m1.before(i, 0), a1 = m1.before(i, 1), a0e = m1.at(i, 0), a1e = m1.at(i, 1);
