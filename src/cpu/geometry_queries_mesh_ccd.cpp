@@ -14,6 +14,7 @@
 
 #include "cpu/bvh.h"
 #include "cpu/geometry_queries.h"
+#include "cpu/mesh_pair_walk.h"
 #include "shared/geometry_queries_mesh_ccd.h"
 #include "shared/geometry_queries_mesh_mesh_device.h"
 #include "vkcollide/bvh.h"
@@ -143,6 +144,41 @@ uint64_t meshCcdContacts(const GeometryQueryInput& in, size_t qi, const Geometry
     SweptMesh m2(in, g2);
     SweptMesh m1(in, g1, /*tree=*/false);
     const float thickness = g1.p2.w + g2.p2.w;
+    const auto contact = [&](uint32_t i, vec3 a0, vec3 a1, vec3 a0e, vec3 a1e, uint32_t j) {
+      gpu::GeomElement first, second;
+      if (gpu::geomEdgeCcdContact(a0, a1, a0e, a1e, i, m2.before(j, 0), m2.before(j, 1), m2.at(j, 0), m2.at(j, 1),
+                                  j, thickness, first, second)) {
+        emit(first, second, aFirst);
+      }
+    };
+    if (self && !bruteForce && m2.count != 0) {
+      // Against itself: the self walk over the swept boxes (src/cpu/mesh_pair_walk.h: each pair of
+      // segments once, those sharing a vertex dropped as they are met) with one reach for every box,
+      // the largest segment's (geomCcdBoxReach is monotone in the coordinates' scale: no pair the walk
+      // per segment finds is missed), then each pair through that walk's own test (the lower
+      // segment's reach against the higher one's swept box), in the same order: the same candidates.
+      float scale = 0.0f;
+      for (const Aabb& b : m2.boxes) {
+        scale = std::max({scale, std::abs(b.lo.x), std::abs(b.lo.y), std::abs(b.lo.z), std::abs(b.hi.x),
+                          std::abs(b.hi.y), std::abs(b.hi.z)});
+      }
+      const PairWalkTree walk = pairWalkLayout(m2.nodes, m2.boxes, m2.cells, 2u);
+      std::vector<uint64_t> stack, pairs;
+      pairWalkSelfSimd(walk, gpu::geomCcdBoxReach(thickness, scale), stack, pairs);
+      std::sort(pairs.begin(), pairs.end());
+      uint32_t i = 0xFFFFFFFFu;
+      vec3 a0, a1, a0e, a1e, lo, hi;
+      for (const uint64_t k : pairs) {
+        if (static_cast<uint32_t>(k >> 32) != i) {
+          i = static_cast<uint32_t>(k >> 32);
+          a0 = m1.before(i, 0), a1 = m1.before(i, 1), a0e = m1.at(i, 0), a1e = m1.at(i, 1);
+          gpu::geomCcdSegmentReach(a0, a1, a0e, a1e, thickness, lo, hi);
+        }
+        const uint32_t j = static_cast<uint32_t>(k);
+        if (m2.boxTouches(j, lo, hi)) contact(i, a0, a1, a0e, a1e, j);
+      }
+      return found;
+    }
     for (uint32_t i = 0; i < m1.count; ++i) {
       const vec3 a0 = m1.before(i, 0), a1 = m1.before(i, 1), a0e = m1.at(i, 0), a1e = m1.at(i, 1);
       vec3 lo, hi;
@@ -155,11 +191,7 @@ uint64_t meshCcdContacts(const GeometryQueryInput& in, size_t qi, const Geometry
                                                gpu::uvec4(m2.vertex(j, 0), m2.vertex(j, 1), 0u, 0u), 2u)) {
           continue;
         }
-        gpu::GeomElement first, second;
-        if (gpu::geomEdgeCcdContact(a0, a1, a0e, a1e, i, m2.before(j, 0), m2.before(j, 1), m2.at(j, 0),
-                                    m2.at(j, 1), j, thickness, first, second)) {
-          emit(first, second, aFirst);
-        }
+        contact(i, a0, a1, a0e, a1e, j);
       }
     }
     return found;
