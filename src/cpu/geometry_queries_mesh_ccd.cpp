@@ -153,18 +153,18 @@ uint64_t meshCcdContacts(const GeometryQueryInput& in, size_t qi, const Geometry
     };
     if (self && !bruteForce && m2.count != 0) {
       // Against itself: the self walk over the swept boxes (src/cpu/mesh_pair_walk.h: each pair of
-      // segments once, those sharing a vertex dropped as they are met) with one reach for every box,
-      // the largest segment's (geomCcdBoxReach is monotone in the coordinates' scale: no pair the walk
-      // per segment finds is missed), then each pair through that walk's own test (the lower
-      // segment's reach against the higher one's swept box), in the same order: the same candidates.
-      float scale = 0.0f;
-      for (const Aabb& b : m2.boxes) {
-        scale = std::max({scale, std::abs(b.lo.x), std::abs(b.lo.y), std::abs(b.lo.z), std::abs(b.hi.x),
-                          std::abs(b.hi.y), std::abs(b.hi.z)});
-      }
+      // segments once, those sharing a vertex dropped as they are met), each box widened by at least
+      // its segment's geomCcdBoxReach, which is affine in the box's scale (the walk's reach
+      // t' + r max(t', scale) with t' the CCD reach at scale 0 and r its slope, both raised by 2^-10
+      // over float rounding; a box's own reach, so that one far segment widens no other), then each
+      // pair through the walk per segment's own test (the lower segment's reach against the higher
+      // one's swept box), in the same order: the same candidates.
+      constexpr float kRaise = 1.0f + 0x1p-10f;
+      const float reach = gpu::geomCcdBoxReach(thickness, 0.0f) * kRaise;
+      const float relative = gpu::geomCcdBoxReach(0.0f, 1.0f) * kRaise;
       const PairWalkTree walk = pairWalkLayout(m2.nodes, m2.boxes, m2.cells, 2u);
       std::vector<uint64_t> stack, pairs;
-      pairWalkSelfSimd(walk, gpu::geomCcdBoxReach(thickness, scale), stack, pairs);
+      pairWalkSelfSimd(walk, reach, stack, pairs, relative);
       std::sort(pairs.begin(), pairs.end());
       uint32_t i = 0xFFFFFFFFu;
       vec3 a0, a1, a0e, a1e, lo, hi;

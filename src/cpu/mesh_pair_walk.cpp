@@ -10,8 +10,8 @@ namespace vkc::cpu {
 namespace {
 
 // Box (lo xyz, hi xyz) of X widened by its reach.
-inline void widened(const float* box, float thickness, float lo[3], float hi[3]) {
-  const float r = pairWalkReach(box, box + 3, thickness);
+inline void widened(const float* box, float thickness, float lo[3], float hi[3], float relative = 1e-5f) {
+  const float r = pairWalkReach(box, box + 3, thickness, relative);
   for (int k = 0; k < 3; ++k) {
     lo[k] = box[k] - r;
     hi[k] = box[3 + k] + r;
@@ -313,11 +313,11 @@ struct SelfBox {
 // Whether the self walk keeps the pair of a and b (two different subtrees of one tree): two cells by
 // the lower cell's widening, else either box widened (the lower cell of a pair below them may lie on
 // either side; a node's widened box covers each of its cells' widened boxes).
-inline bool selfOverlaps(const SelfBox& a, const SelfBox& b, float thickness) {
-  const auto widenedOverlaps = [thickness](const SelfBox& w, const SelfBox& e) {
+inline bool selfOverlaps(const SelfBox& a, const SelfBox& b, float thickness, float relative) {
+  const auto widenedOverlaps = [thickness, relative](const SelfBox& w, const SelfBox& e) {
     float lo[3], hi[3];
     const float box[6] = {w.lo[0], w.lo[1], w.lo[2], w.hi[0], w.hi[1], w.hi[2]};
-    widened(box, thickness, lo, hi);
+    widened(box, thickness, lo, hi, relative);
     return overlaps(lo, hi, e.lo, e.hi);
   };
   if ((a.ref & b.ref & kBvhLeafBit) != 0) {
@@ -347,7 +347,7 @@ inline void foundSelf(const PairWalkTree& t, uint32_t a, uint32_t b, std::vector
 }  // namespace
 
 void pairWalkSelf(const PairWalkTree& t, float thickness, std::vector<uint64_t>& stack,
-                  std::vector<uint64_t>& pairs) {
+                  std::vector<uint64_t>& pairs, float relative) {
   if (t.empty()) return;
   // Entries: (n, n) a node against itself, else two different subtrees (a node, or a cell against a node).
   stack.assign(1, key(0, 0));
@@ -383,7 +383,7 @@ void pairWalkSelf(const PairWalkTree& t, float thickness, std::vector<uint64_t>&
       for (int i = 0; i < na; ++i) {
         if ((sa[i].ref & kBvhLeafBit) == 0) stack.push_back(key(sa[i].ref, sa[i].ref));
       }
-      if (na == 2 && selfOverlaps(sa[0], sa[1], thickness)) foundSelf(t, sa[0].ref, sa[1].ref, stack, pairs);
+      if (na == 2 && selfOverlaps(sa[0], sa[1], thickness, relative)) foundSelf(t, sa[0].ref, sa[1].ref, stack, pairs);
       continue;
     }
     // Two different subtrees: a node against a node (both sides' children), or a cell against a
@@ -394,14 +394,14 @@ void pairWalkSelf(const PairWalkTree& t, float thickness, std::vector<uint64_t>&
       nb = side(aCell ? b : a, sb);
       sa[0] = cellBox(aCell ? a : b);
       for (int j = 0; j < nb; ++j) {
-        if (selfOverlaps(sa[0], sb[j], thickness)) foundSelf(t, sa[0].ref, sb[j].ref, stack, pairs);
+        if (selfOverlaps(sa[0], sb[j], thickness, relative)) foundSelf(t, sa[0].ref, sb[j].ref, stack, pairs);
       }
       continue;
     }
     nb = side(b, sb);
     for (int j = 0; j < nb; ++j) {
       for (int i = 0; i < na; ++i) {
-        if (selfOverlaps(sa[i], sb[j], thickness)) foundSelf(t, sa[i].ref, sb[j].ref, stack, pairs);
+        if (selfOverlaps(sa[i], sb[j], thickness, relative)) foundSelf(t, sa[i].ref, sb[j].ref, stack, pairs);
       }
     }
   }

@@ -52,14 +52,15 @@ PairWalkTree pairWalkLayout(std::span<const BvhNode> nodes, std::span<const Aabb
 
 // The reach by which a box (lo, hi) of X is widened: thickness + 1e-5 * max(the box's largest
 // coordinate magnitude, thickness), a margin above float rounding (the driver's).
-inline float pairWalkReach(const float lo[3], const float hi[3], float thickness) {
+// `relative`: the margin's factor (the self walks take another; every other walk 1e-5).
+inline float pairWalkReach(const float lo[3], const float hi[3], float thickness, float relative = 1e-5f) {
   float scale = thickness;
   for (int a = 0; a < 3; ++a) {
     const float l = lo[a] < 0.0f ? -lo[a] : lo[a], h = hi[a] < 0.0f ? -hi[a] : hi[a];
     scale = scale < l ? l : scale;
     scale = scale < h ? h : scale;
   }
-  return thickness + 1e-5f * scale;
+  return thickness + relative * scale;
 }
 
 // Keys (cell of X << 32 | cell of Y) of every cell pair whose boxes overlap (X's widened by
@@ -96,9 +97,12 @@ inline bool pairWalkSelfPair(uint32_t cx, const uint32_t* ix, uint32_t cy, const
 // with the cells' vertex numbers: the pairs of cells sharing a vertex are dropped as they are met
 // (geomMeshMeshSelfPair: a mesh's self query never pairs neighbours, nearly all of the overlapping
 // pairs of a surface), not appended.
-void pairWalkSelf(const PairWalkTree& t, float thickness, std::vector<uint64_t>& stack, std::vector<uint64_t>& pairs);
+// `relative`: pairWalkReach's margin factor (a caller that filters the pairs with a reach of its own
+// takes a wider one: the mesh CCD's).
+void pairWalkSelf(const PairWalkTree& t, float thickness, std::vector<uint64_t>& stack, std::vector<uint64_t>& pairs,
+                  float relative = 1e-5f);
 // Its SIMD twin (src/cpu/mesh_pair_walk_simd.cpp, kCpuSimd): the same keys, in its own walk order.
 void pairWalkSelfSimd(const PairWalkTree& t, float thickness, std::vector<uint64_t>& stack,
-                      std::vector<uint64_t>& pairs);
+                      std::vector<uint64_t>& pairs, float relative = 1e-5f);
 
 }  // namespace vkc::cpu

@@ -28,7 +28,7 @@ constexpr uint32_t kWideIndexMask = (1u << kWideMaskShift) - 1u;
 // of cells by the lower cell's widening, the key lower cell first.
 template <bool kSelf>
 bool Walk(const PairWalkTree& x, const PairWalkTree& y, float thickness, std::vector<uint64_t>& stack,
-          std::vector<uint64_t>& pairs) {
+          std::vector<uint64_t>& pairs, float relative = 1e-5f) {
   const hn::CappedTag<float, 16> d;
   const size_t lanes = hn::Lanes(d);
   if (lanes < 4 || x.wide.empty() || y.wide.empty() || x.wide.size() > kWideIndexMask ||
@@ -57,7 +57,7 @@ bool Walk(const PairWalkTree& x, const PairWalkTree& y, float thickness, std::ve
     __builtin_prefetch(&n);
     __builtin_prefetch(reinterpret_cast<const char*>(&n) + 64);
   };
-  const auto t = hn::Set(d, thickness), eps = hn::Set(d, 1e-5f);
+  const auto t = hn::Set(d, thickness), eps = hn::Set(d, relative);
   // Entries leave the stack into a ring of kAhead (their nodes requested then) and are walked kAhead
   // entries later: the nodes are scattered over the trees (2 x 112 bytes an entry), and an entry pushed
   // last is popped next, too soon for its prefetch. The keys do not depend on the walk's order.
@@ -212,8 +212,8 @@ bool PairWalk(const PairWalkTree& x, const PairWalkTree& y, float thickness, std
 }
 
 bool PairWalkSelf(const PairWalkTree& t, float thickness, std::vector<uint64_t>& stack,
-                  std::vector<uint64_t>& pairs) {
-  return Walk<true>(t, t, thickness, stack, pairs);
+                  std::vector<uint64_t>& pairs, float relative) {
+  return Walk<true>(t, t, thickness, stack, pairs, relative);
 }
 
 }  // namespace vkc::cpu::HWY_NAMESPACE
@@ -231,9 +231,11 @@ void pairWalkSimd(const PairWalkTree& x, const PairWalkTree& y, float thickness,
 }
 
 void pairWalkSelfSimd(const PairWalkTree& t, float thickness, std::vector<uint64_t>& stack,
-                      std::vector<uint64_t>& pairs) {
+                      std::vector<uint64_t>& pairs, float relative) {
   if (t.empty()) return;
-  if (!HWY_DYNAMIC_DISPATCH(PairWalkSelf)(t, thickness, stack, pairs)) pairWalkSelf(t, thickness, stack, pairs);
+  if (!HWY_DYNAMIC_DISPATCH(PairWalkSelf)(t, thickness, stack, pairs, relative)) {
+    pairWalkSelf(t, thickness, stack, pairs, relative);
+  }
 }
 }  // namespace vkc::cpu
 #endif
@@ -246,8 +248,8 @@ void pairWalkSimd(const PairWalkTree& x, const PairWalkTree& y, float thickness,
   pairWalk(x, y, thickness, stack, pairs);
 }
 void pairWalkSelfSimd(const PairWalkTree& t, float thickness, std::vector<uint64_t>& stack,
-                      std::vector<uint64_t>& pairs) {
-  pairWalkSelf(t, thickness, stack, pairs);
+                      std::vector<uint64_t>& pairs, float relative) {
+  pairWalkSelf(t, thickness, stack, pairs, relative);
 }
 }  // namespace vkc::cpu
 #endif

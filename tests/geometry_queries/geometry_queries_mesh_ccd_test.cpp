@@ -378,6 +378,39 @@ TEST_P(GeometryQueriesMeshCcd, RandomMeshesMatchCpuScalarBruteForceSimdAndSwap) 
   }
 }
 
+// A line mesh against itself whose segments lie at very different scales (a tangle of 1 500 segments
+// about the origin, another about (1000, 0, 0), a few at 1e5): each segment's reach grows with its
+// coordinates, and the CPU's self walk widens each swept box by its own (src/cpu/mesh_pair_walk.h),
+// so it finds the brute force's contacts, bit for bit, in the near and in the far tangle.
+TEST_P(GeometryQueriesMeshCcd, SelfQueryAtMixedScalesMatchesBruteForce) {
+  std::mt19937 rng(8);
+  std::uniform_real_distribution<float> step(-0.05f, 0.05f);
+  std::vector<Float4> prev, cur;
+  const auto tangle = [&](size_t n, Float4 at, float spread) {
+    Float4 p = at;
+    for (size_t i = 0; i < n; ++i) {
+      p = v3(p.x + spread * step(rng), p.y + spread * step(rng), p.z + spread * step(rng));
+      prev.push_back(p);
+      cur.push_back(v3(p.x + spread * step(rng), p.y + spread * step(rng), p.z + spread * step(rng)));
+    }
+  };
+  tangle(1500, v3(0.0f, 0.0f, 0.0f), 1.0f);
+  tangle(1500, v3(1000.0f, 0.0f, 0.0f), 1.0f);
+  tangle(4, v3(1e5f, 1e5f, 0.0f), 100.0f);
+  CcdBatch b;
+  const uint32_t m = b.addMoving(GeometryType::kLineMesh, prev, cur, polyline(prev.size()), 0.01f);
+  b.ccd(m, m);
+  runAndCompare(b, 200000, 1e-3f);
+  if (HasFatalFailure()) return;
+  uint32_t near = 0, far = 0;
+  for (uint32_t k = 0; k < b.ranges[0].count; ++k) {
+    (b.elementsA[k].index < 1499 ? near : far) += 1;
+  }
+  std::printf("contacts: near the origin %u, far %u\n", near, far);
+  EXPECT_GT(near, 20u);
+  EXPECT_GT(far, 20u);
+}
+
 // --- Bad input ------------------------------------------------------------------------------------
 
 TEST_P(GeometryQueriesMeshCcd, BadInputNamesTheField) {
