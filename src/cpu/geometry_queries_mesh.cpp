@@ -537,8 +537,8 @@ struct MeshQueries::State {
     if (!t.walkBuilt) {
       t.walkBuilt = true;
       const CellRange r = cellRange(in->geometries[gi]);
-      t.walk = pairWalkLayout(t.nodes, t.boxes, in->cells.subspan(r.first, static_cast<size_t>(r.count) * r.corners),
-                              r.corners);
+      t.walk = pairWalkLayout(
+          t.nodes, t.boxes, in->cells.subspan(r.first, static_cast<size_t>(r.count) * r.corners), r.corners);
     }
     return t.walk;
   }

@@ -146,8 +146,8 @@ uint64_t meshCcdContacts(const GeometryQueryInput& in, size_t qi, const Geometry
     const float thickness = g1.p2.w + g2.p2.w;
     const auto contact = [&](uint32_t i, vec3 a0, vec3 a1, vec3 a0e, vec3 a1e, uint32_t j) {
       gpu::GeomElement first, second;
-      if (gpu::geomEdgeCcdContact(a0, a1, a0e, a1e, i, m2.before(j, 0), m2.before(j, 1), m2.at(j, 0), m2.at(j, 1),
-                                  j, thickness, first, second)) {
+      if (gpu::geomEdgeCcdContact(a0, a1, a0e, a1e, i, m2.before(j, 0), m2.before(j, 1), m2.at(j, 0),
+                                  m2.at(j, 1), j, thickness, first, second)) {
         emit(first, second, aFirst);
       }
     };

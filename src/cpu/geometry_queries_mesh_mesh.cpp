@@ -199,7 +199,8 @@ void sortKeys(std::vector<uint64_t>& keys, std::vector<uint32_t>* payload) {
 // oracle: every cell), already in order: the tandem walk with both trees and their layouts built in
 // the call measured 1.6-2.0x slower calls (bench_mesh_queries, 92k and 369k triangles per mesh).
 // xi == yi (a mesh against itself): only the pairs cx < cy of cells sharing no vertex; with the tree
-// kept, the self walk (pairWalkSelf: each such pair met once, half the tandem walk's steps).
+// kept (and on kCpuSimd without: a layout built in the call), the self walk (pairWalkSelf: each such
+// pair met once, neighbours dropped as they are met).
 // planeTest (two surface meshes, kCpuSimd): the pairs that the triangle test gives no contact by its
 // plane and clip steps dropped (dropPlaneSeparated; with kept trees before the sort), and (carried given) the
 // pairs' corners as the pre-test read them from the kept copies, 18 floats a pair in the pairs' order,

@@ -333,9 +333,8 @@ inline void foundSelf(const PairWalkTree& t, uint32_t a, uint32_t b, std::vector
   if ((a & b & kBvhLeafBit) != 0) {
     uint32_t ca = a & ~kBvhLeafBit, cb = b & ~kBvhLeafBit;
     if (cb < ca) std::swap(ca, cb);
-    if (!t.cellIds.empty() &&
-        !pairWalkSelfPair(ca, &t.cellIds[4 * static_cast<size_t>(ca)], cb, &t.cellIds[4 * static_cast<size_t>(cb)],
-                          t.corners)) {
+    if (!t.cellIds.empty() && !pairWalkSelfPair(ca, &t.cellIds[4 * static_cast<size_t>(ca)], cb,
+                                                &t.cellIds[4 * static_cast<size_t>(cb)], t.corners)) {
       return;
     }
     pairs.push_back(key(ca, cb));
@@ -379,11 +378,14 @@ void pairWalkSelf(const PairWalkTree& t, float thickness, std::vector<uint64_t>&
     const uint32_t a = static_cast<uint32_t>(top >> 32), b = static_cast<uint32_t>(top);
     SelfBox sa[2], sb[2];
     const int na = side(a, sa);
-    if (a == b) {  // a node against itself: each child node against itself, the two children against each other
+    if (a == b) {
+      // A node against itself: each child node against itself, the two children against each other.
       for (int i = 0; i < na; ++i) {
         if ((sa[i].ref & kBvhLeafBit) == 0) stack.push_back(key(sa[i].ref, sa[i].ref));
       }
-      if (na == 2 && selfOverlaps(sa[0], sa[1], thickness, relative)) foundSelf(t, sa[0].ref, sa[1].ref, stack, pairs);
+      if (na == 2 && selfOverlaps(sa[0], sa[1], thickness, relative)) {
+        foundSelf(t, sa[0].ref, sa[1].ref, stack, pairs);
+      }
       continue;
     }
     // Two different subtrees: a node against a node (both sides' children), or a cell against a

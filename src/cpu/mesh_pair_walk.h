@@ -77,7 +77,8 @@ void pairWalkSimd(const PairWalkTree& x, const PairWalkTree& y, float thickness,
 // kBvhNone, never a vertex number): geomMeshMeshSelfPair, the rule of every self query, without its
 // branches (the walks meet about 50 pairs of neighbours for each pair kept on a surface; tested against
 // the rule in tests/mesh_pairs/mesh_mesh_simd_test.cpp).
-inline bool pairWalkSelfPair(uint32_t cx, const uint32_t* ix, uint32_t cy, const uint32_t* iy, uint32_t corners) {
+inline bool pairWalkSelfPair(uint32_t cx, const uint32_t* ix, uint32_t cy, const uint32_t* iy,
+                             uint32_t corners) {
   bool shared = false;
   for (uint32_t i = 0; i < 4; ++i) {
     const bool corner = i < corners;
@@ -99,8 +100,8 @@ inline bool pairWalkSelfPair(uint32_t cx, const uint32_t* ix, uint32_t cy, const
 // pairs of a surface), not appended.
 // `relative`: pairWalkReach's margin factor (a caller that filters the pairs with a reach of its own
 // takes a wider one: the mesh CCD's).
-void pairWalkSelf(const PairWalkTree& t, float thickness, std::vector<uint64_t>& stack, std::vector<uint64_t>& pairs,
-                  float relative = 1e-5f);
+void pairWalkSelf(const PairWalkTree& t, float thickness, std::vector<uint64_t>& stack,
+                  std::vector<uint64_t>& pairs, float relative = 1e-5f);
 // Its SIMD twin (src/cpu/mesh_pair_walk_simd.cpp, kCpuSimd): the same keys, in its own walk order.
 void pairWalkSelfSimd(const PairWalkTree& t, float thickness, std::vector<uint64_t>& stack,
                       std::vector<uint64_t>& pairs, float relative = 1e-5f);

@@ -74,8 +74,10 @@ bool Walk(const PairWalkTree& x, const PairWalkTree& y, float thickness, std::ve
       prefetch(x.wide[static_cast<uint32_t>(next >> 32) & kWideIndexMask]);
       prefetch(y.wide[static_cast<uint32_t>(next) & kWideIndexMask]);
       if (kSelf && selfIds) {  // the children's vertex numbers, a line a node
-        __builtin_prefetch(&x.wideIds[16 * static_cast<size_t>(static_cast<uint32_t>(next >> 32) & kWideIndexMask)]);
-        __builtin_prefetch(&x.wideIds[16 * static_cast<size_t>(static_cast<uint32_t>(next) & kWideIndexMask)]);
+        __builtin_prefetch(
+            &x.wideIds[16 * static_cast<size_t>(static_cast<uint32_t>(next >> 32) & kWideIndexMask)]);
+        __builtin_prefetch(
+            &x.wideIds[16 * static_cast<size_t>(static_cast<uint32_t>(next) & kWideIndexMask)]);
       }
       ring[(ringFirst + ringCount++) % kAhead] = next;
     }
@@ -182,7 +184,8 @@ bool Walk(const PairWalkTree& x, const PairWalkTree& y, float thickness, std::ve
         } else {
           const uint32_t* ix = &x.wideIds[16 * static_cast<size_t>(a & kWideIndexMask) + 4 * i];
           const uint32_t* iy = &x.wideIds[16 * static_cast<size_t>(b & kWideIndexMask) + 4 * j];
-          if (cx < cy ? pairWalkSelfPair(cx, ix, cy, iy, x.corners) : pairWalkSelfPair(cy, iy, cx, ix, x.corners)) {
+          if (cx < cy ? pairWalkSelfPair(cx, ix, cy, iy, x.corners)
+                      : pairWalkSelfPair(cy, iy, cx, ix, x.corners)) {
             pairs.push_back(cx < cy ? key(cx, cy) : key(cy, cx));
           }
         }
