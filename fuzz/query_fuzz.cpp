@@ -121,8 +121,9 @@ void checkContacts(std::string_view text) {
 
 // Runs an accepted file of bounded size on the CPU reference: validate() refuses it with a message or
 // queryGeometriesCpu(kCpuScalar) (what queryGeometries(kCpuScalar) runs) answers, and then its counts
-// and ranges agree with one another and the capacity, and its contacts round-trip through a contacts
-// file. The caps keep one input to milliseconds (mesh queries build trees per call).
+// and ranges agree with one another and the capacity, kCpuSimd gives the same bits, and its contacts
+// round-trip through a contacts file. The caps keep one input to milliseconds (mesh queries build
+// trees per call).
 void runOnCpu(const vkc::GeometryQueryFile& f) {
   if (f.geometries.size() > 16 || f.queries.size() > 16 || f.points.size() > 64 || f.gridSamples.size() > 512 ||
       f.cells.size() > 256)
@@ -153,6 +154,22 @@ void runOnCpu(const vkc::GeometryQueryFile& f) {
     }
   }
   if (next != counts->contacts) fail("cpu: the ranges' counts do not sum to contacts");
+  // kCpuSimd gives kCpuScalar's answer bit for bit (queryGeometriesCpu's contract). The fuzz build has
+  // no SIMD target, so this checks the paths the backend chooses whatever the target (a mesh's self
+  // query walks a layout built in the call); a build with Highway would check the lanes too.
+  std::vector<vkc::ContactElement> sa(kCapacity), sb(kCapacity);
+  std::vector<vkc::ContactRange> sranges(f.queries.size());
+  std::vector<vkc::Float4> sstate = f.state;
+  const vkc::Result<vkc::GeometryQueryCounts> simd =
+      vkc::queryGeometriesCpu(input, {sa, sb, sranges, sstate}, vkc::Backend::kCpuSimd);
+  if (!simd) fail("cpu-simd: refused what cpu-scalar ran");
+  if (simd->contacts != counts->contacts || simd->written != counts->written || simd->overflow != counts->overflow)
+    fail("cpu-simd: counts differ from cpu-scalar");
+  sa.resize(counts->written), sb.resize(counts->written);
+  if (!sameBits(sranges, ranges) || !sameBits(sstate, state) ||
+      !sameBits(sa, std::vector<vkc::ContactElement>(a.begin(), a.begin() + counts->written)) ||
+      !sameBits(sb, std::vector<vkc::ContactElement>(b.begin(), b.begin() + counts->written)))
+    fail("cpu-simd: ranges, state or contacts differ from cpu-scalar");
   vkc::GeometryContacts c;
   c.backend = "cpu-scalar";
   c.counts = *counts;
