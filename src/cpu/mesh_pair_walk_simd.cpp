@@ -73,7 +73,7 @@ bool Walk(const PairWalkTree& x, const PairWalkTree& y, float thickness, std::ve
       stack.pop_back();
       prefetch(x.wide[static_cast<uint32_t>(next >> 32) & kWideIndexMask]);
       prefetch(y.wide[static_cast<uint32_t>(next) & kWideIndexMask]);
-      if (kSelf && selfIds) {  // the children's vertex numbers, a line a node
+      if (selfIds) {  // the children's vertex numbers, a line a node
         __builtin_prefetch(
             &x.wideIds[16 * static_cast<size_t>(static_cast<uint32_t>(next >> 32) & kWideIndexMask)]);
         __builtin_prefetch(
@@ -91,56 +91,48 @@ bool Walk(const PairWalkTree& x, const PairWalkTree& y, float thickness, std::ve
     const uint32_t xAll = (1u << xn.count) - 1u, yAll = (1u << yn.count) - 1u;
     const uint32_t xm = (a >> kWideMaskShift) != 0 ? (a >> kWideMaskShift) : xAll;
     const uint32_t ym = (b >> kWideMaskShift) != 0 ? (b >> kWideMaskShift) : yAll;
-    decltype(hn::Zero(d)) yl[3], yh[3];  // Y's side, the same in every chunk
+    using V = decltype(hn::Zero(d));
+    // The reach per lane of boxes (lo, hi) (pairWalkReach, its operations in its order).
+    const auto reach = [&](const V lo[3], const V hi[3]) {
+      V scale = t;
+      for (int k = 0; k < 3; ++k) {
+        scale = hn::Max(scale, hn::Abs(lo[k]));
+        scale = hn::Max(scale, hn::Abs(hi[k]));
+      }
+      return hn::Add(t, hn::Mul(eps, scale));
+    };
+    // Where box w widened by r and box e lie apart: one ends before the other starts.
+    const auto apart = [](const V wl[3], const V wh[3], V r, const V el[3], const V eh[3]) {
+      auto m = hn::Lt(hn::Add(wh[0], r), el[0]);
+      m = hn::Or(m, hn::Lt(eh[0], hn::Sub(wl[0], r)));
+      for (int k = 1; k < 3; ++k) {
+        m = hn::Or(m, hn::Lt(hn::Add(wh[k], r), el[k]));
+        m = hn::Or(m, hn::Lt(eh[k], hn::Sub(wl[k], r)));
+      }
+      return m;
+    };
+    V yl[3], yh[3];  // Y's side, the same in every chunk
     for (int k = 0; k < 3; ++k) yl[k] = hn::LoadDup128(d, yn.lo[k]), yh[k] = hn::LoadDup128(d, yn.hi[k]);
     // The reach of Y's children (a self walk's other direction), the same in every chunk.
-    auto ry = t;
-    if constexpr (kSelf) {
-      auto scale = t;
-      for (int k = 0; k < 3; ++k) {
-        scale = hn::Max(scale, hn::Abs(yl[k]));
-        scale = hn::Max(scale, hn::Abs(yh[k]));
-      }
-      ry = hn::Add(t, hn::Mul(eps, scale));
-    }
+    V ry = t;
+    if constexpr (kSelf) ry = reach(yl, yh);
     uint32_t keep = 0, keepRev = 0;
     for (size_t c = 0; c < chunks; ++c) {
       if (((xm >> (c * lanes / 4)) & ((1u << (lanes / 4)) - 1u)) == 0) continue;  // no X child taken here
       const auto idx = hn::SetTableIndices(d, xIdx + c * lanes);
-      decltype(hn::Zero(d)) xl[3], xh[3];
+      V xl[3], xh[3];
       for (int k = 0; k < 3; ++k) {
         xl[k] = hn::TableLookupLanes(hn::LoadDup128(d, xn.lo[k]), idx);
         xh[k] = hn::TableLookupLanes(hn::LoadDup128(d, xn.hi[k]), idx);
       }
-      // X's reach per lane (pairWalkReach), then apart where one box ends before the other starts.
-      auto scale = t;
-      for (int k = 0; k < 3; ++k) {
-        scale = hn::Max(scale, hn::Abs(xl[k]));
-        scale = hn::Max(scale, hn::Abs(xh[k]));
-      }
-      const auto r = hn::Add(t, hn::Mul(eps, scale));
-      auto apart = hn::Lt(hn::Add(xh[0], r), yl[0]);
-      apart = hn::Or(apart, hn::Lt(yh[0], hn::Sub(xl[0], r)));
-      for (int k = 1; k < 3; ++k) {
-        apart = hn::Or(apart, hn::Lt(hn::Add(xh[k], r), yl[k]));
-        apart = hn::Or(apart, hn::Lt(yh[k], hn::Sub(xl[k], r)));
-      }
-      const auto laneBits = [&](decltype(apart) overlap) {
+      const auto laneBits = [&](auto overlap) {
         uint8_t bits[8] = {};
         hn::StoreMaskBits(d, overlap, bits);
         const uint32_t m = static_cast<uint32_t>(bits[0]) | (static_cast<uint32_t>(bits[1]) << 8);
         return (m & ((lanes == 16 ? 0x10000u : 1u << lanes) - 1u)) << (c * lanes);
       };
-      keep |= laneBits(hn::Not(apart));
-      if constexpr (kSelf) {  // Y's child widened against X's
-        auto apartRev = hn::Lt(hn::Add(yh[0], ry), xl[0]);
-        apartRev = hn::Or(apartRev, hn::Lt(xh[0], hn::Sub(yl[0], ry)));
-        for (int k = 1; k < 3; ++k) {
-          apartRev = hn::Or(apartRev, hn::Lt(hn::Add(yh[k], ry), xl[k]));
-          apartRev = hn::Or(apartRev, hn::Lt(xh[k], hn::Sub(yl[k], ry)));
-        }
-        keepRev |= laneBits(hn::Not(apartRev));
-      }
+      keep |= laneBits(hn::Not(apart(xl, xh, reach(xl, xh), yl, yh)));  // X's child widened against Y's
+      if constexpr (kSelf) keepRev |= laneBits(hn::Not(apart(yl, yh, ry, xl, xh)));  // and the reverse
     }
     if constexpr (kSelf) {
       // Two cells by the lower one's widening, else either way; a node against itself: above the
