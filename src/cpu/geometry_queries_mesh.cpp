@@ -242,7 +242,6 @@ struct Tree {
   std::vector<Aabb> ownBoxes;
   std::vector<uint32_t> parents;
   // The walk layout of the tree with the cells' vertex numbers (built on first use, by a self query).
-  bool walkBuilt = false;
   cpu::PairWalkTree walk;
   // A closed surface mesh's angle-weighted pseudonormals (built on first use): per triangle its
   // face's and its three edges' (edge k: corners k, k + 1 mod 3), per vertex its own.
@@ -534,8 +533,7 @@ struct MeshQueries::State {
   const PairWalkTree& selfLayout(uint32_t gi) {
     Tree& t = trees[gi];
     (void)tree(gi);
-    if (!t.walkBuilt) {
-      t.walkBuilt = true;
+    if (t.walk.empty()) {  // (a mesh without cells: an empty layout again, at no cost)
       const CellRange r = cellRange(in->geometries[gi]);
       t.walk = pairWalkLayout(
           t.nodes, t.boxes, in->cells.subspan(r.first, static_cast<size_t>(r.count) * r.corners), r.corners);

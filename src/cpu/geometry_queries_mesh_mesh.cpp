@@ -213,10 +213,10 @@ void candidatePairs(const MeshPairAccess& access, uint32_t xi, uint32_t yi, floa
   if (carried != nullptr) carried->clear();
   if (features != nullptr) features->clear();
   const MeshView x(*access.in, xi), y(*access.in, yi);
-  // A mesh against itself: each pair of cells once (cx < cy), never two sharing a vertex
-  // (geomMeshMeshSelfPair, as the Vulkan stage's candidate passes); dropped before the plane pre-test.
-  // Its first test (cx < cy) is taken here before the cells' vertex numbers are read: it drops half
-  // of the per-cell walk's pairs (the self walk's pairs all have cx < cy).
+  // A mesh against itself, walked per cell: each pair of cells once (cx < cy), never two sharing a
+  // vertex (geomMeshMeshSelfPair, as the Vulkan stage's candidate passes); dropped before the plane
+  // pre-test. Its first test (cx < cy) is taken before the cells' vertex numbers are read: it drops
+  // half of the walk's pairs.
   const auto selfPairKept = [&](uint32_t cx, uint32_t cy) {
     return xi != yi || (cx < cy && gpu::geomMeshMeshSelfPair(cx, x.ids(cx), cy, y.ids(cy), x.corners));
   };
@@ -256,7 +256,10 @@ void candidatePairs(const MeshPairAccess& access, uint32_t xi, uint32_t yi, floa
     if (drop) dropPlaneSeparated(x, y, nullptr, nullptr, pairs);
     return;
   }
-  if (xi == yi) {  // the self walk: the pairs cx < cy of the tandem walk of the tree with itself, each once
+  if (xi == yi) {
+    // The self walk: the pairs cx < cy of the tandem walk of the tree with itself, each once; a kept
+    // tree's layout holds the cells' vertex numbers (geometry_query_trees.cpp), so the walk drops
+    // the pairs sharing a vertex itself.
     if (access.simd) {
       pairWalkSelfSimd(kx->walk, thickness, stack, pairs);
     } else {
@@ -266,11 +269,6 @@ void candidatePairs(const MeshPairAccess& access, uint32_t xi, uint32_t yi, floa
     pairWalkSimd(kx->walk, ky->walk, thickness, stack, pairs);
   } else {
     pairWalk(kx->walk, ky->walk, thickness, stack, pairs);
-  }
-  if (xi == yi && kx->walk.cellIds.empty()) {  // (a kept tree's self walk already dropped them)
-    std::erase_if(pairs, [&](uint64_t k) {
-      return !selfPairKept(static_cast<uint32_t>(k >> 32), static_cast<uint32_t>(k));
-    });
   }
   if (!drop || carried == nullptr || features == nullptr) {
     if (drop) dropPlaneSeparated(x, y, kx->corners.data(), ky->corners.data(), pairs);
