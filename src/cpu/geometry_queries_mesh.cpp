@@ -600,7 +600,9 @@ uint64_t MeshQueries::contacts(size_t qi, const GeometryQueryOutput& output, uin
     return ids;
   };
   const auto at = [&](uint32_t v) { return vertexAt(in, mesh, v); };
-  if (q.method == GeometryMethod::kContinuous) return meshCcdContacts(in, qi, output, total, capacity, bruteForce);
+  if (q.method == GeometryMethod::kContinuous) {
+    return meshCcdContacts(in, qi, output, total, capacity, bruteForce, st.simd);
+  }
   gpu::GeomElement em, eo;
   if (gpu::geomIsMesh(otherType)) {  // mesh against mesh: src/cpu/geometry_queries_mesh_mesh.cpp
     // Canonical order: the lower type first, two meshes of one type by geometry index (the swap rule).

@@ -5,7 +5,8 @@
 // the mesh-collision stage: edge-edge CCD (shaders/shared/ccd_edge_edge.h) and vertex-face CCD
 // (triCcdCore, shaders/shared/collide_meshes_math.h), with the box filter and elements of
 // shaders/shared/geometry_queries_mesh_ccd.h that the Vulkan stage's mesh CCD family runs too
-// (geometry_queries_mesh_ccd_slot.h). kCpuSimd runs this scalar code too.
+// (geometry_queries_mesh_ccd_slot.h). kCpuSimd runs this scalar code too, but for a line mesh's self
+// walk (src/cpu/mesh_pair_walk.h), whose SIMD twin it takes.
 #include "cpu/geometry_queries_mesh_ccd.h"
 
 #include <algorithm>
@@ -119,7 +120,7 @@ Status validateMeshCcdQuery(const GeometryQueryInput& in, size_t qi) {
 }
 
 uint64_t meshCcdContacts(const GeometryQueryInput& in, size_t qi, const GeometryQueryOutput& output,
-                         uint64_t total, uint64_t capacity, bool bruteForce) {
+                         uint64_t total, uint64_t capacity, bool bruteForce, bool simd) {
   const GeometryQuery& q = in.queries[qi];
   const uint32_t query = static_cast<uint32_t>(qi);
   uint64_t found = 0;
@@ -164,7 +165,11 @@ uint64_t meshCcdContacts(const GeometryQueryInput& in, size_t qi, const Geometry
       const float relative = gpu::geomCcdBoxReach(0.0f, 1.0f) * kRaise;
       const PairWalkTree walk = pairWalkLayout(m2.nodes, m2.boxes, m2.cells, 2u);
       std::vector<uint64_t> stack, pairs;
-      pairWalkSelfSimd(walk, reach, stack, pairs, relative);
+      if (simd) {
+        pairWalkSelfSimd(walk, reach, stack, pairs, relative);
+      } else {
+        pairWalkSelf(walk, reach, stack, pairs, relative);
+      }
       std::sort(pairs.begin(), pairs.end());
       uint32_t i = 0xFFFFFFFFu;
       vec3 a0, a1, a0e, a1e, lo, hi;

@@ -21,8 +21,10 @@ Status validateMeshCcdQuery(const GeometryQueryInput& input, size_t qi);
 
 // Query qi's contacts (validated input, a continuous mesh query), written as elements total,
 // total + 1, ... below capacity; returns the number found. bruteForce: every cell of the swept boxes'
-// filter instead of the BVH's candidates (the same contacts bit for bit).
+// filter instead of the BVH's candidates (the same contacts bit for bit). simd (kCpuSimd): a line mesh
+// against itself finds its candidates with the SIMD self walk (kCpuScalar: the scalar one; the same
+// candidates).
 uint64_t meshCcdContacts(const GeometryQueryInput& input, size_t qi, const GeometryQueryOutput& output,
-                         uint64_t total, uint64_t capacity, bool bruteForce);
+                         uint64_t total, uint64_t capacity, bool bruteForce, bool simd);
 
 }  // namespace vkc::cpu
