@@ -1,9 +1,9 @@
 // Pipeline cache benchmark: what ContextCreateInfo::pipelineCacheData saves at load time. Per round, a
 // context with an empty cache ("cold") creates the geometry query stage and all its families'
 // pipelines (GeometryQueryStage::create + createPipelines(kGeometryQueryFamiliesAll): the library's
-// largest set of pipelines; --quick: the basic family's), and its Context::pipelineCacheData() is kept; then a second context
-// seeded with that data ("warm") does the same. Wall clock of create + createPipelines per context,
-// medians over the rounds, the cache's size and whether the driver took it
+// largest set of pipelines; --quick: the basic family's), and its Context::pipelineCacheData() is kept; then
+// a second context seeded with that data ("warm") does the same. Wall clock of create + createPipelines per
+// context, medians over the rounds, the cache's size and whether the driver took it
 // (Context::pipelineCacheDataUsed). Prints a table and writes JSON. See --help.
 //
 // Drivers differ in what they keep: Mesa's lavapipe 22.3 writes only the cache's 32-byte header and
@@ -29,13 +29,14 @@ struct Options : CommonOptions {
 };
 
 void usage(std::FILE* f) {
-  std::fprintf(f,
-               "usage: bench_pipeline_cache [options]\n"
-               "  --device SEL        Vulkan device: index or name substring (default: VKC_DEVICE, else first GPU)\n"
-               "  --reps R            rounds (a cold and a warm context each), median reported (default 5)\n"
-               "  --exact-arithmetic  contexts with exact arithmetic (ContextCreateInfo::exactArithmetic)\n"
-               "  --quick             1 round, the basic family's pipelines only (smoke test)\n"
-               "  --json PATH         write results as JSON (default bench_pipeline_cache.json)\n");
+  std::fprintf(
+      f,
+      "usage: bench_pipeline_cache [options]\n"
+      "  --device SEL        Vulkan device: index or name substring (default: VKC_DEVICE, else first GPU)\n"
+      "  --reps R            rounds (a cold and a warm context each), median reported (default 5)\n"
+      "  --exact-arithmetic  contexts with exact arithmetic (ContextCreateInfo::exactArithmetic)\n"
+      "  --quick             1 round, the basic family's pipelines only (smoke test)\n"
+      "  --json PATH         write results as JSON (default bench_pipeline_cache.json)\n");
 }
 
 std::optional<Options> parseOptions(int argc, char** argv) {
@@ -59,10 +60,10 @@ const char* familiesName(const Options& o) {
 }
 
 struct Sample {
-  double ms = 0;                  // GeometryQueryStage::create + createPipelines(families)
+  double ms = 0;                   // GeometryQueryStage::create + createPipelines(families)
   std::vector<uint8_t> cacheData;  // the context's pipelineCacheData() afterwards
-  bool used = false;              // the context took its seed (pipelineCacheDataUsed)
-  std::string deviceFields;       // its device, for the JSON (jsonDeviceFields) and the header (deviceLine)
+  bool used = false;               // the context took its seed (pipelineCacheDataUsed)
+  std::string deviceFields;        // its device, for the JSON (jsonDeviceFields) and the header (deviceLine)
   std::string deviceLine;
 };
 
@@ -76,7 +77,8 @@ std::optional<Sample> measure(const Options& o, std::span<const uint8_t> seed) {
   s.deviceLine = deviceLine(*ctx);
   const double t0 = nowMs();
   auto stage = GeometryQueryStage::create(
-      *ctx, {.maxQueries = 1024, .maxGeometries = 2048, .maxPoints = 4096, .maxContacts = 8192, .maxSlots = 16384});
+      *ctx,
+      {.maxQueries = 1024, .maxGeometries = 2048, .maxPoints = 4096, .maxContacts = 8192, .maxSlots = 16384});
   if (!stage) {
     std::fprintf(stderr, "%s: GeometryQueryStage::create: %s\n", kProg, stage.message().c_str());
     return std::nullopt;
@@ -114,18 +116,21 @@ int runBench(const Options& o) {
   }
   const double coldMs = median(cold), warmMs = median(warm);
   std::printf("%s: %s; %u rounds\n\n", kProg, device.c_str(), o.reps);
-  std::printf("%-48s %12s %12s %8s %12s %10s\n", "what", "cold ms", "warm ms", "ratio", "cache bytes", "seed used");
-  const std::string what = std::string("GeometryQueryStage create + createPipelines(") + familiesName(o) + ")";
-  std::printf("%-48s %12.1f %12.1f %7.2fx %12zu %10s\n", what.c_str(), coldMs, warmMs, warmMs > 0 ? coldMs / warmMs : 0.0, cacheBytes, allUsed ? "yes" : "no");
+  std::printf("%-48s %12s %12s %8s %12s %10s\n", "what", "cold ms", "warm ms", "ratio", "cache bytes",
+              "seed used");
+  const std::string what =
+      std::string("GeometryQueryStage create + createPipelines(") + familiesName(o) + ")";
+  std::printf("%-48s %12.1f %12.1f %7.2fx %12zu %10s\n", what.c_str(), coldMs, warmMs,
+              warmMs > 0 ? coldMs / warmMs : 0.0, cacheBytes, allUsed ? "yes" : "no");
   std::string json = "{\n  \"benchmark\": \"pipeline_cache\",\n  \"date\": " + jsonString(utcDate()) + ",\n";
   json += deviceFields + jsonHostFields();
   json += "  \"reps\": " + std::to_string(o.reps) + ",\n";
   std::vector<int> rows = {0};
   json += jsonRowsAndEnd(rows, [&](int) {
-    return std::string("\"what\": \"geometry_query_stage_create_and_pipelines\", \"families\": \"") + familiesName(o) +
-           "\", \"cold_ms\": " +
-           jsonNumber(coldMs) + ", \"warm_ms\": " + jsonNumber(warmMs) +
-           ", \"cache_bytes\": " + std::to_string(cacheBytes) + ", \"seed_used\": " + (allUsed ? "true" : "false");
+    return std::string("\"what\": \"geometry_query_stage_create_and_pipelines\", \"families\": \"") +
+           familiesName(o) + "\", \"cold_ms\": " + jsonNumber(coldMs) +
+           ", \"warm_ms\": " + jsonNumber(warmMs) + ", \"cache_bytes\": " + std::to_string(cacheBytes) +
+           ", \"seed_used\": " + (allUsed ? "true" : "false");
   });
   return finishResults(kProg, o.json, json, false);
 }
