@@ -322,17 +322,35 @@ VKC_FN float geomSegmentDeepestParam(vec3 p0, vec3 p1, GeomShape s) {
   return best;
 }
 
-// The lowest point of a cylinder against a one-sided plane of normal n: on the rim opposite n, at
-// the middle of the lowest generator when the axis is parallel to the plane, at the cap's centre
-// when the axis is along n (a flat cylinder on a plane: one contact at the cap's centre).
-VKC_FN vec3 geomCylinderLowest(GeomShape cyl, vec3 n) {
+// Slot `slot` of a cylinder against a one-sided plane of normal n (kGeomCylinderPlaneSlots): its
+// point, false where the slot has none. Slot 0 is the cylinder's lowest point: on the rim of the cap
+// nearer the plane (the one at -axis when the axis is parallel to the plane), opposite n. A cylinder
+// standing on a cap (kGeomCylinderFlatSine) adds that cap's rim a quarter, a half and three quarters of
+// a turn on (slots 1-3: a square on the rim); one lying on its side adds the other cap's lowest rim
+// point (slot 1: the ends of the lowest line). Each point below the plane is a contact, as a box's
+// corners are: a flat cylinder on a plane rests on up to four contacts, a lying one on two. A cylinder
+// standing exactly (no direction on the cap opposite n) starts its square along geomPerpendicularTo(axis).
+VKC_FN bool geomCylinderPlanePoint(GeomShape cyl, vec3 n, uint slot, VKC_OUT(vec3) point) {
   vec3 axis = geomUnit(vec3(cyl.p1));
   float an = dot(axis, n);
-  float axial = an > 0.0f ? -cyl.p1.w : (an < 0.0f ? cyl.p1.w : 0.0f);
+  float h = cyl.p1.w;
+  float r = cyl.p0.w;
+  float axial = an < 0.0f ? h : -h;
   vec3 w = n - axis * an;
   float lw = sqrt(dot(w, w));
-  vec3 radial = lw > 1e-6f ? -w / lw * cyl.p0.w : vec3(0.0f);
-  return vec3(cyl.p0) + axis * axial + radial;
+  vec3 down = lw > 1e-6f ? -w / lw : geomPerpendicularTo(axis);
+  vec3 radial = down * r;
+  point = vec3(0.0f);
+  if (slot == 1u && abs(an) <= kGeomCylinderFlatSine) {  // lying: the other cap's lowest point
+    if (h == 0.0f) return false;                         // a disc's caps are one
+    axial = -axial;
+  } else if (slot != 0u) {  // standing: the rest of the square on the lower cap's rim
+    if (lw > kGeomCylinderFlatSine || r == 0.0f) return false;
+    vec3 side = cross(axis, down) * r;
+    radial = slot == 1u ? side : (slot == 2u ? -radial : -side);
+  }
+  point = vec3(cyl.p0) + axis * axial + radial;
+  return true;
 }
 
 // Whether slot k of a box-plane pair is a distinct corner (a flat box repeats corners: the corner
@@ -2013,10 +2031,10 @@ VKC_FN bool geomMethodSupported(uint lo, uint hi, uint method) {
   return (hi == kGeomPointSet && lo <= kGeomPlane) || (lo == kGeomPointSet && hi == kGeomImplicit);
 }
 
-// Slots of a query: 1 for most primitive pairs, 8 box-plane, 2 capsule-plane, the point count for a
-// point set, the sample count of an implicit geometry against a cylinder, box or plane (its surface
-// points), both sample counts for two implicit geometries, 1 for an implicit geometry against a
-// sphere or capsule.
+// Slots of a query: 1 for most primitive pairs, 8 box-plane, 2 capsule-plane, 4 cylinder-plane,
+// the point count for a point set, the sample count of an implicit geometry against a cylinder, box
+// or plane (its surface points), both sample counts for two implicit geometries, 1 for an implicit
+// geometry against a sphere or capsule.
 VKC_FN uint geomSlotCount(GeomShape a, GeomShape b) {
   uint lo = min(a.info.x, b.info.x);
   uint hi = max(a.info.x, b.info.x);
@@ -2031,6 +2049,7 @@ VKC_FN uint geomSlotCount(GeomShape a, GeomShape b) {
   if (lo == kGeomOrientedBox && hi == kGeomOrientedBox) return kGeomBoxBoxSlots;
   if (lo == kGeomCapsule && hi == kGeomOrientedBox) return kGeomCapsuleBoxSlots;
   if (lo == kGeomCapsule && hi == kGeomPlane) return kGeomCapsulePlaneSlots;
+  if (lo == kGeomCylinder && hi == kGeomPlane) return kGeomCylinderPlaneSlots;
   return 1u;
 }
 
@@ -2083,8 +2102,10 @@ VKC_FN bool geomCanonicalContact(GeomShape s, GeomShape t, uint slot, vec3 point
       return geomBallContact(end, s.p0.w, geomClosestPlane(o, n, end), kElementPointDirection, kGeomNoIndex, es, et);
     }
     if (ts == kGeomCylinder) {
-      vec3 low = geomCylinderLowest(s, n);
-      return geomBallContact(low, 0.0f, geomClosestPlane(o, n, low), kElementPointDirection, kGeomNoIndex, es, et);
+      vec3 rim;
+      if (!geomCylinderPlanePoint(s, n, slot, rim)) return false;
+      return geomBallContact(rim, 0.0f, geomClosestPlane(o, n, rim), kElementPointDirection, kGeomNoIndex, es,
+                             et);
     }
     // Box: one contact per corner below the plane.
     if (!geomBoxCornerDistinct(vec3(s.p2), slot)) return false;

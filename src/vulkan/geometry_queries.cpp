@@ -78,9 +78,12 @@ constexpr uint32_t kWriteLevel = 2;
 constexpr uint32_t kBlocksLevel = 3;  // a primitive-pair batch's BLOCKS and LOCAL passes
 // A primitive pair's contacts fit its entry's 4 bits (shared/geometry_queries_bindings.h), and the
 // QUERY passes evaluate at most kGeomPrimitiveMaxSlots slots.
-static_assert(gpu::kGeomBoxPlaneSlots <= gpu::kGeomPrimitiveMaxSlots && gpu::kGeomBoxBoxSlots <= gpu::kGeomPrimitiveMaxSlots &&
+static_assert(gpu::kGeomBoxPlaneSlots <= gpu::kGeomPrimitiveMaxSlots &&
+              gpu::kGeomBoxBoxSlots <= gpu::kGeomPrimitiveMaxSlots &&
               gpu::kGeomCapsuleBoxSlots <= gpu::kGeomPrimitiveMaxSlots &&
-              gpu::kGeomCapsulePlaneSlots <= gpu::kGeomPrimitiveMaxSlots && gpu::kGeomPrimitiveMaxSlots <= 15);
+              gpu::kGeomCapsulePlaneSlots <= gpu::kGeomPrimitiveMaxSlots &&
+              gpu::kGeomCylinderPlaneSlots <= gpu::kGeomPrimitiveMaxSlots &&
+              gpu::kGeomPrimitiveMaxSlots <= 15);
 
 // A primitive-pair batch's blocks (shared/geometry_queries_bindings.h): chunks of kTile queries per
 // block, the least c with c * c * kTile * kTile >= queries, so that the LOCAL pass's workgroups (c

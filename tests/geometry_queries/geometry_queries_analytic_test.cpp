@@ -271,19 +271,81 @@ TEST(GeometryQueriesAnalytic, CapsuleLyingOnPlaneGivesTwoContacts) {
 
 TEST(GeometryQueriesAnalytic, CylinderPlaneLowestPoint) {
   const Geometry ground = Geometry::plane(v3(0, 0, 0), v3(0, 1, 0), false);
-  // Standing on its cap: one contact at the cap's centre.
-  auto standing = contacts(Geometry::cylinder(v3(0, 0.9f, 0), v3(0, 1, 0), 0.5f, 1.0f), ground);
-  ASSERT_EQ(standing.size(), 1u);
-  expectElement(standing[0].first, kPD, {v3(0, -0.1f, 0), v3(0, 1, 0), 0.1f}, kTol, "standing");
-  // Tilted 90 degrees (axis x), lying: the middle of the lowest line.
-  auto lying = contacts(Geometry::cylinder(v3(0, 0.4f, 0), v3(1, 0, 0), 0.5f, 1.0f), ground);
-  ASSERT_EQ(lying.size(), 1u);
-  expectElement(lying[0].first, kPD, {v3(0, -0.1f, 0), v3(0, 1, 0), 0.1f}, kTol, "lying");
-  // Tilted 45 degrees about z: the rim point.
+  // Tilted 45 degrees about z: the rim point, alone.
   const float h = std::sqrt(0.5f);
   auto tilted = contacts(Geometry::cylinder(v3(0, 1, 0), v3(h, h, 0), 0.5f, 1.0f), ground);
   ASSERT_EQ(tilted.size(), 1u);
   EXPECT_NEAR(tilted[0].first.point.w, h + 0.5f * h - 1.0f, kTol);
+  expectElement(tilted[0].first, kPD, {v3(-0.5f * h, 1.0f - 1.5f * h, 0), v3(0, 1, 0), 1.5f * h - 1.0f}, kTol,
+                "tilted");
+  // Tilted 3 degrees (past kGeomCylinderFlatSine, about 2): still one contact, the lowest rim point.
+  const float t3 = 3.0f * 3.14159265f / 180.0f;
+  auto past =
+      contacts(Geometry::cylinder(v3(0, 0.9f, 0), v3(std::sin(t3), std::cos(t3), 0), 0.5f, 1.0f), ground);
+  ASSERT_EQ(past.size(), 1u);
+  EXPECT_NEAR(past[0].first.point.w, std::cos(t3) + 0.5f * std::sin(t3) - 0.9f, kTol);
+}
+
+// A cylinder standing on its cap rests on a square of the cap's rim, one lying on its side on the ends
+// of its lowest line (geomCylinderPlanePoint); within about 2 degrees of either.
+TEST(GeometryQueriesAnalytic, CylinderPlaneManifoldStandingAndLying) {
+  const Geometry ground = Geometry::plane(v3(0, 0, 0), v3(0, 1, 0), false);
+  // Standing exactly, the cap 0.1 below the plane: four rim points a quarter turn apart, each 0.1 deep.
+  auto standing = contacts(Geometry::cylinder(v3(0, 0.9f, 0), v3(0, 1, 0), 0.5f, 1.0f), ground);
+  ASSERT_EQ(standing.size(), 4u);
+  Float4 sum{0, 0, 0, 0};
+  for (size_t k = 0; k < 4; ++k) {
+    const Float4 p = standing[k].first.point;
+    const Float4 q = standing[(k + 1) % 4].first.point;
+    EXPECT_NEAR(p.w, 0.1f, kTol) << k;
+    EXPECT_NEAR(p.y, -0.1f, kTol) << k;
+    EXPECT_NEAR(p.x * p.x + p.z * p.z, 0.25f, kTol) << k;
+    EXPECT_NEAR(p.x * q.x + p.z * q.z, 0.0f, kTol) << k << ": a quarter turn to the next";
+    EXPECT_EQ(standing[k].first.direction.y, 1.0f) << k;
+    sum.x += p.x, sum.z += p.z;
+  }
+  EXPECT_NEAR(sum.x, 0.0f, kTol);
+  EXPECT_NEAR(sum.z, 0.0f, kTol);
+  // Tilted 1 degree about z: the same square, deepest first, the far side least deep.
+  const float t1 = 3.14159265f / 180.0f;
+  const Geometry tilted = Geometry::cylinder(v3(0, 0.9f, 0), v3(std::sin(t1), std::cos(t1), 0), 0.5f, 1.0f);
+  auto leaning = contacts(tilted, ground);
+  ASSERT_EQ(leaning.size(), 4u);
+  const float capDepth = std::cos(t1) - 0.9f;
+  EXPECT_NEAR(leaning[0].first.point.w, capDepth + 0.5f * std::sin(t1), kTol);
+  EXPECT_NEAR(leaning[1].first.point.w, capDepth, kTol);
+  EXPECT_NEAR(leaning[2].first.point.w, capDepth - 0.5f * std::sin(t1), kTol);
+  EXPECT_NEAR(leaning[3].first.point.w, capDepth, kTol);
+  // The same lean only 0.005 deep at the cap's centre: the far rim point is above the plane.
+  auto shallow = contacts(
+      Geometry::cylinder(v3(0, std::cos(t1) - 0.005f, 0), v3(std::sin(t1), std::cos(t1), 0), 0.5f, 1.0f),
+      ground);
+  ASSERT_EQ(shallow.size(), 3u);
+  EXPECT_GT(shallow[0].first.point.w, shallow[1].first.point.w);
+  // Lying exactly (axis x), 0.1 deep: the two ends of the lowest line, end -axis first.
+  auto lying = contacts(Geometry::cylinder(v3(0, 0.4f, 0), v3(1, 0, 0), 0.5f, 1.0f), ground);
+  ASSERT_EQ(lying.size(), 2u);
+  expectElement(lying[0].first, kPD, {v3(-1, -0.1f, 0), v3(0, 1, 0), 0.1f}, kTol, "lying, end -axis");
+  expectElement(lying[1].first, kPD, {v3(1, -0.1f, 0), v3(0, 1, 0), 0.1f}, kTol, "lying, end +axis");
+  // Lying 1 degree off, its +axis end lower: that end first and deeper.
+  auto sloping =
+      contacts(Geometry::cylinder(v3(0, 0.4f, 0), v3(std::cos(t1), -std::sin(t1), 0), 0.5f, 1.0f), ground);
+  ASSERT_EQ(sloping.size(), 2u);
+  EXPECT_NEAR(sloping[0].first.point.x, std::cos(t1) - 0.5f * std::sin(t1), kTol);
+  EXPECT_NEAR(sloping[0].first.point.w, std::sin(t1) + 0.5f * std::cos(t1) - 0.4f, kTol);
+  EXPECT_NEAR(sloping[1].first.point.x, -std::cos(t1) - 0.5f * std::sin(t1), kTol);
+  EXPECT_GT(sloping[0].first.point.w, sloping[1].first.point.w);
+  // A disc lying (half height 0) and a needle standing (radius 0): one point, no repeats.
+  EXPECT_EQ(contacts(Geometry::cylinder(v3(0, 0.4f, 0), v3(1, 0, 0), 0.5f, 0.0f), ground).size(), 1u);
+  EXPECT_EQ(contacts(Geometry::cylinder(v3(0, 0.9f, 0), v3(0, 1, 0), 0.0f, 1.0f), ground).size(), 1u);
+  // In either order the same contacts with the sides swapped; a two-sided plane pushes the standing
+  // cylinder (centre above) the same way.
+  auto swapped = contacts(ground, Geometry::cylinder(v3(0, 0.9f, 0), v3(0, 1, 0), 0.5f, 1.0f));
+  ASSERT_EQ(swapped.size(), 4u);
+  for (size_t k = 0; k < 4; ++k) EXPECT_TRUE(bitwiseEqual(swapped[k].second, standing[k].first)) << k;
+  auto twoSided = contacts(Geometry::cylinder(v3(0, 0.9f, 0), v3(0, 1, 0), 0.5f, 1.0f),
+                           Geometry::plane(v3(0, 0, 0), v3(0, 1, 0), true));
+  ASSERT_EQ(twoSided.size(), 4u);
 }
 
 // The seed's known weakness of two-sided planes, kept: a sphere whose centre has crossed the plane

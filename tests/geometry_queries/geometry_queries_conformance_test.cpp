@@ -191,6 +191,15 @@ TEST_P(GeometryQueriesConformance, FixedCasesMatchCpuScalar) {
   expectSameAsScalar(bitwise(), b, counts, 256);
 }
 
+// Cylinders standing or lying on planes (up to four contacts a query, geomCylinderPlanePoint): every
+// backend as kCpuScalar.
+TEST_P(GeometryQueriesConformance, RestingCylindersMatchCpuScalar) {
+  Batch b = restingCylinderBatch(7u, 1500);
+  auto counts = run(b, 4 * 1500);
+  EXPECT_GT(counts.ok() ? counts->contacts : 0u, 2500u);
+  expectSameAsScalar(bitwise(), b, counts, 4 * 1500);
+}
+
 // Run twice: the second run starts from the state the first wrote (the points that stayed inside keep
 // their last outside point). Contacts and state as kCpuScalar's after each run.
 TEST_P(GeometryQueriesConformance, ImplicitAndContinuousMatchCpuScalarAndKeepTheirState) {

@@ -13,8 +13,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
+#include <cstdio>
 #include <iterator>
 #include <random>
 #include <string>
@@ -582,6 +584,30 @@ TEST(GeometryQueriesSimd, FusedPassEqualsTheScalarLoopOnEveryTarget) {
     const bool takes = simdBuild() && lanePair && !(p.a == GeometryType::kOrientedBox && p.b == GeometryType::kPlane);
     EXPECT_EQ(fusedTakes(batch), takes) << p.name;
     expectSimdRunsEqualScalar(batch, std::string("fused ") + p.name, 150, 8 * 1037);
+  }
+}
+
+// Cylinders standing or lying on planes, within and past kGeomCylinderFlatSine (their slots 1-3 in a
+// few lanes of a batch): the lane loop, the fused pass and its streaming stores equal the scalar loop.
+TEST(GeometryQueriesSimd, RestingCylinderManifoldsEqualTheScalarLoop) {
+  const Batch batch = restingCylinderBatch(20261128u, 3001);
+  const Outcome scalar = run(batch, Backend::kCpuScalar, 8 * batch.queries.size());
+  ASSERT_TRUE(scalar.counts.ok()) << scalar.counts.error().message;
+  std::array<uint32_t, 5> perQuery{};
+  for (const ContactRange& r : scalar.ranges) ++perQuery[std::min<uint32_t>(r.count, 4u)];
+  std::printf("resting cylinders: %u queries with 0, 1, 2, 3, 4 contacts: %u %u %u %u %u\n",
+              static_cast<uint32_t>(batch.queries.size()), perQuery[0], perQuery[1], perQuery[2], perQuery[3],
+              perQuery[4]);
+  EXPECT_GT(perQuery[2], 300u) << "lying cylinders rest on two contacts";
+  EXPECT_GT(perQuery[4], 300u) << "standing ones on four";
+  EXPECT_GT(perQuery[3], 10u) << "a leaning one's far point above the plane";
+  expectSimdRunsEqualScalar(batch, "resting cylinders", 3000, 8 * 3001);
+  {
+    const FusedOnSmallBatches fused;
+    EXPECT_EQ(fusedTakes(batch), simdBuild());
+    expectSimdRunsEqualScalar(batch, "resting cylinders, fused", 3000, 8 * 3001);
+    const FusedStreamingStores streaming;
+    expectSimdRunsEqualScalar(batch, "resting cylinders, fused, streamed", 3000, 8 * 3001);
   }
 }
 

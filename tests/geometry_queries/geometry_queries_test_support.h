@@ -236,6 +236,58 @@ inline Batch randomBatch(uint32_t seed, uint32_t queryCount, bool pointSets = tr
   return b;
 }
 
+// Cylinders resting on planes (geomCylinderPlanePoint's manifolds): each query a random plane and a
+// cylinder standing on a cap or lying on its side, exactly or tilted up to 3 degrees (past
+// kGeomCylinderFlatSine's 2), its lowest point up to 0.2 below the plane or 0.05 above it; some with
+// radius or half height 0, some planes two-sided, the order random.
+inline Batch restingCylinderBatch(uint32_t seed, uint32_t queryCount) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> pos(-1.0f, 1.0f), size(0.1f, 0.6f), tilt(0.0f, 0.0524f),
+      depth(-0.05f, 0.2f);
+  auto unit = [&] {
+    for (;;) {
+      const float x = pos(rng), y = pos(rng), z = pos(rng), l = std::sqrt(x * x + y * y + z * z);
+      if (l > 0.1f && l <= 1.0f) return v3(x / l, y / l, z / l);
+    }
+  };
+  auto cross = [](Float4 a, Float4 b) {
+    return v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+  };
+  auto scaled = [](Float4 a, float s) { return v3(a.x * s, a.y * s, a.z * s); };
+  auto plus = [](Float4 a, Float4 b) { return v3(a.x + b.x, a.y + b.y, a.z + b.z); };
+  Batch b;
+  for (uint32_t q = 0; q < queryCount; ++q) {
+    const Float4 n = unit();
+    Float4 u = cross(n, unit());  // a direction along the plane
+    const float lu = std::sqrt(u.x * u.x + u.y * u.y + u.z * u.z);
+    u = scaled(u, 1.0f / lu);
+    const uint32_t kind = static_cast<uint32_t>(rng() % 8u);
+    const float angle = kind < 2 ? 0.0f : tilt(rng);  // a quarter exact
+    const bool lying = (kind & 1u) != 0u;
+    // Standing: the axis n turned towards u by angle; lying: u turned towards n.
+    Float4 axis = lying ? plus(scaled(u, std::cos(angle)), scaled(n, std::sin(angle)))
+                        : plus(scaled(n, std::cos(angle)), scaled(u, std::sin(angle)));
+    if ((rng() & 1u) != 0u) axis = scaled(axis, -1.0f);
+    const float r = kind == 2 ? 0.0f : size(rng);
+    const float h = kind == 3 ? 0.0f : size(rng);
+    const Float4 origin = v3(pos(rng), pos(rng), pos(rng));
+    // The centre above the plane's origin (moved along it), its lowest point `depth` below the plane.
+    const float an = std::abs(axis.x * n.x + axis.y * n.y + axis.z * n.z);
+    const float reach = h * an + r * std::sqrt(std::max(0.0f, 1.0f - an * an));
+    const Float4 along = scaled(cross(n, u), pos(rng));
+    const Float4 centre = plus(plus(origin, along), scaled(n, reach - depth(rng)));
+    const bool twoSided = rng() % 4u == 0u;
+    const uint32_t cyl = b.add(Geometry::cylinder(centre, axis, r, h));
+    const uint32_t plane = b.add(Geometry::plane(origin, n, twoSided));
+    if ((rng() & 1u) != 0u) {
+      b.query(cyl, plane);
+    } else {
+      b.query(plane, cyl);
+    }
+  }
+  return b;
+}
+
 // A box over `points` points (all inside it): one query of `points` slots, for the record-shape tests
 // beside randomBatch's one and 10k queries.
 inline Batch boxOverPointCloud(uint32_t points) {
