@@ -4,11 +4,12 @@
 // Compiled as GLSL and as C++ (common.h).
 //
 // Execution model (both backends): a query (A, B, method) has a fixed number of *slots*
-// (geomSlotCount): 1 for most primitive pairs, 2 for capsule-plane (one per end sphere), 4 for
-// cylinder-plane (its rim points), 8 for box-plane (one per corner), the point count for a point
-// set. Each slot is evaluated on its own (geomSlotContact) and yields zero or one contact (a pair of
-// elements, one per side). Contacts are stored in (query, slot) order: on the GPU a count pass, a prefix sum
-// and a write pass give the same order as the CPU's loop, with no atomics in the output order.
+// (geomSlotCount): 1 for most primitive pairs, 2 for capsule-plane (one per end sphere) and
+// capsule-cylinder, 4 for cylinder-plane (its rim points), 8 for box-plane (one per corner), the
+// point count for a point set. Each slot is evaluated on its own (geomSlotContact) and yields zero or
+// one contact (a pair of elements, one per side). Contacts are stored in (query, slot) order: on the
+// GPU a count pass, a prefix sum and a write pass give the same order as the CPU's loop, with no
+// atomics in the output order.
 #ifndef VKC_SHARED_GEOMETRY_QUERIES_H
 #define VKC_SHARED_GEOMETRY_QUERIES_H
 #include "common.h"
@@ -47,6 +48,7 @@ VKC_CONSTANT(uint, kGeomBoxBoxSlots, 8u);        // a face's manifold: a box fac
 VKC_CONSTANT(uint, kGeomCapsuleBoxSlots, 2u);    // the ends of the axis' span over a face
 VKC_CONSTANT(uint, kGeomCapsulePlaneSlots, 2u);  // one per end sphere
 VKC_CONSTANT(uint, kGeomCylinderPlaneSlots, 4u);  // rim points: the lowest; a flat cap's square
+VKC_CONSTANT(uint, kGeomCapsuleCylinderSlots, 2u);  // the ends of the axis' span over a cap or wall
 // A cylinder-plane pair's manifold (geomCylinderPlanePoint): a cylinder counts as standing on its cap
 // where the sine of the angle between its axis and the plane's normal is at most this (about 2
 // degrees), and as lying on its side where the sine of its axis' angle with the plane is.

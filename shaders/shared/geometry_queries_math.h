@@ -1985,6 +1985,87 @@ VKC_FN bool geomCapsuleFaceSpan(vec3 p0, vec3 p1, GeomShape box, float tDeep, VK
   return true;
 }
 
+// --- Capsule vs cylinder: capsule-box's rule on a cylinder's flat and curved sides. A capsule lying on
+// a cap gets a contact at each end of the part of its axis over the cap's disc: where the deepest axis
+// point (geomSegmentDeepestParam, tDeep) is beyond a cap and over its disc, the span is the axis
+// clipped to the disc's cylinder (radial distance <= radius), and the axis must stay beyond that cap at
+// both ends. A capsule lying along the wall (its axis within kGeomCylinderFlatSine of the cylinder's:
+// the wall is curved, so only a parallel axis touches it along a line) gets one at each end of the part
+// of its axis within the cylinder's height, where the deepest point is outside the wall within the
+// height and both ends are outside the wall. The span widens to tDeep where that lies past it. Each
+// end's ball gives its own contact (none where it does not reach the cylinder); otherwise one contact,
+// at the deepest point (span = (tDeep, tDeep), false).
+VKC_FN bool geomCapsuleCylinderSpan(vec3 p0, vec3 p1, GeomShape cyl, float tDeep, VKC_OUT(vec2) span) {
+  span = vec2(tDeep, tDeep);
+  vec3 axis = geomUnit(vec3(cyl.p1));
+  float rr = cyl.p0.w * cyl.p0.w;
+  float h = cyl.p1.w;
+  vec3 d0 = p0 - vec3(cyl.p0);
+  vec3 d1 = p1 - vec3(cyl.p0);
+  vec3 q0 = d0 - axis * dot(d0, axis);  // the ends' radial parts
+  vec3 q1 = d1 - axis * dot(d1, axis);
+  vec3 qd = q1 - q0;
+  vec3 deep = mix(d0, d1, tDeep);
+  float yDeep = dot(deep, axis);
+  vec3 qDeep = deep - axis * yDeep;
+  bool overDisc = dot(qDeep, qDeep) <= rr;
+  bool cap = abs(yDeep) > h && overDisc;
+  bool wall = abs(yDeep) <= h && !overDisc;
+  if (!cap && !wall) return false;
+  float t0 = 0.0f;
+  float t1 = 1.0f;
+  if (cap) {  // |q0 + qd t|^2 <= r^2: a t^2 + 2 b t + c <= 0
+    float a = dot(qd, qd);
+    float b = dot(q0, qd);
+    float c = dot(q0, q0) - rr;
+    if (a > 0.0f) {
+      float disc = b * b - a * c;
+      if (!(disc > 0.0f)) return false;
+      float root = sqrt(disc);
+      t0 = max(t0, (-b - root) / a);
+      t1 = min(t1, (-b + root) / a);
+    } else if (c > 0.0f) {
+      return false;
+    }
+  } else {  // |y0 + (y1 - y0) t| <= h
+    vec3 dd = d1 - d0;
+    float along = dot(dd, axis);
+    if (!(dot(qd, qd) <= (kGeomCylinderFlatSine * kGeomCylinderFlatSine) * dot(dd, dd)) || along == 0.0f)
+      return false;
+    float ta = (-h - dot(d0, axis)) / along;
+    float tb = (h - dot(d0, axis)) / along;
+    t0 = max(t0, min(ta, tb));
+    t1 = min(t1, max(ta, tb));
+  }
+  if (!(t1 - t0 > 1e-6f)) return false;
+  vec3 e0 = mix(d0, d1, t0);
+  vec3 e1 = mix(d0, d1, t1);
+  float y0 = dot(e0, axis);
+  float y1 = dot(e1, axis);
+  if (cap) {
+    float side = yDeep > 0.0f ? 1.0f : -1.0f;
+    if (!(y0 * side > h) || !(y1 * side > h)) return false;
+  } else {
+    vec3 r0 = e0 - axis * y0;
+    vec3 r1 = e1 - axis * y1;
+    if (!(dot(r0, r0) > rr) || !(dot(r1, r1) > rr)) return false;
+  }
+  span = vec2(min(t0, tDeep), max(t1, tDeep));
+  return true;
+}
+
+// Slot `slot` (0 or 1) of a capsule s against a cylinder t given the span of geomCapsuleCylinderSpan
+// (two: it returned true): the ball at the span's end.
+VKC_FN bool geomCapsuleCylinderSlot(GeomShape s, GeomShape t, vec2 span, bool two, uint slot,
+                                    VKC_OUT(GeomElement) es, VKC_OUT(GeomElement) et) {
+  es = geomMakeElement(vec3(0.0f), 0.0f, vec3(0.0f), kElementPointDirection, kGeomNoIndex);
+  et = es;
+  if (slot == 1u && !two) return false;
+  vec3 ball = mix(vec3(s.p0), vec3(s.p1), slot == 0u ? span.x : span.y);
+  return geomBallContact(ball, s.p0.w, geomClosestShape(t, ball), kElementPointDirection, kGeomNoIndex, es,
+                         et);
+}
+
 // The capsule-box contacts (s the capsule, t the box), slot 0 and slot 1 in order, with the deepest
 // axis parameter tDeep = geomSegmentDeepestParam(p0, p1, t) given (the CPU SIMD twin computes it in
 // lanes across queries).
@@ -2031,10 +2112,10 @@ VKC_FN bool geomMethodSupported(uint lo, uint hi, uint method) {
   return (hi == kGeomPointSet && lo <= kGeomPlane) || (lo == kGeomPointSet && hi == kGeomImplicit);
 }
 
-// Slots of a query: 1 for most primitive pairs, 8 box-plane, 2 capsule-plane, 4 cylinder-plane,
-// the point count for a point set, the sample count of an implicit geometry against a cylinder, box
-// or plane (its surface points), both sample counts for two implicit geometries, 1 for an implicit
-// geometry against a sphere or capsule.
+// Slots of a query: 1 for most primitive pairs, 8 box-plane, 2 capsule-plane and capsule-cylinder,
+// 4 cylinder-plane, the point count for a point set, the sample count of an implicit geometry against
+// a cylinder, box or plane (its surface points), both sample counts for two implicit geometries, 1 for
+// an implicit geometry against a sphere or capsule.
 VKC_FN uint geomSlotCount(GeomShape a, GeomShape b) {
   uint lo = min(a.info.x, b.info.x);
   uint hi = max(a.info.x, b.info.x);
@@ -2050,6 +2131,7 @@ VKC_FN uint geomSlotCount(GeomShape a, GeomShape b) {
   if (lo == kGeomCapsule && hi == kGeomOrientedBox) return kGeomCapsuleBoxSlots;
   if (lo == kGeomCapsule && hi == kGeomPlane) return kGeomCapsulePlaneSlots;
   if (lo == kGeomCylinder && hi == kGeomPlane) return kGeomCylinderPlaneSlots;
+  if (lo == kGeomCapsule && hi == kGeomCylinder) return kGeomCapsuleCylinderSlots;
   return 1u;
 }
 
@@ -2122,9 +2204,11 @@ VKC_FN bool geomCanonicalContact(GeomShape s, GeomShape t, uint slot, vec3 point
     return geomBallContact(ballS, s.p0.w, geomClosestSphere(ballT, t.p0.w, ballS), kElementPointDirection, kGeomNoIndex,
                            es, et);
   }
-  if (ts == kGeomCapsule && tt != kGeomOrientedBox) {
-    vec3 ball = mix(vec3(s.p0), vec3(s.p1), geomSegmentDeepestParam(vec3(s.p0), vec3(s.p1), t));
-    return geomBallContact(ball, s.p0.w, geomClosestShape(t, ball), kElementPointDirection, kGeomNoIndex, es, et);
+  if (ts == kGeomCapsule && tt == kGeomCylinder) {
+    float tDeep = geomSegmentDeepestParam(vec3(s.p0), vec3(s.p1), t);
+    vec2 span;
+    bool two = geomCapsuleCylinderSpan(vec3(s.p0), vec3(s.p1), t, tDeep, span);
+    return geomCapsuleCylinderSlot(s, t, span, two, slot, es, et);
   }
 #endif
 #if VKC_GEOM_WITH(VKC_GEOM_FAMILY_MANIFOLD)
@@ -2181,6 +2265,20 @@ VKC_FN GeomManifold geomQueryContacts(GeomShape a, GeomShape b) {
     m = geomBoxBoxManifold(s, t);
   } else if (s.info.x == kGeomCapsule && t.info.x == kGeomOrientedBox) {
     m = geomCapsuleBoxManifold(s, t);
+  } else if (s.info.x == kGeomCapsule && t.info.x == kGeomCylinder) {
+    // geomCanonicalContact's slots with the deepest parameter and the span computed once.
+    float tDeep = geomSegmentDeepestParam(vec3(s.p0), vec3(s.p1), t);
+    vec2 span;
+    bool two = geomCapsuleCylinderSpan(vec3(s.p0), vec3(s.p1), t, tDeep, span);
+    for (uint slot = 0u; slot < kGeomCapsuleCylinderSlots; ++slot) {
+      GeomElement es;
+      GeomElement et;
+      if (geomCapsuleCylinderSlot(s, t, span, two, slot, es, et)) {
+        m.s[m.count] = es;
+        m.t[m.count] = et;
+        m.count += 1u;
+      }
+    }
   } else if (s.info.x == kGeomOrientedBox && t.info.x == kGeomPlane) {
     // geomCanonicalContact's box-plane slots with the rotation and the plane's normal computed once
     // (the same operations: the same bits).

@@ -421,13 +421,15 @@ struct BallLanes {
   ClosestLanes cl;
 };
 
-// Slots of a pair: 2 capsule-plane (its end spheres), 4 cylinder-plane (its rim points), else 1
-// (box-plane: BoxPlaneRun).
+// Slots of a pair: 2 capsule-plane (its end spheres) and capsule-cylinder (the ends of a span), 4
+// cylinder-plane (its rim points), else 1 (box-plane: BoxPlaneRun).
 template <uint32_t kLo, uint32_t kHi>
-constexpr size_t kPairSlots = kHi != gpu::kGeomPlane      ? 1
-                              : kLo == gpu::kGeomCapsule  ? gpu::kGeomCapsulePlaneSlots
-                              : kLo == gpu::kGeomCylinder ? gpu::kGeomCylinderPlaneSlots
-                                                          : 1;
+constexpr size_t kPairSlots =
+    kLo == gpu::kGeomCapsule&& kHi == gpu::kGeomCylinder ? gpu::kGeomCapsuleCylinderSlots
+    : kHi != gpu::kGeomPlane                             ? 1
+    : kLo == gpu::kGeomCapsule                           ? gpu::kGeomCapsulePlaneSlots
+    : kLo == gpu::kGeomCylinder                          ? gpu::kGeomCylinderPlaneSlots
+                                                         : 1;
 
 // Capsule-plane (geomCanonicalContact's plane branch): each end sphere against the normal the plane
 // shows to the axis' middle; end 1 of a capsule of length 0 is no slot.
@@ -491,6 +493,86 @@ HWY_INLINE void cylinderPlaneBalls(const PairGather& g, BallLanes* balls, MF* sl
   }
 }
 
+// Capsule-cylinder (geomCapsuleCylinderSpan and geomCapsuleCylinderSlot): the deepest axis parameter
+// by the golden-section search in lanes, then the span over a cap or along the wall in lanes; slot 0
+// the ball at the span's first end (the deepest point where there is no span), slot 1 at its second
+// end only in the lanes with a span.
+HWY_INLINE void capsuleCylinderBalls(const PairGather& g, BallLanes* balls, MF* slotOk) {
+  const DF df;
+  const Lanes4 s0 = load4(g.s0);
+  const Lanes4 t0 = load4(g.t0);
+  const V3 p1 = load4(g.s1).v;
+  const Lanes4 t1 = load4(g.t1);
+  const V3 axis = unitLanes(t1.v);
+  const V3 perpendicular = perpendicularLanes(axis);
+  const V3 d0 = sub(s0.v, t0.v);
+  const V3 d1 = sub(p1, t0.v);
+  const VF x =
+      segmentDeepestLanes([&](VF at) { return cylinderSegmentDistanceLanes(d0, d1, axis, t0.w, t1.w, at); });
+  const VF zero = hn::Zero(df);
+  const VF one = hn::Set(df, 1.0f);
+  const VF rr = hn::Mul(t0.w, t0.w);
+  const VF h = t1.w;
+  const V3 deep = mix(d0, d1, x);
+  const VF yDeep = dot(deep, axis);
+  const V3 qDeep = sub(deep, mul(axis, yDeep));
+  const MF overDisc = hn::Le(dot(qDeep, qDeep), rr);
+  const MF cap = hn::And(hn::Gt(glmAbs(yDeep), h), overDisc);
+  const MF wall = hn::AndNot(overDisc, hn::Le(glmAbs(yDeep), h));
+  slotOk[0] = hn::FirstN(df, hn::Lanes(df));
+  MF two = hn::Or(cap, wall);
+  VF x0 = x;
+  VF x1 = x;
+  if (!hn::AllFalse(df, two)) {
+    const V3 q0 = sub(d0, mul(axis, dot(d0, axis)));
+    const V3 q1 = sub(d1, mul(axis, dot(d1, axis)));
+    const V3 qd = sub(q1, q0);
+    // Over a cap: the roots of a t^2 + 2 b t + c (a > 0; else the whole axis or none).
+    const VF a = dot(qd, qd);
+    const VF b = dot(q0, qd);
+    const VF c = hn::Sub(dot(q0, q0), rr);
+    const MF positive = hn::Gt(a, zero);
+    const VF disc = hn::Sub(hn::Mul(b, b), hn::Mul(a, c));
+    const VF root = hn::Sqrt(glmMax(disc, zero));
+    const VF safeA = hn::IfThenElse(positive, a, one);
+    const VF capT0 = hn::IfThenElse(positive, glmMax(zero, hn::Div(hn::Sub(hn::Neg(b), root), safeA)), zero);
+    const VF capT1 = hn::IfThenElse(positive, glmMin(one, hn::Div(hn::Add(hn::Neg(b), root), safeA)), one);
+    const MF capOk =
+        hn::Or(hn::And(positive, hn::Gt(disc, zero)), hn::AndNot(positive, hn::Not(hn::Gt(c, zero))));
+    // Along the wall: the axis within the height, where it is parallel to the cylinder's.
+    const V3 dd = sub(d1, d0);
+    const VF along = dot(dd, axis);
+    const VF sine2 = hn::Set(df, gpu::kGeomCylinderFlatSine * gpu::kGeomCylinderFlatSine);
+    const MF wallOk = hn::And(hn::Le(dot(qd, qd), hn::Mul(sine2, dot(dd, dd))), hn::Ne(along, zero));
+    const VF safeAlong = hn::IfThenElse(hn::Ne(along, zero), along, one);
+    const VF y0d = dot(d0, axis);
+    const VF ta = hn::Div(hn::Sub(hn::Neg(h), y0d), safeAlong);
+    const VF tb = hn::Div(hn::Sub(h, y0d), safeAlong);
+    const VF t0s = hn::IfThenElse(cap, capT0, glmMax(zero, glmMin(ta, tb)));
+    const VF t1s = hn::IfThenElse(cap, capT1, glmMin(one, glmMax(ta, tb)));
+    two = hn::Or(hn::And(cap, capOk), hn::And(wall, wallOk));
+    two = hn::And(two, hn::Gt(hn::Sub(t1s, t0s), hn::Set(df, 1e-6f)));
+    const V3 e0 = mix(d0, d1, t0s);
+    const V3 e1 = mix(d0, d1, t1s);
+    const VF y0 = dot(e0, axis);
+    const VF y1 = dot(e1, axis);
+    const VF side = hn::IfThenElse(hn::Gt(yDeep, zero), one, hn::Neg(one));
+    const MF capEnds = hn::And(hn::Gt(hn::Mul(y0, side), h), hn::Gt(hn::Mul(y1, side), h));
+    const V3 r0 = sub(e0, mul(axis, y0));
+    const V3 r1 = sub(e1, mul(axis, y1));
+    const MF wallEnds = hn::And(hn::Gt(dot(r0, r0), rr), hn::Gt(dot(r1, r1), rr));
+    two = hn::And(two, hn::Or(hn::And(cap, capEnds), hn::AndNot(cap, wallEnds)));
+    x0 = hn::IfThenElse(two, glmMin(t0s, x), x);
+    x1 = hn::IfThenElse(two, glmMax(t1s, x), x);
+  }
+  const V3 ball0 = mix(s0.v, p1, x0);
+  balls[0] = {ball0, s0.w, closestCylinderLanes(t0.v, axis, perpendicular, t0.w, t1.w, ball0)};
+  slotOk[1] = two;
+  if (hn::AllFalse(df, two)) return;
+  const V3 ball1 = mix(s0.v, p1, x1);
+  balls[1] = {ball1, s0.w, closestCylinderLanes(t0.v, axis, perpendicular, t0.w, t1.w, ball1)};
+}
+
 template <uint32_t kLo, uint32_t kHi>
 HWY_INLINE BallLanes pairBall(const PairGather& g) {
   const DF df;
@@ -517,7 +599,8 @@ HWY_INLINE BallLanes pairBall(const PairGather& g) {
       const V3 n = planeNormalLanes(t0.v, load4(g.t1).v, twoSided, s0.v);
       return {s0.v, s0.w, closestPlaneLanes(t0.v, n, s0.v)};
     }
-  } else if constexpr (kLo == gpu::kGeomCapsule && kHi == gpu::kGeomCapsule) {
+  } else {
+    static_assert(kLo == gpu::kGeomCapsule && kHi == gpu::kGeomCapsule, "pairBall: the pairs of one ball");
     const V3 p1 = load4(g.s1).v;
     const V3 q1 = load4(g.t1).v;
     VF s;
@@ -526,18 +609,6 @@ HWY_INLINE BallLanes pairBall(const PairGather& g) {
     const V3 ballT = mix(t0.v, q1, t);
     const V3 ballS = mix(s0.v, p1, s);
     return {ballS, s0.w, closestSphere(ballT, t0.w, ballS)};
-  } else {
-    static_assert(kLo == gpu::kGeomCapsule && kHi == gpu::kGeomCylinder, "pairBall: the pairs of one ball");
-    // The ball at the axis point deepest in the cylinder (geomSegmentDeepestParam) against the
-    // cylinder's closest point.
-    const V3 p1 = load4(g.s1).v;
-    const Lanes4 t1 = load4(g.t1);
-    const V3 axis = unitLanes(t1.v);
-    const V3 d0 = sub(s0.v, t0.v);
-    const V3 d1 = sub(p1, t0.v);
-    const VF x = segmentDeepestLanes([&](VF at) { return cylinderSegmentDistanceLanes(d0, d1, axis, t0.w, t1.w, at); });
-    const V3 ball = mix(s0.v, p1, x);
-    return {ball, s0.w, closestCylinderLanes(t0.v, axis, perpendicularLanes(axis), t0.w, t1.w, ball)};
   }
 }
 
@@ -634,6 +705,8 @@ HWY_INLINE void batchBalls(const PairGather& g, BallLanes* balls, MF* slotOk) {
     capsulePlaneBalls(g, balls, slotOk);
   } else if constexpr (kLo == gpu::kGeomCylinder && kHi == gpu::kGeomPlane) {
     cylinderPlaneBalls(g, balls, slotOk);
+  } else if constexpr (kLo == gpu::kGeomCapsule && kHi == gpu::kGeomCylinder) {
+    capsuleCylinderBalls(g, balls, slotOk);
   } else {
     const DF df;
     balls[0] = pairBall<kLo, kHi>(g);
@@ -1916,10 +1989,10 @@ bool FusedRun(const GeometryQueryInput& input, uint64_t capacity, uint64_t strea
           }
         }
       } else {
-        // Cylinder-plane's slots past 0 are rare (a cylinder standing or lying on the plane): those
-        // by their bits, after slot 0 (1M random pairs: 18.0 ms with every slot written, 1.2x the pass
-        // with one slot).
-        constexpr size_t kEvery = kSlots > 2 ? 1 : kSlots;
+        // The slots past 0 of cylinder-plane and capsule-cylinder are rare (a cylinder standing or
+        // lying on the plane, a capsule lying on a cylinder): those by their bits, after slot 0 (1M
+        // random cylinder-plane pairs: 18.0 ms with every slot written, 1.2x the pass with one slot).
+        constexpr size_t kEvery = kLo == gpu::kGeomCapsule && kHi == gpu::kGeomPlane ? kSlots : 1;
         for (size_t k = 0; k < valid; ++k) {
           for (size_t slot = 0; slot < kEvery; ++slot) {
             writeEntry(k, slot, entry);

@@ -348,6 +348,59 @@ TEST(GeometryQueriesAnalytic, CylinderPlaneManifoldStandingAndLying) {
   ASSERT_EQ(twoSided.size(), 4u);
 }
 
+// A capsule lying on a cylinder's cap gets a contact at each end of its axis' part over the disc, one
+// lying along the wall (within about 2 degrees of parallel) at each end of its part within the height
+// (geomCapsuleCylinderSpan); a crossing or upright capsule one.
+TEST(GeometryQueriesAnalytic, CapsuleCylinderManifoldOnTheCapAndAlongTheWall) {
+  const Geometry cyl = Geometry::cylinder(v3(0, 0, 0), v3(0, 1, 0), 1.0f, 0.5f);
+  auto onCap = contacts(Geometry::capsule(v3(-0.5f, 0.6f, 0), v3(0.5f, 0.6f, 0), 0.2f), cyl);
+  ASSERT_EQ(onCap.size(), 2u);
+  expectElement(onCap[0].first, kPD, {v3(-0.5f, 0.4f, 0), v3(0, 1, 0), 0.1f}, kTol, "cap, end 0");
+  expectElement(onCap[1].first, kPD, {v3(0.5f, 0.4f, 0), v3(0, 1, 0), 0.1f}, kTol, "cap, end 1");
+  // Over the cap's edge: the span ends at the rim.
+  auto overEdge = contacts(Geometry::capsule(v3(0.5f, 0.6f, 0), v3(1.5f, 0.6f, 0), 0.2f), cyl);
+  ASSERT_EQ(overEdge.size(), 2u);
+  expectElement(overEdge[0].first, kPD, {v3(0.5f, 0.4f, 0), v3(0, 1, 0), 0.1f}, kTol, "edge, inner end");
+  expectElement(overEdge[1].first, kPD, {v3(1.0f, 0.4f, 0), v3(0, 1, 0), 0.1f}, kTol, "edge, the rim");
+  // On the bottom cap, in the other order: the same with the sides swapped.
+  auto under = contacts(cyl, Geometry::capsule(v3(-0.5f, -0.6f, 0), v3(0.5f, -0.6f, 0), 0.2f));
+  ASSERT_EQ(under.size(), 2u);
+  expectElement(under[0].second, kPD, {v3(-0.5f, -0.4f, 0), v3(0, -1, 0), 0.1f}, kTol, "under, end 0");
+  // Along the wall, shorter and longer than the cylinder.
+  auto along = contacts(Geometry::capsule(v3(1.1f, -0.3f, 0), v3(1.1f, 0.3f, 0), 0.2f), cyl);
+  ASSERT_EQ(along.size(), 2u);
+  expectElement(along[0].first, kPD, {v3(0.9f, -0.3f, 0), v3(1, 0, 0), 0.1f}, kTol, "wall, end 0");
+  expectElement(along[1].first, kPD, {v3(0.9f, 0.3f, 0), v3(1, 0, 0), 0.1f}, kTol, "wall, end 1");
+  auto longer = contacts(Geometry::capsule(v3(1.1f, -1, 0), v3(1.1f, 1, 0), 0.2f), cyl);
+  ASSERT_EQ(longer.size(), 2u);
+  expectElement(longer[0].first, kPD, {v3(0.9f, -0.5f, 0), v3(1, 0, 0), 0.1f}, kTol, "wall, lower rim");
+  expectElement(longer[1].first, kPD, {v3(0.9f, 0.5f, 0), v3(1, 0, 0), 0.1f}, kTol, "wall, upper rim");
+  // Tilted 1 degree along the wall: two, the lower end deeper; 3 degrees: one.
+  const float t1 = 3.14159265f / 180.0f;
+  const float t3 = 3.0f * t1;
+  auto leaning = contacts(Geometry::capsule(v3(1.1f - 0.3f * std::sin(t1), -0.3f, 0),
+                                            v3(1.1f + 0.3f * std::sin(t1), 0.3f, 0), 0.2f),
+                          cyl);
+  ASSERT_EQ(leaning.size(), 2u);
+  EXPECT_GT(leaning[0].first.point.w, leaning[1].first.point.w);
+  EXPECT_EQ(contacts(Geometry::capsule(v3(1.1f - 0.3f * std::sin(t3), -0.3f, 0),
+                                       v3(1.1f + 0.3f * std::sin(t3), 0.3f, 0), 0.2f),
+                     cyl)
+                .size(),
+            1u);
+  // Across the wall (perpendicular to the axis): the wall is curved, one contact at the deepest point.
+  auto across = contacts(Geometry::capsule(v3(1.1f, 0, -1), v3(1.1f, 0, 1), 0.2f), cyl);
+  ASSERT_EQ(across.size(), 1u);
+  // (The distance is flat about its minimum there: the search stops within 1e-3 of it.)
+  expectElement(across[0].first, kPD, {v3(0.9f, 0, 0), v3(1, 0, 0), 0.1f}, 1e-3f, "across");
+  // Upright on the cap: its upper end does not reach, one contact.
+  auto upright = contacts(Geometry::capsule(v3(0, 0.6f, 0), v3(0, 1.6f, 0), 0.2f), cyl);
+  ASSERT_EQ(upright.size(), 1u);
+  expectElement(upright[0].first, kPD, {v3(0, 0.4f, 0), v3(0, 1, 0), 0.1f}, kTol, "upright");
+  // Inside the cylinder (the deepest axis point in it): one contact, as before.
+  EXPECT_EQ(contacts(Geometry::capsule(v3(-0.5f, 0.3f, 0), v3(0.5f, 0.3f, 0), 0.3f), cyl).size(), 1u);
+}
+
 // The seed's known weakness of two-sided planes, kept: a sphere whose centre has crossed the plane
 // is pushed out on the far side. A one-sided plane pushes it back up however deep.
 TEST(GeometryQueriesAnalytic, TwoSidedPlaneTunnelsWhenTheCentreCrosses) {

@@ -200,6 +200,15 @@ TEST_P(GeometryQueriesConformance, RestingCylindersMatchCpuScalar) {
   expectSameAsScalar(bitwise(), b, counts, 4 * 1500);
 }
 
+// Capsules lying on cylinders' caps and along their walls (up to two contacts a query,
+// geomCapsuleCylinderSpan): every backend as kCpuScalar.
+TEST_P(GeometryQueriesConformance, RestingCapsulesMatchCpuScalar) {
+  Batch b = restingCapsuleBatch(11u, 1500);
+  auto counts = run(b, 2 * 1500);
+  EXPECT_GT(counts.ok() ? counts->contacts : 0u, 1500u);
+  expectSameAsScalar(bitwise(), b, counts, 2 * 1500);
+}
+
 // Run twice: the second run starts from the state the first wrote (the points that stayed inside keep
 // their last outside point). Contacts and state as kCpuScalar's after each run.
 TEST_P(GeometryQueriesConformance, ImplicitAndContinuousMatchCpuScalarAndKeepTheirState) {

@@ -611,6 +611,28 @@ TEST(GeometryQueriesSimd, RestingCylinderManifoldsEqualTheScalarLoop) {
   }
 }
 
+// Capsules lying on cylinders' caps and along their walls (slot 1 in some lanes of a batch): the lane
+// loop, the fused pass and its streaming stores equal the scalar loop.
+TEST(GeometryQueriesSimd, RestingCapsuleManifoldsEqualTheScalarLoop) {
+  const Batch batch = restingCapsuleBatch(20261129u, 3001);
+  const Outcome scalar = run(batch, Backend::kCpuScalar, 8 * batch.queries.size());
+  ASSERT_TRUE(scalar.counts.ok()) << scalar.counts.error().message;
+  std::array<uint32_t, 3> perQuery{};
+  for (const ContactRange& r : scalar.ranges) ++perQuery[std::min<uint32_t>(r.count, 2u)];
+  std::printf("resting capsules: %u queries with 0, 1, 2 contacts: %u %u %u\n",
+              static_cast<uint32_t>(batch.queries.size()), perQuery[0], perQuery[1], perQuery[2]);
+  EXPECT_GT(perQuery[2], 600u) << "capsules lying on a cap or along the wall rest on two contacts";
+  EXPECT_GT(perQuery[1], 300u);
+  expectSimdRunsEqualScalar(batch, "resting capsules", 2000, 8 * 3001);
+  {
+    const FusedOnSmallBatches fused;
+    EXPECT_EQ(fusedTakes(batch), simdBuild());
+    expectSimdRunsEqualScalar(batch, "resting capsules, fused", 2000, 8 * 3001);
+    const FusedStreamingStores streaming;
+    expectSimdRunsEqualScalar(batch, "resting capsules, fused, streamed", 2000, 8 * 3001);
+  }
+}
+
 TEST(GeometryQueriesSimd, FusedPassStreamingStoresEqualTheScalarLoop) {
   // The stores a batch past the caches takes (the stash, then the contacts and ranges streamed),
   // on small batches: every fused pair, an odd number of queries (the ranges' last one alone), every

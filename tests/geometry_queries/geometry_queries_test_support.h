@@ -288,6 +288,60 @@ inline Batch restingCylinderBatch(uint32_t seed, uint32_t queryCount) {
   return b;
 }
 
+// Capsules resting on cylinders (geomCapsuleCylinderSpan's manifolds): each query a random cylinder and
+// a capsule lying on a cap (across the axis, over the disc or its edge; tilted up to 3 or 24 degrees)
+// or along the wall (parallel to the axis, shorter or longer than the cylinder; exactly or tilted up
+// to 3 degrees, past kGeomCylinderFlatSine's 2), its axis up to 0.2 into the radius or 0.05 away; the
+// order random.
+inline Batch restingCapsuleBatch(uint32_t seed, uint32_t queryCount) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> pos(-1.0f, 1.0f), size(0.2f, 0.8f), tilt(-0.0524f, 0.0524f),
+      depth(-0.05f, 0.2f), radius(0.05f, 0.3f);
+  auto unit = [&] {
+    for (;;) {
+      const float x = pos(rng), y = pos(rng), z = pos(rng), l = std::sqrt(x * x + y * y + z * z);
+      if (l > 0.1f && l <= 1.0f) return v3(x / l, y / l, z / l);
+    }
+  };
+  auto cross = [](Float4 a, Float4 b) {
+    return v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+  };
+  auto scaled = [](Float4 a, float s) { return v3(a.x * s, a.y * s, a.z * s); };
+  auto plus = [](Float4 a, Float4 b) { return v3(a.x + b.x, a.y + b.y, a.z + b.z); };
+  Batch b;
+  for (uint32_t q = 0; q < queryCount; ++q) {
+    const Float4 axis = unit();
+    Float4 u = cross(axis, unit());
+    u = scaled(u, 1.0f / std::sqrt(u.x * u.x + u.y * u.y + u.z * u.z));  // across the axis
+    const Float4 centre = v3(pos(rng), pos(rng), pos(rng));
+    const float r = size(rng), h = size(rng), rc = radius(rng);
+    const float angle = rng() % 4u == 0u ? 0.0f : tilt(rng);
+    const float half = 0.5f * size(rng) + (rng() % 2u == 0u ? h : 0.0f);  // the capsule's half length
+    Float4 mid, dir;
+    if ((rng() & 1u) != 0u) {  // on a cap: across the axis, its middle over the disc or past its edge
+      const float sign = (rng() & 1u) != 0u ? 1.0f : -1.0f;
+      // Some steeper (a cap needs no parallel axis): one end then dips below the cap's plane.
+      const float steep = rng() % 2u == 0u ? angle : 8.0f * angle;
+      dir = plus(scaled(u, std::cos(steep)), scaled(axis, std::sin(steep)));
+      const Float4 w = cross(axis, u);
+      mid = plus(plus(centre, scaled(axis, sign * (h + rc - depth(rng)))),
+                 plus(scaled(u, r * pos(rng)), scaled(w, r * 0.8f * pos(rng))));
+    } else {  // along the wall
+      dir = plus(scaled(axis, std::cos(angle)), scaled(u, std::sin(angle)));
+      mid = plus(plus(centre, scaled(u, r + rc - depth(rng))), scaled(axis, h * pos(rng)));
+    }
+    const uint32_t capsule =
+        b.add(Geometry::capsule(plus(mid, scaled(dir, -half)), plus(mid, scaled(dir, half)), rc));
+    const uint32_t cylinder = b.add(Geometry::cylinder(centre, axis, r, h));
+    if ((rng() & 1u) != 0u) {
+      b.query(capsule, cylinder);
+    } else {
+      b.query(cylinder, capsule);
+    }
+  }
+  return b;
+}
+
 // A box over `points` points (all inside it): one query of `points` slots, for the record-shape tests
 // beside randomBatch's one and 10k queries.
 inline Batch boxOverPointCloud(uint32_t points) {
