@@ -587,6 +587,18 @@ TEST(GeometryQueriesSimd, FusedPassEqualsTheScalarLoopOnEveryTarget) {
   }
 }
 
+// The lane loop, then the fused pass and its streaming stores on the batch, each against the scalar
+// loop (expectSimdRunsEqualScalar), the fused pass taking it where the build has SIMD.
+void expectLanesAndFusedEqualScalar(const Batch& batch, const std::string& what, uint32_t minContacts,
+                                    uint32_t maxContacts) {
+  expectSimdRunsEqualScalar(batch, what, minContacts, maxContacts);
+  const FusedOnSmallBatches fused;
+  EXPECT_EQ(fusedTakes(batch), simdBuild()) << what;
+  expectSimdRunsEqualScalar(batch, what + ", fused", minContacts, maxContacts);
+  const FusedStreamingStores streaming;
+  expectSimdRunsEqualScalar(batch, what + ", fused, streamed", minContacts, maxContacts);
+}
+
 // Cylinders standing or lying on planes, within and past kGeomCylinderFlatSine (their slots 1-3 in a
 // few lanes of a batch): the lane loop, the fused pass and its streaming stores equal the scalar loop.
 TEST(GeometryQueriesSimd, RestingCylinderManifoldsEqualTheScalarLoop) {
@@ -601,14 +613,7 @@ TEST(GeometryQueriesSimd, RestingCylinderManifoldsEqualTheScalarLoop) {
   EXPECT_GT(perQuery[2], 300u) << "lying cylinders rest on two contacts";
   EXPECT_GT(perQuery[4], 300u) << "standing ones on four";
   EXPECT_GT(perQuery[3], 10u) << "a leaning one's far point above the plane";
-  expectSimdRunsEqualScalar(batch, "resting cylinders", 3000, 8 * 3001);
-  {
-    const FusedOnSmallBatches fused;
-    EXPECT_EQ(fusedTakes(batch), simdBuild());
-    expectSimdRunsEqualScalar(batch, "resting cylinders, fused", 3000, 8 * 3001);
-    const FusedStreamingStores streaming;
-    expectSimdRunsEqualScalar(batch, "resting cylinders, fused, streamed", 3000, 8 * 3001);
-  }
+  expectLanesAndFusedEqualScalar(batch, "resting cylinders", 3000, 8 * 3001);
 }
 
 // Capsules lying on cylinders' caps and along their walls (slot 1 in some lanes of a batch): the lane
@@ -623,14 +628,7 @@ TEST(GeometryQueriesSimd, RestingCapsuleManifoldsEqualTheScalarLoop) {
               static_cast<uint32_t>(batch.queries.size()), perQuery[0], perQuery[1], perQuery[2]);
   EXPECT_GT(perQuery[2], 600u) << "capsules lying on a cap or along the wall rest on two contacts";
   EXPECT_GT(perQuery[1], 300u);
-  expectSimdRunsEqualScalar(batch, "resting capsules", 2000, 8 * 3001);
-  {
-    const FusedOnSmallBatches fused;
-    EXPECT_EQ(fusedTakes(batch), simdBuild());
-    expectSimdRunsEqualScalar(batch, "resting capsules, fused", 2000, 8 * 3001);
-    const FusedStreamingStores streaming;
-    expectSimdRunsEqualScalar(batch, "resting capsules, fused, streamed", 2000, 8 * 3001);
-  }
+  expectLanesAndFusedEqualScalar(batch, "resting capsules", 2000, 8 * 3001);
 }
 
 TEST(GeometryQueriesSimd, FusedPassStreamingStoresEqualTheScalarLoop) {

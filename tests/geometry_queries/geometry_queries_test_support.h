@@ -236,6 +236,27 @@ inline Batch randomBatch(uint32_t seed, uint32_t queryCount, bool pointSets = tr
   return b;
 }
 
+// Small vector helpers and a random unit vector for the resting-shape batches below.
+inline Float4 crossV(Float4 a, Float4 b) {
+  return v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+}
+inline Float4 scaledV(Float4 a, float s) {
+  return v3(a.x * s, a.y * s, a.z * s);
+}
+inline Float4 plusV(Float4 a, Float4 b) {
+  return v3(a.x + b.x, a.y + b.y, a.z + b.z);
+}
+inline Float4 normalizedV(Float4 a) {
+  return scaledV(a, 1.0f / std::sqrt(a.x * a.x + a.y * a.y + a.z * a.z));
+}
+inline Float4 randomUnit(std::mt19937& rng) {
+  std::uniform_real_distribution<float> pos(-1.0f, 1.0f);
+  for (;;) {
+    const float x = pos(rng), y = pos(rng), z = pos(rng), l = std::sqrt(x * x + y * y + z * z);
+    if (l > 0.1f && l <= 1.0f) return v3(x / l, y / l, z / l);
+  }
+}
+
 // Cylinders resting on planes (geomCylinderPlanePoint's manifolds): each query a random plane and a
 // cylinder standing on a cap or lying on its side, exactly or tilted up to 3 degrees (past
 // kGeomCylinderFlatSine's 2), its lowest point up to 0.2 below the plane or 0.05 above it; some with
@@ -244,38 +265,26 @@ inline Batch restingCylinderBatch(uint32_t seed, uint32_t queryCount) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> pos(-1.0f, 1.0f), size(0.1f, 0.6f), tilt(0.0f, 0.0524f),
       depth(-0.05f, 0.2f);
-  auto unit = [&] {
-    for (;;) {
-      const float x = pos(rng), y = pos(rng), z = pos(rng), l = std::sqrt(x * x + y * y + z * z);
-      if (l > 0.1f && l <= 1.0f) return v3(x / l, y / l, z / l);
-    }
-  };
-  auto cross = [](Float4 a, Float4 b) {
-    return v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
-  };
-  auto scaled = [](Float4 a, float s) { return v3(a.x * s, a.y * s, a.z * s); };
-  auto plus = [](Float4 a, Float4 b) { return v3(a.x + b.x, a.y + b.y, a.z + b.z); };
+  auto unit = [&] { return randomUnit(rng); };
   Batch b;
   for (uint32_t q = 0; q < queryCount; ++q) {
     const Float4 n = unit();
-    Float4 u = cross(n, unit());  // a direction along the plane
-    const float lu = std::sqrt(u.x * u.x + u.y * u.y + u.z * u.z);
-    u = scaled(u, 1.0f / lu);
+    const Float4 u = normalizedV(crossV(n, unit()));  // a direction along the plane
     const uint32_t kind = static_cast<uint32_t>(rng() % 8u);
     const float angle = kind < 2 ? 0.0f : tilt(rng);  // a quarter exact
     const bool lying = (kind & 1u) != 0u;
     // Standing: the axis n turned towards u by angle; lying: u turned towards n.
-    Float4 axis = lying ? plus(scaled(u, std::cos(angle)), scaled(n, std::sin(angle)))
-                        : plus(scaled(n, std::cos(angle)), scaled(u, std::sin(angle)));
-    if ((rng() & 1u) != 0u) axis = scaled(axis, -1.0f);
+    Float4 axis = lying ? plusV(scaledV(u, std::cos(angle)), scaledV(n, std::sin(angle)))
+                        : plusV(scaledV(n, std::cos(angle)), scaledV(u, std::sin(angle)));
+    if ((rng() & 1u) != 0u) axis = scaledV(axis, -1.0f);
     const float r = kind == 2 ? 0.0f : size(rng);
     const float h = kind == 3 ? 0.0f : size(rng);
     const Float4 origin = v3(pos(rng), pos(rng), pos(rng));
     // The centre above the plane's origin (moved along it), its lowest point `depth` below the plane.
     const float an = std::abs(axis.x * n.x + axis.y * n.y + axis.z * n.z);
     const float reach = h * an + r * std::sqrt(std::max(0.0f, 1.0f - an * an));
-    const Float4 along = scaled(cross(n, u), pos(rng));
-    const Float4 centre = plus(plus(origin, along), scaled(n, reach - depth(rng)));
+    const Float4 along = scaledV(crossV(n, u), pos(rng));
+    const Float4 centre = plusV(plusV(origin, along), scaledV(n, reach - depth(rng)));
     const bool twoSided = rng() % 4u == 0u;
     const uint32_t cyl = b.add(Geometry::cylinder(centre, axis, r, h));
     const uint32_t plane = b.add(Geometry::plane(origin, n, twoSided));
@@ -297,22 +306,11 @@ inline Batch restingCapsuleBatch(uint32_t seed, uint32_t queryCount) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> pos(-1.0f, 1.0f), size(0.2f, 0.8f), tilt(-0.0524f, 0.0524f),
       depth(-0.05f, 0.2f), radius(0.05f, 0.3f);
-  auto unit = [&] {
-    for (;;) {
-      const float x = pos(rng), y = pos(rng), z = pos(rng), l = std::sqrt(x * x + y * y + z * z);
-      if (l > 0.1f && l <= 1.0f) return v3(x / l, y / l, z / l);
-    }
-  };
-  auto cross = [](Float4 a, Float4 b) {
-    return v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
-  };
-  auto scaled = [](Float4 a, float s) { return v3(a.x * s, a.y * s, a.z * s); };
-  auto plus = [](Float4 a, Float4 b) { return v3(a.x + b.x, a.y + b.y, a.z + b.z); };
+  auto unit = [&] { return randomUnit(rng); };
   Batch b;
   for (uint32_t q = 0; q < queryCount; ++q) {
     const Float4 axis = unit();
-    Float4 u = cross(axis, unit());
-    u = scaled(u, 1.0f / std::sqrt(u.x * u.x + u.y * u.y + u.z * u.z));  // across the axis
+    const Float4 u = normalizedV(crossV(axis, unit()));  // across the axis
     const Float4 centre = v3(pos(rng), pos(rng), pos(rng));
     const float r = size(rng), h = size(rng), rc = radius(rng);
     const float angle = rng() % 4u == 0u ? 0.0f : tilt(rng);
@@ -322,16 +320,16 @@ inline Batch restingCapsuleBatch(uint32_t seed, uint32_t queryCount) {
       const float sign = (rng() & 1u) != 0u ? 1.0f : -1.0f;
       // Some steeper (a cap needs no parallel axis): one end then dips below the cap's plane.
       const float steep = rng() % 2u == 0u ? angle : 8.0f * angle;
-      dir = plus(scaled(u, std::cos(steep)), scaled(axis, std::sin(steep)));
-      const Float4 w = cross(axis, u);
-      mid = plus(plus(centre, scaled(axis, sign * (h + rc - depth(rng)))),
-                 plus(scaled(u, r * pos(rng)), scaled(w, r * 0.8f * pos(rng))));
+      dir = plusV(scaledV(u, std::cos(steep)), scaledV(axis, std::sin(steep)));
+      const Float4 w = crossV(axis, u);
+      mid = plusV(plusV(centre, scaledV(axis, sign * (h + rc - depth(rng)))),
+                  plusV(scaledV(u, r * pos(rng)), scaledV(w, r * 0.8f * pos(rng))));
     } else {  // along the wall
-      dir = plus(scaled(axis, std::cos(angle)), scaled(u, std::sin(angle)));
-      mid = plus(plus(centre, scaled(u, r + rc - depth(rng))), scaled(axis, h * pos(rng)));
+      dir = plusV(scaledV(axis, std::cos(angle)), scaledV(u, std::sin(angle)));
+      mid = plusV(plusV(centre, scaledV(u, r + rc - depth(rng))), scaledV(axis, h * pos(rng)));
     }
     const uint32_t capsule =
-        b.add(Geometry::capsule(plus(mid, scaled(dir, -half)), plus(mid, scaled(dir, half)), rc));
+        b.add(Geometry::capsule(plusV(mid, scaledV(dir, -half)), plusV(mid, scaledV(dir, half)), rc));
     const uint32_t cylinder = b.add(Geometry::cylinder(centre, axis, r, h));
     if ((rng() & 1u) != 0u) {
       b.query(capsule, cylinder);
