@@ -24,7 +24,8 @@ using test::ToolRun;
 using test::writeText;
 
 const std::string kSamples = std::string(VKC_SOURCE_DIR) + "/samples/queries/";
-const char* const kSampleFiles[] = {"imstk-pairs.json", "point-set.json", "implicit-and-continuous.json"};
+const char* const kSampleFiles[] = {"imstk-pairs.json", "point-set.json", "implicit-and-continuous.json",
+                                    "resting-shapes.json"};
 
 bool sameBits(const auto& a, const auto& b) {
   return std::memcmp(&a, &b, sizeof a) == 0;
