@@ -424,12 +424,12 @@ struct BallLanes {
 // Slots of a pair: 2 capsule-plane (its end spheres) and capsule-cylinder (the ends of a span), 4
 // cylinder-plane (its rim points), else 1 (box-plane: BoxPlaneRun).
 template <uint32_t kLo, uint32_t kHi>
-constexpr size_t kPairSlots =
-    kLo == gpu::kGeomCapsule&& kHi == gpu::kGeomCylinder ? gpu::kGeomCapsuleCylinderSlots
-    : kHi != gpu::kGeomPlane                             ? 1
-    : kLo == gpu::kGeomCapsule                           ? gpu::kGeomCapsulePlaneSlots
-    : kLo == gpu::kGeomCylinder                          ? gpu::kGeomCylinderPlaneSlots
-                                                         : 1;
+constexpr size_t kPairSlots = (kLo == gpu::kGeomCapsule && kHi == gpu::kGeomCylinder)
+                                  ? gpu::kGeomCapsuleCylinderSlots
+                              : kHi != gpu::kGeomPlane    ? 1
+                              : kLo == gpu::kGeomCapsule  ? gpu::kGeomCapsulePlaneSlots
+                              : kLo == gpu::kGeomCylinder ? gpu::kGeomCylinderPlaneSlots
+                                                          : 1;
 
 // Capsule-plane (geomCanonicalContact's plane branch): each end sphere against the normal the plane
 // shows to the axis' middle; end 1 of a capsule of length 0 is no slot.
@@ -1852,8 +1852,11 @@ bool FusedRun(const GeometryQueryInput& input, uint64_t capacity, uint64_t strea
   if (n == 0) return false;
   PairGather g;
   std::memset(&g, 0, sizeof g);
-  HWY_ALIGN float ballPoint[kSlots][4 * kMaxLanes], ballDirection[kSlots][4 * kMaxLanes];
-  HWY_ALIGN float otherPoint[kSlots][4 * kMaxLanes];
+  // Zeroed: the loop below copies every slot of a lane (capsule-plane), also one that batchHits left
+  // unstored in a batch where no lane hits it (the copy is then overwritten or past the capacity).
+  HWY_ALIGN float ballPoint[kSlots][4 * kMaxLanes] = {};
+  HWY_ALIGN float ballDirection[kSlots][4 * kMaxLanes] = {};
+  HWY_ALIGN float otherPoint[kSlots][4 * kMaxLanes] = {};
   HWY_ALIGN uint32_t counts[kMaxLanes];
   HWY_ALIGN uint32_t slotMasks[kMaxLanes];
 #if HWY_TARGET != HWY_SCALAR
