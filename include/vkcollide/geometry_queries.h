@@ -70,7 +70,10 @@
 // plane, up to 8), capsule-plane (one per end sphere below the plane, up to 2), box-box (a face's
 // manifold, up to 8: the incident face clipped by the reference face; an edge pair gives 1) and
 // capsule-box (a capsule resting along a face: one at each end of its axis' span over the face, up
-// to 2); a point set gives one per point inside the other geometry; a surface or line mesh one per
+// to 2), capsule-cylinder (the same on a cap, or along the wall when the axes are within about 2
+// degrees of parallel, up to 2) and cylinder-plane (the lowest rim point; a cylinder standing on its
+// cap within about 2 degrees adds three more of the cap's rim, a quarter turn apart, one lying on its
+// side the other cap's lowest point; each below the plane, up to 4); a point set gives one per point inside the other geometry; a surface or line mesh one per
 // touching cell (two for a capsule lying along a triangle's face), in cell order; a tetrahedral mesh
 // one per (point, tetrahedron holding it), by point then tetrahedron, and one per touching
 // tetrahedron against a sphere, capsule, plane, box or implicit geometry, in cell order; a closed surface mesh one per
@@ -79,7 +82,9 @@
 // by cell of the first mesh in the canonical order (lower type first, two meshes of one type by
 // geometry index), then cell of the second, then a closed mesh's inside vertices by vertex. Order: by
 // query, then by slot (box corners in the order x fastest with - before +; capsule ends 0 then 1; a
-// manifold's points in the clipped face's order; points in the set's order): deterministic.
+// span's ends in axis order; a cylinder's lowest point, then its square's next corners or the other
+// cap's point; a manifold's points in the clipped face's order; points in the set's order):
+// deterministic.
 //
 // Backends: the CPU twin (queryGeometriesCpu) and the Vulkan stage (GeometryQueryStage, below) share
 // the data layouts (shaders/shared/geometry_queries.h) and the per-slot arithmetic
