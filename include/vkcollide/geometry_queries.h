@@ -73,11 +73,11 @@
 // to 2), capsule-cylinder (the same on a cap, or along the wall when the axes are within about 2
 // degrees of parallel, up to 2) and cylinder-plane (the lowest rim point; a cylinder standing on its
 // cap within about 2 degrees adds three more of the cap's rim, a quarter turn apart, one lying on its
-// side the other cap's lowest point; each below the plane, up to 4); a point set gives one per point inside the other geometry; a surface or line mesh one per
-// touching cell (two for a capsule lying along a triangle's face), in cell order; a tetrahedral mesh
-// one per (point, tetrahedron holding it), by point then tetrahedron, and one per touching
-// tetrahedron against a sphere, capsule, plane, box or implicit geometry, in cell order; a closed surface mesh one per
-// point inside it, by point (the mesh's element: the closest feature, vertex, edge or triangle); mesh
+// side the other cap's lowest point; each below the plane, up to 4); a point set gives one per point
+// inside the other geometry; a surface or line mesh one per touching cell (two for a capsule lying
+// along a triangle's face), in cell order; a tetrahedral mesh one per (point, tetrahedron holding
+// it), by point then tetrahedron, and one per touching tetrahedron against a sphere, capsule, plane,
+// box or implicit geometry, in cell order; a closed surface mesh one per point inside it, by point (the mesh's element: the closest feature, vertex, edge or triangle); mesh
 // against mesh one per pair of cells in contact (two surface meshes: one per pair of crossing edges)
 // by cell of the first mesh in the canonical order (lower type first, two meshes of one type by
 // geometry index), then cell of the second, then a closed mesh's inside vertices by vertex. Order: by
