@@ -2002,7 +2002,8 @@ VKC_FN bool geomCapsuleCylinderSpan(vec3 p0, vec3 p1, GeomShape cyl, float tDeep
   float h = cyl.p1.w;
   vec3 d0 = p0 - vec3(cyl.p0);
   vec3 d1 = p1 - vec3(cyl.p0);
-  vec3 q0 = d0 - axis * dot(d0, axis);  // the ends' radial parts
+  float y0d = dot(d0, axis);
+  vec3 q0 = d0 - axis * y0d;  // the ends' radial parts
   vec3 q1 = d1 - axis * dot(d1, axis);
   vec3 qd = q1 - q0;
   vec3 deep = mix(d0, d1, tDeep);
@@ -2032,8 +2033,8 @@ VKC_FN bool geomCapsuleCylinderSpan(vec3 p0, vec3 p1, GeomShape cyl, float tDeep
     float along = dot(dd, axis);
     if (!(dot(qd, qd) <= (kGeomCylinderFlatSine * kGeomCylinderFlatSine) * dot(dd, dd)) || along == 0.0f)
       return false;
-    float ta = (-h - dot(d0, axis)) / along;
-    float tb = (h - dot(d0, axis)) / along;
+    float ta = (-h - y0d) / along;
+    float tb = (h - y0d) / along;
     t0 = max(t0, min(ta, tb));
     t1 = min(t1, max(ta, tb));
   }

@@ -465,9 +465,7 @@ HWY_INLINE void cylinderPlaneBalls(const PairGather& g, BallLanes* balls, MF* sl
   const MF tilted = hn::Gt(lw, hn::Set(df, 1e-6f));
   const V3 perpendicular = perpendicularLanes(axis);
   const V3 towards = div(negLanes(w), lw);
-  const V3 down{hn::IfThenElse(tilted, towards.x, perpendicular.x),
-                hn::IfThenElse(tilted, towards.y, perpendicular.y),
-                hn::IfThenElse(tilted, towards.z, perpendicular.z)};
+  const V3 down = select(tilted, towards, perpendicular);
   const V3 radial = mul(down, s0.w);
   const VF sine = hn::Set(df, gpu::kGeomCylinderFlatSine);
   const MF lying = hn::Le(glmAbs(an), sine);
@@ -484,10 +482,7 @@ HWY_INLINE void cylinderPlaneBalls(const PairGather& g, BallLanes* balls, MF* sl
   const V3 side = mul(cross(axis, down), s0.w);
   const V3 far = add(add(s0.v, mul(axis, hn::Neg(axial))), radial);
   const V3 quarter = add(cap, side);
-  const V3 points[3] = {{hn::IfThenElse(lying, far.x, quarter.x), hn::IfThenElse(lying, far.y, quarter.y),
-                         hn::IfThenElse(lying, far.z, quarter.z)},
-                        add(cap, negLanes(radial)),
-                        add(cap, negLanes(side))};
+  const V3 points[3] = {select(lying, far, quarter), add(cap, negLanes(radial)), add(cap, negLanes(side))};
   for (size_t slot = 1; slot < 4; ++slot) {
     balls[slot] = {points[slot - 1], zero, closestPlaneLanes(origin, n, points[slot - 1])};
   }
@@ -524,7 +519,8 @@ HWY_INLINE void capsuleCylinderBalls(const PairGather& g, BallLanes* balls, MF* 
   VF x0 = x;
   VF x1 = x;
   if (!hn::AllFalse(df, two)) {
-    const V3 q0 = sub(d0, mul(axis, dot(d0, axis)));
+    const VF y0d = dot(d0, axis);
+    const V3 q0 = sub(d0, mul(axis, y0d));
     const V3 q1 = sub(d1, mul(axis, dot(d1, axis)));
     const V3 qd = sub(q1, q0);
     // Over a cap: the roots of a t^2 + 2 b t + c (a > 0; else the whole axis or none).
@@ -545,7 +541,6 @@ HWY_INLINE void capsuleCylinderBalls(const PairGather& g, BallLanes* balls, MF* 
     const VF sine2 = hn::Set(df, gpu::kGeomCylinderFlatSine * gpu::kGeomCylinderFlatSine);
     const MF wallOk = hn::And(hn::Le(dot(qd, qd), hn::Mul(sine2, dot(dd, dd))), hn::Ne(along, zero));
     const VF safeAlong = hn::IfThenElse(hn::Ne(along, zero), along, one);
-    const VF y0d = dot(d0, axis);
     const VF ta = hn::Div(hn::Sub(hn::Neg(h), y0d), safeAlong);
     const VF tb = hn::Div(hn::Sub(h, y0d), safeAlong);
     const VF t0s = hn::IfThenElse(cap, capT0, glmMax(zero, glmMin(ta, tb)));
