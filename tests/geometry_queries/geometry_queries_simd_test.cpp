@@ -599,17 +599,26 @@ void expectLanesAndFusedEqualScalar(const Batch& batch, const std::string& what,
   expectSimdRunsEqualScalar(batch, what + ", fused, streamed", minContacts, maxContacts);
 }
 
+// The scalar run's queries by contact count (the last entry: that many or more), printed under `what`.
+template <size_t kCounts>
+std::array<uint32_t, kCounts> queriesByContacts(const Batch& batch, const char* what) {
+  std::array<uint32_t, kCounts> perQuery{};
+  const Outcome scalar = run(batch, Backend::kCpuScalar, 8 * batch.queries.size());
+  EXPECT_TRUE(scalar.counts.ok()) << scalar.counts.error().message;
+  if (!scalar.counts.ok()) return perQuery;
+  for (const ContactRange& r : scalar.ranges) ++perQuery[std::min<uint32_t>(r.count, kCounts - 1)];
+  std::printf("%s: %u queries with 0 .. %zu contacts:", what, static_cast<uint32_t>(batch.queries.size()),
+              kCounts - 1);
+  for (uint32_t n : perQuery) std::printf(" %u", n);
+  std::printf("\n");
+  return perQuery;
+}
+
 // Cylinders standing or lying on planes, within and past kGeomCylinderFlatSine (their slots 1-3 in a
 // few lanes of a batch): the lane loop, the fused pass and its streaming stores equal the scalar loop.
 TEST(GeometryQueriesSimd, RestingCylinderManifoldsEqualTheScalarLoop) {
   const Batch batch = restingCylinderBatch(20261128u, 3001);
-  const Outcome scalar = run(batch, Backend::kCpuScalar, 8 * batch.queries.size());
-  ASSERT_TRUE(scalar.counts.ok()) << scalar.counts.error().message;
-  std::array<uint32_t, 5> perQuery{};
-  for (const ContactRange& r : scalar.ranges) ++perQuery[std::min<uint32_t>(r.count, 4u)];
-  std::printf("resting cylinders: %u queries with 0, 1, 2, 3, 4 contacts: %u %u %u %u %u\n",
-              static_cast<uint32_t>(batch.queries.size()), perQuery[0], perQuery[1], perQuery[2], perQuery[3],
-              perQuery[4]);
+  const std::array<uint32_t, 5> perQuery = queriesByContacts<5>(batch, "resting cylinders");
   EXPECT_GT(perQuery[2], 300u) << "lying cylinders rest on two contacts";
   EXPECT_GT(perQuery[4], 300u) << "standing ones on four";
   EXPECT_GT(perQuery[3], 10u) << "a leaning one's far point above the plane";
@@ -620,12 +629,7 @@ TEST(GeometryQueriesSimd, RestingCylinderManifoldsEqualTheScalarLoop) {
 // loop, the fused pass and its streaming stores equal the scalar loop.
 TEST(GeometryQueriesSimd, RestingCapsuleManifoldsEqualTheScalarLoop) {
   const Batch batch = restingCapsuleBatch(20261129u, 3001);
-  const Outcome scalar = run(batch, Backend::kCpuScalar, 8 * batch.queries.size());
-  ASSERT_TRUE(scalar.counts.ok()) << scalar.counts.error().message;
-  std::array<uint32_t, 3> perQuery{};
-  for (const ContactRange& r : scalar.ranges) ++perQuery[std::min<uint32_t>(r.count, 2u)];
-  std::printf("resting capsules: %u queries with 0, 1, 2 contacts: %u %u %u\n",
-              static_cast<uint32_t>(batch.queries.size()), perQuery[0], perQuery[1], perQuery[2]);
+  const std::array<uint32_t, 3> perQuery = queriesByContacts<3>(batch, "resting capsules");
   EXPECT_GT(perQuery[2], 600u) << "capsules lying on a cap or along the wall rest on two contacts";
   EXPECT_GT(perQuery[1], 300u);
   expectLanesAndFusedEqualScalar(batch, "resting capsules", 2000, 8 * 3001);
