@@ -49,9 +49,12 @@ VKC_CONSTANT(uint, kGeomCapsuleBoxSlots, 2u);    // the ends of the axis' span o
 VKC_CONSTANT(uint, kGeomCapsulePlaneSlots, 2u);  // one per end sphere
 VKC_CONSTANT(uint, kGeomCylinderPlaneSlots, 4u);  // rim points: the lowest; a flat cap's square
 VKC_CONSTANT(uint, kGeomCapsuleCylinderSlots, 2u);  // the ends of the axis' span over a cap or wall
-// A cylinder-plane pair's manifold (geomCylinderPlanePoint): a cylinder counts as standing on its cap
-// where the sine of the angle between its axis and the plane's normal is at most this (about 2
-// degrees), and as lying on its side where the sine of its axis' angle with the plane is.
+VKC_CONSTANT(uint, kGeomCylinderBoxSlots, 8u);  // resting on a face: the rim's square or lowest line, clipped
+// A cylinder-plane or cylinder-box pair's manifold (geomCylinderPlanePoint; the box's face as the
+// plane): a cylinder counts as standing on its cap where the sine of the angle between its axis and
+// the plane's normal is at most this (about 2 degrees), and as lying on its side where the sine of its
+// axis' angle with the plane is. A box face counts as flat against the cylinder where the sine of its
+// normal's angle with the deepest contact's direction is.
 VKC_CONSTANT(float, kGeomCylinderFlatSine, 0.0349f);
 
 // A capsule's deepest point along its axis against a box or a cylinder is found by a golden-section

@@ -122,16 +122,41 @@ bool groupTile(out uint tile, out uint lo, out uint hi) {
 
 // --- Primitive pairs (geometry_queries_bindings.h: QUERY COUNT, QUERY WRITE) ---
 
-// The most slots a QUERY pass evaluates per query in this family. The convex family's primitive
-// pairs (cylinder-cylinder, cylinder-box) have one (tests/geometry_queries: ConvexPrimitivePairsHaveOneSlot),
-// so its loop is one evaluation of GJK / EPA, as in the slot passes: with a loop of up to
-// kGeomPrimitiveMaxSlots around them, NVIDIA's compiler (driver 580, an H100, 2026-11-27) failed to
-// create the convex QUERY pipelines (VK_ERROR_UNKNOWN after tens of seconds; [[dont_unroll]] did not
-// help), while the basic and manifold families' compiled.
-#if VKC_GEOM_FAMILY == VKC_GEOM_FAMILY_CONVEX
-const uint kFamilyQuerySlots = 1u;
-#else
+// The most slots a QUERY pass evaluates per query. The convex family (cylinder-cylinder, cylinder-box
+// and a mesh against a cylinder) evaluates an invocation's contacts once, before the loop over its
+// slots (evaluateConvex): with GJK and EPA inside a loop of up to kGeomPrimitiveMaxSlots, NVIDIA's
+// compiler (driver 580, an H100, 2026-11-27) failed to create the convex QUERY pipelines
+// (VK_ERROR_UNKNOWN after tens of seconds; [[dont_unroll]] did not help), while the basic and
+// manifold families' compiled. The loop then only picks the evaluated contacts.
 const uint kFamilyQuerySlots = kGeomPrimitiveMaxSlots;
+
+#if VKC_GEOM_FAMILY == VKC_GEOM_FAMILY_CONVEX
+// The convex family's contacts of one invocation, at once: a primitive pair's whole manifold
+// (geomConvexManifold, sides in the query's order as geomSlotContact gives them: contact k is slot
+// k), of which a slot pass's invocation needs slot `slot` only (the pair's other slots are skipped
+// where geomCylinderBoxSlotMayHit says they hold none, before the search); a mesh pair's slot `slot`
+// (geomMeshSlot) as contact 0. `first`: the slot of contact 0.
+GeomManifold evaluateConvex(uint q, GeomShape a, GeomShape b, uint slot, out uint first) {
+  GeomManifold m;
+  m.count = 0u;
+  first = 0u;
+  if (geomIsMesh(a.info.x) || geomIsMesh(b.info.x)) {
+    first = slot;
+    if (geomMeshSlot(a, b, q, slot, m.s[0], m.t[0])) m.count = 1u;
+    return m;
+  }
+  bool swapped = geomSwapped(a, b);
+  GeomShape s = swapped ? b : a;
+  GeomShape t = swapped ? a : b;
+  if (t.info.x == kGeomCylinder ? slot > 0u : !geomCylinderBoxSlotMayHit(s, t, slot)) return m;
+  m = geomConvexManifold(s, t);
+  for (uint k = 0u; k < m.count; ++k) {
+    GeomElement es = m.s[k];
+    GeomElement et = m.t[k];
+    geomUnswap(swapped, es, et, m.s[k], m.t[k]);
+  }
+  return m;
+}
 #endif
 
 // The family that writes query q's entry (its pair's family when the query is a static pair of two
@@ -247,13 +272,35 @@ void main() {
     hi = slot + 1u;
   }
   uint hits = 0u;
+#if VKC_GEOM_FAMILY == VKC_GEOM_FAMILY_CONVEX
+  uint convexFirst = 0u;  // the slot of the evaluated contact 0 (evaluateConvex)
+  GeomManifold convex;
+  convex.count = 0u;
+  if (hi > lo) convex = evaluateConvex(q, a, b, lo, convexFirst);
+#endif
   // At most kFamilyQuerySlots iterations in the QUERY passes (lo is 0 there), one in the slot passes.
   for (uint slot = lo; slot < hi && slot - lo < kFamilyQuerySlots; ++slot) {
     GeomElement ea, eb;
     uint stateIndex;
     vec4 newState;
     bool hasState;
+#if VKC_GEOM_FAMILY == VKC_GEOM_FAMILY_CONVEX
+    uint c = slot - convexFirst;
+    bool hit = c < convex.count;  // at most 8: c indexes the arrays' written entries only
+    ea = geomMakeElement(vec3(0.0f), 0.0f, vec3(0.0f), kElementPointDirection, kGeomNoIndex);
+    eb = ea;
+    if (hit) {
+      ea = convex.s[c];
+      eb = convex.t[c];
+    }
+    ea.query = q;
+    eb.query = q;
+    stateIndex = query.state + slot;
+    newState = vec4(0.0f);
+    hasState = false;
+#else
     bool hit = evaluatePair(q, query, a, b, range, slot, ea, eb, stateIndex, newState, hasState);
+#endif
     if (kPass == kGeomPassQueryCount) {
       hits += hit ? 1u : 0u;
     } else if (kPass == kGeomPassQueryWrite) {

@@ -1902,12 +1902,15 @@ VKC_FN bool geomCylinderCylinderCritical(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(
 // points (geomCylinderBoxCritical, geomCylinderCylinderCritical; GJK and EPA where an edge or the
 // axes are nearly parallel), then GJK, then EPA bounded by the candidates' least overlap; the search
 // where GJK or EPA cannot finish.
-VKC_FN bool geomConvexSearchContact(GeomShape shapeS, GeomShape shapeT, VKC_OUT(GeomElement) es,
-                                    VKC_OUT(GeomElement) et) {
+// The deepest contact: s's support point pS along u, the depth; u points from s towards t (s moves
+// along -u). False: apart or touching.
+VKC_FN bool geomConvexSearchDeepest(GeomShape shapeS, GeomShape shapeT, VKC_OUT(vec3) pS, VKC_OUT(float) depth,
+                                    VKC_OUT(vec3) u) {
+  pS = vec3(0.0f);
+  depth = 0.0f;
+  u = vec3(0.0f);
   GeomConvex s = geomMakeConvex(shapeS);
   GeomConvex t = geomMakeConvex(shapeT);
-  float depth;
-  vec3 u;
   if (t.type == kGeomCylinder && geomCylindersParallel(s, t)) {
     if (!geomParallelCylinders(s, t, depth, u)) return false;
   } else {
@@ -1935,10 +1938,137 @@ VKC_FN bool geomConvexSearchContact(GeomShape shapeS, GeomShape shapeT, VKC_OUT(
       if (!(depth > 0.0f)) return false;
     }
   }
-  vec3 pS = geomSupportPoint(s, u);
+  pS = geomSupportPoint(s, u);
+  return true;
+}
+
+// The deepest contact's elements: s's at its support point, t's that point moved by the depth along u.
+VKC_FN void geomConvexElements(vec3 pS, float depth, vec3 u, VKC_OUT(GeomElement) es, VKC_OUT(GeomElement) et) {
   es = geomMakeElement(pS, depth, -u, kElementPointDirection, kGeomNoIndex);
   et = geomMakeElement(pS - u * depth, depth, u, kElementPointDirection, kGeomNoIndex);
-  return true;
+}
+
+VKC_FN bool geomConvexSearchContact(GeomShape shapeS, GeomShape shapeT, VKC_OUT(GeomElement) es,
+                                    VKC_OUT(GeomElement) et) {
+  vec3 pS;
+  float depth;
+  vec3 u;
+  bool hit = geomConvexSearchDeepest(shapeS, shapeT, pS, depth, u);
+  geomConvexElements(pS, depth, u, es, et);
+  return hit;
+}
+
+// --- Cylinder resting on a box face (s the cylinder, t the box): where the deepest contact's
+// direction u is within kGeomCylinderFlatSine of a face's normal, the cylinder's points nearest that
+// face (geomCylinderPlanePoint with the face as the plane) give the manifold. Standing on a cap
+// (within that angle of the face's normal): the cap's rim square, clipped by the face's four side
+// planes as a box-box incident face is (up to 8 points). Lying on its side: the lowest line, clipped
+// by the same planes (its two ends). Each clipped point behind the face is a contact with its own
+// depth, along the face's normal (the cylinder's element on it; the box's on the face). A box face
+// smaller than the cap and inside it gives its own corners (the square clipped to it); one inside the
+// cap's disc but outside its square, no point. Elsewhere (no flat feature, or no clipped point behind
+// the face) the single deepest contact. Slots in the clipped order, from the rim's lowest point.
+
+// Whether slot `slot` of a cylinder-box pair can hold a contact, from the shapes alone (the device's
+// slot threads skip the search where not): slot 0 always; slot 1 where the cylinder's axis is along
+// or across a box axis within kGeomCylinderFlatSine (standing or lying on that face; the same tests as
+// geomCylinderPlanePoint's); the others where it is along one (standing).
+VKC_FN bool geomCylinderBoxSlotMayHit(GeomShape s, GeomShape t, uint slot) {
+  if (slot == 0u) return true;
+  vec4 q = geomQuatUnit(t.p1);
+  vec3 axis = geomUnit(vec3(s.p1));
+  for (uint j = 0u; j < 3u; ++j) {
+    vec3 n = geomRotate(q, vec3(j == 0u ? 1.0f : 0.0f, j == 1u ? 1.0f : 0.0f, j == 2u ? 1.0f : 0.0f));
+    float an = dot(axis, n);
+    vec3 w = n - axis * an;
+    if (sqrt(dot(w, w)) <= kGeomCylinderFlatSine || (slot == 1u && abs(an) <= kGeomCylinderFlatSine)) return true;
+  }
+  return false;
+}
+
+// The cylinder-box contacts of s (the cylinder) and t (the box) given the deepest contact (pS, depth,
+// u of geomConvexSearchDeepest).
+VKC_FN GeomManifold geomCylinderBoxContacts(GeomShape s, GeomShape t, vec3 pS, float depth, vec3 u) {
+  GeomManifold m;
+  geomConvexElements(pS, depth, u, m.s[0], m.t[0]);
+  m.count = 1u;
+  GeomConvex b = geomMakeConvex(t);
+  // The face: the box axis most along u, its outward normal nF facing the cylinder (against u).
+  uint k = 0u;
+  float bu = dot(b.axis0, u);
+  for (uint j = 1u; j < 3u; ++j) {
+    float bj = dot(geomAxis(b, j), u);
+    if (abs(bj) > abs(bu)) {
+      k = j;
+      bu = bj;
+    }
+  }
+  if (!(1.0f - bu * bu <= kGeomCylinderFlatSine * kGeomCylinderFlatSine)) return m;
+  vec3 nF = bu > 0.0f ? -geomAxis(b, k) : geomAxis(b, k);
+  GeomPolygon poly;
+  poly.n = 0u;
+  for (uint slot = 0u; slot < 4u; ++slot) {
+    vec3 p;
+    if (geomCylinderPlanePoint(s, nF, slot, p)) geomPolygonPush(poly, p);
+  }
+  if (poly.n == 1u) return m;  // neither standing nor lying
+  uint j0 = k == 0u ? 1u : 0u;
+  uint j1 = k == 2u ? 1u : 2u;
+  if (poly.n == 2u) {  // lying: the line [p0, p1] clipped to the face's side planes
+    vec3 p0 = poly.p[0];
+    vec3 p1 = poly.p[1];
+    float t0 = 0.0f;
+    float t1 = 1.0f;
+    for (uint c = 0u; c < 4u; ++c) {
+      vec3 side = geomAxis(b, c < 2u ? j0 : j1);
+      float e = b.size[c < 2u ? j0 : j1];
+      bool plus = (c & 1u) == 0u;
+      vec3 axis = plus ? side : -side;
+      float offset = plus ? dot(b.centre, side) + e : e - dot(b.centre, side);
+      float da = dot(p0, axis) - offset;
+      float db = dot(p1, axis) - offset;
+      if (da > 0.0f && db > 0.0f) return m;
+      if (da > 0.0f) t0 = max(t0, da / (da - db));
+      if (db > 0.0f) t1 = min(t1, da / (da - db));
+    }
+    if (!(t1 > t0)) return m;
+    poly.p[0] = p0 + (p1 - p0) * t0;
+    poly.p[1] = p0 + (p1 - p0) * t1;
+  } else {  // standing: the rim's square clipped as geomBoxFaceManifold clips an incident face
+    for (uint c = 0u; c < 4u; ++c) {
+      vec3 side = geomAxis(b, c < 2u ? j0 : j1);
+      float e = b.size[c < 2u ? j0 : j1];
+      bool plus = (c & 1u) == 0u;
+      poly = geomClipPolygon(poly, plus ? side : -side, plus ? dot(b.centre, side) + e : e - dot(b.centre, side));
+    }
+  }
+  float faceOffset = dot(b.centre, nF) + b.size[k];
+  GeomManifold rest;
+  rest.count = 0u;
+  for (uint i = 0u; i < poly.n; ++i) {
+    vec3 p = poly.p[i];
+    float d = faceOffset - dot(p, nF);
+    if (!(d > 0.0f)) continue;
+    rest.s[rest.count] = geomMakeElement(p, d, nF, kElementPointDirection, kGeomNoIndex);
+    rest.t[rest.count] = geomMakeElement(p + nF * d, d, -nF, kElementPointDirection, kGeomNoIndex);
+    rest.count += 1u;
+  }
+  return rest.count > 0u ? rest : m;
+}
+
+// Cylinder vs cylinder or box (s the cylinder): the deepest contact, and a cylinder-box pair's
+// manifold (geomCylinderBoxContacts).
+VKC_FN GeomManifold geomConvexManifold(GeomShape s, GeomShape t) {
+  GeomManifold m;
+  m.count = 0u;
+  vec3 pS;
+  float depth;
+  vec3 u;
+  if (!geomConvexSearchDeepest(s, t, pS, depth, u)) return m;
+  if (t.info.x == kGeomOrientedBox) return geomCylinderBoxContacts(s, t, pS, depth, u);
+  geomConvexElements(pS, depth, u, m.s[0], m.t[0]);
+  m.count = 1u;
+  return m;
 }
 
 // --- Capsule vs box: a capsule resting along a face gets a contact at each end of the part of its
@@ -2113,8 +2243,8 @@ VKC_FN bool geomMethodSupported(uint lo, uint hi, uint method) {
   return (hi == kGeomPointSet && lo <= kGeomPlane) || (lo == kGeomPointSet && hi == kGeomImplicit);
 }
 
-// Slots of a query: 1 for most primitive pairs, 8 box-plane, 2 capsule-plane and capsule-cylinder,
-// 4 cylinder-plane, the point count for a point set, the sample count of an implicit geometry against
+// Slots of a query: 1 for most primitive pairs, 8 box-plane, box-box and cylinder-box, 2 capsule-box,
+// capsule-plane and capsule-cylinder, 4 cylinder-plane, the point count for a point set, the sample count of an implicit geometry against
 // a cylinder, box or plane (its surface points), both sample counts for two implicit geometries, 1 for
 // an implicit geometry against a sphere or capsule.
 VKC_FN uint geomSlotCount(GeomShape a, GeomShape b) {
@@ -2133,6 +2263,7 @@ VKC_FN uint geomSlotCount(GeomShape a, GeomShape b) {
   if (lo == kGeomCapsule && hi == kGeomPlane) return kGeomCapsulePlaneSlots;
   if (lo == kGeomCylinder && hi == kGeomPlane) return kGeomCylinderPlaneSlots;
   if (lo == kGeomCapsule && hi == kGeomCylinder) return kGeomCapsuleCylinderSlots;
+  if (lo == kGeomCylinder && hi == kGeomOrientedBox) return kGeomCylinderBoxSlots;
   return 1u;
 }
 
@@ -2222,7 +2353,14 @@ VKC_FN bool geomCanonicalContact(GeomShape s, GeomShape t, uint slot, vec3 point
   }
 #endif
 #if VKC_GEOM_WITH(VKC_GEOM_FAMILY_CONVEX)
-  if (ts == kGeomCylinder && (tt == kGeomCylinder || tt == kGeomOrientedBox)) return geomConvexSearchContact(s, t, es, et);
+  if (ts == kGeomCylinder && (tt == kGeomCylinder || tt == kGeomOrientedBox)) {
+    if (tt == kGeomCylinder ? slot > 0u : !geomCylinderBoxSlotMayHit(s, t, slot)) return false;
+    GeomManifold m = geomConvexManifold(s, t);
+    if (slot >= m.count) return false;
+    es = m.s[slot];
+    et = m.t[slot];
+    return true;
+  }
 #endif
   return false;  // unsupported pairs (geomPairSupported); implicit pairs: geometry_queries_implicit.h
 }
@@ -2266,6 +2404,8 @@ VKC_FN GeomManifold geomQueryContacts(GeomShape a, GeomShape b) {
     m = geomBoxBoxManifold(s, t);
   } else if (s.info.x == kGeomCapsule && t.info.x == kGeomOrientedBox) {
     m = geomCapsuleBoxManifold(s, t);
+  } else if (s.info.x == kGeomCylinder && (t.info.x == kGeomCylinder || t.info.x == kGeomOrientedBox)) {
+    m = geomConvexManifold(s, t);
   } else if (s.info.x == kGeomCapsule && t.info.x == kGeomCylinder) {
     // geomCanonicalContact's slots with the deepest parameter and the span computed once.
     float tDeep = geomSegmentDeepestParam(vec3(s.p0), vec3(s.p1), t);

@@ -403,7 +403,7 @@ uint64_t CylinderBoxRun(const GeometryQueryInput& input, size_t begin, size_t en
       const GeometryQuery& q = queries[i];
       const gpu::vec3 pS(w.point[0][slot], w.point[1][slot], w.point[2][slot]);
       const gpu::vec3 u(w.direction[0][slot], w.direction[1][slot], w.direction[2][slot]);
-      total = writeQueryContacts(kind, pS, w.depth[slot], u, w.swapped[i], geometries[q.a], geometries[q.b], query,
+      total = writeQueryContacts(kind, pS, w.depth[slot], u, w.swapped[i], true, geometries[q.a], geometries[q.b], query,
                                  outA, outB, total, capacity);
       ranges[query] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
     }

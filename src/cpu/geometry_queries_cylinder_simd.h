@@ -373,17 +373,30 @@ HWY_INLINE void solveEllipses(Tasks& et, size_t tasks) {
 }
 
 // Query `query`'s contacts, written from element `total` (only below capacity): kind 1 the contact
-// of depth `depth` along u from s's support point pS (geomConvexSearchContact's end; swapped: the
-// query's a is t), kind 2 geomQueryContacts of the query's geometries (the scalar code), else none.
-// Returns total plus the contacts.
-HWY_INLINE uint64_t writeQueryContacts(uint32_t kind, gpu::vec3 pS, float depth, gpu::vec3 u, bool swapped,
+// of depth `depth` along u from s's support point pS (geomConvexSearchDeepest's end; swapped: the
+// query's a is t), or for a cylinder-box pair (`box`) geomCylinderBoxContacts from it (the manifold
+// of a cylinder resting on a face); kind 2 geomQueryContacts of the query's geometries (the scalar
+// code), else none. Returns total plus the contacts.
+HWY_INLINE uint64_t writeQueryContacts(uint32_t kind, gpu::vec3 pS, float depth, gpu::vec3 u, bool swapped, bool box,
                                        const Geometry& a, const Geometry& b, uint32_t query, ContactElement* outA,
                                        ContactElement* outB, uint64_t total, uint64_t capacity) {
+  if (kind == 1u && box) {
+    gpu::GeomShape sa, sb;
+    std::memcpy(&sa, &a, sizeof sa);
+    std::memcpy(&sb, &b, sizeof sb);
+    const gpu::GeomManifold m = gpu::geomCylinderBoxContacts(swapped ? sb : sa, swapped ? sa : sb, pS, depth, u);
+    for (uint32_t c = 0; c < m.count; ++c, ++total) {
+      if (total < capacity) {
+        outA[total] = toContactElement(swapped ? m.t[c] : m.s[c], query);
+        outB[total] = toContactElement(swapped ? m.s[c] : m.t[c], query);
+      }
+    }
+    return total;
+  }
   if (kind == 1u) {
     if (total < capacity) {
-      const gpu::GeomElement es = gpu::geomMakeElement(pS, depth, -u, gpu::kElementPointDirection, gpu::kGeomNoIndex);
-      const gpu::GeomElement et =
-          gpu::geomMakeElement(pS - u * depth, depth, u, gpu::kElementPointDirection, gpu::kGeomNoIndex);
+      gpu::GeomElement es, et;
+      gpu::geomConvexElements(pS, depth, u, es, et);
       outA[total] = toContactElement(swapped ? et : es, query);
       outB[total] = toContactElement(swapped ? es : et, query);
     }

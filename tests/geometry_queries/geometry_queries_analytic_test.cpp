@@ -206,11 +206,16 @@ TEST(GeometryQueriesAnalytic, CylinderCylinderAndCylinderBox) {
                           Geometry::cylinder(v3(0, 1.8f, 0), v3(0, 0, 1), 1.0f, 3.0f));
   ASSERT_EQ(crossed.size(), 1u);
   expectElement(crossed[0].first, kPD, {v3(0, 1, 0), v3(0, -1, 0), 0.2f}, kTol, "crossed");
-  // A cylinder standing on a box, its cap 0.1 into the top face: one contact at the cap's centre.
+  // A cylinder standing on a box, its cap 0.1 into the top face: its rim's square, each point 0.1 deep
+  // (CylinderBoxManifold below).
   auto standing = contacts(Geometry::cylinder(v3(0.3f, 1.9f, 0), v3(0, 1, 0), 0.5f, 1.0f),
                            Geometry::orientedBox(v3(0, 0, 0), identityQuat(), v3(2, 1, 2)));
-  ASSERT_EQ(standing.size(), 1u);
-  expectElement(standing[0].first, kPD, {v3(0.3f, 0.9f, 0), v3(0, 1, 0), 0.1f}, kTol, "standing");
+  ASSERT_EQ(standing.size(), 4u);
+  for (const auto& c : standing) {
+    EXPECT_NEAR(c.first.point.y, 0.9f, kTol);
+    EXPECT_NEAR(c.first.point.w, 0.1f, kTol);
+    expectNear3(c.first.direction, 0, 1, 0, kTol, "standing");
+  }
   EXPECT_TRUE(contacts(Geometry::cylinder(v3(0.3f, 2.1f, 0), v3(0, 1, 0), 0.5f, 1.0f),
                        Geometry::orientedBox(v3(0, 0, 0), identityQuat(), v3(2, 1, 2))).empty());
 }
@@ -346,6 +351,88 @@ TEST(GeometryQueriesAnalytic, CylinderPlaneManifoldStandingAndLying) {
   auto twoSided = contacts(Geometry::cylinder(v3(0, 0.9f, 0), v3(0, 1, 0), 0.5f, 1.0f),
                            Geometry::plane(v3(0, 0, 0), v3(0, 1, 0), true));
   ASSERT_EQ(twoSided.size(), 4u);
+}
+
+// A cylinder resting on a box face (geomCylinderBoxContacts): the rim's square (standing) or the
+// lowest line (lying) clipped by the face's side planes, each point with its own depth along the
+// face's normal; a box resting on a cap gets its face's corners inside the square.
+TEST(GeometryQueriesAnalytic, CylinderBoxManifold) {
+  const Geometry table = Geometry::orientedBox(v3(0, 0, 0), identityQuat(), v3(2, 1, 2));  // top face y = 1
+  // Standing exactly on the top face, 0.1 deep: the rim a quarter turn apart (the square starts along
+  // geomPerpendicularTo(y) = -x), the box's elements on the face, pushed up.
+  auto standing = contacts(Geometry::cylinder(v3(0, 1.9f, 0), v3(0, 1, 0), 0.5f, 1.0f), table);
+  ASSERT_EQ(standing.size(), 4u);
+  const Float4 square[4] = {{-0.5f, 0.9f, 0, 0}, {0, 0.9f, 0.5f, 0}, {0.5f, 0.9f, 0, 0}, {0, 0.9f, -0.5f, 0}};
+  for (size_t k = 0; k < 4; ++k) {
+    const Float4 p = square[k];
+    expectElement(standing[k].first, kPD, {v3(p.x, p.y, p.z), v3(0, 1, 0), 0.1f}, kTol, "standing, cylinder");
+    expectElement(standing[k].second, kPD, {v3(p.x, 1.0f, p.z), v3(0, -1, 0), 0.1f}, kTol, "standing, box");
+  }
+  // Half over the +x edge (x = 2): the square clipped there, two points on the edge.
+  auto edge = contacts(Geometry::cylinder(v3(1.9f, 1.9f, 0), v3(0, 1, 0), 0.5f, 1.0f), table);
+  ASSERT_EQ(edge.size(), 5u);
+  const float edgeXz[5][2] = {{1.4f, 0}, {1.9f, 0.5f}, {2, 0.4f}, {2, -0.4f}, {1.9f, -0.5f}};
+  for (size_t k = 0; k < 5; ++k) {
+    expectElement(edge[k].first, kPD, {v3(edgeXz[k][0], 0.9f, edgeXz[k][1]), v3(0, 1, 0), 0.1f}, kTol, "edge");
+  }
+  // Tilted 1 degree about z: the same square, deepest first, the far side least deep.
+  const float t1 = 3.14159265f / 180.0f;
+  auto leaning = contacts(Geometry::cylinder(v3(0, 1.9f, 0), v3(std::sin(t1), std::cos(t1), 0), 0.5f, 1.0f), table);
+  ASSERT_EQ(leaning.size(), 4u);
+  const float capDepth = 1.0f - (1.9f - std::cos(t1));
+  EXPECT_NEAR(leaning[0].first.point.w, capDepth + 0.5f * std::sin(t1), kTol);
+  EXPECT_NEAR(leaning[1].first.point.w, capDepth, kTol);
+  EXPECT_NEAR(leaning[2].first.point.w, capDepth - 0.5f * std::sin(t1), kTol);
+  EXPECT_NEAR(leaning[3].first.point.w, capDepth, kTol);
+  // Tilted 5 degrees: not resting flat, the single deepest contact.
+  const float t5 = 5.0f * t1;
+  auto tipped = contacts(Geometry::cylinder(v3(0, 1.9f, 0), v3(std::sin(t5), std::cos(t5), 0), 0.5f, 1.0f), table);
+  ASSERT_EQ(tipped.size(), 1u);
+  EXPECT_NEAR(tipped[0].first.point.w, 1.0f - (1.9f - std::cos(t5) - 0.5f * std::sin(t5)), kTol);
+  // Lying exactly (axis x), 0.1 deep: the two ends of the lowest line, end -axis first.
+  auto lying = contacts(Geometry::cylinder(v3(0, 1.4f, 0), v3(1, 0, 0), 0.5f, 1.0f), table);
+  ASSERT_EQ(lying.size(), 2u);
+  expectElement(lying[0].first, kPD, {v3(-1, 0.9f, 0), v3(0, 1, 0), 0.1f}, kTol, "lying, end -axis");
+  expectElement(lying[1].first, kPD, {v3(1, 0.9f, 0), v3(0, 1, 0), 0.1f}, kTol, "lying, end +axis");
+  // Lying across a narrow box (x in [-0.3, 0.3]): the line clipped to the face.
+  auto across = contacts(Geometry::cylinder(v3(0, 1.4f, 0), v3(1, 0, 0), 0.5f, 1.0f),
+                         Geometry::orientedBox(v3(0, 0, 0), identityQuat(), v3(0.3f, 1, 2)));
+  ASSERT_EQ(across.size(), 2u);
+  expectElement(across[0].first, kPD, {v3(-0.3f, 0.9f, 0), v3(0, 1, 0), 0.1f}, kTol, "across, -x");
+  expectElement(across[1].first, kPD, {v3(0.3f, 0.9f, 0), v3(0, 1, 0), 0.1f}, kTol, "across, +x");
+  // Standing beside a wall (axis y, the box's +x face at x = 2): the wall's line, clipped to the face's
+  // height (y in [-1, 1]), along the face's normal.
+  auto wall = contacts(Geometry::cylinder(v3(2.4f, 0.5f, 0), v3(0, 1, 0), 0.5f, 1.0f), table);
+  ASSERT_EQ(wall.size(), 2u);
+  expectElement(wall[0].first, kPD, {v3(1.9f, -0.5f, 0), v3(1, 0, 0), 0.1f}, kTol, "wall, low end");
+  expectElement(wall[1].first, kPD, {v3(1.9f, 1.0f, 0), v3(1, 0, 0), 0.1f}, kTol, "wall, clipped end");
+  // A small box resting on a wide cap (radius 2, cap at y = 1), 0.1 deep: its bottom face's corners
+  // (inside the rim's square), on the cap's plane; the cylinder pushed down, the box up.
+  auto onCap = contacts(Geometry::cylinder(v3(0, 0, 0), v3(0, 1, 0), 2.0f, 1.0f),
+                        Geometry::orientedBox(v3(0.2f, 1.4f, 0), identityQuat(), v3(0.5f, 0.5f, 0.5f)));
+  ASSERT_EQ(onCap.size(), 4u);
+  float xs = 0, zs = 0;
+  for (const auto& c : onCap) {
+    EXPECT_NEAR(c.first.point.y, 1.0f, kTol);
+    EXPECT_NEAR(c.first.point.w, 0.1f, kTol);
+    expectNear3(c.first.direction, 0, -1, 0, kTol, "on the cap");
+    EXPECT_NEAR(std::abs(c.first.point.x - 0.2f), 0.5f, kTol);
+    EXPECT_NEAR(std::abs(c.first.point.z), 0.5f, kTol);
+    EXPECT_NEAR(c.second.point.y, 0.9f, kTol);
+    xs += c.first.point.x, zs += c.first.point.z;
+  }
+  EXPECT_NEAR(xs, 0.8f, kTol);
+  EXPECT_NEAR(zs, 0.0f, kTol);
+  // In either order the same contacts with the sides swapped, bit for bit.
+  auto swapped = contacts(table, Geometry::cylinder(v3(1.9f, 1.9f, 0), v3(0, 1, 0), 0.5f, 1.0f));
+  ASSERT_EQ(swapped.size(), edge.size());
+  for (size_t k = 0; k < edge.size(); ++k) {
+    EXPECT_TRUE(bitwiseEqual(swapped[k].second, edge[k].first)) << k;
+    EXPECT_TRUE(bitwiseEqual(swapped[k].first, edge[k].second)) << k;
+  }
+  // A needle standing (radius 0) and a disc lying (half height 0): one point each.
+  EXPECT_EQ(contacts(Geometry::cylinder(v3(0, 1.9f, 0), v3(0, 1, 0), 0.0f, 1.0f), table).size(), 1u);
+  EXPECT_EQ(contacts(Geometry::cylinder(v3(0, 1.4f, 0), v3(1, 0, 0), 0.5f, 0.0f), table).size(), 1u);
 }
 
 // A capsule lying on a cylinder's cap gets a contact at each end of its axis' part over the disc, one
