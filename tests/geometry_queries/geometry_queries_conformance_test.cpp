@@ -209,6 +209,23 @@ TEST_P(GeometryQueriesConformance, RestingCapsulesMatchCpuScalar) {
   expectSameAsScalar(bitwise(), b, counts, 2 * 1500);
 }
 
+// Cylinders standing or lying on box faces and small boxes on wide caps (up to eight contacts a
+// query, geomCylinderBoxContacts; the convex family's shader evaluates each query's manifold once):
+// every backend as kCpuScalar.
+TEST_P(GeometryQueriesConformance, RestingCylindersOnBoxesMatchCpuScalar) {
+  Batch b = restingCylinderBoxBatch(13u, 1500);
+  auto counts = run(b, 8 * 1500);
+  EXPECT_GT(counts.ok() ? counts->contacts : 0u, 2500u);
+  expectSameAsScalar(bitwise(), b, counts, 8 * 1500);
+  // With a point set's query the batch takes the slot passes on Vulkan (a thread per slot, each
+  // evaluating its query's manifold or skipping a slot geomCylinderBoxSlotMayHit rules out).
+  const uint32_t set = b.addPoints({v3(0, 0, 0), v3(0.5f, 0.5f, 0.5f)});
+  b.query(b.add(Geometry::sphere({0, 0, 0, 1})), set);
+  counts = run(b, 8 * 1501);
+  EXPECT_GT(counts.ok() ? counts->contacts : 0u, 2500u);
+  expectSameAsScalar(bitwise(), b, counts, 8 * 1501);
+}
+
 // Run twice: the second run starts from the state the first wrote (the points that stayed inside keep
 // their last outside point). Contacts and state as kCpuScalar's after each run.
 TEST_P(GeometryQueriesConformance, ImplicitAndContinuousMatchCpuScalarAndKeepTheirState) {

@@ -635,6 +635,19 @@ TEST(GeometryQueriesSimd, RestingCapsuleManifoldsEqualTheScalarLoop) {
   expectLanesAndFusedEqualScalar(batch, "resting capsules", 2000, 8 * 3001);
 }
 
+// Cylinders standing or lying on box faces, within and past kGeomCylinderFlatSine, over the face or
+// its edges (geomCylinderBoxContacts from the lanes' deepest contact): the lane loop equals the scalar
+// loop.
+TEST(GeometryQueriesSimd, RestingCylinderBoxManifoldsEqualTheScalarLoop) {
+  const Batch batch = restingCylinderBoxBatch(20261129u, 3001);
+  const std::array<uint32_t, 6> perQuery = queriesByContacts<6>(batch, "cylinders resting on boxes");
+  EXPECT_GT(perQuery[1], 300u) << "tilted past the flat angle: the single deepest contact";
+  EXPECT_GT(perQuery[2], 300u) << "lying cylinders rest on two contacts";
+  EXPECT_GT(perQuery[4], 200u) << "standing ones on four";
+  EXPECT_GT(perQuery[5], 50u) << "a square clipped by a face's edge";
+  expectSimdRunsEqualScalar(batch, "cylinders resting on boxes", 3000, 8 * 3001);
+}
+
 TEST(GeometryQueriesSimd, FusedPassStreamingStoresEqualTheScalarLoop) {
   // The stores a batch past the caches takes (the stash, then the contacts and ranges streamed),
   // on small batches: every fused pair, an odd number of queries (the ranges' last one alone), every

@@ -340,6 +340,58 @@ inline Batch restingCapsuleBatch(uint32_t seed, uint32_t queryCount) {
   return b;
 }
 
+// Cylinders resting on boxes (geomCylinderBoxContacts' manifolds): each query a randomly turned box
+// and a cylinder standing on one of its faces or lying on it, exactly or tilted up to 3 degrees (past
+// kGeomCylinderFlatSine's 2), its centre over the face or past its edges, its lowest point up to 0.2
+// into the face or 0.05 off it; radii and half extents of 0.1 to 0.8, so that small boxes also rest
+// on wide caps; some cylinders of radius or half height 0; the order random.
+inline Batch restingCylinderBoxBatch(uint32_t seed, uint32_t queryCount) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> pos(-1.0f, 1.0f), size(0.1f, 0.8f), tilt(0.0f, 0.0524f),
+      depth(-0.05f, 0.2f), angle(0.0f, 6.2831853f);
+  Batch b;
+  for (uint32_t q = 0; q < queryCount; ++q) {
+    const Float4 turn = randomUnit(rng);
+    const Float4 rotation = quatAxisAngle(turn.x, turn.y, turn.z, angle(rng));
+    const Float4 e = v3(size(rng), size(rng), size(rng));
+    const Float4 boxCentre = v3(pos(rng), pos(rng), pos(rng));
+    // In the box's frame: the face's axis k and side, a direction u along the face.
+    const uint32_t k = static_cast<uint32_t>(rng() % 3u);
+    const float side = (rng() & 1u) != 0u ? 1.0f : -1.0f;
+    const float ek = k == 0 ? e.x : (k == 1 ? e.y : e.z);
+    const Float4 n = v3(k == 0 ? side : 0.0f, k == 1 ? side : 0.0f, k == 2 ? side : 0.0f);
+    const Float4 u = normalizedV(crossV(n, randomUnit(rng)));
+    const uint32_t kind = static_cast<uint32_t>(rng() % 8u);
+    const float lean = kind < 2 ? 0.0f : tilt(rng);  // a quarter exact
+    const bool lying = (kind & 1u) != 0u;
+    Float4 axis = lying ? plusV(scaledV(u, std::cos(lean)), scaledV(n, std::sin(lean)))
+                        : plusV(scaledV(n, std::cos(lean)), scaledV(u, std::sin(lean)));
+    if ((rng() & 1u) != 0u) axis = scaledV(axis, -1.0f);
+    const float r = kind == 2 ? 0.0f : size(rng);
+    const float h = kind == 3 ? 0.0f : size(rng);
+    const float an = std::abs(axis.x * n.x + axis.y * n.y + axis.z * n.z);
+    const float reach = h * an + r * std::sqrt(std::max(0.0f, 1.0f - an * an));
+    // Over the face (up to 1.2 times its half extents from its centre), the lowest point at depth.
+    const Float4 over = v3(k == 0 ? 0.0f : 1.2f * e.x * pos(rng), k == 1 ? 0.0f : 1.2f * e.y * pos(rng),
+                           k == 2 ? 0.0f : 1.2f * e.z * pos(rng));
+    const Float4 local = plusV(over, scaledV(n, ek + reach - depth(rng)));
+    // To the world: v + 2 w (q.xyz x v) + 2 q.xyz x (q.xyz x v).
+    auto rotate = [&](Float4 v) {
+      const Float4 t = scaledV(crossV(rotation, v), 2.0f);
+      return plusV(plusV(v, scaledV(t, rotation.w)), crossV(rotation, t));
+    };
+    const uint32_t cyl =
+        b.add(Geometry::cylinder(plusV(boxCentre, rotate(local)), normalizedV(rotate(axis)), r, h));
+    const uint32_t box = b.add(Geometry::orientedBox(boxCentre, rotation, e));
+    if ((rng() & 1u) != 0u) {
+      b.query(cyl, box);
+    } else {
+      b.query(box, cyl);
+    }
+  }
+  return b;
+}
+
 // A box over `points` points (all inside it): one query of `points` slots, for the record-shape tests
 // beside randomBatch's one and 10k queries.
 inline Batch boxOverPointCloud(uint32_t points) {
