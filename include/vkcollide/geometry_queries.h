@@ -73,7 +73,9 @@
 // to 2), capsule-cylinder (the same on a cap, or along the wall when the axes are within about 2
 // degrees of parallel, up to 2) and cylinder-plane (the lowest rim point; a cylinder standing on its
 // cap within about 2 degrees adds three more of the cap's rim, a quarter turn apart, one lying on its
-// side the other cap's lowest point; each below the plane, up to 4); a point set gives one per point
+// side the other cap's lowest point; each below the plane, up to 4) and cylinder-box (a cylinder
+// resting on a face within about 2 degrees: its rim's square, standing, or its lowest line, lying,
+// clipped by the face's sides, each point behind the face; up to 8); a point set gives one per point
 // inside the other geometry; a surface or line mesh one per touching cell (two for a capsule lying
 // along a triangle's face), in cell order; a tetrahedral mesh one per (point, tetrahedron holding
 // it), by point then tetrahedron, and one per touching tetrahedron against a sphere, capsule, plane,
