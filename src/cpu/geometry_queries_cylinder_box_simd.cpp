@@ -15,9 +15,10 @@
 // the next problem as soon as its own loops end (each step the scalar loops' step), then tried in
 // the scalar order. Last, the chunk's queries in order: apart ones no contact, marked ones
 // geomQueryContacts one by one, the others the lanes' contact (geomSupportPoint along the
-// direction, the depth). Every operation is the scalar code's, in its order (GLM's dot, cross, min,
-// max, abs; no fused multiply-adds), so the contacts are the scalar twin's bit for bit
-// (tests/geometry_queries/geometry_queries_simd_test.cpp: CylinderBoxLanesEqualTheScalarLoop...).
+// direction, the depth), from which geomCylinderBoxContacts builds the manifold where the lanes find
+// that the cylinder may rest on a face (cylinderBoxMayRestLanes). Every operation is the scalar code's, in
+// its order (GLM's dot, cross, min, max, abs; no fused multiply-adds), so the contacts are the scalar twin's
+// bit for bit (tests/geometry_queries/geometry_queries_simd_test.cpp: CylinderBoxLanesEqualTheScalarLoop...).
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -124,6 +125,27 @@ HWY_INLINE void candidatesLanes(const CylBoxLanes& x, VF& least, V3& leastDir) {
   }
 }
 
+// Where a touching lane may rest on a box face (geomCylinderBoxContacts gives more than its deepest
+// contact only there): the box axis most along u within 1.5 kGeomCylinderFlatSine of it, and the
+// cylinder's axis within that of the axis or across it. The scalar tests' sines with half their size
+// again as a margin, so that no lane the scalar code finds flat is left out by rounding; the others go
+// to geomCylinderBoxContacts, which decides.
+HWY_INLINE MF cylinderBoxMayRestLanes(const CylBoxLanes& x, const V3& u) {
+  const DF df;
+  const VF sine = hn::Set(df, 1.5f * gpu::kGeomCylinderFlatSine);
+  const VF cosSq = hn::Set(df, 1.0f - 2.25f * gpu::kGeomCylinderFlatSine * gpu::kGeomCylinderFlatSine);
+  VF best = glmAbs(dot(x.B[0], u));
+  VF an = dot(x.a, x.B[0]);
+  for (int k = 1; k < 3; ++k) {
+    const VF bk = glmAbs(dot(x.B[k], u));
+    const MF more = hn::Gt(bk, best);
+    best = hn::IfThenElse(more, bk, best);
+    an = hn::IfThenElse(more, dot(x.a, x.B[k]), an);
+  }
+  const MF flat = hn::Ge(hn::Mul(best, best), cosSq);
+  return hn::And(flat, hn::Or(hn::Ge(hn::Mul(an, an), cosSq), hn::Le(glmAbs(an), sine)));
+}
+
 constexpr size_t kPieces = 24;  // rim + edge pieces: 3 edge directions x 8 sign choices
 
 // geomCylinderBoxCritical's enumeration (after its parallel-edge test) for the lanes `live`. The
@@ -228,9 +250,10 @@ HWY_INLINE void criticalLanes(const CylBoxLanes& x, MF live, VF& least, V3& leas
 }
 
 // Per chunk: the gathered records of a lane batch; the touching queries (chunk-local index, least
-// overlap, its direction) and their results (kind 0: apart, 1: the lanes' contact, 2: the scalar
-// code; the point of s, the depth, the direction); the touching ones the inscribed boxes do not
-// prove (their touching slot, least overlap and direction); the ellipse problems.
+// overlap, its direction) and their results (kind 0: apart, 1: the lanes' contact, 3: the same where
+// the cylinder may rest on a face, 2: the scalar code; the point of s, the depth, the direction); the
+// touching ones the inscribed boxes do not prove (their touching slot, least overlap and direction); the
+// ellipse problems.
 struct CylBoxChunk {
   HWY_ALIGN float s0[4 * kLaneMax];
   HWY_ALIGN float s1[4 * kLaneMax];
@@ -343,8 +366,12 @@ uint64_t CylinderBoxRun(const GeometryQueryInput& input, size_t begin, size_t en
       const MF scalar = hn::AndNot(proven, parallel);
       const MF live = hn::AndNot(parallel, hn::AndNot(proven, hn::FirstN(df, valid)));
       const V3 pS = cylinderSupportPointLanes(x.c, x.a, x.r, x.h, leastDir);
-      const VU lanesKind = hn::IfThenElse(hn::RebindMask(du, scalar), hn::Set(du, 2u),
-                                          hn::IfThenElseZero(hn::RebindMask(du, hn::Gt(least, zero)), hn::Set(du, 1u)));
+      // Kind 1 the lanes' contact, 3 where it may rest on a face, 2 the scalar code's, 0 none.
+      const VU contactKind = hn::IfThenElse(hn::RebindMask(du, cylinderBoxMayRestLanes(x, leastDir)),
+                                            hn::Set(du, 3u), hn::Set(du, 1u));
+      const VU lanesKind =
+          hn::IfThenElse(hn::RebindMask(du, scalar), hn::Set(du, 2u),
+                         hn::IfThenElseZero(hn::RebindMask(du, hn::Gt(least, zero)), contactKind));
       hn::StoreU(lanesKind, du, w.kind + i);
       hn::StoreU(least, df, w.depth + i);
       hn::StoreU(pS.x, df, w.point[0] + i);
@@ -369,7 +396,9 @@ uint64_t CylinderBoxRun(const GeometryQueryInput& input, size_t begin, size_t en
       V3 leastDir{hn::LoadU(df, w.openDir[0] + i), hn::LoadU(df, w.openDir[1] + i), hn::LoadU(df, w.openDir[2] + i)};
       criticalLanes(x, hn::FirstN(df, valid), least, leastDir, w.ellipse);
       const V3 pS = cylinderSupportPointLanes(x.c, x.a, x.r, x.h, leastDir);
-      hn::Store(hn::IfThenElseZero(hn::RebindMask(du, hn::Gt(least, zero)), hn::Set(du, 1u)), du, kinds);
+      const VU contactKind = hn::IfThenElse(hn::RebindMask(du, cylinderBoxMayRestLanes(x, leastDir)),
+                                            hn::Set(du, 3u), hn::Set(du, 1u));
+      hn::Store(hn::IfThenElseZero(hn::RebindMask(du, hn::Gt(least, zero)), contactKind), du, kinds);
       hn::Store(least, df, dl);
       hn::Store(pS.x, df, px);
       hn::Store(pS.y, df, py);
@@ -403,8 +432,8 @@ uint64_t CylinderBoxRun(const GeometryQueryInput& input, size_t begin, size_t en
       const GeometryQuery& q = queries[i];
       const gpu::vec3 pS(w.point[0][slot], w.point[1][slot], w.point[2][slot]);
       const gpu::vec3 u(w.direction[0][slot], w.direction[1][slot], w.direction[2][slot]);
-      total = writeQueryContacts(kind, pS, w.depth[slot], u, w.swapped[i], true, geometries[q.a], geometries[q.b], query,
-                                 outA, outB, total, capacity);
+      total = writeQueryContacts(kind, pS, w.depth[slot], u, w.swapped[i], geometries[q.a], geometries[q.b],
+                                 query, outA, outB, total, capacity);
       ranges[query] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
     }
   }

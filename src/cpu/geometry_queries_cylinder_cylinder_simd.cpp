@@ -600,8 +600,8 @@ uint64_t CylinderCylinderRun(const GeometryQueryInput& input, size_t begin, size
       const GeometryQuery& q = queries[i];
       const gpu::vec3 pS(w.ps[0][i], w.ps[1][i], w.ps[2][i]);
       const gpu::vec3 u(w.dir[0][i], w.dir[1][i], w.dir[2][i]);
-      total = writeQueryContacts(w.kind[i], pS, w.least[i], u, w.swapped[i], false, geometries[q.a], geometries[q.b], query,
-                                 outA, outB, total, capacity);
+      total = writeQueryContacts(w.kind[i], pS, w.least[i], u, w.swapped[i], geometries[q.a], geometries[q.b],
+                                 query, outA, outB, total, capacity);
       ranges[query] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
     }
   }

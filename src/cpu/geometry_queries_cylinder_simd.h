@@ -374,13 +374,14 @@ HWY_INLINE void solveEllipses(Tasks& et, size_t tasks) {
 
 // Query `query`'s contacts, written from element `total` (only below capacity): kind 1 the contact
 // of depth `depth` along u from s's support point pS (geomConvexSearchDeepest's end; swapped: the
-// query's a is t), or for a cylinder-box pair (`box`) geomCylinderBoxContacts from it (the manifold
-// of a cylinder resting on a face); kind 2 geomQueryContacts of the query's geometries (the scalar
-// code), else none. Returns total plus the contacts.
-HWY_INLINE uint64_t writeQueryContacts(uint32_t kind, gpu::vec3 pS, float depth, gpu::vec3 u, bool swapped, bool box,
-                                       const Geometry& a, const Geometry& b, uint32_t query, ContactElement* outA,
-                                       ContactElement* outB, uint64_t total, uint64_t capacity) {
-  if (kind == 1u && box) {
+// query's a is t); kind 3 (a cylinder-box pair that may rest on a face, cylinderBoxMayRestLanes)
+// geomCylinderBoxContacts from that contact; kind 2 geomQueryContacts of the query's geometries (the
+// scalar code), else none. Returns total plus the contacts.
+HWY_INLINE uint64_t writeQueryContacts(uint32_t kind, gpu::vec3 pS, float depth, gpu::vec3 u, bool swapped,
+                                       const Geometry& a, const Geometry& b, uint32_t query,
+                                       ContactElement* outA, ContactElement* outB, uint64_t total,
+                                       uint64_t capacity) {
+  if (kind == 3u) {
     gpu::GeomShape sa, sb;
     std::memcpy(&sa, &a, sizeof sa);
     std::memcpy(&sb, &b, sizeof sb);
