@@ -134,7 +134,8 @@ const uint kFamilyQuerySlots = kGeomPrimitiveMaxSlots;
 // The convex family's contacts of one invocation, at once: a primitive pair's whole manifold
 // (geomConvexManifold, sides in the query's order as geomSlotContact gives them: contact k is slot
 // k), of which a slot pass's invocation needs slot `slot` only (the pair's other slots are skipped
-// where geomCylinderBoxSlotMayHit says they hold none, before the search); a mesh pair's slot `slot`
+// where geomCylinderBoxSlotMayHit or geomCylinderCylinderSlotMayHit says they hold none, before the
+// search); a mesh pair's slot `slot`
 // (geomMeshSlot) as contact 0. `first`: the slot of contact 0.
 GeomManifold evaluateConvex(uint q, GeomShape a, GeomShape b, uint slot, out uint first) {
   GeomManifold m;
@@ -148,7 +149,10 @@ GeomManifold evaluateConvex(uint q, GeomShape a, GeomShape b, uint slot, out uin
   bool swapped = geomSwapped(a, b);
   GeomShape s = swapped ? b : a;
   GeomShape t = swapped ? a : b;
-  if (t.info.x == kGeomCylinder ? slot > 0u : !geomCylinderBoxSlotMayHit(s, t, slot)) return m;
+  if (t.info.x == kGeomCylinder ? !geomCylinderCylinderSlotMayHit(s, t, slot)
+                                : !geomCylinderBoxSlotMayHit(s, t, slot)) {
+    return m;
+  }
   m = geomConvexManifold(s, t);
   for (uint k = 0u; k < m.count; ++k) {
     GeomElement es = m.s[k];

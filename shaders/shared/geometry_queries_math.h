@@ -2056,8 +2056,176 @@ VKC_FN GeomManifold geomCylinderBoxContacts(GeomShape s, GeomShape t, vec3 pS, f
   return rest.count > 0u ? rest : m;
 }
 
-// Cylinder vs cylinder or box (s the cylinder): the deepest contact, and a cylinder-box pair's
-// manifold (geomCylinderBoxContacts).
+// --- Cylinder resting on a cylinder (s, t in canonical order), after the deepest contact (pS, depth,
+// u from s towards t). Each cylinder shows t its cap where u is within kGeomCylinderFlatSine of its
+// axis, a line where u is that close to across it. Cap on cap (stacked): the reference is the wider
+// cylinder's cap (t's on ties), the incident the other's rim square (geomCylinderPlanePoint with the
+// reference cap as the plane); the square's points over the reference disc (radially within its
+// radius, 1e-4 relative slack: stacked equal radii keep their rims) and, where the discs overlap in
+// part, the two points where the rims cross (on the incident cap's plane): up to 6. Line on line
+// (side by side, the axes within that angle of parallel): s's lowest line clipped to t's length, t's
+// tangent plane the reference. Line on a cap (a cylinder lying on the other's cap): the lying one's
+// lowest line clipped to the disc. Each point behind the reference plane is a contact with its own
+// depth along the reference's normal (the incident cylinder's element at the point, the reference's
+// on its plane); elsewhere, or where no point is behind it, the single deepest contact. Crossed lying
+// cylinders touch at a point: one contact.
+
+// Whether slot `slot` of a cylinder-cylinder pair can hold a contact, from the shapes alone (as
+// geomCylinderBoxSlotMayHit): slot 0 always; slot 1 where the axes are within kGeomCylinderFlatSine of
+// parallel or of perpendicular; slots 2-5 parallel (the tests of geomCylinderCylinderContacts).
+VKC_FN bool geomCylinderCylinderSlotMayHit(GeomShape s, GeomShape t, uint slot) {
+  if (slot == 0u) return true;
+  vec3 as = geomUnit(vec3(s.p1));
+  vec3 at = geomUnit(vec3(t.p1));
+  float c = dot(as, at);
+  vec3 ws = at - as * c;  // each axis against the other, as geomCylinderPlanePoint tests them
+  vec3 wt = as - at * c;
+  bool parallel = sqrt(dot(ws, ws)) <= kGeomCylinderFlatSine || sqrt(dot(wt, wt)) <= kGeomCylinderFlatSine;
+  return parallel || (slot == 1u && abs(c) <= kGeomCylinderFlatSine);
+}
+
+// The contacts of incident points poly (on the incident's feature) behind the reference plane of
+// normal nR (out of the reference, towards the incident) at offset offR; incidentIsS: s is the
+// incident. Appended to m.
+VKC_FN void geomIncidentContacts(VKC_GEOM_IN(GeomPolygon) poly, vec3 nR, float offR, bool incidentIsS,
+                                 VKC_INOUT(GeomManifold) m) {
+  for (uint i = 0u; i < poly.n; ++i) {
+    vec3 p = poly.p[i];
+    float d = offR - dot(p, nR);
+    if (!(d > 0.0f) || m.count >= 8u) continue;
+    GeomElement incident = geomMakeElement(p, d, nR, kElementPointDirection, kGeomNoIndex);
+    GeomElement reference = geomMakeElement(p + nR * d, d, -nR, kElementPointDirection, kGeomNoIndex);
+    m.s[m.count] = incidentIsS ? incident : reference;
+    m.t[m.count] = incidentIsS ? reference : incident;
+    m.count += 1u;
+  }
+}
+
+VKC_FN GeomManifold geomCylinderCylinderContacts(GeomShape s, GeomShape t, vec3 pS, float depth, vec3 u) {
+  GeomManifold m;
+  geomConvexElements(pS, depth, u, m.s[0], m.t[0]);
+  m.count = 1u;
+  vec3 as = geomUnit(vec3(s.p1));
+  vec3 at = geomUnit(vec3(t.p1));
+  float su = dot(as, u);
+  float tu = dot(at, u);
+  float capSq = 1.0f - kGeomCylinderFlatSine * kGeomCylinderFlatSine;
+  bool sCap = su * su >= capSq;
+  bool tCap = tu * tu >= capSq;
+  bool sLine = abs(su) <= kGeomCylinderFlatSine;
+  bool tLine = abs(tu) <= kGeomCylinderFlatSine;
+  // The reference: a cap (stacked: the wider one's; a line on a cap: the cap's) or t's side.
+  bool refIsT = sCap && tCap ? t.p0.w >= s.p0.w : !(tLine && sCap);
+  if (!((sCap && tCap) || (sLine && tLine) || (sLine && tCap) || (tLine && sCap))) return m;
+  if (sLine && tLine) {  // side by side only where parallel (crossed lying cylinders touch at a point)
+    vec3 w = at - as * dot(as, at);
+    if (!(sqrt(dot(w, w)) <= kGeomCylinderFlatSine)) return m;
+  }
+  GeomShape ref = refIsT ? t : s;
+  GeomShape inc = refIsT ? s : t;
+  vec3 aR = refIsT ? at : as;
+  vec3 cR = vec3(ref.p0);
+  float rR = ref.p0.w;
+  // nR out of the reference towards the incident (u points from s to t).
+  vec3 towards = refIsT ? -u : u;
+  bool side = sLine && tLine;
+  vec3 nR = side ? towards : (dot(aR, towards) < 0.0f ? -aR : aR);
+  float offR;
+  if (side) {
+    GeomConvex tc = geomMakeConvex(t);
+    offR = dot(cR, nR) + geomCentredSupport(tc, nR);
+  } else {
+    offR = dot(cR, nR) + ref.p1.w;
+  }
+  GeomPolygon poly;
+  poly.n = 0u;
+  for (uint slot = 0u; slot < 4u; ++slot) {
+    vec3 p;
+    if (geomCylinderPlanePoint(inc, nR, slot, p)) geomPolygonPush(poly, p);
+  }
+  if (poly.n == 1u) return m;
+  if (poly.n == 2u) {  // the incident's lowest line: clipped to t's length (side by side) or to the disc
+    vec3 p0 = poly.p[0];
+    vec3 pd = poly.p[1] - p0;
+    float t0 = 0.0f;
+    float t1 = 1.0f;
+    vec3 d0 = p0 - cR;
+    if (side) {  // |dot(d0 + pd x, aR)| <= hR
+      float y0 = dot(d0, aR);
+      float yd = dot(pd, aR);
+      float hR = ref.p1.w;
+      if (yd != 0.0f) {
+        float ta = (-hR - y0) / yd;
+        float tb = (hR - y0) / yd;
+        t0 = max(t0, min(ta, tb));
+        t1 = min(t1, max(ta, tb));
+      } else if (abs(y0) > hR) {
+        return m;
+      }
+    } else {  // |q0 + qd x|^2 <= rR^2 for the radial parts q
+      vec3 q0 = d0 - aR * dot(d0, aR);
+      vec3 qd = pd - aR * dot(pd, aR);
+      float a = dot(qd, qd);
+      float b = dot(q0, qd);
+      float c = dot(q0, q0) - rR * rR;
+      if (a > 0.0f) {
+        float disc = b * b - a * c;
+        if (!(disc > 0.0f)) return m;
+        float root = sqrt(disc);
+        t0 = max(t0, (-b - root) / a);
+        t1 = min(t1, (-b + root) / a);
+      } else if (c > 0.0f) {
+        return m;
+      }
+    }
+    if (!(t1 > t0)) return m;
+    poly.p[0] = p0 + pd * t0;
+    poly.p[1] = p0 + pd * t1;
+  } else {  // stacked: the square's points over the reference disc, then where the rims cross
+    GeomPolygon kept;
+    kept.n = 0u;
+    float slack = rR * rR * 1.0002f;
+    for (uint i = 0u; i < 4u; ++i) {
+      vec3 d = poly.p[i] - cR;
+      vec3 q = d - aR * dot(d, aR);
+      if (dot(q, q) <= slack) geomPolygonPush(kept, poly.p[i]);
+    }
+    vec3 aI = geomUnit(vec3(inc.p1));
+    float rI = inc.p0.w;
+    float hI = inc.p1.w;
+    vec3 capI = vec3(inc.p0) + aI * (dot(aI, nR) < 0.0f ? hI : -hI);
+    vec3 capR = cR + nR * ref.p1.w;
+    vec3 v = (capI - capR) - nR * dot(capI - capR, nR);
+    float dist = sqrt(dot(v, v));
+    if (dist > abs(rR - rI) && dist < rR + rI) {
+      float x = (dist * dist + rR * rR - rI * rI) / (2.0f * dist);
+      float hh = rR * rR - x * x;
+      if (hh > 0.0f) {
+        vec3 e1 = v / dist;
+        vec3 e2 = cross(nR, e1) * sqrt(hh);
+        float along = dot(nR, aI);
+        for (uint k = 0u; k < 2u; ++k) {
+          vec3 q = capR + e1 * x + (k == 0u ? e2 : -e2);
+          geomPolygonPush(kept, q + nR * (dot(capI - q, aI) / along));  // onto the incident cap's plane
+        }
+      }
+    }
+    poly = kept;
+  }
+  GeomManifold rest;
+  rest.count = 0u;
+  geomIncidentContacts(poly, nR, offR, refIsT, rest);  // the incident is s where t is the reference
+  return rest.count > 0u ? rest : m;
+}
+
+// The contacts of a cylinder s and a box or cylinder t from their deepest contact (pS, depth, u).
+VKC_FN GeomManifold geomConvexRestingContacts(GeomShape s, GeomShape t, vec3 pS, float depth, vec3 u) {
+  if (t.info.x == kGeomOrientedBox) return geomCylinderBoxContacts(s, t, pS, depth, u);
+  return geomCylinderCylinderContacts(s, t, pS, depth, u);
+}
+
+// Cylinder vs cylinder or box (s the cylinder): the deepest contact, and the manifold of a cylinder
+// resting on the box or the other cylinder (geomCylinderBoxContacts, geomCylinderCylinderContacts).
 VKC_FN GeomManifold geomConvexManifold(GeomShape s, GeomShape t) {
   GeomManifold m;
   m.count = 0u;
@@ -2065,10 +2233,7 @@ VKC_FN GeomManifold geomConvexManifold(GeomShape s, GeomShape t) {
   float depth;
   vec3 u;
   if (!geomConvexSearchDeepest(s, t, pS, depth, u)) return m;
-  if (t.info.x == kGeomOrientedBox) return geomCylinderBoxContacts(s, t, pS, depth, u);
-  geomConvexElements(pS, depth, u, m.s[0], m.t[0]);
-  m.count = 1u;
-  return m;
+  return geomConvexRestingContacts(s, t, pS, depth, u);
 }
 
 // --- Capsule vs box: a capsule resting along a face gets a contact at each end of the part of its
@@ -2243,10 +2408,11 @@ VKC_FN bool geomMethodSupported(uint lo, uint hi, uint method) {
   return (hi == kGeomPointSet && lo <= kGeomPlane) || (lo == kGeomPointSet && hi == kGeomImplicit);
 }
 
-// Slots of a query: 1 for most primitive pairs, 8 box-plane, box-box and cylinder-box, 2 capsule-box,
-// capsule-plane and capsule-cylinder, 4 cylinder-plane, the point count for a point set, the sample count of an implicit geometry against
-// a cylinder, box or plane (its surface points), both sample counts for two implicit geometries, 1 for
-// an implicit geometry against a sphere or capsule.
+// Slots of a query: 1 for most primitive pairs, 8 box-plane, box-box and cylinder-box, 6
+// cylinder-cylinder, 2 capsule-box, capsule-plane and capsule-cylinder, 4 cylinder-plane, the point count for
+// a point set, the sample count of an implicit geometry against a cylinder, box or plane (its surface
+// points), both sample counts for two implicit geometries, 1 for an implicit geometry against a sphere or
+// capsule.
 VKC_FN uint geomSlotCount(GeomShape a, GeomShape b) {
   uint lo = min(a.info.x, b.info.x);
   uint hi = max(a.info.x, b.info.x);
@@ -2264,6 +2430,7 @@ VKC_FN uint geomSlotCount(GeomShape a, GeomShape b) {
   if (lo == kGeomCylinder && hi == kGeomPlane) return kGeomCylinderPlaneSlots;
   if (lo == kGeomCapsule && hi == kGeomCylinder) return kGeomCapsuleCylinderSlots;
   if (lo == kGeomCylinder && hi == kGeomOrientedBox) return kGeomCylinderBoxSlots;
+  if (lo == kGeomCylinder && hi == kGeomCylinder) return kGeomCylinderCylinderSlots;
   return 1u;
 }
 
@@ -2354,7 +2521,10 @@ VKC_FN bool geomCanonicalContact(GeomShape s, GeomShape t, uint slot, vec3 point
 #endif
 #if VKC_GEOM_WITH(VKC_GEOM_FAMILY_CONVEX)
   if (ts == kGeomCylinder && (tt == kGeomCylinder || tt == kGeomOrientedBox)) {
-    if (tt == kGeomCylinder ? slot > 0u : !geomCylinderBoxSlotMayHit(s, t, slot)) return false;
+    if (tt == kGeomCylinder ? !geomCylinderCylinderSlotMayHit(s, t, slot)
+                            : !geomCylinderBoxSlotMayHit(s, t, slot)) {
+      return false;
+    }
     GeomManifold m = geomConvexManifold(s, t);
     if (slot >= m.count) return false;
     es = m.s[slot];

@@ -20,6 +20,7 @@
 // order. Every operation is the scalar code's, in its order (GLM's dot, cross, abs; no fused
 // multiply-adds), so the contacts are the scalar twin's bit for bit
 // (tests/geometry_queries/geometry_queries_simd_test.cpp: CylinderCylinderLanesEqualTheScalarLoop...).
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -600,7 +601,17 @@ uint64_t CylinderCylinderRun(const GeometryQueryInput& input, size_t begin, size
       const GeometryQuery& q = queries[i];
       const gpu::vec3 pS(w.ps[0][i], w.ps[1][i], w.ps[2][i]);
       const gpu::vec3 u(w.dir[0][i], w.dir[1][i], w.dir[2][i]);
-      total = writeQueryContacts(w.kind[i], pS, w.least[i], u, w.swapped[i], geometries[q.a], geometries[q.b],
+      // A contact of axes within 1.5 kGeomCylinderFlatSine of parallel or perpendicular may rest (kind
+      // 3: geomCylinderCylinderContacts decides; the margin covers the lanes' rounding of the axes).
+      uint32_t kind = w.kind[i];
+      if (kind == 1u) {
+        const gpu::vec3 as(w.qs.a[0][i], w.qs.a[1][i], w.qs.a[2][i]);
+        const gpu::vec3 at(w.qt.a[0][i], w.qt.a[1][i], w.qt.a[2][i]);
+        const gpu::vec3 c = glm::cross(as, at);
+        const float sine = 1.5f * gpu::kGeomCylinderFlatSine;
+        if (std::abs(glm::dot(as, at)) <= sine || glm::dot(c, c) <= sine * sine) kind = 3u;
+      }
+      total = writeQueryContacts(kind, pS, w.least[i], u, w.swapped[i], geometries[q.a], geometries[q.b],
                                  query, outA, outB, total, capacity);
       ranges[query] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
     }

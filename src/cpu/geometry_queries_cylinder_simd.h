@@ -374,9 +374,9 @@ HWY_INLINE void solveEllipses(Tasks& et, size_t tasks) {
 
 // Query `query`'s contacts, written from element `total` (only below capacity): kind 1 the contact
 // of depth `depth` along u from s's support point pS (geomConvexSearchDeepest's end; swapped: the
-// query's a is t); kind 3 (a cylinder-box pair that may rest on a face, cylinderBoxMayRestLanes)
-// geomCylinderBoxContacts from that contact; kind 2 geomQueryContacts of the query's geometries (the
-// scalar code), else none. Returns total plus the contacts.
+// query's a is t); kind 3 (a pair that may rest on a box face or the other cylinder: the lanes'
+// margins) geomConvexRestingContacts from that contact; kind 2 geomQueryContacts of the query's geometries
+// (the scalar code), else none. Returns total plus the contacts.
 HWY_INLINE uint64_t writeQueryContacts(uint32_t kind, gpu::vec3 pS, float depth, gpu::vec3 u, bool swapped,
                                        const Geometry& a, const Geometry& b, uint32_t query,
                                        ContactElement* outA, ContactElement* outB, uint64_t total,
@@ -385,7 +385,8 @@ HWY_INLINE uint64_t writeQueryContacts(uint32_t kind, gpu::vec3 pS, float depth,
     gpu::GeomShape sa, sb;
     std::memcpy(&sa, &a, sizeof sa);
     std::memcpy(&sb, &b, sizeof sb);
-    const gpu::GeomManifold m = gpu::geomCylinderBoxContacts(swapped ? sb : sa, swapped ? sa : sb, pS, depth, u);
+    const gpu::GeomManifold m =
+        gpu::geomConvexRestingContacts(swapped ? sb : sa, swapped ? sa : sb, pS, depth, u);
     for (uint32_t c = 0; c < m.count; ++c, ++total) {
       if (total < capacity) {
         outA[total] = toContactElement(swapped ? m.t[c] : m.s[c], query);

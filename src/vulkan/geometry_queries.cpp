@@ -84,7 +84,9 @@ static_assert(gpu::kGeomBoxPlaneSlots <= gpu::kGeomPrimitiveMaxSlots &&
               gpu::kGeomCapsulePlaneSlots <= gpu::kGeomPrimitiveMaxSlots &&
               gpu::kGeomCylinderPlaneSlots <= gpu::kGeomPrimitiveMaxSlots &&
               gpu::kGeomCapsuleCylinderSlots <= gpu::kGeomPrimitiveMaxSlots &&
-              gpu::kGeomCylinderBoxSlots <= gpu::kGeomPrimitiveMaxSlots && gpu::kGeomPrimitiveMaxSlots <= 15);
+              gpu::kGeomCylinderBoxSlots <= gpu::kGeomPrimitiveMaxSlots &&
+              gpu::kGeomCylinderCylinderSlots <= gpu::kGeomPrimitiveMaxSlots &&
+              gpu::kGeomPrimitiveMaxSlots <= 15);
 
 // A primitive-pair batch's blocks (shared/geometry_queries_bindings.h): chunks of kTile queries per
 // block, the least c with c * c * kTile * kTile >= queries, so that the LOCAL pass's workgroups (c

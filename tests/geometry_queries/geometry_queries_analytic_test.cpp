@@ -193,14 +193,13 @@ TEST(GeometryQueriesAnalytic, BoxBoxFaceAndEdgeContacts) {
 }
 
 TEST(GeometryQueriesAnalytic, CylinderCylinderAndCylinderBox) {
-  // Parallel cylinders side by side (axes 1.7 apart, radii 1): the walls overlap by 0.3.
+  // Parallel cylinders side by side (axes 1.7 apart, radii 1): the walls overlap by 0.3, along the
+  // lines' common part (y in [-0.5, 1]: CylinderCylinderManifold below).
   auto side = contacts(Geometry::cylinder(v3(0, 0, 0), v3(0, 1, 0), 1.0f, 1.0f),
                        Geometry::cylinder(v3(1.7f, 0.5f, 0), v3(0, 1, 0), 1.0f, 1.0f));
-  ASSERT_EQ(side.size(), 1u);
-  // The overlap is flat to second order around the best direction: the depth is tight, the
-  // direction found to about sqrt(float epsilon).
-  EXPECT_NEAR(side[0].first.point.w, 0.3f, kTol);
-  expectNear3(side[0].first.direction, -1, 0, 0, 1e-3f, "side by side");
+  ASSERT_EQ(side.size(), 2u);
+  expectElement(side[0].first, kPD, {v3(1, -0.5f, 0), v3(-1, 0, 0), 0.3f}, kTol, "side by side, low end");
+  expectElement(side[1].first, kPD, {v3(1, 1, 0), v3(-1, 0, 0), 0.3f}, kTol, "side by side, high end");
   // Crossed cylinders, stacked: axes along x and z, 1.8 apart in y, radii 1: 0.2 deep along y.
   auto crossed = contacts(Geometry::cylinder(v3(0, 0, 0), v3(1, 0, 0), 1.0f, 3.0f),
                           Geometry::cylinder(v3(0, 1.8f, 0), v3(0, 0, 1), 1.0f, 3.0f));
@@ -225,20 +224,34 @@ TEST(GeometryQueriesAnalytic, ParallelCylindersClosedForm) {
   // Side by side, axes opposite, 1.3 apart across the axis and 0.4 along it: 0.2 deep across.
   auto side = contacts(Geometry::cylinder(v3(0, 0, 0), v3(0, 1, 0), 1.0f, 1.0f),
                        Geometry::cylinder(v3(1.2f, 0.4f, 0.5f), v3(0, -1, 0), 0.5f, 0.5f));
-  ASSERT_EQ(side.size(), 1u);
-  EXPECT_NEAR(side[0].first.point.w, 0.2f, kTol);
-  expectNear3(side[0].first.direction, -12.0f / 13.0f, 0, -5.0f / 13.0f, kTol, "side by side, opposite axes");
+  ASSERT_EQ(side.size(), 2u);  // the lines' common part, y in [-0.1, 0.9]
+  for (size_t k = 0; k < 2; ++k) {
+    EXPECT_NEAR(side[k].first.point.w, 0.2f, kTol);
+    expectNear3(side[k].first.direction, -12.0f / 13.0f, 0, -5.0f / 13.0f, kTol,
+                "side by side, opposite axes");
+    EXPECT_NEAR(side[k].first.point.y, k == 0 ? -0.1f : 0.9f, kTol);
+  }
   // Stacked off-centre: 1.4 apart along the axis, 0.6 across: 0.1 deep along the axis (not 0.9 across).
   auto stacked = contacts(Geometry::cylinder(v3(0, 0, 0), v3(0, 1, 0), 1.0f, 1.0f),
                           Geometry::cylinder(v3(0.6f, 1.4f, 0), v3(0, 1, 0), 0.5f, 0.5f));
-  ASSERT_EQ(stacked.size(), 1u);
-  expectElement(stacked[0].first, kPD, {v3(0, 1, 0), v3(0, -1, 0), 0.1f}, kTol, "stacked");
+  // The narrow one's rim square over the wide cap (3 of its 4 points), then where the rims cross.
+  ASSERT_EQ(stacked.size(), 5u);
+  const float stackedXz[5][2] = {{0.1f, 0}, {0.6f, 0.5f}, {0.6f, -0.5f}, {0.925f, -0.38f}, {0.925f, 0.38f}};
+  for (size_t k = 0; k < 5; ++k) {
+    expectElement(stacked[k].first, kPD, {v3(stackedXz[k][0], 1, stackedXz[k][1]), v3(0, -1, 0), 0.1f}, 1e-3f,
+                  "stacked, the wide one on its cap");
+    expectElement(stacked[k].second, kPD, {v3(stackedXz[k][0], 0.9f, stackedXz[k][1]), v3(0, 1, 0), 0.1f},
+                  1e-3f, "stacked, the narrow one's rim");
+  }
   // Coaxial, the thin one inside the wide one's length: 1.5 deep across, in a direction across the axis.
   auto coaxial = contacts(Geometry::cylinder(v3(0, 0, 0), v3(0, 1, 0), 1.0f, 2.0f),
                           Geometry::cylinder(v3(0, 0.5f, 0), v3(0, 1, 0), 0.5f, 0.5f));
-  ASSERT_EQ(coaxial.size(), 1u);
-  EXPECT_NEAR(coaxial[0].first.point.w, 1.5f, kTol);
-  EXPECT_NEAR(coaxial[0].first.direction.y, 0.0f, kTol);
+  ASSERT_EQ(coaxial.size(), 2u);  // the wide one's line along the thin one's length
+  for (size_t k = 0; k < 2; ++k) {
+    EXPECT_NEAR(coaxial[k].first.point.w, 1.5f, kTol);
+    EXPECT_NEAR(coaxial[k].first.direction.y, 0.0f, kTol);
+    EXPECT_NEAR(coaxial[k].first.point.y, k == 0 ? 0.0f : 1.0f, kTol);
+  }
   // Touching (1.5 apart across) and apart along the axis: no contact.
   EXPECT_TRUE(contacts(Geometry::cylinder(v3(0, 0, 0), v3(0, 1, 0), 1.0f, 1.0f),
                        Geometry::cylinder(v3(1.5f, 0, 0), v3(0, 1, 0), 0.5f, 0.5f))
@@ -433,6 +446,69 @@ TEST(GeometryQueriesAnalytic, CylinderBoxManifold) {
   // A needle standing (radius 0) and a disc lying (half height 0): one point each.
   EXPECT_EQ(contacts(Geometry::cylinder(v3(0, 1.9f, 0), v3(0, 1, 0), 0.0f, 1.0f), table).size(), 1u);
   EXPECT_EQ(contacts(Geometry::cylinder(v3(0, 1.4f, 0), v3(1, 0, 0), 0.5f, 0.0f), table).size(), 1u);
+}
+
+// A cylinder resting on another (geomCylinderCylinderContacts): stacked, the narrower (or s's, on
+// ties) rim square over the other's cap and where the rims cross; side by side, the lines' common
+// part; lying on a cap, the line clipped to the disc; a cap on a lying one's wall, that wall's line
+// clipped to the cap.
+TEST(GeometryQueriesAnalytic, CylinderCylinderManifold) {
+  const Geometry lower = Geometry::cylinder(v3(0, 0, 0), v3(0, 1, 0), 0.5f, 1.0f);
+  // Stacked barrels, equal radii, 0.1 deep: the lower one's rim square (on its cap, y = 1), pushed
+  // down; the upper one's elements on its bottom cap (y = 0.9).
+  auto stacked = contacts(lower, Geometry::cylinder(v3(0, 1.9f, 0), v3(0, 1, 0), 0.5f, 1.0f));
+  ASSERT_EQ(stacked.size(), 4u);
+  const float squareXz[4][2] = {{-0.5f, 0}, {0, 0.5f}, {0.5f, 0}, {0, -0.5f}};
+  for (size_t k = 0; k < 4; ++k) {
+    expectElement(stacked[k].first, kPD, {v3(squareXz[k][0], 1, squareXz[k][1]), v3(0, -1, 0), 0.1f}, kTol,
+                  "stacked, lower");
+    expectElement(stacked[k].second, kPD, {v3(squareXz[k][0], 0.9f, squareXz[k][1]), v3(0, 1, 0), 0.1f}, kTol,
+                  "stacked, upper");
+  }
+  // Shifted by one radius: the square's one point over the upper disc, then the rims' crossings at
+  // x = 0.25, z = -+sqrt(0.1875).
+  auto shifted = contacts(lower, Geometry::cylinder(v3(0.5f, 1.9f, 0), v3(0, 1, 0), 0.5f, 1.0f));
+  ASSERT_EQ(shifted.size(), 3u);
+  const float cross = std::sqrt(0.1875f);
+  const float shiftedXz[3][2] = {{0.5f, 0}, {0.25f, -cross}, {0.25f, cross}};
+  for (size_t k = 0; k < 3; ++k) {
+    expectElement(shifted[k].first, kPD, {v3(shiftedXz[k][0], 1, shiftedXz[k][1]), v3(0, -1, 0), 0.1f}, 1e-5f,
+                  "shifted");
+  }
+  // Shifted past the rims (1.1 apart): apart.
+  EXPECT_TRUE(contacts(lower, Geometry::cylinder(v3(1.1f, 1.9f, 0), v3(0, 1, 0), 0.5f, 1.0f)).empty());
+  // A log (axis x, radius 0.3) lying across a drum's cap (radius 1, top at y = 0.5), 0.05 deep: its
+  // lowest line over the disc, x in [-1, 1]; the drum's elements on its cap.
+  auto onCap = contacts(Geometry::cylinder(v3(0, 0, 0), v3(0, 1, 0), 1.0f, 0.5f),
+                        Geometry::cylinder(v3(0.2f, 0.75f, 0), v3(1, 0, 0), 0.3f, 2.0f));
+  ASSERT_EQ(onCap.size(), 2u);
+  for (size_t k = 0; k < 2; ++k) {
+    const float x = k == 0 ? -1.0f : 1.0f;
+    expectElement(onCap[k].first, kPD, {v3(x, 0.5f, 0), v3(0, -1, 0), 0.05f}, 1e-5f, "on a cap, drum");
+    expectElement(onCap[k].second, kPD, {v3(x, 0.45f, 0), v3(0, 1, 0), 0.05f}, 1e-5f, "on a cap, log");
+  }
+  // A post (axis y, radius 0.3) standing on a lying log (axis x, radius 0.5, top line y = 0.5), 0.05
+  // deep, 0.1 off the log's top line: the line clipped to the post's cap, x = 0.3 -+ sqrt(0.08).
+  auto post = contacts(Geometry::cylinder(v3(0, 0, 0), v3(1, 0, 0), 0.5f, 2.0f),
+                       Geometry::cylinder(v3(0.3f, 0.95f, 0.1f), v3(0, 1, 0), 0.3f, 0.5f));
+  ASSERT_EQ(post.size(), 2u);
+  for (size_t k = 0; k < 2; ++k) {
+    const float x = 0.3f + (k == 0 ? -1.0f : 1.0f) * std::sqrt(0.08f);
+    expectElement(post[k].first, kPD, {v3(x, 0.5f, 0), v3(0, -1, 0), 0.05f}, 1e-5f, "post, the log's line");
+    expectElement(post[k].second, kPD, {v3(x, 0.45f, 0), v3(0, 1, 0), 0.05f}, 1e-5f, "post, its cap");
+  }
+  // Stacked but tilted 5 degrees: one contact; in either order the same contacts, sides swapped.
+  const float t5 = 5.0f * 3.14159265f / 180.0f;
+  EXPECT_EQ(
+      contacts(lower, Geometry::cylinder(v3(0, 1.95f, 0), v3(std::sin(t5), std::cos(t5), 0), 0.5f, 1.0f))
+          .size(),
+      1u);
+  auto swapped = contacts(Geometry::cylinder(v3(0.5f, 1.9f, 0), v3(0, 1, 0), 0.5f, 1.0f), lower);
+  ASSERT_EQ(swapped.size(), shifted.size());
+  for (size_t k = 0; k < shifted.size(); ++k) {
+    EXPECT_TRUE(bitwiseEqual(swapped[k].second, shifted[k].first)) << k;
+    EXPECT_TRUE(bitwiseEqual(swapped[k].first, shifted[k].second)) << k;
+  }
 }
 
 // A capsule lying on a cylinder's cap gets a contact at each end of its axis' part over the disc, one

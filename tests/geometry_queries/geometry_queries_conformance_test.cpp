@@ -226,6 +226,21 @@ TEST_P(GeometryQueriesConformance, RestingCylindersOnBoxesMatchCpuScalar) {
   expectSameAsScalar(bitwise(), b, counts, 8 * 1501);
 }
 
+// Cylinders stacked, side by side, lying on caps and standing on walls (up to six contacts a query,
+// geomCylinderCylinderContacts): every backend as kCpuScalar, on Vulkan by the QUERY passes and the
+// slot passes.
+TEST_P(GeometryQueriesConformance, RestingCylinderPairsMatchCpuScalar) {
+  Batch b = restingCylinderPairBatch(17u, 1500);
+  auto counts = run(b, 6 * 1500);
+  EXPECT_GT(counts.ok() ? counts->contacts : 0u, 2000u);
+  expectSameAsScalar(bitwise(), b, counts, 6 * 1500);
+  const uint32_t set = b.addPoints({v3(0, 0, 0), v3(0.5f, 0.5f, 0.5f)});
+  b.query(b.add(Geometry::sphere({0, 0, 0, 1})), set);
+  counts = run(b, 6 * 1501);
+  EXPECT_GT(counts.ok() ? counts->contacts : 0u, 2000u);
+  expectSameAsScalar(bitwise(), b, counts, 6 * 1501);
+}
+
 // Run twice: the second run starts from the state the first wrote (the points that stayed inside keep
 // their last outside point). Contacts and state as kCpuScalar's after each run.
 TEST_P(GeometryQueriesConformance, ImplicitAndContinuousMatchCpuScalarAndKeepTheirState) {

@@ -110,9 +110,9 @@ TEST(GeometrySlotLayout, EmptyBatch) {
 }
 
 // Every static pair of two primitives has at most kGeomPrimitiveMaxSlots slots (the QUERY passes'
-// loop, and the 4 bits of a primitive entry's count). In the convex family cylinder-cylinder has one
-// and cylinder-box kGeomCylinderBoxSlots: the family shader evaluates a query's manifold once and its
-// loop only picks the contacts (shared/geometry_queries_family.h, evaluateConvex).
+// loop, and the 4 bits of a primitive entry's count). In the convex family cylinder-cylinder has
+// kGeomCylinderCylinderSlots and cylinder-box kGeomCylinderBoxSlots: the family shader evaluates a query's
+// manifold once and its loop only picks the contacts (shared/geometry_queries_family.h, evaluateConvex).
 TEST(GeometryQueriesLayout, PrimitivePairSlotsFitTheQueryPasses) {
   uint32_t convexPairs = 0;
   for (uint32_t ta = gpu::kGeomSphere; ta <= gpu::kGeomPlane; ++ta) {
@@ -125,7 +125,8 @@ TEST(GeometryQueriesLayout, PrimitivePairSlotsFitTheQueryPasses) {
       EXPECT_LE(slots, gpu::kGeomPrimitiveMaxSlots) << ta << " " << tb;
       if (family == gpu::kGeomFamilyConvex) {
         const bool box = ta == gpu::kGeomOrientedBox || tb == gpu::kGeomOrientedBox;
-        EXPECT_EQ(slots, box ? gpu::kGeomCylinderBoxSlots : 1u) << ta << " " << tb;
+        EXPECT_EQ(slots, box ? gpu::kGeomCylinderBoxSlots : gpu::kGeomCylinderCylinderSlots)
+            << ta << " " << tb;
         ++convexPairs;
       }
     }

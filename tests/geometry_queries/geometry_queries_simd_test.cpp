@@ -648,6 +648,19 @@ TEST(GeometryQueriesSimd, RestingCylinderBoxManifoldsEqualTheScalarLoop) {
   expectSimdRunsEqualScalar(batch, "cylinders resting on boxes", 3000, 8 * 3001);
 }
 
+// Cylinders stacked, side by side, lying on a cap or standing on a wall, within and past
+// kGeomCylinderFlatSine (geomCylinderCylinderContacts from the lanes' deepest contact, or the scalar
+// code's closed form for parallel axes): the lane loop equals the scalar loop.
+TEST(GeometryQueriesSimd, RestingCylinderPairManifoldsEqualTheScalarLoop) {
+  const Batch batch = restingCylinderPairBatch(20261130u, 3001);
+  const std::array<uint32_t, 6> perQuery = queriesByContacts<6>(batch, "cylinders resting on cylinders");
+  EXPECT_GT(perQuery[1], 300u) << "tilted past the flat angle: the single deepest contact";
+  EXPECT_GT(perQuery[2], 300u) << "lines on lines and caps rest on two contacts";
+  EXPECT_GT(perQuery[4], 50u) << "a stack's rim square";
+  EXPECT_GT(perQuery[3] + perQuery[5], 50u) << "a stack's square in part and the rims' crossings";
+  expectSimdRunsEqualScalar(batch, "cylinders resting on cylinders", 3000, 8 * 3001);
+}
+
 TEST(GeometryQueriesSimd, FusedPassStreamingStoresEqualTheScalarLoop) {
   // The stores a batch past the caches takes (the stash, then the contacts and ranges streamed),
   // on small batches: every fused pair, an odd number of queries (the ranges' last one alone), every

@@ -392,6 +392,55 @@ inline Batch restingCylinderBoxBatch(uint32_t seed, uint32_t queryCount) {
   return b;
 }
 
+// Cylinders resting on cylinders (geomCylinderCylinderContacts' manifolds): each query a random
+// cylinder and a second one stacked on its cap (axes parallel, offset across up to the sum of the
+// radii), side by side (parallel, lengths overlapping in part), lying across its cap or standing on
+// its wall; exactly or tilted up to 3 degrees (past kGeomCylinderFlatSine's 2); up to 0.2 deep or
+// 0.05 apart; radii and half heights of 0.1 to 0.8 (equal radii in some stacks); the order random.
+inline Batch restingCylinderPairBatch(uint32_t seed, uint32_t queryCount) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> pos(-1.0f, 1.0f), size(0.1f, 0.8f), tilt(0.0f, 0.0524f),
+      depth(-0.05f, 0.2f), unitPos(0.0f, 1.0f);
+  Batch b;
+  for (uint32_t q = 0; q < queryCount; ++q) {
+    const Float4 axis = randomUnit(rng);
+    const Float4 u = normalizedV(crossV(axis, randomUnit(rng)));  // across the axis
+    const Float4 w = crossV(axis, u);
+    const Float4 centre = v3(pos(rng), pos(rng), pos(rng));
+    const float r = size(rng), h = size(rng);
+    const uint32_t kind = static_cast<uint32_t>(rng() % 4u);
+    const float lean = rng() % 4u == 0u ? 0.0f : tilt(rng);
+    float r2 = (kind == 0 && rng() % 3u == 0u) ? r : size(rng);
+    const float h2 = size(rng);
+    Float4 axis2, centre2;
+    if (kind == 0) {  // stacked on the +axis cap, offset across
+      axis2 = plusV(scaledV(axis, std::cos(lean)), scaledV(u, std::sin(lean)));
+      const Float4 across = scaledV(u, (r + r2) * unitPos(rng));
+      centre2 = plusV(plusV(centre, across), scaledV(axis, h + h2 - depth(rng)));
+    } else if (kind == 1) {  // side by side, along the axis by up to h + h2
+      axis2 = plusV(scaledV(axis, std::cos(lean)), scaledV(w, std::sin(lean)));
+      centre2 = plusV(plusV(centre, scaledV(u, r + r2 - depth(rng))), scaledV(axis, (h + h2) * pos(rng)));
+    } else if (kind == 2) {  // lying across the +axis cap
+      axis2 = plusV(scaledV(u, std::cos(lean)), scaledV(axis, std::sin(lean)));
+      centre2 = plusV(plusV(centre, scaledV(w, r * pos(rng))), scaledV(axis, h + r2 - depth(rng)));
+      centre2 = plusV(centre2, scaledV(u, r * pos(rng)));
+    } else {  // standing on the wall (its axis across ours)
+      axis2 = plusV(scaledV(u, std::cos(lean)), scaledV(w, std::sin(lean)));
+      centre2 = plusV(plusV(centre, scaledV(u, r + h2 - depth(rng))),
+                      plusV(scaledV(axis, h * pos(rng)), scaledV(w, r2 * pos(rng))));
+    }
+    if ((rng() & 1u) != 0u) axis2 = scaledV(axis2, -1.0f);
+    const uint32_t first = b.add(Geometry::cylinder(centre, axis, r, h));
+    const uint32_t second = b.add(Geometry::cylinder(centre2, normalizedV(axis2), r2, h2));
+    if ((rng() & 1u) != 0u) {
+      b.query(first, second);
+    } else {
+      b.query(second, first);
+    }
+  }
+  return b;
+}
+
 // A box over `points` points (all inside it): one query of `points` slots, for the record-shape tests
 // beside randomBatch's one and 10k queries.
 inline Batch boxOverPointCloud(uint32_t points) {
