@@ -131,35 +131,79 @@ bool groupTile(out uint tile, out uint lo, out uint hi) {
 const uint kFamilyQuerySlots = kGeomPrimitiveMaxSlots;
 
 #if VKC_GEOM_FAMILY == VKC_GEOM_FAMILY_CONVEX
-// The convex family's contacts of one invocation, at once: a primitive pair's whole manifold
-// (geomConvexManifold, sides in the query's order as geomSlotContact gives them: contact k is slot
-// k), of which a slot pass's invocation needs slot `slot` only (the pair's other slots are skipped
-// where geomCylinderBoxSlotMayHit or geomCylinderCylinderSlotMayHit says they hold none, before the
-// search); a mesh pair's slot `slot`
-// (geomMeshSlot) as contact 0. `first`: the slot of contact 0.
-GeomManifold evaluateConvex(uint q, GeomShape a, GeomShape b, uint slot, out uint first) {
-  GeomManifold m;
-  m.count = 0u;
-  first = 0u;
-  if (geomIsMesh(a.info.x) || geomIsMesh(b.info.x)) {
-    first = slot;
-    if (geomMeshSlot(a, b, q, slot, m.s[0], m.t[0])) m.count = 1u;
-    return m;
+// The convex family's contacts of one invocation, evaluated once (evaluateConvex) and picked by slot
+// (convexContact). A primitive pair (canonical order; `swapped`: the query's a is t, as
+// geomSlotContact swaps them): its deepest contact (geomConvexSearchDeepest) and, where it rests,
+// its patch (geomCylinderBoxPatch, geomCylinderCylinderPatch) with the points behind the reference
+// plane listed (`points`), so that contact k is slot k as geomConvexManifold gives it; a slot pass's
+// invocation skips the search for a slot that geomCylinderBoxSlotMayHit or
+// geomCylinderCylinderSlotMayHit rules out. A mesh pair's slot `slot` (geomMeshSlot) as contact 0.
+// No GeomManifold: lavapipe took about half again as long to create the family's pipelines with one.
+struct ConvexEval {
+  uint first;  // the slot of contact 0
+  uint count;  // contacts
+  bool mesh;
+  bool swapped;
+  GeomElement meshA;  // a mesh pair's contact
+  GeomElement meshB;
+  vec3 pS;  // a primitive pair's deepest contact
+  float depth;
+  vec3 u;
+  GeomRestPatch rest;
+  uint restCount;  // its points behind the reference plane (0: the deepest contact alone)
+  uint points[8];
+};
+
+ConvexEval evaluateConvex(uint q, GeomShape a, GeomShape b, uint slot) {
+  ConvexEval e;
+  e.first = 0u;
+  e.count = 0u;
+  e.mesh = geomIsMesh(a.info.x) || geomIsMesh(b.info.x);
+  e.swapped = false;
+  e.pS = vec3(0.0f);
+  e.depth = 0.0f;
+  e.u = vec3(0.0f);
+  e.restCount = 0u;
+  if (e.mesh) {
+    e.first = slot;
+    if (geomMeshSlot(a, b, q, slot, e.meshA, e.meshB)) e.count = 1u;
+    return e;
   }
-  bool swapped = geomSwapped(a, b);
-  GeomShape s = swapped ? b : a;
-  GeomShape t = swapped ? a : b;
+  e.swapped = geomSwapped(a, b);
+  GeomShape s = e.swapped ? b : a;
+  GeomShape t = e.swapped ? a : b;
   if (t.info.x == kGeomCylinder ? !geomCylinderCylinderSlotMayHit(s, t, slot)
                                 : !geomCylinderBoxSlotMayHit(s, t, slot)) {
-    return m;
+    return e;
   }
-  m = geomConvexManifold(s, t);
-  for (uint k = 0u; k < m.count; ++k) {
-    GeomElement es = m.s[k];
-    GeomElement et = m.t[k];
-    geomUnswap(swapped, es, et, m.s[k], m.t[k]);
+  if (!geomConvexSearchDeepest(s, t, e.pS, e.depth, e.u)) return e;
+  bool resting = t.info.x == kGeomOrientedBox ? geomCylinderBoxPatch(s, t, e.u, e.rest)
+                                              : geomCylinderCylinderPatch(s, t, e.u, e.rest);
+  for (uint i = 0u; resting && i < e.rest.poly.n; ++i) {
+    GeomElement es, et;
+    if (geomRestContact(e.rest, i, es, et)) {
+      e.points[e.restCount] = i;
+      e.restCount += 1u;
+    }
   }
-  return m;
+  e.count = max(e.restCount, 1u);
+  return e;
+}
+
+// Contact c (< e.count) of an evaluation, sides in the query's order.
+void convexContact(ConvexEval e, uint c, out GeomElement ea, out GeomElement eb) {
+  if (e.mesh) {
+    ea = e.meshA;
+    eb = e.meshB;
+    return;
+  }
+  GeomElement es, et;
+  if (e.restCount > 0u) {
+    geomRestContact(e.rest, e.points[min(c, 7u)], es, et);
+  } else {
+    geomConvexElements(e.pS, e.depth, e.u, es, et);
+  }
+  geomUnswap(e.swapped, es, et, ea, eb);
 }
 #endif
 
@@ -277,10 +321,10 @@ void main() {
   }
   uint hits = 0u;
 #if VKC_GEOM_FAMILY == VKC_GEOM_FAMILY_CONVEX
-  uint convexFirst = 0u;  // the slot of the evaluated contact 0 (evaluateConvex)
-  GeomManifold convex;
+  ConvexEval convex;
+  convex.first = 0u;
   convex.count = 0u;
-  if (hi > lo) convex = evaluateConvex(q, a, b, lo, convexFirst);
+  if (hi > lo) convex = evaluateConvex(q, a, b, lo);
 #endif
   // At most kFamilyQuerySlots iterations in the QUERY passes (lo is 0 there), one in the slot passes.
   for (uint slot = lo; slot < hi && slot - lo < kFamilyQuerySlots; ++slot) {
@@ -289,14 +333,11 @@ void main() {
     vec4 newState;
     bool hasState;
 #if VKC_GEOM_FAMILY == VKC_GEOM_FAMILY_CONVEX
-    uint c = slot - convexFirst;
-    bool hit = c < convex.count;  // at most 8: c indexes the arrays' written entries only
+    uint c = slot - convex.first;
+    bool hit = c < convex.count;
     ea = geomMakeElement(vec3(0.0f), 0.0f, vec3(0.0f), kElementPointDirection, kGeomNoIndex);
     eb = ea;
-    if (hit) {
-      ea = convex.s[c];
-      eb = convex.t[c];
-    }
+    if (hit) convexContact(convex, c, ea, eb);
     ea.query = q;
     eb.query = q;
     stateIndex = query.state + slot;

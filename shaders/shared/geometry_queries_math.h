@@ -1986,12 +1986,19 @@ VKC_FN bool geomCylinderBoxSlotMayHit(GeomShape s, GeomShape t, uint slot) {
   return false;
 }
 
-// The cylinder-box contacts of s (the cylinder) and t (the box) given the deepest contact (pS, depth,
-// u of geomConvexSearchDeepest).
-VKC_FN GeomManifold geomCylinderBoxContacts(GeomShape s, GeomShape t, vec3 pS, float depth, vec3 u) {
-  GeomManifold m;
-  geomConvexElements(pS, depth, u, m.s[0], m.t[0]);
-  m.count = 1u;
+// A resting pair's contact patch: the incident points (on the incident cylinder's cap or line), the
+// reference plane (its normal nR out of the reference, towards the incident; its offset offR), and
+// whether s is the incident. Its contacts: geomRestContact per point, in order.
+struct GeomRestPatch {
+  GeomPolygon poly;
+  vec3 nR;
+  float offR;
+  bool incidentIsS;
+};
+
+// The patch of a cylinder s resting on the box t, given the deepest contact's direction u (of
+// geomConvexSearchDeepest); false where the pair is not flat or the clipping leaves no point.
+VKC_FN bool geomCylinderBoxPatch(GeomShape s, GeomShape t, vec3 u, VKC_OUT(GeomRestPatch) rest) {
   GeomConvex b = geomMakeConvex(t);
   // The face: the box axis most along u, its outward normal nF facing the cylinder (against u).
   uint k = 0u;
@@ -2003,7 +2010,7 @@ VKC_FN GeomManifold geomCylinderBoxContacts(GeomShape s, GeomShape t, vec3 pS, f
       bu = bj;
     }
   }
-  if (!(1.0f - bu * bu <= kGeomCylinderFlatSine * kGeomCylinderFlatSine)) return m;
+  if (!(1.0f - bu * bu <= kGeomCylinderFlatSine * kGeomCylinderFlatSine)) return false;
   vec3 nF = bu > 0.0f ? -geomAxis(b, k) : geomAxis(b, k);
   GeomPolygon poly;
   poly.n = 0u;
@@ -2011,7 +2018,7 @@ VKC_FN GeomManifold geomCylinderBoxContacts(GeomShape s, GeomShape t, vec3 pS, f
     vec3 p;
     if (geomCylinderPlanePoint(s, nF, slot, p)) geomPolygonPush(poly, p);
   }
-  if (poly.n == 1u) return m;  // neither standing nor lying
+  if (poly.n == 1u) return false;  // neither standing nor lying
   uint j0 = k == 0u ? 1u : 0u;
   uint j1 = k == 2u ? 1u : 2u;
   if (poly.n == 2u) {  // lying: the line [p0, p1] clipped to the face's side planes
@@ -2027,11 +2034,11 @@ VKC_FN GeomManifold geomCylinderBoxContacts(GeomShape s, GeomShape t, vec3 pS, f
       float offset = plus ? dot(b.centre, side) + e : e - dot(b.centre, side);
       float da = dot(p0, axis) - offset;
       float db = dot(p1, axis) - offset;
-      if (da > 0.0f && db > 0.0f) return m;
+      if (da > 0.0f && db > 0.0f) return false;
       if (da > 0.0f) t0 = max(t0, da / (da - db));
       if (db > 0.0f) t1 = min(t1, da / (da - db));
     }
-    if (!(t1 > t0)) return m;
+    if (!(t1 > t0)) return false;
     poly.p[0] = p0 + (p1 - p0) * t0;
     poly.p[1] = p0 + (p1 - p0) * t1;
   } else {  // standing: the rim's square clipped as geomBoxFaceManifold clips an incident face
@@ -2042,18 +2049,11 @@ VKC_FN GeomManifold geomCylinderBoxContacts(GeomShape s, GeomShape t, vec3 pS, f
       poly = geomClipPolygon(poly, plus ? side : -side, plus ? dot(b.centre, side) + e : e - dot(b.centre, side));
     }
   }
-  float faceOffset = dot(b.centre, nF) + b.size[k];
-  GeomManifold rest;
-  rest.count = 0u;
-  for (uint i = 0u; i < poly.n; ++i) {
-    vec3 p = poly.p[i];
-    float d = faceOffset - dot(p, nF);
-    if (!(d > 0.0f)) continue;
-    rest.s[rest.count] = geomMakeElement(p, d, nF, kElementPointDirection, kGeomNoIndex);
-    rest.t[rest.count] = geomMakeElement(p + nF * d, d, -nF, kElementPointDirection, kGeomNoIndex);
-    rest.count += 1u;
-  }
-  return rest.count > 0u ? rest : m;
+  rest.poly = poly;
+  rest.nR = nF;
+  rest.offR = dot(b.centre, nF) + b.size[k];
+  rest.incidentIsS = true;
+  return true;
 }
 
 // --- Cylinder resting on a cylinder (s, t in canonical order), after the deepest contact (pS, depth,
@@ -2072,7 +2072,7 @@ VKC_FN GeomManifold geomCylinderBoxContacts(GeomShape s, GeomShape t, vec3 pS, f
 
 // Whether slot `slot` of a cylinder-cylinder pair can hold a contact, from the shapes alone (as
 // geomCylinderBoxSlotMayHit): slot 0 always; slot 1 where the axes are within kGeomCylinderFlatSine of
-// parallel or of perpendicular; slots 2-5 parallel (the tests of geomCylinderCylinderContacts).
+// parallel or of perpendicular; slots 2-5 parallel (the tests of geomCylinderCylinderPatch).
 VKC_FN bool geomCylinderCylinderSlotMayHit(GeomShape s, GeomShape t, uint slot) {
   if (slot == 0u) return true;
   vec3 as = geomUnit(vec3(s.p1));
@@ -2084,27 +2084,21 @@ VKC_FN bool geomCylinderCylinderSlotMayHit(GeomShape s, GeomShape t, uint slot) 
   return parallel || (slot == 1u && abs(c) <= kGeomCylinderFlatSine);
 }
 
-// The contacts of incident points poly (on the incident's feature) behind the reference plane of
-// normal nR (out of the reference, towards the incident) at offset offR; incidentIsS: s is the
-// incident. Appended to m.
-VKC_FN void geomIncidentContacts(VKC_GEOM_IN(GeomPolygon) poly, vec3 nR, float offR, bool incidentIsS,
-                                 VKC_INOUT(GeomManifold) m) {
-  for (uint i = 0u; i < poly.n; ++i) {
-    vec3 p = poly.p[i];
-    float d = offR - dot(p, nR);
-    if (!(d > 0.0f) || m.count >= 8u) continue;
-    GeomElement incident = geomMakeElement(p, d, nR, kElementPointDirection, kGeomNoIndex);
-    GeomElement reference = geomMakeElement(p + nR * d, d, -nR, kElementPointDirection, kGeomNoIndex);
-    m.s[m.count] = incidentIsS ? incident : reference;
-    m.t[m.count] = incidentIsS ? reference : incident;
-    m.count += 1u;
-  }
+// Point i of a resting patch as a contact (sides s, t): the incident's element at the point, pushed
+// along nR, the reference's on its plane; true where the point lies behind that plane (depth > 0).
+VKC_FN bool geomRestContact(VKC_GEOM_IN(GeomRestPatch) rest, uint i, VKC_OUT(GeomElement) es,
+                            VKC_OUT(GeomElement) et) {
+  vec3 p = rest.poly.p[i];
+  float d = rest.offR - dot(p, rest.nR);
+  GeomElement incident = geomMakeElement(p, d, rest.nR, kElementPointDirection, kGeomNoIndex);
+  GeomElement reference = geomMakeElement(p + rest.nR * d, d, -rest.nR, kElementPointDirection, kGeomNoIndex);
+  es = rest.incidentIsS ? incident : reference;
+  et = rest.incidentIsS ? reference : incident;
+  return d > 0.0f;
 }
 
-VKC_FN GeomManifold geomCylinderCylinderContacts(GeomShape s, GeomShape t, vec3 pS, float depth, vec3 u) {
-  GeomManifold m;
-  geomConvexElements(pS, depth, u, m.s[0], m.t[0]);
-  m.count = 1u;
+// The patch of two cylinders s and t resting on each other (as geomCylinderBoxPatch).
+VKC_FN bool geomCylinderCylinderPatch(GeomShape s, GeomShape t, vec3 u, VKC_OUT(GeomRestPatch) rest) {
   vec3 as = geomUnit(vec3(s.p1));
   vec3 at = geomUnit(vec3(t.p1));
   float su = dot(as, u);
@@ -2116,10 +2110,10 @@ VKC_FN GeomManifold geomCylinderCylinderContacts(GeomShape s, GeomShape t, vec3 
   bool tLine = abs(tu) <= kGeomCylinderFlatSine;
   // The reference: a cap (stacked: the wider one's; a line on a cap: the cap's) or t's side.
   bool refIsT = sCap && tCap ? t.p0.w >= s.p0.w : !(tLine && sCap);
-  if (!((sCap && tCap) || (sLine && tLine) || (sLine && tCap) || (tLine && sCap))) return m;
+  if (!((sCap && tCap) || (sLine && tLine) || (sLine && tCap) || (tLine && sCap))) return false;
   if (sLine && tLine) {  // side by side only where parallel (crossed lying cylinders touch at a point)
     vec3 w = at - as * dot(as, at);
-    if (!(sqrt(dot(w, w)) <= kGeomCylinderFlatSine)) return m;
+    if (!(sqrt(dot(w, w)) <= kGeomCylinderFlatSine)) return false;
   }
   GeomShape ref = refIsT ? t : s;
   GeomShape inc = refIsT ? s : t;
@@ -2143,7 +2137,7 @@ VKC_FN GeomManifold geomCylinderCylinderContacts(GeomShape s, GeomShape t, vec3 
     vec3 p;
     if (geomCylinderPlanePoint(inc, nR, slot, p)) geomPolygonPush(poly, p);
   }
-  if (poly.n == 1u) return m;
+  if (poly.n == 1u) return false;
   if (poly.n == 2u) {  // the incident's lowest line: clipped to t's length (side by side) or to the disc
     vec3 p0 = poly.p[0];
     vec3 pd = poly.p[1] - p0;
@@ -2160,7 +2154,7 @@ VKC_FN GeomManifold geomCylinderCylinderContacts(GeomShape s, GeomShape t, vec3 
         t0 = max(t0, min(ta, tb));
         t1 = min(t1, max(ta, tb));
       } else if (abs(y0) > hR) {
-        return m;
+        return false;
       }
     } else {  // |q0 + qd x|^2 <= rR^2 for the radial parts q
       vec3 q0 = d0 - aR * dot(d0, aR);
@@ -2170,15 +2164,15 @@ VKC_FN GeomManifold geomCylinderCylinderContacts(GeomShape s, GeomShape t, vec3 
       float c = dot(q0, q0) - rR * rR;
       if (a > 0.0f) {
         float disc = b * b - a * c;
-        if (!(disc > 0.0f)) return m;
+        if (!(disc > 0.0f)) return false;
         float root = sqrt(disc);
         t0 = max(t0, (-b - root) / a);
         t1 = min(t1, (-b + root) / a);
       } else if (c > 0.0f) {
-        return m;
+        return false;
       }
     }
-    if (!(t1 > t0)) return m;
+    if (!(t1 > t0)) return false;
     poly.p[0] = p0 + pd * t0;
     poly.p[1] = p0 + pd * t1;
   } else {  // stacked: the square's points over the reference disc, then where the rims cross
@@ -2212,20 +2206,37 @@ VKC_FN GeomManifold geomCylinderCylinderContacts(GeomShape s, GeomShape t, vec3 
     }
     poly = kept;
   }
-  GeomManifold rest;
-  rest.count = 0u;
-  geomIncidentContacts(poly, nR, offR, refIsT, rest);  // the incident is s where t is the reference
-  return rest.count > 0u ? rest : m;
+  rest.poly = poly;
+  rest.nR = nR;
+  rest.offR = offR;
+  rest.incidentIsS = refIsT;  // the incident is s where t is the reference
+  return true;
 }
 
 // The contacts of a cylinder s and a box or cylinder t from their deepest contact (pS, depth, u).
 VKC_FN GeomManifold geomConvexRestingContacts(GeomShape s, GeomShape t, vec3 pS, float depth, vec3 u) {
-  if (t.info.x == kGeomOrientedBox) return geomCylinderBoxContacts(s, t, pS, depth, u);
-  return geomCylinderCylinderContacts(s, t, pS, depth, u);
+  GeomManifold m;
+  m.count = 0u;
+  GeomRestPatch rest;
+  bool resting = t.info.x == kGeomOrientedBox ? geomCylinderBoxPatch(s, t, u, rest)
+                                              : geomCylinderCylinderPatch(s, t, u, rest);
+  for (uint i = 0u; resting && i < rest.poly.n; ++i) {
+    GeomElement es;
+    GeomElement et;
+    if (!geomRestContact(rest, i, es, et)) continue;
+    m.s[m.count] = es;
+    m.t[m.count] = et;
+    m.count += 1u;
+  }
+  if (m.count == 0u) {  // not resting, or no patch point behind the reference plane
+    geomConvexElements(pS, depth, u, m.s[0], m.t[0]);
+    m.count = 1u;
+  }
+  return m;
 }
 
 // Cylinder vs cylinder or box (s the cylinder): the deepest contact, and the manifold of a cylinder
-// resting on the box or the other cylinder (geomCylinderBoxContacts, geomCylinderCylinderContacts).
+// resting on the box or the other cylinder (geomCylinderBoxPatch, geomCylinderCylinderPatch).
 VKC_FN GeomManifold geomConvexManifold(GeomShape s, GeomShape t) {
   GeomManifold m;
   m.count = 0u;

@@ -15,7 +15,7 @@
 // the next problem as soon as its own loops end (each step the scalar loops' step), then tried in
 // the scalar order. Last, the chunk's queries in order: apart ones no contact, marked ones
 // geomQueryContacts one by one, the others the lanes' contact (geomSupportPoint along the
-// direction, the depth), from which geomCylinderBoxContacts builds the manifold where the lanes find
+// direction, the depth), from which geomCylinderBoxPatch builds the manifold where the lanes find
 // that the cylinder may rest on a face (cylinderBoxMayRestLanes). Every operation is the scalar code's, in
 // its order (GLM's dot, cross, min, max, abs; no fused multiply-adds), so the contacts are the scalar twin's
 // bit for bit (tests/geometry_queries/geometry_queries_simd_test.cpp: CylinderBoxLanesEqualTheScalarLoop...).
@@ -125,11 +125,11 @@ HWY_INLINE void candidatesLanes(const CylBoxLanes& x, VF& least, V3& leastDir) {
   }
 }
 
-// Where a touching lane may rest on a box face (geomCylinderBoxContacts gives more than its deepest
+// Where a touching lane may rest on a box face (geomCylinderBoxPatch gives more than its deepest
 // contact only there): the box axis most along u within 1.5 kGeomCylinderFlatSine of it, and the
 // cylinder's axis within that of the axis or across it. The scalar tests' sines with half their size
 // again as a margin, so that no lane the scalar code finds flat is left out by rounding; the others go
-// to geomCylinderBoxContacts, which decides.
+// to geomCylinderBoxPatch, which decides.
 HWY_INLINE MF cylinderBoxMayRestLanes(const CylBoxLanes& x, const V3& u) {
   const DF df;
   const VF sine = hn::Set(df, 1.5f * gpu::kGeomCylinderFlatSine);

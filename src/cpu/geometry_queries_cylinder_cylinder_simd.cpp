@@ -602,7 +602,7 @@ uint64_t CylinderCylinderRun(const GeometryQueryInput& input, size_t begin, size
       const gpu::vec3 pS(w.ps[0][i], w.ps[1][i], w.ps[2][i]);
       const gpu::vec3 u(w.dir[0][i], w.dir[1][i], w.dir[2][i]);
       // A contact of axes within 1.5 kGeomCylinderFlatSine of parallel or perpendicular may rest (kind
-      // 3: geomCylinderCylinderContacts decides; the margin covers the lanes' rounding of the axes).
+      // 3: geomCylinderCylinderPatch decides; the margin covers the lanes' rounding of the axes).
       uint32_t kind = w.kind[i];
       if (kind == 1u) {
         const gpu::vec3 as(w.qs.a[0][i], w.qs.a[1][i], w.qs.a[2][i]);

@@ -366,7 +366,7 @@ TEST(GeometryQueriesAnalytic, CylinderPlaneManifoldStandingAndLying) {
   ASSERT_EQ(twoSided.size(), 4u);
 }
 
-// A cylinder resting on a box face (geomCylinderBoxContacts): the rim's square (standing) or the
+// A cylinder resting on a box face (geomCylinderBoxPatch): the rim's square (standing) or the
 // lowest line (lying) clipped by the face's side planes, each point with its own depth along the
 // face's normal; a box resting on a cap gets its face's corners inside the square.
 TEST(GeometryQueriesAnalytic, CylinderBoxManifold) {
@@ -448,7 +448,7 @@ TEST(GeometryQueriesAnalytic, CylinderBoxManifold) {
   EXPECT_EQ(contacts(Geometry::cylinder(v3(0, 1.4f, 0), v3(1, 0, 0), 0.5f, 0.0f), table).size(), 1u);
 }
 
-// A cylinder resting on another (geomCylinderCylinderContacts): stacked, the narrower (or s's, on
+// A cylinder resting on another (geomCylinderCylinderPatch): stacked, the narrower (or s's, on
 // ties) rim square over the other's cap and where the rims cross; side by side, the lines' common
 // part; lying on a cap, the line clipped to the disc; a cap on a lying one's wall, that wall's line
 // clipped to the cap.

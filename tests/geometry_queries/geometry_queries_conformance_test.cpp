@@ -210,7 +210,7 @@ TEST_P(GeometryQueriesConformance, RestingCapsulesMatchCpuScalar) {
 }
 
 // Cylinders standing or lying on box faces and small boxes on wide caps (up to eight contacts a
-// query, geomCylinderBoxContacts; the convex family's shader evaluates each query's manifold once):
+// query, geomCylinderBoxPatch; the convex family's shader evaluates each query's manifold once):
 // every backend as kCpuScalar.
 TEST_P(GeometryQueriesConformance, RestingCylindersOnBoxesMatchCpuScalar) {
   Batch b = restingCylinderBoxBatch(13u, 1500);
@@ -227,7 +227,7 @@ TEST_P(GeometryQueriesConformance, RestingCylindersOnBoxesMatchCpuScalar) {
 }
 
 // Cylinders stacked, side by side, lying on caps and standing on walls (up to six contacts a query,
-// geomCylinderCylinderContacts): every backend as kCpuScalar, on Vulkan by the QUERY passes and the
+// geomCylinderCylinderPatch): every backend as kCpuScalar, on Vulkan by the QUERY passes and the
 // slot passes.
 TEST_P(GeometryQueriesConformance, RestingCylinderPairsMatchCpuScalar) {
   Batch b = restingCylinderPairBatch(17u, 1500);

@@ -636,7 +636,7 @@ TEST(GeometryQueriesSimd, RestingCapsuleManifoldsEqualTheScalarLoop) {
 }
 
 // Cylinders standing or lying on box faces, within and past kGeomCylinderFlatSine, over the face or
-// its edges (geomCylinderBoxContacts from the lanes' deepest contact): the lane loop equals the scalar
+// its edges (geomCylinderBoxPatch from the lanes' deepest contact): the lane loop equals the scalar
 // loop.
 TEST(GeometryQueriesSimd, RestingCylinderBoxManifoldsEqualTheScalarLoop) {
   const Batch batch = restingCylinderBoxBatch(20261129u, 3001);
@@ -649,7 +649,7 @@ TEST(GeometryQueriesSimd, RestingCylinderBoxManifoldsEqualTheScalarLoop) {
 }
 
 // Cylinders stacked, side by side, lying on a cap or standing on a wall, within and past
-// kGeomCylinderFlatSine (geomCylinderCylinderContacts from the lanes' deepest contact, or the scalar
+// kGeomCylinderFlatSine (geomCylinderCylinderPatch from the lanes' deepest contact, or the scalar
 // code's closed form for parallel axes): the lane loop equals the scalar loop.
 TEST(GeometryQueriesSimd, RestingCylinderPairManifoldsEqualTheScalarLoop) {
   const Batch batch = restingCylinderPairBatch(20261130u, 3001);

@@ -340,7 +340,7 @@ inline Batch restingCapsuleBatch(uint32_t seed, uint32_t queryCount) {
   return b;
 }
 
-// Cylinders resting on boxes (geomCylinderBoxContacts' manifolds): each query a randomly turned box
+// Cylinders resting on boxes (geomCylinderBoxPatch' manifolds): each query a randomly turned box
 // and a cylinder standing on one of its faces or lying on it, exactly or tilted up to 3 degrees (past
 // kGeomCylinderFlatSine's 2), its centre over the face or past its edges, its lowest point up to 0.2
 // into the face or 0.05 off it; radii and half extents of 0.1 to 0.8, so that small boxes also rest
@@ -392,7 +392,7 @@ inline Batch restingCylinderBoxBatch(uint32_t seed, uint32_t queryCount) {
   return b;
 }
 
-// Cylinders resting on cylinders (geomCylinderCylinderContacts' manifolds): each query a random
+// Cylinders resting on cylinders (geomCylinderCylinderPatch' manifolds): each query a random
 // cylinder and a second one stacked on its cap (axes parallel, offset across up to the sum of the
 // radii), side by side (parallel, lengths overlapping in part), lying across its cap or standing on
 // its wall; exactly or tilted up to 3 degrees (past kGeomCylinderFlatSine's 2); up to 0.2 deep or
