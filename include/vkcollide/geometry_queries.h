@@ -75,7 +75,9 @@
 // cap within about 2 degrees adds three more of the cap's rim, a quarter turn apart, one lying on its
 // side the other cap's lowest point; each below the plane, up to 4) and cylinder-box (a cylinder
 // resting on a face within about 2 degrees: its rim's square, standing, or its lowest line, lying,
-// clipped by the face's sides, each point behind the face; up to 8); a point set gives one per point
+// clipped by the face's sides, each point behind the face; up to 8) and cylinder-cylinder (stacked:
+// a rim square over the wider cap and where the rims cross, up to 6; side by side, lying on a cap or
+// standing on a wall: a line's clipped ends, 2); a point set gives one per point
 // inside the other geometry; a surface or line mesh one per touching cell (two for a capsule lying
 // along a triangle's face), in cell order; a tetrahedral mesh one per (point, tetrahedron holding
 // it), by point then tetrahedron, and one per touching tetrahedron against a sphere, capsule, plane,
