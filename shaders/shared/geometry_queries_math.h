@@ -1958,6 +1958,24 @@ VKC_FN bool geomConvexSearchContact(GeomShape shapeS, GeomShape shapeT, VKC_OUT(
   return hit;
 }
 
+// The part [t0, t1] (narrowed in place) of a segment whose radial part about an axis is q0 + qd t
+// within radius sqrt(rr) of it: a t^2 + 2 b t + c <= 0. False where none of it is (or only a point).
+VKC_FN bool geomSegmentInDisc(vec3 q0, vec3 qd, float rr, VKC_INOUT(float) t0, VKC_INOUT(float) t1) {
+  float a = dot(qd, qd);
+  float b = dot(q0, qd);
+  float c = dot(q0, q0) - rr;
+  if (a > 0.0f) {
+    float disc = b * b - a * c;
+    if (!(disc > 0.0f)) return false;
+    float root = sqrt(disc);
+    t0 = max(t0, (-b - root) / a);
+    t1 = min(t1, (-b + root) / a);
+  } else if (c > 0.0f) {
+    return false;
+  }
+  return true;
+}
+
 // --- Cylinder resting on a box face (s the cylinder, t the box): where the deepest contact's
 // direction u is within kGeomCylinderFlatSine of a face's normal, the cylinder's points nearest that
 // face (geomCylinderPlanePoint with the face as the plane) give the manifold. Standing on a cap
@@ -2156,21 +2174,8 @@ VKC_FN bool geomCylinderCylinderPatch(GeomShape s, GeomShape t, vec3 u, VKC_OUT(
       } else if (abs(y0) > hR) {
         return false;
       }
-    } else {  // |q0 + qd x|^2 <= rR^2 for the radial parts q
-      vec3 q0 = d0 - aR * dot(d0, aR);
-      vec3 qd = pd - aR * dot(pd, aR);
-      float a = dot(qd, qd);
-      float b = dot(q0, qd);
-      float c = dot(q0, q0) - rR * rR;
-      if (a > 0.0f) {
-        float disc = b * b - a * c;
-        if (!(disc > 0.0f)) return false;
-        float root = sqrt(disc);
-        t0 = max(t0, (-b - root) / a);
-        t1 = min(t1, (-b + root) / a);
-      } else if (c > 0.0f) {
-        return false;
-      }
+    } else if (!geomSegmentInDisc(d0 - aR * dot(d0, aR), pd - aR * dot(pd, aR), rR * rR, t0, t1)) {
+      return false;  // |q0 + qd x|^2 <= rR^2 for the radial parts q
     }
     if (!(t1 > t0)) return false;
     poly.p[0] = p0 + pd * t0;
@@ -2321,19 +2326,8 @@ VKC_FN bool geomCapsuleCylinderSpan(vec3 p0, vec3 p1, GeomShape cyl, float tDeep
   if (!cap && !wall) return false;
   float t0 = 0.0f;
   float t1 = 1.0f;
-  if (cap) {  // |q0 + qd t|^2 <= r^2: a t^2 + 2 b t + c <= 0
-    float a = dot(qd, qd);
-    float b = dot(q0, qd);
-    float c = dot(q0, q0) - rr;
-    if (a > 0.0f) {
-      float disc = b * b - a * c;
-      if (!(disc > 0.0f)) return false;
-      float root = sqrt(disc);
-      t0 = max(t0, (-b - root) / a);
-      t1 = min(t1, (-b + root) / a);
-    } else if (c > 0.0f) {
-      return false;
-    }
+  if (cap) {  // |q0 + qd t|^2 <= r^2
+    if (!geomSegmentInDisc(q0, qd, rr, t0, t1)) return false;
   } else {  // |y0 + (y1 - y0) t| <= h
     vec3 dd = d1 - d0;
     float along = dot(dd, axis);

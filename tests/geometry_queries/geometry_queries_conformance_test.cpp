@@ -17,12 +17,28 @@
 namespace vkc::test::geometry {
 namespace {
 
+void expectSameAsScalar(bool bitwise, Batch& b, Result<GeometryQueryCounts>& counts, size_t capacity);
+
 class GeometryQueriesConformance : public BackendTest {
  protected:
   Result<GeometryQueryCounts> run(Batch& b, size_t capacity) { return b.run(backend(), capacity, ctx()); }
   // The CPU backends, lavapipe (whose sqrt and division round as the CPU's) and any device with
   // exact arithmetic give kCpuScalar's bits.
   bool bitwise() { return test::bitwiseDevice(ctx()); }
+  // The batch of primitive pairs as it is (on Vulkan the QUERY passes), then with a point set's query
+  // added (the slot passes: a thread per slot, each evaluating its query's contacts or skipping a
+  // slot that geomCylinderBoxSlotMayHit or geomCylinderCylinderSlotMayHit rules out). Up to
+  // `perQuery` contacts a query, more than `atLeast` in all.
+  void expectBothPathsAsScalar(Batch b, uint32_t perQuery, uint32_t atLeast) {
+    for (int withPoints = 0; withPoints < 2; ++withPoints) {
+      if (withPoints == 1)
+        b.query(b.add(Geometry::sphere({0, 0, 0, 1})), b.addPoints({v3(0, 0, 0), v3(0.5f, 0.5f, 0.5f)}));
+      const uint32_t capacity = perQuery * static_cast<uint32_t>(b.queries.size());
+      auto counts = run(b, capacity);
+      EXPECT_GT(counts.ok() ? counts->contacts : 0u, atLeast) << withPoints;
+      expectSameAsScalar(bitwise(), b, counts, capacity);
+    }
+  }
 };
 
 // The configurations of the analytic and iMSTK tests (each pair in both orders).
@@ -210,35 +226,15 @@ TEST_P(GeometryQueriesConformance, RestingCapsulesMatchCpuScalar) {
 }
 
 // Cylinders standing or lying on box faces and small boxes on wide caps (up to eight contacts a
-// query, geomCylinderBoxPatch; the convex family's shader evaluates each query's manifold once):
-// every backend as kCpuScalar.
+// query, geomCylinderBoxPatch): every backend as kCpuScalar, on Vulkan by both paths.
 TEST_P(GeometryQueriesConformance, RestingCylindersOnBoxesMatchCpuScalar) {
-  Batch b = restingCylinderBoxBatch(13u, 1500);
-  auto counts = run(b, 8 * 1500);
-  EXPECT_GT(counts.ok() ? counts->contacts : 0u, 2500u);
-  expectSameAsScalar(bitwise(), b, counts, 8 * 1500);
-  // With a point set's query the batch takes the slot passes on Vulkan (a thread per slot, each
-  // evaluating its query's manifold or skipping a slot geomCylinderBoxSlotMayHit rules out).
-  const uint32_t set = b.addPoints({v3(0, 0, 0), v3(0.5f, 0.5f, 0.5f)});
-  b.query(b.add(Geometry::sphere({0, 0, 0, 1})), set);
-  counts = run(b, 8 * 1501);
-  EXPECT_GT(counts.ok() ? counts->contacts : 0u, 2500u);
-  expectSameAsScalar(bitwise(), b, counts, 8 * 1501);
+  expectBothPathsAsScalar(restingCylinderBoxBatch(13u, 1500), 8, 2500);
 }
 
 // Cylinders stacked, side by side, lying on caps and standing on walls (up to six contacts a query,
-// geomCylinderCylinderPatch): every backend as kCpuScalar, on Vulkan by the QUERY passes and the
-// slot passes.
+// geomCylinderCylinderPatch): every backend as kCpuScalar, on Vulkan by both paths.
 TEST_P(GeometryQueriesConformance, RestingCylinderPairsMatchCpuScalar) {
-  Batch b = restingCylinderPairBatch(17u, 1500);
-  auto counts = run(b, 6 * 1500);
-  EXPECT_GT(counts.ok() ? counts->contacts : 0u, 2000u);
-  expectSameAsScalar(bitwise(), b, counts, 6 * 1500);
-  const uint32_t set = b.addPoints({v3(0, 0, 0), v3(0.5f, 0.5f, 0.5f)});
-  b.query(b.add(Geometry::sphere({0, 0, 0, 1})), set);
-  counts = run(b, 6 * 1501);
-  EXPECT_GT(counts.ok() ? counts->contacts : 0u, 2000u);
-  expectSameAsScalar(bitwise(), b, counts, 6 * 1501);
+  expectBothPathsAsScalar(restingCylinderPairBatch(17u, 1500), 6, 2000);
 }
 
 // Run twice: the second run starts from the state the first wrote (the points that stayed inside keep
