@@ -257,6 +257,15 @@ inline Float4 randomUnit(std::mt19937& rng) {
   }
 }
 
+// Query (i, j) or (j, i), by a coin of rng.
+inline void queryEitherWay(Batch& b, uint32_t i, uint32_t j, std::mt19937& rng) {
+  if ((rng() & 1u) != 0u) {
+    b.query(i, j);
+  } else {
+    b.query(j, i);
+  }
+}
+
 // Cylinders resting on planes (geomCylinderPlanePoint's manifolds): each query a random plane and a
 // cylinder standing on a cap or lying on its side, exactly or tilted up to 3 degrees (past
 // kGeomCylinderFlatSine's 2), its lowest point up to 0.2 below the plane or 0.05 above it; some with
@@ -288,11 +297,7 @@ inline Batch restingCylinderBatch(uint32_t seed, uint32_t queryCount) {
     const bool twoSided = rng() % 4u == 0u;
     const uint32_t cyl = b.add(Geometry::cylinder(centre, axis, r, h));
     const uint32_t plane = b.add(Geometry::plane(origin, n, twoSided));
-    if ((rng() & 1u) != 0u) {
-      b.query(cyl, plane);
-    } else {
-      b.query(plane, cyl);
-    }
+    queryEitherWay(b, cyl, plane, rng);
   }
   return b;
 }
@@ -331,11 +336,7 @@ inline Batch restingCapsuleBatch(uint32_t seed, uint32_t queryCount) {
     const uint32_t capsule =
         b.add(Geometry::capsule(plusV(mid, scaledV(dir, -half)), plusV(mid, scaledV(dir, half)), rc));
     const uint32_t cylinder = b.add(Geometry::cylinder(centre, axis, r, h));
-    if ((rng() & 1u) != 0u) {
-      b.query(capsule, cylinder);
-    } else {
-      b.query(cylinder, capsule);
-    }
+    queryEitherWay(b, capsule, cylinder, rng);
   }
   return b;
 }
@@ -383,11 +384,7 @@ inline Batch restingCylinderBoxBatch(uint32_t seed, uint32_t queryCount) {
     const uint32_t cyl =
         b.add(Geometry::cylinder(plusV(boxCentre, rotate(local)), normalizedV(rotate(axis)), r, h));
     const uint32_t box = b.add(Geometry::orientedBox(boxCentre, rotation, e));
-    if ((rng() & 1u) != 0u) {
-      b.query(cyl, box);
-    } else {
-      b.query(box, cyl);
-    }
+    queryEitherWay(b, cyl, box, rng);
   }
   return b;
 }
@@ -432,11 +429,7 @@ inline Batch restingCylinderPairBatch(uint32_t seed, uint32_t queryCount) {
     if ((rng() & 1u) != 0u) axis2 = scaledV(axis2, -1.0f);
     const uint32_t first = b.add(Geometry::cylinder(centre, axis, r, h));
     const uint32_t second = b.add(Geometry::cylinder(centre2, normalizedV(axis2), r2, h2));
-    if ((rng() & 1u) != 0u) {
-      b.query(first, second);
-    } else {
-      b.query(second, first);
-    }
+    queryEitherWay(b, first, second, rng);
   }
   return b;
 }
