@@ -1983,9 +1983,10 @@ VKC_FN bool geomSegmentInDisc(vec3 q0, vec3 qd, float rr, VKC_INOUT(float) t0, V
 // planes as a box-box incident face is (up to 8 points). Lying on its side: the lowest line, clipped
 // by the same planes (its two ends). Each clipped point behind the face is a contact with its own
 // depth, along the face's normal (the cylinder's element on it; the box's on the face). A box face
-// smaller than the cap and inside it gives its own corners (the square clipped to it); one inside the
-// cap's disc but outside its square, no point. Elsewhere (no flat feature, or no clipped point behind
-// the face) the single deepest contact. Slots in the clipped order, from the rim's lowest point.
+// smaller than the cap and inside it gives its own corners (the square clipped to it); then the
+// face's corners over the disc but outside the square, on the cap's plane (8 points at most). Elsewhere (no
+// flat feature, or no clipped point behind the face) the single deepest contact. Slots in the clipped order,
+// from the rim's lowest point.
 
 // Whether slot `slot` of a cylinder-box pair can hold a contact, from the shapes alone (the device's
 // slot threads skip the search where not): slot 0 always; slot 1 where the cylinder's axis is along
@@ -2060,11 +2061,32 @@ VKC_FN bool geomCylinderBoxPatch(GeomShape s, GeomShape t, vec3 u, VKC_OUT(GeomR
     poly.p[0] = p0 + (p1 - p0) * t0;
     poly.p[1] = p0 + (p1 - p0) * t1;
   } else {  // standing: the rim's square clipped as geomBoxFaceManifold clips an incident face
+    GeomPolygon square = poly;
     for (uint c = 0u; c < 4u; ++c) {
       vec3 side = geomAxis(b, c < 2u ? j0 : j1);
       float e = b.size[c < 2u ? j0 : j1];
       bool plus = (c & 1u) == 0u;
       poly = geomClipPolygon(poly, plus ? side : -side, plus ? dot(b.centre, side) + e : e - dot(b.centre, side));
+    }
+    // The face's corners over the cap's disc but outside the square (which the clipping left out),
+    // carried along the face's normal onto the cap's plane (after the clipped points; 8 at most).
+    vec3 axis = geomUnit(vec3(s.p1));
+    float r = s.p0.w;
+    vec3 capCentre = (square.p[0] + square.p[2]) * 0.5f;
+    vec3 faceCentre = b.centre + nF * b.size[k];
+    for (uint c = 0u; c < 4u; ++c) {
+      vec3 corner = faceCentre + geomAxis(b, j0) * ((c & 1u) != 0u ? b.size[j0] : -b.size[j0]) +
+                    geomAxis(b, j1) * ((c & 2u) != 0u ? b.size[j1] : -b.size[j1]);
+      vec3 p = corner + nF * (dot(capCentre - corner, axis) / dot(nF, axis));
+      vec3 q = p - capCentre;
+      bool inSquare = true;
+      for (uint i = 0u; i < 4u; ++i) {
+        vec3 edge = square.p[(i + 1u) & 3u] - square.p[i];
+        inSquare = inSquare && dot(cross(edge, p - square.p[i]), axis) *
+                                       dot(cross(edge, square.p[(i + 2u) & 3u] - square.p[i]), axis) >=
+                                   0.0f;
+      }
+      if (!inSquare && dot(q, q) <= r * r) geomPolygonPush(poly, p);
     }
   }
   rest.poly = poly;

@@ -436,6 +436,15 @@ TEST(GeometryQueriesAnalytic, CylinderBoxManifold) {
   }
   EXPECT_NEAR(xs, 0.8f, kTol);
   EXPECT_NEAR(zs, 0.0f, kTol);
+  // Near the cap's rim, wholly outside the rim's square (|x| + |z| > 2) but over the disc: the face's
+  // corners themselves.
+  auto nearRim = contacts(Geometry::cylinder(v3(0, 0, 0), v3(0, 1, 0), 2.0f, 1.0f),
+                          Geometry::orientedBox(v3(1.3f, 1.05f, 1.0f), identityQuat(), v3(0.1f, 0.1f, 0.1f)));
+  ASSERT_EQ(nearRim.size(), 4u);
+  for (size_t k = 0; k < 4; ++k) {
+    const Float4 corner = v3((k & 1u) != 0u ? 1.4f : 1.2f, 1.0f, (k & 2u) != 0u ? 1.1f : 0.9f);
+    expectElement(nearRim[k].first, kPD, {corner, v3(0, -1, 0), 0.05f}, 1e-5f, "near the rim");
+  }
   // In either order the same contacts with the sides swapped, bit for bit.
   auto swapped = contacts(table, Geometry::cylinder(v3(1.9f, 1.9f, 0), v3(0, 1, 0), 0.5f, 1.0f));
   ASSERT_EQ(swapped.size(), edge.size());
