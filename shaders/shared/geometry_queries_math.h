@@ -1984,7 +1984,8 @@ VKC_FN bool geomSegmentInDisc(vec3 q0, vec3 qd, float rr, VKC_INOUT(float) t0, V
 // by the same planes (its two ends). Each clipped point behind the face is a contact with its own
 // depth, along the face's normal (the cylinder's element on it; the box's on the face). A box face
 // smaller than the cap and inside it gives its own corners (the square clipped to it); then the
-// face's corners over the disc but outside the square, on the cap's plane (8 points at most). Elsewhere (no
+// face's corners over the disc but outside the square, on the cap's plane (8 points at most). No face
+// flat against u: a box's edge on the cap (geomBoxEdgeOnCapPatch). Elsewhere (no
 // flat feature, or no clipped point behind the face) the single deepest contact. Slots in the clipped order,
 // from the rim's lowest point.
 
@@ -2015,6 +2016,45 @@ struct GeomRestPatch {
   bool incidentIsS;
 };
 
+// A box t's edge resting on the cap of a cylinder s (no box face flat against u): where u is within
+// kGeomCylinderFlatSine of the cylinder's axis and a box axis within it of across the cylinder's (the
+// first such, x before y before z), the box's edge along it nearest the cap, clipped to the cap's disc
+// (geomSegmentInDisc), against the cap's plane: the box is the incident.
+VKC_FN bool geomBoxEdgeOnCapPatch(GeomShape s, VKC_GEOM_IN(GeomConvex) b, vec3 u,
+                                  VKC_OUT(GeomRestPatch) rest) {
+  vec3 axis = geomUnit(vec3(s.p1));
+  float au = dot(axis, u);
+  if (!(au * au >= 1.0f - kGeomCylinderFlatSine * kGeomCylinderFlatSine)) return false;
+  uint j = 3u;
+  for (uint i = 0u; i < 3u; ++i) {
+    if (j == 3u && abs(dot(axis, geomAxis(b, i))) <= kGeomCylinderFlatSine) j = i;
+  }
+  if (j == 3u) return false;
+  vec3 nR = au < 0.0f ? -axis : axis;  // out of the cap, towards the box (u points from s to t)
+  vec3 mid = b.centre;
+  for (uint i = 0u; i < 3u; ++i) {
+    vec3 bi = geomAxis(b, i);
+    if (i != j) mid += bi * (dot(bi, nR) > 0.0f ? -b.size[i] : b.size[i]);
+  }
+  vec3 ej = geomAxis(b, j) * b.size[j];
+  vec3 p0 = mid - ej;
+  vec3 pd = ej * 2.0f;
+  vec3 d0 = p0 - vec3(s.p0);
+  float t0 = 0.0f;
+  float t1 = 1.0f;
+  if (!geomSegmentInDisc(d0 - axis * dot(d0, axis), pd - axis * dot(pd, axis), s.p0.w * s.p0.w, t0, t1) ||
+      !(t1 > t0)) {
+    return false;
+  }
+  rest.poly.n = 2u;
+  rest.poly.p[0] = p0 + pd * t0;
+  rest.poly.p[1] = p0 + pd * t1;
+  rest.nR = nR;
+  rest.offR = dot(vec3(s.p0), nR) + s.p1.w;
+  rest.incidentIsS = false;
+  return true;
+}
+
 // The patch of a cylinder s resting on the box t, given the deepest contact's direction u (of
 // geomConvexSearchDeepest); false where the pair is not flat or the clipping leaves no point.
 VKC_FN bool geomCylinderBoxPatch(GeomShape s, GeomShape t, vec3 u, VKC_OUT(GeomRestPatch) rest) {
@@ -2029,7 +2069,8 @@ VKC_FN bool geomCylinderBoxPatch(GeomShape s, GeomShape t, vec3 u, VKC_OUT(GeomR
       bu = bj;
     }
   }
-  if (!(1.0f - bu * bu <= kGeomCylinderFlatSine * kGeomCylinderFlatSine)) return false;
+  if (!(1.0f - bu * bu <= kGeomCylinderFlatSine * kGeomCylinderFlatSine))
+    return geomBoxEdgeOnCapPatch(s, b, u, rest);
   vec3 nF = bu > 0.0f ? -geomAxis(b, k) : geomAxis(b, k);
   GeomPolygon poly;
   poly.n = 0u;

@@ -127,7 +127,8 @@ HWY_INLINE void candidatesLanes(const CylBoxLanes& x, VF& least, V3& leastDir) {
 
 // Where a touching lane may rest on a box face (geomCylinderBoxPatch gives more than its deepest
 // contact only there): the box axis most along u within 1.5 kGeomCylinderFlatSine of it, and the
-// cylinder's axis within that of the axis or across it. The scalar tests' sines with half their size
+// cylinder's axis within that of the axis or across it; or u within that of the cylinder's axis and
+// a box axis within it of across (an edge on the cap). The scalar tests' sines with half their size
 // again as a margin, so that no lane the scalar code finds flat is left out by rounding; the others go
 // to geomCylinderBoxPatch, which decides.
 HWY_INLINE MF cylinderBoxMayRestLanes(const CylBoxLanes& x, const V3& u) {
@@ -143,7 +144,12 @@ HWY_INLINE MF cylinderBoxMayRestLanes(const CylBoxLanes& x, const V3& u) {
     an = hn::IfThenElse(more, dot(x.a, x.B[k]), an);
   }
   const MF flat = hn::Ge(hn::Mul(best, best), cosSq);
-  return hn::And(flat, hn::Or(hn::Ge(hn::Mul(an, an), cosSq), hn::Le(glmAbs(an), sine)));
+  const MF rests = hn::And(flat, hn::Or(hn::Ge(hn::Mul(an, an), cosSq), hn::Le(glmAbs(an), sine)));
+  // A box's edge on the cap (geomBoxEdgeOnCapPatch): u along the cylinder's axis, a box axis across it.
+  const VF au = dot(x.a, u);
+  MF across = hn::Le(glmAbs(dot(x.a, x.B[0])), sine);
+  for (int k = 1; k < 3; ++k) across = hn::Or(across, hn::Le(glmAbs(dot(x.a, x.B[k])), sine));
+  return hn::Or(rests, hn::And(hn::Ge(hn::Mul(au, au), cosSq), across));
 }
 
 constexpr size_t kPieces = 24;  // rim + edge pieces: 3 edge directions x 8 sign choices

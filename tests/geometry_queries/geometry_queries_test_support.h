@@ -345,7 +345,8 @@ inline Batch restingCapsuleBatch(uint32_t seed, uint32_t queryCount) {
 // and a cylinder standing on one of its faces or lying on it, exactly or tilted up to 3 degrees (past
 // kGeomCylinderFlatSine's 2), its centre over the face or past its edges, its lowest point up to 0.2
 // into the face or 0.05 off it; radii and half extents of 0.1 to 0.8, so that small boxes also rest
-// on wide caps; some cylinders of radius or half height 0; the order random.
+// on wide caps; one in eight boxes turned about 45 degrees so that an edge rests on the cylinder;
+// some cylinders of radius or half height 0; the order random.
 inline Batch restingCylinderBoxBatch(uint32_t seed, uint32_t queryCount) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> pos(-1.0f, 1.0f), size(0.1f, 0.8f), tilt(0.0f, 0.0524f),
@@ -375,7 +376,24 @@ inline Batch restingCylinderBoxBatch(uint32_t seed, uint32_t queryCount) {
     // Over the face (up to 1.2 times its half extents from its centre), the lowest point at depth.
     const Float4 over = v3(k == 0 ? 0.0f : 1.2f * e.x * pos(rng), k == 1 ? 0.0f : 1.2f * e.y * pos(rng),
                            k == 2 ? 0.0f : 1.2f * e.z * pos(rng));
-    const Float4 local = plusV(over, scaledV(n, ek + reach - depth(rng)));
+    Float4 local = plusV(over, scaledV(n, ek + reach - depth(rng)));
+    Float4 turned = rotation;
+    if (rng() % 8u == 0u) {
+      // A box edge on the cylinder's cap instead: the box turned 45 degrees (and up to 3 more) about
+      // its axis u' across the face's normal, the cylinder standing under that edge.
+      const uint32_t across = (k + 1u) % 3u;
+      const Float4 ua = v3(across == 0 ? 1.0f : 0.0f, across == 1 ? 1.0f : 0.0f, across == 2 ? 1.0f : 0.0f);
+      const Float4 spin = quatAxisAngle(ua.x, ua.y, ua.z, 0.7853982f + 2.0f * (tilt(rng) - 0.0262f));
+      // turned = rotation * spin (the spin in the box's frame).
+      turned = v3(rotation.w * spin.x + rotation.x * spin.w + rotation.y * spin.z - rotation.z * spin.y,
+                  rotation.w * spin.y - rotation.x * spin.z + rotation.y * spin.w + rotation.z * spin.x,
+                  rotation.w * spin.z + rotation.x * spin.y - rotation.y * spin.x + rotation.z * spin.w);
+      turned.w = rotation.w * spin.w - rotation.x * spin.x - rotation.y * spin.y - rotation.z * spin.z;
+      // The edge's height over the box's centre: ek and the third half extent turned 45 degrees.
+      const uint32_t third = (k + 2u) % 3u;
+      const float e3 = third == 0 ? e.x : (third == 1 ? e.y : e.z);
+      local = plusV(over, scaledV(n, (ek + e3) * 0.70710678f + reach - depth(rng)));
+    }
     // To the world: v + 2 w (q.xyz x v) + 2 q.xyz x (q.xyz x v).
     auto rotate = [&](Float4 v) {
       const Float4 t = scaledV(crossV(rotation, v), 2.0f);
@@ -383,7 +401,7 @@ inline Batch restingCylinderBoxBatch(uint32_t seed, uint32_t queryCount) {
     };
     const uint32_t cyl =
         b.add(Geometry::cylinder(plusV(boxCentre, rotate(local)), normalizedV(rotate(axis)), r, h));
-    const uint32_t box = b.add(Geometry::orientedBox(boxCentre, rotation, e));
+    const uint32_t box = b.add(Geometry::orientedBox(boxCentre, turned, e));
     queryEitherWay(b, cyl, box, rng);
   }
   return b;
