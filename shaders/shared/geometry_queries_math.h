@@ -1985,7 +1985,8 @@ VKC_FN bool geomSegmentInDisc(vec3 q0, vec3 qd, float rr, VKC_INOUT(float) t0, V
 // depth, along the face's normal (the cylinder's element on it; the box's on the face). A box face
 // smaller than the cap and inside it gives its own corners (the square clipped to it); then the
 // face's corners over the disc but outside the square, on the cap's plane (8 points at most). No face
-// flat against u: a box's edge on the cap (geomBoxEdgeOnCapPatch). Elsewhere (no
+// flat against u: a box's edge on the cap (geomBoxEdgeOnCapPatch) or along the wall
+// (geomBoxEdgeOnWallPatch). Elsewhere (no
 // flat feature, or no clipped point behind the face) the single deepest contact. Slots in the clipped order,
 // from the rim's lowest point.
 
@@ -2055,6 +2056,53 @@ VKC_FN bool geomBoxEdgeOnCapPatch(GeomShape s, VKC_GEOM_IN(GeomConvex) b, vec3 u
   return true;
 }
 
+// A box t's edge lying along the wall of a cylinder s (no box face flat against u): where u is within
+// kGeomCylinderFlatSine of across the cylinder's axis and a box axis within it of along the axis (the
+// first such), the box's edge along it nearest the cylinder, clipped to the cylinder's height,
+// against the wall's tangent plane: the box is the incident.
+VKC_FN bool geomBoxEdgeOnWallPatch(GeomShape s, VKC_GEOM_IN(GeomConvex) b, vec3 u,
+                                   VKC_OUT(GeomRestPatch) rest) {
+  vec3 axis = geomUnit(vec3(s.p1));
+  if (!(abs(dot(axis, u)) <= kGeomCylinderFlatSine)) return false;
+  uint j = 3u;
+  for (uint i = 0u; i < 3u; ++i) {
+    vec3 bi = geomAxis(b, i);
+    vec3 w = bi - axis * dot(axis, bi);
+    if (j == 3u && sqrt(dot(w, w)) <= kGeomCylinderFlatSine) j = i;
+  }
+  if (j == 3u) return false;
+  vec3 mid = b.centre;
+  for (uint i = 0u; i < 3u; ++i) {
+    vec3 bi = geomAxis(b, i);
+    if (i != j) mid += bi * (dot(bi, u) > 0.0f ? -b.size[i] : b.size[i]);
+  }
+  vec3 ej = geomAxis(b, j) * b.size[j];
+  vec3 p0 = mid - ej;
+  vec3 pd = ej * 2.0f;
+  float y0 = dot(p0 - vec3(s.p0), axis);
+  float yd = dot(pd, axis);
+  float h = s.p1.w;
+  float t0 = 0.0f;
+  float t1 = 1.0f;
+  if (yd != 0.0f) {
+    float ta = (-h - y0) / yd;
+    float tb = (h - y0) / yd;
+    t0 = max(t0, min(ta, tb));
+    t1 = min(t1, max(ta, tb));
+  } else if (abs(y0) > h) {
+    return false;
+  }
+  if (!(t1 > t0)) return false;
+  GeomConvex c = geomMakeConvex(s);
+  rest.poly.n = 2u;
+  rest.poly.p[0] = p0 + pd * t0;
+  rest.poly.p[1] = p0 + pd * t1;
+  rest.nR = u;  // out of the wall, towards the box
+  rest.offR = dot(c.centre, u) + geomCentredSupport(c, u);
+  rest.incidentIsS = false;
+  return true;
+}
+
 // The patch of a cylinder s resting on the box t, given the deepest contact's direction u (of
 // geomConvexSearchDeepest); false where the pair is not flat or the clipping leaves no point.
 VKC_FN bool geomCylinderBoxPatch(GeomShape s, GeomShape t, vec3 u, VKC_OUT(GeomRestPatch) rest) {
@@ -2069,8 +2117,9 @@ VKC_FN bool geomCylinderBoxPatch(GeomShape s, GeomShape t, vec3 u, VKC_OUT(GeomR
       bu = bj;
     }
   }
-  if (!(1.0f - bu * bu <= kGeomCylinderFlatSine * kGeomCylinderFlatSine))
-    return geomBoxEdgeOnCapPatch(s, b, u, rest);
+  if (!(1.0f - bu * bu <= kGeomCylinderFlatSine * kGeomCylinderFlatSine)) {
+    return geomBoxEdgeOnCapPatch(s, b, u, rest) || geomBoxEdgeOnWallPatch(s, b, u, rest);
+  }
   vec3 nF = bu > 0.0f ? -geomAxis(b, k) : geomAxis(b, k);
   GeomPolygon poly;
   poly.n = 0u;

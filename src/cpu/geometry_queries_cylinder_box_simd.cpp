@@ -128,7 +128,8 @@ HWY_INLINE void candidatesLanes(const CylBoxLanes& x, VF& least, V3& leastDir) {
 // Where a touching lane may rest on a box face (geomCylinderBoxPatch gives more than its deepest
 // contact only there): the box axis most along u within 1.5 kGeomCylinderFlatSine of it, and the
 // cylinder's axis within that of the axis or across it; or u within that of the cylinder's axis and
-// a box axis within it of across (an edge on the cap). The scalar tests' sines with half their size
+// a box axis within it of across (an edge on the cap), or u across the axis and a box axis along it
+// (an edge along the wall). The scalar tests' sines with half their size
 // again as a margin, so that no lane the scalar code finds flat is left out by rounding; the others go
 // to geomCylinderBoxPatch, which decides.
 HWY_INLINE MF cylinderBoxMayRestLanes(const CylBoxLanes& x, const V3& u) {
@@ -149,7 +150,14 @@ HWY_INLINE MF cylinderBoxMayRestLanes(const CylBoxLanes& x, const V3& u) {
   const VF au = dot(x.a, u);
   MF across = hn::Le(glmAbs(dot(x.a, x.B[0])), sine);
   for (int k = 1; k < 3; ++k) across = hn::Or(across, hn::Le(glmAbs(dot(x.a, x.B[k])), sine));
-  return hn::Or(rests, hn::And(hn::Ge(hn::Mul(au, au), cosSq), across));
+  const MF onCap = hn::And(hn::Ge(hn::Mul(au, au), cosSq), across);
+  // A box's edge along the wall (geomBoxEdgeOnWallPatch): u across the axis, a box axis along it.
+  MF along = hn::Not(hn::FirstN(df, hn::Lanes(df)));
+  for (int k = 0; k < 3; ++k) {
+    const VF ak = dot(x.a, x.B[k]);
+    along = hn::Or(along, hn::Ge(hn::Mul(ak, ak), cosSq));
+  }
+  return hn::Or(hn::Or(rests, onCap), hn::And(hn::Le(glmAbs(au), sine), along));
 }
 
 constexpr size_t kPieces = 24;  // rim + edge pieces: 3 edge directions x 8 sign choices

@@ -462,6 +462,21 @@ TEST(GeometryQueriesAnalytic, CylinderBoxManifold) {
                     "edge on a cap, box");
     }
   }
+  // The same box lying along a log (axis x, radius 0.5, half height 2), its edge 0.02 into the wall's
+  // top line: the edge along the log's height, x in [-1, 1]; longer than the log, x in [-2, 2].
+  const Geometry log = Geometry::cylinder(v3(0, 0, 0), v3(1, 0, 0), 0.5f, 2.0f);
+  for (const float half : {1.0f, 3.0f}) {
+    auto onWall = contacts(log, Geometry::orientedBox(v3(0, edgeY, 0), quatAxisAngle(1, 0, 0, 0.7853982f),
+                                                      v3(half, 0.2f, 0.2f)));
+    ASSERT_EQ(onWall.size(), 2u) << half;
+    for (size_t k = 0; k < 2; ++k) {
+      const float x = (k == 0 ? -1.0f : 1.0f) * std::min(half, 2.0f);
+      expectElement(onWall[k].first, kPD, {v3(x, 0.5f, 0), v3(0, -1, 0), 0.02f}, 1e-5f,
+                    "edge on a wall, log");
+      expectElement(onWall[k].second, kPD, {v3(x, 0.48f, 0), v3(0, 1, 0), 0.02f}, 1e-5f,
+                    "edge on a wall, box");
+    }
+  }
   // In either order the same contacts with the sides swapped, bit for bit.
   auto swapped = contacts(table, Geometry::cylinder(v3(1.9f, 1.9f, 0), v3(0, 1, 0), 0.5f, 1.0f));
   ASSERT_EQ(swapped.size(), edge.size());

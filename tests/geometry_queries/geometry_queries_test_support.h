@@ -345,7 +345,8 @@ inline Batch restingCapsuleBatch(uint32_t seed, uint32_t queryCount) {
 // and a cylinder standing on one of its faces or lying on it, exactly or tilted up to 3 degrees (past
 // kGeomCylinderFlatSine's 2), its centre over the face or past its edges, its lowest point up to 0.2
 // into the face or 0.05 off it; radii and half extents of 0.1 to 0.8, so that small boxes also rest
-// on wide caps; one in eight boxes turned about 45 degrees so that an edge rests on the cylinder;
+// on wide caps; one in eight boxes turned about 45 degrees so that an edge rests on the cylinder's cap
+// or along its wall;
 // some cylinders of radius or half height 0; the order random.
 inline Batch restingCylinderBoxBatch(uint32_t seed, uint32_t queryCount) {
   std::mt19937 rng(seed);
@@ -392,7 +393,18 @@ inline Batch restingCylinderBoxBatch(uint32_t seed, uint32_t queryCount) {
       // The edge's height over the box's centre: ek and the third half extent turned 45 degrees.
       const uint32_t third = (k + 2u) % 3u;
       const float e3 = third == 0 ? e.x : (third == 1 ? e.y : e.z);
-      local = plusV(over, scaledV(n, (ek + e3) * 0.70710678f + reach - depth(rng)));
+      float lift = reach;
+      Float4 under = over;
+      if (lying) {  // along the edge instead (its wall under it): the axis ua leaning towards n
+        axis = plusV(scaledV(ua, std::cos(lean)), scaledV(n, std::sin(lean)));
+        lift = h * std::abs(std::sin(lean)) + r * std::cos(lean);
+        // Under the edge: the lowest corner of the turned cross-section, (ek - e3) / sqrt(2) along the
+        // third axis (the spin's sign: +45 degrees about ua takes n towards the third axis' negative).
+        under = v3(0, 0, 0);
+        const float shift = (e3 - ek) * 0.70710678f;
+        under = v3(third == 0 ? shift : 0.0f, third == 1 ? shift : 0.0f, third == 2 ? shift : 0.0f);
+      }
+      local = plusV(under, scaledV(n, (ek + e3) * 0.70710678f + lift - depth(rng)));
     }
     // To the world: v + 2 w (q.xyz x v) + 2 q.xyz x (q.xyz x v).
     auto rotate = [&](Float4 v) {
