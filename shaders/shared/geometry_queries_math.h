@@ -904,7 +904,7 @@ VKC_CONSTANT(float, kGeomEpaAcceptable, 1e-4f);
 // which separates the shapes: too deep by this at most. A least overlap EPA found itself (a curved
 // part of M, where the direction converges as the square root of the depth) stops there too, and
 // Newton's method on the sphere (geomPolishDirection) then takes its direction to the local minimum.
-// geomConvexSearchContact answers with the candidates' least overlap, no EPA, where the inscribed boxes'
+// geomConvexSearchDeepest answers with the candidates' least overlap, no EPA, where the inscribed boxes'
 // depth (geomBoxesDepthReaches) reaches it less this: the same contract.
 VKC_CONSTANT(float, kGeomEpaBoundTolerance, 1e-4f);
 VKC_CONSTANT(uint, kGeomGjkSeparated, 0u);
@@ -1948,16 +1948,6 @@ VKC_FN void geomConvexElements(vec3 pS, float depth, vec3 u, VKC_OUT(GeomElement
   et = geomMakeElement(pS - u * depth, depth, u, kElementPointDirection, kGeomNoIndex);
 }
 
-VKC_FN bool geomConvexSearchContact(GeomShape shapeS, GeomShape shapeT, VKC_OUT(GeomElement) es,
-                                    VKC_OUT(GeomElement) et) {
-  vec3 pS;
-  float depth;
-  vec3 u;
-  bool hit = geomConvexSearchDeepest(shapeS, shapeT, pS, depth, u);
-  geomConvexElements(pS, depth, u, es, et);
-  return hit;
-}
-
 // The part [t0, t1] (narrowed in place) of a segment whose radial part about an axis is q0 + qd t
 // within radius sqrt(rr) of it: a t^2 + 2 b t + c <= 0. False where none of it is (or only a point).
 VKC_FN bool geomSegmentInDisc(vec3 q0, vec3 qd, float rr, VKC_INOUT(float) t0, VKC_INOUT(float) t1) {
@@ -1974,6 +1964,34 @@ VKC_FN bool geomSegmentInDisc(vec3 q0, vec3 qd, float rr, VKC_INOUT(float) t0, V
     return false;
   }
   return true;
+}
+
+// The part [t0, t1] (narrowed in place) of a segment whose height along an axis is y0 + yd t within
+// [-h, h]. False where the segment runs along the slab outside it.
+VKC_FN bool geomSegmentInSlab(float y0, float yd, float h, VKC_INOUT(float) t0, VKC_INOUT(float) t1) {
+  if (yd != 0.0f) {
+    float ta = (-h - y0) / yd;
+    float tb = (h - y0) / yd;
+    t0 = max(t0, min(ta, tb));
+    t1 = min(t1, max(ta, tb));
+  } else if (abs(y0) > h) {
+    return false;
+  }
+  return true;
+}
+
+// The edge of the box b along its axis j farthest along -n (each other axis at the side facing -n):
+// from p0 to p0 + pd.
+VKC_FN void geomBoxEdgeAgainst(VKC_GEOM_IN(GeomConvex) b, uint j, vec3 n, VKC_OUT(vec3) p0,
+                               VKC_OUT(vec3) pd) {
+  vec3 mid = b.centre;
+  for (uint i = 0u; i < 3u; ++i) {
+    vec3 bi = geomAxis(b, i);
+    if (i != j) mid += bi * (dot(bi, n) > 0.0f ? -b.size[i] : b.size[i]);
+  }
+  vec3 ej = geomAxis(b, j) * b.size[j];
+  p0 = mid - ej;
+  pd = ej * 2.0f;
 }
 
 // --- Cylinder resting on a box face (s the cylinder, t the box): where the deepest contact's
@@ -2032,14 +2050,9 @@ VKC_FN bool geomBoxEdgeOnCapPatch(GeomShape s, VKC_GEOM_IN(GeomConvex) b, vec3 u
   }
   if (j == 3u) return false;
   vec3 nR = au < 0.0f ? -axis : axis;  // out of the cap, towards the box (u points from s to t)
-  vec3 mid = b.centre;
-  for (uint i = 0u; i < 3u; ++i) {
-    vec3 bi = geomAxis(b, i);
-    if (i != j) mid += bi * (dot(bi, nR) > 0.0f ? -b.size[i] : b.size[i]);
-  }
-  vec3 ej = geomAxis(b, j) * b.size[j];
-  vec3 p0 = mid - ej;
-  vec3 pd = ej * 2.0f;
+  vec3 p0;
+  vec3 pd;
+  geomBoxEdgeAgainst(b, j, nR, p0, pd);
   vec3 d0 = p0 - vec3(s.p0);
   float t0 = 0.0f;
   float t1 = 1.0f;
@@ -2071,28 +2084,13 @@ VKC_FN bool geomBoxEdgeOnWallPatch(GeomShape s, VKC_GEOM_IN(GeomConvex) b, vec3 
     if (j == 3u && sqrt(dot(w, w)) <= kGeomCylinderFlatSine) j = i;
   }
   if (j == 3u) return false;
-  vec3 mid = b.centre;
-  for (uint i = 0u; i < 3u; ++i) {
-    vec3 bi = geomAxis(b, i);
-    if (i != j) mid += bi * (dot(bi, u) > 0.0f ? -b.size[i] : b.size[i]);
-  }
-  vec3 ej = geomAxis(b, j) * b.size[j];
-  vec3 p0 = mid - ej;
-  vec3 pd = ej * 2.0f;
-  float y0 = dot(p0 - vec3(s.p0), axis);
-  float yd = dot(pd, axis);
-  float h = s.p1.w;
+  vec3 p0;
+  vec3 pd;
+  geomBoxEdgeAgainst(b, j, u, p0, pd);
   float t0 = 0.0f;
   float t1 = 1.0f;
-  if (yd != 0.0f) {
-    float ta = (-h - y0) / yd;
-    float tb = (h - y0) / yd;
-    t0 = max(t0, min(ta, tb));
-    t1 = min(t1, max(ta, tb));
-  } else if (abs(y0) > h) {
+  if (!geomSegmentInSlab(dot(p0 - vec3(s.p0), axis), dot(pd, axis), s.p1.w, t0, t1) || !(t1 > t0))
     return false;
-  }
-  if (!(t1 > t0)) return false;
   GeomConvex c = geomMakeConvex(s);
   rest.poly.n = 2u;
   rest.poly.p[0] = p0 + pd * t0;
@@ -2275,17 +2273,7 @@ VKC_FN bool geomCylinderCylinderPatch(GeomShape s, GeomShape t, vec3 u, VKC_OUT(
     float t1 = 1.0f;
     vec3 d0 = p0 - cR;
     if (side) {  // |dot(d0 + pd x, aR)| <= hR
-      float y0 = dot(d0, aR);
-      float yd = dot(pd, aR);
-      float hR = ref.p1.w;
-      if (yd != 0.0f) {
-        float ta = (-hR - y0) / yd;
-        float tb = (hR - y0) / yd;
-        t0 = max(t0, min(ta, tb));
-        t1 = min(t1, max(ta, tb));
-      } else if (abs(y0) > hR) {
-        return false;
-      }
+      if (!geomSegmentInSlab(dot(d0, aR), dot(pd, aR), ref.p1.w, t0, t1)) return false;
     } else if (!geomSegmentInDisc(d0 - aR * dot(d0, aR), pd - aR * dot(pd, aR), rR * rR, t0, t1)) {
       return false;  // |q0 + qd x|^2 <= rR^2 for the radial parts q
     }
@@ -2443,12 +2431,10 @@ VKC_FN bool geomCapsuleCylinderSpan(vec3 p0, vec3 p1, GeomShape cyl, float tDeep
   } else {  // |y0 + (y1 - y0) t| <= h
     vec3 dd = d1 - d0;
     float along = dot(dd, axis);
-    if (!(dot(qd, qd) <= (kGeomCylinderFlatSine * kGeomCylinderFlatSine) * dot(dd, dd)) || along == 0.0f)
+    if (!(dot(qd, qd) <= (kGeomCylinderFlatSine * kGeomCylinderFlatSine) * dot(dd, dd)) || along == 0.0f ||
+        !geomSegmentInSlab(y0d, along, h, t0, t1)) {
       return false;
-    float ta = (-h - y0d) / along;
-    float tb = (h - y0d) / along;
-    t0 = max(t0, min(ta, tb));
-    t1 = min(t1, max(ta, tb));
+    }
   }
   if (!(t1 - t0 > 1e-6f)) return false;
   vec3 e0 = mix(d0, d1, t0);

@@ -187,7 +187,7 @@ VKC_FN bool geomCellBox(GeomMeshCell c, uvec4 ids, uint cell, GeomShape box, VKC
 }
 
 // --- Cylinder: no closed form (the rim curves the Minkowski difference). GJK on the cell and the
-// cylinder decides overlap, as cylinder-cylinder (geomConvexSearchContact). EPA's polytope lies
+// cylinder decides overlap, as cylinder-cylinder (geomConvexSearchDeepest). EPA's polytope lies
 // inside the curved difference, so its depth falls short of the true one (by some 1e-5 relative) and
 // its direction is off by as much: that direction is one more candidate of cylinder-cylinder's search
 // (geomConvexSearch: the cell's edges and normal, their cross products with the axis, the axis, the

@@ -1,5 +1,5 @@
 // Highway SIMD twin of the cylinder-box queries (shaders/shared/geometry_queries_math.h,
-// geomConvexSearchContact with a cylinder s and an oriented box t), with the lanes across queries.
+// geomConvexSearchDeepest with a cylinder s and an oriented box t), with the lanes across queries.
 // Compiled once per target and chosen at run time.
 //
 // A chunk of queries at a time, in passes, each on the lanes the one before left open, compacted

@@ -1,5 +1,5 @@
 // Highway SIMD twin of the cylinder-cylinder queries (shaders/shared/geometry_queries_math.h,
-// geomConvexSearchContact with two cylinders), with the lanes across queries. Compiled once per
+// geomConvexSearchDeepest with two cylinders), with the lanes across queries. Compiled once per
 // target and chosen at run time.
 //
 // A chunk of queries at a time. First, per query: the canonical order (geomSwapped), the frames
@@ -443,7 +443,7 @@ HWY_INLINE void putVec(float (&out)[3][CcWork::kQuery], size_t i, const Float4& 
   out[2][i] = v.z;
 }
 
-// geomConvexSearchContact between the candidates (least, leastDir) and geomCylinderCylinderCritical's
+// geomConvexSearchDeepest between the candidates (least, leastDir) and geomCylinderCylinderCritical's
 // pieces: kind 0 (apart: least <= 0), 1 (the inscribed boxes prove least: the contact), 2 (axes
 // within kGeomCritParallel of parallel: the scalar code's GJK and EPA) or 3 (open: the pieces decide).
 HWY_INLINE VU afterCandidatesLanes(const CcLanes& x, VF least, const V3& leastDir) {

@@ -445,38 +445,29 @@ TEST(GeometryQueriesAnalytic, CylinderBoxManifold) {
     const Float4 corner = v3((k & 1u) != 0u ? 1.4f : 1.2f, 1.0f, (k & 2u) != 0u ? 1.1f : 0.9f);
     expectElement(nearRim[k].first, kPD, {corner, v3(0, -1, 0), 0.05f}, 1e-5f, "near the rim");
   }
-  // A box turned 45 degrees about x, its lowest edge (along x) 0.02 into a drum's cap (radius 1, y =
-  // 0.5): the edge over the disc, x in [-0.3, 0.3]; longer than the disc (half length 2), x in [-1, 1].
-  // The box's elements on its edge, pushed up; the drum's on its cap.
-  const Geometry drum = Geometry::cylinder(v3(0, 0, 0), v3(0, 1, 0), 1.0f, 0.5f);
+  // A box turned 45 degrees about x, its lowest edge (along x) 0.02 into the top of a cylinder whose
+  // reach along x is `reach`, the box's half length `half`: two contacts at x = -+min(half, reach), the
+  // cylinder's elements at y = 0.5 pushed down, the box's on its edge (y = 0.48) pushed up.
   const float edgeY = 0.5f + 0.2f * std::sqrt(2.0f) - 0.02f;
-  for (const float half : {0.3f, 2.0f}) {
-    auto onEdge = contacts(drum, Geometry::orientedBox(v3(0, edgeY, 0), quatAxisAngle(1, 0, 0, 0.7853982f),
-                                                       v3(half, 0.2f, 0.2f)));
-    ASSERT_EQ(onEdge.size(), 2u) << half;
+  auto expectEdge = [&](const Geometry& cylinder, float reach, float half, const char* what) {
+    auto onEdge = contacts(
+        cylinder,
+        Geometry::orientedBox(v3(0, edgeY, 0), quatAxisAngle(1, 0, 0, 0.7853982f), v3(half, 0.2f, 0.2f)));
+    ASSERT_EQ(onEdge.size(), 2u) << what << " " << half;
     for (size_t k = 0; k < 2; ++k) {
-      const float x = (k == 0 ? -1.0f : 1.0f) * std::min(half, 1.0f);
-      expectElement(onEdge[k].first, kPD, {v3(x, 0.5f, 0), v3(0, -1, 0), 0.02f}, 1e-5f,
-                    "edge on a cap, drum");
-      expectElement(onEdge[k].second, kPD, {v3(x, 0.48f, 0), v3(0, 1, 0), 0.02f}, 1e-5f,
-                    "edge on a cap, box");
+      const float x = (k == 0 ? -1.0f : 1.0f) * std::min(half, reach);
+      expectElement(onEdge[k].first, kPD, {v3(x, 0.5f, 0), v3(0, -1, 0), 0.02f}, 1e-5f, what);
+      expectElement(onEdge[k].second, kPD, {v3(x, 0.48f, 0), v3(0, 1, 0), 0.02f}, 1e-5f, what);
     }
-  }
-  // The same box lying along a log (axis x, radius 0.5, half height 2), its edge 0.02 into the wall's
-  // top line: the edge along the log's height, x in [-1, 1]; longer than the log, x in [-2, 2].
+  };
+  // On a drum's cap (radius 1, y = 0.5): the edge over the disc, shorter and longer than it.
+  const Geometry drum = Geometry::cylinder(v3(0, 0, 0), v3(0, 1, 0), 1.0f, 0.5f);
+  expectEdge(drum, 1.0f, 0.3f, "edge on a cap");
+  expectEdge(drum, 1.0f, 2.0f, "edge on a cap, clipped to the disc");
+  // Along a log (axis x, radius 0.5, half height 2): the edge along its height, shorter and longer.
   const Geometry log = Geometry::cylinder(v3(0, 0, 0), v3(1, 0, 0), 0.5f, 2.0f);
-  for (const float half : {1.0f, 3.0f}) {
-    auto onWall = contacts(log, Geometry::orientedBox(v3(0, edgeY, 0), quatAxisAngle(1, 0, 0, 0.7853982f),
-                                                      v3(half, 0.2f, 0.2f)));
-    ASSERT_EQ(onWall.size(), 2u) << half;
-    for (size_t k = 0; k < 2; ++k) {
-      const float x = (k == 0 ? -1.0f : 1.0f) * std::min(half, 2.0f);
-      expectElement(onWall[k].first, kPD, {v3(x, 0.5f, 0), v3(0, -1, 0), 0.02f}, 1e-5f,
-                    "edge on a wall, log");
-      expectElement(onWall[k].second, kPD, {v3(x, 0.48f, 0), v3(0, 1, 0), 0.02f}, 1e-5f,
-                    "edge on a wall, box");
-    }
-  }
+  expectEdge(log, 2.0f, 1.0f, "edge on a wall");
+  expectEdge(log, 2.0f, 3.0f, "edge on a wall, clipped to the height");
   // In either order the same contacts with the sides swapped, bit for bit.
   auto swapped = contacts(table, Geometry::cylinder(v3(1.9f, 1.9f, 0), v3(0, 1, 0), 0.5f, 1.0f));
   ASSERT_EQ(swapped.size(), edge.size());

@@ -109,7 +109,7 @@ TEST(GeometryQueriesEpa, FinishesAndIsNeverAboveTheSearch) {
   EXPECT_EQ(st.aboveSearch, 0);
 }
 
-// The primitive pairs' path (geomConvexSearchContact): the candidate directions never reject a pair
+// The primitive pairs' path (geomConvexSearchDeepest): the candidate directions never reject a pair
 // that GJK and the classic EPA find overlapping (beyond touching), and the bounded EPA's depth is an
 // overlap along its direction (it separates), within kGeomEpaBoundTolerance of the size above the
 // classic EPA's and never below it by more than the classic's own tolerance.
@@ -217,7 +217,7 @@ TEST(GeometryQueriesEpa, CurvedAnswersArePolishedToTheLocalMinimum) {
 // The inscribed boxes' certificate (geomCylinderInnerBox, geomBoxesDepthReaches): a cylinder's
 // inscribed box has its corners inside the cylinder; the boxes' separating-axis test agrees with the
 // overlaps along the same 15 directions computed by geomOverlapAlong; where it proves a depth, the
-// classic EPA's depth is not less (a lower bound); and geomConvexSearchContact's depth is then the
+// classic EPA's depth is not less (a lower bound); and geomConvexSearchDeepest's depth is then the
 // candidates' least overlap, within kGeomEpaBoundTolerance of the size above the classic EPA's. The
 // certificate takes a good share of the overlapping pairs (measured: about half of cylinder-box,
 // a sixth of cylinder-cylinder), parallel axes along y included (edges exactly parallel).
@@ -288,10 +288,11 @@ TEST(GeometryQueriesEpa, InscribedBoxesBoundTheDepthFromBelow) {
     // A lower bound: the classic EPA's depth (itself within kGeomEpaTolerance below the depth) is not less.
     EXPECT_GE(depth + kGeomEpaTolerance * scale, reach) << "pair " << i;
     if (parallel && !boxPair) continue;  // parallel cylinders: their closed form
-    GeomElement es, et;
-    ASSERT_TRUE(geomConvexSearchContact(a, b, es, et)) << "pair " << i;
-    EXPECT_EQ(es.point.w, least) << "pair " << i;
-    EXPECT_LE(es.point.w, depth + kGeomEpaTolerance * scale + kGeomEpaBoundTolerance * scale) << "pair " << i;
+    vec3 pS(0.0f), u(0.0f);
+    float found = 0.0f;
+    ASSERT_TRUE(geomConvexSearchDeepest(a, b, pS, found, u)) << "pair " << i;
+    EXPECT_EQ(found, least) << "pair " << i;
+    EXPECT_LE(found, depth + kGeomEpaTolerance * scale + kGeomEpaBoundTolerance * scale) << "pair " << i;
   }
   std::printf("  inscribed boxes: 2000 pairs, %d separating-axis depths compared; cylinder-cylinder %d of %d "
               "overlapping certified, cylinder-box %d of %d\n",
@@ -301,7 +302,7 @@ TEST(GeometryQueriesEpa, InscribedBoxesBoundTheDepthFromBelow) {
   EXPECT_GT(certified[1] * 3, overlapping[1]);
 }
 
-// Parallel cylinders (geomParallelCylinders, the closed form geomConvexSearchContact takes for them):
+// Parallel cylinders (geomParallelCylinders, the closed form geomConvexSearchDeepest takes for them):
 // the depth is the overlap along its direction (it separates exactly there) and no more than the
 // overlap along any other direction tried (the 64 Fibonacci directions, both axes' signs, the
 // classic EPA's direction): the least overlap; it finds every pair the classic EPA finds overlapping
