@@ -5,7 +5,10 @@
 // Pairs: for each pair type, `batch` independent random pairs (seeded): centres uniform in [-1, 1]^3,
 // sizes 0.2 .. 0.8, random unit axes, normals and rotations, so that about half the pairs touch; a
 // plane passes within 0.5 of the origin. Point set rows: one query, a point set of --points points
-// uniform in [-1.5, 1.5]^3 against one unit-sized box or sphere at the origin (per point figures).
+// uniform in [-1.5, 1.5]^3 against one unit-sized box or sphere at the origin, or an implicit
+// geometry (a torus sampled on a 64^3 grid: "1M points vs one SDF"), per point figures; the -ccd rows
+// are the continuous method, each point moved by up to 0.1 per axis from its previous position, the
+// state zeroed before each call (in its time) so that every call gives the same output.
 // The timed call is one queryGeometries call over the whole batch, output capacity as large as the
 // batch's contacts. Vulkan: one GeometryQueryStage made for the batch beforehand (as an engine keeps
 // one), its run() timed (upload, record, submit, wait, read-back); the note gives the GPU's own time
@@ -162,6 +165,7 @@ Geometry randomGeometry(GeometryType type, Random& r) {
 struct PairType {
   const char* name;
   GeometryType a, b;
+  GeometryMethod method = GeometryMethod::kStatic;
 };
 
 constexpr PairType kPairs[] = {
@@ -181,15 +185,46 @@ constexpr PairType kPairs[] = {
     {"box-plane", GeometryType::kOrientedBox, GeometryType::kPlane},
     {"pointset-box", GeometryType::kPointSet, GeometryType::kOrientedBox},
     {"pointset-sphere", GeometryType::kPointSet, GeometryType::kSphere},
+    {"pointset-implicit", GeometryType::kPointSet, GeometryType::kImplicitGeometry},
+    {"pointset-sphere-ccd", GeometryType::kPointSet, GeometryType::kSphere, GeometryMethod::kContinuous},
+    {"pointset-box-ccd", GeometryType::kPointSet, GeometryType::kOrientedBox, GeometryMethod::kContinuous},
+    {"pointset-implicit-ccd", GeometryType::kPointSet, GeometryType::kImplicitGeometry,
+     GeometryMethod::kContinuous},
 };
+
+// The point set rows' implicit geometry: a torus (major radius 0.9, minor 0.35, about the y axis)
+// sampled on a 64^3 grid over [-1.6, 1.6]^3.
+constexpr uint32_t kTorusGridDim = 64;
+
+void addTorusGrid(std::vector<Geometry>& geometries, std::vector<float>& samples) {
+  const float lo = -1.6f;
+  const float h = 3.2f / static_cast<float>(kTorusGridDim - 1);
+  samples.reserve(size_t{kTorusGridDim} * kTorusGridDim * kTorusGridDim);
+  for (uint32_t k = 0; k < kTorusGridDim; ++k) {
+    for (uint32_t j = 0; j < kTorusGridDim; ++j) {
+      for (uint32_t i = 0; i < kTorusGridDim; ++i) {
+        const float x = lo + h * static_cast<float>(i);
+        const float y = lo + h * static_cast<float>(j);
+        const float z = lo + h * static_cast<float>(k);
+        const float ring = std::sqrt(x * x + z * z) - 0.9f;
+        samples.push_back(std::sqrt(ring * ring + y * y) - 0.35f);
+      }
+    }
+  }
+  geometries.push_back(
+      Geometry::implicitGrid({lo, lo, lo, 0}, {h, h, h, 0}, kTorusGridDim, kTorusGridDim, kTorusGridDim, 0));
+}
 
 // One batch: its geometries, points and queries.
 struct Batch {
   std::vector<Geometry> geometries;
   std::vector<Float4> points;
   std::vector<GeometryQuery> queries;
-  uint64_t items = 0;  // pairs, or points of a point set row
-  GeometryQueryInput input() const { return {geometries, points, queries}; }
+  std::vector<float> gridSamples;
+  std::vector<Float4> previousPoints;  // continuous rows
+  uint64_t items = 0;                  // pairs, or points of a point set row
+  size_t states = 0;                   // continuous rows: state entries (one per point)
+  GeometryQueryInput input() const { return {geometries, points, queries, gridSamples, previousPoints}; }
 };
 
 Batch makeBatch(const PairType& p, uint32_t batch, uint32_t points, uint32_t seed) {
@@ -199,11 +234,25 @@ Batch makeBatch(const PairType& p, uint32_t batch, uint32_t points, uint32_t see
     b.points.resize(points);
     for (Float4& x : b.points) x = r.point(1.5f);
     b.geometries.push_back(Geometry::pointSet(0, points));
-    b.geometries.push_back(
-        p.b == GeometryType::kSphere
-            ? Geometry::sphere({0, 0, 0, 1})
-            : Geometry::orientedBox({0, 0, 0, 0}, {0, 0.38268343f, 0, 0.92387953f}, {1, 0.75f, 0.5f, 0}));
-    b.queries.push_back({0, 1, GeometryMethod::kStatic, 0});
+    if (p.b == GeometryType::kImplicitGeometry) {
+      addTorusGrid(b.geometries, b.gridSamples);
+    } else {
+      b.geometries.push_back(
+          p.b == GeometryType::kSphere
+              ? Geometry::sphere({0, 0, 0, 1})
+              : Geometry::orientedBox({0, 0, 0, 0}, {0, 0.38268343f, 0, 0.92387953f}, {1, 0.75f, 0.5f, 0}));
+    }
+    if (p.method == GeometryMethod::kContinuous) {
+      // Each point moved by up to 0.1 per axis this step (a fast cloth particle: about a third of the
+      // torus' tube radius), from the start of the step.
+      b.previousPoints.resize(points);
+      for (uint32_t i = 0; i < points; ++i) {
+        const Float4 d = r.point(0.1f);
+        b.previousPoints[i] = {b.points[i].x - d.x, b.points[i].y - d.y, b.points[i].z - d.z, 0};
+      }
+      b.states = points;
+    }
+    b.queries.push_back({0, 1, p.method, 0});
     b.items = points;
     return b;
   }
@@ -361,13 +410,13 @@ struct Row {
 };
 
 void printHeader() {
-  std::printf("%-18s %8s %9s  %-10s %11s %13s %8s %9s %8s %9s  %s\n", "pair", "batch", "items", "backend",
+  std::printf("%-21s %8s %9s  %-10s %11s %13s %8s %9s %8s %9s  %s\n", "pair", "batch", "items", "backend",
               "ms/call", "items/s", "ours/FCL", "contacts", "touching", "validate", "note");
 }
 
 void printRow(const Row& r) {
   if (r.ms < 0) {
-    std::printf("%-18s %8u %9llu  %-10s %11s %13s %8s %9s %8s %9s  %s\n", r.pair.c_str(), r.batch,
+    std::printf("%-21s %8u %9llu  %-10s %11s %13s %8s %9s %8s %9s  %s\n", r.pair.c_str(), r.batch,
                 static_cast<unsigned long long>(r.items), r.backend.c_str(), "-", "-", "-", "-", "-", "-",
                 r.note.c_str());
   } else {
@@ -493,8 +542,13 @@ int runBench(const Options& o) {
     for (const uint32_t n : batches) {
       const Batch batch = makeBatch(p, n, o.points, 1234u + n);
       QueryOutput reference;
-      std::vector<std::pair<std::string, int>> runs = {
-          {"cpu-scalar", 0}, {"cpu-simd", 1}, {"math-only", 4}, {"vulkan", 2}, {"vulkan-resident", 5}};
+      std::vector<std::pair<std::string, int>> runs = {{"cpu-scalar", 0}, {"cpu-simd", 1}};
+      // math-only (geomSlotContact) and the resident batch (no grid samples, no state) take the static
+      // point sets against primitives and the primitive pairs.
+      const bool closedForm = p.method == GeometryMethod::kStatic && p.b != GeometryType::kImplicitGeometry;
+      if (closedForm) runs.push_back({"math-only", 4});
+      runs.push_back({"vulkan", 2});
+      if (closedForm) runs.push_back({"vulkan-resident", 5});
       if (!pointSet) runs.insert(runs.end(), {{"vulkan-primitive", 6}, {"fcl", 3}});
       double fclRate = 0;
       uint32_t fclHits = 0;
@@ -570,7 +624,7 @@ int runBench(const Options& o) {
           }
           Context* ctx = backend == Backend::kVulkan ? context.get() : nullptr;
           QueryOutput out;
-          if (const Status st = runQueryInto(backend, ctx, batch.input(), out); !st) {
+          if (const Status st = runQueryInto(backend, ctx, batch.input(), out, batch.states); !st) {
             row.note = "skipped: " + st.message();
             batchRows.push_back(row);
             continue;
@@ -583,6 +637,8 @@ int runBench(const Options& o) {
             ci.maxQueries = static_cast<uint32_t>(batch.queries.size());
             ci.maxGeometries = static_cast<uint32_t>(batch.geometries.size());
             ci.maxPoints = static_cast<uint32_t>(batch.points.size());
+            ci.maxGridSamples = static_cast<uint32_t>(batch.gridSamples.size());
+            ci.maxStates = static_cast<uint32_t>(batch.states);
             ci.maxContacts = static_cast<uint32_t>(std::max<size_t>(out.a.size(), 1));
             auto stage = GeometryQueryStage::create(*ctx, ci);
             if (!stage) {
@@ -591,9 +647,10 @@ int runBench(const Options& o) {
               continue;
             }
             std::vector<double> gpuMs;
-            const GeometryQueryOutput go{out.a, out.b, out.ranges};
+            const GeometryQueryOutput go{out.a, out.b, out.ranges, out.state};
             s = sampleWall(
                 [&] {
+                  std::fill(out.state.begin(), out.state.end(), Float4{0, 0, 0, 0});  // as runQueryInto
                   if (!(*stage)->run(batch.input(), go)) std::abort();
                   double ns = 0;
                   for (const PassTiming& t : (*stage)->timings()) ns += t.ns;
@@ -608,7 +665,7 @@ int runBench(const Options& o) {
           } else {
             s = sampleWall(
                 [&] {
-                  if (!runQueryInto(backend, ctx, batch.input(), out)) std::abort();
+                  if (!runQueryInto(backend, ctx, batch.input(), out, batch.states)) std::abort();
                 },
                 o.reps, 1, 20.0, budgetMs, 3, cpuClock);
           }

@@ -40,22 +40,28 @@ class Random {
   std::mt19937 rng_;
 };
 
-// A batch's output: contacts, one range per query, the counts.
+// A batch's output: contacts, one range per query, the counts; the continuous queries' state.
 struct QueryOutput {
   std::vector<ContactElement> a, b;
   std::vector<ContactRange> ranges;
+  std::vector<Float4> state;
   GeometryQueryCounts counts;
 };
 
-// Runs the batch on `backend` into `out`, sized to hold every contact (found by a first run).
-inline Status runQueryInto(Backend backend, Context* context, const GeometryQueryInput& input, QueryOutput& out) {
+// Runs the batch on `backend` into `out`, sized to hold every contact (found by a first run). A batch
+// with continuous queries has `stateCount` state entries: zeroed before each call (part of its time),
+// so that every call starts from the same state and gives the same output.
+inline Status runQueryInto(Backend backend, Context* context, const GeometryQueryInput& input,
+                           QueryOutput& out, size_t stateCount = 0) {
   if (out.ranges.size() != input.queries.size()) {
     out.ranges.assign(input.queries.size(), {});
     out.a.assign(input.queries.size(), {});
     out.b.assign(input.queries.size(), {});
   }
   for (int attempt = 0; attempt < 2; ++attempt) {
-    Result<GeometryQueryCounts> c = queryGeometries(backend, context, input, {out.a, out.b, out.ranges});
+    out.state.assign(stateCount, Float4{0, 0, 0, 0});
+    Result<GeometryQueryCounts> c =
+        queryGeometries(backend, context, input, {out.a, out.b, out.ranges, out.state});
     if (!c) return c.error();
     out.counts = *c;
     if (!c->overflow) return {};
@@ -69,7 +75,9 @@ inline Status runQueryInto(Backend backend, Context* context, const GeometryQuer
 inline bool sameContacts(const QueryOutput& x, const QueryOutput& y) {
   const size_t n = x.counts.written;
   return x.counts.contacts == y.counts.contacts && x.counts.written == y.counts.written &&
-         x.ranges.size() == y.ranges.size() &&
+         x.ranges.size() == y.ranges.size() && x.state.size() == y.state.size() &&
+         (x.state.empty() ||
+          std::memcmp(x.state.data(), y.state.data(), x.state.size() * sizeof(Float4)) == 0) &&
          std::memcmp(x.ranges.data(), y.ranges.data(), x.ranges.size() * sizeof(ContactRange)) == 0 &&
          (n == 0 || (std::memcmp(x.a.data(), y.a.data(), n * sizeof(ContactElement)) == 0 &&
                      std::memcmp(x.b.data(), y.b.data(), n * sizeof(ContactElement)) == 0));

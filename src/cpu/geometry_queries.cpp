@@ -104,11 +104,11 @@ Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, 
     const bool pointSetIsA = a.info.x == kGeomPointSet;
     const GeomShape& other = pointSetIsA ? b : a;
     if (backend == Backend::kCpuSimd && (pointSetIsA || b.info.x == kGeomPointSet) &&
-        q.method == GeometryMethod::kStatic && cpu::pointSetSimdHandles(other)) {
+        q.method == GeometryMethod::kStatic && cpu::pointSetSimdHandles(other, input.gridSamples.size())) {
       const uint32_t pointFirst = pointSetIsA ? a.info.y : b.info.y;
-      total += cpu::pointSetContactsSimd(other, pointSetIsA, input.points.data() + pointFirst, slots,
-                                         static_cast<uint32_t>(qi), output.elementsA.data(), output.elementsB.data(),
-                                         total, capacity);
+      total += cpu::pointSetContactsSimd(other, input.gridSamples.data(), pointSetIsA,
+                                         input.points.data() + pointFirst, slots, static_cast<uint32_t>(qi),
+                                         output.elementsA.data(), output.elementsB.data(), total, capacity);
       output.ranges[qi] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
       continue;
     }

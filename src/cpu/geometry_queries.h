@@ -122,17 +122,18 @@ inline ContactElement toContactElement(const gpu::GeomElement& e, uint32_t query
 }
 
 // Whether pointSetContactsSimd handles a static query of a point set against `primitive`: a sphere,
-// capsule, cylinder, oriented box or plane.
-bool pointSetSimdHandles(const gpu::GeomShape& primitive);
+// capsule, cylinder, oriented box or plane; an implicit geometry where the input's grid samples
+// (sampleCount of them) are fewer than 2^31 (the gather's signed 32-bit indices).
+bool pointSetSimdHandles(const gpu::GeomShape& primitive, size_t sampleCount);
 
 // The static contacts of the points points[0, count) of a point set against `primitive`, what the
 // scalar loop computes slot by slot (geomSlotContact), bit for bit, with the lanes across points.
-// pointSetIsA: the point set is the query's geometry a (its elements go to outA). Contact k of this
-// query is element total + k of outA and outB, written only where total + k < capacity. Returns the
-// number of contacts found.
-uint64_t pointSetContactsSimd(const gpu::GeomShape& primitive, bool pointSetIsA, const Float4* points, uint32_t count,
-                              uint32_t query, ContactElement* outA, ContactElement* outB, uint64_t total,
-                              uint64_t capacity);
+// samples: the input's grid samples (read for an implicit geometry). pointSetIsA: the point set is
+// the query's geometry a (its elements go to outA). Contact k of this query is element total + k of
+// outA and outB, written only where total + k < capacity. Returns the number of contacts found.
+uint64_t pointSetContactsSimd(const gpu::GeomShape& primitive, const float* samples, bool pointSetIsA,
+                              const Float4* points, uint32_t count, uint32_t query, ContactElement* outA,
+                              ContactElement* outB, uint64_t total, uint64_t capacity);
 
 // A run of static queries of one closed-form primitive pair type, with the lanes across queries
 // (src/cpu/geometry_queries_simd.cpp): sphere against sphere, capsule, cylinder, oriented box or

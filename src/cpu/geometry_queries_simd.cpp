@@ -181,6 +181,98 @@ HWY_INLINE ClosestLanes closestPrimitive(const gpu::GeomShape& s, const V3& p) {
   }
 }
 
+// ---- An implicit geometry in lanes (geometry_queries_implicit.h): its grid uniform across the lanes,
+// the samples gathered per lane. geomGridCellOf's and geomGridSample's index arithmetic in unsigned
+// 32-bit lanes (it wraps as the shader's uint does), the gather's index as a signed one: callers keep
+// the grid's samples below 2^31 (pointSetSimdHandles).
+struct GridLanes {
+  const float* samples;
+  VU first;
+  VU n[3];          // the dimensions
+  VU sampleMax[3];  // n - 1: geomGridSample's clamp
+  VU cellMax[3];    // n - 2 (wrapping): geomGridCellOf's
+  V3 origin, spacing, hi;
+};
+
+HWY_INLINE GridLanes gridLanes(const gpu::GeomShape& g, const float* samples) {
+  const DU du;
+  // geomGridDims (geometry_queries_implicit.h is a member of the scalar kernel, not free functions)
+  const gpu::uvec4 n(uint32_t(g.p2.x), uint32_t(g.p2.y), uint32_t(g.p2.z), 0u);
+  GridLanes l;
+  l.samples = samples;
+  l.first = hn::Set(du, g.info.y);
+  for (uint32_t k = 0; k < 3; ++k) {
+    l.n[k] = hn::Set(du, n[k]);
+    l.sampleMax[k] = hn::Set(du, n[k] - 1u);
+    l.cellMax[k] = hn::Set(du, n[k] - 2u);
+  }
+  l.origin = splat(gpu::vec3(g.p0));
+  l.spacing = splat(gpu::vec3(g.p1));
+  l.hi = splat(gpu::vec3(float(n.x - 1u), float(n.y - 1u), float(n.z - 1u)));
+  return l;
+}
+
+// geomGridDistance per lane.
+HWY_INLINE VF gridDistanceLanes(const GridLanes& g, const V3& p) {
+  const DF df;
+  const DU du;
+  const DI di;
+  const VF zero = hn::Zero(df);
+  const VF pv[3] = {p.x, p.y, p.z};
+  const VF origin[3] = {g.origin.x, g.origin.y, g.origin.z};
+  const VF spacing[3] = {g.spacing.x, g.spacing.y, g.spacing.z};
+  const VF hi[3] = {g.hi.x, g.hi.y, g.hi.z};
+  VF u[3];
+  VU c[3];
+  VF f[3];
+  VU lo[3];
+  VU up[3];
+  for (uint32_t k = 0; k < 3; ++k) {
+    u[k] = glmClamp(hn::Div(hn::Sub(pv[k], origin[k]), spacing[k]), zero, hi[k]);
+    c[k] = hn::Min(hn::BitCast(du, truncateInRange(glmMax(hn::Floor(u[k]), zero))), g.cellMax[k]);
+    f[k] = hn::Sub(u[k], hn::ConvertTo(df, hn::BitCast(di, c[k])));
+    lo[k] = hn::Min(c[k], g.sampleMax[k]);
+    up[k] = hn::Min(hn::Add(c[k], hn::Set(du, 1u)), g.sampleMax[k]);
+  }
+  VF v[8];
+  for (uint32_t k = 0; k < 8; ++k) {
+    const VU i = (k & 1u) != 0u ? up[0] : lo[0];
+    const VU j = (k & 2u) != 0u ? up[1] : lo[1];
+    const VU z = (k & 4u) != 0u ? up[2] : lo[2];
+    const VU index = hn::Add(hn::Add(g.first, i), hn::Mul(g.n[0], hn::Add(j, hn::Mul(g.n[1], z))));
+    v[k] = hn::GatherIndex(df, g.samples, hn::BitCast(di, index));
+  }
+  // geomTrilinear
+  const VF x00 = mix(v[0], v[1], f[0]);
+  const VF x10 = mix(v[2], v[3], f[0]);
+  const VF x01 = mix(v[4], v[5], f[0]);
+  const VF x11 = mix(v[6], v[7], f[0]);
+  const VF inside = mix(mix(x00, x10, f[1]), mix(x01, x11, f[1]), f[2]);
+  const V3 off{hn::Sub(p.x, hn::Add(g.origin.x, hn::Mul(u[0], g.spacing.x))),
+               hn::Sub(p.y, hn::Add(g.origin.y, hn::Mul(u[1], g.spacing.y))),
+               hn::Sub(p.z, hn::Add(g.origin.z, hn::Mul(u[2], g.spacing.z)))};
+  return hn::Add(inside, hn::Sqrt(dot(off, off)));
+}
+
+// geomGridNormal per lane: central differences one spacing apart (p + e adds e's zeros too, as the
+// vec3 sum does: -0 + 0 is +0).
+HWY_INLINE V3 gridNormalLanes(const GridLanes& g, const gpu::GeomShape& s, const V3& p) {
+  const DF df;
+  const VF zero = hn::Zero(df);
+  const gpu::vec3 h = gpu::vec3(s.p1);
+  VF grad[3];
+  for (uint32_t k = 0; k < 3; ++k) {
+    const VF hk = hn::Set(df, h[k]);
+    const V3 e{k == 0u ? hk : zero, k == 1u ? hk : zero, k == 2u ? hk : zero};
+    grad[k] = hn::Div(hn::Sub(gridDistanceLanes(g, add(p, e)), gridDistanceLanes(g, sub(p, e))),
+                      hn::Set(df, 2.0f * h[k]));
+  }
+  const V3 gv{grad[0], grad[1], grad[2]};
+  const VF len2 = dot(gv, gv);
+  const V3 fallback = splat(gpu::vec3(gpu::kGeomFallbackX, gpu::kGeomFallbackY, gpu::kGeomFallbackZ));
+  return select(hn::Gt(len2, zero), div(gv, hn::Sqrt(len2)), fallback);
+}
+
 ContactElement makeElement(gpu::vec3 point, float depth, gpu::vec3 direction, ContactElementType type, uint32_t index,
                            uint32_t query) {
   ContactElement e;
@@ -192,15 +284,17 @@ ContactElement makeElement(gpu::vec3 point, float depth, gpu::vec3 direction, Co
   return e;
 }
 
-uint64_t PointSetContacts(const gpu::GeomShape& primitive, bool pointSetIsA, const Float4* points, uint32_t count,
-                          uint32_t query, ContactElement* outA, ContactElement* outB, uint64_t total,
-                          uint64_t capacity) {
+uint64_t PointSetContacts(const gpu::GeomShape& primitive, const float* samples, bool pointSetIsA,
+                          const Float4* points, uint32_t count, uint32_t query, ContactElement* outA,
+                          ContactElement* outB, uint64_t total, uint64_t capacity) {
   const DF df;
   const size_t lanes = hn::Lanes(df);
   HWY_ALIGN float tail[4 * kMaxLanes];
   HWY_ALIGN float sx[kMaxLanes], sy[kMaxLanes], sz[kMaxLanes];
   HWY_ALIGN float nx[kMaxLanes], ny[kMaxLanes], nz[kMaxLanes];
   HWY_ALIGN float px[kMaxLanes], py[kMaxLanes], pz[kMaxLanes], depths[kMaxLanes];
+  const bool implicit = primitive.info.x == gpu::kGeomImplicit;
+  const GridLanes grid = implicit ? gridLanes(primitive, samples) : GridLanes{};
   uint64_t found = 0;
   for (uint32_t i = 0; i < count; i += static_cast<uint32_t>(lanes)) {
     const size_t valid = count - i < lanes ? count - i : lanes;
@@ -213,8 +307,19 @@ uint64_t PointSetContacts(const gpu::GeomShape& primitive, bool pointSetIsA, con
     V3 p;
     VF pw;
     hn::LoadInterleaved4(df, src, p.x, p.y, p.z, pw);
-    const ClosestLanes cl = closestPrimitive(primitive, p);
-    const VF depth = hn::Sub(hn::Zero(df), cl.dist);  // geomBallContact with radius 0
+    ClosestLanes cl;
+    VF depth;
+    if (implicit) {
+      // geomImplicitClosest: the field, then (only in a batch with a point inside) the gradient.
+      cl.dist = gridDistanceLanes(grid, p);
+      depth = hn::Sub(hn::Zero(df), cl.dist);
+      if (hn::AllFalse(df, hn::And(hn::Gt(depth, hn::Zero(df)), hn::FirstN(df, valid)))) continue;
+      cl.normal = gridNormalLanes(grid, primitive, p);
+      cl.surface = sub(p, mul(cl.normal, cl.dist));
+    } else {
+      cl = closestPrimitive(primitive, p);
+      depth = hn::Sub(hn::Zero(df), cl.dist);  // geomBallContact with radius 0
+    }
     const MF hit = hn::And(hn::Gt(depth, hn::Zero(df)), hn::FirstN(df, valid));
     if (hn::AllFalse(df, hit)) continue;
     hn::Store(cl.surface.x, df, sx);
@@ -2243,7 +2348,11 @@ size_t firstQueryToCheck(std::span<const GeometryQuery> queries, size_t geometry
   return HWY_DYNAMIC_DISPATCH(FirstQueryToCheck)(queries.data(), queries.size(), geometryCount, types, begin);
 }
 
-bool pointSetSimdHandles(const gpu::GeomShape& primitive) { return primitive.info.x <= gpu::kGeomPlane; }
+bool pointSetSimdHandles(const gpu::GeomShape& primitive, size_t sampleCount) {
+  // An implicit geometry's gather indexes the samples with signed 32-bit lanes.
+  return primitive.info.x <= gpu::kGeomPlane ||
+         (primitive.info.x == gpu::kGeomImplicit && sampleCount <= size_t{0x7FFFFFFF});
+}
 
 uint32_t primitivePairSimdKind(uint32_t lo, uint32_t hi) {
   using namespace gpu;
@@ -2255,11 +2364,11 @@ uint32_t primitivePairSimdKind(uint32_t lo, uint32_t hi) {
   return handled ? lo * kGeomTypeCount + hi : kNoPrimitivePairSimd;
 }
 
-uint64_t pointSetContactsSimd(const gpu::GeomShape& primitive, bool pointSetIsA, const Float4* points, uint32_t count,
-                              uint32_t query, ContactElement* outA, ContactElement* outB, uint64_t total,
-                              uint64_t capacity) {
-  return HWY_DYNAMIC_DISPATCH(PointSetContacts)(primitive, pointSetIsA, points, count, query, outA, outB, total,
-                                                capacity);
+uint64_t pointSetContactsSimd(const gpu::GeomShape& primitive, const float* samples, bool pointSetIsA,
+                              const Float4* points, uint32_t count, uint32_t query, ContactElement* outA,
+                              ContactElement* outB, uint64_t total, uint64_t capacity) {
+  return HWY_DYNAMIC_DISPATCH(PointSetContacts)(primitive, samples, pointSetIsA, points, count, query, outA,
+                                                outB, total, capacity);
 }
 
 uint64_t primitivePairsSimd(const GeometryQueryInput& input, size_t begin, size_t end, uint32_t pair,
@@ -2288,7 +2397,9 @@ uint64_t fusedStreamBytes() {
   return kFusedStreamBytes;
 }
 void setFusedStreamBytes(uint64_t) {}
-bool pointSetSimdHandles(const gpu::GeomShape&) { return false; }
+bool pointSetSimdHandles(const gpu::GeomShape&, size_t) {
+  return false;
+}
 uint32_t primitivePairSimdKind(uint32_t, uint32_t) { return kNoPrimitivePairSimd; }
 size_t firstQueryToCheck(std::span<const GeometryQuery> queries, size_t geometryCount, const uint8_t* types,
                          size_t begin) {
@@ -2301,8 +2412,8 @@ size_t firstUnclearGeometry(std::span<const Geometry> geometries, size_t begin, 
   }
   return begin < geometries.size() ? begin : geometries.size();
 }
-uint64_t pointSetContactsSimd(const gpu::GeomShape&, bool, const Float4*, uint32_t, uint32_t, ContactElement*,
-                              ContactElement*, uint64_t, uint64_t) {
+uint64_t pointSetContactsSimd(const gpu::GeomShape&, const float*, bool, const Float4*, uint32_t, uint32_t,
+                              ContactElement*, ContactElement*, uint64_t, uint64_t) {
   return 0;
 }
 uint64_t primitivePairsSimd(const GeometryQueryInput&, size_t, size_t, uint32_t, ContactElement*, ContactElement*,

@@ -162,6 +162,75 @@ TEST(GeometryQueriesSimd, PointSetPairsEqualTheScalarLoopOnEveryTarget) {
   EXPECT_GE(targets, 1u);
 }
 
+// Point sets against implicit geometries (lanes across points, the samples gathered): a sampled
+// sphere, a box field on an anisotropic grid of unequal dimensions, a constant field (zero gradient:
+// the fallback normal), the smallest grid (2^3), each at its own first sample; points inside, on the
+// grid's nodes and far faces, outside its box, signed zeros; sets of every tail length, both orders.
+TEST(GeometryQueriesSimd, PointSetImplicitPairsEqualTheScalarLoopOnEveryTarget) {
+  std::mt19937 rng(20261129u);
+  Batch batch;
+  std::vector<uint32_t> grids;
+  grids.push_back(batch.addGrid(v3(-1.0f, -1.0f, -1.0f), 0.1f, 21, [](float x, float y, float z) {
+    return std::sqrt(x * x + y * y + z * z) - 0.8f;
+  }));
+  {
+    const uint32_t nx = 9, ny = 6, nz = 4;
+    const Float4 origin = v3(-1.2f, -0.75f, -0.5f);
+    const Float4 spacing = v3(0.3f, 0.3f, 1.0f / 3.0f);
+    const uint32_t first = static_cast<uint32_t>(batch.gridSamples.size());
+    for (uint32_t k = 0; k < nz; ++k) {
+      for (uint32_t j = 0; j < ny; ++j) {
+        for (uint32_t i = 0; i < nx; ++i) {
+          const float x = std::abs(origin.x + static_cast<float>(i) * spacing.x) - 0.9f;
+          const float y = std::abs(origin.y + static_cast<float>(j) * spacing.y) - 0.45f;
+          const float z = std::abs(origin.z + static_cast<float>(k) * spacing.z) - 0.3f;
+          batch.gridSamples.push_back(std::max(x, std::max(y, z)));
+        }
+      }
+    }
+    grids.push_back(batch.add(Geometry::implicitGrid(origin, spacing, nx, ny, nz, first)));
+  }
+  grids.push_back(
+      batch.addGrid(v3(-0.5f, -0.5f, -0.5f), 0.5f, 4, [](float, float, float) { return -0.25f; }));
+  grids.push_back(batch.addGrid(v3(0.0f, 0.0f, 0.0f), 1.0f, 2,
+                                [](float x, float y, float z) { return x + 0.5f * y - 0.25f * z - 0.5f; }));
+  std::vector<Float4> big = points(rng, 1500);
+  for (uint32_t i = 0; i <= 20; i += 4) {  // on the sphere grid's nodes and far faces
+    for (uint32_t j = 0; j <= 20; j += 5) {
+      big.push_back(v3(-1.0f + 0.1f * static_cast<float>(i), -1.0f + 0.1f * static_cast<float>(j), 1.0f));
+    }
+  }
+  std::vector<uint32_t> sets;
+  for (size_t n : {size_t{1}, size_t{3}, size_t{17}}) {
+    std::vector<Float4> p = points(rng, n);
+    p.resize(n);
+    sets.push_back(batch.addPoints(p));
+  }
+  sets.push_back(batch.addPoints(big));
+  for (uint32_t g : grids) {
+    for (uint32_t s : sets) {
+      batch.query(s, g);
+      batch.query(g, s);
+    }
+  }
+  const Outcome scalar = run(batch, Backend::kCpuScalar, 40000);
+  ASSERT_TRUE(scalar.counts.ok()) << scalar.counts.error().message;
+  ASSERT_FALSE(scalar.counts->overflow);
+  for (size_t g = 0; g < grids.size(); ++g) {  // every field has points inside it in the big set
+    EXPECT_GT(scalar.ranges[8 * g + 6].count, 0u) << "grid " << g << " has no point inside";
+  }
+  size_t targets = 0;
+  cpu::forEachSimdTarget([&](const char* target) {
+    ++targets;
+    expectSame(scalar, run(batch, Backend::kCpuSimd, 40000), std::string("target ") + target);
+    // An output that overflows inside the big set's contacts writes the same prefix.
+    const size_t capacity = scalar.ranges[6].first + scalar.ranges[6].count / 2;
+    expectSame(run(batch, Backend::kCpuScalar, capacity), run(batch, Backend::kCpuSimd, capacity),
+               std::string("overflow, target ") + target);
+  });
+  EXPECT_GE(targets, 1u);
+}
+
 TEST(GeometryQueriesSimd, OverflowWritesTheSamePrefix) {
   std::mt19937 rng(7u);
   Batch batch;
