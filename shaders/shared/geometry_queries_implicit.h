@@ -313,7 +313,15 @@ VKC_FN bool geomContinuousPoint(GeomShape s, GeomShape sPrev, vec3 prev, vec3 cu
   cl = geomMakeClosest(cur, vec3(kGeomFallbackX, kGeomFallbackY, kGeomFallbackZ), 0.0f);
   // A saved point counts as outside (it is the outside end of a root bracket; rounding may put it a
   // hair inside, where the trace returns it as the root).
-  if (state.w != 0.0f || geomImplicitDistance(s, start) >= 0.0f) {
+  float fStart = state.w != 0.0f ? 0.0f : geomImplicitDistance(s, start);
+  // An analytic primitive's signed distance is 1-Lipschitz (it changes no faster than the point
+  // moves): along a segment whose ends' distances sum to more than its length it stays above
+  // (fStart + fCur - length) / 2 > 0, so the segment does not enter and is not traced (most points of
+  // a set lie farther from a collider than they move in a step). Not for a grid's interpolated field.
+  vec3 move = cur - start;
+  bool apart =
+      s.info.x != kGeomImplicit && state.w == 0.0f && fCur >= 0.0f && fStart + fCur > sqrt(dot(move, move));
+  if (!apart && (state.w != 0.0f || fStart >= 0.0f)) {
     float t = geomTrace(s, start, cur);
     if (t >= 0.0f) {
       vec3 xc = mix(start, cur, t);

@@ -196,6 +196,116 @@ TEST(GeometryQueriesContinuous, ThinBoxesNeverMissFastPoints) {
   }
 }
 
+// Reference signed distances of a sphere, a capsule and a cylinder (the box: RefBox).
+struct RefSphere {
+  Float4 c;
+  float r;
+  float operator()(Float4 p) const {
+    const Float4 d = v3(p.x - c.x, p.y - c.y, p.z - c.z);
+    return std::sqrt(dot3(d, d)) - r;
+  }
+};
+struct RefCapsule {
+  Float4 p0, p1;
+  float r;
+  float operator()(Float4 p) const {
+    const Float4 e = v3(p1.x - p0.x, p1.y - p0.y, p1.z - p0.z);
+    const Float4 d = v3(p.x - p0.x, p.y - p0.y, p.z - p0.z);
+    const float t = std::clamp(dot3(d, e) / dot3(e, e), 0.0f, 1.0f);
+    const Float4 q = v3(d.x - e.x * t, d.y - e.y * t, d.z - e.z * t);
+    return std::sqrt(dot3(q, q)) - r;
+  }
+};
+struct RefCylinder {
+  Float4 c, axis;  // axis: unit
+  float r, h;
+  float operator()(Float4 p) const {
+    const Float4 d = v3(p.x - c.x, p.y - c.y, p.z - c.z);
+    const float y = dot3(d, axis);
+    const Float4 radial = v3(d.x - axis.x * y, d.y - axis.y * y, d.z - axis.z * y);
+    const float dr = std::sqrt(dot3(radial, radial)) - r;
+    const float dy = std::abs(y) - h;
+    const float outR = std::max(dr, 0.0f), outY = std::max(dy, 0.0f);
+    return std::sqrt(outR * outR + outY * outY) + std::min(std::max(dr, dy), 0.0f);
+  }
+};
+
+// Segments that graze `field`'s surface: the middle moved to within [-0.03, 0.05] of it (one step
+// along the finite-difference gradient), the segment across the gradient, 0.1 to 1.6 long. Such
+// segments are where the trace's 1-Lipschitz skip (the ends' distances summing to more than the
+// length) comes closest to a segment that enters.
+template <class F>
+void addGrazingSegments(Batch& b, const F& field, uint32_t count, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.2f, 1.2f);
+  std::uniform_real_distribution<float> offset(-0.03f, 0.05f);
+  std::uniform_real_distribution<float> half(0.05f, 0.8f);
+  std::normal_distribution<float> n(0.0f, 1.0f);
+  std::vector<Float4> prev, cur;
+  while (cur.size() < count) {
+    Float4 m = v3(u(rng), u(rng), u(rng));
+    const float eps = 1e-3f;
+    Float4 g = v3(field(v3(m.x + eps, m.y, m.z)) - field(v3(m.x - eps, m.y, m.z)),
+                  field(v3(m.x, m.y + eps, m.z)) - field(v3(m.x, m.y - eps, m.z)),
+                  field(v3(m.x, m.y, m.z + eps)) - field(v3(m.x, m.y, m.z - eps)));
+    const float len = std::sqrt(dot3(g, g));
+    if (!(len > 1e-6f)) continue;
+    g = v3(g.x / len, g.y / len, g.z / len);
+    const float step = field(m) - offset(rng);
+    m = v3(m.x - g.x * step, m.y - g.y * step, m.z - g.z * step);
+    Float4 t = v3(n(rng), n(rng), n(rng));
+    const float along = dot3(t, g);
+    t = v3(t.x - g.x * along, t.y - g.y * along, t.z - g.z * along);
+    const float tl = std::sqrt(dot3(t, t));
+    if (!(tl > 1e-3f)) continue;
+    const float h = half(rng) / tl;
+    prev.push_back(v3(m.x - t.x * h, m.y - t.y * h, m.z - t.z * h));
+    cur.push_back(v3(m.x + t.x * h, m.y + t.y * h, m.z + t.z * h));
+  }
+  b.addPoints(cur);
+  b.previousPoints = prev;
+}
+
+TEST(GeometryQueriesContinuous, GrazingSegmentsPastEveryPrimitiveNeverMissAnEntry) {
+  const float s = 0.38268343f, c = 0.92387953f;  // quaternion (0, s, 0, c): 45 degrees about y
+  const RefBox box{v3(0.1f, 0, 0),
+                   {v3(c * c - s * s, 0, -2 * s * c), v3(0, 1, 0), v3(2 * s * c, 0, c * c - s * s)},
+                   {0.7f, 0.4f, 0.25f}};
+  const RefSphere sphere{v3(0.1f, -0.1f, 0), 0.6f};
+  const RefCapsule capsule{v3(-0.4f, -0.2f, 0.1f), v3(0.5f, 0.3f, -0.1f), 0.3f};
+  const float inv = 1.0f / std::sqrt(0.36f + 0.64f);
+  const RefCylinder cylinder{v3(0, 0.1f, 0), v3(0, 0.6f * inv, 0.8f * inv), 0.5f, 0.4f};
+  const Geometry geoms[4] = {
+      Geometry::sphere(v3(sphere.c.x, sphere.c.y, sphere.c.z)),
+      Geometry::capsule(capsule.p0, capsule.p1, capsule.r),
+      Geometry::cylinder(cylinder.c, cylinder.axis, cylinder.r, cylinder.h),
+      Geometry::orientedBox(box.c, Float4{0, s, 0, c}, v3(box.e[0], box.e[1], box.e[2])),
+  };
+  for (int k = 0; k < 4; ++k) {
+    Batch b;
+    Geometry g = geoms[k];
+    if (k == 0) g.p0.w = sphere.r;
+    const auto field = [&](Float4 p) {
+      switch (k) {
+        case 0:
+          return sphere(p);
+        case 1:
+          return capsule(p);
+        case 2:
+          return cylinder(p);
+        default:
+          return box(p);
+      }
+    };
+    addGrazingSegments(b, field, 3000, 90 + static_cast<uint32_t>(k));
+    b.continuous(0, b.add(g), 0);
+    int entered = 0, contacts = 0;
+    expectNoMisses(b, field, 4000, &entered, &contacts);
+    EXPECT_GT(entered, 500) << "primitive " << k;
+    std::printf("grazing primitive %d: %d of 3000 segments enter, %d contacts\n", k, entered, contacts);
+  }
+}
+
 TEST(GeometryQueriesContinuous, PlaneCatchesEveryCrossingFromAbove) {
   Batch b;
   addCrossingPoints(b, 2000, 33);
