@@ -410,20 +410,20 @@ struct Row {
 };
 
 void printHeader() {
-  std::printf("%-21s %8s %9s  %-10s %11s %13s %8s %9s %8s %9s  %s\n", "pair", "batch", "items", "backend",
+  std::printf("%-21s %8s %9s  %-15s %11s %13s %8s %9s %8s %9s  %s\n", "pair", "batch", "items", "backend",
               "ms/call", "items/s", "ours/FCL", "contacts", "touching", "validate", "note");
 }
 
 void printRow(const Row& r) {
   if (r.ms < 0) {
-    std::printf("%-21s %8u %9llu  %-10s %11s %13s %8s %9s %8s %9s  %s\n", r.pair.c_str(), r.batch,
+    std::printf("%-21s %8u %9llu  %-15s %11s %13s %8s %9s %8s %9s  %s\n", r.pair.c_str(), r.batch,
                 static_cast<unsigned long long>(r.items), r.backend.c_str(), "-", "-", "-", "-", "-", "-",
                 r.note.c_str());
   } else {
     char ratio[16] = "-", validate[16] = "-";
     if (r.vsFcl > 0) std::snprintf(ratio, sizeof ratio, "%.2f", r.vsFcl);
     if (r.validateMs >= 0) std::snprintf(validate, sizeof validate, "%.0f%%", 100.0 * r.validateMs / r.ms);
-    std::printf("%-18s %8u %9llu  %-10s %11.4f %13.4e %8s %9u %8u %9s  %s\n", r.pair.c_str(), r.batch,
+    std::printf("%-21s %8u %9llu  %-15s %11.4f %13.4e %8s %9u %8u %9s  %s\n", r.pair.c_str(), r.batch,
                 static_cast<unsigned long long>(r.items), r.backend.c_str(), r.ms, r.itemsPerSecond(), ratio,
                 r.contacts, r.colliding, validate, r.note.c_str());
   }

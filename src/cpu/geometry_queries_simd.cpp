@@ -349,6 +349,111 @@ uint64_t PointSetContacts(const gpu::GeomShape& primitive, const float* samples,
   return found;
 }
 
+// geomContinuousPoint against a static analytic primitive, with the lanes across the set's points:
+// per lane the start (the saved point while state.w != 0, else the previous position), both ends'
+// distances and the 1-Lipschitz skip; a lane that is not skipped and starts outside (or from a saved
+// point) is traced by the scalar code (`trace`, in lane order); the others get the state (cur, 0) and,
+// ending inside, the static contact at cur (geomImplicitClosest: the closest-point rules above).
+uint64_t ContinuousPointSetContacts(const gpu::GeomShape& primitive, bool pointSetIsA, const Float4* points,
+                                    const Float4* previous, Float4* state, uint32_t count, uint32_t query,
+                                    ContactElement* outA, ContactElement* outB, uint64_t total,
+                                    uint64_t capacity, ContinuousTrace trace, const void* context) {
+  const DF df;
+  const size_t lanes = hn::Lanes(df);
+  const VF zero = hn::Zero(df);
+  HWY_ALIGN float tail[3][4 * kMaxLanes];
+  HWY_ALIGN float newState[4 * kMaxLanes];
+  HWY_ALIGN float sx[kMaxLanes], sy[kMaxLanes], sz[kMaxLanes];
+  HWY_ALIGN float nx[kMaxLanes], ny[kMaxLanes], nz[kMaxLanes];
+  HWY_ALIGN float px[kMaxLanes], py[kMaxLanes], pz[kMaxLanes], depths[kMaxLanes];
+  HWY_ALIGN float traced[kMaxLanes];  // 1: the lane is traced
+  gpu::GeomElement tracedA[kMaxLanes], tracedB[kMaxLanes];
+  gpu::vec4 tracedState[kMaxLanes];
+  bool tracedHit[kMaxLanes];
+  uint64_t found = 0;
+  for (uint32_t i = 0; i < count; i += static_cast<uint32_t>(lanes)) {
+    const size_t valid = count - i < lanes ? count - i : lanes;
+    const float* src[3] = {&points[i].x, &previous[i].x, &state[i].x};
+    if (valid < lanes) {
+      for (int k = 0; k < 3; ++k) {
+        std::memset(tail[k], 0, sizeof tail[k]);
+        std::memcpy(tail[k], src[k], valid * sizeof(Float4));
+        src[k] = tail[k];
+      }
+    }
+    V3 cur, prev, saved;
+    VF w, savedW;
+    hn::LoadInterleaved4(df, src[0], cur.x, cur.y, cur.z, w);
+    hn::LoadInterleaved4(df, src[1], prev.x, prev.y, prev.z, w);
+    hn::LoadInterleaved4(df, src[2], saved.x, saved.y, saved.z, savedW);
+    const MF isSaved = hn::Ne(savedW, zero);
+    const V3 start = select(isSaved, saved, prev);
+    const ClosestLanes cl = closestPrimitive(primitive, cur);
+    const VF fCur = cl.dist;
+    const VF fStart = hn::IfThenZeroElse(isSaved, closestPrimitive(primitive, start).dist);
+    const V3 move = sub(cur, start);
+    const MF apart = hn::AndNot(
+        isSaved, hn::And(hn::Ge(fCur, zero), hn::Gt(hn::Add(fStart, fCur), hn::Sqrt(dot(move, move)))));
+    const MF inBatch = hn::FirstN(df, valid);
+    const MF traceLane = hn::And(hn::AndNot(apart, hn::Or(isSaved, hn::Ge(fStart, zero))), inBatch);
+    const VF depth = hn::Sub(zero, fCur);  // geomBallContact with radius 0
+    const MF hit = hn::And(hn::AndNot(traceLane, hn::Gt(depth, zero)), inBatch);
+    // The traces first: each reads its point's state before the batch's states are stored.
+    const bool anyTrace = !hn::AllFalse(df, traceLane);
+    if (anyTrace) {
+      hn::Store(hn::IfThenElseZero(traceLane, hn::Set(df, 1.0f)), df, traced);
+      for (size_t k = 0; k < valid; ++k) {
+        if (traced[k] == 0.0f) continue;
+        tracedHit[k] = trace(context, i + static_cast<uint32_t>(k), tracedA[k], tracedB[k], tracedState[k]);
+      }
+    }
+    // The states: (cur, 0), a traced lane's its own.
+    hn::StoreInterleaved4(cur.x, cur.y, cur.z, zero, df, newState);
+    if (anyTrace) {
+      for (size_t k = 0; k < valid; ++k) {
+        if (traced[k] == 0.0f) continue;
+        std::memcpy(newState + 4 * k, &tracedState[k], sizeof(Float4));
+      }
+    }
+    std::memcpy(&state[i], newState, valid * sizeof(Float4));
+    if (!anyTrace && hn::AllFalse(df, hit)) continue;
+    hn::Store(cl.surface.x, df, sx);
+    hn::Store(cl.surface.y, df, sy);
+    hn::Store(cl.surface.z, df, sz);
+    hn::Store(cl.normal.x, df, nx);
+    hn::Store(cl.normal.y, df, ny);
+    hn::Store(cl.normal.z, df, nz);
+    hn::Store(cur.x, df, px);
+    hn::Store(cur.y, df, py);
+    hn::Store(cur.z, df, pz);
+    hn::Store(hn::IfThenElseZero(hit, hn::Set(df, 1.0f)), df, depths);  // 1: a lane's static contact
+    HWY_ALIGN float depthOf[kMaxLanes];
+    hn::Store(depth, df, depthOf);
+    for (size_t k = 0; k < valid; ++k) {
+      const bool isTraced = anyTrace && traced[k] != 0.0f;
+      if (isTraced ? !tracedHit[k] : depths[k] == 0.0f) continue;
+      const uint64_t slotOut = total + found++;
+      if (slotOut >= capacity) continue;
+      if (isTraced) {
+        outA[slotOut] = toContactElement(tracedA[k], query);
+        outB[slotOut] = toContactElement(tracedB[k], query);
+        continue;
+      }
+      const gpu::vec3 n(nx[k], ny[k], nz[k]);
+      const gpu::vec3 point = gpu::vec3(px[k], py[k], pz[k]) - n * 0.0f;  // the ball's point, radius 0
+      const ContactElement pointSide =
+          makeElement(point, depthOf[k], n, ContactElementType::kPointIndexDirection,
+                      i + static_cast<uint32_t>(k), query);
+      const ContactElement primitiveSide =
+          makeElement(gpu::vec3(sx[k], sy[k], sz[k]), depthOf[k], -n, ContactElementType::kPointDirection,
+                      kNoPointIndex, query);
+      outA[slotOut] = pointSetIsA ? pointSide : primitiveSide;
+      outB[slotOut] = pointSetIsA ? primitiveSide : pointSide;
+    }
+  }
+  return found;
+}
+
 // A ContactElement as 48 bytes: point, direction, then the words type, index, query, cell.
 static_assert(offsetof(ContactElement, point) == 0 && offsetof(ContactElement, direction) == 16 &&
               offsetof(ContactElement, type) == 32 && offsetof(ContactElement, index) == 36 &&
@@ -2268,6 +2373,7 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace vkc::cpu {
 HWY_EXPORT(PointSetContacts);
+HWY_EXPORT(ContinuousPointSetContacts);
 HWY_EXPORT(PrimitivePairs);
 HWY_EXPORT(FirstUnclearGeometry);
 HWY_EXPORT(FirstQueryToCheck);
@@ -2371,6 +2477,16 @@ uint64_t pointSetContactsSimd(const gpu::GeomShape& primitive, const float* samp
                                                 outB, total, capacity);
 }
 
+uint64_t continuousPointSetContactsSimd(const gpu::GeomShape& primitive, bool pointSetIsA,
+                                        const Float4* points, const Float4* previous, Float4* state,
+                                        uint32_t count, uint32_t query, ContactElement* outA,
+                                        ContactElement* outB, uint64_t total, uint64_t capacity,
+                                        ContinuousTrace trace, const void* context) {
+  return HWY_DYNAMIC_DISPATCH(ContinuousPointSetContacts)(primitive, pointSetIsA, points, previous, state,
+                                                          count, query, outA, outB, total, capacity, trace,
+                                                          context);
+}
+
 uint64_t primitivePairsSimd(const GeometryQueryInput& input, size_t begin, size_t end, uint32_t pair,
                             ContactElement* outA, ContactElement* outB, ContactRange* ranges, uint64_t total,
                             uint64_t capacity) {
@@ -2414,6 +2530,11 @@ size_t firstUnclearGeometry(std::span<const Geometry> geometries, size_t begin, 
 }
 uint64_t pointSetContactsSimd(const gpu::GeomShape&, const float*, bool, const Float4*, uint32_t, uint32_t,
                               ContactElement*, ContactElement*, uint64_t, uint64_t) {
+  return 0;
+}
+uint64_t continuousPointSetContactsSimd(const gpu::GeomShape&, bool, const Float4*, const Float4*, Float4*,
+                                        uint32_t, uint32_t, ContactElement*, ContactElement*, uint64_t,
+                                        uint64_t, ContinuousTrace, const void*) {
   return 0;
 }
 uint64_t primitivePairsSimd(const GeometryQueryInput&, size_t, size_t, uint32_t, ContactElement*, ContactElement*,

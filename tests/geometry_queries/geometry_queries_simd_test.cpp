@@ -97,6 +97,18 @@ Outcome run(const Batch& batch, Backend backend, size_t capacity) {
   return r;
 }
 
+// run() for a batch with continuous queries: its state (updated) passed too.
+Outcome runWithState(Batch& batch, Backend backend, size_t capacity) {
+  Outcome r{GeometryQueryCounts{}, {}, {}, {}};
+  ContactElement sentinel;
+  sentinel.point = Float4{-7, -7, -7, -7};
+  r.a.assign(capacity, sentinel);
+  r.b.assign(capacity, sentinel);
+  r.ranges.assign(batch.queries.size(), ContactRange{0xDEADu, 0xDEADu});
+  r.counts = queryGeometriesCpu(batch.input(), {r.a, r.b, r.ranges, batch.state}, backend);
+  return r;
+}
+
 void expectSame(const Outcome& scalar, const Outcome& simd, const std::string& what) {
   ASSERT_TRUE(scalar.counts.ok()) << scalar.counts.error().message;
   ASSERT_TRUE(simd.counts.ok()) << simd.counts.error().message;
@@ -229,6 +241,88 @@ TEST(GeometryQueriesSimd, PointSetImplicitPairsEqualTheScalarLoopOnEveryTarget) 
                std::string("overflow, target ") + target);
   });
   EXPECT_GE(targets, 1u);
+}
+
+// Continuous point sets against every analytic primitive (lanes across the points, the traces by the
+// scalar code): three steps from a zero state, each step's points moving on from the last (so that
+// saved points, the persistent contact, are in the later steps' states), both query orders, sets of
+// every tail length; the same steps with the primitives moving (the scalar loop: compared too); an
+// output that overflows. Contacts, ranges and states bit for bit.
+TEST(GeometryQueriesSimd, ContinuousPointSetsEqualTheScalarLoopOnEveryTarget) {
+  for (const bool movingPrimitives : {false, true}) {
+    std::mt19937 rng(20261130u + (movingPrimitives ? 1u : 0u));
+    std::uniform_real_distribution<float> step(-0.25f, 0.25f);
+    Batch batch;
+    const std::vector<Geometry> prims = primitives(rng);
+    std::vector<uint32_t> sets;
+    std::vector<Float4> cur;
+    for (size_t n : {size_t{1}, size_t{3}, size_t{17}, size_t{1200}}) {
+      std::vector<Float4> p = points(rng, n);
+      if (n < 1200) p.resize(n);
+      sets.push_back(batch.addPoints(p));
+    }
+    for (const Float4& p : batch.points) {
+      // Most points move a little; one in eight jumps across a primitive.
+      const float scale = rng() % 8 == 0 ? 6.0f : 1.0f;
+      batch.previousPoints.push_back(
+          v3(p.x - scale * step(rng), p.y - scale * step(rng), p.z - scale * step(rng)));
+    }
+    uint32_t stateAt = 0;
+    for (const Geometry& g : prims) {
+      const uint32_t gi = batch.add(g);
+      for (uint32_t s : sets) {
+        batch.continuous(s, gi, stateAt);
+        stateAt += batch.geometries[s].count;
+        batch.continuous(gi, s, stateAt);
+        stateAt += batch.geometries[s].count;
+      }
+    }
+    if (movingPrimitives) {
+      batch.previousGeometries = batch.geometries;
+      for (Geometry& g : batch.previousGeometries) {
+        if (g.type == GeometryType::kPointSet) continue;
+        g.p0.x -= 0.1f;  // each translates; a capsule's both ends
+        if (g.type == GeometryType::kCapsule) g.p1.x -= 0.1f;
+      }
+    }
+    for (uint32_t stepIndex = 0; stepIndex < 3; ++stepIndex) {
+      const std::vector<Float4> start = batch.state;
+      const Outcome scalar = runWithState(batch, Backend::kCpuScalar, 80000);
+      ASSERT_TRUE(scalar.counts.ok()) << scalar.counts.error().message;
+      ASSERT_FALSE(scalar.counts->overflow);
+      EXPECT_GT(scalar.counts->contacts, 1000u);
+      const std::vector<Float4> scalarState = batch.state;
+      size_t saved = 0;
+      for (const Float4& s : scalarState) saved += s.w != 0.0f ? 1u : 0u;
+      if (stepIndex > 0) {
+        EXPECT_GT(saved, 100u) << "step " << stepIndex << ": no saved points";
+      }
+      cpu::forEachSimdTarget([&](const char* target) {
+        const std::string what = std::string(movingPrimitives ? "moving, " : "static, ") + "step " +
+                                 std::to_string(stepIndex) + ", target " + target;
+        batch.state = start;
+        expectSame(scalar, runWithState(batch, Backend::kCpuSimd, 80000), what);
+        EXPECT_EQ(std::memcmp(batch.state.data(), scalarState.data(), scalarState.size() * sizeof(Float4)), 0)
+            << what << ": states differ";
+        // Overflow inside the big set's contacts of the first primitive: the same prefix and states.
+        const size_t capacity = scalar.ranges[6].first + scalar.ranges[6].count / 2;
+        batch.state = start;
+        const Outcome scalarCut = runWithState(batch, Backend::kCpuScalar, capacity);
+        batch.state = start;
+        expectSame(scalarCut, runWithState(batch, Backend::kCpuSimd, capacity), "overflow, " + what);
+        EXPECT_EQ(std::memcmp(batch.state.data(), scalarState.data(), scalarState.size() * sizeof(Float4)), 0)
+            << "overflow, " << what << ": states differ";
+      });
+      batch.state = scalarState;
+      // The next step: the points move on.
+      for (size_t i = 0; i < batch.points.size(); ++i) {
+        batch.previousPoints[i] = batch.points[i];
+        const float scale = rng() % 8 == 0 ? 6.0f : 1.0f;
+        batch.points[i] = v3(batch.points[i].x + scale * step(rng), batch.points[i].y + scale * step(rng),
+                             batch.points[i].z + scale * step(rng));
+      }
+    }
+  }
 }
 
 TEST(GeometryQueriesSimd, OverflowWritesTheSamePrefix) {
