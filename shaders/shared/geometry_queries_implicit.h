@@ -241,10 +241,15 @@ VKC_FN float geomTraceGrid(GeomShape g, vec3 x0, vec3 x1) {
     }
     uvec4 c = geomGridCellOf(n, clamp(u0 + d * ((t + tn) * 0.5f), vec3(0.0f), hi));
     vec3 corner = vec3(float(c.x), float(c.y), float(c.z));
-    vec3 a = ut - corner;
-    vec3 b = d * (tn - t);
-    float s = geomCubicFirstRoot(geomCellCubic(geomGridCell(g, n, c), a, b));
-    if (s >= 0.0f) return t + s * (tn - t);
+    GeomCell cell = geomGridCell(g, n, c);
+    // A trilinear field is a convex combination of its cell's samples: a cell with no negative
+    // sample has no root (most cells a point crosses lie away from the surface); its cubic is skipped.
+    float lowest = min(min(min(cell.v[0], cell.v[1]), min(cell.v[2], cell.v[3])),
+                       min(min(cell.v[4], cell.v[5]), min(cell.v[6], cell.v[7])));
+    if (lowest < 0.0f) {
+      float s = geomCubicFirstRoot(geomCellCubic(cell, ut - corner, d * (tn - t)));
+      if (s >= 0.0f) return t + s * (tn - t);
+    }
     t = tn;
   }
   return -1.0f;
