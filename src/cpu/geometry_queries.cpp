@@ -114,32 +114,14 @@ Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, 
     }
     if (backend == Backend::kCpuSimd && (pointSetIsA || b.info.x == kGeomPointSet) &&
         q.method == GeometryMethod::kContinuous && other.info.x <= kGeomPlane) {
-      // Against a static analytic primitive (geomPoseMap's test): lanes across the points, the traces
-      // by this kernel.
-      const GeomShape& otherPrev = pointSetIsA ? prevB : prevA;
-      if (otherPrev.p0 == other.p0 && otherPrev.p1 == other.p1 && otherPrev.p2 == other.p2) {
-        struct TraceContext {
-          QueryKernel* kernel;
-          const GeomShape* a;
-          const GeomShape* b;
-          uint32_t stateFirst;
-        };
-        const TraceContext context{&kernel, &a, &b, q.state};
-        const auto trace = [](const void* c, uint32_t slot, GeomElement& ea, GeomElement& eb,
-                              vec4& newState) {
-          const TraceContext& t = *static_cast<const TraceContext*>(c);
-          bool hasState = false;
-          return t.kernel->geomQuerySlot(*t.a, *t.b, *t.a, *t.b, kGeomMethodContinuous, t.stateFirst, slot,
-                                         ea, eb, newState, hasState);
-        };
-        const uint32_t pointFirst = pointSetIsA ? a.info.y : b.info.y;
-        total += cpu::continuousPointSetContactsSimd(
-            other, pointSetIsA, input.points.data() + pointFirst, input.previousPoints.data() + pointFirst,
-            output.state.data() + q.state, slots, static_cast<uint32_t>(qi), output.elementsA.data(),
-            output.elementsB.data(), total, capacity, trace, &context);
-        output.ranges[qi] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
-        continue;
-      }
+      // Against an analytic primitive, static or moving: lanes across the points.
+      const uint32_t pointFirst = pointSetIsA ? a.info.y : b.info.y;
+      total += cpu::continuousPointSetContactsSimd(
+          other, pointSetIsA ? prevB : prevA, pointSetIsA, input.points.data() + pointFirst,
+          input.previousPoints.data() + pointFirst, output.state.data() + q.state, slots,
+          static_cast<uint32_t>(qi), output.elementsA.data(), output.elementsB.data(), total, capacity);
+      output.ranges[qi] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
+      continue;
     }
     const bool primitivePair = a.info.x <= kGeomPlane && b.info.x <= kGeomPlane;
     if (primitivePair && q.method == GeometryMethod::kStatic) {

@@ -135,23 +135,18 @@ uint64_t pointSetContactsSimd(const gpu::GeomShape& primitive, const float* samp
                               const Float4* points, uint32_t count, uint32_t query, ContactElement* outA,
                               ContactElement* outB, uint64_t total, uint64_t capacity);
 
-// A continuous query's slot traced by the scalar code (the caller's kernel: geomQuerySlot): its
-// elements in the query's order (a, b), its new state; true when they are a contact.
-using ContinuousTrace = bool (*)(const void* context, uint32_t slot, gpu::GeomElement& ea,
-                                 gpu::GeomElement& eb, gpu::vec4& newState);
-
 // The continuous contacts of points[0, count) of a point set (previous positions previous[0, count),
-// state entries state[0, count), updated) against a static analytic primitive (a sphere, capsule,
-// cylinder, oriented box or plane whose previous pose equals its pose), what the scalar loop computes
-// slot by slot, bit for bit: the lanes across the points for the start, both ends' distances, the
-// 1-Lipschitz skip and the static contact of a point that ends inside without a trace; each slot that
-// needs the trace goes to `trace` (in slot order, before its state is stored). Output as
-// pointSetContactsSimd's; returns the number of contacts found.
-uint64_t continuousPointSetContactsSimd(const gpu::GeomShape& primitive, bool pointSetIsA,
-                                        const Float4* points, const Float4* previous, Float4* state,
-                                        uint32_t count, uint32_t query, ContactElement* outA,
-                                        ContactElement* outB, uint64_t total, uint64_t capacity,
-                                        ContinuousTrace trace, const void* context);
+// state entries state[0, count), updated) against an analytic primitive (a sphere, capsule, cylinder,
+// oriented box or plane) whose pose at the step's start is previousPose (the primitive itself when
+// static), what the scalar loop computes slot by slot (geomContinuousPoint), bit for bit, with the
+// lanes across the points: the start carried by the primitive's motion (geomPoseMap), both ends'
+// distances, the 1-Lipschitz skip and the static contact in lanes over each chunk of points, then the
+// trace (golden-section search, bisection, the contact at the root) in lanes over the chunk's points
+// that need it. Output as pointSetContactsSimd's; returns the number of contacts found.
+uint64_t continuousPointSetContactsSimd(const gpu::GeomShape& primitive, const gpu::GeomShape& previousPose,
+                                        bool pointSetIsA, const Float4* points, const Float4* previous,
+                                        Float4* state, uint32_t count, uint32_t query, ContactElement* outA,
+                                        ContactElement* outB, uint64_t total, uint64_t capacity);
 
 // A run of static queries of one closed-form primitive pair type, with the lanes across queries
 // (src/cpu/geometry_queries_simd.cpp): sphere against sphere, capsule, cylinder, oriented box or

@@ -349,111 +349,6 @@ uint64_t PointSetContacts(const gpu::GeomShape& primitive, const float* samples,
   return found;
 }
 
-// geomContinuousPoint against a static analytic primitive, with the lanes across the set's points:
-// per lane the start (the saved point while state.w != 0, else the previous position), both ends'
-// distances and the 1-Lipschitz skip; a lane that is not skipped and starts outside (or from a saved
-// point) is traced by the scalar code (`trace`, in lane order); the others get the state (cur, 0) and,
-// ending inside, the static contact at cur (geomImplicitClosest: the closest-point rules above).
-uint64_t ContinuousPointSetContacts(const gpu::GeomShape& primitive, bool pointSetIsA, const Float4* points,
-                                    const Float4* previous, Float4* state, uint32_t count, uint32_t query,
-                                    ContactElement* outA, ContactElement* outB, uint64_t total,
-                                    uint64_t capacity, ContinuousTrace trace, const void* context) {
-  const DF df;
-  const size_t lanes = hn::Lanes(df);
-  const VF zero = hn::Zero(df);
-  HWY_ALIGN float tail[3][4 * kMaxLanes];
-  HWY_ALIGN float newState[4 * kMaxLanes];
-  HWY_ALIGN float sx[kMaxLanes], sy[kMaxLanes], sz[kMaxLanes];
-  HWY_ALIGN float nx[kMaxLanes], ny[kMaxLanes], nz[kMaxLanes];
-  HWY_ALIGN float px[kMaxLanes], py[kMaxLanes], pz[kMaxLanes], depths[kMaxLanes];
-  HWY_ALIGN float traced[kMaxLanes];  // 1: the lane is traced
-  gpu::GeomElement tracedA[kMaxLanes], tracedB[kMaxLanes];
-  gpu::vec4 tracedState[kMaxLanes];
-  bool tracedHit[kMaxLanes];
-  uint64_t found = 0;
-  for (uint32_t i = 0; i < count; i += static_cast<uint32_t>(lanes)) {
-    const size_t valid = count - i < lanes ? count - i : lanes;
-    const float* src[3] = {&points[i].x, &previous[i].x, &state[i].x};
-    if (valid < lanes) {
-      for (int k = 0; k < 3; ++k) {
-        std::memset(tail[k], 0, sizeof tail[k]);
-        std::memcpy(tail[k], src[k], valid * sizeof(Float4));
-        src[k] = tail[k];
-      }
-    }
-    V3 cur, prev, saved;
-    VF w, savedW;
-    hn::LoadInterleaved4(df, src[0], cur.x, cur.y, cur.z, w);
-    hn::LoadInterleaved4(df, src[1], prev.x, prev.y, prev.z, w);
-    hn::LoadInterleaved4(df, src[2], saved.x, saved.y, saved.z, savedW);
-    const MF isSaved = hn::Ne(savedW, zero);
-    const V3 start = select(isSaved, saved, prev);
-    const ClosestLanes cl = closestPrimitive(primitive, cur);
-    const VF fCur = cl.dist;
-    const VF fStart = hn::IfThenZeroElse(isSaved, closestPrimitive(primitive, start).dist);
-    const V3 move = sub(cur, start);
-    const MF apart = hn::AndNot(
-        isSaved, hn::And(hn::Ge(fCur, zero), hn::Gt(hn::Add(fStart, fCur), hn::Sqrt(dot(move, move)))));
-    const MF inBatch = hn::FirstN(df, valid);
-    const MF traceLane = hn::And(hn::AndNot(apart, hn::Or(isSaved, hn::Ge(fStart, zero))), inBatch);
-    const VF depth = hn::Sub(zero, fCur);  // geomBallContact with radius 0
-    const MF hit = hn::And(hn::AndNot(traceLane, hn::Gt(depth, zero)), inBatch);
-    // The traces first: each reads its point's state before the batch's states are stored.
-    const bool anyTrace = !hn::AllFalse(df, traceLane);
-    if (anyTrace) {
-      hn::Store(hn::IfThenElseZero(traceLane, hn::Set(df, 1.0f)), df, traced);
-      for (size_t k = 0; k < valid; ++k) {
-        if (traced[k] == 0.0f) continue;
-        tracedHit[k] = trace(context, i + static_cast<uint32_t>(k), tracedA[k], tracedB[k], tracedState[k]);
-      }
-    }
-    // The states: (cur, 0), a traced lane's its own.
-    hn::StoreInterleaved4(cur.x, cur.y, cur.z, zero, df, newState);
-    if (anyTrace) {
-      for (size_t k = 0; k < valid; ++k) {
-        if (traced[k] == 0.0f) continue;
-        std::memcpy(newState + 4 * k, &tracedState[k], sizeof(Float4));
-      }
-    }
-    std::memcpy(&state[i], newState, valid * sizeof(Float4));
-    if (!anyTrace && hn::AllFalse(df, hit)) continue;
-    hn::Store(cl.surface.x, df, sx);
-    hn::Store(cl.surface.y, df, sy);
-    hn::Store(cl.surface.z, df, sz);
-    hn::Store(cl.normal.x, df, nx);
-    hn::Store(cl.normal.y, df, ny);
-    hn::Store(cl.normal.z, df, nz);
-    hn::Store(cur.x, df, px);
-    hn::Store(cur.y, df, py);
-    hn::Store(cur.z, df, pz);
-    hn::Store(hn::IfThenElseZero(hit, hn::Set(df, 1.0f)), df, depths);  // 1: a lane's static contact
-    HWY_ALIGN float depthOf[kMaxLanes];
-    hn::Store(depth, df, depthOf);
-    for (size_t k = 0; k < valid; ++k) {
-      const bool isTraced = anyTrace && traced[k] != 0.0f;
-      if (isTraced ? !tracedHit[k] : depths[k] == 0.0f) continue;
-      const uint64_t slotOut = total + found++;
-      if (slotOut >= capacity) continue;
-      if (isTraced) {
-        outA[slotOut] = toContactElement(tracedA[k], query);
-        outB[slotOut] = toContactElement(tracedB[k], query);
-        continue;
-      }
-      const gpu::vec3 n(nx[k], ny[k], nz[k]);
-      const gpu::vec3 point = gpu::vec3(px[k], py[k], pz[k]) - n * 0.0f;  // the ball's point, radius 0
-      const ContactElement pointSide =
-          makeElement(point, depthOf[k], n, ContactElementType::kPointIndexDirection,
-                      i + static_cast<uint32_t>(k), query);
-      const ContactElement primitiveSide =
-          makeElement(gpu::vec3(sx[k], sy[k], sz[k]), depthOf[k], -n, ContactElementType::kPointDirection,
-                      kNoPointIndex, query);
-      outA[slotOut] = pointSetIsA ? pointSide : primitiveSide;
-      outB[slotOut] = pointSetIsA ? primitiveSide : pointSide;
-    }
-  }
-  return found;
-}
-
 // A ContactElement as 48 bytes: point, direction, then the words type, index, query, cell.
 static_assert(offsetof(ContactElement, point) == 0 && offsetof(ContactElement, direction) == 16 &&
               offsetof(ContactElement, type) == 32 && offsetof(ContactElement, index) == 36 &&
@@ -1882,6 +1777,264 @@ uint64_t PrimitivePairs(const GeometryQueryInput& input, size_t begin, size_t en
   return run(input, begin, end, outA, outB, ranges, total, capacity);
 }
 
+// ---- Continuous point sets against a static analytic primitive --------------------------------
+// geomContinuousPoint with the lanes across the set's points, in chunks of kTraceChunk points:
+//  1. per lane the start (the saved point while state.w != 0, else the previous position), both
+//     ends' distances and the 1-Lipschitz skip; a lane not skipped that starts outside (or from a
+//     saved point) is compacted into the chunk's trace list; the others get the state (cur, 0) and,
+//     ending inside, the static contact at cur (geomImplicitClosest: the closest-point rules above);
+//  2. the trace list in full lane batches: geomTraceShape (geomSegmentDeepestParam's golden-section
+//     search over geomSegmentLocalDistance, a plane's end; the check at the deepest point; the
+//     bisection of geomBisectShape) and the contact of geomContinuousPoint (the normal at the root,
+//     the depth of its tangent plane or back along the motion, the new state);
+//  3. the chunk's contacts in point order.
+
+constexpr uint32_t kTraceChunk = 256;
+
+struct ContinuousChunk {
+  // Per point of the chunk: the contact (hit 1), its primitive-side point, the normal and the depth;
+  // entry kTraceChunk takes the scatters of a last trace batch's lanes past the list.
+  HWY_ALIGN float hit[kTraceChunk + 1];
+  HWY_ALIGN float sx[kTraceChunk + 1], sy[kTraceChunk + 1], sz[kTraceChunk + 1];
+  HWY_ALIGN float nx[kTraceChunk + 1], ny[kTraceChunk + 1], nz[kTraceChunk + 1];
+  HWY_ALIGN float depth[kTraceChunk + 1];
+  // The trace list (compacted; room for a vector's stores past its end): the point's place in the
+  // chunk, its start, end and end distance.
+  HWY_ALIGN int32_t index[kTraceChunk + kMaxLanes];
+  HWY_ALIGN float x0[kTraceChunk + kMaxLanes], y0[kTraceChunk + kMaxLanes], z0[kTraceChunk + kMaxLanes];
+  HWY_ALIGN float x1[kTraceChunk + kMaxLanes], y1[kTraceChunk + kMaxLanes], z1[kTraceChunk + kMaxLanes];
+  HWY_ALIGN float fEnd[kTraceChunk + kMaxLanes];
+  uint32_t traces = 0;
+};
+
+// geomRotateBetween(u, v, w) per lane w (u, v uniform unit vectors).
+HWY_INLINE V3 rotateBetweenLanes(gpu::vec3 u, gpu::vec3 v, const V3& w) {
+  const DF df;
+  const float c = gpu::dot(u, v);
+  if (c <= -1.0f + 1e-6f) {
+    const V3 p = splat(gpu::geomPerpendicularTo(u));
+    return sub(mul(p, hn::Mul(hn::Set(df, 2.0f), dot(p, w))), w);
+  }
+  const V3 k = splat(gpu::cross(u, v));
+  return add(add(mul(w, hn::Set(df, c)), cross(k, w)), mul(k, hn::Div(dot(k, w), hn::Set(df, 1.0f + c))));
+}
+
+// geomPoseMap(prev, cur, x) per lane x: x carried by the primitive's motion from prev to cur.
+HWY_INLINE V3 poseMapLanes(const gpu::GeomShape& prev, const gpu::GeomShape& cur, const V3& x) {
+  const DF df;
+  if (prev.p0 == cur.p0 && prev.p1 == cur.p1 && prev.p2 == cur.p2) return x;  // a static geometry
+  const uint32_t type = cur.info.x;
+  if (type == gpu::kGeomOrientedBox) {
+    const gpu::vec4 q0 = prev.p1 / std::sqrt(gpu::dot(prev.p1, prev.p1));
+    const gpu::vec4 q1 = cur.p1 / std::sqrt(gpu::dot(cur.p1, cur.p1));
+    const V3 local = rotate(splat(-gpu::vec3(q0)), hn::Set(df, q0.w), sub(x, splat(gpu::vec3(prev.p0))));
+    return add(rotate(splat(gpu::vec3(q1)), hn::Set(df, q1.w), local), splat(gpu::vec3(cur.p0)));
+  }
+  if (type == gpu::kGeomCapsule) {
+    const gpu::vec3 c0 = (gpu::vec3(prev.p0) + gpu::vec3(prev.p1)) * 0.5f;
+    const gpu::vec3 c1 = (gpu::vec3(cur.p0) + gpu::vec3(cur.p1)) * 0.5f;
+    const gpu::vec3 a0 = gpu::vec3(prev.p1) - gpu::vec3(prev.p0);
+    const gpu::vec3 a1 = gpu::vec3(cur.p1) - gpu::vec3(cur.p0);
+    if (gpu::dot(a0, a0) <= 0.0f || gpu::dot(a1, a1) <= 0.0f) return add(sub(x, splat(c0)), splat(c1));
+    return add(rotateBetweenLanes(gpu::geomUnit(a0), gpu::geomUnit(a1), sub(x, splat(c0))), splat(c1));
+  }
+  if (type == gpu::kGeomCylinder || type == gpu::kGeomPlane) {
+    return add(rotateBetweenLanes(gpu::geomUnit(gpu::vec3(prev.p1)), gpu::geomUnit(gpu::vec3(cur.p1)),
+                                  sub(x, splat(gpu::vec3(prev.p0)))),
+               splat(gpu::vec3(cur.p0)));
+  }
+  return add(sub(x, splat(gpu::vec3(prev.p0))), splat(gpu::vec3(cur.p0)));  // a sphere
+}
+
+// geomImplicitDistance of a primitive per lane.
+HWY_INLINE VF primitiveDistanceLanes(const gpu::GeomShape& s, const V3& p) {
+  return closestPrimitive(s, p).dist;
+}
+
+// geomTraceShape per lane: the first parameter where x0 -> x1 enters s (the outside end of the final
+// bracket), or -1.
+HWY_INLINE VF traceShapeLanes(const gpu::GeomShape& s, const V3& x0, const V3& x1) {
+  const DF df;
+  const VF zero = hn::Zero(df);
+  VF tMin = hn::Set(df, 1.0f);
+  if (s.info.x == gpu::kGeomOrientedBox) {  // geomSegmentLocal: the ends in the box's axes
+    const gpu::vec4 q = gpu::geomQuatUnit(s.p1);
+    const V3 uInverse = splat(-gpu::vec3(q));
+    const VF w = hn::Set(df, q.w);
+    const V3 c = splat(gpu::vec3(s.p0));
+    const V3 d0 = rotate(uInverse, w, sub(x0, c));
+    const V3 d1 = rotate(uInverse, w, sub(x1, c));
+    const V3 h = splat(gpu::vec3(s.p2));
+    tMin = segmentDeepestLanes([&](VF x) { return boxSegmentDistanceLanes(d0, d1, h, x); });
+  } else if (s.info.x == gpu::kGeomCylinder) {
+    const V3 c = splat(gpu::vec3(s.p0));
+    const V3 axis = splat(gpu::geomUnit(gpu::vec3(s.p1)));
+    const VF r = hn::Set(df, s.p0.w);
+    const VF hh = hn::Set(df, s.p1.w);
+    const V3 d0 = sub(x0, c);
+    const V3 d1 = sub(x1, c);
+    tMin = segmentDeepestLanes([&](VF x) { return cylinderSegmentDistanceLanes(d0, d1, axis, r, hh, x); });
+  } else if (s.info.x != gpu::kGeomPlane) {  // sphere, capsule: geomClosestShape along the segment
+    tMin = segmentDeepestLanes([&](VF x) { return primitiveDistanceLanes(s, mix(x0, x1, x)); });
+  }
+  const MF enters = hn::And(hn::Gt(tMin, zero), hn::Lt(primitiveDistanceLanes(s, mix(x0, x1, tMin)), zero));
+  // geomBisectShape on [0, tMin]
+  VF lo = zero;
+  VF hi = tMin;
+  const VF half = hn::Set(df, 0.5f);
+  for (uint32_t i = 0; i < gpu::kGeomRootSteps; ++i) {
+    const VF mid = hn::Mul(hn::Add(lo, hi), half);
+    const MF inside = hn::Lt(primitiveDistanceLanes(s, mix(x0, x1, mid)), zero);
+    hi = hn::IfThenElse(inside, mid, hi);
+    lo = hn::IfThenElse(inside, lo, mid);
+  }
+  return hn::IfThenElse(enters, lo, hn::Set(df, -1.0f));
+}
+
+// Step 2 for the chunk's trace list: each traced point's contact (into the chunk) and state.
+HWY_INLINE void traceChunk(const gpu::GeomShape& s, ContinuousChunk& c, Float4* state) {
+  const DF df;
+  const DI di;
+  const size_t lanes = hn::Lanes(df);
+  const VF zero = hn::Zero(df);
+  const VF one = hn::Set(df, 1.0f);
+  HWY_ALIGN float newState[4 * kMaxLanes];
+  for (uint32_t j = 0; j < c.traces; j += static_cast<uint32_t>(lanes)) {
+    const size_t valid = c.traces - j < lanes ? c.traces - j : lanes;
+    const V3 x0{hn::Load(df, c.x0 + j), hn::Load(df, c.y0 + j), hn::Load(df, c.z0 + j)};
+    const V3 cur{hn::Load(df, c.x1 + j), hn::Load(df, c.y1 + j), hn::Load(df, c.z1 + j)};
+    const VF fCur = hn::Load(df, c.fEnd + j);
+    const VF t = traceShapeLanes(s, x0, cur);
+    // geomContinuousPoint after the trace.
+    const MF root = hn::Ge(t, zero);
+    const V3 xc = mix(x0, cur, t);
+    V3 n = closestPrimitive(s, xc).normal;
+    VF depth = dot(sub(xc, cur), n);
+    const MF endsInside = hn::Lt(fCur, zero);
+    const V3 back = sub(xc, cur);
+    const VF backLen = hn::Sqrt(dot(back, back));
+    const MF turn = hn::AndNot(hn::Gt(depth, zero), hn::Gt(backLen, zero));
+    n = select(turn, div(back, backLen), n);
+    depth = hn::IfThenElse(turn, backLen, depth);
+    const MF traced = hn::And(root, hn::Gt(depth, zero));  // the traced contact
+    // Otherwise a point ending inside gets the static contact at cur.
+    const ClosestLanes at = closestPrimitive(s, cur);
+    const VF clDist = hn::IfThenElse(traced, hn::Neg(depth), at.dist);
+    const V3 clNormal = select(traced, n, at.normal);
+    const V3 clPoint = select(traced, add(cur, mul(n, depth)), at.surface);
+    const MF hit = hn::Or(traced, endsInside);
+    const MF saved = hn::And(root, endsInside);  // (xc, 1) while inside after a traced entry
+    hn::StoreInterleaved4(hn::IfThenElse(saved, xc.x, cur.x), hn::IfThenElse(saved, xc.y, cur.y),
+                          hn::IfThenElse(saved, xc.z, cur.z), hn::IfThenElseZero(saved, one), df, newState);
+    const VI index = hn::Load(di, c.index + j);
+    hn::ScatterIndex(hn::IfThenElseZero(hit, one), df, c.hit, index);
+    hn::ScatterIndex(clPoint.x, df, c.sx, index);
+    hn::ScatterIndex(clPoint.y, df, c.sy, index);
+    hn::ScatterIndex(clPoint.z, df, c.sz, index);
+    hn::ScatterIndex(clNormal.x, df, c.nx, index);
+    hn::ScatterIndex(clNormal.y, df, c.ny, index);
+    hn::ScatterIndex(clNormal.z, df, c.nz, index);
+    hn::ScatterIndex(hn::Sub(zero, clDist), df, c.depth, index);  // geomBallContact with radius 0
+    HWY_ALIGN int32_t at32[kMaxLanes];
+    hn::Store(index, di, at32);
+    for (size_t k = 0; k < valid; ++k) {
+      std::memcpy(static_cast<void*>(&state[at32[k]]), newState + 4 * k, sizeof(Float4));
+    }
+  }
+}
+
+uint64_t ContinuousPointSetContacts(const gpu::GeomShape& primitive, const gpu::GeomShape& previousPose,
+                                    bool pointSetIsA, const Float4* points, const Float4* previous,
+                                    Float4* state, uint32_t count, uint32_t query, ContactElement* outA,
+                                    ContactElement* outB, uint64_t total, uint64_t capacity) {
+  const DF df;
+  const DI di;
+  const size_t lanes = hn::Lanes(df);
+  const VF zero = hn::Zero(df);
+  const VF one = hn::Set(df, 1.0f);
+  HWY_ALIGN float tail[3][4 * kMaxLanes];
+  HWY_ALIGN float newState[4 * kMaxLanes];
+  ContinuousChunk c;
+  uint64_t found = 0;
+  for (uint32_t chunk = 0; chunk < count; chunk += kTraceChunk) {
+    const uint32_t chunkEnd = count - chunk < kTraceChunk ? count : chunk + kTraceChunk;
+    c.traces = 0;
+    for (uint32_t i = chunk; i < chunkEnd; i += static_cast<uint32_t>(lanes)) {
+      const size_t valid = chunkEnd - i < lanes ? chunkEnd - i : lanes;
+      const float* src[3] = {&points[i].x, &previous[i].x, &state[i].x};
+      if (valid < lanes) {
+        for (int k = 0; k < 3; ++k) {
+          std::memset(tail[k], 0, sizeof tail[k]);
+          std::memcpy(tail[k], src[k], valid * sizeof(Float4));
+          src[k] = tail[k];
+        }
+      }
+      V3 cur, prev, saved;
+      VF w, savedW;
+      hn::LoadInterleaved4(df, src[0], cur.x, cur.y, cur.z, w);
+      hn::LoadInterleaved4(df, src[1], prev.x, prev.y, prev.z, w);
+      hn::LoadInterleaved4(df, src[2], saved.x, saved.y, saved.z, savedW);
+      const MF isSaved = hn::Ne(savedW, zero);
+      const V3 start = poseMapLanes(previousPose, primitive, select(isSaved, saved, prev));
+      const ClosestLanes cl = closestPrimitive(primitive, cur);
+      const VF fCur = cl.dist;
+      const VF fStart = hn::IfThenZeroElse(isSaved, primitiveDistanceLanes(primitive, start));
+      const V3 move = sub(cur, start);
+      const MF apart = hn::AndNot(
+          isSaved, hn::And(hn::Ge(fCur, zero), hn::Gt(hn::Add(fStart, fCur), hn::Sqrt(dot(move, move)))));
+      const MF inBatch = hn::FirstN(df, valid);
+      const MF traceLane = hn::And(hn::AndNot(apart, hn::Or(isSaved, hn::Ge(fStart, zero))), inBatch);
+      const VF depth = hn::Sub(zero, fCur);  // geomBallContact with radius 0
+      const size_t at = i - chunk;
+      hn::Store(hn::IfThenElseZero(hn::AndNot(traceLane, hn::Gt(depth, zero)), one), df, c.hit + at);
+      hn::Store(cl.surface.x, df, c.sx + at);
+      hn::Store(cl.surface.y, df, c.sy + at);
+      hn::Store(cl.surface.z, df, c.sz + at);
+      hn::Store(cl.normal.x, df, c.nx + at);
+      hn::Store(cl.normal.y, df, c.ny + at);
+      hn::Store(cl.normal.z, df, c.nz + at);
+      hn::Store(depth, df, c.depth + at);
+      // The states (cur, 0); a traced point's is stored by traceChunk (after its start was read here).
+      hn::StoreInterleaved4(cur.x, cur.y, cur.z, zero, df, newState);
+      std::memcpy(static_cast<void*>(&state[i]), newState, valid * sizeof(Float4));
+      if (!hn::AllFalse(df, traceLane)) {
+        const size_t n = c.traces;
+        hn::CompressStore(hn::Iota(di, static_cast<int32_t>(at)), hn::RebindMask(di, traceLane), di,
+                          c.index + n);
+        hn::CompressStore(start.x, traceLane, df, c.x0 + n);
+        hn::CompressStore(start.y, traceLane, df, c.y0 + n);
+        hn::CompressStore(start.z, traceLane, df, c.z0 + n);
+        hn::CompressStore(cur.x, traceLane, df, c.x1 + n);
+        hn::CompressStore(cur.y, traceLane, df, c.y1 + n);
+        hn::CompressStore(cur.z, traceLane, df, c.z1 + n);
+        c.traces += static_cast<uint32_t>(hn::CompressStore(fCur, traceLane, df, c.fEnd + n));
+      }
+    }
+    if (c.traces != 0u) {
+      // The last batch's lanes past the list (what the compressing stores left there) scatter to the
+      // spare entry and store no state.
+      for (size_t k = c.traces; k < c.traces + lanes; ++k) c.index[k] = static_cast<int32_t>(kTraceChunk);
+      traceChunk(primitive, c, state + chunk);
+    }
+    for (uint32_t k = 0; k < chunkEnd - chunk; ++k) {
+      if (c.hit[k] == 0.0f) continue;
+      const uint64_t slotOut = total + found++;
+      if (slotOut >= capacity) continue;
+      const uint32_t i = chunk + k;
+      const gpu::vec3 n(c.nx[k], c.ny[k], c.nz[k]);
+      const gpu::vec3 point = gpu::vec3(points[i].x, points[i].y, points[i].z) - n * 0.0f;  // radius 0
+      const ContactElement pointSide =
+          makeElement(point, c.depth[k], n, ContactElementType::kPointIndexDirection, i, query);
+      const ContactElement primitiveSide =
+          makeElement(gpu::vec3(c.sx[k], c.sy[k], c.sz[k]), c.depth[k], -n,
+                      ContactElementType::kPointDirection, kNoPointIndex, query);
+      outA[slotOut] = pointSetIsA ? pointSide : primitiveSide;
+      outB[slotOut] = pointSetIsA ? primitiveSide : pointSide;
+    }
+  }
+  return found;
+}
+
 // ---- validate()'s first pass: primitiveClearlyValid with the lanes over a geometry's 16 words -----
 // Per type, two word masks (kPrimitiveRules with the header folded in): a word is bad where
 // (word & keep) > limit as unsigned. Must be zero: keep the magnitude, limit 0 (+0 or -0 pass). Must be
@@ -2477,14 +2630,13 @@ uint64_t pointSetContactsSimd(const gpu::GeomShape& primitive, const float* samp
                                                 outB, total, capacity);
 }
 
-uint64_t continuousPointSetContactsSimd(const gpu::GeomShape& primitive, bool pointSetIsA,
-                                        const Float4* points, const Float4* previous, Float4* state,
-                                        uint32_t count, uint32_t query, ContactElement* outA,
-                                        ContactElement* outB, uint64_t total, uint64_t capacity,
-                                        ContinuousTrace trace, const void* context) {
-  return HWY_DYNAMIC_DISPATCH(ContinuousPointSetContacts)(primitive, pointSetIsA, points, previous, state,
-                                                          count, query, outA, outB, total, capacity, trace,
-                                                          context);
+uint64_t continuousPointSetContactsSimd(const gpu::GeomShape& primitive, const gpu::GeomShape& previousPose,
+                                        bool pointSetIsA, const Float4* points, const Float4* previous,
+                                        Float4* state, uint32_t count, uint32_t query, ContactElement* outA,
+                                        ContactElement* outB, uint64_t total, uint64_t capacity) {
+  return HWY_DYNAMIC_DISPATCH(ContinuousPointSetContacts)(primitive, previousPose, pointSetIsA, points,
+                                                          previous, state, count, query, outA, outB, total,
+                                                          capacity);
 }
 
 uint64_t primitivePairsSimd(const GeometryQueryInput& input, size_t begin, size_t end, uint32_t pair,
@@ -2532,9 +2684,9 @@ uint64_t pointSetContactsSimd(const gpu::GeomShape&, const float*, bool, const F
                               ContactElement*, ContactElement*, uint64_t, uint64_t) {
   return 0;
 }
-uint64_t continuousPointSetContactsSimd(const gpu::GeomShape&, bool, const Float4*, const Float4*, Float4*,
-                                        uint32_t, uint32_t, ContactElement*, ContactElement*, uint64_t,
-                                        uint64_t, ContinuousTrace, const void*) {
+uint64_t continuousPointSetContactsSimd(const gpu::GeomShape&, const gpu::GeomShape&, bool, const Float4*,
+                                        const Float4*, Float4*, uint32_t, uint32_t, ContactElement*,
+                                        ContactElement*, uint64_t, uint64_t) {
   return 0;
 }
 uint64_t primitivePairsSimd(const GeometryQueryInput&, size_t, size_t, uint32_t, ContactElement*, ContactElement*,

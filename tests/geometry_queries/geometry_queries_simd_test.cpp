@@ -246,11 +246,12 @@ TEST(GeometryQueriesSimd, PointSetImplicitPairsEqualTheScalarLoopOnEveryTarget) 
 // Continuous point sets against every analytic primitive (lanes across the points, the traces by the
 // scalar code): three steps from a zero state, each step's points moving on from the last (so that
 // saved points, the persistent contact, are in the later steps' states), both query orders, sets of
-// every tail length; the same steps with the primitives moving (the scalar loop: compared too); an
+// every tail length; the same steps with the primitives translating and turning (geomPoseMap); an
 // output that overflows. Contacts, ranges and states bit for bit.
 TEST(GeometryQueriesSimd, ContinuousPointSetsEqualTheScalarLoopOnEveryTarget) {
-  for (const bool movingPrimitives : {false, true}) {
-    std::mt19937 rng(20261130u + (movingPrimitives ? 1u : 0u));
+  for (const uint32_t motion : {0u, 1u, 2u}) {  // static, translating, turning primitives
+    const bool movingPrimitives = motion != 0u;
+    std::mt19937 rng(20261130u + motion);
     std::uniform_real_distribution<float> step(-0.25f, 0.25f);
     Batch batch;
     const std::vector<Geometry> prims = primitives(rng);
@@ -281,8 +282,24 @@ TEST(GeometryQueriesSimd, ContinuousPointSetsEqualTheScalarLoopOnEveryTarget) {
       batch.previousGeometries = batch.geometries;
       for (Geometry& g : batch.previousGeometries) {
         if (g.type == GeometryType::kPointSet) continue;
-        g.p0.x -= 0.1f;  // each translates; a capsule's both ends
-        if (g.type == GeometryType::kCapsule) g.p1.x -= 0.1f;
+        if (motion == 1u || g.type == GeometryType::kSphere) {
+          g.p0.x -= 0.1f;  // each translates; a capsule's both ends
+          if (g.type == GeometryType::kCapsule) g.p1.x -= 0.1f;
+          continue;
+        }
+        // Turning: a box's other rotation, a cylinder's or plane's other axis, a capsule's segment
+        // turned a quarter turn about z around its middle (the same length).
+        if (g.type == GeometryType::kOrientedBox) g.p1 = quat(rng);
+        if (g.type == GeometryType::kCylinder || g.type == GeometryType::kPlane) {
+          const Float4 a = unit(rng);
+          g.p1 = Float4{a.x, a.y, a.z, g.p1.w};
+        }
+        if (g.type == GeometryType::kCapsule) {
+          const Float4 m = v3(0.5f * (g.p0.x + g.p1.x), 0.5f * (g.p0.y + g.p1.y), 0.5f * (g.p0.z + g.p1.z));
+          const Float4 d = v3(0.5f * (g.p1.x - g.p0.x), 0.5f * (g.p1.y - g.p0.y), 0.5f * (g.p1.z - g.p0.z));
+          g.p0 = Float4{m.x + d.y, m.y - d.x, m.z - d.z, g.p0.w};
+          g.p1 = Float4{m.x - d.y, m.y + d.x, m.z + d.z, g.p1.w};
+        }
       }
     }
     for (uint32_t stepIndex = 0; stepIndex < 3; ++stepIndex) {
@@ -298,8 +315,9 @@ TEST(GeometryQueriesSimd, ContinuousPointSetsEqualTheScalarLoopOnEveryTarget) {
         EXPECT_GT(saved, 100u) << "step " << stepIndex << ": no saved points";
       }
       cpu::forEachSimdTarget([&](const char* target) {
-        const std::string what = std::string(movingPrimitives ? "moving, " : "static, ") + "step " +
-                                 std::to_string(stepIndex) + ", target " + target;
+        const std::string what =
+            std::string(motion == 0u ? "static, " : (motion == 1u ? "translating, " : "turning, ")) +
+            "step " + std::to_string(stepIndex) + ", target " + target;
         batch.state = start;
         expectSame(scalar, runWithState(batch, Backend::kCpuSimd, 80000), what);
         EXPECT_EQ(std::memcmp(batch.state.data(), scalarState.data(), scalarState.size() * sizeof(Float4)), 0)
