@@ -7,8 +7,9 @@
 // plane passes within 0.5 of the origin. Point set rows: one query, a point set of --points points
 // uniform in [-1.5, 1.5]^3 against one unit-sized box or sphere at the origin, or an implicit
 // geometry (a torus sampled on a 64^3 grid: "1M points vs one SDF"), per point figures; the -ccd rows
-// are the continuous method, each point moved by up to 0.1 per axis from its previous position, the
-// state zeroed before each call (in its time) so that every call gives the same output.
+// are the continuous method, each point moved by up to 0.1 per axis from its previous position (the
+// capsule, a swinging limb, turned 10 degrees and moved 0.1 too), the state zeroed before each call
+// (in its time) so that every call gives the same output.
 // The timed call is one queryGeometries call over the whole batch, output capacity as large as the
 // batch's contacts. Vulkan: one GeometryQueryStage made for the batch beforehand (as an engine keeps
 // one), its run() timed (upload, record, submit, wait, read-back); the note gives the GPU's own time
@@ -188,6 +189,7 @@ constexpr PairType kPairs[] = {
     {"pointset-implicit", GeometryType::kPointSet, GeometryType::kImplicitGeometry},
     {"pointset-sphere-ccd", GeometryType::kPointSet, GeometryType::kSphere, GeometryMethod::kContinuous},
     {"pointset-box-ccd", GeometryType::kPointSet, GeometryType::kOrientedBox, GeometryMethod::kContinuous},
+    {"pointset-capsule-ccd", GeometryType::kPointSet, GeometryType::kCapsule, GeometryMethod::kContinuous},
     {"pointset-implicit-ccd", GeometryType::kPointSet, GeometryType::kImplicitGeometry,
      GeometryMethod::kContinuous},
 };
@@ -222,9 +224,12 @@ struct Batch {
   std::vector<GeometryQuery> queries;
   std::vector<float> gridSamples;
   std::vector<Float4> previousPoints;  // continuous rows
+  std::vector<Geometry> previousGeometries;  // a moving primitive's pose at the step's start
   uint64_t items = 0;                  // pairs, or points of a point set row
   size_t states = 0;                   // continuous rows: state entries (one per point)
-  GeometryQueryInput input() const { return {geometries, points, queries, gridSamples, previousPoints}; }
+  GeometryQueryInput input() const {
+    return {geometries, points, queries, gridSamples, previousPoints, previousGeometries};
+  }
 };
 
 Batch makeBatch(const PairType& p, uint32_t batch, uint32_t points, uint32_t seed) {
@@ -236,6 +241,14 @@ Batch makeBatch(const PairType& p, uint32_t batch, uint32_t points, uint32_t see
     b.geometries.push_back(Geometry::pointSet(0, points));
     if (p.b == GeometryType::kImplicitGeometry) {
       addTorusGrid(b.geometries, b.gridSamples);
+    } else if (p.b == GeometryType::kCapsule) {
+      // A swinging limb: a capsule of radius 0.3 from (-0.8, 0, 0) to (0.8, 0, 0) that turned 10
+      // degrees about z around its middle and moved 0.1 along y this step.
+      const float c = 0.98480775f, sn = 0.17364818f;
+      b.geometries.push_back(Geometry::capsule({-0.8f, 0, 0, 0}, {0.8f, 0, 0, 0}, 0.3f));
+      b.previousGeometries = b.geometries;
+      b.previousGeometries[1] =
+          Geometry::capsule({-0.8f * c, -0.8f * sn - 0.1f, 0, 0}, {0.8f * c, 0.8f * sn - 0.1f, 0, 0}, 0.3f);
     } else {
       b.geometries.push_back(
           p.b == GeometryType::kSphere
