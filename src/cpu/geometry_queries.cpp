@@ -113,13 +113,15 @@ Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, 
       continue;
     }
     if (backend == Backend::kCpuSimd && (pointSetIsA || b.info.x == kGeomPointSet) &&
-        q.method == GeometryMethod::kContinuous && other.info.x <= kGeomPlane) {
-      // Against an analytic primitive, static or moving: lanes across the points.
+        q.method == GeometryMethod::kContinuous &&
+        cpu::pointSetSimdHandles(other, input.gridSamples.size())) {
+      // Against an analytic primitive or an implicit geometry, static or moving: lanes across the points.
       const uint32_t pointFirst = pointSetIsA ? a.info.y : b.info.y;
       total += cpu::continuousPointSetContactsSimd(
-          other, pointSetIsA ? prevB : prevA, pointSetIsA, input.points.data() + pointFirst,
-          input.previousPoints.data() + pointFirst, output.state.data() + q.state, slots,
-          static_cast<uint32_t>(qi), output.elementsA.data(), output.elementsB.data(), total, capacity);
+          other, pointSetIsA ? prevB : prevA, input.gridSamples.data(), pointSetIsA,
+          input.points.data() + pointFirst, input.previousPoints.data() + pointFirst,
+          output.state.data() + q.state, slots, static_cast<uint32_t>(qi), output.elementsA.data(),
+          output.elementsB.data(), total, capacity);
       output.ranges[qi] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
       continue;
     }

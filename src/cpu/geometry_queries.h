@@ -136,17 +136,20 @@ uint64_t pointSetContactsSimd(const gpu::GeomShape& primitive, const float* samp
                               ContactElement* outB, uint64_t total, uint64_t capacity);
 
 // The continuous contacts of points[0, count) of a point set (previous positions previous[0, count),
-// state entries state[0, count), updated) against an analytic primitive (a sphere, capsule, cylinder,
-// oriented box or plane) whose pose at the step's start is previousPose (the primitive itself when
-// static), what the scalar loop computes slot by slot (geomContinuousPoint), bit for bit, with the
-// lanes across the points: the start carried by the primitive's motion (geomPoseMap), both ends'
-// distances, the 1-Lipschitz skip and the static contact in lanes over each chunk of points, then the
-// trace (golden-section search, bisection, the contact at the root) in lanes over the chunk's points
-// that need it. Output as pointSetContactsSimd's; returns the number of contacts found.
-uint64_t continuousPointSetContactsSimd(const gpu::GeomShape& primitive, const gpu::GeomShape& previousPose,
-                                        bool pointSetIsA, const Float4* points, const Float4* previous,
-                                        Float4* state, uint32_t count, uint32_t query, ContactElement* outA,
-                                        ContactElement* outB, uint64_t total, uint64_t capacity);
+// state entries state[0, count), updated) against `shape`, an analytic primitive (a sphere, capsule,
+// cylinder, oriented box or plane) or an implicit geometry (samples: the input's grid samples, fewer
+// than 2^31: pointSetSimdHandles), whose pose at the step's start is previousPose (the shape itself
+// when static): what the scalar loop computes slot by slot (geomContinuousPoint), bit for bit, with
+// the lanes across the points. Per chunk of points: the start carried by the shape's motion
+// (geomPoseMap), both ends' fields, a primitive's 1-Lipschitz skip and the static contact in lanes;
+// then the trace (a primitive's golden-section search and bisection, a grid's cell walk and cubic
+// roots) and the contact at the root in lanes over the chunk's points that need it. Output as
+// pointSetContactsSimd's; returns the number of contacts found.
+uint64_t continuousPointSetContactsSimd(const gpu::GeomShape& shape, const gpu::GeomShape& previousPose,
+                                        const float* samples, bool pointSetIsA, const Float4* points,
+                                        const Float4* previous, Float4* state, uint32_t count, uint32_t query,
+                                        ContactElement* outA, ContactElement* outB, uint64_t total,
+                                        uint64_t capacity);
 
 // A run of static queries of one closed-form primitive pair type, with the lanes across queries
 // (src/cpu/geometry_queries_simd.cpp): sphere against sphere, capsule, cylinder, oriented box or

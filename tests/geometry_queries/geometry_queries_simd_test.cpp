@@ -174,13 +174,10 @@ TEST(GeometryQueriesSimd, PointSetPairsEqualTheScalarLoopOnEveryTarget) {
   EXPECT_GE(targets, 1u);
 }
 
-// Point sets against implicit geometries (lanes across points, the samples gathered): a sampled
-// sphere, a box field on an anisotropic grid of unequal dimensions, a constant field (zero gradient:
-// the fallback normal), the smallest grid (2^3), each at its own first sample; points inside, on the
-// grid's nodes and far faces, outside its box, signed zeros; sets of every tail length, both orders.
-TEST(GeometryQueriesSimd, PointSetImplicitPairsEqualTheScalarLoopOnEveryTarget) {
-  std::mt19937 rng(20261129u);
-  Batch batch;
+// Implicit geometries for the SIMD tests: a sampled sphere, a box field on an anisotropic grid of
+// unequal dimensions, a constant field (zero gradient: the fallback normal), the smallest grid (2^3),
+// each at its own first sample.
+std::vector<uint32_t> addTestGrids(Batch& batch) {
   std::vector<uint32_t> grids;
   grids.push_back(batch.addGrid(v3(-1.0f, -1.0f, -1.0f), 0.1f, 21, [](float x, float y, float z) {
     return std::sqrt(x * x + y * y + z * z) - 0.8f;
@@ -206,6 +203,17 @@ TEST(GeometryQueriesSimd, PointSetImplicitPairsEqualTheScalarLoopOnEveryTarget) 
       batch.addGrid(v3(-0.5f, -0.5f, -0.5f), 0.5f, 4, [](float, float, float) { return -0.25f; }));
   grids.push_back(batch.addGrid(v3(0.0f, 0.0f, 0.0f), 1.0f, 2,
                                 [](float x, float y, float z) { return x + 0.5f * y - 0.25f * z - 0.5f; }));
+  return grids;
+}
+
+// Point sets against implicit geometries (lanes across points, the samples gathered): a sampled
+// sphere, a box field on an anisotropic grid of unequal dimensions, a constant field (zero gradient:
+// the fallback normal), the smallest grid (2^3), each at its own first sample; points inside, on the
+// grid's nodes and far faces, outside its box, signed zeros; sets of every tail length, both orders.
+TEST(GeometryQueriesSimd, PointSetImplicitPairsEqualTheScalarLoopOnEveryTarget) {
+  std::mt19937 rng(20261129u);
+  Batch batch;
+  const std::vector<uint32_t> grids = addTestGrids(batch);
   std::vector<Float4> big = points(rng, 1500);
   for (uint32_t i = 0; i <= 20; i += 4) {  // on the sphere grid's nodes and far faces
     for (uint32_t j = 0; j <= 20; j += 5) {
@@ -243,42 +251,88 @@ TEST(GeometryQueriesSimd, PointSetImplicitPairsEqualTheScalarLoopOnEveryTarget) 
   EXPECT_GE(targets, 1u);
 }
 
-// Continuous point sets against every analytic primitive (lanes across the points, the traces by the
-// scalar code): three steps from a zero state, each step's points moving on from the last (so that
-// saved points, the persistent contact, are in the later steps' states), both query orders, sets of
-// every tail length; the same steps with the primitives translating and turning (geomPoseMap); an
-// output that overflows. Contacts, ranges and states bit for bit.
+// Point sets of 1, 3, 17 and 1 200 random and special points, previous positions a step back (one
+// point in eight jumping 6x farther: 1.5 per axis), continuous queries against each of `others` in
+// both orders; returns the big set's first query.
+size_t addMovingSets(Batch& batch, std::mt19937& rng, const std::vector<Geometry>& others) {
+  std::uniform_real_distribution<float> step(-0.25f, 0.25f);
+  std::vector<uint32_t> sets;
+  for (size_t n : {size_t{1}, size_t{3}, size_t{17}, size_t{1200}}) {
+    std::vector<Float4> p = points(rng, n);
+    if (n < 1200) p.resize(n);
+    sets.push_back(batch.addPoints(p));
+  }
+  for (const Float4& p : batch.points) {
+    const float scale = rng() % 8 == 0 ? 6.0f : 1.0f;
+    batch.previousPoints.push_back(
+        v3(p.x - scale * step(rng), p.y - scale * step(rng), p.z - scale * step(rng)));
+  }
+  uint32_t stateAt = 0;
+  for (const Geometry& g : others) {
+    const uint32_t gi =
+        g.type == GeometryType::kImplicitGeometry ? static_cast<uint32_t>(&g - others.data()) : batch.add(g);
+    for (uint32_t s : sets) {
+      batch.continuous(s, gi, stateAt);
+      stateAt += batch.geometries[s].count;
+      batch.continuous(gi, s, stateAt);
+      stateAt += batch.geometries[s].count;
+    }
+  }
+  return 6;  // the big set's first query against the first geometry
+}
+
+// Three chained steps of `batch`'s continuous queries (each step's points moving on from the last, so
+// that saved points, the persistent contact, are in the later steps' states): kCpuSimd equals
+// kCpuScalar in contacts, ranges and states on every target, at full capacity and overflowing inside
+// query `bigQuery`'s contacts.
+void expectContinuousStepsAsScalar(Batch& batch, std::mt19937& rng, size_t bigQuery,
+                                   const std::string& label) {
+  std::uniform_real_distribution<float> step(-0.25f, 0.25f);
+  for (uint32_t stepIndex = 0; stepIndex < 3; ++stepIndex) {
+    const std::vector<Float4> start = batch.state;
+    const Outcome scalar = runWithState(batch, Backend::kCpuScalar, 80000);
+    ASSERT_TRUE(scalar.counts.ok()) << scalar.counts.error().message;
+    ASSERT_FALSE(scalar.counts->overflow);
+    EXPECT_GT(scalar.counts->contacts, 1000u) << label;
+    const std::vector<Float4> scalarState = batch.state;
+    size_t saved = 0;
+    for (const Float4& s : scalarState) saved += s.w != 0.0f ? 1u : 0u;
+    if (stepIndex > 0) {
+      EXPECT_GT(saved, 100u) << label << ", step " << stepIndex << ": no saved points";
+    }
+    cpu::forEachSimdTarget([&](const char* target) {
+      const std::string what = label + ", step " + std::to_string(stepIndex) + ", target " + target;
+      batch.state = start;
+      expectSame(scalar, runWithState(batch, Backend::kCpuSimd, 80000), what);
+      EXPECT_EQ(std::memcmp(batch.state.data(), scalarState.data(), scalarState.size() * sizeof(Float4)), 0)
+          << what << ": states differ";
+      const size_t capacity = scalar.ranges[bigQuery].first + scalar.ranges[bigQuery].count / 2;
+      batch.state = start;
+      const Outcome scalarCut = runWithState(batch, Backend::kCpuScalar, capacity);
+      batch.state = start;
+      expectSame(scalarCut, runWithState(batch, Backend::kCpuSimd, capacity), "overflow, " + what);
+      EXPECT_EQ(std::memcmp(batch.state.data(), scalarState.data(), scalarState.size() * sizeof(Float4)), 0)
+          << "overflow, " << what << ": states differ";
+    });
+    batch.state = scalarState;
+    for (size_t i = 0; i < batch.points.size(); ++i) {  // the next step: the points move on
+      batch.previousPoints[i] = batch.points[i];
+      const float scale = rng() % 8 == 0 ? 6.0f : 1.0f;
+      batch.points[i] = v3(batch.points[i].x + scale * step(rng), batch.points[i].y + scale * step(rng),
+                           batch.points[i].z + scale * step(rng));
+    }
+  }
+}
+
+// Continuous point sets against every analytic primitive (lanes across the points, the traces in
+// lanes): static, translating and turning primitives (geomPoseMap). A perturbed rotation, a wrong
+// pose or an ignored saved point fails it.
 TEST(GeometryQueriesSimd, ContinuousPointSetsEqualTheScalarLoopOnEveryTarget) {
   for (const uint32_t motion : {0u, 1u, 2u}) {  // static, translating, turning primitives
-    const bool movingPrimitives = motion != 0u;
     std::mt19937 rng(20261130u + motion);
-    std::uniform_real_distribution<float> step(-0.25f, 0.25f);
     Batch batch;
-    const std::vector<Geometry> prims = primitives(rng);
-    std::vector<uint32_t> sets;
-    std::vector<Float4> cur;
-    for (size_t n : {size_t{1}, size_t{3}, size_t{17}, size_t{1200}}) {
-      std::vector<Float4> p = points(rng, n);
-      if (n < 1200) p.resize(n);
-      sets.push_back(batch.addPoints(p));
-    }
-    for (const Float4& p : batch.points) {
-      // Most points move a little; one in eight jumps across a primitive.
-      const float scale = rng() % 8 == 0 ? 6.0f : 1.0f;
-      batch.previousPoints.push_back(
-          v3(p.x - scale * step(rng), p.y - scale * step(rng), p.z - scale * step(rng)));
-    }
-    uint32_t stateAt = 0;
-    for (const Geometry& g : prims) {
-      const uint32_t gi = batch.add(g);
-      for (uint32_t s : sets) {
-        batch.continuous(s, gi, stateAt);
-        stateAt += batch.geometries[s].count;
-        batch.continuous(gi, s, stateAt);
-        stateAt += batch.geometries[s].count;
-      }
-    }
-    if (movingPrimitives) {
+    const size_t big = addMovingSets(batch, rng, primitives(rng));
+    if (motion != 0u) {
       batch.previousGeometries = batch.geometries;
       for (Geometry& g : batch.previousGeometries) {
         if (g.type == GeometryType::kPointSet) continue;
@@ -302,44 +356,30 @@ TEST(GeometryQueriesSimd, ContinuousPointSetsEqualTheScalarLoopOnEveryTarget) {
         }
       }
     }
-    for (uint32_t stepIndex = 0; stepIndex < 3; ++stepIndex) {
-      const std::vector<Float4> start = batch.state;
-      const Outcome scalar = runWithState(batch, Backend::kCpuScalar, 80000);
-      ASSERT_TRUE(scalar.counts.ok()) << scalar.counts.error().message;
-      ASSERT_FALSE(scalar.counts->overflow);
-      EXPECT_GT(scalar.counts->contacts, 1000u);
-      const std::vector<Float4> scalarState = batch.state;
-      size_t saved = 0;
-      for (const Float4& s : scalarState) saved += s.w != 0.0f ? 1u : 0u;
-      if (stepIndex > 0) {
-        EXPECT_GT(saved, 100u) << "step " << stepIndex << ": no saved points";
-      }
-      cpu::forEachSimdTarget([&](const char* target) {
-        const std::string what =
-            std::string(motion == 0u ? "static, " : (motion == 1u ? "translating, " : "turning, ")) +
-            "step " + std::to_string(stepIndex) + ", target " + target;
-        batch.state = start;
-        expectSame(scalar, runWithState(batch, Backend::kCpuSimd, 80000), what);
-        EXPECT_EQ(std::memcmp(batch.state.data(), scalarState.data(), scalarState.size() * sizeof(Float4)), 0)
-            << what << ": states differ";
-        // Overflow inside the big set's contacts of the first primitive: the same prefix and states.
-        const size_t capacity = scalar.ranges[6].first + scalar.ranges[6].count / 2;
-        batch.state = start;
-        const Outcome scalarCut = runWithState(batch, Backend::kCpuScalar, capacity);
-        batch.state = start;
-        expectSame(scalarCut, runWithState(batch, Backend::kCpuSimd, capacity), "overflow, " + what);
-        EXPECT_EQ(std::memcmp(batch.state.data(), scalarState.data(), scalarState.size() * sizeof(Float4)), 0)
-            << "overflow, " << what << ": states differ";
-      });
-      batch.state = scalarState;
-      // The next step: the points move on.
-      for (size_t i = 0; i < batch.points.size(); ++i) {
-        batch.previousPoints[i] = batch.points[i];
-        const float scale = rng() % 8 == 0 ? 6.0f : 1.0f;
-        batch.points[i] = v3(batch.points[i].x + scale * step(rng), batch.points[i].y + scale * step(rng),
-                             batch.points[i].z + scale * step(rng));
+    expectContinuousStepsAsScalar(batch, rng, big,
+                                  motion == 0u ? "static" : (motion == 1u ? "translating" : "turning"));
+  }
+}
+
+// Continuous point sets against implicit geometries (lanes across the points: each lane's cell walk,
+// its cells' cubic roots, the gradient at the root): addTestGrids' fields, static and translating
+// (an implicit geometry's origin may move), with jumps of up to 45 cells (the trace list reordered by
+// walk length).
+TEST(GeometryQueriesSimd, ContinuousPointSetsAgainstGridsEqualTheScalarLoopOnEveryTarget) {
+  for (const uint32_t motion : {0u, 1u}) {
+    std::mt19937 rng(20261131u + motion);
+    Batch batch;
+    const std::vector<uint32_t> grids = addTestGrids(batch);
+    const std::vector<Geometry> fields(batch.geometries.begin(), batch.geometries.end());
+    ASSERT_EQ(grids.size(), fields.size());
+    const size_t big = addMovingSets(batch, rng, fields);
+    if (motion == 1u) {
+      batch.previousGeometries = batch.geometries;
+      for (Geometry& g : batch.previousGeometries) {
+        if (g.type == GeometryType::kImplicitGeometry) g.p0 = v3(g.p0.x - 0.15f, g.p0.y + 0.05f, g.p0.z);
       }
     }
+    expectContinuousStepsAsScalar(batch, rng, big, motion == 0u ? "static grids" : "translating grids");
   }
 }
 
