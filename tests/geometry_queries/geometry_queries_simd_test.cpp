@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <iterator>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -80,33 +81,40 @@ std::vector<Float4> points(std::mt19937& rng, size_t randomCount) {
   return p;
 }
 
+// Point sets of 1, 3 and 17 random points and the set `big` (their sizes not multiples of the lane
+// count): their geometries.
+std::vector<uint32_t> addPointSets(Batch& batch, std::mt19937& rng, const std::vector<Float4>& big) {
+  std::vector<uint32_t> sets;
+  for (size_t n : {size_t{1}, size_t{3}, size_t{17}}) {
+    std::vector<Float4> p = points(rng, n);
+    p.resize(n);
+    sets.push_back(batch.addPoints(p));
+  }
+  sets.push_back(batch.addPoints(big));
+  return sets;
+}
+
 struct Outcome {
   Result<GeometryQueryCounts> counts;
   std::vector<ContactElement> a, b;
   std::vector<ContactRange> ranges;
 };
 
-Outcome run(const Batch& batch, Backend backend, size_t capacity) {
+// Runs the batch with room for `capacity` contacts (the output filled with a sentinel first); a batch
+// with continuous queries passes `state` (updated).
+Outcome run(const Batch& batch, Backend backend, size_t capacity, std::span<Float4> state = {}) {
   Outcome r{GeometryQueryCounts{}, {}, {}, {}};
   ContactElement sentinel;
   sentinel.point = Float4{-7, -7, -7, -7};
   r.a.assign(capacity, sentinel);
   r.b.assign(capacity, sentinel);
   r.ranges.assign(batch.queries.size(), ContactRange{0xDEADu, 0xDEADu});
-  r.counts = queryGeometriesCpu(batch.input(), {r.a, r.b, r.ranges}, backend);
+  r.counts = queryGeometriesCpu(batch.input(), {r.a, r.b, r.ranges, state}, backend);
   return r;
 }
 
-// run() for a batch with continuous queries: its state (updated) passed too.
 Outcome runWithState(Batch& batch, Backend backend, size_t capacity) {
-  Outcome r{GeometryQueryCounts{}, {}, {}, {}};
-  ContactElement sentinel;
-  sentinel.point = Float4{-7, -7, -7, -7};
-  r.a.assign(capacity, sentinel);
-  r.b.assign(capacity, sentinel);
-  r.ranges.assign(batch.queries.size(), ContactRange{0xDEADu, 0xDEADu});
-  r.counts = queryGeometriesCpu(batch.input(), {r.a, r.b, r.ranges, batch.state}, backend);
-  return r;
+  return run(batch, backend, capacity, batch.state);
 }
 
 void expectSame(const Outcome& scalar, const Outcome& simd, const std::string& what) {
@@ -133,28 +141,31 @@ void expectSame(const Outcome& scalar, const Outcome& simd, const std::string& w
   EXPECT_EQ(differing, 0u) << what;
 }
 
+// Static queries of each set against each of `others`, both orders (set k against other g: query
+// 2 (g sets.size() + k)), run on kCpuScalar with room for 40 000 contacts.
+Outcome queryEachBothOrders(Batch& batch, const std::vector<uint32_t>& sets,
+                            const std::vector<uint32_t>& others) {
+  for (uint32_t g : others) {
+    for (uint32_t s : sets) {
+      batch.query(s, g);
+      batch.query(g, s);
+    }
+  }
+  Outcome scalar = run(batch, Backend::kCpuScalar, 40000);
+  EXPECT_TRUE(scalar.counts.ok()) << scalar.counts.error().message;
+  return scalar;
+}
+
 TEST(GeometryQueriesSimd, PointSetPairsEqualTheScalarLoopOnEveryTarget) {
   std::mt19937 rng(20261125u);
   Batch batch;
   const std::vector<Geometry> prims = primitives(rng);
   // Sets of 1, 3, 17 and 1000 random points (+ 343 special ones in the big set).
-  std::vector<uint32_t> sets;
-  for (size_t n : {size_t{1}, size_t{3}, size_t{17}}) {
-    std::vector<Float4> p = points(rng, n);
-    p.resize(n);
-    sets.push_back(batch.addPoints(p));
-  }
-  sets.push_back(batch.addPoints(points(rng, 1000)));
-  for (const Geometry& g : prims) {
-    const uint32_t gi = batch.add(g);
-    for (uint32_t s : sets) {
-      batch.query(s, gi);
-      batch.query(gi, s);
-    }
-  }
-  const Outcome scalar = run(batch, Backend::kCpuScalar, 40000);
-  ASSERT_TRUE(scalar.counts.ok()) << scalar.counts.error().message;
-  ASSERT_FALSE(scalar.counts->overflow);
+  const std::vector<uint32_t> sets = addPointSets(batch, rng, points(rng, 1000));
+  std::vector<uint32_t> others;
+  for (const Geometry& g : prims) others.push_back(batch.add(g));
+  const Outcome scalar = queryEachBothOrders(batch, sets, others);
+  ASSERT_TRUE(scalar.counts.ok() && !scalar.counts->overflow);
   // Every primitive with a volume has points inside it (the test compares real contacts, not empty
   // outputs); the degenerate ones (radius 0, a disc, a flat box) have none.
   for (size_t i = 0; i < prims.size(); ++i) {
@@ -220,22 +231,9 @@ TEST(GeometryQueriesSimd, PointSetImplicitPairsEqualTheScalarLoopOnEveryTarget) 
       big.push_back(v3(-1.0f + 0.1f * static_cast<float>(i), -1.0f + 0.1f * static_cast<float>(j), 1.0f));
     }
   }
-  std::vector<uint32_t> sets;
-  for (size_t n : {size_t{1}, size_t{3}, size_t{17}}) {
-    std::vector<Float4> p = points(rng, n);
-    p.resize(n);
-    sets.push_back(batch.addPoints(p));
-  }
-  sets.push_back(batch.addPoints(big));
-  for (uint32_t g : grids) {
-    for (uint32_t s : sets) {
-      batch.query(s, g);
-      batch.query(g, s);
-    }
-  }
-  const Outcome scalar = run(batch, Backend::kCpuScalar, 40000);
-  ASSERT_TRUE(scalar.counts.ok()) << scalar.counts.error().message;
-  ASSERT_FALSE(scalar.counts->overflow);
+  const std::vector<uint32_t> sets = addPointSets(batch, rng, big);
+  const Outcome scalar = queryEachBothOrders(batch, sets, grids);
+  ASSERT_TRUE(scalar.counts.ok() && !scalar.counts->overflow);
   for (size_t g = 0; g < grids.size(); ++g) {  // every field has points inside it in the big set
     EXPECT_GT(scalar.ranges[8 * g + 6].count, 0u) << "grid " << g << " has no point inside";
   }
@@ -256,12 +254,7 @@ TEST(GeometryQueriesSimd, PointSetImplicitPairsEqualTheScalarLoopOnEveryTarget) 
 // both orders; returns the big set's first query.
 size_t addMovingSets(Batch& batch, std::mt19937& rng, const std::vector<Geometry>& others) {
   std::uniform_real_distribution<float> step(-0.25f, 0.25f);
-  std::vector<uint32_t> sets;
-  for (size_t n : {size_t{1}, size_t{3}, size_t{17}, size_t{1200}}) {
-    std::vector<Float4> p = points(rng, n);
-    if (n < 1200) p.resize(n);
-    sets.push_back(batch.addPoints(p));
-  }
+  const std::vector<uint32_t> sets = addPointSets(batch, rng, points(rng, 857));  // 857 + 343 special points
   for (const Float4& p : batch.points) {
     const float scale = rng() % 8 == 0 ? 6.0f : 1.0f;
     batch.previousPoints.push_back(
