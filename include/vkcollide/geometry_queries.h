@@ -193,11 +193,13 @@ inline constexpr uint32_t kNoPointIndex = 0xFFFFFFFFu;     // ContactElement::in
 // itself: point sets always see a plane as one-sided; implicit geometries too.
 // Implicit geometry pairs (static): a point set: each point with a negative field (normal: the
 // gradient, depth: minus the field, the seed's ImplicitGeometryToPointSetCD); a sphere: the ball at
-// its centre; a capsule: the ball at its axis point of least field (sampled, refined); a cylinder,
-// box, plane or implicit geometry: the grid's surface points (each sample within half a cell
-// diagonal of the zero level moved onto it along the gradient) inside the other geometry, one contact
-// each (both grids' for two implicit geometries); a shape deep inside the field with no surface point
-// of the grid inside it gives no contact (the method's limit).
+// its centre; a capsule: the ball at its axis point of least field (sampled, refined); a cylinder or
+// box: first its own points with a negative field (a box's 8 corners, a cylinder's 4 rim points a
+// quarter turn apart on each cap), then the grid's surface points (each sample within half a cell
+// diagonal of the zero level moved onto it along the gradient) inside it, one contact each; a plane:
+// the surface points inside it; two implicit geometries: both grids' surface points. A shape deep
+// inside the field thus has its points' contacts; two fields, one deep inside the other with no
+// surface point inside it, none (the method's limit).
 // The analytic primitives serve as implicit functions too: the continuous method and these pairs use
 // the same signed distance for them (their exact one: the closest point of the static methods).
 struct Geometry {

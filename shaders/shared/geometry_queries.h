@@ -51,6 +51,9 @@ VKC_CONSTANT(uint, kGeomCylinderPlaneSlots, 4u);  // rim points: the lowest; a f
 VKC_CONSTANT(uint, kGeomCapsuleCylinderSlots, 2u);  // the ends of the axis' span over a cap or wall
 VKC_CONSTANT(uint, kGeomCylinderBoxSlots, 8u);  // resting on a face: the rim's square or lowest line, clipped
 VKC_CONSTANT(uint, kGeomCylinderCylinderSlots, 6u);  // stacked: a rim's square and the rims' crossings
+// A box or cylinder against an implicit geometry: its own points first (a box's corners, a cylinder's
+// rim squares), then the grid's samples as surface points (geomImplicitCanonicalContact).
+VKC_CONSTANT(uint, kGeomImplicitShapeSlots, 8u);
 // A cylinder-plane or cylinder-box pair's manifold (geomCylinderPlanePoint; the box's face as the
 // plane): a cylinder counts as standing on its cap where the sine of the angle between its axis and
 // the plane's normal is at most this (about 2 degrees), and as lying on its side where the sine of its

@@ -403,15 +403,40 @@ VKC_FN bool geomGridSurfacePoint(GeomShape g, uint i, VKC_OUT(vec3) surface, VKC
   return true;
 }
 
+// Point k (< kGeomImplicitShapeSlots) of a box or cylinder s against a field: a box's corner k
+// (geomBoxCorner's order); a cylinder's rim points a quarter turn apart from geomPerpendicularTo of
+// its axis, k / 4 the cap (the one at -axis first). False for a repeated point: a flat box's corner
+// (geomBoxCornerDistinct), a rim point past the first of a radius 0, the second cap of a height 0.
+VKC_FN bool geomShapeFieldPoint(GeomShape s, uint k, VKC_OUT(vec3) p) {
+  p = vec3(s.p0);
+  if (s.info.x == kGeomOrientedBox) {
+    if (!geomBoxCornerDistinct(vec3(s.p2), k)) return false;
+    p = geomBoxCorner(s, k);
+    return true;
+  }
+  uint cap = k >> 2u;
+  uint quarter = k & 3u;
+  float r = s.p0.w;
+  float h = s.p1.w;
+  if ((h == 0.0f && cap == 1u) || (r == 0.0f && quarter != 0u)) return false;
+  vec3 axis = geomUnit(vec3(s.p1));
+  vec3 u = geomPerpendicularTo(axis);
+  vec3 dir = quarter == 0u ? u : (quarter == 1u ? cross(axis, u) : (quarter == 2u ? -u : -cross(axis, u)));
+  p = vec3(s.p0) + axis * (cap == 0u ? -h : h) + dir * r;
+  return true;
+}
+
 // A pair in canonical order whose higher type is an implicit geometry t (s: any type, an implicit
 // geometry included), static method:
 //  - point set s: its point `slot` with a negative field is a contact (the seed's
 //    ImplicitGeometryToPointSetCD): normal the gradient, depth minus the field;
 //  - sphere: the ball at its centre (one contact); capsule: the ball at its axis point of least field;
-//  - cylinder, box, plane: t's surface points (geomGridSurfacePoint, slot = sample) inside s;
+//  - cylinder, box: slots [0, kGeomImplicitShapeSlots) s's own points (geomShapeFieldPoint) with a
+//    negative field, as a point set's (so that a shape deep in the field, with no surface point in
+//    it, has contacts); the next slots t's surface points (geomGridSurfacePoint, slot - 8 = sample)
+//    inside s;
+//  - plane: t's surface points inside s;
 //  - implicit s: slots [0, count_s) are s's surface points inside t, the next ones t's inside s.
-// A shape entirely inside t with no surface point of t in it (a small box deep in the field) gives no
-// contact: a limitation of the surface-point method.
 VKC_FN bool geomImplicitCanonicalContact(GeomShape s, GeomShape t, uint slot, VKC_OUT(GeomElement) es,
                                          VKC_OUT(GeomElement) et) {
   uint ts = s.info.x;
@@ -428,6 +453,15 @@ VKC_FN bool geomImplicitCanonicalContact(GeomShape s, GeomShape t, uint slot, VK
   if (ts == kGeomCapsule) {
     vec3 c = mix(vec3(s.p0), vec3(s.p1), geomGridSegmentDeepestParam(t, vec3(s.p0), vec3(s.p1)));
     return geomBallContact(c, s.p0.w, geomImplicitClosest(t, c), kElementPointDirection, kGeomNoIndex, es, et);
+  }
+  if (ts == kGeomCylinder || ts == kGeomOrientedBox) {
+    if (slot < kGeomImplicitShapeSlots) {
+      vec3 p;
+      if (!geomShapeFieldPoint(s, slot, p)) return false;
+      return geomBallContact(p, 0.0f, geomImplicitClosest(t, p), kElementPointDirection, kGeomNoIndex, es,
+                             et);
+    }
+    slot -= kGeomImplicitShapeSlots;
   }
   vec3 surface;
   vec3 normal;

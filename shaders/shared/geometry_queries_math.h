@@ -2513,9 +2513,9 @@ VKC_FN bool geomMethodSupported(uint lo, uint hi, uint method) {
 
 // Slots of a query: 1 for most primitive pairs, 8 box-plane, box-box and cylinder-box, 6
 // cylinder-cylinder, 2 capsule-box, capsule-plane and capsule-cylinder, 4 cylinder-plane, the point count for
-// a point set, the sample count of an implicit geometry against a cylinder, box or plane (its surface
-// points), both sample counts for two implicit geometries, 1 for an implicit geometry against a sphere or
-// capsule.
+// a point set, the sample count of an implicit geometry against a plane (its surface points) and 8 more
+// against a cylinder or box (the shape's own points first), both sample counts for two implicit
+// geometries, 1 for an implicit geometry against a sphere or capsule.
 VKC_FN uint geomSlotCount(GeomShape a, GeomShape b) {
   uint lo = min(a.info.x, b.info.x);
   uint hi = max(a.info.x, b.info.x);
@@ -2524,7 +2524,8 @@ VKC_FN uint geomSlotCount(GeomShape a, GeomShape b) {
   if (hi == kGeomImplicit) {
     if (lo == kGeomImplicit) return a.info.z + b.info.z;
     if (lo == kGeomSphere || lo == kGeomCapsule) return 1u;
-    return a.info.x == kGeomImplicit ? a.info.z : b.info.z;
+    uint samples = a.info.x == kGeomImplicit ? a.info.z : b.info.z;
+    return lo == kGeomPlane ? samples : kGeomImplicitShapeSlots + samples;
   }
   if (lo == kGeomOrientedBox && hi == kGeomPlane) return kGeomBoxPlaneSlots;
   if (lo == kGeomOrientedBox && hi == kGeomOrientedBox) return kGeomBoxBoxSlots;

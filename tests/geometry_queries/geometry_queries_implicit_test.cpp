@@ -223,6 +223,74 @@ TEST(GeometryQueriesImplicit, SurfacePointsAgainstPlaneBoxCylinderAndAnotherFiel
   }
 }
 
+// A box and a cylinder deep inside the sampled sphere (no surface point of the grid within them): each
+// corner and rim point is a contact with the field's depth and gradient there (before, none); a flat
+// box gives its 4 distinct corners, a disc its 4 rim points, a needle its 2 cap centres; a box half out
+// gives the corners inside and the surface points in it; both CPU backends, both orders.
+TEST(GeometryQueriesImplicit, EmbeddedBoxesAndCylindersGetTheirPointsContacts) {
+  const float s = 0.38268343f, c = 0.92387953f;  // 45 degrees about y
+  struct Case {
+    Geometry shape;
+    uint32_t points;  // distinct points, all inside the field
+  };
+  const Case cases[] = {
+      {Geometry::orientedBox(v3(0.1f, -0.2f, 0.15f), Float4{0, s, 0, c}, v3(0.3f, 0.2f, 0.1f)), 8},
+      {Geometry::orientedBox(v3(0, 0.3f, 0), identityQuat(), v3(0.2f, 0.3f, 0)), 4},  // flat
+      {Geometry::cylinder(v3(-0.2f, 0.1f, 0), v3(0.6f, 0.8f, 0), 0.25f, 0.2f), 8},
+      {Geometry::cylinder(v3(0, 0, 0.2f), v3(0, 0, 1), 0.3f, 0), 4},   // a disc
+      {Geometry::cylinder(v3(0, 0, -0.2f), v3(1, 0, 0), 0, 0.3f), 2},  // a needle
+  };
+  for (Backend backend : kCpuBackends) {
+    Batch b;
+    const uint32_t grid = b.addGrid(v3(kOrigin, kOrigin, kOrigin), kH, kN, sphereSdf);
+    for (const Case& k : cases) {
+      const uint32_t shape = b.add(k.shape);
+      b.query(shape, grid);
+      b.query(grid, shape);
+    }
+    auto counts = b.run(backend, 2000);
+    ASSERT_TRUE(counts.ok()) << counts.message();
+    for (size_t i = 0; i < std::size(cases); ++i) {
+      for (uint32_t order = 0; order < 2; ++order) {
+        const ContactRange r = b.ranges[2 * i + order];
+        ASSERT_EQ(r.count, cases[i].points) << "case " << i << " order " << order;
+        for (uint32_t e = r.first; e < r.first + r.count; ++e) {
+          const ContactElement& shapeSide = order == 0 ? b.elementsA[e] : b.elementsB[e];
+          const ContactElement& fieldSide = order == 0 ? b.elementsB[e] : b.elementsA[e];
+          expectContactInvariants(shapeSide, fieldSide, 1e-5f);
+          // The trilinear error of |x| - R at distance len from the centre (curvature 1 / |x|): the
+          // kSphereDepthBound derivation with the radius len.
+          const float len = len3(shapeSide.point);
+          const float bound = 3.0f * kH * kH / (8.0f * (len - std::sqrt(3.0f) * kH));
+          EXPECT_NEAR(shapeSide.point.w, kR - len, bound + 1e-5f) << "case " << i;
+          // The shape's side is pushed out along the field's gradient: the radial direction.
+          expectNear3(shapeSide.direction, shapeSide.point.x / len, shapeSide.point.y / len,
+                      shapeSide.point.z / len, kSphereNormalBound, "direction");
+        }
+      }
+    }
+    expectSwappedPairs(b, 0);
+  }
+  // A box half out of the field: the corners inside (4) and the surface points inside the box.
+  for (Backend backend : kCpuBackends) {
+    Batch b;
+    const uint32_t grid = b.addGrid(v3(kOrigin, kOrigin, kOrigin), kH, kN, sphereSdf);
+    b.query(b.add(Geometry::orientedBox(v3(0, -1.0f, 0), identityQuat(), v3(0.2f, 0.3f, 0.2f))), grid);
+    auto counts = b.run(backend, 2000);
+    ASSERT_TRUE(counts.ok()) << counts.message();
+    uint32_t corners = 0;
+    for (uint32_t e = 0; e < b.ranges[0].count; ++e) {
+      const ContactElement& a = b.elementsA[b.ranges[0].first + e];
+      if (std::abs(std::abs(a.point.x) - 0.2f) < 1e-6f && std::abs(std::abs(a.point.z) - 0.2f) < 1e-6f) {
+        ++corners;
+        EXPECT_NEAR(a.point.y, -0.7f, 1e-6f);  // the top corners
+      }
+    }
+    EXPECT_EQ(corners, 4u);
+    EXPECT_GT(b.ranges[0].count, 4u);  // and the sphere's surface points inside the box
+  }
+}
+
 TEST(GeometryQueriesImplicit, SwappedInputsSwapTheElementsBitForBit) {
   Batch b;
   const uint32_t grid = b.addGrid(v3(kOrigin, kOrigin, kOrigin), kH, 31, sphereSdf);  // spans [-1.5, 0]
