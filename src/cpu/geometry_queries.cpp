@@ -5,6 +5,9 @@
 // primitives with lanes across the points, and runs of consecutive static queries of one closed-form
 // primitive pair type with lanes across the queries (src/cpu/geometry_queries_simd.cpp): the same
 // contacts bit for bit.
+#include <algorithm>
+#include <atomic>
+#include <cmath>
 #include <string>
 
 #include "cpu/geometry_queries.h"
@@ -43,6 +46,76 @@ struct QueryKernel {
 };
 
 }  // namespace
+
+namespace cpu {
+
+namespace {
+std::atomic<bool> gImplicitSampleBoxes{true};
+}  // namespace
+
+bool implicitSampleBoxes() {
+  return gImplicitSampleBoxes.load(std::memory_order_relaxed);
+}
+void setImplicitSampleBoxes(bool on) {
+  gImplicitSampleBoxes.store(on, std::memory_order_relaxed);
+}
+
+bool shapeSampleBox(const GeomShape& a, const GeomShape& b, SampleBox& box) {
+  const bool gridIsA = a.info.x == kGeomImplicit;
+  const GeomShape& grid = gridIsA ? a : b;
+  const GeomShape& shape = gridIsA ? b : a;
+  if (grid.info.x != kGeomImplicit || (shape.info.x != kGeomOrientedBox && shape.info.x != kGeomCylinder)) {
+    return false;
+  }
+  const double c[3] = {shape.p0.x, shape.p0.y, shape.p0.z};
+  double ext[3] = {0, 0, 0};
+  if (shape.info.x == kGeomOrientedBox) {
+    // The rotation matrix of the renormalized quaternion; extent_r = sum_k |R_rk| e_k.
+    const double qx = shape.p1.x, qy = shape.p1.y, qz = shape.p1.z, qw = shape.p1.w;
+    const double len = std::sqrt(qx * qx + qy * qy + qz * qz + qw * qw);
+    const double x = qx / len, y = qy / len, z = qz / len, w = qw / len;
+    const double r[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)},
+                            {2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)},
+                            {2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)}};
+    const double e[3] = {shape.p2.x, shape.p2.y, shape.p2.z};
+    for (int row = 0; row < 3; ++row) {
+      for (int k = 0; k < 3; ++k) ext[row] += std::abs(r[row][k]) * e[k];
+    }
+  } else {
+    const double ax = shape.p1.x, ay = shape.p1.y, az = shape.p1.z;
+    const double len = std::sqrt(ax * ax + ay * ay + az * az);
+    const double u[3] = {ax / len, ay / len, az / len};
+    const double radius = shape.p0.w, half = shape.p1.w;
+    for (int k = 0; k < 3; ++k)
+      ext[k] = std::abs(u[k]) * half + radius * std::sqrt(std::max(0.0, 1.0 - u[k] * u[k]));
+  }
+  const double origin[3] = {grid.p0.x, grid.p0.y, grid.p0.z};
+  const double h[3] = {grid.p1.x, grid.p1.y, grid.p1.z};
+  const double dims[3] = {grid.p2.x, grid.p2.y, grid.p2.z};
+  // A surface point is its sample moved by at most half a cell diagonal; the margin covers that and
+  // the float rounding of the inside test (1e-4 of the coordinates' size, far above it).
+  double size = 0;
+  for (int k = 0; k < 3; ++k) {
+    size = std::max({size, std::abs(c[k]) + ext[k], std::abs(origin[k]) + dims[k] * h[k]});
+  }
+  const double margin = 0.5 * std::sqrt(h[0] * h[0] + h[1] * h[1] + h[2] * h[2]) * 1.001 + 1e-4 * size;
+  for (int k = 0; k < 3; ++k) {
+    box.n[k] = static_cast<uint32_t>(dims[k]);
+    const double top = dims[k] - 1.0;
+    const double lo = std::floor((c[k] - ext[k] - margin - origin[k]) / h[k]) - 1.0;
+    const double hi = std::ceil((c[k] + ext[k] + margin - origin[k]) / h[k]) + 1.0;
+    if (!(hi >= 0.0) || !(lo <= top)) {  // no sample (NaN-safe)
+      box.lo[k] = 1;
+      box.hi[k] = 0;
+      continue;
+    }
+    box.lo[k] = static_cast<uint32_t>(std::max(lo, 0.0));
+    box.hi[k] = static_cast<uint32_t>(std::min(hi, top));
+  }
+  return true;
+}
+
+}  // namespace cpu
 
 Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, const GeometryQueryOutput& output,
                                                Backend backend) {
@@ -137,7 +210,7 @@ Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, 
       output.ranges[qi] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
       continue;
     }
-    for (uint32_t slot = 0; slot < slots; ++slot) {
+    const auto evaluate = [&](uint32_t slot) {
       GeomElement ea;
       GeomElement eb;
       vec4 state;
@@ -145,12 +218,27 @@ Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, 
       const bool hit =
           kernel.geomQuerySlot(a, b, prevA, prevB, static_cast<uint>(q.method), q.state, slot, ea, eb, state, hasState);
       if (hasState) output.state[q.state + slot] = Float4{state.x, state.y, state.z, state.w};
-      if (!hit) continue;
+      if (!hit) return;
       if (total < capacity) {
         output.elementsA[total] = toElement(ea, static_cast<uint32_t>(qi));
         output.elementsB[total] = toElement(eb, static_cast<uint32_t>(qi));
       }
       ++total;
+    };
+    cpu::SampleBox box;
+    if (q.method == GeometryMethod::kStatic && cpu::implicitSampleBoxes() && cpu::shapeSampleBox(a, b, box)) {
+      // A box or cylinder against an implicit geometry: its own points' slots, then only the samples
+      // whose surface points can lie inside it, in slot order (the others have no contact).
+      for (uint32_t slot = 0; slot < kGeomImplicitShapeSlots; ++slot) evaluate(slot);
+      for (uint32_t k = box.lo[2]; k <= box.hi[2]; ++k) {
+        for (uint32_t j = box.lo[1]; j <= box.hi[1]; ++j) {
+          for (uint32_t i = box.lo[0]; i <= box.hi[0]; ++i) {
+            evaluate(kGeomImplicitShapeSlots + i + box.n[0] * (j + box.n[1] * k));
+          }
+        }
+      }
+    } else {
+      for (uint32_t slot = 0; slot < slots; ++slot) evaluate(slot);
     }
     output.ranges[qi] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
   }

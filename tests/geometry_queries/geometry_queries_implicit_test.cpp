@@ -8,6 +8,7 @@
 #include <cmath>
 #include <random>
 
+#include "cpu/geometry_queries.h"  // setImplicitSampleBoxes
 #include "geometry_queries/geometry_queries_test_support.h"
 
 namespace vkc::test::geometry {
@@ -288,6 +289,72 @@ TEST(GeometryQueriesImplicit, EmbeddedBoxesAndCylindersGetTheirPointsContacts) {
     }
     EXPECT_EQ(corners, 4u);
     EXPECT_GT(b.ranges[0].count, 4u);  // and the sphere's surface points inside the box
+  }
+}
+
+// The CPU loop evaluates a box's or cylinder's slots only for the samples whose surface points can
+// lie inside it (cpu::shapeSampleBox): the same contacts bit for bit as every sample's slot, on 200
+// random boxes and cylinders (turned, some tiny, some larger than the grid, some flat or of radius
+// or height 0, some far outside, some across the grid's faces) against the sampled sphere and an
+// anisotropic box field, both orders, both CPU backends.
+TEST(GeometryQueriesImplicit, SampleBoxesGiveEverySlotsContacts) {
+  std::mt19937 rng(29);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::uniform_real_distribution<float> size(0.0f, 1.0f);
+  Batch b;
+  const uint32_t grids[2] = {
+      b.addGrid(v3(kOrigin, kOrigin, kOrigin), kH, kN, sphereSdf),
+      b.add(Geometry::implicitGrid(v3(-1.2f, -0.9f, -0.6f), v3(0.1f, 0.15f, 0.2f), 25, 13, 7,
+                                   static_cast<uint32_t>(b.gridSamples.size()))),
+  };
+  for (uint32_t k = 0; k < 7; ++k) {
+    for (uint32_t j = 0; j < 13; ++j) {
+      for (uint32_t i = 0; i < 25; ++i) {
+        b.gridSamples.push_back(boxSdf(-1.2f + 0.1f * static_cast<float>(i),
+                                       -0.9f + 0.15f * static_cast<float>(j),
+                                       -0.6f + 0.2f * static_cast<float>(k)));
+      }
+    }
+  }
+  for (uint32_t n = 0; n < 100; ++n) {
+    const uint32_t pick = static_cast<uint32_t>(rng() % 16);
+    const float scale = pick == 0 ? 3.0f : (pick == 1 ? 0.05f : 1.0f);  // larger than a grid, tiny
+    const float reach = pick == 2 ? 4.0f : 1.6f;                        // far outside
+    const Float4 c = v3(reach * u(rng), reach * u(rng), reach * u(rng));
+    Float4 dir = v3(u(rng), u(rng), u(rng) + 0.01f);
+    const float len = std::sqrt(dir.x * dir.x + dir.y * dir.y + dir.z * dir.z);
+    dir = v3(dir.x / len, dir.y / len, dir.z / len);
+    const Float4 ext = v3(scale * size(rng), scale * size(rng), pick == 3 ? 0.0f : scale * size(rng));
+    const uint32_t box =
+        b.add(Geometry::orientedBox(c, quatAxisAngle(dir.x, dir.y, dir.z, 3.0f * u(rng)), ext));
+    const uint32_t cyl =
+        b.add(Geometry::cylinder(c, dir, pick == 4 ? 0.0f : ext.x, pick == 5 ? 0.0f : ext.y));
+    for (uint32_t shape : {box, cyl}) {
+      const uint32_t grid = grids[rng() % 2];
+      if (rng() % 2 == 0) {
+        b.query(shape, grid);
+      } else {
+        b.query(grid, shape);
+      }
+    }
+  }
+  for (Backend backend : kCpuBackends) {
+    cpu::setImplicitSampleBoxes(false);
+    auto every = b.run(backend, 400000);
+    const std::vector<ContactElement> a = b.elementsA, e = b.elementsB;
+    const std::vector<ContactRange> r = b.ranges;
+    cpu::setImplicitSampleBoxes(true);
+    auto boxed = b.run(backend, 400000);
+    ASSERT_TRUE(every.ok()) << every.error().message;
+    ASSERT_TRUE(boxed.ok()) << boxed.error().message;
+    ASSERT_FALSE(every->overflow);
+    EXPECT_GT(every->contacts, 5000u);
+    ASSERT_EQ(every->contacts, boxed->contacts);
+    EXPECT_EQ(std::memcmp(r.data(), b.ranges.data(), r.size() * sizeof(ContactRange)), 0);
+    for (uint32_t i = 0; i < every->contacts; ++i) {
+      ASSERT_TRUE(bitwiseEqual(a[i], b.elementsA[i]) && bitwiseEqual(e[i], b.elementsB[i]))
+          << "contact " << i;
+    }
   }
 }
 
