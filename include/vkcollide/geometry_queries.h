@@ -193,7 +193,8 @@ inline constexpr uint32_t kNoPointIndex = 0xFFFFFFFFu;     // ContactElement::in
 // itself: point sets always see a plane as one-sided; implicit geometries too.
 // Implicit geometry pairs (static): a point set: each point with a negative field (normal: the
 // gradient, depth: minus the field, the seed's ImplicitGeometryToPointSetCD); a sphere: the ball at
-// its centre; a capsule: the ball at its axis point of least field (sampled, refined); a cylinder or
+// its centre; a capsule: the ball at its axis point of least field (sampled, refined), then its end
+// balls, each unless its centre is within the radius of that point (up to 3 contacts); a cylinder or
 // box: first its own points with a negative field (a box's 8 corners, a cylinder's 4 rim points a
 // quarter turn apart on each cap), then the grid's surface points (each sample within half a cell
 // diagonal of the zero level moved onto it along the gradient) inside it, one contact each; a plane:

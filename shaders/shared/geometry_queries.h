@@ -54,6 +54,9 @@ VKC_CONSTANT(uint, kGeomCylinderCylinderSlots, 6u);  // stacked: a rim's square 
 // A box or cylinder against an implicit geometry: its own points first (a box's corners, a cylinder's
 // rim squares), then the grid's samples as surface points (geomImplicitCanonicalContact).
 VKC_CONSTANT(uint, kGeomImplicitShapeSlots, 8u);
+// A capsule against an implicit geometry: the ball at its axis point of least field, then its end
+// balls (each unless within the radius of that point).
+VKC_CONSTANT(uint, kGeomCapsuleImplicitSlots, 3u);
 // A cylinder-plane or cylinder-box pair's manifold (geomCylinderPlanePoint; the box's face as the
 // plane): a cylinder counts as standing on its cap where the sine of the angle between its axis and
 // the plane's normal is at most this (about 2 degrees), and as lying on its side where the sine of its

@@ -430,7 +430,8 @@ VKC_FN bool geomShapeFieldPoint(GeomShape s, uint k, VKC_OUT(vec3) p) {
 // geometry included), static method:
 //  - point set s: its point `slot` with a negative field is a contact (the seed's
 //    ImplicitGeometryToPointSetCD): normal the gradient, depth minus the field;
-//  - sphere: the ball at its centre (one contact); capsule: the ball at its axis point of least field;
+//  - sphere: the ball at its centre (one contact); capsule: the ball at its axis point of least field,
+//    then its end balls unless one lies within the radius of it (a capsule lying on a field has 3);
 //  - cylinder, box: slots [0, kGeomImplicitShapeSlots) s's own points (geomShapeFieldPoint) with a
 //    negative field, as a point set's (so that a shape deep in the field, with no surface point in
 //    it, has contacts); the next slots t's surface points (geomGridSurfacePoint, slot - 8 = sample)
@@ -452,6 +453,14 @@ VKC_FN bool geomImplicitCanonicalContact(GeomShape s, GeomShape t, uint slot, VK
   }
   if (ts == kGeomCapsule) {
     vec3 c = mix(vec3(s.p0), vec3(s.p1), geomGridSegmentDeepestParam(t, vec3(s.p0), vec3(s.p1)));
+    // Slot 1, 2: the end balls at p0, p1 (a capsule lying on a field rests on them as well), each
+    // unless its centre is within the radius of the deepest ball's (slot 0's: the same support).
+    if (slot != 0u) {
+      vec3 end = slot == 1u ? vec3(s.p0) : vec3(s.p1);
+      vec3 apart = end - c;
+      if (!(sqrt(dot(apart, apart)) >= max(s.p0.w, 1e-30f))) return false;
+      c = end;
+    }
     return geomBallContact(c, s.p0.w, geomImplicitClosest(t, c), kElementPointDirection, kGeomNoIndex, es, et);
   }
   if (ts == kGeomCylinder || ts == kGeomOrientedBox) {

@@ -2515,7 +2515,7 @@ VKC_FN bool geomMethodSupported(uint lo, uint hi, uint method) {
 // cylinder-cylinder, 2 capsule-box, capsule-plane and capsule-cylinder, 4 cylinder-plane, the point count for
 // a point set, the sample count of an implicit geometry against a plane (its surface points) and 8 more
 // against a cylinder or box (the shape's own points first), both sample counts for two implicit
-// geometries, 1 for an implicit geometry against a sphere or capsule.
+// geometries, 1 for an implicit geometry against a sphere, 3 against a capsule.
 VKC_FN uint geomSlotCount(GeomShape a, GeomShape b) {
   uint lo = min(a.info.x, b.info.x);
   uint hi = max(a.info.x, b.info.x);
@@ -2523,7 +2523,8 @@ VKC_FN uint geomSlotCount(GeomShape a, GeomShape b) {
   if (hi == kGeomPointSet || lo == kGeomPointSet) return a.info.x == kGeomPointSet ? a.info.z : b.info.z;
   if (hi == kGeomImplicit) {
     if (lo == kGeomImplicit) return a.info.z + b.info.z;
-    if (lo == kGeomSphere || lo == kGeomCapsule) return 1u;
+    if (lo == kGeomSphere) return 1u;
+    if (lo == kGeomCapsule) return kGeomCapsuleImplicitSlots;
     uint samples = a.info.x == kGeomImplicit ? a.info.z : b.info.z;
     return lo == kGeomPlane ? samples : kGeomImplicitShapeSlots + samples;
   }

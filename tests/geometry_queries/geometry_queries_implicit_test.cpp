@@ -224,6 +224,47 @@ TEST(GeometryQueriesImplicit, SurfacePointsAgainstPlaneBoxCylinderAndAnotherFiel
   }
 }
 
+// A capsule lying on a sampled valley (f = y + 0.02 x^2: its middle is deepest) rests on three
+// contacts: its deepest axis point and both end balls; tilted up at one end it has one (the deepest
+// point, at the low end: that end's ball, within the radius of it, is not repeated). Both CPU
+// backends, both orders.
+TEST(GeometryQueriesImplicit, CapsuleLyingOnAFieldRestsOnItsEndsToo) {
+  for (Backend backend : kCpuBackends) {
+    Batch b;
+    const uint32_t grid = b.addGrid(v3(-1.0f, -1.0f, -1.0f), 0.1f, 21,
+                                    [](float x, float y, float) { return y + 0.02f * x * x; });
+    const uint32_t lying = b.add(Geometry::capsule(v3(-0.5f, 0.1f, 0.05f), v3(0.5f, 0.1f, 0.05f), 0.15f));
+    const uint32_t tilted = b.add(Geometry::capsule(v3(-0.5f, 0.1f, 0), v3(0.5f, 0.4f, 0), 0.15f));
+    b.query(lying, grid);
+    b.query(grid, lying);
+    b.query(tilted, grid);
+    b.query(grid, tilted);
+    auto counts = b.run(backend, 64);
+    ASSERT_TRUE(counts.ok()) << counts.message();
+    for (uint32_t order = 0; order < 2; ++order) {
+      const ContactRange r = b.ranges[order];
+      ASSERT_EQ(r.count, 3u) << "order " << order;
+      const float expectedX[3] = {0.0f, -0.5f, 0.5f};
+      for (uint32_t k = 0; k < 3; ++k) {
+        const ContactElement& cap = order == 0 ? b.elementsA[r.first + k] : b.elementsB[r.first + k];
+        const ContactElement& field = order == 0 ? b.elementsB[r.first + k] : b.elementsA[r.first + k];
+        expectContactInvariants(cap, field, 1e-5f);
+        const float x = expectedX[k];
+        EXPECT_NEAR(cap.point.w, 0.15f - (0.1f + 0.02f * x * x), 2e-3f) << "contact " << k;  // depth
+        // The ball's centre: its element's point moved back in along the direction by the radius.
+        EXPECT_NEAR(cap.point.x + 0.15f * cap.direction.x, x, k == 0 ? 0.05f : 1e-5f) << "contact " << k;
+        EXPECT_GT(cap.direction.y, 0.99f) << "contact " << k;  // pushed up, out of the valley
+      }
+      const ContactRange t = b.ranges[2 + order];
+      ASSERT_EQ(t.count, 1u) << "order " << order;
+      const ContactElement& cap = order == 0 ? b.elementsA[t.first] : b.elementsB[t.first];
+      EXPECT_NEAR(cap.point.x + 0.15f * cap.direction.x, -0.5f, 0.05f);
+      EXPECT_NEAR(cap.point.w, 0.15f - (0.1f + 0.02f * 0.25f), 2e-3f);
+    }
+    expectSwappedPairs(b, 0);
+  }
+}
+
 // A box and a cylinder deep inside the sampled sphere (no surface point of the grid within them): each
 // corner and rim point is a contact with the field's depth and gradient there (before, none); a flat
 // box gives its 4 distinct corners, a disc its 4 rim points, a needle its 2 cap centres; a box half out
