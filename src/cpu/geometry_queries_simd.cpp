@@ -1,7 +1,8 @@
 // Highway SIMD twin of the geometry queries' point-set pairs (shaders/shared/geometry_queries_math.h,
-// geomCanonicalContact with a point set): a static query of a point set against a sphere, capsule,
-// cylinder, oriented box or plane, with the lanes across the set's points. Compiled once per target
-// and chosen at run time.
+// geomCanonicalContact with a point set; geometry_queries_implicit.h): a static or continuous query
+// of a point set against a sphere, capsule, cylinder, oriented box, plane or implicit geometry, with
+// the lanes across the set's points; and runs of closed-form primitive pairs with the lanes across
+// the queries (below). Compiled once per target and chosen at run time.
 //
 // A batch of Lanes(df) points is loaded as SoA (LoadInterleaved4 of xyzw). The primitive is uniform
 // across lanes: its renormalized axis, rotation or normal comes from the scalar code and is broadcast.
@@ -304,6 +305,21 @@ ContactElement makeElement(gpu::vec3 point, float depth, gpu::vec3 direction, Co
   return e;
 }
 
+// A point set's contact as geomBallContact writes it with radius 0: point `index` (its element at p,
+// direction n) and the other geometry's at `surface` (direction -n), both with `depth`; outA holds the
+// point set's side when pointSetIsA.
+HWY_INLINE void storePointContact(ContactElement* outA, ContactElement* outB, uint64_t at, bool pointSetIsA,
+                                  gpu::vec3 p, gpu::vec3 surface, gpu::vec3 n, float depth, uint32_t index,
+                                  uint32_t query) {
+  const gpu::vec3 point = p - n * 0.0f;  // the ball's point, radius 0
+  const ContactElement pointSide =
+      makeElement(point, depth, n, ContactElementType::kPointIndexDirection, index, query);
+  const ContactElement otherSide =
+      makeElement(surface, depth, -n, ContactElementType::kPointDirection, kNoPointIndex, query);
+  outA[at] = pointSetIsA ? pointSide : otherSide;
+  outB[at] = pointSetIsA ? otherSide : pointSide;
+}
+
 uint64_t PointSetContacts(const gpu::GeomShape& primitive, const float* samples, bool pointSetIsA,
                           const Float4* points, uint32_t count, uint32_t query, ContactElement* outA,
                           ContactElement* outB, uint64_t total, uint64_t capacity) {
@@ -327,21 +343,21 @@ uint64_t PointSetContacts(const gpu::GeomShape& primitive, const float* samples,
     V3 p;
     VF pw;
     hn::LoadInterleaved4(df, src, p.x, p.y, p.z, pw);
+    // An implicit geometry (geomImplicitClosest): the field first, its gradient only in a batch with
+    // a point inside.
     ClosestLanes cl;
-    VF depth;
     if (implicit) {
-      // geomImplicitClosest: the field, then (only in a batch with a point inside) the gradient.
       cl.dist = gridDistanceLanes(grid, p);
-      depth = hn::Sub(hn::Zero(df), cl.dist);
-      if (hn::AllFalse(df, hn::And(hn::Gt(depth, hn::Zero(df)), hn::FirstN(df, valid)))) continue;
-      cl.normal = gridNormalLanes(grid, primitive, p);
-      cl.surface = sub(p, mul(cl.normal, cl.dist));
     } else {
       cl = closestPrimitive(primitive, p);
-      depth = hn::Sub(hn::Zero(df), cl.dist);  // geomBallContact with radius 0
     }
+    const VF depth = hn::Sub(hn::Zero(df), cl.dist);  // geomBallContact with radius 0
     const MF hit = hn::And(hn::Gt(depth, hn::Zero(df)), hn::FirstN(df, valid));
     if (hn::AllFalse(df, hit)) continue;
+    if (implicit) {
+      cl.normal = gridNormalLanes(grid, primitive, p);
+      cl.surface = sub(p, mul(cl.normal, cl.dist));
+    }
     hn::Store(cl.surface.x, df, sx);
     hn::Store(cl.surface.y, df, sy);
     hn::Store(cl.surface.z, df, sz);
@@ -356,14 +372,9 @@ uint64_t PointSetContacts(const gpu::GeomShape& primitive, const float* samples,
       if (!(depths[k] > 0.0f)) continue;
       const uint64_t slotOut = total + found++;
       if (slotOut >= capacity) continue;
-      const gpu::vec3 n(nx[k], ny[k], nz[k]);
-      const gpu::vec3 point = gpu::vec3(px[k], py[k], pz[k]) - n * 0.0f;  // the ball's point, radius 0
-      const ContactElement pointSide = makeElement(point, depths[k], n, ContactElementType::kPointIndexDirection,
-                                                   i + static_cast<uint32_t>(k), query);
-      const ContactElement primitiveSide = makeElement(gpu::vec3(sx[k], sy[k], sz[k]), depths[k], -n,
-                                                       ContactElementType::kPointDirection, kNoPointIndex, query);
-      outA[slotOut] = pointSetIsA ? pointSide : primitiveSide;
-      outB[slotOut] = pointSetIsA ? primitiveSide : pointSide;
+      storePointContact(outA, outB, slotOut, pointSetIsA, gpu::vec3(px[k], py[k], pz[k]),
+                        gpu::vec3(sx[k], sy[k], sz[k]), gpu::vec3(nx[k], ny[k], nz[k]), depths[k],
+                        i + static_cast<uint32_t>(k), query);
     }
   }
   return found;
@@ -1797,16 +1808,18 @@ uint64_t PrimitivePairs(const GeometryQueryInput& input, size_t begin, size_t en
   return run(input, begin, end, outA, outB, ranges, total, capacity);
 }
 
-// ---- Continuous point sets against a static analytic primitive --------------------------------
+// ---- Continuous point sets against an analytic primitive or an implicit geometry ---------------
 // geomContinuousPoint with the lanes across the set's points, in chunks of kTraceChunk points:
-//  1. per lane the start (the saved point while state.w != 0, else the previous position), both
-//     ends' distances and the 1-Lipschitz skip; a lane not skipped that starts outside (or from a
-//     saved point) is compacted into the chunk's trace list; the others get the state (cur, 0) and,
-//     ending inside, the static contact at cur (geomImplicitClosest: the closest-point rules above);
-//  2. the trace list in full lane batches: geomTraceShape (geomSegmentDeepestParam's golden-section
-//     search over geomSegmentLocalDistance, a plane's end; the check at the deepest point; the
-//     bisection of geomBisectShape) and the contact of geomContinuousPoint (the normal at the root,
-//     the depth of its tangent plane or back along the motion, the new state);
+//  1. per lane the start (the saved point while state.w != 0, else the previous position) carried by
+//     the other geometry's motion (geomPoseMap), both ends' fields and a primitive's 1-Lipschitz skip;
+//     a lane not skipped that starts outside (or from a saved point) is compacted into the chunk's
+//     trace list; the others get the state (cur, 0) and, ending inside, the static contact at cur
+//     (geomImplicitClosest);
+//  2. the trace list in full lane batches: a primitive's geomTraceShape (geomSegmentDeepestParam's
+//     golden-section search over geomSegmentLocalDistance, a plane's end; the check at the deepest
+//     point; the bisection of geomBisectShape) or a grid's geomTraceGrid (the cell walk, each cell's
+//     cubic root), then the contact of geomContinuousPoint (the normal at the root, the depth of its
+//     tangent plane or back along the motion, the new state);
 //  3. the chunk's contacts in point order.
 
 constexpr uint32_t kTraceChunk = 256;
@@ -2289,15 +2302,9 @@ uint64_t continuousContacts(const Field& f, const gpu::GeomShape& previousPose, 
       const uint64_t slotOut = total + found++;
       if (slotOut >= capacity) continue;
       const uint32_t i = chunk + k;
-      const gpu::vec3 n(c.nx[k], c.ny[k], c.nz[k]);
-      const gpu::vec3 point = gpu::vec3(points[i].x, points[i].y, points[i].z) - n * 0.0f;  // radius 0
-      const ContactElement pointSide =
-          makeElement(point, c.depth[k], n, ContactElementType::kPointIndexDirection, i, query);
-      const ContactElement primitiveSide =
-          makeElement(gpu::vec3(c.sx[k], c.sy[k], c.sz[k]), c.depth[k], -n,
-                      ContactElementType::kPointDirection, kNoPointIndex, query);
-      outA[slotOut] = pointSetIsA ? pointSide : primitiveSide;
-      outB[slotOut] = pointSetIsA ? primitiveSide : pointSide;
+      storePointContact(outA, outB, slotOut, pointSetIsA, gpu::vec3(points[i].x, points[i].y, points[i].z),
+                        gpu::vec3(c.sx[k], c.sy[k], c.sz[k]), gpu::vec3(c.nx[k], c.ny[k], c.nz[k]),
+                        c.depth[k], i, query);
     }
   }
   return found;
