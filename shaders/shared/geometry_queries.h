@@ -52,7 +52,8 @@ VKC_CONSTANT(uint, kGeomCapsuleCylinderSlots, 2u);  // the ends of the axis' spa
 VKC_CONSTANT(uint, kGeomCylinderBoxSlots, 8u);  // resting on a face: the rim's square or lowest line, clipped
 VKC_CONSTANT(uint, kGeomCylinderCylinderSlots, 6u);  // stacked: a rim's square and the rims' crossings
 // A box or cylinder against an implicit geometry: its own points first (a box's corners, a cylinder's
-// rim squares), then the grid's samples as surface points (geomImplicitCanonicalContact).
+// rim squares), then the grid's samples as surface points (geomImplicitCanonicalContact): those of
+// the shape's sample box only (geomShapeSampleBox), in grid order.
 VKC_CONSTANT(uint, kGeomImplicitShapeSlots, 8u);
 // A capsule against an implicit geometry: the ball at its axis point of least field, then its end
 // balls (each unless within the radius of that point).

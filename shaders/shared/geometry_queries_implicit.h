@@ -426,6 +426,17 @@ VKC_FN bool geomShapeFieldPoint(GeomShape s, uint k, VKC_OUT(vec3) p) {
   return true;
 }
 
+// Sample i of implicit geometry t as a surface point (geomGridSurfacePoint) inside s: a contact,
+// t's element the point, s's its closest point.
+VKC_FN bool geomGridSampleContact(GeomShape s, GeomShape t, uint i, VKC_OUT(GeomElement) es,
+                                  VKC_OUT(GeomElement) et) {
+  vec3 surface;
+  vec3 normal;
+  if (!geomGridSurfacePoint(t, i, surface, normal)) return false;
+  return geomBallContact(surface, 0.0f, geomImplicitClosest(s, surface), kElementPointDirection, kGeomNoIndex,
+                         et, es);
+}
+
 // A pair in canonical order whose higher type is an implicit geometry t (s: any type, an implicit
 // geometry included), static method:
 //  - point set s: its point `slot` with a negative field is a contact (the seed's
@@ -434,8 +445,8 @@ VKC_FN bool geomShapeFieldPoint(GeomShape s, uint k, VKC_OUT(vec3) p) {
 //    then its end balls unless one lies within the radius of it (a capsule lying on a field has 3);
 //  - cylinder, box: slots [0, kGeomImplicitShapeSlots) s's own points (geomShapeFieldPoint) with a
 //    negative field, as a point set's (so that a shape deep in the field, with no surface point in
-//    it, has contacts); the next slots t's surface points (geomGridSurfacePoint, slot - 8 = sample)
-//    inside s;
+//    it, has contacts); the next slots t's surface points (geomGridSurfacePoint) inside s, those of
+//    the samples in s's sample box (geomShapeSampleBox; slot - 8 = the box's sample, in grid order);
 //  - plane: t's surface points inside s;
 //  - implicit s: slots [0, count_s) are s's surface points inside t, the next ones t's inside s.
 VKC_FN bool geomImplicitCanonicalContact(GeomShape s, GeomShape t, uint slot, VKC_OUT(GeomElement) es,
@@ -470,7 +481,13 @@ VKC_FN bool geomImplicitCanonicalContact(GeomShape s, GeomShape t, uint slot, VK
       return geomBallContact(p, 0.0f, geomImplicitClosest(t, p), kElementPointDirection, kGeomNoIndex, es,
                              et);
     }
-    slot -= kGeomImplicitShapeSlots;
+    // Then the samples of s's sample box (geomShapeSampleBox), in grid order.
+    uvec4 first;
+    uvec4 size;
+    geomShapeSampleBox(s, t, first, size);
+    uint k = slot - kGeomImplicitShapeSlots;
+    if (k >= size.w) return false;
+    slot = geomSampleBoxIndex(first, size, uint(t.p2.x), uint(t.p2.y), k);
   }
   vec3 surface;
   vec3 normal;
@@ -479,9 +496,7 @@ VKC_FN bool geomImplicitCanonicalContact(GeomShape s, GeomShape t, uint slot, VK
     if (!geomGridSurfacePoint(s, slot, surface, normal)) return false;
     return geomBallContact(surface, 0.0f, geomImplicitClosest(t, surface), kElementPointDirection, kGeomNoIndex, es, et);
   }
-  uint i = ts == kGeomImplicit ? slot - s.info.z : slot;
-  if (!geomGridSurfacePoint(t, i, surface, normal)) return false;
-  return geomBallContact(surface, 0.0f, geomImplicitClosest(s, surface), kElementPointDirection, kGeomNoIndex, et, es);
+  return geomGridSampleContact(s, t, ts == kGeomImplicit ? slot - s.info.z : slot, es, et);
 }
 
 // A point set s against t (canonical order), continuous method: point `slot` moving from its

@@ -2511,11 +2511,116 @@ VKC_FN bool geomMethodSupported(uint lo, uint hi, uint method) {
   return (hi == kGeomPointSet && lo <= kGeomPlane) || (lo == kGeomPointSet && hi == kGeomImplicit);
 }
 
+// --- The sample box of a box or cylinder against an implicit geometry ---------------------------
+// A sample's surface point (geomGridSurfacePoint) is the sample moved by at most half a cell diagonal,
+// so a sample whose surface point can lie inside the shape lies within the shape's bounding box
+// widened by that. geomShapeSampleBox gives those samples, a box of grid indices, and a query's slots
+// past its own points are that box's samples in grid order (x fastest): the other samples' slots have
+// no contact, so every contact and its order are those of a slot per sample.
+// The host's slot layout and the device's (geometry_queries_device_layout.comp) count the box, and
+// each slot's invocation computes it again to find its sample, so every platform must compute the
+// same box bit for bit: it uses only operations that Vulkan and IEEE round alike (add, subtract,
+// multiply, absolute value, min, max, comparisons; no division, square root or fused multiply-add),
+// sums in a fixed order, and finds the indices by bisection over the samples' own coordinates
+// (origin + i * spacing, computed as geomGridSurfacePoint computes them).
+// Bounds: the box's half extents sum |R_rk| e_k with R the rotation matrix of the quaternion scaled by
+// its squared length (a valid one is unit within kGeomUnitTolerance, so that squared length is at least
+// 0.998: the factor 1.003 covers it); the cylinder's |u_k| h + r min(1, |u_j| + |u_l|) (the square root
+// of u_j^2 + u_l^2 bounded by the sum; the factor 1.0011 covers an axis 0.999 long). The margin: half the
+// sum of the spacings (at least half the cell diagonal) and 1e-4 of the coordinates' size (the rounding of
+// the inside test and of these bounds); then one sample more each way.
+
+// Along one axis: the samples [first, end) of the dim samples origin + i * spacing that lie in
+// [lo, hi], widened by one each way; end = first when none lies in it.
+VKC_FN uvec2 geomSampleSpan(float origin, float spacing, uint dim, float lo, float hi) {
+  uint a = 0u;  // the samples below lo
+  uint top = dim;
+  while (a < top) {
+    uint mid = (a + top) >> 1u;
+    if (origin + float(mid) * spacing < lo) {
+      a = mid + 1u;
+    } else {
+      top = mid;
+    }
+  }
+  uint b = a;  // the samples at or below hi
+  top = dim;
+  while (b < top) {
+    uint mid = (b + top) >> 1u;
+    if (origin + float(mid) * spacing <= hi) {
+      b = mid + 1u;
+    } else {
+      top = mid;
+    }
+  }
+  if (b <= a) return uvec2(a, a);
+  return uvec2(a > 0u ? a - 1u : 0u, min(b + 1u, dim));
+}
+
+// Box or cylinder `shape` against implicit geometry `grid`: the first sample index per axis (lo.xyz)
+// and the sample counts (size.xyz; size.w their product, 0 when the box is empty).
+VKC_FN void geomShapeSampleBox(GeomShape shape, GeomShape grid, VKC_OUT(uvec4) lo, VKC_OUT(uvec4) size) {
+  vec3 e = vec3(0.0f);
+  if (shape.info.x == kGeomOrientedBox) {
+    float x = shape.p1.x;
+    float y = shape.p1.y;
+    float z = shape.p1.z;
+    float w = shape.p1.w;
+    float xx = x * x;
+    float yy = y * y;
+    float zz = z * z;
+    float ww = w * w;
+    float r00 = ((ww + xx) - yy) - zz;
+    float r11 = ((ww - xx) + yy) - zz;
+    float r22 = ((ww - xx) - yy) + zz;
+    float r01 = 2.0f * (x * y - z * w);
+    float r02 = 2.0f * (x * z + y * w);
+    float r10 = 2.0f * (x * y + z * w);
+    float r12 = 2.0f * (y * z - x * w);
+    float r20 = 2.0f * (x * z - y * w);
+    float r21 = 2.0f * (y * z + x * w);
+    vec3 ext = vec3(shape.p2);
+    e.x = ((abs(r00) * ext.x + abs(r01) * ext.y) + abs(r02) * ext.z) * 1.003f;
+    e.y = ((abs(r10) * ext.x + abs(r11) * ext.y) + abs(r12) * ext.z) * 1.003f;
+    e.z = ((abs(r20) * ext.x + abs(r21) * ext.y) + abs(r22) * ext.z) * 1.003f;
+  } else {
+    vec3 u = abs(vec3(shape.p1));
+    float r = shape.p0.w;
+    float h = shape.p1.w;
+    e.x = (u.x * h + r * min(1.0f, u.y + u.z)) * 1.0011f;
+    e.y = (u.y * h + r * min(1.0f, u.x + u.z)) * 1.0011f;
+    e.z = (u.z * h + r * min(1.0f, u.x + u.y)) * 1.0011f;
+  }
+  vec3 c = vec3(shape.p0);
+  vec3 origin = vec3(grid.p0);
+  vec3 spacing = vec3(grid.p1);
+  vec3 dims = vec3(grid.p2);
+  float extent = max(max(abs(c.x) + e.x, abs(c.y) + e.y), abs(c.z) + e.z);
+  extent = max(extent, max(max(abs(origin.x) + dims.x * spacing.x, abs(origin.y) + dims.y * spacing.y),
+                           abs(origin.z) + dims.z * spacing.z));
+  float margin = 0.5f * ((spacing.x + spacing.y) + spacing.z) + 1e-4f * extent;
+  vec3 reach = e + vec3(margin);
+  uvec2 sx = geomSampleSpan(origin.x, spacing.x, uint(dims.x), c.x - reach.x, c.x + reach.x);
+  uvec2 sy = geomSampleSpan(origin.y, spacing.y, uint(dims.y), c.y - reach.y, c.y + reach.y);
+  uvec2 sz = geomSampleSpan(origin.z, spacing.z, uint(dims.z), c.z - reach.z, c.z + reach.z);
+  lo = uvec4(sx.x, sy.x, sz.x, 0u);
+  size = uvec4(sx.y - sx.x, sy.y - sy.x, sz.y - sz.x, 0u);
+  size.w = size.x * size.y * size.z;
+}
+
+// Sample `k` (< size.w) of a sample box as an index into its grid of nx * ny samples per layer.
+VKC_FN uint geomSampleBoxIndex(uvec4 lo, uvec4 size, uint nx, uint ny, uint k) {
+  uint i = lo.x + k % size.x;
+  uint j = lo.y + (k / size.x) % size.y;
+  uint l = lo.z + k / (size.x * size.y);
+  return i + nx * (j + ny * l);
+}
+
 // Slots of a query: 1 for most primitive pairs, 8 box-plane, box-box and cylinder-box, 6
 // cylinder-cylinder, 2 capsule-box, capsule-plane and capsule-cylinder, 4 cylinder-plane, the point count for
-// a point set, the sample count of an implicit geometry against a plane (its surface points) and 8 more
-// against a cylinder or box (the shape's own points first), both sample counts for two implicit
-// geometries, 1 for an implicit geometry against a sphere, 3 against a capsule.
+// a point set, the sample count of an implicit geometry against a plane (its surface points), against
+// a cylinder or box 8 (the shape's own points) and its sample box's samples, both sample counts for two
+// implicit geometries, 1 for an implicit geometry against a sphere, 3 against a capsule.
 VKC_FN uint geomSlotCount(GeomShape a, GeomShape b) {
   uint lo = min(a.info.x, b.info.x);
   uint hi = max(a.info.x, b.info.x);
@@ -2525,8 +2630,15 @@ VKC_FN uint geomSlotCount(GeomShape a, GeomShape b) {
     if (lo == kGeomImplicit) return a.info.z + b.info.z;
     if (lo == kGeomSphere) return 1u;
     if (lo == kGeomCapsule) return kGeomCapsuleImplicitSlots;
-    uint samples = a.info.x == kGeomImplicit ? a.info.z : b.info.z;
-    return lo == kGeomPlane ? samples : kGeomImplicitShapeSlots + samples;
+    if (lo == kGeomPlane) return a.info.x == kGeomImplicit ? a.info.z : b.info.z;
+    uvec4 first;
+    uvec4 size;
+    if (a.info.x == kGeomImplicit) {
+      geomShapeSampleBox(b, a, first, size);
+    } else {
+      geomShapeSampleBox(a, b, first, size);
+    }
+    return kGeomImplicitShapeSlots + size.w;
   }
   if (lo == kGeomOrientedBox && hi == kGeomPlane) return kGeomBoxPlaneSlots;
   if (lo == kGeomOrientedBox && hi == kGeomOrientedBox) return kGeomBoxBoxSlots;

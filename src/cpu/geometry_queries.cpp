@@ -49,70 +49,33 @@ struct QueryKernel {
 
 namespace cpu {
 
-namespace {
-std::atomic<bool> gImplicitSampleBoxes{true};
-}  // namespace
-
-bool implicitSampleBoxes() {
-  return gImplicitSampleBoxes.load(std::memory_order_relaxed);
-}
-void setImplicitSampleBoxes(bool on) {
-  gImplicitSampleBoxes.store(on, std::memory_order_relaxed);
-}
-
-bool shapeSampleBox(const GeomShape& a, const GeomShape& b, SampleBox& box) {
-  const bool gridIsA = a.info.x == kGeomImplicit;
-  const GeomShape& grid = gridIsA ? a : b;
-  const GeomShape& shape = gridIsA ? b : a;
-  if (grid.info.x != kGeomImplicit || (shape.info.x != kGeomOrientedBox && shape.info.x != kGeomCylinder)) {
-    return false;
+std::vector<std::pair<ContactElement, ContactElement>> everySampleContacts(const GeometryQueryInput& input,
+                                                                           uint32_t query) {
+  std::vector<std::pair<ContactElement, ContactElement>> out;
+  const GeometryQuery& q = input.queries[query];
+  const GeomShape a = toShape(input.geometries[q.a]);
+  const GeomShape b = toShape(input.geometries[q.b]);
+  const bool swapped = geomSwapped(a, b);
+  const GeomShape& s = swapped ? b : a;
+  const GeomShape& t = swapped ? a : b;
+  if (t.info.x != kGeomImplicit || (s.info.x != kGeomOrientedBox && s.info.x != kGeomCylinder)) return out;
+  QueryKernel kernel;
+  kernel.in = &input;
+  const auto add = [&](const GeomElement& es, const GeomElement& et) {
+    GeomElement ea;
+    GeomElement eb;
+    geomUnswap(swapped, es, et, ea, eb);
+    out.emplace_back(toElement(ea, query), toElement(eb, query));
+  };
+  GeomElement es;
+  GeomElement et;
+  for (uint32_t slot = 0; slot < kGeomImplicitShapeSlots; ++slot) {
+    if (kernel.geomImplicitCanonicalContact(s, t, slot, es, et)) add(es, et);
   }
-  const double c[3] = {shape.p0.x, shape.p0.y, shape.p0.z};
-  double ext[3] = {0, 0, 0};
-  if (shape.info.x == kGeomOrientedBox) {
-    // The rotation matrix of the renormalized quaternion; extent_r = sum_k |R_rk| e_k.
-    const double qx = shape.p1.x, qy = shape.p1.y, qz = shape.p1.z, qw = shape.p1.w;
-    const double len = std::sqrt(qx * qx + qy * qy + qz * qz + qw * qw);
-    const double x = qx / len, y = qy / len, z = qz / len, w = qw / len;
-    const double r[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)},
-                            {2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)},
-                            {2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)}};
-    const double e[3] = {shape.p2.x, shape.p2.y, shape.p2.z};
-    for (int row = 0; row < 3; ++row) {
-      for (int k = 0; k < 3; ++k) ext[row] += std::abs(r[row][k]) * e[k];
-    }
-  } else {
-    const double ax = shape.p1.x, ay = shape.p1.y, az = shape.p1.z;
-    const double len = std::sqrt(ax * ax + ay * ay + az * az);
-    const double u[3] = {ax / len, ay / len, az / len};
-    const double radius = shape.p0.w, half = shape.p1.w;
-    for (int k = 0; k < 3; ++k)
-      ext[k] = std::abs(u[k]) * half + radius * std::sqrt(std::max(0.0, 1.0 - u[k] * u[k]));
+  for (uint32_t i = 0; i < t.info.z; ++i) {
+    if (kernel.geomGridSampleContact(s, t, i, es, et)) add(es, et);
   }
-  const double origin[3] = {grid.p0.x, grid.p0.y, grid.p0.z};
-  const double h[3] = {grid.p1.x, grid.p1.y, grid.p1.z};
-  const double dims[3] = {grid.p2.x, grid.p2.y, grid.p2.z};
-  // A surface point is its sample moved by at most half a cell diagonal; the margin covers that and
-  // the float rounding of the inside test (1e-4 of the coordinates' size, far above it).
-  double size = 0;
-  for (int k = 0; k < 3; ++k) {
-    size = std::max({size, std::abs(c[k]) + ext[k], std::abs(origin[k]) + dims[k] * h[k]});
-  }
-  const double margin = 0.5 * std::sqrt(h[0] * h[0] + h[1] * h[1] + h[2] * h[2]) * 1.001 + 1e-4 * size;
-  for (int k = 0; k < 3; ++k) {
-    box.n[k] = static_cast<uint32_t>(dims[k]);
-    const double top = dims[k] - 1.0;
-    const double lo = std::floor((c[k] - ext[k] - margin - origin[k]) / h[k]) - 1.0;
-    const double hi = std::ceil((c[k] + ext[k] + margin - origin[k]) / h[k]) + 1.0;
-    if (!(hi >= 0.0) || !(lo <= top)) {  // no sample (NaN-safe)
-      box.lo[k] = 1;
-      box.hi[k] = 0;
-      continue;
-    }
-    box.lo[k] = static_cast<uint32_t>(std::max(lo, 0.0));
-    box.hi[k] = static_cast<uint32_t>(std::min(hi, top));
-  }
-  return true;
+  return out;
 }
 
 }  // namespace cpu
@@ -225,21 +188,7 @@ Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, 
       }
       ++total;
     };
-    cpu::SampleBox box;
-    if (q.method == GeometryMethod::kStatic && cpu::implicitSampleBoxes() && cpu::shapeSampleBox(a, b, box)) {
-      // A box or cylinder against an implicit geometry: its own points' slots, then only the samples
-      // whose surface points can lie inside it, in slot order (the others have no contact).
-      for (uint32_t slot = 0; slot < kGeomImplicitShapeSlots; ++slot) evaluate(slot);
-      for (uint32_t k = box.lo[2]; k <= box.hi[2]; ++k) {
-        for (uint32_t j = box.lo[1]; j <= box.hi[1]; ++j) {
-          for (uint32_t i = box.lo[0]; i <= box.hi[0]; ++i) {
-            evaluate(kGeomImplicitShapeSlots + i + box.n[0] * (j + box.n[1] * k));
-          }
-        }
-      }
-    } else {
-      for (uint32_t slot = 0; slot < slots; ++slot) evaluate(slot);
-    }
+    for (uint32_t slot = 0; slot < slots; ++slot) evaluate(slot);
     output.ranges[qi] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
   }
   GeometryQueryCounts counts;

@@ -9,6 +9,8 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <utility>
+#include <vector>
 
 #include "shared/geometry_queries.h"
 #include "vkcollide/geometry_queries.h"
@@ -151,25 +153,12 @@ uint64_t continuousPointSetContactsSimd(const gpu::GeomShape& shape, const gpu::
                                         ContactElement* outA, ContactElement* outB, uint64_t total,
                                         uint64_t capacity);
 
-// The samples of an implicit geometry whose surface points (geomGridSurfacePoint: a sample moved
-// along the gradient by at most half a cell diagonal) can lie inside a box or cylinder: the grid
-// indices [lo, hi] per axis of the shape's bounding box widened by half a cell diagonal and a
-// relative margin (in double precision), and one sample more each way. A surface point outside
-// that box is outside the shape, so its slot has no contact: the CPU loop evaluates only these
-// (every backend's contacts are the same; the device evaluates every sample's slot).
-struct SampleBox {
-  uint32_t n[3];   // the grid's dimensions
-  uint32_t lo[3];  // the first and last sample index per axis (lo > hi: none)
-  uint32_t hi[3];
-};
-
-// Whether (a, b) is a box or cylinder against an implicit geometry, in either order; then `box`.
-bool shapeSampleBox(const gpu::GeomShape& a, const gpu::GeomShape& b, SampleBox& box);
-
-// Whether the CPU loop uses shapeSampleBox (default true; tests turn it off to compare against
-// every sample's slot). A relaxed atomic.
-bool implicitSampleBoxes();
-void setImplicitSampleBoxes(bool on);
+// Test hook: a box's or cylinder's static query `query` against an implicit geometry (validated input)
+// with a slot per grid sample, not only its sample box's (gpu::geomShapeSampleBox): the contacts of
+// its own points' slots, then of every sample in grid order, as (elementA, elementB). Empty for
+// another pair.
+std::vector<std::pair<ContactElement, ContactElement>> everySampleContacts(const GeometryQueryInput& input,
+                                                                           uint32_t query);
 
 // A run of static queries of one closed-form primitive pair type, with the lanes across queries
 // (src/cpu/geometry_queries_simd.cpp): sphere against sphere, capsule, cylinder, oriented box or

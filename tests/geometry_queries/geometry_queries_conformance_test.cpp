@@ -11,7 +11,11 @@
 #include <cstring>
 #include <map>
 
+#include <random>
+
+#include "cpu/geometry_queries.h"  // everySampleContacts
 #include "geometry_queries/geometry_queries_test_support.h"
+#include "scene/geometry_queries_layout.h"  // geometrySlotLayout
 #include "support/vulkan_fixture.h"
 
 namespace vkc::test::geometry {
@@ -258,6 +262,40 @@ TEST_P(GeometryQueriesConformance, ImplicitAndContinuousMatchCpuScalarAndKeepThe
     EXPECT_GT(inside, 20u) << "round " << round << ": points staying inside since a traced entry";
     EXPECT_TRUE(bitwise() ? differ == 0 : differ < ref.state.size() / 100) << differ << " state entries differ";
   }
+}
+
+// Boxes and cylinders resting on and sunk into a sampled terrain (40^3 samples), turned, a few larger
+// than the grid or outside it, in both orders: a query's slots past its own points are its sample
+// box's (geomShapeSampleBox), 3.5% of a slot per sample here (most of them the six shapes larger than the
+// grid), the layout counts them alike on the host
+// and in the device's LAYOUT pass, and every backend gives every sample's contacts (the reference:
+// each sample of the grid evaluated, cpu::everySampleContacts), on Vulkan bit for bit.
+TEST_P(GeometryQueriesConformance, ShapesOnATerrainGetEverySamplesContactsFromTheirSampleBoxes) {
+  const uint32_t n = 40;
+  Batch b = terrainShapesBatch(41, n, 240);
+  const detail::GeometrySlotLayout layout = detail::geometrySlotLayout(b.geometries, b.queries);
+  const uint64_t everySlot = uint64_t{b.queries.size()} * (gpu::kGeomImplicitShapeSlots + n * n * n);
+  EXPECT_LT(layout.slotCount * 25, everySlot) << layout.slotCount << " slots";
+  std::vector<std::pair<ContactElement, ContactElement>> every;
+  for (uint32_t q = 0; q < b.queries.size(); ++q) {
+    const auto c = cpu::everySampleContacts(b.input(), q);
+    every.insert(every.end(), c.begin(), c.end());
+  }
+  ASSERT_GT(every.size(), 3000u);
+  const size_t capacity = every.size() + 16;
+  auto counts = run(b, capacity);
+  ASSERT_TRUE(counts.ok()) << counts.message();
+  ASSERT_EQ(counts->contacts, every.size());
+  for (size_t k = 0; k < every.size(); ++k) {
+    if (bitwise()) {
+      ASSERT_TRUE(bitwiseEqual(every[k].first, b.elementsA[k]) &&
+                  bitwiseEqual(every[k].second, b.elementsB[k]))
+          << "contact " << k;
+    } else {
+      ASSERT_EQ(every[k].first.query, b.elementsA[k].query) << "contact " << k;
+    }
+  }
+  expectSameAsScalar(bitwise(), b, counts, capacity);
 }
 
 TEST_P(GeometryQueriesConformance, RandomMixedBatchMatchesCpuScalar) {

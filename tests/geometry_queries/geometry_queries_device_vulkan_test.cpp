@@ -10,6 +10,7 @@
 #include <span>
 
 #include "geometry_queries/geometry_queries_test_support.h"
+#include "scene/geometry_queries_layout.h"  // geometrySlotLayout
 #include "shared/geometry_queries_bindings.h"
 #include "support/vulkan_fixture.h"
 #include "vulkan/context_impl.h"
@@ -291,6 +292,27 @@ TEST_F(GeometryQueryDeviceVulkan, DeviceResidentEqualsUploadedAndCpuScalarOnMixe
   // The continuous queries' new state, both paths and the CPU's.
   EXPECT_EQ(std::memcmp(dev.state.mapped(), ref.state.data(), ref.state.size() * sizeof(Float4)), 0);
   EXPECT_EQ(std::memcmp(up.state.mapped(), ref.state.data(), ref.state.size() * sizeof(Float4)), 0);
+}
+
+// Boxes and cylinders on a sampled terrain: the device's LAYOUT pass counts each query's sample box
+// (geomShapeSampleBox) to the slot, as the host's layout does, and both paths give the CPU's contacts.
+TEST_F(GeometryQueryDeviceVulkan, DeviceLayoutCountsTheHostsSampleBoxes) {
+  Batch b = terrainShapesBatch(43, 40, 160);
+  Batch ref = b;
+  auto cpu = ref.run(Backend::kCpuScalar, kCapacity);
+  ASSERT_TRUE(cpu.ok()) << cpu.message();
+  ASSERT_GT(cpu->contacts, 2000u);
+  ASSERT_LE(cpu->contacts, kCapacity);
+  const uint64_t hostSlots = detail::geometrySlotLayout(b.geometries, b.queries).slotCount;
+  auto [stage, dev, d] = resident(b, 400000);
+  ASSERT_NE(stage, nullptr);
+  record(*stage, d.info);
+  expectEqualsCpu(dev, ref, *cpu, "device-resident");
+  const GeometryQueryDeviceCounts c = dev.read();
+  EXPECT_EQ(c.invalidQueries, 0u);
+  EXPECT_EQ(c.overflow, 0u);
+  EXPECT_EQ(uint64_t{c.slots}, hostSlots);
+  EXPECT_LT(hostSlots * 10, uint64_t{b.queries.size()} * 40 * 40 * 40);
 }
 
 TEST_F(GeometryQueryDeviceVulkan, HundredRerunsOfOneRecordAreIdentical) {

@@ -8,8 +8,9 @@
 #include <cmath>
 #include <random>
 
-#include "cpu/geometry_queries.h"  // setImplicitSampleBoxes
+#include "cpu/geometry_queries.h"  // everySampleContacts
 #include "geometry_queries/geometry_queries_test_support.h"
+#include "scene/geometry_queries_layout.h"  // toGeomShape
 
 namespace vkc::test::geometry {
 namespace {
@@ -333,8 +334,8 @@ TEST(GeometryQueriesImplicit, EmbeddedBoxesAndCylindersGetTheirPointsContacts) {
   }
 }
 
-// The CPU loop evaluates a box's or cylinder's slots only for the samples whose surface points can
-// lie inside it (cpu::shapeSampleBox): the same contacts bit for bit as every sample's slot, on 200
+// A box's or cylinder's slots past its own points are only the samples whose surface points can lie
+// inside it (gpu::geomShapeSampleBox): the same contacts bit for bit as every sample's slot, on 200
 // random boxes and cylinders (turned, some tiny, some larger than the grid, some flat or of radius
 // or height 0, some far outside, some across the grid's faces) against the sampled sphere and an
 // anisotropic box field, both orders, both CPU backends.
@@ -379,21 +380,30 @@ TEST(GeometryQueriesImplicit, SampleBoxesGiveEverySlotsContacts) {
       }
     }
   }
+  // The reference: every sample's slot (cpu::everySampleContacts), query by query.
+  std::vector<ContactRange> ranges;
+  std::vector<std::pair<ContactElement, ContactElement>> every;
+  size_t boxed = 0, samples = 0;
+  for (uint32_t q = 0; q < b.queries.size(); ++q) {
+    const auto c = cpu::everySampleContacts(b.input(), q);
+    ranges.push_back(ContactRange{static_cast<uint32_t>(every.size()), static_cast<uint32_t>(c.size())});
+    every.insert(every.end(), c.begin(), c.end());
+    const gpu::GeomShape sa = detail::toGeomShape(b.geometries[b.queries[q].a]);
+    const gpu::GeomShape sb = detail::toGeomShape(b.geometries[b.queries[q].b]);
+    boxed += gpu::geomSlotCount(sa, sb) - gpu::kGeomImplicitShapeSlots;
+    samples += sa.info.x == gpu::kGeomImplicit ? sa.info.z : sb.info.z;
+  }
+  EXPECT_GT(every.size(), 5000u);
+  EXPECT_LT(boxed * 4, samples);  // the boxes hold a small part of the samples
   for (Backend backend : kCpuBackends) {
-    cpu::setImplicitSampleBoxes(false);
-    auto every = b.run(backend, 400000);
-    const std::vector<ContactElement> a = b.elementsA, e = b.elementsB;
-    const std::vector<ContactRange> r = b.ranges;
-    cpu::setImplicitSampleBoxes(true);
-    auto boxed = b.run(backend, 400000);
-    ASSERT_TRUE(every.ok()) << every.error().message;
-    ASSERT_TRUE(boxed.ok()) << boxed.error().message;
-    ASSERT_FALSE(every->overflow);
-    EXPECT_GT(every->contacts, 5000u);
-    ASSERT_EQ(every->contacts, boxed->contacts);
-    EXPECT_EQ(std::memcmp(r.data(), b.ranges.data(), r.size() * sizeof(ContactRange)), 0);
-    for (uint32_t i = 0; i < every->contacts; ++i) {
-      ASSERT_TRUE(bitwiseEqual(a[i], b.elementsA[i]) && bitwiseEqual(e[i], b.elementsB[i]))
+    auto counts = b.run(backend, 400000);
+    ASSERT_TRUE(counts.ok()) << counts.error().message;
+    ASSERT_FALSE(counts->overflow);
+    ASSERT_EQ(counts->contacts, every.size());
+    EXPECT_EQ(std::memcmp(ranges.data(), b.ranges.data(), ranges.size() * sizeof(ContactRange)), 0);
+    for (uint32_t i = 0; i < counts->contacts; ++i) {
+      ASSERT_TRUE(bitwiseEqual(every[i].first, b.elementsA[i]) &&
+                  bitwiseEqual(every[i].second, b.elementsB[i]))
           << "contact " << i;
     }
   }

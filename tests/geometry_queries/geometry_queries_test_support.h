@@ -341,6 +341,40 @@ inline Batch restingCapsuleBatch(uint32_t seed, uint32_t queryCount) {
   return b;
 }
 
+// Boxes and cylinders on a sampled terrain (z minus a height of 0.3 sin(1.7 x) cos(1.3 y), n^3
+// samples over [-2, 2]^3): `count` shapes of sizes 0.05 to 0.35, turned, resting on it or sunk into
+// it (their centres within 0.25 of the surface), every 40th one 8 times larger (larger than the
+// grid), every 40th (+1) above the grid; one query each, every third with the grid first.
+inline Batch terrainShapesBatch(uint32_t seed, uint32_t n, uint32_t count) {
+  Batch b;
+  const float h = 4.0f / static_cast<float>(n - 1);
+  const auto height = [](float x, float y) { return 0.3f * std::sin(1.7f * x) * std::cos(1.3f * y); };
+  const uint32_t grid =
+      b.addGrid(v3(-2, -2, -2), h, n, [&](float x, float y, float z) { return z - height(x, y); });
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::uniform_real_distribution<float> size(0.05f, 0.35f);
+  for (uint32_t k = 0; k < count; ++k) {
+    const float x = 1.8f * u(rng), y = 1.8f * u(rng);
+    const float scale = k % 40 == 0 ? 8.0f : 1.0f;                       // larger than the grid
+    const float z = k % 40 == 1 ? 3.0f : height(x, y) + 0.25f * u(rng);  // outside it
+    Float4 axis = v3(u(rng), u(rng), u(rng) + 0.01f);
+    const float len = std::sqrt(axis.x * axis.x + axis.y * axis.y + axis.z * axis.z);
+    axis = v3(axis.x / len, axis.y / len, axis.z / len);
+    const uint32_t shape =
+        k % 2 == 0
+            ? b.add(Geometry::orientedBox(v3(x, y, z), quatAxisAngle(axis.x, axis.y, axis.z, 3.0f * u(rng)),
+                                          v3(scale * size(rng), scale * size(rng), scale * size(rng))))
+            : b.add(Geometry::cylinder(v3(x, y, z), axis, scale * size(rng), scale * size(rng)));
+    if (k % 3 == 0) {
+      b.query(grid, shape);
+    } else {
+      b.query(shape, grid);
+    }
+  }
+  return b;
+}
+
 // Cylinders resting on boxes (geomCylinderBoxPatch' manifolds): each query a randomly turned box
 // and a cylinder standing on one of its faces or lying on it, exactly or tilted up to 3 degrees (past
 // kGeomCylinderFlatSine's 2), its centre over the face or past its edges, its lowest point up to 0.2
