@@ -9,7 +9,10 @@
 // geometry (a torus sampled on a 64^3 grid: "1M points vs one SDF"), per point figures; the -ccd rows
 // are the continuous method, each point moved by up to 0.1 per axis from its previous position (the
 // capsule, a swinging limb, turned 10 degrees and moved 0.1 too), the state zeroed before each call
-// (in its time) so that every call gives the same output.
+// (in its time) so that every call gives the same output. <primitive>-implicit rows: `batch` small
+// spheres, capsules, cylinders or boxes (sizes 0.05 .. 0.15) on and around that sampled torus, one
+// query each (a box or cylinder evaluates its own points and its sample box's samples:
+// geomShapeSampleBox); no FCL or math-only figure.
 // The timed call is one queryGeometries call over the whole batch, output capacity as large as the
 // batch's contacts. Vulkan: one GeometryQueryStage made for the batch beforehand (as an engine keeps
 // one), its run() timed (upload, record, submit, wait, read-back); the note gives the GPU's own time
@@ -184,6 +187,10 @@ constexpr PairType kPairs[] = {
     {"cylinder-plane", GeometryType::kCylinder, GeometryType::kPlane},
     {"box-box", GeometryType::kOrientedBox, GeometryType::kOrientedBox},
     {"box-plane", GeometryType::kOrientedBox, GeometryType::kPlane},
+    {"sphere-implicit", GeometryType::kSphere, GeometryType::kImplicitGeometry},
+    {"capsule-implicit", GeometryType::kCapsule, GeometryType::kImplicitGeometry},
+    {"cylinder-implicit", GeometryType::kCylinder, GeometryType::kImplicitGeometry},
+    {"box-implicit", GeometryType::kOrientedBox, GeometryType::kImplicitGeometry},
     {"pointset-box", GeometryType::kPointSet, GeometryType::kOrientedBox},
     {"pointset-sphere", GeometryType::kPointSet, GeometryType::kSphere},
     {"pointset-implicit", GeometryType::kPointSet, GeometryType::kImplicitGeometry},
@@ -215,6 +222,31 @@ void addTorusGrid(std::vector<Geometry>& geometries, std::vector<float>& samples
   }
   geometries.push_back(
       Geometry::implicitGrid({lo, lo, lo, 0}, {h, h, h, 0}, kTorusGridDim, kTorusGridDim, kTorusGridDim, 0));
+}
+
+// A shape of the <primitive>-implicit rows: small (radius, half extents and half heights 0.05 to 0.15,
+// a capsule's segment up to 0.3 long), turned, its centre within 0.45 of the torus' ring (the tube's
+// radius is 0.35): pieces of debris on and around the sampled torus.
+Geometry debrisNearTorus(GeometryType type, Random& r) {
+  const float angle = r.uniform(0.0f, 6.2831853f);
+  const Float4 offset = r.point(0.45f / 1.7320508f);  // a cube inside the ball of 0.45
+  const Float4 c{0.9f * std::cos(angle) + offset.x, offset.y, 0.9f * std::sin(angle) + offset.z, 0};
+  const float size = r.uniform(0.05f, 0.15f);
+  switch (type) {
+    case GeometryType::kSphere:
+      return Geometry::sphere({c.x, c.y, c.z, size});
+    case GeometryType::kCapsule: {
+      const Float4 d = r.unit();
+      const float half = r.uniform(0.0f, 0.15f);
+      return Geometry::capsule({c.x - half * d.x, c.y - half * d.y, c.z - half * d.z, 0},
+                               {c.x + half * d.x, c.y + half * d.y, c.z + half * d.z, 0}, size);
+    }
+    case GeometryType::kCylinder:
+      return Geometry::cylinder(c, r.unit(), size, r.uniform(0.05f, 0.15f));
+    default:
+      return Geometry::orientedBox(c, r.quaternion(),
+                                   {size, r.uniform(0.05f, 0.15f), r.uniform(0.05f, 0.15f), 0});
+  }
 }
 
 // One batch: its geometries, points and queries.
@@ -267,6 +299,15 @@ Batch makeBatch(const PairType& p, uint32_t batch, uint32_t points, uint32_t see
     }
     b.queries.push_back({0, 1, p.method, 0});
     b.items = points;
+    return b;
+  }
+  if (p.b == GeometryType::kImplicitGeometry) {  // small shapes on and around the sampled torus
+    addTorusGrid(b.geometries, b.gridSamples);
+    for (uint32_t i = 0; i < batch; ++i) {
+      b.geometries.push_back(debrisNearTorus(p.a, r));
+      b.queries.push_back({i + 1, 0, GeometryMethod::kStatic, 0});
+    }
+    b.items = batch;
     return b;
   }
   b.geometries.reserve(size_t{2} * batch);
@@ -562,7 +603,10 @@ int runBench(const Options& o) {
       if (closedForm) runs.push_back({"math-only", 4});
       runs.push_back({"vulkan", 2});
       if (closedForm) runs.push_back({"vulkan-resident", 5});
-      if (!pointSet) runs.insert(runs.end(), {{"vulkan-primitive", 6}, {"fcl", 3}});
+      // The primitive-pair path and FCL take the primitive pairs (FCL has no sampled field).
+      if (!pointSet && p.b != GeometryType::kImplicitGeometry) {
+        runs.insert(runs.end(), {{"vulkan-primitive", 6}, {"fcl", 3}});
+      }
       double fclRate = 0;
       uint32_t fclHits = 0;
       // validate() alone (every queryGeometries call runs it first): the part of the CPU rows' time
