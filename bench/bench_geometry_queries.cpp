@@ -10,9 +10,10 @@
 // are the continuous method, each point moved by up to 0.1 per axis from its previous position (the
 // capsule, a swinging limb, turned 10 degrees and moved 0.1 too), the state zeroed before each call
 // (in its time) so that every call gives the same output. <primitive>-implicit rows: `batch` small
-// spheres, capsules, cylinders or boxes (sizes 0.05 .. 0.15) on and around that sampled torus, one
-// query each (a box or cylinder evaluates its own points and its sample box's samples:
-// geomShapeSampleBox); no FCL or math-only figure.
+// spheres, capsules, cylinders or boxes (sizes 0.05 .. 0.15) on and around that sampled torus, or
+// planes through its tube in any direction, one query each (a box or cylinder evaluates its own
+// points and its sample box's samples, a plane its sample box's: geomShapeSampleBox); no FCL or
+// math-only figure.
 // The timed call is one queryGeometries call over the whole batch, output capacity as large as the
 // batch's contacts. Vulkan: one GeometryQueryStage made for the batch beforehand (as an engine keeps
 // one), its run() timed (upload, record, submit, wait, read-back); the note gives the GPU's own time
@@ -191,6 +192,7 @@ constexpr PairType kPairs[] = {
     {"capsule-implicit", GeometryType::kCapsule, GeometryType::kImplicitGeometry},
     {"cylinder-implicit", GeometryType::kCylinder, GeometryType::kImplicitGeometry},
     {"box-implicit", GeometryType::kOrientedBox, GeometryType::kImplicitGeometry},
+    {"plane-implicit", GeometryType::kPlane, GeometryType::kImplicitGeometry},
     {"pointset-box", GeometryType::kPointSet, GeometryType::kOrientedBox},
     {"pointset-sphere", GeometryType::kPointSet, GeometryType::kSphere},
     {"pointset-implicit", GeometryType::kPointSet, GeometryType::kImplicitGeometry},
@@ -226,7 +228,7 @@ void addTorusGrid(std::vector<Geometry>& geometries, std::vector<float>& samples
 
 // A shape of the <primitive>-implicit rows: small (radius, half extents and half heights 0.05 to 0.15,
 // a capsule's segment up to 0.3 long), turned, its centre within 0.45 of the torus' ring (the tube's
-// radius is 0.35): pieces of debris on and around the sampled torus.
+// radius is 0.35): pieces of debris on and around the sampled torus; a plane through that centre.
 Geometry debrisNearTorus(GeometryType type, Random& r) {
   const float angle = r.uniform(0.0f, 6.2831853f);
   const Float4 offset = r.point(0.45f / 1.7320508f);  // a cube inside the ball of 0.45
@@ -243,6 +245,8 @@ Geometry debrisNearTorus(GeometryType type, Random& r) {
     }
     case GeometryType::kCylinder:
       return Geometry::cylinder(c, r.unit(), size, r.uniform(0.05f, 0.15f));
+    case GeometryType::kPlane:  // through the torus' tube, any direction
+      return Geometry::plane(c, r.unit(), false);
     default:
       return Geometry::orientedBox(c, r.quaternion(),
                                    {size, r.uniform(0.05f, 0.15f), r.uniform(0.05f, 0.15f), 0});

@@ -385,22 +385,33 @@ VKC_FN float geomGridSegmentDeepestParam(GeomShape g, vec3 p0, vec3 p1) {
   return float(best) / float(kGeomAxisSamples);
 }
 
-// Sample i of grid g as a surface point: the samples within half a cell diagonal of the zero level
-// (every surface point has one) are moved along the gradient onto it. False for the others.
-VKC_FN bool geomGridSurfacePoint(GeomShape g, uint i, VKC_OUT(vec3) surface, VKC_OUT(vec3) normal) {
+// Sample i of grid g: its position x (origin + index * spacing) and its value.
+VKC_FN float geomGridSampleValue(GeomShape g, uint i, VKC_OUT(vec3) x) {
   uvec4 n = geomGridDims(g);
   uint ii = i % n.x;
   uint jj = (i / n.x) % n.y;
   uint kk = min(i / (n.x * n.y), n.z - 1u);
-  float v = geomGridSample(g, n, ii, jj, kk);
+  x = vec3(g.p0) + vec3(float(ii), float(jj), float(kk)) * vec3(g.p1);
+  return geomGridSample(g, n, ii, jj, kk);
+}
+
+// The sample at x of value v as a surface point: a sample within half a cell diagonal of the zero
+// level (every surface point has one) is moved along the gradient onto it. False for the others.
+VKC_FN bool geomGridSurfaceFrom(GeomShape g, vec3 x, float v, VKC_OUT(vec3) surface, VKC_OUT(vec3) normal) {
   vec3 h = vec3(g.p1);
-  vec3 x = vec3(g.p0) + vec3(float(ii), float(jj), float(kk)) * h;
   surface = x;
   normal = vec3(kGeomFallbackX, kGeomFallbackY, kGeomFallbackZ);
   if (!(abs(v) <= 0.5f * sqrt(dot(h, h)))) return false;  // before the gradient's 48 reads
   normal = geomGridNormal(g, x);
   surface = x - normal * v;
   return true;
+}
+
+// Sample i of grid g as a surface point (geomGridSurfaceFrom).
+VKC_FN bool geomGridSurfacePoint(GeomShape g, uint i, VKC_OUT(vec3) surface, VKC_OUT(vec3) normal) {
+  vec3 x;
+  float v = geomGridSampleValue(g, i, x);
+  return geomGridSurfaceFrom(g, x, v, surface, normal);
 }
 
 // Point k (< kGeomImplicitShapeSlots) of a box or cylinder s against a field: a box's corner k
@@ -427,14 +438,41 @@ VKC_FN bool geomShapeFieldPoint(GeomShape s, uint k, VKC_OUT(vec3) p) {
 }
 
 // Sample i of implicit geometry t as a surface point (geomGridSurfacePoint) inside s: a contact,
-// t's element the point, s's its closest point.
-VKC_FN bool geomGridSampleContact(GeomShape s, GeomShape t, uint i, VKC_OUT(GeomElement) es,
-                                  VKC_OUT(GeomElement) et) {
+// t's element the point, s's its closest point. Every sample evaluated (the reference of the
+// skip in geomGridSampleContact).
+VKC_FN bool geomGridSampleContactAt(GeomShape s, GeomShape t, vec3 x, float v, VKC_OUT(GeomElement) es,
+                                    VKC_OUT(GeomElement) et) {
   vec3 surface;
   vec3 normal;
-  if (!geomGridSurfacePoint(t, i, surface, normal)) return false;
+  if (!geomGridSurfaceFrom(t, x, v, surface, normal)) return false;
   return geomBallContact(surface, 0.0f, geomImplicitClosest(s, surface), kElementPointDirection, kGeomNoIndex,
                          et, es);
+}
+
+VKC_FN bool geomGridSampleContactEvery(GeomShape s, GeomShape t, uint i, VKC_OUT(GeomElement) es,
+                                       VKC_OUT(GeomElement) et) {
+  vec3 x;
+  float v = geomGridSampleValue(t, i, x);
+  return geomGridSampleContactAt(s, t, x, v, es, et);
+}
+
+// geomGridSampleContactEvery with an exact skip: the surface point is the sample moved by |v| (a unit
+// normal times the value), and an analytic shape's signed distance changes no faster than the point
+// moves, so a sample farther outside an analytic s than |v| (with a margin of 0.1% of |v| and 1e-4 of
+// the coordinates' and s's sizes, far above the rounding of both distances) has no contact: its
+// gradient (48 reads) is not computed. A second implicit geometry's field need not be 1-Lipschitz: no
+// skip there.
+VKC_FN bool geomGridSampleContact(GeomShape s, GeomShape t, uint i, VKC_OUT(GeomElement) es,
+                                  VKC_OUT(GeomElement) et) {
+  vec3 x;
+  float v = geomGridSampleValue(t, i, x);
+  if (s.info.x != kGeomImplicit) {
+    float size = ((max(max(abs(x.x), abs(x.y)), abs(x.z)) + max(max(abs(s.p0.x), abs(s.p0.y)), abs(s.p0.z))) +
+                  (abs(s.p0.w) + abs(s.p1.w))) +
+                 ((s.p2.x + s.p2.y) + s.p2.z);
+    if (geomImplicitDistance(s, x) > abs(v) * 1.001f + 1e-4f * size) return false;
+  }
+  return geomGridSampleContactAt(s, t, x, v, es, et);
 }
 
 // A pair in canonical order whose higher type is an implicit geometry t (s: any type, an implicit
@@ -447,7 +485,8 @@ VKC_FN bool geomGridSampleContact(GeomShape s, GeomShape t, uint i, VKC_OUT(Geom
 //    negative field, as a point set's (so that a shape deep in the field, with no surface point in
 //    it, has contacts); the next slots t's surface points (geomGridSurfacePoint) inside s, those of
 //    the samples in s's sample box (geomShapeSampleBox; slot - 8 = the box's sample, in grid order);
-//  - plane: t's surface points inside s;
+//  - plane: t's surface points inside s, those of the samples in s's sample box (slot = the box's
+//    sample, in grid order: geomShapeSampleBox);
 //  - implicit s: slots [0, count_s) are s's surface points inside t, the next ones t's inside s.
 VKC_FN bool geomImplicitCanonicalContact(GeomShape s, GeomShape t, uint slot, VKC_OUT(GeomElement) es,
                                          VKC_OUT(GeomElement) et) {
@@ -474,18 +513,21 @@ VKC_FN bool geomImplicitCanonicalContact(GeomShape s, GeomShape t, uint slot, VK
     }
     return geomBallContact(c, s.p0.w, geomImplicitClosest(t, c), kElementPointDirection, kGeomNoIndex, es, et);
   }
-  if (ts == kGeomCylinder || ts == kGeomOrientedBox) {
-    if (slot < kGeomImplicitShapeSlots) {
-      vec3 p;
-      if (!geomShapeFieldPoint(s, slot, p)) return false;
-      return geomBallContact(p, 0.0f, geomImplicitClosest(t, p), kElementPointDirection, kGeomNoIndex, es,
-                             et);
+  if (ts == kGeomCylinder || ts == kGeomOrientedBox || ts == kGeomPlane) {
+    uint k = slot;
+    if (ts != kGeomPlane) {
+      if (slot < kGeomImplicitShapeSlots) {
+        vec3 p;
+        if (!geomShapeFieldPoint(s, slot, p)) return false;
+        return geomBallContact(p, 0.0f, geomImplicitClosest(t, p), kElementPointDirection, kGeomNoIndex, es,
+                               et);
+      }
+      k = slot - kGeomImplicitShapeSlots;
     }
-    // Then the samples of s's sample box (geomShapeSampleBox), in grid order.
+    // Then (a plane: only) the samples of s's sample box (geomShapeSampleBox), in grid order.
     uvec4 first;
     uvec4 size;
     geomShapeSampleBox(s, t, first, size);
-    uint k = slot - kGeomImplicitShapeSlots;
     if (k >= size.w) return false;
     slot = geomSampleBoxIndex(first, size, uint(t.p2.x), uint(t.p2.y), k);
   }
@@ -509,6 +551,21 @@ VKC_FN bool geomContinuousCanonicalContact(GeomShape s, GeomShape t, GeomShape t
   bool hit =
       geomContinuousPoint(t, tPrev, geomPreviousPointAt(i), geomPointAt(i), geomStateAt(stateIndex), cl, newState);
   geomBallContact(geomPointAt(i), 0.0f, cl, kElementPointIndexDirection, slot, es, et);
+  return hit;
+}
+
+// A box, cylinder or plane against an implicit geometry, static, in the caller's order (a, b): grid
+// sample i as a surface point inside the shape (geomGridSampleContact); ea, eb as geomQuerySlot gives
+// them for the slot of that sample (its index in the shape's sample box, after a box's or cylinder's
+// 8 own points). The CPU loop computes
+// the sample box once per query and calls this for its samples.
+VKC_FN bool geomShapeGridSampleContact(GeomShape a, GeomShape b, uint i, VKC_OUT(GeomElement) ea,
+                                       VKC_OUT(GeomElement) eb) {
+  bool swapped = geomSwapped(a, b);
+  GeomElement es = geomMakeElement(vec3(0.0f), 0.0f, vec3(0.0f), kElementPointDirection, kGeomNoIndex);
+  GeomElement et = es;
+  bool hit = geomGridSampleContact(swapped ? b : a, swapped ? a : b, i, es, et);
+  geomUnswap(swapped, es, et, ea, eb);
   return hit;
 }
 

@@ -2521,8 +2521,8 @@ VKC_FN bool geomMethodSupported(uint lo, uint hi, uint method) {
 // each slot's invocation computes it again to find its sample, so every platform must compute the
 // same box bit for bit: it uses only operations that Vulkan and IEEE round alike (add, subtract,
 // multiply, absolute value, min, max, comparisons; no division, square root or fused multiply-add),
-// sums in a fixed order, and finds the indices by bisection over the samples' own coordinates
-// (origin + i * spacing, computed as geomGridSurfacePoint computes them).
+// sums in a fixed order, and finds the indices by comparisons with the samples' own coordinates
+// (origin + i * spacing, computed as geomGridSurfacePoint computes them), from an estimate.
 // Bounds: the box's half extents sum |R_rk| e_k with R the rotation matrix of the quaternion scaled by
 // its squared length (a valid one is unit within kGeomUnitTolerance, so that squared length is at least
 // 0.998: the factor 1.003 covers it); the cylinder's |u_k| h + r min(1, |u_j| + |u_l|) (the square root
@@ -2531,35 +2531,79 @@ VKC_FN bool geomMethodSupported(uint lo, uint hi, uint method) {
 // the inside test and of these bounds); then one sample more each way.
 
 // Along one axis: the samples [first, end) of the dim samples origin + i * spacing that lie in
-// [lo, hi], widened by one each way; end = first when none lies in it.
+// [lo, hi], widened by one each way; end = first when none lies in it. The counts below lo and at or
+// below hi are estimated by a division (which may round differently on each device) and then moved
+// to the exact counts by comparisons with the samples' coordinates (which are monotonic in i), so the
+// result does not depend on the estimate.
+VKC_FN uint geomSamplesBelow(float origin, float spacing, uint dim, float m, float x, bool orEqual) {
+  // m * s(i) (m > 0) against x, s(i) = origin + i * spacing.
+  float v = (x / m - origin) / spacing;
+  uint n = 0u;
+  if (v >= float(dim)) {
+    n = dim;
+  } else if (v >= 0.0f) {
+    n = uint(floor(v)) + 1u;
+  }
+  n = min(n, dim);
+  // Down while sample n - 1 is not below x, up while sample n is.
+  while (n > 0u && !(orEqual ? m * (origin + float(n - 1u) * spacing) <= x
+                             : m * (origin + float(n - 1u) * spacing) < x))
+    n -= 1u;
+  while (n < dim &&
+         (orEqual ? m * (origin + float(n) * spacing) <= x : m * (origin + float(n) * spacing) < x))
+    n += 1u;
+  return n;
+}
+
 VKC_FN uvec2 geomSampleSpan(float origin, float spacing, uint dim, float lo, float hi) {
-  uint a = 0u;  // the samples below lo
-  uint top = dim;
-  while (a < top) {
-    uint mid = (a + top) >> 1u;
-    if (origin + float(mid) * spacing < lo) {
-      a = mid + 1u;
-    } else {
-      top = mid;
-    }
-  }
-  uint b = a;  // the samples at or below hi
-  top = dim;
-  while (b < top) {
-    uint mid = (b + top) >> 1u;
-    if (origin + float(mid) * spacing <= hi) {
-      b = mid + 1u;
-    } else {
-      top = mid;
-    }
-  }
+  uint a = geomSamplesBelow(origin, spacing, dim, 1.0f, lo, false);
+  uint b = geomSamplesBelow(origin, spacing, dim, 1.0f, hi, true);
   if (b <= a) return uvec2(a, a);
   return uvec2(a > 0u ? a - 1u : 0u, min(b + 1u, dim));
 }
 
-// Box or cylinder `shape` against implicit geometry `grid`: the first sample index per axis (lo.xyz)
-// and the sample counts (size.xyz; size.w their product, 0 when the box is empty).
+// Along axis k of a plane's sample box: the samples with n_k s(i) <= d (a prefix for n_k > 0, a
+// suffix for n_k < 0, all or none for n_k = 0), widened by one sample; [first, first) when none.
+VKC_FN uvec2 geomPlaneSampleSpan(float origin, float spacing, uint dim, float nk, float d) {
+  if (nk > 0.0f) {
+    uint b = geomSamplesBelow(origin, spacing, dim, nk, d, true);
+    return b == 0u ? uvec2(0u, 0u) : uvec2(0u, min(b + 1u, dim));
+  }
+  if (nk < 0.0f) {
+    uint a = geomSamplesBelow(origin, spacing, dim, -nk, -d, false);  // n_k s(i) > d: before the suffix
+    return a == dim ? uvec2(dim, dim) : uvec2(a > 0u ? a - 1u : 0u, dim);
+  }
+  return d >= 0.0f ? uvec2(0u, dim) : uvec2(0u, 0u);
+}
+
+// Box, cylinder or plane `shape` against implicit geometry `grid`: the first sample index per axis
+// (lo.xyz) and the sample counts (size.xyz; size.w their product, 0 when the box is empty).
 VKC_FN void geomShapeSampleBox(GeomShape shape, GeomShape grid, VKC_OUT(uvec4) lo, VKC_OUT(uvec4) size) {
+  vec3 origin = vec3(grid.p0);
+  vec3 spacing = vec3(grid.p1);
+  vec3 dims = vec3(grid.p2);
+  if (shape.info.x == kGeomPlane) {
+    // The bounding box of the grid's samples x with n . (x - p) <= 1.001 times half the sum of the
+    // spacings plus 1e-4 of the coordinates' size (a surface point below the plane: the sample is at
+    // most half a cell diagonal away; n is unit within kGeomUnitTolerance): along axis k,
+    // n_k x_k <= n . p + that - sum over the other axes of the least n_j x_j on the grid.
+    vec3 n = vec3(shape.p1);
+    vec3 p = vec3(shape.p0);
+    vec3 top = origin + (dims - vec3(1.0f)) * spacing;
+    vec3 least = min(n * origin, n * top);
+    float scale =
+        max(max(max(abs(p.x), abs(p.y)), abs(p.z)), max(max(max(abs(origin.x), abs(origin.y)), abs(origin.z)),
+                                                        max(max(abs(top.x), abs(top.y)), abs(top.z))));
+    float d = ((n.x * p.x + n.y * p.y) + n.z * p.z) +
+              (1.001f * (0.5f * ((spacing.x + spacing.y) + spacing.z)) + 1e-4f * scale);
+    uvec2 sx = geomPlaneSampleSpan(origin.x, spacing.x, uint(dims.x), n.x, (d - least.y) - least.z);
+    uvec2 sy = geomPlaneSampleSpan(origin.y, spacing.y, uint(dims.y), n.y, (d - least.x) - least.z);
+    uvec2 sz = geomPlaneSampleSpan(origin.z, spacing.z, uint(dims.z), n.z, (d - least.x) - least.y);
+    lo = uvec4(sx.x, sy.x, sz.x, 0u);
+    size = uvec4(sx.y - sx.x, sy.y - sy.x, sz.y - sz.x, 0u);
+    size.w = size.x * size.y * size.z;
+    return;
+  }
   vec3 e = vec3(0.0f);
   if (shape.info.x == kGeomOrientedBox) {
     float x = shape.p1.x;
@@ -2592,9 +2636,6 @@ VKC_FN void geomShapeSampleBox(GeomShape shape, GeomShape grid, VKC_OUT(uvec4) l
     e.z = (u.z * h + r * min(1.0f, u.x + u.y)) * 1.0011f;
   }
   vec3 c = vec3(shape.p0);
-  vec3 origin = vec3(grid.p0);
-  vec3 spacing = vec3(grid.p1);
-  vec3 dims = vec3(grid.p2);
   float extent = max(max(abs(c.x) + e.x, abs(c.y) + e.y), abs(c.z) + e.z);
   extent = max(extent, max(max(abs(origin.x) + dims.x * spacing.x, abs(origin.y) + dims.y * spacing.y),
                            abs(origin.z) + dims.z * spacing.z));
@@ -2618,8 +2659,8 @@ VKC_FN uint geomSampleBoxIndex(uvec4 lo, uvec4 size, uint nx, uint ny, uint k) {
 
 // Slots of a query: 1 for most primitive pairs, 8 box-plane, box-box and cylinder-box, 6
 // cylinder-cylinder, 2 capsule-box, capsule-plane and capsule-cylinder, 4 cylinder-plane, the point count for
-// a point set, the sample count of an implicit geometry against a plane (its surface points), against
-// a cylinder or box 8 (the shape's own points) and its sample box's samples, both sample counts for two
+// a point set, against an implicit geometry the samples of a plane's sample box (the grid's surface
+// points), a cylinder's or box's 8 (the shape's own points) and its box's samples, both sample counts for two
 // implicit geometries, 1 for an implicit geometry against a sphere, 3 against a capsule.
 VKC_FN uint geomSlotCount(GeomShape a, GeomShape b) {
   uint lo = min(a.info.x, b.info.x);
@@ -2630,7 +2671,6 @@ VKC_FN uint geomSlotCount(GeomShape a, GeomShape b) {
     if (lo == kGeomImplicit) return a.info.z + b.info.z;
     if (lo == kGeomSphere) return 1u;
     if (lo == kGeomCapsule) return kGeomCapsuleImplicitSlots;
-    if (lo == kGeomPlane) return a.info.x == kGeomImplicit ? a.info.z : b.info.z;
     uvec4 first;
     uvec4 size;
     if (a.info.x == kGeomImplicit) {
@@ -2638,7 +2678,7 @@ VKC_FN uint geomSlotCount(GeomShape a, GeomShape b) {
     } else {
       geomShapeSampleBox(a, b, first, size);
     }
-    return kGeomImplicitShapeSlots + size.w;
+    return (lo == kGeomPlane ? 0u : kGeomImplicitShapeSlots) + size.w;
   }
   if (lo == kGeomOrientedBox && hi == kGeomPlane) return kGeomBoxPlaneSlots;
   if (lo == kGeomOrientedBox && hi == kGeomOrientedBox) return kGeomBoxBoxSlots;

@@ -58,7 +58,8 @@ std::vector<std::pair<ContactElement, ContactElement>> everySampleContacts(const
   const bool swapped = geomSwapped(a, b);
   const GeomShape& s = swapped ? b : a;
   const GeomShape& t = swapped ? a : b;
-  if (t.info.x != kGeomImplicit || (s.info.x != kGeomOrientedBox && s.info.x != kGeomCylinder)) return out;
+  const bool ownPoints = s.info.x == kGeomOrientedBox || s.info.x == kGeomCylinder;
+  if (t.info.x != kGeomImplicit || (!ownPoints && s.info.x != kGeomPlane)) return out;
   QueryKernel kernel;
   kernel.in = &input;
   const auto add = [&](const GeomElement& es, const GeomElement& et) {
@@ -69,11 +70,11 @@ std::vector<std::pair<ContactElement, ContactElement>> everySampleContacts(const
   };
   GeomElement es;
   GeomElement et;
-  for (uint32_t slot = 0; slot < kGeomImplicitShapeSlots; ++slot) {
+  for (uint32_t slot = 0; ownPoints && slot < kGeomImplicitShapeSlots; ++slot) {
     if (kernel.geomImplicitCanonicalContact(s, t, slot, es, et)) add(es, et);
   }
   for (uint32_t i = 0; i < t.info.z; ++i) {
-    if (kernel.geomGridSampleContact(s, t, i, es, et)) add(es, et);
+    if (kernel.geomGridSampleContactEvery(s, t, i, es, et)) add(es, et);
   }
   return out;
 }
@@ -188,7 +189,34 @@ Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, 
       }
       ++total;
     };
-    for (uint32_t slot = 0; slot < slots; ++slot) evaluate(slot);
+    const bool gridIsA = a.info.x == kGeomImplicit;
+    const GeomShape& shape = gridIsA ? b : a;
+    const bool ownPoints = shape.info.x == kGeomOrientedBox || shape.info.x == kGeomCylinder;
+    if (q.method == GeometryMethod::kStatic && (gridIsA || b.info.x == kGeomImplicit) &&
+        (ownPoints || shape.info.x == kGeomPlane)) {
+      // A box, cylinder or plane against an implicit geometry: a box's or cylinder's own points' slots,
+      // then its sample box's samples (the slots past them), the box computed once rather than by
+      // each slot.
+      for (uint32_t slot = 0; ownPoints && slot < kGeomImplicitShapeSlots; ++slot) evaluate(slot);
+      const GeomShape& grid = gridIsA ? a : b;
+      uvec4 lo;
+      uvec4 size;
+      geomShapeSampleBox(shape, grid, lo, size);
+      const uint nx = static_cast<uint>(grid.p2.x), ny = static_cast<uint>(grid.p2.y);
+      for (uint k = 0; k < size.w; ++k) {
+        GeomElement ea;
+        GeomElement eb;
+        if (!kernel.geomShapeGridSampleContact(a, b, geomSampleBoxIndex(lo, size, nx, ny, k), ea, eb))
+          continue;
+        if (total < capacity) {
+          output.elementsA[total] = toElement(ea, static_cast<uint32_t>(qi));
+          output.elementsB[total] = toElement(eb, static_cast<uint32_t>(qi));
+        }
+        ++total;
+      }
+    } else {
+      for (uint32_t slot = 0; slot < slots; ++slot) evaluate(slot);
+    }
     output.ranges[qi] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
   }
   GeometryQueryCounts counts;

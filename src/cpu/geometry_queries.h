@@ -153,10 +153,11 @@ uint64_t continuousPointSetContactsSimd(const gpu::GeomShape& shape, const gpu::
                                         ContactElement* outA, ContactElement* outB, uint64_t total,
                                         uint64_t capacity);
 
-// Test hook: a box's or cylinder's static query `query` against an implicit geometry (validated input)
-// with a slot per grid sample, not only its sample box's (gpu::geomShapeSampleBox): the contacts of
-// its own points' slots, then of every sample in grid order, as (elementA, elementB). Empty for
-// another pair.
+// Test hook: a box's, cylinder's or plane's static query `query` against an implicit geometry
+// (validated input) with a slot per grid sample, not only a box's or cylinder's sample box's
+// (gpu::geomShapeSampleBox): the contacts of a box's or cylinder's own points' slots, then of every
+// sample in grid order, each evaluated in full (no sample box, no skip: gpu geomGridSampleContactEvery),
+// as (elementA, elementB). Empty for another pair.
 std::vector<std::pair<ContactElement, ContactElement>> everySampleContacts(const GeometryQueryInput& input,
                                                                            uint32_t query);
 

@@ -334,11 +334,13 @@ TEST(GeometryQueriesImplicit, EmbeddedBoxesAndCylindersGetTheirPointsContacts) {
   }
 }
 
-// A box's or cylinder's slots past its own points are only the samples whose surface points can lie
-// inside it (gpu::geomShapeSampleBox): the same contacts bit for bit as every sample's slot, on 200
-// random boxes and cylinders (turned, some tiny, some larger than the grid, some flat or of radius
-// or height 0, some far outside, some across the grid's faces) against the sampled sphere and an
-// anisotropic box field, both orders, both CPU backends.
+// A box's or cylinder's slots past its own points, and a plane's slots, are only the samples whose
+// surface points can lie inside it (gpu::geomShapeSampleBox), and a sample farther outside a box, cylinder or
+// plane than its surface point's shift is skipped before its gradient: the same contacts bit for bit as every
+// sample's slot evaluated in full, on 200 random boxes and cylinders (turned, some tiny, some larger
+// than the grid, some flat or of radius or height 0, some far outside, some across the grid's faces)
+// and 12 planes against the sampled sphere and an anisotropic box field, both orders, both CPU
+// backends.
 TEST(GeometryQueriesImplicit, SampleBoxesGiveEverySlotsContacts) {
   std::mt19937 rng(29);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
@@ -380,7 +382,18 @@ TEST(GeometryQueriesImplicit, SampleBoxesGiveEverySlotsContacts) {
       }
     }
   }
-  // The reference: every sample's slot (cpu::everySampleContacts), query by query.
+  // Planes through the fields, one-sided: their sample boxes (the samples up to half a cell diagonal
+  // above them) and the skip of the samples farther outside than their surface points' shift.
+  for (uint32_t n = 0; n < 12; ++n) {
+    Float4 normal = v3(u(rng), u(rng), u(rng) + 0.01f);
+    const float len = std::sqrt(normal.x * normal.x + normal.y * normal.y + normal.z * normal.z);
+    normal = v3(normal.x / len, normal.y / len, normal.z / len);
+    const uint32_t plane =
+        b.add(Geometry::plane(v3(0.8f * u(rng), 0.8f * u(rng), 0.8f * u(rng)), normal, false));
+    b.query(plane, grids[n % 2]);
+    b.query(grids[(n + 1) % 2], plane);
+  }
+  // The reference: every sample's slot evaluated in full (cpu::everySampleContacts), query by query.
   std::vector<ContactRange> ranges;
   std::vector<std::pair<ContactElement, ContactElement>> every;
   size_t boxed = 0, samples = 0;
@@ -390,7 +403,8 @@ TEST(GeometryQueriesImplicit, SampleBoxesGiveEverySlotsContacts) {
     every.insert(every.end(), c.begin(), c.end());
     const gpu::GeomShape sa = detail::toGeomShape(b.geometries[b.queries[q].a]);
     const gpu::GeomShape sb = detail::toGeomShape(b.geometries[b.queries[q].b]);
-    boxed += gpu::geomSlotCount(sa, sb) - gpu::kGeomImplicitShapeSlots;
+    const bool plane = sa.info.x == gpu::kGeomPlane || sb.info.x == gpu::kGeomPlane;
+    boxed += gpu::geomSlotCount(sa, sb) - (plane ? 0 : gpu::kGeomImplicitShapeSlots);
     samples += sa.info.x == gpu::kGeomImplicit ? sa.info.z : sb.info.z;
   }
   EXPECT_GT(every.size(), 5000u);

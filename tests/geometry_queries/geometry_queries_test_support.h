@@ -344,7 +344,8 @@ inline Batch restingCapsuleBatch(uint32_t seed, uint32_t queryCount) {
 // Boxes and cylinders on a sampled terrain (z minus a height of 0.3 sin(1.7 x) cos(1.3 y), n^3
 // samples over [-2, 2]^3): `count` shapes of sizes 0.05 to 0.35, turned, resting on it or sunk into
 // it (their centres within 0.25 of the surface), every 40th one 8 times larger (larger than the
-// grid), every 40th (+1) above the grid; one query each, every third with the grid first.
+// grid), every 40th (+1) above the grid; one query each, every third with the grid first; then a
+// floor plane through the terrain and a tilted plane.
 inline Batch terrainShapesBatch(uint32_t seed, uint32_t n, uint32_t count) {
   Batch b;
   const float h = 4.0f / static_cast<float>(n - 1);
@@ -372,6 +373,9 @@ inline Batch terrainShapesBatch(uint32_t seed, uint32_t n, uint32_t count) {
       b.query(shape, grid);
     }
   }
+  // A floor through the terrain (z = -0.2, up) and a tilted plane, one in each order.
+  b.query(b.add(Geometry::plane(v3(0, 0, -0.2f), v3(0, 0, 1), false)), grid);
+  b.query(grid, b.add(Geometry::plane(v3(0.5f, 0, 0), v3(0.96f, 0.28f, 0), false)));
   return b;
 }
 
