@@ -202,6 +202,13 @@ Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, 
       uvec4 lo;
       uvec4 size;
       geomShapeSampleBox(shape, grid, lo, size);
+      if (backend == Backend::kCpuSimd && cpu::pointSetSimdHandles(grid, input.gridSamples.size())) {
+        total += cpu::shapeGridContactsSimd(shape, grid, input.gridSamples.data(), !gridIsA, lo, size,
+                                            static_cast<uint32_t>(qi), output.elementsA.data(),
+                                            output.elementsB.data(), total, capacity);
+        output.ranges[qi] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
+        continue;
+      }
       const uint nx = static_cast<uint>(grid.p2.x), ny = static_cast<uint>(grid.p2.y);
       for (uint k = 0; k < size.w; ++k) {
         GeomElement ea;

@@ -137,6 +137,15 @@ uint64_t pointSetContactsSimd(const gpu::GeomShape& primitive, const float* samp
                               const Float4* points, uint32_t count, uint32_t query, ContactElement* outA,
                               ContactElement* outB, uint64_t total, uint64_t capacity);
 
+// The samples of the sample box (lo, size: gpu::geomShapeSampleBox) of a box, cylinder or plane
+// `shape` against implicit geometry `grid` (samples: the input's grid samples, fewer than 2^31),
+// what the scalar loop computes sample by sample (geomShapeGridSampleContact), bit for bit, with the
+// lanes across each row of the box. shapeIsA: the shape is the query's geometry a. Output as
+// pointSetContactsSimd's; returns the number of contacts found.
+uint64_t shapeGridContactsSimd(const gpu::GeomShape& shape, const gpu::GeomShape& grid, const float* samples,
+                               bool shapeIsA, gpu::uvec4 lo, gpu::uvec4 size, uint32_t query,
+                               ContactElement* outA, ContactElement* outB, uint64_t total, uint64_t capacity);
+
 // The continuous contacts of points[0, count) of a point set (previous positions previous[0, count),
 // state entries state[0, count), updated) against `shape`, an analytic primitive (a sphere, capsule,
 // cylinder, oriented box or plane) or an implicit geometry (samples: the input's grid samples, fewer

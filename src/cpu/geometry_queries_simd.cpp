@@ -380,6 +380,98 @@ uint64_t PointSetContacts(const gpu::GeomShape& primitive, const float* samples,
   return found;
 }
 
+// A box's, cylinder's or plane's sample box against an implicit geometry (geomShapeGridSampleContact
+// per sample, geometry_queries_implicit.h), lanes across each row of the box (consecutive samples,
+// read with one load): the sample's position and value, the half-diagonal test and the 1-Lipschitz
+// skip, then only in a batch with a lane left the gradient (6 trilinear evaluations), the surface
+// point and the shape's closest point there; the hits written in the box's order.
+uint64_t ShapeGridContacts(const gpu::GeomShape& shape, const gpu::GeomShape& grid, const float* samples,
+                           bool shapeIsA, gpu::uvec4 lo, gpu::uvec4 size, uint32_t query,
+                           ContactElement* outA, ContactElement* outB, uint64_t total, uint64_t capacity) {
+  const DF df;
+  const DI di;
+  const size_t lanes = hn::Lanes(df);
+  const GridLanes g = gridLanes(grid, samples);
+  const gpu::vec3 h = gpu::vec3(grid.p1);
+  const VF halfDiagonal = hn::Set(df, 0.5f * std::sqrt(gpu::dot(h, h)));  // geomGridSurfaceFrom's test
+  // geomGridSampleContact's size: the lane's max |x_k| plus the shape's terms.
+  const float shapeAbs = std::max(std::max(std::abs(shape.p0.x), std::abs(shape.p0.y)), std::abs(shape.p0.z));
+  const VF shapeAbsV = hn::Set(df, shapeAbs);
+  const VF shapeWs = hn::Set(df, std::abs(shape.p0.w) + std::abs(shape.p1.w));
+  const VF shapeExt = hn::Set(df, (shape.p2.x + shape.p2.y) + shape.p2.z);
+  const VF slack = hn::Set(df, 1.001f);
+  const VF relative = hn::Set(df, 1e-4f);
+  const VF zero = hn::Zero(df);
+  const uint32_t nx = static_cast<uint32_t>(grid.p2.x), ny = static_cast<uint32_t>(grid.p2.y);
+  HWY_ALIGN float sx[kMaxLanes], sy[kMaxLanes], sz[kMaxLanes];
+  HWY_ALIGN float cx[kMaxLanes], cy[kMaxLanes], cz[kMaxLanes];
+  HWY_ALIGN float nxs[kMaxLanes], nys[kMaxLanes], nzs[kMaxLanes], depths[kMaxLanes];
+  HWY_ALIGN float tail[kMaxLanes];
+  uint64_t found = 0;
+  for (uint32_t l = 0; l < size.z; ++l) {
+    for (uint32_t j = 0; j < size.y; ++j) {
+      const uint32_t row = grid.info.y + lo.x + nx * ((lo.y + j) + ny * (lo.z + l));
+      const VF y = hn::Add(g.origin.y, hn::Mul(hn::Set(df, static_cast<float>(lo.y + j)), g.spacing.y));
+      const VF z = hn::Add(g.origin.z, hn::Mul(hn::Set(df, static_cast<float>(lo.z + l)), g.spacing.z));
+      for (uint32_t i = 0; i < size.x; i += static_cast<uint32_t>(lanes)) {
+        const size_t valid = size.x - i < lanes ? size.x - i : lanes;
+        const MF inRow = hn::FirstN(df, valid);
+        const VF index =
+            hn::ConvertTo(df, hn::Add(hn::Iota(di, static_cast<int32_t>(lo.x + i)), hn::Zero(di)));
+        const V3 x{hn::Add(g.origin.x, hn::Mul(index, g.spacing.x)), y, z};
+        const float* src = samples + row + i;
+        if (valid < lanes) {  // the row's last batch: no read past it
+          std::memset(tail, 0, sizeof tail);
+          std::memcpy(tail, src, valid * sizeof(float));
+          src = tail;
+        }
+        const VF v = hn::LoadU(df, src);
+        const VF av = glmAbs(v);
+        MF live = hn::And(inRow, hn::Le(av, halfDiagonal));
+        if (hn::AllFalse(df, live)) continue;
+        const VF xAbs = glmMax(glmMax(glmAbs(x.x), glmAbs(x.y)), glmAbs(x.z));
+        const VF sizeV = hn::Add(hn::Add(hn::Add(xAbs, shapeAbsV), shapeWs), shapeExt);
+        const VF bound = hn::Add(hn::Mul(av, slack), hn::Mul(relative, sizeV));
+        live = hn::AndNot(hn::Gt(closestPrimitive(shape, x).dist, bound), live);
+        if (hn::AllFalse(df, live)) continue;
+        const V3 n = gridNormalLanes(g, grid, x);
+        const V3 surface = sub(x, mul(n, v));
+        const ClosestLanes cl = closestPrimitive(shape, surface);
+        const VF depth = hn::Sub(zero, cl.dist);  // geomBallContact with radius 0
+        const MF hit = hn::And(live, hn::Gt(depth, zero));
+        if (hn::AllFalse(df, hit)) continue;
+        hn::Store(surface.x, df, sx);
+        hn::Store(surface.y, df, sy);
+        hn::Store(surface.z, df, sz);
+        hn::Store(cl.surface.x, df, cx);
+        hn::Store(cl.surface.y, df, cy);
+        hn::Store(cl.surface.z, df, cz);
+        hn::Store(cl.normal.x, df, nxs);
+        hn::Store(cl.normal.y, df, nys);
+        hn::Store(cl.normal.z, df, nzs);
+        hn::Store(hn::IfThenElseZero(hit, depth), df, depths);
+        for (size_t k = 0; k < valid; ++k) {
+          if (!(depths[k] > 0.0f)) continue;
+          const uint64_t at = total + found++;
+          if (at >= capacity) continue;
+          // geomBallContact: the grid's side the surface point (the ball, radius 0), the shape's its
+          // closest point there.
+          const gpu::vec3 normal(nxs[k], nys[k], nzs[k]);
+          const gpu::vec3 ball = gpu::vec3(sx[k], sy[k], sz[k]) - normal * 0.0f;
+          const ContactElement gridSide =
+              makeElement(ball, depths[k], normal, ContactElementType::kPointDirection, kNoPointIndex, query);
+          const ContactElement shapeSide =
+              makeElement(gpu::vec3(cx[k], cy[k], cz[k]), depths[k], -normal,
+                          ContactElementType::kPointDirection, kNoPointIndex, query);
+          outA[at] = shapeIsA ? shapeSide : gridSide;
+          outB[at] = shapeIsA ? gridSide : shapeSide;
+        }
+      }
+    }
+  }
+  return found;
+}
+
 // A ContactElement as 48 bytes: point, direction, then the words type, index, query, cell.
 static_assert(offsetof(ContactElement, point) == 0 && offsetof(ContactElement, direction) == 16 &&
               offsetof(ContactElement, type) == 32 && offsetof(ContactElement, index) == 36 &&
@@ -2817,6 +2909,7 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace vkc::cpu {
 HWY_EXPORT(PointSetContacts);
+HWY_EXPORT(ShapeGridContacts);
 HWY_EXPORT(ContinuousPointSetContacts);
 HWY_EXPORT(PrimitivePairs);
 HWY_EXPORT(FirstUnclearGeometry);
@@ -2921,6 +3014,14 @@ uint64_t pointSetContactsSimd(const gpu::GeomShape& primitive, const float* samp
                                                 outB, total, capacity);
 }
 
+uint64_t shapeGridContactsSimd(const gpu::GeomShape& shape, const gpu::GeomShape& grid, const float* samples,
+                               bool shapeIsA, gpu::uvec4 lo, gpu::uvec4 size, uint32_t query,
+                               ContactElement* outA, ContactElement* outB, uint64_t total,
+                               uint64_t capacity) {
+  return HWY_DYNAMIC_DISPATCH(ShapeGridContacts)(shape, grid, samples, shapeIsA, lo, size, query, outA, outB,
+                                                 total, capacity);
+}
+
 uint64_t continuousPointSetContactsSimd(const gpu::GeomShape& shape, const gpu::GeomShape& previousPose,
                                         const float* samples, bool pointSetIsA, const Float4* points,
                                         const Float4* previous, Float4* state, uint32_t count, uint32_t query,
@@ -2974,6 +3075,10 @@ size_t firstUnclearGeometry(std::span<const Geometry> geometries, size_t begin, 
 }
 uint64_t pointSetContactsSimd(const gpu::GeomShape&, const float*, bool, const Float4*, uint32_t, uint32_t,
                               ContactElement*, ContactElement*, uint64_t, uint64_t) {
+  return 0;
+}
+uint64_t shapeGridContactsSimd(const gpu::GeomShape&, const gpu::GeomShape&, const float*, bool, gpu::uvec4,
+                               gpu::uvec4, uint32_t, ContactElement*, ContactElement*, uint64_t, uint64_t) {
   return 0;
 }
 uint64_t continuousPointSetContactsSimd(const gpu::GeomShape&, const gpu::GeomShape&, const float*, bool,

@@ -249,6 +249,57 @@ TEST(GeometryQueriesSimd, PointSetImplicitPairsEqualTheScalarLoopOnEveryTarget) 
   EXPECT_GE(targets, 1u);
 }
 
+// Boxes, cylinders and planes against implicit geometries (lanes across each row of the shape's
+// sample box): the test grids (anisotropic, constant, 2^3) and the SampleBoxes shapes' kinds (turned,
+// tiny, larger than the grid, flat, of radius or height 0, far outside, across the faces; one-sided
+// planes through the fields, axis-aligned floors), rows of every tail length, both orders, an
+// output that overflows inside a query's contacts; every SIMD target against the scalar loop.
+TEST(GeometryQueriesSimd, ShapeImplicitPairsEqualTheScalarLoopOnEveryTarget) {
+  std::mt19937 rng(20261130u);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::uniform_real_distribution<float> size(0.0f, 0.8f);
+  Batch batch;
+  const std::vector<uint32_t> grids = addTestGrids(batch);
+  std::vector<uint32_t> shapes;
+  for (uint32_t n = 0; n < 60; ++n) {
+    const uint32_t pick = static_cast<uint32_t>(rng() % 12);
+    const float scale = pick == 0 ? 4.0f : (pick == 1 ? 0.05f : 1.0f);
+    const float reach = pick == 2 ? 4.0f : 1.2f;
+    const Float4 c = v3(reach * u(rng), reach * u(rng), reach * u(rng));
+    Float4 dir = v3(u(rng), u(rng), u(rng) + 0.01f);
+    const float len = std::sqrt(dir.x * dir.x + dir.y * dir.y + dir.z * dir.z);
+    dir = v3(dir.x / len, dir.y / len, dir.z / len);
+    const Float4 ext = v3(scale * size(rng), scale * size(rng), pick == 3 ? 0.0f : scale * size(rng));
+    shapes.push_back(
+        batch.add(Geometry::orientedBox(c, quatAxisAngle(dir.x, dir.y, dir.z, 3.0f * u(rng)), ext)));
+    shapes.push_back(
+        batch.add(Geometry::cylinder(c, dir, pick == 4 ? 0.0f : ext.x, pick == 5 ? 0.0f : ext.y)));
+    if (n % 6 == 0) shapes.push_back(batch.add(Geometry::plane(c, dir, false)));
+  }
+  shapes.push_back(batch.add(Geometry::plane(v3(0, -0.3f, 0), v3(0, 1, 0), false)));
+  shapes.push_back(batch.add(Geometry::plane(v3(0, 0, 0.2f), v3(0, 0, -1), true)));
+  for (uint32_t shape : shapes) {
+    const uint32_t grid = grids[rng() % grids.size()];
+    if (rng() % 2 == 0) {
+      batch.query(shape, grid);
+    } else {
+      batch.query(grid, shape);
+    }
+  }
+  const Outcome scalar = run(batch, Backend::kCpuScalar, 400000);
+  ASSERT_TRUE(scalar.counts.ok() && !scalar.counts->overflow) << scalar.counts.error().message;
+  EXPECT_GT(scalar.counts->contacts, 2000u);
+  size_t targets = 0;
+  cpu::forEachSimdTarget([&](const char* target) {
+    ++targets;
+    expectSame(scalar, run(batch, Backend::kCpuSimd, 400000), std::string("target ") + target);
+    const size_t capacity = scalar.counts->contacts / 2;  // inside some query's contacts
+    expectSame(run(batch, Backend::kCpuScalar, capacity), run(batch, Backend::kCpuSimd, capacity),
+               std::string("overflow, target ") + target);
+  });
+  EXPECT_GE(targets, 1u);
+}
+
 // Point sets of 1, 3, 17 and 1 200 random and special points, previous positions a step back (one
 // point in eight jumping 6x farther: 1.5 per axis), continuous queries against each of `others` in
 // both orders; returns the big set's first query.
