@@ -320,6 +320,14 @@ HWY_INLINE void storePointContact(ContactElement* outA, ContactElement* outB, ui
   outB[at] = pointSetIsA ? otherSide : pointSide;
 }
 
+// A vector's lanes to three aligned arrays (x, y, z).
+HWY_INLINE void storeLanes(const V3& v, float* x, float* y, float* z) {
+  const DF df;
+  hn::Store(v.x, df, x);
+  hn::Store(v.y, df, y);
+  hn::Store(v.z, df, z);
+}
+
 uint64_t PointSetContacts(const gpu::GeomShape& primitive, const float* samples, bool pointSetIsA,
                           const Float4* points, uint32_t count, uint32_t query, ContactElement* outA,
                           ContactElement* outB, uint64_t total, uint64_t capacity) {
@@ -358,15 +366,9 @@ uint64_t PointSetContacts(const gpu::GeomShape& primitive, const float* samples,
       cl.normal = gridNormalLanes(grid, primitive, p);
       cl.surface = sub(p, mul(cl.normal, cl.dist));
     }
-    hn::Store(cl.surface.x, df, sx);
-    hn::Store(cl.surface.y, df, sy);
-    hn::Store(cl.surface.z, df, sz);
-    hn::Store(cl.normal.x, df, nx);
-    hn::Store(cl.normal.y, df, ny);
-    hn::Store(cl.normal.z, df, nz);
-    hn::Store(p.x, df, px);
-    hn::Store(p.y, df, py);
-    hn::Store(p.z, df, pz);
+    storeLanes(cl.surface, sx, sy, sz);
+    storeLanes(cl.normal, nx, ny, nz);
+    storeLanes(p, px, py, pz);
     hn::Store(depth, df, depths);
     for (size_t k = 0; k < valid; ++k) {
       if (!(depths[k] > 0.0f)) continue;
@@ -440,15 +442,9 @@ uint64_t ShapeGridContacts(const gpu::GeomShape& shape, const gpu::GeomShape& gr
         const VF depth = hn::Sub(zero, cl.dist);  // geomBallContact with radius 0
         const MF hit = hn::And(live, hn::Gt(depth, zero));
         if (hn::AllFalse(df, hit)) continue;
-        hn::Store(surface.x, df, sx);
-        hn::Store(surface.y, df, sy);
-        hn::Store(surface.z, df, sz);
-        hn::Store(cl.surface.x, df, cx);
-        hn::Store(cl.surface.y, df, cy);
-        hn::Store(cl.surface.z, df, cz);
-        hn::Store(cl.normal.x, df, nxs);
-        hn::Store(cl.normal.y, df, nys);
-        hn::Store(cl.normal.z, df, nzs);
+        storeLanes(surface, sx, sy, sz);
+        storeLanes(cl.surface, cx, cy, cz);
+        storeLanes(cl.normal, nxs, nys, nzs);
         hn::Store(hn::IfThenElseZero(hit, depth), df, depths);
         for (size_t k = 0; k < valid; ++k) {
           if (!(depths[k] > 0.0f)) continue;
