@@ -2511,24 +2511,28 @@ VKC_FN bool geomMethodSupported(uint lo, uint hi, uint method) {
   return (hi == kGeomPointSet && lo <= kGeomPlane) || (lo == kGeomPointSet && hi == kGeomImplicit);
 }
 
-// --- The sample box of a box or cylinder against an implicit geometry ---------------------------
+// --- The sample box of a box, cylinder or plane against an implicit geometry -------------------
 // A sample's surface point (geomGridSurfacePoint) is the sample moved by at most half a cell diagonal,
-// so a sample whose surface point can lie inside the shape lies within the shape's bounding box
-// widened by that. geomShapeSampleBox gives those samples, a box of grid indices, and a query's slots
-// past its own points are that box's samples in grid order (x fastest): the other samples' slots have
-// no contact, so every contact and its order are those of a slot per sample.
+// so a sample whose surface point can lie inside a box or cylinder lies within the shape's bounding
+// box widened by that, and one whose surface point can lie below a plane lies at most that far above
+// it. geomShapeSampleBox gives those samples as a box of grid indices (for a plane the bounding box of
+// the samples near or below it), and a query's slots past the shape's own points are that box's
+// samples in grid order (x fastest): the other samples' slots have no contact, so every contact and
+// its order are those of a slot per sample.
 // The host's slot layout and the device's (geometry_queries_device_layout.comp) count the box, and
 // each slot's invocation computes it again to find its sample, so every platform must compute the
-// same box bit for bit: it uses only operations that Vulkan and IEEE round alike (add, subtract,
-// multiply, absolute value, min, max, comparisons; no division, square root or fused multiply-add),
-// sums in a fixed order, and finds the indices by comparisons with the samples' own coordinates
-// (origin + i * spacing, computed as geomGridSurfacePoint computes them), from an estimate.
+// same box bit for bit: its bounds use only operations that Vulkan and IEEE round alike (add,
+// subtract, multiply, absolute value, min, max; no square root or fused multiply-add) summed in a
+// fixed order, and each count of samples below a bound is estimated by a division (whose rounding
+// may differ) and then moved to the exact count by comparisons with the samples' own coordinates
+// (origin + i * spacing, computed as geomGridSurfacePoint computes them, monotonic in i).
 // Bounds: the box's half extents sum |R_rk| e_k with R the rotation matrix of the quaternion scaled by
 // its squared length (a valid one is unit within kGeomUnitTolerance, so that squared length is at least
 // 0.998: the factor 1.003 covers it); the cylinder's |u_k| h + r min(1, |u_j| + |u_l|) (the square root
 // of u_j^2 + u_l^2 bounded by the sum; the factor 1.0011 covers an axis 0.999 long). The margin: half the
-// sum of the spacings (at least half the cell diagonal) and 1e-4 of the coordinates' size (the rounding of
-// the inside test and of these bounds); then one sample more each way.
+// sum of the spacings (at least half the cell diagonal; 1.001 times it for a plane, whose normal may be
+// 0.1% long) and 1e-4 of the coordinates' size (the rounding of the inside test and of these bounds);
+// then one sample more each way.
 
 // Along one axis: the samples [first, end) of the dim samples origin + i * spacing that lie in
 // [lo, hi], widened by one each way; end = first when none lies in it. The counts below lo and at or

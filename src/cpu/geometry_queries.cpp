@@ -130,6 +130,24 @@ Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, 
         qi = end - 1;
         continue;
       }
+      // A run of spheres against one implicit geometry: lanes across the queries.
+      const uint32_t gridIndex = ta == kGeomImplicit ? q.a : q.b;
+      if (((ta == kGeomSphere && tb == kGeomImplicit) || (ta == kGeomImplicit && tb == kGeomSphere)) &&
+          cpu::pointSetSimdHandles(toShape(input.geometries[gridIndex]), input.gridSamples.size())) {
+        size_t end = qi + 1;
+        while (end < queryCount) {
+          const GeometryQuery& n = input.queries[end];
+          const bool sphereFirst = types[n.a] == kGeomSphere && n.b == gridIndex;
+          const bool gridFirst = n.a == gridIndex && types[n.b] == kGeomSphere;
+          if (n.method != GeometryMethod::kStatic || !(sphereFirst || gridFirst)) break;
+          ++end;
+        }
+        total = cpu::sphereGridRunSimd(input, qi, end, toShape(input.geometries[gridIndex]),
+                                       output.elementsA.data(), output.elementsB.data(), output.ranges.data(),
+                                       total, capacity);
+        qi = end - 1;
+        continue;
+      }
     }
     const GeomShape a = toShape(input.geometries[q.a]);
     const GeomShape b = toShape(input.geometries[q.b]);

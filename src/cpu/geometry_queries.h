@@ -146,6 +146,15 @@ uint64_t shapeGridContactsSimd(const gpu::GeomShape& shape, const gpu::GeomShape
                                bool shapeIsA, gpu::uvec4 lo, gpu::uvec4 size, uint32_t query,
                                ContactElement* outA, ContactElement* outB, uint64_t total, uint64_t capacity);
 
+// A run [begin, end) of static queries of a sphere against the implicit geometry `grid` (each query
+// the same grid geometry, either order; the input validated, its grid samples fewer than 2^31), what
+// the scalar loop computes query by query, bit for bit, with the lanes across the queries: each
+// query's range written, its contact (at most one) at `total` onwards where below `capacity`.
+// Returns the new total.
+uint64_t sphereGridRunSimd(const GeometryQueryInput& input, size_t begin, size_t end,
+                           const gpu::GeomShape& grid, ContactElement* outA, ContactElement* outB,
+                           ContactRange* ranges, uint64_t total, uint64_t capacity);
+
 // The continuous contacts of points[0, count) of a point set (previous positions previous[0, count),
 // state entries state[0, count), updated) against `shape`, an analytic primitive (a sphere, capsule,
 // cylinder, oriented box or plane) or an implicit geometry (samples: the input's grid samples, fewer

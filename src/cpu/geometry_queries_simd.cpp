@@ -468,6 +468,67 @@ uint64_t ShapeGridContacts(const gpu::GeomShape& shape, const gpu::GeomShape& gr
   return found;
 }
 
+// Static spheres against one implicit geometry, lanes across a run of queries (each a sphere and the
+// same grid, either order; geomImplicitCanonicalContact's sphere: the ball at the centre against the
+// field, geomImplicitClosest): the field at the centres in lanes, the gradient and the surface point
+// only in a batch with a ball inside; the hits written in query order, the sides swapped back per lane.
+uint64_t SphereGridRun(const GeometryQueryInput& input, size_t begin, size_t end, const gpu::GeomShape& grid,
+                       ContactElement* outA, ContactElement* outB, ContactRange* ranges, uint64_t total,
+                       uint64_t capacity) {
+  const DF df;
+  const size_t lanes = hn::Lanes(df);
+  const GridLanes g = gridLanes(grid, input.gridSamples.data());
+  HWY_ALIGN float centres[4 * kMaxLanes];
+  HWY_ALIGN float bx[kMaxLanes], by[kMaxLanes], bz[kMaxLanes];
+  HWY_ALIGN float sx[kMaxLanes], sy[kMaxLanes], sz[kMaxLanes];
+  HWY_ALIGN float nxs[kMaxLanes], nys[kMaxLanes], nzs[kMaxLanes], depths[kMaxLanes];
+  bool sphereIsA[kMaxLanes];
+  for (size_t i = begin; i < end; i += lanes) {
+    const size_t valid = end - i < lanes ? end - i : lanes;
+    std::memset(centres, 0, sizeof centres);
+    for (size_t k = 0; k < valid; ++k) {
+      const GeometryQuery& q = input.queries[i + k];
+      sphereIsA[k] = input.geometries[q.a].type == GeometryType::kSphere;
+      const Geometry& sphere = input.geometries[sphereIsA[k] ? q.a : q.b];
+      std::memcpy(centres + 4 * k, &sphere.p0, sizeof(Float4));
+    }
+    V3 c;
+    VF r;
+    hn::LoadInterleaved4(df, centres, c.x, c.y, c.z, r);
+    const VF d = gridDistanceLanes(g, c);
+    const VF depth = hn::Sub(r, d);  // geomBallContact
+    const MF hit = hn::And(hn::Gt(depth, hn::Zero(df)), hn::FirstN(df, valid));
+    if (hn::AllFalse(df, hit)) {
+      for (size_t k = 0; k < valid; ++k) ranges[i + k] = ContactRange{static_cast<uint32_t>(total), 0u};
+      continue;
+    }
+    const V3 n = gridNormalLanes(g, grid, c);
+    storeLanes(sub(c, mul(n, r)), bx, by, bz);  // the ball's point
+    storeLanes(sub(c, mul(n, d)), sx, sy, sz);  // the field's surface point (geomImplicitClosest)
+    storeLanes(n, nxs, nys, nzs);
+    hn::Store(hn::IfThenElseZero(hit, depth), df, depths);
+    for (size_t k = 0; k < valid; ++k) {
+      const uint32_t query = static_cast<uint32_t>(i + k);
+      if (!(depths[k] > 0.0f)) {
+        ranges[query] = ContactRange{static_cast<uint32_t>(total), 0u};
+        continue;
+      }
+      ranges[query] = ContactRange{static_cast<uint32_t>(total), 1u};
+      if (total < capacity) {
+        const gpu::vec3 normal(nxs[k], nys[k], nzs[k]);
+        const ContactElement ball = makeElement(gpu::vec3(bx[k], by[k], bz[k]), depths[k], normal,
+                                                ContactElementType::kPointDirection, kNoPointIndex, query);
+        const ContactElement field = makeElement(gpu::vec3(sx[k], sy[k], sz[k]), depths[k], -normal,
+                                                 ContactElementType::kPointDirection, kNoPointIndex, query);
+        outA[total] = sphereIsA[k] ? ball : field;
+        outB[total] = sphereIsA[k] ? field : ball;
+      }
+      ++total;
+    }
+  }
+  return total;
+}
+
 // A ContactElement as 48 bytes: point, direction, then the words type, index, query, cell.
 static_assert(offsetof(ContactElement, point) == 0 && offsetof(ContactElement, direction) == 16 &&
               offsetof(ContactElement, type) == 32 && offsetof(ContactElement, index) == 36 &&
@@ -2906,6 +2967,7 @@ HWY_AFTER_NAMESPACE();
 namespace vkc::cpu {
 HWY_EXPORT(PointSetContacts);
 HWY_EXPORT(ShapeGridContacts);
+HWY_EXPORT(SphereGridRun);
 HWY_EXPORT(ContinuousPointSetContacts);
 HWY_EXPORT(PrimitivePairs);
 HWY_EXPORT(FirstUnclearGeometry);
@@ -3018,6 +3080,12 @@ uint64_t shapeGridContactsSimd(const gpu::GeomShape& shape, const gpu::GeomShape
                                                  total, capacity);
 }
 
+uint64_t sphereGridRunSimd(const GeometryQueryInput& input, size_t begin, size_t end,
+                           const gpu::GeomShape& grid, ContactElement* outA, ContactElement* outB,
+                           ContactRange* ranges, uint64_t total, uint64_t capacity) {
+  return HWY_DYNAMIC_DISPATCH(SphereGridRun)(input, begin, end, grid, outA, outB, ranges, total, capacity);
+}
+
 uint64_t continuousPointSetContactsSimd(const gpu::GeomShape& shape, const gpu::GeomShape& previousPose,
                                         const float* samples, bool pointSetIsA, const Float4* points,
                                         const Float4* previous, Float4* state, uint32_t count, uint32_t query,
@@ -3076,6 +3144,10 @@ uint64_t pointSetContactsSimd(const gpu::GeomShape&, const float*, bool, const F
 uint64_t shapeGridContactsSimd(const gpu::GeomShape&, const gpu::GeomShape&, const float*, bool, gpu::uvec4,
                                gpu::uvec4, uint32_t, ContactElement*, ContactElement*, uint64_t, uint64_t) {
   return 0;
+}
+uint64_t sphereGridRunSimd(const GeometryQueryInput&, size_t, size_t, const gpu::GeomShape&, ContactElement*,
+                           ContactElement*, ContactRange*, uint64_t total, uint64_t) {
+  return total;
 }
 uint64_t continuousPointSetContactsSimd(const gpu::GeomShape&, const gpu::GeomShape&, const float*, bool,
                                         const Float4*, const Float4*, Float4*, uint32_t, uint32_t,

@@ -300,6 +300,54 @@ TEST(GeometryQueriesSimd, ShapeImplicitPairsEqualTheScalarLoopOnEveryTarget) {
   EXPECT_GE(targets, 1u);
 }
 
+// Spheres against implicit geometries (lanes across a run of queries with the same grid): runs of
+// every length 1 to 40 against each test grid, broken by a box or another grid, both orders, radii
+// 0 to 0.5 (centres inside, near the surface, outside the grid's box), at full capacity and at
+// capacities ending inside a run; every SIMD target against the scalar loop.
+TEST(GeometryQueriesSimd, SphereImplicitRunsEqualTheScalarLoopOnEveryTarget) {
+  std::mt19937 rng(20261131u);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::uniform_real_distribution<float> radius(0.0f, 0.5f);
+  Batch batch;
+  const std::vector<uint32_t> grids = addTestGrids(batch);
+  const uint32_t box = batch.add(Geometry::orientedBox(v3(0, 0, 0), identityQuat(), v3(0.3f, 0.3f, 0.3f)));
+  for (uint32_t length = 1; length <= 40; ++length) {
+    const uint32_t grid = grids[length % grids.size()];
+    for (uint32_t k = 0; k < length; ++k) {
+      const float reach = k % 7 == 0 ? 2.5f : 1.1f;
+      const uint32_t sphere = batch.add(Geometry::sphere(
+          {reach * u(rng), reach * u(rng), reach * u(rng), k % 9 == 0 ? 0.0f : radius(rng)}));
+      if (rng() % 2 == 0) {
+        batch.query(sphere, grid);
+      } else {
+        batch.query(grid, sphere);
+      }
+    }
+    batch.query(length % 2 == 0 ? box : grids[(length + 1) % grids.size()], grid);  // ends the run
+  }
+  const Outcome scalar = run(batch, Backend::kCpuScalar, 40000);
+  ASSERT_TRUE(scalar.counts.ok()) << scalar.counts.error().message;
+  ASSERT_FALSE(scalar.counts->overflow);
+  uint32_t sphereContacts = 0;
+  for (size_t q = 0; q < batch.queries.size(); ++q) {
+    const GeometryQuery& query = batch.queries[q];
+    const bool sphere = batch.geometries[query.a].type == GeometryType::kSphere ||
+                        batch.geometries[query.b].type == GeometryType::kSphere;
+    sphereContacts += sphere ? scalar.ranges[q].count : 0;
+  }
+  EXPECT_GT(sphereContacts, 150u);
+  size_t targets = 0;
+  cpu::forEachSimdTarget([&](const char* target) {
+    ++targets;
+    expectSame(scalar, run(batch, Backend::kCpuSimd, 40000), std::string("target ") + target);
+    for (size_t capacity : {size_t{0}, size_t{1}, size_t{scalar.counts->contacts / 3}}) {
+      expectSame(run(batch, Backend::kCpuScalar, capacity), run(batch, Backend::kCpuSimd, capacity),
+                 std::string("capacity ") + std::to_string(capacity) + ", target " + target);
+    }
+  });
+  EXPECT_GE(targets, 1u);
+}
+
 // Point sets of 1, 3, 17 and 1 200 random and special points, previous positions a step back (one
 // point in eight jumping 6x farther: 1.5 per axis), continuous queries against each of `others` in
 // both orders; returns the big set's first query.
