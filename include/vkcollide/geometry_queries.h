@@ -482,8 +482,10 @@ struct GeometryQueryStageCreateInfo {
   uint32_t maxStates = 0;       // state entries of run()'s own state buffer (record() uses the host's)
   uint32_t maxContacts = 0;     // capacity of the stage's own element buffers (a host's may differ)
   // Slots per record, the layout's gaps included: the sum of every query's slot count (1 for most
-  // pairs, up to 8 for a manifold, the point count for a point set, the sample count of an implicit
-  // geometry against a cylinder, box or plane) plus up to 63 per change of pair family between
+  // pairs, up to 8 for a manifold, the point count for a point set; an implicit geometry against a
+  // cylinder, box or plane the samples near the shape (its sample box, at most the grid's sample
+  // count) plus 8 for a box or cylinder, both grids' sample counts for two implicit geometries) plus up
+  // to 63 per change of pair family between
   // consecutive queries; a query of a mesh against a primitive has one slot per cell (two per triangle
   // against a capsule), a tetrahedral mesh against a point set one per candidate pair (maxCandidates). 0:
   // maxPoints + 2 * maxGridSamples + 72 * maxQueries + maxCells, enough when every point set, grid and
