@@ -5,9 +5,6 @@
 // primitives with lanes across the points, and runs of consecutive static queries of one closed-form
 // primitive pair type with lanes across the queries (src/cpu/geometry_queries_simd.cpp): the same
 // contacts bit for bit.
-#include <algorithm>
-#include <atomic>
-#include <cmath>
 #include <string>
 
 #include "cpu/geometry_queries.h"
@@ -154,8 +151,55 @@ Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, 
     const bool moving = !input.previousGeometries.empty();
     const GeomShape prevA = moving ? toShape(input.previousGeometries[q.a]) : a;
     const GeomShape prevB = moving ? toShape(input.previousGeometries[q.b]) : b;
-    const uint32_t slots = geomSlotCount(a, b);
     const uint64_t first = total;
+    // A contact's two elements, written where the output has room; every contact counted.
+    const auto emit = [&](const GeomElement& ea, const GeomElement& eb) {
+      if (total < capacity) {
+        output.elementsA[total] = toElement(ea, static_cast<uint32_t>(qi));
+        output.elementsB[total] = toElement(eb, static_cast<uint32_t>(qi));
+      }
+      ++total;
+    };
+    const auto evaluate = [&](uint32_t slot) {
+      GeomElement ea;
+      GeomElement eb;
+      vec4 state;
+      bool hasState = false;
+      const bool hit =
+          kernel.geomQuerySlot(a, b, prevA, prevB, static_cast<uint>(q.method), q.state, slot, ea, eb, state, hasState);
+      if (hasState) output.state[q.state + slot] = Float4{state.x, state.y, state.z, state.w};
+      if (hit) emit(ea, eb);
+    };
+    const bool gridIsA = a.info.x == kGeomImplicit;
+    const GeomShape& shape = gridIsA ? b : a;
+    const bool ownPoints = shape.info.x == kGeomOrientedBox || shape.info.x == kGeomCylinder;
+    if (q.method == GeometryMethod::kStatic && (gridIsA || b.info.x == kGeomImplicit) &&
+        (ownPoints || shape.info.x == kGeomPlane)) {
+      // A box, cylinder or plane against an implicit geometry: a box's or cylinder's own points' slots,
+      // then its sample box's samples (the slots past them), the box computed once rather than by
+      // each slot (and not by geomSlotCount either).
+      for (uint32_t slot = 0; ownPoints && slot < kGeomImplicitShapeSlots; ++slot) evaluate(slot);
+      const GeomShape& grid = gridIsA ? a : b;
+      uvec4 lo;
+      uvec4 size;
+      geomShapeSampleBox(shape, grid, lo, size);
+      if (backend == Backend::kCpuSimd && cpu::pointSetSimdHandles(grid, input.gridSamples.size())) {
+        total += cpu::shapeGridContactsSimd(shape, grid, input.gridSamples.data(), !gridIsA, lo, size,
+                                            static_cast<uint32_t>(qi), output.elementsA.data(),
+                                            output.elementsB.data(), total, capacity);
+      } else {
+        const uint nx = static_cast<uint>(grid.p2.x), ny = static_cast<uint>(grid.p2.y);
+        for (uint k = 0; k < size.w; ++k) {
+          GeomElement ea;
+          GeomElement eb;
+          if (kernel.geomShapeGridSampleContact(a, b, geomSampleBoxIndex(lo, size, nx, ny, k), ea, eb))
+            emit(ea, eb);
+        }
+      }
+      output.ranges[qi] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
+      continue;
+    }
+    const uint32_t slots = geomSlotCount(a, b);
     const bool pointSetIsA = a.info.x == kGeomPointSet;
     const GeomShape& other = pointSetIsA ? b : a;
     if (backend == Backend::kCpuSimd && (pointSetIsA || b.info.x == kGeomPointSet) &&
@@ -183,62 +227,7 @@ Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, 
     const bool primitivePair = a.info.x <= kGeomPlane && b.info.x <= kGeomPlane;
     if (primitivePair && q.method == GeometryMethod::kStatic) {
       const GeomManifold m = geomQueryContacts(a, b);  // every slot at once
-      for (uint32_t k = 0; k < m.count; ++k, ++total) {
-        if (total < capacity) {
-          output.elementsA[total] = toElement(m.s[k], static_cast<uint32_t>(qi));
-          output.elementsB[total] = toElement(m.t[k], static_cast<uint32_t>(qi));
-        }
-      }
-      output.ranges[qi] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
-      continue;
-    }
-    const auto evaluate = [&](uint32_t slot) {
-      GeomElement ea;
-      GeomElement eb;
-      vec4 state;
-      bool hasState = false;
-      const bool hit =
-          kernel.geomQuerySlot(a, b, prevA, prevB, static_cast<uint>(q.method), q.state, slot, ea, eb, state, hasState);
-      if (hasState) output.state[q.state + slot] = Float4{state.x, state.y, state.z, state.w};
-      if (!hit) return;
-      if (total < capacity) {
-        output.elementsA[total] = toElement(ea, static_cast<uint32_t>(qi));
-        output.elementsB[total] = toElement(eb, static_cast<uint32_t>(qi));
-      }
-      ++total;
-    };
-    const bool gridIsA = a.info.x == kGeomImplicit;
-    const GeomShape& shape = gridIsA ? b : a;
-    const bool ownPoints = shape.info.x == kGeomOrientedBox || shape.info.x == kGeomCylinder;
-    if (q.method == GeometryMethod::kStatic && (gridIsA || b.info.x == kGeomImplicit) &&
-        (ownPoints || shape.info.x == kGeomPlane)) {
-      // A box, cylinder or plane against an implicit geometry: a box's or cylinder's own points' slots,
-      // then its sample box's samples (the slots past them), the box computed once rather than by
-      // each slot.
-      for (uint32_t slot = 0; ownPoints && slot < kGeomImplicitShapeSlots; ++slot) evaluate(slot);
-      const GeomShape& grid = gridIsA ? a : b;
-      uvec4 lo;
-      uvec4 size;
-      geomShapeSampleBox(shape, grid, lo, size);
-      if (backend == Backend::kCpuSimd && cpu::pointSetSimdHandles(grid, input.gridSamples.size())) {
-        total += cpu::shapeGridContactsSimd(shape, grid, input.gridSamples.data(), !gridIsA, lo, size,
-                                            static_cast<uint32_t>(qi), output.elementsA.data(),
-                                            output.elementsB.data(), total, capacity);
-        output.ranges[qi] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
-        continue;
-      }
-      const uint nx = static_cast<uint>(grid.p2.x), ny = static_cast<uint>(grid.p2.y);
-      for (uint k = 0; k < size.w; ++k) {
-        GeomElement ea;
-        GeomElement eb;
-        if (!kernel.geomShapeGridSampleContact(a, b, geomSampleBoxIndex(lo, size, nx, ny, k), ea, eb))
-          continue;
-        if (total < capacity) {
-          output.elementsA[total] = toElement(ea, static_cast<uint32_t>(qi));
-          output.elementsB[total] = toElement(eb, static_cast<uint32_t>(qi));
-        }
-        ++total;
-      }
+      for (uint32_t k = 0; k < m.count; ++k) emit(m.s[k], m.t[k]);
     } else {
       for (uint32_t slot = 0; slot < slots; ++slot) evaluate(slot);
     }

@@ -305,19 +305,25 @@ ContactElement makeElement(gpu::vec3 point, float depth, gpu::vec3 direction, Co
   return e;
 }
 
-// A point set's contact as geomBallContact writes it with radius 0: point `index` (its element at p,
-// direction n) and the other geometry's at `surface` (direction -n), both with `depth`; outA holds the
-// point set's side when pointSetIsA.
+// A contact as geomBallContact writes it: the ball's element at `ball` (its centre moved back by n
+// times its radius), direction n, of type ballType and index ballIndex, and the other geometry's at
+// `surface`, direction -n, both with `depth`; outA holds the ball's side when ballIsA.
+HWY_INLINE void storeBallContact(ContactElement* outA, ContactElement* outB, uint64_t at, bool ballIsA,
+                                 gpu::vec3 ball, gpu::vec3 surface, gpu::vec3 n, float depth,
+                                 ContactElementType ballType, uint32_t ballIndex, uint32_t query) {
+  const ContactElement ballSide = makeElement(ball, depth, n, ballType, ballIndex, query);
+  const ContactElement otherSide =
+      makeElement(surface, depth, -n, ContactElementType::kPointDirection, kNoPointIndex, query);
+  outA[at] = ballIsA ? ballSide : otherSide;
+  outB[at] = ballIsA ? otherSide : ballSide;
+}
+
+// A point set's contact (a ball of radius 0): point `index` at p.
 HWY_INLINE void storePointContact(ContactElement* outA, ContactElement* outB, uint64_t at, bool pointSetIsA,
                                   gpu::vec3 p, gpu::vec3 surface, gpu::vec3 n, float depth, uint32_t index,
                                   uint32_t query) {
-  const gpu::vec3 point = p - n * 0.0f;  // the ball's point, radius 0
-  const ContactElement pointSide =
-      makeElement(point, depth, n, ContactElementType::kPointIndexDirection, index, query);
-  const ContactElement otherSide =
-      makeElement(surface, depth, -n, ContactElementType::kPointDirection, kNoPointIndex, query);
-  outA[at] = pointSetIsA ? pointSide : otherSide;
-  outB[at] = pointSetIsA ? otherSide : pointSide;
+  storeBallContact(outA, outB, at, pointSetIsA, p - n * 0.0f, surface, n, depth,
+                   ContactElementType::kPointIndexDirection, index, query);
 }
 
 // A vector's lanes to three aligned arrays (x, y, z).
@@ -450,17 +456,11 @@ uint64_t ShapeGridContacts(const gpu::GeomShape& shape, const gpu::GeomShape& gr
           if (!(depths[k] > 0.0f)) continue;
           const uint64_t at = total + found++;
           if (at >= capacity) continue;
-          // geomBallContact: the grid's side the surface point (the ball, radius 0), the shape's its
-          // closest point there.
+          // The grid's side is the ball (the surface point, radius 0), the shape's its closest point.
           const gpu::vec3 normal(nxs[k], nys[k], nzs[k]);
-          const gpu::vec3 ball = gpu::vec3(sx[k], sy[k], sz[k]) - normal * 0.0f;
-          const ContactElement gridSide =
-              makeElement(ball, depths[k], normal, ContactElementType::kPointDirection, kNoPointIndex, query);
-          const ContactElement shapeSide =
-              makeElement(gpu::vec3(cx[k], cy[k], cz[k]), depths[k], -normal,
-                          ContactElementType::kPointDirection, kNoPointIndex, query);
-          outA[at] = shapeIsA ? shapeSide : gridSide;
-          outB[at] = shapeIsA ? gridSide : shapeSide;
+          storeBallContact(outA, outB, at, !shapeIsA, gpu::vec3(sx[k], sy[k], sz[k]) - normal * 0.0f,
+                           gpu::vec3(cx[k], cy[k], cz[k]), normal, depths[k],
+                           ContactElementType::kPointDirection, kNoPointIndex, query);
         }
       }
     }
@@ -515,13 +515,9 @@ uint64_t SphereGridRun(const GeometryQueryInput& input, size_t begin, size_t end
       }
       ranges[query] = ContactRange{static_cast<uint32_t>(total), 1u};
       if (total < capacity) {
-        const gpu::vec3 normal(nxs[k], nys[k], nzs[k]);
-        const ContactElement ball = makeElement(gpu::vec3(bx[k], by[k], bz[k]), depths[k], normal,
-                                                ContactElementType::kPointDirection, kNoPointIndex, query);
-        const ContactElement field = makeElement(gpu::vec3(sx[k], sy[k], sz[k]), depths[k], -normal,
-                                                 ContactElementType::kPointDirection, kNoPointIndex, query);
-        outA[total] = sphereIsA[k] ? ball : field;
-        outB[total] = sphereIsA[k] ? field : ball;
+        storeBallContact(outA, outB, total, sphereIsA[k], gpu::vec3(bx[k], by[k], bz[k]),
+                         gpu::vec3(sx[k], sy[k], sz[k]), gpu::vec3(nxs[k], nys[k], nzs[k]), depths[k],
+                         ContactElementType::kPointDirection, kNoPointIndex, query);
       }
       ++total;
     }
