@@ -344,7 +344,6 @@ TEST(GeometryQueriesImplicit, EmbeddedBoxesAndCylindersGetTheirPointsContacts) {
 TEST(GeometryQueriesImplicit, SampleBoxesGiveEverySlotsContacts) {
   std::mt19937 rng(29);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::uniform_real_distribution<float> size(0.0f, 1.0f);
   Batch b;
   const uint32_t grids[2] = {
       b.addGrid(v3(kOrigin, kOrigin, kOrigin), kH, kN, sphereSdf),
@@ -361,33 +360,18 @@ TEST(GeometryQueriesImplicit, SampleBoxesGiveEverySlotsContacts) {
     }
   }
   for (uint32_t n = 0; n < 100; ++n) {
-    const uint32_t pick = static_cast<uint32_t>(rng() % 16);
-    const float scale = pick == 0 ? 3.0f : (pick == 1 ? 0.05f : 1.0f);  // larger than a grid, tiny
-    const float reach = pick == 2 ? 4.0f : 1.6f;                        // far outside
-    const Float4 c = v3(reach * u(rng), reach * u(rng), reach * u(rng));
-    Float4 dir = v3(u(rng), u(rng), u(rng) + 0.01f);
-    const float len = std::sqrt(dir.x * dir.x + dir.y * dir.y + dir.z * dir.z);
-    dir = v3(dir.x / len, dir.y / len, dir.z / len);
-    const Float4 ext = v3(scale * size(rng), scale * size(rng), pick == 3 ? 0.0f : scale * size(rng));
-    const uint32_t box =
-        b.add(Geometry::orientedBox(c, quatAxisAngle(dir.x, dir.y, dir.z, 3.0f * u(rng)), ext));
-    const uint32_t cyl =
-        b.add(Geometry::cylinder(c, dir, pick == 4 ? 0.0f : ext.x, pick == 5 ? 0.0f : ext.y));
-    for (uint32_t shape : {box, cyl}) {
+    // Kinds 0-5 (larger than a grid, tiny, far outside, flat, radius or height 0) in 6 of 16.
+    const TurnedShapes t =
+        addTurnedBoxAndCylinder(b, rng, static_cast<uint32_t>(rng() % 16), 3.0f, 1.6f, 1.0f);
+    for (uint32_t shape : {t.box, t.cylinder}) {
       const uint32_t grid = grids[rng() % 2];
-      if (rng() % 2 == 0) {
-        b.query(shape, grid);
-      } else {
-        b.query(grid, shape);
-      }
+      queryEitherWay(b, grid, shape, rng);
     }
   }
   // Planes through the fields, one-sided: their sample boxes (the samples up to half a cell diagonal
   // above them) and the skip of the samples farther outside than their surface points' shift.
   for (uint32_t n = 0; n < 12; ++n) {
-    Float4 normal = v3(u(rng), u(rng), u(rng) + 0.01f);
-    const float len = std::sqrt(normal.x * normal.x + normal.y * normal.y + normal.z * normal.z);
-    normal = v3(normal.x / len, normal.y / len, normal.z / len);
+    const Float4 normal = nudgedUnit(rng);
     const uint32_t plane =
         b.add(Geometry::plane(v3(0.8f * u(rng), 0.8f * u(rng), 0.8f * u(rng)), normal, false));
     b.query(plane, grids[n % 2]);

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
+#include <initializer_list>
 #include <iterator>
 #include <random>
 #include <span>
@@ -141,6 +142,24 @@ void expectSame(const Outcome& scalar, const Outcome& simd, const std::string& w
   EXPECT_EQ(differing, 0u) << what;
 }
 
+// kCpuSimd against the scalar loop on every SIMD target: at `capacity` against `scalar` (the scalar
+// loop's run at that capacity), and at each of `cuts` (capacities ending inside the contacts) against
+// the scalar loop at the same capacity. `what` prefixes the messages.
+void expectScalarsOnEveryTarget(const Batch& batch, const Outcome& scalar, size_t capacity,
+                                std::initializer_list<size_t> cuts = {}, const std::string& what = "") {
+  size_t targets = 0;
+  cpu::forEachSimdTarget([&](const char* target) {
+    ++targets;
+    expectSame(scalar, run(batch, Backend::kCpuSimd, capacity),
+               what + "target " + target + ", capacity " + std::to_string(capacity));
+    for (size_t cut : cuts) {
+      expectSame(run(batch, Backend::kCpuScalar, cut), run(batch, Backend::kCpuSimd, cut),
+                 what + "target " + target + ", capacity " + std::to_string(cut));
+    }
+  });
+  EXPECT_GE(targets, 1u);
+}
+
 // Static queries of each set against each of `others`, both orders (set k against other g: query
 // 2 (g sets.size() + k)), run on kCpuScalar with room for 40 000 contacts.
 Outcome queryEachBothOrders(Batch& batch, const std::vector<uint32_t>& sets,
@@ -177,12 +196,7 @@ TEST(GeometryQueriesSimd, PointSetPairsEqualTheScalarLoopOnEveryTarget) {
       EXPECT_GT(scalar.ranges[8 * i + 6].count, 0u) << "primitive " << i << " has no point inside";
     }
   }
-  size_t targets = 0;
-  cpu::forEachSimdTarget([&](const char* target) {
-    ++targets;
-    expectSame(scalar, run(batch, Backend::kCpuSimd, 40000), std::string("target ") + target);
-  });
-  EXPECT_GE(targets, 1u);
+  expectScalarsOnEveryTarget(batch, scalar, 40000);
 }
 
 // Implicit geometries for the SIMD tests: a sampled sphere, a box field on an anisotropic grid of
@@ -237,16 +251,8 @@ TEST(GeometryQueriesSimd, PointSetImplicitPairsEqualTheScalarLoopOnEveryTarget) 
   for (size_t g = 0; g < grids.size(); ++g) {  // every field has points inside it in the big set
     EXPECT_GT(scalar.ranges[8 * g + 6].count, 0u) << "grid " << g << " has no point inside";
   }
-  size_t targets = 0;
-  cpu::forEachSimdTarget([&](const char* target) {
-    ++targets;
-    expectSame(scalar, run(batch, Backend::kCpuSimd, 40000), std::string("target ") + target);
-    // An output that overflows inside the big set's contacts writes the same prefix.
-    const size_t capacity = scalar.ranges[6].first + scalar.ranges[6].count / 2;
-    expectSame(run(batch, Backend::kCpuScalar, capacity), run(batch, Backend::kCpuSimd, capacity),
-               std::string("overflow, target ") + target);
-  });
-  EXPECT_GE(targets, 1u);
+  // An output that overflows inside the big set's contacts writes the same prefix.
+  expectScalarsOnEveryTarget(batch, scalar, 40000, {scalar.ranges[6].first + scalar.ranges[6].count / 2});
 }
 
 // Boxes, cylinders and planes against implicit geometries (lanes across each row of the shape's
@@ -256,48 +262,25 @@ TEST(GeometryQueriesSimd, PointSetImplicitPairsEqualTheScalarLoopOnEveryTarget) 
 // output that overflows inside a query's contacts; every SIMD target against the scalar loop.
 TEST(GeometryQueriesSimd, ShapeImplicitPairsEqualTheScalarLoopOnEveryTarget) {
   std::mt19937 rng(20261130u);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::uniform_real_distribution<float> size(0.0f, 0.8f);
   Batch batch;
   const std::vector<uint32_t> grids = addTestGrids(batch);
   std::vector<uint32_t> shapes;
   for (uint32_t n = 0; n < 60; ++n) {
-    const uint32_t pick = static_cast<uint32_t>(rng() % 12);
-    const float scale = pick == 0 ? 4.0f : (pick == 1 ? 0.05f : 1.0f);
-    const float reach = pick == 2 ? 4.0f : 1.2f;
-    const Float4 c = v3(reach * u(rng), reach * u(rng), reach * u(rng));
-    Float4 dir = v3(u(rng), u(rng), u(rng) + 0.01f);
-    const float len = std::sqrt(dir.x * dir.x + dir.y * dir.y + dir.z * dir.z);
-    dir = v3(dir.x / len, dir.y / len, dir.z / len);
-    const Float4 ext = v3(scale * size(rng), scale * size(rng), pick == 3 ? 0.0f : scale * size(rng));
-    shapes.push_back(
-        batch.add(Geometry::orientedBox(c, quatAxisAngle(dir.x, dir.y, dir.z, 3.0f * u(rng)), ext)));
-    shapes.push_back(
-        batch.add(Geometry::cylinder(c, dir, pick == 4 ? 0.0f : ext.x, pick == 5 ? 0.0f : ext.y)));
-    if (n % 6 == 0) shapes.push_back(batch.add(Geometry::plane(c, dir, false)));
+    const TurnedShapes t =
+        addTurnedBoxAndCylinder(batch, rng, static_cast<uint32_t>(rng() % 12), 4.0f, 1.2f, 0.8f);
+    shapes.push_back(t.box);
+    shapes.push_back(t.cylinder);
+    if (n % 6 == 0) shapes.push_back(batch.add(Geometry::plane(t.centre, t.axis, false)));
   }
   shapes.push_back(batch.add(Geometry::plane(v3(0, -0.3f, 0), v3(0, 1, 0), false)));
   shapes.push_back(batch.add(Geometry::plane(v3(0, 0, 0.2f), v3(0, 0, -1), true)));
   for (uint32_t shape : shapes) {
-    const uint32_t grid = grids[rng() % grids.size()];
-    if (rng() % 2 == 0) {
-      batch.query(shape, grid);
-    } else {
-      batch.query(grid, shape);
-    }
+    queryEitherWay(batch, grids[rng() % grids.size()], shape, rng);
   }
   const Outcome scalar = run(batch, Backend::kCpuScalar, 400000);
   ASSERT_TRUE(scalar.counts.ok() && !scalar.counts->overflow) << scalar.counts.error().message;
   EXPECT_GT(scalar.counts->contacts, 2000u);
-  size_t targets = 0;
-  cpu::forEachSimdTarget([&](const char* target) {
-    ++targets;
-    expectSame(scalar, run(batch, Backend::kCpuSimd, 400000), std::string("target ") + target);
-    const size_t capacity = scalar.counts->contacts / 2;  // inside some query's contacts
-    expectSame(run(batch, Backend::kCpuScalar, capacity), run(batch, Backend::kCpuSimd, capacity),
-               std::string("overflow, target ") + target);
-  });
-  EXPECT_GE(targets, 1u);
+  expectScalarsOnEveryTarget(batch, scalar, 400000, {scalar.counts->contacts / 2});  // inside a query's
 }
 
 // Spheres against implicit geometries (lanes across a run of queries with the same grid): runs of
@@ -317,11 +300,7 @@ TEST(GeometryQueriesSimd, SphereImplicitRunsEqualTheScalarLoopOnEveryTarget) {
       const float reach = k % 7 == 0 ? 2.5f : 1.1f;
       const uint32_t sphere = batch.add(Geometry::sphere(
           {reach * u(rng), reach * u(rng), reach * u(rng), k % 9 == 0 ? 0.0f : radius(rng)}));
-      if (rng() % 2 == 0) {
-        batch.query(sphere, grid);
-      } else {
-        batch.query(grid, sphere);
-      }
+      queryEitherWay(batch, grid, sphere, rng);
     }
     batch.query(length % 2 == 0 ? box : grids[(length + 1) % grids.size()], grid);  // ends the run
   }
@@ -336,16 +315,7 @@ TEST(GeometryQueriesSimd, SphereImplicitRunsEqualTheScalarLoopOnEveryTarget) {
     sphereContacts += sphere ? scalar.ranges[q].count : 0;
   }
   EXPECT_GT(sphereContacts, 150u);
-  size_t targets = 0;
-  cpu::forEachSimdTarget([&](const char* target) {
-    ++targets;
-    expectSame(scalar, run(batch, Backend::kCpuSimd, 40000), std::string("target ") + target);
-    for (size_t capacity : {size_t{0}, size_t{1}, size_t{scalar.counts->contacts / 3}}) {
-      expectSame(run(batch, Backend::kCpuScalar, capacity), run(batch, Backend::kCpuSimd, capacity),
-                 std::string("capacity ") + std::to_string(capacity) + ", target " + target);
-    }
-  });
-  EXPECT_GE(targets, 1u);
+  expectScalarsOnEveryTarget(batch, scalar, 40000, {0, 1, scalar.counts->contacts / 3});
 }
 
 // Point sets of 1, 3, 17 and 1 200 random and special points, previous positions a step back (one
@@ -602,17 +572,8 @@ void expectSimdRunsEqualScalar(const Batch& batch, const std::string& what, uint
   EXPECT_LT(std::count_if(scalar.ranges.begin(), scalar.ranges.end(), [](ContactRange r) { return r.count > 0; }),
             static_cast<std::ptrdiff_t>(scalar.ranges.size()))
       << what;
-  const size_t capacities[] = {8 * batch.queries.size() + 4096, contacts / 2 + 3, contacts / 3, size_t{1}, size_t{0}};
-  size_t targets = 0;
-  cpu::forEachSimdTarget([&](const char* target) {
-    ++targets;
-    for (size_t capacity : capacities) {
-      const Outcome reference = capacity == capacities[0] ? scalar : run(batch, Backend::kCpuScalar, capacity);
-      expectSame(reference, run(batch, Backend::kCpuSimd, capacity),
-                 what + ", target " + target + ", capacity " + std::to_string(capacity));
-    }
-  });
-  EXPECT_GE(targets, 1u);
+  expectScalarsOnEveryTarget(batch, scalar, 8 * batch.queries.size() + 4096,
+                             {contacts / 2 + 3, contacts / 3, 1, 0}, what + ", ");
 }
 
 // Runs of 1 to 5 queries (addQuery's), each ended by a sphere-sphere query.

@@ -341,6 +341,38 @@ inline Batch restingCapsuleBatch(uint32_t seed, uint32_t queryCount) {
   return b;
 }
 
+// A unit vector from three draws in [-1, 1), the third nudged by 0.01 (so that it is never zero).
+inline Float4 nudgedUnit(std::mt19937& rng) {
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  const Float4 dir = v3(u(rng), u(rng), u(rng) + 0.01f);
+  const float len = std::sqrt(dir.x * dir.x + dir.y * dir.y + dir.z * dir.z);
+  return v3(dir.x / len, dir.y / len, dir.z / len);
+}
+
+// A turned box and a cylinder sharing a random centre, axis (nudgedUnit) and sizes (up to maxSize per
+// half extent), of the kind `pick` chooses: 0 `big` times larger, 1 tiny (0.05 times), 2 centred up to
+// 4 away per axis (else up to `reach`), 3 a flat box, 4 a cylinder of radius 0, 5 one of height 0.
+struct TurnedShapes {
+  uint32_t box, cylinder;
+  Float4 centre, axis;
+};
+inline TurnedShapes addTurnedBoxAndCylinder(Batch& b, std::mt19937& rng, uint32_t pick, float big,
+                                            float reach, float maxSize) {
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::uniform_real_distribution<float> size(0.0f, maxSize);
+  const float scale = pick == 0 ? big : (pick == 1 ? 0.05f : 1.0f);
+  const float r = pick == 2 ? 4.0f : reach;
+  TurnedShapes t;
+  t.centre = v3(r * u(rng), r * u(rng), r * u(rng));
+  t.axis = nudgedUnit(rng);
+  const Float4 ext = v3(scale * size(rng), scale * size(rng), pick == 3 ? 0.0f : scale * size(rng));
+  t.box =
+      b.add(Geometry::orientedBox(t.centre, quatAxisAngle(t.axis.x, t.axis.y, t.axis.z, 3.0f * u(rng)), ext));
+  t.cylinder =
+      b.add(Geometry::cylinder(t.centre, t.axis, pick == 4 ? 0.0f : ext.x, pick == 5 ? 0.0f : ext.y));
+  return t;
+}
+
 // Boxes and cylinders on a sampled terrain (z minus a height of 0.3 sin(1.7 x) cos(1.3 y), n^3
 // samples over [-2, 2]^3): `count` shapes of sizes 0.05 to 0.35, turned, resting on it or sunk into
 // it (their centres within 0.25 of the surface), every 40th one 8 times larger (larger than the
@@ -359,9 +391,7 @@ inline Batch terrainShapesBatch(uint32_t seed, uint32_t n, uint32_t count) {
     const float x = 1.8f * u(rng), y = 1.8f * u(rng);
     const float scale = k % 40 == 0 ? 8.0f : 1.0f;                       // larger than the grid
     const float z = k % 40 == 1 ? 3.0f : height(x, y) + 0.25f * u(rng);  // outside it
-    Float4 axis = v3(u(rng), u(rng), u(rng) + 0.01f);
-    const float len = std::sqrt(axis.x * axis.x + axis.y * axis.y + axis.z * axis.z);
-    axis = v3(axis.x / len, axis.y / len, axis.z / len);
+    const Float4 axis = nudgedUnit(rng);
     const uint32_t shape =
         k % 2 == 0
             ? b.add(Geometry::orientedBox(v3(x, y, z), quatAxisAngle(axis.x, axis.y, axis.z, 3.0f * u(rng)),
