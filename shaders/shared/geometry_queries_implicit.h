@@ -356,7 +356,8 @@ VKC_FN bool geomContinuousPoint(GeomShape s, GeomShape sPrev, vec3 prev, vec3 cu
 
 // A capsule's axis point of least field in implicit geometry g: the least of kGeomAxisSamples + 1
 // evenly spaced samples, refined by a golden-section search between its neighbours (the field need
-// not be convex: a local refinement of the best sample).
+// not be convex: a local refinement of the best sample). The search keeps one of its two inner points
+// a step (geomSegmentDeepestParam's), so it costs kGeomSegmentSearchSteps + 3 evaluations.
 
 VKC_FN float geomGridSegmentDeepestParam(GeomShape g, vec3 p0, vec3 p1) {
   uint best = 0u;
@@ -371,18 +372,45 @@ VKC_FN float geomGridSegmentDeepestParam(GeomShape g, vec3 p0, vec3 p1) {
   float lo = float(max(best, 1u) - 1u) / float(kGeomAxisSamples);
   float hi = float(min(best + 1u, kGeomAxisSamples)) / float(kGeomAxisSamples);
   const float gr = 0.6180339887f;
+  float x1 = hi - gr * (hi - lo);
+  float x2 = lo + gr * (hi - lo);
+  float f1 = geomGridDistance(g, mix(p0, p1, x1));
+  float f2 = geomGridDistance(g, mix(p0, p1, x2));
   for (uint i = 0u; i < kGeomSegmentSearchSteps; ++i) {
-    float x1 = hi - gr * (hi - lo);
-    float x2 = lo + gr * (hi - lo);
-    if (geomGridDistance(g, mix(p0, p1, x1)) <= geomGridDistance(g, mix(p0, p1, x2))) {
+    if (f1 <= f2) {
       hi = x2;
+      x2 = x1;
+      f2 = f1;
+      x1 = hi - gr * (hi - lo);
+      f1 = geomGridDistance(g, mix(p0, p1, x1));
     } else {
       lo = x1;
+      x1 = x2;
+      f1 = f2;
+      x2 = lo + gr * (hi - lo);
+      f2 = geomGridDistance(g, mix(p0, p1, x2));
     }
   }
   float mid = (lo + hi) * 0.5f;
   if (geomGridDistance(g, mix(p0, p1, mid)) < fBest) return mid;
   return float(best) / float(kGeomAxisSamples);
+}
+
+// Slot `slot` (< kGeomCapsuleImplicitSlots) of capsule s against implicit geometry t, given the axis
+// point c of least field (geomGridSegmentDeepestParam): slot 0 the ball at c; slots 1, 2 the end balls
+// at p0, p1 (a capsule lying on a field rests on them as well), each unless its centre is within the
+// radius of c (the same support). False for a slot without a ball; the ball's contact otherwise.
+VKC_FN bool geomCapsuleGridContact(GeomShape s, GeomShape t, vec3 c, uint slot, VKC_OUT(GeomElement) es,
+                                   VKC_OUT(GeomElement) et) {
+  vec3 centre = c;
+  if (slot != 0u) {
+    vec3 end = slot == 1u ? vec3(s.p0) : vec3(s.p1);
+    vec3 apart = end - c;
+    if (!(sqrt(dot(apart, apart)) >= max(s.p0.w, 1e-30f))) return false;
+    centre = end;
+  }
+  return geomBallContact(centre, s.p0.w, geomImplicitClosest(t, centre), kElementPointDirection, kGeomNoIndex,
+                         es, et);
 }
 
 // Sample i of grid g: its position x (origin + index * spacing) and its value.
@@ -503,15 +531,7 @@ VKC_FN bool geomImplicitCanonicalContact(GeomShape s, GeomShape t, uint slot, VK
   }
   if (ts == kGeomCapsule) {
     vec3 c = mix(vec3(s.p0), vec3(s.p1), geomGridSegmentDeepestParam(t, vec3(s.p0), vec3(s.p1)));
-    // Slot 1, 2: the end balls at p0, p1 (a capsule lying on a field rests on them as well), each
-    // unless its centre is within the radius of the deepest ball's (slot 0's: the same support).
-    if (slot != 0u) {
-      vec3 end = slot == 1u ? vec3(s.p0) : vec3(s.p1);
-      vec3 apart = end - c;
-      if (!(sqrt(dot(apart, apart)) >= max(s.p0.w, 1e-30f))) return false;
-      c = end;
-    }
-    return geomBallContact(c, s.p0.w, geomImplicitClosest(t, c), kElementPointDirection, kGeomNoIndex, es, et);
+    return geomCapsuleGridContact(s, t, c, slot, es, et);
   }
   if (ts == kGeomCylinder || ts == kGeomOrientedBox || ts == kGeomPlane) {
     uint k = slot;

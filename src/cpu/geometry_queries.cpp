@@ -127,21 +127,23 @@ Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, 
         qi = end - 1;
         continue;
       }
-      // A run of spheres against one implicit geometry: lanes across the queries.
+      // A run of spheres or of capsules against one implicit geometry: lanes across the queries.
       const uint32_t gridIndex = ta == kGeomImplicit ? q.a : q.b;
-      if (((ta == kGeomSphere && tb == kGeomImplicit) || (ta == kGeomImplicit && tb == kGeomSphere)) &&
+      const uint32_t ballType = ta == kGeomImplicit ? tb : ta;
+      if ((ta == kGeomImplicit) != (tb == kGeomImplicit) &&
+          (ballType == kGeomSphere || ballType == kGeomCapsule) &&
           cpu::pointSetSimdHandles(toShape(input.geometries[gridIndex]), input.gridSamples.size())) {
         size_t end = qi + 1;
         while (end < queryCount) {
           const GeometryQuery& n = input.queries[end];
-          const bool sphereFirst = types[n.a] == kGeomSphere && n.b == gridIndex;
-          const bool gridFirst = n.a == gridIndex && types[n.b] == kGeomSphere;
-          if (n.method != GeometryMethod::kStatic || !(sphereFirst || gridFirst)) break;
+          const bool ballFirst = types[n.a] == ballType && n.b == gridIndex;
+          const bool gridFirst = n.a == gridIndex && types[n.b] == ballType;
+          if (n.method != GeometryMethod::kStatic || !(ballFirst || gridFirst)) break;
           ++end;
         }
-        total = cpu::sphereGridRunSimd(input, qi, end, toShape(input.geometries[gridIndex]),
-                                       output.elementsA.data(), output.elementsB.data(), output.ranges.data(),
-                                       total, capacity);
+        const auto run = ballType == kGeomSphere ? cpu::sphereGridRunSimd : cpu::capsuleGridRunSimd;
+        total = run(input, qi, end, toShape(input.geometries[gridIndex]), output.elementsA.data(),
+                    output.elementsB.data(), output.ranges.data(), total, capacity);
         qi = end - 1;
         continue;
       }
@@ -172,6 +174,25 @@ Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, 
     };
     const bool gridIsA = a.info.x == kGeomImplicit;
     const GeomShape& shape = gridIsA ? b : a;
+    if (q.method == GeometryMethod::kStatic && shape.info.x == kGeomCapsule &&
+        (gridIsA || b.info.x == kGeomImplicit)) {
+      // A capsule against an implicit geometry: its axis point of least field once for its three slots.
+      const GeomShape& grid = gridIsA ? a : b;
+      const vec3 p0 = vec3(shape.p0);
+      const vec3 p1 = vec3(shape.p1);
+      const vec3 c = mix(p0, p1, kernel.geomGridSegmentDeepestParam(grid, p0, p1));
+      for (uint32_t slot = 0; slot < kGeomCapsuleImplicitSlots; ++slot) {
+        GeomElement es;
+        GeomElement et;
+        GeomElement ea;
+        GeomElement eb;
+        if (!kernel.geomCapsuleGridContact(shape, grid, c, slot, es, et)) continue;
+        geomUnswap(gridIsA, es, et, ea, eb);
+        emit(ea, eb);
+      }
+      output.ranges[qi] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
+      continue;
+    }
     const bool ownPoints = shape.info.x == kGeomOrientedBox || shape.info.x == kGeomCylinder;
     if (q.method == GeometryMethod::kStatic && (gridIsA || b.info.x == kGeomImplicit) &&
         (ownPoints || shape.info.x == kGeomPlane)) {

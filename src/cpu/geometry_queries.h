@@ -155,6 +155,12 @@ uint64_t sphereGridRunSimd(const GeometryQueryInput& input, size_t begin, size_t
                            const gpu::GeomShape& grid, ContactElement* outA, ContactElement* outB,
                            ContactRange* ranges, uint64_t total, uint64_t capacity);
 
+// The same for a run of static queries of a capsule against `grid`: each query's contacts (up to
+// kGeomCapsuleImplicitSlots, geomCapsuleGridContact's slots in order) with the lanes across the queries.
+uint64_t capsuleGridRunSimd(const GeometryQueryInput& input, size_t begin, size_t end,
+                            const gpu::GeomShape& grid, ContactElement* outA, ContactElement* outB,
+                            ContactRange* ranges, uint64_t total, uint64_t capacity);
+
 // The continuous contacts of points[0, count) of a point set (previous positions previous[0, count),
 // state entries state[0, count), updated) against `shape`, an analytic primitive (a sphere, capsule,
 // cylinder, oriented box or plane) or an implicit geometry (samples: the input's grid samples, fewer

@@ -468,58 +468,169 @@ uint64_t ShapeGridContacts(const gpu::GeomShape& shape, const gpu::GeomShape& gr
   return found;
 }
 
+// Balls (centres c, radius r) against one implicit geometry in lanes (geomBallContact with
+// geomImplicitClosest): the field at the centres, the gradient only where a lane of `live` is inside;
+// each lane's ball point, the field's surface point, the normal and the depth (0 where no contact)
+// in the arrays. False when no lane has a contact.
+struct BallGridLanes {
+  HWY_ALIGN float bx[kMaxLanes], by[kMaxLanes], bz[kMaxLanes];
+  HWY_ALIGN float sx[kMaxLanes], sy[kMaxLanes], sz[kMaxLanes];
+  HWY_ALIGN float nx[kMaxLanes], ny[kMaxLanes], nz[kMaxLanes], depths[kMaxLanes];
+
+  bool contact(size_t k) const { return depths[k] > 0.0f; }
+  // Lane k's contact written at `at`: the ball on side a when ballIsA.
+  void store(size_t k, ContactElement* outA, ContactElement* outB, uint64_t at, bool ballIsA,
+             uint32_t query) const {
+    storeBallContact(outA, outB, at, ballIsA, gpu::vec3(bx[k], by[k], bz[k]), gpu::vec3(sx[k], sy[k], sz[k]),
+                     gpu::vec3(nx[k], ny[k], nz[k]), depths[k], ContactElementType::kPointDirection,
+                     kNoPointIndex, query);
+  }
+};
+
+HWY_INLINE bool ballGridLanes(const GridLanes& g, const gpu::GeomShape& grid, const V3& c, VF r, MF live,
+                              BallGridLanes& out) {
+  const DF df;
+  const VF d = gridDistanceLanes(g, c);
+  const VF depth = hn::Sub(r, d);  // geomBallContact
+  const MF hit = hn::And(hn::Gt(depth, hn::Zero(df)), live);
+  hn::Store(hn::IfThenElseZero(hit, depth), df, out.depths);
+  if (hn::AllFalse(df, hit)) return false;
+  const V3 n = gridNormalLanes(g, grid, c);
+  storeLanes(sub(c, mul(n, r)), out.bx, out.by, out.bz);  // the ball's point
+  storeLanes(sub(c, mul(n, d)), out.sx, out.sy, out.sz);  // the field's surface point (geomImplicitClosest)
+  storeLanes(n, out.nx, out.ny, out.nz);
+  return true;
+}
+
+// The ball geometries (spheres or capsules, `ballType`) of a run of queries [i, i + valid) against
+// one implicit geometry: p0 and p1 (w: the radius; a sphere's p1 unused) in lanes, ballIsA per query.
+struct BallRunBatch {
+  V3 p0, p1;
+  VF r;
+  bool ballIsA[kMaxLanes];
+};
+
+HWY_INLINE BallRunBatch gatherBallRun(const GeometryQueryInput& input, size_t i, size_t valid,
+                                      GeometryType ballType) {
+  const DF df;
+  HWY_ALIGN float ends[2][4 * kMaxLanes];
+  std::memset(ends, 0, sizeof ends);
+  BallRunBatch b;
+  for (size_t k = 0; k < valid; ++k) {
+    const GeometryQuery& q = input.queries[i + k];
+    b.ballIsA[k] = input.geometries[q.a].type == ballType;
+    const Geometry& ball = input.geometries[b.ballIsA[k] ? q.a : q.b];
+    std::memcpy(ends[0] + 4 * k, &ball.p0, sizeof(Float4));
+    std::memcpy(ends[1] + 4 * k, &ball.p1, sizeof(Float4));
+  }
+  VF w;
+  hn::LoadInterleaved4(df, ends[0], b.p0.x, b.p0.y, b.p0.z, b.r);
+  hn::LoadInterleaved4(df, ends[1], b.p1.x, b.p1.y, b.p1.z, w);
+  return b;
+}
+
 // Static spheres against one implicit geometry, lanes across a run of queries (each a sphere and the
 // same grid, either order; geomImplicitCanonicalContact's sphere: the ball at the centre against the
-// field, geomImplicitClosest): the field at the centres in lanes, the gradient and the surface point
-// only in a batch with a ball inside; the hits written in query order, the sides swapped back per lane.
+// field, geomImplicitClosest); the hits written in query order, the sides swapped back per lane.
 uint64_t SphereGridRun(const GeometryQueryInput& input, size_t begin, size_t end, const gpu::GeomShape& grid,
                        ContactElement* outA, ContactElement* outB, ContactRange* ranges, uint64_t total,
                        uint64_t capacity) {
   const DF df;
   const size_t lanes = hn::Lanes(df);
   const GridLanes g = gridLanes(grid, input.gridSamples.data());
-  HWY_ALIGN float centres[4 * kMaxLanes];
-  HWY_ALIGN float bx[kMaxLanes], by[kMaxLanes], bz[kMaxLanes];
-  HWY_ALIGN float sx[kMaxLanes], sy[kMaxLanes], sz[kMaxLanes];
-  HWY_ALIGN float nxs[kMaxLanes], nys[kMaxLanes], nzs[kMaxLanes], depths[kMaxLanes];
-  bool sphereIsA[kMaxLanes];
+  BallGridLanes hits;
   for (size_t i = begin; i < end; i += lanes) {
     const size_t valid = end - i < lanes ? end - i : lanes;
-    std::memset(centres, 0, sizeof centres);
-    for (size_t k = 0; k < valid; ++k) {
-      const GeometryQuery& q = input.queries[i + k];
-      sphereIsA[k] = input.geometries[q.a].type == GeometryType::kSphere;
-      const Geometry& sphere = input.geometries[sphereIsA[k] ? q.a : q.b];
-      std::memcpy(centres + 4 * k, &sphere.p0, sizeof(Float4));
-    }
-    V3 c;
-    VF r;
-    hn::LoadInterleaved4(df, centres, c.x, c.y, c.z, r);
-    const VF d = gridDistanceLanes(g, c);
-    const VF depth = hn::Sub(r, d);  // geomBallContact
-    const MF hit = hn::And(hn::Gt(depth, hn::Zero(df)), hn::FirstN(df, valid));
-    if (hn::AllFalse(df, hit)) {
-      for (size_t k = 0; k < valid; ++k) ranges[i + k] = ContactRange{static_cast<uint32_t>(total), 0u};
-      continue;
-    }
-    const V3 n = gridNormalLanes(g, grid, c);
-    storeLanes(sub(c, mul(n, r)), bx, by, bz);  // the ball's point
-    storeLanes(sub(c, mul(n, d)), sx, sy, sz);  // the field's surface point (geomImplicitClosest)
-    storeLanes(n, nxs, nys, nzs);
-    hn::Store(hn::IfThenElseZero(hit, depth), df, depths);
+    const BallRunBatch b = gatherBallRun(input, i, valid, GeometryType::kSphere);
+    const bool any = ballGridLanes(g, grid, b.p0, b.r, hn::FirstN(df, valid), hits);
     for (size_t k = 0; k < valid; ++k) {
       const uint32_t query = static_cast<uint32_t>(i + k);
-      if (!(depths[k] > 0.0f)) {
-        ranges[query] = ContactRange{static_cast<uint32_t>(total), 0u};
-        continue;
-      }
-      ranges[query] = ContactRange{static_cast<uint32_t>(total), 1u};
-      if (total < capacity) {
-        storeBallContact(outA, outB, total, sphereIsA[k], gpu::vec3(bx[k], by[k], bz[k]),
-                         gpu::vec3(sx[k], sy[k], sz[k]), gpu::vec3(nxs[k], nys[k], nzs[k]), depths[k],
-                         ContactElementType::kPointDirection, kNoPointIndex, query);
-      }
+      const bool hit = any && hits.contact(k);
+      ranges[query] = ContactRange{static_cast<uint32_t>(total), hit ? 1u : 0u};
+      if (!hit) continue;
+      if (total < capacity) hits.store(k, outA, outB, total, b.ballIsA[k], query);
       ++total;
+    }
+  }
+  return total;
+}
+
+// geomGridSegmentDeepestParam per lane: the field at kGeomAxisSamples + 1 points of [p0, p1], then
+// the golden-section search around the least (one new evaluation a step, as the scalar's).
+HWY_INLINE VF gridSegmentDeepestLanes(const GridLanes& g, const V3& p0, const V3& p1) {
+  const DF df;
+  const auto f = [&](VF x) { return gridDistanceLanes(g, mix(p0, p1, x)); };
+  const float samples = static_cast<float>(gpu::kGeomAxisSamples);
+  VF best = hn::Zero(df);  // the least sample's number, as a float
+  VF fBest = gridDistanceLanes(g, p0);
+  for (uint32_t k = 1; k <= gpu::kGeomAxisSamples; ++k) {
+    const VF fk = f(hn::Set(df, static_cast<float>(k) / samples));
+    const MF less = hn::Lt(fk, fBest);
+    fBest = hn::IfThenElse(less, fk, fBest);
+    best = hn::IfThenElse(less, hn::Set(df, static_cast<float>(k)), best);
+  }
+  const VF one = hn::Set(df, 1.0f);
+  const VF count = hn::Set(df, samples);
+  VF lo = hn::Div(hn::Sub(hn::Max(best, one), one), count);
+  VF hi = hn::Div(hn::Min(hn::Add(best, one), count), count);
+  const VF gold = hn::Set(df, 0.6180339887f);
+  VF x1 = hn::Sub(hi, hn::Mul(gold, hn::Sub(hi, lo)));
+  VF x2 = hn::Add(lo, hn::Mul(gold, hn::Sub(hi, lo)));
+  VF f1 = f(x1);
+  VF f2 = f(x2);
+  for (uint32_t i = 0; i < gpu::kGeomSegmentSearchSteps; ++i) {
+    const MF left = hn::Le(f1, f2);
+    hi = hn::IfThenElse(left, x2, hi);
+    lo = hn::IfThenElse(left, lo, x1);
+    const VF step = hn::Mul(gold, hn::Sub(hi, lo));
+    const VF xNew = hn::IfThenElse(left, hn::Sub(hi, step), hn::Add(lo, step));
+    const VF fNew = f(xNew);
+    const VF x1Old = x1;
+    const VF f1Old = f1;
+    x1 = hn::IfThenElse(left, xNew, x2);
+    f1 = hn::IfThenElse(left, fNew, f2);
+    x2 = hn::IfThenElse(left, x1Old, xNew);
+    f2 = hn::IfThenElse(left, f1Old, fNew);
+  }
+  const VF mid = hn::Mul(hn::Add(lo, hi), hn::Set(df, 0.5f));
+  return hn::IfThenElse(hn::Lt(f(mid), fBest), mid, hn::Div(best, count));
+}
+
+// Static capsules against one implicit geometry, lanes across a run of queries (each a capsule and
+// the same grid, either order): geomImplicitCanonicalContact's capsule, the axis point of least field
+// in lanes, then its ball and the end balls (geomCapsuleGridContact's slots 0-2); the hits written in
+// query then slot order, the sides swapped back per lane.
+uint64_t CapsuleGridRun(const GeometryQueryInput& input, size_t begin, size_t end, const gpu::GeomShape& grid,
+                        ContactElement* outA, ContactElement* outB, ContactRange* ranges, uint64_t total,
+                        uint64_t capacity) {
+  const DF df;
+  const size_t lanes = hn::Lanes(df);
+  const GridLanes g = gridLanes(grid, input.gridSamples.data());
+  BallGridLanes hits[gpu::kGeomCapsuleImplicitSlots];
+  for (size_t i = begin; i < end; i += lanes) {
+    const size_t valid = end - i < lanes ? end - i : lanes;
+    const MF inRun = hn::FirstN(df, valid);
+    const BallRunBatch b = gatherBallRun(input, i, valid, GeometryType::kCapsule);
+    const V3 c = mix(b.p0, b.p1, gridSegmentDeepestLanes(g, b.p0, b.p1));
+    bool any[gpu::kGeomCapsuleImplicitSlots];
+    any[0] = ballGridLanes(g, grid, c, b.r, inRun, hits[0]);
+    // An end ball unless its centre lies within the radius of c (geomCapsuleGridContact).
+    const VF apartMin = glmMax(b.r, hn::Set(df, 1e-30f));
+    for (uint32_t slot = 1; slot < gpu::kGeomCapsuleImplicitSlots; ++slot) {
+      const V3& e = slot == 1 ? b.p0 : b.p1;
+      const V3 apart = sub(e, c);
+      const MF live = hn::And(inRun, hn::Ge(hn::Sqrt(dot(apart, apart)), apartMin));
+      any[slot] = !hn::AllFalse(df, live) && ballGridLanes(g, grid, e, b.r, live, hits[slot]);
+    }
+    for (size_t k = 0; k < valid; ++k) {
+      const uint32_t query = static_cast<uint32_t>(i + k);
+      const uint64_t first = total;
+      for (uint32_t slot = 0; slot < gpu::kGeomCapsuleImplicitSlots; ++slot) {
+        if (!any[slot] || !hits[slot].contact(k)) continue;
+        if (total < capacity) hits[slot].store(k, outA, outB, total, b.ballIsA[k], query);
+        ++total;
+      }
+      ranges[query] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
     }
   }
   return total;
@@ -2964,6 +3075,7 @@ namespace vkc::cpu {
 HWY_EXPORT(PointSetContacts);
 HWY_EXPORT(ShapeGridContacts);
 HWY_EXPORT(SphereGridRun);
+HWY_EXPORT(CapsuleGridRun);
 HWY_EXPORT(ContinuousPointSetContacts);
 HWY_EXPORT(PrimitivePairs);
 HWY_EXPORT(FirstUnclearGeometry);
@@ -3082,6 +3194,12 @@ uint64_t sphereGridRunSimd(const GeometryQueryInput& input, size_t begin, size_t
   return HWY_DYNAMIC_DISPATCH(SphereGridRun)(input, begin, end, grid, outA, outB, ranges, total, capacity);
 }
 
+uint64_t capsuleGridRunSimd(const GeometryQueryInput& input, size_t begin, size_t end,
+                            const gpu::GeomShape& grid, ContactElement* outA, ContactElement* outB,
+                            ContactRange* ranges, uint64_t total, uint64_t capacity) {
+  return HWY_DYNAMIC_DISPATCH(CapsuleGridRun)(input, begin, end, grid, outA, outB, ranges, total, capacity);
+}
+
 uint64_t continuousPointSetContactsSimd(const gpu::GeomShape& shape, const gpu::GeomShape& previousPose,
                                         const float* samples, bool pointSetIsA, const Float4* points,
                                         const Float4* previous, Float4* state, uint32_t count, uint32_t query,
@@ -3143,6 +3261,10 @@ uint64_t shapeGridContactsSimd(const gpu::GeomShape&, const gpu::GeomShape&, con
 }
 uint64_t sphereGridRunSimd(const GeometryQueryInput&, size_t, size_t, const gpu::GeomShape&, ContactElement*,
                            ContactElement*, ContactRange*, uint64_t total, uint64_t) {
+  return total;
+}
+uint64_t capsuleGridRunSimd(const GeometryQueryInput&, size_t, size_t, const gpu::GeomShape&, ContactElement*,
+                            ContactElement*, ContactRange*, uint64_t total, uint64_t) {
   return total;
 }
 uint64_t continuousPointSetContactsSimd(const gpu::GeomShape&, const gpu::GeomShape&, const float*, bool,

@@ -318,6 +318,69 @@ TEST(GeometryQueriesSimd, SphereImplicitRunsEqualTheScalarLoopOnEveryTarget) {
   expectScalarsOnEveryTarget(batch, scalar, 40000, {0, 1, scalar.counts->contacts / 3});
 }
 
+// Capsules against implicit geometries (lanes across a run of queries with the same grid: the axis
+// point of least field in lanes, then its ball and the end balls): runs of every length 1 to 40
+// against each test grid, broken by a sphere on the same grid (a run of the other kind), a box or
+// another grid, both orders; random capsules, capsules lying on the sampled sphere (three contacts),
+// of length 0, of radius 0, reaching outside the grid's box; at full capacity and at capacities
+// ending inside a run and inside a query's contacts; every SIMD target against the scalar loop.
+TEST(GeometryQueriesSimd, CapsuleImplicitRunsEqualTheScalarLoopOnEveryTarget) {
+  std::mt19937 rng(20261132u);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::uniform_real_distribution<float> radius(0.0f, 0.4f);
+  Batch batch;
+  const std::vector<uint32_t> grids = addTestGrids(batch);
+  const uint32_t box = batch.add(Geometry::orientedBox(v3(0, 0, 0), identityQuat(), v3(0.3f, 0.3f, 0.3f)));
+  const uint32_t sphere = batch.add(Geometry::sphere({0.1f, 0.2f, -0.7f, 0.3f}));
+  for (uint32_t length = 1; length <= 40; ++length) {
+    const uint32_t grid = grids[length % grids.size()];
+    for (uint32_t k = 0; k < length; ++k) {
+      const float reach = k % 7 == 0 ? 2.5f : 1.1f;
+      const Float4 p0 = v3(reach * u(rng), reach * u(rng), reach * u(rng));
+      Float4 p1 = v3(p0.x + u(rng), p0.y + u(rng), p0.z + u(rng));
+      float r = k % 9 == 0 ? 0.0f : radius(rng);
+      if (k % 5 == 1) {  // lying on the sampled sphere (radius 0.8) along a tangent: three contacts there
+        const Float4 n = nudgedUnit(rng);
+        const Float4 t = nudgedUnit(rng);
+        const float along = t.x * n.x + t.y * n.y + t.z * n.z;
+        const Float4 tangent = v3(t.x - along * n.x, t.y - along * n.y, t.z - along * n.z);
+        r = 0.1f;
+        const Float4 c = v3(0.85f * n.x, 0.85f * n.y, 0.85f * n.z);
+        const Float4 p0t = v3(c.x - 0.2f * tangent.x, c.y - 0.2f * tangent.y, c.z - 0.2f * tangent.z);
+        p1 = v3(c.x + 0.2f * tangent.x, c.y + 0.2f * tangent.y, c.z + 0.2f * tangent.z);
+        queryEitherWay(batch, grid, batch.add(Geometry::capsule(p0t, p1, r)), rng);
+        continue;
+      }
+      if (k % 11 == 3) p1 = p0;  // length 0
+      queryEitherWay(batch, grid, batch.add(Geometry::capsule(p0, p1, r)), rng);
+    }
+    const uint32_t breaker =
+        length % 3 == 0 ? sphere : (length % 3 == 1 ? box : grids[(length + 1) % grids.size()]);
+    batch.query(breaker, grid);  // ends the run
+  }
+  const Outcome scalar = run(batch, Backend::kCpuScalar, 40000);
+  ASSERT_TRUE(scalar.counts.ok()) << scalar.counts.error().message;
+  ASSERT_FALSE(scalar.counts->overflow);
+  uint32_t capsuleContacts = 0;
+  uint32_t threeContacts = 0;
+  size_t threeAt = 0;
+  for (size_t q = 0; q < batch.queries.size(); ++q) {
+    const GeometryQuery& query = batch.queries[q];
+    const bool capsule = batch.geometries[query.a].type == GeometryType::kCapsule ||
+                         batch.geometries[query.b].type == GeometryType::kCapsule;
+    if (!capsule) continue;
+    capsuleContacts += scalar.ranges[q].count;
+    if (scalar.ranges[q].count == 3) {
+      ++threeContacts;
+      threeAt = scalar.ranges[q].first;
+    }
+  }
+  EXPECT_GT(capsuleContacts, 150u);
+  EXPECT_GT(threeContacts, 10u);
+  expectScalarsOnEveryTarget(batch, scalar, 40000,
+                             {0, 1, scalar.counts->contacts / 3, static_cast<uint32_t>(threeAt + 1)});
+}
+
 // Point sets of 1, 3, 17 and 1 200 random and special points, previous positions a step back (one
 // point in eight jumping 6x farther: 1.5 per axis), continuous queries against each of `others` in
 // both orders; returns the big set's first query.
