@@ -12,8 +12,9 @@
 // (in its time) so that every call gives the same output. <primitive>-implicit rows: `batch` small
 // spheres, capsules, cylinders or boxes (sizes 0.05 .. 0.15) on and around that sampled torus, or
 // planes through its tube in any direction, one query each (a box or cylinder evaluates its own
-// points and its sample box's samples, a plane its sample box's: geomShapeSampleBox); no FCL or
-// math-only figure.
+// points and its sample box's samples, a plane its sample box's: geomShapeSampleBox); the
+// implicit-implicit row: sampled balls and boxes of that size on 12^3 grids; no FCL or math-only
+// figure.
 // The timed call is one queryGeometries call over the whole batch, output capacity as large as the
 // batch's contacts. Vulkan: one GeometryQueryStage made for the batch beforehand (as an engine keeps
 // one), its run() timed (upload, record, submit, wait, read-back); the note gives the GPU's own time
@@ -193,6 +194,7 @@ constexpr PairType kPairs[] = {
     {"cylinder-implicit", GeometryType::kCylinder, GeometryType::kImplicitGeometry},
     {"box-implicit", GeometryType::kOrientedBox, GeometryType::kImplicitGeometry},
     {"plane-implicit", GeometryType::kPlane, GeometryType::kImplicitGeometry},
+    {"implicit-implicit", GeometryType::kImplicitGeometry, GeometryType::kImplicitGeometry},
     {"pointset-box", GeometryType::kPointSet, GeometryType::kOrientedBox},
     {"pointset-sphere", GeometryType::kPointSet, GeometryType::kSphere},
     {"pointset-implicit", GeometryType::kPointSet, GeometryType::kImplicitGeometry},
@@ -253,6 +255,31 @@ Geometry debrisNearTorus(GeometryType type, Random& r) {
   }
 }
 
+// A piece of debris of the implicit-implicit row: a sampled ball or box (radius or half extent 0.05
+// to 0.15) on a 12^3 grid reaching 0.05 past it, placed as debrisNearTorus places its shapes.
+Geometry debrisGridNearTorus(Random& r, std::vector<float>& samples) {
+  const Geometry sphere = debrisNearTorus(GeometryType::kSphere, r);
+  const Float4 c = sphere.p0;
+  const float size = sphere.p0.w;
+  const bool ball = r.uniform(0.0f, 1.0f) < 0.5f;
+  constexpr uint32_t kDim = 12;
+  const float h = 2.0f * (size + 0.05f) / static_cast<float>(kDim - 1);
+  const Float4 origin{c.x - (size + 0.05f), c.y - (size + 0.05f), c.z - (size + 0.05f), 0};
+  const uint32_t first = static_cast<uint32_t>(samples.size());
+  for (uint32_t k = 0; k < kDim; ++k) {
+    for (uint32_t j = 0; j < kDim; ++j) {
+      for (uint32_t i = 0; i < kDim; ++i) {
+        const float x = origin.x + h * static_cast<float>(i) - c.x;
+        const float y = origin.y + h * static_cast<float>(j) - c.y;
+        const float z = origin.z + h * static_cast<float>(k) - c.z;
+        samples.push_back(ball ? std::sqrt(x * x + y * y + z * z) - size
+                               : std::max(std::max(std::abs(x), std::abs(y)), std::abs(z)) - size);
+      }
+    }
+  }
+  return Geometry::implicitGrid(origin, {h, h, h, 0}, kDim, kDim, kDim, first);
+}
+
 // One batch: its geometries, points and queries.
 struct Batch {
   std::vector<Geometry> geometries;
@@ -308,7 +335,8 @@ Batch makeBatch(const PairType& p, uint32_t batch, uint32_t points, uint32_t see
   if (p.b == GeometryType::kImplicitGeometry) {  // small shapes on and around the sampled torus
     addTorusGrid(b.geometries, b.gridSamples);
     for (uint32_t i = 0; i < batch; ++i) {
-      b.geometries.push_back(debrisNearTorus(p.a, r));
+      b.geometries.push_back(p.a == GeometryType::kImplicitGeometry ? debrisGridNearTorus(r, b.gridSamples)
+                                                                    : debrisNearTorus(p.a, r));
       b.queries.push_back({i + 1, 0, GeometryMethod::kStatic, 0});
     }
     b.items = batch;

@@ -5,7 +5,10 @@
 // primitives with lanes across the points, and runs of consecutive static queries of one closed-form
 // primitive pair type with lanes across the queries (src/cpu/geometry_queries_simd.cpp): the same
 // contacts bit for bit.
+#include <algorithm>
+#include <cmath>
 #include <string>
+#include <unordered_map>
 
 #include "cpu/geometry_queries.h"
 #include "cpu/geometry_queries_mesh.h"
@@ -42,6 +45,66 @@ struct QueryKernel {
 #include "shared/geometry_queries_implicit.h"
 };
 
+// The least and the largest magnitude of the samples on the six faces of implicit geometry g.
+struct FaceSamples {
+  float least = 0.0f;
+  float largest = 0.0f;
+};
+
+FaceSamples faceSamples(const GeometryQueryInput& input, const GeomShape& g) {
+  const uint32_t n[3] = {static_cast<uint32_t>(g.p2.x), static_cast<uint32_t>(g.p2.y),
+                         static_cast<uint32_t>(g.p2.z)};
+  const float* samples = input.gridSamples.data() + g.info.y;
+  FaceSamples f;
+  f.least = samples[0];
+  for (uint32_t k = 0; k < n[2]; ++k) {
+    for (uint32_t j = 0; j < n[1]; ++j) {
+      const bool face = k == 0 || k == n[2] - 1 || j == 0 || j == n[1] - 1;
+      const float* row = samples + size_t{n[0]} * (j + size_t{n[1]} * k);
+      for (uint32_t i = 0; i < n[0]; i += face ? 1u : n[0] - 1u) {  // a face's row, else its two ends
+        f.least = std::min(f.least, row[i]);
+        f.largest = std::max(f.largest, std::abs(row[i]));
+      }
+    }
+  }
+  return f;
+}
+
+// The samples of implicit geometry `grid` whose surface points (geomGridSurfaceFrom) can lie inside
+// implicit geometry `other`, as a sample box (lo, size as geomShapeSampleBox's). Outside its box
+// other's field is the trilinear value at the clamped point, on a face (its weights there are 0 and 1
+// exactly), plus the distance to the box: at least the least face sample (up to the rounding of three
+// mixes, covered by 1e-5 of the largest face sample) plus that distance. So a surface point with a
+// negative field lies within max(0, -least) of other's box, and its sample within half a cell
+// diagonal more; 1.001 covers the normal's length, 1e-4 of the coordinates' size their rounding, and
+// geomSampleSpan adds a sample each way. The samples outside have no contact: the slots a query has
+// on the device (a slot per sample of both grids) give the same contacts in the same order.
+void gridPairSampleBox(const GeomShape& grid, const GeomShape& other, FaceSamples face, uvec4& lo,
+                       uvec4& size) {
+  const vec3 origin = vec3(grid.p0);
+  const vec3 spacing = vec3(grid.p1);
+  const vec3 dims = vec3(grid.p2);
+  const vec3 top = origin + (dims - vec3(1.0f)) * spacing;
+  const vec3 otherLo = vec3(other.p0);
+  const vec3 otherHi = otherLo + (vec3(other.p2) - vec3(1.0f)) * vec3(other.p1);
+  float extent = 0.0f;
+  for (uint32_t k = 0; k < 3; ++k) {
+    extent =
+        std::max({extent, std::abs(origin[k]), std::abs(top[k]), std::abs(otherLo[k]), std::abs(otherHi[k])});
+  }
+  const float reach = 1.001f * (std::max(0.0f, -face.least + 1e-5f * face.largest) +
+                                0.5f * ((spacing.x + spacing.y) + spacing.z)) +
+                      1e-4f * extent;
+  uvec2 span[3];
+  for (uint32_t k = 0; k < 3; ++k) {
+    span[k] = geomSampleSpan(origin[k], spacing[k], static_cast<uint>(dims[k]), otherLo[k] - reach,
+                             otherHi[k] + reach);
+  }
+  lo = uvec4(span[0].x, span[1].x, span[2].x, 0u);
+  size = uvec4(span[0].y - span[0].x, span[1].y - span[1].x, span[2].y - span[2].x, 0u);
+  size.w = size.x * size.y * size.z;
+}
+
 }  // namespace
 
 namespace cpu {
@@ -56,7 +119,8 @@ std::vector<std::pair<ContactElement, ContactElement>> everySampleContacts(const
   const GeomShape& s = swapped ? b : a;
   const GeomShape& t = swapped ? a : b;
   const bool ownPoints = s.info.x == kGeomOrientedBox || s.info.x == kGeomCylinder;
-  if (t.info.x != kGeomImplicit || (!ownPoints && s.info.x != kGeomPlane)) return out;
+  const bool gridPair = s.info.x == kGeomImplicit;
+  if (t.info.x != kGeomImplicit || (!ownPoints && !gridPair && s.info.x != kGeomPlane)) return out;
   QueryKernel kernel;
   kernel.in = &input;
   const auto add = [&](const GeomElement& es, const GeomElement& et) {
@@ -67,6 +131,12 @@ std::vector<std::pair<ContactElement, ContactElement>> everySampleContacts(const
   };
   GeomElement es;
   GeomElement et;
+  if (gridPair) {
+    for (uint32_t slot = 0; slot < s.info.z + t.info.z; ++slot) {
+      if (kernel.geomImplicitCanonicalContact(s, t, slot, es, et)) add(es, et);
+    }
+    return out;
+  }
   for (uint32_t slot = 0; ownPoints && slot < kGeomImplicitShapeSlots; ++slot) {
     if (kernel.geomImplicitCanonicalContact(s, t, slot, es, et)) add(es, et);
   }
@@ -99,6 +169,7 @@ Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, 
   const uint64_t capacity = output.elementsA.size();
   uint64_t total = 0;
   cpu::MeshQueries meshes(input, backend);  // the queries with a mesh (src/cpu/geometry_queries_mesh.cpp)
+  std::unordered_map<uint32_t, FaceSamples> faces;  // two implicit geometries: by geometry index
   const size_t queryCount = input.queries.size();
   for (size_t qi = 0; qi < queryCount; ++qi) {
     const GeometryQuery& q = input.queries[qi];
@@ -172,6 +243,43 @@ Result<GeometryQueryCounts> queryGeometriesCpu(const GeometryQueryInput& input, 
       if (hasState) output.state[q.state + slot] = Float4{state.x, state.y, state.z, state.w};
       if (hit) emit(ea, eb);
     };
+    if (q.method == GeometryMethod::kStatic && a.info.x == kGeomImplicit && b.info.x == kGeomImplicit) {
+      // Two implicit geometries: s's surface points inside t, then t's inside s (the slots' order),
+      // each grid's samples only those near the other's box (gridPairSampleBox).
+      const bool swapped = geomSwapped(a, b);
+      const GeomShape& s = swapped ? b : a;
+      const GeomShape& t = swapped ? a : b;
+      for (uint32_t pass = 0; pass < 2; ++pass) {
+        const GeomShape& grid = pass == 0 ? s : t;  // its surface points: the ball side
+        const GeomShape& other = pass == 0 ? t : s;
+        const bool gridIsA = (pass == 0) != swapped;
+        const uint32_t otherIndex = gridIsA ? q.b : q.a;
+        auto face = faces.find(otherIndex);  // each grid's faces read once per call
+        if (face == faces.end()) face = faces.emplace(otherIndex, faceSamples(input, other)).first;
+        uvec4 lo;
+        uvec4 size;
+        gridPairSampleBox(grid, other, face->second, lo, size);
+        if (backend == Backend::kCpuSimd && cpu::pointSetSimdHandles(grid, input.gridSamples.size())) {
+          total += cpu::shapeGridContactsSimd(other, grid, input.gridSamples.data(), !gridIsA, lo, size,
+                                              static_cast<uint32_t>(qi), output.elementsA.data(),
+                                              output.elementsB.data(), total, capacity);
+          continue;
+        }
+        const uint nx = static_cast<uint>(grid.p2.x), ny = static_cast<uint>(grid.p2.y);
+        for (uint k = 0; k < size.w; ++k) {
+          GeomElement eo;
+          GeomElement eg;
+          GeomElement ea;
+          GeomElement eb;
+          if (!kernel.geomGridSampleContact(other, grid, geomSampleBoxIndex(lo, size, nx, ny, k), eo, eg))
+            continue;
+          geomUnswap(gridIsA, eo, eg, ea, eb);
+          emit(ea, eb);
+        }
+      }
+      output.ranges[qi] = ContactRange{static_cast<uint32_t>(first), static_cast<uint32_t>(total - first)};
+      continue;
+    }
     const bool gridIsA = a.info.x == kGeomImplicit;
     const GeomShape& shape = gridIsA ? b : a;
     if (q.method == GeometryMethod::kStatic && shape.info.x == kGeomCapsule &&

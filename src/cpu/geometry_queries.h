@@ -181,7 +181,9 @@ uint64_t continuousPointSetContactsSimd(const gpu::GeomShape& shape, const gpu::
 // (validated input) with a slot per grid sample, not only a box's or cylinder's sample box's
 // (gpu::geomShapeSampleBox): the contacts of a box's or cylinder's own points' slots, then of every
 // sample in grid order, each evaluated in full (no sample box, no skip: gpu geomGridSampleContactEvery),
-// as (elementA, elementB). Empty for another pair.
+// as (elementA, elementB). Two implicit geometries: every slot of both grids through the device's
+// slot function (geomImplicitCanonicalContact), not only the samples near the other's box
+// (gridPairSampleBox). Empty for another pair.
 std::vector<std::pair<ContactElement, ContactElement>> everySampleContacts(const GeometryQueryInput& input,
                                                                            uint32_t query);
 

@@ -392,7 +392,9 @@ uint64_t PointSetContacts(const gpu::GeomShape& primitive, const float* samples,
 // per sample, geometry_queries_implicit.h), lanes across each row of the box (consecutive samples,
 // read with one load): the sample's position and value, the half-diagonal test and the 1-Lipschitz
 // skip, then only in a batch with a lane left the gradient (6 trilinear evaluations), the surface
-// point and the shape's closest point there; the hits written in the box's order.
+// point and the shape's closest point there; the hits written in the box's order. `shape` may be a
+// second implicit geometry (its samples in the same array): no skip then (a field need not be
+// 1-Lipschitz), its field at the surface point, and its gradient only in a batch with a lane inside.
 uint64_t ShapeGridContacts(const gpu::GeomShape& shape, const gpu::GeomShape& grid, const float* samples,
                            bool shapeIsA, gpu::uvec4 lo, gpu::uvec4 size, uint32_t query,
                            ContactElement* outA, ContactElement* outB, uint64_t total, uint64_t capacity) {
@@ -411,6 +413,8 @@ uint64_t ShapeGridContacts(const gpu::GeomShape& shape, const gpu::GeomShape& gr
   const VF relative = hn::Set(df, 1e-4f);
   const VF zero = hn::Zero(df);
   const uint32_t nx = static_cast<uint32_t>(grid.p2.x), ny = static_cast<uint32_t>(grid.p2.y);
+  const bool implicitShape = shape.info.x == gpu::kGeomImplicit;
+  const GridLanes shapeGrid = implicitShape ? gridLanes(shape, samples) : GridLanes{};
   HWY_ALIGN float sx[kMaxLanes], sy[kMaxLanes], sz[kMaxLanes];
   HWY_ALIGN float cx[kMaxLanes], cy[kMaxLanes], cz[kMaxLanes];
   HWY_ALIGN float nxs[kMaxLanes], nys[kMaxLanes], nzs[kMaxLanes], depths[kMaxLanes];
@@ -437,17 +441,28 @@ uint64_t ShapeGridContacts(const gpu::GeomShape& shape, const gpu::GeomShape& gr
         const VF av = glmAbs(v);
         MF live = hn::And(inRow, hn::Le(av, halfDiagonal));
         if (hn::AllFalse(df, live)) continue;
-        const VF xAbs = glmMax(glmMax(glmAbs(x.x), glmAbs(x.y)), glmAbs(x.z));
-        const VF sizeV = hn::Add(hn::Add(hn::Add(xAbs, shapeAbsV), shapeWs), shapeExt);
-        const VF bound = hn::Add(hn::Mul(av, slack), hn::Mul(relative, sizeV));
-        live = hn::AndNot(hn::Gt(closestPrimitive(shape, x).dist, bound), live);
-        if (hn::AllFalse(df, live)) continue;
+        if (!implicitShape) {
+          const VF xAbs = glmMax(glmMax(glmAbs(x.x), glmAbs(x.y)), glmAbs(x.z));
+          const VF sizeV = hn::Add(hn::Add(hn::Add(xAbs, shapeAbsV), shapeWs), shapeExt);
+          const VF bound = hn::Add(hn::Mul(av, slack), hn::Mul(relative, sizeV));
+          live = hn::AndNot(hn::Gt(closestPrimitive(shape, x).dist, bound), live);
+          if (hn::AllFalse(df, live)) continue;
+        }
         const V3 n = gridNormalLanes(g, grid, x);
         const V3 surface = sub(x, mul(n, v));
-        const ClosestLanes cl = closestPrimitive(shape, surface);
+        ClosestLanes cl;
+        if (implicitShape) {  // geomImplicitClosest: the field, then its gradient where a lane is inside
+          cl.dist = gridDistanceLanes(shapeGrid, surface);
+        } else {
+          cl = closestPrimitive(shape, surface);
+        }
         const VF depth = hn::Sub(zero, cl.dist);  // geomBallContact with radius 0
         const MF hit = hn::And(live, hn::Gt(depth, zero));
         if (hn::AllFalse(df, hit)) continue;
+        if (implicitShape) {
+          cl.normal = gridNormalLanes(shapeGrid, shape, surface);
+          cl.surface = sub(surface, mul(cl.normal, cl.dist));
+        }
         storeLanes(surface, sx, sy, sz);
         storeLanes(cl.surface, cx, cy, cz);
         storeLanes(cl.normal, nxs, nys, nzs);

@@ -334,6 +334,23 @@ TEST(GeometryQueriesImplicit, EmbeddedBoxesAndCylindersGetTheirPointsContacts) {
   }
 }
 
+// Both CPU backends on batch b give `every` (as (elementA, elementB)) in `ranges`, bit for bit.
+void expectEveryCpuBackendGives(Batch& b, const std::vector<ContactRange>& ranges,
+                                const std::vector<std::pair<ContactElement, ContactElement>>& every) {
+  for (Backend backend : kCpuBackends) {
+    auto counts = b.run(backend, 400000);
+    ASSERT_TRUE(counts.ok()) << counts.error().message;
+    ASSERT_FALSE(counts->overflow);
+    ASSERT_EQ(counts->contacts, every.size());
+    EXPECT_EQ(std::memcmp(ranges.data(), b.ranges.data(), ranges.size() * sizeof(ContactRange)), 0);
+    for (uint32_t i = 0; i < counts->contacts; ++i) {
+      ASSERT_TRUE(bitwiseEqual(every[i].first, b.elementsA[i]) &&
+                  bitwiseEqual(every[i].second, b.elementsB[i]))
+          << "contact " << i;
+    }
+  }
+}
+
 // A box's or cylinder's slots past its own points, and a plane's slots, are only the samples whose
 // surface points can lie inside it (gpu::geomShapeSampleBox), and a sample farther outside a box, cylinder or
 // plane than its surface point's shift is skipped before its gradient: the same contacts bit for bit as every
@@ -393,18 +410,73 @@ TEST(GeometryQueriesImplicit, SampleBoxesGiveEverySlotsContacts) {
   }
   EXPECT_GT(every.size(), 5000u);
   EXPECT_LT(boxed * 4, samples);  // the boxes hold a small part of the samples
-  for (Backend backend : kCpuBackends) {
-    auto counts = b.run(backend, 400000);
-    ASSERT_TRUE(counts.ok()) << counts.error().message;
-    ASSERT_FALSE(counts->overflow);
-    ASSERT_EQ(counts->contacts, every.size());
-    EXPECT_EQ(std::memcmp(ranges.data(), b.ranges.data(), ranges.size() * sizeof(ContactRange)), 0);
-    for (uint32_t i = 0; i < counts->contacts; ++i) {
-      ASSERT_TRUE(bitwiseEqual(every[i].first, b.elementsA[i]) &&
-                  bitwiseEqual(every[i].second, b.elementsB[i]))
-          << "contact " << i;
+  expectEveryCpuBackendGives(b, ranges, every);
+}
+
+// Two implicit geometries: each grid's samples are evaluated only near the other's box (widened by
+// minus its least face sample, for a field still negative where its grid ends), and the contacts are
+// those of every slot of both grids evaluated in full, bit for bit: 60 small sampled balls and boxes
+// (5 to 12 samples an axis, anisotropic spacings) inside, across the faces of and far from a padded
+// sampled sphere and an unpadded half space (negative below z = 0.2 on a grid ending at z = -0.4,
+// its field negative down to z = -1.4 outside it), and against each other, both orders, both CPU
+// backends.
+TEST(GeometryQueriesImplicit, GridPairsNearEachOthersBoxesGiveEverySlotsContacts) {
+  std::mt19937 rng(31);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  Batch b;
+  const uint32_t sphere = b.addGrid(v3(kOrigin, kOrigin, kOrigin), kH, kN, sphereSdf);
+  const uint32_t halfSpace =
+      b.addGrid(v3(-1.0f, -1.0f, -0.4f), 0.1f, 21, [](float, float, float z) { return z - 0.2f; });
+  std::vector<uint32_t> small;
+  for (uint32_t n = 0; n < 60; ++n) {
+    const uint32_t nx = 5 + static_cast<uint32_t>(rng() % 8), ny = 5 + static_cast<uint32_t>(rng() % 8),
+                   nz = 5 + static_cast<uint32_t>(rng() % 8);
+    const Float4 h =
+        v3(0.03f + 0.05f * (u(rng) + 1.0f), 0.03f + 0.05f * (u(rng) + 1.0f), 0.03f + 0.05f * (u(rng) + 1.0f));
+    // Centred in the sphere's shell, across the grids' faces, below the half space's grid or far out.
+    const float reach = n % 10 == 0 ? 4.0f : (n % 10 == 1 ? 1.5f : 1.05f);
+    Float4 c = v3(reach * u(rng), reach * u(rng), reach * u(rng));
+    if (n % 10 == 2) c = v3(0.5f * u(rng), 0.5f * u(rng), -1.0f + 0.3f * u(rng));
+    const Float4 origin =
+        v3(c.x - 0.5f * h.x * static_cast<float>(nx - 1), c.y - 0.5f * h.y * static_cast<float>(ny - 1),
+           c.z - 0.5f * h.z * static_cast<float>(nz - 1));
+    const float radius = 0.05f + 0.1f * (u(rng) + 1.0f);
+    const bool ball = n % 2 == 0;
+    const uint32_t first = static_cast<uint32_t>(b.gridSamples.size());
+    for (uint32_t k = 0; k < nz; ++k) {
+      for (uint32_t j = 0; j < ny; ++j) {
+        for (uint32_t i = 0; i < nx; ++i) {
+          const float x = origin.x + h.x * static_cast<float>(i) - c.x;
+          const float y = origin.y + h.y * static_cast<float>(j) - c.y;
+          const float z = origin.z + h.z * static_cast<float>(k) - c.z;
+          b.gridSamples.push_back(ball ? std::sqrt(x * x + y * y + z * z) - radius
+                                       : std::max({std::abs(x), std::abs(y), std::abs(z)}) - radius);
+        }
+      }
     }
+    small.push_back(b.add(Geometry::implicitGrid(origin, h, nx, ny, nz, first)));
+    queryEitherWay(b, small.back(), n % 3 == 2 ? halfSpace : sphere, rng);
+    if (n > 0 && n % 4 == 0) queryEitherWay(b, small.back(), small[n - 1], rng);
   }
+  queryEitherWay(b, sphere, halfSpace, rng);
+  std::vector<ContactRange> ranges;
+  std::vector<std::pair<ContactElement, ContactElement>> every;
+  uint32_t touching = 0;
+  for (uint32_t q = 0; q < b.queries.size(); ++q) {
+    const auto c = cpu::everySampleContacts(b.input(), q);
+    ranges.push_back(ContactRange{static_cast<uint32_t>(every.size()), static_cast<uint32_t>(c.size())});
+    every.insert(every.end(), c.begin(), c.end());
+    touching += c.empty() ? 0u : 1u;
+  }
+  EXPECT_GT(every.size(), 3000u);
+  EXPECT_GT(touching, 25u);
+  // Contacts of small grids below the half space's grid (outside its box): the least face sample's reach.
+  uint32_t below = 0;
+  for (const auto& e : every) {
+    below += (e.first.point.z < -0.45f && e.first.point.x > -1.0f && e.first.point.x < 1.0f) ? 1u : 0u;
+  }
+  EXPECT_GT(below, 20u);
+  expectEveryCpuBackendGives(b, ranges, every);
 }
 
 TEST(GeometryQueriesImplicit, SwappedInputsSwapTheElementsBitForBit) {

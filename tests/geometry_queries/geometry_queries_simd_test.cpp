@@ -258,8 +258,9 @@ TEST(GeometryQueriesSimd, PointSetImplicitPairsEqualTheScalarLoopOnEveryTarget) 
 // Boxes, cylinders and planes against implicit geometries (lanes across each row of the shape's
 // sample box): the test grids (anisotropic, constant, 2^3) and the SampleBoxes shapes' kinds (turned,
 // tiny, larger than the grid, flat, of radius or height 0, far outside, across the faces; one-sided
-// planes through the fields, axis-aligned floors), rows of every tail length, both orders, an
-// output that overflows inside a query's contacts; every SIMD target against the scalar loop.
+// planes through the fields, axis-aligned floors), the test grids against each other, rows of every
+// tail length, both orders, an output that overflows inside a query's contacts; every SIMD target
+// against the scalar loop.
 TEST(GeometryQueriesSimd, ShapeImplicitPairsEqualTheScalarLoopOnEveryTarget) {
   std::mt19937 rng(20261130u);
   Batch batch;
@@ -276,6 +277,11 @@ TEST(GeometryQueriesSimd, ShapeImplicitPairsEqualTheScalarLoopOnEveryTarget) {
   shapes.push_back(batch.add(Geometry::plane(v3(0, 0, 0.2f), v3(0, 0, -1), true)));
   for (uint32_t shape : shapes) {
     queryEitherWay(batch, grids[rng() % grids.size()], shape, rng);
+  }
+  for (uint32_t g : grids) {  // two implicit geometries: each grid's rows against the other's field
+    for (uint32_t other : grids) {
+      if (g != other) batch.query(g, other);
+    }
   }
   const Outcome scalar = run(batch, Backend::kCpuScalar, 400000);
   ASSERT_TRUE(scalar.counts.ok() && !scalar.counts->overflow) << scalar.counts.error().message;
