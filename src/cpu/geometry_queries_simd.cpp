@@ -15,10 +15,12 @@
 #include <array>
 #include <atomic>
 #include <bit>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include "cpu/geometry_queries.h"
 #include "shared/geometry_queries_math.h"
@@ -245,21 +247,26 @@ HWY_INLINE void gridCellLanes(const GridLanes& g, const VU c[3], MF active, VF v
   }
 }
 
-// geomGridDistance per lane.
-HWY_INLINE VF gridDistanceLanes(const GridLanes& g, const V3& p) {
-  const DF df;
-  const DI di;
-  const VF zero = hn::Zero(df);
+// geomGridDistance's clamped grid coordinates of p per lane, and the cell holding them.
+HWY_INLINE void gridClampedCellLanes(const GridLanes& g, const V3& p, VF u[3], VU c[3]) {
+  const VF zero = hn::Zero(DF());
   const VF pv[3] = {p.x, p.y, p.z};
   const VF origin[3] = {g.origin.x, g.origin.y, g.origin.z};
   const VF spacing[3] = {g.spacing.x, g.spacing.y, g.spacing.z};
   const VF hi[3] = {g.hi.x, g.hi.y, g.hi.z};
-  VF u[3];
-  VU c[3];
-  VF f[3];
   for (uint32_t k = 0; k < 3; ++k)
     u[k] = glmClamp(hn::Div(hn::Sub(pv[k], origin[k]), spacing[k]), zero, hi[k]);
   gridCellOfLanes(g, u, c);
+}
+
+// geomGridDistance per lane.
+HWY_INLINE VF gridDistanceLanes(const GridLanes& g, const V3& p) {
+  const DF df;
+  const DI di;
+  VF u[3];
+  VU c[3];
+  VF f[3];
+  gridClampedCellLanes(g, p, u, c);
   for (uint32_t k = 0; k < 3; ++k) f[k] = hn::Sub(u[k], hn::ConvertTo(df, hn::BitCast(di, c[k])));
   VF v[8];
   gridCellLanes(g, c, hn::FirstN(df, hn::Lanes(df)), v);
@@ -334,29 +341,133 @@ HWY_INLINE void storeLanes(const V3& v, float* x, float* y, float* z) {
   hn::Store(v.z, df, z);
 }
 
+// Points per chunk of the point-set loops (a chunk's lists and contacts in the caches).
+constexpr uint32_t kTraceChunk = 256;
+
+// An implicit geometry's cells in bricks of kCells^3, each marked where one of its cells has a negative
+// sample. geomTraceGrid solves only such cells (the others' fields are non-negative and the walk
+// passes them), and every cell it visits holds a point of the segment clipped to the grid's box (the
+// middle of a piece, up to rounding far below a cell): a segment whose cells, widened by one each way,
+// lie in unmarked bricks has no root, and its trace is -1. Its end's cell is among them, so the field
+// there (a mix of non-negative samples plus a distance) is not negative either: no static contact.
+// Built in one pass over the samples (a negative sample marks the cells on both sides of it; with the
+// widening, the cell above would do).
+struct GridBricks {
+  static constexpr uint32_t kCells = 4;
+  std::vector<int32_t> negative;  // per brick, x fastest: 1 where marked (int32 for the lanes' gathers)
+  uint32_t bricks[3] = {};
+  int32_t cellMax[3] = {};  // the last cell's index per axis (n - 2)
+
+  void build(const gpu::GeomShape& g, const float* samples) {
+    const uint32_t n[3] = {static_cast<uint32_t>(g.p2.x), static_cast<uint32_t>(g.p2.y),
+                           static_cast<uint32_t>(g.p2.z)};
+    for (uint32_t k = 0; k < 3; ++k) {
+      cellMax[k] = static_cast<int32_t>(n[k]) - 2;
+      bricks[k] = (n[k] - 2) / kCells + 1;
+    }
+    negative.assign(size_t{bricks[0]} * bricks[1] * bricks[2], 0);
+    const float* v = samples + g.info.y;
+    for (uint32_t k = 0; k < n[2]; ++k) {
+      for (uint32_t j = 0; j < n[1]; ++j) {
+        for (uint32_t i = 0; i < n[0]; ++i, ++v) {
+          if (!(*v < 0.0f)) continue;
+          // The sample's cells: i - 1 and i per axis, within [0, n - 2].
+          const uint32_t at[3] = {i, j, k};
+          uint32_t lo[3], hi[3];
+          for (uint32_t a = 0; a < 3; ++a) {
+            lo[a] = (at[a] > 0u ? at[a] - 1u : 0u) / kCells;
+            hi[a] = std::min(at[a], n[a] - 2u) / kCells;
+          }
+          for (uint32_t bz = lo[2]; bz <= hi[2]; ++bz) {
+            for (uint32_t by = lo[1]; by <= hi[1]; ++by) {
+              for (uint32_t bx = lo[0]; bx <= hi[0]; ++bx)
+                negative[bx + bricks[0] * (by + size_t{bricks[1]} * bz)] = 1;
+            }
+          }
+        }
+      }
+    }
+  }
+
+  // Per lane, whether the trace of the segment from grid coordinates u0 to u1 ((x - origin) /
+  // spacing, as the walk computes them) may find a root: one of the bricks of its cells, widened by
+  // one each way, is marked. A segment whose widened cells span at most two bricks per axis reads
+  // its up to 8 bricks' marks; a longer one is taken as may (traced: its trace decides).
+  HWY_INLINE MF mayRootLanes(const V3& u0, const V3& u1) const {
+    const DF df;
+    const DI di;
+    const VF a[3] = {u0.x, u0.y, u0.z};
+    const VF b[3] = {u1.x, u1.y, u1.z};
+    VI lo[3], hi[3];
+    MF wide = hn::FirstN(df, 0);
+    for (uint32_t k = 0; k < 3; ++k) {
+      const VF limitLo = hn::Set(df, -2.0f);
+      const VF limitHi = hn::Set(df, static_cast<float>(cellMax[k] + 2));
+      const VF from = hn::Floor(hn::Min(hn::Max(hn::Min(a[k], b[k]), limitLo), limitHi));
+      const VF to = hn::Floor(hn::Min(hn::Max(hn::Max(a[k], b[k]), limitLo), limitHi));
+      const VI zeroI = hn::Zero(di);
+      const VI last = hn::Set(di, cellMax[k]);
+      const VI one = hn::Set(di, 1);
+      const VI cLo = hn::Min(hn::Max(hn::Sub(hn::ConvertTo(di, from), one), zeroI), last);
+      const VI cHi = hn::Min(hn::Max(hn::Add(hn::ConvertTo(di, to), one), zeroI), last);
+      lo[k] = hn::ShiftRight<2>(cLo);
+      hi[k] = hn::ShiftRight<2>(cHi);
+      wide = hn::Or(wide, hn::RebindMask(df, hn::Gt(hi[k], hn::Add(lo[k], one))));
+    }
+    static_assert(kCells == 4, "the shifts above divide by kCells");
+    const VI nx = hn::Set(di, static_cast<int32_t>(bricks[0]));
+    const VI nxy = hn::Set(di, static_cast<int32_t>(bricks[0] * bricks[1]));
+    VI any = hn::Zero(di);
+    for (uint32_t corner = 0; corner < 8; ++corner) {
+      const VI x = (corner & 1u) != 0u ? hi[0] : lo[0];
+      const VI y = (corner & 2u) != 0u ? hi[1] : lo[1];
+      const VI z = (corner & 4u) != 0u ? hi[2] : lo[2];
+      any = hn::Or(
+          any, hn::GatherIndex(di, negative.data(), hn::Add(hn::Add(x, hn::Mul(y, nx)), hn::Mul(z, nxy))));
+    }
+    return hn::Or(wide, hn::RebindMask(df, hn::Ne(any, hn::Zero(di))));
+  }
+
+  // Per lane, whether the cell geomGridDistance reads at p (its clamped grid coordinates, as
+  // gridDistanceLanes computes them) is in a marked brick: where not, the field at p is not negative.
+  HWY_INLINE MF mayBeInside(const GridLanes& g, const V3& p) const {
+    const DF df;
+    const DI di;
+    VF u[3];
+    VU c[3];
+    gridClampedCellLanes(g, p, u, c);
+    const VI x = hn::ShiftRight<2>(hn::BitCast(di, c[0]));
+    const VI y = hn::ShiftRight<2>(hn::BitCast(di, c[1]));
+    const VI z = hn::ShiftRight<2>(hn::BitCast(di, c[2]));
+    const VI at = hn::Add(hn::Add(x, hn::Mul(y, hn::Set(di, static_cast<int32_t>(bricks[0])))),
+                          hn::Mul(z, hn::Set(di, static_cast<int32_t>(bricks[0] * bricks[1]))));
+    return hn::RebindMask(df, hn::Ne(hn::GatherIndex(di, negative.data(), at), hn::Zero(di)));
+  }
+};
+
 uint64_t PointSetContacts(const gpu::GeomShape& primitive, const float* samples, bool pointSetIsA,
                           const Float4* points, uint32_t count, uint32_t query, ContactElement* outA,
                           ContactElement* outB, uint64_t total, uint64_t capacity) {
   const DF df;
+  const DI di;
   const size_t lanes = hn::Lanes(df);
   HWY_ALIGN float tail[4 * kMaxLanes];
   HWY_ALIGN float sx[kMaxLanes], sy[kMaxLanes], sz[kMaxLanes];
   HWY_ALIGN float nx[kMaxLanes], ny[kMaxLanes], nz[kMaxLanes];
   HWY_ALIGN float px[kMaxLanes], py[kMaxLanes], pz[kMaxLanes], depths[kMaxLanes];
+  HWY_ALIGN int32_t listed[kTraceChunk + kMaxLanes];
   const bool implicit = primitive.info.x == gpu::kGeomImplicit;
   const GridLanes grid = implicit ? gridLanes(primitive, samples) : GridLanes{};
+  // A grid's bricks (for a set of at least a 64th of its samples): only the points in cells with a
+  // negative sample are evaluated (the field is not negative in the others), listed in chunks.
+  GridBricks bricks;
+  // (The gathers below index the points' floats with int32 lanes: fewer than 2^29 points.)
+  if (implicit && uint64_t{count} * 64u >= primitive.info.z && count < (1u << 29))
+    bricks.build(primitive, samples);
   uint64_t found = 0;
-  for (uint32_t i = 0; i < count; i += static_cast<uint32_t>(lanes)) {
-    const size_t valid = count - i < lanes ? count - i : lanes;
-    const float* src = &points[i].x;
-    if (valid < lanes) {
-      std::memset(tail, 0, sizeof tail);
-      std::memcpy(tail, src, valid * sizeof(Float4));
-      src = tail;
-    }
-    V3 p;
-    VF pw;
-    hn::LoadInterleaved4(df, src, p.x, p.y, p.z, pw);
+  // Lanes p of the points first + k (k < valid; index: first + k, or listed[first + k] when list).
+  const auto evaluate = [&](const V3& p, size_t valid, const int32_t* list, uint32_t first)
+      __attribute__((always_inline)) {
     // An implicit geometry (geomImplicitClosest): the field first, its gradient only in a batch with
     // a point inside.
     ClosestLanes cl;
@@ -367,7 +478,7 @@ uint64_t PointSetContacts(const gpu::GeomShape& primitive, const float* samples,
     }
     const VF depth = hn::Sub(hn::Zero(df), cl.dist);  // geomBallContact with radius 0
     const MF hit = hn::And(hn::Gt(depth, hn::Zero(df)), hn::FirstN(df, valid));
-    if (hn::AllFalse(df, hit)) continue;
+    if (hn::AllFalse(df, hit)) return;
     if (implicit) {
       cl.normal = gridNormalLanes(grid, primitive, p);
       cl.surface = sub(p, mul(cl.normal, cl.dist));
@@ -380,9 +491,54 @@ uint64_t PointSetContacts(const gpu::GeomShape& primitive, const float* samples,
       if (!(depths[k] > 0.0f)) continue;
       const uint64_t slotOut = total + found++;
       if (slotOut >= capacity) continue;
+      const uint32_t index =
+          list != nullptr ? static_cast<uint32_t>(list[first + k]) : first + static_cast<uint32_t>(k);
       storePointContact(outA, outB, slotOut, pointSetIsA, gpu::vec3(px[k], py[k], pz[k]),
-                        gpu::vec3(sx[k], sy[k], sz[k]), gpu::vec3(nx[k], ny[k], nz[k]), depths[k],
-                        i + static_cast<uint32_t>(k), query);
+                        gpu::vec3(sx[k], sy[k], sz[k]), gpu::vec3(nx[k], ny[k], nz[k]), depths[k], index,
+                        query);
+    }
+  };
+  // Lanes across the points [i, i + lanes) (the last batch: up to count, the rest zeros).
+  const auto load = [&](uint32_t i, uint32_t end, size_t & valid) __attribute__((always_inline)) {
+    valid = end - i < lanes ? end - i : lanes;
+    const float* src = &points[i].x;
+    if (valid < lanes) {
+      std::memset(tail, 0, sizeof tail);
+      std::memcpy(tail, src, valid * sizeof(Float4));
+      src = tail;
+    }
+    V3 p;
+    VF pw;
+    hn::LoadInterleaved4(df, src, p.x, p.y, p.z, pw);
+    return p;
+  };
+  if (bricks.negative.empty()) {
+    for (uint32_t i = 0; i < count; i += static_cast<uint32_t>(lanes)) {
+      size_t valid;
+      const V3 p = load(i, count, valid);
+      evaluate(p, valid, nullptr, i);
+    }
+    return found;
+  }
+  for (uint32_t chunk = 0; chunk < count; chunk += kTraceChunk) {
+    const uint32_t chunkEnd = count - chunk < kTraceChunk ? count : chunk + kTraceChunk;
+    uint32_t listCount = 0;
+    for (uint32_t i = chunk; i < chunkEnd; i += static_cast<uint32_t>(lanes)) {
+      size_t valid;
+      const V3 p = load(i, chunkEnd, valid);
+      const MF keep = hn::And(bricks.mayBeInside(grid, p), hn::FirstN(df, valid));
+      listCount += static_cast<uint32_t>(hn::CompressStore(hn::Iota(di, static_cast<int32_t>(i)),
+                                                           hn::RebindMask(di, keep), di, listed + listCount));
+    }
+    // The listed points in full lane batches, gathered (in the set's order: their contacts too).
+    const float* base = &points[0].x;
+    for (uint32_t j = 0; j < listCount; j += static_cast<uint32_t>(lanes)) {
+      const size_t valid = listCount - j < lanes ? listCount - j : lanes;
+      for (size_t k = listCount; k < j + lanes; ++k) listed[k] = listed[j];  // a real point past the list
+      const VI at = hn::ShiftLeft<2>(hn::Load(di, listed + j));
+      const V3 p{hn::GatherIndex(df, base, at), hn::GatherIndex(df, base + 1, at),
+                 hn::GatherIndex(df, base + 2, at)};
+      evaluate(p, valid, listed, j);
     }
   }
   return found;
@@ -2093,8 +2249,6 @@ uint64_t PrimitivePairs(const GeometryQueryInput& input, size_t begin, size_t en
 //     tangent plane or back along the motion, the new state);
 //  3. the chunk's contacts in point order.
 
-constexpr uint32_t kTraceChunk = 256;
-
 struct ContinuousChunk {
   // Per point of the chunk: the contact (hit 1), its primitive-side point, the normal and the depth;
   // entry kTraceChunk takes the scatters of a last trace batch's lanes past the list.
@@ -2363,6 +2517,7 @@ struct GridField {
   const gpu::GeomShape& s;
   GridLanes g;
   V3 inverseSpacing;  // for the walks' lengths only
+  const GridBricks* bricks = nullptr;  // where built: the traces that cannot find a root skipped
   HWY_INLINE VF distance(const V3& p) const { return gridDistanceLanes(g, p); }
   HWY_INLINE V3 normal(const V3& p) const { return gridNormalLanes(g, s, p); }
   HWY_INLINE ClosestLanes closest(const V3& p) const {
@@ -2468,6 +2623,90 @@ HWY_INLINE void traceChunk(const Field& f, ContinuousChunk& c, Float4* state) {
   }
 }
 
+// Step 1 for one lane batch of the chunk's points (start: carried by the geometry's motion; isSaved:
+// the start is the saved point): both ends' fields, a primitive's skip, the static contact of an
+// untraced point ending inside, the traced points appended to the trace list. `at` gives the
+// points' places in the chunk: contiguous from at.first, or one per lane (a list of the points
+// whose traces may find a root: listed).
+struct ChunkPlaces {
+  bool listed = false;
+  size_t first = 0;  // contiguous: the batch's first point
+  VI index;          // listed: each lane's point
+};
+
+template <class Field>
+HWY_INLINE void stepLanes(const Field& f, const V3& start, const V3& cur, MF isSaved, MF inBatch,
+                          const ChunkPlaces& at, ContinuousChunk& c) {
+  const DF df;
+  const DI di;
+  const VF zero = hn::Zero(df);
+  const VF one = hn::Set(df, 1.0f);
+  ClosestLanes cl{V3{zero, zero, zero}, V3{zero, zero, zero}, zero};
+  if constexpr (Field::kLipschitz) {
+    cl = f.closest(cur);
+  } else {
+    cl.dist = f.distance(cur);  // the normal only where a point gets the static contact (below)
+  }
+  const VF fCur = cl.dist;
+  const VF fStart = hn::IfThenZeroElse(isSaved, f.distance(start));
+  MF skip = hn::FirstN(df, 0);
+  if constexpr (Field::kLipschitz) {
+    const V3 move = sub(cur, start);
+    skip = hn::AndNot(isSaved,
+                      hn::And(hn::Ge(fCur, zero), hn::Gt(hn::Add(fStart, fCur), hn::Sqrt(dot(move, move)))));
+  }
+  const MF traceLane = hn::And(hn::AndNot(skip, hn::Or(isSaved, hn::Ge(fStart, zero))), inBatch);
+  const VF depth = hn::Sub(zero, fCur);  // geomBallContact with radius 0
+  const MF staticHit = hn::And(hn::AndNot(traceLane, hn::Gt(depth, zero)), inBatch);
+  if constexpr (!Field::kLipschitz) {
+    if (!hn::AllFalse(df, staticHit)) {
+      cl.normal = f.normal(cur);
+      cl.surface = sub(cur, mul(cl.normal, fCur));
+    }
+  }
+  const VF hit = hn::IfThenElseZero(staticHit, one);
+  if (at.listed) {
+    hn::ScatterIndex(hit, df, c.hit, at.index);
+    if (!hn::AllFalse(df, staticHit)) {
+      hn::ScatterIndex(cl.surface.x, df, c.sx, at.index);
+      hn::ScatterIndex(cl.surface.y, df, c.sy, at.index);
+      hn::ScatterIndex(cl.surface.z, df, c.sz, at.index);
+      hn::ScatterIndex(cl.normal.x, df, c.nx, at.index);
+      hn::ScatterIndex(cl.normal.y, df, c.ny, at.index);
+      hn::ScatterIndex(cl.normal.z, df, c.nz, at.index);
+      hn::ScatterIndex(depth, df, c.depth, at.index);
+    }
+  } else {
+    const size_t k = at.first;
+    hn::Store(hit, df, c.hit + k);
+    hn::Store(cl.surface.x, df, c.sx + k);
+    hn::Store(cl.surface.y, df, c.sy + k);
+    hn::Store(cl.surface.z, df, c.sz + k);
+    hn::Store(cl.normal.x, df, c.nx + k);
+    hn::Store(cl.normal.y, df, c.ny + k);
+    hn::Store(cl.normal.z, df, c.nz + k);
+    hn::Store(depth, df, c.depth + k);
+  }
+  if (hn::AllFalse(df, traceLane)) return;
+  const size_t n = c.traces;
+  const VI index = at.listed ? at.index : hn::Iota(di, static_cast<int32_t>(at.first));
+  hn::CompressStore(index, hn::RebindMask(di, traceLane), di, c.index + n);
+  hn::CompressStore(start.x, traceLane, df, c.x0 + n);
+  hn::CompressStore(start.y, traceLane, df, c.y0 + n);
+  hn::CompressStore(start.z, traceLane, df, c.z0 + n);
+  hn::CompressStore(cur.x, traceLane, df, c.x1 + n);
+  hn::CompressStore(cur.y, traceLane, df, c.y1 + n);
+  hn::CompressStore(cur.z, traceLane, df, c.z1 + n);
+  if constexpr (Field::kWalks) {  // |d|_1 in grid units, about
+    const V3 d = sub(cur, start);
+    const VF cells =
+        hn::Add(hn::Add(hn::Mul(hn::Abs(d.x), f.inverseSpacing.x), hn::Mul(hn::Abs(d.y), f.inverseSpacing.y)),
+                hn::Mul(hn::Abs(d.z), f.inverseSpacing.z));
+    hn::CompressStore(cells, traceLane, df, c.walk + n);
+  }
+  c.traces += static_cast<uint32_t>(hn::CompressStore(fCur, traceLane, df, c.fEnd + n));
+}
+
 template <class Field>
 uint64_t continuousContacts(const Field& f, const gpu::GeomShape& previousPose, bool pointSetIsA,
                             const Float4* points, const Float4* previous, Float4* state, uint32_t count,
@@ -2478,14 +2717,22 @@ uint64_t continuousContacts(const Field& f, const gpu::GeomShape& previousPose, 
   const DI di;
   const size_t lanes = hn::Lanes(df);
   const VF zero = hn::Zero(df);
-  const VF one = hn::Set(df, 1.0f);
   HWY_ALIGN float tail[3][4 * kMaxLanes];
   HWY_ALIGN float newState[4 * kMaxLanes];
+  // A grid with bricks (GridBricks): the points whose traces may find a root, listed in step 1's
+  // first pass; the others need neither field (their cells' samples are non-negative: no static
+  // contact either), only the state (cur, 0).
+  HWY_ALIGN int32_t listIndex[kTraceChunk + kMaxLanes];
+  HWY_ALIGN float listStart[3][kTraceChunk + kMaxLanes], listCur[3][kTraceChunk + kMaxLanes];
+  HWY_ALIGN float listSaved[kTraceChunk + kMaxLanes];
+  bool bricks = false;
+  if constexpr (Field::kWalks) bricks = f.bricks != nullptr;
   ContinuousChunk c;
   uint64_t found = 0;
   for (uint32_t chunk = 0; chunk < count; chunk += kTraceChunk) {
     const uint32_t chunkEnd = count - chunk < kTraceChunk ? count : chunk + kTraceChunk;
     c.traces = 0;
+    uint32_t listed = 0;
     for (uint32_t i = chunk; i < chunkEnd; i += static_cast<uint32_t>(lanes)) {
       const size_t valid = chunkEnd - i < lanes ? chunkEnd - i : lanes;
       const float* src[3] = {&points[i].x, &previous[i].x, &state[i].x};
@@ -2503,61 +2750,49 @@ uint64_t continuousContacts(const Field& f, const gpu::GeomShape& previousPose, 
       hn::LoadInterleaved4(df, src[2], saved.x, saved.y, saved.z, savedW);
       const MF isSaved = hn::Ne(savedW, zero);
       const V3 start = poseMapLanes(previousPose, primitive, select(isSaved, saved, prev));
-      ClosestLanes cl{V3{zero, zero, zero}, V3{zero, zero, zero}, zero};
-      if constexpr (Field::kLipschitz) {
-        cl = f.closest(cur);
-      } else {
-        cl.dist = f.distance(cur);  // the normal only where a point gets the static contact (below)
-      }
-      const VF fCur = cl.dist;
-      const VF fStart = hn::IfThenZeroElse(isSaved, f.distance(start));
       const MF inBatch = hn::FirstN(df, valid);
-      MF skip = hn::FirstN(df, 0);
-      if constexpr (Field::kLipschitz) {
-        const V3 move = sub(cur, start);
-        skip = hn::AndNot(
-            isSaved, hn::And(hn::Ge(fCur, zero), hn::Gt(hn::Add(fStart, fCur), hn::Sqrt(dot(move, move)))));
-      }
-      const MF traceLane = hn::And(hn::AndNot(skip, hn::Or(isSaved, hn::Ge(fStart, zero))), inBatch);
-      const VF depth = hn::Sub(zero, fCur);  // geomBallContact with radius 0
-      const MF staticHit = hn::And(hn::AndNot(traceLane, hn::Gt(depth, zero)), inBatch);
-      if constexpr (!Field::kLipschitz) {
-        if (!hn::AllFalse(df, staticHit)) {
-          cl.normal = f.normal(cur);
-          cl.surface = sub(cur, mul(cl.normal, fCur));
-        }
-      }
       const size_t at = i - chunk;
-      hn::Store(hn::IfThenElseZero(staticHit, one), df, c.hit + at);
-      hn::Store(cl.surface.x, df, c.sx + at);
-      hn::Store(cl.surface.y, df, c.sy + at);
-      hn::Store(cl.surface.z, df, c.sz + at);
-      hn::Store(cl.normal.x, df, c.nx + at);
-      hn::Store(cl.normal.y, df, c.ny + at);
-      hn::Store(cl.normal.z, df, c.nz + at);
-      hn::Store(depth, df, c.depth + at);
       // The states (cur, 0); a traced point's is stored by traceChunk (after its start was read here).
       hn::StoreInterleaved4(cur.x, cur.y, cur.z, zero, df, newState);
       std::memcpy(static_cast<void*>(&state[i]), newState, valid * sizeof(Float4));
-      if (!hn::AllFalse(df, traceLane)) {
-        const size_t n = c.traces;
-        hn::CompressStore(hn::Iota(di, static_cast<int32_t>(at)), hn::RebindMask(di, traceLane), di,
-                          c.index + n);
-        hn::CompressStore(start.x, traceLane, df, c.x0 + n);
-        hn::CompressStore(start.y, traceLane, df, c.y0 + n);
-        hn::CompressStore(start.z, traceLane, df, c.z0 + n);
-        hn::CompressStore(cur.x, traceLane, df, c.x1 + n);
-        hn::CompressStore(cur.y, traceLane, df, c.y1 + n);
-        hn::CompressStore(cur.z, traceLane, df, c.z1 + n);
-        if constexpr (Field::kWalks) {  // |d|_1 in grid units, about
-          const V3 d = sub(cur, start);
-          const VF cells = hn::Add(
-              hn::Add(hn::Mul(hn::Abs(d.x), f.inverseSpacing.x), hn::Mul(hn::Abs(d.y), f.inverseSpacing.y)),
-              hn::Mul(hn::Abs(d.z), f.inverseSpacing.z));
-          hn::CompressStore(cells, traceLane, df, c.walk + n);
-        }
-        c.traces += static_cast<uint32_t>(hn::CompressStore(fCur, traceLane, df, c.fEnd + n));
+      if (!bricks) {
+        stepLanes(f, start, cur, isSaved, inBatch, ChunkPlaces{false, at, hn::Zero(di)}, c);
+        continue;
       }
+      if constexpr (Field::kWalks) {
+        // Listed: the points whose segment's cells may hold a negative sample (GridBricks::mayRoot,
+        // with the walk's grid coordinates); the others have no contact.
+        hn::Store(hn::Zero(df), df, c.hit + at);
+        const V3 u0{hn::Div(hn::Sub(start.x, f.g.origin.x), f.g.spacing.x),
+                    hn::Div(hn::Sub(start.y, f.g.origin.y), f.g.spacing.y),
+                    hn::Div(hn::Sub(start.z, f.g.origin.z), f.g.spacing.z)};
+        const V3 u1{hn::Div(hn::Sub(cur.x, f.g.origin.x), f.g.spacing.x),
+                    hn::Div(hn::Sub(cur.y, f.g.origin.y), f.g.spacing.y),
+                    hn::Div(hn::Sub(cur.z, f.g.origin.z), f.g.spacing.z)};
+        const MF keep = hn::And(f.bricks->mayRootLanes(u0, u1), inBatch);
+        if (hn::AllFalse(df, keep)) continue;
+        hn::CompressStore(hn::Iota(di, static_cast<int32_t>(at)), hn::RebindMask(di, keep), di,
+                          listIndex + listed);
+        hn::CompressStore(start.x, keep, df, listStart[0] + listed);
+        hn::CompressStore(start.y, keep, df, listStart[1] + listed);
+        hn::CompressStore(start.z, keep, df, listStart[2] + listed);
+        hn::CompressStore(cur.x, keep, df, listCur[0] + listed);
+        hn::CompressStore(cur.y, keep, df, listCur[1] + listed);
+        hn::CompressStore(cur.z, keep, df, listCur[2] + listed);
+        listed += static_cast<uint32_t>(hn::CompressStore(savedW, keep, df, listSaved + listed));
+      }
+    }
+    // Step 1 for the listed points, in full lane batches.
+    for (uint32_t j = 0; j < listed; j += static_cast<uint32_t>(lanes)) {
+      const size_t valid = listed - j < lanes ? listed - j : lanes;
+      // Past the list: the spare entry kTraceChunk, whose scatters nothing reads.
+      for (size_t k = listed; k < j + lanes; ++k) listIndex[k] = static_cast<int32_t>(kTraceChunk);
+      const V3 start{hn::Load(df, listStart[0] + j), hn::Load(df, listStart[1] + j),
+                     hn::Load(df, listStart[2] + j)};
+      const V3 cur{hn::Load(df, listCur[0] + j), hn::Load(df, listCur[1] + j), hn::Load(df, listCur[2] + j)};
+      const MF isSaved = hn::Ne(hn::Load(df, listSaved + j), zero);
+      stepLanes(f, start, cur, isSaved, hn::FirstN(df, valid),
+                ChunkPlaces{true, 0, hn::Load(di, listIndex + j)}, c);
     }
     if (c.traces != 0u) {
       // The last batch's lanes past the list (what the compressing stores left there) scatter to the
@@ -2588,8 +2823,12 @@ uint64_t ContinuousPointSetContacts(const gpu::GeomShape& shape, const gpu::Geom
                                     uint64_t capacity) {
   if (shape.info.x == gpu::kGeomImplicit) {
     const gpu::vec3 h = gpu::vec3(shape.p1);
+    // The bricks cost a pass over the samples: built for a set of at least a 64th of their count.
+    GridBricks bricks;
+    if (uint64_t{count} * 64u >= shape.info.z) bricks.build(shape, samples);
     const GridField field{shape, gridLanes(shape, samples),
-                          splat(gpu::vec3(1.0f / h.x, 1.0f / h.y, 1.0f / h.z))};
+                          splat(gpu::vec3(1.0f / h.x, 1.0f / h.y, 1.0f / h.z)),
+                          bricks.negative.empty() ? nullptr : &bricks};
     return continuousContacts(field, previousPose, pointSetIsA, points, previous, state, count, query, outA,
                               outB, total, capacity);
   }
