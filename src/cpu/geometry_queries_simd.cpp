@@ -347,7 +347,8 @@ constexpr uint32_t kTraceChunk = 256;
 // An implicit geometry's cells in bricks of kCells^3, each marked where one of its cells has a negative
 // sample. geomTraceGrid solves only such cells (the others' fields are non-negative and the walk
 // passes them), and every cell it visits holds a point of the segment clipped to the grid's box (the
-// middle of a piece, up to rounding far below a cell): a segment whose cells, widened by one each way,
+// middle of a piece, up to rounding far below a cell within 2^20 cells of the origin: farther segments
+// are traced): a segment whose cells, widened by one each way,
 // lie in unmarked bricks has no root, and its trace is -1. Its end's cell is among them, so the field
 // there (a mix of non-negative samples plus a distance) is not negative either: no static contact.
 // Built in one pass over the samples (a negative sample marks the cells on both sides of it; with the
@@ -392,7 +393,8 @@ struct GridBricks {
   // Per lane, whether the trace of the segment from grid coordinates u0 to u1 ((x - origin) /
   // spacing, as the walk computes them) may find a root: one of the bricks of its cells, widened by
   // one each way, is marked. A segment whose widened cells span at most two bricks per axis reads
-  // its up to 8 bricks' marks; a longer one is taken as may (traced: its trace decides).
+  // its up to 8 bricks' marks; a longer one, or one with an end past 2^20 cells (where the walk's
+  // rounding reaches a fraction of a cell), is taken as may (traced: its trace decides).
   HWY_INLINE MF mayRootLanes(const V3& u0, const V3& u1) const {
     const DF df;
     const DI di;
@@ -413,6 +415,10 @@ struct GridBricks {
       lo[k] = hn::ShiftRight<2>(cLo);
       hi[k] = hn::ShiftRight<2>(cHi);
       wide = hn::Or(wide, hn::RebindMask(df, hn::Gt(hi[k], hn::Add(lo[k], one))));
+      // An end farther than 2^20 cells from the grid's origin: the walk's u0 + d t may err by more
+      // than a fraction of a cell there, so such a segment is listed (its trace decides).
+      const VF far = hn::Set(df, 1048576.0f);
+      wide = hn::Or(wide, hn::Or(hn::Gt(hn::Abs(a[k]), far), hn::Gt(hn::Abs(b[k]), far)));
     }
     static_assert(kCells == 4, "the shifts above divide by kCells");
     const VI nx = hn::Set(di, static_cast<int32_t>(bricks[0]));
@@ -2785,8 +2791,16 @@ uint64_t continuousContacts(const Field& f, const gpu::GeomShape& previousPose, 
     // Step 1 for the listed points, in full lane batches.
     for (uint32_t j = 0; j < listed; j += static_cast<uint32_t>(lanes)) {
       const size_t valid = listed - j < lanes ? listed - j : lanes;
-      // Past the list: the spare entry kTraceChunk, whose scatters nothing reads.
-      for (size_t k = listed; k < j + lanes; ++k) listIndex[k] = static_cast<int32_t>(kTraceChunk);
+      // Past the list: the spare entry kTraceChunk, whose scatters nothing reads, with the list's
+      // first point's values (written, finite; masked off by `valid`).
+      for (size_t k = listed; k < j + lanes; ++k) {
+        listIndex[k] = static_cast<int32_t>(kTraceChunk);
+        for (uint32_t a = 0; a < 3; ++a) {
+          listStart[a][k] = listStart[a][0];
+          listCur[a][k] = listCur[a][0];
+        }
+        listSaved[k] = listSaved[0];
+      }
       const V3 start{hn::Load(df, listStart[0] + j), hn::Load(df, listStart[1] + j),
                      hn::Load(df, listStart[2] + j)};
       const V3 cur{hn::Load(df, listCur[0] + j), hn::Load(df, listCur[1] + j), hn::Load(df, listCur[2] + j)};

@@ -561,7 +561,9 @@ TEST(GeometryQueriesSimd, ContinuousPointSetsAgainstSparseGridsEqualTheScalarLoo
     const auto moveAll = [&](std::vector<Float4>& from, const std::vector<Float4>& to) {
       from.resize(to.size());
       for (size_t i = 0; i < to.size(); ++i) {
-        const float scale = (i % 20 == 7 ? 20.0f : 3.0f) * h;
+        // One in twenty jumps 20 cells; a few come from 10^3 or 10^6 units away (past 2^20 cells).
+        const float scale =
+            (i % 997 == 5 ? (i % 2 == 0 ? 1e3f : 1e6f) : (i % 20 == 7 ? 20.0f * h : 3.0f * h));
         from[i] = v3(to[i].x - scale * u(rng), to[i].y - scale * u(rng), to[i].z - scale * u(rng));
       }
     };
@@ -589,6 +591,12 @@ TEST(GeometryQueriesSimd, ContinuousPointSetsAgainstSparseGridsEqualTheScalarLoo
         expectSame(scalar, runWithState(batch, Backend::kCpuSimd, 200000), what);
         EXPECT_EQ(std::memcmp(batch.state.data(), scalarState.data(), scalarState.size() * sizeof(Float4)), 0)
             << what << ": states differ";
+        // An output that overflows inside the first query's listed points writes the same prefix.
+        const size_t capacity = scalar.ranges[0].count / 2;
+        batch.state = start;
+        const Outcome scalarCut = runWithState(batch, Backend::kCpuScalar, capacity);
+        batch.state = start;
+        expectSame(scalarCut, runWithState(batch, Backend::kCpuSimd, capacity), "overflow, " + what);
       });
       batch.state = scalarState;
       const std::vector<Float4> now = batch.points;
