@@ -464,11 +464,13 @@ uint64_t PointSetContacts(const gpu::GeomShape& primitive, const float* samples,
   HWY_ALIGN int32_t listed[kTraceChunk + kMaxLanes];
   const bool implicit = primitive.info.x == gpu::kGeomImplicit;
   const GridLanes grid = implicit ? gridLanes(primitive, samples) : GridLanes{};
-  // A grid's bricks (for a set of at least a 64th of its samples): only the points in cells with a
-  // negative sample are evaluated (the field is not negative in the others), listed in chunks.
+  // A grid's bricks (for a set of at least a 16th of its samples: their pass over the samples costs
+  // about what a 16th of that many points would; on the torus field a set of 4 096 points took 0.18
+  // ms without them and 0.27 ms with them, one of 16 384 0.52 and 0.38): only the points in cells
+  // with a negative sample are evaluated (the field is not negative in the others), listed in chunks.
   GridBricks bricks;
   // (The gathers below index the points' floats with int32 lanes: fewer than 2^29 points.)
-  if (implicit && uint64_t{count} * 64u >= primitive.info.z && count < (1u << 29))
+  if (implicit && uint64_t{count} * 16u >= primitive.info.z && count < (1u << 29))
     bricks.build(primitive, samples);
   uint64_t found = 0;
   // Lanes p of the points first + k (k < valid; index: first + k, or listed[first + k] when list).
