@@ -1,10 +1,14 @@
 // The geometry queries on the CPU (include/vkcollide/geometry_queries.h): every query's slots in
 // order through the shared per-slot entry point (geomQuerySlot, shaders/shared/geometry_queries_implicit.h,
 // over geometry_queries_math.h), contacts written in (query, slot) order up to the output's capacity,
-// continuous queries' state written back per slot. kCpuSimd runs the static point-set pairs with the
-// primitives with lanes across the points, and runs of consecutive static queries of one closed-form
-// primitive pair type with lanes across the queries (src/cpu/geometry_queries_simd.cpp): the same
-// contacts bit for bit.
+// continuous queries' state written back per slot. Where a query's slots are many and most have no
+// contact, only those that can have one are evaluated (a shape's or a grid's samples near the other
+// geometry): the same contacts in the same order. kCpuSimd runs point sets against the primitives and
+// implicit geometries (static and continuous) with lanes across the points, a shape's or grid's
+// samples against an implicit geometry with lanes along their rows, and runs of consecutive static
+// queries of one closed-form primitive pair type, or of spheres or capsules against one implicit
+// geometry, with lanes across the queries (src/cpu/geometry_queries_simd.cpp): the same contacts bit
+// for bit.
 #include <algorithm>
 #include <cmath>
 #include <string>

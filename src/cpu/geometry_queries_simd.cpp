@@ -347,12 +347,12 @@ constexpr uint32_t kTraceChunk = 256;
 // An implicit geometry's cells in bricks of kCells^3, each marked where one of its cells has a negative
 // sample. geomTraceGrid solves only such cells (the others' fields are non-negative and the walk
 // passes them), and every cell it visits holds a point of the segment clipped to the grid's box (the
-// middle of a piece, up to rounding far below a cell within 2^20 cells of the origin: farther segments
-// are traced): a segment whose cells, widened by one each way,
-// lie in unmarked bricks has no root, and its trace is -1. Its end's cell is among them, so the field
-// there (a mix of non-negative samples plus a distance) is not negative either: no static contact.
-// Built in one pass over the samples (a negative sample marks the cells on both sides of it; with the
-// widening, the cell above would do).
+// middle of a piece, up to rounding far below a cell within 2^20 cells of the origin; a segment
+// reaching farther is traced): a segment whose cells, widened by one each way, lie in unmarked bricks
+// has no root, and its trace is -1. Its end's cell is among them, so the field there (a mix of
+// non-negative samples plus a distance) is not negative either: no static contact. Built in one pass
+// over the samples (a negative sample marks the cells on both sides of it; with the widening, the
+// cell above would do).
 struct GridBricks {
   static constexpr uint32_t kCells = 4;
   std::vector<int32_t> negative;  // per brick, x fastest: 1 where marked (int32 for the lanes' gathers)
