@@ -421,17 +421,22 @@ struct GridBricks {
       wide = hn::Or(wide, hn::Or(hn::Gt(hn::Abs(a[k]), far), hn::Gt(hn::Abs(b[k]), far)));
     }
     static_assert(kCells == 4, "the shifts above divide by kCells");
-    const VI nx = hn::Set(di, static_cast<int32_t>(bricks[0]));
-    const VI nxy = hn::Set(di, static_cast<int32_t>(bricks[0] * bricks[1]));
     VI any = hn::Zero(di);
     for (uint32_t corner = 0; corner < 8; ++corner) {
       const VI x = (corner & 1u) != 0u ? hi[0] : lo[0];
       const VI y = (corner & 2u) != 0u ? hi[1] : lo[1];
       const VI z = (corner & 4u) != 0u ? hi[2] : lo[2];
-      any = hn::Or(
-          any, hn::GatherIndex(di, negative.data(), hn::Add(hn::Add(x, hn::Mul(y, nx)), hn::Mul(z, nxy))));
+      any = hn::Or(any, markLanes(x, y, z));
     }
     return hn::Or(wide, hn::RebindMask(df, hn::Ne(any, hn::Zero(di))));
+  }
+
+  // The marks of bricks (x, y, z) per lane (1 where marked).
+  HWY_INLINE VI markLanes(VI x, VI y, VI z) const {
+    const DI di;
+    const VI at = hn::Add(hn::Add(x, hn::Mul(y, hn::Set(di, static_cast<int32_t>(bricks[0])))),
+                          hn::Mul(z, hn::Set(di, static_cast<int32_t>(bricks[0] * bricks[1]))));
+    return hn::GatherIndex(di, negative.data(), at);
   }
 
   // Per lane, whether the cell geomGridDistance reads at p (its clamped grid coordinates, as
@@ -442,12 +447,10 @@ struct GridBricks {
     VF u[3];
     VU c[3];
     gridClampedCellLanes(g, p, u, c);
-    const VI x = hn::ShiftRight<2>(hn::BitCast(di, c[0]));
-    const VI y = hn::ShiftRight<2>(hn::BitCast(di, c[1]));
-    const VI z = hn::ShiftRight<2>(hn::BitCast(di, c[2]));
-    const VI at = hn::Add(hn::Add(x, hn::Mul(y, hn::Set(di, static_cast<int32_t>(bricks[0])))),
-                          hn::Mul(z, hn::Set(di, static_cast<int32_t>(bricks[0] * bricks[1]))));
-    return hn::RebindMask(df, hn::Ne(hn::GatherIndex(di, negative.data(), at), hn::Zero(di)));
+    const VI mark =
+        markLanes(hn::ShiftRight<2>(hn::BitCast(di, c[0])), hn::ShiftRight<2>(hn::BitCast(di, c[1])),
+                  hn::ShiftRight<2>(hn::BitCast(di, c[2])));
+    return hn::RebindMask(df, hn::Ne(mark, hn::Zero(di)));
   }
 };
 
@@ -734,6 +737,34 @@ uint64_t SphereGridRun(const GeometryQueryInput& input, size_t begin, size_t end
   return total;
 }
 
+// The golden-section search of geomSegmentDeepestParam and geomGridSegmentDeepestParam per lane:
+// kGeomSegmentSearchSteps steps over f(x) narrowing the bracket [lo, hi], one new evaluation a step.
+template <class Distance>
+HWY_INLINE void goldenSectionLanes(const Distance& f, VF& lo, VF& hi) {
+  const DF df;
+  const VF gold = hn::Set(df, 0.6180339887f);
+  VF x1 = hn::Sub(hi, hn::Mul(gold, hn::Sub(hi, lo)));
+  VF x2 = hn::Add(lo, hn::Mul(gold, hn::Sub(hi, lo)));
+  VF f1 = f(x1);
+  VF f2 = f(x2);
+  for (uint32_t i = 0; i < gpu::kGeomSegmentSearchSteps; ++i) {
+    // f1 <= f2: hi = x2, x2 = x1, f2 = f1, x1 = hi - g (hi - lo), f1 at x1; else lo = x1, x1 = x2,
+    // f1 = f2, x2 = lo + g (hi - lo), f2 at x2.
+    const MF left = hn::Le(f1, f2);
+    hi = hn::IfThenElse(left, x2, hi);
+    lo = hn::IfThenElse(left, lo, x1);
+    const VF step = hn::Mul(gold, hn::Sub(hi, lo));
+    const VF xNew = hn::IfThenElse(left, hn::Sub(hi, step), hn::Add(lo, step));
+    const VF fNew = f(xNew);
+    const VF x1Old = x1;
+    const VF f1Old = f1;
+    x1 = hn::IfThenElse(left, xNew, x2);
+    f1 = hn::IfThenElse(left, fNew, f2);
+    x2 = hn::IfThenElse(left, x1Old, xNew);
+    f2 = hn::IfThenElse(left, f1Old, fNew);
+  }
+}
+
 // geomGridSegmentDeepestParam per lane: the field at kGeomAxisSamples + 1 points of [p0, p1], then
 // the golden-section search around the least (one new evaluation a step, as the scalar's).
 HWY_INLINE VF gridSegmentDeepestLanes(const GridLanes& g, const V3& p0, const V3& p1) {
@@ -752,25 +783,7 @@ HWY_INLINE VF gridSegmentDeepestLanes(const GridLanes& g, const V3& p0, const V3
   const VF count = hn::Set(df, samples);
   VF lo = hn::Div(hn::Sub(hn::Max(best, one), one), count);
   VF hi = hn::Div(hn::Min(hn::Add(best, one), count), count);
-  const VF gold = hn::Set(df, 0.6180339887f);
-  VF x1 = hn::Sub(hi, hn::Mul(gold, hn::Sub(hi, lo)));
-  VF x2 = hn::Add(lo, hn::Mul(gold, hn::Sub(hi, lo)));
-  VF f1 = f(x1);
-  VF f2 = f(x2);
-  for (uint32_t i = 0; i < gpu::kGeomSegmentSearchSteps; ++i) {
-    const MF left = hn::Le(f1, f2);
-    hi = hn::IfThenElse(left, x2, hi);
-    lo = hn::IfThenElse(left, lo, x1);
-    const VF step = hn::Mul(gold, hn::Sub(hi, lo));
-    const VF xNew = hn::IfThenElse(left, hn::Sub(hi, step), hn::Add(lo, step));
-    const VF fNew = f(xNew);
-    const VF x1Old = x1;
-    const VF f1Old = f1;
-    x1 = hn::IfThenElse(left, xNew, x2);
-    f1 = hn::IfThenElse(left, fNew, f2);
-    x2 = hn::IfThenElse(left, x1Old, xNew);
-    f2 = hn::IfThenElse(left, f1Old, fNew);
-  }
+  goldenSectionLanes(f, lo, hi);
   const VF mid = hn::Mul(hn::Add(lo, hi), hn::Set(df, 0.5f));
   return hn::IfThenElse(hn::Lt(f(mid), fBest), mid, hn::Div(best, count));
 }
@@ -907,34 +920,14 @@ HWY_INLINE void segmentSegmentLanes(const V3& p0, const V3& p1, const V3& q0, co
   tOut = t;
 }
 
-// geomSegmentDeepestParam's golden-section search per lane, over f(x), the signed distance of the
-// segment's point at parameter x (geomSegmentLocalDistance's branch for the shape).
+// geomSegmentDeepestParam per lane, over f(x), the signed distance of the segment's point at
+// parameter x (geomSegmentLocalDistance's branch for the shape).
 template <class Distance>
 HWY_INLINE VF segmentDeepestLanes(const Distance& f) {
   const DF df;
-  const VF gold = hn::Set(df, 0.6180339887f);
   VF lo = hn::Zero(df);
   VF hi = hn::Set(df, 1.0f);
-  VF x1 = hn::Sub(hi, hn::Mul(gold, hn::Sub(hi, lo)));
-  VF x2 = hn::Add(lo, hn::Mul(gold, hn::Sub(hi, lo)));
-  VF f1 = f(x1);
-  VF f2 = f(x2);
-  for (uint32_t i = 0; i < gpu::kGeomSegmentSearchSteps; ++i) {
-    // f1 <= f2: hi = x2, x2 = x1, f2 = f1, x1 = hi - g (hi - lo), f1 at x1; else lo = x1, x1 = x2,
-    // f1 = f2, x2 = lo + g (hi - lo), f2 at x2.
-    const MF left = hn::Le(f1, f2);
-    hi = hn::IfThenElse(left, x2, hi);
-    lo = hn::IfThenElse(left, lo, x1);
-    const VF step = hn::Mul(gold, hn::Sub(hi, lo));
-    const VF xNew = hn::IfThenElse(left, hn::Sub(hi, step), hn::Add(lo, step));
-    const VF fNew = f(xNew);
-    const VF x1Old = x1;
-    const VF f1Old = f1;
-    x1 = hn::IfThenElse(left, xNew, x2);
-    f1 = hn::IfThenElse(left, fNew, f2);
-    x2 = hn::IfThenElse(left, x1Old, xNew);
-    f2 = hn::IfThenElse(left, f1Old, fNew);
-  }
+  goldenSectionLanes(f, lo, hi);
   const VF best = hn::Mul(hn::Add(lo, hi), hn::Set(df, 0.5f));
   const VF fBest = f(best);
   const VF f0 = f(hn::Zero(df));
