@@ -275,7 +275,7 @@ void main() {
       query = queries[q];
       a = geometries[clampIndex(query.a, pc.geometryCount)];
       b = geometries[clampIndex(query.b, pc.geometryCount)];
-      hi = min(geomSlotCount(a, b), kFamilyQuerySlots);
+      hi = min(geomPrimitivePairSlots(min(a.info.x, b.info.x), max(a.info.x, b.info.x)), kFamilyQuerySlots);
     } else {
       query = queries[q];
       bool routed;
@@ -296,7 +296,10 @@ void main() {
               geomDeviceShapeValid(b, pc.pointCount, pc.gridSampleCount) &&
               geomMethodSupported(min(a.info.x, b.info.x), max(a.info.x, b.info.x), query.method);
 #endif
-      hi = valid ? min(geomSlotCount(a, b), kFamilyQuerySlots) : 0u;
+      // (valid: two primitives)
+      hi = valid ? min(geomPrimitivePairSlots(min(a.info.x, b.info.x), max(a.info.x, b.info.x)),
+                       kFamilyQuerySlots)
+                 : 0u;
 #ifdef VKC_DIAG_NO_ATOMICS
       if (!valid) groupSums[2u * block + 1u] += 1u;
 #else

@@ -732,17 +732,22 @@ VKC_FN float geomCentredSupport(VKC_GEOM_IN(GeomConvex) s, vec3 u) {
   return s.size.x * sqrt(dot(w, w)) + s.size.y * abs(au);
 }
 
+// One call of geomCentredSupport per shape, whatever s is (a shader inlines each call: see
+// geomConvexSearch).
 VKC_FN float geomOverlapAlong(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConvex) t, vec3 u) {
+  bool corners = s.type == kGeomConvexCell || s.type == kGeomConvexTetra;
+  float hs = 0.0f;
   if (s.type == kGeomConvexCell) {  // s's highest corner along u, less t's lowest point
     float h0 = dot(s.centre - t.centre, u);
-    return max(h0, max(h0 + dot(s.axis0, u), h0 + dot(s.axis1, u))) + geomCentredSupport(t, u);
-  }
-  if (s.type == kGeomConvexTetra) {  // likewise over the four corners
+    hs = max(h0, max(h0 + dot(s.axis0, u), h0 + dot(s.axis1, u)));
+  } else if (s.type == kGeomConvexTetra) {  // likewise over the four corners
     float h0 = dot(s.centre - t.centre, u);
-    return max(max(h0, h0 + dot(s.axis0, u)), max(h0 + dot(s.axis1, u), h0 + dot(s.axis2, u))) +
-           geomCentredSupport(t, u);
+    hs = max(max(h0, h0 + dot(s.axis0, u)), max(h0 + dot(s.axis1, u), h0 + dot(s.axis2, u)));
+  } else {
+    hs = geomCentredSupport(s, u);
   }
-  return geomCentredSupport(s, u) + geomCentredSupport(t, u) - dot(t.centre - s.centre, u);
+  float sum = hs + geomCentredSupport(t, u);
+  return corners ? sum : sum - dot(t.centre - s.centre, u);
 }
 
 // The point of a box or cylinder farthest along unit u; the middle of the farthest face or line on ties.
@@ -840,8 +845,42 @@ VKC_FN bool geomRefineDirection(GeomConvex s, GeomConvex t, VKC_INOUT(float) f, 
   return true;
 }
 
+// The search's candidate directions in the order they are tried: extra; for each axis ai of s, ai and
+// -ai, then for each axis aj of t the cross product ai x aj and its opposite; each axis of t and its
+// opposite; t.centre - s.centre; the kGeomSphereSamples Fibonacci directions. Candidate n of
+// geomSearchCandidateCount(s, t).
+VKC_FN uint geomSearchCandidateCount(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConvex) t) {
+  uint nt = geomAxisCount(t);
+  return 2u + geomAxisCount(s) * (2u + 2u * nt) + 2u * nt + kGeomSphereSamples;
+}
+
+VKC_FN vec3 geomSearchCandidate(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConvex) t, vec3 extra, uint n) {
+  if (n == 0u) return extra;
+  uint nt = geomAxisCount(t);
+  uint perAxis = 2u + 2u * nt;
+  uint axisPart = geomAxisCount(s) * perAxis;
+  uint k = n - 1u;
+  vec3 v = t.centre - s.centre;
+  if (k < axisPart) {
+    uint r = k % perAxis;
+    vec3 ai = geomAxis(s, k / perAxis);
+    v = r < 2u ? ai : cross(ai, geomAxis(t, (r - 2u) / 2u));
+    k = r;
+  } else if (k < axisPart + 2u * nt) {
+    k -= axisPart;
+    v = geomAxis(t, k / 2u);
+  } else if (k > axisPart + 2u * nt) {
+    return geomFibonacciDirection(k - axisPart - 2u * nt - 1u);
+  } else {
+    return v;
+  }
+  return (k & 1u) == 0u ? v : -v;
+}
+
 // The search's answer: false when it meets a separating direction; else the least overlap found
-// (depth) and its direction u. extra: one more candidate (any length; 0: none).
+// (depth) and its direction u. extra: one more candidate (any length; 0: none). The candidates are
+// tried in one loop, so that a shader compiles geomTryStart once per call of this function (with
+// one call per candidate, the convex family's exact-arithmetic pipelines inlined it 27 times).
 VKC_FN bool geomConvexSearch(GeomConvex s, GeomConvex t, vec3 extra, VKC_OUT(float) depth, VKC_OUT(vec3) dir) {
   depth = 0.0f;
   dir = vec3(0.0f, 0.0f, 1.0f);
@@ -850,22 +889,9 @@ VKC_FN bool geomConvexSearch(GeomConvex s, GeomConvex t, vec3 extra, VKC_OUT(flo
     starts.vals[k] = 3.0e38f;
     starts.dirs[k] = vec3(0.0f, 0.0f, 1.0f);
   }
-  if (!geomTryStart(s, t, extra, starts)) return false;
-  for (uint i = 0u; i < geomAxisCount(s); ++i) {
-    vec3 ai = geomAxis(s, i);
-    if (!geomTryStart(s, t, ai, starts) || !geomTryStart(s, t, -ai, starts)) return false;
-    for (uint j = 0u; j < geomAxisCount(t); ++j) {
-      vec3 c = cross(ai, geomAxis(t, j));
-      if (!geomTryStart(s, t, c, starts) || !geomTryStart(s, t, -c, starts)) return false;
-    }
-  }
-  for (uint j = 0u; j < geomAxisCount(t); ++j) {
-    vec3 aj = geomAxis(t, j);
-    if (!geomTryStart(s, t, aj, starts) || !geomTryStart(s, t, -aj, starts)) return false;
-  }
-  if (!geomTryStart(s, t, t.centre - s.centre, starts)) return false;
-  for (uint k = 0u; k < kGeomSphereSamples; ++k) {
-    if (!geomTryStart(s, t, geomFibonacciDirection(k), starts)) return false;
+  uint candidates = geomSearchCandidateCount(s, t);
+  for (uint n = 0u; n < candidates; ++n) {
+    if (!geomTryStart(s, t, geomSearchCandidate(s, t, extra, n), starts)) return false;
   }
   float best = 3.0e38f;
   vec3 u = vec3(0.0f, 0.0f, 1.0f);
@@ -950,8 +976,12 @@ VKC_FN vec3 geomSupportVertex(VKC_GEOM_IN(GeomConvex) s, vec3 u) {
 }
 
 // M's support point along unit u.
+// One call of geomSupportVertex in a loop over the two shapes: a shader inlines every call (see
+// geomConvexSearch).
 VKC_FN vec3 geomMinkowskiSupportUnit(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConvex) t, vec3 u) {
-  return geomSupportVertex(s, u) - geomSupportVertex(t, -u);
+  vec3 v[2];
+  for (uint i = 0u; i < 2u; ++i) v[i] = geomSupportVertex(i == 0u ? s : t, i == 0u ? u : -u);
+  return v[0] - v[1];
 }
 
 // M's support point along d (any length).
@@ -1152,8 +1182,11 @@ VKC_FN vec3 geomCurvatureTimes(VKC_GEOM_IN(GeomConvex) c, vec3 v, vec3 x) {
 
 // x^T H y, H the Hessian of f(u) = g_s(u) + g_t(-u) - d.u at u. f is homogeneous of degree 1: its
 // second derivative along a great circle through u (unit tangent x) is x^T H x less f itself.
+// (One call of geomCurvatureTimes in a loop over the two shapes: see geomMinkowskiSupportUnit.)
 VKC_FN float geomOverlapHessian(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConvex) t, vec3 u, vec3 x, vec3 y) {
-  return dot(x, geomCurvatureTimes(s, u, y) + geomCurvatureTimes(t, -u, y));
+  vec3 h[2];
+  for (uint i = 0u; i < 2u; ++i) h[i] = geomCurvatureTimes(i == 0u ? s : t, i == 0u ? u : -u, y);
+  return dot(x, h[0] + h[1]);
 }
 
 // Newton's method for the local minimum of f on the sphere from u0: along the great circle normal to
@@ -1175,17 +1208,23 @@ VKC_FN void geomNewtonOnSphere(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(GeomConvex
       bestDir = u;
     }
     vec3 step;
+    // The Hessian's entries in one loop (one call of geomOverlapHessian: see geomMinkowskiSupportUnit):
+    // constrained, tau tau; else t1 t1, t1 t2, t2 t2.
+    vec3 t1 = constrained ? geomUnit(cross(k, u)) : geomPerpendicularTo(u);
+    vec3 t2 = cross(u, t1);
+    float h[3];
+    for (uint j = 0u; j < (constrained ? 1u : 3u); ++j) {
+      h[j] = geomOverlapHessian(s, t, u, j == 2u ? t2 : t1, j == 0u ? t1 : t2);
+    }
     if (constrained) {
-      vec3 tau = geomUnit(cross(k, u));
-      float c = geomOverlapHessian(s, t, u, tau, tau) - f;
+      vec3 tau = t1;
+      float c = h[0] - f;
       if (!(c > 0.0f)) return;
       step = tau * (-dot(p, tau) / c);
     } else {
-      vec3 t1 = geomPerpendicularTo(u);
-      vec3 t2 = cross(u, t1);
-      float h11 = geomOverlapHessian(s, t, u, t1, t1) - f;
-      float h12 = geomOverlapHessian(s, t, u, t1, t2);
-      float h22 = geomOverlapHessian(s, t, u, t2, t2) - f;
+      float h11 = h[0] - f;
+      float h12 = h[1];
+      float h22 = h[2] - f;
       float det = h11 * h22 - h12 * h12;
       if (!(h11 > 0.0f && det > 0.0f)) return;
       float g1 = dot(p, t1);
@@ -1835,8 +1874,14 @@ VKC_FN bool geomCylinderCylinderCritical(VKC_GEOM_IN(GeomConvex) s, VKC_GEOM_IN(
   vec3 d = t.centre - s.centre;
   // Side of s with t's rim (n across s's axis), side of t with s's rim (n across t's axis; the
   // point -d: K is centrally symmetric).
-  if (geomCylinderSideRim(s, t, s.axis0, t.axis0, t.size.x, t.size.y, d, least, leastDir)) return true;
-  if (geomCylinderSideRim(s, t, t.axis0, s.axis0, s.size.x, s.size.y, -d, least, leastDir)) return true;
+  // (One call in a loop over the two: see geomMinkowskiSupportUnit.)
+  for (uint side = 0u; side < 2u; ++side) {
+    bool ofS = side == 0u;
+    if (geomCylinderSideRim(s, t, ofS ? s.axis0 : t.axis0, ofS ? t.axis0 : s.axis0, ofS ? t.size.x : s.size.x,
+                            ofS ? t.size.y : s.size.y, ofS ? d : -d, least, leastDir)) {
+      return true;
+    }
+  }
   // Rim + rim: x = x0(phi) + x1(psi) on the two rims (the smaller circle searched). At the least f's
   // n, d - x is along n, so x1 is the point of circle 1 nearest or farthest from d - x0 and n lies
   // across both tangents: n = n(phi*) on the curve geomRimRimAlong of x0's rim, and f >= the depth
@@ -2661,6 +2706,22 @@ VKC_FN uint geomSampleBoxIndex(uvec4 lo, uvec4 size, uint nx, uint ny, uint k) {
   return i + nx * (j + ny * l);
 }
 
+// The slots of a supported static pair of two analytic primitives, types lo <= hi (<= kGeomPlane);
+// 0 for an unsupported pair. Written apart from geomSlotCount so that the primitive pairs' passes
+// (geometry_queries_family.h) do not compile the implicit geometries' sample boxes.
+VKC_FN uint geomPrimitivePairSlots(uint lo, uint hi) {
+  if (!geomPairSupported(lo, hi)) return 0u;
+  if (lo == kGeomOrientedBox && hi == kGeomPlane) return kGeomBoxPlaneSlots;
+  if (lo == kGeomOrientedBox && hi == kGeomOrientedBox) return kGeomBoxBoxSlots;
+  if (lo == kGeomCapsule && hi == kGeomOrientedBox) return kGeomCapsuleBoxSlots;
+  if (lo == kGeomCapsule && hi == kGeomPlane) return kGeomCapsulePlaneSlots;
+  if (lo == kGeomCylinder && hi == kGeomPlane) return kGeomCylinderPlaneSlots;
+  if (lo == kGeomCapsule && hi == kGeomCylinder) return kGeomCapsuleCylinderSlots;
+  if (lo == kGeomCylinder && hi == kGeomOrientedBox) return kGeomCylinderBoxSlots;
+  if (lo == kGeomCylinder && hi == kGeomCylinder) return kGeomCylinderCylinderSlots;
+  return 1u;
+}
+
 // Slots of a query: 1 for most primitive pairs, 8 box-plane, box-box and cylinder-box, 6
 // cylinder-cylinder, 2 capsule-box, capsule-plane and capsule-cylinder, 4 cylinder-plane, the point count for
 // a point set, against an implicit geometry the samples of a plane's sample box (the grid's surface
@@ -2684,15 +2745,7 @@ VKC_FN uint geomSlotCount(GeomShape a, GeomShape b) {
     }
     return (lo == kGeomPlane ? 0u : kGeomImplicitShapeSlots) + size.w;
   }
-  if (lo == kGeomOrientedBox && hi == kGeomPlane) return kGeomBoxPlaneSlots;
-  if (lo == kGeomOrientedBox && hi == kGeomOrientedBox) return kGeomBoxBoxSlots;
-  if (lo == kGeomCapsule && hi == kGeomOrientedBox) return kGeomCapsuleBoxSlots;
-  if (lo == kGeomCapsule && hi == kGeomPlane) return kGeomCapsulePlaneSlots;
-  if (lo == kGeomCylinder && hi == kGeomPlane) return kGeomCylinderPlaneSlots;
-  if (lo == kGeomCapsule && hi == kGeomCylinder) return kGeomCapsuleCylinderSlots;
-  if (lo == kGeomCylinder && hi == kGeomOrientedBox) return kGeomCylinderBoxSlots;
-  if (lo == kGeomCylinder && hi == kGeomCylinder) return kGeomCylinderCylinderSlots;
-  return 1u;
+  return geomPrimitivePairSlots(lo, hi);
 }
 
 // Lexicographic order of two geometries of one type (p0, p1, p2, flags, first, count): the canonical order of a

@@ -46,8 +46,18 @@ bool geomMeshCell(vec3 p0, vec3 p1, vec3 p2, vec3 p3, uint n, uvec4 ids, uint ce
   uint otherType = other.info.x;
 #if VKC_GEOM_WITH(VKC_GEOM_FAMILY_CONVEX)
   if (otherType == kGeomCylinder) {
-    if (n == 4u) return geomTetraCylinder(p0, p1, p2, p3, ids, cell, other, em, eo);
-    return geomCellCylinder(geomMakeCell(p0, p1, p2, n), ids, cell, other, em, eo);
+    // geomTetraCylinder and geomCellCylinder (the CPU's) with one call of geomConvexPenetration for
+    // both kinds of cell: a shader inlines every call, and this one holds GJK, EPA and the search.
+    GeomMeshCell c = geomMakeCell(p0, p1, p2, min(n, 3u));
+    GeomConvex t = geomMakeConvex(other);
+    float depth;
+    vec3 u;
+    if (!geomConvexPenetration(n == 4u ? geomTetraConvex(p0, p1, p2, p3) : geomCellConvex(c), t, true, depth,
+                               u)) {
+      return false;
+    }
+    if (n == 4u) return geomTetraCylinderContact(p0, p1, p2, p3, ids, cell, t, depth, u, em, eo);
+    return geomCellConvexContact(c, t, -u, depth, ids, cell, em, eo);  // the cell moves along -u
   }
 #endif
 #if VKC_GEOM_WITH(VKC_GEOM_FAMILY_IMPLICIT)

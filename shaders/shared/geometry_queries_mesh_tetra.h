@@ -242,6 +242,19 @@ VKC_FN GeomConvex geomTetraConvex(vec3 a, vec3 b, vec3 c, vec3 d) {
   return s;
 }
 
+// geomTetraCylinder's contact (below) from the penetration (depth, u) of the tetrahedron (GJK's s)
+// and the cylinder t.
+VKC_FN bool geomTetraCylinderContact(vec3 a, vec3 b, vec3 c, vec3 d, uvec4 ids, uint cell, GeomConvex t,
+                                     float depth, vec3 u, VKC_OUT(GeomElement) tet,
+                                     VKC_OUT(GeomElement) prim) {
+  vec3 n = -u;  // the tetrahedron (GJK's s) moves along -u
+  vec3 o = t.centre;
+  float low;
+  uint corners = geomTetraLowest(a - o, b - o, c - o, d - o, n, low);
+  vec3 q = geomTetraFeaturePoint(a, b, c, d, corners, geomSupportPoint(t, n));
+  return geomCellContact(q, n, depth, corners, cell, ids, tet, prim);
+}
+
 // Cylinder against tetrahedron `cell`, as a triangle against a cylinder (geomCellCylinder): GJK on
 // the tetrahedron and the cylinder decides overlap, EPA's direction is one more candidate of the
 // search, which evaluates the exact overlap (the search alone where GJK or EPA cannot finish). The
@@ -257,12 +270,7 @@ VKC_FN bool geomTetraCylinder(vec3 a, vec3 b, vec3 c, vec3 d, uvec4 ids, uint ce
   float depth;
   vec3 u;
   if (!geomConvexPenetration(geomTetraConvex(a, b, c, d), t, true, depth, u)) return false;
-  vec3 n = -u;  // the tetrahedron (GJK's s) moves along -u
-  vec3 o = t.centre;
-  float low;
-  uint corners = geomTetraLowest(a - o, b - o, c - o, d - o, n, low);
-  vec3 q = geomTetraFeaturePoint(a, b, c, d, corners, geomSupportPoint(t, n));
-  return geomCellContact(q, n, depth, corners, cell, ids, tet, prim);
+  return geomTetraCylinderContact(a, b, c, d, ids, cell, t, depth, u, tet, prim);
 }
 
 // One tetrahedron against a sphere, capsule, plane or oriented box s (a cylinder: geomTetraCylinder,

@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <initializer_list>
 #include <map>
 #include <set>
 #include <string>
@@ -121,6 +123,108 @@ TEST(SpirvExactArithmetic, CatchesADivisionOutsideTheHelpers) {
   };
   EXPECT_EQ(inspect(module("geomSomething(f1;")).outsideHelpers, 1u);
   EXPECT_EQ(inspect(module("vkcDivOp(f1;f1;")).outsideHelpers, 0u);
+}
+
+// The divisions and square roots of a module once every call is inlined, as drivers inline them
+// (Mesa's NIR inlines every function before optimizing): each function's own operations times the
+// copies of it that inlining from the entry point makes (its calls, with multiplicity, from each
+// copy of its callers). In the exact-arithmetic variant each one becomes vkcDivOp's or vkcSqrtOp's
+// correction, some 500 SPIR-V instructions once inlined, so the variant's size and its compile time
+// grow with this count (docs/integration.md, "Exact arithmetic": the convex family's went from 820
+// to 338 when GJK, EPA, the search and their support functions got one call site each).
+size_t inlinedSites(const std::vector<uint32_t>& words) {
+  std::map<uint32_t, std::map<uint32_t, size_t>> calls;  // function -> callee -> calls
+  std::map<uint32_t, size_t> operations;
+  std::set<uint32_t> glsl;
+  uint32_t current = 0, entry = 0;
+  const bool ok = spirv::forEachInstruction(words, [&](uint32_t opcode, const uint32_t* w, uint32_t n) {
+    if (opcode == spirv::op::kEntryPoint && n >= 3) entry = w[2];
+    if (opcode == kOpExtInstImport && n >= 3 && literal(w, n, 2) == "GLSL.std.450") glsl.insert(w[1]);
+    if (opcode == spirv::op::kFunction && n >= 3) current = w[2];
+    if (opcode == kOpFunctionEnd) current = 0;
+    if (opcode == spirv::op::kFunctionCall && n >= 4) ++calls[current][w[3]];
+    if (opcode == kOpFDiv || (opcode == kOpExtInst && n >= 5 && glsl.count(w[3]) != 0 && w[4] == kGlslSqrt)) {
+      ++operations[current];
+    }
+  });
+  EXPECT_TRUE(ok) << "malformed SPIR-V";
+  // Callers before callees (the call graph of a shader has no cycle), then the copies top down.
+  std::vector<uint32_t> order;
+  std::set<uint32_t> seen;
+  std::vector<std::pair<uint32_t, bool>> stack = {{entry, false}};
+  while (!stack.empty()) {
+    const auto [f, done] = stack.back();
+    stack.pop_back();
+    if (done) {
+      order.push_back(f);
+      continue;
+    }
+    if (!seen.insert(f).second) continue;
+    stack.push_back({f, true});
+    for (const auto& [callee, count] : calls[f]) stack.push_back({callee, false});
+  }
+  std::map<uint32_t, size_t> copies = {{entry, 1}};
+  size_t sites = 0;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    sites += copies[*it] * operations[*it];
+    for (const auto& [callee, count] : calls[*it]) copies[callee] += copies[*it] * count;
+  }
+  return sites;
+}
+
+// Each module's inlined divisions and square roots (plain variant) within its budget: a heavy
+// function called from a second place (a second copy of GJK or EPA after inlining) fails here. The
+// budgets are today's counts plus about a tenth; a module not listed has at most 100.
+TEST(SpirvExactArithmetic, InlinedDivisionsAndRootsStayWithinBudget) {
+  const std::map<std::string, size_t> budget = {
+      {"collide_meshes", 290},
+      {"collide_shapes", 165},
+      {"geometry_queries_basic", 255},
+      {"geometry_queries_continuous", 700},
+      {"geometry_queries_convex", 370},
+      {"geometry_queries_implicit", 380},
+      {"geometry_queries_manifold", 205},
+      {"geometry_queries_mesh", 240},
+      {"geometry_queries_mesh_mesh", 455},
+  };
+  size_t total = 0;
+  for (const std::string& name : spirv::shaderNames()) {
+    const std::span<const uint32_t> plain = detail::embeddedShader(name.c_str(), false);
+    ASSERT_FALSE(plain.empty()) << "shaders/" << name << ".comp is not embedded";
+    const size_t sites = inlinedSites({plain.begin(), plain.end()});
+    total += sites;
+    const auto it = budget.find(name);
+    const size_t most = it != budget.end() ? it->second : 100u;
+    EXPECT_LE(sites, most) << name << ": " << sites << " divisions and square roots once inlined";
+    std::printf("%-36s %6zu inlined divisions and square roots (budget %zu)\n", name.c_str(), sites, most);
+  }
+  EXPECT_GT(total, 1000u);  // a count that found nothing would pass anything
+}
+
+// The count on a hand-made module: main calls f twice, f calls g three times, g divides once and f
+// once: 2 (f) + 6 (g).
+TEST(SpirvExactArithmetic, InlinedSitesCountEveryCopy) {
+  // %1 a type, %3 a function type; functions %10 (main), %11 (f), %12 (g).
+  std::vector<uint32_t> words = {0x07230203u, 0x00010600u, 0u, 40u, 0u, (4u << 16) | spirv::op::kEntryPoint,
+                                 5u,          10u,         0u};
+  const auto function = [&](uint32_t id, std::initializer_list<uint32_t> callees, uint32_t divisions) {
+    const uint32_t head[] = {(5u << 16) | spirv::op::kFunction, 1u, id, 0u, 3u};
+    words.insert(words.end(), std::begin(head), std::end(head));
+    uint32_t result = 20u + 4u * id;
+    for (uint32_t callee : callees) {
+      const uint32_t call[] = {(4u << 16) | spirv::op::kFunctionCall, 1u, result++, callee};
+      words.insert(words.end(), std::begin(call), std::end(call));
+    }
+    for (uint32_t i = 0; i < divisions; ++i) {
+      const uint32_t div[] = {(5u << 16) | kOpFDiv, 1u, result++, 5u, 6u};
+      words.insert(words.end(), std::begin(div), std::end(div));
+    }
+    words.push_back((1u << 16) | kOpFunctionEnd);
+  };
+  function(10u, {11u, 11u}, 0u);
+  function(11u, {12u, 12u, 12u}, 1u);
+  function(12u, {}, 1u);
+  EXPECT_EQ(inlinedSites(words), 8u);
 }
 
 }  // namespace
