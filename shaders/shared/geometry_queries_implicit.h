@@ -360,39 +360,64 @@ VKC_FN bool geomContinuousPoint(GeomShape s, GeomShape sPrev, vec3 prev, vec3 cu
 // a step (geomSegmentDeepestParam's), so it costs kGeomSegmentSearchSteps + 3 evaluations.
 
 VKC_FN float geomGridSegmentDeepestParam(GeomShape g, vec3 p0, vec3 p1) {
-  uint best = 0u;
-  float fBest = geomGridDistance(g, p0);
-  for (uint k = 1u; k <= kGeomAxisSamples; ++k) {
-    float f = geomGridDistance(g, mix(p0, p1, float(k) / float(kGeomAxisSamples)));
-    if (f < fBest) {
-      fBest = f;
-      best = k;
-    }
-  }
-  float lo = float(max(best, 1u) - 1u) / float(kGeomAxisSamples);
-  float hi = float(min(best + 1u, kGeomAxisSamples)) / float(kGeomAxisSamples);
+  // One field evaluation per pass, so that a shader inlines geomGridDistance once: the
+  // kGeomAxisSamples + 1 samples (p0 itself first), then x1 and x2 of the golden-section search in
+  // the best sample's neighbours, then each step (the lower inner point kept, the new one evaluated),
+  // then the bracket's middle.
+  const uint samples = kGeomAxisSamples + 1u;
+  const uint steps = kGeomSegmentSearchSteps;
   const float gr = 0.6180339887f;
-  float x1 = hi - gr * (hi - lo);
-  float x2 = lo + gr * (hi - lo);
-  float f1 = geomGridDistance(g, mix(p0, p1, x1));
-  float f2 = geomGridDistance(g, mix(p0, p1, x2));
-  for (uint i = 0u; i < kGeomSegmentSearchSteps; ++i) {
-    if (f1 <= f2) {
-      hi = x2;
-      x2 = x1;
-      f2 = f1;
+  uint best = 0u;
+  float fBest = 0.0f, lo = 0.0f, hi = 0.0f, x1 = 0.0f, x2 = 0.0f, f1 = 0.0f, f2 = 0.0f, mid = 0.0f, fMid = 0.0f;
+  bool keepLow = true;
+  for (uint e = 0u; e < samples + steps + 3u; ++e) {
+    float x = 0.0f;
+    if (e < samples) {
+      x = float(e) / float(kGeomAxisSamples);
+    } else if (e == samples) {
+      lo = float(max(best, 1u) - 1u) / float(kGeomAxisSamples);
+      hi = float(min(best + 1u, kGeomAxisSamples)) / float(kGeomAxisSamples);
       x1 = hi - gr * (hi - lo);
-      f1 = geomGridDistance(g, mix(p0, p1, x1));
-    } else {
-      lo = x1;
-      x1 = x2;
-      f1 = f2;
       x2 = lo + gr * (hi - lo);
-      f2 = geomGridDistance(g, mix(p0, p1, x2));
+      x = x1;
+    } else if (e == samples + 1u) {
+      x = x2;
+    } else if (e < samples + steps + 2u) {
+      keepLow = f1 <= f2;
+      if (keepLow) {
+        hi = x2;
+        x2 = x1;
+        f2 = f1;
+        x1 = hi - gr * (hi - lo);
+        x = x1;
+      } else {
+        lo = x1;
+        x1 = x2;
+        f1 = f2;
+        x2 = lo + gr * (hi - lo);
+        x = x2;
+      }
+    } else {
+      mid = (lo + hi) * 0.5f;
+      x = mid;
+    }
+    float f = geomGridDistance(g, e == 0u ? p0 : mix(p0, p1, x));
+    if (e == 0u) {
+      fBest = f;
+    } else if (e < samples) {
+      if (f < fBest) {
+        fBest = f;
+        best = e;
+      }
+    } else if (e == samples || (e > samples + 1u && e < samples + steps + 2u && keepLow)) {
+      f1 = f;
+    } else if (e < samples + steps + 2u) {
+      f2 = f;
+    } else {
+      fMid = f;
     }
   }
-  float mid = (lo + hi) * 0.5f;
-  if (geomGridDistance(g, mix(p0, p1, mid)) < fBest) return mid;
+  if (fMid < fBest) return mid;
   return float(best) / float(kGeomAxisSamples);
 }
 

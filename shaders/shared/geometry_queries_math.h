@@ -295,28 +295,52 @@ VKC_FN float geomSegmentDeepestParam(vec3 p0, vec3 p1, GeomShape s) {
   const float g = 0.6180339887f;
   float x1 = hi - g * (hi - lo);
   float x2 = lo + g * (hi - lo);
-  float f1 = geomSegmentLocalDistance(l, s, p0, p1, x1);
-  float f2 = geomSegmentLocalDistance(l, s, p0, p1, x2);
-  for (uint i = 0u; i < kGeomSegmentSearchSteps; ++i) {
-    if (f1 <= f2) {
-      hi = x2;
-      x2 = x1;
-      f2 = f1;
-      x1 = hi - g * (hi - lo);
-      f1 = geomSegmentLocalDistance(l, s, p0, p1, x1);
+  float f1 = 0.0f, f2 = 0.0f, fBest = 0.0f, f0 = 0.0f, fEnd = 0.0f;
+  float best = 0.0f;
+  // One evaluation per pass, so that a shader inlines geomSegmentLocalDistance (the closest point of
+  // any primitive) once: x1 and x2, then each step of the search keeps the lower of its two inner
+  // points and evaluates the new one, then the bracket's middle and the two ends (the minimum of a
+  // monotone distance lies on an end).
+  const uint steps = kGeomSegmentSearchSteps;
+  bool keepLow = true;
+  for (uint e = 0u; e < steps + 5u; ++e) {
+    float x = x1;
+    if (e == 1u) {
+      x = x2;
+    } else if (e >= 2u && e < steps + 2u) {
+      keepLow = f1 <= f2;
+      if (keepLow) {
+        hi = x2;
+        x2 = x1;
+        f2 = f1;
+        x1 = hi - g * (hi - lo);
+        x = x1;
+      } else {
+        lo = x1;
+        x1 = x2;
+        f1 = f2;
+        x2 = lo + g * (hi - lo);
+        x = x2;
+      }
+    } else if (e == steps + 2u) {
+      best = (lo + hi) * 0.5f;
+      x = best;
+    } else if (e > steps + 2u) {
+      x = e == steps + 3u ? 0.0f : 1.0f;
+    }
+    float f = geomSegmentLocalDistance(l, s, p0, p1, x);
+    if (e == 0u || (e >= 2u && e < steps + 2u && keepLow)) {
+      f1 = f;
+    } else if (e < steps + 2u) {
+      f2 = f;
+    } else if (e == steps + 2u) {
+      fBest = f;
+    } else if (e == steps + 3u) {
+      f0 = f;
     } else {
-      lo = x1;
-      x1 = x2;
-      f1 = f2;
-      x2 = lo + g * (hi - lo);
-      f2 = geomSegmentLocalDistance(l, s, p0, p1, x2);
+      fEnd = f;
     }
   }
-  // The ends are candidates too (the minimum of a monotone distance lies on an end).
-  float best = (lo + hi) * 0.5f;
-  float fBest = geomSegmentLocalDistance(l, s, p0, p1, best);
-  float f0 = geomSegmentLocalDistance(l, s, p0, p1, 0.0f);
-  float fEnd = geomSegmentLocalDistance(l, s, p0, p1, 1.0f);
   if (f0 <= fBest && f0 <= fEnd) return 0.0f;
   if (fEnd < fBest) return 1.0f;
   return best;
