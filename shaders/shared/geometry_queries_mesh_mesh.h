@@ -76,51 +76,55 @@ VKC_FN uint geomTriTriContactFromFeatures(vec3 x0, vec3 x1, vec3 x2, uvec4 ix, u
     bool x1f = f1 < 3u || (f1 >= 6u && f1 < 9u);
     uint g0 = f0 < 3u ? f0 : (f0 < 6u ? f0 - 3u : (f0 < 9u ? f0 - 3u : f0 - 6u));
     uint g1 = f1 < 3u ? f1 : (f1 < 6u ? f1 - 3u : (f1 < 9u ? f1 - 3u : f1 - 6u));
-    if (x0f && x1f) {
-      vec3 ny = geomTriangleNormal(y0, y1, y2);
-      uint k = geomTriTriLoneCorner(vec3(dot(x0 - y0, ny), dot(x1 - y0, ny), dot(x2 - y0, ny)));
-      if (k < 3u) {
-        vec3 v = k == 0u ? x0 : (k == 1u ? x1 : x2);
-        geomTriTriPierce(v, y0, ny, k, cx, ix, cy, iy, ex, ey);
-        return ex.point.w > 0.0f ? kGeomTriTriVertexTriangle : kGeomTriTriNone;
-      }
-    } else if (!x0f && !x1f) {
-      vec3 nx = geomTriangleNormal(x0, x1, x2);
-      uint k = geomTriTriLoneCorner(vec3(dot(y0 - x0, nx), dot(y1 - x0, nx), dot(y2 - x0, nx)));
-      if (k < 3u) {
-        vec3 v = k == 0u ? y0 : (k == 1u ? y1 : y2);
-        geomTriTriPierce(v, x0, nx, k, cy, iy, cx, ix, ey, ex);
-        return ex.point.w > 0.0f ? kGeomTriTriTriangleVertex : kGeomTriTriNone;
-      }
-    } else {
-      uint gx = x0f ? g0 : g1;
-      uint gy = x0f ? g1 : g0;
-      if (gx >= 3u) {  // a corner of X on Y and an edge of Y through X: the corner touches Y
-        vec3 ny = geomTriangleNormal(y0, y1, y2);
-        geomTriTriPierce(gx == 3u ? x0 : (gx == 4u ? x1 : x2), y0, ny, gx - 3u, cx, ix, cy, iy, ex, ey);
-        return ex.point.w > 0.0f ? kGeomTriTriVertexTriangle : kGeomTriTriNone;
-      }
-      if (gy >= 3u) {
-        vec3 nx = geomTriangleNormal(x0, x1, x2);
-        geomTriTriPierce(gy == 3u ? y0 : (gy == 4u ? y1 : y2), x0, nx, gy - 3u, cy, iy, cx, ix, ey, ex);
-        return ex.point.w > 0.0f ? kGeomTriTriTriangleVertex : kGeomTriTriNone;
-      }
+    // Which case: both ends on X's features, a corner of X alone on its side of Y's plane pierces Y;
+    // both on Y's, the reverse; one on each, X's corner feature, else Y's, pierces the other, and two
+    // edges give the edge-edge contact. Each case reads one triangle's unit normal (the edge-edge one
+    // only where the edges meet), computed in one place (one call of geomTriangleNormal, and one of
+    // geomTriTriPierce below: a driver inlines every call, docs/integration.md, "Exact arithmetic").
+    bool mixed = x0f != x1f;
+    uint gx = x0f ? g0 : g1;
+    uint gy = x0f ? g1 : g0;
+    bool edgeEdge = mixed && gx < 3u && gy < 3u;
+    bool vertexOfX = mixed ? gx >= 3u : x0f;
+    vec3 p = vec3(0.0f), q = vec3(0.0f), d = vec3(0.0f);
+    float dist = 0.0f;
+    if (edgeEdge) {
       vec3 a0 = gx == 0u ? x0 : (gx == 1u ? x1 : x2);
       vec3 a1 = gx == 0u ? x1 : (gx == 1u ? x2 : x0);
       vec3 b0 = gy == 0u ? y0 : (gy == 1u ? y1 : y2);
       vec3 b1 = gy == 0u ? y1 : (gy == 1u ? y2 : y0);
       vec2 st = geomSegmentSegmentParams(a0, a1, b0, b1);
-      vec3 p = lerp3(a0, a1, st.x);
-      vec3 q = lerp3(b0, b1, st.y);
-      vec3 d = q - p;
-      float dist = sqrt(dot(d, d));
-      vec3 m = dist > 0.0f ? d / dist : geomTriangleNormal(y0, y1, y2);
+      p = lerp3(a0, a1, st.x);
+      q = lerp3(b0, b1, st.y);
+      d = q - p;
+      dist = sqrt(dot(d, d));
+    }
+    bool ofY = edgeEdge || vertexOfX;
+    vec3 n = vec3(0.0f);
+    if (!edgeEdge || !(dist > 0.0f)) n = geomTriangleNormal(ofY ? y0 : x0, ofY ? y1 : x1, ofY ? y2 : x2);
+    if (edgeEdge) {
+      vec3 m = dist > 0.0f ? d / dist : n;
       uint mx = (1u << gx) | (gx == 2u ? 1u : (2u << gx));
       uint my = (1u << gy) | (gy == 2u ? 1u : (2u << gy));
       ex = geomMeshElement(p, dist, m, cx, ix, mx);
       ey = geomMeshElement(q, dist, -m, cy, iy, my);
       edgeKey = mx | (my << 4u);
       return dist > 0.0f ? kGeomTriTriEdgeEdge : kGeomTriTriNone;
+    }
+    vec3 v0 = vertexOfX ? x0 : y0;
+    vec3 v1 = vertexOfX ? x1 : y1;
+    vec3 v2 = vertexOfX ? x2 : y2;
+    vec3 o = vertexOfX ? y0 : x0;
+    uint k = mixed ? (vertexOfX ? gx : gy) - 3u
+                   : geomTriTriLoneCorner(vec3(dot(v0 - o, n), dot(v1 - o, n), dot(v2 - o, n)));
+    if (k < 3u) {
+      GeomElement ev, et;
+      geomTriTriPierce(k == 0u ? v0 : (k == 1u ? v1 : v2), o, n, k, vertexOfX ? cx : cy, vertexOfX ? ix : iy,
+                       vertexOfX ? cy : cx, vertexOfX ? iy : ix, ev, et);
+      ex = vertexOfX ? ev : et;
+      ey = vertexOfX ? et : ev;
+      if (!(ex.point.w > 0.0f)) return kGeomTriTriNone;
+      return vertexOfX ? kGeomTriTriVertexTriangle : kGeomTriTriTriangleVertex;
     }
   }
   return kGeomTriTriNone;

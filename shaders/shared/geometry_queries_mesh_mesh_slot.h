@@ -197,8 +197,12 @@ bool geomMeshMeshSlot(GeomShape a, GeomShape b, uint q, uint ia, uint ib, uvec2 
       // the roles of X and Y swapped), as the CPU.
       uvec2 ex0 = geomMeshMeshEdge(ix, key & 15u);
       uvec2 ey0 = geomMeshMeshEdge(iy, key >> 4u);
-      hit = !geomMeshMeshEdgePairSeen(x, y, row0, row1, range, cx, cy, ex0, ey0) &&
-            !(ia == ib && geomMeshMeshEdgePairSeen(x, y, row0, row1, range, cx, cy, ey0, ex0));
+      // The two orders in one loop over one call: a driver inlines every call (the walk and
+      // geomTriTriContact), docs/integration.md, "Exact arithmetic".
+      for (uint order = 0u; order < (ia == ib ? 2u : 1u) && hit; ++order) {
+        hit = !geomMeshMeshEdgePairSeen(x, y, row0, row1, range, cx, cy, order == 0u ? ex0 : ey0,
+                                        order == 0u ? ey0 : ex0);
+      }
     }
   }
   ea = aFirst ? ex : ey;
