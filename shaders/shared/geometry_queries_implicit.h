@@ -383,20 +383,7 @@ VKC_FN float geomGridSegmentDeepestParam(GeomShape g, vec3 p0, vec3 p1) {
     } else if (e == samples + 1u) {
       x = x2;
     } else if (e < samples + steps + 2u) {
-      keepLow = f1 <= f2;
-      if (keepLow) {
-        hi = x2;
-        x2 = x1;
-        f2 = f1;
-        x1 = hi - gr * (hi - lo);
-        x = x1;
-      } else {
-        lo = x1;
-        x1 = x2;
-        f1 = f2;
-        x2 = lo + gr * (hi - lo);
-        x = x2;
-      }
+      keepLow = geomGoldenStep(lo, hi, x1, x2, f1, f2, x);
     } else {
       mid = (lo + hi) * 0.5f;
       x = mid;

@@ -288,6 +288,28 @@ VKC_FN float geomSegmentLocalDistance(GeomSegmentLocal l, GeomShape s, vec3 p0, 
   return geomClosestShape(s, mix(p0, p1, x)).point.w;
 }
 
+// One step of a golden-section search for a least value on [lo, hi] with inner points x1 < x2 (values
+// f1, f2): the side of the lower inner point kept, x the new inner point to evaluate; true when it is
+// the new x1 (its value goes to f1), false when the new x2 (to f2).
+VKC_FN bool geomGoldenStep(VKC_INOUT(float) lo, VKC_INOUT(float) hi, VKC_INOUT(float) x1, VKC_INOUT(float) x2,
+                           VKC_INOUT(float) f1, VKC_INOUT(float) f2, VKC_OUT(float) x) {
+  const float g = 0.6180339887f;
+  if (f1 <= f2) {
+    hi = x2;
+    x2 = x1;
+    f2 = f1;
+    x1 = hi - g * (hi - lo);
+    x = x1;
+    return true;
+  }
+  lo = x1;
+  x1 = x2;
+  f1 = f2;
+  x2 = lo + g * (hi - lo);
+  x = x2;
+  return false;
+}
+
 VKC_FN float geomSegmentDeepestParam(vec3 p0, vec3 p1, GeomShape s) {
   GeomSegmentLocal l = geomSegmentLocal(p0, p1, s);
   float lo = 0.0f;
@@ -308,20 +330,7 @@ VKC_FN float geomSegmentDeepestParam(vec3 p0, vec3 p1, GeomShape s) {
     if (e == 1u) {
       x = x2;
     } else if (e >= 2u && e < steps + 2u) {
-      keepLow = f1 <= f2;
-      if (keepLow) {
-        hi = x2;
-        x2 = x1;
-        f2 = f1;
-        x1 = hi - g * (hi - lo);
-        x = x1;
-      } else {
-        lo = x1;
-        x1 = x2;
-        f1 = f2;
-        x2 = lo + g * (hi - lo);
-        x = x2;
-      }
+      keepLow = geomGoldenStep(lo, hi, x1, x2, f1, f2, x);
     } else if (e == steps + 2u) {
       best = (lo + hi) * 0.5f;
       x = best;
