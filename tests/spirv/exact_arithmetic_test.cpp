@@ -40,26 +40,39 @@ std::string literal(const uint32_t* w, uint32_t n, uint32_t at) {
   return s;
 }
 
-Routing inspect(const std::vector<uint32_t>& words) {
-  Routing r;
+// A module's functions as the checks below read them: names, the entry point, each function's calls
+// (callee -> calls, with multiplicity) and its own divisions and square roots.
+struct Functions {
   std::map<uint32_t, std::string> names;
-  std::map<uint32_t, std::set<uint32_t>> calls;  // function -> callees
-  std::map<uint32_t, size_t> operations;         // function -> divisions and square roots
+  uint32_t entry = 0;
+  std::map<uint32_t, std::map<uint32_t, size_t>> calls;
+  std::map<uint32_t, size_t> operations;
+};
+
+Functions scanFunctions(const std::vector<uint32_t>& words) {
+  Functions m;
   std::set<uint32_t> glsl;
   uint32_t current = 0;
   const bool ok = spirv::forEachInstruction(words, [&](uint32_t opcode, const uint32_t* w, uint32_t n) {
-    if (opcode == spirv::op::kName && n >= 3) names[w[1]] = literal(w, n, 2);
+    if (opcode == spirv::op::kName && n >= 3) m.names[w[1]] = literal(w, n, 2);
+    if (opcode == spirv::op::kEntryPoint && n >= 3) m.entry = w[2];
     if (opcode == kOpExtInstImport && n >= 3 && literal(w, n, 2) == "GLSL.std.450") glsl.insert(w[1]);
     if (opcode == spirv::op::kFunction && n >= 3) current = w[2];
     if (opcode == kOpFunctionEnd) current = 0;
-    if (opcode == spirv::op::kFunctionCall && n >= 4) calls[current].insert(w[3]);
+    if (opcode == spirv::op::kFunctionCall && n >= 4) ++m.calls[current][w[3]];
     if (opcode == kOpFDiv || (opcode == kOpExtInst && n >= 5 && glsl.count(w[3]) != 0 && w[4] == kGlslSqrt)) {
-      ++operations[current];
+      ++m.operations[current];
     }
   });
   EXPECT_TRUE(ok) << "malformed SPIR-V";
+  return m;
+}
+
+Routing inspect(const std::vector<uint32_t>& words) {
+  Routing r;
+  Functions m = scanFunctions(words);
   std::vector<uint32_t> stack;
-  for (const auto& [id, name] : names) {
+  for (const auto& [id, name] : m.names) {
     if (name == "vkcDivOp(f1;f1;" || name == "vkcSqrtOp(f1;") stack.push_back(id);
   }
   std::set<uint32_t> helpers(stack.begin(), stack.end()), exempt;
@@ -67,12 +80,14 @@ Routing inspect(const std::vector<uint32_t>& words) {
     const uint32_t f = stack.back();
     stack.pop_back();
     if (!exempt.insert(f).second) continue;
-    for (uint32_t callee : calls[f]) stack.push_back(callee);
+    for (const auto& [callee, count] : m.calls[f]) stack.push_back(callee);
   }
-  for (const auto& [f, callees] : calls) {
-    for (uint32_t callee : callees) r.helperCalls += helpers.count(callee) != 0 && exempt.count(f) == 0 ? 1 : 0;
+  for (const auto& [f, callees] : m.calls) {
+    for (const auto& [callee, count] : callees) {
+      r.helperCalls += helpers.count(callee) != 0 && exempt.count(f) == 0 ? 1 : 0;
+    }
   }
-  for (const auto& [f, count] : operations) r.outsideHelpers += exempt.count(f) == 0 ? count : 0;
+  for (const auto& [f, count] : m.operations) r.outsideHelpers += exempt.count(f) == 0 ? count : 0;
   return r;
 }
 
@@ -136,21 +151,8 @@ TEST(SpirvExactArithmetic, CatchesADivisionOutsideTheHelpers) {
 // searches evaluated in one place, the mesh-mesh family's from 413 to 266 when its tri-tri contact
 // came from one call).
 size_t inlinedSites(const std::vector<uint32_t>& words) {
-  std::map<uint32_t, std::map<uint32_t, size_t>> calls;  // function -> callee -> calls
-  std::map<uint32_t, size_t> operations;
-  std::set<uint32_t> glsl;
-  uint32_t current = 0, entry = 0;
-  const bool ok = spirv::forEachInstruction(words, [&](uint32_t opcode, const uint32_t* w, uint32_t n) {
-    if (opcode == spirv::op::kEntryPoint && n >= 3) entry = w[2];
-    if (opcode == kOpExtInstImport && n >= 3 && literal(w, n, 2) == "GLSL.std.450") glsl.insert(w[1]);
-    if (opcode == spirv::op::kFunction && n >= 3) current = w[2];
-    if (opcode == kOpFunctionEnd) current = 0;
-    if (opcode == spirv::op::kFunctionCall && n >= 4) ++calls[current][w[3]];
-    if (opcode == kOpFDiv || (opcode == kOpExtInst && n >= 5 && glsl.count(w[3]) != 0 && w[4] == kGlslSqrt)) {
-      ++operations[current];
-    }
-  });
-  EXPECT_TRUE(ok) << "malformed SPIR-V";
+  Functions m = scanFunctions(words);
+  const uint32_t entry = m.entry;
   // Callers before callees (the call graph of a shader has no cycle), then the copies top down.
   std::vector<uint32_t> order;
   std::set<uint32_t> seen;
@@ -164,13 +166,13 @@ size_t inlinedSites(const std::vector<uint32_t>& words) {
     }
     if (!seen.insert(f).second) continue;
     stack.push_back({f, true});
-    for (const auto& [callee, count] : calls[f]) stack.push_back({callee, false});
+    for (const auto& [callee, count] : m.calls[f]) stack.push_back({callee, false});
   }
   std::map<uint32_t, size_t> copies = {{entry, 1}};
   size_t sites = 0;
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    sites += copies[*it] * operations[*it];
-    for (const auto& [callee, count] : calls[*it]) copies[callee] += copies[*it] * count;
+    sites += copies[*it] * m.operations[*it];
+    for (const auto& [callee, count] : m.calls[*it]) copies[callee] += copies[*it] * count;
   }
   return sites;
 }
