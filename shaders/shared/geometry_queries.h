@@ -69,6 +69,8 @@ VKC_CONSTANT(float, kGeomCylinderFlatSine, 0.0349f);
 // search of the (convex) signed distance along the segment, this many steps: the bracket shrinks by
 // 0.618^steps, below 2^-24 of the segment for 36 steps.
 VKC_CONSTANT(uint, kGeomSegmentSearchSteps, 36u);
+// The search's inner points sit this fraction of the bracket from its ends ((sqrt 5 - 1) / 2).
+VKC_CONSTANT(float, kGeomGoldenSection, 0.6180339887f);
 
 // Implicit geometry grids: each dimension in [2, kGeomGridMaxDim] samples. A segment crosses at most
 // 3 * (kGeomGridMaxDim - 1) + 1 cells, the bound of the continuous trace's cell walk.

@@ -366,7 +366,7 @@ VKC_FN float geomGridSegmentDeepestParam(GeomShape g, vec3 p0, vec3 p1) {
   // then the bracket's middle.
   const uint samples = kGeomAxisSamples + 1u;
   const uint steps = kGeomSegmentSearchSteps;
-  const float gr = 0.6180339887f;
+  const float gr = kGeomGoldenSection;
   uint best = 0u;
   float fBest = 0.0f, lo = 0.0f, hi = 0.0f, x1 = 0.0f, x2 = 0.0f, f1 = 0.0f, f2 = 0.0f, mid = 0.0f, fMid = 0.0f;
   bool keepLow = true;

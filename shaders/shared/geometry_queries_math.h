@@ -293,7 +293,7 @@ VKC_FN float geomSegmentLocalDistance(GeomSegmentLocal l, GeomShape s, vec3 p0, 
 // the new x1 (its value goes to f1), false when the new x2 (to f2).
 VKC_FN bool geomGoldenStep(VKC_INOUT(float) lo, VKC_INOUT(float) hi, VKC_INOUT(float) x1, VKC_INOUT(float) x2,
                            VKC_INOUT(float) f1, VKC_INOUT(float) f2, VKC_OUT(float) x) {
-  const float g = 0.6180339887f;
+  const float g = kGeomGoldenSection;
   if (f1 <= f2) {
     hi = x2;
     x2 = x1;
@@ -314,7 +314,7 @@ VKC_FN float geomSegmentDeepestParam(vec3 p0, vec3 p1, GeomShape s) {
   GeomSegmentLocal l = geomSegmentLocal(p0, p1, s);
   float lo = 0.0f;
   float hi = 1.0f;
-  const float g = 0.6180339887f;
+  const float g = kGeomGoldenSection;
   float x1 = hi - g * (hi - lo);
   float x2 = lo + g * (hi - lo);
   float f1 = 0.0f, f2 = 0.0f, fBest = 0.0f, f0 = 0.0f, fEnd = 0.0f;

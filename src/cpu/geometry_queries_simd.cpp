@@ -742,7 +742,7 @@ uint64_t SphereGridRun(const GeometryQueryInput& input, size_t begin, size_t end
 template <class Distance>
 HWY_INLINE void goldenSectionLanes(const Distance& f, VF& lo, VF& hi) {
   const DF df;
-  const VF gold = hn::Set(df, 0.6180339887f);
+  const VF gold = hn::Set(df, gpu::kGeomGoldenSection);
   VF x1 = hn::Sub(hi, hn::Mul(gold, hn::Sub(hi, lo)));
   VF x2 = hn::Add(lo, hn::Mul(gold, hn::Sub(hi, lo)));
   VF f1 = f(x1);
